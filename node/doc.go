@@ -1,0 +1,66 @@
+// Package node defines the contract every cosim physics element satisfies,
+// and the vocabulary nodes use to describe themselves.
+//
+// # Overview
+//
+// A [Node] describes itself completely through its [Spec]: the state it
+// integrates ([Field]s with shape, units, description and a [Role] that
+// pairs positions with velocities), its parameters ([Param]s with kind,
+// default, units and validated [Range]), its boundary inputs ([Input]s,
+// [Additive] or [Replacing], with a default value or [Input.Absent]
+// semantics), its outputs, its events and its [Metadata] (algorithm ID,
+// version, [Stability], the scheme Update runs, the declared [Order] of
+// accuracy, assumptions, limitations, validated regimes, implementation
+// mapping, references, anomaly IDs, verification evidence, changelog).
+// Graphs are validated, documentation is generated and integrators are
+// driven from the Spec without knowing the node's Go type.
+//
+// The core interface is small: Spec, InitialState and Update. Everything
+// else is an optional capability found by type assertion, as io.WriterTo
+// is beside io.Writer: [Deriver] (the continuous right-hand side),
+// [Outputter] (values derived from state and inputs), [Tunable] (run-time
+// parameter overrides), [Eventer] (zero crossings and reset maps),
+// [InputJacobian] and [OutputJacobian] (analytic derivatives), and
+// [Marker] (a body connectors attach to). A node that decorates another
+// implements [Unwrapper]; use [As] to find a capability through wrappers.
+//
+// Parameters come from typed Go values (each node package has a Params
+// struct) or from a name→value map ([Resolve]), for scene files and
+// overrides: given values override the node's own. Every invalid value is
+// a *[ParamError] naming the node, the parameter, the value and the valid
+// range; [Resolve] reports all of them at once.
+//
+// A [Registry] maps type names to constructors so that commands and
+// documentation can list and build every node by name.
+//
+// # Invariants
+//
+//   - State lives in flat []float64 storage owned by the caller (a graph);
+//     a node never retains a slice it is given. Update writes the new
+//     state into dst, which never aliases x.
+//   - Names resolve to offsets once ([Layout], Spec.StateFieldOffset);
+//     nothing on the per-step path looks up a name.
+//   - A Spec is immutable after [NewSpec]; Spec() returns the same value
+//     every time. NewSpec panics on an inconsistent spec: that is a
+//     programmer error in a node, not a user error.
+//   - Update and Derivatives read the same parameter values, including
+//     overrides, so the discrete and continuous views never disagree about
+//     the model.
+//   - Metadata.Discretization names the scheme Update really runs, with
+//     the integrators package's method names; tests hold it to the code.
+//
+// # Errors
+//
+// User and data errors are returned: [ParamError] for parameters,
+// [StateError] (node, field, step, time) for failures while stepping,
+// [UnknownTypeError] for registry look-ups. Programmer errors inside the
+// library (slices of the wrong length, an inconsistent spec) panic.
+//
+// # Concurrency
+//
+// Update, Derivatives, Outputs, EventValues, Reset and the Marker methods
+// must be safe to call concurrently on one node with distinct argument
+// slices: they read the node's parameters and write only dst. SetParams is
+// not safe for concurrent use with anything; call it between runs. A
+// Registry is read-only after NewRegistry and safe for concurrent use.
+package node

@@ -1,0 +1,116 @@
+package node
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Stability says how settled a node's algorithm is.
+type Stability int
+
+const (
+	Stable Stability = iota
+	Evolving
+	Experimental
+	Deprecated
+)
+
+func (s Stability) String() string {
+	switch s {
+	case Stable:
+		return "stable"
+	case Evolving:
+		return "evolving"
+	case Experimental:
+		return "experimental"
+	case Deprecated:
+		return "deprecated"
+	}
+	return fmt.Sprintf("Stability(%d)", int(s))
+}
+
+// MarshalText encodes the stability by name, for stable JSON.
+func (s Stability) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Order is a declared order of accuracy. Spatial is 0 for nodes that
+// integrate an ODE (no spatial discretization: "none").
+type Order struct {
+	Spatial  float64 `json:"spatial,omitempty"`
+	Temporal float64 `json:"temporal"`
+	// Note qualifies the claim (which regime, which norm).
+	Note string `json:"note,omitempty"`
+}
+
+func (o Order) String() string {
+	sp := "none"
+	if o.Spatial != 0 {
+		sp = strconv.FormatFloat(o.Spatial, 'g', -1, 64)
+	}
+	return fmt.Sprintf("spatial %s, temporal %s", sp, strconv.FormatFloat(o.Temporal, 'g', -1, 64))
+}
+
+// Mapping ties an equation term to the Go identifier that implements it,
+// as "package-path.Identifier" or "package-path.Type.Method". A test parses
+// the packages and checks every identifier exists.
+type Mapping struct {
+	Term       string `json:"term"`       // LaTeX or words
+	Identifier string `json:"identifier"` // e.g. "github.com/cosimgo/cosim/nodes/ball.Node.Update"
+	Notes      string `json:"notes,omitempty"`
+}
+
+// Regime is a validated range of a parameter.
+type Regime struct {
+	Param string `json:"param"`
+	Range string `json:"range"` // LaTeX or words, e.g. "$0$ – $1$"
+	Notes string `json:"notes,omitempty"`
+}
+
+// Reference is a bibliographic reference.
+type Reference struct {
+	Key  string `json:"key"`  // e.g. "Hairer2006"
+	Text string `json:"text"` // the citation
+	Note string `json:"note,omitempty"`
+}
+
+// Change is one changelog entry.
+type Change struct {
+	Version string `json:"version"`
+	Date    string `json:"date"` // YYYY-MM-DD
+	Change  string `json:"change"`
+}
+
+// Metadata is what a node says about itself: which algorithm it runs, how
+// accurately, under which assumptions, and what is known to be wrong with
+// it. Documentation is generated from it; tests hold it to the code.
+type Metadata struct {
+	AlgorithmID string    `json:"algorithm_id"` // unique across node types, e.g. "MADD-NODE-001"
+	Version     string    `json:"version"`      // semantic version of the algorithm
+	Stability   Stability `json:"stability"`
+	// Replacement says what to use instead, for a Deprecated node.
+	Replacement string `json:"replacement,omitempty"`
+	// DeprecatedSince is the cosim version that deprecated the node.
+	DeprecatedSince string `json:"deprecated_since,omitempty"`
+	Summary         string `json:"summary"`
+	// Equations are the governing equations, each LaTeX display math
+	// without delimiters.
+	Equations []string `json:"equations"`
+	// EquationNotes explains the symbols in Equations (Markdown, $…$ math).
+	EquationNotes string `json:"equation_notes,omitempty"`
+	// Discretization is the name of the scheme Update runs, exactly as the
+	// integrators package names it (e.g. "semi-implicit-euler"); "" for a
+	// stateless node. A test checks Update against that scheme applied to
+	// Derivatives, so metadata can never name a scheme the code does not run.
+	Discretization string `json:"discretization,omitempty"`
+	// DiscretizationNotes describes the scheme in words and LaTeX.
+	DiscretizationNotes string      `json:"discretization_notes,omitempty"`
+	Order               Order       `json:"order"`
+	Assumptions         []string    `json:"assumptions"`
+	Limitations         []string    `json:"limitations"`
+	Regimes             []Regime    `json:"validated_regimes"`
+	StabilityConditions []string    `json:"stability_conditions"`
+	Mapping             []Mapping   `json:"implementation_mapping"`
+	References          []Reference `json:"references"`
+	Anomalies           []string    `json:"anomalies"`             // anomaly IDs, e.g. "MADD-ANO-011"
+	Evidence            []string    `json:"verification_evidence"` // benchmark IDs, e.g. "MADD-VER-010"
+	Changelog           []Change    `json:"changelog"`
+}

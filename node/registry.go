@@ -1,0 +1,89 @@
+package node
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Type is a registered node type: its name and a constructor from a
+// parameter map (scene files, overrides). New(nil) must succeed and build
+// the node with its defaults; its Spec is what listings and guides show.
+type Type struct {
+	Name string
+	New  func(params map[string]any) (Node, error)
+}
+
+// Registry maps type names to constructors. It is built once and then
+// read-only, so it is safe for concurrent use.
+type Registry struct {
+	types map[string]Type
+	names []string // sorted
+	specs map[string]*Spec
+}
+
+// NewRegistry builds a registry. It returns an error when two types share
+// a name or an algorithm ID, when a default construction fails, or when a
+// spec's Type differs from its registered name.
+func NewRegistry(types ...Type) (*Registry, error) {
+	r := &Registry{types: map[string]Type{}, specs: map[string]*Spec{}}
+	ids := map[string]string{}
+	for _, t := range types {
+		if _, dup := r.types[t.Name]; dup {
+			return nil, fmt.Errorf("node: type %q registered twice", t.Name)
+		}
+		n, err := t.New(nil)
+		if err != nil {
+			return nil, fmt.Errorf("node: type %q: default construction: %w", t.Name, err)
+		}
+		s := n.Spec()
+		if s.Type != t.Name {
+			return nil, fmt.Errorf("node: type %q builds nodes whose spec says type %q", t.Name, s.Type)
+		}
+		if id := s.Meta.AlgorithmID; id != "" {
+			if other, dup := ids[id]; dup {
+				return nil, fmt.Errorf("node: algorithm ID %s used by both %q and %q", id, other, t.Name)
+			}
+			ids[id] = t.Name
+		}
+		r.types[t.Name] = t
+		r.specs[t.Name] = s
+		r.names = append(r.names, t.Name)
+	}
+	sort.Strings(r.names)
+	return r, nil
+}
+
+// Names returns the registered type names, sorted.
+func (r *Registry) Names() []string { return append([]string(nil), r.names...) }
+
+// Spec returns the spec of a default-constructed node of the type.
+func (r *Registry) Spec(typ string) (*Spec, error) {
+	s, ok := r.specs[typ]
+	if !ok {
+		return nil, r.unknown(typ)
+	}
+	return s, nil
+}
+
+// New builds a node of the named type from a parameter map.
+func (r *Registry) New(typ string, params map[string]any) (Node, error) {
+	t, ok := r.types[typ]
+	if !ok {
+		return nil, r.unknown(typ)
+	}
+	return t.New(params)
+}
+
+// UnknownTypeError reports a type name that is not registered.
+type UnknownTypeError struct {
+	Name  string
+	Known []string
+}
+
+func (e *UnknownTypeError) Error() string {
+	return fmt.Sprintf("node: unknown node type %q%s", e.Name, DidYouMean(e.Name, e.Known))
+}
+
+func (r *Registry) unknown(typ string) error {
+	return &UnknownTypeError{Name: typ, Known: r.Names()}
+}
