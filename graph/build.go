@@ -1,0 +1,400 @@
+package graph
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/graph/simple"
+	"gonum.org/v1/gonum/graph/topo"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// compiled node: every name resolved to offsets into the Sim's flat buffers.
+type cnode struct {
+	name string
+	n    node.Node
+	spec *node.Spec
+	out  node.Outputter // nil when the node has no outputs
+
+	x0, x1 int // state range in Sim.x
+	y0, y1 int // output range in Sim.y
+	u0, u1 int // input range in Sim.u
+	p0, p1 int // presence range in Sim.present
+	g0, g1 int // gather range in Sim.gathers
+
+	// feedthrough nodes gather their inputs before evaluating outputs;
+	// every other node gathers just before Update.
+	feedthrough bool
+}
+
+const (
+	gatherSet = iota
+	gatherAdd
+)
+
+// gather copies (or adds) one edge's source value into an input slot.
+type gather struct {
+	dst, n  int // absolute range in Sim.u
+	src, sn int // absolute range in Sim.x or Sim.y
+	fromY   bool
+	mode    uint8
+	tr      Transform
+	scratch int // absolute offset in Sim.scratch (add through a transform)
+}
+
+// fieldRef is a resolved "node.field": a range of Sim.x or Sim.y.
+type fieldRef struct {
+	node  int
+	field node.Field
+	off   int // absolute
+	fromY bool
+}
+
+func splitPath(p string) (nodeName, field string, ok bool) {
+	i := strings.IndexByte(p, '.')
+	if i <= 0 || i == len(p)-1 {
+		return "", "", false
+	}
+	return p[:i], p[i+1:], true
+}
+
+// Build validates the graph and compiles it into a runnable Sim. Every
+// problem found is reported at once in a *BuildError; wiring problems are
+// *EdgeError (errors.Is with ErrUnknownNode, ErrShape, …) and algebraic
+// loops *LoopError.
+func (g *Graph) Build() (*Sim, error) {
+	s := &Sim{index: map[string]int{}}
+	var probs []error
+
+	// Nodes and their layouts.
+	xs, ys, us, ps := 0, 0, 0, 0
+	for _, nn := range g.nodes {
+		switch {
+		case nn.name == "" || strings.ContainsAny(nn.name, ". \t\n"):
+			probs = append(probs, fmt.Errorf("node %q: %w: names must be non-empty, without '.' or spaces", nn.name, ErrBadName))
+			continue
+		case nn.n == nil:
+			probs = append(probs, fmt.Errorf("node %q: %w: the node is nil", nn.name, ErrBadName))
+			continue
+		}
+		if _, dup := s.index[nn.name]; dup {
+			probs = append(probs, fmt.Errorf("node %q: %w", nn.name, ErrDuplicateName))
+			continue
+		}
+		spec := nn.n.Spec()
+		c := cnode{name: nn.name, n: nn.n, spec: spec}
+		if len(spec.Outputs) > 0 {
+			out, ok := node.As[node.Outputter](nn.n)
+			if !ok {
+				probs = append(probs, fmt.Errorf("node %q (%s) declares outputs but does not implement node.Outputter", nn.name, spec.Type))
+				continue
+			}
+			c.out = out
+			c.feedthrough = spec.Feedthrough
+		}
+		c.x0, xs = xs, xs+spec.StateLayout.Size()
+		c.y0, ys = ys, ys+spec.OutputLayout.Size()
+		c.u0, us = us, us+spec.InputLayout.Size()
+		c.p0, ps = ps, ps+len(spec.Inputs)
+		c.x1, c.y1, c.u1, c.p1 = xs, ys, us, ps
+		s.index[nn.name] = len(s.nodes)
+		s.nodes = append(s.nodes, c)
+	}
+
+	// Edges.
+	type inputKey struct{ node, input int }
+	type resolved struct {
+		e       Edge
+		src     fieldRef
+		dst     inputKey
+		dstOff  int
+		outLen  int
+		edgeStr string
+	}
+	var edges []resolved
+	perInput := map[inputKey][]int{}
+	for _, e := range g.edges {
+		es := e.From + " -> " + e.To
+		bad := func(err error, format string, a ...any) {
+			probs = append(probs, &EdgeError{Edge: es, Err: err, Detail: fmt.Sprintf(format, a...)})
+		}
+		src, ok := s.resolveSource(e.From, bad)
+		if !ok {
+			continue
+		}
+		dn, di, ok := s.resolveInput(e.To, bad)
+		if !ok {
+			continue
+		}
+		dc := &s.nodes[dn]
+		in := dc.spec.Inputs[di]
+		shape := src.field.Shape
+		if e.Transform != nil {
+			sh, err := e.Transform.OutShape(shape)
+			if err != nil {
+				bad(ErrShape, "transform %s: %v", e.Transform.Name(), err)
+				continue
+			}
+			shape = sh
+		}
+		if shape != in.Shape {
+			how := "the source"
+			if e.Transform != nil {
+				how = "the transform " + e.Transform.Name()
+			}
+			bad(ErrShape, "%s gives a %s value but input %q is %s", how, shape, in.Name, in.Shape)
+			continue
+		}
+		from, to := src.field.Units, in.Units
+		if uc, ok := e.Transform.(UnitConverter); ok && e.Transform != nil {
+			if cf, ct := uc.Units(); cf != "" || ct != "" {
+				if !sameUnits(cf, from) || !sameUnits(ct, to) {
+					bad(ErrUnits, "transform %s converts %q to %q but the edge goes from %q to %q", e.Transform.Name(), cf, ct, from, to)
+					continue
+				}
+				from = to
+			}
+		}
+		if !sameUnits(from, to) {
+			bad(ErrUnits, "source is in %q but input %q is in %q; convert with a transform that declares the units (e.g. Scale{From: %q, To: %q})", src.field.Units, in.Name, in.Units, src.field.Units, in.Units)
+			continue
+		}
+		k := inputKey{dn, di}
+		perInput[k] = append(perInput[k], len(edges))
+		edges = append(edges, resolved{e: e, src: src, dst: k, dstOff: dc.u0 + dc.spec.InputLayout.Offset(di), outLen: in.Shape.Len(), edgeStr: es})
+	}
+
+	// Coupling rules, per input in node order.
+	var inputs []inputKey
+	for k := range perInput {
+		inputs = append(inputs, k)
+	}
+	sort.Slice(inputs, func(a, b int) bool {
+		if inputs[a].node != inputs[b].node {
+			return inputs[a].node < inputs[b].node
+		}
+		return inputs[a].input < inputs[b].input
+	})
+	for _, k := range inputs {
+		c := &s.nodes[k.node]
+		in := c.spec.Inputs[k.input]
+		list := perInput[k]
+		name := c.name + "." + in.Name
+		var declAdd, declRep bool
+		for _, ei := range list {
+			e := edges[ei].e
+			if e.declared {
+				declAdd = declAdd || e.Coupling == node.Additive
+				declRep = declRep || e.Coupling == node.Replacing
+			}
+		}
+		switch {
+		case declAdd && declRep:
+			probs = append(probs, &EdgeError{Edge: name, Err: ErrMixedCoupling, Detail: "some edges into it are declared additive and others replacing"})
+		case declAdd && in.Coupling == node.Replacing || declRep && in.Coupling == node.Additive:
+			probs = append(probs, &EdgeError{Edge: name, Err: ErrMixedCoupling, Detail: fmt.Sprintf("the input is %s but an edge into it is declared otherwise", in.Coupling)})
+		case in.Coupling == node.Replacing && len(list) > 1:
+			var from []string
+			for _, ei := range list {
+				from = append(from, edges[ei].e.From)
+			}
+			probs = append(probs, &EdgeError{Edge: name, Err: ErrReplacing, Detail: fmt.Sprintf("%d edges (from %s); a replacing input takes exactly one", len(list), strings.Join(from, ", "))})
+		}
+	}
+
+	// Required inputs.
+	for ni := range s.nodes {
+		c := &s.nodes[ni]
+		for ii, in := range c.spec.Inputs {
+			if in.Required() && len(perInput[inputKey{ni, ii}]) == 0 {
+				probs = append(probs, &EdgeError{Edge: c.name + "." + in.Name, Err: ErrUnconnected, Detail: fmt.Sprintf("it has no default; connect a %s value in %q to it", in.Shape, in.Units)})
+			}
+		}
+	}
+
+	// Algebraic loops among feedthrough nodes, and evaluation levels.
+	deps := make([][]int, len(s.nodes)) // deps[d] = output nodes d reads through feedthrough
+	dg := simple.NewDirectedGraph()
+	for i := range s.nodes {
+		if s.nodes[i].out != nil {
+			dg.AddNode(simple.Node(int64(i)))
+		}
+	}
+	selfLoop := map[int]bool{}
+	for _, r := range edges {
+		d := r.dst.node
+		if !r.src.fromY || !s.nodes[d].feedthrough {
+			continue
+		}
+		if r.src.node == d {
+			selfLoop[d] = true
+			continue
+		}
+		deps[d] = append(deps[d], r.src.node)
+		dg.SetEdge(simple.Edge{F: simple.Node(int64(r.src.node)), T: simple.Node(int64(d))})
+	}
+	order, err := topo.SortStabilized(dg, nil)
+	var loops []error
+	if err != nil {
+		if un, ok := err.(topo.Unorderable); ok {
+			for _, comp := range un {
+				var m []string
+				for _, n := range comp {
+					m = append(m, s.nodes[n.ID()].name)
+				}
+				sort.Strings(m)
+				loops = append(loops, &LoopError{Members: m})
+			}
+		} else {
+			loops = append(loops, err)
+		}
+	}
+	for d := range selfLoop {
+		loops = append(loops, &LoopError{Members: []string{s.nodes[d].name}})
+	}
+	sort.Slice(loops, func(a, b int) bool { return loops[a].Error() < loops[b].Error() })
+	probs = append(probs, loops...)
+	if len(probs) > 0 {
+		return nil, &BuildError{Problems: probs}
+	}
+
+	level := make([]int, len(s.nodes))
+	for _, n := range order {
+		d := int(n.ID())
+		for _, src := range deps[d] {
+			level[d] = max(level[d], level[src]+1)
+		}
+	}
+	for i := range s.nodes {
+		c := &s.nodes[i]
+		if c.out != nil {
+			for len(s.levels) <= level[i] {
+				s.levels = append(s.levels, nil)
+			}
+			s.levels[level[i]] = append(s.levels[level[i]], int32(i))
+		}
+		if c.x1 > c.x0 {
+			s.stateful = append(s.stateful, int32(i))
+		}
+	}
+
+	// Buffers, defaults and gathers (node order, then edge order).
+	s.x = make([]float64, xs)
+	s.xNext = make([]float64, xs)
+	s.y = make([]float64, ys)
+	s.u = make([]float64, us)
+	s.present = make([]bool, ps)
+	scratch := 0
+	for ni := range s.nodes {
+		c := &s.nodes[ni]
+		c.n.InitialState(s.x[c.x0:c.x1])
+		c.g0 = len(s.gathers)
+		for ii, in := range c.spec.Inputs {
+			off := c.u0 + c.spec.InputLayout.Offset(ii)
+			list := perInput[inputKey{ni, ii}]
+			s.present[c.p0+ii] = len(list) > 0 || !in.Absent
+			if len(list) == 0 {
+				copy(s.u[off:off+in.Shape.Len()], in.Default)
+				continue
+			}
+			for j, ei := range list {
+				r := edges[ei]
+				gt := gather{dst: off, n: r.outLen, src: r.src.off, sn: r.src.field.Shape.Len(), fromY: r.src.fromY, tr: r.e.Transform}
+				if j > 0 && in.Coupling == node.Additive {
+					gt.mode = gatherAdd
+					if gt.tr != nil {
+						gt.scratch = scratch
+						scratch += gt.n
+					}
+				}
+				s.gathers = append(s.gathers, gt)
+			}
+		}
+		c.g1 = len(s.gathers)
+	}
+	s.scratch = make([]float64, scratch)
+	s.edges = make([]Edge, len(g.edges))
+	copy(s.edges, g.edges)
+	s.dt = 0
+	return s, nil
+}
+
+func sameUnits(a, b string) bool {
+	norm := func(u string) string {
+		u = strings.TrimSpace(u)
+		switch u {
+		case "", "1", "—", "-":
+			return ""
+		}
+		return u
+	}
+	return norm(a) == norm(b)
+}
+
+func (s *Sim) nodeNames() []string {
+	out := make([]string, len(s.nodes))
+	for i, c := range s.nodes {
+		out[i] = c.name
+	}
+	return out
+}
+
+// resolveSource resolves "node.field" to a state field or an output.
+func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef, bool) {
+	nn, fn, ok := splitPath(p)
+	if !ok {
+		bad(ErrUnknownField, "%q is not of the form node.field", p)
+		return fieldRef{}, false
+	}
+	ni, ok := s.index[nn]
+	if !ok {
+		bad(ErrUnknownNode, "no node %q%s", nn, node.DidYouMean(nn, s.nodeNames()))
+		return fieldRef{}, false
+	}
+	c := &s.nodes[ni]
+	si := c.spec.StateLayout.Index(fn)
+	oi := c.spec.OutputLayout.Index(fn)
+	switch {
+	case si >= 0 && oi >= 0:
+		bad(ErrAmbiguousField, "node %q (%s) has both a state field and an output named %q", nn, c.spec.Type, fn)
+		return fieldRef{}, false
+	case si >= 0:
+		return fieldRef{node: ni, field: c.spec.State[si], off: c.x0 + c.spec.StateLayout.Offset(si)}, true
+	case oi >= 0:
+		return fieldRef{node: ni, field: c.spec.Outputs[oi], off: c.y0 + c.spec.OutputLayout.Offset(oi), fromY: true}, true
+	}
+	names := append(c.spec.StateLayout.Names(), c.spec.OutputLayout.Names()...)
+	if c.spec.InputLayout.Index(fn) >= 0 {
+		bad(ErrUnknownField, "%q is an input of node %q (%s), not a state field or output; edges go from a state field or output to an input", fn, nn, c.spec.Type)
+	} else {
+		bad(ErrUnknownField, "node %q (%s) has no state field or output %q%s", nn, c.spec.Type, fn, node.DidYouMean(fn, names))
+	}
+	return fieldRef{}, false
+}
+
+// resolveInput resolves "node.input".
+func (s *Sim) resolveInput(p string, bad func(error, string, ...any)) (int, int, bool) {
+	nn, fn, ok := splitPath(p)
+	if !ok {
+		bad(ErrUnknownField, "%q is not of the form node.input", p)
+		return 0, 0, false
+	}
+	ni, ok := s.index[nn]
+	if !ok {
+		bad(ErrUnknownNode, "no node %q%s", nn, node.DidYouMean(nn, s.nodeNames()))
+		return 0, 0, false
+	}
+	c := &s.nodes[ni]
+	ii := c.spec.InputLayout.Index(fn)
+	if ii < 0 {
+		if c.spec.StateLayout.Index(fn) >= 0 || c.spec.OutputLayout.Index(fn) >= 0 {
+			bad(ErrUnknownField, "%q of node %q (%s) is a state field or output, not an input", fn, nn, c.spec.Type)
+		} else {
+			bad(ErrUnknownField, "node %q (%s) has no input %q%s", nn, c.spec.Type, fn, node.DidYouMean(fn, c.spec.InputLayout.Names()))
+		}
+		return 0, 0, false
+	}
+	return ni, ii, true
+}

@@ -1,0 +1,141 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// Graph is a set of named nodes and the edges between them, before it is
+// validated. Add and Connect only record; Build checks everything at once
+// and compiles a runnable [Sim]. A Graph is not safe for concurrent use.
+type Graph struct {
+	nodes []namedNode
+	edges []Edge
+}
+
+type namedNode struct {
+	name string
+	n    node.Node
+}
+
+// Edge connects a source field (a state field or an output, "node.field")
+// to a boundary input ("node.input"), optionally through a Transform.
+type Edge struct {
+	From, To  string
+	Transform Transform // nil: identity
+	// Coupling is the coupling the edge was declared with (see As); it is
+	// meaningful only when Declared reports true.
+	Coupling node.Coupling
+	declared bool
+}
+
+// Declared reports whether the edge was connected with an As option.
+func (e Edge) Declared() bool { return e.declared }
+
+// New returns an empty graph.
+func New() *Graph { return &Graph{} }
+
+// Add adds a node under a name unique in the graph. Names may not contain
+// '.'. Problems are reported by Build.
+func (g *Graph) Add(name string, n node.Node) {
+	g.nodes = append(g.nodes, namedNode{name, n})
+}
+
+// Connect wires the source field from ("node.field", a state field or an
+// output) into the boundary input to ("node.input"), qualified by options
+// (Via a transform, As a declared coupling). Edges into one additive input are summed in the order they
+// were connected. Problems are reported by Build.
+func (g *Graph) Connect(from, to string, opts ...Option) {
+	e := Edge{From: from, To: to}
+	for _, o := range opts {
+		o.apply(&e)
+	}
+	g.edges = append(g.edges, e)
+}
+
+// Node returns the node added under name.
+func (g *Graph) Node(name string) (node.Node, bool) {
+	for _, nn := range g.nodes {
+		if nn.name == name {
+			return nn.n, true
+		}
+	}
+	return nil, false
+}
+
+// Names returns the node names in the order they were added.
+func (g *Graph) Names() []string {
+	out := make([]string, len(g.nodes))
+	for i, nn := range g.nodes {
+		out[i] = nn.name
+	}
+	return out
+}
+
+// Edges returns the edges in the order they were connected.
+func (g *Graph) Edges() []Edge { return append([]Edge(nil), g.edges...) }
+
+// BuildError collects every problem Build found, in a fixed order: node
+// problems in the order nodes were added, then edge problems in the order
+// edges were connected, then unconnected inputs, then algebraic loops.
+type BuildError struct {
+	Problems []error
+}
+
+func (e *BuildError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "graph: %d problem", len(e.Problems))
+	if len(e.Problems) != 1 {
+		b.WriteString("s")
+	}
+	for _, p := range e.Problems {
+		b.WriteString("\n\t")
+		b.WriteString(p.Error())
+	}
+	return b.String()
+}
+
+// Unwrap lets errors.Is and errors.As see every problem.
+func (e *BuildError) Unwrap() []error { return e.Problems }
+
+// Sentinel causes of wiring problems, for errors.Is.
+var (
+	ErrUnknownNode    = errors.New("unknown node")
+	ErrUnknownField   = errors.New("unknown field")
+	ErrShape          = errors.New("shape mismatch")
+	ErrUnits          = errors.New("units differ")
+	ErrReplacing      = errors.New("more than one edge into a replacing input")
+	ErrMixedCoupling  = errors.New("additive and replacing edges mixed")
+	ErrUnconnected    = errors.New("required input unconnected")
+	ErrDuplicateName  = errors.New("duplicate node name")
+	ErrBadName        = errors.New("invalid node name")
+	ErrAmbiguousField = errors.New("ambiguous field")
+)
+
+// EdgeError is a wiring problem with one edge or input.
+type EdgeError struct {
+	Edge   string // "from -> to", or the input "node.input"
+	Err    error  // one of the sentinels
+	Detail string
+}
+
+func (e *EdgeError) Error() string { return fmt.Sprintf("%s: %v: %s", e.Edge, e.Err, e.Detail) }
+func (e *EdgeError) Unwrap() error { return e.Err }
+
+// LoopError reports an algebraic loop: a cycle of nodes whose outputs
+// read their inputs directly (feedthrough), so no evaluation order exists.
+type LoopError struct {
+	Members []string // node names, sorted
+}
+
+func (e *LoopError) Error() string {
+	return fmt.Sprintf("algebraic loop of direct feedthrough through nodes %s: break it with an edge from a state field", strings.Join(e.Members, ", "))
+}
+
+// ErrAlgebraicLoop is the errors.Is target of a LoopError.
+var ErrAlgebraicLoop = errors.New("algebraic loop")
+
+func (e *LoopError) Is(target error) bool { return target == ErrAlgebraicLoop }

@@ -1,0 +1,483 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// Sim is a compiled graph: nodes with every name resolved to offsets into
+// flat state, output and input buffers, ready to step. A Sim is not safe
+// for concurrent use; it runs its own workers inside Run.
+type Sim struct {
+	nodes    []cnode
+	index    map[string]int
+	edges    []Edge
+	gathers  []gather
+	levels   [][]int32 // nodes with outputs, by feedthrough depth
+	stateful []int32   // nodes with state, in node order
+
+	x, xNext []float64 // state at t_n; scratch for t_{n+1}
+	y        []float64 // outputs
+	u        []float64 // inputs
+	present  []bool
+	scratch  []float64
+	yFresh   bool // y holds the outputs of the current x
+
+	t0    float64 // time of step 0 of the current base
+	dt    float64 // step of the current base (0: none yet)
+	n     int     // steps since t0
+	steps int     // steps since Build
+
+	pool  *pool
+	grain int
+}
+
+// Time is the current simulation time, t0 + n·dt.
+func (s *Sim) Time() float64 { return s.t0 + float64(s.n)*s.dt }
+
+// StepCount is the number of steps taken since Build.
+func (s *Sim) StepCount() int { return s.steps }
+
+// Nodes returns the node names in the order they were added.
+func (s *Sim) Nodes() []string { return s.nodeNames() }
+
+// Node returns the named node.
+func (s *Sim) Node(name string) (node.Node, bool) {
+	i, ok := s.index[name]
+	if !ok {
+		return nil, false
+	}
+	return s.nodes[i].n, true
+}
+
+// StateSize is the length of the flat state vector.
+func (s *Sim) StateSize() int { return len(s.x) }
+
+// State copies the flat state vector (all nodes, in node order) into dst
+// and returns it; dst is grown when too short.
+func (s *Sim) State(dst []float64) []float64 {
+	if cap(dst) < len(s.x) {
+		dst = make([]float64, len(s.x))
+	}
+	dst = dst[:len(s.x)]
+	copy(dst, s.x)
+	return dst
+}
+
+// SetState replaces the flat state vector and the time.
+func (s *Sim) SetState(x []float64, t float64) error {
+	if len(x) != len(s.x) {
+		return fmt.Errorf("graph: state has %d values, the graph has %d", len(x), len(s.x))
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("graph: state value %s is not finite", s.componentName(i))
+		}
+	}
+	copy(s.x, x)
+	s.t0, s.n, s.yFresh = t, 0, false
+	return nil
+}
+
+// componentName names the j-th value of the flat state, "node.field[k]".
+func (s *Sim) componentName(j int) string {
+	for _, c := range s.nodes {
+		if j >= c.x0 && j < c.x1 {
+			return c.name + "." + c.spec.StateLayout.Component(j-c.x0)
+		}
+	}
+	return "#" + strconv.Itoa(j)
+}
+
+// Value returns a copy of the current value of "node.field" (a state field
+// or an output; outputs are evaluated at the current state if needed) or
+// of one component, "node.field[i]".
+func (s *Sim) Value(path string) ([]float64, error) {
+	r, err := s.resolvePath(path)
+	if err != nil {
+		return nil, err
+	}
+	if r.fromY && !s.yFresh {
+		if err := s.outputs(s.Time()); err != nil {
+			return nil, err
+		}
+		s.yFresh = true
+	}
+	buf := s.x
+	if r.fromY {
+		buf = s.y
+	}
+	return append([]float64(nil), buf[r.off:r.off+r.n]...), nil
+}
+
+// SetValue sets the state field "node.field" (or one component) to v.
+func (s *Sim) SetValue(path string, v ...float64) error {
+	r, err := s.resolvePath(path)
+	if err != nil {
+		return err
+	}
+	if r.fromY {
+		return fmt.Errorf("graph: %s is an output; only state fields can be set", path)
+	}
+	if len(v) != r.n {
+		return fmt.Errorf("graph: %s has %d values, got %d", path, r.n, len(v))
+	}
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("graph: %s: value %d (%v) is not finite", path, i, x)
+		}
+	}
+	copy(s.x[r.off:r.off+r.n], v)
+	s.yFresh = false
+	return nil
+}
+
+type pathRef struct {
+	name  string
+	off   int
+	n     int
+	fromY bool
+}
+
+// resolvePath resolves "node.field" or "node.field[i]" for reading.
+func (s *Sim) resolvePath(path string) (pathRef, error) {
+	comp := -1
+	p := path
+	if i := strings.IndexByte(p, '['); i > 0 && strings.HasSuffix(p, "]") {
+		k, err := strconv.Atoi(p[i+1 : len(p)-1])
+		if err != nil || k < 0 {
+			return pathRef{}, fmt.Errorf("graph: %q: bad component index", path)
+		}
+		comp, p = k, p[:i]
+	}
+	var errs []error
+	ref, ok := s.resolveSource(p, func(err error, f string, a ...any) {
+		errs = append(errs, fmt.Errorf("graph: %s: %w: %s", path, err, fmt.Sprintf(f, a...)))
+	})
+	if !ok {
+		return pathRef{}, errs[0]
+	}
+	r := pathRef{name: path, off: ref.off, n: ref.field.Shape.Len(), fromY: ref.fromY}
+	if comp >= 0 {
+		if comp >= r.n {
+			return pathRef{}, fmt.Errorf("graph: %q: component %d of a %s field", path, comp, ref.field.Shape)
+		}
+		r.off += comp
+		r.n = 1
+	}
+	return r, nil
+}
+
+// Settings controls a Run. Dt and one of Steps or End are required; every
+// other zero value means the documented default.
+type Settings struct {
+	// Dt is the macro step. It must be finite and positive.
+	Dt float64
+	// Steps is the number of steps to take. When zero, End is used.
+	Steps int
+	// End is the time to run to: round((End − Time())/Dt) steps.
+	End float64
+	// Workers bounds the goroutines that update nodes. Zero means
+	// runtime.GOMAXPROCS(0); one runs everything on the calling goroutine.
+	// Results are bit-identical for every value.
+	Workers int
+	// Grain is the smallest number of node evaluations in one phase for
+	// which the phase is split across workers; smaller phases run on the
+	// calling goroutine. Zero means DefaultGrain.
+	Grain int
+	// Record lists fields to record, "node.field" or "node.field[i]".
+	Record []string
+	// Every records every Every steps (and the initial state). Zero means 1.
+	Every int
+}
+
+// DefaultGrain is the default Settings.Grain: below it, handing work to
+// other goroutines costs more than it saves (measured with BenchmarkStep).
+const DefaultGrain = 1024
+
+// Result describes a Run.
+type Result struct {
+	Steps       int           // steps taken by this Run
+	Time        float64       // simulation time at the end
+	Wall        time.Duration // wall-clock time of the stepping loop
+	NodeUpdates int64         // calls of Update
+	OutputEvals int64         // calls of Outputs
+	Workers     int           // workers used
+	History     *History      // nil when nothing was recorded
+}
+
+// Run advances the simulation. It stops at the first error: a node's
+// error, a panic inside node or transform code, or a non-finite value in a
+// state, output or input, reported as a *node.StateError naming node,
+// field, step and time; the state is then the last good one (before the
+// failing step) and the Result describes the steps that succeeded. Run
+// stops within one step when ctx is cancelled and returns ctx's error
+// with the state reached.
+func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
+	if math.IsNaN(set.Dt) || math.IsInf(set.Dt, 0) || set.Dt <= 0 {
+		return nil, fmt.Errorf("graph: Settings.Dt = %v: the step must be finite and positive", set.Dt)
+	}
+	steps := set.Steps
+	if steps < 0 {
+		return nil, fmt.Errorf("graph: Settings.Steps = %d is negative", steps)
+	}
+	if steps == 0 {
+		n := math.Round((set.End - s.Time()) / set.Dt)
+		if math.IsNaN(n) || n < 0 {
+			return nil, fmt.Errorf("graph: Settings.End = %v is before the current time %v", set.End, s.Time())
+		}
+		steps = int(n)
+	}
+	if set.Dt != s.dt {
+		s.t0, s.n, s.dt = s.Time(), 0, set.Dt
+	}
+	every := set.Every
+	if every <= 0 {
+		every = 1
+	}
+	workers := set.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	grain := set.Grain
+	if grain <= 0 {
+		grain = DefaultGrain
+	}
+	res := &Result{Workers: 1}
+	var rec *recorder
+	if len(set.Record) > 0 {
+		var err error
+		if rec, err = s.newRecorder(set.Record, steps/every+1); err != nil {
+			return nil, err
+		}
+		if err := rec.row(s); err != nil {
+			return nil, err
+		}
+		res.History = rec.h
+	}
+	if workers > 1 && s.maxPhase() >= grain {
+		s.pool = startPool(workers)
+		res.Workers = workers
+		defer func() { s.pool.stop(); s.pool = nil }()
+	}
+	s.grain = grain
+	done := ctx.Done()
+	start := time.Now()
+	var err error
+	for k := 0; k < steps; k++ {
+		select {
+		case <-done:
+			err = ctx.Err()
+		default:
+		}
+		if err != nil {
+			break
+		}
+		if err = s.step(s.Time(), set.Dt, res); err != nil {
+			break
+		}
+		s.n++
+		s.steps++
+		res.Steps++
+		if rec != nil && s.n%every == 0 {
+			if err = rec.row(s); err != nil {
+				break
+			}
+		}
+	}
+	res.Wall = time.Since(start)
+	res.Time = s.Time()
+	return res, err
+}
+
+// Step advances the simulation by one step of dt on the calling
+// goroutine, with the error semantics of Run. It does not allocate.
+func (s *Sim) Step(dt float64) error {
+	if math.IsNaN(dt) || math.IsInf(dt, 0) || dt <= 0 {
+		return fmt.Errorf("graph: step %v must be finite and positive", dt)
+	}
+	if dt != s.dt {
+		s.t0, s.n, s.dt = s.Time(), 0, dt
+	}
+	var res Result
+	if err := s.step(s.Time(), dt, &res); err != nil {
+		return err
+	}
+	s.n++
+	s.steps++
+	return nil
+}
+
+func (s *Sim) maxPhase() int {
+	m := len(s.stateful)
+	for _, l := range s.levels {
+		m = max(m, len(l))
+	}
+	return m
+}
+
+// step takes one two-phase step from t: outputs at t in dependency order,
+// then every stateful node from t to t+dt with inputs gathered at t.
+func (s *Sim) step(t, dt float64, res *Result) error {
+	if !s.yFresh {
+		if err := s.outputs(t); err != nil {
+			return err
+		}
+		res.OutputEvals += int64(s.numOutputNodes())
+	}
+	if err := s.run(phaseUpdate, s.stateful, t, dt); err != nil {
+		return err
+	}
+	res.NodeUpdates += int64(len(s.stateful))
+	s.x, s.xNext = s.xNext, s.x
+	s.yFresh = false
+	return nil
+}
+
+func (s *Sim) numOutputNodes() int {
+	n := 0
+	for _, l := range s.levels {
+		n += len(l)
+	}
+	return n
+}
+
+// outputs evaluates every node's outputs at the current state.
+func (s *Sim) outputs(t float64) error {
+	for _, l := range s.levels {
+		if err := s.run(phaseOutputs, l, t, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const (
+	phaseOutputs = iota
+	phaseUpdate
+)
+
+// run evaluates phase on the nodes in tasks, split across the pool when
+// there is one and the phase is large enough. The error returned is the
+// one of the first failing node in task order, whatever the split.
+func (s *Sim) run(phase int, tasks []int32, t, dt float64) error {
+	if s.pool == nil || len(tasks) < s.grain {
+		return s.chunk(phase, tasks, t, dt)
+	}
+	return s.pool.do(s, phase, tasks, t, dt)
+}
+
+// chunk evaluates phase on tasks in order, recovering panics in node and
+// transform code as errors naming the node.
+func (s *Sim) chunk(phase int, tasks []int32, t, dt float64) (err error) {
+	cur := int32(-1)
+	defer func() {
+		if r := recover(); r != nil {
+			name := "?"
+			if cur >= 0 {
+				name = s.nodes[cur].name
+			}
+			err = &node.StateError{Node: name, Step: s.steps, Time: t, Err: fmt.Errorf("panic: %v", r)}
+		}
+	}()
+	for _, i := range tasks {
+		cur = i
+		c := &s.nodes[i]
+		switch phase {
+		case phaseOutputs:
+			err = s.evalOutputs(c, t)
+		default:
+			err = s.update(c, t, dt)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Sim) inputs(c *cnode) node.Inputs {
+	return node.Inputs{Values: s.u[c.u0:c.u1], Present: s.present[c.p0:c.p1]}
+}
+
+func (s *Sim) evalOutputs(c *cnode, t float64) error {
+	if c.feedthrough {
+		if err := s.gather(c, t); err != nil {
+			return err
+		}
+	}
+	y := s.y[c.y0:c.y1]
+	if err := c.out.Outputs(t, s.x[c.x0:c.x1], s.inputs(c), y); err != nil {
+		return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+	}
+	if j := nonFinite(y); j >= 0 {
+		return &node.StateError{Node: c.name, Field: c.spec.OutputLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+	}
+	return nil
+}
+
+func (s *Sim) update(c *cnode, t, dt float64) error {
+	if !c.feedthrough {
+		if err := s.gather(c, t); err != nil {
+			return err
+		}
+	}
+	dst := s.xNext[c.x0:c.x1]
+	if err := c.n.Update(t, dt, s.x[c.x0:c.x1], s.inputs(c), dst); err != nil {
+		return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+	}
+	if j := nonFinite(dst); j >= 0 {
+		return &node.StateError{Node: c.name, Field: c.spec.StateLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+	}
+	return nil
+}
+
+// gather fills c's connected inputs from the sources' current values.
+func (s *Sim) gather(c *cnode, t float64) error {
+	for gi := c.g0; gi < c.g1; gi++ {
+		g := &s.gathers[gi]
+		buf := s.x
+		if g.fromY {
+			buf = s.y
+		}
+		src := buf[g.src : g.src+g.sn]
+		dst := s.u[g.dst : g.dst+g.n]
+		switch {
+		case g.mode == gatherSet && g.tr == nil:
+			copy(dst, src)
+		case g.mode == gatherSet:
+			g.tr.Apply(dst, src)
+		case g.tr == nil:
+			for k, v := range src {
+				dst[k] += v
+			}
+		default:
+			tmp := s.scratch[g.scratch : g.scratch+g.n]
+			g.tr.Apply(tmp, src)
+			for k, v := range tmp {
+				dst[k] += v
+			}
+		}
+	}
+	if j := nonFinite(s.u[c.u0:c.u1]); j >= 0 {
+		return &node.StateError{Node: c.name, Field: "input " + c.spec.InputLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+	}
+	return nil
+}
+
+// nonFinite returns the index of the first NaN or Inf in v, or -1.
+func nonFinite(v []float64) int {
+	for i, x := range v {
+		if x-x != 0 {
+			return i
+		}
+	}
+	return -1
+}
