@@ -132,3 +132,17 @@ func chain(n int) *graph.Graph {
 	}
 	return g
 }
+
+func (n *mass) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0], dst[1] = x[1], in.Values[0]/n.m
+	return nil
+}
+
+// opaque is a stateful node without Derivatives.
+type opaque struct{ m *mass }
+
+func (o opaque) Spec() *node.Spec           { return o.m.Spec() }
+func (o opaque) InitialState(dst []float64) { o.m.InitialState(dst) }
+func (o opaque) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	return o.m.Update(t, dt, x, in, dst)
+}
