@@ -28,7 +28,9 @@ func TestSystemFunc(t *testing.T) {
 	}
 	x := []float64{0, y[0], y[2], y[4], 4}
 	for i := 1; i <= 3; i++ {
-		wantA := 1000 * (x[i+1] - 2*x[i] + x[i-1])
+		// Edges sum in connection order: spring i−1's force on its b end,
+		// then spring i's on its a end.
+		wantA := -(1000 * (x[i] - x[i-1])) + 1000*(x[i+1]-x[i])
 		if got := dst[2*(i-1)+1]; got != wantA {
 			t.Errorf("a%d = %v, want %v", i, got, wantA)
 		}
