@@ -26,7 +26,8 @@ type Marker interface {
 	// local, to the inputs MarkerLoads names, concatenated, into dst.
 	MarkerLoad(x []float64, local [3]float64, f [3]float64, dst []float64)
 	// MarkerJacobian writes the marker's position Jacobian
-	// ∂pos/∂x (3 × len(x), row-major) into dst. Its velocity Jacobian with
-	// respect to the velocity fields is the same matrix restricted to them.
+	// ∂pos/∂x (3 × len(x), row-major) into dst. The velocity Jacobian
+	// ∂vel/∂(velocity fields) equals ∂pos/∂(position fields): the marker's
+	// velocity is the time derivative of its position.
 	MarkerJacobian(x []float64, local [3]float64, dst []float64)
 }

@@ -1,0 +1,54 @@
+// Package ball is a point mass falling under gravity in one dimension,
+// bouncing on an optional rigid surface: the seed's BallNode
+// (algorithm MADD-NODE-001), registered as the node type "ball".
+//
+// # Equations
+//
+// The state is the height x (state field "position", m) and the vertical
+// velocity v ("velocity", m/s); dx/dt = v and dv/dt = g, with g the
+// parameter "gravity" (m/s², negative points down). Update advances them
+// by semi-implicit Euler, velocity first: v' = v + g·Δt, x' = x + Δt·v'.
+// Then, once per step, when the boundary input "table_position" is
+// connected and x' < table_position, the ball is put on the surface and
+// bounces: x' = table_position, v' = −e·v', with e the parameter
+// "elasticity" in [0, 1]; a rebound slower than [RestSpeed] (|e·v'| <
+// 1e-4 m/s, compared after restitution) is replaced by v' = 0. Without a
+// table_position edge there is no contact at all. Derivatives is the
+// collision-free right-hand side [v, g]; it passes through the surface
+// (COSIM-ANO-001). The contact event ("contact", position −
+// table_position, falling) and its Reset apply the same restitution law
+// for event-localizing integrators. The ball has no force input: the only
+// way to drive it is to override gravity with SetParams.
+//
+// Spec().Meta documents the scheme, the declared order (1, in the smooth
+// regime), the limitations with their numbers, and the anomalies.
+//
+// # Invariants
+//
+//   - Update, Derivatives, EventValues and Reset read x and in and write
+//     only dst; they never retain a slice. dst must not alias x.
+//   - Field and input offsets are resolved once, at construction: the
+//     per-step path looks up no name and allocates nothing.
+//   - Update, Derivatives, EventValues, Reset and InitialState all read
+//     the current parameters, overrides from SetParams included.
+//   - Results are bit-identical across platforms: products are rounded
+//     before they are added, so no fused multiply-add changes them.
+//   - Metadata.Discretization is "semi-implicit-euler", the scheme Update
+//     runs; the tests hold Update to that scheme applied to Derivatives.
+//
+// # Errors
+//
+// Invalid parameters are *[node.ParamError]s naming the node "ball", the
+// parameter, the value and the valid range. Update, Derivatives,
+// EventValues and Reset return an error wrapping [node.ErrNonFinite] for a
+// NaN or infinite value (and Update for a non-positive timestep), leaving
+// dst unchanged. Slices of the wrong length are programmer errors and
+// panic.
+//
+// # Concurrency
+//
+// Update, Derivatives, EventValues, Reset, InitialState, Spec, Params and
+// the Marker methods are safe for concurrent use with distinct dst
+// slices. SetParams is not: call it between runs, or between steps when
+// nothing else is using the node.
+package ball

@@ -1,0 +1,211 @@
+package ball
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// errNoTable is returned by Reset when table_position is not connected:
+// without a surface the contact event cannot occur.
+var errNoTable = errors.New("no table_position input, so there is no contact to reset")
+
+// Update advances the ball by one step of semi-implicit Euler and then
+// resolves contact once:
+//
+//	v' = v + g·dt
+//	x' = x + dt·v'
+//	if table_position is present and x' < table_position:
+//	    x' = table_position
+//	    v' = −e·v', and v' = 0 when |−e·v'| < RestSpeed
+//
+// It writes [x', v'] into dst, which must not alias x; x and in are only
+// read. It returns an error, and leaves dst unchanged, when dt is not
+// finite and positive or when a value read or computed is NaN or ±Inf
+// (those errors wrap [node.ErrNonFinite]). The time t is not used: the
+// dynamics are autonomous, and a time-varying gravity is injected with
+// SetParams between steps.
+func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	checkLen("Update", "x", x, 2)
+	checkLen("Update", "dst", dst, 2)
+	if !(dt > 0 && dt <= math.MaxFloat64) {
+		return stepError(t, dt)
+	}
+	pos, vel := x[n.posOff], x[n.velOff]
+	if !finite(pos) {
+		return nonFinite("Update", t, fieldPosition, pos)
+	}
+	if !finite(vel) {
+		return nonFinite("Update", t, fieldVelocity, vel)
+	}
+	// The explicit conversions round each product before it is added, so
+	// no fused multiply-add changes the result between platforms.
+	v := vel + float64(n.g*dt)
+	p := pos + float64(dt*v)
+	if in.Present[n.tableIdx] {
+		table := in.Values[n.tableOff]
+		if !finite(table) {
+			return nonFinite("Update", t, inputTable, table)
+		}
+		if p < table {
+			p = table
+			v = restitute(v, n.e)
+		}
+	}
+	if !finite(p) {
+		return nonFinite("Update", t, "new "+fieldPosition, p)
+	}
+	if !finite(v) {
+		return nonFinite("Update", t, "new "+fieldVelocity, v)
+	}
+	dst[n.posOff] = p
+	dst[n.velOff] = v
+	return nil
+}
+
+// restitute applies the restitution law to the velocity v at contact:
+// −e·v, replaced by exactly 0 when its magnitude is below RestSpeed.
+func restitute(v, e float64) float64 {
+	v = -e * v
+	if math.Abs(v) < RestSpeed {
+		return 0
+	}
+	return v
+}
+
+// Derivatives writes the collision-free right-hand side [v, g] into dst,
+// with the current (possibly overridden) gravity. It never reads
+// table_position or elasticity: an integrator that steps Derivatives
+// passes through the table (COSIM-ANO-001); use Update, or an
+// event-localizing integrator with EventValues and Reset.
+func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	checkLen("Derivatives", "x", x, 2)
+	checkLen("Derivatives", "dst", dst, 2)
+	pos, vel := x[n.posOff], x[n.velOff]
+	if !finite(pos) {
+		return nonFinite("Derivatives", t, fieldPosition, pos)
+	}
+	if !finite(vel) {
+		return nonFinite("Derivatives", t, fieldVelocity, vel)
+	}
+	dst[n.posOff] = vel
+	dst[n.velOff] = n.g
+	return nil
+}
+
+// EventValues writes the value of the contact event,
+// position − table_position, into dst[0]; it falls through zero when the
+// ball reaches the surface (Direction −1). When table_position is not
+// connected it writes the constant +1, which never crosses zero.
+func (n *Node) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
+	checkLen("EventValues", "x", x, 2)
+	checkLen("EventValues", "dst", dst, 1)
+	if !in.Present[n.tableIdx] {
+		dst[0] = 1
+		return nil
+	}
+	pos, table := x[n.posOff], in.Values[n.tableOff]
+	if !finite(pos) {
+		return nonFinite("EventValues", t, fieldPosition, pos)
+	}
+	if !finite(table) {
+		return nonFinite("EventValues", t, inputTable, table)
+	}
+	dst[0] = pos - table
+	return nil
+}
+
+// Reset applies the contact reset map at a located crossing: position ←
+// table_position, velocity ← −e·velocity, and velocity ← 0 when that is
+// below RestSpeed in magnitude: the same law Update applies. event must
+// be 0 (contact); any other index panics. Reset returns an error, leaving
+// dst unchanged, when table_position is not connected or a value is not
+// finite.
+func (n *Node) Reset(event int, t float64, x []float64, in node.Inputs, dst []float64) error {
+	if event != 0 {
+		panic(fmt.Sprintf("ball: Reset: event %d out of range [0, 1)", event))
+	}
+	checkLen("Reset", "x", x, 2)
+	checkLen("Reset", "dst", dst, 2)
+	if !in.Present[n.tableIdx] {
+		return fmt.Errorf("ball: Reset at t=%s: %w", node.FormatValue(t), errNoTable)
+	}
+	vel, table := x[n.velOff], in.Values[n.tableOff]
+	if !finite(vel) {
+		return nonFinite("Reset", t, fieldVelocity, vel)
+	}
+	if !finite(table) {
+		return nonFinite("Reset", t, inputTable, table)
+	}
+	dst[n.posOff] = table
+	dst[n.velOff] = restitute(vel, n.e)
+	return nil
+}
+
+// MarkerFields returns ["position", "velocity"]: the x the other Marker
+// methods receive is [position, velocity].
+func (n *Node) MarkerFields() []string { return []string{fieldPosition, fieldVelocity} }
+
+// MarkerKinematics writes the marker's world position position·local and
+// velocity velocity·local: the ball is a one-dimensional body, and local is
+// the world axis its coordinate runs along (a unit vector, e.g. {0, 0, 1}
+// for a vertical ball; it is not normalized here).
+func (n *Node) MarkerKinematics(x []float64, local [3]float64, pos, vel *[3]float64) {
+	checkLen("MarkerKinematics", "x", x, 2)
+	for i, l := range local {
+		pos[i] = x[0] * l
+		vel[i] = x[1] * l
+	}
+}
+
+// MarkerLoads returns nil: the ball has no force input (its only input is
+// the collision surface), so a connector treats it as prescribed motion.
+func (n *Node) MarkerLoads() []string { return nil }
+
+// MarkerLoad does nothing: MarkerLoads is empty, so there is nothing to
+// write and dst (of length 0) is not touched.
+func (n *Node) MarkerLoad(x []float64, local [3]float64, f [3]float64, dst []float64) {}
+
+// MarkerJacobian writes ∂pos/∂[position, velocity], 3 × 2 row-major, into
+// dst: row i is [local[i], 0]. The velocity Jacobian ∂vel/∂velocity is the
+// same column, local.
+func (n *Node) MarkerJacobian(x []float64, local [3]float64, dst []float64) {
+	checkLen("MarkerJacobian", "x", x, 2)
+	checkLen("MarkerJacobian", "dst", dst, 6)
+	for i, l := range local {
+		dst[2*i] = l
+		dst[2*i+1] = 0
+	}
+}
+
+// checkLen panics when a slice has the wrong length: a programmer error in
+// the caller, not a data error.
+func checkLen(method, name string, s []float64, want int) {
+	if len(s) != want {
+		badLen(method, name, len(s), want)
+	}
+}
+
+func badLen(method, name string, got, want int) {
+	panic(fmt.Sprintf("ball: %s: len(%s) = %d, want %d", method, name, got, want))
+}
+
+// finite reports whether v is neither NaN nor ±Inf; it is small enough to
+// inline on the per-step path, with the error built out of line.
+func finite(v float64) bool { return v-v == 0 }
+
+func stepError(t, dt float64) error {
+	if math.IsNaN(dt) || math.IsInf(dt, 0) {
+		return fmt.Errorf("ball: Update at t=%s: timestep dt = %s: %w", node.FormatValue(t), node.FormatValue(dt), node.ErrNonFinite)
+	}
+	if dt <= 0 {
+		return fmt.Errorf("ball: Update at t=%s: timestep dt = %s is not positive", node.FormatValue(t), node.FormatValue(dt))
+	}
+	return nil
+}
+
+func nonFinite(method string, t float64, name string, v float64) error {
+	return fmt.Errorf("ball: %s at t=%s: %s = %s: %w", method, node.FormatValue(t), name, node.FormatValue(v), node.ErrNonFinite)
+}

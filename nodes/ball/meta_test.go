@@ -1,0 +1,149 @@
+package ball_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/ball"
+)
+
+// declared parses the package's non-test files and returns its top-level
+// identifiers: functions, types, constants and variables by name, methods
+// as "Type.Method".
+func declared(t *testing.T) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					ids[d.Name.Name] = true
+					continue
+				}
+				typ := d.Recv.List[0].Type
+				if s, ok := typ.(*ast.StarExpr); ok {
+					typ = s.X
+				}
+				ids[typ.(*ast.Ident).Name+"."+d.Name.Name] = true
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						ids[s.Name.Name] = true
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							ids[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return ids
+}
+
+// TestMappingIdentifiersExist: every implementation-mapping entry names an
+// exported identifier that exists in this package, so the documentation
+// cannot point at code that is not there.
+func TestMappingIdentifiersExist(t *testing.T) {
+	n, _ := ball.FromMap(nil)
+	s := n.Spec()
+	ids := declared(t)
+	prefix := s.Package + "."
+	for _, m := range s.Meta.Mapping {
+		id, ok := strings.CutPrefix(m.Identifier, prefix)
+		if !ok {
+			t.Errorf("mapping %q: identifier %q is not in %s", m.Term, m.Identifier, s.Package)
+			continue
+		}
+		if !ids[id] || !token.IsExported(id[strings.LastIndex(id, ".")+1:]) {
+			t.Errorf("mapping %q: %s is not an exported identifier of the package", m.Term, m.Identifier)
+		}
+	}
+	for _, want := range []string{"Node.Update", "Node.Derivatives", "Node.Spec"} {
+		found := false
+		for _, m := range s.Meta.Mapping {
+			found = found || m.Identifier == prefix+want
+		}
+		if !found {
+			t.Errorf("no mapping to %s", want)
+		}
+	}
+}
+
+// TestMetadata holds the metadata to the seed (ball-node.md) and to the
+// port's decisions.
+func TestMetadata(t *testing.T) {
+	n, _ := ball.FromMap(nil)
+	m := n.Spec().Meta
+	if m.AlgorithmID != "MADD-NODE-001" || m.Version != "1.0.0" || m.Stability != node.Stable || m.Summary == "" {
+		t.Errorf("identity: %q %q %v %q", m.AlgorithmID, m.Version, m.Stability, m.Summary)
+	}
+	if m.Discretization != "semi-implicit-euler" {
+		t.Errorf("Discretization = %q", m.Discretization)
+	}
+	if want := (node.Order{Temporal: 1, Note: "1st order globally in the smooth regime; no order is claimed across a contact"}); m.Order != want {
+		t.Errorf("Order = %+v", m.Order)
+	}
+	for _, eq := range m.Equations {
+		if strings.ContainsAny(eq, "$") || strings.Contains(eq, `\[`) || strings.Contains(eq, `\(`) {
+			t.Errorf("equation %q has math delimiters", eq)
+		}
+	}
+	if want := []string{"MADD-ANO-011", "MADD-ANO-013", "MADD-ANO-018", "MADD-ANO-021", "COSIM-ANO-001"}; !cmp.Equal(m.Anomalies, want) {
+		t.Errorf("Anomalies = %v", m.Anomalies)
+	}
+	if !cmp.Equal(m.Evidence, []string{"MADD-VER-010"}) {
+		t.Errorf("Evidence = %v", m.Evidence)
+	}
+	var keys []string
+	for _, r := range m.References {
+		keys = append(keys, r.Key)
+	}
+	if !cmp.Equal(keys, []string{"Hairer2006", "LeVeque2007", "Roache2002"}) {
+		t.Errorf("References = %v", keys)
+	}
+	var dates []string
+	for _, c := range m.Changelog {
+		dates = append(dates, c.Date)
+	}
+	if !cmp.Equal(dates, []string{"2025-03-01", "2026-09-20", "2026-12-02"}) {
+		t.Errorf("Changelog dates = %v", dates)
+	}
+	var regimes []string
+	for _, r := range m.Regimes {
+		regimes = append(regimes, r.Param)
+	}
+	if !cmp.Equal(regimes, []string{"elasticity", "timestep"}) {
+		t.Errorf("Regimes = %v", regimes)
+	}
+	all := strings.Join(m.Limitations, "\n")
+	for _, want := range []string{"−0.009", "0.0", "COSIM-ANO-001", "MADD-ANO-021", "Tunnelling", "No forcing input", "$e\\,|g|\\,\\Delta t/(1+e)$"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("Limitations do not mention %q", want)
+		}
+	}
+	if len(m.Assumptions) == 0 || len(m.StabilityConditions) == 0 || m.EquationNotes == "" || m.DiscretizationNotes == "" {
+		t.Error("empty metadata sections")
+	}
+}

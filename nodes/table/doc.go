@@ -1,0 +1,26 @@
+// Package table is a fixed surface: a stateless source node, registered as
+// "table" (algorithm COSIM-NODE-101), whose single output "position" (m)
+// is its parameter "position" (default 0, any finite value). Connect the
+// output to a ball's table_position input to give the ball something to
+// bounce on.
+//
+// # Equations
+//
+// x_table = p: the output is the parameter, at every time, whatever the
+// state (there is none) and the inputs (there are none). The node has no
+// feedthrough, so it never takes part in an algebraic loop.
+//
+// # Invariants
+//
+//   - Outputs writes only dst[0] and never fails; the parameter was
+//     validated as finite when it was set.
+//   - Update and InitialState (from [node.Stateless]) do nothing.
+//   - Outputs reads the current parameter, overrides from SetParams
+//     included.
+//
+// # Concurrency
+//
+// Spec, Params and Outputs are safe for concurrent use. SetParams is not:
+// call it between runs, or between steps when nothing else is using the
+// node.
+package table
