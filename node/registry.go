@@ -7,10 +7,15 @@ import (
 
 // Type is a registered node type: its name and a constructor from a
 // parameter map (scene files, overrides). New(nil) must succeed and build
-// the node with its defaults; its Spec is what listings and guides show.
+// the node with its defaults; its Spec (or the Spec function's) is what
+// listings and guides show.
 type Type struct {
 	Name string
 	New  func(params map[string]any) (Node, error)
+	// Spec, when set, returns the spec of a default node without building
+	// one: for types whose construction has side effects (a deprecation
+	// warning) that listing the catalog should not trigger.
+	Spec func() *Spec
 }
 
 // Registry maps type names to constructors. It is built once and then
@@ -31,11 +36,16 @@ func NewRegistry(types ...Type) (*Registry, error) {
 		if _, dup := r.types[t.Name]; dup {
 			return nil, fmt.Errorf("node: type %q registered twice", t.Name)
 		}
-		n, err := t.New(nil)
-		if err != nil {
-			return nil, fmt.Errorf("node: type %q: default construction: %w", t.Name, err)
+		var s *Spec
+		if t.Spec != nil {
+			s = t.Spec()
+		} else {
+			n, err := t.New(nil)
+			if err != nil {
+				return nil, fmt.Errorf("node: type %q: default construction: %w", t.Name, err)
+			}
+			s = n.Spec()
 		}
-		s := n.Spec()
 		if s.Type != t.Name {
 			return nil, fmt.Errorf("node: type %q builds nodes whose spec says type %q", t.Name, s.Type)
 		}

@@ -10,6 +10,9 @@ package nodes
 import (
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
+	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/nodes/rigidbody"
+	"github.com/cosimgo/cosim/nodes/rigidbody2d"
 	"github.com/cosimgo/cosim/nodes/table"
 )
 
@@ -17,6 +20,9 @@ import (
 func Types() []node.Type {
 	return []node.Type{
 		ball.Type,
+		masspoint.Type,
+		rigidbody.Type,
+		rigidbody2d.Type,
 		table.Type,
 	}
 }

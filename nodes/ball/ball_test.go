@@ -886,3 +886,36 @@ func TestDrivenByTable(t *testing.T) {
 		t.Error("the ball never touched the table")
 	}
 }
+
+// Resting contact: at rest on the table under gravity, Derivatives is
+// zero (the normal force balances gravity), so an event-localizing
+// integrator keeps a ball that came to rest on the table; any motion, or
+// no table, gives the free right-hand side.
+func TestDerivativesRestingContact(t *testing.T) {
+	b, err := ball.New(ball.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := b.Spec().DefaultInputs()
+	in.Present[0], in.Values[0] = true, 0.5
+	dst := make([]float64, 2)
+	for _, c := range []struct {
+		x, v, wantX, wantV float64
+	}{
+		{0.5, 0, 0, 0},             // resting on the table
+		{0.5, 1e-12, 1e-12, -9.81}, // moving: free
+		{0.6, 0, 0, -9.81},         // above: free fall starts
+	} {
+		if err := b.Derivatives(0, []float64{c.x, c.v}, in, dst); err != nil {
+			t.Fatal(err)
+		}
+		if dst[0] != c.wantX || dst[1] != c.wantV {
+			t.Errorf("x=%v v=%v: Derivatives = %v, want [%v %v]", c.x, c.v, dst, c.wantX, c.wantV)
+		}
+	}
+	in.Present[0] = false
+	b.Derivatives(0, []float64{0.5, 0}, in, dst)
+	if dst[1] != -9.81 {
+		t.Errorf("no table: Derivatives = %v, want free fall", dst)
+	}
+}

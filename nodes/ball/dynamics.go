@@ -77,9 +77,18 @@ func restitute(v, e float64) float64 {
 
 // Derivatives writes the collision-free right-hand side [v, g] into dst,
 // with the current (possibly overridden) gravity. It never reads
-// table_position or elasticity: an integrator that steps Derivatives
-// passes through the table (COSIM-ANO-001); use Update, or an
-// event-localizing integrator with EventValues and Reset.
+// elasticity, and reads table_position only for resting contact: an
+// integrator that steps Derivatives passes through the table
+// (COSIM-ANO-001); use Update, or an event-localizing integrator with
+// EventValues and Reset.
+//
+// Resting contact: when the table is present, the ball is at rest
+// (v = 0 exactly) on or below it and gravity pushes it down (g ≤ 0), the
+// normal force balances gravity and Derivatives writes [0, 0]. This is the
+// state the reset's rest rule (v ← 0 below RestSpeed) produces; without it
+// an event-localizing integrator would see the ball fall through the
+// table after it comes to rest, or fire the contact event without end
+// (Zeno). A ball moving at any speed, however small, is free.
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	checkLen("Derivatives", "x", x, 2)
 	checkLen("Derivatives", "dst", dst, 2)
@@ -89,6 +98,10 @@ func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64
 	}
 	if !finite(vel) {
 		return nonFinite("Derivatives", t, fieldVelocity, vel)
+	}
+	if vel == 0 && n.g <= 0 && in.Present[n.tableIdx] && pos <= in.Values[n.tableOff] {
+		dst[n.posOff], dst[n.velOff] = 0, 0
+		return nil
 	}
 	dst[n.posOff] = vel
 	dst[n.velOff] = n.g

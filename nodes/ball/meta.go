@@ -62,9 +62,10 @@ func metadata() node.Metadata {
 				"through it in one step and rebounds at $e\\,|g|\\,\\Delta t$. At larger steps a settled ball ends " +
 				"every step exactly on the surface with a spurious upward velocity that tends to " +
 				"$e\\,|g|\\,\\Delta t/(1+e)$ (0.0436 m/s for the defaults at $\\Delta t = 0.01$ s) instead of 0.",
-			"`Derivatives` is the collision-free right-hand side $[v, g]$ (COSIM-ANO-001). It reads the " +
-				"current, possibly overridden, `gravity` as `Update` does, but never `table_position` or " +
-				"`elasticity`, so an integrator stepping it passes through the surface: from 0.001 above the " +
+			"`Derivatives` is the collision-free right-hand side $[v, g]$ (COSIM-ANO-001), except for " +
+				"resting contact (at rest on or below the surface under downward gravity it is zero, the state " +
+				"the rest rule produces). It reads the current, possibly overridden, `gravity` as `Update` " +
+				"does, but never `elasticity`, so an integrator stepping it passes through the surface: from 0.001 above the " +
 				"table at −1 m/s, one 0.01 s forward-Euler step of `Derivatives` lands at −0.009, where " +
 				"`Update` bounces to 0.0. Use `Update`, or an event-localizing integrator with `EventValues` " +
 				"and `Reset`, for anything that reaches the table.",
@@ -128,7 +129,8 @@ func metadata() node.Metadata {
 				Change: "Ported to cosim (Go). Metadata names semi-implicit-euler, the scheme Update runs, so " +
 					"MADD-ANO-011 cannot recur; gravity is float64 throughout (MADD-ANO-013); Derivatives " +
 					"honours parameter overrides exactly as Update does (MADD-ANO-018); the collision-free " +
-					"Derivatives recorded as COSIM-ANO-001.",
+					"Derivatives recorded as COSIM-ANO-001; resting contact in Derivatives so that event-localizing " +
+					"integrators keep a ball that came to rest on the table.",
 			},
 		},
 	}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes"
+)
+
+func cmdNodes(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("nodes", "", stderr)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("takes no arguments, got %q", pos)
+	}
+	reg := nodes.Registry()
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TYPE\tALGORITHM\tVERSION\tSTABILITY\tORDER\tANOMALIES")
+	var notes []string
+	for _, name := range reg.Names() {
+		s, _ := reg.Spec(name)
+		m := s.Meta
+		stab := m.Stability.String()
+		if m.Stability == node.Deprecated && m.Replacement != "" {
+			stab += "*"
+			notes = append(notes, fmt.Sprintf("* %s is deprecated: use %s", name, m.Replacement))
+		}
+		anom := strings.Join(m.Anomalies, ",")
+		if anom == "" {
+			anom = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, m.AlgorithmID, m.Version, stab, orderText(s), anom)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(stdout)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stdout, n)
+	}
+	return nil
+}
+
+func orderText(s *node.Spec) string {
+	if s.Meta.Discretization == "" {
+		return "none (stateless)"
+	}
+	return s.Meta.Order.String()
+}
+
+func cmdDescribe(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("describe", "TYPE [--json]", stderr)
+	asJSON := fs.Bool("json", false, "print the stable JSON description (docs/describe-json.md)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("give exactly one node type (see \"cosim nodes\")")
+	}
+	reg := nodes.Registry()
+	n, err := reg.New(pos[0], nil)
+	if err != nil {
+		return err
+	}
+	d := describe(n)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(d)
+	}
+	return writeDescription(stdout, d)
+}
+
+func writeDescription(w io.Writer, d node.Description) error {
+	m := d.Metadata
+	fmt.Fprintf(w, "%s — %s\n", d.Type, m.Summary)
+	fmt.Fprintf(w, "package %s\nalgorithm %s, version %s, %s\n", d.Package, m.AlgorithmID, m.Version, m.Stability)
+	if m.Replacement != "" {
+		fmt.Fprintf(w, "deprecated since %s: use %s\n", m.DeprecatedSince, m.Replacement)
+	}
+	if m.Discretization != "" {
+		fmt.Fprintf(w, "discretization %s; declared order: %s\n", m.Discretization, m.Order)
+	}
+	if len(d.Caps) > 0 {
+		fmt.Fprintf(w, "capabilities: %s\n", strings.Join(d.Caps, ", "))
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	section := func(title, header string) {
+		tw.Flush()
+		fmt.Fprintf(w, "\n%s\n", title)
+		fmt.Fprintln(tw, header)
+	}
+	if len(d.State) > 0 {
+		section("State", "  NAME\tSHAPE\tUNITS\tROLE\tDESCRIPTION")
+		for _, f := range d.State {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", f.Name, f.Shape, f.Units, f.Role, f.Description)
+		}
+	}
+	if len(d.Params) > 0 {
+		section("Parameters", "  NAME\tKIND\tDEFAULT\tUNITS\tVALID\tDESCRIPTION")
+		for _, p := range d.Params {
+			def := "-"
+			if p.Default != nil {
+				def = node.FormatValue(p.Default)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, def, p.Units, p.Valid, p.Description)
+		}
+	}
+	if len(d.Inputs) > 0 {
+		section("Boundary inputs", "  NAME\tSHAPE\tUNITS\tCOUPLING\tDEFAULT\tDESCRIPTION")
+		for _, in := range d.Inputs {
+			def := node.FormatValue(in.Default)
+			switch {
+			case in.Absent:
+				def = "absent"
+			case in.Required:
+				def = "required"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", in.Name, in.Shape, in.Units, in.Coupling, def, in.Description)
+		}
+	}
+	if len(d.Outputs) > 0 {
+		section("Outputs", "  NAME\tSHAPE\tUNITS\tDESCRIPTION")
+		for _, f := range d.Outputs {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", f.Name, f.Shape, f.Units, f.Description)
+		}
+	}
+	if len(d.Events) > 0 {
+		section("Events", "  NAME\tDIRECTION\tDESCRIPTION")
+		for _, e := range d.Events {
+			fmt.Fprintf(tw, "  %s\t%+d\t%s\n", e.Name, e.Direction, e.Description)
+		}
+	}
+	tw.Flush()
+	list := func(title string, items []string) {
+		if len(items) > 0 {
+			fmt.Fprintf(w, "\n%s\n", title)
+			for _, it := range items {
+				fmt.Fprintf(w, "  - %s\n", it)
+			}
+		}
+	}
+	list("Assumptions", m.Assumptions)
+	list("Limitations", m.Limitations)
+	list("Stability conditions", m.StabilityConditions)
+	list("Anomalies", m.Anomalies)
+	list("Verification evidence", m.Evidence)
+	return nil
+}
+
+// describe is the node's Description with the records the command can add.
+func describe(n node.Node) node.Description {
+	return node.Describe(n)
+}

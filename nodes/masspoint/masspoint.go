@@ -1,0 +1,191 @@
+package masspoint
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// TypeName is the registry name of the node type.
+const TypeName = "masspoint"
+
+// Type registers the node: node.NewRegistry(masspoint.Type, …).
+var Type = node.Type{Name: TypeName, New: FromMap}
+
+// Params are the node's parameters as typed Go values. The zero value is
+// not valid (the mass is zero); start from DefaultParams.
+type Params struct {
+	// Mass is m in kg, > 0. Default 1.
+	Mass float64
+	// Gravity is the uniform gravitational acceleration g in m/s², world
+	// frame. Default zero (no gravity).
+	Gravity [3]float64
+	// InitialPosition is x(t0) in m. Default zero.
+	InitialPosition [3]float64
+	// InitialVelocity is v(t0) in m/s. Default zero.
+	InitialVelocity [3]float64
+}
+
+// DefaultParams returns the documented defaults: a 1 kg mass at rest at
+// the origin, without gravity.
+func DefaultParams() Params { return Params{Mass: 1} }
+
+func (p Params) values() node.Values {
+	return node.Values{
+		"mass":             p.Mass,
+		"gravity":          p.Gravity[:],
+		"initial_position": p.InitialPosition[:],
+		"initial_velocity": p.InitialVelocity[:],
+	}
+}
+
+// model is the validated parameter set in the form the step reads.
+type model struct {
+	mass         float64
+	gravity      [3]float64
+	initPosition [3]float64
+	initVelocity [3]float64
+}
+
+func newModel(v node.Values) model {
+	var m model
+	m.mass = v.Float("mass")
+	copy(m.gravity[:], v.Floats("gravity"))
+	copy(m.initPosition[:], v.Floats("initial_position"))
+	copy(m.initVelocity[:], v.Floats("initial_velocity"))
+	return m
+}
+
+// Node is a 3D point mass. Build it with New or FromMap.
+type Node struct {
+	vals node.Values
+	m    model
+}
+
+var (
+	_ node.Node    = (*Node)(nil)
+	_ node.Deriver = (*Node)(nil)
+	_ node.Tunable = (*Node)(nil)
+	_ node.Marker  = (*Node)(nil)
+)
+
+// New builds a mass point from typed parameters. Every invalid value is a
+// *node.ParamError (several are joined with errors.Join).
+func New(p Params) (*Node, error) {
+	vals, err := node.CheckValues(TypeName, spec.Params, p.values())
+	if err != nil {
+		return nil, err
+	}
+	return &Node{vals: vals, m: newModel(vals)}, nil
+}
+
+// FromMap builds a mass point from a name→value map (scene files); names
+// not given take their defaults, and a nil map gives the default node.
+func FromMap(m map[string]any) (node.Node, error) {
+	vals, err := node.Resolve(TypeName, spec.Params, nil, m)
+	if err != nil {
+		return nil, err
+	}
+	return &Node{vals: vals, m: newModel(vals)}, nil
+}
+
+// Spec describes the node; it is the same value for every mass point.
+func (n *Node) Spec() *node.Spec { return spec }
+
+// InitialState writes the initial position and velocity into dst.
+func (n *Node) InitialState(dst []float64) {
+	copy(dst[offPosition:offPosition+3], n.m.initPosition[:])
+	copy(dst[offVelocity:offVelocity+3], n.m.initVelocity[:])
+}
+
+// acceleration is dv/dt = F/m + g, shared by Update and Derivatives so that
+// both evaluate the same expression.
+func (m *model) acceleration(force []float64, i int) float64 {
+	return force[i]/m.mass + m.gravity[i]
+}
+
+// Update advances the state by one semi-implicit Euler step:
+// v⁺ = v + Δt·(F/m + g), then x⁺ = x + Δt·v⁺. It returns an error
+// wrapping node.ErrNonFinite when dt is NaN or infinite.
+func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	if !finite(dt) {
+		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, dt, node.ErrNonFinite)
+	}
+	_, _ = x[stateSize-1], dst[stateSize-1]
+	f := in.Values[offForce : offForce+3]
+	for i := range 3 {
+		v := x[offVelocity+i] + dt*n.m.acceleration(f, i)
+		dst[offVelocity+i] = v
+		dst[offPosition+i] = x[offPosition+i] + dt*v
+	}
+	return nil
+}
+
+// Derivatives writes dx/dt = v and dv/dt = F/m + g into dst.
+func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	_, _ = x[stateSize-1], dst[stateSize-1]
+	f := in.Values[offForce : offForce+3]
+	for i := range 3 {
+		dst[offPosition+i] = x[offVelocity+i]
+		dst[offVelocity+i] = n.m.acceleration(f, i)
+	}
+	return nil
+}
+
+// Params returns the parameter values in use, including overrides. The
+// result is a copy: changing it does not change the node.
+func (n *Node) Params() node.Values { return cloneValues(n.vals) }
+
+// SetParams overrides parameters by name. Every value is validated first;
+// when one is invalid nothing changes and the error lists every problem.
+// It must not be called while the node is stepping.
+func (n *Node) SetParams(p map[string]any) error {
+	vals, err := node.Resolve(TypeName, spec.Params, n.vals, p)
+	if err != nil {
+		return err
+	}
+	n.vals, n.m = vals, newModel(vals)
+	return nil
+}
+
+// MarkerFields: a connector reads the position and the velocity.
+func (n *Node) MarkerFields() []string { return []string{"position", "velocity"} }
+
+// MarkerKinematics writes the mass's position and velocity; a point body
+// has no extent, so local is ignored. x is position then velocity.
+func (n *Node) MarkerKinematics(x []float64, local [3]float64, pos, vel *[3]float64) {
+	copy(pos[:], x[0:3])
+	copy(vel[:], x[3:6])
+}
+
+// MarkerLoads: a force at the marker goes into the "force" input.
+func (n *Node) MarkerLoads() []string { return []string{"force"} }
+
+// MarkerLoad writes f into dst (the "force" input): a point body takes the
+// whole force whatever local is.
+func (n *Node) MarkerLoad(x []float64, local [3]float64, f [3]float64, dst []float64) {
+	copy(dst[0:3], f[:])
+}
+
+// MarkerJacobian writes ∂pos/∂x = [I₃ 0₃] (3 × 6, row-major) into dst.
+// The velocity Jacobian ∂vel/∂v is the same identity.
+func (n *Node) MarkerJacobian(x []float64, local [3]float64, dst []float64) {
+	clear(dst[:18])
+	for i := range 3 {
+		dst[i*6+i] = 1
+	}
+}
+
+func finite(x float64) bool { return x-x == 0 }
+
+func cloneValues(v node.Values) node.Values {
+	out := make(node.Values, len(v))
+	for k, x := range v {
+		if s, ok := x.([]float64); ok {
+			x = slices.Clone(s)
+		}
+		out[k] = x
+	}
+	return out
+}

@@ -1,0 +1,482 @@
+package rigidbody
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// TypeName is the registry name of the node type.
+const TypeName = "rigidbody"
+
+// Type registers the node: node.NewRegistry(rigidbody.Type, …).
+var Type = node.Type{Name: TypeName, New: FromMap}
+
+// rotMode is how the constraints leave the orientation free.
+type rotMode int
+
+const (
+	rotFree  rotMode = iota // no rotation held: Euler's equations
+	rotHinge                // two held: rotation about one fixed world axis
+	rotFixed                // three held: the orientation is constant
+)
+
+// model is the validated parameter set in the form the step reads.
+type model struct {
+	mass    float64
+	gravity vec3
+	ib      mat3 // body-frame inertia
+	ibInv   mat3
+	init    [stateLen]float64 // initial state, projected onto the constraints
+
+	held  [3]bool // translation i is held
+	holdX vec3    // … at this value
+
+	rot rotMode
+	// Hinge: q = pre ⊗ qaxis(k, φ) ⊗ post, turning about the fixed world
+	// axis n = R(pre)·e_k with the constant moment inertiaN = uᵀ I_b u,
+	// u = R(post)ᵀ e_k the same axis in the body frame.
+	k             int
+	pre, post     quat
+	hasPre, hasPt bool // pre/post are not the identity
+	n             vec3
+	inertiaN      float64
+	// Fixed: the held orientation.
+	qFixed quat
+}
+
+func build(v node.Values) (model, error) {
+	var errs []error
+	m := model{mass: v.Float("mass")}
+	copy(m.gravity[:], v.Floats("gravity"))
+
+	// Inertia.
+	im := v.Floats("inertia_matrix")
+	if slices.ContainsFunc(im, func(x float64) bool { return x != 0 }) {
+		scale := 0.0
+		for _, x := range im {
+			scale = max(scale, math.Abs(x))
+		}
+		sym := true
+		for i := range 3 {
+			for j := range i {
+				if math.Abs(im[3*i+j]-im[3*j+i]) > 1e-12*scale {
+					sym = false
+				}
+				avg := (im[3*i+j] + im[3*j+i]) / 2
+				m.ib[3*i+j], m.ib[3*j+i] = avg, avg
+			}
+			m.ib[4*i] = im[4*i]
+		}
+		if !sym {
+			errs = append(errs, paramError("inertia_matrix", slices.Clone(im), "is not symmetric", inertiaMatrixValid))
+		} else if inv, bad, minor := inverseSPD(m.ib); bad != 0 {
+			errs = append(errs, paramError("inertia_matrix", slices.Clone(im),
+				fmt.Sprintf("is not positive definite (leading principal minor %d is %s)", bad, node.FormatValue(minor)), inertiaMatrixValid))
+		} else {
+			m.ibInv = inv
+		}
+	} else {
+		d := v.Floats("inertia")
+		m.ib = mat3{d[0], 0, 0, 0, d[1], 0, 0, 0, d[2]}
+		m.ibInv = mat3{1 / d[0], 0, 0, 0, 1 / d[1], 0, 0, 0, 1 / d[2]}
+	}
+
+	// Orientation.
+	var q0 quat
+	copy(q0[:], v.Floats("initial_orientation"))
+	if qnorm(q0) == 0 {
+		errs = append(errs, paramError("initial_orientation", q0[:], "is the zero quaternion, which is no rotation", "4 finite values (w, x, y, z), not all zero"))
+	}
+
+	// Constraints.
+	c, err := ParseConstraints(v.String("constraints"))
+	if err != nil {
+		errs = append(errs, paramError("constraints", v.String("constraints"), err.Error(), constraintsValid))
+	}
+	if len(errs) > 0 {
+		return model{}, errors.Join(errs...)
+	}
+	q0 = qunit(q0)
+
+	copy(m.init[offPos:], v.Floats("initial_position"))
+	copy(m.init[offVel:], v.Floats("initial_velocity"))
+	copy(m.init[offOmega:], v.Floats("initial_angular_velocity"))
+	for i := range 3 {
+		if h, ok := c[Axis(i)]; ok {
+			m.held[i], m.holdX[i] = true, h
+			m.init[offPos+i], m.init[offVel+i] = h, 0
+		}
+	}
+	var angles vec3
+	var heldRot [3]bool
+	nRot := 0
+	for i := range 3 {
+		angles[i], heldRot[i] = c[RX+Axis(i)]
+		if heldRot[i] {
+			nRot++
+		}
+	}
+	switch nRot {
+	case 3:
+		m.rot = rotFixed
+		m.qFixed = qmul(qaxis(2, angles[2]), qmul(qaxis(1, angles[1]), qaxis(0, angles[0])))
+		q0 = m.qFixed
+		clear(m.init[offOmega : offOmega+3])
+	case 2:
+		m.rot = rotHinge
+		m.pre, m.post = quat{1, 0, 0, 0}, quat{1, 0, 0, 0}
+		for i := range 3 {
+			if !heldRot[i] {
+				m.k = i
+			}
+		}
+		for i := 2; i > m.k; i-- { // outer rotations: pre = R_z ⊗ R_y …
+			m.pre = qmul(m.pre, qaxis(i, angles[i]))
+		}
+		for i := m.k - 1; i >= 0; i-- { // inner rotations: post = … ⊗ R_x
+			m.post = qmul(m.post, qaxis(i, angles[i]))
+		}
+		m.hasPre, m.hasPt = m.pre != quat{1, 0, 0, 0}, m.post != quat{1, 0, 0, 0}
+		var ek vec3
+		ek[m.k] = 1
+		m.n = mulMV(rotation(m.pre), ek)
+		u := mulMtV(rotation(m.post), ek)
+		m.inertiaN = dot(u, mulMV(m.ib, u))
+		q0 = m.hinge(zyxAngles(q0)[m.k])
+		w := dot(m.n, vec3(m.init[offOmega:offOmega+3]))
+		for i := range 3 {
+			m.init[offOmega+i] = m.n[i] * w
+		}
+	}
+	copy(m.init[offQuat:offQuat+4], q0[:])
+	return m, nil
+}
+
+const inertiaMatrixValid = "9 finite values, row-major, of a symmetric positive definite matrix; all zero (the default) to use the principal moments \"inertia\""
+
+// zyxAngles returns (rx, ry, rz) of the unit quaternion q:
+// R(q) = R_z(rz)·R_y(ry)·R_x(rx), with ry in [−π/2, π/2].
+func zyxAngles(q quat) vec3 {
+	w, x, y, z := q[0], q[1], q[2], q[3]
+	return vec3{
+		math.Atan2(2*(w*x+y*z), 1-2*(x*x+y*y)),
+		math.Asin(max(-1, min(1, 2*(w*y-z*x)))),
+		math.Atan2(2*(w*z+x*y), 1-2*(y*y+z*z)),
+	}
+}
+
+// twist is the free hinge angle φ of q = pre ⊗ qaxis(k, φ) ⊗ post.
+func (m *model) twist(q quat) float64 {
+	if m.hasPre {
+		q = qmul(qconj(m.pre), q)
+	}
+	if m.hasPt {
+		q = qmul(q, qconj(m.post))
+	}
+	return 2 * math.Atan2(q[1+m.k], q[0])
+}
+
+// hinge is the orientation at hinge angle φ.
+func (m *model) hinge(phi float64) quat {
+	q := qaxis(m.k, phi)
+	if m.hasPre {
+		q = qmul(m.pre, q)
+	}
+	if m.hasPt {
+		q = qmul(q, m.post)
+	}
+	return q
+}
+
+// Node is a 6-DOF rigid body. Build it with New or FromMap.
+type Node struct {
+	vals node.Values
+	m    model
+}
+
+var (
+	_ node.Node    = (*Node)(nil)
+	_ node.Deriver = (*Node)(nil)
+	_ node.Tunable = (*Node)(nil)
+	_ node.Marker  = (*Node)(nil)
+)
+
+// New builds a rigid body from typed parameters. Every invalid value is a
+// *node.ParamError (several are joined with errors.Join).
+func New(p Params) (*Node, error) {
+	if err := p.Constraints.validate(); err != nil {
+		return nil, paramError("constraints", p.Constraints.String(), err.Error(), constraintsValid)
+	}
+	vals, err := node.CheckValues(TypeName, spec.Params, p.values())
+	if err != nil {
+		return nil, err
+	}
+	return newNode(vals)
+}
+
+// FromMap builds a rigid body from a name→value map; names not given take
+// their defaults and a nil map gives the default body. "constraints" is
+// the text form or a map axis → number (see Constraints).
+func FromMap(m map[string]any) (node.Node, error) {
+	m, err := normalizeMap(m)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := node.Resolve(TypeName, spec.Params, nil, m)
+	if err != nil {
+		return nil, err
+	}
+	return newNode(vals)
+}
+
+func newNode(vals node.Values) (*Node, error) {
+	md, err := build(vals)
+	if err != nil {
+		return nil, err
+	}
+	return &Node{vals: vals, m: md}, nil
+}
+
+// Spec describes the node; it is the same value for every rigid body.
+func (n *Node) Spec() *node.Spec { return spec }
+
+// InitialState writes the initial state, projected onto the constraints:
+// held coordinates at their values, their rates zero, the orientation
+// normalised (and, with held rotations, on the hinge or fixed).
+func (n *Node) InitialState(dst []float64) { copy(dst[:stateLen], n.m.init[:]) }
+
+// Params returns the parameter values in use, including overrides, as a
+// copy; "constraints" is in the canonical text form.
+func (n *Node) Params() node.Values {
+	out := make(node.Values, len(n.vals))
+	for k, v := range n.vals {
+		if s, ok := v.([]float64); ok {
+			v = slices.Clone(s)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// SetParams overrides parameters by name, as FromMap reads them. Every
+// value is validated first; when one is invalid nothing changes. It must
+// not be called while the node is stepping.
+func (n *Node) SetParams(p map[string]any) error {
+	p, err := normalizeMap(p)
+	if err != nil {
+		return err
+	}
+	vals, err := node.Resolve(TypeName, spec.Params, n.vals, p)
+	if err != nil {
+		return err
+	}
+	md, err := build(vals)
+	if err != nil {
+		return err
+	}
+	n.vals, n.m = vals, md
+	return nil
+}
+
+// linAccel is dv_i/dt: F_i/m + g_i, or 0 for a held translation.
+func (m *model) linAccel(f []float64, i int) float64 {
+	if m.held[i] {
+		return 0
+	}
+	return f[i]/m.mass + m.gravity[i]
+}
+
+// angAccel is dω/dt (world frame) for the free body: Euler's equations
+// I_w ω̇ = τ − ω × (I_w ω) with I_w = R I_b Rᵀ, evaluated in the body frame
+// as R I_b⁻¹ (Rᵀτ − ω_b × I_b ω_b), ω_b = Rᵀω.
+func (m *model) angAccel(q quat, w, tau vec3) vec3 {
+	r := rotation(q)
+	wb := mulMtV(r, w)
+	tb := mulMtV(r, tau)
+	gyro := cross(wb, mulMV(m.ib, wb))
+	return mulMV(r, mulMV(m.ibInv, vec3{tb[0] - gyro[0], tb[1] - gyro[1], tb[2] - gyro[2]}))
+}
+
+// hingeAccel is the hinge's angular acceleration (n·τ)/I_n; the
+// gyroscopic term has no component along n when ω is parallel to n.
+func (m *model) hingeAccel(tau vec3) float64 { return dot(m.n, tau) / m.inertiaN }
+
+// Update advances the state by one step of the scheme Metadata names
+// "semi-implicit-euler-lie": the velocities first, with the loads and the
+// state at the start of the step,
+//
+//	v⁺ = v + Δt·(F/m + g),  ω⁺ = ω + Δt·ω̇(q, ω, τ),
+//
+// then the position and orientation with the new velocities,
+//
+//	x⁺ = x + Δt·v⁺,  q⁺ = exp(½Δt·ω⁺) ⊗ q, normalised.
+//
+// Held translations stay at their value with zero velocity. With a hinge,
+// ω⁺ = n(n·ω + Δt(n·τ)/I_n) and the hinge angle φ⁺ = φ + Δt(n·ω⁺) is
+// rebuilt into q⁺ = pre ⊗ qaxis(k, φ⁺) ⊗ post, which is the same rotation
+// as the exponential update but stays on the hinge exactly. With a fixed
+// orientation q and ω are left at the held orientation and 0. Update
+// returns an error wrapping node.ErrNonFinite for a non-finite dt.
+func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	if dt-dt != 0 {
+		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, dt, node.ErrNonFinite)
+	}
+	_, _ = x[stateLen-1], dst[stateLen-1]
+	m := &n.m
+	f := in.Values[inForce : inForce+3]
+	for i := range 3 {
+		if m.held[i] {
+			dst[offVel+i], dst[offPos+i] = 0, m.holdX[i]
+			continue
+		}
+		v := x[offVel+i] + dt*m.linAccel(f, i)
+		dst[offVel+i] = v
+		dst[offPos+i] = x[offPos+i] + dt*v
+	}
+	q := quat(x[offQuat : offQuat+4])
+	w := vec3(x[offOmega : offOmega+3])
+	tau := vec3(in.Values[inTorque : inTorque+3])
+	var q1 quat
+	var w1 vec3
+	switch m.rot {
+	case rotFree:
+		a := m.angAccel(q, w, tau)
+		for i := range 3 {
+			w1[i] = w[i] + dt*a[i]
+		}
+		q1 = qunit(qmul(qexp(w1, dt), q))
+	case rotHinge:
+		wn := dot(m.n, w) + dt*m.hingeAccel(tau)
+		q1 = m.hinge(m.twist(q) + dt*wn)
+		w1 = vec3{m.n[0] * wn, m.n[1] * wn, m.n[2] * wn}
+	case rotFixed:
+		q1 = m.qFixed
+	}
+	copy(dst[offQuat:offQuat+4], q1[:])
+	copy(dst[offOmega:offOmega+3], w1[:])
+	return nil
+}
+
+// Derivatives writes the constrained right-hand side: dx/dt = v,
+// dv/dt = F/m + g, dq/dt = ½ (0, ω) ⊗ q and dω/dt from Euler's equations
+// (world frame); held translations have zero rates, a hinge has
+// dω/dt = n (n·τ)/I_n, a fixed orientation dω/dt = 0. It assumes x
+// satisfies the constraints, as InitialState and Update leave it.
+func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	_, _ = x[stateLen-1], dst[stateLen-1]
+	m := &n.m
+	f := in.Values[inForce : inForce+3]
+	for i := range 3 {
+		dst[offPos+i] = x[offVel+i]
+		if m.held[i] {
+			dst[offPos+i] = 0
+		}
+		dst[offVel+i] = m.linAccel(f, i)
+	}
+	q := quat(x[offQuat : offQuat+4])
+	w := vec3(x[offOmega : offOmega+3])
+	tau := vec3(in.Values[inTorque : inTorque+3])
+	qd := qmul(quat{0, w[0], w[1], w[2]}, q)
+	for i := range 4 {
+		dst[offQuat+i] = qd[i] / 2
+	}
+	var a vec3
+	switch m.rot {
+	case rotFree:
+		a = m.angAccel(q, w, tau)
+	case rotHinge:
+		an := m.hingeAccel(tau)
+		a = vec3{m.n[0] * an, m.n[1] * an, m.n[2] * an}
+	}
+	copy(dst[offOmega:offOmega+3], a[:])
+	return nil
+}
+
+// MarkerFields: position, orientation, velocity, angular_velocity; the
+// marker methods receive their values concatenated (13 numbers).
+func (n *Node) MarkerFields() []string {
+	return []string{"position", "orientation", "velocity", "angular_velocity"}
+}
+
+// MarkerKinematics writes the world position x + R(q̂)·r and velocity
+// v + ω × R(q̂)·r of the body-fixed point r = local (body frame, m), with
+// q̂ = q/|q|.
+func (n *Node) MarkerKinematics(x []float64, local [3]float64, pos, vel *[3]float64) {
+	rw := mulMV(rotation(quat(x[3:7])), local)
+	wxr := cross(vec3(x[10:13]), rw)
+	for i := range 3 {
+		pos[i] = x[i] + rw[i]
+		vel[i] = x[7+i] + wxr[i]
+	}
+}
+
+// MarkerLoads: a force at a marker loads "force" and "torque".
+func (n *Node) MarkerLoads() []string { return []string{"force", "torque"} }
+
+// MarkerLoad writes the world force f into the force (dst[0:3]) and its
+// moment about the centre of mass, (R(q̂)·r) × f, into the torque
+// (dst[3:6]).
+func (n *Node) MarkerLoad(x []float64, local [3]float64, f [3]float64, dst []float64) {
+	rw := mulMV(rotation(quat(x[3:7])), local)
+	tq := cross(rw, f)
+	copy(dst[0:3], f[:])
+	copy(dst[3:6], tq[:])
+}
+
+// MarkerJacobian writes ∂pos/∂x (3 × 13, row-major) over the MarkerFields:
+// the identity on position; on the orientation the derivative of
+// R(q/|q|)·r with respect to the four quaternion components,
+// G(q̂)(I₄ − q̂q̂ᵀ)/|q|, where G is the derivative of the quadratic form
+// (w² − v·v) r + 2(v·r)v + 2w(v × r) (it is tangent to the unit sphere:
+// scaling q moves nothing); zero on velocity and angular_velocity.
+//
+// Unlike for bodies whose coordinates all have Position roles, the
+// velocity Jacobian is not this matrix restricted to the velocity fields:
+// ∂vel/∂v = I₃ but ∂vel/∂ω = −[R r]×, 3 × 3, while the orientation block
+// is 3 × 4. Use MarkerVelocityJacobian for it.
+func (n *Node) MarkerJacobian(x []float64, local [3]float64, dst []float64) {
+	clear(dst[:3*stateLen])
+	q := quat(x[3:7])
+	nq := qnorm(q)
+	qh := quat{q[0] / nq, q[1] / nq, q[2] / nq, q[3] / nq}
+	_, g := rotateGrad(qh, local)
+	for i := range 3 {
+		dst[i*stateLen+i] = 1
+		gq := dot4(g[i*4:i*4+4], qh)
+		for j := range 4 {
+			dst[i*stateLen+3+j] = (g[i*4+j] - gq*qh[j]) / nq
+		}
+	}
+}
+
+// MarkerVelocityJacobian writes ∂vel/∂x (3 × 13, row-major) over the
+// MarkerFields: [ω]×·∂(R r)/∂q on the orientation, I₃ on velocity and
+// −[R r]× on angular_velocity, zero on position. It is not part of the
+// node.Marker contract (see MarkerJacobian).
+func (n *Node) MarkerVelocityJacobian(x []float64, local [3]float64, dst []float64) {
+	n.MarkerJacobian(x, local, dst)
+	w := vec3(x[10:13])
+	rw := mulMV(rotation(quat(x[3:7])), local)
+	for i := range 3 {
+		dst[i*stateLen+i] = 0
+	}
+	for j := range 4 { // ω × (∂(R r)/∂q_j)
+		c := cross(w, vec3{dst[3+j], dst[stateLen+3+j], dst[2*stateLen+3+j]})
+		for i := range 3 {
+			dst[i*stateLen+3+j] = c[i]
+		}
+	}
+	for i := range 3 {
+		dst[i*stateLen+7+i] = 1
+	}
+	// ∂(ω × rw)/∂ω = −[rw]×.
+	dst[0*stateLen+11], dst[0*stateLen+12] = rw[2], -rw[1]
+	dst[1*stateLen+10], dst[1*stateLen+12] = -rw[2], rw[0]
+	dst[2*stateLen+10], dst[2*stateLen+11] = rw[1], -rw[0]
+}
+
+func dot4(a []float64, b quat) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] + a[3]*b[3] }
