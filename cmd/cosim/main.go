@@ -1,0 +1,122 @@
+// Command cosim lists, describes and runs cosim node graphs.
+//
+// Usage:
+//
+//	cosim nodes                      list every registered node type
+//	cosim describe TYPE [--json]     a node type's metadata, state, parameters, inputs, outputs
+//	cosim demo [-o FILE]             run the embedded bouncing-ball scene
+//
+// Run "cosim help COMMAND" for a command's flags.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type command struct {
+	name, args, summary string
+	run                 func(args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"nodes", "", "list every registered node type", cmdNodes},
+		{"describe", "TYPE [--json]", "show a node type's metadata, state, parameters, inputs and outputs", cmdDescribe},
+		{"demo", "[-o FILE]", "run the embedded bouncing-ball scene and summarize it", cmdDemo},
+	}
+}
+
+// errFlagReported is a flag parsing error the flag package has already
+// printed, with the command's usage.
+var errFlagReported = errors.New("bad flag")
+
+// errUsage marks errors whose message is a usage problem: exit code 2.
+var errUsage = errors.New("usage")
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string   { return e.msg }
+func (e usageError) Is(t error) bool { return t == errUsage }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	name := args[0]
+	if name == "help" {
+		name, args = args[1], []string{args[1], "-h"}
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			err := c.run(args[1:], stdout, stderr)
+			switch {
+			case err == nil, errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.Is(err, errFlagReported):
+				return 2
+			case errors.Is(err, errUsage):
+				fmt.Fprintf(stderr, "cosim %s: %v\nusage: cosim %s %s\n", c.name, err, c.name, c.args)
+				return 2
+			default:
+				fmt.Fprintf(stderr, "cosim %s: %v\n", c.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "cosim: unknown command %q; run \"cosim help\" for the list\n", name)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "cosim runs and describes node-graph co-simulations.\n\nUsage:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  cosim %-10s %-16s %s\n", c.name, c.args, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun \"cosim help COMMAND\" or \"cosim COMMAND -h\" for a command's flags.")
+}
+
+// newFlags returns a flag set that reports errors instead of exiting and
+// prints its usage to stderr.
+func newFlags(name, args string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: cosim %s %s\n", name, args)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseInterspersed parses flags that may come before or after positional
+// arguments ("describe ball --json" and "describe --json ball").
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errFlagReported // the flag package printed it with the usage
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
