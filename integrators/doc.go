@@ -1,0 +1,193 @@
+// Package integrators holds the time integrators of cosim: fixed-step
+// explicit and implicit methods for first-order systems, an adaptive
+// Dormand–Prince 5(4) driver with dense output and event localization,
+// and the Newmark family (Newmark, generalized-alpha) for constant-mass
+// mechanics.
+//
+// The package imports nothing of cosim. Graphs and nodes use it by
+// satisfying its small, index-based interfaces structurally.
+//
+// # Overview
+//
+// A model is a System (y' = f(t, y): Dim and Func) or a SecondOrder
+// (q̈ = a(t, q, v, z), z' = g(t, q, v, z): Dims and Accel). Optional
+// capabilities sit beside them and are found by type assertion:
+//
+//   - Jacobian: df/dy for the implicit methods (finite differences otherwise).
+//   - Partitioned: which components are positions and which their
+//     velocities (y[pos[i]]' = y[vel[i]]); needed by semi-implicit Euler and
+//     by Newmark/generalized-alpha applied to a first-order System (or give
+//     Settings.Positions and Settings.Velocities).
+//   - EventSystem: event functions g_i(t, y), their crossing directions and
+//     reset maps, for the Dormand–Prince driver.
+//   - AccelJacobian: ∂a/∂q and ∂a/∂v for Newmark/generalized-alpha.
+//
+// Func and SecondOrderFunc adapt plain functions, like http.HandlerFunc.
+//
+// Every method has a stable name (MethodRK4 = "rk4", ...) that node
+// metadata uses to name its discretization; ByName returns the Method,
+// with its declared Order, and Method.New a Stepper for a System:
+//
+//	m, err := integrators.ByName("rk4")
+//	st, err := m.New(sys, nil)   // nil *Settings: documented defaults
+//	st.Init(0, y0)
+//	for i := 0; i < n; i++ {
+//		if err := st.Step(dt); err != nil { ... } // *StepError, state unchanged
+//	}
+//	t, y := st.State()
+//
+// Integrate (or Adaptive, one step at a time) runs Dormand–Prince with
+// error control, output at requested times and events. A
+// SecondOrderStepper runs Newmark or generalized-alpha on a SecondOrder
+// with an explicit History, as described below.
+//
+// # Methods
+//
+// Costs are per step; "eval" is one call of Func or Accel, "solve" one
+// dense LU factorization and solve (gonum mat.LU) of size Dim (or nq+nz).
+//
+//	name                 order  stability                               cost per step
+//	forward-euler        1      |1+λdt| ≤ 1; grows oscillator energy    1 eval
+//	semi-implicit-euler  1      symplectic; oscillators for ω·dt < 2    1 eval
+//	heun                 2      explicit RK2 (real axis [−2, 0])        2 evals
+//	rk4                  4      real [−2.79, 0], imaginary |ω·dt| ≤ 2√2 4 evals
+//	dormand-prince       5      real ≈ [−3.3, 0]                        6 evals (FSAL; 7 on the first step)
+//	backward-euler       1      L-stable, damps stiff modes             per Newton iteration: 1 eval, 1 Jacobian, 1 solve
+//	implicit-trapezoid   2      A-stable, |R(∞)| = 1 (no damping)       as backward Euler, + 1 eval at the new point
+//	newmark              2      β=¼, γ=½: unconditionally stable,       per Newton iteration: 1 eval (2 if nz > 0),
+//	                            no numerical damping                    1 Jacobian, 1 solve
+//	generalized-alpha    2      unconditionally stable (linear),        as Newmark
+//	                            spectral radius → ρ∞ as ω·dt → ∞
+//
+// Semi-implicit Euler on a Partitioned System is, precisely,
+//
+//	w_{n+1} = w_n + dt·f_w(t_n, y_n)      for every velocity and "other" component w
+//	x_{n+1} = x_n + dt·v_{n+1}            for every position x = y[pos[i]], v = y[vel[i]]
+//
+// (the update of the cosim ball node: v += g·dt; x += v·dt). Func is
+// evaluated once, at (t_n, y_n); its position rates must equal the
+// velocities (checked, ErrNotPartitioned).
+//
+// Dormand–Prince as a Stepper ("dormand-prince" from ByName) takes the
+// 5th-order solution with the caller's step. Integrate and Adaptive add
+// the embedded 4th-order error estimate with the RMS norm of
+// err_i/(ATol + RTol·max(|y_i|, |y_new,i|)), the PI controller of Hairer's
+// DOPRI5 (safety 0.9, factor in [0.2, 10], β = 0.04, no growth right after
+// a rejection), MinStep/MaxStep, and the standard 4th-order continuous
+// extension for dense output (Adaptive.Dense, Settings.Output). Each
+// trial costs 6 evaluations; a run adds 2 at the start (first stage and
+// the initial-step guess, skipped with Settings.InitialStep), and 1 after
+// every event.
+//
+// The implicit methods solve their stage equation by Newton's method from
+// the old state (the old acceleration for the Newmark family), with the
+// analytic Jacobian when the System has one and forward differences (Dim
+// extra evaluations) otherwise, forming and factorizing the Jacobian on
+// every iteration. The iteration stops when max|Δx| ≤ NewtonTol·(1 +
+// max|x|); on a linear problem that takes two iterations (the second
+// confirms). Not converging within NewtonMaxIter, or a singular
+// Jacobian, fails the step with NewtonFailure. Stats counts iterations,
+// Jacobians, factorizations and solves.
+//
+// # Newmark and generalized-alpha
+//
+// Both balance forces at weighted states (old-state weights, Chung &
+// Hulbert): (1−αm)·a_{n+1} + αm·a_n = a(t_w, q_w, v_w, z_w) with
+// x_w = (1−αf)·x_{n+1} + αf·x_n, and the Newmark updates
+// q_{n+1} = q_n + dt·v_n + dt²·((½−β)·a_n + β·a_{n+1}),
+// v_{n+1} = v_n + dt·((1−γ)·a_n + γ·a_{n+1}). Newmark is αm = αf = 0; the
+// average-acceleration rule β = ¼, γ = ½ has discrete frequency
+// 2/dt·atan(ω·dt/2). Generalized-alpha with ρ∞ ∈ [0, 1] uses
+// αm = (2ρ∞−1)/(ρ∞+1), αf = ρ∞/(ρ∞+1), γ = ½−αm+αf, β = ¼(1−αm+αf)²; ρ∞ = 1
+// is Newmark for linear forces and ρ∞ = 0 annihilates the highest
+// frequencies. Extra quantities z use the endpoint trapezoid
+// z_{n+1} = z_n + dt/2·(g_n + g_{n+1}), solved together with a_{n+1};
+// the carried g_{n+1} comes from a final evaluation at the new endpoint.
+//
+// The acceleration a_n carried between steps is the algorithmic
+// acceleration, not the physical a(t_n, q_n, v_n, z_n); carrying it is
+// what makes the scheme second order (resetting it every step drops the
+// damped variants to first order). An empty History starts from the
+// physical acceleration (one extra evaluation). A SecondOrderStepper's
+// Advance takes the accepted State and History and returns the next ones
+// in Result.History.Latest, which also records the method, its
+// parameters (RhoInf, Beta, Gamma, AlphaM, AlphaF), the layout (nq, nz)
+// and the caller's Settings.IDs. A History whose time, parameters or
+// layout differ from the call's is rejected with a *HistoryError naming
+// the field. A shorter step keeps the carried acceleration (it does not
+// depend on dt); note that with ρ∞ < 1 generalized-alpha is only first
+// order if the step changes persistently, since a_n approximates the
+// acceleration at t_n + (αm−αf)·dt. These runners have no error
+// estimator, dense output or event localization.
+//
+// # Events
+//
+// After every accepted Dormand–Prince step the event functions are
+// evaluated at its end. An event i fires when g_i changes sign in its
+// direction (falling: from g > 0 to g ≤ 0; rising: from g < 0 to g ≥ 0;
+// 0: either) between the start and the end of the step. Its time is
+// located on the dense output by the Illinois method with bisection
+// safeguards, to within Settings.EventTol on the far side of the root;
+// the earliest event of the step wins (ties: the lowest index). The step
+// is truncated there, Reset maps the state (dst holds a copy of the
+// pre-event state on entry) and integration continues, disarms the event
+// or stops, as Reset's EventAction says. An event function that is zero
+// at the start of a step (it just fired, or the run started on its
+// surface) is unarmed: its reference sign is taken 64·EventTol after the
+// start, so it can fire again once it has left the surface, even within
+// the same long step, but never twice at the same instant. Two crossings
+// of an armed g_i within one step are not seen: bound MaxStep by the
+// shortest excursion you need to resolve.
+//
+// Zeno behaviour (events accumulating in finite time) is guarded twice:
+// a model declares the end of it with EventDisarm (for example a ball
+// whose rebound speed falls below a threshold comes to rest and its
+// contact event is disarmed; its Func must then keep it at rest), and
+// the integrator stops with ZenoDetected when ZenoLimit consecutive
+// events each fire closer than ZenoSpacing to the previous one.
+//
+// # Invariants
+//
+// Inputs are never modified: y0, State, History and Checkpoint values
+// passed in are read and copied. Only the receiver and slices named dst
+// are written. User functions must write only their dst arguments and
+// must not retain any slice they are given. Results and histories hold
+// fresh slices; the y returned by State is owned by the stepper and valid
+// until its next Step, Init or Restore.
+//
+// Fixed-step explicit steps allocate nothing: work vectors are allocated
+// by New. Time is computed from the step count (t = base + n·dt, the count
+// restarting when dt changes), not by summing dt.
+//
+// # Aliasing
+//
+// dst arguments given to user functions never alias their inputs. A
+// caller must not pass slices owned by a stepper (from State) back into
+// it as inputs of Init.
+//
+// # Concurrency and determinism
+//
+// A Stepper, Adaptive or SecondOrderStepper is not safe for concurrent
+// use; distinct ones are, provided the Systems they use are. No method
+// uses goroutines, maps or randomness: the same inputs give bit-identical
+// results on the same platform. Checkpoint returns a plain struct
+// (Checkpoint) with the complete integrator state, including carried
+// derivatives, accelerations, the step-count clock, the PI controller
+// memory and the event state; restoring it into a fresh stepper for the
+// same System and Settings and stepping on is bit-identical to never
+// having stopped.
+//
+// # Errors and status
+//
+// Programmer errors (wrong slice lengths, a non-positive step, stepping
+// before Init) panic with an "integrators:" prefix. User and data errors
+// are returned: a failed step returns a *StepError carrying the method,
+// the Status, the time, the step and, for non-finite values or partition
+// violations, the component index; errors.Is(err, status.Err()) and
+// errors.Is(err, cause) both hold. A failed step, or a rejected trial,
+// leaves the accepted state, history and carried memory untouched.
+// Integrate and Advance also return a Result whose Status (with String
+// and Err) says how the run ended and whose Stats count accepted and
+// rejected steps, evaluations, Jacobians, Newton iterations, LU
+// factorizations and solves, and events.
+package integrators

@@ -1,0 +1,685 @@
+package integrators
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Result is the outcome of a driver run (Integrate) or of one
+// second-order step (SecondOrderStepper.Advance), like optimize.Result.
+type Result struct {
+	// Status says how the run ended; Status.Err() is nil for Success and
+	// StoppedByEvent.
+	Status Status
+	// Stats is the work done by this call.
+	Stats
+	// T and Y are the last accepted time and state (Integrate). Y is a
+	// fresh slice.
+	T float64
+	Y []float64
+	// Samples holds the dense-output states at Settings.Output times
+	// reached before the run ended (Integrate).
+	Samples []Sample
+	// Events lists the located events in order (Integrate).
+	Events []EventRecord
+	// History carries the accepted second-order state and the memory for
+	// the next step (Advance).
+	History History
+}
+
+// Sample is a state at a requested output time. At an event time it is
+// the state before the reset.
+type Sample struct {
+	T float64
+	Y []float64
+}
+
+// EventRecord describes a located event.
+type EventRecord struct {
+	T      float64     // located time, within the event tolerance after the root
+	Index  int         // event index
+	Action EventAction // what Reset returned
+	Before []float64   // state at T before the reset
+	After  []float64   // state at T after the reset
+}
+
+// StepReport describes one accepted step of an Adaptive integrator.
+type StepReport struct {
+	T0, T1 float64     // the step covered [T0, T1]; T1 is the event time if an event fired
+	H      float64     // the step size used for the stages (T1 − T0 unless an event truncated the step)
+	Event  int         // index of the event that fired at T1, or −1
+	Action EventAction // Reset's action when Event ≥ 0
+}
+
+// PI step-size controller constants (Hairer, Nørsett & Wanner, DOPRI5).
+const (
+	dpSafe   = 0.9
+	dpFacMin = 0.2 // smallest h_new/h
+	dpFacMax = 10  // largest h_new/h
+	dpBeta   = 0.04
+	dpExpo1  = 0.2 - dpBeta*0.75
+)
+
+// Adaptive is the Dormand–Prince 5(4) integrator with error control (or a
+// fixed step, Settings.FixedStep), FSAL, dense output and event
+// localization. Step takes one accepted step; Integrate drives it to an
+// end time.
+//
+// An Adaptive is not safe for concurrent use; distinct ones are.
+type Adaptive struct {
+	sys System
+	ev  EventSystem
+	n   int
+	ne  int
+	c   conf
+
+	init bool
+	fOK  bool
+	t    float64
+	clk  Clock // fixed-step mode only
+	y    []float64
+	yn   []float64
+	yd   []float64
+	tmp  []float64
+	k    [7][]float64
+
+	// dense output of the last accepted step
+	dT0, dT1, dH float64
+	dEvent       bool
+	rc           [5][]float64
+
+	h            float64
+	errOld       float64
+	lastRejected bool
+
+	g, g1, gt  []float64
+	disarmed   []bool
+	zenoCount  int
+	lastEventT float64
+	haveEvent  bool
+
+	stats Stats
+}
+
+// NewAdaptive returns a Dormand–Prince integrator for sys. If sys
+// implements EventSystem its events are located on every accepted step.
+func NewAdaptive(sys System, s *Settings) (*Adaptive, error) {
+	c := resolve(s)
+	if c.rtol < 0 || c.atol < 0 || c.hmin < 0 || !(c.hmax > 0) || c.fixed < 0 || c.eventTol < 0 {
+		return nil, fmt.Errorf("integrators: invalid Settings: negative tolerance or step bound")
+	}
+	n := sys.Dim()
+	a := &Adaptive{sys: sys, n: n, c: c, errOld: 1e-4}
+	mk := func(k int) []float64 { return make([]float64, k) }
+	a.y, a.yn, a.yd, a.tmp = mk(n), mk(n), mk(n), mk(n)
+	for i := range a.k {
+		a.k[i] = mk(n)
+	}
+	for i := range a.rc {
+		a.rc[i] = mk(n)
+	}
+	if ev, ok := sys.(EventSystem); ok && ev.EventCount() > 0 {
+		a.ev = ev
+		a.ne = ev.EventCount()
+		a.g, a.g1, a.gt = mk(a.ne), mk(a.ne), mk(a.ne)
+		a.disarmed = make([]bool, a.ne)
+		for i := 0; i < a.ne; i++ {
+			if d := ev.EventDirection(i); d < -1 || d > 1 {
+				return nil, fmt.Errorf("integrators: event %d: direction %d not in {-1, 0, 1}", i, d)
+			}
+		}
+	}
+	return a, nil
+}
+
+// Method returns MethodDormandPrince.
+func (a *Adaptive) Method() string { return MethodDormandPrince }
+
+// Order returns 5.
+func (a *Adaptive) Order() int { return 5 }
+
+// Stats returns the work done since Init.
+func (a *Adaptive) Stats() Stats { return a.stats }
+
+// State returns the current time and state; y is owned by a (see
+// Stepper.State).
+func (a *Adaptive) State() (float64, []float64) { return a.t, a.y }
+
+// NextStep returns the step size the controller proposes next (zero
+// before the first step when Settings.InitialStep is zero).
+func (a *Adaptive) NextStep() float64 { return a.h }
+
+// Init sets the state to (t0, y0) and resets the controller, the events
+// and the Stats. It evaluates the event functions at t0; an event
+// function that is exactly zero there is unarmed until it leaves zero.
+func (a *Adaptive) Init(t0 float64, y0 []float64) error {
+	if len(y0) != a.n {
+		panic(fmt.Sprintf("integrators: Init: len(y0) = %d, Dim = %d", len(y0), a.n))
+	}
+	if i := firstNonFinite(y0); i >= 0 {
+		return &StepError{Method: MethodDormandPrince, Status: NonFinite, T: t0, Index: i}
+	}
+	copy(a.y, y0)
+	a.t = t0
+	a.clk = Clock{Base: t0}
+	a.stats = Stats{}
+	a.fOK = false
+	a.h = a.c.h0
+	a.errOld = 1e-4
+	a.lastRejected = false
+	a.zenoCount, a.haveEvent, a.lastEventT = 0, false, 0
+	a.init = false
+	if a.ev != nil {
+		clear(a.disarmed)
+		if err := a.events(t0, a.y, a.g); err != nil {
+			return err
+		}
+	}
+	a.init = true
+	return nil
+}
+
+func (a *Adaptive) eval(t, h float64, y, dst []float64) error {
+	a.stats.FuncEvals++
+	if err := a.sys.Func(t, y, dst); err != nil {
+		return &StepError{Method: MethodDormandPrince, Status: Failure, T: t, Dt: h, Index: -1, Err: err}
+	}
+	return nil
+}
+
+func (a *Adaptive) events(t float64, y, dst []float64) error {
+	a.stats.EventEvals++
+	if err := a.ev.Events(t, y, dst); err != nil {
+		return &StepError{Method: MethodDormandPrince, Status: Failure, T: t, Index: -1, Err: err}
+	}
+	return nil
+}
+
+// initialStep is the starting step of Hairer, Nørsett & Wanner (II.4).
+func (a *Adaptive) initialStep(tMax float64) (float64, error) {
+	y, f0 := a.y, a.k[0]
+	var d0, d1 float64
+	for i := range y {
+		sc := a.c.atol + a.c.rtol*math.Abs(y[i])
+		d0 += (y[i] / sc) * (y[i] / sc)
+		d1 += (f0[i] / sc) * (f0[i] / sc)
+	}
+	d0, d1 = math.Sqrt(d0/float64(a.n)), math.Sqrt(d1/float64(a.n))
+	h0 := 1e-6
+	if d0 >= 1e-5 && d1 >= 1e-5 {
+		h0 = 0.01 * d0 / d1
+	}
+	h0 = math.Min(math.Min(h0, a.c.hmax), tMax-a.t)
+	for i := range y {
+		a.tmp[i] = y[i] + h0*f0[i]
+	}
+	if err := a.eval(a.t+h0, h0, a.tmp, a.k[1]); err != nil {
+		return 0, err
+	}
+	var d2 float64
+	for i := range y {
+		sc := a.c.atol + a.c.rtol*math.Abs(y[i])
+		d := (a.k[1][i] - f0[i]) / sc
+		d2 += d * d
+	}
+	d2 = math.Sqrt(d2/float64(a.n)) / h0
+	var h1 float64
+	if m := math.Max(d1, d2); m <= 1e-15 {
+		h1 = math.Max(1e-6, h0*1e-3)
+	} else {
+		h1 = math.Pow(0.01/m, 1.0/5)
+	}
+	return math.Min(math.Min(100*h0, h1), a.c.hmax), nil
+}
+
+func (a *Adaptive) eventTol(t float64) float64 {
+	return math.Max(a.c.eventTol, 4*0x1p-52*math.Abs(t))
+}
+
+// Dense writes the dense-output state at time t, which must lie in the
+// last accepted step [T0, T1], into dst (len Dim). It uses the standard
+// 4th-order continuous extension of Dormand–Prince (Hairer's CONTD5).
+// At an event time T1 it gives the state before the reset.
+func (a *Adaptive) Dense(t float64, dst []float64) {
+	if a.dH == 0 {
+		panic("integrators: Dense before the first step")
+	}
+	slack := 4 * 0x1p-52 * math.Max(math.Abs(a.dT0), math.Abs(a.dT1))
+	if t < a.dT0-slack || t > a.dT1+slack {
+		panic(fmt.Sprintf("integrators: Dense(%v) outside the last step [%v, %v]", t, a.dT0, a.dT1))
+	}
+	if t == a.dT1 && !a.dEvent {
+		copy(dst, a.y)
+		return
+	}
+	a.dense(t, dst)
+}
+
+func (a *Adaptive) dense(t float64, dst []float64) {
+	th := (t - a.dT0) / a.dH
+	th1 := 1 - th
+	r := a.rc
+	for i := range dst {
+		dst[i] = r[0][i] + th*(r[1][i]+th1*(r[2][i]+th*(r[3][i]+th1*r[4][i])))
+	}
+}
+
+// crossed reports whether value v is on the far side of a crossing of an
+// event with direction dir that started from ref ≠ 0.
+func crossed(dir int, ref, v float64) bool {
+	switch dir {
+	case -1:
+		return ref > 0 && v <= 0
+	case 1:
+		return ref < 0 && v >= 0
+	}
+	return (ref > 0 && v <= 0) || (ref < 0 && v >= 0)
+}
+
+// locate finds the crossing of event i in [lo, hi] by the Illinois
+// method on the dense output and returns a time on the far side within
+// the tolerance of the root.
+func (a *Adaptive) locate(i, dir int, lo, flo, hi, fhi float64) (float64, error) {
+	ref := flo
+	side := 0
+	for it := 0; it < 200; it++ {
+		if hi-lo <= a.eventTol(hi) {
+			break
+		}
+		c := hi - fhi*(hi-lo)/(fhi-flo)
+		if it%4 == 3 || !(c > lo && c < hi) {
+			c = lo + 0.5*(hi-lo) // bisection safeguard
+		}
+		a.dense(c, a.yd)
+		if err := a.events(c, a.yd, a.gt); err != nil {
+			return 0, err
+		}
+		fc := a.gt[i]
+		if fc == 0 {
+			return c, nil
+		}
+		if crossed(dir, ref, fc) {
+			hi, fhi = c, fc
+			if side == 1 {
+				flo /= 2
+			}
+			side = 1
+		} else {
+			lo, flo = c, fc
+			if side == -1 {
+				fhi /= 2
+			}
+			side = -1
+		}
+	}
+	return hi, nil
+}
+
+// Step takes one accepted step that ends no later than tMax > t,
+// rejecting and retrying trials as the error control demands. If an
+// event fires within the step, the step ends at the located event time,
+// the reset is applied and the report names the event. On error the
+// accepted state is unchanged.
+func (a *Adaptive) Step(tMax float64) (StepReport, error) {
+	if !a.init {
+		panic("integrators: Step before Init")
+	}
+	if !(tMax > a.t) {
+		panic(fmt.Sprintf("integrators: Step: tMax %v not after t %v", tMax, a.t))
+	}
+	c := &a.c
+	t := a.t
+	if !a.fOK {
+		if err := a.eval(t, 0, a.y, a.k[0]); err != nil {
+			return StepReport{}, err
+		}
+		a.fOK = true
+	}
+	if c.fixed == 0 && a.h == 0 {
+		h, err := a.initialStep(tMax)
+		if err != nil {
+			return StepReport{}, err
+		}
+		a.h = h
+	}
+	for trials := 0; ; trials++ {
+		if trials >= c.maxSteps {
+			return StepReport{}, &StepError{Method: MethodDormandPrince, Status: MaxStepsReached, T: t, Dt: a.h, Index: -1}
+		}
+		var h, t1 float64
+		var nc Clock
+		last := false
+		if c.fixed > 0 {
+			h = c.fixed
+			nc = a.clk.next(h)
+			t1 = nc.Now()
+			switch {
+			case math.Abs(t1-tMax) <= 1e-9*h:
+				// On the grid up to rounding: keep the fixed h.
+				last = true
+				t1 = tMax
+				nc = Clock{Base: tMax}
+			case t1 > tMax:
+				last = true
+				t1, h = tMax, tMax-t
+				nc = Clock{Base: tMax}
+			}
+		} else {
+			h = math.Min(a.h, c.hmax)
+			if t+h*(1+1e-10) >= tMax {
+				last = true
+				h, t1 = tMax-t, tMax
+			} else {
+				t1 = t + h
+				if hmin := math.Max(c.hmin, 16*0x1p-52*math.Abs(t)); h < hmin {
+					return StepReport{}, &StepError{Method: MethodDormandPrince, Status: StepTooSmall, T: t, Dt: h, Index: -1}
+				}
+			}
+		}
+		if err := dpStages(a.sys, t, t1, h, a.y, a.yn, a.tmp, &a.k, &a.stats); err != nil {
+			se := err.(*StepError)
+			se.Dt = h
+			return StepReport{}, se
+		}
+		var errNorm float64
+		if c.fixed == 0 {
+			errNorm = a.errorNorm(h)
+			if math.IsNaN(errNorm) || math.IsInf(errNorm, 0) {
+				a.stats.Rejected++
+				a.lastRejected = true
+				a.h = h * dpFacMin
+				continue
+			}
+			if errNorm > 1 {
+				a.stats.Rejected++
+				a.lastRejected = true
+				fac := math.Pow(errNorm, dpExpo1) / dpSafe
+				a.h = h / math.Min(1/dpFacMin, fac)
+				continue
+			}
+			fac := math.Pow(errNorm, dpExpo1) / math.Pow(a.errOld, dpBeta) / dpSafe
+			fac = math.Max(1/dpFacMax, math.Min(1/dpFacMin, fac))
+			hnew := h / fac
+			if a.lastRejected {
+				hnew = math.Min(hnew, h)
+			}
+			if !last || hnew > a.h {
+				a.h = hnew
+			}
+			a.errOld = math.Max(errNorm, 1e-4)
+			a.lastRejected = false
+		}
+		if i := firstNonFinite(a.yn); i >= 0 {
+			return StepReport{}, &StepError{Method: MethodDormandPrince, Status: NonFinite, T: t1, Dt: h, Index: i}
+		}
+		a.setDense(t, t1, h)
+		rep := StepReport{T0: t, T1: t1, H: h, Event: -1}
+		if a.ev != nil {
+			fired, err := a.handleEvents(&rep, h)
+			if err != nil {
+				return StepReport{}, err
+			}
+			if fired {
+				return rep, nil
+			}
+			copy(a.g, a.g1)
+		}
+		a.t = t1
+		a.clk = nc
+		a.y, a.yn = a.yn, a.y
+		a.k[0], a.k[6] = a.k[6], a.k[0]
+		a.stats.Steps++
+		return rep, nil
+	}
+}
+
+func (a *Adaptive) errorNorm(h float64) float64 {
+	k := a.k
+	var s float64
+	for i := range a.y {
+		e := h * (dpE1*k[0][i] + dpE3*k[2][i] + dpE4*k[3][i] + dpE5*k[4][i] + dpE6*k[5][i] + dpE7*k[6][i])
+		sc := a.c.atol + a.c.rtol*math.Max(math.Abs(a.y[i]), math.Abs(a.yn[i]))
+		s += (e / sc) * (e / sc)
+	}
+	return math.Sqrt(s / float64(a.n))
+}
+
+func (a *Adaptive) setDense(t, t1, h float64) {
+	k, r, y, yn := a.k, a.rc, a.y, a.yn
+	for i := range y {
+		d := yn[i] - y[i]
+		b := h*k[0][i] - d
+		r[0][i] = y[i]
+		r[1][i] = d
+		r[2][i] = b
+		r[3][i] = d - h*k[6][i] - b
+		r[4][i] = h * (dpD1*k[0][i] + dpD3*k[2][i] + dpD4*k[3][i] + dpD5*k[4][i] + dpD6*k[5][i] + dpD7*k[6][i])
+	}
+	a.dT0, a.dT1, a.dH, a.dEvent = t, t1, h, false
+}
+
+// handleEvents looks for sign changes of the armed event functions over
+// the step just computed, locates the earliest one and applies its reset.
+func (a *Adaptive) handleEvents(rep *StepReport, h float64) (bool, error) {
+	t, t1 := rep.T0, rep.T1
+	if err := a.events(t1, a.yn, a.g1); err != nil {
+		return false, err
+	}
+	// An event function that is zero at the step start (just fired, or
+	// started on its surface) is unarmed; its reference sign is taken
+	// just after the start so that it can fire again within this step
+	// once it has left the surface.
+	probed := false
+	tp := t + 64*a.eventTol(t)
+	best, bestT := -1, math.Inf(1)
+	for i := 0; i < a.ne; i++ {
+		if a.disarmed[i] {
+			continue
+		}
+		ref, tl := a.g[i], t
+		if ref == 0 {
+			if tp >= t1 {
+				continue
+			}
+			if !probed {
+				a.dense(tp, a.yd)
+				if err := a.events(tp, a.yd, a.gt); err != nil {
+					return false, err
+				}
+				probed = true
+			}
+			ref, tl = a.gt[i], tp
+			if ref == 0 {
+				continue
+			}
+			// gt is overwritten by locate; keep the probe value in ref.
+		}
+		dir := a.ev.EventDirection(i)
+		if !crossed(dir, ref, a.g1[i]) {
+			continue
+		}
+		te, err := a.locate(i, dir, tl, ref, t1, a.g1[i])
+		if err != nil {
+			return false, err
+		}
+		if probed && i+1 < a.ne {
+			// locate overwrote the probe values; recompute them.
+			a.dense(tp, a.yd)
+			if err := a.events(tp, a.yd, a.gt); err != nil {
+				return false, err
+			}
+		}
+		if te < bestT {
+			best, bestT = i, te
+		}
+	}
+	if best < 0 {
+		return false, nil
+	}
+	// Apply the reset at the located time.
+	te := bestT
+	a.dense(te, a.yd)
+	copy(a.yn, a.yd)
+	act, err := a.ev.Reset(best, te, a.yd, a.yn)
+	if err != nil {
+		return false, &StepError{Method: MethodDormandPrince, Status: Failure, T: te, Dt: h, Index: -1, Err: err}
+	}
+	if i := firstNonFinite(a.yn); i >= 0 {
+		return false, &StepError{Method: MethodDormandPrince, Status: NonFinite, T: te, Dt: h, Index: i}
+	}
+	// Zeno guard.
+	spacing := a.c.zenoSpacing
+	if spacing == 0 {
+		spacing = 1e-9 * math.Max(1, math.Abs(te))
+	}
+	if a.haveEvent && te-a.lastEventT < spacing {
+		a.zenoCount++
+	} else {
+		a.zenoCount = 0
+	}
+	if a.zenoCount >= a.c.zenoLimit {
+		return false, &StepError{Method: MethodDormandPrince, Status: ZenoDetected, T: te, Dt: h, Index: best,
+			Err: fmt.Errorf("event %d fired %d times within %g s of each other", best, a.zenoCount+1, spacing)}
+	}
+	// Commit: the step ends at te with the reset state.
+	if err := a.eval(te, h, a.yn, a.k[6]); err != nil {
+		return false, err
+	}
+	if err := a.events(te, a.yn, a.g1); err != nil {
+		return false, err
+	}
+	a.haveEvent, a.lastEventT = true, te
+	a.g1[best] = 0 // just fired: unarmed until it leaves the surface
+	copy(a.g, a.g1)
+	if act == EventDisarm {
+		a.disarmed[best] = true
+	}
+	a.t = te
+	a.clk = Clock{Base: te}
+	a.y, a.yn = a.yn, a.y
+	a.k[0], a.k[6] = a.k[6], a.k[0]
+	a.dT1, a.dEvent = te, true
+	a.stats.Steps++
+	a.stats.EventsHandled++
+	rep.T1, rep.Event, rep.Action = te, best, act
+	return true, nil
+}
+
+// Checkpoint returns the complete integrator state (state, FSAL stage,
+// controller, events, Stats).
+func (a *Adaptive) Checkpoint() Checkpoint {
+	c := Checkpoint{Method: MethodDormandPrince, Dim: a.n, Clock: a.clk, T: a.t, Y: cloneF(a.y),
+		H: a.h, ErrPrev: a.errOld, LastRejected: a.lastRejected, Stats: a.stats,
+		ZenoCount: a.zenoCount, LastEventT: a.lastEventT}
+	if a.fOK {
+		c.F = cloneF(a.k[0])
+	}
+	if a.ev != nil {
+		c.G = cloneF(a.g)
+		c.Disarmed = slices.Clone(a.disarmed)
+	}
+	return c
+}
+
+// Restore sets the integrator state from a checkpoint of an Adaptive for
+// the same system and settings. Dense output is unavailable until the
+// next step.
+func (a *Adaptive) Restore(c Checkpoint) error {
+	if err := c.check(MethodDormandPrince, a.n); err != nil {
+		return err
+	}
+	if len(c.G) != a.ne || len(c.Disarmed) != a.ne {
+		return &HistoryError{Field: "events", Want: fmt.Sprint(a.ne), Got: fmt.Sprint(len(c.G))}
+	}
+	copy(a.y, c.Y)
+	a.t, a.clk = c.T, c.Clock
+	a.h, a.errOld, a.lastRejected = c.H, c.ErrPrev, c.LastRejected
+	a.stats = c.Stats
+	a.zenoCount, a.lastEventT = c.ZenoCount, c.LastEventT
+	a.haveEvent = c.Stats.EventsHandled > 0
+	a.fOK = len(c.F) == a.n
+	if a.fOK {
+		copy(a.k[0], c.F)
+	}
+	if a.ev != nil {
+		copy(a.g, c.G)
+		copy(a.disarmed, c.Disarmed)
+	}
+	a.dH = 0
+	a.init = true
+	return nil
+}
+
+// Integrate solves y' = f(t, y) from (t0, y0) to tEnd > t0 with the
+// adaptive Dormand–Prince 5(4) method (or a fixed step, see
+// Settings.FixedStep), recording dense-output samples at Settings.Output
+// and locating the events of an EventSystem.
+//
+// The returned Result is never nil. Its Status is Success when tEnd was
+// reached and StoppedByEvent when a Reset returned EventStop; otherwise
+// the error (a *StepError) says why and the Result holds the last
+// accepted state. Invalid settings return an error with Status Failure.
+func Integrate(sys System, t0 float64, y0 []float64, tEnd float64, s *Settings) (*Result, error) {
+	res := &Result{T: t0, Y: cloneF(y0)}
+	if !(tEnd > t0) {
+		res.Status = Failure
+		return res, fmt.Errorf("integrators: Integrate: tEnd %v must be after t0 %v", tEnd, t0)
+	}
+	a, err := NewAdaptive(sys, s)
+	if err != nil {
+		res.Status = Failure
+		return res, err
+	}
+	out := a.c.output
+	for i, t := range out {
+		if t < t0 || t > tEnd || (i > 0 && t < out[i-1]) || math.IsNaN(t) {
+			res.Status = Failure
+			return res, fmt.Errorf("integrators: Integrate: Output[%d] = %v not ascending within [%v, %v]", i, t, t0, tEnd)
+		}
+	}
+	if err := a.Init(t0, y0); err != nil {
+		res.Status = statusOf(err)
+		return res, err
+	}
+	k := 0
+	for k < len(out) && out[k] == t0 {
+		res.Samples = append(res.Samples, Sample{T: t0, Y: cloneF(y0)})
+		k++
+	}
+	res.Status = Success
+	for a.t < tEnd {
+		var rep StepReport
+		var err error
+		if n := a.stats.Steps + a.stats.Rejected; n >= a.c.maxSteps {
+			err = &StepError{Method: MethodDormandPrince, Status: MaxStepsReached, T: a.t, Dt: a.h, Index: -1,
+				Err: fmt.Errorf("%d trial steps", n)}
+		} else {
+			rep, err = a.Step(tEnd)
+		}
+		if err != nil {
+			res.Status = statusOf(err)
+			res.Stats = a.stats
+			res.T, res.Y = a.t, cloneF(a.y)
+			return res, err
+		}
+		for k < len(out) && out[k] <= rep.T1 {
+			y := make([]float64, a.n)
+			a.Dense(out[k], y)
+			res.Samples = append(res.Samples, Sample{T: out[k], Y: y})
+			k++
+		}
+		if rep.Event >= 0 {
+			before := make([]float64, a.n)
+			a.Dense(rep.T1, before)
+			res.Events = append(res.Events, EventRecord{T: rep.T1, Index: rep.Event, Action: rep.Action, Before: before, After: cloneF(a.y)})
+			if rep.Action == EventStop {
+				res.Status = StoppedByEvent
+				break
+			}
+		}
+	}
+	res.Stats = a.stats
+	res.T, res.Y = a.t, cloneF(a.y)
+	return res, nil
+}

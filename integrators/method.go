@@ -1,0 +1,244 @@
+package integrators
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Method names. Node metadata names its discretization with exactly these
+// strings; ByName maps them back to a Method.
+const (
+	MethodForwardEuler      = "forward-euler"
+	MethodSemiImplicitEuler = "semi-implicit-euler"
+	MethodHeun              = "heun"
+	MethodRK4               = "rk4"
+	MethodDormandPrince     = "dormand-prince"
+	MethodBackwardEuler     = "backward-euler"
+	MethodImplicitTrapezoid = "implicit-trapezoid"
+	MethodNewmark           = "newmark"
+	MethodGeneralizedAlpha  = "generalized-alpha"
+)
+
+// Kind classifies a method.
+type Kind int
+
+const (
+	Explicit   Kind = iota // explicit Runge–Kutta, fixed step
+	Implicit               // implicit, Newton iteration with dense LU
+	Structural             // Newmark family for second-order systems, implicit
+)
+
+// AlphaParams are the parameters of the Newmark family. Newmark is
+// AlphaM = AlphaF = 0. The weights are on the old state (Chung–Hulbert):
+//
+//	(1−αm)·a_{n+1} + αm·a_n = a(t_{n+1−αf}, q_{n+1−αf}, v_{n+1−αf}, z_{n+1−αf})
+//	q_{n+1} = q_n + dt·v_n + dt²·((½−β)·a_n + β·a_{n+1})
+//	v_{n+1} = v_n + dt·((1−γ)·a_n + γ·a_{n+1})
+//
+// where x_{n+1−αf} = (1−αf)·x_{n+1} + αf·x_n.
+type AlphaParams struct {
+	AlphaM, AlphaF float64
+	Beta, Gamma    float64
+	// RhoInf is ρ∞ for generalized-alpha; for Newmark it is 0 and has no
+	// meaning.
+	RhoInf float64
+}
+
+// Method describes one integration method: its stable name, declared
+// order, kind and, for the Newmark family, its parameters. The zero
+// Method is invalid; obtain one from ByName, Methods, Newmark or
+// GeneralizedAlpha.
+type Method struct {
+	Name  string
+	Order int // declared global order of accuracy
+	Kind  Kind
+	Alpha AlphaParams // MethodNewmark and MethodGeneralizedAlpha only
+}
+
+// DefaultRhoInf is the ρ∞ that ByName(MethodGeneralizedAlpha) uses.
+const DefaultRhoInf = 0.5
+
+// Newmark returns the Newmark method with parameters β and γ. The
+// average-acceleration rule β = ¼, γ = ½ (what ByName returns) is second
+// order and unconditionally stable without numerical damping.
+func Newmark(beta, gamma float64) Method {
+	return Method{Name: MethodNewmark, Order: 2, Kind: Structural,
+		Alpha: AlphaParams{Beta: beta, Gamma: gamma}}
+}
+
+// GeneralizedAlpha returns the generalized-alpha method (Chung & Hulbert
+// 1993) with spectral radius at infinity ρ∞ ∈ [0, 1]:
+//
+//	αm = (2ρ∞−1)/(ρ∞+1), αf = ρ∞/(ρ∞+1), γ = ½−αm+αf, β = ¼(1−αm+αf)².
+//
+// ρ∞ = 1 is undamped average-acceleration Newmark for linear forces; ρ∞ = 0
+// annihilates the highest frequencies in one step. The range is checked by
+// Method.New.
+func GeneralizedAlpha(rhoInf float64) Method {
+	am := (2*rhoInf - 1) / (rhoInf + 1)
+	af := rhoInf / (rhoInf + 1)
+	g := 0.5 - am + af
+	b := 0.25 * (1 - am + af) * (1 - am + af)
+	return Method{Name: MethodGeneralizedAlpha, Order: 2, Kind: Structural,
+		Alpha: AlphaParams{AlphaM: am, AlphaF: af, Beta: b, Gamma: g, RhoInf: rhoInf}}
+}
+
+var catalog = []Method{
+	{Name: MethodForwardEuler, Order: 1, Kind: Explicit},
+	{Name: MethodSemiImplicitEuler, Order: 1, Kind: Explicit},
+	{Name: MethodHeun, Order: 2, Kind: Explicit},
+	{Name: MethodRK4, Order: 4, Kind: Explicit},
+	{Name: MethodDormandPrince, Order: 5, Kind: Explicit},
+	{Name: MethodBackwardEuler, Order: 1, Kind: Implicit},
+	{Name: MethodImplicitTrapezoid, Order: 2, Kind: Implicit},
+	Newmark(0.25, 0.5),
+	GeneralizedAlpha(DefaultRhoInf),
+}
+
+// Methods returns every method in a fixed order, with default parameters.
+func Methods() []Method {
+	out := make([]Method, len(catalog))
+	copy(out, catalog)
+	return out
+}
+
+// ErrUnknownMethod is returned by ByName for an unknown name.
+var ErrUnknownMethod = errors.New("integrators: unknown method")
+
+// ByName returns the method with the given stable name and default
+// parameters (Newmark β = ¼, γ = ½; generalized-alpha ρ∞ = DefaultRhoInf).
+func ByName(name string) (Method, error) {
+	for _, m := range catalog {
+		if m.Name == name {
+			return m, nil
+		}
+	}
+	return Method{}, fmt.Errorf("%w %q", ErrUnknownMethod, name)
+}
+
+func (m Method) validate() error {
+	switch m.Name {
+	case MethodNewmark:
+		p := m.Alpha
+		if !(p.Beta > 0) || !(p.Gamma >= 0) || p.AlphaM != 0 || p.AlphaF != 0 || math.IsInf(p.Beta, 0) || math.IsInf(p.Gamma, 0) {
+			return fmt.Errorf("integrators: newmark needs β > 0, γ ≥ 0 and no alpha weights, got %+v", p)
+		}
+	case MethodGeneralizedAlpha:
+		p := m.Alpha
+		if !(p.RhoInf >= 0 && p.RhoInf <= 1) {
+			return fmt.Errorf("integrators: generalized-alpha needs rho_inf in [0, 1], got %v", p.RhoInf)
+		}
+		if !(p.Beta > 0) || !(p.AlphaM < 1) || !(p.AlphaF <= 1) {
+			return fmt.Errorf("integrators: generalized-alpha parameters out of range: %+v", p)
+		}
+	default:
+		for _, c := range catalog {
+			if c.Name == m.Name {
+				return nil
+			}
+		}
+		return fmt.Errorf("%w %q", ErrUnknownMethod, m.Name)
+	}
+	return nil
+}
+
+// New returns a fixed-step Stepper of method m for sys.
+//
+// Semi-implicit Euler, Newmark and generalized-alpha need position/velocity
+// pairs, from Settings.Positions/Velocities or from sys's Partitioned
+// capability, and return an error without them. The implicit methods use
+// sys's Jacobian when it implements Jacobian. MethodDormandPrince returns
+// the 5th-order solution of the Dormand–Prince pair as a fixed-step method;
+// use NewAdaptive or Integrate for error control, dense output and events.
+func (m Method) New(sys System, s *Settings) (Stepper, error) {
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	c := resolve(s)
+	switch m.Name {
+	case MethodForwardEuler, MethodSemiImplicitEuler, MethodHeun, MethodRK4, MethodDormandPrince:
+		return newExplicit(m, sys, c)
+	case MethodBackwardEuler, MethodImplicitTrapezoid:
+		return newImplicit(m, sys, c), nil
+	case MethodNewmark, MethodGeneralizedAlpha:
+		return newAlphaFirstOrder(m, sys, c)
+	}
+	return nil, fmt.Errorf("%w %q", ErrUnknownMethod, m.Name)
+}
+
+// Stepper advances a first-order System with caller-chosen steps.
+//
+// A Stepper is not safe for concurrent use; distinct Steppers are. Steps
+// are deterministic: the same inputs give bit-identical states.
+type Stepper interface {
+	// Method returns the stable method name, e.g. MethodRK4.
+	Method() string
+	// Order returns the declared global order of accuracy.
+	Order() int
+	// Init sets the state to (t0, y0), copying y0, and resets the
+	// method's memory (carried derivatives, accelerations) and Stats.
+	Init(t0 float64, y0 []float64) error
+	// Step advances by dt > 0 (a non-positive or non-finite dt panics).
+	// On error the accepted state is unchanged; the error is a
+	// *StepError naming the time, the status and, where it applies, the
+	// component.
+	Step(dt float64) error
+	// State returns the current time and state. y is owned by the
+	// Stepper: it must not be modified and is valid until the next call
+	// of Step, Init or Restore.
+	State() (t float64, y []float64)
+	// Stats returns the work done since Init.
+	Stats() Stats
+}
+
+// Checkpointer is implemented by every Stepper in this package and by
+// *Adaptive: an in-memory checkpoint of the integrator's own state.
+// Restoring a checkpoint into a fresh stepper of the same method and
+// system and stepping on gives results bit-identical to never having
+// stopped.
+type Checkpointer interface {
+	Checkpoint() Checkpoint
+	Restore(c Checkpoint) error
+}
+
+// Checkpoint is the complete state of a stepper, a plain struct with
+// exported fields so that callers can serialise it. Slices are copies.
+type Checkpoint struct {
+	Method string
+	Alpha  AlphaParams // Newmark family only
+	IDs    []int64     // Settings.IDs of the stepper
+	Dim    int
+	Clock  Clock // time from step count; T = Clock.Now()
+	T      float64
+	Y      []float64
+	F      []float64 // carried f(t, y): trapezoid f_n, Dormand–Prince FSAL stage
+	A      []float64 // carried algorithmic acceleration (Newmark family)
+	ZDot   []float64 // carried rate of the extra quantities (Newmark family)
+	// Adaptive controller and event state (Dormand–Prince driver).
+	H            float64   // proposed next step
+	ErrPrev      float64   // previous accepted error norm (PI controller)
+	LastRejected bool      // last trial was rejected
+	G            []float64 // event functions at T (0 = unarmed)
+	Disarmed     []bool
+	ZenoCount    int
+	LastEventT   float64
+	Stats        Stats
+}
+
+func cloneF(x []float64) []float64 {
+	if x == nil {
+		return nil
+	}
+	return append([]float64(nil), x...)
+}
+
+func (c *Checkpoint) check(method string, dim int) error {
+	if c.Method != method {
+		return &HistoryError{Field: "method", Want: method, Got: c.Method}
+	}
+	if c.Dim != dim || len(c.Y) != dim {
+		return &HistoryError{Field: "dim", Want: fmt.Sprint(dim), Got: fmt.Sprint(len(c.Y))}
+	}
+	return nil
+}

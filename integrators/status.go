@@ -1,0 +1,231 @@
+package integrators
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Status reports how a step or a run ended, like optimize.Status.
+type Status int
+
+const (
+	// NotTerminated means the run has not finished (zero value).
+	NotTerminated Status = iota
+	// Success means the run reached its end time, or the step was
+	// accepted.
+	Success
+	// StoppedByEvent means an event's reset returned EventStop.
+	StoppedByEvent
+	// Failure means user code (Func, Accel, Events, Reset, Jacobian)
+	// returned an error.
+	Failure
+	// NonFinite means a trial state or error estimate was NaN or ±Inf.
+	NonFinite
+	// NewtonFailure means the Newton iteration of an implicit method did
+	// not converge or its Jacobian was singular.
+	NewtonFailure
+	// StepTooSmall means the adaptive controller needed a step below
+	// Settings.MinStep (or below the resolution of float64 at t).
+	StepTooSmall
+	// MaxStepsReached means Settings.MaxSteps trial steps were taken.
+	MaxStepsReached
+	// ZenoDetected means events accumulated: Settings.ZenoLimit
+	// consecutive events each closer than Settings.ZenoSpacing to the
+	// previous one.
+	ZenoDetected
+	// HistoryMismatch means a second-order history or a checkpoint does
+	// not belong to this stepper: its time, method parameters or layout
+	// differ.
+	HistoryMismatch
+	// NotPartitioned means a first-order System's position rate differed
+	// from its paired velocity.
+	NotPartitioned
+)
+
+var statusNames = [...]string{
+	NotTerminated:   "NotTerminated",
+	Success:         "Success",
+	StoppedByEvent:  "StoppedByEvent",
+	Failure:         "Failure",
+	NonFinite:       "NonFinite",
+	NewtonFailure:   "NewtonFailure",
+	StepTooSmall:    "StepTooSmall",
+	MaxStepsReached: "MaxStepsReached",
+	ZenoDetected:    "ZenoDetected",
+	HistoryMismatch: "HistoryMismatch",
+	NotPartitioned:  "NotPartitioned",
+}
+
+// String returns the name of the status.
+func (s Status) String() string {
+	if s >= 0 && int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "Status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Sentinel errors returned by Status.Err and wrapped by *StepError.
+var (
+	ErrFailure         = errors.New("integrators: user function failed")
+	ErrNonFinite       = errors.New("integrators: non-finite value")
+	ErrNewton          = errors.New("integrators: Newton iteration did not converge")
+	ErrStepTooSmall    = errors.New("integrators: step size too small")
+	ErrMaxSteps        = errors.New("integrators: maximum number of steps reached")
+	ErrZeno            = errors.New("integrators: Zeno behaviour: events accumulate")
+	ErrHistoryMismatch = errors.New("integrators: history does not match the stepper")
+	ErrNotPartitioned  = errors.New("integrators: position rate differs from velocity")
+)
+
+// Err returns nil for NotTerminated, Success and StoppedByEvent and the
+// matching sentinel error otherwise.
+func (s Status) Err() error {
+	switch s {
+	case NotTerminated, Success, StoppedByEvent:
+		return nil
+	case Failure:
+		return ErrFailure
+	case NonFinite:
+		return ErrNonFinite
+	case NewtonFailure:
+		return ErrNewton
+	case StepTooSmall:
+		return ErrStepTooSmall
+	case MaxStepsReached:
+		return ErrMaxSteps
+	case ZenoDetected:
+		return ErrZeno
+	case HistoryMismatch:
+		return ErrHistoryMismatch
+	case NotPartitioned:
+		return ErrNotPartitioned
+	}
+	return fmt.Errorf("integrators: unknown status %d", int(s))
+}
+
+// StepError describes a failed step. It names the method, the time at
+// which the failing evaluation happened, the step size and, for a
+// non-finite value or a partition violation, the component index.
+//
+// errors.Is(err, s.Status.Err()) holds, and the cause returned by user
+// code is reachable with errors.Is/As as well.
+type StepError struct {
+	Method string  // method name, e.g. "rk4"
+	Status Status  // why the step failed
+	T      float64 // time of the failing evaluation or the step start
+	Dt     float64 // step size of the trial
+	Index  int     // component index, or -1
+	Iter   int     // Newton iterations performed, for NewtonFailure
+	Err    error   // cause from user code, or nil
+}
+
+// Error implements error.
+func (e *StepError) Error() string {
+	msg := "integrators: " + e.Method + ": step at t=" + strconv.FormatFloat(e.T, 'g', -1, 64) +
+		" (dt=" + strconv.FormatFloat(e.Dt, 'g', -1, 64) + "): "
+	switch e.Status {
+	case NonFinite:
+		msg += "non-finite value"
+		if e.Index >= 0 {
+			msg += " in component " + strconv.Itoa(e.Index)
+		}
+	case NewtonFailure:
+		msg += "Newton iteration did not converge after " + strconv.Itoa(e.Iter) + " iterations"
+	case NotPartitioned:
+		msg += "position rate differs from velocity for pair " + strconv.Itoa(e.Index)
+	default:
+		msg += e.Status.String()
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the status sentinel and the cause.
+func (e *StepError) Unwrap() []error {
+	errs := []error{e.Status.Err()}
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	return errs
+}
+
+// HistoryError reports why a second-order history or a checkpoint was
+// rejected. It wraps ErrHistoryMismatch.
+type HistoryError struct {
+	Field string // "time", "method", "rho_inf", "beta", "gamma", "alpha_m", "alpha_f", "nq", "nz", "ids", "dim", ...
+	Want  string // the stepper's value
+	Got   string // the history's value
+}
+
+// Error implements error.
+func (e *HistoryError) Error() string {
+	return "integrators: history mismatch: " + e.Field + " is " + e.Got + ", stepper has " + e.Want
+}
+
+// Unwrap returns ErrHistoryMismatch.
+func (e *HistoryError) Unwrap() error { return ErrHistoryMismatch }
+
+func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// statusOf returns the status carried by err.
+func statusOf(err error) Status {
+	if err == nil {
+		return Success
+	}
+	var se *StepError
+	if errors.As(err, &se) {
+		return se.Status
+	}
+	var he *HistoryError
+	if errors.As(err, &he) {
+		return HistoryMismatch
+	}
+	for _, s := range []Status{NonFinite, NewtonFailure, StepTooSmall, MaxStepsReached, ZenoDetected, HistoryMismatch, NotPartitioned} {
+		if errors.Is(err, s.Err()) {
+			return s
+		}
+	}
+	return Failure
+}
+
+// Stats counts the work done, like optimize.Stats. Counters accumulate
+// over the life of a stepper and are part of its Checkpoint.
+type Stats struct {
+	Steps         int // accepted steps
+	Rejected      int // rejected trial steps (error control, Newton failure, non-finite trial)
+	FuncEvals     int // evaluations of Func or Accel (right-hand sides)
+	JacEvals      int // analytic Jacobians or finite-difference Jacobians formed
+	NewtonIters   int // Newton iterations (one linear solve each)
+	LinearSolves  int // LU solves
+	Factorize     int // LU factorizations
+	EventEvals    int // evaluations of EventSystem.Events
+	EventsHandled int // events located and reset
+}
+
+func (s *Stats) add(o Stats) {
+	s.Steps += o.Steps
+	s.Rejected += o.Rejected
+	s.FuncEvals += o.FuncEvals
+	s.JacEvals += o.JacEvals
+	s.NewtonIters += o.NewtonIters
+	s.LinearSolves += o.LinearSolves
+	s.Factorize += o.Factorize
+	s.EventEvals += o.EventEvals
+	s.EventsHandled += o.EventsHandled
+}
+
+func (s Stats) sub(o Stats) Stats {
+	return Stats{
+		Steps:         s.Steps - o.Steps,
+		Rejected:      s.Rejected - o.Rejected,
+		FuncEvals:     s.FuncEvals - o.FuncEvals,
+		JacEvals:      s.JacEvals - o.JacEvals,
+		NewtonIters:   s.NewtonIters - o.NewtonIters,
+		LinearSolves:  s.LinearSolves - o.LinearSolves,
+		Factorize:     s.Factorize - o.Factorize,
+		EventEvals:    s.EventEvals - o.EventEvals,
+		EventsHandled: s.EventsHandled - o.EventsHandled,
+	}
+}
