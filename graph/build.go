@@ -366,6 +366,12 @@ func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef
 		return fieldRef{node: ni, field: c.spec.Outputs[oi], off: c.y0 + c.spec.OutputLayout.Offset(oi), fromY: true}, true
 	}
 	names := append(c.spec.StateLayout.Names(), c.spec.OutputLayout.Names()...)
+	if mr, ok := c.n.(interface{ MissingFieldReason(string) string }); ok {
+		if why := mr.MissingFieldReason(fn); why != "" {
+			bad(ErrUnknownField, "node %q (%s) has no field %q: %s", nn, c.spec.Type, fn, why)
+			return fieldRef{}, false
+		}
+	}
 	if c.spec.InputLayout.Index(fn) >= 0 {
 		bad(ErrUnknownField, "%q is an input of node %q (%s), not a state field or output; edges go from a state field or output to an input", fn, nn, c.spec.Type)
 	} else {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cosimgo/cosim/coupling"
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -37,6 +39,8 @@ type Sim struct {
 
 	pool  *pool
 	grain int
+
+	cplan *coupledPlan // the compiled Settings.Coupling during a Run; nil otherwise
 }
 
 // Time is the current simulation time, t0 + n·dt.
@@ -196,6 +200,10 @@ type Settings struct {
 	Record []string
 	// Every records every Every steps (and the initial state). Zero means 1.
 	Every int
+	// Coupling is the co-simulation strategy (see package coupling and
+	// Sim.Schedule). Nil means explicit Jacobi on the default path: the
+	// same results as coupling.Jacobi, without its statistics.
+	Coupling *coupling.Strategy
 }
 
 // DefaultGrain is the default Settings.Grain: below it, handing work to
@@ -211,6 +219,11 @@ type Result struct {
 	OutputEvals int64         // calls of Outputs
 	Workers     int           // workers used
 	History     *History      // nil when nothing was recorded
+	// Coupling has the statistics of Settings.Coupling; nil without it.
+	Coupling *CouplingStats
+	// Integrator is the work of the integrator in monolithic mode
+	// (RunMonolithic): right-hand-side evaluations, Newton iterations.
+	Integrator integrators.Stats
 }
 
 // Run advances the simulation. It stops at the first error: a node's
@@ -221,27 +234,11 @@ type Result struct {
 // stops within one step when ctx is cancelled and returns ctx's error
 // with the state reached.
 func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
-	if math.IsNaN(set.Dt) || math.IsInf(set.Dt, 0) || set.Dt <= 0 {
-		return nil, fmt.Errorf("graph: Settings.Dt = %v: the step must be finite and positive", set.Dt)
+	steps, err := s.prepareRun(set)
+	if err != nil {
+		return nil, err
 	}
-	steps := set.Steps
-	if steps < 0 {
-		return nil, fmt.Errorf("graph: Settings.Steps = %d is negative", steps)
-	}
-	if steps == 0 {
-		n := math.Round((set.End - s.Time()) / set.Dt)
-		if math.IsNaN(n) || n < 0 {
-			return nil, fmt.Errorf("graph: Settings.End = %v is before the current time %v", set.End, s.Time())
-		}
-		steps = int(n)
-	}
-	if set.Dt != s.dt {
-		s.t0, s.n, s.dt = s.Time(), 0, set.Dt
-	}
-	every := set.Every
-	if every <= 0 {
-		every = 1
-	}
+	every := max(set.Every, 1)
 	workers := set.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -251,16 +248,17 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 		grain = DefaultGrain
 	}
 	res := &Result{Workers: 1}
-	var rec *recorder
-	if len(set.Record) > 0 {
-		var err error
-		if rec, err = s.newRecorder(set.Record, steps/every+1); err != nil {
+	if set.Coupling != nil {
+		p, err := s.compileCoupling(set.Coupling)
+		if err != nil {
 			return nil, err
 		}
-		if err := rec.row(s); err != nil {
-			return nil, err
-		}
-		res.History = rec.h
+		s.cplan = p
+		defer s.endCoupling(res)
+	}
+	rec, err := s.startRecording(set, steps, res)
+	if err != nil {
+		return nil, err
 	}
 	if workers > 1 && s.maxPhase() >= grain {
 		s.pool = startPool(workers)
@@ -270,7 +268,6 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 	s.grain = grain
 	done := ctx.Done()
 	start := time.Now()
-	var err error
 	for k := 0; k < steps; k++ {
 		select {
 		case <-done:
@@ -295,6 +292,45 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 	res.Wall = time.Since(start)
 	res.Time = s.Time()
 	return res, err
+}
+
+// prepareRun validates the step settings, rebases time when the step
+// changes and returns the number of steps to take.
+func (s *Sim) prepareRun(set Settings) (int, error) {
+	if math.IsNaN(set.Dt) || math.IsInf(set.Dt, 0) || set.Dt <= 0 {
+		return 0, fmt.Errorf("graph: Settings.Dt = %v: the step must be finite and positive", set.Dt)
+	}
+	steps := set.Steps
+	if steps < 0 {
+		return 0, fmt.Errorf("graph: Settings.Steps = %d is negative", steps)
+	}
+	if steps == 0 {
+		n := math.Round((set.End - s.Time()) / set.Dt)
+		if math.IsNaN(n) || n < 0 {
+			return 0, fmt.Errorf("graph: Settings.End = %v is before the current time %v", set.End, s.Time())
+		}
+		steps = int(n)
+	}
+	if set.Dt != s.dt {
+		s.t0, s.n, s.dt = s.Time(), 0, set.Dt
+	}
+	return steps, nil
+}
+
+// startRecording resolves set.Record and records the initial row.
+func (s *Sim) startRecording(set Settings, steps int, res *Result) (*recorder, error) {
+	if len(set.Record) == 0 {
+		return nil, nil
+	}
+	rec, err := s.newRecorder(set.Record, steps/max(set.Every, 1)+1)
+	if err != nil {
+		return nil, err
+	}
+	if err := rec.row(s); err != nil {
+		return nil, err
+	}
+	res.History = rec.h
+	return rec, nil
 }
 
 // Step advances the simulation by one step of dt on the calling
@@ -326,6 +362,9 @@ func (s *Sim) maxPhase() int {
 // step takes one two-phase step from t: outputs at t in dependency order,
 // then every stateful node from t to t+dt with inputs gathered at t.
 func (s *Sim) step(t, dt float64, res *Result) error {
+	if s.cplan != nil {
+		return s.coupledStep(t, dt, res)
+	}
 	if !s.yFresh {
 		if err := s.outputs(t); err != nil {
 			return err
@@ -393,6 +432,8 @@ func (s *Sim) chunk(phase int, tasks []int32, t, dt float64) (err error) {
 		switch phase {
 		case phaseOutputs:
 			err = s.evalOutputs(c, t)
+		case phaseHeld:
+			err = s.updateHeld(c, t, dt)
 		default:
 			err = s.update(c, t, dt)
 		}

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -18,6 +19,7 @@ import (
 type System struct {
 	s      *Sim
 	derivs []node.Deriver // parallel to s.stateful
+	evs    []eventSlot    // built on first use
 }
 
 // System returns the monolithic view of s. Every stateful node must have
@@ -50,19 +52,13 @@ func (m *System) Func(t float64, y, dst []float64) error {
 	if len(y) != len(s.x) || len(dst) != len(s.x) {
 		panic(fmt.Sprintf("graph: System.Func with len(y)=%d, len(dst)=%d, want %d", len(y), len(dst), len(s.x)))
 	}
-	saved := s.x
-	s.x = y
-	defer func() { s.x = saved; s.yFresh = false }()
-	if err := s.outputs(t); err != nil {
+	saved, err := m.prepare(t, y)
+	defer m.restore(saved)
+	if err != nil {
 		return err
 	}
 	for k, i := range s.stateful {
 		c := &s.nodes[i]
-		if !c.feedthrough {
-			if err := s.gather(c, t); err != nil {
-				return err
-			}
-		}
 		d := dst[c.x0:c.x1]
 		if err := m.derivs[k].Derivatives(t, y[c.x0:c.x1], s.inputs(c), d); err != nil {
 			return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
@@ -99,4 +95,104 @@ func (m *System) Pairs() (pos, vel []int) {
 		}
 	}
 	return pos, vel
+}
+
+// eventSlot maps a flat event index to a node and its own event index.
+type eventSlot struct {
+	node  int32
+	event int
+	ev    node.Eventer
+}
+
+func (m *System) events() []eventSlot {
+	if m.evs == nil {
+		m.evs = []eventSlot{}
+		for _, i := range m.s.stateful {
+			c := &m.s.nodes[i]
+			ev, ok := node.As[node.Eventer](c.n)
+			if !ok {
+				continue
+			}
+			for k := range c.spec.Events {
+				m.evs = append(m.evs, eventSlot{node: i, event: k, ev: ev})
+			}
+		}
+	}
+	return m.evs
+}
+
+// EventCount is the number of events of every stateful node with events.
+func (m *System) EventCount() int { return len(m.events()) }
+
+// EventDirection is flat event i's declared crossing direction.
+func (m *System) EventDirection(i int) int {
+	e := m.events()[i]
+	return m.s.nodes[e.node].spec.Events[e.event].Direction
+}
+
+// EventName names flat event i, "node.event".
+func (m *System) EventName(i int) string {
+	e := m.events()[i]
+	c := &m.s.nodes[e.node]
+	return c.name + "." + c.spec.Events[e.event].Name
+}
+
+// prepare installs y as the state, evaluates outputs and gathers every
+// node's inputs at (t, y). The caller must call m.restore(saved).
+func (m *System) prepare(t float64, y []float64) (saved []float64, err error) {
+	s := m.s
+	saved = s.x
+	s.x = y
+	if err := s.outputs(t); err != nil {
+		return saved, err
+	}
+	for _, i := range s.stateful {
+		c := &s.nodes[i]
+		if !c.feedthrough {
+			if err := s.gather(c, t); err != nil {
+				return saved, err
+			}
+		}
+	}
+	return saved, nil
+}
+
+// restore undoes prepare.
+func (m *System) restore(saved []float64) { m.s.x = saved; m.s.yFresh = false }
+
+// Events writes every event value at (t, y) into dst.
+func (m *System) Events(t float64, y, dst []float64) error {
+	evs := m.events()
+	saved, err := m.prepare(t, y)
+	defer m.restore(saved)
+	if err != nil {
+		return err
+	}
+	s := m.s
+	for k := 0; k < len(evs); {
+		e := evs[k]
+		c := &s.nodes[e.node]
+		n := len(c.spec.Events)
+		if err := e.ev.EventValues(t, y[c.x0:c.x1], s.inputs(c), dst[k:k+n]); err != nil {
+			return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+		}
+		k += n
+	}
+	return nil
+}
+
+// Reset applies flat event i's reset map to its node's slots of dst and
+// continues the integration.
+func (m *System) Reset(i int, t float64, y, dst []float64) (integrators.EventAction, error) {
+	e := m.events()[i]
+	saved, err := m.prepare(t, y)
+	defer m.restore(saved)
+	if err != nil {
+		return integrators.EventContinue, err
+	}
+	c := &m.s.nodes[e.node]
+	if err := e.ev.Reset(e.event, t, y[c.x0:c.x1], m.s.inputs(c), dst[c.x0:c.x1]); err != nil {
+		return integrators.EventContinue, &node.StateError{Node: c.name, Step: m.s.steps, Time: t, Err: err}
+	}
+	return integrators.EventContinue, nil
 }
