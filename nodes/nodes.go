@@ -13,6 +13,7 @@ import (
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
+	"github.com/cosimgo/cosim/nodes/springdamper"
 	"github.com/cosimgo/cosim/nodes/table"
 )
 
@@ -23,6 +24,7 @@ func Types() []node.Type {
 		masspoint.Type,
 		rigidbody.Type,
 		rigidbody2d.Type,
+		springdamper.Type,
 		table.Type,
 	}
 }

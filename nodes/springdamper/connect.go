@@ -1,0 +1,66 @@
+package springdamper
+
+import (
+	"fmt"
+
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
+)
+
+// GroundName is the body name Connect reads as the ground (as is "").
+const GroundName = "ground"
+
+// Connect is the seed's CreateCartesianSpringDamper: it adds a connector
+// named name to g between a point local0 of body0 and a point local1 of
+// body1, and wires it. A body is looked up by its node name in g; "" or
+// GroundName is the ground, with local the fixed world point (it is an
+// error to name "ground" when g has a node of that name: use "").
+//
+// Edges: for a body marker k, every field in the body's MarkerFields goes
+// into the connector's input m<k>_<field>, and every load output
+// m<k>_<load> into the body's additive input <load>. The body must already
+// be in g and implement node.Marker (an error wrapping ErrNotMarker names
+// it otherwise). Problems with the edges are reported by g.Build.
+func Connect(g *graph.Graph, name string, p Params, body0 string, local0 [3]float64, body1 string, local1 [3]float64) (*Node, error) {
+	var ms [2]Marker
+	names := [2]string{body0, body1}
+	locals := [2][3]float64{local0, local1}
+	for k, b := range names {
+		ms[k].Local = locals[k]
+		if b == "" {
+			continue
+		}
+		bn, ok := g.Node(b)
+		if b == GroundName {
+			if ok {
+				return nil, fmt.Errorf("%s: connector %q: body %d is %q, but the graph has a node of that name; use \"\" for the ground or rename the node", TypeName, name, k, b)
+			}
+			continue
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s: connector %q: body %d: no node %q in the graph%s", TypeName, name, k, b, node.DidYouMean(b, g.Names()))
+		}
+		m, ok := node.As[node.Marker](bn)
+		if !ok {
+			return nil, fmt.Errorf("%s: connector %q: body %d: node %q (%s) does not implement node.Marker, so a connector cannot attach to it: %w", TypeName, name, k, b, bn.Spec().Type, ErrNotMarker)
+		}
+		ms[k].Body = m
+	}
+	n, err := New(p, ms[0], ms[1])
+	if err != nil {
+		return nil, err
+	}
+	g.Add(name, n)
+	for k, mk := range n.mk {
+		if mk.body == nil {
+			continue
+		}
+		for _, f := range mk.fields {
+			g.Connect(names[k]+"."+f, fmt.Sprintf("%s.m%d_%s", name, k, f))
+		}
+		for _, l := range mk.loads {
+			g.Connect(fmt.Sprintf("%s.m%d_%s", name, k, l), names[k]+"."+l)
+		}
+	}
+	return n, nil
+}

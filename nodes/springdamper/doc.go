@@ -1,0 +1,72 @@
+// Package springdamper is Exudyn's ObjectConnectorCartesianSpringDamper:
+// springs and dampers along the three world axes between two markers.
+//
+// # Equations
+//
+// With the marker positions p_m0, p_m1 and velocities v_m0, v_m1 (world
+// frame), the relative displacement is Δp = p_m1 − p_m0 and the relative
+// velocity Δv = v_m1 − v_m0; the connector force is
+// f_SD = diag(k)·(Δp − v_off) + diag(d)·Δv with the stiffness k (N/m),
+// damping d (N·s/m) and offset v_off (m) per world axis, or
+// f_SD = UF(t, i_N, Δp, Δv, k, d, v_off) when a user function
+// ([ForceFunc]) is set, and f_SD = 0 when the connector is inactive. The
+// seed adds f_LHS,m0 = −J_pos,m0ᵀ f_SD and f_LHS,m1 = +J_pos,m1ᵀ f_SD to
+// the left-hand side of the equations of motion; on the right-hand side,
+// which is where a graph's bodies take their loads, marker 0 is pushed by
+// +f_SD and marker 1 by −f_SD: a stretched spring (Δp beyond the offset,
+// k > 0) pulls the markers together. The potential energy is
+// V = ½ Σ k_i (Δp_i − v_off,i)², zero when inactive.
+//
+// # Markers
+//
+// A [Marker] is a fixed world point (Body nil: the ground, at Local) or a
+// point of any body implementing [node.Marker]: a point mass (Local is
+// ignored), a one-dimensional body such as the ball (Local is the unit
+// world axis its coordinate runs along), or a body-fixed point of a
+// planar or 6-DOF rigid body (Local in the body frame). The package never
+// imports body packages: a connector's [Node.Spec] is built per instance
+// from the bodies' MarkerFields and specs. For a body marker k it has the
+// replacing inputs "m<k>_<field>", one per marker field with the body's
+// shape and units, and, for a body that can be pushed (MarkerLoads not
+// empty), the outputs "m<k>_<load>": the body's MarkerLoad of the force on
+// that marker (for a rigid body the force and its moment (R r) × f about
+// the centre of mass). [Connect] adds a connector and all its edges in
+// one call, as the seed's CreateCartesianSpringDamper does. A ball has no
+// force input: it moves the connector as prescribed motion and is not
+// pushed back.
+//
+// The outputs are Displacement, Distance, Velocity, Force and
+// PotentialEnergy, as in the seed, then the load outputs. With a user
+// force function the energy is undefined (the seed raises): the node then
+// has no PotentialEnergy output, so wiring or recording it is a graph
+// error, [Node.PotentialEnergy] returns [ErrPotentialEnergy], and
+// [Node.MissingFieldReason] says why for a graph that asks.
+//
+// [Node.OutputsJacobian] is the seed's analytic Jacobian, chained through
+// the markers' Jacobians, with its J_CSD′ term for markers whose
+// Jacobian depends on the coordinates; [Node.JacobianCSD] is the seed's
+// 4-block matrix for given f_ODE2 and f_ODE2_t factors. With a user
+// function both differentiate it numerically.
+//
+// # Invariants
+//
+//   - Parameters are validated at construction and by SetParams; every
+//     invalid value is a *node.ParamError naming "springdamper", the
+//     parameter, the value and the valid range. Stiffness and damping may
+//     be any finite number, negative included, as in Exudyn.
+//   - The Spec never changes after construction: adding or removing the
+//     user function with SetParams is refused.
+//   - Outputs reads only its inputs and parameters, writes only dst and
+//     allocates nothing; the connector has no state. Spec().Feedthrough is
+//     true: a graph evaluates it after the bodies' state is known.
+//   - The two forces are equal and opposite, so a graph of bodies joined
+//     by connectors conserves linear momentum to round-off.
+//
+// # Concurrency
+//
+// Outputs, OutputsJacobian, JacobianCSD, Force and PotentialEnergy are
+// safe for concurrent use with distinct argument slices; they call the
+// bodies' Marker methods and the user function concurrently too, so those
+// must be safe for concurrent use (node.Marker requires it of bodies).
+// SetParams is not safe for concurrent use with anything.
+package springdamper

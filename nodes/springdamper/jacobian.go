@@ -1,0 +1,352 @@
+package springdamper
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// fdStep is the relative central-difference step, ε^(1/3) ≈ 6.06e-6: it
+// balances the truncation error h²·|f⁽³⁾|/6 against the round-off error
+// ε·|f|/h, leaving about 1e-10 relative error.
+var fdStep = math.Cbrt(0x1p-52)
+
+func fdH(x float64) float64 { return fdStep * max(1, math.Abs(x)) }
+
+// OutputsJacobian writes ∂y/∂u (Spec().OutputLayout.Size ×
+// Spec().InputLayout.Size, row-major) into dst: the derivative of every
+// output with respect to every input component, at (t, in).
+//
+// The force derivative is the seed's local Jacobian, ∂f_SD/∂Δp = diag(k)
+// and ∂f_SD/∂Δv = diag(d) (zero when inactive), chained through the
+// marker Jacobians: ∂Δp/∂x_k = ±MarkerJacobian, ∂Δv/∂x_k = ±∂vel/∂x_k,
+// minus for marker 0. The load rows are L_k·(±∂f_SD/∂u) + J'_k, with L_k
+// = ∂MarkerLoad/∂f and J'_k = ∂MarkerLoad(x_k, ·, ±f_SD)/∂x_k at fixed
+// force: the seed's J_CSD′, the moment arm (R r) × f of a rigid body
+// turning with its orientation.
+//
+// What node.Marker gives analytically is used as such: MarkerJacobian,
+// and MarkerVelocityJacobian when the body has it (VelocityJacobianMarker).
+// The rest is derived from the body's marker maps without a contract for
+// their derivatives: L_k exactly, by applying the unit forces (a marker
+// load is linear in the force); the velocity columns of ∂vel/∂x_k exactly,
+// by applying unit velocities (the marker velocity is assumed linear in
+// the Velocity-role fields, as for every point and planar body); the
+// position dependence of the velocity and J'_k by central differences of
+// MarkerKinematics and MarkerLoad with the relative step ε^(1/3), about
+// 1e-10 relative error (they are exactly zero for bodies whose maps do
+// not depend on the coordinates: a difference of equal values is 0).
+//
+// With a user force function, ∂f_SD/∂Δp and ∂f_SD/∂Δv are central
+// differences of the function (as the seed uses numerical
+// differentiation then); everything else is as above. The Distance row is
+// zero where the distance is zero (it is not differentiable there).
+// It panics if dst is shorter than the Jacobian.
+func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []float64) error {
+	ny, nu := n.spec.OutputLayout.Size(), n.spec.InputLayout.Size()
+	if len(dst) < ny*nu {
+		panic(fmt.Sprintf("%s: OutputsJacobian: len(dst) = %d, want %d × %d", TypeName, len(dst), ny, nu))
+	}
+	dst = dst[:ny*nu]
+	clear(dst)
+	u := in.Values
+	p0, v0, p1, v1 := n.state(u, make([]float64, yForce))
+	var dp, dv [3]float64
+	for i := range 3 {
+		dp[i], dv[i] = p1[i]-p0[i], v1[i]-v0[i]
+	}
+	f, err := n.m.force(t, dp, dv)
+	if err != nil {
+		return err
+	}
+	a, b, err := n.localJacobian(t, dp, dv)
+	if err != nil {
+		return err
+	}
+
+	// ∂Δp/∂u, ∂Δv/∂u and ∂f/∂u, each 3 × nu.
+	dP, dV, dF := make([]float64, 3*nu), make([]float64, 3*nu), make([]float64, 3*nu)
+	for k := range n.mk {
+		mk := &n.mk[k]
+		if mk.body == nil {
+			continue
+		}
+		nk := mk.in1 - mk.in0
+		jp, jv := make([]float64, 3*nk), make([]float64, 3*nk)
+		xk := u[mk.in0:mk.in1]
+		mk.body.MarkerJacobian(xk, mk.local, jp)
+		mk.velocityJacobian(xk, jv)
+		s := float64(2*k - 1) // −1 for marker 0, +1 for marker 1
+		for i := range 3 {
+			for j := range nk {
+				dP[i*nu+mk.in0+j] = s * jp[i*nk+j]
+				dV[i*nu+mk.in0+j] = s * jv[i*nk+j]
+			}
+		}
+	}
+	for i := range 3 {
+		for j := range nu {
+			var sum float64
+			for l := range 3 {
+				sum += a[i*3+l]*dP[l*nu+j] + b[i*3+l]*dV[l*nu+j]
+			}
+			dF[i*nu+j] = sum
+		}
+	}
+
+	row := func(r int) []float64 { return dst[r*nu : (r+1)*nu] }
+	copy(dst[yDisplacement*nu:(yDisplacement+3)*nu], dP)
+	copy(dst[yVelocity*nu:(yVelocity+3)*nu], dV)
+	copy(dst[yForce*nu:(yForce+3)*nu], dF)
+	if l := math.Sqrt(dp[0]*dp[0] + dp[1]*dp[1] + dp[2]*dp[2]); l > 0 {
+		r := row(yDistance)
+		for i := range 3 {
+			for j := range nu {
+				r[j] += dp[i] / l * dP[i*nu+j]
+			}
+		}
+	}
+	if n.hasPE && n.m.active {
+		r := row(yEnergy)
+		for i := range 3 {
+			c := n.m.k[i] * (dp[i] - n.m.off[i])
+			for j := range nu {
+				r[j] += c * dP[i*nu+j]
+			}
+		}
+	}
+
+	for k := range n.mk {
+		mk := &n.mk[k]
+		nl := mk.y1 - mk.y0
+		if nl == 0 {
+			continue
+		}
+		s := float64(1 - 2*k) // the force on marker 0 is +f, on marker 1 −f
+		fk := [3]float64{s * f[0], s * f[1], s * f[2]}
+		xk := u[mk.in0:mk.in1]
+		// L_k = ∂load/∂f, column by column (the load is linear in f).
+		lf := make([]float64, nl)
+		for c := range 3 {
+			var e [3]float64
+			e[c] = 1
+			mk.body.MarkerLoad(xk, mk.local, e, lf)
+			for i := range nl {
+				r := row(mk.y0 + i)
+				for j := range nu {
+					r[j] += lf[i] * s * dF[c*nu+j]
+				}
+			}
+		}
+		// J'_k = ∂load(x_k, ±f)/∂x_k at fixed force.
+		xp := append([]float64(nil), xk...)
+		lp, lm := make([]float64, nl), make([]float64, nl)
+		for j := range xp {
+			h := fdH(xk[j])
+			xp[j] = xk[j] + h
+			mk.body.MarkerLoad(xp, mk.local, fk, lp)
+			xp[j] = xk[j] - h
+			mk.body.MarkerLoad(xp, mk.local, fk, lm)
+			xp[j] = xk[j]
+			for i := range nl {
+				row(mk.y0 + i)[mk.in0+j] += (lp[i] - lm[i]) / (2 * h)
+			}
+		}
+	}
+	return nil
+}
+
+// localJacobian returns ∂f_SD/∂Δp and ∂f_SD/∂Δv (3 × 3, row-major): the
+// seed's diag(k) and diag(d), zero when inactive, central differences of
+// the user function when set.
+func (n *Node) localJacobian(t float64, dp, dv [3]float64) (a, b [9]float64, err error) {
+	m := &n.m
+	if !m.active {
+		return a, b, nil
+	}
+	if m.uf == nil {
+		for i := range 3 {
+			a[i*4], b[i*4] = m.k[i], m.d[i]
+		}
+		return a, b, nil
+	}
+	for c := range 6 {
+		arg := &dp
+		if c >= 3 {
+			arg = &dv
+		}
+		x0 := arg[c%3]
+		h := fdH(x0)
+		arg[c%3] = x0 + h
+		fp, err := m.force(t, dp, dv)
+		if err != nil {
+			return a, b, err
+		}
+		arg[c%3] = x0 - h
+		fm, err := m.force(t, dp, dv)
+		if err != nil {
+			return a, b, err
+		}
+		arg[c%3] = x0
+		dst := &a
+		if c >= 3 {
+			dst = &b
+		}
+		for i := range 3 {
+			dst[i*3+c%3] = (fp[i] - fm[i]) / (2 * h)
+		}
+	}
+	return a, b, nil
+}
+
+// velocityJacobian writes ∂vel/∂x_k (3 × len(xk)) into dst: the body's
+// MarkerVelocityJacobian when it has one; otherwise unit velocities on the
+// Velocity-role columns (exact for a velocity linear in them) and central
+// differences of MarkerKinematics on the others.
+func (mk *marker) velocityJacobian(xk, dst []float64) {
+	if mk.velJac != nil {
+		mk.velJac.MarkerVelocityJacobian(xk, mk.local, dst)
+		return
+	}
+	nk := len(xk)
+	var pos, vel, base [3]float64
+	xp := append([]float64(nil), xk...)
+	for j, isVel := range mk.velCols {
+		if isVel {
+			xp[j] = 0
+		}
+	}
+	mk.body.MarkerKinematics(xp, mk.local, &pos, &base)
+	for j, isVel := range mk.velCols {
+		if !isVel {
+			continue
+		}
+		xp[j] = 1
+		mk.body.MarkerKinematics(xp, mk.local, &pos, &vel)
+		xp[j] = 0
+		for i := range 3 {
+			dst[i*nk+j] = vel[i] - base[i]
+		}
+	}
+	copy(xp, xk)
+	var vm [3]float64
+	for j, isVel := range mk.velCols {
+		if isVel {
+			continue
+		}
+		h := fdH(xk[j])
+		xp[j] = xk[j] + h
+		mk.body.MarkerKinematics(xp, mk.local, &pos, &vel)
+		xp[j] = xk[j] - h
+		mk.body.MarkerKinematics(xp, mk.local, &pos, &vm)
+		xp[j] = xk[j]
+		for i := range 3 {
+			dst[i*nk+j] = (vel[i] - vm[i]) / (2 * h)
+		}
+	}
+}
+
+// JacobianCSD writes the seed's connector Jacobian
+//
+//	J_CSD = [ J0ᵀ J_loc1 J0   −J0ᵀ J_loc1 J1 ]  + J_CSD′,
+//	        [ −J1ᵀ J_loc1 J0   J1ᵀ J_loc1 J1 ]
+//
+// J_loc1 = f_ODE2·∂f_SD/∂Δp + f_ODE2_t·∂f_SD/∂Δv (f_ODE2·diag(k) +
+// f_ODE2_t·diag(d) without a user function), J_k = MarkerJacobian of
+// marker k and J_CSD′ = blockdiag(−f_ODE2·∂(J0ᵀf)/∂q0, f_ODE2·∂(J1ᵀf)/∂q1)
+// at fixed f = f_SD, into dst (nu × nu, row-major, nu =
+// Spec().InputLayout.Size): rows and columns index the connector's input
+// components, i.e. the coordinates q_m0, q_m1 of the markers' bodies
+// (nothing for a ground marker). It is the derivative of the seed's
+// left-hand-side terms f_LHS,m0 = −J0ᵀ f_SD and f_LHS,m1 = J1ᵀ f_SD, for
+// an implicit solver that works in the bodies' coordinates: as in
+// Exudyn, the velocity derivative is folded onto the position columns
+// (∂v/∂q̇ = J_pos), so it is exact for bodies whose velocity fields are
+// the rates of their position fields and whose marker velocity is J_pos·q̇
+// (point masses, the planar body); columns of velocity fields are zero
+// because J_pos is zero there. J_CSD′ uses central differences of
+// MarkerJacobian (the contract has no second derivatives). It panics if
+// dst is too short.
+func (n *Node) JacobianCSD(fODE2, fODE2t float64, t float64, in node.Inputs, dst []float64) error {
+	nu := n.spec.InputLayout.Size()
+	if len(dst) < nu*nu {
+		panic(fmt.Sprintf("%s: JacobianCSD: len(dst) = %d, want %d × %d", TypeName, len(dst), nu, nu))
+	}
+	dst = dst[:nu*nu]
+	clear(dst)
+	u := in.Values
+	p0, v0, p1, v1 := n.state(u, make([]float64, yForce))
+	var dp, dv [3]float64
+	for i := range 3 {
+		dp[i], dv[i] = p1[i]-p0[i], v1[i]-v0[i]
+	}
+	f, err := n.m.force(t, dp, dv)
+	if err != nil {
+		return err
+	}
+	a, b, err := n.localJacobian(t, dp, dv)
+	if err != nil {
+		return err
+	}
+	var jloc [9]float64
+	for i := range jloc {
+		jloc[i] = fODE2*a[i] + fODE2t*b[i]
+	}
+	// Jd = J1 − J0, 3 × nu; then the block matrix is Jdᵀ J_loc1 Jd.
+	jd := make([]float64, 3*nu)
+	for k := range n.mk {
+		mk := &n.mk[k]
+		if mk.body == nil {
+			continue
+		}
+		nk := mk.in1 - mk.in0
+		jp := make([]float64, 3*nk)
+		mk.body.MarkerJacobian(u[mk.in0:mk.in1], mk.local, jp)
+		s := float64(2*k - 1)
+		for i := range 3 {
+			for j := range nk {
+				jd[i*nu+mk.in0+j] = s * jp[i*nk+j]
+			}
+		}
+	}
+	var lj [3]float64
+	for c := range nu {
+		for i := range 3 {
+			lj[i] = jloc[i*3]*jd[c] + jloc[i*3+1]*jd[nu+c] + jloc[i*3+2]*jd[2*nu+c]
+		}
+		for r := range nu {
+			dst[r*nu+c] = jd[r]*lj[0] + jd[nu+r]*lj[1] + jd[2*nu+r]*lj[2]
+		}
+	}
+	// J_CSD′: ∓f_ODE2·∂(J_kᵀ f)/∂q_k at fixed f.
+	if fODE2 != 0 {
+		for k := range n.mk {
+			mk := &n.mk[k]
+			if mk.body == nil {
+				continue
+			}
+			s := float64(2*k-1) * fODE2
+			xk := u[mk.in0:mk.in1]
+			nk := len(xk)
+			xp := append([]float64(nil), xk...)
+			jp, jm := make([]float64, 3*nk), make([]float64, 3*nk)
+			for j := range nk {
+				h := fdH(xk[j])
+				xp[j] = xk[j] + h
+				mk.body.MarkerJacobian(xp, mk.local, jp)
+				xp[j] = xk[j] - h
+				mk.body.MarkerJacobian(xp, mk.local, jm)
+				xp[j] = xk[j]
+				for r := range nk {
+					var d float64
+					for i := range 3 {
+						d += (jp[i*nk+r] - jm[i*nk+r]) * f[i]
+					}
+					dst[(mk.in0+r)*nu+mk.in0+j] += s * d / (2 * h)
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,525 @@
+package springdamper
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// TypeName is the registry name of the node type.
+const TypeName = "springdamper"
+
+const pkgPath = "github.com/cosimgo/cosim/nodes/springdamper"
+
+// Type registers the node: node.NewRegistry(springdamper.Type, …). Its
+// default construction is a connector between two ground markers at the
+// origin.
+var Type = node.Type{Name: TypeName, New: FromMap}
+
+// ForceFunc is the seed's springForceUserFunction: it returns the spring
+// force f_SD (N, world frame) from the time t, the item number the caller
+// set in Params.ItemNumber, the relative displacement Δp = p_m1 − p_m0 and
+// velocity Δv = v_m1 − v_m0 (world frame), and the connector's stiffness,
+// damping and offset. It replaces the linear law when the connector is
+// active; it is never called when the connector is inactive. It must be a
+// pure function of its arguments, safe for concurrent use (a graph may
+// evaluate several connectors sharing it at once), and must not retain
+// anything. The seed's first argument, the MainSystem, has no counterpart:
+// a Go closure captures what it needs.
+type ForceFunc func(t float64, itemNumber int, displacement, velocity, stiffness, damping, offset [3]float64) [3]float64
+
+// forceFuncSignature documents the Function parameter's Go type.
+const forceFuncSignature = "func(t float64, itemNumber int, displacement, velocity, stiffness, damping, offset [3]float64) [3]float64"
+
+// Params are the connector's parameters as typed Go values, named as in
+// the seed. The zero value is a valid but inactive, invisible connector;
+// start from DefaultParams.
+type Params struct {
+	// Stiffness k (N/m) of the springs along world x, y and z (stiffness).
+	// Any finite value, as in Exudyn: a negative entry is a destabilizing
+	// spring (its potential energy is then indefinite). Default zero.
+	Stiffness [3]float64
+	// Damping d (N·s/m) along world x, y and z (damping). Any finite value,
+	// as in Exudyn. Default zero.
+	Damping [3]float64
+	// Offset v_off (m) subtracted from the relative displacement (offset).
+	// Default zero.
+	Offset [3]float64
+	// Active switches the force on (active; the seed's activeConnector).
+	// An inactive connector outputs zero force, zero loads and zero
+	// potential energy, and never calls ForceFunc. Default true.
+	Active bool
+	// ForceFunc, when not nil, replaces the linear law
+	// (spring_force_user_function). It changes the node's outputs: there
+	// is no PotentialEnergy output then (see PotentialEnergy).
+	ForceFunc ForceFunc
+	// ItemNumber is passed to ForceFunc as its itemNumber (item_number).
+	// cosim has no global item index: it is whatever integer the caller
+	// chooses, e.g. to tell connectors sharing one ForceFunc apart.
+	// Default 0.
+	ItemNumber int
+
+	// Visualization, kept for renderers; the physics ignores it.
+
+	// Show draws the connector (show). Default true.
+	Show bool
+	// DrawSize is the spring diameter in m (draw_size), ≥ −1; a negative
+	// value (the seed's −1) means the renderer's default size. Default −1.
+	DrawSize float64
+	// Color is RGBA in [0, 1] (color); R = −1 means the default color.
+	// Default [−1, −1, −1, −1].
+	Color [4]float64
+}
+
+// DefaultParams returns the seed's defaults: zero stiffness, damping and
+// offset, active, no user function, shown with the default size and color.
+func DefaultParams() Params {
+	return Params{Active: true, Show: true, DrawSize: -1, Color: [4]float64{-1, -1, -1, -1}}
+}
+
+// Parameter names in maps and error messages.
+const (
+	paramStiffness = "stiffness"
+	paramDamping   = "damping"
+	paramOffset    = "offset"
+	paramActive    = "active"
+	paramFunc      = "spring_force_user_function"
+	paramItem      = "item_number"
+	paramShow      = "show"
+	paramDrawSize  = "draw_size"
+	paramColor     = "color"
+)
+
+func (p Params) values() node.Values {
+	var f any
+	if p.ForceFunc != nil {
+		f = p.ForceFunc
+	}
+	return node.Values{
+		paramStiffness: p.Stiffness[:],
+		paramDamping:   p.Damping[:],
+		paramOffset:    p.Offset[:],
+		paramActive:    p.Active,
+		paramFunc:      f,
+		paramItem:      p.ItemNumber,
+		paramShow:      p.Show,
+		paramDrawSize:  p.DrawSize,
+		paramColor:     p.Color[:],
+	}
+}
+
+// params is the parameter list every connector shares; the rest of the
+// spec (inputs and outputs) depends on the markers.
+var params = []node.Param{
+	{Name: paramStiffness, Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "N/m", Description: "Stiffness $\\mathbf{k}$ of the springs along world x, y, z; any finite value (negative: a destabilizing spring, as Exudyn allows)"},
+	{Name: paramDamping, Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "N s/m", Description: "Damping $\\mathbf{d}$ of the dampers along world x, y, z; any finite value"},
+	{Name: paramOffset, Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "m", Description: "Offset $\\mathbf{v}_{\\mathrm{off}}$ subtracted from the relative displacement"},
+	{Name: paramActive, Kind: node.Bool, Default: true, Description: "Whether the connector acts; inactive: zero force, loads and potential energy"},
+	{Name: paramFunc, Kind: node.Function, Signature: forceFuncSignature, Description: "User force law replacing the linear one when active (Go only, never from a scene); with it the node has no PotentialEnergy output"},
+	{Name: paramItem, Kind: node.Integer, Default: 0, Description: "Item number passed to the user function; any integer the caller chooses"},
+	{Name: paramShow, Kind: node.Bool, Default: true, Description: "Visualization: draw the connector"},
+	{Name: paramDrawSize, Kind: node.Real, Default: -1.0, Units: "m", Range: node.Between(-1, math.Inf(1)), Description: "Visualization: spring diameter; negative (−1) means the default size"},
+	{Name: paramColor, Kind: node.Vector, Shape: node.Vec(4), Default: []float64{-1, -1, -1, -1}, Units: "1", Range: node.Between(-1, 1), Description: "Visualization: RGBA color in [0, 1]; R = −1 means the default color"},
+}
+
+// model is the validated parameter set in the form Outputs reads.
+type model struct {
+	k, d, off [3]float64
+	active    bool
+	uf        ForceFunc
+	item      int
+}
+
+// newModel turns validated values into a model; it reports a
+// spring_force_user_function of the wrong Go type.
+func newModel(v node.Values) (model, error) {
+	m := model{active: v.Bool(paramActive), item: v.Int(paramItem)}
+	copy(m.k[:], v.Floats(paramStiffness))
+	copy(m.d[:], v.Floats(paramDamping))
+	copy(m.off[:], v.Floats(paramOffset))
+	switch f := v[paramFunc].(type) {
+	case nil:
+	case ForceFunc:
+		m.uf = f
+	case func(float64, int, [3]float64, [3]float64, [3]float64, [3]float64, [3]float64) [3]float64:
+		m.uf = f
+	default:
+		return model{}, &node.ParamError{Node: TypeName, Param: paramFunc, Value: fmt.Sprintf("%T", f),
+			Reason: "is not a springdamper.ForceFunc", Valid: "a Go function " + forceFuncSignature}
+	}
+	return m, nil
+}
+
+// Marker is one end of the connector: a point of a body that implements
+// node.Marker, or a fixed world point when Body is nil (ground).
+type Marker struct {
+	// Body is the body the marker sits on; nil is the ground. It must also
+	// be a node.Node (its spec gives the connector's input shapes and
+	// units), as every body in a graph is.
+	Body node.Marker
+	// Local is what the body's MarkerKinematics reads as local: a
+	// body-fixed point in the body frame for rigid bodies (m), ignored by
+	// point bodies, the unit world axis for a one-dimensional body (the
+	// ball). For the ground it is the fixed world point (m).
+	Local [3]float64
+}
+
+// Ground returns a marker at the fixed world point p.
+func Ground(p [3]float64) Marker { return Marker{Local: p} }
+
+// At returns a marker on body at local.
+func At(body node.Marker, local [3]float64) Marker { return Marker{Body: body, Local: local} }
+
+// marker is a Marker resolved against the connector's layouts.
+type marker struct {
+	body     node.Marker
+	velJac   VelocityJacobianMarker // nil unless the body has one
+	local    [3]float64
+	in0, in1 int      // the body's marker fields, concatenated, in Inputs.Values
+	velCols  []bool   // per component of x: a Velocity-role field
+	fields   []string // the body's MarkerFields
+	loads    []string // the body's MarkerLoads
+	y0, y1   int      // the marker's load outputs in dst (y0 == y1: not pushable)
+}
+
+// VelocityJacobianMarker is an optional capability of a node.Marker whose
+// marker velocity is not linear in its Velocity-role fields with the
+// position Jacobian as coefficients (a rigid body with a quaternion and a
+// world angular velocity). MarkerVelocityJacobian writes ∂vel/∂x
+// (3 × len(x), row-major) over the MarkerFields. Without it,
+// OutputsJacobian probes the velocity (see OutputsJacobian).
+type VelocityJacobianMarker interface {
+	MarkerVelocityJacobian(x []float64, local [3]float64, dst []float64)
+}
+
+// Errors of New and Connect, for errors.Is.
+var (
+	// ErrNotMarker: a body does not implement node.Marker or node.Node.
+	ErrNotMarker = errors.New("not a marker body")
+	// ErrMarkerFields: a body's MarkerFields or MarkerLoads name fields its
+	// spec does not have.
+	ErrMarkerFields = errors.New("marker fields do not match the body's spec")
+	// ErrPotentialEnergy: the potential energy of a connector with a user
+	// force function is undefined (the seed raises).
+	ErrPotentialEnergy = errors.New("springdamper: PotentialEnergy is not defined with a spring_force_user_function")
+)
+
+// Node is the Cartesian spring-damper connector. Build it with New,
+// FromMap or Connect.
+type Node struct {
+	node.Stateless
+	spec  *node.Spec
+	vals  node.Values
+	m     model
+	mk    [2]marker
+	hasPE bool
+}
+
+var (
+	_ node.Node           = (*Node)(nil)
+	_ node.Outputter      = (*Node)(nil)
+	_ node.OutputJacobian = (*Node)(nil)
+	_ node.Tunable        = (*Node)(nil)
+)
+
+// Output offsets, fixed for every connector (the load outputs follow).
+const (
+	yDisplacement = 0
+	yDistance     = 3
+	yVelocity     = 4
+	yForce        = 7
+	yEnergy       = 10
+)
+
+// New builds a connector between markers m0 and m1 from typed
+// parameters. Every invalid parameter is a *node.ParamError naming
+// "springdamper" (several are joined with errors.Join); a body that is not
+// a node.Node, or whose marker fields are not in its spec, is an error
+// wrapping ErrNotMarker or ErrMarkerFields.
+func New(p Params, m0, m1 Marker) (*Node, error) {
+	vals, err := node.CheckValues(TypeName, params, p.values())
+	if err != nil {
+		return nil, err
+	}
+	return newNode(vals, m0, m1)
+}
+
+// FromMap builds a connector between two ground markers at the origin from
+// a name→value map (the seed's parameter names in snake_case); names not
+// given take their defaults, and a nil map gives the default node. Bodies
+// are Go values, so markers on bodies are attached with New or Connect.
+func FromMap(m map[string]any) (node.Node, error) {
+	vals, err := node.Resolve(TypeName, params, nil, m)
+	if err != nil {
+		return nil, err
+	}
+	return newNode(vals, Marker{}, Marker{})
+}
+
+func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
+	mod, err := newModel(vals)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{vals: vals, m: mod, hasPE: mod.uf == nil}
+	var ins []node.Input
+	outs := []node.Field{
+		{Name: "Displacement", Shape: node.Vec(3), Units: "m", Description: "Relative displacement $\\Delta\\mathbf{p} = \\mathbf{p}_{m1} - \\mathbf{p}_{m0}$, world frame"},
+		{Name: "Distance", Units: "m", Description: "Distance $L = |\\Delta\\mathbf{p}|$ between the marker points"},
+		{Name: "Velocity", Shape: node.Vec(3), Units: "m/s", Description: "Relative velocity $\\Delta\\mathbf{v} = \\mathbf{v}_{m1} - \\mathbf{v}_{m0}$, world frame"},
+		{Name: "Force", Shape: node.Vec(3), Units: "N", Description: "Connector force $\\mathbf{f}_{SD}$, world frame; it acts as $+\\mathbf{f}_{SD}$ on marker 0 and $-\\mathbf{f}_{SD}$ on marker 1"},
+	}
+	if n.hasPE {
+		outs = append(outs, node.Field{Name: "PotentialEnergy", Units: "J", Description: "Elastic energy $V = \\tfrac12\\sum_i k_i(\\Delta p_i - v_{\\mathrm{off},i})^2$; zero when inactive; absent with a user force function"})
+	}
+	off := 0
+	sign := [2]string{"$+\\mathbf{f}_{SD}$", "$-\\mathbf{f}_{SD}$"}
+	for k, mm := range [2]Marker{m0, m1} {
+		mk := &n.mk[k]
+		mk.local = mm.Local
+		if mm.Body == nil {
+			continue
+		}
+		body, ok := mm.Body.(node.Node)
+		if !ok {
+			return nil, fmt.Errorf("%s: marker %d: body of type %T implements node.Marker but not node.Node: %w", TypeName, k, mm.Body, ErrNotMarker)
+		}
+		bs := body.Spec()
+		mk.body = mm.Body
+		mk.velJac, _ = mm.Body.(VelocityJacobianMarker)
+		mk.fields = mm.Body.MarkerFields()
+		mk.loads = mm.Body.MarkerLoads()
+		mk.in0 = off
+		for _, fn := range mk.fields {
+			f, ok := bodyField(bs, fn)
+			if !ok {
+				return nil, fmt.Errorf("%s: marker %d: body %s names marker field %q, which is not a state field or output of it: %w", TypeName, k, bs.Type, fn, ErrMarkerFields)
+			}
+			ins = append(ins, node.Input{
+				Name: fmt.Sprintf("m%d_%s", k, fn), Shape: f.Shape, Units: f.Units, Coupling: node.Replacing,
+				Description: fmt.Sprintf("Marker %d: the %s field %q: %s", k, bs.Type, fn, f.Description),
+			})
+			for range f.Shape.Len() {
+				mk.velCols = append(mk.velCols, f.Role == node.Velocity)
+			}
+			off += f.Shape.Len()
+		}
+		mk.in1 = off
+		for _, ln := range mk.loads {
+			i := indexInput(bs.Inputs, ln)
+			if i < 0 {
+				return nil, fmt.Errorf("%s: marker %d: body %s names marker load %q, which is not an input of it: %w", TypeName, k, bs.Type, ln, ErrMarkerFields)
+			}
+			in := bs.Inputs[i]
+			outs = append(outs, node.Field{
+				Name: fmt.Sprintf("m%d_%s", k, ln), Shape: in.Shape, Units: in.Units,
+				Description: fmt.Sprintf("Marker %d: the connector's load on the %s input %q (force %s at the marker)", k, bs.Type, ln, sign[k]),
+			})
+		}
+	}
+	n.spec = node.NewSpec(node.Spec{
+		Type: TypeName, Package: pkgPath, Params: params, Inputs: ins, Outputs: outs,
+		Feedthrough: true, Meta: meta,
+	})
+	for k := range n.mk {
+		mk := &n.mk[k]
+		if len(mk.loads) == 0 {
+			continue
+		}
+		mk.y0 = n.spec.OutputOffset(fmt.Sprintf("m%d_%s", k, mk.loads[0]))
+		last := fmt.Sprintf("m%d_%s", k, mk.loads[len(mk.loads)-1])
+		i := n.spec.OutputLayout.Index(last)
+		mk.y1 = n.spec.OutputLayout.Offset(i) + n.spec.Outputs[i].Shape.Len()
+	}
+	return n, nil
+}
+
+func bodyField(s *node.Spec, name string) (node.Field, bool) {
+	if i := s.StateLayout.Index(name); i >= 0 {
+		return s.State[i], true
+	}
+	if i := s.OutputLayout.Index(name); i >= 0 {
+		return s.Outputs[i], true
+	}
+	return node.Field{}, false
+}
+
+func indexInput(ins []node.Input, name string) int {
+	for i, in := range ins {
+		if in.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Spec describes this connector: its inputs and load outputs depend on the
+// markers, so every instance has its own spec (built once, immutable).
+//
+// For each body marker k (0 or 1) there is a replacing input
+// "m<k>_<field>" per name in the body's MarkerFields, with the body's
+// shape and units, and, when the body can be pushed, an output
+// "m<k>_<load>" per name in its MarkerLoads. The outputs are Displacement,
+// Distance, Velocity, Force, PotentialEnergy (only without a user force
+// function), then the load outputs of marker 0 and of marker 1.
+func (n *Node) Spec() *node.Spec { return n.spec }
+
+// kinematics writes marker k's world position and velocity. The body's
+// MarkerKinematics takes pointers; to keep them from escaping to the heap
+// it writes into caller scratch (a node.Marker is an interface, so the
+// compiler cannot prove they do not escape).
+func (mk *marker) kinematics(u []float64, pos, vel *[3]float64) {
+	if mk.body == nil {
+		*pos, *vel = mk.local, [3]float64{}
+		return
+	}
+	mk.body.MarkerKinematics(u[mk.in0:mk.in1], mk.local, pos, vel)
+}
+
+// state returns p0, v0, p1, v1 from the inputs, using dst[0:3] and
+// dst[4:7] as scratch for the body's MarkerKinematics (see kinematics).
+func (n *Node) state(u, dst []float64) (p0, v0, p1, v1 [3]float64) {
+	pos := (*[3]float64)(dst[yDisplacement : yDisplacement+3])
+	vel := (*[3]float64)(dst[yVelocity : yVelocity+3])
+	n.mk[0].kinematics(u, pos, vel)
+	p0, v0 = *pos, *vel
+	n.mk[1].kinematics(u, pos, vel)
+	p1, v1 = *pos, *vel
+	return
+}
+
+// force is f_SD(t, Δp, Δv): zero when inactive, the user function when
+// set, the linear law otherwise.
+func (m *model) force(t float64, dp, dv [3]float64) ([3]float64, error) {
+	if !m.active {
+		return [3]float64{}, nil
+	}
+	if m.uf != nil {
+		f := m.uf(t, m.item, dp, dv, m.k, m.d, m.off)
+		if f[0]-f[0] != 0 || f[1]-f[1] != 0 || f[2]-f[2] != 0 {
+			return f, fmt.Errorf("%s: the user force function returned %v at t = %v for displacement %v, velocity %v: %w", TypeName, f, t, dp, dv, node.ErrNonFinite)
+		}
+		return f, nil
+	}
+	var f [3]float64
+	for i := range 3 {
+		f[i] = m.k[i]*(dp[i]-m.off[i]) + m.d[i]*dv[i]
+	}
+	return f, nil
+}
+
+// energy is ½ Σ k_i (Δp_i − off_i)², zero when inactive.
+func (m *model) energy(dp [3]float64) float64 {
+	if !m.active {
+		return 0
+	}
+	var e float64
+	for i := range 3 {
+		s := dp[i] - m.off[i]
+		e += m.k[i] * s * s
+	}
+	return e / 2
+}
+
+// Outputs writes Displacement, Distance, Velocity, Force, PotentialEnergy
+// (when there is no user function) and the marker loads into dst: the
+// load of marker 0 is its body's MarkerLoad of +f_SD, that of marker 1 of
+// −f_SD. x is unused (the connector has no state). The only error is a
+// non-finite force from the user function, wrapping node.ErrNonFinite. It
+// allocates nothing.
+func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
+	u := in.Values
+	p0, v0, p1, v1 := n.state(u, dst)
+	var dp, dv [3]float64
+	for i := range 3 {
+		dp[i], dv[i] = p1[i]-p0[i], v1[i]-v0[i]
+	}
+	f, err := n.m.force(t, dp, dv)
+	if err != nil {
+		return err
+	}
+	copy(dst[yDisplacement:yDisplacement+3], dp[:])
+	dst[yDistance] = math.Sqrt(dp[0]*dp[0] + dp[1]*dp[1] + dp[2]*dp[2])
+	copy(dst[yVelocity:yVelocity+3], dv[:])
+	copy(dst[yForce:yForce+3], f[:])
+	if n.hasPE {
+		dst[yEnergy] = n.m.energy(dp)
+	}
+	for k := range n.mk {
+		mk := &n.mk[k]
+		if mk.y1 == mk.y0 {
+			continue
+		}
+		fk := f
+		if k == 1 {
+			fk = [3]float64{-f[0], -f[1], -f[2]}
+		}
+		mk.body.MarkerLoad(u[mk.in0:mk.in1], mk.local, fk, dst[mk.y0:mk.y1])
+	}
+	return nil
+}
+
+// Force returns f_SD for a relative displacement and velocity at time t,
+// as Outputs computes it: zero when inactive, the user function when set.
+func (n *Node) Force(t float64, displacement, velocity [3]float64) ([3]float64, error) {
+	return n.m.force(t, displacement, velocity)
+}
+
+// PotentialEnergy returns V = ½ Σ k_i (Δp_i − off_i)² for a relative
+// displacement, zero when the connector is inactive. With a user force
+// function the energy is undefined (the seed raises): it returns
+// ErrPotentialEnergy.
+func (n *Node) PotentialEnergy(displacement [3]float64) (float64, error) {
+	if !n.hasPE {
+		return 0, ErrPotentialEnergy
+	}
+	return n.m.energy(displacement), nil
+}
+
+// MissingFieldReason explains why the connector has no output or input
+// called name, or returns "" when it has nothing to say. A graph can use
+// it to tell users why "PotentialEnergy" is missing (see the package
+// documentation).
+func (n *Node) MissingFieldReason(name string) string {
+	if name == "PotentialEnergy" && !n.hasPE {
+		return "a springdamper with a spring_force_user_function has no PotentialEnergy output: the energy of a user force law is undefined (the seed raises)"
+	}
+	return ""
+}
+
+// Params returns the parameter values in use, including overrides, as a
+// copy.
+func (n *Node) Params() node.Values {
+	out := make(node.Values, len(n.vals))
+	for k, v := range n.vals {
+		if s, ok := v.([]float64); ok {
+			v = slices.Clone(s)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// SetParams overrides parameters by name. Every value is validated first;
+// when one is invalid nothing changes. Adding or removing the user force
+// function is refused (a *node.ParamError): it would change the node's
+// outputs, and a Spec never changes. It must not be called while a graph
+// containing the node is stepping.
+func (n *Node) SetParams(p map[string]any) error {
+	vals, err := node.Resolve(TypeName, params, n.vals, p)
+	if err != nil {
+		return err
+	}
+	m, err := newModel(vals)
+	if err != nil {
+		return err
+	}
+	if (m.uf == nil) != (n.m.uf == nil) {
+		return &node.ParamError{Node: TypeName, Param: paramFunc, Reason: "cannot be added or removed after construction: it changes the connector's outputs (PotentialEnergy)", Valid: "a function of the same presence as at construction"}
+	}
+	n.vals, n.m = vals, m
+	return nil
+}
