@@ -19,7 +19,7 @@
 //     returns.
 //   - Every anomaly ID in any node's metadata exists here, and every
 //     record's Test names a test function that exists (checked by
-//     verification.TestAnomalyCrossReferences, which parses the sources).
+//     docs.TestAnomalyCrossReferences and verification.TestAnomalyTestsExist, which parse the sources).
 //
 // The package imports nothing of cosim: it is the ground floor, so that
 // any package may cite it.

@@ -1,7 +1,8 @@
 package anomalies
 
 // records is the registry. Add a record with its pinning test in the same
-// commit; TestRecords and verification.TestAnomalyCrossReferences hold
+// commit; TestRecords, docs.TestAnomalyCrossReferences and
+// verification.TestAnomalyTestsExist hold
 // every record to its test and every node's metadata to the records.
 var records = []Record{
 	{

@@ -5,6 +5,9 @@
 //	cosim nodes                      list every registered node type
 //	cosim describe TYPE [--json]     a node type's metadata, state, parameters, inputs, outputs
 //	cosim demo [-o FILE]             run the embedded bouncing-ball scene
+//	cosim anomalies [--json] [--status open|resolved|wont-fix]
+//	                                 the registry of known anomalies
+//	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default docs/nodes; "-" for stdout)
 //
 // Run "cosim help COMMAND" for a command's flags.
 package main
@@ -31,6 +34,8 @@ func commands() []command {
 		{"nodes", "", "list every registered node type", cmdNodes},
 		{"describe", "TYPE [--json]", "show a node type's metadata, state, parameters, inputs and outputs", cmdDescribe},
 		{"demo", "[-o FILE]", "run the embedded bouncing-ball scene and summarize it", cmdDemo},
+		{"anomalies", "[--json] [--status S]", "list the known anomalies (open, resolved, wont-fix)", cmdAnomalies},
+		{"guide", "[-o DIR] [TYPE…]", "write node guides (Markdown) into DIR, default docs/nodes; -o - for stdout", cmdGuide},
 	}
 }
 

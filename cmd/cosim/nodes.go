@@ -7,8 +7,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cosimgo/cosim/anomalies"
+	"github.com/cosimgo/cosim/docs"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
+	"github.com/cosimgo/cosim/verification"
 )
 
 func cmdNodes(args []string, stdout, stderr io.Writer) error {
@@ -72,7 +75,10 @@ func cmdDescribe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d := describe(n)
+	d, err := describe(n)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -158,7 +164,23 @@ func writeDescription(w io.Writer, d node.Description) error {
 	return nil
 }
 
-// describe is the node's Description with the records the command can add.
-func describe(n node.Node) node.Description {
-	return node.Describe(n)
+// describe is the node's Description with the records the command adds in
+// Extra: "anomaly_records", the anomaly records of the metadata's anomaly
+// IDs, and "verification_evidence", the measurements of its benchmark IDs
+// from the verification evidence file (both [] when there are none).
+func describe(n node.Node) (node.Description, error) {
+	d := node.Describe(n)
+	recs := docs.Records(d.Metadata.Anomalies)
+	if recs == nil {
+		recs = []anomalies.Record{}
+	}
+	ev, err := verification.EvidenceFor(d.Metadata.Evidence...)
+	if err != nil {
+		return d, err
+	}
+	if ev == nil {
+		ev = []verification.Measurement{}
+	}
+	d.Extra = map[string]any{"anomaly_records": recs, "verification_evidence": ev}
+	return d, nil
 }
