@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"strconv"
@@ -55,6 +56,9 @@ func fmtG(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// The suite builds deprecated nodes many times; their construction
+	// warnings (tested in their own package) would drown the output.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
 	code := m.Run()
 	if code == 0 {
 		code = checkEvidence()

@@ -40,7 +40,7 @@ func recordOrder(t *testing.T, id, subject, quantity string, p, want float64, me
 }
 
 // MADD-VER-010: the ball in the collision-free regime (no table). The
-// ball has no force input, so the manufactured acceleration x*'' = −cos t
+// ball has no force input, so the manufactured acceleration x*” = −cos t
 // of x* = cos t is injected as a time-varying gravity with SetParams
 // before each step (the seed's method).
 func TestMMSBall(t *testing.T) {
@@ -61,7 +61,7 @@ func TestMMSBall(t *testing.T) {
 		"MMS, x* = cos t injected as gravity(t_n) = −cos t_n, no table, T = 1, ladder 100/200/400/800, float64, finest pair")
 }
 
-// COSIM-VER-201: the point mass, forcing m·x*'' through its additive
+// COSIM-VER-201: the point mass, forcing m·x*” through its additive
 // force input, gravity zero.
 func TestMMSMassPoint(t *testing.T) {
 	const mass = 2.0

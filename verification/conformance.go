@@ -1,0 +1,376 @@
+package verification
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
+)
+
+// Violation is one way a node breaks the node contract.
+type Violation struct {
+	Type  string // node type
+	Check string // "spec", "scheme", "jacobian", "injection"
+	Msg   string
+}
+
+func (v Violation) Error() string { return fmt.Sprintf("%s: %s: %s", v.Type, v.Check, v.Msg) }
+
+// Schemes checks node-specific discretizations that are not a method of
+// the integrators package: given a node, a state, inputs and dt, it
+// returns the reference next state. Every Metadata.Discretization must be
+// an integrators method or a key of Schemes.
+var Schemes = map[string]func(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64, error){
+	"semi-implicit-euler-lie": semiImplicitEulerLie,
+}
+
+// Conformance checks n against the node contract, like fstest.TestFS, and
+// reports every violation at once:
+//
+//   - spec: every state field, output and input has units and a
+//     description; stateful nodes name a discretization and a positive
+//     temporal order; stateless nodes name none; metadata has an
+//     algorithm ID, version and summary.
+//   - scheme: one Update from the given state matches the named scheme
+//     applied to Derivatives (relative 1e-13: the same operations in a
+//     possibly different association).
+//   - jacobian: an analytic OutputsJacobian matches central finite
+//     differences of Outputs (relative 1e-6 of the Jacobian's scale: the
+//     O(h²) truncation at h = 1e-6 of an O(1)-scaled input, plus round-off
+//     of order ε/h ≈ 1e-10).
+//   - injection: for every parameter, overriding it with SetParams gives
+//     the same InitialState, Update, Derivatives and Outputs as building
+//     the node with that value (fresh), bit for bit.
+//
+// fresh builds a node of the same type from a parameter map; x is a
+// contact-free state to test at (nil: the initial state) and in its
+// inputs (zero Inputs: the defaults).
+func Conformance(n node.Node, fresh func(map[string]any) (node.Node, error), x []float64, in node.Inputs) []error {
+	s := n.Spec()
+	var errs []error
+	bad := func(check, f string, a ...any) {
+		errs = append(errs, Violation{Type: s.Type, Check: check, Msg: fmt.Sprintf(f, a...)})
+	}
+	// spec
+	m := s.Meta
+	if m.AlgorithmID == "" || m.Version == "" || m.Summary == "" {
+		bad("spec", "metadata needs an algorithm ID, a version and a summary")
+	}
+	for _, f := range s.State {
+		if f.Units == "" || f.Description == "" {
+			bad("spec", "state field %q needs units (\"1\" when dimensionless) and a description", f.Name)
+		}
+	}
+	for _, f := range s.Outputs {
+		if f.Units == "" || f.Description == "" {
+			bad("spec", "output %q needs units and a description", f.Name)
+		}
+	}
+	for _, i := range s.Inputs {
+		if i.Units == "" || i.Description == "" {
+			bad("spec", "input %q needs units and a description", i.Name)
+		}
+	}
+	for _, p := range s.Params {
+		if p.Description == "" {
+			bad("spec", "parameter %q needs a description", p.Name)
+		}
+	}
+	stateful := s.StateLayout.Size() > 0
+	switch {
+	case stateful && (m.Discretization == "" || !(m.Order.Temporal > 0)):
+		bad("spec", "a stateful node must name its discretization and a positive temporal order")
+	case !stateful && m.Discretization != "":
+		bad("spec", "a stateless node names discretization %q", m.Discretization)
+	}
+	if in.Values == nil {
+		in = s.DefaultInputs()
+	}
+	if x == nil {
+		x = make([]float64, s.StateLayout.Size())
+		n.InitialState(x)
+	}
+	if stateful {
+		errs = append(errs, checkScheme(n, x, in)...)
+	}
+	if oj, ok := node.As[node.OutputJacobian](n); ok {
+		errs = append(errs, checkOutputJacobian(n, oj, x, in)...)
+	}
+	if fresh != nil {
+		errs = append(errs, checkInjection(n, fresh, x, in)...)
+	}
+	return errs
+}
+
+const schemeDt = 1e-3
+
+func checkScheme(n node.Node, x []float64, in node.Inputs) []error {
+	s := n.Spec()
+	bad := func(f string, a ...any) []error {
+		return []error{Violation{Type: s.Type, Check: "scheme", Msg: fmt.Sprintf(f, a...)}}
+	}
+	got := make([]float64, len(x))
+	if err := n.Update(0, schemeDt, x, in, got); err != nil {
+		return bad("Update: %v", err)
+	}
+	var want []float64
+	if ref, ok := Schemes[s.Meta.Discretization]; ok {
+		w, err := ref(n, x, in, schemeDt)
+		if err != nil {
+			return bad("reference scheme %s: %v", s.Meta.Discretization, err)
+		}
+		want = w
+	} else {
+		method, err := integrators.ByName(s.Meta.Discretization)
+		if err != nil {
+			return bad("Metadata.Discretization %q is neither an integrators method nor a verification.Schemes entry: %v", s.Meta.Discretization, err)
+		}
+		sys, err := graph.NewNodeSystem(n)
+		if err != nil {
+			return bad("%v", err)
+		}
+		sys.In = in
+		st, err := method.New(sys, nil)
+		if err != nil {
+			return bad("%s: %v", method.Name, err)
+		}
+		if err := st.Init(0, x); err != nil {
+			return bad("%s: %v", method.Name, err)
+		}
+		if err := st.Step(schemeDt); err != nil {
+			return bad("%s step: %v", method.Name, err)
+		}
+		_, y := st.State()
+		want = append([]float64(nil), y...)
+	}
+	for j := range got {
+		if math.Abs(got[j]-want[j]) > 1e-13*math.Max(1, math.Abs(want[j])) {
+			return bad("Update disagrees with %s applied to Derivatives at %s: %v, want %v (MADD-ANO-011 would be back)",
+				s.Meta.Discretization, s.StateLayout.Component(j), got[j], want[j])
+		}
+	}
+	return nil
+}
+
+// semiImplicitEulerLie is the reference for the 6-DOF rigid body: the
+// vector fields advance by semi-implicit Euler on Derivatives (velocities
+// first, then positions with the new velocities) and the unit quaternion
+// by the exponential map of the new angular velocity,
+// q' = exp(½·dt·ω')⊗q, normalised.
+func semiImplicitEulerLie(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64, error) {
+	s := n.Spec()
+	d, ok := node.As[node.Deriver](n)
+	if !ok {
+		return nil, errors.New("no Derivatives")
+	}
+	f := make([]float64, len(x))
+	if err := d.Derivatives(0, x, in, f); err != nil {
+		return nil, err
+	}
+	out := append([]float64(nil), x...)
+	l := s.StateLayout
+	for fi := 0; fi < l.Len(); fi++ {
+		fd := l.Field(fi)
+		if fd.Role == node.Position {
+			continue
+		}
+		if fd.Shape.Len() == 4 { // the quaternion: below
+			continue
+		}
+		off := l.Offset(fi)
+		for k := 0; k < fd.Shape.Len(); k++ {
+			out[off+k] = x[off+k] + dt*f[off+k]
+		}
+	}
+	for fi := 0; fi < l.Len(); fi++ {
+		fd := l.Field(fi)
+		if fd.Role != node.Position {
+			continue
+		}
+		po, vo := l.Offset(fi), l.Offset(l.Index(fd.Rate))
+		for k := 0; k < fd.Shape.Len(); k++ {
+			out[po+k] = x[po+k] + dt*out[vo+k]
+		}
+	}
+	qi, wi := l.Index("orientation"), l.Index("angular_velocity")
+	if qi < 0 || wi < 0 {
+		return nil, errors.New("semi-implicit-euler-lie needs orientation (4) and angular_velocity (3) fields")
+	}
+	qo, wo := l.Offset(qi), l.Offset(wi)
+	w := out[wo : wo+3]
+	th := math.Sqrt(w[0]*w[0]+w[1]*w[1]+w[2]*w[2]) * dt / 2
+	dq := [4]float64{1, 0, 0, 0}
+	if th > 0 {
+		sc := math.Sin(th) / (th / dt * 2)
+		dq = [4]float64{math.Cos(th), sc * w[0], sc * w[1], sc * w[2]}
+	}
+	q := x[qo : qo+4]
+	r := [4]float64{
+		dq[0]*q[0] - dq[1]*q[1] - dq[2]*q[2] - dq[3]*q[3],
+		dq[0]*q[1] + dq[1]*q[0] + dq[2]*q[3] - dq[3]*q[2],
+		dq[0]*q[2] - dq[1]*q[3] + dq[2]*q[0] + dq[3]*q[1],
+		dq[0]*q[3] + dq[1]*q[2] - dq[2]*q[1] + dq[3]*q[0],
+	}
+	nr := math.Sqrt(r[0]*r[0] + r[1]*r[1] + r[2]*r[2] + r[3]*r[3])
+	for k := range r {
+		out[qo+k] = r[k] / nr
+	}
+	return out, nil
+}
+
+func checkOutputJacobian(n node.Node, oj node.OutputJacobian, x []float64, in node.Inputs) []error {
+	s := n.Spec()
+	out, ok := node.As[node.Outputter](n)
+	if !ok {
+		return []error{Violation{Type: s.Type, Check: "jacobian", Msg: "OutputsJacobian without Outputs"}}
+	}
+	ny, nu := s.OutputLayout.Size(), s.InputLayout.Size()
+	jac := make([]float64, ny*nu)
+	if err := oj.OutputsJacobian(0, x, in, jac); err != nil {
+		return []error{Violation{Type: s.Type, Check: "jacobian", Msg: err.Error()}}
+	}
+	yp, ym := make([]float64, ny), make([]float64, ny)
+	u := append([]float64(nil), in.Values...)
+	pin := node.Inputs{Values: u, Present: in.Present}
+	const h = 1e-6
+	scale := 0.0
+	for _, v := range jac {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	var errs []error
+	for j := 0; j < nu; j++ {
+		u0 := u[j]
+		u[j] = u0 + h
+		if err := out.Outputs(0, x, pin, yp); err != nil {
+			return []error{Violation{Type: s.Type, Check: "jacobian", Msg: err.Error()}}
+		}
+		u[j] = u0 - h
+		if err := out.Outputs(0, x, pin, ym); err != nil {
+			return []error{Violation{Type: s.Type, Check: "jacobian", Msg: err.Error()}}
+		}
+		u[j] = u0
+		for i := 0; i < ny; i++ {
+			fd := (yp[i] - ym[i]) / (2 * h)
+			if math.Abs(fd-jac[i*nu+j]) > 1e-6*math.Max(1, scale) {
+				errs = append(errs, Violation{Type: s.Type, Check: "jacobian", Msg: fmt.Sprintf(
+					"∂%s/∂%s = %v analytic, %v by finite differences", s.OutputLayout.Component(i), s.InputLayout.Component(j), jac[i*nu+j], fd)})
+			}
+		}
+	}
+	return errs
+}
+
+// perturb returns a valid value of p different from v, or nil.
+func perturb(p node.Param, v any) any {
+	try := func(c any) any {
+		if out, err := p.Check(c); err == nil && !reflect.DeepEqual(out, v) {
+			return out
+		}
+		return nil
+	}
+	switch p.Kind {
+	case node.Real:
+		x := v.(float64)
+		for _, c := range []float64{x + 0.25, x * 0.5, x - 0.25, x * 1.5, 0.5} {
+			if r := try(c); r != nil {
+				return r
+			}
+		}
+	case node.Vector:
+		xs := v.([]float64)
+		for _, d := range []float64{0.25, -0.25} {
+			c := make([]float64, len(xs))
+			for i, x := range xs {
+				c[i] = x + d*float64(i+1)
+			}
+			if r := try(c); r != nil {
+				return r
+			}
+		}
+	case node.Bool:
+		return try(!v.(bool))
+	}
+	return nil
+}
+
+func checkInjection(n node.Node, fresh func(map[string]any) (node.Node, error), x []float64, in node.Inputs) []error {
+	s := n.Spec()
+	tn, ok := node.As[node.Tunable](n)
+	if !ok {
+		return nil
+	}
+	var errs []error
+	base := tn.Params()
+	for _, p := range s.Params {
+		v := perturb(p, base[p.Name])
+		if v == nil {
+			continue
+		}
+		built, err := fresh(map[string]any{p.Name: v})
+		if err != nil {
+			continue // the perturbation breaks a node-specific rule: nothing to compare
+		}
+		over, err := fresh(nil)
+		if err != nil {
+			return []error{Violation{Type: s.Type, Check: "injection", Msg: err.Error()}}
+		}
+		if err := over.(node.Tunable).SetParams(map[string]any{p.Name: v}); err != nil {
+			errs = append(errs, Violation{Type: s.Type, Check: "injection", Msg: fmt.Sprintf("SetParams(%s = %s) fails where building with it succeeds: %v", p.Name, node.FormatValue(v), err)})
+			continue
+		}
+		if diff := compareBehaviour(over, built, x, in); diff != "" {
+			errs = append(errs, Violation{Type: s.Type, Check: "injection", Msg: fmt.Sprintf(
+				"overriding %s = %s with SetParams differs from building with it: %s", p.Name, node.FormatValue(v), diff)})
+		}
+	}
+	return errs
+}
+
+// compareBehaviour runs InitialState, Update, Derivatives and Outputs of
+// a and b and describes the first difference, bit for bit.
+func compareBehaviour(a, b node.Node, x []float64, in node.Inputs) string {
+	s := a.Spec()
+	nx, ny := s.StateLayout.Size(), s.OutputLayout.Size()
+	type run struct {
+		name string
+		f    func(n node.Node, dst []float64) error
+		size int
+	}
+	runs := []run{
+		{"InitialState", func(n node.Node, dst []float64) error { n.InitialState(dst); return nil }, nx},
+		{"Update", func(n node.Node, dst []float64) error { return n.Update(0, schemeDt, x, in, dst) }, nx},
+		{"Derivatives", func(n node.Node, dst []float64) error {
+			if d, ok := node.As[node.Deriver](n); ok {
+				return d.Derivatives(0, x, in, dst)
+			}
+			return nil
+		}, nx},
+		{"Outputs", func(n node.Node, dst []float64) error {
+			if o, ok := node.As[node.Outputter](n); ok {
+				return o.Outputs(0, x, in, dst)
+			}
+			return nil
+		}, ny},
+	}
+	var msgs []string
+	for _, r := range runs {
+		da, db := make([]float64, r.size), make([]float64, r.size)
+		ea, eb := r.f(a, da), r.f(b, db)
+		if (ea == nil) != (eb == nil) {
+			msgs = append(msgs, fmt.Sprintf("%s errors %v vs %v", r.name, ea, eb))
+			continue
+		}
+		for j := range da {
+			if math.Float64bits(da[j]) != math.Float64bits(db[j]) {
+				msgs = append(msgs, fmt.Sprintf("%s[%d] %v vs %v", r.name, j, da[j], db[j]))
+				break
+			}
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
