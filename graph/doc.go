@@ -32,6 +32,22 @@
 // input keeps its default, or is absent (node.Inputs.Present false).
 // Time is t0 + n·dt, never accumulated.
 //
+// # Coupling strategies
+//
+// Settings.Coupling selects another co-simulation strategy (package
+// coupling): Gauss–Seidel stages, iterated (implicit) groups with
+// relaxation, Aitken or IQN-ILS acceleration, and multirate subcycling.
+// Run compiles the strategy into a plan when it starts (names resolved,
+// buffers allocated; errors such as overlapping groups, *ConvergenceError
+// aside, are returned then), and the step executes it on the same
+// workers with the same rules: nodes of one stage run concurrently and
+// write only their own slots, everything reduced across nodes runs in a
+// fixed order, so results are bit-identical for any worker count.
+// Sim.Schedule prints what a step does, stage by stage, with node names;
+// Result.Coupling reports update counts per node and per-group iteration
+// statistics. With Settings.Coupling nil the step is exactly the Jacobi
+// step described above.
+//
 // # Invariants
 //
 //   - Names resolve to offsets in Build. The per-step path does no map or
