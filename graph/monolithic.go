@@ -27,15 +27,8 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 	if err != nil {
 		return nil, err
 	}
-	sys, err := s.System()
+	st, err := s.monoStepper(method, isettings)
 	if err != nil {
-		return nil, err
-	}
-	st, err := method.New(sys, isettings)
-	if err != nil {
-		return nil, err
-	}
-	if err := st.Init(s.Time(), s.x); err != nil {
 		return nil, err
 	}
 	res := &Result{Workers: 1}
@@ -74,6 +67,56 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 	res.Time = s.Time()
 	res.Integrator = st.Stats()
 	return res, err
+}
+
+// monoState keeps the monolithic stepper between RunMonolithic calls, so
+// that a method with memory (the implicit trapezoid's carried f, the
+// Newmark family's algorithmic acceleration) resumes exactly where it
+// stopped, and so that checkpoints carry that memory.
+type monoState struct {
+	method    integrators.Method
+	isettings *integrators.Settings
+	st        integrators.Stepper
+}
+
+// monoStepper returns the kept stepper when it is of the same method and
+// still describes the simulation's state bit for bit (nothing else has
+// stepped or set it since), and a fresh, initialised one otherwise.
+func (s *Sim) monoStepper(method integrators.Method, isettings *integrators.Settings) (integrators.Stepper, error) {
+	if m := s.mono; m != nil && m.method == method && s.monoCurrent() {
+		return m.st, nil
+	}
+	s.mono = nil
+	sys, err := s.System()
+	if err != nil {
+		return nil, err
+	}
+	st, err := method.New(sys, isettings)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Init(s.Time(), s.x); err != nil {
+		return nil, err
+	}
+	s.mono = &monoState{method: method, isettings: isettings, st: st}
+	return st, nil
+}
+
+// monoCurrent reports whether the kept stepper's state is the Sim's.
+func (s *Sim) monoCurrent() bool {
+	if s.mono == nil {
+		return false
+	}
+	t, y := s.mono.st.State()
+	if t != s.Time() || len(y) != len(s.x) {
+		return false
+	}
+	for i := range y {
+		if math.Float64bits(y[i]) != math.Float64bits(s.x[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Integrate advances the simulation to end in monolithic mode with the

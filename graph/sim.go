@@ -41,6 +41,8 @@ type Sim struct {
 	grain int
 
 	cplan *coupledPlan // the compiled Settings.Coupling during a Run; nil otherwise
+
+	mono *monoState // the monolithic stepper of the last RunMonolithic, kept to resume
 }
 
 // Time is the current simulation time, t0 + n·dt.

@@ -1,0 +1,357 @@
+package graph
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
+)
+
+// CheckpointVersion is the version of the checkpoint file format.
+const CheckpointVersion = 1
+
+// MaxCheckpointBytes bounds the size of a checkpoint file that
+// ReadCheckpoint accepts, so a hostile file cannot exhaust memory.
+const MaxCheckpointBytes = 1 << 30
+
+// Checkpoint is a complete snapshot of a simulation: every node's state,
+// its parameters and layout (to reject restoring into a graph that does
+// not match), the clock, and the monolithic integrator's own memory when
+// the last run was monolithic. It is plain data: save it with WriteFile
+// and read it back with ReadCheckpoint.
+type Checkpoint struct {
+	Version int              `json:"version"`
+	T0      float64          `json:"t0"`    // time of step 0 of the current base
+	Dt      float64          `json:"dt"`    // step of the current base
+	N       int              `json:"n"`     // steps since T0
+	Steps   int              `json:"steps"` // steps since Build
+	Nodes   []NodeCheckpoint `json:"nodes"`
+	// Integrator is the monolithic stepper's memory (carried derivatives,
+	// algorithmic acceleration), with its method, when the last run was
+	// RunMonolithic; nil otherwise.
+	Integrator *MethodCheckpoint `json:"integrator,omitempty"`
+}
+
+// NodeCheckpoint is one node's part of a Checkpoint.
+type NodeCheckpoint struct {
+	Name   string         `json:"name"`
+	Type   string         `json:"type"`
+	Layout []FieldSize    `json:"layout"`
+	Params map[string]any `json:"params,omitempty"` // node.Tunable nodes; functions left out
+	State  []float64      `json:"state"`
+}
+
+// FieldSize names a state field and its number of values.
+type FieldSize struct {
+	Name string `json:"name"`
+	Size int    `json:"size"`
+}
+
+// MethodCheckpoint is a monolithic integrator's method and memory.
+type MethodCheckpoint struct {
+	Method integrators.Method     `json:"method"`
+	State  integrators.Checkpoint `json:"state"`
+}
+
+// Time is the checkpoint's simulation time.
+func (c *Checkpoint) Time() float64 { return c.T0 + float64(c.N)*c.Dt }
+
+// Checkpoint snapshots the simulation. It copies everything it keeps.
+func (s *Sim) Checkpoint() *Checkpoint {
+	c := &Checkpoint{Version: CheckpointVersion, T0: s.t0, Dt: s.dt, N: s.n, Steps: s.steps}
+	for _, cn := range s.nodes {
+		nc := NodeCheckpoint{Name: cn.name, Type: cn.spec.Type, State: append([]float64{}, s.x[cn.x0:cn.x1]...)}
+		l := cn.spec.StateLayout
+		for i := 0; i < l.Len(); i++ {
+			nc.Layout = append(nc.Layout, FieldSize{l.Field(i).Name, l.Field(i).Shape.Len()})
+		}
+		nc.Params = paramsOf(cn.n)
+		c.Nodes = append(c.Nodes, nc)
+	}
+	if s.monoCurrent() {
+		if cp, ok := s.mono.st.(integrators.Checkpointer); ok {
+			c.Integrator = &MethodCheckpoint{Method: s.mono.method, State: cp.Checkpoint()}
+		}
+	}
+	return c
+}
+
+// paramsOf returns a node's parameters as canonical JSON values (what a
+// checkpoint file holds), leaving out functions.
+func paramsOf(n node.Node) map[string]any {
+	tn, ok := node.As[node.Tunable](n)
+	if !ok {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range tn.Params() {
+		if p, ok := n.Spec().Param(k); ok && p.Kind == node.Function {
+			continue
+		}
+		out[k] = canonical(v)
+	}
+	return out
+}
+
+// canonical round-trips v through JSON so that values compare alike
+// whether they come from a node ([]float64, int) or a file ([]any, float64).
+func canonical(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// MismatchError says exactly how a checkpoint differs from the graph it
+// is restored into.
+type MismatchError struct {
+	Differences []string
+}
+
+func (e *MismatchError) Error() string {
+	return "graph: checkpoint does not match this graph:\n\t" + strings.Join(e.Differences, "\n\t")
+}
+
+// Restore replaces the simulation's state, clock and (for a monolithic
+// checkpoint) integrator memory with c's, so that continuing gives results
+// bit-identical to the run that was checkpointed. The node set, types,
+// state layouts and parameters must match the graph's; otherwise nothing
+// changes and a *MismatchError lists every difference.
+func (s *Sim) Restore(c *Checkpoint) error {
+	var diffs []string
+	if c.Version != CheckpointVersion {
+		diffs = append(diffs, fmt.Sprintf("format version %d, this cosim reads %d", c.Version, CheckpointVersion))
+	}
+	if len(c.Nodes) != len(s.nodes) {
+		diffs = append(diffs, fmt.Sprintf("%d nodes in the checkpoint, %d in the graph", len(c.Nodes), len(s.nodes)))
+	}
+	for i := 0; i < min(len(c.Nodes), len(s.nodes)); i++ {
+		nc, cn := c.Nodes[i], &s.nodes[i]
+		where := fmt.Sprintf("node %d", i)
+		if nc.Name != cn.name {
+			diffs = append(diffs, fmt.Sprintf("%s is %q in the checkpoint, %q in the graph", where, nc.Name, cn.name))
+			continue
+		}
+		where = "node " + cn.name
+		if nc.Type != cn.spec.Type {
+			diffs = append(diffs, fmt.Sprintf("%s has type %s in the checkpoint, %s in the graph", where, nc.Type, cn.spec.Type))
+			continue
+		}
+		l := cn.spec.StateLayout
+		var want []FieldSize
+		for k := 0; k < l.Len(); k++ {
+			want = append(want, FieldSize{l.Field(k).Name, l.Field(k).Shape.Len()})
+		}
+		if fmt.Sprint(want) != fmt.Sprint(nc.Layout) {
+			diffs = append(diffs, fmt.Sprintf("%s: state layout %v in the checkpoint, %v in the graph", where, nc.Layout, want))
+		} else if len(nc.State) != cn.x1-cn.x0 {
+			diffs = append(diffs, fmt.Sprintf("%s: %d state values in the checkpoint, %d in the layout", where, len(nc.State), cn.x1-cn.x0))
+		}
+		for j, v := range nc.State {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				diffs = append(diffs, fmt.Sprintf("%s: state value %s is not finite", where, l.Component(j)))
+				break
+			}
+		}
+		have := paramsOf(cn.n)
+		for _, k := range sortedKeys(have, nc.Params) {
+			a, inG := have[k]
+			b, inC := nc.Params[k]
+			ja, _ := json.Marshal(a)
+			jb, _ := json.Marshal(canonical(b))
+			switch {
+			case !inC:
+				diffs = append(diffs, fmt.Sprintf("%s: parameter %s is not in the checkpoint", where, k))
+			case !inG:
+				diffs = append(diffs, fmt.Sprintf("%s: the checkpoint has parameter %s, which the node does not", where, k))
+			case !bytes.Equal(ja, jb):
+				diffs = append(diffs, fmt.Sprintf("%s: parameter %s is %s in the checkpoint, %s in the graph", where, k, jb, ja))
+			}
+		}
+	}
+	if math.IsNaN(c.Time()) || math.IsInf(c.Time(), 0) || c.N < 0 || c.Steps < 0 || c.Dt < 0 {
+		diffs = append(diffs, fmt.Sprintf("clock t0=%v dt=%v n=%d steps=%d is invalid", c.T0, c.Dt, c.N, c.Steps))
+	}
+	var mono *monoState
+	if c.Integrator != nil && len(diffs) == 0 {
+		m, err := s.restoreMono(c)
+		if err != nil {
+			diffs = append(diffs, "integrator: "+err.Error())
+		}
+		mono = m
+	}
+	if len(diffs) > 0 {
+		return &MismatchError{Differences: diffs}
+	}
+	for i, nc := range c.Nodes {
+		copy(s.x[s.nodes[i].x0:s.nodes[i].x1], nc.State)
+	}
+	s.t0, s.dt, s.n, s.steps, s.yFresh = c.T0, c.Dt, c.N, c.Steps, false
+	s.mono = mono
+	return nil
+}
+
+func (s *Sim) restoreMono(c *Checkpoint) (*monoState, error) {
+	sys, err := s.System()
+	if err != nil {
+		return nil, err
+	}
+	st, err := c.Integrator.Method.New(sys, nil)
+	if err != nil {
+		return nil, err
+	}
+	cp, ok := st.(integrators.Checkpointer)
+	if !ok {
+		return nil, fmt.Errorf("method %s cannot restore", c.Integrator.Method.Name)
+	}
+	if err := cp.Restore(c.Integrator.State); err != nil {
+		return nil, err
+	}
+	if t, _ := st.State(); t != c.Time() {
+		return nil, fmt.Errorf("integrator time %v differs from the checkpoint's %v", t, c.Time())
+	}
+	return &monoState{method: c.Integrator.Method, st: st}, nil
+}
+
+func sortedKeys(a, b map[string]any) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, m := range []map[string]any{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+const checkpointMagic = "cosim-checkpoint"
+
+// Encode writes c in the checkpoint file format: a header line
+// "cosim-checkpoint <version> <length> sha256:<hex>" and the JSON body of
+// that length whose SHA-256 is given. Floats are written in the shortest
+// form that reads back exactly, so a restore is bit-identical.
+func (c *Checkpoint) Encode(w io.Writer) error {
+	body, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("graph: checkpoint: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	if _, err := fmt.Fprintf(w, "%s %d %d sha256:%s\n", checkpointMagic, CheckpointVersion, len(body), hex.EncodeToString(sum[:])); err != nil {
+		return err
+	}
+	_, err = w.Write(body)
+	return err
+}
+
+// WriteFile saves c to path atomically: it writes a temporary file in the
+// same directory, syncs it and renames it over path, so a crash while
+// saving never destroys the previous checkpoint.
+func (c *Checkpoint) WriteFile(path string) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("graph: checkpoint: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriter(f)
+	if err = c.Encode(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// ErrCorruptCheckpoint is the errors.Is target of every error about a
+// truncated, corrupted or malformed checkpoint file.
+var ErrCorruptCheckpoint = errors.New("corrupt checkpoint")
+
+// DecodeCheckpoint reads a checkpoint in the format Encode writes,
+// verifying the header, the length and the checksum before decoding
+// strictly; nothing is returned from a file that fails any check.
+func DecodeCheckpoint(r io.Reader) (*Checkpoint, error) {
+	br := bufio.NewReader(io.LimitReader(r, MaxCheckpointBytes+4096))
+	header, err := br.ReadString('\n')
+	bad := func(f string, a ...any) (*Checkpoint, error) {
+		return nil, fmt.Errorf("graph: checkpoint: %s: %w", fmt.Sprintf(f, a...), ErrCorruptCheckpoint)
+	}
+	if err != nil {
+		return bad("header line: %v (an empty or truncated file?)", err)
+	}
+	fields := strings.Fields(header)
+	if len(fields) != 4 || fields[0] != checkpointMagic || !strings.HasPrefix(fields[3], "sha256:") {
+		return bad("header line %q is not \"cosim-checkpoint <version> <length> sha256:<hex>\"", strings.TrimSpace(header))
+	}
+	if v, err := strconv.Atoi(fields[1]); err != nil || v != CheckpointVersion {
+		return bad("format version %s, this cosim reads %d", fields[1], CheckpointVersion)
+	}
+	n, err := strconv.Atoi(fields[2])
+	if err != nil || n < 0 || n > MaxCheckpointBytes {
+		return bad("body length %s is invalid or above the limit of %d bytes", fields[2], MaxCheckpointBytes)
+	}
+	body := make([]byte, n)
+	if k, err := io.ReadFull(br, body); err != nil {
+		return bad("body is truncated: %d of %d bytes", k, n)
+	}
+	if extra, _ := br.Peek(1); len(extra) > 0 {
+		return bad("data after the %d-byte body", n)
+	}
+	sum := sha256.Sum256(body)
+	if hex.EncodeToString(sum[:]) != strings.TrimPrefix(fields[3], "sha256:") {
+		return bad("checksum mismatch: the body was modified or corrupted")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var c Checkpoint
+	if err := dec.Decode(&c); err != nil {
+		return bad("body: %v", err)
+	}
+	if c.Version != CheckpointVersion {
+		return bad("body version %d differs from the header's %d", c.Version, CheckpointVersion)
+	}
+	return &c, nil
+}
+
+// ReadCheckpoint reads a checkpoint file written by WriteFile.
+func ReadCheckpoint(path string) (*Checkpoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("graph: checkpoint: %w", err)
+	}
+	defer f.Close()
+	return DecodeCheckpoint(f)
+}
