@@ -84,4 +84,5 @@ var (
 	_ integrators.System      = (*System)(nil)
 	_ integrators.Partitioned = (*System)(nil)
 	_ integrators.EventSystem = (*System)(nil)
+	_ integrators.Jacobian    = (*System)(nil)
 )
