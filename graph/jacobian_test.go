@@ -46,7 +46,7 @@ func jacGraph(t *testing.T) *graph.Sim {
 
 // The assembled Jacobian matches central finite differences of the whole
 // system's right-hand side. Tolerance 1e-5 of the Jacobian's largest
-// entry: FD truncation O(h²·f''') at h = 1e-6 plus round-off ε·|f|/h.
+// entry: FD truncation O(h²·f”') at h = 1e-6 plus round-off ε·|f|/h.
 func TestSystemJacobian(t *testing.T) {
 	s := jacGraph(t)
 	sys, _ := s.System()
