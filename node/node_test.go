@@ -201,3 +201,37 @@ func TestStateError(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// FuzzResolve: parameter maps from scene files and overrides never make
+// validation panic, and whatever it accepts is complete and valid.
+func FuzzResolve(f *testing.F) {
+	f.Add("mass", 1.5, "gravity", 3, true)
+	f.Add("elasticity", math.NaN(), "mode", 0, false)
+	f.Add("count", 1e300, "gravty", -1, true)
+	f.Fuzz(func(t *testing.T, name string, x float64, name2 string, n int, asList bool) {
+		var v any = x
+		if asList {
+			l := make([]any, max(0, min(n, 8)))
+			for i := range l {
+				l[i] = x
+			}
+			v = l
+		}
+		got, err := node.Resolve("thing", specs, nil, map[string]any{name: v, name2: n})
+		if err != nil {
+			var pe *node.ParamError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a ParamError", err)
+			}
+			return
+		}
+		if len(got) != len(specs) {
+			t.Fatalf("resolved %d of %d parameters", len(got), len(specs))
+		}
+		for _, p := range specs {
+			if _, err := p.Check(got[p.Name]); err != nil {
+				t.Fatalf("accepted an invalid value: %v", err)
+			}
+		}
+	})
+}
