@@ -1,0 +1,103 @@
+package docs_test
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes"
+	"github.com/cosimgo/cosim/nodes/ball"
+	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/nodes/table"
+	"github.com/cosimgo/cosim/scene"
+)
+
+// userErrors produces the error messages users meet, by making each
+// mistake for real. docs/errors.md quotes every one of them verbatim, and
+// TestErrorsDocumented fails when the code's wording drifts from it.
+func userErrors(t *testing.T) map[string]string {
+	t.Helper()
+	msgs := map[string]string{}
+	add := func(key string, err error) {
+		if err == nil {
+			t.Fatalf("%s: no error", key)
+		}
+		msgs[key] = err.Error()
+	}
+	p := ball.DefaultParams()
+	p.Elasticity = 1.5
+	_, err := ball.New(p)
+	add("param", err)
+	_, err = nodes.Registry().New("bal", nil)
+	add("type", err)
+
+	mp, _ := masspoint.New(masspoint.DefaultParams())
+	b, _ := ball.New(ball.DefaultParams())
+	tb, _ := table.New(table.DefaultParams())
+	g := graph.New()
+	g.Add("ball", b)
+	g.Add("table", tb)
+	g.Add("mass", mp)
+	g.Connect("tabel.position", "ball.table_position")
+	g.Connect("table.positon", "ball.table_position")
+	g.Connect("table.position", "mass.force")
+	_, err = g.Build()
+	add("wiring", err)
+
+	// A run that goes non-finite: a ball with overflowing gravity.
+	p = ball.DefaultParams()
+	p.Gravity = -1e308
+	b, _ = ball.New(p)
+	g = graph.New()
+	g.Add("ball", b)
+	s, _ := g.Build()
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 10, Steps: 5})
+	add("nonfinite", err)
+
+	// A checkpoint restored into another graph.
+	g2 := graph.New()
+	b2, _ := ball.New(ball.DefaultParams())
+	g2.Add("ball2", b2)
+	s2, _ := g2.Build()
+	add("mismatch", s2.Restore(s.Checkpoint()))
+	var buf bytes.Buffer
+	s.Checkpoint().Encode(&buf)
+	data := buf.Bytes()
+	data[len(data)-3] ^= 1
+	_, err = graph.DecodeCheckpoint(bytes.NewReader(data))
+	add("corrupt", err)
+
+	// A scene with mistakes.
+	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"dt": -1, "steps": 10}}`))
+	add("scene", err)
+
+	// Newton failing in an implicit integrator.
+	sys := integrators.Func{N: 1, F: func(t float64, y, dst []float64) error { dst[0] = -math.Exp(50 * y[0]); return nil }}
+	m, _ := integrators.ByName(integrators.MethodBackwardEuler)
+	st, _ := m.New(sys, &integrators.Settings{NewtonMaxIter: 2})
+	st.Init(0, []float64{1})
+	add("newton", st.Step(1))
+	_ = node.ErrNonFinite
+	return msgs
+}
+
+func TestErrorsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("errors.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, msg := range userErrors(t) {
+		for _, line := range strings.Split(msg, "\n") {
+			line = strings.TrimSpace(line)
+			if !bytes.Contains(doc, []byte(line)) {
+				t.Errorf("docs/errors.md does not quote the %s error as the code words it now:\n%s", key, line)
+			}
+		}
+	}
+}
