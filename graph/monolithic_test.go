@@ -113,3 +113,35 @@ func TestIntegrateBallEvents(t *testing.T) {
 		t.Errorf("time %v", s.Time())
 	}
 }
+
+// Zeno guard through the graph: a ball that comes to rest (e = 0.5, the
+// rest rule below 1e-4 m/s) ends at rest on the table without stalling
+// the integrator: the bounces are finite (rebound speeds fall by e each
+// time, from √(2g) until the rebound is below 1e-4) and the resting contact
+// keeps it there.
+func TestIntegrateBallComesToRest(t *testing.T) {
+	p := ball.DefaultParams()
+	p.InitialPosition, p.Elasticity = 1, 0.5
+	b, _ := ball.New(p)
+	tb, _ := table.New(table.DefaultParams())
+	g := graph.New()
+	g.Add("ball", b)
+	g.Add("table", tb)
+	g.Connect("table.position", "ball.table_position")
+	s, _ := g.Build()
+	res, err := s.Integrate(context.Background(), 5, &integrators.Settings{RTol: 1e-10, ATol: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := s.Value("ball.position")
+	v, _ := s.Value("ball.velocity")
+	if x[0] != 0 || v[0] != 0 {
+		t.Errorf("final state %v, %v; want at rest on the table", x[0], v[0])
+	}
+	// Impacts: v_k = √(2g)·e^k; the last bounce is the first k with
+	// e·v_k < 1e-4.
+	want := int(math.Ceil(math.Log(1e-4/math.Sqrt(2*9.81))/math.Log(0.5)))
+	if n := len(res.Events); n < want-1 || n > want+1 || res.Steps > 5000 {
+		t.Errorf("%d impacts in %d steps; want about %d", n, res.Steps, want)
+	}
+}
