@@ -120,7 +120,7 @@ func metadata() node.Metadata {
 			},
 		},
 		Anomalies: []string{"MADD-ANO-011", "MADD-ANO-013", "MADD-ANO-018", "MADD-ANO-021", "COSIM-ANO-001"},
-		Evidence:  []string{"MADD-VER-010"},
+		Evidence:  []string{"MADD-VER-010", "MADD-VER-012"},
 		Changelog: []node.Change{
 			{Version: "1.0.0", Date: "2025-03-01", Change: "Initial implementation"},
 			{Version: "1.0.0", Date: "2026-09-20", Change: "Declared order of accuracy added and measured (MADD-VER-010); MADD-ANO-011 recorded"},
