@@ -10,8 +10,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
 // Limits keep memory bounded whatever a file says.
@@ -22,14 +25,19 @@ const (
 )
 
 // Scene is the decoded JSON form of a scene file. docs/scenes.md documents
-// every field.
+// every field; docs/scene.schema.json is its JSON Schema, generated from
+// the node registry by Schema.
 type Scene struct {
-	Name        string `json:"name,omitempty"`
-	Description string `json:"description,omitempty"`
-	Nodes       []Node `json:"nodes"`
-	Edges       []Edge `json:"edges,omitempty"`
-	Run         Run    `json:"run"`
-	Record      Record `json:"record,omitempty"`
+	// Schema is the optional "$schema" reference editors use to validate
+	// and complete the file; cosim ignores it.
+	Schema      string      `json:"$schema,omitempty"`
+	Name        string      `json:"name,omitempty"`
+	Description string      `json:"description,omitempty"`
+	Nodes       []Node      `json:"nodes"`
+	Connectors  []Connector `json:"connectors,omitempty"`
+	Edges       []Edge      `json:"edges,omitempty"`
+	Run         Run         `json:"run"`
+	Record      Record      `json:"record,omitempty"`
 }
 
 // Node is one node of a scene: its registered type, unique name and
@@ -39,6 +47,30 @@ type Node struct {
 	Type   string         `json:"type"`
 	Params map[string]any `json:"params,omitempty"`
 }
+
+// Connector is a connector node attached to markers on two bodies, the
+// scene form of springdamper.Connect: marker k sits at Local[k] on the node
+// named Bodies[k] ("ground" or "" for a fixed world point at Local[k]).
+// Build adds the connector and every edge between it and its bodies: the
+// bodies' marker fields into its inputs m<k>_<field>, its loads m<k>_<load>
+// into the bodies' additive inputs.
+type Connector struct {
+	Name   string         `json:"name"`
+	Type   string         `json:"type"`
+	Params map[string]any `json:"params,omitempty"`
+	// Bodies are the node names of the two markers' bodies.
+	Bodies []string `json:"bodies"`
+	// Local are the two marker points: the world point of a ground
+	// marker, the body-frame point of a rigid body's marker, ignored for
+	// a point mass. Omitted: both at the origin.
+	Local [][]float64 `json:"local,omitempty"`
+}
+
+// Ground is the body name of a fixed world marker in Connector.Bodies.
+const Ground = springdamper.GroundName
+
+// ConnectorTypes are the node types a scene can attach as connectors.
+var ConnectorTypes = []string{springdamper.TypeName}
 
 // Edge wires "node.field" into "node.input", optionally through one of the
 // registered transforms.
@@ -65,18 +97,121 @@ type Transform struct {
 // TransformKinds are the transform kinds a scene may name.
 var TransformKinds = []string{"component", "embed", "scale"}
 
+// Run modes.
+const (
+	// CoSimulation lets every node step itself (graph.Sim.Run), coupled by
+	// Run.Coupling. It is the default.
+	CoSimulation = "co-simulation"
+	// Monolithic integrates all stateful nodes as one system with
+	// Run.Integrator (graph.Sim.RunMonolithic, or graph.Sim.Integrate
+	// when the integrator is adaptive).
+	Monolithic = "monolithic"
+)
+
+// Modes are the run modes a scene may name.
+var Modes = []string{CoSimulation, Monolithic}
+
 // Run holds the run settings.
 type Run struct {
-	Dt      float64 `json:"dt"`
-	Steps   int     `json:"steps,omitempty"`
-	End     float64 `json:"end,omitempty"`
-	Workers int     `json:"workers,omitempty"`
+	// Mode is CoSimulation (the default when empty) or Monolithic.
+	Mode string `json:"mode,omitempty"`
+	// Dt is the step: the macro step of a co-simulation, the fixed step
+	// of a monolithic run, the output spacing of an adaptive run without
+	// Record.Times.
+	Dt float64 `json:"dt"`
+	// Steps is the number of steps; when zero, End is used.
+	Steps int `json:"steps,omitempty"`
+	// End is the end time (the run starts at 0).
+	End float64 `json:"end,omitempty"`
+	// Workers bounds the goroutines of a co-simulation; zero means one
+	// per CPU. Results are the same for every value.
+	Workers int `json:"workers,omitempty"`
+	// Integrator is the method of a monolithic run; required then, and
+	// an error in co-simulation mode.
+	Integrator *Integrator `json:"integrator,omitempty"`
+	// Coupling is the co-simulation strategy; nil means explicit Jacobi.
+	Coupling *Coupling `json:"coupling,omitempty"`
+}
+
+// Integrator configures the method of a monolithic run. Fields that do not
+// apply to the method are errors, not silently ignored.
+type Integrator struct {
+	// Method is a name of integrators.ByName, e.g. "rk4",
+	// "generalized-alpha".
+	Method string `json:"method"`
+	// RhoInf is ρ∞ ∈ [0, 1] of "generalized-alpha"
+	// (integrators.GeneralizedAlpha); nil means
+	// integrators.DefaultRhoInf.
+	RhoInf *float64 `json:"rho_inf,omitempty"`
+	// Beta and Gamma are the parameters of "newmark"; nil means ¼ and ½.
+	Beta  *float64 `json:"beta,omitempty"`
+	Gamma *float64 `json:"gamma,omitempty"`
+	// Adaptive runs "dormand-prince" with error control, dense output at
+	// Record.Times and event localization (graph.Sim.Integrate).
+	Adaptive bool `json:"adaptive,omitempty"`
+	// Tolerances and step bounds of the adaptive integrator
+	// (integrators.Settings); zero means its default.
+	RTol        float64 `json:"rtol,omitempty"`
+	ATol        float64 `json:"atol,omitempty"`
+	InitialStep float64 `json:"initial_step,omitempty"`
+	MinStep     float64 `json:"min_step,omitempty"`
+	MaxStep     float64 `json:"max_step,omitempty"`
+	MaxSteps    int     `json:"max_steps,omitempty"`
+	EventTol    float64 `json:"event_tol,omitempty"`
+	// Newton settings of the implicit and structural methods; zero means
+	// the default.
+	NewtonTol     float64 `json:"newton_tol,omitempty"`
+	NewtonMaxIter int     `json:"newton_max_iter,omitempty"`
+}
+
+// Coupling is the scene form of a coupling.Strategy (package coupling
+// documents every field and default).
+type Coupling struct {
+	// Scheme is a name of coupling.Names: "jacobi", "gauss-seidel",
+	// "iterative", or an acceleration ("relaxation", "aitken",
+	// "iqn-ils") meaning "iterative" with it.
+	Scheme string `json:"scheme"`
+	// Acceleration of the iterative scheme: "relaxation", "aitken" or
+	// "iqn-ils".
+	Acceleration string  `json:"acceleration,omitempty"`
+	Omega        float64 `json:"omega,omitempty"`
+	OmegaMax     float64 `json:"omega_max,omitempty"`
+	Reuse        int     `json:"reuse,omitempty"`
+	Filter       float64 `json:"filter,omitempty"`
+	MaxColumns   int     `json:"max_columns,omitempty"`
+	ATol         float64 `json:"atol,omitempty"`
+	RTol         float64 `json:"rtol,omitempty"`
+	MaxIter      int     `json:"max_iter,omitempty"`
+	// Predictor: "constant" or "linear". OnFail: "stop" or "accept".
+	Predictor string `json:"predictor,omitempty"`
+	OnFail    string `json:"on_fail,omitempty"`
+	// Order lists the Gauss–Seidel stages, each a list of node names.
+	Order [][]string `json:"order,omitempty"`
+	// Groups are the iterated groups of the iterative scheme.
+	Groups []Group `json:"groups,omitempty"`
+	// Rates gives substeps per macro step by node name (multirate).
+	Rates map[string]int `json:"rates,omitempty"`
+	// Interpolation of slower nodes when subcycling: "hold" or "linear".
+	Interpolation string `json:"interpolation,omitempty"`
+}
+
+// Group is an iterated group of nodes.
+type Group struct {
+	Name  string   `json:"name"`
+	Nodes []string `json:"nodes"`
 }
 
 // Record says which fields to record and how often.
 type Record struct {
+	// Fields to record, "node.field" or "node.field[i]".
 	Fields []string `json:"fields,omitempty"`
-	Every  int      `json:"every,omitempty"`
+	// Every records every Every steps (and the initial state); zero
+	// means 1. In an adaptive run without Times, the samples are at
+	// multiples of Every·Dt.
+	Every int `json:"every,omitempty"`
+	// Times are the dense-output times of an adaptive monolithic run,
+	// ascending within [0, end]. Fixed-step runs record on their steps.
+	Times []float64 `json:"times,omitempty"`
 }
 
 // Error is a problem at a place in a scene file: a JSON path such as
@@ -115,6 +250,9 @@ func Decode(r io.Reader) (*Scene, error) {
 	}
 	for i := range sc.Nodes {
 		sc.Nodes[i].Params = normalize(sc.Nodes[i].Params).(map[string]any)
+	}
+	for i := range sc.Connectors {
+		sc.Connectors[i].Params = normalize(sc.Connectors[i].Params).(map[string]any)
 	}
 	return &sc, nil
 }
@@ -183,26 +321,60 @@ func (sc *Scene) check() error {
 	if len(sc.Nodes) == 0 {
 		bad("nodes", "a scene needs at least one node")
 	}
-	if len(sc.Nodes) > MaxNodes {
-		bad("nodes", "%d nodes is more than the limit of %d", len(sc.Nodes), MaxNodes)
+	if len(sc.Nodes)+len(sc.Connectors) > MaxNodes {
+		bad("nodes", "%d nodes is more than the limit of %d", len(sc.Nodes)+len(sc.Connectors), MaxNodes)
 		return errors.Join(errs...)
 	}
 	if len(sc.Edges) > MaxEdges {
 		bad("edges", "%d edges is more than the limit of %d", len(sc.Edges), MaxEdges)
 		return errors.Join(errs...)
 	}
-	seen := map[string]int{}
+	seen := map[string]string{}
+	name := func(p, n string) {
+		switch {
+		case n == "":
+			bad(p+".name", "missing")
+		case strings.ContainsAny(n, ". \t\n[]"):
+			bad(p+".name", "%q: names may not contain '.', '[', ']' or spaces (fields are named node.field)", n)
+		default:
+			if q, dup := seen[n]; dup {
+				bad(p+".name", "%q is already the name of %s", n, q)
+			} else {
+				seen[n] = p
+			}
+		}
+	}
 	for i, n := range sc.Nodes {
 		p := fmt.Sprintf("nodes[%d]", i)
-		if n.Name == "" {
-			bad(p+".name", "missing")
-		} else if j, dup := seen[n.Name]; dup {
-			bad(p+".name", "%q is already the name of nodes[%d]", n.Name, j)
-		} else {
-			seen[n.Name] = i
-		}
+		name(p, n.Name)
 		if n.Type == "" {
 			bad(p+".type", "missing")
+		}
+	}
+	for i, c := range sc.Connectors {
+		p := fmt.Sprintf("connectors[%d]", i)
+		name(p, c.Name)
+		if c.Type == "" {
+			bad(p+".type", "missing")
+		} else if !contains(ConnectorTypes, c.Type) {
+			bad(p+".type", "%q is not a connector type; scenes attach %s%s (put other node types under nodes)", c.Type, strings.Join(ConnectorTypes, ", "), node.DidYouMean(c.Type, ConnectorTypes))
+		}
+		if len(c.Bodies) != 2 {
+			bad(p+".bodies", "has %d names, want 2: the bodies of marker 0 and marker 1 (%q for a fixed world point)", len(c.Bodies), Ground)
+		}
+		if len(c.Local) != 0 && len(c.Local) != 2 {
+			bad(p+".local", "has %d points, want 2 (or none: both at the origin)", len(c.Local))
+		}
+		for k, l := range c.Local {
+			if len(l) != 3 {
+				bad(fmt.Sprintf("%s.local[%d]", p, k), "has %d values, want 3 (x, y, z)", len(l))
+			}
+			for _, x := range l {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					bad(fmt.Sprintf("%s.local[%d]", p, k), "is not finite")
+					break
+				}
+			}
 		}
 	}
 	for i, e := range sc.Edges {
@@ -224,6 +396,9 @@ func (sc *Scene) check() error {
 	if r.Steps < 0 {
 		bad("run.steps", "%d is negative", r.Steps)
 	}
+	if math.IsNaN(r.End) || math.IsInf(r.End, 0) || r.End < 0 {
+		bad("run.end", "%v: the end time must be finite and not negative", r.End)
+	}
 	if r.Steps == 0 && !(r.End > 0) {
 		bad("run", "give steps or a positive end time")
 	}
@@ -233,10 +408,195 @@ func (sc *Scene) check() error {
 	if r.Workers < 0 {
 		bad("run.workers", "%d is negative", r.Workers)
 	}
+	switch r.Mode {
+	case "", CoSimulation:
+		if r.Integrator != nil {
+			bad("run.integrator", "is for monolithic runs, but the mode is %s (nodes step themselves): set \"mode\": %q or remove it", CoSimulation, Monolithic)
+		}
+		if r.Coupling != nil {
+			if _, err := r.Coupling.Strategy(); err != nil {
+				bad("run.coupling", "%v", err)
+			}
+		}
+	case Monolithic:
+		if r.Integrator == nil {
+			bad("run.integrator", "missing: a monolithic run needs a method, e.g. {\"method\": \"rk4\"}; methods: %s", strings.Join(methodNames(), ", "))
+		} else {
+			errs = append(errs, r.Integrator.check("run.integrator")...)
+		}
+		if r.Coupling != nil {
+			bad("run.coupling", "is for co-simulation; a monolithic run integrates all nodes together: remove it or set \"mode\": %q", CoSimulation)
+		}
+	default:
+		bad("run.mode", "%q is not a mode; use %s%s", r.Mode, strings.Join(Modes, " or "), node.DidYouMean(r.Mode, Modes))
+	}
 	if sc.Record.Every < 0 {
 		bad("record.every", "%d is negative", sc.Record.Every)
 	}
+	if len(sc.Record.Times) > 0 {
+		if !sc.adaptive() {
+			bad("record.times", "dense output is for adaptive monolithic runs (run.integrator.adaptive); fixed-step runs record every record.every steps")
+		}
+		end := sc.EndTime()
+		for i, t := range sc.Record.Times {
+			if math.IsNaN(t) || t < 0 || t > end || i > 0 && t < sc.Record.Times[i-1] {
+				bad(fmt.Sprintf("record.times[%d]", i), "%v: times must ascend within [0, %v], the end time", t, end)
+				break
+			}
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// adaptive reports whether the scene runs the adaptive integrator.
+func (sc *Scene) adaptive() bool {
+	return sc.Run.Mode == Monolithic && sc.Run.Integrator != nil && sc.Run.Integrator.Adaptive
+}
+
+// EndTime is the time the run ends at: Steps·Dt when Steps is set, End
+// otherwise. Runs start at 0.
+func (sc *Scene) EndTime() float64 {
+	if sc.Run.Steps > 0 {
+		return float64(sc.Run.Steps) * sc.Run.Dt
+	}
+	return sc.Run.End
+}
+
+func methodNames() []string {
+	var names []string
+	for _, m := range integrators.Methods() {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+// check validates the integrator settings; path is where they are.
+func (in *Integrator) check(path string) []error {
+	var errs []error
+	bad := func(field string, f string, a ...any) {
+		errs = append(errs, &Error{Path: path + field, Err: fmt.Errorf(f, a...)})
+	}
+	m, err := integrators.ByName(in.Method)
+	if in.Method == "" {
+		bad(".method", "missing; one of %s", strings.Join(methodNames(), ", "))
+	} else if err != nil {
+		bad(".method", "%q is not a method%s; one of %s", in.Method, node.DidYouMean(in.Method, methodNames()), strings.Join(methodNames(), ", "))
+	}
+	if in.RhoInf != nil {
+		if in.Method != integrators.MethodGeneralizedAlpha {
+			bad(".rho_inf", "is a parameter of %s, not of %q", integrators.MethodGeneralizedAlpha, in.Method)
+		} else if r := *in.RhoInf; !(r >= 0 && r <= 1) {
+			bad(".rho_inf", "%v is outside [0, 1]", r)
+		}
+	}
+	for _, v := range []struct {
+		name string
+		x    *float64
+	}{{".beta", in.Beta}, {".gamma", in.Gamma}} {
+		if v.x == nil {
+			continue
+		}
+		if in.Method != integrators.MethodNewmark {
+			bad(v.name, "is a parameter of %s, not of %q", integrators.MethodNewmark, in.Method)
+		} else if math.IsNaN(*v.x) || math.IsInf(*v.x, 0) || *v.x < 0 || v.name == ".beta" && *v.x == 0 {
+			bad(v.name, "%v: newmark needs beta > 0 and gamma >= 0", *v.x)
+		}
+	}
+	if in.Adaptive && in.Method != integrators.MethodDormandPrince {
+		bad(".adaptive", "only %s is adaptive; set \"method\": %q", integrators.MethodDormandPrince, integrators.MethodDormandPrince)
+	}
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{".rtol", in.RTol}, {".atol", in.ATol}, {".initial_step", in.InitialStep}, {".min_step", in.MinStep}, {".max_step", in.MaxStep}, {".event_tol", in.EventTol}} {
+		if v.x == 0 {
+			continue
+		}
+		if !in.Adaptive {
+			bad(v.name, "is a setting of the adaptive integrator; set \"adaptive\": true (with %s) or remove it", integrators.MethodDormandPrince)
+		} else if !(v.x > 0) || math.IsInf(v.x, 0) {
+			bad(v.name, "%v must be finite and positive", v.x)
+		}
+	}
+	if in.MaxSteps != 0 && !in.Adaptive {
+		bad(".max_steps", "is a setting of the adaptive integrator; set \"adaptive\": true or remove it")
+	} else if in.MaxSteps < 0 {
+		bad(".max_steps", "%d is negative", in.MaxSteps)
+	}
+	if err == nil && m.Kind == integrators.Explicit && (in.NewtonTol != 0 || in.NewtonMaxIter != 0) {
+		bad("", "newton_tol and newton_max_iter are for implicit methods; %s is explicit", in.Method)
+	}
+	if !(in.NewtonTol >= 0) || math.IsInf(in.NewtonTol, 0) {
+		bad(".newton_tol", "%v must be finite and not negative", in.NewtonTol)
+	}
+	if in.NewtonMaxIter < 0 {
+		bad(".newton_max_iter", "%d is negative", in.NewtonMaxIter)
+	}
+	return errs
+}
+
+// Method returns the integration method of a monolithic scene (an error
+// when the settings are invalid).
+func (in *Integrator) method() (integrators.Method, error) {
+	m, err := integrators.ByName(in.Method)
+	if err != nil {
+		return m, err
+	}
+	switch {
+	case in.RhoInf != nil && m.Name == integrators.MethodGeneralizedAlpha:
+		m = integrators.GeneralizedAlpha(*in.RhoInf)
+	case m.Name == integrators.MethodNewmark && (in.Beta != nil || in.Gamma != nil):
+		b, g := m.Alpha.Beta, m.Alpha.Gamma
+		if in.Beta != nil {
+			b = *in.Beta
+		}
+		if in.Gamma != nil {
+			g = *in.Gamma
+		}
+		m = integrators.Newmark(b, g)
+	}
+	return m, nil
+}
+
+// settings returns the integrators.Settings of the scene's integrator.
+func (in *Integrator) settings() *integrators.Settings {
+	return &integrators.Settings{
+		RTol: in.RTol, ATol: in.ATol,
+		InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep, MaxSteps: in.MaxSteps,
+		EventTol:  in.EventTol,
+		NewtonTol: in.NewtonTol, NewtonMaxIter: in.NewtonMaxIter,
+	}
+}
+
+// Strategy returns the coupling.Strategy the settings describe, validated
+// by coupling.Strategy.Validate (node names are checked when a run
+// starts).
+func (c *Coupling) Strategy() (*coupling.Strategy, error) {
+	st, err := coupling.ByName(c.Scheme)
+	if err != nil {
+		return nil, err
+	}
+	if c.Acceleration != "" {
+		if st.Scheme != coupling.Iterative {
+			return nil, fmt.Errorf("acceleration %q is for the %s scheme, the scheme is %s", c.Acceleration, coupling.Iterative, st.Scheme)
+		}
+		st.Iteration.Acceleration.Method = coupling.Method(c.Acceleration)
+	}
+	it := &st.Iteration
+	a := &it.Acceleration
+	a.Omega, a.OmegaMax, a.Reuse, a.Filter, a.MaxColumns = c.Omega, c.OmegaMax, c.Reuse, c.Filter, c.MaxColumns
+	it.ATol, it.RTol, it.MaxIter = c.ATol, c.RTol, c.MaxIter
+	it.Predictor, it.OnFail = coupling.Predictor(c.Predictor), coupling.Policy(c.OnFail)
+	st.Order = c.Order
+	for _, g := range c.Groups {
+		st.Groups = append(st.Groups, coupling.Group{Name: g.Name, Nodes: g.Nodes})
+	}
+	st.Rates = c.Rates
+	st.Interpolation = coupling.Interpolation(c.Interpolation)
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
+	return &st, nil
 }
 
 func contains(s []string, v string) bool {
@@ -249,18 +609,46 @@ func contains(s []string, v string) bool {
 }
 
 // Build constructs the graph of the scene from the registry, reporting
-// every problem with its JSON path. overrides ("node.param" → value) are
-// applied over the scene's parameters.
+// every problem with its JSON path. overrides ("node.param" → value, where
+// node names a node or a connector) are applied over the scene's
+// parameters; Scene.With also sets run settings. The graph has the nodes in
+// file order, then the connectors, each followed by its edges to its
+// bodies, then the edges: edges into one additive input sum in that order.
 func (sc *Scene) Build(reg *node.Registry, overrides map[string]any) (*graph.Graph, error) {
+	g, _, err := sc.build(reg, overrides)
+	return g, err
+}
+
+// origin says which part of the scene an edge of the built graph comes
+// from: edges[i] or connectors[i].
+type origin struct {
+	path string
+	from string // the edge's From and To, for matching build errors
+	to   string
+}
+
+func (sc *Scene) build(reg *node.Registry, overrides map[string]any) (*graph.Graph, []origin, error) {
 	var errs []error
 	byName := map[string]int{}
+	var names []string
 	for i, n := range sc.Nodes {
 		byName[n.Name] = i
+		names = append(names, n.Name)
 	}
-	params := make([]map[string]any, len(sc.Nodes))
-	for i, n := range sc.Nodes {
+	for i, c := range sc.Connectors {
+		byName[c.Name] = len(sc.Nodes) + i
+		names = append(names, c.Name)
+	}
+	params := make([]map[string]any, len(sc.Nodes)+len(sc.Connectors))
+	for i := range params {
+		src := map[string]any(nil)
+		if i < len(sc.Nodes) {
+			src = sc.Nodes[i].Params
+		} else {
+			src = sc.Connectors[i-len(sc.Nodes)].Params
+		}
 		params[i] = map[string]any{}
-		for k, v := range n.Params {
+		for k, v := range src {
 			params[i][k] = v
 		}
 	}
@@ -273,11 +661,7 @@ func (sc *Scene) Build(reg *node.Registry, overrides map[string]any) (*graph.Gra
 		nn, pn, ok := strings.Cut(k, ".")
 		i, found := byName[nn]
 		if !ok || !found {
-			names := make([]string, len(sc.Nodes))
-			for j, n := range sc.Nodes {
-				names[j] = n.Name
-			}
-			errs = append(errs, &Error{Path: "--set " + k, Err: fmt.Errorf("no node %q in the scene%s", nn, node.DidYouMean(nn, names))})
+			errs = append(errs, &Error{Path: "--set " + k, Err: fmt.Errorf("no node %q in the scene%s; write node.param, or run.… for run settings", nn, node.DidYouMean(nn, names))})
 			continue
 		}
 		params[i][pn] = overrides[k]
@@ -299,9 +683,24 @@ func (sc *Scene) Build(reg *node.Registry, overrides map[string]any) (*graph.Gra
 		g.Add(n.Name, nd)
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, nil, errors.Join(errs...)
 	}
-	for _, e := range sc.Edges {
+	var origins []origin
+	for i, c := range sc.Connectors {
+		p := fmt.Sprintf("connectors[%d]", i)
+		before := len(g.Edges())
+		if err := connect(g, c, params[len(sc.Nodes)+i]); err != nil {
+			errs = append(errs, &Error{Path: p + err.path, Err: err.err})
+			continue
+		}
+		for _, e := range g.Edges()[before:] {
+			origins = append(origins, origin{path: p, from: e.From, to: e.To})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	for i, e := range sc.Edges {
 		var opts []graph.Option
 		if t := e.Transform; t != nil {
 			switch t.Kind {
@@ -314,11 +713,229 @@ func (sc *Scene) Build(reg *node.Registry, overrides map[string]any) (*graph.Gra
 			}
 		}
 		g.Connect(e.From, e.To, opts...)
+		origins = append(origins, origin{path: fmt.Sprintf("edges[%d]", i), from: e.From, to: e.To})
 	}
-	return g, nil
+	return g, origins, nil
 }
 
-// Settings returns the graph run settings of the scene.
+// pathError is an error at a path relative to a connector.
+type pathError struct {
+	path string
+	err  error
+}
+
+// connect adds connector c with its resolved parameters to g.
+func connect(g *graph.Graph, c Connector, params map[string]any) *pathError {
+	// Only springdamper for now (check rejects other types).
+	if len(c.Bodies) != 2 || len(c.Local) != 0 && len(c.Local) != 2 {
+		return &pathError{".bodies", fmt.Errorf("a connector needs 2 bodies and 0 or 2 local points, has %d and %d", len(c.Bodies), len(c.Local))}
+	}
+	nd, err := springdamper.FromMap(params)
+	if err != nil {
+		return &pathError{".params", err}
+	}
+	v := nd.(node.Tunable).Params()
+	p := springdamper.Params{
+		Active:     v.Bool("active"),
+		ItemNumber: v.Int("item_number"),
+		Show:       v.Bool("show"),
+		DrawSize:   v.Float("draw_size"),
+	}
+	copy(p.Stiffness[:], v.Floats("stiffness"))
+	copy(p.Damping[:], v.Floats("damping"))
+	copy(p.Offset[:], v.Floats("offset"))
+	copy(p.Color[:], v.Floats("color"))
+	var local [2][3]float64
+	for k, l := range c.Local {
+		copy(local[k][:], l)
+	}
+	if _, err := springdamper.Connect(g, c.Name, p, c.Bodies[0], local[0], c.Bodies[1], local[1]); err != nil {
+		// Connect names the marker ("body 0", "body 1") it failed on.
+		for k := range 2 {
+			if strings.Contains(err.Error(), fmt.Sprintf("body %d", k)) {
+				return &pathError{fmt.Sprintf(".bodies[%d]", k), err}
+			}
+		}
+		return &pathError{"", err}
+	}
+	return nil
+}
+
+// Compile builds the scene's graph (Build) and compiles it (graph.Build),
+// reporting every wiring problem at the place in the scene it comes from:
+// edges[i], connectors[i] or nodes[i].
+func (sc *Scene) Compile(reg *node.Registry, overrides map[string]any) (*graph.Sim, error) {
+	g, origins, err := sc.build(reg, overrides)
+	if err != nil {
+		return nil, err
+	}
+	sim, err := g.Build()
+	if err == nil {
+		return sim, nil
+	}
+	var be *graph.BuildError
+	if !errors.As(err, &be) {
+		return nil, &Error{Path: "scene", Err: err}
+	}
+	var errs []error
+	for _, prob := range be.Problems {
+		errs = append(errs, &Error{Path: sc.locateProblem(prob, origins), Err: prob})
+	}
+	return nil, errors.Join(errs...)
+}
+
+// locateProblem finds the place in the scene of a graph build problem.
+func (sc *Scene) locateProblem(prob error, origins []origin) string {
+	var ee *graph.EdgeError
+	if errors.As(prob, &ee) {
+		// An edge, "from -> to".
+		for _, o := range origins {
+			if ee.Edge == o.from+" -> "+o.to {
+				return o.path
+			}
+		}
+		// An input, "node.input": the first edge into it, else the node.
+		for _, o := range origins {
+			if ee.Edge == o.to {
+				return o.path
+			}
+		}
+		nn, _, _ := strings.Cut(ee.Edge, ".")
+		if p := sc.nodePath(nn); p != "" {
+			return p
+		}
+	}
+	var le *graph.LoopError
+	if errors.As(prob, &le) && len(le.Members) > 0 {
+		for _, o := range origins {
+			if strings.HasPrefix(o.to, le.Members[0]+".") {
+				return o.path
+			}
+		}
+	}
+	return "edges"
+}
+
+// nodePath is the path of the node or connector named name, or "".
+func (sc *Scene) nodePath(name string) string {
+	for i, n := range sc.Nodes {
+		if n.Name == name {
+			return fmt.Sprintf("nodes[%d]", i)
+		}
+	}
+	for i, c := range sc.Connectors {
+		if c.Name == name {
+			return fmt.Sprintf("connectors[%d]", i)
+		}
+	}
+	return ""
+}
+
+// Settings returns the graph run settings of the scene, with its coupling
+// strategy (nil when the scene has none or an invalid one: Decode reports
+// that).
 func (sc *Scene) Settings() graph.Settings {
-	return graph.Settings{Dt: sc.Run.Dt, Steps: sc.Run.Steps, End: sc.Run.End, Workers: sc.Run.Workers, Record: sc.Record.Fields, Every: sc.Record.Every}
+	set := graph.Settings{Dt: sc.Run.Dt, Steps: sc.Run.Steps, End: sc.Run.End, Workers: sc.Run.Workers, Record: sc.Record.Fields, Every: sc.Record.Every}
+	if sc.Run.Coupling != nil {
+		set.Coupling, _ = sc.Run.Coupling.Strategy()
+	}
+	return set
+}
+
+// With returns a copy of the scene with settings changed, as the --set
+// flag of the cosim command does: "node.param" sets a parameter of a node
+// or a connector; "run.dt", "run.integrator.rho_inf", "record.every" and
+// every other path under run and record set that field. The copy is
+// checked as Decode checks a file, so a bad value is an error at its path.
+// Values are Go values as JSON decodes them (float64, bool, string,
+// []any, map[string]any); ParseValue turns command-line text into one.
+func (sc *Scene) With(set map[string]any) (*Scene, error) {
+	raw, err := json.Marshal(sc)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var errs []error
+	for _, k := range keys {
+		if err := setPath(m, k, set[k]); err != nil {
+			errs = append(errs, &Error{Path: "--set " + k, Err: err})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	raw, err = json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(bytes.NewReader(raw))
+}
+
+// setPath sets key in the generic JSON form m of a scene.
+func setPath(m map[string]any, key string, v any) error {
+	head, rest, ok := strings.Cut(key, ".")
+	if !ok || rest == "" {
+		return errors.New("write node.param, or run.field / record.field")
+	}
+	if head == "run" || head == "record" {
+		cur := m
+		parts := strings.Split(key, ".")
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := cur[p].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				cur[p] = next
+			}
+			cur = next
+		}
+		cur[parts[len(parts)-1]] = v
+		return nil
+	}
+	var names []string
+	for _, sec := range []string{"nodes", "connectors"} {
+		list, _ := m[sec].([]any)
+		for _, e := range list {
+			obj, _ := e.(map[string]any)
+			if obj["name"] == head {
+				ps, ok := obj["params"].(map[string]any)
+				if !ok {
+					ps = map[string]any{}
+					obj["params"] = ps
+				}
+				ps[rest] = v
+				return nil
+			}
+			if n, ok := obj["name"].(string); ok {
+				names = append(names, n)
+			}
+		}
+	}
+	return fmt.Errorf("no node or connector %q in the scene%s", head, node.DidYouMean(head, names))
+}
+
+// ParseValue reads a command-line value: JSON (a number, true, false, a
+// list such as [0,-9.81,0], a quoted string) or else the text itself as a
+// string, so --set run.mode=monolithic needs no quotes.
+func ParseValue(text string) any {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return text
+	}
+	if m, ok := v.(map[string]any); ok {
+		return normalize(m)
+	}
+	if v == nil {
+		return text
+	}
+	return normalize(v)
 }

@@ -167,6 +167,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(bounce))
 	f.Add([]byte(`{"nodes":[{"name":"a","type":"ball","params":{"elasticity":[1,2]}}],"run":{"dt":1e-300,"end":1e300}}`))
 	f.Add([]byte(`{"nodes":[{"name":"a","type":"table","params":null}],"edges":[{"from":"a.position","to":"a.x","transform":{"kind":"embed","axis":-1,"len":-5}}],"run":{"dt":1,"steps":1}}`))
+	f.Add([]byte(`{"nodes":[{"name":"m","type":"masspoint"}],"connectors":[{"name":"s","type":"springdamper","bodies":["ground","m"],"local":[[1,1,0],[0,0,0]]}],"run":{"mode":"monolithic","dt":0.1,"steps":2,"integrator":{"method":"generalized-alpha","rho_inf":0.5}}}`))
+	f.Add([]byte(`{"nodes":[{"name":"m","type":"masspoint"}],"connectors":[{"name":"s","type":"springdamper","bodies":["m"],"local":[[1]]}],"run":{"dt":0.1,"steps":2,"coupling":{"scheme":"iterative","groups":[{"name":"g","nodes":["m","s"]}]}},"record":{"times":[2,1]}}`))
 	reg := nodes.Registry()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := scene.Decode(bytes.NewReader(data))
@@ -178,5 +180,6 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		_, _ = g.Build()
+		_, _ = sc.Compile(reg, nil)
 	})
 }

@@ -18,14 +18,19 @@ import (
 var demoScene []byte
 
 func cmdDemo(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("demo", "[-o FILE]", stderr)
+	fs := newFlags("demo", "[-o FILE] [--print]", stderr)
 	out := fs.String("o", "", "write the recorded history as CSV to `FILE`")
+	print := fs.Bool("print", false, "print the demo's scene file instead of running it: the start of your own scene")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usagef("takes no arguments, got %q", pos)
+	}
+	if *print {
+		_, err := stdout.Write(demoScene)
+		return err
 	}
 	sc, err := scene.Decode(bytes.NewReader(demoScene))
 	if err != nil {
@@ -59,7 +64,11 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "history (%d rows) written to %s\n", len(res.History.Times), *out)
 	}
-	fmt.Fprintln(stdout, "\nNext: the scenes in examples/scenes, and \"cosim nodes\" for every node type.")
+	fmt.Fprintln(stdout, "\nNext:")
+	fmt.Fprintln(stdout, "  cosim demo --print > my-scene.json      the demo's scene file, to edit (docs/scenes.md)")
+	fmt.Fprintln(stdout, "  cosim run my-scene.json --plot ball.png  run a scene file and plot what it records")
+	fmt.Fprintln(stdout, "  cosim run examples/scenes/spring-damper.json   more scenes in examples/scenes")
+	fmt.Fprintln(stdout, "  cosim nodes                              every node type; cosim describe TYPE for its parameters")
 	return nil
 }
 

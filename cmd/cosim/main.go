@@ -4,7 +4,15 @@
 //
 //	cosim nodes                      list every registered node type
 //	cosim describe TYPE [--json]     a node type's metadata, state, parameters, inputs, outputs
-//	cosim demo [-o FILE]             run the embedded bouncing-ball scene
+//	cosim demo [-o FILE] [--print]   run the embedded bouncing-ball scene (or print it)
+//	cosim run SCENE [-o FILE] [--plot FIG] [--set NODE.PARAM=VALUE]…
+//	                                 run a scene file, summarize it, write its history and plot
+//	cosim plot HISTORY [-y COLUMN]… [-o FIG]
+//	                                 draw a recorded history against time
+//	cosim graph SCENE                the scene's graph in Graphviz DOT
+//	cosim sweep SCENE --vary NODE.PARAM=START:STOP:COUNT… [-j N] [--shard I/N]
+//	                                 run a parameter grid in parallel, one row per run
+//	cosim sweep merge SHARD.csv…     join the tables of sharded sweeps
 //	cosim anomalies [--json] [--status open|resolved|wont-fix]
 //	                                 the registry of known anomalies
 //	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default docs/nodes; "-" for stdout)
@@ -33,7 +41,11 @@ func commands() []command {
 	return []command{
 		{"nodes", "", "list every registered node type", cmdNodes},
 		{"describe", "TYPE [--json]", "show a node type's metadata, state, parameters, inputs and outputs", cmdDescribe},
-		{"demo", "[-o FILE]", "run the embedded bouncing-ball scene and summarize it", cmdDemo},
+		{"demo", "[-o FILE] [--print]", "run the embedded bouncing-ball scene and summarize it; --print writes the scene to start your own", cmdDemo},
+		{"run", runArgs, "run a scene file: summary, history (CSV or JSON lines) and plot", cmdRun},
+		{"plot", plotArgs, "draw columns of a recorded history against time (PNG, SVG, PDF)", cmdPlot},
+		{"graph", graphArgs, "write a scene's graph in Graphviz DOT (pipe into dot -Tsvg)", cmdGraph},
+		{"sweep", sweepArgs, "run a parameter grid or list in parallel, one row per run; shard it across array jobs", cmdSweep},
 		{"anomalies", "[--json] [--status S]", "list the known anomalies (open, resolved, wont-fix)", cmdAnomalies},
 		{"guide", "[-o DIR] [TYPE…]", "write node guides (Markdown) into DIR, default docs/nodes; -o - for stdout", cmdGuide},
 	}
@@ -89,9 +101,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "cosim runs and describes node-graph co-simulations.\n\nUsage:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  cosim %-10s %-16s %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(w, "  cosim %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun \"cosim help COMMAND\" or \"cosim COMMAND -h\" for a command's flags.")
+	fmt.Fprintln(w, "\nStart with \"cosim demo\", then \"cosim run examples/scenes/spring-damper.json --plot fig.png\";")
+	fmt.Fprintln(w, "scene files are described in docs/scenes.md. Run \"cosim help COMMAND\" or \"cosim COMMAND -h\" for a command's flags.")
 }
 
 // newFlags returns a flag set that reports errors instead of exiting and

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -326,5 +327,269 @@ func TestGuide(t *testing.T) {
 	entries, _ := os.ReadDir(one)
 	if len(entries) != 1 || entries[0].Name() != "table.md" {
 		t.Errorf("guide -o DIR table wrote %v, want only table.md", entries)
+	}
+}
+
+// Every command answers -h with its usage on stderr and exit 0.
+func TestHelpEveryCommand(t *testing.T) {
+	for _, c := range commands() {
+		code, _, errs := cosim(t, c.name, "-h")
+		if code != 0 || !strings.Contains(errs, "usage: cosim "+c.name) {
+			t.Errorf("%s -h: exit %d, stderr %q", c.name, code, errs)
+		}
+	}
+	code, _, errs := cosim(t, "sweep", "merge", "-h")
+	if code != 0 || !strings.Contains(errs, "usage: cosim sweep merge") {
+		t.Errorf("sweep merge -h: exit %d, stderr %q", code, errs)
+	}
+}
+
+const springScene = "../../examples/scenes/spring-damper.json"
+
+// demo --print writes the embedded scene, which runs as a scene file and
+// gives the demo's numbers: the path from cosim demo to one's own scene.
+func TestDemoPrintRuns(t *testing.T) {
+	code, scene, errs := cosim(t, "demo", "--print")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	path := filepath.Join(t.TempDir(), "my.json")
+	os.WriteFile(path, []byte(scene), 0o644)
+	dir := t.TempDir()
+	code, out, errs := cosim(t, "run", path, "-o", filepath.Join(dir, "run.csv"))
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	mustContain(t, "run summary", out, "bouncing ball: co-simulation (jacobi), 100000 steps to t = 10", "rejected steps 0, iterations 0, events 0")
+	cosim(t, "demo", "-o", filepath.Join(dir, "demo.csv"))
+	a, _ := os.ReadFile(filepath.Join(dir, "run.csv"))
+	b, _ := os.ReadFile(filepath.Join(dir, "demo.csv"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("the printed demo scene does not run to the demo's history")
+	}
+	_, out, _ = cosim(t, "demo")
+	mustContain(t, "demo next steps", out, "cosim demo --print", "examples/scenes")
+}
+
+// run writes the history as CSV and JSON lines with the same numbers,
+// applies --set, plots, and reports scene errors with their JSON path.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, jsonl, fig := filepath.Join(dir, "h.csv"), filepath.Join(dir, "h.jsonl"), filepath.Join(dir, "fig.png")
+	code, out, errs := cosim(t, "run", springScene, "-o", csvPath, "--plot", fig, "-y", "spring.Displacement", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	mustContain(t, "run", out, "2000 steps to t = 2", "401 rows × 3 columns", "plot of spring.Displacement[1]")
+	if st, err := os.Stat(fig); err != nil || st.Size() < 1000 {
+		t.Errorf("plot: %v", err)
+	}
+	if code, _, errs = cosim(t, "run", springScene, "-o", jsonl); code != 0 {
+		t.Fatalf("jsonl: exit %d: %s", code, errs)
+	}
+	hc, err := readHistoryFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hj, err := readHistoryFile(jsonl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(hc, hj); diff != "" {
+		t.Errorf("CSV and JSON lines differ:\n%s", diff)
+	}
+	// The static displacement of the seed's mini example.
+	if d := hc.Column("spring.Displacement[1]"); d[len(d)-1] > -0.000999 || d[len(d)-1] < -0.001001 {
+		t.Errorf("final displacement %v, want -0.001", d[len(d)-1])
+	}
+	// -o - sends the history to stdout and the summary to stderr.
+	code, out, errs = cosim(t, "run", springScene, "-o", "-", "--format", "jsonl", "--set", "run.end=0.01", "--set", "mass.mass=10")
+	if code != 0 || !strings.HasPrefix(out, `{"t":0,"mass.position[1]":1,`) || !strings.Contains(errs, "10 steps") {
+		t.Errorf("-o -: exit %d, stdout %.80q, stderr %q", code, out, errs)
+	}
+	// Monolithic with an overridden rho_inf.
+	code, out, _ = cosim(t, "run", "../../examples/scenes/two-mass-modes.json", "--set", "run.integrator.rho_inf=1")
+	mustContain(t, "monolithic run", out, "monolithic (generalized-alpha), 120 steps", "iterations ")
+	if code != 0 {
+		t.Errorf("monolithic: exit %d", code)
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run"}, 2, "name exactly one scene file"},
+		{[]string{"run", "nope.json"}, 1, "examples/scenes"},
+		{[]string{"run", springScene, "--set", "mas.mass=1"}, 1, `no node or connector "mas" in the scene (did you mean "mass"?)`},
+		{[]string{"run", springScene, "--set", "mass.mass=-1"}, 1, `nodes[0].params: masspoint: parameter "mass" = -1 is out of range`},
+		{[]string{"run", springScene, "--set", "mass"}, 2, "write NODE.PARAM=VALUE"},
+		{[]string{"run", springScene, "--format", "xml"}, 2, "use csv or jsonl"},
+		{[]string{"run", springScene, "--plot", filepath.Join(dir, "f.png"), "-y", "mass.velocity"}, 1, `-y mass.velocity: not a recorded column`},
+		{[]string{"run", springScene, "-y", "mass.position"}, 2, "add --plot FIG"},
+		{[]string{"run", springScene, "--plot", filepath.Join(dir, "f.txt")}, 1, "use a .png, .svg or .pdf"},
+	} {
+		code, _, errs := cosim(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"nodes": [{"name": "b", "type": "ball"}], "edges": [{"from": "b.position", "to": "b.tabel_position"}], "run": {"dt": 0.1, "steps": 1}}`), 0o644)
+	_, _, errs = cosim(t, "run", bad)
+	mustContain(t, "wiring error", errs, "bad.json: edges[0]: b.position -> b.tabel_position: unknown field", `did you mean "table_position"?`)
+}
+
+// plot draws chosen columns of a CSV or JSON-lines history.
+func TestPlot(t *testing.T) {
+	dir := t.TempDir()
+	h := filepath.Join(dir, "h.csv")
+	if code, _, errs := cosim(t, "run", springScene, "-o", h); code != 0 {
+		t.Fatal(errs)
+	}
+	code, out, errs := cosim(t, "plot", h, "-y", "mass.position[1]", "-o", filepath.Join(dir, "p.svg"), "--title", "mass")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	mustContain(t, "plot", out, "plot of mass.position[1] (401 rows) written to")
+	svg, _ := os.ReadFile(filepath.Join(dir, "p.svg"))
+	mustContain(t, "svg", string(svg), "mass.position[1]", "t (s)")
+	if code, _, _ := cosim(t, "plot", h); code != 0 {
+		t.Errorf("plot with default -o: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "h.png")); err != nil {
+		t.Errorf("default figure: %v", err)
+	}
+	notHist := filepath.Join(dir, "x.csv")
+	os.WriteFile(notHist, []byte("a,b\n1,2\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"plot"}, 2, "name exactly one history file"},
+		{[]string{"plot", notHist}, 1, "a history starts with a t column"},
+		{[]string{"plot", h, "-y", "mass.postion"}, 1, `did you mean`},
+	} {
+		code, _, errs := cosim(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
+
+// graph writes DOT with node types, field labels and additive inputs.
+func TestGraph(t *testing.T) {
+	code, out, errs := cosim(t, "graph", springScene)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	mustContain(t, "dot", out, `digraph "spring-damper mini example" {`, `"mass" [label="mass\nmasspoint", shape=box`,
+		`"spring" [label="spring\nspringdamper", shape=ellipse]`, `"mass" -> "spring" [label="position → m1_position\nvelocity → m1_velocity"]`,
+		`"spring" -> "mass" [label="m1_force → force (+)"]`, `"ground" -> "spring" [style=dashed, arrowhead=none, label="marker 0 at [1, 1, 0]"]`)
+	if !strings.HasSuffix(out, "}\n") {
+		t.Errorf("unterminated graph")
+	}
+	if code, _, errs := cosim(t, "graph"); code != 2 || !strings.Contains(errs, "usage: cosim graph") {
+		t.Errorf("graph without a scene: exit %d %q", code, errs)
+	}
+}
+
+// sweep runs a grid in parallel with one row per run, in grid order; the
+// same grid split into shards (by --shard or the array-job variables) and
+// merged is byte for byte the unsharded table.
+func TestSweepShardsMerge(t *testing.T) {
+	dir := t.TempDir()
+	grid := []string{"sweep", "../../examples/scenes/bouncing-ball.json", "--vary", "ball.elasticity=0.5:0.9:5", "--vary", "table.position=0,0.5", "-y", "ball.position", "--set", "run.end=2"}
+	all := filepath.Join(dir, "all.csv")
+	code, _, errs := cosim(t, append(grid, "-j", "3", "-o", all)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want, _ := os.ReadFile(all)
+	lines := strings.Split(strings.TrimSpace(string(want)), "\n")
+	if len(lines) != 11 || lines[0] != "run,runs,ball.elasticity,table.position,t,ball.position,status" || lines[1] != lines[1][:2]+"10,0.5,0,2,"+strings.Split(lines[1], ",")[5]+",ok" {
+		t.Fatalf("sweep table:\n%s", want)
+	}
+	if !strings.HasPrefix(lines[4], "3,10,0.6,0.5,2,") || !strings.HasPrefix(lines[10], "9,10,0.9,0.5,2,") {
+		t.Errorf("grid order (last --vary fastest):\n%s", want)
+	}
+	// One worker gives the same table.
+	_, one, _ := cosim(t, append(grid, "-j", "1")...)
+	if one != string(want) {
+		t.Errorf("-j 1 differs from -j 3:\n%s", one)
+	}
+	var shards []string
+	for i := range 3 {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.csv", i))
+		shards = append(shards, p)
+		var args []string
+		switch i {
+		case 0:
+			args = append(grid, "--shard", "0/3")
+		case 1:
+			t.Setenv("JOB_COMPLETION_INDEX", "1")
+			args = append(grid, "--shards", "3")
+		case 2:
+			os.Unsetenv("JOB_COMPLETION_INDEX")
+			t.Setenv("SLURM_ARRAY_TASK_ID", "3")
+			t.Setenv("SLURM_ARRAY_TASK_MIN", "1") // --array=1-3
+			args = append(grid, "--shards", "3")
+		}
+		if code, _, errs := cosim(t, append(args, "-o", p)...); code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, errs)
+		}
+	}
+	merged := filepath.Join(dir, "merged.csv")
+	if code, _, errs := cosim(t, "sweep", "merge", "-o", merged, shards[2], shards[0], shards[1]); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errs)
+	}
+	got, _ := os.ReadFile(merged)
+	if !bytes.Equal(got, want) {
+		t.Errorf("merged shards differ from the unsharded run:\n%s\nwant:\n%s", got, want)
+	}
+	// merge refuses incomplete, duplicated and foreign tables.
+	for _, c := range []struct {
+		files []string
+		want  string
+	}{
+		{shards[:2], "3 of 10 runs are missing (runs [2 5 8]…)"},
+		{[]string{shards[0], shards[0], shards[1], shards[2]}, "is in two shard tables"},
+		{[]string{shards[0], "../../examples/scenes/README.md"}, "not a cosim sweep table"},
+	} {
+		code, _, errs := cosim(t, append([]string{"sweep", "merge"}, c.files...)...)
+		if code != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("merge %q: exit %d, %q; want %q", c.files, code, errs, c.want)
+		}
+	}
+}
+
+// sweep --list runs parameter sets from a file; failed runs keep their
+// row with the reason and make the exit status 1.
+func TestSweepList(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "sets.txt")
+	os.WriteFile(list, []byte("# elasticity and gravity\n{\"ball.elasticity\": 0.5, \"ball.gravity\": -9.81}\nball.elasticity=0.7\nball.elasticity=2\n"), 0o644)
+	code, out, errs := cosim(t, "sweep", "../../examples/scenes/bouncing-ball.json", "--list", list, "--set", "run.end=0.5", "-y", "ball.velocity")
+	if code != 1 || !strings.Contains(errs, "1 of 3 runs failed") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	mustContain(t, "list sweep", out, "run,runs,ball.elasticity,ball.gravity,t,ball.velocity,status\n0,3,0.5,-9.81,0.5,",
+		"\n1,3,0.7,,0.5,", `2,3,2,,,,"error: nodes[0].params: ball: parameter ""elasticity"" = 2 is out of range`)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"sweep", springScene}, 2, "give either --vary (a grid) or --list"},
+		{[]string{"sweep", springScene, "--vary", "mass.mass=1:2"}, 2, "write START:STOP:COUNT"},
+		{[]string{"sweep", springScene, "--vary", "mass.mass=1:2:2", "--shard", "3/3"}, 2, "0 <= I < N"},
+		{[]string{"sweep", springScene, "--vary", "mass.mass=1:2:2", "--shards", "2"}, 2, "JOB_COMPLETION_INDEX"},
+		{[]string{"sweep", springScene, "--vary", "mass.mass=1:2:2", "-y", "mass.nope"}, 1, "-y mass.nope"},
+	} {
+		code, _, errs := cosim(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, c.code, c.want)
+		}
 	}
 }

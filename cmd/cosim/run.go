@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes"
+	"github.com/cosimgo/cosim/scene"
+)
+
+const runArgs = "SCENE [-o FILE] [--format csv|jsonl] [--plot FIG] [-y FIELD]… [--set NODE.PARAM=VALUE]… [-q]"
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", runArgs, stderr)
+	out := fs.String("o", "", "write the recorded history to `FILE` (\"-\" for stdout; the summary then goes to stderr)")
+	format := fs.String("format", "", "history format: csv or jsonl (default: from the -o extension, else csv)")
+	fig := fs.String("plot", "", "draw the recorded fields against time into `FIG` (.png, .svg or .pdf)")
+	var ys, sets stringList
+	fs.Var(&ys, "y", "a recorded `FIELD` to plot (repeatable; \"mass.position\" selects all its components); default: all")
+	fs.Var(&sets, "set", "override a setting, `NODE.PARAM=VALUE` or run.FIELD=VALUE (repeatable); VALUE is JSON or a bare string")
+	quiet := fs.Bool("q", false, "no progress bar")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("name exactly one scene file, got %d arguments (try examples/scenes/spring-damper.json)", len(pos))
+	}
+	f, err := historyFormat(*format, *out)
+	if err != nil {
+		return err
+	}
+	sc, err := loadScene(pos[0], sets)
+	if err != nil {
+		return err
+	}
+	if (*out != "" || *fig != "") && len(sc.Record.Fields) == 0 {
+		return fmt.Errorf("%s records nothing: add \"record\": {\"fields\": [\"node.field\", …]} to the scene, or --set 'record.fields=[\"node.field\"]'", pos[0])
+	}
+	summary := stdout
+	if *out == "-" {
+		summary = stderr
+	}
+	opts := &scene.Options{}
+	var bar *progressBar
+	if !*quiet && isTerminal(stderr) {
+		bar = startProgress(stderr, sc.EndTime(), "")
+		opts.Progress = bar.p.Report
+	}
+	res, err := sc.Simulate(context.Background(), nodes.Registry(), opts)
+	bar.stop()
+	var se *scene.Error
+	if errors.As(err, &se) {
+		err = fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if res != nil {
+		printSummary(summary, pos[0], sc, res)
+	}
+	if err != nil {
+		return err
+	}
+	if res.History == nil && (*out != "" || *fig != "") {
+		return errors.New("the run recorded no rows")
+	}
+	if *out != "" {
+		if err := writeHistoryFile(*out, f, res.History, stdout); err != nil {
+			return err
+		}
+		if *out != "-" {
+			fmt.Fprintf(summary, "history: %d rows × %d columns written to %s\n", len(res.History.Times), len(res.History.Columns), *out)
+		}
+	}
+	if *fig != "" {
+		cols, err := selectColumns(res.History.Columns, ys)
+		if err != nil {
+			return err
+		}
+		title := sc.Name
+		if title == "" {
+			title = filepath.Base(pos[0])
+		}
+		if err := plotHistory(res.History, cols, title, unitsLabel(res.Sim, cols), *fig); err != nil {
+			return err
+		}
+		fmt.Fprintf(summary, "plot of %s written to %s\n", strings.Join(cols, ", "), *fig)
+	} else if len(ys) > 0 {
+		return usagef("-y chooses what --plot draws; add --plot FIG")
+	}
+	return nil
+}
+
+// loadScene reads and decodes a scene file and applies --set overrides.
+func loadScene(path string, sets []string) (*scene.Scene, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w (the examples are in examples/scenes; \"cosim demo --print\" writes a scene to start from)", err)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	sc, err := scene.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(sets) == 0 {
+		return sc, nil
+	}
+	m, err := parseSets(sets)
+	if err != nil {
+		return nil, err
+	}
+	sc, err = sc.With(m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return sc, nil
+}
+
+// parseSets reads NAME=VALUE pairs.
+func parseSets(sets []string) (map[string]any, error) {
+	m := map[string]any{}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return nil, usagef("--set %q: write NODE.PARAM=VALUE, e.g. --set ball.elasticity=0.5", s)
+		}
+		m[strings.TrimSpace(k)] = scene.ParseValue(v)
+	}
+	return m, nil
+}
+
+func printSummary(w io.Writer, path string, sc *scene.Scene, res *scene.Result) {
+	name := sc.Name
+	if name == "" {
+		name = filepath.Base(path)
+	}
+	fmt.Fprintf(w, "%s: %s (%s), %d steps to t = %s in %v\n", name, res.Mode, res.Method, res.Steps, fmtF(res.Time), res.Wall.Round(time.Microsecond))
+	fmt.Fprintf(w, "rejected steps %d, iterations %d, events %d\n", res.Rejected, res.Iterations, res.Events)
+}
+
+func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// historyFormat picks csv or jsonl from the flag or the file extension.
+func historyFormat(format, out string) (string, error) {
+	switch format {
+	case "csv", "jsonl":
+		return format, nil
+	case "":
+		if strings.HasSuffix(out, ".jsonl") {
+			return "jsonl", nil
+		}
+		return "csv", nil
+	}
+	return "", usagef("--format %q: use csv or jsonl", format)
+}
+
+func writeHistoryFile(path, format string, h *graph.History, stdout io.Writer) error {
+	write := func(w io.Writer) error {
+		if format == "jsonl" {
+			return writeJSONL(w, h)
+		}
+		return h.WriteCSV(w)
+	}
+	if path == "-" {
+		return write(stdout)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeJSONL writes one JSON object per row: {"t": …, "column": …, …},
+// keys in column order, floats in the shortest form that reads back
+// exactly.
+func writeJSONL(w io.Writer, h *graph.History) error {
+	bw := bufio.NewWriter(w)
+	keys := make([]string, len(h.Columns))
+	for j, c := range h.Columns {
+		keys[j] = strconv.Quote(c)
+	}
+	var buf []byte
+	for i, r := range h.Rows {
+		buf = append(buf[:0], `{"t":`...)
+		buf = appendJSONFloat(buf, h.Times[i])
+		for j, v := range r {
+			buf = append(buf, ',')
+			buf = append(buf, keys[j]...)
+			buf = append(buf, ':')
+			buf = appendJSONFloat(buf, v)
+		}
+		buf = append(buf, "}\n"...)
+		bw.Write(buf)
+	}
+	return bw.Flush()
+}
+
+func appendJSONFloat(b []byte, x float64) []byte {
+	// Histories hold only finite values (the graph stops on NaN or Inf).
+	return strconv.AppendFloat(b, x, 'g', -1, 64)
+}
+
+// selectColumns resolves -y choices against history columns: a column
+// name, or a field whose components are columns ("mass.position" for
+// "mass.position[0]" …). No choice means every column.
+func selectColumns(columns, ys []string) ([]string, error) {
+	if len(ys) == 0 {
+		return columns, nil
+	}
+	var out []string
+	for _, y := range ys {
+		found := false
+		for _, c := range columns {
+			if c == y || strings.HasPrefix(c, y+"[") {
+				out = append(out, c)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("-y %s: not a recorded column%s; recorded: %s", y, node.DidYouMean(y, columns), strings.Join(columns, ", "))
+		}
+	}
+	return out, nil
+}
+
+// unitsLabel is the y-axis label: the units the columns share, looked up
+// in the nodes' specs, or "value".
+func unitsLabel(sim *graph.Sim, cols []string) string {
+	units := map[string]bool{}
+	for _, c := range cols {
+		units[columnUnits(sim, c)] = true
+	}
+	if len(units) == 1 {
+		for u := range units {
+			if u != "" {
+				return "value (" + u + ")"
+			}
+		}
+	}
+	var us []string
+	for u := range units {
+		if u != "" {
+			us = append(us, u)
+		}
+	}
+	sort.Strings(us)
+	if len(us) > 0 {
+		return "value (" + strings.Join(us, ", ") + ")"
+	}
+	return "value"
+}
+
+func columnUnits(sim *graph.Sim, col string) string {
+	if sim == nil {
+		return ""
+	}
+	nn, fn, ok := strings.Cut(col, ".")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexByte(fn, '['); i >= 0 {
+		fn = fn[:i]
+	}
+	n, ok := sim.Node(nn)
+	if !ok {
+		return ""
+	}
+	s := n.Spec()
+	for _, f := range append(append([]node.Field(nil), s.State...), s.Outputs...) {
+		if f.Name == fn {
+			return f.Units
+		}
+	}
+	return ""
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// isTerminal reports whether w is a terminal (a character device), as
+// os.File.Stat tells without any dependency.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

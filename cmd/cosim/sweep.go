@@ -1,0 +1,569 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cosimgo/cosim/nodes"
+	"github.com/cosimgo/cosim/scene"
+)
+
+const sweepArgs = "SCENE (--vary NODE.PARAM=START:STOP:COUNT… | --list FILE) [-y FIELD]… [-j N] [-o FILE] [--shard I/N | --shards N]\n       cosim sweep merge [-o FILE] SHARD.csv…"
+
+// Environment variables that give a shard index to array jobs.
+const (
+	envK8sIndex   = "JOB_COMPLETION_INDEX" // Kubernetes Indexed Job
+	envSlurmIndex = "SLURM_ARRAY_TASK_ID"  // Slurm job array
+	envSlurmMin   = "SLURM_ARRAY_TASK_MIN"
+)
+
+func cmdSweep(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "merge" {
+		return cmdSweepMerge(args[1:], stdout, stderr)
+	}
+	fs := newFlags("sweep", sweepArgs, stderr)
+	var varies, ys, sets stringList
+	fs.Var(&varies, "vary", "vary a setting over `NODE.PARAM=START:STOP:COUNT` (COUNT values, ends included) or NODE.PARAM=V1,V2,…; repeatable: the grid is every combination, the last --vary fastest")
+	list := fs.String("list", "", "run the parameter sets in `FILE`, one a line: a JSON object {\"ball.elasticity\": 0.5} or k=v,k=v; # comments")
+	fs.Var(&ys, "y", "a `FIELD` whose value at the end time is a column (repeatable; default: the scene's record.fields)")
+	fs.Var(&sets, "set", "override a setting for every run, `NODE.PARAM=VALUE` (repeatable)")
+	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "run `N` simulations at once (each on one goroutine)")
+	out := fs.String("o", "", "write the table to `FILE` instead of stdout")
+	shard := fs.String("shard", "", "run only shard `I/N` of the grid: the runs k with k mod N = I")
+	shards := fs.Int("shards", 0, "split the grid into `N` shards and take this one's index from $"+envK8sIndex+" (Kubernetes Indexed Job) or $"+envSlurmIndex+" (Slurm array)")
+	quiet := fs.Bool("q", false, "no progress bar")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("name exactly one scene file, got %d arguments", len(pos))
+	}
+	if len(varies) > 0 && *list != "" || len(varies) == 0 && *list == "" {
+		return usagef("give either --vary (a grid) or --list (parameter sets)")
+	}
+	if *jobs < 1 {
+		return usagef("-j %d: run at least one simulation at once", *jobs)
+	}
+	si, sn, err := shardOf(*shard, *shards, os.Getenv)
+	if err != nil {
+		return err
+	}
+	base, err := loadScene(pos[0], sets)
+	if err != nil {
+		return err
+	}
+	var sw *sweepPlan
+	if *list != "" {
+		sw, err = readList(*list)
+	} else {
+		sw, err = gridOf(varies)
+	}
+	if err != nil {
+		return err
+	}
+	fields := []string(ys)
+	if len(fields) == 0 {
+		fields = base.Record.Fields
+	}
+	if len(fields) == 0 {
+		return usagef("choose the outputs with -y NODE.FIELD (the scene records no fields)")
+	}
+	cols, err := outputColumns(base, fields)
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	var mine []int
+	for k := range sw.sets {
+		if k%sn == si {
+			mine = append(mine, k)
+		}
+	}
+	rows := make([][]string, len(mine))
+	var done atomic.Int64
+	var bar *progressBar
+	if !*quiet && isTerminal(stderr) {
+		bar = &progressBar{w: stderr, done: make(chan struct{}), count: func() (int, int) { return int(done.Load()), len(mine) }}
+		bar.wg.Add(1)
+		go bar.loop()
+	}
+	task := func(i int) {
+		rows[i] = sw.run(base, mine[i], fields, len(cols))
+		done.Add(1)
+	}
+	if *jobs == 1 || len(mine) < 2 {
+		for i := range mine {
+			task(i)
+		}
+	} else {
+		var g errgroup.Group
+		g.SetLimit(*jobs)
+		for i := range mine {
+			g.Go(func() error { task(i); return nil })
+		}
+		_ = g.Wait() // tasks report failures in their status cells
+	}
+	bar.stop()
+	header := append(append(append([]string{"run", "runs"}, sw.keys...), "t"), cols...)
+	header = append(header, "status")
+	failed := 0
+	for _, r := range rows {
+		if r[len(r)-1] != "ok" {
+			failed++
+		}
+	}
+	if err := writeTable(*out, stdout, header, rows); err != nil {
+		return err
+	}
+	if *out != "" {
+		fmt.Fprintf(stderr, "cosim sweep: %d runs (shard %d/%d of %d) written to %s\n", len(mine), si, sn, len(sw.sets), *out)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d runs failed; the status column says why", failed, len(mine))
+	}
+	return nil
+}
+
+// sweepPlan is the list of parameter sets: keys are the columns, sets[k]
+// the values of run k (nil where a set leaves a key at the scene's value).
+type sweepPlan struct {
+	keys []string
+	sets [][]any
+}
+
+// run runs set k and returns its row: run, runs, values, t, outputs, status.
+func (sw *sweepPlan) run(base *scene.Scene, k int, fields []string, ncols int) []string {
+	row := []string{strconv.Itoa(k), strconv.Itoa(len(sw.sets))}
+	set := map[string]any{}
+	for j, key := range sw.keys {
+		v := sw.sets[k][j]
+		row = append(row, cellText(v))
+		if v != nil {
+			set[key] = v
+		}
+	}
+	fail := func(err error) []string {
+		row = append(row, "")
+		for range ncols {
+			row = append(row, "")
+		}
+		return append(row, "error: "+oneLine(err.Error()))
+	}
+	sc, err := base.With(set)
+	if err != nil {
+		return fail(err)
+	}
+	sc.Run.Workers = 1 // the sweep runs simulations in parallel instead
+	res, err := sc.Simulate(context.Background(), nodes.Registry(), &scene.Options{NoHistory: true})
+	if res == nil {
+		return fail(err)
+	}
+	row = append(row, fmtF(res.Time))
+	for _, f := range fields {
+		v, verr := res.Sim.Value(f)
+		if verr != nil {
+			return fail(verr)
+		}
+		for _, x := range v {
+			row = append(row, fmtF(x))
+		}
+	}
+	if err != nil {
+		return append(row, "error: "+oneLine(err.Error()))
+	}
+	return append(row, "ok")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// cellText formats a parameter value for a table cell.
+func cellText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case float64:
+		return fmtF(x)
+	case string:
+		return x
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// outputColumns compiles the base scene to check the fields and name
+// their columns ("f" for a scalar, "f[k]" for each component of a
+// vector), as a history does.
+func outputColumns(sc *scene.Scene, fields []string) ([]string, error) {
+	sim, err := sc.Compile(nodes.Registry(), nil)
+	if err != nil {
+		return nil, err
+	}
+	var cols []string
+	for _, f := range fields {
+		v, err := sim.Value(f)
+		if err != nil {
+			return nil, fmt.Errorf("-y %s: %w", f, err)
+		}
+		if len(v) == 1 {
+			cols = append(cols, f)
+			continue
+		}
+		for k := range v {
+			cols = append(cols, fmt.Sprintf("%s[%d]", f, k))
+		}
+	}
+	return cols, nil
+}
+
+// gridOf reads --vary flags into the Cartesian product of their values,
+// the last flag varying fastest.
+func gridOf(varies []string) (*sweepPlan, error) {
+	sw := &sweepPlan{}
+	var axes [][]any
+	for _, v := range varies {
+		key, spec, ok := strings.Cut(v, "=")
+		if !ok || key == "" {
+			return nil, usagef("--vary %q: write NODE.PARAM=START:STOP:COUNT or NODE.PARAM=V1,V2,…", v)
+		}
+		if slices.Contains(sw.keys, key) {
+			return nil, usagef("--vary %s given twice", key)
+		}
+		vals, err := axisValues(spec)
+		if err != nil {
+			return nil, usagef("--vary %s: %v", v, err)
+		}
+		sw.keys = append(sw.keys, key)
+		axes = append(axes, vals)
+	}
+	total := 1
+	for _, a := range axes {
+		total *= len(a)
+		if total > 1e7 {
+			return nil, usagef("the grid has more than 1e7 runs")
+		}
+	}
+	for k := 0; k < total; k++ {
+		set := make([]any, len(axes))
+		r := k
+		for j := len(axes) - 1; j >= 0; j-- {
+			set[j] = axes[j][r%len(axes[j])]
+			r /= len(axes[j])
+		}
+		sw.sets = append(sw.sets, set)
+	}
+	return sw, nil
+}
+
+// axisValues reads START:STOP:COUNT (COUNT evenly spaced values, both ends
+// included; each computed as start + k·(stop−start)/(count−1), so no
+// error accumulates) or a comma-separated list of values.
+func axisValues(spec string) ([]any, error) {
+	parts := strings.Split(spec, ":")
+	if len(parts) == 3 {
+		a, err1 := strconv.ParseFloat(parts[0], 64)
+		b, err2 := strconv.ParseFloat(parts[1], 64)
+		n, err3 := strconv.Atoi(parts[2])
+		if err1 != nil || err2 != nil || err3 != nil || n < 1 || math.IsInf(a, 0) || math.IsInf(b, 0) || a != a || b != b {
+			return nil, errors.New("START and STOP must be finite numbers and COUNT a positive integer")
+		}
+		vals := make([]any, n)
+		for k := range vals {
+			if n == 1 {
+				vals[k] = a
+				continue
+			}
+			x := a + float64(k)*(b-a)/float64(n-1)
+			if k == n-1 {
+				x = b
+			}
+			vals[k] = x
+		}
+		return vals, nil
+	}
+	if len(parts) != 1 {
+		return nil, errors.New("write START:STOP:COUNT or a list V1,V2,…")
+	}
+	var vals []any
+	for _, s := range splitTop(spec) {
+		if s = strings.TrimSpace(s); s == "" {
+			return nil, errors.New("empty value in the list")
+		}
+		vals = append(vals, scene.ParseValue(s))
+	}
+	return vals, nil
+}
+
+// splitTop splits s at commas outside brackets, braces and quotes.
+func splitTop(s string) []string {
+	var out []string
+	depth, start, inStr := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case inStr && c == '\\':
+			i++
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// readList reads parameter sets, one a line: a JSON object or k=v,k=v.
+// The columns are the keys in order of first appearance.
+func readList(path string) (*sweepPlan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sw := &sweepPlan{}
+	var maps []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<22)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		keys, m, err := parseSetLine(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+		}
+		for _, k := range keys {
+			if !slices.Contains(sw.keys, k) {
+				sw.keys = append(sw.keys, k)
+			}
+		}
+		maps = append(maps, m)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(maps) == 0 {
+		return nil, fmt.Errorf("%s has no parameter sets", path)
+	}
+	for _, m := range maps {
+		set := make([]any, len(sw.keys))
+		for j, k := range sw.keys {
+			set[j] = m[k]
+		}
+		sw.sets = append(sw.sets, set)
+	}
+	return sw, nil
+}
+
+// parseSetLine reads {"k": v, …} (keys in file order) or k=v,k=v.
+func parseSetLine(text string) ([]string, map[string]any, error) {
+	m := map[string]any{}
+	var keys []string
+	if strings.HasPrefix(text, "{") {
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		if _, err := dec.Token(); err != nil {
+			return nil, nil, err
+		}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return nil, nil, fmt.Errorf("not a JSON object: %v", err)
+			}
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, nil, fmt.Errorf("not a JSON object: %v", err)
+			}
+			k := tok.(string)
+			keys = append(keys, k)
+			m[k] = scene.ParseValue(string(raw))
+		}
+		return keys, m, nil
+	}
+	for _, kv := range splitTop(text) {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok || k == "" {
+			return nil, nil, fmt.Errorf("%q is not k=v (write node.param=value,node.param=value or a JSON object)", kv)
+		}
+		keys = append(keys, k)
+		m[k] = scene.ParseValue(v)
+	}
+	return keys, m, nil
+}
+
+// shardOf returns the shard index and count from --shard I/N, or from
+// --shards N and the array-job environment.
+func shardOf(shard string, shards int, getenv func(string) string) (int, int, error) {
+	if shard != "" && shards != 0 {
+		return 0, 0, usagef("give --shard I/N or --shards N, not both")
+	}
+	if shard != "" {
+		a, b, ok := strings.Cut(shard, "/")
+		i, err1 := strconv.Atoi(a)
+		n, err2 := strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+			return 0, 0, usagef("--shard %q: write I/N with 0 <= I < N, e.g. --shard 0/4", shard)
+		}
+		return i, n, nil
+	}
+	if shards == 0 {
+		return 0, 1, nil
+	}
+	if shards < 0 {
+		return 0, 0, usagef("--shards %d: give a positive count", shards)
+	}
+	for _, env := range []string{envK8sIndex, envSlurmIndex} {
+		s := getenv(env)
+		if s == "" {
+			continue
+		}
+		i, err := strconv.Atoi(s)
+		if err != nil {
+			return 0, 0, fmt.Errorf("$%s = %q is not an integer", env, s)
+		}
+		if env == envSlurmIndex {
+			if m, err := strconv.Atoi(getenv(envSlurmMin)); err == nil {
+				i -= m // --array=1-8 gives shards 0..7
+			}
+		}
+		if i < 0 || i >= shards {
+			return 0, 0, fmt.Errorf("$%s gives shard %d, outside 0..%d: the array must have exactly --shards %d tasks", env, i, shards-1, shards)
+		}
+		return i, shards, nil
+	}
+	return 0, 0, usagef("--shards %d needs the shard index: set $%s (Kubernetes Indexed Job) or $%s (Slurm array), or give --shard I/%d", shards, envK8sIndex, envSlurmIndex, shards)
+}
+
+// writeTable writes a CSV table to the file, or to stdout when path is "".
+func writeTable(path string, stdout io.Writer, header []string, rows [][]string) error {
+	write := func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write(header)
+		cw.WriteAll(rows) // flushes
+		return cw.Error()
+	}
+	if path == "" || path == "-" {
+		return write(stdout)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// cmdSweepMerge joins shard tables into one, in run order, checking that
+// they come from one sweep (same header, same total) and that every run
+// is there exactly once.
+func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sweep merge", "[-o FILE] SHARD.csv…", stderr)
+	out := fs.String("o", "", "write the merged table to `FILE` instead of stdout")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("name the shard tables to merge (the -o files of cosim sweep --shard)")
+	}
+	var header []string
+	byRun := map[int][]string{}
+	total := -1
+	for _, p := range pos {
+		h, rows, err := readTable(p)
+		if err != nil {
+			return err
+		}
+		if len(h) < 3 || h[0] != "run" || h[1] != "runs" {
+			return fmt.Errorf("%s: not a cosim sweep table (its header starts %q, want run,runs,…)", p, strings.Join(h[:min(len(h), 2)], ","))
+		}
+		if header == nil {
+			header = h
+		} else if !slices.Equal(header, h) {
+			return fmt.Errorf("%s: its columns differ from %s's; merge shards of one sweep only", p, pos[0])
+		}
+		for line, r := range rows {
+			k, err1 := strconv.Atoi(r[0])
+			n, err2 := strconv.Atoi(r[1])
+			if err1 != nil || err2 != nil || k < 0 || k >= n {
+				return fmt.Errorf("%s:%d: bad run %q of %q", p, line+2, r[0], r[1])
+			}
+			if total >= 0 && n != total {
+				return fmt.Errorf("%s:%d: the sweep has %d runs here and %d elsewhere; merge shards of one sweep only", p, line+2, n, total)
+			}
+			total = n
+			if _, dup := byRun[k]; dup {
+				return fmt.Errorf("%s: run %d is in two shard tables (was a shard given twice?)", p, k)
+			}
+			byRun[k] = r
+		}
+	}
+	var missing []int
+	for k := 0; k < total; k++ {
+		if _, ok := byRun[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		show := missing[:min(len(missing), 10)]
+		return fmt.Errorf("%d of %d runs are missing (runs %v…): is a shard table left out, or did a shard fail?", len(missing), total, show)
+	}
+	keys := make([]int, 0, len(byRun))
+	for k := range byRun {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	rows := make([][]string, len(keys))
+	for i, k := range keys {
+		rows[i] = byRun[k]
+	}
+	if err := writeTable(*out, stdout, header, rows); err != nil {
+		return err
+	}
+	if *out != "" {
+		fmt.Fprintf(stderr, "cosim sweep merge: %d runs from %d tables written to %s\n", len(rows), len(pos), *out)
+	}
+	return nil
+}
+
+func readTable(path string) ([]string, [][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	all, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: not a cosim sweep table: %w", path, err)
+	}
+	if len(all) == 0 {
+		return nil, nil, fmt.Errorf("%s is empty: not a cosim sweep table", path)
+	}
+	return all[0], all[1:], nil
+}

@@ -1,0 +1,253 @@
+package scene
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
+)
+
+// Options adjust Simulate. A nil *Options means the zero value.
+type Options struct {
+	// Overrides are applied as Build applies them ("node.param" → value).
+	Overrides map[string]any
+	// Progress, when not nil, is called from a goroutine of the run with
+	// the simulation time whenever the graph evaluates its outputs (at
+	// least once per step). It must be fast and safe for concurrent use;
+	// it cannot change the results. See Observer.
+	Progress func(t float64)
+	// NoHistory skips recording (sweeps read the end state from
+	// Result.Sim instead).
+	NoHistory bool
+}
+
+// Result describes a scene run, whichever the mode.
+type Result struct {
+	// Mode is CoSimulation, Monolithic or "monolithic (adaptive)".
+	Mode string
+	// Method is the integrator of a monolithic run; the coupling
+	// strategy's name in co-simulation ("jacobi" by default).
+	Method string
+	// Steps is the number of steps taken (accepted steps when adaptive).
+	Steps int
+	// Rejected counts rejected trial steps (adaptive and Newton failures).
+	Rejected int
+	// Iterations counts the coupling group iterations (co-simulation) or
+	// the Newton iterations (monolithic implicit methods).
+	Iterations int64
+	// Events counts located events (adaptive runs locate them; fixed-step
+	// nodes handle theirs inside their steps, uncounted).
+	Events int
+	// Time is the simulation time at the end, Wall the wall-clock time.
+	Time float64
+	Wall time.Duration
+	// History is the recorded table; nil when nothing was recorded.
+	History *graph.History
+	// Sim is the compiled graph in its end state: Sim.Value reads any
+	// field at the end time.
+	Sim *graph.Sim
+	// Graph is the graph package's result (nil for adaptive runs);
+	// Integrator the adaptive integrator's (nil otherwise).
+	Graph      *graph.Result
+	Integrator *integrators.Result
+}
+
+// ModeAdaptive is Result.Mode of an adaptive monolithic run.
+const ModeAdaptive = "monolithic (adaptive)"
+
+// Simulate compiles the scene against reg and runs it in its mode:
+// co-simulation (graph.Sim.Run with the scene's coupling strategy),
+// fixed-step monolithic (graph.Sim.RunMonolithic) or adaptive monolithic
+// (graph.Sim.Integrate, with samples at Record.Times or every Every·Dt).
+// Errors are *Error values with the JSON path they come from where there
+// is one; a run that fails part way returns its Result so far with the
+// error.
+func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options) (*Result, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if err := sc.check(); err != nil {
+		return nil, err
+	}
+	g, origins, err := sc.build(reg, opts.Overrides)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Progress != nil {
+		g.Add(ObserverName, Observer(opts.Progress))
+	}
+	sim, err := g.Build()
+	if err != nil {
+		var be *graph.BuildError
+		if !errors.As(err, &be) {
+			return nil, err
+		}
+		var errs []error
+		for _, prob := range be.Problems {
+			errs = append(errs, &Error{Path: sc.locateProblem(prob, origins), Err: prob})
+		}
+		return nil, errors.Join(errs...)
+	}
+	set := sc.Settings()
+	if opts.NoHistory {
+		set.Record = nil
+	}
+	res := &Result{Mode: CoSimulation, Sim: sim}
+	switch {
+	case sc.adaptive():
+		res.Mode, res.Method = ModeAdaptive, integrators.MethodDormandPrince
+		err = sc.integrate(ctx, sim, set, res)
+	case sc.Run.Mode == Monolithic:
+		res.Mode = Monolithic
+		m, merr := sc.Run.Integrator.method()
+		if merr != nil {
+			return nil, &Error{Path: "run.integrator.method", Err: merr}
+		}
+		res.Method = m.Name
+		if _, serr := sim.System(); serr != nil {
+			return nil, &Error{Path: "run.mode", Err: serr}
+		}
+		gr, rerr := sim.RunMonolithic(ctx, m, sc.Run.Integrator.settings(), set)
+		res.fromGraph(gr)
+		res.Rejected = res.Graph.Integrator.Rejected
+		res.Iterations = int64(res.Graph.Integrator.NewtonIters)
+		err = rerr
+	default:
+		res.Method = "jacobi"
+		if set.Coupling != nil {
+			res.Method = set.Coupling.Name()
+		}
+		gr, rerr := sim.Run(ctx, set)
+		if gr == nil && rerr != nil && sc.Run.Coupling != nil && errors.Is(rerr, graph.ErrCouplingName) {
+			return nil, &Error{Path: "run.coupling", Err: rerr}
+		}
+		res.fromGraph(gr)
+		if c := res.Graph.Coupling; c != nil {
+			for _, gs := range c.Groups {
+				res.Iterations += gs.Iterations
+			}
+		}
+		err = rerr
+	}
+	return res, err
+}
+
+func (r *Result) fromGraph(gr *graph.Result) {
+	if gr == nil {
+		gr = &graph.Result{}
+	}
+	r.Graph = gr
+	r.Steps, r.Time, r.Wall, r.History = gr.Steps, gr.Time, gr.Wall, gr.History
+}
+
+// integrate runs the adaptive integrator and builds the history from its
+// dense-output samples.
+func (sc *Scene) integrate(ctx context.Context, sim *graph.Sim, set graph.Settings, res *Result) error {
+	end := sc.EndTime()
+	is := sc.Run.Integrator.settings()
+	if len(set.Record) > 0 {
+		is.Output = sc.Record.Times
+		if len(is.Output) == 0 {
+			every := float64(max(sc.Record.Every, 1))
+			n := int(math.Floor(end/(every*sc.Run.Dt) + 1e-9))
+			for k := 0; k <= n; k++ {
+				is.Output = append(is.Output, min(float64(k)*every*sc.Run.Dt, end))
+			}
+		}
+	}
+	start := time.Now()
+	ir, err := sim.Integrate(ctx, end, is)
+	res.Wall = time.Since(start)
+	res.Integrator = ir
+	if ir == nil {
+		return err
+	}
+	res.Steps, res.Rejected, res.Events, res.Time = ir.Steps, ir.Rejected, len(ir.Events), ir.T
+	res.Iterations = int64(ir.NewtonIters)
+	if len(set.Record) == 0 || len(ir.Samples) == 0 {
+		return err
+	}
+	h, herr := sampleHistory(sim, set.Record, ir)
+	res.History = h
+	return errors.Join(err, herr)
+}
+
+// sampleHistory evaluates the recorded fields at every dense-output sample
+// (outputs such as a connector's force are evaluated at the sample's
+// state), then restores the integrator's end state.
+func sampleHistory(sim *graph.Sim, fields []string, ir *integrators.Result) (*graph.History, error) {
+	h := &graph.History{}
+	defer func() {
+		if ir.Y != nil {
+			_ = sim.SetState(ir.Y, ir.T)
+		}
+	}()
+	for i, s := range ir.Samples {
+		if err := sim.SetState(s.Y, s.T); err != nil {
+			return h, err
+		}
+		var row []float64
+		for _, f := range fields {
+			v, err := sim.Value(f)
+			if err != nil {
+				return h, err
+			}
+			if i == 0 {
+				if len(v) == 1 {
+					h.Columns = append(h.Columns, f)
+				} else {
+					for k := range v {
+						h.Columns = append(h.Columns, fmt.Sprintf("%s[%d]", f, k))
+					}
+				}
+			}
+			row = append(row, v...)
+		}
+		h.Times = append(h.Times, s.T)
+		h.Rows = append(h.Rows, row)
+	}
+	return h, nil
+}
+
+// ObserverName is the name Simulate gives the observer node it adds when
+// Options.Progress is set.
+const ObserverName = "cosim:progress"
+
+// Observer returns a node that reports the simulation time to f whenever
+// the graph evaluates outputs: a stateless node with no inputs and one
+// scalar output (the time), wired to nothing, so it cannot change the
+// results. The graph package has no progress hook; this is how a run
+// reports progress without one.
+func Observer(f func(t float64)) node.Node { return observer{f} }
+
+type observer struct{ f func(float64) }
+
+var observerSpec = node.NewSpec(node.Spec{
+	Type:    "observer",
+	Outputs: []node.Field{{Name: "time", Units: "s", Description: "The time of the evaluation"}},
+})
+
+func (observer) Spec() *node.Spec                                                 { return observerSpec }
+func (observer) InitialState([]float64)                                           {}
+func (observer) Update(float64, float64, []float64, node.Inputs, []float64) error { return nil }
+func (o observer) Outputs(t float64, _ []float64, _ node.Inputs, dst []float64) error {
+	o.f(t)
+	dst[0] = t
+	return nil
+}
+
+// Progress is a concurrency-safe store of the latest time a run reported,
+// for Options.Progress: Report stores, Time loads.
+type Progress struct{ bits atomic.Uint64 }
+
+// Report stores t.
+func (p *Progress) Report(t float64) { p.bits.Store(math.Float64bits(t)) }
+
+// Time returns the last reported time (0 before any report).
+func (p *Progress) Time() float64 { return math.Float64frombits(p.bits.Load()) }
