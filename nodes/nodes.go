@@ -10,6 +10,7 @@ package nodes
 import (
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
+	"github.com/cosimgo/cosim/nodes/constant"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
@@ -21,6 +22,7 @@ import (
 func Types() []node.Type {
 	return []node.Type{
 		ball.Type,
+		constant.Type,
 		masspoint.Type,
 		rigidbody.Type,
 		rigidbody2d.Type,

@@ -17,6 +17,7 @@ import (
 // know, so no type escapes the check.
 var conformanceParams = map[string]map[string]any{
 	"ball":      {"initial_position": 2.0, "initial_velocity": 0.5, "gravity": -3.0},
+	"constant":  {"value": []float64{0, -5, 0}},
 	"masspoint": {"mass": 2.0, "initial_position": []float64{1, 2, 3}, "initial_velocity": []float64{0.5, -1, 2}, "gravity": []float64{0, 0, -9.81}},
 	"rigidbody": {"mass": 3.0, "inertia": []float64{1, 2, 3}, "initial_orientation": []float64{0.9, 0.1, -0.2, 0.3},
 		"initial_velocity": []float64{1, 0, -1}, "initial_angular_velocity": []float64{0.3, -0.7, 1.1}, "gravity": []float64{0, 0, -9.81}},
