@@ -14,7 +14,6 @@ import (
 	"github.com/cosimgo/cosim/anomalies"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
-	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/table"
@@ -81,17 +80,7 @@ func TestUpdateMatchesNamedScheme(t *testing.T) {
 func TestParameterInjection(t *testing.T) {
 	reg := nodes.Registry()
 	for _, typ := range reg.Names() {
-		base := conformanceParams[typ]
-		fresh := func(over map[string]any) (node.Node, error) {
-			m := map[string]any{}
-			for k, v := range base {
-				m[k] = v
-			}
-			for k, v := range over {
-				m[k] = v
-			}
-			return reg.New(typ, m)
-		}
+		fresh := freshFor(reg, typ, conformanceParams[typ])
 		n, err := fresh(nil)
 		if err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package verification
 
 import (
 	"errors"
+	"maps"
 	"testing"
 
 	"github.com/cosimgo/cosim/node"
@@ -24,6 +25,16 @@ var conformanceParams = map[string]map[string]any{
 	"rigidbody2d":  {"mass": 2.0, "inertia": 0.5, "initial_vx": 1.0, "initial_vy": -2.0, "initial_omega": 0.7},
 	"springdamper": {"stiffness": []float64{100, 200, 300}, "damping": []float64{1, 2, 3}, "offset": []float64{0.1, 0, -0.1}},
 	"table":        {"position": 0.25},
+}
+
+// freshFor builds nodes of typ from base parameters overridden by over.
+func freshFor(reg *node.Registry, typ string, base map[string]any) func(over map[string]any) (node.Node, error) {
+	return func(over map[string]any) (node.Node, error) {
+		m := map[string]any{}
+		maps.Copy(m, base)
+		maps.Copy(m, over)
+		return reg.New(typ, m)
+	}
 }
 
 // loaded returns inputs with every present input set to distinct,
@@ -49,16 +60,7 @@ func TestConformance(t *testing.T) {
 			if !ok {
 				t.Fatalf("node type %q has no conformance state: add it to conformanceParams", typ)
 			}
-			fresh := func(over map[string]any) (node.Node, error) {
-				m := map[string]any{}
-				for k, v := range base {
-					m[k] = v
-				}
-				for k, v := range over {
-					m[k] = v
-				}
-				return reg.New(typ, m)
-			}
+			fresh := freshFor(reg, typ, base)
 			n, err := fresh(nil)
 			if err != nil {
 				t.Fatal(err)
