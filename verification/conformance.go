@@ -10,6 +10,7 @@ import (
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/rigidbody"
 )
 
 // Violation is one way a node breaks the node contract.
@@ -26,7 +27,8 @@ func (v Violation) Error() string { return fmt.Sprintf("%s: %s: %s", v.Type, v.C
 // returns the reference next state. Every Metadata.Discretization must be
 // an integrators method or a key of Schemes.
 var Schemes = map[string]func(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64, error){
-	"semi-implicit-euler-lie": semiImplicitEulerLie,
+	"semi-implicit-euler-lie":      semiImplicitEulerLie,
+	rigidbody.DiscretizationGimbal: gimbalReference,
 }
 
 // Conformance checks n against the node contract, like fstest.TestFS, and

@@ -72,6 +72,28 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// The 6-DOF body holding one rotation runs the gimbal scheme
+// (rigidbody.DiscretizationGimbal); the checker holds it to its reference
+// in Schemes like every other node.
+func TestConformanceGimbal(t *testing.T) {
+	reg := nodes.Registry()
+	for _, c := range []string{"rx=0.3", "ry=-0.4", "rz=0.7", "z=1,rz=-2"} {
+		base := maps.Clone(conformanceParams["rigidbody"])
+		base["constraints"] = c
+		fresh := freshFor(reg, "rigidbody", base)
+		n, err := fresh(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := n.Spec().Meta.Discretization; d != rigidbody.DiscretizationGimbal {
+			t.Fatalf("%s: discretization %q", c, d)
+		}
+		for _, err := range Conformance(n, fresh, nil, loaded(n.Spec())) {
+			t.Errorf("%s: %v", c, err)
+		}
+	}
+}
+
 // The spring-damper between a point mass and a rigid body's off-centre
 // point: the connector's Jacobian through real markers, and injection
 // with markers kept.

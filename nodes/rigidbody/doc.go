@@ -15,12 +15,25 @@
 // inertia: principal moments or a full symmetric positive definite
 // matrix), and dq/dt = ½·(0, ω) ⊗ q. A held translation keeps x_i at its
 // value and v_i at 0. Held rotations refer to the angles (rx, ry, rz) of
-// R = R_z(rz)·R_y(ry)·R_x(rx); two held leave a hinge about the fixed world
+// R = R_z(rz)·R_y(ry)·R_x(rx); one held leaves a two-axis gimbal whose two
+// free angles a obey the projected Euler equations
+// Jᵀ(I_w·ω̇ + ω × I_w·ω − τ) = 0 with ω = J(a)·ȧ (see
+// [DiscretizationGimbal]); two held leave a hinge about the fixed world
 // axis n, with I_n·d²φ/dt² = n·τ (I_n = nᵀ I_w n is constant); three held fix
 // the orientation. [Node.Update] runs "semi-implicit-euler-lie": v and ω
 // first with the loads and state at the start of the step, then
 // x⁺ = x + Δt·v⁺ and q⁺ = exp(½Δt·ω⁺) ⊗ q, normalised (a hinge advances
 // its angle φ⁺ = φ + Δt·(n·ω⁺) and rebuilds q, which is the same rotation).
+// A gimbal runs "semi-implicit-euler-gimbal" instead, semi-implicit Euler
+// in the free angles, and its Spec's Metadata.Discretization says so.
+//
+// # Gimbal singularities
+//
+// Holding rx or rz alone is regular everywhere: the free axes stay
+// orthonormal, also where |ry| = π/2 (there only the Z-Y-X reading of the
+// orientation is degenerate, and the node never reads the held angle
+// back). Holding ry alone at ±π/2 locks the gimbal and is rejected
+// (|cos ry| < 1e-3 is a parameter error).
 //
 // # Invariants
 //
@@ -30,7 +43,8 @@
 //     definite, a zero initial quaternion, malformed constraints.
 //   - The orientation Update writes is a unit quaternion (to rounding).
 //     Held coordinates stay exactly at their values and their rates exactly
-//     zero, whatever loads are applied; with {z: c, rx: 0, ry: 0} the
+//     zero, whatever loads are applied (a held angle is a constant factor
+//     of q); with {z: c, rx: 0, ry: 0} the
 //     quaternion's x and y components and ω's x and y components are
 //     exactly zero at every step.
 //   - Update and Derivatives read the same parameters, including overrides

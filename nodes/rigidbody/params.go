@@ -1,7 +1,6 @@
 package rigidbody
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -43,11 +42,14 @@ func (a Axis) String() string {
 // stays exactly zero, whatever forces and torques are applied: the
 // constraint force or torque cancels the load along it.
 //
-// Translations may be held in any combination. Rotations may be held none
-// at a time, two at a time (a hinge: the body turns about one fixed world
-// axis, and the third angle is free) or all three (a fixed orientation);
-// holding exactly one rotation (a two-axis gimbal) is not supported and is
-// a parameter error.
+// Translations and rotations may be held in any combination. Holding one
+// rotation leaves a two-axis gimbal: the other two Z-Y-X angles are free
+// (see DiscretizationGimbal). Two held rotations leave a hinge: the body
+// turns about one fixed world axis. Three fix the orientation. Holding ry
+// alone at ±π/2 locks the gimbal (both free axes are the world z axis)
+// and is a parameter error: |cos ry| must be at least 1e-3, i.e. ry at
+// least about 1e-3 rad from ±π/2. Holding rx or rz alone has no such
+// limit.
 //
 // In a parameter map the constraints are the "constraints" entry, either
 // the text form String writes — "z=0,rx=0,ry=0": comma-separated
@@ -81,21 +83,20 @@ func (c Constraints) validate() error {
 			return fmt.Errorf("holds %s at %v, which is not finite", a, v)
 		}
 	}
-	rot := 0
-	for a := RX; a <= RZ; a++ {
-		if _, ok := c[a]; ok {
-			rot++
-		}
-	}
-	if rot == 1 {
-		return errors.New("holds exactly one rotation; hold none, two (a hinge) or all three of rx, ry, rz")
+	_, rx := c[RX]
+	ry, hasRY := c[RY]
+	_, rz := c[RZ]
+	if hasRY && !rx && !rz && math.Abs(math.Cos(ry)) < gimbalLockTol {
+		return fmt.Errorf("holds ry = %s alone, %s rad from ±π/2: there the two free axes of the gimbal are both the world z axis (gimbal lock); hold ry at least 1e-3 rad away from ±π/2, or hold rx or rz too",
+			strconv.FormatFloat(ry, 'g', -1, 64), strconv.FormatFloat(math.Abs(math.Asin(math.Cos(ry))), 'g', 3, 64))
 	}
 	return nil
 }
 
 // ParseConstraints parses the text form String writes. It is strict:
 // unknown axes, repeated axes, empty items, malformed or non-finite
-// numbers and a single held rotation are errors.
+// numbers, and ry held alone within about 1e-3 rad of ±π/2 (a locked
+// gimbal, see Constraints) are errors.
 func ParseConstraints(s string) (Constraints, error) {
 	c := Constraints{}
 	if strings.TrimSpace(s) == "" {
@@ -132,7 +133,7 @@ func parseAxis(name string) (Axis, error) {
 	return 0, fmt.Errorf("has unknown axis %q%s", name, node.DidYouMean(name, axisNames[:]))
 }
 
-const constraintsValid = `comma-separated axis=value pairs (or a map axis → number) with axes among x, y, z, rx, ry, rz, each at most once, holding none, two or three of rx, ry, rz, e.g. "z=0,rx=0,ry=0"; "" for none`
+const constraintsValid = `comma-separated axis=value pairs (or a map axis → number) with axes among x, y, z, rx, ry, rz, each at most once, with finite values; ry held alone needs |cos ry| ≥ 1e-3; e.g. "z=0,rx=0,ry=0"; "" for none`
 
 // Params are the node's parameters as typed Go values. The zero value is
 // not valid (mass and inertia are zero); start from DefaultParams.
@@ -168,7 +169,9 @@ type Params struct {
 	// one and its rate is zero; with a hinge the free angle starts at
 	// InitialOrientation's own angle of that axis (its Z-Y-X angle) and
 	// the initial angular velocity keeps only its component along the
-	// hinge axis.
+	// hinge axis; with one held rotation the two free angles start at
+	// InitialOrientation's own Z-Y-X angles and the initial angular
+	// velocity is projected (least squares) onto the two free axes.
 	Constraints Constraints
 }
 

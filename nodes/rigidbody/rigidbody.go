@@ -19,9 +19,10 @@ var Type = node.Type{Name: TypeName, New: FromMap}
 type rotMode int
 
 const (
-	rotFree  rotMode = iota // no rotation held: Euler's equations
-	rotHinge                // two held: rotation about one fixed world axis
-	rotFixed                // three held: the orientation is constant
+	rotFree   rotMode = iota // no rotation held: Euler's equations
+	rotHinge                 // two held: rotation about one fixed world axis
+	rotFixed                 // three held: the orientation is constant
+	rotGimbal                // one held: two free Z-Y-X angles (constraints_gimbal.go)
 )
 
 // model is the validated parameter set in the form the step reads.
@@ -46,6 +47,8 @@ type model struct {
 	inertiaN      float64
 	// Fixed: the held orientation.
 	qFixed quat
+	// Gimbal: the held angle and the two free ones.
+	gim gimbal
 }
 
 func build(v node.Values) (model, error) {
@@ -121,6 +124,18 @@ func build(v node.Values) (model, error) {
 		}
 	}
 	switch nRot {
+	case 1:
+		m.rot = rotGimbal
+		for i := range 3 {
+			if heldRot[i] {
+				m.gim = newGimbal(i, angles[i])
+			}
+		}
+		a := zyxAngles(q0)
+		a[m.gim.held] = m.gim.value
+		q0 = m.gim.quat(a)
+		w := m.gim.project(a, vec3(m.init[offOmega:offOmega+3]))
+		copy(m.init[offOmega:offOmega+3], w[:])
 	case 3:
 		m.rot = rotFixed
 		m.qFixed = qmul(qaxis(2, angles[2]), qmul(qaxis(1, angles[1]), qaxis(0, angles[0])))
@@ -196,6 +211,7 @@ func (m *model) hinge(phi float64) quat {
 type Node struct {
 	vals node.Values
 	m    model
+	spec *node.Spec // spec, or gimbalSpec with one held rotation
 }
 
 var (
@@ -238,11 +254,14 @@ func newNode(vals node.Values) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{vals: vals, m: md}, nil
+	return &Node{vals: vals, m: md, spec: specFor(md.rot)}, nil
 }
 
-// Spec describes the node; it is the same value for every rigid body.
-func (n *Node) Spec() *node.Spec { return spec }
+// Spec describes the node. It is the same value for every rigid body
+// except in Metadata.Discretization: a body with exactly one held rotation
+// runs DiscretizationGimbal, every other body Discretization. The fields,
+// parameters and inputs never differ.
+func (n *Node) Spec() *node.Spec { return n.spec }
 
 // InitialState writes the initial state, projected onto the constraints:
 // held coordinates at their values, their rates zero, the orientation
@@ -278,7 +297,7 @@ func (n *Node) SetParams(p map[string]any) error {
 	if err != nil {
 		return err
 	}
-	n.vals, n.m = vals, md
+	n.vals, n.m, n.spec = vals, md, specFor(md.rot)
 	return nil
 }
 
@@ -319,8 +338,17 @@ func (m *model) hingeAccel(tau vec3) float64 { return dot(m.n, tau) / m.inertiaN
 // ω⁺ = n(n·ω + Δt(n·τ)/I_n) and the hinge angle φ⁺ = φ + Δt(n·ω⁺) is
 // rebuilt into q⁺ = pre ⊗ qaxis(k, φ⁺) ⊗ post, which is the same rotation
 // as the exponential update but stays on the hinge exactly. With a fixed
-// orientation q and ω are left at the held orientation and 0. Update
-// returns an error wrapping node.ErrNonFinite for a non-finite dt.
+// orientation q and ω are left at the held orientation and 0.
+//
+// With exactly one held rotation Update runs DiscretizationGimbal, which
+// the node's Spec names instead: the two free Z-Y-X angles a and their
+// rates ȧ = (JᵀJ)⁻¹Jᵀω are read from q and ω, then
+//
+//	ȧ⁺ = ȧ + Δt·ä(a, ȧ, τ),  a⁺ = a + Δt·ȧ⁺,
+//
+// q⁺ is built from a⁺ and the held angle, and ω⁺ = J(a⁺)·ȧ⁺ (see
+// constraints_gimbal.go for ä). Update returns an error wrapping
+// node.ErrNonFinite for a non-finite dt.
 func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
 	if dt-dt != 0 {
 		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, dt, node.ErrNonFinite)
@@ -355,6 +383,8 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 		w1 = vec3{m.n[0] * wn, m.n[1] * wn, m.n[2] * wn}
 	case rotFixed:
 		q1 = m.qFixed
+	case rotGimbal:
+		q1, w1 = m.gimbalStep(dt, q, w, tau)
 	}
 	copy(dst[offQuat:offQuat+4], q1[:])
 	copy(dst[offOmega:offOmega+3], w1[:])
@@ -364,7 +394,8 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 // Derivatives writes the constrained right-hand side: dx/dt = v,
 // dv/dt = F/m + g, dq/dt = ½ (0, ω) ⊗ q and dω/dt from Euler's equations
 // (world frame); held translations have zero rates, a hinge has
-// dω/dt = n (n·τ)/I_n, a fixed orientation dω/dt = 0. It assumes x
+// dω/dt = n (n·τ)/I_n, a fixed orientation dω/dt = 0, a gimbal
+// dω/dt = J·ä + J̇·ȧ from the projected Euler equations. It assumes x
 // satisfies the constraints, as InitialState and Update leave it.
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	_, _ = x[stateLen-1], dst[stateLen-1]
@@ -391,6 +422,8 @@ func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64
 	case rotHinge:
 		an := m.hingeAccel(tau)
 		a = vec3{m.n[0] * an, m.n[1] * an, m.n[2] * an}
+	case rotGimbal:
+		a = m.gimbalAccelWorld(q, w, tau)
 	}
 	copy(dst[offOmega:offOmega+3], a[:])
 	return nil

@@ -130,11 +130,12 @@ func TestParamErrors(t *testing.T) {
 		{"constraints", "z=Inf", "not finite"},
 		{"constraints", "z=0,z=1", "twice"},
 		{"constraints", "z=0,", "want axis=value"},
-		{"constraints", "rx=0", "exactly one rotation"},
+		{"constraints", "ry=1.5707963267948966", "gimbal lock"},
+		{"constraints", "z=1,ry=-1.5703", "gimbal lock"},
 		{"constraints", 5, "want a string"},
 		{"constraints", map[string]any{"q": 0}, "unknown axis"},
 		{"constraints", map[string]any{"z": "0"}, "want a number"},
-		{"constraints", map[string]any{"rz": 1}, "exactly one rotation"},
+		{"constraints", map[string]any{"ry": 4.7124}, "gimbal lock"},
 		{"inertai", []float64{1, 1, 1}, "not a parameter"},
 	}
 	for _, tt := range tests {
@@ -161,9 +162,17 @@ func TestParamErrors(t *testing.T) {
 	}
 	// The typed constructor.
 	p := DefaultParams()
-	p.Constraints = Constraints{RZ: 1}
-	if _, err := New(p); err == nil {
-		t.Error("a single held rotation accepted")
+	p.Constraints = Constraints{RY: math.Pi / 2}
+	if _, err := New(p); err == nil || !strings.Contains(err.Error(), "gimbal lock") {
+		t.Errorf("ry held alone at π/2: %v", err)
+	}
+	// The limit is |cos ry| ≥ 1e-3: just inside it, and ry = π/2 with rx
+	// or rz held too (a hinge), are accepted.
+	for _, c := range []Constraints{{RY: math.Pi/2 - 1.001e-3}, {RY: math.Pi / 2, RZ: 0}, {RX: 0}, {RZ: 1}} {
+		p.Constraints = c
+		if _, err := New(p); err != nil {
+			t.Errorf("%v: %v", c, err)
+		}
 	}
 	p = DefaultParams()
 	p.InertiaMatrix = &[9]float64{2, 0, 0, 0, 2, 3, 0, 3, 2}

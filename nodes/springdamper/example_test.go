@@ -27,13 +27,14 @@ func (l load) Outputs(t float64, x []float64, in node.Inputs, dst []float64) err
 	return nil
 }
 
-// The seed's mini example: a 5 kg mass point at [1, 1, 0] hangs from a
+// Mini example (the seed's): a 5 kg mass point at [1, 1, 0] hangs from a
 // ground point at [1, 1, 0] through a Cartesian spring-damper with
 // k = 5000 N/m in every direction and damping [0, 250, 0] N·s/m, under a
-// load of [0, −5, 0] N. The static solution is −5/5000 = −0.001 m; the
-// graph (semi-implicit Euler co-simulation, Δt = 1 ms) reaches it by
-// t = 2 s.
-func Example() {
+// load of [0, −5, 0] N. Connect is the seed's CreateCartesianSpringDamper:
+// it adds the connector and wires the mass's position and velocity in and
+// the force out. The static solution is −5/5000 = −0.001 m; the graph
+// (semi-implicit Euler co-simulation, Δt = 1 ms) reaches it by t = 2 s.
+func ExampleConnect() {
 	g := graph.New()
 	mass, err := masspoint.New(masspoint.Params{Mass: 5, InitialPosition: [3]float64{1, 1, 0}})
 	if err != nil {

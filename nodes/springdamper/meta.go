@@ -63,7 +63,7 @@ var meta = node.Metadata{
 		{Key: "Hairer2006", Text: "Hairer, E., Lubich, C. and Wanner, G. (2006). Geometric Numerical Integration. Springer.", Note: "Symplectic Euler conserves linear and angular momentum for pair forces: the basis of the conservation tests."},
 	},
 	Anomalies: []string{},
-	Evidence:  []string{"COSIM-VER-301"},
+	Evidence:  []string{"COSIM-VER-301", "COSIM-VER-302"},
 	Changelog: []node.Change{
 		{Version: "1.0.0", Date: "2026-12-02", Change: "Initial implementation: markers through node.Marker, analytic output Jacobian with the seed's J_CSD′ term, user force function, Connect helper."},
 	},
