@@ -331,3 +331,106 @@ func (p Predictor) Predict(dst, now, prev []float64) {
 		dst[i] = 2*now[i] - prev[i]
 	}
 }
+
+// AccelState is the memory an accelerator carries from one step to the
+// next, as plain data (JSON-serialisable) for checkpoints: restoring it
+// into an accelerator built with the same Acceleration and dimension
+// makes the following steps bit-identical to those of the accelerator it
+// was saved from. Relaxation carries nothing; Aitken its last factor;
+// IQN-ILS its step count and the columns kept for reuse.
+type AccelState struct {
+	Method Method `json:"method"`
+	// Omega is Aitken's last factor: the next step starts from
+	// sign(ω)·min(|ω|, ω0).
+	Omega float64 `json:"omega,omitempty"`
+	// Step is the number of steps IQN-ILS has begun; Tags[i] is the step
+	// that produced column i.
+	Step int `json:"step,omitempty"`
+	// V and W are the IQN-ILS columns, newest first, each of the
+	// interface dimension.
+	V    [][]float64 `json:"v,omitempty"`
+	W    [][]float64 `json:"w,omitempty"`
+	Tags []int       `json:"tags,omitempty"`
+	// Fallbacks and Dropped are IQN-ILS's counters (AccelStats).
+	Fallbacks int `json:"fallbacks,omitempty"`
+	Dropped   int `json:"dropped,omitempty"`
+}
+
+// StateSaver is implemented by every accelerator NewAccelerator returns.
+// SaveState copies the memory carried to the next step; RestoreState
+// replaces it, rejecting a state of another method or dimension or with
+// values that are not finite, and changing nothing then. Both are called
+// between steps (after End, before Begin).
+type StateSaver interface {
+	SaveState() AccelState
+	RestoreState(AccelState) error
+}
+
+func (r *relaxation) SaveState() AccelState { return AccelState{Method: Relaxation} }
+
+func (r *relaxation) RestoreState(st AccelState) error { return checkMethod(st, Relaxation) }
+
+func (a *aitken) SaveState() AccelState { return AccelState{Method: Aitken, Omega: a.omega} }
+
+func (a *aitken) RestoreState(st AccelState) error {
+	if err := checkMethod(st, Aitken); err != nil {
+		return err
+	}
+	if !(st.Omega != 0) || math.IsInf(st.Omega, 0) || math.Abs(st.Omega) > a.max {
+		return fmt.Errorf("coupling: aitken state: factor %v is not finite, nonzero and within ±%v", st.Omega, a.max)
+	}
+	a.omega = st.Omega
+	return nil
+}
+
+func (q *iqnils) SaveState() AccelState {
+	st := AccelState{Method: IQNILS, Step: q.step, Fallbacks: q.fallbacks, Dropped: q.dropped}
+	for j := 0; j < q.cols; j++ {
+		st.V = append(st.V, append([]float64(nil), q.col(q.v, j)...))
+		st.W = append(st.W, append([]float64(nil), q.col(q.w, j)...))
+		st.Tags = append(st.Tags, q.tag[j])
+	}
+	return st
+}
+
+func (q *iqnils) RestoreState(st AccelState) error {
+	if err := checkMethod(st, IQNILS); err != nil {
+		return err
+	}
+	c := len(st.Tags)
+	switch {
+	case len(st.V) != c || len(st.W) != c:
+		return fmt.Errorf("coupling: iqn-ils state: %d V and %d W columns for %d tags", len(st.V), len(st.W), c)
+	case c > q.maxCols:
+		return fmt.Errorf("coupling: iqn-ils state: %d columns, at most %d kept", c, q.maxCols)
+	case st.Step < 0 || st.Fallbacks < 0 || st.Dropped < 0:
+		return fmt.Errorf("coupling: iqn-ils state: negative counter")
+	}
+	for j := 0; j < c; j++ {
+		if len(st.V[j]) != q.n || len(st.W[j]) != q.n {
+			return fmt.Errorf("coupling: iqn-ils state: column %d has %d and %d values, the interface %d", j, len(st.V[j]), len(st.W[j]), q.n)
+		}
+		if st.Tags[j] > st.Step || st.Tags[j] < 0 || j > 0 && st.Tags[j] > st.Tags[j-1] {
+			return fmt.Errorf("coupling: iqn-ils state: column %d from step %d (of %d) is out of order", j, st.Tags[j], st.Step)
+		}
+		for k := range st.V[j] {
+			if v, w := st.V[j][k], st.W[j][k]; v-v != 0 || w-w != 0 {
+				return fmt.Errorf("coupling: iqn-ils state: column %d is not finite", j)
+			}
+		}
+	}
+	for j := 0; j < c; j++ {
+		copy(q.col(q.v, j), st.V[j])
+		copy(q.col(q.w, j), st.W[j])
+		q.tag[j] = st.Tags[j]
+	}
+	q.cols, q.step, q.fallbacks, q.dropped, q.have = c, st.Step, st.Fallbacks, st.Dropped, false
+	return nil
+}
+
+func checkMethod(st AccelState, m Method) error {
+	if st.Method != m {
+		return fmt.Errorf("coupling: accelerator state of %s restored into %s", st.Method, m)
+	}
+	return nil
+}

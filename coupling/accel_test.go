@@ -192,3 +192,32 @@ func TestAccelAllocs(t *testing.T) {
 		}
 	}
 }
+
+// SaveState and RestoreState carry an accelerator's memory to a fresh one:
+// the next step is bit-identical (the linear map of TestIQNILSLinear and
+// the scalar one of TestAitkenScalar); states of another method or
+// dimension are rejected.
+func TestAccelStateRoundTrip(t *testing.T) {
+	g := linearMap{a: [][]float64{{0.5, -2}, {1, 0.3}}, b: []float64{1, 2}}
+	for _, a := range []Acceleration{{Method: Aitken}, {Method: IQNILS, Reuse: 2}, {Method: Relaxation, Omega: 0.2}} {
+		acc, _ := NewAccelerator(a, 2)
+		iterate(acc, g, []float64{0, 0}, 50)
+		st := acc.(StateSaver).SaveState()
+		fresh, _ := NewAccelerator(a, 2)
+		if err := fresh.(StateSaver).RestoreState(st); err != nil {
+			t.Fatal(err)
+		}
+		k1, u1 := iterate(acc, g, []float64{3, 1}, 50)
+		k2, u2 := iterate(fresh, g, []float64{3, 1}, 50)
+		if k1 != k2 || math.Float64bits(u1[0]) != math.Float64bits(u2[0]) || math.Float64bits(u1[1]) != math.Float64bits(u2[1]) {
+			t.Errorf("%s: %d iterations to %v, restored %d to %v", a.Method, k1, u1, k2, u2)
+		}
+		other, _ := NewAccelerator(Acceleration{Method: IQNILS}, 3)
+		if a.Method != IQNILS {
+			other, _ = NewAccelerator(Acceleration{Method: IQNILS}, 2)
+		}
+		if err := other.(StateSaver).RestoreState(st); err == nil {
+			t.Errorf("%s: state restored into %+v", a.Method, other.Stats())
+		}
+	}
+}

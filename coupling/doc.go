@@ -28,9 +28,15 @@
 // reads the state at t_{n+1} of every node in stages 1…k−1 and at t_n of
 // the rest; before stage k the graph re-evaluates only the output nodes
 // upstream of stage k's nodes whose values depend on state changed by
-// earlier stages (a set computed when the run starts), at time t_n.
-// Nodes of one stage update concurrently. Still first order, but the
-// order matters: updating the heavier body first is usually more stable.
+// earlier stages (a set computed when the run starts). Each is evaluated
+// at the time of its own state: a stateful output node that an earlier
+// stage updated at t_{n+1}, every other one (connectors, which have no
+// state of their own and whose readers step from t_n; nodes not yet
+// updated) at t_n. So a time-dependent output of an updated node agrees
+// with its state, and a connector is evaluated at the start time of the
+// update that reads it. Nodes of one stage update concurrently. Still
+// first order, but the order matters: updating the heavier body first is
+// usually more stable.
 //
 // Iterative: each [Group] is re-advanced from its start-of-step state
 // until its interface values converge. The interface u is the inputs of
@@ -70,7 +76,9 @@
 //
 // The first iterate comes from the [Predictor]: [Constant] uses the
 // interface values at t_n; [LinearPredictor] extrapolates 2·u_n − u_{n−1}
-// from the values at the starts of this and the previous step.
+// from the values at the starts of this and the previous step (Constant
+// on the first step after the coupling memory was reset; see
+// Checkpoints).
 //
 // # Acceleration
 //
@@ -118,18 +126,67 @@
 // # Multirate
 //
 // Rates gives integer substeps per macro step Δt for stateful nodes
-// (default 1). Nodes are advanced by rate class, slowest first: the rate-1
-// class steps as Jacobi from t_n; a class of rate r then takes r substeps
-// of h = Δt/r. At substep j (time τ_j = t_n + j·h) its nodes read their
-// own current state, slower classes' state held at t_n ([Hold]) or
-// linearly interpolated between t_n and t_{n+1} ([Linear]; the slower
-// nodes are already advanced, so both end points are computed values,
-// not predictions), and faster classes at t_n; every output node upstream
-// of the class is re-evaluated from that view at τ_j before the substep.
-// Only nodes due for an update are computed: a node of rate r is updated
-// exactly r times per macro step (graph.CouplingStats.Updates counts
-// them). Multirate combines with Jacobi only; with the other schemes
-// Validate returns [ErrUnsupported].
+// (default 1). Under Jacobi nodes are advanced by rate class, slowest
+// first: the rate-1 class steps as Jacobi from t_n; a class of rate r
+// then takes r substeps of h = Δt/r. At substep j (time τ_j = t_n + j·h)
+// its nodes read their own current state, slower classes' state held at
+// t_n ([Hold]) or linearly interpolated between t_n and t_{n+1} to τ_j
+// ([Linear]; the slower nodes are already advanced, so both end points
+// are computed values, not predictions), and faster classes at t_n; every
+// output node upstream of the class is re-evaluated from that view at τ_j
+// before the substep. Only nodes due for an update are computed: a node
+// of rate r is updated exactly r times per macro step
+// (graph.CouplingStats.Updates counts them). Ordering by rate, slowest
+// first, with the faster classes reading the slower ones' new state, is
+// itself a Gauss–Seidel order, so Rates with [GaussSeidel] stages is
+// rejected ([ErrUnsupported]): the two orders would contradict each
+// other.
+//
+// Inside an iterated group (Iterative), one evaluation of G advances the
+// group's members by rate class, slowest first, each from x_n. The
+// slowest class reads the interface iterate: with rate 1 held at u^k (as
+// without multirate, whatever the interpolation); subcycling, at substep
+// j held at u^k ([Hold]) or interpolated between the start-of-step value
+// u_n and u^k to the substep's end, u_n + (j+1)/r·(u^k − u_n) ([Linear]).
+// Each faster class subcycles reading the slower members at their state
+// of this evaluation (the current iterate of the end-of-step value) held
+// ([Hold]) or interpolated between x_n and it to the substep's end τ_{j+1}
+// ([Linear]) — the end, not the start as under Jacobi, because the group
+// is implicit: with one substep both give the end-of-step iterate — its
+// own class at the current substep state, faster members and nodes
+// outside the group at t_n; the output nodes upstream of it (also outside
+// the group) are re-evaluated from that view at τ_j, so a stiff fast
+// subsystem (a node and its connectors) is resolved at every substep.
+// The interface the group iterates on is the slowest class's: the faster
+// members gather their inputs afresh at every substep. The group's
+// outputs and interface are then evaluated from the trial state at
+// t_{n+1} as without multirate, and the group iterates on those
+// end-of-step values. Each iteration updates a member of rate r r times
+// (Updates = r × iterations). Nodes outside the groups step as multirate
+// Jacobi: their rate-1 class first, their subcycling classes after the
+// groups (reading slower nodes, group members included, held or
+// interpolated), so that their substeps do not disturb the t_n outputs
+// the groups read.
+//
+// # Checkpoints
+//
+// The graph keeps a coupled run's cross-step memory in the graph.Sim
+// between Run calls while the strategy (compared by [Strategy.String],
+// with a nil strategy meaning Jacobi) and the step stay the same and
+// nothing else changed the state, so that Run(N) then Run(M) is Run(N+M)
+// bit for bit: each group's interface at the start of the last step (the
+// [LinearPredictor]'s u_{n−1}) and its accelerator's memory — Aitken's
+// last factor, IQN-ILS's step count and the columns kept with Reuse > 0
+// ([AccelState], through [StateSaver]); relaxation carries nothing.
+// Jacobi, Gauss–Seidel and multirate carry no memory across macro steps
+// (all substeps of a step are taken within it; there is no phase or
+// counter to resume). graph.Sim.Checkpoint stores the memory with the
+// strategy (graph.CouplingCheckpoint) and graph.Sim.Restore loads it,
+// and continuing gives the uninterrupted run's bits for every strategy.
+// A restored memory continues only under the same strategy and step: a
+// Run with another is an error naming the difference (never a silent
+// restart); graph.Sim.ResetCoupling drops the memory deliberately. A run
+// whose step failed keeps no memory.
 //
 // # Determinism and concurrency
 //
@@ -142,6 +199,6 @@
 // reduces across nodes — the interface vector, convergence checks and the
 // accelerators' arithmetic — runs on one goroutine in a fixed order.
 // Results are therefore bit-identical for any number of workers (tested
-// with 1, 2 and 8 for every strategy). An [Accelerator] is not safe for
+// with 1, 2 and 8 for every strategy, multirate inside groups included). An [Accelerator] is not safe for
 // concurrent use; a graph owns one per group.
 package coupling

@@ -63,12 +63,15 @@ type Interpolation string
 
 // Interpolation names (stable).
 const (
-	// Hold: slower nodes are seen at their state at t_n for the whole
-	// macro step.
+	// Hold: slower nodes are seen at one value for the whole macro step:
+	// their state at t_n under Jacobi; inside an iterated group (implicit)
+	// the current iterate of their end-of-step value.
 	Hold Interpolation = "hold"
 	// Linear: slower nodes are seen at their state linearly interpolated
 	// between t_n and t_n+Δt (they are advanced first, so both end points
-	// are computed values, not predictions).
+	// are computed values, not predictions; inside an iterated group the
+	// end point is the current iterate), at the start of each substep
+	// under Jacobi and at its end inside a group.
 	Linear Interpolation = "linear"
 )
 
@@ -89,7 +92,8 @@ const (
 	// Constant: u⁰_{n+1} = u_n, the interface values at t_n.
 	Constant Predictor = "constant"
 	// LinearPredictor: u⁰_{n+1} = 2·u_n − u_{n−1} (Constant on the first
-	// step of a Run).
+	// step after the coupling memory was reset; the graph keeps u_{n−1}
+	// across Run calls and in checkpoints).
 	LinearPredictor Predictor = "linear"
 )
 
@@ -128,7 +132,7 @@ func (p Policy) String() string {
 var ErrNotConverged = errors.New("coupling: group iteration did not converge")
 
 // ErrUnsupported is the errors.Is target of a combination of options the
-// schemes do not implement (for example multirate with Gauss–Seidel).
+// schemes do not implement (multirate with Gauss–Seidel).
 var ErrUnsupported = errors.New("coupling: unsupported combination")
 
 // Defaults of Iteration and Acceleration fields whose zero value means
@@ -248,12 +252,14 @@ type Strategy struct {
 	// Iteration configures every group's iteration (Iterative only).
 	Iteration Iteration
 	// Rates gives the substeps per macro step of subcycling nodes
-	// (multirate; Jacobi only): a node with rate r updates r times per
-	// step with Δt/r. Nodes not listed have rate 1. Only stateful nodes
-	// may be listed.
+	// (multirate; Jacobi and Iterative, not GaussSeidel): a node with
+	// rate r updates r times per step with Δt/r (per iteration inside a
+	// group). Nodes not listed have rate 1. Only stateful nodes may be
+	// listed.
 	Rates map[string]int
-	// Interpolation: what subcycling nodes see of slower nodes; zero
-	// means Hold.
+	// Interpolation: what subcycling nodes see of slower nodes (and, in
+	// an iterated group whose slowest members subcycle, of the interface
+	// iterate); zero means Hold. See the package documentation, Multirate.
 	Interpolation Interpolation
 }
 
@@ -273,8 +279,8 @@ func (s *Strategy) Validate() error {
 	if len(s.Groups) > 0 && s.Scheme != Iterative {
 		bad("Groups are for %s, the scheme is %s", Iterative, s.Scheme)
 	}
-	if len(s.Rates) > 0 && s.Scheme != "" && s.Scheme != Jacobi {
-		errs = append(errs, fmt.Errorf("coupling: multirate (Rates) with %s: %w (multirate runs with %s)", s.Scheme, ErrUnsupported, Jacobi))
+	if len(s.Rates) > 0 && s.Scheme == GaussSeidel {
+		errs = append(errs, fmt.Errorf("coupling: multirate (Rates) with %s: %w: multirate already orders the updates by rate, slowest first, each faster class reading the slower ones' new state (a Gauss–Seidel order of its own), which a declared stage order would contradict; use Rates with %s or %s", s.Scheme, ErrUnsupported, Jacobi, Iterative))
 	}
 	for _, name := range sortedKeys(s.Rates) {
 		if r := s.Rates[name]; r < 1 {

@@ -17,6 +17,7 @@ func TestParseRoundTrip(t *testing.T) {
 		"iterative:aitken,group.g1=a+b+s,group.g2=c+d,omega=0.5,omegamax=2,atol=1e-09,rtol=1e-07,maxiter=30,predictor=linear,onfail=accept",
 		"iterative:iqn-ils,reuse=2,filter=1e-06,columns=4",
 		"jacobi,rate.fast=10,rate.mid=2,interp=linear",
+		"iterative:iqn-ils,group.g=a+b+s,reuse=1,rate.b=10,interp=linear",
 	} {
 		s, err := ParseStrategy(text)
 		if err != nil {

@@ -28,8 +28,9 @@ const MaxCheckpointBytes = 1 << 30
 
 // Checkpoint is a complete snapshot of a simulation: every node's state,
 // its parameters and layout (to reject restoring into a graph that does
-// not match), the clock, and the monolithic integrator's own memory when
-// the last run was monolithic. It is plain data: save it with WriteFile
+// not match), the clock, the monolithic integrator's own memory when the
+// last run was monolithic, and the coupling strategy's cross-step memory
+// when it was a Run with Settings.Coupling. It is plain data: save it with WriteFile
 // and read it back with ReadCheckpoint.
 type Checkpoint struct {
 	Version int              `json:"version"`
@@ -42,6 +43,12 @@ type Checkpoint struct {
 	// algorithmic acceleration), with its method, when the last run was
 	// RunMonolithic; nil otherwise.
 	Integrator *MethodCheckpoint `json:"integrator,omitempty"`
+	// Coupling is the cross-step memory of the last Run with
+	// Settings.Coupling (the strategy; each iterated group's predictor
+	// history and accelerator memory), when nothing has changed the state
+	// since; nil otherwise. A Sim restored from it continues only under
+	// the same strategy and step (Sim.ResetCoupling drops it).
+	Coupling *CouplingCheckpoint `json:"coupling,omitempty"`
 }
 
 // NodeCheckpoint is one node's part of a Checkpoint.
@@ -85,6 +92,7 @@ func (s *Sim) Checkpoint() *Checkpoint {
 			c.Integrator = &MethodCheckpoint{Method: s.mono.method, State: cp.Checkpoint()}
 		}
 	}
+	c.Coupling = s.couplingCheckpoint()
 	return c
 }
 
@@ -127,9 +135,12 @@ func (e *MismatchError) Error() string {
 	return "graph: checkpoint does not match this graph:\n\t" + strings.Join(e.Differences, "\n\t")
 }
 
-// Restore replaces the simulation's state, clock and (for a monolithic
-// checkpoint) integrator memory with c's, so that continuing gives results
-// bit-identical to the run that was checkpointed. The node set, types,
+// Restore replaces the simulation's state, clock, (for a monolithic
+// checkpoint) integrator memory and (for a coupled one) coupling memory
+// with c's, so that continuing gives results bit-identical to the run that
+// was checkpointed. Coupling memory is continued only by a Run with the
+// same Settings.Coupling and Dt: another strategy or step is an error
+// naming the difference (Sim.ResetCoupling drops the memory). The node set, types,
 // state layouts and parameters must match the graph's; otherwise nothing
 // changes and a *MismatchError lists every difference.
 func (s *Sim) Restore(c *Checkpoint) error {
@@ -195,6 +206,12 @@ func (s *Sim) Restore(c *Checkpoint) error {
 		}
 		mono = m
 	}
+	var cplan *coupledPlan
+	if c.Coupling != nil && len(diffs) == 0 {
+		var cd []string
+		cplan, cd = s.restoreCoupling(c.Coupling)
+		diffs = append(diffs, cd...)
+	}
 	if len(diffs) > 0 {
 		return &MismatchError{Differences: diffs}
 	}
@@ -203,6 +220,10 @@ func (s *Sim) Restore(c *Checkpoint) error {
 	}
 	s.t0, s.dt, s.n, s.steps, s.yFresh = c.T0, c.Dt, c.N, c.Steps, false
 	s.mono = mono
+	s.cmem = cplan
+	if cplan != nil {
+		s.stampPlan(cplan)
+	}
 	return nil
 }
 

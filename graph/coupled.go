@@ -139,6 +139,7 @@ const (
 type coupledPlan struct {
 	kind    int
 	name    string
+	key     string    // the strategy's text (coupling.Strategy.String), its identity
 	xv      []float64 // the state view nodes read within a step
 	updates []int64   // Update calls per node
 	sched   Schedule
@@ -146,18 +147,30 @@ type coupledPlan struct {
 	// Gauss–Seidel
 	stages []gsStage
 
-	// multirate / Jacobi
+	// multirate / Jacobi; with iterative, the classes of the nodes outside
+	// groups
 	classes []rateClass
 	linear  bool
 
 	// iterative
-	outside []int32
-	groups  []*cgroup
+	groups []*cgroup
+
+	// Cross-step memory kept between Runs (coupled_memory.go).
+	failed   bool // a step failed during the Run: the memory is not kept
+	restored bool // restored from a checkpoint and not yet continued
+	stamp    clockStamp
 }
 
 type gsStage struct {
-	reeval [][]int32 // output nodes to re-evaluate first, by level
+	reeval []outBatch // output nodes to re-evaluate first, in order
 	nodes  []int32
+}
+
+// outBatch is a set of independent output nodes evaluated together, at
+// t_n or (end) at t_n+dt.
+type outBatch struct {
+	nodes []int32
+	end   bool
 }
 
 type rateClass struct {
@@ -179,18 +192,31 @@ type cgroup struct {
 	name      string
 	members   []int32
 	stateful  []int32
+	classes   []gclass // stateful members by rate, ascending; classes[0] reads the interface
+	linear    bool
 	outLevels [][]int32
-	outNodes  []int32
-	nOut      int
+	saveNodes []int32 // output nodes the iteration overwrites: restored after it
 	ysave     []float64
 	spans     []ispan
 	it        coupling.Iteration
 	acc       coupling.Accelerator
 	u, g      []float64 // iterate and its image
 	next      []float64
+	ui        []float64 // the interface interpolated for a substep of classes[0]
 	now, prev []float64 // interface at t_n and t_{n−1}
 	havePrev  bool
 	stats     GroupStats
+	fallback0 int // the accelerator's fallbacks when the Run started
+}
+
+// gclass is the members of one rate in a group. The first class reads
+// the interface iterate; the others re-read their upstream outputs from
+// the view of every substep.
+type gclass struct {
+	rate   int
+	nodes  []int32
+	slower []int32   // members of slower classes (seen at the iterate's end-of-step state)
+	reeval [][]int32 // output nodes upstream of the class (not for classes[0])
 }
 
 // analysis holds the data-flow facts the plans are built from.
@@ -361,7 +387,7 @@ func (s *Sim) compileCoupling(st *coupling.Strategy) (*coupledPlan, error) {
 		return nil, fmt.Errorf("graph: %w", err)
 	}
 	a := s.analyse()
-	p := &coupledPlan{name: st.Name(), xv: make([]float64, len(s.x)), updates: make([]int64, len(s.nodes))}
+	p := &coupledPlan{name: st.Name(), key: st.String(), xv: make([]float64, len(s.x)), updates: make([]int64, len(s.nodes))}
 	p.sched.Strategy = st.String()
 	var err error
 	switch st.Scheme {
@@ -426,9 +452,27 @@ func (s *Sim) compileGS(p *coupledPlan, a *analysis, st *coupling.Strategy) erro
 			for i := range up {
 				up[i] = up[i] && aff[i]
 			}
-			g.reeval = a.byLevel(up)
-			for _, l := range g.reeval {
-				sched = append(sched, Stage{Op: "outputs", At: "t_n", Nodes: s.names(l), Note: fmt.Sprintf("re-evaluated from the state after stage %d", k)})
+			for _, l := range a.byLevel(up) {
+				// An output node is evaluated at the time of its own
+				// state: t_n+dt for a stateful node an earlier stage
+				// updated, t_n for the others (connectors, whose readers
+				// step from t_n).
+				var now, end []int32
+				for _, i := range l {
+					if changed[i] {
+						end = append(end, i)
+					} else {
+						now = append(now, i)
+					}
+				}
+				if len(now) > 0 {
+					g.reeval = append(g.reeval, outBatch{nodes: now})
+					sched = append(sched, Stage{Op: "outputs", At: "t_n", Nodes: s.names(now), Note: fmt.Sprintf("re-evaluated from the state after stage %d", k)})
+				}
+				if len(end) > 0 {
+					g.reeval = append(g.reeval, outBatch{nodes: end, end: true})
+					sched = append(sched, Stage{Op: "outputs", At: "t_n+dt", Nodes: s.names(end), Note: fmt.Sprintf("re-evaluated from their own state updated by stages 1–%d", k)})
+				}
 			}
 		}
 		for _, i := range nodes {
@@ -448,6 +492,20 @@ func (s *Sim) compileGS(p *coupledPlan, a *analysis, st *coupling.Strategy) erro
 }
 
 func (s *Sim) compileMultirate(p *coupledPlan, a *analysis, st *coupling.Strategy) error {
+	rate, err := s.resolveRates(st)
+	if err != nil {
+		return err
+	}
+	p.linear = st.Interpolation == coupling.Linear
+	var stages []Stage
+	p.classes, stages = s.rateClasses(a, s.stateful, rate, p.linear, "inputs at t_n")
+	p.sched.Stages = append(s.jacobiStages()[:len(s.levels)], stages...)
+	return nil
+}
+
+// resolveRates returns the rate of every node: Strategy.Rates, 1 for the
+// other stateful nodes, 0 for stateless ones.
+func (s *Sim) resolveRates(st *coupling.Strategy) ([]int, error) {
 	rate := make([]int, len(s.nodes))
 	for _, i := range s.stateful {
 		rate[i] = 1
@@ -460,34 +518,53 @@ func (s *Sim) compileMultirate(p *coupledPlan, a *analysis, st *coupling.Strateg
 	for _, n := range names {
 		i, err := s.lookupStateful("rates", n)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rate[i] = st.Rates[n]
 	}
+	return rate, nil
+}
+
+// distinctRates returns the rates of nodes, each once, ascending.
+func distinctRates(nodes []int32, rate []int) []int {
 	var rates []int
-	for _, i := range s.stateful {
+	for _, i := range nodes {
 		if !containsInt(rates, rate[i]) {
 			rates = append(rates, rate[i])
 		}
 	}
 	sort.Ints(rates)
-	p.linear = st.Interpolation == coupling.Linear
-	sched := s.jacobiStages()
-	sched = sched[:len(s.levels)]
-	var slower []int32
-	for _, r := range rates {
-		rc := rateClass{rate: r, slower: append([]int32(nil), slower...)}
-		for _, i := range s.stateful {
-			if rate[i] == r {
-				rc.nodes = append(rc.nodes, i)
-			}
+	return rates
+}
+
+// ofRate returns the nodes whose rate satisfies keep, in node order.
+func ofRate(nodes []int32, rate []int, keep func(int) bool) []int32 {
+	var out []int32
+	for _, i := range nodes {
+		if keep(rate[i]) {
+			out = append(out, i)
 		}
+	}
+	return out
+}
+
+// rateClasses splits nodes into the classes of a multirate Jacobi step,
+// slowest first: each with the stateful nodes of lower rate (of the whole
+// graph, seen held or interpolated) and, above rate 1, the output nodes
+// upstream of it. It also returns the stages a schedule shows.
+func (s *Sim) rateClasses(a *analysis, nodes []int32, rate []int, linear bool, note string) ([]rateClass, []Stage) {
+	var classes []rateClass
+	var sched []Stage
+	for _, r := range distinctRates(nodes, rate) {
+		rc := rateClass{rate: r,
+			nodes:  ofRate(nodes, rate, func(q int) bool { return q == r }),
+			slower: ofRate(s.stateful, rate, func(q int) bool { return q < r })}
 		if r == 1 {
-			sched = append(sched, Stage{Op: "update", At: "t_n → t_n+dt", Nodes: s.names(rc.nodes), Note: "inputs at t_n"})
+			sched = append(sched, Stage{Op: "update", At: "t_n → t_n+dt", Nodes: s.names(rc.nodes), Note: note})
 		} else {
 			rc.reeval = a.byLevel(a.upstream(rc.nodes))
 			seen := "held at t_n"
-			if p.linear {
+			if linear {
 				seen = "linearly interpolated between t_n and t_n+dt"
 			}
 			var body []Stage
@@ -495,14 +572,15 @@ func (s *Sim) compileMultirate(p *coupledPlan, a *analysis, st *coupling.Strateg
 				body = append(body, Stage{Op: "outputs", At: "t_n+j·h", Nodes: s.names(l)})
 			}
 			body = append(body, Stage{Op: "update", At: "t_n+j·h → t_n+(j+1)·h", Nodes: s.names(rc.nodes)})
-			note := fmt.Sprintf("j = 0…%d, h = dt/%d; slower nodes %s, faster nodes at t_n", r-1, r, seen)
-			sched = append(sched, Stage{Op: "subcycle", Nodes: s.names(rc.nodes), Note: note, Body: body})
+			n := fmt.Sprintf("j = 0…%d, h = dt/%d; slower nodes %s, faster nodes at t_n", r-1, r, seen)
+			if note != "inputs at t_n" {
+				n = "outside groups; " + n
+			}
+			sched = append(sched, Stage{Op: "subcycle", Nodes: s.names(rc.nodes), Note: n, Body: body})
 		}
-		slower = append(slower, rc.nodes...)
-		p.classes = append(p.classes, rc)
+		classes = append(classes, rc)
 	}
-	p.sched.Stages = sched
-	return nil
+	return classes, sched
 }
 
 func containsInt(xs []int, v int) bool {
@@ -519,15 +597,19 @@ func (s *Sim) compileIterative(p *coupledPlan, a *analysis, st *coupling.Strateg
 	if len(groups) == 0 {
 		groups = []coupling.Group{{Name: "all", Nodes: s.nodeNames()}}
 	}
+	rate, err := s.resolveRates(st)
+	if err != nil {
+		return err
+	}
+	p.linear = st.Interpolation == coupling.Linear
 	it := st.Iteration.Resolved()
 	owner := make([]int, len(s.nodes))
 	for i := range owner {
 		owner[i] = -1
 	}
-	sched := s.jacobiStages()
-	sched = sched[:len(s.levels)]
+	var iterate []Stage
 	for gi, g := range groups {
-		cg := &cgroup{name: g.Name, it: it, stats: GroupStats{Name: g.Name}}
+		cg := &cgroup{name: g.Name, it: it, linear: p.linear, stats: GroupStats{Name: g.Name}}
 		in := make([]bool, len(s.nodes))
 		for _, n := range g.Nodes {
 			i, err := s.lookup(fmt.Sprintf("group %q", g.Name), n)
@@ -543,6 +625,7 @@ func (s *Sim) compileIterative(p *coupledPlan, a *analysis, st *coupling.Strateg
 			owner[i] = gi
 			in[i] = true
 		}
+		save := make([]bool, len(s.nodes))
 		for i := range s.nodes {
 			if !in[i] {
 				continue
@@ -552,16 +635,37 @@ func (s *Sim) compileIterative(p *coupledPlan, a *analysis, st *coupling.Strateg
 			if c.x1 > c.x0 {
 				cg.stateful = append(cg.stateful, int32(i))
 			}
-			if c.out != nil {
-				cg.outNodes = append(cg.outNodes, int32(i))
-				cg.nOut += c.y1 - c.y0
+			save[i] = c.out != nil
+		}
+		for k, r := range distinctRates(cg.stateful, rate) {
+			gc := gclass{rate: r, nodes: ofRate(cg.stateful, rate, func(q int) bool { return q == r })}
+			if k > 0 {
+				gc.slower = ofRate(cg.stateful, rate, func(q int) bool { return q < r })
+				up := a.upstream(gc.nodes)
+				gc.reeval = a.byLevel(up)
+				for i, u := range up {
+					save[i] = save[i] || u
+				}
 			}
+			cg.classes = append(cg.classes, gc)
 		}
 		cg.outLevels = a.byLevel(in)
-		cg.ysave = make([]float64, cg.nOut)
-		// Interface: inputs of stateful members with an edge from a member.
+		nSave := 0
+		for i := range s.nodes {
+			if save[i] {
+				cg.saveNodes = append(cg.saveNodes, int32(i))
+				nSave += s.nodes[i].y1 - s.nodes[i].y0
+			}
+		}
+		cg.ysave = make([]float64, nSave)
+		// Interface: inputs of the slowest members with an edge from a
+		// member (faster members gather theirs at every substep).
+		var base []int32
+		if len(cg.classes) > 0 {
+			base = cg.classes[0].nodes
+		}
 		m := 0
-		for _, i := range cg.stateful {
+		for _, i := range base {
 			c := &s.nodes[i]
 			for gi0 := c.g0; gi0 < c.g1; {
 				gi1 := gi0
@@ -581,7 +685,7 @@ func (s *Sim) compileIterative(p *coupledPlan, a *analysis, st *coupling.Strateg
 			}
 		}
 		cg.stats.Interface = m
-		for _, v := range []*[]float64{&cg.u, &cg.g, &cg.next, &cg.now, &cg.prev} {
+		for _, v := range []*[]float64{&cg.u, &cg.g, &cg.next, &cg.ui, &cg.now, &cg.prev} {
 			*v = make([]float64, m)
 		}
 		acc, err := coupling.NewAccelerator(it.Acceleration, m)
@@ -590,35 +694,66 @@ func (s *Sim) compileIterative(p *coupledPlan, a *analysis, st *coupling.Strateg
 		}
 		cg.acc = acc
 		p.groups = append(p.groups, cg)
-
-		var body []Stage
-		if len(cg.stateful) > 0 {
-			body = append(body, Stage{Op: "update", At: "t_n → t_n+dt", Nodes: s.names(cg.stateful), Note: "from the t_n state; interface inputs held at the iterate u^k, other inputs at t_n"})
-		}
-		for _, l := range cg.outLevels {
-			body = append(body, Stage{Op: "outputs", At: "t_n+dt", Nodes: s.names(l), Note: "from the trial state"})
-		}
-		var ifn []string
-		for _, sp := range cg.spans {
-			c := &s.nodes[sp.node]
-			ifn = append(ifn, c.name+"."+c.spec.Inputs[inputIndex(c, sp.u0)].Name)
-		}
-		body = append(body, Stage{Op: "gather", Nodes: ifn, Note: "G(u^k); stop when |G(u)−u| ≤ atol + rtol·|G(u)|, else u^{k+1} by " + it.Acceleration.Method.String()})
 		note := fmt.Sprintf("group %s, at most %d iterations, first iterate %s", g.Name, it.MaxIter, it.Predictor)
-		sched = append(sched, Stage{Op: "iterate", Nodes: s.names(cg.members), Note: note, Body: body})
+		iterate = append(iterate, Stage{Op: "iterate", Nodes: s.names(cg.members), Note: note, Body: s.groupStages(cg, it)})
 	}
+	var outside []int32
 	for _, i := range s.stateful {
 		if owner[i] < 0 {
-			p.outside = append(p.outside, i)
+			outside = append(outside, i)
 		}
 	}
-	if len(p.outside) > 0 {
-		// Outside nodes update first (they read t_n values only).
-		out := Stage{Op: "update", At: "t_n → t_n+dt", Nodes: s.names(p.outside), Note: "outside groups: inputs at t_n"}
-		sched = append(sched[:len(s.levels)], append([]Stage{out}, sched[len(s.levels):]...)...)
+	var outStages []Stage
+	p.classes, outStages = s.rateClasses(a, outside, rate, p.linear, "outside groups: inputs at t_n")
+	// Nodes outside groups of rate 1 update first (they read t_n values
+	// only); subcycling ones after the groups, so that the outputs the
+	// groups read at t_n are not overwritten by their substeps.
+	sched := s.jacobiStages()[:len(s.levels)]
+	if len(p.classes) > 0 && p.classes[0].rate == 1 {
+		sched = append(sched, outStages[0])
+		outStages = outStages[1:]
 	}
-	p.sched.Stages = sched
+	sched = append(sched, iterate...)
+	p.sched.Stages = append(sched, outStages...)
 	return nil
+}
+
+// groupStages is what one evaluation of a group's G does, for schedules.
+func (s *Sim) groupStages(cg *cgroup, it coupling.Iteration) []Stage {
+	var body []Stage
+	for k, gc := range cg.classes {
+		switch {
+		case k == 0 && gc.rate == 1:
+			body = append(body, Stage{Op: "update", At: "t_n → t_n+dt", Nodes: s.names(gc.nodes), Note: "from the t_n state; interface inputs held at the iterate u^k, other inputs at t_n"})
+		case k == 0:
+			seen := "held at the iterate u^k"
+			if cg.linear {
+				seen = "interpolated to t_n+(j+1)·h between u_n and the iterate u^k"
+			}
+			sub := []Stage{{Op: "update", At: "t_n+j·h → t_n+(j+1)·h", Nodes: s.names(gc.nodes)}}
+			body = append(body, Stage{Op: "subcycle", Nodes: s.names(gc.nodes), Note: fmt.Sprintf("j = 0…%d, h = dt/%d, from the t_n state; interface inputs %s, other inputs at t_n", gc.rate-1, gc.rate, seen), Body: sub})
+		default:
+			seen := "at their trial end-of-step state"
+			if cg.linear {
+				seen = "interpolated to t_n+(j+1)·h between t_n and their trial end-of-step state"
+			}
+			var sub []Stage
+			for _, l := range gc.reeval {
+				sub = append(sub, Stage{Op: "outputs", At: "t_n+j·h", Nodes: s.names(l)})
+			}
+			sub = append(sub, Stage{Op: "update", At: "t_n+j·h → t_n+(j+1)·h", Nodes: s.names(gc.nodes)})
+			body = append(body, Stage{Op: "subcycle", Nodes: s.names(gc.nodes), Note: fmt.Sprintf("j = 0…%d, h = dt/%d, from the t_n state; slower members %s, faster members and other nodes at t_n", gc.rate-1, gc.rate, seen), Body: sub})
+		}
+	}
+	for _, l := range cg.outLevels {
+		body = append(body, Stage{Op: "outputs", At: "t_n+dt", Nodes: s.names(l), Note: "from the trial state"})
+	}
+	var ifn []string
+	for _, sp := range cg.spans {
+		c := &s.nodes[sp.node]
+		ifn = append(ifn, c.name+"."+c.spec.Inputs[inputIndex(c, sp.u0)].Name)
+	}
+	return append(body, Stage{Op: "gather", Nodes: ifn, Note: "G(u^k); stop when |G(u)−u| ≤ atol + rtol·|G(u)|, else u^{k+1} by " + it.Acceleration.Method.String()})
 }
 
 // inputIndex is the input of c whose slot starts at the absolute offset off.
@@ -650,15 +785,25 @@ func (s *Sim) coupledStep(t, dt float64, res *Result) error {
 	case planIterative:
 		err = s.stepIterative(p, t, dt, res)
 	default:
-		err = s.stepMultirate(p, t, dt, res)
+		err = s.stepMultirate(p, p.classes, t, dt, res)
 	}
 	s.x = xn
 	s.yFresh = false
 	if err != nil {
+		// The step may have changed the groups' memory half-way.
+		p.failed = true
 		return err
 	}
 	s.x, s.xNext = s.xNext, s.x
 	return nil
+}
+
+// endTime is t_n+dt, from the step count when dt is the current base.
+func (s *Sim) endTime(t, dt float64) float64 {
+	if s.dt == dt {
+		return s.t0 + float64(s.n+1)*s.dt
+	}
+	return t + dt
 }
 
 func (s *Sim) count(p *coupledPlan, nodes []int32, res *Result) {
@@ -688,9 +833,17 @@ func (s *Sim) copyState(dst, src []float64, nodes []int32) {
 
 func (s *Sim) stepGS(p *coupledPlan, t, dt float64, res *Result) error {
 	s.x = p.xv
+	t1 := s.endTime(t, dt)
 	for _, g := range p.stages {
-		if err := s.reevaluate(g.reeval, t, res); err != nil {
-			return err
+		for _, b := range g.reeval {
+			at := t
+			if b.end {
+				at = t1
+			}
+			if err := s.run(phaseOutputs, b.nodes, at, 0); err != nil {
+				return err
+			}
+			res.OutputEvals += int64(len(b.nodes))
 		}
 		if err := s.run(phaseUpdate, g.nodes, t, dt); err != nil {
 			return err
@@ -701,9 +854,12 @@ func (s *Sim) stepGS(p *coupledPlan, t, dt float64, res *Result) error {
 	return nil
 }
 
-func (s *Sim) stepMultirate(p *coupledPlan, t, dt float64, res *Result) error {
+// stepMultirate advances classes as a multirate Jacobi step: each class
+// from t_n, slowest first, a subcycling class reading slower nodes held or
+// interpolated (from their new state in s.xNext) and faster ones at t_n.
+func (s *Sim) stepMultirate(p *coupledPlan, classes []rateClass, t, dt float64, res *Result) error {
 	xn := s.x
-	for _, rc := range p.classes {
+	for _, rc := range classes {
 		if rc.rate == 1 {
 			if err := s.run(phaseUpdate, rc.nodes, t, dt); err != nil {
 				return err
@@ -744,38 +900,43 @@ func (s *Sim) stepMultirate(p *coupledPlan, t, dt float64, res *Result) error {
 }
 
 func (s *Sim) stepIterative(p *coupledPlan, t, dt float64, res *Result) error {
-	if len(p.outside) > 0 {
-		if err := s.run(phaseUpdate, p.outside, t, dt); err != nil {
-			return err
-		}
-		s.count(p, p.outside, res)
+	pre, post := p.classes, p.classes[len(p.classes):]
+	if len(pre) > 0 && pre[0].rate == 1 {
+		pre, post = pre[:1], pre[1:]
+	} else {
+		pre, post = nil, pre
 	}
-	t1 := t + dt
-	if s.dt == dt {
-		t1 = s.t0 + float64(s.n+1)*s.dt
+	if err := s.stepMultirate(p, pre, t, dt, res); err != nil {
+		return err
 	}
+	t1 := s.endTime(t, dt)
 	for _, g := range p.groups {
 		if err := s.iterateGroup(p, g, t, t1, dt, res); err != nil {
 			return err
 		}
 	}
-	return nil
+	return s.stepMultirate(p, post, t, dt, res)
 }
 
 // iterateGroup iterates u^{k+1} = acc(u^k, G(u^k)) where G advances the
 // group's stateful members from x_n with the interface inputs held at u
 // and returns the interface inputs gathered at the resulting state (the
-// members' outputs evaluated there at t_n+dt).
+// members' outputs evaluated there at t_n+dt). Members of higher rates
+// subcycle inside G (evalG).
 func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Result) error {
 	xn := s.x
+	var base []int32
+	if len(g.classes) > 0 {
+		base = g.classes[0].nodes
+	}
 	// Inputs at t_n (non-interface inputs keep them through the step).
-	for _, i := range g.stateful {
+	for _, i := range base {
 		if err := s.gather(&s.nodes[i], t); err != nil {
 			return err
 		}
 	}
 	k := 0
-	for _, i := range g.outNodes {
+	for _, i := range g.saveNodes {
 		c := &s.nodes[i]
 		k += copy(g.ysave[k:], s.y[c.y0:c.y1])
 	}
@@ -785,7 +946,7 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 		prev = g.prev
 	}
 	g.it.Predictor.Predict(g.u, g.now, prev)
-	g.prev, g.now = g.now, g.prev
+	g.prev, g.now = g.now, g.prev // g.prev: the interface at t_n from here on
 	g.havePrev = true
 
 	g.acc.Begin()
@@ -793,19 +954,7 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 	var err error
 	for {
 		iters++
-		s.writeSpans(g, g.u)
-		if err = s.run(phaseHeld, g.stateful, t, dt); err != nil {
-			break
-		}
-		s.count(p, g.stateful, res)
-		s.copyState(p.xv, s.xNext, g.stateful)
-		s.x = p.xv
-		err = s.reevaluate(g.outLevels, t1, res)
-		if err == nil {
-			err = s.gatherSpans(g, t1)
-		}
-		s.x = xn
-		if err != nil {
+		if err = s.evalG(p, g, xn, t, t1, dt, res); err != nil {
 			break
 		}
 		s.readSpans(g, g.g)
@@ -820,7 +969,7 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 	// Restore the view and the outputs other groups read.
 	s.copyState(p.xv, xn, g.stateful)
 	k = 0
-	for _, i := range g.outNodes {
+	for _, i := range g.saveNodes {
 		c := &s.nodes[i]
 		k += copy(s.y[c.y0:c.y1], g.ysave[k:])
 	}
@@ -833,7 +982,7 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 	st.MaxIterations = max(st.MaxIterations, iters)
 	st.LastIterations = iters
 	st.LastResidual = resid
-	st.Fallbacks = g.acc.Stats().Fallbacks
+	st.Fallbacks = g.acc.Stats().Fallbacks - g.fallback0
 	if !converged {
 		if g.it.OnFail != coupling.Accept {
 			return &ConvergenceError{Group: g.name, Step: s.steps, Time: t, Iterations: iters, Residual: resid}
@@ -841,6 +990,72 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 		st.NonConverged++
 	}
 	return nil
+}
+
+// evalG evaluates G(u^k): the group's classes advance from x_n, slowest
+// first, into s.xNext; the first class with the interface inputs held at
+// u^k (or, subcycling under Linear, interpolated between u_n and u^k to
+// the end of each substep), each later class in substeps reading its
+// upstream outputs re-evaluated from a view where the slower members are
+// at their new (trial) state, held or interpolated likewise. Then the
+// members' outputs are evaluated from the trial state at t_n+dt and the
+// interface inputs gathered there, into Sim.u. s.x is xn on return.
+func (s *Sim) evalG(p *coupledPlan, g *cgroup, xn []float64, t, t1, dt float64, res *Result) error {
+	s.copyState(p.xv, xn, g.stateful)
+	for k := range g.classes {
+		gc := &g.classes[k]
+		h := dt / float64(gc.rate)
+		for j := 0; j < gc.rate; j++ {
+			tj := t + float64(j)*h
+			theta := 1.0
+			if g.linear {
+				theta = float64(j+1) / float64(gc.rate)
+			}
+			var err error
+			if k == 0 {
+				if theta == 1 {
+					s.writeSpans(g, g.u)
+				} else {
+					for i, un := range g.prev {
+						g.ui[i] = un + theta*(g.u[i]-un)
+					}
+					s.writeSpans(g, g.ui)
+				}
+				s.x = p.xv
+				err = s.run(phaseHeld, gc.nodes, tj, h)
+			} else {
+				for _, i := range gc.slower {
+					c := &s.nodes[i]
+					if theta == 1 {
+						copy(p.xv[c.x0:c.x1], s.xNext[c.x0:c.x1])
+						continue
+					}
+					for q := c.x0; q < c.x1; q++ {
+						p.xv[q] = xn[q] + theta*(s.xNext[q]-xn[q])
+					}
+				}
+				s.x = p.xv
+				err = s.reevaluate(gc.reeval, tj, res)
+				if err == nil {
+					err = s.run(phaseUpdate, gc.nodes, tj, h)
+				}
+			}
+			s.x = xn
+			if err != nil {
+				return err
+			}
+			s.count(p, gc.nodes, res)
+			s.copyState(p.xv, s.xNext, gc.nodes)
+		}
+	}
+	s.copyState(p.xv, s.xNext, g.stateful)
+	s.x = p.xv
+	err := s.reevaluate(g.outLevels, t1, res)
+	if err == nil {
+		err = s.gatherSpans(g, t1)
+	}
+	s.x = xn
+	return err
 }
 
 func (s *Sim) readSpans(g *cgroup, dst []float64) {
@@ -905,18 +1120,4 @@ func (s *Sim) updateHeld(c *cnode, t, dt float64) error {
 		return &node.StateError{Node: c.name, Field: c.spec.StateLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
 	}
 	return nil
-}
-
-// endCoupling fills the Run's coupling statistics.
-func (s *Sim) endCoupling(res *Result) {
-	p := s.cplan
-	s.cplan = nil
-	cs := &CouplingStats{Strategy: p.name, Updates: map[string]int64{}}
-	for _, i := range s.stateful {
-		cs.Updates[s.nodes[i].name] = p.updates[i]
-	}
-	for _, g := range p.groups {
-		cs.Groups = append(cs.Groups, g.stats)
-	}
-	res.Coupling = cs
 }

@@ -140,7 +140,7 @@ func TestIntegrateBallComesToRest(t *testing.T) {
 	}
 	// Impacts: v_k = √(2g)·e^k; the last bounce is the first k with
 	// e·v_k < 1e-4.
-	want := int(math.Ceil(math.Log(1e-4/math.Sqrt(2*9.81))/math.Log(0.5)))
+	want := int(math.Ceil(math.Log(1e-4/math.Sqrt(2*9.81)) / math.Log(0.5)))
 	if n := len(res.Events); n < want-1 || n > want+1 || res.Steps > 5000 {
 		t.Errorf("%d impacts in %d steps; want about %d", n, res.Steps, want)
 	}
