@@ -263,7 +263,7 @@ func couplingSchema() obj {
 			"on_fail":       obj{"enum": names(string(coupling.Stop), string(coupling.Accept))},
 			"order":         obj{"type": "array", "items": obj{"type": "array", "items": obj{"type": "string"}}, "description": "Gauss-Seidel stages, each a list of node names."},
 			"groups":        obj{"type": "array", "items": obj{"type": "object", "additionalProperties": false, "required": []string{"name", "nodes"}, "properties": obj{"name": obj{"type": "string"}, "nodes": obj{"type": "array", "items": obj{"type": "string"}}}}, "description": "Iterated groups (iterative scheme); default one group of every node."},
-			"rates":         obj{"type": "object", "additionalProperties": obj{"type": "integer", "minimum": 1}, "description": "Substeps per macro step by node name (multirate, jacobi only)."},
+			"rates":         obj{"type": "object", "additionalProperties": obj{"type": "integer", "minimum": 1}, "description": "Substeps per macro step by node name (multirate: with jacobi, or inside iterative groups; not with gauss-seidel)."},
 			"interpolation": obj{"enum": names(string(coupling.Hold), string(coupling.Linear))},
 		},
 	}
