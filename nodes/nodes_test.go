@@ -1,6 +1,9 @@
 package nodes_test
 
 import (
+	"errors"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/node"
@@ -39,6 +42,49 @@ func TestRegistry(t *testing.T) {
 		for _, in := range s.Inputs {
 			if in.Description == "" || in.Units == "" {
 				t.Errorf("%s: input %q has no description", name, in.Name)
+			}
+		}
+	}
+}
+
+// Every parameter of every node type rejects NaN, ±Inf, a wrong type and
+// a wrong shape, and a misspelled name, with a *node.ParamError naming the
+// node type and the parameter, never a panic or a silent clamp. (Each
+// node package tests its own ranges; this holds every type to the floor.)
+func TestBadParamsEveryType(t *testing.T) {
+	reg := nodes.Registry()
+	for _, typ := range reg.Names() {
+		s, _ := reg.Spec(typ)
+		for _, p := range s.Params {
+			var bad []any
+			switch p.Kind {
+			case node.Real:
+				bad = []any{math.NaN(), math.Inf(1), math.Inf(-1), "1", []float64{1, 2}}
+			case node.Vector:
+				n := p.Shape.Len()
+				nan := make([]float64, n)
+				nan[n-1] = math.NaN()
+				bad = []any{nan, make([]float64, n+1), "x", true}
+			case node.Bool:
+				bad = []any{1.0, "yes"}
+			case node.Text:
+				bad = []any{1.0, []float64{1}}
+			default:
+				continue
+			}
+			for _, v := range bad {
+				n, err := reg.New(typ, map[string]any{p.Name: v})
+				var pe *node.ParamError
+				if !errors.As(err, &pe) || pe.Node != typ || pe.Param != p.Name {
+					t.Errorf("%s.%s = %v: got node %v, err %v; want a ParamError naming %s and %s", typ, p.Name, v, n != nil, err, typ, p.Name)
+				}
+			}
+		}
+		if len(s.Params) > 0 {
+			name := s.Params[0].Name + "x"
+			_, err := reg.New(typ, map[string]any{name: 1.0})
+			if err == nil || !strings.Contains(err.Error(), "did you mean") {
+				t.Errorf("%s: unknown parameter %q: %v", typ, name, err)
 			}
 		}
 	}
