@@ -380,7 +380,7 @@ func TestRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	mustContain(t, "run", out, "2000 steps to t = 2", "401 rows × 3 columns", "plot of spring.Displacement[1]")
+	mustContain(t, "run", out, "2000 steps to t = 2", "401 rows × 2 columns", "plot of spring.Displacement[1]")
 	if st, err := os.Stat(fig); err != nil || st.Size() < 1000 {
 		t.Errorf("plot: %v", err)
 	}
@@ -404,7 +404,7 @@ func TestRun(t *testing.T) {
 	}
 	// -o - sends the history to stdout and the summary to stderr.
 	code, out, errs = cosim(t, "run", springScene, "-o", "-", "--format", "jsonl", "--set", "run.end=0.01", "--set", "mass.mass=10")
-	if code != 0 || !strings.HasPrefix(out, `{"t":0,"mass.position[1]":1,`) || !strings.Contains(errs, "10 steps") {
+	if code != 0 || !strings.HasPrefix(out, `{"t":0,"spring.Displacement[1]":0,`) || !strings.Contains(errs, "10 steps") {
 		t.Errorf("-o -: exit %d, stdout %.80q, stderr %q", code, out, errs)
 	}
 	// Monolithic with an overridden rho_inf.
@@ -447,13 +447,13 @@ func TestPlot(t *testing.T) {
 	if code, _, errs := cosim(t, "run", springScene, "-o", h); code != 0 {
 		t.Fatal(errs)
 	}
-	code, out, errs := cosim(t, "plot", h, "-y", "mass.position[1]", "-o", filepath.Join(dir, "p.svg"), "--title", "mass")
+	code, out, errs := cosim(t, "plot", h, "-y", "spring.Force[1]", "-o", filepath.Join(dir, "p.svg"), "--title", "mass")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	mustContain(t, "plot", out, "plot of mass.position[1] (401 rows) written to")
+	mustContain(t, "plot", out, "plot of spring.Force[1] (401 rows) written to")
 	svg, _ := os.ReadFile(filepath.Join(dir, "p.svg"))
-	mustContain(t, "svg", string(svg), "mass.position[1]", "t (s)")
+	mustContain(t, "svg", string(svg), "spring.Force[1]", "t (s)")
 	if code, _, _ := cosim(t, "plot", h); code != 0 {
 		t.Errorf("plot with default -o: exit %d", code)
 	}
@@ -469,7 +469,7 @@ func TestPlot(t *testing.T) {
 	}{
 		{[]string{"plot"}, 2, "name exactly one history file"},
 		{[]string{"plot", notHist}, 1, "a history starts with a t column"},
-		{[]string{"plot", h, "-y", "mass.postion"}, 1, `did you mean`},
+		{[]string{"plot", h, "-y", "spring.Forse[1]"}, 1, `did you mean`},
 	} {
 		code, _, errs := cosim(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {

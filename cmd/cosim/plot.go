@@ -51,7 +51,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if *title == "" {
 		*title = filepath.Base(pos[0])
 	}
-	if err := plotHistory(h, cols, *title, *ylabel, *out); err != nil {
+	if err := plotHistory(h, []panel{{cols: cols, ylabel: *ylabel}}, *title, *out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "plot of %s (%d rows) written to %s\n", strings.Join(cols, ", "), len(h.Times), *out)
@@ -61,7 +61,15 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 // plotHistory draws the columns against time, one line each with a
 // legend entry, and saves the figure in the format of the file's
 // extension.
-func plotHistory(h *graph.History, cols []string, title, ylabel, file string) error {
+// panel is one plot of a figure: columns sharing a y axis.
+type panel struct {
+	cols   []string
+	ylabel string
+}
+
+// plotHistory draws the panels stacked, sharing the time axis, each with
+// its legend to the right of the plot, never over the lines.
+func plotHistory(h *graph.History, panels []panel, title, file string) error {
 	switch strings.ToLower(filepath.Ext(file)) {
 	case ".png", ".svg", ".pdf", ".jpg", ".jpeg", ".eps", ".tif", ".tiff":
 	default:
@@ -70,41 +78,66 @@ func plotHistory(h *graph.History, cols []string, title, ylabel, file string) er
 	if len(h.Times) == 0 {
 		return errors.New("the history has no rows to plot")
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "t (s)"
-	p.Y.Label.Text = ylabel
-	p.Add(plotter.NewGrid())
-	legend := plot.NewLegend()
-	legend.Top = true
-	legend.Left = false
-	for i, c := range cols {
-		ys := h.Column(c)
-		xy := make(plotter.XYs, len(ys))
-		for k, y := range ys {
-			xy[k] = plotter.XY{X: h.Times[k], Y: y}
-		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return fmt.Errorf("column %s: %w", c, err)
-		}
-		l.Color = plotutil.Color(i)
-		l.Dashes = plotutil.Dashes(i / 7)
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		legend.Add(c, l)
-	}
-	// The legend goes to the right of the plot, never over the lines.
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
-	cw, err := draw.NewFormattedCanvas(22*vg.Centimeter, 12*vg.Centimeter, format)
+	height := 12 * vg.Centimeter
+	if len(panels) > 1 {
+		height = vg.Length(len(panels)) * 7 * vg.Centimeter
+	}
+	cw, err := draw.NewFormattedCanvas(22*vg.Centimeter, height, format)
 	if err != nil {
 		return err
 	}
 	dc := draw.New(cw)
-	r := legend.Rectangle(dc)
-	legend.YOffs = -p.Title.TextStyle.FontExtents().Height * 2
-	legend.Draw(dc)
-	p.Draw(draw.Crop(dc, 0, -(r.Max.X-r.Min.X)-5*vg.Millimeter, 0, 0))
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadY: 3 * vg.Millimeter, PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter}
+	color := 0
+	plots := make([]*plot.Plot, len(panels))
+	legends := make([]plot.Legend, len(panels))
+	for pi, pn := range panels {
+		p := plot.New()
+		if pi == 0 {
+			p.Title.Text = title
+		}
+		if pi == len(panels)-1 {
+			p.X.Label.Text = "t (s)"
+		}
+		p.Y.Label.Text = pn.ylabel
+		p.Add(plotter.NewGrid())
+		legend := plot.NewLegend()
+		legend.Top = true
+		legend.Left = false
+		for _, c := range pn.cols {
+			ys := h.Column(c)
+			xy := make(plotter.XYs, len(ys))
+			for k, y := range ys {
+				xy[k] = plotter.XY{X: h.Times[k], Y: y}
+			}
+			l, err := plotter.NewLine(xy)
+			if err != nil {
+				return fmt.Errorf("column %s: %w", c, err)
+			}
+			l.Color = plotutil.Color(color)
+			l.Dashes = plotutil.Dashes(color / 7)
+			l.Width = vg.Points(1.5)
+			color++
+			p.Add(l)
+			legend.Add(c, l)
+		}
+		plots[pi], legends[pi] = p, legend
+	}
+	// One legend width for every panel, so the time axes line up.
+	var lw vg.Length
+	for pi := range panels {
+		r := legends[pi].Rectangle(tiles.At(dc, 0, pi))
+		lw = max(lw, r.Max.X-r.Min.X)
+	}
+	for pi, p := range plots {
+		tc := tiles.At(dc, 0, pi)
+		if pi == 0 {
+			legends[pi].YOffs = -p.Title.TextStyle.FontExtents().Height * 2
+		}
+		legends[pi].Draw(tc)
+		p.Draw(draw.Crop(tc, 0, -lw-5*vg.Millimeter, 0, 0))
+	}
 	f, err := os.Create(file)
 	if err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +89,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if title == "" {
 			title = filepath.Base(pos[0])
 		}
-		if err := plotHistory(res.History, cols, title, unitsLabel(res.Sim, cols), *fig); err != nil {
+		if err := plotHistory(res.History, panelsByUnits(res.Sim, cols), title, *fig); err != nil {
 			return err
 		}
 		fmt.Fprintf(summary, "plot of %s written to %s\n", strings.Join(cols, ", "), *fig)
@@ -240,31 +239,27 @@ func selectColumns(columns, ys []string) ([]string, error) {
 	return out, nil
 }
 
-// unitsLabel is the y-axis label: the units the columns share, looked up
-// in the nodes' specs, or "value".
-func unitsLabel(sim *graph.Sim, cols []string) string {
-	units := map[string]bool{}
+// panelsByUnits groups the columns by their units (looked up in the
+// nodes' specs), in order of first appearance: one panel per quantity, so
+// a force in newtons does not flatten a displacement in metres.
+func panelsByUnits(sim *graph.Sim, cols []string) []panel {
+	var ps []panel
+	at := map[string]int{}
 	for _, c := range cols {
-		units[columnUnits(sim, c)] = true
-	}
-	if len(units) == 1 {
-		for u := range units {
+		u := columnUnits(sim, c)
+		i, ok := at[u]
+		if !ok {
+			label := "value"
 			if u != "" {
-				return "value (" + u + ")"
+				label = "value (" + u + ")"
 			}
+			i = len(ps)
+			at[u] = i
+			ps = append(ps, panel{ylabel: label})
 		}
+		ps[i].cols = append(ps[i].cols, c)
 	}
-	var us []string
-	for u := range units {
-		if u != "" {
-			us = append(us, u)
-		}
-	}
-	sort.Strings(us)
-	if len(us) > 0 {
-		return "value (" + strings.Join(us, ", ") + ")"
-	}
-	return "value"
+	return ps
 }
 
 func columnUnits(sim *graph.Sim, col string) string {
