@@ -48,6 +48,29 @@
 // statistics. With Settings.Coupling nil the step is exactly the Jacobi
 // step described above.
 //
+// # Monolithic mode
+//
+// [Sim.System] views the graph's stateful nodes as one first-order system
+// y' = f(t, y) over the flat state: every evaluation installs the given
+// state, re-evaluates the outputs (connector forces) in dependency order
+// and calls every node's Derivatives, so inputs are never frozen within an
+// integrator step. Position/velocity roles give its Pairs, node events
+// (node.Eventer) its EventSystem, and [System.Jacobian] assembles ∂f/∂y by
+// the chain rule from node and connector Jacobians. [Sim.RunMonolithic]
+// steps it with any fixed-step method of package integrators, keeping the
+// stepper (and its memory) across calls; [Sim.Integrate] runs adaptive
+// Dormand–Prince with event localization. [NewNodeSystem] is the same view
+// of a single node (the seeds' integrate_node).
+//
+// # Checkpoints
+//
+// [Sim.Checkpoint] snapshots every node's state, layout and parameters,
+// the clock, the monolithic stepper's memory and the coupling strategy's
+// cross-step memory; [Checkpoint.WriteFile] saves it atomically with a
+// versioned header and a SHA-256 checksum, [ReadCheckpoint] rejects
+// truncated or corrupted files, and [Sim.Restore] continues bit for bit or
+// rejects a graph that differs, naming every difference ([MismatchError]).
+//
 // # Invariants
 //
 //   - Names resolve to offsets in Build. The per-step path does no map or
