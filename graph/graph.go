@@ -14,6 +14,7 @@ import (
 type Graph struct {
 	nodes []namedNode
 	edges []Edge
+	index map[string]int // first node added under each name, for Node
 }
 
 type namedNode struct {
@@ -41,6 +42,12 @@ func New() *Graph { return &Graph{} }
 // Add adds a node under a name unique in the graph. Names may not contain
 // '.'. Problems are reported by Build.
 func (g *Graph) Add(name string, n node.Node) {
+	if g.index == nil {
+		g.index = map[string]int{}
+	}
+	if _, dup := g.index[name]; !dup {
+		g.index[name] = len(g.nodes)
+	}
 	g.nodes = append(g.nodes, namedNode{name, n})
 }
 
@@ -58,12 +65,11 @@ func (g *Graph) Connect(from, to string, opts ...Option) {
 
 // Node returns the node added under name.
 func (g *Graph) Node(name string) (node.Node, bool) {
-	for _, nn := range g.nodes {
-		if nn.name == name {
-			return nn.n, true
-		}
+	i, ok := g.index[name]
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return g.nodes[i].n, true
 }
 
 // Names returns the node names in the order they were added.

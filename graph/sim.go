@@ -211,9 +211,10 @@ type Settings struct {
 
 // DefaultGrain is the default Settings.Grain: below it, handing work to
 // other goroutines costs more than it saves. Measured on the W1 chain
-// (go run ./benchmarks/report, "Granularity"): on two shared cores,
-// splitting phases of 3 000 connector or mass evaluations was 0.7× one
-// worker, phases of 10 000 were 1.6×.
+// (go run ./benchmarks/report, "Granularity", two shared cores):
+// splitting phases of up to 1 000 connector or mass evaluations was
+// always slower than one worker (0.5–0.9×); phases of 3 000 to 10 000
+// ranged from 0.7× to 1.7× with the machine's load.
 const DefaultGrain = 8192
 
 // Result describes a Run.

@@ -168,6 +168,12 @@ func (n *Node) MarkerLoad(x []float64, local [3]float64, f [3]float64, dst []flo
 	copy(dst[0:3], f[:])
 }
 
+// PointMarker reports true: the marker is the mass itself, so a connector
+// (springdamper.PointMarker) may read the position and velocity and write
+// the force directly, with the results of MarkerKinematics and
+// MarkerLoad.
+func (n *Node) PointMarker() bool { return true }
+
 // MarkerJacobian writes ∂pos/∂x = [I₃ 0₃] (3 × 6, row-major) into dst.
 // The velocity Jacobian ∂vel/∂v is the same identity.
 func (n *Node) MarkerJacobian(x []float64, local [3]float64, dst []float64) {

@@ -185,6 +185,36 @@ type marker struct {
 	y0, y1   int      // the marker's load outputs in dst (y0 == y1: not pushable)
 }
 
+// Kinds of marker for Outputs' direct path (see PointMarker).
+const (
+	kindGround = iota // fixed world point: pos = local, vel = 0
+	kindPoint         // a PointMarker body: pos, vel = u[in0:in0+6], load = f
+	kindBody          // any other body: the node.Marker methods
+)
+
+// hotMarker is what Outputs reads of a marker, packed small so that a
+// chain of thousands of connectors stays in cache.
+type hotMarker struct {
+	kind     int32
+	in0, y0  int32
+	pushable bool
+	local    [3]float64
+}
+
+// PointMarker is an optional capability of a node.Marker body whose
+// marker is the body itself: its MarkerFields are a position (3) and a
+// velocity (3), MarkerKinematics copies them to pos and vel whatever
+// local is, and MarkerLoads is one 3-vector input into which MarkerLoad
+// copies the force. When PointMarker reports true, Outputs reads the
+// marker fields and writes the load itself instead of calling the Marker
+// methods through the interface: the results are bit-identical, and an
+// evaluation saves four dynamic calls and the copies around them (the
+// hot spot of a chain of point masses). masspoint implements it.
+type PointMarker interface {
+	node.Marker
+	PointMarker() bool
+}
+
 // VelocityJacobianMarker is an optional capability of a node.Marker whose
 // marker velocity is not linear in its Velocity-role fields with the
 // position Jacobian as coefficients (a rigid body with a quaternion and a
@@ -211,11 +241,14 @@ var (
 // FromMap or Connect.
 type Node struct {
 	node.Stateless
+	// Outputs reads m, hot and hasPE, first in the struct; the rest is
+	// cold.
+	m     model
+	hot   [2]hotMarker
+	hasPE bool
 	spec  *node.Spec
 	vals  node.Values
-	m     model
 	mk    [2]marker
-	hasPE bool
 }
 
 var (
@@ -334,6 +367,19 @@ func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
 		i := n.spec.OutputLayout.Index(last)
 		mk.y1 = n.spec.OutputLayout.Offset(i) + n.spec.Outputs[i].Shape.Len()
 	}
+	for k := range n.mk {
+		mk := &n.mk[k]
+		h := &n.hot[k]
+		h.local, h.in0, h.y0, h.pushable = mk.local, int32(mk.in0), int32(mk.y0), mk.y1 > mk.y0
+		switch pm, ok := mk.body.(PointMarker); {
+		case mk.body == nil:
+			h.kind = kindGround
+		case ok && pm.PointMarker() && mk.in1-mk.in0 == 6 && (mk.y1-mk.y0 == 3 || mk.y1 == mk.y0):
+			h.kind = kindPoint
+		default:
+			h.kind = kindBody
+		}
+	}
 	return n, nil
 }
 
@@ -430,36 +476,83 @@ func (m *model) energy(dp [3]float64) float64 {
 // −f_SD. x is unused (the connector has no state). The only error is a
 // non-finite force from the user function, wrapping node.ErrNonFinite. It
 // allocates nothing.
+//
+// Ground markers and PointMarker bodies are read and pushed directly;
+// other bodies through their node.Marker methods.
 func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
+	// The body of this function works on scalars: [3]float64 temporaries
+	// passed by value cost store-forwarding stalls that made up most of
+	// an evaluation.
 	u := in.Values
-	p0, v0, p1, v1 := n.state(u, dst)
-	var dp, dv [3]float64
-	for i := range 3 {
-		dp[i], dv[i] = p1[i]-p0[i], v1[i]-v0[i]
+	h0, h1 := &n.hot[0], &n.hot[1]
+	var p0x, p0y, p0z, v0x, v0y, v0z, p1x, p1y, p1z, v1x, v1y, v1z float64
+	if h0.kind != kindBody && h1.kind != kindBody {
+		p0x, p0y, p0z, v0x, v0y, v0z = h0.direct(u)
+		p1x, p1y, p1z, v1x, v1y, v1z = h1.direct(u)
+	} else {
+		p0, v0, p1, v1 := n.state(u, dst)
+		p0x, p0y, p0z, v0x, v0y, v0z = p0[0], p0[1], p0[2], v0[0], v0[1], v0[2]
+		p1x, p1y, p1z, v1x, v1y, v1z = p1[0], p1[1], p1[2], v1[0], v1[1], v1[2]
 	}
-	f, err := n.m.force(t, dp, dv)
-	if err != nil {
-		return err
+	dpx, dpy, dpz := p1x-p0x, p1y-p0y, p1z-p0z
+	dvx, dvy, dvz := v1x-v0x, v1y-v0y, v1z-v0z
+	m := &n.m
+	var fx, fy, fz float64
+	if m.active && m.uf == nil {
+		fx = m.k[0]*(dpx-m.off[0]) + m.d[0]*dvx
+		fy = m.k[1]*(dpy-m.off[1]) + m.d[1]*dvy
+		fz = m.k[2]*(dpz-m.off[2]) + m.d[2]*dvz
+	} else {
+		f, err := m.force(t, [3]float64{dpx, dpy, dpz}, [3]float64{dvx, dvy, dvz})
+		if err != nil {
+			return err
+		}
+		fx, fy, fz = f[0], f[1], f[2]
 	}
-	copy(dst[yDisplacement:yDisplacement+3], dp[:])
-	dst[yDistance] = math.Sqrt(dp[0]*dp[0] + dp[1]*dp[1] + dp[2]*dp[2])
-	copy(dst[yVelocity:yVelocity+3], dv[:])
-	copy(dst[yForce:yForce+3], f[:])
+	o := dst[:yEnergy:yEnergy]
+	o[yDisplacement], o[yDisplacement+1], o[yDisplacement+2] = dpx, dpy, dpz
+	o[yDistance] = math.Sqrt(dpx*dpx + dpy*dpy + dpz*dpz)
+	o[yVelocity], o[yVelocity+1], o[yVelocity+2] = dvx, dvy, dvz
+	o[yForce], o[yForce+1], o[yForce+2] = fx, fy, fz
 	if n.hasPE {
-		dst[yEnergy] = n.m.energy(dp)
+		var e float64
+		if m.active {
+			sx, sy, sz := dpx-m.off[0], dpy-m.off[1], dpz-m.off[2]
+			e = m.k[0] * sx * sx
+			e += m.k[1] * sy * sy
+			e += m.k[2] * sz * sz
+			e /= 2
+		}
+		dst[yEnergy] = e
 	}
-	for k := range n.mk {
-		mk := &n.mk[k]
-		if mk.y1 == mk.y0 {
-			continue
-		}
-		fk := f
-		if k == 1 {
-			fk = [3]float64{-f[0], -f[1], -f[2]}
-		}
-		mk.body.MarkerLoad(u[mk.in0:mk.in1], mk.local, fk, dst[mk.y0:mk.y1])
+	if h0.pushable {
+		n.load(0, u, fx, fy, fz, dst)
+	}
+	if h1.pushable {
+		n.load(1, u, -fx, -fy, -fz, dst)
 	}
 	return nil
+}
+
+// load writes marker k's load of the force (fx, fy, fz) into dst.
+func (n *Node) load(k int, u []float64, fx, fy, fz float64, dst []float64) {
+	h := &n.hot[k]
+	if h.kind == kindPoint {
+		l := dst[h.y0 : h.y0+3 : h.y0+3]
+		l[0], l[1], l[2] = fx, fy, fz
+		return
+	}
+	mk := &n.mk[k]
+	mk.body.MarkerLoad(u[mk.in0:mk.in1], mk.local, [3]float64{fx, fy, fz}, dst[mk.y0:mk.y1])
+}
+
+// direct returns the position and velocity of a ground or point marker.
+func (h *hotMarker) direct(u []float64) (px, py, pz, vx, vy, vz float64) {
+	if h.kind == kindGround {
+		return h.local[0], h.local[1], h.local[2], 0, 0, 0
+	}
+	s := u[h.in0 : h.in0+6 : h.in0+6]
+	return s[0], s[1], s[2], s[3], s[4], s[5]
 }
 
 // Force returns f_SD for a relative displacement and velocity at time t,

@@ -1,0 +1,101 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
+)
+
+// Sizes of the chain benchmarks (W1).
+var benchSizes = []int{10, 100, 1000, 10000, 100000}
+
+// sims caches one built chain per size: building 100 000 masses takes
+// longer than stepping them, and the benchmark function runs several
+// times with growing b.N.
+var sims = map[int]*graph.Sim{}
+
+func chainSim(b *testing.B, n int) *graph.Sim {
+	if s, ok := sims[n]; ok {
+		return s
+	}
+	s, err := Mode1(n).Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sims[n] = s
+	return s
+}
+
+func perMass(b *testing.B, n int) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/mass-step")
+}
+
+// BenchmarkChain is W1 in co-simulation: one op is one semi-implicit Euler
+// step of the whole chain, through the graph with 1 and 2 workers and
+// hand-written over flat arrays. allocs/op must be 0.
+func BenchmarkChain(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("N=%d/impl=hand", n), func(b *testing.B) {
+			y := Mode1(n).InitialState()
+			b.ReportAllocs()
+			b.ResetTimer()
+			HandSIE(y, n, b.N, ChainDt)
+			perMass(b, n)
+		})
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("N=%d/impl=graph/workers=%d", n, w), func(b *testing.B) {
+				s := chainSim(b, n)
+				b.ReportAllocs()
+				b.ResetTimer()
+				if _, err := s.Run(context.Background(), graph.Settings{Dt: ChainDt, Steps: b.N, Workers: w}); err != nil {
+					b.Fatal(err)
+				}
+				perMass(b, n)
+			})
+		}
+	}
+}
+
+// BenchmarkChainMonolithic is W1 in monolithic mode: one op is one fixed
+// step of RK4 or Dormand–Prince, through the graph adapter
+// (Sim.RunMonolithic) and hand-written.
+func BenchmarkChainMonolithic(b *testing.B) {
+	for _, method := range []string{integrators.MethodRK4, integrators.MethodDormandPrince} {
+		for _, n := range benchSizes {
+			b.Run(fmt.Sprintf("method=%s/N=%d/impl=hand", method, n), func(b *testing.B) {
+				y0 := Mode1(n).InitialState()
+				b.ReportAllocs()
+				if method == integrators.MethodRK4 {
+					h := NewHandRK4(n, y0)
+					b.ResetTimer()
+					for range b.N {
+						h.Step(ChainDt)
+					}
+				} else {
+					h := NewHandDP(n, y0)
+					b.ResetTimer()
+					for range b.N {
+						h.Step(ChainDt)
+					}
+				}
+				perMass(b, n)
+			})
+			b.Run(fmt.Sprintf("method=%s/N=%d/impl=graph", method, n), func(b *testing.B) {
+				s := chainSim(b, n)
+				m, err := integrators.ByName(method)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				if _, err := s.RunMonolithic(context.Background(), m, nil, graph.Settings{Dt: ChainDt, Steps: b.N}); err != nil {
+					b.Fatal(err)
+				}
+				perMass(b, n)
+			})
+		}
+	}
+}

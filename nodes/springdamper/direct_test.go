@@ -1,0 +1,125 @@
+package springdamper_test
+
+import (
+	"testing"
+
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/nodes/springdamper"
+)
+
+// opaqueMass is a mass point seen only through node.Node and node.Marker:
+// it hides the PointMarker capability, so a connector attached to it takes
+// the general path through the Marker methods.
+type opaqueMass struct{ m *masspoint.Node }
+
+func (o opaqueMass) Spec() *node.Spec           { return o.m.Spec() }
+func (o opaqueMass) InitialState(dst []float64) { o.m.InitialState(dst) }
+func (o opaqueMass) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	return o.m.Update(t, dt, x, in, dst)
+}
+func (o opaqueMass) MarkerFields() []string { return o.m.MarkerFields() }
+func (o opaqueMass) MarkerKinematics(x []float64, local [3]float64, pos, vel *[3]float64) {
+	o.m.MarkerKinematics(x, local, pos, vel)
+}
+func (o opaqueMass) MarkerLoads() []string { return o.m.MarkerLoads() }
+func (o opaqueMass) MarkerLoad(x []float64, local [3]float64, f [3]float64, dst []float64) {
+	o.m.MarkerLoad(x, local, f, dst)
+}
+func (o opaqueMass) MarkerJacobian(x []float64, local [3]float64, dst []float64) {
+	o.m.MarkerJacobian(x, local, dst)
+}
+
+// The direct path for PointMarker bodies (masspoint) writes exactly what
+// the general path through the node.Marker methods writes, for every
+// combination of ground, mass and opaque mass markers, with and without a
+// user force function.
+func TestPointMarkerDirectPath(t *testing.T) {
+	if _, ok := node.Marker(newMass(t, 1, [3]float64{}, [3]float64{})).(springdamper.PointMarker); !ok {
+		t.Fatal("masspoint does not implement springdamper.PointMarker")
+	}
+	a := newMass(t, 2, [3]float64{1, 2, 3}, [3]float64{-1, 0.5, 2})
+	b := newMass(t, 3, [3]float64{-2, 1, 0}, [3]float64{0.25, -3, 1})
+	u := []float64{1.5, -2, 0.25, 3, -1, 0.5, -0.75, 4, 1, 2, -0.5, -2.5}
+	uf := func(t float64, item int, dp, dv, k, d, off [3]float64) [3]float64 {
+		return [3]float64{k[0] * dp[0] * dp[0], d[1] * dv[1], off[2] + dp[2]}
+	}
+	for _, withUF := range []bool{false, true} {
+		p := springdamper.DefaultParams()
+		p.Stiffness = [3]float64{100, 200, 300}
+		p.Damping = [3]float64{1, 2, 3}
+		p.Offset = [3]float64{0.1, -0.2, 0.3}
+		if withUF {
+			p.ForceFunc = uf
+		}
+		cases := []struct {
+			name         string
+			fast0, fast1 springdamper.Marker
+			slow0, slow1 springdamper.Marker
+		}{
+			{"mass-mass", springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{})},
+			{"ground-mass", springdamper.Ground([3]float64{1, 0, 2}), springdamper.At(b, [3]float64{9, 9, 9}), springdamper.Ground([3]float64{1, 0, 2}), springdamper.At(opaqueMass{b}, [3]float64{9, 9, 9})},
+			{"mass-ground", springdamper.At(a, [3]float64{}), springdamper.Ground([3]float64{-1, 3, 0}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.Ground([3]float64{-1, 3, 0})},
+			{"mixed", springdamper.At(a, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{})},
+		}
+		for _, c := range cases {
+			fast, err := springdamper.New(p, c.fast0, c.fast1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow, err := springdamper.New(p, c.slow0, c.slow1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nu := fast.Spec().InputLayout.Size()
+			in := node.Inputs{Values: u[:nu], Present: make([]bool, len(fast.Spec().Inputs))}
+			ny := fast.Spec().OutputLayout.Size()
+			got, want := make([]float64, ny), make([]float64, ny)
+			if err := fast.Outputs(0.5, nil, in, got); err != nil {
+				t.Fatal(err)
+			}
+			if err := slow.Outputs(0.5, nil, in, want); err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Errorf("uf=%v %s: output %s = %v on the direct path, %v through the Marker methods",
+						withUF, c.name, fast.Spec().OutputLayout.Component(i), got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkOutputsPoint is one evaluation of a connector between two mass
+// points, on the direct path (masspoint is a PointMarker) and through the
+// node.Marker methods (the same masses, opaque).
+func BenchmarkOutputsPoint(b *testing.B) {
+	a := newMass(b, 2, [3]float64{1, 2, 3}, [3]float64{-1, 0.5, 2})
+	c := newMass(b, 3, [3]float64{-2, 1, 0}, [3]float64{0.25, -3, 1})
+	p := springdamper.DefaultParams()
+	p.Stiffness = [3]float64{100, 200, 300}
+	p.Damping = [3]float64{1, 2, 3}
+	for _, bc := range []struct {
+		name   string
+		m0, m1 springdamper.Marker
+	}{
+		{"direct", springdamper.At(a, [3]float64{}), springdamper.At(c, [3]float64{})},
+		{"marker-methods", springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{c}, [3]float64{})},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			n, err := springdamper.New(p, bc.m0, bc.m1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			in := node.Inputs{Values: []float64{1.5, -2, 0.25, 3, -1, 0.5, -0.75, 4, 1, 2, -0.5, -2.5}, Present: make([]bool, 4)}
+			dst := make([]float64, n.Spec().OutputLayout.Size())
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := n.Outputs(0, nil, in, dst); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
