@@ -519,8 +519,11 @@ func TestCoupledAllocs(t *testing.T) {
 		}
 		a4, a400 := allocs(4), allocs(400)
 		t.Logf("%-45s allocs: %v per Run of 4 steps, %v per Run of 400", st.String(), a4, a400)
+		// 396 more steps allocating even once each would add 396; a couple
+		// of allocations of the runtime's own (timers, GC bookkeeping)
+		// may land in either measurement.
 		exact := st.Iteration.Acceleration.Method != coupling.IQNILS && !raceEnabled
-		if exact && a400 != a4 || math.Abs(a400-a4) > 50 {
+		if exact && math.Abs(a400-a4) > 2 || math.Abs(a400-a4) > 50 {
 			t.Errorf("%v: %v allocations for 400 steps, %v for 4: something allocates per step", st, a400, a4)
 		}
 	}
