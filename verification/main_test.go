@@ -70,7 +70,15 @@ func TestMain(m *testing.M) {
 // this run's measurements. A run filtered with -run checks only what it
 // measured.
 func checkEvidence() int {
-	ms := append([]Measurement(nil), collected.ms...)
+	// With -count=N every test records N times: keep one per key.
+	byKey := map[string]Measurement{}
+	for _, m := range collected.ms {
+		byKey[m.Key()] = m
+	}
+	var ms []Measurement
+	for _, m := range byKey {
+		ms = append(ms, m)
+	}
 	SortMeasurements(ms)
 	if testing.Verbose() && len(ms) > 0 {
 		var b bytes.Buffer
