@@ -48,7 +48,11 @@ func advance(t *testing.T, s *graph.Sim, mode string, steps int) {
 // method with memory and without.
 func TestCheckpointRestoreBitIdentical(t *testing.T) {
 	dir := t.TempDir()
-	for _, mode := range []string{"co-simulation", "rk4", "implicit-trapezoid", "newmark", "generalized-alpha", "dormand-prince"} {
+	modes := []string{"co-simulation"}
+	for _, m := range integrators.Methods() {
+		modes = append(modes, m.Name) // every integrator, with and without memory
+	}
+	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
 			ref, _ := chain(8).Build()
 			advance(t, ref, mode, 120)
