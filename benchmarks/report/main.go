@@ -662,6 +662,7 @@ func (r *report) targets(out io.Writer) {
 	w("| bit-identical for every worker count | every N | %s |\n", yes(okIdent))
 	w("| cost per mass-step flat from 1000 to 100 000 | exponent %.3f (graph, 1 worker) | %s |\n", r.expGraph, yes(math.Abs(r.expGraph-1) <= 0.1))
 	w("\n(The never-slower criterion allows 5 %% for timing noise.)\n\n")
+	w("For the targets not met, benchmarks/README.md has the profile of a W1 step (\"Where the time goes\"), what was changed because of it, and what bounds the ratios (\"What bounds the co-simulation ratio\"): per-node buffers, checks and interface calls, and from a few thousand nodes the memory traffic of one object per node.\n\n")
 }
 
 // plot draws the time per step against N, log-log.
