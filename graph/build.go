@@ -27,6 +27,11 @@ type cnode struct {
 	// feedthrough nodes gather their inputs before evaluating outputs;
 	// every other node gathers just before Update.
 	feedthrough bool
+	// checkIn is false when every gather into the node is one plain copy
+	// of a source that is itself checked (a state after its step, an
+	// output after its evaluation): its inputs cannot be non-finite then,
+	// and the per-step check is skipped. Sums and transforms are checked.
+	checkIn bool
 }
 
 const (
@@ -313,6 +318,11 @@ func (g *Graph) Build() (*Sim, error) {
 			}
 		}
 		c.g1 = len(s.gathers)
+		for gi := c.g0; gi < c.g1; gi++ {
+			if g := &s.gathers[gi]; g.mode != gatherSet || g.tr != nil {
+				c.checkIn = true
+			}
+		}
 	}
 	s.scratch = make([]float64, scratch)
 	s.edges = make([]Edge, len(g.edges))

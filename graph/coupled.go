@@ -1076,31 +1076,7 @@ func (s *Sim) writeSpans(g *cgroup, src []float64) {
 // state and outputs, as gather does for a whole node.
 func (s *Sim) gatherSpans(g *cgroup, t float64) error {
 	for _, sp := range g.spans {
-		for gi := sp.g0; gi < sp.g1; gi++ {
-			gt := &s.gathers[gi]
-			buf := s.x
-			if gt.fromY {
-				buf = s.y
-			}
-			src := buf[gt.src : gt.src+gt.sn]
-			dst := s.u[gt.dst : gt.dst+gt.n]
-			switch {
-			case gt.mode == gatherSet && gt.tr == nil:
-				copy(dst, src)
-			case gt.mode == gatherSet:
-				gt.tr.Apply(dst, src)
-			case gt.tr == nil:
-				for k, v := range src {
-					dst[k] += v
-				}
-			default:
-				tmp := s.scratch[gt.scratch : gt.scratch+gt.n]
-				gt.tr.Apply(tmp, src)
-				for k, v := range tmp {
-					dst[k] += v
-				}
-			}
-		}
+		s.applyGathers(sp.g0, sp.g1)
 		if j := nonFinite(s.u[sp.u0:sp.u1]); j >= 0 {
 			c := &s.nodes[sp.node]
 			return &node.StateError{Node: c.name, Field: "input " + c.spec.InputLayout.Component(sp.u0+j-c.u0), Step: s.steps, Time: t, Err: node.ErrNonFinite}

@@ -540,7 +540,10 @@ func TestCoupledAllocs(t *testing.T) {
 		}
 		per := (allocs[1] - allocs[0]) / float64(iters[1]-iters[0])
 		t.Logf("%s on the strong problem: %.1f allocations per iteration", m, per)
-		if m == coupling.Aitken && per != 0 && !raceEnabled || per > 40 {
+		// Aitken allocates nothing per iteration: allow the runtime's own
+		// couple of stray allocations over all the extra iterations.
+		stray := (allocs[1] - allocs[0]) > 2
+		if m == coupling.Aitken && stray && !raceEnabled || per > 40 {
 			t.Errorf("%s: %.1f allocations per iteration", m, per)
 		}
 	}

@@ -485,9 +485,23 @@ func (s *Sim) update(c *cnode, t, dt float64) error {
 	return nil
 }
 
-// gather fills c's connected inputs from the sources' current values.
+// gather fills c's connected inputs from the sources' current values and
+// checks them when they could be non-finite (cnode.checkIn).
 func (s *Sim) gather(c *cnode, t float64) error {
-	for gi := c.g0; gi < c.g1; gi++ {
+	s.applyGathers(c.g0, c.g1)
+	if !c.checkIn {
+		return nil
+	}
+	if j := nonFinite(s.u[c.u0:c.u1]); j >= 0 {
+		return &node.StateError{Node: c.name, Field: "input " + c.spec.InputLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+	}
+	return nil
+}
+
+// applyGathers runs gathers [lo, hi): each copies (or adds, after a
+// transform) its source's current value into its input slot.
+func (s *Sim) applyGathers(lo, hi int) {
+	for gi := lo; gi < hi; gi++ {
 		g := &s.gathers[gi]
 		buf := s.x
 		if g.fromY {
@@ -512,10 +526,6 @@ func (s *Sim) gather(c *cnode, t float64) error {
 			}
 		}
 	}
-	if j := nonFinite(s.u[c.u0:c.u1]); j >= 0 {
-		return &node.StateError{Node: c.name, Field: "input " + c.spec.InputLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
-	}
-	return nil
 }
 
 // nonFinite returns the index of the first NaN or Inf in v, or -1.
