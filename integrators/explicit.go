@@ -31,28 +31,21 @@ const (
 )
 
 type explicitStepper struct {
-	m   Method
-	sys System
-	n   int
+	core
 
 	// semi-implicit Euler partition
 	pos, vel []int
 	isPos    []bool
 
-	init bool
-	clk  Clock
-	y    []float64
-	yn   []float64
-	k    [7][]float64
-	tmp  []float64
-	fOK  bool // k[0] holds f(t, y) (Dormand–Prince FSAL)
-
-	stats Stats
+	yn  []float64
+	k   [7][]float64
+	tmp []float64
+	fOK bool // k[0] holds f(t, y) (Dormand–Prince FSAL)
 }
 
 func newExplicit(m Method, sys System, c conf) (*explicitStepper, error) {
 	n := sys.Dim()
-	s := &explicitStepper{m: m, sys: sys, n: n, y: make([]float64, n), yn: make([]float64, n), tmp: make([]float64, n)}
+	s := &explicitStepper{core: newCore(m, sys), yn: make([]float64, n), tmp: make([]float64, n)}
 	stages := map[string]int{MethodForwardEuler: 1, MethodSemiImplicitEuler: 1, MethodHeun: 2, MethodRK4: 4, MethodDormandPrince: 7}[m.Name]
 	for i := 0; i < stages; i++ {
 		s.k[i] = make([]float64, n)
@@ -108,34 +101,10 @@ func rateMatches(rate, v float64) bool {
 	return math.Abs(rate-v) <= 1e-12*math.Max(math.Abs(rate), math.Abs(v))
 }
 
-// Method, Order, Stats and State implement Stepper.
-func (s *explicitStepper) Method() string              { return s.m.Name }
-func (s *explicitStepper) Order() int                  { return s.m.Order }
-func (s *explicitStepper) Stats() Stats                { return s.stats }
-func (s *explicitStepper) State() (float64, []float64) { return s.clk.Now(), s.y }
-
 // Init implements Stepper.
 func (s *explicitStepper) Init(t0 float64, y0 []float64) error {
-	if len(y0) != s.n {
-		panic(fmt.Sprintf("integrators: Init: len(y0) = %d, Dim = %d", len(y0), s.n))
-	}
-	if i := firstNonFinite(y0); i >= 0 {
-		return &StepError{Method: s.m.Name, Status: NonFinite, T: t0, Index: i}
-	}
-	copy(s.y, y0)
-	s.clk = Clock{Base: t0}
 	s.fOK = false
-	s.stats = Stats{}
-	s.init = true
-	return nil
-}
-
-func (s *explicitStepper) eval(t, dt float64, y, dst []float64) error {
-	s.stats.FuncEvals++
-	if err := s.sys.Func(t, y, dst); err != nil {
-		return &StepError{Method: s.m.Name, Status: Failure, T: t, Dt: dt, Index: -1, Err: err}
-	}
-	return nil
+	return s.core.init0(t0, y0)
 }
 
 // Step implements Stepper.

@@ -2,7 +2,6 @@ package integrators
 
 import (
 	"errors"
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -69,16 +68,11 @@ func fdStep(x float64) float64 {
 //
 //	y_{n+1} = y_n + dt·((1−θ)·f(t_n, y_n) + θ·f(t_{n+1}, y_{n+1}))
 type implicitStepper struct {
-	m     Method
-	sys   System
+	core
 	jac   Jacobian
-	n     int
 	theta float64
 	c     conf
 
-	init bool
-	clk  Clock
-	y    []float64
 	yn   []float64
 	f0   []float64 // f(t_n, y_n), trapezoid only
 	f0OK bool
@@ -86,14 +80,12 @@ type implicitStepper struct {
 	xp   []float64
 	fp   []float64
 	ls   *linSolver
-
-	stats Stats
 }
 
 func newImplicit(m Method, sys System, c conf) *implicitStepper {
 	n := sys.Dim()
-	s := &implicitStepper{m: m, sys: sys, n: n, c: c, theta: 1,
-		y: make([]float64, n), yn: make([]float64, n), f0: make([]float64, n), f1: make([]float64, n),
+	s := &implicitStepper{core: newCore(m, sys), c: c, theta: 1,
+		yn: make([]float64, n), f0: make([]float64, n), f1: make([]float64, n),
 		xp: make([]float64, n), fp: make([]float64, n), ls: newLinSolver(n)}
 	if m.Name == MethodImplicitTrapezoid {
 		s.theta = 0.5
@@ -102,34 +94,10 @@ func newImplicit(m Method, sys System, c conf) *implicitStepper {
 	return s
 }
 
-// Method, Order, Stats and State implement Stepper.
-func (s *implicitStepper) Method() string              { return s.m.Name }
-func (s *implicitStepper) Order() int                  { return s.m.Order }
-func (s *implicitStepper) Stats() Stats                { return s.stats }
-func (s *implicitStepper) State() (float64, []float64) { return s.clk.Now(), s.y }
-
 // Init implements Stepper.
 func (s *implicitStepper) Init(t0 float64, y0 []float64) error {
-	if len(y0) != s.n {
-		panic(fmt.Sprintf("integrators: Init: len(y0) = %d, Dim = %d", len(y0), s.n))
-	}
-	if i := firstNonFinite(y0); i >= 0 {
-		return &StepError{Method: s.m.Name, Status: NonFinite, T: t0, Index: i}
-	}
-	copy(s.y, y0)
-	s.clk = Clock{Base: t0}
 	s.f0OK = false
-	s.stats = Stats{}
-	s.init = true
-	return nil
-}
-
-func (s *implicitStepper) eval(t, dt float64, y, dst []float64) error {
-	s.stats.FuncEvals++
-	if err := s.sys.Func(t, y, dst); err != nil {
-		return &StepError{Method: s.m.Name, Status: Failure, T: t, Dt: dt, Index: -1, Err: err}
-	}
-	return nil
+	return s.core.init0(t0, y0)
 }
 
 // Step implements Stepper.
