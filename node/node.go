@@ -63,9 +63,9 @@ type Tunable interface {
 
 // Event is a zero crossing a node declares for event-localizing integrators.
 type Event struct {
-	Name        string
-	Direction   int // -1: falling through zero, +1: rising, 0: either
-	Description string
+	Name        string `json:"name"`
+	Direction   int    `json:"direction"` // -1: falling through zero, +1: rising, 0: either
+	Description string `json:"description"`
 }
 
 // Eventer is the capability of a node with events (Spec().Events):
