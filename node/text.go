@@ -1,0 +1,48 @@
+package node
+
+import "fmt"
+
+// UnmarshalText decodes a role by name, so that the JSON description
+// round-trips into Go values.
+func (r *Role) UnmarshalText(b []byte) error {
+	for _, v := range []Role{Other, Position, Velocity} {
+		if v.String() == string(b) {
+			*r = v
+			return nil
+		}
+	}
+	return fmt.Errorf("node: unknown role %q", b)
+}
+
+// UnmarshalText decodes a parameter kind by name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for _, v := range []Kind{Real, Vector, Bool, Integer, Text, Function} {
+		if v.String() == string(b) {
+			*k = v
+			return nil
+		}
+	}
+	return fmt.Errorf("node: unknown parameter kind %q", b)
+}
+
+// UnmarshalText decodes a stability by name.
+func (s *Stability) UnmarshalText(b []byte) error {
+	for _, v := range []Stability{Stable, Evolving, Experimental, Deprecated} {
+		if v.String() == string(b) {
+			*s = v
+			return nil
+		}
+	}
+	return fmt.Errorf("node: unknown stability %q", b)
+}
+
+// UnmarshalText decodes a coupling by name.
+func (c *Coupling) UnmarshalText(b []byte) error {
+	for _, v := range []Coupling{Additive, Replacing} {
+		if v.String() == string(b) {
+			*c = v
+			return nil
+		}
+	}
+	return fmt.Errorf("node: unknown coupling %q", b)
+}
