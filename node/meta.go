@@ -51,9 +51,10 @@ func (o Order) String() string {
 
 // Mapping ties an equation term to the Go identifier that implements it,
 // as "package-path.Identifier" or "package-path.Type.Method". A test parses
-// the packages and checks every identifier exists.
+// the packages and checks every identifier exists. Term is Markdown: math
+// goes between dollar signs ("$\dot v = g$ (gravity)"), words are plain.
 type Mapping struct {
-	Term       string `json:"term"`       // LaTeX or words
+	Term       string `json:"term"`       // Markdown, math in $…$
 	Identifier string `json:"identifier"` // e.g. "github.com/cosimgo/cosim/nodes/ball.Node.Update"
 	Notes      string `json:"notes,omitempty"`
 }

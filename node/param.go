@@ -136,6 +136,9 @@ func (p Param) Valid() string {
 	case Real:
 		return p.Range.String()
 	case Vector:
+		if !p.Range.Bounded {
+			return fmt.Sprintf("%d finite values", p.Shape.Len())
+		}
 		return fmt.Sprintf("%d values, each in %s", p.Shape.Len(), p.Range.String())
 	case Bool:
 		return "true or false"
