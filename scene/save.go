@@ -114,10 +114,8 @@ func jsonValue(v any) (any, error) {
 	return normalize(out), nil
 }
 
-// markerLister is how FromGraph reads a connector's marker points. The
-// springdamper package does not export them yet; a node that has this
-// method (a future springdamper.Node.Markers, or a wrapper) is saved as a
-// Connector.
+// markerLister is how FromGraph reads a connector's marker points
+// (springdamper.Node.Markers, or a wrapper's).
 type markerLister interface {
 	Markers() [2]springdamper.Marker
 }
@@ -151,7 +149,7 @@ func connectorOf(g *graph.Graph, name string, n node.Node, edges []graph.Edge, o
 	ml, ok := node.As[markerLister](n)
 	if !ok {
 		if attached || !atOrigin(n) {
-			return Connector{}, false, fmt.Errorf("scene: connector %q: its marker points cannot be read back (springdamper.Node has no Markers method), so it cannot be saved; describe it in the scene's connectors section instead", name)
+			return Connector{}, false, fmt.Errorf("scene: connector %q: its marker points cannot be read back (it has no Markers method), so it cannot be saved; describe it in the scene's connectors section instead", name)
 		}
 		return Connector{}, false, nil
 	}

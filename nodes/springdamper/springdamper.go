@@ -616,3 +616,10 @@ func (n *Node) SetParams(p map[string]any) error {
 	n.vals, n.m = vals, m
 	return nil
 }
+
+// Markers returns the connector's two markers as it was built with: the
+// bodies (nil: ground) and their local points. Scene files use it to save
+// a connector made in Go.
+func (n *Node) Markers() [2]Marker {
+	return [2]Marker{{Body: n.mk[0].body, Local: n.mk[0].local}, {Body: n.mk[1].body, Local: n.mk[1].local}}
+}
