@@ -203,10 +203,38 @@ func FormatValue(v any) string {
 			s[i] = fmtNum(f)
 		}
 		return "[" + strings.Join(s, ", ") + "]"
+	case []any:
+		s := make([]string, len(x))
+		for i, e := range x {
+			s[i] = FormatValue(e)
+		}
+		return "[" + strings.Join(s, ", ") + "]"
 	case string:
 		return strconv.Quote(x)
+	case nil:
+		return "null"
 	}
 	return fmt.Sprint(v)
+}
+
+// kindOf names the kind of a decoded value for error messages in the
+// terms of the file it came from (JSON or a Go literal), not Go's.
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case float64, float32, int, int64, int32:
+		return "a number"
+	case []any, []float64:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return fmt.Sprintf("type %T", v)
 }
 
 // Check validates v against p and returns it in canonical form: float64 for
@@ -222,7 +250,7 @@ func (p Param) Check(v any) (any, error) {
 	case Real:
 		x, ok := toFloat(v)
 		if !ok {
-			return bad(fmt.Sprintf("has type %T, want a number", v))
+			return bad(fmt.Sprintf("is %s, want a number", kindOf(v)))
 		}
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return bad("is not finite")
@@ -234,10 +262,17 @@ func (p Param) Check(v any) (any, error) {
 	case Vector:
 		xs, ok := toFloats(v)
 		if !ok {
-			return bad(fmt.Sprintf("has type %T, want a list of %d numbers", v, p.Shape.Len()))
+			if l, isList := v.([]any); isList {
+				for i, e := range l {
+					if _, num := toFloat(e); !num {
+						return bad(fmt.Sprintf("component %d is %s, want a number", i, kindOf(e)))
+					}
+				}
+			}
+			return bad(fmt.Sprintf("is %s, want a list of %d numbers", kindOf(v), p.Shape.Len()))
 		}
 		if len(xs) != p.Shape.Len() {
-			return bad(fmt.Sprintf("has %d values, want %d (shape %s)", len(xs), p.Shape.Len(), p.Shape))
+			return bad(fmt.Sprintf("has %s, want %d (shape %s)", plural(len(xs), "value"), p.Shape.Len(), p.Shape))
 		}
 		for i, x := range xs {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -251,7 +286,7 @@ func (p Param) Check(v any) (any, error) {
 	case Bool:
 		b, ok := v.(bool)
 		if !ok {
-			return bad(fmt.Sprintf("has type %T, want true or false", v))
+			return bad(fmt.Sprintf("is %s, want true or false", kindOf(v)))
 		}
 		return b, nil
 	case Integer:
@@ -266,7 +301,7 @@ func (p Param) Check(v any) (any, error) {
 	case Text:
 		s, ok := v.(string)
 		if !ok {
-			return bad(fmt.Sprintf("has type %T, want a string", v))
+			return bad(fmt.Sprintf("is %s, want a string", kindOf(v)))
 		}
 		if len(p.Choices) > 0 && !slices.Contains(p.Choices, s) {
 			return bad("is not an accepted value" + DidYouMean(s, p.Choices))
@@ -406,4 +441,12 @@ func CheckValues(typ string, specs []Param, vals Values) (Values, error) {
 		given[k] = v
 	}
 	return Resolve(typ, specs, nil, given)
+}
+
+// plural writes n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -23,5 +23,5 @@ func Example() {
 	}
 	// Output:
 	// table at 0.25 m
-	// table: parameter "position" = "high" has type string, want a number; valid: any finite number
+	// table: parameter "position" = "high" is a string, want a number; valid: any finite number
 }
