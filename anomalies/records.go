@@ -23,29 +23,31 @@ var records = []Record{
 	},
 	{
 		ID:    "MADD-ANO-013",
-		Title: "Derivatives ignore injected parameters",
-		Description: "The seed's `derivatives()` once read only the node's own parameters, so a gravity injected through params " +
-			"changed `update()` but not the continuous right-hand side (the BallNode instance). In cosim, `Update` and " +
-			"`Derivatives` read the same parameter values, including overrides set with `SetParams`.",
-		Severity:   Major,
-		Components: []string{"ball", "node"},
-		Status:     Resolved,
-		Found:      "seed (maddening)",
-		Fixed:      "0.1.0",
-		Test:       "github.com/cosimgo/cosim/verification.TestParameterInjection",
-		Seed:       "shared/seeds/ball-node.md, Known Limitations (derivatives())",
-	},
-	{
-		ID:    "MADD-ANO-018",
 		Title: "Injected gravity added in a different dtype",
-		Description: "The seed's `derivatives()` once added an injected gravity in a dtype other than the velocity's. cosim " +
-			"computes in float64 throughout; the regression test checks the injected gravity reaches `Derivatives` bit for bit.",
+		Description: "The seed's `derivatives()` once added an injected gravity in a dtype other than the velocity's (the " +
+			"BallNode instance of this anomaly). cosim computes in float64 throughout; the regression test checks the " +
+			"injected gravity reaches `Derivatives` bit for bit.",
 		Severity:   Minor,
 		Components: []string{"ball"},
 		Status:     Resolved,
 		Found:      "seed (maddening)",
 		Fixed:      "0.1.0",
 		Test:       "github.com/cosimgo/cosim/verification.TestInjectedGravityFloat64",
+		Seed:       "shared/seeds/ball-node.md, Known Limitations (derivatives())",
+	},
+	{
+		ID:    "MADD-ANO-018",
+		Title: "Derivatives ignore injected parameters",
+		Description: "The seed's `derivatives()` once read only the node's own parameters, not the injected ones by the " +
+			"`{**self.params, **params}` rule `update()` uses, so a gravity injected through params changed `update()` but " +
+			"not the continuous right-hand side. In cosim, `Update` and `Derivatives` read the same parameter values, " +
+			"including overrides set with `SetParams`, for every registered node type.",
+		Severity:   Major,
+		Components: []string{"ball", "node"},
+		Status:     Resolved,
+		Found:      "seed (maddening)",
+		Fixed:      "0.1.0",
+		Test:       "github.com/cosimgo/cosim/verification.TestParameterInjection",
 		Seed:       "shared/seeds/ball-node.md, Known Limitations (derivatives())",
 	},
 	{
@@ -60,17 +62,21 @@ var records = []Record{
 		Components: []string{"ball", "graph"},
 		Status:     Open,
 		Found:      "seed (maddening)",
-		Workaround: "Integrate the ball with an event-localizing integrator (integrators.DormandPrince with events) when " +
-			"sensitivities or contact times matter.",
+		Workaround: "Integrate the ball with event localization when sensitivities or contact times matter: " +
+			"graph.Sim.Integrate (adaptive Dormand–Prince, which locates the ball's contact event and applies its reset), " +
+			"or integrators.NewAdaptive for a single system with events. The fixed-step \"dormand-prince\" method from " +
+			"integrators.ByName does not locate events.",
 		Test: "github.com/cosimgo/cosim/verification.TestAnomalyMADDANO021",
 		Seed: "shared/seeds/ball-node.md, Known Limitations (MADD-ANO-021)",
 	},
 	{
 		ID:    "COSIM-ANO-001",
 		Title: "The ball's Derivatives pass through the table",
-		Description: "`Derivatives` is the collision-free right-hand side: it never reads `table_position` or `elasticity`. " +
-			"From 0.001 above the table at −1 m/s, one 0.01 s forward-Euler step of `Derivatives` lands at −0.009, where " +
-			"`Update` bounces to 0.0.",
+		Description: "`Derivatives` is the collision-free right-hand side $[v, g]$: it never reads `elasticity`, and reads " +
+			"`table_position` only for resting contact (a ball at rest, $v = 0$ exactly, on or below the table under " +
+			"gravity $g \\le 0$ gets $[0, 0]$, the state the rest rule produces). A moving ball gets $[v, g]$ wherever it is, " +
+			"so an integrator stepping `Derivatives` passes through the table: from 0.001 above the table at −1 m/s, one " +
+			"0.01 s forward-Euler step of `Derivatives` lands at −0.009, where `Update` bounces to 0.0.",
 		Severity:   Minor,
 		Components: []string{"ball"},
 		Status:     WontFix,
@@ -79,5 +85,61 @@ var records = []Record{
 			"and reset, for anything that reaches the table.",
 		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO001",
 		Seed: "shared/seeds/ball-node.md, Known Limitations (derivatives())",
+	},
+	{
+		ID:    "COSIM-ANO-002",
+		Title: "A spring-damper's force on a ball marker is lost",
+		Description: "The ball has no force input (`MarkerLoads` is empty), so a spring-damper with a marker on a ball " +
+			"has no load output for that marker and `springdamper.Connect` wires none: the ball drives the connector as " +
+			"prescribed motion and the connector's force on it goes nowhere. Nothing reports it: the graph builds and " +
+			"runs without an error or a warning, the connector's `Force` output shows the force, and the ball's " +
+			"trajectory is the one it would have without the connector. A vertical spring of $k_z = 1000$ N/m from a " +
+			"ball at 0 to the world point $(0, 0, 1)$ pulls the ball up with 1000 N, and the ball falls freely, bit for " +
+			"bit. The pair of forces is not equal and opposite, so momentum and energy balances over the graph fail.",
+		Severity:   Major,
+		Components: []string{"springdamper", "ball"},
+		Status:     Open,
+		Found:      "0.1.0",
+		Workaround: "Do not attach a connector to a ball when its force must act on the ball: model the body as a " +
+			"masspoint or a rigidbody, which take marker loads. A ball marker is " +
+			"right only where the ball is meant as prescribed motion.",
+		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO002",
+	},
+	{
+		ID:    "COSIM-ANO-003",
+		Title: "A marker on a planar body drops the out-of-plane force component",
+		Description: "rigidbody2d's `MarkerLoad` turns the connector's force $\\mathbf{f}$ at a body point into the force " +
+			"$(f_x, f_y)$ and the torque $(R\\mathbf{r}) \\times \\mathbf{f}$ about $z$ only: $f_z$, and the in-plane moment " +
+			"it carries, reach nothing, without an error. A spring of $k_z = 1000$ N/m between the body point " +
+			"$(1, 0, 0)$ and the world point $(1, 0, 1)$ pushes the marker with $(0, 0, 1000)$ N (moment " +
+			"$(0, -1000, 0)$ N·m) and the body receives zero force and torque. For a body confined to its plane this " +
+			"is the plane's reaction, by design; but against a body that can take $f_z$ (a rigidbody or masspoint on " +
+			"the other marker) the pair of forces is not equal and opposite.",
+		Severity:   Minor,
+		Components: []string{"springdamper", "rigidbody2d"},
+		Status:     WontFix,
+		Found:      "0.1.0",
+		Workaround: "Keep both markers of a connector on a planar body in the plane $z = 0$ and give the spring no " +
+			"z stiffness or damping, or use rigidbody with constraints {z: 0, rx: 0, ry: 0} (rigidbody2d's replacement), " +
+			"whose constraint reactions are explicit.",
+		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO003",
+	},
+	{
+		ID:    "COSIM-ANO-004",
+		Title: "A ball at rest keeps a spurious upward velocity above the rest threshold's step",
+		Description: "The rest rule ($v \\leftarrow 0$ below a rebound speed of $10^{-4}$ m/s) holds a ball on the table " +
+			"only when $e\\,|g|\\,\\Delta t < 10^{-4}$, that is $\\Delta t < 1.27 \\times 10^{-5}$ s for the defaults, below " +
+			"the whole validated timestep range. At larger steps a ball at rest falls below the surface within each " +
+			"step, is snapped back and rebounds: $v_{k+1} = e(|g|\\Delta t - v_k)$, which tends to " +
+			"$e\\,|g|\\,\\Delta t/(1+e)$, 0.0436 m/s for the defaults at $\\Delta t = 0.01$ s, instead of 0. The position " +
+			"reads exactly the table's every step, so only the velocity (and the kinetic energy) is wrong, and " +
+			"nothing warns.",
+		Severity:   Major,
+		Components: []string{"ball"},
+		Status:     Open,
+		Found:      "0.1.0",
+		Workaround: "Integrate with event localization (graph.Sim.Integrate), whose resting contact in `Derivatives` " +
+			"keeps the ball at rest at any step, or step `Update` with $\\Delta t < 10^{-4}/(e\\,|g|)$.",
+		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO004",
 	},
 }

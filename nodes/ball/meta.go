@@ -45,7 +45,8 @@ func metadata() node.Metadata {
 		},
 		Limitations: []string{
 			"No forcing input. The only boundary input is `table_position`, a collision surface, and " +
-				"`MarkerLoads` is empty, so a connector cannot push the ball (it sees prescribed motion). " +
+				"`MarkerLoads` is empty, so a connector cannot push the ball: it sees prescribed motion, and its " +
+				"force on the ball is lost without a warning (COSIM-ANO-002). " +
 				"The only way in is the `gravity` parameter, which is the acceleration itself, overridden " +
 				"with `SetParams` between steps; this is how MADD-VER-010 injects its manufactured source.",
 			"1st-order integration: the error is $O(\\Delta t)$ in position and velocity.",
@@ -61,7 +62,8 @@ func metadata() node.Metadata {
 				"($\\Delta t < 1.27 \\times 10^{-5}$ s for the defaults): a ball at rest on the surface falls " +
 				"through it in one step and rebounds at $e\\,|g|\\,\\Delta t$. At larger steps a settled ball ends " +
 				"every step exactly on the surface with a spurious upward velocity that tends to " +
-				"$e\\,|g|\\,\\Delta t/(1+e)$ (0.0436 m/s for the defaults at $\\Delta t = 0.01$ s) instead of 0.",
+				"$e\\,|g|\\,\\Delta t/(1+e)$ (0.0436 m/s for the defaults at $\\Delta t = 0.01$ s) instead of 0 " +
+				"(COSIM-ANO-004).",
 			"`Derivatives` is the collision-free right-hand side $[v, g]$ (COSIM-ANO-001), except for " +
 				"resting contact (at rest on or below the surface under downward gravity it is zero, the state " +
 				"the rest rule produces). It reads the current, possibly overridden, `gravity` as `Update` " +
@@ -119,7 +121,7 @@ func metadata() node.Metadata {
 				Note: "The method the order claim above is measured with.",
 			},
 		},
-		Anomalies: []string{"MADD-ANO-011", "MADD-ANO-013", "MADD-ANO-018", "MADD-ANO-021", "COSIM-ANO-001"},
+		Anomalies: []string{"MADD-ANO-011", "MADD-ANO-013", "MADD-ANO-018", "MADD-ANO-021", "COSIM-ANO-001", "COSIM-ANO-002", "COSIM-ANO-004"},
 		Evidence:  []string{"MADD-VER-010", "MADD-VER-012"},
 		Changelog: []node.Change{
 			{Version: "1.0.0", Date: "2025-03-01", Change: "Initial implementation"},

@@ -47,7 +47,7 @@ func TestMetadata(t *testing.T) {
 			t.Errorf("equation %q has math delimiters", eq)
 		}
 	}
-	if want := []string{"MADD-ANO-011", "MADD-ANO-013", "MADD-ANO-018", "MADD-ANO-021", "COSIM-ANO-001"}; !cmp.Equal(m.Anomalies, want) {
+	if want := []string{"MADD-ANO-011", "MADD-ANO-013", "MADD-ANO-018", "MADD-ANO-021", "COSIM-ANO-001", "COSIM-ANO-002", "COSIM-ANO-004"}; !cmp.Equal(m.Anomalies, want) {
 		t.Errorf("Anomalies = %v", m.Anomalies)
 	}
 	if !cmp.Equal(m.Evidence, []string{"MADD-VER-010", "MADD-VER-012"}) {

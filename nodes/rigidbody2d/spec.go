@@ -62,6 +62,7 @@ var spec = node.NewSpec(node.Spec{
 			"1st-order integration: the error is $O(\\Delta t)$ over the state as a whole",
 			"No collision detection: bodies can overlap with no penalty",
 			"No constraint handling: no joints or hinges",
+			"A connector's force at a marker loses its out-of-plane component: `MarkerLoad` keeps $(f_x, f_y)$ and the torque about $z$, so $f_z$ and the in-plane moment it carries reach nothing, without an error (COSIM-ANO-003)",
 			"Gravity is applied in float64. The seed truncated it to float32 (about $10^{-7}$ relative error); trajectories under gravity therefore differ from the seed's in the 8th significant digit, and this port does not reproduce that truncation",
 			"The seed had no derivatives(), so its integrators could not drive it; this port has Derivatives, so any integrator can, but only `semi-implicit-euler` reproduces Update's trajectory",
 			"The angle is not wrapped: it grows without bound under steady rotation, losing absolute precision as $|\\theta|$ grows",
@@ -87,7 +88,7 @@ var spec = node.NewSpec(node.Spec{
 			{Key: "LeVeque2007", Text: "LeVeque, R.J. (2007). Finite Difference Methods for Ordinary and Partial Differential Equations. SIAM.", Note: "Convergence theory for one-step ODE methods."},
 			{Key: "Roache2002", Text: "Roache, P.J. (2002). Code verification by the Method of Manufactured Solutions. J. Fluids Eng.", Note: "The method the order claim is measured with."},
 		},
-		Anomalies: []string{},
+		Anomalies: []string{"COSIM-ANO-003"},
 		Evidence:  []string{"MADD-VER-011"},
 		Changelog: []node.Change{
 			{Version: "1.0.0", Date: "2025-03-01", Change: "Initial implementation"},

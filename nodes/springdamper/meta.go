@@ -31,12 +31,12 @@ var meta = node.Metadata{
 		"Massless connector: equal and opposite forces on the two markers",
 	},
 	Limitations: []string{
-		"A ball marker cannot be pushed: the ball has no force input (MarkerLoads is empty), so it acts as prescribed motion for the connector and the connector's force on it is lost",
+		"A ball marker cannot be pushed: the ball has no force input (MarkerLoads is empty), so it acts as prescribed motion for the connector and the connector's force on it is lost, without an error or a warning (COSIM-ANO-002)",
 		"Explicit coupling: a stiff connector is stable only for $\\Delta t < 2/\\omega_{max}$ with $\\omega_{max} = \\sqrt{k/m_{eff}}$ (semi-implicit Euler bodies); use a small step",
 		"With isotropic damping the damper force $\\mathbf{d}\\,\\Delta\\mathbf{v}$ is not along $\\Delta\\mathbf{p}$: the pair of forces is a couple, so angular momentum is not conserved (as in Exudyn)",
 		"With a user force function there is no PotentialEnergy output, and the output Jacobian differentiates the function numerically",
 		"node.Marker gives only the position Jacobian: the position dependence of the marker velocity and of the marker load (J_CSD') are central differences of the body's marker maps (about 1e-10 relative) unless the body provides MarkerVelocityJacobian",
-		"A marker on a planar body drops the out-of-plane force component (the body's MarkerLoad does)",
+		"A marker on a planar body drops the out-of-plane force component and the in-plane moment it carries (the body's MarkerLoad does), without an error (COSIM-ANO-003)",
 		"Distance is not differentiable at zero: its Jacobian row is zero there",
 	},
 	Regimes: []node.Regime{
@@ -62,7 +62,7 @@ var meta = node.Metadata{
 		{Key: "Gerstmayr2023", Text: "Gerstmayr, J. (2023). Exudyn – a C++-based Python package for flexible multibody systems. Multibody System Dynamics.", Note: "The multibody framework the connector comes from."},
 		{Key: "Hairer2006", Text: "Hairer, E., Lubich, C. and Wanner, G. (2006). Geometric Numerical Integration. Springer.", Note: "Symplectic Euler conserves linear and angular momentum for pair forces: the basis of the conservation tests."},
 	},
-	Anomalies: []string{},
+	Anomalies: []string{"COSIM-ANO-002", "COSIM-ANO-003"},
 	Evidence:  []string{"COSIM-VER-301", "COSIM-VER-302"},
 	Changelog: []node.Change{
 		{Version: "1.0.0", Date: "2026-12-02", Change: "Initial implementation: markers through node.Marker, analytic output Jacobian with the seed's J_CSD′ term, user force function, Connect helper."},
