@@ -2,7 +2,9 @@ package node
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 )
 
 // Stability says how settled a node's algorithm is.
@@ -32,13 +34,56 @@ func (s Stability) String() string {
 // MarshalText encodes the stability by name, for stable JSON.
 func (s Stability) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// DefaultOrderTol is the bound on |p − Order.Temporal| between an
+// observed order of accuracy p and the declared one when a node states no
+// other (Order.TemporalTol zero): over the finest pair of a refinement
+// ladder the next term of the error expansion moves p by O(Δt), far less
+// than 0.1 once the asymptotic range is reached.
+const DefaultOrderTol = 0.1
+
 // Order is a declared order of accuracy. Spatial is 0 for nodes that
 // integrate an ODE (no spatial discretization: "none").
 type Order struct {
 	Spatial  float64 `json:"spatial,omitempty"`
 	Temporal float64 `json:"temporal"`
+	// TemporalTol is the bound on |p − Temporal| an observed temporal
+	// order p must meet; zero means DefaultOrderTol. A node that needs
+	// another bound (a pre-asymptotic ladder, an order that is only
+	// approached) sets it and says why in TolReason.
+	TemporalTol float64 `json:"temporal_tol,omitempty"`
+	// TolReason justifies a non-zero TemporalTol; it is required with one
+	// and must be empty without one (Validate).
+	TolReason string `json:"tol_reason,omitempty"`
 	// Note qualifies the claim (which regime, which norm).
 	Note string `json:"note,omitempty"`
+}
+
+// Tol returns the bound on |p − Temporal|: TemporalTol, or
+// DefaultOrderTol when it is zero.
+func (o Order) Tol() float64 {
+	if o.TemporalTol == 0 {
+		return DefaultOrderTol
+	}
+	return o.TemporalTol
+}
+
+// Validate reports an inconsistent declaration: a negative or non-finite
+// order or tolerance, a TemporalTol without a TolReason, or a TolReason
+// without a TemporalTol.
+func (o Order) Validate() error {
+	switch {
+	case math.IsNaN(o.Spatial) || math.IsInf(o.Spatial, 0) || o.Spatial < 0:
+		return fmt.Errorf("node: order: spatial order %v is not a finite non-negative number", o.Spatial)
+	case math.IsNaN(o.Temporal) || math.IsInf(o.Temporal, 0) || o.Temporal < 0:
+		return fmt.Errorf("node: order: temporal order %v is not a finite non-negative number", o.Temporal)
+	case math.IsNaN(o.TemporalTol) || math.IsInf(o.TemporalTol, 0) || o.TemporalTol < 0:
+		return fmt.Errorf("node: order: temporal tolerance %v is not a finite non-negative number", o.TemporalTol)
+	case o.TemporalTol != 0 && strings.TrimSpace(o.TolReason) == "":
+		return fmt.Errorf("node: order: temporal tolerance %v replaces the default %v without a TolReason", o.TemporalTol, DefaultOrderTol)
+	case o.TemporalTol == 0 && o.TolReason != "":
+		return fmt.Errorf("node: order: TolReason %q given without a TemporalTol", o.TolReason)
+	}
+	return nil
 }
 
 func (o Order) String() string {

@@ -22,6 +22,25 @@ type Violation struct {
 
 func (v Violation) Error() string { return fmt.Sprintf("%s: %s: %s", v.Type, v.Check, v.Msg) }
 
+// Note is something the conformance checker could not check and says so
+// rather than skipping it silently: a parameter it has no valid
+// different value for (a Function, free text, a range of one point), or
+// whose perturbed value both construction and SetParams reject.
+type Note struct {
+	Type  string // node type
+	Check string // "injection"
+	Msg   string
+}
+
+func (n Note) String() string { return fmt.Sprintf("%s: %s: %s", n.Type, n.Check, n.Msg) }
+
+// ConformanceReport is the outcome of CheckConformance: the violations of
+// the node contract and the notes on what was not checked.
+type ConformanceReport struct {
+	Violations []error // each a Violation
+	Notes      []Note
+}
+
 // Schemes checks node-specific discretizations that are not a method of
 // the integrators package: given a node, a state, inputs and dt, it
 // returns the reference next state. Every Metadata.Discretization must be
@@ -32,31 +51,50 @@ var Schemes = map[string]func(n node.Node, x []float64, in node.Inputs, dt float
 }
 
 // Conformance checks n against the node contract, like fstest.TestFS, and
-// reports every violation at once:
+// returns every violation at once; it is CheckConformance without the
+// notes.
+func Conformance(n node.Node, fresh func(map[string]any) (node.Node, error), x []float64, in node.Inputs) []error {
+	return CheckConformance(n, fresh, x, in).Violations
+}
+
+// CheckConformance checks n against the node contract and reports every
+// violation at once, with a note for whatever it could not check:
 //
 //   - spec: every state field, output and input has units and a
-//     description; stateful nodes name a discretization and a positive
-//     temporal order; stateless nodes name none; metadata has an
-//     algorithm ID, version and summary.
+//     description; every parameter has a description and a default that
+//     passes its own validation (Param.Check; Function parameters have
+//     none); stateful nodes name a discretization and a positive
+//     temporal order; stateless nodes name none; the declared order is
+//     consistent (node.Order.Validate: a non-default bound has a reason);
+//     metadata has an algorithm ID, version and summary.
 //   - scheme: one Update from the given state matches the named scheme
 //     applied to Derivatives (relative 1e-13: the same operations in a
 //     possibly different association).
 //   - jacobian: an analytic OutputsJacobian matches central finite
-//     differences of Outputs (relative 1e-6 of the Jacobian's scale: the
-//     O(h²) truncation at h = 1e-6 of an O(1)-scaled input, plus round-off
-//     of order ε/h ≈ 1e-10).
+//     differences of Outputs, and an analytic DerivativesJacobian
+//     (node.InputJacobian) matches central finite differences of
+//     Derivatives in the state and in the inputs (relative 1e-6 of the
+//     Jacobian's scale: the O(h²) truncation at h = 1e-6 of an O(1)-scaled
+//     argument, plus round-off of order ε/h ≈ 1e-10; state steps are
+//     scaled by max(1, |x_j|)).
 //   - injection: for every parameter, overriding it with SetParams gives
 //     the same InitialState, Update, Derivatives and Outputs as building
-//     the node with that value (fresh), bit for bit.
+//     the node with that value (fresh), bit for bit. Real and Vector
+//     parameters are moved within their range, Bool negated, Integer
+//     moved by ±1 within its range, Text set to another of its Choices.
+//     A parameter with no valid different value (a Function, free text,
+//     a one-point range) is a note, and so is a perturbed value that both
+//     construction and SetParams reject; SetParams accepting a value that
+//     construction rejects (or the reverse) is a violation.
 //
 // fresh builds a node of the same type from a parameter map; x is a
 // contact-free state to test at (nil: the initial state) and in its
 // inputs (zero Inputs: the defaults).
-func Conformance(n node.Node, fresh func(map[string]any) (node.Node, error), x []float64, in node.Inputs) []error {
+func CheckConformance(n node.Node, fresh func(map[string]any) (node.Node, error), x []float64, in node.Inputs) ConformanceReport {
 	s := n.Spec()
-	var errs []error
+	var rep ConformanceReport
 	bad := func(check, f string, a ...any) {
-		errs = append(errs, Violation{Type: s.Type, Check: check, Msg: fmt.Sprintf(f, a...)})
+		rep.Violations = append(rep.Violations, Violation{Type: s.Type, Check: check, Msg: fmt.Sprintf(f, a...)})
 	}
 	// spec
 	m := s.Meta
@@ -82,6 +120,14 @@ func Conformance(n node.Node, fresh func(map[string]any) (node.Node, error), x [
 		if p.Description == "" {
 			bad("spec", "parameter %q needs a description", p.Name)
 		}
+		if p.Kind != node.Function {
+			if _, err := p.Check(p.Default); err != nil {
+				bad("spec", "default of parameter %q fails its own validation: %v", p.Name, err)
+			}
+		}
+	}
+	if err := m.Order.Validate(); err != nil {
+		bad("spec", "declared order: %v", err)
 	}
 	stateful := s.StateLayout.Size() > 0
 	switch {
@@ -98,15 +144,20 @@ func Conformance(n node.Node, fresh func(map[string]any) (node.Node, error), x [
 		n.InitialState(x)
 	}
 	if stateful {
-		errs = append(errs, checkScheme(n, x, in)...)
+		rep.Violations = append(rep.Violations, checkScheme(n, x, in)...)
 	}
 	if oj, ok := node.As[node.OutputJacobian](n); ok {
-		errs = append(errs, checkOutputJacobian(n, oj, x, in)...)
+		rep.Violations = append(rep.Violations, checkOutputJacobian(n, oj, x, in)...)
+	}
+	if dj, ok := node.As[node.InputJacobian](n); ok {
+		rep.Violations = append(rep.Violations, checkDerivativesJacobian(n, dj, x, in)...)
 	}
 	if fresh != nil {
-		errs = append(errs, checkInjection(n, fresh, x, in)...)
+		errs, notes := injection(n, fresh, x, in)
+		rep.Violations = append(rep.Violations, errs...)
+		rep.Notes = append(rep.Notes, notes...)
 	}
-	return errs
+	return rep
 }
 
 const schemeDt = 1e-3
@@ -267,11 +318,93 @@ func checkOutputJacobian(n node.Node, oj node.OutputJacobian, x []float64, in no
 	return errs
 }
 
+// jacobianTol is the finite-difference acceptance of an analytic
+// Jacobian: relative 1e-6 of the Jacobian's largest entry (at least 1).
+const jacobianTol, jacobianStep = 1e-6, 1e-6
+
+func checkDerivativesJacobian(n node.Node, dj node.InputJacobian, x []float64, in node.Inputs) []error {
+	s := n.Spec()
+	bad := func(f string, a ...any) []error {
+		return []error{Violation{Type: s.Type, Check: "jacobian", Msg: fmt.Sprintf(f, a...)}}
+	}
+	d, ok := node.As[node.Deriver](n)
+	if !ok {
+		return bad("DerivativesJacobian without Derivatives")
+	}
+	nx, nu := s.StateLayout.Size(), s.InputLayout.Size()
+	jx, ju := make([]float64, nx*nx), make([]float64, nx*nu)
+	if err := dj.DerivativesJacobian(0, x, in, jx, ju); err != nil {
+		return bad("DerivativesJacobian: %v", err)
+	}
+	f, fplus := make([]float64, nx), make([]float64, nx)
+	var errs []error
+	// compare checks one analytic matrix (nx × ncol) against central
+	// differences of eval (which writes f) in the components of arg.
+	compare := func(name string, jac []float64, arg []float64, ncol int, eval func() error, component func(int) string) error {
+		scale := 1.0
+		for _, v := range jac {
+			scale = math.Max(scale, math.Abs(v))
+		}
+		for j := 0; j < ncol; j++ {
+			a0 := arg[j]
+			h := jacobianStep * math.Max(1, math.Abs(a0))
+			arg[j] = a0 + h
+			if err := eval(); err != nil {
+				arg[j] = a0
+				return err
+			}
+			copy(fplus, f)
+			arg[j] = a0 - h
+			if err := eval(); err != nil {
+				arg[j] = a0
+				return err
+			}
+			arg[j] = a0
+			for i := 0; i < nx; i++ {
+				fd := (fplus[i] - f[i]) / (2 * h)
+				if math.Abs(fd-jac[i*ncol+j]) > jacobianTol*scale {
+					errs = append(errs, Violation{Type: s.Type, Check: "jacobian", Msg: fmt.Sprintf(
+						"%s: ∂f(%s)/∂%s = %v analytic, %v by finite differences", name, s.StateLayout.Component(i), component(j), jac[i*ncol+j], fd)})
+				}
+			}
+		}
+		return nil
+	}
+	xs := append([]float64(nil), x...)
+	u := append([]float64(nil), in.Values...)
+	pin := node.Inputs{Values: u, Present: in.Present}
+	if err := compare("DerivativesJacobian ∂f/∂x", jx, xs, nx, func() error { return d.Derivatives(0, xs, in, f) }, s.StateLayout.Component); err != nil {
+		return bad("Derivatives: %v", err)
+	}
+	if nu > 0 {
+		if err := compare("DerivativesJacobian ∂f/∂u", ju, u, nu, func() error { return d.Derivatives(0, x, pin, f) }, s.InputLayout.Component); err != nil {
+			return bad("Derivatives: %v", err)
+		}
+	}
+	return errs
+}
+
 // perturb returns a valid value of p different from v, or nil.
 func perturb(p node.Param, v any) any {
+	if cs := perturbations(p, v); len(cs) > 0 {
+		return cs[0]
+	}
+	return nil
+}
+
+// perturbations returns the values of p different from v that pass
+// p.Check, in order of preference (a node-specific rule may still reject
+// some: the injection check tries them in turn).
+func perturbations(p node.Param, v any) []any {
+	var out []any
 	try := func(c any) any {
-		if out, err := p.Check(c); err == nil && !reflect.DeepEqual(out, v) {
-			return out
+		if r, err := p.Check(c); err == nil && !reflect.DeepEqual(r, v) {
+			for _, o := range out {
+				if reflect.DeepEqual(o, r) {
+					return nil
+				}
+			}
+			out = append(out, r)
 		}
 		return nil
 	}
@@ -279,58 +412,116 @@ func perturb(p node.Param, v any) any {
 	case node.Real:
 		x := v.(float64)
 		for _, c := range []float64{x + 0.25, x * 0.5, x - 0.25, x * 1.5, 0.5} {
-			if r := try(c); r != nil {
-				return r
-			}
+			try(c)
 		}
 	case node.Vector:
 		xs := v.([]float64)
-		for _, d := range []float64{0.25, -0.25} {
-			c := make([]float64, len(xs))
+		// Distinct component shifts first (they catch swapped
+		// components), then a uniform shift and scalings, which keep
+		// structure such as a symmetric matrix.
+		for _, c := range []func(i int, x float64) float64{
+			func(i int, x float64) float64 { return x + 0.25*float64(i+1) },
+			func(i int, x float64) float64 { return x - 0.25*float64(i+1) },
+			func(i int, x float64) float64 { return x + 0.25 },
+			func(i int, x float64) float64 { return x * 1.5 },
+			func(i int, x float64) float64 { return x * 0.5 },
+		} {
+			cs := make([]float64, len(xs))
 			for i, x := range xs {
-				c[i] = x + d*float64(i+1)
+				cs[i] = c(i, x)
 			}
-			if r := try(c); r != nil {
-				return r
-			}
+			try(cs)
 		}
 	case node.Bool:
-		return try(!v.(bool))
+		try(!v.(bool))
+	case node.Integer:
+		k := v.(int)
+		for _, c := range []int{k + 1, k - 1} {
+			try(c)
+		}
+	case node.Text:
+		for _, c := range p.Choices {
+			try(c)
+		}
 	}
-	return nil
+	return out
+}
+
+// unperturbable says why perturb found no value for p.
+func unperturbable(p node.Param) string {
+	switch p.Kind {
+	case node.Function:
+		return "a Function parameter has no value to compare"
+	case node.Text:
+		if len(p.Choices) == 0 {
+			return "free text without Choices: no valid different value is known"
+		}
+		return "no other accepted Choice"
+	}
+	return "no valid different value in " + p.Valid()
 }
 
 func checkInjection(n node.Node, fresh func(map[string]any) (node.Node, error), x []float64, in node.Inputs) []error {
+	errs, _ := injection(n, fresh, x, in)
+	return errs
+}
+
+// injection is the injection check: its violations and its notes.
+func injection(n node.Node, fresh func(map[string]any) (node.Node, error), x []float64, in node.Inputs) ([]error, []Note) {
 	s := n.Spec()
 	tn, ok := node.As[node.Tunable](n)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	var errs []error
+	var notes []Note
+	note := func(f string, a ...any) {
+		notes = append(notes, Note{Type: s.Type, Check: "injection", Msg: fmt.Sprintf(f, a...)})
+	}
+	violation := func(f string, a ...any) {
+		errs = append(errs, Violation{Type: s.Type, Check: "injection", Msg: fmt.Sprintf(f, a...)})
+	}
 	base := tn.Params()
 	for _, p := range s.Params {
-		v := perturb(p, base[p.Name])
-		if v == nil {
+		var cands []any
+		if p.Kind != node.Function {
+			cands = perturbations(p, base[p.Name])
+		}
+		if len(cands) == 0 {
+			note("parameter %q not checked: %s", p.Name, unperturbable(p))
 			continue
 		}
-		built, err := fresh(map[string]any{p.Name: v})
-		if err != nil {
-			continue // the perturbation breaks a node-specific rule: nothing to compare
+		var rejected []string
+		for _, v := range cands {
+			over, err := fresh(nil)
+			if err != nil {
+				return []error{Violation{Type: s.Type, Check: "injection", Msg: err.Error()}}, notes
+			}
+			setErr := over.(node.Tunable).SetParams(map[string]any{p.Name: v})
+			built, err := fresh(map[string]any{p.Name: v})
+			switch {
+			case err != nil && setErr != nil:
+				// The value breaks a node-specific rule (one Param.Check
+				// cannot state): try the next.
+				rejected = append(rejected, fmt.Sprintf("%s (%v)", node.FormatValue(v), err))
+				continue
+			case err != nil:
+				violation("SetParams(%s = %s) succeeds where building with it fails: %v", p.Name, node.FormatValue(v), err)
+			case setErr != nil:
+				violation("SetParams(%s = %s) fails where building with it succeeds: %v", p.Name, node.FormatValue(v), setErr)
+			default:
+				if diff := compareBehaviour(over, built, x, in); diff != "" {
+					violation("overriding %s = %s with SetParams differs from building with it: %s", p.Name, node.FormatValue(v), diff)
+				}
+			}
+			rejected = nil
+			break
 		}
-		over, err := fresh(nil)
-		if err != nil {
-			return []error{Violation{Type: s.Type, Check: "injection", Msg: err.Error()}}
-		}
-		if err := over.(node.Tunable).SetParams(map[string]any{p.Name: v}); err != nil {
-			errs = append(errs, Violation{Type: s.Type, Check: "injection", Msg: fmt.Sprintf("SetParams(%s = %s) fails where building with it succeeds: %v", p.Name, node.FormatValue(v), err)})
-			continue
-		}
-		if diff := compareBehaviour(over, built, x, in); diff != "" {
-			errs = append(errs, Violation{Type: s.Type, Check: "injection", Msg: fmt.Sprintf(
-				"overriding %s = %s with SetParams differs from building with it: %s", p.Name, node.FormatValue(v), diff)})
+		if len(rejected) > 0 {
+			note("parameter %q not checked: every perturbed value is rejected by construction and by SetParams alike: %s", p.Name, strings.Join(rejected, "; "))
 		}
 	}
-	return errs
+	return errs, notes
 }
 
 // compareBehaviour runs InitialState, Update, Derivatives and Outputs of

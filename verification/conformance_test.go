@@ -2,7 +2,9 @@ package verification
 
 import (
 	"errors"
+	"fmt"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/node"
@@ -65,8 +67,12 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, err := range Conformance(n, fresh, nil, loaded(n.Spec())) {
+			rep := CheckConformance(n, fresh, nil, loaded(n.Spec()))
+			for _, err := range rep.Violations {
 				t.Error(err)
+			}
+			for _, nt := range rep.Notes {
+				t.Log("not checked:", nt)
 			}
 		})
 	}
@@ -126,8 +132,17 @@ func TestConformanceConnectorWithBodies(t *testing.T) {
 	// A unit quaternion for the rigid body's orientation input.
 	q := n.Spec().InputOffset("m1_orientation")
 	copy(in.Values[q:q+4], []float64{0.5, 0.5, -0.5, 0.5})
-	for _, err := range Conformance(n, fresh, nil, in) {
+	rep := CheckConformance(n, fresh, nil, in)
+	for _, err := range rep.Violations {
 		t.Error(err)
+	}
+	// The user force law is a Go function, the one parameter injection
+	// cannot compare; the integer item is perturbed (+1) and compared.
+	for _, nt := range rep.Notes {
+		t.Log("not checked:", nt)
+		if strings.Contains(nt.Msg, `"item"`) {
+			t.Errorf("the Integer parameter item was not perturbed: %v", nt)
+		}
 	}
 }
 
@@ -154,3 +169,242 @@ type mislabeled struct {
 
 func (m mislabeled) Spec() *node.Spec  { return m.spec }
 func (m mislabeled) Unwrap() node.Node { return m.Node }
+
+// decay is a test-local node for the checker's negative tests:
+// x' = −k·x + u, advanced by forward Euler, with an analytic
+// DerivativesJacobian. Each flaw breaks one clause of the contract.
+type decay struct {
+	spec    *node.Spec
+	vals    node.Values
+	kUpdate float64 // the k Update uses
+	flaw    decayFlaw
+}
+
+type decayFlaw int
+
+const (
+	decayCorrect       decayFlaw = iota
+	decayWrongJacobian           // ∂f/∂x with the wrong sign
+	decayStaleUpdate             // SetParams(k) reaches Derivatives but not Update
+)
+
+var decayParams = []node.Param{{Name: "k", Kind: node.Real, Default: 1.0, Units: "1/s", Description: "decay rate", Range: node.Positive()}}
+
+// decaySpec is the decay node's spec declaring order o.
+func decaySpec(o node.Order) *node.Spec {
+	return node.NewSpec(node.Spec{
+		Type:   "decay",
+		State:  []node.Field{{Name: "x", Units: "m", Description: "decaying quantity"}},
+		Params: decayParams,
+		Inputs: []node.Input{{Name: "u", Units: "m/s", Description: "source rate", Default: []float64{0}}},
+		Meta: node.Metadata{AlgorithmID: "TEST-DECAY", Version: "1.0.0", Summary: "x' = −k·x + u by forward Euler",
+			Discretization: "forward-euler", Order: o},
+	})
+}
+
+func newDecay(spec *node.Spec, flaw decayFlaw, params map[string]any) (node.Node, error) {
+	v, err := node.Resolve("decay", spec.Params, nil, params)
+	if err != nil {
+		return nil, err
+	}
+	return &decay{spec: spec, vals: v, kUpdate: v.Float("k"), flaw: flaw}, nil
+}
+
+// decayFresh is the fresh builder CheckConformance wants.
+func decayFresh(spec *node.Spec, flaw decayFlaw) func(map[string]any) (node.Node, error) {
+	return func(p map[string]any) (node.Node, error) { return newDecay(spec, flaw, p) }
+}
+
+func (d *decay) Spec() *node.Spec           { return d.spec }
+func (d *decay) InitialState(dst []float64) { dst[0] = 1 }
+func (d *decay) Params() node.Values        { return maps.Clone(d.vals) }
+
+func (d *decay) SetParams(p map[string]any) error {
+	v, err := node.Resolve("decay", d.spec.Params, d.vals, p)
+	if err != nil {
+		return err
+	}
+	d.vals = v
+	if d.flaw != decayStaleUpdate {
+		d.kUpdate = v.Float("k")
+	}
+	return nil
+}
+
+func (d *decay) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = x[0] + dt*(-d.kUpdate*x[0]+in.Values[0])
+	return nil
+}
+
+func (d *decay) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = -d.vals.Float("k")*x[0] + in.Values[0]
+	return nil
+}
+
+func (d *decay) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX, dstU []float64) error {
+	dfdx := -d.vals.Float("k")
+	if d.flaw == decayWrongJacobian {
+		dfdx = -dfdx
+	}
+	if dstX != nil {
+		dstX[0] = dfdx
+	}
+	if dstU != nil {
+		dstU[0] = 1
+	}
+	return nil
+}
+
+// checksOf returns the Check of every violation, failing on an error
+// that is not a Violation.
+func checksOf(t *testing.T, errs []error) []string {
+	t.Helper()
+	var out []string
+	for _, err := range errs {
+		var v Violation
+		if !errors.As(err, &v) {
+			t.Fatalf("%v is not a Violation", err)
+		}
+		out = append(out, v.Check)
+	}
+	return out
+}
+
+// The control of the negative tests below: the correct decay node
+// passes every check, including its DerivativesJacobian against finite
+// differences and the injection of k.
+func TestConformanceDecayControl(t *testing.T) {
+	spec := decaySpec(node.Order{Temporal: 1})
+	n, err := newDecay(spec, decayCorrect, map[string]any{"k": 2.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := CheckConformance(n, decayFresh(spec, decayCorrect), []float64{0.7}, node.Inputs{Values: []float64{0.3}, Present: []bool{true}})
+	if len(rep.Violations) > 0 || len(rep.Notes) > 0 {
+		t.Fatalf("correct decay node: violations %v, notes %v", rep.Violations, rep.Notes)
+	}
+}
+
+// The spec check catches a state field without units, a parameter
+// default that fails its own validation (NewSpec panics on one, so the
+// spec is changed after it: Conformance must not rely on NewSpec) and a
+// non-default order bound without its reason.
+func TestConformanceCatchesBadSpec(t *testing.T) {
+	spec := decaySpec(node.Order{Temporal: 1, TemporalTol: 0.3})
+	spec.State = []node.Field{{Name: "x", Description: "decaying quantity"}}
+	spec.Params = []node.Param{decayParams[0]}
+	spec.Params[0].Default = -1.0
+	n, err := newDecay(decaySpec(node.Order{Temporal: 1}), decayCorrect, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.(*decay).spec = spec
+	errs := Conformance(n, nil, nil, node.Inputs{})
+	for _, want := range []string{`state field "x" needs units`, `default of parameter "k" fails its own validation`, "without a TolReason"} {
+		found := false
+		for _, err := range errs {
+			if strings.Contains(err.Error(), want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no spec violation %q in %v", want, errs)
+		}
+	}
+	for _, c := range checksOf(t, errs) {
+		if c != "spec" {
+			t.Errorf("unexpected %s violation: %v", c, errs)
+		}
+	}
+}
+
+// The jacobian check catches a DerivativesJacobian with the wrong sign of
+// ∂f/∂x, and only that entry.
+func TestConformanceCatchesWrongDerivativesJacobian(t *testing.T) {
+	spec := decaySpec(node.Order{Temporal: 1})
+	n, err := newDecay(spec, decayWrongJacobian, map[string]any{"k": 2.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := Conformance(n, decayFresh(spec, decayWrongJacobian), []float64{0.7}, node.Inputs{Values: []float64{0.3}, Present: []bool{true}})
+	if got := checksOf(t, errs); len(got) != 1 || got[0] != "jacobian" || !strings.Contains(errs[0].Error(), "∂f/∂x") {
+		t.Fatalf("wrong DerivativesJacobian: got %v, want one jacobian violation in ∂f/∂x", errs)
+	}
+}
+
+// The injection check catches a node whose SetParams reaches one of
+// Update and Derivatives but not the other: the mirror image of the seed's
+// MADD-ANO-018, where update() saw the injected value and derivatives()
+// did not. The check compares both ways, so either direction fails.
+func TestConformanceCatchesStaleInjection(t *testing.T) {
+	spec := decaySpec(node.Order{Temporal: 1})
+	n, err := newDecay(spec, decayStaleUpdate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := Conformance(n, decayFresh(spec, decayStaleUpdate), []float64{0.7}, node.Inputs{Values: []float64{0.3}, Present: []bool{true}})
+	got := checksOf(t, errs)
+	if len(got) != 1 || got[0] != "injection" || !strings.Contains(errs[0].Error(), "Update") {
+		t.Fatalf("stale injection: got %v, want one injection violation naming Update", errs)
+	}
+}
+
+// perturb moves an Integer by one within its range and picks another
+// Text choice; a parameter it cannot move is a note, not a silent skip.
+func TestPerturbKinds(t *testing.T) {
+	for _, c := range []struct {
+		p    node.Param
+		v    any
+		want any
+	}{
+		{node.Param{Name: "n", Kind: node.Integer}, 3, 4},
+		{node.Param{Name: "n", Kind: node.Integer, Range: node.Between(0, 3)}, 3, 2},
+		{node.Param{Name: "n", Kind: node.Integer, Range: node.Between(3, 3)}, 3, nil},
+		{node.Param{Name: "s", Kind: node.Text, Choices: []string{"a", "b"}}, "a", "b"},
+		{node.Param{Name: "s", Kind: node.Text, Choices: []string{"a", "b"}}, "b", "a"},
+		{node.Param{Name: "s", Kind: node.Text}, "a", nil},
+		{node.Param{Name: "b", Kind: node.Bool}, true, false},
+	} {
+		if got := perturb(c.p, c.v); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("perturb(%s %v) = %v, want %v", c.p.Kind, c.v, got, c.want)
+		}
+	}
+}
+
+// textNode has a free-text parameter, a Text parameter with choices and
+// an Integer: the first is reported as a note, the others are checked.
+type textNode struct {
+	node.Stateless
+	vals node.Values
+}
+
+var textNodeSpec = node.NewSpec(node.Spec{Type: "textnode", Params: []node.Param{
+	{Name: "label", Kind: node.Text, Default: "", Description: "free text"},
+	{Name: "mode", Kind: node.Text, Default: "a", Choices: []string{"a", "b"}, Description: "a choice"},
+	{Name: "count", Kind: node.Integer, Default: 0, Range: node.Between(0, 5), Description: "a count"},
+}, Meta: node.Metadata{AlgorithmID: "TEST-TEXT", Version: "1.0.0", Summary: "parameters only"}})
+
+func (n *textNode) Spec() *node.Spec    { return textNodeSpec }
+func (n *textNode) Params() node.Values { return maps.Clone(n.vals) }
+func (n *textNode) SetParams(p map[string]any) error {
+	v, err := node.Resolve("textnode", textNodeSpec.Params, n.vals, p)
+	if err == nil {
+		n.vals = v
+	}
+	return err
+}
+
+func TestConformanceNotesUnperturbable(t *testing.T) {
+	fresh := func(p map[string]any) (node.Node, error) {
+		v, err := node.Resolve("textnode", textNodeSpec.Params, nil, p)
+		return &textNode{vals: v}, err
+	}
+	n, _ := fresh(nil)
+	rep := CheckConformance(n, fresh, nil, node.Inputs{})
+	if len(rep.Violations) > 0 {
+		t.Fatal(rep.Violations)
+	}
+	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0].Msg, `"label"`) || !strings.Contains(rep.Notes[0].Msg, "free text") {
+		t.Fatalf("notes %v, want one for the free-text label", rep.Notes)
+	}
+}

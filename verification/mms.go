@@ -3,6 +3,7 @@ package verification
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -109,3 +110,53 @@ func (m Manufactured) Run() (OrderStudy, error) {
 	}
 	return st, nil
 }
+
+// DeclaredOrder builds a node with newNode and returns the order of
+// accuracy it declares (Spec().Meta.Order), so a study never repeats a
+// declared number.
+func DeclaredOrder(newNode func() (node.Node, error)) (node.Order, error) {
+	n, err := newNode()
+	if err != nil {
+		return node.Order{}, err
+	}
+	return n.Spec().Meta.Order, nil
+}
+
+// Declared returns the order of accuracy the study's node declares.
+func (m Manufactured) Declared() (node.Order, error) { return DeclaredOrder(m.New) }
+
+// OrderError reports an observed order outside its declared bound.
+type OrderError struct {
+	Observed float64    // the observed order p
+	Declared node.Order // the declaration it was checked against
+}
+
+func (e *OrderError) Error() string {
+	return fmt.Sprintf("observed order %.4g does not satisfy %s (declared %s)", e.Observed, OrderBound(e.Declared), e.Declared)
+}
+
+// OrderBound states the acceptance criterion of an observed temporal
+// order against o, e.g. "|p − 1| ≤ 0.1".
+func OrderBound(o node.Order) string {
+	return fmt.Sprintf("|p − %s| ≤ %s", strconv.FormatFloat(o.Temporal, 'g', -1, 64), strconv.FormatFloat(o.Tol(), 'g', -1, 64))
+}
+
+// CheckOrder checks an observed temporal order p against the declared
+// order o: |p − o.Temporal| ≤ o.Tol(), which is node.DefaultOrderTol
+// unless the node states another bound and its reason
+// (Order.TemporalTol, Order.TolReason). It returns o.Validate's error for
+// an inconsistent declaration, and an *OrderError when p (or NaN) misses
+// the bound.
+func CheckOrder(p float64, o node.Order) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if !(math.Abs(p-o.Temporal) <= o.Tol()) {
+		return &OrderError{Observed: p, Declared: o}
+	}
+	return nil
+}
+
+// Check checks the study's joint observed order (Joint) against the
+// declared order, as CheckOrder does.
+func (s OrderStudy) Check(declared node.Order) error { return CheckOrder(s.Joint(), declared) }

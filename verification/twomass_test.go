@@ -76,13 +76,21 @@ func TestTwoMassTable(t *testing.T) {
 // independent dense reference (internal/twomass.ReferenceRun: the exact
 // recurrence in closed modal form, gonum LU, no package integrators)
 // within 1e-13 in displacement over the 120-step run for every variant
-// (seed: 7e-14); and the β = 1/16 negative control has amplification
+// (seed: 7e-14); the reference's own cross-check in physical coordinates
+// (internal/twomass.DenseRun: the dense 6×6 system, LU once) agrees with
+// the driver within 5e-13, looser because K·q cancels 800.5·q₀ against
+// 799.5·q₁ (q₀ ≈ q₁) and loses about 1e-13 per evaluation, and powers of
+// the computed map carry their rounding linearly over the 120 steps; the
+// seed's direct stepping loop (ten Advance calls of 0.1 s at ρ∞ = 0.5,
+// each accepted history passed on) gives 10 accepted steps with ρ∞ = 0.5
+// in the history; and the β = 1/16 negative control has amplification
 // radius 5.83 at ω·dt = 4 (seed's digits, ±0.005).
 func TestTwoMassDriver(t *testing.T) {
 	p := twomass.Seed()
 	vs := twomass.Variants()
 	trs := map[string]*twomass.Trajectory{}
 	worst, worstLabel := 0.0, ""
+	worstDense, worstDenseLabel := 0.0, ""
 	for _, v := range vs {
 		tr, err := twomass.Run(p, v.Method, twomass.SeedDt, twomass.SeedSteps, false)
 		if err != nil {
@@ -90,9 +98,13 @@ func TestTwoMassDriver(t *testing.T) {
 		}
 		trs[v.Label] = tr
 		d := twomass.MaxDisplacementDiff(tr, twomass.ReferenceRun(p, twomass.ReferenceParams(v.Method), twomass.SeedDt, twomass.SeedSteps))
-		t.Logf("%s: driver vs reference %.3g", v.Label, d)
+		dd := twomass.MaxDisplacementDiff(tr, twomass.DenseRun(p, twomass.ReferenceParams(v.Method), twomass.SeedDt, twomass.SeedSteps))
+		t.Logf("%s: driver vs reference %.3g, vs dense 6×6 %.3g", v.Label, d, dd)
 		if d > worst {
 			worst, worstLabel = d, v.Label
+		}
+		if dd > worstDense {
+			worstDense, worstDenseLabel = dd, v.Label
 		}
 	}
 	var ref [][2]float64
@@ -107,6 +119,26 @@ func TestTwoMassDriver(t *testing.T) {
 		Value: ceil1(worst), Reference: 7e-14, Bound: bound1(1e-13),
 		Method: "package driver vs internal/twomass.ReferenceRun (exact generalized-alpha recurrence of M·q̈ + K·q = 0 per mode, 3×3 L·x' = R·x solved by gonum LU every step, parameters from the classical formulas written independently) for Newmark and ρ∞ = 1, 0.8, 0.5, 0; largest at " + worstLabel + "; reference: the seed's 7e-14; recorded rounded up to one significant digit",
 		Pass:   worst <= 1e-13})
+	record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: "max |q(driver) − q(dense 6×6 cross-check)| over 120 steps, every variant (m)",
+		Value: ceil1(worstDense), Reference: 0, Bound: bound1(5e-13),
+		Method: "package driver vs internal/twomass.DenseRun (the same recurrence as the reference, as the dense 6×6 system L·x' = R·x in physical coordinates, LU once) for Newmark and ρ∞ = 1, 0.8, 0.5, 0; largest at " + worstDenseLabel + "; bound 5e-13: K·q cancels 800.5·q₀ against 799.5·q₁ and loses about 1e-13 per evaluation, carried linearly over 120 steps (the seed publishes no figure for this cross-check); recorded rounded up to one significant digit",
+		Pass:   worstDense <= 5e-13})
+	// The seed's direct stepping loop: GeneralizedAlpha(ρ∞ = 0.5), dt =
+	// 0.1 s to 1 s, each accepted history passed into the next call.
+	loop, err := twomass.Run(p, integrators.GeneralizedAlpha(0.5), 0.1, 10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rho := loop.History.Latest.RhoInf; rho != 0.5 {
+		t.Errorf("direct loop: history ρ∞ = %v, want 0.5", rho)
+	}
+	if tEnd := loop.Final().T; math.Abs(tEnd-1) > 1e-12 {
+		t.Errorf("direct loop ends at t = %v, want 1", tEnd)
+	}
+	record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: "direct stepping loop: accepted steps (ρ∞ = 0.5, dt = 0.1 s to 1 s)",
+		Value: float64(loop.Stats.Steps), Reference: 10, Bound: "= 10",
+		Method: fmt.Sprintf("internal/twomass.Run: ten Advance calls on the seed problem, each accepted History passed on; the last history records ρ∞ = %v at t = %v s; reference: the seed's loop (accepted_steps == 10, history rho_inf == 0.5)", loop.History.Latest.RhoInf, loop.Final().T),
+		Pass:   loop.Stats.Steps == 10 && loop.History.Latest.RhoInf == 0.5})
 	D, err := twomass.DriverAmplification(twomass.BadBeta(), 4)
 	if err != nil {
 		t.Fatal(err)
@@ -120,13 +152,26 @@ func TestTwoMassDriver(t *testing.T) {
 // MADD-VER-030, refinement: on the resolved two-mode problem (ω = 1 and
 // 3 rad/s, T = 2 s, 160/320/640 steps, error hypot of the modal
 // displacement errors at T) carrying the algorithmic acceleration gives
-// order ≥ 1.98 for every variant (seed: 1.987–2.000); resetting it every
-// step (an empty History: the physical acceleration, as the audited
-// upstream source does) drops the damped variants to first order (seed:
-// 0.991), |p − 1| ≤ 0.1.
+// order ≥ 1.98 for every variant and ≤ 2.1; resetting it every step (an
+// empty History: the physical acceleration, as the audited upstream
+// source does) drops the damped variants to first order, |p − 1| ≤ 0.1.
+//
+// Where our numbers differ from the seed's, the evidence says so rather
+// than hiding it behind the bound: the seed publishes 1.987–2.000 for
+// the carried orders, and here ρ∞ = 0 measures about 2.04 (above the
+// seed's range; the others are within a few 1e-3 of 2); the seed
+// publishes 0.991 for the reset orders of the damped variants, and here
+// they span about 1.00–1.06 (ρ∞ = 0.8 highest). The seed does not state
+// its refinement grid beyond "frequencies 1 and 3 rad/s on a separate
+// grid", so the finest-pair values need not agree in the second decimal.
 func TestTwoMassOrders(t *testing.T) {
 	const method = "internal/twomass.Refine: package driver on K = [[5, −4], [−4, 5]], amplitudes 1 and 0.5, T = 2 s, steps 160/320/640, error hypot of the modal displacement errors at T, order over the finest pair"
 	minCarried, minLabel := math.Inf(1), ""
+	maxCarried, maxLabel := math.Inf(-1), ""
+	type reset struct {
+		rho, p float64
+	}
+	var resets []reset
 	for _, v := range twomass.Variants() {
 		r, err := twomass.Refine(v, []int{160, 320, 640})
 		if err != nil {
@@ -136,11 +181,29 @@ func TestTwoMassOrders(t *testing.T) {
 		if r.OrderCarried < minCarried {
 			minCarried, minLabel = r.OrderCarried, v.Label
 		}
+		if r.OrderCarried > maxCarried {
+			maxCarried, maxLabel = r.OrderCarried, v.Label
+		}
 		if v.Method.Name == integrators.MethodGeneralizedAlpha && v.Method.Alpha.RhoInf < 1 {
-			record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: fmt.Sprintf("observed order with acceleration reset every step (ρ∞ = %v)", v.Method.Alpha.RhoInf),
-				Value: r.OrderReset, Reference: 1, Bound: "|p − 1| ≤ 0.1", Method: method + "; empty History every step (negative control); reference: the seed's 0.991", Pass: math.Abs(r.OrderReset-1) <= 0.1})
+			resets = append(resets, reset{v.Method.Alpha.RhoInf, r.OrderReset})
 		}
 	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range resets {
+		lo, hi = math.Min(lo, r.p), math.Max(hi, r.p)
+	}
+	for _, r := range resets {
+		record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: fmt.Sprintf("observed order with acceleration reset every step (ρ∞ = %v)", r.rho),
+			Value: r.p, Reference: 1, Bound: "|p − 1| ≤ 0.1",
+			Method: method + fmt.Sprintf("; empty History every step (negative control); the seed publishes 0.991 for the damped variants, this run measures %s–%s over ρ∞ = 0.8, 0.5, 0: not the seed's value, within the first-order bound", fmtG(sig4(lo)), fmtG(sig4(hi))),
+			Pass:   math.Abs(r.p-1) <= 0.1})
+	}
+	carried := fmt.Sprintf("; history carried; this run measures %s (%s) to %s (%s) over the variants; the seed publishes 1.987–2.000", fmtG(sig4(minCarried)), minLabel, fmtG(sig4(maxCarried)), maxLabel)
+	if maxCarried > 2.0005 || minCarried < 1.9865 {
+		carried += fmt.Sprintf(", so %s lies outside the seed's range", maxLabel)
+	}
 	record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: "observed order with acceleration carried (min over Newmark and ρ∞ = 1, 0.8, 0.5, 0)",
-		Value: minCarried, Reference: 2, Bound: "p ≥ 1.98", Method: method + "; history carried; smallest at " + minLabel + "; reference: the seed's 1.987–2.000", Pass: minCarried >= 1.98})
+		Value: minCarried, Reference: 2, Bound: "p ≥ 1.98", Method: method + carried + " (the bound is one-sided: a higher order is not a failure of the claim)", Pass: minCarried >= 1.98})
+	record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: "observed order with acceleration carried (max over Newmark and ρ∞ = 1, 0.8, 0.5, 0)",
+		Value: maxCarried, Reference: 2, Bound: "p ≤ 2.1", Method: method + carried + " (upper bound 2.1, as internal/twomass.TestRefinementOrders asks)", Pass: maxCarried <= 2.1})
 }
