@@ -43,7 +43,9 @@
 // EventValues and Reset return an error wrapping [node.ErrNonFinite] for a
 // NaN or infinite value (and Update for a non-positive timestep), leaving
 // dst unchanged. Slices of the wrong length are programmer errors and
-// panic.
+// panic. [Node.CheckMarkerLocal] refuses a marker axis that is not finite,
+// zero, or not of unit length (the ball does not normalize it);
+// springdamper calls it when a connector is attached to the ball.
 //
 // # Concurrency
 //

@@ -164,13 +164,46 @@ func (n *Node) MarkerFields() []string { return []string{fieldPosition, fieldVel
 // MarkerKinematics writes the marker's world position position·local and
 // velocity velocity·local: the ball is a one-dimensional body, and local is
 // the world axis its coordinate runs along (a unit vector, e.g. {0, 0, 1}
-// for a vertical ball; it is not normalized here).
+// for a vertical ball). It is used as given, not normalized here (this is
+// the per-step path): whoever attaches a marker checks the axis once with
+// [Node.CheckMarkerLocal], as springdamper.New and Connect do.
 func (n *Node) MarkerKinematics(x []float64, local [3]float64, pos, vel *[3]float64) {
 	checkLen("MarkerKinematics", "x", x, 2)
 	for i, l := range local {
 		pos[i] = x[0] * l
 		vel[i] = x[1] * l
 	}
+}
+
+// AxisTolerance is how far from 1 the length of a marker axis may be:
+// CheckMarkerLocal accepts local when |‖local‖ − 1| ≤ AxisTolerance. It
+// admits the rounding of a normalized vector written to 16 significant
+// digits (≈ 1e-16) with a wide margin, and refuses a hand-rounded one
+// such as {0.7071, 0.7071, 0} (‖·‖ − 1 ≈ −4.8e-5).
+const AxisTolerance = 1e-9
+
+// CheckMarkerLocal reports whether local is a valid marker axis for the
+// ball: finite, not zero, and of unit length to within AxisTolerance. The
+// ball does not normalize the axis (MarkerKinematics uses it as given, so
+// a non-unit axis would scale the marker's position and velocity):
+// a non-unit axis is an error giving its value and length, to be
+// normalized by the caller. The errors wrap [node.ErrNonFinite] for a
+// non-finite axis. springdamper calls it at construction through its
+// LocalChecker interface.
+func (n *Node) CheckMarkerLocal(local [3]float64) error {
+	for _, c := range local {
+		if !finite(c) {
+			return fmt.Errorf("ball: marker axis %s is not finite: %w", node.FormatValue(local[:]), node.ErrNonFinite)
+		}
+	}
+	l := math.Hypot(math.Hypot(local[0], local[1]), local[2])
+	if l == 0 {
+		return fmt.Errorf("ball: marker axis %s is zero; it must be the unit world axis the ball's coordinate runs along, e.g. [0, 0, 1]", node.FormatValue(local[:]))
+	}
+	if math.Abs(l-1) > AxisTolerance {
+		return fmt.Errorf("ball: marker axis %s has length %s, not 1 (tolerance %s); it must be a unit vector: divide it by its length", node.FormatValue(local[:]), node.FormatValue(l), node.FormatValue(AxisTolerance))
+	}
+	return nil
 }
 
 // MarkerLoads returns nil: the ball has no force input (its only input is

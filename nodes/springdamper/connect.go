@@ -20,7 +20,10 @@ const GroundName = "ground"
 // into the connector's input m<k>_<field>, and every load output
 // m<k>_<load> into the body's additive input <load>. The body must already
 // be in g and implement node.Marker (an error wrapping ErrNotMarker names
-// it otherwise). Problems with the edges are reported by g.Build.
+// it otherwise). A local point that is not finite, or that the body
+// refuses (a ball's axis must be a unit vector), is an error wrapping
+// ErrMarkerLocal naming the connector, the marker (m0, m1) and the value.
+// Problems with the edges are reported by g.Build.
 func Connect(g *graph.Graph, name string, p Params, body0 string, local0 [3]float64, body1 string, local1 [3]float64) (*Node, error) {
 	var ms [2]Marker
 	names := [2]string{body0, body1}
@@ -45,6 +48,9 @@ func Connect(g *graph.Graph, name string, p Params, body0 string, local0 [3]floa
 			return nil, fmt.Errorf("%s: connector %q: body %d: node %q (%s) does not implement node.Marker, so a connector cannot attach to it: %w", TypeName, name, k, b, bn.Spec().Type, ErrNotMarker)
 		}
 		ms[k].Body = m
+	}
+	if err := checkMarkers(name, ms); err != nil {
+		return nil, err
 	}
 	n, err := New(p, ms[0], ms[1])
 	if err != nil {

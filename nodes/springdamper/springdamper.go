@@ -66,7 +66,8 @@ type Params struct {
 
 	// Show draws the connector (show). Default true.
 	Show bool
-	// DrawSize is the spring diameter in m (draw_size), ≥ −1; a negative
+	// DrawSize is the spring diameter in m (draw_size; in a name→value map
+	// also the seed's "drawSize"), ≥ −1; a negative
 	// value (the seed's −1) means the renderer's default size. Default −1.
 	DrawSize float64
 	// Color is RGBA in [0, 1] (color); R = −1 means the default color.
@@ -109,6 +110,43 @@ func (p Params) values() node.Values {
 		paramDrawSize:  p.DrawSize,
 		paramColor:     p.Color[:],
 	}
+}
+
+// aliases maps the seed's spelling of a parameter to ours, for the
+// name→value map paths (FromMap, SetParams): the seed and its issue call
+// the visualization size "drawSize". Params, errors and Spec use only the
+// canonical name.
+var aliases = map[string]string{"drawSize": paramDrawSize}
+
+// resolveAliases returns m with every alias renamed to its canonical
+// name; m itself is not modified (a copy is made only when an alias is
+// present). Giving an alias and its canonical name together is a
+// *node.ParamError naming both.
+func resolveAliases(m map[string]any) (map[string]any, error) {
+	var out map[string]any
+	for alias, name := range aliases {
+		v, ok := m[alias]
+		if !ok {
+			continue
+		}
+		if _, both := m[name]; both {
+			return nil, &node.ParamError{Node: TypeName, Param: alias, Value: v,
+				Reason: fmt.Sprintf("is an alias of %q, which is also given (= %s)", name, node.FormatValue(m[name])),
+				Valid:  fmt.Sprintf("either %q or %q, not both", name, alias)}
+		}
+		if out == nil {
+			out = make(map[string]any, len(m))
+			for k, v := range m {
+				out[k] = v
+			}
+		}
+		delete(out, alias)
+		out[name] = v
+	}
+	if out == nil {
+		return m, nil
+	}
+	return out, nil
 }
 
 // params is the parameter list every connector shares; the rest of the
@@ -235,7 +273,50 @@ var (
 	// ErrPotentialEnergy: the potential energy of a connector with a user
 	// force function is undefined (the seed raises).
 	ErrPotentialEnergy = errors.New("springdamper: PotentialEnergy is not defined with a spring_force_user_function")
+	// ErrMarkerLocal: a marker's Local is invalid: not finite (for any
+	// marker, ground included; the error wraps node.ErrNonFinite too), or
+	// refused by the body's LocalChecker (a ball's axis that is zero or not
+	// a unit vector).
+	ErrMarkerLocal = errors.New("invalid marker local point")
 )
+
+// LocalChecker is an optional capability of a node.Marker body that gives
+// Local a meaning with constraints beyond being finite (the ball reads it
+// as a unit world axis). New and Connect call CheckMarkerLocal once, at
+// construction, and refuse the connector when it returns an error; the
+// error should name the body and the value.
+type LocalChecker interface {
+	CheckMarkerLocal(local [3]float64) error
+}
+
+// checkMarkers validates the markers' Local: finite for every marker
+// (a non-finite ground point or body point would make every output NaN),
+// and accepted by the body's LocalChecker when it has one. conn is the
+// connector's name in a graph ("" from New); the error names it, the
+// marker (m0, m1) and the value, and wraps ErrMarkerLocal.
+func checkMarkers(conn string, ms [2]Marker) error {
+	prefix := TypeName + ": "
+	if conn != "" {
+		prefix += fmt.Sprintf("connector %q: ", conn)
+	}
+	for k, m := range ms {
+		what := "local point"
+		if m.Body == nil {
+			what = "ground point"
+		}
+		for _, c := range m.Local {
+			if c-c != 0 {
+				return fmt.Errorf("%smarker m%d: %s %s is not finite: %w (%w)", prefix, k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, node.ErrNonFinite)
+			}
+		}
+		if lc, ok := m.Body.(LocalChecker); ok {
+			if err := lc.CheckMarkerLocal(m.Local); err != nil {
+				return fmt.Errorf("%smarker m%d: %s %s: %w (%w)", prefix, k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, err)
+			}
+		}
+	}
+	return nil
+}
 
 // Node is the Cartesian spring-damper connector. Build it with New,
 // FromMap or Connect.
@@ -271,8 +352,14 @@ const (
 // parameters. Every invalid parameter is a *node.ParamError naming
 // "springdamper" (several are joined with errors.Join); a body that is not
 // a node.Node, or whose marker fields are not in its spec, is an error
-// wrapping ErrNotMarker or ErrMarkerFields.
+// wrapping ErrNotMarker or ErrMarkerFields. A marker whose Local is not
+// finite, or is refused by its body's LocalChecker (a ball's axis must be
+// a unit vector), is an error wrapping ErrMarkerLocal that names the
+// marker (m0 or m1) and the value.
 func New(p Params, m0, m1 Marker) (*Node, error) {
+	if err := checkMarkers("", [2]Marker{m0, m1}); err != nil {
+		return nil, err
+	}
 	vals, err := node.CheckValues(TypeName, params, p.values())
 	if err != nil {
 		return nil, err
@@ -284,7 +371,15 @@ func New(p Params, m0, m1 Marker) (*Node, error) {
 // a name→value map (the seed's parameter names in snake_case); names not
 // given take their defaults, and a nil map gives the default node. Bodies
 // are Go values, so markers on bodies are attached with New or Connect.
+//
+// The seed's camelCase visualization name "drawSize" is accepted as an
+// alias of "draw_size" (see aliases); giving both is an error. m is not
+// modified.
 func FromMap(m map[string]any) (node.Node, error) {
+	m, err := resolveAliases(m)
+	if err != nil {
+		return nil, err
+	}
 	vals, err := node.Resolve(TypeName, params, nil, m)
 	if err != nil {
 		return nil, err
@@ -599,9 +694,14 @@ func (n *Node) Params() node.Values {
 // SetParams overrides parameters by name. Every value is validated first;
 // when one is invalid nothing changes. Adding or removing the user force
 // function is refused (a *node.ParamError): it would change the node's
-// outputs, and a Spec never changes. It must not be called while a graph
+// outputs, and a Spec never changes. "drawSize" is accepted as an alias of
+// "draw_size", as in FromMap. It must not be called while a graph
 // containing the node is stepping.
 func (n *Node) SetParams(p map[string]any) error {
+	p, err := resolveAliases(p)
+	if err != nil {
+		return err
+	}
 	vals, err := node.Resolve(TypeName, params, n.vals, p)
 	if err != nil {
 		return err
