@@ -545,7 +545,7 @@ func (s *alphaFirst) Checkpoint() Checkpoint {
 
 // Restore implements Checkpointer.
 func (s *alphaFirst) Restore(c Checkpoint) error {
-	if err := c.check(s.m.Name, s.n); err != nil {
+	if err := c.check(s.m.Name, s.n, true); err != nil {
 		return err
 	}
 	if c.Alpha != s.m.Alpha {

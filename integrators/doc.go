@@ -56,6 +56,7 @@
 //	implicit-trapezoid   2      A-stable, |R(∞)| = 1 (no damping)       as backward Euler, + 1 eval at the new point
 //	newmark              2      β=¼, γ=½: unconditionally stable,       per Newton iteration: 1 eval (2 if nz > 0),
 //	                            no numerical damping                    1 Jacobian, 1 solve
+//	                     (1 if γ≠½; unconditionally stable for 2β ≥ γ ≥ ½, γ < ½ rejected)
 //	generalized-alpha    2      unconditionally stable (linear),        as Newmark
 //	                            spectral radius → ρ∞ as ω·dt → ∞
 //
@@ -175,7 +176,10 @@
 // derivatives, accelerations, the step-count clock, the PI controller
 // memory and the event state; restoring it into a fresh stepper for the
 // same System and Settings and stepping on is bit-identical to never
-// having stopped.
+// having stopped. Restore rejects, with a *HistoryError, a checkpoint of
+// another method or dimension and one whose time is corrupted: a
+// non-finite T or clock, or (for every fixed-step stepper, where time is
+// the step count) T ≠ Clock.Base + Clock.N·Clock.DT.
 //
 // # Errors and status
 //

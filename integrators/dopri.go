@@ -586,7 +586,7 @@ func (a *Adaptive) Checkpoint() Checkpoint {
 // the same system and settings. Dense output is unavailable until the
 // next step.
 func (a *Adaptive) Restore(c Checkpoint) error {
-	if err := c.check(MethodDormandPrince, a.n); err != nil {
+	if err := c.check(MethodDormandPrince, a.n, a.c.fixed > 0); err != nil {
 		return err
 	}
 	if len(c.G) != a.ne || len(c.Disarmed) != a.ne {

@@ -272,7 +272,7 @@ func (s *explicitStepper) Checkpoint() Checkpoint {
 
 // Restore implements Checkpointer.
 func (s *explicitStepper) Restore(c Checkpoint) error {
-	if err := c.check(s.m.Name, s.n); err != nil {
+	if err := c.check(s.m.Name, s.n, true); err != nil {
 		return err
 	}
 	copy(s.y, c.Y)

@@ -207,7 +207,7 @@ func (s *implicitStepper) Checkpoint() Checkpoint {
 
 // Restore implements Checkpointer.
 func (s *implicitStepper) Restore(c Checkpoint) error {
-	if err := c.check(s.m.Name, s.n); err != nil {
+	if err := c.check(s.m.Name, s.n, true); err != nil {
 		return err
 	}
 	copy(s.y, c.Y)

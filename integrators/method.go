@@ -59,11 +59,28 @@ type Method struct {
 // DefaultRhoInf is the ρ∞ that ByName(MethodGeneralizedAlpha) uses.
 const DefaultRhoInf = 0.5
 
-// Newmark returns the Newmark method with parameters β and γ. The
-// average-acceleration rule β = ¼, γ = ½ (what ByName returns) is second
-// order and unconditionally stable without numerical damping.
+// Newmark returns the Newmark method with parameters β and γ.
+//
+// Its declared Order is 2 only for γ = ½ and 1 otherwise: the velocity
+// update's local error has a term (γ−½)·dt²·ȧ, so any γ ≠ ½ is first
+// order whatever β (Hughes, The Finite Element Method, §9.1.2). Applied to
+// the undamped oscillator q̈ = −ω²q it is
+//
+//   - unconditionally stable for 2β ≥ γ ≥ ½ (β = ¼, γ = ½, the
+//     average-acceleration rule that ByName returns, is second order
+//     without numerical damping; γ > ½ adds damping of order γ−½),
+//   - conditionally stable for γ ≥ ½, 2β < γ: ω·dt ≤ 1/√(γ/2 − β),
+//   - unstable for γ < ½ (negative numerical damping: amplitudes grow at
+//     every step size).
+//
+// Method.New and NewSecondOrder reject β ≤ 0 and γ < ½ (the unstable
+// range) with an error; the conditionally stable range is accepted.
 func Newmark(beta, gamma float64) Method {
-	return Method{Name: MethodNewmark, Order: 2, Kind: Structural,
+	order := 1
+	if gamma == 0.5 {
+		order = 2
+	}
+	return Method{Name: MethodNewmark, Order: order, Kind: Structural,
 		Alpha: AlphaParams{Beta: beta, Gamma: gamma}}
 }
 
@@ -121,8 +138,11 @@ func (m Method) validate() error {
 	switch m.Name {
 	case MethodNewmark:
 		p := m.Alpha
-		if !(p.Beta > 0) || !(p.Gamma >= 0) || p.AlphaM != 0 || p.AlphaF != 0 || math.IsInf(p.Beta, 0) || math.IsInf(p.Gamma, 0) {
-			return fmt.Errorf("integrators: newmark needs β > 0, γ ≥ 0 and no alpha weights, got %+v", p)
+		if !(p.Beta > 0) || math.IsInf(p.Beta, 0) || math.IsNaN(p.Gamma) || math.IsInf(p.Gamma, 0) || p.AlphaM != 0 || p.AlphaF != 0 {
+			return fmt.Errorf("integrators: newmark needs finite β > 0, finite γ and no alpha weights, got %+v", p)
+		}
+		if p.Gamma < 0.5 {
+			return fmt.Errorf("integrators: newmark with γ = %v < ½ is unstable (negative numerical damping grows every oscillation at any step); use γ ≥ ½, and 2β ≥ γ for unconditional stability", p.Gamma)
 		}
 	case MethodGeneralizedAlpha:
 		p := m.Alpha
@@ -233,12 +253,37 @@ func cloneF(x []float64) []float64 {
 	return append([]float64(nil), x...)
 }
 
-func (c *Checkpoint) check(method string, dim int) error {
+// check validates the parts of a checkpoint every stepper shares: the
+// method, the dimension, the length of Y and the time. T must be finite,
+// and so must the clock (Base and DT finite, N ≥ 0, DT ≥ 0, DT > 0 once N
+// > 0). When clocked, the stepper derives its time from the clock, so T
+// must also equal Clock.Now() = Base + N·DT exactly, as Checkpoint writes
+// it; an edited T or Clock fails here. (A checkpoint carries no time of
+// the outside world, so a T and Clock edited consistently cannot be told
+// from a genuine one.)
+func (c *Checkpoint) check(method string, dim int, clocked bool) error {
 	if c.Method != method {
 		return &HistoryError{Field: "method", Want: method, Got: c.Method}
 	}
-	if c.Dim != dim || len(c.Y) != dim {
-		return &HistoryError{Field: "dim", Want: fmt.Sprint(dim), Got: fmt.Sprint(len(c.Y))}
+	if c.Dim != dim {
+		return &HistoryError{Field: "dim", Want: fmt.Sprint(dim), Got: fmt.Sprint(c.Dim)}
+	}
+	if len(c.Y) != dim {
+		return &HistoryError{Field: "len(y)", Want: fmt.Sprint(dim), Got: fmt.Sprint(len(c.Y))}
+	}
+	if math.IsNaN(c.T) || math.IsInf(c.T, 0) {
+		return &HistoryError{Field: "time", Want: "a finite time", Got: fmtF(c.T)}
+	}
+	k := c.Clock
+	if math.IsNaN(k.Base) || math.IsInf(k.Base, 0) || !(k.DT >= 0) || math.IsInf(k.DT, 0) || k.N < 0 || (k.N > 0 && k.DT == 0) {
+		return &HistoryError{Field: "clock", Want: "finite Base, N ≥ 0, finite DT ≥ 0 (> 0 if N > 0)",
+			Got: fmt.Sprintf("Base %s, N %d, DT %s", fmtF(k.Base), k.N, fmtF(k.DT))}
+	}
+	if clocked {
+		if now := k.Now(); now != c.T {
+			return &HistoryError{Field: "time", Want: fmt.Sprintf("Clock.Now() = %s + %d·%s = %s", fmtF(k.Base), k.N, fmtF(k.DT), fmtF(now)),
+				Got: fmtF(c.T)}
+		}
 	}
 	return nil
 }

@@ -154,7 +154,7 @@ func (e *StepError) Unwrap() []error {
 // HistoryError reports why a second-order history or a checkpoint was
 // rejected. It wraps ErrHistoryMismatch.
 type HistoryError struct {
-	Field string // "time", "method", "rho_inf", "beta", "gamma", "alpha_m", "alpha_f", "nq", "nz", "ids", "dim", ...
+	Field string // "time", "clock", "method", "rho_inf", "beta", "gamma", "alpha_m", "alpha_f", "nq", "nz", "ids", "dim", "len(y)", ...
 	Want  string // the stepper's value
 	Got   string // the history's value
 }
