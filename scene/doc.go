@@ -3,7 +3,8 @@
 //
 // # Overview
 //
-// [Decode] reads a file strictly and checks its structure; [Scene.Build]
+// [Decode] reads a file strictly and checks its structure; [Load] also
+// checks it against a registry, reporting both at once; [Scene.Build]
 // turns it into a *graph.Graph from a node registry, attaching the
 // connectors of the Connectors section with springdamper.Connect;
 // [Scene.Compile] also compiles the graph; [Scene.Simulate] runs it in the
@@ -18,11 +19,23 @@
 // # Invariants
 //
 //   - Every error is reported with its place: a *Error whose Path is a
-//     JSON path ("nodes[1].params", "connectors[0].bodies[1]",
-//     "edges[2]", "run.integrator.rho_inf") or a line and column for
-//     syntax errors. Decode, Build and Compile report every problem at
-//     once (errors.Join), including graph wiring errors mapped back to
-//     the edge or connector they come from.
+//     JSON path with array indices ("nodes[1].params",
+//     "connectors[0].bodies[1]", "edges[2].transform.factor",
+//     "record.fields[0]", "run.integrator.rho_inf"), followed by the line
+//     and column when the problem is found while reading the file (unknown
+//     keys, wrong JSON types, null or out-of-range parameter values), or a
+//     line and column alone for syntax errors.
+//   - Problems are reported at once (errors.Join, at most MaxErrors):
+//     Decode reports every format or structural problem of a file; Load,
+//     Build, Compile and Simulate report the structural problems together
+//     with unknown types, bad parameters, connectors that cannot attach,
+//     recorded fields the nodes lack and graph wiring errors mapped back to
+//     the edge or connector they come from. A part with a problem is left
+//     out of the graph with what is attached to it, so its consequences
+//     are not reported. Only a syntax error, or a file that does not decode
+//     into a Scene (unknown keys, wrong types), stops before the checks.
+//   - Simulate returns no Result for a scene with a problem: a run that
+//     starts has valid parameters, wiring and recorded fields.
 //   - Scenes never carry code: only registered node types, the three
 //     transform kinds and the connector types exist; function-valued
 //     parameters cannot be set or saved.

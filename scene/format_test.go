@@ -275,7 +275,7 @@ func TestErrorPaths(t *testing.T) {
 		{"connector param", `{` + nodesPart + `, "connectors": [{"name": "s", "type": "springdamper", "params": {"stifness": [1, 1, 1]}, "bodies": ["ground", "mass"]}], "run": {"dt": 1, "steps": 1}}`, `connectors[0].params: `},
 		{"connector type", `{` + nodesPart + `, "connectors": [{"name": "s", "type": "ball", "bodies": ["ground", "mass"]}], "run": {"dt": 1, "steps": 1}}`, `connectors[0].type: "ball" is not a connector type`},
 		{"connector bodies", `{` + nodesPart + `, "connectors": [{"name": "s", "type": "springdamper", "bodies": ["mass"], "local": [[0, 0]]}], "run": {"dt": 1, "steps": 1}}`, `connectors[0].bodies: has 1 names, want 2`},
-		{"connector local", `{` + nodesPart + `, "connectors": [{"name": "mass", "type": "springdamper", "bodies": ["ground", "ball"], "local": [[0, 0, 0], [1]]}], "run": {"dt": 1, "steps": 1}}`, `connectors[0].local[1]: has 1 values, want 3`},
+		{"connector local", `{` + nodesPart + `, "connectors": [{"name": "mass", "type": "springdamper", "bodies": ["ground", "ball"], "local": [[0, 0, 0], [1]]}], "run": {"dt": 1, "steps": 1}}`, `connectors[0].local[1]: has 1 value, want 3`},
 		{"connector name", `{` + nodesPart + `, "connectors": [{"name": "mass", "type": "springdamper", "bodies": ["ground", "ball"]}], "run": {"dt": 1, "steps": 1}}`, `connectors[0].name: "mass" is already the name of nodes[0]`},
 		{"mode", `{` + nodesPart + `, "run": {"mode": "monolitic", "dt": 1, "steps": 1}}`, `run.mode: "monolitic" is not a mode; use co-simulation or monolithic (did you mean "monolithic"?)`},
 		{"no method", `{` + nodesPart + `, "run": {"mode": "monolithic", "dt": 1, "steps": 1}}`, `run.integrator: missing: a monolithic run needs a method`},

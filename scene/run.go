@@ -72,32 +72,25 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 	if opts == nil {
 		opts = &Options{}
 	}
-	if err := sc.check(); err != nil {
-		return nil, err
+	// Every problem at once: the structure, the registry, the recorded
+	// fields and the wiring.
+	c := sc.check()
+	if c.fatal {
+		return nil, c.err()
 	}
-	g, origins, err := sc.build(reg, opts.Overrides)
-	if err != nil {
-		return nil, err
-	}
+	var obs []node.Node
 	if opts.Progress != nil {
-		g.Add(ObserverName, Observer(opts.Progress))
+		obs = append(obs, Observer(opts.Progress))
 	}
-	sim, err := g.Build()
-	if err != nil {
-		var be *graph.BuildError
-		if !errors.As(err, &be) {
-			return nil, err
-		}
-		var errs []error
-		for _, prob := range be.Problems {
-			errs = append(errs, &Error{Path: sc.locateProblem(prob, origins), Err: prob})
-		}
-		return nil, errors.Join(errs...)
+	sim, _, errs := sc.compile(reg, opts.Overrides, c, obs...)
+	if errs = append(c.errs, errs...); len(errs) > 0 {
+		return nil, joinErrors(errs)
 	}
 	set := sc.Settings()
 	if opts.NoHistory {
 		set.Record = nil
 	}
+	var err error
 	res := &Result{Mode: CoSimulation, Sim: sim}
 	switch {
 	case sc.adaptive():

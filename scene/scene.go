@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cosimgo/cosim/coupling"
@@ -224,37 +225,114 @@ type Error struct {
 func (e *Error) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
-// Decode reads a scene file strictly: unknown fields, trailing data,
-// oversized input and syntax errors are errors pointing to the place.
-// It checks the structure; Build checks it against a registry.
+// MaxErrors is the most problems one error reports; the rest are
+// counted in a last line.
+const MaxErrors = 50
+
+// joinErrors joins errs (nil when empty), keeping the first MaxErrors.
+func joinErrors(errs []error) error {
+	if len(errs) > MaxErrors {
+		n := len(errs) - MaxErrors
+		errs = append(errs[:MaxErrors:MaxErrors], &Error{Path: "scene", Err: fmt.Errorf("%d more problems not shown", n)})
+	}
+	return errors.Join(errs...)
+}
+
+// Decode reads a scene file strictly: unknown fields, wrong JSON types,
+// null or out-of-range parameter values, trailing data, oversized input
+// and syntax errors are errors pointing to the place. It checks the
+// structure; Build checks it against a registry, and Load does both,
+// reporting every problem of both at once.
 func Decode(r io.Reader) (*Scene, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
+	sc, _, err := decode(r)
 	if err != nil {
 		return nil, err
 	}
+	return sc, nil
+}
+
+// Load reads a scene file as Decode does and checks it against reg as
+// Compile does, reporting every problem at once: the format problems of
+// the file together with its registry, record and wiring problems (those
+// of the parts that are well-formed). It returns the scene only when there
+// are none.
+func Load(r io.Reader, reg *node.Registry) (*Scene, error) {
+	sc, c, err := decode(r)
+	if sc == nil {
+		return nil, err
+	}
+	var errs []error
+	if err != nil {
+		errs = c.errs
+	}
+	if c.fatal {
+		return nil, joinErrors(errs)
+	}
+	_, _, berrs := sc.compile(reg, nil, c)
+	if errs = append(errs, berrs...); len(errs) > 0 {
+		return nil, joinErrors(errs)
+	}
+	return sc, nil
+}
+
+// decode reads and checks a scene file. When the file decodes into a
+// Scene but has problems, it returns the scene, the check (whose errs
+// hold every problem) and the joined error; when it does not, no scene.
+func decode(r io.Reader) (*Scene, checked, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
+	if err != nil {
+		return nil, checked{}, err
+	}
 	if len(data) > MaxBytes {
-		return nil, &Error{Path: "scene", Err: fmt.Errorf("file is larger than %d bytes", MaxBytes)}
+		return nil, checked{}, &Error{Path: "scene", Err: fmt.Errorf("file is larger than %d bytes", MaxBytes)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	var sc Scene
-	if err := dec.Decode(&sc); err != nil {
-		return nil, locate(data, err)
+	derr := dec.Decode(&sc)
+	var se *json.SyntaxError
+	if derr != nil && (errors.As(derr, &se) || errors.Is(derr, io.ErrUnexpectedEOF) || errors.Is(derr, io.EOF)) {
+		return nil, checked{}, locate(data, derr)
+	}
+	werrs := walk(data)
+	if derr != nil {
+		if len(werrs) == 0 {
+			return nil, checked{}, locate(data, derr)
+		}
+		return nil, checked{}, joinErrors(werrs)
 	}
 	if dec.More() {
-		return nil, &Error{Path: position(data, dec.InputOffset()), Err: errors.New("unexpected data after the scene object")}
+		return nil, checked{}, &Error{Path: position(data, dec.InputOffset()), Err: errors.New("unexpected data after the scene object")}
 	}
-	if err := sc.check(); err != nil {
-		return nil, err
-	}
+	c := sc.check()
 	for i := range sc.Nodes {
 		sc.Nodes[i].Params = normalize(sc.Nodes[i].Params).(map[string]any)
 	}
 	for i := range sc.Connectors {
 		sc.Connectors[i].Params = normalize(sc.Connectors[i].Params).(map[string]any)
 	}
-	return &sc, nil
+	if len(werrs) > 0 {
+		// Null or out-of-range parameter values, foreign transform keys:
+		// the node, connector or edge is not built. Check finds some of
+		// these again, without a position.
+		seen := map[string]bool{}
+		for _, err := range werrs {
+			p, _, _ := strings.Cut(err.(*Error).Path, " (")
+			seen[p] = true
+		}
+		for _, err := range c.errs {
+			if e, ok := err.(*Error); !ok || !seen[e.Path] {
+				werrs = append(werrs, err)
+			}
+		}
+		c.errs = werrs
+		c.mark()
+	}
+	if len(c.errs) > 0 {
+		return &sc, c, joinErrors(c.errs)
+	}
+	return &sc, c, nil
 }
 
 // normalize turns json.Number into float64 recursively.
@@ -279,8 +357,6 @@ func normalize(v any) any {
 			x[i] = normalize(e)
 		}
 		return x
-	case nil:
-		return map[string]any{}
 	}
 	return v
 }
@@ -313,8 +389,42 @@ func position(data []byte, off int64) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
-func (sc *Scene) check() error {
+// checked is the result of Scene.check: every structural problem, and
+// which nodes, connectors and edges they concern (by path, "nodes[2]"), so
+// that Build can still build the others and report their problems too.
+// fatal means nothing can be built (no nodes, limits exceeded).
+type checked struct {
+	errs  []error
+	skip  map[string]bool
+	fatal bool
+}
+
+// err is the joined error, nil when there are no problems.
+func (c checked) err() error { return joinErrors(c.errs) }
+
+// mark fills skip and fatal from the paths of errs.
+func (c *checked) mark() {
+	c.skip = map[string]bool{}
+	for _, err := range c.errs {
+		var e *Error
+		if !errors.As(err, &e) {
+			c.fatal = true
+			continue
+		}
+		p, _, _ := strings.Cut(e.Path, " ")
+		if p == "nodes" || p == "edges" || p == "scene" {
+			c.fatal = true
+		}
+		if i := strings.IndexByte(p, ']'); i > 0 {
+			c.skip[p[:i+1]] = true
+		}
+	}
+}
+
+func (sc *Scene) check() (c checked) {
+	defer c.mark()
 	var errs []error
+	defer func() { c.errs = errs }()
 	bad := func(path string, f string, a ...any) {
 		errs = append(errs, &Error{Path: path, Err: fmt.Errorf(f, a...)})
 	}
@@ -323,11 +433,11 @@ func (sc *Scene) check() error {
 	}
 	if len(sc.Nodes)+len(sc.Connectors) > MaxNodes {
 		bad("nodes", "%d nodes is more than the limit of %d", len(sc.Nodes)+len(sc.Connectors), MaxNodes)
-		return errors.Join(errs...)
+		return
 	}
 	if len(sc.Edges) > MaxEdges {
 		bad("edges", "%d edges is more than the limit of %d", len(sc.Edges), MaxEdges)
-		return errors.Join(errs...)
+		return
 	}
 	seen := map[string]string{}
 	name := func(p, n string) {
@@ -367,7 +477,7 @@ func (sc *Scene) check() error {
 		}
 		for k, l := range c.Local {
 			if len(l) != 3 {
-				bad(fmt.Sprintf("%s.local[%d]", p, k), "has %d values, want 3 (x, y, z)", len(l))
+				bad(fmt.Sprintf("%s.local[%d]", p, k), "has %d value%s, want 3 (x, y, z)", len(l), plural(len(l)))
 			}
 			for _, x := range l {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -385,8 +495,8 @@ func (sc *Scene) check() error {
 		if e.To == "" {
 			bad(p+".to", "missing")
 		}
-		if e.Transform != nil && !contains(TransformKinds, e.Transform.Kind) {
-			bad(p+".transform.kind", "%q is not a transform kind%s", e.Transform.Kind, node.DidYouMean(e.Transform.Kind, TransformKinds))
+		if t := e.Transform; t != nil {
+			errs = append(errs, t.check(p+".transform")...)
 		}
 	}
 	r := sc.Run
@@ -445,7 +555,79 @@ func (sc *Scene) check() error {
 			}
 		}
 	}
-	return errors.Join(errs...)
+	for i, f := range sc.Record.Fields {
+		if _, _, _, err := splitField(f); err != nil {
+			bad(fmt.Sprintf("record.fields[%d]", i), "%v", err)
+		}
+	}
+	return
+}
+
+// check validates a transform's kind and the settings of its kind; path
+// is where it is ("edges[2].transform"). Decode also rejects the keys of
+// other kinds even when they are zero.
+func (t *Transform) check(path string) []error {
+	var errs []error
+	bad := func(field string, f string, a ...any) {
+		errs = append(errs, &Error{Path: path + field, Err: fmt.Errorf(f, a...)})
+	}
+	notFor := func(field string, set bool) {
+		if set {
+			bad(field, "is not a setting of the %s transform, which takes %s", t.Kind, strings.Join(transformKeys[t.Kind], ", "))
+		}
+	}
+	switch t.Kind {
+	case "scale":
+		if t.Factor == 0 {
+			bad(".factor", "missing: a scale transform needs a non-zero factor, e.g. {\"kind\": \"scale\", \"factor\": 1000, \"from\": \"kN\", \"to\": \"N\"}")
+		} else if math.IsNaN(t.Factor) || math.IsInf(t.Factor, 0) {
+			bad(".factor", "%v is not finite", t.Factor)
+		}
+		notFor(".index", t.Index != 0)
+		notFor(".axis", t.Axis != 0)
+		notFor(".len", t.Len != 0)
+	case "component":
+		if t.Index < 0 {
+			bad(".index", "%d is negative", t.Index)
+		}
+		notFor(".factor", t.Factor != 0)
+		notFor(".from", t.From != "")
+		notFor(".to", t.To != "")
+		notFor(".axis", t.Axis != 0)
+		notFor(".len", t.Len != 0)
+	case "embed":
+		if t.Len < 1 {
+			bad(".len", "missing or less than 1: an embed transform needs the length of the vector, e.g. {\"kind\": \"embed\", \"axis\": 1, \"len\": 3}")
+		} else if t.Axis < 0 || t.Axis >= t.Len {
+			bad(".axis", "%d is outside a vector of %d components", t.Axis, t.Len)
+		}
+		notFor(".factor", t.Factor != 0)
+		notFor(".from", t.From != "")
+		notFor(".to", t.To != "")
+		notFor(".index", t.Index != 0)
+	default:
+		bad(".kind", "%q is not a transform kind%s", t.Kind, node.DidYouMean(t.Kind, TransformKinds))
+	}
+	return errs
+}
+
+// splitField splits a recorded field "node.field" or "node.field[i]"
+// into its node, field and component (-1 for the whole field).
+func splitField(f string) (nn, fn string, comp int, err error) {
+	comp = -1
+	base := f
+	if i := strings.IndexByte(f, '['); i >= 0 {
+		k, aerr := strconv.Atoi(strings.TrimSuffix(f[i+1:], "]"))
+		if !strings.HasSuffix(f, "]") || aerr != nil || k < 0 {
+			return "", "", 0, fmt.Errorf("%q: the component must be a non-negative integer, as in node.field[1]", f)
+		}
+		base, comp = f[:i], k
+	}
+	nn, fn, ok := strings.Cut(base, ".")
+	if !ok || nn == "" || fn == "" || strings.Contains(fn, ".") {
+		return "", "", 0, fmt.Errorf("%q is not of the form node.field or node.field[i]", f)
+	}
+	return nn, fn, comp, nil
 }
 
 // adaptive reports whether the scene runs the adaptive integrator.
@@ -609,14 +791,24 @@ func contains(s []string, v string) bool {
 }
 
 // Build constructs the graph of the scene from the registry, reporting
-// every problem with its JSON path. overrides ("node.param" → value, where
-// node names a node or a connector) are applied over the scene's
-// parameters; Scene.With also sets run settings. The graph has the nodes in
-// file order, then the connectors, each followed by its edges to its
-// bodies, then the edges: edges into one additive input sum in that order.
+// every problem with its JSON path: the scene's structural problems (as
+// Decode reports them), unknown node types, bad parameters, connectors
+// that cannot attach, and recorded fields the nodes do not have, all at
+// once. overrides ("node.param" → value, where node names a node or a
+// connector) are applied over the scene's parameters; Scene.With also sets
+// run settings. The graph has the nodes in file order, then the
+// connectors, each followed by its edges to its bodies, then the edges:
+// edges into one additive input sum in that order.
 func (sc *Scene) Build(reg *node.Registry, overrides map[string]any) (*graph.Graph, error) {
-	g, _, err := sc.build(reg, overrides)
-	return g, err
+	c := sc.check()
+	if c.fatal {
+		return nil, c.err()
+	}
+	g, _, errs := sc.build(reg, overrides, c)
+	if errs = append(c.errs, errs...); len(errs) > 0 {
+		return nil, joinErrors(errs)
+	}
+	return g.g, nil
 }
 
 // origin says which part of the scene an edge of the built graph comes
@@ -627,7 +819,21 @@ type origin struct {
 	to   string
 }
 
-func (sc *Scene) build(reg *node.Registry, overrides map[string]any) (*graph.Graph, []origin, error) {
+// built is a graph built from a scene, possibly with parts left out.
+type built struct {
+	g       *graph.Graph
+	origins []origin
+	// skipped are the inputs ("node.input") of edges left out because
+	// their other end or the edge itself has a problem reported already;
+	// wiring problems of these inputs are consequences, not reported.
+	skipped map[string]bool
+}
+
+// build builds the graph of the scene, leaving out the nodes, connectors
+// and edges with problems (those c reports, and those it finds) so that
+// the problems of the rest are found too. It returns every problem it
+// finds; c's are the caller's to report.
+func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) (*built, []origin, []error) {
 	var errs []error
 	byName := map[string]int{}
 	var names []string
@@ -666,41 +872,56 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any) (*graph.Gra
 		}
 		params[i][pn] = overrides[k]
 	}
+	// failed are the names of nodes and connectors left out.
+	failed := map[string]bool{}
 	g := graph.New()
 	for i, n := range sc.Nodes {
+		p := fmt.Sprintf("nodes[%d]", i)
+		if c.skip[p] {
+			failed[n.Name] = true
+			continue
+		}
 		nd, err := reg.New(n.Type, params[i])
 		if err != nil {
 			var ue *node.UnknownTypeError
-			p := fmt.Sprintf("nodes[%d]", i)
 			if errors.As(err, &ue) {
 				p += ".type"
 			} else {
 				p += ".params"
 			}
 			errs = append(errs, &Error{Path: p, Err: err})
+			failed[n.Name] = true
 			continue
 		}
 		g.Add(n.Name, nd)
 	}
-	if len(errs) > 0 {
-		return nil, nil, errors.Join(errs...)
-	}
-	var origins []origin
-	for i, c := range sc.Connectors {
+	b := &built{g: g, skipped: map[string]bool{}}
+	for i, cn := range sc.Connectors {
 		p := fmt.Sprintf("connectors[%d]", i)
+		if c.skip[p] || len(cn.Bodies) == 2 && (failed[cn.Bodies[0]] || failed[cn.Bodies[1]]) {
+			failed[cn.Name] = true
+			continue
+		}
 		before := len(g.Edges())
-		if err := connect(g, c, params[len(sc.Nodes)+i]); err != nil {
+		if err := connect(g, cn, params[len(sc.Nodes)+i]); err != nil {
 			errs = append(errs, &Error{Path: p + err.path, Err: err.err})
+			failed[cn.Name] = true
 			continue
 		}
 		for _, e := range g.Edges()[before:] {
-			origins = append(origins, origin{path: p, from: e.From, to: e.To})
+			b.origins = append(b.origins, origin{path: p, from: e.From, to: e.To})
 		}
 	}
-	if len(errs) > 0 {
-		return nil, nil, errors.Join(errs...)
+	owner := func(field string) string {
+		nn, _, _ := strings.Cut(field, ".")
+		return nn
 	}
 	for i, e := range sc.Edges {
+		p := fmt.Sprintf("edges[%d]", i)
+		if c.skip[p] || failed[owner(e.From)] || failed[owner(e.To)] {
+			b.skipped[e.To] = true
+			continue
+		}
 		var opts []graph.Option
 		if t := e.Transform; t != nil {
 			switch t.Kind {
@@ -713,9 +934,46 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any) (*graph.Gra
 			}
 		}
 		g.Connect(e.From, e.To, opts...)
-		origins = append(origins, origin{path: fmt.Sprintf("edges[%d]", i), from: e.From, to: e.To})
+		b.origins = append(b.origins, origin{path: p, from: e.From, to: e.To})
 	}
-	return g, origins, nil
+	for i, f := range sc.Record.Fields {
+		p := fmt.Sprintf("record.fields[%d]", i)
+		nn, fn, comp, err := splitField(f)
+		if err != nil || failed[nn] {
+			continue // reported by check, or its node's problem is
+		}
+		if err := recordable(g, names, nn, fn, comp); err != nil {
+			errs = append(errs, &Error{Path: p, Err: fmt.Errorf("%q: %w", f, err)})
+		}
+	}
+	return b, b.origins, errs
+}
+
+// recordable reports whether component comp (-1: all) of the state field
+// or output fn of node nn of g can be recorded.
+func recordable(g *graph.Graph, names []string, nn, fn string, comp int) error {
+	n, ok := g.Node(nn)
+	if !ok {
+		return fmt.Errorf("no node %q in the scene%s", nn, node.DidYouMean(nn, names))
+	}
+	s := n.Spec()
+	var shape node.Shape
+	si, oi := s.StateLayout.Index(fn), s.OutputLayout.Index(fn)
+	switch {
+	case si >= 0:
+		shape = s.State[si].Shape
+	case oi >= 0:
+		shape = s.Outputs[oi].Shape
+	case s.InputLayout.Index(fn) >= 0:
+		return fmt.Errorf("%q is an input of node %q (%s); record a state field or output", fn, nn, s.Type)
+	default:
+		fields := append(s.StateLayout.Names(), s.OutputLayout.Names()...)
+		return fmt.Errorf("node %q (%s) has no state field or output %q%s", nn, s.Type, fn, node.DidYouMean(fn, fields))
+	}
+	if comp >= shape.Len() {
+		return fmt.Errorf("component %d of a %s field", comp, shape)
+	}
+	return nil
 }
 
 // pathError is an error at a path relative to a connector.
@@ -762,26 +1020,52 @@ func connect(g *graph.Graph, c Connector, params map[string]any) *pathError {
 }
 
 // Compile builds the scene's graph (Build) and compiles it (graph.Build),
-// reporting every wiring problem at the place in the scene it comes from:
-// edges[i], connectors[i] or nodes[i].
+// reporting every problem at once: those Build reports, and every wiring
+// problem at the place in the scene it comes from (edges[i],
+// connectors[i] or nodes[i]).
 func (sc *Scene) Compile(reg *node.Registry, overrides map[string]any) (*graph.Sim, error) {
-	g, origins, err := sc.build(reg, overrides)
+	c := sc.check()
+	if c.fatal {
+		return nil, c.err()
+	}
+	sim, _, errs := sc.compile(reg, overrides, c)
+	if errs = append(c.errs, errs...); len(errs) > 0 {
+		return nil, joinErrors(errs)
+	}
+	return sim, nil
+}
+
+// compile builds and compiles the graph (with the progress observer when
+// obs is given), returning the build and wiring problems; wiring
+// problems that follow from parts left out are dropped. c's problems are
+// the caller's to report.
+func (sc *Scene) compile(reg *node.Registry, overrides map[string]any, c checked, obs ...node.Node) (*graph.Sim, []origin, []error) {
+	b, origins, errs := sc.build(reg, overrides, c)
+	if len(b.g.Names()) == 0 {
+		return nil, origins, errs
+	}
+	for _, o := range obs {
+		b.g.Add(ObserverName, o)
+	}
+	sim, err := b.g.Build()
 	if err != nil {
-		return nil, err
+		var be *graph.BuildError
+		if !errors.As(err, &be) {
+			errs = append(errs, &Error{Path: "scene", Err: err})
+		} else {
+			for _, prob := range be.Problems {
+				var ee *graph.EdgeError
+				if errors.As(prob, &ee) && b.skipped[ee.Edge] {
+					continue
+				}
+				errs = append(errs, &Error{Path: sc.locateProblem(prob, origins), Err: prob})
+			}
+		}
 	}
-	sim, err := g.Build()
-	if err == nil {
-		return sim, nil
+	if len(errs) > 0 || len(c.errs) > 0 {
+		return nil, origins, errs
 	}
-	var be *graph.BuildError
-	if !errors.As(err, &be) {
-		return nil, &Error{Path: "scene", Err: err}
-	}
-	var errs []error
-	for _, prob := range be.Problems {
-		errs = append(errs, &Error{Path: sc.locateProblem(prob, origins), Err: prob})
-	}
-	return nil, errors.Join(errs...)
+	return sim, origins, nil
 }
 
 // locateProblem finds the place in the scene of a graph build problem.
@@ -876,7 +1160,33 @@ func (sc *Scene) With(set map[string]any) (*Scene, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Decode(bytes.NewReader(raw))
+	out, err := Decode(bytes.NewReader(raw))
+	return out, withoutPositions(err)
+}
+
+// withoutPositions drops the line and column from the paths of err's
+// problems: With decodes JSON it generated, whose positions mean nothing
+// to the user.
+func withoutPositions(err error) error {
+	if err == nil {
+		return nil
+	}
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+		if se, ok := e.(*Error); ok {
+			if p, _, cut := strings.Cut(se.Path, " (line "); cut {
+				out[i] = &Error{Path: p, Err: se.Err}
+			}
+		}
+	}
+	return errors.Join(out...)
 }
 
 // setPath sets key in the generic JSON form m of a scene.
@@ -938,4 +1248,12 @@ func ParseValue(text string) any {
 		return text
 	}
 	return normalize(v)
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

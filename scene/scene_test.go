@@ -60,7 +60,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"syntax", "{\n  \"nodes\": [,]\n}", "line 2, column"},
 		{"truncated", bounce[:60], "ends before the scene does"},
 		{"unknown field", `{"nodes": [], "runn": {}}`, `unknown field "runn"`},
-		{"wrong type", `{"nodes": [{"name": 3}]}`, "nodes.name"},
+		{"wrong type", `{"nodes": [{"name": 3}]}`, "nodes[0].name (line 1, column 21): got JSON number 3, want a string"},
 		{"trailing", `{"nodes":[{"name":"a","type":"ball"}],"run":{"dt":1,"steps":1}} {}`, "unexpected data after"},
 		{"no nodes", `{"run": {"dt": 1, "steps": 1}}`, "nodes: a scene needs at least one node"},
 		{"duplicate", `{"nodes":[{"name":"a","type":"ball"},{"name":"a","type":"ball"}],"run":{"dt":1,"steps":1}}`, `nodes[1].name: "a" is already the name of nodes[0]`},
