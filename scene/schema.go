@@ -191,7 +191,7 @@ func edgeSchema() obj {
 			"from": obj{"type": "string", "pattern": fieldPattern, "description": "Source: node.field, a state field or output."},
 			"to":   obj{"type": "string", "pattern": fieldPattern, "description": "Destination: node.input, a boundary input."},
 			"transform": obj{"oneOf": []any{
-				tr("scale", "Multiply by factor; from and to declare a unit conversion.", obj{"factor": obj{"type": "number"}, "from": obj{"type": "string"}, "to": obj{"type": "string"}}, "factor"),
+				tr("scale", "Multiply by factor; from and to declare a unit conversion.", obj{"factor": obj{"type": "number", "not": obj{"const": 0}, "description": "Non-zero."}, "from": obj{"type": "string"}, "to": obj{"type": "string"}}, "factor"),
 				tr("component", "Component index of a vector source, giving a scalar.", obj{"index": obj{"type": "integer", "minimum": 0}}),
 				tr("embed", "A scalar placed on axis of a vector of len components, the others zero.", obj{"axis": obj{"type": "integer", "minimum": 0}, "len": obj{"type": "integer", "minimum": 1}}, "len"),
 			}},
