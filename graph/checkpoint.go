@@ -40,8 +40,10 @@ type Checkpoint struct {
 	Steps   int              `json:"steps"` // steps since Build
 	Nodes   []NodeCheckpoint `json:"nodes"`
 	// Integrator is the monolithic stepper's memory (carried derivatives,
-	// algorithmic acceleration), with its method, when the last run was
-	// RunMonolithic; nil otherwise.
+	// algorithmic acceleration; for Integrate the adaptive controller,
+	// FSAL stage and event state), with its method, parameters and
+	// settings, when the last run was RunMonolithic or Integrate and
+	// nothing has changed the state since; nil otherwise.
 	Integrator *MethodCheckpoint `json:"integrator,omitempty"`
 	// Coupling is the cross-step memory of the last Run with
 	// Settings.Coupling (the strategy; each iterated group's predictor
@@ -66,10 +68,20 @@ type FieldSize struct {
 	Size int    `json:"size"`
 }
 
-// MethodCheckpoint is a monolithic integrator's method and memory.
+// MethodCheckpoint is a monolithic integrator's method (with its
+// parameters), the settings it ran with and its memory. A restored Sim
+// continues it only with the same method, parameters and settings.
 type MethodCheckpoint struct {
-	Method integrators.Method     `json:"method"`
-	State  integrators.Checkpoint `json:"state"`
+	Method integrators.Method `json:"method"`
+	// Adaptive marks the memory of Integrate's adaptive Dormand–Prince
+	// driver (step-size controller, FSAL stage, events) rather than of a
+	// RunMonolithic stepper.
+	Adaptive bool `json:"adaptive,omitempty"`
+	// Settings are the integrator settings of the run (Output left out);
+	// nil means the defaults, as in checkpoints written before they were
+	// recorded.
+	Settings *integrators.Settings  `json:"settings,omitempty"`
+	State    integrators.Checkpoint `json:"state"`
 }
 
 // Time is the checkpoint's simulation time.
@@ -88,8 +100,9 @@ func (s *Sim) Checkpoint() *Checkpoint {
 		c.Nodes = append(c.Nodes, nc)
 	}
 	if s.monoCurrent() {
-		if cp, ok := s.mono.st.(integrators.Checkpointer); ok {
-			c.Integrator = &MethodCheckpoint{Method: s.mono.method, State: cp.Checkpoint()}
+		if st, ok := s.mono.checkpoint(); ok {
+			c.Integrator = &MethodCheckpoint{Method: s.mono.method, Adaptive: s.mono.adaptive,
+				Settings: cloneSettings(s.mono.isettings), State: st}
 		}
 	}
 	c.Coupling = s.couplingCheckpoint()
@@ -227,26 +240,57 @@ func (s *Sim) Restore(c *Checkpoint) error {
 	return nil
 }
 
-func (s *Sim) restoreMono(c *Checkpoint) (*monoState, error) {
+func (s *Sim) restoreMono(c *Checkpoint) (_ *monoState, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed integrator checkpoint: %v", r)
+		}
+	}()
+	ic := c.Integrator
 	sys, err := s.System()
 	if err != nil {
 		return nil, err
 	}
-	st, err := c.Integrator.Method.New(sys, nil)
-	if err != nil {
+	m := &monoState{method: ic.Method, adaptive: ic.Adaptive, isettings: cloneSettings(ic.Settings), sys: sys, restored: true}
+	var cp integrators.Checkpointer
+	if ic.Adaptive {
+		if ic.Method.Name != integrators.MethodDormandPrince {
+			return nil, fmt.Errorf("adaptive method %s: only %s is adaptive", ic.Method.Name, integrators.MethodDormandPrince)
+		}
+		a, err := integrators.NewAdaptive(sys, ic.Settings)
+		if err != nil {
+			return nil, err
+		}
+		m.method, m.ad, cp = adaptiveMethod, a, a
+	} else {
+		st, err := ic.Method.New(sys, ic.Settings)
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if cp, ok = st.(integrators.Checkpointer); !ok {
+			return nil, fmt.Errorf("method %s cannot restore", ic.Method.Name)
+		}
+		m.st = st
+	}
+	if err := restoreState(cp, ic.State); err != nil {
 		return nil, err
 	}
-	cp, ok := st.(integrators.Checkpointer)
-	if !ok {
-		return nil, fmt.Errorf("method %s cannot restore", c.Integrator.Method.Name)
-	}
-	if err := cp.Restore(c.Integrator.State); err != nil {
-		return nil, err
-	}
-	if t, _ := st.State(); t != c.Time() {
+	if t, y := m.state(); t != c.Time() || len(y) != len(s.x) {
 		return nil, fmt.Errorf("integrator time %v differs from the checkpoint's %v", t, c.Time())
 	}
-	return &monoState{method: c.Integrator.Method, st: st}, nil
+	return m, nil
+}
+
+// restoreState restores an integrator checkpoint, turning a panic on
+// malformed memory (slices of the wrong length) into an error.
+func restoreState(cp integrators.Checkpointer, st integrators.Checkpoint) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed integrator memory: %v", r)
+		}
+	}()
+	return cp.Restore(st)
 }
 
 func sortedKeys(a, b map[string]any) []string {
@@ -344,9 +388,14 @@ func DecodeCheckpoint(r io.Reader) (*Checkpoint, error) {
 	if err != nil || n < 0 || n > MaxCheckpointBytes {
 		return bad("body length %s is invalid or above the limit of %d bytes", fields[2], MaxCheckpointBytes)
 	}
-	body := make([]byte, n)
-	if k, err := io.ReadFull(br, body); err != nil {
-		return bad("body is truncated: %d of %d bytes", k, n)
+	// Read what is there, at most n bytes: a header claiming a huge body
+	// does not make us allocate it before the data arrives.
+	body, err := io.ReadAll(io.LimitReader(br, int64(n)))
+	if err != nil {
+		return bad("body: %v", err)
+	}
+	if len(body) != n {
+		return bad("body is truncated: %d of %d bytes", len(body), n)
 	}
 	if extra, _ := br.Peek(1); len(extra) > 0 {
 		return bad("data after the %d-byte body", n)

@@ -931,7 +931,7 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 	}
 	// Inputs at t_n (non-interface inputs keep them through the step).
 	for _, i := range base {
-		if err := s.gather(&s.nodes[i], t); err != nil {
+		if err := s.gatherSafe(&s.nodes[i], t); err != nil {
 			return err
 		}
 	}
@@ -1075,13 +1075,24 @@ func (s *Sim) writeSpans(g *cgroup, src []float64) {
 // gatherSpans gathers the group's interface inputs from the current
 // state and outputs, as gather does for a whole node.
 func (s *Sim) gatherSpans(g *cgroup, t float64) error {
-	for _, sp := range g.spans {
-		s.applyGathers(sp.g0, sp.g1)
+	for k := range g.spans {
+		sp := &g.spans[k]
+		if err := s.gatherSpan(sp.node, sp.g0, sp.g1, t); err != nil {
+			return err
+		}
 		if j := nonFinite(s.u[sp.u0:sp.u1]); j >= 0 {
 			c := &s.nodes[sp.node]
 			return &node.StateError{Node: c.name, Field: "input " + c.spec.InputLayout.Component(sp.u0+j-c.u0), Step: s.steps, Time: t, Err: node.ErrNonFinite}
 		}
 	}
+	return nil
+}
+
+// gatherSpan runs gathers [g0, g1) into node i's inputs, recovering a
+// panic in a transform as an error naming node i.
+func (s *Sim) gatherSpan(i int32, g0, g1 int, t float64) (err error) {
+	defer s.recoverNode(s.nodes[i].name, t, &err)
+	s.applyGathers(g0, g1)
 	return nil
 }
 

@@ -2,11 +2,16 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
+	"gonum.org/v1/gonum/mat"
 )
 
 // RunMonolithic advances the simulation in monolithic mode: the graph's
@@ -19,9 +24,16 @@ import (
 // defaults).
 //
 // On an error (a failed Newton iteration, a non-finite value, a node
-// error) the state is the last accepted one and the error is a
-// *integrators.StepError wrapping the cause. Cancellation stops within one
+// error or panic) the state is the last accepted one and the error is a
+// *integrators.StepError wrapping the cause; a non-finite value in the
+// state is reported as a *node.StateError naming node, field, step and
+// time, wrapping the *integrators.StepError. Cancellation stops within one
 // step. Stepping allocates nothing for the explicit methods.
+//
+// After Sim.Restore of a checkpoint holding stepper memory, the run must
+// use the checkpoint's method, parameters and settings (those that affect
+// the trajectory); otherwise it is an error saying what differs
+// (Sim.ResetIntegrator drops the memory).
 func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, isettings *integrators.Settings, set Settings) (*Result, error) {
 	steps, err := s.prepareRun(set)
 	if err != nil {
@@ -49,6 +61,7 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 			break
 		}
 		if err = st.Step(set.Dt); err != nil {
+			err = s.monoError(s.newtonOverflow(method, set.Dt, err))
 			break
 		}
 		_, y := st.State()
@@ -69,24 +82,246 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 	return res, err
 }
 
-// monoState keeps the monolithic stepper between RunMonolithic calls, so
-// that a method with memory (the implicit trapezoid's carried f, the
-// Newmark family's algorithmic acceleration) resumes exactly where it
-// stopped, and so that checkpoints carry that memory.
-type monoState struct {
-	method    integrators.Method
-	isettings *integrators.Settings
-	st        integrators.Stepper
+// monoError names the node and field of a non-finite value that a
+// stepper reports by its flat index, wrapping the stepper's error, and
+// dates a node error from an evaluation inside the step to the step's
+// start, as in co-simulation (the StepError keeps the evaluation's time).
+func (s *Sim) monoError(err error) error {
+	var ne *node.StateError
+	if errors.As(err, &ne) {
+		ne.Step, ne.Time = s.steps, s.Time()
+	}
+	var se *integrators.StepError
+	if !errors.As(err, &se) || se.Status != integrators.NonFinite || se.Index < 0 || se.Index >= len(s.x) {
+		return err
+	}
+	name, field := s.locate(se.Index)
+	return &node.StateError{Node: name, Field: field, Step: s.steps, Time: s.Time(), Err: fmt.Errorf("%w: %w", node.ErrNonFinite, err)}
 }
 
-// monoStepper returns the kept stepper when it is of the same method and
-// still describes the simulation's state bit for bit (nothing else has
-// stepped or set it since), and a fresh, initialised one otherwise.
-func (s *Sim) monoStepper(method integrators.Method, isettings *integrators.Settings) (integrators.Stepper, error) {
-	if m := s.mono; m != nil && m.method == method && s.monoCurrent() {
-		return m.st, nil
+// newtonOverflow diagnoses a Newton failure of backward Euler or the
+// implicit trapezoid. The integrators start the iteration at y with the
+// residual r = −dt·θ·f(t+dt, y) − dt·(1−θ)·f(t, y) and the first update
+// Δ = −(I − dt·θ·∂f/∂y)⁻¹·r; when r, the Jacobian or y + Δ is not finite,
+// the step overflows rather than failing to converge, and the error says
+// so for the first such component (Index set, Status NonFinite, wrapping
+// the original error). Otherwise err is returned unchanged. It runs only
+// after a failure, so it may allocate.
+func (s *Sim) newtonOverflow(method integrators.Method, dt float64, err error) error {
+	var se *integrators.StepError
+	if !errors.As(err, &se) || se.Status != integrators.NewtonFailure || s.mono == nil || s.mono.sys == nil {
+		return err
+	}
+	th := 1.0
+	switch method.Name {
+	case integrators.MethodBackwardEuler:
+	case integrators.MethodImplicitTrapezoid:
+		th = 0.5
+	default:
+		return err
+	}
+	sys := s.mono.sys
+	t, n := s.Time(), len(s.x)
+	y := slices.Clone(s.x)
+	f0, f1, r := make([]float64, n), make([]float64, n), make([]float64, n)
+	overflow := func(i int, what string) error {
+		return &integrators.StepError{Method: se.Method, Status: integrators.NonFinite, T: se.T, Dt: se.Dt, Index: i,
+			Err: fmt.Errorf("the %s overflows (the integrator reported: %w)", what, err)}
+	}
+	if sys.Func(t+dt, y, f1) != nil || (th != 1 && sys.Func(t, y, f0) != nil) {
+		return err
+	}
+	for i := range y {
+		r[i] = -dt * th * f1[i]
+		if th != 1 {
+			r[i] -= dt * (1 - th) * f0[i]
+		}
+		if nonFinite(r[i:i+1]) == 0 {
+			return overflow(i, "Newton residual")
+		}
+	}
+	jd := make([]float64, n*n)
+	if sys.Jacobian(t+dt, y, jd) != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			jd[i*n+j] *= -dt * th
+		}
+		jd[i*n+i]++
+		if j := nonFinite(jd[i*n : i*n+n]); j >= 0 {
+			return overflow(i, "Newton Jacobian")
+		}
+	}
+	var lu mat.LU
+	lu.Factorize(mat.NewDense(n, n, jd))
+	var dx mat.VecDense
+	for i := range r {
+		r[i] = -r[i]
+	}
+	if lu.SolveVecTo(&dx, false, mat.NewVecDense(n, r)) != nil && lu.Det() == 0 {
+		return err
+	}
+	for i := range y {
+		if v := y[i] + dx.AtVec(i); math.IsNaN(v) || math.IsInf(v, 0) {
+			return overflow(i, "Newton iterate")
+		}
+	}
+	return err
+}
+
+// monoState keeps the monolithic stepper between RunMonolithic calls (or
+// the adaptive driver between Integrate calls), so that a method with
+// memory (the implicit trapezoid's carried f, the Newmark family's
+// algorithmic acceleration, the step-size controller) resumes exactly
+// where it stopped, and so that checkpoints carry that memory.
+type monoState struct {
+	method    integrators.Method
+	adaptive  bool                  // ad is Integrate's driver, st is nil
+	isettings *integrators.Settings // a copy; nil means the defaults
+	sys       *System
+	st        integrators.Stepper
+	ad        *integrators.Adaptive
+	// restored marks memory restored from a checkpoint: continuing it
+	// with another method, parameters or settings is an error rather than
+	// a silent restart.
+	restored bool
+}
+
+// state returns the kept stepper's time and state.
+func (m *monoState) state() (float64, []float64) {
+	if m.adaptive {
+		return m.ad.State()
+	}
+	return m.st.State()
+}
+
+// checkpoint returns the kept stepper's memory, if it has any to save.
+func (m *monoState) checkpoint() (integrators.Checkpoint, bool) {
+	if m.adaptive {
+		return m.ad.Checkpoint(), true
+	}
+	if cp, ok := m.st.(integrators.Checkpointer); ok {
+		return cp.Checkpoint(), true
+	}
+	return integrators.Checkpoint{}, false
+}
+
+// ResetIntegrator drops the monolithic stepper memory the Sim keeps
+// between RunMonolithic or Integrate calls, also one restored from a
+// checkpoint: the next monolithic run starts its method afresh, with any
+// method and settings.
+func (s *Sim) ResetIntegrator() { s.mono = nil }
+
+// cloneSettings copies the settings a stepper depends on.
+func cloneSettings(in *integrators.Settings) *integrators.Settings {
+	if in == nil {
+		return nil
+	}
+	c := *in
+	c.Output = nil // samples only: not part of the trajectory
+	if math.IsInf(c.MaxStep, 1) {
+		c.MaxStep = 0 // the same bound, and one JSON can hold
+	}
+	c.Positions, c.Velocities, c.IDs = slices.Clone(in.Positions), slices.Clone(in.Velocities), slices.Clone(in.IDs)
+	return &c
+}
+
+// methodDiff describes how the method (and parameters) a run asks for
+// differs from the kept one, or "" if they are the same.
+func methodDiff(kept integrators.Method, keptAdaptive bool, want integrators.Method, wantAdaptive bool) string {
+	name := func(m integrators.Method, adaptive bool) string {
+		if adaptive {
+			return "adaptive " + m.Name + " (Integrate)"
+		}
+		return m.Name + " (RunMonolithic)"
+	}
+	if keptAdaptive != wantAdaptive || kept.Name != want.Name {
+		return fmt.Sprintf("method %s in the checkpoint, %s in the run", name(kept, keptAdaptive), name(want, wantAdaptive))
+	}
+	if kept != want {
+		return fmt.Sprintf("%s parameters %+v in the checkpoint, %+v in the run", kept.Name, kept.Alpha, want.Alpha)
+	}
+	return ""
+}
+
+// settingsDiff lists the integrator settings that differ between a and b
+// and that affect the trajectory: the Newton and partition settings of the
+// fixed-step methods, the controller and event settings of the adaptive
+// driver. Output and MaxSteps do not affect it. A zero field (or nil
+// Settings) means the default and compares equal only to zero.
+func settingsDiff(a, b *integrators.Settings, adaptive bool) []string {
+	b = cloneSettings(b)
+	var za, zb integrators.Settings
+	if a == nil {
+		a = &za
+	}
+	if b == nil {
+		b = &zb
+	}
+	var d []string
+	f := func(name string, x, y any) {
+		if fmt.Sprint(x) != fmt.Sprint(y) {
+			d = append(d, fmt.Sprintf("%s is %v in the checkpoint, %v in the run", name, x, y))
+		}
+	}
+	if adaptive {
+		f("RTol", a.RTol, b.RTol)
+		f("ATol", a.ATol, b.ATol)
+		f("InitialStep", a.InitialStep, b.InitialStep)
+		f("MinStep", a.MinStep, b.MinStep)
+		f("MaxStep", a.MaxStep, b.MaxStep)
+		f("FixedStep", a.FixedStep, b.FixedStep)
+		f("EventTol", a.EventTol, b.EventTol)
+		f("ZenoLimit", a.ZenoLimit, b.ZenoLimit)
+		f("ZenoSpacing", a.ZenoSpacing, b.ZenoSpacing)
+		return d
+	}
+	f("NewtonTol", a.NewtonTol, b.NewtonTol)
+	f("NewtonMaxIter", a.NewtonMaxIter, b.NewtonMaxIter)
+	f("Positions", a.Positions, b.Positions)
+	f("Velocities", a.Velocities, b.Velocities)
+	f("IDs", a.IDs, b.IDs)
+	return d
+}
+
+// keptMono returns the kept monolithic state when it can continue the
+// run asked for: the same method, parameters and settings, and still
+// describing the simulation's state bit for bit (nothing else has stepped
+// or set it since). Memory restored from a checkpoint that the run would
+// discard is an error naming what differs.
+func (s *Sim) keptMono(method integrators.Method, adaptive bool, isettings *integrators.Settings) (*monoState, error) {
+	m := s.mono
+	if m == nil || !s.monoCurrent() {
+		s.mono = nil
+		return nil, nil
+	}
+	var diffs []string
+	if d := methodDiff(m.method, m.adaptive, method, adaptive); d != "" {
+		diffs = append(diffs, d)
+	} else {
+		diffs = settingsDiff(m.isettings, isettings, adaptive)
+	}
+	if len(diffs) == 0 {
+		return m, nil
+	}
+	if m.restored {
+		return nil, fmt.Errorf("graph: the checkpoint restored carries integrator memory that this run would discard: %s; continue with the checkpoint's method and settings, or call Sim.ResetIntegrator to drop the memory", strings.Join(diffs, "; "))
 	}
 	s.mono = nil
+	return nil, nil
+}
+
+// monoStepper returns the kept stepper when keptMono allows, and a fresh,
+// initialised one otherwise.
+func (s *Sim) monoStepper(method integrators.Method, isettings *integrators.Settings) (integrators.Stepper, error) {
+	m, err := s.keptMono(method, false, isettings)
+	if err != nil {
+		return nil, err
+	}
+	if m != nil {
+		return m.st, nil
+	}
 	sys, err := s.System()
 	if err != nil {
 		return nil, err
@@ -98,8 +333,34 @@ func (s *Sim) monoStepper(method integrators.Method, isettings *integrators.Sett
 	if err := st.Init(s.Time(), s.x); err != nil {
 		return nil, err
 	}
-	s.mono = &monoState{method: method, isettings: isettings, st: st}
+	s.mono = &monoState{method: method, isettings: cloneSettings(isettings), sys: sys, st: st}
 	return st, nil
+}
+
+// adaptiveMethod is the method a kept adaptive driver records.
+var adaptiveMethod, _ = integrators.ByName(integrators.MethodDormandPrince)
+
+// adaptiveStepper returns the kept adaptive driver when keptMono allows,
+// and a fresh, initialised one otherwise.
+func (s *Sim) adaptiveStepper(isettings *integrators.Settings) (*monoState, error) {
+	m, err := s.keptMono(adaptiveMethod, true, isettings)
+	if err != nil || m != nil {
+		return m, err
+	}
+	sys, err := s.System()
+	if err != nil {
+		return nil, err
+	}
+	a, err := integrators.NewAdaptive(sys, isettings)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Init(s.Time(), s.x); err != nil {
+		return nil, s.monoError(err)
+	}
+	m = &monoState{method: adaptiveMethod, adaptive: true, isettings: cloneSettings(isettings), sys: sys, ad: a}
+	s.mono = m
+	return m, nil
 }
 
 // monoCurrent reports whether the kept stepper's state is the Sim's.
@@ -107,7 +368,7 @@ func (s *Sim) monoCurrent() bool {
 	if s.mono == nil {
 		return false
 	}
-	t, y := s.mono.st.State()
+	t, y := s.mono.state()
 	if t != s.Time() || len(y) != len(s.x) {
 		return false
 	}
@@ -124,7 +385,17 @@ func (s *Sim) monoCurrent() bool {
 // localization: node events (node.Eventer, such as the ball's contact) are
 // located to isettings.EventTol and their reset maps applied. The state
 // afterwards is the integrator's at end; the returned result records the
-// located events, samples at isettings.Output and the work done.
+// located events, samples at isettings.Output and the work done in this
+// call.
+//
+// The driver (its step-size controller, FSAL stage and event state) is
+// kept between calls like RunMonolithic's stepper: a later Integrate with
+// the same settings continues it, and Sim.Checkpoint saves it.
+//
+// Cancelling ctx stops the run within one trial step (accepted or
+// rejected): the state is the last accepted one, the result's Status is
+// NotTerminated and the error is ctx's. On any other error the state is
+// the last accepted one as well.
 func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators.Settings) (*integrators.Result, error) {
 	t0 := s.Time()
 	if math.IsNaN(end) || !(end > t0) {
@@ -133,14 +404,111 @@ func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sys, err := s.System()
+	var out []float64
+	maxSteps := 1000000
+	if isettings != nil {
+		out = isettings.Output
+		if isettings.MaxSteps > 0 {
+			maxSteps = isettings.MaxSteps
+		}
+	}
+	for i, t := range out {
+		if t < t0 || t > end || (i > 0 && t < out[i-1]) || math.IsNaN(t) {
+			return nil, fmt.Errorf("graph: Integrate: Output[%d] = %v not ascending within [%v, %v]", i, t, t0, end)
+		}
+	}
+	m, err := s.adaptiveStepper(isettings)
 	if err != nil {
 		return nil, err
 	}
-	res, err := integrators.Integrate(sys, t0, s.x, end, isettings)
-	if res != nil && res.Y != nil {
-		copy(s.x, res.Y)
-		s.t0, s.n, s.dt, s.yFresh = res.T, 0, 0, false
+	a := m.ad
+	m.sys.ctx, m.sys.done = ctx, ctx.Done()
+	defer func() { m.sys.ctx, m.sys.done = nil, nil }()
+
+	res := &integrators.Result{Status: integrators.Success}
+	k := 0
+	for k < len(out) && out[k] == t0 {
+		res.Samples = append(res.Samples, integrators.Sample{T: t0, Y: slices.Clone(s.x)})
+		k++
 	}
-	return res, err
+	stats0 := a.Stats()
+	done := ctx.Done()
+	for {
+		t, _ := a.State()
+		if !(t < end) {
+			break
+		}
+		select {
+		case <-done:
+			err = ctx.Err()
+		default:
+		}
+		if err != nil {
+			break
+		}
+		st := a.Stats()
+		if n := st.Steps + st.Rejected - stats0.Steps - stats0.Rejected; n >= maxSteps {
+			err = &integrators.StepError{Method: integrators.MethodDormandPrince, Status: integrators.MaxStepsReached, T: t, Dt: a.NextStep(), Index: -1,
+				Err: fmt.Errorf("%d trial steps", n)}
+			break
+		}
+		var rep integrators.StepReport
+		if rep, err = a.Step(end); err != nil {
+			break
+		}
+		for k < len(out) && out[k] <= rep.T1 {
+			y := make([]float64, len(s.x))
+			a.Dense(out[k], y)
+			res.Samples = append(res.Samples, integrators.Sample{T: out[k], Y: y})
+			k++
+		}
+		if rep.Event >= 0 {
+			before := make([]float64, len(s.x))
+			a.Dense(rep.T1, before)
+			_, y := a.State()
+			res.Events = append(res.Events, integrators.EventRecord{T: rep.T1, Index: rep.Event, Action: rep.Action, Before: before, After: slices.Clone(y)})
+			if rep.Action == integrators.EventStop {
+				res.Status = integrators.StoppedByEvent
+				break
+			}
+		}
+	}
+	res.Stats = statsSince(a.Stats(), stats0)
+	t, y := a.State()
+	res.T, res.Y = t, slices.Clone(y)
+	copy(s.x, y)
+	s.t0, s.n, s.dt, s.yFresh = t, 0, 0, false
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			res.Status = integrators.NotTerminated
+			return res, cerr
+		}
+		res.Status = statusOf(err)
+		return res, s.monoError(err)
+	}
+	return res, nil
+}
+
+// statusOf returns the integrator status an error carries.
+func statusOf(err error) integrators.Status {
+	var se *integrators.StepError
+	if errors.As(err, &se) {
+		return se.Status
+	}
+	return integrators.Failure
+}
+
+// statsSince returns the work done from b to a.
+func statsSince(a, b integrators.Stats) integrators.Stats {
+	return integrators.Stats{
+		Steps:         a.Steps - b.Steps,
+		Rejected:      a.Rejected - b.Rejected,
+		FuncEvals:     a.FuncEvals - b.FuncEvals,
+		JacEvals:      a.JacEvals - b.JacEvals,
+		NewtonIters:   a.NewtonIters - b.NewtonIters,
+		LinearSolves:  a.LinearSolves - b.LinearSolves,
+		Factorize:     a.Factorize - b.Factorize,
+		EventEvals:    a.EventEvals - b.EventEvals,
+		EventsHandled: a.EventsHandled - b.EventsHandled,
+	}
 }

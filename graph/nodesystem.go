@@ -48,9 +48,19 @@ func NewNodeSystem(n node.Node) (*NodeSystem, error) {
 // Dim is the node's state size.
 func (ns *NodeSystem) Dim() int { return ns.Node.Spec().StateLayout.Size() }
 
-// Func writes the node's Derivatives at (t, y) into dst.
-func (ns *NodeSystem) Func(t float64, y, dst []float64) error {
+// Func writes the node's Derivatives at (t, y) into dst. A panic in the
+// node is returned as an error naming its type.
+func (ns *NodeSystem) Func(t float64, y, dst []float64) (err error) {
+	defer ns.recoverAt(t, &err)
 	return ns.deriv.Derivatives(t, y, ns.In, dst)
+}
+
+// recoverAt turns a panic in the node into a *node.StateError. It must be
+// deferred directly.
+func (ns *NodeSystem) recoverAt(t float64, err *error) {
+	if r := recover(); r != nil {
+		*err = panicError(ns.Node.Spec().Type, 0, t, r)
+	}
 }
 
 // Pairs returns the position and velocity indices from the state roles.
@@ -68,12 +78,14 @@ func (ns *NodeSystem) EventCount() int {
 func (ns *NodeSystem) EventDirection(i int) int { return ns.Node.Spec().Events[i].Direction }
 
 // Events writes the node's event values at (t, y) into dst.
-func (ns *NodeSystem) Events(t float64, y, dst []float64) error {
+func (ns *NodeSystem) Events(t float64, y, dst []float64) (err error) {
+	defer ns.recoverAt(t, &err)
 	return ns.ev.EventValues(t, y, ns.In, dst)
 }
 
 // Reset applies event i's reset map and continues the integration.
-func (ns *NodeSystem) Reset(i int, t float64, y, dst []float64) (integrators.EventAction, error) {
+func (ns *NodeSystem) Reset(i int, t float64, y, dst []float64) (_ integrators.EventAction, err error) {
+	defer ns.recoverAt(t, &err)
 	return integrators.EventContinue, ns.ev.Reset(i, t, y, ns.In, dst)
 }
 

@@ -498,6 +498,40 @@ func (s *Sim) gather(c *cnode, t float64) error {
 	return nil
 }
 
+// gatherSafe is gather for callers outside chunk (the monolithic system,
+// iterated groups): a panic in a transform is returned as a
+// *node.StateError naming the receiving node instead of escaping.
+func (s *Sim) gatherSafe(c *cnode, t float64) (err error) {
+	defer s.recoverNode(c.name, t, &err)
+	return s.gather(c, t)
+}
+
+// recoverNode turns a panic into a *node.StateError naming the node, at
+// the current step and time t. It must be deferred directly (it calls
+// recover); it allocates only when there is a panic.
+func (s *Sim) recoverNode(name string, t float64, err *error) {
+	if r := recover(); r != nil {
+		*err = panicError(name, s.steps, t, r)
+	}
+}
+
+// panicError is the error that reports a recovered panic in node or
+// transform code.
+func panicError(name string, step int, t float64, r any) error {
+	return &node.StateError{Node: name, Step: step, Time: t, Err: fmt.Errorf("panic: %v", r)}
+}
+
+// locate returns the stateful node holding flat state component j and
+// the field's component name within it ("x", "q[1]"), or "" if none.
+func (s *Sim) locate(j int) (nodeName, field string) {
+	for _, c := range s.nodes {
+		if j >= c.x0 && j < c.x1 {
+			return c.name, c.spec.StateLayout.Component(j - c.x0)
+		}
+	}
+	return "", ""
+}
+
 // applyGathers runs gathers [lo, hi): each copies (or adds, after a
 // transform) its source's current value into its input slot.
 func (s *Sim) applyGathers(lo, hi int) {

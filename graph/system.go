@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/cosimgo/cosim/integrators"
@@ -20,6 +21,36 @@ type System struct {
 	s      *Sim
 	derivs []node.Deriver // parallel to s.stateful
 	evs    []eventSlot    // built on first use
+
+	// ctx, when set (Sim.Integrate), is checked at every evaluation, so
+	// that a cancellation stops the integrator within one trial step.
+	ctx  context.Context
+	done <-chan struct{}
+}
+
+// cancelled returns the context's error once it is cancelled.
+func (m *System) cancelled() error {
+	if m.done == nil {
+		return nil
+	}
+	select {
+	case <-m.done:
+		return m.ctx.Err()
+	default:
+		return nil
+	}
+}
+
+// recoverAt turns a panic in node code into a *node.StateError naming
+// node *cur (a node index, or -1 for none). It must be deferred directly.
+func (m *System) recoverAt(cur *int32, t float64, err *error) {
+	if r := recover(); r != nil {
+		name := "?"
+		if *cur >= 0 {
+			name = m.s.nodes[*cur].name
+		}
+		*err = panicError(name, m.s.steps, t, r)
+	}
 }
 
 // System returns the monolithic view of s. Every stateful node must have
@@ -46,18 +77,30 @@ func (m *System) Dim() int { return len(m.s.x) }
 
 // Func writes f(t, y) into dst: outputs evaluated at (t, y) in dependency
 // order, then every node's Derivatives with its inputs gathered from y and
-// the outputs. It does not allocate.
-func (m *System) Func(t float64, y, dst []float64) error {
+// the outputs. It does not allocate. A panic in node or transform code is
+// returned as a *node.StateError naming the node; so is a non-finite
+// value in y (say, a diverging Newton iterate) or in the derivatives.
+func (m *System) Func(t float64, y, dst []float64) (err error) {
 	s := m.s
 	if len(y) != len(s.x) || len(dst) != len(s.x) {
 		panic(fmt.Sprintf("graph: System.Func with len(y)=%d, len(dst)=%d, want %d", len(y), len(dst), len(s.x)))
+	}
+	if err := m.cancelled(); err != nil {
+		return err
+	}
+	if j := nonFinite(y); j >= 0 {
+		name, field := s.locate(j)
+		return &node.StateError{Node: name, Field: field, Step: s.steps, Time: t, Err: node.ErrNonFinite}
 	}
 	saved, err := m.prepare(t, y)
 	defer m.restore(saved)
 	if err != nil {
 		return err
 	}
+	cur := int32(-1)
+	defer m.recoverAt(&cur, t, &err)
 	for k, i := range s.stateful {
+		cur = i
 		c := &s.nodes[i]
 		d := dst[c.x0:c.x1]
 		if err := m.derivs[k].Derivatives(t, y[c.x0:c.x1], s.inputs(c), d); err != nil {
@@ -149,7 +192,7 @@ func (m *System) prepare(t float64, y []float64) (saved []float64, err error) {
 	for _, i := range s.stateful {
 		c := &s.nodes[i]
 		if !c.feedthrough {
-			if err := s.gather(c, t); err != nil {
+			if err := s.gatherSafe(c, t); err != nil {
 				return saved, err
 			}
 		}
@@ -160,8 +203,9 @@ func (m *System) prepare(t float64, y []float64) (saved []float64, err error) {
 // restore undoes prepare.
 func (m *System) restore(saved []float64) { m.s.x = saved; m.s.yFresh = false }
 
-// Events writes every event value at (t, y) into dst.
-func (m *System) Events(t float64, y, dst []float64) error {
+// Events writes every event value at (t, y) into dst. A panic in node
+// code is returned as an error naming the node.
+func (m *System) Events(t float64, y, dst []float64) (err error) {
 	evs := m.events()
 	saved, err := m.prepare(t, y)
 	defer m.restore(saved)
@@ -169,8 +213,11 @@ func (m *System) Events(t float64, y, dst []float64) error {
 		return err
 	}
 	s := m.s
+	cur := int32(-1)
+	defer m.recoverAt(&cur, t, &err)
 	for k := 0; k < len(evs); {
 		e := evs[k]
+		cur = e.node
 		c := &s.nodes[e.node]
 		n := len(c.spec.Events)
 		if err := e.ev.EventValues(t, y[c.x0:c.x1], s.inputs(c), dst[k:k+n]); err != nil {
@@ -182,14 +229,17 @@ func (m *System) Events(t float64, y, dst []float64) error {
 }
 
 // Reset applies flat event i's reset map to its node's slots of dst and
-// continues the integration.
-func (m *System) Reset(i int, t float64, y, dst []float64) (integrators.EventAction, error) {
+// continues the integration. A panic in node code is returned as an error
+// naming the node.
+func (m *System) Reset(i int, t float64, y, dst []float64) (_ integrators.EventAction, err error) {
 	e := m.events()[i]
 	saved, err := m.prepare(t, y)
 	defer m.restore(saved)
 	if err != nil {
 		return integrators.EventContinue, err
 	}
+	cur := e.node
+	defer m.recoverAt(&cur, t, &err)
 	c := &m.s.nodes[e.node]
 	if err := e.ev.Reset(e.event, t, y[c.x0:c.x1], m.s.inputs(c), dst[c.x0:c.x1]); err != nil {
 		return integrators.EventContinue, &node.StateError{Node: c.name, Step: m.s.steps, Time: t, Err: err}
