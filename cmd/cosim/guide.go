@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 
+	"github.com/cosimgo/cosim/anomalies"
 	"github.com/cosimgo/cosim/docs"
 	"github.com/cosimgo/cosim/nodes"
 )
@@ -18,6 +23,13 @@ func cmdGuide(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Describing a node builds one, and deprecated types (rigidbody2d)
+	// warn on construction; as in docs/gen.go, those warnings say nothing
+	// about the guides.
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})))
+	defer slog.SetDefault(prev)
+
 	reg := nodes.Registry()
 	all := len(types) == 0
 	if all {
@@ -45,6 +57,9 @@ func cmdGuide(args []string, stdout, stderr io.Writer) error {
 		}
 		var b bytes.Buffer
 		_, err = g.WriteTo(&b)
+		if err == nil && root == "" && bytes.Contains(b.Bytes(), []byte("Example section")) {
+			fmt.Fprintf(stderr, "cosim guide: note: the %s guide's text refers to its Example section, which needs the module's source: run inside the cosim module to include it\n", typ)
+		}
 		return b.Bytes(), err
 	}
 	if *out == "-" {
@@ -58,7 +73,13 @@ func cmdGuide(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
+	lk, err := newLinker(*out, root, reg.Names(), types)
+	if err != nil {
+		return err
+	}
+	linksAnomalies := false
 	write := func(name string, b []byte) error {
+		linksAnomalies = linksAnomalies || bytes.Contains(b, []byte("](anomalies.md"))
 		p := filepath.Join(*out, name)
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			return err
@@ -71,7 +92,7 @@ func cmdGuide(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := write(t+".md", b); err != nil {
+		if err := write(t+".md", lk.guide(b)); err != nil {
 			return err
 		}
 	}
@@ -80,9 +101,96 @@ func cmdGuide(args []string, stdout, stderr io.Writer) error {
 		if err := docs.WriteIndex(&b, reg); err != nil {
 			return err
 		}
-		if err := write("README.md", b.Bytes()); err != nil {
+		if err := write("README.md", lk.guide(b.Bytes())); err != nil {
+			return err
+		}
+	}
+	if linksAnomalies {
+		// The guides link to the anomalies list: write it beside them.
+		var b bytes.Buffer
+		if err := docs.WriteAnomalies(&b, anomalies.All(), reg); err != nil {
+			return err
+		}
+		if err := write("anomalies.md", lk.anomalies(b.Bytes())); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// linker fixes the relative links of guides written outside the module's
+// docs/nodes. Generated for docs/nodes, a guide links ../anomalies.md,
+// ../describe-json.md and example sources as ../../PKG/FILE; elsewhere
+// anomalies.md is written beside the guides, and the other links point
+// into the module (relative to the guides' directory) or, outside the
+// module, become plain text.
+type linker struct {
+	inPlace bool     // writing to the module's docs/nodes: links are right as they are
+	rootRel string   // the module root relative to the guides' directory, slash-separated; "" outside the module
+	all     []string // every registered type
+	written []string // the types whose guides are written
+}
+
+func newLinker(dir, root string, all, written []string) (*linker, error) {
+	lk := &linker{all: all, written: written}
+	if root == "" {
+		return lk, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if abs == filepath.Join(absRoot, "docs", "nodes") {
+		lk.inPlace = true
+		return lk, nil
+	}
+	rel, err := filepath.Rel(abs, absRoot)
+	if err != nil {
+		return nil, err
+	}
+	lk.rootRel = filepath.ToSlash(rel)
+	return lk, nil
+}
+
+func (lk *linker) guide(b []byte) []byte {
+	if lk.inPlace {
+		return b
+	}
+	// One pass, the longer prefix first at each position.
+	r := strings.NewReplacer("](../anomalies.md", "](anomalies.md",
+		"[describe-json.md](../describe-json.md)", "docs/describe-json.md in the cosim repository")
+	if lk.rootRel != "" {
+		r = strings.NewReplacer("](../anomalies.md", "](anomalies.md",
+			"](../../", "]("+lk.rootRel+"/",
+			"](../", "]("+lk.rootRel+"/docs/")
+	}
+	return lk.guideLinks([]byte(r.Replace(string(b))), "")
+}
+
+var guideLink = regexp.MustCompile(`\[([^\]]*)\]\(((?:nodes/)?)([A-Za-z0-9_-]+)\.md(#[^)]*)?\)`)
+
+// anomalies fixes the links of anomalies.md written beside the guides.
+func (lk *linker) anomalies(b []byte) []byte { return lk.guideLinks(b, "nodes/") }
+
+// guideLinks fixes the links to guides (prefix+TYPE.md): a written guide
+// is a sibling; another links into the module's docs/nodes, or is plain
+// text outside the module.
+func (lk *linker) guideLinks(b []byte, prefix string) []byte {
+	return guideLink.ReplaceAllFunc(b, func(m []byte) []byte {
+		s := guideLink.FindSubmatch(m)
+		text, pre, typ, frag := string(s[1]), string(s[2]), string(s[3]), string(s[4])
+		switch {
+		case pre != prefix || !slices.Contains(lk.all, typ):
+			return m
+		case slices.Contains(lk.written, typ):
+			return []byte("[" + text + "](" + typ + ".md" + frag + ")")
+		case lk.rootRel != "":
+			return []byte("[" + text + "](" + lk.rootRel + "/docs/nodes/" + typ + ".md" + frag + ")")
+		}
+		return []byte(text)
+	})
 }

@@ -7,12 +7,13 @@
 //	cosim demo [-o FILE] [--print]   run the embedded bouncing-ball scene (or print it)
 //	cosim run SCENE [-o FILE] [--plot FIG] [--set NODE.PARAM=VALUE]…
 //	                                 run a scene file, summarize it, write its history and plot
-//	cosim plot HISTORY [-y COLUMN]… [-o FIG]
-//	                                 draw a recorded history against time
+//	cosim plot HISTORY [-y COLUMN]… [-o FIG] [--scene SCENE]
+//	                                 draw a recorded history against time (--scene: one panel per unit)
 //	cosim graph SCENE                the scene's graph in Graphviz DOT
-//	cosim sweep SCENE --vary NODE.PARAM=START:STOP:COUNT… [-j N] [--shard I/N]
+//	cosim sweep SCENE --vary NODE.PARAM=START:STOP:COUNT… [-j N] [--shard I/N] [--keep-going]
 //	                                 run a parameter grid in parallel, one row per run
-//	cosim sweep merge SHARD.csv…     join the tables of sharded sweeps
+//	cosim sweep merge [--keep-going] SHARD.csv…
+//	                                 join the tables of sharded sweeps
 //	cosim anomalies [--json] [--status open|resolved|wont-fix]
 //	                                 the registry of known anomalies
 //	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default docs/nodes; "-" for stdout)

@@ -282,7 +282,8 @@ func TestAnomalies(t *testing.T) {
 }
 
 // guide writes the same bytes as go generate ./docs: to a directory (all
-// types and the index) and, with -o -, one guide to stdout.
+// types and the index, their relative links fixed for the directory, and
+// the anomalies list they link) and, with -o -, one guide to stdout.
 func TestGuide(t *testing.T) {
 	root, err := docs.ModuleRoot(".")
 	if err != nil {
@@ -297,17 +298,31 @@ func TestGuide(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	if strings.Contains(errs, "deprecated") {
+		t.Errorf("guide prints construction warnings: %s", errs)
+	}
+	lk, err := newLinker(dir, root, nodes.Registry().Names(), nodes.Registry().Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inDir := map[string][]byte{}
+	for name, b := range want {
+		if strings.HasPrefix(name, "nodes/") {
+			inDir[name] = lk.guide(b)
+		}
+	}
+	checkLinks(t, dir)
 	for _, name := range nodes.Registry().Names() {
 		got, err := os.ReadFile(filepath.Join(dir, name+".md"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(string(want["nodes/"+name+".md"]), string(got)); diff != "" {
+		if diff := cmp.Diff(string(inDir["nodes/"+name+".md"]), string(got)); diff != "" {
 			t.Errorf("%s.md differs from docs.Files (-want +got):\n%s", name, diff)
 		}
 		mustContain(t, "guide output", out, filepath.Join(dir, name+".md"))
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "README.md")); !bytes.Equal(got, want["nodes/README.md"]) {
+	if got, _ := os.ReadFile(filepath.Join(dir, "README.md")); !bytes.Equal(got, inDir["nodes/README.md"]) {
 		t.Error("README.md differs from docs.Files")
 	}
 
@@ -360,7 +375,7 @@ func TestDemoPrintRuns(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errs)
 	}
-	mustContain(t, "run summary", out, "bouncing ball: co-simulation (jacobi), 100000 steps to t = 10", "rejected steps 0, iterations 0, events 0")
+	mustContain(t, "run summary", out, "bouncing ball: co-simulation (jacobi), 100000 steps to t = 10", "rejected steps 0, iterations 0, events n/a (fixed step)")
 	cosim(t, "demo", "-o", filepath.Join(dir, "demo.csv"))
 	a, _ := os.ReadFile(filepath.Join(dir, "run.csv"))
 	b, _ := os.ReadFile(filepath.Join(dir, "demo.csv"))

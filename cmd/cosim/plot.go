@@ -19,23 +19,29 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/nodes"
 )
 
-const plotArgs = "HISTORY [-y COLUMN]… [-o FIG] [--title TEXT] [--ylabel TEXT]"
+const plotArgs = "HISTORY [-y COLUMN]… [-o FIG] [--scene SCENE] [--title TEXT] [--ylabel TEXT]"
 
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plot", plotArgs, stderr)
-	var ys stringList
+	var ys, sets stringList
 	fs.Var(&ys, "y", "a `COLUMN` to draw against t (repeatable; \"mass.position\" selects all its components); default: all")
 	out := fs.String("o", "", "the figure `FIG`: .png, .svg or .pdf (default: HISTORY with .png)")
 	title := fs.String("title", "", "the plot title (default: the history file's name)")
-	ylabel := fs.String("ylabel", "value", "the y-axis label")
+	ylabel := fs.String("ylabel", "", "the y-axis label of a single panel (default: \"value\"; with --scene, \"value (UNITS)\" per panel)")
+	sceneFile := fs.String("scene", "", "the `SCENE` file that wrote the history: its node specs give the columns' units, one panel per unit as run --plot draws (a history file carries no units)")
+	fs.Var(&sets, "set", "a --set `NODE.PARAM=VALUE` the history's run used, applied to --scene (repeatable)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usagef("name exactly one history file (CSV or JSON lines, as cosim run -o writes), got %d arguments", len(pos))
+	}
+	if len(sets) > 0 && *sceneFile == "" {
+		return usagef("--set applies to --scene SCENE; add it")
 	}
 	h, err := readHistoryFile(pos[0])
 	if err != nil {
@@ -51,16 +57,31 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if *title == "" {
 		*title = filepath.Base(pos[0])
 	}
-	if err := plotHistory(h, []panel{{cols: cols, ylabel: *ylabel}}, *title, *out); err != nil {
+	panels := []panel{{cols: cols, ylabel: "value"}}
+	if *sceneFile != "" {
+		sc, err := loadScene(*sceneFile, sets)
+		if err != nil {
+			return err
+		}
+		sim, err := sc.Compile(nodes.Registry(), nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *sceneFile, err)
+		}
+		panels = panelsByUnits(sim, cols)
+	}
+	if *ylabel != "" {
+		if len(panels) > 1 {
+			return usagef("--ylabel labels a single panel; the columns have %d units here (drop --ylabel, or choose columns of one unit with -y)", len(panels))
+		}
+		panels[0].ylabel = *ylabel
+	}
+	if err := plotHistory(h, panels, *title, *out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "plot of %s (%d rows) written to %s\n", strings.Join(cols, ", "), len(h.Times), *out)
 	return nil
 }
 
-// plotHistory draws the columns against time, one line each with a
-// legend entry, and saves the figure in the format of the file's
-// extension.
 // panel is one plot of a figure: columns sharing a y axis.
 type panel struct {
 	cols   []string
@@ -68,7 +89,8 @@ type panel struct {
 }
 
 // plotHistory draws the panels stacked, sharing the time axis, each with
-// its legend to the right of the plot, never over the lines.
+// its legend to the right of the plot, never over the lines, and saves
+// the figure in the format of the file's extension.
 func plotHistory(h *graph.History, panels []panel, title, file string) error {
 	switch strings.ToLower(filepath.Ext(file)) {
 	case ".png", ".svg", ".pdf", ".jpg", ".jpeg", ".eps", ".tif", ".tiff":
@@ -87,8 +109,30 @@ func plotHistory(h *graph.History, panels []panel, title, file string) error {
 	if err != nil {
 		return err
 	}
+	plots, legends, err := buildPanels(h, panels, title)
+	if err != nil {
+		return err
+	}
 	dc := draw.New(cw)
-	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadY: 3 * vg.Millimeter, PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter}
+	pcs, lcs := layoutPanels(dc, plots, legends)
+	for pi, p := range plots {
+		p.Draw(pcs[pi])
+		legends[pi].Draw(lcs[pi])
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := cw.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// buildPanels makes one plot and legend per panel, the title on the
+// first and the time label on the last.
+func buildPanels(h *graph.History, panels []panel, title string) ([]*plot.Plot, []plot.Legend, error) {
 	color := 0
 	plots := make([]*plot.Plot, len(panels))
 	legends := make([]plot.Legend, len(panels))
@@ -113,7 +157,7 @@ func plotHistory(h *graph.History, panels []panel, title, file string) error {
 			}
 			l, err := plotter.NewLine(xy)
 			if err != nil {
-				return fmt.Errorf("column %s: %w", c, err)
+				return nil, nil, fmt.Errorf("column %s: %w", c, err)
 			}
 			l.Color = plotutil.Color(color)
 			l.Dashes = plotutil.Dashes(color / 7)
@@ -124,29 +168,38 @@ func plotHistory(h *graph.History, panels []panel, title, file string) error {
 		}
 		plots[pi], legends[pi] = p, legend
 	}
-	// One legend width for every panel, so the time axes line up.
+	return plots, legends, nil
+}
+
+// layoutPanels stacks the plots in dc and returns the canvas of each plot
+// and of its legend. Every legend gets the width of the widest, to the
+// right of its plot, and plot.Align gives the plots data areas of one
+// left edge and width, whatever the widths of their y tick labels: the
+// time axes line up.
+func layoutPanels(dc draw.Canvas, plots []*plot.Plot, legends []plot.Legend) (plotCanvases, legendCanvases []draw.Canvas) {
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: 3 * vg.Millimeter, PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter}
+	const gap = 5 * vg.Millimeter
 	var lw vg.Length
-	for pi := range panels {
+	for pi := range legends {
 		r := legends[pi].Rectangle(tiles.At(dc, 0, pi))
 		lw = max(lw, r.Max.X-r.Min.X)
 	}
+	grid := make([][]*plot.Plot, len(plots))
 	for pi, p := range plots {
-		tc := tiles.At(dc, 0, pi)
+		grid[pi] = []*plot.Plot{p}
+	}
+	aligned := plot.Align(grid, tiles, draw.Crop(dc, 0, -lw-gap, 0, 0))
+	for pi, p := range plots {
+		pc := aligned[pi][0]
+		lc := pc
+		lc.Min.X, lc.Max.X = pc.Max.X+gap, dc.Max.X
 		if pi == 0 {
 			legends[pi].YOffs = -p.Title.TextStyle.FontExtents().Height * 2
 		}
-		legends[pi].Draw(tc)
-		p.Draw(draw.Crop(tc, 0, -lw-5*vg.Millimeter, 0, 0))
+		plotCanvases = append(plotCanvases, pc)
+		legendCanvases = append(legendCanvases, lc)
 	}
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	if _, err := cw.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return plotCanvases, legendCanvases
 }
 
 // readHistoryFile reads a history written by cosim run: CSV with a header

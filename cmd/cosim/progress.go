@@ -23,22 +23,63 @@ type progressBar struct {
 	// count, when set, reports progress as a count (sweeps) instead of
 	// the simulation time.
 	count func() (done, total int)
+	// now and ticks replace the clock and the redraw ticker in tests;
+	// nil means time.Now and a 100 ms ticker.
+	now   func() time.Time
+	ticks <-chan time.Time
 }
 
-const progressDelay = time.Second
+// progressDelay is how long a run goes before its bar shows, and
+// progressEvery how often the bar is redrawn; tests shorten them.
+var (
+	progressDelay = time.Second
+	progressEvery = 100 * time.Millisecond
+)
+
+// stderrIsTerminal says whether the progress bar may draw on w; tests
+// replace it.
+var stderrIsTerminal = isTerminal
+
+// newProgress starts the bar of a run that ends at simulation time end,
+// or returns nil (no bar) with -q or when w is not a terminal.
+func newProgress(w io.Writer, quiet bool, end float64) *progressBar {
+	if quiet || !stderrIsTerminal(w) {
+		return nil
+	}
+	return startProgress(w, end, "")
+}
 
 func startProgress(w io.Writer, end float64, what string) *progressBar {
 	b := &progressBar{w: w, end: end, what: what, done: make(chan struct{})}
+	b.start()
+	return b
+}
+
+// startCountProgress starts a bar that shows count's done/total.
+func startCountProgress(w io.Writer, count func() (int, int)) *progressBar {
+	b := &progressBar{w: w, done: make(chan struct{}), count: count}
+	b.start()
+	return b
+}
+
+func (b *progressBar) start() {
 	b.wg.Add(1)
 	go b.loop()
-	return b
 }
 
 func (b *progressBar) loop() {
 	defer b.wg.Done()
-	start := time.Now()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
+	now := b.now
+	if now == nil {
+		now = time.Now
+	}
+	ticks := b.ticks
+	if ticks == nil {
+		tick := time.NewTicker(progressEvery)
+		defer tick.Stop()
+		ticks = tick.C
+	}
+	start := now()
 	drawn := false
 	for {
 		select {
@@ -47,12 +88,13 @@ func (b *progressBar) loop() {
 				fmt.Fprint(b.w, "\r\033[K")
 			}
 			return
-		case <-tick.C:
-			if time.Since(start) < progressDelay {
+		case <-ticks:
+			elapsed := now().Sub(start)
+			if elapsed < progressDelay {
 				continue
 			}
 			drawn = true
-			fmt.Fprint(b.w, "\r"+b.line(time.Since(start)))
+			fmt.Fprint(b.w, "\r"+b.line(elapsed))
 		}
 	}
 }

@@ -52,9 +52,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		summary = stderr
 	}
 	opts := &scene.Options{}
-	var bar *progressBar
-	if !*quiet && isTerminal(stderr) {
-		bar = startProgress(stderr, sc.EndTime(), "")
+	bar := newProgress(stderr, *quiet, sc.EndTime())
+	if bar != nil {
 		opts.Progress = bar.p.Report
 	}
 	res, err := sc.Simulate(context.Background(), nodes.Registry(), opts)
@@ -67,33 +66,64 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		printSummary(summary, pos[0], sc, res)
 	}
 	if err != nil {
+		if res == nil {
+			return err // nothing ran: the scene did not compile
+		}
+		// The run failed part way: keep the history of the good steps
+		// (the state before the failing step), so no stale -o file is
+		// left behind and the rows up to the failure can be looked at.
+		if oerr := writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, true); oerr != nil {
+			return errors.Join(err, oerr)
+		}
 		return err
 	}
-	if res.History == nil && (*out != "" || *fig != "") {
-		return errors.New("the run recorded no rows")
+	return writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, false)
+}
+
+// writeOutputs writes the history file and the plot a run asked for.
+// failed says the run stopped with an error: the history then ends at
+// the last good state, and without any rows an old -o file is removed.
+func writeOutputs(summary, stdout io.Writer, path string, sc *scene.Scene, res *scene.Result, out, format, fig string, ys []string, failed bool) error {
+	if res.History == nil || len(res.History.Times) == 0 {
+		if failed {
+			if out != "" && out != "-" {
+				if err := os.Remove(out); err == nil {
+					fmt.Fprintf(summary, "history: no rows recorded before the failure; removed the old %s\n", out)
+				}
+			}
+			return nil
+		}
+		if out != "" || fig != "" {
+			return errors.New("the run recorded no rows")
+		}
+		return nil
 	}
-	if *out != "" {
-		if err := writeHistoryFile(*out, f, res.History, stdout); err != nil {
+	until := ""
+	if failed {
+		until = fmt.Sprintf(" (up to t = %s, the last good state before the failure)", fmtTime(res.History.Times[len(res.History.Times)-1]))
+	}
+	if out != "" {
+		if err := writeHistoryFile(out, format, res.History, stdout); err != nil {
 			return err
 		}
-		if *out != "-" {
-			fmt.Fprintf(summary, "history: %d rows × %d columns written to %s\n", len(res.History.Times), len(res.History.Columns), *out)
+		if out != "-" {
+			fmt.Fprintf(summary, "history: %d rows × %d columns written to %s%s\n", len(res.History.Times), len(res.History.Columns), out, until)
 		}
 	}
-	if *fig != "" {
+	if fig != "" {
 		cols, err := selectColumns(res.History.Columns, ys)
 		if err != nil {
 			return err
 		}
 		title := sc.Name
 		if title == "" {
-			title = filepath.Base(pos[0])
+			title = filepath.Base(path)
 		}
-		if err := plotHistory(res.History, panelsByUnits(res.Sim, cols), title, *fig); err != nil {
+		if err := plotHistory(res.History, panelsByUnits(res.Sim, cols), title, fig); err != nil {
 			return err
 		}
-		fmt.Fprintf(summary, "plot of %s written to %s\n", strings.Join(cols, ", "), *fig)
-	} else if len(ys) > 0 {
+		fmt.Fprintf(summary, "plot of %s written to %s%s\n", strings.Join(cols, ", "), fig, until)
+	} else if len(ys) > 0 && !failed {
 		return usagef("-y chooses what --plot draws; add --plot FIG")
 	}
 	return nil
@@ -145,11 +175,29 @@ func printSummary(w io.Writer, path string, sc *scene.Scene, res *scene.Result) 
 	if name == "" {
 		name = filepath.Base(path)
 	}
-	fmt.Fprintf(w, "%s: %s (%s), %d steps to t = %s in %v\n", name, res.Mode, res.Method, res.Steps, fmtF(res.Time), res.Wall.Round(time.Microsecond))
-	fmt.Fprintf(w, "rejected steps %d, iterations %d, events %d\n", res.Rejected, res.Iterations, res.Events)
+	fmt.Fprintf(w, "%s: %s (%s), %d steps to t = %s in %v\n", name, res.Mode, res.Method, res.Steps, fmtTime(res.Time), res.Wall.Round(time.Microsecond))
+	// Only adaptive runs locate (and count) events; fixed-step nodes
+	// handle theirs inside their steps, so a count there would be a
+	// wrong 0.
+	events := "n/a (fixed step)"
+	if res.Mode == scene.ModeAdaptive {
+		events = strconv.Itoa(res.Events)
+	}
+	fmt.Fprintf(w, "rejected steps %d, iterations %d, events %s\n", res.Rejected, res.Iterations, events)
 }
 
+// fmtF formats a value in the shortest form that reads back exactly.
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// fmtTime formats a simulation time rounded to 12 significant digits, so
+// the sum of n steps of dt prints as 0.3, not 0.30000000000000004.
+func fmtTime(t float64) string {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(t, 'g', 12, 64), 64)
+	if err != nil {
+		r = t
+	}
+	return strconv.FormatFloat(r, 'g', -1, 64)
+}
 
 // historyFormat picks csv or jsonl from the flag or the file extension.
 func historyFormat(format, out string) (string, error) {

@@ -23,7 +23,7 @@ import (
 	"github.com/cosimgo/cosim/scene"
 )
 
-const sweepArgs = "SCENE (--vary NODE.PARAM=START:STOP:COUNT… | --list FILE) [-y FIELD]… [-j N] [-o FILE] [--shard I/N | --shards N]\n       cosim sweep merge [-o FILE] SHARD.csv…"
+const sweepArgs = "SCENE (--vary NODE.PARAM=START:STOP:COUNT… | --list FILE) [-y FIELD]… [-j N] [-o FILE] [--shard I/N | --shards N] [--keep-going]\n       cosim sweep merge [-o FILE] [--keep-going] SHARD.csv…"
 
 // Environment variables that give a shard index to array jobs.
 const (
@@ -47,6 +47,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	shard := fs.String("shard", "", "run only shard `I/N` of the grid: the runs k with k mod N = I")
 	shards := fs.Int("shards", 0, "split the grid into `N` shards and take this one's index from $"+envK8sIndex+" (Kubernetes Indexed Job) or $"+envSlurmIndex+" (Slurm array)")
 	quiet := fs.Bool("q", false, "no progress bar")
+	keepGoing := fs.Bool("keep-going", false, "exit 0 when runs fail (their rows say why in the status column; sweep merge reports them): for array jobs whose next step needs every shard to succeed")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -97,10 +98,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	rows := make([][]string, len(mine))
 	var done atomic.Int64
 	var bar *progressBar
-	if !*quiet && isTerminal(stderr) {
-		bar = &progressBar{w: stderr, done: make(chan struct{}), count: func() (int, int) { return int(done.Load()), len(mine) }}
-		bar.wg.Add(1)
-		go bar.loop()
+	if !*quiet && stderrIsTerminal(stderr) {
+		bar = startCountProgress(stderr, func() (int, int) { return int(done.Load()), len(mine) })
 	}
 	task := func(i int) {
 		rows[i] = sw.run(base, mine[i], fields, len(cols))
@@ -134,7 +133,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "cosim sweep: %d runs (shard %d/%d of %d) written to %s\n", len(mine), si, sn, len(sw.sets), *out)
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d runs failed; the status column says why", failed, len(mine))
+		if *keepGoing {
+			fmt.Fprintf(stderr, "cosim sweep: %d of %d runs failed; the status column says why (--keep-going: exit 0)\n", failed, len(mine))
+			return nil
+		}
+		return fmt.Errorf("%d of %d runs failed; the status column says why (--keep-going writes them and exits 0)", failed, len(mine))
 	}
 	return nil
 }
@@ -173,7 +176,7 @@ func (sw *sweepPlan) run(base *scene.Scene, k int, fields []string, ncols int) [
 	if res == nil {
 		return fail(err)
 	}
-	row = append(row, fmtF(res.Time))
+	row = append(row, fmtTime(res.Time))
 	for _, f := range fields {
 		v, verr := res.Sim.Value(f)
 		if verr != nil {
@@ -483,8 +486,9 @@ func writeTable(path string, stdout io.Writer, header []string, rows [][]string)
 // they come from one sweep (same header, same total) and that every run
 // is there exactly once.
 func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("sweep merge", "[-o FILE] SHARD.csv…", stderr)
+	fs := newFlags("sweep merge", "[-o FILE] [--keep-going] SHARD.csv…", stderr)
 	out := fs.String("o", "", "write the merged table to `FILE` instead of stdout")
+	keepGoing := fs.Bool("keep-going", false, "exit 0 when the merged table has failed runs (they are reported on stderr either way)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -524,6 +528,12 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 			byRun[k] = r
 		}
 	}
+	if total < 0 {
+		// Shards beyond the grid's size (shards 2 and 3 of a 2-run grid)
+		// are empty; with only such tables, runs are missing but the
+		// grid size is unknown.
+		return fmt.Errorf("the tables have no runs at all (every shard given is empty): is a shard table left out? Merge the shard tables that hold runs")
+	}
 	var missing []int
 	for k := 0; k < total; k++ {
 		if _, ok := byRun[k]; !ok {
@@ -548,6 +558,21 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out != "" {
 		fmt.Fprintf(stderr, "cosim sweep merge: %d runs from %d tables written to %s\n", len(rows), len(pos), *out)
+	}
+	var failed []int
+	for _, k := range keys {
+		if r := byRun[k]; header[len(header)-1] == "status" && r[len(r)-1] != "ok" {
+			failed = append(failed, k)
+		}
+	}
+	if len(failed) > 0 {
+		show := failed[:min(len(failed), 10)]
+		msg := fmt.Sprintf("%d of %d runs failed (runs %v…); the status column says why", len(failed), total, show)
+		if *keepGoing {
+			fmt.Fprintf(stderr, "cosim sweep merge: %s\n", msg)
+			return nil
+		}
+		return errors.New(msg + " (--keep-going exits 0)")
 	}
 	return nil
 }
