@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -461,7 +462,7 @@ func (s *Sim) evalOutputs(c *cnode, t float64) error {
 	}
 	y := s.y[c.y0:c.y1]
 	if err := c.out.Outputs(t, s.x[c.x0:c.x1], s.inputs(c), y); err != nil {
-		return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+		return s.nodeError(c, t, err)
 	}
 	if j := nonFinite(y); j >= 0 {
 		return &node.StateError{Node: c.name, Field: c.spec.OutputLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
@@ -477,12 +478,23 @@ func (s *Sim) update(c *cnode, t, dt float64) error {
 	}
 	dst := s.xNext[c.x0:c.x1]
 	if err := c.n.Update(t, dt, s.x[c.x0:c.x1], s.inputs(c), dst); err != nil {
-		return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+		return s.nodeError(c, t, err)
 	}
 	if j := nonFinite(dst); j >= 0 {
 		return &node.StateError{Node: c.name, Field: c.spec.StateLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
 	}
 	return nil
+}
+
+// nodeError wraps an error returned by c's code as a *node.StateError,
+// naming the field when the node said which (node.FieldError).
+func (s *Sim) nodeError(c *cnode, t float64, err error) error {
+	se := &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+	var fe *node.FieldError
+	if errors.As(err, &fe) {
+		se.Field = fe.Field
+	}
+	return se
 }
 
 // gather fills c's connected inputs from the sources' current values and

@@ -147,3 +147,15 @@ func (e *StateError) Error() string {
 }
 
 func (e *StateError) Unwrap() error { return e.Err }
+
+// FieldError is an error a node returns about one of its fields (a state
+// field, an output, or "input NAME"). Graphs lift Field into the
+// StateError they report, so the error names node.field, step and time
+// whatever the node's own wording. Its message is Err's.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }

@@ -35,7 +35,7 @@ func main() {
 		Dt: 1e-4, End: 10, Record: []string{"ball.position"}, Every: 100,
 	})
 	if err != nil {
-		log.Fatal(err) // e.g. `node ball.velocity: step 812 at t=0.0812: value is not finite`
+		log.Fatal(err) // e.g. `node ball.position: step 812 at t=8.12: ball: Update at t=8.12: new position = NaN: value is not finite`
 	}
 	x, _ := sim.Value("ball.position")
 	fmt.Printf("%d steps, h(10 s) = %.4f m\n", res.Steps, x[0])

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -252,6 +253,13 @@ func stepError(t, dt float64) error {
 	return nil
 }
 
+// nonFinite reports v of field name as non-finite; it is a
+// *node.FieldError, so a graph names ball.position (or ball.input
+// table_position) in its error.
 func nonFinite(method string, t float64, name string, v float64) error {
-	return fmt.Errorf("ball: %s at t=%s: %s = %s: %w", method, node.FormatValue(t), name, node.FormatValue(v), node.ErrNonFinite)
+	field := strings.TrimPrefix(name, "new ")
+	if field == inputTable {
+		field = "input " + inputTable
+	}
+	return &node.FieldError{Field: field, Err: fmt.Errorf("ball: %s at t=%s: %s = %s: %w", method, node.FormatValue(t), name, node.FormatValue(v), node.ErrNonFinite)}
 }
