@@ -69,7 +69,7 @@ type GroupStats struct {
 	LastIterations int     // in the last step
 	LastResidual   float64 // max |G(u)_i − u_i| of the last accepted iterate
 	NonConverged   int     // steps accepted without convergence (coupling.Accept)
-	Fallbacks      int     // IQN-ILS steps that fell back to relaxation
+	Fallbacks      int     // IQN-ILS iterations that fell back to relaxation
 	Interface      int     // number of interface values iterated
 }
 

@@ -59,13 +59,19 @@
 // the chain rule from node and connector Jacobians. [Sim.RunMonolithic]
 // steps it with any fixed-step method of package integrators, keeping the
 // stepper (and its memory) across calls; [Sim.Integrate] runs adaptive
-// Dormand–Prince with event localization. [NewNodeSystem] is the same view
-// of a single node (the seeds' integrate_node).
+// Dormand–Prince with event localization, likewise keeping its step-size
+// controller and event state, so consecutive calls continue one run.
+// A call with another method, other parameters or other settings than the
+// kept stepper's is an error saying what differs; [Sim.ResetIntegrator]
+// drops the kept stepper on purpose. Panics in node code or transforms
+// reached from the System (Derivatives, Events, Reset, Jacobians) come
+// back as errors naming the node, as in co-simulation. [NewNodeSystem] is
+// the same view of a single node (the seeds' integrate_node).
 //
 // # Checkpoints
 //
 // [Sim.Checkpoint] snapshots every node's state, layout and parameters,
-// the clock, the monolithic stepper's memory and the coupling strategy's
+// the clock, the monolithic or adaptive stepper's memory and settings, and the coupling strategy's
 // cross-step memory; [Checkpoint.WriteFile] saves it atomically with a
 // versioned header and a SHA-256 checksum, [ReadCheckpoint] rejects
 // truncated or corrupted files, and [Sim.Restore] continues bit for bit or

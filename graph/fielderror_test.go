@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -37,5 +39,33 @@ func TestNodeFieldErrorLifted(t *testing.T) {
 	}
 	if want := "node m.v: step 3 at t=1.5: v = NaN: value is not finite"; err.Error() != want {
 		t.Errorf("message %q, want %q", err, want)
+	}
+}
+
+// jacPanic is a mass whose analytic Jacobian panics: the implicit
+// methods' Jacobian assembly must recover it as an error naming the node.
+type jacPanic struct{ *mass }
+
+func (j jacPanic) DerivativesJacobian(t float64, x []float64, in node.Inputs, A, B []float64) error {
+	panic("jacobian exploded")
+}
+
+func TestJacobianPanicRecovered(t *testing.T) {
+	for _, name := range []string{"backward-euler", "implicit-trapezoid"} {
+		g := graph.New()
+		g.Add("m", jacPanic{newMass(1, 1)})
+		s, err := g.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := integrators.ByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.RunMonolithic(context.Background(), m, nil, graph.Settings{Dt: 0.1, Steps: 3})
+		var se *node.StateError
+		if !errors.As(err, &se) || se.Node != "m" || !strings.Contains(err.Error(), "panic: jacobian exploded") {
+			t.Errorf("%s: err = %v, want a StateError naming m with the panic", name, err)
+		}
 	}
 }

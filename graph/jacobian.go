@@ -23,7 +23,7 @@ import (
 // differencing the whole system.
 //
 // It is dense: meant for the small systems dense LU serves.
-func (m *System) Jacobian(t float64, y, dst []float64) error {
+func (m *System) Jacobian(t float64, y, dst []float64) (err error) {
 	s := m.s
 	nx := len(s.x)
 	if len(y) != nx || len(dst) != nx*nx {
@@ -34,10 +34,13 @@ func (m *System) Jacobian(t float64, y, dst []float64) error {
 	if err != nil {
 		return err
 	}
+	cur := int32(-1)
+	defer m.recoverAt(&cur, t, &err)
 	// dY[j] is row j of ∂y/∂x (outputs), filled level by level.
 	dY := make([][]float64, len(s.y))
 	for _, level := range s.levels {
 		for _, k := range level {
+			cur = k
 			c := &s.nodes[k]
 			dU := m.inputJacobian(c, dY)
 			ny, nu := c.y1-c.y0, c.u1-c.u0
@@ -76,6 +79,7 @@ func (m *System) Jacobian(t float64, y, dst []float64) error {
 	}
 	clear(dst)
 	for k, i := range s.stateful {
+		cur = i
 		c := &s.nodes[i]
 		nxi, nu := c.x1-c.x0, c.u1-c.u0
 		A, B := make([]float64, nxi*nxi), make([]float64, nxi*nu)
