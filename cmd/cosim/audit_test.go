@@ -440,3 +440,24 @@ func TestGuideLinksInPlace(t *testing.T) {
 		}
 	}
 }
+
+// A scene with problems in several stages reports them all in one run,
+// and before the "records nothing" hint.
+func TestRunReportsEveryProblem(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.json")
+	const bad = `{"name": "bad",
+ "nodes": [{"name": "b", "type": "ball", "params": {"elasticity": 2}}, {"name": "t", "type": "table"}],
+ "edges": [{"from": "t.position", "to": "b.table_position"}],
+ "run": {"dt": 0.01, "steps": 10, "workers": -3}}`
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := cosim(t, "run", path, "-o", filepath.Join(t.TempDir(), "h.csv"), "-q")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q", code, errs)
+	}
+	mustContain(t, "stderr", errs, "run.workers: -3 is negative", `nodes[0].params: ball: parameter "elasticity" = 2 is out of range`)
+	if strings.Contains(errs, "records nothing") {
+		t.Errorf("hint before the scene's own errors: %q", errs)
+	}
+}

@@ -45,6 +45,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if (*out != "" || *fig != "") && len(sc.Record.Fields) == 0 {
+		// The scene's own errors come before the hint.
+		if _, err := sc.Compile(nodes.Registry(), nil); err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
 		return fmt.Errorf("%s records nothing: add \"record\": {\"fields\": [\"node.field\", …]} to the scene, or --set 'record.fields=[\"node.field\"]'", pos[0])
 	}
 	summary := stdout
@@ -139,12 +143,18 @@ func loadScene(path string, sets []string) (*scene.Scene, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if len(sets) == 0 {
+		// Load reports every problem of the file at once (structure,
+		// parameters, wiring, recorded fields), not only the first stage's.
+		sc, err := scene.Load(f, nodes.Registry())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return sc, nil
+	}
 	sc, err := scene.Decode(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(sets) == 0 {
-		return sc, nil
 	}
 	m, err := parseSets(sets)
 	if err != nil {
