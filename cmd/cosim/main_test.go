@@ -128,7 +128,11 @@ func TestDescribeText(t *testing.T) {
 	mustContain(t, "describe ball", out,
 		"ball — A point mass", "algorithm MADD-NODE-001, version 1.0.0, stable",
 		"discretization semi-implicit-euler; declared order: spatial none, temporal 1",
-		"table_position", "MADD-ANO-021")
+		"table_position", "MADD-ANO-021",
+		// the full metadata, not only the interface
+		"\nEquations\n", "\nValidated regimes\n  - elasticity:", "\nImplementation mapping\n",
+		"→ github.com/cosimgo/cosim/nodes/ball.Node.Update", "\nReferences\n  - [Hairer2006]",
+		"\nChangelog\n  - 1.0.0 (2025-03-01): Initial implementation", "\nDiscretization notes\n")
 }
 
 // describe --json decodes, carries the metadata, and has the anomaly

@@ -156,12 +156,52 @@ func writeDescription(w io.Writer, d node.Description) error {
 			}
 		}
 	}
+	list("Equations", m.Equations)
+	para := func(title, text string) {
+		if text != "" {
+			fmt.Fprintf(w, "\n%s\n  %s\n", title, text)
+		}
+	}
+	para("Equation notes", m.EquationNotes)
+	para("Discretization notes", m.DiscretizationNotes)
+	para("Order note", m.Order.Note)
+	if m.Order.TolReason != "" {
+		para("Order bound", fmt.Sprintf("|p − %g| ≤ %g: %s", m.Order.Temporal, m.Order.Tol(), m.Order.TolReason))
+	}
 	list("Assumptions", m.Assumptions)
 	list("Limitations", m.Limitations)
+	var regimes []string
+	for _, r := range m.Regimes {
+		regimes = append(regimes, joinNote(r.Param+": "+r.Range, r.Notes))
+	}
+	list("Validated regimes", regimes)
 	list("Stability conditions", m.StabilityConditions)
+	var mapping []string
+	for _, mp := range m.Mapping {
+		mapping = append(mapping, joinNote(mp.Term+" → "+mp.Identifier, mp.Notes))
+	}
+	list("Implementation mapping", mapping)
+	var refs []string
+	for _, r := range m.References {
+		refs = append(refs, joinNote("["+r.Key+"] "+r.Text, r.Note))
+	}
+	list("References", refs)
 	list("Anomalies", m.Anomalies)
 	list("Verification evidence", m.Evidence)
+	var changes []string
+	for _, c := range m.Changelog {
+		changes = append(changes, c.Version+" ("+c.Date+"): "+c.Change)
+	}
+	list("Changelog", changes)
 	return nil
+}
+
+// joinNote appends a note in parentheses when there is one.
+func joinNote(s, note string) string {
+	if note == "" {
+		return s
+	}
+	return s + " (" + note + ")"
 }
 
 // describe is the node's Description with the records the command adds in
