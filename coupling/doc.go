@@ -72,7 +72,8 @@
 // [Accept] takes the last iterate and counts the step in the run's
 // statistics (graph.GroupStats: steps, total, maximum and last
 // iterations, last residual max|G(u)−u|, non-converged steps, IQN-ILS
-// fallbacks).
+// fallbacks). Step by step, graph.Settings.OnGroupStep receives every
+// group's iterations, final residual and convergence for every step.
 //
 // The first iterate comes from the [Predictor]: [Constant] uses the
 // interface values at t_n; [LinearPredictor] extrapolates 2·u_n − u_{n−1}

@@ -983,6 +983,9 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 	st.LastIterations = iters
 	st.LastResidual = resid
 	st.Fallbacks = g.acc.Stats().Fallbacks - g.fallback0
+	if s.onGroupStep != nil {
+		s.onGroupStep(GroupStep{Group: g.name, Step: s.steps, Time: t, Iterations: iters, Residual: resid, Converged: converged})
+	}
 	if !converged {
 		if g.it.OnFail != coupling.Accept {
 			return &ConvergenceError{Group: g.name, Step: s.steps, Time: t, Iterations: iters, Residual: resid}

@@ -19,12 +19,13 @@ import (
 // flat state, output and input buffers, ready to step. A Sim is not safe
 // for concurrent use; it runs its own workers inside Run.
 type Sim struct {
-	nodes    []cnode
-	index    map[string]int
-	edges    []Edge
-	gathers  []gather
-	levels   [][]int32 // nodes with outputs, by feedthrough depth
-	stateful []int32   // nodes with state, in node order
+	onGroupStep func(GroupStep) // Settings.OnGroupStep of the current Run
+	nodes       []cnode
+	index       map[string]int
+	edges       []Edge
+	gathers     []gather
+	levels      [][]int32 // nodes with outputs, by feedthrough depth
+	stateful    []int32   // nodes with state, in node order
 
 	x, xNext []float64 // state at t_n; scratch for t_{n+1}
 	y        []float64 // outputs
@@ -208,6 +209,23 @@ type Settings struct {
 	// Sim.Schedule). Nil means explicit Jacobi on the default path: the
 	// same results as coupling.Jacobi, without its statistics.
 	Coupling *coupling.Strategy
+	// OnGroupStep, when set, is called once per step for every iterated
+	// coupling group, after the group's iteration ends (converged or
+	// not), with that step's diagnostics. It runs on the goroutine that
+	// called Run, between steps of the group's members, so it needs no
+	// locking; it must not call back into the Sim. Nil costs nothing.
+	OnGroupStep func(GroupStep)
+}
+
+// GroupStep is the diagnostics of one iterated coupling group in one step
+// (Settings.OnGroupStep).
+type GroupStep struct {
+	Group      string  // the group's name
+	Step       int     // the step, counted as in StateError
+	Time       float64 // the time at the start of the step
+	Iterations int     // evaluations of G in this step
+	Residual   float64 // max |G(u)_i − u_i| of the accepted iterate
+	Converged  bool    // false when accepted by coupling.Accept after MaxIter
 }
 
 // DefaultGrain is the default Settings.Grain: below it, handing work to
@@ -256,6 +274,8 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 		grain = DefaultGrain
 	}
 	res := &Result{Workers: 1}
+	s.onGroupStep = set.OnGroupStep
+	defer func() { s.onGroupStep = nil }()
 	if err := s.beginCoupling(set.Coupling); err != nil {
 		return nil, err
 	}
