@@ -48,9 +48,11 @@ func TestRegistry(t *testing.T) {
 }
 
 // Every parameter of every node type rejects NaN, ±Inf, a wrong type and
-// a wrong shape, and a misspelled name, with a *node.ParamError naming the
-// node type and the parameter, never a panic or a silent clamp. (Each
-// node package tests its own ranges; this holds every type to the floor.)
+// a wrong shape, zero, negative and out-of-range values where its range
+// excludes them, and a misspelled name, with a *node.ParamError naming
+// the node type, the parameter, the value and the valid range, never a
+// panic or a silent clamp. (Each node package tests its own cross-field
+// rules; this holds every type to the floor.)
 func TestBadParamsEveryType(t *testing.T) {
 	reg := nodes.Registry()
 	for _, typ := range reg.Names() {
@@ -69,14 +71,31 @@ func TestBadParamsEveryType(t *testing.T) {
 				bad = []any{1.0, "yes"}
 			case node.Text:
 				bad = []any{1.0, []float64{1}}
+			case node.Integer:
+				bad = []any{2.5, math.NaN(), "1", []float64{1}}
 			default:
 				continue
+			}
+			// Zero, negative and out-of-range values where the declared
+			// range excludes them.
+			if p.Kind == node.Real || p.Kind == node.Integer {
+				for _, v := range []float64{0, -1, p.Range.Min - 1, p.Range.Max + 1} {
+					if p.Range.Bounded && !p.Range.Contains(v) && !math.IsInf(v, 0) {
+						bad = append(bad, v)
+					}
+				}
 			}
 			for _, v := range bad {
 				n, err := reg.New(typ, map[string]any{p.Name: v})
 				var pe *node.ParamError
 				if !errors.As(err, &pe) || pe.Node != typ || pe.Param != p.Name {
 					t.Errorf("%s.%s = %v: got node %v, err %v; want a ParamError naming %s and %s", typ, p.Name, v, n != nil, err, typ, p.Name)
+					continue
+				}
+				// The message names the value and the valid range.
+				msg := err.Error()
+				if !strings.Contains(msg, node.FormatValue(v)) || !strings.Contains(msg, "; valid: "+p.Valid()) {
+					t.Errorf("%s.%s = %v: %q does not show the value %s and the range %q", typ, p.Name, v, msg, node.FormatValue(v), p.Valid())
 				}
 			}
 		}
