@@ -18,6 +18,9 @@ type linSolver struct {
 	dxv *mat.VecDense
 	r   []float64
 	dx  []float64
+	// singular is set by solve when the matrix was singular (as opposed
+	// to a non-finite update from finite-looking data).
+	singular bool
 }
 
 func newLinSolver(n int) *linSolver {
@@ -44,7 +47,8 @@ func (l *linSolver) solve(st *Stats) bool {
 	err := l.lu.SolveVecTo(l.dxv, false, l.rv)
 	st.LinearSolves++
 	var c mat.Condition
-	if errors.As(err, &c) && math.IsInf(float64(c), 1) {
+	l.singular = errors.As(err, &c) && math.IsInf(float64(c), 1)
+	if l.singular {
 		return false
 	}
 	return firstNonFinite(l.dx) < 0
@@ -133,6 +137,12 @@ func (s *implicitStepper) Step(dt float64) error {
 			}
 			ls.r[i] = r
 		}
+		if i := firstNonFinite(ls.r); i >= 0 {
+			// An iterate or f overflowed: say which component, not
+			// "Newton did not converge".
+			s.stats.Rejected++
+			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
+		}
 		// J = I − dt·θ·∂f/∂y
 		s.stats.JacEvals++
 		if s.jac != nil {
@@ -164,10 +174,18 @@ func (s *implicitStepper) Step(dt float64) error {
 		}
 		s.stats.NewtonIters++
 		if !ls.solve(&s.stats) {
+			if i := firstNonFinite(ls.dx); i >= 0 && !ls.singular {
+				s.stats.Rejected++
+				return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
+			}
 			break
 		}
 		for i := range x {
 			x[i] += ls.dx[i]
+		}
+		if i := firstNonFinite(x); i >= 0 {
+			s.stats.Rejected++
+			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
 		}
 		if maxAbs(ls.dx) <= s.c.newtonTol*(1+maxAbs(x)) {
 			converged = true
