@@ -16,7 +16,8 @@ var meta = node.Metadata{
 		`V = \tfrac12 \sum_i k_i\,(\Delta p_i - v_{\mathrm{off},i})^2`,
 		`\mathbf{J}_{loc1} = f_{ODE2}\operatorname{diag}(\mathbf{k}) + f_{ODE2_t}\operatorname{diag}(\mathbf{d}) = -\mathbf{J}_{loc0}`,
 	},
-	EquationNotes: "$\\mathbf{p}_{mi}, \\mathbf{v}_{mi}$ are the world position and velocity of marker $i$ (the body's `MarkerKinematics`; a ground marker is a fixed point with zero velocity), " +
+	EquationNotes: "The boundary inputs (`m0_position`, `m0_velocity`, …) and load outputs (`m0_force`, …) of an instance depend on the bodies its markers attach to (none for two ground markers, the registry's default); `Connect` creates and wires them, and the guide's Interface section lists them per marker kind. " +
+		"$\\mathbf{p}_{mi}, \\mathbf{v}_{mi}$ are the world position and velocity of marker $i$ (the body's `MarkerKinematics`; a ground marker is a fixed point with zero velocity), " +
 		"$\\mathbf{k}, \\mathbf{d}, \\mathbf{v}_{\\mathrm{off}}$ the stiffness, damping and offset, $\\mathrm{UF}$ the optional user force function and $i_N$ the item number given to it. " +
 		"$\\mathbf{f}_{SD}$ is zero when the connector is inactive. The seed's left-hand-side terms move to the right-hand side as the loads the bodies receive: " +
 		"marker 0 is pushed by $+\\mathbf{f}_{SD}$ and marker 1 by $-\\mathbf{f}_{SD}$ (a stretched spring pulls the markers together), each turned into the body's load inputs by its `MarkerLoad` (for a rigid body the force at the centre of mass and the moment $(R\\mathbf{r})\\times\\mathbf{f}$). " +

@@ -159,7 +159,7 @@ var params = []node.Param{
 	{Name: paramFunc, Kind: node.Function, Signature: forceFuncSignature, Description: "User force law replacing the linear one when active (Go only, never from a scene); with it the node has no PotentialEnergy output"},
 	{Name: paramItem, Kind: node.Integer, Default: 0, Description: "Item number passed to the user function; any integer the caller chooses"},
 	{Name: paramShow, Kind: node.Bool, Default: true, Description: "Visualization: draw the connector"},
-	{Name: paramDrawSize, Kind: node.Real, Default: -1.0, Units: "m", Range: node.Between(-1, math.Inf(1)), Description: "Visualization: spring diameter; negative (−1) means the default size"},
+	{Name: paramDrawSize, Kind: node.Real, Default: -1.0, Units: "m", Range: node.Between(-1, math.Inf(1)), Description: "Visualization: spring diameter; negative (−1) means the default size (the seed's `drawSize`, accepted as an alias)"},
 	{Name: paramColor, Kind: node.Vector, Shape: node.Vec(4), Default: []float64{-1, -1, -1, -1}, Units: "1", Range: node.Between(-1, 1), Description: "Visualization: RGBA color in [0, 1]; R = −1 means the default color"},
 }
 
