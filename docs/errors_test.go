@@ -84,7 +84,62 @@ func userErrors(t *testing.T) map[string]string {
 	st.Init(0, []float64{1})
 	add("newton", st.Step(1))
 	_ = node.ErrNonFinite
+
+	// An algebraic loop and a required input left unconnected.
+	g = graph.New()
+	g.Add("a", newEcho(true))
+	g.Add("b", newEcho(true))
+	g.Connect("a.out", "b.in")
+	g.Connect("b.out", "a.in")
+	_, err = g.Build()
+	add("loop", err)
+	g = graph.New()
+	g.Add("c", newEcho(false))
+	_, err = g.Build()
+	add("unconnected", err)
+
+	// A panic in user code: a custom transform.
+	g = graph.New()
+	tb, _ = table.New(table.DefaultParams())
+	b, _ = ball.New(ball.DefaultParams())
+	g.Add("table", tb)
+	g.Add("ball", b)
+	g.Connect("table.position", "ball.table_position", graph.Via(graph.Func{Label: "lift", In: node.Scalar, Out: node.Scalar,
+		F: func(dst, src []float64) { panic("index out of range [3] with length 1") }}))
+	s, _ = g.Build()
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 5})
+	add("panic", err)
+
+	// A truncated scene file.
+	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"`))
+	add("truncated", err)
 	return msgs
+}
+
+// echo copies input "in" to output "out" (feedthrough when ft); without
+// ft its input is required.
+type echo struct {
+	node.Stateless
+	spec *node.Spec
+}
+
+func newEcho(ft bool) *echo {
+	in := node.Input{Name: "in", Units: "1", Description: "value in", Coupling: node.Replacing, Default: []float64{0}}
+	if !ft {
+		in.Default = nil
+	}
+	return &echo{spec: node.NewSpec(node.Spec{
+		Type:        "echo",
+		Inputs:      []node.Input{in},
+		Outputs:     []node.Field{{Name: "out", Units: "1", Description: "value out"}},
+		Feedthrough: ft,
+	})}
+}
+
+func (e *echo) Spec() *node.Spec { return e.spec }
+func (e *echo) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = in.Values[0]
+	return nil
 }
 
 func TestErrorsDocumented(t *testing.T) {
