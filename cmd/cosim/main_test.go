@@ -548,7 +548,7 @@ func TestSweepShardsMerge(t *testing.T) {
 			args = append(grid, "--shard", "0/3")
 		case 1:
 			t.Setenv("JOB_COMPLETION_INDEX", "1")
-			args = append(grid, "--shards", "3")
+			args = append(grid, "--shard", "/3") // I from the environment
 		case 2:
 			os.Unsetenv("JOB_COMPLETION_INDEX")
 			t.Setenv("SLURM_ARRAY_TASK_ID", "3")

@@ -44,7 +44,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&sets, "set", "override a setting for every run, `NODE.PARAM=VALUE` (repeatable)")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "run `N` simulations at once (each on one goroutine)")
 	out := fs.String("o", "", "write the table to `FILE` instead of stdout")
-	shard := fs.String("shard", "", "run only shard `I/N` of the grid: the runs k with k mod N = I")
+	shard := fs.String("shard", "", "run only shard `I/N` of the grid: the runs k with k mod N = I; /N (or N) takes I from $"+envK8sIndex+" or $"+envSlurmIndex)
 	shards := fs.Int("shards", 0, "split the grid into `N` shards and take this one's index from $"+envK8sIndex+" (Kubernetes Indexed Job) or $"+envSlurmIndex+" (Slurm array)")
 	quiet := fs.Bool("q", false, "no progress bar")
 	keepGoing := fs.Bool("keep-going", false, "exit 0 when runs fail (their rows say why in the status column; sweep merge reports them): for array jobs whose next step needs every shard to succeed")
@@ -425,12 +425,25 @@ func shardOf(shard string, shards int, getenv func(string) string) (int, int, er
 	}
 	if shard != "" {
 		a, b, ok := strings.Cut(shard, "/")
-		i, err1 := strconv.Atoi(a)
-		n, err2 := strconv.Atoi(b)
-		if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-			return 0, 0, usagef("--shard %q: write I/N with 0 <= I < N, e.g. --shard 0/4", shard)
+		if !ok || a == "" {
+			// --shard N or --shard /N: the index comes from the batch
+			// engine's environment, as with --shards N.
+			if !ok {
+				b = a
+			}
+			n, err := strconv.Atoi(b)
+			if err != nil || n < 1 {
+				return 0, 0, usagef("--shard %q: write I/N with 0 <= I < N (e.g. --shard 0/4), or /N to take I from $%s or $%s", shard, envK8sIndex, envSlurmIndex)
+			}
+			shards = n
+		} else {
+			i, err1 := strconv.Atoi(a)
+			n, err2 := strconv.Atoi(b)
+			if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+				return 0, 0, usagef("--shard %q: write I/N with 0 <= I < N (e.g. --shard 0/4), or /N to take I from $%s or $%s", shard, envK8sIndex, envSlurmIndex)
+			}
+			return i, n, nil
 		}
-		return i, n, nil
 	}
 	if shards == 0 {
 		return 0, 1, nil
