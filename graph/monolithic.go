@@ -473,7 +473,7 @@ func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators
 			}
 		}
 	}
-	res.Stats = statsSince(a.Stats(), stats0)
+	res.Stats = a.Stats().Sub(stats0)
 	t, y := a.State()
 	res.T, res.Y = t, slices.Clone(y)
 	copy(s.x, y)
@@ -483,32 +483,8 @@ func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators
 			res.Status = integrators.NotTerminated
 			return res, cerr
 		}
-		res.Status = statusOf(err)
+		res.Status = integrators.StatusOf(err)
 		return res, s.monoError(err)
 	}
 	return res, nil
-}
-
-// statusOf returns the integrator status an error carries.
-func statusOf(err error) integrators.Status {
-	var se *integrators.StepError
-	if errors.As(err, &se) {
-		return se.Status
-	}
-	return integrators.Failure
-}
-
-// statsSince returns the work done from b to a.
-func statsSince(a, b integrators.Stats) integrators.Stats {
-	return integrators.Stats{
-		Steps:         a.Steps - b.Steps,
-		Rejected:      a.Rejected - b.Rejected,
-		FuncEvals:     a.FuncEvals - b.FuncEvals,
-		JacEvals:      a.JacEvals - b.JacEvals,
-		NewtonIters:   a.NewtonIters - b.NewtonIters,
-		LinearSolves:  a.LinearSolves - b.LinearSolves,
-		Factorize:     a.Factorize - b.Factorize,
-		EventEvals:    a.EventEvals - b.EventEvals,
-		EventsHandled: a.EventsHandled - b.EventsHandled,
-	}
 }

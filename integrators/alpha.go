@@ -332,7 +332,7 @@ func (r *SecondOrderStepper) Advance(st State, h History, dt float64) (Result, e
 	before := r.stats
 	fail := func(err error) (Result, error) {
 		r.stats.Rejected++
-		return Result{Status: statusOf(err), Stats: r.stats.sub(before), T: st.T}, err
+		return Result{Status: StatusOf(err), Stats: r.stats.Sub(before), T: st.T}, err
 	}
 	clk := Clock{Base: st.T}
 	if e := h.Latest; e != nil {
@@ -362,7 +362,7 @@ func (r *SecondOrderStepper) Advance(st State, h History, dt float64) (Result, e
 		Method: r.m.Name, AlphaParams: r.m.Alpha,
 		NQ: nq, NZ: nz, IDs: slices.Clone(r.ids),
 	}
-	return Result{Status: Success, Stats: r.stats.sub(before), T: t1, History: History{Latest: e}}, nil
+	return Result{Status: Success, Stats: r.stats.Sub(before), T: t1, History: History{Latest: e}}, nil
 }
 
 // partAdapter presents a Partitioned first-order System as SecondOrder:

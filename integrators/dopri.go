@@ -639,7 +639,7 @@ func Integrate(sys System, t0 float64, y0 []float64, tEnd float64, s *Settings) 
 		}
 	}
 	if err := a.Init(t0, y0); err != nil {
-		res.Status = statusOf(err)
+		res.Status = StatusOf(err)
 		return res, err
 	}
 	k := 0
@@ -658,7 +658,7 @@ func Integrate(sys System, t0 float64, y0 []float64, tEnd float64, s *Settings) 
 			rep, err = a.Step(tEnd)
 		}
 		if err != nil {
-			res.Status = statusOf(err)
+			res.Status = StatusOf(err)
 			res.Stats = a.stats
 			res.T, res.Y = a.t, cloneF(a.y)
 			return res, err

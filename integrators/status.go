@@ -169,8 +169,9 @@ func (e *HistoryError) Unwrap() error { return ErrHistoryMismatch }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
-// statusOf returns the status carried by err.
-func statusOf(err error) Status {
+// StatusOf returns the status carried by err: Success for nil, the
+// Status of a *StepError or a wrapped status sentinel, Failure otherwise.
+func StatusOf(err error) Status {
 	if err == nil {
 		return Success
 	}
@@ -216,7 +217,9 @@ func (s *Stats) add(o Stats) {
 	s.EventsHandled += o.EventsHandled
 }
 
-func (s Stats) sub(o Stats) Stats {
+// Sub returns the work counted in s and not in o: the work done between
+// two snapshots o and s of one stepper's Stats.
+func (s Stats) Sub(o Stats) Stats {
 	return Stats{
 		Steps:         s.Steps - o.Steps,
 		Rejected:      s.Rejected - o.Rejected,

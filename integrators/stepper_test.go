@@ -260,7 +260,7 @@ func TestUserErrorWrapped(t *testing.T) {
 	for err == nil {
 		err = st.Step(0.2)
 	}
-	if !errors.Is(err, boom) || !errors.Is(err, ErrFailure) || statusOf(err) != Failure {
+	if !errors.Is(err, boom) || !errors.Is(err, ErrFailure) || StatusOf(err) != Failure {
 		t.Fatalf("err %v", err)
 	}
 	if tt, y := st.State(); tt != 0.4 || y[0] != 0.4 {
