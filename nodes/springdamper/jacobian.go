@@ -51,16 +51,7 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 	dst = dst[:ny*nu]
 	clear(dst)
 	u := in.Values
-	p0, v0, p1, v1 := n.state(u, make([]float64, yForce))
-	var dp, dv [3]float64
-	for i := range 3 {
-		dp[i], dv[i] = p1[i]-p0[i], v1[i]-v0[i]
-	}
-	f, err := n.m.force(t, dp, dv)
-	if err != nil {
-		return err
-	}
-	a, b, err := n.localJacobian(t, dp, dv)
+	dp, f, a, b, err := n.linearize(t, u)
 	if err != nil {
 		return err
 	}
@@ -160,6 +151,22 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 // localJacobian returns ∂f_SD/∂Δp and ∂f_SD/∂Δv (3 × 3, row-major): the
 // seed's diag(k) and diag(d), zero when inactive, central differences of
 // the user function when set.
+// linearize is the common start of OutputsJacobian and JacobianCSD: the
+// relative displacement Δp at the inputs u, the force f there and its
+// local Jacobians a = ∂f/∂Δp, b = ∂f/∂Δv.
+func (n *Node) linearize(t float64, u []float64) (dp, f [3]float64, a, b [9]float64, err error) {
+	p0, v0, p1, v1 := n.state(u, make([]float64, yForce))
+	var dv [3]float64
+	for i := range 3 {
+		dp[i], dv[i] = p1[i]-p0[i], v1[i]-v0[i]
+	}
+	if f, err = n.m.force(t, dp, dv); err != nil {
+		return dp, f, a, b, err
+	}
+	a, b, err = n.localJacobian(t, dp, dv)
+	return dp, f, a, b, err
+}
+
 func (n *Node) localJacobian(t float64, dp, dv [3]float64) (a, b [9]float64, err error) {
 	m := &n.m
 	if !m.active {
@@ -276,16 +283,7 @@ func (n *Node) JacobianCSD(fODE2, fODE2t float64, t float64, in node.Inputs, dst
 	dst = dst[:nu*nu]
 	clear(dst)
 	u := in.Values
-	p0, v0, p1, v1 := n.state(u, make([]float64, yForce))
-	var dp, dv [3]float64
-	for i := range 3 {
-		dp[i], dv[i] = p1[i]-p0[i], v1[i]-v0[i]
-	}
-	f, err := n.m.force(t, dp, dv)
-	if err != nil {
-		return err
-	}
-	a, b, err := n.localJacobian(t, dp, dv)
+	_, f, a, b, err := n.linearize(t, u)
 	if err != nil {
 		return err
 	}
