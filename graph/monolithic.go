@@ -11,7 +11,6 @@ import (
 
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
-	"gonum.org/v1/gonum/mat"
 )
 
 // RunMonolithic advances the simulation in monolithic mode: the graph's
@@ -61,7 +60,7 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 			break
 		}
 		if err = st.Step(set.Dt); err != nil {
-			err = s.monoError(s.newtonOverflow(method, set.Dt, err))
+			err = s.monoError(err)
 			break
 		}
 		_, y := st.State()
@@ -97,77 +96,6 @@ func (s *Sim) monoError(err error) error {
 	}
 	name, field := s.locate(se.Index)
 	return &node.StateError{Node: name, Field: field, Step: s.steps, Time: s.Time(), Err: fmt.Errorf("%w: %w", node.ErrNonFinite, err)}
-}
-
-// newtonOverflow diagnoses a Newton failure of backward Euler or the
-// implicit trapezoid. The integrators start the iteration at y with the
-// residual r = −dt·θ·f(t+dt, y) − dt·(1−θ)·f(t, y) and the first update
-// Δ = −(I − dt·θ·∂f/∂y)⁻¹·r; when r, the Jacobian or y + Δ is not finite,
-// the step overflows rather than failing to converge, and the error says
-// so for the first such component (Index set, Status NonFinite, wrapping
-// the original error). Otherwise err is returned unchanged. It runs only
-// after a failure, so it may allocate.
-func (s *Sim) newtonOverflow(method integrators.Method, dt float64, err error) error {
-	var se *integrators.StepError
-	if !errors.As(err, &se) || se.Status != integrators.NewtonFailure || s.mono == nil || s.mono.sys == nil {
-		return err
-	}
-	th := 1.0
-	switch method.Name {
-	case integrators.MethodBackwardEuler:
-	case integrators.MethodImplicitTrapezoid:
-		th = 0.5
-	default:
-		return err
-	}
-	sys := s.mono.sys
-	t, n := s.Time(), len(s.x)
-	y := slices.Clone(s.x)
-	f0, f1, r := make([]float64, n), make([]float64, n), make([]float64, n)
-	overflow := func(i int, what string) error {
-		return &integrators.StepError{Method: se.Method, Status: integrators.NonFinite, T: se.T, Dt: se.Dt, Index: i,
-			Err: fmt.Errorf("the %s overflows (the integrator reported: %w)", what, err)}
-	}
-	if sys.Func(t+dt, y, f1) != nil || (th != 1 && sys.Func(t, y, f0) != nil) {
-		return err
-	}
-	for i := range y {
-		r[i] = -dt * th * f1[i]
-		if th != 1 {
-			r[i] -= dt * (1 - th) * f0[i]
-		}
-		if nonFinite(r[i:i+1]) == 0 {
-			return overflow(i, "Newton residual")
-		}
-	}
-	jd := make([]float64, n*n)
-	if sys.Jacobian(t+dt, y, jd) != nil {
-		return err
-	}
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			jd[i*n+j] *= -dt * th
-		}
-		jd[i*n+i]++
-		if j := nonFinite(jd[i*n : i*n+n]); j >= 0 {
-			return overflow(i, "Newton Jacobian")
-		}
-	}
-	var lu mat.LU
-	lu.Factorize(mat.NewDense(n, n, jd))
-	var dx mat.VecDense
-	for i := range r {
-		r[i] = -r[i]
-	}
-	if lu.SolveVecTo(&dx, false, mat.NewVecDense(n, r)) != nil && lu.Det() == 0 {
-		return err
-	}
-	for i := range y {
-		if v := y[i] + dx.AtVec(i); math.IsNaN(v) || math.IsInf(v, 0) {
-			return overflow(i, "Newton iterate")
-		}
-	}
-	return err
 }
 
 // monoState keeps the monolithic stepper between RunMonolithic calls (or

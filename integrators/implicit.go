@@ -172,6 +172,10 @@ func (s *implicitStepper) Step(dt float64) error {
 			}
 			ls.jd[i*n+i]++
 		}
+		if k := firstNonFinite(ls.jd); k >= 0 {
+			s.stats.Rejected++
+			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: k / n, Iter: it}
+		}
 		s.stats.NewtonIters++
 		if !ls.solve(&s.stats) {
 			if i := firstNonFinite(ls.dx); i >= 0 && !ls.singular {
