@@ -333,85 +333,24 @@ func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators
 		return nil, err
 	}
 	var out []float64
-	maxSteps := 1000000
 	if isettings != nil {
 		out = isettings.Output
-		if isettings.MaxSteps > 0 {
-			maxSteps = isettings.MaxSteps
-		}
-	}
-	for i, t := range out {
-		if t < t0 || t > end || (i > 0 && t < out[i-1]) || math.IsNaN(t) {
-			return nil, fmt.Errorf("graph: Integrate: Output[%d] = %v not ascending within [%v, %v]", i, t, t0, end)
-		}
 	}
 	m, err := s.adaptiveStepper(isettings)
 	if err != nil {
 		return nil, err
 	}
-	a := m.ad
+	// The System checks ctx at every evaluation too, so even a run of
+	// rejected trials stops within one trial.
 	m.sys.ctx, m.sys.done = ctx, ctx.Done()
 	defer func() { m.sys.ctx, m.sys.done = nil, nil }()
-
-	res := &integrators.Result{Status: integrators.Success}
-	k := 0
-	for k < len(out) && out[k] == t0 {
-		res.Samples = append(res.Samples, integrators.Sample{T: t0, Y: slices.Clone(s.x)})
-		k++
-	}
-	stats0 := a.Stats()
-	done := ctx.Done()
-	for {
-		t, _ := a.State()
-		if !(t < end) {
-			break
-		}
-		select {
-		case <-done:
-			err = ctx.Err()
-		default:
-		}
-		if err != nil {
-			break
-		}
-		st := a.Stats()
-		if n := st.Steps + st.Rejected - stats0.Steps - stats0.Rejected; n >= maxSteps {
-			err = &integrators.StepError{Method: integrators.MethodDormandPrince, Status: integrators.MaxStepsReached, T: t, Dt: a.NextStep(), Index: -1,
-				Err: fmt.Errorf("%d trial steps", n)}
-			break
-		}
-		var rep integrators.StepReport
-		if rep, err = a.Step(end); err != nil {
-			break
-		}
-		for k < len(out) && out[k] <= rep.T1 {
-			y := make([]float64, len(s.x))
-			a.Dense(out[k], y)
-			res.Samples = append(res.Samples, integrators.Sample{T: out[k], Y: y})
-			k++
-		}
-		if rep.Event >= 0 {
-			before := make([]float64, len(s.x))
-			a.Dense(rep.T1, before)
-			_, y := a.State()
-			res.Events = append(res.Events, integrators.EventRecord{T: rep.T1, Index: rep.Event, Action: rep.Action, Before: before, After: slices.Clone(y)})
-			if rep.Action == integrators.EventStop {
-				res.Status = integrators.StoppedByEvent
-				break
-			}
-		}
-	}
-	res.Stats = a.Stats().Sub(stats0)
-	t, y := a.State()
-	res.T, res.Y = t, slices.Clone(y)
-	copy(s.x, y)
-	s.t0, s.n, s.dt, s.yFresh = t, 0, 0, false
+	res, err := m.ad.Run(ctx, end, out)
+	copy(s.x, res.Y)
+	s.t0, s.n, s.dt, s.yFresh = res.T, 0, 0, false
 	if err != nil {
-		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-			res.Status = integrators.NotTerminated
-			return res, cerr
+		if res.Status == integrators.NotTerminated {
+			return res, ctx.Err()
 		}
-		res.Status = integrators.StatusOf(err)
 		return res, s.monoError(err)
 	}
 	return res, nil
