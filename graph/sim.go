@@ -97,10 +97,8 @@ func (s *Sim) SetState(x []float64, t float64) error {
 
 // componentName names the j-th value of the flat state, "node.field[k]".
 func (s *Sim) componentName(j int) string {
-	for _, c := range s.nodes {
-		if j >= c.x0 && j < c.x1 {
-			return c.name + "." + c.spec.StateLayout.Component(j-c.x0)
-		}
+	if name, field := s.locate(j); name != "" {
+		return name + "." + field
 	}
 	return "#" + strconv.Itoa(j)
 }

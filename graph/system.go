@@ -79,7 +79,8 @@ func (m *System) Dim() int { return len(m.s.x) }
 // order, then every node's Derivatives with its inputs gathered from y and
 // the outputs. It does not allocate. A panic in node or transform code is
 // returned as a *node.StateError naming the node; so is a non-finite
-// value in y (say, a diverging Newton iterate) or in the derivatives.
+// derivative. (A non-finite y is the integrator's to report: it checks
+// its iterates and states and names the component by index.)
 func (m *System) Func(t float64, y, dst []float64) (err error) {
 	s := m.s
 	if len(y) != len(s.x) || len(dst) != len(s.x) {
@@ -87,10 +88,6 @@ func (m *System) Func(t float64, y, dst []float64) (err error) {
 	}
 	if err := m.cancelled(); err != nil {
 		return err
-	}
-	if j := nonFinite(y); j >= 0 {
-		name, field := s.locate(j)
-		return &node.StateError{Node: name, Field: field, Step: s.steps, Time: t, Err: node.ErrNonFinite}
 	}
 	saved, err := m.prepare(t, y)
 	defer m.restore(saved)
@@ -104,7 +101,7 @@ func (m *System) Func(t float64, y, dst []float64) (err error) {
 		c := &s.nodes[i]
 		d := dst[c.x0:c.x1]
 		if err := m.derivs[k].Derivatives(t, y[c.x0:c.x1], s.inputs(c), d); err != nil {
-			return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+			return s.nodeError(c, t, err)
 		}
 		if j := nonFinite(d); j >= 0 {
 			return &node.StateError{Node: c.name, Field: "d/dt " + c.spec.StateLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
