@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -466,7 +467,7 @@ func (sc *Scene) check() (c checked) {
 		name(p, c.Name)
 		if c.Type == "" {
 			bad(p+".type", "missing")
-		} else if !contains(ConnectorTypes, c.Type) {
+		} else if !slices.Contains(ConnectorTypes, c.Type) {
 			bad(p+".type", "%q is not a connector type; scenes attach %s%s (put other node types under nodes)", c.Type, strings.Join(ConnectorTypes, ", "), node.DidYouMean(c.Type, ConnectorTypes))
 		}
 		if len(c.Bodies) != 2 {
@@ -571,11 +572,6 @@ func (t *Transform) check(path string) []error {
 	bad := func(field string, f string, a ...any) {
 		errs = append(errs, &Error{Path: path + field, Err: fmt.Errorf(f, a...)})
 	}
-	notFor := func(field string, set bool) {
-		if set {
-			bad(field, "is not a setting of the %s transform, which takes %s", t.Kind, strings.Join(transformKeys[t.Kind], ", "))
-		}
-	}
 	switch t.Kind {
 	case "scale":
 		if t.Factor == 0 {
@@ -583,30 +579,28 @@ func (t *Transform) check(path string) []error {
 		} else if math.IsNaN(t.Factor) || math.IsInf(t.Factor, 0) {
 			bad(".factor", "%v is not finite", t.Factor)
 		}
-		notFor(".index", t.Index != 0)
-		notFor(".axis", t.Axis != 0)
-		notFor(".len", t.Len != 0)
 	case "component":
 		if t.Index < 0 {
 			bad(".index", "%d is negative", t.Index)
 		}
-		notFor(".factor", t.Factor != 0)
-		notFor(".from", t.From != "")
-		notFor(".to", t.To != "")
-		notFor(".axis", t.Axis != 0)
-		notFor(".len", t.Len != 0)
 	case "embed":
 		if t.Len < 1 {
 			bad(".len", "missing or less than 1: an embed transform needs the length of the vector, e.g. {\"kind\": \"embed\", \"axis\": 1, \"len\": 3}")
 		} else if t.Axis < 0 || t.Axis >= t.Len {
 			bad(".axis", "%d is outside a vector of %d components", t.Axis, t.Len)
 		}
-		notFor(".factor", t.Factor != 0)
-		notFor(".from", t.From != "")
-		notFor(".to", t.To != "")
-		notFor(".index", t.Index != 0)
 	default:
 		bad(".kind", "%q is not a transform kind%s", t.Kind, node.DidYouMean(t.Kind, TransformKinds))
+		return errs
+	}
+	// Settings of another kind, given non-zero.
+	for _, k := range []struct {
+		key string
+		set bool
+	}{{"factor", t.Factor != 0}, {"from", t.From != ""}, {"to", t.To != ""}, {"index", t.Index != 0}, {"axis", t.Axis != 0}, {"len", t.Len != 0}} {
+		if k.set && !slices.Contains(transformKeys[t.Kind], k.key) {
+			bad("."+k.key, "is not a setting of the %s transform, which takes %s", t.Kind, strings.Join(transformKeys[t.Kind], ", "))
+		}
 	}
 	return errs
 }
@@ -779,15 +773,6 @@ func (c *Coupling) Strategy() (*coupling.Strategy, error) {
 		return nil, err
 	}
 	return &st, nil
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // Build constructs the graph of the scene from the registry, reporting

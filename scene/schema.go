@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/integrators"
@@ -36,7 +37,7 @@ func Schema(reg *node.Registry) ([]byte, error) {
 		}
 		defs["node."+name] = nodeSchema(spec, false)
 		nodeRefs = append(nodeRefs, obj{"$ref": "#/$defs/node." + name})
-		if contains(ConnectorTypes, name) {
+		if slices.Contains(ConnectorTypes, name) {
 			defs["connector."+name] = nodeSchema(spec, true)
 			connRefs = append(connRefs, obj{"$ref": "#/$defs/connector." + name})
 		}

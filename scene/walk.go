@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -252,7 +253,7 @@ func (w *walker) object(t reflect.Type, path string) error {
 	if t == transformType {
 		if allowed, known := transformKeys[kind]; known {
 			for _, m := range members {
-				if m.key != "kind" && !contains(allowed, m.key) {
+				if m.key != "kind" && !slices.Contains(allowed, m.key) {
 					keys := append([]string(nil), allowed...)
 					sort.Strings(keys)
 					w.bad(join(path, m.key), m.off, "is not a setting of the %s transform, which takes %s", kind, strings.Join(keys, ", "))
