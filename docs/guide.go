@@ -329,7 +329,11 @@ func writeParams(b *bytes.Buffer, s *node.Spec) {
 			if p.Kind == node.Function || p.Default == nil {
 				def = "unset"
 			}
-			row("`"+p.Name+"`", typ, def, units(p.Units), p.Valid(), p.Description)
+			desc := p.Description
+			if len(p.Aliases) > 0 {
+				desc += " (also accepted as `" + strings.Join(p.Aliases, "`, `") + "`)"
+			}
+			row("`"+p.Name+"`", typ, def, units(p.Units), p.Valid(), desc)
 		}
 	})
 }

@@ -40,6 +40,7 @@ type ParamDesc struct {
 	Description string   `json:"description"`
 	Valid       string   `json:"valid"`
 	Choices     []string `json:"choices,omitempty"`
+	Aliases     []string `json:"aliases,omitempty"`
 }
 
 // InputDesc describes a boundary input.
@@ -74,7 +75,7 @@ func Describe(n Node) Description {
 		if p.Kind == Function {
 			def = nil
 		}
-		d.Params = append(d.Params, ParamDesc{Name: p.Name, Kind: p.Kind, Shape: p.Shape.String(), Default: def, Units: p.Units, Description: p.Description, Valid: p.Valid(), Choices: p.Choices})
+		d.Params = append(d.Params, ParamDesc{Name: p.Name, Kind: p.Kind, Shape: p.Shape.String(), Default: def, Units: p.Units, Description: p.Description, Valid: p.Valid(), Choices: p.Choices, Aliases: p.Aliases})
 	}
 	for _, in := range s.Inputs {
 		d.Inputs = append(d.Inputs, InputDesc{Name: in.Name, Shape: in.Shape.String(), Size: in.Shape.Len(), Units: in.Units, Description: in.Description, Coupling: in.Coupling, Default: in.Default, Absent: in.Absent, Required: in.Required()})

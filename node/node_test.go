@@ -267,3 +267,21 @@ func TestDescriptionJSONRoundTrip(t *testing.T) {
 		t.Error("unknown role accepted")
 	}
 }
+
+// A parameter's Aliases are accepted by Resolve under the canonical name;
+// giving a name and its alias together is an error naming both.
+func TestResolveAliases(t *testing.T) {
+	ps := []node.Param{{Name: "draw_size", Kind: node.Real, Default: -1.0, Description: "d", Aliases: []string{"drawSize"}}}
+	v, err := node.Resolve("thing", ps, nil, map[string]any{"drawSize": 2.0})
+	if err != nil || v.Float("draw_size") != 2 {
+		t.Errorf("alias: %v, %v", v, err)
+	}
+	_, err = node.Resolve("thing", ps, nil, map[string]any{"drawSize": 2.0, "draw_size": 3.0})
+	var pe *node.ParamError
+	if !errors.As(err, &pe) || pe.Param != "drawSize" || !strings.Contains(err.Error(), `is an alias of "draw_size", which is also given (= 3)`) {
+		t.Errorf("both given: %v", err)
+	}
+	if _, err := node.Resolve("thing", ps, nil, map[string]any{"drawSize": "big"}); err == nil || !strings.Contains(err.Error(), `parameter "draw_size" = "big" is a string`) {
+		t.Errorf("bad alias value: %v", err)
+	}
+}

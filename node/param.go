@@ -127,6 +127,10 @@ type Param struct {
 	Choices     []string // Text: the accepted values (empty: any)
 	// Signature documents a Function parameter's Go type.
 	Signature string
+	// Aliases are other names Resolve accepts for the parameter (a seed's
+	// spelling, e.g. "drawSize" for "draw_size"); giving a name and its
+	// alias together is an error. Values, errors and specs use Name.
+	Aliases []string
 }
 
 // Valid describes the accepted values in words, for error messages and
@@ -402,6 +406,19 @@ func Resolve(typ string, specs []Param, base Values, given map[string]any) (Valu
 	var errs []error
 	for _, p := range specs {
 		v, ok := given[p.Name]
+		for _, a := range p.Aliases {
+			av, has := given[a]
+			if !has {
+				continue
+			}
+			if ok {
+				errs = append(errs, &ParamError{Node: typ, Param: a, Value: av,
+					Reason: fmt.Sprintf("is an alias of %q, which is also given (= %s)", p.Name, FormatValue(v)),
+					Valid:  fmt.Sprintf("either %q or %q, not both", p.Name, a)})
+				continue
+			}
+			v, ok = av, true
+		}
 		if !ok {
 			continue
 		}
@@ -415,7 +432,7 @@ func Resolve(typ string, specs []Param, base Values, given map[string]any) (Valu
 	}
 	var unknown []string
 	for name := range given {
-		if !slices.ContainsFunc(specs, func(p Param) bool { return p.Name == name }) {
+		if !slices.ContainsFunc(specs, func(p Param) bool { return p.Name == name || slices.Contains(p.Aliases, name) }) {
 			unknown = append(unknown, name)
 		}
 	}

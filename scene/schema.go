@@ -100,6 +100,12 @@ func nodeSchema(spec *node.Spec, connector bool) obj {
 			continue
 		}
 		props[p.Name] = paramSchema(p)
+		for _, a := range p.Aliases {
+			as := paramSchema(p)
+			delete(as, "default")
+			as["description"] = fmt.Sprintf("Alias of %s (not both).", p.Name)
+			props[a] = as
+		}
 	}
 	what := "node"
 	if connector {

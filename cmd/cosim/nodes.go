@@ -119,7 +119,11 @@ func writeDescription(w io.Writer, d node.Description) error {
 			if p.Default != nil {
 				def = node.FormatValue(p.Default)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, def, p.Units, p.Valid, p.Description)
+			desc := p.Description
+			if len(p.Aliases) > 0 {
+				desc += " (also accepted as " + strings.Join(p.Aliases, ", ") + ")"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, def, p.Units, p.Valid, desc)
 		}
 	}
 	if len(d.Inputs) > 0 {

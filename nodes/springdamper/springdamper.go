@@ -112,43 +112,6 @@ func (p Params) values() node.Values {
 	}
 }
 
-// aliases maps the seed's spelling of a parameter to ours, for the
-// name→value map paths (FromMap, SetParams): the seed and its issue call
-// the visualization size "drawSize". Params, errors and Spec use only the
-// canonical name.
-var aliases = map[string]string{"drawSize": paramDrawSize}
-
-// resolveAliases returns m with every alias renamed to its canonical
-// name; m itself is not modified (a copy is made only when an alias is
-// present). Giving an alias and its canonical name together is a
-// *node.ParamError naming both.
-func resolveAliases(m map[string]any) (map[string]any, error) {
-	var out map[string]any
-	for alias, name := range aliases {
-		v, ok := m[alias]
-		if !ok {
-			continue
-		}
-		if _, both := m[name]; both {
-			return nil, &node.ParamError{Node: TypeName, Param: alias, Value: v,
-				Reason: fmt.Sprintf("is an alias of %q, which is also given (= %s)", name, node.FormatValue(m[name])),
-				Valid:  fmt.Sprintf("either %q or %q, not both", name, alias)}
-		}
-		if out == nil {
-			out = make(map[string]any, len(m))
-			for k, v := range m {
-				out[k] = v
-			}
-		}
-		delete(out, alias)
-		out[name] = v
-	}
-	if out == nil {
-		return m, nil
-	}
-	return out, nil
-}
-
 // params is the parameter list every connector shares; the rest of the
 // spec (inputs and outputs) depends on the markers.
 var params = []node.Param{
@@ -159,7 +122,7 @@ var params = []node.Param{
 	{Name: paramFunc, Kind: node.Function, Signature: forceFuncSignature, Description: "User force law replacing the linear one when active (Go only, never from a scene); with it the node has no PotentialEnergy output"},
 	{Name: paramItem, Kind: node.Integer, Default: 0, Description: "Item number passed to the user function; any integer the caller chooses"},
 	{Name: paramShow, Kind: node.Bool, Default: true, Description: "Visualization: draw the connector"},
-	{Name: paramDrawSize, Kind: node.Real, Default: -1.0, Units: "m", Range: node.Between(-1, math.Inf(1)), Description: "Visualization: spring diameter; negative (−1) means the default size (the seed's `drawSize`, accepted as an alias)"},
+	{Name: paramDrawSize, Kind: node.Real, Default: -1.0, Units: "m", Range: node.Between(-1, math.Inf(1)), Description: "Visualization: spring diameter; negative (−1) means the default size", Aliases: []string{"drawSize"}},
 	{Name: paramColor, Kind: node.Vector, Shape: node.Vec(4), Default: []float64{-1, -1, -1, -1}, Units: "1", Range: node.Between(-1, 1), Description: "Visualization: RGBA color in [0, 1]; R = −1 means the default color"},
 }
 
@@ -373,13 +336,9 @@ func New(p Params, m0, m1 Marker) (*Node, error) {
 // are Go values, so markers on bodies are attached with New or Connect.
 //
 // The seed's camelCase visualization name "drawSize" is accepted as an
-// alias of "draw_size" (see aliases); giving both is an error. m is not
-// modified.
+// alias of "draw_size" (node.Param.Aliases); giving both is an error. m is
+// not modified.
 func FromMap(m map[string]any) (node.Node, error) {
-	m, err := resolveAliases(m)
-	if err != nil {
-		return nil, err
-	}
 	vals, err := node.Resolve(TypeName, params, nil, m)
 	if err != nil {
 		return nil, err
@@ -698,10 +657,6 @@ func (n *Node) Params() node.Values {
 // "draw_size", as in FromMap. It must not be called while a graph
 // containing the node is stepping.
 func (n *Node) SetParams(p map[string]any) error {
-	p, err := resolveAliases(p)
-	if err != nil {
-		return err
-	}
 	vals, err := node.Resolve(TypeName, params, n.vals, p)
 	if err != nil {
 		return err
