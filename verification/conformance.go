@@ -75,8 +75,8 @@ func Conformance(n node.Node, fresh func(map[string]any) (node.Node, error), x [
 //     (node.InputJacobian) matches central finite differences of
 //     Derivatives in the state and in the inputs (relative 1e-6 of the
 //     Jacobian's scale: the O(h²) truncation at h = 1e-6 of an O(1)-scaled
-//     argument, plus round-off of order ε/h ≈ 1e-10; state steps are
-//     scaled by max(1, |x_j|)).
+//     argument, plus round-off of order ε/h ≈ 1e-10; each step is h times
+//     max(1, |a_j|) of the argument it perturbs).
 //   - injection: for every parameter, overriding it with SetParams gives
 //     the same InitialState, Update, Derivatives and Outputs as building
 //     the node with that value (fresh), bit for bit. Real and Vector
@@ -282,45 +282,62 @@ func checkOutputJacobian(n node.Node, oj node.OutputJacobian, x []float64, in no
 	if !ok {
 		return []error{Violation{Type: s.Type, Check: "jacobian", Msg: "OutputsJacobian without Outputs"}}
 	}
-	ny, nu := s.OutputLayout.Size(), s.InputLayout.Size()
-	jac := make([]float64, ny*nu)
+	ny := s.OutputLayout.Size()
+	jac := make([]float64, ny*s.InputLayout.Size())
 	if err := oj.OutputsJacobian(0, x, in, jac); err != nil {
 		return []error{Violation{Type: s.Type, Check: "jacobian", Msg: err.Error()}}
 	}
-	yp, ym := make([]float64, ny), make([]float64, ny)
 	u := append([]float64(nil), in.Values...)
 	pin := node.Inputs{Values: u, Present: in.Present}
-	const h = 1e-6
-	scale := 0.0
-	for _, v := range jac {
-		scale = math.Max(scale, math.Abs(v))
-	}
-	var errs []error
-	for j := 0; j < nu; j++ {
-		u0 := u[j]
-		u[j] = u0 + h
-		if err := out.Outputs(0, x, pin, yp); err != nil {
-			return []error{Violation{Type: s.Type, Check: "jacobian", Msg: err.Error()}}
-		}
-		u[j] = u0 - h
-		if err := out.Outputs(0, x, pin, ym); err != nil {
-			return []error{Violation{Type: s.Type, Check: "jacobian", Msg: err.Error()}}
-		}
-		u[j] = u0
-		for i := 0; i < ny; i++ {
-			fd := (yp[i] - ym[i]) / (2 * h)
-			if math.Abs(fd-jac[i*nu+j]) > 1e-6*math.Max(1, scale) {
-				errs = append(errs, Violation{Type: s.Type, Check: "jacobian", Msg: fmt.Sprintf(
-					"∂%s/∂%s = %v analytic, %v by finite differences", s.OutputLayout.Component(i), s.InputLayout.Component(j), jac[i*nu+j], fd)})
-			}
-		}
+	errs, err := fdCheck(s.Type, "OutputsJacobian ∂y/∂u", jac, u, ny, func(dst []float64) error { return out.Outputs(0, x, pin, dst) },
+		s.OutputLayout.Component, s.InputLayout.Component)
+	if err != nil {
+		return []error{Violation{Type: s.Type, Check: "jacobian", Msg: err.Error()}}
 	}
 	return errs
 }
 
 // jacobianTol is the finite-difference acceptance of an analytic
-// Jacobian: relative 1e-6 of the Jacobian's largest entry (at least 1).
+// Jacobian: relative 1e-6 of the Jacobian's largest entry (at least 1);
+// jacobianStep the relative central-difference step (of max(1, |a_j|)).
 const jacobianTol, jacobianStep = 1e-6, 1e-6
+
+// fdCheck compares an analytic Jacobian jac (nrow × len(arg), row-major)
+// with central differences of eval, which writes nrow values into dst,
+// in the components of arg (perturbed in place and restored). It returns a
+// violation for every entry off by more than jacobianTol of the
+// Jacobian's scale, or eval's error.
+func fdCheck(typ, name string, jac, arg []float64, nrow int, eval func(dst []float64) error, row, col func(int) string) ([]error, error) {
+	ncol := len(arg)
+	scale := 1.0
+	for _, v := range jac {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	plus, minus := make([]float64, nrow), make([]float64, nrow)
+	var errs []error
+	for j := 0; j < ncol; j++ {
+		a0 := arg[j]
+		h := jacobianStep * math.Max(1, math.Abs(a0))
+		arg[j] = a0 + h
+		err := eval(plus)
+		if err == nil {
+			arg[j] = a0 - h
+			err = eval(minus)
+		}
+		arg[j] = a0
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < nrow; i++ {
+			fd := (plus[i] - minus[i]) / (2 * h)
+			if math.Abs(fd-jac[i*ncol+j]) > jacobianTol*scale {
+				errs = append(errs, Violation{Type: typ, Check: "jacobian", Msg: fmt.Sprintf(
+					"%s: ∂%s/∂%s = %v analytic, %v by finite differences", name, row(i), col(j), jac[i*ncol+j], fd)})
+			}
+		}
+	}
+	return errs, nil
+}
 
 func checkDerivativesJacobian(n node.Node, dj node.InputJacobian, x []float64, in node.Inputs) []error {
 	s := n.Spec()
@@ -336,50 +353,22 @@ func checkDerivativesJacobian(n node.Node, dj node.InputJacobian, x []float64, i
 	if err := dj.DerivativesJacobian(0, x, in, jx, ju); err != nil {
 		return bad("DerivativesJacobian: %v", err)
 	}
-	f, fplus := make([]float64, nx), make([]float64, nx)
-	var errs []error
-	// compare checks one analytic matrix (nx × ncol) against central
-	// differences of eval (which writes f) in the components of arg.
-	compare := func(name string, jac []float64, arg []float64, ncol int, eval func() error, component func(int) string) error {
-		scale := 1.0
-		for _, v := range jac {
-			scale = math.Max(scale, math.Abs(v))
-		}
-		for j := 0; j < ncol; j++ {
-			a0 := arg[j]
-			h := jacobianStep * math.Max(1, math.Abs(a0))
-			arg[j] = a0 + h
-			if err := eval(); err != nil {
-				arg[j] = a0
-				return err
-			}
-			copy(fplus, f)
-			arg[j] = a0 - h
-			if err := eval(); err != nil {
-				arg[j] = a0
-				return err
-			}
-			arg[j] = a0
-			for i := 0; i < nx; i++ {
-				fd := (fplus[i] - f[i]) / (2 * h)
-				if math.Abs(fd-jac[i*ncol+j]) > jacobianTol*scale {
-					errs = append(errs, Violation{Type: s.Type, Check: "jacobian", Msg: fmt.Sprintf(
-						"%s: ∂f(%s)/∂%s = %v analytic, %v by finite differences", name, s.StateLayout.Component(i), component(j), jac[i*ncol+j], fd)})
-				}
-			}
-		}
-		return nil
-	}
+	rowName := func(i int) string { return "f(" + s.StateLayout.Component(i) + ")" }
 	xs := append([]float64(nil), x...)
-	u := append([]float64(nil), in.Values...)
-	pin := node.Inputs{Values: u, Present: in.Present}
-	if err := compare("DerivativesJacobian ∂f/∂x", jx, xs, nx, func() error { return d.Derivatives(0, xs, in, f) }, s.StateLayout.Component); err != nil {
+	errs, err := fdCheck(s.Type, "DerivativesJacobian ∂f/∂x", jx, xs, nx, func(dst []float64) error { return d.Derivatives(0, xs, in, dst) },
+		rowName, s.StateLayout.Component)
+	if err != nil {
 		return bad("Derivatives: %v", err)
 	}
 	if nu > 0 {
-		if err := compare("DerivativesJacobian ∂f/∂u", ju, u, nu, func() error { return d.Derivatives(0, x, pin, f) }, s.InputLayout.Component); err != nil {
+		u := append([]float64(nil), in.Values...)
+		pin := node.Inputs{Values: u, Present: in.Present}
+		more, err := fdCheck(s.Type, "DerivativesJacobian ∂f/∂u", ju, u, nx, func(dst []float64) error { return d.Derivatives(0, x, pin, dst) },
+			rowName, s.InputLayout.Component)
+		if err != nil {
 			return bad("Derivatives: %v", err)
 		}
+		errs = append(errs, more...)
 	}
 	return errs
 }
