@@ -73,18 +73,7 @@ func TestMonolithicRK4Order(t *testing.T) {
 // 1e-9, and the state at 10 s (h = 2.1006464 m, v = −6.5759398 m/s, the
 // closed form) to 1e-7.
 func TestIntegrateBallEvents(t *testing.T) {
-	p := ball.DefaultParams()
-	p.InitialPosition, p.Elasticity = 10, 0.9
-	b, _ := ball.New(p)
-	tb, _ := table.New(table.DefaultParams())
-	g := graph.New()
-	g.Add("ball", b)
-	g.Add("table", tb)
-	g.Connect("table.position", "ball.table_position")
-	s, err := g.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := ballTable(t)
 	res, err := s.Integrate(context.Background(), 10, &integrators.Settings{RTol: 1e-12, ATol: 1e-12, MaxStep: 5})
 	if err != nil {
 		t.Fatal(err)

@@ -104,7 +104,11 @@ func (n *source) Outputs(t float64, x []float64, in node.Inputs, dst []float64) 
 
 // chain builds n masses joined by n+1 springs, with walls (sources at 0
 // and n+1) at both ends: the graph shape of the W1 workload.
-func chain(n int) *graph.Graph {
+func chain(n int) *graph.Graph { return chainVia(n, nil) }
+
+// chainVia is chain(n) whose force s1.fb → m2.force passes through tr
+// when tr is not nil.
+func chainVia(n int, tr graph.Transform) *graph.Graph {
 	g := graph.New()
 	g.Add("wall0", newSource("m", 0))
 	g.Add("wall1", newSource("m", float64(n+1)))
@@ -127,7 +131,11 @@ func chain(n int) *graph.Graph {
 			g.Connect(sp+".fa", fmt.Sprintf("m%d.force", i))
 		}
 		if i < n {
-			g.Connect(sp+".fb", fmt.Sprintf("m%d.force", i+1))
+			var opts []graph.Option
+			if i == 1 && tr != nil {
+				opts = append(opts, graph.Via(tr))
+			}
+			g.Connect(sp+".fb", fmt.Sprintf("m%d.force", i+1), opts...)
 		}
 	}
 	return g

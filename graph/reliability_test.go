@@ -140,40 +140,6 @@ func panicky(n int64) graph.Func {
 	}}
 }
 
-// chainVia is chain(n) whose force s1.fb → m2.force passes through tr.
-func chainVia(n int, tr graph.Transform) *graph.Graph {
-	g := graph.New()
-	g.Add("wall0", newSource("m", 0))
-	g.Add("wall1", newSource("m", float64(n+1)))
-	for i := 1; i <= n; i++ {
-		g.Add(fmt.Sprintf("m%d", i), newMass(1, float64(i)+0.01*float64(i%2)))
-	}
-	for i := 0; i <= n; i++ {
-		sp := fmt.Sprintf("s%d", i)
-		g.Add(sp, newSpring(1000))
-		a, b := fmt.Sprintf("m%d.x", i), fmt.Sprintf("m%d.x", i+1)
-		if i == 0 {
-			a = "wall0.value"
-		}
-		if i == n {
-			b = "wall1.value"
-		}
-		g.Connect(a, sp+".a")
-		g.Connect(b, sp+".b")
-		if i > 0 {
-			g.Connect(sp+".fa", fmt.Sprintf("m%d.force", i))
-		}
-		if i < n {
-			if i == 1 {
-				g.Connect(sp+".fb", fmt.Sprintf("m%d.force", i+1), graph.Via(tr))
-			} else {
-				g.Connect(sp+".fb", fmt.Sprintf("m%d.force", i+1))
-			}
-		}
-	}
-	return g
-}
-
 // A panicking user transform under RunMonolithic (System.prepare) and
 // under iterated coupling (the group's gathers at t_n and the interface
 // gathers of every iteration) is returned as an error naming the edge's
