@@ -310,3 +310,17 @@ func TestWithPaths(t *testing.T) {
 		t.Errorf("err = %v: a position in generated JSON", err)
 	}
 }
+
+// A scene with more than scene.MaxNodes nodes is refused before any node
+// is built (docs/errors.md: memory stays bounded), at the "nodes" path.
+func TestMaxNodes(t *testing.T) {
+	sc := &scene.Scene{Run: scene.Run{Dt: 0.01, Steps: 1}}
+	sc.Nodes = make([]scene.Node, scene.MaxNodes+1)
+	for i := range sc.Nodes {
+		sc.Nodes[i] = scene.Node{Name: fmt.Sprintf("t%d", i), Type: "table"}
+	}
+	_, err := sc.Build(nodes.Registry(), nil)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("nodes: %d nodes is more than the limit of %d", scene.MaxNodes+1, scene.MaxNodes)) {
+		t.Fatalf("err = %.300v", err)
+	}
+}
