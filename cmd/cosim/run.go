@@ -201,13 +201,7 @@ func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // fmtTime formats a simulation time rounded to 12 significant digits, so
 // the sum of n steps of dt prints as 0.3, not 0.30000000000000004.
-func fmtTime(t float64) string {
-	r, err := strconv.ParseFloat(strconv.FormatFloat(t, 'g', 12, 64), 64)
-	if err != nil {
-		r = t
-	}
-	return strconv.FormatFloat(r, 'g', -1, 64)
-}
+func fmtTime(t float64) string { return strconv.FormatFloat(t, 'g', 12, 64) }
 
 // historyFormat picks csv or jsonl from the flag or the file extension.
 func historyFormat(format, out string) (string, error) {
