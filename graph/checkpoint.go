@@ -241,6 +241,8 @@ func (s *Sim) Restore(c *Checkpoint) error {
 }
 
 func (s *Sim) restoreMono(c *Checkpoint) (_ *monoState, err error) {
+	// A hostile or corrupted file can hold memory of the wrong shape,
+	// on which the integrators' Restore may panic: report it instead.
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("malformed integrator checkpoint: %v", r)
@@ -273,24 +275,13 @@ func (s *Sim) restoreMono(c *Checkpoint) (_ *monoState, err error) {
 		}
 		m.st = st
 	}
-	if err := restoreState(cp, ic.State); err != nil {
+	if err := cp.Restore(ic.State); err != nil {
 		return nil, err
 	}
 	if t, y := m.state(); t != c.Time() || len(y) != len(s.x) {
 		return nil, fmt.Errorf("integrator time %v differs from the checkpoint's %v", t, c.Time())
 	}
 	return m, nil
-}
-
-// restoreState restores an integrator checkpoint, turning a panic on
-// malformed memory (slices of the wrong length) into an error.
-func restoreState(cp integrators.Checkpointer, st integrators.Checkpoint) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("malformed integrator memory: %v", r)
-		}
-	}()
-	return cp.Restore(st)
 }
 
 func sortedKeys(a, b map[string]any) []string {
