@@ -286,8 +286,7 @@ func (g *Graph) Build() (*Sim, error) {
 	}
 
 	// Buffers, defaults and gathers (node order, then edge order).
-	s.x = make([]float64, xs)
-	s.xNext = make([]float64, xs)
+	s.x, s.xNext = staggered(xs)
 	s.y = make([]float64, ys)
 	s.u = make([]float64, us)
 	s.present = make([]bool, ps)
@@ -328,6 +327,9 @@ func (g *Graph) Build() (*Sim, error) {
 	s.edges = make([]Edge, len(g.edges))
 	copy(s.edges, g.edges)
 	s.dt = 0
+	s.compileFamilies()
+	s.compileLoose()
+	s.ensureWorkers(1)
 	return s, nil
 }
 

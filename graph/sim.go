@@ -46,6 +46,17 @@ type Sim struct {
 	cmem  *coupledPlan // the last coupled Run's plan, kept for its cross-step memory (coupled_memory.go)
 
 	mono *monoState // the monolithic stepper of the last RunMonolithic, kept to resume
+
+	// The batched engine (family.go, engine.go): families of nodes
+	// stepped by batch kernels, the nodes left to the per-node path, and
+	// the workers' scratch and pool.
+	families      []*family
+	inFamily      []bool    // per node
+	looseLevels   [][]int32 // per output level, nodes not in a family
+	looseStateful []int32   // stateful nodes not in a family
+	workers       []*worker
+	bpool         *batchPool
+	replays       int // batched steps or evaluations replayed per node
 }
 
 // Time is the current simulation time, t0 + n·dt.
@@ -288,6 +299,11 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 		s.pool = startPool(workers)
 		res.Workers = workers
 		defer func() { s.pool.stop(); s.pool = nil }()
+		if len(s.families) > 0 && s.cplan == nil {
+			s.ensureWorkers(workers)
+			s.bpool = startBatchPool(s, workers)
+			defer func() { s.bpool.stop(); s.bpool = nil }()
+		}
 	}
 	s.grain = grain
 	done := ctx.Done()
@@ -389,6 +405,25 @@ func (s *Sim) step(t, dt float64, res *Result) error {
 	if s.cplan != nil {
 		return s.coupledStep(t, dt, res)
 	}
+	if len(s.families) > 0 {
+		if s.stepBatched(t, dt) {
+			if !s.yFresh {
+				res.OutputEvals += int64(s.numOutputNodes())
+			}
+			res.NodeUpdates += int64(len(s.stateful))
+			s.x, s.xNext = s.xNext, s.x
+			s.yFresh = false
+			return nil
+		}
+		s.replays++
+	}
+	return s.stepPerNode(t, dt, res)
+}
+
+// stepPerNode is the step on the per-node path: every node through its
+// own Update and Outputs, checked node by node. It is the reference the
+// batched step replays on failure.
+func (s *Sim) stepPerNode(t, dt float64, res *Result) error {
 	if !s.yFresh {
 		if err := s.outputs(t); err != nil {
 			return err

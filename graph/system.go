@@ -20,7 +20,13 @@ import (
 type System struct {
 	s      *Sim
 	derivs []node.Deriver // parallel to s.stateful
+	derivK []int32        // per node: its index in derivs (−1: stateless)
 	evs    []eventSlot    // built on first use
+
+	// looseDerivs are the stateful nodes whose Derivatives the batched
+	// evaluation calls one by one: those outside families and those of
+	// families whose batch has no Derivatives.
+	looseDerivs []int32
 
 	// ctx, when set (Sim.Integrate), is checked at every evaluation, so
 	// that a cancellation stops the integrator within one trial step.
@@ -56,9 +62,13 @@ func (m *System) recoverAt(cur *int32, t float64, err *error) {
 // System returns the monolithic view of s. Every stateful node must have
 // Derivatives (node.Deriver); the error names those that do not.
 func (s *Sim) System() (*System, error) {
-	m := &System{s: s, derivs: make([]node.Deriver, len(s.stateful))}
+	m := &System{s: s, derivs: make([]node.Deriver, len(s.stateful)), derivK: make([]int32, len(s.nodes))}
 	var missing []string
+	for i := range m.derivK {
+		m.derivK[i] = -1
+	}
 	for k, i := range s.stateful {
+		m.derivK[i] = int32(k)
 		d, ok := node.As[node.Deriver](s.nodes[i].n)
 		if !ok {
 			missing = append(missing, fmt.Sprintf("%s (%s)", s.nodes[i].name, s.nodes[i].spec.Type))
@@ -68,6 +78,19 @@ func (s *Sim) System() (*System, error) {
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("graph: monolithic integration needs Derivatives, which these nodes lack: %v; run them in co-simulation mode", missing)
+	}
+	batched := make([]bool, len(s.nodes))
+	for _, f := range s.families {
+		if f.der != nil {
+			for _, r := range f.rows {
+				batched[r] = true
+			}
+		}
+	}
+	for _, i := range s.stateful {
+		if !batched[i] {
+			m.looseDerivs = append(m.looseDerivs, i)
+		}
 	}
 	return m, nil
 }
@@ -89,6 +112,23 @@ func (m *System) Func(t float64, y, dst []float64) (err error) {
 	if err := m.cancelled(); err != nil {
 		return err
 	}
+	if len(s.families) > 0 {
+		saved := s.x
+		s.x = y
+		ok := s.outputsBatched(t) && s.runPhase(batchJob{kind: bDerivs, t: t, dst: dst, sys: m})
+		m.restore(saved)
+		if ok {
+			return nil
+		}
+		s.replays++
+	}
+	return m.funcPerNode(t, y, dst)
+}
+
+// funcPerNode is Func on the per-node path: the reference the batched
+// evaluation replays on failure, naming the failing node.
+func (m *System) funcPerNode(t float64, y, dst []float64) (err error) {
+	s := m.s
 	saved, err := m.prepare(t, y)
 	defer m.restore(saved)
 	if err != nil {
@@ -96,15 +136,44 @@ func (m *System) Func(t float64, y, dst []float64) (err error) {
 	}
 	cur := int32(-1)
 	defer m.recoverAt(&cur, t, &err)
-	for k, i := range s.stateful {
+	for _, i := range s.stateful {
 		cur = i
-		c := &s.nodes[i]
-		d := dst[c.x0:c.x1]
-		if err := m.derivs[k].Derivatives(t, y[c.x0:c.x1], s.inputs(c), d); err != nil {
-			return s.nodeError(c, t, err)
+		if err := m.deriv(i, t, y, dst); err != nil {
+			return err
 		}
-		if j := nonFinite(d); j >= 0 {
-			return &node.StateError{Node: c.name, Field: "d/dt " + c.spec.StateLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+	}
+	return nil
+}
+
+// deriv writes node i's dx/dt into its slots of dst, with its inputs
+// already gathered, and checks it.
+func (m *System) deriv(i int32, t float64, y, dst []float64) error {
+	s := m.s
+	c := &s.nodes[i]
+	d := dst[c.x0:c.x1]
+	if err := m.derivs[m.derivK[i]].Derivatives(t, y[c.x0:c.x1], s.inputs(c), d); err != nil {
+		return s.nodeError(c, t, err)
+	}
+	if j := nonFinite(d); j >= 0 {
+		return &node.StateError{Node: c.name, Field: "d/dt " + c.spec.StateLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+	}
+	return nil
+}
+
+// derivNodes is the batched evaluation's per-node part: it gathers the
+// inputs of nodes that did not gather them with their outputs and calls
+// deriv. Errors only make the evaluation replay, so they need no name.
+func (m *System) derivNodes(nodes []int32, t float64, y, dst []float64) error {
+	s := m.s
+	for _, i := range nodes {
+		c := &s.nodes[i]
+		if !c.feedthrough {
+			if err := s.gather(c, t); err != nil {
+				return err
+			}
+		}
+		if err := m.deriv(i, t, y, dst); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -61,6 +61,9 @@ func newModel(v node.Values) model {
 type Node struct {
 	vals node.Values
 	m    model
+	// mirrors are the rows of batches (batch.go) holding a copy of m;
+	// SetParams writes through to them.
+	mirrors []*model
 }
 
 var (
@@ -68,6 +71,7 @@ var (
 	_ node.Deriver = (*Node)(nil)
 	_ node.Tunable = (*Node)(nil)
 	_ node.Marker  = (*Node)(nil)
+	_ node.Batcher = (*Node)(nil)
 )
 
 // New builds a mass point from typed parameters. Every invalid value is a
@@ -101,7 +105,7 @@ func (n *Node) InitialState(dst []float64) {
 
 // acceleration is dv/dt = F/m + g, shared by Update and Derivatives so that
 // both evaluate the same expression.
-func (m *model) acceleration(force []float64, i int) float64 {
+func (m *model) acceleration(force *[3]float64, i int) float64 {
 	return force[i]/m.mass + m.gravity[i]
 }
 
@@ -112,25 +116,33 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 	if !finite(dt) {
 		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, dt, node.ErrNonFinite)
 	}
-	_, _ = x[stateSize-1], dst[stateSize-1]
-	f := in.Values[offForce : offForce+3]
+	n.m.step(dt, (*[stateSize]float64)(x), (*[3]float64)(in.Values[offForce:]), (*[stateSize]float64)(dst))
+	return nil
+}
+
+// step is one semi-implicit Euler step of one mass, shared by Update and
+// the batch kernel so that both compute the same bits.
+func (m *model) step(dt float64, x *[stateSize]float64, f *[3]float64, dst *[stateSize]float64) {
 	for i := range 3 {
-		v := x[offVelocity+i] + dt*n.m.acceleration(f, i)
+		v := x[offVelocity+i] + dt*m.acceleration(f, i)
 		dst[offVelocity+i] = v
 		dst[offPosition+i] = x[offPosition+i] + dt*v
 	}
-	return nil
 }
 
 // Derivatives writes dx/dt = v and dv/dt = F/m + g into dst.
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	_, _ = x[stateSize-1], dst[stateSize-1]
-	f := in.Values[offForce : offForce+3]
+	n.m.derivatives((*[stateSize]float64)(x), (*[3]float64)(in.Values[offForce:]), (*[stateSize]float64)(dst))
+	return nil
+}
+
+// derivatives writes one mass's dx/dt, shared by Derivatives and the
+// batch kernel.
+func (m *model) derivatives(x *[stateSize]float64, f *[3]float64, dst *[stateSize]float64) {
 	for i := range 3 {
 		dst[offPosition+i] = x[offVelocity+i]
-		dst[offVelocity+i] = n.m.acceleration(f, i)
+		dst[offVelocity+i] = m.acceleration(f, i)
 	}
-	return nil
 }
 
 // Params returns the parameter values in use, including overrides. The
@@ -146,6 +158,9 @@ func (n *Node) SetParams(p map[string]any) error {
 		return err
 	}
 	n.vals, n.m = vals, newModel(vals)
+	for _, r := range n.mirrors {
+		*r = n.m
+	}
 	return nil
 }
 

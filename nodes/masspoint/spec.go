@@ -73,9 +73,18 @@ var spec = node.NewSpec(node.Spec{
 	},
 })
 
-var (
-	offPosition = spec.StateFieldOffset("position")
-	offVelocity = spec.StateFieldOffset("velocity")
-	offForce    = spec.InputOffset("force")
-	stateSize   = spec.StateLayout.Size()
+// The layout as constants, so that the step indexes fixed-size arrays
+// without bounds checks; init checks them against the spec.
+const (
+	offPosition = 0
+	offVelocity = 3
+	offForce    = 0
+	stateSize   = 6
 )
+
+func init() {
+	if spec.StateFieldOffset("position") != offPosition || spec.StateFieldOffset("velocity") != offVelocity ||
+		spec.InputOffset("force") != offForce || spec.StateLayout.Size() != stateSize {
+		panic("masspoint: layout constants do not match the spec")
+	}
+}

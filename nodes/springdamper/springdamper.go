@@ -293,6 +293,9 @@ type Node struct {
 	spec  *node.Spec
 	vals  node.Values
 	mk    [2]marker
+	// mirrors are the rows of batches (batch.go) holding a copy of m;
+	// SetParams writes through to them.
+	mirrors []*model
 }
 
 var (
@@ -553,9 +556,7 @@ func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 	m := &n.m
 	var fx, fy, fz float64
 	if m.active && m.uf == nil {
-		fx = m.k[0]*(dpx-m.off[0]) + m.d[0]*dvx
-		fy = m.k[1]*(dpy-m.off[1]) + m.d[1]*dvy
-		fz = m.k[2]*(dpz-m.off[2]) + m.d[2]*dvz
+		fx, fy, fz = m.linear(dpx, dpy, dpz, dvx, dvy, dvz)
 	} else {
 		f, err := m.force(t, [3]float64{dpx, dpy, dpz}, [3]float64{dvx, dvy, dvz})
 		if err != nil {
@@ -569,15 +570,7 @@ func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 	o[yVelocity], o[yVelocity+1], o[yVelocity+2] = dvx, dvy, dvz
 	o[yForce], o[yForce+1], o[yForce+2] = fx, fy, fz
 	if n.hasPE {
-		var e float64
-		if m.active {
-			sx, sy, sz := dpx-m.off[0], dpy-m.off[1], dpz-m.off[2]
-			e = m.k[0] * sx * sx
-			e += m.k[1] * sy * sy
-			e += m.k[2] * sz * sz
-			e /= 2
-		}
-		dst[yEnergy] = e
+		dst[yEnergy] = m.energyOf(dpx, dpy, dpz)
 	}
 	if h0.pushable {
 		n.load(0, u, fx, fy, fz, dst)
@@ -586,6 +579,30 @@ func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 		n.load(1, u, -fx, -fy, -fz, dst)
 	}
 	return nil
+}
+
+// linear is the linear force law f_i = k_i·(Δp_i − off_i) + d_i·Δv_i of
+// an active connector without a user function, on scalars; Outputs and
+// the batch kernel share it so that both compute the same bits.
+func (m *model) linear(dpx, dpy, dpz, dvx, dvy, dvz float64) (fx, fy, fz float64) {
+	fx = m.k[0]*(dpx-m.off[0]) + m.d[0]*dvx
+	fy = m.k[1]*(dpy-m.off[1]) + m.d[1]*dvy
+	fz = m.k[2]*(dpz-m.off[2]) + m.d[2]*dvz
+	return
+}
+
+// energyOf is the PotentialEnergy output on scalars: ½ Σ k_i (Δp_i −
+// off_i)², zero when inactive (shared with the batch kernel).
+func (m *model) energyOf(dpx, dpy, dpz float64) float64 {
+	var e float64
+	if m.active {
+		sx, sy, sz := dpx-m.off[0], dpy-m.off[1], dpz-m.off[2]
+		e = m.k[0] * sx * sx
+		e += m.k[1] * sy * sy
+		e += m.k[2] * sz * sz
+		e /= 2
+	}
+	return e
 }
 
 // load writes marker k's load of the force (fx, fy, fz) into dst.
@@ -669,6 +686,9 @@ func (n *Node) SetParams(p map[string]any) error {
 		return &node.ParamError{Node: TypeName, Param: paramFunc, Reason: "cannot be added or removed after construction: it changes the connector's outputs (PotentialEnergy)", Valid: "a function of the same presence as at construction"}
 	}
 	n.vals, n.m = vals, m
+	for _, r := range n.mirrors {
+		*r = m
+	}
 	return nil
 }
 

@@ -1,0 +1,389 @@
+package graph
+
+import (
+	"sync"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// The batched engine: a step (or a monolithic evaluation) as phases over
+// families and loose nodes. Reading order: stepBatched and derivsBatched
+// are the two entry points; runPhase hands a phase to the workers; part
+// is what one worker does of a phase; block is one kernel call with its
+// summed inputs before it and its finiteness check after it.
+//
+// Any failure in a batched phase — a kernel error, a panic, a non-finite
+// value in a checked block, an error of a loose node — makes the caller
+// replay the whole step or evaluation on the per-node path from the
+// retained state, which reports exactly the *node.StateError of the first
+// failing node. The batched path therefore never has to name a node.
+
+// phase kinds of the batched engine.
+const (
+	bOutputs = iota
+	bUpdate
+	bDerivs
+)
+
+// worker is one worker's scratch: summed inputs, the kernel arguments and
+// the failure flag of the current phase. Each worker writes only its own.
+type worker struct {
+	sums []float64
+	in   []node.Strided
+	out  []node.Strided
+	args node.BatchArgs
+	bad  bool
+	_    [64]byte // keep workers' flags on separate cache lines
+}
+
+// batchJob is the phase the pool's workers run.
+type batchJob struct {
+	kind  int
+	level int
+	t, dt float64
+	dst   []float64 // bDerivs: where dx/dt goes
+	sys   *System   // bDerivs: the loose nodes' Derivatives
+}
+
+// batchPool runs the parts of a phase on workers 1..n-1 while the caller
+// runs part 0. It lives for one Run.
+type batchPool struct {
+	s     *Sim
+	n     int
+	start []chan batchJob
+	done  chan struct{}
+	wg    sync.WaitGroup
+}
+
+func startBatchPool(s *Sim, n int) *batchPool {
+	p := &batchPool{s: s, n: n, start: make([]chan batchJob, n), done: make(chan struct{}, n)}
+	for w := 1; w < n; w++ {
+		p.start[w] = make(chan batchJob)
+		p.wg.Go(func() {
+			for j := range p.start[w] {
+				s.part(j, w, n)
+				p.done <- struct{}{}
+			}
+		})
+	}
+	return p
+}
+
+func (p *batchPool) stop() {
+	for w := 1; w < p.n; w++ {
+		close(p.start[w])
+	}
+	p.wg.Wait()
+}
+
+// ensureWorkers sizes the per-worker scratch for n workers (set-up only).
+func (s *Sim) ensureWorkers(n int) {
+	sums, ins, outs := 0, 0, 0
+	for _, f := range s.families {
+		sums = max(sums, f.sumSize)
+		ins = max(ins, len(f.in))
+		outs = max(outs, len(f.outs))
+	}
+	for len(s.workers) < n {
+		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), out: make([]node.Strided, outs)})
+	}
+}
+
+// stepBatched is the Jacobi step on families: outputs at t level by
+// level, then every stateful node to t+dt. It reports false when the
+// step must be replayed on the per-node path.
+func (s *Sim) stepBatched(t, dt float64) bool {
+	if !s.yFresh {
+		for l := range s.levels {
+			if !s.runPhase(batchJob{kind: bOutputs, level: l, t: t}) {
+				return false
+			}
+		}
+	}
+	return s.runPhase(batchJob{kind: bUpdate, t: t, dt: dt})
+}
+
+// outputsBatched evaluates the outputs that edges read, at the current
+// state, level by level.
+func (s *Sim) outputsBatched(t float64) bool {
+	for l := range s.levels {
+		if !s.runPhase(batchJob{kind: bOutputs, level: l, t: t}) {
+			return false
+		}
+	}
+	return true
+}
+
+// runPhase runs one phase on every worker and reports whether all parts
+// succeeded.
+func (s *Sim) runPhase(j batchJob) bool {
+	p := s.bpool
+	if p == nil || s.phaseRows(j) < s.grain {
+		s.part(j, 0, 1)
+		return !s.workers[0].bad
+	}
+	for w := 1; w < p.n; w++ {
+		p.start[w] <- j
+	}
+	s.part(j, 0, p.n)
+	for w := 1; w < p.n; w++ {
+		<-p.done
+	}
+	ok := true
+	for w := 0; w < p.n; w++ {
+		ok = ok && !s.workers[w].bad
+	}
+	return ok
+}
+
+// phaseRows is the number of node evaluations in a phase.
+func (s *Sim) phaseRows(j batchJob) int {
+	n := 0
+	switch j.kind {
+	case bOutputs:
+		for _, f := range s.families {
+			if f.level == j.level {
+				n += len(f.rows)
+			}
+		}
+		n += len(s.looseLevels[j.level])
+	default:
+		for _, f := range s.families {
+			if f.xn > 0 {
+				n += len(f.rows)
+			}
+		}
+		n += len(s.looseStateful)
+	}
+	return n
+}
+
+// part runs worker w's share of a phase (of n workers): a contiguous
+// range of every family's rows and of the loose nodes. Results do not
+// depend on n: every row is computed alone, from values computed before
+// the phase.
+func (s *Sim) part(j batchJob, w, n int) {
+	wk := s.workers[w]
+	wk.bad = false
+	defer func() {
+		if r := recover(); r != nil {
+			wk.bad = true
+		}
+	}()
+	for _, f := range s.families {
+		switch j.kind {
+		case bOutputs:
+			if f.level != j.level {
+				continue
+			}
+		case bUpdate:
+			if f.xn == 0 {
+				continue
+			}
+		case bDerivs:
+			if f.xn == 0 || f.der == nil {
+				continue
+			}
+		}
+		rows := len(f.rows)
+		lo, hi := rows*w/n, rows*(w+1)/n
+		for b := lo; b < hi; b += sumBlock {
+			if !s.block(wk, f, j, b, min(b+sumBlock, hi)) {
+				wk.bad = true
+				return
+			}
+		}
+	}
+	var tasks []int32
+	switch j.kind {
+	case bOutputs:
+		tasks = s.looseLevels[j.level]
+	case bUpdate:
+		tasks = s.looseStateful
+	case bDerivs:
+		tasks = j.sys.looseDerivs
+	}
+	lo, hi := len(tasks)*w/n, len(tasks)*(w+1)/n
+	if lo == hi {
+		return
+	}
+	var err error
+	switch j.kind {
+	case bOutputs:
+		err = s.chunk(phaseOutputs, tasks[lo:hi], j.t, 0)
+	case bUpdate:
+		err = s.chunk(phaseUpdate, tasks[lo:hi], j.t, j.dt)
+	case bDerivs:
+		err = j.sys.derivNodes(tasks[lo:hi], j.t, s.x, j.dst)
+	}
+	if err != nil {
+		wk.bad = true
+	}
+}
+
+// block runs the kernel of f on rows [lo, hi) (at most sumBlock rows):
+// sums the additive inputs into the worker's scratch, calls the kernel
+// and checks what it wrote. It reports false on any failure.
+func (s *Sim) block(wk *worker, f *family, j batchJob, lo, hi int) bool {
+	a := &wk.args
+	a.T, a.Dt, a.Lo, a.Hi = j.t, j.dt, lo, hi
+	a.Present = f.present
+	a.X = node.Strided{Buf: s.x, Off: f.x0, Stride: f.xs}
+	in := wk.in[:len(f.in)]
+	for ii := range f.in {
+		fi := &f.in[ii]
+		switch {
+		case fi.sum >= 0:
+			buf := wk.sums[fi.sum : fi.sum+sumBlock*fi.n]
+			if !s.sumInto(buf, fi, lo, hi) && fi.checkY {
+				return false
+			}
+			in[ii] = node.Strided{Buf: buf, Off: -lo * fi.n, Stride: fi.n}
+		default:
+			t := &fi.terms[0]
+			in[ii] = node.Strided{Buf: s.buffer(t), Off: t.off, Stride: t.stride}
+			if fi.checkY && !checkRows(in[ii].Buf, t.off, t.stride, fi.n, lo, hi) {
+				return false
+			}
+		}
+	}
+	a.In = in
+	var err error
+	switch j.kind {
+	case bOutputs:
+		out := wk.out[:len(f.outs)]
+		for fi := range f.outs {
+			v := &f.outs[fi]
+			out[fi] = node.Strided{Buf: s.buffer(v), Off: v.off, Stride: v.stride}
+		}
+		a.Out = out
+		a.Need = f.need
+		err = f.out.Outputs(a)
+		if err == nil {
+			return checkRuns(s.y, f.y0, f.ys, f.needed, lo, hi)
+		}
+	case bUpdate:
+		a.Dst = node.Strided{Buf: s.xNext, Off: f.x0, Stride: f.xs}
+		a.Need = nil
+		err = f.batch.Update(a)
+		if err == nil {
+			return checkRows(s.xNext, f.x0, f.xs, f.xn, lo, hi)
+		}
+	case bDerivs:
+		a.Dst = node.Strided{Buf: j.dst, Off: f.x0, Stride: f.xs}
+		a.Need = nil
+		err = f.der.Derivatives(a)
+		if err == nil {
+			return checkRows(j.dst, f.x0, f.xs, f.xn, lo, hi)
+		}
+	}
+	return false
+}
+
+func (s *Sim) buffer(v *view) []float64 {
+	switch v.buf {
+	case bufX:
+		return s.x
+	case bufY:
+		return s.y
+	}
+	return v.c
+}
+
+// sumInto writes the additive input fi of rows [lo, hi) into dst (row
+// i at (i−lo)·n), its terms added in connection order as the per-node
+// gathers add them: the first copied, each next one added. It reports
+// whether every sum is finite; a non-finite term makes its sum
+// non-finite, so this checks the terms too.
+func (s *Sim) sumInto(dst []float64, fi *famInput, lo, hi int) bool {
+	n := fi.n
+	dst = dst[:(hi-lo)*n]
+	if n == 3 && len(fi.terms) == 2 {
+		// The common case (a mass between two connectors) in one pass:
+		// a+b is what copying a and adding b computes.
+		ta, tb := &fi.terms[0], &fi.terms[1]
+		a, b := s.buffer(ta), s.buffer(tb)
+		oa, ob := ta.off+lo*ta.stride, tb.off+lo*tb.stride
+		var acc float64
+		for d := 0; d < len(dst); d += 3 {
+			p, q, r := (*[3]float64)(a[oa:]), (*[3]float64)(b[ob:]), (*[3]float64)(dst[d:])
+			r[0] = p[0] + q[0]
+			r[1] = p[1] + q[1]
+			r[2] = p[2] + q[2]
+			acc += r[0]*0 + r[1]*0 + r[2]*0
+			oa += ta.stride
+			ob += tb.stride
+		}
+		return acc == 0
+	}
+	for ti := range fi.terms {
+		t := &fi.terms[ti]
+		src := s.buffer(t)
+		o := t.off + lo*t.stride
+		if ti == 0 {
+			for d := 0; d < len(dst); d += n {
+				for k, v := range src[o : o+n] {
+					dst[d+k] = v
+				}
+				o += t.stride
+			}
+			continue
+		}
+		for d := 0; d < len(dst); d += n {
+			for k, v := range src[o : o+n] {
+				dst[d+k] += v
+			}
+			o += t.stride
+		}
+	}
+	return allFinite(dst)
+}
+
+// checkRows reports whether rows [lo, hi) of a strided block of width n
+// are all finite. It is one multiply-add per value: v·0 is 0 for every
+// finite v and NaN for NaN and ±Inf, so the sum is 0 exactly when every
+// value is finite.
+func checkRows(buf []float64, off, stride, n, lo, hi int) bool {
+	if stride == n {
+		return allFinite(buf[off+lo*n : off+hi*n])
+	}
+	var acc float64
+	for i := lo; i < hi; i++ {
+		o := off + i*stride
+		for _, v := range buf[o : o+n] {
+			acc += v * 0
+		}
+	}
+	return acc == 0
+}
+
+// checkRuns is checkRows over the given [a, b) runs of every row.
+func checkRuns(buf []float64, off, stride int, runs [][2]int, lo, hi int) bool {
+	var acc float64
+	for _, r := range runs {
+		for i := lo; i < hi; i++ {
+			o := off + i*stride
+			for _, v := range buf[o+r[0] : o+r[1]] {
+				acc += v * 0
+			}
+		}
+	}
+	return acc == 0
+}
+
+// allFinite reports whether every value of v is finite (see checkRows).
+func allFinite(v []float64) bool {
+	var a0, a1, a2, a3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		q := v[i : i+4 : i+4]
+		a0 += q[0] * 0
+		a1 += q[1] * 0
+		a2 += q[2] * 0
+		a3 += q[3] * 0
+	}
+	for ; i < len(v); i++ {
+		a0 += v[i] * 0
+	}
+	return a0+a1+a2+a3 == 0
+}

@@ -1,0 +1,384 @@
+package graph
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// Families: Build groups nodes that a batch kernel can step together
+// (node.Batcher) and compiles their wiring into strided views. See the
+// "Execution model" section of doc.go.
+
+// bufKind names the flat buffer a view reads at call time. Views hold no
+// slices of x or y because those buffers are swapped (x with xNext after
+// a step, x with the integrator's y in System.Func).
+type bufKind uint8
+
+const (
+	bufX     bufKind = iota // Sim.x: the state being read
+	bufY                    // Sim.y: the outputs
+	bufConst                // a constant (an input's default), broadcast
+)
+
+// view is a compiled node.Strided: component k of row i is
+// buf[off+i*stride+k].
+type view struct {
+	buf         bufKind
+	off, stride int
+	c           []float64 // bufConst: the value
+}
+
+// famInput is one input of a family's rows: no term (default or absent,
+// a constant view), one term (the kernel reads the source directly) or
+// several (an additive input: the engine sums the terms, in connection
+// order, into worker scratch, block by block).
+type famInput struct {
+	terms []view
+	n     int // components
+	sum   int // offset of this input's block in a worker's sum scratch; -1 when not summed
+	// checkY: a term reads an output, so the input is checked for
+	// finiteness where the family reads it.
+	checkY bool
+}
+
+// family is the compiled form of nodes stepped by one batch kernel.
+type family struct {
+	typ   string // the node type, for the schedule and messages
+	batch node.Batch
+	out   node.BatchOutputter // nil: no outputs
+	der   node.BatchDeriver   // nil: no Derivatives
+
+	rows []int32 // node indices, in row (= node) order
+
+	x0, xs, xn int // state: first offset, stride, per-row size
+	y0, ys, yn int // outputs: likewise
+	in         []famInput
+	outs       []view // per output field, where the kernel writes it
+	present    []bool
+	level      int // output level; -1 without outputs
+
+	// need is, per output field, whether an edge reads it; needed lists
+	// the per-row output components checked after an evaluation (those
+	// that nodes on the per-node path read; see compileNeeds), as
+	// [lo, hi) runs within a row.
+	need   []bool
+	needed [][2]int
+	// sumSize is the scratch a block of sumBlock rows needs for the
+	// summed inputs.
+	sumSize int
+}
+
+// sumBlock is the number of rows whose summed inputs the engine
+// materializes at once, so that the sums stay in L1 between the engine
+// writing them and the kernel reading them.
+const sumBlock = 128
+
+// famKey is what must be equal for two nodes to share a family.
+type famKey struct {
+	key   string // node type, BatchKey, level, input pattern
+	level int
+}
+
+// famBuilder collects the members of a family while Build scans nodes.
+type famBuilder struct {
+	f      *family
+	first  []int // offsets of the first row: x0, y0, then every term's off
+	stride []int // per offset, set by the second row
+	seed   node.Batcher
+	nodes  []node.Node
+}
+
+// compileFamilies groups batchable nodes into families and returns the
+// nodes left for the per-node path. It runs at the end of Build.
+func (s *Sim) compileFamilies() {
+	s.families = s.families[:0]
+	s.inFamily = make([]bool, len(s.nodes))
+	level := make([]int, len(s.nodes))
+	for i := range level {
+		level[i] = -1
+	}
+	for l, ns := range s.levels {
+		for _, i := range ns {
+			level[i] = l
+		}
+	}
+	open := map[string]*famBuilder{}
+	var order []*famBuilder // builders in the order they closed or remain
+	var offs []int
+	var sb strings.Builder
+	for i := range s.nodes {
+		c := &s.nodes[i]
+		b, ok := node.As[node.Batcher](c.n)
+		if !ok || b != c.n { // decorated nodes keep the per-node path
+			continue
+		}
+		terms, ok := s.nodeTerms(c)
+		if !ok {
+			continue
+		}
+		sb.Reset()
+		sb.WriteString(c.spec.Type)
+		sb.WriteByte(0)
+		sb.WriteString(b.BatchKey())
+		sb.WriteByte(0)
+		sb.WriteString(strconv.Itoa(level[i]))
+		for ii := range c.spec.Inputs {
+			sb.WriteByte('|')
+			if s.present[c.p0+ii] {
+				sb.WriteByte('p')
+			}
+			for _, t := range terms[ii] {
+				sb.WriteByte("xyc"[t.buf])
+			}
+		}
+		key := sb.String()
+		offs = offs[:0]
+		offs = append(offs, c.x0, c.y0)
+		for _, ts := range terms {
+			for _, t := range ts {
+				if t.buf != bufConst {
+					offs = append(offs, t.off)
+				}
+			}
+		}
+		fb := open[key]
+		if fb != nil && !fb.accepts(offs) {
+			order = append(order, fb)
+			fb = nil
+		}
+		if fb == nil {
+			fb = s.newFamBuilder(c, b, terms, level[i], offs)
+			open[key] = fb
+		} else {
+			fb.add(offs)
+		}
+		fb.f.rows = append(fb.f.rows, int32(i))
+		fb.nodes = append(fb.nodes, c.n)
+	}
+	// Families in the order of their first row, so that phases run them
+	// in node order.
+	for _, fb := range open {
+		order = append(order, fb)
+	}
+	for _, fb := range order {
+		f := fb.f
+		f.batch = fb.seed.NewBatch(fb.nodes)
+		f.out, _ = f.batch.(node.BatchOutputter)
+		f.der, _ = f.batch.(node.BatchDeriver)
+		if f.yn > 0 && f.out == nil {
+			continue // the type declares outputs but its batch cannot compute them
+		}
+		if len(fb.stride) > 0 {
+			f.xs, f.ys = fb.stride[0], fb.stride[1]
+			k := 2
+			for ii := range f.in {
+				for ti := range f.in[ii].terms {
+					if t := &f.in[ii].terms[ti]; t.buf != bufConst {
+						t.stride = fb.stride[k]
+						k++
+					}
+				}
+			}
+		}
+		if f.yn > 0 {
+			l := s.nodes[f.rows[0]].spec.OutputLayout
+			for fi := 0; fi < l.Len(); fi++ {
+				f.outs = append(f.outs, view{buf: bufY, off: f.y0 + l.Offset(fi), stride: f.ys})
+			}
+		}
+		for _, r := range f.rows {
+			s.inFamily[r] = true
+		}
+		s.families = append(s.families, f)
+	}
+	sortFamilies(s.families)
+	s.compileNeeds()
+}
+
+// nodeTerms returns, per input of c, the sources of its edges as views
+// with stride 0, or false when an edge carries a transform (such nodes
+// keep the per-node path).
+func (s *Sim) nodeTerms(c *cnode) ([][]view, bool) {
+	terms := make([][]view, len(c.spec.Inputs))
+	for gi := c.g0; gi < c.g1; gi++ {
+		g := &s.gathers[gi]
+		if g.tr != nil || g.n != g.sn {
+			return nil, false
+		}
+		ii := inputIndex(c, g.dst)
+		v := view{buf: bufX, off: g.src}
+		if g.fromY {
+			v.buf = bufY
+		}
+		terms[ii] = append(terms[ii], v)
+	}
+	for ii, in := range c.spec.Inputs {
+		if len(terms[ii]) == 0 {
+			val := in.Default
+			if !s.present[c.p0+ii] || val == nil {
+				val = make([]float64, in.Shape.Len())
+			}
+			terms[ii] = []view{{buf: bufConst, c: val}}
+		}
+	}
+	return terms, true
+}
+
+func (s *Sim) newFamBuilder(c *cnode, b node.Batcher, terms [][]view, level int, offs []int) *famBuilder {
+	f := &family{
+		typ: c.spec.Type, x0: c.x0, xn: c.x1 - c.x0, y0: c.y0, yn: c.y1 - c.y0,
+		level: level, present: make([]bool, len(c.spec.Inputs)),
+	}
+	copy(f.present, s.present[c.p0:c.p1])
+	if f.yn == 0 {
+		f.level = -1
+	}
+	for ii, in := range c.spec.Inputs {
+		fi := famInput{terms: terms[ii], n: in.Shape.Len(), sum: -1}
+		if len(fi.terms) > 1 {
+			fi.sum = f.sumSize
+			f.sumSize += sumBlock * fi.n
+		}
+		f.in = append(f.in, fi)
+	}
+	return &famBuilder{f: f, first: append([]int(nil), offs...), seed: b}
+}
+
+// accepts reports whether a node with offsets offs continues the family:
+// every offset affine in the row index.
+func (fb *famBuilder) accepts(offs []int) bool {
+	if len(offs) != len(fb.first) {
+		return false
+	}
+	k := len(fb.f.rows)
+	if k == 1 {
+		// The second row sets the strides; rows must not overlap.
+		if fb.f.xn > 0 && offs[0]-fb.first[0] < fb.f.xn {
+			return false
+		}
+		if fb.f.yn > 0 && offs[1]-fb.first[1] < fb.f.yn {
+			return false
+		}
+		return true
+	}
+	for j, o := range offs {
+		if o != fb.first[j]+k*fb.stride[j] {
+			return false
+		}
+	}
+	return true
+}
+
+func (fb *famBuilder) add(offs []int) {
+	if len(fb.f.rows) == 1 {
+		fb.stride = make([]int, len(offs))
+		for j, o := range offs {
+			fb.stride[j] = o - fb.first[j]
+		}
+	}
+}
+
+func sortFamilies(fs []*family) {
+	// Insertion by first row keeps this allocation-free and stable; the
+	// number of families is small.
+	for i := 1; i < len(fs); i++ {
+		for j := i; j > 0 && fs[j].rows[0] < fs[j-1].rows[0]; j-- {
+			fs[j], fs[j-1] = fs[j-1], fs[j]
+		}
+	}
+}
+
+// compileNeeds marks, per family, the output fields an edge reads, and
+// lists their components for the check after each evaluation.
+//
+// Values read by families are checked where they are read (block checks
+// every input a family takes from outputs), so the check after an output
+// evaluation covers only the components that nodes on the per-node path
+// read: their plain-copy gathers trust an output to be checked at its
+// source.
+func (s *Sim) compileNeeds() {
+	read := make([]bool, len(s.y))   // read by any edge: computed
+	unsafe := make([]bool, len(s.y)) // read by a loose node: checked at the source
+	for ni := range s.nodes {
+		c := &s.nodes[ni]
+		for gi := c.g0; gi < c.g1; gi++ {
+			if g := &s.gathers[gi]; g.fromY {
+				for k := g.src; k < g.src+g.sn; k++ {
+					read[k] = true
+					unsafe[k] = unsafe[k] || !s.inFamily[ni]
+				}
+			}
+		}
+	}
+	for _, f := range s.families {
+		for ii := range f.in {
+			for _, t := range f.in[ii].terms {
+				f.in[ii].checkY = f.in[ii].checkY || t.buf == bufY
+			}
+		}
+	}
+	for _, f := range s.families {
+		if f.yn == 0 {
+			continue
+		}
+		c := &s.nodes[f.rows[0]]
+		l := c.spec.OutputLayout
+		f.need = make([]bool, l.Len())
+		f.needed = f.needed[:0]
+		for fi := range f.need {
+			o, n := l.Offset(fi), l.Field(fi).Shape.Len()
+			check := false
+			for _, r := range f.rows {
+				rc := &s.nodes[r]
+				for k := 0; k < n; k++ {
+					f.need[fi] = f.need[fi] || read[rc.y0+o+k]
+					check = check || unsafe[rc.y0+o+k]
+				}
+			}
+			if !check {
+				continue
+			}
+			if m := len(f.needed); m > 0 && f.needed[m-1][1] == o {
+				f.needed[m-1][1] = o + n
+			} else {
+				f.needed = append(f.needed, [2]int{o, o + n})
+			}
+		}
+	}
+}
+
+// compileLoose lists the nodes the batched engine leaves to the per-node
+// path, per output level and among the stateful nodes.
+func (s *Sim) compileLoose() {
+	s.looseLevels = make([][]int32, len(s.levels))
+	for l, ns := range s.levels {
+		for _, i := range ns {
+			if !s.inFamily[i] {
+				s.looseLevels[l] = append(s.looseLevels[l], i)
+			}
+		}
+	}
+	s.looseStateful = s.looseStateful[:0]
+	for _, i := range s.stateful {
+		if !s.inFamily[i] {
+			s.looseStateful = append(s.looseStateful, i)
+		}
+	}
+}
+
+// staggered returns two buffers of n values from one allocation, the
+// second starting half a page plus a cache line after a page boundary
+// relative to the first: two equal-length buffers allocated apart start
+// at the same offset within a page, and a kernel that reads row i of one
+// while writing row i of the other then suffers 4K aliasing (loads
+// wrongly predicted to depend on earlier stores), which cost ~3× in the
+// batched-engine prototype.
+func staggered(n int) (a, b []float64) {
+	const page = 4096 / 8
+	gap := (page - n%page + page/2 + 8) % page
+	buf := make([]float64, 2*n+gap)
+	return buf[:n:n], buf[n+gap : 2*n+gap : 2*n+gap]
+}
+

@@ -1,0 +1,95 @@
+package node
+
+// This file declares the batch capability: a node type whose instances a
+// graph can step together, one call per (family, phase, row range),
+// instead of one interface call per node. It is an optional capability
+// like the others; a node without it is stepped one instance at a time
+// through Update, Outputs and Derivatives, with the same results.
+
+// Strided is a view of one field of every row of a family: component k
+// of row i is Buf[Off+i*Stride+k]. Stride 0 broadcasts one value to every
+// row (an unconnected input's default, a ground point). Off may be
+// negative when Buf holds only a block of rows (scratch for rows
+// [lo, hi) starts at row lo). A kernel reads or writes only the rows of
+// its call.
+type Strided struct {
+	Buf    []float64
+	Off    int
+	Stride int
+}
+
+// Row returns row i of the view, n components long.
+func (s Strided) Row(i, n int) []float64 {
+	o := s.Off + i*s.Stride
+	return s.Buf[o : o+n : o+n]
+}
+
+// BatchArgs is one kernel call: rows [Lo, Hi) of a family at time T.
+//
+// X is the state at T (len(State) components per row, laid out by
+// Spec().StateLayout; unused by stateless nodes). Dst receives the new
+// state (Update) or dx/dt (Derivatives), laid out likewise. Out has one
+// view per output field, in Spec().Outputs order (Outputs): the graph
+// places each field where its readers find it, so a kernel writes field
+// f of row i at Out[f].Row(i, len). In has one view per input, in
+// Spec().Inputs order; an unconnected input is its default broadcast (or
+// zeros when Present is false). Present has one entry per input and is
+// the same for every row of a family. Need has one entry per output
+// field: an output whose entry is false is read by nobody in this call
+// and need not be computed (its slots may be left stale); nil means every
+// output is needed.
+type BatchArgs struct {
+	T, Dt   float64
+	Lo, Hi  int
+	X, Dst  Strided
+	Out     []Strided
+	In      []Strided
+	Present []bool
+	Need    []bool
+}
+
+// Needs reports whether output field i is needed (see BatchArgs.Need).
+func (a *BatchArgs) Needs(i int) bool { return a.Need == nil || a.Need[i] }
+
+// Batcher is the capability of a node type whose instances can be
+// stepped as a family. A graph groups, at Build, the nodes of one
+// concrete type whose BatchKey is equal and whose wiring follows one
+// pattern (every edge into row i comes from the same field of a source
+// whose offset is affine in i), and calls NewBatch once per family.
+//
+// BatchKey names everything about a node that selects a kernel's code
+// path or layout — not parameter values, which the batch holds per row.
+// Two nodes with equal keys must have specs with equal layouts.
+type Batcher interface {
+	Node
+	BatchKey() string
+	// NewBatch returns the kernel of a family. members are nodes of the
+	// receiver's concrete type with the receiver's key, in row order
+	// (the receiver is members[0]). The batch holds the members'
+	// parameters as per-row data and must see later SetParams calls on
+	// any member (for example by having members write through to it).
+	NewBatch(members []Node) Batch
+}
+
+// Batch is a family's kernel. Its methods compute, for every row of the
+// call, exactly what the member's own Update, Outputs or Derivatives
+// computes — bit for bit, since a graph may run either path — and are
+// safe for concurrent calls on disjoint row ranges. A kernel returns an
+// error when any row fails; the graph then replays the step node by node
+// to report the failing node exactly, so the error's wording is free.
+// Kernels allocate nothing.
+type Batch interface {
+	// Update advances rows [Lo, Hi) from X at T by Dt into Dst.
+	Update(a *BatchArgs) error
+}
+
+// BatchOutputter is the capability of a Batch whose nodes have outputs.
+type BatchOutputter interface {
+	Outputs(a *BatchArgs) error
+}
+
+// BatchDeriver is the capability of a Batch whose nodes have
+// Derivatives: it writes dx/dt of rows [Lo, Hi) into Dst.
+type BatchDeriver interface {
+	Derivatives(a *BatchArgs) error
+}

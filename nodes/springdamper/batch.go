@@ -1,0 +1,231 @@
+package springdamper
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// The batch kernel (node.Batcher): a family of connectors evaluated in
+// one call per row range. Connectors between ground and PointMarker
+// bodies (the masses of a chain) with the linear force law take a direct
+// path over scalars that computes only the outputs the graph reads;
+// connectors on other bodies (rigid bodies) or with a user force function
+// run their own Outputs per row. Either way every row computes the bits
+// the member's Outputs computes: the direct path uses the same
+// model.linear and model.energyOf.
+
+var (
+	_ node.Batcher        = (*Node)(nil)
+	_ node.BatchOutputter = (*batch)(nil)
+)
+
+// BatchKey distinguishes the marker kinds, which markers can be pushed,
+// the user force function, and the bodies' types and marker fields (they
+// set the inputs' layout).
+func (n *Node) BatchKey() string {
+	var b strings.Builder
+	for k := range n.hot {
+		h := &n.hot[k]
+		b.WriteString(strconv.Itoa(int(h.kind)))
+		if h.pushable {
+			b.WriteByte('p')
+		}
+		if mk := &n.mk[k]; mk.body != nil {
+			if bn, ok := mk.body.(node.Node); ok {
+				b.WriteString(bn.Spec().Type)
+			}
+			b.WriteString(strings.Join(mk.fields, ","))
+			b.WriteByte(';')
+			b.WriteString(strings.Join(mk.loads, ","))
+		}
+		b.WriteByte('|')
+	}
+	if n.m.uf != nil {
+		b.WriteString("uf")
+	}
+	return b.String()
+}
+
+// NewBatch copies the members' force-law parameters and ground points
+// into per-row arrays and registers the rows with their nodes, so that
+// SetParams reaches the batch.
+func (n *Node) NewBatch(members []node.Node) node.Batch {
+	b := &batch{
+		models: make([]model, len(members)),
+		nodes:  make([]*Node, len(members)),
+		hasPE:  n.hasPE,
+		ny:     n.spec.OutputLayout.Size(),
+		nu:     n.spec.InputLayout.Size(),
+	}
+	b.direct = n.m.uf == nil
+	in := 0
+	for k := range n.hot {
+		h := &n.hot[k]
+		b.kind[k], b.push[k] = h.kind, h.pushable
+		if h.kind == kindBody {
+			b.direct = false
+		}
+		b.inPos[k], b.inVel[k] = in, in+1
+		in += len(n.mk[k].fields)
+	}
+	if n.kindOf(kindGround) {
+		b.ground = make([][2][3]float64, len(members))
+	}
+	for i, mn := range members {
+		m := mn.(*Node)
+		b.nodes[i] = m
+		b.models[i] = m.m
+		m.mirrors = append(m.mirrors, &b.models[i])
+		if b.ground != nil {
+			b.ground[i] = [2][3]float64{m.hot[0].local, m.hot[1].local}
+		}
+	}
+	// Output fields: Displacement, Distance, Velocity, Force,
+	// [PotentialEnergy], then the loads of marker 0 and of marker 1.
+	f := 4
+	if b.hasPE {
+		b.fPE = f
+		f++
+	}
+	for k := range b.push {
+		if b.push[k] {
+			b.fLoad[k] = f
+			f += len(n.mk[k].loads)
+		}
+	}
+	b.scratch.New = func() any { s := make([]float64, b.nu+b.ny); return &s }
+	return b
+}
+
+func (n *Node) kindOf(kind int32) bool { return n.hot[0].kind == kind || n.hot[1].kind == kind }
+
+type batch struct {
+	models []model
+	nodes  []*Node
+	ground [][2][3]float64 // per row, the markers' ground points; nil without ground markers
+	direct bool            // ground and point markers, linear law
+
+	kind         [2]int32
+	push         [2]bool
+	inPos, inVel [2]int // a point marker's position and velocity inputs
+	fLoad        [2]int // its output field
+	hasPE        bool
+	fPE          int
+	ny, nu       int
+
+	scratch sync.Pool // *[]float64 of nu: inputs of one row on the generic path
+}
+
+// Update does nothing: the connector has no state.
+func (b *batch) Update(*node.BatchArgs) error { return nil }
+
+func (b *batch) Outputs(a *node.BatchArgs) error {
+	if !b.direct {
+		return b.generic(a)
+	}
+	needDisp, needDist, needVel, needForce := a.Needs(0), a.Needs(1), a.Needs(2), a.Needs(3)
+	needPE := b.hasPE && a.Needs(b.fPE)
+	load0 := b.push[0] && a.Needs(b.fLoad[0])
+	load1 := b.push[1] && a.Needs(b.fLoad[1])
+	pointPoint := b.kind[0] == kindPoint && b.kind[1] == kindPoint
+	var p0, v0, p1, v1 node.Strided
+	if pointPoint {
+		p0, v0, p1, v1 = a.In[b.inPos[0]], a.In[b.inVel[0]], a.In[b.inPos[1]], a.In[b.inVel[1]]
+	}
+	for i := a.Lo; i < a.Hi; i++ {
+		m := &b.models[i]
+		var p0x, p0y, p0z, v0x, v0y, v0z, p1x, p1y, p1z, v1x, v1y, v1z float64
+		if pointPoint {
+			// Both markers on point bodies (a chain): read the four
+			// fields straight from the bodies' state.
+			q := (*[3]float64)(p0.Buf[p0.Off+i*p0.Stride:])
+			p0x, p0y, p0z = q[0], q[1], q[2]
+			q = (*[3]float64)(v0.Buf[v0.Off+i*v0.Stride:])
+			v0x, v0y, v0z = q[0], q[1], q[2]
+			q = (*[3]float64)(p1.Buf[p1.Off+i*p1.Stride:])
+			p1x, p1y, p1z = q[0], q[1], q[2]
+			q = (*[3]float64)(v1.Buf[v1.Off+i*v1.Stride:])
+			v1x, v1y, v1z = q[0], q[1], q[2]
+		} else {
+			p0x, p0y, p0z, v0x, v0y, v0z = b.marker(a, 0, i)
+			p1x, p1y, p1z, v1x, v1y, v1z = b.marker(a, 1, i)
+		}
+		dpx, dpy, dpz := p1x-p0x, p1y-p0y, p1z-p0z
+		dvx, dvy, dvz := v1x-v0x, v1y-v0y, v1z-v0z
+		var fx, fy, fz float64
+		if m.active {
+			fx, fy, fz = m.linear(dpx, dpy, dpz, dvx, dvy, dvz)
+		}
+		if needDisp {
+			put3(a.Out[0], i, dpx, dpy, dpz)
+		}
+		if needDist {
+			a.Out[1].Buf[a.Out[1].Off+i*a.Out[1].Stride] = math.Sqrt(dpx*dpx + dpy*dpy + dpz*dpz)
+		}
+		if needVel {
+			put3(a.Out[2], i, dvx, dvy, dvz)
+		}
+		if needForce {
+			put3(a.Out[3], i, fx, fy, fz)
+		}
+		if needPE {
+			o := a.Out[b.fPE]
+			o.Buf[o.Off+i*o.Stride] = m.energyOf(dpx, dpy, dpz)
+		}
+		if load0 {
+			put3(a.Out[b.fLoad[0]], i, fx, fy, fz)
+		}
+		if load1 {
+			put3(a.Out[b.fLoad[1]], i, -fx, -fy, -fz)
+		}
+	}
+	return nil
+}
+
+// put3 writes a 3-vector into row i of v.
+func put3(v node.Strided, i int, x, y, z float64) {
+	q := (*[3]float64)(v.Buf[v.Off+i*v.Stride:])
+	q[0], q[1], q[2] = x, y, z
+}
+
+// marker returns row i's marker k position and velocity on the direct
+// path: its ground point at rest, or its point body's fields.
+func (b *batch) marker(a *node.BatchArgs, k, i int) (px, py, pz, vx, vy, vz float64) {
+	if b.kind[k] == kindGround {
+		g := &b.ground[i][k]
+		return g[0], g[1], g[2], 0, 0, 0
+	}
+	p := a.In[b.inPos[k]].Row(i, 3)
+	v := a.In[b.inVel[k]].Row(i, 3)
+	return p[0], p[1], p[2], v[0], v[1], v[2]
+}
+
+// generic evaluates each row with the member's own Outputs, its inputs
+// copied from the views into scratch.
+func (b *batch) generic(a *node.BatchArgs) error {
+	sp := b.scratch.Get().(*[]float64)
+	defer b.scratch.Put(sp)
+	u := *sp
+	spec := b.nodes[0].spec
+	for i := a.Lo; i < a.Hi; i++ {
+		for ii := range spec.Inputs {
+			o := spec.InputLayout.Offset(ii)
+			n := spec.Inputs[ii].Shape.Len()
+			copy(u[o:o+n], a.In[ii].Row(i, n))
+		}
+		y := u[b.nu : b.nu+b.ny]
+		if err := b.nodes[i].Outputs(a.T, nil, node.Inputs{Values: u[:b.nu], Present: a.Present}, y); err != nil {
+			return err
+		}
+		for fi := range spec.Outputs {
+			o := spec.OutputLayout.Offset(fi)
+			n := spec.Outputs[fi].Shape.Len()
+			copy(a.Out[fi].Row(i, n), y[o:o+n])
+		}
+	}
+	return nil
+}
