@@ -382,3 +382,31 @@ func staggered(n int) (a, b []float64) {
 	return buf[:n:n], buf[n+gap : 2*n+gap : 2*n+gap]
 }
 
+// Family describes one family of the batched engine (see doc.go).
+type Family struct {
+	Type  string   // the node type
+	Nodes []string // its members, in row order
+}
+
+// Families lists the families Build formed, in the order of their first
+// member. Nodes in none of them run on the per-node path.
+func (s *Sim) Families() []Family {
+	out := make([]Family, len(s.families))
+	for k, f := range s.families {
+		out[k].Type = f.typ
+		for _, r := range f.rows {
+			out[k].Nodes = append(out[k].Nodes, s.nodes[r].name)
+		}
+	}
+	return out
+}
+
+// SetBatching turns the batched engine on (the default) or off. Off,
+// every node runs on the per-node path through its own Update, Outputs
+// and Derivatives; the results are bit-identical either way, which the
+// tests check, and the per-node path is the reference when a batched
+// step fails. It must not be called during a Run.
+func (s *Sim) SetBatching(on bool) { s.noBatch = !on }
+
+// batching reports whether steps and evaluations use families.
+func (s *Sim) batching() bool { return len(s.families) > 0 && !s.noBatch }

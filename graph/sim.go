@@ -56,7 +56,8 @@ type Sim struct {
 	looseStateful []int32   // stateful nodes not in a family
 	workers       []*worker
 	bpool         *batchPool
-	replays       int // batched steps or evaluations replayed per node
+	replays       int  // batched steps or evaluations replayed per node
+	noBatch       bool // SetBatching(false)
 }
 
 // Time is the current simulation time, t0 + n·dt.
@@ -299,7 +300,7 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 		s.pool = startPool(workers)
 		res.Workers = workers
 		defer func() { s.pool.stop(); s.pool = nil }()
-		if len(s.families) > 0 && s.cplan == nil {
+		if s.batching() && s.cplan == nil {
 			s.ensureWorkers(workers)
 			s.bpool = startBatchPool(s, workers)
 			defer func() { s.bpool.stop(); s.bpool = nil }()
@@ -405,7 +406,7 @@ func (s *Sim) step(t, dt float64, res *Result) error {
 	if s.cplan != nil {
 		return s.coupledStep(t, dt, res)
 	}
-	if len(s.families) > 0 {
+	if s.batching() {
 		if s.stepBatched(t, dt) {
 			if !s.yFresh {
 				res.OutputEvals += int64(s.numOutputNodes())

@@ -112,7 +112,7 @@ func (m *System) Func(t float64, y, dst []float64) (err error) {
 	if err := m.cancelled(); err != nil {
 		return err
 	}
-	if len(s.families) > 0 {
+	if s.batching() {
 		saved := s.x
 		s.x = y
 		ok := s.outputsBatched(t) && s.runPhase(batchJob{kind: bDerivs, t: t, dst: dst, sys: m})
