@@ -41,6 +41,9 @@ type Node struct {
 	spec  *node.Spec
 	vals  node.Values
 	value [3]float64
+	// mirrors are the rows of batches (batch.go) holding a copy of value;
+	// SetParams writes through to them.
+	mirrors []*[3]float64
 }
 
 // New builds a constant source.
@@ -83,9 +86,12 @@ func (n *Node) Spec() *node.Spec { return n.spec }
 
 // Outputs writes the constant into dst.
 func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	copy(dst[:3], n.value[:])
+	put(n.value, (*[3]float64)(dst))
 	return nil
 }
+
+// put writes the value c into dst: Outputs and the batch kernel share it.
+func put(c [3]float64, dst *[3]float64) { *dst = c }
 
 // Params returns a copy of the parameter values.
 func (n *Node) Params() node.Values { return maps.Clone(n.vals) }
@@ -104,6 +110,9 @@ func (n *Node) SetParams(p map[string]any) error {
 	}
 	n.vals = vals
 	copy(n.value[:], vals.Floats("value"))
+	for _, r := range n.mirrors {
+		*r = n.value
+	}
 	return nil
 }
 

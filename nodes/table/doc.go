@@ -17,10 +17,15 @@
 //   - Update and InitialState (from [node.Stateless]) do nothing.
 //   - Outputs reads the current parameter, overrides from SetParams
 //     included.
+//   - The node is a [node.Batcher]: a graph may write the heights of many
+//     tables in one kernel call. The kernel holds a copy of every
+//     member's height, which SetParams updates, and writes the same bits
+//     as Outputs.
 //
 // # Concurrency
 //
-// Spec, Params and Outputs are safe for concurrent use. SetParams is not:
+// Spec, Params and Outputs are safe for concurrent use, and so are the
+// kernel's methods on disjoint row ranges. SetParams is not:
 // call it between runs, or between steps when nothing else is using the
 // node.
 package table

@@ -29,19 +29,23 @@ func DefaultParams() Params { return Params{Position: 0} }
 
 // Node is a stateless source whose output position is its parameter
 // position. Build it with [New] or [FromMap]. It implements [node.Node],
-// [node.Outputter] and [node.Tunable].
+// [node.Outputter], [node.Tunable] and [node.Batcher].
 type Node struct {
 	node.Stateless
 
 	spec *node.Spec
 	vals node.Values
 	pos  float64
+	// mirrors are the rows of batches (batch.go) holding a copy of pos;
+	// SetParams writes through to them.
+	mirrors []*float64
 }
 
 var (
 	_ node.Node      = (*Node)(nil)
 	_ node.Outputter = (*Node)(nil)
 	_ node.Tunable   = (*Node)(nil)
+	_ node.Batcher   = (*Node)(nil)
 )
 
 // New returns a table with the parameters p. A non-finite position is
@@ -76,6 +80,9 @@ func newNode(s *node.Spec, vals node.Values) *Node {
 func (n *Node) apply(vals node.Values) {
 	n.vals = vals
 	n.pos = vals.Float(paramPosition)
+	for _, r := range n.mirrors {
+		*r = n.pos
+	}
 }
 
 // Spec returns the table's description, built once at construction.
