@@ -65,14 +65,17 @@ func (p Params) values() node.Values {
 
 // Node is a point mass falling under gravity in one dimension, bouncing on
 // the optional surface table_position. Build it with [New] or [FromMap]. It
-// implements [node.Node], [node.Deriver], [node.Tunable], [node.Eventer] and
-// [node.Marker].
+// implements [node.Node], [node.Deriver], [node.Tunable], [node.Eventer],
+// [node.Marker] and [node.Batcher].
 type Node struct {
 	spec *node.Spec
 	vals node.Values // the current, validated parameters (never shared)
 
 	// The current parameters, read on the per-step path.
-	x0, v0, e, g float64
+	m model
+	// mirrors are the rows of batches (batch.go) holding a copy of m;
+	// SetParams writes through to them.
+	mirrors []*model
 
 	// Offsets resolved once, at construction.
 	posOff, velOff int // state
@@ -86,6 +89,7 @@ var (
 	_ node.Tunable = (*Node)(nil)
 	_ node.Eventer = (*Node)(nil)
 	_ node.Marker  = (*Node)(nil)
+	_ node.Batcher = (*Node)(nil)
 )
 
 // New returns a ball with the parameters p. An invalid value (NaN, ±Inf,
@@ -126,12 +130,22 @@ func newNode(s *node.Spec, vals node.Values) *Node {
 	return n
 }
 
+// model is the parameters in the form the step reads.
+type model struct {
+	x0, v0, e, g float64
+}
+
 func (n *Node) apply(vals node.Values) {
 	n.vals = vals
-	n.x0 = vals.Float(paramInitialPosition)
-	n.v0 = vals.Float(paramInitialVelocity)
-	n.e = vals.Float(paramElasticity)
-	n.g = vals.Float(paramGravity)
+	n.m = model{
+		x0: vals.Float(paramInitialPosition),
+		v0: vals.Float(paramInitialVelocity),
+		e:  vals.Float(paramElasticity),
+		g:  vals.Float(paramGravity),
+	}
+	for _, r := range n.mirrors {
+		*r = n.m
+	}
 }
 
 // Spec returns the ball's description. It is built once, when the node is
@@ -142,8 +156,8 @@ func (n *Node) Spec() *node.Spec { return n.spec }
 // the parameters are now (including overrides).
 func (n *Node) InitialState(dst []float64) {
 	checkLen("InitialState", "dst", dst, 2)
-	dst[n.posOff] = n.x0
-	dst[n.velOff] = n.v0
+	dst[n.posOff] = n.m.x0
+	dst[n.velOff] = n.m.v0
 }
 
 // Params returns a copy of the current parameter values, overrides

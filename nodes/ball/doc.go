@@ -35,6 +35,12 @@
 //     before they are added, so no fused multiply-add changes them.
 //   - Metadata.Discretization is "semi-implicit-euler", the scheme Update
 //     runs; the tests hold Update to that scheme applied to Derivatives.
+//   - The node is a [node.Batcher]: a graph may step many balls in one
+//     kernel call. The kernel runs, row by row, the functions Update and
+//     Derivatives run (contact and checks included), from per-row copies
+//     of the parameters that SetParams keeps current, so it computes the
+//     same bits and fails exactly when one of its rows would. Events have
+//     no batched form.
 //
 // # Errors
 //
@@ -51,6 +57,6 @@
 //
 // Update, Derivatives, EventValues, Reset, InitialState, Spec, Params and
 // the Marker methods are safe for concurrent use with distinct dst
-// slices. SetParams is not: call it between runs, or between steps when
+// slices, and the kernel's methods on disjoint row ranges. SetParams is not: call it between runs, or between steps when
 // nothing else is using the node.
 package ball

@@ -34,36 +34,47 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 	if !(dt > 0 && dt <= math.MaxFloat64) {
 		return stepError(t, dt)
 	}
-	pos, vel := x[n.posOff], x[n.velOff]
-	if !finite(pos) {
-		return nonFinite("Update", t, fieldPosition, pos)
-	}
-	if !finite(vel) {
-		return nonFinite("Update", t, fieldVelocity, vel)
-	}
-	// The explicit conversions round each product before it is added, so
-	// no fused multiply-add changes the result between platforms.
-	v := vel + float64(n.g*dt)
-	p := pos + float64(dt*v)
-	if in.Present[n.tableIdx] {
-		table := in.Values[n.tableOff]
-		if !finite(table) {
-			return nonFinite("Update", t, inputTable, table)
-		}
-		if p < table {
-			p = table
-			v = restitute(v, n.e)
-		}
-	}
-	if !finite(p) {
-		return nonFinite("Update", t, "new "+fieldPosition, p)
-	}
-	if !finite(v) {
-		return nonFinite("Update", t, "new "+fieldVelocity, v)
+	p, v, err := n.m.step(t, dt, x[n.posOff], x[n.velOff], in.Present[n.tableIdx], in.Values[n.tableOff])
+	if err != nil {
+		return err
 	}
 	dst[n.posOff] = p
 	dst[n.velOff] = v
 	return nil
+}
+
+// step is Update's arithmetic and checks for one ball, after the check
+// of dt: the new position and velocity from pos and vel, with the table
+// at height table when present (table is not read otherwise). Update and
+// the batch kernel share it, so both compute the same bits and fail on
+// the same rows with the same errors.
+func (m *model) step(t, dt, pos, vel float64, present bool, table float64) (p, v float64, err error) {
+	if !finite(pos) {
+		return 0, 0, nonFinite("Update", t, fieldPosition, pos)
+	}
+	if !finite(vel) {
+		return 0, 0, nonFinite("Update", t, fieldVelocity, vel)
+	}
+	// The explicit conversions round each product before it is added, so
+	// no fused multiply-add changes the result between platforms.
+	v = vel + float64(m.g*dt)
+	p = pos + float64(dt*v)
+	if present {
+		if !finite(table) {
+			return 0, 0, nonFinite("Update", t, inputTable, table)
+		}
+		if p < table {
+			p = table
+			v = restitute(v, m.e)
+		}
+	}
+	if !finite(p) {
+		return 0, 0, nonFinite("Update", t, "new "+fieldPosition, p)
+	}
+	if !finite(v) {
+		return 0, 0, nonFinite("Update", t, "new "+fieldVelocity, v)
+	}
+	return p, v, nil
 }
 
 // restitute applies the restitution law to the velocity v at contact:
@@ -93,20 +104,27 @@ func restitute(v, e float64) float64 {
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	checkLen("Derivatives", "x", x, 2)
 	checkLen("Derivatives", "dst", dst, 2)
-	pos, vel := x[n.posOff], x[n.velOff]
+	dp, dv, err := n.m.rates(t, x[n.posOff], x[n.velOff], in.Present[n.tableIdx], in.Values[n.tableOff])
+	if err != nil {
+		return err
+	}
+	dst[n.posOff], dst[n.velOff] = dp, dv
+	return nil
+}
+
+// rates is Derivatives' arithmetic and checks for one ball (table is
+// read only when present), shared with the batch kernel.
+func (m *model) rates(t, pos, vel float64, present bool, table float64) (dp, dv float64, err error) {
 	if !finite(pos) {
-		return nonFinite("Derivatives", t, fieldPosition, pos)
+		return 0, 0, nonFinite("Derivatives", t, fieldPosition, pos)
 	}
 	if !finite(vel) {
-		return nonFinite("Derivatives", t, fieldVelocity, vel)
+		return 0, 0, nonFinite("Derivatives", t, fieldVelocity, vel)
 	}
-	if vel == 0 && n.g <= 0 && in.Present[n.tableIdx] && pos <= in.Values[n.tableOff] {
-		dst[n.posOff], dst[n.velOff] = 0, 0
-		return nil
+	if vel == 0 && m.g <= 0 && present && pos <= table {
+		return 0, 0, nil
 	}
-	dst[n.posOff] = vel
-	dst[n.velOff] = n.g
-	return nil
+	return vel, m.g, nil
 }
 
 // EventValues writes the value of the contact event,
@@ -154,7 +172,7 @@ func (n *Node) Reset(event int, t float64, x []float64, in node.Inputs, dst []fl
 		return nonFinite("Reset", t, inputTable, table)
 	}
 	dst[n.posOff] = table
-	dst[n.velOff] = restitute(vel, n.e)
+	dst[n.velOff] = restitute(vel, n.m.e)
 	return nil
 }
 
