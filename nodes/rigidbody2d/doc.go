@@ -41,10 +41,15 @@
 //     marker enters as its x and y components (its z component is
 //     dropped: the body cannot move out of plane) plus the torque
 //     (R(θ)r) × f about z.
+//   - The node is a [node.Batcher]: a graph may step many bodies in one
+//     kernel call. The kernel runs, row by row, the functions Update and
+//     Derivatives run, from per-row copies of the parameters that
+//     SetParams keeps current, so it computes the same bits.
 //
 // # Concurrency
 //
 // Update, Derivatives and the Marker methods are safe for concurrent use
-// on one node with distinct argument slices. SetParams is not safe for
+// on one node with distinct argument slices. The kernel's methods are safe
+// for concurrent calls on disjoint row ranges. SetParams is not safe for
 // concurrent use with anything; call it between runs.
 package rigidbody2d

@@ -85,6 +85,9 @@ func newModel(v node.Values) model {
 type Node struct {
 	vals node.Values
 	m    model
+	// mirrors are the rows of batches (batch.go) holding a copy of m;
+	// SetParams writes through to them.
+	mirrors []*model
 }
 
 var (
@@ -92,6 +95,7 @@ var (
 	_ node.Deriver = (*Node)(nil)
 	_ node.Tunable = (*Node)(nil)
 	_ node.Marker  = (*Node)(nil)
+	_ node.Batcher = (*Node)(nil)
 )
 
 // New builds the node from typed parameters and logs the deprecation
@@ -137,10 +141,10 @@ func (n *Node) Spec() *node.Spec { return spec }
 // initial_vy, initial_omega) into dst.
 func (n *Node) InitialState(dst []float64) { copy(dst[:stateLen], n.m.init[:]) }
 
-// accelerations returns dv/dt = F/m + g and dω/dt = τ/I, shared by Update
-// and Derivatives.
-func (m *model) accelerations(in []float64) (ax, ay, alpha float64) {
-	return in[inForce]/m.mass + m.gravity[0], in[inForce+1]/m.mass + m.gravity[1], in[inTorque] / m.inertia
+// accelerations returns dv/dt = F/m + g and dω/dt = τ/I for the force
+// (fx, fy) and the torque tau, shared by Update and Derivatives.
+func (m *model) accelerations(fx, fy, tau float64) (ax, ay, alpha float64) {
+	return fx/m.mass + m.gravity[0], fy/m.mass + m.gravity[1], tau / m.inertia
 }
 
 // Update advances the state by one semi-implicit Euler step: the velocities
@@ -151,8 +155,16 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 	if dt-dt != 0 {
 		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, dt, node.ErrNonFinite)
 	}
-	_, _ = x[stateLen-1], dst[stateLen-1]
-	ax, ay, alpha := n.m.accelerations(in.Values)
+	u := in.Values
+	n.m.step(dt, (*[stateLen]float64)(x), u[inForce], u[inForce+1], u[inTorque], (*[stateLen]float64)(dst))
+	return nil
+}
+
+// step is one semi-implicit Euler step of one body under the force
+// (fx, fy) and the torque tau, shared by Update and the batch kernel so
+// that both compute the same bits.
+func (m *model) step(dt float64, x *[stateLen]float64, fx, fy, tau float64, dst *[stateLen]float64) {
+	ax, ay, alpha := m.accelerations(fx, fy, tau)
 	vx := x[offV] + dt*ax
 	vy := x[offV+1] + dt*ay
 	w := x[offOmega] + dt*alpha
@@ -160,17 +172,22 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 	dst[offX] = x[offX] + dt*vx
 	dst[offX+1] = x[offX+1] + dt*vy
 	dst[offAngle] = x[offAngle] + dt*w
-	return nil
 }
 
 // Derivatives writes dx/dt = v, dθ/dt = ω, dv/dt = F/m + g and
 // dω/dt = τ/I into dst.
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	_, _ = x[stateLen-1], dst[stateLen-1]
-	ax, ay, alpha := n.m.accelerations(in.Values)
+	u := in.Values
+	n.m.derivatives((*[stateLen]float64)(x), u[inForce], u[inForce+1], u[inTorque], (*[stateLen]float64)(dst))
+	return nil
+}
+
+// derivatives writes one body's dx/dt, shared by Derivatives and the
+// batch kernel.
+func (m *model) derivatives(x *[stateLen]float64, fx, fy, tau float64, dst *[stateLen]float64) {
+	ax, ay, alpha := m.accelerations(fx, fy, tau)
 	dst[offX], dst[offX+1], dst[offAngle] = x[offV], x[offV+1], x[offOmega]
 	dst[offV], dst[offV+1], dst[offOmega] = ax, ay, alpha
-	return nil
 }
 
 // Params returns the parameter values in use, including overrides, as a
@@ -195,6 +212,9 @@ func (n *Node) SetParams(p map[string]any) error {
 		return err
 	}
 	n.vals, n.m = vals, newModel(vals)
+	for _, r := range n.mirrors {
+		*r = n.m
+	}
 	return nil
 }
 
