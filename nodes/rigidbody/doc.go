@@ -53,10 +53,17 @@
 //   - As a [node.Marker], local is a body-fixed point in the body frame: its
 //     world position is x + R·r and velocity v + ω × R·r, and a force f at
 //     it loads the force input with f and the torque input with (R·r) × f.
+//   - The node is a [node.Batcher]: a graph may step many bodies in one
+//     kernel call. BatchKey is the rotation mode (free, hinge, fixed,
+//     gimbal), so a family runs one branch; the kernel runs, row by row,
+//     the functions Update and Derivatives run, from per-row copies of
+//     the parameters that SetParams keeps current, so it computes the
+//     same bits (also after a SetParams that changes the mode).
 //
 // # Concurrency
 //
 // Update, Derivatives and the Marker methods are safe for concurrent use
-// on one node with distinct argument slices. SetParams is not safe for
+// on one node with distinct argument slices. The kernel's methods are safe
+// for concurrent calls on disjoint row ranges. SetParams is not safe for
 // concurrent use with anything; call it between runs.
 package rigidbody

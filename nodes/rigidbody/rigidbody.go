@@ -212,6 +212,9 @@ type Node struct {
 	vals node.Values
 	m    model
 	spec *node.Spec // spec, or gimbalSpec with one held rotation
+	// mirrors are the rows of batches (batch.go) holding a copy of m;
+	// SetParams writes through to them.
+	mirrors []*model
 }
 
 var (
@@ -219,6 +222,7 @@ var (
 	_ node.Deriver = (*Node)(nil)
 	_ node.Tunable = (*Node)(nil)
 	_ node.Marker  = (*Node)(nil)
+	_ node.Batcher = (*Node)(nil)
 )
 
 // New builds a rigid body from typed parameters. Every invalid value is a
@@ -298,6 +302,9 @@ func (n *Node) SetParams(p map[string]any) error {
 		return err
 	}
 	n.vals, n.m, n.spec = vals, md, specFor(md.rot)
+	for _, r := range n.mirrors {
+		*r = md
+	}
 	return nil
 }
 
@@ -353,9 +360,16 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 	if dt-dt != 0 {
 		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, dt, node.ErrNonFinite)
 	}
-	_, _ = x[stateLen-1], dst[stateLen-1]
-	m := &n.m
-	f := in.Values[inForce : inForce+3]
+	u := in.Values
+	n.m.step(dt, (*[stateLen]float64)(x), (*vec3)(u[inForce:]), (*vec3)(u[inTorque:]), (*[stateLen]float64)(dst))
+	return nil
+}
+
+// step is Update for one body from the state x under the force fv and
+// the torque tv; Update and the batch kernel share it so that both
+// compute the same bits.
+func (m *model) step(dt float64, x *[stateLen]float64, fv, tv *vec3, dst *[stateLen]float64) {
+	f := fv[:]
 	for i := range 3 {
 		if m.held[i] {
 			dst[offVel+i], dst[offPos+i] = 0, m.holdX[i]
@@ -367,7 +381,7 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 	}
 	q := quat(x[offQuat : offQuat+4])
 	w := vec3(x[offOmega : offOmega+3])
-	tau := vec3(in.Values[inTorque : inTorque+3])
+	tau := *tv
 	var q1 quat
 	var w1 vec3
 	switch m.rot {
@@ -388,7 +402,6 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 	}
 	copy(dst[offQuat:offQuat+4], q1[:])
 	copy(dst[offOmega:offOmega+3], w1[:])
-	return nil
 }
 
 // Derivatives writes the constrained right-hand side: dx/dt = v,
@@ -398,9 +411,14 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 // dω/dt = J·ä + J̇·ȧ from the projected Euler equations. It assumes x
 // satisfies the constraints, as InitialState and Update leave it.
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	_, _ = x[stateLen-1], dst[stateLen-1]
-	m := &n.m
-	f := in.Values[inForce : inForce+3]
+	u := in.Values
+	n.m.derivatives((*[stateLen]float64)(x), (*vec3)(u[inForce:]), (*vec3)(u[inTorque:]), (*[stateLen]float64)(dst))
+	return nil
+}
+
+// derivatives is Derivatives for one body, shared with the batch kernel.
+func (m *model) derivatives(x *[stateLen]float64, fv, tv *vec3, dst *[stateLen]float64) {
+	f := fv[:]
 	for i := range 3 {
 		dst[offPos+i] = x[offVel+i]
 		if m.held[i] {
@@ -410,7 +428,7 @@ func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64
 	}
 	q := quat(x[offQuat : offQuat+4])
 	w := vec3(x[offOmega : offOmega+3])
-	tau := vec3(in.Values[inTorque : inTorque+3])
+	tau := *tv
 	qd := qmul(quat{0, w[0], w[1], w[2]}, q)
 	for i := range 4 {
 		dst[offQuat+i] = qd[i] / 2
@@ -426,7 +444,6 @@ func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64
 		a = m.gimbalAccelWorld(q, w, tau)
 	}
 	copy(dst[offOmega:offOmega+3], a[:])
-	return nil
 }
 
 // MarkerFields: position, orientation, velocity, angular_velocity; the
