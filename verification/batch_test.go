@@ -1,0 +1,474 @@
+package verification
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes"
+	"github.com/cosimgo/cosim/nodes/ball"
+	"github.com/cosimgo/cosim/nodes/constant"
+	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/nodes/rigidbody"
+	"github.com/cosimgo/cosim/nodes/rigidbody2d"
+	"github.com/cosimgo/cosim/nodes/springdamper"
+	"github.com/cosimgo/cosim/nodes/table"
+)
+
+// The batch kernels of every shipped node type, held bit for bit to the
+// nodes' own methods by CheckBatch.
+
+// batchSizes are the family sizes every kernel is checked at: 1 and 2,
+// sizes that are no multiple of any unroll or block (5, 17, 129, 300),
+// and the graph's block of 128 rows.
+var batchSizes = []int{1, 2, 5, 17, 128, 129, 300}
+
+// batchFamily builds n members of one family with parameters varied per
+// row from rng.
+type batchFamily struct {
+	name  string
+	build func(t testing.TB, rng *rand.Rand, n int) []node.Node
+}
+
+// must returns v, panicking on err: the test builds valid nodes only, so
+// an error is a bug in the test.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func vec3(rng *rand.Rand, scale float64) [3]float64 {
+	return [3]float64{scale * rng.NormFloat64(), scale * rng.NormFloat64(), scale * rng.NormFloat64()}
+}
+
+func newBall(t testing.TB, rng *rand.Rand) *ball.Node {
+	p := ball.Params{
+		InitialPosition: rng.NormFloat64(), InitialVelocity: rng.NormFloat64(),
+		Elasticity: rng.Float64(), Gravity: -20 * rng.Float64(),
+	}
+	switch rng.IntN(8) {
+	case 0:
+		p.Elasticity = 0
+	case 1:
+		p.Elasticity = 1
+	case 2:
+		p.Gravity = 5 * rng.Float64() // upwards: Derivatives' resting contact does not apply
+	case 3:
+		p.Gravity = 0
+	}
+	return must(ball.New(p))
+}
+
+func newMass(t testing.TB, rng *rand.Rand) *masspoint.Node {
+	return must(masspoint.New(masspoint.Params{
+		Mass: 0.1 + 10*rng.Float64(), Gravity: vec3(rng, 10),
+		InitialPosition: vec3(rng, 1), InitialVelocity: vec3(rng, 1),
+	}))
+}
+
+func newRigid(t testing.TB, rng *rand.Rand, constraints string) *rigidbody.Node {
+	p := rigidbody.DefaultParams()
+	p.Mass = 0.1 + 10*rng.Float64()
+	p.Inertia = [3]float64{0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64()}
+	if rng.IntN(3) == 0 {
+		// Diagonally dominant, hence positive definite.
+		d, e, f := rng.Float64()-0.5, rng.Float64()-0.5, rng.Float64()-0.5
+		p.InertiaMatrix = &[9]float64{2 + rng.Float64(), d, e, d, 2 + rng.Float64(), f, e, f, 2 + rng.Float64()}
+	}
+	p.Gravity = vec3(rng, 10)
+	p.InitialPosition, p.InitialVelocity, p.InitialAngularVelocity = vec3(rng, 1), vec3(rng, 1), vec3(rng, 1)
+	p.InitialOrientation = [4]float64{1 + rng.Float64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+	p.Constraints = must(rigidbody.ParseConstraints(constraints))
+	return must(rigidbody.New(p))
+}
+
+func newRigid2D(t testing.TB, rng *rand.Rand) *rigidbody2d.Node {
+	return must(rigidbody2d.New(rigidbody2d.Params{
+		Mass: 0.1 + 10*rng.Float64(), Inertia: 0.1 + 3*rng.Float64(),
+		Gravity:  [2]float64{rng.NormFloat64(), -10 * rng.Float64()},
+		InitialX: rng.NormFloat64(), InitialVY: rng.NormFloat64(), InitialAngle: rng.NormFloat64(),
+		Logger: slog.New(slog.DiscardHandler),
+	}))
+}
+
+func sdParams(rng *rand.Rand) springdamper.Params {
+	p := springdamper.DefaultParams()
+	p.Stiffness, p.Damping, p.Offset = vec3(rng, 100), vec3(rng, 10), vec3(rng, 1)
+	p.Active = rng.IntN(8) != 0
+	return p
+}
+
+// userForce is a nonlinear user force law that fails (NaN) on the
+// connector with item number 7 when its displacement's x is positive, so
+// that the kernels' error path is exercised on one row.
+func userForce(t float64, item int, dp, dv, k, d, off [3]float64) [3]float64 {
+	f := [3]float64{k[0]*dp[0]*dp[0] - d[0]*dv[0], k[1]*math.Sin(dp[1]) + t, k[2]*dp[2]*dv[2] + off[0]}
+	if item == 7 && dp[0] > 0 {
+		f[1] = math.NaN()
+	}
+	return f
+}
+
+// markerMaker returns marker k (0 or 1) of connector i.
+type markerMaker func(t testing.TB, rng *rand.Rand, i int) springdamper.Marker
+
+func groundMarker(t testing.TB, rng *rand.Rand, i int) springdamper.Marker {
+	return springdamper.Ground(vec3(rng, 1))
+}
+
+func pointMarker(t testing.TB, rng *rand.Rand, i int) springdamper.Marker {
+	return springdamper.At(newMass(t, rng), vec3(rng, 1))
+}
+
+func rigidMarker(t testing.TB, rng *rand.Rand, i int) springdamper.Marker {
+	return springdamper.At(newRigid(t, rng, ""), vec3(rng, 1))
+}
+
+func rigid2DMarker(t testing.TB, rng *rand.Rand, i int) springdamper.Marker {
+	return springdamper.At(newRigid2D(t, rng), vec3(rng, 1))
+}
+
+func ballMarker(t testing.TB, rng *rand.Rand, i int) springdamper.Marker {
+	a := vec3(rng, 1)
+	l := math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2])
+	return springdamper.At(newBall(t, rng), [3]float64{a[0] / l, a[1] / l, a[2] / l})
+}
+
+func connectors(m0, m1 markerMaker, uf bool) func(t testing.TB, rng *rand.Rand, n int) []node.Node {
+	return func(t testing.TB, rng *rand.Rand, n int) []node.Node {
+		out := make([]node.Node, n)
+		for i := range out {
+			p := sdParams(rng)
+			if uf {
+				p.ForceFunc, p.ItemNumber = userForce, i
+			}
+			out[i] = must(springdamper.New(p, m0(t, rng, i), m1(t, rng, i)))
+		}
+		return out
+	}
+}
+
+func each[T node.Node](f func(t testing.TB, rng *rand.Rand, i int) T) func(t testing.TB, rng *rand.Rand, n int) []node.Node {
+	return func(t testing.TB, rng *rand.Rand, n int) []node.Node {
+		out := make([]node.Node, n)
+		for i := range out {
+			out[i] = f(t, rng, i)
+		}
+		return out
+	}
+}
+
+// rigidModes are constraints per rotation mode, cycled through by the
+// members of a family (so that hinges about different axes, held
+// translations and held angles share a kernel).
+var rigidModes = map[string][]string{
+	"free":   {"", "x=0.5", "y=1,z=-1"},
+	"hinge":  {"z=0,rx=0,ry=0", "rx=0.3,rz=0.1", "x=1,ry=0.2,rz=-0.5"},
+	"fixed":  {"rx=0.1,ry=0.2,rz=0.3", "z=2,rx=-1,ry=0.5,rz=3"},
+	"gimbal": {"rx=0.2", "ry=0.3,z=1", "rz=-0.4"},
+}
+
+func rigidFamily(mode string) func(t testing.TB, rng *rand.Rand, n int) []node.Node {
+	return each(func(t testing.TB, rng *rand.Rand, i int) *rigidbody.Node {
+		cs := rigidModes[mode]
+		return newRigid(t, rng, cs[i%len(cs)])
+	})
+}
+
+// batchFamilies lists a family of every node type, and of every marker
+// configuration and rotation mode that selects a different kernel path.
+func batchFamilies() []batchFamily {
+	return []batchFamily{
+		{"ball", each(func(t testing.TB, rng *rand.Rand, i int) *ball.Node { return newBall(t, rng) })},
+		{"table", each(func(t testing.TB, rng *rand.Rand, i int) *table.Node {
+			return must(table.New(table.Params{Position: rng.NormFloat64()}))
+		})},
+		{"constant", each(func(t testing.TB, rng *rand.Rand, i int) *constant.Node {
+			units := []string{"N", "m", "1"}[i%3] // specs differ, layouts do not
+			return must(constant.New(constant.Params{Value: vec3(rng, 5), Units: units}))
+		})},
+		{"masspoint", each(func(t testing.TB, rng *rand.Rand, i int) *masspoint.Node { return newMass(t, rng) })},
+		{"rigidbody/free", rigidFamily("free")},
+		{"rigidbody/hinge", rigidFamily("hinge")},
+		{"rigidbody/fixed", rigidFamily("fixed")},
+		{"rigidbody/gimbal", rigidFamily("gimbal")},
+		{"rigidbody2d", each(func(t testing.TB, rng *rand.Rand, i int) *rigidbody2d.Node { return newRigid2D(t, rng) })},
+		{"springdamper/ground-ground", connectors(groundMarker, groundMarker, false)},
+		{"springdamper/ground-point", connectors(groundMarker, pointMarker, false)},
+		{"springdamper/point-ground", connectors(pointMarker, groundMarker, false)},
+		{"springdamper/point-point", connectors(pointMarker, pointMarker, false)},
+		{"springdamper/point-point-userforce", connectors(pointMarker, pointMarker, true)},
+		{"springdamper/rigid-ground", connectors(rigidMarker, groundMarker, false)},
+		{"springdamper/rigid-rigid", connectors(rigidMarker, rigidMarker, false)},
+		{"springdamper/rigid-point-userforce", connectors(rigidMarker, pointMarker, true)},
+		{"springdamper/ball-point", connectors(ballMarker, pointMarker, false)},
+		{"springdamper/rigid2d-ground", connectors(rigid2DMarker, groundMarker, false)},
+	}
+}
+
+// TestBatchKernelsEveryType runs CheckBatch on a family of every node type
+// in the registry (and of every kernel path of springdamper and
+// rigidbody) at every size in batchSizes. The reference is each member's
+// own Update, Outputs and Derivatives; the tolerance is zero (bit for
+// bit), since a graph may run either path and must give the same bits.
+func TestBatchKernelsEveryType(t *testing.T) {
+	fams := batchFamilies()
+	covered := map[string]bool{}
+	for fi, fam := range fams {
+		for _, n := range batchSizes {
+			t.Run(fmt.Sprintf("%s/%d", fam.name, n), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(fi), uint64(n)))
+				members := fam.build(t, rng, n)
+				covered[members[0].Spec().Type] = true
+				opt := BatchOptions{Seed: uint64(1000*fi + n), Trials: 6}
+				if n > 129 && testing.Short() {
+					opt.Trials = 3
+				}
+				for _, err := range CheckBatch(members, opt) {
+					t.Error(err)
+				}
+			})
+		}
+	}
+	for _, typ := range nodes.Types() {
+		n, err := typ.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := n.(node.Batcher); !ok {
+			t.Errorf("node type %s has no batch kernel (node.Batcher)", typ.Name)
+		}
+		if !covered[typ.Name] {
+			t.Errorf("node type %s: no family in batchFamilies", typ.Name)
+		}
+	}
+}
+
+// TestBatchRigidModeChange overrides the constraints of a gimbal
+// family's members after NewBatch so that the rows run every rotation
+// mode: the kernel's per-row dispatch keeps it exact.
+func TestBatchRigidModeChange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	members := rigidFamily("gimbal")(t, rng, 17)
+	modes := []string{"", "z=0,rx=0,ry=0", "rx=0.1,ry=0.2,rz=0.3", "rz=1"}
+	errs := CheckBatch(members, BatchOptions{Seed: 3, Perturb: func(i int, n node.Node) error {
+		return n.(node.Tunable).SetParams(map[string]any{"constraints": modes[i%len(modes)], "mass": 2.5})
+	}})
+	for _, err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestCheckBatchRefusesNonFamily: members of different kernels are not
+// a family, which is a caller's error, not a violation.
+func TestCheckBatchRefusesNonFamily(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for name, members := range map[string][]node.Node{
+		"keys":  {newRigid(t, rng, ""), newRigid(t, rng, "rx=0.2")},
+		"types": {newMass(t, rng), newBall(t, rng)},
+		"none":  nil,
+	} {
+		errs := CheckBatch(members, BatchOptions{})
+		var v Violation
+		if len(errs) != 1 || errors.As(errs[0], &v) {
+			t.Errorf("%s: CheckBatch = %v, want one error that is not a Violation", name, errs)
+		}
+	}
+}
+
+// wrongMass is a mass point whose kernel has one deliberate bug, for
+// the negative tests: CheckBatch must catch each.
+type wrongMass struct {
+	*masspoint.Node
+	bug string
+}
+
+func (n *wrongMass) NewBatch(members []node.Node) node.Batch {
+	inner := make([]node.Node, len(members))
+	for i, m := range members {
+		inner[i] = m.(*wrongMass).Node
+		if n.bug == "no write-through" {
+			// The kernel copies its members' parameters from clones, so
+			// SetParams on a member does not reach it.
+			c, err := masspoint.FromMap(m.(*wrongMass).Params())
+			if err != nil {
+				panic(err)
+			}
+			inner[i] = c
+		}
+	}
+	b := inner[0].(*masspoint.Node).NewBatch(inner)
+	return &wrongMassBatch{b: b, d: b.(node.BatchDeriver), bug: n.bug}
+}
+
+type wrongMassBatch struct {
+	b   node.Batch
+	d   node.BatchDeriver
+	bug string
+}
+
+func (w *wrongMassBatch) Update(a *node.BatchArgs) error {
+	switch w.bug {
+	case "stride":
+		// Reads the state as if rows were packed.
+		a2 := *a
+		a2.X.Stride = 6
+		return w.b.Update(&a2)
+	case "spurious error":
+		if a.Lo == 0 && a.Hi == 1 {
+			return errors.New("spurious")
+		}
+	case "swallowed error":
+		_ = w.b.Update(a)
+		return nil
+	}
+	if err := w.b.Update(a); err != nil {
+		return err
+	}
+	d := a.Dst
+	switch w.bug {
+	case "ulp":
+		if a.Lo <= 3 && 3 < a.Hi {
+			p := &d.Buf[d.Off+3*d.Stride+1]
+			*p = math.Nextafter(*p, math.Inf(1))
+		}
+	case "outside":
+		if o := d.Off + a.Hi*d.Stride; o < len(d.Buf) {
+			d.Buf[o] = 0
+		}
+	}
+	return nil
+}
+
+func (w *wrongMassBatch) Derivatives(a *node.BatchArgs) error { return w.d.Derivatives(a) }
+
+// wrongConst is a constant whose Outputs kernel gets Need wrong.
+type wrongConst struct {
+	*constant.Node
+	bug string
+}
+
+func (n *wrongConst) NewBatch(members []node.Node) node.Batch {
+	inner := make([]node.Node, len(members))
+	for i, m := range members {
+		inner[i] = m.(*wrongConst).Node
+	}
+	b := inner[0].(*constant.Node).NewBatch(inner)
+	return &wrongConstBatch{b: b, o: b.(node.BatchOutputter), bug: n.bug}
+}
+
+type wrongConstBatch struct {
+	b   node.Batch
+	o   node.BatchOutputter
+	bug string
+}
+
+func (w *wrongConstBatch) Update(a *node.BatchArgs) error { return w.b.Update(a) }
+
+func (w *wrongConstBatch) Outputs(a *node.BatchArgs) error {
+	switch w.bug {
+	case "nil need is none":
+		if a.Need == nil {
+			return nil
+		}
+	case "garbage when not needed":
+		if !a.Needs(0) {
+			o := a.Out[0]
+			for i := a.Lo; i < a.Hi; i++ {
+				o.Buf[o.Off+i*o.Stride] = 42
+			}
+			return nil
+		}
+	}
+	return w.o.Outputs(a)
+}
+
+// swallowingBall is a ball whose kernel reports no error.
+type swallowingBall struct{ *ball.Node }
+
+func (n *swallowingBall) NewBatch(members []node.Node) node.Batch {
+	inner := make([]node.Node, len(members))
+	for i, m := range members {
+		inner[i] = m.(*swallowingBall).Node
+	}
+	b := inner[0].(*ball.Node).NewBatch(inner)
+	return &swallowingBallBatch{b: b, d: b.(node.BatchDeriver)}
+}
+
+type swallowingBallBatch struct {
+	b node.Batch
+	d node.BatchDeriver
+}
+
+func (w *swallowingBallBatch) Update(a *node.BatchArgs) error {
+	_ = w.b.Update(a)
+	return nil
+}
+
+func (w *swallowingBallBatch) Derivatives(a *node.BatchArgs) error { return w.d.Derivatives(a) }
+
+// TestCheckBatchCatchesWrongKernels is the negative test: a kernel with
+// each kind of bug is reported, with a message that names the bug.
+func TestCheckBatchCatchesWrongKernels(t *testing.T) {
+	const n = 17
+	family := func(mk func(rng *rand.Rand) node.Node) []node.Node {
+		rng := rand.New(rand.NewPCG(5, 5))
+		out := make([]node.Node, n)
+		for i := range out {
+			out[i] = mk(rng)
+		}
+		return out
+	}
+	masses := func(bug string) []node.Node {
+		return family(func(rng *rand.Rand) node.Node { return &wrongMass{Node: newMass(t, rng), bug: bug} })
+	}
+	consts := func(bug string) []node.Node {
+		return family(func(rng *rand.Rand) node.Node {
+			return &wrongConst{Node: must(constant.New(constant.Params{Value: vec3(rng, 1), Units: "N"})), bug: bug}
+		})
+	}
+	for _, tc := range []struct {
+		name    string
+		members []node.Node
+		want    string // in some violation's message
+	}{
+		{"one ulp off", masses("ulp"), "row 3, position[1]: kernel"},
+		{"writes outside its rows", masses("outside"), "outside the call"},
+		{"ignores the stride", masses("stride"), ": kernel"},
+		{"spurious error", masses("spurious error"), "returned an error where no member's Update does"},
+		{"swallowed error", masses("swallowed error"), "returned no error where member"},
+		{"ball swallows its errors", family(func(rng *rand.Rand) node.Node { return &swallowingBall{newBall(t, rng)} }), "returned no error where member"},
+		{"misses SetParams", masses("no write-through"), "after SetParams"},
+		{"skips needed outputs", consts("nil need is none"), "value[0] (needed): not written"},
+		{"writes garbage into unneeded outputs", consts("garbage when not needed"), "not needed, so it may be left unwritten but not written wrong"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := CheckBatch(tc.members, BatchOptions{Seed: 11})
+			found := false
+			for _, err := range errs {
+				var v Violation
+				if !errors.As(err, &v) {
+					t.Errorf("not a Violation: %v", err)
+				}
+				found = found || strings.Contains(err.Error(), tc.want)
+			}
+			if !found {
+				t.Errorf("CheckBatch did not report %q; it reported %d violations: %v", tc.want, len(errs), errs)
+			}
+			if tc.want == "after SetParams" {
+				for _, err := range errs {
+					if !strings.Contains(err.Error(), "after SetParams") {
+						t.Errorf("reported before SetParams: %v", err)
+					}
+				}
+			}
+		})
+	}
+}
