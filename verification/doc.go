@@ -11,6 +11,16 @@
 // generator renders the file as each node's Verification Evidence, so no
 // guide claims a number that no test produced.
 //
+// # Batch kernels
+//
+// [CheckBatch] holds a family's batch kernel (node.Batcher) bit for bit
+// to its members' own Update, Outputs and Derivatives, over random
+// states, inputs, layouts and row chunkings, and checks that the kernel
+// fails exactly when a member does and sees SetParams on its members. The
+// tests run it on every node type of the registry at family sizes from 1
+// to 300, and check at graph level (graph's batch tests) that the batched
+// and per-node paths give the same bits.
+//
 // # Invariants
 //
 //   - Declared orders are read from node metadata and integrator
@@ -22,5 +32,8 @@
 // # Concurrency
 //
 // [Evidence] and [EvidenceFor] only read embedded data and are safe for
-// concurrent use.
+// concurrent use. [CheckBatch] calls its members' methods and SetParams
+// and must not run while anything else uses them; it calls the kernel
+// from several goroutines at once (on disjoint rows) to expose shared
+// scratch to the race detector.
 package verification
