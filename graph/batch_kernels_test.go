@@ -1,0 +1,279 @@
+package graph_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/cosimgo/cosim/benchmarks"
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/nodes/ball"
+	"github.com/cosimgo/cosim/nodes/constant"
+	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/nodes/rigidbody"
+	"github.com/cosimgo/cosim/nodes/rigidbody2d"
+	"github.com/cosimgo/cosim/nodes/springdamper"
+	"github.com/cosimgo/cosim/nodes/table"
+)
+
+// The batched engine with the kernels of every shipped node type, held
+// bit for bit to the per-node path (SetBatching(false), the reference)
+// through Run, RunMonolithic and Integrate.
+
+func kmust[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// kernelGraph is a graph fixture and the families Build must form.
+type kernelGraph struct {
+	name     string
+	build    func() (*graph.Sim, error)
+	families []string // "type:first..last" per family, in order
+}
+
+// ballsOnTables: five balls each on its own table, three on one shared
+// table, and two without a table (no contact).
+func ballsOnTables() (*graph.Sim, error) {
+	g := graph.New()
+	for i := range 5 {
+		g.Add(fmt.Sprintf("t%d", i), kmust(table.New(table.Params{Position: -0.1 * float64(i)})))
+	}
+	g.Add("shared", kmust(table.New(table.Params{Position: 0.2})))
+	for i := range 10 {
+		p := ball.DefaultParams()
+		p.InitialPosition, p.InitialVelocity = 0.5+0.1*float64(i), 0.3*float64(i%3)
+		p.Elasticity = 0.5 + 0.05*float64(i)
+		g.Add(fmt.Sprintf("b%d", i), kmust(ball.New(p)))
+		switch {
+		case i < 5:
+			g.Connect(fmt.Sprintf("t%d.position", i), fmt.Sprintf("b%d.table_position", i))
+		case i < 8:
+			g.Connect("shared.position", fmt.Sprintf("b%d.table_position", i))
+		}
+	}
+	return g.Build()
+}
+
+// rigidOnSprings: free rigid bodies each hung from the ground by a
+// spring at a body point and chained body to body, hinged and gimbal
+// bodies on springs to the ground, and planar bodies on springs.
+func rigidOnSprings() (*graph.Sim, error) {
+	g := graph.New()
+	sp := func(k, d float64) springdamper.Params {
+		p := springdamper.DefaultParams()
+		p.Stiffness, p.Damping = [3]float64{k, k, 1.5 * k}, [3]float64{d, d, d}
+		return p
+	}
+	cons := []string{"", "", "", "", "z=0,rx=0,ry=0", "rx=0.3,rz=0.1", "rx=0.2", "ry=0.3"}
+	for i, c := range cons {
+		p := rigidbody.DefaultParams()
+		p.Mass = 1 + 0.25*float64(i)
+		p.Inertia = [3]float64{1, 1.5 + 0.1*float64(i), 2}
+		p.Gravity = [3]float64{0, 0, -9.81}
+		p.InitialPosition = [3]float64{float64(i), 0.1 * float64(i), 0}
+		p.InitialAngularVelocity = [3]float64{0.2 * float64(i), 0.5, -0.3}
+		p.InitialOrientation = [4]float64{1, 0.1 * float64(i), 0.2, 0}
+		p.Constraints = kmust(rigidbody.ParseConstraints(c))
+		g.Add(fmt.Sprintf("r%d", i), kmust(rigidbody.New(p)))
+	}
+	for i := range cons {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("hang%d", i), sp(50+float64(i), 0.5), "", [3]float64{float64(i), 0, 1}, fmt.Sprintf("r%d", i), [3]float64{0.1, 0.2, 0.3}); err != nil {
+			return nil, err
+		}
+	}
+	for i := range 3 {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("link%d", i), sp(20, 0.1), fmt.Sprintf("r%d", i), [3]float64{0.5, 0, 0}, fmt.Sprintf("r%d", i+1), [3]float64{-0.5, 0, 0}); err != nil {
+			return nil, err
+		}
+	}
+	for i := range 4 {
+		g.Add(fmt.Sprintf("p%d", i), kmust(rigidbody2d.New(rigidbody2d.Params{
+			Mass: 1 + float64(i), Inertia: 0.5, Gravity: [2]float64{0, -9.81},
+			InitialX: float64(i), InitialOmega: 0.1 * float64(i), Logger: slog.New(slog.DiscardHandler),
+		})))
+		if _, err := springdamper.Connect(g, fmt.Sprintf("planar%d", i), sp(30, 0.2), "", [3]float64{float64(i), 1, 0}, fmt.Sprintf("p%d", i), [3]float64{0.2, 0.1, 0}); err != nil {
+			return nil, err
+		}
+	}
+	return g.Build()
+}
+
+// constantsIntoMasses: constant loads on masses joined by springs.
+func constantsIntoMasses() (*graph.Sim, error) {
+	g := graph.New()
+	for i := range 6 {
+		g.Add(fmt.Sprintf("load%d", i), kmust(constant.New(constant.Params{Value: [3]float64{float64(i), -1, 0.5}, Units: "N"})))
+	}
+	for i := range 6 {
+		g.Add(fmt.Sprintf("m%d", i), kmust(masspoint.New(masspoint.Params{
+			Mass: 1 + 0.5*float64(i), Gravity: [3]float64{0, 0, -1},
+			InitialPosition: [3]float64{float64(i), 0, 0}, InitialVelocity: [3]float64{0, 0.1 * float64(i), 0},
+		})))
+		g.Connect(fmt.Sprintf("load%d.value", i), fmt.Sprintf("m%d.force", i))
+	}
+	p := springdamper.DefaultParams()
+	p.Stiffness, p.Damping = [3]float64{10, 10, 10}, [3]float64{0.1, 0.1, 0.1}
+	for i := range 5 {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("s%d", i), p, fmt.Sprintf("m%d", i), [3]float64{}, fmt.Sprintf("m%d", i+1), [3]float64{}); err != nil {
+			return nil, err
+		}
+	}
+	return g.Build()
+}
+
+func chainW1() (*graph.Sim, error) { return benchmarks.Mode1(40).Build() }
+
+// kernelGraphs are the fixtures, with the families Build must form. A
+// family is one node type, one BatchKey and one wiring pattern whose
+// offsets are affine in the row: nodes with another number of edges into
+// an input, another presence of an input, or a source that breaks the
+// progression start or join another family.
+var kernelGraphs = []kernelGraph{
+	{"balls on tables", ballsOnTables, []string{
+		"table:t0..shared(6)",
+		"ball:b0..b5(6)", // b5 reads "shared", the sixth table: the progression continues
+		"ball:b6..b7(2)", // the same table for both rows (stride 0)
+		"ball:b8..b9(2)", // no table_position: another presence
+	}},
+	{"rigid bodies on springs", rigidOnSprings, []string{
+		"rigidbody:r0..r3(2)", // free, two connectors each: the chain's ends
+		"rigidbody:r1..r2(2)", // free, three connectors each: its middle
+		"rigidbody:r4..r5(2)", // hinges
+		"rigidbody:r6..r7(2)", // gimbals
+		"springdamper:hang0..hang7(8)",
+		"springdamper:link0..link2(3)",
+		"rigidbody2d:p0..p3(4)",
+		"springdamper:planar0..planar3(4)",
+	}},
+	{"constants into masses", constantsIntoMasses, []string{
+		"constant:load0..load5(6)",
+		"masspoint:m0..m5(2)", // a load and one connector: the ends
+		"masspoint:m1..m4(4)", // a load and two connectors
+		"springdamper:s0..s4(5)",
+	}},
+	{"W1 chain", chainW1, []string{
+		"masspoint:m1..m40(40)",
+		"springdamper:s0..s0(1)", // wall to mass
+		"springdamper:s1..s39(39)",
+		"springdamper:s40..s40(1)", // mass to wall
+	}},
+}
+
+// familyList describes s.Families() as "type:first..last(n)".
+func familyList(s *graph.Sim) []string {
+	var out []string
+	for _, f := range s.Families() {
+		out = append(out, fmt.Sprintf("%s:%s..%s(%d)", f.Type, f.Nodes[0], f.Nodes[len(f.Nodes)-1], len(f.Nodes)))
+	}
+	return out
+}
+
+// TestKernelGraphFamilies checks the families Build forms for graphs of
+// every shipped node type: every node of every fixture is in a family.
+func TestKernelGraphFamilies(t *testing.T) {
+	for _, kg := range kernelGraphs {
+		s, err := kg.build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := familyList(s)
+		if strings.Join(got, " ") != strings.Join(kg.families, " ") {
+			t.Errorf("%s: families\n%s\nwant\n%s", kg.name, strings.Join(got, "\n"), strings.Join(kg.families, "\n"))
+		}
+		rows := 0
+		for _, f := range s.Families() {
+			rows += len(f.Nodes)
+		}
+		if rows != len(s.Nodes()) {
+			t.Errorf("%s: %d of %d nodes in families", kg.name, rows, len(s.Nodes()))
+		}
+	}
+}
+
+// kernelRun is one way of advancing a fixture.
+type kernelRun struct {
+	name string
+	run  func(s *graph.Sim, workers int) error
+}
+
+var kernelRuns = []kernelRun{
+	{"Run", func(s *graph.Sim, workers int) error {
+		// Grain 1 splits every phase across the workers.
+		res, err := s.Run(context.Background(), graph.Settings{Dt: 2e-3, Steps: 400, Workers: workers, Grain: 1})
+		if err == nil && res.Workers != workers {
+			err = fmt.Errorf("ran with %d workers, want %d", res.Workers, workers)
+		}
+		return err
+	}},
+	{"RunMonolithic RK4", func(s *graph.Sim, workers int) error {
+		rk4, err := integrators.ByName(integrators.MethodRK4)
+		if err != nil {
+			return err
+		}
+		_, err = s.RunMonolithic(context.Background(), rk4, nil, graph.Settings{Dt: 2e-3, Steps: 200, Workers: workers, Grain: 1})
+		return err
+	}},
+	{"Integrate", func(s *graph.Sim, workers int) error {
+		_, err := s.Integrate(context.Background(), 0.4, &integrators.Settings{RTol: 1e-8, ATol: 1e-10})
+		return err
+	}},
+}
+
+// TestKernelGraphsBitIdentical runs every fixture every way with the
+// batched engine and on the per-node path (SetBatching(false), the
+// reference), with one and two workers, and requires the same state bit
+// for bit: a graph may run either path, and the result must not depend
+// on it nor on the worker count. The batched runs must not have replayed
+// a step per node (a kernel error or a non-finite value would make them
+// fall back, hiding the kernels from the comparison).
+func TestKernelGraphsBitIdentical(t *testing.T) {
+	for _, kg := range kernelGraphs {
+		for _, kr := range kernelRuns {
+			t.Run(kg.name+"/"+kr.name, func(t *testing.T) {
+				advance := func(batching bool, workers int) []float64 {
+					s, err := kg.build()
+					if err != nil {
+						t.Fatal(err)
+					}
+					s.SetBatching(batching)
+					if err := kr.run(s, workers); err != nil {
+						t.Fatalf("batching %v, %d workers: %v", batching, workers, err)
+					}
+					if batching && s.Replays() != 0 {
+						t.Errorf("batching, %d workers: %d steps or evaluations replayed per node", workers, s.Replays())
+					}
+					return s.State(nil)
+				}
+				ref := advance(false, 1)
+				for _, batching := range []bool{true, false} {
+					for _, workers := range []int{1, 2} {
+						got := advance(batching, workers)
+						if i, same := kernelFirstDiff(ref, got); !same {
+							t.Errorf("batching %v, %d workers: state[%d] = %v, per-node path %v", batching, workers, i, got[i], ref[i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// kernelFirstDiff returns the first index where a and b differ in bits.
+func kernelFirstDiff(a, b []float64) (int, bool) {
+	if len(a) != len(b) {
+		return min(len(a), len(b)), false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return i, false
+		}
+	}
+	return -1, true
+}
