@@ -41,8 +41,9 @@ func (b *batch) Outputs(a *node.BatchArgs) error {
 		return nil
 	}
 	o := a.Out[0]
-	for i := a.Lo; i < a.Hi; i++ {
-		put(b.values[i], (*[3]float64)(o.Buf[o.Off+i*o.Stride:]))
+	vs := b.values[a.Lo:a.Hi]
+	for k := range vs {
+		put(vs[k], (*[3]float64)(o.Buf[o.Off+(a.Lo+k)*o.Stride:]))
 	}
 	return nil
 }
