@@ -125,6 +125,18 @@ func constantsIntoMasses() (*graph.Sim, error) {
 			return nil, err
 		}
 	}
+	// Two connectors with a nonlinear user force law: the kernel's
+	// generic path on point markers.
+	for i := range 2 {
+		q := p
+		q.ForceFunc = func(t float64, item int, dp, dv, k, d, off [3]float64) [3]float64 {
+			return [3]float64{k[0] * dp[0] * (1 + dp[0]*dp[0]), k[1]*dp[1] + d[1]*dv[1], float64(item) * dv[2]}
+		}
+		q.ItemNumber = i
+		if _, err := springdamper.Connect(g, fmt.Sprintf("u%d", i), q, fmt.Sprintf("m%d", 3*i), [3]float64{}, fmt.Sprintf("m%d", 3*i+2), [3]float64{}); err != nil {
+			return nil, err
+		}
+	}
 	return g.Build()
 }
 
@@ -154,9 +166,14 @@ var kernelGraphs = []kernelGraph{
 	}},
 	{"constants into masses", constantsIntoMasses, []string{
 		"constant:load0..load5(6)",
-		"masspoint:m0..m5(2)", // a load and one connector: the ends
-		"masspoint:m1..m4(4)", // a load and two connectors
+		// Each mass's force sums its load and its connectors: m0, m1,
+		// m4 and m5 have three terms, m2 and m3 four; m4 and m5 do not
+		// continue the progression of m0 and m1's sources.
+		"masspoint:m0..m1(2)",
+		"masspoint:m2..m3(2)",
+		"masspoint:m4..m5(2)",
 		"springdamper:s0..s4(5)",
+		"springdamper:u0..u1(2)", // user force law: another BatchKey
 	}},
 	{"W1 chain", chainW1, []string{
 		"masspoint:m1..m40(40)",
@@ -221,7 +238,7 @@ var kernelRuns = []kernelRun{
 		return err
 	}},
 	{"Integrate", func(s *graph.Sim, workers int) error {
-		_, err := s.Integrate(context.Background(), 0.4, &integrators.Settings{RTol: 1e-8, ATol: 1e-10})
+		_, err := s.Integrate(context.Background(), 0.8, &integrators.Settings{RTol: 1e-8, ATol: 1e-10})
 		return err
 	}},
 }
