@@ -31,6 +31,24 @@ func kmust[T any](v T, err error) T {
 	return v
 }
 
+// tune overrides parameters of built nodes with SetParams, as a user
+// may between Build and Run: the kernels must see the new values.
+func tune(s *graph.Sim, err error, set map[string]map[string]any) (*graph.Sim, error) {
+	if err != nil {
+		return nil, err
+	}
+	for name, p := range set {
+		n, ok := s.Node(name)
+		if !ok {
+			return nil, fmt.Errorf("no node %q", name)
+		}
+		if err := n.(interface{ SetParams(map[string]any) error }).SetParams(p); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
 // kernelGraph is a graph fixture and the families Build must form.
 type kernelGraph struct {
 	name     string
@@ -58,7 +76,11 @@ func ballsOnTables() (*graph.Sim, error) {
 			g.Connect("shared.position", fmt.Sprintf("b%d.table_position", i))
 		}
 	}
-	return g.Build()
+	s, err := g.Build()
+	return tune(s, err, map[string]map[string]any{
+		"t1": {"position": 0.05}, "shared": {"position": 0.1},
+		"b2": {"gravity": -5.0}, "b6": {"elasticity": 0.95}, "b9": {"gravity": -1.0},
+	})
 }
 
 // rigidOnSprings: free rigid bodies each hung from the ground by a
@@ -102,7 +124,12 @@ func rigidOnSprings() (*graph.Sim, error) {
 			return nil, err
 		}
 	}
-	return g.Build()
+	s, err := g.Build()
+	return tune(s, err, map[string]map[string]any{
+		"r1": {"mass": 3.0, "inertia": []float64{2, 1, 0.5}}, "r5": {"gravity": []float64{0, -9.81, 0}},
+		"r7": {"constraints": "ry=0.1"}, "hang2": {"stiffness": []float64{80, 80, 80}},
+		"p2": {"inertia": 2.0}, "planar3": {"damping": []float64{1, 1, 1}},
+	})
 }
 
 // constantsIntoMasses: constant loads on masses joined by springs.
@@ -137,7 +164,11 @@ func constantsIntoMasses() (*graph.Sim, error) {
 			return nil, err
 		}
 	}
-	return g.Build()
+	s, err := g.Build()
+	return tune(s, err, map[string]map[string]any{
+		"load2": {"value": []float64{-3, 2, 1}}, "m3": {"mass": 0.7}, "s1": {"damping": []float64{0.5, 0.5, 0.5}},
+		"u1": {"stiffness": []float64{7, 8, 9}},
+	})
 }
 
 func chainW1() (*graph.Sim, error) { return benchmarks.Mode1(40).Build() }

@@ -68,7 +68,8 @@ type BatchOptions struct {
 // A panic in a kernel or a member's method is a violation, not a crash.
 //
 // An error that is not a Violation means the members are not a family
-// (or a parameter could not be restored) and nothing was checked.
+// (nothing was checked), or that BatchOptions.Perturb failed or a
+// parameter could not be put back.
 func CheckBatch(members []node.Node, opt BatchOptions) []error {
 	c, err := newBatchCheck(members, opt)
 	if err != nil {
