@@ -45,7 +45,7 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 
 // step is Update's arithmetic and checks for one ball, after the check
 // of dt: the new position and velocity from pos and vel, with the table
-// at height table when present (table is not read otherwise). Update and
+// at height table when present (table is ignored otherwise). Update and
 // the batch kernel share it, so both compute the same bits and fail on
 // the same rows with the same errors.
 func (m *model) step(t, dt, pos, vel float64, present bool, table float64) (p, v float64, err error) {
@@ -113,7 +113,7 @@ func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64
 }
 
 // rates is Derivatives' arithmetic and checks for one ball (table is
-// read only when present), shared with the batch kernel.
+// ignored when not present), shared with the batch kernel.
 func (m *model) rates(t, pos, vel float64, present bool, table float64) (dp, dv float64, err error) {
 	if !finite(pos) {
 		return 0, 0, nonFinite("Derivatives", t, fieldPosition, pos)
