@@ -41,7 +41,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sweep", sweepArgs, stderr)
 	var varies, ys, sets stringList
 	fs.Var(&varies, "vary", "vary a setting over `NODE.PARAM=START:STOP:COUNT` (COUNT values, ends included) or NODE.PARAM=V1,V2,…; repeatable: the grid is every combination, the last --vary fastest")
-	list := fs.String("list", "", "run the parameter sets in `FILE`, one a line: a JSON object {\"ball.elasticity\": 0.5} or k=v,k=v; # comments")
+	list := fs.String("list", "", "run the parameter sets in `FILE`: a CSV table (a header of NODE.PARAM keys, one set a row; an empty cell keeps the scene's value) or one set a line, a JSON object {\"ball.elasticity\": 0.5} or k=v,k=v; # comments")
 	fs.Var(&ys, "y", "a `FIELD` whose value at the end time is a column (repeatable; default: the scene's record.fields)")
 	fs.Var(&sets, "set", "override a setting for every run, `NODE.PARAM=VALUE` (repeatable)")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "run `N` simulations at once (each on one goroutine)")
