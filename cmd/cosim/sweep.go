@@ -605,8 +605,25 @@ func writeTable(path string, stdout io.Writer, header []string, rows [][]string)
 }
 
 // writeAtomic writes path through a temporary file in its directory and a
-// rename, so readers see the old file or the whole new one.
+// rename, so readers see the old file or the whole new one. A symbolic
+// link is written through (its target is replaced); a path that is not a
+// regular file (/dev/null, a FIFO, /dev/stdout) is written in place, since
+// renaming over it would replace the device or pipe with a file.
 func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return f.Close()
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	dir, name := filepath.Split(path)
 	if dir == "" {
 		dir = "."

@@ -121,6 +121,27 @@ func TestWriteAtomic(t *testing.T) {
 	if err := writeTable(filepath.Join(dir, "no", "such.csv"), nil, []string{"run"}, nil); err == nil {
 		t.Errorf("writing into a missing directory: no error")
 	}
+
+	// A symbolic link is written through: the link stays, its target
+	// gets the table.
+	link := filepath.Join(dir, "latest.csv")
+	os.Symlink("shard-0.csv", link)
+	if err := writeTable(link, nil, []string{"run", "runs", "t", "status"}, [][]string{{"0", "1", "3", "ok"}}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "run,runs,t,status\n0,1,3,ok\n" {
+		t.Errorf("the link's target is %q", got)
+	}
+	// A device is written in place, never renamed over.
+	if err := writeTable(os.DevNull, nil, []string{"run"}, nil); err != nil {
+		t.Errorf("-o %s: %v", os.DevNull, err)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeDevice == 0 {
+		t.Fatalf("%s is no longer a device: %v %v", os.DevNull, fi.Mode(), err)
+	}
 }
 
 // --list reads a CSV table of parameter sets (a header of keys, one set a
