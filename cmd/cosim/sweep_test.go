@@ -46,6 +46,15 @@ func TestSweepMergeDuplicates(t *testing.T) {
 	}
 	mustContain(t, "merge stderr", errs, "6 rows were in more than one table with identical values (a task that ran twice); each run is counted once")
 
+	// Shards of two shard counts of one sweep: 0/2 holds runs 0 2 4, the
+	// three shards of 3 hold every run, so runs 0 2 4 come twice.
+	thirds, _ := shardTables(t, 3)
+	code, out, errs = cosim(t, "sweep", "merge", shards[0], thirds[0], thirds[1], thirds[2])
+	if code != 0 || out != whole {
+		t.Errorf("merge of shards of 2 and of 3: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	mustContain(t, "merge stderr", errs, "3 rows were in more than one table")
+
 	// Run 2 (elasticity 0.7, table at 0) with another position.
 	lines := strings.SplitAfter(string(data), "\n")
 	if !strings.HasPrefix(lines[2], "2,6,0.7,0,0.5,") {
