@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -273,22 +274,13 @@ func (c *cluster) procsWith(entries ...string) []int {
 		vars := strings.Split(string(env), "\x00")
 		all := true
 		for _, want := range entries {
-			all = all && slicesContains(vars, want)
+			all = all && slices.Contains(vars, want)
 		}
 		if all {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
-}
-
-func slicesContains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // waitFor polls cond every 200 ms until it holds (true) or the time is
@@ -359,7 +351,11 @@ func TestSlurmArray(t *testing.T) {
 	os.MkdirAll(filepath.Join(c.work, filepath.Dir(scenePath)), 0o755)
 	os.WriteFile(filepath.Join(c.work, scenePath), sceneData, 0o644)
 	os.WriteFile(filepath.Join(c.work, "sweep.sh"), []byte(script), 0o755)
-	shards := mustAtoi(t, must(flagValue(words, "--shards")))
+	shardsFlag, ok := flagValue(words, "--shards")
+	if !ok {
+		t.Fatalf("the script's cosim command %q has no single --shards", words)
+	}
+	shards := mustAtoi(t, shardsFlag)
 	const victim, twice = 5, 2 // the task cancelled mid-run, and a completed task requeued
 
 	// The page's submit commands, as written: the array, and the merge
@@ -551,13 +547,6 @@ func unsharded(words []string, path string) []string {
 		}
 	}
 	return out
-}
-
-func must(v string, ok bool) string {
-	if !ok {
-		panic("flag missing or repeated")
-	}
-	return v
 }
 
 func readFile(path string) string {
