@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -19,6 +21,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -28,8 +31,7 @@ const sweepArgs = "SCENE (--vary NODE.PARAM=START:STOP:COUNT… | --list FILE) [
 // Environment variables that give a shard index to array jobs.
 const (
 	envK8sIndex   = "JOB_COMPLETION_INDEX" // Kubernetes Indexed Job
-	envSlurmIndex = "SLURM_ARRAY_TASK_ID"  // Slurm job array
-	envSlurmMin   = "SLURM_ARRAY_TASK_MIN"
+	envSlurmIndex = "SLURM_ARRAY_TASK_ID"  // Slurm job array: the task id is the shard index
 )
 
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
@@ -39,7 +41,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sweep", sweepArgs, stderr)
 	var varies, ys, sets stringList
 	fs.Var(&varies, "vary", "vary a setting over `NODE.PARAM=START:STOP:COUNT` (COUNT values, ends included) or NODE.PARAM=V1,V2,…; repeatable: the grid is every combination, the last --vary fastest")
-	list := fs.String("list", "", "run the parameter sets in `FILE`, one a line: a JSON object {\"ball.elasticity\": 0.5} or k=v,k=v; # comments")
+	list := fs.String("list", "", "run the parameter sets in `FILE`: a CSV table (a header of NODE.PARAM keys, one set a row; an empty cell keeps the scene's value) or one set a line, a JSON object {\"ball.elasticity\": 0.5} or k=v,k=v; # comments")
 	fs.Var(&ys, "y", "a `FIELD` whose value at the end time is a column (repeatable; default: the scene's record.fields)")
 	fs.Var(&sets, "set", "override a setting for every run, `NODE.PARAM=VALUE` (repeatable)")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "run `N` simulations at once (each on one goroutine)")
@@ -76,6 +78,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		sw, err = gridOf(varies)
 	}
 	if err != nil {
+		return err
+	}
+	if err := checkSceneKeys(base, sw.keys); err != nil {
 		return err
 	}
 	fields := []string(ys)
@@ -337,17 +342,50 @@ func splitTop(s string) []string {
 	return append(out, s[start:])
 }
 
-// readList reads parameter sets, one a line: a JSON object or k=v,k=v.
-// The columns are the keys in order of first appearance.
+// readList reads parameter sets from a file in one of two forms, told
+// apart by the first line that is not blank or a # comment:
+//
+//   - one set a line, a JSON object {"k": v, …} or k=v,k=v (the first line
+//     starts with "{" or holds "="); the columns are the keys in order of
+//     first appearance;
+//   - a CSV table (anything else): a header of keys, then one set a row,
+//     as design-of-experiments tools write them; the columns are the
+//     header's, and an empty cell keeps the scene's value.
 func readList(path string) (*sweepPlan, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	var sw *sweepPlan
+	if first := firstLine(string(data)); strings.HasPrefix(first, "{") || strings.Contains(first, "=") {
+		sw, err = readSetLines(path, data)
+	} else {
+		sw, err = readSetCSV(path, data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(sw.sets) == 0 {
+		return nil, fmt.Errorf("%s has no parameter sets", path)
+	}
+	return sw, nil
+}
+
+// firstLine returns the first line of text that is not blank or a comment.
+func firstLine(text string) string {
+	for line := range strings.Lines(text) {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			return line
+		}
+	}
+	return ""
+}
+
+// readSetLines reads one set a line: a JSON object or k=v,k=v.
+func readSetLines(path string, data []byte) (*sweepPlan, error) {
 	sw := &sweepPlan{}
 	var maps []map[string]any
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<16), 1<<22)
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
@@ -359,6 +397,9 @@ func readList(path string) (*sweepPlan, error) {
 			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
 		}
 		for _, k := range keys {
+			if err := checkKey(k); err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+			}
 			if !slices.Contains(sw.keys, k) {
 				sw.keys = append(sw.keys, k)
 			}
@@ -366,10 +407,7 @@ func readList(path string) (*sweepPlan, error) {
 		maps = append(maps, m)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(maps) == 0 {
-		return nil, fmt.Errorf("%s has no parameter sets", path)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for _, m := range maps {
 		set := make([]any, len(sw.keys))
@@ -379,6 +417,79 @@ func readList(path string) (*sweepPlan, error) {
 		sw.sets = append(sw.sets, set)
 	}
 	return sw, nil
+}
+
+// readSetCSV reads a CSV table of sets: a header of keys, one set a row.
+func readSetCSV(path string, data []byte) (*sweepPlan, error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.Comment = '#'
+	r.TrimLeadingSpace = true
+	header, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a list of parameter sets (a CSV header of NODE.PARAM keys, or one JSON object or k=v,k=v a line): %w", path, err)
+	}
+	sw := &sweepPlan{}
+	for i, k := range header {
+		k = strings.TrimSpace(k)
+		if err := checkKey(k); err != nil {
+			return nil, fmt.Errorf("%s:1: column %d: %v", path, i+1, err)
+		}
+		if slices.Contains(sw.keys, k) {
+			return nil, fmt.Errorf("%s:1: column %q given twice", path, k)
+		}
+		sw.keys = append(sw.keys, k)
+	}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return sw, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w (every row needs one cell for each of the %d columns; leave a cell empty to keep the scene's value)", path, err, len(header))
+		}
+		line, _ := r.FieldPos(0)
+		set := make([]any, len(rec))
+		for j, cell := range rec {
+			if cell = strings.TrimSpace(cell); cell != "" {
+				set[j] = scene.ParseValue(cell)
+			}
+		}
+		if !slices.ContainsFunc(set, func(v any) bool { return v != nil }) {
+			return nil, fmt.Errorf("%s:%d: the row sets nothing (every cell is empty; write the scene's values to run it unchanged)", path, line)
+		}
+		sw.sets = append(sw.sets, set)
+	}
+}
+
+// checkSceneKeys checks that every NODE.PARAM key names a node or
+// connector of the scene, before any run: a misspelt node would
+// otherwise fail every run of the sweep, one at a time.
+func checkSceneKeys(sc *scene.Scene, keys []string) error {
+	var names []string
+	for _, n := range sc.Nodes {
+		names = append(names, n.Name)
+	}
+	for _, c := range sc.Connectors {
+		names = append(names, c.Name)
+	}
+	for _, k := range keys {
+		head, _, _ := strings.Cut(k, ".")
+		if head != "run" && head != "record" && !slices.Contains(names, head) {
+			return usagef("%s: no node or connector %q in the scene%s", k, head, node.DidYouMean(head, names))
+		}
+	}
+	return nil
+}
+
+// checkKey checks the form of a sweep key: NODE.PARAM, or a run. or
+// record. path. Whether the node and its parameter exist is the scene's
+// to say, for each run.
+func checkKey(k string) error {
+	node, param, ok := strings.Cut(k, ".")
+	if !ok || node == "" || param == "" || strings.ContainsAny(k, " \t=,") {
+		return fmt.Errorf("%q is not a key: write NODE.PARAM (or run.FIELD, record.FIELD)", k)
+	}
+	return nil
 }
 
 // parseSetLine reads {"k": v, …} (keys in file order) or k=v,k=v.
@@ -460,20 +571,26 @@ func shardOf(shard string, shards int, getenv func(string) string) (int, int, er
 		if err != nil {
 			return 0, 0, fmt.Errorf("$%s = %q is not an integer", env, s)
 		}
-		if env == envSlurmIndex {
-			if m, err := strconv.Atoi(getenv(envSlurmMin)); err == nil {
-				i -= m // --array=1-8 gives shards 0..7
-			}
-		}
 		if i < 0 || i >= shards {
-			return 0, 0, fmt.Errorf("$%s gives shard %d, outside 0..%d: the array must have exactly --shards %d tasks", env, i, shards-1, shards)
+			if env == envSlurmIndex {
+				// The task id itself is the shard, not the id minus
+				// SLURM_ARRAY_TASK_MIN: "sbatch --array=5" reruns shard 5
+				// only if the id is used as it is.
+				return 0, 0, fmt.Errorf("$%s = %d is outside 0..%d: number the array's tasks 0..%d (sbatch --array=0-%d); the task id is the shard index", env, i, shards-1, shards-1, shards-1)
+			}
+			return 0, 0, fmt.Errorf("$%s gives shard %d, outside 0..%d: the Job must have completions: %d", env, i, shards-1, shards)
 		}
 		return i, shards, nil
 	}
 	return 0, 0, usagef("--shards %d needs the shard index: set $%s (Kubernetes Indexed Job) or $%s (Slurm array), or give --shard I/%d", shards, envK8sIndex, envSlurmIndex, shards)
 }
 
-// writeTable writes a CSV table to the file, or to stdout when path is "".
+// writeTable writes a CSV table to the file, or to stdout when path is
+// "" or "-". A file is written whole or not at all: the table goes to a
+// temporary file beside it (".NAME.tmp-…", which shard globs such as
+// shard-*.csv do not match), is synced, and is renamed over path. A task
+// killed mid-write (a time limit, scancel, a lost node) leaves at most
+// that temporary file, never a truncated table under the real name.
 func writeTable(path string, stdout io.Writer, header []string, rows [][]string) error {
 	write := func(w io.Writer) error {
 		cw := csv.NewWriter(w)
@@ -484,15 +601,60 @@ func writeTable(path string, stdout io.Writer, header []string, rows [][]string)
 	if path == "" || path == "-" {
 		return write(stdout)
 	}
-	f, err := os.Create(path)
+	return writeAtomic(path, write)
+}
+
+// writeAtomic writes path through a temporary file in its directory and a
+// rename, so readers see the old file or the whole new one. A symbolic
+// link is written through (its target is replaced); a path that is not a
+// regular file (/dev/null, a FIFO, /dev/stdout) is written in place, since
+// renaming over it would replace the device or pipe with a file.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return f.Close()
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
 		return err
 	}
-	if err := write(f); err != nil {
-		f.Close()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err := write(bw); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600
 		return err
 	}
-	return f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // cmdSweepMerge joins shard tables into one, in run order, checking that
@@ -511,14 +673,12 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	var header []string
 	byRun := map[int][]string{}
-	total := -1
+	from := map[int]string{} // the table each run was first read from
+	total, twice := -1, 0
 	for _, p := range pos {
 		h, rows, err := readTable(p)
 		if err != nil {
 			return err
-		}
-		if len(h) < 3 || h[0] != "run" || h[1] != "runs" {
-			return fmt.Errorf("%s: not a cosim sweep table (its header starts %q, want run,runs,…)", p, strings.Join(h[:min(len(h), 2)], ","))
 		}
 		if header == nil {
 			header = h
@@ -526,19 +686,28 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: its columns differ from %s's; merge shards of one sweep only", p, pos[0])
 		}
 		for line, r := range rows {
-			k, err1 := strconv.Atoi(r[0])
-			n, err2 := strconv.Atoi(r[1])
-			if err1 != nil || err2 != nil || k < 0 || k >= n {
-				return fmt.Errorf("%s:%d: bad run %q of %q", p, line+2, r[0], r[1])
-			}
+			k, _ := strconv.Atoi(r[0]) // readTable checked both
+			n, _ := strconv.Atoi(r[1])
 			if total >= 0 && n != total {
 				return fmt.Errorf("%s:%d: the sweep has %d runs here and %d elsewhere; merge shards of one sweep only", p, line+2, n, total)
 			}
 			total = n
-			if _, dup := byRun[k]; dup {
-				return fmt.Errorf("%s: run %d is in two shard tables (was a shard given twice?)", p, k)
+			if prev, dup := byRun[k]; dup {
+				// A task that ran twice (requeued, rerun by hand, shards
+				// of two shard counts) writes its runs twice: the same
+				// run gives the same bits, so identical rows are one run.
+				if !slices.Equal(prev, r) {
+					j := 0
+					for prev[j] == r[j] {
+						j++
+					}
+					return fmt.Errorf("%s:%d: run %d is also in %s, with %s = %q there and %q here: the tables come from different scenes, flags or binaries; merge one sweep's tables only", p, line+2, k, from[k], header[j], prev[j], r[j])
+				}
+				twice++
+				continue
 			}
 			byRun[k] = r
+			from[k] = p
 		}
 	}
 	if total < 0 {
@@ -555,7 +724,7 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(missing) > 0 {
 		show := missing[:min(len(missing), 10)]
-		return fmt.Errorf("%d of %d runs are missing (runs %v…): is a shard table left out, or did a shard fail?", len(missing), total, show)
+		return fmt.Errorf("%d of %d runs are missing (runs %v…): is a shard table left out, or did a shard fail or get cancelled? Rerun its shard (--shard I/N, or the array task alone), then merge again", len(missing), total, show)
 	}
 	keys := make([]int, 0, len(byRun))
 	for k := range byRun {
@@ -571,6 +740,9 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out != "" {
 		fmt.Fprintf(stderr, "cosim sweep merge: %d runs from %d tables written to %s\n", len(rows), len(pos), *out)
+	}
+	if twice > 0 {
+		fmt.Fprintf(stderr, "cosim sweep merge: %d rows were in more than one table with identical values (a task that ran twice); each run is counted once\n", twice)
 	}
 	var failed []int
 	for _, k := range keys {
@@ -590,18 +762,44 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// readTable reads a sweep table and checks it is whole: a header that
+// starts run,runs and ends with status, rows of the header's width whose
+// run and runs are integers with 0 <= run < runs, and a final newline (the
+// CSV writer ends every row with one, so a file without it was cut off).
 func readTable(path string) ([]string, [][]string, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	all, err := csv.NewReader(f).ReadAll()
+	if len(data) == 0 {
+		return nil, nil, fmt.Errorf("%s is empty: not a cosim sweep table (was its task killed before it wrote the table?)", path)
+	}
+	r := csv.NewReader(bytes.NewReader(data))
+	h, err := r.Read()
+	if err != nil || len(h) < 4 || h[0] != "run" || h[1] != "runs" || h[len(h)-1] != "status" {
+		return nil, nil, fmt.Errorf("%s: not a cosim sweep table (its header is %q, want run,runs,…,status)", path, strings.Join(h[:min(len(h), 4)], ","))
+	}
+	rows, err := r.ReadAll()
+	cut := data[len(data)-1] != '\n'
 	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) && (cut || errors.Is(pe.Err, csv.ErrFieldCount)) {
+			return nil, nil, fmt.Errorf("%s:%d: truncated or damaged table: %v (a task killed mid-write, or a partial copy); rerun its shard", path, pe.StartLine, pe.Err)
+		}
 		return nil, nil, fmt.Errorf("%s: not a cosim sweep table: %w", path, err)
 	}
-	if len(all) == 0 {
-		return nil, nil, fmt.Errorf("%s is empty: not a cosim sweep table", path)
+	if cut {
+		return nil, nil, fmt.Errorf("%s:%d: truncated table: the last row ends without a newline (a task killed mid-write, or a partial copy); rerun its shard", path, len(rows)+1)
 	}
-	return all[0], all[1:], nil
+	for i, row := range rows {
+		k, err1 := strconv.Atoi(row[0])
+		n, err2 := strconv.Atoi(row[1])
+		if err1 != nil || err2 != nil || k < 0 || k >= n {
+			return nil, nil, fmt.Errorf("%s:%d: bad run %q of %q: want 0 <= run < runs", path, i+2, row[0], row[1])
+		}
+		if row[len(row)-1] == "" {
+			return nil, nil, fmt.Errorf("%s:%d: run %d has no status: truncated or damaged table", path, i+2, k)
+		}
+	}
+	return h, rows, nil
 }
