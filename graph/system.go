@@ -21,6 +21,7 @@ type System struct {
 	s      *Sim
 	derivs []node.Deriver // parallel to s.stateful
 	evs    []eventSlot    // built on first use
+	tevs   *timeEvents    // node.TimeEventer nodes, found on first use (timeevents.go)
 
 	// ctx, when set (Sim.Integrate), is checked at every evaluation, so
 	// that a cancellation stops the integrator within one trial step.

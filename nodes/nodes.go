@@ -14,6 +14,7 @@ import (
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
+	"github.com/cosimgo/cosim/nodes/source"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 	"github.com/cosimgo/cosim/nodes/table"
 )
@@ -28,6 +29,11 @@ func Types() []node.Type {
 		rigidbody2d.Type,
 		springdamper.Type,
 		table.Type,
+		source.SineType,
+		source.StepType,
+		source.RampType,
+		source.PulseType,
+		source.LookupType,
 	}
 }
 
