@@ -15,6 +15,7 @@ import (
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
 	"github.com/cosimgo/cosim/nodes/source"
+	"github.com/cosimgo/cosim/nodes/spring"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 	"github.com/cosimgo/cosim/nodes/table"
 )
@@ -28,6 +29,7 @@ func Types() []node.Type {
 		rigidbody.Type,
 		rigidbody2d.Type,
 		springdamper.Type,
+		spring.Type,
 		table.Type,
 		source.SineType,
 		source.StepType,
