@@ -68,6 +68,8 @@ var (
 	_ node.Deriver = (*Node)(nil)
 	_ node.Tunable = (*Node)(nil)
 	_ node.Marker  = (*Node)(nil)
+
+	_ node.InputJacobian = (*Node)(nil)
 )
 
 // New builds a mass point from typed parameters. Every invalid value is a
@@ -129,6 +131,29 @@ func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64
 	for i := range 3 {
 		dst[offPosition+i] = x[offVelocity+i]
 		dst[offVelocity+i] = n.m.acceleration(f, i)
+	}
+	return nil
+}
+
+// DerivativesJacobian writes the exact Jacobians of Derivatives: ∂f/∂x
+// (6 × 6, row-major) into dstX — ∂ẋ/∂v = I, every other block zero —
+// and ∂f/∂u (6 × 3) into dstU — ∂v̇/∂F = I/m, zero for ẋ. The model is
+// linear, so these are exact at every state; either may be nil.
+func (n *Node) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX, dstU []float64) error {
+	if dstX != nil {
+		d := dstX[:stateSize*stateSize]
+		clear(d)
+		for i := range 3 {
+			d[(offPosition+i)*stateSize+offVelocity+i] = 1
+		}
+	}
+	if dstU != nil {
+		nu := spec.InputLayout.Size()
+		d := dstU[:stateSize*nu]
+		clear(d)
+		for i := range 3 {
+			d[(offVelocity+i)*nu+offForce+i] = 1 / n.m.mass
+		}
 	}
 	return nil
 }

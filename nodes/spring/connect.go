@@ -35,33 +35,54 @@ func ConnectMap(g *graph.Graph, name string, p map[string]any, body0 string, loc
 	return connect(g, name, vals, [2]string{body0, body1}, [2][3]float64{local0, local1})
 }
 
-// End is one end of a spring for Between: Body, BodyAt or GroundAt.
-type End struct {
-	body   string
-	local  [3]float64
-	ground bool
+// End is one end of a spring for Between: a body of the graph named by
+// Body or BodyAt, or a ground Marker from Ground.
+type End interface {
+	connectorEnd() (body string, local [3]float64, err error)
 }
 
-// Body is the marker at the body named name (its origin, for a rigid
-// body; the mass itself, for a point mass).
-func Body(name string) End { return End{body: name} }
+type bodyEnd struct {
+	name  string
+	local [3]float64
+}
+
+func (e bodyEnd) connectorEnd() (string, [3]float64, error) {
+	if e.name == "" || e.name == GroundName {
+		return "", e.local, fmt.Errorf("Body(%q) names no body; use Ground(point) for the ground", e.name)
+	}
+	return e.name, e.local, nil
+}
+
+// connectorEnd makes a ground Marker an End. A Marker on a body is for
+// New; in Between, name the body with Body or BodyAt.
+func (m Marker) connectorEnd() (string, [3]float64, error) {
+	if m.Body != nil {
+		return "", m.Local, fmt.Errorf("a Marker on a body (spring.At) is for New; in Between name the body in the graph with Body or BodyAt")
+	}
+	return "", m.Local, nil
+}
+
+// Body is the marker at the body named name in the graph, at its origin
+// (a point mass: the mass itself; a rigid body: its reference point).
+func Body(name string) End { return bodyEnd{name: name} }
 
 // BodyAt is the marker at local (body frame) on the body named name.
-func BodyAt(name string, local [3]float64) End { return End{body: name, local: local} }
-
-// GroundAt is a marker fixed at the world point p.
-func GroundAt(p [3]float64) End { return End{local: p, ground: true} }
+func BodyAt(name string, local [3]float64) End { return bodyEnd{name: name, local: local} }
 
 // Between adds a spring between two ends and wires it, as Connect does:
 //
-//	spring.Between(g, "s", p, spring.Body("m1"), spring.GroundAt([3]float64{0, 2, 0}))
+//	spring.Between(g, "s", p, spring.Body("m1"), spring.Ground([3]float64{0, 2, 0}))
 func Between(g *graph.Graph, name string, p Params, e0, e1 End) (*Node, error) {
+	var bodies [2]string
+	var locals [2][3]float64
 	for k, e := range [2]End{e0, e1} {
-		if !e.ground && (e.body == "" || e.body == GroundName) {
-			return nil, fmt.Errorf("%s: connector %q: end %d: Body(%q) names no body; use GroundAt(point) for the ground", TypeName, name, k, e.body)
+		b, l, err := e.connectorEnd()
+		if err != nil {
+			return nil, fmt.Errorf("%s: connector %q: body %d: %w", TypeName, name, k, err)
 		}
+		bodies[k], locals[k] = b, l
 	}
-	return Connect(g, name, p, e0.body, e0.local, e1.body, e1.local)
+	return Connect(g, name, p, bodies[0], locals[0], bodies[1], locals[1])
 }
 
 func connect(g *graph.Graph, name string, vals node.Values, names [2]string, locals [2][3]float64) (*Node, error) {

@@ -149,7 +149,7 @@ func TestBetween(t *testing.T) {
 	m, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{0, -1, 0}})
 	g := graph.New()
 	g.Add("m1", m)
-	if _, err := spring.Between(g, "s", params(100, 0, 1), spring.Body("m1"), spring.GroundAt([3]float64{0, 0, 0})); err != nil {
+	if _, err := spring.Between(g, "s", params(100, 0, 1), spring.Body("m1"), spring.Ground([3]float64{0, 0, 0})); err != nil {
 		t.Fatal(err)
 	}
 	var edges []string
