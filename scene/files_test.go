@@ -72,7 +72,7 @@ func TestLookupCSVFromScene(t *testing.T) {
 	}
 	t1, d := 0.9, 1.4
 	v1, x1 := 1.5*t1*t1/t1, 0.5*t1*t1*t1/t1 // a = 3t/0.9
-	v2 := v1 + 3*d - d*d/1.4                 // a = 3 − 2s/1.4
+	v2 := v1 + 3*d - d*d/1.4                // a = 3 − 2s/1.4
 	x2 := x1 + v1*d + 1.5*d*d - d*d*d/4.2
 	rest := 4 - 2.3 // a = 1
 	want := 1 + x2 + v2*rest + 0.5*rest*rest

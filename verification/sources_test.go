@@ -111,7 +111,7 @@ func TestSourceTimeEvents(t *testing.T) {
 		return n
 	}
 	// Closed forms for m = 2 kg from rest at the origin.
-	stepXV := func(t float64) (float64, float64) { d := t - 1.0/3; return d * d, 2 * d } // a = 2 m/s²
+	stepXV := func(t float64) (float64, float64) { d := t - 1.0/3; return d * d, 2 * d }              // a = 2 m/s²
 	rampXV := func(t float64) (float64, float64) { d := t - 0.7; return d * d * d / 4, 0.75 * d * d } // a = 1.5 (t − t₀)
 	pulseXV := func(t float64) (float64, float64) {
 		var x, v float64 // a = 1 m/s² during each pulse

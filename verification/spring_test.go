@@ -130,7 +130,7 @@ func TestSpringAngularMomentumRK4(t *testing.T) {
 		}
 		drift = append(drift, relDiff(mo.L(), l0))
 	}
-	p := math.Log2(drift[1]/drift[2])
+	p := math.Log2(drift[1] / drift[2])
 	t.Logf("RK4 drift %v, observed order %.3f (first pair %.3f)", drift, p, math.Log2(drift[0]/drift[1]))
 	record(t, Measurement{ID: "COSIM-VER-203", Subject: "spring", Quantity: "RK4, Δt = 5 ms: relative angular-momentum drift over 10 s",
 		Value: drift[2], Reference: 0, Bound: "≤ 1e-8", Pass: drift[2] <= 1e-8,
