@@ -175,3 +175,5 @@ func TestOutputsDoNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+func nil2() node.Inputs { return node.Inputs{} }
