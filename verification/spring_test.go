@@ -83,7 +83,7 @@ func relDiff(a, b [3]float64) float64 {
 	return d / math.Sqrt(b[0]*b[0]+b[1]*b[1]+b[2]*b[2])
 }
 
-// COSIM-VER-203 (1): co-simulation (explicit Jacobi, each mass stepping
+// COSIM-VER-303 (1): co-simulation (explicit Jacobi, each mass stepping
 // semi-implicit Euler with the spring force held over the step) conserves
 // the angular momentum about the origin exactly in exact arithmetic:
 // L⁺ = Σ m x⁺ × v⁺ = Σ m x × v⁺ = L + Δt Σ x × F, and Σ x × F = −(x_b − x_a)
@@ -105,13 +105,13 @@ func TestSpringAngularMomentumCoSimulation(t *testing.T) {
 		}
 	}
 	const method = "two masses (1 kg, 3 kg) rotating and vibrating on one connector (k = 50 N/m, c = 0.4 N·s/m), co-simulation with explicit Jacobi, Δt = 1 ms, 20 000 steps; max over the run of |L(t) − L(0)|/|L(0)|, L = Σ m x × v read through graph.Field; reference: exact conservation for a central force"
-	record(t, Measurement{ID: "COSIM-VER-203", Subject: "spring", Quantity: "co-simulation: max relative angular-momentum drift",
+	record(t, Measurement{ID: "COSIM-VER-303", Subject: "spring", Quantity: "co-simulation: max relative angular-momentum drift",
 		Value: worst[0], Reference: 0, Bound: "≤ 1e-12 (round-off)", Method: method, Pass: worst[0] <= 1e-12})
-	record(t, Measurement{ID: "COSIM-VER-203", Subject: "spring", Quantity: "contrast: Cartesian springdamper with offset [1, 0, 0] m, max relative angular-momentum drift",
+	record(t, Measurement{ID: "COSIM-VER-303", Subject: "spring", Quantity: "contrast: Cartesian springdamper with offset [1, 0, 0] m, max relative angular-momentum drift",
 		Value: worst[1], Reference: 0, Bound: "≥ 1e-3 (not a central force)", Method: method + "; the same run with springdamper, which acts per world axis", Pass: worst[1] >= 1e-3})
 }
 
-// COSIM-VER-203 (2): monolithic RK4 does not conserve a quadratic
+// COSIM-VER-303 (2): monolithic RK4 does not conserve a quadratic
 // invariant exactly, but its drift is a truncation error: over 10 s it
 // must fall at least as fast as the method's global order 4 (observed
 // order over Δt = 10 → 5 ms ≥ 3.5). It is measured at 5.0: for this
@@ -132,15 +132,15 @@ func TestSpringAngularMomentumRK4(t *testing.T) {
 	}
 	p := math.Log2(drift[1] / drift[2])
 	t.Logf("RK4 drift %v, observed order %.3f (first pair %.3f)", drift, p, math.Log2(drift[0]/drift[1]))
-	record(t, Measurement{ID: "COSIM-VER-203", Subject: "spring", Quantity: "RK4, Δt = 5 ms: relative angular-momentum drift over 10 s",
+	record(t, Measurement{ID: "COSIM-VER-303", Subject: "spring", Quantity: "RK4, Δt = 5 ms: relative angular-momentum drift over 10 s",
 		Value: drift[2], Reference: 0, Bound: "≤ 1e-8", Pass: drift[2] <= 1e-8,
 		Method: "the two-body system, monolithic rk4 (integrators.ByName(\"RK4\"), case-insensitive) to 10 s; reference: exact conservation for a central force"})
-	record(t, Measurement{ID: "COSIM-VER-203", Subject: "spring", Quantity: "RK4: observed order of the angular-momentum drift",
+	record(t, Measurement{ID: "COSIM-VER-303", Subject: "spring", Quantity: "RK4: observed order of the angular-momentum drift",
 		Value: p, Reference: 4, Bound: "p ≥ 3.5 (at least RK4's order)", Pass: p >= 3.5,
 		Method: fmt.Sprintf("the two-body system, monolithic rk4 to 10 s at Δt = 10 and 5 ms (drift %.3g and %.3g relative); reference: RK4's global order 4", drift[1], drift[2])})
 }
 
-// COSIM-VER-203 (3): a pendulum whose rod is a stiff geometric spring
+// COSIM-VER-303 (3): a pendulum whose rod is a stiff geometric spring
 // (pivot on the ground, 1 kg, ℓ₀ = 1 m, g = 9.81 m/s², released at rest
 // from θ₀ = 0.5 rad on the static stretch) has the rigid pendulum's period
 // in the limit k → ∞. Reference: T = 4K(sin(θ₀/2))/√(g/ℓ₀), K the complete
@@ -201,12 +201,12 @@ func TestSpringPendulumPeriod(t *testing.T) {
 		e := math.Abs(period-tRigid) / tRigid
 		errs = append(errs, e)
 		t.Logf("κ = %v: period %.12f s, rigid %.12f s, relative error %.3g (%d steps)", kappa, period, tRigid, e, res.Stats.Steps)
-		record(t, Measurement{ID: "COSIM-VER-203", Subject: "spring", Quantity: fmt.Sprintf("stiff-spring pendulum, κ = %g: |T − T_rigid|/T_rigid", kappa),
+		record(t, Measurement{ID: "COSIM-VER-303", Subject: "spring", Quantity: fmt.Sprintf("stiff-spring pendulum, κ = %g: |T − T_rigid|/T_rigid", kappa),
 			Value: e, Reference: 0, Bound: fmt.Sprintf("≤ 2/κ = %g", 2/kappa), Pass: e <= 2/kappa,
 			Method: fmt.Sprintf("pendulum of 1 kg on a geometric spring of rest length 1 m from a ground pivot, θ₀ = 0.5 rad, g = 9.81; adaptive Dormand–Prince (RTol 1e-11); period from the zero crossings of x; reference: rigid pendulum T = 4K(sin(θ₀/2))/√(g/ℓ₀) = %.10f s", tRigid)})
 	}
 	slope := math.Log10(errs[2]/errs[0]) / 2
-	record(t, Measurement{ID: "COSIM-VER-203", Subject: "spring", Quantity: "stiff-spring pendulum: slope of log period error against log κ",
+	record(t, Measurement{ID: "COSIM-VER-303", Subject: "spring", Quantity: "stiff-spring pendulum: slope of log period error against log κ",
 		Value: slope, Reference: -1, Bound: "|slope + 1| ≤ 0.2", Pass: math.Abs(slope+1) <= 0.2,
 		Method: "κ = 10³ → 10⁵, the runs above; reference: the O(mg/k) lengthening of the rod"})
 }

@@ -4,7 +4,7 @@ import "github.com/cosimgo/cosim/node"
 
 func metadata() node.Metadata {
 	return node.Metadata{
-		AlgorithmID: "COSIM-NODE-203",
+		AlgorithmID: "COSIM-NODE-302",
 		Version:     "1.0.0",
 		Stability:   node.Stable,
 		Summary:     "A geometric spring-damper between two markers: a force along the line between them, f = k(ℓ − ℓ₀) + c ℓ̇, the spring most people mean (the Cartesian springdamper acts per world axis).",
@@ -43,7 +43,7 @@ func metadata() node.Metadata {
 			{Key: "Wriggers2008", Text: "Wriggers, P. (2008). Nonlinear Finite Element Methods. Springer. Section 4.2 (truss element: material and geometric stiffness).", Note: "The outer-product Jacobian: material stiffness k u uᵀ plus geometric stiffness (f/ℓ)(I − u uᵀ)."},
 		},
 		Anomalies: []string{},
-		Evidence:  []string{"COSIM-VER-203"},
+		Evidence:  []string{"COSIM-VER-303"},
 		Changelog: []node.Change{{Version: "1.0.0", Date: "2026-12-03", Change: "Initial implementation (issue 19)"}},
 	}
 }
