@@ -104,7 +104,7 @@ func TestLookupCSVErrors(t *testing.T) {
 		{"time,force\n0,1\n1,2\n1,3\n", "line 4: time 1 does not increase"},
 		{"time,force\n0,1\n1,NaN\n", `line 3, column "force": "NaN" is not finite`},
 		{"time,force\n0,1\n1,x\n", `"x" is not a number`},
-		{"time,forse\n0,1\n", `no column "force"; the columns are time, forse`},
+		{"time,forse\n0,1\n", `no column "force"; the columns are time, forse (did you mean "forse"?)`},
 		{"time,force\n", "no data rows"},
 	} {
 		sc := lookupScene

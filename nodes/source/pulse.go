@@ -135,9 +135,13 @@ func (p *Pulse) TimeEvents(t float64) (int, float64, float64) {
 	// whatever the rounding of the division.
 	q := math.Floor((t - p.d) / p.p)
 	if q > 1<<52 {
-		// Beyond 2^52 periods the edges are not representable apart;
-		// report no further events rather than loop.
-		return 0, math.Inf(-1), math.Inf(1)
+		// Beyond 2^52 periods the edges are not representable apart:
+		// report no further events (rather than loop) and tell high from
+		// low by the phase alone.
+		if math.Mod(t-p.d, p.p) < p.w {
+			return 1, math.Inf(-1), math.Inf(1)
+		}
+		return 2, math.Inf(-1), math.Inf(1)
 	}
 	m := int(q)
 	for m > 0 && p.edge(2*m) > t {
@@ -202,7 +206,7 @@ func pulseMeta() node.Metadata {
 		},
 		Limitations: []string{
 			"Ideal edges (zero rise time)",
-			"Beyond $2^{52}$ periods after the delay the edges are no longer representable apart and no further time events are reported",
+			"Beyond $2^{52}$ periods after the delay the edges are no longer representable apart: no further time events are reported and the output follows the phase $(t - D) \\bmod P$",
 			"At most 64 components",
 		},
 		Mapping: []node.Mapping{

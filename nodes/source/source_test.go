@@ -177,3 +177,16 @@ func TestOutputsDoNotAllocate(t *testing.T) {
 }
 
 func nil2() node.Inputs { return node.Inputs{} }
+
+// Far beyond 2^52 periods the pulse reports no events and follows the
+// phase (no loop, no panic).
+func TestPulseFarFuture(t *testing.T) {
+	p, _ := source.NewPulse(source.PulseParams{Period: 1e-9, Width: 0.5e-9})
+	for _, tm := range []float64{1e10, 3.3e12} {
+		k, prev, next := p.TimeEvents(tm)
+		if !math.IsInf(prev, -1) || !math.IsInf(next, 1) || (k != 1 && k != 2) {
+			t.Errorf("TimeEvents(%v) = %d, %v, %v", tm, k, prev, next)
+		}
+		_ = out(t, p, tm)
+	}
+}
