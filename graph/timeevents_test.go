@@ -164,3 +164,40 @@ func TestIntegratePulseEdges(t *testing.T) {
 	vh, _ := h.Value("m.velocity[0]")
 	t.Logf("v(3.5): declared %v, hidden %v (want 1)", v[0], vh[0])
 }
+
+// NextTimeEvent is the earliest time event after t over every node with
+// time events, +Inf after the last, and allocates nothing once built.
+func TestNextTimeEvent(t *testing.T) {
+	st, _ := src.NewStep(src.StepParams{Time: 2.5, Final: []float64{1, 0, 0}, Units: "N"})
+	p, _ := src.NewPulse(src.PulseParams{Period: 1, Width: 0.25, Delay: 0.5, Amplitude: []float64{1, 0, 0}, Units: "N"})
+	lk, _ := src.NewLookup(src.LookupParams{Times: []float64{0.1, 0.2}, Values: []float64{0, 0, 0, 1, 0, 0}, Units: "N"})
+	m, _ := masspoint.New(masspoint.Params{Mass: 1})
+	g := graph.New()
+	g.Add("m", m)
+	for i, n := range []node.Node{st, p, lk} {
+		name := []string{"step", "pulse", "table"}[i]
+		g.Add(name, n)
+		g.Connect(name+".value", "m.force")
+	}
+	s, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, _ := s.System()
+	for _, c := range []struct{ t, want float64 }{{0, 0.1}, {0.1, 0.2}, {0.2, 0.5}, {0.6, 0.75}, {2.3, 2.5}, {2.5, 2.75}} {
+		if got := sys.NextTimeEvent(c.t); got != c.want {
+			t.Errorf("NextTimeEvent(%v) = %v, want %v", c.t, got, c.want)
+		}
+	}
+	if a := testing.AllocsPerRun(100, func() { sys.NextTimeEvent(1.3) }); a != 0 {
+		t.Errorf("NextTimeEvent allocates %v times", a)
+	}
+	// A graph without time events: +Inf.
+	g2 := graph.New()
+	g2.Add("m", m)
+	s2, _ := g2.Build()
+	sys2, _ := s2.System()
+	if got := sys2.NextTimeEvent(0); !math.IsInf(got, 1) {
+		t.Errorf("no time events: %v", got)
+	}
+}
