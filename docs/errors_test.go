@@ -14,6 +14,8 @@ import (
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/nodes/source"
+	"github.com/cosimgo/cosim/nodes/spring"
 	"github.com/cosimgo/cosim/nodes/table"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -113,6 +115,32 @@ func userErrors(t *testing.T) map[string]string {
 	// A truncated scene file.
 	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"`))
 	add("truncated", err)
+
+	// Two masses on a geometric spring flying through each other.
+	ma, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{-1, 0, 0}, InitialVelocity: [3]float64{1, 0, 0}})
+	mb, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{1, 0, 0}, InitialVelocity: [3]float64{-1, 0, 0}})
+	g = graph.New()
+	g.Add("a", ma)
+	g.Add("b", mb)
+	spring.Between(g, "s", spring.DefaultParams(), spring.Body("a"), spring.Body("b"))
+	s, _ = g.Build()
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.25, Steps: 8})
+	add("coincident", err)
+
+	// A lookup table asked outside its range with outside = "error".
+	lk, _ := source.NewLookup(source.LookupParams{Times: []float64{0, 1}, Values: []float64{0, 0, 0, 1, 0, 0}, Outside: source.OutsideError, Units: "N"})
+	g = graph.New()
+	mp, _ = masspoint.New(masspoint.DefaultParams())
+	g.Add("thrust", lk)
+	g.Add("m", mp)
+	g.Connect("thrust.value", "m.force")
+	s, _ = g.Build()
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.5, Steps: 4})
+	add("outside", err)
+
+	// An unknown integrator name.
+	_, err = integrators.ByName("rk5")
+	add("method", err)
 	return msgs
 }
 

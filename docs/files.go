@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -122,6 +123,22 @@ func NewGuide(reg *node.Registry, typ, root string) (*Guide, error) {
 		if g.Examples, err = Examples(root, n.Spec().Package); err != nil {
 			return nil, fmt.Errorf("docs: %s: examples: %w", typ, err)
 		}
+	}
+	// A package may register several types (nodes/source): each guide
+	// keeps the examples and measurements of its own type, leaving out
+	// those named for a sibling (ExampleStep, subject "step").
+	siblings := map[string]bool{}
+	for _, name := range reg.Names() {
+		if s, err := reg.Spec(name); err == nil && name != typ && s.Package == n.Spec().Package {
+			siblings[strings.ToLower(name)] = true
+		}
+	}
+	if len(siblings) > 0 {
+		g.Examples = slices.DeleteFunc(g.Examples, func(ex Example) bool {
+			suffix, _, _ := strings.Cut(strings.TrimPrefix(ex.Name, "Example"), "_")
+			return siblings[strings.ToLower(suffix)]
+		})
+		g.Evidence = slices.DeleteFunc(g.Evidence, func(m verification.Measurement) bool { return siblings[strings.ToLower(m.Subject)] })
 	}
 	return g, nil
 }

@@ -322,7 +322,7 @@ func writeParams(b *bytes.Buffer, s *node.Spec) {
 	table(b, []string{"Parameter", "Type", "Default", "Units", "Valid range", "Description"}, func(row func(...string)) {
 		for _, p := range s.Params {
 			typ := p.Kind.String()
-			if p.Kind == node.Vector {
+			if p.Kind == node.Vector && p.MaxLen == 0 {
 				typ += " " + p.Shape.String()
 			}
 			def := "`" + node.FormatValue(p.Default) + "`"

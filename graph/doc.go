@@ -55,7 +55,10 @@
 // state, re-evaluates the outputs (connector forces) in dependency order
 // and calls every node's Derivatives, so inputs are never frozen within an
 // integrator step. Position/velocity roles give its Pairs, node events
-// (node.Eventer) its EventSystem, and [System.Jacobian] assembles ∂f/∂y by
+// (node.Eventer) its EventSystem, the known discontinuity times of any
+// node (node.TimeEventer: a step, a pulse's edges, a table's breakpoints)
+// its [System.NextTimeEvent], on which adaptive Dormand–Prince ends a
+// step exactly (integrators.TimeEventSystem), and [System.Jacobian] assembles ∂f/∂y by
 // the chain rule from node and connector Jacobians. [Sim.RunMonolithic]
 // steps it with any fixed-step method of package integrators, keeping the
 // stepper (and its memory) across calls; [Sim.Integrate] runs adaptive
@@ -67,6 +70,13 @@
 // reached from the System (Derivatives, Events, Reset, Jacobians) come
 // back as errors naming the node, as in co-simulation. [NewNodeSystem] is
 // the same view of a single node (the seeds' integrate_node).
+//
+// # Reading state every step
+//
+// [Sim.Field] resolves "node.field" or "node.field[i]" once into a
+// [Field]; Field.Get, At and Set then read or write it without looking up
+// a name or allocating (outputs are evaluated once per state when stale),
+// across Run, Step, Integrate and SetState.
 //
 // # Checkpoints
 //

@@ -22,6 +22,7 @@ type System struct {
 	derivs []node.Deriver // parallel to s.stateful
 	derivK []int32        // per node: its index in derivs (−1: stateless)
 	evs    []eventSlot    // built on first use
+	tevs   *timeEvents    // node.TimeEventer nodes, found on first use (timeevents.go)
 
 	// looseDerivs are the stateful nodes whose Derivatives the batched
 	// evaluation calls one by one: those outside families and those of

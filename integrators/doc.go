@@ -20,12 +20,16 @@
 //     Settings.Positions and Settings.Velocities).
 //   - EventSystem: event functions g_i(t, y), their crossing directions and
 //     reset maps, for the Dormand–Prince driver.
+//   - TimeEventSystem: times known in advance at which f is not smooth
+//     (NextTimeEvent); adaptive Dormand–Prince ends a step exactly on each,
+//     with its last stages at the left limit, and restarts there.
 //   - AccelJacobian: ∂a/∂q and ∂a/∂v for Newmark/generalized-alpha.
 //
 // Func and SecondOrderFunc adapt plain functions, like http.HandlerFunc.
 //
 // Every method has a stable name (MethodRK4 = "rk4", ...) that node
-// metadata uses to name its discretization; ByName returns the Method,
+// metadata uses to name its discretization; ByName (any case; an unknown
+// name's error lists the valid ones) returns the Method,
 // with its declared Order, and Method.New a Stepper for a System:
 //
 //	m, err := integrators.ByName("rk4")

@@ -72,6 +72,7 @@ const (
 type Adaptive struct {
 	sys System
 	ev  EventSystem
+	tev TimeEventSystem // nil unless sys has time events
 	n   int
 	ne  int
 	c   conf
@@ -121,6 +122,7 @@ func NewAdaptive(sys System, s *Settings) (*Adaptive, error) {
 	for i := range a.rc {
 		a.rc[i] = mk(n)
 	}
+	a.tev, _ = sys.(TimeEventSystem)
 	if ev, ok := sys.(EventSystem); ok && ev.EventCount() > 0 {
 		a.ev = ev
 		a.ne = ev.EventCount()
@@ -345,6 +347,14 @@ func (a *Adaptive) Step(tMax float64) (StepReport, error) {
 		}
 		a.h = h
 	}
+	// A time event before tMax ends the step that reaches it
+	// (TimeEventSystem).
+	onTimeEvent := false
+	if a.tev != nil && c.fixed == 0 {
+		if te := a.tev.NextTimeEvent(t); te > t && te < tMax {
+			tMax, onTimeEvent = te, true
+		}
+	}
 	for trials := 0; ; trials++ {
 		if trials >= c.maxSteps {
 			return StepReport{}, &StepError{Method: MethodDormandPrince, Status: MaxStepsReached, T: t, Dt: a.h, Index: -1}
@@ -379,7 +389,12 @@ func (a *Adaptive) Step(tMax float64) (StepReport, error) {
 				}
 			}
 		}
-		if err := dpStages(a.sys, t, t1, h, a.y, a.yn, a.tmp, &a.k, &a.stats); err != nil {
+		landing := onTimeEvent && last
+		ts := t1 // the time of the last two stages
+		if landing {
+			ts = math.Nextafter(t1, math.Inf(-1)) // the left limit
+		}
+		if err := dpStages(a.sys, t, ts, h, a.y, a.yn, a.tmp, &a.k, &a.stats); err != nil {
 			se := err.(*StepError)
 			se.Dt = h
 			return StepReport{}, se
@@ -431,6 +446,9 @@ func (a *Adaptive) Step(tMax float64) (StepReport, error) {
 		a.clk = nc
 		a.y, a.yn = a.yn, a.y
 		a.k[0], a.k[6] = a.k[6], a.k[0]
+		if landing {
+			a.fOK = false // k[0] is the left limit: evaluate f again at t1
+		}
 		a.stats.Steps++
 		return rep, nil
 	}

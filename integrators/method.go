@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Method names. Node metadata names its discretization with exactly these
@@ -125,13 +126,60 @@ var ErrUnknownMethod = errors.New("integrators: unknown method")
 
 // ByName returns the method with the given stable name and default
 // parameters (Newmark β = ¼, γ = ½; generalized-alpha ρ∞ = DefaultRhoInf).
+// Names are matched without regard to case ("RK4" is "rk4"); the error
+// for an unknown name wraps ErrUnknownMethod, lists the valid names and
+// suggests the nearest.
 func ByName(name string) (Method, error) {
 	for _, m := range catalog {
-		if m.Name == name {
+		if strings.EqualFold(m.Name, name) {
 			return m, nil
 		}
 	}
-	return Method{}, fmt.Errorf("%w %q", ErrUnknownMethod, name)
+	names := make([]string, len(catalog))
+	for i, m := range catalog {
+		names[i] = m.Name
+	}
+	hint := ""
+	if near := nearest(strings.ToLower(name), names); near != "" {
+		hint = fmt.Sprintf("; did you mean %q?", near)
+	}
+	return Method{}, fmt.Errorf("%w %q (want one of %s)%s", ErrUnknownMethod, name, strings.Join(names, ", "), hint)
+}
+
+// nearest returns the name within edit distance 2 of s (or the one s is
+// a prefix of) closest to it, or "".
+func nearest(s string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		d := editDistance(s, n)
+		if strings.HasPrefix(n, s) && len(s) >= 2 {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func (m Method) validate() error {

@@ -101,6 +101,8 @@ func Capabilities(n Node) []string {
 	add(ok, "tunable")
 	_, ok = As[Eventer](n)
 	add(ok, "events")
+	_, ok = As[TimeEventer](n)
+	add(ok, "time-events")
 	_, ok = As[InputJacobian](n)
 	add(ok, "derivatives-jacobian")
 	_, ok = As[OutputJacobian](n)

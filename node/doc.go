@@ -20,6 +20,8 @@
 // is beside io.Writer: [Deriver] (the continuous right-hand side),
 // [Outputter] (values derived from state and inputs), [Tunable] (run-time
 // parameter overrides), [Eventer] (zero crossings and reset maps),
+// [TimeEventer] (times known in advance at which outputs jump, for
+// sources),
 // [InputJacobian] and [OutputJacobian] (analytic derivatives), and
 // [Marker] (a body connectors attach to). A node that decorates another
 // implements [Unwrapper]; use [As] to find a capability through wrappers.

@@ -125,6 +125,11 @@ type Param struct {
 	Description string
 	Range       Range    // Real and Vector components
 	Choices     []string // Text: the accepted values (empty: any)
+	// MaxLen, when > 0, lets a Vector parameter have any number of
+	// components from 1 to MaxLen (a source's per-component amplitudes, a
+	// table's values); Shape is then the default's length, for
+	// documentation. Zero: exactly Shape.Len() components.
+	MaxLen int
 	// Signature documents a Function parameter's Go type.
 	Signature string
 	// Aliases are other names Resolve accepts for the parameter (a seed's
@@ -140,10 +145,14 @@ func (p Param) Valid() string {
 	case Real:
 		return p.Range.String()
 	case Vector:
-		if !p.Range.Bounded {
-			return fmt.Sprintf("%d finite values", p.Shape.Len())
+		count := fmt.Sprint(p.Shape.Len())
+		if p.MaxLen > 0 {
+			count = fmt.Sprintf("1 to %d", p.MaxLen)
 		}
-		return fmt.Sprintf("%d values, each in %s", p.Shape.Len(), p.Range.String())
+		if !p.Range.Bounded {
+			return count + " finite values"
+		}
+		return fmt.Sprintf("%s values, each in %s", count, p.Range.String())
 	case Bool:
 		return "true or false"
 	case Integer:
@@ -275,7 +284,11 @@ func (p Param) Check(v any) (any, error) {
 			}
 			return bad(fmt.Sprintf("is %s, want a list of %d numbers", kindOf(v), p.Shape.Len()))
 		}
-		if len(xs) != p.Shape.Len() {
+		if p.MaxLen > 0 {
+			if len(xs) < 1 || len(xs) > p.MaxLen {
+				return bad(fmt.Sprintf("has %s, want 1 to %d", plural(len(xs), "value"), p.MaxLen))
+			}
+		} else if len(xs) != p.Shape.Len() {
 			return bad(fmt.Sprintf("has %s, want %d (shape %s)", plural(len(xs), "value"), p.Shape.Len(), p.Shape))
 		}
 		for i, x := range xs {

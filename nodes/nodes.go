@@ -14,6 +14,8 @@ import (
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
+	"github.com/cosimgo/cosim/nodes/source"
+	"github.com/cosimgo/cosim/nodes/spring"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 	"github.com/cosimgo/cosim/nodes/table"
 )
@@ -27,7 +29,13 @@ func Types() []node.Type {
 		rigidbody.Type,
 		rigidbody2d.Type,
 		springdamper.Type,
+		spring.Type,
 		table.Type,
+		source.SineType,
+		source.StepType,
+		source.RampType,
+		source.PulseType,
+		source.LookupType,
 	}
 }
 

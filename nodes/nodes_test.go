@@ -66,7 +66,11 @@ func TestBadParamsEveryType(t *testing.T) {
 				n := p.Shape.Len()
 				nan := make([]float64, n)
 				nan[n-1] = math.NaN()
-				bad = []any{nan, make([]float64, n+1), "x", true}
+				long := n + 1
+				if p.MaxLen > 0 {
+					long = p.MaxLen + 1
+				}
+				bad = []any{nan, make([]float64, long), "x", true}
 			case node.Bool:
 				bad = []any{1.0, "yes"}
 			case node.Text:

@@ -6,7 +6,8 @@
 // [Decode] reads a file strictly and checks its structure; [Load] also
 // checks it against a registry, reporting both at once; [Scene.Build]
 // turns it into a *graph.Graph from a node registry, attaching the
-// connectors of the Connectors section with springdamper.Connect;
+// connectors of the Connectors section with springdamper.Connect or
+// spring.Connect (the geometric spring);
 // [Scene.Compile] also compiles the graph; [Scene.Simulate] runs it in the
 // scene's mode (co-simulation with its coupling strategy, fixed-step
 // monolithic with its integrator, or adaptive monolithic with dense
@@ -15,6 +16,15 @@
 // and run settings. [FromGraph] and [Scene.Encode] save a graph built in
 // Go. [Schema] generates the JSON Schema of scene files from a registry
 // (docs/scene.schema.json).
+//
+// [LoadFile] and [DecodeFile] read a scene from a path and set
+// [Scene.Dir], against which a lookup node's "file" (a CSV column, with
+// "column" and optionally "time_column") is read when the scene is built:
+// at most [MaxTableBytes] and source.MaxRows rows; a missing file or
+// column, a value that is not a finite number or times that do not
+// strictly increase is an error at nodes[i].params.file naming the file,
+// the line and the column ([ErrTableFile]). The file's data replace those
+// three parameters by "times" and "values" before the node is built.
 //
 // # Invariants
 //

@@ -35,12 +35,8 @@ func decode(t *testing.T, s string) *scene.Scene {
 
 func load(t *testing.T, path string) *scene.Scene {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc, err := scene.Decode(f)
+	// DecodeFile: lookup nodes' CSV files are relative to the scene.
+	sc, err := scene.DecodeFile(path)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/spring"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
@@ -59,6 +60,15 @@ func FromGraph(g *graph.Graph, run Run, rec Record) (*Scene, error) {
 				return nil, fmt.Errorf("scene: node %q: parameter %q: %w", name, k, err)
 			}
 			params[k] = jv
+		}
+		if n.Spec().Type == spring.TypeName {
+			c, err := springConnectorOf(g, name, n, edges, owned)
+			if err != nil {
+				return nil, err
+			}
+			c.Params = params
+			sc.Connectors = append(sc.Connectors, c)
+			continue
 		}
 		if n.Spec().Type == springdamper.TypeName {
 			c, isConn, err := connectorOf(g, name, n, edges, owned)

@@ -16,6 +16,7 @@ import (
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/spring"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
@@ -40,6 +41,12 @@ type Scene struct {
 	Edges       []Edge      `json:"edges,omitempty"`
 	Run         Run         `json:"run"`
 	Record      Record      `json:"record,omitempty"`
+
+	// Dir is the directory the CSV files of lookup nodes ("file") are
+	// read from when relative: the scene file's, as LoadFile and
+	// DecodeFile set it; empty means the working directory. It is not
+	// part of the file.
+	Dir string `json:"-"`
 }
 
 // Node is one node of a scene: its registered type, unique name and
@@ -72,7 +79,7 @@ type Connector struct {
 const Ground = springdamper.GroundName
 
 // ConnectorTypes are the node types a scene can attach as connectors.
-var ConnectorTypes = []string{springdamper.TypeName}
+var ConnectorTypes = []string{springdamper.TypeName, spring.TypeName}
 
 // Edge wires "node.field" into "node.input", optionally through one of the
 // registered transforms.
@@ -866,6 +873,11 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 			failed[n.Name] = true
 			continue
 		}
+		if err := resolveTable(sc.Dir, n.Type, params[i]); err != nil {
+			errs = append(errs, &Error{Path: p + ".params.file", Err: err})
+			failed[n.Name] = true
+			continue
+		}
 		nd, err := reg.New(n.Type, params[i])
 		if err != nil {
 			var ue *node.UnknownTypeError
@@ -969,9 +981,12 @@ type pathError struct {
 
 // connect adds connector c with its resolved parameters to g.
 func connect(g *graph.Graph, c Connector, params map[string]any) *pathError {
-	// Only springdamper for now (check rejects other types).
+	// springdamper or spring (check rejects other types).
 	if len(c.Bodies) != 2 || len(c.Local) != 0 && len(c.Local) != 2 {
 		return &pathError{".bodies", fmt.Errorf("a connector needs 2 bodies and 0 or 2 local points, has %d and %d", len(c.Bodies), len(c.Local))}
+	}
+	if c.Type == spring.TypeName {
+		return connectSpring(g, c, params)
 	}
 	nd, err := springdamper.FromMap(params)
 	if err != nil {
@@ -1146,6 +1161,9 @@ func (sc *Scene) With(set map[string]any) (*Scene, error) {
 		return nil, err
 	}
 	out, err := Decode(bytes.NewReader(raw))
+	if out != nil {
+		out.Dir = sc.Dir
+	}
 	return out, withoutPositions(err)
 }
 

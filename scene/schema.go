@@ -152,6 +152,9 @@ func paramSchema(p node.Param) obj {
 		s["type"] = "array"
 		s["items"] = num
 		s["minItems"], s["maxItems"] = p.Shape.Len(), p.Shape.Len()
+		if p.MaxLen > 0 {
+			s["minItems"], s["maxItems"] = 1, p.MaxLen
+		}
 	case node.Bool:
 		s["type"] = "boolean"
 	case node.Integer:

@@ -27,6 +27,12 @@ var conformanceParams = map[string]map[string]any{
 	"rigidbody2d":  {"mass": 2.0, "inertia": 0.5, "initial_vx": 1.0, "initial_vy": -2.0, "initial_omega": 0.7},
 	"springdamper": {"stiffness": []float64{100, 200, 300}, "damping": []float64{1, 2, 3}, "offset": []float64{0.1, 0, -0.1}},
 	"table":        {"position": 0.25},
+	"sine":         {"amplitude": []float64{2, 3}, "omega": []float64{1.5}, "phase": []float64{0.1, 0.2}, "offset": []float64{-1}},
+	"step":         {"time": 0.5, "initial": []float64{1, 2, 3}, "final": []float64{-1}},
+	"ramp":         {"start": 0.2, "slope": []float64{2, -1}, "offset": []float64{0.5}},
+	"pulse":        {"period": 2.0, "width": 0.5, "delay": 0.1, "amplitude": []float64{3}, "offset": []float64{1}},
+	"lookup":       {"times": []float64{0, 0.5, 1.5}, "values": []float64{0, 1, 3, 2, 1, 0}, "interpolation": "pchip", "outside": "extrapolate"},
+	"spring":       {"stiffness": 120.0, "damping": 1.5, "rest_length": 0.4},
 }
 
 // freshFor builds nodes of typ from base parameters overridden by over.

@@ -135,24 +135,24 @@ func writeOutputs(summary, stdout io.Writer, path string, sc *scene.Scene, res *
 
 // loadScene reads and decodes a scene file and applies --set overrides.
 func loadScene(path string, sets []string) (*scene.Scene, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w (the examples are in examples/scenes; \"cosim demo --print\" writes a scene to start from)", err)
 		}
 		return nil, err
 	}
-	defer f.Close()
+	// The *File forms resolve the CSV files lookup nodes name against the
+	// scene file's directory.
 	if len(sets) == 0 {
-		// Load reports every problem of the file at once (structure,
+		// LoadFile reports every problem of the file at once (structure,
 		// parameters, wiring, recorded fields), not only the first stage's.
-		sc, err := scene.Load(f, nodes.Registry())
+		sc, err := scene.LoadFile(path, nodes.Registry())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		return sc, nil
 	}
-	sc, err := scene.Decode(f)
+	sc, err := scene.DecodeFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -13,7 +13,8 @@
 // (symplectic) Euler on it: v⁺ = v + Δt·(F/m + g), then x⁺ = x + Δt·v⁺,
 // with the force held at its value at the start of the step. That is
 // exactly the integrators package's "semi-implicit-euler" applied to
-// Derivatives, bit for bit; Metadata.Discretization says so.
+// Derivatives, bit for bit; Metadata.Discretization says so. The model is
+// linear, so [Node.DerivativesJacobian] is exact: ∂ẋ/∂v = I, ∂v̇/∂F = I/m.
 //
 // # Invariants
 //

@@ -72,6 +72,8 @@ var (
 	_ node.Tunable = (*Node)(nil)
 	_ node.Marker  = (*Node)(nil)
 	_ node.Batcher = (*Node)(nil)
+
+	_ node.InputJacobian = (*Node)(nil)
 )
 
 // New builds a mass point from typed parameters. Every invalid value is a
@@ -143,6 +145,29 @@ func (m *model) derivatives(x *[stateSize]float64, f *[3]float64, dst *[stateSiz
 		dst[offPosition+i] = x[offVelocity+i]
 		dst[offVelocity+i] = m.acceleration(f, i)
 	}
+}
+
+// DerivativesJacobian writes the exact Jacobians of Derivatives: ∂f/∂x
+// (6 × 6, row-major) into dstX — ∂ẋ/∂v = I, every other block zero —
+// and ∂f/∂u (6 × 3) into dstU — ∂v̇/∂F = I/m, zero for ẋ. The model is
+// linear, so these are exact at every state; either may be nil.
+func (n *Node) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX, dstU []float64) error {
+	if dstX != nil {
+		d := dstX[:stateSize*stateSize]
+		clear(d)
+		for i := range 3 {
+			d[(offPosition+i)*stateSize+offVelocity+i] = 1
+		}
+	}
+	if dstU != nil {
+		nu := spec.InputLayout.Size()
+		d := dstU[:stateSize*nu]
+		clear(d)
+		for i := range 3 {
+			d[(offVelocity+i)*nu+offForce+i] = 1 / n.m.mass
+		}
+	}
+	return nil
 }
 
 // Params returns the parameter values in use, including overrides. The

@@ -23,7 +23,7 @@ var spec = node.NewSpec(node.Spec{
 	},
 	Meta: node.Metadata{
 		AlgorithmID: "COSIM-NODE-201",
-		Version:     "1.0.0",
+		Version:     "1.1.0",
 		Stability:   node.Stable,
 		Summary:     "A point mass in three dimensions under a uniform gravity and an external force: the body connectors such as the Cartesian spring-damper attach to.",
 		Equations: []string{
@@ -60,6 +60,7 @@ var spec = node.NewSpec(node.Spec{
 			{Term: `\dot{\mathbf{x}} = \mathbf{v},\ \dot{\mathbf{v}} = \mathbf{F}/m + \mathbf{g}`, Identifier: pkgPath + ".Node.Derivatives"},
 			{Term: `\mathbf{F}`, Identifier: pkgPath + ".Node.Spec", Notes: "additive input `force`"},
 			{Term: "point marker", Identifier: pkgPath + ".Node.MarkerKinematics"},
+			{Term: `\partial f/\partial x,\ \partial f/\partial \mathbf{F}`, Identifier: pkgPath + ".Node.DerivativesJacobian", Notes: "exact: the model is linear"},
 		},
 		References: []node.Reference{
 			{Key: "Hairer2006", Text: "Hairer, E., Lubich, C. and Wanner, G. (2006). Geometric Numerical Integration. Springer.", Note: "Chapter VI: symplectic Euler."},
@@ -69,6 +70,7 @@ var spec = node.NewSpec(node.Spec{
 		Evidence:  []string{"COSIM-VER-201"},
 		Changelog: []node.Change{
 			{Version: "1.0.0", Date: "2026-12-02", Change: "Initial implementation"},
+			{Version: "1.1.0", Date: "2026-12-03", Change: "Analytic DerivativesJacobian (exact), so graphs no longer finite-difference it"},
 		},
 	},
 })

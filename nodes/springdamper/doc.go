@@ -31,7 +31,9 @@
 // empty), the outputs "m<k>_<load>": the body's MarkerLoad of the force on
 // that marker (for a rigid body the force and its moment (R r) × f about
 // the centre of mass). [Connect] adds a connector and all its edges in
-// one call, as the seed's CreateCartesianSpringDamper does. A ball has no
+// one call, as the seed's CreateCartesianSpringDamper does; [Between] is
+// the same with named ends (springdamper.Body("m1"), BodyAt, Ground(p))
+// instead of seven positional arguments. A ball has no
 // force input: it moves the connector as prescribed motion and is not
 // pushed back.
 //

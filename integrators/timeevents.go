@@ -1,0 +1,20 @@
+package integrators
+
+// TimeEventSystem is an optional capability of a System whose right-hand
+// side is not smooth at times known in advance: a step or pulse in a
+// source, a table's breakpoints. NextTimeEvent returns the first such
+// time strictly after t, or +Inf when there is none; it must be a pure
+// function of t that does not allocate.
+//
+// The adaptive Dormand–Prince driver (Adaptive, Settings.FixedStep zero)
+// never steps across a time event: a step that would reach it ends
+// exactly on it, with its last stages evaluated at the largest float
+// below it (the left limit, so that neither the error estimate nor the
+// dense output sees the jump), and the next step starts from a fresh
+// evaluation of f there (the right limit). State events (EventSystem)
+// are located as before within each step. Fixed-step methods and the
+// fixed-step mode of Adaptive do not look at time events: they sample
+// f at their own stage times.
+type TimeEventSystem interface {
+	NextTimeEvent(t float64) float64
+}

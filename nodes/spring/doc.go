@@ -1,0 +1,34 @@
+// Package spring is cosim's geometric spring-damper: a stateless
+// connector between two markers (ground points, or points of bodies that
+// implement node.Marker) whose force acts along the line between them.
+//
+// # Equations
+//
+// With d = p₁ − p₀ the separation of the markers, ℓ = |d| the length,
+// u = d/ℓ the unit vector from marker 0 to marker 1 and ℓ̇ = u·(v₁ − v₀)
+// the length rate, the tension is f = k(ℓ − ℓ₀) + c ℓ̇ and the force on
+// marker 0 is f u (on marker 1, −f u); V = ½k(ℓ − ℓ₀)². The force is
+// central, so a network of springs conserves linear and angular
+// momentum, unlike the Cartesian springdamper, which acts per world axis.
+// The analytic Jacobian is the outer-product form ∂F/∂d = k uuᵀ +
+// (c/ℓ) u (w − ℓ̇u)ᵀ + (f/ℓ)(I − uuᵀ), ∂F/∂w = c uuᵀ ([LocalJacobian]).
+//
+// # Invariants
+//
+//   - Markers closer than min_length (default 1e-9 m) have no direction:
+//     at construction (their initial positions, from the bodies'
+//     InitialState) it is an error wrapping ErrCoincident; during a run
+//     Outputs returns a *node.FieldError for "length" wrapping
+//     ErrCoincident, so the graph reports node, field, step and time.
+//     Nothing is clamped or regularized. Near that limit the geometric
+//     stiffness f/ℓ grows as 1/ℓ.
+//   - Outputs allocates nothing and writes only dst; OutputsJacobian is
+//     analytic for ground and point-mass markers.
+//   - Connect and Between add the spring to a graph with every edge to
+//     its bodies, as springdamper.Connect does.
+//
+// # Concurrency
+//
+// Outputs and OutputsJacobian are safe for concurrent use; SetParams is
+// not safe during a run.
+package spring
