@@ -230,4 +230,3 @@ func writeImage(path string, enc func(io.Writer) error) error {
 	}
 	return f.Close()
 }
-

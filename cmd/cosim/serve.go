@@ -208,4 +208,3 @@ func serveView(ctx context.Context, sc *scene.Scene, path, addr string, d drawFl
 	}
 	return nil
 }
-
