@@ -79,7 +79,9 @@ func startLive(ctx context.Context, sc *scene.Scene, path string, d drawFlags, c
 	}
 	data := newViewData(sc, path, st, cam)
 	data.Live = true
-	data.Series = viewSeries{Columns: cols, Units: units}
+	if len(cols) > 0 {
+		data.Series = viewSeries{Columns: cols, Units: units}
+	}
 	page, err := renderPage(data)
 	if err != nil {
 		return nil, err
@@ -161,6 +163,8 @@ func (lr *liveRun) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+	case "/favicon.ico":
+		w.WriteHeader(http.StatusNoContent) // no icon, and no 404 in the console
 	default:
 		http.NotFound(w, r)
 	}

@@ -53,7 +53,11 @@ func addDrawFlags(fs *flag.FlagSet, d *drawFlags, maxFrames int) {
 }
 
 // cameraView is the parsed --camera flag.
-type cameraView struct{ Yaw, Pitch, Zoom float64 }
+type cameraView struct {
+	Yaw   float64 `json:"yaw"`   // radians
+	Pitch float64 `json:"pitch"` // radians
+	Zoom  float64 `json:"zoom"`  // factor
+}
 
 func parseCamera(s string) (cameraView, error) {
 	parts := strings.Split(s, ",")
@@ -138,7 +142,7 @@ func appendJSONFloat7(b []byte, x float64) []byte {
 }
 
 func encodePrims(ps []node.Primitive) []nums {
-	out := make([]nums, len(ps))
+	out := make([]nums, len(ps)) // never nil: an empty body is []
 	for i, p := range ps {
 		v := make(nums, 0, 19)
 		v = append(v, float64(p.Kind))
@@ -231,7 +235,8 @@ func renderPage(d *viewData) ([]byte, error) {
 
 // newViewData starts the page data of a stage.
 func newViewData(sc *scene.Scene, path string, st *stage, cam cameraView) *viewData {
-	d := &viewData{Title: sc.Name, Description: sc.Description, Camera: cam}
+	d := &viewData{Title: sc.Name, Description: sc.Description, Camera: cam,
+		Bodies: []viewBody{}, Frames: []viewFrame{}, Series: viewSeries{Columns: []string{}, Units: []string{}}}
 	if d.Title == "" {
 		d.Title = filepath.Base(path)
 	}
@@ -306,9 +311,13 @@ func computeFramesAt(sc *scene.Scene, path string, d drawFlags, want []float64, 
 		if h == nil {
 			h = &graph.History{}
 		}
+		// The scene's own recorded fields, each column once (a field the
+		// scene records is also among the state fields added).
+		seen := map[string]bool{}
 		for _, c := range h.Columns {
 			for _, f := range sc.Record.Fields {
-				if c == f || strings.HasPrefix(c, f+"[") {
+				if (c == f || strings.HasPrefix(c, f+"[")) && !seen[c] {
+					seen[c] = true
 					plot = append(plot, c)
 					break
 				}
@@ -380,10 +389,12 @@ func buildView(sc *scene.Scene, path string, d drawFlags, cam cameraView, quiet 
 		return nil, err
 	}
 	data := newViewData(sc, path, fset.st, cam)
-	data.Series = viewSeries{Columns: fset.cols, Units: fset.units}
+	if len(fset.cols) > 0 {
+		data.Series = viewSeries{Columns: fset.cols, Units: fset.units}
+	}
 	data.Done = true
 	for i, t := range fset.times {
-		f := viewFrame{T: t, V: fset.values[i]}
+		f := viewFrame{T: t, V: append(nums{}, fset.values[i]...), B: [][]nums{}}
 		for _, ps := range fset.prims[i] {
 			f.B = append(f.B, encodePrims(ps))
 		}
@@ -394,7 +405,7 @@ func buildView(sc *scene.Scene, path string, d drawFlags, cam cameraView, quiet 
 
 // jsonFrame encodes one frame for the live stream.
 func jsonFrame(t float64, prims [][]node.Primitive, vals []float64) []byte {
-	f := viewFrame{T: t, V: vals}
+	f := viewFrame{T: t, V: append(nums{}, vals...), B: [][]nums{}}
 	for _, ps := range prims {
 		f.B = append(f.B, encodePrims(ps))
 	}

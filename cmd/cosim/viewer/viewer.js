@@ -69,7 +69,7 @@
     if (!isFinite(lo[0])) { lo = [-1, -1, -1]; hi = [1, 1, 1]; }
     cam.target = [0, 1, 2].map((i) => (lo[i] + hi[i]) / 2);
     const rad = Math.max(0.25, 0.5 * Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]));
-    cam.dist = rad / Math.tan(cam.fov / 2) * 1.15;
+    cam.dist = rad / Math.tan(cam.fov / 2) * 1.15 / (D.camera.zoom || 1);
   }
   function toCamera(p) {
     const x0 = p[0] - cam.target[0], y0 = p[1] - cam.target[1], z0 = p[2] - cam.target[2];
@@ -315,6 +315,18 @@
     get bodies() { return state.bodies; },
     get primitives() { return state.primitives; },
     setFrame: setFrame,
+    // anchors returns the pixel position of every drawn body's first
+    // primitive (a coil's midpoint), for tests.
+    anchors: () => {
+      if (frames.length === 0) return [];
+      return frames[state.frame].b.map((body) => {
+        if (body.length === 0) return null;
+        const s = decode(body[0]);
+        const p = s.kind === COIL || s.kind === LINE ? [0, 1, 2].map((i) => (s.p[i] + s.q[i]) / 2) : s.p;
+        const q = project(toCamera(p));
+        return [q[0], q[1]];
+      });
+    },
     coilPoints: (a, tiling) => coilPoints(decode(a), tiling),
     camera: cam,
   };
