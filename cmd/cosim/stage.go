@@ -135,13 +135,23 @@ func (st *stage) draw() ([][]node.Primitive, error) {
 	return out, nil
 }
 
-// setFromRow installs a recorded row into the sim: every state field
-// whose columns are all in idx ("node.field" or "node.field[k]" → index
-// into row). Fields missing from the history keep their current values.
+// setFromRow installs a recorded row into the sim: every state field,
+// or every component of one, that idx ("node.field" or "node.field[k]" →
+// index into row) has. Components missing from the history keep their
+// current values (the initial state, as nothing else sets them).
 func (st *stage) setFromRow(t float64, row []float64, idx map[string]int) error {
 	for _, f := range st.stateFields {
-		v, ok := rowValue(f, st.fieldLen(f), row, idx)
-		if !ok {
+		v, err := st.sim.Value(f)
+		if err != nil {
+			return err
+		}
+		any := false
+		for k := range v {
+			if j, ok := componentColumn(f, k, len(v), idx); ok {
+				v[k], any = row[j], true
+			}
+		}
+		if !any {
 			continue
 		}
 		if err := st.sim.SetValue(f, v...); err != nil {
@@ -151,43 +161,41 @@ func (st *stage) setFromRow(t float64, row []float64, idx map[string]int) error 
 	return nil
 }
 
-// missing lists the state fields a history with columns idx lacks.
+// missing lists the state fields (or components) a history with columns
+// idx lacks.
 func (st *stage) missing(idx map[string]int) []string {
 	var out []string
 	for _, f := range st.stateFields {
-		if _, ok := rowValue(f, st.fieldLen(f), nil, idx); !ok {
+		v, err := st.sim.Value(f)
+		if err != nil {
+			continue
+		}
+		var comps []string
+		for k := range v {
+			if _, ok := componentColumn(f, k, len(v), idx); !ok {
+				comps = append(comps, fmt.Sprintf("%s[%d]", f, k))
+			}
+		}
+		switch {
+		case len(comps) == len(v):
 			out = append(out, f)
+		default:
+			out = append(out, comps...)
 		}
 	}
 	return out
 }
 
-func (st *stage) fieldLen(f string) int {
-	v, err := st.sim.Value(f)
-	if err != nil {
-		return 0
-	}
-	return len(v)
-}
-
-func rowValue(f string, n int, row []float64, idx map[string]int) ([]float64, bool) {
-	if j, ok := idx[f]; ok && n == 1 {
-		if row == nil {
-			return nil, true
-		}
-		return []float64{row[j]}, true
-	}
-	v := make([]float64, n)
-	for k := range n {
-		j, ok := idx[fmt.Sprintf("%s[%d]", f, k)]
-		if !ok {
-			return nil, false
-		}
-		if row != nil {
-			v[k] = row[j]
+// componentColumn finds component k of field f (n components) among the
+// columns.
+func componentColumn(f string, k, n int, idx map[string]int) (int, bool) {
+	if n == 1 {
+		if j, ok := idx[f]; ok {
+			return j, true
 		}
 	}
-	return v, n > 0
+	j, ok := idx[fmt.Sprintf("%s[%d]", f, k)]
+	return j, ok
 }
 
 func columnIndex(cols []string) map[string]int {
