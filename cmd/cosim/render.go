@@ -19,6 +19,12 @@ import (
 	"github.com/cosimgo/cosim/scene"
 )
 
+// The animation README.md and examples/scenes/README.md show; "go generate
+// ./cmd/cosim" redraws it and TestReadmeAnimationCurrent fails when it is
+// stale.
+//
+//go:generate go run . render -q ../../examples/scenes/rigid-body-spring.json -o ../../docs/assets/rigid-body-spring.gif --size 320x240 --fps 10 --camera 20,15
+
 const renderArgs = "SCENE -o FILE.gif|FILE.png [--fps N] [--speed X] [--size WxH] [--camera YAW,PITCH[,ZOOM]] [--at T] [--history FILE] [--set NODE.PARAM=VALUE]…"
 
 // renderOpts are the settings of cosim render.
