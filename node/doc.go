@@ -20,8 +20,13 @@
 // is beside io.Writer: [Deriver] (the continuous right-hand side),
 // [Outputter] (values derived from state and inputs), [Tunable] (run-time
 // parameter overrides), [Eventer] (zero crossings and reset maps),
-// [InputJacobian] and [OutputJacobian] (analytic derivatives), and
-// [Marker] (a body connectors attach to). A node that decorates another
+// [InputJacobian] and [OutputJacobian] (analytic derivatives),
+// [Marker] (a body connectors attach to) and [Drawer] (the node's
+// geometry for cosim view and cosim render: [Primitive] spheres, boxes,
+// planes, coils and lines computed from its parameters and state, with
+// the shared visualization parameters of [VisualParams] — show,
+// draw_size, color — and the renderer's [DrawSettings]; a node without it
+// draws nothing). A node that decorates another
 // implements [Unwrapper]; use [As] to find a capability through wrappers.
 //
 // Parameters come from typed Go values (each node package has a Params

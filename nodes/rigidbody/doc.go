@@ -54,6 +54,14 @@
 //     world position is x + R·r and velocity v + ω × R·r, and a force f at
 //     it loads the force input with f and the torque input with (R·r) × f.
 //
+// # Drawing
+//
+// The body draws itself (node.Drawer, Node.Draw) as a box at its centre
+// of mass turned by its quaternion: by default the uniform box of the same
+// mass and inertia (EquivalentBox), a cube of edge draw_size when set;
+// show, draw_size and color are visualization parameters the physics
+// ignores.
+//
 // # Concurrency
 //
 // Update, Derivatives and the Marker methods are safe for concurrent use

@@ -42,6 +42,13 @@
 //     dropped: the body cannot move out of plane) plus the torque
 //     (R(θ)r) × f about z.
 //
+// # Drawing
+//
+// The body draws itself (node.Drawer, Node.Draw) as a square plate in the
+// x–y plane turned by its angle, of side √(6I/m) (the uniform square of
+// the same mass and inertia) or draw_size; show, draw_size and color are
+// visualization parameters the physics ignores.
+//
 // # Concurrency
 //
 // Update, Derivatives and the Marker methods are safe for concurrent use

@@ -18,6 +18,12 @@
 //   - Outputs reads the current parameter, overrides from SetParams
 //     included.
 //
+// # Drawing
+//
+// The table draws itself (node.Drawer, Node.Draw) as a horizontal square
+// plane at its height; show, draw_size and color are visualization
+// parameters.
+//
 // # Concurrency
 //
 // Spec, Params and Outputs are safe for concurrent use. SetParams is not:
