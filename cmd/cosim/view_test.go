@@ -341,3 +341,20 @@ func TestLoopbackAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestViewNothingToDraw: a scene without a drawn node is an error that
+// says so, for view and render alike.
+func TestViewNothingToDraw(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "c.json")
+	sc := `{"nodes": [{"name": "c", "type": "constant", "params": {"value": [1, 2, 3]}}], "run": {"dt": 0.1, "steps": 3}}`
+	if err := os.WriteFile(p, []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"view", "-q", p, "-o", filepath.Join(dir, "c.html")}, {"render", "-q", p, "-o", filepath.Join(dir, "c.gif")}} {
+		code, _, errs := cosim(t, args...)
+		if code != 1 || !strings.Contains(errs, "no node of the scene draws itself") {
+			t.Errorf("%v: exit %d, %s", args, code, errs)
+		}
+	}
+}

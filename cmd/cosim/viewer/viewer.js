@@ -222,15 +222,21 @@
       let lo = Infinity, hi = -Infinity;
       for (const fr of frames) for (const j of pl.cols) { const v = fr.v[j]; if (isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }
       if (!isFinite(lo)) { lo = -1; hi = 1; }
-      if (lo < 0 && hi > 0) { /* zero is inside already */ } else if (lo >= 0 && lo < 0.5 * hi) lo = 0; else if (hi <= 0 && hi > 0.5 * lo) hi = 0;
+      // Values close to zero on one side get an axis from zero; a range
+      // that crosses zero gets a labelled zero line. Padding never
+      // pushes an axis past zero.
+      if (lo >= 0 && lo < 0.5 * hi) lo = 0; else if (hi <= 0 && hi > 0.5 * lo) hi = 0;
       if (hi === lo) { hi += 0.5 * Math.max(1e-12, Math.abs(hi)); lo -= 0.5 * Math.max(1e-12, Math.abs(lo)); }
-      const pad = 0.05 * (hi - lo); lo -= pad; hi += pad;
+      const pad = 0.05 * (hi - lo);
+      if (lo !== 0) lo -= pad;
+      if (hi !== 0) hi += pad;
       const X = (t) => L + W * (t - t0) / ((t1 - t0) || 1), Y = (v) => T + H * (hi - v) / (hi - lo);
       g.fillStyle = "#fff"; g.fillRect(0, 0, c.width, c.height);
       g.strokeStyle = "#999"; g.lineWidth = 1; g.strokeRect(L, T, W, H);
       if (lo < 0 && hi > 0) { g.strokeStyle = "#ccc"; g.beginPath(); g.moveTo(L, Y(0)); g.lineTo(L + W, Y(0)); g.stroke(); }
       g.fillStyle = "#333"; g.font = "10px sans-serif";
-      g.fillText(fmt(hi), 2, T + 8); g.fillText(fmt(lo), 2, T + H); if (lo < 0 && hi > 0) g.fillText("0", 2, Y(0) + 3);
+      g.fillText(fmt(hi), 2, T + 8); g.fillText(fmt(lo), 2, T + H);
+      if (lo < 0 && hi > 0 && Y(0) > T + 16 && Y(0) < T + H - 10) g.fillText("0", 2, Y(0) + 3);
       g.fillText(fmt(t0), L, T + H + 12); g.fillText(fmt(t1) + " s", L + W - 40, T + H + 12);
       g.fillText("t (s)", L + W / 2 - 10, T + H + 24);
       g.save(); g.translate(10, T + H / 2 + 20); g.rotate(-Math.PI / 2); g.fillText("[" + pl.unit + "]", 0, 0); g.restore();
