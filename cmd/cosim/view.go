@@ -247,10 +247,8 @@ func newViewData(sc *scene.Scene, path string, st *stage, cam cameraView) *viewD
 	return d
 }
 
-// frames computes the frames of a scene: from a recorded history
-// (--history) or by running it with scene.Simulate, recording every
-// state field at most d.frames times. A run that fails part way returns
-// the frames before the failure with the error.
+// frameSet is what a drawing command draws: per frame its time, the
+// primitives of every drawn node and the values of the plotted columns.
 type frameSet struct {
 	st     *stage
 	times  []float64
@@ -260,6 +258,11 @@ type frameSet struct {
 	units  []string
 }
 
+// computeFrames computes the frames of a scene: from a recorded history
+// (--history) or by running it with scene.Simulate, recording every state
+// field (and the scene's own fields, which are plotted) at most d.frames
+// times, evenly. A run that fails part way returns the frames before the
+// failure with the error.
 func computeFrames(sc *scene.Scene, path string, d drawFlags, quiet bool, stderr io.Writer) (*frameSet, error) {
 	return computeFramesAt(sc, path, d, nil, quiet, stderr)
 }
