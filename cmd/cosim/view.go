@@ -159,7 +159,7 @@ func encodePrims(ps []node.Primitive) []nums {
 
 func cmdView(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("view", viewArgs, stderr)
-	out := fs.String("o", "", "write the page to `FILE.html` (default: the scene's name with .html)")
+	out := fs.String("o", "", "write the page to `FILE.html` (default: the scene file's name with .html, in the current directory)")
 	serve := fs.String("serve", "", "serve the page on `ADDR` (a localhost address such as 127.0.0.1:8080) and stream frames as the run computes them")
 	quiet := fs.Bool("q", false, "no progress bar")
 	var d drawFlags
