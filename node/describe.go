@@ -109,5 +109,7 @@ func Capabilities(n Node) []string {
 	add(ok, "outputs-jacobian")
 	_, ok = As[Marker](n)
 	add(ok, "marker")
+	_, ok = As[Drawer](n)
+	add(ok, "drawer")
 	return caps
 }

@@ -22,8 +22,13 @@
 // parameter overrides), [Eventer] (zero crossings and reset maps),
 // [TimeEventer] (times known in advance at which outputs jump, for
 // sources),
-// [InputJacobian] and [OutputJacobian] (analytic derivatives), and
-// [Marker] (a body connectors attach to). A node that decorates another
+// [InputJacobian] and [OutputJacobian] (analytic derivatives),
+// [Marker] (a body connectors attach to) and [Drawer] (the node's
+// geometry for cosim view and cosim render: [Primitive] spheres, boxes,
+// planes, coils and lines computed from its parameters and state, with
+// the shared visualization parameters of [VisualParams] — show,
+// draw_size, color — and the renderer's [DrawSettings]; a node without it
+// draws nothing). A node that decorates another
 // implements [Unwrapper]; use [As] to find a capability through wrappers.
 //
 // Parameters come from typed Go values (each node package has a Params

@@ -190,13 +190,16 @@ func TestPlotUnits(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	svg, _ := os.ReadFile(fig)
-	mustContain(t, "svg", string(svg), "value (m)", "value (N)", "spring.Force[1]", "spring.Displacement[1]")
-	if code, _, _ := cosim(t, "plot", h, "-o", fig); code != 0 {
+	// Axes are labelled with the field names and units (issue 18), not "value".
+	mustContain(t, "svg", string(svg), "spring.Displacement (m)", "spring.Force (N)", "spring.Force[1]", "spring.Displacement[1]")
+	code, _, errs = cosim(t, "plot", h, "-o", fig)
+	if code != 0 {
 		t.Errorf("plot without --scene: exit %d", code)
 	}
+	mustContain(t, "plot without --scene", errs, "add --scene SCENE")
 	svg, _ = os.ReadFile(fig)
-	if s := string(svg); !strings.Contains(s, ">value<") || strings.Contains(s, "value (m)") {
-		t.Errorf("without --scene the plot should have one panel labelled value")
+	if s := string(svg); !strings.Contains(s, ">spring.Displacement, spring.Force<") || strings.Contains(s, "(m)") || strings.Contains(s, ">value<") {
+		t.Errorf("without --scene the plot should have one panel labelled with the field names, without units")
 	}
 	for _, c := range []struct {
 		args []string

@@ -13,14 +13,15 @@ import (
 	"github.com/cosimgo/cosim/scene"
 )
 
-const graphArgs = "SCENE [--set NODE.PARAM=VALUE]…"
+const graphArgs = "SCENE [--format dot|svg] [--set NODE.PARAM=VALUE]…"
 
 func cmdGraph(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("graph", graphArgs, stderr)
 	var sets stringList
 	fs.Var(&sets, "set", "override a parameter, `NODE.PARAM=VALUE` (repeatable)")
+	format := fs.String("format", "dot", "dot (Graphviz DOT) or svg (an SVG drawn by cosim itself, without Graphviz)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cosim graph %s\n\nWrites the scene's graph in Graphviz DOT; render it with\n  cosim graph SCENE | dot -Tsvg > graph.svg\n\n", graphArgs)
+		fmt.Fprintf(stderr, "usage: cosim graph %s\n\nWrites the scene's graph in Graphviz DOT. Rendering DOT needs Graphviz (https://graphviz.org;\non Debian or Ubuntu: apt-get install graphviz):\n  cosim graph SCENE | dot -Tsvg > graph.svg\nWithout Graphviz, --format svg draws a simple SVG itself:\n  cosim graph --format svg SCENE > graph.svg\n\n", graphArgs)
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -30,6 +31,9 @@ func cmdGraph(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("name exactly one scene file, got %d arguments", len(pos))
 	}
+	if *format != "dot" && *format != "svg" {
+		return usagef("--format %q: dot or svg", *format)
+	}
 	sc, err := loadScene(pos[0], sets)
 	if err != nil {
 		return err
@@ -37,6 +41,9 @@ func cmdGraph(args []string, stdout, stderr io.Writer) error {
 	g, err := sc.Build(nodes.Registry(), nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if *format == "svg" {
+		return writeGraphSVG(stdout, sc, g)
 	}
 	return writeDOT(stdout, sc, g)
 }

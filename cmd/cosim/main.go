@@ -9,7 +9,12 @@
 //	                                 run a scene file, summarize it, write its history and plot
 //	cosim plot HISTORY [-y COLUMN]… [-o FIG] [--scene SCENE]
 //	                                 draw a recorded history against time (--scene: one panel per unit)
-//	cosim graph SCENE                the scene's graph in Graphviz DOT
+//	cosim view SCENE [-o FILE.html] [--serve ADDR] [--history FILE]
+//	                                 the scene in 3D in a self-contained page (play, slider, plots)
+//	cosim render SCENE -o FILE.gif|FILE.png [--fps N] [--size WxH] [--camera YAW,PITCH] [--at T]
+//	                                 the scene drawn into an animated GIF or a PNG
+//	cosim graph SCENE [--format dot|svg]
+//	                                 the scene's graph in Graphviz DOT, or an SVG drawn without Graphviz
 //	cosim sweep SCENE --vary NODE.PARAM=START:STOP:COUNT… [-j N] [--shard I/N] [--keep-going]
 //	                                 run a parameter grid in parallel, one row per run
 //	cosim sweep merge [--keep-going] SHARD.csv…
@@ -45,6 +50,8 @@ func commands() []command {
 		{"demo", "[-o FILE] [--print]", "run the embedded bouncing-ball scene and summarize it; --print writes the scene to start your own", cmdDemo},
 		{"run", runArgs, "run a scene file: summary, history (CSV or JSON lines) and plot", cmdRun},
 		{"plot", plotArgs, "draw columns of a recorded history against time (PNG, SVG, PDF)", cmdPlot},
+		{"view", viewArgs, "draw a scene in 3D in a self-contained HTML page (or serve it live with --serve)", cmdView},
+		{"render", renderArgs, "draw a scene into an animated GIF or a PNG of one time", cmdRender},
 		{"graph", graphArgs, "write a scene's graph in Graphviz DOT (pipe into dot -Tsvg)", cmdGraph},
 		{"sweep", sweepArgs, "run a parameter grid or list in parallel, one row per run; shard it across array jobs", cmdSweep},
 		{"anomalies", "[--json] [--status S]", "list the known anomalies (open, resolved, wont-fix)", cmdAnomalies},

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	gocolor "image/color"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -30,7 +33,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&ys, "y", "a `COLUMN` to draw against t (repeatable; \"mass.position\" selects all its components); default: all")
 	out := fs.String("o", "", "the figure `FIG`: .png, .svg or .pdf (default: HISTORY with .png)")
 	title := fs.String("title", "", "the plot title (default: the history file's name)")
-	ylabel := fs.String("ylabel", "", "the y-axis label of a single panel (default: \"value\"; with --scene, \"value (UNITS)\" per panel)")
+	ylabel := fs.String("ylabel", "", "the y-axis label of a single panel (default: the plotted field names; with --scene, and their units, per panel)")
 	sceneFile := fs.String("scene", "", "the `SCENE` file that wrote the history: its node specs give the columns' units, one panel per unit as run --plot draws (a history file carries no units)")
 	fs.Var(&sets, "set", "a --set `NODE.PARAM=VALUE` the history's run used, applied to --scene (repeatable)")
 	pos, err := parseInterspersed(fs, args)
@@ -57,8 +60,10 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if *title == "" {
 		*title = filepath.Base(pos[0])
 	}
-	panels := []panel{{cols: cols, ylabel: "value"}}
-	if *sceneFile != "" {
+	panels := []panel{{cols: cols, ylabel: axisLabel(cols, "")}}
+	if *sceneFile == "" {
+		fmt.Fprintf(stderr, "cosim plot: a history carries no units; add --scene SCENE (the scene that wrote it) for units on the axes and one panel per unit\n")
+	} else {
 		sc, err := loadScene(*sceneFile, sets)
 		if err != nil {
 			return err
@@ -146,6 +151,16 @@ func buildPanels(h *graph.History, panels []panel, title string) ([]*plot.Plot, 
 		}
 		p.Y.Label.Text = pn.ylabel
 		p.Add(plotter.NewGrid())
+		if lo, hi := panelRange(h, pn.cols); lo < 0 && hi > 0 {
+			// The range crosses zero: a tick and a line at zero.
+			p.Y.Tick.Marker = zeroTicks{}
+			zero, err := plotter.NewLine(plotter.XYs{{X: h.Times[0], Y: 0}, {X: h.Times[len(h.Times)-1], Y: 0}})
+			if err == nil {
+				zero.Color = gocolor.Gray{Y: 0x80}
+				zero.Width = vg.Points(0.75)
+				p.Add(zero)
+			}
+		}
 		legend := plot.NewLegend()
 		legend.Top = true
 		legend.Left = false
@@ -299,4 +314,86 @@ func readJSONL(r io.Reader) (*graph.History, error) {
 		h.Rows = append(h.Rows, row)
 	}
 	return h, sc.Err()
+}
+
+// panelRange is the smallest and largest finite value of the columns.
+func panelRange(h *graph.History, cols []string) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, c := range cols {
+		for _, v := range h.Column(c) {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	return lo, hi
+}
+
+// zeroTicks are gonum's default ticks with zero among the labelled ones,
+// for an axis whose range crosses zero.
+type zeroTicks struct{}
+
+func (zeroTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for _, t := range ts {
+		if t.Value == 0 && t.Label != "" {
+			return ts
+		}
+	}
+	out := ts[:0:0]
+	for _, t := range ts {
+		if t.Value != 0 {
+			out = append(out, t)
+		}
+	}
+	return append(out, plot.Tick{Value: 0, Label: "0"})
+}
+
+// axisLabel names what a panel plots: its fields (components merged:
+// "mass.position" for mass.position[0] and [1]), shortened to the shared
+// field name ("position of m1, m2") or the first fields when long, with
+// the units in parentheses when known.
+func axisLabel(cols []string, units string) string {
+	var fields, nodesOf []string
+	seen := map[string]bool{}
+	for _, c := range cols {
+		f := c
+		if i := strings.IndexByte(f, '['); i >= 0 {
+			f = f[:i]
+		}
+		if !seen[f] {
+			seen[f] = true
+			fields = append(fields, f)
+		}
+	}
+	label := strings.Join(fields, ", ")
+	if len(fields) > 1 {
+		// One field of several nodes: "position of m1, m2, m3".
+		var field string
+		same := true
+		for _, f := range fields {
+			nn, fn, ok := strings.Cut(f, ".")
+			if !ok || field != "" && fn != field {
+				same = false
+				break
+			}
+			field = fn
+			nodesOf = append(nodesOf, nn)
+		}
+		if same {
+			label = field + " of " + strings.Join(nodesOf, ", ")
+			if len(label) > 48 {
+				label = field
+			}
+		} else if len(label) > 48 {
+			label = fields[0] + ", " + fields[1] + ", …"
+		}
+	}
+	if label == "" {
+		label = "value"
+	}
+	if units != "" {
+		label += " (" + units + ")"
+	}
+	return label
 }

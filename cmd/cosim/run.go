@@ -301,15 +301,14 @@ func panelsByUnits(sim *graph.Sim, cols []string) []panel {
 		u := columnUnits(sim, c)
 		i, ok := at[u]
 		if !ok {
-			label := "value"
-			if u != "" {
-				label = "value (" + u + ")"
-			}
 			i = len(ps)
 			at[u] = i
-			ps = append(ps, panel{ylabel: label})
+			ps = append(ps, panel{ylabel: u}) // the units, until the label below
 		}
 		ps[i].cols = append(ps[i].cols, c)
+	}
+	for i := range ps {
+		ps[i].ylabel = axisLabel(ps[i].cols, ps[i].ylabel)
 	}
 	return ps
 }

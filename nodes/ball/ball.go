@@ -46,6 +46,10 @@ type Params struct {
 	// Gravity is the gravitational acceleration g (gravity, m/s^2, any
 	// finite value; negative points down).
 	Gravity float64
+	// Appearance is how cosim view and render draw the ball (show,
+	// draw_size, color); the zero value is the default. The physics
+	// ignores it.
+	Appearance node.Appearance
 }
 
 // DefaultParams returns the defaults: at rest at height 0, elasticity 0.8,
@@ -55,12 +59,14 @@ func DefaultParams() Params {
 }
 
 func (p Params) values() node.Values {
-	return node.Values{
+	v := node.Values{
 		paramInitialPosition: p.InitialPosition,
 		paramInitialVelocity: p.InitialVelocity,
 		paramElasticity:      p.Elasticity,
 		paramGravity:         p.Gravity,
 	}
+	p.Appearance.Put(v)
+	return v
 }
 
 // Node is a point mass falling under gravity in one dimension, bouncing on
@@ -181,7 +187,7 @@ func (n *Node) SetParams(p map[string]any) error {
 }
 
 func paramSpecs() []node.Param {
-	return []node.Param{
+	return append([]node.Param{
 		{
 			Name: paramInitialPosition, Kind: node.Real, Default: 0.0, Units: "m",
 			Description: "Starting height", Range: node.Finite(),
@@ -200,7 +206,7 @@ func paramSpecs() []node.Param {
 			Description: "Gravitational acceleration (negative points down); the only way to force the ball",
 			Range:       node.Finite(),
 		},
-	}
+	}, node.VisualParams("diameter of the sphere drawn for the ball, resting on its position")...)
 }
 
 func newSpec() *node.Spec {

@@ -695,7 +695,8 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := node.Values{"initial_position": 0.0, "initial_velocity": 0.0, "elasticity": 0.8, "gravity": -9.81}
+	want := node.Values{"initial_position": 0.0, "initial_velocity": 0.0, "elasticity": 0.8, "gravity": -9.81,
+		"show": true, "draw_size": -1.0, "color": []float64{-1, -1, -1, -1}}
 	if got := fromMap.(*ball.Node).Params(); !cmp.Equal(got, want) {
 		t.Errorf("FromMap(nil).Params() = %v, want %v", got, want)
 	}
@@ -703,7 +704,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("New(DefaultParams()).Params() = %v, want %v", got, want)
 	}
 	for _, p := range fromMap.Spec().Params {
-		if p.Default != want[p.Name] {
+		if !cmp.Equal(p.Default, want[p.Name]) {
 			t.Errorf("spec default of %s = %v, want %v", p.Name, p.Default, want[p.Name])
 		}
 	}
@@ -742,7 +743,7 @@ func TestSpec(t *testing.T) {
 	if d := cmp.Diff(wantIn, s.Inputs, cmpopts.IgnoreFields(node.Input{}, "Description")); d != "" {
 		t.Errorf("Inputs (-want +got):\n%s", d)
 	}
-	if got := s.ParamNames(); !cmp.Equal(got, []string{"initial_position", "initial_velocity", "elasticity", "gravity"}) {
+	if got := s.ParamNames(); !cmp.Equal(got, []string{"initial_position", "initial_velocity", "elasticity", "gravity", "show", "draw_size", "color"}) {
 		t.Errorf("ParamNames = %v", got)
 	}
 	if p, _ := s.Param("elasticity"); p.Valid() != "[0, 1]" {

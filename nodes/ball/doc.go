@@ -53,6 +53,12 @@
 // zero, or not of unit length (the ball does not normalize it);
 // springdamper calls it when a connector is attached to the ball.
 //
+// # Drawing
+//
+// The ball draws itself (node.Drawer, Node.Draw) as a sphere of diameter
+// draw_size on the world's vertical axis y, resting on its position; show,
+// draw_size and color are visualization parameters the physics ignores.
+//
 // # Concurrency
 //
 // Update, Derivatives, EventValues, Reset, InitialState, Spec, Params and

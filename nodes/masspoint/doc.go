@@ -28,6 +28,12 @@
 //     is the mass itself whatever local point is asked for, and a force
 //     applied at it goes unchanged into the "force" input.
 //
+// # Drawing
+//
+// The mass draws itself (node.Drawer, Node.Draw) as a sphere of diameter
+// draw_size at its position; show, draw_size and color are visualization
+// parameters the physics ignores.
+//
 // # Concurrency
 //
 // Update, Derivatives and the Marker methods are safe for concurrent use

@@ -25,6 +25,10 @@ type Params struct {
 	InitialPosition [3]float64
 	// InitialVelocity is v(t0) in m/s. Default zero.
 	InitialVelocity [3]float64
+	// Appearance is how cosim view and render draw the mass (show,
+	// draw_size, color); the zero value is the default. The physics
+	// ignores it.
+	Appearance node.Appearance
 }
 
 // DefaultParams returns the documented defaults: a 1 kg mass at rest at
@@ -32,12 +36,14 @@ type Params struct {
 func DefaultParams() Params { return Params{Mass: 1} }
 
 func (p Params) values() node.Values {
-	return node.Values{
+	v := node.Values{
 		"mass":             p.Mass,
 		"gravity":          p.Gravity[:],
 		"initial_position": p.InitialPosition[:],
 		"initial_velocity": p.InitialVelocity[:],
 	}
+	p.Appearance.Put(v)
+	return v
 }
 
 // model is the validated parameter set in the form the step reads.

@@ -12,12 +12,12 @@ var spec = node.NewSpec(node.Spec{
 		{Name: "position", Shape: node.Vec(3), Units: "m", Description: "Position $\\mathbf{x}$ of the mass, world frame", Role: node.Position, Rate: "velocity"},
 		{Name: "velocity", Shape: node.Vec(3), Units: "m/s", Description: "Velocity $\\mathbf{v}$ of the mass, world frame", Role: node.Velocity},
 	},
-	Params: []node.Param{
+	Params: append([]node.Param{
 		{Name: "mass", Kind: node.Real, Default: 1.0, Units: "kg", Description: "Mass $m$", Range: node.Positive()},
 		{Name: "gravity", Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "m/s^2", Description: "Uniform gravitational acceleration $\\mathbf{g}$, world frame (zero by default: no gravity)"},
 		{Name: "initial_position", Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "m", Description: "Initial position $\\mathbf{x}(t_0)$"},
 		{Name: "initial_velocity", Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "m/s", Description: "Initial velocity $\\mathbf{v}(t_0)$"},
-	},
+	}, node.VisualParams("diameter of the sphere drawn at the mass")...),
 	Inputs: []node.Input{
 		{Name: "force", Shape: node.Vec(3), Units: "N", Description: "External force $\\mathbf{F}$ on the mass, world frame", Coupling: node.Additive, Default: []float64{0, 0, 0}},
 	},

@@ -60,6 +60,14 @@
 //     the parameters that SetParams keeps current, so it computes the
 //     same bits (also after a SetParams that changes the mode).
 //
+// # Drawing
+//
+// The body draws itself (node.Drawer, Node.Draw) as a box at its centre
+// of mass turned by its quaternion: by default the uniform box of the same
+// mass and inertia (EquivalentBox), a cube of edge draw_size when set;
+// show, draw_size and color are visualization parameters the physics
+// ignores.
+//
 // # Concurrency
 //
 // Update, Derivatives and the Marker methods are safe for concurrent use

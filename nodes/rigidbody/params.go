@@ -173,6 +173,10 @@ type Params struct {
 	// InitialOrientation's own Z-Y-X angles and the initial angular
 	// velocity is projected (least squares) onto the two free axes.
 	Constraints Constraints
+	// Appearance is how cosim view and render draw the body (show,
+	// draw_size, color); the zero value is the default. The physics
+	// ignores it.
+	Appearance node.Appearance
 }
 
 // DefaultParams returns a free 1 kg body with unit principal moments, at
@@ -186,7 +190,7 @@ func (p Params) values() node.Values {
 	if p.InertiaMatrix != nil {
 		copy(im, p.InertiaMatrix[:])
 	}
-	return node.Values{
+	v := node.Values{
 		"mass":                     p.Mass,
 		"inertia":                  p.Inertia[:],
 		"inertia_matrix":           im,
@@ -197,6 +201,8 @@ func (p Params) values() node.Values {
 		"initial_angular_velocity": p.InitialAngularVelocity[:],
 		"constraints":              p.Constraints.String(),
 	}
+	p.Appearance.Put(v)
+	return v
 }
 
 func paramError(name string, value any, reason, valid string) *node.ParamError {

@@ -22,7 +22,7 @@ var spec = node.NewSpec(node.Spec{
 		{Name: "velocity", Shape: node.Vec(3), Units: "m/s", Description: "Centre-of-mass velocity $\\mathbf{v}$, world frame", Role: node.Velocity},
 		{Name: "angular_velocity", Shape: node.Vec(3), Units: "rad/s", Description: "Angular velocity $\\boldsymbol{\\omega}$ in the world frame (not the body frame); role other: it is not the rate of a position field"},
 	},
-	Params: []node.Param{
+	Params: append([]node.Param{
 		{Name: "mass", Kind: node.Real, Default: 1.0, Units: "kg", Description: "Mass $m$", Range: node.Positive()},
 		{Name: "inertia", Kind: node.Vector, Shape: node.Vec(3), Default: []float64{1, 1, 1}, Units: "kg m^2", Description: "Principal moments of inertia $(I_1, I_2, I_3)$ about the body axes through the centre of mass; ignored when inertia_matrix is set", Range: node.Positive()},
 		{Name: "inertia_matrix", Kind: node.Vector, Shape: node.Vec(9), Default: make([]float64, 9), Units: "kg m^2", Description: "Full body-frame inertia tensor, row-major, symmetric positive definite; all zero (the default) means unset: use inertia"},
@@ -32,7 +32,7 @@ var spec = node.NewSpec(node.Spec{
 		{Name: "initial_velocity", Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "m/s", Description: "Initial centre-of-mass velocity, world frame"},
 		{Name: "initial_angular_velocity", Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "rad/s", Description: "Initial angular velocity, world frame"},
 		{Name: "constraints", Kind: node.Text, Default: "", Units: "m, rad", Description: "Coordinates held at values, e.g. \"z=0,rx=0,ry=0\" (or a map {\"z\": 0, …}); axes x, y, z (m) and the Z-Y-X angles rx, ry, rz (rad) of $R = R_z(r_z)R_y(r_y)R_x(r_x)$, in any combination: one held rotation leaves a two-axis gimbal, two a hinge, three a fixed orientation; ry held alone needs $|\\cos r_y| \\ge 10^{-3}$ (gimbal lock at $\\pm\\pi/2$); \"\" holds nothing"},
-	},
+	}, node.VisualParams("edge of the cube drawn for the body; by default the uniform box of the same mass and principal moments of inertia")...),
 	Inputs: []node.Input{
 		{Name: "force", Shape: node.Vec(3), Units: "N", Description: "External force $\\mathbf{F}$ at the centre of mass, world frame", Coupling: node.Additive, Default: []float64{0, 0, 0}},
 		{Name: "torque", Shape: node.Vec(3), Units: "N m", Description: "External torque $\\boldsymbol{\\tau}$ about the centre of mass, world frame", Coupling: node.Additive, Default: []float64{0, 0, 0}},

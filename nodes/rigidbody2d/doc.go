@@ -46,6 +46,13 @@
 //     Derivatives run, from per-row copies of the parameters that
 //     SetParams keeps current, so it computes the same bits.
 //
+// # Drawing
+//
+// The body draws itself (node.Drawer, Node.Draw) as a square plate in the
+// x–y plane turned by its angle, of side √(6I/m) (the uniform square of
+// the same mass and inertia) or draw_size; show, draw_size and color are
+// visualization parameters the physics ignores.
+//
 // # Concurrency
 //
 // Update, Derivatives and the Marker methods are safe for concurrent use

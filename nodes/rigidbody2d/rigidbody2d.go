@@ -36,6 +36,10 @@ type Params struct {
 	InitialAngle         float64 // rad; default 0
 	InitialOmega         float64 // rad/s; default 0
 
+	// Appearance is how cosim view and render draw the body (show,
+	// draw_size, color); the zero value is the default.
+	Appearance node.Appearance
+
 	// Logger receives the deprecation warning New logs; nil means
 	// slog.Default(). It is not a model parameter: Params() does not list
 	// it and maps cannot set it.
@@ -49,7 +53,7 @@ func DefaultParams() Params {
 }
 
 func (p Params) values() node.Values {
-	return node.Values{
+	v := node.Values{
 		"mass":          p.Mass,
 		"inertia":       p.Inertia,
 		"gravity":       p.Gravity[:],
@@ -60,6 +64,8 @@ func (p Params) values() node.Values {
 		"initial_angle": p.InitialAngle,
 		"initial_omega": p.InitialOmega,
 	}
+	p.Appearance.Put(v)
+	return v
 }
 
 // model is the validated parameter set in the form the step reads.

@@ -14,7 +14,7 @@ var spec = node.NewSpec(node.Spec{
 		{Name: "v", Shape: node.Vec(2), Units: "m/s", Description: "Linear velocity $[v_x, v_y]$", Role: node.Velocity},
 		{Name: "omega", Shape: node.Scalar, Units: "rad/s", Description: "Angular velocity $\\omega$", Role: node.Velocity},
 	},
-	Params: []node.Param{
+	Params: append([]node.Param{
 		{Name: "mass", Kind: node.Real, Default: 1.0, Units: "kg", Description: "Body mass $m$", Range: node.Positive()},
 		{Name: "inertia", Kind: node.Real, Default: 1.0, Units: "kg m^2", Description: "Moment of inertia $I$ about the centre of mass", Range: node.Positive()},
 		{Name: "gravity", Kind: node.Vector, Shape: node.Vec(2), Default: []float64{0, -9.81}, Units: "m/s^2", Description: "Gravitational acceleration $[g_x, g_y]$"},
@@ -24,7 +24,7 @@ var spec = node.NewSpec(node.Spec{
 		{Name: "initial_vy", Kind: node.Real, Default: 0.0, Units: "m/s", Description: "Initial velocity $v_y$"},
 		{Name: "initial_angle", Kind: node.Real, Default: 0.0, Units: "rad", Description: "Initial orientation $\\theta$"},
 		{Name: "initial_omega", Kind: node.Real, Default: 0.0, Units: "rad/s", Description: "Initial angular velocity $\\omega$"},
-	},
+	}, node.VisualParams("side of the square plate drawn for the body; by default the uniform square of the same mass and moment of inertia")...),
 	Inputs: []node.Input{
 		{Name: "force", Shape: node.Vec(2), Units: "N", Description: "External force $[F_x, F_y]$ at the centre of mass", Coupling: node.Additive, Default: []float64{0, 0}},
 		{Name: "torque", Shape: node.Scalar, Units: "N m", Description: "External torque $\\tau$", Coupling: node.Additive, Default: []float64{0}},

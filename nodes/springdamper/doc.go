@@ -64,6 +64,14 @@
 //   - The two forces are equal and opposite, so a graph of bodies joined
 //     by connectors conserves linear momentum to round-off.
 //
+// # Drawing
+//
+// The connector draws itself (node.Drawer, Node.Draw) as the seed draws
+// it: three springs along world x, y and z from marker m0 to marker m1
+// (node.CartesianSprings), of diameter draw_size, with the renderer's
+// node.DrawSettings for windings, tiling and simplified lines; ground
+// markers are small cubes.
+//
 // # Concurrency
 //
 // Outputs, OutputsJacobian, JacobianCSD, Force and PotentialEnergy are

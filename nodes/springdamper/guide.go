@@ -158,13 +158,23 @@ func guideVisualization() string {
 		{"color", paramColor, "Float4"},
 	}
 	var b strings.Builder
-	b.WriteString("The seed's `VObjectConnectorCartesianSpringDamper`, given as `visualization`, is three ordinary parameters of the connector. cosim draws nothing itself: renderers and scene files read them, and the physics ignores them.\n\n")
+	b.WriteString("The seed's `VObjectConnectorCartesianSpringDamper`, given as `visualization`, is three ordinary parameters of the connector; scene files set them, `cosim view` and `cosim render` draw with them, and the physics ignores them.\n\n")
 	b.WriteString("| Seed name | Parameter | Seed type | Default | Description |\n|---|---|---|---|---|\n")
 	for _, s := range seed {
 		p := paramByName(s.param)
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s | `%s` | %s |\n", s.seed, p.Name, s.typ, node.FormatValue(p.Default), p.Description)
 	}
-	b.WriteString("\nDrawn as the seed draws it: three springs of diameter `draw_size` along world x, y and z from marker m0 to marker m1.")
+	d := node.DefaultDrawSettings()
+	b.WriteString("\nDrawn as the seed draws it (`Node.Draw`, the node's `node.Drawer` capability): three springs of diameter `draw_size` along world x, y and z in turn from marker m0 to marker m1 " +
+		"(from $\\mathbf{p}_{m0}$ to $(p_{m1,x}, p_{m0,y}, p_{m0,z})$, then to $(p_{m1,x}, p_{m1,y}, p_{m0,z})$, then to $\\mathbf{p}_{m1}$; a spring of zero length is left out), " +
+		"each a helix whose ends sit on the axis at the markers. The seed's drawing settings are the renderer's (`node.DrawSettings`, flags of `cosim view` and `cosim render`):\n\n")
+	b.WriteString("| Seed setting | cosim | Default |\n|---|---|---|\n")
+	fmt.Fprintf(&b, "| `connectors.defaultSize` (used when `drawSize` is −1) | `DrawSettings.ConnectorSize`, `--spring-size` | %s m |\n", node.FormatValue(d.ConnectorSize))
+	fmt.Fprintf(&b, "| `connectors.defaultColor` (used when R is −1) | `DrawSettings.ConnectorColor` | `%s` |\n", node.FormatValue(d.ConnectorColor[:]))
+	fmt.Fprintf(&b, "| `connectors.springNumberOfWindings` | `DrawSettings.SpringWindings`, `--windings` | %d |\n", d.SpringWindings)
+	fmt.Fprintf(&b, "| `connectors.curveTiling` (segments per winding) | `DrawSettings.CurveTiling`, `--tiling` | %d |\n", d.CurveTiling)
+	fmt.Fprintf(&b, "| `connectors.drawSimplified` (springs as straight lines) | `DrawSettings.Simplified`, `--simplified` | %v |\n", d.Simplified)
+	b.WriteString("\nThe seed's `general.cylinderTiling` has no counterpart: springs are drawn as lines (the helix), not as tubes.")
 	return b.String()
 }
 

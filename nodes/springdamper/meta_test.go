@@ -106,7 +106,7 @@ func TestMetadata(t *testing.T) {
 	if _, err := json.Marshal(d); err != nil {
 		t.Errorf("Describe does not marshal: %v", err)
 	}
-	if strings.Join(d.Caps, ",") != "outputs,tunable,outputs-jacobian" {
+	if strings.Join(d.Caps, ",") != "outputs,tunable,outputs-jacobian,drawer" {
 		t.Errorf("capabilities %v", d.Caps)
 	}
 }

@@ -22,6 +22,12 @@
 //     member's height, which SetParams updates, and writes the same bits
 //     as Outputs.
 //
+// # Drawing
+//
+// The table draws itself (node.Drawer, Node.Draw) as a horizontal square
+// plane at its height; show, draw_size and color are visualization
+// parameters.
+//
 // # Concurrency
 //
 // Spec, Params and Outputs are safe for concurrent use, and so are the

@@ -22,6 +22,9 @@ type Params struct {
 	// Position is the height of the surface (parameter position, m, any
 	// finite value).
 	Position float64
+	// Appearance is how cosim view and render draw the surface (show,
+	// draw_size, color); the zero value is the default.
+	Appearance node.Appearance
 }
 
 // DefaultParams returns the defaults: a surface at height 0.
@@ -52,7 +55,9 @@ var (
 // reported as a *[node.ParamError] naming the node "table".
 func New(p Params) (*Node, error) {
 	s := newSpec()
-	vals, err := node.CheckValues(typeName, s.Params, node.Values{paramPosition: p.Position})
+	v := node.Values{paramPosition: p.Position}
+	p.Appearance.Put(v)
+	vals, err := node.CheckValues(typeName, s.Params, v)
 	if err != nil {
 		return nil, err
 	}
@@ -119,10 +124,10 @@ func newSpec() *node.Spec {
 	return node.NewSpec(node.Spec{
 		Type:    typeName,
 		Package: pkgPath,
-		Params: []node.Param{{
+		Params: append([]node.Param{{
 			Name: paramPosition, Kind: node.Real, Default: 0.0, Units: "m",
 			Description: "Height of the surface", Range: node.Finite(),
-		}},
+		}}, node.VisualParams("side of the square drawn for the surface (by default 20 body sizes)")...),
 		Outputs: []node.Field{{
 			Name: outPosition, Shape: node.Scalar, Units: "m",
 			Description: "Height of the surface: the parameter position",

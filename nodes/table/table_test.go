@@ -69,7 +69,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := node.Values{"position": 0.0}
+	want := node.Values{"position": 0.0, "show": true, "draw_size": -1.0, "color": []float64{-1, -1, -1, -1}}
 	if !cmp.Equal(nn.(*table.Node).Params(), want) || !cmp.Equal(n.Params(), want) {
 		t.Errorf("Params = %v, %v; want %v", nn.(*table.Node).Params(), n.Params(), want)
 	}
@@ -153,7 +153,7 @@ func TestSpec(t *testing.T) {
 	if s.OutputOffset("position") != 0 || s.OutputLayout.Size() != 1 {
 		t.Error("output layout")
 	}
-	if got := s.ParamNames(); !cmp.Equal(got, []string{"position"}) {
+	if got := s.ParamNames(); !cmp.Equal(got, []string{"position", "show", "draw_size", "color"}) {
 		t.Errorf("ParamNames = %v", got)
 	}
 }

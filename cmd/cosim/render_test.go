@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"image/gif"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRenderGIF: an animated GIF of the spring-damper's 2 s at 10 frames
+// per second has 21 frames whose delays add up to the run's duration
+// (2 s = 200 hundredths, plus the last frame's 10), every frame drawn.
+func TestRenderGIF(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a.gif")
+	code, out, errs := cosim(t, "render", "-q", "../../examples/scenes/spring-damper.json", "-o", file, "--fps", "10", "--size", "64x48")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	mustContain(t, "summary", out, "21 frames to t = 2 s")
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := gif.DecodeAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Image) != 21 {
+		t.Fatalf("%d frames, want 21", len(g.Image))
+	}
+	sum := 0
+	for i, im := range g.Image {
+		sum += g.Delay[i]
+		if b := im.Bounds(); b.Dx() != 64 || b.Dy() != 48 {
+			t.Errorf("frame %d is %v", i, b)
+		}
+		if countNonBackground(im) < 0.01 {
+			t.Errorf("frame %d is blank", i)
+		}
+	}
+	if sum != 210 {
+		t.Errorf("delays add up to %d hundredths, want 210", sum)
+	}
+}
+
+// TestRenderPNG: --at draws one time; a time past the end and bad flags
+// are errors.
+func TestRenderPNG(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.png")
+	code, out, errs := cosim(t, "render", "-q", "../../examples/scenes/bouncing-ball-events.json", "-o", file, "--at", "0.5", "--size", "80x60")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	mustContain(t, "summary", out, "at t = 0.5 s")
+	b, _ := os.ReadFile(file)
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if countNonBackground(img) < 0.005 {
+		t.Error("blank PNG")
+	}
+	if code, _, errs := cosim(t, "render", "../../examples/scenes/bouncing-ball-events.json", "-o", file, "--at", "11"); code != 1 || !strings.Contains(errs, "the run ends at 10 s") {
+		t.Errorf("--at past the end: exit %d, %s", code, errs)
+	}
+	for _, args := range [][]string{
+		{"render", "x.json"},
+		{"render", "x.json", "-o", "a.jpg"},
+		{"render", "x.json", "-o", "a.gif", "--at", "1"},
+		{"render", "x.json", "-o", "a.gif", "--size", "10x10"},
+		{"render", "x.json", "-o", "a.gif", "--fps", "0"},
+	} {
+		if code, _, errs := cosim(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
+		}
+	}
+}
+
+// TestReadmeAnimationCurrent: docs/assets holds exactly what the
+// go:generate line of render.go draws today ("go generate ./cmd/cosim"
+// redraws it).
+func TestReadmeAnimationCurrent(t *testing.T) {
+	src, err := os.ReadFile("render.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, line := range strings.Split(string(src), "\n") {
+		if rest, ok := strings.CutPrefix(line, "//go:generate go run . "); ok {
+			args = strings.Fields(rest)
+		}
+	}
+	if len(args) == 0 {
+		t.Fatal("no go:generate line in render.go")
+	}
+	var committed string
+	for i, a := range args {
+		if a == "-o" {
+			committed = args[i+1]
+			args[i+1] = filepath.Join(t.TempDir(), filepath.Base(committed))
+		}
+	}
+	if code, _, errs := cosim(t, args...); code != 0 {
+		t.Fatalf("cosim %v: %s", args, errs)
+	}
+	want, err := os.ReadFile(committed)
+	if err != nil {
+		t.Fatalf("%v: run go generate ./cmd/cosim", err)
+	}
+	got, _ := os.ReadFile(args[indexOf(args, "-o")+1])
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is stale: run go generate ./cmd/cosim and commit it", committed)
+	}
+	for _, readme := range []string{"../../README.md", "../../examples/scenes/README.md"} {
+		b, _ := os.ReadFile(readme)
+		if !strings.Contains(string(b), strings.TrimPrefix(committed, "../../")) && !strings.Contains(string(b), "docs/assets/"+filepath.Base(committed)) && !strings.Contains(string(b), "../../docs/assets/"+filepath.Base(committed)) {
+			t.Errorf("%s does not show %s", readme, filepath.Base(committed))
+		}
+	}
+}
+
+func indexOf(s []string, v string) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,436 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes"
+	"github.com/cosimgo/cosim/scene"
+)
+
+const viewArgs = "SCENE [-o FILE.html] [--serve ADDR] [--history FILE] [--frames N] [--camera YAW,PITCH] [--windings N] [--tiling N] [--simplified] [--set NODE.PARAM=VALUE]…"
+
+//go:embed viewer/viewer.html
+var viewerHTML string
+
+//go:embed viewer/viewer.js
+var viewerJS string
+
+// drawFlags are the drawing settings every drawing command shares.
+type drawFlags struct {
+	set     node.DrawSettings
+	camera  string
+	frames  int
+	history string
+	sets    stringList
+}
+
+func addDrawFlags(fs *flag.FlagSet, d *drawFlags, maxFrames int) {
+	d.set = node.DefaultDrawSettings()
+	fs.IntVar(&d.set.SpringWindings, "windings", d.set.SpringWindings, "turns of each drawn spring (the seed's connectors.springNumberOfWindings)")
+	fs.IntVar(&d.set.CurveTiling, "tiling", d.set.CurveTiling, "segments per spring turn (the seed's connectors.curveTiling)")
+	fs.BoolVar(&d.set.Simplified, "simplified", false, "draw springs as straight lines (the seed's connectors.drawSimplified)")
+	fs.Float64Var(&d.set.ConnectorSize, "spring-size", d.set.ConnectorSize, "diameter in m of springs whose draw_size is -1 (the seed's connectors.defaultSize)")
+	fs.Float64Var(&d.set.BodySize, "body-size", d.set.BodySize, "size in m of bodies whose draw_size is -1")
+	fs.StringVar(&d.camera, "camera", "35,20", "camera `YAW,PITCH[,ZOOM]` in degrees (orbit about the scene's centre) and a zoom factor")
+	fs.IntVar(&d.frames, "frames", maxFrames, "at most `N` frames (the run is sampled evenly; the initial state is always one)")
+	fs.StringVar(&d.history, "history", "", "draw a recorded history `FILE` (cosim run -o, CSV or JSON lines) instead of running the scene")
+	fs.Var(&d.sets, "set", "override a setting, `NODE.PARAM=VALUE` (repeatable), as for cosim run")
+}
+
+// cameraView is the parsed --camera flag.
+type cameraView struct {
+	Yaw   float64 `json:"yaw"`   // radians
+	Pitch float64 `json:"pitch"` // radians
+	Zoom  float64 `json:"zoom"`  // factor
+}
+
+func parseCamera(s string) (cameraView, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) < 2 || len(parts) > 3 {
+		return cameraView{}, usagef("--camera %q: want YAW,PITCH or YAW,PITCH,ZOOM (degrees, degrees, factor)", s)
+	}
+	var v [3]float64
+	v[2] = 1
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || x != x || x > 1e6 || x < -1e6 {
+			return cameraView{}, usagef("--camera %q: %q is not a number", s, p)
+		}
+		v[i] = x
+	}
+	if v[1] < -89 || v[1] > 89 {
+		return cameraView{}, usagef("--camera %q: pitch %v must be within ±89 degrees", s, v[1])
+	}
+	if !(v[2] > 0) {
+		return cameraView{}, usagef("--camera %q: zoom %v must be positive", s, v[2])
+	}
+	const deg = 3.141592653589793 / 180
+	return cameraView{Yaw: v[0] * deg, Pitch: v[1] * deg, Zoom: v[2]}, nil
+}
+
+// viewData is what the page embeds: the scene's bodies, the frames and
+// the plotted series, as COSIM_DATA.
+type viewData struct {
+	Title       string      `json:"title"`
+	Description string      `json:"description"`
+	Bodies      []viewBody  `json:"bodies"`
+	Frames      []viewFrame `json:"frames"`
+	Series      viewSeries  `json:"series"`
+	Settings    struct {
+		Tiling int `json:"tiling"`
+	} `json:"settings"`
+	Camera cameraView `json:"camera"`
+	Live   bool       `json:"live"`
+	Done   bool       `json:"done"`
+}
+
+type viewBody struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+type viewSeries struct {
+	Columns []string `json:"columns"`
+	Units   []string `json:"units"`
+}
+
+// viewFrame is one time: the primitives of every body (each encoded as
+// [kind, P, Q, Size, Rot, windings, color], 19 numbers) and the plotted
+// values.
+type viewFrame struct {
+	T float64  `json:"t"`
+	B [][]nums `json:"b"`
+	V nums     `json:"v"`
+}
+
+// nums encodes floats with 7 significant digits: plenty for drawing,
+// and it keeps files small.
+type nums []float64
+
+func (v nums) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 8*len(v)+2)
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONFloat7(b, x)
+	}
+	return append(b, ']'), nil
+}
+
+func appendJSONFloat7(b []byte, x float64) []byte {
+	if x != x || x > 1.7e308 || x < -1.7e308 {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, x, 'g', 7, 64)
+}
+
+func encodePrims(ps []node.Primitive) []nums {
+	out := make([]nums, len(ps)) // never nil: an empty body is []
+	for i, p := range ps {
+		v := make(nums, 0, 19)
+		v = append(v, float64(p.Kind))
+		v = append(v, p.P[:]...)
+		v = append(v, p.Q[:]...)
+		v = append(v, p.Size[:]...)
+		v = append(v, p.Rot[:]...)
+		v = append(v, float64(p.Windings))
+		v = append(v, p.Color[:]...)
+		out[i] = v
+	}
+	return out
+}
+
+func cmdView(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("view", viewArgs, stderr)
+	out := fs.String("o", "", "write the page to `FILE.html` (default: the scene file's name with .html, in the current directory)")
+	serve := fs.String("serve", "", "serve the page on `ADDR` (a localhost address such as 127.0.0.1:8080) and stream frames as the run computes them")
+	quiet := fs.Bool("q", false, "no progress bar")
+	var d drawFlags
+	addDrawFlags(fs, &d, 600)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("name exactly one scene file, got %d arguments (try examples/scenes/spring-damper.json)", len(pos))
+	}
+	cam, err := parseCamera(d.camera)
+	if err != nil {
+		return err
+	}
+	if d.frames < 1 {
+		return usagef("--frames %d: need at least 1", d.frames)
+	}
+	if err := d.set.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	sc, err := loadScene(pos[0], d.sets)
+	if err != nil {
+		return err
+	}
+	if *serve != "" {
+		if *out != "" || d.history != "" {
+			return usagef("--serve runs the scene live; it takes neither -o nor --history")
+		}
+		return serveView(context.Background(), sc, pos[0], *serve, d, cam, stdout, stderr)
+	}
+	data, runErr := buildView(sc, pos[0], d, cam, *quiet, stderr)
+	if data == nil {
+		return runErr
+	}
+	file := *out
+	if file == "" {
+		file = strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])) + ".html"
+	}
+	page, err := renderPage(data)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(file, page, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "view of %s: %d frames of %d bodies (%s) written to %s\n", pos[0], len(data.Frames), len(data.Bodies), bodyNames(data), file)
+	return runErr
+}
+
+func bodyNames(d *viewData) string {
+	var s []string
+	for _, b := range d.Bodies {
+		s = append(s, b.Name)
+	}
+	return strings.Join(s, ", ")
+}
+
+// renderPage fills the page template with the data and the renderer.
+func renderPage(d *viewData) ([]byte, error) {
+	js, err := json.Marshal(d) // escapes <, > and & so the script cannot be closed early
+	if err != nil {
+		return nil, err
+	}
+	r := strings.NewReplacer(
+		"{{TITLE}}", html.EscapeString(d.Title),
+		"{{DESCRIPTION}}", html.EscapeString(d.Description),
+		"{{DATA}}", string(js),
+		"{{SCRIPT}}", viewerJS,
+	)
+	return []byte(r.Replace(viewerHTML)), nil
+}
+
+// newViewData starts the page data of a stage.
+func newViewData(sc *scene.Scene, path string, st *stage, cam cameraView) *viewData {
+	d := &viewData{Title: sc.Name, Description: sc.Description, Camera: cam,
+		Bodies: []viewBody{}, Frames: []viewFrame{}, Series: viewSeries{Columns: []string{}, Units: []string{}}}
+	if d.Title == "" {
+		d.Title = filepath.Base(path)
+	}
+	d.Settings.Tiling = st.set.CurveTiling
+	for _, b := range st.bodies {
+		d.Bodies = append(d.Bodies, viewBody{Name: b.name, Type: b.typ})
+	}
+	return d
+}
+
+// frameSet is what a drawing command draws: per frame its time, the
+// primitives of every drawn node and the values of the plotted columns.
+type frameSet struct {
+	st     *stage
+	times  []float64
+	prims  [][][]node.Primitive
+	values [][]float64
+	cols   []string
+	units  []string
+}
+
+// computeFrames computes the frames of a scene: from a recorded history
+// (--history) or by running it with scene.Simulate, recording every state
+// field (and the scene's own fields, which are plotted) at most d.frames
+// times, evenly. A run that fails part way returns the frames before the
+// failure with the error.
+func computeFrames(sc *scene.Scene, path string, d drawFlags, quiet bool, stderr io.Writer) (*frameSet, error) {
+	return computeFramesAt(sc, path, d, nil, quiet, stderr)
+}
+
+// computeFramesAt is computeFrames drawing, when want is not nil, only
+// the recorded rows nearest the times in want (one frame per time).
+func computeFramesAt(sc *scene.Scene, path string, d drawFlags, want []float64, quiet bool, stderr io.Writer) (*frameSet, error) {
+	reg := nodes.Registry()
+	var (
+		h      *graph.History
+		sim    *graph.Sim
+		runErr error
+		plot   []string
+	)
+	if d.history != "" {
+		var err error
+		if h, err = readHistoryFile(d.history); err != nil {
+			return nil, err
+		}
+		if sim, err = sc.Compile(reg, nil); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		plot = h.Columns
+	} else {
+		sim0, err := sc.Compile(reg, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		st0, err := newStage(sc, sim0, d.set)
+		if err != nil {
+			return nil, err
+		}
+		run := *sc
+		run.Record = scene.Record{Fields: viewRecord(sc, st0.stateFields), Every: frameEvery(sceneSteps(sc), d.frames), Times: sc.Record.Times}
+		opts := &scene.Options{}
+		bar := newProgress(stderr, quiet, sc.EndTime())
+		if bar != nil {
+			opts.Progress = bar.p.Report
+		}
+		res, err := run.Simulate(context.Background(), reg, opts)
+		bar.stop()
+		if res == nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if err != nil {
+			runErr = fmt.Errorf("%s: the run failed; drawing the states before the failure: %w", path, err)
+		}
+		h, sim = res.History, res.Sim
+		if h == nil {
+			h = &graph.History{}
+		}
+		// The scene's own recorded fields, each column once (a field the
+		// scene records is also among the state fields added).
+		seen := map[string]bool{}
+		for _, c := range h.Columns {
+			for _, f := range sc.Record.Fields {
+				if (c == f || strings.HasPrefix(c, f+"[")) && !seen[c] {
+					seen[c] = true
+					plot = append(plot, c)
+					break
+				}
+			}
+		}
+	}
+	st, err := newStage(sc, sim, d.set)
+	if err != nil {
+		return nil, err
+	}
+	if len(st.bodies) == 0 {
+		return nil, fmt.Errorf("%s: %w", path, errNoDrawable)
+	}
+	idx := columnIndex(h.Columns)
+	if miss := st.missing(idx); len(miss) > 0 && d.history != "" {
+		fmt.Fprintf(stderr, "cosim: %s does not record %s; drawn at the initial state\n", d.history, strings.Join(miss, ", "))
+	}
+	fsOut := &frameSet{st: st, cols: plot}
+	for _, c := range plot {
+		fsOut.units = append(fsOut.units, columnUnits(sim, c))
+	}
+	plotIdx := make([]int, len(plot))
+	for i, c := range plot {
+		plotIdx[i] = idx[c]
+	}
+	var rows []int
+	if want != nil {
+		for _, t := range want {
+			if i := nearestRow(h.Times, t); i >= 0 {
+				rows = append(rows, i)
+			}
+		}
+	} else {
+		stride := 1
+		if d.history != "" && len(h.Times) > d.frames {
+			stride = (len(h.Times) + d.frames - 1) / d.frames
+		}
+		for i := 0; i < len(h.Times); i += stride {
+			rows = append(rows, i)
+		}
+	}
+	for _, i := range rows {
+		if err := st.setFromRow(h.Times[i], h.Rows[i], idx); err != nil {
+			return nil, err
+		}
+		prims, err := st.draw()
+		if err != nil {
+			return nil, err
+		}
+		vals := make([]float64, len(plotIdx))
+		for k, j := range plotIdx {
+			vals[k] = h.Rows[i][j]
+		}
+		fsOut.times = append(fsOut.times, h.Times[i])
+		fsOut.prims = append(fsOut.prims, prims)
+		fsOut.values = append(fsOut.values, vals)
+	}
+	if len(fsOut.times) == 0 {
+		return nil, errors.Join(runErr, fmt.Errorf("%s: no frames: the run recorded no rows", path))
+	}
+	return fsOut, runErr
+}
+
+// buildView computes the page data; with an error from a run that failed
+// part way it returns the frames before the failure too.
+func buildView(sc *scene.Scene, path string, d drawFlags, cam cameraView, quiet bool, stderr io.Writer) (*viewData, error) {
+	fset, err := computeFrames(sc, path, d, quiet, stderr)
+	if fset == nil {
+		return nil, err
+	}
+	data := newViewData(sc, path, fset.st, cam)
+	if len(fset.cols) > 0 {
+		data.Series = viewSeries{Columns: fset.cols, Units: fset.units}
+	}
+	data.Done = true
+	for i, t := range fset.times {
+		f := viewFrame{T: t, V: append(nums{}, fset.values[i]...), B: [][]nums{}}
+		for _, ps := range fset.prims[i] {
+			f.B = append(f.B, encodePrims(ps))
+		}
+		data.Frames = append(data.Frames, f)
+	}
+	return data, err
+}
+
+// jsonFrame encodes one frame for the live stream.
+func jsonFrame(t float64, prims [][]node.Primitive, vals []float64) []byte {
+	f := viewFrame{T: t, V: append(nums{}, vals...), B: [][]nums{}}
+	for _, ps := range prims {
+		f.B = append(f.B, encodePrims(ps))
+	}
+	var b bytes.Buffer
+	_ = json.NewEncoder(&b).Encode(f)
+	return bytes.TrimSpace(b.Bytes())
+}
+
+// nearestRow returns the index of the time in ts (ascending) nearest t,
+// the earlier one on a tie; -1 when ts is empty.
+func nearestRow(ts []float64, t float64) int {
+	if len(ts) == 0 {
+		return -1
+	}
+	i := sort.SearchFloat64s(ts, t)
+	switch {
+	case i == 0:
+		return 0
+	case i == len(ts):
+		return len(ts) - 1
+	case ts[i]-t < t-ts[i-1]:
+		return i
+	}
+	return i - 1
+}

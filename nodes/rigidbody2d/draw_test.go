@@ -1,0 +1,40 @@
+package rigidbody2d
+
+import (
+	"math"
+	"testing"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// TestDraw: a square plate in the x–y plane at the position, turned by
+// the angle about z (quaternion (cos θ/2, 0, 0, sin θ/2)), of side √(6I/m)
+// (a uniform square of side a has I = m a²/6): m = 2, I = 3 gives a = 3.
+func TestDraw(t *testing.T) {
+	p := DefaultParams()
+	p.Mass, p.Inertia = 2, 3
+	n, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := node.DefaultDrawSettings()
+	x := make([]float64, stateLen)
+	x[offX], x[offX+1], x[offAngle] = 1, 2, math.Pi/2
+	got := n.Draw(x, node.Inputs{}, &set, nil)
+	if len(got) != 1 || got[0].Kind != node.Box || got[0].P != [3]float64{1, 2, 0} {
+		t.Fatalf("%+v", got)
+	}
+	if math.Abs(got[0].Size[0]-3) > 1e-15 || got[0].Size[0] != got[0].Size[1] {
+		t.Errorf("side %v, want 3", got[0].Size)
+	}
+	// The plate's x axis turned a quarter turn points along y.
+	if ax := node.Rotate(got[0].Rot, [3]float64{1, 0, 0}); math.Abs(ax[0]) > 1e-15 || math.Abs(ax[1]-1) > 1e-15 {
+		t.Errorf("x axis after π/2: %v", ax)
+	}
+	if err := n.SetParams(map[string]any{"show": false}); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Draw(x, node.Inputs{}, &set, nil); len(got) != 0 {
+		t.Errorf("hidden: %+v", got)
+	}
+}

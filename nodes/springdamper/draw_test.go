@@ -1,0 +1,55 @@
+package springdamper_test
+
+import (
+	"testing"
+
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/springdamper"
+)
+
+// TestDraw: a connector from a ground point to a mass is drawn as the
+// seed draws it, three coils x, y, z in turn from the ground point to the
+// mass's position as the inputs give it, of the default diameter and
+// color unless draw_size and color say otherwise; show false draws
+// nothing; Simplified draws lines.
+func TestDraw(t *testing.T) {
+	m := newMass(t, 1, [3]float64{}, [3]float64{})
+	p := springdamper.DefaultParams()
+	n, err := springdamper.New(p, springdamper.Ground([3]float64{0, 1, 0}), springdamper.At(m, [3]float64{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := n.Spec().DefaultInputs()
+	copy(in.Values[n.Spec().InputOffset("m1_position"):], []float64{2, -1, 0.5})
+	set := node.DefaultDrawSettings()
+	got := n.Draw(nil, in, &set, nil)
+	want := [][2][3]float64{{{0, 1, 0}, {2, 1, 0}}, {{2, 1, 0}, {2, -1, 0}}, {{2, -1, 0}, {2, -1, 0.5}}}
+	if len(got) != 4 {
+		t.Fatalf("%d shapes, want 4: %+v", len(got), got)
+	}
+	if g := got[0]; g.Kind != node.Box || g.P != [3]float64{0, 1, 0} || g.Color != set.GroundColor {
+		t.Errorf("ground marker %+v, want a grey cube at (0, 1, 0)", g)
+	}
+	got = got[1:]
+	for i, s := range got {
+		if s.Kind != node.Coil || s.P != want[i][0] || s.Q != want[i][1] || s.Size[0] != set.ConnectorSize || s.Color != set.ConnectorColor || s.Windings != set.SpringWindings {
+			t.Errorf("shape %d = %+v, want a default coil %v→%v", i, s, want[i][0], want[i][1])
+		}
+	}
+	if err := n.SetParams(map[string]any{"drawSize": 0.3, "color": []float64{0, 1, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Draw(nil, in, &set, nil); got[1].Size[0] != 0.3 || got[1].Color != [4]float64{0, 1, 0, 1} {
+		t.Errorf("drawSize 0.3, color green: %+v", got[1])
+	}
+	set.Simplified = true
+	if got := n.Draw(nil, in, &set, nil); got[1].Kind != node.Line {
+		t.Errorf("simplified: %v", got[1].Kind)
+	}
+	if err := n.SetParams(map[string]any{"show": false}); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Draw(nil, in, &set, nil); len(got) != 0 {
+		t.Errorf("show false draws %+v", got)
+	}
+}
