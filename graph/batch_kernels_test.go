@@ -198,11 +198,14 @@ var kernelGraphs = []kernelGraph{
 	{"constants into masses", constantsIntoMasses, []string{
 		"constant:load0..load5(6)",
 		// Each mass's force sums its load and its connectors: m0, m1,
-		// m4 and m5 have three terms, m2 and m3 four; m4 and m5 do not
-		// continue the progression of m0 and m1's sources.
-		"masspoint:m0..m1(2)",
+		// m4 and m5 have three terms, m2 and m3 four. m1's sources lie
+		// before m0's (kernels walk rows forwards: strides are never
+		// negative), so m0 is alone and m1 continues with m4; m5 does
+		// not continue m1 and m4's progression.
+		"masspoint:m0..m0(1)",
+		"masspoint:m1..m4(2)",
 		"masspoint:m2..m3(2)",
-		"masspoint:m4..m5(2)",
+		"masspoint:m5..m5(1)",
 		"springdamper:s0..s4(5)",
 		"springdamper:u0..u1(2)", // user force law: another BatchKey
 	}},
