@@ -73,7 +73,6 @@ func (n *Node) BatchKey() string {
 func (n *Node) NewBatch(members []node.Node) node.Batch {
 	b := &batch{
 		laws:   make([]law, len(members)),
-		ground: make([][2][3]float64, len(members)),
 		nodes:  make([]*Node, len(members)),
 		spec:   n.spec,
 		nu:     n.spec.InputLayout.Size(),
@@ -95,12 +94,17 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 			f += len(mk.loads)
 		}
 	}
+	if b.kind[0] == kindGround || b.kind[1] == kindGround {
+		b.ground = make([][2][3]float64, len(members))
+	}
 	for i, mn := range members {
 		m := mn.(*Node)
 		b.nodes[i] = m
 		b.laws[i] = m.law
 		m.mirrors = append(m.mirrors, &b.laws[i])
-		b.ground[i] = [2][3]float64{m.mk[0].local, m.mk[1].local}
+		if b.ground != nil {
+			b.ground[i] = [2][3]float64{m.mk[0].local, m.mk[1].local}
+		}
 	}
 	b.scratch.New = func() any { s := make([]float64, b.nu+b.ny); return &s }
 	return b
@@ -117,7 +121,7 @@ const (
 
 type batch struct {
 	laws   []law
-	ground [][2][3]float64 // per row, the markers' ground points (used for ground markers)
+	ground [][2][3]float64 // per row, the markers' ground points; nil without ground markers
 	nodes  []*Node
 	spec   *node.Spec
 	nu, ny int
