@@ -32,6 +32,58 @@
 // input keeps its default, or is absent (node.Inputs.Present false).
 // Time is t0 + n·dt, never accumulated.
 //
+// # Execution model
+//
+// Build compiles the graph for two paths that compute the same bits.
+//
+// The batched path (family.go, engine.go) is the default. Nodes whose
+// type implements node.Batcher are grouped into families: nodes of one
+// type, one BatchKey, one output level and one wiring pattern — every
+// edge into row i comes, without a transform, from the same kind of
+// buffer at an offset affine in i, with a non-negative stride, and so do
+// the rows' state and outputs. Build finds families in one pass in node
+// order and compiles each edge into a strided view: a plain edge becomes
+// a view of its source's buffer (the kernel reads the source directly,
+// no gather copy), an unconnected input a broadcast constant, and an
+// additive input with several edges a sum the engine writes into worker
+// scratch block by block (sumBlock rows), adding terms in connection
+// order as the per-node gathers do. A step (stepBatched) is a sequence
+// of phases — outputs, level by level, then updates — and a monolithic
+// evaluation (System.Func) outputs then derivatives. Each phase calls
+// every family's kernel once per block of its rows (one interface call
+// per block, not per node) and runs the nodes left out of families (the
+// loose nodes: types without a kernel, edges with transforms) one by one
+// as before. Outputs that no edge reads are not computed (node.BatchArgs
+// Need); Sim.Value and recorded outputs are evaluated on the per-node
+// path, which computes every output.
+//
+// Finiteness is checked once per block, right after the kernel writes
+// it: the new state (or dx/dt) of the block, every input a family reads
+// from outputs (a summed input is checked as a sum, which is non-finite
+// whenever a term is), and the outputs that loose nodes read. Any
+// failure — a non-finite value, a kernel's error, a panic, a loose node's
+// error — makes the step (or evaluation) replay on the per-node path from
+// the retained state (the batched step writes only the next-state buffer
+// and outputs), so the error is exactly the per-node path's
+// *node.StateError, naming the first failing node, field, step and time.
+//
+// With several workers, a phase is split into contiguous ranges of every
+// family's rows and of the loose nodes, one range per worker (the
+// caller's goroutine takes the first); rows are computed independently
+// from values computed before the phase, so results do not depend on the
+// split. Phases smaller than Settings.Grain run on the caller's
+// goroutine.
+//
+// The per-node path (stepPerNode, System.funcPerNode) calls each node's
+// Update, Outputs or Derivatives with its inputs gathered into the Sim's
+// input buffer, checking every value of each node. It is the reference:
+// Sim.SetBatching(false) selects it, and tests hold every kernel and
+// whole graphs bit for bit to it. Coupling strategies (Settings.Coupling,
+// including coupling.Jacobi), the Jacobian assembly, events, Sim.Value
+// and recording use it; the default Jacobi step (Settings.Coupling nil),
+// RunMonolithic and Integrate evaluate through families. Sim.Families
+// lists the families of a Sim.
+//
 // # Coupling strategies
 //
 // Settings.Coupling selects another co-simulation strategy (package
@@ -92,7 +144,11 @@
 //   - Names resolve to offsets in Build. The per-step path does no map or
 //     string look-up and allocates nothing (Sim.Step, and Sim.Run after
 //     its set-up): state, outputs and inputs live in flat buffers sized
-//     once.
+//     once, and kernels' views and scratch are compiled at Build.
+//   - The batched and per-node paths give bit-identical results; the
+//     flat state layout (node order, each node's fields in StateLayout
+//     order) is the same for both, so checkpoints and System vectors do
+//     not depend on the path.
 //   - A failing step leaves the state at t_n. Node errors, panics in node
 //     or transform code, and NaN or Inf in any state, output or input stop
 //     the run with a *node.StateError naming node, field, step and time.
