@@ -254,6 +254,11 @@ type Result struct {
 	NodeUpdates int64         // calls of Update
 	OutputEvals int64         // calls of Outputs
 	Workers     int           // workers used
+	// Replays counts the steps the batched engine handed back to the
+	// per-node path (see doc.go, Execution model): a step that failed, or
+	// that a kernel could not compute. It is zero in a healthy run; the
+	// failing step's error is returned either way.
+	Replays int
 	History     *History      // nil when nothing was recorded
 	// Coupling has the statistics of Settings.Coupling; nil without it.
 	Coupling *CouplingStats
@@ -417,6 +422,7 @@ func (s *Sim) step(t, dt float64, res *Result) error {
 			return nil
 		}
 		s.replays++
+		res.Replays++
 	}
 	return s.stepPerNode(t, dt, res)
 }
