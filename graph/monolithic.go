@@ -33,7 +33,7 @@ import (
 // use the checkpoint's method, parameters and settings (those that affect
 // the trajectory); otherwise it is an error saying what differs
 // (Sim.ResetIntegrator drops the memory).
-func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, isettings *integrators.Settings, set Settings) (*Result, error) {
+func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, isettings *integrators.Settings, set Settings) (_ *Result, err error) {
 	steps, err := s.prepareRun(set)
 	if err != nil {
 		return nil, err
@@ -47,6 +47,7 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 	if err != nil {
 		return nil, err
 	}
+	defer rec.finish(&err)
 	every := max(set.Every, 1)
 	done := ctx.Done()
 	start := time.Now()
@@ -326,8 +327,8 @@ func (s *Sim) monoCurrent() bool {
 // the last accepted one as well.
 func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators.Settings) (*integrators.Result, error) {
 	t0 := s.Time()
-	if math.IsNaN(end) || !(end > t0) {
-		return nil, fmt.Errorf("graph: Integrate: end %v must be after the current time %v", end, t0)
+	if math.IsNaN(end) || math.IsInf(end, 0) || !(end > t0) {
+		return nil, fmt.Errorf("graph: Integrate: end %v must be finite and after the current time %v", end, t0)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
