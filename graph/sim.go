@@ -42,6 +42,8 @@ type Sim struct {
 
 	pool  *pool
 	grain int
+	done  <-chan struct{} // the context of the current Run (nil: none); checked inside long steps
+	ctx   context.Context
 
 	cplan *coupledPlan // the compiled Settings.Coupling during a Run; nil otherwise
 	cmem  *coupledPlan // the last coupled Run's plan, kept for its cross-step memory (coupled_memory.go)
@@ -308,7 +310,8 @@ func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 	}
 	res := &Result{Workers: 1}
 	s.onGroupStep = set.OnGroupStep
-	defer func() { s.onGroupStep = nil }()
+	s.ctx, s.done = ctx, ctx.Done()
+	defer func() { s.onGroupStep, s.ctx, s.done = nil, nil, nil }()
 	if err := s.beginCoupling(set.Coupling); err != nil {
 		return nil, err
 	}
@@ -426,6 +429,19 @@ func (s *Sim) startRecording(set Settings, steps int, res *Result) (*recorder, e
 	}
 	res.History = rec.h
 	return rec, nil
+}
+
+// cancelled returns the Run's context error once it is cancelled, and nil
+// otherwise (and outside a Run). Long steps (group iterations, multirate
+// substeps) call it between their parts, so that a step whose own work
+// is large still stops promptly; it does not allocate.
+func (s *Sim) cancelled() error {
+	select {
+	case <-s.done:
+		return s.ctx.Err()
+	default:
+		return nil
+	}
 }
 
 // Step advances the simulation by one step of dt on the calling
