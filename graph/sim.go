@@ -175,16 +175,17 @@ type pathRef struct {
 func (s *Sim) resolvePath(path string) (pathRef, error) {
 	comp := -1
 	p := path
+	shown := node.Elide(path)
 	if i := strings.IndexByte(p, '['); i > 0 && strings.HasSuffix(p, "]") {
 		k, err := strconv.Atoi(p[i+1 : len(p)-1])
 		if err != nil || k < 0 {
-			return pathRef{}, fmt.Errorf("graph: %q: bad component index", path)
+			return pathRef{}, fmt.Errorf("graph: %s: bad component index", node.Quote(path))
 		}
 		comp, p = k, p[:i]
 	}
 	var errs []error
 	ref, ok := s.resolveSource(p, func(err error, f string, a ...any) {
-		errs = append(errs, fmt.Errorf("graph: %s: %w: %s", path, err, fmt.Sprintf(f, a...)))
+		errs = append(errs, fmt.Errorf("graph: %s: %w: %s", shown, err, node.ElideTo(fmt.Sprintf(f, a...), 300)))
 	})
 	if !ok {
 		return pathRef{}, errs[0]

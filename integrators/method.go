@@ -143,12 +143,19 @@ func ByName(name string) (Method, error) {
 	if near := nearest(strings.ToLower(name), names); near != "" {
 		hint = fmt.Sprintf("; did you mean %q?", near)
 	}
-	return Method{}, fmt.Errorf("%w %q (want one of %s)%s", ErrUnknownMethod, name, strings.Join(names, ", "), hint)
+	shown := name
+	if len(shown) > 64 {
+		shown = strings.ToValidUTF8(shown[:64], "") + "…"
+	}
+	return Method{}, fmt.Errorf("%w %q (want one of %s)%s", ErrUnknownMethod, shown, strings.Join(names, ", "), hint)
 }
 
 // nearest returns the name within edit distance 2 of s (or the one s is
 // a prefix of) closest to it, or "".
 func nearest(s string, names []string) string {
+	if len(s) > 64 {
+		return "" // no method name is that long; skip the O(len) distances
+	}
 	best, bestD := "", 3
 	for _, n := range names {
 		d := editDistance(s, n)
