@@ -184,3 +184,25 @@ func TestFixedStepEventsCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// A fixed step without a crossing allocates nothing, with events as
+// without (the package's no-allocation rule for explicit steps).
+func TestFixedStepEventsNoAlloc(t *testing.T) {
+	for _, name := range []string{MethodRK4, MethodSemiImplicitEuler, MethodDormandPrince} {
+		m, _ := ByName(name)
+		s, err := m.New(&ball{g: 9.81, e: 0.9}, &Settings{Positions: []int{0}, Velocities: []int{1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Init(0, []float64{1e6, 0}); err != nil {
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(100, func() {
+			if err := s.Step(1e-3); err != nil {
+				t.Fatal(err)
+			}
+		}); a != 0 {
+			t.Errorf("%s: %v allocations per step", name, a)
+		}
+	}
+}
