@@ -20,7 +20,11 @@ import (
 // (co-simulation); the caller picks per run. Steps, End, Record and Every
 // mean what they mean for Run; Workers and Grain are ignored (integrator
 // stages are sequential). isettings configures the method (nil: its
-// defaults).
+// defaults). Node events (node.Eventer, such as the ball's contact) are
+// handled by every method: a crossing within a step is located to
+// isettings.EventTol by re-stepping, the node's reset applied and the
+// step finished from the reset state (package integrators, Events);
+// Result.Integrator.EventsHandled counts them.
 //
 // On an error (a failed Newton iteration, a non-finite value, a node
 // error or panic) the state is the last accepted one and the error is a
