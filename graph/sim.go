@@ -293,8 +293,11 @@ type Result struct {
 // state, output or input, reported as a *node.StateError naming node,
 // field, step and time; the state is then the last good one (before the
 // failing step) and the Result describes the steps that succeeded. Run
-// stops within one step when ctx is cancelled and returns ctx's error
-// with the state reached.
+// stops within one step when ctx is cancelled (inside a step, within one
+// coupling-group iteration or multirate substep, the cancelled step
+// leaving the state at its start) and returns ctx's error with the state
+// reached. Invalid settings are an error before any step (see Settings
+// and MaxSteps).
 func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 	steps, err := s.prepareRun(set)
 	if err != nil {
