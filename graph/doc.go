@@ -113,7 +113,10 @@
 // step exactly (integrators.TimeEventSystem), and [System.Jacobian] assembles ∂f/∂y by
 // the chain rule from node and connector Jacobians. [Sim.RunMonolithic]
 // steps it with any fixed-step method of package integrators, keeping the
-// stepper (and its memory) across calls; [Sim.Integrate] runs adaptive
+// stepper (and its memory) across calls; node events are handled by the
+// fixed-step methods too (located by re-stepping, reset, the step
+// finished; see package integrators, Events), so a ball does not fall
+// through its table under RK4; [Sim.Integrate] runs adaptive
 // Dormand–Prince with event localization, likewise keeping its step-size
 // controller and event state, so consecutive calls continue one run.
 // A call with another method, other parameters or other settings than the
@@ -129,6 +132,25 @@
 // [Field]; Field.Get, At and Set then read or write it without looking up
 // a name or allocating (outputs are evaluated once per state when stale),
 // across Run, Step, Integrate and SetState.
+//
+// # Bounded memory and work
+//
+// Settings are checked before the first step: Dt finite and positive;
+// End finite, not before the current time and at most [MaxSteps] (2^53)
+// steps away; Steps at most MaxSteps; Every, Workers, Grain and
+// RecordLimit not negative. [Sim.SetState] and [Sim.Integrate] refuse a
+// non-finite time. Recorded rows are stored as they arrive (storage
+// chunks doubling up to 65 536 rows), never preallocated for the whole
+// run, and a recording whose rows could need more than
+// Settings.RecordLimit bytes ([DefaultRecordLimit]: half of GOMEMLIMIT,
+// at most 4 GiB) is refused up front with the row count and the memory
+// it would need. Settings.RecordTo streams every row as CSV as it is
+// recorded (flushed when the run returns, also on an error or
+// cancellation), and with StreamOnly keeps none in memory. Cancellation
+// is checked between steps and, inside a step, between the iterations of
+// a coupling group and between multirate substeps, whose counts package
+// coupling caps (MaxIterLimit, MaxRate); a cancelled step leaves the
+// state at its start.
 //
 // # Checkpoints
 //

@@ -78,6 +78,13 @@
 // [UnknownTypeError] for registry look-ups. Programmer errors inside the
 // library (slices of the wrong length, an inconsistent spec) panic.
 //
+// Messages echo user input bounded ([FormatValue], [Quote], [Elide]): a
+// list longer than [MaxWholeItems] shows its first [MaxShownItems]
+// elements and a count ("[1, 2, 3, … 999 997 more]"), a string its first
+// [MaxShownBytes] bytes, and [Resolve] reports at most
+// [MaxReportedErrors] problems one by one, so a huge wrong input makes a
+// message of a few hundred bytes.
+//
 // # Concurrency
 //
 // Update, Derivatives, Outputs, EventValues, Reset and the Marker methods
