@@ -78,11 +78,18 @@
 // Update, Outputs or Derivatives with its inputs gathered into the Sim's
 // input buffer, checking every value of each node. It is the reference:
 // Sim.SetBatching(false) selects it, and tests hold every kernel and
-// whole graphs bit for bit to it. Coupling strategies (Settings.Coupling,
-// including coupling.Jacobi), the Jacobian assembly, events, Sim.Value
-// and recording use it; the default Jacobi step (Settings.Coupling nil),
-// RunMonolithic and Integrate evaluate through families. Sim.Families
-// lists the families of a Sim.
+// whole graphs bit for bit to it. The default Jacobi step (Settings.
+// Coupling nil), RunMonolithic and Integrate evaluate through families,
+// and so do the coupling strategies' Gauss–Seidel stages, rate classes
+// (multirate substeps) and the Jacobi stage of any strategy: each stage
+// is compiled at Run start into the contiguous row ranges of the
+// families it holds (a stage that splits a family runs the kernel on its
+// part of the rows) and its loose nodes, and a failing stage is replayed
+// per node. Iterated coupling groups run per node: their iteration reads
+// the members' gathered inputs, which kernels do not gather. The
+// Jacobian assembly, events, Sim.Value and recording use the per-node
+// path. Sim.Families lists the families of a Sim; Result.Replays counts
+// the steps or stages a Run replayed per node.
 //
 // # Coupling strategies
 //

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -44,6 +45,74 @@ type batchJob struct {
 	t, dt float64
 	dst   []float64 // bDerivs: where dx/dt goes
 	sys   *System   // bDerivs: the loose nodes' Derivatives
+	// units, when set, is the phase's work instead of every family of the
+	// kind (and level): a stage of a coupling strategy.
+	units *unitList
+}
+
+// unitList is a set of nodes (a stage of a coupling strategy) compiled
+// for the batched engine: the rows of each family it holds, as contiguous
+// row ranges, and the loose nodes in the set's order.
+type unitList struct {
+	fams  []famRange
+	loose []int32
+	rows  int // node evaluations
+}
+
+type famRange struct {
+	f      *family
+	lo, hi int
+}
+
+// compileUnits compiles a set of nodes for runList.
+func (s *Sim) compileUnits(nodes []int32) *unitList {
+	ul := &unitList{rows: len(nodes)}
+	rows := map[*family][]int{}
+	var order []*family
+	for _, i := range nodes {
+		if s.famOf[i] < 0 {
+			ul.loose = append(ul.loose, i)
+			continue
+		}
+		f := s.families[s.famOf[i]]
+		if rows[f] == nil {
+			order = append(order, f)
+		}
+		rows[f] = append(rows[f], int(s.rowOf[i]))
+	}
+	for _, f := range order {
+		rs := rows[f]
+		slices.Sort(rs)
+		lo := rs[0]
+		for k := 1; k <= len(rs); k++ {
+			if k == len(rs) || rs[k] != rs[k-1]+1 {
+				ul.fams = append(ul.fams, famRange{f: f, lo: lo, hi: rs[k-1] + 1})
+				if k < len(rs) {
+					lo = rs[k]
+				}
+			}
+		}
+	}
+	return ul
+}
+
+// runList runs phase (phaseOutputs or phaseUpdate) on a set of nodes:
+// batched when the engine is on and the set was compiled (ul), replayed
+// on the per-node path when the batched attempt fails (the set's nodes
+// write only their own slots, so the replay starts from the same
+// values), and on the per-node path when ul is nil.
+func (s *Sim) runList(phase int, nodes []int32, ul *unitList, t, dt float64) error {
+	if ul != nil && s.batching() {
+		kind := bOutputs
+		if phase == phaseUpdate {
+			kind = bUpdate
+		}
+		if s.runPhase(batchJob{kind: kind, t: t, dt: dt, units: ul}) {
+			return nil
+		}
+		s.replays++
+	}
+	return s.run(phase, nodes, t, dt)
 }
 
 // batchPool runs the parts of a phase on workers 1..n-1 while the caller
@@ -139,6 +208,9 @@ func (s *Sim) runPhase(j batchJob) bool {
 
 // phaseRows is the number of node evaluations in a phase.
 func (s *Sim) phaseRows(j batchJob) int {
+	if j.units != nil {
+		return j.units.rows
+	}
 	n := 0
 	switch j.kind {
 	case bOutputs:
@@ -171,6 +243,10 @@ func (s *Sim) part(j batchJob, w, n int) {
 			wk.bad = true
 		}
 	}()
+	if j.units != nil {
+		s.partOf(j, wk, w, n)
+		return
+	}
 	for _, f := range s.families {
 		switch j.kind {
 		case bOutputs:
@@ -218,6 +294,32 @@ func (s *Sim) part(j batchJob, w, n int) {
 		err = j.sys.derivNodes(tasks[lo:hi], j.t, s.x, j.dst)
 	}
 	if err != nil {
+		wk.bad = true
+	}
+}
+
+// partOf is part for a compiled set of nodes (batchJob.units).
+func (s *Sim) partOf(j batchJob, wk *worker, w, n int) {
+	for _, fr := range j.units.fams {
+		rows := fr.hi - fr.lo
+		lo, hi := fr.lo+rows*w/n, fr.lo+rows*(w+1)/n
+		for b := lo; b < hi; b += sumBlock {
+			if !s.block(wk, fr.f, j, b, min(b+sumBlock, hi)) {
+				wk.bad = true
+				return
+			}
+		}
+	}
+	tasks := j.units.loose
+	lo, hi := len(tasks)*w/n, len(tasks)*(w+1)/n
+	if lo == hi {
+		return
+	}
+	phase := phaseOutputs
+	if j.kind == bUpdate {
+		phase = phaseUpdate
+	}
+	if s.chunk(phase, tasks[lo:hi], j.t, j.dt) != nil {
 		wk.bad = true
 	}
 }

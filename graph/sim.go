@@ -55,6 +55,7 @@ type Sim struct {
 	// the workers' scratch and pool.
 	families      []*family
 	inFamily      []bool    // per node
+	famOf, rowOf  []int32   // per node: its family (−1: none) and row
 	looseLevels   [][]int32 // per output level, nodes not in a family
 	looseStateful []int32   // stateful nodes not in a family
 	workers       []*worker
@@ -336,7 +337,7 @@ func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 		s.pool = startPool(workers)
 		res.Workers = workers
 		defer func() { s.pool.stop(); s.pool = nil }()
-		if s.batching() && s.cplan == nil {
+		if s.batching() {
 			s.ensureWorkers(workers)
 			s.bpool = startBatchPool(s, workers)
 			defer func() { s.bpool.stop(); s.bpool = nil }()
@@ -345,6 +346,8 @@ func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 	s.grain = grain
 	done := ctx.Done()
 	start := time.Now()
+	replays := s.replays
+	defer func() { res.Replays = s.replays - replays }()
 	for k := 0; k < steps; k++ {
 		select {
 		case <-done:
@@ -496,7 +499,6 @@ func (s *Sim) step(t, dt float64, res *Result) error {
 			return nil
 		}
 		s.replays++
-		res.Replays++
 	}
 	return s.stepPerNode(t, dt, res)
 }
