@@ -181,7 +181,7 @@ type rateClass struct {
 	units       *unitList
 	reeval      [][]int32 // upstream output nodes, re-evaluated every substep
 	reevalUnits []*unitList
-	slower []int32   // stateful nodes of slower classes (interpolated)
+	slower      []int32 // stateful nodes of slower classes (interpolated)
 }
 
 // ispan is one interface input of a group: a range of Sim.u and the

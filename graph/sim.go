@@ -286,7 +286,7 @@ type Result struct {
 	// that a kernel could not compute. It is zero in a healthy run; the
 	// failing step's error is returned either way.
 	Replays int
-	History     *History      // nil when nothing was recorded
+	History *History // nil when nothing was recorded
 	// Coupling has the statistics of Settings.Coupling; nil without it.
 	Coupling *CouplingStats
 	// Integrator is the work of the integrator in monolithic mode
