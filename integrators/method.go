@@ -176,13 +176,24 @@ func (m Method) New(sys System, s *Settings) (Stepper, error) {
 		return nil, err
 	}
 	c := resolve(s)
+	if err := c.checkLinear(); err != nil {
+		return nil, err
+	}
 	switch m.Name {
 	case MethodForwardEuler, MethodSemiImplicitEuler, MethodHeun, MethodRK4, MethodDormandPrince:
 		return newExplicit(m, sys, c)
 	case MethodBackwardEuler, MethodImplicitTrapezoid:
-		return newImplicit(m, sys, c), nil
+		st, err := newImplicit(m, sys, c)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
 	case MethodNewmark, MethodGeneralizedAlpha:
-		return newAlphaFirstOrder(m, sys, c)
+		st, err := newAlphaFirstOrder(m, sys, c)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownMethod, m.Name)
 }
