@@ -21,6 +21,8 @@ type System struct {
 	s      *Sim
 	derivs []node.Deriver // parallel to s.stateful
 	evs    []eventSlot    // built on first use
+	sj     *sparseJac     // Jacobian assembly plan, built on first use (jacobian.go)
+	jval   []float64      // values for the dense Jacobian, built on first use
 
 	// ctx, when set (Sim.Integrate), is checked at every evaluation, so
 	// that a cancellation stops the integrator within one trial step.
@@ -243,3 +245,8 @@ func (m *System) Reset(i int, t float64, y, dst []float64) (_ integrators.EventA
 	}
 	return integrators.EventContinue, nil
 }
+
+var (
+	_ integrators.SparseJacobian = (*System)(nil)
+	_ integrators.Blocked        = (*System)(nil)
+)

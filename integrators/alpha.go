@@ -297,7 +297,7 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 		if err := c.residual(t0, t1, dt, q0, v0, z0, a0, g0, x, c.r0); err != nil {
 			return err
 		}
-		rn := norm2(c.r0)
+		rn := resNorm(c.r0)
 		nl.lastRes = rn
 		if nl.krylv {
 			if i := firstNonFinite(c.r0); i >= 0 {

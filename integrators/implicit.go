@@ -339,7 +339,7 @@ func (s *implicitStepper) step(dt float64) error {
 			s.stats.Rejected++
 			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
 		}
-		rn := norm2(r)
+		rn := resNorm(r)
 		nl.lastRes = rn
 		if d := s.div.check(rn); d != "" {
 			s.stats.Rejected++

@@ -220,6 +220,22 @@ func (d *divergence) check(rnorm float64) string {
 	return ""
 }
 
+// resNorm is ‖r‖₂ computed without overflow for finite entries (scaled
+// by the largest magnitude, as BLAS dnrm2 does): a residual with huge but
+// finite entries is a large number, not +Inf.
+func resNorm(r []float64) float64 {
+	m := maxAbs(r)
+	if m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
+		return m
+	}
+	s := 0.0
+	for _, v := range r {
+		v /= m
+		s += v * v
+	}
+	return m * math.Sqrt(s)
+}
+
 // fdDirection returns the increment h of the directional difference
 // R(x + h·v): √(ε·(1 + ‖x‖₂))/‖v‖₂ (Settings.MatrixFree), and 0 for
 // v = 0.
