@@ -291,6 +291,7 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 	c.div.reset()
 	converged := false
 	it := 0
+	dxNorm := 0.0
 	var dx []float64
 	for it < c.c.newtonMaxIter {
 		it++
@@ -305,7 +306,12 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 			}
 		}
 		if d := c.div.check(rn); d != "" {
-			return &StepError{Method: c.name, Status: NewtonFailure, T: t1, Dt: dt, Index: -1, Iter: it, Residual: rn, Detail: d}
+			if nl.krylv && nl.stale() {
+				nl.valid = false
+				c.div.reset()
+			} else {
+				return &StepError{Method: c.name, Status: NewtonFailure, T: t1, Dt: dt, Index: -1, Iter: it, Residual: rn, Detail: d}
+			}
 		}
 		if !nl.krylv {
 			c.stats.JacEvals++
@@ -319,7 +325,7 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 			}
 			dx = ls.dx
 		} else {
-			if nl.assemble {
+			if nl.needMatrix(dt, it, dxNorm) {
 				c.stats.JacEvals++
 				var err error
 				if c.sp != nil {
@@ -330,16 +336,23 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 				if err != nil {
 					return err
 				}
+				nl.valid = false
 				if err := nl.setupPC(c.stats); err != nil {
 					return nl.linearError(c.name, t1, dt, it, err)
 				}
+				nl.matrixDone(dt)
 			}
 			c.stats.NewtonIters++
 			copy(nl.b, c.r0)
 			if err := nl.krylov(nl.b, rn, c.stats); err != nil {
+				if nl.stale() {
+					nl.valid = false
+					continue
+				}
 				return nl.linearError(c.name, t1, dt, it, err)
 			}
 			dx = nl.dx
+			nl.prevDx, dxNorm = dxNorm, maxAbs(dx)
 		}
 		for i := range x {
 			x[i] += dx[i]
@@ -370,6 +383,7 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 			return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: nq + i}
 		}
 	}
+	nl.endStep()
 	return nil
 }
 

@@ -76,36 +76,53 @@ func checkPattern(n int, rowPtr, col []int) error {
 	return nil
 }
 
-// patternBuilder collects the (row, column) pairs of a pattern row by
-// row; build sorts and merges them into a CSR with zero values.
+// patternBuilder collects (row, column) pairs of a pattern; build sorts
+// and merges them into a CSR with zero values by a counting sort over the
+// rows (no per-row allocation: patterns of 10⁶ rows are built in one
+// pass).
 type patternBuilder struct {
-	n    int
-	rows [][]int
+	n      int
+	ri, cj []int32
 }
 
-func newPatternBuilder(n int) *patternBuilder { return &patternBuilder{n: n, rows: make([][]int, n)} }
+func newPatternBuilder(n int) *patternBuilder { return &patternBuilder{n: n} }
 
-func (p *patternBuilder) add(i, j int) { p.rows[i] = append(p.rows[i], j) }
+func (p *patternBuilder) add(i, j int) {
+	p.ri = append(p.ri, int32(i))
+	p.cj = append(p.cj, int32(j))
+}
 
 func (p *patternBuilder) build() *CSR {
-	a := &CSR{N: p.n, RowPtr: make([]int, p.n+1)}
-	for i, r := range p.rows {
+	n := p.n
+	cnt := make([]int, n+1)
+	for _, i := range p.ri {
+		cnt[i+1]++
+	}
+	for i := 0; i < n; i++ {
+		cnt[i+1] += cnt[i]
+	}
+	cols := make([]int, len(p.ri))
+	fill := append([]int(nil), cnt[:n]...)
+	for k, i := range p.ri {
+		cols[fill[i]] = int(p.cj[k])
+		fill[i]++
+	}
+	a := &CSR{N: n, RowPtr: make([]int, n+1)}
+	w := 0
+	for i := 0; i < n; i++ {
+		r := cols[cnt[i]:cnt[i+1]]
 		sortInts(r)
-		w := 0
 		for k, c := range r {
-			if k == 0 || c != r[w-1] {
-				r[w] = c
+			if k == 0 || c != r[k-1] {
+				cols[w] = c
 				w++
 			}
 		}
-		p.rows[i] = r[:w]
-		a.RowPtr[i+1] = a.RowPtr[i] + w
+		a.RowPtr[i+1] = w
 	}
-	a.Col = make([]int, a.RowPtr[p.n])
-	for i, r := range p.rows {
-		copy(a.Col[a.RowPtr[i]:], r)
-	}
-	a.Val = make([]float64, len(a.Col))
+	a.Col = cols[:w:w]
+	a.Val = make([]float64, w)
+	p.ri, p.cj = nil, nil
 	return a
 }
 

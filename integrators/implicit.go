@@ -319,6 +319,7 @@ func (s *implicitStepper) step(dt float64) error {
 	s.div.reset()
 	converged := false
 	it := 0
+	dxNorm := 0.0
 	var dx []float64
 	for it < s.c.newtonMaxIter {
 		it++
@@ -342,8 +343,14 @@ func (s *implicitStepper) step(dt float64) error {
 		rn := resNorm(r)
 		nl.lastRes = rn
 		if d := s.div.check(rn); d != "" {
-			s.stats.Rejected++
-			return &StepError{Method: s.m.Name, Status: NewtonFailure, T: t1, Dt: dt, Index: -1, Iter: it, Residual: rn, Detail: d}
+			if nl.krylv && nl.stale() {
+				// Diverging with an old matrix: assemble a fresh one.
+				nl.valid = false
+				s.div.reset()
+			} else {
+				s.stats.Rejected++
+				return &StepError{Method: s.m.Name, Status: NewtonFailure, T: t1, Dt: dt, Index: -1, Iter: it, Residual: rn, Detail: d}
+			}
 		}
 		if !nl.krylv {
 			// J = I − dt·θ·∂f/∂y, dense LU.
@@ -362,7 +369,7 @@ func (s *implicitStepper) step(dt float64) error {
 			}
 			dx = ls.dx
 		} else {
-			if nl.assemble {
+			if nl.needMatrix(dt, it, dxNorm) {
 				s.stats.JacEvals++
 				var err error
 				if s.sp != nil {
@@ -374,18 +381,27 @@ func (s *implicitStepper) step(dt float64) error {
 					s.stats.Rejected++
 					return err
 				}
+				nl.valid = false
 				if err := nl.setupPC(&s.stats); err != nil {
 					s.stats.Rejected++
 					return nl.linearError(s.m.Name, t1, dt, it, err)
 				}
+				nl.matrixDone(dt)
 			}
 			s.stats.NewtonIters++
 			s.cur, s.tCur, s.dtCur = x, t1, dt
 			if err := nl.krylov(r, rn, &s.stats); err != nil {
+				if nl.stale() {
+					// An old matrix or preconditioner: retry the
+					// iteration with a fresh one.
+					nl.valid = false
+					continue
+				}
 				s.stats.Rejected++
 				return nl.linearError(s.m.Name, t1, dt, it, err)
 			}
 			dx = nl.dx
+			nl.prevDx, dxNorm = dxNorm, maxAbs(dx)
 		}
 		for i := range x {
 			x[i] += dx[i]
@@ -419,6 +435,7 @@ func (s *implicitStepper) step(dt float64) error {
 	s.y, s.yn = x, s.y
 	s.clk = nc
 	s.stats.Steps++
+	nl.endStep()
 	return nil
 }
 

@@ -375,7 +375,12 @@ func TestLinearFailures(t *testing.T) {
 	}
 	for _, lin := range []LinearSolver{LinearDense, LinearGMRES} {
 		se = step(divergent{}, &Settings{LinearSolver: lin, Preconditioner: PrecondNone, NewtonMaxIter: 50}, 1)
-		if se.Status != NewtonFailure || !strings.Contains(se.Error(), "diverged") || !(se.Residual > 1) || se.Iter >= 50 {
+		// With GMRES the inexact first iterations take another path; the
+		// iterate runs off to where atan' underflows and the Newton
+		// matrix is singular: a breakdown, reported as such.
+		diverged := se.Status == NewtonFailure && strings.Contains(se.Error(), "diverged")
+		brokeDown := lin == LinearGMRES && se.Status == LinearFailure && strings.Contains(se.Error(), "breakdown")
+		if !(diverged || brokeDown) || !(se.Residual > 1) || se.Iter >= 50 {
 			t.Errorf("%v divergence: %v", lin, se)
 		}
 	}

@@ -32,6 +32,14 @@ type newtonLinear struct {
 	eta, rPrev, linRes float64
 	lastRes            float64 // last Newton residual norm ‖R‖₂
 	name               func(i int) string
+
+	// Reuse of the assembled matrix and its preconditioner (GMRES only):
+	// valid once assembled, for step size dtA, age accepted steps ago;
+	// fresh when assembled during the current step.
+	valid, fresh bool
+	dtA          float64
+	age          int
+	prevDx       float64
 }
 
 // useKrylov resolves LinearAuto for n unknowns.
@@ -114,8 +122,35 @@ func newNewtonLinear(c *conf, n int, pattern *CSR, blockOf []int, fd func(v, dst
 // fromDense copies the staged dense Newton matrix into A (full pattern).
 func (l *newtonLinear) fromDense() { copy(l.A.Val, l.dense.jd) }
 
-// beginStep resets the forcing sequence.
-func (l *newtonLinear) beginStep() { l.k = 0 }
+// beginStep resets the forcing sequence and the per-step reuse state.
+func (l *newtonLinear) beginStep() { l.k, l.fresh, l.prevDx = 0, false, 0 }
+
+// endStep ages the assembled matrix after an accepted step.
+func (l *newtonLinear) endStep() { l.age++ }
+
+// needMatrix reports whether GMRES's matrix (and preconditioner) must be
+// assembled before Newton iteration it of a step of size dt, given the
+// last two Newton update norms. A matrix is reused across iterations and
+// steps (a chord iteration with an inexact, preconditioned solve, as
+// CVODE reuses its Newton matrix) while the iteration converges fast;
+// it is assembled afresh when the step size changes, when it is
+// JacobianMaxAge steps old, when an update does not halve the previous
+// one (then at every such iteration: Newton's method proper), and when a
+// matrix from an earlier step has needed more than 3 iterations.
+func (l *newtonLinear) needMatrix(dt float64, it int, dxNorm float64) bool {
+	if !l.assemble {
+		return false
+	}
+	slow := (it > 1 && l.prevDx > 0 && dxNorm > 0.5*l.prevDx) || (it > 3 && !l.fresh)
+	return !l.valid || l.dtA != dt || l.age >= l.c.jacMaxAge || slow
+}
+
+// matrixDone records a matrix assembled for step size dt.
+func (l *newtonLinear) matrixDone(dt float64) { l.valid, l.fresh, l.dtA, l.age = true, true, dt, 0 }
+
+// stale reports whether the iteration uses a matrix from an earlier step,
+// so a failure may be cured by assembling a fresh one.
+func (l *newtonLinear) stale() bool { return l.assemble && !l.fresh }
 
 // phi is the golden ratio, the safeguard exponent of Eisenstat–Walker
 // choice 1.

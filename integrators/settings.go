@@ -104,6 +104,13 @@ type Settings struct {
 	// only for the preconditioner (never with PrecondNone).
 	MatrixFree bool
 
+	// JacobianMaxAge bounds, with GMRES, the number of steps an assembled
+	// Newton matrix and its preconditioner are reused (it is re-assembled
+	// sooner when the step size changes or Newton converges slowly or
+	// fails with it). 1 assembles at every step's first iteration. Zero
+	// means 20. The dense solver re-evaluates at every iteration.
+	JacobianMaxAge int
+
 	// Positions and Velocities pair position components with their
 	// velocities (y[Positions[i]]' = y[Velocities[i]]) for semi-implicit
 	// Euler and for Newmark/generalized-alpha on a first-order System.
@@ -137,6 +144,7 @@ type conf struct {
 	krylovMaxIter  int
 	forcing        Forcing
 	matrixFree     bool
+	jacMaxAge      int
 }
 
 func resolve(s *Settings) conf {
@@ -153,7 +161,7 @@ func resolve(s *Settings) conf {
 			pos: slices.Clone(s.Positions), vel: slices.Clone(s.Velocities),
 			lin: s.LinearSolver, pc: s.Preconditioner, krylovTol: s.KrylovTol,
 			restart: s.KrylovRestart, krylovMaxIter: s.KrylovMaxIter,
-			forcing: s.Forcing, matrixFree: s.MatrixFree,
+			forcing: s.Forcing, matrixFree: s.MatrixFree, jacMaxAge: s.JacobianMaxAge,
 		}
 	}
 	if c.rtol == 0 {
@@ -188,6 +196,9 @@ func resolve(s *Settings) conf {
 	}
 	if c.krylovMaxIter == 0 {
 		c.krylovMaxIter = 500
+	}
+	if c.jacMaxAge == 0 {
+		c.jacMaxAge = 20
 	}
 	return c
 }
