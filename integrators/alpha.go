@@ -100,6 +100,7 @@ func (c *alphaCore) jv(v, dst []float64) error {
 // other components; columns q, v, z likewise). Rows of the position
 // components (q' = v) are not used.
 type alphaSparse struct {
+	pt     JacobianPoint // where A was last assembled
 	ad     *partAdapter
 	sj     SparseJacobian
 	jw, je []float64 // J at the weighted state, at the endpoint (nz > 0)
@@ -141,9 +142,11 @@ func newAlphaSparse(ad *partAdapter, sj SparseJacobian) (*alphaSparse, *CSR, err
 		}
 	}
 	A := pb.build()
-	m := &alphaSparse{ad: ad, sj: sj, jw: make([]float64, len(col)), dst: make([]int, len(col)), kind: make([]uint8, len(col)), diag: make([]int, nq+nz)}
+	m := &alphaSparse{ad: ad, sj: sj, jw: make([]float64, len(col)), dst: make([]int, len(col)), kind: make([]uint8, len(col)), diag: make([]int, nq+nz),
+		pt: JacobianPoint{Y: make([]float64, n)}}
 	if nz > 0 {
 		m.je = make([]float64, len(col))
+		m.pt.YE = make([]float64, n)
 	}
 	for i := range m.diag {
 		m.diag[i] = A.find(i, i)
@@ -167,15 +170,30 @@ func newAlphaSparse(ad *partAdapter, sj SparseJacobian) (*alphaSparse, *CSR, err
 // sparseMatrix assembles the Newton matrix into nl.A at the weighted
 // state of the last residual (and its endpoint when nz > 0).
 func (c *alphaCore) sparseMatrix(t1, dt float64) error {
-	m, ad, p := c.sp, c.sp.ad, c.p
+	m, ad := c.sp, c.sp.ad
 	ad.scatter(c.qw, c.vw, c.zw)
-	if err := m.sj.SparseJacobian(c.tw, ad.y, m.jw); err != nil {
-		return &StepError{Method: c.name, Status: Failure, T: c.tw, Dt: dt, Index: -1, Err: err}
-	}
+	copy(m.pt.Y, ad.y)
+	m.pt.T, m.pt.Dt = c.tw, dt
 	if c.nz > 0 {
 		c.stats.JacEvals++
 		ad.scatter(c.q1, c.v1, c.z1)
-		if err := m.sj.SparseJacobian(t1, ad.y, m.je); err != nil {
+		copy(m.pt.YE, ad.y)
+		m.pt.TE = t1
+	}
+	return c.sparseAt()
+}
+
+// sparseAt assembles the Newton matrix from the Jacobians at the point
+// recorded in c.sp.pt.
+func (c *alphaCore) sparseAt() error {
+	m, p := c.sp, c.p
+	dt, t1 := m.pt.Dt, m.pt.T
+	if err := m.sj.SparseJacobian(m.pt.T, m.pt.Y, m.jw); err != nil {
+		return &StepError{Method: c.name, Status: Failure, T: m.pt.T, Dt: dt, Index: -1, Err: err}
+	}
+	if c.nz > 0 {
+		t1 = m.pt.TE
+		if err := m.sj.SparseJacobian(t1, m.pt.YE, m.je); err != nil {
 			return &StepError{Method: c.name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: err}
 		}
 	}
@@ -722,6 +740,7 @@ func newAlphaFirstOrder(m Method, sys System, c conf) (*alphaFirst, error) {
 		}
 	}
 	s.core.initLinear(pattern, blockOf, name)
+	s.core.nl.crossStep = s.core.sp != nil
 	s.q, s.v, s.a = make([]float64, nq), make([]float64, nq), make([]float64, nq)
 	s.z, s.g = make([]float64, nz), make([]float64, nz)
 	return s, nil
@@ -757,6 +776,7 @@ func (s *alphaFirst) Init(t0 float64, y0 []float64) error {
 	s.gather()
 	s.clk = Clock{Base: t0}
 	s.haveA = false
+	s.core.nl.valid = false
 	s.stats = Stats{}
 	s.init = true
 	return nil
@@ -809,6 +829,11 @@ func (s *alphaFirst) Checkpoint() Checkpoint {
 	if s.haveA {
 		c.A, c.ZDot = cloneF(s.a), cloneF(s.g)
 	}
+	if nl := s.core.nl; nl.crossStep && nl.valid {
+		p := s.core.sp.pt
+		p.Y, p.YE, p.Age = cloneF(p.Y), cloneF(p.YE), nl.age
+		c.Jac = &p
+	}
 	return c
 }
 
@@ -834,6 +859,29 @@ func (s *alphaFirst) Restore(c Checkpoint) error {
 	if s.haveA {
 		copy(s.a, c.A)
 		copy(s.g, c.ZDot)
+	}
+	nl := s.core.nl
+	nl.valid = false
+	if p := c.Jac; p != nil && nl.crossStep {
+		// Re-assemble the reused matrix where it was (not counted as
+		// work: it restores memory).
+		m := s.core.sp
+		if len(p.Y) != s.n || len(p.YE) != len(m.pt.YE) {
+			return &HistoryError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
+		}
+		copy(m.pt.Y, p.Y)
+		copy(m.pt.YE, p.YE)
+		m.pt.T, m.pt.TE, m.pt.Dt = p.T, p.TE, p.Dt
+		st := s.stats
+		err := s.core.sparseAt()
+		if err == nil {
+			err = nl.setupPC(&st)
+		}
+		if err != nil {
+			return fmt.Errorf("integrators: restoring the Newton matrix: %w", err)
+		}
+		nl.matrixDone(p.Dt)
+		nl.fresh, nl.age = false, p.Age
 	}
 	s.init = true
 	return nil

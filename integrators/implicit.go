@@ -101,6 +101,7 @@ type implicitStepper struct {
 // sparseMap assembles a sparse Newton matrix from a SparseJacobian:
 // A.Val[dst[k]] += coef·J.Val[k], then the diagonal.
 type sparseMap struct {
+	pt   JacobianPoint // where A was last assembled
 	sj   SparseJacobian
 	jval []float64
 	dst  []int
@@ -121,7 +122,7 @@ func newSparseMap(sj SparseJacobian, n int) (*sparseMap, *CSR, error) {
 		}
 	}
 	A := pb.build()
-	m := &sparseMap{sj: sj, jval: make([]float64, len(col)), dst: make([]int, len(col)), diag: make([]int, n)}
+	m := &sparseMap{sj: sj, jval: make([]float64, len(col)), dst: make([]int, len(col)), diag: make([]int, n), pt: JacobianPoint{Y: make([]float64, n)}}
 	for i := 0; i < n; i++ {
 		m.diag[i] = A.find(i, i)
 		for k := rp[i]; k < rp[i+1]; k++ {
@@ -183,6 +184,7 @@ func newImplicit(m Method, sys System, c conf) (*implicitStepper, error) {
 	}
 	s.nl = newNewtonLinear(&s.c, n, pattern, blockOf, s.jv)
 	s.ls = s.nl.dense
+	s.nl.crossStep = s.sp != nil
 	if cn, ok := sys.(componentNamer); ok {
 		s.nl.name = cn.Component
 	}
@@ -213,6 +215,7 @@ func (s *implicitStepper) jv(v, dst []float64) error {
 // Init implements Stepper.
 func (s *implicitStepper) Init(t0 float64, y0 []float64) error {
 	s.f0OK = false
+	s.nl.valid = false
 	return s.core.init0(t0, y0)
 }
 
@@ -267,6 +270,8 @@ func (s *implicitStepper) denseMatrix(t1, dt float64, x []float64, it int) error
 // sparseMatrix assembles A = I − dt·θ·∂f/∂y at (t1, x) into nl.A.
 func (s *implicitStepper) sparseMatrix(t1, dt float64, x []float64, it int) error {
 	A, sp := s.nl.A, s.sp
+	sp.pt.T, sp.pt.Dt = t1, dt
+	copy(sp.pt.Y, x)
 	if err := sp.sj.SparseJacobian(t1, x, sp.jval); err != nil {
 		return &StepError{Method: s.m.Name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: err}
 	}
@@ -445,6 +450,11 @@ func (s *implicitStepper) Checkpoint() Checkpoint {
 	if s.theta != 1 && s.f0OK {
 		c.F = cloneF(s.f0)
 	}
+	if nl := s.nl; nl.crossStep && nl.valid {
+		p := s.sp.pt
+		p.Y, p.Age = cloneF(p.Y), nl.age
+		c.Jac = &p
+	}
 	return c
 }
 
@@ -460,6 +470,24 @@ func (s *implicitStepper) Restore(c Checkpoint) error {
 	if s.theta != 1 && len(c.F) == s.n {
 		copy(s.f0, c.F)
 		s.f0OK = true
+	}
+	s.nl.valid = false
+	if p := c.Jac; p != nil && s.nl.crossStep {
+		// Re-assemble the reused matrix where it was (work not counted:
+		// it restores memory, as the uninterrupted run did it earlier).
+		if len(p.Y) != s.n {
+			return &HistoryError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
+		}
+		st := s.stats
+		err := s.sparseMatrix(p.T, p.Dt, p.Y, 0)
+		if err == nil {
+			err = s.nl.setupPC(&st)
+		}
+		if err != nil {
+			return fmt.Errorf("integrators: restoring the Newton matrix: %w", err)
+		}
+		s.nl.matrixDone(p.Dt)
+		s.nl.fresh, s.nl.age = false, p.Age
 	}
 	s.init = true
 	return nil

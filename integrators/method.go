@@ -255,6 +255,9 @@ type Checkpoint struct {
 	ZenoCount    int
 	LastEventT   float64
 	Stats        Stats
+	// Jac is where the Newton matrix reused across steps was assembled
+	// (GMRES on a SparseJacobian only; nil otherwise).
+	Jac *JacobianPoint `json:",omitempty"`
 }
 
 func cloneF(x []float64) []float64 {

@@ -37,6 +37,7 @@ type newtonLinear struct {
 	// valid once assembled, for step size dtA, age accepted steps ago;
 	// fresh when assembled during the current step.
 	valid, fresh bool
+	crossStep    bool // reuse across steps (the stepper can re-assemble at a recorded point)
 	dtA          float64
 	age          int
 	prevDx       float64
@@ -142,7 +143,7 @@ func (l *newtonLinear) needMatrix(dt float64, it int, dxNorm float64) bool {
 		return false
 	}
 	slow := (it > 1 && l.prevDx > 0 && dxNorm > 0.5*l.prevDx) || (it > 3 && !l.fresh)
-	return !l.valid || l.dtA != dt || l.age >= l.c.jacMaxAge || slow
+	return !l.valid || l.dtA != dt || l.age >= l.c.jacMaxAge || slow || !l.crossStep && !l.fresh
 }
 
 // matrixDone records a matrix assembled for step size dt.
@@ -219,6 +220,17 @@ func (l *newtonLinear) linearError(method string, t, dt float64, it int, err err
 		}
 	}
 	return e
+}
+
+// JacobianPoint is where the Newton matrix a stepper reuses across steps
+// (GMRES, Settings.JacobianMaxAge) was assembled: Restore re-assembles it
+// there, so that a resumed run is bit-identical to an uninterrupted one.
+type JacobianPoint struct {
+	T, Dt float64   // time of the Jacobian, step size of the matrix
+	Y     []float64 // first-order state of the Jacobian
+	TE    float64   // Newmark family with extra quantities: endpoint time
+	YE    []float64 // and state of the second Jacobian
+	Age   int       // accepted steps since assembly
 }
 
 // divergence watches the Newton residual norms of one step: the
