@@ -135,14 +135,21 @@ func (l *newtonLinear) endStep() { l.age++ }
 // steps (a chord iteration with an inexact, preconditioned solve, as
 // CVODE reuses its Newton matrix) while the iteration converges fast;
 // it is assembled afresh when the step size changes, when it is
-// JacobianMaxAge steps old, when an update does not halve the previous
-// one (then at every such iteration: Newton's method proper), and when a
-// matrix from an earlier step has needed more than 3 iterations.
+// JacobianMaxAge steps old, when an update does not shrink the previous
+// one by max(½, 2η) with an old matrix or by 0.9 with this step's (then
+// at every such iteration: Newton's method proper), and when a matrix
+// from an earlier step has needed more than 5 iterations.
 func (l *newtonLinear) needMatrix(dt float64, it int, dxNorm float64) bool {
 	if !l.assemble {
 		return false
 	}
-	slow := (it > 1 && l.prevDx > 0 && dxNorm > 0.5*l.prevDx) || (it > 3 && !l.fresh)
+	// The update should shrink at least like the forcing term allows; a
+	// fresh matrix is only replaced when the iteration hardly contracts.
+	lim := math.Max(0.5, math.Min(0.9, 2*l.eta))
+	if l.fresh {
+		lim = 0.9
+	}
+	slow := (it > 1 && l.prevDx > 0 && dxNorm > lim*l.prevDx) || (it > 5 && !l.fresh)
 	return !l.valid || l.dtA != dt || l.age >= l.c.jacMaxAge || slow || !l.crossStep && !l.fresh
 }
 
