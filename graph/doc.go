@@ -55,8 +55,13 @@
 // state, re-evaluates the outputs (connector forces) in dependency order
 // and calls every node's Derivatives, so inputs are never frozen within an
 // integrator step. Position/velocity roles give its Pairs, node events
-// (node.Eventer) its EventSystem, and [System.Jacobian] assembles ∂f/∂y by
-// the chain rule from node and connector Jacobians. [Sim.RunMonolithic]
+// (node.Eventer) its EventSystem, and [System.SparseJacobian] assembles
+// ∂f/∂y by the chain rule from node and connector Jacobians as a sparse
+// matrix (CSR) on a pattern fixed from the edges at its first use
+// ([System.JacobianPattern]; a node's own blocks are taken dense), with
+// [System.Blocks] giving each node's state range to block-Jacobi
+// preconditioning; [System.Jacobian] is the same assembly scattered into
+// a dense matrix for dense LU. [Sim.RunMonolithic]
 // steps it with any fixed-step method of package integrators, keeping the
 // stepper (and its memory) across calls; [Sim.Integrate] runs adaptive
 // Dormand–Prince with event localization, likewise keeping its step-size
