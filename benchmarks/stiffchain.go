@@ -119,6 +119,7 @@ var StiffSolvers = map[string]integrators.Settings{
 	"dense":              {LinearSolver: integrators.LinearDense},
 	"gmres+block-jacobi": {LinearSolver: integrators.LinearGMRES, Preconditioner: integrators.PrecondBlockJacobi},
 	"gmres+ilu0":         {LinearSolver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0},
+	"banded":             {LinearSolver: integrators.LinearBanded},
 }
 
 // RunStiff builds W4 of n masses and runs steps steps of StiffDt with

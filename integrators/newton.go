@@ -23,6 +23,7 @@ type newtonLinear struct {
 	A        *CSR
 	assemble bool
 	pc       precond
+	band     *bandLU // LinearBanded: exact solves instead of GMRES
 	kry      *gmres
 	op       func(v, dst []float64) error
 	b, dx    []float64
@@ -46,7 +47,7 @@ type newtonLinear struct {
 // useKrylov resolves LinearAuto for n unknowns.
 func (c *conf) useKrylov(n int) bool {
 	switch c.lin {
-	case LinearGMRES:
+	case LinearGMRES, LinearBanded:
 		return true
 	case LinearDense:
 		return false
@@ -57,7 +58,7 @@ func (c *conf) useKrylov(n int) bool {
 // checkLinear validates the linear-solver settings.
 func (c *conf) checkLinear() error {
 	switch {
-	case c.lin < LinearAuto || c.lin > LinearGMRES:
+	case c.lin < LinearAuto || c.lin > LinearBanded:
 		return fmt.Errorf("integrators: unknown LinearSolver %d; valid: %v", int(c.lin), LinearSolverNames())
 	case c.pc < PrecondBlockJacobi || c.pc > PrecondNone:
 		return fmt.Errorf("integrators: unknown Preconditioner %d; valid: %v", int(c.pc), PreconditionerNames())
@@ -83,19 +84,22 @@ func newNewtonLinear(c *conf, n int, pattern *CSR, blockOf []int, fd func(v, dst
 		l.dense = newLinSolver(n)
 		return l
 	}
-	l.kry = newGMRES(n, c.restart)
 	l.b, l.dx = make([]float64, n), make([]float64, n)
+	if c.lin == LinearBanded {
+		if pattern == nil {
+			l.dense = newLinSolver(n)
+			pattern = fullPattern(n)
+		}
+		l.A, l.assemble = pattern, true
+		l.band = newBandLU(pattern)
+		return l
+	}
+	l.kry = newGMRES(n, c.restart)
 	l.assemble = !c.matrixFree || c.pc != PrecondNone
 	if l.assemble {
 		if pattern == nil {
 			l.dense = newLinSolver(n)
-			pb := newPatternBuilder(n)
-			for i := 0; i < n; i++ {
-				for j := 0; j < n; j++ {
-					pb.add(i, j)
-				}
-			}
-			pattern = pb.build()
+			pattern = fullPattern(n)
 		}
 		l.A = pattern
 		switch c.pc {
@@ -118,6 +122,17 @@ func newNewtonLinear(c *conf, n int, pattern *CSR, blockOf []int, fd func(v, dst
 		l.op = func(v, dst []float64) error { A.MulVec(v, dst); return nil }
 	}
 	return l
+}
+
+// fullPattern is the pattern of a dense n×n matrix.
+func fullPattern(n int) *CSR {
+	pb := newPatternBuilder(n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			pb.add(i, j)
+		}
+	}
+	return pb.build()
 }
 
 // fromDense copies the staged dense Newton matrix into A (full pattern).
@@ -184,6 +199,10 @@ func (l *newtonLinear) forcingTerm(rnorm float64) float64 {
 
 // setupPC factors the preconditioner from A.
 func (l *newtonLinear) setupPC(st *Stats) error {
+	if l.band != nil {
+		st.Factorize++
+		return l.band.setup(l.A)
+	}
 	if l.pc == nil {
 		return nil
 	}
@@ -193,6 +212,18 @@ func (l *newtonLinear) setupPC(st *Stats) error {
 
 // krylov solves A·dx = −r by GMRES into l.dx.
 func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Stats) error {
+	if l.band != nil {
+		for i, v := range r {
+			l.dx[i] = -v
+		}
+		l.band.solve(l.dx)
+		st.LinearSolves++
+		l.k++
+		if i := firstNonFinite(l.dx); i >= 0 {
+			return &krylovError{Reason: "breakdown", Rel: math.NaN()}
+		}
+		return nil
+	}
 	eta := l.forcingTerm(rnorm)
 	for i, v := range r {
 		l.b[i] = -v

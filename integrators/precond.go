@@ -22,6 +22,9 @@ type singularBlockError struct {
 }
 
 func (e *singularBlockError) Error() string {
+	if e.Kind == "banded" {
+		return fmt.Sprintf("banded LU: zero pivot in column %d", e.First)
+	}
 	if e.Kind == "ilu0" {
 		return fmt.Sprintf("ILU(0) preconditioner: zero pivot in row %d", e.First)
 	}

@@ -166,8 +166,8 @@ type Integrator struct {
 	NewtonMaxIter int     `json:"newton_max_iter,omitempty"`
 	// Linear solver of the Newton iterations of the implicit and
 	// structural methods (integrators.Settings): "auto" (default; dense
-	// LU up to integrators.AutoDenseMax unknowns, GMRES above), "dense"
-	// or "gmres"; GMRES's preconditioner "block-jacobi" (default), "ilu0"
+	// LU up to integrators.AutoDenseMax unknowns, GMRES above), "dense",
+	// "gmres" or "banded" (direct banded LU); GMRES's preconditioner "block-jacobi" (default), "ilu0"
 	// or "none"; its forcing "eisenstat-walker" (default) or "constant";
 	// the smallest relative Krylov tolerance (default 1e-6), the restart
 	// length m of GMRES(m) (default 30), the iteration limit of one solve
@@ -767,6 +767,9 @@ func (in *Integrator) checkLinear(path string, explicit bool) []error {
 	}
 	if in.LinearSolver == "dense" && (in.Preconditioner != "" || in.Forcing != "" || in.KrylovTol != 0 || in.KrylovRestart != 0 || in.KrylovMaxIter != 0 || in.MatrixFree || in.JacobianMaxAge != 0) {
 		bad("", "preconditioner, forcing, krylov_* , matrix_free and jacobian_max_age configure GMRES; linear_solver is \"dense\"")
+	}
+	if in.LinearSolver == "banded" && (in.Preconditioner != "" || in.Forcing != "" || in.KrylovTol != 0 || in.KrylovRestart != 0 || in.KrylovMaxIter != 0 || in.MatrixFree) {
+		bad("", "preconditioner, forcing, krylov_* and matrix_free configure GMRES; linear_solver is \"banded\" (a direct solver)")
 	}
 	return errs
 }

@@ -246,7 +246,7 @@ func integratorSchema() obj {
 			"event_tol":        pos("Event time tolerance of the adaptive integrator [s] (default 1e-12)."),
 			"newton_tol":       pos("Newton convergence tolerance of implicit methods (default 1e-10)."),
 			"newton_max_iter":  obj{"type": "integer", "minimum": 0, "description": "Newton iterations per step of implicit methods (default 10)."},
-			"linear_solver":    obj{"enum": integrators.LinearSolverNames(), "default": "auto", "description": "Linear solver of the Newton iterations: auto (dense LU up to " + fmt.Sprint(integrators.AutoDenseMax) + " unknowns, GMRES above), dense or gmres."},
+			"linear_solver":    obj{"enum": integrators.LinearSolverNames(), "default": "auto", "description": "Linear solver of the Newton iterations: auto (dense LU up to " + fmt.Sprint(integrators.AutoDenseMax) + " unknowns, GMRES above), dense, gmres, or banded (direct banded LU, for chains)."},
 			"preconditioner":   obj{"enum": integrators.PreconditionerNames(), "default": "block-jacobi", "description": "Right preconditioner of GMRES: block-jacobi (each node's own block), ilu0 or none."},
 			"forcing":          obj{"enum": integrators.ForcingNames(), "default": "eisenstat-walker", "description": "Forcing terms of the inexact Newton iteration."},
 			"krylov_tol":       obj{"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1, "description": "Smallest relative GMRES tolerance (default 1e-6)."},

@@ -45,7 +45,7 @@ var (
 	w4Sizes   = []int{100, 1000, 10000, 100000}
 	w4Steps   = 21
 	w4Methods = []string{integrators.MethodBackwardEuler, integrators.MethodGeneralizedAlpha}
-	w4Solvers = []string{"dense", "gmres+block-jacobi", "gmres+ilu0"}
+	w4Solvers = []string{"dense", "gmres+block-jacobi", "gmres+ilu0", "banded"}
 	// Dense LU runs at N = 100 only: at N = 1000 the Newton matrix has
 	// 6000² entries (288 MB) and one factorization takes about 1000× the
 	// N = 100 one (the table gives the estimate).
