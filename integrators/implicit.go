@@ -55,10 +55,17 @@ func (l *linSolver) solve(st *Stats) bool {
 	return firstNonFinite(l.dx) < 0
 }
 
+// maxAbs is max|x_i|, NaN if any x_i is NaN (math.Max's semantics,
+// without its cost on vectors of 10⁶ entries).
 func maxAbs(x []float64) float64 {
 	m := 0.0
 	for _, v := range x {
-		m = math.Max(m, math.Abs(v))
+		if a := math.Abs(v); a > m || a != a {
+			m = a
+			if a != a {
+				return a
+			}
+		}
 	}
 	return m
 }

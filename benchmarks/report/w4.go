@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cosimgo/cosim/benchmarks"
@@ -54,18 +55,19 @@ var (
 
 // w4Result is one configuration's measurement (the child's JSON).
 type w4Result struct {
-	N      int               `json:"n"`
-	Method string            `json:"method"`
-	Solver string            `json:"solver"`
-	Steps  int               `json:"steps"`
-	Build  time.Duration     `json:"build"`
-	First  time.Duration     `json:"first_step"`
-	Later  time.Duration     `json:"later_steps"` // total of steps 2..Steps
-	Stats  integrators.Stats `json:"stats"`
-	Err    w4Errs            `json:"errors"`
-	PeakKB int64             `json:"peak_rss_kb"`
-	State  []float64         `json:"state,omitempty"` // N ≤ 100 only
-	Failed string            `json:"failed,omitempty"`
+	N        int               `json:"n"`
+	Method   string            `json:"method"`
+	Solver   string            `json:"solver"`
+	Steps    int               `json:"steps"`
+	Build    time.Duration     `json:"build"`
+	First    time.Duration     `json:"first_step"`
+	Later    time.Duration     `json:"later_steps"` // total of steps 2..Steps
+	LaterCPU time.Duration     `json:"later_cpu"`   // process CPU time (user + system, all threads) of steps 2..Steps
+	Stats    integrators.Stats `json:"stats"`
+	Err      w4Errs            `json:"errors"`
+	PeakKB   int64             `json:"peak_rss_kb"`
+	State    []float64         `json:"state,omitempty"` // N ≤ 100 only
+	Failed   string            `json:"failed,omitempty"`
 }
 
 type w4Errs struct {
@@ -118,7 +120,9 @@ func w4ChildMain(spec string) {
 	if err == nil {
 		res.First = r1.Wall
 		var r2 *graph.Result
+		c0 := cpuTime()
 		r2, err = run(steps - 1)
+		res.LaterCPU = cpuTime() - c0
 		if r2 != nil {
 			res.Later = r2.Wall
 			res.Stats = r2.Integrator
@@ -137,6 +141,15 @@ func w4ChildMain(spec string) {
 	js, err := json.Marshal(res)
 	must(err)
 	fmt.Println(string(js))
+}
+
+// cpuTime is this process's user + system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // peakRSS is this process's VmHWM in kB (0 where /proc is missing).
@@ -258,20 +271,20 @@ func w4Markdown(b *strings.Builder) {
 		w("Not measured in this run (go run ./benchmarks/report -w4).\n\n%s\n", w4End)
 		return
 	}
-	w("N masspoints between two walls joined by N+1 springdampers, k = 1e7 N/m and c = 10 N·s/m on every axis, first mode (A = 0.01 m), dt = 1 ms: the fastest mode has ω·dt ≈ 6.3, where every explicit method is unstable. Monolithic (Sim.RunMonolithic) backward Euler and generalized-alpha ρ∞ = 0.5, %d steps, Newton tolerance 1e-10, Eisenstat–Walker forcing (KrylovTol 1e-6), GMRES(30); the Jacobian is the graph's sparse assembly (masspoint's local blocks by central differences on this branch, springdamper's analytic), reused for up to 20 steps. Each configuration runs in its own process: *peak RSS* is that process's VmHWM (Build included). *first step* includes building the Jacobian plan, the first assembly and the preconditioner; *per step* is the mean of the %d steps after it (one re-assembly among them). Newton and GMRES iterations per step are over those later steps. Errors against the damped modal solution at t = %d ms: *state* relative to the amplitude, *motion* relative to how far the chain moved.\n\n", w4Steps, w4Steps-1, w4Steps)
-	w("| N | states | method | solver | build | first step | per step | Newton / step | GMRES / step | Jacobians | peak RSS | error (state) | error (motion) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	w("N masspoints between two walls joined by N+1 springdampers, k = 1e7 N/m and c = 10 N·s/m on every axis, first mode (A = 0.01 m), dt = 1 ms: the fastest mode has ω·dt ≈ 6.3, where every explicit method is unstable. Monolithic (Sim.RunMonolithic) backward Euler and generalized-alpha ρ∞ = 0.5, %d steps, Newton tolerance 1e-10, Eisenstat–Walker forcing (KrylovTol 1e-6), GMRES(30); the Jacobian is the graph's sparse assembly (masspoint's local blocks by central differences on this branch, springdamper's analytic), reused for up to 20 steps. Each configuration runs in its own process: *peak RSS* is that process's VmHWM (Build included). *first step* includes building the Jacobian plan, the first assembly and the preconditioner; *per step* is the mean of the %d steps after it (one re-assembly among them). *CPU per step* is the process's user + system time over those steps (all threads, the garbage collector's included): on a shared machine it says what the step costs when wall time is inflated by other work. Newton and GMRES iterations per step are over those later steps. Errors against the damped modal solution at t = %d ms: *state* relative to the amplitude, *motion* relative to how far the chain moved.\n\n", w4Steps, w4Steps-1, w4Steps)
+	w("| N | states | method | solver | build | first step | per step | CPU per step | Newton / step | GMRES / step | Jacobians | peak RSS | error (state) | error (motion) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var dense100 time.Duration
 	for _, r := range w4.rows {
 		if r.Failed != "" {
-			w("| %d | %d | %s | %s | | | **failed**: %s | | | | | | |\n", r.N, 6*r.N, r.Method, r.Solver, r.Failed)
+			w("| %d | %d | %s | %s | | | **failed**: %s | | | | | | | |\n", r.N, 6*r.N, r.Method, r.Solver, r.Failed)
 			continue
 		}
 		if r.Solver == "dense" && r.Method == integrators.MethodBackwardEuler {
 			dense100 = r.perStep()
 		}
 		k := float64(max(r.Steps-1, 1))
-		w("| %d | %d | %s | %s | %v | %v | **%v** | %.2f | %.2f | %d | %.0f MB | %.2e | %.2e |\n", r.N, 6*r.N, r.Method, r.Solver,
-			r.Build.Round(time.Millisecond), r.First.Round(time.Microsecond), r.perStep().Round(time.Microsecond),
+		w("| %d | %d | %s | %s | %v | %v | **%v** | %v | %.2f | %.2f | %d | %.0f MB | %.2e | %.2e |\n", r.N, 6*r.N, r.Method, r.Solver,
+			r.Build.Round(time.Millisecond), r.First.Round(time.Microsecond), r.perStep().Round(time.Microsecond), (r.LaterCPU / time.Duration(max(r.Steps-1, 1))).Round(time.Microsecond),
 			float64(r.Stats.NewtonIters)/k, float64(r.Stats.LinearIters)/k, r.Stats.JacEvals, float64(r.PeakKB)/1024, r.Err.State, r.Err.Motion)
 	}
 	if dense100 > 0 {
@@ -316,6 +329,8 @@ func w4Splice(path string) error {
 	i, j := strings.Index(s, w4Begin), strings.Index(s, w4End)
 	if i >= 0 && j > i {
 		s = s[:i] + strings.TrimSuffix(b.String(), "\n") + s[j+len(w4End):]
+	} else if k := strings.Index(s, "\n## Scaling"); k >= 0 {
+		s = s[:k+1] + b.String() + "\n" + s[k+1:]
 	} else {
 		s = strings.TrimRight(s, "\n") + "\n\n" + b.String()
 	}
