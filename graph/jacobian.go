@@ -30,7 +30,10 @@ import (
 // another), and the edges carry that structure: row x_i of f depends on
 // node i's own state and on every state component its inputs reach. The
 // pattern is therefore exact at graph granularity and conservative
-// inside a node. Only the output rows that reach a Derivatives (through
+// inside a node — except for the rows of Position-role components, whose
+// derivative is their velocity by the node contract (node.Position): those
+// rows are the single velocity entry, and every evaluation checks the
+// node's own local Jacobian agrees (an error naming the node otherwise). Only the output rows that reach a Derivatives (through
 // feedthrough chains) are computed.
 //
 // Work storage is allocated with the pattern; an evaluation allocates
@@ -58,6 +61,11 @@ type sparseJac struct {
 	// uFirst[q] is the first gather (absolute index) whose contribution
 	// row q keeps: the last gatherSet into q, or the node's first gather.
 	uFirst []int
+
+	// posVel[r] is the velocity component of position component r (a
+	// Position-role field: its derivative is its Rate field by the node
+	// contract), or -1.
+	posVel []int32
 
 	// Work.
 	acc        []float64 // len nx, zero between uses
@@ -211,11 +219,28 @@ func (m *System) plan() *sparseJac {
 	}
 	p.rowPtr = make([]int, nx+1)
 	fRows := make([][]int32, nx)
+	p.posVel = make([]int32, nx)
+	for i := range p.posVel {
+		p.posVel[i] = -1
+	}
 	for _, i := range s.stateful {
 		c := &s.nodes[i]
+		l := c.spec.StateLayout
+		for fi := 0; fi < l.Len(); fi++ {
+			if f := l.Field(fi); f.Role == node.Position {
+				po, vo := c.x0+l.Offset(fi), c.x0+l.Offset(l.Index(f.Rate))
+				for k := 0; k < f.Shape.Len(); k++ {
+					p.posVel[po+k] = int32(vo + k)
+				}
+			}
+		}
 		inputRows(c)
 		row := ownAndInputs(c, true)
 		for r := c.x0; r < c.x1; r++ {
+			if v := p.posVel[r]; v >= 0 {
+				fRows[r] = []int32{v}
+				continue
+			}
 			fRows[r] = row
 		}
 	}
@@ -530,12 +555,44 @@ func (m *System) stateRows(p *sparseJac, k int, c *cnode, t float64, y, val []fl
 		return err
 	}
 	for r := 0; r < nxi; r++ {
-		p.combine(c, r, A, B)
 		row := c.x0 + r
+		if v := p.posVel[row]; v >= 0 {
+			// d/dt position = velocity (node.Position): the row is one
+			// entry, checked against what the node computed.
+			if err := positionRow(c, r, int(v)-c.x0, A, B); err != nil {
+				return &node.StateError{Node: c.name, Field: "d/dt " + c.spec.StateLayout.Component(r), Step: s.steps, Time: t, Err: err}
+			}
+			val[p.rowPtr[row]] = A[r*nxi+int(v)-c.x0]
+			continue
+		}
+		p.combine(c, r, A, B)
 		for q := p.rowPtr[row]; q < p.rowPtr[row+1]; q++ {
 			col := p.col[q]
 			val[q] = p.acc[col]
 			p.acc[col] = 0
+		}
+	}
+	return nil
+}
+
+// positionRow checks that row r of a node's local Jacobian (A, B) is the
+// one a Position-role component must have: 1 at its velocity vq, zero
+// elsewhere, to 1e-6 (central differences of x' = v are exact to about
+// ε·|v|/h ≈ 1e-10).
+func positionRow(c *cnode, r, vq int, A, B []float64) error {
+	nxi, nu := c.x1-c.x0, c.u1-c.u0
+	for q := 0; q < nxi; q++ {
+		want := 0.0
+		if q == vq {
+			want = 1
+		}
+		if math.Abs(A[r*nxi+q]-want) > 1e-6 {
+			return fmt.Errorf("∂/∂%s is %g, but a position's rate is its velocity (node.Position) so it must be %g", c.spec.StateLayout.Component(q), A[r*nxi+q], want)
+		}
+	}
+	for q := 0; q < nu; q++ {
+		if math.Abs(B[r*nu+q]) > 1e-6 {
+			return fmt.Errorf("∂/∂input %s is %g, but a position's rate is its velocity (node.Position) so it must be 0", c.spec.InputLayout.Component(q), B[r*nu+q])
 		}
 	}
 	return nil

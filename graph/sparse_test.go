@@ -2,7 +2,9 @@ package graph_test
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
@@ -140,5 +142,34 @@ func TestMonolithicGMRESAgreesWithDense(t *testing.T) {
 				t.Errorf("%s: GMRES did not run: %+v", name, st)
 			}
 		}
+	}
+}
+
+// liar is a mass whose position rate is not its velocity, against its
+// Position role.
+type liar struct{ *mass }
+
+func (l liar) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0], dst[1] = 2*x[1], in.Values[0]/l.m
+	return nil
+}
+
+// TestPositionRowContract: the Jacobian takes a Position component's row
+// from the node contract (its rate is its velocity) and checks the node's
+// own derivatives agree: a node that breaks it is an error naming the
+// node and the field, not a silently wrong Jacobian.
+func TestPositionRowContract(t *testing.T) {
+	g := graph.New()
+	g.Add("m", liar{newMass(1, 0.5)})
+	s, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, _ := s.System()
+	_, col := sys.JacobianPattern()
+	err = sys.SparseJacobian(0, []float64{0.5, 0.1}, make([]float64, len(col)))
+	var se *node.StateError
+	if !errors.As(err, &se) || se.Node != "m" || !strings.Contains(se.Field, "x") || !strings.Contains(err.Error(), "must be 1") {
+		t.Errorf("err = %v", err)
 	}
 }
