@@ -104,9 +104,11 @@ func (ch *chain1D) entries(y []float64, set func(r, c int, v float64)) {
 	}
 }
 
+// SparseJacobian writes the entries of entries() in pattern order,
+// without a closure (allocation-free, for TestKrylovStepDoesNotAllocate).
 func (ch *chain1D) SparseJacobian(t float64, y, val []float64) error {
 	clear(val)
-	ch.entries(y, func(r, c int, v float64) {
+	add := func(r, c int, v float64) {
 		for k := ch.rp[r]; k < ch.rp[r+1]; k++ {
 			if ch.col[k] == c {
 				val[k] += v
@@ -114,7 +116,26 @@ func (ch *chain1D) SparseJacobian(t float64, y, val []float64) error {
 			}
 		}
 		panic("entry outside the pattern")
-	})
+	}
+	for i := 0; i < ch.n; i++ {
+		x, _ := ch.pos(y, i)
+		xl, _ := ch.pos(y, i-1)
+		xr, _ := ch.pos(y, i+1)
+		_, dl := ch.spring(x - xl)
+		_, dr := ch.spring(xr - x)
+		r := 2*i + 1
+		add(2*i, 2*i+1, 1)
+		add(r, 2*i, dl+dr)
+		add(r, 2*i+1, -2*ch.c)
+		if i > 0 {
+			add(r, 2*(i-1), -dl)
+			add(r, 2*(i-1)+1, ch.c)
+		}
+		if i < ch.n-1 {
+			add(r, 2*(i+1), -dr)
+			add(r, 2*(i+1)+1, ch.c)
+		}
+	}
 	return nil
 }
 
@@ -514,6 +535,30 @@ func TestBandLUMatchesDense(t *testing.T) {
 	for i := range x {
 		if math.Abs(x[i]-ls.dx[i]) > 1e-12*(1+math.Abs(ls.dx[i])) {
 			t.Fatalf("x[%d] = %v banded, %v dense", i, x[i], ls.dx[i])
+		}
+	}
+}
+
+// TestKrylovStepDoesNotAllocate: a GMRES step (matrix reused, sparse
+// product or matrix-free) allocates nothing: the per-step hot path rule.
+func TestKrylovStepDoesNotAllocate(t *testing.T) {
+	ch := newChain1D(30, 1e7, 10, 0)
+	for _, m := range []Method{catalog[5], GeneralizedAlpha(0.5)} {
+		for _, s := range []*Settings{
+			{LinearSolver: LinearGMRES, Preconditioner: PrecondILU0, JacobianMaxAge: 1000},
+			{LinearSolver: LinearGMRES, Preconditioner: PrecondBlockJacobi, MatrixFree: true, JacobianMaxAge: 1000},
+			{LinearSolver: LinearBanded, JacobianMaxAge: 1000},
+		} {
+			st, _ := m.New(ch, s)
+			st.Init(0, ch.initial(0.01))
+			for range 3 {
+				if err := st.Step(1e-3); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if a := testing.AllocsPerRun(20, func() { st.Step(1e-3) }); a != 0 {
+				t.Errorf("%s %v/%v: %v allocations per step", m.Name, s.LinearSolver, s.Preconditioner, a)
+			}
 		}
 	}
 }

@@ -237,8 +237,10 @@ func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Stats) error {
 	st.LinearSolves++
 	l.k++
 	l.rPrev, l.linRes = rnorm, res
-	var ke *krylovError
-	if errors.As(err, &ke) && ke.Reason != "breakdown" && ke.Rel <= etaMax {
+	if err == nil {
+		return nil
+	}
+	if ke, ok := err.(*krylovError); ok && ke.Reason != "breakdown" && ke.Rel <= etaMax {
 		// GMRES stopped short of η but reduced the residual by at least
 		// the largest forcing term: still an inexact Newton step (η_k =
 		// ke.Rel ≤ 0.9). This happens near convergence, where the
