@@ -166,6 +166,9 @@ func run(out string, w io.Writer) error {
 	if err := os.WriteFile(filepath.Join(out, "VALIDATION.md"), markdown(v), 0o644); err != nil {
 		return err
 	}
+	var sw bytes.Buffer
+	seedWorkMarkdown(&sw, v.SeedWork)
+	fmt.Fprintf(w, "%s", sw.String())
 	fmt.Fprintf(w, "validation: %s, %s\n", filepath.Join(out, "VALIDATION.md"), filepath.Join(out, "validation.json"))
 	return nil
 }
