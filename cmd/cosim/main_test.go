@@ -428,9 +428,16 @@ func TestRun(t *testing.T) {
 	}
 	// Monolithic with an overridden rho_inf.
 	code, out, _ = cosim(t, "run", "../../examples/scenes/two-mass-modes.json", "--set", "run.integrator.rho_inf=1")
-	mustContain(t, "monolithic run", out, "monolithic (generalized-alpha), 120 steps", "iterations ")
+	mustContain(t, "monolithic run", out, "monolithic (generalized-alpha), 120 steps", "iterations ",
+		"work (auto → dense LU): Newton iterations ", "linear iterations 0, RHS evaluations ")
 	if code != 0 {
 		t.Errorf("monolithic: exit %d", code)
+	}
+	// The same scene with GMRES prints its Krylov work.
+	code, out, _ = cosim(t, "run", "../../examples/scenes/two-mass-modes.json", "--set", "run.integrator.linear_solver=gmres", "--set", "run.integrator.preconditioner=ilu0")
+	mustContain(t, "gmres run", out, "work (gmres (ilu0)): Newton iterations ", "linear iterations ", "factorizations ")
+	if code != 0 || strings.Contains(out, "linear iterations 0,") {
+		t.Errorf("gmres: exit %d, %s", code, out)
 	}
 
 	for _, c := range []struct {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
@@ -194,6 +195,43 @@ func printSummary(w io.Writer, path string, sc *scene.Scene, res *scene.Result) 
 		events = strconv.Itoa(res.Events)
 	}
 	fmt.Fprintf(w, "rejected steps %d, iterations %d, events %s\n", res.Rejected, res.Iterations, events)
+	// The integrator's counted work (monolithic runs): right-hand sides,
+	// and for implicit methods the Newton, Krylov and Jacobian work.
+	var st *integrators.Stats
+	switch {
+	case res.Integrator != nil:
+		st = &res.Integrator.Stats
+	case res.Graph != nil && res.Mode == scene.Monolithic:
+		st = &res.Graph.Integrator
+	}
+	if st == nil {
+		return
+	}
+	if st.NewtonIters == 0 {
+		fmt.Fprintf(w, "work: RHS evaluations %d\n", st.FuncEvals)
+		return
+	}
+	solver := "auto"
+	if in := sc.Run.Integrator; in != nil && in.LinearSolver != "" {
+		solver = in.LinearSolver
+	}
+	if in := sc.Run.Integrator; solver != "dense" && st.LinearIters > 0 {
+		pc := "block-jacobi"
+		if in != nil && in.Preconditioner != "" {
+			pc = in.Preconditioner
+		}
+		if in != nil && in.MatrixFree {
+			pc += ", matrix-free"
+		}
+		if solver == "auto" {
+			solver += " → gmres"
+		}
+		solver += " (" + pc + ")"
+	} else if solver == "auto" {
+		solver += " → dense LU"
+	}
+	fmt.Fprintf(w, "work (%s): Newton iterations %d, linear iterations %d, RHS evaluations %d, Jacobian evaluations %d, factorizations %d\n",
+		solver, st.NewtonIters, st.LinearIters, st.FuncEvals, st.JacEvals, st.Factorize)
 }
 
 // fmtF formats a value in the shortest form that reads back exactly.
