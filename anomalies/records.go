@@ -89,21 +89,21 @@ var records = []Record{
 	{
 		ID:    "COSIM-ANO-002",
 		Title: "A spring-damper's force on a ball marker is lost",
-		Description: "The ball has no force input (`MarkerLoads` is empty), so a spring-damper with a marker on a ball " +
-			"has no load output for that marker and `springdamper.Connect` wires none: the ball drives the connector as " +
-			"prescribed motion and the connector's force on it goes nowhere. Nothing reports it: the graph builds and " +
-			"runs without an error or a warning, the connector's `Force` output shows the force, and the ball's " +
-			"trajectory is the one it would have without the connector. A vertical spring of $k_z = 1000$ N/m from a " +
-			"ball at 0 to the world point $(0, 0, 1)$ pulls the ball up with 1000 N, and the ball falls freely, bit for " +
-			"bit. The pair of forces is not equal and opposite, so momentum and energy balances over the graph fail.",
+		Description: "Until ball 1.1.0 the ball had no force input (`MarkerLoads` was empty), so a spring-damper with a " +
+			"marker on a ball had no load output for that marker and `springdamper.Connect` wired none: the ball drove " +
+			"the connector as prescribed motion and the connector's force on it went nowhere, without an error or a " +
+			"warning. A vertical spring of $k_z = 1000$ N/m from a ball at 0 to the world point $(0, 0, 1)$ pulled the " +
+			"ball up with 1000 N, and the ball fell freely, bit for bit; the pair of forces was not equal and opposite. " +
+			"Fixed by giving the ball an additive input `force` (N, along its axis) and a `mass` parameter: its " +
+			"`MarkerLoads` is `force` and `MarkerLoad` writes the component of the connector's force along the marker " +
+			"axis, so the ball obeys $\\ddot x = g + F/m$. The regression test runs that spring on a 1 kg ball for 0.1 s " +
+			"and matches the semi-implicit Euler recurrence under the spring's force to $10^{-12}$ m.",
 		Severity:   Major,
 		Components: []string{"springdamper", "ball"},
-		Status:     Open,
+		Status:     Resolved,
 		Found:      "0.1.0",
-		Workaround: "Do not attach a connector to a ball when its force must act on the ball: model the body as a " +
-			"masspoint or a rigidbody, which take marker loads. A ball marker is " +
-			"right only where the ball is meant as prescribed motion.",
-		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO002",
+		Fixed:      "0.1.0",
+		Test:       "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO002",
 	},
 	{
 		ID:    "COSIM-ANO-003",

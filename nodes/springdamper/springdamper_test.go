@@ -376,7 +376,7 @@ func TestConnectErrors(t *testing.T) {
 }
 
 // TestConnectEdges: the helper wires every marker field in and every
-// load out; a ball is read but not pushed.
+// load out, the ball's scalar force input included.
 func TestConnectEdges(t *testing.T) {
 	g := graph.New()
 	g.Add("body", newBody2D(t, rigidbodyDefault2D()))
@@ -388,7 +388,7 @@ func TestConnectEdges(t *testing.T) {
 	for _, e := range g.Edges() {
 		got = append(got, e.From+" -> "+e.To)
 	}
-	want := "[ball.position -> sd.m0_position ball.velocity -> sd.m0_velocity body.x -> sd.m1_x body.angle -> sd.m1_angle body.v -> sd.m1_v body.omega -> sd.m1_omega sd.m1_force -> body.force sd.m1_torque -> body.torque]"
+	want := "[ball.position -> sd.m0_position ball.velocity -> sd.m0_velocity sd.m0_force -> ball.force body.x -> sd.m1_x body.angle -> sd.m1_angle body.v -> sd.m1_v body.omega -> sd.m1_omega sd.m1_force -> body.force sd.m1_torque -> body.torque]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("edges\n got %v\nwant %s", got, want)
 	}
