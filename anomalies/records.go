@@ -127,8 +127,8 @@ var records = []Record{
 	{
 		ID:    "COSIM-ANO-004",
 		Title: "A ball at rest keeps a spurious upward velocity above the rest threshold's step",
-		Description: "The rest rule ($v \\leftarrow 0$ below a rebound speed of $10^{-4}$ m/s) holds a ball on the table " +
-			"only when $e\\,|g|\\,\\Delta t < 10^{-4}$, that is $\\Delta t < 1.27 \\times 10^{-5}$ s for the defaults, below " +
+		Description: "The rest rule ($v \\leftarrow 0$ at an impact speed of at most $10^{-4}$ m/s) holds a ball on the table " +
+			"only when $|g|\\,\\Delta t \\le 10^{-4}$, that is $\\Delta t \\le 1.02 \\times 10^{-5}$ s for $g = -9.81$, below " +
 			"the whole validated timestep range. At larger steps a ball at rest falls below the surface within each " +
 			"step, is snapped back and rebounds: $v_{k+1} = e(|g|\\Delta t - v_k)$, which tends to " +
 			"$e\\,|g|\\,\\Delta t/(1+e)$, 0.0436 m/s for the defaults at $\\Delta t = 0.01$ s, instead of 0. The position " +
@@ -139,7 +139,7 @@ var records = []Record{
 		Status:     Open,
 		Found:      "0.1.0",
 		Workaround: "Integrate with event localization (graph.Sim.Integrate), whose resting contact in `Derivatives` " +
-			"keeps the ball at rest at any step, or step `Update` with $\\Delta t < 10^{-4}/(e\\,|g|)$.",
+			"keeps the ball at rest at any step, or step `Update` with $\\Delta t \\le 10^{-4}/|g|$.",
 		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO004",
 	},
 }

@@ -372,12 +372,16 @@ func TestAnomalyCOSIMANO003(t *testing.T) {
 
 // COSIM-ANO-004 (open, pinned): above the rest threshold's step a ball at
 // rest on the table does not stay at rest. With the defaults (e = 0.8,
-// g = −9.81) and dt = 0.01 s, e·|g|·dt = 0.0785 m/s > RestSpeed, so each
-// step the ball falls below the surface, is snapped back and rebounds:
+// g = −9.81) and dt = 0.01 s, a ball at rest hits the table at
+// |g|·dt = 0.0981 m/s > RestSpeed (the rest rule compares the impact
+// speed), so each step the ball falls below the surface, is snapped back
+// and rebounds:
 // v_{k+1} = e(|g|dt − v_k), which converges (contracting by e per step) to
 // e|g|dt/(1+e) = 0.0436 m/s. The position reads exactly the table's every
-// step, the velocity does not. Below dt = RestSpeed/(e|g|) = 1.27e-5 s the
-// rest rule holds the ball at exactly 0, and event-localized integration
+// step, the velocity does not. Up to dt = RestSpeed/|g| = 1.02e-5 s the
+// rest rule holds the ball at exactly 0 (its impact speed |g|·dt is at
+// most RestSpeed); just above it, at 1.05e-5 s, the ball at rest bounces
+// off at e|g|dt. Event-localized integration
 // (graph.Sim.Integrate, with the resting contact in Derivatives) keeps it
 // at rest at any step: the workarounds.
 func TestAnomalyCOSIMANO004(t *testing.T) {
@@ -402,11 +406,14 @@ func TestAnomalyCOSIMANO004(t *testing.T) {
 		return x
 	}
 	// The workaround: below the threshold step the ball stays at rest.
-	if thr := ball.RestSpeed / (e * -g); math.Abs(thr-1.27e-5) > 1e-7 {
-		t.Errorf("rest-threshold step %g, documented 1.27e-5 s", thr)
+	if thr := ball.RestSpeed / -g; math.Abs(thr-1.02e-5) > 1e-7 {
+		t.Errorf("rest-threshold step %g, documented 1.02e-5 s", thr)
 	}
 	if x := rest(1e-5, 1000); x[1] != 0 {
 		t.Errorf("dt = 1e-5 s (below the threshold): velocity %v after 1000 steps, want 0", x[1])
+	}
+	if x := rest(1.05e-5, 1); x[1] <= 0 {
+		t.Errorf("dt = 1.05e-5 s (above the threshold): velocity %v after one step, want a rebound", x[1])
 	}
 	gr := graph.New()
 	b, _ := ball.New(ball.DefaultParams())

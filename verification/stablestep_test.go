@@ -11,6 +11,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/constant"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -245,4 +246,30 @@ func TestStableStepSpring(t *testing.T) {
 // of order 1 and above, absolute below.
 func within(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol*math.Max(1, math.Abs(want))
+}
+
+// TestStableStepDeclared: every registered node type's StableStep
+// statement is consistent (node.StableStep.Validate), says Computed
+// exactly when the type implements node.StepLimiter (so the guide's claim
+// that graphs evaluate the bound is true), and every stateful type states
+// one: its step is either bounded by a formula or stable at every step.
+func TestStableStepDeclared(t *testing.T) {
+	reg := nodes.Registry()
+	for _, name := range reg.Names() {
+		n, err := reg.New(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := n.Spec().Meta.StableStep
+		if err := st.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		_, limiter := node.As[node.StepLimiter](n)
+		if computed := st != nil && st.Computed; computed != limiter {
+			t.Errorf("%s: StableStep.Computed = %v, but implements node.StepLimiter = %v", name, computed, limiter)
+		}
+		if n.Spec().StateLayout.Size() > 0 && st == nil {
+			t.Errorf("%s has state but states no StableStep", name)
+		}
+	}
 }

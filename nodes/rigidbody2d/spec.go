@@ -74,6 +74,12 @@ var spec = node.NewSpec(node.Spec{
 		StabilityConditions: []string{
 			"Unconditionally stable for a state-independent force and torque: the accelerations do not depend on the state, so there is no amplification factor to bound. A force supplied by a coupled node that depends on this node's position reintroduces the usual explicit-scheme limit.",
 		},
+		StableStep: &node.StableStep{
+			Unconditional: true,
+			Notes: "Semi-implicit Euler under state-independent loads is stable at every step. A connector whose force depends on the body's " +
+				"position states the bound of the pair, with the body's inverse mass at the marker (`MarkerInverseMass`: $1/m + r_y^2/I$ along x, " +
+				"$1/m + r_x^2/I$ along y, 0 along z).",
+		},
 		Mapping: []node.Mapping{
 			{Term: `(\mathbf{F} + m\mathbf{g})/m`, Identifier: pkgPath + ".model.accelerations", Notes: "evaluated as `F/m + g`, float64 throughout"},
 			{Term: `\tau / I`, Identifier: pkgPath + ".model.accelerations", Notes: "`alpha = torque / inertia`"},

@@ -46,7 +46,7 @@ What ` + "`local`" + ` means depends on the body: a fixed world point for the gr
 Each connector's spec is built from its markers' bodies. For a body marker k (0 or 1):
 
 - one **replacing input** ` + "`m<k>_<field>`" + ` per name in the body's ` + "`MarkerFields`" + `, with the body's shape and units (e.g. ` + "`m1_position`" + `, ` + "`m1_velocity`" + ` for a point mass), fed by edges from the body's state;
-- one **output** ` + "`m<k>_<load>`" + ` per name in the body's ` + "`MarkerLoads`" + `, the load this connector puts on the body (e.g. ` + "`m1_force`" + `, or ` + "`m1_force`" + ` and ` + "`m1_torque`" + ` for a rigid body), fed into the body's additive input of the same name. A body without loads (the ball) is prescribed motion for the connector and is not pushed back.
+- one **output** ` + "`m<k>_<load>`" + ` per name in the body's ` + "`MarkerLoads`" + `, the load this connector puts on the body (e.g. ` + "`m1_force`" + `, or ` + "`m1_force`" + ` and ` + "`m1_torque`" + ` for a rigid body), fed into the body's additive input of the same name (a ball takes the scalar ` + "`m<k>_force`" + `, the force's component along its axis). A body without loads would be prescribed motion for the connector, not pushed back.
 
 A ground marker has neither. ` + "`Connect`" + ` adds all these edges; the default construction the tables below describe has two ground markers, hence no inputs.`
 

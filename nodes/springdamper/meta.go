@@ -32,8 +32,8 @@ var meta = node.Metadata{
 		"Massless connector: equal and opposite forces on the two markers",
 	},
 	Limitations: []string{
-		"A ball marker cannot be pushed: the ball has no force input (MarkerLoads is empty), so it acts as prescribed motion for the connector and the connector's force on it is lost, without an error or a warning (COSIM-ANO-002)",
-		"Explicit coupling: a stiff connector is stable only for $\\Delta t < 2/\\omega_{max}$ with $\\omega_{max} = \\sqrt{k/m_{eff}}$ (semi-implicit Euler bodies); use a small step",
+		"A ball marker takes only the component of the force along the ball's axis (the ball's MarkerLoad); until ball 1.1.0 a ball could not be pushed at all (COSIM-ANO-002, resolved)",
+		"Explicit coupling: a stiff connector is stable only below the step stated in Stable step (Stability Conditions); `cosim run` warns when `dt` exceeds it. The bound is per connector: a body held by several springs oscillates faster, so a network may need up to about half of it",
 		"With isotropic damping the damper force $\\mathbf{d}\\,\\Delta\\mathbf{v}$ is not along $\\Delta\\mathbf{p}$: the pair of forces is a couple, so angular momentum is not conserved (as in Exudyn)",
 		"With a user force function there is no PotentialEnergy output, and the output Jacobian differentiates the function numerically",
 		"node.Marker gives only the position Jacobian: the position dependence of the marker velocity and of the marker load (J_CSD') are central differences of the body's marker maps (about 1e-10 relative) unless the body provides MarkerVelocityJacobian",
@@ -47,6 +47,19 @@ var meta = node.Metadata{
 	StabilityConditions: []string{
 		"The connector itself is algebraic. Coupled to bodies integrated with semi-implicit Euler, a spring of stiffness $k$ between masses requires $\\Delta t < 2\\sqrt{m_{eff}/k}$; damping lowers the bound further ($\\Delta t < 2 m_{eff}/d$ for a pure damper).",
 	},
+	StableStep: &node.StableStep{
+		Limit: `\Delta t < \min_{i \in \{x, y, z\}} \frac{\sqrt{c_i^2 + 4\omega_i^2} - c_i}{\omega_i^2}, \qquad \omega_i^2 = \frac{k_i}{\mu_i}, \quad c_i = \frac{d_i}{\mu_i}, \quad \frac{1}{\mu_i} = w_{m0,i} + w_{m1,i}`,
+		Units: "s",
+		Notes: "For explicit co-simulation: each body advances by semi-implicit Euler with the connector's force of the step's start. " +
+			"Along each world axis $i$ the connector and its markers form one damped oscillator $\\ddot u + c_i \\dot u + \\omega_i^2 u = 0$; " +
+			"semi-implicit Euler maps $(v, u)$ by a matrix of trace $2 - c_i\\Delta t - \\omega_i^2\\Delta t^2$ and determinant $1 - c_i\\Delta t$, " +
+			"which is stable exactly when $\\omega_i^2\\Delta t^2 + 2c_i\\Delta t < 4$: the bound above, $2/\\omega_i = 2\\sqrt{\\mu_i/k_i}$ undamped. " +
+			"$w_{mk,i}$ is the inverse effective mass of marker $k$ along axis $i$ (`node.MarkerMass`: $1/m$ for a mass point, plus the rotational part " +
+			"$(R\\mathbf{r} \\times \\mathbf{e}_i)^{\\mathsf T} I_w^{-1} (R\\mathbf{r} \\times \\mathbf{e}_i)$ for a rigid body, $a_i^2/m$ for a ball on the unit axis $\\mathbf{a}$, " +
+			"0 for the ground). Axes without a positive spring or damper, an inactive connector and a user force function (whose stiffness is unknown) state no bound. " +
+			"The rotational coupling between axes is neglected and the bound is per connector: a body held by several springs can be unstable at up to about half of it.",
+		Computed: true,
+	},
 	Mapping: []node.Mapping{
 		{Term: `\Delta\mathbf{p},\ \Delta\mathbf{v},\ L`, Identifier: pkgPath + ".Node.Outputs"},
 		{Term: `\mathbf{f}_{SD}`, Identifier: pkgPath + ".Node.Force", Notes: "the law Outputs evaluates; zero when inactive, UF when set"},
@@ -59,7 +72,7 @@ var meta = node.Metadata{
 		{Term: "CreateCartesianSpringDamper", Identifier: pkgPath + ".Connect"},
 	},
 	References: []node.Reference{
-		{Key: "Exudyn", Text: "Gerstmayr, J. Exudyn theory and user documentation: ObjectConnectorCartesianSpringDamper (cosim seed cartesian-spring-damper.md).", Note: "Force law, sign convention, outputs, user function, analytic Jacobian and mini example."},
+		{Key: "Exudyn", Text: "Gerstmayr, J. Exudyn theory and user documentation: ObjectConnectorCartesianSpringDamper Exudyn 1.10, University of Innsbruck.", Note: "Force law, sign convention, outputs, user function, analytic Jacobian and mini example."},
 		{Key: "Gerstmayr2023", Text: "Gerstmayr, J. (2023). Exudyn – a C++-based Python package for flexible multibody systems. Multibody System Dynamics.", Note: "The multibody framework the connector comes from."},
 		{Key: "Hairer2006", Text: "Hairer, E., Lubich, C. and Wanner, G. (2006). Geometric Numerical Integration. Springer.", Note: "Symplectic Euler conserves linear and angular momentum for pair forces: the basis of the conservation tests."},
 	},
