@@ -8,7 +8,7 @@ var records = []Record{
 	{
 		ID:    "MADD-ANO-011",
 		Title: "Metadata names a different scheme from the one Update runs",
-		Description: "In the seed's BallNode, `NodeMeta.discretization` named forward Euler while `update()` ran semi-implicit Euler: " +
+		Description: "In MADDENING's BallNode (MADD-NODE-001 1.0.0), `NodeMeta.discretization` named forward Euler while `update()` ran semi-implicit Euler: " +
 			"both first order, but the sign of the leading position error, the long-run energy behaviour and agreement with " +
 			"`integrate_node(..., method=\"euler\")` were not what the metadata implied. In cosim, `Metadata.Discretization` holds the " +
 			"integrators package's method name and a conformance test steps every node's `Update` against that method applied to its " +
@@ -16,58 +16,58 @@ var records = []Record{
 		Severity:   Major,
 		Components: []string{"ball", "node", "verification"},
 		Status:     Resolved,
-		Found:      "seed (maddening 0.3)",
+		Found:      "MADDENING 0.3",
 		Fixed:      "0.1.0",
 		Test:       "github.com/cosimgo/cosim/verification.TestUpdateMatchesNamedScheme",
-		Seed:       "shared/seeds/ball-node.md, Discretization (Warning)",
+		Source:     "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Discretization (Warning)",
 	},
 	{
 		ID:    "MADD-ANO-013",
 		Title: "Injected gravity added in a different dtype",
-		Description: "The seed's `derivatives()` once added an injected gravity in a dtype other than the velocity's (the " +
+		Description: "MADDENING's BallNode `derivatives()` once added an injected gravity in a dtype other than the velocity's (the " +
 			"BallNode instance of this anomaly). cosim computes in float64 throughout; the regression test checks the " +
 			"injected gravity reaches `Derivatives` bit for bit.",
 		Severity:   Minor,
 		Components: []string{"ball"},
 		Status:     Resolved,
-		Found:      "seed (maddening)",
+		Found:      "MADDENING (before 0.4.0)",
 		Fixed:      "0.1.0",
 		Test:       "github.com/cosimgo/cosim/verification.TestInjectedGravityFloat64",
-		Seed:       "shared/seeds/ball-node.md, Known Limitations (derivatives())",
+		Source:     "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Known Limitations (derivatives()); resolved there in MADDENING 0.4.0",
 	},
 	{
 		ID:    "MADD-ANO-018",
 		Title: "Derivatives ignore injected parameters",
-		Description: "The seed's `derivatives()` once read only the node's own parameters, not the injected ones by the " +
+		Description: "MADDENING's BallNode `derivatives()` once read only the node's own parameters, not the injected ones by the " +
 			"`{**self.params, **params}` rule `update()` uses, so a gravity injected through params changed `update()` but " +
 			"not the continuous right-hand side. In cosim, `Update` and `Derivatives` read the same parameter values, " +
 			"including overrides set with `SetParams`, for every registered node type.",
 		Severity:   Major,
 		Components: []string{"ball", "node"},
 		Status:     Resolved,
-		Found:      "seed (maddening)",
+		Found:      "MADDENING (before 0.4.0)",
 		Fixed:      "0.1.0",
 		Test:       "github.com/cosimgo/cosim/verification.TestParameterInjection",
-		Seed:       "shared/seeds/ball-node.md, Known Limitations (derivatives())",
+		Source:     "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Known Limitations (derivatives()); resolved there in MADDENING 0.4.0",
 	},
 	{
 		ID:    "MADD-ANO-021",
 		Title: "Fixed-step bounce sensitivities miss the contact-time derivative",
 		Description: "Contact is a per-step branch in `Update`, so a sensitivity of the state after a bounce, taken through the " +
-			"fixed-step co-simulation (by finite differences here, by `jax.grad` in the seed), never sees the moment of contact. " +
+			"fixed-step co-simulation (by finite differences here, by `jax.grad` in MADDENING, a JAX code), never sees the moment of contact. " +
 			"With $\\Delta t = 10^{-3}$, a drop from 1.0 and one bounce before $T = 0.8$ s, $\\partial x(T)/\\partial h$ is $0$ against " +
 			"the exact $+0.5892$ and $\\partial x(T)/\\partial |g|$ is $+0.0651$ against $+0.0051$. Event-localized integration " +
 			"(the ball's contact event) gets the exact values.",
 		Severity:   Major,
 		Components: []string{"ball", "graph"},
 		Status:     Open,
-		Found:      "seed (maddening)",
+		Found:      "MADDENING 0.4",
 		Workaround: "Integrate the ball with event localization when sensitivities or contact times matter: " +
 			"graph.Sim.Integrate (adaptive Dormand–Prince, which locates the ball's contact event and applies its reset), " +
 			"or integrators.NewAdaptive for a single system with events. The fixed-step \"dormand-prince\" method from " +
 			"integrators.ByName does not locate events.",
-		Test: "github.com/cosimgo/cosim/verification.TestAnomalyMADDANO021",
-		Seed: "shared/seeds/ball-node.md, Known Limitations (MADD-ANO-021)",
+		Test:   "github.com/cosimgo/cosim/verification.TestAnomalyMADDANO021",
+		Source: "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Known Limitations (MADD-ANO-021)",
 	},
 	{
 		ID:    "COSIM-ANO-001",
@@ -80,11 +80,11 @@ var records = []Record{
 		Severity:   Minor,
 		Components: []string{"ball"},
 		Status:     WontFix,
-		Found:      "seed (maddening)",
+		Found:      "MADDENING 0.4",
 		Workaround: "Use `Update` (co-simulation) or an event-localizing integrator, which applies the ball's contact event " +
 			"and reset, for anything that reaches the table.",
-		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO001",
-		Seed: "shared/seeds/ball-node.md, Known Limitations (derivatives())",
+		Test:   "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO001",
+		Source: "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Known Limitations (derivatives())",
 	},
 	{
 		ID:    "COSIM-ANO-002",

@@ -115,7 +115,7 @@ func TestInjectedGravityFloat64(t *testing.T) {
 }
 
 // COSIM-ANO-001 (won't fix, pinned): the ball's Derivatives pass through
-// the table. From 0.001 above at −1 m/s (the seed's case), one 0.01 s
+// the table. From 0.001 above at −1 m/s (the MADDENING BallNode guide's case), one 0.01 s
 // forward-Euler step of Derivatives lands at −0.009, where Update bounces
 // to 0.0. If this stops reproducing, Derivatives has learned contact:
 // update the record and the ball's limitations.
@@ -137,10 +137,10 @@ func TestAnomalyCOSIMANO001(t *testing.T) {
 	if err := b.Update(0, 0.01, []float64{0.001, -1}, sys.In, upd); err != nil {
 		t.Fatal(err)
 	}
-	// 1e-15: the seed's −0.009 is 0.001 − 0.01 in decimal; in binary the
+	// 1e-15: the MADDENING BallNode guide's −0.009 is 0.001 − 0.01 in decimal; in binary the
 	// sum is one ulp away.
 	if math.Abs(y[0]+0.009) > 1e-15 || upd[0] != 0 {
-		t.Errorf("COSIM-ANO-001 no longer reproduces (Euler on Derivatives → %v, Update → %v; seed: −0.009 and 0.0): "+
+		t.Errorf("COSIM-ANO-001 no longer reproduces (Euler on Derivatives → %v, Update → %v; published: −0.009 and 0.0): "+
 			"mark it resolved in anomalies/records.go and update the ball's limitations", y[0], upd[0])
 	}
 }
@@ -176,7 +176,7 @@ func bounceX(t *testing.T, h, g float64, events bool) float64 {
 }
 
 // MADD-ANO-021 (open, pinned): fixed-step bounce sensitivities miss the
-// contact-time derivative. Seed: dt = 1e-3, drop from h = 1.0, one bounce
+// contact-time derivative. Published: dt = 1e-3, drop from h = 1.0, one bounce
 // before T = 0.8 s (e = 0.8, g = 9.81): ∂x(T)/∂h is 0 against the exact
 // +0.5892 and ∂x(T)/∂|g| is +0.0651 against +0.0051. The exact values are
 // the derivatives of x(T) = e·√(2gh)·τ − gτ²/2, τ = T − √(2h/g). Event-
@@ -191,13 +191,13 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	dv1g, dtaug := h/v1, (T-tau)/(2*g)
 	exactH := e*(dv1h*tau+v1*dtauh) - g*tau*dtauh
 	exactG := e*(dv1g*tau+v1*dtaug) - tau*tau/2 - g*tau*dtaug
-	// Closed-form check of the seed's exact values (4 digits).
+	// Closed-form check of the MADDENING BallNode guide's exact values (4 digits).
 	if math.Abs(exactH-0.5892) > 5e-5 || math.Abs(exactG-0.0051) > 5e-5 {
-		t.Fatalf("closed form gives %.5f, %.5f; seed: 0.5892, 0.0051", exactH, exactG)
+		t.Fatalf("closed form gives %.5f, %.5f; published: 0.5892, 0.0051", exactH, exactG)
 	}
 	// Central differences with δ = 1e-7: small enough that the fixed-step
 	// run takes the same branches (the step of impact does not move), so
-	// they measure the branch derivative the seed's jax.grad measured.
+	// they measure the branch derivative the MADDENING BallNode guide's jax.grad measured.
 	const d = 1e-7
 	fd := func(events bool, dh, dg float64) float64 {
 		return (bounceX(t, h+dh, g+dg, events) - bounceX(t, h-dh, g-dg, events)) / (2 * d)
@@ -206,9 +206,9 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	evH, evG := fd(true, d, 0), fd(true, 0, d)
 	t.Logf("fixed step: ∂x/∂h = %.4f, ∂x/∂|g| = %.4f; events: %.4f, %.4f; exact %.4f, %.4f", fixH, fixG, evH, evG, exactH, exactG)
 	// The anomaly reproduces: ∂h exactly 0 (to FD round-off, 1e-6), ∂|g|
-	// the seed's +0.0651 to one step of travel (3e-3).
+	// the MADDENING BallNode guide's +0.0651 to one step of travel (3e-3).
 	if math.Abs(fixH) > 1e-6 || math.Abs(fixG-0.0651) > 3e-3 {
-		t.Errorf("MADD-ANO-021 no longer reproduces as the seed describes (∂x/∂h = %.4f, ∂x/∂|g| = %.4f): "+
+		t.Errorf("MADD-ANO-021 no longer reproduces as the MADDENING BallNode guide describes (∂x/∂h = %.4f, ∂x/∂|g| = %.4f): "+
 			"if fixed-step sensitivities are now right, mark it resolved in anomalies/records.go", fixH, fixG)
 	}
 	// Event localization gets the exact values: 1e-5 covers the FD

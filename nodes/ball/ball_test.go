@@ -53,7 +53,7 @@ func step(t *testing.T, n *ball.Node, tm, dt float64, x []float64, in node.Input
 	return dst
 }
 
-// TestSeedContactStep reproduces the seed's numbers (ball-node.md, Known
+// TestSeedContactStep reproduces the numbers of the MADDENING BallNode guide (Known
 // Limitations, derivatives()): from 0.001 above the table at −1 m/s, one
 // 0.01 s step of Update bounces to exactly 0.0, where one forward-Euler
 // step of Derivatives lands at −0.009. Update's values are asserted
@@ -87,7 +87,7 @@ func TestSeedContactStep(t *testing.T) {
 	}
 	// −0.009 in decimal; the binary sum is one ulp away (−0.009000000000000001).
 	if !within(fe, -0.009, 1e-15) {
-		t.Errorf("forward Euler position = %v, want −0.009 (the seed) to 1e-15", fe)
+		t.Errorf("forward Euler position = %v, want −0.009 (the MADDENING BallNode guide) to 1e-15", fe)
 	}
 	if fe >= 0 {
 		t.Errorf("Derivatives should pass through the table (COSIM-ANO-001), got %v", fe)
@@ -460,7 +460,7 @@ func TestDerivativesHonourSetParams(t *testing.T) {
 // x += dt·v bit for bit, and its error at T = 1 must fall at order 1: over
 // the 100/200/400/800-step ladder the observed order of the finest pair is
 // log2(e_400/e_800), which for a first-order method with a smooth
-// solution is 1 + O(dt); the seed measured 1.002, and 0.02 is the
+// solution is 1 + O(dt); the MADDENING BallNode guide measured 1.002, and 0.02 is the
 // tolerance (the O(dt) term is ~1e-3 at dt = 1/800).
 func TestTimeVaryingGravity(t *testing.T) {
 	const T = 1.0

@@ -28,7 +28,7 @@ func TestMappingNamesTheScheme(t *testing.T) {
 	}
 }
 
-// TestMetadata holds the metadata to the seed (ball-node.md) and to the
+// TestMetadata holds the metadata to the MADDENING BallNode guide and to the
 // port's decisions.
 func TestMetadata(t *testing.T) {
 	n, _ := ball.FromMap(nil)

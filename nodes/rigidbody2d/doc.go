@@ -1,5 +1,5 @@
-// Package rigidbody2d is the deprecated planar rigid body (the seeds'
-// RigidBody2DNode, MADD-NODE-004), kept so that scenes and evidence built
+// Package rigidbody2d is the deprecated planar rigid body (MADDENING's
+// RigidBody2DNode, MADD-NODE-004, node version 1.0.0), kept so that scenes and evidence built
 // on it stay traceable. New models use the rigidbody package with
 // constraints {z: 0, rx: 0, ry: 0}, which reproduces this node's
 // trajectory (see that package's planar-equivalence test).
@@ -14,10 +14,10 @@
 // applied at the centre of mass. The model is m·dv/dt = F + m·g,
 // I·dω/dt = τ, dx/dt = v, dθ/dt = ω ([Node.Derivatives] writes
 // dv/dt = F/m + g and dω/dt = τ/I). [Node.Update] runs semi-implicit Euler
-// in both groups, as the seed does: v⁺ = v + Δt·(F/m + g),
+// in both groups, as MADDENING's RigidBody2DNode does: v⁺ = v + Δt·(F/m + g),
 // ω⁺ = ω + Δt·τ/I, then x⁺ = x + Δt·v⁺ and θ⁺ = θ + Δt·ω⁺. That is the
 // integrators package's "semi-implicit-euler" applied to Derivatives, bit
-// for bit. Unlike the seed, gravity is applied in float64.
+// for bit. Unlike MADDENING's RigidBody2DNode, gravity is applied in float64.
 //
 // # Deprecation
 //

@@ -19,9 +19,9 @@ var meta = node.Metadata{
 	EquationNotes: "The boundary inputs (`m0_position`, `m0_velocity`, …) and load outputs (`m0_force`, …) of an instance depend on the bodies its markers attach to (none for two ground markers, the registry's default); `Connect` creates and wires them, and the guide's Interface section lists them per marker kind. " +
 		"$\\mathbf{p}_{mi}, \\mathbf{v}_{mi}$ are the world position and velocity of marker $i$ (the body's `MarkerKinematics`; a ground marker is a fixed point with zero velocity), " +
 		"$\\mathbf{k}, \\mathbf{d}, \\mathbf{v}_{\\mathrm{off}}$ the stiffness, damping and offset, $\\mathrm{UF}$ the optional user force function and $i_N$ the item number given to it. " +
-		"$\\mathbf{f}_{SD}$ is zero when the connector is inactive. The seed's left-hand-side terms move to the right-hand side as the loads the bodies receive: " +
+		"$\\mathbf{f}_{SD}$ is zero when the connector is inactive. Exudyn's left-hand-side terms move to the right-hand side as the loads the bodies receive: " +
 		"marker 0 is pushed by $+\\mathbf{f}_{SD}$ and marker 1 by $-\\mathbf{f}_{SD}$ (a stretched spring pulls the markers together), each turned into the body's load inputs by its `MarkerLoad` (for a rigid body the force at the centre of mass and the moment $(R\\mathbf{r})\\times\\mathbf{f}$). " +
-		"$V$ is zero when inactive and undefined with a user function. $\\mathbf{J}_{loc}$ is the seed's local Jacobian with the factors $f_{ODE2}$ (positions) and $f_{ODE2_t}$ (velocities).",
+		"$V$ is zero when inactive and undefined with a user function. $\\mathbf{J}_{loc}$ is Exudyn's local Jacobian with the factors $f_{ODE2}$ (positions) and $f_{ODE2_t}$ (velocities).",
 	Discretization:      "",
 	DiscretizationNotes: "None: the connector is stateless. It evaluates an algebraic force law at the state the graph hands it (the start of each co-simulation step); the bodies integrate.",
 	Order:               node.Order{Temporal: 0, Note: "No discretization: the force law is evaluated exactly, to round-off; the accuracy of a simulation is that of the bodies' schemes and of the explicit co-simulation coupling."},
@@ -67,7 +67,7 @@ var meta = node.Metadata{
 		{Term: `-\mathbf{J}_{pos,m0}^{\mathsf T}\mathbf{f}_{SD},\ \mathbf{J}_{pos,m1}^{\mathsf T}\mathbf{f}_{SD}`, Identifier: pkgPath + ".Node.Outputs", Notes: "the load outputs m<k>_<load>, via the body's MarkerLoad of $\\pm\\mathbf{f}_{SD}$"},
 		{Term: `V`, Identifier: pkgPath + ".Node.PotentialEnergy", Notes: "ErrPotentialEnergy with a user function"},
 		{Term: `\mathbf{J}_{loc0},\ \mathbf{J}_{loc1},\ \mathbf{J}_{CSD'}`, Identifier: pkgPath + ".Node.OutputsJacobian", Notes: "∂outputs/∂inputs"},
-		{Term: `\mathbf{J}_{CSD}`, Identifier: pkgPath + ".Node.JacobianCSD", Notes: "the seed's 4-block matrix for given $f_{ODE2}, f_{ODE2_t}$"},
+		{Term: `\mathbf{J}_{CSD}`, Identifier: pkgPath + ".Node.JacobianCSD", Notes: "Exudyn's 4-block matrix for given $f_{ODE2}, f_{ODE2_t}$"},
 		{Term: "markers", Identifier: pkgPath + ".Marker"},
 		{Term: "CreateCartesianSpringDamper", Identifier: pkgPath + ".Connect"},
 	},
@@ -79,6 +79,6 @@ var meta = node.Metadata{
 	Anomalies: []string{"COSIM-ANO-002", "COSIM-ANO-003"},
 	Evidence:  []string{"COSIM-VER-301", "COSIM-VER-302"},
 	Changelog: []node.Change{
-		{Version: "1.0.0", Date: "2026-12-02", Change: "Initial implementation: markers through node.Marker, analytic output Jacobian with the seed's J_CSD′ term, user force function, Connect helper."},
+		{Version: "1.0.0", Date: "2026-12-02", Change: "Initial implementation: markers through node.Marker, analytic output Jacobian with Exudyn's J_CSD′ term, user force function, Connect helper."},
 	},
 }
