@@ -40,7 +40,9 @@
 //     marker's world z position and velocity are always 0. A force at the
 //     marker enters as its x and y components (its z component is
 //     dropped: the body cannot move out of plane) plus the torque
-//     (R(θ)r) × f about z.
+//     (R(θ)r) × f about z. Its inverse mass at the marker
+//     (node.MarkerMass) is 1/m + r_y²/I along x, 1/m + r_x²/I along y
+//     (r = R(θ)·local) and 0 along z.
 //   - The node is a [node.Batcher]: a graph may step many bodies in one
 //     kernel call. The kernel runs, row by row, the functions Update and
 //     Derivatives run, from per-row copies of the parameters that

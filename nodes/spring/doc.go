@@ -26,6 +26,9 @@
 //     analytic for ground and point-mass markers.
 //   - Connect and Between add the spring to a graph with every edge to
 //     its bodies, as springdamper.Connect does.
+//   - [Node.StableStepAt] (node.StepLimiter) states the explicit stable
+//     step along the spring from its stiffness, damping and the bodies'
+//     node.MarkerMass, as springdamper does per axis.
 //
 // # Concurrency
 //

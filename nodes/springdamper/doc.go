@@ -50,6 +50,15 @@
 // 4-block matrix for given f_ODE2 and f_ODE2_t factors. With a user
 // function both differentiate it numerically.
 //
+// # Stable step
+//
+// [Node.StableStepAt] (node.StepLimiter) computes the largest step at
+// which explicit co-simulation with the connector stays bounded: per world
+// axis the damped-oscillator bound of semi-implicit Euler,
+// (√(c² + 4ω²) − c)/ω² with ω² = k/μ and c = d/μ, μ the effective mass of
+// the two markers from their bodies' node.MarkerMass; the smallest over
+// the axes. graph.Sim.StepWarnings turns it into cosim run's warning.
+//
 // # Invariants
 //
 //   - Parameters are validated at construction and by SetParams; every
