@@ -64,8 +64,8 @@ var records = []Record{
 		Found:      "MADDENING 0.4",
 		Workaround: "Integrate the ball with event localization when sensitivities or contact times matter: " +
 			"graph.Sim.Integrate (adaptive Dormand–Prince, which locates the ball's contact event and applies its reset), " +
-			"or integrators.NewAdaptive for a single system with events. The fixed-step \"dormand-prince\" method from " +
-			"integrators.ByName does not locate events.",
+			"or integrators.NewAdaptive for a single system with events; since issue 15 also graph.Sim.RunMonolithic with any " +
+			"fixed-step method, which locates the contact by re-stepping and applies the reset.",
 		Test:   "github.com/cosimgo/cosim/verification.TestAnomalyMADDANO021",
 		Source: "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Known Limitations (MADD-ANO-021)",
 	},

@@ -264,3 +264,18 @@ func TestTwoMass(t *testing.T) {
 		}
 	}
 }
+
+// The fused baseline does HandSIE's arithmetic in HandSIE's order: the
+// two agree bit for bit.
+func TestHandSIEFused(t *testing.T) {
+	for _, n := range []int{1, 2, 7, 100} {
+		a, b := Mode1(n).InitialState(), Mode1(n).InitialState()
+		HandSIE(a, n, 200, ChainDt)
+		HandSIEFused(b, n, 200, ChainDt)
+		for i := range a {
+			if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+				t.Fatalf("N=%d: state[%d] HandSIE %v, HandSIEFused %v", n, i, a[i], b[i])
+			}
+		}
+	}
+}

@@ -869,6 +869,9 @@ func (s *Sim) stepMultirate(p *coupledPlan, classes []rateClass, t, dt float64, 
 		}
 		h := dt / float64(rc.rate)
 		for j := 0; j < rc.rate; j++ {
+			if err := s.cancelled(); err != nil {
+				return err
+			}
 			tj := t + float64(j)*h
 			if p.linear && j > 0 {
 				th := float64(j) / float64(rc.rate)
@@ -953,6 +956,9 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 	iters, resid, converged := 0, 0.0, false
 	var err error
 	for {
+		if err = s.cancelled(); err != nil {
+			break
+		}
 		iters++
 		if err = s.evalG(p, g, xn, t, t1, dt, res); err != nil {
 			break
@@ -1009,6 +1015,11 @@ func (s *Sim) evalG(p *coupledPlan, g *cgroup, xn []float64, t, t1, dt float64, 
 		gc := &g.classes[k]
 		h := dt / float64(gc.rate)
 		for j := 0; j < gc.rate; j++ {
+			if j > 0 {
+				if err := s.cancelled(); err != nil {
+					return err
+				}
+			}
 			tj := t + float64(j)*h
 			theta := 1.0
 			if g.linear {

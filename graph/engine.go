@@ -2,6 +2,7 @@ package graph
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -301,18 +302,22 @@ func (s *Sim) sumInto(dst []float64, fi *famInput, lo, hi int) bool {
 	if n == 3 && len(fi.terms) == 2 {
 		// The common case (a mass between two connectors) in one pass:
 		// a+b is what copying a and adding b computes.
+		// The rows of both terms are checked once (Span), then addressed
+		// with unsafe.Add.
 		ta, tb := &fi.terms[0], &fi.terms[1]
-		a, b := s.buffer(ta), s.buffer(tb)
-		oa, ob := ta.off+lo*ta.stride, tb.off+lo*tb.stride
+		a := node.Strided{Buf: s.buffer(ta), Off: ta.off, Stride: ta.stride}
+		b := node.Strided{Buf: s.buffer(tb), Off: tb.off, Stride: tb.stride}
+		ap := unsafe.Pointer(&a.Span(lo, hi, 3)[0])
+		bp := unsafe.Pointer(&b.Span(lo, hi, 3)[0])
+		as, bs := uintptr(ta.stride)*8, uintptr(tb.stride)*8
 		var acc float64
-		for d := 0; d < len(dst); d += 3 {
-			p, q, r := (*[3]float64)(a[oa:]), (*[3]float64)(b[ob:]), (*[3]float64)(dst[d:])
+		for k := 0; k < hi-lo; k++ {
+			u := uintptr(k)
+			p, q, r := (*[3]float64)(unsafe.Add(ap, u*as)), (*[3]float64)(unsafe.Add(bp, u*bs)), (*[3]float64)(dst[3*k:])
 			r[0] = p[0] + q[0]
 			r[1] = p[1] + q[1]
 			r[2] = p[2] + q[2]
 			acc += r[0]*0 + r[1]*0 + r[2]*0
-			oa += ta.stride
-			ob += tb.stride
 		}
 		return acc == 0
 	}

@@ -261,6 +261,12 @@ func (fb *famBuilder) accepts(offs []int) bool {
 		if fb.f.yn > 0 && offs[1]-fb.first[1] < fb.f.yn {
 			return false
 		}
+		// Kernels walk rows forwards (node.Strided: Stride ≥ 0).
+		for j, o := range offs {
+			if o < fb.first[j] {
+				return false
+			}
+		}
 		return true
 	}
 	for j, o := range offs {

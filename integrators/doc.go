@@ -19,7 +19,8 @@
 //     by Newmark/generalized-alpha applied to a first-order System (or give
 //     Settings.Positions and Settings.Velocities).
 //   - EventSystem: event functions g_i(t, y), their crossing directions and
-//     reset maps, for the Dormand–Prince driver.
+//     reset maps, handled by the Dormand–Prince driver and by every
+//     fixed-step method (see Events).
 //   - TimeEventSystem: times known in advance at which f is not smooth
 //     (NextTimeEvent); adaptive Dormand–Prince ends a step exactly on each,
 //     with its last stages at the left limit, and restarts there.
@@ -122,8 +123,8 @@
 // the field. A shorter step keeps the carried acceleration (it does not
 // depend on dt); note that with ρ∞ < 1 generalized-alpha is only first
 // order if the step changes persistently, since a_n approximates the
-// acceleration at t_n + (αm−αf)·dt. These runners have no error
-// estimator, dense output or event localization.
+// acceleration at t_n + (αm−αf)·dt. These runners (SecondOrderStepper)
+// have no error estimator, dense output or event localization.
 //
 // # Events
 //
@@ -143,6 +144,29 @@
 // the same long step, but never twice at the same instant. Two crossings
 // of an armed g_i within one step are not seen: bound MaxStep by the
 // shortest excursion you need to resolve.
+//
+// The fixed-step methods (Method.New on a System with events) handle
+// the same events with the same rules (directions, unarmed starts, the
+// earliest event first, EventTol, the Zeno guard): after each step the
+// event functions are evaluated at its end; when one crossed, the
+// crossing is located by re-stepping: the method takes one step of
+// length τ from the step's start for trial values of τ chosen by the
+// Illinois method, until the bracket is narrower than EventTol. There is
+// no interpolant to locate on (the fixed-step methods have none of their
+// own, and a Hermite one is not the method's trajectory), while a
+// re-step gives the state the method itself computes at the located time,
+// with its order. The reset is applied there and the rest of the step is
+// integrated from the reset state in one step (which may fire again); the
+// step ends on the step-count clock at t_n + dt. A step over which nothing
+// crossed is the method's own step bit for bit, at the cost of one
+// evaluation of the event functions; one with an event costs about ten to
+// forty re-steps. The memory of a method (trapezoid's carried f,
+// Dormand–Prince's FSAL stage, the Newmark family's algorithmic
+// acceleration) is rebuilt from the state at the re-steps and after the
+// reset, as after Init; for the Newmark family that means the physical
+// acceleration, the only consistent choice after a velocity jump. With
+// EventStop the step ends at the event, and Step returns a *StepError with
+// Status StoppedByEvent and the state after the reset.
 //
 // Zeno behaviour (events accumulating in finite time) is guarded twice:
 // a model declares the end of it with EventDisarm (for example a ball

@@ -230,7 +230,16 @@ type Error struct {
 	Err  error
 }
 
-func (e *Error) Error() string { return e.Path + ": " + e.Err.Error() }
+// Error returns "path: message", bounded: the path to node.MaxShownBytes
+// bytes and the message to MaxMessageBytes, so that a huge value in a
+// file never makes a huge message (issue 15).
+func (e *Error) Error() string {
+	return node.Elide(e.Path) + ": " + node.ElideTo(e.Err.Error(), MaxMessageBytes)
+}
+
+// MaxMessageBytes bounds the message of one scene Error.
+const MaxMessageBytes = 400
+
 func (e *Error) Unwrap() error { return e.Err }
 
 // MaxErrors is the most problems one error reports; the rest are

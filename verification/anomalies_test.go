@@ -127,7 +127,11 @@ func TestAnomalyCOSIMANO001(t *testing.T) {
 	}
 	sys.In.Present[0], sys.In.Values[0] = true, 0 // table at 0
 	m, _ := integrators.ByName(integrators.MethodForwardEuler)
-	st, _ := m.New(sys, nil)
+	// Derivatives alone, without the ball's contact event: given the
+	// event (sys itself), every fixed-step method now locates the contact
+	// and applies the reset (integrators, fixedevents.go; checked by
+	// TestBallFixedStepMonolithic), which is the workaround.
+	st, _ := m.New(integrators.Func{N: sys.Dim(), F: sys.Func}, nil)
 	st.Init(0, []float64{0.001, -1})
 	if err := st.Step(0.01); err != nil {
 		t.Fatal(err)
