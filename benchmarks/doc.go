@@ -39,7 +39,7 @@
 // impacts.
 //
 // W3 two-mass: the cost per step of Newmark and generalized-alpha ρ∞ = 0.5
-// on the seed's two-mass problem, with right-hand sides and Newton
+// on the MADDENING two-mass guide's two-mass problem, with right-hand sides and Newton
 // iterations counted. The accuracy table belongs to
 // benchmarks/structuralmodes.
 //

@@ -136,7 +136,7 @@
 // drops the kept stepper on purpose. Panics in node code or transforms
 // reached from the System (Derivatives, Events, Reset, Jacobians) come
 // back as errors naming the node, as in co-simulation. [NewNodeSystem] is
-// the same view of a single node (the seeds' integrate_node).
+// the same view of a single node (MADDENING's integrate_node).
 //
 // # Reading state every step
 //

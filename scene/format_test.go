@@ -87,7 +87,7 @@ func TestExamples(t *testing.T) {
 		results[base] = res
 	}
 
-	// The seed's mini example: static displacement −5/5000 = −0.001 m,
+	// Exudyn's mini example: static displacement −5/5000 = −0.001 m,
 	// reached to 1e-12 by t = 2 s (springdamper's Example prints −0.001000).
 	if r := results["spring-damper.json"]; r != nil {
 		d, _ := r.Sim.Value("spring.Displacement")
@@ -95,7 +95,7 @@ func TestExamples(t *testing.T) {
 			t.Errorf("spring-damper: displacement %v, want [0, -0.001, 0]", d)
 		}
 	}
-	// generalized-alpha-two-modes.md, rho_inf = 0.5 after 12 s at dt 0.1:
+	// the MADDENING guide "Two masses, two known modes", rho_inf = 0.5 after 12 s at dt 0.1:
 	// slow mode 99.947% of its energy, fast mode 1.53e-18%.
 	if r := results["two-mass-modes.json"]; r != nil {
 		q1, _ := r.Sim.Value("a.position[0]")
@@ -107,7 +107,7 @@ func TestExamples(t *testing.T) {
 		slow := 100 * (w1*w1 + z1*z1) / 1
 		fast := 100 * (w2*w2 + 1600*z2*z2) / (1600 * 0.05 * 0.05)
 		if math.Abs(slow-99.947) > 5e-4 || fast > 1e-15 {
-			t.Errorf("two-mass modes: slow %.5f%% (seed 99.947%%), fast %.3g%% (seed 1.53e-18%%)", slow, fast)
+			t.Errorf("two-mass modes: slow %.5f%% (published 99.947%%), fast %.3g%% (published 1.53e-18%%)", slow, fast)
 		}
 		if r.Mode != scene.Monolithic || r.Method != integrators.MethodGeneralizedAlpha || r.Steps != 120 {
 			t.Errorf("two-mass modes: %s %s %d steps", r.Mode, r.Method, r.Steps)

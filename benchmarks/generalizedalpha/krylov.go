@@ -9,9 +9,9 @@ import (
 	"github.com/cosimgo/cosim/internal/twomass"
 )
 
-// SeedWork is the seed's work comparison ("Scope and source checks" of
+// SeedWork is the work comparison of the MADDENING two-mass guide ("Scope and source checks" of
 // generalized-alpha-two-modes.md): the 120-step run of one method with
-// the matrix-free GMRES stack, its counted work beside the seed's, and
+// the matrix-free GMRES stack, its counted work beside that guide's, and
 // its agreement with the dense-LU run of the same method.
 type SeedWork struct {
 	Label     string            `json:"label"`
@@ -35,7 +35,7 @@ func seedKrylov(f integrators.Forcing) *integrators.Settings {
 	}
 }
 
-// seedWork runs Newmark and generalized-alpha ρ∞ = 0.5 on the seed
+// seedWork runs Newmark and generalized-alpha ρ∞ = 0.5 on the guide's
 // problem, 120 steps of 0.1 s, with the matrix-free GMRES stack.
 func seedWork() ([]SeedWork, error) {
 	p := twomass.Seed()
@@ -78,9 +78,9 @@ func seedWork() ([]SeedWork, error) {
 
 // seedWorkMarkdown renders the comparison.
 func seedWorkMarkdown(b *bytes.Buffer, rows []SeedWork) {
-	fmt.Fprintf(b, "## Work with the matrix-free GMRES stack, beside the seed's\n\n")
+	fmt.Fprintf(b, "## Work with the matrix-free GMRES stack, beside the MADDENING two-mass guide's\n\n")
 	fmt.Fprintf(b, "The same %d-step runs with `LinearSolver: gmres`, `MatrixFree: true` (A·v = (R(x + h·v) − R(x))/h, h = √(ε(1 + ‖x‖₂))/‖v‖₂), no preconditioner, NewtonTol 1e-10 and either Eisenstat–Walker forcing (the default: choice 1, η₀ = 0.5, floor KrylovTol = 1e-6) or a constant forcing term KrylovTol = 1e-6. Every RHS evaluation is counted: the physical acceleration at the start, one per Newton residual and one per GMRES iteration. *max |Δq| vs dense* is the largest displacement difference from the dense-LU run of the same method over the run.\n\n", twomass.SeedSteps)
-	fmt.Fprintf(b, "| Method | forcing | RHS evaluations | GMRES iterations | Newton iterations | Jacobians | per step: RHS / GMRES / Newton | seed RHS | seed GMRES | seed per step: RHS / GMRES | max \\|Δq\\| vs dense |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "| Method | forcing | RHS evaluations | GMRES iterations | Newton iterations | Jacobians | per step: RHS / GMRES / Newton | guide RHS | guide GMRES | guide per step: RHS / GMRES | max \\|Δq\\| vs dense |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		s := r.Work
 		n := float64(s.Steps)
@@ -89,8 +89,8 @@ func seedWorkMarkdown(b *bytes.Buffer, rows []SeedWork) {
 	}
 	for i := 0; i+1 < len(rows); i += 2 {
 		a, g := rows[i].Work, rows[i+1].Work
-		fmt.Fprintf(b, "\nRatio generalized-alpha / Newmark with %s forcing: %.2f in RHS evaluations, %.2f in GMRES iterations (seed: 2.00 and 1.33).", rows[i].Forcing, float64(g.FuncEvals)/float64(a.FuncEvals), float64(g.LinearIters)/float64(a.LinearIters))
+		fmt.Fprintf(b, "\nRatio generalized-alpha / Newmark with %s forcing: %.2f in RHS evaluations, %.2f in GMRES iterations (the guide: 2.00 and 1.33).", rows[i].Forcing, float64(g.FuncEvals)/float64(a.FuncEvals), float64(g.LinearIters)/float64(a.LinearIters))
 	}
 	fmt.Fprintf(b, "\n\n")
-	fmt.Fprintf(b, "Why ours differ. Generalized-alpha costs us what Newmark costs (the seed: twice the RHS evaluations) because our driver iterates on the algorithmic acceleration alone — 2 unknowns, the position and velocity updates being explicit formulas of it — while the seed's driver solves the augmented physical state together with the algorithmic acceleration through its generic nonlinear solver stack, which doubles its RHS evaluations for generalized-alpha. Our Newmark costs more per step than the seed's (GMRES needs 2 iterations for an exact solve on 2 unknowns, and the Newton test max|Δx| ≤ 1e-10·(1 + max|x|) needs a third iteration to confirm convergence: the directional difference limits each solve to about √ε ≈ 1e-8 relative accuracy, so the second update is not yet below the tolerance); the seed does not state its Newton and Krylov tolerances. Eisenstat–Walker forcing starts loose (η₀ = 0.5) and on this linear problem takes 4–5 Newton iterations per step where constant forcing takes 3; on the stiff chain (W4 in benchmarks/REPORT.md) the loose start pays, which is why it is the default.\n\n")
+	fmt.Fprintf(b, "Why ours differ. Generalized-alpha costs us what Newmark costs (the guide: twice the RHS evaluations) because our driver iterates on the algorithmic acceleration alone — 2 unknowns, the position and velocity updates being explicit formulas of it — while the guide's driver solves the augmented physical state together with the algorithmic acceleration through its generic nonlinear solver stack, which doubles its RHS evaluations for generalized-alpha. Our Newmark costs more per step than the guide's (GMRES needs 2 iterations for an exact solve on 2 unknowns, and the Newton test max|Δx| ≤ 1e-10·(1 + max|x|) needs a third iteration to confirm convergence: the directional difference limits each solve to about √ε ≈ 1e-8 relative accuracy, so the second update is not yet below the tolerance); the guide does not state its Newton and Krylov tolerances. Eisenstat–Walker forcing starts loose (η₀ = 0.5) and on this linear problem takes 4–5 Newton iterations per step where constant forcing takes 3; on the stiff chain (W4 in benchmarks/REPORT.md) the loose start pays, which is why it is the default.\n\n")
 }

@@ -691,7 +691,7 @@ func (r *report) markdown() string {
 		w("| %s | %d | %s | %.2e | %d | %d | %v |\n", x.name, len(x.res.Impacts), fmtList(x.errEach, "%+.1e"), x.err, x.res.Steps, x.res.Evals, x.wall.Round(time.Microsecond))
 	}
 	w("\nFixed-step co-simulation resolves contact at the end of the step that crosses the table, so each impact is late or early by up to a step, and the first-order energy error of each flight moves the later impacts further. Event localization finds the crossing of the dense output to the event tolerance.\n\n")
-	w("## W3 two-mass (seed problem, dt = 0.1 s, 120 steps)\n\n")
+	w("## W3 two-mass (two-mass problem, dt = 0.1 s, 120 steps)\n\n")
 	w("Cost only: the accuracy table (energy retained, phase lag) belongs to benchmarks/structuralmodes. Runs through Method.NewSecondOrder with the analytic acceleration Jacobian, carrying the history between steps (each Advance returns fresh history slices).\n\n")
 	w("| method | steps | RHS evals | per step | Newton iterations | per step | LU factorizations | ns per step |\n|---|---|---|---|---|---|---|---|\n")
 	for _, t := range r.two {

@@ -126,7 +126,7 @@ func TestDescribeText(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	mustContain(t, "describe ball", out,
-		"ball — A point mass", "algorithm MADD-NODE-001, version 1.0.0, stable",
+		"ball — A point mass", "algorithm MADD-NODE-001, version 1.1.0, stable",
 		"discretization semi-implicit-euler; declared order: spatial none, temporal 1",
 		"table_position", "MADD-ANO-021",
 		// the full metadata, not only the interface
@@ -417,7 +417,7 @@ func TestRun(t *testing.T) {
 	if diff := cmp.Diff(hc, hj); diff != "" {
 		t.Errorf("CSV and JSON lines differ:\n%s", diff)
 	}
-	// The static displacement of the seed's mini example.
+	// The static displacement of Exudyn's mini example.
 	if d := hc.Column("spring.Displacement[1]"); d[len(d)-1] > -0.000999 || d[len(d)-1] < -0.001001 {
 		t.Errorf("final displacement %v, want -0.001", d[len(d)-1])
 	}

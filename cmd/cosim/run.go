@@ -61,8 +61,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if bar != nil {
 		opts.Progress = bar.p.Report
 	}
+	ws := printStepWarnings(sc, stderr)
 	res, err := sc.Simulate(context.Background(), nodes.Registry(), opts)
 	bar.stop()
+	err = graph.WithStepHint(err, ws)
 	var se *scene.Error
 	if errors.As(err, &se) {
 		err = fmt.Errorf("%s: %w", pos[0], err)
@@ -83,6 +85,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, false)
+}
+
+// printStepWarnings warns, before a co-simulation run, about every node
+// whose stated stable step (graph.Sim.StepWarnings) run.dt exceeds, and
+// returns the warnings for the hint of a failed run. A scene that does not
+// compile warns nothing: Simulate reports it.
+func printStepWarnings(sc *scene.Scene, w io.Writer) []graph.StepWarning {
+	if sc.Run.Mode == scene.Monolithic {
+		return nil
+	}
+	sim, err := sc.Compile(nodes.Registry(), nil)
+	if err != nil {
+		return nil
+	}
+	ws, _ := sim.StepWarnings(sc.Run.Dt)
+	for _, sw := range ws {
+		fmt.Fprintf(w, "cosim: warning: %s\n", sw)
+	}
+	return ws
 }
 
 // writeOutputs writes the history file and the plot a run asked for.
