@@ -138,7 +138,8 @@ func (e *StepHintError) Unwrap() error { return e.Err }
 // value most likely blew up because the step exceeds those limits.
 // Otherwise it returns err unchanged.
 func WithStepHint(err error, ws []StepWarning) error {
-	if err == nil || len(ws) == 0 || !errors.Is(err, node.ErrNonFinite) {
+	var hinted *StepHintError
+	if err == nil || len(ws) == 0 || !errors.Is(err, node.ErrNonFinite) || errors.As(err, &hinted) {
 		return err
 	}
 	return &StepHintError{Err: err, Warnings: ws}
