@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// denseOsc is y” = −y as a first-order system, with optionally one
-// event function that never crosses (g = 1): with it the Adaptive computes
-// its dense output eagerly after every step, without it lazily on Dense.
+// denseOsc is y'' = −y as a first-order system. denseOscEv adds one
+// event function that never crosses (g = 1): with it the Adaptive
+// computes its dense output eagerly after every step, without it lazily
+// on Dense.
 type denseOsc struct{}
 
 func (denseOsc) Dim() int { return 2 }
