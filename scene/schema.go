@@ -30,6 +30,7 @@ const SchemaID = "https://github.com/cosimgo/cosim/docs/scene.schema.json"
 func Schema(reg *node.Registry) ([]byte, error) {
 	defs := obj{}
 	var nodeRefs, connRefs []any
+	conns := reg.ConnectorTypes()
 	for _, name := range reg.Names() {
 		spec, err := reg.Spec(name)
 		if err != nil {
@@ -37,7 +38,7 @@ func Schema(reg *node.Registry) ([]byte, error) {
 		}
 		defs["node."+name] = nodeSchema(spec, false)
 		nodeRefs = append(nodeRefs, obj{"$ref": "#/$defs/node." + name})
-		if slices.Contains(ConnectorTypes, name) {
+		if slices.Contains(conns, name) {
 			defs["connector."+name] = nodeSchema(spec, true)
 			connRefs = append(connRefs, obj{"$ref": "#/$defs/connector." + name})
 		}
