@@ -86,7 +86,7 @@ func FromGraph(g *graph.Graph, run Run, rec Record) (*Scene, error) {
 		case graph.Embed:
 			se.Transform = &Transform{Kind: "embed", Axis: t.Axis, Len: t.Len}
 		default:
-			return nil, fmt.Errorf("scene: edge %s -> %s: transform %s cannot be saved; scenes name only %v", e.From, e.To, e.Transform.Name(), TransformKinds)
+			return nil, fmt.Errorf("scene: edge %s -> %s: transform %s cannot be saved; scenes name only %v", e.From, e.To, e.Transform.Name(), transformKinds)
 		}
 		sc.Edges = append(sc.Edges, se)
 	}

@@ -100,8 +100,12 @@ type Transform struct {
 	Len    int     `json:"len,omitempty"`
 }
 
-// TransformKinds are the transform kinds a scene may name.
-var TransformKinds = []string{"component", "embed", "scale"}
+// transformKinds are the transform kinds a scene may name.
+var transformKinds = []string{"component", "embed", "scale"}
+
+// TransformKinds returns the transform kinds a scene may name, sorted; the
+// caller owns the slice.
+func TransformKinds() []string { return slices.Clone(transformKinds) }
 
 // Run modes.
 const (
@@ -114,8 +118,12 @@ const (
 	Monolithic = "monolithic"
 )
 
-// Modes are the run modes a scene may name.
-var Modes = []string{CoSimulation, Monolithic}
+// modes are the run modes a scene may name.
+var modes = []string{CoSimulation, Monolithic}
+
+// Modes returns the run modes a scene may name; the caller owns the
+// slice.
+func Modes() []string { return slices.Clone(modes) }
 
 // Run holds the run settings.
 type Run struct {
@@ -550,7 +558,7 @@ func (sc *Scene) check() (c checked) {
 			bad("run.coupling", "is for co-simulation; a monolithic run integrates all nodes together: remove it or set \"mode\": %q", CoSimulation)
 		}
 	default:
-		bad("run.mode", "%q is not a mode; use %s%s", r.Mode, strings.Join(Modes, " or "), node.DidYouMean(r.Mode, Modes))
+		bad("run.mode", "%q is not a mode; use %s%s", r.Mode, strings.Join(modes, " or "), node.DidYouMean(r.Mode, modes))
 	}
 	if sc.Record.Every < 0 {
 		bad("record.every", "%d is negative", sc.Record.Every)
@@ -601,7 +609,7 @@ func (t *Transform) check(path string) []error {
 			bad(".axis", "%d is outside a vector of %d components", t.Axis, t.Len)
 		}
 	default:
-		bad(".kind", "%q is not a transform kind%s", t.Kind, node.DidYouMean(t.Kind, TransformKinds))
+		bad(".kind", "%q is not a transform kind%s", t.Kind, node.DidYouMean(t.Kind, transformKinds))
 		return errs
 	}
 	// Settings of another kind, given non-zero.
