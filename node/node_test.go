@@ -99,10 +99,10 @@ func TestRange(t *testing.T) {
 	}
 }
 
-func TestSuggest(t *testing.T) {
+func TestDidYouMean(t *testing.T) {
 	names := []string{"position", "velocity", "table_position"}
-	if got := node.Suggest("positon", names); len(got) == 0 || got[0] != "position" {
-		t.Errorf("Suggest(positon) = %v", got)
+	if got := node.DidYouMean("positon", names); !strings.HasPrefix(got, ` (did you mean "position"`) {
+		t.Errorf("DidYouMean(positon) = %q", got)
 	}
 	if got := node.DidYouMean("zzzz", names); !strings.Contains(got, `valid: "position", "velocity", "table_position"`) {
 		t.Errorf("DidYouMean lists %q", got)
