@@ -151,3 +151,32 @@ func TestNoExportedMutableTables(t *testing.T) {
 		t.Fatalf("parsed only %d files: is the module root right?", files)
 	}
 }
+
+// TestDescribeOutsideCore: the JSON types of `cosim describe` live in
+// node/describe, not in the core contract package node.
+func TestDescribeOutsideCore(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, "../../node", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := map[string]bool{"Description": true, "FieldDesc": true, "ParamDesc": true, "InputDesc": true, "Describe": true}
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if d.Recv == nil && moved[d.Name.Name] {
+						t.Errorf("%s: func %s belongs in node/describe", fset.Position(d.Pos()), d.Name.Name)
+					}
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						if ts, ok := s.(*ast.TypeSpec); ok && moved[ts.Name.Name] {
+							t.Errorf("%s: type %s belongs in node/describe", fset.Position(ts.Pos()), ts.Name.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+}
