@@ -23,13 +23,26 @@
 // [TimeEventer] (times known in advance at which outputs jump, for
 // sources),
 // [InputJacobian] and [OutputJacobian] (analytic derivatives),
-// [Marker] (a body connectors attach to) and [Drawer] (the node's
+// [Marker] (a body connectors attach to), [Attached] (a connector that
+// reports its ends and links) and [Drawer] (the node's
 // geometry for cosim view and cosim render: [Primitive] spheres, boxes,
 // planes, coils and lines computed from its parameters and state, with
 // the shared visualization parameters of [VisualParams] — show,
 // draw_size, color — and the renderer's [DrawSettings]; a node without it
 // draws nothing). A node that decorates another
 // implements [Unwrapper]; use [As] to find a capability through wrappers.
+//
+// # Connectors
+//
+// A connector type (a spring between two bodies) implements [Connector]:
+// given its two ends ([Attachment]: a [Marker] body, or the ground, and a
+// local point) it builds the node and returns the edges that attach it as
+// data ([Link]: field names on the body and on the connector). Graphs
+// (graph.Graph.AddConnector, the [ConnectorHost] the node packages'
+// Connect helpers take) and scene files apply it to any connector type
+// alike, so node packages never import graph and a new connector type
+// needs only a registry [Type] with a Connector constructor. Errors about
+// one end are [EndError] (errors.As), never matched by text.
 //
 // # Batch kernels
 //
