@@ -180,3 +180,60 @@ func TestDescribeOutsideCore(t *testing.T) {
 		}
 	}
 }
+
+// exportedFuncs returns the exported functions ("F") and methods
+// ("T.M") declared in the non-test files of the package in dir.
+func exportedFuncs(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || !fd.Name.IsExported() {
+					continue
+				}
+				name := fd.Name.Name
+				if fd.Recv != nil {
+					typ := fd.Recv.List[0].Type
+					if st, ok := typ.(*ast.StarExpr); ok {
+						typ = st.X
+					}
+					if id, ok := typ.(*ast.Ident); ok {
+						name = id.Name + "." + name
+					}
+				}
+				out[name] = true
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no exported functions in %s", dir)
+	}
+	return out
+}
+
+// TestNoRedundantPairs: each of issue 21's redundant pairs keeps the one
+// that reads best, and the other is gone.
+func TestNoRedundantPairs(t *testing.T) {
+	for _, c := range []struct{ dir, keep, gone string }{
+		{"node", "Resolve", "CheckValues"},
+		{"node", "DidYouMean", "Suggest"},
+		{"verification", "CheckConformance", "Conformance"},
+		{"graph", "Sim.Names", "Sim.Nodes"},
+		{"graph", "Graph.Names", "Graph.Nodes"},
+	} {
+		fns := exportedFuncs(t, "../../"+c.dir)
+		if !fns[c.keep] {
+			t.Errorf("%s: %s is missing", c.dir, c.keep)
+		}
+		if fns[c.gone] {
+			t.Errorf("%s: %s duplicates %s", c.dir, c.gone, c.keep)
+		}
+	}
+}
