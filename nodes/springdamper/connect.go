@@ -78,19 +78,10 @@ func (connector) ConnectorType() string { return TypeName }
 
 func (c connector) Attach(name string, ends [2]node.Attachment) (node.Node, []node.Link, error) {
 	ms := [2]Marker{Marker(ends[0]), Marker(ends[1])}
-	for k, m := range ms {
-		if m.Body == nil {
-			continue
-		}
-		if _, ok := m.Body.(node.Node); !ok {
-			return nil, nil, &node.EndError{Type: TypeName, Connector: name, End: k,
-				Err: fmt.Errorf("body of type %T implements node.Marker but not node.Node: %w", m.Body, ErrNotMarker)}
-		}
-	}
 	if err := checkMarkers(name, ms); err != nil {
 		return nil, nil, err
 	}
-	n, err := newNode(c.vals, ms[0], ms[1])
+	n, err := newNode(name, c.vals, ms[0], ms[1])
 	if err != nil {
 		return nil, nil, err
 	}

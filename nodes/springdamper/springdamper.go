@@ -336,7 +336,7 @@ func New(p Params, m0, m1 Marker) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newNode(vals, m0, m1)
+	return newNode("", vals, m0, m1)
 }
 
 // FromMap builds a connector between two ground markers at the origin from
@@ -352,10 +352,19 @@ func FromMap(m map[string]any) (node.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newNode(vals, Marker{}, Marker{})
+	return newNode("", vals, Marker{}, Marker{})
 }
 
-func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
+// newNode builds the connector named conn ("" outside a graph); an error
+// about marker k is a *node.EndError in a graph.
+func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
+	endErr := func(k int, format string, args ...any) error {
+		err := fmt.Errorf(format, args...)
+		if conn != "" {
+			return &node.EndError{Type: TypeName, Connector: conn, End: k, Err: err}
+		}
+		return fmt.Errorf("%s: %w", TypeName, err)
+	}
 	mod, err := newModel(vals)
 	if err != nil {
 		return nil, err
@@ -381,7 +390,7 @@ func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
 		}
 		body, ok := mm.Body.(node.Node)
 		if !ok {
-			return nil, fmt.Errorf("%s: marker %d: body of type %T implements node.Marker but not node.Node: %w", TypeName, k, mm.Body, ErrNotMarker)
+			return nil, endErr(k, "marker %d: body of type %T implements node.Marker but not node.Node: %w", k, mm.Body, ErrNotMarker)
 		}
 		bs := body.Spec()
 		mk.body = mm.Body
@@ -392,7 +401,7 @@ func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
 		for _, fn := range mk.fields {
 			f, ok := bodyField(bs, fn)
 			if !ok {
-				return nil, fmt.Errorf("%s: marker %d: body %s names marker field %q, which is not a state field or output of it: %w", TypeName, k, bs.Type, fn, ErrMarkerFields)
+				return nil, endErr(k, "marker %d: body %s names marker field %q, which is not a state field or output of it: %w", k, bs.Type, fn, ErrMarkerFields)
 			}
 			ins = append(ins, node.Input{
 				Name: fmt.Sprintf("m%d_%s", k, fn), Shape: f.Shape, Units: f.Units, Coupling: node.Replacing,
@@ -407,7 +416,7 @@ func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
 		for _, ln := range mk.loads {
 			i := indexInput(bs.Inputs, ln)
 			if i < 0 {
-				return nil, fmt.Errorf("%s: marker %d: body %s names marker load %q, which is not an input of it: %w", TypeName, k, bs.Type, ln, ErrMarkerFields)
+				return nil, endErr(k, "marker %d: body %s names marker load %q, which is not an input of it: %w", k, bs.Type, ln, ErrMarkerFields)
 			}
 			in := bs.Inputs[i]
 			outs = append(outs, node.Field{
