@@ -449,8 +449,3 @@ func (n *Node) SetParams(p map[string]any) error {
 	n.set(vals)
 	return nil
 }
-
-// Markers returns the spring's two markers as it was built with.
-func (n *Node) Markers() [2]Marker {
-	return [2]Marker{{Body: n.mk[0].body, Local: n.mk[0].local}, {Body: n.mk[1].body, Local: n.mk[1].local}}
-}

@@ -706,9 +706,3 @@ func (n *Node) SetParams(p map[string]any) error {
 	}
 	return nil
 }
-
-// Markers returns the connector's two markers as it was built with: the
-// bodies (nil: ground) and their local points.
-func (n *Node) Markers() [2]Marker {
-	return [2]Marker{{Body: n.mk[0].body, Local: n.mk[0].local}, {Body: n.mk[1].body, Local: n.mk[1].local}}
-}
