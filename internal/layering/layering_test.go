@@ -155,25 +155,19 @@ func TestNoExportedMutableTables(t *testing.T) {
 // TestDescribeOutsideCore: the JSON types of `cosim describe` live in
 // node/describe, not in the core contract package node.
 func TestDescribeOutsideCore(t *testing.T) {
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, "../../node", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fset, files := parsePackage(t, "../../node")
 	moved := map[string]bool{"Description": true, "FieldDesc": true, "ParamDesc": true, "InputDesc": true, "Describe": true}
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if d.Recv == nil && moved[d.Name.Name] {
-						t.Errorf("%s: func %s belongs in node/describe", fset.Position(d.Pos()), d.Name.Name)
-					}
-				case *ast.GenDecl:
-					for _, s := range d.Specs {
-						if ts, ok := s.(*ast.TypeSpec); ok && moved[ts.Name.Name] {
-							t.Errorf("%s: type %s belongs in node/describe", fset.Position(ts.Pos()), ts.Name.Name)
-						}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && moved[d.Name.Name] {
+					t.Errorf("%s: func %s belongs in node/describe", fset.Position(d.Pos()), d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					if ts, ok := s.(*ast.TypeSpec); ok && moved[ts.Name.Name] {
+						t.Errorf("%s: type %s belongs in node/describe", fset.Position(ts.Pos()), ts.Name.Name)
 					}
 				}
 			}
@@ -185,31 +179,25 @@ func TestDescribeOutsideCore(t *testing.T) {
 // ("T.M") declared in the non-test files of the package in dir.
 func exportedFuncs(t *testing.T, dir string) map[string]bool {
 	t.Helper()
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, files := parsePackage(t, dir)
 	out := map[string]bool{}
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				fd, ok := d.(*ast.FuncDecl)
-				if !ok || !fd.Name.IsExported() {
-					continue
-				}
-				name := fd.Name.Name
-				if fd.Recv != nil {
-					typ := fd.Recv.List[0].Type
-					if st, ok := typ.(*ast.StarExpr); ok {
-						typ = st.X
-					}
-					if id, ok := typ.(*ast.Ident); ok {
-						name = id.Name + "." + name
-					}
-				}
-				out[name] = true
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || !fd.Name.IsExported() {
+				continue
 			}
+			name := fd.Name.Name
+			if fd.Recv != nil {
+				typ := fd.Recv.List[0].Type
+				if st, ok := typ.(*ast.StarExpr); ok {
+					typ = st.X
+				}
+				if id, ok := typ.(*ast.Ident); ok {
+					name = id.Name + "." + name
+				}
+			}
+			out[name] = true
 		}
 	}
 	if len(out) == 0 {
@@ -236,4 +224,29 @@ func TestNoRedundantPairs(t *testing.T) {
 			t.Errorf("%s: %s duplicates %s", c.dir, c.gone, c.keep)
 		}
 	}
+}
+
+// parsePackage parses the non-test Go files of the package in dir.
+func parsePackage(t *testing.T, dir string) (*token.FileSet, []*ast.File) {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no Go files in %s", dir)
+	}
+	return fset, files
 }
