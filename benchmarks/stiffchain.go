@@ -114,18 +114,24 @@ type StiffRun struct {
 // PerStep returns the wall time per step.
 func (r StiffRun) PerStep() time.Duration { return r.Wall / time.Duration(max(r.Steps, 1)) }
 
-// StiffSolvers are the W4 solver configurations by name.
-var StiffSolvers = map[string]integrators.Settings{
+// stiffSolvers are the W4 solver configurations by name (StiffSolver).
+var stiffSolvers = map[string]integrators.Settings{
 	"dense":              {LinearSolver: integrators.LinearDense},
 	"gmres+block-jacobi": {LinearSolver: integrators.LinearGMRES, Preconditioner: integrators.PrecondBlockJacobi},
 	"gmres+ilu0":         {LinearSolver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0},
 	"banded":             {LinearSolver: integrators.LinearBanded},
 }
 
+// StiffSolver returns the W4 solver configuration of that name.
+func StiffSolver(name string) (integrators.Settings, bool) {
+	s, ok := stiffSolvers[name]
+	return s, ok
+}
+
 // RunStiff builds W4 of n masses and runs steps steps of StiffDt with
 // method m and the named solver through Sim.RunMonolithic.
 func RunStiff(n int, m integrators.Method, solver string, steps int, keepState bool) (StiffRun, error) {
-	set, ok := StiffSolvers[solver]
+	set, ok := StiffSolver(solver)
 	if !ok {
 		return StiffRun{}, fmt.Errorf("benchmarks: unknown W4 solver %q", solver)
 	}

@@ -14,6 +14,11 @@
 // and algebraic loops (a cycle of direct feedthrough, [LoopError], listing
 // its members).
 //
+// [Graph.AddConnector] attaches a connector of any type (a
+// node.Connector: springdamper.Params, spring.Params, a registry type's
+// connector) between two bodies and connects the links it returns; the
+// graph knows the node contract only, never a concrete node type.
+//
 // # Step semantics
 //
 // Each step from t_n to t_n+dt has two phases:

@@ -71,8 +71,9 @@ func (s *Sim) Time() float64 { return s.t0 + float64(s.n)*s.dt }
 // StepCount is the number of steps taken since Build.
 func (s *Sim) StepCount() int { return s.steps }
 
-// Nodes returns the node names in the order they were added.
-func (s *Sim) Nodes() []string { return s.nodeNames() }
+// Names returns the node names in the order they were added, as
+// Graph.Names does for the graph the Sim was built from.
+func (s *Sim) Names() []string { return s.nodeNames() }
 
 // Node returns the named node.
 func (s *Sim) Node(name string) (node.Node, bool) {

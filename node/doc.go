@@ -24,7 +24,8 @@
 // [TimeEventer] (times known in advance at which outputs jump, for
 // sources),
 // [InputJacobian] and [OutputJacobian] (analytic derivatives),
-// [Marker] (a body connectors attach to), [MarkerMass] (a body's inverse
+// [Marker] (a body connectors attach to), [Attached] (a connector that
+// reports its ends and links), [MarkerMass] (a body's inverse
 // mass at a marker) and [StepLimiter] (a node that computes the largest
 // stable step of explicit stepping, e.g. a spring from its stiffness and
 // its bodies' MarkerMass; graphs warn when a run's step exceeds it), and
@@ -35,6 +36,18 @@
 // draw_size, color — and the renderer's [DrawSettings]; a node without it
 // draws nothing). A node that decorates another
 // implements [Unwrapper]; use [As] to find a capability through wrappers.
+//
+// # Connectors
+//
+// A connector type (a spring between two bodies) implements [Connector]:
+// given its two ends ([Attachment]: a [Marker] body, or the ground, and a
+// local point) it builds the node and returns the edges that attach it as
+// data ([Link]: field names on the body and on the connector). Graphs
+// (graph.Graph.AddConnector, the [ConnectorHost] the node packages'
+// Connect helpers take) and scene files apply it to any connector type
+// alike, so node packages never import graph and a new connector type
+// needs only a registry [Type] with a Connector constructor. Errors about
+// one end are [EndError] (errors.As), never matched by text.
 //
 // # Batch kernels
 //

@@ -77,7 +77,7 @@ func TestVisual(t *testing.T) {
 	specs := node.VisualParams("diameter")
 	v := node.Values{}
 	node.Appearance{}.Put(v)
-	vals, err := node.CheckValues("x", specs, v)
+	vals, err := node.Resolve("x", specs, nil, v)
 	if err != nil {
 		t.Fatal(err)
 	}

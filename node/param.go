@@ -408,7 +408,9 @@ func (v Values) String(name string) string { return v[name].(string) }
 // (errors.Join of *ParamError, each naming typ), in the order of specs, then
 // unknown names in sorted order; beyond MaxReportedErrors problems the rest
 // are counted in a last error. base, if not nil, supplies the values to
-// start from instead of the defaults (for run-time overrides).
+// start from instead of the defaults (for run-time overrides). A node's Go
+// parameter struct turned into Values is checked the same way:
+// Resolve(typ, specs, nil, p.values()); given is never modified.
 func Resolve(typ string, specs []Param, base Values, given map[string]any) (Values, error) {
 	out := make(Values, len(specs))
 	for _, p := range specs {
@@ -477,16 +479,6 @@ func boundErrors(errs []error) []error {
 	}
 	rest := len(errs) - MaxReportedErrors
 	return append(errs[:MaxReportedErrors:MaxReportedErrors], fmt.Errorf("… and %s more problems", GroupDigits(rest)))
-}
-
-// CheckValues validates an already complete set of typed values (a node's
-// Go struct turned into Values) against specs, reporting every problem.
-func CheckValues(typ string, specs []Param, vals Values) (Values, error) {
-	given := make(map[string]any, len(vals))
-	for k, v := range vals {
-		given[k] = v
-	}
-	return Resolve(typ, specs, nil, given)
 }
 
 // plural writes n and noun, with an s unless n is 1.

@@ -16,8 +16,6 @@ import (
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
-	"github.com/cosimgo/cosim/nodes/spring"
-	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
 // Limits keep memory bounded whatever a file says.
@@ -58,7 +56,9 @@ type Node struct {
 }
 
 // Connector is a connector node attached to markers on two bodies, the
-// scene form of springdamper.Connect: marker k sits at Local[k] on the node
+// scene form of graph.Graph.AddConnector: Type is any connector type of
+// the registry (node.Registry.ConnectorTypes: springdamper, spring, or a
+// type registered later), and marker k sits at Local[k] on the node
 // named Bodies[k] ("ground" or "" for a fixed world point at Local[k]).
 // Build adds the connector and every edge between it and its bodies: the
 // bodies' marker fields into its inputs m<k>_<field>, its loads m<k>_<load>
@@ -76,10 +76,7 @@ type Connector struct {
 }
 
 // Ground is the body name of a fixed world marker in Connector.Bodies.
-const Ground = springdamper.GroundName
-
-// ConnectorTypes are the node types a scene can attach as connectors.
-var ConnectorTypes = []string{springdamper.TypeName, spring.TypeName}
+const Ground = node.Ground
 
 // Edge wires "node.field" into "node.input", optionally through one of the
 // registered transforms.
@@ -103,8 +100,12 @@ type Transform struct {
 	Len    int     `json:"len,omitempty"`
 }
 
-// TransformKinds are the transform kinds a scene may name.
-var TransformKinds = []string{"component", "embed", "scale"}
+// transformKinds are the transform kinds a scene may name.
+var transformKinds = []string{"component", "embed", "scale"}
+
+// TransformKinds returns the transform kinds a scene may name, sorted; the
+// caller owns the slice.
+func TransformKinds() []string { return slices.Clone(transformKinds) }
 
 // Run modes.
 const (
@@ -117,8 +118,12 @@ const (
 	Monolithic = "monolithic"
 )
 
-// Modes are the run modes a scene may name.
-var Modes = []string{CoSimulation, Monolithic}
+// modes are the run modes a scene may name.
+var modes = []string{CoSimulation, Monolithic}
+
+// Modes returns the run modes a scene may name; the caller owns the
+// slice.
+func Modes() []string { return slices.Clone(modes) }
 
 // Run holds the run settings.
 type Run struct {
@@ -501,8 +506,6 @@ func (sc *Scene) check() (c checked) {
 		name(p, c.Name)
 		if c.Type == "" {
 			bad(p+".type", "missing")
-		} else if !slices.Contains(ConnectorTypes, c.Type) {
-			bad(p+".type", "%q is not a connector type; scenes attach %s%s (put other node types under nodes)", c.Type, strings.Join(ConnectorTypes, ", "), node.DidYouMean(c.Type, ConnectorTypes))
 		}
 		if len(c.Bodies) != 2 {
 			bad(p+".bodies", "has %d names, want 2: the bodies of marker 0 and marker 1 (%q for a fixed world point)", len(c.Bodies), Ground)
@@ -573,7 +576,7 @@ func (sc *Scene) check() (c checked) {
 			bad("run.coupling", "is for co-simulation; a monolithic run integrates all nodes together: remove it or set \"mode\": %q", CoSimulation)
 		}
 	default:
-		bad("run.mode", "%q is not a mode; use %s%s", r.Mode, strings.Join(Modes, " or "), node.DidYouMean(r.Mode, Modes))
+		bad("run.mode", "%q is not a mode; use %s%s", r.Mode, strings.Join(modes, " or "), node.DidYouMean(r.Mode, modes))
 	}
 	if sc.Record.Every < 0 {
 		bad("record.every", "%d is negative", sc.Record.Every)
@@ -624,7 +627,7 @@ func (t *Transform) check(path string) []error {
 			bad(".axis", "%d is outside a vector of %d components", t.Axis, t.Len)
 		}
 	default:
-		bad(".kind", "%q is not a transform kind%s", t.Kind, node.DidYouMean(t.Kind, TransformKinds))
+		bad(".kind", "%q is not a transform kind%s", t.Kind, node.DidYouMean(t.Kind, transformKinds))
 		return errs
 	}
 	// Settings of another kind, given non-zero.
@@ -996,7 +999,7 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 			continue
 		}
 		before := g.NumEdges()
-		if err := connect(g, cn, params[len(sc.Nodes)+i]); err != nil {
+		if err := connect(g, reg, cn, params[len(sc.Nodes)+i]); err != nil {
 			errs = append(errs, &Error{Path: p + err.path, Err: err.err})
 			failed[cn.Name] = true
 			continue
@@ -1083,40 +1086,34 @@ type pathError struct {
 	err  error
 }
 
-// connect adds connector c with its resolved parameters to g.
-func connect(g *graph.Graph, c Connector, params map[string]any) *pathError {
-	// springdamper or spring (check rejects other types).
+// connect adds connector c, of any connector type of reg, with its
+// resolved parameters to g.
+func connect(g *graph.Graph, reg *node.Registry, c Connector, params map[string]any) *pathError {
 	if len(c.Bodies) != 2 || len(c.Local) != 0 && len(c.Local) != 2 {
 		return &pathError{".bodies", fmt.Errorf("a connector needs 2 bodies and 0 or 2 local points, has %d and %d", len(c.Bodies), len(c.Local))}
 	}
-	if c.Type == spring.TypeName {
-		return connectSpring(g, c, params)
-	}
-	nd, err := springdamper.FromMap(params)
+	conn, err := reg.Connector(c.Type, params)
 	if err != nil {
+		var ue *node.UnknownTypeError
+		var ne *node.NotConnectorError
+		if errors.As(err, &ue) || errors.As(err, &ne) {
+			known := reg.ConnectorTypes()
+			return &pathError{".type", fmt.Errorf("%q is not a connector type; scenes attach %s%s (put other node types under nodes)", c.Type, strings.Join(known, ", "), node.DidYouMean(c.Type, known))}
+		}
 		return &pathError{".params", err}
 	}
-	v := nd.(node.Tunable).Params()
-	p := springdamper.Params{
-		Active:     v.Bool("active"),
-		ItemNumber: v.Int("item_number"),
-		Show:       v.Bool("show"),
-		DrawSize:   v.Float("draw_size"),
-	}
-	copy(p.Stiffness[:], v.Floats("stiffness"))
-	copy(p.Damping[:], v.Floats("damping"))
-	copy(p.Offset[:], v.Floats("offset"))
-	copy(p.Color[:], v.Floats("color"))
 	var local [2][3]float64
 	for k, l := range c.Local {
 		copy(local[k][:], l)
 	}
-	if _, err := springdamper.Connect(g, c.Name, p, c.Bodies[0], local[0], c.Bodies[1], local[1]); err != nil {
-		// Connect names the marker ("body 0", "body 1") it failed on.
-		for k := range 2 {
-			if strings.Contains(err.Error(), fmt.Sprintf("body %d", k)) {
-				return &pathError{fmt.Sprintf(".bodies[%d]", k), err}
-			}
+	if _, err := g.AddConnector(c.Name, conn, c.Bodies[0], local[0], c.Bodies[1], local[1]); err != nil {
+		var ee *node.EndError
+		var pe *node.ParamError
+		switch {
+		case errors.As(err, &ee):
+			return &pathError{fmt.Sprintf(".bodies[%d]", ee.End), err}
+		case errors.As(err, &pe):
+			return &pathError{".params", err}
 		}
 		return &pathError{"", err}
 	}

@@ -30,6 +30,7 @@ const SchemaID = "https://github.com/cosimgo/cosim/docs/scene.schema.json"
 func Schema(reg *node.Registry) ([]byte, error) {
 	defs := obj{}
 	var nodeRefs, connRefs []any
+	conns := reg.ConnectorTypes()
 	for _, name := range reg.Names() {
 		spec, err := reg.Spec(name)
 		if err != nil {
@@ -37,7 +38,7 @@ func Schema(reg *node.Registry) ([]byte, error) {
 		}
 		defs["node."+name] = nodeSchema(spec, false)
 		nodeRefs = append(nodeRefs, obj{"$ref": "#/$defs/node." + name})
-		if slices.Contains(ConnectorTypes, name) {
+		if slices.Contains(conns, name) {
 			defs["connector."+name] = nodeSchema(spec, true)
 			connRefs = append(connRefs, obj{"$ref": "#/$defs/connector." + name})
 		}
@@ -214,7 +215,7 @@ func runSchema() obj {
 		"type": "object", "additionalProperties": false, "required": []string{"dt"},
 		"description": "Run settings. Give steps or end.",
 		"properties": obj{
-			"mode":       obj{"enum": Modes, "default": CoSimulation, "description": "co-simulation: every node steps itself, coupled by run.coupling; monolithic: one integrator (run.integrator) for all stateful nodes."},
+			"mode":       obj{"enum": Modes(), "default": CoSimulation, "description": "co-simulation: every node steps itself, coupled by run.coupling; monolithic: one integrator (run.integrator) for all stateful nodes."},
 			"dt":         obj{"type": "number", "exclusiveMinimum": 0, "description": "Step [s]: macro step, fixed integrator step, or output spacing of an adaptive run."},
 			"steps":      obj{"type": "integer", "minimum": 0, "description": "Number of steps; 0: use end."},
 			"end":        obj{"type": "number", "minimum": 0, "description": "End time [s]; the run starts at 0."},

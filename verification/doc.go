@@ -11,6 +11,16 @@
 // generator renders the file as each node's Verification Evidence, so no
 // guide claims a number that no test produced.
 //
+// # Conformance
+//
+// [CheckConformance] checks any node against the node contract (spec,
+// scheme, Jacobians, parameter injection) and reports every violation at
+// once. It knows no concrete node: a node's Update is held to an
+// integrators method, to a generic built-in scheme ([Schemes], a copy), or
+// to a reference the caller supplies with [WithScheme] (verification/gimbal
+// holds rigidbody's gimbal scheme). Nothing in the package's exported API
+// imports a node package.
+//
 // # Batch kernels
 //
 // [CheckBatch] holds a family's batch kernel (node.Batcher) bit for bit

@@ -106,7 +106,7 @@ func w4ChildMain(spec string) {
 	steps, _ := strconv.Atoi(parts[3])
 	m, err := integrators.ByName(parts[1])
 	must(err)
-	set := benchmarks.StiffSolvers[parts[2]]
+	set, _ := benchmarks.StiffSolver(parts[2])
 	c := benchmarks.StiffChain{N: n}
 	res := w4Result{N: n, Method: m.Name, Solver: parts[2], Steps: steps}
 	t0 := time.Now()

@@ -2,6 +2,7 @@ package twomass
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cosimgo/cosim/integrators"
 )
@@ -48,9 +49,13 @@ func Table() ([]Row, []*Trajectory, error) {
 	return rows, trs, nil
 }
 
-// RefinementSteps is the step-count ladder of the refinement study over
+// refinementSteps is the step-count ladder of the refinement study over
 // [0, ResolvedEnd]; orders are taken from the finest pair (320 → 640).
-var RefinementSteps = []int{40, 80, 160, 320, 640}
+var refinementSteps = []int{40, 80, 160, 320, 640}
+
+// RefinementSteps returns the step-count ladder of the refinement study;
+// the caller owns the slice.
+func RefinementSteps() []int { return slices.Clone(refinementSteps) }
 
 // Refinement is the refinement study of one variant on [Resolved]: the
 // error at ResolvedEnd, hypot of the two modal displacement errors,
@@ -68,7 +73,7 @@ type Refinement struct {
 // Refine runs the refinement study of v over steps (nil: RefinementSteps).
 func Refine(v Variant, steps []int) (Refinement, error) {
 	if steps == nil {
-		steps = RefinementSteps
+		steps = refinementSteps
 	}
 	p := Resolved()
 	ref := Refinement{Label: v.Label, Steps: steps}

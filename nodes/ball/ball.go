@@ -115,7 +115,7 @@ var (
 // joined with errors.Join.
 func New(p Params) (*Node, error) {
 	s := newSpec()
-	vals, err := node.CheckValues(typeName, s.Params, p.values())
+	vals, err := node.Resolve(typeName, s.Params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ type Node struct {
 
 // New builds a constant source.
 func New(p Params) (*Node, error) {
-	vals, err := node.CheckValues(TypeName, params, p.values())
+	vals, err := node.Resolve(TypeName, params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ var (
 // New builds a mass point from typed parameters. Every invalid value is a
 // *node.ParamError (several are joined with errors.Join).
 func New(p Params) (*Node, error) {
-	vals, err := node.CheckValues(TypeName, spec.Params, p.values())
+	vals, err := node.Resolve(TypeName, spec.Params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}

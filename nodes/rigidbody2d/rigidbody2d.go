@@ -109,7 +109,7 @@ var (
 // *node.ParamError (several are joined with errors.Join); nothing is
 // logged then.
 func New(p Params) (*Node, error) {
-	vals, err := node.CheckValues(TypeName, spec.Params, p.values())
+	vals, err := node.Resolve(TypeName, spec.Params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,12 @@
 // the centre of mass). [Connect] adds a connector and all its edges in
 // one call, as Exudyn's CreateCartesianSpringDamper does; [Between] is
 // the same with named ends (springdamper.Body("m1"), BodyAt, Ground(p))
-// instead of seven positional arguments. A ball has no
+// instead of seven positional arguments. Both take a *graph.Graph through
+// the node.ConnectorHost interface, so this package imports only node:
+// [Params] are a node.Connector (its Attach returns the node and its
+// links to the bodies as data) and graph.Graph.AddConnector does the
+// wiring, as it does for any connector type; scene files reach the type
+// through the registry ([Type]'s Connector, [NewConnector]). A ball has no
 // force input: it moves the connector as prescribed motion and is not
 // pushed back.
 //

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/node/describe"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
@@ -102,7 +103,7 @@ func TestMetadata(t *testing.T) {
 			t.Errorf("parameter %q lacks a description", p.Name)
 		}
 	}
-	d := node.Describe(n)
+	d := describe.Of(n)
 	if _, err := json.Marshal(d); err != nil {
 		t.Errorf("Describe does not marshal: %v", err)
 	}

@@ -17,7 +17,7 @@ const pkgPath = "github.com/cosimgo/cosim/nodes/springdamper"
 // Type registers the node: node.NewRegistry(springdamper.Type, …). Its
 // default construction is a connector between two ground markers at the
 // origin.
-var Type = node.Type{Name: TypeName, New: FromMap}
+var Type = node.Type{Name: TypeName, New: FromMap, Connector: NewConnector}
 
 // ForceFunc is Exudyn's springForceUserFunction: it returns the spring
 // force f_SD (N, world frame) from the time t, the item number the caller
@@ -228,8 +228,9 @@ type VelocityJacobianMarker interface {
 
 // Errors of New and Connect, for errors.Is.
 var (
-	// ErrNotMarker: a body does not implement node.Marker or node.Node.
-	ErrNotMarker = errors.New("not a marker body")
+	// ErrNotMarker: a body does not implement node.Marker or node.Node
+	// (it is node.ErrNotMarker).
+	ErrNotMarker = node.ErrNotMarker
 	// ErrMarkerFields: a body's MarkerFields or MarkerLoads name fields its
 	// spec does not have.
 	ErrMarkerFields = errors.New("marker fields do not match the body's spec")
@@ -258,24 +259,29 @@ type LocalChecker interface {
 // connector's name in a graph ("" from New); the error names it, the
 // marker (m0, m1) and the value, and wraps ErrMarkerLocal.
 func checkMarkers(conn string, ms [2]Marker) error {
-	prefix := TypeName + ": "
-	if conn != "" {
-		prefix += fmt.Sprintf("connector %q: ", conn)
-	}
 	for k, m := range ms {
 		what := "local point"
 		if m.Body == nil {
 			what = "ground point"
 		}
+		var err error
 		for _, c := range m.Local {
 			if c-c != 0 {
-				return fmt.Errorf("%smarker m%d: %s %s is not finite: %w (%w)", prefix, k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, node.ErrNonFinite)
+				err = fmt.Errorf("marker m%d: %s %s is not finite: %w (%w)", k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, node.ErrNonFinite)
+				break
 			}
 		}
-		if lc, ok := m.Body.(LocalChecker); ok {
-			if err := lc.CheckMarkerLocal(m.Local); err != nil {
-				return fmt.Errorf("%smarker m%d: %s %s: %w (%w)", prefix, k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, err)
+		if lc, ok := m.Body.(LocalChecker); ok && err == nil {
+			if lerr := lc.CheckMarkerLocal(m.Local); lerr != nil {
+				err = fmt.Errorf("marker m%d: %s %s: %w (%w)", k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, lerr)
 			}
+		}
+		switch {
+		case err == nil:
+		case conn != "":
+			return &node.EndError{Type: TypeName, Connector: conn, End: k, Err: err}
+		default:
+			return fmt.Errorf("%s: %w", TypeName, err)
 		}
 	}
 	return nil
@@ -326,11 +332,11 @@ func New(p Params, m0, m1 Marker) (*Node, error) {
 	if err := checkMarkers("", [2]Marker{m0, m1}); err != nil {
 		return nil, err
 	}
-	vals, err := node.CheckValues(TypeName, params, p.values())
+	vals, err := node.Resolve(TypeName, params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}
-	return newNode(vals, m0, m1)
+	return newNode("", vals, m0, m1)
 }
 
 // FromMap builds a connector between two ground markers at the origin from
@@ -346,10 +352,19 @@ func FromMap(m map[string]any) (node.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newNode(vals, Marker{}, Marker{})
+	return newNode("", vals, Marker{}, Marker{})
 }
 
-func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
+// newNode builds the connector named conn ("" outside a graph); an error
+// about marker k is a *node.EndError in a graph.
+func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
+	endErr := func(k int, format string, args ...any) error {
+		err := fmt.Errorf(format, args...)
+		if conn != "" {
+			return &node.EndError{Type: TypeName, Connector: conn, End: k, Err: err}
+		}
+		return fmt.Errorf("%s: %w", TypeName, err)
+	}
 	mod, err := newModel(vals)
 	if err != nil {
 		return nil, err
@@ -375,7 +390,7 @@ func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
 		}
 		body, ok := mm.Body.(node.Node)
 		if !ok {
-			return nil, fmt.Errorf("%s: marker %d: body of type %T implements node.Marker but not node.Node: %w", TypeName, k, mm.Body, ErrNotMarker)
+			return nil, endErr(k, "marker %d: body of type %T implements node.Marker but not node.Node: %w", k, mm.Body, ErrNotMarker)
 		}
 		bs := body.Spec()
 		mk.body = mm.Body
@@ -386,7 +401,7 @@ func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
 		for _, fn := range mk.fields {
 			f, ok := bodyField(bs, fn)
 			if !ok {
-				return nil, fmt.Errorf("%s: marker %d: body %s names marker field %q, which is not a state field or output of it: %w", TypeName, k, bs.Type, fn, ErrMarkerFields)
+				return nil, endErr(k, "marker %d: body %s names marker field %q, which is not a state field or output of it: %w", k, bs.Type, fn, ErrMarkerFields)
 			}
 			ins = append(ins, node.Input{
 				Name: fmt.Sprintf("m%d_%s", k, fn), Shape: f.Shape, Units: f.Units, Coupling: node.Replacing,
@@ -401,7 +416,7 @@ func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
 		for _, ln := range mk.loads {
 			i := indexInput(bs.Inputs, ln)
 			if i < 0 {
-				return nil, fmt.Errorf("%s: marker %d: body %s names marker load %q, which is not an input of it: %w", TypeName, k, bs.Type, ln, ErrMarkerFields)
+				return nil, endErr(k, "marker %d: body %s names marker load %q, which is not an input of it: %w", k, bs.Type, ln, ErrMarkerFields)
 			}
 			in := bs.Inputs[i]
 			outs = append(outs, node.Field{
@@ -690,11 +705,4 @@ func (n *Node) SetParams(p map[string]any) error {
 		*r = m
 	}
 	return nil
-}
-
-// Markers returns the connector's two markers as it was built with: the
-// bodies (nil: ground) and their local points. Scene files use it to save
-// a connector made in Go.
-func (n *Node) Markers() [2]Marker {
-	return [2]Marker{{Body: n.mk[0].body, Local: n.mk[0].local}, {Body: n.mk[1].body, Local: n.mk[1].local}}
 }
