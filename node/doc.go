@@ -23,6 +23,10 @@
 // [TimeEventer] (times known in advance at which outputs jump, for
 // sources),
 // [InputJacobian] and [OutputJacobian] (analytic derivatives),
+// [ParamJacobian], [InitialStateJacobian], [EventJacobian] and
+// [ResetJacobian] (analytic parameter, event and reset-map derivatives
+// for forward sensitivities; a graph finite-differences what a node
+// lacks),
 // [Marker] (a body connectors attach to) and [Drawer] (the node's
 // geometry for cosim view and cosim render: [Primitive] spheres, boxes,
 // planes, coils and lines computed from its parameters and state, with
