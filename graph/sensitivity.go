@@ -149,7 +149,8 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 // monolithic view, Sim.System) from the nodes' initial states at the
 // current parameters, at the Sim's current time, to opts.End, together
 // with the forward sensitivities S = ∂y/∂p of the named parameters
-// ("node.param", Real parameters of Tunable nodes):
+// ("node.param" for Real parameters of Tunable nodes, "node.param[i]" for
+// a component of a Vector one, such as a spring-damper's "stiffness[0]"):
 //
 //	S' = (∂f/∂y)·S + ∂f/∂p,   S(t0) = ∂InitialState/∂p,
 //
@@ -291,6 +292,7 @@ type sensParam struct {
 	pname    string
 	node     int32
 	col      int // index in Spec().Params
+	comp     int // component of a Vector parameter, or −1 for a Real one
 	tun      node.Tunable
 	analytic node.ParamJacobian // nil: difference f over SetParams
 	v, h     float64            // the value at the start, the difference step
@@ -347,7 +349,15 @@ func newSensSys(s *Sim, m *System, params []string) (*sensSys, error) {
 func (s *Sim) resolveParam(name string) (sensParam, error) {
 	nn, pn, ok := strings.Cut(name, ".")
 	if !ok || nn == "" || pn == "" {
-		return sensParam{}, fmt.Errorf("graph: parameter %q: want node.param", name)
+		return sensParam{}, fmt.Errorf("graph: parameter %q: want node.param or node.param[i]", name)
+	}
+	comp := -1
+	if b := strings.IndexByte(pn, '['); b > 0 && strings.HasSuffix(pn, "]") {
+		k, err := strconv.Atoi(pn[b+1 : len(pn)-1])
+		if err != nil || k < 0 {
+			return sensParam{}, fmt.Errorf("graph: parameter %q: bad component index", name)
+		}
+		comp, pn = k, pn[:b]
 	}
 	i, ok := s.index[nn]
 	if !ok {
@@ -365,22 +375,49 @@ func (s *Sim) resolveParam(name string) (sensParam, error) {
 	if col < 0 {
 		return sensParam{}, fmt.Errorf("graph: parameter %q: node %s (%s) has no parameter %q (parameters: %s)", name, nn, c.spec.Type, pn, strings.Join(names, ", "))
 	}
-	if k := c.spec.Params[col].Kind; k != node.Real {
-		return sensParam{}, fmt.Errorf("graph: parameter %q is %s, not real: only real parameters have derivatives", name, k)
+	kind := c.spec.Params[col].Kind
+	switch {
+	case comp < 0 && kind == node.Vector:
+		return sensParam{}, fmt.Errorf("graph: parameter %q is a vector: name one component, %s[i]", name, name)
+	case comp >= 0 && kind != node.Vector:
+		return sensParam{}, fmt.Errorf("graph: parameter %q: %s is %s, not a vector with components", name, pn, kind)
+	case kind != node.Real && kind != node.Vector:
+		return sensParam{}, fmt.Errorf("graph: parameter %q is %s, not real: only real parameters (and vector components) have derivatives", name, kind)
 	}
 	tun, ok := node.As[node.Tunable](c.n)
 	if !ok {
 		return sensParam{}, fmt.Errorf("graph: parameter %q: node %s (%s) is not Tunable, so its parameters cannot be varied", name, nn, c.spec.Type)
 	}
-	v, ok := tun.Params()[pn].(float64)
-	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+	p := sensParam{name: name, pname: pn, node: int32(i), col: col, comp: comp, tun: tun}
+	v, ok := p.get()
+	if !ok {
 		return sensParam{}, fmt.Errorf("graph: parameter %q has no finite real value", name)
 	}
-	p := sensParam{name: name, pname: pn, node: int32(i), col: col, tun: tun, v: v, h: fdParamStep(v)}
-	if c.x1 > c.x0 && c.out == nil {
+	p.v, p.h = v, fdParamStep(v)
+	if comp < 0 && c.x1 > c.x0 && c.out == nil {
 		p.analytic, _ = node.As[node.ParamJacobian](c.n)
 	}
 	return p, nil
+}
+
+// get reads the parameter's current value (one component of a vector).
+func (p *sensParam) get() (float64, bool) {
+	raw := p.tun.Params()[p.pname]
+	var v float64
+	if p.comp < 0 {
+		f, ok := raw.(float64)
+		if !ok {
+			return 0, false
+		}
+		v = f
+	} else {
+		vec, ok := raw.([]float64)
+		if !ok || p.comp >= len(vec) {
+			return 0, false
+		}
+		v = vec[p.comp]
+	}
+	return v, !math.IsNaN(v) && !math.IsInf(v, 0)
 }
 
 // fdParamStep is the central-difference step of a parameter of value v:
@@ -395,7 +432,16 @@ func fdParamStep(v float64) float64 {
 
 func (a *sensSys) set(j int, v float64) error {
 	p := &a.ps[j]
-	return p.tun.SetParams(map[string]any{p.pname: v})
+	if p.comp < 0 {
+		return p.tun.SetParams(map[string]any{p.pname: v})
+	}
+	vec, ok := p.tun.Params()[p.pname].([]float64)
+	if !ok {
+		return fmt.Errorf("graph: parameter %s is no longer a vector", p.name)
+	}
+	vec = append([]float64(nil), vec...)
+	vec[p.comp] = v
+	return p.tun.SetParams(map[string]any{p.pname: vec})
 }
 
 // restoreParams puts every parameter back to its value at the start.
@@ -1053,7 +1099,8 @@ func (r *sensRecorder) row(t float64, Y []float64) error {
 			S := Y[n+j*n : n+(j+1)*n]
 			v := a.ps[j].v
 			err := a.dParam(j, func(out []float64) error {
-				dp := a.ps[j].tun.Params()[a.ps[j].pname].(float64) - v
+				cur, _ := a.ps[j].get()
+				dp := cur - v
 				for i := range yt {
 					yt[i] = Y[i] + dp*S[i]
 				}
