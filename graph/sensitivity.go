@@ -210,7 +210,7 @@ func (s *Sim) Sensitivities(ctx context.Context, params []string, opts *Sensitiv
 		return nil, fmt.Errorf("graph: Sensitivities: options with End are required")
 	}
 	if opts.CoSimulation {
-		return nil, fmt.Errorf("graph: Sensitivities: co-simulation runs are not differentiated: the nodes' Update maps have no derivatives, and a contact handled inside an Update is a per-step branch whose time a fixed step never differentiates (MADD-ANO-021); use the monolithic adaptive method (the default): %w", ErrNotDifferentiable)
+		return nil, fmt.Errorf("graph: Sensitivities: co-simulation runs are not differentiated: the nodes' Update maps have no derivatives, and a contact handled inside an Update is a per-step branch whose time a fixed step never differentiates (MADD-ANO-021); run monolithically with the adaptive method instead: %w", ErrNotDifferentiable)
 	}
 	t0 := s.Time()
 	if math.IsNaN(opts.End) || !(opts.End > t0) {
