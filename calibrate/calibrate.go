@@ -106,6 +106,18 @@ type Result struct {
 	Iterations  int
 	Evaluations int
 	Status      optimize.Status
+	// Stop is the optimizer's error when it stopped without reporting
+	// convergence yet left a usable point: typically a line search that
+	// can no longer decrease the objective, at the rounding level of the
+	// exact gradient. Empty otherwise. Converged says whether the point
+	// is a minimum either way.
+	Stop string
+	// Converged reports that the Gauss–Newton step from the estimates,
+	// δ = (JᵀWJ)⁻¹JᵀWr, moves every identifiable parameter by less than
+	// 1e-3 of its standard error (or 1e-9 of its value, for data the
+	// model fits exactly): a further iteration would not change the
+	// answer. It is independent of why the optimizer stopped.
+	Converged bool
 	// Unidentifiable names the parameters the data do not determine.
 	Unidentifiable []string
 }
@@ -280,6 +292,9 @@ func Fit(ctx context.Context, p *Problem, set *Settings) (*Result, error) {
 	}
 	res := f.report(best, s.IdentifiabilityTol)
 	res.Iterations, res.Evaluations, res.Status = iters, f.evals, status
+	if oerr != nil {
+		res.Stop = oerr.Error()
+	}
 	return res, nil
 }
 
@@ -572,6 +587,18 @@ func (f *fitter) report(th []float64, tol float64) *Result {
 			for a, j := range idx {
 				for b, k := range idx {
 					res.Cov[j][k] = res.Sigma2 * inv.At(a, b)
+				}
+			}
+			// The Gauss–Newton step from here.
+			var jtr, step mat.VecDense
+			jtr.MulVec(Jid.T(), mat.NewVecDense(res.N, f.r))
+			step.MulVec(&inv, &jtr)
+			res.Converged = true
+			for a, j := range idx {
+				v := f.tr[j].p(th[j])
+				lim := math.Max(1e-3*math.Sqrt(res.Cov[j][j]), 1e-9*math.Abs(v))
+				if !(math.Abs(step.AtVec(a)) <= lim) {
+					res.Converged = false
 				}
 			}
 		} else {

@@ -97,8 +97,8 @@ func exactRecovery(t *testing.T, d *calibrate.Data, method string) {
 			t.Errorf("%s = %.12g (identifiable %v), want %v", e.Name, e.Value, e.Identifiable, want)
 		}
 	}
-	if res.Residual > 1e-16 {
-		t.Errorf("residual %g", res.Residual)
+	if res.Residual > 1e-16 || !res.Converged {
+		t.Errorf("residual %g, converged %v", res.Residual, res.Converged)
 	}
 	// The Sim keeps the estimates.
 	b, _ := s.Node("ball")
@@ -136,6 +136,9 @@ func TestFitNoiseCoverage(t *testing.T) {
 		}, nil)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !res.Converged {
+			t.Errorf("seed %d: not converged (%v, %s)", seed, res.Status, res.Stop)
 		}
 		for j, e := range res.Params {
 			dev := math.Abs(e.Value-truth[j]) / e.StdErr
