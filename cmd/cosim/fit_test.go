@@ -92,3 +92,20 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// The README's cosim fit table is what the command prints.
+func TestFitReadmeTable(t *testing.T) {
+	code, out, errs := cosim(t, "fit", calibScene, "--data", calibData, "--free", "ball.elasticity=0.5:0:1", "--free", "ball.gravity")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(out, "\n")[1:] {
+		if line = strings.TrimRight(line, " "); line != "" && !strings.Contains(string(readme), line+"\n") {
+			t.Errorf("README.md lacks the line %q of cosim fit's table", line)
+		}
+	}
+}

@@ -3,7 +3,8 @@
 // contacts, 3 mm of measurement noise) against the scene ball.json, whose
 // elasticity 0.5 and gravity −8 m/s² are the starting guesses. It prints
 // the estimates with their standard errors and draws the data and the
-// fitted trajectory into calibration.png (or the file given with -o).
+// fitted trajectory into calibration.png (or the file given with -o; the
+// README shows it as docs/assets/calibration.png).
 //
 // The gradients are exact through the contacts (graph.Sim.Sensitivities,
 // saltation jumps at the located events), so BFGS converges in a few
