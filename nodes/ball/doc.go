@@ -20,6 +20,14 @@
 // for event-localizing integrators. The ball has no force input: the only
 // way to drive it is to override gravity with SetParams.
 //
+// For forward sensitivities (graph.Sim.Sensitivities) the ball supplies
+// its derivatives exactly: ∂f/∂p (node.ParamJacobian: only ∂(dv/dt)/∂gravity
+// = 1, zero at rest), ∂x(t0)/∂p (node.InitialStateJacobian), the contact
+// event's gradient (node.EventJacobian: ∂g/∂position = 1,
+// ∂g/∂table_position = −1) and the reset's (node.ResetJacobian:
+// ∂position⁺/∂table_position = 1, ∂velocity⁺/∂velocity = −e,
+// ∂velocity⁺/∂elasticity = −v, all zero under the rest rule).
+//
 // Spec().Meta documents the scheme, the declared order (1, in the smooth
 // regime), the limitations with their numbers, and the anomalies.
 //
