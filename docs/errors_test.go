@@ -141,6 +141,23 @@ func userErrors(t *testing.T) map[string]string {
 	// An unknown integrator name.
 	_, err = integrators.ByName("rk5")
 	add("method", err)
+
+	// Sensitivities of a co-simulation run, and of a fixed-step run
+	// through the ball's contact.
+	b, _ = ball.New(ball.DefaultParams())
+	tb, _ = table.New(table.DefaultParams())
+	g = graph.New()
+	g.Add("ball", b)
+	g.Add("table", tb)
+	g.Connect("table.position", "ball.table_position")
+	s, _ = g.Build()
+	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, CoSimulation: true})
+	add("sens-cosim", err)
+	rk4, _ := integrators.ByName(integrators.MethodRK4)
+	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, Method: rk4, Dt: 1e-3})
+	add("sens-fixed", err)
+	_, err = s.Sensitivities(context.Background(), []string{"ball.show"}, &graph.SensitivityOptions{End: 1})
+	add("sens-param", err)
 	return msgs
 }
 
