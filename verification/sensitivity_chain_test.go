@@ -206,7 +206,9 @@ func TestChainStiffnessSensitivity(t *testing.T) {
 // 0.2, 0.4, …, 2 with steps dt, dt/2, dt/4 must fall at the method's
 // order (observed order log2(e(dt)/e(dt/2)) within 0.3 of the declared
 // one): RK4 (4), Heun (2), implicit trapezoid (2, Newton with the block
-// Jacobian). The maximum over times keeps a lucky zero of the error at
+// Jacobian), and Dormand–Prince 5 at a fixed step through the adaptive
+// driver (5; its dense output at the sample times coincides with step
+// ends). The maximum over times keeps a lucky zero of the error at
 // one instant from faking a higher order. The reference is the
 // complex-step derivative of the modal solution (exact to rounding), far
 // below the smallest measured error (> 1e-8).
@@ -226,17 +228,26 @@ func TestSensitivityOrder(t *testing.T) {
 		{integrators.MethodRK4, 0.1},
 		{integrators.MethodHeun, 0.02},
 		{integrators.MethodImplicitTrapezoid, 0.04},
+		{"adaptive dormand-prince, FixedStep", 0.1},
 	} {
 		m, err := integrators.ByName(tc.method)
-		if err != nil {
-			t.Fatal(err)
+		fixedDP := err != nil
+		if fixedDP {
+			m, _ = integrators.ByName(integrators.MethodDormandPrince)
 		}
 		var errs []float64
 		for _, dt := range []float64{tc.dt, tc.dt / 2, tc.dt / 4} {
 			s := chainGraph(t, k, c)
-			res, err := s.Sensitivities(context.Background(), chainStiffnessParams(), &graph.SensitivityOptions{
-				End: T, Method: m, Dt: dt, Every: int(math.Round(every / dt)),
-			})
+			opts := &graph.SensitivityOptions{End: T, Method: m, Dt: dt, Every: int(math.Round(every / dt))}
+			if fixedDP {
+				// The adaptive driver at a fixed step (it would locate
+				// events, were there any), sampled on its dense output.
+				opts = &graph.SensitivityOptions{End: T, Integrator: &integrators.Settings{FixedStep: dt}}
+				for i := range ref {
+					opts.Output = append(opts.Output, float64(i)*every)
+				}
+			}
+			res, err := s.Sensitivities(context.Background(), chainStiffnessParams(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}

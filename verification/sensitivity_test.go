@@ -135,11 +135,12 @@ func TestBallSensitivitiesClosedForm(t *testing.T) {
 	for _, tc := range []struct {
 		T       float64
 		bounces int
-	}{{0.3, 0}, {0.8, 1}, {2.0, 3}} {
+		fixed   float64 // Integrator.FixedStep: Dormand–Prince at a fixed step, events still located
+	}{{0.3, 0, 0}, {0.8, 1, 0}, {2.0, 3, 0}, {2.0, 3, 0.05}} {
 		s := ballOnTable(t, h, e, G)
 		res, err := s.Sensitivities(context.Background(), params, &graph.SensitivityOptions{
 			End: tc.T, Output: []float64{tc.T},
-			Integrator: &integrators.Settings{RTol: 1e-12, ATol: 1e-12, EventTol: 1e-14},
+			Integrator: &integrators.Settings{RTol: 1e-12, ATol: 1e-12, EventTol: 1e-14, FixedStep: tc.fixed},
 		})
 		if err != nil {
 			t.Fatal(err)
