@@ -11,6 +11,8 @@ import (
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/nodes/ball"
+	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/nodes/springdamper"
 	"github.com/cosimgo/cosim/nodes/table"
 )
 
@@ -211,5 +213,76 @@ func TestFitErrors(t *testing.T) {
 	got, err := calibrate.ReadCSV(strings.NewReader("t,ball.position,ball.velocity\n0.1,1,\n0.2,0.9,-1\n"))
 	if err != nil || !math.IsNaN(got.Values[0][1]) || got.Values[1][1] != -1 {
 		t.Errorf("ReadCSV: %+v, %v", got, err)
+	}
+}
+
+// Two springs side by side between the ground and a mass act only
+// through k₁ + k₂: the data determine the sum, not the split. Both are
+// reported unidentifiable (a null direction (1, −1)/√2 of the scaled
+// Jacobian), not given arbitrary values with small standard errors.
+func TestFitUnidentifiableCombination(t *testing.T) {
+	build := func(k1, k2 float64) *graph.Sim {
+		mp, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{0.2, 0, 0}})
+		g := graph.New()
+		g.Add("m", mp)
+		for i, k := range []float64{k1, k2} {
+			p := springdamper.DefaultParams()
+			p.Stiffness = [3]float64{k, 0, 0}
+			if _, err := springdamper.Connect(g, []string{"s1", "s2"}[i], p, "", [3]float64{}, "m", [3]float64{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err := g.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	times := grid(0.05, 2, 40)
+	truth := build(10, 30)
+	r, err := truth.Integrate(context.Background(), 2, &integrators.Settings{RTol: 1e-12, ATol: 1e-13, Output: times})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &calibrate.Data{Times: times, Columns: []string{"m.position[0]"}}
+	for _, smp := range r.Samples {
+		d.Values = append(d.Values, []float64{smp.Y[0]})
+	}
+	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
+		Sim:  build(15, 20),
+		Free: []calibrate.Param{{Name: "s1.stiffness[0]", Lo: 0, Hi: 100}, {Name: "s2.stiffness[0]", Lo: 0, Hi: 100}},
+		Data: d,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Unidentifiable) != 2 {
+		t.Errorf("unidentifiable %v; estimates %+v", res.Unidentifiable, res.Params)
+	}
+	if sum := res.Params[0].Value + res.Params[1].Value; math.Abs(sum-40) > 1e-6 {
+		t.Errorf("k₁ + k₂ = %v, want 40 (the data do determine the sum)", sum)
+	}
+}
+
+// Weights: a column with weight 0 does not pull the fit, whatever its
+// values.
+func TestFitWeights(t *testing.T) {
+	times := grid(0.02, 1.2, 60)
+	d := synthetic(t, 0.8, -9.81, times, 0, nil)
+	d.Columns = append(d.Columns, "ball.velocity")
+	for i := range d.Values {
+		d.Values[i] = append(d.Values[i], 100) // nonsense, weighted out
+	}
+	d.Weights = []float64{1, 0}
+	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
+		Sim:  ballSim(t, 0.6, -9),
+		Free: []calibrate.Param{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity"}},
+		Data: d,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(res.Params[0].Value-0.8) > 1e-7 || math.Abs(res.Params[1].Value+9.81) > 1e-6 {
+		t.Errorf("%+v", res.Params)
 	}
 }
