@@ -158,7 +158,9 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 //
 // with the same method and the same steps as the state (the integrator
 // steps the augmented system [y, S], and its error control covers both).
-// ∂f/∂y is the graph's Jacobian (System.Jacobian); ∂f/∂p comes from a
+// ∂f/∂y is the graph's Jacobian: its sparse assembly (JacobianPattern and
+// SparseJacobian) when the System has one, System.Jacobian otherwise;
+// ∂f/∂p comes from a
 // node's node.ParamJacobian when the parameter's node is stateful and has
 // no outputs (so the parameter reaches f only through that node's own
 // Derivatives), and otherwise from central differences of f over
@@ -228,10 +230,18 @@ func (s *Sim) Sensitivities(ctx context.Context, params []string, opts *Sensitiv
 	if err != nil {
 		return nil, fmt.Errorf("graph: Sensitivities: %w (%w)", err, ErrNotDifferentiable)
 	}
+	return s.sensitivities(ctx, m, m, params, opts)
+}
+
+// sensitivities is Sensitivities with the source of ∂f/∂y given: m
+// itself, or (in tests) a wrapper with a sparse assembly.
+func (s *Sim) sensitivities(ctx context.Context, m *System, jac stateJacobian, params []string, opts *SensitivityOptions) (*Sensitivity, error) {
+	t0 := s.Time()
 	a, err := newSensSys(s, m, params)
 	if err != nil {
 		return nil, err
 	}
+	a.useJacobian(jac)
 	defer a.restoreParams()
 	refs, cols, err := s.sensRecord(opts.Record)
 	if err != nil {
@@ -310,6 +320,61 @@ type stateJacobian interface {
 	Jacobian(t float64, y, dst []float64) error
 }
 
+// sparseJacobian is the optional sparse assembly of ∂f/∂y: a CSR pattern
+// (columns ascending) fixed for the System's life, and the values in its
+// order. When the System has it, (∂f/∂y)·S costs O(nnz) per column of S
+// instead of O(n²), and no dense n×n matrix is formed except for an
+// implicit method's Newton matrix.
+type sparseJacobian interface {
+	JacobianPattern() (rowPtr, col []int)
+	SparseJacobian(t float64, y, val []float64) error
+}
+
+// useJacobian picks the sparse assembly of jac when it has one.
+func (a *sensSys) useJacobian(jac stateJacobian) {
+	a.jac = jac
+	if sj, ok := jac.(sparseJacobian); ok {
+		a.sj = sj
+		a.rowPtr, a.col = sj.JacobianPattern()
+		a.val = make([]float64, len(a.col))
+	} else {
+		a.J = make([]float64, a.n*a.n)
+	}
+}
+
+// stateJac assembles ∂f/∂y at (t, y), sparse or dense.
+func (a *sensSys) stateJac(t float64, y []float64) error {
+	if a.sj != nil {
+		return a.sj.SparseJacobian(t, y, a.val)
+	}
+	return a.jac.Jacobian(t, y, a.J)
+}
+
+// mulJ writes (∂f/∂y)·S + fp into d, from the last stateJac.
+func (a *sensSys) mulJ(S, fp, d []float64) {
+	n := a.n
+	if a.sj != nil {
+		for i := 0; i < n; i++ {
+			var sum float64
+			for p := a.rowPtr[i]; p < a.rowPtr[i+1]; p++ {
+				sum += a.val[p] * S[a.col[p]]
+			}
+			d[i] = sum + fp[i]
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		row := a.J[i*n : (i+1)*n]
+		var sum float64
+		for k, v := range row {
+			if v != 0 {
+				sum += v * S[k]
+			}
+		}
+		d[i] = sum + fp[i]
+	}
+}
+
 // sensSys is the augmented system [y, S] (S column-major after y: Y[n +
 // j·n + i] = ∂y_i/∂p_j) that the integrators step. It implements
 // integrators.System, Jacobian, Partitioned, EventSystem and
@@ -318,9 +383,13 @@ type sensSys struct {
 	s      *Sim
 	m      *System
 	jac    stateJacobian
+	sj     sparseJacobian // nil: dense J
+	rowPtr []int
+	col    []int
+	val    []float64 // sparse values of ∂f/∂y
 	ps     []sensParam
 	n, np  int
-	J      []float64 // n×n
+	J      []float64 // dense ∂f/∂y, n×n (nil with a sparse assembly until needed)
 	fp     []float64 // np columns of n
 	events []SensitivityEvent
 }
@@ -345,7 +414,6 @@ func newSensSys(s *Sim, m *System, params []string) (*sensSys, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	a.J = make([]float64, a.n*a.n)
 	a.fp = make([]float64, a.n*a.np)
 	return a, nil
 }
@@ -609,26 +677,14 @@ func (a *sensSys) Func(t float64, Y, dst []float64) error {
 	if err := a.m.Func(t, y, dst[:n]); err != nil {
 		return err
 	}
-	if err := a.jac.Jacobian(t, y, a.J); err != nil {
+	if err := a.stateJac(t, y); err != nil {
 		return err
 	}
 	if err := a.paramDerivs(t, y); err != nil {
 		return err
 	}
 	for j := 0; j < a.np; j++ {
-		S := Y[n+j*n : n+(j+1)*n]
-		d := dst[n+j*n : n+(j+1)*n]
-		fp := a.fp[j*n : (j+1)*n]
-		for i := 0; i < n; i++ {
-			row := a.J[i*n : (i+1)*n]
-			var sum float64
-			for k, v := range row {
-				if v != 0 {
-					sum += v * S[k]
-				}
-			}
-			d[i] = sum + fp[i]
-		}
+		a.mulJ(Y[n+j*n:n+(j+1)*n], a.fp[j*n:(j+1)*n], dst[n+j*n:n+(j+1)*n])
 	}
 	return nil
 }
@@ -684,6 +740,9 @@ func (a *sensSys) analyticParam(p *sensParam, t float64, y, col []float64) (err 
 // the linear sensitivity equations exactly (a staggered corrector).
 func (a *sensSys) Jacobian(t float64, Y, dst []float64) error {
 	n, N := a.n, a.Dim()
+	if a.J == nil {
+		a.J = make([]float64, n*n)
+	}
 	if err := a.jac.Jacobian(t, Y[:n], a.J); err != nil {
 		return err
 	}
