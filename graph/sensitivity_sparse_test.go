@@ -52,7 +52,7 @@ func (c *csrSystem) SparseJacobian(t float64, y, val []float64) error {
 	return nil
 }
 
-// chainNode is a linear unit mass-spring chain as one node: x'' = −K x
+// chainNode is a linear unit mass-spring chain as one node: x” = −K x
 // with K tridiagonal (2, −1), written as a first-order system; its
 // "stiffness" parameter scales K. Its Jacobian is sparse.
 type chainNode struct {
