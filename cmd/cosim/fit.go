@@ -12,10 +12,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/cosimgo/cosim/calibrate"
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
+	"github.com/cosimgo/cosim/scene"
 )
 
-const fitArgs = "SCENE --data FILE.csv --free NODE.PARAM[=START][:LO:HI]… [--weight FIELD=W]… [--method bfgs|lbfgs] [--json] [--set NODE.PARAM=VALUE]…"
+const fitArgs = "SCENE --data FILE.csv --free NODE.PARAM[=START][:LO:HI]… [--weight FIELD=W]… [--method bfgs|lbfgs] [--json] [-o FITTED.json] [--set NODE.PARAM=VALUE]…"
 
 // cmdFit fits free parameters of a scene to data (calibrate.Fit).
 func cmdFit(args []string, stdout, stderr io.Writer) error {
@@ -27,6 +30,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	method := fs.String("method", "bfgs", "the optimizer: bfgs or lbfgs (gonum optimize)")
 	asJSON := fs.Bool("json", false, "print {\"NODE.PARAM\": {\"value\": …, \"stderr\": …, \"identifiable\": …}, …, \"residual\": …, \"iterations\": …, \"evaluations\": …}")
 	fs.Var(&sets, "set", "override a setting, `NODE.PARAM=VALUE` or run.FIELD=VALUE (repeatable)")
+	save := fs.String("o", "", "write the scene with the fitted parameters to `FILE` (JSON)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -75,6 +79,11 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", pos[0], err, modeHint(opts))
 	}
+	if *save != "" {
+		if err := saveFitted(sc, sim, params, *save); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		return writeFitJSON(stdout, res)
 	}
@@ -103,7 +112,40 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, fmtG(e.Value), se, note)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if *save != "" {
+		fmt.Fprintf(stdout, "scene with the fitted parameters written to %s\n", *save)
+	}
+	return nil
+}
+
+// saveFitted writes the scene with the free parameters set to the values
+// the Sim holds after the fit (whole vectors for vector components).
+func saveFitted(sc *scene.Scene, sim *graph.Sim, params []calibrate.Param, path string) error {
+	set := map[string]any{}
+	for _, p := range params {
+		key := p.Name
+		if b := strings.IndexByte(key, '['); b > 0 {
+			key = key[:b]
+		}
+		nn, pn, _ := strings.Cut(key, ".")
+		n, ok := sim.Node(nn)
+		if !ok {
+			return fmt.Errorf("no node %q", nn)
+		}
+		tun, ok := node.As[node.Tunable](n)
+		if !ok {
+			return fmt.Errorf("node %s is not Tunable", nn)
+		}
+		set[key] = tun.Params()[pn]
+	}
+	fitted, err := sc.With(set)
+	if err != nil {
+		return err
+	}
+	return writeTo(path, nil, fitted.Encode)
 }
 
 // parseFree reads NODE.PARAM[=START][:LO:HI].

@@ -6,6 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/cosimgo/cosim/nodes"
+	"github.com/cosimgo/cosim/scene"
 )
 
 const (
@@ -106,6 +109,35 @@ func TestFitReadmeTable(t *testing.T) {
 	for _, line := range strings.Split(out, "\n")[1:] {
 		if line = strings.TrimRight(line, " "); line != "" && !strings.Contains(string(readme), line+"\n") {
 			t.Errorf("README.md lacks the line %q of cosim fit's table", line)
+		}
+	}
+}
+
+// -o writes the scene with the fitted values, which loads and holds the
+// estimates the table printed.
+func TestFitSavesScene(t *testing.T) {
+	out := t.TempDir() + "/fitted.json"
+	code, stdout, errs := cosim(t, "fit", calibScene, "--data", calibData, "--free", "ball.elasticity=0.5:0:1", "--free", "ball.gravity", "--json", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.LoadFile(out, nodes.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range sc.Nodes {
+		if n.Name != "ball" {
+			continue
+		}
+		for _, p := range []string{"elasticity", "gravity"} {
+			v, _ := n.Params[p].(float64)
+			if want := got["ball."+p].(map[string]any)["value"].(float64); v != want {
+				t.Errorf("saved %s = %v, fitted %v", p, v, want)
+			}
 		}
 	}
 }
