@@ -651,7 +651,7 @@ func (a *sensSys) initial(t0 float64) ([]float64, error) {
 			continue
 		}
 		col := Y[n+j*n+c.x0 : n+j*n+c.x1]
-		if ij, ok := node.As[node.InitialStateJacobian](c.n); ok {
+		if ij, ok := node.As[node.InitialStateJacobian](c.n); ok && p.comp < 0 {
 			np := len(c.spec.Params)
 			buf := make([]float64, nx*np)
 			ij.InitialStateParamJacobian(buf)
@@ -929,7 +929,7 @@ func (a *sensSys) eventGrad(i int, t float64, y, gy, gp []float64) (float64, err
 	s, n := a.s, a.n
 	e := a.m.events()[i]
 	c := &s.nodes[e.node]
-	if ej, ok := node.As[node.EventJacobian](c.n); ok {
+	if ej, ok := node.As[node.EventJacobian](c.n); ok && a.scalarParams(e.node) {
 		nx, nu, npn := c.x1-c.x0, c.u1-c.u0, len(c.spec.Params)
 		gx, gu, gpo := make([]float64, nx), make([]float64, nu), make([]float64, npn)
 		in, err := a.nodeInputs(c, t, y)
@@ -1009,7 +1009,7 @@ func (a *sensSys) resetJac(i int, t float64, y, Ry, Rp, Rt []float64) error {
 	clear(Ry)
 	clear(Rp)
 	clear(Rt)
-	if rj, ok := node.As[node.ResetJacobian](c.n); ok {
+	if rj, ok := node.As[node.ResetJacobian](c.n); ok && a.scalarParams(e.node) {
 		nx, nu, npn := c.x1-c.x0, c.u1-c.u0, len(c.spec.Params)
 		Rx, Ru, Rpo, Rto := make([]float64, nx*nx), make([]float64, nx*nu), make([]float64, nx*npn), make([]float64, nx)
 		in, err := a.nodeInputs(c, t, y)
@@ -1102,6 +1102,19 @@ func (a *sensSys) resetJac(i int, t float64, y, Ry, Rp, Rt []float64) error {
 		}
 	}
 	return nil
+}
+
+// scalarParams reports that none of the named parameters is a component
+// of a vector parameter of node i: the analytic event and reset
+// Jacobians have one column per Spec().Params entry, so a component is
+// differenced through the whole graph instead.
+func (a *sensSys) scalarParams(i int32) bool {
+	for j := range a.ps {
+		if a.ps[j].node == i && a.ps[j].comp >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func anyNonZero(v []float64) bool {
