@@ -149,7 +149,8 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 
 // Sensitivities integrates the graph as one system y' = f(t, y, p) (the
 // monolithic view, Sim.System) from the nodes' initial states at the
-// current parameters, at the Sim's current time, to opts.End, together
+// current parameters (InitialState, whatever the Sim's state) at the
+// Sim's start time, to opts.End, together
 // with the forward sensitivities S = ∂y/∂p of the named parameters
 // ("node.param" for Real parameters of Tunable nodes, "node.param[i]" for
 // a component of a Vector one, such as a spring-damper's "stiffness[0]"):
@@ -159,11 +160,10 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 // with the same method and the same steps as the state (the integrator
 // steps the augmented system [y, S], and its error control covers both).
 // ∂f/∂y is the graph's Jacobian: its sparse assembly (JacobianPattern and
-// SparseJacobian) when the System has one, System.Jacobian otherwise;
-// ∂f/∂p comes from a
-// node's node.ParamJacobian when the parameter's node is stateful and has
-// no outputs (so the parameter reaches f only through that node's own
-// Derivatives), and otherwise from central differences of f over
+// SparseJacobian) when the System has one, System.Jacobian otherwise.
+// ∂f/∂p comes from a node's node.ParamJacobian when the parameter's node
+// is stateful and has no outputs (so the parameter reaches f only through
+// that node's own Derivatives), and otherwise from central differences of f over
 // SetParams (step 1e-6·|p|, one-sided near a bound of the parameter's
 // range). ∂InitialState/∂p likewise comes from node.InitialStateJacobian
 // or from differences of InitialState.
@@ -180,11 +180,10 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 // post-event flow f⁺·∂t*/∂p, hence the minus sign. Issue 16 wrote the
 // term with a plus, which gives ∂x/∂h = +e instead of −e just after a
 // ball's bounce; the bouncing-ball closed forms in verification pin the
-// sign.) The event node's
-// node.EventJacobian and node.ResetJacobian give the derivatives with
-// respect to its state, inputs and parameters exactly; its inputs'
-// dependence on the graph state and parameters, and everything of a node
-// without those capabilities, is differenced. A crossing with ∂g/∂y·f⁻ +
+// sign.) The event node's node.EventJacobian and node.ResetJacobian give
+// the derivatives with respect to its state, inputs and parameters
+// exactly; its inputs' dependence on the graph state and parameters, and
+// everything of a node without those capabilities, is differenced. A crossing with ∂g/∂y·f⁻ +
 // ∂g/∂t = 0 (grazing) has no derivative and is an error. The located time
 // is within Integrator.EventTol of the root, and the sensitivities are
 // exact to that tolerance and the integration tolerances.
@@ -218,6 +217,9 @@ func (s *Sim) Sensitivities(ctx context.Context, params []string, opts *Sensitiv
 	}
 	if opts.CoSimulation {
 		return nil, fmt.Errorf("graph: Sensitivities: co-simulation runs are not differentiated: the nodes' Update maps have no derivatives, and a contact handled inside an Update is a per-step branch whose time a fixed step never differentiates (MADD-ANO-021); run monolithically with the adaptive method instead: %w", ErrNotDifferentiable)
+	}
+	if s.steps != 0 || s.mono != nil {
+		return nil, fmt.Errorf("graph: Sensitivities starts from the nodes' initial states, and this Sim has already run (Run, Step, RunMonolithic or Integrate); build a fresh Sim (parameters set with SetParams are kept by the nodes)")
 	}
 	t0 := s.Time()
 	if math.IsNaN(opts.End) || !(opts.End > t0) {

@@ -224,6 +224,13 @@ func TestSensitivitiesOptionErrors(t *testing.T) {
 	if _, err := s.Sensitivities(ctx, []string{"ball.elasticity", "ball.elasticity"}, &graph.SensitivityOptions{End: 1}); err == nil {
 		t.Error("a parameter twice accepted")
 	}
+	ran := sensBall(t, 1, 0.8)
+	if _, err := ran.Integrate(ctx, 0.1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ran.Sensitivities(ctx, ps, &graph.SensitivityOptions{End: 1}); err == nil || !strings.Contains(err.Error(), "already run") {
+		t.Errorf("after a run: %v", err)
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := s.Sensitivities(cctx, ps, &graph.SensitivityOptions{End: 1}); !errors.Is(err, context.Canceled) {
