@@ -18,7 +18,7 @@ import (
 	"github.com/cosimgo/cosim/scene"
 )
 
-const fitArgs = "SCENE --data FILE.csv --free NODE.PARAM[=START][:LO:HI]… [--weight FIELD=W]… [--method bfgs|lbfgs] [--json] [-o FITTED.json] [--set NODE.PARAM=VALUE]…"
+const fitArgs = "SCENE --data FILE.csv --free NODE.PARAM[=START][:LO:HI]… [--weight FIELD=W]… [--method bfgs|lbfgs] [--json] [-o FITTED.json] [--monolithic] [--set NODE.PARAM=VALUE]…"
 
 // cmdFit fits free parameters of a scene to data (calibrate.Fit).
 func cmdFit(args []string, stdout, stderr io.Writer) error {
@@ -31,6 +31,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print {\"NODE.PARAM\": {\"value\": …, \"stderr\": …, \"identifiable\": …}, …, \"residual\": …, \"iterations\": …, \"evaluations\": …}")
 	fs.Var(&sets, "set", "override a setting, `NODE.PARAM=VALUE` or run.FIELD=VALUE (repeatable)")
 	save := fs.String("o", "", "write the scene with the fitted parameters to `FILE` (JSON)")
+	mono := fs.Bool("monolithic", false, monolithicUsage)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -70,7 +71,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	if err := applyWeights(d, weights); err != nil {
 		return err
 	}
-	opts, err := sensitivityOptions(sc, nil)
+	opts, err := sensitivityOptions(sc, nil, *mono)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/cosimgo/cosim/scene"
 )
 
-const sensitivityArgs = "SCENE --wrt NODE.PARAM… [-y FIELD]… [--json] [-o FILE] [--set NODE.PARAM=VALUE]…"
+const sensitivityArgs = "SCENE --wrt NODE.PARAM… [-y FIELD]… [--json] [-o FILE] [--monolithic] [--set NODE.PARAM=VALUE]…"
 
 // cmdSensitivity prints ∂y/∂p at the scene's end time (graph.Sim.Sensitivities).
 func cmdSensitivity(args []string, stdout, stderr io.Writer) error {
@@ -27,6 +27,7 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print {\"t\": end, \"FIELD\": {\"PARAM\": derivative, …}, …} instead of a table")
 	out := fs.String("o", "", "write the sensitivity history to `FILE` as CSV (\"-\" for stdout)")
 	fs.Var(&sets, "set", "override a setting, `NODE.PARAM=VALUE` or run.FIELD=VALUE (repeatable)")
+	mono := fs.Bool("monolithic", false, monolithicUsage)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -49,7 +50,7 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) error {
 	if len(fields) == 0 {
 		fields = sc.Record.Fields
 	}
-	opts, err := sensitivityOptions(sc, fields)
+	opts, err := sensitivityOptions(sc, fields, *mono)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
@@ -103,13 +104,15 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// modeHint tells how to run a co-simulation scene monolithically.
+// monolithicUsage documents --monolithic.
+const monolithicUsage = "differentiate a co-simulation scene's model as one system with adaptive Dormand–Prince (rtol 1e-10, atol 1e-12) and located events, ignoring its coupling scheme"
+
+// modeHint tells how to differentiate a co-simulation scene.
 func modeHint(opts *graph.SensitivityOptions) string {
 	if !opts.CoSimulation {
 		return ""
 	}
-	return "\nthe scene runs in co-simulation; differentiate its model with adaptive Dormand–Prince and located events instead: " +
-		"--set run.mode=monolithic --set 'run.integrator={\"method\":\"dormand-prince\",\"adaptive\":true,\"rtol\":1e-10,\"atol\":1e-12}'"
+	return "\nthe scene runs in co-simulation; add --monolithic to differentiate its model as one system with adaptive Dormand–Prince and located events"
 }
 
 // fmtG prints a value with 10 significant digits for tables.
@@ -160,15 +163,19 @@ func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 // output on the scene's record times (or every Every·Dt), a fixed-step
 // monolithic scene steps its method with Dt, and a co-simulation scene
 // asks for co-simulation sensitivities, which graph rejects with the
-// reason.
-func sensitivityOptions(sc *scene.Scene, fields []string) (*graph.SensitivityOptions, error) {
+// reason, unless monolithic asks to differentiate its model with adaptive
+// Dormand–Prince instead.
+func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*graph.SensitivityOptions, error) {
 	end := sc.EndTime()
 	opts := &graph.SensitivityOptions{End: end, Record: fields, Dt: sc.Run.Dt, Every: sc.Record.Every}
-	if sc.Run.Mode != scene.Monolithic || sc.Run.Integrator == nil {
-		opts.CoSimulation = true
-		return opts, nil
-	}
 	in := sc.Run.Integrator
+	if sc.Run.Mode != scene.Monolithic || in == nil {
+		if !monolithic {
+			opts.CoSimulation = true
+			return opts, nil
+		}
+		in = &scene.Integrator{Method: integrators.MethodDormandPrince, Adaptive: true, RTol: 1e-10, ATol: 1e-12}
+	}
 	opts.Integrator = &integrators.Settings{
 		RTol: in.RTol, ATol: in.ATol,
 		InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep, MaxSteps: in.MaxSteps,

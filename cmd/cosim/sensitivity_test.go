@@ -57,7 +57,13 @@ func TestSensitivityTableAndErrors(t *testing.T) {
 	if code == 0 {
 		t.Fatal("co-simulation scene differentiated")
 	}
-	mustContain(t, "co-simulation refusal", errs, "co-simulation runs are not differentiated", "MADD-ANO-021", "--set run.mode=monolithic")
+	mustContain(t, "co-simulation refusal", errs, "co-simulation runs are not differentiated", "MADD-ANO-021", "add --monolithic")
+	// --monolithic differentiates the same model with adaptive
+	// Dormand–Prince, even with a coupling scheme in the scene.
+	code, out, errs = cosim(t, "sensitivity", "../../examples/scenes/mass-spring-chain.json", "--wrt", "s1.stiffness[0]", "--monolithic", "--json")
+	if code != 0 || !strings.Contains(out, `"s1.stiffness[0]"`) {
+		t.Errorf("--monolithic: exit %d, %s %s", code, out, errs)
+	}
 	if code, _, errs = cosim(t, "sensitivity", ballEventsScene); code != 2 || !strings.Contains(errs, "--wrt") {
 		t.Errorf("no --wrt: exit %d, %s", code, errs)
 	}
