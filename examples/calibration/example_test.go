@@ -16,7 +16,7 @@ func Example() {
 		panic(err)
 	}
 	// Output:
-	// fitted 90 positions in 13 iterations (58 model runs), rms residual 2.89 mm
+	// fitted 90 positions, rms residual 2.89 mm, converged: true
 	// ball.elasticity    0.7500 ± 0.0002
 	// ball.gravity      -9.8105 ± 0.0049
 }
