@@ -107,6 +107,20 @@ func (r *Sensitivity) Value(i int, column string) (float64, bool) {
 	return r.Values[i][k], true
 }
 
+// Series returns ∂column/∂param at every row, or nil when either name is
+// not in the result.
+func (r *Sensitivity) Series(column, param string) []float64 {
+	k, j := indexOf(r.Columns, column), indexOf(r.Params, param)
+	if k < 0 || j < 0 {
+		return nil
+	}
+	out := make([]float64, len(r.D))
+	for i, d := range r.D {
+		out[i] = d[k*len(r.Params)+j]
+	}
+	return out
+}
+
 func indexOf(list []string, s string) int {
 	for i, v := range list {
 		if v == s {

@@ -267,6 +267,12 @@ func TestSensitivitiesInitialState(t *testing.T) {
 			}
 		}
 	}
+	if got := res.Series("m.position[0]", "m.initial_velocity[0]"); len(got) != 2 || got[0] != 0 || math.Abs(got[1]-T) > 1e-9 {
+		t.Errorf("Series = %v, want [0 %v]", got, T)
+	}
+	if res.Series("m.nope", "m.initial_velocity[0]") != nil {
+		t.Error("Series of an unknown column")
+	}
 	again := run()
 	for i := range res.D {
 		if !equalBits(res.D[i], again.D[i]) || !equalBits(res.Values[i], again.Values[i]) {
