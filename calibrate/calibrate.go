@@ -174,6 +174,7 @@ type fitter struct {
 	tuners []node.Tunable
 	pnames []string
 	comps  []int
+	orig   []any // the parameters' values before Fit (whole vectors)
 	opts   graph.SensitivityOptions
 	rowOf  []int // data row i ↔ result row
 	evals  int
@@ -203,8 +204,13 @@ type fitter struct {
 // arbitrary value.
 //
 // Fit leaves the free parameters at the estimates (SetParams) and the
-// Sim's state untouched. It is not safe for concurrent use with the Sim.
-func Fit(ctx context.Context, p *Problem, set *Settings) (*Result, error) {
+// Sim's state untouched; on an error it puts them back at their values
+// before the call. The state still holds the initial state of the
+// parameters the Sim was built with: when a free parameter sets an
+// initial condition (a ball's initial_position), rebuild the Sim before
+// running the fitted model. Fit is not safe for concurrent use with the
+// Sim.
+func Fit(ctx context.Context, p *Problem, set *Settings) (_ *Result, retErr error) {
 	if p == nil || p.Sim == nil || p.Data == nil {
 		return nil, errors.New("calibrate: Fit needs a Problem with a Sim and Data")
 	}
@@ -237,6 +243,11 @@ func Fit(ctx context.Context, p *Problem, set *Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if retErr != nil {
+			f.restore()
+		}
+	}()
 	f0, err := f.eval(theta0)
 	if err != nil {
 		return nil, err
@@ -369,6 +380,11 @@ func newFitter(ctx context.Context, p *Problem) (*fitter, []float64, error) {
 		}
 		f.tr = append(f.tr, transform{lo, hi})
 		f.tuners, f.pnames, f.comps = append(f.tuners, tun), append(f.pnames, pname), append(f.comps, comp)
+		orig := tun.Params()[pname]
+		if v, ok := orig.([]float64); ok {
+			orig = append([]float64(nil), v...)
+		}
+		f.orig = append(f.orig, orig)
 		theta0[j] = f.tr[j].theta(start)
 	}
 	return f, theta0, nil
@@ -418,6 +434,13 @@ func lookupParam(s *graph.Sim, name string) (node.Tunable, string, int, float64,
 		}
 	}
 	return nil, "", 0, 0, fmt.Errorf("calibrate: parameter %q is not a real value (or component) to fit", name)
+}
+
+// restore puts the free parameters back at their values before Fit.
+func (f *fitter) restore() {
+	for j, tun := range f.tuners {
+		_ = tun.SetParams(map[string]any{f.pnames[j]: f.orig[j]})
+	}
 }
 
 // setAll installs the parameters p(θ).

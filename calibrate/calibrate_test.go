@@ -2,6 +2,7 @@ package calibrate_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -284,5 +285,22 @@ func TestFitWeights(t *testing.T) {
 	}
 	if math.Abs(res.Params[0].Value-0.8) > 1e-7 || math.Abs(res.Params[1].Value+9.81) > 1e-6 {
 		t.Errorf("%+v", res.Params)
+	}
+}
+
+// A cancelled context stops the fit with ctx's error and puts the free
+// parameters back.
+func TestFitCancelled(t *testing.T) {
+	d := synthetic(t, 0.8, -9.81, grid(0.02, 2, 100), 0, nil)
+	s := ballSim(t, 0.6, -7)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := calibrate.Fit(ctx, &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.gravity", Start: ptr(-5)}}, Data: d}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v", err)
+	}
+	b, _ := s.Node("ball")
+	if g := b.(*ball.Node).Params()["gravity"].(float64); g != -7 {
+		t.Errorf("gravity left at %v, want -7", g)
 	}
 }
