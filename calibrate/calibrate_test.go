@@ -304,3 +304,46 @@ func TestFitCancelled(t *testing.T) {
 		t.Errorf("gravity left at %v, want -7", g)
 	}
 }
+
+// Data of an output (a spring-damper's Force, differentiated along S)
+// determine the spring's stiffness and damping: recovered to 1e-6 from a
+// start 50 % off (the fit's integration tolerance is 1e-9).
+func TestFitOutputData(t *testing.T) {
+	build := func(k, c float64) *graph.Sim {
+		mp, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{0.2, 0, 0}})
+		g := graph.New()
+		g.Add("m", mp)
+		p := springdamper.DefaultParams()
+		p.Stiffness, p.Damping = [3]float64{k, 0, 0}, [3]float64{c, 0, 0}
+		if _, err := springdamper.Connect(g, "s", p, "", [3]float64{}, "m", [3]float64{}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := g.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	times := grid(0.1, 2, 20)
+	ref, err := build(20, 0.5).Sensitivities(context.Background(), []string{"s.stiffness[0]"}, &graph.SensitivityOptions{
+		End: 2, Output: times, Record: []string{"s.Force[0]"}, Integrator: &integrators.Settings{RTol: 1e-12, ATol: 1e-13}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &calibrate.Data{Times: times, Columns: []string{"s.Force[0]"}, Values: ref.Values}
+	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
+		Sim:  build(30, 0.25),
+		Free: []calibrate.Param{{Name: "s.stiffness[0]", Lo: 0, Hi: math.Inf(1)}, {Name: "s.damping[0]", Lo: 0, Hi: math.Inf(1)}},
+		Data: d,
+		// Looser than the default 1e-10: the connector's parameters are
+		// differenced over SetParams at every evaluation, which is slow.
+		Options: &graph.SensitivityOptions{Integrator: &integrators.Settings{RTol: 1e-9, ATol: 1e-11}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d iterations, %d evaluations, %v %s", res.Iterations, res.Evaluations, res.Status, res.Stop)
+	if k, c := res.Params[0].Value, res.Params[1].Value; math.Abs(k-20) > 1e-6*20 || math.Abs(c-0.5) > 1e-6*0.5 || !res.Converged {
+		t.Errorf("k = %.10g, c = %.10g, converged %v (%+v)", k, c, res.Converged, res)
+	}
+}
