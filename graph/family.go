@@ -194,6 +194,15 @@ func (s *Sim) compileFamilies() {
 		s.families = append(s.families, f)
 	}
 	sortFamilies(s.families)
+	s.famOf, s.rowOf = make([]int32, len(s.nodes)), make([]int32, len(s.nodes))
+	for i := range s.famOf {
+		s.famOf[i] = -1
+	}
+	for k, f := range s.families {
+		for r, i := range f.rows {
+			s.famOf[i], s.rowOf[i] = int32(k), int32(r)
+		}
+	}
 	s.compileNeeds()
 }
 
@@ -260,6 +269,12 @@ func (fb *famBuilder) accepts(offs []int) bool {
 		}
 		if fb.f.yn > 0 && offs[1]-fb.first[1] < fb.f.yn {
 			return false
+		}
+		// Kernels walk rows forwards (node.Strided: Stride ≥ 0).
+		for j, o := range offs {
+			if o < fb.first[j] {
+				return false
+			}
 		}
 		return true
 	}
@@ -410,3 +425,28 @@ func (s *Sim) SetBatching(on bool) { s.noBatch = !on }
 
 // batching reports whether steps and evaluations use families.
 func (s *Sim) batching() bool { return len(s.families) > 0 && !s.noBatch }
+
+// compilePlanUnits compiles the node sets of a coupling plan's
+// Gauss–Seidel stages and rate classes for the batched engine. Iterated
+// groups stay on the per-node path: their iteration reads the members'
+// gathered inputs (Sim.u), which batch kernels do not fill.
+func (s *Sim) compilePlanUnits(p *coupledPlan) {
+	if len(s.families) == 0 {
+		return
+	}
+	for k := range p.stages {
+		g := &p.stages[k]
+		g.units = s.compileUnits(g.nodes)
+		for b := range g.reeval {
+			g.reeval[b].units = s.compileUnits(g.reeval[b].nodes)
+		}
+	}
+	for k := range p.classes {
+		rc := &p.classes[k]
+		rc.units = s.compileUnits(rc.nodes)
+		rc.reevalUnits = make([]*unitList, len(rc.reeval))
+		for l, ns := range rc.reeval {
+			rc.reevalUnits[l] = s.compileUnits(ns)
+		}
+	}
+}

@@ -14,6 +14,7 @@ const (
 	colInitialVelocity
 	colElasticity
 	colGravity
+	colMass
 )
 
 var (
@@ -24,25 +25,30 @@ var (
 )
 
 // DerivativesParamJacobian writes ∂f/∂p of Derivatives into dst (2 ×
-// len(Spec().Params), row-major): a moving ball has f = [v, g], so the
-// only non-zero entry is ∂(dv/dt)/∂gravity = 1; a ball resting on the
-// table (the Derivatives rest rule) has f = [0, 0] and a zero Jacobian.
+// len(Spec().Params), row-major): a moving ball has f = [v, g + F/m], so
+// the non-zero entries are ∂(dv/dt)/∂gravity = 1 and ∂(dv/dt)/∂mass =
+// −F/m²; a ball resting on the table (the Derivatives rest rule) has
+// f = [0, 0] and a zero Jacobian.
 func (n *Node) DerivativesParamJacobian(t float64, x []float64, in node.Inputs, dst []float64) error {
 	np := len(n.spec.Params)
 	checkLen("DerivativesParamJacobian", "x", x, 2)
 	checkLen("DerivativesParamJacobian", "dst", dst, 2*np)
 	clear(dst)
-	vel, pos := x[n.velOff], x[n.posOff]
+	vel, pos, f := x[n.velOff], x[n.posOff], in.Values[n.forceOff]
 	if !finite(pos) {
 		return nonFinite("DerivativesParamJacobian", t, fieldPosition, pos)
 	}
 	if !finite(vel) {
 		return nonFinite("DerivativesParamJacobian", t, fieldVelocity, vel)
 	}
-	if vel == 0 && n.m.g <= 0 && in.Present[n.tableIdx] && pos <= in.Values[n.tableOff] {
+	if !finite(f) {
+		return nonFinite("DerivativesParamJacobian", t, inputForce, f)
+	}
+	if vel == 0 && n.m.accel(f) <= 0 && in.Present[n.tableIdx] && pos <= in.Values[n.tableOff] {
 		return nil
 	}
 	dst[n.velOff*np+colGravity] = 1
+	dst[n.velOff*np+colMass] = -f / (n.m.mass * n.m.mass)
 	return nil
 }
 
@@ -84,8 +90,8 @@ func (n *Node) EventValuesJacobian(event int, t float64, x []float64, in node.In
 // ResetJacobian differentiates the contact reset at the state before it:
 // position⁺ = table_position (∂/∂table_position = 1), velocity⁺ = −e·v
 // (∂/∂v = −e, ∂/∂elasticity = −v), or velocity⁺ = 0 with zero derivatives
-// when the rebound is slower than RestSpeed. The reset does not depend on
-// time explicitly.
+// when the impact speed |v| is at most RestSpeed (the rest rule). The
+// reset does not depend on time explicitly.
 func (n *Node) ResetJacobian(event int, t float64, x []float64, in node.Inputs, dstX, dstU, dstP, dstT []float64) error {
 	if event != 0 {
 		panic(fmt.Sprintf("ball: ResetJacobian: event %d out of range [0, 1)", event))
@@ -103,7 +109,7 @@ func (n *Node) ResetJacobian(event int, t float64, x []float64, in node.Inputs, 
 	clear(dstU)
 	clear(dstP)
 	clear(dstT)
-	rest := math.Abs(n.m.e*vel) < RestSpeed
+	rest := math.Abs(vel) <= RestSpeed
 	if dstX != nil && !rest {
 		dstX[n.velOff*2+n.velOff] = -n.m.e
 	}

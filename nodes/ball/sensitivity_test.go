@@ -11,7 +11,7 @@ import (
 func TestParamColumns(t *testing.T) {
 	n, _ := New(DefaultParams())
 	ps := n.Spec().Params
-	for col, name := range map[int]string{colInitialPosition: paramInitialPosition, colInitialVelocity: paramInitialVelocity, colElasticity: paramElasticity, colGravity: paramGravity} {
+	for col, name := range map[int]string{colInitialPosition: paramInitialPosition, colInitialVelocity: paramInitialVelocity, colElasticity: paramElasticity, colGravity: paramGravity, colMass: paramMass} {
 		if ps[col].Name != name {
 			t.Errorf("column %d is %s, want %s", col, ps[col].Name, name)
 		}
@@ -47,14 +47,28 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-8*math.Max(1, math.Abs
 // The analytic Jacobians against differences of the methods they
 // differentiate: Derivatives and InitialState over SetParams, EventValues
 // and Reset over the state, the table input and the parameters. Moving,
-// resting and slow-rebound (rest rule) states.
+// resting and slow-impact (rest rule) states, under a force input (which
+// makes ∂f/∂mass non-zero).
 func TestSensitivityJacobiansMatchDifferences(t *testing.T) {
 	p := DefaultParams()
 	p.InitialPosition, p.InitialVelocity, p.Elasticity, p.Gravity = 1.5, -0.5, 0.7, -9.81
 	n, _ := New(p)
 	np := len(n.Spec().Params)
-	names := []string{paramInitialPosition, paramInitialVelocity, paramElasticity, paramGravity}
-	in := node.Inputs{Values: []float64{0.2}, Present: []bool{true}}
+	names := []string{paramInitialPosition, paramInitialVelocity, paramElasticity, paramGravity, paramMass}
+	nu := n.Spec().InputLayout.Size()
+	// The table at 0.2, and an upward force of 3 N on the 1 kg ball
+	// (net acceleration −6.81, so the resting state still rests).
+	in := node.Inputs{Values: make([]float64, nu), Present: make([]bool, len(n.Spec().Inputs))}
+	in.Values[n.tableOff], in.Present[n.tableIdx] = 0.2, true
+	in.Values[n.forceOff] = 3
+	for i := range in.Present {
+		in.Present[i] = true
+	}
+	withTable := func(v float64) node.Inputs {
+		c := node.Inputs{Values: append([]float64(nil), in.Values...), Present: in.Present}
+		c.Values[n.tableOff] = v
+		return c
+	}
 	for _, x := range [][]float64{{0.7, -3}, {0.2, 0}, {0.2, -1e-4}} {
 		dp := make([]float64, 2*np)
 		if err := n.DerivativesParamJacobian(0, x, in, dp); err != nil {
@@ -62,11 +76,11 @@ func TestSensitivityJacobiansMatchDifferences(t *testing.T) {
 		}
 		ip := make([]float64, 2*np)
 		n.InitialStateParamJacobian(ip)
-		rx, ru, rp, rt := make([]float64, 4), make([]float64, 2), make([]float64, 2*np), make([]float64, 2)
+		rx, ru, rp, rt := make([]float64, 4), make([]float64, 2*nu), make([]float64, 2*np), make([]float64, 2)
 		if err := n.ResetJacobian(0, 0, x, in, rx, ru, rp, rt); err != nil {
 			t.Fatal(err)
 		}
-		gx, gu, gp := make([]float64, 2), make([]float64, 1), make([]float64, np)
+		gx, gu, gp := make([]float64, 2), make([]float64, nu), make([]float64, np)
 		gt, err := n.EventValuesJacobian(0, 0, x, in, gx, gu, gp)
 		if err != nil || gt != 0 {
 			t.Fatal(gt, err)
@@ -92,7 +106,7 @@ func TestSensitivityJacobiansMatchDifferences(t *testing.T) {
 		const h = 1e-7
 		for j := range 3 {
 			xp, xm := append([]float64(nil), x...), append([]float64(nil), x...)
-			up, um := in.Values[0], in.Values[0]
+			up, um := in.Values[n.tableOff], in.Values[n.tableOff]
 			if j < 2 {
 				xp[j] += h
 				xm[j] -= h
@@ -101,25 +115,25 @@ func TestSensitivityJacobiansMatchDifferences(t *testing.T) {
 				um -= h
 			}
 			rP, rM := append([]float64(nil), xp...), append([]float64(nil), xm...)
-			n.Reset(0, 0, xp, node.Inputs{Values: []float64{up}, Present: in.Present}, rP)
-			n.Reset(0, 0, xm, node.Inputs{Values: []float64{um}, Present: in.Present}, rM)
+			n.Reset(0, 0, xp, withTable(up), rP)
+			n.Reset(0, 0, xm, withTable(um), rM)
 			gP, gM := make([]float64, 1), make([]float64, 1)
-			n.EventValues(0, xp, node.Inputs{Values: []float64{up}, Present: in.Present}, gP)
-			n.EventValues(0, xm, node.Inputs{Values: []float64{um}, Present: in.Present}, gM)
+			n.EventValues(0, xp, withTable(up), gP)
+			n.EventValues(0, xm, withTable(um), gM)
 			wantG := (gP[0] - gM[0]) / (2 * h)
-			gotG := gu[0]
+			gotG := gu[n.tableOff]
 			if j < 2 {
 				gotG = gx[j]
 			}
 			if !near(gotG, wantG) {
 				t.Errorf("x=%v ∂g/∂#%d = %v, differences %v", x, j, gotG, wantG)
 			}
-			if math.Abs(x[1]*p.Elasticity) < RestSpeed+2*h {
+			if math.Abs(x[1]) < RestSpeed+2*h {
 				continue // the rest rule's threshold is within a step
 			}
 			for row := range 2 {
 				want := (rP[row] - rM[row]) / (2 * h)
-				got := ru[row]
+				got := ru[row*nu+n.tableOff]
 				if j < 2 {
 					got = rx[row*2+j]
 				}
@@ -135,9 +149,10 @@ func TestSensitivityJacobiansMatchDifferences(t *testing.T) {
 // reset Jacobian is an error as Reset is.
 func TestSensitivityJacobiansWithoutTable(t *testing.T) {
 	n, _ := New(DefaultParams())
-	in := node.Inputs{Values: []float64{0}, Present: []bool{false}}
-	gx, gu := []float64{9, 9}, []float64{9}
-	if _, err := n.EventValuesJacobian(0, 0, []float64{1, 0}, in, gx, gu, nil); err != nil || gx[0] != 0 || gu[0] != 0 {
+	in := node.Inputs{Values: make([]float64, n.Spec().InputLayout.Size()), Present: make([]bool, len(n.Spec().Inputs))}
+	in.Present[n.Spec().InputLayout.Index(inputForce)] = true
+	gx, gu := []float64{9, 9}, []float64{9, 9}
+	if _, err := n.EventValuesJacobian(0, 0, []float64{1, 0}, in, gx, gu, nil); err != nil || gx[0] != 0 || gu[0] != 0 || gu[1] != 0 {
 		t.Errorf("%v %v %v", gx, gu, err)
 	}
 	if err := n.ResetJacobian(0, 0, []float64{1, 0}, in, nil, nil, nil, nil); err == nil {
