@@ -142,8 +142,7 @@ func userErrors(t *testing.T) map[string]string {
 	_, err = integrators.ByName("rk5")
 	add("method", err)
 
-	// Sensitivities of a co-simulation run, and of a fixed-step run
-	// through the ball's contact.
+	// Sensitivities of a co-simulation run, and of a Sim that has run.
 	b, _ = ball.New(ball.DefaultParams())
 	tb, _ = table.New(table.DefaultParams())
 	g = graph.New()
@@ -153,9 +152,9 @@ func userErrors(t *testing.T) map[string]string {
 	s, _ = g.Build()
 	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, CoSimulation: true})
 	add("sens-cosim", err)
-	rk4, _ := integrators.ByName(integrators.MethodRK4)
-	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, Method: rk4, Dt: 1e-3})
-	add("sens-fixed", err)
+	s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1})
+	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1})
+	add("sens-ran", err)
 	_, err = s.Sensitivities(context.Background(), []string{"ball.show"}, &graph.SensitivityOptions{End: 1})
 	add("sens-param", err)
 	return msgs

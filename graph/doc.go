@@ -147,10 +147,12 @@
 // right across contacts (MADD-ANO-021). Node capabilities
 // (node.ParamJacobian, node.InitialStateJacobian, node.EventJacobian,
 // node.ResetJacobian) give exact derivatives; everything else is
-// differenced over SetParams and the node methods. Co-simulation runs,
-// fixed steps through events, grazing contacts and parameters that move
-// time events are rejected with [ErrNotDifferentiable]. Sensitivities
-// leaves the Sim's state untouched and restores every parameter.
+// differenced over SetParams and the node methods. Adaptive
+// Dormand–Prince and every fixed-step method (events located by
+// re-stepping) work. Co-simulation runs, grazing contacts and parameters
+// that move time events are rejected with [ErrNotDifferentiable].
+// Sensitivities leaves the Sim's state untouched and restores every
+// parameter.
 //
 // # Reading state every step
 //

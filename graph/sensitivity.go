@@ -37,10 +37,10 @@ type SensitivityOptions struct {
 	// event. Fixed-step methods ignore it (see Every).
 	Output []float64
 	// Method is a fixed-step method (integrators.ByName) to integrate with
-	// a step Dt; graphs with events are refused (see Sim.Sensitivities).
-	// The zero Method means the Dormand–Prince 5(4) driver with event
-	// localization, configured by Integrator: adaptive, or at a fixed step
-	// with Integrator.FixedStep.
+	// a step Dt, events located by re-stepping. The zero Method means the
+	// Dormand–Prince 5(4) driver with event localization on its dense
+	// output, configured by Integrator: adaptive, or at a fixed step with
+	// Integrator.FixedStep.
 	Method integrators.Method
 	// Dt is the fixed step of Method; ignored for the adaptive method.
 	Dt float64
@@ -182,8 +182,11 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 // range). ∂InitialState/∂p likewise comes from node.InitialStateJacobian
 // or from differences of InitialState.
 //
-// At an event located by the adaptive method (time t*, event function g,
-// reset map R), S jumps by the saltation map
+// At an event located by the integrator (time t*, event function g,
+// reset map R) — the adaptive driver on its dense output, a fixed-step
+// method by re-stepping to the crossing (integrators' fixed-step event
+// handling, which steps the augmented system like any other) — S jumps
+// by the saltation map
 //
 //	S⁺ = (∂R/∂y)·S⁻ + ∂R/∂p − (f⁺ − (∂R/∂y)·f⁻ − ∂R/∂t)·∂t*/∂p,
 //	∂t*/∂p = −(∂g/∂y·S⁻ + ∂g/∂p) / (∂g/∂y·f⁻ + ∂g/∂t),
@@ -212,12 +215,6 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 //     nodes' Update maps are not differentiated, and a contact inside an
 //     Update is a per-step branch whose time derivative a fixed step never
 //     sees (MADD-ANO-021);
-//   - fixed-step methods (Method) on a graph with node events, until
-//     fixed-step event location exists: without it the contact time's
-//     dependence on the parameters is lost in the same way. The adaptive
-//     driver at a fixed step (Integrator.FixedStep: Dormand–Prince 5 on a
-//     fixed grid, events located and the step truncated at them) is the
-//     fixed-step way through events;
 //   - parameters that move a node's time events (node.TimeEventer), whose
 //     jump in S is not implemented.
 //
@@ -1297,13 +1294,6 @@ func (a *sensSys) runAdaptive(ctx context.Context, t0 float64, Y0 []float64, opt
 // runFixed steps the augmented system with a fixed-step method.
 func (a *sensSys) runFixed(ctx context.Context, t0 float64, Y0 []float64, opts *SensitivityOptions, rec *sensRecorder) error {
 	rec.res.Method = opts.Method.Name
-	if ne := a.m.EventCount(); ne > 0 {
-		names := make([]string, ne)
-		for i := range names {
-			names[i] = a.m.EventName(i)
-		}
-		return fmt.Errorf("graph: Sensitivities: the fixed-step method %s does not locate the events %s, so the event times' dependence on the parameters would be lost (MADD-ANO-021); use the adaptive driver (the zero Method), with Integrator.FixedStep for fixed steps that still locate events: %w", opts.Method.Name, strings.Join(names, ", "), ErrNotDifferentiable)
-	}
 	if !(opts.Dt > 0) || math.IsInf(opts.Dt, 0) {
 		return fmt.Errorf("graph: Sensitivities: Dt %v must be finite and positive for the fixed-step method %s", opts.Dt, opts.Method.Name)
 	}
