@@ -160,7 +160,12 @@ func TestBallSensitivitiesClosedForm(t *testing.T) {
 		}
 		sign := [3]float64{1, 1, -1} // gravity = −G
 		last := len(res.Times) - 1
+		worst := 0.0
+		defer func() { t.Logf("T=%v %s fixed=%v: largest relative error %.2g", tc.T, tc.method, tc.fixed, worst) }()
 		check := func(what string, got, want float64) {
+			if want != 0 {
+				worst = math.Max(worst, math.Abs(got-want)/math.Abs(want))
+			}
 			if math.Abs(got-want) > 1e-8*math.Abs(want)+1e-12 {
 				t.Errorf("T=%v %s = %.15g, closed form %.15g (rel. error %.2g)", tc.T, what, got, want, math.Abs(got-want)/math.Abs(want))
 			}
