@@ -45,7 +45,7 @@ func TestRecords(t *testing.T) {
 }
 
 func TestQueries(t *testing.T) {
-	if r, ok := Lookup("MADD-ANO-021"); !ok || r.Status != Open {
+	if r, ok := Lookup("MADD-ANO-021"); !ok || r.Status != Resolved {
 		t.Errorf("Lookup(MADD-ANO-021) = %+v, %v", r, ok)
 	}
 	for _, r := range Filter(Resolved) {

@@ -56,16 +56,20 @@ var records = []Record{
 		Description: "Contact is a per-step branch in `Update`, so a sensitivity of the state after a bounce, taken through the " +
 			"fixed-step co-simulation (by finite differences here, by `jax.grad` in MADDENING, a JAX code), never sees the moment of contact. " +
 			"With $\\Delta t = 10^{-3}$, a drop from 1.0 and one bounce before $T = 0.8$ s, $\\partial x(T)/\\partial h$ is $0$ against " +
-			"the exact $+0.5892$ and $\\partial x(T)/\\partial |g|$ is $+0.0651$ against $+0.0051$. Event-localized integration " +
-			"(the ball's contact event) gets the exact values.",
+			"the exact $+0.5892$ and $\\partial x(T)/\\partial |g|$ is $+0.0651$ against $+0.0051$. " +
+			"Resolution: `graph.Sim.Sensitivities` integrates the forward sensitivities with the state and maps them through every " +
+			"located contact with the saltation jump, so the contact time's dependence on the parameters is part of the derivative: " +
+			"it gives the exact values (to $10^{-8}$ relative, against closed forms through one and three bounces), with adaptive " +
+			"Dormand–Prince and with the fixed-step methods, which locate the contact by re-stepping. The fixed-step " +
+			"co-simulation path still shows the anomaly, by design: an `Update` is not differentiated, and `Sensitivities` rejects " +
+			"co-simulation (`graph.ErrNotDifferentiable`) instead of returning its numbers.",
 		Severity:   Major,
 		Components: []string{"ball", "graph"},
-		Status:     Open,
+		Status:     Resolved,
 		Found:      "MADDENING 0.4",
-		Workaround: "Integrate the ball with event localization when sensitivities or contact times matter: " +
-			"graph.Sim.Integrate (adaptive Dormand–Prince, which locates the ball's contact event and applies its reset), " +
-			"or integrators.NewAdaptive for a single system with events; since issue 15 also graph.Sim.RunMonolithic with any " +
-			"fixed-step method, which locates the contact by re-stepping and applies the reset.",
+		Fixed:      "0.1.0",
+		Workaround: "For sensitivities through contact use graph.Sim.Sensitivities (or cosim sensitivity), not differences " +
+			"of fixed-step co-simulation runs.",
 		Test:   "github.com/cosimgo/cosim/verification.TestAnomalyMADDANO021",
 		Source: "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Known Limitations (MADD-ANO-021)",
 	},

@@ -141,6 +141,22 @@ func userErrors(t *testing.T) map[string]string {
 	// An unknown integrator name.
 	_, err = integrators.ByName("rk5")
 	add("method", err)
+
+	// Sensitivities of a co-simulation run, and of a Sim that has run.
+	b, _ = ball.New(ball.DefaultParams())
+	tb, _ = table.New(table.DefaultParams())
+	g = graph.New()
+	g.Add("ball", b)
+	g.Add("table", tb)
+	g.Connect("table.position", "ball.table_position")
+	s, _ = g.Build()
+	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, CoSimulation: true})
+	add("sens-cosim", err)
+	s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1})
+	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1})
+	add("sens-ran", err)
+	_, err = s.Sensitivities(context.Background(), []string{"ball.show"}, &graph.SensitivityOptions{End: 1})
+	add("sens-param", err)
 	return msgs
 }
 

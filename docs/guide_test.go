@@ -36,7 +36,7 @@ var fakeSpec = node.NewSpec(node.Spec{
 		Summary:   "A test spring.",
 		Equations: []string{`f = k\,\Delta p`},
 		Mapping:   []node.Mapping{{Term: `k\,\Delta p (spring force)`, Identifier: "x.Y"}, {Term: "Words only", Identifier: "x.Z"}},
-		Anomalies: []string{"MADD-ANO-021", "TEST-ANO-404"},
+		Anomalies: []string{"COSIM-ANO-004", "TEST-ANO-404"},
 		Evidence:  []string{"TEST-VER-1", "TEST-VER-2"},
 	},
 })
@@ -83,7 +83,7 @@ func headings(s string) []string {
 // parameter's Go signature, the deprecation notice, and its extra sections
 // where it asked for them.
 func TestGuideConnector(t *testing.T) {
-	rec, _ := anomalies.Lookup("MADD-ANO-021")
+	rec, _ := anomalies.Lookup("COSIM-ANO-004") // an open record: it has a workaround and a pinning test
 	got := renderFake(t, &docs.Guide{Node: fakeSpring{}, Anomalies: []anomalies.Record{rec}, Bodies: []string{"ball", "masspoint"}})
 	wantOrder := []string{
 		"Summary", "Interface", "Governing Equations", "Detailed Description", "Definition of Quantities",
@@ -110,9 +110,9 @@ func TestGuideConnector(t *testing.T) {
 		"| $k\\,\\Delta p$ (spring force) | `x.Y` |",
 		"| Words only | `x.Z` |",
 		"$$\nf = k\\,\\Delta p\n$$",
-		"**[MADD-ANO-021](../anomalies.md#madd-ano-021)**",
-		"*Workaround:* Integrate the ball",
-		"*Pinned by* `github.com/cosimgo/cosim/verification.TestAnomalyMADDANO021`",
+		"**[COSIM-ANO-004](../anomalies.md#cosim-ano-004)**",
+		"*Workaround:* Integrate with event localization",
+		"*Pinned by* `github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO004`",
 		"**TEST-ANO-404**: not in the anomalies registry.",
 		"None: the node is stateless.",
 	} {

@@ -151,6 +151,22 @@
 // back as errors naming the node, as in co-simulation. [NewNodeSystem] is
 // the same view of a single node (MADDENING's integrate_node).
 //
+// # Sensitivities
+//
+// [Sim.Sensitivities] integrates the monolithic system together with the
+// forward sensitivities S = ∂y/∂p of named parameters, with the same
+// method and steps (the integrator steps [y, S]), and maps S through
+// every located event with the saltation jump, so that derivatives stay
+// right across contacts (MADD-ANO-021). Node capabilities
+// (node.ParamJacobian, node.InitialStateJacobian, node.EventJacobian,
+// node.ResetJacobian) give exact derivatives; everything else is
+// differenced over SetParams and the node methods. Adaptive
+// Dormand–Prince and every fixed-step method (events located by
+// re-stepping) work. Co-simulation runs, grazing contacts and parameters
+// that move time events are rejected with [ErrNotDifferentiable].
+// Sensitivities leaves the Sim's state untouched and restores every
+// parameter.
+//
 // # Reading state every step
 //
 // [Sim.Field] resolves "node.field" or "node.field[i]" once into a

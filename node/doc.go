@@ -24,6 +24,10 @@
 // [TimeEventer] (times known in advance at which outputs jump, for
 // sources),
 // [InputJacobian] and [OutputJacobian] (analytic derivatives),
+// [ParamJacobian], [InitialStateJacobian], [EventJacobian] and
+// [ResetJacobian] (analytic parameter, event and reset-map derivatives
+// for forward sensitivities; a graph finite-differences what a node
+// lacks),
 // [Marker] (a body connectors attach to), [Attached] (a connector that
 // reports its ends and links), [MarkerMass] (a body's inverse
 // mass at a marker) and [StepLimiter] (a node that computes the largest

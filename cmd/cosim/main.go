@@ -53,6 +53,8 @@ func commands() []command {
 		{"view", viewArgs, "draw a scene in 3D in a self-contained HTML page (or serve it live with --serve)", cmdView},
 		{"render", renderArgs, "draw a scene into an animated GIF or a PNG of one time", cmdRender},
 		{"graph", graphArgs, "write a scene's graph in Graphviz DOT (pipe into dot -Tsvg)", cmdGraph},
+		{"fit", fitArgs, "fit scene parameters to measured data (least squares, exact gradients through contacts)", cmdFit},
+		{"sensitivity", sensitivityArgs, "∂(fields)/∂(parameters) along a monolithic run, exact through located events", cmdSensitivity},
 		{"sweep", sweepArgs, "run a parameter grid or list in parallel, one row per run; shard it across array jobs", cmdSweep},
 		{"anomalies", "[--json] [--status S]", "list the known anomalies (open, resolved, wont-fix)", cmdAnomalies},
 		{"guide", "[-o DIR] [TYPE…]", "write node guides (Markdown) into DIR, default docs/nodes; -o - for stdout", cmdGuide},

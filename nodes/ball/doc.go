@@ -30,6 +30,15 @@
 // Semi-implicit Euler under a state-independent acceleration is stable at
 // every step (Metadata.StableStep).
 //
+// For forward sensitivities (graph.Sim.Sensitivities) the ball supplies
+// its derivatives exactly: ∂f/∂p (node.ParamJacobian: ∂(dv/dt)/∂gravity
+// = 1 and ∂(dv/dt)/∂mass = −F/m², zero at rest), ∂x(t0)/∂p
+// (node.InitialStateJacobian), the contact
+// event's gradient (node.EventJacobian: ∂g/∂position = 1,
+// ∂g/∂table_position = −1) and the reset's (node.ResetJacobian:
+// ∂position⁺/∂table_position = 1, ∂velocity⁺/∂velocity = −e,
+// ∂velocity⁺/∂elasticity = −v, all zero under the rest rule).
+//
 // Spec().Meta documents the scheme, the declared order (1, in the smooth
 // regime), the limitations with their numbers, and the anomalies.
 //

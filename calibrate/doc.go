@@ -1,0 +1,42 @@
+// Package calibrate fits the parameters of any cosim model to measured
+// data, with exact gradients through contacts.
+//
+// # Overview
+//
+// [Fit] minimises the weighted least-squares misfit
+//
+//	Φ(p) = ½·Σ_i Σ_k w_k·(y_k(t_i; p) − d_ik)²
+//
+// between a graph.Sim's recorded fields y_k and the data d ([Data], read
+// from CSV by [ReadCSV]) over the free parameters p ([Param]). The
+// gradient ∂Φ/∂p = Σ w·r·∂y/∂p is exact: the sensitivities ∂y/∂p come
+// from graph.Sim.Sensitivities, which integrates them with the state and
+// maps them through located events (a ball's bounces) with the saltation
+// jump. The optimizer is gonum's BFGS (or L-BFGS) over unbounded
+// variables θ; bounds are imposed by a transform, not by projection:
+// p = lo + (hi − lo)/(1 + e^{−θ}) between two bounds, lo + e^θ or hi − e^θ
+// for one. Model values at data times are read from the adaptive
+// integrator's dense output (interpolated, never snapped to steps).
+//
+// At the estimates, the Gauss–Newton approximation gives the covariance
+// s²·(JᵀWJ)⁻¹, s² = Σ w·r²/(N − p), and the standard errors. A parameter
+// the data cannot determine — no effect on the data, or part of a
+// direction of the column-scaled Jacobian with a relative singular value
+// below Settings.IdentifiabilityTol — is reported as unidentifiable, with
+// an infinite standard error, not given a silent arbitrary value.
+//
+// # Invariants
+//
+//   - Fit changes only the free parameters of the Sim (SetParams), which
+//     it leaves at the estimates; the Sim's state and time are untouched.
+//   - The same problem gives the same estimates bit for bit: every run is
+//     deterministic and the optimizer is sequential.
+//   - Data are validated first (shape, ascending times, finite values,
+//     weights); NaN marks a missing value, which is skipped.
+//
+// # Concurrency
+//
+// Fit runs on the calling goroutine and uses its Sim exclusively: do not
+// step or tune the Sim while Fit runs. Distinct Sims may be fitted
+// concurrently.
+package calibrate
