@@ -1035,17 +1035,13 @@ func (sc *Scene) Compile(reg *node.Registry, overrides map[string]any) (*graph.S
 	return sim, nil
 }
 
-// compile builds and compiles the graph (with the progress observer when
-// obs is given), returning the build and wiring problems; wiring
-// problems that follow from parts left out are dropped. c's problems are
-// the caller's to report.
-func (sc *Scene) compile(reg *node.Registry, overrides map[string]any, c checked, obs ...node.Node) (*graph.Sim, []origin, []error) {
+// compile builds and compiles the graph, returning the build and wiring
+// problems; wiring problems that follow from parts left out are dropped.
+// c's problems are the caller's to report.
+func (sc *Scene) compile(reg *node.Registry, overrides map[string]any, c checked) (*graph.Sim, []origin, []error) {
 	b, origins, errs := sc.build(reg, overrides, c)
 	if len(b.g.Names()) == 0 {
 		return nil, origins, errs
-	}
-	for _, o := range obs {
-		b.g.Add(ObserverName, o)
 	}
 	sim, err := b.g.Build()
 	if err != nil {

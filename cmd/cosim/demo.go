@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/nodes"
@@ -51,15 +50,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%s: %s\n\n", sc.Name, sc.Description)
 	summarizeBounces(stdout, res)
 	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		if err := res.History.WriteCSV(f); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
+		if err := writeAtomic(*out, res.History.WriteCSV); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "history (%d rows) written to %s\n", len(res.History.Times), *out)

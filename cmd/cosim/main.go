@@ -88,11 +88,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, c := range commands() {
 		if c.name == name {
 			err := c.run(args[1:], stdout, stderr)
+			var intr *interrupted
 			switch {
 			case err == nil, errors.Is(err, flag.ErrHelp):
 				return 0
 			case errors.Is(err, errFlagReported):
 				return 2
+			case errors.As(err, &intr):
+				fmt.Fprintf(stderr, "cosim %s: %v\n", c.name, err)
+				return intr.exitCode()
 			case errors.Is(err, errUsage):
 				fmt.Fprintf(stderr, "cosim %s: %v\nusage: cosim %s %s\n", c.name, err, c.name, c.args)
 				return 2

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"image"
 	"image/color/palette"
@@ -10,7 +9,6 @@ import (
 	"image/png"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -221,18 +219,5 @@ func frameDelay(ts []float64, i int, speed, fps float64) int {
 func caption(t float64) string { return "t = " + strconv.FormatFloat(t, 'f', 2, 64) + " s" }
 
 func writeImage(path string, enc func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	if err := enc(bw); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeAtomic(path, enc)
 }

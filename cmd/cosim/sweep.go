@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -602,59 +601,6 @@ func writeTable(path string, stdout io.Writer, header []string, rows [][]string)
 		return write(stdout)
 	}
 	return writeAtomic(path, write)
-}
-
-// writeAtomic writes path through a temporary file in its directory and a
-// rename, so readers see the old file or the whole new one. A symbolic
-// link is written through (its target is replaced); a path that is not a
-// regular file (/dev/null, a FIFO, /dev/stdout) is written in place, since
-// renaming over it would replace the device or pipe with a file.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		if err := write(f); err != nil {
-			f.Close()
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return f.Close()
-	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // cmdSweepMerge joins shard tables into one, in run order, checking that
