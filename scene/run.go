@@ -238,4 +238,3 @@ func sampleHistory(sim *graph.Sim, fields []string, ir *integrators.Result) (*gr
 	}
 	return h, nil
 }
-
