@@ -265,7 +265,7 @@ func TestConnectorRoundTrip(t *testing.T) {
 func TestErrorPaths(t *testing.T) {
 	const nodesPart = `"nodes": [{"name": "mass", "type": "masspoint"}, {"name": "ball", "type": "ball"}]`
 	cases := []struct{ name, in, want string }{
-		{"edge field", `{` + nodesPart + `, "edges": [{"from": "mass.position", "to": "mass.force"}, {"from": "ball.postion", "to": "ball.table_position"}], "run": {"dt": 1, "steps": 1}}`, `edges[1]: ball.postion -> ball.table_position: unknown field`},
+		{"edge field", `{` + nodesPart + `, "edges": [{"from": "mass.position", "to": "ball.table_position", "transform": {"kind": "component", "index": 1}}, {"from": "mass.postion", "to": "ball.table_position"}], "run": {"dt": 1, "steps": 1}}`, `edges[1]: mass.postion -> ball.table_position: unknown field`},
 		{"edge shape", `{` + nodesPart + `, "edges": [{"from": "mass.position", "to": "ball.table_position"}], "run": {"dt": 1, "steps": 1}}`, `edges[0]: mass.position -> ball.table_position: shape mismatch`},
 		{"connector body", `{` + nodesPart + `, "connectors": [{"name": "s", "type": "springdamper", "bodies": ["ground", "mas"]}], "run": {"dt": 1, "steps": 1}}`, `connectors[0].bodies[1]: springdamper: connector "s": body 1: no node "mas" in the graph (did you mean "mass"?)`},
 		{"connector param", `{` + nodesPart + `, "connectors": [{"name": "s", "type": "springdamper", "params": {"stifness": [1, 1, 1]}, "bodies": ["ground", "mass"]}], "run": {"dt": 1, "steps": 1}}`, `connectors[0].params: `},

@@ -289,7 +289,9 @@ func loadScene(path string, sets []string) (*scene.Scene, error) {
 	}
 	sc, err = sc.With(m)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		// The file decoded: these are the --set flags' problems, named
+		// by them.
+		return nil, err
 	}
 	return sc, nil
 }
