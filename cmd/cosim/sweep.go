@@ -176,7 +176,7 @@ func (sw *sweepPlan) run(base *scene.Scene, k int, fields []string, ncols int) [
 		return fail(err)
 	}
 	sc.SetBy = base.SetBy // the run's own values are --vary or --list values, not --set flags
-	sc.Run.Workers = 1 // the sweep runs simulations in parallel instead
+	sc.Run.Workers = 1    // the sweep runs simulations in parallel instead
 	res, err := sc.Simulate(context.Background(), nodes.Registry(), &scene.Options{NoHistory: true})
 	if res == nil {
 		return fail(err)
