@@ -115,7 +115,16 @@ type ObserverError struct {
 }
 
 func (e *ObserverError) Error() string {
-	return fmt.Sprintf("graph: observer stopped the run at %s (step %d, t = %v): %v", e.Phase, e.Step, e.Time, e.Err)
+	var at string
+	switch e.Phase {
+	case ObserveStart:
+		at = fmt.Sprintf("before its first step (t = %v)", e.Time)
+	case ObserveStep:
+		at = fmt.Sprintf("after step %d (t = %v)", e.Step, e.Time)
+	default:
+		at = fmt.Sprintf("at its end (step %d, t = %v)", e.Step, e.Time)
+	}
+	return fmt.Sprintf("graph: observer stopped the run %s: %v", at, e.Err)
 }
 
 func (e *ObserverError) Unwrap() error { return e.Err }
