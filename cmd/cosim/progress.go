@@ -154,6 +154,34 @@ func startCountProgress(w io.Writer, count func() (int, int)) *progressBar {
 	return b
 }
 
+// startCountLog starts a display that logs count's done/total, the rate
+// and an ETA every interval, one line each (for logs, not terminals).
+func startCountLog(w io.Writer, count func() (int, int), interval time.Duration) *progressBar {
+	b := &progressBar{w: w, done: make(chan struct{}), count: count}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		start := time.Now()
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-b.done:
+				return
+			case <-tick.C:
+				d, n := count()
+				el := time.Since(start)
+				eta := "ETA unknown"
+				if d > 0 {
+					eta = "ETA " + (time.Duration(float64(el) * float64(n-d) / float64(d))).Round(time.Second).String()
+				}
+				fmt.Fprintf(w, "progress: %3.0f%% %d/%d runs, %.3g runs/s, %s\n", 100*float64(d)/float64(max(n, 1)), d, n, float64(d)/el.Seconds(), eta)
+			}
+		}
+	}()
+	return b
+}
+
 func (b *progressBar) start() {
 	b.wg.Add(1)
 	go b.loop()

@@ -266,3 +266,66 @@ func TestRunResume(t *testing.T) {
 		t.Errorf("%d rows matched; last rows %q and %q", matched, rl[len(rl)-1], fl[len(fl)-1])
 	}
 }
+
+// An interrupted sweep writes the rows of the runs that finished (every
+// one ok, none cut short) and exits 130.
+func TestSweepSignal(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s.csv")
+	args := []string{"sweep", springScene, "--vary", "mass.mass=1:10:40", "-j", "1", "-o", out,
+		"--set", "run.dt=1e-5", "--progress", "log", "--progress-every", "300ms"}
+	code, _, errs := startAndSignal(t, args, syscall.SIGINT)
+	if code != 130 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errs)
+	}
+	mustContain(t, "stderr", errs, "interrupted by SIGINT: stopped at ", " of 40 runs finished; their rows are in "+out)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 2 || len(lines) > 40 {
+		t.Fatalf("%d lines, want the header and the finished runs:\n%s", len(lines), b)
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasSuffix(l, ",ok") {
+			t.Errorf("row %q: a run cut short or failed", l)
+		}
+	}
+}
+
+// Without a terminal, progress is a log line with the percentage, the
+// simulated time, the rate and an ETA, every --progress-every.
+func TestRunProgressLog(t *testing.T) {
+	code, _, errs := cosim(t, "run", springScene, "--set", "run.dt=1e-5", "--progress-every", "1ns")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	mustContain(t, "progress log", errs, "progress: ", "% t = ", " s of 2 s, step ", "simulated s per s", "steps/s), ETA ")
+	if _, _, errs := cosim(t, "run", springScene, "--progress", "none", "--progress-every", "1ns"); strings.Contains(errs, "progress:") {
+		t.Errorf("--progress none logged: %s", errs)
+	}
+	if code, _, errs := cosim(t, "run", springScene, "--progress", "sometimes"); code != 2 || !strings.Contains(errs, `--progress "sometimes": use auto, bar, log, none`) {
+		t.Errorf("exit %d %s", code, errs)
+	}
+}
+
+// --checkpoint-every writes checkpoints while the run goes; the last one
+// resumes to the same end state.
+func TestRunPeriodicCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	ck := filepath.Join(dir, "c.checkpoint")
+	code, _, errs := cosim(t, "run", springScene, "--set", "run.dt=0.01", "--checkpoint-every", "1ns", "--checkpoint", ck, "-q")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	mustContain(t, "stderr", errs, "checkpoint at t = ", "written to "+ck)
+	if _, err := os.Stat(ck); err != nil {
+		t.Fatal(err)
+	}
+	// Every step was observed (200 steps), so the last checkpoint is the
+	// end state: resuming it has nothing left to run, and says so.
+	code, _, errs = cosim(t, "run", springScene, "--set", "run.dt=0.01", "--resume", ck, "-q")
+	if code != 1 || !strings.Contains(errs, "checkpoint: the checkpoint is at t = 2, step 200: the run ends at t = 2, nothing is left to run") {
+		t.Fatalf("resume: exit %d %s", code, errs)
+	}
+}
