@@ -31,6 +31,9 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		_, err := stdout.Write(demoScene)
 		return err
 	}
+	if err := checkOutputPath("-o", *out); err != nil {
+		return err
+	}
 	sc, err := scene.Decode(bytes.NewReader(demoScene))
 	if err != nil {
 		return err

@@ -58,6 +58,9 @@ func cmdRender(args []string, stdout, stderr io.Writer) error {
 	if err := o.check(*size, *at); err != nil {
 		return err
 	}
+	if err := checkOutputPath("-o", o.out); err != nil {
+		return err
+	}
 	sc, err := loadScene(pos[0], o.draw.sets)
 	if err != nil {
 		return err

@@ -180,6 +180,9 @@ func cmdView(args []string, stdout, stderr io.Writer) error {
 	if err := d.set.Check(); err != nil {
 		return usagef("%v", err)
 	}
+	if err := checkOutputPath("-o", *out); err != nil {
+		return err
+	}
 	sc, err := loadScene(pos[0], d.sets)
 	if err != nil {
 		return err
