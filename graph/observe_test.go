@@ -260,6 +260,9 @@ func TestObserverIntegrate(t *testing.T) {
 // Observing costs no allocation per step: a run of 1 000 steps allocates
 // what a run of 10 does (its set-up), reading a field at every step.
 func TestObserverNoAllocation(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	for name, run := range fixedStepModes {
 		s, _ := chain(3).Build()
 		f, _ := s.Field("m2.x")
