@@ -26,7 +26,14 @@ func TestRunLeavesExistingFileOnFailure(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"nodes": [{"name": "m", "type": "masspoint"}], "edges": [{"from": "m.position", "to": "nobody.force"}], "run": {"dt": 0.01, "end": 1}, "record": {"fields": ["m.position"]}}`), 0o644)
+	// Fails at its first evaluation, before the first row is recorded.
+	early := filepath.Join(dir, "early.json")
+	os.WriteFile(early, []byte(`{"nodes": [{"name": "f", "type": "lookup", "params": {"times": [1, 2], "values": [0, 1], "outside": "error"}}],
+ "run": {"dt": 0.1, "end": 1}, "record": {"fields": ["f.value"]}}`), 0o644)
+	_, out, _ := cosim(t, "run", early, "-o", h)
+	mustContain(t, "early failure", out, "history: no rows recorded before the failure; "+h+" left unchanged")
 	for _, args := range [][]string{
+		{"run", early, "-o", h},
 		{"run", bad, "-o", h},
 		{"run", springScene, "-o", h, "--plot", filepath.Join(dir, "f.png"), "-y", "nosuch.field"},
 		{"run", springScene, "-o", h, "--plot", filepath.Join(dir, "f.txt")},
@@ -40,7 +47,7 @@ func TestRunLeavesExistingFileOnFailure(t *testing.T) {
 		if got, _ := os.ReadFile(h); !bytes.Equal(got, old) {
 			t.Errorf("%q changed the existing %s: %q (stdout %q, stderr %q)", args, h, got, out, errs)
 		}
-		if strings.Contains(out, "steps to t") {
+		if strings.Contains(out, "steps to t") && args[1] != early {
 			t.Errorf("%q: ran the simulation before failing on its flags:\n%s", args, out)
 		}
 	}
@@ -213,9 +220,14 @@ func TestRunSignals(t *testing.T) {
 			t.Errorf("%s: history %q (%v), want the rows recorded so far", c.name, b, err)
 		}
 	}
-	// A second signal exits at once.
-	code, _, errs := startAndSignal(t, append([]string{"run", springScene}, longRun...), syscall.SIGINT, syscall.SIGINT)
-	if code != 130 {
+	// A second signal exits at once: here while the command is blocked
+	// writing its history into a FIFO nobody reads.
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	code, _, errs := startAndSignal(t, append([]string{"run", springScene, "-o", fifo}, longRun...), syscall.SIGINT, syscall.SIGINT)
+	if code != 130 || !strings.Contains(errs, "cosim: SIGINT again: exiting at once") {
 		t.Errorf("two SIGINTs: exit %d; stderr:\n%s", code, errs)
 	}
 }
