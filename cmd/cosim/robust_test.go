@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -161,7 +162,9 @@ func binary(t *testing.T) string {
 var longRun = []string{"--set", "run.dt=1e-5", "--set", "run.end=200", "--set", "record.every=20000", "--progress", "log", "--progress-every", "100ms"}
 
 // startAndSignal starts the command, waits for its first progress line
-// (it is running) and sends sigs.
+// (it is running) and sends sigs, each after the command has said it
+// received the one before (signals of one kind sent together may merge).
+// A command that has not exited a minute later is killed.
 func startAndSignal(t *testing.T, args []string, sigs ...syscall.Signal) (code int, stdout, stderr string) {
 	t.Helper()
 	cmd := exec.Command(binary(t), args...)
@@ -174,26 +177,33 @@ func startAndSignal(t *testing.T, args []string, sigs ...syscall.Signal) (code i
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	var killed atomic.Bool
+	timer := time.AfterFunc(60*time.Second, func() { killed.Store(true); cmd.Process.Kill() })
+	defer timer.Stop()
 	var errb strings.Builder
 	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		errb.WriteString(sc.Text() + "\n")
-		if strings.HasPrefix(sc.Text(), "progress:") {
-			break
+	// waitFor reads stderr up to a line starting with prefix.
+	waitFor := func(prefix string) {
+		for sc.Scan() {
+			errb.WriteString(sc.Text() + "\n")
+			if strings.HasPrefix(sc.Text(), prefix) {
+				return
+			}
 		}
 	}
-	for _, s := range sigs {
+	waitFor("progress:")
+	for i, s := range sigs {
+		if i > 0 {
+			waitFor("cosim: SIG")
+		}
 		cmd.Process.Signal(s)
 	}
-	rest, _ := io.ReadAll(pr)
-	errb.Write(rest)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("the command did not stop")
+	for sc.Scan() {
+		errb.WriteString(sc.Text() + "\n")
+	}
+	cmd.Wait()
+	if killed.Load() {
+		t.Fatalf("the command did not stop; stderr:\n%s", errb.String())
 	}
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
