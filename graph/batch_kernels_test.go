@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -16,6 +17,8 @@ import (
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
+	src "github.com/cosimgo/cosim/nodes/source"
+	gspring "github.com/cosimgo/cosim/nodes/spring"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 	"github.com/cosimgo/cosim/nodes/table"
 )
@@ -173,6 +176,105 @@ func constantsIntoMasses() (*graph.Sim, error) {
 
 func chainW1() (*graph.Sim, error) { return benchmarks.Mode1(40).Build() }
 
+// sourcesOnSprings: a chain of masses hung from the ground by geometric
+// springs and joined to two rigid bodies, pushed by vector sources of
+// every kind (sine, step, ramp, pulse, lookup), and balls on tables
+// moved by scalar sources. The sources' steps, ramp starts, pulse edges
+// and breakpoints fall inside the runs, so Integrate lands on them as
+// time events on the batched path too.
+func sourcesOnSprings() (*graph.Sim, error) {
+	g := graph.New()
+	const nm = 6
+	for i := range nm {
+		g.Add(fmt.Sprintf("m%d", i), kmust(masspoint.New(masspoint.Params{
+			Mass: 1 + 0.2*float64(i), Gravity: [3]float64{0, 0, -9.81},
+			InitialPosition: [3]float64{float64(i), 0.1 * float64(i%2), 0}, InitialVelocity: [3]float64{0, 0.2, 0.1 * float64(i)},
+		})))
+	}
+	for i := range 2 {
+		p := rigidbody.DefaultParams()
+		p.Mass, p.Inertia = 2+float64(i), [3]float64{0.5, 0.7, 0.9}
+		p.Gravity = [3]float64{0, 0, -9.81}
+		p.InitialPosition = [3]float64{float64(nm + i), 0, 0}
+		p.InitialAngularVelocity = [3]float64{0.3, -0.2 * float64(i), 0.5}
+		g.Add(fmt.Sprintf("r%d", i), kmust(rigidbody.New(p)))
+	}
+	sp := func(k, c, l0 float64) gspring.Params {
+		p := gspring.DefaultParams()
+		p.Stiffness, p.Damping, p.RestLength = k, c, l0
+		return p
+	}
+	var errs []error
+	add := func(_ *gspring.Node, err error) { errs = append(errs, err) }
+	for i := range nm {
+		// Ground to mass (ground–point).
+		add(gspring.Between(g, fmt.Sprintf("hang%d", i), sp(80+5*float64(i), 0.5, 0.8), gspring.Ground([3]float64{float64(i), 0, 1}), gspring.Body(fmt.Sprintf("m%d", i))))
+	}
+	for i := range nm - 1 {
+		// Mass to mass (point–point).
+		add(gspring.Between(g, fmt.Sprintf("c%d", i), sp(40, 0.2, 0.9+0.02*float64(i)), gspring.Body(fmt.Sprintf("m%d", i)), gspring.Body(fmt.Sprintf("m%d", i+1))))
+	}
+	// Mass to rigid body, ground to rigid body, rigid to rigid: the
+	// generic path.
+	add(gspring.Between(g, "mr", sp(60, 0.3, 1), gspring.Body(fmt.Sprintf("m%d", nm-1)), gspring.BodyAt("r0", [3]float64{-0.2, 0.1, 0})))
+	for i := range 2 {
+		add(gspring.Between(g, fmt.Sprintf("gr%d", i), sp(100, 1, 0.7), gspring.Ground([3]float64{float64(nm + i), 0, 1}), gspring.BodyAt(fmt.Sprintf("r%d", i), [3]float64{0.1, 0.2, 0.3})))
+	}
+	add(gspring.Between(g, "rr", sp(50, 0.1, 1), gspring.BodyAt("r0", [3]float64{0.3, 0, 0}), gspring.BodyAt("r1", [3]float64{-0.3, 0, 0.1})))
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	// Vector sources into the masses' and bodies' force inputs.
+	for i := range nm {
+		g.Add(fmt.Sprintf("sin%d", i), kmust(src.NewSine(src.SineParams{
+			Amplitude: []float64{1 + 0.1*float64(i), 0.5, 0.2}, Omega: []float64{3 + float64(i)}, Phase: []float64{0.1 * float64(i), 0, 1}, Units: "N",
+		})))
+		g.Connect(fmt.Sprintf("sin%d.value", i), fmt.Sprintf("m%d.force", i))
+	}
+	for i := range 3 {
+		g.Add(fmt.Sprintf("step%d", i), kmust(src.NewStep(src.StepParams{
+			Time: 0.13 + 0.05*float64(i), Initial: []float64{0}, Final: []float64{2, -1, 0.5 * float64(i)}, Units: "N",
+		})))
+		g.Connect(fmt.Sprintf("step%d.value", i), fmt.Sprintf("m%d.force", i))
+		g.Add(fmt.Sprintf("pulse%d", i), kmust(src.NewPulse(src.PulseParams{
+			Period: 0.21 + 0.03*float64(i), Width: 0.07, Delay: 0.05 * float64(i), Amplitude: []float64{0, 1.5, -1}, Offset: []float64{0.1}, Units: "N",
+		})))
+		g.Connect(fmt.Sprintf("pulse%d.value", i), fmt.Sprintf("m%d.force", 3+i))
+	}
+	for i := range 2 {
+		g.Add(fmt.Sprintf("ramp%d", i), kmust(src.NewRamp(src.RampParams{
+			Start: 0.2 + 0.1*float64(i), Slope: []float64{1, 0, -2}, Offset: []float64{0.5 * float64(i)}, Units: "N",
+		})))
+		g.Connect(fmt.Sprintf("ramp%d.value", i), fmt.Sprintf("r%d.force", i))
+		interp := []string{src.PCHIP, src.Linear}[i]
+		g.Add(fmt.Sprintf("twist%d", i), kmust(src.NewLookup(src.LookupParams{
+			Times: []float64{0, 0.15, 0.3, 0.55, 0.7}, Values: []float64{0, 0, 0, 0.4, 0.1, 0, -0.2, 0.3, 0.1, 0.5, 0, 0, 0, 0.1, 0.2},
+			Interpolation: interp, Outside: src.OutsideExtrapolate, Units: "N m",
+		})))
+		g.Connect(fmt.Sprintf("twist%d.value", i), fmt.Sprintf("r%d.torque", i))
+	}
+	// Scalar sources moving tables under balls.
+	for i := range 3 {
+		p := ball.DefaultParams()
+		p.InitialPosition, p.Elasticity = 0.3+0.1*float64(i), 0.8
+		g.Add(fmt.Sprintf("b%d", i), kmust(ball.New(p)))
+		g.Add(fmt.Sprintf("shake%d", i), kmust(src.NewSine(src.SineParams{Amplitude: []float64{0.05}, Omega: []float64{20 + float64(i)}, Units: "m"})))
+		g.Connect(fmt.Sprintf("shake%d.value", i), fmt.Sprintf("b%d.table_position", i))
+	}
+	p := ball.DefaultParams()
+	p.InitialPosition = 0.4
+	g.Add("b3", kmust(ball.New(p)))
+	g.Add("lift", kmust(src.NewLookup(src.LookupParams{Times: []float64{0, 0.1, 0.35, 0.6}, Values: []float64{0, 0.1, 0.05, 0.2}, Interpolation: src.Hold, Units: "m"})))
+	g.Connect("lift.value", "b3.table_position")
+	s, err := g.Build()
+	return tune(s, err, map[string]map[string]any{
+		"sin2": {"omega": []float64{7}}, "step1": {"time": 0.27}, "pulse0": {"width": 0.1},
+		"ramp1": {"slope": []float64{-1, 0.5, 0}}, "twist0": {"interpolation": src.Hold},
+		"shake1": {"phase": []float64{0.5}}, "lift": {"outside": src.OutsideExtrapolate},
+		"c2": {"stiffness": 55.0}, "gr1": {"damping": 2.0}, "hang4": {"rest_length": 0.6},
+	})
+}
+
 // kernelGraphs are the fixtures, with the families Build must form. A
 // family is one node type, one BatchKey and one wiring pattern whose
 // offsets are affine in the row: nodes with another number of edges into
@@ -198,13 +300,39 @@ var kernelGraphs = []kernelGraph{
 	{"constants into masses", constantsIntoMasses, []string{
 		"constant:load0..load5(6)",
 		// Each mass's force sums its load and its connectors: m0, m1,
-		// m4 and m5 have three terms, m2 and m3 four; m4 and m5 do not
-		// continue the progression of m0 and m1's sources.
-		"masspoint:m0..m1(2)",
+		// m4 and m5 have three terms, m2 and m3 four. m1's sources lie
+		// before m0's (kernels walk rows forwards: strides are never
+		// negative), so m0 is alone and m1 continues with m4; m5 does
+		// not continue m1 and m4's progression.
+		"masspoint:m0..m0(1)",
+		"masspoint:m1..m4(2)",
 		"masspoint:m2..m3(2)",
-		"masspoint:m4..m5(2)",
+		"masspoint:m5..m5(1)",
 		"springdamper:s0..s4(5)",
 		"springdamper:u0..u1(2)", // user force law: another BatchKey
+	}},
+	{"sources on springs", sourcesOnSprings, []string{
+		// Each mass's force sums its hanging spring, its chain springs
+		// and its sources: m0 has four terms, m1 and m2 five with a
+		// step, m3 to m5 five with a pulse.
+		"masspoint:m0..m0(1)",
+		"masspoint:m1..m2(2)",
+		"masspoint:m3..m5(3)",
+		"rigidbody:r0..r0(1)", // five load terms
+		"rigidbody:r1..r1(1)", // four
+		"spring:hang0..hang5(6)",
+		"spring:c0..c4(5)",
+		"spring:mr..mr(1)",     // point–rigid: another BatchKey
+		"spring:gr0..gr1(2)",   // ground–rigid
+		"spring:rr..rr(1)",     // rigid–rigid
+		"sine:sin0..sin5(6)",   // 3-vectors
+		"step:step0..step2(3)", //
+		"pulse:pulse0..pulse2(3)",
+		"ramp:ramp0..ramp1(2)",
+		"lookup:twist0..twist1(2)",
+		"ball:b0..b3(4)",         // b3 reads "lift", which continues the progression of the shakers' outputs
+		"sine:shake0..shake2(3)", // scalars: another BatchKey than sin0..sin5
+		"lookup:lift..lift(1)",   // a scalar
 	}},
 	{"W1 chain", chainW1, []string{
 		"masspoint:m1..m40(40)",

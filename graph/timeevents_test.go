@@ -45,6 +45,24 @@ func stepMass(t *testing.T, T float64, declared bool) *graph.Sim {
 	return s
 }
 
+// batchedSource fails unless s steps the source typ in a family (its
+// batch kernel) and has not replayed an evaluation per node: time events
+// stay per node (node.TimeEventer), while the outputs on both sides of
+// them come from the kernel.
+func batchedSource(t *testing.T, s *graph.Sim, typ string) {
+	t.Helper()
+	found := false
+	for _, f := range s.Families() {
+		found = found || f.Type == typ
+	}
+	if !found {
+		t.Errorf("the %s source is not in a family: the batched path was not exercised", typ)
+	}
+	if r := s.Replays(); r != 0 {
+		t.Errorf("%d evaluations replayed per node", r)
+	}
+}
+
 // steps drives the adaptive Dormand–Prince integrator over the System of
 // s to end and returns the end time of every accepted step; the state is
 // left in s.
@@ -102,6 +120,7 @@ func TestIntegrateLandsOnStepTime(t *testing.T) {
 		if errDeclared > 1e-12 {
 			t.Errorf("T = %v: x = %v (want %v), v = %v (want %v): error %.3g > 1e-12", T, x[0], wantX, v[0], wantV, errDeclared)
 		}
+		batchedSource(t, s, "step")
 
 		h := stepMass(t, T, false)
 		hidden := steps(t, h, end)
@@ -161,6 +180,7 @@ func TestIntegratePulseEdges(t *testing.T) {
 	if _, err := h.Integrate(context.Background(), 3.5, nil); err != nil {
 		t.Fatal(err)
 	}
+	batchedSource(t, s, "pulse")
 	vh, _ := h.Value("m.velocity[0]")
 	t.Logf("v(3.5): declared %v, hidden %v (want 1)", v[0], vh[0])
 }

@@ -11,7 +11,8 @@ package node
 // row (an unconnected input's default, a ground point). Off may be
 // negative when Buf holds only a block of rows (scratch for rows
 // [lo, hi) starts at row lo). A kernel reads or writes only the rows of
-// its call.
+// its call. Stride is never negative, so a kernel may walk the rows of
+// its call forwards by advancing a slice by Stride.
 type Strided struct {
 	Buf    []float64
 	Off    int
@@ -22,6 +23,31 @@ type Strided struct {
 func (s Strided) Row(i, n int) []float64 {
 	o := s.Off + i*s.Stride
 	return s.Buf[o : o+n : o+n]
+}
+
+// Span returns the values rows [lo, hi) of width n occupy in Buf (from
+// the first value of row lo to the last of row hi−1), or nil when
+// lo == hi; it panics when they do not fit in Buf. A kernel checks a
+// call's rows once with Span and may then address row lo+k at
+// unsafe.Add(unsafe.Pointer(&span[0]), 8·k·Stride) without per-row bounds
+// checks.
+func (s Strided) Span(lo, hi, n int) []float64 {
+	if lo >= hi {
+		return nil
+	}
+	return s.Buf[s.Off+lo*s.Stride : s.Off+(hi-1)*s.Stride+n]
+}
+
+// Shift reports how far t is from s within the same buffer when both
+// have the same stride — row i of t starts Shift values after row i of s
+// — or −1 when they are not windows of one buffer at a fixed distance
+// (or t lies before s). Kernels use it to read several fields of a row
+// as one window.
+func (s Strided) Shift(t Strided) int {
+	if len(s.Buf) == 0 || len(s.Buf) != len(t.Buf) || &s.Buf[0] != &t.Buf[0] || s.Stride != t.Stride || t.Off < s.Off {
+		return -1
+	}
+	return t.Off - s.Off
 }
 
 // BatchArgs is one kernel call: rows [Lo, Hi) of a family at time T.

@@ -91,7 +91,7 @@ type UnknownTypeError struct {
 }
 
 func (e *UnknownTypeError) Error() string {
-	return fmt.Sprintf("node: unknown node type %q%s", e.Name, DidYouMean(e.Name, e.Known))
+	return fmt.Sprintf("node: unknown node type %s%s", Quote(e.Name), DidYouMean(e.Name, e.Known))
 }
 
 func (r *Registry) unknown(typ string) error {

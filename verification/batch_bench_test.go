@@ -155,3 +155,11 @@ func BenchmarkKernelSpringdamper(b *testing.B) {
 	benchKernel(b, "springdamper/point-point", "springdamper/ground-point", "springdamper/rigid-rigid",
 		"springdamper/point-point-userforce", "springdamper/ball-point")
 }
+func BenchmarkKernelSine(b *testing.B)   { benchKernel(b, "sine/1", "sine/3") }
+func BenchmarkKernelStep(b *testing.B)   { benchKernel(b, "step/1", "step/3") }
+func BenchmarkKernelRamp(b *testing.B)   { benchKernel(b, "ramp/1", "ramp/3") }
+func BenchmarkKernelPulse(b *testing.B)  { benchKernel(b, "pulse/1", "pulse/3") }
+func BenchmarkKernelLookup(b *testing.B) { benchKernel(b, "lookup/1", "lookup/3") }
+func BenchmarkKernelSpring(b *testing.B) {
+	benchKernel(b, "spring/point-point", "spring/ground-point", "spring/point-rigid", "spring/rigid-rigid")
+}

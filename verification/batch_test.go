@@ -16,6 +16,8 @@ import (
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
+	"github.com/cosimgo/cosim/nodes/source"
+	"github.com/cosimgo/cosim/nodes/spring"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 	"github.com/cosimgo/cosim/nodes/table"
 )
@@ -52,6 +54,7 @@ func newBall(t testing.TB, rng *rand.Rand) *ball.Node {
 	p := ball.Params{
 		InitialPosition: rng.NormFloat64(), InitialVelocity: rng.NormFloat64(),
 		Elasticity: rng.Float64(), Gravity: -20 * rng.Float64(),
+		Mass: 0.5 + rng.Float64(),
 	}
 	switch rng.IntN(8) {
 	case 0:
@@ -183,6 +186,125 @@ func rigidFamily(mode string) func(t testing.TB, rng *rand.Rand, n int) []node.N
 	})
 }
 
+// perComp draws a per-component parameter of an n-component source:
+// n values when full, otherwise one value for every component in one
+// draw of three.
+func perComp(rng *rand.Rand, n int, full bool, draw func() float64) []float64 {
+	if n == 1 || !full && rng.IntN(3) == 0 {
+		return []float64{draw()}
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = draw()
+	}
+	return v
+}
+
+// sources builds n sources of one type with nc output components each,
+// their parameters varied per row; CheckBatch draws times in [0, 10), so
+// event times are drawn there too (both sides of each are visited).
+func sources(kind string, nc int) func(t testing.TB, rng *rand.Rand, n int) []node.Node {
+	norm := func(rng *rand.Rand, s float64) func() float64 { return func() float64 { return s * rng.NormFloat64() } }
+	return each(func(t testing.TB, rng *rand.Rand, i int) node.Node {
+		units := []string{"N", "m", "1"}[i%3] // specs differ, layouts do not
+		// One per-component parameter, chosen per row, has nc values,
+		// which sets the output size; the others may have one.
+		full := rng.IntN(2)
+		pc := func(k int, draw func() float64) []float64 { return perComp(rng, nc, k == full, draw) }
+		switch kind {
+		case "sine":
+			return must(source.NewSine(source.SineParams{
+				Amplitude: pc(0, norm(rng, 2)), Omega: pc(1, norm(rng, 10)),
+				Phase: pc(2, norm(rng, 3)), Offset: pc(3, norm(rng, 1)), Units: units,
+			}))
+		case "step":
+			return must(source.NewStep(source.StepParams{
+				Time: 10 * rng.Float64(), Initial: pc(0, norm(rng, 1)), Final: pc(1, norm(rng, 1)), Units: units,
+			}))
+		case "ramp":
+			return must(source.NewRamp(source.RampParams{
+				Start: 10*rng.Float64() - 1, Slope: pc(0, norm(rng, 2)), Offset: pc(1, norm(rng, 1)), Units: units,
+			}))
+		case "pulse":
+			period := 0.05 + 3*rng.Float64()
+			return must(source.NewPulse(source.PulseParams{
+				Period: period, Width: period * (0.01 + 0.98*rng.Float64()), Delay: 4*rng.Float64() - 1,
+				Amplitude: pc(0, norm(rng, 2)), Offset: pc(1, norm(rng, 1)), Units: units,
+			}))
+		}
+		// lookup: tables of 1 to 40 breakpoints starting in [−1, 3] and
+		// ending in [7, 11], every interpolation and outside behaviour.
+		// "error" on one row in eight, whose table starts before t = 0
+		// (the benchmarks evaluate at t = 0) and ends in [7, 9]:
+		// CheckBatch's times in [0, 10) fall past its end often enough
+		// to exercise the error path, while most calls of a few rows
+		// still evaluate.
+		m := 1 + rng.IntN(40)
+		lo, hi := 4*rng.Float64()-1, 7+4*rng.Float64()
+		outside := []string{source.OutsideHold, source.OutsideExtrapolate}[rng.IntN(2)]
+		if rng.IntN(8) == 0 {
+			outside = source.OutsideError
+			lo, hi = -rng.Float64()-0.01, 7+2*rng.Float64()
+			m = max(m, 2)
+		}
+		times := make([]float64, m)
+		for j := range times {
+			times[j] = lo + (hi-lo)*float64(j)/float64(m)
+			if j > 0 {
+				times[j] += (hi - lo) * 0.5 * rng.Float64() / float64(m)
+			}
+		}
+		values := make([]float64, m*nc)
+		for j := range values {
+			values[j] = rng.NormFloat64()
+		}
+		interp := []string{source.Hold, source.Linear, source.PCHIP}[rng.IntN(3)]
+		return must(source.NewLookup(source.LookupParams{Times: times, Values: values, Interpolation: interp, Outside: outside, Units: units}))
+	})
+}
+
+// springMarker returns marker k (0 or 1) of spring i.
+type springMarker func(t testing.TB, rng *rand.Rand, i int) spring.Marker
+
+// asSpring turns a springdamper marker maker into a spring one.
+func asSpring(f markerMaker) springMarker {
+	return func(t testing.TB, rng *rand.Rand, i int) spring.Marker {
+		m := f(t, rng, i)
+		return spring.Marker{Body: m.Body, Local: m.Local}
+	}
+}
+
+// springs builds n geometric springs between markers m0 and m1 with
+// parameters varied per row. The coincident-markers error is exercised
+// row by row by CheckBatch's non-finite inputs (a NaN length is below
+// any min_length) and by its SetParams overrides, which raise min_length
+// to the order of the drawn positions; here min_length stays small, so
+// that the benchmarks (positions of order 0.1, t = 0) never fail.
+func springs(m0, m1 springMarker) func(t testing.TB, rng *rand.Rand, n int) []node.Node {
+	return func(t testing.TB, rng *rand.Rand, n int) []node.Node {
+		out := make([]node.Node, n)
+		for i := range out {
+			p := spring.DefaultParams()
+			p.Stiffness, p.Damping, p.RestLength = 200*rng.Float64(), 5*rng.Float64(), 2*rng.Float64()
+			if rng.IntN(4) == 0 {
+				p.MinLength = 1e-3 * rng.Float64()
+			}
+			for {
+				// Redraw markers that start closer than min_length.
+				s, err := spring.New(p, m0(t, rng, i), m1(t, rng, i))
+				if err == nil {
+					out[i] = s
+					break
+				}
+				if !errors.Is(err, spring.ErrCoincident) {
+					panic(err)
+				}
+			}
+		}
+		return out
+	}
+}
+
 // batchFamilies lists a family of every node type, and of every marker
 // configuration and rotation mode that selects a different kernel path.
 func batchFamilies() []batchFamily {
@@ -211,6 +333,25 @@ func batchFamilies() []batchFamily {
 		{"springdamper/rigid-point-userforce", connectors(rigidMarker, pointMarker, true)},
 		{"springdamper/ball-point", connectors(ballMarker, pointMarker, false)},
 		{"springdamper/rigid2d-ground", connectors(rigid2DMarker, groundMarker, false)},
+		{"sine/1", sources("sine", 1)},
+		{"sine/3", sources("sine", 3)},
+		{"step/1", sources("step", 1)},
+		{"step/3", sources("step", 3)},
+		{"ramp/1", sources("ramp", 1)},
+		{"ramp/3", sources("ramp", 3)},
+		{"pulse/1", sources("pulse", 1)},
+		{"pulse/3", sources("pulse", 3)},
+		{"lookup/1", sources("lookup", 1)},
+		{"lookup/3", sources("lookup", 3)},
+		{"spring/ground-ground", springs(asSpring(groundMarker), asSpring(groundMarker))},
+		{"spring/ground-point", springs(asSpring(groundMarker), asSpring(pointMarker))},
+		{"spring/point-ground", springs(asSpring(pointMarker), asSpring(groundMarker))},
+		{"spring/point-point", springs(asSpring(pointMarker), asSpring(pointMarker))},
+		{"spring/rigid-ground", springs(asSpring(rigidMarker), asSpring(groundMarker))},
+		{"spring/point-rigid", springs(asSpring(pointMarker), asSpring(rigidMarker))},
+		{"spring/rigid-rigid", springs(asSpring(rigidMarker), asSpring(rigidMarker))},
+		{"spring/ball-point", springs(asSpring(ballMarker), asSpring(pointMarker))},
+		{"spring/rigid2d-ground", springs(asSpring(rigid2DMarker), asSpring(groundMarker))},
 	}
 }
 

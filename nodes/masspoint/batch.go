@@ -2,6 +2,7 @@ package masspoint
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -35,25 +36,44 @@ var (
 	_ node.BatchDeriver = (*batch)(nil)
 )
 
+// The kernels check each view's rows once (node.Strided.Span) and then
+// address row k of the call at base + 8·k·stride with unsafe.Add: per-row
+// slicing and bounds checks cost more than the arithmetic of a mass.
+
 func (b *batch) Update(a *node.BatchArgs) error {
 	if !finite(a.Dt) {
 		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, a.Dt, node.ErrNonFinite)
 	}
+	if a.Lo >= a.Hi {
+		return nil
+	}
+	dt := a.Dt
 	ms := b.models[a.Lo:a.Hi]
 	x, f, d := a.X, a.In[0], a.Dst
+	xp := unsafe.Pointer(&x.Span(a.Lo, a.Hi, stateSize)[0])
+	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
+	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
+	xs, fs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(d.Stride)*8
 	for k := range ms {
-		i := a.Lo + k
-		ms[k].step(a.Dt, (*[stateSize]float64)(x.Buf[x.Off+i*x.Stride:]), (*[3]float64)(f.Buf[f.Off+i*f.Stride:]), (*[stateSize]float64)(d.Buf[d.Off+i*d.Stride:]))
+		u := uintptr(k)
+		ms[k].step(dt, (*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
 	}
 	return nil
 }
 
 func (b *batch) Derivatives(a *node.BatchArgs) error {
+	if a.Lo >= a.Hi {
+		return nil
+	}
 	ms := b.models[a.Lo:a.Hi]
 	x, f, d := a.X, a.In[0], a.Dst
+	xp := unsafe.Pointer(&x.Span(a.Lo, a.Hi, stateSize)[0])
+	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
+	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
+	xs, fs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(d.Stride)*8
 	for k := range ms {
-		i := a.Lo + k
-		ms[k].derivatives((*[stateSize]float64)(x.Buf[x.Off+i*x.Stride:]), (*[3]float64)(f.Buf[f.Off+i*f.Stride:]), (*[stateSize]float64)(d.Buf[d.Off+i*d.Stride:]))
+		u := uintptr(k)
+		ms[k].derivatives((*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
 	}
 	return nil
 }

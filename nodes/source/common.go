@@ -135,6 +135,23 @@ func newSpec(typ string, params []node.Param, units string, n int, desc string, 
 	})
 }
 
+// rowParams are the parameters of a sine, step, ramp or pulse source
+// flattened into one row of float64 (layout per type, fixed by the output
+// size), the form both the node's Outputs and its batch kernel read, so
+// that the two compute the same bits. Rows of batches (batch.go) are
+// mirrors of p: publish writes p through to them after every SetParams.
+type rowParams struct {
+	p       []float64
+	mirrors [][]float64
+}
+
+// publish copies p into every mirror.
+func (r *rowParams) publish() {
+	for _, m := range r.mirrors {
+		copy(m, r.p)
+	}
+}
+
 // noEvents is the TimeEvents answer of a source without time events.
 func noEvents() (int, float64, float64) { return 0, math.Inf(-1), math.Inf(1) }
 

@@ -39,8 +39,26 @@
 //     with outside = "error" returns a *node.FieldError for "value"
 //     wrapping ErrOutsideTable.
 //
+// # Batch kernels
+//
+// Every source is a [node.Batcher]: a graph writes the values of a family
+// of sources of one type and one output size (BatchKey is the size) in
+// one kernel call per row range. A sine, step, ramp or pulse keeps its
+// parameters flattened into one row of float64 (per-component values
+// expanded), which its Outputs reads; the family holds a copy of every
+// member's row, which SetParams writes through to, and runs the same
+// per-row function (sineRow, stepRow, rampRow, pulseRow) as Outputs, so
+// both paths write the same bits. A lookup family holds a copy of every
+// member's table (breakpoints and values shared, never written), whose
+// interpolation and outside behaviour are dispatched per row, and runs
+// the same table.eval. The kernels write nothing when the graph reads no
+// output, except that a lookup with outside = "error" still fails there
+// when a member's Outputs would. They allocate nothing (a lookup's error
+// excepted). Time events have no batched form: the graph asks each
+// source (node.TimeEventer), batched or not.
+//
 // # Concurrency
 //
-// Outputs and TimeEvents are safe for concurrent use; SetParams is not
-// safe during a run.
+// Outputs, TimeEvents and the kernels' methods (on disjoint row ranges)
+// are safe for concurrent use; SetParams is not safe during a run.
 package source

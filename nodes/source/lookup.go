@@ -96,12 +96,37 @@ var lookupParams = []node.Param{
 // outside the table. Every breakpoint is a time event (node.TimeEventer).
 type Lookup struct {
 	base
+	tab table
+	// mirrors are the rows of batches (batch.go) holding a copy of tab;
+	// SetParams writes through to them.
+	mirrors []*table
+}
+
+// table is a lookup's parameters in the form Outputs and the batch
+// kernel read: the slices are never written after set builds them, so
+// copies of a table share them.
+type table struct {
 	t      []float64 // breakpoints
 	v      []float64 // values, row-major len(t) × n
 	d      []float64 // PCHIP derivatives, row-major like v (nil otherwise)
-	interp string
-	out    string
+	n      int
+	interp uint8 // interpHold, interpLinear, interpPCHIP
+	out    uint8 // outHold, outExtrapolate, outError
 }
+
+// The interpolation methods and outside behaviours as table reads them
+// (no string comparison per evaluation).
+const (
+	interpLinear uint8 = iota
+	interpHold
+	interpPCHIP
+)
+
+const (
+	outHold uint8 = iota
+	outExtrapolate
+	outError
+)
 
 var (
 	_ node.Outputter   = (*Lookup)(nil)
@@ -173,21 +198,33 @@ func buildLookup(vals node.Values) (*Lookup, error) {
 
 func (l *Lookup) set(vals node.Values) {
 	l.vals = vals
-	l.t, l.v = vals.Floats("times"), vals.Floats("values")
-	l.interp, l.out = vals.String("interpolation"), vals.String("outside")
-	l.d = nil
-	if l.interp == PCHIP {
-		l.d = pchipSlopes(l.t, l.v, l.n)
+	tb := table{t: vals.Floats("times"), v: vals.Floats("values"), n: l.n}
+	switch vals.String("interpolation") {
+	case Hold:
+		tb.interp = interpHold
+	case PCHIP:
+		tb.interp = interpPCHIP
+		tb.d = pchipSlopes(tb.t, tb.v, tb.n)
+	}
+	switch vals.String("outside") {
+	case OutsideExtrapolate:
+		tb.out = outExtrapolate
+	case OutsideError:
+		tb.out = outError
+	}
+	l.tab = tb
+	for _, m := range l.mirrors {
+		*m = tb
 	}
 }
 
 // upper returns the number of breakpoints at or before t (binary search;
 // no allocation).
-func (l *Lookup) upper(t float64) int {
-	lo, hi := 0, len(l.t)
+func (tb *table) upper(t float64) int {
+	lo, hi := 0, len(tb.t)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if l.t[m] <= t {
+		if tb.t[m] <= t {
 			lo = m + 1
 		} else {
 			hi = m
@@ -199,13 +236,14 @@ func (l *Lookup) upper(t float64) int {
 // TimeEvents reports where t lies among the breakpoints: every breakpoint
 // is a time event.
 func (l *Lookup) TimeEvents(t float64) (int, float64, float64) {
-	k := l.upper(t)
+	tb := &l.tab
+	k := tb.upper(t)
 	prev, next := math.Inf(-1), math.Inf(1)
 	if k > 0 {
-		prev = l.t[k-1]
+		prev = tb.t[k-1]
 	}
-	if k < len(l.t) {
-		next = l.t[k]
+	if k < len(tb.t) {
+		next = tb.t[k]
 	}
 	return k, prev, next
 }
@@ -214,46 +252,69 @@ func (l *Lookup) TimeEvents(t float64) (int, float64, float64) {
 // it holds, extrapolates, or (outside = "error") returns a
 // *node.FieldError for "value" wrapping ErrOutsideTable.
 func (l *Lookup) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	n, last := l.n, len(l.t)-1
-	k := l.upper(t)
+	return l.tab.eval(t, dst[:l.n])
+}
+
+// outside reports whether t is outside the table (before the first
+// breakpoint or after the last) given k = upper(t).
+func (tb *table) outside(t float64, k int) bool { return k == 0 || t > tb.t[len(tb.t)-1] }
+
+// check returns the error eval returns at t, without writing anything:
+// the batch kernel's path when nobody reads the output.
+func (tb *table) check(t float64) error {
+	if tb.out == outError && tb.outside(t, tb.upper(t)) {
+		return tb.outsideError(t)
+	}
+	return nil
+}
+
+func (tb *table) outsideError(t float64) error {
+	return &node.FieldError{Field: "value", Err: fmt.Errorf("%s: t = %s is outside the table [%s, %s] (outside: \"error\"): %w",
+		LookupName, node.FormatValue(t), node.FormatValue(tb.t[0]), node.FormatValue(tb.t[len(tb.t)-1]), ErrOutsideTable)}
+}
+
+// eval writes the table interpolated at t into dst (n components): the
+// arithmetic of Outputs and of the batch kernel.
+func (tb *table) eval(t float64, dst []float64) error {
+	n, last := tb.n, len(tb.t)-1
+	k := tb.upper(t)
 	switch {
-	case k == 0 || t > l.t[last]:
+	case tb.outside(t, k):
 		end := 0
 		if k != 0 {
 			end = last
 		}
-		if l.out == OutsideError {
-			return &node.FieldError{Field: "value", Err: fmt.Errorf("%s: t = %s is outside the table [%s, %s] (outside: \"error\"): %w",
-				LookupName, node.FormatValue(t), node.FormatValue(l.t[0]), node.FormatValue(l.t[last]), ErrOutsideTable)}
+		if tb.out == outError {
+			return tb.outsideError(t)
 		}
-		copy(dst[:n], l.v[end*n:end*n+n])
-		if l.out == OutsideExtrapolate {
-			dt := t - l.t[end]
+		copy(dst[:n], tb.v[end*n:end*n+n])
+		if tb.out == outExtrapolate {
+			dt := t - tb.t[end]
 			for i := range n {
-				dst[i] += l.endSlope(end, i) * dt
+				dst[i] += tb.endSlope(end, i) * dt
 			}
 		}
 		return nil
-	case k == len(l.t): // t is the last breakpoint
-		copy(dst[:n], l.v[last*n:last*n+n])
+	case k == len(tb.t): // t is the last breakpoint
+		copy(dst[:n], tb.v[last*n:last*n+n])
 		return nil
 	}
 	j := k - 1 // t_j ≤ t < t_{j+1}
-	v0, v1 := l.v[j*n:j*n+n], l.v[(j+1)*n:(j+1)*n+n]
-	switch l.interp {
-	case Hold:
+	v0, v1 := tb.v[j*n:j*n+n], tb.v[(j+1)*n:(j+1)*n+n]
+	switch tb.interp {
+	case interpHold:
 		copy(dst[:n], v0)
-	case Linear:
-		s := (t - l.t[j]) / (l.t[j+1] - l.t[j])
+	case interpLinear:
+		s := (t - tb.t[j]) / (tb.t[j+1] - tb.t[j])
 		for i := range n {
 			dst[i] = v0[i] + s*(v1[i]-v0[i])
 		}
 	default: // PCHIP: cubic Hermite on [t_j, t_{j+1}]
-		h := l.t[j+1] - l.t[j]
-		s := (t - l.t[j]) / h
+		h := tb.t[j+1] - tb.t[j]
+		s := (t - tb.t[j]) / h
 		s2, s3 := s*s, s*s*s
 		h00, h10, h01, h11 := 2*s3-3*s2+1, s3-2*s2+s, -2*s3+3*s2, s3-s2
-		d0, d1 := l.d[j*n:j*n+n], l.d[(j+1)*n:(j+1)*n+n]
+		d0, d1 := tb.d[j*n:j*n+n], tb.d[(j+1)*n:(j+1)*n+n]
 		for i := range n {
 			dst[i] = h00*v0[i] + h*(h10*d0[i]+h11*d1[i]) + h01*v1[i]
 		}
@@ -265,17 +326,17 @@ func (l *Lookup) Outputs(t float64, x []float64, in node.Inputs, dst []float64) 
 // end (0 or the last), for linear extrapolation: 0 for hold and for a
 // one-point table, the end segment's slope for linear, the end derivative
 // for PCHIP.
-func (l *Lookup) endSlope(end, i int) float64 {
-	n := l.n
+func (tb *table) endSlope(end, i int) float64 {
+	n := tb.n
 	switch {
-	case l.interp == Hold || len(l.t) == 1:
+	case tb.interp == interpHold || len(tb.t) == 1:
 		return 0
-	case l.interp == PCHIP:
-		return l.d[end*n+i]
+	case tb.interp == interpPCHIP:
+		return tb.d[end*n+i]
 	case end == 0:
-		return (l.v[n+i] - l.v[i]) / (l.t[1] - l.t[0])
+		return (tb.v[n+i] - tb.v[i]) / (tb.t[1] - tb.t[0])
 	}
-	return (l.v[end*n+i] - l.v[(end-1)*n+i]) / (l.t[end] - l.t[end-1])
+	return (tb.v[end*n+i] - tb.v[(end-1)*n+i]) / (tb.t[end] - tb.t[end-1])
 }
 
 // pchipSlopes returns the derivatives of the monotone piecewise cubic

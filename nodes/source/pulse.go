@@ -55,8 +55,9 @@ var pulseVectors = []string{"amplitude", "offset"}
 // pulse are time events (node.TimeEventer).
 type Pulse struct {
 	base
-	p, w, d float64
-	a, c    []float64
+	// rowParams.p is P, W, D, then per component i A_i, c_i at
+	// p[3+2i:5+2i] (pulseRow).
+	rowParams
 }
 
 var (
@@ -109,64 +110,87 @@ func buildPulse(vals node.Values) (*Pulse, error) {
 
 func (p *Pulse) set(vals node.Values) {
 	p.vals = vals
-	p.p, p.w, p.d = vals.Float("period"), vals.Float("width"), vals.Float("delay")
-	p.a, p.c = vals.Floats("amplitude"), vals.Floats("offset")
+	a, c := vals.Floats("amplitude"), vals.Floats("offset")
+	if p.p == nil {
+		p.p = make([]float64, 3+2*p.n)
+	}
+	p.p[0], p.p[1], p.p[2] = vals.Float("period"), vals.Float("width"), vals.Float("delay")
+	for i := range p.n {
+		p.p[3+2*i], p.p[4+2*i] = comp(a, i), comp(c, i)
+	}
+	p.publish()
 }
 
-// edge is the time of edge j ≥ 0: rising edges are even (D + mP), falling
-// edges odd (D + mP + W). Outputs and TimeEvents both use it, so the
-// output switches exactly at the event times.
-func (p *Pulse) edge(j int) float64 {
-	r := p.d + float64(j/2)*p.p
+// pulseEdge is the time of edge j ≥ 0 of a train of period per, width w
+// and delay d: rising edges are even (d + m·per), falling edges odd
+// (d + m·per + w). TimeEvents and Outputs (through pulseEvents) both use
+// it, so the output switches exactly at the event times.
+func pulseEdge(per, w, d float64, j int) float64 {
+	r := d + float64(j/2)*per
 	if j%2 == 1 {
-		r += p.w
+		r += w
 	}
 	return r
+}
+
+// pulseEvents reports where t lies among the edges of a train of period
+// per, width w and delay d: k edges at or before t (the output is high
+// when k is odd), between edges prev and next.
+func pulseEvents(per, w, d, t float64) (k int, prev, next float64) {
+	if t < d {
+		return 0, math.Inf(-1), d
+	}
+	// m = ⌊(t − D)/P⌋, corrected so that edge(2m) ≤ t < edge(2m+2)
+	// whatever the rounding of the division.
+	q := math.Floor((t - d) / per)
+	if q > 1<<52 {
+		// Beyond 2^52 periods the edges are not representable apart:
+		// report no further events (rather than loop) and tell high from
+		// low by the phase alone.
+		if math.Mod(t-d, per) < w {
+			return 1, math.Inf(-1), math.Inf(1)
+		}
+		return 2, math.Inf(-1), math.Inf(1)
+	}
+	m := int(q)
+	for m > 0 && pulseEdge(per, w, d, 2*m) > t {
+		m--
+	}
+	for pulseEdge(per, w, d, 2*m+2) <= t {
+		m++
+	}
+	if f := pulseEdge(per, w, d, 2*m+1); f <= t {
+		return 2*m + 2, f, pulseEdge(per, w, d, 2*m+2)
+	}
+	return 2*m + 1, pulseEdge(per, w, d, 2*m), pulseEdge(per, w, d, 2*m+1)
 }
 
 // TimeEvents reports where t lies among the pulse edges: k edges at or
 // before t (the output is high when k is odd), between edges prev and
 // next.
 func (p *Pulse) TimeEvents(t float64) (int, float64, float64) {
-	if t < p.d {
-		return 0, math.Inf(-1), p.d
-	}
-	// m = ⌊(t − D)/P⌋, corrected so that edge(2m) ≤ t < edge(2m+2)
-	// whatever the rounding of the division.
-	q := math.Floor((t - p.d) / p.p)
-	if q > 1<<52 {
-		// Beyond 2^52 periods the edges are not representable apart:
-		// report no further events (rather than loop) and tell high from
-		// low by the phase alone.
-		if math.Mod(t-p.d, p.p) < p.w {
-			return 1, math.Inf(-1), math.Inf(1)
+	return pulseEvents(p.p[0], p.p[1], p.p[2], t)
+}
+
+// pulseRow writes c + A during a pulse and c otherwise into dst, from a
+// parameter row p (see Pulse): the arithmetic of Outputs and of the
+// batch kernel.
+func pulseRow(t float64, p, dst []float64) {
+	k, _, _ := pulseEvents(p[0], p[1], p[2], t)
+	high := k%2 == 1
+	for i := range dst {
+		q := p[3+2*i : 5+2*i : 5+2*i]
+		v := q[1]
+		if high {
+			v += q[0]
 		}
-		return 2, math.Inf(-1), math.Inf(1)
+		dst[i] = v
 	}
-	m := int(q)
-	for m > 0 && p.edge(2*m) > t {
-		m--
-	}
-	for p.edge(2*m+2) <= t {
-		m++
-	}
-	if f := p.edge(2*m + 1); f <= t {
-		return 2*m + 2, f, p.edge(2*m + 2)
-	}
-	return 2*m + 1, p.edge(2 * m), p.edge(2*m + 1)
 }
 
 // Outputs writes c + A during a pulse and c otherwise into dst.
 func (p *Pulse) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	k, _, _ := p.TimeEvents(t)
-	high := k%2 == 1
-	for i := range p.n {
-		v := comp(p.c, i)
-		if high {
-			v += comp(p.a, i)
-		}
-		dst[i] = v
-	}
+	pulseRow(t, p.p, dst[:p.n])
 	return nil
 }
 

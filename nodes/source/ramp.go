@@ -40,8 +40,9 @@ var rampVectors = []string{"slope", "offset"}
 // at t₀ is a time event (node.TimeEventer).
 type Ramp struct {
 	base
-	t0   float64
-	s, c []float64
+	// rowParams.p is t₀, then per component i s_i, c_i at p[1+2i:3+2i]
+	// (rampRow).
+	rowParams
 }
 
 var (
@@ -84,23 +85,38 @@ func buildRamp(vals node.Values) (*Ramp, error) {
 
 func (r *Ramp) set(vals node.Values) {
 	r.vals = vals
-	r.t0, r.s, r.c = vals.Float("start"), vals.Floats("slope"), vals.Floats("offset")
+	sl, c := vals.Floats("slope"), vals.Floats("offset")
+	if r.p == nil {
+		r.p = make([]float64, 1+2*r.n)
+	}
+	r.p[0] = vals.Float("start")
+	for i := range r.n {
+		r.p[1+2*i], r.p[2+2*i] = comp(sl, i), comp(c, i)
+	}
+	r.publish()
+}
+
+// rampRow writes c + s·max(0, t − t₀) into dst, from a parameter row p
+// (see Ramp): the arithmetic of Outputs and of the batch kernel.
+func rampRow(t float64, p, dst []float64) {
+	d := t - p[0]
+	if d < 0 {
+		d = 0
+	}
+	for i := range dst {
+		q := p[1+2*i : 3+2*i : 3+2*i]
+		dst[i] = q[1] + q[0]*d
+	}
 }
 
 // Outputs writes c + s·max(0, t − t₀) into dst.
 func (r *Ramp) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	d := t - r.t0
-	if d < 0 {
-		d = 0
-	}
-	for i := range r.n {
-		dst[i] = comp(r.c, i) + comp(r.s, i)*d
-	}
+	rampRow(t, r.p, dst[:r.n])
 	return nil
 }
 
 // TimeEvents reports the start time as the ramp's one time event.
-func (r *Ramp) TimeEvents(t float64) (int, float64, float64) { return oneEvent(t, r.t0) }
+func (r *Ramp) TimeEvents(t float64) (int, float64, float64) { return oneEvent(t, r.p[0]) }
 
 // SetParams overrides parameters (all or nothing); the output size and
 // units cannot change.

@@ -62,7 +62,9 @@ var sineVectors = []string{"amplitude", "omega", "phase", "offset"}
 // Sine is a stateless source y_i(t) = c_i + A_i sin(ω_i t + φ_i).
 type Sine struct {
 	base
-	a, w, ph, c []float64
+	// rowParams.p holds, per component i, A_i, ω_i, φ_i, c_i at
+	// p[4i:4i+4] (sineRow).
+	rowParams
 }
 
 var (
@@ -102,16 +104,35 @@ func buildSine(vals node.Values) (*Sine, error) {
 	return s, nil
 }
 
+// sineWidth is the length of a sine's parameter row per component.
+const sineWidth = 4
+
 func (s *Sine) set(vals node.Values) {
 	s.vals = vals
-	s.a, s.w, s.ph, s.c = vals.Floats("amplitude"), vals.Floats("omega"), vals.Floats("phase"), vals.Floats("offset")
+	a, w, ph, c := vals.Floats("amplitude"), vals.Floats("omega"), vals.Floats("phase"), vals.Floats("offset")
+	if s.p == nil {
+		s.p = make([]float64, sineWidth*s.n)
+	}
+	for i := range s.n {
+		q := s.p[sineWidth*i : sineWidth*i+sineWidth]
+		q[0], q[1], q[2], q[3] = comp(a, i), comp(w, i), comp(ph, i), comp(c, i)
+	}
+	s.publish()
+}
+
+// sineRow writes c_i + A_i sin(ω_i t + φ_i) into dst[i] for every
+// component of dst, from a parameter row p (see Sine): the arithmetic of
+// Outputs and of the batch kernel.
+func sineRow(t float64, p, dst []float64) {
+	for i := range dst {
+		q := p[sineWidth*i : sineWidth*i+sineWidth : sineWidth*i+sineWidth]
+		dst[i] = q[3] + q[0]*math.Sin(q[1]*t+q[2])
+	}
 }
 
 // Outputs writes c + A sin(ωt + φ) into dst.
 func (s *Sine) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	for i := range s.n {
-		dst[i] = comp(s.c, i) + comp(s.a, i)*math.Sin(comp(s.w, i)*t+comp(s.ph, i))
-	}
+	sineRow(t, s.p, dst[:s.n])
 	return nil
 }
 

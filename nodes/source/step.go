@@ -43,8 +43,9 @@ var stepVectors = []string{"initial", "final"}
 // (right-continuous: y(T) = y₁). T is a time event (node.TimeEventer).
 type Step struct {
 	base
-	t      float64
-	y0, y1 []float64
+	// rowParams.p is T, then y₀ (n values), then y₁ (n values)
+	// (stepRow).
+	rowParams
 }
 
 var (
@@ -87,23 +88,36 @@ func buildStep(vals node.Values) (*Step, error) {
 
 func (s *Step) set(vals node.Values) {
 	s.vals = vals
-	s.t, s.y0, s.y1 = vals.Float("time"), vals.Floats("initial"), vals.Floats("final")
+	y0, y1 := vals.Floats("initial"), vals.Floats("final")
+	if s.p == nil {
+		s.p = make([]float64, 1+2*s.n)
+	}
+	s.p[0] = vals.Float("time")
+	for i := range s.n {
+		s.p[1+i], s.p[1+s.n+i] = comp(y0, i), comp(y1, i)
+	}
+	s.publish()
+}
+
+// stepRow writes y₀ before T and y₁ from T on into dst, from a parameter
+// row p (see Step): the arithmetic of Outputs and of the batch kernel.
+func stepRow(t float64, p, dst []float64) {
+	n := len(dst)
+	v := p[1 : 1+n]
+	if t >= p[0] {
+		v = p[1+n : 1+2*n]
+	}
+	copy(dst, v)
 }
 
 // Outputs writes y₀ before T and y₁ from T on into dst.
 func (s *Step) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	v := s.y0
-	if t >= s.t {
-		v = s.y1
-	}
-	for i := range s.n {
-		dst[i] = comp(v, i)
-	}
+	stepRow(t, s.p, dst[:s.n])
 	return nil
 }
 
 // TimeEvents reports the step time T as the source's one time event.
-func (s *Step) TimeEvents(t float64) (int, float64, float64) { return oneEvent(t, s.t) }
+func (s *Step) TimeEvents(t float64) (int, float64, float64) { return oneEvent(t, s.p[0]) }
 
 // SetParams overrides parameters (all or nothing); the output size and
 // units cannot change.

@@ -26,9 +26,25 @@
 //     analytic for ground and point-mass markers.
 //   - Connect and Between add the spring to a graph with every edge to
 //     its bodies, as springdamper.Connect does.
+//   - The node is a [node.Batcher]: a graph may evaluate a family of
+//     springs in one kernel call per row range. BatchKey names each
+//     marker's kind (ground, point body, other body), body type, marker
+//     fields and loads. Between ground points and point bodies (masses)
+//     the kernel reads the markers' fields directly and writes only the
+//     outputs the graph reads, running the same law.geometry,
+//     law.tension, law.energy and forceOn0 as Outputs on per-row copies
+//     of the parameters that SetParams keeps current; with a marker on
+//     any other body (rigid, planar, ball) it runs each member's own
+//     Outputs. Either way it computes the same bits as Outputs, and fails
+//     (markers closer than min_length, or a non-finite length) exactly
+//     when a row's Outputs would. It allocates nothing in steady state.
+//   - [Node.StableStepAt] (node.StepLimiter) states the explicit stable
+//     step along the spring from its stiffness, damping and the bodies'
+//     node.MarkerMass, as springdamper does per axis.
 //
 // # Concurrency
 //
-// Outputs and OutputsJacobian are safe for concurrent use; SetParams is
-// not safe during a run.
+// Outputs, OutputsJacobian and the kernel's methods (on disjoint row
+// ranges) are safe for concurrent use; SetParams is not safe during a
+// run.
 package spring

@@ -124,10 +124,19 @@ type pointMarker interface{ PointMarker() bool }
 // Connect or Between.
 type Node struct {
 	node.Stateless
+	law
+	spec *node.Spec
+	vals node.Values
+	mk   [2]marker
+	// mirrors are the rows of batches (batch.go) holding a copy of law;
+	// SetParams writes through to them.
+	mirrors []*law
+}
+
+// law is the spring's parameters in the form Outputs and the batch
+// kernel read.
+type law struct {
 	k, c, l0, lmin float64
-	spec           *node.Spec
-	vals           node.Values
-	mk             [2]marker
 }
 
 var (
@@ -295,7 +304,10 @@ func bodyField(s *node.Spec, name string) (node.Field, bool) {
 
 func (n *Node) set(vals node.Values) {
 	n.vals = vals
-	n.k, n.c, n.l0, n.lmin = vals.Float("stiffness"), vals.Float("damping"), vals.Float("rest_length"), vals.Float("min_length")
+	n.law = law{k: vals.Float("stiffness"), c: vals.Float("damping"), l0: vals.Float("rest_length"), lmin: vals.Float("min_length")}
+	for _, m := range n.mirrors {
+		*m = n.law
+	}
 }
 
 // Spec describes this spring: its inputs and load outputs depend on the
@@ -333,20 +345,48 @@ type geometry struct {
 func (n *Node) geometry(t float64, u, scratch []float64) (geometry, error) {
 	p0, v0 := n.mk[0].kinematics(u, scratch)
 	p1, v1 := n.mk[1].kinematics(u, scratch)
+	return n.law.geometry(t, p0, v0, p1, v1)
+}
+
+// geometry is the spring's state for marker positions p0, p1 and
+// velocities v0, v1, or the *node.FieldError for "length" when the
+// markers are closer than min_length: the arithmetic of Outputs and of
+// the batch kernel.
+func (m *law) geometry(t float64, p0, v0, p1, v1 [3]float64) (geometry, error) {
 	var g geometry
 	for i := range 3 {
 		g.d[i], g.w[i] = p1[i]-p0[i], v1[i]-v0[i]
 	}
 	g.l = math.Sqrt(g.d[0]*g.d[0] + g.d[1]*g.d[1] + g.d[2]*g.d[2])
-	if !(g.l >= n.lmin) {
-		return g, &node.FieldError{Field: "length", Err: fmt.Errorf("%s: length %s m at t = %s is below min_length %s m: %w",
-			TypeName, node.FormatValue(g.l), node.FormatValue(t), node.FormatValue(n.lmin), ErrCoincident)}
+	if !(g.l >= m.lmin) {
+		return g, m.coincident(t, g.l)
 	}
 	for i := range 3 {
 		g.u[i] = g.d[i] / g.l
 	}
 	g.rate = g.u[0]*g.w[0] + g.u[1]*g.w[1] + g.u[2]*g.w[2]
 	return g, nil
+}
+
+// coincident is the error of a length l below min_length at t.
+func (m *law) coincident(t, l float64) error {
+	return &node.FieldError{Field: "length", Err: fmt.Errorf("%s: length %s m at t = %s is below min_length %s m: %w",
+		TypeName, node.FormatValue(l), node.FormatValue(t), node.FormatValue(m.lmin), ErrCoincident)}
+}
+
+// tension returns the extension s = ℓ − ℓ₀ and the tension
+// f = k s + c ℓ̇ of geometry g.
+func (m *law) tension(g *geometry) (s, f float64) {
+	s = g.l - m.l0
+	return s, m.k*s + m.c*g.rate
+}
+
+// energy is the elastic energy ½ k s² at extension s.
+func (m *law) energy(s float64) float64 { return 0.5 * m.k * s * s }
+
+// forceOn0 is the force f u on marker 0.
+func forceOn0(g *geometry, f float64) [3]float64 {
+	return [3]float64{f * g.u[0], f * g.u[1], f * g.u[2]}
 }
 
 // Outputs writes length, length rate, tension, force (f·u on marker 0),
@@ -359,12 +399,11 @@ func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 	if err != nil {
 		return err
 	}
-	s := g.l - n.l0
-	f := n.k*s + n.c*g.rate
+	s, f := n.tension(&g)
 	dst[yLength], dst[yRate], dst[yTension] = g.l, g.rate, f
-	fv := [3]float64{f * g.u[0], f * g.u[1], f * g.u[2]}
+	fv := forceOn0(&g, f)
 	copy(dst[yForce:yForce+3], fv[:])
-	dst[yEnergy] = 0.5 * n.k * s * s
+	dst[yEnergy] = n.energy(s)
 	for k := range n.mk {
 		mk := &n.mk[k]
 		if mk.y1 == mk.y0 {

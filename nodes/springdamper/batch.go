@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -132,6 +133,10 @@ func (b *batch) Outputs(a *node.BatchArgs) error {
 	load0 := b.push[0] && a.Needs(b.fLoad[0])
 	load1 := b.push[1] && a.Needs(b.fLoad[1])
 	pointPoint := b.kind[0] == kindPoint && b.kind[1] == kindPoint
+	if pointPoint && !needDisp && !needDist && !needVel && !needForce && !needPE {
+		b.loadsOnly(a, load0, load1)
+		return nil
+	}
 	var p0, v0, p1, v1 node.Strided
 	if pointPoint {
 		p0, v0, p1, v1 = a.In[b.inPos[0]], a.In[b.inVel[0]], a.In[b.inPos[1]], a.In[b.inVel[1]]
@@ -184,6 +189,75 @@ func (b *batch) Outputs(a *node.BatchArgs) error {
 		}
 	}
 	return nil
+}
+
+// loadsOnly is Outputs for two point markers when only the loads are
+// read (a chain of masses). When the four marker fields are windows of
+// one buffer at fixed distances (the bodies' states in the flat state)
+// and the two loads likewise (the connector's outputs), each row is two
+// 6-value windows in and one out, walked by offsets; otherwise each
+// view is read on its own.
+func (b *batch) loadsOnly(a *node.BatchArgs, load0, load1 bool) {
+	in := a.In
+	p0, v0, p1, v1 := in[b.inPos[0]], in[b.inVel[0]], in[b.inPos[1]], in[b.inVel[1]]
+	var l0, l1 node.Strided
+	if load0 {
+		l0 = a.Out[b.fLoad[0]]
+	}
+	if load1 {
+		l1 = a.Out[b.fLoad[1]]
+	}
+	if load0 && load1 && p0.Shift(v0) == 3 && p1.Shift(v1) == 3 && p0.Shift(p1) > 0 && l0.Shift(l1) == 3 {
+		b.chainLoads(a, p0, p0.Shift(p1), l0)
+		return
+	}
+	for i := a.Lo; i < a.Hi; i++ {
+		m := &b.models[i]
+		q0, w0 := (*[3]float64)(p0.Buf[p0.Off+i*p0.Stride:]), (*[3]float64)(v0.Buf[v0.Off+i*v0.Stride:])
+		q1, w1 := (*[3]float64)(p1.Buf[p1.Off+i*p1.Stride:]), (*[3]float64)(v1.Buf[v1.Off+i*v1.Stride:])
+		dpx, dpy, dpz := q1[0]-q0[0], q1[1]-q0[1], q1[2]-q0[2]
+		dvx, dvy, dvz := w1[0]-w0[0], w1[1]-w0[1], w1[2]-w0[2]
+		var fx, fy, fz float64
+		if m.active {
+			fx, fy, fz = m.linear(dpx, dpy, dpz, dvx, dvy, dvz)
+		}
+		if load0 {
+			put3(l0, i, fx, fy, fz)
+		}
+		if load1 {
+			put3(l1, i, -fx, -fy, -fz)
+		}
+	}
+}
+
+// chainLoads is loadsOnly when marker 0's position and velocity are the
+// 6-value window of row i of body, marker 1's the window d values
+// further, and the two loads the 6-value window of row i of out.
+func (b *batch) chainLoads(a *node.BatchArgs, body node.Strided, d int, out node.Strided) {
+	if a.Lo >= a.Hi {
+		return
+	}
+	// Each view's rows are checked once (Span); rows are then addressed
+	// with unsafe.Add, as in masspoint's kernel.
+	xp := unsafe.Pointer(&body.Span(a.Lo, a.Hi, d+6)[0])
+	yp := unsafe.Pointer(&out.Span(a.Lo, a.Hi, 6)[0])
+	xs, ys, dx := uintptr(body.Stride)*8, uintptr(out.Stride)*8, uintptr(d)*8
+	ms := b.models[a.Lo:a.Hi]
+	for k := range ms {
+		m := &ms[k]
+		u := uintptr(k)
+		r := unsafe.Add(xp, u*xs)
+		w0, w1 := (*[6]float64)(r), (*[6]float64)(unsafe.Add(r, dx))
+		dpx, dpy, dpz := w1[0]-w0[0], w1[1]-w0[1], w1[2]-w0[2]
+		dvx, dvy, dvz := w1[3]-w0[3], w1[4]-w0[4], w1[5]-w0[5]
+		var fx, fy, fz float64
+		if m.active {
+			fx, fy, fz = m.linear(dpx, dpy, dpz, dvx, dvy, dvz)
+		}
+		l := (*[6]float64)(unsafe.Add(yp, u*ys))
+		l[0], l[1], l[2] = fx, fy, fz
+		l[3], l[4], l[5] = -fx, -fy, -fz
+	}
 }
 
 // put3 writes a 3-vector into row i of v.
