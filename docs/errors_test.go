@@ -3,6 +3,7 @@ package docs_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"strings"
@@ -157,6 +158,36 @@ func userErrors(t *testing.T) map[string]string {
 	add("sens-ran", err)
 	_, err = s.Sensitivities(context.Background(), []string{"ball.show"}, &graph.SensitivityOptions{End: 1})
 	add("sens-param", err)
+
+	// Strict scene files: a key given twice, a key in the wrong case,
+	// steps with end, a self-wired input, an edge given twice.
+	_, err = scene.Decode(strings.NewReader("{\"nodes\": [{\"name\": \"b\", \"type\": \"ball\"}],\n \"run\": {\"dt\": 0.0001, \"dt\": 0.5, \"end\": 10}}"))
+	add("duplicate key", err)
+	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"DT": 0.1, "end": 1}}`))
+	add("key case", err)
+	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"dt": 0.1, "steps": 10, "end": 5}}`))
+	add("steps and end", err)
+	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "ball", "type": "ball"}], "edges": [{"from": "ball.position", "to": "ball.table_position"}], "run": {"dt": 0.1, "end": 1}}`))
+	add("self edge", err)
+	_, err = scene.Load(strings.NewReader(`{"nodes": [{"name": "m", "type": "masspoint"}, {"name": "load", "type": "constant", "params": {"value": [0, -5, 0]}}],
+	 "edges": [{"from": "load.value", "to": "m.force"}, {"from": "load.value", "to": "m.force"}], "run": {"dt": 0.1, "end": 1}}`), nodes.Registry())
+	add("edge twice", err)
+	sc, _ := scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"dt": 0.1, "end": 1}}`))
+	_, err = sc.With(map[string]any{"run.dt": -1.0})
+	add("set", err)
+
+	// An observer stopping a run.
+	g = graph.New()
+	b, _ = ball.New(ball.DefaultParams())
+	g.Add("ball", b)
+	s, _ = g.Build()
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.5, Steps: 10, Observer: graph.ObserverFunc(func(v *graph.View) error {
+		if v.Time >= 1 {
+			return errors.New("the ball is below 5 m")
+		}
+		return nil
+	})})
+	add("observer", err)
 	return msgs
 }
 

@@ -193,6 +193,18 @@
 // coupling caps (MaxIterLimit, MaxRate); a cancelled step leaves the
 // state at its start.
 //
+// # Observing a run
+//
+// Settings.Observer (an [Observer], or a function through
+// [ObserverFunc]) is called on the running goroutine at the start of a
+// run, every Settings.ObserveEvery steps of Run and RunMonolithic (every
+// accepted step of Integrate, which takes the Observer as its last
+// argument) and at the end, with a [View]: time, step, planned steps and
+// end time, wall time and the work so far. Values are read through Fields
+// resolved before the run. Returning an error stops the run at the
+// observed (good) state with an [*ObserverError] wrapping it. Observing
+// allocates nothing per step and does not change the results.
+//
 // # Checkpoints
 //
 // [Sim.Checkpoint] snapshots every node's state, layout and parameters,

@@ -42,10 +42,15 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 	if err != nil {
 		return nil, err
 	}
+	ob, err := s.observeRun(set, steps)
+	if err != nil {
+		return nil, err
+	}
 	st, err := s.monoStepper(method, isettings)
 	if err != nil {
 		return nil, err
 	}
+	stats0 := st.Stats()
 	res := &Result{Workers: 1}
 	rec, err := s.startRecording(set, steps, res)
 	if err != nil {
@@ -55,6 +60,7 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 	every := max(set.Every, 1)
 	done := ctx.Done()
 	start := time.Now()
+	err = ob.begin(s, res)
 	for k := 0; k < steps; k++ {
 		select {
 		case <-done:
@@ -79,11 +85,16 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 				break
 			}
 		}
+		if ob.due(res.Steps) {
+			if err = ob.step(s, res, st.Stats().Sub(stats0)); err != nil {
+				break
+			}
+		}
 	}
 	res.Wall = time.Since(start)
 	res.Time = s.Time()
 	res.Integrator = st.Stats()
-	return res, err
+	return res, ob.end(s, res, st.Stats().Sub(stats0), err)
 }
 
 // monoError names the node and field of a non-finite value that a
@@ -337,7 +348,16 @@ func (s *Sim) monoCurrent() bool {
 // rejected): the state is the last accepted one, the result's Status is
 // NotTerminated and the error is ctx's. On any other error the state is
 // the last accepted one as well.
-func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators.Settings) (*integrators.Result, error) {
+//
+// An Observer (at most one) is called at the start, after every accepted
+// step, with the Sim holding that step's state, and at the end; when it
+// returns an error the run stops at the observed state, the Status is
+// NotTerminated and the error an *ObserverError. The integration is the
+// same, bit for bit, with or without an Observer.
+func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators.Settings, obs ...Observer) (*integrators.Result, error) {
+	if len(obs) > 1 {
+		panic("graph: Integrate takes at most one Observer")
+	}
 	t0 := s.Time()
 	if math.IsNaN(end) || math.IsInf(end, 0) || !(end > t0) {
 		return nil, fmt.Errorf("graph: Integrate: end %v must be finite and after the current time %v", end, t0)
@@ -357,14 +377,31 @@ func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators
 	// rejected trials stops within one trial.
 	m.sys.ctx, m.sys.done = ctx, ctx.Done()
 	defer func() { m.sys.ctx, m.sys.done = nil, nil }()
-	res, err := m.ad.Run(ctx, end, out)
+	var res *integrators.Result
+	var ob *observation
+	var oerr error
+	if len(obs) == 1 && obs[0] != nil {
+		ob, _ = newObservation(Settings{Observer: obs[0]}, t0, end, 0)
+		maxSteps := 1_000_000 // integrators.Settings.MaxSteps's default
+		if isettings != nil && isettings.MaxSteps != 0 {
+			maxSteps = isettings.MaxSteps
+		}
+		res, err, oerr = s.integrateObserved(ctx, m.ad, end, out, maxSteps, ob)
+	} else {
+		res, err = m.ad.Run(ctx, end, out)
+	}
 	copy(s.x, res.Y)
 	s.t0, s.n, s.dt, s.yFresh = res.T, 0, 0, false
-	if err != nil {
-		if res.Status == integrators.NotTerminated {
-			return res, ctx.Err()
-		}
-		return res, s.monoError(err)
+	switch {
+	case err == nil:
+		err = oerr
+	case res.Status == integrators.NotTerminated:
+		err = ctx.Err()
+	default:
+		err = s.monoError(err)
 	}
-	return res, nil
+	if ob == nil {
+		return res, err
+	}
+	return res, ob.end(s, &ob.res, res.Stats, err)
 }

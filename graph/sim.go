@@ -254,6 +254,13 @@ type Settings struct {
 	// called Run, between steps of the group's members, so it needs no
 	// locking; it must not call back into the Sim. Nil costs nothing.
 	OnGroupStep func(GroupStep)
+	// Observer, when set, is called at the start of the run, every
+	// ObserveEvery steps and at the end (see Observer); returning an
+	// error stops the run. Nil costs nothing.
+	Observer Observer
+	// ObserveEvery is the number of steps between Observer calls. Zero
+	// means every step; it must not be negative.
+	ObserveEvery int
 }
 
 // GroupStep is the diagnostics of one iterated coupling group in one step
@@ -316,6 +323,10 @@ func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
+	ob, err := s.observeRun(set, steps)
+	if err != nil {
+		return nil, err
+	}
 	every := max(set.Every, 1)
 	workers := set.Workers
 	if workers <= 0 {
@@ -359,6 +370,7 @@ func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 	start := time.Now()
 	replays := s.replays
 	defer func() { res.Replays = s.replays - replays }()
+	err = ob.begin(s, res)
 	for k := 0; k < steps; k++ {
 		select {
 		case <-done:
@@ -379,10 +391,15 @@ func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 				break
 			}
 		}
+		if ob.due(res.Steps) {
+			if err = ob.step(s, res, integrators.Stats{}); err != nil {
+				break
+			}
+		}
 	}
 	res.Wall = time.Since(start)
 	res.Time = s.Time()
-	return res, err
+	return res, ob.end(s, res, integrators.Stats{}, err)
 }
 
 // MaxSteps is the largest number of steps one Run, RunMonolithic (or

@@ -46,8 +46,19 @@
 //     out of the graph with what is attached to it, so its consequences
 //     are not reported. Only a syntax error, or a file that does not decode
 //     into a Scene (unknown keys, wrong types), stops before the checks.
+//   - Files are strict: keys are exact and case-sensitive (with a "did
+//     you mean"), a key given twice in one object is an error naming both
+//     places, steps with end and a dt larger than end are errors, and so
+//     are an edge from a node into its own input, a connector whose two
+//     bodies are one node, and the same edge twice (or an edge a
+//     connector makes already), which would count twice in an additive
+//     input. Problems a Scene.With override causes name the "--set" key
+//     ([Scene.SetBy]), not the file's place.
 //   - Simulate returns no Result for a scene with a problem: a run that
 //     starts has valid parameters, wiring and recorded fields.
+//   - Simulate's Options.Observer is the graph's observer hook
+//     (graph.Observer) in every mode; it cannot change the results.
+//     Options.Resume continues a checkpoint of the same scene bit for bit.
 //   - Scenes never carry code: only registered node types, the three
 //     transform kinds and the connector types exist; function-valued
 //     parameters cannot be set or saved.
@@ -61,5 +72,6 @@
 //
 // A Scene is a plain value: reading it concurrently is safe, and With
 // returns a copy, so sweeps run many variants of one scene at once.
-// Simulate builds a fresh graph every call.
+// Simulate builds a fresh graph every call; its Observer and Prepare are
+// called on the goroutine that called Simulate.
 package scene

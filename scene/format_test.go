@@ -273,7 +273,7 @@ func TestConnectorRoundTrip(t *testing.T) {
 func TestErrorPaths(t *testing.T) {
 	const nodesPart = `"nodes": [{"name": "mass", "type": "masspoint"}, {"name": "ball", "type": "ball"}]`
 	cases := []struct{ name, in, want string }{
-		{"edge field", `{` + nodesPart + `, "edges": [{"from": "mass.position", "to": "mass.force"}, {"from": "ball.postion", "to": "ball.table_position"}], "run": {"dt": 1, "steps": 1}}`, `edges[1]: ball.postion -> ball.table_position: unknown field`},
+		{"edge field", `{` + nodesPart + `, "edges": [{"from": "mass.position", "to": "ball.table_position", "transform": {"kind": "component", "index": 1}}, {"from": "mass.postion", "to": "ball.table_position"}], "run": {"dt": 1, "steps": 1}}`, `edges[1]: mass.postion -> ball.table_position: unknown field`},
 		{"edge shape", `{` + nodesPart + `, "edges": [{"from": "mass.position", "to": "ball.table_position"}], "run": {"dt": 1, "steps": 1}}`, `edges[0]: mass.position -> ball.table_position: shape mismatch`},
 		{"connector body", `{` + nodesPart + `, "connectors": [{"name": "s", "type": "springdamper", "bodies": ["ground", "mas"]}], "run": {"dt": 1, "steps": 1}}`, `connectors[0].bodies[1]: springdamper: connector "s": body 1: no node "mas" in the graph (did you mean "mass"?)`},
 		{"connector param", `{` + nodesPart + `, "connectors": [{"name": "s", "type": "springdamper", "params": {"stifness": [1, 1, 1]}, "bodies": ["ground", "mass"]}], "run": {"dt": 1, "steps": 1}}`, `connectors[0].params: `},
@@ -363,13 +363,14 @@ func TestSimulateMatchesGraph(t *testing.T) {
 	reg := nodes.Registry()
 	chain := load(t, "../examples/scenes/mass-spring-chain.json")
 	chain.Run.End = 1
-	var prog scene.Progress
-	res, err := chain.Simulate(context.Background(), reg, &scene.Options{Progress: prog.Report})
+	var last float64
+	obs := graph.ObserverFunc(func(v *graph.View) error { last = v.Time; return nil })
+	res, err := chain.Simulate(context.Background(), reg, &scene.Options{Observer: obs, ObserveEvery: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prog.Time() <= 0.99 || res.Method != "gauss-seidel" {
-		t.Errorf("progress reported up to t = %v; method %s", prog.Time(), res.Method)
+	if last != res.Time || math.Abs(last-1) > 1e-12 || res.Method != "gauss-seidel" {
+		t.Errorf("observed up to t = %v, run ended at %v; method %s", last, res.Time, res.Method)
 	}
 	sim, err := chain.Compile(reg, nil)
 	if err != nil {

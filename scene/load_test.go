@@ -90,7 +90,7 @@ func TestEveryProblemAtOnce(t *testing.T) {
     {"name": "s2", "type": "springdamper", "bodies": ["ground", "bal"]}
   ],
   "edges": [
-    {"from": "mass.position", "to": "mass.force"},
+    {"from": "mass.position", "to": "ball.table_position", "transform": {"kind": "component", "index": 1}},
     {"from": "s.Force", "to": "ball.table_position", "transform": {"kind": "component", "index": 1}},
     {"from": "table.postion", "to": "ball.table_position"}
   ],

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync/atomic"
 	"time"
 
 	"github.com/cosimgo/cosim/graph"
@@ -17,11 +16,24 @@ import (
 type Options struct {
 	// Overrides are applied as Build applies them ("node.param" → value).
 	Overrides map[string]any
-	// Progress, when not nil, is called from a goroutine of the run with
-	// the simulation time whenever the graph evaluates its outputs (at
-	// least once per step). It must be fast and safe for concurrent use;
-	// it cannot change the results. See Observer.
-	Progress func(t float64)
+	// Observer, when not nil, watches the run (graph.Observer): at the
+	// start, every ObserveEvery steps (every accepted step of an adaptive
+	// run) and at the end, on the goroutine that called Simulate.
+	// Returning an error stops the run at the observed state. It cannot
+	// change the results.
+	Observer graph.Observer
+	// ObserveEvery is graph.Settings.ObserveEvery; zero means every step.
+	ObserveEvery int
+	// Resume, when not nil, is a checkpoint of this scene's graph
+	// (graph.Sim.Checkpoint) to continue from: Simulate restores it and
+	// runs from its time to the scene's end, bit for bit as the run it
+	// was taken from would have continued (the history starts at the
+	// checkpoint's time).
+	Resume *graph.Checkpoint
+	// Prepare, when not nil, is called with the compiled Sim (restored
+	// from Resume) before the run starts, for observers that read it or
+	// checkpoint it; its error stops Simulate.
+	Prepare func(sim *graph.Sim) error
 	// NoHistory skips recording (sweeps read the end state from
 	// Result.Sim instead).
 	NoHistory bool
@@ -79,17 +91,32 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 	if c.fatal {
 		return nil, c.err()
 	}
-	var obs []node.Node
-	if opts.Progress != nil {
-		obs = append(obs, Observer(opts.Progress))
-	}
-	sim, _, errs := sc.compile(reg, opts.Overrides, c, obs...)
+	sim, _, errs := sc.compile(reg, opts.Overrides, c)
 	if errs = append(c.errs, errs...); len(errs) > 0 {
 		return nil, joinErrors(errs)
 	}
 	set := sc.Settings()
 	if opts.NoHistory {
 		set.Record = nil
+	}
+	set.Observer, set.ObserveEvery = opts.Observer, opts.ObserveEvery
+	if opts.Resume != nil {
+		if err := sim.Restore(opts.Resume); err != nil {
+			return nil, &Error{Path: "checkpoint", Err: err}
+		}
+		left := sc.EndTime() > sim.Time()
+		if set.Steps > 0 {
+			set.Steps -= sim.StepCount()
+			left = set.Steps > 0
+		}
+		if !left {
+			return nil, &Error{Path: "checkpoint", Err: fmt.Errorf("the checkpoint is at t = %v, step %d: the run ends at t = %v, nothing is left to run", sim.Time(), sim.StepCount(), sc.EndTime())}
+		}
+	}
+	if opts.Prepare != nil {
+		if err := opts.Prepare(sim); err != nil {
+			return nil, err
+		}
 	}
 	var err error
 	res := &Result{Mode: CoSimulation, Sim: sim}
@@ -157,7 +184,11 @@ func (sc *Scene) integrate(ctx context.Context, sim *graph.Sim, set graph.Settin
 		}
 	}
 	start := time.Now()
-	ir, err := sim.Integrate(ctx, end, is)
+	var obs []graph.Observer
+	if set.Observer != nil {
+		obs = append(obs, set.Observer)
+	}
+	ir, err := sim.Integrate(ctx, end, is, obs...)
 	res.Wall = time.Since(start)
 	res.Integrator = ir
 	if ir == nil {
@@ -209,40 +240,3 @@ func sampleHistory(sim *graph.Sim, fields []string, ir *integrators.Result) (*gr
 	}
 	return h, nil
 }
-
-// ObserverName is the name Simulate gives the observer node it adds when
-// Options.Progress is set.
-const ObserverName = "cosim:progress"
-
-// Observer returns a node that reports the simulation time to f whenever
-// the graph evaluates outputs: a stateless node with no inputs and one
-// scalar output (the time), wired to nothing, so it cannot change the
-// results. The graph package has no progress hook; this is how a run
-// reports progress without one.
-func Observer(f func(t float64)) node.Node { return observer{f} }
-
-type observer struct{ f func(float64) }
-
-var observerSpec = node.NewSpec(node.Spec{
-	Type:    "observer",
-	Outputs: []node.Field{{Name: "time", Units: "s", Description: "The time of the evaluation"}},
-})
-
-func (observer) Spec() *node.Spec                                                 { return observerSpec }
-func (observer) InitialState([]float64)                                           {}
-func (observer) Update(float64, float64, []float64, node.Inputs, []float64) error { return nil }
-func (o observer) Outputs(t float64, _ []float64, _ node.Inputs, dst []float64) error {
-	o.f(t)
-	dst[0] = t
-	return nil
-}
-
-// Progress is a concurrency-safe store of the latest time a run reported,
-// for Options.Progress: Report stores, Time loads.
-type Progress struct{ bits atomic.Uint64 }
-
-// Report stores t.
-func (p *Progress) Report(t float64) { p.bits.Store(math.Float64bits(t)) }
-
-// Time returns the last reported time (0 before any report).
-func (p *Progress) Time() float64 { return math.Float64frombits(p.bits.Load()) }

@@ -45,6 +45,12 @@ type Scene struct {
 	// DecodeFile set it; empty means the working directory. It is not
 	// part of the file.
 	Dir string `json:"-"`
+
+	// SetBy maps the paths Scene.With set ("run.dt",
+	// "nodes[1].params.mass") to the keys that set them, so that the
+	// problems they cause name the --set flag rather than the file. It is
+	// not part of the file.
+	SetBy map[string]string `json:"-"`
 }
 
 // Node is one node of a scene: its registered type, unique name and
@@ -509,6 +515,8 @@ func (sc *Scene) check() (c checked) {
 		}
 		if len(c.Bodies) != 2 {
 			bad(p+".bodies", "has %d names, want 2: the bodies of marker 0 and marker 1 (%q for a fixed world point)", len(c.Bodies), Ground)
+		} else if b := c.Bodies[0]; b == c.Bodies[1] && b != Ground && b != "" {
+			bad(p+".bodies", "both markers are on node %q: a connector acts between two bodies (or a body and %q); it cannot connect a node to itself", b, Ground)
 		}
 		if len(c.Local) != 0 && len(c.Local) != 2 {
 			bad(p+".local", "has %d points, want 2 (or none: both at the origin)", len(c.Local))
@@ -536,6 +544,11 @@ func (sc *Scene) check() (c checked) {
 		if t := e.Transform; t != nil {
 			errs = append(errs, t.check(p+".transform")...)
 		}
+		fn, _, _ := strings.Cut(e.From, ".")
+		tn, _, _ := strings.Cut(e.To, ".")
+		if e.From != "" && fn == tn {
+			bad(p, "%s -> %s wires node %q into its own input; a node's inputs come from other nodes (a self-wired input reads the node's own previous value, a loop the node must model itself)", e.From, e.To, fn)
+		}
 	}
 	r := sc.Run
 	if !(r.Dt > 0) || math.IsInf(r.Dt, 0) {
@@ -549,6 +562,12 @@ func (sc *Scene) check() (c checked) {
 	}
 	if r.Steps == 0 && !(r.End > 0) {
 		bad("run", "give steps or a positive end time")
+	}
+	if r.Steps > 0 && r.End > 0 {
+		bad("run", "steps (%d) and end (%v) are both given; give one: steps runs steps·dt, end runs to that time", r.Steps, r.End)
+	}
+	if r.Steps == 0 && r.End > 0 && r.Dt > r.End {
+		bad("run.dt", "%v is larger than the run, which ends at %v (runs start at 0): the run would step past its end", r.Dt, r.End)
 	}
 	if r.Dt > 0 && r.End/r.Dt > 1e9 || r.Steps > 1e9 {
 		bad("run", "more than 1e9 steps")
@@ -1020,12 +1039,36 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 		nn, _, _ := strings.Cut(field, ".")
 		return nn
 	}
+	// The same edge twice would add its value twice into an additive
+	// input (a connector's force counted double), silently.
+	type edgeKey struct {
+		from, to string
+		tr       Transform
+	}
+	made := map[edgeKey]string{}
+	for _, o := range b.origins {
+		made[edgeKey{from: o.from, to: o.to}] = o.path
+	}
 	for i, e := range sc.Edges {
 		p := fmt.Sprintf("edges[%d]", i)
 		if c.skip[p] || failed[owner(e.From)] || failed[owner(e.To)] {
 			b.skipped[e.To] = true
 			continue
 		}
+		k := edgeKey{from: e.From, to: e.To}
+		if e.Transform != nil {
+			k.tr = *e.Transform
+		}
+		if q, dup := made[k]; dup {
+			what := "the same edge as " + q
+			if strings.HasPrefix(q, "connectors[") {
+				what = "an edge " + q + " makes already (a connector wires itself to its bodies)"
+			}
+			errs = append(errs, &Error{Path: p, Err: fmt.Errorf("%s -> %s is %s: into an additive input it would count twice; remove one", e.From, e.To, what)})
+			b.skipped[e.To] = true
+			continue
+		}
+		made[k] = p
 		var opts []graph.Option
 		if t := e.Transform; t != nil {
 			switch t.Kind {
@@ -1136,17 +1179,13 @@ func (sc *Scene) Compile(reg *node.Registry, overrides map[string]any) (*graph.S
 	return sim, nil
 }
 
-// compile builds and compiles the graph (with the progress observer when
-// obs is given), returning the build and wiring problems; wiring
-// problems that follow from parts left out are dropped. c's problems are
-// the caller's to report.
-func (sc *Scene) compile(reg *node.Registry, overrides map[string]any, c checked, obs ...node.Node) (*graph.Sim, []origin, []error) {
+// compile builds and compiles the graph, returning the build and wiring
+// problems; wiring problems that follow from parts left out are dropped.
+// c's problems are the caller's to report.
+func (sc *Scene) compile(reg *node.Registry, overrides map[string]any, c checked) (*graph.Sim, []origin, []error) {
 	b, origins, errs := sc.build(reg, overrides, c)
 	if len(b.g.Names()) == 0 {
 		return nil, origins, errs
-	}
-	for _, o := range obs {
-		b.g.Add(ObserverName, o)
 	}
 	sim, err := b.g.Build()
 	if err != nil {
@@ -1164,6 +1203,14 @@ func (sc *Scene) compile(reg *node.Registry, overrides map[string]any, c checked
 		}
 	}
 	if len(errs) > 0 || len(c.errs) > 0 {
+		for i, e := range errs {
+			if j := relabelSets(e, sc.SetBy); j != nil {
+				if u, ok := j.(interface{ Unwrap() []error }); ok && len(u.Unwrap()) == 1 {
+					j = u.Unwrap()[0]
+				}
+				errs[i] = j
+			}
+		}
 		return nil, origins, errs
 	}
 	return sim, origins, nil
@@ -1249,10 +1296,16 @@ func (sc *Scene) With(set map[string]any) (*Scene, error) {
 	}
 	sort.Strings(keys)
 	var errs []error
+	sets := map[string]string{} // scene path → --set key
+	for k, v := range sc.SetBy {
+		sets[k] = v
+	}
 	for _, k := range keys {
-		if err := setPath(m, k, set[k]); err != nil {
+		p, err := setPath(m, k, set[k])
+		if err != nil {
 			errs = append(errs, &Error{Path: "--set " + k, Err: err})
 		}
+		sets[p] = k
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -1264,8 +1317,58 @@ func (sc *Scene) With(set map[string]any) (*Scene, error) {
 	out, err := Decode(bytes.NewReader(raw))
 	if out != nil {
 		out.Dir = sc.Dir
+		out.SetBy = sets
 	}
-	return out, withoutPositions(err)
+	return out, relabelSets(withoutPositions(err), sets)
+}
+
+// relabelSets names the --set flag in the problems it caused: a problem
+// at the path a --set wrote (or inside it) is the flag's; one at a path
+// containing it says it came after the flag.
+func relabelSets(err error, sets map[string]string) error {
+	if err == nil || len(sets) == 0 {
+		return err
+	}
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	out := make([]error, len(errs))
+	paths := make([]string, 0, len(sets))
+	for p := range sets {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for i, e := range errs {
+		out[i] = e
+		se, ok := e.(*Error)
+		if !ok {
+			continue
+		}
+		p, _, _ := strings.Cut(se.Path, " (")
+		var after []string
+		for _, sp := range paths {
+			key := sets[sp]
+			switch {
+			case p == sp:
+				out[i] = &Error{Path: "--set " + key, Err: se.Err}
+			case strings.HasPrefix(p, sp+".") || strings.HasPrefix(p, sp+"["):
+				out[i] = &Error{Path: "--set " + key + " (" + p + ")", Err: se.Err}
+			case strings.HasPrefix(sp, p+".") || strings.HasPrefix(sp, p+"[") || p == "run" && strings.HasPrefix(sp, "run."):
+				after = append(after, "--set "+key)
+				continue
+			default:
+				continue
+			}
+			break
+		}
+		if out[i] == e && len(after) > 0 {
+			out[i] = &Error{Path: se.Path + " (after " + strings.Join(after, ", ") + ")", Err: se.Err}
+		}
+	}
+	return errors.Join(out...)
 }
 
 // withoutPositions drops the line and column from the paths of err's
@@ -1293,11 +1396,12 @@ func withoutPositions(err error) error {
 	return errors.Join(out...)
 }
 
-// setPath sets key in the generic JSON form m of a scene.
-func setPath(m map[string]any, key string, v any) error {
+// setPath sets key in the generic JSON form m of a scene and returns the
+// path it set ("run.dt", "nodes[1].params.mass").
+func setPath(m map[string]any, key string, v any) (string, error) {
 	head, rest, ok := strings.Cut(key, ".")
 	if !ok || rest == "" {
-		return errors.New("write node.param, or run.field / record.field")
+		return "", errors.New("write node.param, or run.field / record.field")
 	}
 	if head == "run" || head == "record" {
 		cur := m
@@ -1311,12 +1415,12 @@ func setPath(m map[string]any, key string, v any) error {
 			cur = next
 		}
 		cur[parts[len(parts)-1]] = v
-		return nil
+		return key, nil
 	}
 	var names []string
 	for _, sec := range []string{"nodes", "connectors"} {
 		list, _ := m[sec].([]any)
-		for _, e := range list {
+		for i, e := range list {
 			obj, _ := e.(map[string]any)
 			if obj["name"] == head {
 				ps, ok := obj["params"].(map[string]any)
@@ -1325,14 +1429,14 @@ func setPath(m map[string]any, key string, v any) error {
 					obj["params"] = ps
 				}
 				ps[rest] = v
-				return nil
+				return fmt.Sprintf("%s[%d].params.%s", sec, i, rest), nil
 			}
 			if n, ok := obj["name"].(string); ok {
 				names = append(names, n)
 			}
 		}
 	}
-	return fmt.Errorf("no node or connector %q in the scene%s", head, node.DidYouMean(head, names))
+	return "", fmt.Errorf("no node or connector %q in the scene%s", head, node.DidYouMean(head, names))
 }
 
 // ParseValue reads a command-line value: JSON (a number, true, false, a

@@ -130,6 +130,7 @@ func (w *walker) value(t reflect.Type, path string, param bool) error {
 			if !isAny {
 				elem = t.Elem()
 			}
+			seen := map[string]int64{}
 			for w.dec.More() {
 				koff := w.start()
 				k, err := w.dec.Token()
@@ -137,6 +138,7 @@ func (w *walker) value(t reflect.Type, path string, param bool) error {
 					return err
 				}
 				ks, _ := k.(string)
+				w.duplicate(seen, path, ks, koff)
 				if isAny {
 					w.bad(join(path, ks), koff, "parameter values are numbers, arrays of numbers, strings or booleans, not objects")
 					if err := w.skip(); err != nil {
@@ -219,6 +221,7 @@ func (w *walker) object(t reflect.Type, path string) error {
 	}
 	var members []member
 	kind := ""
+	seen := map[string]int64{}
 	for w.dec.More() {
 		koff := w.start()
 		k, err := w.dec.Token()
@@ -226,17 +229,18 @@ func (w *walker) object(t reflect.Type, path string) error {
 			return err
 		}
 		key, _ := k.(string)
+		w.duplicate(seen, path, key, koff)
 		f, ok := fields[key]
-		if !ok { // encoding/json matches keys case-insensitively
+		if !ok {
+			// Keys are exact: encoding/json would match "DT" to "dt".
+			hint := node.DidYouMean(key, names)
 			for _, n := range names {
 				if strings.EqualFold(n, key) {
-					f, ok = fields[n], true
+					hint = fmt.Sprintf(" (keys are case-sensitive: did you mean %q?)", n)
 					break
 				}
 			}
-		}
-		if !ok {
-			w.bad(join(path, key), koff, "unknown field %q%s (see docs/scenes.md for the format)", key, node.DidYouMean(key, names))
+			w.bad(join(path, key), koff, "unknown field %q%s (see docs/scenes.md for the format)", key, hint)
 			if err := w.skip(); err != nil {
 				return err
 			}
@@ -263,6 +267,18 @@ func (w *walker) object(t reflect.Type, path string) error {
 	}
 	_, err := w.dec.Token()
 	return err
+}
+
+// duplicate reports key when the object being read (at path) has had it
+// already, naming both places; seen maps the object's keys to their
+// offsets.
+func (w *walker) duplicate(seen map[string]int64, path, key string, off int64) {
+	if first, dup := seen[key]; dup {
+		w.errs = append(w.errs, &Error{Path: join(path, key) + " (" + position(w.data, off) + ")",
+			Err: fmt.Errorf("duplicate key %q: it is also at %s; JSON readers disagree on which one counts, so give it once", key, position(w.data, first))})
+		return
+	}
+	seen[key] = off
 }
 
 // skip reads one whole value.

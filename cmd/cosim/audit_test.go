@@ -192,7 +192,7 @@ func TestPlotUnits(t *testing.T) {
 	svg, _ := os.ReadFile(fig)
 	// Axes are labelled with the field names and units (issue 18), not "value".
 	mustContain(t, "svg", string(svg), "spring.Displacement (m)", "spring.Force (N)", "spring.Force[1]", "spring.Displacement[1]")
-	code, _, errs = cosim(t, "plot", h, "-o", fig)
+	code, _, errs = cosim(t, "plot", h, "-o", fig, "--force")
 	if code != 0 {
 		t.Errorf("plot without --scene: exit %d", code)
 	}
@@ -212,7 +212,7 @@ func TestPlotUnits(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q", c.args, code, errs)
 		}
 	}
-	if code, _, errs := cosim(t, "plot", h, "--scene", springScene, "-y", "spring.Force[1]", "--ylabel", "F (N)", "-o", fig); code != 0 {
+	if code, _, errs := cosim(t, "plot", h, "--scene", springScene, "-y", "spring.Force[1]", "--ylabel", "F (N)", "-o", fig, "--force"); code != 0 {
 		t.Errorf("one unit with --ylabel: exit %d %s", code, errs)
 	}
 }

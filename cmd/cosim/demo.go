@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/nodes"
@@ -32,6 +31,9 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		_, err := stdout.Write(demoScene)
 		return err
 	}
+	if err := checkOutputPath("-o", *out); err != nil {
+		return err
+	}
 	sc, err := scene.Decode(bytes.NewReader(demoScene))
 	if err != nil {
 		return err
@@ -51,15 +53,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%s: %s\n\n", sc.Name, sc.Description)
 	summarizeBounces(stdout, res)
 	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		if err := res.History.WriteCSV(f); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
+		if err := writeAtomic(*out, res.History.WriteCSV); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "history (%d rows) written to %s\n", len(res.History.Times), *out)

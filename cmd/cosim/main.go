@@ -5,9 +5,9 @@
 //	cosim nodes                      list every registered node type
 //	cosim describe TYPE [--json]     a node type's metadata, state, parameters, inputs, outputs
 //	cosim demo [-o FILE] [--print]   run the embedded bouncing-ball scene (or print it)
-//	cosim run SCENE [-o FILE] [--plot FIG] [--set NODE.PARAM=VALUE]…
+//	cosim run SCENE [-o FILE] [--plot FIG] [--set NODE.PARAM=VALUE]… [--progress MODE] [--checkpoint-every D] [--resume FILE]
 //	                                 run a scene file, summarize it, write its history and plot
-//	cosim plot HISTORY [-y COLUMN]… [-o FIG] [--scene SCENE]
+//	cosim plot HISTORY [-y COLUMN]… [-o FIG] [--scene SCENE] [--force]
 //	                                 draw a recorded history against time (--scene: one panel per unit)
 //	cosim view SCENE [-o FILE.html] [--serve ADDR] [--history FILE]
 //	                                 the scene in 3D in a self-contained page (play, slider, plots)
@@ -24,6 +24,23 @@
 //	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default docs/nodes; "-" for stdout)
 //
 // Run "cosim help COMMAND" for a command's flags.
+//
+// Files: every output (history, figure, sweep table, checkpoint, page,
+// image) is written to a temporary file in the target directory and
+// renamed into place, so readers see the old file or the whole new one;
+// a device, FIFO or other non-regular file (-o /dev/null) is written in
+// place, never removed or replaced. Output paths, formats and plotted
+// fields are checked before a simulation starts, and a run that fails
+// before it records leaves an existing file untouched.
+//
+// Signals: during run and sweep, the first SIGINT or SIGTERM stops at the
+// end of the current step (the context of the run is cancelled), writes
+// what was done (the history so far, the finished sweep rows, a
+// checkpoint with --checkpoint-every) and exits 130 or 143; a second
+// signal exits at once.
+//
+// Progress is driven by the graph's observer hook (graph.Observer): a bar
+// on a terminal, a log line every --progress-every otherwise.
 package main
 
 import (
@@ -90,11 +107,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, c := range commands() {
 		if c.name == name {
 			err := c.run(args[1:], stdout, stderr)
+			var intr *interrupted
 			switch {
 			case err == nil, errors.Is(err, flag.ErrHelp):
 				return 0
 			case errors.Is(err, errFlagReported):
 				return 2
+			case errors.As(err, &intr):
+				fmt.Fprintf(stderr, "cosim %s: %v\n", c.name, err)
+				return intr.exitCode()
 			case errors.Is(err, errUsage):
 				fmt.Fprintf(stderr, "cosim %s: %v\nusage: cosim %s %s\n", c.name, err, c.name, c.args)
 				return 2

@@ -448,12 +448,12 @@ func TestRun(t *testing.T) {
 		{[]string{"run"}, 2, "name exactly one scene file"},
 		{[]string{"run", "nope.json"}, 1, "examples/scenes"},
 		{[]string{"run", springScene, "--set", "mas.mass=1"}, 1, `no node or connector "mas" in the scene (did you mean "mass"?)`},
-		{[]string{"run", springScene, "--set", "mass.mass=-1"}, 1, `nodes[0].params: masspoint: parameter "mass" = -1 is out of range`},
+		{[]string{"run", springScene, "--set", "mass.mass=-1"}, 1, `nodes[0].params (after --set mass.mass): masspoint: parameter "mass" = -1 is out of range`},
 		{[]string{"run", springScene, "--set", "mass"}, 2, "write NODE.PARAM=VALUE"},
 		{[]string{"run", springScene, "--format", "xml"}, 2, "use csv or jsonl"},
 		{[]string{"run", springScene, "--plot", filepath.Join(dir, "f.png"), "-y", "mass.velocity"}, 1, `-y mass.velocity: not a recorded column`},
 		{[]string{"run", springScene, "-y", "mass.position"}, 2, "add --plot FIG"},
-		{[]string{"run", springScene, "--plot", filepath.Join(dir, "f.txt")}, 1, "use a .png, .svg or .pdf"},
+		{[]string{"run", springScene, "--plot", filepath.Join(dir, "f.txt")}, 2, "use a .png, .svg or .pdf"},
 	} {
 		code, _, errs := cosim(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
@@ -461,9 +461,9 @@ func TestRun(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"nodes": [{"name": "b", "type": "ball"}], "edges": [{"from": "b.position", "to": "b.tabel_position"}], "run": {"dt": 0.1, "steps": 1}}`), 0o644)
+	os.WriteFile(bad, []byte(`{"nodes": [{"name": "b", "type": "ball"}, {"name": "t", "type": "table"}], "edges": [{"from": "t.position", "to": "b.tabel_position"}], "run": {"dt": 0.1, "steps": 1}}`), 0o644)
 	_, _, errs = cosim(t, "run", bad)
-	mustContain(t, "wiring error", errs, "bad.json: edges[0]: b.position -> b.tabel_position: unknown field", `did you mean "table_position"?`)
+	mustContain(t, "wiring error", errs, "bad.json: edges[0]: t.position -> b.tabel_position: unknown field", `did you mean "table_position"?`)
 }
 
 // plot draws chosen columns of a CSV or JSON-lines history.

@@ -25,7 +25,7 @@ import (
 	"github.com/cosimgo/cosim/nodes"
 )
 
-const plotArgs = "HISTORY [-y COLUMN]… [-o FIG] [--scene SCENE] [--title TEXT] [--ylabel TEXT]"
+const plotArgs = "HISTORY [-y COLUMN]… [-o FIG] [--force] [--scene SCENE] [--title TEXT] [--ylabel TEXT]"
 
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plot", plotArgs, stderr)
@@ -36,6 +36,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	ylabel := fs.String("ylabel", "", "the y-axis label of a single panel (default: the plotted field names; with --scene, and their units, per panel)")
 	sceneFile := fs.String("scene", "", "the `SCENE` file that wrote the history: its node specs give the columns' units, one panel per unit as run --plot draws (a history file carries no units)")
 	fs.Var(&sets, "set", "a --set `NODE.PARAM=VALUE` the history's run used, applied to --scene (repeatable)")
+	force := fs.Bool("force", false, "replace an existing figure file")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -54,8 +55,19 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *out == "" {
+	derived := *out == ""
+	if derived {
 		*out = strings.TrimSuffix(pos[0], filepath.Ext(pos[0])) + ".png"
+	}
+	if err := checkFigure("-o", *out); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(*out); err == nil && fi.Mode().IsRegular() && !*force {
+		how := "-o names it"
+		if derived {
+			how = "the default figure name, HISTORY with .png"
+		}
+		return fmt.Errorf("%s exists (%s); add --force to replace it, or choose another file with -o", *out, how)
 	}
 	if *title == "" {
 		*title = filepath.Base(pos[0])
@@ -97,10 +109,8 @@ type panel struct {
 // its legend to the right of the plot, never over the lines, and saves
 // the figure in the format of the file's extension.
 func plotHistory(h *graph.History, panels []panel, title, file string) error {
-	switch strings.ToLower(filepath.Ext(file)) {
-	case ".png", ".svg", ".pdf", ".jpg", ".jpeg", ".eps", ".tif", ".tiff":
-	default:
-		return fmt.Errorf("figure %s: use a .png, .svg or .pdf file name", file)
+	if err := checkFigure("figure", file); err != nil {
+		return err
 	}
 	if len(h.Times) == 0 {
 		return errors.New("the history has no rows to plot")
@@ -124,15 +134,10 @@ func plotHistory(h *graph.History, panels []panel, title, file string) error {
 		p.Draw(pcs[pi])
 		legends[pi].Draw(lcs[pi])
 	}
-	f, err := os.Create(file)
-	if err != nil {
+	return writeAtomic(file, func(w io.Writer) error {
+		_, err := cw.WriteTo(w)
 		return err
-	}
-	if _, err := cw.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	})
 }
 
 // buildPanels makes one plot and legend per panel, the title on the

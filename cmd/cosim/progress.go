@@ -3,18 +3,28 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/cosimgo/cosim/scene"
+	"github.com/cosimgo/cosim/graph"
 )
+
+// latest is the simulation time a run last reported to its progress
+// display, shared between the run's goroutine (which stores) and the bar's
+// (which loads).
+type latest struct{ bits atomic.Uint64 }
+
+func (l *latest) Report(t float64) { l.bits.Store(math.Float64bits(t)) }
+func (l *latest) Time() float64    { return math.Float64frombits(l.bits.Load()) }
 
 // progressBar draws the progress of a run on a terminal: nothing during
 // the first second (short runs stay quiet), then a bar redrawn ten times
 // a second, erased when the run ends. A nil *progressBar does nothing.
 type progressBar struct {
-	p    scene.Progress
+	p    latest
 	w    io.Writer
 	end  float64
 	what string
@@ -35,6 +45,88 @@ var (
 	progressDelay = time.Second
 	progressEvery = 100 * time.Millisecond
 )
+
+// Progress display modes (--progress).
+const (
+	showAuto = "auto" // bar on a terminal, log lines otherwise
+	showBar  = "bar"
+	showLog  = "log"
+	showNone = "none"
+)
+
+var progressModes = []string{showAuto, showBar, showLog, showNone}
+
+// runProgress is the progress display of one run, driven by the graph's
+// observer hook (graph.Observer): on a terminal a bar redrawn by its own
+// goroutine from the last observed time, otherwise one log line (percent,
+// simulated time, rate, ETA) every interval of wall time. A nil
+// *runProgress shows nothing.
+type runProgress struct {
+	bar      *progressBar
+	w        io.Writer // log lines; nil: no log
+	interval time.Duration
+	next     time.Duration // wall time of the next log line
+	// Where the run is, for the interrupt message.
+	t    float64
+	step int
+}
+
+// newRunProgress starts the progress display of a run that ends at
+// simulation time end, in mode (progressModes; quiet means none).
+func newRunProgress(w io.Writer, mode string, quiet bool, interval time.Duration, end float64) *runProgress {
+	if quiet {
+		mode = showNone
+	}
+	p := &runProgress{interval: interval, next: interval}
+	switch {
+	case mode == showBar, mode == showAuto && stderrIsTerminal(w):
+		p.bar = startProgress(w, end, "")
+	case mode == showLog, mode == showAuto:
+		p.w = w
+	}
+	return p
+}
+
+// Observe implements graph.Observer.
+func (p *runProgress) Observe(v *graph.View) error {
+	p.t, p.step = v.Time, v.Step
+	if p.bar != nil {
+		p.bar.p.Report(v.Time)
+	}
+	if p.w != nil && v.Phase == graph.ObserveStep && v.Wall >= p.next {
+		p.next = v.Wall + p.interval
+		fmt.Fprintln(p.w, progressLine(v))
+	}
+	return nil
+}
+
+// progressLine is the log line of a view: "progress: 42% t = 4.2 s of
+// 10 s, step 4200, 0.42 s/s (1000 steps/s), ETA 14s".
+func progressLine(v *graph.View) string {
+	frac := v.Fraction()
+	wall := v.Wall.Seconds()
+	rate := ""
+	if wall > 0 {
+		rate = fmt.Sprintf(", %.3g simulated s per s (%.3g steps/s)", (v.Time-v.Start)/wall, float64(v.Step)/wall)
+	}
+	eta := "ETA unknown"
+	if frac > 0 {
+		eta = "ETA " + time.Duration(float64(v.Wall)*(1-frac)/frac).Round(time.Second).String()
+	}
+	return fmt.Sprintf("progress: %3.0f%% t = %s s of %s s, step %d%s, %s", 100*frac, fmtTime(v.Time), fmtTime(v.End), v.Step, rate, eta)
+}
+
+// stop ends the display. It is safe on a nil *runProgress.
+func (p *runProgress) stop() {
+	if p != nil {
+		p.bar.stop()
+	}
+}
+
+// observeEvery is how many steps of a fixed-step run pass between
+// progress observations: often enough for a display, rarely enough to
+// cost nothing next to the steps.
+func observeEvery(steps int) int { return max(1, steps/10000) }
 
 // stderrIsTerminal says whether the progress bar may draw on w; tests
 // replace it.
@@ -59,6 +151,34 @@ func startProgress(w io.Writer, end float64, what string) *progressBar {
 func startCountProgress(w io.Writer, count func() (int, int)) *progressBar {
 	b := &progressBar{w: w, done: make(chan struct{}), count: count}
 	b.start()
+	return b
+}
+
+// startCountLog starts a display that logs count's done/total, the rate
+// and an ETA every interval, one line each (for logs, not terminals).
+func startCountLog(w io.Writer, count func() (int, int), interval time.Duration) *progressBar {
+	b := &progressBar{w: w, done: make(chan struct{}), count: count}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		start := time.Now()
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-b.done:
+				return
+			case <-tick.C:
+				d, n := count()
+				el := time.Since(start)
+				eta := "ETA unknown"
+				if d > 0 {
+					eta = "ETA " + (time.Duration(float64(el) * float64(n-d) / float64(d))).Round(time.Second).String()
+				}
+				fmt.Fprintf(w, "progress: %3.0f%% %d/%d runs, %.3g runs/s, %s\n", 100*float64(d)/float64(max(n, 1)), d, n, float64(d)/el.Seconds(), eta)
+			}
+		}
+	}()
 	return b
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"image"
 	"image/color/palette"
@@ -10,7 +9,6 @@ import (
 	"image/png"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -58,6 +56,9 @@ func cmdRender(args []string, stdout, stderr io.Writer) error {
 		return usagef("name exactly one scene file, got %d arguments (try examples/scenes/spring-damper.json)", len(pos))
 	}
 	if err := o.check(*size, *at); err != nil {
+		return err
+	}
+	if err := checkOutputPath("-o", o.out); err != nil {
 		return err
 	}
 	sc, err := loadScene(pos[0], o.draw.sets)
@@ -221,18 +222,5 @@ func frameDelay(ts []float64, i int, speed, fps float64) int {
 func caption(t float64) string { return "t = " + strconv.FormatFloat(t, 'f', 2, 64) + " s" }
 
 func writeImage(path string, enc func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	if err := enc(bw); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeAtomic(path, enc)
 }

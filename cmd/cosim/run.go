@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ import (
 	"github.com/cosimgo/cosim/scene"
 )
 
-const runArgs = "SCENE [-o FILE] [--format csv|jsonl] [--plot FIG] [-y FIELD]… [--set NODE.PARAM=VALUE]… [-q]"
+const runArgs = "SCENE [-o FILE] [--format csv|jsonl] [--plot FIG] [-y FIELD]… [--set NODE.PARAM=VALUE]… [--progress auto|bar|log|none] [--checkpoint-every DURATION [--checkpoint FILE]] [--resume FILE] [-q]"
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", runArgs, stderr)
@@ -29,7 +30,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var ys, sets stringList
 	fs.Var(&ys, "y", "a recorded `FIELD` to plot (repeatable; \"mass.position\" selects all its components); default: all")
 	fs.Var(&sets, "set", "override a setting, `NODE.PARAM=VALUE` or run.FIELD=VALUE (repeatable); VALUE is JSON or a bare string")
-	quiet := fs.Bool("q", false, "no progress bar")
+	quiet := fs.Bool("q", false, "no progress display (--progress none)")
+	progress := fs.String("progress", showAuto, "progress display: auto (a bar on a terminal, else a log line every --progress-every), bar, log or none")
+	progressEvery := fs.Duration("progress-every", 10*time.Second, "wall-clock `DURATION` between progress log lines")
+	ckEvery := fs.Duration("checkpoint-every", 0, "write a checkpoint every `DURATION` of wall-clock time (e.g. 10m), and when interrupted")
+	ckFile := fs.String("checkpoint", "", "the checkpoint `FILE` (default: the scene's name with .checkpoint, in the working directory)")
+	resume := fs.String("resume", "", "continue from the checkpoint `FILE` of an earlier run of the same scene and --set flags, bit for bit; the history starts at its time")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -37,8 +43,39 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("name exactly one scene file, got %d arguments (try examples/scenes/spring-damper.json)", len(pos))
 	}
+	// Everything that can be checked before the run is: the output
+	// places and formats, the plotted fields, the checkpoint to resume.
+	if !slices.Contains(progressModes, *progress) {
+		return usagef("--progress %q: use %s%s", *progress, strings.Join(progressModes, ", "), node.DidYouMean(*progress, progressModes))
+	}
+	if *progressEvery <= 0 {
+		return usagef("--progress-every %v: must be positive", *progressEvery)
+	}
 	f, err := historyFormat(*format, *out)
 	if err != nil {
+		return err
+	}
+	if err := checkOutputPath("-o", *out); err != nil {
+		return err
+	}
+	if *fig != "" {
+		if err := checkFigure("--plot", *fig); err != nil {
+			return err
+		}
+	} else if len(ys) > 0 {
+		return usagef("-y chooses what --plot draws; add --plot FIG")
+	}
+	if *ckEvery < 0 {
+		return usagef("--checkpoint-every %v: must be positive", *ckEvery)
+	}
+	ckPath := *ckFile
+	if ckPath != "" && *ckEvery == 0 {
+		return usagef("--checkpoint names the file of --checkpoint-every; add --checkpoint-every DURATION")
+	}
+	if *ckEvery > 0 && ckPath == "" {
+		ckPath = strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])) + ".checkpoint"
+	}
+	if err := checkOutputPath("--checkpoint", ckPath); err != nil {
 		return err
 	}
 	sc, err := loadScene(pos[0], sets)
@@ -52,18 +89,44 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%s records nothing: add \"record\": {\"fields\": [\"node.field\", …]} to the scene, or --set 'record.fields=[\"node.field\"]'", pos[0])
 	}
+	if len(ys) > 0 {
+		if err := checkPlotted(pos[0], sc, ys); err != nil {
+			return err
+		}
+	}
+	var cp *graph.Checkpoint
+	if *resume != "" {
+		if cp, err = graph.ReadCheckpoint(*resume); err != nil {
+			return fmt.Errorf("--resume %s: %w", *resume, err)
+		}
+	}
 	summary := stdout
 	if *out == "-" {
 		summary = stderr
 	}
-	opts := &scene.Options{}
-	bar := newProgress(stderr, *quiet, sc.EndTime())
-	if bar != nil {
-		opts.Progress = bar.p.Report
-	}
+	ctx, sig := watchSignals(stderr)
+	defer sig.close()
+	w := &runWatch{prog: newRunProgress(stderr, *progress, *quiet, *progressEvery, sc.EndTime()), ckEvery: *ckEvery, ckPath: ckPath, stderr: stderr}
+	opts := &scene.Options{Observer: w, ObserveEvery: observeEvery(sceneSteps(sc)), Resume: cp, Prepare: w.prepare}
 	ws := printStepWarnings(sc, stderr)
-	res, err := sc.Simulate(context.Background(), nodes.Registry(), opts)
-	bar.stop()
+	res, err := sc.Simulate(ctx, nodes.Registry(), opts)
+	w.prog.stop()
+	if cp != nil && res != nil {
+		fmt.Fprintf(summary, "resumed from %s at t = %s (step %d)\n", *resume, fmtTime(cp.Time()), cp.Steps)
+	}
+	if s := sig.received(); s != nil && res != nil && errors.Is(err, context.Canceled) {
+		// Interrupted: save the work done, say where it stopped.
+		printSummary(summary, pos[0], sc, res)
+		werr := writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, "the interrupt")
+		if ckPath != "" {
+			werr = errors.Join(werr, w.checkpoint())
+		}
+		where := fmt.Sprintf("t = %s s (step %d, the end is t = %s s)", fmtTime(res.Time), res.Sim.StepCount(), fmtTime(sc.EndTime()))
+		if ckPath != "" {
+			where += "; continue with --resume " + ckPath
+		}
+		return errors.Join(werr, &interrupted{sig: s, where: where})
+	}
 	err = graph.WithStepHint(err, ws)
 	var se *scene.Error
 	if errors.As(err, &se) {
@@ -77,14 +140,80 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err // nothing ran: the scene did not compile
 		}
 		// The run failed part way: keep the history of the good steps
-		// (the state before the failing step), so no stale -o file is
-		// left behind and the rows up to the failure can be looked at.
-		if oerr := writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, true); oerr != nil {
+		// (the state before the failing step) so they can be looked at.
+		if oerr := writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, "the failure"); oerr != nil {
 			return errors.Join(err, oerr)
 		}
 		return err
 	}
-	return writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, false)
+	return writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, "")
+}
+
+// runWatch observes a run (graph.Observer): the progress display and the
+// periodic checkpoints.
+type runWatch struct {
+	prog    *runProgress
+	sim     *graph.Sim
+	ckEvery time.Duration
+	ckPath  string
+	ckNext  time.Duration
+	stderr  io.Writer
+}
+
+func (w *runWatch) prepare(sim *graph.Sim) error {
+	w.sim, w.ckNext = sim, w.ckEvery
+	return nil
+}
+
+// Observe implements graph.Observer.
+func (w *runWatch) Observe(v *graph.View) error {
+	if err := w.prog.Observe(v); err != nil {
+		return err
+	}
+	if w.ckEvery > 0 && v.Phase == graph.ObserveStep && v.Wall >= w.ckNext {
+		w.ckNext = v.Wall + w.ckEvery
+		return w.checkpoint()
+	}
+	return nil
+}
+
+// checkpoint writes the Sim's checkpoint, replacing the last one
+// atomically.
+func (w *runWatch) checkpoint() error {
+	if w.sim == nil || w.ckPath == "" {
+		return nil
+	}
+	if err := writeAtomic(w.ckPath, w.sim.Checkpoint().Encode); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	fmt.Fprintf(w.stderr, "checkpoint at t = %s (step %d) written to %s\n", fmtTime(w.sim.Time()), w.sim.StepCount(), w.ckPath)
+	return nil
+}
+
+// checkPlotted checks the -y choices against the columns the scene
+// records, before the run: the recorded fields' values at the start give
+// their lengths.
+func checkPlotted(path string, sc *scene.Scene, ys []string) error {
+	sim, err := sc.Compile(nodes.Registry(), nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var cols []string
+	for _, fld := range sc.Record.Fields {
+		v, err := sim.Value(fld)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if len(v) == 1 {
+			cols = append(cols, fld)
+			continue
+		}
+		for k := range v {
+			cols = append(cols, fmt.Sprintf("%s[%d]", fld, k))
+		}
+	}
+	_, err = selectColumns(cols, ys)
+	return err
 }
 
 // printStepWarnings warns, before a co-simulation run, about every node
@@ -107,15 +236,15 @@ func printStepWarnings(sc *scene.Scene, w io.Writer) []graph.StepWarning {
 }
 
 // writeOutputs writes the history file and the plot a run asked for.
-// failed says the run stopped with an error: the history then ends at
-// the last good state, and without any rows an old -o file is removed.
-func writeOutputs(summary, stdout io.Writer, path string, sc *scene.Scene, res *scene.Result, out, format, fig string, ys []string, failed bool) error {
+// stopped, when not empty, says what stopped the run early ("the
+// failure", "the interrupt"): the history then ends at the last good
+// state. Without rows, an existing -o file is left as it is.
+func writeOutputs(summary, stdout io.Writer, path string, sc *scene.Scene, res *scene.Result, out, format, fig string, ys []string, stopped string) error {
+	failed := stopped != ""
 	if res.History == nil || len(res.History.Times) == 0 {
 		if failed {
 			if out != "" && out != "-" {
-				if err := os.Remove(out); err == nil {
-					fmt.Fprintf(summary, "history: no rows recorded before the failure; removed the old %s\n", out)
-				}
+				fmt.Fprintf(summary, "history: no rows recorded before %s; %s left unchanged\n", stopped, out)
 			}
 			return nil
 		}
@@ -126,7 +255,7 @@ func writeOutputs(summary, stdout io.Writer, path string, sc *scene.Scene, res *
 	}
 	until := ""
 	if failed {
-		until = fmt.Sprintf(" (up to t = %s, the last good state before the failure)", fmtTime(res.History.Times[len(res.History.Times)-1]))
+		until = fmt.Sprintf(" (up to t = %s, the last good state before %s)", fmtTime(res.History.Times[len(res.History.Times)-1]), stopped)
 	}
 	if out != "" {
 		if err := writeHistoryFile(out, format, res.History, stdout); err != nil {
@@ -149,8 +278,6 @@ func writeOutputs(summary, stdout io.Writer, path string, sc *scene.Scene, res *
 			return err
 		}
 		fmt.Fprintf(summary, "plot of %s written to %s%s\n", strings.Join(cols, ", "), fig, until)
-	} else if len(ys) > 0 && !failed {
-		return usagef("-y chooses what --plot draws; add --plot FIG")
 	}
 	return nil
 }
@@ -184,7 +311,9 @@ func loadScene(path string, sets []string) (*scene.Scene, error) {
 	}
 	sc, err = sc.With(m)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		// The file decoded: these are the --set flags' problems, named
+		// by them.
+		return nil, err
 	}
 	return sc, nil
 }
@@ -286,15 +415,7 @@ func writeHistoryFile(path, format string, h *graph.History, stdout io.Writer) e
 	if path == "-" {
 		return write(stdout)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeAtomic(path, write)
 }
 
 // writeJSONL writes one JSON object per row: {"t": …, "column": …, …},

@@ -11,13 +11,13 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -48,7 +48,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "write the table to `FILE` instead of stdout")
 	shard := fs.String("shard", "", "run only shard `I/N` of the grid: the runs k with k mod N = I; /N (or N) takes I from $"+envK8sIndex+" or $"+envSlurmIndex)
 	shards := fs.Int("shards", 0, "split the grid into `N` shards and take this one's index from $"+envK8sIndex+" (Kubernetes Indexed Job) or $"+envSlurmIndex+" (Slurm array)")
-	quiet := fs.Bool("q", false, "no progress bar")
+	quiet := fs.Bool("q", false, "no progress display (--progress none)")
+	progress := fs.String("progress", showAuto, "progress display: auto (a bar on a terminal, else a log line every --progress-every), bar, log or none")
+	progressEvery := fs.Duration("progress-every", 10*time.Second, "wall-clock `DURATION` between progress log lines")
 	keepGoing := fs.Bool("keep-going", false, "exit 0 when runs fail (their rows say why in the status column; sweep merge reports them): for array jobs whose next step needs every shard to succeed")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -62,6 +64,15 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if *jobs < 1 {
 		return usagef("-j %d: run at least one simulation at once", *jobs)
+	}
+	if !slices.Contains(progressModes, *progress) {
+		return usagef("--progress %q: use %s%s", *progress, strings.Join(progressModes, ", "), node.DidYouMean(*progress, progressModes))
+	}
+	if *progressEvery <= 0 {
+		return usagef("--progress-every %v: must be positive", *progressEvery)
+	}
+	if err := checkOutputPath("-o", *out); err != nil {
+		return err
 	}
 	si, sn, err := shardOf(*shard, *shards, os.Getenv)
 	if err != nil {
@@ -101,13 +112,31 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	rows := make([][]string, len(mine))
+	finished := make([]bool, len(mine)) // runs that ran to their end or their own failure
 	var done atomic.Int64
-	var bar *progressBar
-	if !*quiet && stderrIsTerminal(stderr) {
-		bar = startCountProgress(stderr, func() (int, int) { return int(done.Load()), len(mine) })
+	count := func() (int, int) { return int(done.Load()), len(mine) }
+	mode := *progress
+	if *quiet {
+		mode = showNone
 	}
+	var bar *progressBar
+	switch {
+	case mode == showBar, mode == showAuto && stderrIsTerminal(stderr):
+		bar = startCountProgress(stderr, count)
+	case mode == showLog, mode == showAuto:
+		bar = startCountLog(stderr, count, *progressEvery)
+	}
+	ctx, sig := watchSignals(stderr)
+	defer sig.close()
 	task := func(i int) {
-		rows[i] = sw.run(base, mine[i], fields, len(cols))
+		if ctx.Err() != nil {
+			return // interrupted: runs not started are not run
+		}
+		row, ok := sw.run(ctx, base, mine[i], fields, len(cols))
+		if !ok {
+			return // cancelled part way: not a finished row
+		}
+		rows[i], finished[i] = row, true
 		done.Add(1)
 	}
 	if *jobs == 1 || len(mine) < 2 {
@@ -125,14 +154,27 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	bar.stop()
 	header := append(append(append([]string{"run", "runs"}, sw.keys...), "t"), cols...)
 	header = append(header, "status")
+	var kept [][]string
+	for i, r := range rows {
+		if finished[i] {
+			kept = append(kept, r)
+		}
+	}
 	failed := 0
-	for _, r := range rows {
+	for _, r := range kept {
 		if r[len(r)-1] != "ok" {
 			failed++
 		}
 	}
-	if err := writeTable(*out, stdout, header, rows); err != nil {
+	if err := writeTable(*out, stdout, header, kept); err != nil {
 		return err
+	}
+	if s := sig.received(); s != nil && len(kept) < len(mine) {
+		where := fmt.Sprintf("%d of %d runs finished", len(kept), len(mine))
+		if *out != "" {
+			where += "; their rows are in " + *out
+		}
+		return &interrupted{sig: s, where: where}
 	}
 	if *out != "" {
 		fmt.Fprintf(stderr, "cosim sweep: %d runs (shard %d/%d of %d) written to %s\n", len(mine), si, sn, len(sw.sets), *out)
@@ -154,8 +196,10 @@ type sweepPlan struct {
 	sets [][]any
 }
 
-// run runs set k and returns its row: run, runs, values, t, outputs, status.
-func (sw *sweepPlan) run(base *scene.Scene, k int, fields []string, ncols int) []string {
+// run runs set k and returns its row: run, runs, values, t, outputs,
+// status; ok is false when ctx cancelled the run part way (the row is not
+// a result).
+func (sw *sweepPlan) run(ctx context.Context, base *scene.Scene, k int, fields []string, ncols int) (_ []string, ok bool) {
 	row := []string{strconv.Itoa(k), strconv.Itoa(len(sw.sets))}
 	set := map[string]any{}
 	for j, key := range sw.keys {
@@ -165,19 +209,23 @@ func (sw *sweepPlan) run(base *scene.Scene, k int, fields []string, ncols int) [
 			set[key] = v
 		}
 	}
-	fail := func(err error) []string {
+	fail := func(err error) ([]string, bool) {
 		row = append(row, "")
 		for range ncols {
 			row = append(row, "")
 		}
-		return append(row, "error: "+oneLine(err.Error()))
+		return append(row, "error: "+oneLine(err.Error())), true
 	}
 	sc, err := base.With(set)
 	if err != nil {
 		return fail(err)
 	}
-	sc.Run.Workers = 1 // the sweep runs simulations in parallel instead
-	res, err := sc.Simulate(context.Background(), nodes.Registry(), &scene.Options{NoHistory: true})
+	sc.SetBy = base.SetBy // the run's own values are --vary or --list values, not --set flags
+	sc.Run.Workers = 1    // the sweep runs simulations in parallel instead
+	res, err := sc.Simulate(ctx, nodes.Registry(), &scene.Options{NoHistory: true})
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil, false
+	}
 	if res == nil {
 		return fail(err)
 	}
@@ -192,9 +240,9 @@ func (sw *sweepPlan) run(base *scene.Scene, k int, fields []string, ncols int) [
 		}
 	}
 	if err != nil {
-		return append(row, "error: "+oneLine(err.Error()))
+		return append(row, "error: "+oneLine(err.Error())), true
 	}
-	return append(row, "ok")
+	return append(row, "ok"), true
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -602,59 +650,6 @@ func writeTable(path string, stdout io.Writer, header []string, rows [][]string)
 		return write(stdout)
 	}
 	return writeAtomic(path, write)
-}
-
-// writeAtomic writes path through a temporary file in its directory and a
-// rename, so readers see the old file or the whole new one. A symbolic
-// link is written through (its target is replaced); a path that is not a
-// regular file (/dev/null, a FIFO, /dev/stdout) is written in place, since
-// renaming over it would replace the device or pipe with a file.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		if err := write(f); err != nil {
-			f.Close()
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return f.Close()
-	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // cmdSweepMerge joins shard tables into one, in run order, checking that

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -181,6 +180,9 @@ func cmdView(args []string, stdout, stderr io.Writer) error {
 	if err := d.set.Check(); err != nil {
 		return usagef("%v", err)
 	}
+	if err := checkOutputPath("-o", *out); err != nil {
+		return err
+	}
 	sc, err := loadScene(pos[0], d.sets)
 	if err != nil {
 		return err
@@ -203,7 +205,7 @@ func cmdView(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(file, page, 0o644); err != nil {
+	if err := writeAtomic(file, func(w io.Writer) error { _, err := w.Write(page); return err }); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "view of %s: %d frames of %d bodies (%s) written to %s\n", pos[0], len(data.Frames), len(data.Bodies), bodyNames(data), file)
@@ -297,13 +299,10 @@ func computeFramesAt(sc *scene.Scene, path string, d drawFlags, want []float64, 
 		}
 		run := *sc
 		run.Record = scene.Record{Fields: viewRecord(sc, st0.stateFields), Every: frameEvery(sceneSteps(sc), d.frames), Times: sc.Record.Times}
-		opts := &scene.Options{}
-		bar := newProgress(stderr, quiet, sc.EndTime())
-		if bar != nil {
-			opts.Progress = bar.p.Report
-		}
+		prog := newRunProgress(stderr, showAuto, quiet || !stderrIsTerminal(stderr), 0, sc.EndTime())
+		opts := &scene.Options{Observer: prog, ObserveEvery: observeEvery(sceneSteps(sc))}
 		res, err := run.Simulate(context.Background(), reg, opts)
-		bar.stop()
+		prog.stop()
 		if res == nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}

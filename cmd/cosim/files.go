@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// writeAtomic writes path through a temporary file in its directory and a
+// rename, so readers see the old file or the whole new one. A symbolic
+// link is written through (its target is replaced); a path that is not a
+// regular file (/dev/null, a FIFO, /dev/stdout) is written in place, since
+// renaming over it would replace the device or pipe with a file.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return f.Close()
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err := write(bw); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// checkOutputPath checks, before a run, that what names the output of
+// flag can be written: "-" (stdout), a regular file or a device, FIFO or
+// other special file (written in place), or a new file in an existing
+// directory. It does not create or change anything.
+func checkOutputPath(flag, path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return usagef("%s %s: is a directory; name a file", flag, path)
+	case err == nil:
+		return nil
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	dir := filepath.Dir(path)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: the directory %s does not exist", flag, path, dir)
+	}
+	if !di.IsDir() {
+		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
+	}
+	return nil
+}
+
+// figureFormats are the figure file extensions plots are written in.
+var figureFormats = []string{".png", ".svg", ".pdf", ".jpg", ".jpeg", ".eps", ".tif", ".tiff"}
+
+// checkFigure checks a figure's file name: a known extension, a writable
+// place.
+func checkFigure(flag, file string) error {
+	ext := strings.ToLower(filepath.Ext(file))
+	for _, f := range figureFormats {
+		if ext == f {
+			return checkOutputPath(flag, file)
+		}
+	}
+	return usagef("%s %s: use a .png, .svg or .pdf file name", flag, file)
+}
