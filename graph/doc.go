@@ -181,6 +181,12 @@
 //   - A failing step leaves the state at t_n. Node errors, panics in node
 //     or transform code, and NaN or Inf in any state, output or input stop
 //     the run with a *node.StateError naming node, field, step and time.
+//     Every path (co-simulation under each coupling strategy,
+//     RunMonolithic, Integrate, Jacobian assembly, events and resets)
+//     builds it with one constructor, which names the field of a
+//     node.FieldError the node returned: the same failing node reads
+//     "node m.v: step 3 …" whatever path evaluated it (monolithic runs
+//     wrap it in the integrator's step error).
 //   - Results are bit-identical for any worker count: every node's inputs
 //     are gathered in a fixed order from values computed before the phase,
 //     each node writes only its own slots, and errors are reported for the

@@ -48,7 +48,7 @@ func (m *System) Jacobian(t float64, y, dst []float64) (err error) {
 			if c.feedthrough && nu > 0 {
 				if oj, ok := node.As[node.OutputJacobian](c.n); ok {
 					if err := oj.OutputsJacobian(t, y[c.x0:c.x1], s.inputs(c), D); err != nil {
-						return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+						return stepError(c.name, "", s.steps, t, err)
 					}
 				} else if err := m.fdOutputs(c, t, y, true, D); err != nil {
 					return err
@@ -85,7 +85,7 @@ func (m *System) Jacobian(t float64, y, dst []float64) (err error) {
 		A, B := make([]float64, nxi*nxi), make([]float64, nxi*nu)
 		if ij, ok := node.As[node.InputJacobian](c.n); ok {
 			if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputs(c), A, B); err != nil {
-				return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+				return stepError(c.name, "", s.steps, t, err)
 			}
 		} else if err := m.fdDerivatives(k, c, t, y, A, B); err != nil {
 			return err
@@ -213,11 +213,11 @@ func (m *System) fdOutputs(c *cnode, t float64, y []float64, wrtInputs bool, dst
 		v := vec[j]
 		vec[j] = v + h
 		if err := c.out.Outputs(t, x, in, yp); err != nil {
-			return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+			return stepError(c.name, "", s.steps, t, err)
 		}
 		vec[j] = v - h
 		if err := c.out.Outputs(t, x, in, ym); err != nil {
-			return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+			return stepError(c.name, "", s.steps, t, err)
 		}
 		vec[j] = v
 		for r := 0; r < ny; r++ {
@@ -247,11 +247,11 @@ func (m *System) fdDerivatives(k int, c *cnode, t float64, y []float64, A, B []f
 			v := vec[j]
 			vec[j] = v + h
 			if err := m.derivs[k].Derivatives(t, x, in, fp); err != nil {
-				return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+				return stepError(c.name, "", s.steps, t, err)
 			}
 			vec[j] = v - h
 			if err := m.derivs[k].Derivatives(t, x, in, fm); err != nil {
-				return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+				return stepError(c.name, "", s.steps, t, err)
 			}
 			vec[j] = v
 			for r := 0; r < nxi; r++ {
