@@ -168,6 +168,20 @@
 // truncated or corrupted files, and [Sim.Restore] continues bit for bit or
 // rejects a graph that differs, naming every difference ([MismatchError]).
 //
+// The file format (version [CheckpointVersion], docs/checkpoint-format.md)
+// is a schema of its own: tagged types owned by the checkpoint code
+// (checkpoint_schema.go) to which [Checkpoint.Encode] converts the
+// in-memory types and from which [DecodeCheckpoint] converts back, so
+// renaming a Go field here or in integrators or coupling does not change
+// the files. New optional quantities get new keys, left out when zero and
+// meaning the old behaviour when absent; anything else bumps the version.
+// Older versions (from [MinCheckpointVersion]) are read through frozen
+// copies of their schemas and converted; an unknown version is an
+// [ErrCheckpointVersion] error. Golden files of every integration method
+// and coupling strategy, in every version (testdata/checkpoints), must
+// resume bit for bit on every test run (TestGoldenCheckpoints; -update
+// rewrites the current version's).
+//
 // # Invariants
 //
 //   - Names resolve to offsets in Build. The per-step path does no map or
