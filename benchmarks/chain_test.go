@@ -228,7 +228,7 @@ func TestBounce(t *testing.T) {
 	}
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 5e-8 {
-			t.Errorf("analytic impact %d at %.8f, seed %.7f", i+1, got[i], want[i])
+			t.Errorf("analytic impact %d at %.8f, want %.7f", i+1, got[i], want[i])
 		}
 	}
 	a, err := BounceAdaptive(1e-10)

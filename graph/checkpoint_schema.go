@@ -2,6 +2,7 @@ package graph
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -75,6 +76,44 @@ var methodKinds = map[integrators.Kind]string{
 	integrators.Structural: "structural",
 }
 
+// The names of the settings' enumerations in the file (the zero value is
+// written as an absent key, and its name is accepted too).
+var (
+	linearSolvers = map[integrators.LinearSolver]string{
+		integrators.LinearAuto: "auto", integrators.LinearDense: "dense",
+		integrators.LinearGMRES: "gmres", integrators.LinearBanded: "banded"}
+	preconditioners = map[integrators.Preconditioner]string{
+		integrators.PrecondBlockJacobi: "block-jacobi", integrators.PrecondILU0: "ilu0", integrators.PrecondNone: "none"}
+	forcings = map[integrators.Forcing]string{
+		integrators.ForcingEisenstatWalker: "eisenstat-walker", integrators.ForcingConstant: "constant"}
+)
+
+// enumName is v's name in the file, "" for the zero value.
+func enumName[E comparable](v E, names map[E]string, what string) (string, error) {
+	var zero E
+	if v == zero {
+		return "", nil
+	}
+	if n, ok := names[v]; ok {
+		return n, nil
+	}
+	return "", fmt.Errorf("%s %v is not one the checkpoint format knows", what, v)
+}
+
+// enumValue is the value named s in the file ("" is the zero value).
+func enumValue[E comparable](s string, names map[E]string, what string) (E, error) {
+	var zero E
+	if s == "" {
+		return zero, nil
+	}
+	for v, n := range names {
+		if n == s {
+			return v, nil
+		}
+	}
+	return zero, fmt.Errorf("unknown %s %q", what, s)
+}
+
 type alphaFile struct {
 	AlphaM number `json:"alpha_m"`
 	AlphaF number `json:"alpha_f"`
@@ -88,21 +127,32 @@ type alphaFile struct {
 // Positions, Velocities and IDs are written even when nil, because nil
 // (the System's pairs; no IDs) and empty differ.
 type settingsFile struct {
-	RTol          number  `json:"rtol,omitempty"`
-	ATol          number  `json:"atol,omitempty"`
-	InitialStep   number  `json:"initial_step,omitempty"`
-	MinStep       number  `json:"min_step,omitempty"`
-	MaxStep       number  `json:"max_step,omitempty"`
-	MaxSteps      int     `json:"max_steps,omitempty"`
-	FixedStep     number  `json:"fixed_step,omitempty"`
-	EventTol      number  `json:"event_tol,omitempty"`
-	ZenoLimit     int     `json:"zeno_limit,omitempty"`
-	ZenoSpacing   number  `json:"zeno_spacing,omitempty"`
-	NewtonTol     number  `json:"newton_tol,omitempty"`
-	NewtonMaxIter int     `json:"newton_max_iter,omitempty"`
-	Positions     []int   `json:"positions"`
-	Velocities    []int   `json:"velocities"`
-	IDs           []int64 `json:"ids"`
+	RTol          number `json:"rtol,omitempty"`
+	ATol          number `json:"atol,omitempty"`
+	InitialStep   number `json:"initial_step,omitempty"`
+	MinStep       number `json:"min_step,omitempty"`
+	MaxStep       number `json:"max_step,omitempty"`
+	MaxSteps      int    `json:"max_steps,omitempty"`
+	FixedStep     number `json:"fixed_step,omitempty"`
+	EventTol      number `json:"event_tol,omitempty"`
+	ZenoLimit     int    `json:"zeno_limit,omitempty"`
+	ZenoSpacing   number `json:"zeno_spacing,omitempty"`
+	NewtonTol     number `json:"newton_tol,omitempty"`
+	NewtonMaxIter int    `json:"newton_max_iter,omitempty"`
+	// Linear solver of the Newton iterations; enums by name (linearSolvers,
+	// preconditioners, forcings), absent for the zero value.
+	LinearSolver   string `json:"linear_solver,omitempty"`
+	Preconditioner string `json:"preconditioner,omitempty"`
+	KrylovTol      number `json:"krylov_tol,omitempty"`
+	KrylovRestart  int    `json:"krylov_restart,omitempty"`
+	KrylovMaxIter  int    `json:"krylov_max_iter,omitempty"`
+	Forcing        string `json:"forcing,omitempty"`
+	MatrixFree     bool   `json:"matrix_free,omitempty"`
+	JacobianMaxAge int    `json:"jacobian_max_age,omitempty"`
+
+	Positions  []int   `json:"positions"`
+	Velocities []int   `json:"velocities"`
+	IDs        []int64 `json:"ids"`
 }
 
 // stepperFile is integrators.Checkpoint. Slices are written even when
@@ -126,6 +176,19 @@ type stepperFile struct {
 	ZenoCount    int        `json:"zeno_count"`
 	LastEventT   number     `json:"last_event_t"`
 	Stats        statsFile  `json:"stats"`
+	// Jac is where the reused Newton matrix was assembled (GMRES on a
+	// sparse Jacobian only).
+	Jac *jacobianPointFile `json:"jac,omitempty"`
+}
+
+// jacobianPointFile is integrators.JacobianPoint.
+type jacobianPointFile struct {
+	T   float64   `json:"t"`
+	Dt  float64   `json:"dt"`
+	Y   []float64 `json:"y"`
+	TE  float64   `json:"te"`
+	YE  []float64 `json:"ye"`
+	Age int       `json:"age"`
 }
 
 type clockFile struct {
@@ -141,6 +204,7 @@ type statsFile struct {
 	JacEvals      int `json:"jac_evals,omitempty"`
 	NewtonIters   int `json:"newton_iters,omitempty"`
 	LinearSolves  int `json:"linear_solves,omitempty"`
+	LinearIters   int `json:"linear_iters,omitempty"`
 	Factorize     int `json:"factorize,omitempty"`
 	EventEvals    int `json:"event_evals,omitempty"`
 	EventsHandled int `json:"events_handled,omitempty"`
@@ -228,10 +292,14 @@ func (c *Checkpoint) toFile() (*checkpointFile, error) {
 		if !ok {
 			return nil, fmt.Errorf("method %s has kind %d, which the checkpoint format does not know", ic.Method.Name, ic.Method.Kind)
 		}
+		set, err := settingsToFile(ic.Settings)
+		if err != nil {
+			return nil, err
+		}
 		f.Integrator = &integratorFile{
 			Method:   methodFile{Name: ic.Method.Name, Order: ic.Method.Order, Kind: kind, Alpha: alphaToFile(ic.Method.Alpha)},
 			Adaptive: ic.Adaptive,
-			Settings: settingsToFile(ic.Settings),
+			Settings: set,
 			State:    stepperToFile(ic.State),
 		}
 	}
@@ -268,10 +336,14 @@ func (f *checkpointFile) checkpoint() (*Checkpoint, error) {
 		if !found {
 			return nil, fmt.Errorf("integrator method %q has unknown kind %q (want explicit, implicit or structural)", fi.Method.Name, fi.Method.Kind)
 		}
+		set, err := settingsFromFile(fi.Settings)
+		if err != nil {
+			return nil, err
+		}
 		c.Integrator = &MethodCheckpoint{
 			Method:   integrators.Method{Name: fi.Method.Name, Order: fi.Method.Order, Kind: kind, Alpha: alphaFromFile(fi.Method.Alpha)},
 			Adaptive: fi.Adaptive,
-			Settings: settingsFromFile(fi.Settings),
+			Settings: set,
 			State:    stepperFromFile(fi.State),
 		}
 	}
@@ -301,58 +373,83 @@ func alphaFromFile(a *alphaFile) integrators.AlphaParams {
 	return integrators.AlphaParams{AlphaM: float64(a.AlphaM), AlphaF: float64(a.AlphaF), Beta: float64(a.Beta), Gamma: float64(a.Gamma), RhoInf: float64(a.RhoInf)}
 }
 
-func settingsToFile(s *integrators.Settings) *settingsFile {
+func settingsToFile(s *integrators.Settings) (*settingsFile, error) {
 	if s == nil {
-		return nil
+		return nil, nil
 	}
-	return &settingsFile{
+	f := &settingsFile{
 		RTol: number(s.RTol), ATol: number(s.ATol),
 		InitialStep: number(s.InitialStep), MinStep: number(s.MinStep), MaxStep: number(s.MaxStep),
 		MaxSteps: s.MaxSteps, FixedStep: number(s.FixedStep),
 		EventTol: number(s.EventTol), ZenoLimit: s.ZenoLimit, ZenoSpacing: number(s.ZenoSpacing),
 		NewtonTol: number(s.NewtonTol), NewtonMaxIter: s.NewtonMaxIter,
+		KrylovTol: number(s.KrylovTol), KrylovRestart: s.KrylovRestart, KrylovMaxIter: s.KrylovMaxIter,
+		MatrixFree: s.MatrixFree, JacobianMaxAge: s.JacobianMaxAge,
 		Positions: slices.Clone(s.Positions), Velocities: slices.Clone(s.Velocities), IDs: slices.Clone(s.IDs),
 	}
+	var err [3]error
+	f.LinearSolver, err[0] = enumName(s.LinearSolver, linearSolvers, "linear solver")
+	f.Preconditioner, err[1] = enumName(s.Preconditioner, preconditioners, "preconditioner")
+	f.Forcing, err[2] = enumName(s.Forcing, forcings, "forcing")
+	return f, errors.Join(err[:]...)
 }
 
-func settingsFromFile(f *settingsFile) *integrators.Settings {
+func settingsFromFile(f *settingsFile) (*integrators.Settings, error) {
 	if f == nil {
-		return nil
+		return nil, nil
 	}
-	return &integrators.Settings{
+	s := &integrators.Settings{
 		RTol: float64(f.RTol), ATol: float64(f.ATol),
 		InitialStep: float64(f.InitialStep), MinStep: float64(f.MinStep), MaxStep: float64(f.MaxStep),
 		MaxSteps: f.MaxSteps, FixedStep: float64(f.FixedStep),
 		EventTol: float64(f.EventTol), ZenoLimit: f.ZenoLimit, ZenoSpacing: float64(f.ZenoSpacing),
 		NewtonTol: float64(f.NewtonTol), NewtonMaxIter: f.NewtonMaxIter,
+		KrylovTol: float64(f.KrylovTol), KrylovRestart: f.KrylovRestart, KrylovMaxIter: f.KrylovMaxIter,
+		MatrixFree: f.MatrixFree, JacobianMaxAge: f.JacobianMaxAge,
 		Positions: f.Positions, Velocities: f.Velocities, IDs: f.IDs,
 	}
+	var err [3]error
+	s.LinearSolver, err[0] = enumValue(f.LinearSolver, linearSolvers, "linear solver")
+	s.Preconditioner, err[1] = enumValue(f.Preconditioner, preconditioners, "preconditioner")
+	s.Forcing, err[2] = enumValue(f.Forcing, forcings, "forcing")
+	if e := errors.Join(err[:]...); e != nil {
+		return nil, e
+	}
+	return s, nil
 }
 
 func stepperToFile(c integrators.Checkpoint) stepperFile {
 	st := c.Stats
-	return stepperFile{
+	f := stepperFile{
 		Method: c.Method, Alpha: alphaToFile(c.Alpha), IDs: c.IDs, Dim: c.Dim,
 		Clock: clockFile{Base: c.Clock.Base, N: c.Clock.N, Dt: c.Clock.DT},
 		T:     c.T, Y: c.Y, F: c.F, A: c.A, ZDot: c.ZDot,
 		H: number(c.H), ErrPrev: number(c.ErrPrev), LastRejected: c.LastRejected,
 		G: c.G, Disarmed: c.Disarmed, ZenoCount: c.ZenoCount, LastEventT: number(c.LastEventT),
 		Stats: statsFile{Steps: st.Steps, Rejected: st.Rejected, FuncEvals: st.FuncEvals, JacEvals: st.JacEvals,
-			NewtonIters: st.NewtonIters, LinearSolves: st.LinearSolves, Factorize: st.Factorize,
+			NewtonIters: st.NewtonIters, LinearSolves: st.LinearSolves, LinearIters: st.LinearIters, Factorize: st.Factorize,
 			EventEvals: st.EventEvals, EventsHandled: st.EventsHandled},
 	}
+	if j := c.Jac; j != nil {
+		f.Jac = &jacobianPointFile{T: j.T, Dt: j.Dt, Y: j.Y, TE: j.TE, YE: j.YE, Age: j.Age}
+	}
+	return f
 }
 
 func stepperFromFile(f stepperFile) integrators.Checkpoint {
 	st := f.Stats
-	return integrators.Checkpoint{
+	c := integrators.Checkpoint{
 		Method: f.Method, Alpha: alphaFromFile(f.Alpha), IDs: f.IDs, Dim: f.Dim,
 		Clock: integrators.Clock{Base: f.Clock.Base, N: f.Clock.N, DT: f.Clock.Dt},
 		T:     f.T, Y: f.Y, F: f.F, A: f.A, ZDot: f.ZDot,
 		H: float64(f.H), ErrPrev: float64(f.ErrPrev), LastRejected: f.LastRejected,
 		G: f.G, Disarmed: f.Disarmed, ZenoCount: f.ZenoCount, LastEventT: float64(f.LastEventT),
 		Stats: integrators.Stats{Steps: st.Steps, Rejected: st.Rejected, FuncEvals: st.FuncEvals, JacEvals: st.JacEvals,
-			NewtonIters: st.NewtonIters, LinearSolves: st.LinearSolves, Factorize: st.Factorize,
+			NewtonIters: st.NewtonIters, LinearSolves: st.LinearSolves, LinearIters: st.LinearIters, Factorize: st.Factorize,
 			EventEvals: st.EventEvals, EventsHandled: st.EventsHandled},
 	}
+	if j := f.Jac; j != nil {
+		c.Jac = &integrators.JacobianPoint{T: j.T, Dt: j.Dt, Y: j.Y, TE: j.TE, YE: j.YE, Age: j.Age}
+	}
+	return c
 }

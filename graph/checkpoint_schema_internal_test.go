@@ -34,6 +34,10 @@ func fill(t *testing.T, v reflect.Value, seed *int, path string) {
 		v.SetBool(true)
 	case reflect.String:
 		v.SetString("s" + strings.Repeat("x", n%3))
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		fill(t, p.Elem(), seed, path)
+		v.Set(p)
 	case reflect.Slice:
 		s := reflect.MakeSlice(v.Type(), 2, 2)
 		for i := 0; i < 2; i++ {
@@ -46,14 +50,17 @@ func fill(t *testing.T, v reflect.Value, seed *int, path string) {
 }
 
 // Every field of integrators.Settings (but Output), integrators.Checkpoint
-// and integrators.Stats, and of the coupling memory, survives Encode and
-// DecodeCheckpoint: a field added to those types without a key in the
-// checkpoint schema fails here, naming it.
+// (with its Stats and JacobianPoint), and of the coupling memory, survives
+// Encode and DecodeCheckpoint: a field added to those types without a key
+// in the checkpoint schema fails here, naming it. Every value of the
+// settings' enumerations has a name in the file.
 func TestCheckpointSchemaCoversSettings(t *testing.T) {
 	seed := 0
 	var set integrators.Settings
 	fill(t, reflect.ValueOf(&set).Elem(), &seed, "integrators.Settings")
 	set.Output = nil // not part of the trajectory: not saved
+	// Enumerations take a valid non-zero value each.
+	set.LinearSolver, set.Preconditioner, set.Forcing = integrators.LinearGMRES, integrators.PrecondILU0, integrators.ForcingConstant
 	var st integrators.Checkpoint
 	fill(t, reflect.ValueOf(&st).Elem(), &seed, "integrators.Checkpoint")
 	var acc coupling.AccelState
@@ -77,6 +84,24 @@ func TestCheckpointSchemaCoversSettings(t *testing.T) {
 		if d := cmp.Diff(c, got); d != "" {
 			t.Errorf("%s: the checkpoint changed through the file (-written +read):\n%s", m.Name, d)
 		}
+	}
+	for _, ls := range []integrators.LinearSolver{integrators.LinearAuto, integrators.LinearDense, integrators.LinearGMRES, integrators.LinearBanded} {
+		for _, pc := range []integrators.Preconditioner{integrators.PrecondBlockJacobi, integrators.PrecondILU0, integrators.PrecondNone} {
+			for _, fc := range []integrators.Forcing{integrators.ForcingEisenstatWalker, integrators.ForcingConstant} {
+				in := &integrators.Settings{LinearSolver: ls, Preconditioner: pc, Forcing: fc}
+				f, err := settingsToFile(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := settingsFromFile(f)
+				if err != nil || out.LinearSolver != ls || out.Preconditioner != pc || out.Forcing != fc {
+					t.Errorf("%v %v %v read back as %+v, %v", ls, pc, fc, out, err)
+				}
+			}
+		}
+	}
+	if _, err := settingsToFile(&integrators.Settings{LinearSolver: 99}); err == nil {
+		t.Error("an unknown linear solver was written")
 	}
 	// nil and empty lists stay what they were.
 	for _, ids := range [][]int64{nil, {}} {

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cosimgo/cosim/integrators"
@@ -40,8 +41,24 @@ type methodFileV1 struct {
 	Alpha alphaFileV1 `json:"Alpha"`
 }
 
-// methodKindsV1 are the values integrators.Kind had in version 1.
-var methodKindsV1 = map[int]string{0: "explicit", 1: "implicit", 2: "structural"}
+// The names, in the version-2 schema, of the values the enumerations
+// integrators.Kind, LinearSolver, Preconditioner and Forcing had in
+// version 1.
+var (
+	methodKindsV1     = map[int]string{0: "explicit", 1: "implicit", 2: "structural"}
+	linearSolversV1   = map[int]string{0: "", 1: "dense", 2: "gmres", 3: "banded"}
+	preconditionersV1 = map[int]string{0: "", 1: "ilu0", 2: "none"}
+	forcingsV1        = map[int]string{0: "", 1: "constant"}
+)
+
+// enumV1 is the version-2 name of a version-1 enumeration value.
+func enumV1(v int, names map[int]string, what string) (string, error) {
+	n, ok := names[v]
+	if !ok {
+		return "", fmt.Errorf("unknown %s %d", what, v)
+	}
+	return n, nil
+}
 
 type alphaFileV1 struct {
 	AlphaM float64 `json:"AlphaM"`
@@ -65,30 +82,51 @@ type settingsFileV1 struct {
 	ZenoSpacing   float64   `json:"ZenoSpacing"`
 	NewtonTol     float64   `json:"NewtonTol"`
 	NewtonMaxIter int       `json:"NewtonMaxIter"`
-	Positions     []int     `json:"Positions"`
-	Velocities    []int     `json:"Velocities"`
-	IDs           []int64   `json:"IDs"`
+	// Written by version-1 writers from the linear-solver settings on
+	// (integers: the enumerations' values of the time).
+	LinearSolver   int     `json:"LinearSolver"`
+	Preconditioner int     `json:"Preconditioner"`
+	KrylovTol      float64 `json:"KrylovTol"`
+	KrylovRestart  int     `json:"KrylovRestart"`
+	KrylovMaxIter  int     `json:"KrylovMaxIter"`
+	Forcing        int     `json:"Forcing"`
+	MatrixFree     bool    `json:"MatrixFree"`
+	JacobianMaxAge int     `json:"JacobianMaxAge"`
+
+	Positions  []int   `json:"Positions"`
+	Velocities []int   `json:"Velocities"`
+	IDs        []int64 `json:"IDs"`
 }
 
 type stepperFileV1 struct {
-	Method       string      `json:"Method"`
-	Alpha        alphaFileV1 `json:"Alpha"`
-	IDs          []int64     `json:"IDs"`
-	Dim          int         `json:"Dim"`
-	Clock        clockFileV1 `json:"Clock"`
-	T            float64     `json:"T"`
-	Y            []float64   `json:"Y"`
-	F            []float64   `json:"F"`
-	A            []float64   `json:"A"`
-	ZDot         []float64   `json:"ZDot"`
-	H            float64     `json:"H"`
-	ErrPrev      float64     `json:"ErrPrev"`
-	LastRejected bool        `json:"LastRejected"`
-	G            []float64   `json:"G"`
-	Disarmed     []bool      `json:"Disarmed"`
-	ZenoCount    int         `json:"ZenoCount"`
-	LastEventT   float64     `json:"LastEventT"`
-	Stats        statsFileV1 `json:"Stats"`
+	Method       string               `json:"Method"`
+	Alpha        alphaFileV1          `json:"Alpha"`
+	IDs          []int64              `json:"IDs"`
+	Dim          int                  `json:"Dim"`
+	Clock        clockFileV1          `json:"Clock"`
+	T            float64              `json:"T"`
+	Y            []float64            `json:"Y"`
+	F            []float64            `json:"F"`
+	A            []float64            `json:"A"`
+	ZDot         []float64            `json:"ZDot"`
+	H            float64              `json:"H"`
+	ErrPrev      float64              `json:"ErrPrev"`
+	LastRejected bool                 `json:"LastRejected"`
+	G            []float64            `json:"G"`
+	Disarmed     []bool               `json:"Disarmed"`
+	ZenoCount    int                  `json:"ZenoCount"`
+	LastEventT   float64              `json:"LastEventT"`
+	Stats        statsFileV1          `json:"Stats"`
+	Jac          *jacobianPointFileV1 `json:"Jac,omitempty"`
+}
+
+type jacobianPointFileV1 struct {
+	T   float64   `json:"T"`
+	Dt  float64   `json:"Dt"`
+	Y   []float64 `json:"Y"`
+	TE  float64   `json:"TE"`
+	YE  []float64 `json:"YE"`
+	Age int       `json:"Age"`
 }
 
 type clockFileV1 struct {
@@ -104,6 +142,7 @@ type statsFileV1 struct {
 	JacEvals      int `json:"JacEvals"`
 	NewtonIters   int `json:"NewtonIters"`
 	LinearSolves  int `json:"LinearSolves"`
+	LinearIters   int `json:"LinearIters"`
 	Factorize     int `json:"Factorize"`
 	EventEvals    int `json:"EventEvals"`
 	EventsHandled int `json:"EventsHandled"`
@@ -135,7 +174,16 @@ func (f *checkpointFileV1) upgrade() (*checkpointFile, error) {
 			MaxSteps: s.MaxSteps, FixedStep: number(s.FixedStep),
 			EventTol: number(s.EventTol), ZenoLimit: s.ZenoLimit, ZenoSpacing: number(s.ZenoSpacing),
 			NewtonTol: number(s.NewtonTol), NewtonMaxIter: s.NewtonMaxIter,
+			KrylovTol: number(s.KrylovTol), KrylovRestart: s.KrylovRestart, KrylovMaxIter: s.KrylovMaxIter,
+			MatrixFree: s.MatrixFree, JacobianMaxAge: s.JacobianMaxAge,
 			Positions: s.Positions, Velocities: s.Velocities, IDs: s.IDs,
+		}
+		var err [3]error
+		ic.Settings.LinearSolver, err[0] = enumV1(s.LinearSolver, linearSolversV1, "linear solver")
+		ic.Settings.Preconditioner, err[1] = enumV1(s.Preconditioner, preconditionersV1, "preconditioner")
+		ic.Settings.Forcing, err[2] = enumV1(s.Forcing, forcingsV1, "forcing")
+		if e := errors.Join(err[:]...); e != nil {
+			return nil, e
 		}
 	}
 	s := fi.State
@@ -147,8 +195,11 @@ func (f *checkpointFileV1) upgrade() (*checkpointFile, error) {
 		H: number(s.H), ErrPrev: number(s.ErrPrev), LastRejected: s.LastRejected,
 		G: s.G, Disarmed: s.Disarmed, ZenoCount: s.ZenoCount, LastEventT: number(s.LastEventT),
 		Stats: statsFile{Steps: st.Steps, Rejected: st.Rejected, FuncEvals: st.FuncEvals, JacEvals: st.JacEvals,
-			NewtonIters: st.NewtonIters, LinearSolves: st.LinearSolves, Factorize: st.Factorize,
+			NewtonIters: st.NewtonIters, LinearSolves: st.LinearSolves, LinearIters: st.LinearIters, Factorize: st.Factorize,
 			EventEvals: st.EventEvals, EventsHandled: st.EventsHandled},
+	}
+	if j := s.Jac; j != nil {
+		ic.State.Jac = &jacobianPointFile{T: j.T, Dt: j.Dt, Y: j.Y, TE: j.TE, YE: j.YE, Age: j.Age}
 	}
 	out.Integrator = ic
 	return out, nil

@@ -117,8 +117,13 @@
 // (node.Eventer) its EventSystem, the known discontinuity times of any
 // node (node.TimeEventer: a step, a pulse's edges, a table's breakpoints)
 // its [System.NextTimeEvent], on which adaptive Dormand–Prince ends a
-// step exactly (integrators.TimeEventSystem), and [System.Jacobian] assembles ∂f/∂y by
-// the chain rule from node and connector Jacobians. [Sim.RunMonolithic]
+// step exactly (integrators.TimeEventSystem), and [System.SparseJacobian]
+// assembles ∂f/∂y by the chain rule from node and connector Jacobians as
+// a sparse matrix (CSR) on a pattern fixed from the edges at its first
+// use ([System.JacobianPattern]; a node's own blocks are taken dense),
+// with [System.Blocks] giving each node's state range to block-Jacobi
+// preconditioning; [System.Jacobian] is the same assembly scattered into
+// a dense matrix for dense LU. [Sim.RunMonolithic]
 // steps it with any fixed-step method of package integrators, keeping the
 // stepper (and its memory) across calls; node events are handled by the
 // fixed-step methods too (located by re-stepping, reset, the step
@@ -131,7 +136,7 @@
 // drops the kept stepper on purpose. Panics in node code or transforms
 // reached from the System (Derivatives, Events, Reset, Jacobians) come
 // back as errors naming the node, as in co-simulation. [NewNodeSystem] is
-// the same view of a single node (the seeds' integrate_node).
+// the same view of a single node (MADDENING's integrate_node).
 //
 // # Reading state every step
 //

@@ -57,6 +57,12 @@ func goldenCases() []goldenCase {
 	mono("generalized-alpha-rho0.8", integrators.GeneralizedAlpha(0.8), &integrators.Settings{NewtonTol: 1e-12, NewtonMaxIter: 20})
 	mono("newmark-damped", integrators.Newmark(0.3025, 0.6), nil)
 	mono("backward-euler-newton", integrators.Methods()[5], &integrators.Settings{NewtonTol: 1e-12, NewtonMaxIter: 7})
+	// The linear-solver settings, and GMRES's reused Newton matrix (the
+	// point where it was assembled is part of the memory).
+	mono("generalized-alpha-gmres", integrators.GeneralizedAlpha(0.5), &integrators.Settings{
+		LinearSolver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0, Forcing: integrators.ForcingConstant,
+		KrylovTol: 1e-10, KrylovRestart: 10, KrylovMaxIter: 200, JacobianMaxAge: 5})
+	mono("implicit-trapezoid-banded", integrators.Methods()[6], &integrators.Settings{LinearSolver: integrators.LinearBanded})
 	integrate := func(name string, build func(t *testing.T) *graph.Sim, t1, t2 float64, is *integrators.Settings) {
 		cs = append(cs, goldenCase{name, build,
 			func(ctx context.Context, s *graph.Sim) error { _, err := s.Integrate(ctx, t1, is); return err },

@@ -281,6 +281,11 @@ type Result struct {
 	NodeUpdates int64         // calls of Update
 	OutputEvals int64         // calls of Outputs
 	Workers     int           // workers used
+	// Warnings lists the connectors whose stated explicit stable step
+	// (Sim.StepWarnings) Settings.Dt exceeds; a run that then fails with
+	// a non-finite value returns an error carrying the hint
+	// (*StepHintError).
+	Warnings []StepWarning
 	// Replays counts the steps the batched engine handed back to the
 	// per-node path (see doc.go, Execution model): a step that failed, or
 	// that a kernel could not compute. It is zero in a healthy run; the
@@ -319,6 +324,10 @@ func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 		grain = DefaultGrain
 	}
 	res := &Result{Workers: 1}
+	if ws, werr := s.StepWarnings(set.Dt); werr == nil && len(ws) > 0 {
+		res.Warnings = ws
+		defer func() { err = WithStepHint(err, ws) }()
+	}
 	s.onGroupStep = set.OnGroupStep
 	s.ctx, s.done = ctx, ctx.Done()
 	defer func() { s.onGroupStep, s.ctx, s.done = nil, nil, nil }()

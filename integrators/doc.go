@@ -91,9 +91,36 @@
 // extra evaluations) otherwise, forming and factorizing the Jacobian on
 // every iteration. The iteration stops when max|Δx| ≤ NewtonTol·(1 +
 // max|x|); on a linear problem that takes two iterations (the second
-// confirms). Not converging within NewtonMaxIter, or a singular
-// Jacobian, fails the step with NewtonFailure. Stats counts iterations,
-// Jacobians, factorizations and solves.
+// confirms). Not converging within NewtonMaxIter, a residual growing at
+// three consecutive iterations (divergence), or a singular Jacobian,
+// fails the step with NewtonFailure, naming the step, time and last
+// residual norm. Stats counts iterations, Jacobians, factorizations and
+// solves.
+//
+// # Linear solvers for large systems
+//
+// Settings.LinearSolver chooses how each Newton iteration is solved:
+// dense LU as above, or restarted GMRES(m) (Saad, Iterative Methods for
+// Sparse Linear Systems, §9.3.2) with right preconditioning — block-Jacobi
+// over the System's Blocked partition (a graph's nodes) or ILU(0) of the
+// sparse Newton matrix — as an inexact Newton method with
+// Eisenstat–Walker forcing terms (Settings.Forcing). LinearAuto, the
+// default, is dense up to AutoDenseMax unknowns. With GMRES the Newton
+// matrix (I − dt·θ·J, or the Newmark family's (1−αm)·I − (1−αf)·(β·dt²·J_q
+// + γ·dt·J_v) over the accelerations) is assembled sparsely from the
+// System's SparseJacobian (CSR on a fixed pattern) in O(nnz), never
+// densely, and reused with its preconditioner across iterations and steps
+// while Newton converges fast (JacobianMaxAge); checkpoints record where
+// it was assembled so that restoring is still bit-identical. With
+// MatrixFree the product A·v is a directional difference of the residual
+// instead, so the Jacobian is only needed for the preconditioner.
+// Without a SparseJacobian the preconditioner is built from a dense
+// Jacobian (n² memory); use MatrixFree with PrecondNone for large Systems
+// that have none. GMRES stagnation, breakdown or its iteration limit, and
+// a singular preconditioner block, fail the step with LinearFailure
+// (unless GMRES reduced the residual by the largest forcing term, 0.9,
+// which is still an inexact Newton step). Stats.LinearIters counts GMRES
+// iterations; Factorize counts preconditioner set-ups as well.
 //
 // # Newmark and generalized-alpha
 //

@@ -239,6 +239,9 @@ func (m Method) New(sys System, s *Settings) (Stepper, error) {
 		return nil, err
 	}
 	c := resolve(s)
+	if err := c.checkLinear(); err != nil {
+		return nil, err
+	}
 	var st Stepper
 	switch m.Name {
 	case MethodForwardEuler, MethodSemiImplicitEuler, MethodHeun, MethodRK4, MethodDormandPrince:
@@ -248,7 +251,11 @@ func (m Method) New(sys System, s *Settings) (Stepper, error) {
 		}
 		st = e
 	case MethodBackwardEuler, MethodImplicitTrapezoid:
-		st = newImplicit(m, sys, c)
+		im, err := newImplicit(m, sys, c)
+		if err != nil {
+			return nil, err
+		}
+		st = im
 	case MethodNewmark, MethodGeneralizedAlpha:
 		a, err := newAlphaFirstOrder(m, sys, c)
 		if err != nil {
@@ -318,6 +325,9 @@ type Checkpoint struct {
 	ZenoCount    int
 	LastEventT   float64
 	Stats        Stats
+	// Jac is where the Newton matrix reused across steps was assembled
+	// (GMRES on a SparseJacobian only; nil otherwise).
+	Jac *JacobianPoint `json:",omitempty"`
 }
 
 func cloneF(x []float64) []float64 {

@@ -10,8 +10,9 @@
 // [Additive] or [Replacing], with a default value or [Input.Absent]
 // semantics), its outputs, its events and its [Metadata] (algorithm ID,
 // version, [Stability], the scheme Update runs, the declared [Order] of
-// accuracy, assumptions, limitations, validated regimes, implementation
-// mapping, references, anomaly IDs, verification evidence, changelog).
+// accuracy, assumptions, limitations, validated regimes, the [StableStep]
+// of explicit stepping, implementation mapping, references, anomaly IDs,
+// verification evidence, changelog).
 // Graphs are validated, documentation is generated and integrators are
 // driven from the Spec without knowing the node's Go type.
 //
@@ -23,7 +24,11 @@
 // [TimeEventer] (times known in advance at which outputs jump, for
 // sources),
 // [InputJacobian] and [OutputJacobian] (analytic derivatives),
-// [Marker] (a body connectors attach to) and [Drawer] (the node's
+// [Marker] (a body connectors attach to), [MarkerMass] (a body's inverse
+// mass at a marker) and [StepLimiter] (a node that computes the largest
+// stable step of explicit stepping, e.g. a spring from its stiffness and
+// its bodies' MarkerMass; graphs warn when a run's step exceeds it), and
+// [Drawer] (the node's
 // geometry for cosim view and cosim render: [Primitive] spheres, boxes,
 // planes, coils and lines computed from its parameters and state, with
 // the shared visualization parameters of [VisualParams] — show,

@@ -35,7 +35,7 @@ func TestCoilPoints(t *testing.T) {
 	}
 }
 
-// TestCartesianSprings: the seed's three springs run along x, then y,
+// TestCartesianSprings: Exudyn's three springs run along x, then y,
 // then z from marker 0 to marker 1; a zero component leaves its spring
 // out; Simplified draws lines.
 func TestCartesianSprings(t *testing.T) {

@@ -132,8 +132,8 @@ type Param struct {
 	MaxLen int
 	// Signature documents a Function parameter's Go type.
 	Signature string
-	// Aliases are other names Resolve accepts for the parameter (a seed's
-	// spelling, e.g. "drawSize" for "draw_size"); giving a name and its
+	// Aliases are other names Resolve accepts for the parameter (the spelling of
+	// the code a node is ported from, e.g. Exudyn's "drawSize" for "draw_size"); giving a name and its
 	// alias together is an error. Values, errors and specs use Name.
 	Aliases []string
 }
@@ -403,7 +403,7 @@ func (v Values) Int(name string) int { return v[name].(int) }
 func (v Values) String(name string) string { return v[name].(string) }
 
 // Resolve validates the given parameter map against specs and returns a
-// complete Values: given values override the defaults (the seeds' "injected
+// complete Values: given values override the defaults (MADDENING's "injected
 // params override the node's own" rule). Every problem is reported at once
 // (errors.Join of *ParamError, each naming typ), in the order of specs, then
 // unknown names in sorted order; beyond MaxReportedErrors problems the rest

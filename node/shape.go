@@ -31,7 +31,7 @@ func (s Shape) Len() int {
 // IsScalar reports whether s is the scalar shape.
 func (s Shape) IsScalar() bool { return s <= 0 }
 
-// String formats the shape as the seeds do: "scalar" or "(n,)".
+// String formats the shape as MADDENING's node guides do: "scalar" or "(n,)".
 func (s Shape) String() string {
 	if s.IsScalar() {
 		return "scalar"

@@ -171,6 +171,24 @@ type Integrator struct {
 	// the default.
 	NewtonTol     float64 `json:"newton_tol,omitempty"`
 	NewtonMaxIter int     `json:"newton_max_iter,omitempty"`
+	// Linear solver of the Newton iterations of the implicit and
+	// structural methods (integrators.Settings): "auto" (default; dense
+	// LU up to integrators.AutoDenseMax unknowns, GMRES above), "dense",
+	// "gmres" or "banded" (direct banded LU); GMRES's preconditioner "block-jacobi" (default), "ilu0"
+	// or "none"; its forcing "eisenstat-walker" (default) or "constant";
+	// the smallest relative Krylov tolerance (default 1e-6), the restart
+	// length m of GMRES(m) (default 30), the iteration limit of one solve
+	// (default 500), the matrix-free directional-difference product, and
+	// the steps an assembled Newton matrix is reused (default 20). Zero
+	// or empty means the default.
+	LinearSolver   string  `json:"linear_solver,omitempty"`
+	Preconditioner string  `json:"preconditioner,omitempty"`
+	Forcing        string  `json:"forcing,omitempty"`
+	KrylovTol      float64 `json:"krylov_tol,omitempty"`
+	KrylovRestart  int     `json:"krylov_restart,omitempty"`
+	KrylovMaxIter  int     `json:"krylov_max_iter,omitempty"`
+	MatrixFree     bool    `json:"matrix_free,omitempty"`
+	JacobianMaxAge int     `json:"jacobian_max_age,omitempty"`
 }
 
 // Coupling is the scene form of a coupling.Strategy (package coupling
@@ -724,6 +742,51 @@ func (in *Integrator) check(path string) []error {
 	if in.NewtonMaxIter < 0 {
 		bad(".newton_max_iter", "%d is negative", in.NewtonMaxIter)
 	}
+	errs = append(errs, in.checkLinear(path, err == nil && m.Kind == integrators.Explicit)...)
+	return errs
+}
+
+// checkLinear validates the linear-solver keys; explicit says the method
+// has no Newton iteration to configure.
+func (in *Integrator) checkLinear(path string, explicit bool) []error {
+	var errs []error
+	bad := func(field string, f string, a ...any) {
+		errs = append(errs, &Error{Path: path + field, Err: fmt.Errorf(f, a...)})
+	}
+	if explicit && (in.LinearSolver != "" || in.Preconditioner != "" || in.Forcing != "" || in.KrylovTol != 0 ||
+		in.KrylovRestart != 0 || in.KrylovMaxIter != 0 || in.MatrixFree || in.JacobianMaxAge != 0) {
+		bad("", "linear_solver, preconditioner, forcing, krylov_tol, krylov_restart, krylov_max_iter, matrix_free and jacobian_max_age are for implicit methods; %s is explicit", in.Method)
+	}
+	names := []struct {
+		key, v string
+		valid  []string
+	}{
+		{".linear_solver", in.LinearSolver, integrators.LinearSolverNames()},
+		{".preconditioner", in.Preconditioner, integrators.PreconditionerNames()},
+		{".forcing", in.Forcing, integrators.ForcingNames()},
+	}
+	for _, n := range names {
+		if n.v != "" && !slices.Contains(n.valid, n.v) {
+			bad(n.key, "%q is not valid%s; one of %s", n.v, node.DidYouMean(n.v, n.valid), strings.Join(n.valid, ", "))
+		}
+	}
+	if !(in.KrylovTol >= 0 && in.KrylovTol < 1) {
+		bad(".krylov_tol", "%v must be in [0, 1)", in.KrylovTol)
+	}
+	for _, v := range []struct {
+		key string
+		x   int
+	}{{".krylov_restart", in.KrylovRestart}, {".krylov_max_iter", in.KrylovMaxIter}, {".jacobian_max_age", in.JacobianMaxAge}} {
+		if v.x < 0 {
+			bad(v.key, "%d is negative", v.x)
+		}
+	}
+	if in.LinearSolver == "dense" && (in.Preconditioner != "" || in.Forcing != "" || in.KrylovTol != 0 || in.KrylovRestart != 0 || in.KrylovMaxIter != 0 || in.MatrixFree || in.JacobianMaxAge != 0) {
+		bad("", "preconditioner, forcing, krylov_* , matrix_free and jacobian_max_age configure GMRES; linear_solver is \"dense\"")
+	}
+	if in.LinearSolver == "banded" && (in.Preconditioner != "" || in.Forcing != "" || in.KrylovTol != 0 || in.KrylovRestart != 0 || in.KrylovMaxIter != 0 || in.MatrixFree) {
+		bad("", "preconditioner, forcing, krylov_* and matrix_free configure GMRES; linear_solver is \"banded\" (a direct solver)")
+	}
 	return errs
 }
 
@@ -757,7 +820,26 @@ func (in *Integrator) settings() *integrators.Settings {
 		InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep, MaxSteps: in.MaxSteps,
 		EventTol:  in.EventTol,
 		NewtonTol: in.NewtonTol, NewtonMaxIter: in.NewtonMaxIter,
+		LinearSolver:   parsed(integrators.ParseLinearSolver, in.LinearSolver),
+		Preconditioner: parsed(integrators.ParsePreconditioner, in.Preconditioner),
+		Forcing:        parsed(integrators.ParseForcing, in.Forcing),
+		KrylovTol:      in.KrylovTol, KrylovRestart: in.KrylovRestart, KrylovMaxIter: in.KrylovMaxIter,
+		MatrixFree: in.MatrixFree, JacobianMaxAge: in.JacobianMaxAge,
 	}
+}
+
+// parsed returns the value named s, or the zero value (the default) for
+// "" (check has rejected unknown names).
+func parsed[T any](parse func(string) (T, error), s string) T {
+	var zero T
+	if s == "" {
+		return zero
+	}
+	v, err := parse(s)
+	if err != nil {
+		return zero
+	}
+	return v
 }
 
 // Strategy returns the coupling.Strategy the settings describe, validated
@@ -902,20 +984,33 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 		g.Add(n.Name, nd)
 	}
 	b := &built{g: g, skipped: map[string]bool{}}
+	type edgeRange struct {
+		path     string
+		from, to int
+	}
+	var added []edgeRange
 	for i, cn := range sc.Connectors {
 		p := fmt.Sprintf("connectors[%d]", i)
 		if c.skip[p] || len(cn.Bodies) == 2 && (failed[cn.Bodies[0]] || failed[cn.Bodies[1]]) {
 			failed[cn.Name] = true
 			continue
 		}
-		before := len(g.Edges())
+		before := g.NumEdges()
 		if err := connect(g, cn, params[len(sc.Nodes)+i]); err != nil {
 			errs = append(errs, &Error{Path: p + err.path, Err: err.err})
 			failed[cn.Name] = true
 			continue
 		}
-		for _, e := range g.Edges()[before:] {
-			b.origins = append(b.origins, origin{path: p, from: e.From, to: e.To})
+		added = append(added, edgeRange{p, before, g.NumEdges()})
+	}
+	// One copy of the edge list for every connector's origins (a copy
+	// per connector made 20 000-connector scenes quadratic).
+	if len(added) > 0 {
+		all := g.Edges()
+		for _, r := range added {
+			for _, e := range all[r.from:r.to] {
+				b.origins = append(b.origins, origin{path: r.path, from: e.From, to: e.To})
+			}
 		}
 	}
 	owner := func(field string) string {

@@ -153,7 +153,7 @@ func TestConformanceConnectorWithBodies(t *testing.T) {
 }
 
 // The checker catches what it claims to: a node whose metadata names
-// forward Euler while Update runs semi-implicit Euler (the seed's
+// forward Euler while Update runs semi-implicit Euler (the MADDENING BallNode guide's
 // MADD-ANO-011) is a scheme violation.
 func TestConformanceCatchesMislabel(t *testing.T) {
 	n, err := nodes.Registry().New("masspoint", conformanceParams["masspoint"])
@@ -339,7 +339,7 @@ func TestConformanceCatchesWrongDerivativesJacobian(t *testing.T) {
 }
 
 // The injection check catches a node whose SetParams reaches one of
-// Update and Derivatives but not the other: the mirror image of the seed's
+// Update and Derivatives but not the other: the mirror image of the MADDENING BallNode guide's
 // MADD-ANO-018, where update() saw the injected value and derivatives()
 // did not. The check compares both ways, so either direction fails.
 func TestConformanceCatchesStaleInjection(t *testing.T) {

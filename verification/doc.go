@@ -1,6 +1,6 @@
 // Package verification proves cosim's numerical claims: every declared
 // order of accuracy is measured by the method of manufactured solutions,
-// and the seeds' published reference numbers are reproduced.
+// and the ported codes' published reference numbers are reproduced.
 //
 // # Overview
 //
@@ -25,8 +25,8 @@
 //
 //   - Declared orders are read from node metadata and integrator
 //     descriptions, never repeated in a test.
-//   - Every reference value cites where it comes from (a seed, an
-//     analytic solution, an independent computation) and every tolerance
+//   - Every reference value cites where it comes from (a published
+//     document named by title and version, an analytic solution, an independent computation) and every tolerance
 //     says why it is what it is.
 //
 // # Concurrency

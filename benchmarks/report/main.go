@@ -51,6 +51,9 @@ var sizes = []int{10, 100, 1000, 10000, 100000, 1000000}
 func main() {
 	flag.Parse()
 	log.SetFlags(0)
+	if w4Main() { // W4 lives in w4.go
+		return
+	}
 	var r report
 	r.machine()
 	for _, n := range sizes {
@@ -65,6 +68,7 @@ func main() {
 	r.adaptive()
 	r.bounce()
 	r.twoMass()
+	runW4()
 	r.scaling()
 	out := r.markdown()
 	fmt.Print(out)
@@ -687,7 +691,7 @@ func (r *report) markdown() string {
 		w("| %s | %d | %s | %.2e | %d | %d | %v |\n", x.name, len(x.res.Impacts), fmtList(x.errEach, "%+.1e"), x.err, x.res.Steps, x.res.Evals, x.wall.Round(time.Microsecond))
 	}
 	w("\nFixed-step co-simulation resolves contact at the end of the step that crosses the table, so each impact is late or early by up to a step, and the first-order energy error of each flight moves the later impacts further. Event localization finds the crossing of the dense output to the event tolerance.\n\n")
-	w("## W3 two-mass (seed problem, dt = 0.1 s, 120 steps)\n\n")
+	w("## W3 two-mass (two-mass problem, dt = 0.1 s, 120 steps)\n\n")
 	w("Cost only: the accuracy table (energy retained, phase lag) belongs to benchmarks/structuralmodes. Runs through Method.NewSecondOrder with the analytic acceleration Jacobian, carrying the history between steps (each Advance returns fresh history slices).\n\n")
 	w("| method | steps | RHS evals | per step | Newton iterations | per step | LU factorizations | ns per step |\n|---|---|---|---|---|---|---|---|\n")
 	for _, t := range r.two {
@@ -697,6 +701,8 @@ func (r *report) markdown() string {
 	if len(r.two) == 2 {
 		w("\nGeneralized-alpha ρ∞ = 0.5 costs %.2f× Newmark per step here.\n", r.two[1].perStep/r.two[0].perStep)
 	}
+	w("\n")
+	w4Markdown(&b)
 	w("\n## Scaling\n\n")
 	w("Fitted exponent of the time per step against N over N ≥ 1000 (1 = linear): hand-written %.3f, graph 1 worker %.3f, graph 2 workers %.3f.\n\n", r.expHand, r.expGraph, r.expGraph2)
 	w("Build of the N = %d chain (%d nodes, %d edges): %v; live heap after Build %.0f bytes per node.\n\n", r.buildN, 2*r.buildN+1, 6*r.buildN, r.buildTime.Round(time.Millisecond), r.bytesPerN)

@@ -6,7 +6,7 @@ import (
 	"github.com/cosimgo/cosim/integrators"
 )
 
-// Row is one row of the seed's table, measured through the package
+// Row is one row of the MADDENING two-mass guide's table, measured through the package
 // driver on [Seed] at dt = 0.1 s over 120 steps.
 type Row struct {
 	Label        string            `json:"label"`
@@ -31,7 +31,7 @@ func Measure(p Problem, v Variant, tr *Trajectory) Row {
 	return r
 }
 
-// Table runs every variant on the seed problem and returns the rows and
+// Table runs every variant on the two-mass problem and returns the rows and
 // the trajectories, in the order of Variants.
 func Table() ([]Row, []*Trajectory, error) {
 	p := Seed()
@@ -123,7 +123,7 @@ func ReferenceParams(m integrators.Method) Params {
 	return Classical(m.Alpha.RhoInf)
 }
 
-// Series is a time series of the seed run of one variant, for plotting.
+// Series is a time series of the two-mass run of one variant, for plotting.
 type Series struct {
 	Label      string    `json:"label"`
 	T          []float64 `json:"t"`

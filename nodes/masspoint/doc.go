@@ -26,7 +26,8 @@
 //     Update writes only dst and returns an error for a non-finite Δt.
 //   - The node is a point body for connectors ([node.Marker]): the marker
 //     is the mass itself whatever local point is asked for, and a force
-//     applied at it goes unchanged into the "force" input.
+//     applied at it goes unchanged into the "force" input. Its inverse
+//     mass at the marker (node.MarkerMass) is 1/m on every axis.
 //
 // # Drawing
 //

@@ -38,6 +38,9 @@
 //     Outputs. Either way it computes the same bits as Outputs, and fails
 //     (markers closer than min_length, or a non-finite length) exactly
 //     when a row's Outputs would. It allocates nothing in steady state.
+//   - [Node.StableStepAt] (node.StepLimiter) states the explicit stable
+//     step along the spring from its stiffness, damping and the bodies'
+//     node.MarkerMass, as springdamper does per axis.
 //
 // # Concurrency
 //

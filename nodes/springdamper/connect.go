@@ -10,7 +10,7 @@ import (
 // GroundName is the body name Connect reads as the ground (as is "").
 const GroundName = "ground"
 
-// Connect is the seed's CreateCartesianSpringDamper: it adds a connector
+// Connect is Exudyn's CreateCartesianSpringDamper: it adds a connector
 // named name to g between a point local0 of body0 and a point local1 of
 // body1, and wires it. A body is looked up by its node name in g; "" or
 // GroundName is the ground, with local the fixed world point (it is an

@@ -19,7 +19,7 @@ const pkgPath = "github.com/cosimgo/cosim/nodes/springdamper"
 // origin.
 var Type = node.Type{Name: TypeName, New: FromMap}
 
-// ForceFunc is the seed's springForceUserFunction: it returns the spring
+// ForceFunc is Exudyn's springForceUserFunction: it returns the spring
 // force f_SD (N, world frame) from the time t, the item number the caller
 // set in Params.ItemNumber, the relative displacement Δp = p_m1 − p_m0 and
 // velocity Δv = v_m1 − v_m0 (world frame), and the connector's stiffness,
@@ -27,7 +27,7 @@ var Type = node.Type{Name: TypeName, New: FromMap}
 // active; it is never called when the connector is inactive. It must be a
 // pure function of its arguments, safe for concurrent use (a graph may
 // evaluate several connectors sharing it at once), and must not retain
-// anything. The seed's first argument, the MainSystem, has no counterpart:
+// anything. Exudyn's first argument, the MainSystem, has no counterpart:
 // a Go closure captures what it needs.
 type ForceFunc func(t float64, itemNumber int, displacement, velocity, stiffness, damping, offset [3]float64) [3]float64
 
@@ -35,7 +35,7 @@ type ForceFunc func(t float64, itemNumber int, displacement, velocity, stiffness
 const forceFuncSignature = "func(t float64, itemNumber int, displacement, velocity, stiffness, damping, offset [3]float64) [3]float64"
 
 // Params are the connector's parameters as typed Go values, named as in
-// the seed. The zero value is a valid but inactive, invisible connector;
+// Exudyn's item reference. The zero value is a valid but inactive, invisible connector;
 // start from DefaultParams.
 type Params struct {
 	// Stiffness k (N/m) of the springs along world x, y and z (stiffness).
@@ -48,7 +48,7 @@ type Params struct {
 	// Offset v_off (m) subtracted from the relative displacement (offset).
 	// Default zero.
 	Offset [3]float64
-	// Active switches the force on (active; the seed's activeConnector).
+	// Active switches the force on (active; Exudyn's activeConnector).
 	// An inactive connector outputs zero force, zero loads and zero
 	// potential energy, and never calls ForceFunc. Default true.
 	Active bool
@@ -67,15 +67,15 @@ type Params struct {
 	// Show draws the connector (show). Default true.
 	Show bool
 	// DrawSize is the spring diameter in m (draw_size; in a name→value map
-	// also the seed's "drawSize"), ≥ −1; a negative
-	// value (the seed's −1) means the renderer's default size. Default −1.
+	// also Exudyn's "drawSize"), ≥ −1; a negative
+	// value (Exudyn's −1) means the renderer's default size. Default −1.
 	DrawSize float64
 	// Color is RGBA in [0, 1] (color); R = −1 means the default color.
 	// Default [−1, −1, −1, −1].
 	Color [4]float64
 }
 
-// DefaultParams returns the seed's defaults: zero stiffness, damping and
+// DefaultParams returns Exudyn's defaults: zero stiffness, damping and
 // offset, active, no user function, shown with the default size and color.
 func DefaultParams() Params {
 	return Params{Active: true, Show: true, DrawSize: -1, Color: [4]float64{-1, -1, -1, -1}}
@@ -234,7 +234,7 @@ var (
 	// spec does not have.
 	ErrMarkerFields = errors.New("marker fields do not match the body's spec")
 	// ErrPotentialEnergy: the potential energy of a connector with a user
-	// force function is undefined (the seed raises).
+	// force function is undefined (Exudyn raises).
 	ErrPotentialEnergy = errors.New("springdamper: PotentialEnergy is not defined with a spring_force_user_function")
 	// ErrMarkerLocal: a marker's Local is invalid: not finite (for any
 	// marker, ground included; the error wraps node.ErrNonFinite too), or
@@ -334,11 +334,11 @@ func New(p Params, m0, m1 Marker) (*Node, error) {
 }
 
 // FromMap builds a connector between two ground markers at the origin from
-// a name→value map (the seed's parameter names in snake_case); names not
+// a name→value map (Exudyn's parameter names in snake_case); names not
 // given take their defaults, and a nil map gives the default node. Bodies
 // are Go values, so markers on bodies are attached with New or Connect.
 //
-// The seed's camelCase visualization name "drawSize" is accepted as an
+// Exudyn's camelCase visualization name "drawSize" is accepted as an
 // alias of "draw_size" (node.Param.Aliases); giving both is an error. m is
 // not modified.
 func FromMap(m map[string]any) (node.Node, error) {
@@ -634,7 +634,7 @@ func (n *Node) Force(t float64, displacement, velocity [3]float64) ([3]float64, 
 
 // PotentialEnergy returns V = ½ Σ k_i (Δp_i − off_i)² for a relative
 // displacement, zero when the connector is inactive. With a user force
-// function the energy is undefined (the seed raises): it returns
+// function the energy is undefined (Exudyn raises): it returns
 // ErrPotentialEnergy.
 func (n *Node) PotentialEnergy(displacement [3]float64) (float64, error) {
 	if !n.hasPE {
@@ -649,7 +649,7 @@ func (n *Node) PotentialEnergy(displacement [3]float64) (float64, error) {
 // documentation).
 func (n *Node) MissingFieldReason(name string) string {
 	if name == "PotentialEnergy" && !n.hasPE {
-		return "a springdamper with a spring_force_user_function has no PotentialEnergy output: the energy of a user force law is undefined (the seed raises)"
+		return "a springdamper with a spring_force_user_function has no PotentialEnergy output: the energy of a user force law is undefined (Exudyn raises)"
 	}
 	return ""
 }
