@@ -162,6 +162,12 @@ func TestFieldErrorOnEveryPath(t *testing.T) {
 		_, err := fieldGraph(t, "jacobian", 3*dt).RunMonolithic(ctx, m, nil, set(nil))
 		wantFieldV(t, "Jacobian assembly, "+name, err)
 	}
+	// The sparse assembly of GMRES's Newton matrix.
+	gmres := &integrators.Settings{LinearSolver: integrators.LinearGMRES, JacobianMaxAge: 1} // assembled at every step
+	for _, m := range []integrators.Method{integrators.Methods()[5], integrators.GeneralizedAlpha(0.5)} {
+		_, err := fieldGraph(t, "jacobian", 3*dt).RunMonolithic(ctx, m, gmres, set(nil))
+		wantFieldV(t, "sparse Jacobian assembly (GMRES), "+m.Name, err)
+	}
 	// Events: m alone falls through x = 0.5 at t = 0.5.
 	events := func(fail string, from float64) *graph.Sim {
 		g := graph.New()
