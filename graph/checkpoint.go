@@ -406,9 +406,6 @@ func DecodeCheckpoint(r io.Reader) (*Checkpoint, error) {
 	if err != nil {
 		return bad("format version %q is not a number", fields[1])
 	}
-	if version < MinCheckpointVersion || version > CheckpointVersion {
-		return nil, fmt.Errorf("graph: checkpoint: format version %d; this cosim reads versions %d to %d: %w", version, MinCheckpointVersion, CheckpointVersion, ErrCheckpointVersion)
-	}
 	n, err := strconv.Atoi(fields[2])
 	if err != nil || n < 0 || n > MaxCheckpointBytes {
 		return bad("body length %s is invalid or above the limit of %d bytes", fields[2], MaxCheckpointBytes)
@@ -428,6 +425,11 @@ func DecodeCheckpoint(r io.Reader) (*Checkpoint, error) {
 	sum := sha256.Sum256(body)
 	if hex.EncodeToString(sum[:]) != strings.TrimPrefix(fields[3], "sha256:") {
 		return bad("checksum mismatch: the body was modified or corrupted")
+	}
+	// The version is judged on an intact file, so that a damaged header
+	// reads as damage, not as another version.
+	if version < MinCheckpointVersion || version > CheckpointVersion {
+		return nil, fmt.Errorf("graph: checkpoint: format version %d; this cosim reads versions %d to %d: %w", version, MinCheckpointVersion, CheckpointVersion, ErrCheckpointVersion)
 	}
 	f, err := decodeBody(version, body)
 	if err != nil {
