@@ -328,6 +328,7 @@ func (g *Graph) Build() (*Sim, error) {
 	copy(s.edges, g.edges)
 	s.dt = 0
 	s.compileFamilies()
+	s.compactOutputs()
 	s.compileLoose()
 	s.ensureWorkers(1)
 	return s, nil

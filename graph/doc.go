@@ -57,6 +57,14 @@
 // Need); Sim.Value and recorded outputs are evaluated on the per-node
 // path, which computes every output.
 //
+// Outputs that only families read are moved at Build into compact
+// columns (Sim.z, compact.go): a connector's loads, 6 of its 17 output
+// values, are then dense rows instead of being spread across its output
+// row, which halves the memory a large chain's step moves. The per-node
+// path, Sim.Value and recording keep using the full output buffer; a
+// batched step computes the outputs it reads itself, and coupled steps
+// use the full buffer's views.
+//
 // Finiteness is checked once per block, right after the kernel writes
 // it: the new state (or dx/dt) of the block, every input a family reads
 // from outputs (a summed input is checked as a sum, which is non-finite

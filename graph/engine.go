@@ -163,7 +163,9 @@ func (s *Sim) ensureWorkers(n int) {
 // level, then every stateful node to t+dt. It reports false when the
 // step must be replayed on the per-node path.
 func (s *Sim) stepBatched(t, dt float64) bool {
-	if !s.yFresh {
+	// Outputs kept in Sim.z (compact.go) are computed only here: a fresh
+	// Sim.y (after Value or a recorded row) does not hold them.
+	if !s.yFresh || len(s.z) > 0 {
 		for l := range s.levels {
 			if !s.runPhase(batchJob{kind: bOutputs, level: l, t: t}) {
 				return false
@@ -332,9 +334,10 @@ func (s *Sim) block(wk *worker, f *family, j batchJob, lo, hi int) bool {
 	a.T, a.Dt, a.Lo, a.Hi = j.t, j.dt, lo, hi
 	a.Present = f.present
 	a.X = node.Strided{Buf: s.x, Off: f.x0, Stride: f.xs}
-	in := wk.in[:len(f.in)]
-	for ii := range f.in {
-		fi := &f.in[ii]
+	outs, fins := s.views(f)
+	in := wk.in[:len(fins)]
+	for ii := range fins {
+		fi := &fins[ii]
 		switch {
 		case fi.sum >= 0:
 			buf := wk.sums[fi.sum : fi.sum+sumBlock*fi.n]
@@ -354,9 +357,9 @@ func (s *Sim) block(wk *worker, f *family, j batchJob, lo, hi int) bool {
 	var err error
 	switch j.kind {
 	case bOutputs:
-		out := wk.out[:len(f.outs)]
-		for fi := range f.outs {
-			v := &f.outs[fi]
+		out := wk.out[:len(outs)]
+		for fi := range outs {
+			v := &outs[fi]
 			out[fi] = node.Strided{Buf: s.buffer(v), Off: v.off, Stride: v.stride}
 		}
 		a.Out = out
@@ -389,6 +392,8 @@ func (s *Sim) buffer(v *view) []float64 {
 		return s.x
 	case bufY:
 		return s.y
+	case bufZ:
+		return s.z
 	}
 	return v.c
 }

@@ -19,6 +19,7 @@ type bufKind uint8
 const (
 	bufX     bufKind = iota // Sim.x: the state being read
 	bufY                    // Sim.y: the outputs
+	bufZ                    // Sim.z: compact output columns (compact.go)
 	bufConst                // a constant (an input's default), broadcast
 )
 
@@ -56,15 +57,20 @@ type family struct {
 	y0, ys, yn int // outputs: likewise
 	in         []famInput
 	outs       []view // per output field, where the kernel writes it
-	present    []bool
-	level      int // output level; -1 without outputs
+	// outsY and inY are outs and in before compactOutputs moved fields
+	// to Sim.z (nil when it moved none): see Sim.views.
+	outsY   []view
+	inY     []famInput
+	present []bool
+	level   int // output level; -1 without outputs
 
 	// need is, per output field, whether an edge reads it; needed lists
 	// the per-row output components checked after an evaluation (those
 	// that nodes on the per-node path read; see compileNeeds), as
 	// [lo, hi) runs within a row.
-	need   []bool
-	needed [][2]int
+	need      []bool
+	looseRead []bool // per output field: a node on the per-node path reads it
+	needed    [][2]int
 	// sumSize is the scratch a block of sumBlock rows needs for the
 	// summed inputs.
 	sumSize int
@@ -130,7 +136,7 @@ func (s *Sim) compileFamilies() {
 				sb.WriteByte('p')
 			}
 			for _, t := range terms[ii] {
-				sb.WriteByte("xyc"[t.buf])
+				sb.WriteByte("xycz"[t.buf])
 			}
 		}
 		key := sb.String()
@@ -341,6 +347,7 @@ func (s *Sim) compileNeeds() {
 		c := &s.nodes[f.rows[0]]
 		l := c.spec.OutputLayout
 		f.need = make([]bool, l.Len())
+		f.looseRead = make([]bool, l.Len())
 		f.needed = f.needed[:0]
 		for fi := range f.need {
 			o, n := l.Offset(fi), l.Field(fi).Shape.Len()
@@ -352,6 +359,7 @@ func (s *Sim) compileNeeds() {
 					check = check || unsafe[rc.y0+o+k]
 				}
 			}
+			f.looseRead[fi] = check
 			if !check {
 				continue
 			}

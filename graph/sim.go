@@ -30,6 +30,7 @@ type Sim struct {
 
 	x, xNext []float64 // state at t_n; scratch for t_{n+1}
 	y        []float64 // outputs
+	z        []float64 // outputs only families read, packed (compact.go)
 	u        []float64 // inputs
 	present  []bool
 	scratch  []float64

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// denseOsc is y'' = −y as a first-order system. denseOscEv adds one
+// denseOsc is y” = −y as a first-order system. denseOscEv adds one
 // event function that never crosses (g = 1): with it the Adaptive
 // computes its dense output eagerly after every step, without it lazily
 // on Dense.
