@@ -19,8 +19,14 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// CheckpointVersion is the version of the checkpoint file format.
-const CheckpointVersion = 1
+// CheckpointVersion is the version of the checkpoint file format that
+// Encode writes (docs/checkpoint-format.md). DecodeCheckpoint also reads
+// every older version (MinCheckpointVersion and after), converting it.
+const CheckpointVersion = 2
+
+// MinCheckpointVersion is the oldest checkpoint file format
+// DecodeCheckpoint reads.
+const MinCheckpointVersion = 1
 
 // MaxCheckpointBytes bounds the size of a checkpoint file that
 // ReadCheckpoint accepts, so a hostile file cannot exhaust memory.
@@ -32,56 +38,63 @@ const MaxCheckpointBytes = 1 << 30
 // last run was monolithic, and the coupling strategy's cross-step memory
 // when it was a Run with Settings.Coupling. It is plain data: save it with WriteFile
 // and read it back with ReadCheckpoint.
+//
+// These Go types are the in-memory form only: the file format is a
+// separate, explicitly tagged schema (docs/checkpoint-format.md) that
+// Encode and DecodeCheckpoint convert to and from, so renaming a field
+// here or in package integrators does not change the files. Version is
+// CheckpointVersion for a checkpoint of this build and for one decoded
+// from any file version (older files are converted).
 type Checkpoint struct {
-	Version int              `json:"version"`
-	T0      float64          `json:"t0"`    // time of step 0 of the current base
-	Dt      float64          `json:"dt"`    // step of the current base
-	N       int              `json:"n"`     // steps since T0
-	Steps   int              `json:"steps"` // steps since Build
-	Nodes   []NodeCheckpoint `json:"nodes"`
+	Version int
+	T0      float64 // time of step 0 of the current base
+	Dt      float64 // step of the current base
+	N       int     // steps since T0
+	Steps   int     // steps since Build
+	Nodes   []NodeCheckpoint
 	// Integrator is the monolithic stepper's memory (carried derivatives,
 	// algorithmic acceleration; for Integrate the adaptive controller,
 	// FSAL stage and event state), with its method, parameters and
 	// settings, when the last run was RunMonolithic or Integrate and
 	// nothing has changed the state since; nil otherwise.
-	Integrator *MethodCheckpoint `json:"integrator,omitempty"`
+	Integrator *MethodCheckpoint
 	// Coupling is the cross-step memory of the last Run with
 	// Settings.Coupling (the strategy; each iterated group's predictor
 	// history and accelerator memory), when nothing has changed the state
 	// since; nil otherwise. A Sim restored from it continues only under
 	// the same strategy and step (Sim.ResetCoupling drops it).
-	Coupling *CouplingCheckpoint `json:"coupling,omitempty"`
+	Coupling *CouplingCheckpoint
 }
 
 // NodeCheckpoint is one node's part of a Checkpoint.
 type NodeCheckpoint struct {
-	Name   string         `json:"name"`
-	Type   string         `json:"type"`
-	Layout []FieldSize    `json:"layout"`
-	Params map[string]any `json:"params,omitempty"` // node.Tunable nodes; functions left out
-	State  []float64      `json:"state"`
+	Name   string
+	Type   string
+	Layout []FieldSize
+	Params map[string]any // node.Tunable nodes; functions left out
+	State  []float64
 }
 
 // FieldSize names a state field and its number of values.
 type FieldSize struct {
-	Name string `json:"name"`
-	Size int    `json:"size"`
+	Name string
+	Size int
 }
 
 // MethodCheckpoint is a monolithic integrator's method (with its
 // parameters), the settings it ran with and its memory. A restored Sim
 // continues it only with the same method, parameters and settings.
 type MethodCheckpoint struct {
-	Method integrators.Method `json:"method"`
+	Method integrators.Method
 	// Adaptive marks the memory of Integrate's adaptive Dormand–Prince
 	// driver (step-size controller, FSAL stage, events) rather than of a
 	// RunMonolithic stepper.
-	Adaptive bool `json:"adaptive,omitempty"`
-	// Settings are the integrator settings of the run (Output left out);
-	// nil means the defaults, as in checkpoints written before they were
-	// recorded.
-	Settings *integrators.Settings  `json:"settings,omitempty"`
-	State    integrators.Checkpoint `json:"state"`
+	Adaptive bool
+	// Settings are the integrator settings of the run (Output left out:
+	// the file format does not hold it); nil means the defaults, as in
+	// checkpoints written before they were recorded.
+	Settings *integrators.Settings
+	State    integrators.Checkpoint
 }
 
 // Time is the checkpoint's simulation time.
@@ -309,12 +322,18 @@ func sortedKeys(a, b map[string]any) []string {
 
 const checkpointMagic = "cosim-checkpoint"
 
-// Encode writes c in the checkpoint file format: a header line
+// Encode writes c in the checkpoint file format, version
+// CheckpointVersion (docs/checkpoint-format.md): a header line
 // "cosim-checkpoint <version> <length> sha256:<hex>" and the JSON body of
-// that length whose SHA-256 is given. Floats are written in the shortest
-// form that reads back exactly, so a restore is bit-identical.
+// that length whose SHA-256 is given. The body follows the format's own
+// tagged schema, not c's Go field names. Floats are written in the
+// shortest form that reads back exactly, so a restore is bit-identical.
 func (c *Checkpoint) Encode(w io.Writer) error {
-	body, err := json.Marshal(c)
+	f, err := c.toFile()
+	if err != nil {
+		return fmt.Errorf("graph: checkpoint: %w", err)
+	}
+	body, err := json.Marshal(f)
 	if err != nil {
 		return fmt.Errorf("graph: checkpoint: %w", err)
 	}
@@ -360,9 +379,16 @@ func (c *Checkpoint) WriteFile(path string) (err error) {
 // truncated, corrupted or malformed checkpoint file.
 var ErrCorruptCheckpoint = errors.New("corrupt checkpoint")
 
-// DecodeCheckpoint reads a checkpoint in the format Encode writes,
-// verifying the header, the length and the checksum before decoding
-// strictly; nothing is returned from a file that fails any check.
+// ErrCheckpointVersion is the errors.Is target of the error about a
+// well-formed header naming a format version this cosim does not read
+// (one written by a newer cosim, or older than MinCheckpointVersion).
+var ErrCheckpointVersion = errors.New("unsupported checkpoint format version")
+
+// DecodeCheckpoint reads a checkpoint in the format Encode writes, or in
+// any older format version from MinCheckpointVersion on (converted to the
+// current in-memory form), verifying the header, the length and the
+// checksum before decoding strictly (an unknown key is an error); nothing
+// is returned from a file that fails any check.
 func DecodeCheckpoint(r io.Reader) (*Checkpoint, error) {
 	br := bufio.NewReader(io.LimitReader(r, MaxCheckpointBytes+4096))
 	header, err := br.ReadString('\n')
@@ -376,8 +402,9 @@ func DecodeCheckpoint(r io.Reader) (*Checkpoint, error) {
 	if len(fields) != 4 || fields[0] != checkpointMagic || !strings.HasPrefix(fields[3], "sha256:") {
 		return bad("header line %q is not \"cosim-checkpoint <version> <length> sha256:<hex>\"", strings.TrimSpace(header))
 	}
-	if v, err := strconv.Atoi(fields[1]); err != nil || v != CheckpointVersion {
-		return bad("format version %s, this cosim reads %d", fields[1], CheckpointVersion)
+	version, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return bad("format version %q is not a number", fields[1])
 	}
 	n, err := strconv.Atoi(fields[2])
 	if err != nil || n < 0 || n > MaxCheckpointBytes {
@@ -399,16 +426,61 @@ func DecodeCheckpoint(r io.Reader) (*Checkpoint, error) {
 	if hex.EncodeToString(sum[:]) != strings.TrimPrefix(fields[3], "sha256:") {
 		return bad("checksum mismatch: the body was modified or corrupted")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	var c Checkpoint
-	if err := dec.Decode(&c); err != nil {
+	// The version is judged on an intact file, so that a damaged header
+	// reads as damage, not as another version.
+	if version < MinCheckpointVersion || version > CheckpointVersion {
+		return nil, fmt.Errorf("graph: checkpoint: format version %d; this cosim reads versions %d to %d: %w", version, MinCheckpointVersion, CheckpointVersion, ErrCheckpointVersion)
+	}
+	f, err := decodeBody(version, body)
+	if err != nil {
 		return bad("body: %v", err)
 	}
-	if c.Version != CheckpointVersion {
-		return bad("body version %d differs from the header's %d", c.Version, CheckpointVersion)
+	c, err := f.checkpoint()
+	if err != nil {
+		return bad("body: %v", err)
 	}
-	return &c, nil
+	return c, nil
+}
+
+// decodeBody decodes a body of the given format version strictly into the
+// current schema, converting older versions.
+func decodeBody(version int, body []byte) (*checkpointFile, error) {
+	strict := func(v any) error {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			return err
+		}
+		if dec.More() {
+			return errors.New("data after the JSON value")
+		}
+		return nil
+	}
+	var (
+		f      *checkpointFile
+		inBody int
+		err    error
+	)
+	switch version {
+	case 1:
+		var v1 checkpointFileV1
+		if err = strict(&v1); err != nil {
+			return nil, err
+		}
+		inBody = v1.Version
+		f, err = v1.upgrade()
+	default:
+		f = new(checkpointFile)
+		err = strict(f)
+		inBody = f.Version
+	}
+	if err != nil {
+		return nil, err
+	}
+	if inBody != version {
+		return nil, fmt.Errorf("version %d differs from the header's %d", inBody, version)
+	}
+	return f, nil
 }
 
 // ReadCheckpoint reads a checkpoint file written by WriteFile.

@@ -184,6 +184,12 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 	s.Checkpoint().Encode(&buf)
 	f.Add(buf.Bytes())
 	f.Add([]byte("cosim-checkpoint 1 2 sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a\n{}"))
+	// Golden files of every version, with integrator and coupling memory.
+	for _, name := range []string{"v1/generalized-alpha-gmres", "v1/dormand-prince-events", "v2/coupling-iqn-ils-reuse", "v2/backward-euler-newton"} {
+		if b, err := os.ReadFile(filepath.Join(goldenDir, name+".ckpt")); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Add([]byte("cosim-checkpoint 1 99999999999 sha256:00\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := graph.DecodeCheckpoint(bytes.NewReader(data))

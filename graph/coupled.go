@@ -1107,7 +1107,7 @@ func (s *Sim) gatherSpans(g *cgroup, t float64) error {
 		}
 		if j := nonFinite(s.u[sp.u0:sp.u1]); j >= 0 {
 			c := &s.nodes[sp.node]
-			return &node.StateError{Node: c.name, Field: "input " + c.spec.InputLayout.Component(sp.u0+j-c.u0), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+			return stepError(c.name, "input "+c.spec.InputLayout.Component(sp.u0+j-c.u0), s.steps, t, node.ErrNonFinite)
 		}
 	}
 	return nil
@@ -1126,10 +1126,10 @@ func (s *Sim) gatherSpan(i int32, g0, g1 int, t float64) (err error) {
 func (s *Sim) updateHeld(c *cnode, t, dt float64) error {
 	dst := s.xNext[c.x0:c.x1]
 	if err := c.n.Update(t, dt, s.x[c.x0:c.x1], s.inputs(c), dst); err != nil {
-		return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+		return stepError(c.name, "", s.steps, t, err)
 	}
 	if j := nonFinite(dst); j >= 0 {
-		return &node.StateError{Node: c.name, Field: c.spec.StateLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+		return stepError(c.name, c.spec.StateLayout.Component(j), s.steps, t, node.ErrNonFinite)
 	}
 	return nil
 }

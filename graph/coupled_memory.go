@@ -192,19 +192,19 @@ func (s *Sim) ResetCoupling() { s.cmem = nil }
 type CouplingCheckpoint struct {
 	// Strategy is the strategy's text (coupling.Strategy.String); a
 	// restored checkpoint continues only under the same one.
-	Strategy string `json:"strategy"`
+	Strategy string
 	// Groups are the iterated groups, in strategy order.
-	Groups []GroupCheckpoint `json:"groups,omitempty"`
+	Groups []GroupCheckpoint
 }
 
 // GroupCheckpoint is one iterated group's memory.
 type GroupCheckpoint struct {
-	Name string `json:"name"`
+	Name string
 	// Prev is the interface at the start of the last step, the linear
 	// predictor's u_{n−1} for the next one; nil before the first step.
-	Prev []float64 `json:"prev,omitempty"`
+	Prev []float64
 	// Accel is the accelerator's memory.
-	Accel coupling.AccelState `json:"accel"`
+	Accel coupling.AccelState
 }
 
 // couplingCheckpoint exports the kept memory when it describes the

@@ -214,6 +214,20 @@
 // truncated or corrupted files, and [Sim.Restore] continues bit for bit or
 // rejects a graph that differs, naming every difference ([MismatchError]).
 //
+// The file format (version [CheckpointVersion], docs/checkpoint-format.md)
+// is a schema of its own: tagged types owned by the checkpoint code
+// (checkpoint_schema.go) to which [Checkpoint.Encode] converts the
+// in-memory types and from which [DecodeCheckpoint] converts back, so
+// renaming a Go field here or in integrators or coupling does not change
+// the files. New optional quantities get new keys, left out when zero and
+// meaning the old behaviour when absent; anything else bumps the version.
+// Older versions (from [MinCheckpointVersion]) are read through frozen
+// copies of their schemas and converted; an unknown version is an
+// [ErrCheckpointVersion] error. Golden files of every integration method
+// and coupling strategy, in every version (testdata/checkpoints), must
+// resume bit for bit on every test run (TestGoldenCheckpoints; -update
+// rewrites the current version's).
+//
 // # Invariants
 //
 //   - Names resolve to offsets in Build. The per-step path does no map or
@@ -227,6 +241,12 @@
 //   - A failing step leaves the state at t_n. Node errors, panics in node
 //     or transform code, and NaN or Inf in any state, output or input stop
 //     the run with a *node.StateError naming node, field, step and time.
+//     Every path (co-simulation under each coupling strategy,
+//     RunMonolithic, Integrate, Jacobian assembly, events and resets)
+//     builds it with one constructor, which names the field of a
+//     node.FieldError the node returned: the same failing node reads
+//     "node m.v: step 3 …" whatever path evaluated it (monolithic runs
+//     wrap it in the integrator's step error).
 //   - Results are bit-identical for any worker count: every node's inputs
 //     are gathered in a fixed order from values computed before the phase,
 //     each node writes only its own slots, and errors are reported for the

@@ -505,7 +505,7 @@ func (m *System) outputRows(p *sparseJac, c *cnode, t float64, y []float64) erro
 		m.inputRowValues(p, c)
 		if oj, ok := node.As[node.OutputJacobian](c.n); ok {
 			if err := oj.OutputsJacobian(t, y[c.x0:c.x1], s.inputs(c), D); err != nil {
-				return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+				return stepError(c.name, "", s.steps, t, err)
 			}
 		} else if err := m.fdOutputs(p, c, t, y, true, D); err != nil {
 			return err
@@ -549,7 +549,7 @@ func (m *System) stateRows(p *sparseJac, k int, c *cnode, t float64, y, val []fl
 	m.inputRowValues(p, c)
 	if ij := p.jacX[k]; ij != nil {
 		if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputs(c), A, B); err != nil {
-			return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+			return stepError(c.name, "", s.steps, t, err)
 		}
 	} else if err := m.fdDerivatives(p, k, c, t, y, A, B); err != nil {
 		return err
@@ -560,7 +560,7 @@ func (m *System) stateRows(p *sparseJac, k int, c *cnode, t float64, y, val []fl
 			// d/dt position = velocity (node.Position): the row is one
 			// entry, checked against what the node computed.
 			if err := positionRow(c, r, int(v)-c.x0, A, B); err != nil {
-				return &node.StateError{Node: c.name, Field: "d/dt " + c.spec.StateLayout.Component(r), Step: s.steps, Time: t, Err: err}
+				return stepError(c.name, "d/dt "+c.spec.StateLayout.Component(r), s.steps, t, err)
 			}
 			val[p.rowPtr[row]] = A[r*nxi+int(v)-c.x0]
 			continue
@@ -623,11 +623,11 @@ func (m *System) fdOutputs(p *sparseJac, c *cnode, t float64, y []float64, wrtIn
 		v := vec[j]
 		vec[j] = v + h
 		if err := c.out.Outputs(t, x, in, yp); err != nil {
-			return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+			return stepError(c.name, "", s.steps, t, err)
 		}
 		vec[j] = v - h
 		if err := c.out.Outputs(t, x, in, ym); err != nil {
-			return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+			return stepError(c.name, "", s.steps, t, err)
 		}
 		vec[j] = v
 		for r := 0; r < ny; r++ {
@@ -659,11 +659,11 @@ func (m *System) fdDerivatives(p *sparseJac, k int, c *cnode, t float64, y []flo
 			v := vec[j]
 			vec[j] = v + h
 			if err := m.derivs[k].Derivatives(t, x, in, fp); err != nil {
-				return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+				return stepError(c.name, "", s.steps, t, err)
 			}
 			vec[j] = v - h
 			if err := m.derivs[k].Derivatives(t, x, in, fm); err != nil {
-				return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+				return stepError(c.name, "", s.steps, t, err)
 			}
 			vec[j] = v
 			for r := 0; r < nxi; r++ {

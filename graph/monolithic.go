@@ -111,7 +111,7 @@ func (s *Sim) monoError(err error) error {
 		return err
 	}
 	name, field := s.locate(se.Index)
-	return &node.StateError{Node: name, Field: field, Step: s.steps, Time: s.Time(), Err: fmt.Errorf("%w: %w", node.ErrNonFinite, err)}
+	return stepError(name, field, s.steps, s.Time(), fmt.Errorf("%w: %w", node.ErrNonFinite, err))
 }
 
 // monoState keeps the monolithic stepper between RunMonolithic calls (or

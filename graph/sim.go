@@ -593,7 +593,7 @@ func (s *Sim) chunk(phase int, tasks []int32, t, dt float64) (err error) {
 			if cur >= 0 {
 				name = s.nodes[cur].name
 			}
-			err = &node.StateError{Node: name, Step: s.steps, Time: t, Err: fmt.Errorf("panic: %v", r)}
+			err = stepError(name, "", s.steps, t, fmt.Errorf("panic: %v", r))
 		}
 	}()
 	for _, i := range tasks {
@@ -626,10 +626,10 @@ func (s *Sim) evalOutputs(c *cnode, t float64) error {
 	}
 	y := s.y[c.y0:c.y1]
 	if err := c.out.Outputs(t, s.x[c.x0:c.x1], s.inputs(c), y); err != nil {
-		return s.nodeError(c, t, err)
+		return stepError(c.name, "", s.steps, t, err)
 	}
 	if j := nonFinite(y); j >= 0 {
-		return &node.StateError{Node: c.name, Field: c.spec.OutputLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+		return stepError(c.name, c.spec.OutputLayout.Component(j), s.steps, t, node.ErrNonFinite)
 	}
 	return nil
 }
@@ -642,23 +642,12 @@ func (s *Sim) update(c *cnode, t, dt float64) error {
 	}
 	dst := s.xNext[c.x0:c.x1]
 	if err := c.n.Update(t, dt, s.x[c.x0:c.x1], s.inputs(c), dst); err != nil {
-		return s.nodeError(c, t, err)
+		return stepError(c.name, "", s.steps, t, err)
 	}
 	if j := nonFinite(dst); j >= 0 {
-		return &node.StateError{Node: c.name, Field: c.spec.StateLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+		return stepError(c.name, c.spec.StateLayout.Component(j), s.steps, t, node.ErrNonFinite)
 	}
 	return nil
-}
-
-// nodeError wraps an error returned by c's code as a *node.StateError,
-// naming the field when the node said which (node.FieldError).
-func (s *Sim) nodeError(c *cnode, t float64, err error) error {
-	se := &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
-	var fe *node.FieldError
-	if errors.As(err, &fe) {
-		se.Field = fe.Field
-	}
-	return se
 }
 
 // gather fills c's connected inputs from the sources' current values and
@@ -669,7 +658,7 @@ func (s *Sim) gather(c *cnode, t float64) error {
 		return nil
 	}
 	if j := nonFinite(s.u[c.u0:c.u1]); j >= 0 {
-		return &node.StateError{Node: c.name, Field: "input " + c.spec.InputLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+		return stepError(c.name, "input "+c.spec.InputLayout.Component(j), s.steps, t, node.ErrNonFinite)
 	}
 	return nil
 }
@@ -694,7 +683,7 @@ func (s *Sim) recoverNode(name string, t float64, err *error) {
 // panicError is the error that reports a recovered panic in node or
 // transform code.
 func panicError(name string, step int, t float64, r any) error {
-	return &node.StateError{Node: name, Step: step, Time: t, Err: fmt.Errorf("panic: %v", r)}
+	return stepError(name, "", step, t, fmt.Errorf("panic: %v", r))
 }
 
 // locate returns the stateful node holding flat state component j and

@@ -217,7 +217,7 @@ func TestMonolithicGMRESCheckpointResumes(t *testing.T) {
 	if err := a.Checkpoint().Encode(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), `"Jac"`) {
+	if !strings.Contains(buf.String(), `"jac":{`) { // the schema key (docs/checkpoint-format.md)
 		t.Fatal("the checkpoint does not record the Newton matrix's point")
 	}
 	cp, err := graph.DecodeCheckpoint(strings.NewReader(buf.String()))

@@ -155,10 +155,10 @@ func (m *System) deriv(i int32, t float64, y, dst []float64) error {
 	c := &s.nodes[i]
 	d := dst[c.x0:c.x1]
 	if err := m.derivs[m.derivK[i]].Derivatives(t, y[c.x0:c.x1], s.inputs(c), d); err != nil {
-		return s.nodeError(c, t, err)
+		return stepError(c.name, "", s.steps, t, err)
 	}
 	if j := nonFinite(d); j >= 0 {
-		return &node.StateError{Node: c.name, Field: "d/dt " + c.spec.StateLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
+		return stepError(c.name, "d/dt "+c.spec.StateLayout.Component(j), s.steps, t, node.ErrNonFinite)
 	}
 	return nil
 }
@@ -290,7 +290,7 @@ func (m *System) Events(t float64, y, dst []float64) (err error) {
 		c := &s.nodes[e.node]
 		n := len(c.spec.Events)
 		if err := e.ev.EventValues(t, y[c.x0:c.x1], s.inputs(c), dst[k:k+n]); err != nil {
-			return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+			return stepError(c.name, "", s.steps, t, err)
 		}
 		k += n
 	}
@@ -311,7 +311,7 @@ func (m *System) Reset(i int, t float64, y, dst []float64) (_ integrators.EventA
 	defer m.recoverAt(&cur, t, &err)
 	c := &m.s.nodes[e.node]
 	if err := e.ev.Reset(e.event, t, y[c.x0:c.x1], m.s.inputs(c), dst[c.x0:c.x1]); err != nil {
-		return integrators.EventContinue, &node.StateError{Node: c.name, Step: m.s.steps, Time: t, Err: err}
+		return integrators.EventContinue, stepError(c.name, "", m.s.steps, t, err)
 	}
 	return integrators.EventContinue, nil
 }

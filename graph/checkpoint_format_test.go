@@ -1,0 +1,149 @@
+package graph_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
+)
+
+var schemaKey = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// walkKeys calls f with the path of every object key in v, except inside
+// node parameters (whose keys are the nodes' parameter names).
+func walkKeys(v any, path string, f func(key, path string)) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			f(k, path)
+			if k != "params" {
+				walkKeys(x, path+"."+k, f)
+			}
+		}
+	case []any:
+		for _, x := range v {
+			walkKeys(x, path+"[]", f)
+		}
+	}
+}
+
+// The body's keys are the format's own lower-case names, not Go field
+// names: a checkpoint of every kind of memory (a Newmark-family stepper
+// with settings, the adaptive driver, an IQN-ILS group) uses only keys
+// of the documented schema.
+func TestCheckpointKeysAreTheSchemas(t *testing.T) {
+	ctx := context.Background()
+	var sims []*graph.Sim
+	s, _ := chain(3).Build()
+	if _, err := s.RunMonolithic(ctx, integrators.GeneralizedAlpha(0.8), &integrators.Settings{NewtonTol: 1e-12}, graph.Settings{Dt: 1e-3, Steps: 3}); err != nil {
+		t.Fatal(err)
+	}
+	sims = append(sims, s)
+	s, _ = chain(3).Build()
+	if _, err := s.Integrate(ctx, 0.01, &integrators.Settings{RTol: 1e-8}); err != nil {
+		t.Fatal(err)
+	}
+	sims = append(sims, s)
+	s = strong.sim(t)
+	if _, err := s.Run(ctx, graph.Settings{Dt: 0.01, Steps: 3, Coupling: checkpointStrategies()["iqn-ils reuse"]}); err != nil {
+		t.Fatal(err)
+	}
+	sims = append(sims, s)
+	for i, s := range sims {
+		body := checkpointBody(s)
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		walkKeys(v, "", func(k, path string) {
+			n++
+			if !schemaKey.MatchString(k) {
+				t.Errorf("checkpoint %d: key %q at %s is not a schema key (lower case, underscores): a Go field name leaked into the file", i, k, path)
+			}
+		})
+		if n < 10 {
+			t.Errorf("checkpoint %d: only %d keys", i, n)
+		}
+	}
+}
+
+// A well-formed header naming a version this cosim does not read is a
+// clear version error, not a corrupt file; version 1 files are read.
+func TestCheckpointVersionError(t *testing.T) {
+	s, _ := chain(2).Build()
+	body := checkpointBody(s)
+	for _, v := range []int{0, graph.CheckpointVersion + 1, 99} {
+		_, err := graph.DecodeCheckpoint(bytes.NewReader(signedAs(v, body)))
+		if !errors.Is(err, graph.ErrCheckpointVersion) || errors.Is(err, graph.ErrCorruptCheckpoint) ||
+			!strings.Contains(err.Error(), fmt.Sprintf("format version %d; this cosim reads versions %d to %d", v, graph.MinCheckpointVersion, graph.CheckpointVersion)) {
+			t.Errorf("version %d: err = %v", v, err)
+		}
+	}
+	// A version-2 body under a version-1 header is not a version-1 file.
+	if _, err := graph.DecodeCheckpoint(bytes.NewReader(signedAs(1, body))); !errors.Is(err, graph.ErrCorruptCheckpoint) {
+		t.Errorf("v2 body, v1 header: err = %v", err)
+	}
+}
+
+func signedAs(version int, body []byte) []byte {
+	b := signed(body)
+	_, rest, _ := strings.Cut(string(b), " ")
+	_, rest, _ = strings.Cut(rest, " ")
+	return []byte(fmt.Sprintf("cosim-checkpoint %d %s", version, rest))
+}
+
+// The adaptive controller proposes an infinite step when nothing bounds
+// it (an error estimate of zero: the rocket coasts, x” = 0). Such a
+// checkpoint is saved ("h": "+Inf"), read and resumed bit for bit; the
+// version-1 format could not encode it.
+func TestCheckpointInfiniteStep(t *testing.T) {
+	ctx := context.Background()
+	build := func() *graph.Sim {
+		r := newRocket(1, -1, 0, true)
+		r.level = 0.5
+		g := graph.New()
+		g.Add("rocket", r)
+		s, err := g.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ref := build()
+	for _, end := range []float64{0.7, 1.2} {
+		if _, err := ref.Integrate(ctx, end, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := build()
+	if _, err := s.Integrate(ctx, 0.7, nil); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := s.Checkpoint().Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"h":"+Inf"`) {
+		t.Fatalf("the checkpoint does not hold an infinite step; the test no longer covers it:\n%s", buf.String())
+	}
+	c, err := graph.DecodeCheckpoint(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := build()
+	if err := fresh.Restore(c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.Integrate(ctx, 1.2, nil); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "resumed", ref.State(nil), fresh.State(nil))
+}
