@@ -739,7 +739,7 @@ func (a *sensSys) analyticParam(p *sensParam, t float64, y, col []float64) (err 
 	cur := p.node
 	defer a.m.recoverAt(&cur, t, &err)
 	if err := p.analytic.DerivativesParamJacobian(t, y[c.x0:c.x1], s.inputs(c), buf); err != nil {
-		return s.nodeError(c, t, err)
+		return stepError(c.name, "", s.steps, t, err)
 	}
 	for r := 0; r < nx; r++ {
 		col[c.x0+r] = buf[r*np+p.col]
@@ -951,7 +951,7 @@ func (a *sensSys) eventGrad(i int, t float64, y, gy, gp []float64) (float64, err
 		}
 		gt, err := ej.EventValuesJacobian(e.event, t, y[c.x0:c.x1], in, gx, gu, gpo)
 		if err != nil {
-			return 0, &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+			return 0, stepError(c.name, "", s.steps, t, err)
 		}
 		clear(gy)
 		clear(gp)
@@ -1030,7 +1030,7 @@ func (a *sensSys) resetJac(i int, t float64, y, Ry, Rp, Rt []float64) error {
 			return err
 		}
 		if err := rj.ResetJacobian(e.event, t, y[c.x0:c.x1], in, Rx, Ru, Rpo, Rto); err != nil {
-			return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+			return stepError(c.name, "", s.steps, t, err)
 		}
 		for r := 0; r < n; r++ {
 			if r < c.x0 || r >= c.x1 {
