@@ -52,7 +52,7 @@ func Connect(g *graph.Graph, name string, p Params, body0 string, local0 [3]floa
 	if err := checkMarkers(name, ms); err != nil {
 		return nil, err
 	}
-	n, err := New(p, ms[0], ms[1])
+	n, err := newChecked(&p, ms[0], ms[1])
 	if err != nil {
 		return nil, err
 	}
@@ -61,11 +61,11 @@ func Connect(g *graph.Graph, name string, p Params, body0 string, local0 [3]floa
 		if mk.body == nil {
 			continue
 		}
-		for _, f := range mk.fields {
-			g.Connect(names[k]+"."+f, fmt.Sprintf("%s.m%d_%s", name, k, f))
+		for i, f := range mk.fields {
+			g.Connect(names[k]+"."+f, name+"."+mk.inNames[i])
 		}
-		for _, l := range mk.loads {
-			g.Connect(fmt.Sprintf("%s.m%d_%s", name, k, l), names[k]+"."+l)
+		for i, l := range mk.loads {
+			g.Connect(name+"."+mk.outNames[i], names[k]+"."+l)
 		}
 	}
 	return n, nil

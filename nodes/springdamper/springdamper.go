@@ -174,16 +174,13 @@ func Ground(p [3]float64) Marker { return Marker{Local: p} }
 // At returns a marker on body at local.
 func At(body node.Marker, local [3]float64) Marker { return Marker{Body: body, Local: local} }
 
-// marker is a Marker resolved against the connector's layouts.
+// marker is a Marker resolved against the connector's layouts: the body
+// and local point of this connector, the layout shared by its signature
+// (sig.go).
 type marker struct {
-	body     node.Marker
-	velJac   VelocityJacobianMarker // nil unless the body has one
-	local    [3]float64
-	in0, in1 int      // the body's marker fields, concatenated, in Inputs.Values
-	velCols  []bool   // per component of x: a Velocity-role field
-	fields   []string // the body's MarkerFields
-	loads    []string // the body's MarkerLoads
-	y0, y1   int      // the marker's load outputs in dst (y0 == y1: not pushable)
+	body  node.Marker
+	local [3]float64
+	*markerSig
 }
 
 // Kinds of marker for Outputs' direct path (see PointMarker).
@@ -258,9 +255,11 @@ type LocalChecker interface {
 // connector's name in a graph ("" from New); the error names it, the
 // marker (m0, m1) and the value, and wraps ErrMarkerLocal.
 func checkMarkers(conn string, ms [2]Marker) error {
-	prefix := TypeName + ": "
-	if conn != "" {
-		prefix += fmt.Sprintf("connector %q: ", conn)
+	prefix := func() string {
+		if conn == "" {
+			return TypeName + ": "
+		}
+		return fmt.Sprintf("%s: connector %q: ", TypeName, conn)
 	}
 	for k, m := range ms {
 		what := "local point"
@@ -269,12 +268,12 @@ func checkMarkers(conn string, ms [2]Marker) error {
 		}
 		for _, c := range m.Local {
 			if c-c != 0 {
-				return fmt.Errorf("%smarker m%d: %s %s is not finite: %w (%w)", prefix, k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, node.ErrNonFinite)
+				return fmt.Errorf("%smarker m%d: %s %s is not finite: %w (%w)", prefix(), k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, node.ErrNonFinite)
 			}
 		}
 		if lc, ok := m.Body.(LocalChecker); ok {
 			if err := lc.CheckMarkerLocal(m.Local); err != nil {
-				return fmt.Errorf("%smarker m%d: %s %s: %w (%w)", prefix, k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, err)
+				return fmt.Errorf("%smarker m%d: %s %s: %w (%w)", prefix(), k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, err)
 			}
 		}
 	}
@@ -290,8 +289,9 @@ type Node struct {
 	m     model
 	hot   [2]hotMarker
 	hasPE bool
-	spec  *node.Spec
-	vals  node.Values
+	spec  *node.Spec // sig.spec
+	sig   *sig
+	vals  node.Values // shared between connectors of equal Params: never modified in place
 	mk    [2]marker
 	// mirrors are the rows of batches (batch.go) holding a copy of m;
 	// SetParams writes through to them.
@@ -326,11 +326,16 @@ func New(p Params, m0, m1 Marker) (*Node, error) {
 	if err := checkMarkers("", [2]Marker{m0, m1}); err != nil {
 		return nil, err
 	}
-	vals, err := node.CheckValues(TypeName, params, p.values())
+	return newChecked(&p, m0, m1)
+}
+
+// newChecked is New after the markers' check.
+func newChecked(p *Params, m0, m1 Marker) (*Node, error) {
+	vals, mod, err := checkParams(p)
 	if err != nil {
 		return nil, err
 	}
-	return newNode(vals, m0, m1)
+	return newNodeModel(vals, mod, m0, m1)
 }
 
 // FromMap builds a connector between two ground markers at the origin from
@@ -354,22 +359,18 @@ func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newNodeModel(vals, mod, m0, m1)
+}
+
+// newNodeModel builds the connector from validated values and their
+// model; its spec and marker layout come from the signature cache.
+func newNodeModel(vals node.Values, mod model, m0, m1 Marker) (*Node, error) {
 	n := &Node{vals: vals, m: mod, hasPE: mod.uf == nil}
-	var ins []node.Input
-	outs := []node.Field{
-		{Name: "Displacement", Shape: node.Vec(3), Units: "m", Description: "Relative displacement $\\Delta\\mathbf{p} = \\mathbf{p}_{m1} - \\mathbf{p}_{m0}$, world frame"},
-		{Name: "Distance", Units: "m", Description: "Distance $L = |\\Delta\\mathbf{p}|$ between the marker points"},
-		{Name: "Velocity", Shape: node.Vec(3), Units: "m/s", Description: "Relative velocity $\\Delta\\mathbf{v} = \\mathbf{v}_{m1} - \\mathbf{v}_{m0}$, world frame"},
-		{Name: "Force", Shape: node.Vec(3), Units: "N", Description: "Connector force $\\mathbf{f}_{SD}$, world frame; it acts as $+\\mathbf{f}_{SD}$ on marker 0 and $-\\mathbf{f}_{SD}$ on marker 1"},
-	}
-	if n.hasPE {
-		outs = append(outs, node.Field{Name: "PotentialEnergy", Units: "J", Description: "Elastic energy $V = \\tfrac12\\sum_i k_i(\\Delta p_i - v_{\\mathrm{off},i})^2$; zero when inactive; absent with a user force function"})
-	}
-	off := 0
-	sign := [2]string{"$+\\mathbf{f}_{SD}$", "$-\\mathbf{f}_{SD}$"}
+	var bodies [2]*bodySig
 	for k, mm := range [2]Marker{m0, m1} {
 		mk := &n.mk[k]
 		mk.local = mm.Local
+		mk.markerSig = &groundSig
 		if mm.Body == nil {
 			continue
 		}
@@ -377,55 +378,20 @@ func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: marker %d: body of type %T implements node.Marker but not node.Node: %w", TypeName, k, mm.Body, ErrNotMarker)
 		}
-		bs := body.Spec()
+		b, err := bodySigOf(k, body.Spec(), mm.Body)
+		if err != nil {
+			return nil, err
+		}
+		bodies[k] = b
 		mk.body = mm.Body
-		mk.velJac, _ = mm.Body.(VelocityJacobianMarker)
-		mk.fields = mm.Body.MarkerFields()
-		mk.loads = mm.Body.MarkerLoads()
-		mk.in0 = off
-		for _, fn := range mk.fields {
-			f, ok := bodyField(bs, fn)
-			if !ok {
-				return nil, fmt.Errorf("%s: marker %d: body %s names marker field %q, which is not a state field or output of it: %w", TypeName, k, bs.Type, fn, ErrMarkerFields)
-			}
-			ins = append(ins, node.Input{
-				Name: fmt.Sprintf("m%d_%s", k, fn), Shape: f.Shape, Units: f.Units, Coupling: node.Replacing,
-				Description: fmt.Sprintf("Marker %d: the %s field %q: %s", k, bs.Type, fn, f.Description),
-			})
-			for range f.Shape.Len() {
-				mk.velCols = append(mk.velCols, f.Role == node.Velocity)
-			}
-			off += f.Shape.Len()
-		}
-		mk.in1 = off
-		for _, ln := range mk.loads {
-			i := indexInput(bs.Inputs, ln)
-			if i < 0 {
-				return nil, fmt.Errorf("%s: marker %d: body %s names marker load %q, which is not an input of it: %w", TypeName, k, bs.Type, ln, ErrMarkerFields)
-			}
-			in := bs.Inputs[i]
-			outs = append(outs, node.Field{
-				Name: fmt.Sprintf("m%d_%s", k, ln), Shape: in.Shape, Units: in.Units,
-				Description: fmt.Sprintf("Marker %d: the connector's load on the %s input %q (force %s at the marker)", k, bs.Type, ln, sign[k]),
-			})
-		}
 	}
-	n.spec = node.NewSpec(node.Spec{
-		Type: TypeName, Package: pkgPath, Params: params, Inputs: ins, Outputs: outs,
-		Feedthrough: true, Meta: meta,
-	})
+	n.sig = sigOf(n.hasPE, bodies)
+	n.spec = n.sig.spec
 	for k := range n.mk {
 		mk := &n.mk[k]
-		if len(mk.loads) == 0 {
-			continue
+		if mk.body != nil {
+			mk.markerSig = &n.sig.mk[k]
 		}
-		mk.y0 = n.spec.OutputOffset(fmt.Sprintf("m%d_%s", k, mk.loads[0]))
-		last := fmt.Sprintf("m%d_%s", k, mk.loads[len(mk.loads)-1])
-		i := n.spec.OutputLayout.Index(last)
-		mk.y1 = n.spec.OutputLayout.Offset(i) + n.spec.Outputs[i].Shape.Len()
-	}
-	for k := range n.mk {
-		mk := &n.mk[k]
 		h := &n.hot[k]
 		h.local, h.in0, h.y0, h.pushable = mk.local, int32(mk.in0), int32(mk.y0), mk.y1 > mk.y0
 		switch pm, ok := mk.body.(PointMarker); {
