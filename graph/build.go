@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -70,10 +71,15 @@ func splitPath(p string) (nodeName, field string, ok bool) {
 // *EdgeError (errors.Is with ErrUnknownNode, ErrShape, …) and algebraic
 // loops *LoopError.
 func (g *Graph) Build() (*Sim, error) {
-	s := &Sim{index: make(map[string]int, len(g.nodes)), nodes: make([]cnode, 0, len(g.nodes))}
+	s := &Sim{nodes: make([]cnode, 0, len(g.nodes))}
 	var probs []error
 
-	// Nodes and their layouts.
+	// Nodes and their layouts. When Add saw no duplicate name, the index
+	// is g.index: copied after the loop unless a node was left out.
+	unique := g.dups == 0
+	if !unique {
+		s.index = make(map[string]int, len(g.nodes))
+	}
 	xs, ys, us, ps := 0, 0, 0, 0
 	for _, nn := range g.nodes {
 		switch {
@@ -84,9 +90,11 @@ func (g *Graph) Build() (*Sim, error) {
 			probs = append(probs, fmt.Errorf("node %q: %w: the node is nil", nn.name, ErrBadName))
 			continue
 		}
-		if _, dup := s.index[nn.name]; dup {
-			probs = append(probs, fmt.Errorf("node %q: %w", nn.name, ErrDuplicateName))
-			continue
+		if !unique {
+			if _, dup := s.index[nn.name]; dup {
+				probs = append(probs, fmt.Errorf("node %q: %w", nn.name, ErrDuplicateName))
+				continue
+			}
 		}
 		spec := nn.n.Spec()
 		c := cnode{name: nn.name, n: nn.n, spec: spec}
@@ -104,8 +112,19 @@ func (g *Graph) Build() (*Sim, error) {
 		c.u0, us = us, us+spec.InputLayout.Size()
 		c.p0, ps = ps, ps+len(spec.Inputs)
 		c.x1, c.y1, c.u1, c.p1 = xs, ys, us, ps
-		s.index[nn.name] = len(s.nodes)
+		if !unique {
+			s.index[nn.name] = len(s.nodes)
+		}
 		s.nodes = append(s.nodes, c)
+	}
+	switch {
+	case unique && len(s.nodes) == len(g.nodes):
+		s.index = maps.Clone(g.index)
+	case unique:
+		s.index = make(map[string]int, len(s.nodes))
+		for i := range s.nodes {
+			s.index[s.nodes[i].name] = i
+		}
 	}
 
 	// Edges, resolved in connection order. Each is keyed by its input's
@@ -114,6 +133,8 @@ func (g *Graph) Build() (*Sim, error) {
 	// edges into slot p are byInput[first[p]:first[p+1]], in connection
 	// order).
 	edges := make([]resolved, 0, len(g.edges))
+	s.nameCache = &nameCache{}
+	defer func() { s.nameCache = nil }()
 	for i := range g.edges {
 		e := &g.edges[i]
 		bad := func(err error, format string, a ...any) {
@@ -369,6 +390,44 @@ func (s *Sim) nodeNames() []string {
 	return out
 }
 
+// nameCache remembers the last node names Build resolved. Consecutive
+// edges mostly join the same few nodes (a connector and its bodies), or
+// the nodes added after them (a chain, a grid), and comparing a short
+// name costs less than hashing it into a map of a million names. Names
+// are unique in s.nodes, so s.nodes[k].name == name means index k.
+type nameCache struct {
+	idx  [4]int
+	next int
+}
+
+// nodeIndex is s.index[name], through s.nameCache while Build resolves
+// edges: a remembered node, the node after one, or the map.
+func (s *Sim) nodeIndex(name string) (int, bool) {
+	nc := s.nameCache
+	if nc == nil || len(s.nodes) == 0 {
+		i, ok := s.index[name]
+		return i, ok
+	}
+	for _, k := range nc.idx {
+		if s.nodes[k].name == name {
+			return k, true
+		}
+	}
+	for _, k := range nc.idx {
+		if k+1 < len(s.nodes) && s.nodes[k+1].name == name {
+			nc.idx[nc.next] = k + 1
+			nc.next = (nc.next + 1) % len(nc.idx)
+			return k + 1, true
+		}
+	}
+	i, ok := s.index[name]
+	if ok {
+		nc.idx[nc.next] = i
+		nc.next = (nc.next + 1) % len(nc.idx)
+	}
+	return i, ok
+}
+
 // resolveSource resolves "node.field" to a state field or an output.
 func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef, bool) {
 	nn, fn, ok := splitPath(p)
@@ -376,7 +435,7 @@ func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef
 		bad(ErrUnknownField, "%q is not of the form node.field", p)
 		return fieldRef{}, false
 	}
-	ni, ok := s.index[nn]
+	ni, ok := s.nodeIndex(nn)
 	if !ok {
 		bad(ErrUnknownNode, "no node %q%s", nn, node.DidYouMean(nn, s.nodeNames()))
 		return fieldRef{}, false
@@ -415,7 +474,7 @@ func (s *Sim) resolveInput(p string, bad func(error, string, ...any)) (int, int,
 		bad(ErrUnknownField, "%q is not of the form node.input", p)
 		return 0, 0, false
 	}
-	ni, ok := s.index[nn]
+	ni, ok := s.nodeIndex(nn)
 	if !ok {
 		bad(ErrUnknownNode, "no node %q%s", nn, node.DidYouMean(nn, s.nodeNames()))
 		return 0, 0, false

@@ -22,6 +22,7 @@ type Sim struct {
 	onGroupStep func(GroupStep) // Settings.OnGroupStep of the current Run
 	nodes       []cnode
 	index       map[string]int
+	nameCache   *nameCache // during Build only
 	gathers     []gather
 	levels      [][]int32 // nodes with outputs, by feedthrough depth
 	stateful    []int32   // nodes with state, in node order

@@ -268,17 +268,21 @@ func checkMarkers(conn string, ms [2]Marker) error {
 		}
 		for _, c := range m.Local {
 			if c-c != 0 {
-				return fmt.Errorf("%smarker m%d: %s %s is not finite: %w (%w)", prefix(), k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, node.ErrNonFinite)
+				return fmt.Errorf("%smarker m%d: %s %s is not finite: %w (%w)", prefix(), k, what, formatPoint(m.Local), ErrMarkerLocal, node.ErrNonFinite)
 			}
 		}
 		if lc, ok := m.Body.(LocalChecker); ok {
 			if err := lc.CheckMarkerLocal(m.Local); err != nil {
-				return fmt.Errorf("%smarker m%d: %s %s: %w (%w)", prefix(), k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, err)
+				return fmt.Errorf("%smarker m%d: %s %s: %w (%w)", prefix(), k, what, formatPoint(m.Local), ErrMarkerLocal, err)
 			}
 		}
 	}
 	return nil
 }
+
+// formatPoint formats a marker's point for errors; taking the point by
+// value keeps checkMarkers' markers off the heap.
+func formatPoint(p [3]float64) string { return node.FormatValue(p[:]) }
 
 // Node is the Cartesian spring-damper connector. Build it with New,
 // FromMap or Connect.
