@@ -430,7 +430,8 @@ func indexInput(ins []node.Input, name string) int {
 }
 
 // Spec describes this connector: its inputs and load outputs depend on the
-// markers, so every instance has its own spec (built once, immutable).
+// markers, so connectors of different signatures have different specs;
+// connectors of one signature share one (immutable).
 //
 // For each body marker k (0 or 1) there is a replacing input
 // "m<k>_<field>" per name in the body's MarkerFields, with the body's
