@@ -8,7 +8,7 @@ var _ node.Drawer = (*Node)(nil)
 // (set.BodySize by default), color color (set.BodyColor by default).
 // Nothing when show is false.
 func (n *Node) Draw(x []float64, _ node.Inputs, set *node.DrawSettings, dst []node.Primitive) []node.Primitive {
-	vis := n.app.Visual()
+	vis := n.appearance().Visual()
 	if n.vals != nil {
 		vis = node.VisualOf(n.vals)
 	}

@@ -71,7 +71,7 @@ type Node struct {
 	// builds them on demand, so that a mass costs no map).
 	vals node.Values
 	m    model
-	app  node.Appearance
+	app  *node.Appearance // nil: the default appearance
 	// mirrors are the rows of batches (batch.go) holding a copy of m;
 	// SetParams writes through to them.
 	mirrors []*model
@@ -94,9 +94,12 @@ var (
 // other goes through node.CheckValues, whose errors are the reference.
 func New(p Params) (*Node, error) {
 	if p.valid() {
-		return &Node{app: p.Appearance, m: model{
-			mass: p.Mass, gravity: p.Gravity, initPosition: p.InitialPosition, initVelocity: p.InitialVelocity,
-		}}, nil
+		n := &Node{m: model{mass: p.Mass, gravity: p.Gravity, initPosition: p.InitialPosition, initVelocity: p.InitialVelocity}}
+		if p.Appearance != (node.Appearance{}) {
+			a := p.Appearance // a copy: taking p's address would move every p to the heap
+			n.app = &a
+		}
+		return n, nil
 	}
 	vals, err := node.CheckValues(TypeName, spec.Params, p.values())
 	if err != nil {
@@ -133,12 +136,20 @@ func (p *Params) valid() bool {
 	return true
 }
 
+// appearance is the appearance New was given.
+func (n *Node) appearance() node.Appearance {
+	if n.app == nil {
+		return node.Appearance{}
+	}
+	return *n.app
+}
+
 // values returns the validated parameter values.
 func (n *Node) values() node.Values {
 	if n.vals != nil {
 		return n.vals
 	}
-	p := Params{Mass: n.m.mass, Gravity: n.m.gravity, InitialPosition: n.m.initPosition, InitialVelocity: n.m.initVelocity, Appearance: n.app}
+	p := Params{Mass: n.m.mass, Gravity: n.m.gravity, InitialPosition: n.m.initPosition, InitialVelocity: n.m.initVelocity, Appearance: n.appearance()}
 	vals, err := node.CheckValues(TypeName, spec.Params, p.values())
 	if err != nil {
 		panic(fmt.Sprintf("masspoint: parameters accepted by New are invalid: %v", err))

@@ -56,15 +56,15 @@ func TestValidMatchesCheckValues(t *testing.T) {
 		if got := n.Params(); !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v: Params = %v, want %v", p, got, want)
 		}
-		if got, want := n.app.Visual(), node.VisualOf(want); !reflect.DeepEqual(got, want) {
+		if got, want := n.appearance().Visual(), node.VisualOf(want); !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v: Visual = %v, want %v", p, got, want)
 		}
 	}
 }
 
-// TestNewAllocations: a mass from valid Params is one allocation, no
-// parameter map (issue 14: parameters validated without a map per
-// instance).
+// TestNewAllocations: a mass from valid Params with the default
+// appearance is one allocation, no parameter map (issue 14: parameters
+// validated without a map per instance).
 func TestNewAllocations(t *testing.T) {
 	p := DefaultParams()
 	if a := testing.AllocsPerRun(100, func() { _, _ = New(p) }); a > 1 {
