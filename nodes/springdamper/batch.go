@@ -67,7 +67,7 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 		b.models[i] = m.m
 		m.mirrors = append(m.mirrors, &b.models[i])
 		if b.ground != nil {
-			b.ground[i] = [2][3]float64{m.hot[0].local, m.hot[1].local}
+			b.ground[i] = [2][3]float64{m.mk[0].local, m.mk[1].local}
 		}
 	}
 	// Output fields: Displacement, Distance, Velocity, Force,

@@ -191,12 +191,12 @@ const (
 )
 
 // hotMarker is what Outputs reads of a marker, packed small so that a
-// chain of thousands of connectors stays in cache.
+// chain of thousands of connectors stays in cache (a ground marker's
+// point is the marker's local).
 type hotMarker struct {
 	kind     int32
 	in0, y0  int32
 	pushable bool
-	local    [3]float64
 }
 
 // PointMarker is an optional capability of a node.Marker body whose
@@ -397,7 +397,7 @@ func newNodeModel(vals node.Values, mod model, m0, m1 Marker) (*Node, error) {
 			mk.markerSig = &n.sig.mk[k]
 		}
 		h := &n.hot[k]
-		h.local, h.in0, h.y0, h.pushable = mk.local, int32(mk.in0), int32(mk.y0), mk.y1 > mk.y0
+		h.in0, h.y0, h.pushable = int32(mk.in0), int32(mk.y0), mk.y1 > mk.y0
 		switch pm, ok := mk.body.(PointMarker); {
 		case mk.body == nil:
 			h.kind = kindGround
@@ -515,8 +515,8 @@ func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 	h0, h1 := &n.hot[0], &n.hot[1]
 	var p0x, p0y, p0z, v0x, v0y, v0z, p1x, p1y, p1z, v1x, v1y, v1z float64
 	if h0.kind != kindBody && h1.kind != kindBody {
-		p0x, p0y, p0z, v0x, v0y, v0z = h0.direct(u)
-		p1x, p1y, p1z, v1x, v1y, v1z = h1.direct(u)
+		p0x, p0y, p0z, v0x, v0y, v0z = h0.direct(u, &n.mk[0].local)
+		p1x, p1y, p1z, v1x, v1y, v1z = h1.direct(u, &n.mk[1].local)
 	} else {
 		p0, v0, p1, v1 := n.state(u, dst)
 		p0x, p0y, p0z, v0x, v0y, v0z = p0[0], p0[1], p0[2], v0[0], v0[1], v0[2]
@@ -588,10 +588,11 @@ func (n *Node) load(k int, u []float64, fx, fy, fz float64, dst []float64) {
 	mk.body.MarkerLoad(u[mk.in0:mk.in1], mk.local, [3]float64{fx, fy, fz}, dst[mk.y0:mk.y1])
 }
 
-// direct returns the position and velocity of a ground or point marker.
-func (h *hotMarker) direct(u []float64) (px, py, pz, vx, vy, vz float64) {
+// direct returns the position and velocity of a ground or point marker
+// (local: the marker's local, a ground marker's point).
+func (h *hotMarker) direct(u []float64, local *[3]float64) (px, py, pz, vx, vy, vz float64) {
 	if h.kind == kindGround {
-		return h.local[0], h.local[1], h.local[2], 0, 0, 0
+		return local[0], local[1], local[2], 0, 0, 0
 	}
 	s := u[h.in0 : h.in0+6 : h.in0+6]
 	return s[0], s[1], s[2], s[3], s[4], s[5]
