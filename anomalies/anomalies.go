@@ -41,8 +41,10 @@ type Record struct {
 	// Test is the test that pins the anomaly (open, wont-fix) or guards
 	// against its return (resolved), as "import/path.TestName".
 	Test string `json:"test"`
-	// Seed points to the seed text the record comes from, when it does.
-	Seed string `json:"seed,omitempty"`
+	// Source names the public document the record comes from, when it
+	// comes from another code's documentation: title, version and section
+	// (e.g. the MADDENING BallNode guide's Known Limitations).
+	Source string `json:"source,omitempty"`
 }
 
 // All returns every record, sorted by ID. The slice is a fresh copy.

@@ -8,7 +8,7 @@ var records = []Record{
 	{
 		ID:    "MADD-ANO-011",
 		Title: "Metadata names a different scheme from the one Update runs",
-		Description: "In the seed's BallNode, `NodeMeta.discretization` named forward Euler while `update()` ran semi-implicit Euler: " +
+		Description: "In MADDENING's BallNode (MADD-NODE-001 1.0.0), `NodeMeta.discretization` named forward Euler while `update()` ran semi-implicit Euler: " +
 			"both first order, but the sign of the leading position error, the long-run energy behaviour and agreement with " +
 			"`integrate_node(..., method=\"euler\")` were not what the metadata implied. In cosim, `Metadata.Discretization` holds the " +
 			"integrators package's method name and a conformance test steps every node's `Update` against that method applied to its " +
@@ -16,58 +16,58 @@ var records = []Record{
 		Severity:   Major,
 		Components: []string{"ball", "node", "verification"},
 		Status:     Resolved,
-		Found:      "seed (maddening 0.3)",
+		Found:      "MADDENING 0.3",
 		Fixed:      "0.1.0",
 		Test:       "github.com/cosimgo/cosim/verification.TestUpdateMatchesNamedScheme",
-		Seed:       "shared/seeds/ball-node.md, Discretization (Warning)",
+		Source:     "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Discretization (Warning)",
 	},
 	{
 		ID:    "MADD-ANO-013",
 		Title: "Injected gravity added in a different dtype",
-		Description: "The seed's `derivatives()` once added an injected gravity in a dtype other than the velocity's (the " +
+		Description: "MADDENING's BallNode `derivatives()` once added an injected gravity in a dtype other than the velocity's (the " +
 			"BallNode instance of this anomaly). cosim computes in float64 throughout; the regression test checks the " +
 			"injected gravity reaches `Derivatives` bit for bit.",
 		Severity:   Minor,
 		Components: []string{"ball"},
 		Status:     Resolved,
-		Found:      "seed (maddening)",
+		Found:      "MADDENING (before 0.4.0)",
 		Fixed:      "0.1.0",
 		Test:       "github.com/cosimgo/cosim/verification.TestInjectedGravityFloat64",
-		Seed:       "shared/seeds/ball-node.md, Known Limitations (derivatives())",
+		Source:     "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Known Limitations (derivatives()); resolved there in MADDENING 0.4.0",
 	},
 	{
 		ID:    "MADD-ANO-018",
 		Title: "Derivatives ignore injected parameters",
-		Description: "The seed's `derivatives()` once read only the node's own parameters, not the injected ones by the " +
+		Description: "MADDENING's BallNode `derivatives()` once read only the node's own parameters, not the injected ones by the " +
 			"`{**self.params, **params}` rule `update()` uses, so a gravity injected through params changed `update()` but " +
 			"not the continuous right-hand side. In cosim, `Update` and `Derivatives` read the same parameter values, " +
 			"including overrides set with `SetParams`, for every registered node type.",
 		Severity:   Major,
 		Components: []string{"ball", "node"},
 		Status:     Resolved,
-		Found:      "seed (maddening)",
+		Found:      "MADDENING (before 0.4.0)",
 		Fixed:      "0.1.0",
 		Test:       "github.com/cosimgo/cosim/verification.TestParameterInjection",
-		Seed:       "shared/seeds/ball-node.md, Known Limitations (derivatives())",
+		Source:     "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Known Limitations (derivatives()); resolved there in MADDENING 0.4.0",
 	},
 	{
 		ID:    "MADD-ANO-021",
 		Title: "Fixed-step bounce sensitivities miss the contact-time derivative",
 		Description: "Contact is a per-step branch in `Update`, so a sensitivity of the state after a bounce, taken through the " +
-			"fixed-step co-simulation (by finite differences here, by `jax.grad` in the seed), never sees the moment of contact. " +
+			"fixed-step co-simulation (by finite differences here, by `jax.grad` in MADDENING, a JAX code), never sees the moment of contact. " +
 			"With $\\Delta t = 10^{-3}$, a drop from 1.0 and one bounce before $T = 0.8$ s, $\\partial x(T)/\\partial h$ is $0$ against " +
 			"the exact $+0.5892$ and $\\partial x(T)/\\partial |g|$ is $+0.0651$ against $+0.0051$. Event-localized integration " +
 			"(the ball's contact event) gets the exact values.",
 		Severity:   Major,
 		Components: []string{"ball", "graph"},
 		Status:     Open,
-		Found:      "seed (maddening)",
+		Found:      "MADDENING 0.4",
 		Workaround: "Integrate the ball with event localization when sensitivities or contact times matter: " +
 			"graph.Sim.Integrate (adaptive Dormand–Prince, which locates the ball's contact event and applies its reset), " +
-			"or integrators.NewAdaptive for a single system with events. The fixed-step \"dormand-prince\" method from " +
-			"integrators.ByName does not locate events.",
-		Test: "github.com/cosimgo/cosim/verification.TestAnomalyMADDANO021",
-		Seed: "shared/seeds/ball-node.md, Known Limitations (MADD-ANO-021)",
+			"or integrators.NewAdaptive for a single system with events; since issue 15 also graph.Sim.RunMonolithic with any " +
+			"fixed-step method, which locates the contact by re-stepping and applies the reset.",
+		Test:   "github.com/cosimgo/cosim/verification.TestAnomalyMADDANO021",
+		Source: "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Known Limitations (MADD-ANO-021)",
 	},
 	{
 		ID:    "COSIM-ANO-001",
@@ -80,30 +80,30 @@ var records = []Record{
 		Severity:   Minor,
 		Components: []string{"ball"},
 		Status:     WontFix,
-		Found:      "seed (maddening)",
+		Found:      "MADDENING 0.4",
 		Workaround: "Use `Update` (co-simulation) or an event-localizing integrator, which applies the ball's contact event " +
 			"and reset, for anything that reaches the table.",
-		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO001",
-		Seed: "shared/seeds/ball-node.md, Known Limitations (derivatives())",
+		Test:   "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO001",
+		Source: "MADDENING BallNode guide (module maddening.nodes.ball, algorithm MADD-NODE-001, node version 1.0.0, MADDENING 0.4 documentation), Known Limitations (derivatives())",
 	},
 	{
 		ID:    "COSIM-ANO-002",
 		Title: "A spring-damper's force on a ball marker is lost",
-		Description: "The ball has no force input (`MarkerLoads` is empty), so a spring-damper with a marker on a ball " +
-			"has no load output for that marker and `springdamper.Connect` wires none: the ball drives the connector as " +
-			"prescribed motion and the connector's force on it goes nowhere. Nothing reports it: the graph builds and " +
-			"runs without an error or a warning, the connector's `Force` output shows the force, and the ball's " +
-			"trajectory is the one it would have without the connector. A vertical spring of $k_z = 1000$ N/m from a " +
-			"ball at 0 to the world point $(0, 0, 1)$ pulls the ball up with 1000 N, and the ball falls freely, bit for " +
-			"bit. The pair of forces is not equal and opposite, so momentum and energy balances over the graph fail.",
+		Description: "Until ball 1.1.0 the ball had no force input (`MarkerLoads` was empty), so a spring-damper with a " +
+			"marker on a ball had no load output for that marker and `springdamper.Connect` wired none: the ball drove " +
+			"the connector as prescribed motion and the connector's force on it went nowhere, without an error or a " +
+			"warning. A vertical spring of $k_z = 1000$ N/m from a ball at 0 to the world point $(0, 0, 1)$ pulled the " +
+			"ball up with 1000 N, and the ball fell freely, bit for bit; the pair of forces was not equal and opposite. " +
+			"Fixed by giving the ball an additive input `force` (N, along its axis) and a `mass` parameter: its " +
+			"`MarkerLoads` is `force` and `MarkerLoad` writes the component of the connector's force along the marker " +
+			"axis, so the ball obeys $\\ddot x = g + F/m$. The regression test runs that spring on a 1 kg ball for 0.1 s " +
+			"and matches the semi-implicit Euler recurrence under the spring's force to $10^{-12}$ m.",
 		Severity:   Major,
 		Components: []string{"springdamper", "ball"},
-		Status:     Open,
+		Status:     Resolved,
 		Found:      "0.1.0",
-		Workaround: "Do not attach a connector to a ball when its force must act on the ball: model the body as a " +
-			"masspoint or a rigidbody, which take marker loads. A ball marker is " +
-			"right only where the ball is meant as prescribed motion.",
-		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO002",
+		Fixed:      "0.1.0",
+		Test:       "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO002",
 	},
 	{
 		ID:    "COSIM-ANO-003",
@@ -127,8 +127,8 @@ var records = []Record{
 	{
 		ID:    "COSIM-ANO-004",
 		Title: "A ball at rest keeps a spurious upward velocity above the rest threshold's step",
-		Description: "The rest rule ($v \\leftarrow 0$ below a rebound speed of $10^{-4}$ m/s) holds a ball on the table " +
-			"only when $e\\,|g|\\,\\Delta t < 10^{-4}$, that is $\\Delta t < 1.27 \\times 10^{-5}$ s for the defaults, below " +
+		Description: "The rest rule ($v \\leftarrow 0$ at an impact speed of at most $10^{-4}$ m/s) holds a ball on the table " +
+			"only when $|g|\\,\\Delta t \\le 10^{-4}$, that is $\\Delta t \\le 1.02 \\times 10^{-5}$ s for $g = -9.81$, below " +
 			"the whole validated timestep range. At larger steps a ball at rest falls below the surface within each " +
 			"step, is snapped back and rebounds: $v_{k+1} = e(|g|\\Delta t - v_k)$, which tends to " +
 			"$e\\,|g|\\,\\Delta t/(1+e)$, 0.0436 m/s for the defaults at $\\Delta t = 0.01$ s, instead of 0. The position " +
@@ -139,7 +139,7 @@ var records = []Record{
 		Status:     Open,
 		Found:      "0.1.0",
 		Workaround: "Integrate with event localization (graph.Sim.Integrate), whose resting contact in `Derivatives` " +
-			"keeps the ball at rest at any step, or step `Update` with $\\Delta t < 10^{-4}/(e\\,|g|)$.",
+			"keeps the ball at rest at any step, or step `Update` with $\\Delta t \\le 10^{-4}/|g|$.",
 		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO004",
 	},
 }

@@ -45,6 +45,13 @@ func BenchmarkChain(b *testing.B) {
 			HandSIE(y, n, b.N, ChainDt)
 			perMass(b, n)
 		})
+		b.Run(fmt.Sprintf("N=%d/impl=fused", n), func(b *testing.B) {
+			y := Mode1(n).InitialState()
+			b.ReportAllocs()
+			b.ResetTimer()
+			HandSIEFused(y, n, b.N, ChainDt)
+			perMass(b, n)
+		})
 		for _, w := range []int{1, 2} {
 			b.Run(fmt.Sprintf("N=%d/impl=graph/workers=%d", n, w), func(b *testing.B) {
 				s := chainSim(b, n)

@@ -228,7 +228,7 @@ func TestBounce(t *testing.T) {
 	}
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 5e-8 {
-			t.Errorf("analytic impact %d at %.8f, seed %.7f", i+1, got[i], want[i])
+			t.Errorf("analytic impact %d at %.8f, want %.7f", i+1, got[i], want[i])
 		}
 	}
 	a, err := BounceAdaptive(1e-10)
@@ -261,6 +261,21 @@ func TestTwoMass(t *testing.T) {
 		}
 		if math.Abs(r.Q[0]) > 1 || math.Abs(r.Q[1]) > 1 {
 			t.Errorf("%s: q(12 s) = %v", m.Name, r.Q)
+		}
+	}
+}
+
+// The fused baseline does HandSIE's arithmetic in HandSIE's order: the
+// two agree bit for bit.
+func TestHandSIEFused(t *testing.T) {
+	for _, n := range []int{1, 2, 7, 100} {
+		a, b := Mode1(n).InitialState(), Mode1(n).InitialState()
+		HandSIE(a, n, 200, ChainDt)
+		HandSIEFused(b, n, 200, ChainDt)
+		for i := range a {
+			if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+				t.Fatalf("N=%d: state[%d] HandSIE %v, HandSIEFused %v", n, i, a[i], b[i])
+			}
 		}
 	}
 }

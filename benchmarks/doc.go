@@ -39,9 +39,18 @@
 // impacts.
 //
 // W3 two-mass: the cost per step of Newmark and generalized-alpha ρ∞ = 0.5
-// on the seed's two-mass problem, with right-hand sides and Newton
+// on the MADDENING two-mass guide's two-mass problem, with right-hand sides and Newton
 // iterations counted. The accuracy table belongs to
 // benchmarks/structuralmodes.
+//
+// W4 stiff chain ([StiffChain]): the W1 chain with k = 1e7 N/m and
+// c = 10 N·s/m on every axis, first mode, dt = 1 ms (ω_max·dt ≈ 6.3:
+// explicit methods are unstable), integrated monolithically by backward
+// Euler and generalized-alpha with dense LU (small N) and GMRES with
+// block-Jacobi or ILU(0) up to N = 100 000 (600 000 states), against the
+// same damped modal solution. go run ./benchmarks/report -w4 measures it
+// alone; go run ./benchmarks/stiffscene writes its 20 000-mass scene,
+// examples/scenes/stiff-chain-20000.json.
 //
 // # Baselines
 //

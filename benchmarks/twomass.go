@@ -6,7 +6,7 @@ import (
 	"github.com/cosimgo/cosim/integrators"
 )
 
-// W3 is the seed's two-mass problem (generalized-alpha-two-modes.md):
+// W3 is the two-mass problem of MADDENING's generalized-alpha guide ("Two masses, two known modes"):
 // M = I, K = [[800.5, −799.5], [−799.5, 800.5]], modes of 1 and 40 rad/s
 // with amplitudes 1 and 0.05, at rest; dt = 0.1 s, 120 steps. Its
 // accuracy table (energy retained, phase lag) belongs to
@@ -65,7 +65,7 @@ func (r TwoMassRun) NewtonPerStep() float64 {
 
 // TwoMass runs W3 with m (Newmark or generalized-alpha) through the
 // second-order runner (Method.NewSecondOrder), carrying the history from
-// step to step as the seed prescribes.
+// step to step as the MADDENING two-mass guide prescribes.
 func TwoMass(m integrators.Method) (TwoMassRun, error) {
 	r, err := m.NewSecondOrder(twoMass{}, nil)
 	if err != nil {

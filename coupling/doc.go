@@ -81,6 +81,14 @@
 // on the first step after the coupling memory was reset; see
 // Checkpoints).
 //
+// # Limits
+//
+// One step's work is bounded: Iteration.MaxIter is at most
+// [MaxIterLimit] (10 000) and a rate at most [MaxRate] (10⁶ substeps
+// per macro step); Validate names the limit a strategy exceeds. The graph
+// checks for cancellation between iterations and between substeps, so a
+// step at the limits still stops promptly.
+//
 // # Acceleration
 //
 // [Relaxation]: u^{k+1} = u^k + ω·r^k with r = G(u) − u and a constant ω

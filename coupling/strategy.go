@@ -147,6 +147,23 @@ const (
 	defaultRelaxOmega = 1.0
 )
 
+// Upper limits that keep the work of one step bounded. A step's work is
+// the product of the iterations of a group and the substeps of its
+// fastest member, so each factor is capped; the graph also checks for
+// cancellation between iterations and between substeps, so even a step
+// at the limits can be stopped.
+const (
+	// MaxIterLimit is the largest Iteration.MaxIter: a fixed-point
+	// iteration (accelerated or not) that has not converged in 10 000
+	// evaluations of G is diverging or stagnating, and more iterations
+	// only make the step unbounded; loosen ATol/RTol or shorten the step.
+	MaxIterLimit = 10000
+	// MaxRate is the largest rate of Strategy.Rates: a node that needs
+	// more than 1 000 000 substeps per macro step wants a smaller macro
+	// step (or its own integrator).
+	MaxRate = 1000000
+)
+
 // Acceleration configures how a group's next iterate is computed from the
 // current one, u, and its image G(u). The zero value is plain fixed-point
 // iteration (relaxation with ω = 1).
@@ -182,7 +199,7 @@ type Iteration struct {
 	// DefaultATol and DefaultRTol.
 	ATol, RTol float64
 	// MaxIter bounds the evaluations of G per step. Zero means
-	// DefaultMaxIter.
+	// DefaultMaxIter; at most MaxIterLimit.
 	MaxIter int
 	// Predictor gives the first iterate; zero means Constant.
 	Predictor Predictor
@@ -255,7 +272,7 @@ type Strategy struct {
 	// (multirate; Jacobi and Iterative, not GaussSeidel): a node with
 	// rate r updates r times per step with Δt/r (per iteration inside a
 	// group). Nodes not listed have rate 1. Only stateful nodes may be
-	// listed.
+	// listed. A rate is at most MaxRate.
 	Rates map[string]int
 	// Interpolation: what subcycling nodes see of slower nodes (and, in
 	// an iterated group whose slowest members subcycle, of the interface
@@ -285,6 +302,8 @@ func (s *Strategy) Validate() error {
 	for _, name := range sortedKeys(s.Rates) {
 		if r := s.Rates[name]; r < 1 {
 			bad("rate of %q is %d; a rate is a positive number of substeps", name, r)
+		} else if r > MaxRate {
+			bad("rate of %q is %d, more than the limit MaxRate = %d substeps per step; use a smaller macro step", name, r, MaxRate)
 		}
 	}
 	switch s.Interpolation {
@@ -306,6 +325,9 @@ func (s *Strategy) Validate() error {
 	}
 	if it.MaxIter < 0 || it.Acceleration.Reuse < 0 || it.Acceleration.MaxColumns < 0 {
 		bad("MaxIter, Reuse and MaxColumns must be non-negative")
+	}
+	if it.MaxIter > MaxIterLimit {
+		bad("Iteration MaxIter = %d is more than the limit MaxIterLimit = %d iterations per step; a group that has not converged by then will not: loosen ATol/RTol or shorten the step", it.MaxIter, MaxIterLimit)
 	}
 	switch it.Acceleration.Method {
 	case "", Relaxation, Aitken, IQNILS:

@@ -4,7 +4,7 @@
 // # Overview
 //
 // Every registered node type gets a guide, docs/nodes/TYPE.md, in the
-// section order of the seed guides: a header (package, stability,
+// section order of MADDENING's node guides: a header (package, stability,
 // algorithm ID, version, deprecation notice), Summary, Governing
 // Equations, Discretization (the scheme Update runs and the declared
 // order), Implementation Mapping, Assumptions and Simplifications,

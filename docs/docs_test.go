@@ -17,7 +17,7 @@ import (
 
 	"github.com/cosimgo/cosim/anomalies"
 	"github.com/cosimgo/cosim/docs"
-	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/node/describe"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/verification"
 )
@@ -278,7 +278,7 @@ func indexFrom(s []string, v string, from int) int {
 }
 
 // TestDescribeJSONDocumented: docs/describe-json.md mentions, as `name`,
-// every JSON field name of node.Description and of the types nested in
+// every JSON field name of describe.Description and of the types nested in
 // it, and of the records cosim describe puts in Extra, so the reference
 // cannot drift from the struct tags.
 func TestDescribeJSONDocumented(t *testing.T) {
@@ -289,7 +289,7 @@ func TestDescribeJSONDocumented(t *testing.T) {
 	text := string(src)
 	names := map[string]string{}
 	for _, typ := range []reflect.Type{
-		reflect.TypeFor[node.Description](),
+		reflect.TypeFor[describe.Description](),
 		reflect.TypeFor[anomalies.Record](),
 		reflect.TypeFor[verification.Measurement](),
 	} {

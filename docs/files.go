@@ -329,7 +329,7 @@ func WriteIndex(out io.Writer, reg *node.Registry) error {
 func WriteAnomalies(out io.Writer, recs []anomalies.Record, reg *node.Registry) error {
 	w := new(bytes.Buffer)
 	fmt.Fprintf(w, "%s\n\n# Known anomalies\n\n", Header)
-	para(w, "Every known defect of cosim and of the seeds it ports, from the registry in the `anomalies` package (`cosim anomalies` prints it; `cosim anomalies --json` as JSON). Each record names the test that pins it: an open or won't-fix anomaly's test fails once the behaviour changes, a resolved one's fails if it comes back.")
+	para(w, "Every known defect of cosim and of the algorithms it ports from other codes (MADDENING's node guides, Exudyn's item reference; see `docs/glossary.md` in the repository), from the registry in the `anomalies` package (`cosim anomalies` prints it; `cosim anomalies --json` as JSON). Each record names the test that pins it: an open or won't-fix anomaly's test fails once the behaviour changes, a resolved one's fails if it comes back.")
 	listedBy := map[string][]string{}
 	if reg != nil {
 		for _, name := range reg.Names() {
@@ -379,8 +379,8 @@ func WriteAnomalies(out io.Writer, recs []anomalies.Record, reg *node.Registry) 
 					test = "Regression test"
 				}
 				row(test, "`"+r.Test+"`")
-				if r.Seed != "" {
-					row("Seed", r.Seed)
+				if r.Source != "" {
+					row("Source", r.Source)
 				}
 				if by := listedBy[r.ID]; len(by) > 0 {
 					links := make([]string, len(by))

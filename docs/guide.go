@@ -145,9 +145,10 @@ func (g *Guide) WriteTo(w io.Writer) (int64, error) {
 	add("Stability Conditions", func(b *bytes.Buffer) {
 		if len(m.StabilityConditions) == 1 {
 			para(b, m.StabilityConditions[0])
-			return
+		} else {
+			bullets(b, m.StabilityConditions, "None declared.")
 		}
-		bullets(b, m.StabilityConditions, "None declared.")
+		writeStableStep(b, m.StableStep)
 	})
 	add("State Variables", func(b *bytes.Buffer) {
 		if len(s.State) == 0 {
@@ -572,6 +573,26 @@ func (g *Guide) writeEvidence(b *bytes.Buffer, m node.Metadata) {
 // ---- formatting helpers ----
 
 func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// writeStableStep renders Metadata.StableStep: the bound as display math
+// with its units, or the statement that there is none, then the notes and
+// whether graphs evaluate it (cosim run's warning).
+func writeStableStep(b *bytes.Buffer, st *node.StableStep) {
+	if st == nil {
+		return
+	}
+	if st.Unconditional {
+		para(b, "**Stable step:** none: fixed-step stepping of this node is stable at every $\\Delta t$. "+st.Notes)
+		return
+	}
+	fmt.Fprintf(b, "**Stable step** (%s):\n\n$$\n%s\n$$\n\n", st.Units, strings.TrimSpace(st.Limit))
+	para(b, st.Notes)
+	if st.Computed {
+		para(b, "Graphs evaluate this bound for each instance (`graph.Sim.StableSteps`); `cosim run` warns before a "+
+			"co-simulation run whose `dt` exceeds it, naming the node, the limit and `dt`, and a run that then fails "+
+			"with a non-finite value says so in its error.")
+	}
+}
 
 func para(b *bytes.Buffer, s string) { fmt.Fprintf(b, "%s\n\n", strings.TrimSpace(s)) }
 

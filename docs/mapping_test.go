@@ -203,7 +203,7 @@ func TestResolver(t *testing.T) {
 	r := &resolver{root: moduleRoot(t), pkgs: map[string]*pkgDecls{}}
 	const mod = "github.com/cosimgo/cosim/"
 	for _, id := range []string{
-		mod + "node.Describe",              // function
+		mod + "node.Capabilities",          // function
 		mod + "node.Spec.Param",            // pointer-receiver method
 		mod + "node.Stability.String",      // value-receiver method
 		mod + "node.ErrNonFinite",          // variable

@@ -353,6 +353,7 @@ func (g *Graph) Build() (*Sim, error) {
 	s.scratch = make([]float64, scratch)
 	s.dt = 0
 	s.compileFamilies()
+	s.compactOutputs()
 	s.compileLoose()
 	s.ensureWorkers(1)
 	return s, nil

@@ -199,6 +199,10 @@ func (s *Sim) Restore(c *Checkpoint) error {
 			ja, _ := json.Marshal(a)
 			jb, _ := json.Marshal(canonical(b))
 			switch {
+			case !inC && isDefaultParam(cn.spec, k, ja):
+				// A parameter the node gained after the checkpoint was
+				// written (cosim view's show, draw_size and color): the
+				// run continues with the default it then had implicitly.
 			case !inC:
 				diffs = append(diffs, fmt.Sprintf("%s: parameter %s is not in the checkpoint", where, k))
 			case !inG:
@@ -415,4 +419,16 @@ func ReadCheckpoint(path string) (*Checkpoint, error) {
 	}
 	defer f.Close()
 	return DecodeCheckpoint(f)
+}
+
+// isDefaultParam reports whether value (JSON) is parameter name's
+// declared default in spec.
+func isDefaultParam(spec *node.Spec, name string, value []byte) bool {
+	for _, p := range spec.Params {
+		if p.Name == name {
+			d, err := json.Marshal(canonical(p.Default))
+			return err == nil && bytes.Equal(d, value)
+		}
+	}
+	return false
 }

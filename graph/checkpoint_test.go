@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cosimgo/cosim/nodes/masspoint"
 	"math"
 	"os"
 	"path/filepath"
@@ -192,4 +193,47 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		s, _ := chain(2).Build()
 		_ = s.Restore(c)
 	})
+}
+
+// A parameter missing from a checkpoint (one the node gained after the
+// checkpoint was written) is accepted when the graph's value is the
+// parameter's default, and is a mismatch otherwise.
+func TestRestoreMissingParam(t *testing.T) {
+	p := masspoint.DefaultParams()
+	build := func(mass float64) *graph.Sim {
+		q := p
+		q.Mass = mass
+		m, err := masspoint.New(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := graph.New()
+		g.Add("m", m)
+		s, err := g.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		mass float64
+		ok   bool
+	}{{1, true}, {2, false}} { // 1 kg is the default
+		c := build(tc.mass).Checkpoint()
+		c.Nodes = append([]graph.NodeCheckpoint(nil), c.Nodes...)
+		params := map[string]any{}
+		for k, v := range c.Nodes[0].Params {
+			if k != "mass" {
+				params[k] = v
+			}
+		}
+		c.Nodes[0].Params = params
+		err := build(tc.mass).Restore(c)
+		if tc.ok && err != nil {
+			t.Errorf("mass %v (the default) missing from the checkpoint: %v", tc.mass, err)
+		}
+		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "parameter mass is not in the checkpoint")) {
+			t.Errorf("mass %v (not the default) missing from the checkpoint: err = %v", tc.mass, err)
+		}
+	}
 }

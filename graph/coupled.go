@@ -164,6 +164,7 @@ type coupledPlan struct {
 type gsStage struct {
 	reeval []outBatch // output nodes to re-evaluate first, in order
 	nodes  []int32
+	units  *unitList // nodes, compiled for the batched engine
 }
 
 // outBatch is a set of independent output nodes evaluated together, at
@@ -171,13 +172,16 @@ type gsStage struct {
 type outBatch struct {
 	nodes []int32
 	end   bool
+	units *unitList
 }
 
 type rateClass struct {
-	rate   int
-	nodes  []int32
-	reeval [][]int32 // upstream output nodes, re-evaluated every substep
-	slower []int32   // stateful nodes of slower classes (interpolated)
+	rate        int
+	nodes       []int32
+	units       *unitList
+	reeval      [][]int32 // upstream output nodes, re-evaluated every substep
+	reevalUnits []*unitList
+	slower      []int32 // stateful nodes of slower classes (interpolated)
 }
 
 // ispan is one interface input of a group: a range of Sim.u and the
@@ -404,6 +408,7 @@ func (s *Sim) compileCoupling(st *coupling.Strategy) (*coupledPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.compilePlanUnits(p)
 	return p, nil
 }
 
@@ -771,8 +776,10 @@ func inputIndex(c *cnode, off int) int {
 func (s *Sim) coupledStep(t, dt float64, res *Result) error {
 	p := s.cplan
 	if !s.yFresh {
-		if err := s.outputs(t); err != nil {
-			return err
+		if !s.batching() || !s.outputsBatched(t) {
+			if err := s.outputs(t); err != nil {
+				return err
+			}
 		}
 		res.OutputEvals += int64(s.numOutputNodes())
 	}
@@ -813,9 +820,13 @@ func (s *Sim) count(p *coupledPlan, nodes []int32, res *Result) {
 	res.NodeUpdates += int64(len(nodes))
 }
 
-func (s *Sim) reevaluate(levels [][]int32, t float64, res *Result) error {
-	for _, l := range levels {
-		if err := s.run(phaseOutputs, l, t, 0); err != nil {
+func (s *Sim) reevaluate(levels [][]int32, units []*unitList, t float64, res *Result) error {
+	for k, l := range levels {
+		var u *unitList // nil: the per-node path (inside iterated groups)
+		if units != nil {
+			u = units[k]
+		}
+		if err := s.runList(phaseOutputs, l, u, t, 0); err != nil {
 			return err
 		}
 		res.OutputEvals += int64(len(l))
@@ -840,12 +851,12 @@ func (s *Sim) stepGS(p *coupledPlan, t, dt float64, res *Result) error {
 			if b.end {
 				at = t1
 			}
-			if err := s.run(phaseOutputs, b.nodes, at, 0); err != nil {
+			if err := s.runList(phaseOutputs, b.nodes, b.units, at, 0); err != nil {
 				return err
 			}
 			res.OutputEvals += int64(len(b.nodes))
 		}
-		if err := s.run(phaseUpdate, g.nodes, t, dt); err != nil {
+		if err := s.runList(phaseUpdate, g.nodes, g.units, t, dt); err != nil {
 			return err
 		}
 		s.count(p, g.nodes, res)
@@ -861,7 +872,7 @@ func (s *Sim) stepMultirate(p *coupledPlan, classes []rateClass, t, dt float64, 
 	xn := s.x
 	for _, rc := range classes {
 		if rc.rate == 1 {
-			if err := s.run(phaseUpdate, rc.nodes, t, dt); err != nil {
+			if err := s.runList(phaseUpdate, rc.nodes, rc.units, t, dt); err != nil {
 				return err
 			}
 			s.count(p, rc.nodes, res)
@@ -869,6 +880,9 @@ func (s *Sim) stepMultirate(p *coupledPlan, classes []rateClass, t, dt float64, 
 		}
 		h := dt / float64(rc.rate)
 		for j := 0; j < rc.rate; j++ {
+			if err := s.cancelled(); err != nil {
+				return err
+			}
 			tj := t + float64(j)*h
 			if p.linear && j > 0 {
 				th := float64(j) / float64(rc.rate)
@@ -880,9 +894,9 @@ func (s *Sim) stepMultirate(p *coupledPlan, classes []rateClass, t, dt float64, 
 				}
 			}
 			s.x = p.xv
-			err := s.reevaluate(rc.reeval, tj, res)
+			err := s.reevaluate(rc.reeval, rc.reevalUnits, tj, res)
 			if err == nil {
-				err = s.run(phaseUpdate, rc.nodes, tj, h)
+				err = s.runList(phaseUpdate, rc.nodes, rc.units, tj, h)
 			}
 			s.x = xn
 			if err != nil {
@@ -953,6 +967,9 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 	iters, resid, converged := 0, 0.0, false
 	var err error
 	for {
+		if err = s.cancelled(); err != nil {
+			break
+		}
 		iters++
 		if err = s.evalG(p, g, xn, t, t1, dt, res); err != nil {
 			break
@@ -1009,6 +1026,11 @@ func (s *Sim) evalG(p *coupledPlan, g *cgroup, xn []float64, t, t1, dt float64, 
 		gc := &g.classes[k]
 		h := dt / float64(gc.rate)
 		for j := 0; j < gc.rate; j++ {
+			if j > 0 {
+				if err := s.cancelled(); err != nil {
+					return err
+				}
+			}
 			tj := t + float64(j)*h
 			theta := 1.0
 			if g.linear {
@@ -1038,7 +1060,7 @@ func (s *Sim) evalG(p *coupledPlan, g *cgroup, xn []float64, t, t1, dt float64, 
 					}
 				}
 				s.x = p.xv
-				err = s.reevaluate(gc.reeval, tj, res)
+				err = s.reevaluate(gc.reeval, nil, tj, res)
 				if err == nil {
 					err = s.run(phaseUpdate, gc.nodes, tj, h)
 				}
@@ -1053,7 +1075,7 @@ func (s *Sim) evalG(p *coupledPlan, g *cgroup, xn []float64, t, t1, dt float64, 
 	}
 	s.copyState(p.xv, s.xNext, g.stateful)
 	s.x = p.xv
-	err := s.reevaluate(g.outLevels, t1, res)
+	err := s.reevaluate(g.outLevels, nil, t1, res)
 	if err == nil {
 		err = s.gatherSpans(g, t1)
 	}

@@ -14,6 +14,11 @@
 // and algebraic loops (a cycle of direct feedthrough, [LoopError], listing
 // its members).
 //
+// [Graph.AddConnector] attaches a connector of any type (a
+// node.Connector: springdamper.Params, spring.Params, a registry type's
+// connector) between two bodies and connects the links it returns; the
+// graph knows the node contract only, never a concrete node type.
+//
 // Build is linear in nodes and edges and allocates per node and edge only
 // what the Sim keeps (issue 14: the W1 chain of 100 000 masses, 200 001
 // nodes and 600 000 edges, builds in about half a second of CPU time with
@@ -41,6 +46,73 @@
 // input keeps its default, or is absent (node.Inputs.Present false).
 // Time is t0 + n·dt, never accumulated.
 //
+// # Execution model
+//
+// Build compiles the graph for two paths that compute the same bits.
+//
+// The batched path (family.go, engine.go) is the default. Nodes whose
+// type implements node.Batcher are grouped into families: nodes of one
+// type, one BatchKey, one output level and one wiring pattern — every
+// edge into row i comes, without a transform, from the same kind of
+// buffer at an offset affine in i, with a non-negative stride, and so do
+// the rows' state and outputs. Build finds families in one pass in node
+// order and compiles each edge into a strided view: a plain edge becomes
+// a view of its source's buffer (the kernel reads the source directly,
+// no gather copy), an unconnected input a broadcast constant, and an
+// additive input with several edges a sum the engine writes into worker
+// scratch block by block (sumBlock rows), adding terms in connection
+// order as the per-node gathers do. A step (stepBatched) is a sequence
+// of phases — outputs, level by level, then updates — and a monolithic
+// evaluation (System.Func) outputs then derivatives. Each phase calls
+// every family's kernel once per block of its rows (one interface call
+// per block, not per node) and runs the nodes left out of families (the
+// loose nodes: types without a kernel, edges with transforms) one by one
+// as before. Outputs that no edge reads are not computed (node.BatchArgs
+// Need); Sim.Value and recorded outputs are evaluated on the per-node
+// path, which computes every output.
+//
+// Outputs that only families read are moved at Build into compact
+// columns (Sim.z, compact.go): a connector's loads, 6 of its 17 output
+// values, are then dense rows instead of being spread across its output
+// row, which halves the memory a large chain's step moves. The per-node
+// path, Sim.Value and recording keep using the full output buffer; a
+// batched step computes the outputs it reads itself, and coupled steps
+// use the full buffer's views.
+//
+// Finiteness is checked once per block, right after the kernel writes
+// it: the new state (or dx/dt) of the block, every input a family reads
+// from outputs (a summed input is checked as a sum, which is non-finite
+// whenever a term is), and the outputs that loose nodes read. Any
+// failure — a non-finite value, a kernel's error, a panic, a loose node's
+// error — makes the step (or evaluation) replay on the per-node path from
+// the retained state (the batched step writes only the next-state buffer
+// and outputs), so the error is exactly the per-node path's
+// *node.StateError, naming the first failing node, field, step and time.
+//
+// With several workers, a phase is split into contiguous ranges of every
+// family's rows and of the loose nodes, one range per worker (the
+// caller's goroutine takes the first); rows are computed independently
+// from values computed before the phase, so results do not depend on the
+// split. Phases smaller than Settings.Grain run on the caller's
+// goroutine.
+//
+// The per-node path (stepPerNode, System.funcPerNode) calls each node's
+// Update, Outputs or Derivatives with its inputs gathered into the Sim's
+// input buffer, checking every value of each node. It is the reference:
+// Sim.SetBatching(false) selects it, and tests hold every kernel and
+// whole graphs bit for bit to it. The default Jacobi step (Settings.
+// Coupling nil), RunMonolithic and Integrate evaluate through families,
+// and so do the coupling strategies' Gauss–Seidel stages, rate classes
+// (multirate substeps) and the Jacobi stage of any strategy: each stage
+// is compiled at Run start into the contiguous row ranges of the
+// families it holds (a stage that splits a family runs the kernel on its
+// part of the rows) and its loose nodes, and a failing stage is replayed
+// per node. Iterated coupling groups run per node: their iteration reads
+// the members' gathered inputs, which kernels do not gather. The
+// Jacobian assembly, events, Sim.Value and recording use the per-node
+// path. Sim.Families lists the families of a Sim; Result.Replays counts
+// the steps or stages a Run replayed per node.
+//
 // # Coupling strategies
 //
 // Settings.Coupling selects another co-simulation strategy (package
@@ -67,10 +139,18 @@
 // (node.Eventer) its EventSystem, the known discontinuity times of any
 // node (node.TimeEventer: a step, a pulse's edges, a table's breakpoints)
 // its [System.NextTimeEvent], on which adaptive Dormand–Prince ends a
-// step exactly (integrators.TimeEventSystem), and [System.Jacobian] assembles ∂f/∂y by
-// the chain rule from node and connector Jacobians. [Sim.RunMonolithic]
+// step exactly (integrators.TimeEventSystem), and [System.SparseJacobian]
+// assembles ∂f/∂y by the chain rule from node and connector Jacobians as
+// a sparse matrix (CSR) on a pattern fixed from the edges at its first
+// use ([System.JacobianPattern]; a node's own blocks are taken dense),
+// with [System.Blocks] giving each node's state range to block-Jacobi
+// preconditioning; [System.Jacobian] is the same assembly scattered into
+// a dense matrix for dense LU. [Sim.RunMonolithic]
 // steps it with any fixed-step method of package integrators, keeping the
-// stepper (and its memory) across calls; [Sim.Integrate] runs adaptive
+// stepper (and its memory) across calls; node events are handled by the
+// fixed-step methods too (located by re-stepping, reset, the step
+// finished; see package integrators, Events), so a ball does not fall
+// through its table under RK4; [Sim.Integrate] runs adaptive
 // Dormand–Prince with event localization, likewise keeping its step-size
 // controller and event state, so consecutive calls continue one run.
 // A call with another method, other parameters or other settings than the
@@ -78,7 +158,7 @@
 // drops the kept stepper on purpose. Panics in node code or transforms
 // reached from the System (Derivatives, Events, Reset, Jacobians) come
 // back as errors naming the node, as in co-simulation. [NewNodeSystem] is
-// the same view of a single node (the seeds' integrate_node).
+// the same view of a single node (MADDENING's integrate_node).
 //
 // # Reading state every step
 //
@@ -86,6 +166,25 @@
 // [Field]; Field.Get, At and Set then read or write it without looking up
 // a name or allocating (outputs are evaluated once per state when stale),
 // across Run, Step, Integrate and SetState.
+//
+// # Bounded memory and work
+//
+// Settings are checked before the first step: Dt finite and positive;
+// End finite, not before the current time and at most [MaxSteps] (2^53)
+// steps away; Steps at most MaxSteps; Every, Workers, Grain and
+// RecordLimit not negative. [Sim.SetState] and [Sim.Integrate] refuse a
+// non-finite time. Recorded rows are stored as they arrive (storage
+// chunks doubling up to 65 536 rows), never preallocated for the whole
+// run, and a recording whose rows could need more than
+// Settings.RecordLimit bytes ([DefaultRecordLimit]: half of GOMEMLIMIT,
+// at most 4 GiB) is refused up front with the row count and the memory
+// it would need. Settings.RecordTo streams every row as CSV as it is
+// recorded (flushed when the run returns, also on an error or
+// cancellation), and with StreamOnly keeps none in memory. Cancellation
+// is checked between steps and, inside a step, between the iterations of
+// a coupling group and between multirate substeps, whose counts package
+// coupling caps (MaxIterLimit, MaxRate); a cancelled step leaves the
+// state at its start.
 //
 // # Checkpoints
 //
@@ -101,7 +200,11 @@
 //   - Names resolve to offsets in Build. The per-step path does no map or
 //     string look-up and allocates nothing (Sim.Step, and Sim.Run after
 //     its set-up): state, outputs and inputs live in flat buffers sized
-//     once.
+//     once, and kernels' views and scratch are compiled at Build.
+//   - The batched and per-node paths give bit-identical results; the
+//     flat state layout (node order, each node's fields in StateLayout
+//     order) is the same for both, so checkpoints and System vectors do
+//     not depend on the path.
 //   - A failing step leaves the state at t_n. Node errors, panics in node
 //     or transform code, and NaN or Inf in any state, output or input stop
 //     the run with a *node.StateError naming node, field, step and time.

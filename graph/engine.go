@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -44,6 +45,74 @@ type batchJob struct {
 	t, dt float64
 	dst   []float64 // bDerivs: where dx/dt goes
 	sys   *System   // bDerivs: the loose nodes' Derivatives
+	// units, when set, is the phase's work instead of every family of the
+	// kind (and level): a stage of a coupling strategy.
+	units *unitList
+}
+
+// unitList is a set of nodes (a stage of a coupling strategy) compiled
+// for the batched engine: the rows of each family it holds, as contiguous
+// row ranges, and the loose nodes in the set's order.
+type unitList struct {
+	fams  []famRange
+	loose []int32
+	rows  int // node evaluations
+}
+
+type famRange struct {
+	f      *family
+	lo, hi int
+}
+
+// compileUnits compiles a set of nodes for runList.
+func (s *Sim) compileUnits(nodes []int32) *unitList {
+	ul := &unitList{rows: len(nodes)}
+	rows := map[*family][]int{}
+	var order []*family
+	for _, i := range nodes {
+		if s.famOf[i] < 0 {
+			ul.loose = append(ul.loose, i)
+			continue
+		}
+		f := s.families[s.famOf[i]]
+		if rows[f] == nil {
+			order = append(order, f)
+		}
+		rows[f] = append(rows[f], int(s.rowOf[i]))
+	}
+	for _, f := range order {
+		rs := rows[f]
+		slices.Sort(rs)
+		lo := rs[0]
+		for k := 1; k <= len(rs); k++ {
+			if k == len(rs) || rs[k] != rs[k-1]+1 {
+				ul.fams = append(ul.fams, famRange{f: f, lo: lo, hi: rs[k-1] + 1})
+				if k < len(rs) {
+					lo = rs[k]
+				}
+			}
+		}
+	}
+	return ul
+}
+
+// runList runs phase (phaseOutputs or phaseUpdate) on a set of nodes:
+// batched when the engine is on and the set was compiled (ul), replayed
+// on the per-node path when the batched attempt fails (the set's nodes
+// write only their own slots, so the replay starts from the same
+// values), and on the per-node path when ul is nil.
+func (s *Sim) runList(phase int, nodes []int32, ul *unitList, t, dt float64) error {
+	if ul != nil && s.batching() {
+		kind := bOutputs
+		if phase == phaseUpdate {
+			kind = bUpdate
+		}
+		if s.runPhase(batchJob{kind: kind, t: t, dt: dt, units: ul}) {
+			return nil
+		}
+		s.replays++
+	}
+	return s.run(phase, nodes, t, dt)
 }
 
 // batchPool runs the parts of a phase on workers 1..n-1 while the caller
@@ -94,7 +163,9 @@ func (s *Sim) ensureWorkers(n int) {
 // level, then every stateful node to t+dt. It reports false when the
 // step must be replayed on the per-node path.
 func (s *Sim) stepBatched(t, dt float64) bool {
-	if !s.yFresh {
+	// Outputs kept in Sim.z (compact.go) are computed only here: a fresh
+	// Sim.y (after Value or a recorded row) does not hold them.
+	if !s.yFresh || len(s.z) > 0 {
 		for l := range s.levels {
 			if !s.runPhase(batchJob{kind: bOutputs, level: l, t: t}) {
 				return false
@@ -139,6 +210,9 @@ func (s *Sim) runPhase(j batchJob) bool {
 
 // phaseRows is the number of node evaluations in a phase.
 func (s *Sim) phaseRows(j batchJob) int {
+	if j.units != nil {
+		return j.units.rows
+	}
 	n := 0
 	switch j.kind {
 	case bOutputs:
@@ -171,6 +245,10 @@ func (s *Sim) part(j batchJob, w, n int) {
 			wk.bad = true
 		}
 	}()
+	if j.units != nil {
+		s.partOf(j, wk, w, n)
+		return
+	}
 	for _, f := range s.families {
 		switch j.kind {
 		case bOutputs:
@@ -222,6 +300,32 @@ func (s *Sim) part(j batchJob, w, n int) {
 	}
 }
 
+// partOf is part for a compiled set of nodes (batchJob.units).
+func (s *Sim) partOf(j batchJob, wk *worker, w, n int) {
+	for _, fr := range j.units.fams {
+		rows := fr.hi - fr.lo
+		lo, hi := fr.lo+rows*w/n, fr.lo+rows*(w+1)/n
+		for b := lo; b < hi; b += sumBlock {
+			if !s.block(wk, fr.f, j, b, min(b+sumBlock, hi)) {
+				wk.bad = true
+				return
+			}
+		}
+	}
+	tasks := j.units.loose
+	lo, hi := len(tasks)*w/n, len(tasks)*(w+1)/n
+	if lo == hi {
+		return
+	}
+	phase := phaseOutputs
+	if j.kind == bUpdate {
+		phase = phaseUpdate
+	}
+	if s.chunk(phase, tasks[lo:hi], j.t, j.dt) != nil {
+		wk.bad = true
+	}
+}
+
 // block runs the kernel of f on rows [lo, hi) (at most sumBlock rows):
 // sums the additive inputs into the worker's scratch, calls the kernel
 // and checks what it wrote. It reports false on any failure.
@@ -230,9 +334,10 @@ func (s *Sim) block(wk *worker, f *family, j batchJob, lo, hi int) bool {
 	a.T, a.Dt, a.Lo, a.Hi = j.t, j.dt, lo, hi
 	a.Present = f.present
 	a.X = node.Strided{Buf: s.x, Off: f.x0, Stride: f.xs}
-	in := wk.in[:len(f.in)]
-	for ii := range f.in {
-		fi := &f.in[ii]
+	outs, fins := s.views(f)
+	in := wk.in[:len(fins)]
+	for ii := range fins {
+		fi := &fins[ii]
 		switch {
 		case fi.sum >= 0:
 			buf := wk.sums[fi.sum : fi.sum+sumBlock*fi.n]
@@ -252,9 +357,9 @@ func (s *Sim) block(wk *worker, f *family, j batchJob, lo, hi int) bool {
 	var err error
 	switch j.kind {
 	case bOutputs:
-		out := wk.out[:len(f.outs)]
-		for fi := range f.outs {
-			v := &f.outs[fi]
+		out := wk.out[:len(outs)]
+		for fi := range outs {
+			v := &outs[fi]
 			out[fi] = node.Strided{Buf: s.buffer(v), Off: v.off, Stride: v.stride}
 		}
 		a.Out = out
@@ -287,6 +392,8 @@ func (s *Sim) buffer(v *view) []float64 {
 		return s.x
 	case bufY:
 		return s.y
+	case bufZ:
+		return s.z
 	}
 	return v.c
 }

@@ -18,6 +18,7 @@ type bufKind uint8
 const (
 	bufX     bufKind = iota // Sim.x: the state being read
 	bufY                    // Sim.y: the outputs
+	bufZ                    // Sim.z: compact output columns (compact.go)
 	bufConst                // a constant (an input's default), broadcast
 )
 
@@ -55,15 +56,20 @@ type family struct {
 	y0, ys, yn int // outputs: likewise
 	in         []famInput
 	outs       []view // per output field, where the kernel writes it
-	present    []bool
-	level      int // output level; -1 without outputs
+	// outsY and inY are outs and in before compactOutputs moved fields
+	// to Sim.z (nil when it moved none): see Sim.views.
+	outsY   []view
+	inY     []famInput
+	present []bool
+	level   int // output level; -1 without outputs
 
 	// need is, per output field, whether an edge reads it; needed lists
 	// the per-row output components checked after an evaluation (those
 	// that nodes on the per-node path read; see compileNeeds), as
 	// [lo, hi) runs within a row.
-	need   []bool
-	needed [][2]int
+	need      []bool
+	looseRead []bool // per output field: a node on the per-node path reads it
+	needed    [][2]int
 	// sumSize is the scratch a block of sumBlock rows needs for the
 	// summed inputs.
 	sumSize int
@@ -131,7 +137,7 @@ func (s *Sim) compileFamilies() {
 				key = append(key, 'p')
 			}
 			for _, t := range terms[ii] {
-				key = append(key, "xyc"[t.buf])
+				key = append(key, "xycz"[t.buf])
 			}
 		}
 		offs = offs[:0]
@@ -194,6 +200,15 @@ func (s *Sim) compileFamilies() {
 		s.families = append(s.families, f)
 	}
 	sortFamilies(s.families)
+	s.famOf, s.rowOf = make([]int32, len(s.nodes)), make([]int32, len(s.nodes))
+	for i := range s.famOf {
+		s.famOf[i] = -1
+	}
+	for k, f := range s.families {
+		for r, i := range f.rows {
+			s.famOf[i], s.rowOf[i] = int32(k), int32(r)
+		}
+	}
 	s.compileNeeds()
 }
 
@@ -345,6 +360,7 @@ func (s *Sim) compileNeeds() {
 		c := &s.nodes[f.rows[0]]
 		l := c.spec.OutputLayout
 		f.need = make([]bool, l.Len())
+		f.looseRead = make([]bool, l.Len())
 		f.needed = f.needed[:0]
 		for fi := range f.need {
 			o, n := l.Offset(fi), l.Field(fi).Shape.Len()
@@ -356,6 +372,7 @@ func (s *Sim) compileNeeds() {
 					check = check || unsafe[rc.y0+o+k]
 				}
 			}
+			f.looseRead[fi] = check
 			if !check {
 				continue
 			}
@@ -429,3 +446,28 @@ func (s *Sim) SetBatching(on bool) { s.noBatch = !on }
 
 // batching reports whether steps and evaluations use families.
 func (s *Sim) batching() bool { return len(s.families) > 0 && !s.noBatch }
+
+// compilePlanUnits compiles the node sets of a coupling plan's
+// Gauss–Seidel stages and rate classes for the batched engine. Iterated
+// groups stay on the per-node path: their iteration reads the members'
+// gathered inputs (Sim.u), which batch kernels do not fill.
+func (s *Sim) compilePlanUnits(p *coupledPlan) {
+	if len(s.families) == 0 {
+		return
+	}
+	for k := range p.stages {
+		g := &p.stages[k]
+		g.units = s.compileUnits(g.nodes)
+		for b := range g.reeval {
+			g.reeval[b].units = s.compileUnits(g.reeval[b].nodes)
+		}
+	}
+	for k := range p.classes {
+		rc := &p.classes[k]
+		rc.units = s.compileUnits(rc.nodes)
+		rc.reevalUnits = make([]*unitList, len(rc.reeval))
+		for l, ns := range rc.reeval {
+			rc.reevalUnits[l] = s.compileUnits(ns)
+		}
+	}
+}

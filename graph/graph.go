@@ -115,6 +115,10 @@ func (g *Graph) Names() []string {
 // Edges returns the edges in the order they were connected.
 func (g *Graph) Edges() []Edge { return append([]Edge(nil), g.edges...) }
 
+// NumEdges returns the number of edges connected so far (len(Edges())
+// without the copy).
+func (g *Graph) NumEdges() int { return len(g.edges) }
+
 // BuildError collects every problem Build found, in a fixed order: node
 // problems in the order nodes were added, then edge problems in the order
 // edges were connected, then unconnected inputs, then algebraic loops.

@@ -20,7 +20,11 @@ import (
 // (co-simulation); the caller picks per run. Steps, End, Record and Every
 // mean what they mean for Run; Workers and Grain are ignored (integrator
 // stages are sequential). isettings configures the method (nil: its
-// defaults).
+// defaults). Node events (node.Eventer, such as the ball's contact) are
+// handled by every method: a crossing within a step is located to
+// isettings.EventTol by re-stepping, the node's reset applied and the
+// step finished from the reset state (package integrators, Events);
+// Result.Integrator.EventsHandled counts them.
 //
 // On an error (a failed Newton iteration, a non-finite value, a node
 // error or panic) the state is the last accepted one and the error is a
@@ -33,7 +37,7 @@ import (
 // use the checkpoint's method, parameters and settings (those that affect
 // the trajectory); otherwise it is an error saying what differs
 // (Sim.ResetIntegrator drops the memory).
-func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, isettings *integrators.Settings, set Settings) (*Result, error) {
+func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, isettings *integrators.Settings, set Settings) (_ *Result, err error) {
 	steps, err := s.prepareRun(set)
 	if err != nil {
 		return nil, err
@@ -47,6 +51,7 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 	if err != nil {
 		return nil, err
 	}
+	defer rec.finish(&err)
 	every := max(set.Every, 1)
 	done := ctx.Done()
 	start := time.Now()
@@ -207,6 +212,14 @@ func settingsDiff(a, b *integrators.Settings, adaptive bool) []string {
 	}
 	f("NewtonTol", a.NewtonTol, b.NewtonTol)
 	f("NewtonMaxIter", a.NewtonMaxIter, b.NewtonMaxIter)
+	f("LinearSolver", a.LinearSolver, b.LinearSolver)
+	f("Preconditioner", a.Preconditioner, b.Preconditioner)
+	f("KrylovTol", a.KrylovTol, b.KrylovTol)
+	f("KrylovRestart", a.KrylovRestart, b.KrylovRestart)
+	f("KrylovMaxIter", a.KrylovMaxIter, b.KrylovMaxIter)
+	f("Forcing", a.Forcing, b.Forcing)
+	f("MatrixFree", a.MatrixFree, b.MatrixFree)
+	f("JacobianMaxAge", a.JacobianMaxAge, b.JacobianMaxAge)
 	f("Positions", a.Positions, b.Positions)
 	f("Velocities", a.Velocities, b.Velocities)
 	f("IDs", a.IDs, b.IDs)
@@ -326,8 +339,8 @@ func (s *Sim) monoCurrent() bool {
 // the last accepted one as well.
 func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators.Settings) (*integrators.Result, error) {
 	t0 := s.Time()
-	if math.IsNaN(end) || !(end > t0) {
-		return nil, fmt.Errorf("graph: Integrate: end %v must be after the current time %v", end, t0)
+	if math.IsNaN(end) || math.IsInf(end, 0) || !(end > t0) {
+		return nil, fmt.Errorf("graph: Integrate: end %v must be finite and after the current time %v", end, t0)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 )
 
 // NodeSystem views one node's Derivatives, with its inputs held at given
-// values, as a first-order system (the seeds' integrate_node): Dim, Func,
+// values, as a first-order system (MADDENING's integrate_node): Dim, Func,
 // Pairs and, for nodes with events, the event methods. Its methods match
 // the integrators package's System, Partitioned and EventSystem
 // interfaces. Set In.Values and In.Present between integrations to change

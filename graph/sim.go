@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"strconv"
@@ -29,6 +30,7 @@ type Sim struct {
 
 	x, xNext []float64 // state at t_n; scratch for t_{n+1}
 	y        []float64 // outputs
+	z        []float64 // outputs only families read, packed (compact.go)
 	u        []float64 // inputs
 	present  []bool
 	scratch  []float64
@@ -41,6 +43,8 @@ type Sim struct {
 
 	pool  *pool
 	grain int
+	done  <-chan struct{} // the context of the current Run (nil: none); checked inside long steps
+	ctx   context.Context
 
 	cplan *coupledPlan // the compiled Settings.Coupling during a Run; nil otherwise
 	cmem  *coupledPlan // the last coupled Run's plan, kept for its cross-step memory (coupled_memory.go)
@@ -52,6 +56,7 @@ type Sim struct {
 	// the workers' scratch and pool.
 	families      []*family
 	inFamily      []bool    // per node
+	famOf, rowOf  []int32   // per node: its family (−1: none) and row
 	looseLevels   [][]int32 // per output level, nodes not in a family
 	looseStateful []int32   // stateful nodes not in a family
 	workers       []*worker
@@ -66,8 +71,9 @@ func (s *Sim) Time() float64 { return s.t0 + float64(s.n)*s.dt }
 // StepCount is the number of steps taken since Build.
 func (s *Sim) StepCount() int { return s.steps }
 
-// Nodes returns the node names in the order they were added.
-func (s *Sim) Nodes() []string { return s.nodeNames() }
+// Names returns the node names in the order they were added, as
+// Graph.Names does for the graph the Sim was built from.
+func (s *Sim) Names() []string { return s.nodeNames() }
 
 // Node returns the named node.
 func (s *Sim) Node(name string) (node.Node, bool) {
@@ -101,6 +107,9 @@ func (s *Sim) SetState(x []float64, t float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("graph: state value %s is not finite", s.componentName(i))
 		}
+	}
+	if math.IsNaN(t) || math.IsInf(t, 0) {
+		return fmt.Errorf("graph: SetState: time %v is not finite", t)
 	}
 	copy(s.x, x)
 	s.t0, s.n, s.yFresh = t, 0, false
@@ -169,16 +178,17 @@ type pathRef struct {
 func (s *Sim) resolvePath(path string) (pathRef, error) {
 	comp := -1
 	p := path
+	shown := node.Elide(path)
 	if i := strings.IndexByte(p, '['); i > 0 && strings.HasSuffix(p, "]") {
 		k, err := strconv.Atoi(p[i+1 : len(p)-1])
 		if err != nil || k < 0 {
-			return pathRef{}, fmt.Errorf("graph: %q: bad component index", path)
+			return pathRef{}, fmt.Errorf("graph: %s: bad component index", node.Quote(path))
 		}
 		comp, p = k, p[:i]
 	}
 	var errs []error
 	ref, ok := s.resolveSource(p, func(err error, f string, a ...any) {
-		errs = append(errs, fmt.Errorf("graph: %s: %w: %s", path, err, fmt.Sprintf(f, a...)))
+		errs = append(errs, fmt.Errorf("graph: %s: %w: %s", shown, err, node.ElideTo(fmt.Sprintf(f, a...), 300)))
 	})
 	if !ok {
 		return pathRef{}, errs[0]
@@ -199,22 +209,41 @@ func (s *Sim) resolvePath(path string) (pathRef, error) {
 type Settings struct {
 	// Dt is the macro step. It must be finite and positive.
 	Dt float64
-	// Steps is the number of steps to take. When zero, End is used.
+	// Steps is the number of steps to take, at most MaxSteps. When zero,
+	// End is used.
 	Steps int
-	// End is the time to run to: round((End − Time())/Dt) steps.
+	// End is the time to run to: round((End − Time())/Dt) steps. It must
+	// be finite, not before the current time, and at most MaxSteps steps
+	// away.
 	End float64
 	// Workers bounds the goroutines that update nodes. Zero means
-	// runtime.GOMAXPROCS(0); one runs everything on the calling goroutine.
-	// Results are bit-identical for every value.
+	// runtime.GOMAXPROCS(0); one runs everything on the calling goroutine;
+	// negative is an error. Results are bit-identical for every value.
 	Workers int
 	// Grain is the smallest number of node evaluations in one phase for
 	// which the phase is split across workers; smaller phases run on the
-	// calling goroutine. Zero means DefaultGrain.
+	// calling goroutine. Zero means DefaultGrain; negative is an error.
 	Grain int
 	// Record lists fields to record, "node.field" or "node.field[i]".
 	Record []string
-	// Every records every Every steps (and the initial state). Zero means 1.
+	// Every records every Every steps (and the initial state). Zero means
+	// 1; negative is an error.
 	Every int
+	// RecordTo, when set, receives every recorded row as it is recorded,
+	// as CSV in the format of History.WriteCSV (the header first), so that
+	// an interrupted or failed run has written every row recorded before
+	// it stopped. Rows are buffered and flushed when Run returns; a write
+	// error stops the run and is returned.
+	RecordTo io.Writer
+	// StreamOnly, with RecordTo, keeps no rows in memory: Result.History
+	// then has the columns and no rows, and memory stays constant however
+	// long the run. Without RecordTo it is an error.
+	StreamOnly bool
+	// RecordLimit bounds the memory that the rows kept in Result.History
+	// may need, in bytes. Run refuses up front, naming the row count and
+	// the memory needed, a recording that could exceed it. Zero means
+	// DefaultRecordLimit(); negative is an error.
+	RecordLimit int64
 	// Coupling is the co-simulation strategy (see package coupling and
 	// Sim.Schedule). Nil means explicit Jacobi on the default path: the
 	// same results as coupling.Jacobi, without its statistics.
@@ -254,7 +283,17 @@ type Result struct {
 	NodeUpdates int64         // calls of Update
 	OutputEvals int64         // calls of Outputs
 	Workers     int           // workers used
-	History     *History      // nil when nothing was recorded
+	// Warnings lists the connectors whose stated explicit stable step
+	// (Sim.StepWarnings) Settings.Dt exceeds; a run that then fails with
+	// a non-finite value returns an error carrying the hint
+	// (*StepHintError).
+	Warnings []StepWarning
+	// Replays counts the steps the batched engine handed back to the
+	// per-node path (see doc.go, Execution model): a step that failed, or
+	// that a kernel could not compute. It is zero in a healthy run; the
+	// failing step's error is returned either way.
+	Replays int
+	History *History // nil when nothing was recorded
 	// Coupling has the statistics of Settings.Coupling; nil without it.
 	Coupling *CouplingStats
 	// Integrator is the work of the integrator in monolithic mode
@@ -267,9 +306,12 @@ type Result struct {
 // state, output or input, reported as a *node.StateError naming node,
 // field, step and time; the state is then the last good one (before the
 // failing step) and the Result describes the steps that succeeded. Run
-// stops within one step when ctx is cancelled and returns ctx's error
-// with the state reached.
-func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
+// stops within one step when ctx is cancelled (inside a step, within one
+// coupling-group iteration or multirate substep, the cancelled step
+// leaving the state at its start) and returns ctx's error with the state
+// reached. Invalid settings are an error before any step (see Settings
+// and MaxSteps).
+func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 	steps, err := s.prepareRun(set)
 	if err != nil {
 		return nil, err
@@ -284,8 +326,13 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 		grain = DefaultGrain
 	}
 	res := &Result{Workers: 1}
+	if ws, werr := s.StepWarnings(set.Dt); werr == nil && len(ws) > 0 {
+		res.Warnings = ws
+		defer func() { err = WithStepHint(err, ws) }()
+	}
 	s.onGroupStep = set.OnGroupStep
-	defer func() { s.onGroupStep = nil }()
+	s.ctx, s.done = ctx, ctx.Done()
+	defer func() { s.onGroupStep, s.ctx, s.done = nil, nil, nil }()
 	if err := s.beginCoupling(set.Coupling); err != nil {
 		return nil, err
 	}
@@ -296,11 +343,12 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer rec.finish(&err)
 	if workers > 1 && s.maxPhase() >= grain {
 		s.pool = startPool(workers)
 		res.Workers = workers
 		defer func() { s.pool.stop(); s.pool = nil }()
-		if s.batching() && s.cplan == nil {
+		if s.batching() {
 			s.ensureWorkers(workers)
 			s.bpool = startBatchPool(s, workers)
 			defer func() { s.bpool.stop(); s.bpool = nil }()
@@ -309,6 +357,8 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 	s.grain = grain
 	done := ctx.Done()
 	start := time.Now()
+	replays := s.replays
+	defer func() { res.Replays = s.replays - replays }()
 	for k := 0; k < steps; k++ {
 		select {
 		case <-done:
@@ -335,20 +385,47 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 	return res, err
 }
 
-// prepareRun validates the step settings, rebases time when the step
-// changes and returns the number of steps to take.
+// MaxSteps is the largest number of steps one Run, RunMonolithic (or
+// Settings.End) may ask for: 2^53, beyond which the step count, and so
+// the time t0 + n·dt, is no longer exact in float64.
+const MaxSteps = 1 << 53
+
+// prepareRun validates the settings, rebases time when the step changes
+// and returns the number of steps to take. It changes nothing when the
+// settings are invalid.
 func (s *Sim) prepareRun(set Settings) (int, error) {
 	if math.IsNaN(set.Dt) || math.IsInf(set.Dt, 0) || set.Dt <= 0 {
 		return 0, fmt.Errorf("graph: Settings.Dt = %v: the step must be finite and positive", set.Dt)
+	}
+	switch {
+	case set.Every < 0:
+		return 0, fmt.Errorf("graph: Settings.Every = %d is negative (0 means every step)", set.Every)
+	case set.Workers < 0:
+		return 0, fmt.Errorf("graph: Settings.Workers = %d is negative (0 means GOMAXPROCS)", set.Workers)
+	case set.Grain < 0:
+		return 0, fmt.Errorf("graph: Settings.Grain = %d is negative (0 means DefaultGrain)", set.Grain)
+	case set.RecordLimit < 0:
+		return 0, fmt.Errorf("graph: Settings.RecordLimit = %d is negative (0 means DefaultRecordLimit())", set.RecordLimit)
+	case set.StreamOnly && set.RecordTo == nil:
+		return 0, errors.New("graph: Settings.StreamOnly needs Settings.RecordTo, the writer the rows stream to")
 	}
 	steps := set.Steps
 	if steps < 0 {
 		return 0, fmt.Errorf("graph: Settings.Steps = %d is negative", steps)
 	}
+	if steps > MaxSteps {
+		return 0, fmt.Errorf("graph: Settings.Steps = %d is more than MaxSteps = 2^53", steps)
+	}
 	if steps == 0 {
+		if math.IsNaN(set.End) || math.IsInf(set.End, 0) {
+			return 0, fmt.Errorf("graph: Settings.End = %v: the end time must be finite (or give Settings.Steps)", set.End)
+		}
 		n := math.Round((set.End - s.Time()) / set.Dt)
 		if math.IsNaN(n) || n < 0 {
 			return 0, fmt.Errorf("graph: Settings.End = %v is before the current time %v", set.End, s.Time())
+		}
+		if n > MaxSteps {
+			return 0, fmt.Errorf("graph: Settings.End = %v is %.3g steps of %v from the current time %v, more than MaxSteps = 2^53", set.End, n, set.Dt, s.Time())
 		}
 		steps = int(n)
 	}
@@ -363,15 +440,31 @@ func (s *Sim) startRecording(set Settings, steps int, res *Result) (*recorder, e
 	if len(set.Record) == 0 {
 		return nil, nil
 	}
-	rec, err := s.newRecorder(set.Record, steps/max(set.Every, 1)+1)
+	rec, err := s.newRecorder(set.Record, steps/max(set.Every, 1)+1, set.RecordLimit, !set.StreamOnly)
 	if err != nil {
 		return nil, err
+	}
+	if set.RecordTo != nil {
+		rec.startStream(set.RecordTo)
 	}
 	if err := rec.row(s); err != nil {
 		return nil, err
 	}
 	res.History = rec.h
 	return rec, nil
+}
+
+// cancelled returns the Run's context error once it is cancelled, and nil
+// otherwise (and outside a Run). Long steps (group iterations, multirate
+// substeps) call it between their parts, so that a step whose own work
+// is large still stops promptly; it does not allocate.
+func (s *Sim) cancelled() error {
+	select {
+	case <-s.done:
+		return s.ctx.Err()
+	default:
+		return nil
+	}
 }
 
 // Step advances the simulation by one step of dt on the calling

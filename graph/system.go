@@ -28,6 +28,8 @@ type System struct {
 	// evaluation calls one by one: those outside families and those of
 	// families whose batch has no Derivatives.
 	looseDerivs []int32
+	sj          *sparseJac // Jacobian assembly plan, built on first use (jacobian.go)
+	jval        []float64  // values for the dense Jacobian, built on first use
 
 	// ctx, when set (Sim.Integrate), is checked at every evaluation, so
 	// that a cancellation stops the integrator within one trial step.
@@ -313,3 +315,8 @@ func (m *System) Reset(i int, t float64, y, dst []float64) (_ integrators.EventA
 	}
 	return integrators.EventContinue, nil
 }
+
+var (
+	_ integrators.SparseJacobian = (*System)(nil)
+	_ integrators.Blocked        = (*System)(nil)
+)

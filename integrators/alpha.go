@@ -30,7 +30,14 @@ type alphaCore struct {
 	x, xp, r0, rp          []float64
 	dadq, dadv             []float64
 	tw                     float64
-	ls                     *linSolver
+	ls                     *linSolver // dense LU, or GMRES's dense staging; nil otherwise
+	nl                     *newtonLinear
+	sp                     *alphaSparse // sparse assembly from a first-order SparseJacobian, or nil
+	div                    divergence
+
+	// the step's inputs, for the matrix-free operator
+	t0, t1, dt         float64
+	q0, v0, z0, a0, g0 []float64
 }
 
 func newAlphaCore(m Method, sys SecondOrder, c conf, st *Stats) *alphaCore {
@@ -43,7 +50,7 @@ func newAlphaCore(m Method, sys SecondOrder, c conf, st *Stats) *alphaCore {
 	a := &alphaCore{name: m.Name, p: m.Alpha, sys: sys, nq: nq, nz: nz, c: c, stats: st,
 		q1: mk(nq), v1: mk(nq), z1: mk(nz), a1: mk(nq), g1: mk(nz),
 		qw: mk(nq), vw: mk(nq), zw: mk(nz), aw: mk(nq), gw: mk(nz), aE: mk(nq),
-		x: mk(n), xp: mk(n), r0: mk(n), rp: mk(n), ls: newLinSolver(n)}
+		x: mk(n), xp: mk(n), r0: mk(n), rp: mk(n)}
 	if j, ok := sys.(AccelJacobian); ok {
 		a.jacFn = j.AccelJacobian
 	}
@@ -51,6 +58,171 @@ func newAlphaCore(m Method, sys SecondOrder, c conf, st *Stats) *alphaCore {
 		a.dadq, a.dadv = mk(nq*nq), mk(nq*nq)
 	}
 	return a
+}
+
+// initLinear sets up the linear solver once the Jacobian sources are
+// known: pattern and blockOf as for newNewtonLinear.
+func (c *alphaCore) initLinear(pattern *CSR, blockOf []int, name func(int) string) {
+	c.nl = newNewtonLinear(&c.c, c.nq+c.nz, pattern, blockOf, c.jv)
+	c.nl.name = name
+	c.ls = c.nl.dense
+}
+
+// jv is the matrix-free product A·v ≈ (R(x + h·v) − R(x))/h at the
+// current iterate (Settings.MatrixFree); R(x) is in r0.
+func (c *alphaCore) jv(v, dst []float64) error {
+	h := fdDirection(c.x, v)
+	if h == 0 {
+		clear(dst)
+		return nil
+	}
+	for i, x := range c.x {
+		c.xp[i] = x + h*v[i]
+	}
+	if err := c.residual(c.t0, c.t1, c.dt, c.q0, c.v0, c.z0, c.a0, c.g0, c.xp, c.rp); err != nil {
+		return err
+	}
+	for i := range dst {
+		dst[i] = (c.rp[i] - c.r0[i]) / h
+	}
+	return nil
+}
+
+// alphaSparse assembles the sparse Newton matrix of the Newmark family
+// over the unknowns [a, z] from a first-order System's SparseJacobian J:
+//
+//	∂R_a/∂a = (1−αm)·I − (1−αf)·(β·dt²·J_vq + γ·dt·J_vv)   at the weighted state
+//	∂R_a/∂z = −(1−αf)·J_vz
+//	∂R_z/∂a = −dt/2·(β·dt²·J_zq + γ·dt·J_zv)             at the endpoint
+//	∂R_z/∂z = I − dt/2·J_zz
+//
+// (rows v: velocity components, whose rate is the acceleration; rows z:
+// other components; columns q, v, z likewise). Rows of the position
+// components (q' = v) are not used.
+type alphaSparse struct {
+	pt     JacobianPoint // where A was last assembled
+	ad     *partAdapter
+	sj     SparseJacobian
+	jw, je []float64 // J at the weighted state, at the endpoint (nz > 0)
+	dst    []int     // entry of A for each entry of J, or -1
+	kind   []uint8   // 3·(row is z) + column type (0 q, 1 v, 2 z)
+	diag   []int
+}
+
+func newAlphaSparse(ad *partAdapter, sj SparseJacobian) (*alphaSparse, *CSR, error) {
+	n, nq, nz := ad.n, len(ad.pos), len(ad.other)
+	rp, col := sj.JacobianPattern()
+	if err := checkPattern(n, rp, col); err != nil {
+		return nil, nil, err
+	}
+	rowU, colU := make([]int, n), make([]int, n)
+	colT := make([]uint8, n)
+	for i := range rowU {
+		rowU[i] = -1
+	}
+	for i, k := range ad.pos {
+		colU[k], colT[k] = i, 0
+	}
+	for i, k := range ad.vel {
+		rowU[k], colU[k], colT[k] = i, i, 1
+	}
+	for i, k := range ad.other {
+		rowU[k], colU[k], colT[k] = nq+i, nq+i, 2
+	}
+	pb := newPatternBuilder(nq + nz)
+	for i := 0; i < nq+nz; i++ {
+		pb.add(i, i)
+	}
+	for r := 0; r < n; r++ {
+		if rowU[r] < 0 {
+			continue
+		}
+		for k := rp[r]; k < rp[r+1]; k++ {
+			pb.add(rowU[r], colU[col[k]])
+		}
+	}
+	A := pb.build()
+	m := &alphaSparse{ad: ad, sj: sj, jw: make([]float64, len(col)), dst: make([]int, len(col)), kind: make([]uint8, len(col)), diag: make([]int, nq+nz),
+		pt: JacobianPoint{Y: make([]float64, n)}}
+	if nz > 0 {
+		m.je = make([]float64, len(col))
+		m.pt.YE = make([]float64, n)
+	}
+	for i := range m.diag {
+		m.diag[i] = A.find(i, i)
+	}
+	for r := 0; r < n; r++ {
+		for k := rp[r]; k < rp[r+1]; k++ {
+			if rowU[r] < 0 {
+				m.dst[k] = -1
+				continue
+			}
+			m.dst[k] = A.find(rowU[r], colU[col[k]])
+			m.kind[k] = colT[col[k]]
+			if rowU[r] >= nq {
+				m.kind[k] += 3
+			}
+		}
+	}
+	return m, A, nil
+}
+
+// sparseMatrix assembles the Newton matrix into nl.A at the weighted
+// state of the last residual (and its endpoint when nz > 0).
+func (c *alphaCore) sparseMatrix(t1, dt float64) error {
+	m, ad := c.sp, c.sp.ad
+	ad.scatter(c.qw, c.vw, c.zw)
+	copy(m.pt.Y, ad.y)
+	m.pt.T, m.pt.Dt = c.tw, dt
+	if c.nz > 0 {
+		c.stats.JacEvals++
+		ad.scatter(c.q1, c.v1, c.z1)
+		copy(m.pt.YE, ad.y)
+		m.pt.TE = t1
+	}
+	return c.sparseAt()
+}
+
+// sparseAt assembles the Newton matrix from the Jacobians at the point
+// recorded in c.sp.pt.
+func (c *alphaCore) sparseAt() error {
+	m, p := c.sp, c.p
+	dt, t1 := m.pt.Dt, m.pt.T
+	if err := m.sj.SparseJacobian(m.pt.T, m.pt.Y, m.jw); err != nil {
+		return &StepError{Method: c.name, Status: Failure, T: m.pt.T, Dt: dt, Index: -1, Err: err}
+	}
+	if c.nz > 0 {
+		t1 = m.pt.TE
+		if err := m.sj.SparseJacobian(t1, m.pt.YE, m.je); err != nil {
+			return &StepError{Method: c.name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: err}
+		}
+	}
+	wf, he := 1-p.AlphaF, 0.5*dt
+	coef := [6]float64{-wf * p.Beta * dt * dt, -wf * p.Gamma * dt, -wf, -he * p.Beta * dt * dt, -he * p.Gamma * dt, -he}
+	A := c.nl.A
+	clear(A.Val)
+	for k, d := range m.dst {
+		if d < 0 {
+			continue
+		}
+		kd := m.kind[k]
+		v := m.jw[k]
+		if kd >= 3 {
+			v = m.je[k]
+		}
+		A.Val[d] += coef[kd] * v
+	}
+	for i, d := range m.diag {
+		if i < c.nq {
+			A.Val[d] += 1 - p.AlphaM
+		} else {
+			A.Val[d]++
+		}
+	}
+	if k := firstNonFinite(A.Val); k >= 0 {
+		return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: rowOf(A.RowPtr, k)}
+	}
+	return nil
 }
 
 func (c *alphaCore) accel(t, dt float64, q, v, z, a, g []float64) error {
@@ -124,64 +296,93 @@ func (c *alphaCore) residual(t0, t1, dt float64, q0, v0, z0, a0, g0, x, r []floa
 // and extra rates g0. On success the new state is in q1, v1, z1, a1, g1;
 // the inputs are never modified.
 func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error {
-	nq, n := c.nq, c.nq+c.nz
+	nq := c.nq
 	x := c.x
 	copy(x, a0)
 	for k := range c.z1 {
 		x[nq+k] = z0[k] + dt*g0[k]
 	}
-	ls := c.ls
-	p := c.p
+	c.t0, c.t1, c.dt = t0, t1, dt
+	c.q0, c.v0, c.z0, c.a0, c.g0 = q0, v0, z0, a0, g0
+	ls, nl := c.ls, c.nl
+	nl.beginStep()
+	c.div.reset()
 	converged := false
 	it := 0
+	dxNorm := 0.0
+	var dx []float64
 	for it < c.c.newtonMaxIter {
 		it++
 		if err := c.residual(t0, t1, dt, q0, v0, z0, a0, g0, x, c.r0); err != nil {
 			return err
 		}
-		c.stats.JacEvals++
-		if c.nz == 0 && c.jacFn != nil {
-			if err := c.jacFn(c.tw, c.qw, c.vw, c.zw, c.dadq, c.dadv); err != nil {
-				return &StepError{Method: c.name, Status: Failure, T: c.tw, Dt: dt, Index: -1, Err: err}
+		rn := resNorm(c.r0)
+		nl.lastRes = rn
+		if nl.krylv {
+			if i := firstNonFinite(c.r0); i >= 0 {
+				return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
 			}
-			kq := (1 - p.AlphaF) * p.Beta * dt * dt
-			kv := (1 - p.AlphaF) * p.Gamma * dt
-			for i := 0; i < nq; i++ {
-				for j := 0; j < nq; j++ {
-					ls.jd[i*nq+j] = -kq*c.dadq[i*nq+j] - kv*c.dadv[i*nq+j]
-				}
-				ls.jd[i*nq+i] += 1 - p.AlphaM
+		}
+		if d := c.div.check(rn); d != "" {
+			if nl.krylv && nl.stale() {
+				nl.valid = false
+				c.div.reset()
+			} else {
+				return &StepError{Method: c.name, Status: NewtonFailure, T: t1, Dt: dt, Index: -1, Iter: it, Residual: rn, Detail: d}
 			}
+		}
+		if !nl.krylv {
+			c.stats.JacEvals++
+			if err := c.denseMatrix(dt, x); err != nil {
+				return err
+			}
+			copy(ls.r, c.r0)
+			c.stats.NewtonIters++
+			if !ls.solve(c.stats) {
+				break
+			}
+			dx = ls.dx
 		} else {
-			copy(c.xp, x)
-			for j := 0; j < n; j++ {
-				h := fdStep(x[j])
-				c.xp[j] = x[j] + h
-				h = c.xp[j] - x[j]
-				if err := c.residual(t0, t1, dt, q0, v0, z0, a0, g0, c.xp, c.rp); err != nil {
+			if nl.needMatrix(dt, it, dxNorm) {
+				c.stats.JacEvals++
+				var err error
+				if c.sp != nil {
+					err = c.sparseMatrix(t1, dt)
+				} else if err = c.denseMatrix(dt, x); err == nil {
+					nl.fromDense()
+				}
+				if err != nil {
 					return err
 				}
-				c.xp[j] = x[j]
-				for i := 0; i < n; i++ {
-					ls.jd[i*n+j] = (c.rp[i] - c.r0[i]) / h
+				nl.valid = false
+				if err := nl.setupPC(c.stats); err != nil {
+					return nl.linearError(c.name, t1, dt, it, err)
 				}
+				nl.matrixDone(dt)
 			}
-		}
-		copy(ls.r, c.r0)
-		c.stats.NewtonIters++
-		if !ls.solve(c.stats) {
-			break
+			c.stats.NewtonIters++
+			copy(nl.b, c.r0)
+			if err := nl.krylov(nl.b, rn, c.stats); err != nil {
+				if nl.stale() {
+					nl.valid = false
+					continue
+				}
+				return nl.linearError(c.name, t1, dt, it, err)
+			}
+			dx = nl.dx
+			nl.prevDx, dxNorm = dxNorm, maxAbs(dx)
 		}
 		for i := range x {
-			x[i] += ls.dx[i]
+			x[i] += dx[i]
 		}
-		if maxAbs(ls.dx) <= c.c.newtonTol*(1+maxAbs(x)) {
+		if maxAbs(dx) <= c.c.newtonTol*(1+maxAbs(x)) {
 			converged = true
 			break
 		}
 	}
 	if !converged {
-		return &StepError{Method: c.name, Status: NewtonFailure, T: t1, Dt: dt, Index: -1, Iter: it}
+		return &StepError{Method: c.name, Status: NewtonFailure, T: t1, Dt: dt, Index: -1, Iter: it, Residual: nl.lastRes,
+			Detail: fmt.Sprintf("no convergence within %d iterations (NewtonTol %g)", c.c.newtonMaxIter, c.c.newtonTol)}
 	}
 	c.kinematics(dt, q0, v0, a0, x)
 	if c.nz > 0 {
@@ -198,6 +399,42 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 	for _, list := range [][]float64{c.z1, c.g1} {
 		if i := firstNonFinite(list); i >= 0 {
 			return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: nq + i}
+		}
+	}
+	nl.endStep()
+	return nil
+}
+
+// denseMatrix writes the Newton matrix ∂R/∂x at x (after residual at x)
+// into ls.jd: from the acceleration Jacobian when nz == 0, by forward
+// differences of the residual otherwise.
+func (c *alphaCore) denseMatrix(dt float64, x []float64) error {
+	nq, n, p, ls := c.nq, c.nq+c.nz, c.p, c.ls
+	if c.nz == 0 && c.jacFn != nil {
+		if err := c.jacFn(c.tw, c.qw, c.vw, c.zw, c.dadq, c.dadv); err != nil {
+			return &StepError{Method: c.name, Status: Failure, T: c.tw, Dt: dt, Index: -1, Err: err}
+		}
+		kq := (1 - p.AlphaF) * p.Beta * dt * dt
+		kv := (1 - p.AlphaF) * p.Gamma * dt
+		for i := 0; i < nq; i++ {
+			for j := 0; j < nq; j++ {
+				ls.jd[i*nq+j] = -kq*c.dadq[i*nq+j] - kv*c.dadv[i*nq+j]
+			}
+			ls.jd[i*nq+i] += 1 - p.AlphaM
+		}
+		return nil
+	}
+	copy(c.xp, x)
+	for j := 0; j < n; j++ {
+		h := fdStep(x[j])
+		c.xp[j] = x[j] + h
+		h = c.xp[j] - x[j]
+		if err := c.residual(c.t0, c.t1, c.dt, c.q0, c.v0, c.z0, c.a0, c.g0, c.xp, c.rp); err != nil {
+			return err
+		}
+		c.xp[j] = x[j]
+		for i := 0; i < n; i++ {
+			ls.jd[i*n+j] = (c.rp[i] - c.r0[i]) / h
 		}
 	}
 	return nil
@@ -260,8 +497,12 @@ func (m Method) NewSecondOrder(sys SecondOrder, s *Settings) (*SecondOrderSteppe
 		return nil, err
 	}
 	c := resolve(s)
+	if err := c.checkLinear(); err != nil {
+		return nil, err
+	}
 	r := &SecondOrderStepper{m: m, ids: c.ids}
 	r.core = newAlphaCore(m, sys, c, &r.stats)
+	r.core.initLinear(nil, nil, nil)
 	r.a0 = make([]float64, r.core.nq)
 	r.g0 = make([]float64, r.core.nz)
 	return r, nil
@@ -331,6 +572,9 @@ func (r *SecondOrderStepper) Advance(st State, h History, dt float64) (Result, e
 	}
 	before := r.stats
 	fail := func(err error) (Result, error) {
+		if se, ok := err.(*StepError); ok && se.Step == 0 {
+			se.Step = r.stats.Steps + 1
+		}
 		r.stats.Rejected++
 		return Result{Status: StatusOf(err), Stats: r.stats.Sub(before), T: st.T}, err
 	}
@@ -453,14 +697,50 @@ func newAlphaFirstOrder(m Method, sys System, c conf) (*alphaFirst, error) {
 	ad := &partAdapter{sys: sys, n: n, pos: pos, vel: vel, other: other, y: make([]float64, n), f: make([]float64, n)}
 	s := &alphaFirst{m: m, ad: ad, n: n, ids: c.ids, y: make([]float64, n)}
 	s.core = newAlphaCore(m, ad, c, &s.stats)
-	if j, ok := sys.(Jacobian); ok {
+	nq, nz := len(pos), len(other)
+	var pattern *CSR
+	var blockOf []int
+	krylov := c.useKrylov(nq + nz)
+	if krylov {
+		if sj, ok := sys.(SparseJacobian); ok && (!c.matrixFree || c.pc != PrecondNone) {
+			if s.core.sp, pattern, err = newAlphaSparse(ad, sj); err != nil {
+				return nil, err
+			}
+		}
+		of, err := blocksOf(sys, n)
+		if err != nil {
+			return nil, err
+		}
+		if of != nil {
+			blockOf = make([]int, nq+nz)
+			for i, k := range vel {
+				blockOf[i] = of[k]
+			}
+			for i, k := range other {
+				blockOf[nq+i] = of[k]
+			}
+		}
+	}
+	// The dense acceleration Jacobian is only for the dense solver (or
+	// GMRES on a System without SparseJacobian): n² memory.
+	if j, ok := sys.(Jacobian); ok && (!krylov || pattern == nil && (!c.matrixFree || c.pc != PrecondNone)) {
 		ad.jac = j
 		ad.jd = make([]float64, n*n)
 		s.core.jacFn = ad.accelJac
 		s.core.dadq = make([]float64, len(pos)*len(pos))
 		s.core.dadv = make([]float64, len(pos)*len(pos))
 	}
-	nq, nz := len(pos), len(other)
+	var name func(int) string
+	if cn, ok := sys.(componentNamer); ok {
+		name = func(i int) string {
+			if i < nq {
+				return cn.Component(vel[i])
+			}
+			return cn.Component(other[i-nq])
+		}
+	}
+	s.core.initLinear(pattern, blockOf, name)
+	s.core.nl.crossStep = s.core.sp != nil
 	s.q, s.v, s.a = make([]float64, nq), make([]float64, nq), make([]float64, nq)
 	s.z, s.g = make([]float64, nz), make([]float64, nz)
 	return s, nil
@@ -496,6 +776,7 @@ func (s *alphaFirst) Init(t0 float64, y0 []float64) error {
 	s.gather()
 	s.clk = Clock{Base: t0}
 	s.haveA = false
+	s.core.nl.valid = false
 	s.stats = Stats{}
 	s.init = true
 	return nil
@@ -507,6 +788,14 @@ func (s *alphaFirst) Step(dt float64) error {
 		panic("integrators: Step before Init")
 	}
 	checkStep(dt)
+	err := s.step(dt)
+	if se, ok := err.(*StepError); ok && se.Step == 0 {
+		se.Step = s.stats.Steps + 1
+	}
+	return err
+}
+
+func (s *alphaFirst) step(dt float64) error {
 	t := s.clk.Now()
 	if !s.haveA {
 		if err := s.core.physical(t, s.q, s.v, s.z, s.a, s.g); err != nil {
@@ -540,6 +829,11 @@ func (s *alphaFirst) Checkpoint() Checkpoint {
 	if s.haveA {
 		c.A, c.ZDot = cloneF(s.a), cloneF(s.g)
 	}
+	if nl := s.core.nl; nl.crossStep && nl.valid {
+		p := s.core.sp.pt
+		p.Y, p.YE, p.Age = cloneF(p.Y), cloneF(p.YE), nl.age
+		c.Jac = &p
+	}
 	return c
 }
 
@@ -565,6 +859,29 @@ func (s *alphaFirst) Restore(c Checkpoint) error {
 	if s.haveA {
 		copy(s.a, c.A)
 		copy(s.g, c.ZDot)
+	}
+	nl := s.core.nl
+	nl.valid = false
+	if p := c.Jac; p != nil && nl.crossStep {
+		// Re-assemble the reused matrix where it was (not counted as
+		// work: it restores memory).
+		m := s.core.sp
+		if len(p.Y) != s.n || len(p.YE) != len(m.pt.YE) {
+			return &HistoryError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
+		}
+		copy(m.pt.Y, p.Y)
+		copy(m.pt.YE, p.YE)
+		m.pt.T, m.pt.TE, m.pt.Dt = p.T, p.TE, p.Dt
+		st := s.stats
+		err := s.core.sparseAt()
+		if err == nil {
+			err = nl.setupPC(&st)
+		}
+		if err != nil {
+			return fmt.Errorf("integrators: restoring the Newton matrix: %w", err)
+		}
+		nl.matrixDone(p.Dt)
+		nl.fresh, nl.age = false, p.Age
 	}
 	s.init = true
 	return nil

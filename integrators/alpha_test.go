@@ -27,7 +27,7 @@ func (l linear2) AccelJacobian(t float64, q, v, z, dadq, dadv []float64) error {
 	return nil
 }
 
-// seedK is the two-mass stiffness of generalized-alpha-two-modes.md: unit
+// seedK is the two-mass stiffness of the MADDENING guide "Two masses, two known modes": unit
 // masses, springs of stiffness 1 to ground, coupling 799.5. Its modes
 // are (1, 1)/√2 with ω = 1 and (1, −1)/√2 with ω = 40.
 var seedK = [4]float64{800.5, -799.5, -799.5, 800.5}
@@ -53,7 +53,7 @@ func seedStart() State {
 }
 
 // runAlpha steps n times with dt; reset passes an empty history every
-// step (the negative control of the seed).
+// step (the negative control of the MADDENING two-mass guide).
 func runAlpha(t testing.TB, m Method, sys SecondOrder, st State, dt float64, n int, reset bool) (State, *SecondOrderStepper, []State) {
 	r, err := m.NewSecondOrder(sys, nil)
 	if err != nil {
@@ -76,11 +76,11 @@ func runAlpha(t testing.TB, m Method, sys SecondOrder, st State, dt float64, n i
 	return st, r, traj
 }
 
-// TestSeedTwoModes reproduces the table of generalized-alpha-two-modes.md:
+// TestSeedTwoModes reproduces the table of the MADDENING guide "Two masses, two known modes":
 // dt = 0.1 over 12 s (120 steps), modal energy ½ż² + ½ω²z² retained and
 // slow phase lag ω₁T − atan2(−ż₁/ω₁, z₁) (wrapped to (−π, π]). Values are
-// asserted to the digits the seed prints (half a unit in the last digit);
-// ρ = 0's fast energy only as a bound, since the seed itself calls values
+// asserted to the digits the MADDENING two-mass guide prints (half a unit in the last digit);
+// ρ = 0's fast energy only as a bound, since the MADDENING two-mass guide itself calls values
 // that far below roundoff "suppression to the numerical floor".
 // Both Jacobian paths (analytic AccelJacobian and finite differences)
 // must give the table.
@@ -115,7 +115,7 @@ func TestSeedTwoModes(t *testing.T) {
 }
 
 // TestRhoOneIsNewmark: at ρ∞ = 1 generalized-alpha reproduces
-// average-acceleration Newmark on the seed problem; the seed reports
+// average-acceleration Newmark on the two-mass problem; the MADDENING two-mass guide reports
 // agreement to about 5e-14 in displacement over the 120 steps.
 func TestRhoOneIsNewmark(t *testing.T) {
 	_, _, a := runAlpha(t, GeneralizedAlpha(1), linear2{seedK}, seedStart(), 0.1, 120, false)
@@ -177,8 +177,8 @@ func spectralRadius(ev []complex128) float64 {
 
 // TestNewmarkDiscreteFrequency measures the discrete frequency of
 // average-acceleration Newmark from the argument of the complex
-// eigenvalue pair of the amplification matrix built by stepping. The seed
-// prints 2/dt·atan(ω·dt/2): 22.14 rad/s for ω = 40 and 0.99917 for ω = 1
+// eigenvalue pair of the amplification matrix built by stepping. The MADDENING
+// two-mass guide prints 2/dt·atan(ω·dt/2): 22.14 rad/s for ω = 40 and 0.99917 for ω = 1
 // at dt = 0.1; we check the printed digits and the formula to 1e-12.
 func TestNewmarkDiscreteFrequency(t *testing.T) {
 	const dt = 0.1
@@ -191,12 +191,12 @@ func TestNewmarkDiscreteFrequency(t *testing.T) {
 				within(t, "Newmark |λ|", cmplx.Abs(v), 1, 1e-13)
 			}
 		}
-		within(t, "discrete frequency (seed digits)", got, c.printed, c.tol)
+		within(t, "discrete frequency (published digits)", got, c.printed, c.tol)
 		within(t, "discrete frequency (formula)", got, 2/dt*math.Atan(c.omega*dt/2), 1e-12)
 	}
 }
 
-// TestSpectralRadius: the negative control of the seed. With the cached β
+// TestSpectralRadius: the negative control of the MADDENING two-mass guide. With the cached β
 // expression of the audited upstream source (β = 1/16 at ρ∞ = 1) the
 // scalar amplification radius at ω·dt = 4 is 5.83 (unstable); the
 // classical β = ¼ gives ≤ 1. For ρ∞ < 1 the radius tends to ρ∞ as
@@ -219,7 +219,7 @@ func TestSpectralRadius(t *testing.T) {
 }
 
 // resolvedK has modes ω = 1 ((1, 1)/√2) and ω = 3 ((1, −1)/√2): the
-// seed's resolved refinement problem.
+// MADDENING two-mass guide's resolved refinement problem.
 var resolvedK = [4]float64{5, -4, -4, 5}
 
 func resolvedError(t *testing.T, m Method, n int, reset, split bool) float64 {
@@ -253,8 +253,8 @@ func resolvedError(t *testing.T, m Method, n int, reset, split bool) float64 {
 
 // TestCarriedAccelerationOrder: on the resolved two-mode problem
 // (ω = 1, 3) carrying the algorithmic acceleration gives order ≥ 1.98
-// (the seed measured 1.987–2.000); passing an empty history every step
-// (physical acceleration) drops the damped variants to order ≈ 1 (seed:
+// (the MADDENING two-mass guide measured 1.987–2.000); passing an empty history every step
+// (physical acceleration) drops the damped variants to order ≈ 1 (published:
 // 0.991); |p − 1| ≤ 0.1. Splitting one step into two halves in the middle
 // of the run shows that a shortened step keeps the carried acceleration:
 // the order stays 2. (Changing the step on every step would not: the
@@ -505,7 +505,7 @@ func TestFirstOrderAdapter(t *testing.T) {
 	}
 }
 
-// TestSeedWorkCounts records the work the seed compares (it counted 1,680
+// TestSeedWorkCounts records the work the MADDENING two-mass guide compares (it counted 1,680
 // RHS evaluations at ρ = .5 versus Newmark's 840 with a GMRES stack). Our
 // dense path: with an analytic AccelJacobian a linear problem takes two
 // Newton iterations per step (the second confirms convergence), so both
@@ -540,7 +540,7 @@ func BenchmarkSeedTwoModes(b *testing.B) {
 }
 
 func ExampleSecondOrderStepper_Advance() {
-	// The seed's direct stepping loop: generalized-alpha with ρ∞ = 0.5 on
+	// The MADDENING two-mass guide's direct stepping loop: generalized-alpha with ρ∞ = 0.5 on
 	// the two-mass problem, each accepted history passed into the next call.
 	k := [4]float64{800.5, -799.5, -799.5, 800.5}
 	sys := SecondOrderFunc{NQ: 2, A: func(t float64, q, v, z, a, zdot []float64) error {

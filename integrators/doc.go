@@ -19,7 +19,8 @@
 //     by Newmark/generalized-alpha applied to a first-order System (or give
 //     Settings.Positions and Settings.Velocities).
 //   - EventSystem: event functions g_i(t, y), their crossing directions and
-//     reset maps, for the Dormand–Prince driver.
+//     reset maps, handled by the Dormand–Prince driver and by every
+//     fixed-step method (see Events).
 //   - TimeEventSystem: times known in advance at which f is not smooth
 //     (NextTimeEvent); adaptive Dormand–Prince ends a step exactly on each,
 //     with its last stages at the left limit, and restarts there.
@@ -90,9 +91,36 @@
 // extra evaluations) otherwise, forming and factorizing the Jacobian on
 // every iteration. The iteration stops when max|Δx| ≤ NewtonTol·(1 +
 // max|x|); on a linear problem that takes two iterations (the second
-// confirms). Not converging within NewtonMaxIter, or a singular
-// Jacobian, fails the step with NewtonFailure. Stats counts iterations,
-// Jacobians, factorizations and solves.
+// confirms). Not converging within NewtonMaxIter, a residual growing at
+// three consecutive iterations (divergence), or a singular Jacobian,
+// fails the step with NewtonFailure, naming the step, time and last
+// residual norm. Stats counts iterations, Jacobians, factorizations and
+// solves.
+//
+// # Linear solvers for large systems
+//
+// Settings.LinearSolver chooses how each Newton iteration is solved:
+// dense LU as above, or restarted GMRES(m) (Saad, Iterative Methods for
+// Sparse Linear Systems, §9.3.2) with right preconditioning — block-Jacobi
+// over the System's Blocked partition (a graph's nodes) or ILU(0) of the
+// sparse Newton matrix — as an inexact Newton method with
+// Eisenstat–Walker forcing terms (Settings.Forcing). LinearAuto, the
+// default, is dense up to AutoDenseMax unknowns. With GMRES the Newton
+// matrix (I − dt·θ·J, or the Newmark family's (1−αm)·I − (1−αf)·(β·dt²·J_q
+// + γ·dt·J_v) over the accelerations) is assembled sparsely from the
+// System's SparseJacobian (CSR on a fixed pattern) in O(nnz), never
+// densely, and reused with its preconditioner across iterations and steps
+// while Newton converges fast (JacobianMaxAge); checkpoints record where
+// it was assembled so that restoring is still bit-identical. With
+// MatrixFree the product A·v is a directional difference of the residual
+// instead, so the Jacobian is only needed for the preconditioner.
+// Without a SparseJacobian the preconditioner is built from a dense
+// Jacobian (n² memory); use MatrixFree with PrecondNone for large Systems
+// that have none. GMRES stagnation, breakdown or its iteration limit, and
+// a singular preconditioner block, fail the step with LinearFailure
+// (unless GMRES reduced the residual by the largest forcing term, 0.9,
+// which is still an inexact Newton step). Stats.LinearIters counts GMRES
+// iterations; Factorize counts preconditioner set-ups as well.
 //
 // # Newmark and generalized-alpha
 //
@@ -122,8 +150,8 @@
 // the field. A shorter step keeps the carried acceleration (it does not
 // depend on dt); note that with ρ∞ < 1 generalized-alpha is only first
 // order if the step changes persistently, since a_n approximates the
-// acceleration at t_n + (αm−αf)·dt. These runners have no error
-// estimator, dense output or event localization.
+// acceleration at t_n + (αm−αf)·dt. These runners (SecondOrderStepper)
+// have no error estimator, dense output or event localization.
 //
 // # Events
 //
@@ -143,6 +171,29 @@
 // the same long step, but never twice at the same instant. Two crossings
 // of an armed g_i within one step are not seen: bound MaxStep by the
 // shortest excursion you need to resolve.
+//
+// The fixed-step methods (Method.New on a System with events) handle
+// the same events with the same rules (directions, unarmed starts, the
+// earliest event first, EventTol, the Zeno guard): after each step the
+// event functions are evaluated at its end; when one crossed, the
+// crossing is located by re-stepping: the method takes one step of
+// length τ from the step's start for trial values of τ chosen by the
+// Illinois method, until the bracket is narrower than EventTol. There is
+// no interpolant to locate on (the fixed-step methods have none of their
+// own, and a Hermite one is not the method's trajectory), while a
+// re-step gives the state the method itself computes at the located time,
+// with its order. The reset is applied there and the rest of the step is
+// integrated from the reset state in one step (which may fire again); the
+// step ends on the step-count clock at t_n + dt. A step over which nothing
+// crossed is the method's own step bit for bit, at the cost of one
+// evaluation of the event functions; one with an event costs about ten to
+// forty re-steps. The memory of a method (trapezoid's carried f,
+// Dormand–Prince's FSAL stage, the Newmark family's algorithmic
+// acceleration) is rebuilt from the state at the re-steps and after the
+// reset, as after Init; for the Newmark family that means the physical
+// acceleration, the only consistent choice after a velocity jump. With
+// EventStop the step ends at the event, and Step returns a *StepError with
+// Status StoppedByEvent and the state after the reset.
 //
 // Zeno behaviour (events accumulating in finite time) is guarded twice:
 // a model declares the end of it with EventDisarm (for example a ball

@@ -91,6 +91,11 @@ type Adaptive struct {
 	dT0, dT1, dH float64
 	dEvent       bool
 	rc           [5][]float64
+	// dLazy: rc is not computed yet. Without events nothing needs the
+	// dense output during a step, so its coefficients are computed on the
+	// first Dense call after the step (from the swapped buffers: see
+	// denseLazy) instead of at every step.
+	dLazy bool
 
 	h            float64
 	errOld       float64
@@ -173,6 +178,7 @@ func (a *Adaptive) Init(t0 float64, y0 []float64) error {
 	a.errOld = 1e-4
 	a.lastRejected = false
 	a.zenoCount, a.haveEvent, a.lastEventT = 0, false, 0
+	a.dH, a.dLazy = 0, false
 	a.init = false
 	if a.ev != nil {
 		clear(a.disarmed)
@@ -257,7 +263,29 @@ func (a *Adaptive) Dense(t float64, dst []float64) {
 		copy(dst, a.y)
 		return
 	}
+	if a.dLazy {
+		a.denseLazy()
+	}
 	a.dense(t, dst)
+}
+
+// denseLazy computes the dense-output coefficients of the last step
+// after it was accepted: the step then swapped y with yn and k[0] with
+// k[6] (FSAL), so the step's start is in yn, its end in y, its first
+// stage in k[6] and its last in k[0]. The arithmetic is setDense's.
+func (a *Adaptive) denseLazy() {
+	k, r, y, yn, h := a.k, a.rc, a.yn, a.y, a.dH
+	k0, k6 := k[6], k[0]
+	for i := range y {
+		d := yn[i] - y[i]
+		b := h*k0[i] - d
+		r[0][i] = y[i]
+		r[1][i] = d
+		r[2][i] = b
+		r[3][i] = d - h*k6[i] - b
+		r[4][i] = h * (dpD1*k0[i] + dpD3*k[2][i] + dpD4*k[3][i] + dpD5*k[4][i] + dpD6*k[5][i] + dpD7*k6[i])
+	}
+	a.dLazy = false
 }
 
 func (a *Adaptive) dense(t float64, dst []float64) {
@@ -430,7 +458,11 @@ func (a *Adaptive) Step(tMax float64) (StepReport, error) {
 		if i := firstNonFinite(a.yn); i >= 0 {
 			return StepReport{}, &StepError{Method: MethodDormandPrince, Status: NonFinite, T: t1, Dt: h, Index: i}
 		}
-		a.setDense(t, t1, h)
+		if a.ev != nil {
+			a.setDense(t, t1, h)
+		} else {
+			a.dT0, a.dT1, a.dH, a.dEvent, a.dLazy = t, t1, h, false, true
+		}
 		rep := StepReport{T0: t, T1: t1, H: h, Event: -1}
 		if a.ev != nil {
 			fired, err := a.handleEvents(&rep, h)
@@ -476,7 +508,7 @@ func (a *Adaptive) setDense(t, t1, h float64) {
 		r[3][i] = d - h*k[6][i] - b
 		r[4][i] = h * (dpD1*k[0][i] + dpD3*k[2][i] + dpD4*k[3][i] + dpD5*k[4][i] + dpD6*k[5][i] + dpD7*k[6][i])
 	}
-	a.dT0, a.dT1, a.dH, a.dEvent = t, t1, h, false
+	a.dT0, a.dT1, a.dH, a.dEvent, a.dLazy = t, t1, h, false, false
 }
 
 // handleEvents looks for sign changes of the armed event functions over
@@ -626,7 +658,7 @@ func (a *Adaptive) Restore(c Checkpoint) error {
 		copy(a.g, c.G)
 		copy(a.disarmed, c.Disarmed)
 	}
-	a.dH = 0
+	a.dH, a.dLazy = 0, false
 	a.init = true
 	return nil
 }

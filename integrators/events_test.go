@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// ball is the bouncing ball of the seed ball-node.md written as an
+// ball is the bouncing ball of the MADDENING BallNode guide written as an
 // EventSystem: y = [x, v], f = [v, −g], event x falling through 0, reset
 // v ← −e·v, and v ← 0 (x ← 0) when |v| < 1e-4 after the reset. At rest
 // the model disarms its event and its right-hand side is zero (a ball
@@ -57,7 +57,7 @@ func TestBallEvents(t *testing.T) {
 	const h0, g, e = 10, 9.81, 0.9
 	want := analyticImpacts(h0, g, e, 4)
 	// The analytic impacts to 7 decimals, as quoted in the project's
-	// issue #7 (the closed form printed; the ball seed publishes none).
+	// issue #7 (the closed form printed; the MADDENING BallNode guide publishes none).
 	for i, w := range []float64{1.4278431, 3.9979607, 6.3110666, 8.3928619} {
 		within(t, "analytic impact", want[i], w, 5e-8)
 	}

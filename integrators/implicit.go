@@ -2,6 +2,7 @@ package integrators
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -54,10 +55,17 @@ func (l *linSolver) solve(st *Stats) bool {
 	return firstNonFinite(l.dx) < 0
 }
 
+// maxAbs is max|x_i|, NaN if any x_i is NaN (math.Max's semantics,
+// without its cost on vectors of 10⁶ entries).
 func maxAbs(x []float64) float64 {
 	m := 0.0
 	for _, v := range x {
-		m = math.Max(m, math.Abs(v))
+		if a := math.Abs(v); a > m || a != a {
+			m = a
+			if a != a {
+				return a
+			}
+		}
 	}
 	return m
 }
@@ -71,6 +79,10 @@ func fdStep(x float64) float64 {
 // trapezoid rule (θ = ½):
 //
 //	y_{n+1} = y_n + dt·((1−θ)·f(t_n, y_n) + θ·f(t_{n+1}, y_{n+1}))
+//
+// Its Newton matrix is A = I − dt·θ·∂f/∂y, solved by dense LU or by GMRES
+// (newtonLinear); with GMRES and a SparseJacobian it is assembled on the
+// Jacobian's pattern plus the diagonal.
 type implicitStepper struct {
 	core
 	jac   Jacobian
@@ -83,24 +95,134 @@ type implicitStepper struct {
 	f1   []float64
 	xp   []float64
 	fp   []float64
-	ls   *linSolver
+	ls   *linSolver // dense LU, or the staging of a dense matrix for GMRES; nil otherwise
+	nl   *newtonLinear
+	sp   *sparseMap // A from a SparseJacobian (GMRES only), or nil
+	div  divergence
+
+	// the iterate and time of the matrix-free operator
+	cur         []float64
+	tCur, dtCur float64
 }
 
-func newImplicit(m Method, sys System, c conf) *implicitStepper {
+// sparseMap assembles a sparse Newton matrix from a SparseJacobian:
+// A.Val[dst[k]] += coef·J.Val[k], then the diagonal.
+type sparseMap struct {
+	pt   JacobianPoint // where A was last assembled
+	sj   SparseJacobian
+	jval []float64
+	dst  []int
+	diag []int
+}
+
+// newSparseMap builds the pattern I ∪ J of an implicitStepper.
+func newSparseMap(sj SparseJacobian, n int) (*sparseMap, *CSR, error) {
+	rp, col := sj.JacobianPattern()
+	if err := checkPattern(n, rp, col); err != nil {
+		return nil, nil, err
+	}
+	pb := newPatternBuilder(n)
+	for i := 0; i < n; i++ {
+		pb.add(i, i)
+		for k := rp[i]; k < rp[i+1]; k++ {
+			pb.add(i, col[k])
+		}
+	}
+	A := pb.build()
+	m := &sparseMap{sj: sj, jval: make([]float64, len(col)), dst: make([]int, len(col)), diag: make([]int, n), pt: JacobianPoint{Y: make([]float64, n)}}
+	for i := 0; i < n; i++ {
+		m.diag[i] = A.find(i, i)
+		for k := rp[i]; k < rp[i+1]; k++ {
+			m.dst[k] = A.find(i, col[k])
+		}
+	}
+	return m, A, nil
+}
+
+// blocksOf returns the block of every component from sys's Blocked
+// capability, or nil.
+func blocksOf(sys System, n int) ([]int, error) {
+	b, ok := sys.(Blocked)
+	if !ok {
+		return nil, nil
+	}
+	starts := b.Blocks()
+	if len(starts) < 1 || starts[0] != 0 || starts[len(starts)-1] != n {
+		return nil, fmt.Errorf("integrators: Blocks must start at 0 and end at Dim = %d", n)
+	}
+	of := make([]int, n)
+	for k := 0; k+1 < len(starts); k++ {
+		if starts[k+1] <= starts[k] {
+			return nil, fmt.Errorf("integrators: Blocks must be strictly increasing (block %d)", k)
+		}
+		for i := starts[k]; i < starts[k+1]; i++ {
+			of[i] = k
+		}
+	}
+	return of, nil
+}
+
+// componentNamer is implemented by Systems that name their components
+// (graph.System): error messages use it.
+type componentNamer interface{ Component(j int) string }
+
+func newImplicit(m Method, sys System, c conf) (*implicitStepper, error) {
 	n := sys.Dim()
 	s := &implicitStepper{core: newCore(m, sys), c: c, theta: 1,
 		yn: make([]float64, n), f0: make([]float64, n), f1: make([]float64, n),
-		xp: make([]float64, n), fp: make([]float64, n), ls: newLinSolver(n)}
+		xp: make([]float64, n), fp: make([]float64, n)}
 	if m.Name == MethodImplicitTrapezoid {
 		s.theta = 0.5
 	}
 	s.jac, _ = sys.(Jacobian)
-	return s
+	var pattern *CSR
+	var blockOf []int
+	if c.useKrylov(n) {
+		if sj, ok := sys.(SparseJacobian); ok && (!c.matrixFree || c.pc != PrecondNone) {
+			var err error
+			if s.sp, pattern, err = newSparseMap(sj, n); err != nil {
+				return nil, err
+			}
+		}
+		var err error
+		if blockOf, err = blocksOf(sys, n); err != nil {
+			return nil, err
+		}
+	}
+	s.nl = newNewtonLinear(&s.c, n, pattern, blockOf, s.jv)
+	s.ls = s.nl.dense
+	s.nl.crossStep = s.sp != nil
+	if cn, ok := sys.(componentNamer); ok {
+		s.nl.name = cn.Component
+	}
+	return s, nil
+}
+
+// jv is the matrix-free product A·v ≈ v − dt·θ·(f(x + h·v) − f(x))/h at
+// the current iterate (Settings.MatrixFree).
+func (s *implicitStepper) jv(v, dst []float64) error {
+	h := fdDirection(s.cur, v)
+	if h == 0 {
+		clear(dst)
+		return nil
+	}
+	for i, x := range s.cur {
+		s.xp[i] = x + h*v[i]
+	}
+	if err := s.eval(s.tCur, s.dtCur, s.xp, s.fp); err != nil {
+		return err
+	}
+	c := s.dtCur * s.theta / h
+	for i := range dst {
+		dst[i] = v[i] - c*(s.fp[i]-s.f1[i])
+	}
+	return nil
 }
 
 // Init implements Stepper.
 func (s *implicitStepper) Init(t0 float64, y0 []float64) error {
 	s.f0OK = false
+	s.nl.valid = false
 	return s.core.init0(t0, y0)
 }
 
@@ -110,9 +232,88 @@ func (s *implicitStepper) Step(dt float64) error {
 		panic("integrators: Step before Init")
 	}
 	checkStep(dt)
+	err := s.step(dt)
+	if se, ok := err.(*StepError); ok && se.Step == 0 {
+		se.Step = s.stats.Steps + 1
+	}
+	return err
+}
+
+// denseMatrix writes A = I − dt·θ·∂f/∂y at (t1, x) into ls.jd, from the
+// Jacobian capability or forward differences of f.
+func (s *implicitStepper) denseMatrix(t1, dt float64, x []float64, it int) error {
+	n, th, ls := s.n, s.theta, s.ls
+	if s.jac != nil {
+		if err := s.jac.Jacobian(t1, x, ls.jd); err != nil {
+			return &StepError{Method: s.m.Name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: err}
+		}
+	} else {
+		copy(s.xp, x)
+		for j := 0; j < n; j++ {
+			h := fdStep(x[j])
+			s.xp[j] = x[j] + h
+			h = s.xp[j] - x[j]
+			if err := s.eval(t1, dt, s.xp, s.fp); err != nil {
+				return err
+			}
+			s.xp[j] = x[j]
+			for i := 0; i < n; i++ {
+				ls.jd[i*n+j] = (s.fp[i] - s.f1[i]) / h
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			ls.jd[i*n+j] *= -dt * th
+		}
+		ls.jd[i*n+i]++
+	}
+	if k := firstNonFinite(ls.jd); k >= 0 {
+		return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: k / n, Iter: it}
+	}
+	return nil
+}
+
+// sparseMatrix assembles A = I − dt·θ·∂f/∂y at (t1, x) into nl.A.
+func (s *implicitStepper) sparseMatrix(t1, dt float64, x []float64, it int) error {
+	A, sp := s.nl.A, s.sp
+	sp.pt.T, sp.pt.Dt = t1, dt
+	copy(sp.pt.Y, x)
+	if err := sp.sj.SparseJacobian(t1, x, sp.jval); err != nil {
+		return &StepError{Method: s.m.Name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: err}
+	}
+	clear(A.Val)
+	c := -dt * s.theta
+	for k, v := range sp.jval {
+		A.Val[sp.dst[k]] += c * v
+	}
+	for _, d := range sp.diag {
+		A.Val[d]++
+	}
+	if k := firstNonFinite(A.Val); k >= 0 {
+		return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: rowOf(A.RowPtr, k), Iter: it}
+	}
+	return nil
+}
+
+// rowOf returns the row of entry k of a CSR pattern.
+func rowOf(rowPtr []int, k int) int {
+	lo, hi := 0, len(rowPtr)-1
+	for hi-lo > 1 {
+		m := (lo + hi) / 2
+		if rowPtr[m] <= k {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+func (s *implicitStepper) step(dt float64) error {
 	nc := s.clk.next(dt)
 	t, t1 := s.clk.Now(), nc.Now()
-	n, th := s.n, s.theta
+	th := s.theta
 	if th != 1 && !s.f0OK {
 		if err := s.eval(t, dt, s.y, s.f0); err != nil {
 			return err
@@ -121,84 +322,115 @@ func (s *implicitStepper) Step(dt float64) error {
 	}
 	x := s.yn
 	copy(x, s.y) // predictor: the old state
-	ls := s.ls
+	ls, nl := s.ls, s.nl
+	r := nl.b // residual: GMRES's right-hand side, negated in place by krylov
+	if !nl.krylv {
+		r = ls.r
+	}
+	nl.beginStep()
+	s.div.reset()
 	converged := false
 	it := 0
+	dxNorm := 0.0
+	var dx []float64
 	for it < s.c.newtonMaxIter {
 		it++
 		if err := s.eval(t1, dt, x, s.f1); err != nil {
 			s.stats.Rejected++
 			return err
 		}
-		for i := range ls.r {
-			r := x[i] - s.y[i] - dt*th*s.f1[i]
+		for i := range x {
+			ri := x[i] - s.y[i] - dt*th*s.f1[i]
 			if th != 1 {
-				r -= dt * (1 - th) * s.f0[i]
+				ri -= dt * (1 - th) * s.f0[i]
 			}
-			ls.r[i] = r
+			r[i] = ri
 		}
-		if i := firstNonFinite(ls.r); i >= 0 {
+		if i := firstNonFinite(r); i >= 0 {
 			// An iterate or f overflowed: say which component, not
 			// "Newton did not converge".
 			s.stats.Rejected++
 			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
 		}
-		// J = I − dt·θ·∂f/∂y
-		s.stats.JacEvals++
-		if s.jac != nil {
-			if err := s.jac.Jacobian(t1, x, ls.jd); err != nil {
+		rn := resNorm(r)
+		nl.lastRes = rn
+		if d := s.div.check(rn); d != "" {
+			if nl.krylv && nl.stale() {
+				// Diverging with an old matrix: assemble a fresh one.
+				nl.valid = false
+				s.div.reset()
+			} else {
 				s.stats.Rejected++
-				return &StepError{Method: s.m.Name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: err}
+				return &StepError{Method: s.m.Name, Status: NewtonFailure, T: t1, Dt: dt, Index: -1, Iter: it, Residual: rn, Detail: d}
 			}
+		}
+		if !nl.krylv {
+			// J = I − dt·θ·∂f/∂y, dense LU.
+			s.stats.JacEvals++
+			if err := s.denseMatrix(t1, dt, x, it); err != nil {
+				s.stats.Rejected++
+				return err
+			}
+			s.stats.NewtonIters++
+			if !ls.solve(&s.stats) {
+				if i := firstNonFinite(ls.dx); i >= 0 && !ls.singular {
+					s.stats.Rejected++
+					return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
+				}
+				break
+			}
+			dx = ls.dx
 		} else {
-			copy(s.xp, x)
-			for j := 0; j < n; j++ {
-				h := fdStep(x[j])
-				s.xp[j] = x[j] + h
-				h = s.xp[j] - x[j]
-				if err := s.eval(t1, dt, s.xp, s.fp); err != nil {
+			if nl.needMatrix(dt, it, dxNorm) {
+				s.stats.JacEvals++
+				var err error
+				if s.sp != nil {
+					err = s.sparseMatrix(t1, dt, x, it)
+				} else if err = s.denseMatrix(t1, dt, x, it); err == nil {
+					nl.fromDense()
+				}
+				if err != nil {
 					s.stats.Rejected++
 					return err
 				}
-				s.xp[j] = x[j]
-				for i := 0; i < n; i++ {
-					ls.jd[i*n+j] = (s.fp[i] - s.f1[i]) / h
+				nl.valid = false
+				if err := nl.setupPC(&s.stats); err != nil {
+					s.stats.Rejected++
+					return nl.linearError(s.m.Name, t1, dt, it, err)
 				}
+				nl.matrixDone(dt)
 			}
-		}
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				ls.jd[i*n+j] *= -dt * th
-			}
-			ls.jd[i*n+i]++
-		}
-		if k := firstNonFinite(ls.jd); k >= 0 {
-			s.stats.Rejected++
-			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: k / n, Iter: it}
-		}
-		s.stats.NewtonIters++
-		if !ls.solve(&s.stats) {
-			if i := firstNonFinite(ls.dx); i >= 0 && !ls.singular {
+			s.stats.NewtonIters++
+			s.cur, s.tCur, s.dtCur = x, t1, dt
+			if err := nl.krylov(r, rn, &s.stats); err != nil {
+				if nl.stale() {
+					// An old matrix or preconditioner: retry the
+					// iteration with a fresh one.
+					nl.valid = false
+					continue
+				}
 				s.stats.Rejected++
-				return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
+				return nl.linearError(s.m.Name, t1, dt, it, err)
 			}
-			break
+			dx = nl.dx
+			nl.prevDx, dxNorm = dxNorm, maxAbs(dx)
 		}
 		for i := range x {
-			x[i] += ls.dx[i]
+			x[i] += dx[i]
 		}
 		if i := firstNonFinite(x); i >= 0 {
 			s.stats.Rejected++
 			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
 		}
-		if maxAbs(ls.dx) <= s.c.newtonTol*(1+maxAbs(x)) {
+		if maxAbs(dx) <= s.c.newtonTol*(1+maxAbs(x)) {
 			converged = true
 			break
 		}
 	}
 	if !converged {
 		s.stats.Rejected++
-		return &StepError{Method: s.m.Name, Status: NewtonFailure, T: t1, Dt: dt, Index: -1, Iter: it}
+		return &StepError{Method: s.m.Name, Status: NewtonFailure, T: t1, Dt: dt, Index: -1, Iter: it, Residual: nl.lastRes,
+			Detail: fmt.Sprintf("no convergence within %d iterations (NewtonTol %g)", s.c.newtonMaxIter, s.c.newtonTol)}
 	}
 	if i := firstNonFinite(x); i >= 0 {
 		s.stats.Rejected++
@@ -215,6 +447,7 @@ func (s *implicitStepper) Step(dt float64) error {
 	s.y, s.yn = x, s.y
 	s.clk = nc
 	s.stats.Steps++
+	nl.endStep()
 	return nil
 }
 
@@ -223,6 +456,11 @@ func (s *implicitStepper) Checkpoint() Checkpoint {
 	c := Checkpoint{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
 	if s.theta != 1 && s.f0OK {
 		c.F = cloneF(s.f0)
+	}
+	if nl := s.nl; nl.crossStep && nl.valid {
+		p := s.sp.pt
+		p.Y, p.Age = cloneF(p.Y), nl.age
+		c.Jac = &p
 	}
 	return c
 }
@@ -239,6 +477,24 @@ func (s *implicitStepper) Restore(c Checkpoint) error {
 	if s.theta != 1 && len(c.F) == s.n {
 		copy(s.f0, c.F)
 		s.f0OK = true
+	}
+	s.nl.valid = false
+	if p := c.Jac; p != nil && s.nl.crossStep {
+		// Re-assemble the reused matrix where it was (work not counted:
+		// it restores memory, as the uninterrupted run did it earlier).
+		if len(p.Y) != s.n {
+			return &HistoryError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
+		}
+		st := s.stats
+		err := s.sparseMatrix(p.T, p.Dt, p.Y, 0)
+		if err == nil {
+			err = s.nl.setupPC(&st)
+		}
+		if err != nil {
+			return fmt.Errorf("integrators: restoring the Newton matrix: %w", err)
+		}
+		s.nl.matrixDone(p.Dt)
+		s.nl.fresh, s.nl.age = false, p.Age
 	}
 	s.init = true
 	return nil

@@ -143,12 +143,19 @@ func ByName(name string) (Method, error) {
 	if near := nearest(strings.ToLower(name), names); near != "" {
 		hint = fmt.Sprintf("; did you mean %q?", near)
 	}
-	return Method{}, fmt.Errorf("%w %q (want one of %s)%s", ErrUnknownMethod, name, strings.Join(names, ", "), hint)
+	shown := name
+	if len(shown) > 64 {
+		shown = strings.ToValidUTF8(shown[:64], "") + "…"
+	}
+	return Method{}, fmt.Errorf("%w %q (want one of %s)%s", ErrUnknownMethod, shown, strings.Join(names, ", "), hint)
 }
 
 // nearest returns the name within edit distance 2 of s (or the one s is
 // a prefix of) closest to it, or "".
 func nearest(s string, names []string) string {
+	if len(s) > 64 {
+		return "" // no method name is that long; skip the O(len) distances
+	}
 	best, bestD := "", 3
 	for _, n := range names {
 		d := editDistance(s, n)
@@ -218,21 +225,47 @@ func (m Method) validate() error {
 // capability, and return an error without them. The implicit methods use
 // sys's Jacobian when it implements Jacobian. MethodDormandPrince returns
 // the 5th-order solution of the Dormand–Prince pair as a fixed-step method;
-// use NewAdaptive or Integrate for error control, dense output and events.
+// use NewAdaptive or Integrate for error control and dense output.
+//
+// When sys implements EventSystem with at least one event, every method
+// handles the events: a step over which an armed event function changes
+// sign in its direction is cut at the crossing, located to
+// Settings.EventTol by re-stepping, the reset applied and the rest of the
+// step integrated from the reset state (see "Events" in the package
+// documentation). Steps without a crossing are the method's own, bit for
+// bit.
 func (m Method) New(sys System, s *Settings) (Stepper, error) {
 	if err := m.validate(); err != nil {
 		return nil, err
 	}
 	c := resolve(s)
+	if err := c.checkLinear(); err != nil {
+		return nil, err
+	}
+	var st Stepper
 	switch m.Name {
 	case MethodForwardEuler, MethodSemiImplicitEuler, MethodHeun, MethodRK4, MethodDormandPrince:
-		return newExplicit(m, sys, c)
+		e, err := newExplicit(m, sys, c)
+		if err != nil {
+			return nil, err
+		}
+		st = e
 	case MethodBackwardEuler, MethodImplicitTrapezoid:
-		return newImplicit(m, sys, c), nil
+		im, err := newImplicit(m, sys, c)
+		if err != nil {
+			return nil, err
+		}
+		st = im
 	case MethodNewmark, MethodGeneralizedAlpha:
-		return newAlphaFirstOrder(m, sys, c)
+		a, err := newAlphaFirstOrder(m, sys, c)
+		if err != nil {
+			return nil, err
+		}
+		st = a
+	default:
+		return nil, fmt.Errorf("%w %q", ErrUnknownMethod, m.Name)
 	}
-	return nil, fmt.Errorf("%w %q", ErrUnknownMethod, m.Name)
+	return withEvents(st, sys, c), nil // fixedevents.go
 }
 
 // Stepper advances a first-order System with caller-chosen steps.
@@ -292,6 +325,9 @@ type Checkpoint struct {
 	ZenoCount    int
 	LastEventT   float64
 	Stats        Stats
+	// Jac is where the Newton matrix reused across steps was assembled
+	// (GMRES on a SparseJacobian only; nil otherwise).
+	Jac *JacobianPoint `json:",omitempty"`
 }
 
 func cloneF(x []float64) []float64 {

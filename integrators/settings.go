@@ -67,6 +67,50 @@ type Settings struct {
 	// 10.
 	NewtonMaxIter int
 
+	// LinearSolver selects the linear solver of the Newton iterations of
+	// every implicit and structural method: dense LU, GMRES, or (zero)
+	// LinearAuto, dense up to AutoDenseMax unknowns and GMRES above.
+	LinearSolver LinearSolver
+
+	// Preconditioner is GMRES's right preconditioner; zero means
+	// block-Jacobi over the system's blocks (Blocked).
+	Preconditioner Preconditioner
+
+	// KrylovTol is the smallest forcing term: GMRES stops when the
+	// linear residual is at most η·‖R‖ with η ≥ KrylovTol (η = KrylovTol
+	// with ForcingConstant). Zero means 1e-6.
+	KrylovTol float64
+
+	// KrylovRestart is m of GMRES(m), the Krylov basis kept before a
+	// restart (m+2 vectors of the system's size are stored). Zero means
+	// 30.
+	KrylovRestart int
+
+	// KrylovMaxIter bounds the GMRES iterations of one linear solve;
+	// reaching it fails the step with LinearFailure. Zero means 500.
+	KrylovMaxIter int
+
+	// Forcing chooses the forcing terms of the inexact Newton iteration;
+	// zero means Eisenstat–Walker.
+	Forcing Forcing
+
+	// MatrixFree makes GMRES apply the Newton matrix by a directional
+	// finite difference of the residual instead of the assembled sparse
+	// Jacobian: A·v ≈ (R(x + h·v) − R(x))/h with
+	// h = √(ε·(1 + ‖x‖₂))/‖v‖₂ (ε the float64 machine epsilon; Pernice &
+	// Walker, SIAM J. Sci. Comput. 19(1), 302–318, 1998, as surveyed by
+	// Knoll & Keyes, J. Comput. Phys. 193, 357–397, 2004, §2.2): one
+	// right-hand side per GMRES iteration. The Jacobian is then assembled
+	// only for the preconditioner (never with PrecondNone).
+	MatrixFree bool
+
+	// JacobianMaxAge bounds, with GMRES, the number of steps an assembled
+	// Newton matrix and its preconditioner are reused (it is re-assembled
+	// sooner when the step size changes or Newton converges slowly or
+	// fails with it). 1 assembles at every step's first iteration. Zero
+	// means 20. The dense solver re-evaluates at every iteration.
+	JacobianMaxAge int
+
 	// Positions and Velocities pair position components with their
 	// velocities (y[Positions[i]]' = y[Velocities[i]]) for semi-implicit
 	// Euler and for Newmark/generalized-alpha on a first-order System.
@@ -93,6 +137,14 @@ type conf struct {
 	newtonMaxIter  int
 	ids            []int64
 	pos, vel       []int
+	lin            LinearSolver
+	pc             Preconditioner
+	krylovTol      float64
+	restart        int
+	krylovMaxIter  int
+	forcing        Forcing
+	matrixFree     bool
+	jacMaxAge      int
 }
 
 func resolve(s *Settings) conf {
@@ -107,6 +159,9 @@ func resolve(s *Settings) conf {
 			newtonTol: s.NewtonTol, newtonMaxIter: s.NewtonMaxIter,
 			ids: slices.Clone(s.IDs),
 			pos: slices.Clone(s.Positions), vel: slices.Clone(s.Velocities),
+			lin: s.LinearSolver, pc: s.Preconditioner, krylovTol: s.KrylovTol,
+			restart: s.KrylovRestart, krylovMaxIter: s.KrylovMaxIter,
+			forcing: s.Forcing, matrixFree: s.MatrixFree, jacMaxAge: s.JacobianMaxAge,
 		}
 	}
 	if c.rtol == 0 {
@@ -132,6 +187,18 @@ func resolve(s *Settings) conf {
 	}
 	if c.newtonMaxIter == 0 {
 		c.newtonMaxIter = 10
+	}
+	if c.krylovTol == 0 {
+		c.krylovTol = 1e-6
+	}
+	if c.restart == 0 {
+		c.restart = 30
+	}
+	if c.krylovMaxIter == 0 {
+		c.krylovMaxIter = 500
+	}
+	if c.jacMaxAge == 0 {
+		c.jacMaxAge = 20
 	}
 	return c
 }

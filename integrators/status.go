@@ -41,6 +41,10 @@ const (
 	// NotPartitioned means a first-order System's position rate differed
 	// from its paired velocity.
 	NotPartitioned
+	// LinearFailure means the linear solver of a Newton iteration failed:
+	// GMRES stagnated, broke down or reached Settings.KrylovMaxIter, or a
+	// preconditioner block (or ILU(0) pivot) was singular.
+	LinearFailure
 )
 
 var statusNames = [...]string{
@@ -55,6 +59,7 @@ var statusNames = [...]string{
 	ZenoDetected:    "ZenoDetected",
 	HistoryMismatch: "HistoryMismatch",
 	NotPartitioned:  "NotPartitioned",
+	LinearFailure:   "LinearFailure",
 }
 
 // String returns the name of the status.
@@ -75,6 +80,7 @@ var (
 	ErrZeno            = errors.New("integrators: Zeno behaviour: events accumulate")
 	ErrHistoryMismatch = errors.New("integrators: history does not match the stepper")
 	ErrNotPartitioned  = errors.New("integrators: position rate differs from velocity")
+	ErrLinear          = errors.New("integrators: linear solver failed")
 )
 
 // Err returns nil for NotTerminated, Success and StoppedByEvent and the
@@ -99,13 +105,18 @@ func (s Status) Err() error {
 		return ErrHistoryMismatch
 	case NotPartitioned:
 		return ErrNotPartitioned
+	case LinearFailure:
+		return ErrLinear
 	}
 	return fmt.Errorf("integrators: unknown status %d", int(s))
 }
 
-// StepError describes a failed step. It names the method, the time at
-// which the failing evaluation happened, the step size and, for a
-// non-finite value or a partition violation, the component index.
+// StepError describes a failed step. It names the method, the step (the
+// stepper's count of accepted steps plus one), the time at which the
+// failing evaluation happened, the step size and, for a non-finite value,
+// a partition violation or a singular preconditioner block, the
+// component index; a Newton or linear-solver failure carries the last
+// Newton residual norm.
 //
 // errors.Is(err, s.Status.Err()) holds, and the cause returned by user
 // code is reachable with errors.Is/As as well.
@@ -115,13 +126,22 @@ type StepError struct {
 	T      float64 // time of the failing evaluation or the step start
 	Dt     float64 // step size of the trial
 	Index  int     // component index, or -1
-	Iter   int     // Newton iterations performed, for NewtonFailure
-	Err    error   // cause from user code, or nil
+	Iter   int     // Newton iterations performed, for NewtonFailure and LinearFailure
+	Step   int     // the failing step's number: accepted steps of the stepper + 1 (0: unknown)
+	// Residual is ‖R‖₂ of the last Newton iterate, for NewtonFailure and
+	// LinearFailure (the linear solver's own residual is in Err).
+	Residual float64
+	Detail   string // what went wrong, e.g. "Newton diverged: …"
+	Err      error  // cause from user code or the linear solver, or nil
 }
 
 // Error implements error.
 func (e *StepError) Error() string {
-	msg := "integrators: " + e.Method + ": step at t=" + strconv.FormatFloat(e.T, 'g', -1, 64) +
+	msg := "integrators: " + e.Method + ": step "
+	if e.Step > 0 {
+		msg += strconv.Itoa(e.Step) + " "
+	}
+	msg += "at t=" + strconv.FormatFloat(e.T, 'g', -1, 64) +
 		" (dt=" + strconv.FormatFloat(e.Dt, 'g', -1, 64) + "): "
 	switch e.Status {
 	case NonFinite:
@@ -131,10 +151,19 @@ func (e *StepError) Error() string {
 		}
 	case NewtonFailure:
 		msg += "Newton iteration did not converge after " + strconv.Itoa(e.Iter) + " iterations"
+		if e.Residual > 0 {
+			msg += ", last residual norm " + strconv.FormatFloat(e.Residual, 'g', 4, 64)
+		}
+	case LinearFailure:
+		msg += "linear solver failed at Newton iteration " + strconv.Itoa(e.Iter) +
+			" (Newton residual norm " + strconv.FormatFloat(e.Residual, 'g', 4, 64) + ")"
 	case NotPartitioned:
 		msg += "position rate differs from velocity for pair " + strconv.Itoa(e.Index)
 	default:
 		msg += e.Status.String()
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
 	}
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
@@ -183,7 +212,7 @@ func StatusOf(err error) Status {
 	if errors.As(err, &he) {
 		return HistoryMismatch
 	}
-	for _, s := range []Status{NonFinite, NewtonFailure, StepTooSmall, MaxStepsReached, ZenoDetected, HistoryMismatch, NotPartitioned} {
+	for _, s := range []Status{NonFinite, NewtonFailure, StepTooSmall, MaxStepsReached, ZenoDetected, HistoryMismatch, NotPartitioned, LinearFailure} {
 		if errors.Is(err, s.Err()) {
 			return s
 		}
@@ -199,8 +228,9 @@ type Stats struct {
 	FuncEvals     int // evaluations of Func or Accel (right-hand sides)
 	JacEvals      int // analytic Jacobians or finite-difference Jacobians formed
 	NewtonIters   int // Newton iterations (one linear solve each)
-	LinearSolves  int // LU solves
-	Factorize     int // LU factorizations
+	LinearSolves  int // linear solves (dense LU or GMRES), one per Newton iteration
+	LinearIters   int // GMRES iterations (products with the Newton matrix, not counting restarts)
+	Factorize     int // dense LU factorizations, and preconditioner setups (block-Jacobi, ILU(0))
 	EventEvals    int // evaluations of EventSystem.Events
 	EventsHandled int // events located and reset
 }
@@ -212,6 +242,7 @@ func (s *Stats) add(o Stats) {
 	s.JacEvals += o.JacEvals
 	s.NewtonIters += o.NewtonIters
 	s.LinearSolves += o.LinearSolves
+	s.LinearIters += o.LinearIters
 	s.Factorize += o.Factorize
 	s.EventEvals += o.EventEvals
 	s.EventsHandled += o.EventsHandled
@@ -227,6 +258,7 @@ func (s Stats) Sub(o Stats) Stats {
 		JacEvals:      s.JacEvals - o.JacEvals,
 		NewtonIters:   s.NewtonIters - o.NewtonIters,
 		LinearSolves:  s.LinearSolves - o.LinearSolves,
+		LinearIters:   s.LinearIters - o.LinearIters,
 		Factorize:     s.Factorize - o.Factorize,
 		EventEvals:    s.EventEvals - o.EventEvals,
 		EventsHandled: s.EventsHandled - o.EventsHandled,

@@ -112,7 +112,7 @@ func TestObservedOrder(t *testing.T) {
 
 // TestSemiImplicitEulerDefinition checks the documented update
 // v_{n+1} = v_n + dt·f_v(t_n, y_n), x_{n+1} = x_n + dt·v_{n+1} with the
-// seed ball-node.md update (v += g dt; x += v dt), bit for bit, plus an
+// MADDENING BallNode update (v += g dt; x += v dt), bit for bit, plus an
 // "other" component advanced like a velocity.
 func TestSemiImplicitEulerDefinition(t *testing.T) {
 	const g, dt = -9.81, 0.01

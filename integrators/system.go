@@ -29,6 +29,32 @@ type Jacobian interface {
 	Jacobian(t float64, y, dst []float64) error
 }
 
+// SparseJacobian is an optional capability of a System: ∂f/∂y as a
+// sparse matrix (CSR) on a pattern that is fixed for the life of the
+// System. When the implicit and structural methods solve with GMRES they
+// assemble their Newton matrix from it in O(nnz) memory and time, and
+// never form a dense matrix; the dense solver keeps using Jacobian (or
+// finite differences).
+type SparseJacobian interface {
+	// JacobianPattern returns the pattern: the entries of row i are in
+	// the columns col[rowPtr[i]:rowPtr[i+1]], strictly ascending;
+	// len(rowPtr) = Dim+1. It must return the same pattern on every
+	// call; the integrators copy it once.
+	JacobianPattern() (rowPtr, col []int)
+	// SparseJacobian writes the values of ∂f/∂y at (t, y), in pattern
+	// order, into val (len = len(col)).
+	SparseJacobian(t float64, y, val []float64) error
+}
+
+// Blocked is an optional capability of a System whose state is made of
+// blocks, such as a graph's nodes: block b is y[starts[b]:starts[b+1]],
+// starts[0] = 0, strictly increasing, the last = Dim. The block-Jacobi
+// preconditioner inverts the Newton matrix's diagonal block of each.
+// Blocks must return the same slice on every call.
+type Blocked interface {
+	Blocks() (starts []int)
+}
+
 // Partitioned is an optional capability of a System whose state contains
 // positions and their velocities: for every i,
 //

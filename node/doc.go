@@ -10,8 +10,9 @@
 // [Additive] or [Replacing], with a default value or [Input.Absent]
 // semantics), its outputs, its events and its [Metadata] (algorithm ID,
 // version, [Stability], the scheme Update runs, the declared [Order] of
-// accuracy, assumptions, limitations, validated regimes, implementation
-// mapping, references, anomaly IDs, verification evidence, changelog).
+// accuracy, assumptions, limitations, validated regimes, the [StableStep]
+// of explicit stepping, implementation mapping, references, anomaly IDs,
+// verification evidence, changelog).
 // Graphs are validated, documentation is generated and integrators are
 // driven from the Spec without knowing the node's Go type.
 //
@@ -23,13 +24,45 @@
 // [TimeEventer] (times known in advance at which outputs jump, for
 // sources),
 // [InputJacobian] and [OutputJacobian] (analytic derivatives),
-// [Marker] (a body connectors attach to) and [Drawer] (the node's
+// [Marker] (a body connectors attach to), [Attached] (a connector that
+// reports its ends and links), [MarkerMass] (a body's inverse
+// mass at a marker) and [StepLimiter] (a node that computes the largest
+// stable step of explicit stepping, e.g. a spring from its stiffness and
+// its bodies' MarkerMass; graphs warn when a run's step exceeds it), and
+// [Drawer] (the node's
 // geometry for cosim view and cosim render: [Primitive] spheres, boxes,
 // planes, coils and lines computed from its parameters and state, with
 // the shared visualization parameters of [VisualParams] — show,
 // draw_size, color — and the renderer's [DrawSettings]; a node without it
 // draws nothing). A node that decorates another
 // implements [Unwrapper]; use [As] to find a capability through wrappers.
+//
+// # Connectors
+//
+// A connector type (a spring between two bodies) implements [Connector]:
+// given its two ends ([Attachment]: a [Marker] body, or the ground, and a
+// local point) it builds the node and returns the edges that attach it as
+// data ([Link]: field names on the body and on the connector). Graphs
+// (graph.Graph.AddConnector, the [ConnectorHost] the node packages'
+// Connect helpers take) and scene files apply it to any connector type
+// alike, so node packages never import graph and a new connector type
+// needs only a registry [Type] with a Connector constructor. Errors about
+// one end are [EndError] (errors.As), never matched by text.
+//
+// # Batch kernels
+//
+// A node type may also implement [Batcher]: a graph then steps its
+// instances of one wiring pattern as a family, one call of the type's
+// [Batch] kernel per block of rows instead of one interface call per
+// node, with every field of every row reached through a [Strided] view
+// ([BatchArgs]). The contract is strict: a kernel computes, row by row,
+// the same bits as the member's own Update, Outputs and Derivatives (the
+// shipped kernels call the same per-row function as those methods), holds
+// the members' parameters per row and sees SetParams on any member, may
+// skip outputs nobody reads ([BatchArgs.Need]), allocates nothing, and is
+// safe for concurrent calls on disjoint rows. A kernel's error only tells
+// the graph that some row failed: the graph replays the step node by node
+// to report it. verification.CheckBatch holds a kernel to this contract.
 //
 // Parameters come from typed Go values (each node package has a Params
 // struct) or from a name→value map ([Resolve]), for scene files and
@@ -62,6 +95,13 @@
 // [StateError] (node, field, step, time) for failures while stepping,
 // [UnknownTypeError] for registry look-ups. Programmer errors inside the
 // library (slices of the wrong length, an inconsistent spec) panic.
+//
+// Messages echo user input bounded ([FormatValue], [Quote], [Elide]): a
+// list longer than [MaxWholeItems] shows its first [MaxShownItems]
+// elements and a count ("[1, 2, 3, … 999 997 more]"), a string its first
+// [MaxShownBytes] bytes, and [Resolve] reports at most
+// [MaxReportedErrors] problems one by one, so a huge wrong input makes a
+// message of a few hundred bytes.
 //
 // # Concurrency
 //

@@ -63,7 +63,7 @@ type Primitive struct {
 }
 
 // DrawSettings are the renderer-wide drawing settings a [Drawer] reads, as
-// the spring-damper seed's visualization settings: the connectors' default
+// Exudyn's ObjectConnectorCartesianSpringDamper visualization settings: the connectors' default
 // size and color (connectors.defaultSize, connectors.defaultColor), the
 // number of windings of a spring (connectors.springNumberOfWindings), the
 // segments per winding (connectors.curveTiling) and whether springs are
@@ -120,8 +120,8 @@ type Drawer interface {
 	Draw(x []float64, in Inputs, set *DrawSettings, dst []Primitive) []Primitive
 }
 
-// Names of the visualization parameters every drawn node shares, as the
-// seeds' visualization items name them (show, drawSize, color).
+// Names of the visualization parameters every drawn node shares, as
+// Exudyn's visualization items name them (show, drawSize, color).
 const (
 	ParamShow     = "show"
 	ParamDrawSize = "draw_size"
@@ -207,7 +207,7 @@ func (v Visual) ColorOr(def [4]float64) [4]float64 {
 	return v.Color
 }
 
-// CartesianSprings appends the seed's drawing of a Cartesian spring-damper
+// CartesianSprings appends Exudyn's drawing of a Cartesian spring-damper
 // from p0 to p1 to dst: three springs of diameter size, along world x, y
 // and z in turn (p0 → (p1x, p0y, p0z) → (p1x, p1y, p0z) → p1), each a
 // [Coil] with set.SpringWindings turns, or a [Line] when set.Simplified. A

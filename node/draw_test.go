@@ -35,7 +35,7 @@ func TestCoilPoints(t *testing.T) {
 	}
 }
 
-// TestCartesianSprings: the seed's three springs run along x, then y,
+// TestCartesianSprings: Exudyn's three springs run along x, then y,
 // then z from marker 0 to marker 1; a zero component leaves its spring
 // out; Simplified draws lines.
 func TestCartesianSprings(t *testing.T) {
@@ -77,7 +77,7 @@ func TestVisual(t *testing.T) {
 	specs := node.VisualParams("diameter")
 	v := node.Values{}
 	node.Appearance{}.Put(v)
-	vals, err := node.CheckValues("x", specs, v)
+	vals, err := node.Resolve("x", specs, nil, v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 package node
 
-// Marker is the capability of a body that connectors attach to (the
-// seeds' position-based markers). A connector reads the body's state
+// Marker is the capability of a body that connectors attach to (Exudyn's
+// position-based markers). A connector reads the body's state
 // through graph edges from the fields MarkerFields names, and pushes its
 // force back through edges into the inputs MarkerLoads names. Bodies
 // implement it; connectors use it without importing the body's package.

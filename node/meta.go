@@ -148,15 +148,19 @@ type Metadata struct {
 	// Derivatives, so metadata can never name a scheme the code does not run.
 	Discretization string `json:"discretization,omitempty"`
 	// DiscretizationNotes describes the scheme in words and LaTeX.
-	DiscretizationNotes string      `json:"discretization_notes,omitempty"`
-	Order               Order       `json:"order"`
-	Assumptions         []string    `json:"assumptions"`
-	Limitations         []string    `json:"limitations"`
-	Regimes             []Regime    `json:"validated_regimes"`
-	StabilityConditions []string    `json:"stability_conditions"`
-	Mapping             []Mapping   `json:"implementation_mapping"`
-	References          []Reference `json:"references"`
-	Anomalies           []string    `json:"anomalies"`             // anomaly IDs, e.g. "MADD-ANO-011"
-	Evidence            []string    `json:"verification_evidence"` // benchmark IDs, e.g. "MADD-VER-010"
-	Changelog           []Change    `json:"changelog"`
+	DiscretizationNotes string   `json:"discretization_notes,omitempty"`
+	Order               Order    `json:"order"`
+	Assumptions         []string `json:"assumptions"`
+	Limitations         []string `json:"limitations"`
+	Regimes             []Regime `json:"validated_regimes"`
+	StabilityConditions []string `json:"stability_conditions"`
+	// StableStep states the largest stable step of fixed-step explicit
+	// stepping (a formula with units), or that there is none; nil when
+	// the node has no state and no stiffness of its own to bound it.
+	StableStep *StableStep `json:"stable_step,omitempty"`
+	Mapping    []Mapping   `json:"implementation_mapping"`
+	References []Reference `json:"references"`
+	Anomalies  []string    `json:"anomalies"`             // anomaly IDs, e.g. "MADD-ANO-011"
+	Evidence   []string    `json:"verification_evidence"` // benchmark IDs, e.g. "MADD-VER-010"
+	Changelog  []Change    `json:"changelog"`
 }

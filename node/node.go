@@ -52,7 +52,7 @@ type Outputter interface {
 }
 
 // Tunable is the capability of a node whose parameters may be overridden
-// after construction (the seeds' "injected params override the node's
+// after construction (MADDENING's "injected params override the node's
 // own"). SetParams validates every value first and changes nothing when
 // one is invalid. It must not be called while a graph containing the node
 // is stepping.

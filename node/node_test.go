@@ -1,7 +1,6 @@
 package node_test
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -99,10 +98,10 @@ func TestRange(t *testing.T) {
 	}
 }
 
-func TestSuggest(t *testing.T) {
+func TestDidYouMean(t *testing.T) {
 	names := []string{"position", "velocity", "table_position"}
-	if got := node.Suggest("positon", names); len(got) == 0 || got[0] != "position" {
-		t.Errorf("Suggest(positon) = %v", got)
+	if got := node.DidYouMean("positon", names); !strings.HasPrefix(got, ` (did you mean "position"`) {
+		t.Errorf("DidYouMean(positon) = %q", got)
 	}
 	if got := node.DidYouMean("zzzz", names); !strings.Contains(got, `valid: "position", "velocity", "table_position"`) {
 		t.Errorf("DidYouMean lists %q", got)
@@ -239,33 +238,6 @@ func FuzzResolve(f *testing.F) {
 			}
 		}
 	})
-}
-
-// A Description survives a JSON round trip into Go values.
-func TestDescriptionJSONRoundTrip(t *testing.T) {
-	s := node.NewSpec(node.Spec{Type: "a",
-		State:  []node.Field{{Name: "x", Units: "m", Role: node.Position, Rate: "v"}, {Name: "v", Units: "m/s", Role: node.Velocity}},
-		Params: specs,
-		Inputs: []node.Input{{Name: "f", Units: "N", Coupling: node.Replacing, Absent: true}},
-		Events: []node.Event{{Name: "contact", Direction: -1}},
-		Meta:   node.Metadata{Stability: node.Deprecated}})
-	d := node.Describe(stub{spec: s})
-	b, err := json.Marshal(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back node.Description
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	if back.State[0].Role != node.Position || back.Inputs[0].Coupling != node.Replacing ||
-		back.Metadata.Stability != node.Deprecated || back.Params[2].Kind != node.Vector || back.Events[0].Direction != -1 {
-		t.Errorf("round trip lost values: %+v", back)
-	}
-	var r node.Role
-	if err := r.UnmarshalText([]byte("spin")); err == nil {
-		t.Error("unknown role accepted")
-	}
 }
 
 // A parameter's Aliases are accepted by Resolve under the canonical name;

@@ -132,8 +132,8 @@ type Param struct {
 	MaxLen int
 	// Signature documents a Function parameter's Go type.
 	Signature string
-	// Aliases are other names Resolve accepts for the parameter (a seed's
-	// spelling, e.g. "drawSize" for "draw_size"); giving a name and its
+	// Aliases are other names Resolve accepts for the parameter (the spelling of
+	// the code a node is ported from, e.g. Exudyn's "drawSize" for "draw_size"); giving a name and its
 	// alias together is an error. Values, errors and specs use Name.
 	Aliases []string
 }
@@ -188,10 +188,11 @@ type ParamError struct {
 func (e *ParamError) Error() string {
 	var b strings.Builder
 	if e.Node != "" {
-		b.WriteString(e.Node)
+		b.WriteString(Elide(e.Node))
 		b.WriteString(": ")
 	}
-	fmt.Fprintf(&b, "parameter %q", e.Param)
+	b.WriteString("parameter ")
+	b.WriteString(Quote(e.Param))
 	if e.Value != nil {
 		fmt.Fprintf(&b, " = %s", FormatValue(e.Value))
 	}
@@ -205,29 +206,29 @@ func (e *ParamError) Error() string {
 }
 
 // FormatValue formats a parameter value for messages: floats with the
-// shortest exact representation, slices in brackets.
+// shortest exact representation, slices in brackets. The result is
+// bounded whatever the value: a list longer than MaxWholeItems shows its
+// first MaxShownItems elements and how many more there are ("[1, 2, 3,
+// … 999 997 more]"), a string its first MaxShownBytes bytes, an object
+// its number of keys.
 func FormatValue(v any) string {
 	switch x := v.(type) {
 	case float64:
 		return fmtNum(x)
 	case []float64:
-		s := make([]string, len(x))
-		for i, f := range x {
-			s[i] = fmtNum(f)
-		}
-		return "[" + strings.Join(s, ", ") + "]"
+		return formatList(len(x), func(i int) string { return fmtNum(x[i]) })
 	case []any:
-		s := make([]string, len(x))
-		for i, e := range x {
-			s[i] = FormatValue(e)
-		}
-		return "[" + strings.Join(s, ", ") + "]"
+		return formatList(len(x), func(i int) string { return FormatValue(x[i]) })
+	case []int:
+		return formatList(len(x), func(i int) string { return strconv.Itoa(x[i]) })
+	case []string:
+		return formatList(len(x), func(i int) string { return Quote(x[i]) })
 	case string:
-		return strconv.Quote(x)
+		return Quote(x)
 	case nil:
 		return "null"
 	}
-	return fmt.Sprint(v)
+	return formatOther(v)
 }
 
 // kindOf names the kind of a decoded value for error messages in the
@@ -402,11 +403,14 @@ func (v Values) Int(name string) int { return v[name].(int) }
 func (v Values) String(name string) string { return v[name].(string) }
 
 // Resolve validates the given parameter map against specs and returns a
-// complete Values: given values override the defaults (the seeds' "injected
+// complete Values: given values override the defaults (MADDENING's "injected
 // params override the node's own" rule). Every problem is reported at once
 // (errors.Join of *ParamError, each naming typ), in the order of specs, then
-// unknown names in sorted order. base, if not nil, supplies the values to
-// start from instead of the defaults (for run-time overrides).
+// unknown names in sorted order; beyond MaxReportedErrors problems the rest
+// are counted in a last error. base, if not nil, supplies the values to
+// start from instead of the defaults (for run-time overrides). A node's Go
+// parameter struct turned into Values is checked the same way:
+// Resolve(typ, specs, nil, p.values()); given is never modified.
 func Resolve(typ string, specs []Param, base Values, given map[string]any) (Values, error) {
 	out := make(Values, len(specs))
 	for _, p := range specs {
@@ -458,19 +462,23 @@ func Resolve(typ string, specs []Param, base Values, given map[string]any) (Valu
 		errs = append(errs, &ParamError{Node: typ, Param: name, Reason: "is not a parameter of this node" + DidYouMean(name, names)})
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, errors.Join(boundErrors(errs)...)
 	}
 	return out, nil
 }
 
-// CheckValues validates an already complete set of typed values (a node's
-// Go struct turned into Values) against specs, reporting every problem.
-func CheckValues(typ string, specs []Param, vals Values) (Values, error) {
-	given := make(map[string]any, len(vals))
-	for k, v := range vals {
-		given[k] = v
+// MaxReportedErrors bounds the problems Resolve reports one by one; the
+// rest are counted in a last line.
+const MaxReportedErrors = 20
+
+// boundErrors keeps the first MaxReportedErrors errors and counts the
+// rest.
+func boundErrors(errs []error) []error {
+	if len(errs) <= MaxReportedErrors {
+		return errs
 	}
-	return Resolve(typ, specs, nil, given)
+	rest := len(errs) - MaxReportedErrors
+	return append(errs[:MaxReportedErrors:MaxReportedErrors], fmt.Errorf("… and %s more problems", GroupDigits(rest)))
 }
 
 // plural writes n and noun, with an s unless n is 1.

@@ -16,6 +16,11 @@ type Type struct {
 	// one: for types whose construction has side effects (a deprecation
 	// warning) that listing the catalog should not trigger.
 	Spec func() *Spec
+	// Connector, when set, makes the type a connector type: it returns
+	// the type's Connector with the given parameters (nil: defaults), so
+	// that scene files attach it between two bodies as they attach any
+	// other connector type. Every invalid parameter is a *ParamError.
+	Connector func(params map[string]any) (Connector, error)
 }
 
 // Registry maps type names to constructors. It is built once and then
@@ -24,6 +29,7 @@ type Registry struct {
 	types map[string]Type
 	names []string // sorted
 	specs map[string]*Spec
+	conns []string // sorted names of connector types
 }
 
 // NewRegistry builds a registry. It returns an error when two types share
@@ -58,13 +64,54 @@ func NewRegistry(types ...Type) (*Registry, error) {
 		r.types[t.Name] = t
 		r.specs[t.Name] = s
 		r.names = append(r.names, t.Name)
+		if t.Connector != nil {
+			c, err := t.Connector(nil)
+			if err != nil {
+				return nil, fmt.Errorf("node: type %q: default connector: %w", t.Name, err)
+			}
+			if c.ConnectorType() != t.Name {
+				return nil, fmt.Errorf("node: type %q has a connector of type %q", t.Name, c.ConnectorType())
+			}
+			r.conns = append(r.conns, t.Name)
+		}
 	}
 	sort.Strings(r.names)
+	sort.Strings(r.conns)
 	return r, nil
 }
 
 // Names returns the registered type names, sorted.
 func (r *Registry) Names() []string { return append([]string(nil), r.names...) }
+
+// ConnectorTypes returns the names of the connector types (those with a
+// Connector constructor), sorted.
+func (r *Registry) ConnectorTypes() []string { return append([]string(nil), r.conns...) }
+
+// Connector returns the Connector of the named connector type with the
+// given parameters. A type that is not registered is an
+// *UnknownTypeError; one that is not a connector type, a
+// *NotConnectorError.
+func (r *Registry) Connector(typ string, params map[string]any) (Connector, error) {
+	t, ok := r.types[typ]
+	if !ok {
+		return nil, &UnknownTypeError{Name: typ, Known: r.ConnectorTypes()}
+	}
+	if t.Connector == nil {
+		return nil, &NotConnectorError{Name: typ, Known: r.ConnectorTypes()}
+	}
+	return t.Connector(params)
+}
+
+// NotConnectorError reports a registered type that is not a connector
+// type, where a connector was asked for.
+type NotConnectorError struct {
+	Name  string
+	Known []string // the connector types
+}
+
+func (e *NotConnectorError) Error() string {
+	return fmt.Sprintf("node: %s is not a connector type; connectors are %s%s", Quote(e.Name), quoteList(e.Known), DidYouMean(e.Name, e.Known))
+}
 
 // Spec returns the spec of a default-constructed node of the type.
 func (r *Registry) Spec(typ string) (*Spec, error) {
@@ -91,7 +138,7 @@ type UnknownTypeError struct {
 }
 
 func (e *UnknownTypeError) Error() string {
-	return fmt.Sprintf("node: unknown node type %q%s", e.Name, DidYouMean(e.Name, e.Known))
+	return fmt.Sprintf("node: unknown node type %s%s", Quote(e.Name), DidYouMean(e.Name, e.Known))
 }
 
 func (r *Registry) unknown(typ string) error {

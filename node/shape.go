@@ -31,7 +31,7 @@ func (s Shape) Len() int {
 // IsScalar reports whether s is the scalar shape.
 func (s Shape) IsScalar() bool { return s <= 0 }
 
-// String formats the shape as the seeds do: "scalar" or "(n,)".
+// String formats the shape as MADDENING's node guides do: "scalar" or "(n,)".
 func (s Shape) String() string {
 	if s.IsScalar() {
 		return "scalar"
@@ -143,10 +143,9 @@ func (l Layout) Component(j int) string {
 	return fmt.Sprintf("#%d", j)
 }
 
-// Suggest returns up to three names from candidates that are close to name
-// (by edit distance, or sharing a prefix or substring), best first. Error
-// messages use it to say "did you mean …".
-func Suggest(name string, candidates []string) []string {
+// suggest returns up to three names from candidates that are close to name
+// (by edit distance, or sharing a prefix or substring), best first.
+func suggest(name string, candidates []string) []string {
 	type scored struct {
 		s string
 		d int
@@ -174,10 +173,13 @@ func Suggest(name string, candidates []string) []string {
 	return out
 }
 
-// DidYouMean formats Suggest's answer as a message suffix, or "" when there
-// is nothing close; otherwise it lists the valid names when there are few.
+// DidYouMean is the "did you mean …" suffix of error messages: up to three
+// names from candidates close to name (by edit distance, or sharing a
+// prefix or substring), best first, or, when none is close, the valid
+// names when there are at most twelve (" (there are none)" for none), or
+// "".
 func DidYouMean(name string, candidates []string) string {
-	if s := Suggest(name, candidates); len(s) > 0 {
+	if s := suggest(name, candidates); len(s) > 0 {
 		return fmt.Sprintf(" (did you mean %s?)", quoteList(s))
 	}
 	if len(candidates) == 0 {

@@ -11,7 +11,7 @@ func (r *Role) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("node: unknown role %q", b)
+	return fmt.Errorf("node: unknown role %s", Quote(string(b)))
 }
 
 // UnmarshalText decodes a parameter kind by name.
@@ -22,7 +22,7 @@ func (k *Kind) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("node: unknown parameter kind %q", b)
+	return fmt.Errorf("node: unknown parameter kind %s", Quote(string(b)))
 }
 
 // UnmarshalText decodes a stability by name.
@@ -33,7 +33,7 @@ func (s *Stability) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("node: unknown stability %q", b)
+	return fmt.Errorf("node: unknown stability %s", Quote(string(b)))
 }
 
 // UnmarshalText decodes a coupling by name.
@@ -44,5 +44,5 @@ func (c *Coupling) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("node: unknown coupling %q", b)
+	return fmt.Errorf("node: unknown coupling %s", Quote(string(b)))
 }

@@ -6,8 +6,10 @@
 // [Decode] reads a file strictly and checks its structure; [Load] also
 // checks it against a registry, reporting both at once; [Scene.Build]
 // turns it into a *graph.Graph from a node registry, attaching the
-// connectors of the Connectors section with springdamper.Connect or
-// spring.Connect (the geometric spring);
+// connectors of the Connectors section with graph.Graph.AddConnector and
+// the registry's node.Connector of their type (any connector type the
+// registry holds: springdamper, spring, or one registered later, with no
+// change here);
 // [Scene.Compile] also compiles the graph; [Scene.Simulate] runs it in the
 // scene's mode (co-simulation with its coupling strategy, fixed-step
 // monolithic with its integrator, or adaptive monolithic with dense

@@ -11,10 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/source"
-	"github.com/cosimgo/cosim/nodes/spring"
 )
 
 // MaxTableBytes is the largest CSV file a lookup node may name; a table
@@ -186,55 +184,4 @@ func readTable(path, tcol, col string) (table, error) {
 		return table{}, fmt.Errorf("no data rows after the header")
 	}
 	return t, nil
-}
-
-// connectSpring adds a geometric spring connector to g.
-func connectSpring(g *graph.Graph, c Connector, params map[string]any) *pathError {
-	var local [2][3]float64
-	for k, l := range c.Local {
-		copy(local[k][:], l)
-	}
-	if _, err := spring.ConnectMap(g, c.Name, params, c.Bodies[0], local[0], c.Bodies[1], local[1]); err != nil {
-		var pe *node.ParamError
-		if errors.As(err, &pe) {
-			return &pathError{".params", err}
-		}
-		for k := range 2 {
-			if strings.Contains(err.Error(), fmt.Sprintf("body %d", k)) {
-				return &pathError{fmt.Sprintf(".bodies[%d]", k), err}
-			}
-		}
-		return &pathError{"", err}
-	}
-	return nil
-}
-
-// springConnectorOf describes the spring node name as a Connector (a
-// spring is always saved as one: its default construction has ground
-// points that differ), marking the edges Connect made for it as owned.
-func springConnectorOf(g *graph.Graph, name string, n node.Node, edges []graph.Edge, owned []bool) (Connector, error) {
-	ml, ok := node.As[interface{ Markers() [2]spring.Marker }](n)
-	if !ok {
-		return Connector{}, fmt.Errorf("scene: connector %q: its marker points cannot be read back (it has no Markers method), so it cannot be saved; describe it in the scene's connectors section instead", name)
-	}
-	bodies := [2]string{Ground, Ground}
-	if _, clash := g.Node(Ground); clash {
-		bodies = [2]string{"", ""}
-	}
-	for i, e := range edges {
-		for k := range 2 {
-			prefix := fmt.Sprintf("%s.m%d_", name, k)
-			switch {
-			case strings.HasPrefix(e.To, prefix):
-				bodies[k], _, _ = strings.Cut(e.From, ".")
-			case strings.HasPrefix(e.From, prefix):
-				bodies[k], _, _ = strings.Cut(e.To, ".")
-			default:
-				continue
-			}
-			owned[i] = true
-		}
-	}
-	ms := ml.Markers()
-	return Connector{Name: name, Type: spring.TypeName, Bodies: bodies[:], Local: [][]float64{ms[0].Local[:], ms[1].Local[:]}}, nil
 }

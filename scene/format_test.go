@@ -62,8 +62,16 @@ func TestExamples(t *testing.T) {
 		if !bytes.Contains(readme, []byte(base)) {
 			t.Errorf("examples/scenes/README.md does not mention %s", base)
 		}
+		if raceEnabled && base == "stiff-chain-20000.json" {
+			t.Logf("%s: not run under the race detector (120 000 states)", base)
+			continue
+		}
 		sc := load(t, f)
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		limit := 20 * time.Second
+		if base == "stiff-chain-20000.json" {
+			limit = 2 * time.Minute // 40 001 nodes: a few seconds, more on a loaded machine
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
 		res, err := sc.Simulate(ctx, reg, nil)
 		cancel()
 		if err != nil {
@@ -79,7 +87,7 @@ func TestExamples(t *testing.T) {
 		results[base] = res
 	}
 
-	// The seed's mini example: static displacement −5/5000 = −0.001 m,
+	// Exudyn's mini example: static displacement −5/5000 = −0.001 m,
 	// reached to 1e-12 by t = 2 s (springdamper's Example prints −0.001000).
 	if r := results["spring-damper.json"]; r != nil {
 		d, _ := r.Sim.Value("spring.Displacement")
@@ -87,7 +95,7 @@ func TestExamples(t *testing.T) {
 			t.Errorf("spring-damper: displacement %v, want [0, -0.001, 0]", d)
 		}
 	}
-	// generalized-alpha-two-modes.md, rho_inf = 0.5 after 12 s at dt 0.1:
+	// the MADDENING guide "Two masses, two known modes", rho_inf = 0.5 after 12 s at dt 0.1:
 	// slow mode 99.947% of its energy, fast mode 1.53e-18%.
 	if r := results["two-mass-modes.json"]; r != nil {
 		q1, _ := r.Sim.Value("a.position[0]")
@@ -99,7 +107,7 @@ func TestExamples(t *testing.T) {
 		slow := 100 * (w1*w1 + z1*z1) / 1
 		fast := 100 * (w2*w2 + 1600*z2*z2) / (1600 * 0.05 * 0.05)
 		if math.Abs(slow-99.947) > 5e-4 || fast > 1e-15 {
-			t.Errorf("two-mass modes: slow %.5f%% (seed 99.947%%), fast %.3g%% (seed 1.53e-18%%)", slow, fast)
+			t.Errorf("two-mass modes: slow %.5f%% (published 99.947%%), fast %.3g%% (published 1.53e-18%%)", slow, fast)
 		}
 		if r.Mode != scene.Monolithic || r.Method != integrators.MethodGeneralizedAlpha || r.Steps != 120 {
 			t.Errorf("two-mass modes: %s %s %d steps", r.Mode, r.Method, r.Steps)
@@ -280,6 +288,11 @@ func TestErrorPaths(t *testing.T) {
 		{"rho range", `{` + nodesPart + `, "run": {"mode": "monolithic", "dt": 1, "steps": 1, "integrator": {"method": "generalized-alpha", "rho_inf": 1.5}}}`, `run.integrator.rho_inf: 1.5 is outside [0, 1]`},
 		{"rtol fixed", `{` + nodesPart + `, "run": {"mode": "monolithic", "dt": 1, "steps": 1, "integrator": {"method": "rk4", "rtol": 1e-6}}}`, `run.integrator.rtol: is a setting of the adaptive integrator`},
 		{"adaptive method", `{` + nodesPart + `, "run": {"mode": "monolithic", "dt": 1, "steps": 1, "integrator": {"method": "rk4", "adaptive": true}}}`, `run.integrator.adaptive: only dormand-prince is adaptive`},
+		{"linear solver", `{` + nodesPart + `, "run": {"mode": "monolithic", "dt": 1, "steps": 1, "integrator": {"method": "backward-euler", "linear_solver": "gmress"}}}`, `run.integrator.linear_solver: "gmress" is not valid (did you mean "gmres"?); one of auto, dense, gmres`},
+		{"preconditioner", `{` + nodesPart + `, "run": {"mode": "monolithic", "dt": 1, "steps": 1, "integrator": {"method": "backward-euler", "linear_solver": "gmres", "preconditioner": "jacobi"}}}`, `run.integrator.preconditioner: "jacobi" is not valid`},
+		{"krylov explicit", `{` + nodesPart + `, "run": {"mode": "monolithic", "dt": 1, "steps": 1, "integrator": {"method": "rk4", "linear_solver": "gmres"}}}`, `are for implicit methods; rk4 is explicit`},
+		{"krylov tol", `{` + nodesPart + `, "run": {"mode": "monolithic", "dt": 1, "steps": 1, "integrator": {"method": "newmark", "linear_solver": "gmres", "krylov_tol": 2}}}`, `run.integrator.krylov_tol: 2 must be in [0, 1)`},
+		{"dense with krylov", `{` + nodesPart + `, "run": {"mode": "monolithic", "dt": 1, "steps": 1, "integrator": {"method": "newmark", "linear_solver": "dense", "krylov_restart": 10}}}`, `configure GMRES; linear_solver is "dense"`},
 		{"integrator in cosim", `{` + nodesPart + `, "run": {"dt": 1, "steps": 1, "integrator": {"method": "rk4"}}}`, `run.integrator: is for monolithic runs`},
 		{"coupling scheme", `{` + nodesPart + `, "run": {"dt": 1, "steps": 1, "coupling": {"scheme": "jakobi"}}}`, `run.coupling: coupling: unknown strategy "jakobi"`},
 		{"coupling monolithic", `{` + nodesPart + `, "run": {"mode": "monolithic", "dt": 1, "steps": 1, "integrator": {"method": "rk4"}, "coupling": {"scheme": "jacobi"}}}`, `run.coupling: is for co-simulation`},

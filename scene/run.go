@@ -41,8 +41,9 @@ type Result struct {
 	// Iterations counts the coupling group iterations (co-simulation) or
 	// the Newton iterations (monolithic implicit methods).
 	Iterations int64
-	// Events counts located events (adaptive runs locate them; fixed-step
-	// nodes handle theirs inside their steps, uncounted).
+	// Events counts located events (monolithic runs, adaptive or fixed
+	// step, locate them; co-simulated nodes handle theirs inside their
+	// steps, uncounted).
 	Events int
 	// Time is the simulation time at the end, Wall the wall-clock time.
 	Time float64
@@ -137,6 +138,7 @@ func (r *Result) fromGraph(gr *graph.Result) {
 	}
 	r.Graph = gr
 	r.Steps, r.Time, r.Wall, r.History = gr.Steps, gr.Time, gr.Wall, gr.History
+	r.Events = gr.Integrator.EventsHandled
 }
 
 // integrate runs the adaptive integrator and builds the history from its

@@ -10,8 +10,6 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/node"
-	"github.com/cosimgo/cosim/nodes/spring"
-	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
 // FromGraph describes a graph built in Go as a scene, so that it can be
@@ -20,11 +18,11 @@ import (
 // kinds; function-valued parameters and user transforms cannot be saved
 // (scenes never carry code) and are reported as errors.
 //
-// A connector attached to bodies (springdamper.Connect) becomes an entry
-// of Connectors, and the edges Connect made for it are left out of Edges
-// (Build makes them again). Its marker points are read through a
-// Markers() [2]springdamper.Marker method; a connector without one whose
-// markers cannot be told is an error. Build adds connectors after the
+// A connector of any type attached to bodies (graph.Graph.AddConnector,
+// springdamper.Connect, …) becomes an entry of Connectors, and the edges
+// its links made are left out of Edges (Build makes them again). Its ends
+// and links are read through node.Attached; a link without its edge is an
+// error. Build adds connectors after the
 // nodes and before the edges, so a Go graph that connected a plain edge
 // into a body's force before a connector's load sums the two in the other
 // order: the same value, as addition of two terms commutes; with three or
@@ -61,17 +59,8 @@ func FromGraph(g *graph.Graph, run Run, rec Record) (*Scene, error) {
 			}
 			params[k] = jv
 		}
-		if n.Spec().Type == spring.TypeName {
-			c, err := springConnectorOf(g, name, n, edges, owned)
-			if err != nil {
-				return nil, err
-			}
-			c.Params = params
-			sc.Connectors = append(sc.Connectors, c)
-			continue
-		}
-		if n.Spec().Type == springdamper.TypeName {
-			c, isConn, err := connectorOf(g, name, n, edges, owned)
+		if at, ok := node.As[node.Attached](n); ok {
+			c, isConn, err := connectorOf(g, name, n.Spec().Type, at, edges, owned)
 			if err != nil {
 				return nil, err
 			}
@@ -97,7 +86,7 @@ func FromGraph(g *graph.Graph, run Run, rec Record) (*Scene, error) {
 		case graph.Embed:
 			se.Transform = &Transform{Kind: "embed", Axis: t.Axis, Len: t.Len}
 		default:
-			return nil, fmt.Errorf("scene: edge %s -> %s: transform %s cannot be saved; scenes name only %v", e.From, e.To, e.Transform.Name(), TransformKinds)
+			return nil, fmt.Errorf("scene: edge %s -> %s: transform %s cannot be saved; scenes name only %v", e.From, e.To, e.Transform.Name(), transformKinds)
 		}
 		sc.Edges = append(sc.Edges, se)
 	}
@@ -124,49 +113,63 @@ func jsonValue(v any) (any, error) {
 	return normalize(out), nil
 }
 
-// markerLister is how FromGraph reads a connector's marker points
-// (springdamper.Node.Markers, or a wrapper's).
-type markerLister interface {
-	Markers() [2]springdamper.Marker
-}
-
-// connectorOf describes the springdamper node name as a Connector when it
-// is attached to bodies or has marker points away from the origin, marking
-// the edges Connect made for it as owned. It returns false for a plain
-// ground–ground connector at the origin, which is saved as a node.
-func connectorOf(g *graph.Graph, name string, n node.Node, edges []graph.Edge, owned []bool) (Connector, bool, error) {
+// connectorOf describes the connector node name (of type typ, any
+// node.Attached) as a Connector when it is attached to a body or has an
+// end away from the origin, marking the edges its links made as owned. It
+// returns false for a connector between two ground points at the origin,
+// which is saved as a node (as its type's default construction builds it).
+// A body end is named by the edges of its links, or else by the node of g
+// that is the end's body.
+func connectorOf(g *graph.Graph, name, typ string, at node.Attached, edges []graph.Edge, owned []bool) (Connector, bool, error) {
+	ends, links := at.Attachments()
 	bodies := [2]string{Ground, Ground}
 	if _, clash := g.Node(Ground); clash {
 		bodies = [2]string{"", ""}
 	}
-	attached := false
 	var mine []int
-	for i, e := range edges {
-		for k := range 2 {
-			prefix := fmt.Sprintf("%s.m%d_", name, k)
-			switch {
-			case strings.HasPrefix(e.To, prefix):
-				bodies[k], _, _ = strings.Cut(e.From, ".")
-			case strings.HasPrefix(e.From, prefix):
-				bodies[k], _, _ = strings.Cut(e.To, ".")
-			default:
+	for _, l := range links {
+		port := name + "." + l.Port
+		found := false
+		for i, e := range edges {
+			from, to := e.To, e.From // the body's end of the edge, the connector's end
+			if l.Load {
+				from, to = e.From, e.To
+			}
+			if owned[i] || from != port || !strings.HasSuffix(to, "."+l.BodyField) || e.Transform != nil {
 				continue
 			}
-			attached = true
+			bodies[l.End] = strings.TrimSuffix(to, "."+l.BodyField)
 			mine = append(mine, i)
+			found = true
+			break
+		}
+		if !found {
+			return Connector{}, false, fmt.Errorf("scene: connector %q (%s): its link %s of body %d has no edge in the graph; attach connectors with graph.Graph.AddConnector, which connects every link", name, typ, l.Port, l.End)
 		}
 	}
-	ml, ok := node.As[markerLister](n)
-	if !ok {
-		if attached || !atOrigin(n) {
-			return Connector{}, false, fmt.Errorf("scene: connector %q: its marker points cannot be read back (it has no Markers method), so it cannot be saved; describe it in the scene's connectors section instead", name)
+	attached := false
+	for k, e := range ends {
+		if e.Body == nil {
+			continue
 		}
-		return Connector{}, false, nil
+		attached = true
+		if bodies[k] != Ground && bodies[k] != "" {
+			continue
+		}
+		for _, bn := range g.Names() {
+			n, _ := g.Node(bn)
+			if m, ok := node.As[node.Marker](n); ok && m == e.Body {
+				bodies[k] = bn
+				break
+			}
+		}
+		if bodies[k] == Ground || bodies[k] == "" {
+			return Connector{}, false, fmt.Errorf("scene: connector %q (%s): the body of end %d is not a node of the graph", name, typ, k)
+		}
 	}
-	ms := ml.Markers()
-	c := Connector{Name: name, Type: springdamper.TypeName, Bodies: bodies[:]}
-	if ms[0].Local != [3]float64{} || ms[1].Local != [3]float64{} {
-		c.Local = [][]float64{ms[0].Local[:], ms[1].Local[:]}
+	c := Connector{Name: name, Type: typ, Bodies: bodies[:]}
+	if ends[0].Local != [3]float64{} || ends[1].Local != [3]float64{} {
+		c.Local = [][]float64{ends[0].Local[:], ends[1].Local[:]}
 	}
 	if !attached && c.Local == nil {
 		return Connector{}, false, nil
@@ -175,24 +178,6 @@ func connectorOf(g *graph.Graph, name string, n node.Node, edges []graph.Edge, o
 		owned[i] = true
 	}
 	return c, true, nil
-}
-
-// atOrigin reports whether a connector without body markers behaves as
-// FromMap's (both ground points at the origin): its Displacement output,
-// the difference of the two world points, is zero. Any two equal ground
-// points give the same outputs as two at the origin.
-func atOrigin(n node.Node) bool {
-	out, ok := node.As[node.Outputter](n)
-	s := n.Spec()
-	if !ok || s.InputLayout.Size() != 0 {
-		return false
-	}
-	y := make([]float64, s.OutputLayout.Size())
-	if err := out.Outputs(0, nil, s.DefaultInputs(), y); err != nil {
-		return false
-	}
-	off := s.OutputOffset("Displacement")
-	return y[off] == 0 && y[off+1] == 0 && y[off+2] == 0
 }
 
 // Encode writes the scene as indented JSON.

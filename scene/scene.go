@@ -16,8 +16,6 @@ import (
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
-	"github.com/cosimgo/cosim/nodes/spring"
-	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
 // Limits keep memory bounded whatever a file says.
@@ -58,7 +56,9 @@ type Node struct {
 }
 
 // Connector is a connector node attached to markers on two bodies, the
-// scene form of springdamper.Connect: marker k sits at Local[k] on the node
+// scene form of graph.Graph.AddConnector: Type is any connector type of
+// the registry (node.Registry.ConnectorTypes: springdamper, spring, or a
+// type registered later), and marker k sits at Local[k] on the node
 // named Bodies[k] ("ground" or "" for a fixed world point at Local[k]).
 // Build adds the connector and every edge between it and its bodies: the
 // bodies' marker fields into its inputs m<k>_<field>, its loads m<k>_<load>
@@ -76,10 +76,7 @@ type Connector struct {
 }
 
 // Ground is the body name of a fixed world marker in Connector.Bodies.
-const Ground = springdamper.GroundName
-
-// ConnectorTypes are the node types a scene can attach as connectors.
-var ConnectorTypes = []string{springdamper.TypeName, spring.TypeName}
+const Ground = node.Ground
 
 // Edge wires "node.field" into "node.input", optionally through one of the
 // registered transforms.
@@ -103,8 +100,12 @@ type Transform struct {
 	Len    int     `json:"len,omitempty"`
 }
 
-// TransformKinds are the transform kinds a scene may name.
-var TransformKinds = []string{"component", "embed", "scale"}
+// transformKinds are the transform kinds a scene may name.
+var transformKinds = []string{"component", "embed", "scale"}
+
+// TransformKinds returns the transform kinds a scene may name, sorted; the
+// caller owns the slice.
+func TransformKinds() []string { return slices.Clone(transformKinds) }
 
 // Run modes.
 const (
@@ -117,8 +118,12 @@ const (
 	Monolithic = "monolithic"
 )
 
-// Modes are the run modes a scene may name.
-var Modes = []string{CoSimulation, Monolithic}
+// modes are the run modes a scene may name.
+var modes = []string{CoSimulation, Monolithic}
+
+// Modes returns the run modes a scene may name; the caller owns the
+// slice.
+func Modes() []string { return slices.Clone(modes) }
 
 // Run holds the run settings.
 type Run struct {
@@ -171,6 +176,24 @@ type Integrator struct {
 	// the default.
 	NewtonTol     float64 `json:"newton_tol,omitempty"`
 	NewtonMaxIter int     `json:"newton_max_iter,omitempty"`
+	// Linear solver of the Newton iterations of the implicit and
+	// structural methods (integrators.Settings): "auto" (default; dense
+	// LU up to integrators.AutoDenseMax unknowns, GMRES above), "dense",
+	// "gmres" or "banded" (direct banded LU); GMRES's preconditioner "block-jacobi" (default), "ilu0"
+	// or "none"; its forcing "eisenstat-walker" (default) or "constant";
+	// the smallest relative Krylov tolerance (default 1e-6), the restart
+	// length m of GMRES(m) (default 30), the iteration limit of one solve
+	// (default 500), the matrix-free directional-difference product, and
+	// the steps an assembled Newton matrix is reused (default 20). Zero
+	// or empty means the default.
+	LinearSolver   string  `json:"linear_solver,omitempty"`
+	Preconditioner string  `json:"preconditioner,omitempty"`
+	Forcing        string  `json:"forcing,omitempty"`
+	KrylovTol      float64 `json:"krylov_tol,omitempty"`
+	KrylovRestart  int     `json:"krylov_restart,omitempty"`
+	KrylovMaxIter  int     `json:"krylov_max_iter,omitempty"`
+	MatrixFree     bool    `json:"matrix_free,omitempty"`
+	JacobianMaxAge int     `json:"jacobian_max_age,omitempty"`
 }
 
 // Coupling is the scene form of a coupling.Strategy (package coupling
@@ -230,7 +253,16 @@ type Error struct {
 	Err  error
 }
 
-func (e *Error) Error() string { return e.Path + ": " + e.Err.Error() }
+// Error returns "path: message", bounded: the path to node.MaxShownBytes
+// bytes and the message to MaxMessageBytes, so that a huge value in a
+// file never makes a huge message (issue 15).
+func (e *Error) Error() string {
+	return node.Elide(e.Path) + ": " + node.ElideTo(e.Err.Error(), MaxMessageBytes)
+}
+
+// MaxMessageBytes bounds the message of one scene Error.
+const MaxMessageBytes = 400
+
 func (e *Error) Unwrap() error { return e.Err }
 
 // MaxErrors is the most problems one error reports; the rest are
@@ -474,8 +506,6 @@ func (sc *Scene) check() (c checked) {
 		name(p, c.Name)
 		if c.Type == "" {
 			bad(p+".type", "missing")
-		} else if !slices.Contains(ConnectorTypes, c.Type) {
-			bad(p+".type", "%q is not a connector type; scenes attach %s%s (put other node types under nodes)", c.Type, strings.Join(ConnectorTypes, ", "), node.DidYouMean(c.Type, ConnectorTypes))
 		}
 		if len(c.Bodies) != 2 {
 			bad(p+".bodies", "has %d names, want 2: the bodies of marker 0 and marker 1 (%q for a fixed world point)", len(c.Bodies), Ground)
@@ -546,7 +576,7 @@ func (sc *Scene) check() (c checked) {
 			bad("run.coupling", "is for co-simulation; a monolithic run integrates all nodes together: remove it or set \"mode\": %q", CoSimulation)
 		}
 	default:
-		bad("run.mode", "%q is not a mode; use %s%s", r.Mode, strings.Join(Modes, " or "), node.DidYouMean(r.Mode, Modes))
+		bad("run.mode", "%q is not a mode; use %s%s", r.Mode, strings.Join(modes, " or "), node.DidYouMean(r.Mode, modes))
 	}
 	if sc.Record.Every < 0 {
 		bad("record.every", "%d is negative", sc.Record.Every)
@@ -597,7 +627,7 @@ func (t *Transform) check(path string) []error {
 			bad(".axis", "%d is outside a vector of %d components", t.Axis, t.Len)
 		}
 	default:
-		bad(".kind", "%q is not a transform kind%s", t.Kind, node.DidYouMean(t.Kind, TransformKinds))
+		bad(".kind", "%q is not a transform kind%s", t.Kind, node.DidYouMean(t.Kind, transformKinds))
 		return errs
 	}
 	// Settings of another kind, given non-zero.
@@ -715,6 +745,51 @@ func (in *Integrator) check(path string) []error {
 	if in.NewtonMaxIter < 0 {
 		bad(".newton_max_iter", "%d is negative", in.NewtonMaxIter)
 	}
+	errs = append(errs, in.checkLinear(path, err == nil && m.Kind == integrators.Explicit)...)
+	return errs
+}
+
+// checkLinear validates the linear-solver keys; explicit says the method
+// has no Newton iteration to configure.
+func (in *Integrator) checkLinear(path string, explicit bool) []error {
+	var errs []error
+	bad := func(field string, f string, a ...any) {
+		errs = append(errs, &Error{Path: path + field, Err: fmt.Errorf(f, a...)})
+	}
+	if explicit && (in.LinearSolver != "" || in.Preconditioner != "" || in.Forcing != "" || in.KrylovTol != 0 ||
+		in.KrylovRestart != 0 || in.KrylovMaxIter != 0 || in.MatrixFree || in.JacobianMaxAge != 0) {
+		bad("", "linear_solver, preconditioner, forcing, krylov_tol, krylov_restart, krylov_max_iter, matrix_free and jacobian_max_age are for implicit methods; %s is explicit", in.Method)
+	}
+	names := []struct {
+		key, v string
+		valid  []string
+	}{
+		{".linear_solver", in.LinearSolver, integrators.LinearSolverNames()},
+		{".preconditioner", in.Preconditioner, integrators.PreconditionerNames()},
+		{".forcing", in.Forcing, integrators.ForcingNames()},
+	}
+	for _, n := range names {
+		if n.v != "" && !slices.Contains(n.valid, n.v) {
+			bad(n.key, "%q is not valid%s; one of %s", n.v, node.DidYouMean(n.v, n.valid), strings.Join(n.valid, ", "))
+		}
+	}
+	if !(in.KrylovTol >= 0 && in.KrylovTol < 1) {
+		bad(".krylov_tol", "%v must be in [0, 1)", in.KrylovTol)
+	}
+	for _, v := range []struct {
+		key string
+		x   int
+	}{{".krylov_restart", in.KrylovRestart}, {".krylov_max_iter", in.KrylovMaxIter}, {".jacobian_max_age", in.JacobianMaxAge}} {
+		if v.x < 0 {
+			bad(v.key, "%d is negative", v.x)
+		}
+	}
+	if in.LinearSolver == "dense" && (in.Preconditioner != "" || in.Forcing != "" || in.KrylovTol != 0 || in.KrylovRestart != 0 || in.KrylovMaxIter != 0 || in.MatrixFree || in.JacobianMaxAge != 0) {
+		bad("", "preconditioner, forcing, krylov_* , matrix_free and jacobian_max_age configure GMRES; linear_solver is \"dense\"")
+	}
+	if in.LinearSolver == "banded" && (in.Preconditioner != "" || in.Forcing != "" || in.KrylovTol != 0 || in.KrylovRestart != 0 || in.KrylovMaxIter != 0 || in.MatrixFree) {
+		bad("", "preconditioner, forcing, krylov_* and matrix_free configure GMRES; linear_solver is \"banded\" (a direct solver)")
+	}
 	return errs
 }
 
@@ -748,7 +823,26 @@ func (in *Integrator) settings() *integrators.Settings {
 		InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep, MaxSteps: in.MaxSteps,
 		EventTol:  in.EventTol,
 		NewtonTol: in.NewtonTol, NewtonMaxIter: in.NewtonMaxIter,
+		LinearSolver:   parsed(integrators.ParseLinearSolver, in.LinearSolver),
+		Preconditioner: parsed(integrators.ParsePreconditioner, in.Preconditioner),
+		Forcing:        parsed(integrators.ParseForcing, in.Forcing),
+		KrylovTol:      in.KrylovTol, KrylovRestart: in.KrylovRestart, KrylovMaxIter: in.KrylovMaxIter,
+		MatrixFree: in.MatrixFree, JacobianMaxAge: in.JacobianMaxAge,
 	}
+}
+
+// parsed returns the value named s, or the zero value (the default) for
+// "" (check has rejected unknown names).
+func parsed[T any](parse func(string) (T, error), s string) T {
+	var zero T
+	if s == "" {
+		return zero
+	}
+	v, err := parse(s)
+	if err != nil {
+		return zero
+	}
+	return v
 }
 
 // Strategy returns the coupling.Strategy the settings describe, validated
@@ -893,20 +987,33 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 		g.Add(n.Name, nd)
 	}
 	b := &built{g: g, skipped: map[string]bool{}}
+	type edgeRange struct {
+		path     string
+		from, to int
+	}
+	var added []edgeRange
 	for i, cn := range sc.Connectors {
 		p := fmt.Sprintf("connectors[%d]", i)
 		if c.skip[p] || len(cn.Bodies) == 2 && (failed[cn.Bodies[0]] || failed[cn.Bodies[1]]) {
 			failed[cn.Name] = true
 			continue
 		}
-		before := len(g.Edges())
-		if err := connect(g, cn, params[len(sc.Nodes)+i]); err != nil {
+		before := g.NumEdges()
+		if err := connect(g, reg, cn, params[len(sc.Nodes)+i]); err != nil {
 			errs = append(errs, &Error{Path: p + err.path, Err: err.err})
 			failed[cn.Name] = true
 			continue
 		}
-		for _, e := range g.Edges()[before:] {
-			b.origins = append(b.origins, origin{path: p, from: e.From, to: e.To})
+		added = append(added, edgeRange{p, before, g.NumEdges()})
+	}
+	// One copy of the edge list for every connector's origins (a copy
+	// per connector made 20 000-connector scenes quadratic).
+	if len(added) > 0 {
+		all := g.Edges()
+		for _, r := range added {
+			for _, e := range all[r.from:r.to] {
+				b.origins = append(b.origins, origin{path: r.path, from: e.From, to: e.To})
+			}
 		}
 	}
 	owner := func(field string) string {
@@ -979,40 +1086,34 @@ type pathError struct {
 	err  error
 }
 
-// connect adds connector c with its resolved parameters to g.
-func connect(g *graph.Graph, c Connector, params map[string]any) *pathError {
-	// springdamper or spring (check rejects other types).
+// connect adds connector c, of any connector type of reg, with its
+// resolved parameters to g.
+func connect(g *graph.Graph, reg *node.Registry, c Connector, params map[string]any) *pathError {
 	if len(c.Bodies) != 2 || len(c.Local) != 0 && len(c.Local) != 2 {
 		return &pathError{".bodies", fmt.Errorf("a connector needs 2 bodies and 0 or 2 local points, has %d and %d", len(c.Bodies), len(c.Local))}
 	}
-	if c.Type == spring.TypeName {
-		return connectSpring(g, c, params)
-	}
-	nd, err := springdamper.FromMap(params)
+	conn, err := reg.Connector(c.Type, params)
 	if err != nil {
+		var ue *node.UnknownTypeError
+		var ne *node.NotConnectorError
+		if errors.As(err, &ue) || errors.As(err, &ne) {
+			known := reg.ConnectorTypes()
+			return &pathError{".type", fmt.Errorf("%q is not a connector type; scenes attach %s%s (put other node types under nodes)", c.Type, strings.Join(known, ", "), node.DidYouMean(c.Type, known))}
+		}
 		return &pathError{".params", err}
 	}
-	v := nd.(node.Tunable).Params()
-	p := springdamper.Params{
-		Active:     v.Bool("active"),
-		ItemNumber: v.Int("item_number"),
-		Show:       v.Bool("show"),
-		DrawSize:   v.Float("draw_size"),
-	}
-	copy(p.Stiffness[:], v.Floats("stiffness"))
-	copy(p.Damping[:], v.Floats("damping"))
-	copy(p.Offset[:], v.Floats("offset"))
-	copy(p.Color[:], v.Floats("color"))
 	var local [2][3]float64
 	for k, l := range c.Local {
 		copy(local[k][:], l)
 	}
-	if _, err := springdamper.Connect(g, c.Name, p, c.Bodies[0], local[0], c.Bodies[1], local[1]); err != nil {
-		// Connect names the marker ("body 0", "body 1") it failed on.
-		for k := range 2 {
-			if strings.Contains(err.Error(), fmt.Sprintf("body %d", k)) {
-				return &pathError{fmt.Sprintf(".bodies[%d]", k), err}
-			}
+	if _, err := g.AddConnector(c.Name, conn, c.Bodies[0], local[0], c.Bodies[1], local[1]); err != nil {
+		var ee *node.EndError
+		var pe *node.ParamError
+		switch {
+		case errors.As(err, &ee):
+			return &pathError{fmt.Sprintf(".bodies[%d]", ee.End), err}
+		case errors.As(err, &pe):
+			return &pathError{".params", err}
 		}
 		return &pathError{"", err}
 	}

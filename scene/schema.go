@@ -30,6 +30,7 @@ const SchemaID = "https://github.com/cosimgo/cosim/docs/scene.schema.json"
 func Schema(reg *node.Registry) ([]byte, error) {
 	defs := obj{}
 	var nodeRefs, connRefs []any
+	conns := reg.ConnectorTypes()
 	for _, name := range reg.Names() {
 		spec, err := reg.Spec(name)
 		if err != nil {
@@ -37,7 +38,7 @@ func Schema(reg *node.Registry) ([]byte, error) {
 		}
 		defs["node."+name] = nodeSchema(spec, false)
 		nodeRefs = append(nodeRefs, obj{"$ref": "#/$defs/node." + name})
-		if slices.Contains(ConnectorTypes, name) {
+		if slices.Contains(conns, name) {
 			defs["connector."+name] = nodeSchema(spec, true)
 			connRefs = append(connRefs, obj{"$ref": "#/$defs/connector." + name})
 		}
@@ -214,7 +215,7 @@ func runSchema() obj {
 		"type": "object", "additionalProperties": false, "required": []string{"dt"},
 		"description": "Run settings. Give steps or end.",
 		"properties": obj{
-			"mode":       obj{"enum": Modes, "default": CoSimulation, "description": "co-simulation: every node steps itself, coupled by run.coupling; monolithic: one integrator (run.integrator) for all stateful nodes."},
+			"mode":       obj{"enum": Modes(), "default": CoSimulation, "description": "co-simulation: every node steps itself, coupled by run.coupling; monolithic: one integrator (run.integrator) for all stateful nodes."},
 			"dt":         obj{"type": "number", "exclusiveMinimum": 0, "description": "Step [s]: macro step, fixed integrator step, or output spacing of an adaptive run."},
 			"steps":      obj{"type": "integer", "minimum": 0, "description": "Number of steps; 0: use end."},
 			"end":        obj{"type": "number", "minimum": 0, "description": "End time [s]; the run starts at 0."},
@@ -235,20 +236,28 @@ func integratorSchema() obj {
 		"type": "object", "additionalProperties": false, "required": []string{"method"},
 		"description": "The method of a monolithic run. Settings that do not apply to the method are errors.",
 		"properties": obj{
-			"method":          obj{"enum": names, "description": "Integration method (integrators.ByName)."},
-			"rho_inf":         obj{"type": "number", "minimum": 0, "maximum": 1, "default": integrators.DefaultRhoInf, "description": "Spectral radius at infinity of generalized-alpha."},
-			"beta":            obj{"type": "number", "exclusiveMinimum": 0, "default": 0.25, "description": "Newmark beta."},
-			"gamma":           obj{"type": "number", "minimum": 0, "default": 0.5, "description": "Newmark gamma."},
-			"adaptive":        obj{"type": "boolean", "default": false, "description": "dormand-prince with error control, dense output at record.times and event localization."},
-			"rtol":            pos("Relative tolerance of the adaptive integrator (default 1e-6)."),
-			"atol":            pos("Absolute tolerance of the adaptive integrator (default 1e-9)."),
-			"initial_step":    pos("First trial step of the adaptive integrator [s] (default automatic)."),
-			"min_step":        pos("Smallest adaptive step [s]."),
-			"max_step":        pos("Largest adaptive step [s]."),
-			"max_steps":       obj{"type": "integer", "minimum": 0, "description": "Bound on trial steps of an adaptive run (default 1e6)."},
-			"event_tol":       pos("Event time tolerance of the adaptive integrator [s] (default 1e-12)."),
-			"newton_tol":      pos("Newton convergence tolerance of implicit methods (default 1e-10)."),
-			"newton_max_iter": obj{"type": "integer", "minimum": 0, "description": "Newton iterations per step of implicit methods (default 10)."},
+			"method":           obj{"enum": names, "description": "Integration method (integrators.ByName)."},
+			"rho_inf":          obj{"type": "number", "minimum": 0, "maximum": 1, "default": integrators.DefaultRhoInf, "description": "Spectral radius at infinity of generalized-alpha."},
+			"beta":             obj{"type": "number", "exclusiveMinimum": 0, "default": 0.25, "description": "Newmark beta."},
+			"gamma":            obj{"type": "number", "minimum": 0, "default": 0.5, "description": "Newmark gamma."},
+			"adaptive":         obj{"type": "boolean", "default": false, "description": "dormand-prince with error control, dense output at record.times and event localization."},
+			"rtol":             pos("Relative tolerance of the adaptive integrator (default 1e-6)."),
+			"atol":             pos("Absolute tolerance of the adaptive integrator (default 1e-9)."),
+			"initial_step":     pos("First trial step of the adaptive integrator [s] (default automatic)."),
+			"min_step":         pos("Smallest adaptive step [s]."),
+			"max_step":         pos("Largest adaptive step [s]."),
+			"max_steps":        obj{"type": "integer", "minimum": 0, "description": "Bound on trial steps of an adaptive run (default 1e6)."},
+			"event_tol":        pos("Event time tolerance of the adaptive integrator [s] (default 1e-12)."),
+			"newton_tol":       pos("Newton convergence tolerance of implicit methods (default 1e-10)."),
+			"newton_max_iter":  obj{"type": "integer", "minimum": 0, "description": "Newton iterations per step of implicit methods (default 10)."},
+			"linear_solver":    obj{"enum": integrators.LinearSolverNames(), "default": "auto", "description": "Linear solver of the Newton iterations: auto (dense LU up to " + fmt.Sprint(integrators.AutoDenseMax) + " unknowns, GMRES above), dense, gmres, or banded (direct banded LU, for chains)."},
+			"preconditioner":   obj{"enum": integrators.PreconditionerNames(), "default": "block-jacobi", "description": "Right preconditioner of GMRES: block-jacobi (each node's own block), ilu0 or none."},
+			"forcing":          obj{"enum": integrators.ForcingNames(), "default": "eisenstat-walker", "description": "Forcing terms of the inexact Newton iteration."},
+			"krylov_tol":       obj{"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1, "description": "Smallest relative GMRES tolerance (default 1e-6)."},
+			"krylov_restart":   obj{"type": "integer", "minimum": 0, "description": "Restart length m of GMRES(m) (default 30)."},
+			"krylov_max_iter":  obj{"type": "integer", "minimum": 0, "description": "GMRES iterations per linear solve (default 500)."},
+			"matrix_free":      obj{"type": "boolean", "default": false, "description": "Apply the Newton matrix by directional finite differences of the residual."},
+			"jacobian_max_age": obj{"type": "integer", "minimum": 0, "description": "Steps an assembled Newton matrix is reused with GMRES (default 20)."},
 		},
 	}
 }
@@ -268,12 +277,12 @@ func couplingSchema() obj {
 			"max_columns":   obj{"type": "integer", "minimum": 0, "description": "IQN-ILS: most columns (default the interface size)."},
 			"atol":          obj{"type": "number", "minimum": 0, "description": "Convergence: |G(u)-u| <= atol + rtol·|G(u)| (default 1e-10)."},
 			"rtol":          obj{"type": "number", "minimum": 0, "description": "Default 1e-8."},
-			"max_iter":      obj{"type": "integer", "minimum": 0, "description": "Iterations per step (default 50)."},
+			"max_iter":      obj{"type": "integer", "minimum": 0, "maximum": coupling.MaxIterLimit, "description": fmt.Sprintf("Iterations per step (default %d, at most %d).", coupling.DefaultMaxIter, coupling.MaxIterLimit)},
 			"predictor":     obj{"enum": names(string(coupling.Constant), string(coupling.LinearPredictor))},
 			"on_fail":       obj{"enum": names(string(coupling.Stop), string(coupling.Accept))},
 			"order":         obj{"type": "array", "items": obj{"type": "array", "items": obj{"type": "string"}}, "description": "Gauss-Seidel stages, each a list of node names."},
 			"groups":        obj{"type": "array", "items": obj{"type": "object", "additionalProperties": false, "required": []string{"name", "nodes"}, "properties": obj{"name": obj{"type": "string"}, "nodes": obj{"type": "array", "items": obj{"type": "string"}}}}, "description": "Iterated groups (iterative scheme); default one group of every node."},
-			"rates":         obj{"type": "object", "additionalProperties": obj{"type": "integer", "minimum": 1}, "description": "Substeps per macro step by node name (multirate: with jacobi, or inside iterative groups; not with gauss-seidel)."},
+			"rates":         obj{"type": "object", "additionalProperties": obj{"type": "integer", "minimum": 1, "maximum": coupling.MaxRate}, "description": fmt.Sprintf("Substeps per macro step by node name, at most %d (multirate: with jacobi, or inside iterative groups; not with gauss-seidel).", coupling.MaxRate)},
 			"interpolation": obj{"enum": names(string(coupling.Hold), string(coupling.Linear))},
 		},
 	}

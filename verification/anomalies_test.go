@@ -21,6 +21,7 @@ import (
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 	"github.com/cosimgo/cosim/nodes/table"
+	"github.com/cosimgo/cosim/verification/gimbal"
 )
 
 // Every anomaly record names a test function that exists: its package's
@@ -73,7 +74,7 @@ func TestUpdateMatchesNamedScheme(t *testing.T) {
 		}
 		x := make([]float64, n.Spec().StateLayout.Size())
 		n.InitialState(x)
-		for _, err := range checkScheme(n, x, loaded(n.Spec())) {
+		for _, err := range checkScheme(n, x, loaded(n.Spec()), map[string]SchemeFunc{gimbal.Name: gimbal.Reference}) {
 			t.Errorf("MADD-ANO-011 is back: %v", err)
 		}
 	}
@@ -115,7 +116,7 @@ func TestInjectedGravityFloat64(t *testing.T) {
 }
 
 // COSIM-ANO-001 (won't fix, pinned): the ball's Derivatives pass through
-// the table. From 0.001 above at −1 m/s (the seed's case), one 0.01 s
+// the table. From 0.001 above at −1 m/s (the MADDENING BallNode guide's case), one 0.01 s
 // forward-Euler step of Derivatives lands at −0.009, where Update bounces
 // to 0.0. If this stops reproducing, Derivatives has learned contact:
 // update the record and the ball's limitations.
@@ -127,7 +128,11 @@ func TestAnomalyCOSIMANO001(t *testing.T) {
 	}
 	sys.In.Present[0], sys.In.Values[0] = true, 0 // table at 0
 	m, _ := integrators.ByName(integrators.MethodForwardEuler)
-	st, _ := m.New(sys, nil)
+	// Derivatives alone, without the ball's contact event: given the
+	// event (sys itself), every fixed-step method now locates the contact
+	// and applies the reset (integrators, fixedevents.go; checked by
+	// TestBallFixedStepMonolithic), which is the workaround.
+	st, _ := m.New(integrators.Func{N: sys.Dim(), F: sys.Func}, nil)
 	st.Init(0, []float64{0.001, -1})
 	if err := st.Step(0.01); err != nil {
 		t.Fatal(err)
@@ -137,10 +142,10 @@ func TestAnomalyCOSIMANO001(t *testing.T) {
 	if err := b.Update(0, 0.01, []float64{0.001, -1}, sys.In, upd); err != nil {
 		t.Fatal(err)
 	}
-	// 1e-15: the seed's −0.009 is 0.001 − 0.01 in decimal; in binary the
+	// 1e-15: the MADDENING BallNode guide's −0.009 is 0.001 − 0.01 in decimal; in binary the
 	// sum is one ulp away.
 	if math.Abs(y[0]+0.009) > 1e-15 || upd[0] != 0 {
-		t.Errorf("COSIM-ANO-001 no longer reproduces (Euler on Derivatives → %v, Update → %v; seed: −0.009 and 0.0): "+
+		t.Errorf("COSIM-ANO-001 no longer reproduces (Euler on Derivatives → %v, Update → %v; published: −0.009 and 0.0): "+
 			"mark it resolved in anomalies/records.go and update the ball's limitations", y[0], upd[0])
 	}
 }
@@ -176,7 +181,7 @@ func bounceX(t *testing.T, h, g float64, events bool) float64 {
 }
 
 // MADD-ANO-021 (open, pinned): fixed-step bounce sensitivities miss the
-// contact-time derivative. Seed: dt = 1e-3, drop from h = 1.0, one bounce
+// contact-time derivative. Published: dt = 1e-3, drop from h = 1.0, one bounce
 // before T = 0.8 s (e = 0.8, g = 9.81): ∂x(T)/∂h is 0 against the exact
 // +0.5892 and ∂x(T)/∂|g| is +0.0651 against +0.0051. The exact values are
 // the derivatives of x(T) = e·√(2gh)·τ − gτ²/2, τ = T − √(2h/g). Event-
@@ -191,13 +196,13 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	dv1g, dtaug := h/v1, (T-tau)/(2*g)
 	exactH := e*(dv1h*tau+v1*dtauh) - g*tau*dtauh
 	exactG := e*(dv1g*tau+v1*dtaug) - tau*tau/2 - g*tau*dtaug
-	// Closed-form check of the seed's exact values (4 digits).
+	// Closed-form check of the MADDENING BallNode guide's exact values (4 digits).
 	if math.Abs(exactH-0.5892) > 5e-5 || math.Abs(exactG-0.0051) > 5e-5 {
-		t.Fatalf("closed form gives %.5f, %.5f; seed: 0.5892, 0.0051", exactH, exactG)
+		t.Fatalf("closed form gives %.5f, %.5f; published: 0.5892, 0.0051", exactH, exactG)
 	}
 	// Central differences with δ = 1e-7: small enough that the fixed-step
 	// run takes the same branches (the step of impact does not move), so
-	// they measure the branch derivative the seed's jax.grad measured.
+	// they measure the branch derivative the MADDENING BallNode guide's jax.grad measured.
 	const d = 1e-7
 	fd := func(events bool, dh, dg float64) float64 {
 		return (bounceX(t, h+dh, g+dg, events) - bounceX(t, h-dh, g-dg, events)) / (2 * d)
@@ -206,9 +211,9 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	evH, evG := fd(true, d, 0), fd(true, 0, d)
 	t.Logf("fixed step: ∂x/∂h = %.4f, ∂x/∂|g| = %.4f; events: %.4f, %.4f; exact %.4f, %.4f", fixH, fixG, evH, evG, exactH, exactG)
 	// The anomaly reproduces: ∂h exactly 0 (to FD round-off, 1e-6), ∂|g|
-	// the seed's +0.0651 to one step of travel (3e-3).
+	// the MADDENING BallNode guide's +0.0651 to one step of travel (3e-3).
 	if math.Abs(fixH) > 1e-6 || math.Abs(fixG-0.0651) > 3e-3 {
-		t.Errorf("MADD-ANO-021 no longer reproduces as the seed describes (∂x/∂h = %.4f, ∂x/∂|g| = %.4f): "+
+		t.Errorf("MADD-ANO-021 no longer reproduces as the MADDENING BallNode guide describes (∂x/∂h = %.4f, ∂x/∂|g| = %.4f): "+
 			"if fixed-step sensitivities are now right, mark it resolved in anomalies/records.go", fixH, fixG)
 	}
 	// Event localization gets the exact values: 1e-5 covers the FD
@@ -242,18 +247,30 @@ func ballTrajectory(t *testing.T, g *graph.Graph, dt, end float64) []float64 {
 	return append(value(t, s, "ball.position"), value(t, s, "ball.velocity")...)
 }
 
-// COSIM-ANO-002 (open, pinned): a spring-damper's force on a ball marker
-// is lost. The ball's MarkerLoads is empty, so the connector has no load
-// output for the ball's marker and Connect wires none; the graph builds
-// without an error or a warning and the ball moves as if the connector
-// were not there, while the connector's Force output reports the force.
-// Here a stiff vertical spring (k_z = 1000 N/m) ties a ball at 0 to the
-// world point (0, 0, 1): it pulls the ball up with 1000 N, yet the ball's
-// trajectory is free fall bit for bit.
+// COSIM-ANO-002 (resolved in ball 1.1.0, regression test): a
+// spring-damper's force on a ball marker used to be lost, because the
+// ball had no force input. Now MarkerLoads is ["force"], Connect wires the
+// connector's load output m1_force into ball.force, and the ball moves
+// under gravity and the spring. A vertical spring (k_z = 1000 N/m) ties a
+// 1 kg ball at 0 to the world point (0, 0, 1), so the ball obeys
+// ẍ = g − k(x − 1)/m. The reference is an independent computation of the
+// co-simulation step (the connector's force at the step's start, then
+// semi-implicit Euler): v ← v + (g + F/m)·dt, x ← x + dt·v with
+// F = −k(x − 1). It is the same arithmetic, so the tolerance is 1e-12 m
+// (a few roundings of values of order 1). The test also checks the run is
+// far from free fall and near the exact solution of the ODE,
+// x(t) = x_eq + (x₀ − x_eq) cos ωt with ω² = k/m and x_eq = 1 + m·g/k:
+// semi-implicit Euler's global error is O(ω·dt) relative to the amplitude
+// over a few periods (ω·dt = 0.032 here), so 5 % of the amplitude.
 func TestAnomalyCOSIMANO002(t *testing.T) {
-	const dt, end = 1e-3, 0.1
+	const (
+		dt, steps = 1e-3, 100
+		k, m, g   = 1000.0, 1.0, -9.81
+	)
 	newBall := func() *ball.Node {
-		b, err := ball.New(ball.DefaultParams())
+		p := ball.DefaultParams()
+		p.Mass = m
+		b, err := ball.New(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,13 +278,13 @@ func TestAnomalyCOSIMANO002(t *testing.T) {
 	}
 	free := graph.New()
 	free.Add("ball", newBall())
-	want := ballTrajectory(t, free, dt, end)
+	fall := ballTrajectory(t, free, dt, dt*steps)
 
-	g := graph.New()
-	g.Add("ball", newBall())
+	gr := graph.New()
+	gr.Add("ball", newBall())
 	p := springdamper.DefaultParams()
-	p.Stiffness = [3]float64{0, 0, 1000}
-	sd, err := springdamper.Connect(g, "sd", p, "", [3]float64{0, 0, 1}, "ball", [3]float64{0, 0, 1})
+	p.Stiffness = [3]float64{0, 0, k}
+	sd, err := springdamper.Connect(gr, "sd", p, "", [3]float64{0, 0, 1}, "ball", [3]float64{0, 0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,23 +294,38 @@ func TestAnomalyCOSIMANO002(t *testing.T) {
 			loads++
 		}
 	}
-	s, err := g.Build()
+	if loads != 1 {
+		t.Fatalf("the connector has %d load outputs for the ball marker, want 1 (m1_force): COSIM-ANO-002 is back", loads)
+	}
+	s, err := gr.Build()
 	if err != nil {
-		t.Fatalf("the graph no longer builds (%v): if a connector on a ball is now refused, "+
-			"mark COSIM-ANO-002 resolved in anomalies/records.go", err)
+		t.Fatal(err)
 	}
-	f0 := value(t, s, "sd.Force")
-	got := ballTrajectory(t, g, dt, end)
-	t.Logf("connector force at t = 0: %v N; ball with connector %v, free fall %v", f0, got, want)
-	if f0[2] != -1000 {
-		t.Fatalf("connector force at t = 0 is %v, want (0, 0, −1000) (−f_SD = +1000 N up on the ball)", f0)
+	if f0 := value(t, s, "sd.m1_force"); f0[0] != k {
+		t.Fatalf("load on the ball at t = 0 is %v N, want +%v (the spring pulls the ball up)", f0, k)
 	}
-	if loads == 0 && got[0] == want[0] && got[1] == want[1] {
-		return // reproduces
+	got := ballTrajectory(t, gr, dt, dt*steps)
+
+	x, v := 0.0, 0.0
+	for range steps {
+		f := -k * (x - 1)
+		v += (g + f/m) * dt
+		x += dt * v
 	}
-	t.Errorf("COSIM-ANO-002 no longer reproduces (%d load outputs for the ball marker; ball with connector %v, "+
-		"free fall %v): the connector's force now reaches the ball, so mark it resolved in anomalies/records.go "+
-		"and update the ball's and the springdamper's limitations", loads, got, want)
+	omega := math.Sqrt(k / m)
+	xeq := 1 + m*g/k
+	exact := xeq + (0-xeq)*math.Cos(omega*dt*steps)
+	t.Logf("ball with the spring %v, recurrence [%v, %v], exact x %v, free fall %v", got, x, v, exact, fall)
+	if math.Abs(got[0]-x) > 1e-12 || math.Abs(got[1]-v) > 1e-12*omega {
+		t.Errorf("COSIM-ANO-002 is back or the coupling changed: ball [x, v] = %v, want the semi-implicit Euler "+
+			"recurrence under the spring's force [%v, %v] to 1e-12", got, x, v)
+	}
+	if math.Abs(got[0]-exact) > 0.05*math.Abs(xeq) {
+		t.Errorf("ball position %v is not within 5 %% of the amplitude of the exact %v", got[0], exact)
+	}
+	if math.Abs(got[0]-fall[0]) < 0.1 {
+		t.Errorf("ball position %v is close to free fall %v: the spring's force does not reach the ball", got[0], fall[0])
+	}
 }
 
 // COSIM-ANO-003 (won't fix, pinned): a marker on a planar body drops the
@@ -345,12 +377,16 @@ func TestAnomalyCOSIMANO003(t *testing.T) {
 
 // COSIM-ANO-004 (open, pinned): above the rest threshold's step a ball at
 // rest on the table does not stay at rest. With the defaults (e = 0.8,
-// g = −9.81) and dt = 0.01 s, e·|g|·dt = 0.0785 m/s > RestSpeed, so each
-// step the ball falls below the surface, is snapped back and rebounds:
+// g = −9.81) and dt = 0.01 s, a ball at rest hits the table at
+// |g|·dt = 0.0981 m/s > RestSpeed (the rest rule compares the impact
+// speed), so each step the ball falls below the surface, is snapped back
+// and rebounds:
 // v_{k+1} = e(|g|dt − v_k), which converges (contracting by e per step) to
 // e|g|dt/(1+e) = 0.0436 m/s. The position reads exactly the table's every
-// step, the velocity does not. Below dt = RestSpeed/(e|g|) = 1.27e-5 s the
-// rest rule holds the ball at exactly 0, and event-localized integration
+// step, the velocity does not. Up to dt = RestSpeed/|g| = 1.02e-5 s the
+// rest rule holds the ball at exactly 0 (its impact speed |g|·dt is at
+// most RestSpeed); just above it, at 1.05e-5 s, the ball at rest bounces
+// off at e|g|dt. Event-localized integration
 // (graph.Sim.Integrate, with the resting contact in Derivatives) keeps it
 // at rest at any step: the workarounds.
 func TestAnomalyCOSIMANO004(t *testing.T) {
@@ -375,11 +411,14 @@ func TestAnomalyCOSIMANO004(t *testing.T) {
 		return x
 	}
 	// The workaround: below the threshold step the ball stays at rest.
-	if thr := ball.RestSpeed / (e * -g); math.Abs(thr-1.27e-5) > 1e-7 {
-		t.Errorf("rest-threshold step %g, documented 1.27e-5 s", thr)
+	if thr := ball.RestSpeed / -g; math.Abs(thr-1.02e-5) > 1e-7 {
+		t.Errorf("rest-threshold step %g, documented 1.02e-5 s", thr)
 	}
 	if x := rest(1e-5, 1000); x[1] != 0 {
 		t.Errorf("dt = 1e-5 s (below the threshold): velocity %v after 1000 steps, want 0", x[1])
+	}
+	if x := rest(1.05e-5, 1); x[1] <= 0 {
+		t.Errorf("dt = 1.05e-5 s (above the threshold): velocity %v after one step, want a rebound", x[1])
 	}
 	gr := graph.New()
 	b, _ := ball.New(ball.DefaultParams())

@@ -34,7 +34,7 @@ func bounceExact(h0, e, g, tEnd float64) (impacts []float64, h, v float64) {
 // the graph (sim.Integrate: adaptive Dormand–Prince with event
 // localization of the ball's contact event and its restitution reset).
 // Reference: the analytic bounce sequence, the closed form of bounceExact
-// with h0 = 10 m, e = 0.9, g = 9.81 m/s², computed here. The ball seed
+// with h0 = 10 m, e = 0.9, g = 9.81 m/s², computed here. The MADDENING BallNode guide
 // does not publish impact times or a final state; the 7-decimal values
 // quoted in the project's issue #7 (impacts at 1.4278431, 3.9979607,
 // 6.3110666, 8.3928619 s, h(10) = 2.1006464 m, v(10) = −6.5759398 m/s)
@@ -93,7 +93,7 @@ func TestBallEvents(t *testing.T) {
 	}
 	x, _ := s.Value("ball.position")
 	v, _ := s.Value("ball.velocity")
-	const method = "graph ball + table, sim.Integrate (Dormand–Prince 5(4), RTol = ATol = 1e-12, MaxStep 5 s, EventTol 1e-12), h0 = 10 m, e = 0.9, g = 9.81 m/s²; reference: the analytic bounce sequence computed in the test (first impact at t₁ = √(2h0/g), then flights of 2e^k·t₁), which the values quoted in issue #7 print to 7 decimals (the ball seed publishes no impact times); recorded rounded up to one significant digit"
+	const method = "graph ball + table, sim.Integrate (Dormand–Prince 5(4), RTol = ATol = 1e-12, MaxStep 5 s, EventTol 1e-12), h0 = 10 m, e = 0.9, g = 9.81 m/s²; reference: the analytic bounce sequence computed in the test (first impact at t₁ = √(2h0/g), then flights of 2e^k·t₁), which the values quoted in issue #7 print to 7 decimals (the MADDENING BallNode guide publishes no impact times); recorded rounded up to one significant digit"
 	record(t, Measurement{ID: "MADD-VER-012", Subject: "ball", Quantity: fmt.Sprintf("max impact-time error over the %d impacts (s)", len(impacts)),
 		Value: ceil1(worst), Reference: 0, Bound: bound1(1e-9), Method: method, Pass: worst <= 1e-9})
 	he, ve := math.Abs(x[0]-hx), math.Abs(v[0]-vx)

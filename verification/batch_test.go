@@ -54,6 +54,7 @@ func newBall(t testing.TB, rng *rand.Rand) *ball.Node {
 	p := ball.Params{
 		InitialPosition: rng.NormFloat64(), InitialVelocity: rng.NormFloat64(),
 		Elasticity: rng.Float64(), Gravity: -20 * rng.Float64(),
+		Mass: 0.5 + rng.Float64(),
 	}
 	switch rng.IntN(8) {
 	case 0:

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
-	"github.com/cosimgo/cosim/nodes/rigidbody"
 )
 
 // Violation is one way a node breaks the node contract.
@@ -41,20 +41,47 @@ type ConformanceReport struct {
 	Notes      []Note
 }
 
-// Schemes checks node-specific discretizations that are not a method of
-// the integrators package: given a node, a state, inputs and dt, it
-// returns the reference next state. Every Metadata.Discretization must be
-// an integrators method or a key of Schemes.
-var Schemes = map[string]func(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64, error){
-	"semi-implicit-euler-lie":      semiImplicitEulerLie,
-	rigidbody.DiscretizationGimbal: gimbalReference,
+// SchemeFunc is the reference of a node-specific discretization that is
+// not a method of the integrators package: given a node, a state, inputs
+// and dt, it returns the reference next state.
+type SchemeFunc func(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64, error)
+
+// builtinSchemes are the schemes CheckConformance knows without options:
+// generic ones, defined on field roles rather than on a node type.
+var builtinSchemes = map[string]SchemeFunc{
+	"semi-implicit-euler-lie": semiImplicitEulerLie,
 }
 
-// Conformance checks n against the node contract, like fstest.TestFS, and
-// returns every violation at once; it is CheckConformance without the
-// notes.
-func Conformance(n node.Node, fresh func(map[string]any) (node.Node, error), x []float64, in node.Inputs) []error {
-	return CheckConformance(n, fresh, x, in).Violations
+// Schemes returns the names of the reference schemes CheckConformance
+// knows without options, sorted; the caller owns the slice.
+func Schemes() []string {
+	names := make([]string, 0, len(builtinSchemes))
+	for k := range builtinSchemes {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Option configures CheckConformance.
+type Option func(*options)
+
+type options struct {
+	schemes map[string]SchemeFunc
+}
+
+// WithScheme holds nodes whose Metadata.Discretization is name to the
+// reference ref (for example verification/gimbal's Reference for
+// rigidbody's gimbal scheme), over a built-in scheme or integrators method
+// of that name. The checker itself knows no concrete node: a node
+// package's own scheme comes with the call.
+func WithScheme(name string, ref SchemeFunc) Option {
+	return func(o *options) {
+		if o.schemes == nil {
+			o.schemes = map[string]SchemeFunc{}
+		}
+		o.schemes[name] = ref
+	}
 }
 
 // CheckConformance checks n against the node contract and reports every
@@ -89,8 +116,13 @@ func Conformance(n node.Node, fresh func(map[string]any) (node.Node, error), x [
 //
 // fresh builds a node of the same type from a parameter map; x is a
 // contact-free state to test at (nil: the initial state) and in its
-// inputs (zero Inputs: the defaults).
-func CheckConformance(n node.Node, fresh func(map[string]any) (node.Node, error), x []float64, in node.Inputs) ConformanceReport {
+// inputs (zero Inputs: the defaults). The scheme is an integrators method,
+// a built-in scheme (Schemes) or one given WithScheme.
+func CheckConformance(n node.Node, fresh func(map[string]any) (node.Node, error), x []float64, in node.Inputs, opts ...Option) ConformanceReport {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	s := n.Spec()
 	var rep ConformanceReport
 	bad := func(check, f string, a ...any) {
@@ -144,7 +176,7 @@ func CheckConformance(n node.Node, fresh func(map[string]any) (node.Node, error)
 		n.InitialState(x)
 	}
 	if stateful {
-		rep.Violations = append(rep.Violations, checkScheme(n, x, in)...)
+		rep.Violations = append(rep.Violations, checkScheme(n, x, in, o.schemes)...)
 	}
 	if oj, ok := node.As[node.OutputJacobian](n); ok {
 		rep.Violations = append(rep.Violations, checkOutputJacobian(n, oj, x, in)...)
@@ -162,7 +194,7 @@ func CheckConformance(n node.Node, fresh func(map[string]any) (node.Node, error)
 
 const schemeDt = 1e-3
 
-func checkScheme(n node.Node, x []float64, in node.Inputs) []error {
+func checkScheme(n node.Node, x []float64, in node.Inputs, given map[string]SchemeFunc) []error {
 	s := n.Spec()
 	bad := func(f string, a ...any) []error {
 		return []error{Violation{Type: s.Type, Check: "scheme", Msg: fmt.Sprintf(f, a...)}}
@@ -172,7 +204,11 @@ func checkScheme(n node.Node, x []float64, in node.Inputs) []error {
 		return bad("Update: %v", err)
 	}
 	var want []float64
-	if ref, ok := Schemes[s.Meta.Discretization]; ok {
+	ref, ok := given[s.Meta.Discretization]
+	if !ok {
+		ref, ok = builtinSchemes[s.Meta.Discretization]
+	}
+	if ok {
 		w, err := ref(n, x, in, schemeDt)
 		if err != nil {
 			return bad("reference scheme %s: %v", s.Meta.Discretization, err)
@@ -181,7 +217,7 @@ func checkScheme(n node.Node, x []float64, in node.Inputs) []error {
 	} else {
 		method, err := integrators.ByName(s.Meta.Discretization)
 		if err != nil {
-			return bad("Metadata.Discretization %q is neither an integrators method nor a verification.Schemes entry: %v", s.Meta.Discretization, err)
+			return bad("Metadata.Discretization %q is neither an integrators method nor a reference scheme (verification.Schemes, WithScheme): %v", s.Meta.Discretization, err)
 		}
 		sys, err := graph.NewNodeSystem(n)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/springdamper"
+	"github.com/cosimgo/cosim/verification/gimbal"
 )
 
 // conformanceParams gives every registered type a contact-free,
@@ -73,7 +75,7 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := CheckConformance(n, fresh, nil, loaded(n.Spec()))
+			rep := CheckConformance(n, fresh, nil, loaded(n.Spec()), WithScheme(gimbal.Name, gimbal.Reference))
 			for _, err := range rep.Violations {
 				t.Error(err)
 			}
@@ -85,8 +87,9 @@ func TestConformance(t *testing.T) {
 }
 
 // The 6-DOF body holding one rotation runs the gimbal scheme
-// (rigidbody.DiscretizationGimbal); the checker holds it to its reference
-// in Schemes like every other node.
+// (rigidbody.DiscretizationGimbal); the checker holds it to the
+// independent reference verification/gimbal supplies (WithScheme), and
+// without that option reports that it knows no such scheme.
 func TestConformanceGimbal(t *testing.T) {
 	reg := nodes.Registry()
 	for _, c := range []string{"rx=0.3", "ry=-0.4", "rz=0.7", "z=1,rz=-2"} {
@@ -100,9 +103,38 @@ func TestConformanceGimbal(t *testing.T) {
 		if d := n.Spec().Meta.Discretization; d != rigidbody.DiscretizationGimbal {
 			t.Fatalf("%s: discretization %q", c, d)
 		}
-		for _, err := range Conformance(n, fresh, nil, loaded(n.Spec())) {
+		for _, err := range CheckConformance(n, fresh, nil, loaded(n.Spec()), WithScheme(gimbal.Name, gimbal.Reference)).Violations {
 			t.Errorf("%s: %v", c, err)
 		}
+	}
+}
+
+// The checker knows no concrete node: without verification/gimbal's
+// reference a gimbal body's scheme is unknown, and the report says so
+// rather than passing; the built-in schemes are generic ones only.
+func TestConformanceKnowsNoNodeScheme(t *testing.T) {
+	reg := nodes.Registry()
+	base := maps.Clone(conformanceParams["rigidbody"])
+	base["constraints"] = "rz=0.7"
+	fresh := freshFor(reg, "rigidbody", base)
+	n, err := fresh(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, err := range CheckConformance(n, fresh, nil, loaded(n.Spec())).Violations {
+		found = found || strings.Contains(err.Error(), "neither an integrators method nor a reference scheme")
+	}
+	if !found {
+		t.Errorf("a gimbal body without WithScheme passed the scheme check")
+	}
+	if got := Schemes(); slices.Contains(got, gimbal.Name) {
+		t.Errorf("Schemes() = %v names a node's own scheme", got)
+	}
+	s := Schemes()
+	s[0] = "changed"
+	if Schemes()[0] == "changed" {
+		t.Errorf("Schemes returns the package's table, not a copy")
 	}
 }
 
@@ -153,7 +185,7 @@ func TestConformanceConnectorWithBodies(t *testing.T) {
 }
 
 // The checker catches what it claims to: a node whose metadata names
-// forward Euler while Update runs semi-implicit Euler (the seed's
+// forward Euler while Update runs semi-implicit Euler (the MADDENING BallNode guide's
 // MADD-ANO-011) is a scheme violation.
 func TestConformanceCatchesMislabel(t *testing.T) {
 	n, err := nodes.Registry().New("masspoint", conformanceParams["masspoint"])
@@ -161,7 +193,7 @@ func TestConformanceCatchesMislabel(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := mislabeled{n, node.NewSpec(func() node.Spec { s := *n.Spec(); s.Meta.Discretization = "forward-euler"; return s }())}
-	errs := Conformance(bad, nil, nil, loaded(bad.Spec()))
+	errs := CheckConformance(bad, nil, nil, loaded(bad.Spec())).Violations
 	var v Violation
 	if len(errs) == 0 || !errors.As(errs[0], &v) || v.Check != "scheme" {
 		t.Fatalf("mislabelled node passed: %v", errs)
@@ -305,7 +337,7 @@ func TestConformanceCatchesBadSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.(*decay).spec = spec
-	errs := Conformance(n, nil, nil, node.Inputs{})
+	errs := CheckConformance(n, nil, nil, node.Inputs{}).Violations
 	for _, want := range []string{`state field "x" needs units`, `default of parameter "k" fails its own validation`, "without a TolReason"} {
 		found := false
 		for _, err := range errs {
@@ -332,14 +364,14 @@ func TestConformanceCatchesWrongDerivativesJacobian(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs := Conformance(n, decayFresh(spec, decayWrongJacobian), []float64{0.7}, node.Inputs{Values: []float64{0.3}, Present: []bool{true}})
+	errs := CheckConformance(n, decayFresh(spec, decayWrongJacobian), []float64{0.7}, node.Inputs{Values: []float64{0.3}, Present: []bool{true}}).Violations
 	if got := checksOf(t, errs); len(got) != 1 || got[0] != "jacobian" || !strings.Contains(errs[0].Error(), "∂f/∂x") {
 		t.Fatalf("wrong DerivativesJacobian: got %v, want one jacobian violation in ∂f/∂x", errs)
 	}
 }
 
 // The injection check catches a node whose SetParams reaches one of
-// Update and Derivatives but not the other: the mirror image of the seed's
+// Update and Derivatives but not the other: the mirror image of the MADDENING BallNode guide's
 // MADD-ANO-018, where update() saw the injected value and derivatives()
 // did not. The check compares both ways, so either direction fails.
 func TestConformanceCatchesStaleInjection(t *testing.T) {
@@ -348,7 +380,7 @@ func TestConformanceCatchesStaleInjection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs := Conformance(n, decayFresh(spec, decayStaleUpdate), []float64{0.7}, node.Inputs{Values: []float64{0.3}, Present: []bool{true}})
+	errs := CheckConformance(n, decayFresh(spec, decayStaleUpdate), []float64{0.7}, node.Inputs{Values: []float64{0.3}, Present: []bool{true}}).Violations
 	got := checksOf(t, errs)
 	if len(got) != 1 || got[0] != "injection" || !strings.Contains(errs[0].Error(), "Update") {
 		t.Fatalf("stale injection: got %v, want one injection violation naming Update", errs)

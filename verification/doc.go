@@ -1,6 +1,6 @@
 // Package verification proves cosim's numerical claims: every declared
 // order of accuracy is measured by the method of manufactured solutions,
-// and the seeds' published reference numbers are reproduced.
+// and the ported codes' published reference numbers are reproduced.
 //
 // # Overview
 //
@@ -10,6 +10,16 @@
 // file and a plain run fails when it is stale. The documentation
 // generator renders the file as each node's Verification Evidence, so no
 // guide claims a number that no test produced.
+//
+// # Conformance
+//
+// [CheckConformance] checks any node against the node contract (spec,
+// scheme, Jacobians, parameter injection) and reports every violation at
+// once. It knows no concrete node: a node's Update is held to an
+// integrators method, to a generic built-in scheme ([Schemes], a copy), or
+// to a reference the caller supplies with [WithScheme] (verification/gimbal
+// holds rigidbody's gimbal scheme). Nothing in the package's exported API
+// imports a node package.
 //
 // # Batch kernels
 //
@@ -25,8 +35,8 @@
 //
 //   - Declared orders are read from node metadata and integrator
 //     descriptions, never repeated in a test.
-//   - Every reference value cites where it comes from (a seed, an
-//     analytic solution, an independent computation) and every tolerance
+//   - Every reference value cites where it comes from (a published
+//     document named by title and version, an analytic solution, an independent computation) and every tolerance
 //     says why it is what it is.
 //
 // # Concurrency

@@ -3,6 +3,7 @@ package verification
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/cosimgo/cosim/node"
@@ -29,8 +30,12 @@ type Manufactured struct {
 	Ladder []int
 }
 
-// DefaultLadder is the step-count ladder at fixed final time.
-var DefaultLadder = []int{100, 200, 400, 800}
+// defaultLadder is the step-count ladder at fixed final time.
+var defaultLadder = []int{100, 200, 400, 800}
+
+// DefaultLadder returns the step-count ladder at fixed final time used
+// when none is given; the caller owns the slice.
+func DefaultLadder() []int { return slices.Clone(defaultLadder) }
 
 // OrderStudy is the result of a Manufactured study.
 type OrderStudy struct {
@@ -60,7 +65,7 @@ func (s OrderStudy) Field(name string) float64 {
 func (m Manufactured) Run() (OrderStudy, error) {
 	ladder := m.Ladder
 	if ladder == nil {
-		ladder = DefaultLadder
+		ladder = defaultLadder
 	}
 	n0, err := m.New()
 	if err != nil {

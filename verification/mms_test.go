@@ -65,9 +65,10 @@ func recordChecked(t *testing.T, id, subject, quantity string, p float64, o node
 }
 
 // MADD-VER-010: the ball in the collision-free regime (no table). The
-// ball has no force input, so the manufactured acceleration x*” = −cos t
-// of x* = cos t is injected as a time-varying gravity with SetParams
-// before each step (the seed's method).
+// manufactured acceleration x*” = −cos t of x* = cos t is injected as a
+// time-varying gravity with SetParams before each step: the MADDENING
+// BallNode guide's method (its ball had no force input), kept so that the
+// measurement reproduces the published one.
 func TestMMSBall(t *testing.T) {
 	newBall := mustNew("ball", map[string]any{"initial_position": 1.0, "initial_velocity": 0.0})
 	m := Manufactured{
@@ -83,7 +84,7 @@ func TestMMSBall(t *testing.T) {
 		t.Fatal(err)
 	}
 	recordStudy(t, "MADD-VER-010", "ball", st, declared(t, newBall),
-		"MMS, x* = cos t injected as gravity(t_n) = −cos t_n, no table, T = 1, ladder 100/200/400/800, float64, finest pair; published by the ball seed: 1.002 against the declared 1.0, same method and ladder (the seed does not state its manufactured solution, so the last digits need not agree)")
+		"MMS, x* = cos t injected as gravity(t_n) = −cos t_n, no table, T = 1, ladder 100/200/400/800, float64, finest pair; published by the MADDENING BallNode guide: 1.002 against the declared 1.0, same method and ladder (the MADDENING BallNode guide does not state its manufactured solution, so the last digits need not agree)")
 }
 
 // COSIM-VER-201: the point mass, forcing m·x*” through its additive
@@ -159,7 +160,7 @@ func TestMMSRigidBody2D(t *testing.T) {
 	const method = "MMS, force m·x*'' and torque I·θ*'' through the additive inputs, gravity zero, T = 1, ladder 100–800, float64, finest pair"
 	recordStudy(t, "MADD-VER-011", "rigidbody2d", sg, want, method+"; x* = (cos t, cos 2t), θ* = cos 3t")
 	recordOrder(t, "MADD-VER-011", "rigidbody2d", "observed order of position, acceleration zero at t0", math.Min(sz.Field("x"), sz.Field("angle")), node.Order{Temporal: 2},
-		method+"; x* = (sin t, sin 2t), θ* = sin 3t (the seed's order-2 regime); minimum of x and angle")
+		method+"; x* = (sin t, sin 2t), θ* = sin 3t (the MADDENING RigidBody2DNode guide's order-2 regime); minimum of x and angle")
 	recordOrder(t, "MADD-VER-011", "rigidbody2d", "observed order of position, acceleration nonzero at t0", math.Max(sg.Field("x"), sg.Field("angle")), node.Order{Temporal: 1},
 		method+"; x* = (cos t, cos 2t), θ* = cos 3t: the position error is ½·a(t0)·Δt·T, first order; maximum of x and angle")
 }

@@ -70,7 +70,7 @@ func planarMotion(t *testing.T, r [2]float64) motion {
 }
 
 // COSIM-VER-301: the connector force equals the closed form
-// f = diag(k)·(Δp − v_off) + diag(d)·Δv (cartesian-spring-damper seed) for
+// f = diag(k)·(Δp − v_off) + diag(d)·Δv (Exudyn item reference) for
 // prescribed marker motions, sampled at 1001 times over [0, 10] s: a
 // ground point against a moving mass point, and a mass point against a
 // body-fixed point of a rotating planar rigid body. The marker loads are
@@ -147,7 +147,7 @@ func TestSpringDamperClosedForm(t *testing.T) {
 			}
 		}
 	}
-	const method = "springdamper node with prescribed marker inputs (ground point vs mass point on p(t) = c + a∘(sin 1.3t, cos 2t, t); mass point vs body-fixed point r = (0.4, −0.2) of a planar rigid body with X(t) = (1 + ½cos t, 0.2 sin 3t), θ(t) = 0.7 sin t), k = (100, 250, 60), d = (3, 5, 7), offset (0.8, 0, 0.1), 1001 samples over [0, 10] s; closed form f = diag(k)(Δp − v_off) + diag(d)Δv from the cartesian-spring-damper seed, marker kinematics p = X + R(θ)r, v = Ẋ + θ̇ẑ × R(θ)r; error relative to the sample's largest component; recorded rounded up to one significant digit"
+	const method = "springdamper node with prescribed marker inputs (ground point vs mass point on p(t) = c + a∘(sin 1.3t, cos 2t, t); mass point vs body-fixed point r = (0.4, −0.2) of a planar rigid body with X(t) = (1 + ½cos t, 0.2 sin 3t), θ(t) = 0.7 sin t), k = (100, 250, 60), d = (3, 5, 7), offset (0.8, 0, 0.1), 1001 samples over [0, 10] s; closed form f = diag(k)(Δp − v_off) + diag(d)Δv from Exudyn's item reference ObjectConnectorCartesianSpringDamper, marker kinematics p = X + R(θ)r, v = Ẋ + θ̇ẑ × R(θ)r; error relative to the sample's largest component; recorded rounded up to one significant digit"
 	record(t, Measurement{ID: "COSIM-VER-301", Subject: "springdamper", Quantity: "max relative force error vs closed form", Value: ceil1(worstF),
 		Reference: 0, Bound: bound1(1e-14), Method: method, Pass: worstF <= 1e-14})
 	record(t, Measurement{ID: "COSIM-VER-301", Subject: "springdamper", Quantity: "max relative marker-load error vs closed form (±f and moment (R·r) × f)", Value: ceil1(worstL),
@@ -156,7 +156,7 @@ func TestSpringDamperClosedForm(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// constantForce is the seed's load (mbs.AddLoad(Force(...))) as a node: a
+// constantForce is Exudyn's load (mbs.AddLoad(Force(...))) as a node: a
 // stateless source with a constant "force" output, no feedthrough.
 type constantForce struct {
 	node.Stateless
@@ -175,7 +175,7 @@ func (c constantForce) Outputs(t float64, x []float64, in node.Inputs, dst []flo
 	return nil
 }
 
-// COSIM-VER-302: the cartesian-spring-damper seed's mini example — a 5 kg
+// COSIM-VER-302: the Exudyn item reference's mini example — a 5 kg
 // mass point at [1, 1, 0] hanging from a ground point at [1, 1, 0],
 // k = 5000 N/m on every axis, damping [0, 250, 0] N·s/m, load [0, −5, 0] N
 // through a constant-force source into the mass's additive force input —
@@ -184,7 +184,7 @@ func (c constantForce) Outputs(t float64, x []float64, in node.Inputs, dst []flo
 // end time 1 s. The reference code's published result is the y
 // displacement −0.0009999999999750209 m, to be met within 3e-11 (the
 // reference code's test tolerance), both as quoted in the project's
-// issue #7: the cartesian-spring-damper seed states neither; the static
+// issue #7: Exudyn's item reference ObjectConnectorCartesianSpringDamper states neither; the static
 // solution is −5/5000 = −0.001 m, which the
 // damped transient (ζ = 250/(2√(5000·5)) = 0.79, decay e^{−25t}·0.001 m,
 // 1.4e-14 m at 1 s) has reached to within 1e-13 m.
@@ -222,11 +222,11 @@ func TestSpringDamperMiniExample(t *testing.T) {
 	y := pos[1] - 1
 	const published = -0.0009999999999750209
 	t.Logf("y displacement at 1 s: %.17g (published %.17g), work %+v", y, published, res.Integrator)
-	const method = "cartesian-spring-damper seed mini example through the graph (masspoint, springdamper.Connect to the ground, constant-force source), sim.RunMonolithic with integrators.GeneralizedAlpha(0.9), dt = 0.01 s, 100 steps to 1 s; y displacement = position − 1; recorded rounded up to one significant digit"
+	const method = "Exudyn item reference mini example through the graph (masspoint, springdamper.Connect to the ground, constant-force source), sim.RunMonolithic with integrators.GeneralizedAlpha(0.9), dt = 0.01 s, 100 steps to 1 s; y displacement = position − 1; recorded rounded up to one significant digit"
 	d := math.Abs(y - published)
 	record(t, Measurement{ID: "COSIM-VER-302", Subject: "springdamper", Quantity: "|y(1 s) − published −0.0009999999999750209| (m)", Value: ceil1(d),
-		Reference: 0, Bound: bound1(3e-11), Method: method + "; published value and tolerance of the reference code's mini example test, as quoted in issue #7 (not stated in the cartesian-spring-damper seed)", Pass: d <= 3e-11})
+		Reference: 0, Bound: bound1(3e-11), Method: method + "; published value and tolerance of the reference code's mini example test, as quoted in issue #7 (not stated in Exudyn's item reference ObjectConnectorCartesianSpringDamper)", Pass: d <= 3e-11})
 	ds := math.Abs(y + 0.001)
 	record(t, Measurement{ID: "COSIM-VER-302", Subject: "springdamper", Quantity: "|y(1 s) − static −0.001| (m)", Value: ceil1(ds),
-		Reference: 0, Bound: bound1(1e-13), Method: method + "; static solution −5/5000 m (seed), transient e^{−25t}·0.001 m ≈ 1.4e-14 m at 1 s", Pass: ds <= 1e-13})
+		Reference: 0, Bound: bound1(1e-13), Method: method + "; static solution −5/5000 m (published), transient e^{−25t}·0.001 m ≈ 1.4e-14 m at 1 s", Pass: ds <= 1e-13})
 }

@@ -9,22 +9,22 @@ import (
 	"github.com/cosimgo/cosim/internal/twomass"
 )
 
-// MADD-VER-030: the two-mass, two-mode consumer of the generalized-alpha
-// seed (seeds/generalized-alpha-two-modes.md), measured through the
+// MADD-VER-030: the two-mass, two-mode consumer of MADDENING's generalized-alpha
+// driver (MADDENING 0.4 documentation, "Two masses, two known modes"), measured through the
 // package driver (integrators.SecondOrderStepper, history carried) by
 // internal/twomass: unit masses, K = [[800.5, −799.5], [−799.5, 800.5]]
 // (modes 1 and 40 rad/s, amplitudes 1 and 0.05, zero velocity),
 // dt = 0.1 s, 120 steps to 12 s.
 //
-// The table's tolerances are half a unit in the last digit the seed
-// prints. The seed prints 100% for Newmark and ρ∞ = 1: the average-
+// The table's tolerances are half a unit in the last digit the MADDENING
+// guide prints. The MADDENING two-mass guide prints 100% for Newmark and ρ∞ = 1: the average-
 // acceleration rule conserves ½ż² + ½ω²z² of a linear undamped mode
 // exactly, so there the change is bounded at round-off (1e-12 relative:
 // 120 steps of a few ulps each). ρ∞ = 0's fast energy ("about 3e-29%")
-// is suppression to the numerical floor, as the seed says: bounded by
+// is suppression to the numerical floor, as the MADDENING two-mass guide says: bounded by
 // 1e-20 %.
 func TestTwoMassTable(t *testing.T) {
-	seed := map[string]struct{ slow, fast, lag float64 }{
+	published := map[string]struct{ slow, fast, lag float64 }{
 		"Newmark": {100, 100, 0.0100},
 		"rho=1":   {100, 100, 0.0100},
 		"rho=0.8": {99.997, 0.458, 0.0105},
@@ -35,9 +35,9 @@ func TestTwoMassTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const method = "internal/twomass.Table: package driver (integrators.Method.NewSecondOrder, Advance with each accepted History passed on), seed problem, dt = 0.1 s, 120 steps; modal energy ½ż² + ½ω²z² relative to its exact constant value; reference: the seed's table"
+	const method = "internal/twomass.Table: package driver (integrators.Method.NewSecondOrder, Advance with each accepted History passed on), two-mass problem, dt = 0.1 s, 120 steps; modal energy ½ż² + ½ω²z² relative to its exact constant value; reference: the MADDENING two-mass guide's table"
 	for _, r := range rows {
-		w := seed[r.Label]
+		w := published[r.Label]
 		name := r.Label
 		if name != "Newmark" {
 			name = "ρ∞ = " + name[len("rho="):]
@@ -56,14 +56,14 @@ func TestTwoMassTable(t *testing.T) {
 				record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: name + ": fast energy retained (%)",
 					Value: fast, Reference: w.fast, Bound: "|Δ| ≤ 5e-4", Method: method, Pass: math.Abs(fast-w.fast) <= 5e-4})
 			case "rho=0.5":
-				// Three digits, as the seed prints: the fast mode is down to
+				// Three digits, as the MADDENING two-mass guide prints: the fast mode is down to
 				// 6e-12 m, where the fourth digit depends on round-off.
 				v, _ := parseG(fast, 3)
 				record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: name + ": fast energy retained (%)",
-					Value: v, Reference: w.fast, Bound: "|Δ| ≤ 5e-21", Method: method + "; recorded to the seed's three digits", Pass: math.Abs(fast-w.fast) <= 5e-21})
+					Value: v, Reference: w.fast, Bound: "|Δ| ≤ 5e-21", Method: method + "; recorded to the MADDENING two-mass guide's three digits", Pass: math.Abs(fast-w.fast) <= 5e-21})
 			case "rho=0":
 				record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: name + ": fast energy retained (%)",
-					Value: ceil1(fast), Reference: w.fast, Bound: bound1(1e-20), Method: method + "; the seed's 'about 3e-29%' is the numerical floor, so only bounded; recorded rounded up to one significant digit", Pass: fast <= 1e-20})
+					Value: ceil1(fast), Reference: w.fast, Bound: bound1(1e-20), Method: method + "; the MADDENING two-mass guide's 'about 3e-29%' is the numerical floor, so only bounded; recorded rounded up to one significant digit", Pass: fast <= 1e-20})
 			}
 		}
 		record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: name + ": slow phase lag (rad)",
@@ -71,20 +71,20 @@ func TestTwoMassTable(t *testing.T) {
 	}
 }
 
-// MADD-VER-030, driver validation: ρ∞ = 1 is Newmark (seed: about 5e-14
+// MADD-VER-030, driver validation: ρ∞ = 1 is Newmark (published: about 5e-14
 // in displacement over the 120 steps); the driver agrees with the
 // independent dense reference (internal/twomass.ReferenceRun: the exact
 // recurrence in closed modal form, gonum LU, no package integrators)
 // within 1e-13 in displacement over the 120-step run for every variant
-// (seed: 7e-14); the reference's own cross-check in physical coordinates
+// (published: 7e-14); the reference's own cross-check in physical coordinates
 // (internal/twomass.DenseRun: the dense 6×6 system, LU once) agrees with
 // the driver within 5e-13, looser because K·q cancels 800.5·q₀ against
 // 799.5·q₁ (q₀ ≈ q₁) and loses about 1e-13 per evaluation, and powers of
 // the computed map carry their rounding linearly over the 120 steps; the
-// seed's direct stepping loop (ten Advance calls of 0.1 s at ρ∞ = 0.5,
+// MADDENING two-mass guide's direct stepping loop (ten Advance calls of 0.1 s at ρ∞ = 0.5,
 // each accepted history passed on) gives 10 accepted steps with ρ∞ = 0.5
 // in the history; and the β = 1/16 negative control has amplification
-// radius 5.83 at ω·dt = 4 (seed's digits, ±0.005).
+// radius 5.83 at ω·dt = 4 (published digits, ±0.005).
 func TestTwoMassDriver(t *testing.T) {
 	p := twomass.Seed()
 	vs := twomass.Variants()
@@ -114,16 +114,16 @@ func TestTwoMassDriver(t *testing.T) {
 	dn := twomass.MaxDisplacementDiff(trs["rho=1"], ref)
 	record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: "max |q(ρ∞ = 1) − q(Newmark)| over 120 steps (m)",
 		Value: ceil1(dn), Reference: 5e-14, Bound: bound1(5e-14),
-		Method: "package driver, seed problem, dt = 0.1 s, both methods with carried history; reference: the seed's 'about 5e-14'; recorded rounded up to one significant digit", Pass: dn <= 5e-14})
+		Method: "package driver, two-mass problem, dt = 0.1 s, both methods with carried history; reference: the MADDENING two-mass guide's 'about 5e-14'; recorded rounded up to one significant digit", Pass: dn <= 5e-14})
 	record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: "max |q(driver) − q(independent reference)| over 120 steps, every variant (m)",
 		Value: ceil1(worst), Reference: 7e-14, Bound: bound1(1e-13),
-		Method: "package driver vs internal/twomass.ReferenceRun (exact generalized-alpha recurrence of M·q̈ + K·q = 0 per mode, 3×3 L·x' = R·x solved by gonum LU every step, parameters from the classical formulas written independently) for Newmark and ρ∞ = 1, 0.8, 0.5, 0; largest at " + worstLabel + "; reference: the seed's 7e-14; recorded rounded up to one significant digit",
+		Method: "package driver vs internal/twomass.ReferenceRun (exact generalized-alpha recurrence of M·q̈ + K·q = 0 per mode, 3×3 L·x' = R·x solved by gonum LU every step, parameters from the classical formulas written independently) for Newmark and ρ∞ = 1, 0.8, 0.5, 0; largest at " + worstLabel + "; reference: the MADDENING two-mass guide's 7e-14; recorded rounded up to one significant digit",
 		Pass:   worst <= 1e-13})
 	record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: "max |q(driver) − q(dense 6×6 cross-check)| over 120 steps, every variant (m)",
 		Value: ceil1(worstDense), Reference: 0, Bound: bound1(5e-13),
-		Method: "package driver vs internal/twomass.DenseRun (the same recurrence as the reference, as the dense 6×6 system L·x' = R·x in physical coordinates, LU once) for Newmark and ρ∞ = 1, 0.8, 0.5, 0; largest at " + worstDenseLabel + "; bound 5e-13: K·q cancels 800.5·q₀ against 799.5·q₁ and loses about 1e-13 per evaluation, carried linearly over 120 steps (the seed publishes no figure for this cross-check); recorded rounded up to one significant digit",
+		Method: "package driver vs internal/twomass.DenseRun (the same recurrence as the reference, as the dense 6×6 system L·x' = R·x in physical coordinates, LU once) for Newmark and ρ∞ = 1, 0.8, 0.5, 0; largest at " + worstDenseLabel + "; bound 5e-13: K·q cancels 800.5·q₀ against 799.5·q₁ and loses about 1e-13 per evaluation, carried linearly over 120 steps (the MADDENING two-mass guide publishes no figure for this cross-check); recorded rounded up to one significant digit",
 		Pass:   worstDense <= 5e-13})
-	// The seed's direct stepping loop: GeneralizedAlpha(ρ∞ = 0.5), dt =
+	// The MADDENING two-mass guide's direct stepping loop: GeneralizedAlpha(ρ∞ = 0.5), dt =
 	// 0.1 s to 1 s, each accepted history passed into the next call.
 	loop, err := twomass.Run(p, integrators.GeneralizedAlpha(0.5), 0.1, 10, false)
 	if err != nil {
@@ -137,7 +137,7 @@ func TestTwoMassDriver(t *testing.T) {
 	}
 	record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: "direct stepping loop: accepted steps (ρ∞ = 0.5, dt = 0.1 s to 1 s)",
 		Value: float64(loop.Stats.Steps), Reference: 10, Bound: "= 10",
-		Method: fmt.Sprintf("internal/twomass.Run: ten Advance calls on the seed problem, each accepted History passed on; the last history records ρ∞ = %v at t = %v s; reference: the seed's loop (accepted_steps == 10, history rho_inf == 0.5)", loop.History.Latest.RhoInf, loop.Final().T),
+		Method: fmt.Sprintf("internal/twomass.Run: ten Advance calls on the two-mass problem, each accepted History passed on; the last history records ρ∞ = %v at t = %v s; reference: the MADDENING two-mass guide's loop (accepted_steps == 10, history rho_inf == 0.5)", loop.History.Latest.RhoInf, loop.Final().T),
 		Pass:   loop.Stats.Steps == 10 && loop.History.Latest.RhoInf == 0.5})
 	D, err := twomass.DriverAmplification(twomass.BadBeta(), 4)
 	if err != nil {
@@ -146,7 +146,7 @@ func TestTwoMassDriver(t *testing.T) {
 	r := twomass.Radius(D)
 	record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: "negative control: amplification radius with β = 1/16 at ω·dt = 4",
 		Value: r, Reference: 5.83, Bound: "|Δ| ≤ 0.005",
-		Method: "ρ∞ = 1 with the audited upstream source's cached β = 1/16 instead of ¼; 3×3 amplification matrix built by stepping the package driver from unit (q, v, a) states on q̈ = −16q, dt = 1; largest eigenvalue modulus (gonum Eigen); reference: the seed", Pass: math.Abs(r-5.83) <= 0.005})
+		Method: "ρ∞ = 1 with the audited upstream source's cached β = 1/16 instead of ¼; 3×3 amplification matrix built by stepping the package driver from unit (q, v, a) states on q̈ = −16q, dt = 1; largest eigenvalue modulus (gonum Eigen); reference: the MADDENING two-mass guide", Pass: math.Abs(r-5.83) <= 0.005})
 }
 
 // MADD-VER-030, refinement: on the resolved two-mode problem (ω = 1 and
@@ -156,12 +156,12 @@ func TestTwoMassDriver(t *testing.T) {
 // empty History: the physical acceleration, as the audited upstream
 // source does) drops the damped variants to first order, |p − 1| ≤ 0.1.
 //
-// Where our numbers differ from the seed's, the evidence says so rather
-// than hiding it behind the bound: the seed publishes 1.987–2.000 for
+// Where our numbers differ from the MADDENING two-mass guide's, the evidence says so rather
+// than hiding it behind the bound: the MADDENING two-mass guide publishes 1.987–2.000 for
 // the carried orders, and here ρ∞ = 0 measures about 2.04 (above the
-// seed's range; the others are within a few 1e-3 of 2); the seed
+// MADDENING two-mass guide's range; the others are within a few 1e-3 of 2); the guide
 // publishes 0.991 for the reset orders of the damped variants, and here
-// they span about 1.00–1.06 (ρ∞ = 0.8 highest). The seed does not state
+// they span about 1.00–1.06 (ρ∞ = 0.8 highest). The MADDENING two-mass guide does not state
 // its refinement grid beyond "frequencies 1 and 3 rad/s on a separate
 // grid", so the finest-pair values need not agree in the second decimal.
 func TestTwoMassOrders(t *testing.T) {
@@ -195,12 +195,12 @@ func TestTwoMassOrders(t *testing.T) {
 	for _, r := range resets {
 		record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: fmt.Sprintf("observed order with acceleration reset every step (ρ∞ = %v)", r.rho),
 			Value: r.p, Reference: 1, Bound: "|p − 1| ≤ 0.1",
-			Method: method + fmt.Sprintf("; empty History every step (negative control); the seed publishes 0.991 for the damped variants, this run measures %s–%s over ρ∞ = 0.8, 0.5, 0: not the seed's value, within the first-order bound", fmtG(sig4(lo)), fmtG(sig4(hi))),
+			Method: method + fmt.Sprintf("; empty History every step (negative control); the MADDENING two-mass guide publishes 0.991 for the damped variants, this run measures %s–%s over ρ∞ = 0.8, 0.5, 0: not the MADDENING two-mass guide's value, within the first-order bound", fmtG(sig4(lo)), fmtG(sig4(hi))),
 			Pass:   math.Abs(r.p-1) <= 0.1})
 	}
-	carried := fmt.Sprintf("; history carried; this run measures %s (%s) to %s (%s) over the variants; the seed publishes 1.987–2.000", fmtG(sig4(minCarried)), minLabel, fmtG(sig4(maxCarried)), maxLabel)
+	carried := fmt.Sprintf("; history carried; this run measures %s (%s) to %s (%s) over the variants; the MADDENING two-mass guide publishes 1.987–2.000", fmtG(sig4(minCarried)), minLabel, fmtG(sig4(maxCarried)), maxLabel)
 	if maxCarried > 2.0005 || minCarried < 1.9865 {
-		carried += fmt.Sprintf(", so %s lies outside the seed's range", maxLabel)
+		carried += fmt.Sprintf(", so %s lies outside the MADDENING two-mass guide's range", maxLabel)
 	}
 	record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: "observed order with acceleration carried (min over Newmark and ρ∞ = 1, 0.8, 0.5, 0)",
 		Value: minCarried, Reference: 2, Bound: "p ≥ 1.98", Method: method + carried + " (the bound is one-sided: a higher order is not a failure of the claim)", Pass: minCarried >= 1.98})

@@ -126,7 +126,7 @@ func TestDescribeText(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	mustContain(t, "describe ball", out,
-		"ball — A point mass", "algorithm MADD-NODE-001, version 1.0.0, stable",
+		"ball — A point mass", "algorithm MADD-NODE-001, version 1.1.0, stable",
 		"discretization semi-implicit-euler; declared order: spatial none, temporal 1",
 		"table_position", "MADD-ANO-021",
 		// the full metadata, not only the interface
@@ -417,7 +417,7 @@ func TestRun(t *testing.T) {
 	if diff := cmp.Diff(hc, hj); diff != "" {
 		t.Errorf("CSV and JSON lines differ:\n%s", diff)
 	}
-	// The static displacement of the seed's mini example.
+	// The static displacement of Exudyn's mini example.
 	if d := hc.Column("spring.Displacement[1]"); d[len(d)-1] > -0.000999 || d[len(d)-1] < -0.001001 {
 		t.Errorf("final displacement %v, want -0.001", d[len(d)-1])
 	}
@@ -428,9 +428,16 @@ func TestRun(t *testing.T) {
 	}
 	// Monolithic with an overridden rho_inf.
 	code, out, _ = cosim(t, "run", "../../examples/scenes/two-mass-modes.json", "--set", "run.integrator.rho_inf=1")
-	mustContain(t, "monolithic run", out, "monolithic (generalized-alpha), 120 steps", "iterations ")
+	mustContain(t, "monolithic run", out, "monolithic (generalized-alpha), 120 steps", "iterations ",
+		"work (auto → dense LU): Newton iterations ", "linear iterations 0, RHS evaluations ")
 	if code != 0 {
 		t.Errorf("monolithic: exit %d", code)
+	}
+	// The same scene with GMRES prints its Krylov work.
+	code, out, _ = cosim(t, "run", "../../examples/scenes/two-mass-modes.json", "--set", "run.integrator.linear_solver=gmres", "--set", "run.integrator.preconditioner=ilu0")
+	mustContain(t, "gmres run", out, "work (gmres (ilu0)): Newton iterations ", "linear iterations ", "factorizations ")
+	if code != 0 || strings.Contains(out, "linear iterations 0,") {
+		t.Errorf("gmres: exit %d, %s", code, out)
 	}
 
 	for _, c := range []struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/cosimgo/cosim/anomalies"
 	"github.com/cosimgo/cosim/docs"
 	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/node/describe"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/verification"
 )
@@ -75,7 +76,7 @@ func cmdDescribe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := describe(n)
+	d, err := describeNode(n)
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func cmdDescribe(args []string, stdout, stderr io.Writer) error {
 	return writeDescription(stdout, d)
 }
 
-func writeDescription(w io.Writer, d node.Description) error {
+func writeDescription(w io.Writer, d describe.Description) error {
 	m := d.Metadata
 	fmt.Fprintf(w, "%s — %s\n", d.Type, m.Summary)
 	fmt.Fprintf(w, "package %s\nalgorithm %s, version %s, %s\n", d.Package, m.AlgorithmID, m.Version, m.Stability)
@@ -212,8 +213,8 @@ func joinNote(s, note string) string {
 // Extra: "anomaly_records", the anomaly records of the metadata's anomaly
 // IDs, and "verification_evidence", the measurements of its benchmark IDs
 // from the verification evidence file (both [] when there are none).
-func describe(n node.Node) (node.Description, error) {
-	d := node.Describe(n)
+func describeNode(n node.Node) (describe.Description, error) {
+	d := describe.Of(n)
 	recs := docs.Records(d.Metadata.Anomalies)
 	if recs == nil {
 		recs = []anomalies.Record{}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
@@ -60,8 +61,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if bar != nil {
 		opts.Progress = bar.p.Report
 	}
+	ws := printStepWarnings(sc, stderr)
 	res, err := sc.Simulate(context.Background(), nodes.Registry(), opts)
 	bar.stop()
+	err = graph.WithStepHint(err, ws)
 	var se *scene.Error
 	if errors.As(err, &se) {
 		err = fmt.Errorf("%s: %w", pos[0], err)
@@ -82,6 +85,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, false)
+}
+
+// printStepWarnings warns, before a co-simulation run, about every node
+// whose stated stable step (graph.Sim.StepWarnings) run.dt exceeds, and
+// returns the warnings for the hint of a failed run. A scene that does not
+// compile warns nothing: Simulate reports it.
+func printStepWarnings(sc *scene.Scene, w io.Writer) []graph.StepWarning {
+	if sc.Run.Mode == scene.Monolithic {
+		return nil
+	}
+	sim, err := sc.Compile(nodes.Registry(), nil)
+	if err != nil {
+		return nil
+	}
+	ws, _ := sim.StepWarnings(sc.Run.Dt)
+	for _, sw := range ws {
+		fmt.Fprintf(w, "cosim: warning: %s\n", sw)
+	}
+	return ws
 }
 
 // writeOutputs writes the history file and the plot a run asked for.
@@ -194,6 +216,43 @@ func printSummary(w io.Writer, path string, sc *scene.Scene, res *scene.Result) 
 		events = strconv.Itoa(res.Events)
 	}
 	fmt.Fprintf(w, "rejected steps %d, iterations %d, events %s\n", res.Rejected, res.Iterations, events)
+	// The integrator's counted work (monolithic runs): right-hand sides,
+	// and for implicit methods the Newton, Krylov and Jacobian work.
+	var st *integrators.Stats
+	switch {
+	case res.Integrator != nil:
+		st = &res.Integrator.Stats
+	case res.Graph != nil && res.Mode == scene.Monolithic:
+		st = &res.Graph.Integrator
+	}
+	if st == nil {
+		return
+	}
+	if st.NewtonIters == 0 {
+		fmt.Fprintf(w, "work: RHS evaluations %d\n", st.FuncEvals)
+		return
+	}
+	solver := "auto"
+	if in := sc.Run.Integrator; in != nil && in.LinearSolver != "" {
+		solver = in.LinearSolver
+	}
+	if in := sc.Run.Integrator; solver != "dense" && st.LinearIters > 0 {
+		pc := "block-jacobi"
+		if in != nil && in.Preconditioner != "" {
+			pc = in.Preconditioner
+		}
+		if in != nil && in.MatrixFree {
+			pc += ", matrix-free"
+		}
+		if solver == "auto" {
+			solver += " → gmres"
+		}
+		solver += " (" + pc + ")"
+	} else if solver == "auto" {
+		solver += " → dense LU"
+	}
+	fmt.Fprintf(w, "work (%s): Newton iterations %d, linear iterations %d, RHS evaluations %d, Jacobian evaluations %d, factorizations %d\n",
+		solver, st.NewtonIters, st.LinearIters, st.FuncEvals, st.JacEvals, st.Factorize)
 }
 
 // fmtF formats a value in the shortest form that reads back exactly.

@@ -58,7 +58,7 @@ func newStage(sc *scene.Scene, sim *graph.Sim, set node.DrawSettings) (*stage, e
 	}
 	edges := g.Edges()
 	st := &stage{sim: sim, set: set}
-	for _, name := range sim.Nodes() {
+	for _, name := range sim.Names() {
 		n, _ := sim.Node(name)
 		spec := n.Spec()
 		var fields []string

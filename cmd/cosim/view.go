@@ -41,10 +41,10 @@ type drawFlags struct {
 
 func addDrawFlags(fs *flag.FlagSet, d *drawFlags, maxFrames int) {
 	d.set = node.DefaultDrawSettings()
-	fs.IntVar(&d.set.SpringWindings, "windings", d.set.SpringWindings, "turns of each drawn spring (the seed's connectors.springNumberOfWindings)")
-	fs.IntVar(&d.set.CurveTiling, "tiling", d.set.CurveTiling, "segments per spring turn (the seed's connectors.curveTiling)")
-	fs.BoolVar(&d.set.Simplified, "simplified", false, "draw springs as straight lines (the seed's connectors.drawSimplified)")
-	fs.Float64Var(&d.set.ConnectorSize, "spring-size", d.set.ConnectorSize, "diameter in m of springs whose draw_size is -1 (the seed's connectors.defaultSize)")
+	fs.IntVar(&d.set.SpringWindings, "windings", d.set.SpringWindings, "turns of each drawn spring (Exudyn's connectors.springNumberOfWindings)")
+	fs.IntVar(&d.set.CurveTiling, "tiling", d.set.CurveTiling, "segments per spring turn (Exudyn's connectors.curveTiling)")
+	fs.BoolVar(&d.set.Simplified, "simplified", false, "draw springs as straight lines (Exudyn's connectors.drawSimplified)")
+	fs.Float64Var(&d.set.ConnectorSize, "spring-size", d.set.ConnectorSize, "diameter in m of springs whose draw_size is -1 (Exudyn's connectors.defaultSize)")
 	fs.Float64Var(&d.set.BodySize, "body-size", d.set.BodySize, "size in m of bodies whose draw_size is -1")
 	fs.StringVar(&d.camera, "camera", "35,20", "camera `YAW,PITCH[,ZOOM]` in degrees (orbit about the scene's centre) and a zoom factor")
 	fs.IntVar(&d.frames, "frames", maxFrames, "at most `N` frames (the run is sampled evenly; the initial state is always one)")

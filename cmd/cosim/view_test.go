@@ -55,7 +55,7 @@ func decodePrim(v nums) node.Primitive {
 // computed it. Reference values: the rigid bar's position and the
 // spring's Displacement output of an independent scene.Simulate of the
 // same file, at the last frame; the three coils of the Cartesian spring
-// add up to the displacement (the seed's drawing runs along x, y, z from
+// add up to the displacement (Exudyn's drawing runs along x, y, z from
 // m0 to m1). Tolerance 1e-6 relative: the page stores 7 significant
 // digits.
 func TestViewPage(t *testing.T) {
@@ -314,7 +314,7 @@ func TestServeEvents(t *testing.T) {
 		}
 	}
 	// The last frame is the end of the run: the static displacement
-	// −5/5000 = −0.001 m of the seed's mini example (within 1e-5 m: the
+	// −5/5000 = −0.001 m of Exudyn's mini example (within 1e-5 m: the
 	// damped transient left at 2 s).
 	if v := frames[40].V; math.Abs(v[0]+0.001) > 1e-5 || math.Abs(v[1]+5) > 1e-2 {
 		t.Errorf("spring.Displacement[1], Force[1] at the end = %v, want −0.001 m and −5 N", v)

@@ -1,5 +1,5 @@
-// Command structuralmodes is the first command of the generalized-alpha
-// seed's two-mass consumer: it runs the package driver
+// Command structuralmodes is the first command of the two-mass consumer
+// of MADDENING's generalized-alpha guide: it runs the package driver
 // (integrators.GeneralizedAlpha(0.5), history carried between Advance
 // calls) on two unit masses with modes of 1 and 40 rad/s for 120 steps
 // of 0.1 s and prints the fraction of each modal energy retained. The
@@ -26,7 +26,7 @@ func main() {
 	}
 }
 
-// energyRetained runs the seed's problem with generalized-alpha at
+// energyRetained runs the MADDENING two-mass guide's problem with generalized-alpha at
 // ρ∞ = 0.5 and returns the slow and fast modal energy retained at 12 s,
 // as fractions of the initial ones.
 func energyRetained() (slow, fast float64, err error) {

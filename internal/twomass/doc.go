@@ -1,5 +1,6 @@
-// Package twomass is the two-mass, two-mode consumer of the
-// generalized-alpha seed (seeds/generalized-alpha-two-modes.md): the
+// Package twomass is the two-mass, two-mode consumer of
+// MADDENING's generalized-alpha guide ("Two masses, two known modes",
+// MADDENING 0.4 documentation; the glossary, docs/glossary.md, cites it): the
 // problem, runs of the package driver (integrators.SecondOrderStepper), an
 // independent dense reference of the same recurrence, and the
 // measurements (modal energy, phase lag, refinement order, spectral
@@ -18,7 +19,7 @@
 // mode (1, −1)/√2 frequency ω₂. There is no damping and no forcing; with
 // modal displacement amplitudes A_j and zero velocity the exact solution
 // is z_j(t) = A_j·cos(ω_j t) and each modal energy ½ż_j² + ½ω_j²z_j² is
-// constant. [Seed] is the seed's problem (ω = 1 and 40 rad/s, A = 1 and
+// constant. [Seed] is the MADDENING two-mass guide's problem (ω = 1 and 40 rad/s, A = 1 and
 // 0.05: K = [[800.5, −799.5], [−799.5, 800.5]]), run at dt = 0.1 s for 120
 // steps; the fast mode has 1.57 samples per period and is deliberately
 // under-resolved. [Resolved] (ω = 1 and 3 rad/s, A = 1 and 0.5, T = 2 s)
@@ -29,7 +30,7 @@
 // [Run] steps the package driver with an explicit History, passing every
 // accepted Result.History into the next call (the carried algorithmic
 // acceleration); with reset it passes an empty History every step, the
-// seed's negative control (the physical acceleration −K·q refreshed
+// MADDENING two-mass guide's negative control (the physical acceleration −K·q refreshed
 // every step, as the audited upstream source does).
 //
 // [Amplification] is the independent reference: the one-step map

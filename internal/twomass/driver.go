@@ -21,7 +21,7 @@ func (tr *Trajectory) Final() integrators.State { return tr.States[len(tr.States
 // n times with dt from p.Start(), passing each accepted Result.History
 // into the next Advance. With reset it passes an empty History every
 // step instead: the step then starts from the physical acceleration
-// −K·q_n, the seed's negative control.
+// −K·q_n, the MADDENING two-mass guide's negative control.
 func Run(p Problem, m integrators.Method, dt float64, n int, reset bool) (*Trajectory, error) {
 	r, err := m.NewSecondOrder(p.System(), nil)
 	if err != nil {

@@ -2,11 +2,12 @@ package twomass
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cosimgo/cosim/integrators"
 )
 
-// Row is one row of the seed's table, measured through the package
+// Row is one row of the MADDENING two-mass guide's table, measured through the package
 // driver on [Seed] at dt = 0.1 s over 120 steps.
 type Row struct {
 	Label        string            `json:"label"`
@@ -31,7 +32,7 @@ func Measure(p Problem, v Variant, tr *Trajectory) Row {
 	return r
 }
 
-// Table runs every variant on the seed problem and returns the rows and
+// Table runs every variant on the two-mass problem and returns the rows and
 // the trajectories, in the order of Variants.
 func Table() ([]Row, []*Trajectory, error) {
 	p := Seed()
@@ -48,9 +49,13 @@ func Table() ([]Row, []*Trajectory, error) {
 	return rows, trs, nil
 }
 
-// RefinementSteps is the step-count ladder of the refinement study over
+// refinementSteps is the step-count ladder of the refinement study over
 // [0, ResolvedEnd]; orders are taken from the finest pair (320 → 640).
-var RefinementSteps = []int{40, 80, 160, 320, 640}
+var refinementSteps = []int{40, 80, 160, 320, 640}
+
+// RefinementSteps returns the step-count ladder of the refinement study;
+// the caller owns the slice.
+func RefinementSteps() []int { return slices.Clone(refinementSteps) }
 
 // Refinement is the refinement study of one variant on [Resolved]: the
 // error at ResolvedEnd, hypot of the two modal displacement errors,
@@ -68,7 +73,7 @@ type Refinement struct {
 // Refine runs the refinement study of v over steps (nil: RefinementSteps).
 func Refine(v Variant, steps []int) (Refinement, error) {
 	if steps == nil {
-		steps = RefinementSteps
+		steps = refinementSteps
 	}
 	p := Resolved()
 	ref := Refinement{Label: v.Label, Steps: steps}
@@ -123,7 +128,7 @@ func ReferenceParams(m integrators.Method) Params {
 	return Classical(m.Alpha.RhoInf)
 }
 
-// Series is a time series of the seed run of one variant, for plotting.
+// Series is a time series of the two-mass run of one variant, for plotting.
 type Series struct {
 	Label      string    `json:"label"`
 	T          []float64 `json:"t"`

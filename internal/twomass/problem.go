@@ -14,13 +14,13 @@ type Problem struct {
 	Amp   [2]float64 // initial modal displacement amplitudes A₁, A₂ (zero velocity)
 }
 
-// The seed's behaviour run: dt = 0.1 s, 120 steps, 12 s.
+// The MADDENING two-mass guide's behaviour run: dt = 0.1 s, 120 steps, 12 s.
 const (
 	SeedDt    = 0.1
 	SeedSteps = 120
 )
 
-// Seed returns the seed's problem: ω = 1 and 40 rad/s, amplitudes 1 and
+// Seed returns the MADDENING two-mass guide's problem: ω = 1 and 40 rad/s, amplitudes 1 and
 // 0.05, K = [[800.5, −799.5], [−799.5, 800.5]].
 func Seed() Problem { return Problem{Omega: [2]float64{1, 40}, Amp: [2]float64{1, 0.05}} }
 
@@ -110,13 +110,13 @@ func (l linear) AccelJacobian(t float64, q, v, z, dadq, dadv []float64) error {
 // AccelJacobian.
 func (p Problem) System() integrators.SecondOrder { return linear{p.Stiffness()} }
 
-// Variant is one row of the seed's table: a label and a method.
+// Variant is one row of the MADDENING two-mass guide's table: a label and a method.
 type Variant struct {
 	Label  string
 	Method integrators.Method
 }
 
-// Variants returns the seed's table rows: registered Newmark (β = ¼,
+// Variants returns the MADDENING two-mass guide's table rows: registered Newmark (β = ¼,
 // γ = ½) and generalized-alpha with ρ∞ = 1, 0.8, 0.5 and 0.
 func Variants() []Variant {
 	vs := []Variant{{"Newmark", integrators.Newmark(0.25, 0.5)}}
@@ -126,7 +126,7 @@ func Variants() []Variant {
 	return vs
 }
 
-// BadBeta is the seed's negative control for the upstream β expression:
+// BadBeta is the MADDENING two-mass guide's negative control for the upstream β expression:
 // generalized-alpha at ρ∞ = 1 with the cached β = 1/16 of the audited
 // source instead of the classical ¼.
 func BadBeta() integrators.Method {

@@ -15,7 +15,7 @@ type Params struct {
 }
 
 // Classical returns the classical generalized-alpha parameters for ρ∞
-// (Chung & Hulbert 1993, as printed in the seed):
+// (Chung & Hulbert 1993, as printed in the MADDENING two-mass guide):
 //
 //	αm = (2ρ∞ − 1)/(1 + ρ∞), αf = ρ∞/(1 + ρ∞), γ = ½ − αm + αf, β = ¼(1 − αm + αf)².
 func Classical(rhoInf float64) Params {

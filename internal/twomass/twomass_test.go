@@ -18,10 +18,10 @@ func within(t *testing.T, name string, got, want, tol float64) {
 	}
 }
 
-// TestSeedTable reproduces the seed's table at the digits it prints
+// TestSeedTable reproduces the MADDENING two-mass guide's table at the digits it prints
 // (tolerance: half a unit in the last printed digit). Energies are in
-// percent here, as the seed prints them. ρ∞ = 0's fast energy, which the
-// seed calls "about 3e-29%" and asks to read as suppression to the
+// percent here, as the MADDENING two-mass guide prints them. ρ∞ = 0's fast energy, which the
+// MADDENING two-mass guide calls "about 3e-29%" and asks to read as suppression to the
 // numerical floor, is only bounded.
 func TestSeedTable(t *testing.T) {
 	want := []struct{ slow, fast, lag, slowT, fastT float64 }{
@@ -56,8 +56,8 @@ func TestClassicalParams(t *testing.T) {
 }
 
 // TestReferenceAgreement: the package driver agrees with the independent
-// modal reference within 1e-13 in displacement over the seed's 120-step
-// run, for every variant (the seed reports 7e-14). Both are exact
+// modal reference within 1e-13 in displacement over the MADDENING two-mass guide's 120-step
+// run, for every variant (the MADDENING two-mass guide reports 7e-14). Both are exact
 // linear recurrences; the driver solves each step by Newton with LU and
 // stops at a correction ≤ 1e-10·(1 + max|a|), after which the residual
 // is at round-off, so only round-off separates them.
@@ -84,7 +84,7 @@ func TestReferenceAgreement(t *testing.T) {
 
 // TestReferenceIsExactForNewmark: an independent check of the reference
 // itself: for average-acceleration Newmark the discrete frequency is
-// 2/dt·atan(ω·dt/2) and |λ| = 1 (seed: 40 rad/s → 22.14, 1 → 0.99917 at
+// 2/dt·atan(ω·dt/2) and |λ| = 1 (published: 40 rad/s → 22.14, 1 → 0.99917 at
 // dt = 0.1).
 func TestReferenceIsExactForNewmark(t *testing.T) {
 	for _, w := range []float64{1, 40} {
@@ -102,7 +102,7 @@ func TestReferenceIsExactForNewmark(t *testing.T) {
 
 // TestDriverAmplification: the amplification matrix measured by stepping
 // the driver equals the reference's to round-off, and the negative
-// control β = 1/16 has spectral radius 5.83 at ω·dt = 4 (seed's digits).
+// control β = 1/16 has spectral radius 5.83 at ω·dt = 4 (published digits).
 func TestDriverAmplification(t *testing.T) {
 	for _, v := range append(Variants(), Variant{"beta=1/16", BadBeta()}) {
 		p := ReferenceParams(v.Method)
@@ -129,8 +129,8 @@ func TestDriverAmplification(t *testing.T) {
 }
 
 // TestRefinementOrders: on the resolved problem carrying the acceleration
-// gives order ≥ 1.98 (seed: 1.987–2.000); resetting it gives ≈ 1 for the
-// damped variants (seed: 0.991; |p − 1| ≤ 0.1) and keeps 2 at ρ∞ = 1 and
+// gives order ≥ 1.98 (published: 1.987–2.000); resetting it gives ≈ 1 for the
+// damped variants (published: 0.991; |p − 1| ≤ 0.1) and keeps 2 at ρ∞ = 1 and
 // for Newmark (αm = αf there, so the physical and algorithmic
 // accelerations coincide).
 func TestRefinementOrders(t *testing.T) {
@@ -151,7 +151,7 @@ func TestRefinementOrders(t *testing.T) {
 	}
 }
 
-// TestWork: the counted work of the seed run (dense LU path, analytic
+// TestWork: the counted work of the two-mass run (dense LU path, analytic
 // AccelJacobian): one initial evaluation, then two Newton iterations per
 // step (the second confirms), each with one evaluation, Jacobian and LU
 // solve; the same for Newmark and generalized-alpha.
@@ -168,7 +168,7 @@ func TestWork(t *testing.T) {
 	}
 }
 
-// The seed's direct stepping loop: ten accepted steps at ρ∞ = 0.5, the
+// The MADDENING two-mass guide's direct stepping loop: ten accepted steps at ρ∞ = 0.5, the
 // history recording the parameters.
 func TestTenSteps(t *testing.T) {
 	tr, err := Run(Seed(), integrators.GeneralizedAlpha(0.5), 0.1, 10, false)

@@ -6,10 +6,11 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// RestSpeed is the rebound speed (m/s) below which a bounce is replaced by
-// rest. At contact the velocity v becomes −e·v, or exactly 0 when
-// |e·v| < RestSpeed (strictly): the threshold is compared with the rebound
-// speed, after restitution, not with the impact speed |v|.
+// RestSpeed is the impact speed (m/s) up to which a bounce is replaced by
+// rest. At contact the velocity v becomes −e·v when |v| > RestSpeed, and
+// exactly 0 otherwise: the threshold is compared with the impact speed,
+// before restitution, as in the MADDENING BallNode (MADD-NODE-001
+// version 1.0.0), whose update bounces only when |v| > 1e-4.
 const RestSpeed = 1e-4
 
 const (
@@ -20,10 +21,12 @@ const (
 	paramInitialVelocity = "initial_velocity"
 	paramElasticity      = "elasticity"
 	paramGravity         = "gravity"
+	paramMass            = "mass"
 
 	fieldPosition = "position"
 	fieldVelocity = "velocity"
 	inputTable    = "table_position"
+	inputForce    = "force"
 	eventContact  = "contact"
 )
 
@@ -46,6 +49,10 @@ type Params struct {
 	// Gravity is the gravitational acceleration g (gravity, m/s^2, any
 	// finite value; negative points down).
 	Gravity float64
+	// Mass is the ball's mass m (mass, kg, positive). It matters only for
+	// the force input: the acceleration is g + F/m. The zero Params has
+	// mass 0, which New refuses; DefaultParams has 1 kg.
+	Mass float64
 	// Appearance is how cosim view and render draw the ball (show,
 	// draw_size, color); the zero value is the default. The physics
 	// ignores it.
@@ -53,9 +60,9 @@ type Params struct {
 }
 
 // DefaultParams returns the defaults: at rest at height 0, elasticity 0.8,
-// gravity −9.81 m/s².
+// gravity −9.81 m/s², mass 1 kg.
 func DefaultParams() Params {
-	return Params{InitialPosition: 0, InitialVelocity: 0, Elasticity: 0.8, Gravity: -9.81}
+	return Params{InitialPosition: 0, InitialVelocity: 0, Elasticity: 0.8, Gravity: -9.81, Mass: 1}
 }
 
 func (p Params) values() node.Values {
@@ -64,15 +71,17 @@ func (p Params) values() node.Values {
 		paramInitialVelocity: p.InitialVelocity,
 		paramElasticity:      p.Elasticity,
 		paramGravity:         p.Gravity,
+		paramMass:            p.Mass,
 	}
 	p.Appearance.Put(v)
 	return v
 }
 
-// Node is a point mass falling under gravity in one dimension, bouncing on
-// the optional surface table_position. Build it with [New] or [FromMap]. It
-// implements [node.Node], [node.Deriver], [node.Tunable], [node.Eventer],
-// [node.Marker] and [node.Batcher].
+// Node is a point mass falling under gravity in one dimension, pushed by
+// the additive input force and bouncing on the optional surface
+// table_position. Build it with [New] or [FromMap]. It implements
+// [node.Node], [node.Deriver], [node.Tunable], [node.Eventer],
+// [node.Marker], [node.MarkerMass] and [node.Batcher].
 type Node struct {
 	spec *node.Spec
 	vals node.Values // the current, validated parameters (never shared)
@@ -87,24 +96,26 @@ type Node struct {
 	posOff, velOff int // state
 	tableIdx       int // index of table_position in Spec().Inputs
 	tableOff       int // its offset in Inputs.Values
+	forceOff       int // offset of force in Inputs.Values (always present)
 }
 
 var (
-	_ node.Node    = (*Node)(nil)
-	_ node.Deriver = (*Node)(nil)
-	_ node.Tunable = (*Node)(nil)
-	_ node.Eventer = (*Node)(nil)
-	_ node.Marker  = (*Node)(nil)
-	_ node.Batcher = (*Node)(nil)
+	_ node.Node       = (*Node)(nil)
+	_ node.Deriver    = (*Node)(nil)
+	_ node.Tunable    = (*Node)(nil)
+	_ node.Eventer    = (*Node)(nil)
+	_ node.Marker     = (*Node)(nil)
+	_ node.MarkerMass = (*Node)(nil)
+	_ node.Batcher    = (*Node)(nil)
 )
 
 // New returns a ball with the parameters p. An invalid value (NaN, ±Inf,
-// elasticity outside [0, 1]) is reported as a *[node.ParamError] naming the
+// elasticity outside [0, 1], a mass that is not positive) is reported as a *[node.ParamError] naming the
 // node "ball", the parameter, the value and the valid range; several are
 // joined with errors.Join.
 func New(p Params) (*Node, error) {
 	s := newSpec()
-	vals, err := node.CheckValues(typeName, s.Params, p.values())
+	vals, err := node.Resolve(typeName, s.Params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}
@@ -112,8 +123,8 @@ func New(p Params) (*Node, error) {
 }
 
 // FromMap returns a ball from a name→value map (scene files, overrides),
-// with the parameter names initial_position, initial_velocity, elasticity
-// and gravity. Missing names take their defaults; a nil map gives
+// with the parameter names initial_position, initial_velocity, elasticity,
+// gravity and mass. Missing names take their defaults; a nil map gives
 // DefaultParams. Invalid values and unknown names are reported as for New.
 func FromMap(m map[string]any) (node.Node, error) {
 	s := newSpec()
@@ -131,6 +142,7 @@ func newNode(s *node.Spec, vals node.Values) *Node {
 		velOff:   s.StateFieldOffset(fieldVelocity),
 		tableIdx: s.InputLayout.Index(inputTable),
 		tableOff: s.InputOffset(inputTable),
+		forceOff: s.InputOffset(inputForce),
 	}
 	n.apply(vals)
 	return n
@@ -138,16 +150,17 @@ func newNode(s *node.Spec, vals node.Values) *Node {
 
 // model is the parameters in the form the step reads.
 type model struct {
-	x0, v0, e, g float64
+	x0, v0, e, g, mass float64
 }
 
 func (n *Node) apply(vals node.Values) {
 	n.vals = vals
 	n.m = model{
-		x0: vals.Float(paramInitialPosition),
-		v0: vals.Float(paramInitialVelocity),
-		e:  vals.Float(paramElasticity),
-		g:  vals.Float(paramGravity),
+		x0:   vals.Float(paramInitialPosition),
+		v0:   vals.Float(paramInitialVelocity),
+		e:    vals.Float(paramElasticity),
+		g:    vals.Float(paramGravity),
+		mass: vals.Float(paramMass),
 	}
 	for _, r := range n.mirrors {
 		*r = n.m
@@ -203,8 +216,13 @@ func paramSpecs() []node.Param {
 		},
 		{
 			Name: paramGravity, Kind: node.Real, Default: -9.81, Units: "m/s^2",
-			Description: "Gravitational acceleration (negative points down); the only way to force the ball",
+			Description: "Gravitational acceleration (negative points down)",
 			Range:       node.Finite(),
+		},
+		{
+			Name: paramMass, Kind: node.Real, Default: 1.0, Units: "kg",
+			Description: "Mass m: the force input accelerates the ball by F/m (gravity does not depend on it)",
+			Range:       node.Positive(),
 		},
 	}, node.VisualParams("diameter of the sphere drawn for the ball, resting on its position")...)
 }
@@ -229,6 +247,11 @@ func newSpec() *node.Spec {
 			Description: "Height of the collision surface; when nothing is connected there is no surface and no contact",
 			Coupling:    node.Replacing,
 			Absent:      true,
+		}, {
+			Name: inputForce, Shape: node.Scalar, Units: "N",
+			Description: "External force F along the ball's axis (positive up), e.g. a connector's load; additive, default 0",
+			Coupling:    node.Additive,
+			Default:     []float64{0},
 		}},
 		Events: []node.Event{{
 			Name:      eventContact,

@@ -35,13 +35,13 @@ func newBall(t testing.TB, p ball.Params) *ball.Node {
 
 // onTable returns inputs with table_position connected at h.
 func onTable(h float64) node.Inputs {
-	return node.Inputs{Values: []float64{h}, Present: []bool{true}}
+	return node.Inputs{Values: []float64{h, 0}, Present: []bool{true, true}}
 }
 
 // noTable returns inputs with table_position unconnected, as a graph builds
 // them (zeros, not present).
 func noTable() node.Inputs {
-	return node.Inputs{Values: []float64{0}, Present: []bool{false}}
+	return node.Inputs{Values: []float64{0, 0}, Present: []bool{false, true}}
 }
 
 func step(t *testing.T, n *ball.Node, tm, dt float64, x []float64, in node.Inputs) []float64 {
@@ -53,7 +53,7 @@ func step(t *testing.T, n *ball.Node, tm, dt float64, x []float64, in node.Input
 	return dst
 }
 
-// TestSeedContactStep reproduces the seed's numbers (ball-node.md, Known
+// TestSeedContactStep reproduces the numbers of the MADDENING BallNode guide (Known
 // Limitations, derivatives()): from 0.001 above the table at −1 m/s, one
 // 0.01 s step of Update bounces to exactly 0.0, where one forward-Euler
 // step of Derivatives lands at −0.009. Update's values are asserted
@@ -87,7 +87,7 @@ func TestSeedContactStep(t *testing.T) {
 	}
 	// −0.009 in decimal; the binary sum is one ulp away (−0.009000000000000001).
 	if !within(fe, -0.009, 1e-15) {
-		t.Errorf("forward Euler position = %v, want −0.009 (the seed) to 1e-15", fe)
+		t.Errorf("forward Euler position = %v, want −0.009 (the MADDENING BallNode guide) to 1e-15", fe)
 	}
 	if fe >= 0 {
 		t.Errorf("Derivatives should pass through the table (COSIM-ANO-001), got %v", fe)
@@ -107,9 +107,9 @@ func TestFreeFallClosedForm(t *testing.T) {
 		steps  int
 		inputs node.Inputs
 	}{
-		{"defaults, no table", ball.Params{InitialPosition: 10, InitialVelocity: 0, Elasticity: 0.8, Gravity: -9.81}, 1e-3, 1000, noTable()},
-		{"thrown up, table far below", ball.Params{InitialPosition: 2, InitialVelocity: 3.5, Elasticity: 0.5, Gravity: -9.81}, 1e-2, 1000, onTable(-1e9)},
-		{"moon gravity", ball.Params{InitialPosition: -4, InitialVelocity: -0.25, Elasticity: 1, Gravity: -1.62}, 0.05, 400, noTable()},
+		{"defaults, no table", ball.Params{InitialPosition: 10, InitialVelocity: 0, Elasticity: 0.8, Gravity: -9.81, Mass: 1}, 1e-3, 1000, noTable()},
+		{"thrown up, table far below", ball.Params{InitialPosition: 2, InitialVelocity: 3.5, Elasticity: 0.5, Gravity: -9.81, Mass: 1}, 1e-2, 1000, onTable(-1e9)},
+		{"moon gravity", ball.Params{InitialPosition: -4, InitialVelocity: -0.25, Elasticity: 1, Gravity: -1.62, Mass: 1}, 0.05, 400, noTable()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := newBall(t, tc.p)
@@ -133,7 +133,7 @@ func TestFreeFallClosedForm(t *testing.T) {
 // the first k apex heights after bounces (the maximum height between two
 // contacts, detected as the velocity turning from up to down).
 func apexes(t *testing.T, e, h0, dt float64, k int) []float64 {
-	n := newBall(t, ball.Params{InitialPosition: h0, Elasticity: e, Gravity: -9.81})
+	n := newBall(t, ball.Params{InitialPosition: h0, Elasticity: e, Gravity: -9.81, Mass: 1})
 	x := make([]float64, 2)
 	n.InitialState(x)
 	in := onTable(0)
@@ -181,7 +181,7 @@ func TestBounceApexRatio(t *testing.T) {
 // table with velocity exactly 0 (bit-for-bit, not approximately).
 func TestComesToRest(t *testing.T) {
 	const dt, tbl = 1e-5, 0.25e-3 // any table height: the clamp writes it exactly
-	n := newBall(t, ball.Params{InitialPosition: tbl + 0.01, Elasticity: 0.8, Gravity: -9.81})
+	n := newBall(t, ball.Params{InitialPosition: tbl + 0.01, Elasticity: 0.8, Gravity: -9.81, Mass: 1})
 	x := make([]float64, 2)
 	n.InitialState(x)
 	in := onTable(tbl)
@@ -214,7 +214,7 @@ func TestComesToRest(t *testing.T) {
 // after 300 steps it is at the fixed point to round-off (1e-12).
 func TestChatterAtLargeStep(t *testing.T) {
 	const dt, e, g = 0.01, 0.8, -9.81
-	n := newBall(t, ball.Params{Elasticity: e, Gravity: g})
+	n := newBall(t, ball.Params{Elasticity: e, Gravity: g, Mass: 1})
 	x := []float64{0, 0}
 	for i := 0; i < 300; i++ {
 		x = step(t, n, float64(i)*dt, dt, x, onTable(0))
@@ -236,9 +236,9 @@ func TestChatterAtLargeStep(t *testing.T) {
 // read): the ball falls through height 0 as in free fall, and the contact
 // event stays at +1.
 func TestNoTableNoContact(t *testing.T) {
-	n := newBall(t, ball.Params{InitialPosition: 0.001, InitialVelocity: -1, Elasticity: 0.8, Gravity: -9.81})
+	n := newBall(t, ball.Params{InitialPosition: 0.001, InitialVelocity: -1, Elasticity: 0.8, Gravity: -9.81, Mass: 1})
 	for _, v := range []float64{0, 5, math.NaN()} {
-		in := node.Inputs{Values: []float64{v}, Present: []bool{false}}
+		in := node.Inputs{Values: []float64{v, 0}, Present: []bool{false, true}}
 		got := step(t, n, 0, 0.01, []float64{0.001, -1}, in)
 		vWant := -1 + float64(-9.81*0.01)
 		want := []float64{0.001 + float64(0.01*vWant), vWant} // −0.009981, −1.0981
@@ -253,23 +253,28 @@ func TestNoTableNoContact(t *testing.T) {
 }
 
 // TestReboundThreshold pins the choice that RestSpeed is compared with the
-// rebound speed e·|v|, strictly, in both Update and Reset. With g = 0 the
-// impact velocity is exactly the input velocity.
+// impact speed |v|, before restitution, in both Update and Reset: a bounce
+// needs |v| > RestSpeed, as in the MADDENING BallNode (MADD-NODE-001
+// 1.0.0, "bounce only when |v| > 1e-4"). With g = 0 the impact velocity is
+// exactly the input velocity. Each case is one side of the rule; the
+// rebound values are exact products (or the literal e·|v| the code
+// computes).
 func TestReboundThreshold(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		e, v  float64
 		wantV float64
 	}{
-		{"rebound exactly RestSpeed bounces", 1, -1e-4, 1e-4},
-		{"rebound below RestSpeed rests", 0.5, -1.5e-4, 0}, // impact 1.5e-4 > RestSpeed, rebound 7.5e-5
-		{"impact below threshold, e=1", 1, -0.99e-4, 0},    // rebound 9.9e-5
-		{"fast impact bounces", 0.8, -2, 1.6},              // 0.8·2 is exact
-		{"inelastic rests", 0, -3, 0},                      // −0·v = +0
-		{"rebound just above RestSpeed", 0.5, -2.0001e-4, 0.5 * 2.0001e-4},
+		{"impact exactly RestSpeed rests", 1, -1e-4, 0},
+		{"impact above RestSpeed bounces, rebound below it", 0.5, -1.5e-4, 0.5 * 1.5e-4},
+		{"impact below threshold, e=1", 1, -0.99e-4, 0},
+		{"impact just above RestSpeed, e=1", 1, -1.0001e-4, 1.0001e-4},
+		{"fast impact bounces", 0.8, -2, 1.6}, // 0.8·2 is exact
+		{"inelastic rests", 0, -3, 0},         // −0·v = +0
+		{"small rebound of a slow impact", 0.01, -2.0001e-4, 0.01 * 2.0001e-4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n := newBall(t, ball.Params{Elasticity: tc.e, Gravity: 0})
+			n := newBall(t, ball.Params{Elasticity: tc.e, Gravity: 0, Mass: 1})
 			// From 1e-9 above the table, one step of dt = 1 crosses it.
 			got := step(t, n, 0, 1, []float64{1e-9, tc.v}, onTable(0))
 			if got[0] != 0 || got[1] != tc.wantV || math.Signbit(got[1]) {
@@ -455,14 +460,14 @@ func TestDerivativesHonourSetParams(t *testing.T) {
 // x += dt·v bit for bit, and its error at T = 1 must fall at order 1: over
 // the 100/200/400/800-step ladder the observed order of the finest pair is
 // log2(e_400/e_800), which for a first-order method with a smooth
-// solution is 1 + O(dt); the seed measured 1.002, and 0.02 is the
+// solution is 1 + O(dt); the MADDENING BallNode guide measured 1.002, and 0.02 is the
 // tolerance (the O(dt) term is ~1e-3 at dt = 1/800).
 func TestTimeVaryingGravity(t *testing.T) {
 	const T = 1.0
 	var errs []float64
 	for _, steps := range []int{100, 200, 400, 800} {
 		dt := T / float64(steps)
-		n := newBall(t, ball.Params{InitialPosition: 0, InitialVelocity: 1, Elasticity: 0.8, Gravity: 0})
+		n := newBall(t, ball.Params{InitialPosition: 0, InitialVelocity: 1, Elasticity: 0.8, Gravity: 0, Mass: 1})
 		x := make([]float64, 2)
 		n.InitialState(x)
 		hx, hv := 0.0, 1.0
@@ -526,18 +531,36 @@ func TestEventValuesAndReset(t *testing.T) {
 }
 
 // TestMarker: the ball is a one-dimensional body along the unit world axis
-// local: pos = x·local, vel = v·local, ∂pos/∂[x, v] = [local | 0], and it
-// offers no load inputs.
+// local: pos = x·local, vel = v·local, ∂pos/∂[x, v] = [local | 0], and a
+// force at the marker loads the input force with its component f·local.
 func TestMarker(t *testing.T) {
 	n := newBall(t, ball.DefaultParams())
 	var m node.Marker = n
 	if got := m.MarkerFields(); !cmp.Equal(got, []string{"position", "velocity"}) {
 		t.Errorf("MarkerFields = %v", got)
 	}
-	if got := m.MarkerLoads(); got != nil {
-		t.Errorf("MarkerLoads = %v, want nil (no force input)", got)
+	if got := m.MarkerLoads(); !cmp.Equal(got, []string{"force"}) {
+		t.Errorf("MarkerLoads = %v, want [force]", got)
 	}
-	m.MarkerLoad([]float64{1, 2}, [3]float64{0, 0, 1}, [3]float64{1, 2, 3}, nil) // must not panic
+	// The load is the force's component along the axis, f·local: exact
+	// for the coordinate axes; for (0.6, 0, 0.8) the float64 products
+	// 0.6 and 2.4000000000000004 sum to 3.0000000000000004 (f·local is 3
+	// in exact arithmetic; the last bit is the rounding of 0.8·3).
+	for _, c := range []struct {
+		local [3]float64
+		want  float64
+	}{
+		{[3]float64{0, 0, 1}, 3},
+		{[3]float64{1, 0, 0}, 1},
+		{[3]float64{0, -1, 0}, -2},
+		{[3]float64{0.6, 0, 0.8}, 3.0000000000000004},
+	} {
+		dst := []float64{7}
+		m.MarkerLoad([]float64{1, 2}, c.local, [3]float64{1, 2, 3}, dst)
+		if dst[0] != c.want {
+			t.Errorf("MarkerLoad(f = [1, 2, 3], local %v) = %v, want %v", c.local, dst[0], c.want)
+		}
+	}
 
 	x := []float64{2, -3}
 	for _, local := range [][3]float64{{0, 0, 1}, {1, 0, 0}, {0.6, 0, 0.8}} {
@@ -689,14 +712,15 @@ func TestParamsIsACopy(t *testing.T) {
 }
 
 // TestDefaults: FromMap(nil) and New(DefaultParams()) build the same ball,
-// with the seed's defaults (0, 0, 0.8, −9.81).
+// with the defaults of the MADDENING BallNode guide (0, 0, 0.8, −9.81)
+// and cosim's mass of 1 kg.
 func TestDefaults(t *testing.T) {
 	fromMap, err := ball.FromMap(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := node.Values{"initial_position": 0.0, "initial_velocity": 0.0, "elasticity": 0.8, "gravity": -9.81,
-		"show": true, "draw_size": -1.0, "color": []float64{-1, -1, -1, -1}}
+		"mass": 1.0, "show": true, "draw_size": -1.0, "color": []float64{-1, -1, -1, -1}}
 	if got := fromMap.(*ball.Node).Params(); !cmp.Equal(got, want) {
 		t.Errorf("FromMap(nil).Params() = %v, want %v", got, want)
 	}
@@ -721,7 +745,7 @@ func TestDefaults(t *testing.T) {
 }
 
 // TestSpec: the spec is built once and describes the state, input and
-// event the code uses, in the seed's names and units.
+// event the code uses, in the MADDENING BallNode's names and units.
 func TestSpec(t *testing.T) {
 	n := newBall(t, ball.DefaultParams())
 	s := n.Spec()
@@ -739,21 +763,24 @@ func TestSpec(t *testing.T) {
 	if d := cmp.Diff(wantState, s.State, ignoreDesc); d != "" {
 		t.Errorf("State (-want +got):\n%s", d)
 	}
-	wantIn := []node.Input{{Name: "table_position", Shape: node.Scalar, Units: "m", Coupling: node.Replacing, Absent: true}}
+	wantIn := []node.Input{
+		{Name: "table_position", Shape: node.Scalar, Units: "m", Coupling: node.Replacing, Absent: true},
+		{Name: "force", Shape: node.Scalar, Units: "N", Coupling: node.Additive, Default: []float64{0}},
+	}
 	if d := cmp.Diff(wantIn, s.Inputs, cmpopts.IgnoreFields(node.Input{}, "Description")); d != "" {
 		t.Errorf("Inputs (-want +got):\n%s", d)
 	}
-	if got := s.ParamNames(); !cmp.Equal(got, []string{"initial_position", "initial_velocity", "elasticity", "gravity", "show", "draw_size", "color"}) {
+	if got := s.ParamNames(); !cmp.Equal(got, []string{"initial_position", "initial_velocity", "elasticity", "gravity", "mass", "show", "draw_size", "color"}) {
 		t.Errorf("ParamNames = %v", got)
 	}
 	if p, _ := s.Param("elasticity"); p.Valid() != "[0, 1]" {
 		t.Errorf("elasticity valid range %q", p.Valid())
 	}
-	if s.StateLayout.Size() != 2 || s.StateFieldOffset("position") != 0 || s.StateFieldOffset("velocity") != 1 || s.InputLayout.Size() != 1 {
+	if s.StateLayout.Size() != 2 || s.StateFieldOffset("position") != 0 || s.StateFieldOffset("velocity") != 1 || s.InputLayout.Size() != 2 {
 		t.Errorf("layouts: state %v, input size %d", s.StateLayout.Names(), s.InputLayout.Size())
 	}
-	if in := s.DefaultInputs(); in.Has(0) {
-		t.Error("table_position is present when unconnected; want absent (no contact)")
+	if in := s.DefaultInputs(); in.Has(0) || !in.Has(1) || in.Values[1] != 0 {
+		t.Errorf("default inputs %+v: want table_position absent (no contact), force present at 0", in)
 	}
 	if s2 := newBall(t, ball.DefaultParams()).Spec(); !cmp.Equal(s, s2, cmp.AllowUnexported(node.Layout{})) {
 		t.Error("two balls have different specs")
@@ -863,7 +890,7 @@ func TestDrivenByTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := newBall(t, ball.Params{InitialPosition: 2, Elasticity: 0.5, Gravity: -9.81})
+	b := newBall(t, ball.Params{InitialPosition: 2, Elasticity: 0.5, Gravity: -9.81, Mass: 1})
 	in := b.Spec().DefaultInputs()
 	in.Present[0] = true
 	x, next := make([]float64, 2), make([]float64, 2)
@@ -918,5 +945,71 @@ func TestDerivativesRestingContact(t *testing.T) {
 	b.Derivatives(0, []float64{0.5, 0}, in, dst)
 	if dst[1] != -9.81 {
 		t.Errorf("no table: Derivatives = %v, want free fall", dst)
+	}
+}
+
+// withForce returns inputs with table_position as in base and the force
+// input at f.
+func withForce(base node.Inputs, f float64) node.Inputs {
+	return node.Inputs{Values: []float64{base.Values[0], f}, Present: []bool{base.Present[0], true}}
+}
+
+// TestForceInput: the additive input force accelerates the ball by F/m on
+// top of gravity, in Update (semi-implicit Euler, force held over the
+// step) and Derivatives, and a zero force changes no bit. The expected
+// values are the scheme's formulas evaluated here with the same rounded
+// products, so they are exact.
+func TestForceInput(t *testing.T) {
+	p := ball.DefaultParams()
+	p.Mass = 2
+	n := newBall(t, p)
+	const dt = 0.01
+	x := []float64{1, 0.5}
+	for _, f := range []float64{0, 3, -7.5, 40} {
+		got := step(t, n, 0, dt, x, withForce(noTable(), f))
+		a := -9.81 + f/2
+		v := 0.5 + float64(a*dt)
+		want := []float64{1 + float64(dt*v), v}
+		if !cmp.Equal(got, want) {
+			t.Errorf("F = %v: Update = %v, want %v", f, got, want)
+		}
+		d := make([]float64, 2)
+		if err := n.Derivatives(0, x, withForce(noTable(), f), d); err != nil {
+			t.Fatal(err)
+		}
+		if d[0] != 0.5 || d[1] != a {
+			t.Errorf("F = %v: Derivatives = %v, want [0.5, %v]", f, d, a)
+		}
+	}
+	if got, want := step(t, n, 0, dt, x, withForce(noTable(), 0)), step(t, n, 0, dt, x, noTable()); !cmp.Equal(got, want) {
+		t.Errorf("zero force %v differs from the default input %v", got, want)
+	}
+	// Resting contact holds while the net acceleration points down and
+	// ends when the force lifts the ball (F/m > |g|).
+	rest := []float64{0, 0}
+	for _, c := range []struct {
+		f    float64
+		want []float64
+	}{{10, []float64{0, 0}}, {19.62, []float64{0, 0}}, {20, []float64{0, 0.1899999999999995}}} { // 10 − 9.81 in float64
+		d := make([]float64, 2)
+		if err := n.Derivatives(0, rest, withForce(onTable(0), c.f), d); err != nil {
+			t.Fatal(err)
+		}
+		if !cmp.Equal(d, c.want) {
+			t.Errorf("at rest on the table, F = %v: Derivatives = %v, want %v", c.f, d, c.want)
+		}
+	}
+	// A non-finite force is an error naming the input.
+	dst := []float64{7, 7}
+	err := n.Update(0, dt, x, withForce(noTable(), math.NaN()), dst)
+	var fe *node.FieldError
+	if !errors.As(err, &fe) || fe.Field != "input force" || !errors.Is(err, node.ErrNonFinite) || dst[0] != 7 {
+		t.Errorf("NaN force: Update = %v (dst %v), want a FieldError for \"input force\" wrapping ErrNonFinite, dst unchanged", err, dst)
+	}
+	// The inverse mass at a marker is local_i²/m along each world axis.
+	var inv [3]float64
+	n.MarkerInverseMass(x, [3]float64{0.6, 0, 0.8}, &inv)
+	if want := [3]float64{0.18, 0, 0.32000000000000006}; inv != want { // float64 0.6², 0.8², halved
+		t.Errorf("MarkerInverseMass = %v, want %v", inv, want)
 	}
 }

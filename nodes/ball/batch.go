@@ -29,7 +29,7 @@ func (n *Node) BatchKey() string { return "" }
 // NewBatch copies the members' parameters into one contiguous array and
 // registers each row with its node, so that SetParams reaches the batch.
 func (n *Node) NewBatch(members []node.Node) node.Batch {
-	b := &batch{models: make([]model, len(members)), pos: n.posOff, vel: n.velOff, table: n.tableIdx}
+	b := &batch{models: make([]model, len(members)), pos: n.posOff, vel: n.velOff, table: n.tableIdx, force: n.spec.InputLayout.Index(inputForce)}
 	for i, mn := range members {
 		m := mn.(*Node)
 		b.models[i] = m.m
@@ -42,6 +42,7 @@ type batch struct {
 	models   []model
 	pos, vel int // state offsets within a row
 	table    int // index of table_position in the inputs
+	force    int // index of force in the inputs
 }
 
 // Update advances every row of the call as Node.Update does: contact
@@ -53,13 +54,13 @@ func (b *batch) Update(a *node.BatchArgs) error {
 	if !(a.Dt > 0 && a.Dt <= math.MaxFloat64) {
 		return stepError(a.T, a.Dt)
 	}
-	x, d, tb := a.X, a.Dst, a.In[b.table]
+	x, d, tb, fb := a.X, a.Dst, a.In[b.table], a.In[b.force]
 	present := a.Present[b.table]
 	ms := b.models[a.Lo:a.Hi]
 	for k := range ms {
 		i := a.Lo + k
 		xr := x.Buf[x.Off+i*x.Stride:]
-		p, v, err := ms[k].step(a.T, a.Dt, xr[b.pos], xr[b.vel], present, tb.Buf[tb.Off+i*tb.Stride])
+		p, v, err := ms[k].step(a.T, a.Dt, xr[b.pos], xr[b.vel], fb.Buf[fb.Off+i*fb.Stride], present, tb.Buf[tb.Off+i*tb.Stride])
 		if err != nil {
 			return err
 		}
@@ -73,13 +74,13 @@ func (b *batch) Update(a *node.BatchArgs) error {
 // the call, with Node.Derivatives' resting contact, as Node.Derivatives
 // does.
 func (b *batch) Derivatives(a *node.BatchArgs) error {
-	x, d, tb := a.X, a.Dst, a.In[b.table]
+	x, d, tb, fb := a.X, a.Dst, a.In[b.table], a.In[b.force]
 	present := a.Present[b.table]
 	ms := b.models[a.Lo:a.Hi]
 	for k := range ms {
 		i := a.Lo + k
 		xr := x.Buf[x.Off+i*x.Stride:]
-		dp, dv, err := ms[k].rates(a.T, xr[b.pos], xr[b.vel], present, tb.Buf[tb.Off+i*tb.Stride])
+		dp, dv, err := ms[k].rates(a.T, xr[b.pos], xr[b.vel], fb.Buf[fb.Off+i*fb.Stride], present, tb.Buf[tb.Off+i*tb.Stride])
 		if err != nil {
 			return err
 		}

@@ -1,24 +1,34 @@
 // Package ball is a point mass falling under gravity in one dimension,
-// bouncing on an optional rigid surface: the seed's BallNode
-// (algorithm MADD-NODE-001), registered as the node type "ball".
+// pushed by an optional force and bouncing on an optional rigid surface:
+// the BallNode of the MADDENING simulation framework (module
+// maddening.nodes.ball, algorithm MADD-NODE-001, whose guide documents
+// node version 1.0.0), registered as the node type "ball".
 //
 // # Equations
 //
 // The state is the height x (state field "position", m) and the vertical
 // velocity v ("velocity", m/s); dx/dt = v and dv/dt = g, with g the
-// parameter "gravity" (m/s², negative points down). Update advances them
-// by semi-implicit Euler, velocity first: v' = v + g·Δt, x' = x + Δt·v'.
+// parameter "gravity" (m/s², negative points down), plus F/m when the
+// additive input "force" (N, along the ball's axis, default 0) pushes the
+// ball of mass m (parameter "mass", kg, default 1). Update advances them
+// by semi-implicit Euler, velocity first: v' = v + (g + F/m)·Δt,
+// x' = x + Δt·v', with F held at its value at the start of the step.
 // Then, once per step, when the boundary input "table_position" is
 // connected and x' < table_position, the ball is put on the surface and
 // bounces: x' = table_position, v' = −e·v', with e the parameter
-// "elasticity" in [0, 1]; a rebound slower than [RestSpeed] (|e·v'| <
-// 1e-4 m/s, compared after restitution) is replaced by v' = 0. Without a
+// "elasticity" in [0, 1]; an impact no faster than [RestSpeed]
+// (|v'| ≤ 1e-4 m/s, compared before restitution, as MADDENING's update
+// does) ends in v' = 0 instead. Without a
 // table_position edge there is no contact at all. Derivatives is the
-// collision-free right-hand side [v, g]; it passes through the surface
+// collision-free right-hand side [v, g + F/m]; it passes through the surface
 // (COSIM-ANO-001). The contact event ("contact", position −
 // table_position, falling) and its Reset apply the same restitution law
-// for event-localizing integrators. The ball has no force input: the only
-// way to drive it is to override gravity with SetParams.
+// for event-localizing integrators. A connector attached to the ball
+// (node.Marker) reads x·axis and pushes it through force with the
+// component of its force along the axis (MarkerLoad); MarkerInverseMass
+// (node.MarkerMass) gives it the ball's inertia for its stable step.
+// Semi-implicit Euler under a state-independent acceleration is stable at
+// every step (Metadata.StableStep).
 //
 // Spec().Meta documents the scheme, the declared order (1, in the smooth
 // regime), the limitations with their numbers, and the anomalies.

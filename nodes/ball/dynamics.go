@@ -13,14 +13,15 @@ import (
 // without a surface the contact event cannot occur.
 var errNoTable = errors.New("no table_position input, so there is no contact to reset")
 
-// Update advances the ball by one step of semi-implicit Euler and then
-// resolves contact once:
+// Update advances the ball by one step of semi-implicit Euler, with the
+// acceleration a = g + F/m (F the force input at t, held over the step),
+// and then resolves contact once:
 //
-//	v' = v + g·dt
+//	v' = v + a·dt
 //	x' = x + dt·v'
 //	if table_position is present and x' < table_position:
 //	    x' = table_position
-//	    v' = −e·v', and v' = 0 when |−e·v'| < RestSpeed
+//	    v' = −e·v', and v' = 0 when |v'| ≤ RestSpeed (the impact speed)
 //
 // It writes [x', v'] into dst, which must not alias x; x and in are only
 // read. It returns an error, and leaves dst unchanged, when dt is not
@@ -34,7 +35,7 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 	if !(dt > 0 && dt <= math.MaxFloat64) {
 		return stepError(t, dt)
 	}
-	p, v, err := n.m.step(t, dt, x[n.posOff], x[n.velOff], in.Present[n.tableIdx], in.Values[n.tableOff])
+	p, v, err := n.m.step(t, dt, x[n.posOff], x[n.velOff], in.Values[n.forceOff], in.Present[n.tableIdx], in.Values[n.tableOff])
 	if err != nil {
 		return err
 	}
@@ -44,20 +45,25 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 }
 
 // step is Update's arithmetic and checks for one ball, after the check
-// of dt: the new position and velocity from pos and vel, with the table
-// at height table when present (table is ignored otherwise). Update and
+// of dt: the new position and velocity from pos and vel under the force
+// f, with the table at height table when present (table is ignored
+// otherwise). Update and
 // the batch kernel share it, so both compute the same bits and fail on
 // the same rows with the same errors.
-func (m *model) step(t, dt, pos, vel float64, present bool, table float64) (p, v float64, err error) {
+func (m *model) step(t, dt, pos, vel, f float64, present bool, table float64) (p, v float64, err error) {
 	if !finite(pos) {
 		return 0, 0, nonFinite("Update", t, fieldPosition, pos)
 	}
 	if !finite(vel) {
 		return 0, 0, nonFinite("Update", t, fieldVelocity, vel)
 	}
+	if !finite(f) {
+		return 0, 0, nonFinite("Update", t, inputForce, f)
+	}
 	// The explicit conversions round each product before it is added, so
-	// no fused multiply-add changes the result between platforms.
-	v = vel + float64(m.g*dt)
+	// no fused multiply-add changes the result between platforms. With
+	// no force, g + 0/m is g exactly: the force input costs no bits.
+	v = vel + float64(m.accel(f)*dt)
 	p = pos + float64(dt*v)
 	if present {
 		if !finite(table) {
@@ -77,26 +83,30 @@ func (m *model) step(t, dt, pos, vel float64, present bool, table float64) (p, v
 	return p, v, nil
 }
 
+// accel is the acceleration g + F/m under the force f.
+func (m *model) accel(f float64) float64 { return m.g + f/m.mass }
+
 // restitute applies the restitution law to the velocity v at contact:
-// −e·v, replaced by exactly 0 when its magnitude is below RestSpeed.
+// −e·v, replaced by exactly 0 when the impact speed |v| is at most
+// RestSpeed.
 func restitute(v, e float64) float64 {
-	v = -e * v
-	if math.Abs(v) < RestSpeed {
+	if math.Abs(v) <= RestSpeed {
 		return 0
 	}
-	return v
+	return -e * v
 }
 
-// Derivatives writes the collision-free right-hand side [v, g] into dst,
-// with the current (possibly overridden) gravity. It never reads
-// elasticity, and reads table_position only for resting contact: an
-// integrator that steps Derivatives passes through the table
+// Derivatives writes the collision-free right-hand side [v, g + F/m] into
+// dst, with the current (possibly overridden) gravity and the force input
+// F. It never reads elasticity, and reads table_position only for resting
+// contact: an integrator that steps Derivatives passes through the table
 // (COSIM-ANO-001); use Update, or an event-localizing integrator with
 // EventValues and Reset.
 //
 // Resting contact: when the table is present, the ball is at rest
-// (v = 0 exactly) on or below it and gravity pushes it down (g ≤ 0), the
-// normal force balances gravity and Derivatives writes [0, 0]. This is the
+// (v = 0 exactly) on or below it and the net acceleration pushes it down
+// (g + F/m ≤ 0), the normal force balances it and Derivatives writes
+// [0, 0]. This is the
 // state the reset's rest rule (v ← 0 below RestSpeed) produces; without it
 // an event-localizing integrator would see the ball fall through the
 // table after it comes to rest, or fire the contact event without end
@@ -104,7 +114,7 @@ func restitute(v, e float64) float64 {
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	checkLen("Derivatives", "x", x, 2)
 	checkLen("Derivatives", "dst", dst, 2)
-	dp, dv, err := n.m.rates(t, x[n.posOff], x[n.velOff], in.Present[n.tableIdx], in.Values[n.tableOff])
+	dp, dv, err := n.m.rates(t, x[n.posOff], x[n.velOff], in.Values[n.forceOff], in.Present[n.tableIdx], in.Values[n.tableOff])
 	if err != nil {
 		return err
 	}
@@ -112,19 +122,24 @@ func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64
 	return nil
 }
 
-// rates is Derivatives' arithmetic and checks for one ball (table is
-// ignored when not present), shared with the batch kernel.
-func (m *model) rates(t, pos, vel float64, present bool, table float64) (dp, dv float64, err error) {
+// rates is Derivatives' arithmetic and checks for one ball under the
+// force f (table is ignored when not present), shared with the batch
+// kernel.
+func (m *model) rates(t, pos, vel, f float64, present bool, table float64) (dp, dv float64, err error) {
 	if !finite(pos) {
 		return 0, 0, nonFinite("Derivatives", t, fieldPosition, pos)
 	}
 	if !finite(vel) {
 		return 0, 0, nonFinite("Derivatives", t, fieldVelocity, vel)
 	}
-	if vel == 0 && m.g <= 0 && present && pos <= table {
+	if !finite(f) {
+		return 0, 0, nonFinite("Derivatives", t, inputForce, f)
+	}
+	a := m.accel(f)
+	if vel == 0 && a <= 0 && present && pos <= table {
 		return 0, 0, nil
 	}
-	return vel, m.g, nil
+	return vel, a, nil
 }
 
 // EventValues writes the value of the contact event,
@@ -150,8 +165,9 @@ func (n *Node) EventValues(t float64, x []float64, in node.Inputs, dst []float64
 }
 
 // Reset applies the contact reset map at a located crossing: position ←
-// table_position, velocity ← −e·velocity, and velocity ← 0 when that is
-// below RestSpeed in magnitude: the same law Update applies. event must
+// table_position, velocity ← −e·velocity, and velocity ← 0 when the
+// impact speed |velocity| is at most RestSpeed: the same law Update
+// applies. event must
 // be 0 (contact); any other index panics. Reset returns an error, leaving
 // dst unchanged, when table_position is not connected or a value is not
 // finite.
@@ -225,13 +241,31 @@ func (n *Node) CheckMarkerLocal(local [3]float64) error {
 	return nil
 }
 
-// MarkerLoads returns nil: the ball has no force input (its only input is
-// the collision surface), so a connector treats it as prescribed motion.
-func (n *Node) MarkerLoads() []string { return nil }
+// MarkerLoads returns ["force"]: a connector's force on a ball marker
+// goes into the additive input force.
+func (n *Node) MarkerLoads() []string { return []string{inputForce} }
 
-// MarkerLoad does nothing: MarkerLoads is empty, so there is nothing to
-// write and dst (of length 0) is not touched.
-func (n *Node) MarkerLoad(x []float64, local [3]float64, f [3]float64, dst []float64) {}
+// MarkerLoad writes the generalized force of the world force f applied at
+// the marker into dst[0]: its component along the ball's axis, f·local
+// (the virtual work of f over the marker's motion x·local). The part of
+// f across the axis does no work on a one-dimensional body and is
+// dropped: it is the reaction of whatever keeps the ball on its axis.
+// dst has length 1.
+func (n *Node) MarkerLoad(x []float64, local [3]float64, f [3]float64, dst []float64) {
+	checkLen("MarkerLoad", "dst", dst, 1)
+	// Rounded products, summed in a fixed order: no fused multiply-add.
+	dst[0] = float64(f[0]*local[0]) + float64(f[1]*local[1]) + float64(f[2]*local[2])
+}
+
+// MarkerInverseMass writes the marker's inverse effective mass along the
+// world axes into dst: a force f_i along world axis i moves the marker
+// along the ball's axis with acceleration f_i·local_i/m, whose component
+// along axis i is local_i²/m per unit force. It does not depend on x.
+func (n *Node) MarkerInverseMass(x []float64, local [3]float64, dst *[3]float64) {
+	for i, l := range local {
+		dst[i] = l * l / n.m.mass
+	}
+}
 
 // MarkerJacobian writes ∂pos/∂[position, velocity], 3 × 2 row-major, into
 // dst: row i is [local[i], 0]. The velocity Jacobian ∂vel/∂velocity is the
@@ -276,8 +310,8 @@ func stepError(t, dt float64) error {
 // table_position) in its error.
 func nonFinite(method string, t float64, name string, v float64) error {
 	field := strings.TrimPrefix(name, "new ")
-	if field == inputTable {
-		field = "input " + inputTable
+	if field == inputTable || field == inputForce {
+		field = "input " + field
 	}
 	return &node.FieldError{Field: field, Err: fmt.Errorf("ball: %s at t=%s: %s = %s: %w", method, node.FormatValue(t), name, node.FormatValue(v), node.ErrNonFinite)}
 }

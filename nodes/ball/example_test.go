@@ -11,13 +11,13 @@ import (
 // bounces: each rebound is e = 0.8 times the impact speed (the exact first
 // impact is at t = √(2/9.81) ≈ 0.4515 s, at 4.429 m/s).
 func Example() {
-	b, err := ball.New(ball.Params{InitialPosition: 1, Elasticity: 0.8, Gravity: -9.81})
+	b, err := ball.New(ball.Params{InitialPosition: 1, Elasticity: 0.8, Gravity: -9.81, Mass: 1})
 	if err != nil {
 		panic(err)
 	}
 	x, next := make([]float64, 2), make([]float64, 2)
 	b.InitialState(x)
-	in := node.Inputs{Values: []float64{0}, Present: []bool{true}} // table_position connected at 0
+	in := node.Inputs{Values: []float64{0, 0}, Present: []bool{true, true}} // table_position connected at 0, no force
 
 	const dt = 1e-3
 	bounces := 0

@@ -6,30 +6,33 @@ func metadata() node.Metadata {
 	const id = pkgPath + "."
 	return node.Metadata{
 		AlgorithmID: "MADD-NODE-001",
-		Version:     "1.0.0",
+		Version:     "1.1.0",
 		Stability:   node.Stable,
-		Summary: "A point mass falling under gravity in one dimension, with an optional perfectly rigid " +
-			"collision surface supplied as the boundary input table_position.",
+		Summary: "A point mass falling under gravity in one dimension, pushed by an optional external force, " +
+			"with an optional perfectly rigid collision surface supplied as the boundary input table_position.",
 		Equations: []string{
-			`\dot{v} = g, \qquad \dot{x} = v`,
+			`\dot{v} = g + F/m, \qquad \dot{x} = v`,
 			`x < x_{\text{table}}: \qquad x \leftarrow x_{\text{table}}, \qquad v \leftarrow -e\,v`,
-			`v \leftarrow 0 \quad \text{when} \quad |e\,v| < 10^{-4}`,
+			`v \leftarrow 0 \quad \text{when} \quad |v| \le 10^{-4}`,
 		},
 		EquationNotes: "$x$ is the height of the ball (m) and $v$ its vertical velocity (m/s); $g$ is the " +
-			"gravitational acceleration (`gravity`, m/s², negative points down); $e \\in [0, 1]$ is the " +
+			"gravitational acceleration (`gravity`, m/s², negative points down); $F$ is the external force along the " +
+			"ball's axis (the additive input `force`, N, positive up, 0 when nothing is connected) and $m$ the mass " +
+			"(`mass`, kg); $e \\in [0, 1]$ is the " +
 			"coefficient of restitution (`elasticity`); $x_{\\text{table}}$ is the surface height, the boundary " +
-			"input `table_position`. Contact is $x < x_{\\text{table}}$, strictly. Below a rebound speed of " +
-			"$10^{-4}$ m/s (`RestSpeed`) the bounce is replaced by $v \\leftarrow 0$, which is what stops the ball " +
-			"chattering on the surface; the threshold is compared with the rebound speed $|e\\,v|$, after " +
-			"restitution, not with the impact speed $|v|$ (the readings agree for $e = 0$ and $e = 1$). " +
+			"input `table_position`. Contact is $x < x_{\\text{table}}$, strictly. At an impact speed $|v|$ of at " +
+			"most $10^{-4}$ m/s (`RestSpeed`) the bounce is replaced by $v \\leftarrow 0$, which is what stops the ball " +
+			"chattering on the surface; the threshold is compared with the impact speed, before restitution, as " +
+			"in the MADDENING BallNode (MADD-NODE-001 1.0.0), whose update bounces only when $|v| > 10^{-4}$. " +
 			"When `table_position` is not connected there is no surface and no contact.",
 		Discretization: "semi-implicit-euler",
 		DiscretizationNotes: "Semi-implicit (symplectic) Euler: the velocity is advanced first and the position is " +
-			"advanced with the already-updated velocity, $v^{n+1} = v^n + g\\,\\Delta t$, " +
+			"advanced with the already-updated velocity, $v^{n+1} = v^n + (g + F^n/m)\\,\\Delta t$, " +
 			"$x^{n+1} = x^n + \\Delta t\\, v^{n+1}$. Without contact this is the semi-implicit-euler step of " +
 			"`Derivatives`. Contact is resolved once per step, after the integration: if " +
 			"$x^{n+1} < x_{\\text{table}}$ then $x^{n+1} \\leftarrow x_{\\text{table}}$ and " +
-			"$v^{n+1} \\leftarrow -e\\,v^{n+1}$, replaced by $0$ when $|e\\,v^{n+1}| < 10^{-4}$. Each product is " +
+			"$v^{n+1} \\leftarrow -e\\,v^{n+1}$, replaced by $0$ when $|v^{n+1}| \\le 10^{-4}$. The force $F^n$ is the " +
+			"input at the start of the step, held over it. Each product is " +
 			"rounded before it is added (no fused multiply-add), so results are bit-identical across platforms. " +
 			"Declared order of accuracy: no spatial order (the node integrates an ODE); temporal order 1, " +
 			"globally, in the smooth (collision-free) regime only: a contact is a non-smooth event and no order " +
@@ -42,13 +45,13 @@ func metadata() node.Metadata {
 			"One translational degree of freedom",
 			"No air resistance or drag",
 			"Gravity is uniform and constant within a step; it may change between steps through SetParams",
+			"The force input is held at its value at the start of the step; only its component along the ball's axis acts",
 		},
 		Limitations: []string{
-			"No forcing input. The only boundary input is `table_position`, a collision surface, and " +
-				"`MarkerLoads` is empty, so a connector cannot push the ball: it sees prescribed motion, and its " +
-				"force on the ball is lost without a warning (COSIM-ANO-002). " +
-				"The only way in is the `gravity` parameter, which is the acceleration itself, overridden " +
-				"with `SetParams` between steps; this is how MADD-VER-010 injects its manufactured source.",
+			"One degree of freedom: a connector's force on a ball marker acts through its component along the " +
+				"marker's axis (`MarkerLoad` writes $\\mathbf{f}\\cdot\\mathbf{a}$ into `force`); the component across " +
+				"the axis is the reaction of the guide that keeps the ball on it and moves nothing. Until version 1.1.0 " +
+				"the ball had no force input and a connector's force on it was lost (COSIM-ANO-002, resolved).",
 			"1st-order integration: the error is $O(\\Delta t)$ in position and velocity.",
 			"Tunnelling: contact is tested once per step, after the integration, so what happens inside a " +
 				"step is lost. When $|v|\\,\\Delta t$ exceeds the gap the ball crosses the surface within the " +
@@ -58,14 +61,14 @@ func metadata() node.Metadata {
 				"$e\\,|g|\\,\\Delta t$.",
 			"No order across a contact: the restitution law is non-smooth, so the declared order does not " +
 				"apply to a step containing a bounce.",
-			"The rest threshold stops the chattering only when $e\\,|g|\\,\\Delta t < 10^{-4}$ " +
-				"($\\Delta t < 1.27 \\times 10^{-5}$ s for the defaults): a ball at rest on the surface falls " +
-				"through it in one step and rebounds at $e\\,|g|\\,\\Delta t$. At larger steps a settled ball ends " +
+			"The rest threshold stops the chattering only when $|g|\\,\\Delta t \\le 10^{-4}$ " +
+				"($\\Delta t \\le 1.02 \\times 10^{-5}$ s for the defaults): a ball at rest on the surface falls " +
+				"through it in one step, hits it at $|g|\\,\\Delta t$ and rebounds at $e\\,|g|\\,\\Delta t$. At larger steps a settled ball ends " +
 				"every step exactly on the surface with a spurious upward velocity that tends to " +
 				"$e\\,|g|\\,\\Delta t/(1+e)$ (0.0436 m/s for the defaults at $\\Delta t = 0.01$ s) instead of 0 " +
 				"(COSIM-ANO-004).",
-			"`Derivatives` is the collision-free right-hand side $[v, g]$ (COSIM-ANO-001), except for " +
-				"resting contact (at rest on or below the surface under downward gravity it is zero, the state " +
+			"`Derivatives` is the collision-free right-hand side $[v, g + F/m]$ (COSIM-ANO-001), except for " +
+				"resting contact (at rest on or below the surface under a downward net acceleration it is zero, the state " +
 				"the rest rule produces). It reads the current, possibly overridden, `gravity` as `Update` " +
 				"does, but never `elasticity`, so an integrator stepping it passes through the surface: from 0.001 above the " +
 				"table at −1 m/s, one 0.01 s forward-Euler step of `Derivatives` lands at −0.009, where " +
@@ -88,18 +91,27 @@ func metadata() node.Metadata {
 		},
 		StabilityConditions: []string{
 			"The collision-free scheme is unconditionally stable: the acceleration does not depend on the " +
-				"state, so there is no amplification factor to bound.",
+				"ball's own state, so there is no amplification factor to bound. A stiff connector on the ball's " +
+				"`force` input does bound the step: the connector states that limit, from the ball's mass " +
+				"(`MarkerInverseMass`).",
 			"The practical limit is accuracy at contact, not stability: keep $|v|\\,\\Delta t$ well below the " +
-				"distance to the surface, and $e\\,|g|\\,\\Delta t < 10^{-4}$ when the ball must come exactly to rest.",
+				"distance to the surface, and $|g|\\,\\Delta t \\le 10^{-4}$ when the ball must come exactly to rest.",
+		},
+		StableStep: &node.StableStep{
+			Unconditional: true,
+			Notes: "Semi-implicit Euler under a state-independent acceleration $g + F/m$ is stable at every step. " +
+				"A connector that pushes the ball with a force depending on its position (a spring) states its own " +
+				"limit, in which the ball enters through its mass $m$.",
 		},
 		Mapping: []node.Mapping{
-			{Term: `\dot v = g` + " (gravity)", Identifier: id + "Node.Update", Notes: "`vel + g*dt`; `gravity` can be overridden with `SetParams`"},
+			{Term: `\dot v = g + F/m` + " (gravity and force)", Identifier: id + "Node.Update", Notes: "`vel + (g + f/mass)*dt`; `gravity` can be overridden with `SetParams`"},
+			{Term: `F` + " (external force)", Identifier: id + "Node.MarkerLoad", Notes: "Input `force`, Additive, default 0; a connector's load is $\\mathbf{f}\\cdot\\mathbf{a}$ along the marker axis $\\mathbf{a}$"},
 			{Term: `\dot x = v` + " (kinematics)", Identifier: id + "Node.Update", Notes: "`pos + dt*v`, using the new velocity"},
 			{Term: "Contact detection", Identifier: id + "Node.Update", Notes: "`p < table`, strict, once per step after the integration"},
-			{Term: `v \to -e v` + " (restitution)", Identifier: id + "Node.Update", Notes: "`-e*v`; below `RestSpeed` the velocity is zeroed instead"},
-			{Term: `10^{-4}` + " (rest threshold)", Identifier: id + "RestSpeed", Notes: "Compared with the rebound speed, after restitution"},
+			{Term: `v \to -e v` + " (restitution)", Identifier: id + "Node.Update", Notes: "`-e*v`; at an impact speed up to `RestSpeed` the velocity is zeroed instead"},
+			{Term: `10^{-4}` + " (rest threshold)", Identifier: id + "RestSpeed", Notes: "Compared with the impact speed, before restitution"},
 			{Term: `x_{\text{table}}` + " (surface)", Identifier: id + "Node.Spec", Notes: "Input `table_position`, Replacing, Absent: leaving it unconnected disables contact"},
-			{Term: "Continuous right-hand side", Identifier: id + "Node.Derivatives", Notes: "Collision-free `[v, g]` (COSIM-ANO-001)"},
+			{Term: "Continuous right-hand side", Identifier: id + "Node.Derivatives", Notes: "Collision-free `[v, g + F/m]` (COSIM-ANO-001)"},
 			{Term: `x - x_{\text{table}}` + " (contact event)", Identifier: id + "Node.EventValues", Notes: "Direction −1; +1 when there is no table"},
 			{Term: "Restitution at a located contact", Identifier: id + "Node.Reset", Notes: "The same law as `Update`"},
 			{Term: "Injected parameters", Identifier: id + "Node.SetParams", Notes: "Given values override the node's own; all are validated before any is applied"},
@@ -133,6 +145,14 @@ func metadata() node.Metadata {
 					"honours parameter overrides exactly as Update does (MADD-ANO-018); the collision-free " +
 					"Derivatives recorded as COSIM-ANO-001; resting contact in Derivatives so that event-localizing " +
 					"integrators keep a ball that came to rest on the table.",
+			},
+			{
+				Version: "1.1.0", Date: "2026-12-03",
+				Change: "Additive input `force` and parameter `mass` (default 1 kg): the acceleration is $g + F/m$, and " +
+					"`MarkerLoads` is `force`, so a connector's force on a ball marker reaches the ball (COSIM-ANO-002 " +
+					"resolved). The rest rule compares the impact speed with $10^{-4}$ m/s (bounce when $|v| > 10^{-4}$), " +
+					"as the MADDENING implementation does, instead of the rebound speed $|e\\,v|$. Without a force " +
+					"input the trajectories are bit-identical to 1.0.0 except where $|e\\,v| < 10^{-4} < |v|$ at a contact.",
 			},
 		},
 	}

@@ -28,12 +28,12 @@ func TestMappingNamesTheScheme(t *testing.T) {
 	}
 }
 
-// TestMetadata holds the metadata to the seed (ball-node.md) and to the
+// TestMetadata holds the metadata to the MADDENING BallNode guide and to the
 // port's decisions.
 func TestMetadata(t *testing.T) {
 	n, _ := ball.FromMap(nil)
 	m := n.Spec().Meta
-	if m.AlgorithmID != "MADD-NODE-001" || m.Version != "1.0.0" || m.Stability != node.Stable || m.Summary == "" {
+	if m.AlgorithmID != "MADD-NODE-001" || m.Version != "1.1.0" || m.Stability != node.Stable || m.Summary == "" {
 		t.Errorf("identity: %q %q %v %q", m.AlgorithmID, m.Version, m.Stability, m.Summary)
 	}
 	if m.Discretization != "semi-implicit-euler" {
@@ -64,7 +64,7 @@ func TestMetadata(t *testing.T) {
 	for _, c := range m.Changelog {
 		dates = append(dates, c.Date)
 	}
-	if !cmp.Equal(dates, []string{"2025-03-01", "2026-09-20", "2026-12-02"}) {
+	if !cmp.Equal(dates, []string{"2025-03-01", "2026-09-20", "2026-12-02", "2026-12-03"}) {
 		t.Errorf("Changelog dates = %v", dates)
 	}
 	var regimes []string
@@ -75,10 +75,13 @@ func TestMetadata(t *testing.T) {
 		t.Errorf("Regimes = %v", regimes)
 	}
 	all := strings.Join(m.Limitations, "\n")
-	for _, want := range []string{"−0.009", "0.0", "COSIM-ANO-001", "MADD-ANO-021", "Tunnelling", "No forcing input", "$e\\,|g|\\,\\Delta t/(1+e)$"} {
+	for _, want := range []string{"−0.009", "0.0", "COSIM-ANO-001", "MADD-ANO-021", "Tunnelling", "COSIM-ANO-002, resolved", "$e\\,|g|\\,\\Delta t/(1+e)$"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("Limitations do not mention %q", want)
 		}
+	}
+	if ss := m.StableStep; ss == nil || !ss.Unconditional || ss.Computed || ss.Validate() != nil {
+		t.Errorf("StableStep = %+v: want an unconditional, valid statement", ss)
 	}
 	if len(m.Assumptions) == 0 || len(m.StabilityConditions) == 0 || m.EquationNotes == "" || m.DiscretizationNotes == "" {
 		t.Error("empty metadata sections")

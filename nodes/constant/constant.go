@@ -48,7 +48,7 @@ type Node struct {
 
 // New builds a constant source.
 func New(p Params) (*Node, error) {
-	vals, err := node.CheckValues(TypeName, params, p.values())
+	vals, err := node.Resolve(TypeName, params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func metadata() node.Metadata {
 		AlgorithmID: "COSIM-NODE-102",
 		Version:     "1.0.0",
 		Stability:   node.Stable,
-		Summary:     "A constant 3-vector source, such as a load on a body's additive force input (the seed mini example's [0, −5, 0] N).",
+		Summary:     "A constant 3-vector source, such as a load on a body's additive force input (the [0, −5, 0] N of the mini example of Exudyn's ObjectConnectorCartesianSpringDamper).",
 		Equations:   []string{"\\mathbf{y}(t) = \\mathbf{c}"},
 		Assumptions: []string{"The value does not change during a run; change it between runs with SetParams"},
 		Limitations: []string{"Three components only; pick one with a `component` transform for a scalar input"},

@@ -22,7 +22,7 @@
 //     invalid value is a *node.ParamError naming "masspoint", the
 //     parameter, the value and the valid range. Nothing is clamped. New
 //     recognizes valid typed Params without building a node.Values (a
-//     test holds that check to node.CheckValues); the values are built
+//     test holds that check to node.Resolve); the values are built
 //     when Params or SetParams asks, so a mass costs one allocation.
 //   - MarkerFields and MarkerLoads return slices shared by every mass:
 //     callers must not modify them.
@@ -31,7 +31,8 @@
 //     Update writes only dst and returns an error for a non-finite Δt.
 //   - The node is a point body for connectors ([node.Marker]): the marker
 //     is the mass itself whatever local point is asked for, and a force
-//     applied at it goes unchanged into the "force" input.
+//     applied at it goes unchanged into the "force" input. Its inverse
+//     mass at the marker (node.MarkerMass) is 1/m on every axis.
 //
 // # Drawing
 //

@@ -91,7 +91,7 @@ var (
 // *node.ParamError (several are joined with errors.Join).
 //
 // Valid Params are recognized without building node.Values (valid); any
-// other goes through node.CheckValues, whose errors are the reference.
+// other goes through node.Resolve, whose errors are the reference.
 func New(p Params) (*Node, error) {
 	if p.valid() {
 		n := &Node{m: model{mass: p.Mass, gravity: p.Gravity, initPosition: p.InitialPosition, initVelocity: p.InitialVelocity}}
@@ -101,17 +101,17 @@ func New(p Params) (*Node, error) {
 		}
 		return n, nil
 	}
-	vals, err := node.CheckValues(TypeName, spec.Params, p.values())
+	vals, err := node.Resolve(TypeName, spec.Params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}
 	return &Node{vals: vals, m: newModel(vals)}, nil
 }
 
-// valid reports whether node.CheckValues accepts p.values(), without
+// valid reports whether node.Resolve accepts p.values(), without
 // calling it: the mass finite and positive, every vector component
 // finite, a positive draw size finite, a color other than the zero
-// (default) one in [−1, 1]. A test holds it to CheckValues.
+// (default) one in [−1, 1]. A test holds it to node.Resolve.
 func (p *Params) valid() bool {
 	if !(p.Mass > 0 && p.Mass <= math.MaxFloat64) {
 		return false
@@ -150,7 +150,7 @@ func (n *Node) values() node.Values {
 		return n.vals
 	}
 	p := Params{Mass: n.m.mass, Gravity: n.m.gravity, InitialPosition: n.m.initPosition, InitialVelocity: n.m.initVelocity, Appearance: n.appearance()}
-	vals, err := node.CheckValues(TypeName, spec.Params, p.values())
+	vals, err := node.Resolve(TypeName, spec.Params, nil, p.values())
 	if err != nil {
 		panic(fmt.Sprintf("masspoint: parameters accepted by New are invalid: %v", err))
 	}

@@ -53,6 +53,11 @@ var spec = node.NewSpec(node.Spec{
 			"Unconditionally stable for a state-independent force: the acceleration does not depend on the state.",
 			"With a linear spring of stiffness $k$ attached, the scheme is stable for $\\Delta t < 2\\sqrt{m/k}$.",
 		},
+		StableStep: &node.StableStep{
+			Unconditional: true,
+			Notes: "Semi-implicit Euler under a force that does not depend on the mass's own state is stable at every step. A connector whose force " +
+				"does (a spring) states the bound of the pair, in which the mass enters through `MarkerInverseMass` ($1/m$ on every axis).",
+		},
 		Mapping: []node.Mapping{
 			{Term: `\mathbf{F}/m + \mathbf{g}`, Identifier: pkgPath + ".model.acceleration", Notes: "shared by Update and Derivatives"},
 			{Term: `\mathbf{v}^{n+1} = \mathbf{v}^n + \Delta t\,\dot{\mathbf{v}}`, Identifier: pkgPath + ".Node.Update"},
@@ -64,7 +69,7 @@ var spec = node.NewSpec(node.Spec{
 		},
 		References: []node.Reference{
 			{Key: "Hairer2006", Text: "Hairer, E., Lubich, C. and Wanner, G. (2006). Geometric Numerical Integration. Springer.", Note: "Chapter VI: symplectic Euler."},
-			{Key: "Exudyn", Text: "Exudyn item reference: ObjectConnectorCartesianSpringDamper (cosim seed cartesian-spring-damper.md).", Note: "Its mini example is a mass point held by a Cartesian spring-damper; this node is that body."},
+			{Key: "Exudyn", Text: "Exudyn item reference: ObjectConnectorCartesianSpringDamper Exudyn 1.10, University of Innsbruck.", Note: "Its mini example is a mass point held by a Cartesian spring-damper; this node is that body."},
 		},
 		Anomalies: []string{},
 		Evidence:  []string{"COSIM-VER-201"},

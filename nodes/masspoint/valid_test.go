@@ -8,12 +8,12 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// TestValidMatchesCheckValues holds New's fast check (Params.valid) to
-// node.CheckValues, the reference: over every field set to each of a
+// TestValidMatchesResolve holds New's fast check (Params.valid) to
+// node.Resolve, the reference: over every field set to each of a
 // list of edge values (zero, ±0, the bounds of the visualization ranges,
 // just outside them, huge, NaN, ±Inf), valid accepts exactly what
-// CheckValues accepts, and New gives the same Params either way.
-func TestValidMatchesCheckValues(t *testing.T) {
+// node.Resolve accepts, and New gives the same Params either way.
+func TestValidMatchesResolve(t *testing.T) {
 	edge := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -0.5, 1.0000001, -1.0000001, 2, -2, 1e300, -1e300,
 		math.MaxFloat64, math.SmallestNonzeroFloat64, math.NaN(), math.Inf(1), math.Inf(-1)}
 	var cases []Params
@@ -41,9 +41,9 @@ func TestValidMatchesCheckValues(t *testing.T) {
 	}
 	cases = append(cases, DefaultParams(), Params{}, Params{Mass: 1, Appearance: node.Appearance{Hidden: true, DrawSize: -5}})
 	for _, p := range cases {
-		want, err := node.CheckValues(TypeName, spec.Params, p.values())
+		want, err := node.Resolve(TypeName, spec.Params, nil, p.values())
 		if got := p.valid(); got != (err == nil) {
-			t.Errorf("%+v: valid = %v, CheckValues error %v", p, got, err)
+			t.Errorf("%+v: valid = %v, node.Resolve error %v", p, got, err)
 			continue
 		}
 		if err != nil {

@@ -53,6 +53,8 @@
 //   - As a [node.Marker], local is a body-fixed point in the body frame: its
 //     world position is x + R·r and velocity v + ω × R·r, and a force f at
 //     it loads the force input with f and the torque input with (R·r) × f.
+//     Its inverse mass at the marker along world axis i (node.MarkerMass)
+//     is 1/m plus (R·r × eᵢ)ᵀ I_w⁻¹ (R·r × eᵢ), constraints respected.
 //   - The node is a [node.Batcher]: a graph may step many bodies in one
 //     kernel call. BatchKey is the rotation mode (free, hinge, fixed,
 //     gimbal), so a family runs one branch; the kernel runs, row by row,

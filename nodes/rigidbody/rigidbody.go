@@ -231,7 +231,7 @@ func New(p Params) (*Node, error) {
 	if err := p.Constraints.validate(); err != nil {
 		return nil, paramError("constraints", p.Constraints.String(), err.Error(), constraintsValid)
 	}
-	vals, err := node.CheckValues(TypeName, spec.Params, p.values())
+	vals, err := node.Resolve(TypeName, spec.Params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}

@@ -89,6 +89,14 @@ var spec = node.NewSpec(node.Spec{
 			"Translation: unconditionally stable for a state-independent force; a coupled stiffness $k$ brings back $\\Delta t < 2\\sqrt{m/k}$.",
 			"Free rotation: the gyroscopic term is explicit; keep $|\\boldsymbol\\omega|\\,\\Delta t \\ll 1$ for accuracy, since energy grows at $O(\\Delta t)$ per unit time in tumbling.",
 		},
+		StableStep: &node.StableStep{
+			Unconditional: true,
+			Notes: "No step bound of its own: translation and hinge rotation under state-independent loads are stable at every step. Free rotation " +
+				"has no stability bound either way: its explicit gyroscopic term lets a tumbling body's energy drift at $O(\\Delta t)$ per unit time " +
+				"at every step, which is an accuracy limit (keep $|\\boldsymbol\\omega|\\,\\Delta t \\ll 1$), not a step beyond which it blows up. A " +
+				"connector whose force depends on the body's pose states the bound of the pair, with the body's inverse mass at the marker " +
+				"(`MarkerInverseMass`: $1/m$ plus $(R\\mathbf{r} \\times \\mathbf{e}_i)^{\\mathsf T} I_w^{-1} (R\\mathbf{r} \\times \\mathbf{e}_i)$).",
+		},
 		Mapping: []node.Mapping{
 			{Term: `\mathbf{F}/m + \mathbf{g}`, Identifier: pkgPath + ".model.linAccel", Notes: "zero for a held translation"},
 			{Term: `I_w^{-1}(\boldsymbol\tau - \boldsymbol\omega\times I_w\boldsymbol\omega)`, Identifier: pkgPath + ".model.angAccel", Notes: "evaluated in the body frame"},

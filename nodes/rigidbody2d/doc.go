@@ -1,5 +1,5 @@
-// Package rigidbody2d is the deprecated planar rigid body (the seeds'
-// RigidBody2DNode, MADD-NODE-004), kept so that scenes and evidence built
+// Package rigidbody2d is the deprecated planar rigid body (MADDENING's
+// RigidBody2DNode, MADD-NODE-004, node version 1.0.0), kept so that scenes and evidence built
 // on it stay traceable. New models use the rigidbody package with
 // constraints {z: 0, rx: 0, ry: 0}, which reproduces this node's
 // trajectory (see that package's planar-equivalence test).
@@ -14,10 +14,10 @@
 // applied at the centre of mass. The model is m·dv/dt = F + m·g,
 // I·dω/dt = τ, dx/dt = v, dθ/dt = ω ([Node.Derivatives] writes
 // dv/dt = F/m + g and dω/dt = τ/I). [Node.Update] runs semi-implicit Euler
-// in both groups, as the seed does: v⁺ = v + Δt·(F/m + g),
+// in both groups, as MADDENING's RigidBody2DNode does: v⁺ = v + Δt·(F/m + g),
 // ω⁺ = ω + Δt·τ/I, then x⁺ = x + Δt·v⁺ and θ⁺ = θ + Δt·ω⁺. That is the
 // integrators package's "semi-implicit-euler" applied to Derivatives, bit
-// for bit. Unlike the seed, gravity is applied in float64.
+// for bit. Unlike MADDENING's RigidBody2DNode, gravity is applied in float64.
 //
 // # Deprecation
 //
@@ -40,7 +40,9 @@
 //     marker's world z position and velocity are always 0. A force at the
 //     marker enters as its x and y components (its z component is
 //     dropped: the body cannot move out of plane) plus the torque
-//     (R(θ)r) × f about z.
+//     (R(θ)r) × f about z. Its inverse mass at the marker
+//     (node.MarkerMass) is 1/m + r_y²/I along x, 1/m + r_x²/I along y
+//     (r = R(θ)·local) and 0 along z.
 //   - The node is a [node.Batcher]: a graph may step many bodies in one
 //     kernel call. The kernel runs, row by row, the functions Update and
 //     Derivatives run, from per-row copies of the parameters that

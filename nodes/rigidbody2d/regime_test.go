@@ -36,11 +36,11 @@ func TestValidatedRegimeEnds(t *testing.T) {
 	}
 }
 
-// The limitation's claim about the seed's float32 gravity: truncating
+// The limitation's claim about MADDENING's float32 gravity: truncating
 // g = −9.81 to float32 changes a free fall in the 8th significant digit
 // (|Δy/y| between 1e-8 and 1e-7; float32(9.81) = 9.8100004196…, a
 // relative change of 4.3e-8), which is why this port, in float64, does
-// not reproduce the seed's numbers beyond that.
+// not reproduce MADDENING's numbers beyond that.
 func TestFloat32GravityDigit(t *testing.T) {
 	fall := func(g float64) float64 {
 		p := DefaultParams()

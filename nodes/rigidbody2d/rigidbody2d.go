@@ -23,8 +23,8 @@ const Replacement = "rigidbody with constraints {z: 0, rx: 0, ry: 0} (gravity [g
 // DeprecationMessage is the message of the warning every construction logs.
 const DeprecationMessage = "rigidbody2d is deprecated since cosim 0.1.0: use " + Replacement
 
-// Params are the node's parameters as typed Go values, named as in the
-// seed. The zero value is not valid (mass and inertia are zero); start from
+// Params are the node's parameters as typed Go values, named as in MADDENING's
+// RigidBody2DNode. The zero value is not valid (mass and inertia are zero); start from
 // DefaultParams.
 type Params struct {
 	Mass    float64    // kg, > 0; default 1
@@ -46,7 +46,7 @@ type Params struct {
 	Logger *slog.Logger
 }
 
-// DefaultParams returns the seed's defaults: a 1 kg body with a unit
+// DefaultParams returns MADDENING's defaults: a 1 kg body with a unit
 // moment of inertia at rest at the origin, under gravity (0, −9.81) m/s².
 func DefaultParams() Params {
 	return Params{Mass: 1, Inertia: 1, Gravity: [2]float64{0, -9.81}}
@@ -109,7 +109,7 @@ var (
 // *node.ParamError (several are joined with errors.Join); nothing is
 // logged then.
 func New(p Params) (*Node, error) {
-	vals, err := node.CheckValues(TypeName, spec.Params, p.values())
+	vals, err := node.Resolve(TypeName, spec.Params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func New(p Params) (*Node, error) {
 	return &Node{vals: vals, m: newModel(vals)}, nil
 }
 
-// FromMap builds the node from a name→value map with the seed's parameter
+// FromMap builds the node from a name→value map with MADDENING's parameter
 // names; a nil map gives the defaults. It logs the deprecation warning on
 // slog.Default().
 func FromMap(m map[string]any) (node.Node, error) {

@@ -59,8 +59,8 @@ func run(t testing.TB, nd *Node, dt float64, steps int, force func(float64) (flo
 	return x
 }
 
-// TestSeedStep checks one step against numbers computed by hand from the
-// seed's scheme (v⁺ = v + Δt(F+mg)/m, ω⁺ = ω + Δt τ/I, x⁺ = x + Δt v⁺,
+// TestSeedStep checks one step against numbers computed by hand from MADDENING's
+// scheme (v⁺ = v + Δt(F+mg)/m, ω⁺ = ω + Δt τ/I, x⁺ = x + Δt v⁺,
 // θ⁺ = θ + Δt ω⁺) with m = 2, I = 0.5, g = (0, −9.81), x = (1, 2),
 // θ = 0.3, v = (0.5, −1), ω = 0.2, F = (4, 1), τ = 1, Δt = 0.1:
 // a = (2, −9.31), α = 2, v⁺ = (0.7, −1.931), ω⁺ = 0.4, x⁺ = (1.07, 1.8069),
@@ -127,7 +127,7 @@ func TestConstantForce(t *testing.T) {
 //     x = (1 + v₀)t − sin t, v = v₀ + 1 − cos t; position and angle order 2,
 //     velocities order 1.
 //
-// The seed claims order 2 for position and angle under any
+// MADDENING's RigidBody2DNode claims order 2 for position and angle under any
 // state-independent force; the first case shows that needs F(t₀) = 0. The
 // bands [0.95, 1.05] and [1.9, 2.1] allow for the finite ladder.
 func TestOrderStudy(t *testing.T) {

@@ -44,12 +44,12 @@ var spec = node.NewSpec(node.Spec{
 		DiscretizationNotes: "Semi-implicit (symplectic) Euler in both degree-of-freedom groups: the linear and angular velocities are advanced first, and the position and angle are advanced with the already-updated velocities: " +
 			"$\\mathbf{v}^{n+1} = \\mathbf{v}^n + \\Delta t\\,(\\mathbf{F}^n/m + \\mathbf{g})$, $\\omega^{n+1} = \\omega^n + \\Delta t\\,\\tau^n/I$, " +
 			"$\\mathbf{x}^{n+1} = \\mathbf{x}^n + \\Delta t\\,\\mathbf{v}^{n+1}$, $\\theta^{n+1} = \\theta^n + \\Delta t\\,\\omega^{n+1}$. " +
-			"The acceleration is evaluated as $\\mathbf{F}/m + \\mathbf{g}$ (the seed wrote $(\\mathbf{F} + m\\mathbf{g})/m$, equal in exact arithmetic). " +
+			"The acceleration is evaluated as $\\mathbf{F}/m + \\mathbf{g}$ (MADDENING's RigidBody2DNode wrote $(\\mathbf{F} + m\\mathbf{g})/m$, equal in exact arithmetic). " +
 			"This is the integrators package's `semi-implicit-euler` applied to `Derivatives`, bit for bit.",
 		Order: node.Order{Temporal: 1, Note: "1st order globally over the state as a whole (a joint error norm). " +
 			"Position and angle converge at 2nd order only when the force and torque are state-independent and vanish at $t_0$; " +
 			"otherwise the first step's extra $\\tfrac12\\Delta t^2\\mathbf{F}^0/m$ makes them 1st order too (for a constant force the velocities are exact and the position error is $\\tfrac12\\Delta t\\,t\\,\\mathbf{F}/m$). " +
-			"The seed's wording, 2nd order for any state-independent force, is too broad; see TestOrderStudy."},
+			"MADDENING's wording, 2nd order for any state-independent force, is too broad; see TestOrderStudy."},
 		Assumptions: []string{
 			"Rigid body: no deformation",
 			"Constant mass and moment of inertia",
@@ -63,8 +63,8 @@ var spec = node.NewSpec(node.Spec{
 			"No collision detection: bodies can overlap with no penalty",
 			"No constraint handling: no joints or hinges",
 			"A connector's force at a marker loses its out-of-plane component: `MarkerLoad` keeps $(f_x, f_y)$ and the torque about $z$, so $f_z$ and the in-plane moment it carries reach nothing, without an error (COSIM-ANO-003)",
-			"Gravity is applied in float64. The seed truncated it to float32 (about $10^{-7}$ relative error); trajectories under gravity therefore differ from the seed's in the 8th significant digit, and this port does not reproduce that truncation",
-			"The seed had no derivatives(), so its integrators could not drive it; this port has Derivatives, so any integrator can, but only `semi-implicit-euler` reproduces Update's trajectory",
+			"Gravity is applied in float64. MADDENING's RigidBody2DNode truncated it to float32 (about $10^{-7}$ relative error); trajectories under gravity therefore differ from MADDENING's in the 8th significant digit, and this port does not reproduce that truncation",
+			"MADDENING's RigidBody2DNode had no derivatives(), so its integrators could not drive it; this port has Derivatives, so any integrator can, but only `semi-implicit-euler` reproduces Update's trajectory",
 			"The angle is not wrapped: it grows without bound under steady rotation, losing absolute precision as $|\\theta|$ grows",
 		},
 		Regimes: []node.Regime{
@@ -73,6 +73,12 @@ var spec = node.NewSpec(node.Spec{
 		},
 		StabilityConditions: []string{
 			"Unconditionally stable for a state-independent force and torque: the accelerations do not depend on the state, so there is no amplification factor to bound. A force supplied by a coupled node that depends on this node's position reintroduces the usual explicit-scheme limit.",
+		},
+		StableStep: &node.StableStep{
+			Unconditional: true,
+			Notes: "Semi-implicit Euler under state-independent loads is stable at every step. A connector whose force depends on the body's " +
+				"position states the bound of the pair, with the body's inverse mass at the marker (`MarkerInverseMass`: $1/m + r_y^2/I$ along x, " +
+				"$1/m + r_x^2/I$ along y, 0 along z).",
 		},
 		Mapping: []node.Mapping{
 			{Term: `(\mathbf{F} + m\mathbf{g})/m`, Identifier: pkgPath + ".model.accelerations", Notes: "evaluated as `F/m + g`, float64 throughout"},
@@ -93,7 +99,7 @@ var spec = node.NewSpec(node.Spec{
 		Changelog: []node.Change{
 			{Version: "1.0.0", Date: "2025-03-01", Change: "Initial implementation"},
 			{Version: "1.0.0", Date: "2026-09-20", Change: "Declared order of accuracy added and measured (MADD-VER-011)"},
-			{Version: "1.0.0", Date: "2026-12-02", Change: "Ported to cosim (Go), deprecated since cosim 0.1.0 in favour of rigidbody with constraints {z: 0, rx: 0, ry: 0}. Gravity is applied in float64 instead of the seed's float32 truncation; Derivatives added, so integrators can drive the node; zero or non-finite mass and inertia are construction errors; a planar Marker added; every construction logs a slog deprecation warning."},
+			{Version: "1.0.0", Date: "2026-12-02", Change: "Ported to cosim (Go), deprecated since cosim 0.1.0 in favour of rigidbody with constraints {z: 0, rx: 0, ry: 0}. Gravity is applied in float64 instead of MADDENING's float32 truncation; Derivatives added, so integrators can drive the node; zero or non-finite mass and inertia are construction errors; a planar Marker added; every construction logs a slog deprecation warning."},
 		},
 	},
 })

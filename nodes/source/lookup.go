@@ -136,7 +136,7 @@ var (
 
 // NewLookup builds a lookup source from typed parameters.
 func NewLookup(p LookupParams) (*Lookup, error) {
-	vals, err := node.CheckValues(LookupName, lookupParams, p.values())
+	vals, err := node.Resolve(LookupName, lookupParams, nil, p.values())
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ var (
 
 // NewPulse builds a pulse source from typed parameters.
 func NewPulse(p PulseParams) (*Pulse, error) {
-	vals, err := node.CheckValues(PulseName, pulseParams, p.values())
+	vals, err := node.Resolve(PulseName, pulseParams, nil, p.values())
 	if err != nil {
 		return nil, err
 	}

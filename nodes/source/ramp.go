@@ -53,7 +53,7 @@ var (
 
 // NewRamp builds a ramp source from typed parameters.
 func NewRamp(p RampParams) (*Ramp, error) {
-	vals, err := node.CheckValues(RampName, rampParams, p.values())
+	vals, err := node.Resolve(RampName, rampParams, nil, p.values())
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ var (
 
 // NewSine builds a sine source from typed parameters.
 func NewSine(p SineParams) (*Sine, error) {
-	vals, err := node.CheckValues(SineName, sineParams, p.values())
+	vals, err := node.Resolve(SineName, sineParams, nil, p.values())
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ var (
 
 // NewStep builds a step source from typed parameters.
 func NewStep(p StepParams) (*Step, error) {
-	vals, err := node.CheckValues(StepName, stepParams, p.values())
+	vals, err := node.Resolve(StepName, stepParams, nil, p.values())
 	if err != nil {
 		return nil, err
 	}

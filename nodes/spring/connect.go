@@ -3,36 +3,97 @@ package spring
 import (
 	"fmt"
 
-	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/node"
 )
 
-// GroundName is the body name Connect reads as the ground (as is "").
-const GroundName = "ground"
+// GroundName is the body name Connect reads as the ground (as is ""); it
+// is node.Ground.
+const GroundName = node.Ground
+
+var (
+	_ node.Connector = Params{}
+	_ node.Connector = connector{}
+	_ node.Attached  = (*Node)(nil)
+)
 
 // Connect adds a spring named name to g between a point local0 of body0
 // and a point local1 of body1, and wires it: each body's marker fields
 // into the spring's inputs m<k>_<field>, the spring's loads m<k>_<load>
-// into the body's additive inputs. A body is a node name in g; "" or
-// GroundName is the ground, with local the fixed world point. The errors
-// are New's, naming the connector, plus a body that is not in g or not a
-// node.Marker (wrapping ErrNotMarker).
-func Connect(g *graph.Graph, name string, p Params, body0 string, local0 [3]float64, body1 string, local1 [3]float64) (*Node, error) {
-	vals, err := node.CheckValues(TypeName, params, p.values())
+// into the body's additive inputs. g is a *graph.Graph (any
+// node.ConnectorHost); this helper is g.AddConnector(name, p, …)
+// returning the *Node. A body is a node name in g; "" or GroundName is
+// the ground, with local the fixed world point. The errors are New's,
+// naming the connector, plus a body that is not in g or not a
+// node.Marker (wrapping ErrNotMarker); every error about one body is a
+// *node.EndError (errors.As) saying which.
+func Connect(g node.ConnectorHost, name string, p Params, body0 string, local0 [3]float64, body1 string, local1 [3]float64) (*Node, error) {
+	n, err := g.AddConnector(name, p, body0, local0, body1, local1)
 	if err != nil {
 		return nil, err
 	}
-	return connect(g, name, vals, [2]string{body0, body1}, [2][3]float64{local0, local1})
+	return n.(*Node), nil
 }
 
-// ConnectMap is Connect with the parameters as a name→value map (scene
-// files; nil: defaults).
-func ConnectMap(g *graph.Graph, name string, p map[string]any, body0 string, local0 [3]float64, body1 string, local1 [3]float64) (*Node, error) {
-	vals, err := node.Resolve(TypeName, params, nil, p)
+// NewConnector is the spring connector type with its parameters given as
+// a name→value map (scene files; nil: defaults): the node.Type's
+// Connector constructor. Every invalid parameter is a *node.ParamError.
+func NewConnector(m map[string]any) (node.Connector, error) {
+	vals, err := node.Resolve(TypeName, params, nil, m)
 	if err != nil {
 		return nil, err
 	}
-	return connect(g, name, vals, [2]string{body0, body1}, [2][3]float64{local0, local1})
+	return connector{vals: vals}, nil
+}
+
+// ConnectorType is TypeName: Params are a node.Connector, so
+// graph.Graph.AddConnector(name, p, …) attaches a spring with them.
+func (p Params) ConnectorType() string { return TypeName }
+
+// Attach builds a spring with parameters p between ends (see New) and
+// returns the links to its bodies; errors about one end are
+// *node.EndError.
+func (p Params) Attach(name string, ends [2]node.Attachment) (node.Node, []node.Link, error) {
+	vals, err := node.Resolve(TypeName, params, nil, p.values())
+	if err != nil {
+		return nil, nil, err
+	}
+	return connector{vals: vals}.Attach(name, ends)
+}
+
+// connector is the spring type with validated parameter values.
+type connector struct{ vals node.Values }
+
+func (connector) ConnectorType() string { return TypeName }
+
+func (c connector) Attach(name string, ends [2]node.Attachment) (node.Node, []node.Link, error) {
+	n, err := newNode(name, c.vals, Marker(ends[0]), Marker(ends[1]))
+	if err != nil {
+		return nil, nil, err
+	}
+	_, links := n.Attachments()
+	return n, links, nil
+}
+
+// Attachments returns the spring's ends as it was built with (the bodies,
+// nil for the ground, and local points) and the links that attach it to
+// its bodies: scene files use it to save a spring made in Go.
+func (n *Node) Attachments() ([2]node.Attachment, []node.Link) {
+	var ends [2]node.Attachment
+	var links []node.Link
+	for k := range n.mk {
+		mk := &n.mk[k]
+		ends[k] = node.Attachment{Body: mk.body, Local: mk.local}
+		if mk.body == nil {
+			continue
+		}
+		for _, f := range mk.fields {
+			links = append(links, node.Link{End: k, BodyField: f, Port: fmt.Sprintf("m%d_%s", k, f)})
+		}
+		for _, l := range mk.loads {
+			links = append(links, node.Link{End: k, BodyField: l, Port: fmt.Sprintf("m%d_%s", k, l), Load: true})
+		}
+	}
+	return ends, links
 }
 
 // End is one end of a spring for Between: a body of the graph named by
@@ -72,57 +133,15 @@ func BodyAt(name string, local [3]float64) End { return bodyEnd{name: name, loca
 // Between adds a spring between two ends and wires it, as Connect does:
 //
 //	spring.Between(g, "s", p, spring.Body("m1"), spring.Ground([3]float64{0, 2, 0}))
-func Between(g *graph.Graph, name string, p Params, e0, e1 End) (*Node, error) {
+func Between(g node.ConnectorHost, name string, p Params, e0, e1 End) (*Node, error) {
 	var bodies [2]string
 	var locals [2][3]float64
 	for k, e := range [2]End{e0, e1} {
 		b, l, err := e.connectorEnd()
 		if err != nil {
-			return nil, fmt.Errorf("%s: connector %q: body %d: %w", TypeName, name, k, err)
+			return nil, &node.EndError{Type: TypeName, Connector: name, End: k, Err: err}
 		}
 		bodies[k], locals[k] = b, l
 	}
 	return Connect(g, name, p, bodies[0], locals[0], bodies[1], locals[1])
-}
-
-func connect(g *graph.Graph, name string, vals node.Values, names [2]string, locals [2][3]float64) (*Node, error) {
-	var ms [2]Marker
-	for k, b := range names {
-		ms[k].Local = locals[k]
-		if b == "" {
-			continue
-		}
-		bn, ok := g.Node(b)
-		if b == GroundName {
-			if ok {
-				return nil, fmt.Errorf("%s: connector %q: body %d is %q, but the graph has a node of that name; use \"\" for the ground or rename the node", TypeName, name, k, b)
-			}
-			continue
-		}
-		if !ok {
-			return nil, fmt.Errorf("%s: connector %q: body %d: no node %q in the graph%s", TypeName, name, k, b, node.DidYouMean(b, g.Names()))
-		}
-		m, ok := node.As[node.Marker](bn)
-		if !ok {
-			return nil, fmt.Errorf("%s: connector %q: body %d: node %q (%s) does not implement node.Marker, so a connector cannot attach to it: %w", TypeName, name, k, b, bn.Spec().Type, ErrNotMarker)
-		}
-		ms[k].Body = m
-	}
-	n, err := newNode(name, vals, ms[0], ms[1])
-	if err != nil {
-		return nil, err
-	}
-	g.Add(name, n)
-	for k, mk := range n.mk {
-		if mk.body == nil {
-			continue
-		}
-		for _, f := range mk.fields {
-			g.Connect(names[k]+"."+f, fmt.Sprintf("%s.m%d_%s", name, k, f))
-		}
-		for _, l := range mk.loads {
-			g.Connect(fmt.Sprintf("%s.m%d_%s", name, k, l), names[k]+"."+l)
-		}
-	}
-	return n, nil
 }

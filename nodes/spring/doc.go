@@ -25,7 +25,10 @@
 //   - Outputs allocates nothing and writes only dst; OutputsJacobian is
 //     analytic for ground and point-mass markers.
 //   - Connect and Between add the spring to a graph with every edge to
-//     its bodies, as springdamper.Connect does.
+//     its bodies, as springdamper.Connect does: through
+//     graph.Graph.AddConnector (node.ConnectorHost), with Params as the
+//     node.Connector, so the package imports only node; errors about one
+//     body are *node.EndError.
 //   - The node is a [node.Batcher]: a graph may evaluate a family of
 //     springs in one kernel call per row range. BatchKey names each
 //     marker's kind (ground, point body, other body), body type, marker
@@ -38,6 +41,9 @@
 //     Outputs. Either way it computes the same bits as Outputs, and fails
 //     (markers closer than min_length, or a non-finite length) exactly
 //     when a row's Outputs would. It allocates nothing in steady state.
+//   - [Node.StableStepAt] (node.StepLimiter) states the explicit stable
+//     step along the spring from its stiffness, damping and the bodies'
+//     node.MarkerMass, as springdamper does per axis.
 //
 // # Concurrency
 //

@@ -28,6 +28,16 @@ func metadata() node.Metadata {
 			"No compression-only or tension-only (cable) behaviour; no pre-load other than through the rest length",
 			"The Jacobian is analytic for ground and point-mass markers; for rigid bodies the moment-arm terms use central differences of the body's marker maps (about 1e-10 relative), as springdamper does",
 		},
+		StableStep: &node.StableStep{
+			Limit: `\Delta t < \frac{\sqrt{c^2 + 4\omega^2} - c}{\omega^2}, \qquad \omega^2 = \frac{k}{\mu}, \quad c = \frac{c_d}{\mu}, \quad \frac{1}{\mu} = \sum_{k \in \{m0, m1\}} \sum_i u_i^2\, w_{k,i}`,
+			Units: "s",
+			Notes: "For explicit co-simulation (bodies stepped by semi-implicit Euler with the spring's force of the step's start), along the spring's " +
+				"direction $\\mathbf{u}$ at the start of the run: $k$ is the stiffness, $c_d$ the damping, $w_{k,i}$ the inverse effective mass of marker $k$ " +
+				"along world axis $i$ (`node.MarkerMass`; 0 for the ground). It is the damped-oscillator bound of semi-implicit Euler, $2/\\omega$ undamped " +
+				"(see the springdamper guide for its derivation). The geometric stiffness $f/\\ell$ across the spring is not counted, and the bound is per " +
+				"spring: a body held by several springs can be unstable at up to about half of it.",
+			Computed: true,
+		},
 		StabilityConditions: []string{
 			"Between two point masses, explicit co-simulation with semi-implicit Euler is stable along the spring for $\\Delta t < 2/\\omega$, $\\omega^2 = k/\\mu$ with $\\mu$ the reduced mass. Transversely the geometric stiffness $f/\\ell = k(1 - \\ell_0/\\ell)$ (undamped) is below $k$ and does not tighten the limit; in compression it is negative: the straight configuration is unstable, as a compressed spring buckles.",
 		},

@@ -17,7 +17,7 @@ const pkgPath = "github.com/cosimgo/cosim/nodes/spring"
 // Type registers the node. Its default construction (for listings and
 // guides) is a spring between ground points at the origin and at
 // [1, 0, 0] m; attach it to bodies with New, Connect or Between.
-var Type = node.Type{Name: TypeName, New: FromMap}
+var Type = node.Type{Name: TypeName, New: FromMap, Connector: NewConnector}
 
 // Params are the spring's parameters. The zero value is not valid (the
 // minimum length is zero); start from DefaultParams.
@@ -53,8 +53,9 @@ var params = []node.Param{
 
 // Errors, for errors.Is.
 var (
-	// ErrNotMarker: a body does not implement node.Marker or node.Node.
-	ErrNotMarker = errors.New("not a marker body")
+	// ErrNotMarker: a body does not implement node.Marker or node.Node
+	// (it is node.ErrNotMarker).
+	ErrNotMarker = node.ErrNotMarker
 	// ErrMarkerFields: a body's MarkerFields or MarkerLoads name fields
 	// its spec does not have.
 	ErrMarkerFields = errors.New("marker fields do not match the body's spec")
@@ -153,7 +154,7 @@ var (
 // initial positions (from the bodies' InitialState, when the marker
 // fields are state fields) are closer than min_length wrap ErrCoincident.
 func New(p Params, m0, m1 Marker) (*Node, error) {
-	vals, err := node.CheckValues(TypeName, params, p.values())
+	vals, err := node.Resolve(TypeName, params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +177,14 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 	if conn != "" {
 		prefix += fmt.Sprintf("connector %q: ", conn)
 	}
+	// endErr is an error about marker k: a *node.EndError in a graph.
+	endErr := func(k int, format string, args ...any) error {
+		err := fmt.Errorf(format, args...)
+		if conn != "" {
+			return &node.EndError{Type: TypeName, Connector: conn, End: k, Err: err}
+		}
+		return fmt.Errorf("%s%w", prefix, err)
+	}
 	n := &Node{vals: vals}
 	n.set(vals)
 	outs := []node.Field{
@@ -192,7 +201,7 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 		mk.local = mm.Local
 		for _, c := range mm.Local {
 			if c-c != 0 {
-				return nil, fmt.Errorf("%smarker m%d: point %s is not finite: %w (%w)", prefix, k, node.FormatValue(mm.Local[:]), ErrMarkerLocal, node.ErrNonFinite)
+				return nil, endErr(k, "marker m%d: point %s is not finite: %w (%w)", k, node.FormatValue(mm.Local[:]), ErrMarkerLocal, node.ErrNonFinite)
 			}
 		}
 		if mm.Body == nil {
@@ -200,7 +209,7 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 		}
 		body, ok := mm.Body.(node.Node)
 		if !ok {
-			return nil, fmt.Errorf("%smarker m%d: body of type %T implements node.Marker but not node.Node: %w", prefix, k, mm.Body, ErrNotMarker)
+			return nil, endErr(k, "marker m%d: body of type %T implements node.Marker but not node.Node: %w", k, mm.Body, ErrNotMarker)
 		}
 		bs := body.Spec()
 		mk.body = mm.Body
@@ -210,7 +219,7 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 		for _, fn := range mk.fields {
 			f, ok := bodyField(bs, fn)
 			if !ok {
-				return nil, fmt.Errorf("%smarker m%d: body %s names marker field %q, which is not a state field or output of it: %w", prefix, k, bs.Type, fn, ErrMarkerFields)
+				return nil, endErr(k, "marker m%d: body %s names marker field %q, which is not a state field or output of it: %w", k, bs.Type, fn, ErrMarkerFields)
 			}
 			ins = append(ins, node.Input{Name: fmt.Sprintf("m%d_%s", k, fn), Shape: f.Shape, Units: f.Units, Coupling: node.Replacing,
 				Description: fmt.Sprintf("Marker %d: the %s field %q: %s", k, bs.Type, fn, f.Description)})
@@ -223,7 +232,7 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 		for _, ln := range mk.loads {
 			i := slices.IndexFunc(bs.Inputs, func(in node.Input) bool { return in.Name == ln })
 			if i < 0 {
-				return nil, fmt.Errorf("%smarker m%d: body %s names marker load %q, which is not an input of it: %w", prefix, k, bs.Type, ln, ErrMarkerFields)
+				return nil, endErr(k, "marker m%d: body %s names marker load %q, which is not an input of it: %w", k, bs.Type, ln, ErrMarkerFields)
 			}
 			in := bs.Inputs[i]
 			sign := "+f u"
@@ -439,9 +448,4 @@ func (n *Node) SetParams(p map[string]any) error {
 	}
 	n.set(vals)
 	return nil
-}
-
-// Markers returns the spring's two markers as it was built with.
-func (n *Node) Markers() [2]Marker {
-	return [2]Marker{{Body: n.mk[0].body, Local: n.mk[0].local}, {Body: n.mk[1].body, Local: n.mk[1].local}}
 }

@@ -3,7 +3,7 @@ package springdamper
 import (
 	"fmt"
 
-	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 )
 
 // End is one end of a connector for Between: a body of the graph named
@@ -50,13 +50,13 @@ func BodyAt(name string, local [3]float64) End { return bodyEnd{name: name, loca
 // It adds the connector to g and wires every edge, with Connect's errors
 // (naming the connector and the end), plus an error for Body("") and for
 // a Marker on a body.
-func Between(g *graph.Graph, name string, p Params, e0, e1 End) (*Node, error) {
+func Between(g node.ConnectorHost, name string, p Params, e0, e1 End) (*Node, error) {
 	var bodies [2]string
 	var locals [2][3]float64
 	for k, e := range [2]End{e0, e1} {
 		b, l, err := e.connectorEnd()
 		if err != nil {
-			return nil, fmt.Errorf("%s: connector %q: body %d: %w", TypeName, name, k, err)
+			return nil, &node.EndError{Type: TypeName, Connector: name, End: k, Err: err}
 		}
 		bodies[k], locals[k] = b, l
 	}

@@ -1,21 +1,28 @@
 package springdamper
 
 import (
-	"fmt"
-	"strings"
+	"slices"
 
-	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/node"
 )
 
-// GroundName is the body name Connect reads as the ground (as is "").
-const GroundName = "ground"
+// GroundName is the body name Connect reads as the ground (as is ""); it
+// is node.Ground.
+const GroundName = node.Ground
 
-// Connect is the seed's CreateCartesianSpringDamper: it adds a connector
+var (
+	_ node.Connector = Params{}
+	_ node.Connector = connector{}
+	_ node.Attached  = (*Node)(nil)
+)
+
+// Connect is Exudyn's CreateCartesianSpringDamper: it adds a connector
 // named name to g between a point local0 of body0 and a point local1 of
-// body1, and wires it. A body is looked up by its node name in g; "" or
-// GroundName is the ground, with local the fixed world point (it is an
-// error to name "ground" when g has a node of that name: use "").
+// body1, and wires it. g is a *graph.Graph (any node.ConnectorHost); this
+// helper is g.AddConnector(name, p, …) returning the *Node. A body is
+// looked up by its node name in g; "" or GroundName is the ground, with
+// local the fixed world point (it is an error to name "ground" when g has
+// a node of that name: use "").
 //
 // Edges: for a body marker k, every field in the body's MarkerFields goes
 // into the connector's input m<k>_<field>, and every load output
@@ -24,93 +31,79 @@ const GroundName = "ground"
 // it otherwise). A local point that is not finite, or that the body
 // refuses (a ball's axis must be a unit vector), is an error wrapping
 // ErrMarkerLocal naming the connector, the marker (m0, m1) and the value.
+// Every error about one body is a *node.EndError (errors.As) saying which.
 // Problems with the edges are reported by g.Build.
-func Connect(g *graph.Graph, name string, p Params, body0 string, local0 [3]float64, body1 string, local1 [3]float64) (*Node, error) {
-	var ms [2]Marker
-	names := [2]string{body0, body1}
-	locals := [2][3]float64{local0, local1}
-	for k, b := range names {
-		ms[k].Local = locals[k]
-		if b == "" {
-			continue
-		}
-		bn, ok := g.Node(b)
-		if b == GroundName {
-			if ok {
-				return nil, fmt.Errorf("%s: connector %q: body %d is %q, but the graph has a node of that name; use \"\" for the ground or rename the node", TypeName, name, k, b)
-			}
-			continue
-		}
-		if !ok {
-			return nil, fmt.Errorf("%s: connector %q: body %d: no node %q in the graph%s", TypeName, name, k, b, node.DidYouMean(b, g.Names()))
-		}
-		m, ok := node.As[node.Marker](bn)
-		if !ok {
-			return nil, fmt.Errorf("%s: connector %q: body %d: node %q (%s) does not implement node.Marker, so a connector cannot attach to it: %w", TypeName, name, k, b, bn.Spec().Type, ErrNotMarker)
-		}
-		ms[k].Body = m
-	}
-	if err := checkMarkers(name, ms); err != nil {
-		return nil, err
-	}
-	n, err := newChecked(&p, ms[0], ms[1])
+func Connect(g node.ConnectorHost, name string, p Params, body0 string, local0 [3]float64, body1 string, local1 [3]float64) (*Node, error) {
+	n, err := g.AddConnector(name, p, body0, local0, body1, local1)
 	if err != nil {
 		return nil, err
 	}
-	g.Add(name, n)
-	connectMarkers(g, name, names, n)
-	return n, nil
+	return n.(*Node), nil
 }
 
-// connectMarkers wires the connector's edges: per body marker k, every
-// marker field into its input m<k>_<field> and every load output
-// m<k>_<load> into the body's input. The paths of all the edges are cut
-// from one string, so that wiring a connector allocates once, not once
-// per path (a chain of 100 000 connectors has 1.2 million paths).
-func connectMarkers(g *graph.Graph, name string, bodies [2]string, n *Node) {
-	size := 0
-	for k := range n.mk {
-		mk := &n.mk[k]
-		if mk.body == nil {
-			continue
-		}
-		for i, f := range mk.fields {
-			size += len(bodies[k]) + len(f) + len(name) + len(mk.inNames[i]) + 2
-		}
-		for i, l := range mk.loads {
-			size += len(name) + len(mk.outNames[i]) + len(bodies[k]) + len(l) + 2
-		}
+// NewConnector is the springdamper connector type with its parameters
+// given as a name→value map (scene files; nil: defaults), as FromMap
+// reads them: the node.Type's Connector constructor. Every invalid
+// parameter is a *node.ParamError.
+func NewConnector(m map[string]any) (node.Connector, error) {
+	vals, err := node.Resolve(TypeName, params, nil, m)
+	if err != nil {
+		return nil, err
 	}
-	var b strings.Builder
-	b.Grow(size)
-	var ends [32]int // end of each path in b; more paths spill to the heap
-	cut := ends[:0]
-	path := func(node, field string) {
-		b.WriteString(node)
-		b.WriteByte('.')
-		b.WriteString(field)
-		cut = append(cut, b.Len())
+	if _, err := newModel(vals); err != nil {
+		return nil, err
 	}
-	for k := range n.mk {
-		mk := &n.mk[k]
-		if mk.body == nil {
-			continue
-		}
-		for i, f := range mk.fields {
-			path(bodies[k], f)
-			path(name, mk.inNames[i])
-		}
-		for i, l := range mk.loads {
-			path(name, mk.outNames[i])
-			path(bodies[k], l)
-		}
-	}
-	all := b.String()
-	for i := 0; i+1 < len(cut); i += 2 {
-		start := 0
-		if i > 0 {
-			start = cut[i-1]
-		}
-		g.Connect(all[start:cut[i]], all[cut[i]:cut[i+1]])
-	}
+	return connector{vals: vals}, nil
 }
+
+// ConnectorType is TypeName: Params are a node.Connector, so
+// graph.Graph.AddConnector(name, p, …) attaches a connector with them.
+func (p Params) ConnectorType() string { return TypeName }
+
+// Attach builds a connector with parameters p between ends (see New) and
+// returns the links to its bodies; errors about one end are
+// *node.EndError.
+func (p Params) Attach(name string, ends [2]node.Attachment) (node.Node, []node.Link, error) {
+	ms := [2]Marker{Marker(ends[0]), Marker(ends[1])}
+	if err := checkMarkers(name, ms); err != nil {
+		return nil, nil, err
+	}
+	n, err := newChecked(name, &p, ms[0], ms[1])
+	if err != nil {
+		return nil, nil, err
+	}
+	return n, n.links(), nil
+}
+
+// connector is the connector type with validated parameter values.
+type connector struct{ vals node.Values }
+
+func (connector) ConnectorType() string { return TypeName }
+
+func (c connector) Attach(name string, ends [2]node.Attachment) (node.Node, []node.Link, error) {
+	ms := [2]Marker{Marker(ends[0]), Marker(ends[1])}
+	if err := checkMarkers(name, ms); err != nil {
+		return nil, nil, err
+	}
+	n, err := newNode(name, c.vals, ms[0], ms[1])
+	if err != nil {
+		return nil, nil, err
+	}
+	return n, n.links(), nil
+}
+
+// Attachments returns the connector's ends as it was built with (the
+// bodies, nil for the ground, and local points) and the links that attach
+// it to its bodies: Scene files use it to save a connector made in Go.
+func (n *Node) Attachments() ([2]node.Attachment, []node.Link) {
+	var ends [2]node.Attachment
+	for k := range n.mk {
+		mk := &n.mk[k]
+		ends[k] = node.Attachment{Body: mk.body, Local: mk.local}
+	}
+	return ends, slices.Clone(n.links())
+}
+
+// links returns the links to the connector's bodies: shared by every
+// connector of its signature (sig.go), so callers must not modify it.
+func (n *Node) links() []node.Link { return n.sig.links }

@@ -9,8 +9,8 @@
 // f_SD = diag(k)·(Δp − v_off) + diag(d)·Δv with the stiffness k (N/m),
 // damping d (N·s/m) and offset v_off (m) per world axis, or
 // f_SD = UF(t, i_N, Δp, Δv, k, d, v_off) when a user function
-// ([ForceFunc]) is set, and f_SD = 0 when the connector is inactive. The
-// seed adds f_LHS,m0 = −J_pos,m0ᵀ f_SD and f_LHS,m1 = +J_pos,m1ᵀ f_SD to
+// ([ForceFunc]) is set, and f_SD = 0 when the connector is inactive. Exudyn's
+// item reference adds f_LHS,m0 = −J_pos,m0ᵀ f_SD and f_LHS,m1 = +J_pos,m1ᵀ f_SD to
 // the left-hand side of the equations of motion; on the right-hand side,
 // which is where a graph's bodies take their loads, marker 0 is pushed by
 // +f_SD and marker 1 by −f_SD: a stretched spring (Δp beyond the offset,
@@ -32,24 +32,38 @@
 // empty), the outputs "m<k>_<load>": the body's MarkerLoad of the force on
 // that marker (for a rigid body the force and its moment (R r) × f about
 // the centre of mass). [Connect] adds a connector and all its edges in
-// one call, as the seed's CreateCartesianSpringDamper does; [Between] is
+// one call, as Exudyn's CreateCartesianSpringDamper does; [Between] is
 // the same with named ends (springdamper.Body("m1"), BodyAt, Ground(p))
-// instead of seven positional arguments. A ball has no
+// instead of seven positional arguments. Both take a *graph.Graph through
+// the node.ConnectorHost interface, so this package imports only node:
+// [Params] are a node.Connector (its Attach returns the node and its
+// links to the bodies as data) and graph.Graph.AddConnector does the
+// wiring, as it does for any connector type; scene files reach the type
+// through the registry ([Type]'s Connector, [NewConnector]). A ball has no
 // force input: it moves the connector as prescribed motion and is not
 // pushed back.
 //
 // The outputs are Displacement, Distance, Velocity, Force and
-// PotentialEnergy, as in the seed, then the load outputs. With a user
-// force function the energy is undefined (the seed raises): the node then
+// PotentialEnergy, as in Exudyn's item reference, then the load outputs. With a user
+// force function the energy is undefined (Exudyn raises): the node then
 // has no PotentialEnergy output, so wiring or recording it is a graph
 // error, [Node.PotentialEnergy] returns [ErrPotentialEnergy], and
 // [Node.MissingFieldReason] says why for a graph that asks.
 //
-// [Node.OutputsJacobian] is the seed's analytic Jacobian, chained through
+// [Node.OutputsJacobian] is Exudyn's analytic Jacobian, chained through
 // the markers' Jacobians, with its J_CSD′ term for markers whose
-// Jacobian depends on the coordinates; [Node.JacobianCSD] is the seed's
+// Jacobian depends on the coordinates; [Node.JacobianCSD] is Exudyn's
 // 4-block matrix for given f_ODE2 and f_ODE2_t factors. With a user
 // function both differentiate it numerically.
+//
+// # Stable step
+//
+// [Node.StableStepAt] (node.StepLimiter) computes the largest step at
+// which explicit co-simulation with the connector stays bounded: per world
+// axis the damped-oscillator bound of semi-implicit Euler,
+// (√(c² + 4ω²) − c)/ω² with ω² = k/μ and c = d/μ, μ the effective mass of
+// the two markers from their bodies' node.MarkerMass; the smallest over
+// the axes. graph.Sim.StepWarnings turns it into cosim run's warning.
 //
 // # Invariants
 //
@@ -77,7 +91,7 @@
 //
 // # Drawing
 //
-// The connector draws itself (node.Drawer, Node.Draw) as the seed draws
+// The connector draws itself (node.Drawer, Node.Draw) as Exudyn's item reference draws
 // it: three springs along world x, y and z from marker m0 to marker m1
 // (node.CartesianSprings), of diameter draw_size, with the renderer's
 // node.DrawSettings for windings, tiling and simplified lines; ground

@@ -4,7 +4,7 @@ import "github.com/cosimgo/cosim/node"
 
 var _ node.Drawer = (*Node)(nil)
 
-// Draw appends the connector as the seed draws it: three springs of
+// Draw appends the connector as Exudyn's item reference draws it: three springs of
 // diameter draw_size (set.ConnectorSize when −1) along world x, y and z
 // in turn from marker m0 to marker m1 (node.CartesianSprings), each with
 // set.SpringWindings turns, or straight lines when set.Simplified, in

@@ -7,8 +7,8 @@ import (
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
-// TestDraw: a connector from a ground point to a mass is drawn as the
-// seed draws it, three coils x, y, z in turn from the ground point to the
+// TestDraw: a connector from a ground point to a mass is drawn as Exudyn's
+// item reference draws it, three coils x, y, z in turn from the ground point to the
 // mass's position as the inputs give it, of the default diameter and
 // color unless draw_size and color say otherwise; show false draws
 // nothing; Simplified draws lines.

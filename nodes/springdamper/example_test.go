@@ -10,7 +10,7 @@ import (
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
-// load is a constant force source, the seed's mbs.AddLoad(Force(...)).
+// load is a constant force source, Exudyn's mbs.AddLoad(Force(...)).
 type load struct {
 	node.Stateless
 	f [3]float64
@@ -27,10 +27,10 @@ func (l load) Outputs(t float64, x []float64, in node.Inputs, dst []float64) err
 	return nil
 }
 
-// Mini example (the seed's): a 5 kg mass point at [1, 1, 0] hangs from a
+// Mini example (Exudyn's): a 5 kg mass point at [1, 1, 0] hangs from a
 // ground point at [1, 1, 0] through a Cartesian spring-damper with
 // k = 5000 N/m in every direction and damping [0, 250, 0] N·s/m, under a
-// load of [0, −5, 0] N. Connect is the seed's CreateCartesianSpringDamper:
+// load of [0, −5, 0] N. Connect is Exudyn's CreateCartesianSpringDamper:
 // it adds the connector and wires the mass's position and velocity in and
 // the force out. The static solution is −5/5000 = −0.001 m; the graph
 // (semi-implicit Euler co-simulation, Δt = 1 ms) reaches it by t = 2 s.
@@ -59,7 +59,7 @@ func ExampleConnect() {
 		panic(err)
 	}
 	pos, _ := sim.Value("mass.position")
-	// −0.001 m is the seed's static deflection F/k = −5 N / 5000 N/m
+	// −0.001 m is Exudyn's static deflection F/k = −5 N / 5000 N/m
 	// (mini example, the y spring carrying the load alone). The check is
 	// only as tight as the printing: %.6f rounds, so the line below
 	// asserts |y − (−0.001)| < 5e-7 m (half a unit in the 6th decimal),
@@ -71,7 +71,7 @@ func ExampleConnect() {
 	// y displacement at t = 2 s: -0.001000 m
 }
 
-// The seed's user-function example: UFforce returns u_i·k_i, ignoring
+// Exudyn's user-function example: UFforce returns u_i·k_i, ignoring
 // damping and offset, and replaces the linear law. Without damping the
 // mass of the mini example now oscillates about −0.001 m, reaching
 // about twice the static deflection.

@@ -7,7 +7,7 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// GuideSections contributes the seed's item reference to the node's
+// GuideSections contributes Exudyn's item reference to the node's
 // generated guide (docs.Sectioner: the docs package finds it by type
 // assertion; the return type is the unnamed struct docs.Section aliases,
 // so this package does not import docs). The generator already renders
@@ -16,9 +16,9 @@ import (
 // with its arguments' Go types, the outputs and the Example functions;
 // these sections add what it cannot know: the Go names and the marker
 // wiring, the definition of quantities, the connector forces with the
-// sign convention and the analytic Jacobian, the seed's description of
-// the user function's arguments, the seed's visualization names and the
-// seed's mini example.
+// sign convention and the analytic Jacobian, Exudyn's description of
+// the user function's arguments, Exudyn's visualization names and Exudyn's
+// mini example.
 func (n *Node) GuideSections() []struct{ Title, After, Body string } {
 	return []struct{ Title, After, Body string }{
 		{Title: "Interface Details", After: "Interface", Body: guideInterface},
@@ -30,9 +30,9 @@ func (n *Node) GuideSections() []struct{ Title, After, Body string } {
 	}
 }
 
-const guideInterface = `The seed's ` + "`ObjectConnectorCartesianSpringDamper`" + ` (Python ` + "`CartesianSpringDamper`" + `) in Go:
+const guideInterface = `Exudyn's ` + "`ObjectConnectorCartesianSpringDamper`" + ` (Python ` + "`CartesianSpringDamper`" + `) in Go:
 
-| Seed | cosim |
+| Exudyn | cosim |
 |---|---|
 | item type | registry name ` + "`springdamper`" + ` (` + "`springdamper.TypeName`" + `), Go type ` + "`*springdamper.Node`" + ` |
 | ` + "`mbs.AddObject(CartesianSpringDamper(...))`" + ` | ` + "`springdamper.New(p, m0, m1)`" + ` with ` + "`springdamper.Params`" + ` (start from ` + "`springdamper.DefaultParams()`" + `); ` + "`springdamper.FromMap`" + ` builds one between two ground markers at the origin from a parameter map |
@@ -46,7 +46,7 @@ What ` + "`local`" + ` means depends on the body: a fixed world point for the gr
 Each connector's spec is built from its markers' bodies. For a body marker k (0 or 1):
 
 - one **replacing input** ` + "`m<k>_<field>`" + ` per name in the body's ` + "`MarkerFields`" + `, with the body's shape and units (e.g. ` + "`m1_position`" + `, ` + "`m1_velocity`" + ` for a point mass), fed by edges from the body's state;
-- one **output** ` + "`m<k>_<load>`" + ` per name in the body's ` + "`MarkerLoads`" + `, the load this connector puts on the body (e.g. ` + "`m1_force`" + `, or ` + "`m1_force`" + ` and ` + "`m1_torque`" + ` for a rigid body), fed into the body's additive input of the same name. A body without loads (the ball) is prescribed motion for the connector and is not pushed back.
+- one **output** ` + "`m<k>_<load>`" + ` per name in the body's ` + "`MarkerLoads`" + `, the load this connector puts on the body (e.g. ` + "`m1_force`" + `, or ` + "`m1_force`" + ` and ` + "`m1_torque`" + ` for a rigid body), fed into the body's additive input of the same name (a ball takes the scalar ` + "`m<k>_force`" + `, the force's component along its axis). A body without loads would be prescribed motion for the connector, not pushed back.
 
 A ground marker has neither. ` + "`Connect`" + ` adds all these edges; the default construction the tables below describe has two ground markers, hence no inputs.`
 
@@ -86,7 +86,7 @@ $$
 
 and if the connector is inactive, $\mathbf{f}_{SD} = \mathbf{0}$ (the user function is not called).
 
-**Sign convention.** The force acts through the markers' position Jacobians. The seed adds to the left-hand side of the equations of motion, for marker m0 and marker m1,
+**Sign convention.** The force acts through the markers' position Jacobians. Exudyn's item reference adds to the left-hand side of the equations of motion, for marker m0 and marker m1,
 
 $$
 \mathbf{f}_{LHS,m0} = -\mathbf{J}_{pos,m0}^{\mathsf T}\,\mathbf{f}_{SD}, \qquad \mathbf{f}_{LHS,m1} = +\mathbf{J}_{pos,m1}^{\mathsf T}\,\mathbf{f}_{SD} ;
@@ -94,7 +94,7 @@ $$
 
 the different signs come from $\Delta\mathbf{p} = \mathbf{p}_{m1} - \mathbf{p}_{m0}$. In a cosim graph the bodies take their loads on the right-hand side, so marker m0 is pushed by $+\mathbf{f}_{SD}$ and marker m1 by $-\mathbf{f}_{SD}$: the load outputs ` + "`m0_<load>`" + ` and ` + "`m1_<load>`" + ` are the bodies' ` + "`MarkerLoad`" + ` of $\pm\mathbf{f}_{SD}$ at the marker, i.e. $\pm\mathbf{J}_{pos,mk}^{\mathsf T}\mathbf{f}_{SD}$ in the body's coordinates (for a rigid body the force at the centre of mass and its moment $(R\mathbf{r}) \times (\pm\mathbf{f}_{SD})$). A stretched spring ($k_i > 0$, $\Delta p_i > v_{\mathrm{off},i}$) pulls the markers together. The two loads are equal and opposite, so linear momentum is conserved.
 
-**Analytic Jacobian.** Without a user function the connector differentiates its force law analytically (with one, it differentiates the function numerically, as the seed does). The local Jacobians of the force with respect to the markers' positions and velocities, weighted with $f_{ODE2}$ and $f_{ODE2_t}$ so that both parts are computed at once, are
+**Analytic Jacobian.** Without a user function the connector differentiates its force law analytically (with one, it differentiates the function numerically, as Exudyn's item reference does). The local Jacobians of the force with respect to the markers' positions and velocities, weighted with $f_{ODE2}$ and $f_{ODE2_t}$ so that both parts are computed at once, are
 
 $$
 \begin{aligned}
@@ -130,51 +130,51 @@ $$
 \qquad \mathbf{f}' = \mathbf{f}_{SD} \text{ held constant.}
 $$
 
-` + "`Node.JacobianCSD(fODE2, fODE2t, t, in, dst)`" + ` writes this matrix (rows and columns are the connector's inputs, i.e. the marker coordinates; as in the seed the velocity derivative is folded onto the position columns through $\partial\mathbf{v}/\partial\dot{\mathbf{q}} = \mathbf{J}_{pos}$). ` + "`Node.OutputsJacobian`" + ` is the same derivative in the graph's form, $\partial(\text{outputs})/\partial(\text{inputs})$, with the position and velocity columns kept apart; its load rows are the right-hand-side loads, the negatives of the $\mathbf{f}_{LHS}$ rows. The node.Marker contract has no second derivatives, so $\mathbf{J}_{CSD'}$ and the position dependence of a marker's velocity are central differences of the body's marker maps (about $10^{-10}$ relative).`
+` + "`Node.JacobianCSD(fODE2, fODE2t, t, in, dst)`" + ` writes this matrix (rows and columns are the connector's inputs, i.e. the marker coordinates; as in Exudyn's item reference the velocity derivative is folded onto the position columns through $\partial\mathbf{v}/\partial\dot{\mathbf{q}} = \mathbf{J}_{pos}$). ` + "`Node.OutputsJacobian`" + ` is the same derivative in the graph's form, $\partial(\text{outputs})/\partial(\text{inputs})$, with the position and velocity columns kept apart; its load rows are the right-hand-side loads, the negatives of the $\mathbf{f}_{LHS}$ rows. The node.Marker contract has no second derivatives, so $\mathbf{J}_{CSD'}$ and the position dependence of a marker's velocity are central differences of the body's marker maps (about $10^{-10}$ relative).`
 
-const guideUserFunction = "The seed's `springForceUserFunction(mbs, t, itemNumber, displacement, velocity, stiffness, damping, offset)` is the Go type `springdamper.ForceFunc`, set as `Params.ForceFunc`. " +
+const guideUserFunction = "Exudyn's `springForceUserFunction(mbs, t, itemNumber, displacement, velocity, stiffness, damping, offset)` is the Go type `springdamper.ForceFunc`, set as `Params.ForceFunc`. " +
 	"It computes the 3D spring force vector from the time, the connector's current relative displacement and velocity and its parameters, and replaces the linear law while the connector is active; an inactive connector never calls it. " +
 	"It must be a pure function of its arguments and safe for concurrent use (a graph may evaluate several connectors that share it at once), and it must not retain anything. " +
-	"With it the connector has no `PotentialEnergy` output (the seed raises: the energy of a user force law is undefined), and its Jacobians differentiate the function numerically. " +
+	"With it the connector has no `PotentialEnergy` output (Exudyn raises: the energy of a user force law is undefined), and its Jacobians differentiate the function numerically. " +
 	"A user function exists only in Go: a scene file cannot name one.\n\n" +
-	"| Seed argument | Go argument | Symbol | Description |\n|---|---|---|---|\n" +
-	"| `mbs` | — | — | the seed's MainSystem; it has no counterpart: a Go closure captures whatever else it needs |\n" +
+	"| Exudyn argument | Go argument | Symbol | Description |\n|---|---|---|---|\n" +
+	"| `mbs` | — | — | Exudyn's MainSystem; it has no counterpart: a Go closure captures whatever else it needs |\n" +
 	"| `t` | `t float64` | $t$ | current time of the simulation, s |\n" +
-	"| `itemNumber` | `itemNumber int` | $i_N$ | integer number of the object; the seed uses it to look up object data. cosim has no global item index: it is the parameter `item_number`, whatever integer the caller chooses, e.g. to tell apart connectors sharing one function |\n" +
+	"| `itemNumber` | `itemNumber int` | $i_N$ | integer number of the object; Exudyn's item reference uses it to look up object data. cosim has no global item index: it is the parameter `item_number`, whatever integer the caller chooses, e.g. to tell apart connectors sharing one function |\n" +
 	"| `displacement` | `displacement [3]float64` | $\\Delta\\mathbf{p}$ | relative displacement $\\mathbf{p}_{m1} - \\mathbf{p}_{m0}$, world frame, m |\n" +
 	"| `velocity` | `velocity [3]float64` | $\\Delta\\mathbf{v}$ | relative velocity $\\mathbf{v}_{m1} - \\mathbf{v}_{m0}$, world frame, m/s |\n" +
 	"| `stiffness` | `stiffness [3]float64` | $\\mathbf{k}$ | copied from the connector (parameter `stiffness`), N/m |\n" +
 	"| `damping` | `damping [3]float64` | $\\mathbf{d}$ | copied from the connector (parameter `damping`), N s/m |\n" +
 	"| `offset` | `offset [3]float64` | $\\mathbf{v}_{\\mathrm{off}}$ | copied from the connector (parameter `offset`), m |\n" +
 	"| **return value** | `[3]float64` | $\\mathbf{f}_{SD}$ | the computed spring force, world frame, N; a non-finite component makes `Outputs` return an error wrapping `node.ErrNonFinite` that names the time and the arguments |\n\n" +
-	"The seed's example `UFforce` (returning $u_i k_i$, ignoring damping and offset) is `Example_userFunction` in the Example section."
+	"Exudyn's example `UFforce` (returning $u_i k_i$, ignoring damping and offset) is `Example_userFunction` in the Example section."
 
-// guideVisualization renders the seed's visualization parameters from
+// guideVisualization renders Exudyn's visualization parameters from
 // the parameter list, so that the defaults cannot drift from the code.
 func guideVisualization() string {
-	seed := []struct{ seed, param, typ string }{
+	exudyn := []struct{ name, param, typ string }{
 		{"show", paramShow, "Bool"},
 		{"drawSize", paramDrawSize, "float"},
 		{"color", paramColor, "Float4"},
 	}
 	var b strings.Builder
-	b.WriteString("The seed's `VObjectConnectorCartesianSpringDamper`, given as `visualization`, is three ordinary parameters of the connector; scene files set them, `cosim view` and `cosim render` draw with them, and the physics ignores them.\n\n")
-	b.WriteString("| Seed name | Parameter | Seed type | Default | Description |\n|---|---|---|---|---|\n")
-	for _, s := range seed {
+	b.WriteString("Exudyn's `VObjectConnectorCartesianSpringDamper`, given as `visualization`, is three ordinary parameters of the connector; scene files set them, `cosim view` and `cosim render` draw with them, and the physics ignores them.\n\n")
+	b.WriteString("| Exudyn name | Parameter | Exudyn type | Default | Description |\n|---|---|---|---|---|\n")
+	for _, s := range exudyn {
 		p := paramByName(s.param)
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s | `%s` | %s |\n", s.seed, p.Name, s.typ, node.FormatValue(p.Default), p.Description)
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | `%s` | %s |\n", s.name, p.Name, s.typ, node.FormatValue(p.Default), p.Description)
 	}
 	d := node.DefaultDrawSettings()
-	b.WriteString("\nDrawn as the seed draws it (`Node.Draw`, the node's `node.Drawer` capability): three springs of diameter `draw_size` along world x, y and z in turn from marker m0 to marker m1 " +
+	b.WriteString("\nDrawn as Exudyn's item reference draws it (`Node.Draw`, the node's `node.Drawer` capability): three springs of diameter `draw_size` along world x, y and z in turn from marker m0 to marker m1 " +
 		"(from $\\mathbf{p}_{m0}$ to $(p_{m1,x}, p_{m0,y}, p_{m0,z})$, then to $(p_{m1,x}, p_{m1,y}, p_{m0,z})$, then to $\\mathbf{p}_{m1}$; a spring of zero length is left out), " +
-		"each a helix whose ends sit on the axis at the markers. The seed's drawing settings are the renderer's (`node.DrawSettings`, flags of `cosim view` and `cosim render`):\n\n")
-	b.WriteString("| Seed setting | cosim | Default |\n|---|---|---|\n")
+		"each a helix whose ends sit on the axis at the markers. Exudyn's drawing settings are the renderer's (`node.DrawSettings`, flags of `cosim view` and `cosim render`):\n\n")
+	b.WriteString("| Exudyn setting | cosim | Default |\n|---|---|---|\n")
 	fmt.Fprintf(&b, "| `connectors.defaultSize` (used when `drawSize` is −1) | `DrawSettings.ConnectorSize`, `--spring-size` | %s m |\n", node.FormatValue(d.ConnectorSize))
 	fmt.Fprintf(&b, "| `connectors.defaultColor` (used when R is −1) | `DrawSettings.ConnectorColor` | `%s` |\n", node.FormatValue(d.ConnectorColor[:]))
 	fmt.Fprintf(&b, "| `connectors.springNumberOfWindings` | `DrawSettings.SpringWindings`, `--windings` | %d |\n", d.SpringWindings)
 	fmt.Fprintf(&b, "| `connectors.curveTiling` (segments per winding) | `DrawSettings.CurveTiling`, `--tiling` | %d |\n", d.CurveTiling)
 	fmt.Fprintf(&b, "| `connectors.drawSimplified` (springs as straight lines) | `DrawSettings.Simplified`, `--simplified` | %v |\n", d.Simplified)
-	b.WriteString("\nThe seed's `general.cylinderTiling` has no counterpart: springs are drawn as lines (the helix), not as tubes.")
+	b.WriteString("\nExudyn's `general.cylinderTiling` has no counterpart: springs are drawn as lines (the helix), not as tubes.")
 	return b.String()
 }
 
@@ -187,9 +187,9 @@ func paramByName(name string) node.Param {
 	panic("springdamper: no parameter " + name)
 }
 
-const guideMiniExample = "The seed's mini example: a mass point of 5 kg at $[1, 1, 0]$ hangs from a ground point at $[1, 1, 0]$ through the connector, with $k = 5000$ N/m in every direction, damping $[0,\\ 0.05k,\\ 0] = [0, 250, 0]$ N s/m and a load of $[0, -5, 0]$ N on the mass. " +
+const guideMiniExample = "Exudyn's mini example: a mass point of 5 kg at $[1, 1, 0]$ hangs from a ground point at $[1, 1, 0]$ through the connector, with $k = 5000$ N/m in every direction, damping $[0,\\ 0.05k,\\ 0] = [0, 250, 0]$ N s/m and a load of $[0, -5, 0]$ N on the mass. " +
 	"The static solution is a displacement of $-5/5000 = -0.001$ m in y. In cosim:\n\n" +
-	"| Seed | cosim |\n|---|---|\n" +
+	"| Exudyn | cosim |\n|---|---|\n" +
 	"| `NodePoint` + `MassPoint(mass = 5)` | `masspoint.New(masspoint.Params{Mass: 5, InitialPosition: [3]float64{1, 1, 0}})`, added to a graph |\n" +
 	"| `MarkerNodePosition(nodeNumber = nMass)` | the body name `\"mass\"` given to `Connect` (a point mass's marker is the mass itself) |\n" +
 	"| `MarkerBodyPosition(bodyNumber = oGround, localPosition = [1, 1, 0])` | the ground: body `\"\"` with the fixed point `[3]float64{1, 1, 0}` |\n" +

@@ -14,7 +14,7 @@ import (
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
-// TestGuideSections: the node contributes the seed's item-reference
+// TestGuideSections: the node contributes Exudyn's item-reference
 // sections through docs.Sectioner, and the rendered guide has each once,
 // where it asked, next to what the generator renders itself:
 //

@@ -19,7 +19,7 @@ func near(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol*max(1, math.Abs(got), math.Abs(want))
 }
 
-// source is a constant 3-vector output without feedthrough: the seed's
+// source is a constant 3-vector output without feedthrough: Exudyn's
 // Force load (mbs.AddLoad) as a node.
 type source struct {
 	node.Stateless

@@ -18,12 +18,12 @@ func fdH(x float64) float64 { return fdStep * max(1, math.Abs(x)) }
 // Spec().InputLayout.Size, row-major) into dst: the derivative of every
 // output with respect to every input component, at (t, in).
 //
-// The force derivative is the seed's local Jacobian, ∂f_SD/∂Δp = diag(k)
+// The force derivative is Exudyn's local Jacobian, ∂f_SD/∂Δp = diag(k)
 // and ∂f_SD/∂Δv = diag(d) (zero when inactive), chained through the
 // marker Jacobians: ∂Δp/∂x_k = ±MarkerJacobian, ∂Δv/∂x_k = ±∂vel/∂x_k,
 // minus for marker 0. The load rows are L_k·(±∂f_SD/∂u) + J'_k, with L_k
 // = ∂MarkerLoad/∂f and J'_k = ∂MarkerLoad(x_k, ·, ±f_SD)/∂x_k at fixed
-// force: the seed's J_CSD′, the moment arm (R r) × f of a rigid body
+// force: Exudyn's J_CSD′, the moment arm (R r) × f of a rigid body
 // turning with its orientation.
 //
 // What node.Marker gives analytically is used as such: MarkerJacobian,
@@ -39,7 +39,7 @@ func fdH(x float64) float64 { return fdStep * max(1, math.Abs(x)) }
 // not depend on the coordinates: a difference of equal values is 0).
 //
 // With a user force function, ∂f_SD/∂Δp and ∂f_SD/∂Δv are central
-// differences of the function (as the seed uses numerical
+// differences of the function (as Exudyn's item reference uses numerical
 // differentiation then); everything else is as above. The Distance row is
 // zero where the distance is zero (it is not differentiable there).
 // It panics if dst is shorter than the Jacobian.
@@ -148,8 +148,8 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 	return nil
 }
 
-// localJacobian returns ∂f_SD/∂Δp and ∂f_SD/∂Δv (3 × 3, row-major): the
-// seed's diag(k) and diag(d), zero when inactive, central differences of
+// localJacobian returns ∂f_SD/∂Δp and ∂f_SD/∂Δv (3 × 3, row-major): Exudyn's
+// diag(k) and diag(d), zero when inactive, central differences of
 // the user function when set.
 // linearize is the common start of OutputsJacobian and JacobianCSD: the
 // relative displacement Δp at the inputs u, the force f there and its
@@ -254,7 +254,7 @@ func (mk *marker) velocityJacobian(xk, dst []float64) {
 	}
 }
 
-// JacobianCSD writes the seed's connector Jacobian
+// JacobianCSD writes Exudyn's connector Jacobian
 //
 //	J_CSD = [ J0ᵀ J_loc1 J0   −J0ᵀ J_loc1 J1 ]  + J_CSD′,
 //	        [ −J1ᵀ J_loc1 J0   J1ᵀ J_loc1 J1 ]
@@ -265,7 +265,7 @@ func (mk *marker) velocityJacobian(xk, dst []float64) {
 // at fixed f = f_SD, into dst (nu × nu, row-major, nu =
 // Spec().InputLayout.Size): rows and columns index the connector's input
 // components, i.e. the coordinates q_m0, q_m1 of the markers' bodies
-// (nothing for a ground marker). It is the derivative of the seed's
+// (nothing for a ground marker). It is the derivative of Exudyn's
 // left-hand-side terms f_LHS,m0 = −J0ᵀ f_SD and f_LHS,m1 = J1ᵀ f_SD, for
 // an implicit solver that works in the bodies' coordinates: as in
 // Exudyn, the velocity derivative is folded onto the position columns

@@ -11,7 +11,7 @@ import (
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
-// lhs is the seed's left-hand-side term of the connector in the
+// lhs is Exudyn's left-hand-side term of the connector in the
 // connector's input coordinates: rows of marker 0 hold −J0ᵀ f_SD, rows of
 // marker 1 J1ᵀ f_SD, with J_k the body's MarkerJacobian and f_SD the
 // Force output, both evaluated at u. JacobianCSD is its derivative.
@@ -26,7 +26,7 @@ func lhs(t *testing.T, n *springdamper.Node, u []float64) []float64 {
 	}
 	f := y[s.OutputOffset("Force"):][:3]
 	out := make([]float64, len(u))
-	for k, m := range n.Markers() {
+	for k, m := range ends(n) {
 		if m.Body == nil {
 			continue
 		}
@@ -73,7 +73,7 @@ func columns(n *springdamper.Node) (rate []int, vel []bool) {
 	for c := range rate {
 		rate[c] = -1
 	}
-	for k, m := range n.Markers() {
+	for k, m := range ends(n) {
 		if m.Body == nil {
 			continue
 		}
@@ -96,7 +96,7 @@ func columns(n *springdamper.Node) (rate []int, vel []bool) {
 	return rate, vel
 }
 
-// TestJacobianCSDFiniteDifferences checks the seed's 4-block matrix
+// TestJacobianCSDFiniteDifferences checks Exudyn's 4-block matrix
 // directly against central finite differences of the left-hand-side term
 // −J0ᵀ f_SD, J1ᵀ f_SD (see lhs), with the step h_j = 1e-6·max(1, |u_j|),
 // as far as JacobianCSD's documentation says it is exact:
@@ -105,12 +105,12 @@ func columns(n *springdamper.Node) (rate []int, vel []bool) {
 //     position fields, marker velocity J_pos·q̇), with damping and with a
 //     nonlinear user function: J_CSD(f_ODE2, f_ODE2_t) on a position
 //     column q_c = f_ODE2·∂lhs/∂q_c + f_ODE2_t·∂lhs/∂q̇_c, the columns of
-//     the velocity fields zero (the seed folds them onto the positions);
+//     the velocity fields zero (Exudyn's item reference folds them onto the positions);
 //   - the 6-DOF rigid body (quaternion, world angular velocity: neither
 //     condition holds) only for its position dependence without damping,
 //     where it is exact including J_CSD′ (the moment arm R r turning
 //     with the quaternion): J_CSD(f_ODE2, ·) = f_ODE2·∂lhs/∂u. With
-//     damping the seed drops ∂Δv/∂q = [ω]×∂(R r)/∂q, and ω is not a
+//     damping Exudyn's item reference drops ∂Δv/∂q = [ω]×∂(R r)/∂q, and ω is not a
 //     rate, so nothing is asserted there.
 //
 // Tolerance |J − J_fd| ≤ 1e-7·max(1, max|J_fd|): the difference quotient
@@ -226,4 +226,10 @@ func TestJacobianCSDFiniteDifferences(t *testing.T) {
 		}
 	}
 	t.Logf("largest |J_CSD − J_fd|/max(1, max|J_fd|): %.3g", worst)
+}
+
+// ends are the connector's two ends, as built.
+func ends(n *springdamper.Node) [2]node.Attachment {
+	e, _ := n.Attachments()
+	return e
 }

@@ -145,10 +145,10 @@ func TestJacobianFD(t *testing.T) {
 	t.Logf("largest |J − J_fd|/max(1, max|J|) over all pairs: %.3g", worst)
 }
 
-// TestJacobianCSD ties the seed's 4-block matrix to the output Jacobian
+// TestJacobianCSD ties Exudyn's 4-block matrix to the output Jacobian
 // for bodies whose load coordinates are their position coordinates (mass
 // point: force ↔ position; planar body: force, torque ↔ x, y, θ), where
-// f_LHS = −load: J_CSD(1, 0) = −∂load/∂q (with d = 0: the seed drops
+// f_LHS = −load: J_CSD(1, 0) = −∂load/∂q (with d = 0: Exudyn's item reference drops
 // ∂v/∂q) and J_CSD(0, 1) = −∂load/∂q̇, the rates sitting 3 components
 // after their positions in both bodies. It includes the J_CSD′ term: the
 // planar body's torque depends on θ.

@@ -19,9 +19,9 @@ var meta = node.Metadata{
 	EquationNotes: "The boundary inputs (`m0_position`, `m0_velocity`, …) and load outputs (`m0_force`, …) of an instance depend on the bodies its markers attach to (none for two ground markers, the registry's default); `Connect` creates and wires them, and the guide's Interface section lists them per marker kind. " +
 		"$\\mathbf{p}_{mi}, \\mathbf{v}_{mi}$ are the world position and velocity of marker $i$ (the body's `MarkerKinematics`; a ground marker is a fixed point with zero velocity), " +
 		"$\\mathbf{k}, \\mathbf{d}, \\mathbf{v}_{\\mathrm{off}}$ the stiffness, damping and offset, $\\mathrm{UF}$ the optional user force function and $i_N$ the item number given to it. " +
-		"$\\mathbf{f}_{SD}$ is zero when the connector is inactive. The seed's left-hand-side terms move to the right-hand side as the loads the bodies receive: " +
+		"$\\mathbf{f}_{SD}$ is zero when the connector is inactive. Exudyn's left-hand-side terms move to the right-hand side as the loads the bodies receive: " +
 		"marker 0 is pushed by $+\\mathbf{f}_{SD}$ and marker 1 by $-\\mathbf{f}_{SD}$ (a stretched spring pulls the markers together), each turned into the body's load inputs by its `MarkerLoad` (for a rigid body the force at the centre of mass and the moment $(R\\mathbf{r})\\times\\mathbf{f}$). " +
-		"$V$ is zero when inactive and undefined with a user function. $\\mathbf{J}_{loc}$ is the seed's local Jacobian with the factors $f_{ODE2}$ (positions) and $f_{ODE2_t}$ (velocities).",
+		"$V$ is zero when inactive and undefined with a user function. $\\mathbf{J}_{loc}$ is Exudyn's local Jacobian with the factors $f_{ODE2}$ (positions) and $f_{ODE2_t}$ (velocities).",
 	Discretization:      "",
 	DiscretizationNotes: "None: the connector is stateless. It evaluates an algebraic force law at the state the graph hands it (the start of each co-simulation step); the bodies integrate.",
 	Order:               node.Order{Temporal: 0, Note: "No discretization: the force law is evaluated exactly, to round-off; the accuracy of a simulation is that of the bodies' schemes and of the explicit co-simulation coupling."},
@@ -32,8 +32,8 @@ var meta = node.Metadata{
 		"Massless connector: equal and opposite forces on the two markers",
 	},
 	Limitations: []string{
-		"A ball marker cannot be pushed: the ball has no force input (MarkerLoads is empty), so it acts as prescribed motion for the connector and the connector's force on it is lost, without an error or a warning (COSIM-ANO-002)",
-		"Explicit coupling: a stiff connector is stable only for $\\Delta t < 2/\\omega_{max}$ with $\\omega_{max} = \\sqrt{k/m_{eff}}$ (semi-implicit Euler bodies); use a small step",
+		"A ball marker takes only the component of the force along the ball's axis (the ball's MarkerLoad); until ball 1.1.0 a ball could not be pushed at all (COSIM-ANO-002, resolved)",
+		"Explicit coupling: a stiff connector is stable only below the step stated in Stable step (Stability Conditions); `cosim run` warns when `dt` exceeds it. The bound is per connector: a body held by several springs oscillates faster, so a network may need up to about half of it",
 		"With isotropic damping the damper force $\\mathbf{d}\\,\\Delta\\mathbf{v}$ is not along $\\Delta\\mathbf{p}$: the pair of forces is a couple, so angular momentum is not conserved (as in Exudyn)",
 		"With a user force function there is no PotentialEnergy output, and the output Jacobian differentiates the function numerically",
 		"node.Marker gives only the position Jacobian: the position dependence of the marker velocity and of the marker load (J_CSD') are central differences of the body's marker maps (about 1e-10 relative) unless the body provides MarkerVelocityJacobian",
@@ -47,6 +47,19 @@ var meta = node.Metadata{
 	StabilityConditions: []string{
 		"The connector itself is algebraic. Coupled to bodies integrated with semi-implicit Euler, a spring of stiffness $k$ between masses requires $\\Delta t < 2\\sqrt{m_{eff}/k}$; damping lowers the bound further ($\\Delta t < 2 m_{eff}/d$ for a pure damper).",
 	},
+	StableStep: &node.StableStep{
+		Limit: `\Delta t < \min_{i \in \{x, y, z\}} \frac{\sqrt{c_i^2 + 4\omega_i^2} - c_i}{\omega_i^2}, \qquad \omega_i^2 = \frac{k_i}{\mu_i}, \quad c_i = \frac{d_i}{\mu_i}, \quad \frac{1}{\mu_i} = w_{m0,i} + w_{m1,i}`,
+		Units: "s",
+		Notes: "For explicit co-simulation: each body advances by semi-implicit Euler with the connector's force of the step's start. " +
+			"Along each world axis $i$ the connector and its markers form one damped oscillator $\\ddot u + c_i \\dot u + \\omega_i^2 u = 0$; " +
+			"semi-implicit Euler maps $(v, u)$ by a matrix of trace $2 - c_i\\Delta t - \\omega_i^2\\Delta t^2$ and determinant $1 - c_i\\Delta t$, " +
+			"which is stable exactly when $\\omega_i^2\\Delta t^2 + 2c_i\\Delta t < 4$: the bound above, $2/\\omega_i = 2\\sqrt{\\mu_i/k_i}$ undamped. " +
+			"$w_{mk,i}$ is the inverse effective mass of marker $k$ along axis $i$ (`node.MarkerMass`: $1/m$ for a mass point, plus the rotational part " +
+			"$(R\\mathbf{r} \\times \\mathbf{e}_i)^{\\mathsf T} I_w^{-1} (R\\mathbf{r} \\times \\mathbf{e}_i)$ for a rigid body, $a_i^2/m$ for a ball on the unit axis $\\mathbf{a}$, " +
+			"0 for the ground). Axes without a positive spring or damper, an inactive connector and a user force function (whose stiffness is unknown) state no bound. " +
+			"The rotational coupling between axes is neglected and the bound is per connector: a body held by several springs can be unstable at up to about half of it.",
+		Computed: true,
+	},
 	Mapping: []node.Mapping{
 		{Term: `\Delta\mathbf{p},\ \Delta\mathbf{v},\ L`, Identifier: pkgPath + ".Node.Outputs"},
 		{Term: `\mathbf{f}_{SD}`, Identifier: pkgPath + ".Node.Force", Notes: "the law Outputs evaluates; zero when inactive, UF when set"},
@@ -54,18 +67,18 @@ var meta = node.Metadata{
 		{Term: `-\mathbf{J}_{pos,m0}^{\mathsf T}\mathbf{f}_{SD},\ \mathbf{J}_{pos,m1}^{\mathsf T}\mathbf{f}_{SD}`, Identifier: pkgPath + ".Node.Outputs", Notes: "the load outputs m<k>_<load>, via the body's MarkerLoad of $\\pm\\mathbf{f}_{SD}$"},
 		{Term: `V`, Identifier: pkgPath + ".Node.PotentialEnergy", Notes: "ErrPotentialEnergy with a user function"},
 		{Term: `\mathbf{J}_{loc0},\ \mathbf{J}_{loc1},\ \mathbf{J}_{CSD'}`, Identifier: pkgPath + ".Node.OutputsJacobian", Notes: "∂outputs/∂inputs"},
-		{Term: `\mathbf{J}_{CSD}`, Identifier: pkgPath + ".Node.JacobianCSD", Notes: "the seed's 4-block matrix for given $f_{ODE2}, f_{ODE2_t}$"},
+		{Term: `\mathbf{J}_{CSD}`, Identifier: pkgPath + ".Node.JacobianCSD", Notes: "Exudyn's 4-block matrix for given $f_{ODE2}, f_{ODE2_t}$"},
 		{Term: "markers", Identifier: pkgPath + ".Marker"},
 		{Term: "CreateCartesianSpringDamper", Identifier: pkgPath + ".Connect"},
 	},
 	References: []node.Reference{
-		{Key: "Exudyn", Text: "Gerstmayr, J. Exudyn theory and user documentation: ObjectConnectorCartesianSpringDamper (cosim seed cartesian-spring-damper.md).", Note: "Force law, sign convention, outputs, user function, analytic Jacobian and mini example."},
+		{Key: "Exudyn", Text: "Gerstmayr, J. Exudyn theory and user documentation: ObjectConnectorCartesianSpringDamper Exudyn 1.10, University of Innsbruck.", Note: "Force law, sign convention, outputs, user function, analytic Jacobian and mini example."},
 		{Key: "Gerstmayr2023", Text: "Gerstmayr, J. (2023). Exudyn – a C++-based Python package for flexible multibody systems. Multibody System Dynamics.", Note: "The multibody framework the connector comes from."},
 		{Key: "Hairer2006", Text: "Hairer, E., Lubich, C. and Wanner, G. (2006). Geometric Numerical Integration. Springer.", Note: "Symplectic Euler conserves linear and angular momentum for pair forces: the basis of the conservation tests."},
 	},
 	Anomalies: []string{"COSIM-ANO-002", "COSIM-ANO-003"},
 	Evidence:  []string{"COSIM-VER-301", "COSIM-VER-302"},
 	Changelog: []node.Change{
-		{Version: "1.0.0", Date: "2026-12-02", Change: "Initial implementation: markers through node.Marker, analytic output Jacobian with the seed's J_CSD′ term, user force function, Connect helper."},
+		{Version: "1.0.0", Date: "2026-12-02", Change: "Initial implementation: markers through node.Marker, analytic output Jacobian with Exudyn's J_CSD′ term, user force function, Connect helper."},
 	},
 }

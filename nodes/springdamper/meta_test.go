@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/node/describe"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
 
@@ -102,7 +103,7 @@ func TestMetadata(t *testing.T) {
 			t.Errorf("parameter %q lacks a description", p.Name)
 		}
 	}
-	d := node.Describe(n)
+	d := describe.Of(n)
 	if _, err := json.Marshal(d); err != nil {
 		t.Errorf("Describe does not marshal: %v", err)
 	}
@@ -132,7 +133,7 @@ func TestSpecPerInstance(t *testing.T) {
 		outs = append(outs, o.Name+" "+o.Shape.String()+" "+o.Units)
 	}
 	wantIn := "m0_position (3,) m replacing|m0_orientation (4,) 1 replacing|m0_velocity (3,) m/s replacing|m0_angular_velocity (3,) rad/s replacing|m1_position scalar m replacing|m1_velocity scalar m/s replacing"
-	wantOut := "Displacement (3,) m|Distance scalar m|Velocity (3,) m/s|Force (3,) N|PotentialEnergy scalar J|m0_force (3,) N|m0_torque (3,) N m"
+	wantOut := "Displacement (3,) m|Distance scalar m|Velocity (3,) m/s|Force (3,) N|PotentialEnergy scalar J|m0_force (3,) N|m0_torque (3,) N m|m1_force scalar N"
 	if got := strings.Join(ins, "|"); got != wantIn {
 		t.Errorf("inputs\n got %s\nwant %s", got, wantIn)
 	}

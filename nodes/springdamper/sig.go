@@ -55,6 +55,10 @@ type sig struct {
 	// keys is BatchKey by marker kind: keys[a][b] with a (b) 1 when
 	// marker 0 (1) is a kindPoint marker, 0 otherwise.
 	keys [2][2]string
+	// links are the links to the bodies (Node.Attachments): per body
+	// marker k, its fields into m<k>_<field>, then its loads from
+	// m<k>_<load>.
+	links []node.Link
 }
 
 type sigKey struct {
@@ -81,8 +85,8 @@ type bodyHit struct {
 }
 
 // bodySigOf resolves marker k's body against its spec; the errors are
-// those of an invalid marker body.
-func bodySigOf(k int, bs *node.Spec, m node.Marker) (*bodySig, error) {
+// those of an invalid marker body, made by endErr.
+func bodySigOf(k int, bs *node.Spec, m node.Marker, endErr func(k int, format string, args ...any) error) (*bodySig, error) {
 	fields, loads := m.MarkerFields(), m.MarkerLoads()
 	if h := lastBody.Load(); h != nil && h.spec == bs && slices.Equal(h.fields, fields) && slices.Equal(h.loads, loads) {
 		return h.sig, nil
@@ -91,14 +95,14 @@ func bodySigOf(k int, bs *node.Spec, m node.Marker) (*bodySig, error) {
 	for _, fn := range fields {
 		f, ok := bodyField(bs, fn)
 		if !ok {
-			return nil, fmt.Errorf("%s: marker %d: body %s names marker field %q, which is not a state field or output of it: %w", TypeName, k, bs.Type, fn, ErrMarkerFields)
+			return nil, endErr(k, "marker %d: body %s names marker field %q, which is not a state field or output of it: %w", k, bs.Type, fn, ErrMarkerFields)
 		}
 		b.defs = append(b.defs, f)
 	}
 	for _, ln := range loads {
 		i := indexInput(bs.Inputs, ln)
 		if i < 0 {
-			return nil, fmt.Errorf("%s: marker %d: body %s names marker load %q, which is not an input of it: %w", TypeName, k, bs.Type, ln, ErrMarkerFields)
+			return nil, endErr(k, "marker %d: body %s names marker load %q, which is not an input of it: %w", k, bs.Type, ln, ErrMarkerFields)
 		}
 		b.ins = append(b.ins, bs.Inputs[i])
 	}
@@ -208,6 +212,15 @@ func newSig(hasPE bool, b [2]*bodySig) *sig {
 		i := s.spec.OutputLayout.Index(mk.outNames[len(mk.outNames)-1])
 		mk.y1 = s.spec.OutputLayout.Offset(i) + s.spec.Outputs[i].Shape.Len()
 	}
+	for k := range s.mk {
+		mk := &s.mk[k]
+		for i, f := range mk.fields {
+			s.links = append(s.links, node.Link{End: k, BodyField: f, Port: mk.inNames[i]})
+		}
+		for i, l := range mk.loads {
+			s.links = append(s.links, node.Link{End: k, BodyField: l, Port: mk.outNames[i], Load: true})
+		}
+	}
 	for a := range 2 {
 		for c := range 2 {
 			s.keys[a][c] = s.batchKey(hasPE, b, [2]bool{a == 1, c == 1})
@@ -287,11 +300,11 @@ type validated struct {
 
 var lastParams atomic.Pointer[validated]
 
-// checkParams validates p (node.CheckValues) unless p equals the last
+// checkParams validates p (node.Resolve) unless p equals the last
 // Params validated, and returns its values and model.
 func checkParams(p *Params) (node.Values, model, error) {
 	if p.ForceFunc != nil {
-		vals, err := node.CheckValues(TypeName, params, p.values())
+		vals, err := node.Resolve(TypeName, params, nil, p.values())
 		if err != nil {
 			return nil, model{}, err
 		}
@@ -302,7 +315,7 @@ func checkParams(p *Params) (node.Values, model, error) {
 	if v := lastParams.Load(); v != nil && v.key == key {
 		return v.vals, v.m, nil
 	}
-	vals, err := node.CheckValues(TypeName, params, p.values())
+	vals, err := node.Resolve(TypeName, params, nil, p.values())
 	if err != nil {
 		return nil, model{}, err
 	}

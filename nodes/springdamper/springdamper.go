@@ -17,9 +17,9 @@ const pkgPath = "github.com/cosimgo/cosim/nodes/springdamper"
 // Type registers the node: node.NewRegistry(springdamper.Type, …). Its
 // default construction is a connector between two ground markers at the
 // origin.
-var Type = node.Type{Name: TypeName, New: FromMap}
+var Type = node.Type{Name: TypeName, New: FromMap, Connector: NewConnector}
 
-// ForceFunc is the seed's springForceUserFunction: it returns the spring
+// ForceFunc is Exudyn's springForceUserFunction: it returns the spring
 // force f_SD (N, world frame) from the time t, the item number the caller
 // set in Params.ItemNumber, the relative displacement Δp = p_m1 − p_m0 and
 // velocity Δv = v_m1 − v_m0 (world frame), and the connector's stiffness,
@@ -27,7 +27,7 @@ var Type = node.Type{Name: TypeName, New: FromMap}
 // active; it is never called when the connector is inactive. It must be a
 // pure function of its arguments, safe for concurrent use (a graph may
 // evaluate several connectors sharing it at once), and must not retain
-// anything. The seed's first argument, the MainSystem, has no counterpart:
+// anything. Exudyn's first argument, the MainSystem, has no counterpart:
 // a Go closure captures what it needs.
 type ForceFunc func(t float64, itemNumber int, displacement, velocity, stiffness, damping, offset [3]float64) [3]float64
 
@@ -35,7 +35,7 @@ type ForceFunc func(t float64, itemNumber int, displacement, velocity, stiffness
 const forceFuncSignature = "func(t float64, itemNumber int, displacement, velocity, stiffness, damping, offset [3]float64) [3]float64"
 
 // Params are the connector's parameters as typed Go values, named as in
-// the seed. The zero value is a valid but inactive, invisible connector;
+// Exudyn's item reference. The zero value is a valid but inactive, invisible connector;
 // start from DefaultParams.
 type Params struct {
 	// Stiffness k (N/m) of the springs along world x, y and z (stiffness).
@@ -48,7 +48,7 @@ type Params struct {
 	// Offset v_off (m) subtracted from the relative displacement (offset).
 	// Default zero.
 	Offset [3]float64
-	// Active switches the force on (active; the seed's activeConnector).
+	// Active switches the force on (active; Exudyn's activeConnector).
 	// An inactive connector outputs zero force, zero loads and zero
 	// potential energy, and never calls ForceFunc. Default true.
 	Active bool
@@ -67,15 +67,15 @@ type Params struct {
 	// Show draws the connector (show). Default true.
 	Show bool
 	// DrawSize is the spring diameter in m (draw_size; in a name→value map
-	// also the seed's "drawSize"), ≥ −1; a negative
-	// value (the seed's −1) means the renderer's default size. Default −1.
+	// also Exudyn's "drawSize"), ≥ −1; a negative
+	// value (Exudyn's −1) means the renderer's default size. Default −1.
 	DrawSize float64
 	// Color is RGBA in [0, 1] (color); R = −1 means the default color.
 	// Default [−1, −1, −1, −1].
 	Color [4]float64
 }
 
-// DefaultParams returns the seed's defaults: zero stiffness, damping and
+// DefaultParams returns Exudyn's defaults: zero stiffness, damping and
 // offset, active, no user function, shown with the default size and color.
 func DefaultParams() Params {
 	return Params{Active: true, Show: true, DrawSize: -1, Color: [4]float64{-1, -1, -1, -1}}
@@ -225,13 +225,14 @@ type VelocityJacobianMarker interface {
 
 // Errors of New and Connect, for errors.Is.
 var (
-	// ErrNotMarker: a body does not implement node.Marker or node.Node.
-	ErrNotMarker = errors.New("not a marker body")
+	// ErrNotMarker: a body does not implement node.Marker or node.Node
+	// (it is node.ErrNotMarker).
+	ErrNotMarker = node.ErrNotMarker
 	// ErrMarkerFields: a body's MarkerFields or MarkerLoads name fields its
 	// spec does not have.
 	ErrMarkerFields = errors.New("marker fields do not match the body's spec")
 	// ErrPotentialEnergy: the potential energy of a connector with a user
-	// force function is undefined (the seed raises).
+	// force function is undefined (Exudyn raises).
 	ErrPotentialEnergy = errors.New("springdamper: PotentialEnergy is not defined with a spring_force_user_function")
 	// ErrMarkerLocal: a marker's Local is invalid: not finite (for any
 	// marker, ground included; the error wraps node.ErrNonFinite too), or
@@ -255,26 +256,29 @@ type LocalChecker interface {
 // connector's name in a graph ("" from New); the error names it, the
 // marker (m0, m1) and the value, and wraps ErrMarkerLocal.
 func checkMarkers(conn string, ms [2]Marker) error {
-	prefix := func() string {
-		if conn == "" {
-			return TypeName + ": "
-		}
-		return fmt.Sprintf("%s: connector %q: ", TypeName, conn)
-	}
 	for k, m := range ms {
 		what := "local point"
 		if m.Body == nil {
 			what = "ground point"
 		}
+		var err error
 		for _, c := range m.Local {
 			if c-c != 0 {
-				return fmt.Errorf("%smarker m%d: %s %s is not finite: %w (%w)", prefix(), k, what, formatPoint(m.Local), ErrMarkerLocal, node.ErrNonFinite)
+				err = fmt.Errorf("marker m%d: %s %s is not finite: %w (%w)", k, what, formatPoint(m.Local), ErrMarkerLocal, node.ErrNonFinite)
+				break
 			}
 		}
-		if lc, ok := m.Body.(LocalChecker); ok {
-			if err := lc.CheckMarkerLocal(m.Local); err != nil {
-				return fmt.Errorf("%smarker m%d: %s %s: %w (%w)", prefix(), k, what, formatPoint(m.Local), ErrMarkerLocal, err)
+		if lc, ok := m.Body.(LocalChecker); ok && err == nil {
+			if lerr := lc.CheckMarkerLocal(m.Local); lerr != nil {
+				err = fmt.Errorf("marker m%d: %s %s: %w (%w)", k, what, formatPoint(m.Local), ErrMarkerLocal, lerr)
 			}
+		}
+		switch {
+		case err == nil:
+		case conn != "":
+			return &node.EndError{Type: TypeName, Connector: conn, End: k, Err: err}
+		default:
+			return fmt.Errorf("%s: %w", TypeName, err)
 		}
 	}
 	return nil
@@ -330,24 +334,25 @@ func New(p Params, m0, m1 Marker) (*Node, error) {
 	if err := checkMarkers("", [2]Marker{m0, m1}); err != nil {
 		return nil, err
 	}
-	return newChecked(&p, m0, m1)
+	return newChecked("", &p, m0, m1)
 }
 
-// newChecked is New after the markers' check.
-func newChecked(p *Params, m0, m1 Marker) (*Node, error) {
+// newChecked is New after the markers' check, for the connector named
+// conn ("" outside a graph).
+func newChecked(conn string, p *Params, m0, m1 Marker) (*Node, error) {
 	vals, mod, err := checkParams(p)
 	if err != nil {
 		return nil, err
 	}
-	return newNodeModel(vals, mod, m0, m1)
+	return newNodeModel(conn, vals, mod, m0, m1)
 }
 
 // FromMap builds a connector between two ground markers at the origin from
-// a name→value map (the seed's parameter names in snake_case); names not
+// a name→value map (Exudyn's parameter names in snake_case); names not
 // given take their defaults, and a nil map gives the default node. Bodies
 // are Go values, so markers on bodies are attached with New or Connect.
 //
-// The seed's camelCase visualization name "drawSize" is accepted as an
+// Exudyn's camelCase visualization name "drawSize" is accepted as an
 // alias of "draw_size" (node.Param.Aliases); giving both is an error. m is
 // not modified.
 func FromMap(m map[string]any) (node.Node, error) {
@@ -355,20 +360,29 @@ func FromMap(m map[string]any) (node.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newNode(vals, Marker{}, Marker{})
+	return newNode("", vals, Marker{}, Marker{})
 }
 
-func newNode(vals node.Values, m0, m1 Marker) (*Node, error) {
+// newNode builds the connector named conn ("" outside a graph); an error
+// about marker k is a *node.EndError in a graph.
+func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 	mod, err := newModel(vals)
 	if err != nil {
 		return nil, err
 	}
-	return newNodeModel(vals, mod, m0, m1)
+	return newNodeModel(conn, vals, mod, m0, m1)
 }
 
 // newNodeModel builds the connector from validated values and their
 // model; its spec and marker layout come from the signature cache.
-func newNodeModel(vals node.Values, mod model, m0, m1 Marker) (*Node, error) {
+func newNodeModel(conn string, vals node.Values, mod model, m0, m1 Marker) (*Node, error) {
+	endErr := func(k int, format string, args ...any) error {
+		err := fmt.Errorf(format, args...)
+		if conn != "" {
+			return &node.EndError{Type: TypeName, Connector: conn, End: k, Err: err}
+		}
+		return fmt.Errorf("%s: %w", TypeName, err)
+	}
 	n := &Node{vals: vals, m: mod, hasPE: mod.uf == nil}
 	var bodies [2]*bodySig
 	for k, mm := range [2]Marker{m0, m1} {
@@ -380,9 +394,9 @@ func newNodeModel(vals node.Values, mod model, m0, m1 Marker) (*Node, error) {
 		}
 		body, ok := mm.Body.(node.Node)
 		if !ok {
-			return nil, fmt.Errorf("%s: marker %d: body of type %T implements node.Marker but not node.Node: %w", TypeName, k, mm.Body, ErrNotMarker)
+			return nil, endErr(k, "marker %d: body of type %T implements node.Marker but not node.Node: %w", k, mm.Body, ErrNotMarker)
 		}
-		b, err := bodySigOf(k, body.Spec(), mm.Body)
+		b, err := bodySigOf(k, body.Spec(), mm.Body, endErr)
 		if err != nil {
 			return nil, err
 		}
@@ -588,8 +602,7 @@ func (n *Node) load(k int, u []float64, fx, fy, fz float64, dst []float64) {
 	mk.body.MarkerLoad(u[mk.in0:mk.in1], mk.local, [3]float64{fx, fy, fz}, dst[mk.y0:mk.y1])
 }
 
-// direct returns the position and velocity of a ground or point marker
-// (local: the marker's local, a ground marker's point).
+// direct returns the position and velocity of a ground or point marker.
 func (h *hotMarker) direct(u []float64, local *[3]float64) (px, py, pz, vx, vy, vz float64) {
 	if h.kind == kindGround {
 		return local[0], local[1], local[2], 0, 0, 0
@@ -606,7 +619,7 @@ func (n *Node) Force(t float64, displacement, velocity [3]float64) ([3]float64, 
 
 // PotentialEnergy returns V = ½ Σ k_i (Δp_i − off_i)² for a relative
 // displacement, zero when the connector is inactive. With a user force
-// function the energy is undefined (the seed raises): it returns
+// function the energy is undefined (Exudyn raises): it returns
 // ErrPotentialEnergy.
 func (n *Node) PotentialEnergy(displacement [3]float64) (float64, error) {
 	if !n.hasPE {
@@ -621,7 +634,7 @@ func (n *Node) PotentialEnergy(displacement [3]float64) (float64, error) {
 // documentation).
 func (n *Node) MissingFieldReason(name string) string {
 	if name == "PotentialEnergy" && !n.hasPE {
-		return "a springdamper with a spring_force_user_function has no PotentialEnergy output: the energy of a user force law is undefined (the seed raises)"
+		return "a springdamper with a spring_force_user_function has no PotentialEnergy output: the energy of a user force law is undefined (Exudyn raises)"
 	}
 	return ""
 }
@@ -662,11 +675,4 @@ func (n *Node) SetParams(p map[string]any) error {
 		*r = m
 	}
 	return nil
-}
-
-// Markers returns the connector's two markers as it was built with: the
-// bodies (nil: ground) and their local points. Scene files use it to save
-// a connector made in Go.
-func (n *Node) Markers() [2]Marker {
-	return [2]Marker{{Body: n.mk[0].body, Local: n.mk[0].local}, {Body: n.mk[1].body, Local: n.mk[1].local}}
 }

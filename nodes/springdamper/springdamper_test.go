@@ -126,7 +126,7 @@ func TestDefault(t *testing.T) {
 	}
 }
 
-// closedForm is the seed's force law and energy, written out here
+// closedForm is Exudyn's force law and energy, written out here
 // independently of the package.
 func closedForm(k, d, off, p0, v0, p1, v1 [3]float64) (f [3]float64, e float64) {
 	for i := range 3 {
@@ -137,8 +137,8 @@ func closedForm(k, d, off, p0, v0, p1, v1 [3]float64) (f [3]float64, e float64) 
 	return f, e
 }
 
-// TestForceClosedForm: for prescribed marker values the outputs are the
-// seed's closed form to round-off (the same arithmetic, so ≤ 1 ulp of
+// TestForceClosedForm: for prescribed marker values the outputs are Exudyn's
+// closed form to round-off (the same arithmetic, so ≤ 1 ulp of
 // scale), and the loads are +f on marker 0, −f on marker 1.
 func TestForceClosedForm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -250,8 +250,8 @@ func TestInactive(t *testing.T) {
 	}
 }
 
-// TestUserFunction: the user function replaces the law and receives the
-// seed's arguments; the node then has no PotentialEnergy, and asking for
+// TestUserFunction: the user function replaces the law and receives Exudyn's
+// arguments; the node then has no PotentialEnergy, and asking for
 // it is an error that says so (method) or a graph error (output).
 func TestUserFunction(t *testing.T) {
 	type args struct {
@@ -262,7 +262,7 @@ func TestUserFunction(t *testing.T) {
 	var got args
 	p := springdamper.DefaultParams()
 	p.Stiffness, p.Damping, p.Offset, p.ItemNumber = [3]float64{5000, 5000, 5000}, [3]float64{0, 250, 0}, [3]float64{0.1, 0.2, 0.3}, 42
-	// The seed's example UFforce: u_i·k_i.
+	// Exudyn's example UFforce: u_i·k_i.
 	p.ForceFunc = func(t float64, item int, u, v, k, d, off [3]float64) [3]float64 {
 		got = args{t, item, u, v, k, d, off}
 		return [3]float64{u[0] * k[0], u[1] * k[1], u[2] * k[2]}
@@ -376,7 +376,7 @@ func TestConnectErrors(t *testing.T) {
 }
 
 // TestConnectEdges: the helper wires every marker field in and every
-// load out; a ball is read but not pushed.
+// load out, the ball's scalar force input included.
 func TestConnectEdges(t *testing.T) {
 	g := graph.New()
 	g.Add("body", newBody2D(t, rigidbodyDefault2D()))
@@ -388,7 +388,7 @@ func TestConnectEdges(t *testing.T) {
 	for _, e := range g.Edges() {
 		got = append(got, e.From+" -> "+e.To)
 	}
-	want := "[ball.position -> sd.m0_position ball.velocity -> sd.m0_velocity body.x -> sd.m1_x body.angle -> sd.m1_angle body.v -> sd.m1_v body.omega -> sd.m1_omega sd.m1_force -> body.force sd.m1_torque -> body.torque]"
+	want := "[ball.position -> sd.m0_position ball.velocity -> sd.m0_velocity sd.m0_force -> ball.force body.x -> sd.m1_x body.angle -> sd.m1_angle body.v -> sd.m1_v body.omega -> sd.m1_omega sd.m1_force -> body.force sd.m1_torque -> body.torque]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("edges\n got %v\nwant %s", got, want)
 	}

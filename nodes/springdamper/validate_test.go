@@ -98,7 +98,7 @@ func TestBallAxis(t *testing.T) {
 	}
 }
 
-// TestDrawSizeAlias: the seed's "drawSize" is accepted for "draw_size" in
+// TestDrawSizeAlias: Exudyn's "drawSize" is accepted for "draw_size" in
 // the name→value map paths (FromMap, the registry's New, SetParams);
 // giving both is a *node.ParamError; the caller's map is not modified.
 func TestDrawSizeAlias(t *testing.T) {

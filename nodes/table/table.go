@@ -57,7 +57,7 @@ func New(p Params) (*Node, error) {
 	s := newSpec()
 	v := node.Values{paramPosition: p.Position}
 	p.Appearance.Put(v)
-	vals, err := node.CheckValues(typeName, s.Params, v)
+	vals, err := node.Resolve(typeName, s.Params, nil, v)
 	if err != nil {
 		return nil, err
 	}

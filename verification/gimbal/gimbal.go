@@ -1,4 +1,4 @@
-package verification
+package gimbal
 
 import (
 	"errors"
@@ -8,17 +8,21 @@ import (
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 )
 
-// gimbalReference is the scheme rigidbody.DiscretizationGimbal applied to
+// Name is the discretization Reference checks:
+// rigidbody.DiscretizationGimbal.
+const Name = rigidbody.DiscretizationGimbal
+
+// Reference is the scheme rigidbody.DiscretizationGimbal applied to
 // Derivatives, written from its documentation without the package's
-// internals, in the form verification.Schemes takes: the translation by
+// internals, in the form verification.SchemeFunc takes: the translation by
 // semi-implicit Euler on Derivatives; the free Z-Y-X angles a read from q
 // (the held one is the constraint's value) and their rates
 // ȧ = (JᵀJ)⁻¹Jᵀω, with J the free columns of
 // [c_x c_y c_z] = [R_zR_y e_x, R_z e_y, e_z]; ä = (JᵀJ)⁻¹Jᵀ(ω̇ − J̇ȧ) from
 // Derivatives' ω̇, J̇ȧ = ṙyṙz c_z×c_y + ṙxṙz c_z×c_x + ṙxṙy c_y×c_x; then
 // ȧ⁺ = ȧ + Δt·ä, a⁺ = a + Δt·ȧ⁺, q⁺ = q_z q_y q_x (in q's hemisphere) and
-// ω⁺ = J(a⁺)ȧ⁺. It is the verification.Schemes entry for the gimbal scheme.
-func gimbalReference(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64, error) {
+// ω⁺ = J(a⁺)ȧ⁺.
+func Reference(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64, error) {
 	tn, ok := node.As[node.Tunable](n)
 	if !ok {
 		return nil, errors.New("no Params: the held rotation is unknown")

@@ -1,0 +1,211 @@
+package graph
+
+// Compact output columns. In the flat output buffer Sim.y every node's
+// outputs sit together in its Spec's layout, so the few outputs a step
+// reads (a connector's two loads, 6 of its 17 values) are spread one row
+// apart: a family writes and reads back two cache lines per row for 48
+// bytes of data. compactOutputs moves the output fields that only
+// families read into Sim.z, packed in node order, field by field, so that
+// those rows are dense. The per-node path never reads Sim.z: it computes
+// every output into Sim.y, and Sim.Value and recording read Sim.y. A
+// batched step therefore computes its outputs itself (stepBatched), even
+// when Sim.y is fresh. Coupled steps (Settings.Coupling) keep the Sim.y
+// views (family.views): their iterated groups and stage replays evaluate
+// outputs per node.
+//
+// A field moves only if its writer family's rows and every reading
+// family's rows stay affine in Sim.z (kernels and views address rows as
+// base + i·stride); fields that would break that stay in Sim.y. The
+// placement is found by shrinking the set of moved fields until every
+// view is affine, which terminates because fields only ever leave.
+
+// compactOutputs chooses the fields kept in Sim.z and rewrites the
+// families' output views and input terms that reach them. It runs at the
+// end of Build, after compileNeeds.
+func (s *Sim) compactOutputs() {
+	// Candidates: fields of a family that some family reads and no loose
+	// node reads (loose nodes gather from Sim.y).
+	type fieldKey struct{ fam, field int }
+	cand := map[fieldKey]bool{}
+	for k, f := range s.families {
+		for fi := range f.need {
+			if f.need[fi] && !f.looseRead[fi] {
+				cand[fieldKey{k, fi}] = true
+			}
+		}
+	}
+	if len(cand) == 0 {
+		return
+	}
+	owner := make([]int32, len(s.y)) // the node writing each value of Sim.y
+	for i := range s.nodes {
+		c := &s.nodes[i]
+		for o := c.y0; o < c.y1; o++ {
+			owner[o] = int32(i)
+		}
+	}
+	yToZ := make([]int, len(s.y))
+	for {
+		// Lay out Sim.z in node order from the current candidates.
+		for i := range yToZ {
+			yToZ[i] = -1
+		}
+		z := 0
+		for i := range s.nodes {
+			k := s.famOf[i]
+			if k < 0 {
+				continue
+			}
+			c := &s.nodes[i]
+			l := c.spec.OutputLayout
+			for fi := 0; fi < l.Len(); fi++ {
+				if !cand[fieldKey{int(k), fi}] {
+					continue
+				}
+				o := c.y0 + l.Offset(fi)
+				for q := 0; q < l.Field(fi).Shape.Len(); q++ {
+					yToZ[o+q] = z
+					z++
+				}
+			}
+		}
+		// Drop the candidates whose writer rows or reader rows are not
+		// affine in Sim.z; lay out again until nothing is dropped.
+		dropped := false
+		for k, f := range s.families {
+			if f.yn == 0 {
+				continue
+			}
+			for fi := range f.outs {
+				if cand[fieldKey{k, fi}] && !s.affineIn(yToZ, f.outs[fi], len(f.rows)) {
+					delete(cand, fieldKey{k, fi})
+					dropped = true
+				}
+			}
+		}
+		for _, f := range s.families {
+			for ii := range f.in {
+				for _, t := range f.in[ii].terms {
+					if t.buf != bufY {
+						continue
+					}
+					mixed := false
+					first := yToZ[t.off] >= 0
+					for r := range f.rows {
+						if (yToZ[t.off+r*t.stride] >= 0) != first {
+							mixed = true
+						}
+					}
+					if first && (mixed || !s.affineIn(yToZ, t, len(f.rows))) || mixed {
+						// Keep every source field of this term in Sim.y.
+						for r := range f.rows {
+							if k, fi := s.outputField(owner, t.off+r*t.stride); k >= 0 && cand[fieldKey{k, fi}] {
+								delete(cand, fieldKey{k, fi})
+								dropped = true
+							}
+						}
+					}
+				}
+			}
+		}
+		if !dropped {
+			if z == 0 {
+				return
+			}
+			s.z = make([]float64, z)
+			for _, f := range s.families {
+				f.keepY()
+				for fi := range f.outs {
+					if v := &f.outs[fi]; v.buf == bufY && yToZ[v.off] >= 0 {
+						*v = s.toZ(yToZ, *v, len(f.rows))
+					}
+				}
+				for ii := range f.in {
+					for ti := range f.in[ii].terms {
+						if t := &f.in[ii].terms[ti]; t.buf == bufY && yToZ[t.off] >= 0 {
+							*t = s.toZ(yToZ, *t, len(f.rows))
+							f.in[ii].checkY = true
+						}
+					}
+				}
+			}
+			return
+		}
+	}
+}
+
+// affineIn reports whether rows [0, n) of v, mapped through yToZ, start
+// at affine offsets in Sim.z with a non-negative stride and keep each
+// row's components contiguous.
+func (s *Sim) affineIn(yToZ []int, v view, n int) bool {
+	z0 := yToZ[v.off]
+	if z0 < 0 {
+		return false
+	}
+	stride := 0
+	if n > 1 {
+		if yToZ[v.off+v.stride] < 0 {
+			return false
+		}
+		stride = yToZ[v.off+v.stride] - z0
+	}
+	if stride < 0 {
+		return false
+	}
+	for r := 0; r < n; r++ {
+		if yToZ[v.off+r*v.stride] != z0+r*stride {
+			return false
+		}
+	}
+	return true
+}
+
+// toZ rewrites a view of Sim.y as the same rows in Sim.z.
+func (s *Sim) toZ(yToZ []int, v view, n int) view {
+	z := view{buf: bufZ, off: yToZ[v.off]}
+	if n > 1 {
+		z.stride = yToZ[v.off+v.stride] - z.off
+	}
+	return z
+}
+
+// outputField returns the family index and output field of Sim.y offset
+// o (owner maps offsets to nodes), or −1 when a loose node writes it.
+func (s *Sim) outputField(owner []int32, o int) (int, int) {
+	i := owner[o]
+	k := int(s.famOf[i])
+	if k < 0 {
+		return -1, 0
+	}
+	c := &s.nodes[i]
+	l := c.spec.OutputLayout
+	for fi := 0; fi < l.Len(); fi++ {
+		if off := c.y0 + l.Offset(fi); o >= off && o < off+l.Field(fi).Shape.Len() {
+			return k, fi
+		}
+	}
+	return -1, 0
+}
+
+// keepY saves the family's views of Sim.y before compactOutputs rewrites
+// them: coupled steps use those (see family.views).
+func (f *family) keepY() {
+	f.outsY = append([]view(nil), f.outs...)
+	f.inY = make([]famInput, len(f.in))
+	for ii, in := range f.in {
+		in.terms = append([]view(nil), in.terms...)
+		f.inY[ii] = in
+	}
+}
+
+// views returns the output views and inputs a kernel call uses: those of
+// Sim.z when the Sim keeps compact outputs and the call is not part of a
+// coupled step, those of Sim.y otherwise. Coupled steps mix batched and
+// per-node evaluations of the same outputs (iterated groups, stage
+// replays), and the per-node path reads Sim.y only.
+func (s *Sim) views(f *family) ([]view, []famInput) {
+	if s.cplan != nil && f.inY != nil {
+		return f.outsY, f.inY
+	}
+	return f.outs, f.in
+}

@@ -1,0 +1,146 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// This file evaluates the stable steps nodes state (node.StepLimiter) and
+// turns them into warnings before a run and hints after a failed one. It
+// runs off the per-step path: once, before stepping.
+
+// StepLimit is the stable step one node states in this graph, evaluated
+// at the state the Sim holds.
+type StepLimit struct {
+	Node string  // the node's name
+	Dt   float64 // the largest stable step, s (finite)
+	Why  string  // the bound with its numbers, from the node
+}
+
+// StepWarning says that a step exceeds a node's stated stable step.
+type StepWarning struct {
+	StepLimit
+	Step float64 // the step that exceeds it, s
+}
+
+// String is the warning as cosim run prints it: node, limit, step and
+// what to do.
+func (w StepWarning) String() string {
+	return fmt.Sprintf("node %s: dt = %s s exceeds its explicit stable step %s s (%s): fixed-step co-simulation "+
+		"will likely grow without bound; use dt < %s s",
+		w.Node, fmtNum(w.Step), fmtNum(w.Dt), w.Why, fmtNum(w.Dt))
+}
+
+// fmtNum formats a step or a limit in messages, to 3 significant digits.
+func fmtNum(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+
+// StableSteps evaluates, at the current state and time, the stable step
+// of every node that states one ([node.StepLimiter], found through
+// wrappers with node.As), in node order; nodes whose limit is +Inf are
+// left out. Outputs are evaluated first so that every node sees its
+// inputs, exactly as the next step will. A node that panics is reported
+// as an error naming it; a NaN limit is ignored (the node could not tell).
+func (s *Sim) StableSteps() (limits []StepLimit, err error) {
+	t := s.Time()
+	var any bool
+	for i := range s.nodes {
+		if _, ok := node.As[node.StepLimiter](s.nodes[i].n); ok {
+			any = true
+			break
+		}
+	}
+	if !any {
+		return nil, nil
+	}
+	if !s.yFresh {
+		if err := s.outputs(t); err != nil {
+			return nil, err
+		}
+		s.yFresh = true
+	}
+	for i := range s.nodes {
+		c := &s.nodes[i]
+		sl, ok := node.As[node.StepLimiter](c.n)
+		if !ok {
+			continue
+		}
+		l, err := s.stableStep(c, sl, t)
+		if err != nil {
+			return limits, err
+		}
+		if l.Dt > 0 && !math.IsInf(l.Dt, 1) && !math.IsNaN(l.Dt) {
+			limits = append(limits, StepLimit{Node: c.name, Dt: l.Dt, Why: l.Why})
+		}
+	}
+	return limits, nil
+}
+
+// stableStep gathers c's inputs and asks it for its limit, turning a
+// panic into an error naming the node.
+func (s *Sim) stableStep(c *cnode, sl node.StepLimiter, t float64) (l node.StepLimit, err error) {
+	defer s.recoverNode(c.name, t, &err)
+	s.applyGathers(c.g0, c.g1)
+	return sl.StableStepAt(t, s.x[c.x0:c.x1], s.inputs(c)), nil
+}
+
+// StepWarnings returns a warning for every node whose stated stable step
+// (StableSteps, at the current state) is smaller than dt, in node order;
+// nil when dt is within every limit. Call it before Run with the run's
+// step: cosim run prints them. An error evaluating the limits is
+// returned with the warnings found so far.
+func (s *Sim) StepWarnings(dt float64) ([]StepWarning, error) {
+	limits, err := s.StableSteps()
+	var ws []StepWarning
+	for _, l := range limits {
+		if dt > l.Dt {
+			ws = append(ws, StepWarning{StepLimit: l, Step: dt})
+		}
+	}
+	return ws, err
+}
+
+// StepHintError is a run error (a non-finite value, typically) that came
+// with steps exceeding stated stable limits: Error adds the hint to the
+// cause's message, and Unwrap returns the cause, so errors.Is and
+// errors.As see through it (a *node.StateError stays reachable).
+type StepHintError struct {
+	Err      error
+	Warnings []StepWarning
+}
+
+func (e *StepHintError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Err.Error())
+	for i, w := range e.Warnings {
+		if i == 0 {
+			b.WriteString(" (likely explicit instability: ")
+		} else {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "dt = %s s exceeds the stable step %s s of node %s, %s",
+			fmtNum(w.Step), fmtNum(w.Dt), w.Node, w.Why)
+	}
+	if len(e.Warnings) > 0 {
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+func (e *StepHintError) Unwrap() error { return e.Err }
+
+// WithStepHint returns err with the hint of ws when err reports a
+// non-finite value (wraps node.ErrNonFinite) and ws is not empty: the
+// value most likely blew up because the step exceeds those limits.
+// Otherwise it returns err unchanged.
+func WithStepHint(err error, ws []StepWarning) error {
+	var hinted *StepHintError
+	if err == nil || len(ws) == 0 || !errors.Is(err, node.ErrNonFinite) || errors.As(err, &hinted) {
+		return err
+	}
+	return &StepHintError{Err: err, Warnings: ws}
+}

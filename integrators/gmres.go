@@ -1,0 +1,193 @@
+package integrators
+
+import (
+	"fmt"
+	"math"
+)
+
+// krylovError is a GMRES solve that did not reach its tolerance: it
+// stagnated (a restart cycle reduced the residual by less than 0.1 %),
+// broke down (a non-finite value, or A·P⁻¹ singular on the Krylov
+// space), or ran out of iterations.
+type krylovError struct {
+	Reason   string  // "stagnated", "breakdown", "iteration limit"
+	Iter     int     // iterations done
+	Residual float64 // last residual norm ‖b − A·x‖₂ (GMRES estimate)
+	Rel      float64 // Residual / ‖b‖₂
+	Tol      float64 // the relative tolerance asked for
+}
+
+func (e *krylovError) Error() string {
+	return fmt.Sprintf("GMRES %s after %d iterations: relative residual %.3g (tolerance %.3g)", e.Reason, e.Iter, e.Rel, e.Tol)
+}
+
+// gmres is restarted GMRES(m) with right preconditioning, A·P⁻¹·u = b,
+// x = P⁻¹·u (Saad, Iterative Methods for Sparse Linear Systems, 2nd ed.,
+// SIAM 2003, §9.3.2): Arnoldi with modified Gram–Schmidt, the least
+// squares problem by Givens rotations, so the residual norm of the
+// unpreconditioned system is known at every iteration without extra
+// products. Work storage (m+2 vectors of length n) is allocated once.
+type gmres struct {
+	n, m            int
+	v               [][]float64 // Krylov basis, m+1 vectors
+	h               []float64   // Hessenberg, (m+1)×m, column j at h[j*(m+1):]
+	cs              []float64
+	sn              []float64
+	g               []float64
+	y               []float64
+	w, z            []float64
+	r               []float64
+	stagnationRatio float64
+}
+
+func newGMRES(n, m int) *gmres {
+	m = max(1, min(m, n))
+	g := &gmres{n: n, m: m, v: make([][]float64, m+1), h: make([]float64, (m+1)*m),
+		cs: make([]float64, m), sn: make([]float64, m), g: make([]float64, m+1), y: make([]float64, m),
+		w: make([]float64, n), z: make([]float64, n), r: make([]float64, n), stagnationRatio: 0.999}
+	for i := range g.v {
+		g.v[i] = make([]float64, n)
+	}
+	return g
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
+
+// solve writes x ≈ A⁻¹·b with ‖b − A·x‖₂ ≤ tol·‖b‖₂, starting from x = 0.
+// op writes A·v into dst; pc (nil: none) is applied on the right. It
+// returns the iterations done and the final residual norm, and a
+// *krylovError (or op's error) when the tolerance was not reached.
+func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float64, tol float64, maxIter int) (int, float64, error) {
+	clear(x)
+	beta0 := norm2(b)
+	if beta0 == 0 {
+		return 0, 0, nil
+	}
+	if math.IsNaN(beta0) || math.IsInf(beta0, 0) {
+		return 0, beta0, &krylovError{Reason: "breakdown", Rel: math.NaN(), Tol: tol}
+	}
+	target := tol * beta0
+	copy(k.r, b)
+	beta := beta0
+	its := 0
+	m1 := k.m + 1
+	for {
+		cycleStart := beta
+		for i, v := range k.r {
+			k.v[0][i] = v / beta
+		}
+		clear(k.g)
+		k.g[0] = beta
+		j := 0
+		res := beta
+		broke := false
+		for ; j < k.m; j++ {
+			if pc != nil {
+				pc.apply(k.v[j], k.z)
+			} else {
+				copy(k.z, k.v[j])
+			}
+			if err := op(k.z, k.w); err != nil {
+				return its, res, err
+			}
+			its++
+			hj := k.h[j*m1 : (j+1)*m1]
+			for i := 0; i <= j; i++ {
+				hj[i] = dot(k.w, k.v[i])
+				axpy(-hj[i], k.v[i], k.w)
+			}
+			hn := norm2(k.w)
+			hj[j+1] = hn
+			if math.IsNaN(hn) || math.IsInf(hn, 0) {
+				return its, res, &krylovError{Reason: "breakdown", Iter: its, Residual: res, Rel: res / beta0, Tol: tol}
+			}
+			for i := 0; i < j; i++ {
+				a, c := hj[i], hj[i+1]
+				hj[i] = k.cs[i]*a + k.sn[i]*c
+				hj[i+1] = -k.sn[i]*a + k.cs[i]*c
+			}
+			a, c := hj[j], hj[j+1]
+			d := math.Hypot(a, c)
+			if d == 0 {
+				// A·P⁻¹ is singular on the Krylov space.
+				return its, res, &krylovError{Reason: "breakdown", Iter: its, Residual: res, Rel: res / beta0, Tol: tol}
+			}
+			k.cs[j], k.sn[j] = a/d, c/d
+			hj[j], hj[j+1] = d, 0
+			k.g[j+1] = -k.sn[j] * k.g[j]
+			k.g[j] = k.cs[j] * k.g[j]
+			res = math.Abs(k.g[j+1])
+			if hn <= 1e-14*d {
+				// Happy breakdown: the Krylov space is invariant and the
+				// least-squares solution exact.
+				broke = true
+				j++
+				break
+			}
+			if res <= target || its >= maxIter {
+				j++
+				break
+			}
+			for i, v := range k.w {
+				k.v[j+1][i] = v / hn
+			}
+		}
+		// y = H⁻¹·g (upper triangular j×j), u = V·y, x += P⁻¹·u.
+		for i := j - 1; i >= 0; i-- {
+			s := k.g[i]
+			for q := i + 1; q < j; q++ {
+				s -= k.h[q*m1+i] * k.y[q]
+			}
+			k.y[i] = s / k.h[i*m1+i]
+		}
+		clear(k.w)
+		for i := 0; i < j; i++ {
+			axpy(k.y[i], k.v[i], k.w)
+		}
+		if pc != nil {
+			pc.apply(k.w, k.z)
+		} else {
+			copy(k.z, k.w)
+		}
+		for i, v := range k.z {
+			x[i] += v
+		}
+		if i := firstNonFinite(x); i >= 0 {
+			return its, res, &krylovError{Reason: "breakdown", Iter: its, Residual: res, Rel: res / beta0, Tol: tol}
+		}
+		if res <= target || broke {
+			return its, res, nil
+		}
+		if its >= maxIter {
+			return its, res, &krylovError{Reason: "iteration limit", Iter: its, Residual: res, Rel: res / beta0, Tol: tol}
+		}
+		// Restart from the true residual b − A·x.
+		if err := op(x, k.w); err != nil {
+			return its, res, err
+		}
+		for i := range k.r {
+			k.r[i] = b[i] - k.w[i]
+		}
+		beta = norm2(k.r)
+		if beta <= target {
+			return its, beta, nil
+		}
+		if !(beta < k.stagnationRatio*cycleStart) {
+			return its, beta, &krylovError{Reason: "stagnated", Iter: its, Residual: beta, Rel: beta / beta0, Tol: tol}
+		}
+	}
+}
+
+func axpy(a float64, x, y []float64) {
+	for i, v := range x {
+		y[i] += a * v
+	}
+}

@@ -1,0 +1,25 @@
+// Package layering holds the tests that keep cosim's dependencies
+// pointing down and its API free of exported mutable state; it has no
+// code of its own.
+//
+// # Invariants
+//
+// The rules its tests enforce, from the package layout every doc.go
+// describes:
+//
+//   - node/ and anomalies/ import nothing of cosim; integrators/ knows
+//     only its own System interfaces (nothing of cosim);
+//   - graph/ knows the node contract, never a concrete node package;
+//   - every node package nodes/<name> imports only node/ (and the
+//     standard library), never graph/ or another node package;
+//   - verification's exported API, scene/ and coupling/ import no node
+//     package (nodes/ is the catalog the commands and tests use); scene
+//     keeps one exception, nodes/source, whose lookup CSV files it reads;
+//   - no package declares an exported variable of map or slice type:
+//     tables are unexported behind functions that return copies.
+//
+// # Concurrency
+//
+// The tests run `go list` once and parse source files; they share
+// nothing.
+package layering
