@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -70,10 +71,15 @@ func splitPath(p string) (nodeName, field string, ok bool) {
 // *EdgeError (errors.Is with ErrUnknownNode, ErrShape, …) and algebraic
 // loops *LoopError.
 func (g *Graph) Build() (*Sim, error) {
-	s := &Sim{index: map[string]int{}}
+	s := &Sim{nodes: make([]cnode, 0, len(g.nodes))}
 	var probs []error
 
-	// Nodes and their layouts.
+	// Nodes and their layouts. When Add saw no duplicate name, the index
+	// is g.index: copied after the loop unless a node was left out.
+	unique := g.dups == 0
+	if !unique {
+		s.index = make(map[string]int, len(g.nodes))
+	}
 	xs, ys, us, ps := 0, 0, 0, 0
 	for _, nn := range g.nodes {
 		switch {
@@ -84,9 +90,11 @@ func (g *Graph) Build() (*Sim, error) {
 			probs = append(probs, fmt.Errorf("node %q: %w: the node is nil", nn.name, ErrBadName))
 			continue
 		}
-		if _, dup := s.index[nn.name]; dup {
-			probs = append(probs, fmt.Errorf("node %q: %w", nn.name, ErrDuplicateName))
-			continue
+		if !unique {
+			if _, dup := s.index[nn.name]; dup {
+				probs = append(probs, fmt.Errorf("node %q: %w", nn.name, ErrDuplicateName))
+				continue
+			}
 		}
 		spec := nn.n.Spec()
 		c := cnode{name: nn.name, n: nn.n, spec: spec}
@@ -104,26 +112,33 @@ func (g *Graph) Build() (*Sim, error) {
 		c.u0, us = us, us+spec.InputLayout.Size()
 		c.p0, ps = ps, ps+len(spec.Inputs)
 		c.x1, c.y1, c.u1, c.p1 = xs, ys, us, ps
-		s.index[nn.name] = len(s.nodes)
+		if !unique {
+			s.index[nn.name] = len(s.nodes)
+		}
 		s.nodes = append(s.nodes, c)
 	}
-
-	// Edges.
-	type inputKey struct{ node, input int }
-	type resolved struct {
-		e       Edge
-		src     fieldRef
-		dst     inputKey
-		dstOff  int
-		outLen  int
-		edgeStr string
+	switch {
+	case unique && len(s.nodes) == len(g.nodes):
+		s.index = maps.Clone(g.index)
+	case unique:
+		s.index = make(map[string]int, len(s.nodes))
+		for i := range s.nodes {
+			s.index[s.nodes[i].name] = i
+		}
 	}
-	var edges []resolved
-	perInput := map[inputKey][]int{}
-	for _, e := range g.edges {
-		es := e.From + " -> " + e.To
+
+	// Edges, resolved in connection order. Each is keyed by its input's
+	// slot (cnode.p0 + input index: node order, then input order), and
+	// the edges into each slot are listed by a counting sort (CSR: the
+	// edges into slot p are byInput[first[p]:first[p+1]], in connection
+	// order).
+	edges := make([]resolved, 0, len(g.edges))
+	s.nameCache = &nameCache{}
+	defer func() { s.nameCache = nil }()
+	for i := range g.edges {
+		e := &g.edges[i]
 		bad := func(err error, format string, a ...any) {
-			probs = append(probs, &EdgeError{Edge: es, Err: err, Detail: fmt.Sprintf(format, a...)})
+			probs = append(probs, &EdgeError{Edge: e.From + " -> " + e.To, Err: err, Detail: fmt.Sprintf(format, a...)})
 		}
 		src, ok := s.resolveSource(e.From, bad)
 		if !ok {
@@ -134,7 +149,7 @@ func (g *Graph) Build() (*Sim, error) {
 			continue
 		}
 		dc := &s.nodes[dn]
-		in := dc.spec.Inputs[di]
+		in := &dc.spec.Inputs[di]
 		shape := src.field.Shape
 		if e.Transform != nil {
 			sh, err := e.Transform.OutShape(shape)
@@ -166,46 +181,59 @@ func (g *Graph) Build() (*Sim, error) {
 			bad(ErrUnits, "source is in %q but input %q is in %q; convert with a transform that declares the units (e.g. Scale{From: %q, To: %q})", src.field.Units, in.Name, in.Units, src.field.Units, in.Units)
 			continue
 		}
-		k := inputKey{dn, di}
-		perInput[k] = append(perInput[k], len(edges))
-		edges = append(edges, resolved{e: e, src: src, dst: k, dstOff: dc.u0 + dc.spec.InputLayout.Offset(di), outLen: in.Shape.Len(), edgeStr: es})
+		edges = append(edges, resolved{
+			edge: int32(i), src: int32(src.node), dst: int32(dn), slot: int32(dc.p0 + di),
+			srcOff: src.off, sn: int32(src.field.Shape.Len()), outLen: int32(in.Shape.Len()), fromY: src.fromY,
+		})
 	}
+	first := make([]int32, ps+1) // CSR offsets by input slot
+	for _, r := range edges {
+		first[r.slot+1]++
+	}
+	for p := range ps {
+		first[p+1] += first[p]
+	}
+	byInput := make([]int32, len(edges)) // edge indices into edges, by slot
+	{
+		next := make([]int32, ps)
+		copy(next, first[:ps])
+		for ri, r := range edges {
+			byInput[next[r.slot]] = int32(ri)
+			next[r.slot]++
+		}
+	}
+	inputEdges := func(slot int) []int32 { return byInput[first[slot]:first[slot+1]] }
 
 	// Coupling rules, per input in node order.
-	var inputs []inputKey
-	for k := range perInput {
-		inputs = append(inputs, k)
-	}
-	sort.Slice(inputs, func(a, b int) bool {
-		if inputs[a].node != inputs[b].node {
-			return inputs[a].node < inputs[b].node
-		}
-		return inputs[a].input < inputs[b].input
-	})
-	for _, k := range inputs {
-		c := &s.nodes[k.node]
-		in := c.spec.Inputs[k.input]
-		list := perInput[k]
-		name := c.name + "." + in.Name
-		var declAdd, declRep bool
-		for _, ei := range list {
-			e := edges[ei].e
-			if e.declared {
-				declAdd = declAdd || e.Coupling == node.Additive
-				declRep = declRep || e.Coupling == node.Replacing
+	for ni := range s.nodes {
+		c := &s.nodes[ni]
+		for ii := range c.spec.Inputs {
+			list := inputEdges(c.p0 + ii)
+			if len(list) == 0 {
+				continue
 			}
-		}
-		switch {
-		case declAdd && declRep:
-			probs = append(probs, &EdgeError{Edge: name, Err: ErrMixedCoupling, Detail: "some edges into it are declared additive and others replacing"})
-		case declAdd && in.Coupling == node.Replacing || declRep && in.Coupling == node.Additive:
-			probs = append(probs, &EdgeError{Edge: name, Err: ErrMixedCoupling, Detail: fmt.Sprintf("the input is %s but an edge into it is declared otherwise", in.Coupling)})
-		case in.Coupling == node.Replacing && len(list) > 1:
-			var from []string
-			for _, ei := range list {
-				from = append(from, edges[ei].e.From)
+			in := &c.spec.Inputs[ii]
+			var declAdd, declRep bool
+			for _, ri := range list {
+				e := &g.edges[edges[ri].edge]
+				if e.declared {
+					declAdd = declAdd || e.Coupling == node.Additive
+					declRep = declRep || e.Coupling == node.Replacing
+				}
 			}
-			probs = append(probs, &EdgeError{Edge: name, Err: ErrReplacing, Detail: fmt.Sprintf("%d edges (from %s); a replacing input takes exactly one", len(list), strings.Join(from, ", "))})
+			name := func() string { return c.name + "." + in.Name }
+			switch {
+			case declAdd && declRep:
+				probs = append(probs, &EdgeError{Edge: name(), Err: ErrMixedCoupling, Detail: "some edges into it are declared additive and others replacing"})
+			case declAdd && in.Coupling == node.Replacing || declRep && in.Coupling == node.Additive:
+				probs = append(probs, &EdgeError{Edge: name(), Err: ErrMixedCoupling, Detail: fmt.Sprintf("the input is %s but an edge into it is declared otherwise", in.Coupling)})
+			case in.Coupling == node.Replacing && len(list) > 1:
+				var from []string
+				for _, ri := range list {
+					from = append(from, g.edges[edges[ri].edge].From)
+				}
+				probs = append(probs, &EdgeError{Edge: name(), Err: ErrReplacing, Detail: fmt.Sprintf("%d edges (from %s); a replacing input takes exactly one", len(list), strings.Join(from, ", "))})
+			}
 		}
 	}
 
@@ -213,32 +241,30 @@ func (g *Graph) Build() (*Sim, error) {
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		for ii, in := range c.spec.Inputs {
-			if in.Required() && len(perInput[inputKey{ni, ii}]) == 0 {
+			if in.Required() && len(inputEdges(c.p0+ii)) == 0 {
 				probs = append(probs, &EdgeError{Edge: c.name + "." + in.Name, Err: ErrUnconnected, Detail: fmt.Sprintf("it has no default; connect a %s value in %q to it", in.Shape, in.Units)})
 			}
 		}
 	}
 
 	// Algebraic loops among feedthrough nodes, and evaluation levels.
+	// Only nodes joined by such an edge can be in a loop or above level
+	// 0, so only they enter the dependency graph.
 	deps := make([][]int, len(s.nodes)) // deps[d] = output nodes d reads through feedthrough
 	dg := simple.NewDirectedGraph()
-	for i := range s.nodes {
-		if s.nodes[i].out != nil {
-			dg.AddNode(simple.Node(int64(i)))
-		}
-	}
 	selfLoop := map[int]bool{}
 	for _, r := range edges {
-		d := r.dst.node
-		if !r.src.fromY || !s.nodes[d].feedthrough {
+		d, src := int(r.dst), int(r.src)
+		if !r.fromY || !s.nodes[d].feedthrough {
 			continue
 		}
-		if r.src.node == d {
+		if src == d {
 			selfLoop[d] = true
 			continue
 		}
-		deps[d] = append(deps[d], r.src.node)
-		dg.SetEdge(simple.Edge{F: simple.Node(int64(r.src.node)), T: simple.Node(int64(d))})
+		deps[d] = append(deps[d], src)
+		// SetEdge adds the nodes it joins.
+		dg.SetEdge(simple.Edge{F: simple.Node(int64(src)), T: simple.Node(int64(d))})
 	}
 	order, err := topo.SortStabilized(dg, nil)
 	var loops []error
@@ -290,6 +316,7 @@ func (g *Graph) Build() (*Sim, error) {
 	s.y = make([]float64, ys)
 	s.u = make([]float64, us)
 	s.present = make([]bool, ps)
+	s.gathers = make([]gather, 0, len(edges))
 	scratch := 0
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
@@ -297,15 +324,15 @@ func (g *Graph) Build() (*Sim, error) {
 		c.g0 = len(s.gathers)
 		for ii, in := range c.spec.Inputs {
 			off := c.u0 + c.spec.InputLayout.Offset(ii)
-			list := perInput[inputKey{ni, ii}]
+			list := inputEdges(c.p0 + ii)
 			s.present[c.p0+ii] = len(list) > 0 || !in.Absent
 			if len(list) == 0 {
 				copy(s.u[off:off+in.Shape.Len()], in.Default)
 				continue
 			}
-			for j, ei := range list {
-				r := edges[ei]
-				gt := gather{dst: off, n: r.outLen, src: r.src.off, sn: r.src.field.Shape.Len(), fromY: r.src.fromY, tr: r.e.Transform}
+			for j, ri := range list {
+				r := &edges[ri]
+				gt := gather{dst: off, n: int(r.outLen), src: r.srcOff, sn: int(r.sn), fromY: r.fromY, tr: g.edges[r.edge].Transform}
 				if j > 0 && in.Coupling == node.Additive {
 					gt.mode = gatherAdd
 					if gt.tr != nil {
@@ -324,14 +351,24 @@ func (g *Graph) Build() (*Sim, error) {
 		}
 	}
 	s.scratch = make([]float64, scratch)
-	s.edges = make([]Edge, len(g.edges))
-	copy(s.edges, g.edges)
 	s.dt = 0
 	s.compileFamilies()
 	s.compactOutputs()
 	s.compileLoose()
 	s.ensureWorkers(1)
 	return s, nil
+}
+
+// resolved is an edge that passed Build's checks, in the compact form the
+// rest of Build reads (g.edges[edge] has the rest).
+type resolved struct {
+	edge     int32 // index in Graph.edges
+	src, dst int32 // source and destination nodes
+	slot     int32 // the destination input's slot (cnode.p0 + input index)
+	sn       int32 // source components
+	outLen   int32 // input components
+	srcOff   int   // absolute source offset in Sim.x or Sim.y
+	fromY    bool
 }
 
 func sameUnits(a, b string) bool {
@@ -354,6 +391,44 @@ func (s *Sim) nodeNames() []string {
 	return out
 }
 
+// nameCache remembers the last node names Build resolved. Consecutive
+// edges mostly join the same few nodes (a connector and its bodies), or
+// the nodes added after them (a chain, a grid), and comparing a short
+// name costs less than hashing it into a map of a million names. Names
+// are unique in s.nodes, so s.nodes[k].name == name means index k.
+type nameCache struct {
+	idx  [4]int
+	next int
+}
+
+// nodeIndex is s.index[name], through s.nameCache while Build resolves
+// edges: a remembered node, the node after one, or the map.
+func (s *Sim) nodeIndex(name string) (int, bool) {
+	nc := s.nameCache
+	if nc == nil || len(s.nodes) == 0 {
+		i, ok := s.index[name]
+		return i, ok
+	}
+	for _, k := range nc.idx {
+		if s.nodes[k].name == name {
+			return k, true
+		}
+	}
+	for _, k := range nc.idx {
+		if k+1 < len(s.nodes) && s.nodes[k+1].name == name {
+			nc.idx[nc.next] = k + 1
+			nc.next = (nc.next + 1) % len(nc.idx)
+			return k + 1, true
+		}
+	}
+	i, ok := s.index[name]
+	if ok {
+		nc.idx[nc.next] = i
+		nc.next = (nc.next + 1) % len(nc.idx)
+	}
+	return i, ok
+}
+
 // resolveSource resolves "node.field" to a state field or an output.
 func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef, bool) {
 	nn, fn, ok := splitPath(p)
@@ -361,7 +436,7 @@ func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef
 		bad(ErrUnknownField, "%q is not of the form node.field", p)
 		return fieldRef{}, false
 	}
-	ni, ok := s.index[nn]
+	ni, ok := s.nodeIndex(nn)
 	if !ok {
 		bad(ErrUnknownNode, "no node %q%s", nn, node.DidYouMean(nn, s.nodeNames()))
 		return fieldRef{}, false
@@ -400,7 +475,7 @@ func (s *Sim) resolveInput(p string, bad func(error, string, ...any)) (int, int,
 		bad(ErrUnknownField, "%q is not of the form node.input", p)
 		return 0, 0, false
 	}
-	ni, ok := s.index[nn]
+	ni, ok := s.nodeIndex(nn)
 	if !ok {
 		bad(ErrUnknownNode, "no node %q%s", nn, node.DidYouMean(nn, s.nodeNames()))
 		return 0, 0, false

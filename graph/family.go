@@ -2,7 +2,6 @@ package graph
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -113,33 +112,34 @@ func (s *Sim) compileFamilies() {
 	open := map[string]*famBuilder{}
 	var order []*famBuilder // builders in the order they closed or remain
 	var offs []int
-	var sb strings.Builder
+	// Per node, the key and the terms are built in scratch reused from
+	// node to node (newFamBuilder copies what a family keeps), so that
+	// grouping allocates per family, not per node.
+	var key []byte
+	var terms [][]view
 	for i := range s.nodes {
 		c := &s.nodes[i]
 		b, ok := node.As[node.Batcher](c.n)
 		if !ok || b != c.n { // decorated nodes keep the per-node path
 			continue
 		}
-		terms, ok := s.nodeTerms(c)
-		if !ok {
+		if terms, ok = s.nodeTerms(c, terms); !ok {
 			continue
 		}
-		sb.Reset()
-		sb.WriteString(c.spec.Type)
-		sb.WriteByte(0)
-		sb.WriteString(b.BatchKey())
-		sb.WriteByte(0)
-		sb.WriteString(strconv.Itoa(level[i]))
+		key = append(key[:0], c.spec.Type...)
+		key = append(key, 0)
+		key = append(key, b.BatchKey()...)
+		key = append(key, 0)
+		key = strconv.AppendInt(key, int64(level[i]), 10)
 		for ii := range c.spec.Inputs {
-			sb.WriteByte('|')
+			key = append(key, '|')
 			if s.present[c.p0+ii] {
-				sb.WriteByte('p')
+				key = append(key, 'p')
 			}
 			for _, t := range terms[ii] {
-				sb.WriteByte("xycz"[t.buf])
+				key = append(key, "xycz"[t.buf])
 			}
 		}
-		key := sb.String()
 		offs = offs[:0]
 		offs = append(offs, c.x0, c.y0)
 		for _, ts := range terms {
@@ -149,14 +149,14 @@ func (s *Sim) compileFamilies() {
 				}
 			}
 		}
-		fb := open[key]
+		fb := open[string(key)]
 		if fb != nil && !fb.accepts(offs) {
 			order = append(order, fb)
 			fb = nil
 		}
 		if fb == nil {
 			fb = s.newFamBuilder(c, b, terms, level[i], offs)
-			open[key] = fb
+			open[string(key)] = fb
 		} else {
 			fb.add(offs)
 		}
@@ -214,13 +214,21 @@ func (s *Sim) compileFamilies() {
 
 // nodeTerms returns, per input of c, the sources of its edges as views
 // with stride 0, or false when an edge carries a transform (such nodes
-// keep the per-node path).
-func (s *Sim) nodeTerms(c *cnode) ([][]view, bool) {
-	terms := make([][]view, len(c.spec.Inputs))
+// keep the per-node path). It reuses terms' memory; an unconnected
+// input's constant view has c nil when its value is zeros (newFamBuilder
+// allocates them).
+func (s *Sim) nodeTerms(c *cnode, terms [][]view) ([][]view, bool) {
+	if cap(terms) < len(c.spec.Inputs) {
+		terms = append(terms[:cap(terms)], make([][]view, len(c.spec.Inputs)-cap(terms))...)
+	}
+	terms = terms[:len(c.spec.Inputs)]
+	for ii := range terms {
+		terms[ii] = terms[ii][:0]
+	}
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
 		if g.tr != nil || g.n != g.sn {
-			return nil, false
+			return terms, false
 		}
 		ii := inputIndex(c, g.dst)
 		v := view{buf: bufX, off: g.src}
@@ -232,10 +240,10 @@ func (s *Sim) nodeTerms(c *cnode) ([][]view, bool) {
 	for ii, in := range c.spec.Inputs {
 		if len(terms[ii]) == 0 {
 			val := in.Default
-			if !s.present[c.p0+ii] || val == nil {
-				val = make([]float64, in.Shape.Len())
+			if !s.present[c.p0+ii] {
+				val = nil
 			}
-			terms[ii] = []view{{buf: bufConst, c: val}}
+			terms[ii] = append(terms[ii], view{buf: bufConst, c: val})
 		}
 	}
 	return terms, true
@@ -251,7 +259,12 @@ func (s *Sim) newFamBuilder(c *cnode, b node.Batcher, terms [][]view, level int,
 		f.level = -1
 	}
 	for ii, in := range c.spec.Inputs {
-		fi := famInput{terms: terms[ii], n: in.Shape.Len(), sum: -1}
+		fi := famInput{terms: append([]view(nil), terms[ii]...), n: in.Shape.Len(), sum: -1}
+		for ti := range fi.terms {
+			if t := &fi.terms[ti]; t.buf == bufConst && t.c == nil {
+				t.c = make([]float64, fi.n)
+			}
+		}
 		if len(fi.terms) > 1 {
 			fi.sum = f.sumSize
 			f.sumSize += sumBlock * fi.n

@@ -15,6 +15,8 @@ type Graph struct {
 	nodes []namedNode
 	edges []Edge
 	index map[string]int // first node added under each name, for Node
+	dups  int            // nodes added under a name already taken
+	last  int            // the node Node found last, tried first
 }
 
 type namedNode struct {
@@ -47,8 +49,24 @@ func (g *Graph) Add(name string, n node.Node) {
 	}
 	if _, dup := g.index[name]; !dup {
 		g.index[name] = len(g.nodes)
+	} else {
+		g.dups++
 	}
+	g.nodes = grow(g.nodes)
 	g.nodes = append(g.nodes, namedNode{name, n})
+}
+
+// grow returns s with room for one more element, doubling its capacity
+// when full: graphs of a million nodes and edges are built one Add or
+// Connect at a time, and append's slower growth for large slices would
+// copy them several times over.
+func grow[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	t := make([]T, len(s), 2*len(s)+8)
+	copy(t, s)
+	return t
 }
 
 // Connect wires the source field from ("node.field", a state field or an
@@ -56,19 +74,32 @@ func (g *Graph) Add(name string, n node.Node) {
 // (Via a transform, As a declared coupling). Edges into one additive input are summed in the order they
 // were connected. Problems are reported by Build.
 func (g *Graph) Connect(from, to string, opts ...Option) {
-	e := Edge{From: from, To: to}
+	g.edges = append(grow(g.edges), Edge{From: from, To: to})
+	e := &g.edges[len(g.edges)-1]
 	for _, o := range opts {
-		o.apply(&e)
+		o.apply(e)
 	}
-	g.edges = append(g.edges, e)
 }
 
 // Node returns the node added under name.
 func (g *Graph) Node(name string) (node.Node, bool) {
+	// Builders look nodes up in the order they added them (a connector's
+	// bodies, one after another): try the last node found and the next
+	// before hashing. Without duplicate names, a name found in g.nodes is
+	// the one g.index holds.
+	if g.dups == 0 {
+		for _, i := range [2]int{g.last, g.last + 1} {
+			if i < len(g.nodes) && g.nodes[i].name == name {
+				g.last = i
+				return g.nodes[i].n, true
+			}
+		}
+	}
 	i, ok := g.index[name]
 	if !ok {
 		return nil, false
 	}
+	g.last = i
 	return g.nodes[i].n, true
 }
 

@@ -23,7 +23,7 @@ type Sim struct {
 	onGroupStep func(GroupStep) // Settings.OnGroupStep of the current Run
 	nodes       []cnode
 	index       map[string]int
-	edges       []Edge
+	nameCache   *nameCache // during Build only
 	gathers     []gather
 	levels      [][]int32 // nodes with outputs, by feedthrough depth
 	stateful    []int32   // nodes with state, in node order

@@ -158,17 +158,23 @@ type Appearance struct {
 
 // Put writes the appearance into v as show, draw_size and color.
 func (a Appearance) Put(v Values) {
-	v[ParamShow] = !a.Hidden
-	size := a.DrawSize
-	if !(size > 0) {
-		size = -1
+	vis := a.Visual()
+	v[ParamShow] = vis.Show
+	v[ParamDrawSize] = vis.DrawSize
+	v[ParamColor] = vis.Color[:]
+}
+
+// Visual returns the appearance as the visualization parameters Put
+// writes, resolved (VisualOf of them), without building Values.
+func (a Appearance) Visual() Visual {
+	vis := Visual{Show: !a.Hidden, DrawSize: a.DrawSize, Color: a.Color}
+	if !(vis.DrawSize > 0) {
+		vis.DrawSize = -1
 	}
-	v[ParamDrawSize] = size
-	c := a.Color
-	if c == ([4]float64{}) {
-		c = [4]float64{-1, -1, -1, -1}
+	if vis.Color == ([4]float64{}) {
+		vis.Color = [4]float64{-1, -1, -1, -1}
 	}
-	v[ParamColor] = c[:]
+	return vis
 }
 
 // Visual is the resolved visualization parameters a Drawer reads.

@@ -7,7 +7,8 @@ package node
 // implement it; connectors use it without importing the body's package.
 //
 // All methods are pure functions of their arguments and safe for
-// concurrent use.
+// concurrent use. MarkerFields and MarkerLoads may return slices the body
+// shares (a package-level list): callers must not modify them.
 type Marker interface {
 	// MarkerFields names the state fields, in order, whose concatenated
 	// values are the x the other methods receive.

@@ -92,11 +92,9 @@ type report struct {
 	bnc   []bounceRow
 	two   []twoRow
 
-	triadGBs    float64 // STREAM-style triad bandwidth, GB/s, one core
-	triadGBs2   float64 // the same on two goroutines
-	buildTime   time.Duration
-	bytesPerN   float64 // live heap per node after Build at the largest N
-	buildN      int
+	triadGBs    float64                // STREAM-style triad bandwidth, GB/s, one core
+	triadGBs2   float64                // the same on two goroutines
+	builds      []benchmarks.BuildCost // the W1 chain's Build at benchmarks.BuildSizes()
 	expHand     float64
 	expGraph    float64
 	expGraph2   float64
@@ -610,19 +608,14 @@ func (r *report) scaling() {
 		h, g1, g2 = append(h, row.hand), append(g1, row.g1), append(g2, row.g2)
 	}
 	r.expHand, r.expGraph, r.expGraph2 = fitExponent(ns, h), fitExponent(ns, g1), fitExponent(ns, g2)
-	n := r.ns[len(r.ns)-1]
-	log.Printf("build N=%d", n)
-	runtime.GC()
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	t0 := time.Now()
-	s := buildChain(benchmarks.Mode1(n))
-	r.buildTime = time.Since(t0)
-	runtime.GC()
-	runtime.ReadMemStats(&b)
-	r.buildN = n
-	r.bytesPerN = float64(b.HeapAlloc-a.HeapAlloc) / float64(2*n+1)
-	runtime.KeepAlive(s)
+	for _, n := range benchmarks.BuildSizes() {
+		log.Printf("build N=%d", n)
+		_, c, err := benchmarks.MeasureBuild(n)
+		if err != nil {
+			log.Fatal(err)
+		}
+		r.builds = append(r.builds, c)
+	}
 }
 
 // --- output -------------------------------------------------------------
@@ -704,7 +697,12 @@ func (r *report) markdown() string {
 	w4Markdown(&b)
 	w("\n## Scaling\n\n")
 	w("Fitted exponent of the time per step against N over N ≥ 1000 (1 = linear): hand-written %.3f, graph 1 worker %.3f, graph 2 workers %.3f.\n\n", r.expHand, r.expGraph, r.expGraph2)
-	w("Build of the N = %d chain (%d nodes, %d edges): %v; live heap after Build %.0f bytes per node.\n\n", r.buildN, 2*r.buildN+1, 6*r.buildN, r.buildTime.Round(time.Millisecond), r.bytesPerN)
+	w("Build of the N = … chain (Chain.Build: nodes, wiring, graph.Build; CPU is the process's user and system time over the build, garbage collection included, which the machine's load does not inflate as it does wall time):\n\n")
+	w("| N | nodes | edges | wall | CPU | live heap per node | allocations per node |\n|---|---|---|---|---|---|---|\n")
+	for _, c := range r.builds {
+		w("| %d | %d | %d | %v | %v | %.0f B | %.1f |\n", c.N, c.Nodes, c.Edges, c.Wall.Round(time.Millisecond), c.CPU.Round(time.Millisecond), c.BytesPerNode(), c.AllocsPerNode())
+	}
+	w("\n")
 	w("![cost per step against N](cost-vs-n.png)\n")
 	return b.String()
 }

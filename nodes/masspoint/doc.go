@@ -20,7 +20,12 @@
 //
 //   - Parameters are validated at construction and by SetParams; every
 //     invalid value is a *node.ParamError naming "masspoint", the
-//     parameter, the value and the valid range. Nothing is clamped.
+//     parameter, the value and the valid range. Nothing is clamped. New
+//     recognizes valid typed Params without building a node.Values (a
+//     test holds that check to node.Resolve); the values are built
+//     when Params or SetParams asks, so a mass costs one allocation.
+//   - MarkerFields and MarkerLoads return slices shared by every mass:
+//     callers must not modify them.
 //   - Update and Derivatives read the same parameter values, including
 //     overrides set with SetParams, and never retain their slice arguments.
 //     Update writes only dst and returns an error for a non-finite Δt.

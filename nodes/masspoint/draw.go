@@ -8,7 +8,10 @@ var _ node.Drawer = (*Node)(nil)
 // (set.BodySize by default), color color (set.BodyColor by default).
 // Nothing when show is false.
 func (n *Node) Draw(x []float64, _ node.Inputs, set *node.DrawSettings, dst []node.Primitive) []node.Primitive {
-	vis := node.VisualOf(n.vals)
+	vis := n.appearance().Visual()
+	if n.vals != nil {
+		vis = node.VisualOf(n.vals)
+	}
 	if !vis.Show {
 		return dst
 	}

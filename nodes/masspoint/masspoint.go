@@ -2,6 +2,7 @@ package masspoint
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/cosimgo/cosim/node"
@@ -65,8 +66,12 @@ func newModel(v node.Values) model {
 
 // Node is a 3D point mass. Build it with New or FromMap.
 type Node struct {
+	// vals are the validated parameters; nil for a node built by New
+	// from valid Params, whose values are those of m and app (values
+	// builds them on demand, so that a mass costs no map).
 	vals node.Values
 	m    model
+	app  *node.Appearance // nil: the default appearance
 	// mirrors are the rows of batches (batch.go) holding a copy of m;
 	// SetParams writes through to them.
 	mirrors []*model
@@ -84,12 +89,72 @@ var (
 
 // New builds a mass point from typed parameters. Every invalid value is a
 // *node.ParamError (several are joined with errors.Join).
+//
+// Valid Params are recognized without building node.Values (valid); any
+// other goes through node.Resolve, whose errors are the reference.
 func New(p Params) (*Node, error) {
+	if p.valid() {
+		n := &Node{m: model{mass: p.Mass, gravity: p.Gravity, initPosition: p.InitialPosition, initVelocity: p.InitialVelocity}}
+		if p.Appearance != (node.Appearance{}) {
+			a := p.Appearance // a copy: taking p's address would move every p to the heap
+			n.app = &a
+		}
+		return n, nil
+	}
 	vals, err := node.Resolve(TypeName, spec.Params, nil, p.values())
 	if err != nil {
 		return nil, err
 	}
 	return &Node{vals: vals, m: newModel(vals)}, nil
+}
+
+// valid reports whether node.Resolve accepts p.values(), without
+// calling it: the mass finite and positive, every vector component
+// finite, a positive draw size finite, a color other than the zero
+// (default) one in [−1, 1]. A test holds it to node.Resolve.
+func (p *Params) valid() bool {
+	if !(p.Mass > 0 && p.Mass <= math.MaxFloat64) {
+		return false
+	}
+	for _, v := range [...]*[3]float64{&p.Gravity, &p.InitialPosition, &p.InitialVelocity} {
+		for _, x := range v {
+			if x-x != 0 {
+				return false
+			}
+		}
+	}
+	if a := &p.Appearance; a.DrawSize > math.MaxFloat64 {
+		return false
+	}
+	if c := p.Appearance.Color; c != ([4]float64{}) {
+		for _, x := range c {
+			if !(x >= -1 && x <= 1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// appearance is the appearance New was given.
+func (n *Node) appearance() node.Appearance {
+	if n.app == nil {
+		return node.Appearance{}
+	}
+	return *n.app
+}
+
+// values returns the validated parameter values.
+func (n *Node) values() node.Values {
+	if n.vals != nil {
+		return n.vals
+	}
+	p := Params{Mass: n.m.mass, Gravity: n.m.gravity, InitialPosition: n.m.initPosition, InitialVelocity: n.m.initVelocity, Appearance: n.appearance()}
+	vals, err := node.Resolve(TypeName, spec.Params, nil, p.values())
+	if err != nil {
+		panic(fmt.Sprintf("masspoint: parameters accepted by New are invalid: %v", err))
+	}
+	return vals
 }
 
 // FromMap builds a mass point from a name→value map (scene files); names
@@ -183,13 +248,18 @@ func (n *Node) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX,
 
 // Params returns the parameter values in use, including overrides. The
 // result is a copy: changing it does not change the node.
-func (n *Node) Params() node.Values { return cloneValues(n.vals) }
+func (n *Node) Params() node.Values {
+	if n.vals == nil {
+		return n.values() // built afresh: already a copy
+	}
+	return cloneValues(n.vals)
+}
 
 // SetParams overrides parameters by name. Every value is validated first;
 // when one is invalid nothing changes and the error lists every problem.
 // It must not be called while the node is stepping.
 func (n *Node) SetParams(p map[string]any) error {
-	vals, err := node.Resolve(TypeName, spec.Params, n.vals, p)
+	vals, err := node.Resolve(TypeName, spec.Params, n.values(), p)
 	if err != nil {
 		return err
 	}
@@ -200,8 +270,14 @@ func (n *Node) SetParams(p map[string]any) error {
 	return nil
 }
 
-// MarkerFields: a connector reads the position and the velocity.
-func (n *Node) MarkerFields() []string { return []string{"position", "velocity"} }
+// MarkerFields: a connector reads the position and the velocity. The
+// slice is shared by every mass point: callers must not modify it.
+func (n *Node) MarkerFields() []string { return markerFields }
+
+var (
+	markerFields = []string{"position", "velocity"}
+	markerLoads  = []string{"force"}
+)
 
 // MarkerKinematics writes the mass's position and velocity; a point body
 // has no extent, so local is ignored. x is position then velocity.
@@ -210,8 +286,9 @@ func (n *Node) MarkerKinematics(x []float64, local [3]float64, pos, vel *[3]floa
 	copy(vel[:], x[3:6])
 }
 
-// MarkerLoads: a force at the marker goes into the "force" input.
-func (n *Node) MarkerLoads() []string { return []string{"force"} }
+// MarkerLoads: a force at the marker goes into the "force" input. The
+// slice is shared by every mass point: callers must not modify it.
+func (n *Node) MarkerLoads() []string { return markerLoads }
 
 // MarkerLoad writes f into dst (the "force" input): a point body takes the
 // whole force whatever local is.

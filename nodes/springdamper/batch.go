@@ -2,8 +2,6 @@ package springdamper
 
 import (
 	"math"
-	"strconv"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -28,27 +26,14 @@ var (
 // the user force function, and the bodies' types and marker fields (they
 // set the inputs' layout).
 func (n *Node) BatchKey() string {
-	var b strings.Builder
-	for k := range n.hot {
-		h := &n.hot[k]
-		b.WriteString(strconv.Itoa(int(h.kind)))
-		if h.pushable {
-			b.WriteByte('p')
-		}
-		if mk := &n.mk[k]; mk.body != nil {
-			if bn, ok := mk.body.(node.Node); ok {
-				b.WriteString(bn.Spec().Type)
-			}
-			b.WriteString(strings.Join(mk.fields, ","))
-			b.WriteByte(';')
-			b.WriteString(strings.Join(mk.loads, ","))
-		}
-		b.WriteByte('|')
+	return n.sig.keys[b2i(n.hot[0].kind == kindPoint)][b2i(n.hot[1].kind == kindPoint)]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	if n.m.uf != nil {
-		b.WriteString("uf")
-	}
-	return b.String()
+	return 0
 }
 
 // NewBatch copies the members' force-law parameters and ground points
@@ -82,7 +67,7 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 		b.models[i] = m.m
 		m.mirrors = append(m.mirrors, &b.models[i])
 		if b.ground != nil {
-			b.ground[i] = [2][3]float64{m.hot[0].local, m.hot[1].local}
+			b.ground[i] = [2][3]float64{m.mk[0].local, m.mk[1].local}
 		}
 	}
 	// Output fields: Displacement, Distance, Velocity, Force,

@@ -1,7 +1,7 @@
 package springdamper
 
 import (
-	"fmt"
+	"slices"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -64,11 +64,15 @@ func (p Params) ConnectorType() string { return TypeName }
 // returns the links to its bodies; errors about one end are
 // *node.EndError.
 func (p Params) Attach(name string, ends [2]node.Attachment) (node.Node, []node.Link, error) {
-	vals, err := node.Resolve(TypeName, params, nil, p.values())
+	ms := [2]Marker{Marker(ends[0]), Marker(ends[1])}
+	if err := checkMarkers(name, ms); err != nil {
+		return nil, nil, err
+	}
+	n, err := newChecked(name, &p, ms[0], ms[1])
 	if err != nil {
 		return nil, nil, err
 	}
-	return connector{vals: vals}.Attach(name, ends)
+	return n, n.links(), nil
 }
 
 // connector is the connector type with validated parameter values.
@@ -85,8 +89,7 @@ func (c connector) Attach(name string, ends [2]node.Attachment) (node.Node, []no
 	if err != nil {
 		return nil, nil, err
 	}
-	_, links := n.Attachments()
-	return n, links, nil
+	return n, n.links(), nil
 }
 
 // Attachments returns the connector's ends as it was built with (the
@@ -94,19 +97,13 @@ func (c connector) Attach(name string, ends [2]node.Attachment) (node.Node, []no
 // it to its bodies: Scene files use it to save a connector made in Go.
 func (n *Node) Attachments() ([2]node.Attachment, []node.Link) {
 	var ends [2]node.Attachment
-	var links []node.Link
 	for k := range n.mk {
 		mk := &n.mk[k]
 		ends[k] = node.Attachment{Body: mk.body, Local: mk.local}
-		if mk.body == nil {
-			continue
-		}
-		for _, f := range mk.fields {
-			links = append(links, node.Link{End: k, BodyField: f, Port: fmt.Sprintf("m%d_%s", k, f)})
-		}
-		for _, l := range mk.loads {
-			links = append(links, node.Link{End: k, BodyField: l, Port: fmt.Sprintf("m%d_%s", k, l), Load: true})
-		}
 	}
-	return ends, links
+	return ends, slices.Clone(n.links())
 }
+
+// links returns the links to the connector's bodies: shared by every
+// connector of its signature (sig.go), so callers must not modify it.
+func (n *Node) links() []node.Link { return n.sig.links }

@@ -212,8 +212,8 @@ func (n *Node) localJacobian(t float64, dp, dv [3]float64) (a, b [9]float64, err
 // Velocity-role columns (exact for a velocity linear in them) and central
 // differences of MarkerKinematics on the others.
 func (mk *marker) velocityJacobian(xk, dst []float64) {
-	if mk.velJac != nil {
-		mk.velJac.MarkerVelocityJacobian(xk, mk.local, dst)
+	if vj, ok := mk.body.(VelocityJacobianMarker); ok {
+		vj.MarkerVelocityJacobian(xk, mk.local, dst)
 		return
 	}
 	nk := len(xk)

@@ -174,16 +174,13 @@ func Ground(p [3]float64) Marker { return Marker{Local: p} }
 // At returns a marker on body at local.
 func At(body node.Marker, local [3]float64) Marker { return Marker{Body: body, Local: local} }
 
-// marker is a Marker resolved against the connector's layouts.
+// marker is a Marker resolved against the connector's layouts: the body
+// and local point of this connector, the layout shared by its signature
+// (sig.go).
 type marker struct {
-	body     node.Marker
-	velJac   VelocityJacobianMarker // nil unless the body has one
-	local    [3]float64
-	in0, in1 int      // the body's marker fields, concatenated, in Inputs.Values
-	velCols  []bool   // per component of x: a Velocity-role field
-	fields   []string // the body's MarkerFields
-	loads    []string // the body's MarkerLoads
-	y0, y1   int      // the marker's load outputs in dst (y0 == y1: not pushable)
+	body  node.Marker
+	local [3]float64
+	*markerSig
 }
 
 // Kinds of marker for Outputs' direct path (see PointMarker).
@@ -194,12 +191,12 @@ const (
 )
 
 // hotMarker is what Outputs reads of a marker, packed small so that a
-// chain of thousands of connectors stays in cache.
+// chain of thousands of connectors stays in cache (a ground marker's
+// point is the marker's local).
 type hotMarker struct {
 	kind     int32
 	in0, y0  int32
 	pushable bool
-	local    [3]float64
 }
 
 // PointMarker is an optional capability of a node.Marker body whose
@@ -267,13 +264,13 @@ func checkMarkers(conn string, ms [2]Marker) error {
 		var err error
 		for _, c := range m.Local {
 			if c-c != 0 {
-				err = fmt.Errorf("marker m%d: %s %s is not finite: %w (%w)", k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, node.ErrNonFinite)
+				err = fmt.Errorf("marker m%d: %s %s is not finite: %w (%w)", k, what, formatPoint(m.Local), ErrMarkerLocal, node.ErrNonFinite)
 				break
 			}
 		}
 		if lc, ok := m.Body.(LocalChecker); ok && err == nil {
 			if lerr := lc.CheckMarkerLocal(m.Local); lerr != nil {
-				err = fmt.Errorf("marker m%d: %s %s: %w (%w)", k, what, node.FormatValue(m.Local[:]), ErrMarkerLocal, lerr)
+				err = fmt.Errorf("marker m%d: %s %s: %w (%w)", k, what, formatPoint(m.Local), ErrMarkerLocal, lerr)
 			}
 		}
 		switch {
@@ -287,6 +284,10 @@ func checkMarkers(conn string, ms [2]Marker) error {
 	return nil
 }
 
+// formatPoint formats a marker's point for errors; taking the point by
+// value keeps checkMarkers' markers off the heap.
+func formatPoint(p [3]float64) string { return node.FormatValue(p[:]) }
+
 // Node is the Cartesian spring-damper connector. Build it with New,
 // FromMap or Connect.
 type Node struct {
@@ -296,8 +297,9 @@ type Node struct {
 	m     model
 	hot   [2]hotMarker
 	hasPE bool
-	spec  *node.Spec
-	vals  node.Values
+	spec  *node.Spec // sig.spec
+	sig   *sig
+	vals  node.Values // shared between connectors of equal Params: never modified in place
 	mk    [2]marker
 	// mirrors are the rows of batches (batch.go) holding a copy of m;
 	// SetParams writes through to them.
@@ -332,11 +334,17 @@ func New(p Params, m0, m1 Marker) (*Node, error) {
 	if err := checkMarkers("", [2]Marker{m0, m1}); err != nil {
 		return nil, err
 	}
-	vals, err := node.Resolve(TypeName, params, nil, p.values())
+	return newChecked("", &p, m0, m1)
+}
+
+// newChecked is New after the markers' check, for the connector named
+// conn ("" outside a graph).
+func newChecked(conn string, p *Params, m0, m1 Marker) (*Node, error) {
+	vals, mod, err := checkParams(p)
 	if err != nil {
 		return nil, err
 	}
-	return newNode("", vals, m0, m1)
+	return newNodeModel(conn, vals, mod, m0, m1)
 }
 
 // FromMap builds a connector between two ground markers at the origin from
@@ -358,6 +366,16 @@ func FromMap(m map[string]any) (node.Node, error) {
 // newNode builds the connector named conn ("" outside a graph); an error
 // about marker k is a *node.EndError in a graph.
 func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
+	mod, err := newModel(vals)
+	if err != nil {
+		return nil, err
+	}
+	return newNodeModel(conn, vals, mod, m0, m1)
+}
+
+// newNodeModel builds the connector from validated values and their
+// model; its spec and marker layout come from the signature cache.
+func newNodeModel(conn string, vals node.Values, mod model, m0, m1 Marker) (*Node, error) {
 	endErr := func(k int, format string, args ...any) error {
 		err := fmt.Errorf(format, args...)
 		if conn != "" {
@@ -365,26 +383,12 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 		}
 		return fmt.Errorf("%s: %w", TypeName, err)
 	}
-	mod, err := newModel(vals)
-	if err != nil {
-		return nil, err
-	}
 	n := &Node{vals: vals, m: mod, hasPE: mod.uf == nil}
-	var ins []node.Input
-	outs := []node.Field{
-		{Name: "Displacement", Shape: node.Vec(3), Units: "m", Description: "Relative displacement $\\Delta\\mathbf{p} = \\mathbf{p}_{m1} - \\mathbf{p}_{m0}$, world frame"},
-		{Name: "Distance", Units: "m", Description: "Distance $L = |\\Delta\\mathbf{p}|$ between the marker points"},
-		{Name: "Velocity", Shape: node.Vec(3), Units: "m/s", Description: "Relative velocity $\\Delta\\mathbf{v} = \\mathbf{v}_{m1} - \\mathbf{v}_{m0}$, world frame"},
-		{Name: "Force", Shape: node.Vec(3), Units: "N", Description: "Connector force $\\mathbf{f}_{SD}$, world frame; it acts as $+\\mathbf{f}_{SD}$ on marker 0 and $-\\mathbf{f}_{SD}$ on marker 1"},
-	}
-	if n.hasPE {
-		outs = append(outs, node.Field{Name: "PotentialEnergy", Units: "J", Description: "Elastic energy $V = \\tfrac12\\sum_i k_i(\\Delta p_i - v_{\\mathrm{off},i})^2$; zero when inactive; absent with a user force function"})
-	}
-	off := 0
-	sign := [2]string{"$+\\mathbf{f}_{SD}$", "$-\\mathbf{f}_{SD}$"}
+	var bodies [2]*bodySig
 	for k, mm := range [2]Marker{m0, m1} {
 		mk := &n.mk[k]
 		mk.local = mm.Local
+		mk.markerSig = &groundSig
 		if mm.Body == nil {
 			continue
 		}
@@ -392,57 +396,22 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 		if !ok {
 			return nil, endErr(k, "marker %d: body of type %T implements node.Marker but not node.Node: %w", k, mm.Body, ErrNotMarker)
 		}
-		bs := body.Spec()
+		b, err := bodySigOf(k, body.Spec(), mm.Body, endErr)
+		if err != nil {
+			return nil, err
+		}
+		bodies[k] = b
 		mk.body = mm.Body
-		mk.velJac, _ = mm.Body.(VelocityJacobianMarker)
-		mk.fields = mm.Body.MarkerFields()
-		mk.loads = mm.Body.MarkerLoads()
-		mk.in0 = off
-		for _, fn := range mk.fields {
-			f, ok := bodyField(bs, fn)
-			if !ok {
-				return nil, endErr(k, "marker %d: body %s names marker field %q, which is not a state field or output of it: %w", k, bs.Type, fn, ErrMarkerFields)
-			}
-			ins = append(ins, node.Input{
-				Name: fmt.Sprintf("m%d_%s", k, fn), Shape: f.Shape, Units: f.Units, Coupling: node.Replacing,
-				Description: fmt.Sprintf("Marker %d: the %s field %q: %s", k, bs.Type, fn, f.Description),
-			})
-			for range f.Shape.Len() {
-				mk.velCols = append(mk.velCols, f.Role == node.Velocity)
-			}
-			off += f.Shape.Len()
-		}
-		mk.in1 = off
-		for _, ln := range mk.loads {
-			i := indexInput(bs.Inputs, ln)
-			if i < 0 {
-				return nil, endErr(k, "marker %d: body %s names marker load %q, which is not an input of it: %w", k, bs.Type, ln, ErrMarkerFields)
-			}
-			in := bs.Inputs[i]
-			outs = append(outs, node.Field{
-				Name: fmt.Sprintf("m%d_%s", k, ln), Shape: in.Shape, Units: in.Units,
-				Description: fmt.Sprintf("Marker %d: the connector's load on the %s input %q (force %s at the marker)", k, bs.Type, ln, sign[k]),
-			})
-		}
 	}
-	n.spec = node.NewSpec(node.Spec{
-		Type: TypeName, Package: pkgPath, Params: params, Inputs: ins, Outputs: outs,
-		Feedthrough: true, Meta: meta,
-	})
+	n.sig = sigOf(n.hasPE, bodies)
+	n.spec = n.sig.spec
 	for k := range n.mk {
 		mk := &n.mk[k]
-		if len(mk.loads) == 0 {
-			continue
+		if mk.body != nil {
+			mk.markerSig = &n.sig.mk[k]
 		}
-		mk.y0 = n.spec.OutputOffset(fmt.Sprintf("m%d_%s", k, mk.loads[0]))
-		last := fmt.Sprintf("m%d_%s", k, mk.loads[len(mk.loads)-1])
-		i := n.spec.OutputLayout.Index(last)
-		mk.y1 = n.spec.OutputLayout.Offset(i) + n.spec.Outputs[i].Shape.Len()
-	}
-	for k := range n.mk {
-		mk := &n.mk[k]
 		h := &n.hot[k]
-		h.local, h.in0, h.y0, h.pushable = mk.local, int32(mk.in0), int32(mk.y0), mk.y1 > mk.y0
+		h.in0, h.y0, h.pushable = int32(mk.in0), int32(mk.y0), mk.y1 > mk.y0
 		switch pm, ok := mk.body.(PointMarker); {
 		case mk.body == nil:
 			h.kind = kindGround
@@ -475,7 +444,8 @@ func indexInput(ins []node.Input, name string) int {
 }
 
 // Spec describes this connector: its inputs and load outputs depend on the
-// markers, so every instance has its own spec (built once, immutable).
+// markers, so connectors of different signatures have different specs;
+// connectors of one signature share one (immutable).
 //
 // For each body marker k (0 or 1) there is a replacing input
 // "m<k>_<field>" per name in the body's MarkerFields, with the body's
@@ -559,8 +529,8 @@ func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 	h0, h1 := &n.hot[0], &n.hot[1]
 	var p0x, p0y, p0z, v0x, v0y, v0z, p1x, p1y, p1z, v1x, v1y, v1z float64
 	if h0.kind != kindBody && h1.kind != kindBody {
-		p0x, p0y, p0z, v0x, v0y, v0z = h0.direct(u)
-		p1x, p1y, p1z, v1x, v1y, v1z = h1.direct(u)
+		p0x, p0y, p0z, v0x, v0y, v0z = h0.direct(u, &n.mk[0].local)
+		p1x, p1y, p1z, v1x, v1y, v1z = h1.direct(u, &n.mk[1].local)
 	} else {
 		p0, v0, p1, v1 := n.state(u, dst)
 		p0x, p0y, p0z, v0x, v0y, v0z = p0[0], p0[1], p0[2], v0[0], v0[1], v0[2]
@@ -633,9 +603,9 @@ func (n *Node) load(k int, u []float64, fx, fy, fz float64, dst []float64) {
 }
 
 // direct returns the position and velocity of a ground or point marker.
-func (h *hotMarker) direct(u []float64) (px, py, pz, vx, vy, vz float64) {
+func (h *hotMarker) direct(u []float64, local *[3]float64) (px, py, pz, vx, vy, vz float64) {
 	if h.kind == kindGround {
-		return h.local[0], h.local[1], h.local[2], 0, 0, 0
+		return local[0], local[1], local[2], 0, 0, 0
 	}
 	s := u[h.in0 : h.in0+6 : h.in0+6]
 	return s[0], s[1], s[2], s[3], s[4], s[5]
