@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -37,7 +38,19 @@ type Options struct {
 	// NoHistory skips recording (sweeps read the end state from
 	// Result.Sim instead).
 	NoHistory bool
+	// RecordTo, when set, receives the recorded rows as CSV as they are
+	// recorded (graph.Settings.RecordTo), for the fixed-step modes; an
+	// adaptive run samples its dense output and records in memory only
+	// (Streamable says which). StreamOnly then keeps no rows in memory
+	// (Result.History has the columns only).
+	RecordTo   io.Writer
+	StreamOnly bool
 }
+
+// Streamable reports whether Options.RecordTo applies to a run of the
+// scene: every mode but the adaptive one, which samples its history
+// from dense output after the run.
+func (sc *Scene) Streamable() bool { return !sc.adaptive() }
 
 // Result describes a scene run, whichever the mode.
 type Result struct {
@@ -100,6 +113,9 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 		set.Record = nil
 	}
 	set.Observer, set.ObserveEvery = opts.Observer, opts.ObserveEvery
+	if opts.RecordTo != nil && len(set.Record) > 0 && !sc.adaptive() {
+		set.RecordTo, set.StreamOnly = opts.RecordTo, opts.StreamOnly
+	}
 	if opts.Resume != nil {
 		if err := sim.Restore(opts.Resume); err != nil {
 			return nil, &Error{Path: "checkpoint", Err: err}

@@ -105,3 +105,89 @@ func checkFigure(flag, file string) error {
 	}
 	return usagef("%s %s: use a .png, .svg or .pdf file name", flag, file)
 }
+
+// special reports whether path exists and is not a regular file (a
+// device, a FIFO).
+func special(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.Mode().IsRegular()
+}
+
+// streamOut is a history file written while the run records (rows
+// streamed through graph.Settings.RecordTo, so memory stays constant
+// however long the run): into a temporary file in the target directory
+// that commit renames into place, as writeAtomic does. abort removes the
+// temporary file and leaves the target untouched; after commit it does
+// nothing.
+type streamOut struct {
+	path, tmp string
+	f         *os.File
+	bw        *bufio.Writer
+	lines     int64
+	done      bool
+}
+
+// createStream starts a stream to path, a regular file or a new one (not
+// special: see cmdRun).
+func createStream(path string) (*streamOut, error) {
+	o := &streamOut{path: path}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		o.path = real
+	}
+	dir, name := filepath.Split(o.path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	o.f, o.tmp = f, f.Name()
+	o.bw = bufio.NewWriterSize(o.f, 1<<16)
+	return o, nil
+}
+
+// Write counts the lines written (the header and one per row).
+func (o *streamOut) Write(p []byte) (int, error) {
+	for _, c := range p {
+		if c == '\n' {
+			o.lines++
+		}
+	}
+	return o.bw.Write(p)
+}
+
+// rows is the number of data rows written so far.
+func (o *streamOut) rows() int64 { return max(o.lines-1, 0) }
+
+func (o *streamOut) commit() error {
+	if o.done {
+		return nil
+	}
+	o.done = true
+	err := o.bw.Flush()
+	if err == nil {
+		err = o.f.Chmod(0o644) // CreateTemp makes 0600
+	}
+	if err == nil {
+		err = o.f.Sync()
+	}
+	err = errors.Join(err, o.f.Close())
+	if err == nil {
+		err = os.Rename(o.tmp, o.path)
+	}
+	if err != nil {
+		os.Remove(o.tmp)
+		return fmt.Errorf("%s: %w", o.path, err)
+	}
+	return nil
+}
+
+func (o *streamOut) abort() {
+	if o.done {
+		return
+	}
+	o.done = true
+	o.f.Close()
+	os.Remove(o.tmp)
+}

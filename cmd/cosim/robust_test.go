@@ -361,3 +361,30 @@ func TestRunPeriodicCheckpoint(t *testing.T) {
 		t.Fatalf("resume: exit %d %s", code, errs)
 	}
 }
+
+// A CSV history that is not plotted streams to its file while the run
+// records (constant memory): the file is the same, byte for byte, as
+// the one written from memory when the run is also plotted, and no
+// temporary file is left beside it.
+func TestRunStreamsHistory(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	args := []string{"run", springScene, "--set", "record.every=7", "-q"}
+	if code, _, errs := cosim(t, append(args, "-o", a)...); code != 0 {
+		t.Fatal(errs)
+	}
+	if code, _, errs := cosim(t, append(args, "-o", b, "--plot", filepath.Join(dir, "b.png"))...); code != 0 {
+		t.Fatal(errs)
+	}
+	ab, _ := os.ReadFile(a)
+	bb, _ := os.ReadFile(b)
+	if len(ab) == 0 || !bytes.Equal(ab, bb) {
+		t.Fatalf("streamed history (%d bytes) differs from the one written from memory (%d bytes)", len(ab), len(bb))
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}

@@ -108,6 +108,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	defer sig.close()
 	w := &runWatch{prog: newRunProgress(stderr, *progress, *quiet, *progressEvery, sc.EndTime()), ckEvery: *ckEvery, ckPath: ckPath, stderr: stderr}
 	opts := &scene.Options{Observer: w, ObserveEvery: observeEvery(sceneSteps(sc)), Resume: cp, Prepare: w.prepare}
+	// A CSV history that is not plotted streams to its file as the run
+	// records it: memory stays constant however many rows.
+	var stream *streamOut
+	// (Not into a device or FIFO: opening a FIFO blocks until it has a
+	// reader, so those are written at the end, in place.)
+	if *out != "" && *out != "-" && f == "csv" && *fig == "" && sc.Streamable() && !special(*out) {
+		if stream, err = createStream(*out); err != nil {
+			return err
+		}
+		defer stream.abort()
+		opts.RecordTo, opts.StreamOnly = stream, true
+	}
 	ws := printStepWarnings(sc, stderr)
 	res, err := sc.Simulate(ctx, nodes.Registry(), opts)
 	w.prog.stop()
@@ -117,7 +129,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if s := sig.received(); s != nil && res != nil && errors.Is(err, context.Canceled) {
 		// Interrupted: save the work done, say where it stopped.
 		printSummary(summary, pos[0], sc, res)
-		werr := writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, "the interrupt")
+		werr := writeOutputs(summary, stdout, pos[0], sc, res, stream, *out, f, *fig, ys, "the interrupt")
 		if ckPath != "" {
 			werr = errors.Join(werr, w.checkpoint())
 		}
@@ -141,12 +153,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		// The run failed part way: keep the history of the good steps
 		// (the state before the failing step) so they can be looked at.
-		if oerr := writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, "the failure"); oerr != nil {
+		if oerr := writeOutputs(summary, stdout, pos[0], sc, res, stream, *out, f, *fig, ys, "the failure"); oerr != nil {
 			return errors.Join(err, oerr)
 		}
 		return err
 	}
-	return writeOutputs(summary, stdout, pos[0], sc, res, *out, f, *fig, ys, "")
+	return writeOutputs(summary, stdout, pos[0], sc, res, stream, *out, f, *fig, ys, "")
 }
 
 // runWatch observes a run (graph.Observer): the progress display and the
@@ -239,8 +251,29 @@ func printStepWarnings(sc *scene.Scene, w io.Writer) []graph.StepWarning {
 // stopped, when not empty, says what stopped the run early ("the
 // failure", "the interrupt"): the history then ends at the last good
 // state. Without rows, an existing -o file is left as it is.
-func writeOutputs(summary, stdout io.Writer, path string, sc *scene.Scene, res *scene.Result, out, format, fig string, ys []string, stopped string) error {
+func writeOutputs(summary, stdout io.Writer, path string, sc *scene.Scene, res *scene.Result, stream *streamOut, out, format, fig string, ys []string, stopped string) error {
 	failed := stopped != ""
+	if stream != nil {
+		// The rows are in the stream already; there is no figure.
+		n := stream.rows()
+		if n == 0 {
+			stream.abort()
+			if failed {
+				fmt.Fprintf(summary, "history: no rows recorded before %s; %s left unchanged\n", stopped, out)
+				return nil
+			}
+			return errors.New("the run recorded no rows")
+		}
+		if err := stream.commit(); err != nil {
+			return err
+		}
+		until := ""
+		if failed {
+			until = fmt.Sprintf(" (up to t = %s, the last good state before %s)", fmtTime(res.Time), stopped)
+		}
+		fmt.Fprintf(summary, "history: %d rows × %d columns written to %s%s\n", n, len(res.History.Columns), out, until)
+		return nil
+	}
 	if res.History == nil || len(res.History.Times) == 0 {
 		if failed {
 			if out != "" && out != "-" {
