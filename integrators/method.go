@@ -26,10 +26,10 @@ const (
 type Kind int
 
 const (
-	Explicit   Kind = iota // explicit Runge–Kutta, fixed step
-	Implicit               // implicit, Newton iteration with dense LU
-	Structural             // Newmark family for second-order systems, implicit
-	UserDefined            // a caller's Scheme (Custom, Register)
+	Explicit    Kind = iota // explicit Runge–Kutta, fixed step
+	Implicit                // implicit, Newton iteration with dense LU
+	Structural              // Newmark family for second-order systems, implicit
+	UserDefined             // a caller's Scheme (Custom, Register)
 )
 
 // AlphaParams are the parameters of the Newmark family. Newmark is
