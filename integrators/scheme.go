@@ -148,3 +148,46 @@ func Names() []string {
 	defer registry.RUnlock()
 	return append(names, slices.Clone(registry.names)...)
 }
+
+// Params are the parameters of a method chosen by name, as a scene file
+// or a command line gives them (keys beta, gamma, rho_inf); a nil field
+// means the method's default.
+type Params struct {
+	Beta, Gamma *float64 // MethodNewmark (default β = ¼, γ = ½)
+	RhoInf      *float64 // MethodGeneralizedAlpha (default DefaultRhoInf)
+}
+
+// Configure returns the method named name (ByName: any case, built-in or
+// registered) with parameters p, checked as Method.New checks them. A
+// parameter the method does not take is an error wrapping
+// ErrNotApplicable that names it: β and γ belong to newmark, ρ∞ to
+// generalized-alpha.
+func Configure(name string, p Params) (Method, error) {
+	m, err := ByName(name)
+	if err != nil {
+		return m, err
+	}
+	if p.RhoInf != nil && m.Name != MethodGeneralizedAlpha {
+		return Method{}, fmt.Errorf("%w: rho_inf is a parameter of %s, not of %s", ErrNotApplicable, MethodGeneralizedAlpha, m.Name)
+	}
+	if (p.Beta != nil || p.Gamma != nil) && m.Name != MethodNewmark {
+		return Method{}, fmt.Errorf("%w: beta and gamma are parameters of %s, not of %s", ErrNotApplicable, MethodNewmark, m.Name)
+	}
+	switch {
+	case p.RhoInf != nil:
+		m = GeneralizedAlpha(*p.RhoInf)
+	case p.Beta != nil || p.Gamma != nil:
+		b, g := m.Alpha.Beta, m.Alpha.Gamma
+		if p.Beta != nil {
+			b = *p.Beta
+		}
+		if p.Gamma != nil {
+			g = *p.Gamma
+		}
+		m = Newmark(b, g)
+	}
+	if err := m.validate(); err != nil {
+		return Method{}, err
+	}
+	return m, nil
+}
