@@ -112,8 +112,8 @@ type Adaptive struct {
 
 // NewAdaptive returns a Dormand–Prince integrator for sys. If sys
 // implements EventSystem its events are located on every accepted step.
-// The Newton, linear-solver, pair and IDs settings do not apply: setting
-// one is an error wrapping ErrNotApplicable.
+// The Newton and linear-solver settings do not apply: setting one is an
+// error wrapping ErrNotApplicable.
 func NewAdaptive(sys System, s *Settings) (*Adaptive, error) {
 	if err := checkApplicable(s, adaptiveUses, "the adaptive "+MethodDormandPrince+" driver"); err != nil {
 		return nil, err
