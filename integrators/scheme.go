@@ -53,7 +53,7 @@ func (m Method) Scheme() Scheme { return m.scheme }
 // parameters. Unlike ==, it never panics on a Custom method whose Scheme
 // is not comparable: such methods are the same when their names, orders
 // and Scheme dynamic types agree.
-func Same(a, b Method) bool {
+func Same(a, b Method) (same bool) {
 	if a.Name != b.Name || a.Order != b.Order || a.Kind != b.Kind || a.Alpha != b.Alpha {
 		return false
 	}
@@ -63,7 +63,11 @@ func Same(a, b Method) bool {
 	if fmt.Sprintf("%T", a.scheme) != fmt.Sprintf("%T", b.scheme) {
 		return false
 	}
-	defer func() { _ = recover() }() // non-comparable dynamic type: equal by type and name
+	defer func() {
+		if recover() != nil {
+			same = true // a non-comparable dynamic type: the same by type, name and order
+		}
+	}()
 	return a.scheme == b.scheme
 }
 

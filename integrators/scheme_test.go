@@ -195,3 +195,26 @@ func TestConfigure(t *testing.T) {
 		}
 	}
 }
+
+// sliceScheme is not comparable (it holds a slice).
+type sliceScheme struct{ coef []float64 }
+
+func (sliceScheme) Name() string { return "slice-scheme" }
+func (sliceScheme) Order() int   { return 1 }
+func (sliceScheme) New(sys System, s *Settings) (Stepper, error) {
+	return nil, nil
+}
+
+// Same never panics, and tells schemes apart by type, name and order.
+func TestSameNonComparable(t *testing.T) {
+	a, b := Custom(sliceScheme{[]float64{1}}), Custom(sliceScheme{[]float64{1}})
+	if !Same(a, b) {
+		t.Error("two slice schemes of the same name are not the same")
+	}
+	if Same(a, Custom(euler1{"slice-scheme"})) {
+		t.Error("schemes of different types are the same")
+	}
+	if Same(Custom(euler1{"x"}), Custom(euler1{"y"})) {
+		t.Error("schemes of different names are the same")
+	}
+}
