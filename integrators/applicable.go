@@ -68,9 +68,12 @@ func setFields(s *Settings) []setField {
 func (m Method) uses() int {
 	switch m.Kind {
 	case UserDefined:
-		// A caller's scheme may read the Newton settings for its own
-		// iteration; the adaptive driver's it cannot.
-		return useEvents | useNewton
+		// A caller's scheme reads the Newton settings only if it says
+		// so; the adaptive driver's it cannot.
+		if n, ok := m.scheme.(NewtonScheme); ok && n.UsesNewton() {
+			return useEvents | useNewton
+		}
+		return useEvents
 	case Explicit:
 		return useEvents
 	default: // Implicit, Structural
@@ -98,4 +101,14 @@ func checkApplicable(s *Settings, uses int, who string) error {
 		return fmt.Errorf("%w: %s does not use Settings.%s (%s); leave it zero", ErrNotApplicable, who, f.name, why)
 	}
 	return nil
+}
+
+// NewtonScheme is an optional capability of a Scheme: an implicit
+// method of the caller's that reads the Newton and linear-solver
+// Settings (NewtonTol through JacobianMaxAge) says so with UsesNewton
+// returning true. For any other Scheme those settings are an error
+// wrapping ErrNotApplicable, as for the built-in explicit methods.
+type NewtonScheme interface {
+	Scheme
+	UsesNewton() bool
 }

@@ -53,7 +53,9 @@
 // own optimize.Method. Custom wraps it in a Method (Kind UserDefined)
 // that Method.New, graph.Sim.RunMonolithic and checkpoints accept;
 // Register adds it to the names ByName, Configure and Names know, so a
-// scene file or the cosim command line can name it. Events are located
+// scene file or the cosim command line can name it. Its Settings are
+// checked like an explicit method's (only the event settings), or like an
+// implicit one's if it is a NewtonScheme. Events are located
 // for it as for the built-in methods; a Stepper that carries memory
 // between steps should implement Checkpointer, or a resumed run restarts
 // it from its state alone. The registry is the one mutable package

@@ -264,8 +264,9 @@ func (m Method) validate() error {
 // NewtonMaxIter, LinearSolver, Preconditioner, Krylov*, Forcing,
 // MatrixFree, JacobianMaxAge) for the explicit methods. Positions,
 // Velocities and IDs describe the system and are accepted by every
-// method. A Custom method's Scheme receives s; only the adaptive driver's
-// settings are refused for it.
+// method. A Custom method's Scheme receives s, refused like an explicit
+// method's unless the Scheme is a NewtonScheme that uses the Newton
+// settings.
 func (m Method) New(sys System, s *Settings) (Stepper, error) {
 	if err := m.validate(); err != nil {
 		return nil, err

@@ -15,8 +15,9 @@ import (
 // and the cosim command line once registered (Register).
 //
 // New returns a Stepper for sys. The Settings passed are the caller's,
-// after this package has checked that the caller set none that only the
-// built-in implicit, structural or adaptive methods use (see
+// after this package has checked that the caller set none that the
+// Scheme does not use: only the event settings and the system's pairs
+// and IDs, and the Newton settings if it is a NewtonScheme (see
 // Method.New); the event settings are applied by the package, which
 // wraps the Stepper to locate events as it does for its own methods
 // (re-stepping from Init, or from Checkpoint/Restore when the Stepper is

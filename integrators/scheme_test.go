@@ -218,3 +218,33 @@ func TestSameNonComparable(t *testing.T) {
 		t.Error("schemes of different names are the same")
 	}
 }
+
+// newtonEuler says it reads the Newton settings.
+type newtonEuler struct{ euler1 }
+
+func (newtonEuler) UsesNewton() bool { return true }
+
+// New reads NewtonTol (as an implicit scheme would) and steps forward
+// Euler.
+func (e newtonEuler) New(sys System, s *Settings) (Stepper, error) {
+	if s == nil || s.NewtonTol <= 0 {
+		return nil, errors.New("newtonEuler: needs NewtonTol")
+	}
+	return e.euler1.New(sys, nil)
+}
+
+// The Newton settings are refused for a caller's scheme unless it is a
+// NewtonScheme; the adaptive driver's always are.
+func TestCustomSchemeSettings(t *testing.T) {
+	sys := &oscillator{}
+	s := &Settings{NewtonTol: 1e-8}
+	if _, err := Custom(euler1{"plain"}).New(sys, s); !errors.Is(err, ErrNotApplicable) || !strings.Contains(err.Error(), "NewtonTol") {
+		t.Errorf("NewtonTol with a plain scheme: %v", err)
+	}
+	if _, err := Custom(newtonEuler{euler1{"newton"}}).New(sys, s); err != nil {
+		t.Errorf("NewtonTol with a NewtonScheme: %v", err)
+	}
+	if _, err := Custom(newtonEuler{euler1{"newton"}}).New(sys, &Settings{RTol: 1e-6}); !errors.Is(err, ErrNotApplicable) {
+		t.Errorf("RTol with a NewtonScheme: %v", err)
+	}
+}

@@ -182,6 +182,7 @@ func TestCustomMethodMonolithicOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("rk4: joint errors %.3g, observed order %.4f", res4.Errors[len(res4.Errors)-1], res4.Joint())
 	if err := res4.Check(study.Declared()); err != nil {
 		t.Errorf("rk4: %v", err)
 	}
