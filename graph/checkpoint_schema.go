@@ -74,6 +74,9 @@ var methodKinds = map[integrators.Kind]string{
 	integrators.Explicit:   "explicit",
 	integrators.Implicit:   "implicit",
 	integrators.Structural: "structural",
+	// A caller's Scheme: resumed only in a program that registered it
+	// (integrators.Register) under the same name and order.
+	integrators.UserDefined: "user-defined",
 }
 
 // The names of the settings' enumerations in the file (the zero value is
@@ -334,14 +337,22 @@ func (f *checkpointFile) checkpoint() (*Checkpoint, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("integrator method %q has unknown kind %q (want explicit, implicit or structural)", fi.Method.Name, fi.Method.Kind)
+			return nil, fmt.Errorf("integrator method %q has unknown kind %q (want explicit, implicit, structural or user-defined)", fi.Method.Name, fi.Method.Kind)
+		}
+		m := integrators.Method{Name: fi.Method.Name, Order: fi.Method.Order, Kind: kind, Alpha: alphaFromFile(fi.Method.Alpha)}
+		if kind == integrators.UserDefined {
+			reg, err := integrators.ByName(fi.Method.Name)
+			if err != nil || reg.Kind != integrators.UserDefined || reg.Name != fi.Method.Name || reg.Order != fi.Method.Order {
+				return nil, fmt.Errorf("integrator method %q (order %d) is user-defined: register it (integrators.Register) under that name and order before reading the checkpoint", fi.Method.Name, fi.Method.Order)
+			}
+			m = reg
 		}
 		set, err := settingsFromFile(fi.Settings)
 		if err != nil {
 			return nil, err
 		}
 		c.Integrator = &MethodCheckpoint{
-			Method:   integrators.Method{Name: fi.Method.Name, Order: fi.Method.Order, Kind: kind, Alpha: alphaFromFile(fi.Method.Alpha)},
+			Method:   m,
 			Adaptive: fi.Adaptive,
 			Settings: set,
 			State:    stepperFromFile(fi.State),

@@ -263,7 +263,7 @@
 //
 // # Concurrency
 //
-// Sim.Run starts Settings.Workers goroutines (an errgroup) for the run and
+// Sim.Run starts Settings.Workers goroutines (a sync.WaitGroup: chunk errors travel in the pool, not through the goroutines) for the run and
 // hands each phase to them in contiguous chunks; the calling goroutine
 // takes the first chunk. Phases with fewer node evaluations than
 // Settings.Grain run on the calling goroutine, so small graphs pay no

@@ -183,7 +183,7 @@ func methodDiff(kept integrators.Method, keptAdaptive bool, want integrators.Met
 	if keptAdaptive != wantAdaptive || kept.Name != want.Name {
 		return fmt.Sprintf("method %s in the checkpoint, %s in the run", name(kept, keptAdaptive), name(want, wantAdaptive))
 	}
-	if kept != want {
+	if !integrators.Same(kept, want) {
 		return fmt.Sprintf("%s parameters %+v in the checkpoint, %+v in the run", kept.Name, kept.Alpha, want.Alpha)
 	}
 	return ""

@@ -1,13 +1,13 @@
 package graph
 
-import "golang.org/x/sync/errgroup"
+import "sync"
 
 // pool is a set of worker goroutines that live for one Run, so that a
 // step hands out work without starting goroutines or allocating. The
 // caller's goroutine takes the first chunk of every phase itself.
 type pool struct {
 	workers int
-	g       errgroup.Group
+	wg      sync.WaitGroup
 	work    chan job
 	done    chan struct{}
 	errs    []error // per chunk, read after every chunk is done
@@ -24,12 +24,11 @@ type job struct {
 func startPool(workers int) *pool {
 	p := &pool{workers: workers, work: make(chan job), done: make(chan struct{}, workers), errs: make([]error, workers)}
 	for w := 1; w < workers; w++ {
-		p.g.Go(func() error {
+		p.wg.Go(func() {
 			for j := range p.work {
 				p.errs[j.chunk] = j.s.chunk(j.phase, j.tasks, j.t, j.dt)
 				p.done <- struct{}{}
 			}
-			return nil
 		})
 	}
 	return p
@@ -60,5 +59,5 @@ func (p *pool) do(s *Sim, phase int, tasks []int32, t, dt float64) error {
 
 func (p *pool) stop() {
 	close(p.work)
-	_ = p.g.Wait()
+	p.wg.Wait()
 }

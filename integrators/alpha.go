@@ -496,6 +496,9 @@ func (m Method) NewSecondOrder(sys SecondOrder, s *Settings) (*SecondOrderSteppe
 	if err := m.validate(); err != nil {
 		return nil, err
 	}
+	if err := checkApplicable(s, m.uses(), m.Name+" on a SecondOrder system"); err != nil {
+		return nil, err
+	}
 	c := resolve(s)
 	if err := c.checkLinear(); err != nil {
 		return nil, err

@@ -41,6 +41,28 @@
 //	}
 //	t, y := st.State()
 //
+// Settings a method does not use are an error wrapping ErrNotApplicable,
+// not ignored (see Settings). Configure chooses a method and its own
+// parameters (Newmark β, γ; generalized-alpha ρ∞) by name, refusing
+// another method's, for scene files and the command line.
+//
+// # Methods of your own
+//
+// A method defined outside this package implements Scheme (Name, Order,
+// New returning a Stepper), as a caller of gonum's optimize brings its
+// own optimize.Method. Custom wraps it in a Method (Kind UserDefined)
+// that Method.New, graph.Sim.RunMonolithic and checkpoints accept;
+// Register adds it to the names ByName, Configure and Names know, so a
+// scene file or the cosim command line can name it. Its Settings are
+// checked like an explicit method's (only the event settings), or like an
+// implicit one's if it is a NewtonScheme. Events are located
+// for it as for the built-in methods; a Stepper that carries memory
+// between steps should implement Checkpointer, or a resumed run restarts
+// it from its state alone. The registry is the one mutable package
+// state: Register is safe for concurrent use, and registrations last as
+// long as the process. verification.MonolithicStudy measures a method's
+// observed order on a graph against a known solution.
+//
 // Integrate (or Adaptive, one step at a time) runs Dormand–Prince with
 // error control, output at requested times and events. A
 // SecondOrderStepper runs Newmark or generalized-alpha on a SecondOrder
@@ -224,8 +246,10 @@
 // # Concurrency and determinism
 //
 // A Stepper, Adaptive or SecondOrderStepper is not safe for concurrent
-// use; distinct ones are, provided the Systems they use are. No method
-// uses goroutines, maps or randomness: the same inputs give bit-identical
+// use; distinct ones are, provided the Systems they use are. Register,
+// ByName, Names and Configure are safe for concurrent use (the registry
+// of user-defined methods is guarded by a lock; a step never touches
+// it). No method uses goroutines, maps or randomness: the same inputs give bit-identical
 // results on the same platform. Checkpoint returns a plain struct
 // (Checkpoint) with the complete integrator state, including carried
 // derivatives, accelerations, the step-count clock, the PI controller

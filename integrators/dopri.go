@@ -112,7 +112,12 @@ type Adaptive struct {
 
 // NewAdaptive returns a Dormand–Prince integrator for sys. If sys
 // implements EventSystem its events are located on every accepted step.
+// The Newton and linear-solver settings do not apply: setting one is an
+// error wrapping ErrNotApplicable.
 func NewAdaptive(sys System, s *Settings) (*Adaptive, error) {
+	if err := checkApplicable(s, adaptiveUses, "the adaptive "+MethodDormandPrince+" driver"); err != nil {
+		return nil, err
+	}
 	c := resolve(s)
 	if c.rtol < 0 || c.atol < 0 || c.hmin < 0 || !(c.hmax > 0) || c.fixed < 0 || c.eventTol < 0 {
 		return nil, fmt.Errorf("integrators: invalid Settings: negative tolerance or step bound")

@@ -41,16 +41,44 @@ type explicitStepper struct {
 	k   [7][]float64
 	tmp []float64
 	fOK bool // k[0] holds f(t, y) (Dormand–Prince FSAL)
+	// rule is the method's update, resolved from its name once at
+	// construction so that a step compares no strings.
+	rule explicitRule
+}
+
+type explicitRule uint8
+
+const (
+	ruleForwardEuler explicitRule = iota
+	ruleSemiImplicitEuler
+	ruleHeun
+	ruleRK4
+	ruleDormandPrince
+)
+
+// explicitRules maps each explicit method to its update and stage count.
+var explicitRules = map[string]struct {
+	rule   explicitRule
+	stages int
+}{
+	MethodForwardEuler:      {ruleForwardEuler, 1},
+	MethodSemiImplicitEuler: {ruleSemiImplicitEuler, 1},
+	MethodHeun:              {ruleHeun, 2},
+	MethodRK4:               {ruleRK4, 4},
+	MethodDormandPrince:     {ruleDormandPrince, 7},
 }
 
 func newExplicit(m Method, sys System, c conf) (*explicitStepper, error) {
 	n := sys.Dim()
-	s := &explicitStepper{core: newCore(m, sys), yn: make([]float64, n), tmp: make([]float64, n)}
-	stages := map[string]int{MethodForwardEuler: 1, MethodSemiImplicitEuler: 1, MethodHeun: 2, MethodRK4: 4, MethodDormandPrince: 7}[m.Name]
-	for i := 0; i < stages; i++ {
+	r, ok := explicitRules[m.Name]
+	if !ok {
+		panic("integrators: newExplicit of " + m.Name) // Method.New dispatches only explicit methods here
+	}
+	s := &explicitStepper{core: newCore(m, sys), yn: make([]float64, n), tmp: make([]float64, n), rule: r.rule}
+	for i := 0; i < r.stages; i++ {
 		s.k[i] = make([]float64, n)
 	}
-	if m.Name == MethodSemiImplicitEuler {
+	if s.rule == ruleSemiImplicitEuler {
 		p, err := pairsOf(sys, c, m.Name)
 		if err != nil {
 			return nil, err
@@ -117,15 +145,15 @@ func (s *explicitStepper) Step(dt float64) error {
 	t, t1 := s.clk.Now(), nc.Now()
 	y, yn, k, tmp := s.y, s.yn, s.k, s.tmp
 	var err error
-	switch s.m.Name {
-	case MethodForwardEuler:
+	switch s.rule {
+	case ruleForwardEuler:
 		if err = s.eval(t, dt, y, k[0]); err != nil {
 			return err
 		}
 		for i := range yn {
 			yn[i] = y[i] + dt*k[0][i]
 		}
-	case MethodSemiImplicitEuler:
+	case ruleSemiImplicitEuler:
 		if err = s.eval(t, dt, y, k[0]); err != nil {
 			return err
 		}
@@ -142,7 +170,7 @@ func (s *explicitStepper) Step(dt float64) error {
 		for i, p := range s.pos {
 			yn[p] = y[p] + dt*yn[s.vel[i]]
 		}
-	case MethodHeun:
+	case ruleHeun:
 		if err = s.eval(t, dt, y, k[0]); err != nil {
 			return err
 		}
@@ -155,7 +183,7 @@ func (s *explicitStepper) Step(dt float64) error {
 		for i := range yn {
 			yn[i] = y[i] + 0.5*dt*(k[0][i]+k[1][i])
 		}
-	case MethodRK4:
+	case ruleRK4:
 		th := t + 0.5*dt
 		if err = s.eval(t, dt, y, k[0]); err != nil {
 			return err
@@ -181,7 +209,7 @@ func (s *explicitStepper) Step(dt float64) error {
 		for i := range yn {
 			yn[i] = y[i] + dt/6*(k[0][i]+2*k[1][i]+2*k[2][i]+k[3][i])
 		}
-	case MethodDormandPrince:
+	case ruleDormandPrince:
 		if !s.fOK {
 			if err = s.eval(t, dt, y, k[0]); err != nil {
 				return err
@@ -196,7 +224,7 @@ func (s *explicitStepper) Step(dt float64) error {
 		return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i}
 	}
 	s.y, s.yn = yn, y
-	if s.m.Name == MethodDormandPrince {
+	if s.rule == ruleDormandPrince {
 		s.k[0], s.k[6] = s.k[6], s.k[0] // FSAL
 	}
 	s.clk = nc
@@ -264,7 +292,7 @@ func dpStages(sys System, t, t1, h float64, y, yn, tmp []float64, kk *[7][]float
 // Checkpoint implements Checkpointer.
 func (s *explicitStepper) Checkpoint() Checkpoint {
 	c := Checkpoint{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
-	if s.m.Name == MethodDormandPrince && s.fOK {
+	if s.rule == ruleDormandPrince && s.fOK {
 		c.F = cloneF(s.k[0])
 	}
 	return c
@@ -279,7 +307,7 @@ func (s *explicitStepper) Restore(c Checkpoint) error {
 	s.clk = c.Clock
 	s.stats = c.Stats
 	s.fOK = false
-	if s.m.Name == MethodDormandPrince && len(c.F) == s.n {
+	if s.rule == ruleDormandPrince && len(c.F) == s.n {
 		copy(s.k[0], c.F)
 		s.fOK = true
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -25,9 +26,10 @@ const (
 type Kind int
 
 const (
-	Explicit   Kind = iota // explicit Runge–Kutta, fixed step
-	Implicit               // implicit, Newton iteration with dense LU
-	Structural             // Newmark family for second-order systems, implicit
+	Explicit    Kind = iota // explicit Runge–Kutta, fixed step
+	Implicit                // implicit, Newton iteration with dense LU
+	Structural              // Newmark family for second-order systems, implicit
+	UserDefined             // a caller's Scheme (Custom, Register)
 )
 
 // AlphaParams are the parameters of the Newmark family. Newmark is
@@ -47,14 +49,18 @@ type AlphaParams struct {
 }
 
 // Method describes one integration method: its stable name, declared
-// order, kind and, for the Newmark family, its parameters. The zero
-// Method is invalid; obtain one from ByName, Methods, Newmark or
-// GeneralizedAlpha.
+// order, kind and, for the Newmark family, its parameters, or a
+// caller-defined Scheme (Kind Custom). The zero Method is invalid; obtain
+// one from ByName, Methods, Newmark, GeneralizedAlpha or Custom. Compare
+// methods with Same: == panics on a Custom method whose Scheme is not
+// comparable.
 type Method struct {
 	Name  string
 	Order int // declared global order of accuracy
 	Kind  Kind
 	Alpha AlphaParams // MethodNewmark and MethodGeneralizedAlpha only
+
+	scheme Scheme // Kind Custom only
 }
 
 // DefaultRhoInf is the ρ∞ that ByName(MethodGeneralizedAlpha) uses.
@@ -125,22 +131,28 @@ func Methods() []Method {
 var ErrUnknownMethod = errors.New("integrators: unknown method")
 
 // ByName returns the method with the given stable name and default
-// parameters (Newmark β = ¼, γ = ½; generalized-alpha ρ∞ = DefaultRhoInf).
-// Names are matched without regard to case ("RK4" is "rk4"); the error
-// for an unknown name wraps ErrUnknownMethod, lists the valid names and
-// suggests the nearest.
+// parameters (Newmark β = ¼, γ = ½; generalized-alpha ρ∞ = DefaultRhoInf),
+// or the Custom method of a Scheme added with Register. Names are matched
+// without regard to case ("RK4" is "rk4"); the error for an unknown name
+// wraps ErrUnknownMethod, lists the valid names (Names) and suggests the
+// nearest.
 func ByName(name string) (Method, error) {
 	for _, m := range catalog {
 		if strings.EqualFold(m.Name, name) {
 			return m, nil
 		}
 	}
-	names := make([]string, len(catalog))
-	for i, m := range catalog {
-		names[i] = m.Name
+	if sch, ok := registered(name); ok {
+		return Custom(sch), nil
 	}
+	names := Names()
 	hint := ""
-	if near := nearest(strings.ToLower(name), names); near != "" {
+	lower := make([]string, len(names))
+	for i, n := range names {
+		lower[i] = strings.ToLower(n)
+	}
+	if i := slices.Index(lower, nearest(strings.ToLower(name), lower)); i >= 0 {
+		near := names[i]
 		hint = fmt.Sprintf("; did you mean %q?", near)
 	}
 	shown := name
@@ -190,6 +202,12 @@ func editDistance(a, b string) int {
 }
 
 func (m Method) validate() error {
+	if m.Kind == UserDefined || m.scheme != nil {
+		if m.Kind != UserDefined {
+			return fmt.Errorf("integrators: method %s has a Scheme but kind %d; obtain custom methods from Custom", m.Name, m.Kind)
+		}
+		return m.checkScheme()
+	}
 	switch m.Name {
 	case MethodNewmark:
 		p := m.Alpha
@@ -210,6 +228,10 @@ func (m Method) validate() error {
 	default:
 		for _, c := range catalog {
 			if c.Name == m.Name {
+				if c != m {
+					return fmt.Errorf("integrators: method %s has order %d, kind %d and parameters %+v; %s has order %d, kind %d and no parameters (obtain it from ByName)",
+						m.Name, m.Order, m.Kind, m.Alpha, c.Name, c.Order, c.Kind)
+				}
 				return nil
 			}
 		}
@@ -234,8 +256,22 @@ func (m Method) validate() error {
 // step integrated from the reset state (see "Events" in the package
 // documentation). Steps without a crossing are the method's own, bit for
 // bit.
+//
+// A Settings field that m does not use is an error wrapping
+// ErrNotApplicable, not ignored: the adaptive driver's settings (RTol,
+// ATol, InitialStep, MinStep, MaxStep, MaxSteps, FixedStep, Output) for
+// every method, and the Newton and linear-solver settings (NewtonTol,
+// NewtonMaxIter, LinearSolver, Preconditioner, Krylov*, Forcing,
+// MatrixFree, JacobianMaxAge) for the explicit methods. Positions,
+// Velocities and IDs describe the system and are accepted by every
+// method. A Custom method's Scheme receives s, refused like an explicit
+// method's unless the Scheme is a NewtonScheme that uses the Newton
+// settings.
 func (m Method) New(sys System, s *Settings) (Stepper, error) {
 	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	if err := checkApplicable(s, m.uses(), m.Name); err != nil {
 		return nil, err
 	}
 	c := resolve(s)
@@ -243,6 +279,19 @@ func (m Method) New(sys System, s *Settings) (Stepper, error) {
 		return nil, err
 	}
 	var st Stepper
+	if m.Kind == UserDefined {
+		st, err := m.scheme.New(sys, s)
+		if err != nil {
+			return nil, fmt.Errorf("integrators: %s: %w", m.Name, err)
+		}
+		if st == nil {
+			return nil, fmt.Errorf("integrators: %s: Scheme.New returned no Stepper and no error", m.Name)
+		}
+		if st.Method() != m.Name || st.Order() != m.Order {
+			return nil, fmt.Errorf("integrators: %s: its Stepper reports method %q of order %d, want %q of order %d", m.Name, st.Method(), st.Order(), m.Name, m.Order)
+		}
+		return withEvents(st, sys, c), nil
+	}
 	switch m.Name {
 	case MethodForwardEuler, MethodSemiImplicitEuler, MethodHeun, MethodRK4, MethodDormandPrince:
 		e, err := newExplicit(m, sys, c)

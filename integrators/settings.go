@@ -8,7 +8,15 @@ import (
 
 // Settings controls steppers and drivers, like optimize.Settings. A nil
 // *Settings means every documented default. Every field's zero value
-// selects its default; fields that do not apply to a method are ignored.
+// selects its default. A non-zero field that the method or driver does
+// not use is an error wrapping ErrNotApplicable (Method.New,
+// NewAdaptive, Integrate), never silently ignored: the adaptive driver's
+// fields (RTol through Output) apply to NewAdaptive and Integrate only,
+// the Newton and linear-solver fields (NewtonTol through
+// JacobianMaxAge) to the implicit, structural and user-defined methods
+// only. The event fields apply everywhere, and Positions, Velocities and
+// IDs, which describe the system rather than choose an option, are
+// accepted by every method.
 type Settings struct {
 	// RTol and ATol are the relative and absolute tolerances of the
 	// adaptive Dormand–Prince controller: a step is accepted when the RMS

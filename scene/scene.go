@@ -694,13 +694,9 @@ func (sc *Scene) EndTime() float64 {
 	return sc.Run.End
 }
 
-func methodNames() []string {
-	var names []string
-	for _, m := range integrators.Methods() {
-		names = append(names, m.Name)
-	}
-	return names
-}
+// methodNames are the methods a scene may name: the built-in ones and
+// those a program registered (integrators.Register).
+func methodNames() []string { return integrators.Names() }
 
 // check validates the integrator settings; path is where they are.
 func (in *Integrator) check(path string) []error {
@@ -714,8 +710,12 @@ func (in *Integrator) check(path string) []error {
 	} else if err != nil {
 		bad(".method", "%q is not a method%s; one of %s", in.Method, node.DidYouMean(in.Method, methodNames()), strings.Join(methodNames(), ", "))
 	}
+	name := in.Method
+	if err == nil {
+		name = m.Name // the canonical name: in.Method may be in any case
+	}
 	if in.RhoInf != nil {
-		if in.Method != integrators.MethodGeneralizedAlpha {
+		if name != integrators.MethodGeneralizedAlpha {
 			bad(".rho_inf", "is a parameter of %s, not of %q", integrators.MethodGeneralizedAlpha, in.Method)
 		} else if r := *in.RhoInf; !(r >= 0 && r <= 1) {
 			bad(".rho_inf", "%v is outside [0, 1]", r)
@@ -728,13 +728,13 @@ func (in *Integrator) check(path string) []error {
 		if v.x == nil {
 			continue
 		}
-		if in.Method != integrators.MethodNewmark {
+		if name != integrators.MethodNewmark {
 			bad(v.name, "is a parameter of %s, not of %q", integrators.MethodNewmark, in.Method)
 		} else if math.IsNaN(*v.x) || math.IsInf(*v.x, 0) || *v.x < 0 || v.name == ".beta" && *v.x == 0 {
 			bad(v.name, "%v: newmark needs beta > 0 and gamma >= 0", *v.x)
 		}
 	}
-	if in.Adaptive && in.Method != integrators.MethodDormandPrince {
+	if in.Adaptive && name != integrators.MethodDormandPrince {
 		bad(".adaptive", "only %s is adaptive; set \"method\": %q", integrators.MethodDormandPrince, integrators.MethodDormandPrince)
 	}
 	for _, v := range []struct {
@@ -815,24 +815,12 @@ func (in *Integrator) checkLinear(path string, explicit bool) []error {
 // Method returns the integration method of a monolithic scene (an error
 // when the settings are invalid).
 func (in *Integrator) method() (integrators.Method, error) {
-	m, err := integrators.ByName(in.Method)
-	if err != nil {
-		return m, err
-	}
-	switch {
-	case in.RhoInf != nil && m.Name == integrators.MethodGeneralizedAlpha:
-		m = integrators.GeneralizedAlpha(*in.RhoInf)
-	case m.Name == integrators.MethodNewmark && (in.Beta != nil || in.Gamma != nil):
-		b, g := m.Alpha.Beta, m.Alpha.Gamma
-		if in.Beta != nil {
-			b = *in.Beta
-		}
-		if in.Gamma != nil {
-			g = *in.Gamma
-		}
-		m = integrators.Newmark(b, g)
-	}
-	return m, nil
+	return integrators.Configure(in.Method, in.params())
+}
+
+// params returns the method parameters of the scene's integrator.
+func (in *Integrator) params() integrators.Params {
+	return integrators.Params{Beta: in.Beta, Gamma: in.Gamma, RhoInf: in.RhoInf}
 }
 
 // settings returns the integrators.Settings of the scene's integrator.

@@ -227,10 +227,7 @@ func runSchema() obj {
 }
 
 func integratorSchema() obj {
-	var names []string
-	for _, m := range integrators.Methods() {
-		names = append(names, m.Name)
-	}
+	names := integrators.Names()
 	pos := func(desc string) obj { return obj{"type": "number", "exclusiveMinimum": 0, "description": desc} }
 	return obj{
 		"type": "object", "additionalProperties": false, "required": []string{"method"},

@@ -192,22 +192,9 @@ func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*gra
 		}
 		return opts, nil
 	}
-	m, err := integrators.ByName(in.Method)
+	m, err := integrators.Configure(in.Method, integrators.Params{Beta: in.Beta, Gamma: in.Gamma, RhoInf: in.RhoInf})
 	if err != nil {
 		return nil, err
-	}
-	switch {
-	case in.RhoInf != nil && m.Name == integrators.MethodGeneralizedAlpha:
-		m = integrators.GeneralizedAlpha(*in.RhoInf)
-	case m.Name == integrators.MethodNewmark && (in.Beta != nil || in.Gamma != nil):
-		b, g := m.Alpha.Beta, m.Alpha.Gamma
-		if in.Beta != nil {
-			b = *in.Beta
-		}
-		if in.Gamma != nil {
-			g = *in.Gamma
-		}
-		m = integrators.Newmark(b, g)
 	}
 	opts.Method = m
 	return opts, nil

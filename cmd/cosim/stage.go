@@ -241,22 +241,9 @@ func sceneSteps(sc *scene.Scene) int {
 // integrator, as scene.Simulate runs it (scene keeps these unexported; a
 // test holds this copy to Simulate's results bit for bit).
 func integratorOf(in *scene.Integrator) (integrators.Method, *integrators.Settings, error) {
-	m, err := integrators.ByName(in.Method)
+	m, err := integrators.Configure(in.Method, integrators.Params{Beta: in.Beta, Gamma: in.Gamma, RhoInf: in.RhoInf})
 	if err != nil {
 		return m, nil, err
-	}
-	switch {
-	case in.RhoInf != nil && m.Name == integrators.MethodGeneralizedAlpha:
-		m = integrators.GeneralizedAlpha(*in.RhoInf)
-	case m.Name == integrators.MethodNewmark && (in.Beta != nil || in.Gamma != nil):
-		b, g := m.Alpha.Beta, m.Alpha.Gamma
-		if in.Beta != nil {
-			b = *in.Beta
-		}
-		if in.Gamma != nil {
-			g = *in.Gamma
-		}
-		m = integrators.Newmark(b, g)
 	}
 	return m, &integrators.Settings{
 		RTol: in.RTol, ATol: in.ATol,

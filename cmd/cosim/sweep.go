@@ -16,10 +16,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
@@ -144,12 +143,22 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 			task(i)
 		}
 	} else {
-		var g errgroup.Group
-		g.SetLimit(*jobs)
-		for i := range mine {
-			g.Go(func() error { task(i); return nil })
+		// *jobs workers take the runs in order; each run reports its
+		// failure in its own status cell, so there is no error to collect.
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(*jobs, len(mine)) {
+			wg.Go(func() {
+				for i := range next {
+					task(i)
+				}
+			})
 		}
-		_ = g.Wait() // tasks report failures in their status cells
+		for i := range mine {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
 	}
 	bar.stop()
 	header := append(append(append([]string{"run", "runs"}, sw.keys...), "t"), cols...)
