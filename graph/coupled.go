@@ -1104,7 +1104,7 @@ func (s *Sim) gatherSpan(i int32, g0, g1 int, t float64) (err error) {
 func (s *Sim) updateHeld(c *cnode, t, dt float64) error {
 	dst := s.xNext[c.x0:c.x1]
 	if err := c.n.Update(t, dt, s.x[c.x0:c.x1], s.inputs(c), dst); err != nil {
-		return &node.StateError{Node: c.name, Step: s.steps, Time: t, Err: err}
+		return s.nodeError(c, t, err)
 	}
 	if j := nonFinite(dst); j >= 0 {
 		return &node.StateError{Node: c.name, Field: c.spec.StateLayout.Component(j), Step: s.steps, Time: t, Err: node.ErrNonFinite}
