@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,15 +40,27 @@ func threshold(dir string) float64 {
 
 // Result is the recorded outcome of one gremlins run on one package.
 type Result struct {
-	Package        string   `json:"package"`
-	Tool           string   `json:"tool"`
-	ElapsedSeconds float64  `json:"elapsed_seconds"`
-	Killed         int      `json:"killed"`
-	Lived          int      `json:"lived"`
-	TimedOut       int      `json:"timed_out"`
-	NotCovered     int      `json:"not_covered"`
-	NotViable      int      `json:"not_viable"`
-	Survivors      []Mutant `json:"survivors"`
+	Package        string  `json:"package"`
+	Tool           string  `json:"tool"`
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	Killed         int     `json:"killed"`
+	Lived          int     `json:"lived"`
+	TimedOut       int     `json:"timed_out"`
+	NotCovered     int     `json:"not_covered"`
+	NotViable      int     `json:"not_viable"`
+	// Files holds the counts per file (slash path from the repository
+	// root), so that a run on some files (-files) can replace theirs.
+	Files     map[string]*Counts `json:"files"`
+	Survivors []Mutant           `json:"survivors"`
+}
+
+// Counts are the mutants of one file by outcome.
+type Counts struct {
+	Killed     int `json:"killed"`
+	Lived      int `json:"lived"`
+	TimedOut   int `json:"timed_out"`
+	NotCovered int `json:"not_covered"`
+	NotViable  int `json:"not_viable"`
 }
 
 // Mutant is one surviving mutant.
@@ -68,6 +81,7 @@ func main() {
 	budget := flag.Duration("budget", 0, "with -changed: skip packages whose expected run time does not fit (0: no limit)")
 	reportOnly := flag.Bool("report", false, "only re-render "+reportFile+" from the recorded results")
 	importFlag := flag.String("import", "", "record PKG=FILE: gremlins -o JSON of a run made by hand on ./PKG, then re-render")
+	filesFlag := flag.String("files", "", "with one package in -pkgs: mutate only these comma-separated files of it and merge their outcome into its recorded result")
 	flag.Parse()
 	if *importFlag != "" {
 		if err := importJSON(*importFlag); err != nil {
@@ -76,13 +90,21 @@ func main() {
 		}
 		*reportOnly = true
 	}
-	if err := run(*pkgsFlag, *changed, *budget, *reportOnly, os.Stdout); err != nil {
+	var files []string
+	if *filesFlag != "" {
+		files = strings.Split(*filesFlag, ",")
+		if *pkgsFlag == "all" || strings.Contains(*pkgsFlag, ",") || *changed {
+			fmt.Fprintln(os.Stderr, "mutation: -files needs exactly one package in -pkgs (and no -changed)")
+			os.Exit(2)
+		}
+	}
+	if err := run(*pkgsFlag, files, *changed, *budget, *reportOnly, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "mutation:", err)
 		os.Exit(1)
 	}
 }
 
-func run(pkgsFlag string, changed bool, budget time.Duration, reportOnly bool, out io.Writer) error {
+func run(pkgsFlag string, files []string, changed bool, budget time.Duration, reportOnly bool, out io.Writer) error {
 	all, err := allPackages()
 	if err != nil {
 		return err
@@ -111,9 +133,17 @@ func run(pkgsFlag string, changed bool, budget time.Duration, reportOnly bool, o
 	var failed []string
 	for _, p := range pkgs {
 		fmt.Fprintf(out, "== %s: gremlins unleash ./%s (1 worker)\n", p, p)
-		r, err := unleash(p)
+		r, err := unleash(p, files)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
+		}
+		if len(files) > 0 {
+			old, err := readResult(p)
+			if err != nil {
+				return fmt.Errorf("%s: -files merges into a recorded result: %w", p, err)
+			}
+			old.merge(r)
+			r = old
 		}
 		if err := writeResult(r); err != nil {
 			return err
@@ -277,17 +307,35 @@ type gremlinsReport struct {
 	} `json:"files"`
 }
 
-// unleash runs gremlins on package dir and returns its result.
-func unleash(dir string) (*Result, error) {
+// unleash runs gremlins on package dir (its own files, not those of
+// subdirectories, which are packages of their own; with files, only
+// those) and returns its result.
+func unleash(dir string, files []string) (*Result, error) {
 	tmp, err := os.CreateTemp("", "gremlins-*.json")
 	if err != nil {
 		return nil, err
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
+	// Gremlins names files relative to the package directory; one with a
+	// slash is in a subdirectory.
+	exclude := "/"
+	if len(files) > 0 {
+		var others []string
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".go") && !contains(files, e.Name()) {
+				others = append(others, regexp.QuoteMeta(e.Name()))
+			}
+		}
+		exclude = "/|^(" + strings.Join(others, "|") + ")$"
+	}
 	cmd := exec.Command("go", "run", gremlinsCmd, "unleash",
 		"--workers", "1", "--test-cpu", "1", "--timeout-coefficient", "10",
-		"-o", tmp.Name(), "./"+dir)
+		"--exclude-files", exclude, "-o", tmp.Name(), "./"+dir)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("gremlins: %w", err)
@@ -305,30 +353,74 @@ func parseGremlins(dir string, data []byte) (*Result, error) {
 	if err := json.Unmarshal(data, &g); err != nil {
 		return nil, fmt.Errorf("gremlins output: %w", err)
 	}
-	r := &Result{Package: dir, Tool: "gremlins v0.6.0", ElapsedSeconds: float64(int(g.Elapsed + 0.5)), Survivors: []Mutant{}}
+	r := &Result{Package: dir, Tool: "gremlins v0.6.0", ElapsedSeconds: float64(int(g.Elapsed + 0.5)),
+		Files: map[string]*Counts{}, Survivors: []Mutant{}}
 	for _, f := range g.Files {
 		file := filepath.ToSlash(f.Name)
 		if !strings.Contains(file, "/") || !strings.HasPrefix(file, dir+"/") {
 			file = dir + "/" + filepath.Base(file)
 		}
+		c := r.Files[file]
+		if c == nil {
+			c = &Counts{}
+			r.Files[file] = c
+		}
 		for _, m := range f.Mutations {
 			switch m.Status {
 			case "KILLED":
-				r.Killed++
+				c.Killed++
 			case "LIVED":
-				r.Lived++
+				c.Lived++
 				r.Survivors = append(r.Survivors, Mutant{File: file, Line: m.Line, Col: m.Column, Mutator: m.Type, Code: sourceLine(file, m.Line)})
 			case "TIMED OUT":
-				r.TimedOut++
+				c.TimedOut++
 			case "NOT COVERED":
-				r.NotCovered++
+				c.NotCovered++
 			case "NOT VIABLE":
-				r.NotViable++
+				c.NotViable++
 			}
 		}
 	}
-	sort.Slice(r.Survivors, func(i, j int) bool {
-		a, b := r.Survivors[i], r.Survivors[j]
+	r.total()
+	sortMutants(r.Survivors)
+	return r, nil
+}
+
+// total sets r's totals from its per-file counts.
+func (r *Result) total() {
+	r.Killed, r.Lived, r.TimedOut, r.NotCovered, r.NotViable = 0, 0, 0, 0, 0
+	for _, c := range r.Files {
+		r.Killed += c.Killed
+		r.Lived += c.Lived
+		r.TimedOut += c.TimedOut
+		r.NotCovered += c.NotCovered
+		r.NotViable += c.NotViable
+	}
+}
+
+// merge replaces the counts and survivors of the files of part (a run on
+// some files of the package) in r.
+func (r *Result) merge(part *Result) {
+	if r.Files == nil {
+		r.Files = map[string]*Counts{}
+	}
+	keep := r.Survivors[:0:0]
+	for _, m := range r.Survivors {
+		if _, ok := part.Files[m.File]; !ok {
+			keep = append(keep, m)
+		}
+	}
+	for f, c := range part.Files {
+		r.Files[f] = c
+	}
+	r.Survivors = append(keep, part.Survivors...)
+	sortMutants(r.Survivors)
+	r.total()
+}
+
+func sortMutants(ms []Mutant) {
+	sort.Slice(ms, func(i, j int) bool {
+		a, b := ms[i], ms[j]
 		if a.File != b.File {
 			return a.File < b.File
 		}
@@ -340,7 +432,6 @@ func parseGremlins(dir string, data []byte) (*Result, error) {
 		}
 		return a.Mutator < b.Mutator
 	})
-	return r, nil
 }
 
 // sourceLine returns line n of file, trimmed (at most 120 bytes).

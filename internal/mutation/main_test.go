@@ -130,6 +130,7 @@ func TestParseGremlins(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Result{Package: "coupling", Tool: "gremlins v0.6.0", ElapsedSeconds: 12, Killed: 2, Lived: 1, TimedOut: 1, NotCovered: 1, NotViable: 1,
+		Files: map[string]*Counts{"coupling/accel.go": {Killed: 2, Lived: 1, TimedOut: 1, NotCovered: 1, NotViable: 1}},
 		Survivors: []Mutant{{File: "coupling/accel.go", Line: 311, Col: 8, Mutator: "CONDITIONALS_BOUNDARY", Code: sourceLine("coupling/accel.go", 311)}}}
 	if d := cmp.Diff(want, r); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
@@ -141,6 +142,16 @@ func TestParseGremlins(t *testing.T) {
 	s = summarize(r, map[string]Equivalent{r.Survivors[0].Key(): {Reason: "a reason"}})
 	if s.equivalent != 1 || s.adjusted != 100 || !s.pass {
 		t.Errorf("summary with the survivor equivalent %+v, want 100 %% passing", s)
+	}
+	// A run on some files replaces their counts and survivors only.
+	whole := &Result{Package: "coupling", Files: map[string]*Counts{
+		"coupling/accel.go":    {Killed: 5, Lived: 2},
+		"coupling/strategy.go": {Killed: 7, Lived: 1},
+	}, Survivors: []Mutant{{File: "coupling/accel.go", Line: 1}, {File: "coupling/accel.go", Line: 2}, {File: "coupling/strategy.go", Line: 3}}}
+	whole.merge(r)
+	if whole.Killed != 9 || whole.Lived != 2 || whole.TimedOut != 1 || len(whole.Survivors) != 2 ||
+		whole.Survivors[0].File != "coupling/accel.go" || whole.Survivors[0].Line != 311 || whole.Survivors[1].Line != 3 {
+		t.Errorf("merged %+v", whole)
 	}
 	if threshold("integrators") != 95 || threshold("nodes/ball") != 95 || threshold("nodes") != 95 || threshold("graph") != 90 || threshold("coupling") != 90 {
 		t.Error("thresholds differ from doc.go")
