@@ -46,11 +46,14 @@
 // With -changed the command selects the packages whose recorded result
 // is stale: a non-test .go file of the package changed in a commit after
 // the one that last wrote its result file, or in the working tree (git
-// log / git diff), or no result exists. Without git history it cannot
-// tell and runs nothing for that package. With -budget it then keeps, in the order above, those
-// whose recorded run time (times 1.5 for a slower machine; 10 minutes
-// when unknown) fits the remaining budget, and says which it skipped;
-// skipped packages stay a command for the author. .ci/run calls it so.
+// log / git diff). A package without a recorded result, or without git
+// history to tell, is not run: its first run is made by hand. With
+// -budget it then keeps, in the order above, those whose recorded run
+// time fits the remaining budget, and names the ones it skipped with the
+// command to run them; they stay a command for the author. The recorded
+// times come from the shared development machines and overestimate a CI
+// run. .ci/run calls it with a 50-minute budget (CI has 90 minutes; the
+// rest of .ci/run takes about 10 on a quiet machine).
 //
 // # Invariants
 //

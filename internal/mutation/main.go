@@ -234,12 +234,12 @@ func selectStale(pkgs []string, budget time.Duration, out io.Writer) []string {
 	for _, p := range pkgs {
 		stale, why := isStale(p)
 		if !stale {
-			fmt.Fprintf(out, "%s: result up to date (%s)\n", p, why)
+			fmt.Fprintf(out, "%s: not run: %s\n", p, why)
 			continue
 		}
 		est := 10 * time.Minute
 		if r, err := readResult(p); err == nil && r.ElapsedSeconds > 0 {
-			est = time.Duration(1.5 * r.ElapsedSeconds * float64(time.Second))
+			est = time.Duration(r.ElapsedSeconds * float64(time.Second))
 		}
 		if budget > 0 && est > left {
 			fmt.Fprintf(out, "%s: stale (%s) but its expected %v exceeds the budget left (%v): run go run ./internal/mutation -pkgs %s\n",
@@ -259,7 +259,8 @@ func selectStale(pkgs []string, budget time.Duration, out io.Writer) []string {
 func isStale(dir string) (bool, string) {
 	rf := resultPath(dir)
 	if _, err := os.Stat(rf); err != nil {
-		return true, "no recorded result"
+		// Its run time is unknown: a first run is made by hand.
+		return false, "no recorded result: run go run ./internal/mutation -pkgs " + dir + " by hand first"
 	}
 	rev, err := git("log", "-1", "--format=%H", "--", rf)
 	if err != nil {

@@ -130,7 +130,7 @@ func TestParseGremlins(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Result{Package: "coupling", Tool: "gremlins v0.6.0", ElapsedSeconds: 12, Killed: 2, Lived: 1, TimedOut: 1, NotCovered: 1, NotViable: 1,
-		Files: map[string]*Counts{"coupling/accel.go": {Killed: 2, Lived: 1, TimedOut: 1, NotCovered: 1, NotViable: 1}},
+		Files:     map[string]*Counts{"coupling/accel.go": {Killed: 2, Lived: 1, TimedOut: 1, NotCovered: 1, NotViable: 1}},
 		Survivors: []Mutant{{File: "coupling/accel.go", Line: 311, Col: 8, Mutator: "CONDITIONALS_BOUNDARY", Code: sourceLine("coupling/accel.go", 311)}}}
 	if d := cmp.Diff(want, r); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
