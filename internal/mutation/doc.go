@@ -9,6 +9,7 @@
 //	go run ./internal/mutation -changed -budget 40m   # what CI runs: stale packages that fit the budget
 //	go run ./internal/mutation -report            # re-render docs/mutation.md from the recorded results
 //	go run ./internal/mutation -import graph=g.json   # record a gremlins -o JSON made by hand with the same flags
+//	go run ./internal/mutation -pkgs graph -files sim.go,build.go   # some files; merged into the recorded result
 //
 // For each package it runs gremlins v0.6.0
 // (go run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0 unleash) with

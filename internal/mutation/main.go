@@ -48,6 +48,9 @@ type Result struct {
 	TimedOut       int     `json:"timed_out"`
 	NotCovered     int     `json:"not_covered"`
 	NotViable      int     `json:"not_viable"`
+	// Partial is set when only some files of the package were mutated
+	// (-files without a complete recorded result): Files lists them.
+	Partial bool `json:"partial,omitempty"`
 	// Files holds the counts per file (slash path from the repository
 	// root), so that a run on some files (-files) can replace theirs.
 	Files     map[string]*Counts `json:"files"`
@@ -139,11 +142,15 @@ func run(pkgsFlag string, files []string, changed bool, budget time.Duration, re
 		}
 		if len(files) > 0 {
 			old, err := readResult(p)
-			if err != nil {
-				return fmt.Errorf("%s: -files merges into a recorded result: %w", p, err)
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				r.Partial = true
+			case err != nil:
+				return err
+			default:
+				old.merge(r)
+				r = old
 			}
-			old.merge(r)
-			r = old
 		}
 		if err := writeResult(r); err != nil {
 			return err
@@ -261,6 +268,10 @@ func isStale(dir string) (bool, string) {
 	if _, err := os.Stat(rf); err != nil {
 		// Its run time is unknown: a first run is made by hand.
 		return false, "no recorded result: run go run ./internal/mutation -pkgs " + dir + " by hand first"
+	}
+	if r, err := readResult(dir); err == nil && r.Partial {
+		// Its recorded time is that of some files only.
+		return false, "the recorded result is partial: complete it with go run ./internal/mutation -pkgs " + dir + " by hand"
 	}
 	rev, err := git("log", "-1", "--format=%H", "--", rf)
 	if err != nil {
@@ -413,6 +424,9 @@ func (r *Result) merge(part *Result) {
 	}
 	for f, c := range part.Files {
 		r.Files[f] = c
+	}
+	if r.Partial {
+		r.ElapsedSeconds += part.ElapsedSeconds
 	}
 	r.Survivors = append(keep, part.Survivors...)
 	sortMutants(r.Survivors)
@@ -591,8 +605,17 @@ func render(pkgs []string, results map[string]*Result, eq map[string]Equivalent)
 		if !s.pass {
 			pass = "**no**"
 		}
+		label := p
+		if r.Partial {
+			var fs []string
+			for f := range r.Files {
+				fs = append(fs, strings.TrimPrefix(f, p+"/"))
+			}
+			sort.Strings(fs)
+			label += " (partial: " + strings.Join(fs, ", ") + ")"
+		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %.2f %% | %.2f %% | %.0f %% | %s | %.0f s |\n",
-			p, r.Killed, r.Lived, s.equivalent, r.TimedOut, r.NotCovered, s.efficacy, s.adjusted, threshold(p), pass, r.ElapsedSeconds)
+			label, r.Killed, r.Lived, s.equivalent, r.TimedOut, r.NotCovered, s.efficacy, s.adjusted, threshold(p), pass, r.ElapsedSeconds)
 		for _, m := range r.Survivors {
 			if _, ok := eq[m.Key()]; ok {
 				used[m.Key()] = true
