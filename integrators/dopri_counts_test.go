@@ -1,6 +1,7 @@
 package integrators
 
 import (
+	"context"
 	"math"
 	"testing"
 )
@@ -341,4 +342,40 @@ func TestStepAfterRejectionIsCapped(t *testing.T) {
 	if res.Steps != 25 || res.Rejected != 26 || res.FuncEvals != 307 {
 		t.Errorf("kink: accepted %d rejected %d evaluations %d, want 25, 26 and 307", res.Steps, res.Rejected, res.FuncEvals)
 	}
+}
+
+// TestNonFiniteTrialRejected: a trial step whose stages leave the
+// domain of f (here y' = −2√y, exact solution y = (1 − t)² from y(0) = 1,
+// whose stages go negative when a step overshoots the touch-down at
+// t = 1) has a non-finite error estimate; the controller rejects it and
+// retries with h·FAC1 = h·0.2 instead of failing, and the run reaches
+// t = 0.9 with y(0.9) = 0.01 to the requested accuracy (RTol = ATol =
+// 1e-8; the tolerance 1e-6 allows for the global error growth).
+func TestNonFiniteTrialRejected(t *testing.T) {
+	sys := Func{N: 1, F: func(_ float64, y, dst []float64) error {
+		dst[0] = -2 * math.Sqrt(y[0])
+		return nil
+	}}
+	a, err := NewAdaptive(sys, &Settings{RTol: 1e-8, ATol: 1e-8, InitialStep: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Init(0, []float64{1}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := a.Step(0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first trial (h = 0.9) has a NaN stage; every rejection of a
+	// NaN trial multiplies h by exactly 0.2, and an error-controlled one
+	// by at least 0.2, so the first accepted step is at most 0.9·0.2.
+	if a.Stats().Rejected == 0 || rep.H > 0.9*0.2*(1+1e-15) {
+		t.Errorf("first step %v after %d rejections, want ≥ 1 rejection and h ≤ 0.18", rep.H, a.Stats().Rejected)
+	}
+	res, err := a.Run(context.Background(), 0.9, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, "y(0.9)", res.Y[0], 0.01, 1e-6)
 }
