@@ -51,6 +51,10 @@ type Result struct {
 	// Partial is set when only some files of the package were mutated
 	// (-files without a complete recorded result): Files lists them.
 	Partial bool `json:"partial,omitempty"`
+	// Ran lists the files of a partial result that were mutated (some
+	// may have no mutants); once it holds every non-test file of the
+	// package the result is complete.
+	Ran []string `json:"ran,omitempty"`
 	// Files holds the counts per file (slash path from the repository
 	// root), so that a run on some files (-files) can replace theirs.
 	Files     map[string]*Counts `json:"files"`
@@ -150,6 +154,9 @@ func run(pkgsFlag string, files []string, changed bool, budget time.Duration, re
 			default:
 				old.merge(r)
 				r = old
+			}
+			if r.Partial {
+				r.complete(files)
 			}
 		}
 		if err := writeResult(r); err != nil {
@@ -410,6 +417,34 @@ func (r *Result) total() {
 	}
 }
 
+// complete adds files to r.Ran and clears Partial once every non-test
+// Go file of the package has been mutated.
+func (r *Result) complete(files []string) {
+	if len(r.Ran) == 0 {
+		// A result recorded before Ran existed: its files with mutants.
+		for f := range r.Files {
+			r.Ran = append(r.Ran, filepath.Base(f))
+		}
+	}
+	for _, f := range files {
+		if !contains(r.Ran, f) {
+			r.Ran = append(r.Ran, f)
+		}
+	}
+	sort.Strings(r.Ran)
+	ents, err := os.ReadDir(r.Package)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") && !contains(r.Ran, n) {
+			return
+		}
+	}
+	r.Partial, r.Ran = false, nil
+}
+
 // merge replaces the counts and survivors of the files of part (a run on
 // some files of the package) in r.
 func (r *Result) merge(part *Result) {
@@ -608,12 +643,7 @@ func render(pkgs []string, results map[string]*Result, eq map[string]Equivalent)
 		}
 		label := p
 		if r.Partial {
-			var fs []string
-			for f := range r.Files {
-				fs = append(fs, strings.TrimPrefix(f, p+"/"))
-			}
-			sort.Strings(fs)
-			label += " (partial: " + strings.Join(fs, ", ") + ")"
+			label += " (partial: " + strings.Join(r.Ran, ", ") + ")"
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %.2f %% | %.2f %% | %.0f %% | %s | %.0f s |\n",
 			label, r.Killed, r.Lived, s.equivalent, r.TimedOut, r.NotCovered, s.efficacy, s.adjusted, threshold(p), pass, r.ElapsedSeconds)

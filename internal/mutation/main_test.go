@@ -153,6 +153,18 @@ func TestParseGremlins(t *testing.T) {
 		whole.Survivors[0].File != "coupling/accel.go" || whole.Survivors[0].Line != 311 || whole.Survivors[1].Line != 3 {
 		t.Errorf("merged %+v", whole)
 	}
+	// A partial result is complete once every non-test file has run.
+	part := &Result{Package: "nodes/table", Partial: true}
+	part.complete([]string{"table.go", "doc.go"})
+	if part.Partial {
+		ents, _ := os.ReadDir("nodes/table")
+		t.Errorf("nodes/table still partial after table.go and doc.go (files %v, ran %v)", ents, part.Ran)
+	}
+	part = &Result{Package: "coupling", Partial: true}
+	part.complete([]string{"accel.go"})
+	if !part.Partial || len(part.Ran) != 1 {
+		t.Errorf("coupling complete after accel.go alone: %+v", part)
+	}
 	if threshold("integrators") != 95 || threshold("nodes/ball") != 95 || threshold("nodes") != 95 || threshold("graph") != 90 || threshold("coupling") != 90 {
 		t.Error("thresholds differ from doc.go")
 	}
