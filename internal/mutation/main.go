@@ -643,7 +643,14 @@ func render(pkgs []string, results map[string]*Result, eq map[string]Equivalent)
 		}
 		label := p
 		if r.Partial {
-			label += " (partial: " + strings.Join(r.Ran, ", ") + ")"
+			ran := r.Ran
+			if len(ran) == 0 {
+				for f := range r.Files {
+					ran = append(ran, filepath.Base(f))
+				}
+				sort.Strings(ran)
+			}
+			label += " (partial: " + strings.Join(ran, ", ") + ")"
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %.2f %% | %.2f %% | %.0f %% | %s | %.0f s |\n",
 			label, r.Killed, r.Lived, s.equivalent, r.TimedOut, r.NotCovered, s.efficacy, s.adjusted, threshold(p), pass, r.ElapsedSeconds)
