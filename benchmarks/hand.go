@@ -167,7 +167,7 @@ const (
 	dpA61, dpA62, dpA63, dpA64, dpA65  = 9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656
 	dpA71, dpA73, dpA74, dpA75, dpA76  = 35.0 / 384, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84
 	dpE1, dpE3, dpE4, dpE5, dpE6, dpE7 = 71.0 / 57600, -71.0 / 16695, 71.0 / 1920, -17253.0 / 339200, 22.0 / 525, -1.0 / 40
-	dpSafe, dpFacMin, dpFacMax, dpBeta = 0.9, 0.2, 10, 0.04
+	dpSafe, dpFacMin, dpFacMax, dpBeta = 0.9, 0.2, 10.0, 0.04 // 10.0: 1/dpFacMax must not be integer division
 	dpExpo1                            = 0.2 - dpBeta*0.75
 	dpRTol, dpATol                     = 1e-6, 1e-9
 )

@@ -66,6 +66,9 @@
 // [DefaultRTol]); the check runs after every evaluation of G, so a step
 // ends as soon as it holds (one evaluation when the prediction is already
 // converged). MaxIter ([DefaultMaxIter]) bounds the evaluations per step.
+// With ATol = 0 the test is scale-invariant: the same problem in other
+// units (all values times 1e-10 or 1e10) converges after the same
+// iterations (TestConvergedBoundaries, TestIQNILSScaleInvariant).
 // Without convergence, [Stop] (the default) ends the run with an error
 // wrapping [ErrNotConverged] (graph.ConvergenceError names the group,
 // step, time, iterations and residual) and keeps the state at t_n;
@@ -117,7 +120,8 @@
 // solved by QR with gonum's mat.QR. Column filtering: after each
 // factorization, the first column whose |R_ii| (its part orthogonal to the
 // newer columns) is at most Filter·‖V_i‖ (default [DefaultFilter]) is
-// dropped and the QR is redone. At most MaxColumns columns are kept
+// dropped and the QR is redone. The filter is relative, so it drops the
+// same columns at any scale of the interface values. At most MaxColumns columns are kept
 // (default the interface dimension, so the problem is never
 // underdetermined). Reuse > 0 keeps the columns of that many past steps
 // (IQN-ILS(q)); then even a step's first iteration is a quasi-Newton step.

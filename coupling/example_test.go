@@ -28,18 +28,26 @@ func ExampleParseStrategy() {
 
 // Aitken relaxation on the scalar map G(u) = −5u + 3, where plain
 // iteration diverges: the second factor is the secant 1/(1−λ) = 1/6.
+// The loop is bounded, as every fixed-point loop should be: an
+// accelerator that diverges ends it after maxIter evaluations.
 func ExampleNewAccelerator() {
+	const maxIter = 50
 	acc, _ := coupling.NewAccelerator(coupling.Acceleration{Method: coupling.Aitken}, 1)
 	u, g, next := []float64{0}, []float64{0}, []float64{0}
 	acc.Begin()
-	for k := 1; ; k++ {
+	converged := false
+	for k := 1; k <= maxIter; k++ {
 		g[0] = -5*u[0] + 3
 		if ok, _ := coupling.Converged(u, g, 1e-12, 0); ok {
 			fmt.Printf("converged to %.6f after %d evaluations of G, ω = %.6f\n", u[0], k, acc.Stats().Omega)
+			converged = true
 			break
 		}
 		acc.Next(next, u, g)
 		u, next = next, u
+	}
+	if !converged {
+		fmt.Printf("not converged after %d evaluations of G: u = %g\n", maxIter, u[0])
 	}
 	acc.End()
 	// Output:

@@ -57,8 +57,8 @@ type StepReport struct {
 // PI step-size controller constants (Hairer, Nørsett & Wanner, DOPRI5).
 const (
 	dpSafe   = 0.9
-	dpFacMin = 0.2 // smallest h_new/h
-	dpFacMax = 10  // largest h_new/h
+	dpFacMin = 0.2  // smallest h_new/h
+	dpFacMax = 10.0 // largest h_new/h (a float: 1/dpFacMax must not be integer division)
 	dpBeta   = 0.04
 	dpExpo1  = 0.2 - dpBeta*0.75
 )
