@@ -80,12 +80,6 @@ type family struct {
 // writing them and the kernel reading them.
 const sumBlock = 128
 
-// famKey is what must be equal for two nodes to share a family.
-type famKey struct {
-	key   string // node type, BatchKey, level, input pattern
-	level int
-}
-
 // famBuilder collects the members of a family while Build scans nodes.
 type famBuilder struct {
 	f      *family
