@@ -1,0 +1,166 @@
+package graph
+
+// This file executes a compiled coupledPlan, one macro step at a time:
+// coupledStep dispatches to the Gauss–Seidel, multirate and iterative
+// executors. Like the default step, a failing step leaves the state at t_n.
+
+// coupledStep takes one step under the plan. As the default step, a
+// failing step leaves the state at t_n.
+func (s *Sim) coupledStep(t, dt float64, res *Result) error {
+	p := s.cplan
+	if !s.yFresh {
+		if !s.batching() || !s.outputsBatched(t) {
+			if err := s.outputs(t); err != nil {
+				return err
+			}
+		}
+		res.OutputEvals += int64(s.numOutputNodes())
+	}
+	xn := s.x
+	copy(p.xv, xn)
+	var err error
+	switch p.kind {
+	case planGaussSeidel:
+		err = s.stepGS(p, t, dt, res)
+	case planIterative:
+		err = s.stepIterative(p, t, dt, res)
+	default:
+		err = s.stepMultirate(p, p.classes, t, dt, res)
+	}
+	s.x = xn
+	s.yFresh = false
+	if err != nil {
+		// The step may have changed the groups' memory half-way.
+		p.failed = true
+		return err
+	}
+	s.x, s.xNext = s.xNext, s.x
+	return nil
+}
+
+// endTime is t_n+dt, from the step count when dt is the current base.
+func (s *Sim) endTime(t, dt float64) float64 {
+	if s.dt == dt {
+		return s.t0 + float64(s.n+1)*s.dt
+	}
+	return t + dt
+}
+
+func (s *Sim) count(p *coupledPlan, nodes []int32, res *Result) {
+	for _, i := range nodes {
+		p.updates[i]++
+	}
+	res.NodeUpdates += int64(len(nodes))
+}
+
+func (s *Sim) reevaluate(levels [][]int32, units []*unitList, t float64, res *Result) error {
+	for k, l := range levels {
+		var u *unitList // nil: the per-node path (inside iterated groups)
+		if units != nil {
+			u = units[k]
+		}
+		if err := s.runList(phaseOutputs, l, u, t, 0); err != nil {
+			return err
+		}
+		res.OutputEvals += int64(len(l))
+	}
+	return nil
+}
+
+// copyState copies the state slots of nodes from src to dst.
+func (s *Sim) copyState(dst, src []float64, nodes []int32) {
+	for _, i := range nodes {
+		c := &s.nodes[i]
+		copy(dst[c.x0:c.x1], src[c.x0:c.x1])
+	}
+}
+
+func (s *Sim) stepGS(p *coupledPlan, t, dt float64, res *Result) error {
+	s.x = p.xv
+	t1 := s.endTime(t, dt)
+	for _, g := range p.stages {
+		for _, b := range g.reeval {
+			at := t
+			if b.end {
+				at = t1
+			}
+			if err := s.runList(phaseOutputs, b.nodes, b.units, at, 0); err != nil {
+				return err
+			}
+			res.OutputEvals += int64(len(b.nodes))
+		}
+		if err := s.runList(phaseUpdate, g.nodes, g.units, t, dt); err != nil {
+			return err
+		}
+		s.count(p, g.nodes, res)
+		s.copyState(p.xv, s.xNext, g.nodes)
+	}
+	return nil
+}
+
+// stepMultirate advances classes as a multirate Jacobi step: each class
+// from t_n, slowest first, a subcycling class reading slower nodes held or
+// interpolated (from their new state in s.xNext) and faster ones at t_n.
+func (s *Sim) stepMultirate(p *coupledPlan, classes []rateClass, t, dt float64, res *Result) error {
+	xn := s.x
+	for _, rc := range classes {
+		if rc.rate == 1 {
+			if err := s.runList(phaseUpdate, rc.nodes, rc.units, t, dt); err != nil {
+				return err
+			}
+			s.count(p, rc.nodes, res)
+			continue
+		}
+		h := dt / float64(rc.rate)
+		for j := 0; j < rc.rate; j++ {
+			if err := s.cancelled(); err != nil {
+				return err
+			}
+			tj := t + float64(j)*h
+			if p.linear && j > 0 {
+				th := float64(j) / float64(rc.rate)
+				for _, i := range rc.slower {
+					c := &s.nodes[i]
+					for k := c.x0; k < c.x1; k++ {
+						p.xv[k] = xn[k] + th*(s.xNext[k]-xn[k])
+					}
+				}
+			}
+			s.x = p.xv
+			err := s.reevaluate(rc.reeval, rc.reevalUnits, tj, res)
+			if err == nil {
+				err = s.runList(phaseUpdate, rc.nodes, rc.units, tj, h)
+			}
+			s.x = xn
+			if err != nil {
+				return err
+			}
+			s.count(p, rc.nodes, res)
+			s.copyState(p.xv, s.xNext, rc.nodes)
+		}
+		// Later (faster) classes see this class as slower: restart its
+		// view at t_n.
+		s.copyState(p.xv, xn, rc.nodes)
+		s.copyState(p.xv, xn, rc.slower)
+	}
+	return nil
+}
+
+func (s *Sim) stepIterative(p *coupledPlan, t, dt float64, res *Result) error {
+	pre, post := p.classes, p.classes[len(p.classes):]
+	if len(pre) > 0 && pre[0].rate == 1 {
+		pre, post = pre[:1], pre[1:]
+	} else {
+		pre, post = nil, pre
+	}
+	if err := s.stepMultirate(p, pre, t, dt, res); err != nil {
+		return err
+	}
+	t1 := s.endTime(t, dt)
+	for _, g := range p.groups {
+		if err := s.iterateGroup(p, g, t, t1, dt, res); err != nil {
+			return err
+		}
+	}
+	return s.stepMultirate(p, post, t, dt, res)
+}
