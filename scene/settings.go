@@ -1,0 +1,109 @@
+package scene
+
+import (
+	"fmt"
+
+	"github.com/cosimgo/cosim/coupling"
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
+)
+
+// This file turns a scene's run section into the settings of the packages
+// that run it: graph.Settings, a coupling.Strategy, an integration method
+// and its integrators.Settings.
+
+// adaptive reports whether the scene runs the adaptive integrator.
+func (sc *Scene) adaptive() bool {
+	return sc.Run.Mode == Monolithic && sc.Run.Integrator != nil && sc.Run.Integrator.Adaptive
+}
+
+// EndTime is the time the run ends at: Steps·Dt when Steps is set, End
+// otherwise. Runs start at 0.
+func (sc *Scene) EndTime() float64 {
+	if sc.Run.Steps > 0 {
+		return float64(sc.Run.Steps) * sc.Run.Dt
+	}
+	return sc.Run.End
+}
+
+// Method returns the integration method of a monolithic scene (an error
+// when the settings are invalid).
+func (in *Integrator) method() (integrators.Method, error) {
+	return integrators.Configure(in.Method, in.params())
+}
+
+// params returns the method parameters of the scene's integrator.
+func (in *Integrator) params() integrators.Params {
+	return integrators.Params{Beta: in.Beta, Gamma: in.Gamma, RhoInf: in.RhoInf}
+}
+
+// settings returns the integrators.Settings of the scene's integrator.
+func (in *Integrator) settings() *integrators.Settings {
+	return &integrators.Settings{
+		RTol: in.RTol, ATol: in.ATol,
+		InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep, MaxSteps: in.MaxSteps,
+		EventTol:  in.EventTol,
+		NewtonTol: in.NewtonTol, NewtonMaxIter: in.NewtonMaxIter,
+		LinearSolver:   parsed(integrators.ParseLinearSolver, in.LinearSolver),
+		Preconditioner: parsed(integrators.ParsePreconditioner, in.Preconditioner),
+		Forcing:        parsed(integrators.ParseForcing, in.Forcing),
+		KrylovTol:      in.KrylovTol, KrylovRestart: in.KrylovRestart, KrylovMaxIter: in.KrylovMaxIter,
+		MatrixFree: in.MatrixFree, JacobianMaxAge: in.JacobianMaxAge,
+	}
+}
+
+// parsed returns the value named s, or the zero value (the default) for
+// "" (check has rejected unknown names).
+func parsed[T any](parse func(string) (T, error), s string) T {
+	var zero T
+	if s == "" {
+		return zero
+	}
+	v, err := parse(s)
+	if err != nil {
+		return zero
+	}
+	return v
+}
+
+// Strategy returns the coupling.Strategy the settings describe, validated
+// by coupling.Strategy.Validate (node names are checked when a run
+// starts).
+func (c *Coupling) Strategy() (*coupling.Strategy, error) {
+	st, err := coupling.ByName(c.Scheme)
+	if err != nil {
+		return nil, err
+	}
+	if c.Acceleration != "" {
+		if st.Scheme != coupling.Iterative {
+			return nil, fmt.Errorf("acceleration %q is for the %s scheme, the scheme is %s", c.Acceleration, coupling.Iterative, st.Scheme)
+		}
+		st.Iteration.Acceleration.Method = coupling.Method(c.Acceleration)
+	}
+	it := &st.Iteration
+	a := &it.Acceleration
+	a.Omega, a.OmegaMax, a.Reuse, a.Filter, a.MaxColumns = c.Omega, c.OmegaMax, c.Reuse, c.Filter, c.MaxColumns
+	it.ATol, it.RTol, it.MaxIter = c.ATol, c.RTol, c.MaxIter
+	it.Predictor, it.OnFail = coupling.Predictor(c.Predictor), coupling.Policy(c.OnFail)
+	st.Order = c.Order
+	for _, g := range c.Groups {
+		st.Groups = append(st.Groups, coupling.Group{Name: g.Name, Nodes: g.Nodes})
+	}
+	st.Rates = c.Rates
+	st.Interpolation = coupling.Interpolation(c.Interpolation)
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// Settings returns the graph run settings of the scene, with its coupling
+// strategy (nil when the scene has none or an invalid one: Decode reports
+// that).
+func (sc *Scene) Settings() graph.Settings {
+	set := graph.Settings{Dt: sc.Run.Dt, Steps: sc.Run.Steps, End: sc.Run.End, Workers: sc.Run.Workers, Record: sc.Record.Fields, Every: sc.Record.Every}
+	if sc.Run.Coupling != nil {
+		set.Coupling, _ = sc.Run.Coupling.Strategy()
+	}
+	return set
+}
