@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	gonumgraph "gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/simple"
 	"gonum.org/v1/gonum/graph/topo"
 
@@ -70,12 +71,61 @@ func splitPath(p string) (nodeName, field string, ok bool) {
 // problem found is reported at once in a *BuildError; wiring problems are
 // *EdgeError (errors.Is with ErrUnknownNode, ErrShape, …) and algebraic
 // loops *LoopError.
+//
+// Build runs in phases, each a method of builder below: lay out the
+// nodes, resolve the edges, index them by input, check the inputs'
+// coupling rules and required inputs, find algebraic loops; then, when
+// nothing is wrong, order the output nodes by level, allocate the buffers
+// and compile the gathers, and hand the Sim to the engine's compilers.
 func (g *Graph) Build() (*Sim, error) {
-	s := &Sim{nodes: make([]cnode, 0, len(g.nodes))}
-	var probs []error
+	b := &builder{g: g, s: &Sim{nodes: make([]cnode, 0, len(g.nodes))}}
+	b.layoutNodes()
+	b.resolveEdges()
+	b.indexByInput()
+	b.checkInputCoupling()
+	b.checkRequired()
+	order, deps := b.findLoops()
+	if len(b.probs) > 0 {
+		return nil, &BuildError{Problems: b.probs}
+	}
+	b.levelOutputs(order, deps)
+	b.compileGathers()
+	s := b.s
+	s.dt = 0
+	s.compileFamilies()
+	s.compactOutputs()
+	s.compileLoose()
+	s.ensureWorkers(1)
+	return s, nil
+}
 
-	// Nodes and their layouts. When Add saw no duplicate name, the index
-	// is g.index: copied after the loop unless a node was left out.
+// builder is the state Build's phases share.
+type builder struct {
+	g     *Graph
+	s     *Sim
+	probs []error // every problem found, reported at once
+
+	// Buffer sizes: state, outputs, inputs and input slots (presence).
+	xs, ys, us, ps int
+
+	// edges are the edges that passed their checks, in connection order.
+	// The edges into input slot p are edges[byInput[first[p]:first[p+1]]]
+	// (CSR, in connection order).
+	edges   []resolved
+	first   []int32
+	byInput []int32
+}
+
+// inputEdges lists the edges into input slot slot, as indices into
+// b.edges.
+func (b *builder) inputEdges(slot int) []int32 { return b.byInput[b.first[slot]:b.first[slot+1]] }
+
+// layoutNodes checks the nodes' names and contracts and lays out their
+// state, outputs, inputs and input slots in the Sim's flat buffers, in
+// node order. When Add saw no duplicate name, the index is g.index:
+// copied after the loop unless a node was left out.
+func (b *builder) layoutNodes() {
+	g, s := b.g, b.s
 	unique := g.dups == 0
 	if !unique {
 		s.index = make(map[string]int, len(g.nodes))
@@ -84,15 +134,15 @@ func (g *Graph) Build() (*Sim, error) {
 	for _, nn := range g.nodes {
 		switch {
 		case nn.name == "" || strings.ContainsAny(nn.name, ". \t\n"):
-			probs = append(probs, fmt.Errorf("node %q: %w: names must be non-empty, without '.' or spaces", nn.name, ErrBadName))
+			b.probs = append(b.probs, fmt.Errorf("node %q: %w: names must be non-empty, without '.' or spaces", nn.name, ErrBadName))
 			continue
 		case nn.n == nil:
-			probs = append(probs, fmt.Errorf("node %q: %w: the node is nil", nn.name, ErrBadName))
+			b.probs = append(b.probs, fmt.Errorf("node %q: %w: the node is nil", nn.name, ErrBadName))
 			continue
 		}
 		if !unique {
 			if _, dup := s.index[nn.name]; dup {
-				probs = append(probs, fmt.Errorf("node %q: %w", nn.name, ErrDuplicateName))
+				b.probs = append(b.probs, fmt.Errorf("node %q: %w", nn.name, ErrDuplicateName))
 				continue
 			}
 		}
@@ -101,7 +151,7 @@ func (g *Graph) Build() (*Sim, error) {
 		if len(spec.Outputs) > 0 {
 			out, ok := node.As[node.Outputter](nn.n)
 			if !ok {
-				probs = append(probs, fmt.Errorf("node %q (%s) declares outputs but does not implement node.Outputter", nn.name, spec.Type))
+				b.probs = append(b.probs, fmt.Errorf("node %q (%s) declares outputs but does not implement node.Outputter", nn.name, spec.Type))
 				continue
 			}
 			c.out = out
@@ -126,19 +176,21 @@ func (g *Graph) Build() (*Sim, error) {
 			s.index[s.nodes[i].name] = i
 		}
 	}
+	b.xs, b.ys, b.us, b.ps = xs, ys, us, ps
+}
 
-	// Edges, resolved in connection order. Each is keyed by its input's
-	// slot (cnode.p0 + input index: node order, then input order), and
-	// the edges into each slot are listed by a counting sort (CSR: the
-	// edges into slot p are byInput[first[p]:first[p+1]], in connection
-	// order).
+// resolveEdges resolves the edges in connection order and checks their
+// shapes and units; those that pass are b.edges, each keyed by its
+// input's slot (cnode.p0 + input index: node order, then input order).
+func (b *builder) resolveEdges() {
+	g, s := b.g, b.s
 	edges := make([]resolved, 0, len(g.edges))
 	s.nameCache = &nameCache{}
 	defer func() { s.nameCache = nil }()
 	for i := range g.edges {
 		e := &g.edges[i]
 		bad := func(err error, format string, a ...any) {
-			probs = append(probs, &EdgeError{Edge: e.From + " -> " + e.To, Err: err, Detail: fmt.Sprintf(format, a...)})
+			b.probs = append(b.probs, &EdgeError{Edge: e.From + " -> " + e.To, Err: err, Detail: fmt.Sprintf(format, a...)})
 		}
 		src, ok := s.resolveSource(e.From, bad)
 		if !ok {
@@ -186,6 +238,13 @@ func (g *Graph) Build() (*Sim, error) {
 			srcOff: src.off, sn: int32(src.field.Shape.Len()), outLen: int32(in.Shape.Len()), fromY: src.fromY,
 		})
 	}
+	b.edges = edges
+}
+
+// indexByInput lists the edges into each input slot by a counting sort
+// (b.first, b.byInput), keeping connection order within a slot.
+func (b *builder) indexByInput() {
+	ps, edges := b.ps, b.edges
 	first := make([]int32, ps+1) // CSR offsets by input slot
 	for _, r := range edges {
 		first[r.slot+1]++
@@ -194,21 +253,24 @@ func (g *Graph) Build() (*Sim, error) {
 		first[p+1] += first[p]
 	}
 	byInput := make([]int32, len(edges)) // edge indices into edges, by slot
-	{
-		next := make([]int32, ps)
-		copy(next, first[:ps])
-		for ri, r := range edges {
-			byInput[next[r.slot]] = int32(ri)
-			next[r.slot]++
-		}
+	next := make([]int32, ps)
+	copy(next, first[:ps])
+	for ri, r := range edges {
+		byInput[next[r.slot]] = int32(ri)
+		next[r.slot]++
 	}
-	inputEdges := func(slot int) []int32 { return byInput[first[slot]:first[slot+1]] }
+	b.first, b.byInput = first, byInput
+}
 
-	// Coupling rules, per input in node order.
+// checkInputCoupling checks, per input in node order, that the edges
+// into it agree with its boundary-input coupling (additive or replacing)
+// and with each other, and that a replacing input has one edge.
+func (b *builder) checkInputCoupling() {
+	g, s, edges := b.g, b.s, b.edges
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		for ii := range c.spec.Inputs {
-			list := inputEdges(c.p0 + ii)
+			list := b.inputEdges(c.p0 + ii)
 			if len(list) == 0 {
 				continue
 			}
@@ -224,36 +286,44 @@ func (g *Graph) Build() (*Sim, error) {
 			name := func() string { return c.name + "." + in.Name }
 			switch {
 			case declAdd && declRep:
-				probs = append(probs, &EdgeError{Edge: name(), Err: ErrMixedCoupling, Detail: "some edges into it are declared additive and others replacing"})
+				b.probs = append(b.probs, &EdgeError{Edge: name(), Err: ErrMixedCoupling, Detail: "some edges into it are declared additive and others replacing"})
 			case declAdd && in.Coupling == node.Replacing || declRep && in.Coupling == node.Additive:
-				probs = append(probs, &EdgeError{Edge: name(), Err: ErrMixedCoupling, Detail: fmt.Sprintf("the input is %s but an edge into it is declared otherwise", in.Coupling)})
+				b.probs = append(b.probs, &EdgeError{Edge: name(), Err: ErrMixedCoupling, Detail: fmt.Sprintf("the input is %s but an edge into it is declared otherwise", in.Coupling)})
 			case in.Coupling == node.Replacing && len(list) > 1:
 				var from []string
 				for _, ri := range list {
 					from = append(from, g.edges[edges[ri].edge].From)
 				}
-				probs = append(probs, &EdgeError{Edge: name(), Err: ErrReplacing, Detail: fmt.Sprintf("%d edges (from %s); a replacing input takes exactly one", len(list), strings.Join(from, ", "))})
+				b.probs = append(b.probs, &EdgeError{Edge: name(), Err: ErrReplacing, Detail: fmt.Sprintf("%d edges (from %s); a replacing input takes exactly one", len(list), strings.Join(from, ", "))})
 			}
 		}
 	}
+}
 
-	// Required inputs.
+// checkRequired reports the inputs without a default that no edge feeds.
+func (b *builder) checkRequired() {
+	s := b.s
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		for ii, in := range c.spec.Inputs {
-			if in.Required() && len(inputEdges(c.p0+ii)) == 0 {
-				probs = append(probs, &EdgeError{Edge: c.name + "." + in.Name, Err: ErrUnconnected, Detail: fmt.Sprintf("it has no default; connect a %s value in %q to it", in.Shape, in.Units)})
+			if in.Required() && len(b.inputEdges(c.p0+ii)) == 0 {
+				b.probs = append(b.probs, &EdgeError{Edge: c.name + "." + in.Name, Err: ErrUnconnected, Detail: fmt.Sprintf("it has no default; connect a %s value in %q to it", in.Shape, in.Units)})
 			}
 		}
 	}
+}
 
-	// Algebraic loops among feedthrough nodes, and evaluation levels.
-	// Only nodes joined by such an edge can be in a loop or above level
-	// 0, so only they enter the dependency graph.
+// findLoops reports the algebraic loops among feedthrough nodes, sorted
+// by message, and returns a topological order of the dependency graph and
+// deps[d], the output nodes d reads through feedthrough. Only nodes joined
+// by such an edge can be in a loop or above level 0, so only they enter
+// the dependency graph.
+func (b *builder) findLoops() ([]gonumgraph.Node, [][]int) {
+	s := b.s
 	deps := make([][]int, len(s.nodes)) // deps[d] = output nodes d reads through feedthrough
 	dg := simple.NewDirectedGraph()
 	selfLoop := map[int]bool{}
-	for _, r := range edges {
+	for _, r := range b.edges {
 		d, src := int(r.dst), int(r.src)
 		if !r.fromY || !s.nodes[d].feedthrough {
 			continue
@@ -286,11 +356,15 @@ func (g *Graph) Build() (*Sim, error) {
 		loops = append(loops, &LoopError{Members: []string{s.nodes[d].name}})
 	}
 	sort.Slice(loops, func(a, b int) bool { return loops[a].Error() < loops[b].Error() })
-	probs = append(probs, loops...)
-	if len(probs) > 0 {
-		return nil, &BuildError{Problems: probs}
-	}
+	b.probs = append(b.probs, loops...)
+	return order, deps
+}
 
+// levelOutputs groups the output nodes by evaluation level (one more than
+// the highest level they read through feedthrough) into s.levels, and
+// lists the stateful nodes in s.stateful, both in node order.
+func (b *builder) levelOutputs(order []gonumgraph.Node, deps [][]int) {
+	s := b.s
 	level := make([]int, len(s.nodes))
 	for _, n := range order {
 		d := int(n.ID())
@@ -310,12 +384,17 @@ func (g *Graph) Build() (*Sim, error) {
 			s.stateful = append(s.stateful, int32(i))
 		}
 	}
+}
 
-	// Buffers, defaults and gathers (node order, then edge order).
-	s.x, s.xNext = staggered(xs)
-	s.y = make([]float64, ys)
-	s.u = make([]float64, us)
-	s.present = make([]bool, ps)
+// compileGathers allocates the buffers, writes the initial states and
+// the defaults of unconnected inputs, and compiles the gathers (node
+// order, then edge order).
+func (b *builder) compileGathers() {
+	g, s, edges := b.g, b.s, b.edges
+	s.x, s.xNext = staggered(b.xs)
+	s.y = make([]float64, b.ys)
+	s.u = make([]float64, b.us)
+	s.present = make([]bool, b.ps)
 	s.gathers = make([]gather, 0, len(edges))
 	scratch := 0
 	for ni := range s.nodes {
@@ -324,7 +403,7 @@ func (g *Graph) Build() (*Sim, error) {
 		c.g0 = len(s.gathers)
 		for ii, in := range c.spec.Inputs {
 			off := c.u0 + c.spec.InputLayout.Offset(ii)
-			list := inputEdges(c.p0 + ii)
+			list := b.inputEdges(c.p0 + ii)
 			s.present[c.p0+ii] = len(list) > 0 || !in.Absent
 			if len(list) == 0 {
 				copy(s.u[off:off+in.Shape.Len()], in.Default)
@@ -351,12 +430,6 @@ func (g *Graph) Build() (*Sim, error) {
 		}
 	}
 	s.scratch = make([]float64, scratch)
-	s.dt = 0
-	s.compileFamilies()
-	s.compactOutputs()
-	s.compileLoose()
-	s.ensureWorkers(1)
-	return s, nil
 }
 
 // resolved is an edge that passed Build's checks, in the compact form the
