@@ -107,7 +107,7 @@ func userErrors(t *testing.T) map[string]string {
 	b, _ = ball.New(ball.DefaultParams())
 	g.Add("table", tb)
 	g.Add("ball", b)
-	g.Connect("table.position", "ball.table_position", graph.Via(graph.Func{Label: "lift", In: node.Scalar, Out: node.Scalar,
+	g.Connect("table.position", "ball.table_position", graph.Via(graph.TransformFunc{Label: "lift", In: node.Scalar, Out: node.Scalar,
 		F: func(dst, src []float64) { panic("index out of range [3] with length 1") }}))
 	s, _ = g.Build()
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 5})

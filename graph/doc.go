@@ -5,7 +5,7 @@
 // A [Graph] holds named nodes and edges. An edge connects a source field
 // of one node — a state field or an output, "node.field" — to a boundary
 // input of another, "node.input", optionally through a [Transform]
-// ([Scale], [Component], [Embed] or a user [Func]). [Graph.Build] validates
+// ([Scale], [Component], [Embed] or a user [TransformFunc]). [Graph.Build] validates
 // everything at once and compiles a [Sim]; a [BuildError] lists every
 // problem with close matches for misspelled names: unknown node or field,
 // shape mismatch, units that differ between an edge's ends (unless its

@@ -305,7 +305,7 @@ func TestErrorsAndPanics(t *testing.T) {
 	g = graph.New()
 	g.Add("m", newMass(1, 0))
 	g.Add("f", newSource("N", 1))
-	g.Connect("f.value", "m.force", graph.Via(graph.Func{Label: "boom", F: func(dst, src []float64) { panic("bad transform") }}))
+	g.Connect("f.value", "m.force", graph.Via(graph.TransformFunc{Label: "boom", F: func(dst, src []float64) { panic("bad transform") }}))
 	s, err = g.Build()
 	if err != nil {
 		t.Fatal(err)

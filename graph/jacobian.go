@@ -21,7 +21,7 @@ import (
 // nodes provide them, and node-local central finite differences of that
 // one node where they do not; C_k (outputs with respect to the node's own
 // state) is always differenced locally. Transforms are differentiated
-// exactly (Scale, Component, Embed) or by central differences (Func).
+// exactly (Scale, Component, Embed) or by central differences (TransformFunc).
 //
 // Sparsity. The pattern is fixed when the Jacobian is first asked for,
 // from the graph alone: a node's local blocks A, B, C, D are taken as

@@ -130,9 +130,9 @@ func TestMonolithicNodePanicsRecovered(t *testing.T) {
 }
 
 // panicky returns a transform that panics on its n-th call.
-func panicky(n int64) graph.Func {
+func panicky(n int64) graph.TransformFunc {
 	var calls atomic.Int64
-	return graph.Func{Label: "panicky", In: node.Scalar, Out: node.Scalar, F: func(dst, src []float64) {
+	return graph.TransformFunc{Label: "panicky", In: node.Scalar, Out: node.Scalar, F: func(dst, src []float64) {
 		if calls.Add(1) == n {
 			panic(fmt.Sprintf("transform call %d", n))
 		}

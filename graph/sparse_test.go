@@ -60,7 +60,7 @@ func fdCheck(t *testing.T, sys *graph.System, y []float64) {
 
 // TestSparseJacobianMatchesDifferences: on the three-body graph (every
 // chain-rule path, analytic connector Jacobians) and on the test chain
-// with a Func transform on one edge (differenced transform), the sparse
+// with a TransformFunc transform on one edge (differenced transform), the sparse
 // assembly equals differences of the whole system and holds every
 // non-zero in its pattern; the pattern is sparse (a chain of 30 masses
 // has 3 neighbours per row at most, 2 states each: ≤ 6 entries per row).
@@ -69,7 +69,7 @@ func TestSparseJacobianMatchesDifferences(t *testing.T) {
 	sys, _ := s.System()
 	fdCheck(t, sys, s.State(nil))
 
-	double := graph.Func{Label: "double", In: node.Scalar, Out: node.Scalar, From: "N", To: "N", F: func(dst, src []float64) { dst[0] = 2 * src[0] * (1 + 0.1*src[0]) }}
+	double := graph.TransformFunc{Label: "double", In: node.Scalar, Out: node.Scalar, From: "N", To: "N", F: func(dst, src []float64) { dst[0] = 2 * src[0] * (1 + 0.1*src[0]) }}
 	c, err := chainVia(30, double).Build()
 	if err != nil {
 		t.Fatal(err)

@@ -75,22 +75,24 @@ func (e Embed) Apply(dst, src []float64) {
 	dst[e.Axis] = src[0]
 }
 
-// Func is a user transform: F writes Out-shaped dst from src. Panics in F
-// are recovered by the graph and reported as errors naming the edge's
-// destination node. From and To declare a unit conversion when set.
-type Func struct {
+// TransformFunc is a user transform: a plain function adapted to
+// Transform, as http.HandlerFunc adapts one to http.Handler. F writes
+// Out-shaped dst from src. Panics in F are recovered by the graph and
+// reported as errors naming the edge's destination node. From and To
+// declare a unit conversion when set.
+type TransformFunc struct {
 	Label    string
 	In, Out  node.Shape
 	From, To string
 	F        func(dst, src []float64)
 }
 
-func (f Func) Name() string { return "func:" + f.Label }
-func (f Func) OutShape(in node.Shape) (node.Shape, error) {
+func (f TransformFunc) Name() string { return "func:" + f.Label }
+func (f TransformFunc) OutShape(in node.Shape) (node.Shape, error) {
 	if in != f.In {
 		return 0, fmt.Errorf("transform %q takes a %s value, not %s", f.Label, f.In, in)
 	}
 	return f.Out, nil
 }
-func (f Func) Units() (from, to string) { return f.From, f.To }
-func (f Func) Apply(dst, src []float64) { f.F(dst, src) }
+func (f TransformFunc) Units() (from, to string) { return f.From, f.To }
+func (f TransformFunc) Apply(dst, src []float64) { f.F(dst, src) }

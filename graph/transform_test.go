@@ -25,7 +25,7 @@ func TestTransformsApply(t *testing.T) {
 		{"scale", graph.Scale{Factor: -2}, node.Vec(3), []float64{1, 2, 3}, []float64{-2, -4, -6}, node.Vec(3)},
 		{"component", graph.Component{Index: 2}, node.Vec(3), []float64{1, 2, 3}, []float64{3}, node.Scalar},
 		{"embed", graph.Embed{Axis: 1, Len: 3}, node.Scalar, []float64{7}, []float64{0, 7, 0}, node.Vec(3)},
-		{"func", graph.Func{Label: "sq", In: node.Scalar, Out: node.Scalar, F: func(d, s []float64) { d[0] = s[0] * s[0] }},
+		{"func", graph.TransformFunc{Label: "sq", In: node.Scalar, Out: node.Scalar, F: func(d, s []float64) { d[0] = s[0] * s[0] }},
 			node.Scalar, []float64{3}, []float64{9}, node.Scalar},
 	}
 	for _, tc := range tests {
@@ -55,7 +55,7 @@ func TestTransformsApply(t *testing.T) {
 		{graph.Component{Index: 0}, node.Scalar},
 		{graph.Embed{Axis: 0, Len: 3}, node.Vec(2)},
 		{graph.Embed{Axis: 3, Len: 3}, node.Scalar},
-		{graph.Func{Label: "f", In: node.Vec(2), Out: node.Scalar}, node.Scalar},
+		{graph.TransformFunc{Label: "f", In: node.Vec(2), Out: node.Scalar}, node.Scalar},
 	} {
 		if _, err := bad.tr.OutShape(bad.in); err == nil {
 			t.Errorf("%#v.OutShape(%s): no error", bad.tr, bad.in)

@@ -155,7 +155,7 @@ func TestRoundTrip(t *testing.T) {
 	if a, b := run(g), run(g2); math.Float64bits(a) != math.Float64bits(b) {
 		t.Errorf("runs differ: %v vs %v", a, b)
 	}
-	g.Connect("ball.position", "ball.table_position", graph.Via(graph.Func{Label: "x", F: func(d, s []float64) {}}))
+	g.Connect("ball.position", "ball.table_position", graph.Via(graph.TransformFunc{Label: "x", F: func(d, s []float64) {}}))
 	if _, err := scene.FromGraph(g, scene.Run{Dt: 1, Steps: 1}, scene.Record{}); err == nil || !strings.Contains(err.Error(), "cannot be saved") {
 		t.Errorf("user transform saved: %v", err)
 	}
