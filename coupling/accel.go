@@ -29,7 +29,7 @@ type Accelerator interface {
 
 // AccelStats describes an accelerator.
 type AccelStats struct {
-	Method    Method
+	Accel     Accel
 	Omega     float64 // the last relaxation factor used
 	Columns   int     // IQN-ILS: columns in the least-squares problem
 	Fallbacks int     // IQN-ILS: iterations that fell back to relaxation
@@ -46,7 +46,7 @@ func NewAccelerator(a Acceleration, n int) (Accelerator, error) {
 	if !(a.Omega != 0) || math.IsInf(a.Omega, 0) || math.IsNaN(a.Omega) {
 		return nil, fmt.Errorf("coupling: relaxation factor %v must be finite and nonzero", a.Omega)
 	}
-	switch a.Method {
+	switch a.Accel {
 	case Relaxation:
 		return &relaxation{omega: a.Omega}, nil
 	case Aitken:
@@ -57,7 +57,7 @@ func NewAccelerator(a Acceleration, n int) (Accelerator, error) {
 	case IQNILS:
 		return newIQNILS(a, n), nil
 	}
-	return nil, fmt.Errorf("coupling: unknown acceleration %q", string(a.Method))
+	return nil, fmt.Errorf("coupling: unknown acceleration %q", string(a.Accel))
 }
 
 // relax writes dst = u + ω·(g − u).
@@ -72,7 +72,7 @@ type relaxation struct{ omega float64 }
 func (r *relaxation) Begin()                   {}
 func (r *relaxation) End()                     {}
 func (r *relaxation) Next(dst, u, g []float64) { relax(dst, u, g, r.omega) }
-func (r *relaxation) Stats() AccelStats        { return AccelStats{Method: Relaxation, Omega: r.omega} }
+func (r *relaxation) Stats() AccelStats        { return AccelStats{Accel: Relaxation, Omega: r.omega} }
 
 // aitken is Aitken's Δ² dynamic relaxation in the Irons–Tuck form used by
 // Küttler & Wall (2008):
@@ -122,7 +122,7 @@ func (a *aitken) Next(dst, u, g []float64) {
 	a.have = true
 }
 
-func (a *aitken) Stats() AccelStats { return AccelStats{Method: Aitken, Omega: a.omega} }
+func (a *aitken) Stats() AccelStats { return AccelStats{Accel: Aitken, Omega: a.omega} }
 
 // iqnils is the interface quasi-Newton method with an approximation of
 // the inverse Jacobian from a least-squares model (IQN-ILS, Degroote,
@@ -191,7 +191,7 @@ func (q *iqnils) Begin() {
 func (q *iqnils) End() {}
 
 func (q *iqnils) Stats() AccelStats {
-	return AccelStats{Method: IQNILS, Omega: q.omega0, Columns: q.cols, Fallbacks: q.fallbacks, Dropped: q.dropped}
+	return AccelStats{Accel: IQNILS, Omega: q.omega0, Columns: q.cols, Fallbacks: q.fallbacks, Dropped: q.dropped}
 }
 
 // col returns column j of storage s.
@@ -339,7 +339,9 @@ func (p Predictor) Predict(dst, now, prev []float64) {
 // was saved from. Relaxation carries nothing; Aitken its last factor;
 // IQN-ILS its step count and the columns kept for reuse.
 type AccelState struct {
-	Method Method `json:"method"`
+	// Accel names the accelerator (the JSON key is "method", as it was
+	// when the type was named Method: the format does not change).
+	Accel Accel `json:"method"`
 	// Omega is Aitken's last factor: the next step starts from
 	// sign(ω)·min(|ω|, ω0).
 	Omega float64 `json:"omega,omitempty"`
@@ -366,14 +368,14 @@ type StateSaver interface {
 	RestoreState(AccelState) error
 }
 
-func (r *relaxation) SaveState() AccelState { return AccelState{Method: Relaxation} }
+func (r *relaxation) SaveState() AccelState { return AccelState{Accel: Relaxation} }
 
-func (r *relaxation) RestoreState(st AccelState) error { return checkMethod(st, Relaxation) }
+func (r *relaxation) RestoreState(st AccelState) error { return checkAccel(st, Relaxation) }
 
-func (a *aitken) SaveState() AccelState { return AccelState{Method: Aitken, Omega: a.omega} }
+func (a *aitken) SaveState() AccelState { return AccelState{Accel: Aitken, Omega: a.omega} }
 
 func (a *aitken) RestoreState(st AccelState) error {
-	if err := checkMethod(st, Aitken); err != nil {
+	if err := checkAccel(st, Aitken); err != nil {
 		return err
 	}
 	if !(st.Omega != 0) || math.IsInf(st.Omega, 0) || math.Abs(st.Omega) > a.max {
@@ -384,7 +386,7 @@ func (a *aitken) RestoreState(st AccelState) error {
 }
 
 func (q *iqnils) SaveState() AccelState {
-	st := AccelState{Method: IQNILS, Step: q.step, Fallbacks: q.fallbacks, Dropped: q.dropped}
+	st := AccelState{Accel: IQNILS, Step: q.step, Fallbacks: q.fallbacks, Dropped: q.dropped}
 	for j := 0; j < q.cols; j++ {
 		st.V = append(st.V, append([]float64(nil), q.col(q.v, j)...))
 		st.W = append(st.W, append([]float64(nil), q.col(q.w, j)...))
@@ -394,7 +396,7 @@ func (q *iqnils) SaveState() AccelState {
 }
 
 func (q *iqnils) RestoreState(st AccelState) error {
-	if err := checkMethod(st, IQNILS); err != nil {
+	if err := checkAccel(st, IQNILS); err != nil {
 		return err
 	}
 	c := len(st.Tags)
@@ -428,9 +430,9 @@ func (q *iqnils) RestoreState(st AccelState) error {
 	return nil
 }
 
-func checkMethod(st AccelState, m Method) error {
-	if st.Method != m {
-		return fmt.Errorf("coupling: accelerator state of %s restored into %s", st.Method, m)
+func checkAccel(st AccelState, m Accel) error {
+	if st.Accel != m {
+		return fmt.Errorf("coupling: accelerator state of %s restored into %s", st.Accel, m)
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 // no-columns path of TestIQNILSFallback).
 func TestIQNILSFallbackNonFiniteStep(t *testing.T) {
 	const omega = 0.5
-	acc, err := NewAccelerator(Acceleration{Method: IQNILS, Omega: omega}, 1)
+	acc, err := NewAccelerator(Acceleration{Accel: IQNILS, Omega: omega}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

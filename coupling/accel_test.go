@@ -62,7 +62,7 @@ func TestRelaxation(t *testing.T) {
 // round-off, even where plain iteration diverges (λ = −5).
 func TestAitkenScalar(t *testing.T) {
 	g := linearMap{a: [][]float64{{-5}}, b: []float64{3}}
-	acc, _ := NewAccelerator(Acceleration{Method: Aitken}, 1)
+	acc, _ := NewAccelerator(Acceleration{Accel: Aitken}, 1)
 	k, u := iterate(acc, g, []float64{0}, 10)
 	if k != 3 || math.Abs(u[0]-0.5) > 1e-15 {
 		t.Errorf("converged in %d to %v, want 3 iterations to 0.5", k, u)
@@ -76,7 +76,7 @@ func TestAitkenScalar(t *testing.T) {
 		t.Errorf("first ω of the next step = %v, want 1/6", w)
 	}
 	// Bounds: |ω| ≤ OmegaMax.
-	acc, _ = NewAccelerator(Acceleration{Method: Aitken, OmegaMax: 2}, 1)
+	acc, _ = NewAccelerator(Acceleration{Accel: Aitken, OmegaMax: 2}, 1)
 	g = linearMap{a: [][]float64{{0.99}}, b: []float64{1}} // secant factor 100
 	iterate(acc, g, []float64{0}, 3)
 	if w := acc.Stats().Omega; w != 2 {
@@ -102,7 +102,7 @@ func TestIQNILSLinear(t *testing.T) {
 	if k, _ := iterate(plain, g, make([]float64, n), 200); k != -1 {
 		t.Fatalf("plain iteration converged in %d: the test map should make it diverge", k)
 	}
-	acc, _ := NewAccelerator(Acceleration{Method: IQNILS}, n)
+	acc, _ := NewAccelerator(Acceleration{Accel: IQNILS}, n)
 	k, u := iterate(acc, g, make([]float64, n), 50)
 	if k < 0 || k > n+2 {
 		t.Fatalf("IQN-ILS: %d iterations, want ≤ %d", k, n+2)
@@ -114,7 +114,7 @@ func TestIQNILSLinear(t *testing.T) {
 	}
 	// Reuse: the next step of the same map starts with the previous
 	// columns, an exact inverse Jacobian, and converges in two.
-	reuse, _ := NewAccelerator(Acceleration{Method: IQNILS, Reuse: 1}, n)
+	reuse, _ := NewAccelerator(Acceleration{Accel: IQNILS, Reuse: 1}, n)
 	k1, _ := iterate(reuse, g, make([]float64, n), 50)
 	k2, _ := iterate(reuse, g, []float64{1, 1, 1, 1, 1, 1}, 50)
 	t.Logf("IQN-ILS: %d iterations; with reuse %d then %d", k, k1, k2)
@@ -128,7 +128,7 @@ func TestIQNILSLinear(t *testing.T) {
 // the newest and the older ones are dropped; the iteration still
 // converges, to the root of cos x = x.
 func TestIQNILSFilter(t *testing.T) {
-	acc, _ := NewAccelerator(Acceleration{Method: IQNILS}, 3)
+	acc, _ := NewAccelerator(Acceleration{Accel: IQNILS}, 3)
 	acc.Begin()
 	u, g, next := make([]float64, 3), make([]float64, 3), make([]float64, 3)
 	k := 1
@@ -150,7 +150,7 @@ func TestIQNILSFilter(t *testing.T) {
 // A least-squares step that is not finite falls back to relaxation with
 // ω0 and is counted.
 func TestIQNILSFallback(t *testing.T) {
-	acc, _ := NewAccelerator(Acceleration{Method: IQNILS, Omega: 0.5}, 2)
+	acc, _ := NewAccelerator(Acceleration{Accel: IQNILS, Omega: 0.5}, 2)
 	acc.Begin()
 	dst := make([]float64, 2)
 	acc.Next(dst, []float64{0, 0}, []float64{1, 1}) // no columns: relaxation
@@ -184,8 +184,8 @@ func TestConvergedAndPredict(t *testing.T) {
 
 // The allocation-free accelerators do not allocate per iteration.
 func TestAccelAllocs(t *testing.T) {
-	for _, m := range []Method{Relaxation, Aitken} {
-		acc, _ := NewAccelerator(Acceleration{Method: m}, 4)
+	for _, m := range []Accel{Relaxation, Aitken} {
+		acc, _ := NewAccelerator(Acceleration{Accel: m}, 4)
 		u, g, d := []float64{1, 2, 3, 4}, []float64{2, 3, 4, 5}, make([]float64, 4)
 		if a := testing.AllocsPerRun(100, func() { acc.Next(d, u, g) }); a != 0 {
 			t.Errorf("%s: %v allocations per iteration", m, a)
@@ -199,7 +199,7 @@ func TestAccelAllocs(t *testing.T) {
 // dimension are rejected.
 func TestAccelStateRoundTrip(t *testing.T) {
 	g := linearMap{a: [][]float64{{0.5, -2}, {1, 0.3}}, b: []float64{1, 2}}
-	for _, a := range []Acceleration{{Method: Aitken}, {Method: IQNILS, Reuse: 2}, {Method: Relaxation, Omega: 0.2}} {
+	for _, a := range []Acceleration{{Accel: Aitken}, {Accel: IQNILS, Reuse: 2}, {Accel: Relaxation, Omega: 0.2}} {
 		acc, _ := NewAccelerator(a, 2)
 		iterate(acc, g, []float64{0, 0}, 50)
 		st := acc.(StateSaver).SaveState()
@@ -210,14 +210,14 @@ func TestAccelStateRoundTrip(t *testing.T) {
 		k1, u1 := iterate(acc, g, []float64{3, 1}, 50)
 		k2, u2 := iterate(fresh, g, []float64{3, 1}, 50)
 		if k1 != k2 || math.Float64bits(u1[0]) != math.Float64bits(u2[0]) || math.Float64bits(u1[1]) != math.Float64bits(u2[1]) {
-			t.Errorf("%s: %d iterations to %v, restored %d to %v", a.Method, k1, u1, k2, u2)
+			t.Errorf("%s: %d iterations to %v, restored %d to %v", a.Accel, k1, u1, k2, u2)
 		}
-		other, _ := NewAccelerator(Acceleration{Method: IQNILS}, 3)
-		if a.Method != IQNILS {
-			other, _ = NewAccelerator(Acceleration{Method: IQNILS}, 2)
+		other, _ := NewAccelerator(Acceleration{Accel: IQNILS}, 3)
+		if a.Accel != IQNILS {
+			other, _ = NewAccelerator(Acceleration{Accel: IQNILS}, 2)
 		}
 		if err := other.(StateSaver).RestoreState(st); err == nil {
-			t.Errorf("%s: state restored into %+v", a.Method, other.Stats())
+			t.Errorf("%s: state restored into %+v", a.Accel, other.Stats())
 		}
 	}
 }

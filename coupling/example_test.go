@@ -32,7 +32,7 @@ func ExampleParseStrategy() {
 // accelerator that diverges ends it after maxIter evaluations.
 func ExampleNewAccelerator() {
 	const maxIter = 50
-	acc, _ := coupling.NewAccelerator(coupling.Acceleration{Method: coupling.Aitken}, 1)
+	acc, _ := coupling.NewAccelerator(coupling.Acceleration{Accel: coupling.Aitken}, 1)
 	u, g, next := []float64{0}, []float64{0}, []float64{0}
 	acc.Begin()
 	converged := false
@@ -73,7 +73,7 @@ func Example_iterativeGroup() {
 	}
 	st := coupling.Strategy{Scheme: coupling.Iterative,
 		Groups:    []coupling.Group{{Name: "pair", Nodes: []string{"a", "b", "s"}}},
-		Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Method: coupling.IQNILS}}}
+		Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Accel: coupling.IQNILS}}}
 	set := graph.Settings{Dt: 0.01, Steps: 100, Coupling: &st}
 	sc, _ := sim.Schedule(set)
 	fmt.Print(sc)

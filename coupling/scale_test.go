@@ -55,13 +55,13 @@ func TestIQNILSScaleInvariant(t *testing.T) {
 		stats []AccelStats
 	}
 	run := func(s float64) (cosine, linear outcome) {
-		acc, _ := NewAccelerator(Acceleration{Method: IQNILS}, 3)
+		acc, _ := NewAccelerator(Acceleration{Accel: IQNILS}, 3)
 		g := func(dst, u []float64) { dst[0], dst[1], dst[2] = s*math.Cos(u[0]/s), 0, 0 }
 		for range 2 {
 			k, st := scaledRun(acc, g, []float64{0, 0, 0}, 1e-13, 50)
 			cosine.iters, cosine.stats = append(cosine.iters, k), append(cosine.stats, st)
 		}
-		acc, _ = NewAccelerator(Acceleration{Method: IQNILS, Reuse: 1}, n)
+		acc, _ = NewAccelerator(Acceleration{Accel: IQNILS, Reuse: 1}, n)
 		sb := make([]float64, n)
 		for i := range sb {
 			sb[i] = s * lin.b[i]

@@ -33,24 +33,26 @@ func (s Scheme) String() string {
 	return string(s)
 }
 
-// Method is the name of an acceleration method of the group iteration.
-// The zero value means Relaxation.
-type Method string
+// Accel names the acceleration of a group iteration: how the next
+// iterate is computed from the current one and its image (an "acceleration
+// method" in the literature; cosim keeps "method" for integration methods,
+// package integrators). The zero value means Relaxation.
+type Accel string
 
-// Acceleration method names (stable).
+// Acceleration names (stable): command lines and scene files use them.
 const (
 	// Relaxation: u ← u + ω·(G(u) − u) with a constant ω (ω = 1 is plain
 	// fixed-point iteration).
-	Relaxation Method = "relaxation"
+	Relaxation Accel = "relaxation"
 	// Aitken: relaxation with Aitken's dynamic factor (Irons–Tuck form).
-	Aitken Method = "aitken"
+	Aitken Accel = "aitken"
 	// IQNILS: interface quasi-Newton with an inverse Jacobian from least
 	// squares (Degroote et al. 2009).
-	IQNILS Method = "iqn-ils"
+	IQNILS Accel = "iqn-ils"
 )
 
-// String returns the method's name; the zero value is "relaxation".
-func (m Method) String() string {
+// String returns the acceleration's name; the zero value is "relaxation".
+func (m Accel) String() string {
 	if m == "" {
 		return string(Relaxation)
 	}
@@ -168,8 +170,8 @@ const (
 // current one, u, and its image G(u). The zero value is plain fixed-point
 // iteration (relaxation with ω = 1).
 type Acceleration struct {
-	// Method is the acceleration; zero means Relaxation.
-	Method Method
+	// Accel names the acceleration; zero means Relaxation.
+	Accel Accel
 	// Omega is the relaxation factor of Relaxation (zero means 1) and the
 	// factor of the first iteration of Aitken and IQN-ILS (zero means
 	// DefaultOmega0 = 0.5). Any finite nonzero value is accepted.
@@ -226,12 +228,12 @@ func (it Iteration) Resolved() Iteration {
 		it.OnFail = Stop
 	}
 	a := &it.Acceleration
-	if a.Method == "" {
-		a.Method = Relaxation
+	if a.Accel == "" {
+		a.Accel = Relaxation
 	}
 	if a.Omega == 0 {
 		a.Omega = DefaultOmega0
-		if a.Method == Relaxation {
+		if a.Accel == Relaxation {
 			a.Omega = defaultRelaxOmega
 		}
 	}
@@ -329,10 +331,10 @@ func (s *Strategy) Validate() error {
 	if it.MaxIter > MaxIterLimit {
 		bad("Iteration MaxIter = %d is more than the limit MaxIterLimit = %d iterations per step; a group that has not converged by then will not: loosen ATol/RTol or shorten the step", it.MaxIter, MaxIterLimit)
 	}
-	switch it.Acceleration.Method {
+	switch it.Acceleration.Accel {
 	case "", Relaxation, Aitken, IQNILS:
 	default:
-		bad("unknown acceleration %q (want relaxation, aitken, iqn-ils)", string(it.Acceleration.Method))
+		bad("unknown acceleration %q (want relaxation, aitken, iqn-ils)", string(it.Acceleration.Accel))
 	}
 	switch it.Predictor {
 	case "", Constant, LinearPredictor:
@@ -365,7 +367,7 @@ func (s *Strategy) Validate() error {
 func (s *Strategy) Name() string {
 	n := s.Scheme.String()
 	if s.Scheme == Iterative {
-		n += ":" + s.Iteration.Acceleration.Method.String()
+		n += ":" + s.Iteration.Acceleration.Accel.String()
 	}
 	if len(s.Rates) > 0 {
 		n += "+multirate"
@@ -380,8 +382,8 @@ func (s Strategy) String() string {
 	var b strings.Builder
 	b.WriteString(s.Scheme.String())
 	it := s.Iteration
-	if s.Scheme == Iterative && it.Acceleration.Method != "" {
-		b.WriteString(":" + string(it.Acceleration.Method))
+	if s.Scheme == Iterative && it.Acceleration.Accel != "" {
+		b.WriteString(":" + string(it.Acceleration.Accel))
 	}
 	kv := func(k, v string) { b.WriteString("," + k + "=" + v) }
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -449,21 +451,21 @@ func schemeNames() []string {
 }
 
 // Names returns the stable names ByName accepts: the schemes, then the
-// acceleration methods (each meaning the Iterative scheme with it).
+// accelerations (each meaning the Iterative scheme with it).
 func Names() []string {
 	return append(schemeNames(), string(Relaxation), string(Aitken), string(IQNILS))
 }
 
 // ByName returns the strategy with default settings for a name of Names:
-// a scheme, or an acceleration method meaning Iterative with that method.
+// a scheme, or an acceleration (Accel) meaning Iterative with it.
 func ByName(name string) (Strategy, error) {
 	switch Scheme(name) {
 	case Jacobi, GaussSeidel, Iterative:
 		return Strategy{Scheme: Scheme(name)}, nil
 	}
-	switch Method(name) {
+	switch Accel(name) {
 	case Relaxation, Aitken, IQNILS:
-		return Strategy{Scheme: Iterative, Iteration: Iteration{Acceleration: Acceleration{Method: Method(name)}}}, nil
+		return Strategy{Scheme: Iterative, Iteration: Iteration{Acceleration: Acceleration{Accel: Accel(name)}}}, nil
 	}
 	return Strategy{}, fmt.Errorf("coupling: unknown strategy %q (want one of %s)", name, strings.Join(Names(), ", "))
 }
@@ -495,7 +497,7 @@ func ParseStrategy(text string) (Strategy, error) {
 		if s.Scheme != Iterative {
 			return Strategy{}, fmt.Errorf("coupling: %q: an acceleration is for the %s scheme", text, Iterative)
 		}
-		s.Iteration.Acceleration.Method = Method(acc)
+		s.Iteration.Acceleration.Accel = Accel(acc)
 	}
 	it := &s.Iteration
 	for _, p := range parts[1:] {

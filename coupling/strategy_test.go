@@ -78,12 +78,12 @@ func TestParseErrors(t *testing.T) {
 // Resolved fills every documented default.
 func TestResolved(t *testing.T) {
 	r := Iteration{}.Resolved()
-	want := Iteration{Acceleration: Acceleration{Method: Relaxation, Omega: 1, OmegaMax: DefaultOmegaMax, Filter: DefaultFilter},
+	want := Iteration{Acceleration: Acceleration{Accel: Relaxation, Omega: 1, OmegaMax: DefaultOmegaMax, Filter: DefaultFilter},
 		ATol: DefaultATol, RTol: DefaultRTol, MaxIter: DefaultMaxIter, Predictor: Constant, OnFail: Stop}
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
-	if a := (Iteration{Acceleration: Acceleration{Method: Aitken}}).Resolved().Acceleration; a.Omega != DefaultOmega0 {
+	if a := (Iteration{Acceleration: Acceleration{Accel: Aitken}}).Resolved().Acceleration; a.Omega != DefaultOmega0 {
 		t.Errorf("aitken ω0 = %v", a.Omega)
 	}
 }

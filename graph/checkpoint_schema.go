@@ -311,7 +311,7 @@ func (c *Checkpoint) toFile() (*checkpointFile, error) {
 		for _, g := range cc.Groups {
 			a := g.Accel
 			f.Coupling.Groups = append(f.Coupling.Groups, groupFile{Name: g.Name, Prev: g.Prev, Accel: accelFile{
-				Method: string(a.Method), Omega: a.Omega, Step: a.Step, V: a.V, W: a.W, Tags: a.Tags,
+				Method: string(a.Accel), Omega: a.Omega, Step: a.Step, V: a.V, W: a.W, Tags: a.Tags,
 				Fallbacks: a.Fallbacks, Dropped: a.Dropped}})
 		}
 	}
@@ -363,7 +363,7 @@ func (f *checkpointFile) checkpoint() (*Checkpoint, error) {
 		for _, g := range fc.Groups {
 			a := g.Accel
 			c.Coupling.Groups = append(c.Coupling.Groups, GroupCheckpoint{Name: g.Name, Prev: g.Prev, Accel: coupling.AccelState{
-				Method: coupling.Method(a.Method), Omega: a.Omega, Step: a.Step, V: a.V, W: a.W, Tags: a.Tags,
+				Accel: coupling.Accel(a.Method), Omega: a.Omega, Step: a.Step, V: a.V, W: a.W, Tags: a.Tags,
 				Fallbacks: a.Fallbacks, Dropped: a.Dropped}})
 		}
 	}

@@ -71,7 +71,7 @@ func TestCheckpointSchemaCoversSettings(t *testing.T) {
 				Params: map[string]any{"mass": 2.5, "tags": []any{"a", "b"}}, State: []float64{1, 2, 3}}},
 			Integrator: &MethodCheckpoint{Method: m, Adaptive: true, Settings: &set, State: st},
 			Coupling: &CouplingCheckpoint{Strategy: "iterative:iqn-ils", Groups: []GroupCheckpoint{
-				{Name: "g", Prev: []float64{4, 5}, Accel: acc}, {Name: "h", Accel: coupling.AccelState{Method: coupling.Aitken, Omega: 0.5}}}},
+				{Name: "g", Prev: []float64{4, 5}, Accel: acc}, {Name: "h", Accel: coupling.AccelState{Accel: coupling.Aitken, Omega: 0.5}}}},
 		}
 		var buf bytes.Buffer
 		if err := c.Encode(&buf); err != nil {

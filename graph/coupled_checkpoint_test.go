@@ -24,11 +24,11 @@ func checkpointStrategies() map[string]*coupling.Strategy {
 		"jacobi":              {Scheme: coupling.Jacobi},
 		"gauss-seidel":        {Scheme: coupling.GaussSeidel, Order: [][]string{{"b"}, {"a"}}},
 		"relaxation":          it(coupling.Acceleration{Omega: 0.3}),
-		"aitken":              it(coupling.Acceleration{Method: coupling.Aitken}),
-		"iqn-ils":             it(coupling.Acceleration{Method: coupling.IQNILS}),
-		"iqn-ils reuse":       it(coupling.Acceleration{Method: coupling.IQNILS, Reuse: 3}),
+		"aitken":              it(coupling.Acceleration{Accel: coupling.Aitken}),
+		"iqn-ils":             it(coupling.Acceleration{Accel: coupling.IQNILS}),
+		"iqn-ils reuse":       it(coupling.Acceleration{Accel: coupling.IQNILS, Reuse: 3}),
 		"multirate":           {Rates: map[string]int{"b": 7}, Interpolation: coupling.Linear},
-		"multirate in groups": {Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Method: coupling.IQNILS, Reuse: 2}, Predictor: coupling.LinearPredictor}, Rates: map[string]int{"b": 5}, Interpolation: coupling.Linear},
+		"multirate in groups": {Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Accel: coupling.IQNILS, Reuse: 2}, Predictor: coupling.LinearPredictor}, Rates: map[string]int{"b": 5}, Interpolation: coupling.Linear},
 	}
 }
 
@@ -126,7 +126,7 @@ func TestCouplingCheckpointMismatch(t *testing.T) {
 	}
 	c := s.Checkpoint()
 	other := *st
-	other.Iteration.Acceleration = coupling.Acceleration{Method: coupling.Aitken}
+	other.Iteration.Acceleration = coupling.Acceleration{Accel: coupling.Aitken}
 	for _, tc := range []struct {
 		set  graph.Settings
 		want string
@@ -159,7 +159,7 @@ func TestCouplingCheckpointMismatch(t *testing.T) {
 	cc := *c.Coupling
 	cc.Groups = append([]graph.GroupCheckpoint(nil), c.Coupling.Groups...)
 	cc.Groups[0].Prev = []float64{1, 2, 3}
-	cc.Groups[0].Accel.Method = coupling.Aitken
+	cc.Groups[0].Accel.Accel = coupling.Aitken
 	bad.Coupling = &cc
 	err := strong.sim(t).Restore(&bad)
 	var me *graph.MismatchError

@@ -121,7 +121,7 @@ func (s *Sim) groupStages(cg *cgroup, it coupling.Iteration) []Stage {
 		c := &s.nodes[sp.node]
 		ifn = append(ifn, c.name+"."+c.spec.Inputs[inputIndex(c, sp.u0)].Name)
 	}
-	return append(body, Stage{Op: "gather", Nodes: ifn, Note: "G(u^k); stop when |G(u)−u| ≤ atol + rtol·|G(u)|, else u^{k+1} by " + it.Acceleration.Method.String()})
+	return append(body, Stage{Op: "gather", Nodes: ifn, Note: "G(u^k); stop when |G(u)−u| ≤ atol + rtol·|G(u)|, else u^{k+1} by " + it.Acceleration.Accel.String()})
 }
 
 // inputIndex is the input of c whose slot starts at the absolute offset off.

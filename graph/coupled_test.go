@@ -221,7 +221,7 @@ func TestSchedule(t *testing.T) {
   4. outputs at t_n: s (re-evaluated from the state after stage 1)
   5. update at t_n → t_n+dt: b (stage 2, reads the state updated by stages 1–1)
 `},
-		{&coupling.Strategy{Scheme: coupling.Iterative, Groups: []coupling.Group{{Name: "g", Nodes: []string{"a", "b", "s"}}}, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Method: coupling.Aitken}}}, `step t_n → t_n+dt, iterative:aitken,group.g=a+b+s
+		{&coupling.Strategy{Scheme: coupling.Iterative, Groups: []coupling.Group{{Name: "g", Nodes: []string{"a", "b", "s"}}}, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Accel: coupling.Aitken}}}, `step t_n → t_n+dt, iterative:aitken,group.g=a+b+s
   1. outputs at t_n: gx, gv, s
   2. outputs at t_n: sg
   3. iterate: a, b, s (group g, at most 50 iterations, first iterate constant)
@@ -249,9 +249,9 @@ func TestSchedule(t *testing.T) {
 	}
 }
 
-func tight(m coupling.Method) coupling.Iteration {
+func tight(m coupling.Accel) coupling.Iteration {
 	// ATol is above the round-off of forces of 1e4 N (≈ 1e-12).
-	return coupling.Iteration{Acceleration: coupling.Acceleration{Method: m}, ATol: 1e-10, RTol: 1e-12, MaxIter: 200}
+	return coupling.Iteration{Acceleration: coupling.Acceleration{Accel: m}, ATol: 1e-10, RTol: 1e-12, MaxIter: 200}
 }
 
 // backwardEuler integrates the Sim's monolithic System with the
@@ -294,7 +294,7 @@ func TestIterativeIsBackwardEuler(t *testing.T) {
 	}{{"moderate", moderate}, {"strong", strong}} {
 		const dt, steps = 0.01, 100
 		want := backwardEuler(t, p.tb.sim(t), dt, steps)
-		for _, m := range []coupling.Method{coupling.Relaxation, coupling.Aitken, coupling.IQNILS} {
+		for _, m := range []coupling.Accel{coupling.Relaxation, coupling.Aitken, coupling.IQNILS} {
 			it := tight(m)
 			if m == coupling.Relaxation && p.name == "strong" {
 				it.Acceleration.Omega = 0.3 // plain iteration diverges here
@@ -316,9 +316,9 @@ func TestIterativeIsBackwardEuler(t *testing.T) {
 // in fewer iterations than Aitken.
 func TestStrongCouplingIterations(t *testing.T) {
 	const dt, steps = 0.01, 50
-	iters := map[coupling.Method]int64{}
-	for _, m := range []coupling.Method{coupling.Relaxation, coupling.Aitken, coupling.IQNILS} {
-		it := coupling.Iteration{Acceleration: coupling.Acceleration{Method: m}, MaxIter: 100}
+	iters := map[coupling.Accel]int64{}
+	for _, m := range []coupling.Accel{coupling.Relaxation, coupling.Aitken, coupling.IQNILS} {
+		it := coupling.Iteration{Acceleration: coupling.Acceleration{Accel: m}, MaxIter: 100}
 		s := strong.sim(t)
 		res, err := s.Run(context.Background(), graph.Settings{Dt: dt, Steps: steps, Coupling: &coupling.Strategy{Scheme: coupling.Iterative, Iteration: it}})
 		if m == coupling.Relaxation {
@@ -347,7 +347,7 @@ func TestStrongCouplingIterations(t *testing.T) {
 // counted.
 func TestAcceptNonConverged(t *testing.T) {
 	s := strong.sim(t)
-	it := coupling.Iteration{MaxIter: 3, OnFail: coupling.Accept, Acceleration: coupling.Acceleration{Method: coupling.Relaxation, Omega: 0.1}}
+	it := coupling.Iteration{MaxIter: 3, OnFail: coupling.Accept, Acceleration: coupling.Acceleration{Accel: coupling.Relaxation, Omega: 0.1}}
 	res := runStrategy(t, s, &coupling.Strategy{Scheme: coupling.Iterative, Iteration: it}, 0.01, 5, 1)
 	g := res.Coupling.Groups[0]
 	if g.NonConverged != 5 || g.Iterations != 15 || g.MaxIterations != 3 || !(g.LastResidual > 0) {
@@ -461,8 +461,8 @@ func TestMultirate(t *testing.T) {
 }
 
 func strategies() []*coupling.Strategy {
-	it := func(m coupling.Method) *coupling.Strategy {
-		return &coupling.Strategy{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Method: m, Reuse: 1}, Predictor: coupling.LinearPredictor}}
+	it := func(m coupling.Accel) *coupling.Strategy {
+		return &coupling.Strategy{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Accel: m, Reuse: 1}, Predictor: coupling.LinearPredictor}}
 	}
 	return []*coupling.Strategy{
 		{Scheme: coupling.Jacobi},
@@ -471,7 +471,7 @@ func strategies() []*coupling.Strategy {
 		it(coupling.Relaxation), it(coupling.Aitken), it(coupling.IQNILS),
 		{Rates: map[string]int{"m2": 3, "m7": 5}},
 		{Rates: map[string]int{"m2": 3, "m7": 5}, Interpolation: coupling.Linear},
-		{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Method: coupling.Aitken}},
+		{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Accel: coupling.Aitken}},
 			Rates: map[string]int{"m2": 3, "m3": 3, "m4": 3, "m5": 3, "m7": 5}, Interpolation: coupling.Linear},
 		groupMultirate(),
 	}
@@ -481,7 +481,7 @@ func strategies() []*coupling.Strategy {
 // subcycle twice, and subcycles m20…m27 outside it four times.
 func groupMultirate() *coupling.Strategy {
 	st := &coupling.Strategy{Scheme: coupling.Iterative, Groups: []coupling.Group{{Name: "left"}}, Rates: map[string]int{},
-		Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Method: coupling.Relaxation, Omega: 0.5}}}
+		Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Accel: coupling.Relaxation, Omega: 0.5}}}
 	for i := 1; i <= 10; i++ {
 		st.Groups[0].Nodes = append(st.Groups[0].Nodes, fmt.Sprintf("m%d", i), fmt.Sprintf("s%d", i))
 		if i >= 3 && i <= 8 {
@@ -537,13 +537,13 @@ func TestCoupledAllocs(t *testing.T) {
 		// 396 more steps allocating even once each would add 396; a couple
 		// of allocations of the runtime's own (timers, GC bookkeeping)
 		// may land in either measurement.
-		exact := st.Iteration.Acceleration.Method != coupling.IQNILS && !raceEnabled
+		exact := st.Iteration.Acceleration.Accel != coupling.IQNILS && !raceEnabled
 		if exact && math.Abs(a400-a4) > 2 || math.Abs(a400-a4) > 50 {
 			t.Errorf("%v: %v allocations for 400 steps, %v for 4: something allocates per step", st, a400, a4)
 		}
 	}
-	for _, m := range []coupling.Method{coupling.Aitken, coupling.IQNILS} {
-		st := &coupling.Strategy{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Method: m}}}
+	for _, m := range []coupling.Accel{coupling.Aitken, coupling.IQNILS} {
+		st := &coupling.Strategy{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Accel: m}}}
 		var iters [2]int64
 		var allocs [2]float64
 		for k, steps := range []int{5, 50} {
@@ -649,7 +649,7 @@ func TestMultirateInGroup(t *testing.T) {
 		}
 		return s.State(nil), res
 	}
-	iter := coupling.Iteration{Acceleration: coupling.Acceleration{Method: coupling.IQNILS}, ATol: 1e-12, RTol: 1e-12, MaxIter: 100}
+	iter := coupling.Iteration{Acceleration: coupling.Acceleration{Accel: coupling.IQNILS}, ATol: 1e-12, RTol: 1e-12, MaxIter: 100}
 	single := &coupling.Strategy{Scheme: coupling.Iterative, Iteration: iter}
 	fine := &coupling.Strategy{Scheme: coupling.Jacobi}
 	for _, interp := range []coupling.Interpolation{coupling.Hold, coupling.Linear} {

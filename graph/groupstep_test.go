@@ -19,8 +19,8 @@ func TestOnGroupStep(t *testing.T) {
 		name string
 		it   coupling.Iteration
 	}{
-		{"converging", coupling.Iteration{Acceleration: coupling.Acceleration{Method: coupling.IQNILS}, MaxIter: 100}},
-		{"accepted", coupling.Iteration{MaxIter: 3, OnFail: coupling.Accept, Acceleration: coupling.Acceleration{Method: coupling.Relaxation, Omega: 0.1}}},
+		{"converging", coupling.Iteration{Acceleration: coupling.Acceleration{Accel: coupling.IQNILS}, MaxIter: 100}},
+		{"accepted", coupling.Iteration{MaxIter: 3, OnFail: coupling.Accept, Acceleration: coupling.Acceleration{Accel: coupling.Relaxation, Omega: 0.1}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var log []graph.GroupStep

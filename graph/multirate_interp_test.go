@@ -148,7 +148,7 @@ func TestMultirateInterpolationFastError(t *testing.T) {
 // 1.03, 1.02 and 2.00, 2.00 on H = 0.02, 0.01, 0.005).
 func TestMultirateInGroupInterpolationFastError(t *testing.T) {
 	const rate = 8
-	it := coupling.Iteration{Acceleration: coupling.Acceleration{Method: coupling.IQNILS}, ATol: 1e-13, RTol: 1e-13, MaxIter: 50}
+	it := coupling.Iteration{Acceleration: coupling.Acceleration{Accel: coupling.IQNILS}, ATol: 1e-13, RTol: 1e-13, MaxIter: 50}
 	ref := &coupling.Strategy{Scheme: coupling.Iterative, Iteration: it}
 	errs := map[coupling.Interpolation][]float64{}
 	for _, interp := range []coupling.Interpolation{coupling.Hold, coupling.Linear} {

@@ -136,8 +136,8 @@ func TestFieldErrorOnEveryPath(t *testing.T) {
 		{"default", nil},
 		{"jacobi", &coupling.Strategy{Scheme: coupling.Jacobi}},
 		{"gauss-seidel", &coupling.Strategy{Scheme: coupling.GaussSeidel, Order: [][]string{{"b"}, {"m"}}}},
-		{"iterative", &coupling.Strategy{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Method: coupling.Aitken}}}},
-		{"iterative iqn-ils", &coupling.Strategy{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Method: coupling.IQNILS}}}},
+		{"iterative", &coupling.Strategy{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Accel: coupling.Aitken}}}},
+		{"iterative iqn-ils", &coupling.Strategy{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Accel: coupling.IQNILS}}}},
 		{"multirate", &coupling.Strategy{Rates: map[string]int{"m": 3}, Interpolation: coupling.Linear}},
 		{"multirate in groups", &coupling.Strategy{Scheme: coupling.Iterative, Rates: map[string]int{"m": 3}, Interpolation: coupling.Linear}},
 	}

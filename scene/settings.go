@@ -78,7 +78,7 @@ func (c *Coupling) Strategy() (*coupling.Strategy, error) {
 		if st.Scheme != coupling.Iterative {
 			return nil, fmt.Errorf("acceleration %q is for the %s scheme, the scheme is %s", c.Acceleration, coupling.Iterative, st.Scheme)
 		}
-		st.Iteration.Acceleration.Method = coupling.Method(c.Acceleration)
+		st.Iteration.Acceleration.Accel = coupling.Accel(c.Acceleration)
 	}
 	it := &st.Iteration
 	a := &it.Acceleration
