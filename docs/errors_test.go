@@ -199,7 +199,7 @@ type echo struct {
 }
 
 func newEcho(ft bool) *echo {
-	in := node.Input{Name: "in", Units: "1", Description: "value in", Coupling: node.Replacing, Default: []float64{0}}
+	in := node.Input{Name: "in", Units: "1", Description: "value in", Combine: node.Replacing, Default: []float64{0}}
 	if !ft {
 		in.Default = nil
 	}

@@ -427,7 +427,7 @@ func writeInputs(b *bytes.Buffer, s *node.Spec) {
 		para(b, "None.")
 		return
 	}
-	table(b, []string{"Field", "Shape", "Units", "Coupling", "Default", "Description"}, func(row func(...string)) {
+	table(b, []string{"Field", "Shape", "Units", "Combine", "Default", "Description"}, func(row func(...string)) {
 		for _, in := range s.Inputs {
 			def := "`" + node.FormatValue(in.Default) + "`"
 			if len(in.Default) == 1 {
@@ -439,7 +439,7 @@ func writeInputs(b *bytes.Buffer, s *node.Spec) {
 			case in.Required():
 				def = "required"
 			}
-			row("`"+in.Name+"`", shapeMD(in.Shape), units(in.Units), in.Coupling.String(), def, in.Description)
+			row("`"+in.Name+"`", shapeMD(in.Shape), units(in.Units), in.Combine.String(), def, in.Description)
 		}
 	})
 	para(b, "*absent*: an unconnected input has no value and the node behaves as documented for that case; *required*: a graph must connect it. Additive inputs sum their edges in connection order; replacing inputs take exactly one edge.")

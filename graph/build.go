@@ -74,7 +74,7 @@ func splitPath(p string) (nodeName, field string, ok bool) {
 //
 // Build runs in phases, each a method of builder below: lay out the
 // nodes, resolve the edges, index them by input, check the inputs'
-// coupling rules and required inputs, find algebraic loops; then, when
+// combine rules and required inputs, find algebraic loops; then, when
 // nothing is wrong, order the output nodes by level, allocate the buffers
 // and compile the gathers, and hand the Sim to the engine's compilers.
 func (g *Graph) Build() (*Sim, error) {
@@ -82,7 +82,7 @@ func (g *Graph) Build() (*Sim, error) {
 	b.layoutNodes()
 	b.resolveEdges()
 	b.indexByInput()
-	b.checkInputCoupling()
+	b.checkCombine()
 	b.checkRequired()
 	order, deps := b.findLoops()
 	if len(b.probs) > 0 {
@@ -262,10 +262,10 @@ func (b *builder) indexByInput() {
 	b.first, b.byInput = first, byInput
 }
 
-// checkInputCoupling checks, per input in node order, that the edges
-// into it agree with its boundary-input coupling (additive or replacing)
-// and with each other, and that a replacing input has one edge.
-func (b *builder) checkInputCoupling() {
+// checkCombine checks, per input in node order, that the edges into it
+// agree with its combine rule (additive or replacing) and with each
+// other, and that a replacing input has one edge.
+func (b *builder) checkCombine() {
 	g, s, edges := b.g, b.s, b.edges
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
@@ -279,17 +279,17 @@ func (b *builder) checkInputCoupling() {
 			for _, ri := range list {
 				e := &g.edges[edges[ri].edge]
 				if e.declared {
-					declAdd = declAdd || e.Coupling == node.Additive
-					declRep = declRep || e.Coupling == node.Replacing
+					declAdd = declAdd || e.Combine == node.Additive
+					declRep = declRep || e.Combine == node.Replacing
 				}
 			}
 			name := func() string { return c.name + "." + in.Name }
 			switch {
 			case declAdd && declRep:
-				b.probs = append(b.probs, &EdgeError{Edge: name(), Err: ErrMixedCoupling, Detail: "some edges into it are declared additive and others replacing"})
-			case declAdd && in.Coupling == node.Replacing || declRep && in.Coupling == node.Additive:
-				b.probs = append(b.probs, &EdgeError{Edge: name(), Err: ErrMixedCoupling, Detail: fmt.Sprintf("the input is %s but an edge into it is declared otherwise", in.Coupling)})
-			case in.Coupling == node.Replacing && len(list) > 1:
+				b.probs = append(b.probs, &EdgeError{Edge: name(), Err: ErrMixedCombine, Detail: "some edges into it are declared additive and others replacing"})
+			case declAdd && in.Combine == node.Replacing || declRep && in.Combine == node.Additive:
+				b.probs = append(b.probs, &EdgeError{Edge: name(), Err: ErrMixedCombine, Detail: fmt.Sprintf("the input is %s but an edge into it is declared otherwise", in.Combine)})
+			case in.Combine == node.Replacing && len(list) > 1:
 				var from []string
 				for _, ri := range list {
 					from = append(from, g.edges[edges[ri].edge].From)
@@ -412,7 +412,7 @@ func (b *builder) compileGathers() {
 			for j, ri := range list {
 				r := &edges[ri]
 				gt := gather{dst: off, n: int(r.outLen), src: r.srcOff, sn: int(r.sn), fromY: r.fromY, tr: g.edges[r.edge].Transform}
-				if j > 0 && in.Coupling == node.Additive {
+				if j > 0 && in.Combine == node.Additive {
 					gt.mode = gatherAdd
 					if gt.tr != nil {
 						gt.scratch = scratch

@@ -26,7 +26,7 @@ type sd1 struct {
 
 func newSD1(k, c float64) *sd1 {
 	in := func(name, units string) node.Input {
-		return node.Input{Name: name, Units: units, Description: name, Coupling: node.Replacing}
+		return node.Input{Name: name, Units: units, Description: name, Combine: node.Replacing}
 	}
 	return &sd1{k: k, c: c, spec: node.NewSpec(node.Spec{
 		Type:        "sd1",

@@ -29,9 +29,9 @@ type namedNode struct {
 type Edge struct {
 	From, To  string
 	Transform Transform // nil: identity
-	// Coupling is the coupling the edge was declared with (see As); it is
-	// meaningful only when Declared reports true.
-	Coupling node.Coupling
+	// Combine is the rule (additive or replacing) the edge was declared
+	// with (see As); it is meaningful only when Declared reports true.
+	Combine  node.Combine
 	declared bool
 }
 
@@ -71,8 +71,8 @@ func grow[T any](s []T) []T {
 
 // Connect wires the source field from ("node.field", a state field or an
 // output) into the boundary input to ("node.input"), qualified by options
-// (Via a transform, As a declared coupling). Edges into one additive input are summed in the order they
-// were connected. Problems are reported by Build.
+// (Via a transform, As a declared combine rule). Edges into one additive
+// input are summed in the order they were connected. Problems are reported by Build.
 func (g *Graph) Connect(from, to string, opts ...Option) {
 	g.edges = append(grow(g.edges), Edge{From: from, To: to})
 	e := &g.edges[len(g.edges)-1]
@@ -149,7 +149,7 @@ var (
 	ErrShape          = errors.New("shape mismatch")
 	ErrUnits          = errors.New("units differ")
 	ErrReplacing      = errors.New("more than one edge into a replacing input")
-	ErrMixedCoupling  = errors.New("additive and replacing edges mixed")
+	ErrMixedCombine   = errors.New("additive and replacing edges mixed")
 	ErrUnconnected    = errors.New("required input unconnected")
 	ErrDuplicateName  = errors.New("duplicate node name")
 	ErrBadName        = errors.New("invalid node name")

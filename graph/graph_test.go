@@ -80,18 +80,18 @@ func TestBuildErrors(t *testing.T) {
 			g.Connect("m2.x", "s.a")
 			g.Connect("m2.x", "s.b")
 		}, graph.ErrReplacing, []string{"s.a", "2 edges (from m1.x, m2.x)"}},
-		{"mixed coupling", func(g *graph.Graph) {
+		{"mixed combine rules", func(g *graph.Graph) {
 			g.Add("mass", newMass(1, 0))
 			g.Add("f1", newSource("N", 1))
 			g.Add("f2", newSource("N", 2))
 			g.Connect("f1.value", "mass.force", graph.As(node.Additive))
 			g.Connect("f2.value", "mass.force", graph.As(node.Replacing))
-		}, graph.ErrMixedCoupling, []string{"mass.force", "declared additive and others replacing"}},
-		{"declared coupling contradicts input", func(g *graph.Graph) {
+		}, graph.ErrMixedCombine, []string{"mass.force", "declared additive and others replacing"}},
+		{"declared combine rule contradicts input", func(g *graph.Graph) {
 			g.Add("mass", newMass(1, 0))
 			g.Add("f1", newSource("N", 1))
 			g.Connect("f1.value", "mass.force", graph.As(node.Replacing))
-		}, graph.ErrMixedCoupling, []string{"the input is additive"}},
+		}, graph.ErrMixedCombine, []string{"the input is additive"}},
 		{"required input unconnected", func(g *graph.Graph) {
 			g.Add("s", newSpring(1))
 			g.Add("m1", newMass(1, 0))

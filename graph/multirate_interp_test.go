@@ -57,7 +57,7 @@ func newQuadNode() *quadNode {
 	return &quadNode{spec: node.NewSpec(node.Spec{
 		Type:   "quadrature",
 		State:  []node.Field{{Name: "y", Units: "1", Description: "∫u dt"}},
-		Inputs: []node.Input{{Name: "u", Units: "1", Description: "integrand", Coupling: node.Replacing, Default: []float64{0}}},
+		Inputs: []node.Input{{Name: "u", Units: "1", Description: "integrand", Combine: node.Replacing, Default: []float64{0}}},
 	})}
 }
 

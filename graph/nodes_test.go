@@ -27,7 +27,7 @@ func newMass(m, x0 float64) *mass {
 			{Name: "x", Units: "m", Description: "position", Role: node.Position, Rate: "v"},
 			{Name: "v", Units: "m/s", Description: "velocity", Role: node.Velocity},
 		},
-		Inputs: []node.Input{{Name: "force", Units: "N", Description: "force", Coupling: node.Additive, Default: []float64{0}}},
+		Inputs: []node.Input{{Name: "force", Units: "N", Description: "force", Combine: node.Additive, Default: []float64{0}}},
 	})}
 }
 
@@ -60,8 +60,8 @@ func newSpring(k float64) *spring {
 	return &spring{k: k, spec: node.NewSpec(node.Spec{
 		Type: "spring",
 		Inputs: []node.Input{
-			{Name: "a", Units: "m", Description: "position of end a", Coupling: node.Replacing},
-			{Name: "b", Units: "m", Description: "position of end b", Coupling: node.Replacing},
+			{Name: "a", Units: "m", Description: "position of end a", Combine: node.Replacing},
+			{Name: "b", Units: "m", Description: "position of end b", Combine: node.Replacing},
 		},
 		Outputs: []node.Field{
 			{Name: "fa", Units: "N", Description: "force on a"},

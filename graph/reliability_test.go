@@ -41,7 +41,7 @@ func newRocket(x0, v0, k float64, events bool) *rocket {
 			{Name: "x", Units: "m", Description: "position", Role: node.Position, Rate: "v"},
 			{Name: "v", Units: "m/s", Description: "velocity", Role: node.Velocity},
 		},
-		Inputs: []node.Input{{Name: "force", Units: "N", Description: "force", Coupling: node.Additive, Default: []float64{0}}},
+		Inputs: []node.Input{{Name: "force", Units: "N", Description: "force", Combine: node.Additive, Default: []float64{0}}},
 	}
 	if events {
 		sp.Events = []node.Event{{Name: "floor", Description: "x crosses the level", Direction: -1}}

@@ -31,7 +31,7 @@ func newFieldNode(v0 float64, fail string, from float64) *fieldNode {
 			{Name: "x", Units: "m", Description: "position", Role: node.Position, Rate: "v"},
 			{Name: "v", Units: "m/s", Description: "velocity", Role: node.Velocity},
 		},
-		Inputs: []node.Input{{Name: "force", Units: "N", Description: "force", Coupling: node.Additive, Default: []float64{0}}},
+		Inputs: []node.Input{{Name: "force", Units: "N", Description: "force", Combine: node.Additive, Default: []float64{0}}},
 		Events: []node.Event{{Name: "floor", Description: "x crosses 0.5", Direction: -1}},
 	})}
 }

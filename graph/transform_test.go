@@ -129,7 +129,7 @@ type vecPass struct {
 func newVecPass(n int) *vecPass {
 	return &vecPass{spec: node.NewSpec(node.Spec{
 		Type:        "pass",
-		Inputs:      []node.Input{{Name: "in", Shape: node.Vec(n), Units: "N", Description: "value in", Coupling: node.Replacing}},
+		Inputs:      []node.Input{{Name: "in", Shape: node.Vec(n), Units: "N", Description: "value in", Combine: node.Replacing}},
 		Outputs:     []node.Field{{Name: "out", Shape: node.Vec(n), Units: "N", Description: "value out"}},
 		Feedthrough: true,
 	})}

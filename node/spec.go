@@ -2,26 +2,28 @@ package node
 
 import "fmt"
 
-// Coupling says how several edges into one boundary input combine.
-type Coupling int
+// Combine says how several edges into one boundary input combine: an
+// Additive input sums them, a Replacing input takes exactly one. (It is
+// not a co-simulation coupling, package coupling's strategies.)
+type Combine int
 
 const (
 	// Additive inputs sum their edges, in the order the edges were
 	// connected (a fixed order, so sums are bit-reproducible).
-	Additive Coupling = iota
+	Additive Combine = iota
 	// Replacing inputs take exactly one edge.
 	Replacing
 )
 
-func (c Coupling) String() string {
+func (c Combine) String() string {
 	if c == Replacing {
 		return "replacing"
 	}
 	return "additive"
 }
 
-// MarshalText encodes the coupling by name, for stable JSON.
-func (c Coupling) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+// MarshalText encodes the rule by name, for stable JSON.
+func (c Combine) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
 // Input describes a boundary input: a value another node supplies.
 type Input struct {
@@ -29,7 +31,7 @@ type Input struct {
 	Shape       Shape
 	Units       string
 	Description string
-	Coupling    Coupling
+	Combine     Combine
 	// Default is the value when nothing is connected (len Shape.Len()).
 	Default []float64
 	// Absent means that an unconnected input has no value at all

@@ -36,13 +36,13 @@ func (s *Stability) UnmarshalText(b []byte) error {
 	return fmt.Errorf("node: unknown stability %s", Quote(string(b)))
 }
 
-// UnmarshalText decodes a coupling by name.
-func (c *Coupling) UnmarshalText(b []byte) error {
-	for _, v := range []Coupling{Additive, Replacing} {
+// UnmarshalText decodes a combine rule by name.
+func (c *Combine) UnmarshalText(b []byte) error {
+	for _, v := range []Combine{Additive, Replacing} {
 		if v.String() == string(b) {
 			*c = v
 			return nil
 		}
 	}
-	return fmt.Errorf("node: unknown coupling %s", Quote(string(b)))
+	return fmt.Errorf("node: unknown combine rule %s", Quote(string(b)))
 }

@@ -44,7 +44,7 @@ func (c tether) Attach(name string, ends [2]node.Attachment) (node.Node, []node.
 		}
 		for i, f := range e.Body.MarkerFields() {
 			p := fmt.Sprintf("m%d_%s", k, f)
-			ins = append(ins, node.Input{Name: p, Shape: node.Vec(3), Units: []string{"m", "m/s"}[i], Description: p, Coupling: node.Replacing})
+			ins = append(ins, node.Input{Name: p, Shape: node.Vec(3), Units: []string{"m", "m/s"}[i], Description: p, Combine: node.Replacing})
 			n.links = append(n.links, node.Link{End: k, BodyField: f, Port: p})
 		}
 		l := e.Body.MarkerLoads()[0]

@@ -55,7 +55,7 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 		l := ff + " → " + tf
 		nd, _ := g.Node(tn)
 		for _, in := range nd.Spec().Inputs {
-			if in.Name == tf && in.Coupling == node.Additive {
+			if in.Name == tf && in.Combine == node.Additive {
 				l += " (+)"
 			}
 		}

@@ -102,7 +102,7 @@ func writeDOT(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 		l := ff + " → " + tf
 		if s := specs[tn]; s != nil {
 			for _, in := range s.Inputs {
-				if in.Name == tf && in.Coupling == node.Additive {
+				if in.Name == tf && in.Combine == node.Additive {
 					l += " (+)"
 				}
 			}

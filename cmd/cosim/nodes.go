@@ -128,7 +128,7 @@ func writeDescription(w io.Writer, d describe.Description) error {
 		}
 	}
 	if len(d.Inputs) > 0 {
-		section("Boundary inputs", "  NAME\tSHAPE\tUNITS\tCOUPLING\tDEFAULT\tDESCRIPTION")
+		section("Boundary inputs", "  NAME\tSHAPE\tUNITS\tCOMBINE\tDEFAULT\tDESCRIPTION")
 		for _, in := range d.Inputs {
 			def := node.FormatValue(in.Default)
 			switch {
@@ -137,7 +137,7 @@ func writeDescription(w io.Writer, d describe.Description) error {
 			case in.Required:
 				def = "required"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", in.Name, in.Shape, in.Units, in.Coupling, def, in.Description)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", in.Name, in.Shape, in.Units, in.Combine, def, in.Description)
 		}
 	}
 	if len(d.Outputs) > 0 {

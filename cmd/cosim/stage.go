@@ -73,7 +73,7 @@ func newStage(sc *scene.Scene, sim *graph.Sim, set node.DrawSettings) (*stage, e
 		b := drawnNode{name: name, typ: spec.Type, drawer: d, spec: spec, fields: fields,
 			in: spec.DefaultInputs(), x: make([]float64, spec.StateLayout.Size())}
 		for i, in := range spec.Inputs {
-			di := drawInput{off: spec.InputLayout.Offset(i), n: in.Shape.Len(), replacing: in.Coupling == node.Replacing}
+			di := drawInput{off: spec.InputLayout.Offset(i), n: in.Shape.Len(), replacing: in.Combine == node.Replacing}
 			for _, e := range edges {
 				if e.To == name+"."+in.Name {
 					di.edges = append(di.edges, e)

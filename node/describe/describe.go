@@ -47,15 +47,22 @@ type Param struct {
 
 // Input describes a boundary input.
 type Input struct {
-	Name        string        `json:"name"`
-	Shape       string        `json:"shape"`
-	Size        int           `json:"size"`
-	Units       string        `json:"units"`
-	Description string        `json:"description"`
-	Coupling    node.Coupling `json:"coupling"`
-	Default     []float64     `json:"default"` // null when absent or required
-	Absent      bool          `json:"absent"`
-	Required    bool          `json:"required"`
+	Name        string `json:"name"`
+	Shape       string `json:"shape"`
+	Size        int    `json:"size"`
+	Units       string `json:"units"`
+	Description string `json:"description"`
+	// Combine says how edges into the input combine: additive (summed)
+	// or replacing (exactly one).
+	Combine node.Combine `json:"combine"`
+	// Coupling is Combine under its former name, kept because fields
+	// are never renamed within a major version (docs/describe-json.md).
+	//
+	// Deprecated: use Combine.
+	Coupling node.Combine `json:"coupling"`
+	Default  []float64    `json:"default"` // null when absent or required
+	Absent   bool         `json:"absent"`
+	Required bool         `json:"required"`
 }
 
 // Of returns the Description of n.
@@ -80,7 +87,7 @@ func Of(n node.Node) Description {
 		d.Params = append(d.Params, Param{Name: p.Name, Kind: p.Kind, Shape: p.Shape.String(), Default: def, Units: p.Units, Description: p.Description, Valid: p.Valid(), Choices: p.Choices, Aliases: p.Aliases})
 	}
 	for _, in := range s.Inputs {
-		d.Inputs = append(d.Inputs, Input{Name: in.Name, Shape: in.Shape.String(), Size: in.Shape.Len(), Units: in.Units, Description: in.Description, Coupling: in.Coupling, Default: in.Default, Absent: in.Absent, Required: in.Required()})
+		d.Inputs = append(d.Inputs, Input{Name: in.Name, Shape: in.Shape.String(), Size: in.Shape.Len(), Units: in.Units, Description: in.Description, Combine: in.Combine, Coupling: in.Combine, Default: in.Default, Absent: in.Absent, Required: in.Required()})
 	}
 	d.Events = append(d.Events, s.Events...)
 	d.Caps = node.Capabilities(n)

@@ -245,12 +245,12 @@ func newSpec() *node.Spec {
 		Inputs: []node.Input{{
 			Name: inputTable, Shape: node.Scalar, Units: "m",
 			Description: "Height of the collision surface; when nothing is connected there is no surface and no contact",
-			Coupling:    node.Replacing,
+			Combine:     node.Replacing,
 			Absent:      true,
 		}, {
 			Name: inputForce, Shape: node.Scalar, Units: "N",
 			Description: "External force F along the ball's axis (positive up), e.g. a connector's load; additive, default 0",
-			Coupling:    node.Additive,
+			Combine:     node.Additive,
 			Default:     []float64{0},
 		}},
 		Events: []node.Event{{

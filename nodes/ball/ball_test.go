@@ -764,8 +764,8 @@ func TestSpec(t *testing.T) {
 		t.Errorf("State (-want +got):\n%s", d)
 	}
 	wantIn := []node.Input{
-		{Name: "table_position", Shape: node.Scalar, Units: "m", Coupling: node.Replacing, Absent: true},
-		{Name: "force", Shape: node.Scalar, Units: "N", Coupling: node.Additive, Default: []float64{0}},
+		{Name: "table_position", Shape: node.Scalar, Units: "m", Combine: node.Replacing, Absent: true},
+		{Name: "force", Shape: node.Scalar, Units: "N", Combine: node.Additive, Default: []float64{0}},
 	}
 	if d := cmp.Diff(wantIn, s.Inputs, cmpopts.IgnoreFields(node.Input{}, "Description")); d != "" {
 		t.Errorf("Inputs (-want +got):\n%s", d)

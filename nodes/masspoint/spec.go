@@ -19,7 +19,7 @@ var spec = node.NewSpec(node.Spec{
 		{Name: "initial_velocity", Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "m/s", Description: "Initial velocity $\\mathbf{v}(t_0)$"},
 	}, node.VisualParams("diameter of the sphere drawn at the mass")...),
 	Inputs: []node.Input{
-		{Name: "force", Shape: node.Vec(3), Units: "N", Description: "External force $\\mathbf{F}$ on the mass, world frame", Coupling: node.Additive, Default: []float64{0, 0, 0}},
+		{Name: "force", Shape: node.Vec(3), Units: "N", Description: "External force $\\mathbf{F}$ on the mass, world frame", Combine: node.Additive, Default: []float64{0, 0, 0}},
 	},
 	Meta: node.Metadata{
 		AlgorithmID: "COSIM-NODE-201",

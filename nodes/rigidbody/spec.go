@@ -34,8 +34,8 @@ var spec = node.NewSpec(node.Spec{
 		{Name: "constraints", Kind: node.Text, Default: "", Units: "m, rad", Description: "Coordinates held at values, e.g. \"z=0,rx=0,ry=0\" (or a map {\"z\": 0, …}); axes x, y, z (m) and the Z-Y-X angles rx, ry, rz (rad) of $R = R_z(r_z)R_y(r_y)R_x(r_x)$, in any combination: one held rotation leaves a two-axis gimbal, two a hinge, three a fixed orientation; ry held alone needs $|\\cos r_y| \\ge 10^{-3}$ (gimbal lock at $\\pm\\pi/2$); \"\" holds nothing"},
 	}, node.VisualParams("edge of the cube drawn for the body; by default the uniform box of the same mass and principal moments of inertia")...),
 	Inputs: []node.Input{
-		{Name: "force", Shape: node.Vec(3), Units: "N", Description: "External force $\\mathbf{F}$ at the centre of mass, world frame", Coupling: node.Additive, Default: []float64{0, 0, 0}},
-		{Name: "torque", Shape: node.Vec(3), Units: "N m", Description: "External torque $\\boldsymbol{\\tau}$ about the centre of mass, world frame", Coupling: node.Additive, Default: []float64{0, 0, 0}},
+		{Name: "force", Shape: node.Vec(3), Units: "N", Description: "External force $\\mathbf{F}$ at the centre of mass, world frame", Combine: node.Additive, Default: []float64{0, 0, 0}},
+		{Name: "torque", Shape: node.Vec(3), Units: "N m", Description: "External torque $\\boldsymbol{\\tau}$ about the centre of mass, world frame", Combine: node.Additive, Default: []float64{0, 0, 0}},
 	},
 	Meta: node.Metadata{
 		AlgorithmID: "COSIM-NODE-202",

@@ -26,8 +26,8 @@ var spec = node.NewSpec(node.Spec{
 		{Name: "initial_omega", Kind: node.Real, Default: 0.0, Units: "rad/s", Description: "Initial angular velocity $\\omega$"},
 	}, node.VisualParams("side of the square plate drawn for the body; by default the uniform square of the same mass and moment of inertia")...),
 	Inputs: []node.Input{
-		{Name: "force", Shape: node.Vec(2), Units: "N", Description: "External force $[F_x, F_y]$ at the centre of mass", Coupling: node.Additive, Default: []float64{0, 0}},
-		{Name: "torque", Shape: node.Scalar, Units: "N m", Description: "External torque $\\tau$", Coupling: node.Additive, Default: []float64{0}},
+		{Name: "force", Shape: node.Vec(2), Units: "N", Description: "External force $[F_x, F_y]$ at the centre of mass", Combine: node.Additive, Default: []float64{0, 0}},
+		{Name: "torque", Shape: node.Scalar, Units: "N m", Description: "External torque $\\tau$", Combine: node.Additive, Default: []float64{0}},
 	},
 	Meta: node.Metadata{
 		AlgorithmID:     "MADD-NODE-004",

@@ -221,7 +221,7 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 			if !ok {
 				return nil, endErr(k, "marker m%d: body %s names marker field %q, which is not a state field or output of it: %w", k, bs.Type, fn, ErrMarkerFields)
 			}
-			ins = append(ins, node.Input{Name: fmt.Sprintf("m%d_%s", k, fn), Shape: f.Shape, Units: f.Units, Coupling: node.Replacing,
+			ins = append(ins, node.Input{Name: fmt.Sprintf("m%d_%s", k, fn), Shape: f.Shape, Units: f.Units, Combine: node.Replacing,
 				Description: fmt.Sprintf("Marker %d: the %s field %q: %s", k, bs.Type, fn, f.Description)})
 			for range f.Shape.Len() {
 				mk.velCols = append(mk.velCols, f.Role == node.Velocity)

@@ -124,7 +124,7 @@ func TestSpecPerInstance(t *testing.T) {
 	s := n.Spec()
 	var ins, outs []string
 	for _, in := range s.Inputs {
-		ins = append(ins, in.Name+" "+in.Shape.String()+" "+in.Units+" "+in.Coupling.String())
+		ins = append(ins, in.Name+" "+in.Shape.String()+" "+in.Units+" "+in.Combine.String())
 		if !in.Required() {
 			t.Errorf("input %s is not required", in.Name)
 		}

@@ -180,7 +180,7 @@ func newSig(hasPE bool, b [2]*bodySig) *sig {
 			name := fmt.Sprintf("m%d_%s", k, fn)
 			mk.inNames = append(mk.inNames, name)
 			ins = append(ins, node.Input{
-				Name: name, Shape: f.Shape, Units: f.Units, Coupling: node.Replacing,
+				Name: name, Shape: f.Shape, Units: f.Units, Combine: node.Replacing,
 				Description: fmt.Sprintf("Marker %d: the %s field %q: %s", k, bk.typ, fn, f.Description),
 			})
 			for range f.Shape.Len() {
