@@ -10,12 +10,12 @@ import (
 	"strings"
 )
 
-// Kind is the type of a parameter's value.
-type Kind int
+// ParamKind is the type of a parameter's value (Param.Kind).
+type ParamKind int
 
 const (
 	// Real is a float64.
-	Real Kind = iota
+	Real ParamKind = iota
 	// Vector is a []float64 of the parameter's Shape.
 	Vector
 	// Bool is a bool.
@@ -29,7 +29,7 @@ const (
 	Function
 )
 
-func (k Kind) String() string {
+func (k ParamKind) String() string {
 	switch k {
 	case Real:
 		return "float"
@@ -44,11 +44,11 @@ func (k Kind) String() string {
 	case Function:
 		return "function"
 	}
-	return fmt.Sprintf("Kind(%d)", int(k))
+	return fmt.Sprintf("ParamKind(%d)", int(k))
 }
 
 // MarshalText encodes the kind by name, for stable JSON.
-func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+func (k ParamKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // Range is the set of valid values of a real parameter (or of every
 // component of a vector parameter). The zero Range accepts every finite
@@ -118,7 +118,7 @@ func fmtNum(x float64) string {
 // units, description and valid range.
 type Param struct {
 	Name        string
-	Kind        Kind
+	Kind        ParamKind
 	Shape       Shape // Vector: the number of components; Scalar otherwise
 	Default     any   // a value of the Kind (nil for Function: not set)
 	Units       string

@@ -15,8 +15,8 @@ func (r *Role) UnmarshalText(b []byte) error {
 }
 
 // UnmarshalText decodes a parameter kind by name.
-func (k *Kind) UnmarshalText(b []byte) error {
-	for _, v := range []Kind{Real, Vector, Bool, Integer, Text, Function} {
+func (k *ParamKind) UnmarshalText(b []byte) error {
+	for _, v := range []ParamKind{Real, Vector, Bool, Integer, Text, Function} {
 		if v.String() == string(b) {
 			*k = v
 			return nil

@@ -34,15 +34,15 @@ type Field struct {
 
 // Param describes a parameter.
 type Param struct {
-	Name        string    `json:"name"`
-	Kind        node.Kind `json:"kind"`
-	Shape       string    `json:"shape"`
-	Default     any       `json:"default"`
-	Units       string    `json:"units"`
-	Description string    `json:"description"`
-	Valid       string    `json:"valid"`
-	Choices     []string  `json:"choices,omitempty"`
-	Aliases     []string  `json:"aliases,omitempty"`
+	Name        string         `json:"name"`
+	Kind        node.ParamKind `json:"kind"`
+	Shape       string         `json:"shape"`
+	Default     any            `json:"default"`
+	Units       string         `json:"units"`
+	Description string         `json:"description"`
+	Valid       string         `json:"valid"`
+	Choices     []string       `json:"choices,omitempty"`
+	Aliases     []string       `json:"aliases,omitempty"`
 }
 
 // Input describes a boundary input.
