@@ -16,7 +16,17 @@
 //     package (nodes/ is the catalog the commands and tests use); scene
 //     keeps one exception, nodes/source, whose lookup CSV files it reads;
 //   - no package declares an exported variable of map or slice type:
-//     tables are unexported behind functions that return copies.
+//     tables are unexported behind functions that return copies;
+//   - a type name declared by two user-facing packages (node,
+//     node/describe, graph, coupling, scene, integrators, verification)
+//     names one thing in both, and the names renamed because their
+//     meanings differed (coupling.Method, graph.Func, node.Kind,
+//     node.Coupling) stay gone (TestOneNameOneMeaning);
+//   - "Coupling" in an exported name means the co-simulation coupling of
+//     package coupling only, and package coupling has no "Method"
+//     (TestCouplingMeansStrategies; docs/glossary.md has the words);
+//   - issue 21's redundant pairs stay removed (TestNoRedundantPairs), and
+//     the describe JSON types live in node/describe.
 //
 // # Concurrency
 //

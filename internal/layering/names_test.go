@@ -1,0 +1,217 @@
+package layering
+
+import (
+	"go/ast"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// userFacing are the packages a program that builds and runs graphs
+// imports together, and whose names it therefore meets side by side.
+// anomalies (read by the docs and the cosim command) and the node
+// packages under nodes/ (each one constructor and its parameters) are not
+// among them.
+var userFacing = []string{"node", "node/describe", "graph", "coupling", "scene", "integrators", "verification"}
+
+// exportedTypes returns the exported type names declared in the non-test
+// files of the package in dir.
+func exportedTypes(t *testing.T, dir string) []string {
+	t.Helper()
+	_, files := parsePackage(t, dir)
+	var out []string
+	for _, f := range files {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, s := range gd.Specs {
+				if ts, ok := s.(*ast.TypeSpec); ok && ts.Name.IsExported() {
+					out = append(out, ts.Name.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestOneNameOneMeaning: a type name declared by two user-facing packages
+// must name one thing in both (scene.Edge is the scene-file form of
+// graph.Edge), stated in sameMeaning; names that meant different things
+// were renamed (issue 21) and may not come back. Names whose collision
+// another change is still removing are in pending; the test fails when
+// one of them no longer collides, so that the list only shrinks.
+func TestOneNameOneMeaning(t *testing.T) {
+	// Renamed because the meanings differed; only the package given may
+	// declare the name now.
+	renamed := map[string]struct{ owner, was string }{
+		"Method":   {"integrators", "coupling.Method, an acceleration's name, is coupling.Accel"},
+		"Func":     {"integrators", "graph.Func, a user transform, is graph.TransformFunc"},
+		"Kind":     {"integrators", "node.Kind, a parameter's value type, is node.ParamKind"},
+		"Coupling": {"scene", "node.Coupling, how edges into an input combine, is node.Combine; scene.Coupling is the scene form of a coupling.Strategy"},
+	}
+	sameMeaning := map[string]string{
+		"Connector": "scene.Connector is the scene-file form of a node.Connector attached to two bodies",
+		"Edge":      "scene.Edge is the scene-file form of graph.Edge",
+		"Transform": "scene.Transform is the scene-file form of the graph.Transform kinds a scene may name",
+		"Node":      "scene.Node is the scene-file form of a node.Node: type, name and parameters",
+		"Group":     "scene.Group is the scene-file form of coupling.Group",
+		"Field":     "node.Field describes a field, graph.Field reads that field of a running Sim, describe.Field is its JSON form",
+		"Input":     "describe.Input is the JSON form of node.Input",
+		"Param":     "describe.Param is the JSON form of node.Param",
+		"StepLimit": "graph.StepLimit is a node's node.StepLimit with the node's name",
+		"System":    "graph.System is the graph as an integrators.System",
+		"Option":    "graph.Option and verification.Option are functional options of their package's calls",
+	}
+	pending := map[string]string{
+		"Result":     "graph.Result, integrators.Result and scene.Result: one result type (issue 21, running and observing)",
+		"Settings":   "graph.Settings (a run) and integrators.Settings (a method's options): per-method settings (issue 21)",
+		"Checkpoint": "graph.Checkpoint (a Sim) and integrators.Checkpoint (a stepper's memory) (issue 21)",
+		"History":    "graph.History (recorded fields) and integrators.History (dense output) (issue 21)",
+		"Scheme":     "coupling.Scheme (Jacobi, Gauss–Seidel, iterative) and integrators.Scheme (a user-defined method), with the method interface (issue 21)",
+	}
+	declared := map[string][]string{}
+	for _, pkg := range userFacing {
+		for _, name := range exportedTypes(t, "../../"+pkg) {
+			if !slices.Contains(declared[name], pkg) {
+				declared[name] = append(declared[name], pkg)
+			}
+		}
+	}
+	if len(declared["Graph"]) == 0 || len(declared["Strategy"]) == 0 {
+		t.Fatalf("graph.Graph or coupling.Strategy not found: are the package paths right? %v", declared)
+	}
+	names := make([]string, 0, len(declared))
+	for n := range declared {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		pkgs := declared[name]
+		if r, ok := renamed[name]; ok {
+			for _, p := range pkgs {
+				if p != r.owner {
+					t.Errorf("%s.%s is back: %s (only %s may declare %s)", p, name, r.was, r.owner, name)
+				}
+			}
+			continue
+		}
+		if len(pkgs) < 2 {
+			if why, ok := pending[name]; ok {
+				t.Errorf("%s no longer collides (declared only in %v): remove it from pending (%s)", name, pkgs, why)
+			}
+			continue
+		}
+		if _, ok := sameMeaning[name]; ok {
+			continue
+		}
+		if _, ok := pending[name]; ok {
+			continue
+		}
+		t.Errorf("type %s is declared in %s: rename where the meanings differ, or state in sameMeaning why they are one thing", name, strings.Join(pkgs, ", "))
+	}
+}
+
+// TestCouplingMeansStrategies: in the packages a graph user meets,
+// "Coupling" in an exported name means the co-simulation coupling of
+// package coupling (a strategy, its statistics, its memory, its scene
+// form), nothing else; and "Method" in package coupling's names is gone
+// (a method is an integration method; an acceleration is an Accel).
+func TestCouplingMeansStrategies(t *testing.T) {
+	allowed := map[string]string{
+		"graph.Settings.Coupling":   "the strategy of a run",
+		"graph.Result.Coupling":     "the statistics of a run under a strategy",
+		"graph.CouplingStats":       "the statistics of a run under a strategy",
+		"graph.CouplingCheckpoint":  "the cross-step memory of a strategy's groups",
+		"graph.Checkpoint.Coupling": "the cross-step memory of a strategy's groups",
+		"graph.ErrCouplingName":     "a strategy names a node the graph lacks",
+		"graph.Sim.ResetCoupling":   "forgets the cross-step memory of a strategy's groups",
+		"scene.Coupling":            "the scene form of a strategy",
+		"scene.Run.Coupling":        "the scene form of a strategy",
+		"node/describe.Input.Coupling": "deprecated alias of Input.Combine, kept because the describe JSON " +
+			"never renames a field within a major version",
+	}
+	found := map[string]bool{}
+	for _, pkg := range []string{"node", "node/describe", "graph", "scene", "coupling"} {
+		for _, name := range exportedNames(t, "../../"+pkg) {
+			full := pkg + "." + name
+			own := name[strings.LastIndexByte(name, '.')+1:] // the identifier itself, not its type's
+			switch {
+			case pkg == "coupling" && strings.Contains(own, "Method"):
+				t.Errorf("%s: in package coupling a method would be an integration method; the acceleration's name is Accel", full)
+			case pkg != "coupling" && strings.Contains(own, "Coupling"):
+				found[full] = true
+				if _, ok := allowed[full]; !ok {
+					t.Errorf("%s: \"coupling\" names the co-simulation strategy (package coupling) only; "+
+						"this name means something else (an input's combine rule is node.Combine) or is missing from the allowed list", full)
+				}
+			}
+		}
+	}
+	for name := range allowed {
+		if !found[name] {
+			t.Errorf("%s is gone: remove it from the allowed list", name)
+		}
+	}
+}
+
+// exportedNames returns the exported names the package in dir declares in
+// its non-test files: types, functions, constants and variables ("Name"),
+// methods ("Type.Method") and the exported fields of exported struct types
+// ("Type.Field").
+func exportedNames(t *testing.T, dir string) []string {
+	t.Helper()
+	_, files := parsePackage(t, dir)
+	var out []string
+	for _, f := range files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				name := d.Name.Name
+				if d.Recv != nil {
+					typ := d.Recv.List[0].Type
+					if st, ok := typ.(*ast.StarExpr); ok {
+						typ = st.X
+					}
+					id, ok := typ.(*ast.Ident)
+					if !ok || !id.IsExported() {
+						continue
+					}
+					name = id.Name + "." + name
+				}
+				out = append(out, name)
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if !s.Name.IsExported() {
+							continue
+						}
+						out = append(out, s.Name.Name)
+						if st, ok := s.Type.(*ast.StructType); ok {
+							for _, fl := range st.Fields.List {
+								for _, fn := range fl.Names {
+									if fn.IsExported() {
+										out = append(out, s.Name.Name+"."+fn.Name)
+									}
+								}
+							}
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								out = append(out, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
