@@ -3,7 +3,8 @@
 // numerics of interface-value acceleration. It does not run anything: the
 // graph package compiles a [Strategy] into an execution plan when a run
 // starts (graph.Settings.Coupling; graph.Sim.Schedule prints the plan)
-// and executes it on its worker pool.
+// and executes it on its worker pool; a scene file selects one in its
+// run.coupling section (scene.Coupling).
 //
 // # Overview
 //
@@ -16,6 +17,14 @@
 // [Interpolation]. The numerics are [Accelerator]s built by
 // [NewAccelerator], [Converged] and [Predictor.Predict]: pure functions
 // and objects over []float64, usable without a graph.
+//
+// In cosim "coupling" means this package's subject only: how nodes
+// exchange values within a step — the strategy, its groups, its
+// statistics (graph.CouplingStats) and its cross-step memory
+// (graph.CouplingCheckpoint). How several edges into one input combine
+// (additive or replacing) is node.Combine; a "method" is an integration
+// method (package integrators), and an iteration's acceleration is named
+// by an [Accel]. docs/glossary.md lists the words.
 //
 // # What each node sees within a step t_n → t_n+Δt
 //
@@ -94,6 +103,10 @@
 //
 // # Acceleration
 //
+// Acceleration.Accel ([Accel]) names how a group's next iterate is
+// computed from the current one and its image; [AccelStats] and
+// [AccelState] name it too.
+//
 // [Relaxation]: u^{k+1} = u^k + ω·r^k with r = G(u) − u and a constant ω
 // (Acceleration.Omega; 1, plain fixed-point iteration, by default).
 //
@@ -121,9 +134,9 @@
 // factorization, the first column whose |R_ii| (its part orthogonal to the
 // newer columns) is at most Filter·‖V_i‖ (default [DefaultFilter]) is
 // dropped and the QR is redone. The filter is relative, so it drops the
-// same columns at any scale of the interface values. At most MaxColumns columns are kept
-// (default the interface dimension, so the problem is never
-// underdetermined). Reuse > 0 keeps the columns of that many past steps
+// same columns at any scale of the interface values. At most MaxColumns
+// columns are kept (default the interface dimension, so the problem is
+// never underdetermined). Reuse > 0 keeps the columns of that many past steps
 // (IQN-ILS(q)); then even a step's first iteration is a quasi-Newton step.
 // Without columns (the first iteration), or when the least-squares step
 // is not finite, the iteration falls back to relaxation with ω0 and the
@@ -212,6 +225,7 @@
 // reduces across nodes — the interface vector, convergence checks and the
 // accelerators' arithmetic — runs on one goroutine in a fixed order.
 // Results are therefore bit-identical for any number of workers (tested
-// with 1, 2 and 8 for every strategy, multirate inside groups included). An [Accelerator] is not safe for
-// concurrent use; a graph owns one per group.
+// with 1, 2 and 8 for every strategy, multirate inside groups included).
+// An [Accelerator] is not safe for concurrent use; a graph owns one per
+// group.
 package coupling

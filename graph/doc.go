@@ -5,8 +5,9 @@
 // A [Graph] holds named nodes and edges. An edge connects a source field
 // of one node — a state field or an output, "node.field" — to a boundary
 // input of another, "node.input", optionally through a [Transform]
-// ([Scale], [Component], [Embed] or a user [TransformFunc]). [Graph.Build] validates
-// everything at once and compiles a [Sim]; a [BuildError] lists every
+// ([Scale], [Component], [Embed] or a user [TransformFunc]).
+// [Graph.Build] validates everything at once and compiles a [Sim]; a
+// [BuildError] lists every
 // problem with close matches for misspelled names: unknown node or field,
 // shape mismatch, units that differ between an edge's ends (unless its
 // transform declares the conversion), two edges into a replacing input,
@@ -41,9 +42,11 @@
 //     concurrently, each writing only its own slots of the next state.
 //
 // This is explicit Jacobi co-simulation: no node sees another's new
-// state within a step. Additive inputs sum their edges in the order they
-// were connected; a replacing input takes its one edge; an unconnected
-// input keeps its default, or is absent (node.Inputs.Present false).
+// state within a step. How the edges into one input combine is the
+// input's combine rule (node.Combine; [As] declares it on an edge):
+// additive inputs sum their edges in the order they were connected; a
+// replacing input takes its one edge; an unconnected input keeps its
+// default, or is absent (node.Inputs.Present false).
 // Time is t0 + n·dt, never accumulated.
 //
 // # Execution model
@@ -116,8 +119,10 @@
 // # Coupling strategies
 //
 // Settings.Coupling selects another co-simulation strategy (package
-// coupling): Gauss–Seidel stages, iterated (implicit) groups with
-// relaxation, Aitken or IQN-ILS acceleration, and multirate subcycling.
+// coupling; "coupling" in this package's names always means such a
+// strategy): Gauss–Seidel stages, iterated (implicit) groups with
+// relaxation, Aitken or IQN-ILS acceleration (coupling.Accel), and
+// multirate subcycling.
 // Run compiles the strategy into a plan when it starts (names resolved,
 // buffers allocated; errors such as overlapping groups, *ConvergenceError
 // aside, are returned then), and the step executes it on the same

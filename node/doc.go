@@ -5,10 +5,10 @@
 //
 // A [Node] describes itself completely through its [Spec]: the state it
 // integrates ([Field]s with shape, units, description and a [Role] that
-// pairs positions with velocities), its parameters ([Param]s with kind,
-// default, units and validated [Range]), its boundary inputs ([Input]s,
-// [Additive] or [Replacing], with a default value or [Input.Absent]
-// semantics), its outputs, its events and its [Metadata] (algorithm ID,
+// pairs positions with velocities), its parameters ([Param]s with a
+// [ParamKind], default, units and validated [Range]), its boundary inputs
+// ([Input]s whose [Combine] rule is [Additive] or [Replacing], with a
+// default value or [Input.Absent] semantics), its outputs, its events and its [Metadata] (algorithm ID,
 // version, [Stability], the scheme Update runs, the declared [Order] of
 // accuracy, assumptions, limitations, validated regimes, the [StableStep]
 // of explicit stepping, implementation mapping, references, anomaly IDs,
