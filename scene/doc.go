@@ -14,7 +14,11 @@
 // scene's mode (co-simulation with its coupling strategy, fixed-step
 // monolithic with its integrator, or adaptive monolithic with dense
 // output and events) and returns a [Result] with the statistics every
-// mode shares. [Scene.With] applies --set style overrides of parameters
+// mode shares. The run section maps onto the packages that run it:
+// [Scene.Settings] is its graph.Settings, the run.coupling section
+// ([Coupling], [Coupling.Strategy]) a coupling.Strategy, and
+// run.integrator ([Integrator]) an integration method of package
+// integrators. [Scene.With] applies --set style overrides of parameters
 // and run settings. [FromGraph] and [Scene.Encode] save a graph built in
 // Go. [Schema] generates the JSON Schema of scene files from a registry
 // (docs/scene.schema.json).
