@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cosimgo/cosim/integrators"
@@ -62,6 +63,10 @@ func (m *System) recoverAt(cur *int32, t float64, err *error) {
 	}
 }
 
+// ErrNoDerivatives is wrapped by the error of Sim.System, and so of a
+// monolithic run, when a stateful node does not implement node.Deriver.
+var ErrNoDerivatives = errors.New("graph: monolithic integration needs Derivatives")
+
 // System returns the monolithic view of s. Every stateful node must have
 // Derivatives (node.Deriver); the error names those that do not.
 func (s *Sim) System() (*System, error) {
@@ -80,7 +85,7 @@ func (s *Sim) System() (*System, error) {
 		m.derivs[k] = d
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("graph: monolithic integration needs Derivatives, which these nodes lack: %v; run them in co-simulation mode", missing)
+		return nil, fmt.Errorf("%w, which these nodes lack: %v; run them in co-simulation mode", ErrNoDerivatives, missing)
 	}
 	batched := make([]bool, len(s.nodes))
 	for _, f := range s.families {
