@@ -592,7 +592,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 		}
 		res.Steps++
 		sync()
-		if err == nil && rec != nil && len(out) == 0 && (res.Steps%every == 0 || stopped) {
+		if err == nil && rec != nil && (len(out) == 0 && res.Steps%every == 0 || stopped) {
 			err = rec.row(s)
 		}
 		if err == nil && (ob.due(res.Steps) || stopped) {

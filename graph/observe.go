@@ -170,8 +170,11 @@ func (o *observation) begin(s *Sim, res *Result) error {
 	return o.call(s, ObserveStart, res)
 }
 
-// step makes a step call.
+// step makes a step call (none without an Observer).
 func (o *observation) step(s *Sim, res *Result) error {
+	if o == nil {
+		return nil
+	}
 	return o.call(s, ObserveStep, res)
 }
 

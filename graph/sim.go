@@ -286,7 +286,8 @@ type Settings struct {
 	// every Every·Dt up to End; those samples are Result.Integrator.Samples
 	// and the rows of Result.History (outputs evaluated at the sampled
 	// state). Recording with neither records the start and every Every
-	// accepted steps. ObserveEvery counts accepted steps.
+	// accepted steps. A run an event stops records its last state too
+	// (fixed-step runs as well). ObserveEvery counts accepted steps.
 	Adaptive bool
 }
 

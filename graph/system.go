@@ -303,7 +303,8 @@ func (m *System) Events(t float64, y, dst []float64) (err error) {
 }
 
 // Reset applies flat event i's reset map to its node's slots of dst and
-// continues the integration. A panic in node code is returned as an error
+// continues the integration, or stops it when the node's Reset returns
+// node.ErrStop (integrators.EventStop). A panic in node code is returned as an error
 // naming the node.
 func (m *System) Reset(i int, t float64, y, dst []float64) (_ integrators.EventAction, err error) {
 	e := m.events()[i]
@@ -316,6 +317,9 @@ func (m *System) Reset(i int, t float64, y, dst []float64) (_ integrators.EventA
 	defer m.recoverAt(&cur, t, &err)
 	c := &m.s.nodes[e.node]
 	if err := e.ev.Reset(e.event, t, y[c.x0:c.x1], m.s.inputs(c), dst[c.x0:c.x1]); err != nil {
+		if errors.Is(err, node.ErrStop) {
+			return integrators.EventStop, nil
+		}
 		return integrators.EventContinue, stepError(c.name, "", m.s.steps, t, err)
 	}
 	return integrators.EventContinue, nil
