@@ -5,11 +5,11 @@ import (
 	"time"
 )
 
-// Observer watches a run from the goroutine that called it: Run,
-// RunMonolithic and Integrate call Observe once at the start (before the
-// first step), after steps (every Settings.ObserveEvery steps of Run and
-// RunMonolithic, every accepted step of Integrate) and once at the end,
-// whatever ends the run. Progress displays, custom monitors and live
+// Observer watches a run from the goroutine that called it: a run in any
+// mode (Run, and its forms RunMonolithic and Integrate) calls Observe
+// once at the start (before the first step), after steps (every
+// Settings.ObserveEvery steps, accepted steps of an adaptive run) and
+// once at the end, whatever ends the run. Progress displays, custom monitors and live
 // viewers are observers.
 //
 // The View describes the run; values are read through Fields resolved
@@ -59,12 +59,12 @@ type View struct {
 	// Time is the simulation time of the state the Sim holds.
 	Time float64
 	// Start is the time the run started at and End the time it ends at
-	// when it completes: Start + Steps·Dt for Run and RunMonolithic,
-	// Integrate's end.
+	// when it completes: Start + Steps·Dt for a fixed step, the end time
+	// of an adaptive run.
 	Start, End float64
-	// Step counts the steps this run has taken (accepted steps in
-	// Integrate); Steps is the number Run and RunMonolithic will take when
-	// they complete (0 in Integrate, whose step count is not known ahead).
+	// Step counts the steps this run has taken (accepted steps when
+	// adaptive); Steps is the number a fixed-step run will take when it
+	// completes (0 when adaptive: the step count is not known ahead).
 	Step, Steps int
 	// Wall is the wall-clock time since the run started.
 	Wall time.Duration
