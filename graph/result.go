@@ -50,8 +50,10 @@ type Result struct {
 }
 
 // Stats is the work of one run. Every field is the count of this run
-// alone (not since Build), and every mode fills the fields that mean
-// something for it; the others are zero.
+// alone (not since Build; a run that starts a new integrator counts its
+// initialisation too, a run that continues a kept one does not), and
+// every mode fills the fields that mean something for it; the others are
+// zero.
 type Stats struct {
 	// Steps is the number of steps taken: macro steps of Settings.Dt in
 	// co-simulation and fixed-step monolithic runs, accepted steps of an

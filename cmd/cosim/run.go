@@ -368,11 +368,15 @@ func printSummary(w io.Writer, path string, sc *scene.Scene, res *scene.Result) 
 	if name == "" {
 		name = filepath.Base(path)
 	}
-	fmt.Fprintf(w, "%s: %s (%s), %d steps to t = %s in %v\n", name, res.Mode, res.Method, res.Steps, fmtTime(res.Time), res.Wall.Round(time.Microsecond))
+	ended := ""
+	if res.Status != graph.EndReached {
+		ended = " (" + res.Status.String() + ")"
+	}
+	fmt.Fprintf(w, "%s: %s (%s), %d steps to t = %s in %v%s\n", name, res.Mode, res.Method, res.Steps, fmtTime(res.Time), res.Wall.Round(time.Microsecond), ended)
 	if res.Mode == graph.CoSimulation {
 		// Co-simulated nodes handle their events inside their own
 		// steps, uncounted: a count there would be a wrong 0.
-		fmt.Fprintf(w, "coupling iterations %d, events n/a (co-simulated nodes handle theirs in their steps)\n", res.CouplingIters)
+		fmt.Fprintf(w, "node updates %d, coupling iterations %d, events n/a (co-simulated nodes handle theirs in their steps)\n", res.NodeUpdates, res.CouplingIters)
 		return
 	}
 	fmt.Fprintf(w, "rejected steps %d, Newton iterations %d, events %d\n", res.Rejected, res.NewtonIters, res.Events)
