@@ -428,6 +428,10 @@ func (s *Sim) adaptiveRun(set Settings) (end float64, samples []float64, err err
 		return 0, nil, fmt.Errorf("graph: Settings.Steps = %d of an adaptive run needs Settings.Dt (the run ends at Steps·Dt); or give Settings.End", set.Steps)
 	case set.Every < 0:
 		return 0, nil, fmt.Errorf("graph: Settings.Every = %d is negative (0 means every step)", set.Every)
+	case set.Workers < 0:
+		return 0, nil, fmt.Errorf("graph: Settings.Workers = %d is negative (0 means GOMAXPROCS)", set.Workers)
+	case set.Grain < 0:
+		return 0, nil, fmt.Errorf("graph: Settings.Grain = %d is negative (0 means DefaultGrain)", set.Grain)
 	case set.RecordLimit < 0:
 		return 0, nil, fmt.Errorf("graph: Settings.RecordLimit = %d is negative (0 means DefaultRecordLimit())", set.RecordLimit)
 	case set.StreamOnly && set.RecordTo == nil:
