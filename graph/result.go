@@ -97,7 +97,9 @@ type Stats struct {
 type Integration struct {
 	// Stats is the integrator's work in this run: right-hand sides,
 	// Jacobians, Newton and linear-solver iterations, factorizations,
-	// event evaluations.
+	// event evaluations. Its Steps count the stepper's own steps, which
+	// in a fixed-step run include the partial steps to and from located
+	// events (Result.Steps counts the run's steps of Dt).
 	integrators.Stats
 	// Events lists the events an adaptive run located, in order, with
 	// the state before and after each reset.
