@@ -209,18 +209,22 @@ func (s *Sim) resolvePath(path string) (pathRef, error) {
 // Dt and one of Steps or End are required (an adaptive run needs only
 // End); every other zero value means the documented default.
 type Settings struct {
-	// Dt is the macro step. It must be finite and positive.
+	// Dt is the macro step of a co-simulation, the fixed step of a
+	// monolithic Method. It must be finite and positive; an adaptive run
+	// needs none (zero), and uses it only to space its recorded samples
+	// (Adaptive).
 	Dt float64
 	// Steps is the number of steps to take, at most MaxSteps. When zero,
 	// End is used.
 	Steps int
-	// End is the time to run to: round((End − Time())/Dt) steps. It must
-	// be finite, not before the current time, and at most MaxSteps steps
-	// away.
+	// End is the time to run to: round((End − Time())/Dt) steps of a
+	// fixed step, End itself when adaptive. It must be finite, not before
+	// the current time, and at most MaxSteps steps away.
 	End float64
-	// Workers bounds the goroutines that update nodes. Zero means
-	// runtime.GOMAXPROCS(0); one runs everything on the calling goroutine;
-	// negative is an error. Results are bit-identical for every value.
+	// Workers bounds the goroutines that update nodes in co-simulation
+	// (monolithic runs use one). Zero means runtime.GOMAXPROCS(0); one
+	// runs everything on the calling goroutine; negative is an error.
+	// Results are bit-identical for every value.
 	Workers int
 	// Grain is the smallest number of node evaluations in one phase for
 	// which the phase is split across workers; smaller phases run on the
@@ -228,7 +232,8 @@ type Settings struct {
 	Grain int
 	// Record lists fields to record, "node.field" or "node.field[i]".
 	Record []string
-	// Every records every Every steps (and the initial state). Zero means
+	// Every records every Every steps (and the initial state); an
+	// adaptive run samples every Every·Dt instead (Adaptive). Zero means
 	// 1; negative is an error.
 	Every int
 	// RecordTo, when set, receives every recorded row as it is recorded,
