@@ -86,8 +86,8 @@ func BounceAdaptive(tol float64) (BounceResult, error) {
 	if err != nil {
 		return BounceResult{}, err
 	}
-	out := BounceResult{Steps: res.Steps, Evals: res.FuncEvals}
-	for _, e := range res.Events {
+	out := BounceResult{Steps: res.Steps, Evals: res.Integrator.FuncEvals}
+	for _, e := range res.Integrator.Events {
 		out.Impacts = append(out.Impacts, e.T)
 	}
 	return out, nil

@@ -177,8 +177,8 @@ func TestChainAdaptive(t *testing.T) {
 	h.Integrate(0.2)
 	_, hand := h.State()
 	got := s.State(nil)
-	if res.Steps != h.Steps || res.Rejected != h.Rejected || res.FuncEvals != h.Evals {
-		t.Errorf("graph %d steps, %d rejected, %d evaluations; hand-written %d, %d, %d", res.Steps, res.Rejected, res.FuncEvals, h.Steps, h.Rejected, h.Evals)
+	if res.Steps != h.Steps || res.Rejected != h.Rejected || res.Integrator.FuncEvals != h.Evals {
+		t.Errorf("graph %d steps, %d rejected, %d evaluations; hand-written %d, %d, %d", res.Steps, res.Rejected, res.Integrator.FuncEvals, h.Steps, h.Rejected, h.Evals)
 	}
 	for i := range got {
 		if !near(got[i], hand[i], 1e-12, ChainAmplitude) {

@@ -146,7 +146,7 @@ func RunStiff(n int, m integrators.Method, solver string, steps int, keepState b
 	if err != nil {
 		return r, err
 	}
-	r.Steps, r.Wall, r.Stats = res.Steps, res.Wall, res.Integrator
+	r.Steps, r.Wall, r.Stats = res.Steps, res.Wall, res.Integrator.Stats
 	st := s.State(nil)
 	r.Errors = c.Measure(st, s.Time())
 	if keepState {

@@ -50,7 +50,7 @@ func synthetic(t testing.TB, e, g float64, times []float64, sigma float64, rng *
 		t.Fatal(err)
 	}
 	d := &calibrate.Data{Times: times, Columns: []string{"ball.position"}}
-	for _, smp := range res.Samples {
+	for _, smp := range res.Integrator.Samples {
 		v := smp.Y[0]
 		if sigma > 0 {
 			v += sigma * rng.NormFloat64()
@@ -246,7 +246,7 @@ func TestFitUnidentifiableCombination(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &calibrate.Data{Times: times, Columns: []string{"m.position[0]"}}
-	for _, smp := range r.Samples {
+	for _, smp := range r.Integrator.Samples {
 		d.Values = append(d.Values, []float64{smp.Y[0]})
 	}
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{

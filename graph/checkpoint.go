@@ -270,7 +270,7 @@ func (s *Sim) restoreMono(c *Checkpoint) (_ *monoState, err error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &monoState{method: ic.Method, adaptive: ic.Adaptive, isettings: cloneSettings(ic.Settings), sys: sys, restored: true}
+	m := &monoState{method: ic.Method, adaptive: ic.Adaptive, isettings: cloneSettings(ic.Settings), sys: sys, restored: true, runs: 1}
 	var cp integrators.Checkpointer
 	if ic.Adaptive {
 		if ic.Method.Name != integrators.MethodDormandPrince {

@@ -134,6 +134,32 @@
 // statistics. With Settings.Coupling nil the step is exactly the Jacobi
 // step described above.
 //
+// # Running and results
+//
+// [Sim.Run] is the one entry point for every way of running a Sim, and
+// the [Settings] alone select the mode ([Mode]): co-simulation (the
+// default, Settings.Coupling choosing the strategy), fixed-step
+// monolithic (Settings.Method, an integration method) or adaptive
+// monolithic (Settings.Adaptive). [Sim.RunMonolithic] and [Sim.Integrate]
+// are short forms of Run for the two monolithic modes. Every mode records
+// Settings.Record (an adaptive run at the sample times of its dense
+// output), streams Settings.RecordTo and calls Settings.Observer the same
+// way, and returns the same [Result], shaped like gonum's
+// optimize.Result: the shared [Stats] of the run (steps, time reached,
+// wall time, node updates and output evaluations, right-hand-side
+// evaluations, rejected steps, Newton and coupling iterations, events,
+// replays), a [Status] saying how it ended (EndReached, StoppedByEvent,
+// StoppedByObserver, Cancelled, Failed; Status.Err is nil for the first
+// two), and beside them the parts of one mode, nil in the others:
+// Result.Coupling (a coupling strategy's statistics per node and group)
+// and Result.Integrator ([Integration]: the integrator's own counts, the
+// located events and dense-output samples of an adaptive run). Stats
+// count the work of that run alone. Invalid settings are an error before
+// any step with a nil Result; once a run has started, its Result
+// describes the steps that succeeded whatever ended it. A node event
+// whose reset returns node.ErrStop ends a monolithic run at the event
+// (StoppedByEvent, no error).
+//
 // # Monolithic mode
 //
 // [Sim.System] views the graph's stateful nodes as one first-order system
@@ -150,13 +176,14 @@
 // use ([System.JacobianPattern]; a node's own blocks are taken dense),
 // with [System.Blocks] giving each node's state range to block-Jacobi
 // preconditioning; [System.Jacobian] is the same assembly scattered into
-// a dense matrix for dense LU. [Sim.RunMonolithic]
+// a dense matrix for dense LU. A run with Settings.Method
+// ([Sim.RunMonolithic])
 // steps it with any fixed-step method of package integrators, keeping the
 // stepper (and its memory) across calls; node events are handled by the
 // fixed-step methods too (located by re-stepping, reset, the step
 // finished; see package integrators, Events), so a ball does not fall
-// through its table under RK4; [Sim.Integrate] runs adaptive
-// Dormand–Prince with event localization, likewise keeping its step-size
+// through its table under RK4; Settings.Adaptive ([Sim.Integrate]) runs
+// adaptive Dormand–Prince with event localization, likewise keeping its step-size
 // controller and event state, so consecutive calls continue one run.
 // A call with another method, other parameters or other settings than the
 // kept stepper's is an error saying what differs; [Sim.ResetIntegrator]
@@ -190,7 +217,10 @@
 //
 // # Bounded memory and work
 //
-// Settings are checked before the first step: Dt finite and positive;
+// Settings are checked before the first step: one mode selected
+// consistently (no Coupling or OnGroupStep with a monolithic Method, no
+// MethodSettings without one); Dt finite and positive (an adaptive run
+// needs only End);
 // End finite, not before the current time and at most [MaxSteps] (2^53)
 // steps away; Steps at most MaxSteps; Every, Workers, Grain and
 // RecordLimit not negative. [Sim.SetState] and [Sim.Integrate] refuse a
@@ -211,10 +241,11 @@
 //
 // Settings.Observer (an [Observer], or a function through
 // [ObserverFunc]) is called on the running goroutine at the start of a
-// run, every Settings.ObserveEvery steps of Run and RunMonolithic (every
-// accepted step of Integrate, which takes the Observer as its last
-// argument) and at the end, with a [View]: time, step, planned steps and
-// end time, wall time and the work so far. Values are read through Fields
+// run, every Settings.ObserveEvery steps (accepted steps of an adaptive
+// run; Integrate takes the Observer as its last argument) and at the
+// end, in every mode, with a [View]: time, step, planned steps and end
+// time, wall time and the work so far, as the [Stats] the Result will
+// report. Values are read through Fields
 // resolved before the run. Returning an error stops the run at the
 // observed (good) state with an [*ObserverError] wrapping it. Observing
 // allocates nothing per step and does not change the results.

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/coupling"
@@ -51,6 +52,10 @@ func TestOnGroupStep(t *testing.T) {
 			last := log[len(log)-1]
 			if total != gs.Iterations || nonConv != gs.NonConverged || last.Iterations != gs.LastIterations || last.Residual != gs.LastResidual {
 				t.Errorf("records sum to %d iterations, %d non-converged, last %+v; stats %+v", total, nonConv, last, gs)
+			}
+			// The shared Stats count the same iterations (one group).
+			if res.CouplingIters != total || res.Status != graph.EndReached || !strings.HasPrefix(res.Method, "iterative") {
+				t.Errorf("Result: %d coupling iterations, status %v, method %q; want %d, EndReached, iterative…", res.CouplingIters, res.Status, res.Method, total)
 			}
 			if c.name == "accepted" && (nonConv != steps || last.Iterations != 3) {
 				t.Errorf("accepted: %d non-converged records, last %+v", nonConv, last)

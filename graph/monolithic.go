@@ -13,18 +13,23 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// RunMonolithic advances the simulation in monolithic mode: the graph's
-// stateful nodes form one system (Sim.System) and method steps it with a
-// fixed step set.Dt, re-evaluating connector outputs at every stage. It is
-// the counterpart of Run, which lets each node step itself
-// (co-simulation); the caller picks per run. Steps, End, Record and Every
-// mean what they mean for Run; Workers and Grain are ignored (integrator
-// stages are sequential). isettings configures the method (nil: its
-// defaults). Node events (node.Eventer, such as the ball's contact) are
-// handled by every method: a crossing within a step is located to
-// isettings.EventTol by re-stepping, the node's reset applied and the
-// step finished from the reset state (package integrators, Events);
-// Result.Integrator.EventsHandled counts them.
+// RunMonolithic advances the simulation in monolithic mode with a fixed
+// step: it is Run with set.Method = &method and set.MethodSettings =
+// isettings, the form for a caller that picks the method per run. The
+// graph's stateful nodes form one system (Sim.System) and method steps it
+// with the fixed step set.Dt, re-evaluating connector outputs at every
+// stage. It is the counterpart of co-simulation, which lets each node
+// step itself; the caller picks per run. Steps, End, Record, Every and
+// Observer mean what they mean for co-simulation; Workers and Grain are
+// ignored (integrator stages are sequential). isettings configures the
+// method (nil: its defaults). Node events (node.Eventer, such as the
+// ball's contact) are handled by every method: a crossing within a step is
+// located to isettings.EventTol by re-stepping, the node's reset applied
+// and the step finished from the reset state (package integrators,
+// Events); Result.Events counts them. A reset that returns
+// integrators.EventStop ends the run at the event, with Status
+// StoppedByEvent, the state after the reset and no error; that last step
+// is counted and recorded.
 //
 // On an error (a failed Newton iteration, a non-finite value, a node
 // error or panic) the state is the last accepted one and the error is a
@@ -37,7 +42,13 @@ import (
 // use the checkpoint's method, parameters and settings (those that affect
 // the trajectory); otherwise it is an error saying what differs
 // (Sim.ResetIntegrator drops the memory).
-func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, isettings *integrators.Settings, set Settings) (_ *Result, err error) {
+func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, isettings *integrators.Settings, set Settings) (*Result, error) {
+	set.Method, set.MethodSettings, set.Adaptive = &method, isettings, false
+	return s.Run(ctx, set)
+}
+
+// runMonolithic is Run in fixed-step monolithic mode.
+func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set Settings) (res *Result, err error) {
 	steps, err := s.prepareRun(set)
 	if err != nil {
 		return nil, err
@@ -46,12 +57,25 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.monoStepper(method, isettings)
+	st, err := s.monoStepper(method, set.MethodSettings)
 	if err != nil {
 		return nil, err
 	}
-	stats0 := st.Stats()
-	res := &Result{Workers: 1}
+	// The work of this run: since the stepper was kept, or all of it
+	// (with Init's) when it is new.
+	var stats0 integrators.Stats
+	if s.mono.runs > 0 {
+		stats0 = st.Stats()
+	}
+	s.mono.runs++
+	res = &Result{Mode: Monolithic, Method: method.Name, Workers: 1}
+	res.integration(integrators.Stats{})
+	stopped := false
+	defer func() {
+		if res != nil {
+			res.Status = statusOf(ctx, err, stopped)
+		}
+	}()
 	rec, err := s.startRecording(set, steps, res)
 	if err != nil {
 		return nil, err
@@ -60,7 +84,7 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 	every := max(set.Every, 1)
 	done := ctx.Done()
 	start := time.Now()
-	err = ob.begin(s, res)
+	err = s.first(rec, ob, res)
 	for k := 0; k < steps; k++ {
 		select {
 		case <-done:
@@ -71,30 +95,44 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, iset
 			break
 		}
 		if err = st.Step(set.Dt); err != nil {
-			err = s.monoError(err)
-			break
+			var se *integrators.StepError
+			if !errors.As(err, &se) || se.Status != integrators.StoppedByEvent {
+				err = s.monoError(err)
+				break
+			}
+			// An event stopped the run inside the step: the stepper
+			// holds the reset state at the event time.
+			err, stopped = nil, true
 		}
-		_, y := st.State()
+		t, y := st.State()
 		copy(s.x, y)
 		s.yFresh = false
-		s.n++
+		if stopped {
+			s.t0, s.n = t, 0
+		} else {
+			s.n++
+		}
 		s.steps++
 		res.Steps++
-		if rec != nil && s.n%every == 0 {
+		if rec != nil && (stopped || s.n%every == 0) {
 			if err = rec.row(s); err != nil {
 				break
 			}
 		}
-		if ob.due(res.Steps) {
-			if err = ob.step(s, res, st.Stats().Sub(stats0)); err != nil {
+		if ob.due(res.Steps) || stopped {
+			res.integration(st.Stats().Sub(stats0))
+			if err = ob.step(s, res); err != nil {
 				break
 			}
+		}
+		if stopped {
+			break
 		}
 	}
 	res.Wall = time.Since(start)
 	res.Time = s.Time()
-	res.Integrator = st.Stats()
-	return res, ob.end(s, res, st.Stats().Sub(stats0), err)
+	res.integration(st.Stats().Sub(stats0))
+	return res, ob.end(s, res, err)
 }
 
 // monoError names the node and field of a non-finite value that a
@@ -130,6 +168,9 @@ type monoState struct {
 	// with another method, parameters or settings is an error rather than
 	// a silent restart.
 	restored bool
+	// runs counts the runs that used the stepper: the first one's Result
+	// counts the work of Init as well.
+	runs int
 }
 
 // state returns the kept stepper's time and state.
@@ -334,74 +375,244 @@ func (s *Sim) monoCurrent() bool {
 
 // Integrate advances the simulation to end in monolithic mode with the
 // adaptive Dormand–Prince 5(4) integrator, its dense output and event
-// localization: node events (node.Eventer, such as the ball's contact) are
-// located to isettings.EventTol and their reset maps applied. The state
-// afterwards is the integrator's at end; the returned result records the
-// located events, samples at isettings.Output and the work done in this
-// call.
+// localization: it is Run with Settings{End: end, Adaptive: true,
+// MethodSettings: isettings, Observer: obs[0]}, the form for a caller
+// that needs no other setting. Node events (node.Eventer, such as the
+// ball's contact) are located to isettings.EventTol and their reset maps
+// applied. The state afterwards is the integrator's at end; the Result
+// records the work done in this call, and its Integrator part the
+// located events and the samples at isettings.Output. end must be after
+// the current time.
 //
 // The driver (its step-size controller, FSAL stage and event state) is
 // kept between calls like RunMonolithic's stepper: a later Integrate with
 // the same settings continues it, and Sim.Checkpoint saves it.
 //
 // Cancelling ctx stops the run within one trial step (accepted or
-// rejected): the state is the last accepted one, the result's Status is
-// NotTerminated and the error is ctx's. On any other error the state is
-// the last accepted one as well.
+// rejected): the state is the last accepted one, the Status is Cancelled
+// and the error is ctx's. On any other error the state is the last
+// accepted one as well.
 //
 // An Observer (at most one) is called at the start, after every accepted
 // step, with the Sim holding that step's state, and at the end; when it
 // returns an error the run stops at the observed state, the Status is
-// NotTerminated and the error an *ObserverError. The integration is the
-// same, bit for bit, with or without an Observer.
-func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators.Settings, obs ...Observer) (*integrators.Result, error) {
+// StoppedByObserver and the error an *ObserverError. The integration is
+// the same, bit for bit, with or without an Observer.
+func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators.Settings, obs ...Observer) (*Result, error) {
 	if len(obs) > 1 {
 		panic("graph: Integrate takes at most one Observer")
 	}
-	t0 := s.Time()
-	if math.IsNaN(end) || math.IsInf(end, 0) || !(end > t0) {
+	if t0 := s.Time(); math.IsNaN(end) || math.IsInf(end, 0) || !(end > t0) {
 		return nil, fmt.Errorf("graph: Integrate: end %v must be finite and after the current time %v", end, t0)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	set := Settings{End: end, Adaptive: true, MethodSettings: isettings}
+	if len(obs) == 1 {
+		set.Observer = obs[0]
 	}
-	var out []float64
-	if isettings != nil {
-		out = isettings.Output
+	return s.Run(ctx, set)
+}
+
+// adaptiveMaxSteps is integrators.Settings.MaxSteps's default.
+const adaptiveMaxSteps = 1_000_000
+
+// adaptiveRun validates the settings of an adaptive run and returns its
+// end time and sample times.
+func (s *Sim) adaptiveRun(set Settings) (end float64, samples []float64, err error) {
+	t0 := s.Time()
+	switch {
+	case set.Dt != 0 && (math.IsNaN(set.Dt) || math.IsInf(set.Dt, 0) || set.Dt < 0):
+		return 0, nil, fmt.Errorf("graph: Settings.Dt = %v: the sampling step of an adaptive run must be finite and positive (or zero: none)", set.Dt)
+	case set.Steps < 0:
+		return 0, nil, fmt.Errorf("graph: Settings.Steps = %d is negative", set.Steps)
+	case set.Steps > 0 && set.Dt == 0:
+		return 0, nil, fmt.Errorf("graph: Settings.Steps = %d of an adaptive run needs Settings.Dt (the run ends at Steps·Dt); or give Settings.End", set.Steps)
+	case set.Every < 0:
+		return 0, nil, fmt.Errorf("graph: Settings.Every = %d is negative (0 means every step)", set.Every)
+	case set.Workers < 0:
+		return 0, nil, fmt.Errorf("graph: Settings.Workers = %d is negative (0 means GOMAXPROCS)", set.Workers)
+	case set.Grain < 0:
+		return 0, nil, fmt.Errorf("graph: Settings.Grain = %d is negative (0 means DefaultGrain)", set.Grain)
+	case set.RecordLimit < 0:
+		return 0, nil, fmt.Errorf("graph: Settings.RecordLimit = %d is negative (0 means DefaultRecordLimit())", set.RecordLimit)
+	case set.StreamOnly && set.RecordTo == nil:
+		return 0, nil, errors.New("graph: Settings.StreamOnly needs Settings.RecordTo, the writer the rows stream to")
 	}
-	m, err := s.adaptiveStepper(isettings)
+	end = set.End
+	if set.Steps > 0 {
+		end = t0 + float64(set.Steps)*set.Dt
+	}
+	if math.IsNaN(end) || math.IsInf(end, 0) {
+		return 0, nil, fmt.Errorf("graph: Settings.End = %v: the end time must be finite", end)
+	}
+	if end < t0 {
+		return 0, nil, fmt.Errorf("graph: Settings.End = %v is before the current time %v", end, t0)
+	}
+	if is := set.MethodSettings; is != nil && len(is.Output) > 0 {
+		for i, ot := range is.Output {
+			if !(ot >= t0 && ot <= end) || (i > 0 && ot < is.Output[i-1]) {
+				return 0, nil, fmt.Errorf("graph: Settings.MethodSettings.Output[%d] = %v: the sample times must ascend within the run, [%v, %v]", i, ot, t0, end)
+			}
+		}
+		return end, is.Output, nil
+	}
+	if len(set.Record) > 0 && set.Dt > 0 {
+		h := float64(max(set.Every, 1)) * set.Dt
+		n := math.Floor((end-t0)/h + 1e-9)
+		if n > MaxSteps {
+			return 0, nil, fmt.Errorf("graph: recording every %v from %v to %v takes more than MaxSteps = 2^53 samples", h, t0, end)
+		}
+		samples = make([]float64, int(n)+1)
+		for k := range samples {
+			samples[k] = min(t0+float64(k)*h, end)
+		}
+	}
+	return end, samples, nil
+}
+
+// integrate is Run in adaptive monolithic mode: Adaptive.Run's loop (the
+// same calls of Step, the same samples, events, statuses and errors) with
+// recording and the Observer, the Sim holding each accepted state while
+// they see it.
+func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err error) {
+	end, out, err := s.adaptiveRun(set)
 	if err != nil {
 		return nil, err
 	}
+	t0 := s.Time()
+	ob, err := newObservation(set, t0, end, 0)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.adaptiveStepper(set.MethodSettings)
+	if err != nil {
+		return nil, err
+	}
+	maxSteps := adaptiveMaxSteps
+	if is := set.MethodSettings; is != nil && is.MaxSteps != 0 {
+		maxSteps = is.MaxSteps
+	}
+	var rec *recorder
+	if len(set.Record) > 0 {
+		if rec, err = s.newRecorder(set.Record, max(len(out), 1), set.RecordLimit, !set.StreamOnly); err != nil {
+			return nil, err
+		}
+		if set.RecordTo != nil {
+			rec.startStream(set.RecordTo)
+		}
+	}
+	res = &Result{Mode: MonolithicAdaptive, Method: integrators.MethodDormandPrince, Workers: 1}
+	if rec != nil {
+		res.History = rec.h
+	}
+	in := res.integration(integrators.Stats{})
+	stopped := false
+	defer func() {
+		if res != nil {
+			res.Status = statusOf(ctx, err, stopped)
+		}
+	}()
+	defer rec.finish(&err)
 	// The System checks ctx at every evaluation too, so even a run of
 	// rejected trials stops within one trial.
 	m.sys.ctx, m.sys.done = ctx, ctx.Done()
 	defer func() { m.sys.ctx, m.sys.done = nil, nil }()
-	var res *integrators.Result
-	var ob *observation
-	var oerr error
-	if len(obs) == 1 && obs[0] != nil {
-		ob, _ = newObservation(Settings{Observer: obs[0]}, t0, end, 0)
-		maxSteps := 1_000_000 // integrators.Settings.MaxSteps's default
-		if isettings != nil && isettings.MaxSteps != 0 {
-			maxSteps = isettings.MaxSteps
+	a := m.ad
+	n := s.StateSize()
+	// at puts the Sim at state y, time t; sync puts it at the driver's.
+	at := func(t float64, y []float64) {
+		copy(s.x, y)
+		s.t0, s.n, s.dt, s.yFresh = t, 0, 0, false
+	}
+	sync := func() { at(a.State()) }
+	// sample records the sample at t, state y, and leaves the Sim there.
+	sample := func(t float64, y []float64) error {
+		in.Samples = append(in.Samples, integrators.Sample{T: t, Y: y})
+		if rec == nil {
+			return nil
 		}
-		res, err, oerr = s.integrateObserved(ctx, m.ad, end, out, maxSteps, ob)
-	} else {
-		res, err = m.ad.Run(ctx, end, out)
+		at(t, y)
+		return rec.row(s)
 	}
-	copy(s.x, res.Y)
-	s.t0, s.n, s.dt, s.yFresh = res.T, 0, 0, false
-	switch {
-	case err == nil:
-		err = oerr
-	case res.Status == integrators.NotTerminated:
-		err = ctx.Err()
-	default:
-		err = s.monoError(err)
+	every := max(set.Every, 1)
+	var stats0 integrators.Stats
+	if m.runs > 0 {
+		stats0 = a.Stats()
 	}
-	if ob == nil {
-		return res, err
+	m.runs++
+	start := time.Now()
+	k := 0
+	for k < len(out) && out[k] == t0 && err == nil {
+		err = sample(t0, slices.Clone(s.x))
+		k++
 	}
-	return res, ob.end(s, &ob.res, res.Stats, err)
+	if rec != nil && len(out) == 0 && err == nil {
+		err = rec.row(s)
+	}
+	sync()
+	if err == nil {
+		err = ob.begin(s, res)
+	}
+	done := ctx.Done()
+	for err == nil {
+		if t, _ := a.State(); !(t < end) {
+			break
+		}
+		select {
+		case <-done:
+			err = ctx.Err()
+		default:
+		}
+		if err != nil {
+			break
+		}
+		st := a.Stats()
+		if n := st.Steps + st.Rejected - stats0.Steps - stats0.Rejected; n >= maxSteps {
+			t, _ := a.State()
+			err = s.monoError(&integrators.StepError{Method: integrators.MethodDormandPrince, Status: integrators.MaxStepsReached, T: t, Dt: a.NextStep(), Index: -1,
+				Err: fmt.Errorf("%d trial steps", n)})
+			break
+		}
+		var rep integrators.StepReport
+		if rep, err = a.Step(end); err != nil {
+			if cerr := ctx.Err(); cerr == nil || !errors.Is(err, cerr) {
+				err = s.monoError(err)
+			} else {
+				err = cerr
+			}
+			break
+		}
+		for k < len(out) && out[k] <= rep.T1 && err == nil {
+			y := make([]float64, n)
+			a.Dense(out[k], y)
+			err = sample(out[k], y)
+			k++
+		}
+		if rep.Event >= 0 {
+			before := make([]float64, n)
+			a.Dense(rep.T1, before)
+			_, after := a.State()
+			in.Events = append(in.Events, integrators.EventRecord{T: rep.T1, Index: rep.Event, Action: rep.Action, Before: before, After: slices.Clone(after)})
+			stopped = rep.Action == integrators.EventStop
+		}
+		res.Steps++
+		sync()
+		if err == nil && rec != nil && (len(out) == 0 && res.Steps%every == 0 || stopped) {
+			err = rec.row(s)
+		}
+		if err == nil && (ob.due(res.Steps) || stopped) {
+			res.integration(a.Stats().Sub(stats0))
+			err = ob.step(s, res)
+		}
+		if stopped {
+			break
+		}
+	}
+	sync()
+	res.Wall = time.Since(start)
+	res.Time = s.Time()
+	res.integration(a.Stats().Sub(stats0))
+	if err != nil {
+		stopped = false
+	}
+	return res, ob.end(s, res, err)
 }

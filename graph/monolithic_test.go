@@ -85,10 +85,10 @@ func TestIntegrateBallEvents(t *testing.T) {
 		v *= 0.9
 		want = append(want, want[k-1]+2*v/9.81)
 	}
-	if len(res.Events) != 4 {
-		t.Fatalf("%d events, want 4", len(res.Events))
+	if len(res.Integrator.Events) != 4 {
+		t.Fatalf("%d events, want 4", len(res.Integrator.Events))
 	}
-	for i, e := range res.Events {
+	for i, e := range res.Integrator.Events {
 		if math.Abs(e.T-want[i]) > 1e-9 {
 			t.Errorf("impact %d at %.10f, want %.10f", i+1, e.T, want[i])
 		}
@@ -130,7 +130,7 @@ func TestIntegrateBallComesToRest(t *testing.T) {
 	// Impacts: v_k = √(2g)·e^k; the last bounce is the first k with
 	// e·v_k < 1e-4.
 	want := int(math.Ceil(math.Log(1e-4/math.Sqrt(2*9.81)) / math.Log(0.5)))
-	if n := len(res.Events); n < want-1 || n > want+1 || res.Steps > 5000 {
+	if n := len(res.Integrator.Events); n < want-1 || n > want+1 || res.Steps > 5000 {
 		t.Errorf("%d impacts in %d steps; want about %d", n, res.Steps, want)
 	}
 }

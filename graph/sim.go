@@ -204,21 +204,27 @@ func (s *Sim) resolvePath(path string) (pathRef, error) {
 	return r, nil
 }
 
-// Settings controls a Run. Dt and one of Steps or End are required; every
-// other zero value means the documented default.
+// Settings controls a Run: how long, in which mode (co-simulation by
+// default; Method or Adaptive for monolithic), what to record and observe.
+// Dt and one of Steps or End are required (an adaptive run needs only
+// End); every other zero value means the documented default.
 type Settings struct {
-	// Dt is the macro step. It must be finite and positive.
+	// Dt is the macro step of a co-simulation, the fixed step of a
+	// monolithic Method. It must be finite and positive; an adaptive run
+	// needs none (zero), and uses it only to space its recorded samples
+	// (Adaptive).
 	Dt float64
 	// Steps is the number of steps to take, at most MaxSteps. When zero,
 	// End is used.
 	Steps int
-	// End is the time to run to: round((End − Time())/Dt) steps. It must
-	// be finite, not before the current time, and at most MaxSteps steps
-	// away.
+	// End is the time to run to: round((End − Time())/Dt) steps of a
+	// fixed step, End itself when adaptive. It must be finite, not before
+	// the current time, and at most MaxSteps steps away.
 	End float64
-	// Workers bounds the goroutines that update nodes. Zero means
-	// runtime.GOMAXPROCS(0); one runs everything on the calling goroutine;
-	// negative is an error. Results are bit-identical for every value.
+	// Workers bounds the goroutines that update nodes in co-simulation
+	// (monolithic runs use one). Zero means runtime.GOMAXPROCS(0); one
+	// runs everything on the calling goroutine; negative is an error.
+	// Results are bit-identical for every value.
 	Workers int
 	// Grain is the smallest number of node evaluations in one phase for
 	// which the phase is split across workers; smaller phases run on the
@@ -226,7 +232,8 @@ type Settings struct {
 	Grain int
 	// Record lists fields to record, "node.field" or "node.field[i]".
 	Record []string
-	// Every records every Every steps (and the initial state). Zero means
+	// Every records every Every steps (and the initial state); an
+	// adaptive run samples every Every·Dt instead (Adaptive). Zero means
 	// 1; negative is an error.
 	Every int
 	// RecordTo, when set, receives every recorded row as it is recorded,
@@ -261,6 +268,32 @@ type Settings struct {
 	// ObserveEvery is the number of steps between Observer calls. Zero
 	// means every step; it must not be negative.
 	ObserveEvery int
+
+	// Method, when not nil, runs the graph monolithically: its stateful
+	// nodes form one system (Sim.System) that Method integrates with the
+	// fixed step Dt, re-evaluating connector outputs at every stage (see
+	// RunMonolithic). Nil means co-simulation (Coupling). Workers and
+	// Grain do not apply (integrator stages are sequential); Coupling and
+	// OnGroupStep must then be unset.
+	Method *integrators.Method
+	// MethodSettings configures Method, or the adaptive integrator (nil:
+	// their defaults). It needs Method or Adaptive.
+	MethodSettings *integrators.Settings
+	// Adaptive runs the graph monolithically with the adaptive
+	// Dormand–Prince 5(4) method (see Integrate): error control
+	// (MethodSettings RTol, ATol, MinStep, MaxStep) chooses the steps, node
+	// events are located to MethodSettings.EventTol. Method must then be
+	// nil or dormand-prince. End is required, or Steps with Dt (the run
+	// then ends at Time() + Steps·Dt); Dt is otherwise optional: with
+	// Record it sets the sample times (below). The state is sampled from
+	// the integrator's dense output at MethodSettings.Output when set,
+	// else, when recording with Dt > 0, at the run's start time plus
+	// every Every·Dt up to End; those samples are Result.Integrator.Samples
+	// and the rows of Result.History (outputs evaluated at the sampled
+	// state). Recording with neither records the start and every Every
+	// accepted steps. A run an event stops records its last state too
+	// (fixed-step runs as well). ObserveEvery counts accepted steps.
+	Adaptive bool
 }
 
 // GroupStep is the diagnostics of one iterated coupling group in one step
@@ -282,43 +315,67 @@ type GroupStep struct {
 // ranged from 0.7× to 1.7× with the machine's load.
 const DefaultGrain = 8192
 
-// Result describes a Run.
-type Result struct {
-	Steps       int           // steps taken by this Run
-	Time        float64       // simulation time at the end
-	Wall        time.Duration // wall-clock time of the stepping loop
-	NodeUpdates int64         // calls of Update
-	OutputEvals int64         // calls of Outputs
-	Workers     int           // workers used
-	// Warnings lists the connectors whose stated explicit stable step
-	// (Sim.StepWarnings) Settings.Dt exceeds; a run that then fails with
-	// a non-finite value returns an error carrying the hint
-	// (*StepHintError).
-	Warnings []StepWarning
-	// Replays counts the steps the batched engine handed back to the
-	// per-node path (see doc.go, Execution model): a step that failed, or
-	// that a kernel could not compute. It is zero in a healthy run; the
-	// failing step's error is returned either way.
-	Replays int
-	History *History // nil when nothing was recorded
-	// Coupling has the statistics of Settings.Coupling; nil without it.
-	Coupling *CouplingStats
-	// Integrator is the work of the integrator in monolithic mode
-	// (RunMonolithic): right-hand-side evaluations, Newton iterations.
-	Integrator integrators.Stats
+// Run advances the simulation in the mode the settings select, and is
+// the one entry point for every way of running a Sim:
+//
+//   - co-simulation (Settings.Method nil, Adaptive false): every node
+//     steps itself with its own Update, coupled by Settings.Coupling
+//     (explicit Jacobi by default), on Workers goroutines;
+//   - fixed-step monolithic (Settings.Method set): the stateful nodes form
+//     one system (Sim.System) that the method integrates with the fixed
+//     step Dt (RunMonolithic is this form);
+//   - adaptive monolithic (Settings.Adaptive): the system is integrated
+//     with the adaptive Dormand–Prince 5(4) method to End, its error
+//     control choosing the steps (Integrate is this form).
+//
+// Every mode returns a *Result with the same Stats and Status, records
+// the same way (Settings.Record) and calls the same Observer.
+//
+// Run stops at the first error: a node's error, a panic inside node or
+// transform code, a non-finite value in a state, output or input
+// (reported as a *node.StateError naming node, field, step and time), or
+// an integrator failure (a *integrators.StepError, wrapped in a
+// *node.StateError when a value is non-finite); the state is then the
+// last good one (before the failing step), the Result describes the steps
+// that succeeded and its Status is Failed. Run stops within one step
+// when ctx is cancelled (inside a step, within one coupling-group
+// iteration or multirate substep, the cancelled step leaving the state at
+// its start; within one trial step when adaptive) and returns ctx's error
+// with the state reached and Status Cancelled. An Observer that returns
+// an error stops the run at the observed state: Status StoppedByObserver,
+// the error an *ObserverError. Invalid settings are an error before any
+// step, with a nil Result (see Settings and MaxSteps).
+func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
+	if err := checkMode(set); err != nil {
+		return nil, err
+	}
+	switch {
+	case set.Adaptive:
+		return s.integrate(ctx, set)
+	case set.Method != nil:
+		return s.runMonolithic(ctx, *set.Method, set)
+	}
+	return s.cosimulate(ctx, set)
 }
 
-// Run advances the simulation. It stops at the first error: a node's
-// error, a panic inside node or transform code, or a non-finite value in a
-// state, output or input, reported as a *node.StateError naming node,
-// field, step and time; the state is then the last good one (before the
-// failing step) and the Result describes the steps that succeeded. Run
-// stops within one step when ctx is cancelled (inside a step, within one
-// coupling-group iteration or multirate substep, the cancelled step
-// leaving the state at its start) and returns ctx's error with the state
-// reached. Invalid settings are an error before any step (see Settings
-// and MaxSteps).
-func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
+// checkMode checks that the settings select one mode consistently.
+func checkMode(set Settings) error {
+	mono := set.Method != nil || set.Adaptive
+	switch {
+	case set.Adaptive && set.Method != nil && set.Method.Name != integrators.MethodDormandPrince:
+		return fmt.Errorf("graph: Settings.Adaptive integrates with %s, the adaptive method; Settings.Method is %s (leave it nil, or drop Adaptive for a fixed step)", integrators.MethodDormandPrince, set.Method.Name)
+	case !mono && set.MethodSettings != nil:
+		return errors.New("graph: Settings.MethodSettings configures Settings.Method, which is nil (co-simulation): set the Method, or drop the MethodSettings")
+	case mono && set.Coupling != nil:
+		return fmt.Errorf("graph: Settings.Coupling (%s) is for co-simulation; a monolithic run (Settings.Method, Adaptive) integrates all nodes together: drop one of them", set.Coupling.Name())
+	case mono && set.OnGroupStep != nil:
+		return errors.New("graph: Settings.OnGroupStep reports coupling groups of a co-simulation; a monolithic run (Settings.Method, Adaptive) has none")
+	}
+	return nil
+}
+
+// cosimulate is Run in co-simulation.
+func (s *Sim) cosimulate(ctx context.Context, set Settings) (res *Result, err error) {
 	steps, err := s.prepareRun(set)
 	if err != nil {
 		return nil, err
@@ -336,7 +393,16 @@ func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 	if grain <= 0 {
 		grain = DefaultGrain
 	}
-	res := &Result{Workers: 1}
+	res = &Result{Mode: CoSimulation, Method: "jacobi", Workers: 1}
+	if set.Coupling != nil {
+		res.Method = set.Coupling.Name()
+	}
+	// Deferred first, so that it runs last, on the final error.
+	defer func() {
+		if res != nil {
+			res.Status = statusOf(ctx, err, false)
+		}
+	}()
 	if ws, werr := s.StepWarnings(set.Dt); werr == nil && len(ws) > 0 {
 		res.Warnings = ws
 		defer func() { err = WithStepHint(err, ws) }()
@@ -370,7 +436,7 @@ func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 	start := time.Now()
 	replays := s.replays
 	defer func() { res.Replays = s.replays - replays }()
-	err = ob.begin(s, res)
+	err = s.first(rec, ob, res)
 	for k := 0; k < steps; k++ {
 		select {
 		case <-done:
@@ -392,17 +458,31 @@ func (s *Sim) Run(ctx context.Context, set Settings) (_ *Result, err error) {
 			}
 		}
 		if ob.due(res.Steps) {
-			if err = ob.step(s, res, integrators.Stats{}); err != nil {
+			res.Replays, res.CouplingIters = s.replays-replays, s.couplingIters()
+			if err = ob.step(s, res); err != nil {
 				break
 			}
 		}
 	}
 	res.Wall = time.Since(start)
 	res.Time = s.Time()
-	return res, ob.end(s, res, integrators.Stats{}, err)
+	res.Replays, res.CouplingIters = s.replays-replays, s.couplingIters()
+	return res, ob.end(s, res, err)
 }
 
-// MaxSteps is the largest number of steps one Run, RunMonolithic (or
+// couplingIters is the number of group iterations of the current coupled
+// Run so far (0 outside one).
+func (s *Sim) couplingIters() int64 {
+	var n int64
+	if p := s.cplan; p != nil {
+		for _, g := range p.groups {
+			n += g.stats.Iterations
+		}
+	}
+	return n
+}
+
+// MaxSteps is the largest number of steps one fixed-step Run (or
 // Settings.End) may ask for: 2^53, beyond which the step count, and so
 // the time t0 + n·dt, is no longer exact in float64.
 const MaxSteps = 1 << 53
@@ -452,7 +532,7 @@ func (s *Sim) prepareRun(set Settings) (int, error) {
 	return steps, nil
 }
 
-// startRecording resolves set.Record and records the initial row.
+// startRecording resolves set.Record; first records the initial row.
 func (s *Sim) startRecording(set Settings, steps int, res *Result) (*recorder, error) {
 	if len(set.Record) == 0 {
 		return nil, nil
@@ -464,11 +544,21 @@ func (s *Sim) startRecording(set Settings, steps int, res *Result) (*recorder, e
 	if set.RecordTo != nil {
 		rec.startStream(set.RecordTo)
 	}
-	if err := rec.row(s); err != nil {
-		return nil, err
-	}
 	res.History = rec.h
 	return rec, nil
+}
+
+// first records the initial row, when recording, and makes the
+// Observer's start call: the run's prologue, whose error (a node failing
+// at the initial state, the Observer stopping it) ends the run before its
+// first step.
+func (s *Sim) first(rec *recorder, ob *observation, res *Result) error {
+	if rec != nil {
+		if err := rec.row(s); err != nil {
+			return err
+		}
+	}
+	return ob.begin(s, res)
 }
 
 // cancelled returns the Run's context error once it is cancelled, and nil

@@ -122,7 +122,7 @@ func TestMonolithicGMRESAgreesWithDense(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return sim.State(nil), res.Integrator
+			return sim.State(nil), res.Integrator.Stats
 		}
 		ref, _ := run(&integrators.Settings{LinearSolver: integrators.LinearDense})
 		for _, s := range []integrators.Settings{

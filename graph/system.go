@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cosimgo/cosim/integrators"
@@ -62,6 +63,10 @@ func (m *System) recoverAt(cur *int32, t float64, err *error) {
 	}
 }
 
+// ErrNoDerivatives is wrapped by the error of Sim.System, and so of a
+// monolithic run, when a stateful node does not implement node.Deriver.
+var ErrNoDerivatives = errors.New("graph: monolithic integration needs Derivatives")
+
 // System returns the monolithic view of s. Every stateful node must have
 // Derivatives (node.Deriver); the error names those that do not.
 func (s *Sim) System() (*System, error) {
@@ -80,7 +85,7 @@ func (s *Sim) System() (*System, error) {
 		m.derivs[k] = d
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("graph: monolithic integration needs Derivatives, which these nodes lack: %v; run them in co-simulation mode", missing)
+		return nil, fmt.Errorf("%w, which these nodes lack: %v; run them in co-simulation mode", ErrNoDerivatives, missing)
 	}
 	batched := make([]bool, len(s.nodes))
 	for _, f := range s.families {
@@ -298,7 +303,8 @@ func (m *System) Events(t float64, y, dst []float64) (err error) {
 }
 
 // Reset applies flat event i's reset map to its node's slots of dst and
-// continues the integration. A panic in node code is returned as an error
+// continues the integration, or stops it when the node's Reset returns
+// node.ErrStop (integrators.EventStop). A panic in node code is returned as an error
 // naming the node.
 func (m *System) Reset(i int, t float64, y, dst []float64) (_ integrators.EventAction, err error) {
 	e := m.events()[i]
@@ -311,6 +317,9 @@ func (m *System) Reset(i int, t float64, y, dst []float64) (_ integrators.EventA
 	defer m.recoverAt(&cur, t, &err)
 	c := &m.s.nodes[e.node]
 	if err := e.ev.Reset(e.event, t, y[c.x0:c.x1], m.s.inputs(c), dst[c.x0:c.x1]); err != nil {
+		if errors.Is(err, node.ErrStop) {
+			return integrators.EventStop, nil
+		}
 		return integrators.EventContinue, stepError(c.name, "", m.s.steps, t, err)
 	}
 	return integrators.EventContinue, nil

@@ -20,7 +20,8 @@
 // else is an optional capability found by type assertion, as io.WriterTo
 // is beside io.Writer: [Deriver] (the continuous right-hand side),
 // [Outputter] (values derived from state and inputs), [Tunable] (run-time
-// parameter overrides), [Eventer] (zero crossings and reset maps),
+// parameter overrides), [Eventer] (zero crossings and reset maps; a
+// reset returning [ErrStop] ends the run at the event),
 // [TimeEventer] (times known in advance at which outputs jump, for
 // sources),
 // [InputJacobian] and [OutputJacobian] (analytic derivatives),

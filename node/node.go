@@ -71,7 +71,9 @@ type Event struct {
 // Eventer is the capability of a node with events (Spec().Events):
 // EventValues writes g_i(t, x, in) for every event into dst, and Reset
 // applies event i's reset map at the located crossing, writing the new
-// state into dst.
+// state into dst. A Reset that returns ErrStop (or an error wrapping it)
+// after writing dst ends the run at the event: the run keeps the reset
+// state and reports that an event stopped it, without an error.
 type Eventer interface {
 	EventValues(t float64, x []float64, in Inputs, dst []float64) error
 	Reset(event int, t float64, x []float64, in Inputs, dst []float64) error
@@ -137,6 +139,11 @@ type StateError struct {
 
 // ErrNonFinite is the cause of a StateError for a NaN or Inf value.
 var ErrNonFinite = fmt.Errorf("value is not finite")
+
+// ErrStop is returned by Eventer.Reset, after it has written the reset
+// state, to end the run at the event (a ball that should stop at its
+// first impact, a trip that ends a scenario). It is not a failure.
+var ErrStop = fmt.Errorf("stop the run at this event")
 
 func (e *StateError) Error() string {
 	where := e.Node

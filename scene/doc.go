@@ -13,10 +13,12 @@
 // [Scene.Compile] also compiles the graph; [Scene.Simulate] runs it in the
 // scene's mode (co-simulation with its coupling strategy, fixed-step
 // monolithic with its integrator, or adaptive monolithic with dense
-// output and events) and returns a [Result] with the statistics every
-// mode shares. The run section maps onto the packages that run it:
-// [Scene.Settings] is its graph.Settings, the run.coupling section
-// ([Coupling], [Coupling.Strategy]) a coupling.Strategy, and
+// output and events) with one graph.Sim.Run of the scene's run settings
+// ([Scene.Settings] gives the same graph.Settings) and returns a
+// [Result]: that run's graph.Result — the Stats, Status and mode parts
+// every mode shares — and the compiled Sim in its end state. The run
+// section maps onto the packages that run it: the run.coupling section
+// ([Coupling], [Coupling.Strategy]) is a coupling.Strategy and
 // run.integrator ([Integrator]) an integration method of package
 // integrators. [Scene.With] applies --set style overrides of parameters
 // and run settings. [FromGraph] and [Scene.Encode] save a graph built in
@@ -61,7 +63,9 @@
 //   - Simulate returns no Result for a scene with a problem: a run that
 //     starts has valid parameters, wiring and recorded fields.
 //   - Simulate's Options.Observer is the graph's observer hook
-//     (graph.Observer) in every mode; it cannot change the results.
+//     (graph.Observer) and Options.RecordTo its row stream, in every
+//     mode; neither can change the results. Simulate derives nothing
+//     from the run's Result: it is the graph's.
 //     Options.Resume continues a checkpoint of the same scene bit for bit.
 //   - Scenes never carry code: only registered node types, the three
 //     transform kinds and the connector types exist; function-valued

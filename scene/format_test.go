@@ -109,7 +109,7 @@ func TestExamples(t *testing.T) {
 		if math.Abs(slow-99.947) > 5e-4 || fast > 1e-15 {
 			t.Errorf("two-mass modes: slow %.5f%% (published 99.947%%), fast %.3g%% (published 1.53e-18%%)", slow, fast)
 		}
-		if r.Mode != scene.Monolithic || r.Method != integrators.MethodGeneralizedAlpha || r.Steps != 120 {
+		if r.Mode != graph.Monolithic || r.Method != integrators.MethodGeneralizedAlpha || r.Steps != 120 {
 			t.Errorf("two-mass modes: %s %s %d steps", r.Mode, r.Method, r.Steps)
 		}
 	}

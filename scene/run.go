@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"time"
+	"slices"
 
 	"github.com/cosimgo/cosim/graph"
-	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -39,61 +37,29 @@ type Options struct {
 	// Result.Sim instead).
 	NoHistory bool
 	// RecordTo, when set, receives the recorded rows as CSV as they are
-	// recorded (graph.Settings.RecordTo), for the fixed-step modes; an
-	// adaptive run samples its dense output and records in memory only
-	// (Streamable says which). StreamOnly then keeps no rows in memory
-	// (Result.History has the columns only).
+	// recorded (graph.Settings.RecordTo), in every mode. StreamOnly then
+	// keeps no rows in memory (Result.History has the columns only).
 	RecordTo   io.Writer
 	StreamOnly bool
 }
 
-// Streamable reports whether Options.RecordTo applies to a run of the
-// scene: every mode but the adaptive one, which samples its history
-// from dense output after the run.
-func (sc *Scene) Streamable() bool { return !sc.adaptive() }
-
-// Result describes a scene run, whichever the mode.
+// Result is the graph.Result of a scene run — the same Stats, Status and
+// mode-specific parts whichever the scene's mode — with the compiled Sim
+// beside it.
 type Result struct {
-	// Mode is CoSimulation, Monolithic or "monolithic (adaptive)".
-	Mode string
-	// Method is the integrator of a monolithic run; the coupling
-	// strategy's name in co-simulation ("jacobi" by default).
-	Method string
-	// Steps is the number of steps taken (accepted steps when adaptive).
-	Steps int
-	// Rejected counts rejected trial steps (adaptive and Newton failures).
-	Rejected int
-	// Iterations counts the coupling group iterations (co-simulation) or
-	// the Newton iterations (monolithic implicit methods).
-	Iterations int64
-	// Events counts located events (monolithic runs, adaptive or fixed
-	// step, locate them; co-simulated nodes handle theirs inside their
-	// steps, uncounted).
-	Events int
-	// Time is the simulation time at the end, Wall the wall-clock time.
-	Time float64
-	Wall time.Duration
-	// History is the recorded table; nil when nothing was recorded.
-	History *graph.History
+	*graph.Result
 	// Sim is the compiled graph in its end state: Sim.Value reads any
 	// field at the end time.
 	Sim *graph.Sim
-	// Graph is the graph package's result (nil for adaptive runs);
-	// Integrator the adaptive integrator's (nil otherwise).
-	Graph      *graph.Result
-	Integrator *integrators.Result
 }
 
-// ModeAdaptive is Result.Mode of an adaptive monolithic run.
-const ModeAdaptive = "monolithic (adaptive)"
-
-// Simulate compiles the scene against reg and runs it in its mode:
-// co-simulation (graph.Sim.Run with the scene's coupling strategy),
-// fixed-step monolithic (graph.Sim.RunMonolithic) or adaptive monolithic
-// (graph.Sim.Integrate, with samples at Record.Times or every Every·Dt).
-// Errors are *Error values with the JSON path they come from where there
-// is one; a run that fails part way returns its Result so far with the
-// error.
+// Simulate compiles the scene against reg and runs it in its mode with
+// one graph.Sim.Run: the scene's run settings (Settings) select
+// co-simulation with the scene's coupling strategy, fixed-step monolithic
+// or adaptive monolithic integration (samples at Record.Times or every
+// Every·Dt). Errors are *Error values with the JSON path they come from
+// where there is one; a run that fails part way returns its Result so
+// far with the error, and a run that could not start a nil Result.
 func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options) (*Result, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -108,12 +74,18 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 	if errs = append(c.errs, errs...); len(errs) > 0 {
 		return nil, joinErrors(errs)
 	}
-	set := sc.Settings()
+	set, err := sc.runSettings()
+	if err != nil {
+		return nil, err
+	}
 	if opts.NoHistory {
 		set.Record = nil
+		if set.MethodSettings != nil {
+			set.MethodSettings.Output = nil
+		}
 	}
 	set.Observer, set.ObserveEvery = opts.Observer, opts.ObserveEvery
-	if opts.RecordTo != nil && len(set.Record) > 0 && !sc.adaptive() {
+	if opts.RecordTo != nil && len(set.Record) > 0 {
 		set.RecordTo, set.StreamOnly = opts.RecordTo, opts.StreamOnly
 	}
 	if opts.Resume != nil {
@@ -134,125 +106,52 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 			return nil, err
 		}
 	}
-	var err error
-	res := &Result{Mode: CoSimulation, Sim: sim}
-	switch {
-	case sc.adaptive():
-		res.Mode, res.Method = ModeAdaptive, integrators.MethodDormandPrince
-		err = sc.integrate(ctx, sim, set, res)
-	case sc.Run.Mode == Monolithic:
-		res.Mode = Monolithic
-		m, merr := sc.Run.Integrator.method()
-		if merr != nil {
-			return nil, &Error{Path: "run.integrator.method", Err: merr}
-		}
-		res.Method = m.Name
-		if _, serr := sim.System(); serr != nil {
-			return nil, &Error{Path: "run.mode", Err: serr}
-		}
-		gr, rerr := sim.RunMonolithic(ctx, m, sc.Run.Integrator.settings(), set)
-		res.fromGraph(gr)
-		res.Rejected = res.Graph.Integrator.Rejected
-		res.Iterations = int64(res.Graph.Integrator.NewtonIters)
-		err = rerr
-	default:
-		res.Method = "jacobi"
-		if set.Coupling != nil {
-			res.Method = set.Coupling.Name()
-		}
-		gr, rerr := sim.Run(ctx, set)
-		if gr == nil && rerr != nil && sc.Run.Coupling != nil && errors.Is(rerr, graph.ErrCouplingName) {
-			return nil, &Error{Path: "run.coupling", Err: rerr}
-		}
-		res.fromGraph(gr)
-		if c := res.Graph.Coupling; c != nil {
-			for _, gs := range c.Groups {
-				res.Iterations += gs.Iterations
-			}
-		}
-		err = rerr
-	}
-	return res, err
-}
-
-func (r *Result) fromGraph(gr *graph.Result) {
+	gr, err := sim.Run(ctx, set)
 	if gr == nil {
-		gr = &graph.Result{}
+		return nil, sc.startError(err)
 	}
-	r.Graph = gr
-	r.Steps, r.Time, r.Wall, r.History = gr.Steps, gr.Time, gr.Wall, gr.History
-	r.Events = gr.Integrator.EventsHandled
+	return &Result{Result: gr, Sim: sim}, err
 }
 
-// integrate runs the adaptive integrator and builds the history from its
-// dense-output samples.
-func (sc *Scene) integrate(ctx context.Context, sim *graph.Sim, set graph.Settings, res *Result) error {
-	end := sc.EndTime()
-	is := sc.Run.Integrator.settings()
-	if len(set.Record) > 0 {
-		is.Output = sc.Record.Times
-		if len(is.Output) == 0 {
-			every := float64(max(sc.Record.Every, 1))
-			n := int(math.Floor(end/(every*sc.Run.Dt) + 1e-9))
-			for k := 0; k <= n; k++ {
-				is.Output = append(is.Output, min(float64(k)*every*sc.Run.Dt, end))
-			}
-		}
+// runSettings returns the graph settings of the scene's run: the step,
+// length, workers and recording, and its mode — the coupling strategy of
+// a co-simulation, the method and its settings of a monolithic run, the
+// error control of an adaptive one, which ends at EndTime and samples at
+// Record.Times when given (else every Every·Dt, graph.Settings.Adaptive).
+// The error is an *Error at the path of an invalid setting.
+func (sc *Scene) runSettings() (graph.Settings, error) {
+	set := graph.Settings{Dt: sc.Run.Dt, Steps: sc.Run.Steps, End: sc.Run.End, Workers: sc.Run.Workers, Record: sc.Record.Fields, Every: sc.Record.Every}
+	if sc.Run.Coupling != nil {
+		set.Coupling, _ = sc.Run.Coupling.Strategy()
 	}
-	start := time.Now()
-	var obs []graph.Observer
-	if set.Observer != nil {
-		obs = append(obs, set.Observer)
+	in := sc.Run.Integrator
+	if sc.Run.Mode != Monolithic || in == nil {
+		return set, nil
 	}
-	ir, err := sim.Integrate(ctx, end, is, obs...)
-	res.Wall = time.Since(start)
-	res.Integrator = ir
-	if ir == nil {
-		return err
+	set.Coupling, set.Workers = nil, 0
+	set.MethodSettings = in.settings()
+	if in.Adaptive {
+		set.Adaptive = true
+		set.Steps, set.End = 0, sc.EndTime()
+		set.MethodSettings.Output = slices.Clone(sc.Record.Times)
+		return set, nil
 	}
-	res.Steps, res.Rejected, res.Events, res.Time = ir.Steps, ir.Rejected, len(ir.Events), ir.T
-	res.Iterations = int64(ir.NewtonIters)
-	if len(set.Record) == 0 || len(ir.Samples) == 0 {
-		return err
+	m, err := in.method()
+	if err != nil {
+		return set, &Error{Path: "run.integrator.method", Err: err}
 	}
-	h, herr := sampleHistory(sim, set.Record, ir)
-	res.History = h
-	return errors.Join(err, herr)
+	set.Method = &m
+	return set, nil
 }
 
-// sampleHistory evaluates the recorded fields at every dense-output sample
-// (outputs such as a connector's force are evaluated at the sample's
-// state), then restores the integrator's end state.
-func sampleHistory(sim *graph.Sim, fields []string, ir *integrators.Result) (*graph.History, error) {
-	h := &graph.History{}
-	defer func() {
-		if ir.Y != nil {
-			_ = sim.SetState(ir.Y, ir.T)
-		}
-	}()
-	for i, s := range ir.Samples {
-		if err := sim.SetState(s.Y, s.T); err != nil {
-			return h, err
-		}
-		var row []float64
-		for _, f := range fields {
-			v, err := sim.Value(f)
-			if err != nil {
-				return h, err
-			}
-			if i == 0 {
-				if len(v) == 1 {
-					h.Columns = append(h.Columns, f)
-				} else {
-					for k := range v {
-						h.Columns = append(h.Columns, fmt.Sprintf("%s[%d]", f, k))
-					}
-				}
-			}
-			row = append(row, v...)
-		}
-		h.Times = append(h.Times, s.T)
-		h.Rows = append(h.Rows, row)
+// startError places the error of a run that could not start (a nil
+// graph.Result) at the scene path it comes from.
+func (sc *Scene) startError(err error) error {
+	switch {
+	case errors.Is(err, graph.ErrCouplingName) && sc.Run.Coupling != nil:
+		return &Error{Path: "run.coupling", Err: err}
+	case errors.Is(err, graph.ErrNoDerivatives):
+		return &Error{Path: "run.mode", Err: err}
 	}
-	return h, nil
+	return err
 }

@@ -97,13 +97,9 @@ func (c *Coupling) Strategy() (*coupling.Strategy, error) {
 	return &st, nil
 }
 
-// Settings returns the graph run settings of the scene, with its coupling
-// strategy (nil when the scene has none or an invalid one: Decode reports
-// that).
+// Settings returns the graph run settings of the scene, in its mode
+// (runSettings); settings that Decode reports as invalid are left unset.
 func (sc *Scene) Settings() graph.Settings {
-	set := graph.Settings{Dt: sc.Run.Dt, Steps: sc.Run.Steps, End: sc.Run.End, Workers: sc.Run.Workers, Record: sc.Record.Fields, Every: sc.Record.Every}
-	if sc.Run.Coupling != nil {
-		set.Coupling, _ = sc.Run.Coupling.Strategy()
-	}
+	set, _ := sc.runSettings()
 	return set
 }

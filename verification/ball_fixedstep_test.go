@@ -70,7 +70,7 @@ func TestBallFixedStepMonolithic(t *testing.T) {
 		if s.Time() != end {
 			t.Errorf("%s: ended at t = %v, want %v", method, s.Time(), end)
 		}
-		return x[0], vv[0], res.Integrator
+		return x[0], vv[0], res.Integrator.Stats
 	}
 	for _, c := range []struct {
 		method string

@@ -84,11 +84,11 @@ func TestBallEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Events) != len(impacts) {
-		t.Fatalf("%d events located, want %d", len(res.Events), len(impacts))
+	if len(res.Integrator.Events) != len(impacts) {
+		t.Fatalf("%d events located, want %d", len(res.Integrator.Events), len(impacts))
 	}
 	worst := 0.0
-	for i, ev := range res.Events {
+	for i, ev := range res.Integrator.Events {
 		worst = math.Max(worst, math.Abs(ev.T-impacts[i]))
 	}
 	x, _ := s.Value("ball.position")

@@ -187,10 +187,10 @@ func TestSpringPendulumPeriod(t *testing.T) {
 			t.Fatal(err)
 		}
 		var cross []float64
-		for i := 1; i < len(res.Samples); i++ {
-			x0, x1 := res.Samples[i-1].Y[0], res.Samples[i].Y[0]
+		for i := 1; i < len(res.Integrator.Samples); i++ {
+			x0, x1 := res.Integrator.Samples[i-1].Y[0], res.Integrator.Samples[i].Y[0]
 			if x0 > 0 && x1 <= 0 {
-				t0, t1 := res.Samples[i-1].T, res.Samples[i].T
+				t0, t1 := res.Integrator.Samples[i-1].T, res.Integrator.Samples[i].T
 				cross = append(cross, t0+(t1-t0)*x0/(x0-x1))
 			}
 		}

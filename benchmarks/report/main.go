@@ -501,7 +501,7 @@ func (r *report) adaptive() {
 		row := adaptRow{n: n}
 		var got []float64
 		var h *benchmarks.HandDP
-		var res *integrators.Result
+		var res *graph.Result
 		best := repeat(
 			func() time.Duration {
 				h = benchmarks.NewHandDP(n, y0)
@@ -521,10 +521,10 @@ func (r *report) adaptive() {
 			},
 		)
 		row.handWall, row.graphWall = best[0], best[1]
-		row.steps, row.rejected, row.evals = res.Steps, res.Rejected, res.FuncEvals
-		row.sameSteps = res.Steps == h.Steps && res.Rejected == h.Rejected && res.FuncEvals == h.Evals
+		row.steps, row.rejected, row.evals = res.Steps, res.Rejected, res.Integrator.FuncEvals
+		row.sameSteps = res.Steps == h.Steps && res.Rejected == h.Rejected && res.Integrator.FuncEvals == h.Evals
 		row.hand = float64(best[0].Nanoseconds()) / float64(h.Evals) / float64(n)
-		row.graph = float64(best[1].Nanoseconds()) / float64(res.FuncEvals) / float64(n)
+		row.graph = float64(best[1].Nanoseconds()) / float64(res.Integrator.FuncEvals) / float64(n)
 		row.errs = c.Measure(got, end)
 		r.adapt = append(r.adapt, row)
 	}

@@ -125,7 +125,7 @@ func w4ChildMain(spec string) {
 		res.LaterCPU = cpuTime() - c0
 		if r2 != nil {
 			res.Later = r2.Wall
-			res.Stats = r2.Integrator
+			res.Stats = r2.Integrator.Stats
 		}
 	}
 	if err != nil {

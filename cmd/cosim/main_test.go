@@ -379,7 +379,7 @@ func TestDemoPrintRuns(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errs)
 	}
-	mustContain(t, "run summary", out, "bouncing ball: co-simulation (jacobi), 100000 steps to t = 10", "rejected steps 0, iterations 0, events n/a (fixed step)")
+	mustContain(t, "run summary", out, "bouncing ball: co-simulation (jacobi), 100000 steps to t = 10", "coupling iterations 0, events n/a (co-simulated nodes handle theirs in their steps)")
 	cosim(t, "demo", "-o", filepath.Join(dir, "demo.csv"))
 	a, _ := os.ReadFile(filepath.Join(dir, "run.csv"))
 	b, _ := os.ReadFile(filepath.Join(dir, "demo.csv"))

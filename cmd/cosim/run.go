@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/cosimgo/cosim/graph"
-	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
@@ -113,7 +112,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var stream *streamOut
 	// (Not into a device or FIFO: opening a FIFO blocks until it has a
 	// reader, so those are written at the end, in place.)
-	if *out != "" && *out != "-" && f == "csv" && *fig == "" && sc.Streamable() && !special(*out) {
+	if *out != "" && *out != "-" && f == "csv" && *fig == "" && !special(*out) {
 		if stream, err = createStream(*out); err != nil {
 			return err
 		}
@@ -369,27 +368,21 @@ func printSummary(w io.Writer, path string, sc *scene.Scene, res *scene.Result) 
 	if name == "" {
 		name = filepath.Base(path)
 	}
-	fmt.Fprintf(w, "%s: %s (%s), %d steps to t = %s in %v\n", name, res.Mode, res.Method, res.Steps, fmtTime(res.Time), res.Wall.Round(time.Microsecond))
-	// Only adaptive runs locate (and count) events; fixed-step nodes
-	// handle theirs inside their steps, so a count there would be a
-	// wrong 0.
-	events := "n/a (fixed step)"
-	if res.Mode == scene.ModeAdaptive {
-		events = strconv.Itoa(res.Events)
+	ended := ""
+	if res.Status != graph.EndReached {
+		ended = " (" + res.Status.String() + ")"
 	}
-	fmt.Fprintf(w, "rejected steps %d, iterations %d, events %s\n", res.Rejected, res.Iterations, events)
-	// The integrator's counted work (monolithic runs): right-hand sides,
-	// and for implicit methods the Newton, Krylov and Jacobian work.
-	var st *integrators.Stats
-	switch {
-	case res.Integrator != nil:
-		st = &res.Integrator.Stats
-	case res.Graph != nil && res.Mode == scene.Monolithic:
-		st = &res.Graph.Integrator
-	}
-	if st == nil {
+	fmt.Fprintf(w, "%s: %s (%s), %d steps to t = %s in %v%s\n", name, res.Mode, res.Method, res.Steps, fmtTime(res.Time), res.Wall.Round(time.Microsecond), ended)
+	if res.Mode == graph.CoSimulation {
+		// Co-simulated nodes handle their events inside their own
+		// steps, uncounted: a count there would be a wrong 0.
+		fmt.Fprintf(w, "node updates %d, coupling iterations %d, events n/a (co-simulated nodes handle theirs in their steps)\n", res.NodeUpdates, res.CouplingIters)
 		return
 	}
+	fmt.Fprintf(w, "rejected steps %d, Newton iterations %d, events %d\n", res.Rejected, res.NewtonIters, res.Events)
+	// The integrator's counted work (monolithic runs): right-hand sides,
+	// and for implicit methods the Newton, Krylov and Jacobian work.
+	st := &res.Integrator.Stats
 	if st.NewtonIters == 0 {
 		fmt.Fprintf(w, "work: RHS evaluations %d\n", st.FuncEvals)
 		return

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/cosimgo/cosim/graph"
-	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
@@ -237,50 +236,24 @@ func sceneSteps(sc *scene.Scene) int {
 	return int(math.Round(sc.Run.End / sc.Run.Dt))
 }
 
-// integratorOf returns the method and settings of a monolithic scene's
-// integrator, as scene.Simulate runs it (scene keeps these unexported; a
-// test holds this copy to Simulate's results bit for bit).
-func integratorOf(in *scene.Integrator) (integrators.Method, *integrators.Settings, error) {
-	m, err := integrators.Configure(in.Method, integrators.Params{Beta: in.Beta, Gamma: in.Gamma, RhoInf: in.RhoInf})
-	if err != nil {
-		return m, nil, err
-	}
-	return m, &integrators.Settings{
-		RTol: in.RTol, ATol: in.ATol,
-		InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep, MaxSteps: in.MaxSteps,
-		EventTol:  in.EventTol,
-		NewtonTol: in.NewtonTol, NewtonMaxIter: in.NewtonMaxIter,
-	}, nil
-}
-
 // advance runs sim forward by k steps of the scene's mode (or, adaptive,
 // to time tEnd), continuing the run the previous call left: co-simulation
-// keeps its coupling memory and monolithic runs their stepper. Fixed-step
-// runs are bit-identical to one scene.Simulate; an adaptive run is cut at
-// every frame time, so its steps differ from one uninterrupted run within
-// its tolerances.
+// keeps its coupling memory and monolithic runs their stepper. It runs
+// the scene's own settings (scene.Scene.Settings) with one graph.Sim.Run,
+// so fixed-step runs are bit-identical to one scene.Simulate; an adaptive
+// run is cut at every frame time, so its steps differ from one
+// uninterrupted run within its tolerances.
 func advance(ctx context.Context, sc *scene.Scene, sim *graph.Sim, k int, tEnd float64) error {
 	set := sc.Settings()
 	set.Record, set.Every, set.End, set.Steps = nil, 0, 0, k
-	switch {
-	case sc.Run.Mode == scene.Monolithic && sc.Run.Integrator != nil && sc.Run.Integrator.Adaptive:
-		_, is, err := integratorOf(sc.Run.Integrator)
-		if err != nil {
-			return err
+	if set.Adaptive {
+		set.End, set.Steps = tEnd, 0
+		if set.MethodSettings != nil {
+			set.MethodSettings.Output = nil
 		}
-		_, err = sim.Integrate(ctx, tEnd, is)
-		return err
-	case sc.Run.Mode == scene.Monolithic:
-		m, is, err := integratorOf(sc.Run.Integrator)
-		if err != nil {
-			return err
-		}
-		_, err = sim.RunMonolithic(ctx, m, is, set)
-		return err
-	default:
-		_, err := sim.Run(ctx, set)
-		return err
 	}
+	_, err := sim.Run(ctx, set)
+	return err
 }
 
 // errNoDrawable is returned when a scene has nothing to draw.

@@ -37,6 +37,8 @@ func main() {
 	if err != nil {
 		log.Fatal(err) // e.g. `node ball.position: step 812 at t=8.12: ball: Update at t=8.12: new position = NaN: value is not finite`
 	}
+	// Every way of running returns one *graph.Result: Stats, a Status
+	// saying how the run ended, and the parts of its mode.
 	x, _ := sim.Value("ball.position")
-	fmt.Printf("%d steps, h(10 s) = %.4f m\n", res.Steps, x[0])
+	fmt.Printf("%v: %v, %d steps, h(10 s) = %.4f m\n", res.Status, res.Mode, res.Steps, x[0])
 }

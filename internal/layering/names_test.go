@@ -70,6 +70,8 @@ func TestOneNameOneMeaning(t *testing.T) {
 		"Settings":   "graph.Settings (a run) and integrators.Settings (a method's options): per-method settings (issue 21)",
 		"Checkpoint": "graph.Checkpoint (a Sim) and integrators.Checkpoint (a stepper's memory) (issue 21)",
 		"History":    "graph.History (recorded fields) and integrators.History (dense output) (issue 21)",
+		"Stats":      "graph.Stats (a run's work) and integrators.Stats (an integrator's work), with the method interface (issue 21)",
+		"Status":     "graph.Status (how a run ended) and integrators.Status (how a driver run ended), with the method interface (issue 21)",
 		"Scheme":     "coupling.Scheme (Jacobi, Gauss–Seidel, iterative) and integrators.Scheme (a user-defined method), with the method interface (issue 21)",
 	}
 	declared := map[string][]string{}
@@ -124,6 +126,7 @@ func TestCouplingMeansStrategies(t *testing.T) {
 		"graph.Settings.Coupling":   "the strategy of a run",
 		"graph.Result.Coupling":     "the statistics of a run under a strategy",
 		"graph.CouplingStats":       "the statistics of a run under a strategy",
+		"graph.Stats.CouplingIters": "the iterations of a strategy's groups in a run",
 		"graph.CouplingCheckpoint":  "the cross-step memory of a strategy's groups",
 		"graph.Checkpoint.Coupling": "the cross-step memory of a strategy's groups",
 		"graph.ErrCouplingName":     "a strategy names a node the graph lacks",

@@ -1,0 +1,348 @@
+package graph_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/ball"
+	"github.com/cosimgo/cosim/nodes/table"
+)
+
+// The ball on the table (h0 = 10 m, e = 0.9, g = 9.81) run to 3 s: one
+// impact, at t1 = √(2·h0/g) = 1.4278 s (the second is at t1 + 2·e·g·t1/g =
+// 3.998 s), after which h(t) = v1·(t−t1) − g/2·(t−t1)², v1 = e·g·t1.
+const (
+	resH0, resE, resG = 10.0, 0.9, 9.81
+	resEnd, resDt     = 3.0, 1e-3
+)
+
+func resImpact() float64 { return math.Sqrt(2 * resH0 / resG) }
+
+func resHeight(t float64) float64 {
+	t1 := resImpact()
+	v1 := resE * resG * t1
+	return v1*(t-t1) - resG/2*(t-t1)*(t-t1)
+}
+
+// resModes are the three ways of running a Sim, each selected by the
+// Settings alone and run by the one entry point, Sim.Run.
+func resModes() []struct {
+	name   string
+	mode   graph.Mode
+	method string
+	set    func(graph.Settings) graph.Settings
+} {
+	rk4, err := integrators.ByName(integrators.MethodRK4)
+	if err != nil {
+		panic(err)
+	}
+	return []struct {
+		name   string
+		mode   graph.Mode
+		method string
+		set    func(graph.Settings) graph.Settings
+	}{
+		{"co-simulation", graph.CoSimulation, "jacobi", func(s graph.Settings) graph.Settings { return s }},
+		{"monolithic rk4", graph.Monolithic, integrators.MethodRK4, func(s graph.Settings) graph.Settings {
+			s.Method = &rk4
+			return s
+		}},
+		{"adaptive", graph.MonolithicAdaptive, integrators.MethodDormandPrince, func(s graph.Settings) graph.Settings {
+			s.Adaptive, s.MethodSettings = true, &integrators.Settings{RTol: 1e-10, ATol: 1e-12}
+			return s
+		}},
+	}
+}
+
+// Co-simulation, fixed-step monolithic RK4 and adaptive Dormand–Prince
+// run the ball scene through Sim.Run with the same Settings but for the
+// mode, and return the same Result type whose Stats and Status mean the
+// same thing: the run ended at 3 s (EndReached), Steps counts the steps
+// (3 000 of 1 ms for the fixed-step modes, the accepted steps when
+// adaptive), Time is the Sim's time, the History holds the recorded rows
+// at the same times in every mode (every 500 steps of 1 ms; the adaptive
+// run samples its dense output there), the height at 3 s is the closed
+// form's, and the mode-specific counts sit where they belong.
+func TestResultModes(t *testing.T) {
+	for _, m := range resModes() {
+		t.Run(m.name, func(t *testing.T) {
+			s := ballTable(t)
+			set := m.set(graph.Settings{Dt: resDt, End: resEnd, Record: []string{"ball.position"}, Every: 500})
+			res, err := s.Run(context.Background(), set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != graph.EndReached || res.Status.Err() != nil || res.Mode != m.mode || res.Method != m.method {
+				t.Errorf("status %v (%v), mode %v, method %q; want EndReached, %v, %q", res.Status, res.Status.Err(), res.Mode, res.Method, m.mode, m.method)
+			}
+			// Time: the fixed-step modes end at n·dt, within one rounding
+			// of 3; the adaptive driver ends on End exactly.
+			if res.Time != s.Time() || math.Abs(res.Time-resEnd) > 1e-12 {
+				t.Errorf("Time %v, Sim at %v; want %v", res.Time, s.Time(), resEnd)
+			}
+			if res.Wall <= 0 {
+				t.Errorf("Wall %v", res.Wall)
+			}
+			// Every 0.5 s from 0 to 3: seven rows, the same times in
+			// every mode (to one rounding of n·dt).
+			if h := res.History; h == nil || len(h.Times) != 7 {
+				t.Fatalf("history %+v; want 7 rows", h)
+			}
+			for i, ti := range res.History.Times {
+				if math.Abs(ti-0.5*float64(i)) > 1e-12 {
+					t.Errorf("row %d at t = %v, want %v", i, ti, 0.5*float64(i))
+				}
+			}
+			// The height at 3 s. Tolerances: co-simulation, whose ball
+			// resolves contact at the end of the step that passes the
+			// table, is first order in dt: the impact is late by up to
+			// one step, an error of about v1·dt = 12.6 mm; RK4 and the
+			// adaptive driver locate the impact to their event
+			// tolerance and integrate a parabola exactly, to rounding.
+			h, _ := s.Value("ball.position")
+			tol := 1e-9
+			if m.mode == graph.CoSimulation {
+				tol = 2e-2
+			}
+			if d := math.Abs(h[0] - resHeight(resEnd)); d > tol {
+				t.Errorf("h(3) = %.12g, closed form %.12g (|Δ| = %.3g > %g)", h[0], resHeight(resEnd), d, tol)
+			}
+			switch m.mode {
+			case graph.CoSimulation:
+				if res.Steps != 3000 || res.NodeUpdates == 0 || res.NodeUpdates%int64(res.Steps) != 0 || res.Integrator != nil ||
+					res.Evaluations != 0 || res.Events != 0 || res.Rejected != 0 {
+					t.Errorf("co-simulation stats %+v, integrator %v", res.Stats, res.Integrator)
+				}
+			case graph.Monolithic:
+				// The integrator's own Steps count its partial steps to
+				// and from the located impact as well.
+				in := res.Integrator
+				if res.Steps != 3000 || in == nil || in.Steps < 3000 || res.Events != 1 || in.EventsHandled != 1 ||
+					res.Evaluations != int64(in.FuncEvals) || res.Evaluations < 4*3000 || res.NodeUpdates != 0 {
+					t.Errorf("RK4 stats %+v, integrator %+v", res.Stats, in)
+				}
+			case graph.MonolithicAdaptive:
+				in := res.Integrator
+				if in == nil || res.Steps == 0 || res.Steps != in.Steps || res.Rejected != in.Rejected ||
+					res.Evaluations != int64(in.FuncEvals) || res.Events != 1 || len(in.Events) != 1 || len(in.Samples) != 7 {
+					t.Fatalf("adaptive stats %+v, integrator %+v", res.Stats, in)
+				}
+				// The located impact, to the driver's event tolerance.
+				if d := math.Abs(in.Events[0].T - resImpact()); d > 1e-9 {
+					t.Errorf("impact at %.12g, want %.12g", in.Events[0].T, resImpact())
+				}
+			}
+		})
+	}
+}
+
+// Sim.RunMonolithic and Sim.Integrate are Run with the mode's settings:
+// the same Result, bit for bit but for the wall-clock time.
+func TestResultThinForms(t *testing.T) {
+	rk4, _ := integrators.ByName(integrators.MethodRK4)
+	is := &integrators.Settings{RTol: 1e-9, ATol: 1e-12}
+	a, b := ballTable(t), ballTable(t)
+	ra, err := a.RunMonolithic(context.Background(), rk4, nil, graph.Settings{Dt: resDt, End: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := b.Run(context.Background(), graph.Settings{Dt: resDt, End: 2, Method: &rk4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, "RunMonolithic", ra, rb)
+	a, b = ballTable(t), ballTable(t)
+	ra, err = a.Integrate(context.Background(), 2, is)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err = b.Run(context.Background(), graph.Settings{End: 2, Adaptive: true, MethodSettings: is})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, "Integrate", ra, rb)
+}
+
+// sameResult compares two Results but for their wall-clock times.
+func sameResult(t *testing.T, name string, a, b *graph.Result) {
+	t.Helper()
+	ac, bc := *a, *b
+	ac.Wall, bc.Wall = 0, 0
+	if !reflect.DeepEqual(ac, bc) {
+		t.Errorf("%s: %+v %+v\nRun: %+v %+v", name, ac, ac.Integrator, bc, bc.Integrator)
+	}
+}
+
+// Every mode reports how its run ended in the same Status: a cancelled
+// context (Cancelled, the context's error, the state untouched), an
+// Observer's error (StoppedByObserver after the observed step, an
+// *ObserverError) and a failing node (Failed, the node's error, the last
+// good state).
+func TestResultStatus(t *testing.T) {
+	for _, m := range resModes() {
+		t.Run(m.name, func(t *testing.T) {
+			// Cancelled before the first step.
+			s := ballTable(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			res, err := s.Run(ctx, m.set(graph.Settings{Dt: resDt, End: resEnd}))
+			if !errors.Is(err, context.Canceled) || res == nil || res.Status != graph.Cancelled || res.Steps != 0 || res.Time != 0 || s.Time() != 0 {
+				t.Errorf("cancelled: err %v, result %+v", err, res)
+			} else if !errors.Is(res.Status.Err(), graph.ErrCancelled) {
+				t.Errorf("Cancelled.Err() = %v", res.Status.Err())
+			}
+
+			// Stopped by the Observer after its fifth step.
+			s = ballTable(t)
+			stop := errors.New("enough")
+			var at float64
+			set := m.set(graph.Settings{Dt: resDt, End: resEnd})
+			set.Observer = graph.ObserverFunc(func(v *graph.View) error {
+				if v.Phase == graph.ObserveStep && v.Step == 5 {
+					at = v.Time
+					if v.Stats.Steps != 5 || v.Stats.Time != v.Time {
+						t.Errorf("view stats %+v at step %d, t = %v", v.Stats, v.Step, v.Time)
+					}
+					return stop
+				}
+				return nil
+			})
+			res, err = s.Run(context.Background(), set)
+			var oe *graph.ObserverError
+			if !errors.Is(err, stop) || !errors.As(err, &oe) || res == nil || res.Status != graph.StoppedByObserver ||
+				res.Steps != 5 || res.Time != at || s.Time() != at || !(at > 0) {
+				t.Errorf("observer stop: err %v, result %+v, observed at %v", err, res, at)
+			}
+
+			// Failed: node m fails from t = 0.05 (in Update when
+			// co-simulated, in Derivatives otherwise).
+			fail := "derivatives"
+			if m.mode == graph.CoSimulation {
+				fail = "update"
+			}
+			s = fieldGraph(t, fail, 0.05)
+			res, err = s.Run(context.Background(), m.set(graph.Settings{Dt: 0.01, End: 1}))
+			var se *node.StateError
+			if !errors.As(err, &se) || se.Node != "m" || res == nil || res.Status != graph.Failed ||
+				res.Time != s.Time() || !(res.Time < 0.05+1e-12) || res.Steps == 0 {
+				t.Errorf("failure: err %v, result %+v", err, res)
+			}
+		})
+	}
+}
+
+// stopAtImpact is the ball whose contact ends the run: its Reset applies
+// the ball's own reset map, then returns node.ErrStop. It forwards the
+// capabilities a monolithic run uses (and not the ball's batch kernel,
+// which is for *ball.Node only).
+type stopAtImpact struct{ b *ball.Node }
+
+func (n stopAtImpact) Spec() *node.Spec           { return n.b.Spec() }
+func (n stopAtImpact) InitialState(dst []float64) { n.b.InitialState(dst) }
+func (n stopAtImpact) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	return n.b.Update(t, dt, x, in, dst)
+}
+func (n stopAtImpact) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	return n.b.Derivatives(t, x, in, dst)
+}
+func (n stopAtImpact) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
+	return n.b.EventValues(t, x, in, dst)
+}
+func (n stopAtImpact) Reset(event int, t float64, x []float64, in node.Inputs, dst []float64) error {
+	if err := n.b.Reset(event, t, x, in, dst); err != nil {
+		return err
+	}
+	return node.ErrStop
+}
+
+// A node event whose reset returns node.ErrStop ends a monolithic run at
+// the event, fixed step or adaptive, with Status StoppedByEvent and no
+// error: the time is the located impact (t1 = √(2·h0/g), to the event
+// tolerance), the state the reset one (the ball leaving the table at
+// e·g·t1), the event counted, and the last state recorded.
+func TestResultStoppedByEvent(t *testing.T) {
+	for _, m := range resModes()[1:] { // co-simulated nodes handle events inside Update
+		t.Run(m.name, func(t *testing.T) {
+			p := ball.DefaultParams()
+			p.InitialPosition, p.Elasticity = resH0, resE
+			b, err := ball.New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tb, _ := table.New(table.DefaultParams())
+			g := graph.New()
+			g.Add("ball", stopAtImpact{b})
+			g.Add("table", tb)
+			g.Connect("table.position", "ball.table_position")
+			s, err := g.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Run(context.Background(), m.set(graph.Settings{Dt: resDt, End: resEnd, Record: []string{"ball.velocity"}, Every: 100}))
+			if err != nil || res.Status != graph.StoppedByEvent || res.Status.Err() != nil {
+				t.Fatalf("err %v, status %v", err, res.Status)
+			}
+			// Event tolerance: the fixed-step wrapper and the adaptive
+			// driver both locate the crossing to 1e-9 s or better here.
+			t1 := resImpact()
+			if math.Abs(res.Time-t1) > 1e-9 || res.Time != s.Time() || res.Events != 1 {
+				t.Errorf("stopped at %.12g (Sim %.12g), %d events; want the impact at %.12g", res.Time, s.Time(), res.Events, t1)
+			}
+			v, _ := s.Value("ball.velocity")
+			if math.Abs(v[0]-resE*resG*t1) > 1e-6 {
+				t.Errorf("velocity after the reset %v, want %v", v[0], resE*resG*t1)
+			}
+			h := res.History
+			if last := len(h.Times) - 1; last < 0 || h.Times[last] != res.Time || h.Rows[last][0] != v[0] {
+				t.Errorf("history ends at %v, want the stop at %v with v = %v", h.Times, res.Time, v[0])
+			}
+			// A later run continues from the stop.
+			again, err := s.Run(context.Background(), m.set(graph.Settings{Dt: resDt, End: resEnd}))
+			if err != nil || again.Status != graph.StoppedByEvent && again.Status != graph.EndReached || !(again.Time > res.Time) {
+				t.Errorf("continued run: err %v, result %+v", err, again)
+			}
+		})
+	}
+}
+
+// Settings that mix the modes are an error before any step, naming the
+// fields.
+func TestResultModeSettings(t *testing.T) {
+	rk4, _ := integrators.ByName(integrators.MethodRK4)
+	s := ballTable(t)
+	for name, set := range map[string]graph.Settings{
+		"Adaptive with rk4":           {End: 1, Adaptive: true, Method: &rk4},
+		"MethodSettings without mode": {Dt: 0.1, End: 1, MethodSettings: &integrators.Settings{}},
+		"OnGroupStep monolithic":      {Dt: 0.1, End: 1, Method: &rk4, OnGroupStep: func(graph.GroupStep) {}},
+		"adaptive Steps without Dt":   {Steps: 3, Adaptive: true},
+		"adaptive End before now":     {End: -1, Adaptive: true},
+	} {
+		res, err := s.Run(context.Background(), set)
+		if err == nil || res != nil || s.Time() != 0 {
+			t.Errorf("%s: result %+v, err %v; want an error before any step", name, res, err)
+		}
+	}
+}
+
+// Status and Mode print their names.
+func TestStatusString(t *testing.T) {
+	for st, want := range map[graph.Status]string{
+		graph.NotTerminated: "NotTerminated", graph.EndReached: "EndReached", graph.StoppedByEvent: "StoppedByEvent",
+		graph.StoppedByObserver: "StoppedByObserver", graph.Cancelled: "Cancelled", graph.Failed: "Failed", graph.Status(99): "Status(99)",
+	} {
+		if st.String() != want {
+			t.Errorf("%d prints %q, want %q", int(st), st, want)
+		}
+	}
+	for m, want := range map[graph.Mode]string{graph.CoSimulation: "co-simulation", graph.Monolithic: "monolithic", graph.MonolithicAdaptive: "monolithic (adaptive)"} {
+		if m.String() != want {
+			t.Errorf("%d prints %q, want %q", int(m), m, want)
+		}
+	}
+}
