@@ -32,6 +32,7 @@ const (
 type worker struct {
 	sums []float64
 	in   []node.Strided
+	in2  []node.Strided
 	out  []node.Strided
 	args node.BatchArgs
 	bad  bool
@@ -155,7 +156,7 @@ func (s *Sim) ensureWorkers(n int) {
 		outs = max(outs, len(f.outs))
 	}
 	for len(s.workers) < n {
-		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), out: make([]node.Strided, outs)})
+		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins), out: make([]node.Strided, outs)})
 	}
 }
 
@@ -336,9 +337,27 @@ func (s *Sim) block(wk *worker, f *family, j batchJob, lo, hi int) bool {
 	a.X = node.Strided{Buf: s.x, Off: f.x0, Stride: f.xs}
 	outs, fins := s.views(f)
 	in := wk.in[:len(fins)]
+	a.In2 = nil
+	if f.pairs {
+		a.In2 = wk.in2[:len(fins)]
+	}
 	for ii := range fins {
 		fi := &fins[ii]
+		if a.In2 != nil {
+			a.In2[ii] = node.Strided{}
+		}
 		switch {
+		case fi.pair:
+			t0, t1 := &fi.terms[0], &fi.terms[1]
+			in[ii] = node.Strided{Buf: s.buffer(t0), Off: t0.off, Stride: t0.stride}
+			a.In2[ii] = node.Strided{Buf: s.buffer(t1), Off: t1.off, Stride: t1.stride}
+			// The kernel's contract (node.BatchPairAdder) makes a
+			// non-finite term reach Dst, which Update and Derivatives
+			// check; outputs are checked only where read, so here the
+			// terms are checked.
+			if j.kind == bOutputs && fi.checkY && (!checkRows(in[ii].Buf, t0.off, t0.stride, fi.n, lo, hi) || !checkRows(a.In2[ii].Buf, t1.off, t1.stride, fi.n, lo, hi)) {
+				return false
+			}
 		case fi.sum >= 0:
 			buf := wk.sums[fi.sum : fi.sum+sumBlock*fi.n]
 			if !s.sumInto(buf, fi, lo, hi) && fi.checkY {
