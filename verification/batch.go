@@ -121,8 +121,8 @@ type batchCheck struct {
 	nx, ny  int
 	nIn     []int  // components per input
 	pairs   []bool // per input: the batch adds it as a pair (node.BatchPairAdder)
-	nFields []int // components per output field
-	fOff    []int // offset of each output field in a row
+	nFields []int  // components per output field
+	fOff    []int  // offset of each output field in a row
 	opt     BatchOptions
 	rng     *rand.Rand
 	badDt   int // bad steps drawn so far
