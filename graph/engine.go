@@ -134,7 +134,7 @@ type batchPool struct {
 	job batchJob // written by the caller before seq moves
 	seq atomic.Uint64
 	// done counts the workers that finished the current job.
-	done atomic.Int32
+	done     atomic.Int32
 	stopping atomic.Bool
 	// sleeping[w] is 1 while worker w is parked or about to park; the
 	// caller that takes it to 0 owes the worker a token on wake[w].
