@@ -355,6 +355,7 @@ func (g *Graph) Build() (*Sim, error) {
 	s.compileFamilies()
 	s.compactOutputs()
 	s.compileLoose()
+	s.compileFused()
 	s.ensureWorkers(1)
 	return s, nil
 }

@@ -36,9 +36,11 @@ type worker struct {
 	in   []node.Strided
 	in2  []node.Strided
 	out  []node.Strided
-	args node.BatchArgs
-	bad  bool
-	_    [64]byte // keep workers' flags on separate cache lines
+	// marks are a fused step's producer watermarks (fusedPart).
+	marks []int
+	args  node.BatchArgs
+	bad   bool
+	_     [64]byte // keep workers' flags on separate cache lines
 }
 
 // batchJob is the phase the pool's workers run.
@@ -51,6 +53,11 @@ type batchJob struct {
 	// units, when set, is the phase's work instead of every family of the
 	// kind (and level): a stage of a coupling strategy.
 	units *unitList
+	// fuse, when set, makes the job a fused step or evaluation (fused.go)
+	// split as fsplit; later selects its second phase.
+	fuse   *fusePlan
+	fsplit []fuseSplit
+	later  bool
 }
 
 // unitList is a set of nodes (a stage of a coupling strategy) compiled
@@ -141,6 +148,7 @@ type batchPool struct {
 	sleeping []atomic.Int32
 	wake     []chan struct{}
 	wg       sync.WaitGroup
+	spin     int // polls before parking or yielding: spinLimit, or 0 when oversubscribed
 }
 
 // spinLimit bounds the polls of a waiting worker or caller before it
@@ -148,7 +156,12 @@ type batchPool struct {
 const spinLimit = 1 << 14
 
 func startBatchPool(s *Sim, n int) *batchPool {
-	p := &batchPool{s: s, n: n, sleeping: make([]atomic.Int32, n), wake: make([]chan struct{}, n)}
+	p := &batchPool{s: s, n: n, sleeping: make([]atomic.Int32, n), wake: make([]chan struct{}, n), spin: spinLimit}
+	if n > runtime.GOMAXPROCS(0) {
+		// Spinning goroutines would hold every P while the ones they
+		// wait for cannot run.
+		p.spin = 0
+	}
 	for w := 1; w < n; w++ {
 		p.wake[w] = make(chan struct{}, 1)
 		p.wg.Go(func() { p.work(w) })
@@ -162,7 +175,7 @@ func (p *batchPool) work(w int) {
 	var last uint64
 	for {
 		for spins := 0; p.seq.Load() == last; spins++ {
-			if spins < spinLimit {
+			if spins < p.spin {
 				continue
 			}
 			p.sleeping[w].Store(1)
@@ -193,7 +206,7 @@ func (p *batchPool) run(j batchJob) {
 	p.wakeAll()
 	p.s.part(j, 0, p.n)
 	for spins := 0; p.done.Load() != int32(p.n-1); spins++ {
-		if spins >= spinLimit {
+		if spins >= p.spin {
 			runtime.Gosched()
 		}
 	}
@@ -224,7 +237,7 @@ func (s *Sim) ensureWorkers(n int) {
 		outs = max(outs, len(f.outs))
 	}
 	for len(s.workers) < n {
-		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins), out: make([]node.Strided, outs)})
+		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins), out: make([]node.Strided, outs), marks: make([]int, len(s.families))})
 	}
 }
 
@@ -235,6 +248,9 @@ func (s *Sim) stepBatched(t, dt float64) bool {
 	// Outputs kept in Sim.z (compact.go) are computed only here: a fresh
 	// Sim.y (after Value or a recorded row) does not hold them.
 	if !s.yFresh || len(s.z) > 0 {
+		if s.fuseStep != nil && s.cplan == nil {
+			return s.runFused(s.fuseStep, batchJob{t: t, dt: dt})
+		}
 		for l := range s.levels {
 			if !s.runPhase(batchJob{kind: bOutputs, level: l, t: t}) {
 				return false
@@ -269,6 +285,30 @@ func (s *Sim) runPhase(j batchJob) bool {
 		ok = ok && !s.workers[w].bad
 	}
 	return ok
+}
+
+// runFused runs a fused step or evaluation (fused.go): on the calling
+// goroutine when the pool is off or the work is below Grain, else in two
+// phases on the workers. It reports whether every part succeeded.
+func (s *Sim) runFused(p *fusePlan, j batchJob) bool {
+	j.fuse = p
+	bp := s.bpool
+	if bp == nil || p.rows < s.grain {
+		j.fsplit = p.splitFor(1)
+		s.part(j, 0, 1)
+		return !s.workers[0].bad
+	}
+	j.fsplit = p.splitFor(bp.n)
+	for _, later := range [...]bool{false, true} {
+		j.later = later
+		bp.run(j)
+		for w := 0; w < bp.n; w++ {
+			if s.workers[w].bad {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // phaseRows is the number of node evaluations in a phase.
@@ -310,6 +350,10 @@ func (s *Sim) part(j batchJob, w, n int) {
 	}()
 	if j.units != nil {
 		s.partOf(j, wk, w, n)
+		return
+	}
+	if j.fuse != nil {
+		wk.bad = !s.fusedPart(j.fuse, j, wk, w, n, j.later)
 		return
 	}
 	for _, f := range s.families {
