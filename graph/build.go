@@ -356,6 +356,7 @@ func (g *Graph) Build() (*Sim, error) {
 	s.compactOutputs()
 	s.compileLoose()
 	s.compileFused()
+	s.compileArgs()
 	s.ensureWorkers(1)
 	return s, nil
 }

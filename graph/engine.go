@@ -157,6 +157,8 @@ const spinLimit = 1 << 14
 
 func startBatchPool(s *Sim, n int) *batchPool {
 	p := &batchPool{s: s, n: n, sleeping: make([]atomic.Int32, n), wake: make([]chan struct{}, n), spin: spinLimit}
+	s.fuseStep.prepare(n)
+	s.fuseDerivs.prepare(n)
 	if n > runtime.GOMAXPROCS(0) {
 		// Spinning goroutines would hold every P while the ones they
 		// wait for cannot run.
@@ -287,6 +289,27 @@ func (s *Sim) runPhase(j batchJob) bool {
 	return ok
 }
 
+// compileArgs builds each family's output views as kernel arguments
+// (family.outArgs, outArgsY), once: they point into Sim.y and Sim.z,
+// which Build allocates for the Sim's lifetime.
+func (s *Sim) compileArgs() {
+	for _, f := range s.families {
+		f.outArgs = s.strided(f.outs)
+		if f.outsY != nil {
+			f.outArgsY = s.strided(f.outsY)
+		}
+	}
+}
+
+func (s *Sim) strided(vs []view) []node.Strided {
+	out := make([]node.Strided, len(vs))
+	for i := range vs {
+		v := &vs[i]
+		out[i] = node.Strided{Buf: s.buffer(v), Off: v.off, Stride: v.stride}
+	}
+	return out
+}
+
 // runFused runs a fused step or evaluation (fused.go): on the calling
 // goroutine when the pool is off or the work is below Grain, else in two
 // phases on the workers. It reports whether every part succeeded.
@@ -294,11 +317,11 @@ func (s *Sim) runFused(p *fusePlan, j batchJob) bool {
 	j.fuse = p
 	bp := s.bpool
 	if bp == nil || p.rows < s.grain {
-		j.fsplit = p.splitFor(1)
+		j.fsplit = p.split1
 		s.part(j, 0, 1)
 		return !s.workers[0].bad
 	}
-	j.fsplit = p.splitFor(bp.n)
+	j.fsplit = p.splitN
 	for _, later := range [...]bool{false, true} {
 		j.later = later
 		bp.run(j)
@@ -482,12 +505,10 @@ func (s *Sim) block(wk *worker, f *family, j batchJob, lo, hi int) bool {
 	var err error
 	switch j.kind {
 	case bOutputs:
-		out := wk.out[:len(outs)]
-		for fi := range outs {
-			v := &outs[fi]
-			out[fi] = node.Strided{Buf: s.buffer(v), Off: v.off, Stride: v.stride}
+		a.Out = f.outArgs
+		if len(outs) > 0 && &outs[0] != &f.outs[0] {
+			a.Out = f.outArgsY
 		}
-		a.Out = out
 		a.Need = f.need
 		err = f.out.Outputs(a)
 		if err == nil {

@@ -63,6 +63,9 @@ type family struct {
 	// to Sim.z (nil when it moved none): see Sim.views.
 	outsY   []view
 	inY     []famInput
+	// outArgs and outArgsY are outs and outsY as kernel arguments
+	// (compileArgs).
+	outArgs, outArgsY []node.Strided
 	present []bool
 	level   int // output level; -1 without outputs
 

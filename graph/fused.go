@@ -48,8 +48,20 @@ type fusePlan struct {
 	cons  []fuseCons
 	rows  int // node evaluations, for the Grain decision
 	// split caches, per number of parts, each part's runnable and
-	// deferred consumer rows (see fuseSplit).
-	split map[int][]fuseSplit
+	// deferred consumer rows (see fuseSplit); split1 is split[1], for the
+	// step on one goroutine without a map look-up. Filled before a Run's
+	// steps (Sim.prepareFused), read-only while they run.
+	split  map[int][]fuseSplit
+	split1 []fuseSplit
+	splitN []fuseSplit // split[len(splitN)]: the running pool's (prepare)
+}
+
+// prepare makes p ready to run split n ways (n > 1), before a Run's
+// steps start.
+func (p *fusePlan) prepare(n int) {
+	if p != nil && len(p.splitN) != n {
+		p.splitN = p.splitFor(n)
+	}
 }
 
 // fuseSplit is one part's share of a fused step when split n ways.
@@ -117,6 +129,7 @@ func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 	if len(p.cons) == 0 {
 		return nil
 	}
+	p.split1 = p.splitFor(1)
 	return p
 }
 
