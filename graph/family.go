@@ -61,13 +61,13 @@ type family struct {
 	outs       []view // per output field, where the kernel writes it
 	// outsY and inY are outs and in before compactOutputs moved fields
 	// to Sim.z (nil when it moved none): see Sim.views.
-	outsY   []view
-	inY     []famInput
+	outsY []view
+	inY   []famInput
 	// outArgs and outArgsY are outs and outsY as kernel arguments
 	// (compileArgs).
 	outArgs, outArgsY []node.Strided
-	present []bool
-	level   int // output level; -1 without outputs
+	present           []bool
+	level             int // output level; -1 without outputs
 
 	// need is, per output field, whether an edge reads it; needed lists
 	// the per-row output components checked after an evaluation (those
