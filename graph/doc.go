@@ -64,7 +64,9 @@
 // no gather copy), an unconnected input a broadcast constant, and an
 // additive input with several edges a sum the engine writes into worker
 // scratch block by block (sumBlock rows), adding terms in connection
-// order as the per-node gathers do. A step (stepBatched) is a sequence
+// order as the per-node gathers do — or, for an input of two edges whose
+// kernel adds pairs itself (node.BatchPairAdder: a mass between two
+// connectors), two views the kernel adds. A step (stepBatched) is a sequence
 // of phases — outputs, level by level, then updates — and a monolithic
 // evaluation (System.Func) outputs then derivatives. Each phase calls
 // every family's kernel once per block of its rows (one interface call
@@ -73,6 +75,16 @@
 // as before. Outputs that no edge reads are not computed (node.BatchArgs
 // Need); Sim.Value and recorded outputs are evaluated on the per-node
 // path, which computes every output.
+//
+// Where the outputs are one level of families and no node is loose, a
+// step and an evaluation run fused (fused.go): the output and update (or
+// derivatives) phases interleaved block by block, each block of a
+// consumer family right after the producer rows it reads (Build maps
+// every input term to producer rows, affine by segments), so that a
+// chain's loads and states are still in L1 when the masses read them.
+// Fusion changes the order in which rows are computed, never what a row
+// computes nor from which values (outputs read the state at t, which
+// updates do not overwrite), so it keeps the bits.
 //
 // Outputs that only families read are moved at Build into compact
 // columns (Sim.z, compact.go): a connector's loads, 6 of its 17 output
@@ -85,7 +97,8 @@
 // Finiteness is checked once per block, right after the kernel writes
 // it: the new state (or dx/dt) of the block, every input a family reads
 // from outputs (a summed input is checked as a sum, which is non-finite
-// whenever a term is), and the outputs that loose nodes read. Any
+// whenever a term is; a pair, by its contract, makes the state it feeds
+// non-finite), and the outputs that loose nodes read. Any
 // failure — a non-finite value, a kernel's error, a panic, a loose node's
 // error — makes the step (or evaluation) replay on the per-node path from
 // the retained state (the batched step writes only the next-state buffer
@@ -97,7 +110,14 @@
 // caller's goroutine takes the first); rows are computed independently
 // from values computed before the phase, so results do not depend on the
 // split. Phases smaller than Settings.Grain run on the caller's
-// goroutine.
+// goroutine. A fused step splits every producer's and every consumer's
+// rows among the workers; each worker first runs, fused, the consumer
+// rows whose producer rows it owns, and after a barrier the few rows it
+// deferred (those reading another worker's producer rows: one or two at
+// each boundary of a chain). Workers wait for a phase by spinning on an
+// atomic counter for some microseconds before parking, since a phase of
+// ten thousand rows takes about as long as waking a parked goroutine;
+// with more workers than GOMAXPROCS they park at once.
 //
 // The per-node path (stepPerNode, System.funcPerNode) calls each node's
 // Update, Outputs or Derivatives with its inputs gathered into the Sim's

@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/cosimgo/cosim/node"
@@ -32,10 +34,13 @@ const (
 type worker struct {
 	sums []float64
 	in   []node.Strided
+	in2  []node.Strided
 	out  []node.Strided
-	args node.BatchArgs
-	bad  bool
-	_    [64]byte // keep workers' flags on separate cache lines
+	// marks are a fused step's producer watermarks (fusedPart).
+	marks []int
+	args  node.BatchArgs
+	bad   bool
+	_     [64]byte // keep workers' flags on separate cache lines
 }
 
 // batchJob is the phase the pool's workers run.
@@ -48,6 +53,11 @@ type batchJob struct {
 	// units, when set, is the phase's work instead of every family of the
 	// kind (and level): a stage of a coupling strategy.
 	units *unitList
+	// fuse, when set, makes the job a fused step or evaluation (fused.go)
+	// split as fsplit; later selects its second phase.
+	fuse   *fusePlan
+	fsplit []fuseSplit
+	later  bool
 }
 
 // unitList is a set of nodes (a stage of a coupling strategy) compiled
@@ -117,32 +127,106 @@ func (s *Sim) runList(phase int, nodes []int32, ul *unitList, t, dt float64) err
 
 // batchPool runs the parts of a phase on workers 1..n-1 while the caller
 // runs part 0. It lives for one Run.
+//
+// A W1 phase of 10 000 rows takes tens of microseconds, about what waking
+// a parked goroutine costs, so hand-offs spin: the caller publishes the
+// job and bumps seq, workers that are spinning see it at once, and the
+// caller spins until every worker has counted itself done. A worker that
+// spins for spinLimit polls without a job parks on its wake channel (the
+// caller wakes it with the next job), so a pool between phases of a slow
+// step, or on a loaded machine, does not burn a core for long.
 type batchPool struct {
-	s     *Sim
-	n     int
-	start []chan batchJob
-	done  chan struct{}
-	wg    sync.WaitGroup
+	s   *Sim
+	n   int
+	job batchJob // written by the caller before seq moves
+	seq atomic.Uint64
+	// done counts the workers that finished the current job.
+	done     atomic.Int32
+	stopping atomic.Bool
+	// sleeping[w] is 1 while worker w is parked or about to park; the
+	// caller that takes it to 0 owes the worker a token on wake[w].
+	sleeping []atomic.Int32
+	wake     []chan struct{}
+	wg       sync.WaitGroup
+	spin     int // polls before parking or yielding: spinLimit, or 0 when oversubscribed
 }
 
+// spinLimit bounds the polls of a waiting worker or caller before it
+// parks (a worker) or yields (the caller): some tens of microseconds.
+const spinLimit = 1 << 14
+
 func startBatchPool(s *Sim, n int) *batchPool {
-	p := &batchPool{s: s, n: n, start: make([]chan batchJob, n), done: make(chan struct{}, n)}
+	p := &batchPool{s: s, n: n, sleeping: make([]atomic.Int32, n), wake: make([]chan struct{}, n), spin: spinLimit}
+	s.fuseStep.prepare(n)
+	s.fuseDerivs.prepare(n)
+	if n > runtime.GOMAXPROCS(0) {
+		// Spinning goroutines would hold every P while the ones they
+		// wait for cannot run.
+		p.spin = 0
+	}
 	for w := 1; w < n; w++ {
-		p.start[w] = make(chan batchJob)
-		p.wg.Go(func() {
-			for j := range p.start[w] {
-				s.part(j, w, n)
-				p.done <- struct{}{}
-			}
-		})
+		p.wake[w] = make(chan struct{}, 1)
+		p.wg.Go(func() { p.work(w) })
 	}
 	return p
 }
 
-func (p *batchPool) stop() {
-	for w := 1; w < p.n; w++ {
-		close(p.start[w])
+// work is worker w's loop: wait for the next job, run its part, count
+// itself done.
+func (p *batchPool) work(w int) {
+	var last uint64
+	for {
+		for spins := 0; p.seq.Load() == last; spins++ {
+			if spins < p.spin {
+				continue
+			}
+			p.sleeping[w].Store(1)
+			if p.seq.Load() != last {
+				if !p.sleeping[w].CompareAndSwap(1, 0) {
+					<-p.wake[w] // the caller's token for a wake-up we did not need
+				}
+				break
+			}
+			<-p.wake[w]
+			break
+		}
+		last = p.seq.Load()
+		if p.stopping.Load() {
+			return
+		}
+		p.s.part(p.job, w, p.n)
+		p.done.Add(1)
 	}
+}
+
+// run runs job j on every worker, part 0 on the caller, and returns when
+// every part is done.
+func (p *batchPool) run(j batchJob) {
+	p.job = j
+	p.done.Store(0)
+	p.seq.Add(1)
+	p.wakeAll()
+	p.s.part(j, 0, p.n)
+	for spins := 0; p.done.Load() != int32(p.n-1); spins++ {
+		if spins >= p.spin {
+			runtime.Gosched()
+		}
+	}
+}
+
+// wakeAll hands a token to every parked worker.
+func (p *batchPool) wakeAll() {
+	for w := 1; w < p.n; w++ {
+		if p.sleeping[w].CompareAndSwap(1, 0) {
+			p.wake[w] <- struct{}{}
+		}
+	}
+}
+
+func (p *batchPool) stop() {
+	p.stopping.Store(true)
+	p.seq.Add(1)
+	p.wakeAll()
 	p.wg.Wait()
 }
 
@@ -155,7 +239,7 @@ func (s *Sim) ensureWorkers(n int) {
 		outs = max(outs, len(f.outs))
 	}
 	for len(s.workers) < n {
-		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), out: make([]node.Strided, outs)})
+		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins), out: make([]node.Strided, outs), marks: make([]int, len(s.families))})
 	}
 }
 
@@ -166,6 +250,9 @@ func (s *Sim) stepBatched(t, dt float64) bool {
 	// Outputs kept in Sim.z (compact.go) are computed only here: a fresh
 	// Sim.y (after Value or a recorded row) does not hold them.
 	if !s.yFresh || len(s.z) > 0 {
+		if s.fuseStep != nil && s.cplan == nil {
+			return s.runFused(s.fuseStep, batchJob{t: t, dt: dt})
+		}
 		for l := range s.levels {
 			if !s.runPhase(batchJob{kind: bOutputs, level: l, t: t}) {
 				return false
@@ -194,18 +281,57 @@ func (s *Sim) runPhase(j batchJob) bool {
 		s.part(j, 0, 1)
 		return !s.workers[0].bad
 	}
-	for w := 1; w < p.n; w++ {
-		p.start[w] <- j
-	}
-	s.part(j, 0, p.n)
-	for w := 1; w < p.n; w++ {
-		<-p.done
-	}
+	p.run(j)
 	ok := true
 	for w := 0; w < p.n; w++ {
 		ok = ok && !s.workers[w].bad
 	}
 	return ok
+}
+
+// compileArgs builds each family's output views as kernel arguments
+// (family.outArgs, outArgsY), once: they point into Sim.y and Sim.z,
+// which Build allocates for the Sim's lifetime.
+func (s *Sim) compileArgs() {
+	for _, f := range s.families {
+		f.outArgs = s.strided(f.outs)
+		if f.outsY != nil {
+			f.outArgsY = s.strided(f.outsY)
+		}
+	}
+}
+
+func (s *Sim) strided(vs []view) []node.Strided {
+	out := make([]node.Strided, len(vs))
+	for i := range vs {
+		v := &vs[i]
+		out[i] = node.Strided{Buf: s.buffer(v), Off: v.off, Stride: v.stride}
+	}
+	return out
+}
+
+// runFused runs a fused step or evaluation (fused.go): on the calling
+// goroutine when the pool is off or the work is below Grain, else in two
+// phases on the workers. It reports whether every part succeeded.
+func (s *Sim) runFused(p *fusePlan, j batchJob) bool {
+	j.fuse = p
+	bp := s.bpool
+	if bp == nil || p.rows < s.grain {
+		j.fsplit = p.split1
+		s.part(j, 0, 1)
+		return !s.workers[0].bad
+	}
+	j.fsplit = p.splitN
+	for _, later := range [...]bool{false, true} {
+		j.later = later
+		bp.run(j)
+		for w := 0; w < bp.n; w++ {
+			if s.workers[w].bad {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // phaseRows is the number of node evaluations in a phase.
@@ -247,6 +373,10 @@ func (s *Sim) part(j batchJob, w, n int) {
 	}()
 	if j.units != nil {
 		s.partOf(j, wk, w, n)
+		return
+	}
+	if j.fuse != nil {
+		wk.bad = !s.fusedPart(j.fuse, j, wk, w, n, j.later)
 		return
 	}
 	for _, f := range s.families {
@@ -336,9 +466,27 @@ func (s *Sim) block(wk *worker, f *family, j batchJob, lo, hi int) bool {
 	a.X = node.Strided{Buf: s.x, Off: f.x0, Stride: f.xs}
 	outs, fins := s.views(f)
 	in := wk.in[:len(fins)]
+	a.In2 = nil
+	if f.pairs {
+		a.In2 = wk.in2[:len(fins)]
+	}
 	for ii := range fins {
 		fi := &fins[ii]
+		if a.In2 != nil {
+			a.In2[ii] = node.Strided{}
+		}
 		switch {
+		case fi.pair:
+			t0, t1 := &fi.terms[0], &fi.terms[1]
+			in[ii] = node.Strided{Buf: s.buffer(t0), Off: t0.off, Stride: t0.stride}
+			a.In2[ii] = node.Strided{Buf: s.buffer(t1), Off: t1.off, Stride: t1.stride}
+			// The kernel's contract (node.BatchPairAdder) makes a
+			// non-finite term reach Dst, which Update and Derivatives
+			// check; outputs are checked only where read, so here the
+			// terms are checked.
+			if j.kind == bOutputs && fi.checkY && (!checkRows(in[ii].Buf, t0.off, t0.stride, fi.n, lo, hi) || !checkRows(a.In2[ii].Buf, t1.off, t1.stride, fi.n, lo, hi)) {
+				return false
+			}
 		case fi.sum >= 0:
 			buf := wk.sums[fi.sum : fi.sum+sumBlock*fi.n]
 			if !s.sumInto(buf, fi, lo, hi) && fi.checkY {
@@ -357,12 +505,10 @@ func (s *Sim) block(wk *worker, f *family, j batchJob, lo, hi int) bool {
 	var err error
 	switch j.kind {
 	case bOutputs:
-		out := wk.out[:len(outs)]
-		for fi := range outs {
-			v := &outs[fi]
-			out[fi] = node.Strided{Buf: s.buffer(v), Off: v.off, Stride: v.stride}
+		a.Out = f.outArgs
+		if len(outs) > 0 && &outs[0] != &f.outs[0] {
+			a.Out = f.outArgsY
 		}
-		a.Out = out
 		a.Need = f.need
 		err = f.out.Outputs(a)
 		if err == nil {

@@ -41,6 +41,9 @@ type famInput struct {
 	// checkY: a term reads an output, so the input is checked for
 	// finiteness where the family reads it.
 	checkY bool
+	// pair: two terms the kernel adds itself (node.BatchPairAdder),
+	// passed unsummed in BatchArgs.In and In2 and not checked here.
+	pair bool
 }
 
 // family is the compiled form of nodes stepped by one batch kernel.
@@ -58,10 +61,13 @@ type family struct {
 	outs       []view // per output field, where the kernel writes it
 	// outsY and inY are outs and in before compactOutputs moved fields
 	// to Sim.z (nil when it moved none): see Sim.views.
-	outsY   []view
-	inY     []famInput
-	present []bool
-	level   int // output level; -1 without outputs
+	outsY []view
+	inY   []famInput
+	// outArgs and outArgsY are outs and outsY as kernel arguments
+	// (compileArgs).
+	outArgs, outArgsY []node.Strided
+	present           []bool
+	level             int // output level; -1 without outputs
 
 	// need is, per output field, whether an edge reads it; needed lists
 	// the per-row output components checked after an evaluation (those
@@ -73,6 +79,9 @@ type family struct {
 	// sumSize is the scratch a block of sumBlock rows needs for the
 	// summed inputs.
 	sumSize int
+	// pairs: some input is a pair (famInput.pair), so kernel calls carry
+	// BatchArgs.In2.
+	pairs bool
 }
 
 // sumBlock is the number of rows whose summed inputs the engine
@@ -169,6 +178,14 @@ func (s *Sim) compileFamilies() {
 		f.der, _ = f.batch.(node.BatchDeriver)
 		if f.yn > 0 && f.out == nil {
 			continue // the type declares outputs but its batch cannot compute them
+		}
+		if pa, ok := f.batch.(node.BatchPairAdder); ok {
+			takes := pa.PairInputs()
+			for ii := range f.in {
+				if ii < len(takes) && takes[ii] && len(f.in[ii].terms) == 2 {
+					f.in[ii].pair, f.pairs = true, true
+				}
+			}
 		}
 		if len(fb.stride) > 0 {
 			f.xs, f.ys = fb.stride[0], fb.stride[1]

@@ -59,10 +59,14 @@ type Sim struct {
 	famOf, rowOf  []int32   // per node: its family (−1: none) and row
 	looseLevels   [][]int32 // per output level, nodes not in a family
 	looseStateful []int32   // stateful nodes not in a family
-	workers       []*worker
-	bpool         *batchPool
-	replays       int  // batched steps or evaluations replayed per node
-	noBatch       bool // SetBatching(false)
+	// fuseStep and fuseDerivs are the fused forms of a batched step and
+	// of a batched derivatives evaluation (fused.go); nil where fusion
+	// does not apply.
+	fuseStep, fuseDerivs *fusePlan
+	workers              []*worker
+	bpool                *batchPool
+	replays              int  // batched steps or evaluations replayed per node
+	noBatch              bool // SetBatching(false)
 }
 
 // Time is the current simulation time, t0 + n·dt.

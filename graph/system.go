@@ -123,7 +123,12 @@ func (m *System) Func(t float64, y, dst []float64) (err error) {
 	if s.batching() {
 		saved := s.x
 		s.x = y
-		ok := s.outputsBatched(t) && s.runPhase(batchJob{kind: bDerivs, t: t, dst: dst, sys: m})
+		var ok bool
+		if s.fuseDerivs != nil && s.cplan == nil && len(m.looseDerivs) == 0 {
+			ok = s.runFused(s.fuseDerivs, batchJob{kind: bDerivs, t: t, dst: dst, sys: m})
+		} else {
+			ok = s.outputsBatched(t) && s.runPhase(batchJob{kind: bDerivs, t: t, dst: dst, sys: m})
+		}
 		m.restore(saved)
 		if ok {
 			return nil

@@ -64,12 +64,19 @@ func (s Strided) Shift(t Strided) int {
 // field: an output whose entry is false is read by nobody in this call
 // and need not be computed (its slots may be left stale); nil means every
 // output is needed.
+//
+// In2 is nil unless the Batch is a BatchPairAdder: then it has one entry
+// per input, and an input the kernel adds itself (see BatchPairAdder)
+// that has exactly two connected terms arrives as its first term in In
+// and its second in In2; every other input has its whole value in In and
+// a zero Strided (nil Buf) in In2.
 type BatchArgs struct {
 	T, Dt   float64
 	Lo, Hi  int
 	X, Dst  Strided
 	Out     []Strided
 	In      []Strided
+	In2     []Strided
 	Present []bool
 	Need    []bool
 }
@@ -107,6 +114,23 @@ type Batcher interface {
 type Batch interface {
 	// Update advances rows [Lo, Hi) from X at T by Dt into Dst.
 	Update(a *BatchArgs) error
+}
+
+// BatchPairAdder is the capability of a Batch that adds the two terms of
+// an additive input itself, so that the graph passes them unsummed
+// (BatchArgs.In and In2) instead of first writing their sum to scratch:
+// the common case of a body between two connectors. PairInputs reports,
+// per input in Spec().Inputs order, whether the kernel takes that input
+// as a pair; it is called once, when the family is built.
+//
+// The kernel must compute exactly In[i] + In2[i] per component, the sum
+// the per-node path forms (the first term copied, the second added), and
+// a non-finite term must make the call fail: either the value reaches
+// what the kernel writes to Dst, which the graph checks, or the kernel
+// returns an error. The graph then does not check the pair where it is
+// read.
+type BatchPairAdder interface {
+	PairInputs() []bool
 }
 
 // BatchOutputter is the capability of a Batch whose nodes have outputs.

@@ -48,6 +48,12 @@ type BatchOptions struct {
 //     held in a per-call buffer holding only the call's rows (negative
 //     Off, as the graph's summed inputs); an absent input is zeros
 //     broadcast;
+//   - when the batch is a node.BatchPairAdder, passes each of its pair
+//     inputs, in half the draws, as two random terms (BatchArgs.In and
+//     In2) whose sum the members read, and requires of every call that
+//     succeeds that a row with a non-finite term writes a non-finite
+//     value to Dst (Update, Derivatives): the graph checks Dst, not the
+//     terms;
 //   - draws Need: nil, or a random mask over the output fields;
 //   - runs each member's own method on its row (inputs packed by
 //     InputLayout), and the kernel over all rows in several chunkings:
@@ -113,9 +119,10 @@ type batchCheck struct {
 	der     node.BatchDeriver
 	spec    *node.Spec
 	nx, ny  int
-	nIn     []int // components per input
-	nFields []int // components per output field
-	fOff    []int // offset of each output field in a row
+	nIn     []int  // components per input
+	pairs   []bool // per input: the batch adds it as a pair (node.BatchPairAdder)
+	nFields []int  // components per output field
+	fOff    []int  // offset of each output field in a row
 	opt     BatchOptions
 	rng     *rand.Rand
 	badDt   int // bad steps drawn so far
@@ -181,6 +188,10 @@ func newBatchCheck(members []node.Node, opt BatchOptions) (*batchCheck, error) {
 	}
 	c.out, _ = c.batch.(node.BatchOutputter)
 	c.der, _ = c.batch.(node.BatchDeriver)
+	if pa, ok := c.batch.(node.BatchPairAdder); ok {
+		c.pairs = make([]bool, len(c.nIn))
+		copy(c.pairs, pa.PairInputs())
+	}
 	if _, ok := members[0].(node.Outputter); ok && c.ny > 0 && c.out == nil {
 		c.violation("the members have Outputs but the batch %T is not a node.BatchOutputter", c.batch)
 	}
@@ -259,6 +270,11 @@ type draw struct {
 	inOrig [][]float64
 	in0    []int
 	inStr  []int
+	// in2Bufs has, per input passed as a pair (node.BatchPairAdder), the
+	// second term laid out like inBufs; nil for other inputs. A member
+	// reads the sum of the two terms.
+	in2Bufs [][]float64
+	in2Orig [][]float64
 
 	dStr, yStr int // Dst and output row strides
 	d0, y0     int // offsets of row 0
@@ -343,6 +359,16 @@ func (c *batchCheck) newDraw(m batchMethod, trial int) *draw {
 		d.inBufs = append(d.inBufs, buf)
 		d.in0 = append(d.in0, off)
 		d.inStr = append(d.inStr, str)
+		var buf2 []float64
+		if c.pairs != nil && c.pairs[k] && mode != inBroadcast && c.rng.IntN(2) == 0 {
+			buf2 = filled(len(buf))
+			for i := range n {
+				for j := range nk {
+					buf2[off+i*str+j] = c.value()
+				}
+			}
+		}
+		d.in2Bufs = append(d.in2Bufs, buf2)
 	}
 	// One fault in every third draw: a NaN or ±Inf in one row's state or
 	// per-row input.
@@ -357,6 +383,9 @@ func (c *batchCheck) newDraw(m batchMethod, trial int) *draw {
 			if d.modes[k] != inBroadcast {
 				for j := range nk {
 					slots = append(slots, &d.inBufs[k][d.in0[k]+i*d.inStr[k]+j])
+					if d.in2Bufs[k] != nil {
+						slots = append(slots, &d.in2Bufs[k][d.in0[k]+i*d.inStr[k]+j])
+					}
 				}
 			}
 		}
@@ -367,6 +396,9 @@ func (c *batchCheck) newDraw(m batchMethod, trial int) *draw {
 	d.xBuf = append([]float64(nil), d.xs...)
 	for _, b := range d.inBufs {
 		d.inOrig = append(d.inOrig, append([]float64(nil), b...))
+	}
+	for _, b := range d.in2Bufs {
+		d.in2Orig = append(d.in2Orig, append([]float64(nil), b...))
 	}
 	d.d0, d.dStr = c.rng.IntN(4), c.nx+c.rng.IntN(3)
 	d.y0, d.yStr = c.rng.IntN(4), c.ny+c.rng.IntN(3)
@@ -389,6 +421,13 @@ func (c *batchCheck) rowInputs(d *draw, i int) node.Inputs {
 		o := c.spec.InputLayout.Offset(k)
 		src := d.in0[k] + i*d.inStr[k]
 		copy(u[o:o+nk], d.inBufs[k][src:src+nk])
+		if b := d.in2Bufs[k]; b != nil {
+			// The sum the graph's per-node gather forms: the first term
+			// copied, the second added.
+			for j := range nk {
+				u[o+j] += b[src+j]
+			}
+		}
 	}
 	return node.Inputs{Values: u, Present: d.present}
 }
@@ -532,6 +571,12 @@ func (c *batchCheck) chunking(m batchMethod, d *draw, what string, blk, parts in
 			copy(d.inBufs[k], d.inOrig[k])
 		}
 	}
+	for k := range d.in2Bufs {
+		if d.in2Bufs[k] != nil && !bitsEqual(d.in2Bufs[k], d.in2Orig[k]) {
+			c.violation("%s: %s wrote into the second term of its input %s", what, m, c.spec.Inputs[k].Name)
+			copy(d.in2Bufs[k], d.in2Orig[k])
+		}
+	}
 }
 
 func bitsEqual(a, b []float64) bool {
@@ -561,6 +606,20 @@ func (c *batchCheck) call(m batchMethod, d *draw, buf []float64, lo, hi int) err
 			// inputs: row i at (i−lo)·n.
 			blk := append([]float64(nil), d.inBufs[k][lo*nk:hi*nk]...)
 			a.In[k] = node.Strided{Buf: blk, Off: -lo * nk, Stride: nk}
+		}
+	}
+	if c.pairs != nil {
+		a.In2 = make([]node.Strided, len(c.nIn))
+		for k, nk := range c.nIn {
+			b := d.in2Bufs[k]
+			switch {
+			case b == nil:
+			case d.modes[k] == inBlock:
+				blk := append([]float64(nil), b[lo*nk:hi*nk]...)
+				a.In2[k] = node.Strided{Buf: blk, Off: -lo * nk, Stride: nk}
+			default:
+				a.In2[k] = node.Strided{Buf: b, Off: d.in0[k], Stride: d.inStr[k]}
+			}
 		}
 	}
 	switch m {
@@ -646,6 +705,9 @@ func (c *batchCheck) compare(m batchMethod, d *draw, what string, buf []float64,
 			}
 		}
 	}
+	if m != mOutputs {
+		c.pairsReach(m, d, what, buf, lo, hi)
+	}
 }
 
 // perturb overrides the members' parameters for the SetParams check and
@@ -700,3 +762,39 @@ func (c *batchCheck) perturb() (func() error, error) {
 		return nil
 	}, nil
 }
+
+// pairsReach checks node.BatchPairAdder's contract for a call that
+// succeeded: a row whose pair input has a non-finite term must have a
+// non-finite value in what the kernel wrote to Dst, since the graph does
+// not check pairs where they are read.
+func (c *batchCheck) pairsReach(m batchMethod, d *draw, what string, buf []float64, lo, hi int) {
+	off, stride, width := c.dstLayout(m, d)
+	for i := lo; i < hi; i++ {
+		bad := ""
+		for k, nk := range c.nIn {
+			b := d.in2Bufs[k]
+			if b == nil {
+				continue
+			}
+			o := d.in0[k] + i*d.inStr[k]
+			for j := range nk {
+				if isNonFinite(d.inBufs[k][o+j]) || isNonFinite(b[o+j]) {
+					bad = c.spec.Inputs[k].Name
+				}
+			}
+		}
+		if bad == "" {
+			continue
+		}
+		reached := false
+		for _, v := range buf[off+i*stride : off+i*stride+width] {
+			reached = reached || isNonFinite(v)
+		}
+		if !reached {
+			c.violation("%s: %s row %d: a non-finite term of the pair input %s reaches nothing the kernel writes to Dst and no error is returned (node.BatchPairAdder)", what, m, i, bad)
+			return
+		}
+	}
+}
+
+func isNonFinite(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }

@@ -32,9 +32,20 @@ type batch struct {
 }
 
 var (
-	_ node.Batch        = (*batch)(nil)
-	_ node.BatchDeriver = (*batch)(nil)
+	_ node.Batch          = (*batch)(nil)
+	_ node.BatchDeriver   = (*batch)(nil)
+	_ node.BatchPairAdder = (*batch)(nil)
 )
+
+// PairInputs: the force of a mass between two connectors arrives as the
+// two loads, added here per row (stepPair, derivativesPair) in the order
+// the per-node gather adds them. A non-finite load makes the new velocity
+// (Update) or the acceleration (Derivatives) non-finite, which the graph
+// checks: F/m + g with a finite positive mass and finite gravity is
+// non-finite exactly when F is.
+func (b *batch) PairInputs() []bool { return pairForce }
+
+var pairForce = []bool{true}
 
 // The kernels check each view's rows once (node.Strided.Span) and then
 // address row k of the call at base + 8·k·stride with unsafe.Add: per-row
@@ -50,6 +61,10 @@ func (b *batch) Update(a *node.BatchArgs) error {
 	dt := a.Dt
 	ms := b.models[a.Lo:a.Hi]
 	x, f, d := a.X, a.In[0], a.Dst
+	if a.In2 != nil && a.In2[0].Buf != nil {
+		b.updatePair(a)
+		return nil
+	}
 	xp := unsafe.Pointer(&x.Span(a.Lo, a.Hi, stateSize)[0])
 	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
 	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
@@ -67,6 +82,21 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 	}
 	ms := b.models[a.Lo:a.Hi]
 	x, f, d := a.X, a.In[0], a.Dst
+	if a.In2 != nil && a.In2[0].Buf != nil {
+		g := a.In2[0]
+		xp := unsafe.Pointer(&x.Span(a.Lo, a.Hi, stateSize)[0])
+		fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
+		gp := unsafe.Pointer(&g.Span(a.Lo, a.Hi, 3)[0])
+		dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
+		xs, fs, gs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(g.Stride)*8, uintptr(d.Stride)*8
+		for k := range ms {
+			u := uintptr(k)
+			p, q := (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs))
+			sum := [3]float64{p[0] + q[0], p[1] + q[1], p[2] + q[2]}
+			ms[k].derivatives((*[stateSize]float64)(unsafe.Add(xp, u*xs)), &sum, (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
+		}
+		return nil
+	}
 	xp := unsafe.Pointer(&x.Span(a.Lo, a.Hi, stateSize)[0])
 	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
 	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
@@ -76,4 +106,20 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 		ms[k].derivatives((*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
 	}
 	return nil
+}
+
+// updatePair is Update with the force given as two terms (PairInputs).
+func (b *batch) updatePair(a *node.BatchArgs) {
+	dt := a.Dt
+	ms := b.models[a.Lo:a.Hi]
+	x, f, g, d := a.X, a.In[0], a.In2[0], a.Dst
+	xp := unsafe.Pointer(&x.Span(a.Lo, a.Hi, stateSize)[0])
+	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
+	gp := unsafe.Pointer(&g.Span(a.Lo, a.Hi, 3)[0])
+	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
+	xs, fs, gs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(g.Stride)*8, uintptr(d.Stride)*8
+	for k := range ms {
+		u := uintptr(k)
+		ms[k].stepPair(dt, (*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
+	}
 }

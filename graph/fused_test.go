@@ -1,0 +1,89 @@
+package graph_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/cosimgo/cosim/benchmarks"
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
+)
+
+// The W1 chain steps fused (graph/fused.go): connectors and masses
+// interleaved block by block. Fusion changes only the order in which rows
+// are computed, so every run of kernelRuns must end in the per-node
+// path's bits, fused or phase by phase, with 1, 2 and 3 workers (Grain 1
+// splits every step, so the deferred boundary rows run after the
+// barrier), at sizes below, at and across the engine's 128-row blocks.
+func TestFusedChainBitIdentical(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 127, 300} {
+		for _, kr := range kernelRuns {
+			t.Run(kr.name, func(t *testing.T) {
+				advance := func(batching, fused bool, workers int) []float64 {
+					s, err := benchmarks.Mode1(n).Build()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if step, derivs := s.Fused(); !step || !derivs {
+						t.Fatalf("N = %d: fused step %v, fused derivatives %v, want both", n, step, derivs)
+					}
+					s.SetBatching(batching)
+					s.SetFusion(fused)
+					if err := kr.run(s, workers); err != nil {
+						t.Fatalf("N = %d, batching %v, fused %v, %d workers: %v", n, batching, fused, workers, err)
+					}
+					if batching && s.Replays() != 0 {
+						t.Errorf("N = %d, fused %v, %d workers: %d replays", n, fused, workers, s.Replays())
+					}
+					return s.State(nil)
+				}
+				ref := advance(false, false, 1)
+				for _, fused := range []bool{true, false} {
+					for _, workers := range []int{1, 2, 3} {
+						got := advance(true, fused, workers)
+						if i, same := kernelFirstDiff(ref, got); !same {
+							t.Errorf("N = %d, fused %v, %d workers: state[%d] = %v, per-node path %v", n, fused, workers, i, got[i], ref[i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// A value that overflows mid-run inside a fused step is replayed on the
+// per-node path and reported as the per-node path reports it: the same
+// *node.StateError (node, field, step, time), with one and two workers.
+func TestFusedChainNonFinite(t *testing.T) {
+	const n = 300
+	run := func(batching bool, workers int) error {
+		s, err := benchmarks.Mode1(n).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetBatching(batching)
+		if _, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: 3, Workers: workers, Grain: 1}); err != nil {
+			t.Fatal(err)
+		}
+		// A velocity near the largest float: the connectors' damping
+		// forces overflow to ±Inf within a few steps.
+		if err := s.SetValue("m150.velocity", math.MaxFloat64, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: 20, Workers: workers, Grain: 1})
+		return err
+	}
+	want := run(false, 1)
+	var se *node.StateError
+	if !errors.As(want, &se) {
+		t.Fatalf("per-node path: %v, want a *node.StateError", want)
+	}
+	for _, workers := range []int{1, 2} {
+		got := run(true, workers)
+		if got == nil || got.Error() != want.Error() {
+			t.Errorf("batched, %d workers: %v, want %v", workers, got, want)
+		}
+	}
+}
