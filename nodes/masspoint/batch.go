@@ -91,9 +91,7 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 		xs, fs, gs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(g.Stride)*8, uintptr(d.Stride)*8
 		for k := range ms {
 			u := uintptr(k)
-			p, q := (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs))
-			sum := [3]float64{p[0] + q[0], p[1] + q[1], p[2] + q[2]}
-			ms[k].derivatives((*[stateSize]float64)(unsafe.Add(xp, u*xs)), &sum, (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
+			ms[k].derivativesPair((*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
 		}
 		return nil
 	}
