@@ -148,22 +148,32 @@ type batchPool struct {
 	sleeping []atomic.Int32
 	wake     []chan struct{}
 	wg       sync.WaitGroup
-	spin     int // polls before parking or yielding: spinLimit, or 0 when oversubscribed
+	// spin is the polls a waiting worker makes before it parks and the
+	// caller before it yields: spinLimit, or 0 when spinning does not
+	// pay (more workers than GOMAXPROCS, or a loaded machine: see adapt).
+	spin atomic.Int64
+	// Caller-only: the limit spinning may use, consecutive phases whose
+	// wait outlasted the spin, and phases left until spinning is tried
+	// again.
+	maxSpin, slow, probe int
 }
 
 // spinLimit bounds the polls of a waiting worker or caller before it
 // parks (a worker) or yields (the caller): some tens of microseconds.
+// Spinning pays only while every worker has a core: batchPool.adapt
+// turns it off for a while when waits keep outlasting it.
 const spinLimit = 1 << 14
 
 func startBatchPool(s *Sim, n int) *batchPool {
-	p := &batchPool{s: s, n: n, sleeping: make([]atomic.Int32, n), wake: make([]chan struct{}, n), spin: spinLimit}
+	p := &batchPool{s: s, n: n, sleeping: make([]atomic.Int32, n), wake: make([]chan struct{}, n), maxSpin: spinLimit}
 	s.fuseStep.prepare(n)
 	s.fuseDerivs.prepare(n)
 	if n > runtime.GOMAXPROCS(0) {
 		// Spinning goroutines would hold every P while the ones they
 		// wait for cannot run.
-		p.spin = 0
+		p.maxSpin = 0
 	}
+	p.spin.Store(int64(p.maxSpin))
 	for w := 1; w < n; w++ {
 		p.wake[w] = make(chan struct{}, 1)
 		p.wg.Go(func() { p.work(w) })
@@ -176,8 +186,9 @@ func startBatchPool(s *Sim, n int) *batchPool {
 func (p *batchPool) work(w int) {
 	var last uint64
 	for {
-		for spins := 0; p.seq.Load() == last; spins++ {
-			if spins < p.spin {
+		lim := p.spin.Load()
+		for spins := int64(0); p.seq.Load() == last; spins++ {
+			if spins < lim {
 				continue
 			}
 			p.sleeping[w].Store(1)
@@ -207,10 +218,36 @@ func (p *batchPool) run(j batchJob) {
 	p.seq.Add(1)
 	p.wakeAll()
 	p.s.part(j, 0, p.n)
-	for spins := 0; p.done.Load() != int32(p.n-1); spins++ {
-		if spins >= p.spin {
+	lim := p.spin.Load()
+	spins := int64(0)
+	for ; p.done.Load() != int32(p.n-1); spins++ {
+		if spins >= lim {
 			runtime.Gosched()
 		}
+	}
+	p.adapt(lim, spins)
+}
+
+// adapt stops spinning when it does not pay: after slowPhases
+// consecutive phases whose wait outlasted the spin (the workers were not
+// running: the machine is loaded, or the phases are long), workers park
+// at once; spinning is tried again after probePhases phases.
+func (p *batchPool) adapt(lim, spins int64) {
+	const slowPhases, probePhases = 8, 1024
+	switch {
+	case p.maxSpin == 0:
+	case lim == 0:
+		if p.probe--; p.probe <= 0 {
+			p.slow = 0
+			p.spin.Store(int64(p.maxSpin))
+		}
+	case spins >= lim:
+		if p.slow++; p.slow >= slowPhases {
+			p.probe = probePhases
+			p.spin.Store(0)
+		}
+	default:
+		p.slow = 0
 	}
 }
 
