@@ -36,11 +36,9 @@ type worker struct {
 	in   []node.Strided
 	in2  []node.Strided
 	out  []node.Strided
-	// marks are a fused step's producer watermarks (fusedPart).
-	marks []int
-	args  node.BatchArgs
-	bad   bool
-	_     [64]byte // keep workers' flags on separate cache lines
+	args node.BatchArgs
+	bad  bool
+	_    [64]byte // keep workers' flags on separate cache lines
 }
 
 // batchJob is the phase the pool's workers run.
@@ -276,7 +274,7 @@ func (s *Sim) ensureWorkers(n int) {
 		outs = max(outs, len(f.outs))
 	}
 	for len(s.workers) < n {
-		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins), out: make([]node.Strided, outs), marks: make([]int, len(s.families))})
+		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins), out: make([]node.Strided, outs)})
 	}
 }
 
@@ -413,7 +411,7 @@ func (s *Sim) part(j batchJob, w, n int) {
 		return
 	}
 	if j.fuse != nil {
-		wk.bad = !s.fusedPart(j.fuse, j, wk, w, n, j.later)
+		wk.bad = !s.fusedPart(j.fuse, j, wk, w, j.later)
 		return
 	}
 	for _, f := range s.families {
@@ -434,7 +432,7 @@ func (s *Sim) part(j batchJob, w, n int) {
 		rows := len(f.rows)
 		lo, hi := rows*w/n, rows*(w+1)/n
 		for b := lo; b < hi; b += sumBlock {
-			if !s.block(wk, f, j, b, min(b+sumBlock, hi)) {
+			if !s.block(wk, f, &j, b, min(b+sumBlock, hi)) {
 				wk.bad = true
 				return
 			}
@@ -473,7 +471,7 @@ func (s *Sim) partOf(j batchJob, wk *worker, w, n int) {
 		rows := fr.hi - fr.lo
 		lo, hi := fr.lo+rows*w/n, fr.lo+rows*(w+1)/n
 		for b := lo; b < hi; b += sumBlock {
-			if !s.block(wk, fr.f, j, b, min(b+sumBlock, hi)) {
+			if !s.block(wk, fr.f, &j, b, min(b+sumBlock, hi)) {
 				wk.bad = true
 				return
 			}
@@ -496,7 +494,7 @@ func (s *Sim) partOf(j batchJob, wk *worker, w, n int) {
 // block runs the kernel of f on rows [lo, hi) (at most sumBlock rows):
 // sums the additive inputs into the worker's scratch, calls the kernel
 // and checks what it wrote. It reports false on any failure.
-func (s *Sim) block(wk *worker, f *family, j batchJob, lo, hi int) bool {
+func (s *Sim) block(wk *worker, f *family, j *batchJob, lo, hi int) bool {
 	a := &wk.args
 	a.T, a.Dt, a.Lo, a.Hi = j.t, j.dt, lo, hi
 	a.Present = f.present
