@@ -74,7 +74,7 @@ type Node struct {
 	app  *node.Appearance // nil: the default appearance
 	// mirrors are the rows of batches (batch.go) holding a copy of m;
 	// SetParams writes through to them.
-	mirrors []*model
+	mirrors []mirror
 }
 
 var (
@@ -287,7 +287,7 @@ func (n *Node) SetParams(p map[string]any) error {
 	}
 	n.vals, n.m = vals, newModel(vals)
 	for _, r := range n.mirrors {
-		*r = n.m
+		r.set(n.m)
 	}
 	return nil
 }
