@@ -63,6 +63,9 @@ type Sim struct {
 	// of a batched derivatives evaluation (fused.go); nil where fusion
 	// does not apply.
 	fuseStep, fuseDerivs *fusePlan
+	// limSrc lists, per output level, the nodes whose outputs the step
+	// limiters read (limiterSources); nil until first needed.
+	limSrc [][]int32
 	workers              []*worker
 	bpool                *batchPool
 	replays              int  // batched steps or evaluations replayed per node
