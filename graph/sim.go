@@ -65,11 +65,11 @@ type Sim struct {
 	fuseStep, fuseDerivs *fusePlan
 	// limSrc lists, per output level, the nodes whose outputs the step
 	// limiters read (limiterSources); nil until first needed.
-	limSrc [][]int32
-	workers              []*worker
-	bpool                *batchPool
-	replays              int  // batched steps or evaluations replayed per node
-	noBatch              bool // SetBatching(false)
+	limSrc  [][]int32
+	workers []*worker
+	bpool   *batchPool
+	replays int  // batched steps or evaluations replayed per node
+	noBatch bool // SetBatching(false)
 }
 
 // Time is the current simulation time, t0 + n·dt.

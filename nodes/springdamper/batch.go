@@ -99,8 +99,8 @@ type batch struct {
 	// that makes a row differ clears it.
 	uniform bool
 	nodes   []*Node
-	ground [][2][3]float64 // per row, the markers' ground points; nil without ground markers
-	direct bool            // ground and point markers, linear law
+	ground  [][2][3]float64 // per row, the markers' ground points; nil without ground markers
+	direct  bool            // ground and point markers, linear law
 
 	kind         [2]int32
 	push         [2]bool
