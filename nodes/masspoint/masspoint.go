@@ -208,18 +208,6 @@ func (m *model) step(dt float64, x *[stateSize]float64, f *[3]float64, dst *[sta
 	dst[offPosition+2] = x[offPosition+2] + dt*v2
 }
 
-// stepPair is step with the force p + q (the batch kernel's pair input):
-// the same operations in the same order as step on the summed force.
-func (m *model) stepPair(dt float64, x *[stateSize]float64, p, q *[3]float64, dst *[stateSize]float64) {
-	v0 := x[offVelocity] + dt*((p[0]+q[0])/m.mass+m.gravity[0])
-	v1 := x[offVelocity+1] + dt*((p[1]+q[1])/m.mass+m.gravity[1])
-	v2 := x[offVelocity+2] + dt*((p[2]+q[2])/m.mass+m.gravity[2])
-	dst[offVelocity], dst[offVelocity+1], dst[offVelocity+2] = v0, v1, v2
-	dst[offPosition] = x[offPosition] + dt*v0
-	dst[offPosition+1] = x[offPosition+1] + dt*v1
-	dst[offPosition+2] = x[offPosition+2] + dt*v2
-}
-
 // Derivatives writes dx/dt = v and dv/dt = F/m + g into dst.
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	n.m.derivatives((*[stateSize]float64)(x), (*[3]float64)(in.Values[offForce:]), (*[stateSize]float64)(dst))
@@ -234,15 +222,6 @@ func (m *model) derivatives(x *[stateSize]float64, f *[3]float64, dst *[stateSiz
 	dst[offVelocity] = f[0]/m.mass + m.gravity[0]
 	dst[offVelocity+1] = f[1]/m.mass + m.gravity[1]
 	dst[offVelocity+2] = f[2]/m.mass + m.gravity[2]
-}
-
-// derivativesPair is derivatives with the force p + q (the batch
-// kernel's pair input): the same operations on the summed force.
-func (m *model) derivativesPair(x *[stateSize]float64, p, q *[3]float64, dst *[stateSize]float64) {
-	dst[offPosition], dst[offPosition+1], dst[offPosition+2] = x[offVelocity], x[offVelocity+1], x[offVelocity+2]
-	dst[offVelocity] = (p[0]+q[0])/m.mass + m.gravity[0]
-	dst[offVelocity+1] = (p[1]+q[1])/m.mass + m.gravity[1]
-	dst[offVelocity+2] = (p[2]+q[2])/m.mass + m.gravity[2]
 }
 
 // DerivativesJacobian writes the exact Jacobians of Derivatives: ∂f/∂x
