@@ -1,0 +1,57 @@
+package masspoint_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/verification"
+)
+
+// The batch kernel against the members' own Update and Derivatives, in
+// this package's tests so that mutation testing (go run
+// ./internal/mutation -pkgs nodes/masspoint) sees batch.go exercised.
+// verification.CheckBatch draws states, forces (with zeros, tiny, large
+// and non-finite values), strided and broadcast layouts, chunkings and
+// steps including 0, negative and non-finite ones, and overrides the
+// members' parameters after NewBatch. The reference is each member's own
+// method; the tolerance is zero (bit for bit), as node.Batch requires:
+// a graph may run either path.
+func TestBatchKernelMatchesMembers(t *testing.T) {
+	for _, n := range []int{1, 4, 13} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(201, uint64(n)))
+			v3 := func(s float64) [3]float64 {
+				return [3]float64{s * rng.NormFloat64(), s * rng.NormFloat64(), s * rng.NormFloat64()}
+			}
+			members := make([]node.Node, n)
+			for i := range members {
+				m, err := masspoint.New(masspoint.Params{Mass: 0.1 + 10*rng.Float64(), Gravity: v3(10), InitialPosition: v3(1), InitialVelocity: v3(1)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				members[i] = m
+			}
+			for _, err := range verification.CheckBatch(members, verification.BatchOptions{Seed: uint64(n)}) {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// MarkerInverseMass is 1/m on every world axis, wherever the marker and
+// whatever the state (a point mass: F = m a on each axis, Newton's
+// second law). m = 4 kg gives 0.25 exactly in binary: compared exactly.
+func TestMarkerInverseMass(t *testing.T) {
+	m, err := masspoint.New(masspoint.Params{Mass: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inv [3]float64
+	m.MarkerInverseMass([]float64{1, 2, 3, 4, 5, 6}, [3]float64{0.5, -1, 2}, &inv)
+	if inv != [3]float64{0.25, 0.25, 0.25} {
+		t.Errorf("MarkerInverseMass = %v, want [0.25 0.25 0.25]", inv)
+	}
+}
