@@ -33,6 +33,12 @@
 //     is the mass itself whatever local point is asked for, and a force
 //     applied at it goes unchanged into the "force" input. Its inverse
 //     mass at the marker (node.MarkerMass) is 1/m on every axis.
+//   - The batch kernel (batch.go, node.Batcher) computes each row with the
+//     operations and order of the node's own Update and Derivatives, bit
+//     for bit. It takes the force of a mass between two connectors as two
+//     terms it adds itself (node.BatchPairAdder). A family whose masses
+//     all have equal parameters reads one row of them; a SetParams that
+//     makes a row differ switches the family to per-row parameters.
 //
 // # Drawing
 //

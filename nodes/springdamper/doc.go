@@ -88,6 +88,13 @@
 //   - Connectors built from equal Params (without a user function, which
 //     cannot be compared) share one validated node.Values: it is never
 //     modified in place (SetParams replaces a node's map, Params copies).
+//   - The batch kernel (batch.go) computes each row's outputs bit for bit
+//     as Outputs does. A family of connectors with one linear law (equal
+//     stiffness, damping, offset and activity, no user function) reads one
+//     row of parameters; a SetParams that makes a row differ switches it
+//     to per-row parameters. The stable step (node.StepLimiter) is also
+//     given without its message (node.StepBounder), so that a run's
+//     start-up check formats messages only for exceeded limits.
 //
 // # Drawing
 //
