@@ -176,6 +176,51 @@ func constantsIntoMasses() (*graph.Sim, error) {
 
 func chainW1() (*graph.Sim, error) { return benchmarks.Mode1(40).Build() }
 
+// groundedChain: a chain of 300 masses between walls, each mass also
+// held to the ground by its own connector, so that every mass's force
+// sums three loads: the engine's general sum over several 128-row
+// blocks (rows that do not start at 0), not the two-term pair the W1
+// chain's masses add themselves.
+func groundedChain() (*graph.Sim, error) {
+	const n = 300
+	g := graph.New()
+	for i := range n {
+		g.Add(fmt.Sprintf("m%d", i), kmust(masspoint.New(masspoint.Params{
+			Mass: 1, InitialPosition: [3]float64{float64(i) + 0.01*math.Sin(float64(i)), 0, 0},
+		})))
+	}
+	p := springdamper.DefaultParams()
+	p.Stiffness, p.Damping = [3]float64{100, 100, 100}, [3]float64{0.5, 0.5, 0.5}
+	p.Offset = [3]float64{1, 0, 0}
+	name := func(i int) string {
+		if i < 0 || i >= n {
+			return ""
+		}
+		return fmt.Sprintf("m%d", i)
+	}
+	for i := 0; i <= n; i++ {
+		// A wall's marker is a ground point; a mass's is the mass.
+		var a, b [3]float64
+		if i == 0 {
+			a = [3]float64{-1, 0, 0}
+		}
+		if i == n {
+			b = [3]float64{float64(n), 0, 0}
+		}
+		if _, err := springdamper.Connect(g, fmt.Sprintf("c%d", i), p, name(i-1), a, name(i), b); err != nil {
+			return nil, err
+		}
+	}
+	q := p
+	q.Stiffness, q.Offset = [3]float64{3, 3, 3}, [3]float64{}
+	for i := range n {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("g%d", i), q, "", [3]float64{float64(i), 0, 0}, name(i), [3]float64{}); err != nil {
+			return nil, err
+		}
+	}
+	return g.Build()
+}
+
 // sourcesOnSprings: a chain of masses hung from the ground by geometric
 // springs and joined to two rigid bodies, pushed by vector sources of
 // every kind (sine, step, ramp, pulse, lookup), and balls on tables
@@ -296,6 +341,13 @@ var kernelGraphs = []kernelGraph{
 		"springdamper:link0..link2(3)",
 		"rigidbody2d:p0..p3(4)",
 		"springdamper:planar0..planar3(4)",
+	}},
+	{"grounded chain", groundedChain, []string{
+		"masspoint:m0..m299(300)", // three load terms each, summed by the engine
+		"springdamper:c0..g0(2)",  // ground–point: the left wall, then the first ground spring
+		"springdamper:c1..c299(299)",
+		"springdamper:c300..c300(1)", // point–ground: the right wall
+		"springdamper:g1..g299(299)",
 	}},
 	{"constants into masses", constantsIntoMasses, []string{
 		"constant:load0..load5(6)",
