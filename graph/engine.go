@@ -129,10 +129,12 @@ func (s *Sim) runList(phase int, nodes []int32, ul *unitList, t, dt float64) err
 // A W1 phase of 10 000 rows takes tens of microseconds, about what waking
 // a parked goroutine costs, so hand-offs spin: the caller publishes the
 // job and bumps seq, workers that are spinning see it at once, and the
-// caller spins until every worker has counted itself done. A worker that
-// spins for spinLimit polls without a job parks on its wake channel (the
-// caller wakes it with the next job), so a pool between phases of a slow
-// step, or on a loaded machine, does not burn a core for long.
+// caller spins (yielding) until every worker has counted itself done. A
+// worker that polls spin times without a new job parks on a condition
+// variable; the caller broadcasts under its mutex only when some worker
+// is parked (parked > 0), so a pool whose workers spin takes no lock.
+// No wake-up is lost: a worker counts itself parked before it checks seq
+// under the mutex, and the caller bumps seq before it reads parked.
 type batchPool struct {
 	s   *Sim
 	n   int
@@ -141,10 +143,9 @@ type batchPool struct {
 	// done counts the workers that finished the current job.
 	done     atomic.Int32
 	stopping atomic.Bool
-	// sleeping[w] is 1 while worker w is parked or about to park; the
-	// caller that takes it to 0 owes the worker a token on wake[w].
-	sleeping []atomic.Int32
-	wake     []chan struct{}
+	parked   atomic.Int32
+	mu       sync.Mutex
+	cond     *sync.Cond
 	wg       sync.WaitGroup
 	// spin is the polls a waiting worker makes before it parks and the
 	// caller before it yields: spinLimit, or 0 when spinning does not
@@ -163,7 +164,8 @@ type batchPool struct {
 const spinLimit = 1 << 14
 
 func startBatchPool(s *Sim, n int) *batchPool {
-	p := &batchPool{s: s, n: n, sleeping: make([]atomic.Int32, n), wake: make([]chan struct{}, n), maxSpin: spinLimit}
+	p := &batchPool{s: s, n: n, maxSpin: spinLimit}
+	p.cond = sync.NewCond(&p.mu)
 	s.fuseStep.prepare(n)
 	s.fuseDerivs.prepare(n)
 	if n > runtime.GOMAXPROCS(0) {
@@ -173,7 +175,6 @@ func startBatchPool(s *Sim, n int) *batchPool {
 	}
 	p.spin.Store(int64(p.maxSpin))
 	for w := 1; w < n; w++ {
-		p.wake[w] = make(chan struct{}, 1)
 		p.wg.Go(func() { p.work(w) })
 	}
 	return p
@@ -185,19 +186,16 @@ func (p *batchPool) work(w int) {
 	var last uint64
 	for {
 		lim := p.spin.Load()
-		for spins := int64(0); p.seq.Load() == last; spins++ {
-			if spins < lim {
-				continue
+		for spins := int64(0); spins < lim && p.seq.Load() == last; spins++ {
+		}
+		if p.seq.Load() == last {
+			p.parked.Add(1)
+			p.mu.Lock()
+			for p.seq.Load() == last {
+				p.cond.Wait()
 			}
-			p.sleeping[w].Store(1)
-			if p.seq.Load() != last {
-				if !p.sleeping[w].CompareAndSwap(1, 0) {
-					<-p.wake[w] // the caller's token for a wake-up we did not need
-				}
-				break
-			}
-			<-p.wake[w]
-			break
+			p.mu.Unlock()
+			p.parked.Add(-1)
 		}
 		last = p.seq.Load()
 		if p.stopping.Load() {
@@ -213,8 +211,7 @@ func (p *batchPool) work(w int) {
 func (p *batchPool) run(j batchJob) {
 	p.job = j
 	p.done.Store(0)
-	p.seq.Add(1)
-	p.wakeAll()
+	p.publish()
 	p.s.part(j, 0, p.n)
 	lim := p.spin.Load()
 	spins := int64(0)
@@ -224,6 +221,16 @@ func (p *batchPool) run(j batchJob) {
 		}
 	}
 	p.adapt(lim, spins)
+}
+
+// publish moves seq, waking the parked workers.
+func (p *batchPool) publish() {
+	p.seq.Add(1)
+	if p.parked.Load() > 0 {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	}
 }
 
 // adapt stops spinning when it does not pay: after slowPhases
@@ -249,19 +256,9 @@ func (p *batchPool) adapt(lim, spins int64) {
 	}
 }
 
-// wakeAll hands a token to every parked worker.
-func (p *batchPool) wakeAll() {
-	for w := 1; w < p.n; w++ {
-		if p.sleeping[w].CompareAndSwap(1, 0) {
-			p.wake[w] <- struct{}{}
-		}
-	}
-}
-
 func (p *batchPool) stop() {
 	p.stopping.Store(true)
-	p.seq.Add(1)
-	p.wakeAll()
+	p.publish()
 	p.wg.Wait()
 }
 

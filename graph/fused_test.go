@@ -133,3 +133,28 @@ func TestUniformParamsThenTuned(t *testing.T) {
 		}
 	}
 }
+
+// More workers than GOMAXPROCS park instead of spinning, and every
+// phase must still wait for every worker: thousands of fused steps with
+// 8 workers (and 3) end in the bits of one worker. A lost wake-up hangs
+// this test; a phase that ends before a worker's part does is a data
+// race under -race and a wrong state without it.
+func TestFusedManyWorkers(t *testing.T) {
+	const n, steps = 300, 2000
+	run := func(workers int) []float64 {
+		s, err := benchmarks.Mode1(n).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: steps, Workers: workers, Grain: 1}); err != nil {
+			t.Fatal(err)
+		}
+		return s.State(nil)
+	}
+	want := run(1)
+	for _, workers := range []int{3, 8} {
+		if i, same := kernelFirstDiff(want, run(workers)); !same {
+			t.Errorf("%d workers: state[%d] differs from one worker's", workers, i)
+		}
+	}
+}
