@@ -208,8 +208,8 @@ func (o *observation) end(s *Sim, res *Result, is integrators.Stats, err error) 
 // every accepted step, the Sim holding the accepted state while it is.
 // It returns the run's result, its error, and the Observer's error that
 // stopped it.
-func (s *Sim) integrateObserved(ctx context.Context, a *integrators.Adaptive, tEnd float64, output []float64, maxSteps int, ob *observation) (*integrators.Result, error, error) {
-	res := &integrators.Result{Status: integrators.Success}
+func (s *Sim) integrateObserved(ctx context.Context, a *integrators.Adaptive, tEnd float64, output []float64, maxSteps int, ob *observation) (*integrators.Outcome, error, error) {
+	res := &integrators.Outcome{Status: integrators.Success}
 	t, y := a.State()
 	for i, ot := range output {
 		if ot < t || ot > tEnd || (i > 0 && ot < output[i-1]) || ot != ot {

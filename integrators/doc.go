@@ -66,7 +66,7 @@
 // Integrate (or Adaptive, one step at a time) runs Dormand–Prince with
 // error control, output at requested times and events. A
 // SecondOrderStepper runs Newmark or generalized-alpha on a SecondOrder
-// with an explicit History, as described below.
+// with an explicit Memory, as described below.
 //
 // # Methods
 //
@@ -167,13 +167,13 @@
 // The acceleration a_n carried between steps is the algorithmic
 // acceleration, not the physical a(t_n, q_n, v_n, z_n); carrying it is
 // what makes the scheme second order (resetting it every step drops the
-// damped variants to first order). An empty History starts from the
+// damped variants to first order). An empty Memory starts from the
 // physical acceleration (one extra evaluation). A SecondOrderStepper's
-// Advance takes the accepted State and History and returns the next ones
-// in Result.History.Latest, which also records the method, its
+// Advance takes the accepted State and Memory and returns the next ones
+// in Outcome.Memory.Latest, which also records the method, its
 // parameters (RhoInf, Beta, Gamma, AlphaM, AlphaF), the layout (nq, nz)
-// and the caller's Settings.IDs. A History whose time, parameters or
-// layout differ from the call's is rejected with a *HistoryError naming
+// and the caller's Settings.IDs. A Memory whose time, parameters or
+// layout differ from the call's is rejected with a *MismatchError naming
 // the field. A shorter step keeps the carried acceleration (it does not
 // depend on dt); note that with ρ∞ < 1 generalized-alpha is only first
 // order if the step changes persistently, since a_n approximates the
@@ -233,7 +233,7 @@
 //
 // # Invariants
 //
-// Inputs are never modified: y0, State, History and Checkpoint values
+// Inputs are never modified: y0, State, Memory and StepperState values
 // passed in are read and copied. Only the receiver and slices named dst
 // are written. User functions must write only their dst arguments and
 // must not retain any slice they are given. Results and histories hold
@@ -257,12 +257,12 @@
 // ByName, Names and Configure are safe for concurrent use (the registry
 // of user-defined methods is guarded by a lock; a step never touches
 // it). No method uses goroutines, maps or randomness: the same inputs give bit-identical
-// results on the same platform. Checkpoint returns a plain struct
-// (Checkpoint) with the complete integrator state, including carried
+// results on the same platform. StepperState returns a plain struct
+// (StepperState) with the complete integrator state, including carried
 // derivatives, accelerations, the step-count clock, the PI controller
 // memory and the event state; restoring it into a fresh stepper for the
 // same System and Settings and stepping on is bit-identical to never
-// having stopped. Restore rejects, with a *HistoryError, a checkpoint of
+// having stopped. Restore rejects, with a *MismatchError, a checkpoint of
 // another method or dimension and one whose time is corrupted: a
 // non-finite T or clock, or (for every fixed-step stepper, where time is
 // the step count) T ≠ Clock.Base + Clock.N·Clock.DT.
@@ -276,7 +276,7 @@
 // violations, the component index; errors.Is(err, status.Err()) and
 // errors.Is(err, cause) both hold. A failed step, or a rejected trial,
 // leaves the accepted state, history and carried memory untouched.
-// Integrate and Advance also return a Result whose Status (with String
+// Integrate and Advance also return a Outcome whose Status (with String
 // and Err) says how the run ended and whose Stats count accepted and
 // rejected steps, evaluations, Jacobians, Newton iterations, LU
 // factorizations and solves, and events.

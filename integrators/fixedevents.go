@@ -213,7 +213,7 @@ func (w *eventStepper) rollback(t0 float64) {
 
 // restoreInner restores a checkpoint of the inner stepper, keeping the
 // work counts.
-func (w *eventStepper) restoreInner(cp Checkpoint) {
+func (w *eventStepper) restoreInner(cp StepperState) {
 	w.acc.add(w.in.Stats())
 	w.acc = w.acc.Sub(cp.Stats)
 	if err := w.cp.Restore(cp); err != nil {
@@ -256,7 +256,7 @@ func (w *eventStepper) eventStep(t0, t1, dt float64) (stopped error, err error) 
 		// The inner stepper at the end of the sub-step, to go back to if
 		// no event fired after all (only steps that may hold an event
 		// pay for this copy).
-		var end Checkpoint
+		var end StepperState
 		if w.cp != nil {
 			end = w.cp.Checkpoint()
 		}
@@ -446,9 +446,9 @@ func (w *eventStepper) zeno(te, dt float64, i int) error {
 	return nil
 }
 
-// Checkpoint implements Checkpointer: the inner stepper's checkpoint with
+// StepperState implements Checkpointer: the inner stepper's checkpoint with
 // the event state (G, Disarmed, ZenoCount, LastEventT) and the total work.
-func (w *eventStepper) Checkpoint() Checkpoint {
+func (w *eventStepper) Checkpoint() StepperState {
 	c := w.cp.Checkpoint()
 	c.Clock, c.T = w.clk, w.clk.Now()
 	c.G = cloneF(w.g)
@@ -461,9 +461,9 @@ func (w *eventStepper) Checkpoint() Checkpoint {
 // Restore implements Checkpointer. A checkpoint without event state (from
 // a stepper of the same method without events) arms every event from the
 // restored state.
-func (w *eventStepper) Restore(c Checkpoint) error {
+func (w *eventStepper) Restore(c StepperState) error {
 	if c.G != nil && (len(c.G) != w.ne || len(c.Disarmed) != w.ne) {
-		return &HistoryError{Field: "events", Want: fmt.Sprint(w.ne), Got: fmt.Sprint(len(c.G))}
+		return &MismatchError{Field: "events", Want: fmt.Sprint(w.ne), Got: fmt.Sprint(len(c.G))}
 	}
 	if err := w.cp.Restore(c); err != nil {
 		return err

@@ -34,10 +34,10 @@ const (
 	// consecutive events each closer than Settings.ZenoSpacing to the
 	// previous one.
 	ZenoDetected
-	// HistoryMismatch means a second-order history or a checkpoint does
+	// StateMismatch means a second-order history or a checkpoint does
 	// not belong to this stepper: its time, method parameters or layout
 	// differ.
-	HistoryMismatch
+	StateMismatch
 	// NotPartitioned means a first-order System's position rate differed
 	// from its paired velocity.
 	NotPartitioned
@@ -57,7 +57,7 @@ var statusNames = [...]string{
 	StepTooSmall:    "StepTooSmall",
 	MaxStepsReached: "MaxStepsReached",
 	ZenoDetected:    "ZenoDetected",
-	HistoryMismatch: "HistoryMismatch",
+	StateMismatch: "StateMismatch",
 	NotPartitioned:  "NotPartitioned",
 	LinearFailure:   "LinearFailure",
 }
@@ -78,7 +78,7 @@ var (
 	ErrStepTooSmall    = errors.New("integrators: step size too small")
 	ErrMaxSteps        = errors.New("integrators: maximum number of steps reached")
 	ErrZeno            = errors.New("integrators: Zeno behaviour: events accumulate")
-	ErrHistoryMismatch = errors.New("integrators: history does not match the stepper")
+	ErrMismatch        = errors.New("integrators: memory or stepper state does not match the stepper")
 	ErrNotPartitioned  = errors.New("integrators: position rate differs from velocity")
 	ErrLinear          = errors.New("integrators: linear solver failed")
 )
@@ -101,8 +101,8 @@ func (s Status) Err() error {
 		return ErrMaxSteps
 	case ZenoDetected:
 		return ErrZeno
-	case HistoryMismatch:
-		return ErrHistoryMismatch
+	case StateMismatch:
+		return ErrMismatch
 	case NotPartitioned:
 		return ErrNotPartitioned
 	case LinearFailure:
@@ -180,21 +180,21 @@ func (e *StepError) Unwrap() []error {
 	return errs
 }
 
-// HistoryError reports why a second-order history or a checkpoint was
-// rejected. It wraps ErrHistoryMismatch.
-type HistoryError struct {
+// MismatchError reports why a second-order history or a checkpoint was
+// rejected. It wraps ErrMismatch.
+type MismatchError struct {
 	Field string // "time", "clock", "method", "rho_inf", "beta", "gamma", "alpha_m", "alpha_f", "nq", "nz", "ids", "dim", "len(y)", ...
 	Want  string // the stepper's value
 	Got   string // the history's value
 }
 
 // Error implements error.
-func (e *HistoryError) Error() string {
+func (e *MismatchError) Error() string {
 	return "integrators: history mismatch: " + e.Field + " is " + e.Got + ", stepper has " + e.Want
 }
 
-// Unwrap returns ErrHistoryMismatch.
-func (e *HistoryError) Unwrap() error { return ErrHistoryMismatch }
+// Unwrap returns ErrMismatch.
+func (e *MismatchError) Unwrap() error { return ErrMismatch }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
@@ -208,11 +208,11 @@ func StatusOf(err error) Status {
 	if errors.As(err, &se) {
 		return se.Status
 	}
-	var he *HistoryError
+	var he *MismatchError
 	if errors.As(err, &he) {
-		return HistoryMismatch
+		return StateMismatch
 	}
-	for _, s := range []Status{NonFinite, NewtonFailure, StepTooSmall, MaxStepsReached, ZenoDetected, HistoryMismatch, NotPartitioned, LinearFailure} {
+	for _, s := range []Status{NonFinite, NewtonFailure, StepTooSmall, MaxStepsReached, ZenoDetected, StateMismatch, NotPartitioned, LinearFailure} {
 		if errors.Is(err, s.Err()) {
 			return s
 		}
@@ -221,7 +221,7 @@ func StatusOf(err error) Status {
 }
 
 // Stats counts the work done, like optimize.Stats. Counters accumulate
-// over the life of a stepper and are part of its Checkpoint.
+// over the life of a stepper and are part of its StepperState.
 type Stats struct {
 	Steps         int // accepted steps
 	Rejected      int // rejected trial steps (error control, Newton failure, non-finite trial)

@@ -17,9 +17,8 @@ type twiceEuler struct{}
 
 func (twiceEuler) Name() string { return "scene-test-euler" }
 func (twiceEuler) Order() int   { return 1 }
-func (twiceEuler) New(sys integrators.System, s *integrators.Settings) (integrators.Stepper, error) {
-	m, _ := integrators.ByName(integrators.MethodForwardEuler)
-	st, err := m.New(sys, s)
+func (twiceEuler) New(sys integrators.System, o *integrators.DriverOptions) (integrators.Stepper, error) {
+	st, err := integrators.NewStepper(integrators.ForwardEuler{}, sys, o)
 	return named{st}, err
 }
 

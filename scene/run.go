@@ -81,7 +81,7 @@ type Result struct {
 	// Graph is the graph package's result (nil for adaptive runs);
 	// Integrator the adaptive integrator's (nil otherwise).
 	Graph      *graph.Result
-	Integrator *integrators.Result
+	Integrator *integrators.Outcome
 }
 
 // ModeAdaptive is Result.Mode of an adaptive monolithic run.
@@ -142,15 +142,15 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 		err = sc.integrate(ctx, sim, set, res)
 	case sc.Run.Mode == Monolithic:
 		res.Mode = Monolithic
-		m, merr := sc.Run.Integrator.method()
+		m, opts, merr := sc.Run.Integrator.Configure()
 		if merr != nil {
 			return nil, &Error{Path: "run.integrator.method", Err: merr}
 		}
-		res.Method = m.Name
+		res.Method = m.Name()
 		if _, serr := sim.System(); serr != nil {
 			return nil, &Error{Path: "run.mode", Err: serr}
 		}
-		gr, rerr := sim.RunMonolithic(ctx, m, sc.Run.Integrator.settings(), set)
+		gr, rerr := sim.RunMonolithic(ctx, m, opts, set)
 		res.fromGraph(gr)
 		res.Rejected = res.Graph.Integrator.Rejected
 		res.Iterations = int64(res.Graph.Integrator.NewtonIters)
@@ -188,7 +188,11 @@ func (r *Result) fromGraph(gr *graph.Result) {
 // dense-output samples.
 func (sc *Scene) integrate(ctx context.Context, sim *graph.Sim, set graph.Settings, res *Result) error {
 	end := sc.EndTime()
-	is := sc.Run.Integrator.settings()
+	m, is, err := sc.Run.Integrator.Configure()
+	if err != nil {
+		return &Error{Path: "run.integrator.method", Err: err}
+	}
+	dp, _ := m.(integrators.DormandPrince) // validation allows adaptive only with dormand-prince
 	if len(set.Record) > 0 {
 		is.Output = sc.Record.Times
 		if len(is.Output) == 0 {
@@ -204,7 +208,7 @@ func (sc *Scene) integrate(ctx context.Context, sim *graph.Sim, set graph.Settin
 	if set.Observer != nil {
 		obs = append(obs, set.Observer)
 	}
-	ir, err := sim.Integrate(ctx, end, is, obs...)
+	ir, err := sim.Integrate(ctx, end, dp, is, obs...)
 	res.Wall = time.Since(start)
 	res.Integrator = ir
 	if ir == nil {
@@ -223,7 +227,7 @@ func (sc *Scene) integrate(ctx context.Context, sim *graph.Sim, set graph.Settin
 // sampleHistory evaluates the recorded fields at every dense-output sample
 // (outputs such as a connector's force are evaluated at the sample's
 // state), then restores the integrator's end state.
-func sampleHistory(sim *graph.Sim, fields []string, ir *integrators.Result) (*graph.History, error) {
+func sampleHistory(sim *graph.Sim, fields []string, ir *integrators.Outcome) (*graph.History, error) {
 	h := &graph.History{}
 	defer func() {
 		if ir.Y != nil {

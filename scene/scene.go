@@ -170,7 +170,8 @@ type Integrator struct {
 	// Record.Times and event localization (graph.Sim.Integrate).
 	Adaptive bool `json:"adaptive,omitempty"`
 	// Tolerances and step bounds of the adaptive integrator
-	// (integrators.Settings); zero means its default.
+	// (integrators.DormandPrince), its step budget and the event tolerance
+	// (integrators.DriverOptions); zero means the default.
 	RTol        float64 `json:"rtol,omitempty"`
 	ATol        float64 `json:"atol,omitempty"`
 	InitialStep float64 `json:"initial_step,omitempty"`
@@ -178,12 +179,12 @@ type Integrator struct {
 	MaxStep     float64 `json:"max_step,omitempty"`
 	MaxSteps    int     `json:"max_steps,omitempty"`
 	EventTol    float64 `json:"event_tol,omitempty"`
-	// Newton settings of the implicit and structural methods; zero means
-	// the default.
+	// Newton options of the implicit and structural methods
+	// (integrators.NewtonOptions); zero means the default.
 	NewtonTol     float64 `json:"newton_tol,omitempty"`
 	NewtonMaxIter int     `json:"newton_max_iter,omitempty"`
 	// Linear solver of the Newton iterations of the implicit and
-	// structural methods (integrators.Settings): "auto" (default; dense
+	// structural methods (integrators.LinearOptions): "auto" (default; dense
 	// LU up to integrators.AutoDenseMax unknowns, GMRES above), "dense",
 	// "gmres" or "banded" (direct banded LU); GMRES's preconditioner "block-jacobi" (default), "ilu0"
 	// or "none"; its forcing "eisenstat-walker" (default) or "constant";
@@ -710,12 +711,12 @@ func (in *Integrator) check(path string) []error {
 	} else if err != nil {
 		bad(".method", "%q is not a method%s; one of %s", in.Method, node.DidYouMean(in.Method, methodNames()), strings.Join(methodNames(), ", "))
 	}
-	name := in.Method
-	if err == nil {
-		name = m.Name // the canonical name: in.Method may be in any case
-	}
+	_, isGA := m.(integrators.GeneralizedAlpha)
+	_, isNewmark := m.(integrators.Newmark)
+	_, isDP := m.(integrators.DormandPrince)
+	_, implicit := m.(integrators.NewtonMethod)
 	if in.RhoInf != nil {
-		if name != integrators.MethodGeneralizedAlpha {
+		if !isGA {
 			bad(".rho_inf", "is a parameter of %s, not of %q", integrators.MethodGeneralizedAlpha, in.Method)
 		} else if r := *in.RhoInf; !(r >= 0 && r <= 1) {
 			bad(".rho_inf", "%v is outside [0, 1]", r)
@@ -728,13 +729,13 @@ func (in *Integrator) check(path string) []error {
 		if v.x == nil {
 			continue
 		}
-		if name != integrators.MethodNewmark {
+		if !isNewmark {
 			bad(v.name, "is a parameter of %s, not of %q", integrators.MethodNewmark, in.Method)
 		} else if math.IsNaN(*v.x) || math.IsInf(*v.x, 0) || *v.x < 0 || v.name == ".beta" && *v.x == 0 {
 			bad(v.name, "%v: newmark needs beta > 0 and gamma >= 0", *v.x)
 		}
 	}
-	if in.Adaptive && name != integrators.MethodDormandPrince {
+	if in.Adaptive && !isDP {
 		bad(".adaptive", "only %s is adaptive; set \"method\": %q", integrators.MethodDormandPrince, integrators.MethodDormandPrince)
 	}
 	for _, v := range []struct {
@@ -755,7 +756,7 @@ func (in *Integrator) check(path string) []error {
 	} else if in.MaxSteps < 0 {
 		bad(".max_steps", "%d is negative", in.MaxSteps)
 	}
-	if err == nil && m.Kind == integrators.Explicit && (in.NewtonTol != 0 || in.NewtonMaxIter != 0) {
+	if err == nil && !implicit && (in.NewtonTol != 0 || in.NewtonMaxIter != 0) {
 		bad("", "newton_tol and newton_max_iter are for implicit methods; %s is explicit", in.Method)
 	}
 	if !(in.NewtonTol >= 0) || math.IsInf(in.NewtonTol, 0) {
@@ -764,7 +765,7 @@ func (in *Integrator) check(path string) []error {
 	if in.NewtonMaxIter < 0 {
 		bad(".newton_max_iter", "%d is negative", in.NewtonMaxIter)
 	}
-	errs = append(errs, in.checkLinear(path, err == nil && m.Kind == integrators.Explicit)...)
+	errs = append(errs, in.checkLinear(path, err == nil && !implicit)...)
 	return errs
 }
 
@@ -812,30 +813,45 @@ func (in *Integrator) checkLinear(path string, explicit bool) []error {
 	return errs
 }
 
-// Method returns the integration method of a monolithic scene (an error
-// when the settings are invalid).
-func (in *Integrator) method() (integrators.Method, error) {
-	return integrators.Configure(in.Method, in.params())
-}
-
-// params returns the method parameters of the scene's integrator.
-func (in *Integrator) params() integrators.Params {
-	return integrators.Params{Beta: in.Beta, Gamma: in.Gamma, RhoInf: in.RhoInf}
-}
-
-// settings returns the integrators.Settings of the scene's integrator.
-func (in *Integrator) settings() *integrators.Settings {
-	return &integrators.Settings{
-		RTol: in.RTol, ATol: in.ATol,
-		InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep, MaxSteps: in.MaxSteps,
-		EventTol:  in.EventTol,
-		NewtonTol: in.NewtonTol, NewtonMaxIter: in.NewtonMaxIter,
-		LinearSolver:   parsed(integrators.ParseLinearSolver, in.LinearSolver),
-		Preconditioner: parsed(integrators.ParsePreconditioner, in.Preconditioner),
-		Forcing:        parsed(integrators.ParseForcing, in.Forcing),
-		KrylovTol:      in.KrylovTol, KrylovRestart: in.KrylovRestart, KrylovMaxIter: in.KrylovMaxIter,
-		MatrixFree: in.MatrixFree, JacobianMaxAge: in.JacobianMaxAge,
+// Configure returns the integration method of a monolithic scene, from
+// the registry (integrators.ByName) with the scene's parameters and
+// options set on it, and its driver options (the adaptive driver's step
+// budget and event tolerance). It returns an error when the name is
+// unknown; Scene validation reports the keys that do not apply to the
+// method.
+func (in *Integrator) Configure() (integrators.Method, *integrators.DriverOptions, error) {
+	m, err := integrators.ByName(in.Method)
+	if err != nil {
+		return nil, nil, err
 	}
+	switch b := m.(type) {
+	case integrators.Newmark:
+		if in.Beta != nil {
+			b.Beta = *in.Beta
+		}
+		if in.Gamma != nil {
+			b.Gamma = *in.Gamma
+		}
+		m = b
+	case integrators.GeneralizedAlpha:
+		if in.RhoInf != nil {
+			b.RhoInf = *in.RhoInf
+		}
+		m = b
+	case integrators.DormandPrince:
+		b.RTol, b.ATol, b.InitialStep, b.MinStep, b.MaxStep = in.RTol, in.ATol, in.InitialStep, in.MinStep, in.MaxStep
+		m = b
+	}
+	if nm, ok := m.(integrators.NewtonMethod); ok {
+		m = nm.WithSolver(integrators.NewtonOptions{Tol: in.NewtonTol, MaxIter: in.NewtonMaxIter}, integrators.LinearOptions{
+			Solver:         parsed(integrators.ParseLinearSolver, in.LinearSolver),
+			Preconditioner: parsed(integrators.ParsePreconditioner, in.Preconditioner),
+			Forcing:        parsed(integrators.ParseForcing, in.Forcing),
+			KrylovTol:      in.KrylovTol, KrylovRestart: in.KrylovRestart, KrylovMaxIter: in.KrylovMaxIter,
+			MatrixFree: in.MatrixFree, JacobianMaxAge: in.JacobianMaxAge,
+		})
+	}
+	return m, &integrators.DriverOptions{MaxSteps: in.MaxSteps, EventTol: in.EventTol}, nil
 }
 
 // parsed returns the value named s, or the zero value (the default) for

@@ -226,13 +226,13 @@ func checkScheme(n node.Node, x []float64, in node.Inputs, given map[string]Sche
 		sys.In = in
 		st, err := method.New(sys, nil)
 		if err != nil {
-			return bad("%s: %v", method.Name, err)
+			return bad("%s: %v", method.Name(), err)
 		}
 		if err := st.Init(0, x); err != nil {
-			return bad("%s: %v", method.Name, err)
+			return bad("%s: %v", method.Name(), err)
 		}
 		if err := st.Step(schemeDt); err != nil {
-			return bad("%s step: %v", method.Name, err)
+			return bad("%s step: %v", method.Name(), err)
 		}
 		_, y := st.State()
 		want = append([]float64(nil), y...)

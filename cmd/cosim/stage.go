@@ -237,22 +237,6 @@ func sceneSteps(sc *scene.Scene) int {
 	return int(math.Round(sc.Run.End / sc.Run.Dt))
 }
 
-// integratorOf returns the method and settings of a monolithic scene's
-// integrator, as scene.Simulate runs it (scene keeps these unexported; a
-// test holds this copy to Simulate's results bit for bit).
-func integratorOf(in *scene.Integrator) (integrators.Method, *integrators.Settings, error) {
-	m, err := integrators.Configure(in.Method, integrators.Params{Beta: in.Beta, Gamma: in.Gamma, RhoInf: in.RhoInf})
-	if err != nil {
-		return m, nil, err
-	}
-	return m, &integrators.Settings{
-		RTol: in.RTol, ATol: in.ATol,
-		InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep, MaxSteps: in.MaxSteps,
-		EventTol:  in.EventTol,
-		NewtonTol: in.NewtonTol, NewtonMaxIter: in.NewtonMaxIter,
-	}, nil
-}
-
 // advance runs sim forward by k steps of the scene's mode (or, adaptive,
 // to time tEnd), continuing the run the previous call left: co-simulation
 // keeps its coupling memory and monolithic runs their stepper. Fixed-step
@@ -264,14 +248,15 @@ func advance(ctx context.Context, sc *scene.Scene, sim *graph.Sim, k int, tEnd f
 	set.Record, set.Every, set.End, set.Steps = nil, 0, 0, k
 	switch {
 	case sc.Run.Mode == scene.Monolithic && sc.Run.Integrator != nil && sc.Run.Integrator.Adaptive:
-		_, is, err := integratorOf(sc.Run.Integrator)
+		m, is, err := sc.Run.Integrator.Configure()
 		if err != nil {
 			return err
 		}
-		_, err = sim.Integrate(ctx, tEnd, is)
+		dp, _ := m.(integrators.DormandPrince) // scene validation: adaptive is dormand-prince
+		_, err = sim.Integrate(ctx, tEnd, dp, is)
 		return err
 	case sc.Run.Mode == scene.Monolithic:
-		m, is, err := integratorOf(sc.Run.Integrator)
+		m, is, err := sc.Run.Integrator.Configure()
 		if err != nil {
 			return err
 		}
