@@ -479,7 +479,7 @@ func (h Memory) Empty() bool { return h.Latest == nil }
 //
 // A SecondOrderStepper is not safe for concurrent use; distinct ones are.
 type SecondOrderStepper struct {
-	m    methodInfo
+	m     methodInfo
 	core  *alphaCore
 	ids   []int64
 	stats Stats

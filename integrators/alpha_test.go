@@ -572,4 +572,3 @@ func ExampleSecondOrderStepper_Advance() {
 	// rho_inf: 0.5
 	// t = 1.0, q = [0.3835 0.3821]
 }
-

@@ -5,7 +5,7 @@ import "fmt"
 // core is what every fixed-step first-order stepper keeps: its method and
 // system, the state and its clock, and the work counts.
 type core struct {
-	m    methodInfo
+	m     methodInfo
 	sys   System
 	n     int
 	init  bool

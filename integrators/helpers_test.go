@@ -122,9 +122,13 @@ func integrateS(sys System, t0 float64, y0 []float64, tEnd float64, s *settings)
 	return Integrate(s.dp(), sys, t0, y0, tEnd, s.driver())
 }
 
-func newAdaptiveS(sys System, s *settings) (*Adaptive, error) { return NewAdaptive(s.dp(), sys, s.driver()) }
+func newAdaptiveS(sys System, s *settings) (*Adaptive, error) {
+	return NewAdaptive(s.dp(), sys, s.driver())
+}
 
-func newS(m Method, sys System, s *settings) (Stepper, error) { return NewStepper(s.with(m), sys, s.driver()) }
+func newS(m Method, sys System, s *settings) (Stepper, error) {
+	return NewStepper(s.with(m), sys, s.driver())
+}
 
 // isSecondOrder reports whether m is of the Newmark family.
 func isSecondOrder(m Method) bool { _, ok := m.(SecondOrderMethod); return ok }

@@ -87,7 +87,7 @@ func TestNewmarkRejectsUnstableGamma(t *testing.T) {
 		}
 	}
 	// The conditionally stable range (γ ≥ ½, 2β < γ) is accepted.
-	if _, err := (Newmark{Beta: 1.0/6, Gamma: 0.5}).New(&oscillator{}, nil); err != nil {
+	if _, err := (Newmark{Beta: 1.0 / 6, Gamma: 0.5}).New(&oscillator{}, nil); err != nil {
 		t.Errorf("linear-acceleration Newmark rejected: %v", err)
 	}
 }

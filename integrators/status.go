@@ -57,7 +57,7 @@ var statusNames = [...]string{
 	StepTooSmall:    "StepTooSmall",
 	MaxStepsReached: "MaxStepsReached",
 	ZenoDetected:    "ZenoDetected",
-	StateMismatch: "StateMismatch",
+	StateMismatch:   "StateMismatch",
 	NotPartitioned:  "NotPartitioned",
 	LinearFailure:   "LinearFailure",
 }
@@ -72,15 +72,15 @@ func (s Status) String() string {
 
 // Sentinel errors returned by Status.Err and wrapped by *StepError.
 var (
-	ErrFailure         = errors.New("integrators: user function failed")
-	ErrNonFinite       = errors.New("integrators: non-finite value")
-	ErrNewton          = errors.New("integrators: Newton iteration did not converge")
-	ErrStepTooSmall    = errors.New("integrators: step size too small")
-	ErrMaxSteps        = errors.New("integrators: maximum number of steps reached")
-	ErrZeno            = errors.New("integrators: Zeno behaviour: events accumulate")
-	ErrMismatch        = errors.New("integrators: memory or stepper state does not match the stepper")
-	ErrNotPartitioned  = errors.New("integrators: position rate differs from velocity")
-	ErrLinear          = errors.New("integrators: linear solver failed")
+	ErrFailure        = errors.New("integrators: user function failed")
+	ErrNonFinite      = errors.New("integrators: non-finite value")
+	ErrNewton         = errors.New("integrators: Newton iteration did not converge")
+	ErrStepTooSmall   = errors.New("integrators: step size too small")
+	ErrMaxSteps       = errors.New("integrators: maximum number of steps reached")
+	ErrZeno           = errors.New("integrators: Zeno behaviour: events accumulate")
+	ErrMismatch       = errors.New("integrators: memory or stepper state does not match the stepper")
+	ErrNotPartitioned = errors.New("integrators: position rate differs from velocity")
+	ErrLinear         = errors.New("integrators: linear solver failed")
 )
 
 // Err returns nil for NotTerminated, Success and StoppedByEvent and the
