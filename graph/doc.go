@@ -153,7 +153,7 @@
 // through its table under RK4; [Sim.Integrate] runs adaptive
 // Dormand–Prince with event localization, likewise keeping its step-size
 // controller and event state, so consecutive calls continue one run.
-// A call with another method, other parameters or other settings than the
+// A call with another method, other parameters or options than the
 // kept stepper's is an error saying what differs; [Sim.ResetIntegrator]
 // drops the kept stepper on purpose. Panics in node code or transforms
 // reached from the System (Derivatives, Events, Reset, Jacobians) come

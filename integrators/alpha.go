@@ -69,7 +69,7 @@ func (c *alphaCore) initLinear(pattern *CSR, blockOf []int, name func(int) strin
 }
 
 // jv is the matrix-free product A·v ≈ (R(x + h·v) − R(x))/h at the
-// current iterate (Settings.MatrixFree); R(x) is in r0.
+// current iterate (LinearOptions.MatrixFree); R(x) is in r0.
 func (c *alphaCore) jv(v, dst []float64) error {
 	h := fdDirection(c.x, v)
 	if h == 0 {
@@ -459,7 +459,7 @@ type MemoryEntry struct {
 	Method string    // MethodNewmark or MethodGeneralizedAlpha
 	AlphaParams
 	NQ, NZ int
-	IDs    []int64 // Settings.IDs of the stepper that wrote the entry
+	IDs    []int64 // DriverOptions.IDs of the stepper that wrote the entry
 }
 
 // Memory is the memory of a second-order trajectory. The zero Memory
@@ -474,7 +474,7 @@ func (h Memory) Empty() bool { return h.Latest == nil }
 
 // SecondOrderStepper runs Newmark or generalized-alpha on a SecondOrder
 // system. It is a parameterized fixed-step runner: each Advance call takes
-// the accepted state and history of the previous call and returns the
+// the accepted state and Memory of the previous call and returns the
 // next. It has no error estimator, dense output or event localization.
 //
 // A SecondOrderStepper is not safe for concurrent use; distinct ones are.
@@ -540,25 +540,25 @@ func (r *SecondOrderStepper) checkHistory(st State, e *MemoryEntry) error {
 	nq, nz := r.core.nq, r.core.nz
 	switch {
 	case e.Method != r.m.Name:
-		return &MismatchError{Field: "method", Want: r.m.Name, Got: e.Method}
+		return &StateMismatchError{Field: "method", Want: r.m.Name, Got: e.Method}
 	case e.RhoInf != p.RhoInf:
-		return &MismatchError{Field: "rho_inf", Want: fmtF(p.RhoInf), Got: fmtF(e.RhoInf)}
+		return &StateMismatchError{Field: "rho_inf", Want: fmtF(p.RhoInf), Got: fmtF(e.RhoInf)}
 	case e.Beta != p.Beta:
-		return &MismatchError{Field: "beta", Want: fmtF(p.Beta), Got: fmtF(e.Beta)}
+		return &StateMismatchError{Field: "beta", Want: fmtF(p.Beta), Got: fmtF(e.Beta)}
 	case e.Gamma != p.Gamma:
-		return &MismatchError{Field: "gamma", Want: fmtF(p.Gamma), Got: fmtF(e.Gamma)}
+		return &StateMismatchError{Field: "gamma", Want: fmtF(p.Gamma), Got: fmtF(e.Gamma)}
 	case e.AlphaM != p.AlphaM:
-		return &MismatchError{Field: "alpha_m", Want: fmtF(p.AlphaM), Got: fmtF(e.AlphaM)}
+		return &StateMismatchError{Field: "alpha_m", Want: fmtF(p.AlphaM), Got: fmtF(e.AlphaM)}
 	case e.AlphaF != p.AlphaF:
-		return &MismatchError{Field: "alpha_f", Want: fmtF(p.AlphaF), Got: fmtF(e.AlphaF)}
+		return &StateMismatchError{Field: "alpha_f", Want: fmtF(p.AlphaF), Got: fmtF(e.AlphaF)}
 	case e.NQ != nq || len(e.A) != nq:
-		return &MismatchError{Field: "nq", Want: fmt.Sprint(nq), Got: fmt.Sprint(e.NQ)}
+		return &StateMismatchError{Field: "nq", Want: fmt.Sprint(nq), Got: fmt.Sprint(e.NQ)}
 	case e.NZ != nz || len(e.ZDot) != nz:
-		return &MismatchError{Field: "nz", Want: fmt.Sprint(nz), Got: fmt.Sprint(e.NZ)}
+		return &StateMismatchError{Field: "nz", Want: fmt.Sprint(nz), Got: fmt.Sprint(e.NZ)}
 	case !slices.Equal(e.IDs, r.ids):
-		return &MismatchError{Field: "ids", Want: fmt.Sprint(r.ids), Got: fmt.Sprint(e.IDs)}
+		return &StateMismatchError{Field: "ids", Want: fmt.Sprint(r.ids), Got: fmt.Sprint(e.IDs)}
 	case e.T != st.T:
-		return &MismatchError{Field: "time", Want: fmtF(st.T), Got: fmtF(e.T)}
+		return &StateMismatchError{Field: "time", Want: fmtF(st.T), Got: fmtF(e.T)}
 	}
 	return nil
 }
@@ -568,8 +568,8 @@ func (r *SecondOrderStepper) checkHistory(st State, e *MemoryEntry) error {
 // If h is empty, the step starts from the physical acceleration at st
 // (one extra evaluation). Otherwise h.Latest must come from a stepper
 // with the same method, parameters, layout (nq, nz, IDs) and time st.T;
-// a mismatch returns a *MismatchError naming the field, wrapping
-// ErrMismatch, with Status StateMismatch. The carried
+// a mismatch returns a *StateMismatchError naming the field, wrapping
+// ErrStateMismatch, with Status StateMismatch. The carried
 // acceleration does not depend on dt, so a shorter step (for example to
 // land on an output time) keeps it.
 //
@@ -577,7 +577,7 @@ func (r *SecondOrderStepper) checkHistory(st State, e *MemoryEntry) error {
 // slices) and the Outcome's Stats the work of this call. On failure
 // (Newton non-convergence, non-finite values, user error) the returned
 // error is a *StepError, Status says why, and neither st nor h is
-// touched: the caller still holds the accepted state and history.
+// touched: the caller still holds the accepted state and Memory.
 func (r *SecondOrderStepper) Advance(st State, h Memory, dt float64) (Outcome, error) {
 	checkStep(dt)
 	nq, nz := r.core.nq, r.core.nz
@@ -837,7 +837,7 @@ func (s *alphaFirst) step(dt float64) error {
 	return nil
 }
 
-// StepperState implements Checkpointer.
+// Checkpoint implements Checkpointer.
 func (s *alphaFirst) Checkpoint() StepperState {
 	c := StepperState{Method: s.m.Name, Alpha: s.m.Alpha, IDs: slices.Clone(s.ids), Dim: s.n, Clock: s.clk,
 		T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
@@ -858,13 +858,13 @@ func (s *alphaFirst) Restore(c StepperState) error {
 		return err
 	}
 	if c.Alpha != s.m.Alpha {
-		return &MismatchError{Field: "parameters", Want: fmt.Sprintf("%+v", s.m.Alpha), Got: fmt.Sprintf("%+v", c.Alpha)}
+		return &StateMismatchError{Field: "parameters", Want: fmt.Sprintf("%+v", s.m.Alpha), Got: fmt.Sprintf("%+v", c.Alpha)}
 	}
 	if !slices.Equal(c.IDs, s.ids) {
-		return &MismatchError{Field: "ids", Want: fmt.Sprint(s.ids), Got: fmt.Sprint(c.IDs)}
+		return &StateMismatchError{Field: "ids", Want: fmt.Sprint(s.ids), Got: fmt.Sprint(c.IDs)}
 	}
 	if c.A != nil && (len(c.A) != len(s.a) || len(c.ZDot) != len(s.g)) {
-		return &MismatchError{Field: "nq", Want: fmt.Sprint(len(s.a)), Got: fmt.Sprint(len(c.A))}
+		return &StateMismatchError{Field: "nq", Want: fmt.Sprint(len(s.a)), Got: fmt.Sprint(len(c.A))}
 	}
 	copy(s.y, c.Y)
 	s.gather()
@@ -882,7 +882,7 @@ func (s *alphaFirst) Restore(c StepperState) error {
 		// work: it restores memory).
 		m := s.core.sp
 		if len(p.Y) != s.n || len(p.YE) != len(m.pt.YE) {
-			return &MismatchError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
+			return &StateMismatchError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
 		}
 		copy(m.pt.Y, p.Y)
 		copy(m.pt.YE, p.YE)

@@ -285,9 +285,9 @@ func TestCarriedAccelerationOrder(t *testing.T) {
 	}
 }
 
-// TestHistoryMismatch: resuming with a history whose time, parameters or
-// layout differ is rejected with a *MismatchError naming the field.
-func TestHistoryMismatch(t *testing.T) {
+// TestMemoryMismatch: resuming with a history whose time, parameters or
+// layout differ is rejected with a *StateMismatchError naming the field.
+func TestMemoryMismatch(t *testing.T) {
 	sys := linear2{seedK}
 	ga, _ := (GeneralizedAlpha{RhoInf: 0.5}).NewSecondOrder(sys, &DriverOptions{IDs: []int64{11, 12}})
 	res, err := ga.Advance(seedStart(), Memory{}, 0.1)
@@ -301,8 +301,8 @@ func TestHistoryMismatch(t *testing.T) {
 	check := func(field string, r *SecondOrderStepper, st State, h Memory) {
 		t.Helper()
 		res, err := r.Advance(st, h, 0.1)
-		var he *MismatchError
-		if !errors.As(err, &he) || he.Field != field || !errors.Is(err, ErrMismatch) || res.Status != StateMismatch {
+		var he *StateMismatchError
+		if !errors.As(err, &he) || he.Field != field || !errors.Is(err, ErrStateMismatch) || res.Status != StateMismatch {
 			t.Errorf("%s: got %v (status %v)", field, err, res.Status)
 		} else {
 			t.Log(err)

@@ -16,7 +16,7 @@ const (
 )
 
 // Adaptive is the Dormand–Prince 5(4) integrator with error control (or a
-// fixed step, Settings.FixedStep), FSAL, dense output and event
+// fixed step, DormandPrince.FixedStep), FSAL, dense output and event
 // localization. Step takes one accepted step; Integrate drives it to an
 // end time.
 //
@@ -119,7 +119,7 @@ func (a *Adaptive) Stats() Stats { return a.stats }
 func (a *Adaptive) State() (float64, []float64) { return a.t, a.y }
 
 // NextStep returns the step size the controller proposes next (zero
-// before the first step when Settings.InitialStep is zero).
+// before the first step when DormandPrince.InitialStep is zero).
 func (a *Adaptive) NextStep() float64 { return a.h }
 
 // Init sets the state to (t0, y0) and resets the controller, the events
@@ -443,7 +443,7 @@ func (a *Adaptive) Restore(c StepperState) error {
 		return err
 	}
 	if len(c.G) != a.ne || len(c.Disarmed) != a.ne {
-		return &MismatchError{Field: "events", Want: fmt.Sprint(a.ne), Got: fmt.Sprint(len(c.G))}
+		return &StateMismatchError{Field: "events", Want: fmt.Sprint(a.ne), Got: fmt.Sprint(len(c.G))}
 	}
 	copy(a.y, c.Y)
 	a.t, a.clk = c.T, c.Clock

@@ -48,7 +48,7 @@ func TestAdaptiveToleranceSweep(t *testing.T) {
 	within(t, "step-count slope", slope, -0.2, 0.05)
 }
 
-// TestAdaptiveFixedStepMatchesStepper: Settings.FixedStep turns the
+// TestAdaptiveFixedStepMatchesStepper: DormandPrince.FixedStep turns the
 // driver into the fixed-step 5th-order method, bit-identical to the
 // "dormand-prince" Stepper, and its observed order is 5 (|p − 5| ≤ 0.1).
 func TestAdaptiveFixedStepMatchesStepper(t *testing.T) {

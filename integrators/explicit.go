@@ -72,7 +72,7 @@ func newExplicit(m methodInfo, sys System, c conf) (*explicitStepper, error) {
 	n := sys.Dim()
 	r, ok := explicitRules[m.Name]
 	if !ok {
-		panic("integrators: newExplicit of " + m.Name) // Method.New dispatches only explicit methods here
+		panic("integrators: newExplicit of " + m.Name) // only the explicit methods construct one
 	}
 	s := &explicitStepper{core: newCore(m, sys), yn: make([]float64, n), tmp: make([]float64, n), rule: r.rule}
 	for i := 0; i < r.stages; i++ {
@@ -289,7 +289,7 @@ func dpStages(sys System, t, t1, h float64, y, yn, tmp []float64, kk *[7][]float
 	return f(t1, yn, k6)
 }
 
-// StepperState implements Checkpointer.
+// Checkpoint implements Checkpointer.
 func (s *explicitStepper) Checkpoint() StepperState {
 	c := StepperState{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
 	if s.rule == ruleDormandPrince && s.fOK {

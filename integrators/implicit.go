@@ -196,7 +196,7 @@ func newImplicit(m methodInfo, theta float64, sys System, c conf) (*implicitStep
 }
 
 // jv is the matrix-free product A·v ≈ v − dt·θ·(f(x + h·v) − f(x))/h at
-// the current iterate (Settings.MatrixFree).
+// the current iterate (LinearOptions.MatrixFree).
 func (s *implicitStepper) jv(v, dst []float64) error {
 	h := fdDirection(s.cur, v)
 	if h == 0 {
@@ -448,7 +448,7 @@ func (s *implicitStepper) step(dt float64) error {
 	return nil
 }
 
-// StepperState implements Checkpointer.
+// Checkpoint implements Checkpointer.
 func (s *implicitStepper) Checkpoint() StepperState {
 	c := StepperState{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
 	if s.theta != 1 && s.f0OK {
@@ -480,7 +480,7 @@ func (s *implicitStepper) Restore(c StepperState) error {
 		// Re-assemble the reused matrix where it was (work not counted:
 		// it restores memory, as the uninterrupted run did it earlier).
 		if len(p.Y) != s.n {
-			return &MismatchError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
+			return &StateMismatchError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
 		}
 		st := s.stats
 		err := s.sparseMatrix(p.T, p.Dt, p.Y, 0)

@@ -46,7 +46,7 @@ const (
 // the caller's DriverOptions after NewStepper has refused those no
 // fixed-step method uses (Output, MaxSteps), and need not handle events:
 // NewStepper locates them for it as for the built-in methods
-// (re-stepping from Init, or from StepperState/Restore when the Stepper is
+// (re-stepping from Init, or from Checkpoint/Restore when the Stepper is
 // a Checkpointer). Register makes it known to ByName, so that scene files
 // and the cosim command line can name it and checkpoints of it can be
 // resumed. A Method value may be used by several goroutines at once: its

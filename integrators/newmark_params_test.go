@@ -95,7 +95,7 @@ func TestNewmarkRejectsUnstableGamma(t *testing.T) {
 // TestCheckpointCorruptTime: a checkpoint whose T, Clock.Base, Clock.N or
 // Clock.DT was edited, or whose time is not finite, is rejected by Restore
 // of every fixed-step stepper (and of a fixed-step Adaptive) with a
-// *MismatchError naming "time" or "clock"; the genuine checkpoint restores.
+// *StateMismatchError naming "time" or "clock"; the genuine checkpoint restores.
 func TestCheckpointCorruptTime(t *testing.T) {
 	edits := []struct {
 		name  string
@@ -168,9 +168,9 @@ func TestCheckpointCorruptTime(t *testing.T) {
 			c.Y = append([]float64(nil), cp.Y...)
 			e.edit(&c)
 			err := mk().Restore(c)
-			var he *MismatchError
-			if !errors.As(err, &he) || he.Field != e.field || !errors.Is(err, ErrMismatch) {
-				t.Errorf("%s: %s: Restore returned %v, want a *MismatchError on %q", name, e.name, err, e.field)
+			var he *StateMismatchError
+			if !errors.As(err, &he) || he.Field != e.field || !errors.Is(err, ErrStateMismatch) {
+				t.Errorf("%s: %s: Restore returned %v, want a *StateMismatchError on %q", name, e.name, err, e.field)
 				continue
 			}
 			if e.name == "T edited" {
@@ -193,7 +193,7 @@ func TestCheckpointDimMessage(t *testing.T) {
 	c := cp
 	c.Dim = 12
 	err := st.(Checkpointer).Restore(c)
-	var he *MismatchError
+	var he *StateMismatchError
 	if !errors.As(err, &he) || he.Field != "dim" || he.Got != "12" || he.Want != "2" {
 		t.Errorf("Dim 12: %v (%+v), want dim is 12, stepper has 2", err, he)
 	} else if want := "dim is 12, stepper has 2"; !strings.Contains(err.Error(), want) {

@@ -1,7 +1,7 @@
 package integrators
 
 // Outcome is the outcome of a driver run (Integrate) or of one
-// second-order step (SecondOrderStepper.Advance), like optimize.Outcome.
+// second-order step (SecondOrderStepper.Advance), like optimize.Result.
 type Outcome struct {
 	// Status says how the run ended; Status.Err() is nil for Success and
 	// StoppedByEvent.
@@ -12,7 +12,7 @@ type Outcome struct {
 	// fresh slice.
 	T float64
 	Y []float64
-	// Samples holds the dense-output states at Settings.Output times
+	// Samples holds the dense-output states at DriverOptions.Output times
 	// reached before the run ended (Integrate).
 	Samples []Sample
 	// Events lists the located events in order (Integrate).

@@ -26,15 +26,15 @@ const (
 	// not converge or its Jacobian was singular.
 	NewtonFailure
 	// StepTooSmall means the adaptive controller needed a step below
-	// Settings.MinStep (or below the resolution of float64 at t).
+	// DormandPrince.MinStep (or below the resolution of float64 at t).
 	StepTooSmall
-	// MaxStepsReached means Settings.MaxSteps trial steps were taken.
+	// MaxStepsReached means DriverOptions.MaxSteps trial steps were taken.
 	MaxStepsReached
-	// ZenoDetected means events accumulated: Settings.ZenoLimit
-	// consecutive events each closer than Settings.ZenoSpacing to the
+	// ZenoDetected means events accumulated: DriverOptions.ZenoLimit
+	// consecutive events each closer than DriverOptions.ZenoSpacing to the
 	// previous one.
 	ZenoDetected
-	// StateMismatch means a second-order history or a checkpoint does
+	// StateMismatch means a second-order Memory or a StepperState does
 	// not belong to this stepper: its time, method parameters or layout
 	// differ.
 	StateMismatch
@@ -42,7 +42,7 @@ const (
 	// from its paired velocity.
 	NotPartitioned
 	// LinearFailure means the linear solver of a Newton iteration failed:
-	// GMRES stagnated, broke down or reached Settings.KrylovMaxIter, or a
+	// GMRES stagnated, broke down or reached LinearOptions.KrylovMaxIter, or a
 	// preconditioner block (or ILU(0) pivot) was singular.
 	LinearFailure
 )
@@ -78,7 +78,7 @@ var (
 	ErrStepTooSmall   = errors.New("integrators: step size too small")
 	ErrMaxSteps       = errors.New("integrators: maximum number of steps reached")
 	ErrZeno           = errors.New("integrators: Zeno behaviour: events accumulate")
-	ErrMismatch       = errors.New("integrators: memory or stepper state does not match the stepper")
+	ErrStateMismatch  = errors.New("integrators: memory or stepper state does not match the stepper")
 	ErrNotPartitioned = errors.New("integrators: position rate differs from velocity")
 	ErrLinear         = errors.New("integrators: linear solver failed")
 )
@@ -102,7 +102,7 @@ func (s Status) Err() error {
 	case ZenoDetected:
 		return ErrZeno
 	case StateMismatch:
-		return ErrMismatch
+		return ErrStateMismatch
 	case NotPartitioned:
 		return ErrNotPartitioned
 	case LinearFailure:
@@ -180,21 +180,21 @@ func (e *StepError) Unwrap() []error {
 	return errs
 }
 
-// MismatchError reports why a second-order history or a checkpoint was
-// rejected. It wraps ErrMismatch.
-type MismatchError struct {
+// StateMismatchError reports why a second-order Memory or a StepperState was
+// rejected. It wraps ErrStateMismatch.
+type StateMismatchError struct {
 	Field string // "time", "clock", "method", "rho_inf", "beta", "gamma", "alpha_m", "alpha_f", "nq", "nz", "ids", "dim", "len(y)", ...
 	Want  string // the stepper's value
-	Got   string // the history's value
+	Got   string // the memory or state value
 }
 
 // Error implements error.
-func (e *MismatchError) Error() string {
-	return "integrators: history mismatch: " + e.Field + " is " + e.Got + ", stepper has " + e.Want
+func (e *StateMismatchError) Error() string {
+	return "integrators: state mismatch: " + e.Field + " is " + e.Got + ", stepper has " + e.Want
 }
 
-// Unwrap returns ErrMismatch.
-func (e *MismatchError) Unwrap() error { return ErrMismatch }
+// Unwrap returns ErrStateMismatch.
+func (e *StateMismatchError) Unwrap() error { return ErrStateMismatch }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
@@ -208,7 +208,7 @@ func StatusOf(err error) Status {
 	if errors.As(err, &se) {
 		return se.Status
 	}
-	var he *MismatchError
+	var he *StateMismatchError
 	if errors.As(err, &he) {
 		return StateMismatch
 	}

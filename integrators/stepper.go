@@ -80,31 +80,31 @@ func cloneF(x []float64) []float64 {
 // method, the dimension, the length of Y and the time. T must be finite,
 // and so must the clock (Base and DT finite, N ≥ 0, DT ≥ 0, DT > 0 once N
 // > 0). When clocked, the stepper derives its time from the clock, so T
-// must also equal Clock.Now() = Base + N·DT exactly, as StepperState writes
+// must also equal Clock.Now() = Base + N·DT exactly, as Checkpoint writes
 // it; an edited T or Clock fails here. (A checkpoint carries no time of
 // the outside world, so a T and Clock edited consistently cannot be told
 // from a genuine one.)
 func (c *StepperState) check(method string, dim int, clocked bool) error {
 	if c.Method != method {
-		return &MismatchError{Field: "method", Want: method, Got: c.Method}
+		return &StateMismatchError{Field: "method", Want: method, Got: c.Method}
 	}
 	if c.Dim != dim {
-		return &MismatchError{Field: "dim", Want: fmt.Sprint(dim), Got: fmt.Sprint(c.Dim)}
+		return &StateMismatchError{Field: "dim", Want: fmt.Sprint(dim), Got: fmt.Sprint(c.Dim)}
 	}
 	if len(c.Y) != dim {
-		return &MismatchError{Field: "len(y)", Want: fmt.Sprint(dim), Got: fmt.Sprint(len(c.Y))}
+		return &StateMismatchError{Field: "len(y)", Want: fmt.Sprint(dim), Got: fmt.Sprint(len(c.Y))}
 	}
 	if math.IsNaN(c.T) || math.IsInf(c.T, 0) {
-		return &MismatchError{Field: "time", Want: "a finite time", Got: fmtF(c.T)}
+		return &StateMismatchError{Field: "time", Want: "a finite time", Got: fmtF(c.T)}
 	}
 	k := c.Clock
 	if math.IsNaN(k.Base) || math.IsInf(k.Base, 0) || !(k.DT >= 0) || math.IsInf(k.DT, 0) || k.N < 0 || (k.N > 0 && k.DT == 0) {
-		return &MismatchError{Field: "clock", Want: "finite Base, N ≥ 0, finite DT ≥ 0 (> 0 if N > 0)",
+		return &StateMismatchError{Field: "clock", Want: "finite Base, N ≥ 0, finite DT ≥ 0 (> 0 if N > 0)",
 			Got: fmt.Sprintf("Base %s, N %d, DT %s", fmtF(k.Base), k.N, fmtF(k.DT))}
 	}
 	if clocked {
 		if now := k.Now(); now != c.T {
-			return &MismatchError{Field: "time", Want: fmt.Sprintf("Clock.Now() = %s + %d·%s = %s", fmtF(k.Base), k.N, fmtF(k.DT), fmtF(now)),
+			return &StateMismatchError{Field: "time", Want: fmt.Sprintf("Clock.Now() = %s + %d·%s = %s", fmtF(k.Base), k.N, fmtF(k.DT), fmtF(now)),
 				Got: fmtF(c.T)}
 		}
 	}

@@ -312,7 +312,7 @@ func TestCheckpointBitIdentical(t *testing.T) {
 		other, _ := ByName(MethodHeun)
 		if m.Name() != MethodHeun {
 			o, _ := other.New(&oscillator{}, nil)
-			if err := o.(Checkpointer).Restore(cp); !errors.Is(err, ErrMismatch) {
+			if err := o.(Checkpointer).Restore(cp); !errors.Is(err, ErrStateMismatch) {
 				t.Errorf("%s checkpoint restored into heun: %v", m.Name(), err)
 			}
 		}

@@ -67,7 +67,7 @@ type Blocked interface {
 //
 // Semi-implicit Euler, and Newmark and generalized-alpha applied to a
 // first-order System, need these pairs, from Partitioned or from
-// Settings.Positions/Velocities (which take precedence). Those
+// DriverOptions.Positions/Velocities (which take precedence). Those
 // methods check on every evaluation that Func's position rates equal the
 // velocities (to a relative 1e-12) and fail with ErrNotPartitioned
 // otherwise.
