@@ -34,7 +34,8 @@
 // A Method (an interface, like gonum's optimize.Method) is a value that
 // knows its stable name, its declared order and how to make a Stepper for
 // a System. The built-in methods are types whose fields are their own
-// options, every zero value meaning a documented default:
+// options, every zero value meaning a documented default (but ρ∞, a
+// parameter: GeneralizedAlpha{} is ρ∞ = 0; ByName gives DefaultRhoInf):
 //
 //	ForwardEuler{}, SemiImplicitEuler{}, Heun{}, RK4{}      no options
 //	DormandPrince{RTol, ATol, InitialStep, MinStep, MaxStep, FixedStep}

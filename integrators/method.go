@@ -27,14 +27,15 @@ const (
 // interface that the drivers (NewStepper, graph.Sim.RunMonolithic) use,
 // implemented by the built-in methods of this package — ForwardEuler,
 // SemiImplicitEuler, Heun, RK4, DormandPrince, BackwardEuler,
-// ImplicitTrapezoid, Newmark, GeneralizedAlpha — and by any type of the
-// caller's.
+// ImplicitTrapezoid, Newmark, GeneralizedAlpha, and NewmarkFamily for
+// the family's other members — and by any type of the caller's.
 //
 // Each built-in method is a value type that carries its own options
 // (DormandPrince its tolerances, the implicit methods their
 // NewtonOptions and LinearOptions, Newmark β and γ); the zero value of
-// every option means its documented default, and an option that a method
-// does not have cannot be given to it. What every method shares — event
+// every option means its documented default (GeneralizedAlpha's ρ∞ is a
+// parameter with no default: its zero is ρ∞ = 0), and an option that a
+// method does not have cannot be given to it. What every method shares — event
 // tolerances, the system's position/velocity pairs, the adaptive
 // driver's output times and step budget — is in DriverOptions.
 //

@@ -224,7 +224,7 @@ func checkScheme(n node.Node, x []float64, in node.Inputs, given map[string]Sche
 			return bad("%v", err)
 		}
 		sys.In = in
-		st, err := method.New(sys, nil)
+		st, err := integrators.NewStepper(method, sys, nil)
 		if err != nil {
 			return bad("%s: %v", method.Name(), err)
 		}
