@@ -105,7 +105,7 @@ type Integration struct {
 	// the state before and after each reset.
 	Events []integrators.EventRecord
 	// Samples holds the dense-output states of an adaptive run at its
-	// sample times (Settings.MethodSettings.Output, or the recording
+	// sample times (Settings.Options.Output, or the recording
 	// times of Settings.Record), reached before the run ended.
 	Samples []integrators.Sample
 }

@@ -5,7 +5,7 @@ import "fmt"
 // core is what every fixed-step first-order stepper keeps: its method and
 // system, the state and its clock, and the work counts.
 type core struct {
-	m     Method
+	m     methodInfo
 	sys   System
 	n     int
 	init  bool
@@ -14,7 +14,7 @@ type core struct {
 	stats Stats
 }
 
-func newCore(m Method, sys System) core {
+func newCore(m methodInfo, sys System) core {
 	n := sys.Dim()
 	return core{m: m, sys: sys, n: n, y: make([]float64, n)}
 }

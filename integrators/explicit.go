@@ -68,11 +68,11 @@ var explicitRules = map[string]struct {
 	MethodDormandPrince:     {ruleDormandPrince, 7},
 }
 
-func newExplicit(m Method, sys System, c conf) (*explicitStepper, error) {
+func newExplicit(m methodInfo, sys System, c conf) (*explicitStepper, error) {
 	n := sys.Dim()
 	r, ok := explicitRules[m.Name]
 	if !ok {
-		panic("integrators: newExplicit of " + m.Name) // Method.New dispatches only explicit methods here
+		panic("integrators: newExplicit of " + m.Name) // only the explicit methods construct one
 	}
 	s := &explicitStepper{core: newCore(m, sys), yn: make([]float64, n), tmp: make([]float64, n), rule: r.rule}
 	for i := 0; i < r.stages; i++ {
@@ -290,8 +290,8 @@ func dpStages(sys System, t, t1, h float64, y, yn, tmp []float64, kk *[7][]float
 }
 
 // Checkpoint implements Checkpointer.
-func (s *explicitStepper) Checkpoint() Checkpoint {
-	c := Checkpoint{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
+func (s *explicitStepper) Checkpoint() StepperState {
+	c := StepperState{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
 	if s.rule == ruleDormandPrince && s.fOK {
 		c.F = cloneF(s.k[0])
 	}
@@ -299,7 +299,7 @@ func (s *explicitStepper) Checkpoint() Checkpoint {
 }
 
 // Restore implements Checkpointer.
-func (s *explicitStepper) Restore(c Checkpoint) error {
+func (s *explicitStepper) Restore(c StepperState) error {
 	if err := c.check(s.m.Name, s.n, true); err != nil {
 		return err
 	}

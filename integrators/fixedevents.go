@@ -8,7 +8,7 @@ import (
 
 // Event handling for the fixed-step methods.
 //
-// Method.New wraps the stepper of a System that implements EventSystem
+// NewStepper wraps the stepper of a System that implements EventSystem
 // (with at least one event) in an eventStepper. Each Step(dt) first takes
 // the inner method's ordinary step; when no armed event function changed
 // sign over it in its direction, that is the step, bit for bit, and the
@@ -18,7 +18,7 @@ import (
 // stepper is re-initialised at the step's start and takes one step of
 // length τ, for trial values of τ chosen by the Illinois method with
 // bisection safeguards (the root finder of the adaptive driver), until
-// the bracket is narrower than Settings.EventTol. Re-stepping rather than
+// the bracket is narrower than DriverOptions.EventTol. Re-stepping rather than
 // interpolating, because the fixed-step methods have no interpolant of
 // their own (a cubic Hermite one would need extra evaluations and would
 // not be the method's trajectory): the state at the located time is
@@ -213,7 +213,7 @@ func (w *eventStepper) rollback(t0 float64) {
 
 // restoreInner restores a checkpoint of the inner stepper, keeping the
 // work counts.
-func (w *eventStepper) restoreInner(cp Checkpoint) {
+func (w *eventStepper) restoreInner(cp StepperState) {
 	w.acc.add(w.in.Stats())
 	w.acc = w.acc.Sub(cp.Stats)
 	if err := w.cp.Restore(cp); err != nil {
@@ -256,7 +256,7 @@ func (w *eventStepper) eventStep(t0, t1, dt float64) (stopped error, err error) 
 		// The inner stepper at the end of the sub-step, to go back to if
 		// no event fired after all (only steps that may hold an event
 		// pay for this copy).
-		var end Checkpoint
+		var end StepperState
 		if w.cp != nil {
 			end = w.cp.Checkpoint()
 		}
@@ -427,7 +427,7 @@ func (w *eventStepper) locate(i int, ts, lo, flo, hi, fhi float64) (float64, err
 	return hi, nil
 }
 
-// zeno applies the Zeno guard of Settings.ZenoLimit and ZenoSpacing.
+// zeno applies the Zeno guard of DriverOptions.ZenoLimit and ZenoSpacing.
 func (w *eventStepper) zeno(te, dt float64, i int) error {
 	spacing := w.c.zenoSpacing
 	if spacing == 0 {
@@ -448,7 +448,7 @@ func (w *eventStepper) zeno(te, dt float64, i int) error {
 
 // Checkpoint implements Checkpointer: the inner stepper's checkpoint with
 // the event state (G, Disarmed, ZenoCount, LastEventT) and the total work.
-func (w *eventStepper) Checkpoint() Checkpoint {
+func (w *eventStepper) Checkpoint() StepperState {
 	c := w.cp.Checkpoint()
 	c.Clock, c.T = w.clk, w.clk.Now()
 	c.G = cloneF(w.g)
@@ -461,9 +461,9 @@ func (w *eventStepper) Checkpoint() Checkpoint {
 // Restore implements Checkpointer. A checkpoint without event state (from
 // a stepper of the same method without events) arms every event from the
 // restored state.
-func (w *eventStepper) Restore(c Checkpoint) error {
+func (w *eventStepper) Restore(c StepperState) error {
 	if c.G != nil && (len(c.G) != w.ne || len(c.Disarmed) != w.ne) {
-		return &HistoryError{Field: "events", Want: fmt.Sprint(w.ne), Got: fmt.Sprint(len(c.G))}
+		return &StateMismatchError{Field: "events", Want: fmt.Sprint(w.ne), Got: fmt.Sprint(len(c.G))}
 	}
 	if err := w.cp.Restore(c); err != nil {
 		return err

@@ -52,7 +52,7 @@ func TestFixedStepBallEvents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := m.New(&ball{g: g, e: e}, &Settings{Positions: []int{0}, Velocities: []int{1}})
+		s, err := m.New(&ball{g: g, e: e}, &DriverOptions{Positions: []int{0}, Velocities: []int{1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,13 +92,13 @@ func TestFixedStepBallEvents(t *testing.T) {
 // without its events.
 func TestFixedStepEventsBitExactWithoutCrossing(t *testing.T) {
 	for _, mm := range Methods() {
-		set := &Settings{Positions: []int{0}, Velocities: []int{1}}
+		set := &DriverOptions{Positions: []int{0}, Velocities: []int{1}}
 		b := &ball{g: 9.81, e: 0.9}
 		with, err := mm.New(b, set)
 		if err != nil {
 			t.Fatal(err)
 		}
-		without, err := mm.New(Func{N: 2, F: b.Func}, set)
+		without, err := mm.New(SystemFunc{N: 2, F: b.Func}, set)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestFixedStepEventsBitExactWithoutCrossing(t *testing.T) {
 		t1, y1 := with.State()
 		t2, y2 := without.State()
 		if t1 != t2 || y1[0] != y2[0] || y1[1] != y2[1] {
-			t.Errorf("%s: with events (%v, %v), without (%v, %v): want identical bits", mm.Name, t1, y1, t2, y2)
+			t.Errorf("%s: with events (%v, %v), without (%v, %v): want identical bits", mm.Name(), t1, y1, t2, y2)
 		}
 	}
 }
@@ -126,7 +126,7 @@ func TestFixedStepEventsBitExactWithoutCrossing(t *testing.T) {
 func TestFixedStepBallComesToRest(t *testing.T) {
 	for _, name := range []string{MethodRK4, MethodSemiImplicitEuler, MethodGeneralizedAlpha} {
 		m, _ := ByName(name)
-		s, err := m.New(&ball{g: 9.81, e: 0.9}, &Settings{Positions: []int{0}, Velocities: []int{1}})
+		s, err := m.New(&ball{g: 9.81, e: 0.9}, &DriverOptions{Positions: []int{0}, Velocities: []int{1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,12 +145,12 @@ func TestFixedStepBallComesToRest(t *testing.T) {
 	}
 }
 
-// Checkpoint and Restore of a fixed-step stepper with events continue bit
+// StepperState and Restore of a fixed-step stepper with events continue bit
 // for bit, across bounces.
 func TestFixedStepEventsCheckpoint(t *testing.T) {
 	for _, name := range []string{MethodRK4, MethodImplicitTrapezoid, MethodGeneralizedAlpha} {
 		m, _ := ByName(name)
-		set := &Settings{Positions: []int{0}, Velocities: []int{1}}
+		set := &DriverOptions{Positions: []int{0}, Velocities: []int{1}}
 		newBall := func() Stepper {
 			s, err := m.New(&ball{g: 9.81, e: 0.9}, set)
 			if err != nil {
@@ -190,7 +190,7 @@ func TestFixedStepEventsCheckpoint(t *testing.T) {
 func TestFixedStepEventsNoAlloc(t *testing.T) {
 	for _, name := range []string{MethodRK4, MethodSemiImplicitEuler, MethodDormandPrince} {
 		m, _ := ByName(name)
-		s, err := m.New(&ball{g: 9.81, e: 0.9}, &Settings{Positions: []int{0}, Velocities: []int{1}})
+		s, err := m.New(&ball{g: 9.81, e: 0.9}, &DriverOptions{Positions: []int{0}, Velocities: []int{1}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -92,7 +92,7 @@ func TestStiffSpringOrder(t *testing.T) {
 		}
 		p := observedOrder(errs)
 		t.Logf("%s errors %.3e → order %.3f", c.name, errs, p)
-		within(t, c.name+" stiff order", p, float64(m.Order), 0.1)
+		within(t, c.name+" stiff order", p, float64(m.Order()), 0.1)
 	}
 }
 
@@ -103,7 +103,7 @@ func TestStiffSpringOrder(t *testing.T) {
 func TestNewtonFailure(t *testing.T) {
 	for _, name := range []string{MethodBackwardEuler, MethodImplicitTrapezoid, MethodNewmark, MethodGeneralizedAlpha} {
 		m, _ := ByName(name)
-		st, _ := m.New(spring{k: 4}, &Settings{NewtonMaxIter: 1})
+		st, _ := newS(m, spring{k: 4}, &settings{NewtonMaxIter: 1})
 		ok, _ := m.New(spring{k: 4}, nil)
 		st.Init(0, []float64{1, 0})
 		ok.Init(0, []float64{1, 0})
@@ -139,7 +139,7 @@ func TestNewtonFailure(t *testing.T) {
 // tolerance, at the cost of Dim extra evaluations per iteration.
 func TestFiniteDifferenceJacobian(t *testing.T) {
 	cubic := func(jac bool) System {
-		f := Func{N: 2, F: func(tt float64, y, dst []float64) error {
+		f := SystemFunc{N: 2, F: func(tt float64, y, dst []float64) error {
 			dst[0] = y[1]
 			dst[1] = -50*y[0] - 50*y[0]*y[0]*y[0] - 0.1*y[1]
 			return nil
@@ -184,7 +184,7 @@ func TestFiniteDifferenceJacobian(t *testing.T) {
 // jacFunc adds a Jacobian to a Func. (Func cannot be embedded: its
 // field name would shadow its Func method.)
 type jacFunc struct {
-	f Func
+	f SystemFunc
 	J func(t float64, y, dst []float64) error
 }
 

@@ -275,7 +275,7 @@ func (l *newtonLinear) linearError(method string, t, dt float64, it int, err err
 }
 
 // JacobianPoint is where the Newton matrix a stepper reuses across steps
-// (GMRES, Settings.JacobianMaxAge) was assembled: Restore re-assembles it
+// (GMRES, LinearOptions.JacobianMaxAge) was assembled: Restore re-assembles it
 // there, so that a resumed run is bit-identical to an uninterrupted one.
 type JacobianPoint struct {
 	T, Dt float64   // time of the Jacobian, step size of the matrix
@@ -336,7 +336,7 @@ func resNorm(r []float64) float64 {
 }
 
 // fdDirection returns the increment h of the directional difference
-// R(x + h·v): √(ε·(1 + ‖x‖₂))/‖v‖₂ (Settings.MatrixFree), and 0 for
+// R(x + h·v): √(ε·(1 + ‖x‖₂))/‖v‖₂ (LinearOptions.MatrixFree), and 0 for
 // v = 0.
 func fdDirection(x, v []float64) float64 {
 	nv := norm2(v)

@@ -15,14 +15,14 @@ import (
 // so the end agrees to the event tolerance (1e-9 bound; the free fall is
 // a parabola, integrated exactly between events) with the same events.
 func TestAdaptiveRunContinues(t *testing.T) {
-	set := &Settings{MaxStep: 1}
+	set := &settings{MaxStep: 1}
 	sys := &ball{g: 9.81, e: 0.9}
-	whole, err := Integrate(sys, 0, []float64{10, 0}, 10, set)
+	whole, err := integrateS(sys, 0, []float64{10, 0}, 10, set)
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := func() *Adaptive {
-		a, err := NewAdaptive(sys, set)
+		a, err := newAdaptiveS(sys, set)
 		if err != nil {
 			t.Fatal(err)
 		}

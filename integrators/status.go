@@ -26,23 +26,23 @@ const (
 	// not converge or its Jacobian was singular.
 	NewtonFailure
 	// StepTooSmall means the adaptive controller needed a step below
-	// Settings.MinStep (or below the resolution of float64 at t).
+	// DormandPrince.MinStep (or below the resolution of float64 at t).
 	StepTooSmall
-	// MaxStepsReached means Settings.MaxSteps trial steps were taken.
+	// MaxStepsReached means DriverOptions.MaxSteps trial steps were taken.
 	MaxStepsReached
-	// ZenoDetected means events accumulated: Settings.ZenoLimit
-	// consecutive events each closer than Settings.ZenoSpacing to the
+	// ZenoDetected means events accumulated: DriverOptions.ZenoLimit
+	// consecutive events each closer than DriverOptions.ZenoSpacing to the
 	// previous one.
 	ZenoDetected
-	// HistoryMismatch means a second-order history or a checkpoint does
+	// StateMismatch means a second-order Memory or a StepperState does
 	// not belong to this stepper: its time, method parameters or layout
 	// differ.
-	HistoryMismatch
+	StateMismatch
 	// NotPartitioned means a first-order System's position rate differed
 	// from its paired velocity.
 	NotPartitioned
 	// LinearFailure means the linear solver of a Newton iteration failed:
-	// GMRES stagnated, broke down or reached Settings.KrylovMaxIter, or a
+	// GMRES stagnated, broke down or reached LinearOptions.KrylovMaxIter, or a
 	// preconditioner block (or ILU(0) pivot) was singular.
 	LinearFailure
 )
@@ -57,7 +57,7 @@ var statusNames = [...]string{
 	StepTooSmall:    "StepTooSmall",
 	MaxStepsReached: "MaxStepsReached",
 	ZenoDetected:    "ZenoDetected",
-	HistoryMismatch: "HistoryMismatch",
+	StateMismatch:   "StateMismatch",
 	NotPartitioned:  "NotPartitioned",
 	LinearFailure:   "LinearFailure",
 }
@@ -72,15 +72,15 @@ func (s Status) String() string {
 
 // Sentinel errors returned by Status.Err and wrapped by *StepError.
 var (
-	ErrFailure         = errors.New("integrators: user function failed")
-	ErrNonFinite       = errors.New("integrators: non-finite value")
-	ErrNewton          = errors.New("integrators: Newton iteration did not converge")
-	ErrStepTooSmall    = errors.New("integrators: step size too small")
-	ErrMaxSteps        = errors.New("integrators: maximum number of steps reached")
-	ErrZeno            = errors.New("integrators: Zeno behaviour: events accumulate")
-	ErrHistoryMismatch = errors.New("integrators: history does not match the stepper")
-	ErrNotPartitioned  = errors.New("integrators: position rate differs from velocity")
-	ErrLinear          = errors.New("integrators: linear solver failed")
+	ErrFailure        = errors.New("integrators: user function failed")
+	ErrNonFinite      = errors.New("integrators: non-finite value")
+	ErrNewton         = errors.New("integrators: Newton iteration did not converge")
+	ErrStepTooSmall   = errors.New("integrators: step size too small")
+	ErrMaxSteps       = errors.New("integrators: maximum number of steps reached")
+	ErrZeno           = errors.New("integrators: Zeno behaviour: events accumulate")
+	ErrStateMismatch  = errors.New("integrators: memory or stepper state does not match the stepper")
+	ErrNotPartitioned = errors.New("integrators: position rate differs from velocity")
+	ErrLinear         = errors.New("integrators: linear solver failed")
 )
 
 // Err returns nil for NotTerminated, Success and StoppedByEvent and the
@@ -101,8 +101,8 @@ func (s Status) Err() error {
 		return ErrMaxSteps
 	case ZenoDetected:
 		return ErrZeno
-	case HistoryMismatch:
-		return ErrHistoryMismatch
+	case StateMismatch:
+		return ErrStateMismatch
 	case NotPartitioned:
 		return ErrNotPartitioned
 	case LinearFailure:
@@ -180,21 +180,21 @@ func (e *StepError) Unwrap() []error {
 	return errs
 }
 
-// HistoryError reports why a second-order history or a checkpoint was
-// rejected. It wraps ErrHistoryMismatch.
-type HistoryError struct {
+// StateMismatchError reports why a second-order Memory or a StepperState was
+// rejected. It wraps ErrStateMismatch.
+type StateMismatchError struct {
 	Field string // "time", "clock", "method", "rho_inf", "beta", "gamma", "alpha_m", "alpha_f", "nq", "nz", "ids", "dim", "len(y)", ...
 	Want  string // the stepper's value
-	Got   string // the history's value
+	Got   string // the memory or state value
 }
 
 // Error implements error.
-func (e *HistoryError) Error() string {
-	return "integrators: history mismatch: " + e.Field + " is " + e.Got + ", stepper has " + e.Want
+func (e *StateMismatchError) Error() string {
+	return "integrators: state mismatch: " + e.Field + " is " + e.Got + ", stepper has " + e.Want
 }
 
-// Unwrap returns ErrHistoryMismatch.
-func (e *HistoryError) Unwrap() error { return ErrHistoryMismatch }
+// Unwrap returns ErrStateMismatch.
+func (e *StateMismatchError) Unwrap() error { return ErrStateMismatch }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
@@ -208,11 +208,11 @@ func StatusOf(err error) Status {
 	if errors.As(err, &se) {
 		return se.Status
 	}
-	var he *HistoryError
+	var he *StateMismatchError
 	if errors.As(err, &he) {
-		return HistoryMismatch
+		return StateMismatch
 	}
-	for _, s := range []Status{NonFinite, NewtonFailure, StepTooSmall, MaxStepsReached, ZenoDetected, HistoryMismatch, NotPartitioned, LinearFailure} {
+	for _, s := range []Status{NonFinite, NewtonFailure, StepTooSmall, MaxStepsReached, ZenoDetected, StateMismatch, NotPartitioned, LinearFailure} {
 		if errors.Is(err, s.Err()) {
 			return s
 		}
@@ -221,7 +221,7 @@ func StatusOf(err error) Status {
 }
 
 // Stats counts the work done, like optimize.Stats. Counters accumulate
-// over the life of a stepper and are part of its Checkpoint.
+// over the life of a stepper and are part of its StepperState.
 type Stats struct {
 	Steps         int // accepted steps
 	Rejected      int // rejected trial steps (error control, Newton failure, non-finite trial)

@@ -176,12 +176,13 @@ func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*gra
 		}
 		in = &scene.Integrator{Method: integrators.MethodDormandPrince, Adaptive: true, RTol: 1e-10, ATol: 1e-12}
 	}
-	opts.Integrator = &integrators.Settings{
-		RTol: in.RTol, ATol: in.ATol,
-		InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep, MaxSteps: in.MaxSteps,
-		EventTol: in.EventTol, NewtonTol: in.NewtonTol, NewtonMaxIter: in.NewtonMaxIter,
+	m, o, err := in.Configure()
+	if err != nil {
+		return nil, err
 	}
+	opts.Method, opts.Integrator = m, o
 	if in.Adaptive {
+		opts.Dt = 0 // the adaptive driver of m (dormand-prince)
 		opts.Output = sc.Record.Times
 		if len(opts.Output) == 0 && sc.Run.Dt > 0 {
 			every := float64(max(sc.Record.Every, 1))
@@ -192,10 +193,5 @@ func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*gra
 		}
 		return opts, nil
 	}
-	m, err := integrators.Configure(in.Method, integrators.Params{Beta: in.Beta, Gamma: in.Gamma, RhoInf: in.RhoInf})
-	if err != nil {
-		return nil, err
-	}
-	opts.Method = m
 	return opts, nil
 }

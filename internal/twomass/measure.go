@@ -23,10 +23,10 @@ type Row struct {
 func Measure(p Problem, v Variant, tr *Trajectory) Row {
 	st := tr.Final()
 	slow, fast := p.EnergyRatios(st)
-	r := Row{Label: v.Label, Method: v.Method.Name, SlowEnergy: slow, FastEnergy: fast,
+	r := Row{Label: v.Label, Method: v.Method.Name(), SlowEnergy: slow, FastEnergy: fast,
 		SlowPhaseLag: p.SlowPhaseLag(st), Work: tr.Stats}
-	if v.Method.Name == integrators.MethodGeneralizedAlpha {
-		rho := v.Method.Alpha.RhoInf
+	if v.Method.Name() == integrators.MethodGeneralizedAlpha {
+		rho := v.Method.Params().RhoInf
 		r.RhoInf = &rho
 	}
 	return r
@@ -121,11 +121,11 @@ func MaxDisplacementDiff(tr *Trajectory, ref [][2]float64) float64 {
 // ReferenceParams returns the independent reference's parameters for a
 // variant's method: AverageAcceleration for registered Newmark,
 // Classical(ρ∞) for generalized-alpha.
-func ReferenceParams(m integrators.Method) Params {
-	if m.Name == integrators.MethodNewmark {
+func ReferenceParams(m integrators.SecondOrderMethod) Params {
+	if m.Name() == integrators.MethodNewmark {
 		return AverageAcceleration()
 	}
-	return Classical(m.Alpha.RhoInf)
+	return Classical(m.Params().RhoInf)
 }
 
 // Series is a time series of the two-mass run of one variant, for plotting.
