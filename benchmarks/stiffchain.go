@@ -105,7 +105,7 @@ type StiffRun struct {
 	Solver  string // "dense", "gmres+block-jacobi", "gmres+ilu0", ...
 	Steps   int
 	Wall    time.Duration // stepping only (not Build)
-	Stats   integrators.Stats
+	Stats   integrators.Work
 	Errors  StiffErrors
 	State   []float64 // final state, kept only when asked
 	BuildAt time.Duration
@@ -147,7 +147,7 @@ func RunStiff(n int, m integrators.NewtonMethod, solver string, steps int, keepS
 	if err != nil {
 		return r, err
 	}
-	r.Steps, r.Wall, r.Stats = res.Steps, res.Wall, res.Integrator.Stats
+	r.Steps, r.Wall, r.Stats = res.Steps, res.Wall, res.Integrator.Work
 	st := s.State(nil)
 	r.Errors = c.Measure(st, s.Time())
 	if keepState {

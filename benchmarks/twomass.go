@@ -49,7 +49,7 @@ func (twoMass) AccelJacobian(t float64, q, v, z, dadq, dadv []float64) error {
 // TwoMassRun is one W3 run.
 type TwoMassRun struct {
 	Method string
-	Stats  integrators.Stats
+	Stats  integrators.Work
 	Q      [2]float64 // state after the last step
 }
 
@@ -74,7 +74,7 @@ func TwoMass(m integrators.SecondOrderMethod) (TwoMassRun, error) {
 	q0 := TwoMassInitial()
 	st := integrators.State{Q: q0[:], V: []float64{0, 0}, Z: []float64{}}
 	var h integrators.Memory
-	var stats integrators.Stats
+	var stats integrators.Work
 	for range TwoMassSteps {
 		res, err := r.Advance(st, h, TwoMassDt)
 		if err != nil {
@@ -83,6 +83,6 @@ func TwoMass(m integrators.SecondOrderMethod) (TwoMassRun, error) {
 		h = res.Memory
 		st = h.Latest.State
 	}
-	stats = r.Stats()
+	stats = r.Work()
 	return TwoMassRun{Method: m.Name(), Stats: stats, Q: [2]float64{st.Q[0], st.Q[1]}}, nil
 }

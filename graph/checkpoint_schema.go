@@ -28,7 +28,7 @@ import (
 // A field whose absence cannot keep the old meaning needs a new version
 // and a converter from the old one. TestCheckpointSchemaCoversSettings
 // fails when a built-in method's options, integrators.DriverOptions,
-// integrators.StepperState or integrators.Stats gain a field that the
+// integrators.StepperState or integrators.Work gain a field that the
 // schema does not carry.
 
 // checkpointFile is the body of a version-2 checkpoint file.
@@ -503,7 +503,7 @@ func (f *settingsFile) driverOptions() *integrators.DriverOptions {
 }
 
 func stepperToFile(c integrators.StepperState) stepperFile {
-	st := c.Stats
+	st := c.Work
 	f := stepperFile{
 		Method: c.Method, Alpha: alphaToFile(c.Alpha), IDs: c.IDs, Dim: c.Dim,
 		Clock: clockFile{Base: c.Clock.Base, N: c.Clock.N, Dt: c.Clock.DT},
@@ -528,7 +528,7 @@ func stepperFromFile(f stepperFile) integrators.StepperState {
 		T:     f.T, Y: f.Y, F: f.F, A: f.A, ZDot: f.ZDot,
 		H: float64(f.H), ErrPrev: float64(f.ErrPrev), LastRejected: f.LastRejected,
 		G: f.G, Disarmed: f.Disarmed, ZenoCount: f.ZenoCount, LastEventT: float64(f.LastEventT),
-		Stats: integrators.Stats{Steps: st.Steps, Rejected: st.Rejected, FuncEvals: st.FuncEvals, JacEvals: st.JacEvals,
+		Work: integrators.Work{Steps: st.Steps, Rejected: st.Rejected, FuncEvals: st.FuncEvals, JacEvals: st.JacEvals,
 			NewtonIters: st.NewtonIters, LinearSolves: st.LinearSolves, LinearIters: st.LinearIters, Factorize: st.Factorize,
 			EventEvals: st.EventEvals, EventsHandled: st.EventsHandled},
 	}

@@ -67,13 +67,13 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 	}
 	// The work of this run: since the stepper was kept, or all of it
 	// (with Init's) when it is new.
-	var stats0 integrators.Stats
+	var stats0 integrators.Work
 	if s.mono.runs > 0 {
-		stats0 = st.Stats()
+		stats0 = st.Work()
 	}
 	s.mono.runs++
 	res = &Result{Mode: Monolithic, Method: method.Name(), Workers: 1}
-	res.integration(integrators.Stats{})
+	res.integration(integrators.Work{})
 	stopped := false
 	defer func() {
 		if res != nil {
@@ -124,7 +124,7 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 			}
 		}
 		if ob.due(res.Steps) || stopped {
-			res.integration(st.Stats().Sub(stats0))
+			res.integration(st.Work().Sub(stats0))
 			if err = ob.step(s, res); err != nil {
 				break
 			}
@@ -135,7 +135,7 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 	}
 	res.Wall = time.Since(start)
 	res.Time = s.Time()
-	res.integration(st.Stats().Sub(stats0))
+	res.integration(st.Work().Sub(stats0))
 	return res, ob.end(s, res, err)
 }
 
@@ -500,7 +500,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	if rec != nil {
 		res.History = rec.h
 	}
-	in := res.integration(integrators.Stats{})
+	in := res.integration(integrators.Work{})
 	stopped := false
 	defer func() {
 		if res != nil {
@@ -530,9 +530,9 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 		return rec.row(s)
 	}
 	every := max(set.Every, 1)
-	var stats0 integrators.Stats
+	var stats0 integrators.Work
 	if m.runs > 0 {
-		stats0 = a.Stats()
+		stats0 = a.Work()
 	}
 	m.runs++
 	start := time.Now()
@@ -561,7 +561,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 		if err != nil {
 			break
 		}
-		st := a.Stats()
+		st := a.Work()
 		if n := st.Steps + st.Rejected - stats0.Steps - stats0.Rejected; n >= maxSteps {
 			t, _ := a.State()
 			err = s.monoError(&integrators.StepError{Method: integrators.MethodDormandPrince, Status: integrators.MaxStepsReached, T: t, Dt: a.NextStep(), Index: -1,
@@ -596,7 +596,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 			err = rec.row(s)
 		}
 		if err == nil && (ob.due(res.Steps) || stopped) {
-			res.integration(a.Stats().Sub(stats0))
+			res.integration(a.Work().Sub(stats0))
 			err = ob.step(s, res)
 		}
 		if stopped {
@@ -606,7 +606,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	sync()
 	res.Wall = time.Since(start)
 	res.Time = s.Time()
-	res.integration(a.Stats().Sub(stats0))
+	res.integration(a.Work().Sub(stats0))
 	if err != nil {
 		stopped = false
 	}

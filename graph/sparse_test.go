@@ -113,7 +113,7 @@ func TestSparseJacobianDoesNotAllocate(t *testing.T) {
 func TestMonolithicGMRESAgreesWithDense(t *testing.T) {
 	for _, name := range []string{integrators.MethodBackwardEuler, integrators.MethodGeneralizedAlpha} {
 		m, _ := integrators.ByName(name)
-		run := func(l integrators.LinearOptions) ([]float64, integrators.Stats) {
+		run := func(l integrators.LinearOptions) ([]float64, integrators.Work) {
 			sim, err := chain(30).Build()
 			if err != nil {
 				t.Fatal(err)
@@ -122,7 +122,7 @@ func TestMonolithicGMRESAgreesWithDense(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return sim.State(nil), res.Integrator.Stats
+			return sim.State(nil), res.Integrator.Work
 		}
 		ref, _ := run(integrators.LinearOptions{Solver: integrators.LinearDense})
 		for _, s := range []integrators.LinearOptions{

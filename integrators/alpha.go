@@ -21,7 +21,7 @@ type alphaCore struct {
 	jacFn  func(t float64, q, v, z, dadq, dadv []float64) error
 	nq, nz int
 	c      conf
-	stats  *Stats
+	stats  *Work
 
 	// trial result
 	q1, v1, z1, a1, g1 []float64
@@ -40,7 +40,7 @@ type alphaCore struct {
 	q0, v0, z0, a0, g0 []float64
 }
 
-func newAlphaCore(m methodInfo, sys SecondOrder, c conf, st *Stats) *alphaCore {
+func newAlphaCore(m methodInfo, sys SecondOrder, c conf, st *Work) *alphaCore {
 	nq, nz := sys.Dims()
 	if nq < 0 || nz < 0 {
 		panic("integrators: negative dimensions")
@@ -482,7 +482,7 @@ type SecondOrderStepper struct {
 	m     methodInfo
 	core  *alphaCore
 	ids   []int64
-	stats Stats
+	stats Work
 	a0    []float64
 	g0    []float64
 }
@@ -532,8 +532,8 @@ func (r *SecondOrderStepper) Order() int { return r.m.Order }
 // Params returns the method parameters.
 func (r *SecondOrderStepper) Params() AlphaParams { return r.m.Alpha }
 
-// Stats returns the work done over the life of r.
-func (r *SecondOrderStepper) Stats() Stats { return r.stats }
+// Work returns the work done over the life of r.
+func (r *SecondOrderStepper) Work() Work { return r.stats }
 
 func (r *SecondOrderStepper) checkHistory(st State, e *MemoryEntry) error {
 	p := r.m.Alpha
@@ -574,7 +574,7 @@ func (r *SecondOrderStepper) checkHistory(st State, e *MemoryEntry) error {
 // land on an output time) keeps it.
 //
 // On success the Outcome's Memory.Latest holds the new state (fresh
-// slices) and the Outcome's Stats the work of this call. On failure
+// slices) and the Outcome's Work the work of this call. On failure
 // (Newton non-convergence, non-finite values, user error) the returned
 // error is a *StepError, Status says why, and neither st nor h is
 // touched: the caller still holds the accepted state and Memory.
@@ -591,7 +591,7 @@ func (r *SecondOrderStepper) Advance(st State, h Memory, dt float64) (Outcome, e
 			se.Step = r.stats.Steps + 1
 		}
 		r.stats.Rejected++
-		return Outcome{Status: StatusOf(err), Stats: r.stats.Sub(before), T: st.T}, err
+		return Outcome{Status: TerminationOf(err), Work: r.stats.Sub(before), T: st.T}, err
 	}
 	clk := Clock{Base: st.T}
 	if e := h.Latest; e != nil {
@@ -621,7 +621,7 @@ func (r *SecondOrderStepper) Advance(st State, h Memory, dt float64) (Outcome, e
 		Method: r.m.Name, AlphaParams: r.m.Alpha,
 		NQ: nq, NZ: nz, IDs: slices.Clone(r.ids),
 	}
-	return Outcome{Status: Success, Stats: r.stats.Sub(before), T: t1, Memory: Memory{Latest: e}}, nil
+	return Outcome{Status: Success, Work: r.stats.Sub(before), T: t1, Memory: Memory{Latest: e}}, nil
 }
 
 // partAdapter presents a Partitioned first-order System as SecondOrder:
@@ -696,7 +696,7 @@ type alphaFirst struct {
 	clk           Clock
 	y             []float64
 	q, v, z, a, g []float64
-	stats         Stats
+	stats         Work
 }
 
 func newAlphaFirstOrder(m methodInfo, sys System, c conf) (*alphaFirst, error) {
@@ -761,10 +761,10 @@ func newAlphaFirstOrder(m methodInfo, sys System, c conf) (*alphaFirst, error) {
 	return s, nil
 }
 
-// Method, Order, Stats and State implement Stepper.
+// Method, Order, Work and State implement Stepper.
 func (s *alphaFirst) Method() string              { return s.m.Name }
 func (s *alphaFirst) Order() int                  { return s.m.Order }
-func (s *alphaFirst) Stats() Stats                { return s.stats }
+func (s *alphaFirst) Work() Work                  { return s.stats }
 func (s *alphaFirst) State() (float64, []float64) { return s.clk.Now(), s.y }
 
 func (s *alphaFirst) gather() {
@@ -792,7 +792,7 @@ func (s *alphaFirst) Init(t0 float64, y0 []float64) error {
 	s.clk = Clock{Base: t0}
 	s.haveA = false
 	s.core.nl.valid = false
-	s.stats = Stats{}
+	s.stats = Work{}
 	s.init = true
 	return nil
 }
@@ -840,7 +840,7 @@ func (s *alphaFirst) step(dt float64) error {
 // Checkpoint implements Checkpointer.
 func (s *alphaFirst) Checkpoint() StepperState {
 	c := StepperState{Method: s.m.Name, Alpha: s.m.Alpha, IDs: slices.Clone(s.ids), Dim: s.n, Clock: s.clk,
-		T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
+		T: s.clk.Now(), Y: cloneF(s.y), Work: s.stats}
 	if s.haveA {
 		c.A, c.ZDot = cloneF(s.a), cloneF(s.g)
 	}
@@ -869,7 +869,7 @@ func (s *alphaFirst) Restore(c StepperState) error {
 	copy(s.y, c.Y)
 	s.gather()
 	s.clk = c.Clock
-	s.stats = c.Stats
+	s.stats = c.Work
 	s.haveA = c.A != nil
 	if s.haveA {
 		copy(s.a, c.A)

@@ -106,7 +106,7 @@ func TestSeedTwoModes(t *testing.T) {
 			fast := 100 * (0.5*w2*w2 + 0.5*1600*z2*z2) / (0.5 * 1600 * 0.05 * 0.05)
 			lag := math.Remainder(st.T-math.Atan2(-w1, z1), 2*math.Pi)
 			name := label(c.m)
-			t.Logf("%-24s slow %.6f%%  fast %.6g%%  lag %.5f rad  work %+v", name, slow, fast, lag, r.Stats())
+			t.Logf("%-24s slow %.6f%%  fast %.6g%%  lag %.5f rad  work %+v", name, slow, fast, lag, r.Work())
 			within(t, name+" slow energy %", slow, c.slow, c.slowT)
 			within(t, name+" fast energy %", fast, c.fast, c.fastT)
 			within(t, name+" slow phase lag", lag, c.lag, c.lgT)
@@ -459,7 +459,7 @@ func TestNonlinearForces(t *testing.T) {
 			st, r, _ := runAlpha(t, m, duffing{}, st0, 3/float64(n), n, false)
 			stFD, _, _ := runAlpha(t, m, fd, st0, 3/float64(n), n, false)
 			within(t, "analytic vs FD Jacobian", st.Q[0], stFD.Q[0], 1e-9)
-			if s := r.Stats(); s.NewtonIters < 2*s.Steps {
+			if s := r.Work(); s.NewtonIters < 2*s.Steps {
 				t.Errorf("nonlinear problem converged in %d iterations for %d steps", s.NewtonIters, s.Steps)
 			}
 			errs = append(errs, math.Hypot(st.Q[0]-ref.Y[0], st.V[0]-ref.Y[1]))
@@ -517,7 +517,7 @@ func TestFirstOrderAdapter(t *testing.T) {
 func TestSeedWorkCounts(t *testing.T) {
 	for _, m := range []Method{Newmark{Beta: 0.25, Gamma: 0.5}, GeneralizedAlpha{RhoInf: 0.5}} {
 		_, r, _ := runAlpha(t, m, linear2{seedK}, seedStart(), 0.1, 120, false)
-		s := r.Stats()
+		s := r.Work()
 		t.Logf("%s: %+v", m.Name(), s)
 		if s.Steps != 120 || s.FuncEvals != 1+2*120 || s.NewtonIters != 240 || s.LinearSolves != 240 {
 			t.Errorf("%s: work %+v", m.Name(), s)
@@ -528,10 +528,10 @@ func TestSeedWorkCounts(t *testing.T) {
 func BenchmarkSeedTwoModes(b *testing.B) {
 	for _, m := range []Method{Newmark{Beta: 0.25, Gamma: 0.5}, GeneralizedAlpha{RhoInf: 0.5}} {
 		b.Run(fmt.Sprintf("%s-%v", m.Name(), m.(SecondOrderMethod).Params().RhoInf), func(b *testing.B) {
-			var s Stats
+			var s Work
 			for b.Loop() {
 				_, r, _ := runAlpha(b, m, linear2{seedK}, seedStart(), 0.1, 120, false)
-				s = r.Stats()
+				s = r.Work()
 			}
 			b.ReportMetric(float64(s.FuncEvals), "rhs/run")
 			b.ReportMetric(float64(s.NewtonIters), "newton/run")

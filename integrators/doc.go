@@ -149,7 +149,7 @@
 // confirms). Not converging within NewtonOptions.MaxIter, a residual growing at
 // three consecutive iterations (divergence), or a singular Jacobian,
 // fails the step with NewtonFailure, naming the step, time and last
-// residual norm. Stats counts iterations, Jacobians, factorizations and
+// residual norm. Work counts iterations, Jacobians, factorizations and
 // solves.
 //
 // # Linear solvers for large systems
@@ -174,7 +174,7 @@
 // that have none. GMRES stagnation, breakdown or its iteration limit, and
 // a singular preconditioner block, fail the step with LinearFailure
 // (unless GMRES reduced the residual by the largest forcing term, 0.9,
-// which is still an inexact Newton step). Stats.LinearIters counts GMRES
+// which is still an inexact Newton step). Work.LinearIters counts GMRES
 // iterations; Factorize counts preconditioner set-ups as well.
 //
 // # Newmark and generalized-alpha
@@ -305,8 +305,8 @@
 // violations, the component index; errors.Is(err, status.Err()) and
 // errors.Is(err, cause) both hold. A failed step, or a rejected trial,
 // leaves the accepted state, Memory and carried derivatives untouched.
-// Integrate and Advance also return an Outcome whose Status (with String
-// and Err) says how the run ended and whose Stats count accepted and
+// Integrate and Advance also return an Outcome whose Status (a
+// Termination, with String and Err) says how the run ended and whose Work counts accepted and
 // rejected steps, evaluations, Jacobians, Newton iterations, LU
 // factorizations and solves, and events.
 package integrators

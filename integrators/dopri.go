@@ -59,7 +59,7 @@ type Adaptive struct {
 	lastEventT float64
 	haveEvent  bool
 
-	stats Stats
+	stats Work
 }
 
 // NewAdaptive returns the adaptive driver of Dormand–Prince method m
@@ -111,8 +111,8 @@ func (a *Adaptive) Method() string { return MethodDormandPrince }
 // Order returns 5.
 func (a *Adaptive) Order() int { return 5 }
 
-// Stats returns the work done since Init.
-func (a *Adaptive) Stats() Stats { return a.stats }
+// Work returns the work done since Init.
+func (a *Adaptive) Work() Work { return a.stats }
 
 // State returns the current time and state; y is owned by a (see
 // Stepper.State).
@@ -123,7 +123,7 @@ func (a *Adaptive) State() (float64, []float64) { return a.t, a.y }
 func (a *Adaptive) NextStep() float64 { return a.h }
 
 // Init sets the state to (t0, y0) and resets the controller, the events
-// and the Stats. It evaluates the event functions at t0; an event
+// and the Work. It evaluates the event functions at t0; an event
 // function that is exactly zero there is unarmed until it leaves zero.
 func (a *Adaptive) Init(t0 float64, y0 []float64) error {
 	if len(y0) != a.n {
@@ -135,7 +135,7 @@ func (a *Adaptive) Init(t0 float64, y0 []float64) error {
 	copy(a.y, y0)
 	a.t = t0
 	a.clk = Clock{Base: t0}
-	a.stats = Stats{}
+	a.stats = Work{}
 	a.fOK = false
 	a.h = a.c.h0
 	a.errOld = 1e-4
@@ -420,10 +420,10 @@ func (a *Adaptive) setDense(t, t1, h float64) {
 }
 
 // Checkpoint returns the complete integrator state (state, FSAL stage,
-// controller, events, Stats).
+// controller, events, Work).
 func (a *Adaptive) Checkpoint() StepperState {
 	c := StepperState{Method: MethodDormandPrince, Dim: a.n, Clock: a.clk, T: a.t, Y: cloneF(a.y),
-		H: a.h, ErrPrev: a.errOld, LastRejected: a.lastRejected, Stats: a.stats,
+		H: a.h, ErrPrev: a.errOld, LastRejected: a.lastRejected, Work: a.stats,
 		ZenoCount: a.zenoCount, LastEventT: a.lastEventT}
 	if a.fOK {
 		c.F = cloneF(a.k[0])
@@ -448,9 +448,9 @@ func (a *Adaptive) Restore(c StepperState) error {
 	copy(a.y, c.Y)
 	a.t, a.clk = c.T, c.Clock
 	a.h, a.errOld, a.lastRejected = c.H, c.ErrPrev, c.LastRejected
-	a.stats = c.Stats
+	a.stats = c.Work
 	a.zenoCount, a.lastEventT = c.ZenoCount, c.LastEventT
-	a.haveEvent = c.Stats.EventsHandled > 0
+	a.haveEvent = c.Work.EventsHandled > 0
 	a.fOK = len(c.F) == a.n
 	if a.fOK {
 		copy(a.k[0], c.F)

@@ -133,7 +133,7 @@ func TestDopri5CountsAutomaticStart(t *testing.T) {
 	if rep.H > hWant*(1+1e-12) || rep.H < 0.2*hWant {
 		t.Errorf("first step %v, want the HNW initial step %v (or a rejection of it)", rep.H, hWant)
 	}
-	if a.Stats().Rejected == 0 && math.Abs(rep.H-hWant) > 1e-15*hWant {
+	if a.Work().Rejected == 0 && math.Abs(rep.H-hWant) > 1e-15*hWant {
 		t.Errorf("first accepted step %v, want exactly %v", rep.H, hWant)
 	}
 
@@ -312,7 +312,7 @@ func TestStepAfterRejectionIsCapped(t *testing.T) {
 		}
 		capped := 0
 		for tt, _ := a.State(); tt < c.tEnd; tt, _ = a.State() {
-			rej := a.Stats().Rejected
+			rej := a.Work().Rejected
 			rep, err := a.Step(c.tEnd)
 			if err != nil {
 				t.Fatal(err)
@@ -320,7 +320,7 @@ func TestStepAfterRejectionIsCapped(t *testing.T) {
 			if rep.T1 < c.tEnd && !(a.NextStep() <= 10*rep.H) {
 				t.Errorf("%s: step %v accepted at t = %v, next proposal %v grows by more than 10", c.name, rep.H, rep.T1, a.NextStep())
 			}
-			if a.Stats().Rejected > rej && rep.T1 < c.tEnd {
+			if a.Work().Rejected > rej && rep.T1 < c.tEnd {
 				capped++
 				if a.NextStep() > rep.H {
 					t.Errorf("%s: after a rejection, step %v accepted at t = %v, next proposal %v exceeds it", c.name, rep.H, rep.T1, a.NextStep())
@@ -370,8 +370,8 @@ func TestNonFiniteTrialRejected(t *testing.T) {
 	// The first trial (h = 0.9) has a NaN stage; every rejection of a
 	// NaN trial multiplies h by exactly 0.2, and an error-controlled one
 	// by at least 0.2, so the first accepted step is at most 0.9·0.2.
-	if a.Stats().Rejected == 0 || rep.H > 0.9*0.2*(1+1e-15) {
-		t.Errorf("first step %v after %d rejections, want ≥ 1 rejection and h ≤ 0.18", rep.H, a.Stats().Rejected)
+	if a.Work().Rejected == 0 || rep.H > 0.9*0.2*(1+1e-15) {
+		t.Errorf("first step %v after %d rejections, want ≥ 1 rejection and h ≤ 0.18", rep.H, a.Work().Rejected)
 	}
 	res, err := a.Run(context.Background(), 0.9, nil)
 	if err != nil {

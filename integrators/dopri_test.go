@@ -146,7 +146,7 @@ func TestAdaptiveRejectionsAndLimits(t *testing.T) {
 	if res.Rejected == 0 {
 		t.Error("no rejected step with InitialStep = 1")
 	}
-	t.Logf("stats %+v", res.Stats)
+	t.Logf("stats %+v", res.Work)
 
 	res, err = integrateS(stiffish, 0, []float64{0}, 2, &settings{MinStep: 0.5})
 	var se *StepError
@@ -191,11 +191,11 @@ func TestAdaptiveCheckpoint(t *testing.T) {
 		run(b, 23)
 		t1, y1 := ref.State()
 		t2, y2 := b.State()
-		if t1 != t2 || y1[0] != y2[0] || ref.NextStep() != b.NextStep() || ref.Stats() != b.Stats() {
+		if t1 != t2 || y1[0] != y2[0] || ref.NextStep() != b.NextStep() || ref.Work() != b.Work() {
 			t.Errorf("restored (%v %v %v %+v) differs from uninterrupted (%v %v %v %+v)",
-				t2, y2, b.NextStep(), b.Stats(), t1, y1, ref.NextStep(), ref.Stats())
+				t2, y2, b.NextStep(), b.Work(), t1, y1, ref.NextStep(), ref.Work())
 		}
-		t.Logf("after 40 steps: t=%v, %+v", t1, ref.Stats())
+		t.Logf("after 40 steps: t=%v, %+v", t1, ref.Work())
 	}
 }
 

@@ -43,7 +43,7 @@ func ExampleBackwardEuler() {
 		}
 	}
 	t, y := st.State()
-	s := st.Stats()
+	s := st.Work()
 	fmt.Printf("%s (order %d): t = %.1f\n", st.Method(), st.Order(), t)
 	fmt.Printf("y0 = %.4f (cos t = %.4f)\n", y[0], math.Cos(t))
 	fmt.Printf("steps %d, Newton iterations %d, Jacobians %d, factorizations %d\n", s.Steps, s.NewtonIters, s.JacEvals, s.Factorize)

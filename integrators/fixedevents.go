@@ -59,7 +59,7 @@ type eventStepper struct {
 	yBest []float64 // the far-side state of the earliest event so far
 	yr    []float64 // the state after a reset
 
-	acc Stats // work of the inner stepper before its latest Init or Restore
+	acc Work // work of the inner stepper before its latest Init or Restore
 
 	zenoCount  int
 	lastEventT float64
@@ -94,11 +94,11 @@ func (w *eventStepper) State() (float64, []float64) {
 	return w.clk.Now(), y
 }
 
-// Stats implements Stepper: the inner method's work, including the
+// Work implements Stepper: the inner method's work, including the
 // re-steps that located events, and the event evaluations and events.
-func (w *eventStepper) Stats() Stats {
+func (w *eventStepper) Work() Work {
 	s := w.acc
-	s.add(w.in.Stats())
+	s.add(w.in.Work())
 	return s
 }
 
@@ -108,7 +108,7 @@ func (w *eventStepper) Init(t0 float64, y0 []float64) error {
 	if err := w.in.Init(t0, y0); err != nil {
 		return err
 	}
-	w.acc = Stats{}
+	w.acc = Work{}
 	w.clk = Clock{Base: t0}
 	clear(w.disarmed)
 	w.zenoCount, w.lastEventT, w.haveEvent = 0, 0, false
@@ -129,7 +129,7 @@ func (w *eventStepper) events(t, dt float64, y, dst []float64) error {
 
 // reinit restarts the inner stepper at (t, y), keeping its work counts.
 func (w *eventStepper) reinit(t float64, y []float64) error {
-	w.acc.add(w.in.Stats())
+	w.acc.add(w.in.Work())
 	return w.in.Init(t, y)
 }
 
@@ -214,8 +214,8 @@ func (w *eventStepper) rollback(t0 float64) {
 // restoreInner restores a checkpoint of the inner stepper, keeping the
 // work counts.
 func (w *eventStepper) restoreInner(cp StepperState) {
-	w.acc.add(w.in.Stats())
-	w.acc = w.acc.Sub(cp.Stats)
+	w.acc.add(w.in.Work())
+	w.acc = w.acc.Sub(cp.Work)
 	if err := w.cp.Restore(cp); err != nil {
 		panic("integrators: restoring the stepper's own checkpoint: " + err.Error())
 	}
@@ -454,7 +454,7 @@ func (w *eventStepper) Checkpoint() StepperState {
 	c.G = cloneF(w.g)
 	c.Disarmed = slices.Clone(w.disarmed)
 	c.ZenoCount, c.LastEventT = w.zenoCount, w.lastEventT
-	c.Stats = w.Stats()
+	c.Work = w.Work()
 	return c
 }
 
@@ -468,10 +468,10 @@ func (w *eventStepper) Restore(c StepperState) error {
 	if err := w.cp.Restore(c); err != nil {
 		return err
 	}
-	w.acc = Stats{}
+	w.acc = Work{}
 	w.clk = c.Clock
 	w.zenoCount, w.lastEventT = c.ZenoCount, c.LastEventT
-	w.haveEvent = c.Stats.EventsHandled > 0
+	w.haveEvent = c.Work.EventsHandled > 0
 	if c.G != nil {
 		copy(w.g, c.G)
 		copy(w.disarmed, c.Disarmed)

@@ -47,7 +47,7 @@ func TestFixedStepBallEvents(t *testing.T) {
 		{MethodNewmark, 1e-8, false},
 		{MethodGeneralizedAlpha, 1e-8, false},
 	}
-	run := func(method string, dt float64) (h, v float64, st Stats) {
+	run := func(method string, dt float64) (h, v float64, st Work) {
 		m, err := ByName(method)
 		if err != nil {
 			t.Fatal(err)
@@ -69,7 +69,7 @@ func TestFixedStepBallEvents(t *testing.T) {
 		if math.Abs(tt-10) > 1e-12 {
 			t.Errorf("%s: time %v after %d steps, want 10", method, tt, n)
 		}
-		return y[0], y[1], s.Stats()
+		return y[0], y[1], s.Work()
 	}
 	for _, c := range cases {
 		h, v, st := run(c.method, dt)
@@ -179,8 +179,8 @@ func TestFixedStepEventsCheckpoint(t *testing.T) {
 		step(b, 750)
 		ta, ya := a.State()
 		tb, yb := b.State()
-		if ta != tb || ya[0] != yb[0] || ya[1] != yb[1] || a.Stats() != b.Stats() {
-			t.Errorf("%s: continued (%v, %v, %+v), restored (%v, %v, %+v)", name, ta, ya, a.Stats(), tb, yb, b.Stats())
+		if ta != tb || ya[0] != yb[0] || ya[1] != yb[1] || a.Work() != b.Work() {
+			t.Errorf("%s: continued (%v, %v, %+v), restored (%v, %v, %+v)", name, ta, ya, a.Work(), tb, yb, b.Work())
 		}
 	}
 }

@@ -36,7 +36,7 @@ func newLinSolver(n int) *linSolver {
 
 // solve factorizes J (in jd) and writes dx = −J⁻¹·r. It reports false for
 // a singular matrix.
-func (l *linSolver) solve(st *Stats) bool {
+func (l *linSolver) solve(st *Work) bool {
 	if l.n == 0 {
 		return true
 	}
@@ -450,7 +450,7 @@ func (s *implicitStepper) step(dt float64) error {
 
 // Checkpoint implements Checkpointer.
 func (s *implicitStepper) Checkpoint() StepperState {
-	c := StepperState{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
+	c := StepperState{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Work: s.stats}
 	if s.theta != 1 && s.f0OK {
 		c.F = cloneF(s.f0)
 	}
@@ -469,7 +469,7 @@ func (s *implicitStepper) Restore(c StepperState) error {
 	}
 	copy(s.y, c.Y)
 	s.clk = c.Clock
-	s.stats = c.Stats
+	s.stats = c.Work
 	s.f0OK = false
 	if s.theta != 1 && len(c.F) == s.n {
 		copy(s.f0, c.F)

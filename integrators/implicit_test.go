@@ -64,7 +64,7 @@ func TestStiffSpring(t *testing.T) {
 		}
 		_, y := st.State()
 		ratio := sp.energy(y) / e0
-		t.Logf("%-20s energy ratio after 1000 steps: %.3g (stats %+v)", name, ratio, st.Stats())
+		t.Logf("%-20s energy ratio after 1000 steps: %.3g (stats %+v)", name, ratio, st.Work())
 		if (name == MethodBackwardEuler || name == MethodGeneralizedAlpha) && ratio > 1e-3 {
 			t.Errorf("%s: high frequency not damped, energy ratio %v", name, ratio)
 		}
@@ -115,8 +115,8 @@ func TestNewtonFailure(t *testing.T) {
 		if tt, y := st.State(); tt != 0 || y[0] != 1 || y[1] != 0 {
 			t.Errorf("%s: state changed by a failed trial: %v %v", name, tt, y)
 		}
-		if st.Stats().Rejected != 1 || st.Stats().Steps != 0 {
-			t.Errorf("%s: stats %+v", name, st.Stats())
+		if st.Work().Rejected != 1 || st.Work().Steps != 0 {
+			t.Errorf("%s: stats %+v", name, st.Work())
 		}
 		// The same stepper recovers with a smaller problem? Restore the
 		// checkpoint into a default stepper: it continues exactly like one
@@ -156,7 +156,7 @@ func TestFiniteDifferenceJacobian(t *testing.T) {
 	for _, name := range []string{MethodBackwardEuler, MethodImplicitTrapezoid} {
 		m, _ := ByName(name)
 		var ys [2][]float64
-		var stats [2]Stats
+		var stats [2]Work
 		for i, jac := range []bool{true, false} {
 			st, _ := m.New(cubic(jac), nil)
 			st.Init(0, []float64{1, 0})
@@ -167,7 +167,7 @@ func TestFiniteDifferenceJacobian(t *testing.T) {
 			}
 			_, y := st.State()
 			ys[i] = append([]float64(nil), y...)
-			stats[i] = st.Stats()
+			stats[i] = st.Work()
 		}
 		// Both solve the same equations to NewtonTol = 1e-10 relative;
 		// 50 steps accumulate at most ~1e-8.

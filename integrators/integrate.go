@@ -35,11 +35,11 @@ func Integrate(m DormandPrince, sys System, t0 float64, y0 []float64, tEnd float
 		return res, err
 	}
 	if err := a.Init(t0, y0); err != nil {
-		res.Status = StatusOf(err)
+		res.Status = TerminationOf(err)
 		return res, err
 	}
 	res, err = a.Run(context.Background(), tEnd, a.c.output)
-	res.Stats = a.stats // including Init's evaluations
+	res.Work = a.stats // including Init's evaluations
 	return res, err
 }
 
@@ -59,7 +59,7 @@ func checkOutput(out []float64, t0, tEnd float64) error {
 // located events, stops at an EventStop, and takes at most
 // DriverOptions.MaxSteps trial steps in this call. ctx is checked before every
 // trial step: on cancellation the Outcome's Status is NotTerminated and
-// the error is ctx's. The Outcome's Stats are the work of this call; the
+// the error is ctx's. The Outcome's Work is the work of this call; the
 // state is the driver's, the last accepted one on any error.
 //
 // Run is how a caller that keeps the driver (a graph between Integrate
@@ -115,10 +115,10 @@ func (a *Adaptive) Run(ctx context.Context, tEnd float64, output []float64) (*Ou
 			}
 		}
 	}
-	res.Stats = a.stats.Sub(stats0)
+	res.Work = a.stats.Sub(stats0)
 	res.T, res.Y = a.t, cloneF(a.y)
 	if err != nil {
-		res.Status = StatusOf(err)
+		res.Status = TerminationOf(err)
 		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
 			res.Status = NotTerminated
 		}

@@ -155,7 +155,7 @@ func (ch *chain1D) initial(a float64) []float64 {
 	return y
 }
 
-func runSteps(t *testing.T, m Method, sys System, s *settings, y0 []float64, dt float64, steps int) ([]float64, Stats) {
+func runSteps(t *testing.T, m Method, sys System, s *settings, y0 []float64, dt float64, steps int) ([]float64, Work) {
 	t.Helper()
 	st, err := newS(m, sys, s)
 	if err != nil {
@@ -170,7 +170,7 @@ func runSteps(t *testing.T, m Method, sys System, s *settings, y0 []float64, dt 
 		}
 	}
 	_, y := st.State()
-	return append([]float64(nil), y...), st.Stats()
+	return append([]float64(nil), y...), st.Work()
 }
 
 // TestKrylovAgreesWithDense: every implicit method with GMRES (each
@@ -528,7 +528,7 @@ func TestBandLUMatchesDense(t *testing.T) {
 	for i, v := range rhs {
 		ls.r[i] = -v // linSolver solves J·dx = −r
 	}
-	var st Stats
+	var st Work
 	if !ls.solve(&st) {
 		t.Fatal("dense LU failed")
 	}

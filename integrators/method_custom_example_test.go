@@ -24,16 +24,16 @@ type midpointStepper struct {
 	t0, dt    float64
 	n         int // steps since t0: t = t0 + n·dt
 	y, k, tmp []float64
-	stats     integrators.Stats
+	stats     integrators.Work
 }
 
 func (s *midpointStepper) Method() string              { return "explicit-midpoint" }
 func (s *midpointStepper) Order() int                  { return 2 }
-func (s *midpointStepper) Stats() integrators.Stats    { return s.stats }
+func (s *midpointStepper) Work() integrators.Work      { return s.stats }
 func (s *midpointStepper) State() (float64, []float64) { return s.t0 + float64(s.n)*s.dt, s.y }
 func (s *midpointStepper) Init(t0 float64, y0 []float64) error {
 	copy(s.y, y0)
-	s.t0, s.dt, s.n, s.stats = t0, 0, 0, integrators.Stats{}
+	s.t0, s.dt, s.n, s.stats = t0, 0, 0, integrators.Work{}
 	return nil
 }
 

@@ -35,7 +35,7 @@ func oscillate(name string) {
 		}
 	}
 	_, y := st.State()
-	fmt.Printf("%s (order %d): x(1) = %.6f, error %.1e, %d evaluations\n", st.Method(), st.Order(), y[0], math.Abs(y[0]-math.Cos(1)), st.Stats().FuncEvals)
+	fmt.Printf("%s (order %d): x(1) = %.6f, error %.1e, %d evaluations\n", st.Method(), st.Order(), y[0], math.Abs(y[0]-math.Cos(1)), st.Work().FuncEvals)
 }
 
 func ExampleNewStepper_forwardEuler() {

@@ -65,7 +65,7 @@ func TestPerMethodOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = st.Init(0, []float64{1, 0})
-	if err := st.Step(0.1); StatusOf(err) != NewtonFailure {
+	if err := st.Step(0.1); TerminationOf(err) != NewtonFailure {
 		t.Errorf("MaxIter 1: %v, want NewtonFailure", err)
 	}
 	// A solver option out of range is an error.

@@ -198,7 +198,7 @@ func (l *newtonLinear) forcingTerm(rnorm float64) float64 {
 }
 
 // setupPC factors the preconditioner from A.
-func (l *newtonLinear) setupPC(st *Stats) error {
+func (l *newtonLinear) setupPC(st *Work) error {
 	if l.band != nil {
 		st.Factorize++
 		return l.band.setup(l.A)
@@ -211,7 +211,7 @@ func (l *newtonLinear) setupPC(st *Stats) error {
 }
 
 // krylov solves A·dx = −r by GMRES into l.dx.
-func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Stats) error {
+func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Work) error {
 	if l.band != nil {
 		for i, v := range r {
 			l.dx[i] = -v

@@ -5,9 +5,9 @@ package integrators
 type Outcome struct {
 	// Status says how the run ended; Status.Err() is nil for Success and
 	// StoppedByEvent.
-	Status Status
-	// Stats is the work done by this call.
-	Stats
+	Status Termination
+	// Work is the work done by this call.
+	Work
 	// T and Y are the last accepted time and state (Integrate). Y is a
 	// fresh slice.
 	T float64

@@ -15,7 +15,7 @@ type Stepper interface {
 	// Order returns the declared global order of accuracy.
 	Order() int
 	// Init sets the state to (t0, y0), copying y0, and resets the
-	// method's memory (carried derivatives, accelerations) and Stats.
+	// method's memory (carried derivatives, accelerations) and Work.
 	Init(t0 float64, y0 []float64) error
 	// Step advances by dt > 0 (a non-positive or non-finite dt panics).
 	// On error the accepted state is unchanged; the error is a
@@ -26,8 +26,8 @@ type Stepper interface {
 	// Stepper: it must not be modified and is valid until the next call
 	// of Step, Init or Restore.
 	State() (t float64, y []float64)
-	// Stats returns the work done since Init.
-	Stats() Stats
+	// Work returns the work done since Init.
+	Work() Work
 }
 
 // Checkpointer is implemented by every Stepper in this package and by
@@ -63,7 +63,7 @@ type StepperState struct {
 	Disarmed     []bool
 	ZenoCount    int
 	LastEventT   float64
-	Stats        Stats
+	Work         Work
 	// Jac is where the Newton matrix reused across steps was assembled
 	// (GMRES on a SparseJacobian only; nil otherwise).
 	Jac *JacobianPoint `json:",omitempty"`

@@ -260,7 +260,7 @@ func TestUserErrorWrapped(t *testing.T) {
 	for err == nil {
 		err = st.Step(0.2)
 	}
-	if !errors.Is(err, boom) || !errors.Is(err, ErrFailure) || StatusOf(err) != Failure {
+	if !errors.Is(err, boom) || !errors.Is(err, ErrFailure) || TerminationOf(err) != Failure {
 		t.Fatalf("err %v", err)
 	}
 	if tt, y := st.State(); tt != 0.4 || y[0] != 0.4 {
@@ -305,8 +305,8 @@ func TestCheckpointBitIdentical(t *testing.T) {
 		}
 		t1, y1 := ref.State()
 		t2, y2 := b.State()
-		if t1 != t2 || y1[0] != y2[0] || y1[1] != y2[1] || ref.Stats() != b.Stats() {
-			t.Errorf("%s: restored run (%v %v %+v) differs from uninterrupted (%v %v %+v)", m.Name(), t2, y2, b.Stats(), t1, y1, ref.Stats())
+		if t1 != t2 || y1[0] != y2[0] || y1[1] != y2[1] || ref.Work() != b.Work() {
+			t.Errorf("%s: restored run (%v %v %+v) differs from uninterrupted (%v %v %+v)", m.Name(), t2, y2, b.Work(), t1, y1, ref.Work())
 		}
 		// A checkpoint of another method or layout is rejected.
 		other, _ := ByName(MethodHeun)

@@ -40,17 +40,17 @@ type ssp3Stepper struct {
 	stepsSinceBase int
 	y, u1, u2, f   []float64
 	out            []float64
-	stats          integrators.Stats
+	stats          integrators.Work
 }
 
 func (s *ssp3Stepper) Method() string              { return "ssp-rk3" }
 func (s *ssp3Stepper) Order() int                  { return 3 }
-func (s *ssp3Stepper) Stats() integrators.Stats    { return s.stats }
+func (s *ssp3Stepper) Work() integrators.Work      { return s.stats }
 func (s *ssp3Stepper) State() (float64, []float64) { return s.now(), s.y }
 func (s *ssp3Stepper) now() float64                { return s.t0 + float64(s.stepsSinceBase)*s.dt }
 func (s *ssp3Stepper) Init(t0 float64, y0 []float64) error {
 	copy(s.y, y0)
-	s.t0, s.dt, s.stepsSinceBase, s.stats = t0, 0, 0, integrators.Stats{}
+	s.t0, s.dt, s.stepsSinceBase, s.stats = t0, 0, 0, integrators.Work{}
 	return nil
 }
 

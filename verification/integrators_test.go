@@ -173,8 +173,8 @@ func TestFixedStepDormandPrince(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stats.Steps != n {
-		t.Errorf("Integrate with FixedStep took %d steps, want %d", res.Stats.Steps, n)
+	if res.Work.Steps != n {
+		t.Errorf("Integrate with FixedStep took %d steps, want %d", res.Work.Steps, n)
 	}
 	for i := range y {
 		if y[i] != res.Y[i] {

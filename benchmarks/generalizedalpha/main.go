@@ -57,7 +57,7 @@ type VariantCheck struct {
 	ParamsEqual bool                    `json:"params_equal"`
 	Modal       float64                 `json:"max_displacement_vs_modal_reference"`
 	Dense       float64                 `json:"max_displacement_vs_dense_reference"`
-	Work        integrators.Stats       `json:"work"`
+	Work        integrators.Work        `json:"work"`
 }
 
 // Pair is a quantity from the driver and from the reference.

@@ -55,19 +55,19 @@ var (
 
 // w4Result is one configuration's measurement (the child's JSON).
 type w4Result struct {
-	N        int               `json:"n"`
-	Method   string            `json:"method"`
-	Solver   string            `json:"solver"`
-	Steps    int               `json:"steps"`
-	Build    time.Duration     `json:"build"`
-	First    time.Duration     `json:"first_step"`
-	Later    time.Duration     `json:"later_steps"` // total of steps 2..Steps
-	LaterCPU time.Duration     `json:"later_cpu"`   // process CPU time (user + system, all threads) of steps 2..Steps
-	Stats    integrators.Stats `json:"stats"`
-	Err      w4Errs            `json:"errors"`
-	PeakKB   int64             `json:"peak_rss_kb"`
-	State    []float64         `json:"state,omitempty"` // N ≤ 100 only
-	Failed   string            `json:"failed,omitempty"`
+	N        int              `json:"n"`
+	Method   string           `json:"method"`
+	Solver   string           `json:"solver"`
+	Steps    int              `json:"steps"`
+	Build    time.Duration    `json:"build"`
+	First    time.Duration    `json:"first_step"`
+	Later    time.Duration    `json:"later_steps"` // total of steps 2..Steps
+	LaterCPU time.Duration    `json:"later_cpu"`   // process CPU time (user + system, all threads) of steps 2..Steps
+	Stats    integrators.Work `json:"stats"`
+	Err      w4Errs           `json:"errors"`
+	PeakKB   int64            `json:"peak_rss_kb"`
+	State    []float64        `json:"state,omitempty"` // N ≤ 100 only
+	Failed   string           `json:"failed,omitempty"`
 }
 
 type w4Errs struct {
@@ -128,7 +128,7 @@ func w4ChildMain(spec string) {
 		res.LaterCPU = cpuTime() - c0
 		if r2 != nil {
 			res.Later = r2.Wall
-			res.Stats = r2.Integrator.Stats
+			res.Stats = r2.Integrator.Work
 		}
 	}
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 type Trajectory struct {
 	States []integrators.State // the start and every accepted step
 	Memory integrators.Memory  // the last accepted memory
-	Stats  integrators.Stats   // work of the whole run (integrators.SecondOrderStepper.Stats)
+	Stats  integrators.Work    // work of the whole run (integrators.SecondOrderStepper.Stats)
 }
 
 // Final returns the last state.
@@ -43,7 +43,7 @@ func Run(p Problem, m integrators.SecondOrderMethod, dt float64, n int, reset bo
 		tr.States = append(tr.States, st)
 	}
 	tr.Memory = h
-	tr.Stats = r.Stats()
+	tr.Stats = r.Work()
 	return tr, nil
 }
 

@@ -10,13 +10,13 @@ import (
 // Row is one row of the MADDENING two-mass guide's table, measured through the package
 // driver on [Seed] at dt = 0.1 s over 120 steps.
 type Row struct {
-	Label        string            `json:"label"`
-	Method       string            `json:"method"`
-	RhoInf       *float64          `json:"rho_inf,omitempty"` // nil for Newmark
-	SlowEnergy   float64           `json:"slow_energy"`       // fraction of the initial slow modal energy retained at 12 s
-	FastEnergy   float64           `json:"fast_energy"`       // fraction of the initial fast modal energy retained at 12 s
-	SlowPhaseLag float64           `json:"slow_phase_lag"`    // rad, see Problem.SlowPhaseLag
-	Work         integrators.Stats `json:"work"`              // counted work of the run
+	Label        string           `json:"label"`
+	Method       string           `json:"method"`
+	RhoInf       *float64         `json:"rho_inf,omitempty"` // nil for Newmark
+	SlowEnergy   float64          `json:"slow_energy"`       // fraction of the initial slow modal energy retained at 12 s
+	FastEnergy   float64          `json:"fast_energy"`       // fraction of the initial fast modal energy retained at 12 s
+	SlowPhaseLag float64          `json:"slow_phase_lag"`    // rad, see Problem.SlowPhaseLag
+	Work         integrators.Work `json:"work"`              // counted work of the run
 }
 
 // Measure returns the table row of one trajectory of p.
