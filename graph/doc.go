@@ -159,9 +159,13 @@
 // [Sim.Run] is the one entry point for every way of running a Sim, and
 // the [Settings] alone select the mode ([Mode]): co-simulation (the
 // default, Settings.Coupling choosing the strategy), fixed-step
-// monolithic (Settings.Method, an integration method) or adaptive
-// monolithic (Settings.Adaptive). [Sim.RunMonolithic] and [Sim.Integrate]
-// are short forms of Run for the two monolithic modes. Every mode records
+// monolithic (Settings.Method, an integrators.Method value carrying its
+// own options, built in or the caller's) or adaptive monolithic
+// (Settings.Adaptive, with Settings.Method nil or an
+// integrators.DormandPrince holding the tolerances); Settings.Options
+// are the driver options every method shares (event tolerance, output
+// times, position/velocity pairs). [Sim.RunMonolithic] and
+// [Sim.Integrate] are short forms of Run for the two monolithic modes. Every mode records
 // Settings.Record (an adaptive run at the sample times of its dense
 // output), streams Settings.RecordTo and calls Settings.Observer the same
 // way, and returns the same [Result], shaped like gonum's

@@ -458,11 +458,21 @@ func (s *Sim) adaptiveRun(set Settings) (end float64, samples []float64, err err
 }
 
 // adaptiveMethod is the Dormand–Prince method of an adaptive run:
-// Settings.Method (checkMode allows only an integrators.DormandPrince),
-// or the defaults.
-func adaptiveMethod(set Settings) integrators.DormandPrince {
-	dp, _ := set.Method.(integrators.DormandPrince)
-	return dp
+// Settings.Method when it is an integrators.DormandPrince (or a non-nil
+// pointer to one), the defaults when it is nil; ok is false for any
+// other method (checkMode refuses it).
+func adaptiveMethod(set Settings) (dp integrators.DormandPrince, ok bool) {
+	switch m := set.Method.(type) {
+	case nil:
+		return dp, true
+	case integrators.DormandPrince:
+		return m, true
+	case *integrators.DormandPrince:
+		if m != nil {
+			return *m, true
+		}
+	}
+	return dp, false
 }
 
 // integrate is Run in adaptive monolithic mode: Adaptive.Run's loop (the
@@ -479,7 +489,8 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.adaptiveStepper(adaptiveMethod(set), set.Options)
+	dp, _ := adaptiveMethod(set)
+	m, err := s.adaptiveStepper(dp, set.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -315,6 +315,8 @@ func TestResultModeSettings(t *testing.T) {
 	gs, _ := coupling.ByName("gauss-seidel")
 	s := ballTable(t)
 	for name, set := range map[string]graph.Settings{
+		"Adaptive with a nil *DormandPrince": {End: 1, Adaptive: true, Method: (*integrators.DormandPrince)(nil)},
+		"a nil *RK4":                         {Dt: 0.1, End: 1, Method: (*integrators.RK4)(nil)},
 		"Adaptive with rk4":                  {End: 1, Adaptive: true, Method: rk4},
 		"Options without mode":               {Dt: 0.1, End: 1, Options: &integrators.DriverOptions{}},
 		"OnGroupStep monolithic":             {Dt: 0.1, End: 1, Method: rk4, OnGroupStep: func(graph.GroupStep) {}},

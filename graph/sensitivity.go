@@ -88,9 +88,9 @@ type Sensitivity struct {
 	// Method names the integrator: "dormand-prince (adaptive)" or the
 	// fixed-step method's name.
 	Method string
-	// Stats is the integrator's work on the augmented system (state and
+	// Work is the integrator's work on the augmented system (state and
 	// sensitivities together).
-	Stats integrators.Work
+	Work integrators.Work
 }
 
 // SensitivityEvent is an event located during Sim.Sensitivities.
@@ -1245,7 +1245,7 @@ func (a *sensSys) runAdaptive(ctx context.Context, t0 float64, Y0 []float64, opt
 	if err := ad.Init(t0, Y0); err != nil {
 		return a.s.monoError(err)
 	}
-	defer func() { rec.res.Stats = ad.Work() }()
+	defer func() { rec.res.Work = ad.Work() }()
 	k := 0
 	if out == nil {
 		if err := rec.row(t0, Y0); err != nil {
@@ -1321,7 +1321,7 @@ func (a *sensSys) runFixed(ctx context.Context, t0 float64, Y0 []float64, opts *
 	if err := st.Init(t0, Y0); err != nil {
 		return a.s.monoError(err)
 	}
-	defer func() { rec.res.Stats = st.Work() }()
+	defer func() { rec.res.Work = st.Work() }()
 	if err := rec.row(t0, Y0); err != nil {
 		return err
 	}

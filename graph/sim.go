@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -377,9 +378,12 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 // checkMode checks that the settings select one mode consistently.
 func checkMode(set Settings) error {
 	mono := set.Method != nil || set.Adaptive
+	if v := reflect.ValueOf(set.Method); set.Method != nil && v.Kind() == reflect.Pointer && v.IsNil() {
+		return fmt.Errorf("graph: Settings.Method is a nil %T: give a method value (integrators.RK4{}, integrators.ByName), or nil for co-simulation", set.Method)
+	}
 	if set.Adaptive && set.Method != nil {
-		if _, ok := set.Method.(integrators.DormandPrince); !ok {
-			return fmt.Errorf("graph: Settings.Adaptive integrates with %s, the adaptive method; Settings.Method is %s (leave it nil, make it an integrators.DormandPrince with the tolerances to use, or drop Adaptive for a fixed step)", integrators.MethodDormandPrince, set.Method.Name())
+		if _, ok := adaptiveMethod(set); !ok {
+			return fmt.Errorf("graph: Settings.Adaptive integrates with %s, the adaptive method; Settings.Method is %s (%T): leave it nil, make it an integrators.DormandPrince with the tolerances to use, or drop Adaptive for a fixed step", integrators.MethodDormandPrince, set.Method.Name(), set.Method)
 		}
 	}
 	switch {

@@ -74,7 +74,7 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return writeSensitivityJSON(table, res, last)
 	}
-	fmt.Fprintf(table, "%s: ∂y/∂p at t = %s (%s, %d steps, %d rejected, %d events)\n", pos[0], fmtTime(res.Times[last]), res.Method, res.Stats.Steps, res.Stats.Rejected, len(res.Events))
+	fmt.Fprintf(table, "%s: ∂y/∂p at t = %s (%s, %d steps, %d rejected, %d events)\n", pos[0], fmtTime(res.Times[last]), res.Method, res.Work.Steps, res.Work.Rejected, len(res.Events))
 	tw := tabwriter.NewWriter(table, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "FIELD\tVALUE\t")
 	for _, p := range res.Params {

@@ -11,7 +11,7 @@ import (
 type Trajectory struct {
 	States []integrators.State // the start and every accepted step
 	Memory integrators.Memory  // the last accepted memory
-	Stats  integrators.Work    // work of the whole run (integrators.SecondOrderStepper.Stats)
+	Stats  integrators.Work    // work of the whole run (integrators.SecondOrderStepper.Work)
 }
 
 // Final returns the last state.
