@@ -164,6 +164,23 @@ func TestResultThinForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameResult(t, "Integrate", ra, rb)
+	// With driver options (sample times, event tolerance) and the
+	// adaptive driver's defaults (Method nil): Integrate's opts are
+	// Settings.Options, and the samples are the Result's.
+	opts := &integrators.DriverOptions{Output: []float64{0, 0.5, 1.5, 2}, EventTol: 1e-10}
+	a, b = ballTable(t), ballTable(t)
+	ra, err = a.Integrate(context.Background(), 2, integrators.DormandPrince{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err = b.Run(context.Background(), graph.Settings{End: 2, Adaptive: true, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, "Integrate with options", ra, rb)
+	if got := len(rb.Integrator.Samples); got != len(opts.Output) || rb.Integrator.Samples[1].T != 0.5 {
+		t.Errorf("samples %+v, want one at each of %v", rb.Integrator.Samples, opts.Output)
+	}
 }
 
 // sameResult compares two Results but for their wall-clock times.
