@@ -36,11 +36,9 @@ type worker struct {
 	in   []node.Strided
 	in2  []node.Strided
 	out  []node.Strided
-	// marks are a fused step's producer watermarks (fusedPart).
-	marks []int
-	args  node.BatchArgs
-	bad   bool
-	_     [64]byte // keep workers' flags on separate cache lines
+	args node.BatchArgs
+	bad  bool
+	_    [64]byte // keep workers' flags on separate cache lines
 }
 
 // batchJob is the phase the pool's workers run.
@@ -148,22 +146,32 @@ type batchPool struct {
 	sleeping []atomic.Int32
 	wake     []chan struct{}
 	wg       sync.WaitGroup
-	spin     int // polls before parking or yielding: spinLimit, or 0 when oversubscribed
+	// spin is the polls a waiting worker makes before it parks and the
+	// caller before it yields: spinLimit, or 0 when spinning does not
+	// pay (more workers than GOMAXPROCS, or a loaded machine: see adapt).
+	spin atomic.Int64
+	// Caller-only: the limit spinning may use, consecutive phases whose
+	// wait outlasted the spin, and phases left until spinning is tried
+	// again.
+	maxSpin, slow, probe int
 }
 
 // spinLimit bounds the polls of a waiting worker or caller before it
 // parks (a worker) or yields (the caller): some tens of microseconds.
+// Spinning pays only while every worker has a core: batchPool.adapt
+// turns it off for a while when waits keep outlasting it.
 const spinLimit = 1 << 14
 
 func startBatchPool(s *Sim, n int) *batchPool {
-	p := &batchPool{s: s, n: n, sleeping: make([]atomic.Int32, n), wake: make([]chan struct{}, n), spin: spinLimit}
+	p := &batchPool{s: s, n: n, sleeping: make([]atomic.Int32, n), wake: make([]chan struct{}, n), maxSpin: spinLimit}
 	s.fuseStep.prepare(n)
 	s.fuseDerivs.prepare(n)
 	if n > runtime.GOMAXPROCS(0) {
 		// Spinning goroutines would hold every P while the ones they
 		// wait for cannot run.
-		p.spin = 0
+		p.maxSpin = 0
 	}
+	p.spin.Store(int64(p.maxSpin))
 	for w := 1; w < n; w++ {
 		p.wake[w] = make(chan struct{}, 1)
 		p.wg.Go(func() { p.work(w) })
@@ -176,8 +184,9 @@ func startBatchPool(s *Sim, n int) *batchPool {
 func (p *batchPool) work(w int) {
 	var last uint64
 	for {
-		for spins := 0; p.seq.Load() == last; spins++ {
-			if spins < p.spin {
+		lim := p.spin.Load()
+		for spins := int64(0); p.seq.Load() == last; spins++ {
+			if spins < lim {
 				continue
 			}
 			p.sleeping[w].Store(1)
@@ -207,10 +216,36 @@ func (p *batchPool) run(j batchJob) {
 	p.seq.Add(1)
 	p.wakeAll()
 	p.s.part(j, 0, p.n)
-	for spins := 0; p.done.Load() != int32(p.n-1); spins++ {
-		if spins >= p.spin {
+	lim := p.spin.Load()
+	spins := int64(0)
+	for ; p.done.Load() != int32(p.n-1); spins++ {
+		if spins >= lim {
 			runtime.Gosched()
 		}
+	}
+	p.adapt(lim, spins)
+}
+
+// adapt stops spinning when it does not pay: after slowPhases
+// consecutive phases whose wait outlasted the spin (the workers were not
+// running: the machine is loaded, or the phases are long), workers park
+// at once; spinning is tried again after probePhases phases.
+func (p *batchPool) adapt(lim, spins int64) {
+	const slowPhases, probePhases = 8, 1024
+	switch {
+	case p.maxSpin == 0:
+	case lim == 0:
+		if p.probe--; p.probe <= 0 {
+			p.slow = 0
+			p.spin.Store(int64(p.maxSpin))
+		}
+	case spins >= lim:
+		if p.slow++; p.slow >= slowPhases {
+			p.probe = probePhases
+			p.spin.Store(0)
+		}
+	default:
+		p.slow = 0
 	}
 }
 
@@ -239,7 +274,7 @@ func (s *Sim) ensureWorkers(n int) {
 		outs = max(outs, len(f.outs))
 	}
 	for len(s.workers) < n {
-		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins), out: make([]node.Strided, outs), marks: make([]int, len(s.families))})
+		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins), out: make([]node.Strided, outs)})
 	}
 }
 
@@ -376,7 +411,7 @@ func (s *Sim) part(j batchJob, w, n int) {
 		return
 	}
 	if j.fuse != nil {
-		wk.bad = !s.fusedPart(j.fuse, j, wk, w, n, j.later)
+		wk.bad = !s.fusedPart(j.fuse, j, wk, w, j.later)
 		return
 	}
 	for _, f := range s.families {
@@ -397,7 +432,7 @@ func (s *Sim) part(j batchJob, w, n int) {
 		rows := len(f.rows)
 		lo, hi := rows*w/n, rows*(w+1)/n
 		for b := lo; b < hi; b += sumBlock {
-			if !s.block(wk, f, j, b, min(b+sumBlock, hi)) {
+			if !s.block(wk, f, &j, b, min(b+sumBlock, hi)) {
 				wk.bad = true
 				return
 			}
@@ -436,7 +471,7 @@ func (s *Sim) partOf(j batchJob, wk *worker, w, n int) {
 		rows := fr.hi - fr.lo
 		lo, hi := fr.lo+rows*w/n, fr.lo+rows*(w+1)/n
 		for b := lo; b < hi; b += sumBlock {
-			if !s.block(wk, fr.f, j, b, min(b+sumBlock, hi)) {
+			if !s.block(wk, fr.f, &j, b, min(b+sumBlock, hi)) {
 				wk.bad = true
 				return
 			}
@@ -459,7 +494,7 @@ func (s *Sim) partOf(j batchJob, wk *worker, w, n int) {
 // block runs the kernel of f on rows [lo, hi) (at most sumBlock rows):
 // sums the additive inputs into the worker's scratch, calls the kernel
 // and checks what it wrote. It reports false on any failure.
-func (s *Sim) block(wk *worker, f *family, j batchJob, lo, hi int) bool {
+func (s *Sim) block(wk *worker, f *family, j *batchJob, lo, hi int) bool {
 	a := &wk.args
 	a.T, a.Dt, a.Lo, a.Hi = j.t, j.dt, lo, hi
 	a.Present = f.present
@@ -630,15 +665,18 @@ func checkRuns(buf []float64, off, stride int, runs [][2]int, lo, hi int) bool {
 }
 
 // allFinite reports whether every value of v is finite (see checkRows).
+// Eight values per iteration through one bounds-checked slice of the
+// whole run, four independent sums: the check of a step's new state is
+// the one pass over it the hand-written loop does not make.
 func allFinite(v []float64) bool {
 	var a0, a1, a2, a3 float64
 	i := 0
-	for ; i+4 <= len(v); i += 4 {
-		q := v[i : i+4 : i+4]
-		a0 += q[0] * 0
-		a1 += q[1] * 0
-		a2 += q[2] * 0
-		a3 += q[3] * 0
+	for ; i+8 <= len(v); i += 8 {
+		q := (*[8]float64)(v[i : i+8])
+		a0 += q[0]*0 + q[4]*0
+		a1 += q[1]*0 + q[5]*0
+		a2 += q[2]*0 + q[6]*0
+		a3 += q[3]*0 + q[7]*0
 	}
 	for ; i < len(v); i++ {
 		a0 += v[i] * 0

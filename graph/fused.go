@@ -64,11 +64,18 @@ func (p *fusePlan) prepare(n int) {
 	}
 }
 
-// fuseSplit is one part's share of a fused step when split n ways.
+// fuseSplit is one part's share of a fused step when split n ways: the
+// kernel calls it makes, in order, in the first phase and after the
+// barrier. A call is one block of at most sumBlock rows of one family,
+// computing outputs (a producer) or the plan's kind (a consumer).
 type fuseSplit struct {
-	// run[k] and later[k] are the row ranges of consumer k that the part
-	// runs fused in the first phase and after the barrier.
-	run, later [][][2]int
+	first, later []fuseCall
+}
+
+type fuseCall struct {
+	f      *family
+	out    bool
+	lo, hi int
 }
 
 // compileFused builds the fused plans of a step and of a derivatives
@@ -190,15 +197,40 @@ func (s *Sim) termDeps(p *fusePlan, t view, rows int) ([]fuseDep, bool) {
 }
 
 // splitFor returns the parts of p split n ways (computed once per n).
+//
+// Part w owns a proportional share of every producer's rows and of every
+// consumer's rows. It runs, fused, the consumer rows whose producer rows
+// are all its own — each block right after the producer rows it reads,
+// each producer's rows advancing as a watermark — then the rest of its
+// producer rows; after the barrier it runs the consumer rows it deferred.
 func (p *fusePlan) splitFor(n int) []fuseSplit {
 	if sp, ok := p.split[n]; ok {
 		return sp
 	}
 	sp := make([]fuseSplit, n)
 	for w := range n {
-		sp[w].run = make([][][2]int, len(p.cons))
-		sp[w].later = make([][][2]int, len(p.cons))
-		for k, fc := range p.cons {
+		calls := &sp[w]
+		mark := make([]int, len(p.prods))
+		for k, f := range p.prods {
+			mark[k] = len(f.rows) * w / n
+		}
+		advance := func(k, need int) {
+			for mark[k] < need {
+				e := min(mark[k]+sumBlock, need)
+				calls.first = append(calls.first, fuseCall{f: p.prods[k], out: true, lo: mark[k], hi: e})
+				mark[k] = e
+			}
+		}
+		blocks := func(dst *[]fuseCall, f *family, lo, hi int, before func(b, e int)) {
+			for b := lo; b < hi; b += sumBlock {
+				e := min(b+sumBlock, hi)
+				if before != nil {
+					before(b, e)
+				}
+				*dst = append(*dst, fuseCall{f: f, lo: b, hi: e})
+			}
+		}
+		for _, fc := range p.cons {
 			rows := len(fc.f.rows)
 			lo, hi := rows*w/n, rows*(w+1)/n
 			// ok(i): every producer row consumer row i reads is w's.
@@ -221,77 +253,46 @@ func (p *fusePlan) splitFor(n int) []fuseSplit {
 				for j < hi && ok(j) == good {
 					j++
 				}
-				if good {
-					sp[w].run[k] = append(sp[w].run[k], [2]int{i, j})
-				} else {
-					sp[w].later[k] = append(sp[w].later[k], [2]int{i, j})
+				if !good {
+					blocks(&calls.later, fc.f, i, j, nil)
+					i = j
+					continue
 				}
+				blocks(&calls.first, fc.f, i, j, func(b, e int) {
+					for _, d := range fc.deps {
+						if d.ilo < e && d.ihi > b {
+							advance(d.prod, d.a*(min(e, d.ihi)-1)+d.c+1)
+						}
+					}
+				})
 				i = j
 			}
+		}
+		for k, f := range p.prods {
+			advance(k, len(f.rows)*(w+1)/n)
 		}
 	}
 	p.split[n] = sp
 	return sp
 }
 
-// fusedPart is part's work for a fused plan: worker w of n. In the first
-// phase (later false) it runs its runnable consumer rows, each block
-// after the producer rows it reads, then the rest of its producer rows;
-// in the second (later true) its deferred consumer rows.
-func (s *Sim) fusedPart(p *fusePlan, j batchJob, wk *worker, w, n int, later bool) bool {
-	sp := &j.fsplit[w]
-	jc := j
-	jc.kind = p.kind
+// fusedPart is part's work for a fused plan: worker w of n runs its
+// share's kernel calls of the first phase (later false) or of the
+// second.
+func (s *Sim) fusedPart(p *fusePlan, j batchJob, wk *worker, w int, later bool) bool {
+	calls := j.fsplit[w].first
 	if later {
-		for k, fc := range p.cons {
-			for _, r := range sp.later[k] {
-				for b := r[0]; b < r[1]; b += sumBlock {
-					if !s.block(wk, fc.f, jc, b, min(b+sumBlock, r[1])) {
-						return false
-					}
-				}
-			}
+		calls = j.fsplit[w].later
+	}
+	jo, jc := j, j
+	jo.kind, jc.kind = bOutputs, p.kind
+	for i := range calls {
+		c := &calls[i]
+		jj := &jc
+		if c.out {
+			jj = &jo
 		}
-		return true
-	}
-	jo := j
-	jo.kind = bOutputs
-	mark := wk.marks[:len(p.prods)]
-	for k, f := range p.prods {
-		mark[k] = len(f.rows) * w / n
-	}
-	// advance computes producer k's rows up to need (exclusive).
-	advance := func(k, need int) bool {
-		f := p.prods[k]
-		for mark[k] < need {
-			e := min(mark[k]+sumBlock, need)
-			if !s.block(wk, f, jo, mark[k], e) {
-				return false
-			}
-			mark[k] = e
-		}
-		return true
-	}
-	for k, fc := range p.cons {
-		for _, r := range sp.run[k] {
-			for b := r[0]; b < r[1]; b += sumBlock {
-				e := min(b+sumBlock, r[1])
-				for _, d := range fc.deps {
-					if d.ilo >= e || d.ihi <= b {
-						continue
-					}
-					if !advance(d.prod, d.a*(min(e, d.ihi)-1)+d.c+1) {
-						return false
-					}
-				}
-				if !s.block(wk, fc.f, jc, b, e) {
-					return false
-				}
-			}
-		}
-	}
-	for k, f := range p.prods {
-		if !advance(k, len(f.rows)*(w+1)/n) {
+		if !s.block(wk, c.f, jj, c.lo, c.hi) {
 			return false
 		}
 	}

@@ -87,3 +87,49 @@ func TestFusedChainNonFinite(t *testing.T) {
 		}
 	}
 }
+
+// A chain of equal masses and connectors is stepped from one row of
+// parameters per family (masspoint and springdamper NewBatch note that
+// their rows are equal); a SetParams that makes one row differ must
+// reach the kernels, which then read every row's own parameters. The
+// per-node path, which reads each node's own parameters, is the
+// reference, bit for bit, with one and two workers.
+func TestUniformParamsThenTuned(t *testing.T) {
+	const n = 300
+	run := func(batching bool, workers int) []float64 {
+		s, err := benchmarks.Mode1(n).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetBatching(batching)
+		set := graph.Settings{Dt: benchmarks.ChainDt, Steps: 20, Workers: workers, Grain: 1}
+		if _, err := s.Run(context.Background(), set); err != nil {
+			t.Fatal(err)
+		}
+		for name, p := range map[string]map[string]any{
+			"m150": {"mass": 2.5},
+			"s7":   {"stiffness": []float64{300, 300, 300}},
+		} {
+			nd, ok := s.Node(name)
+			if !ok {
+				t.Fatalf("no node %s", name)
+			}
+			if err := nd.(node.Tunable).SetParams(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Run(context.Background(), set); err != nil {
+			t.Fatal(err)
+		}
+		if batching && s.Replays() != 0 {
+			t.Errorf("%d workers: %d replays", workers, s.Replays())
+		}
+		return s.State(nil)
+	}
+	want := run(false, 1)
+	for _, workers := range []int{1, 2} {
+		if i, same := kernelFirstDiff(want, run(true, workers)); !same {
+			t.Errorf("%d workers: state[%d] differs from the per-node path", workers, i)
+		}
+	}
+}

@@ -64,10 +64,13 @@ type Sim struct {
 	// of a batched derivatives evaluation (fused.go); nil where fusion
 	// does not apply.
 	fuseStep, fuseDerivs *fusePlan
-	workers              []*worker
-	bpool                *batchPool
-	replays              int  // batched steps or evaluations replayed per node
-	noBatch              bool // SetBatching(false)
+	// limSrc lists, per output level, the nodes whose outputs the step
+	// limiters read (limiterSources); nil until first needed.
+	limSrc  [][]int32
+	workers []*worker
+	bpool   *batchPool
+	replays int  // batched steps or evaluations replayed per node
+	noBatch bool // SetBatching(false)
 }
 
 // Time is the current simulation time, t0 + n·dt.

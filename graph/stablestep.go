@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -93,15 +94,55 @@ func (s *Sim) stableStep(c *cnode, sl node.StepLimiter, t float64) (l node.StepL
 // nil when dt is within every limit. Call it before Run with the run's
 // step: cosim run prints them. An error evaluating the limits is
 // returned with the warnings found so far.
+//
+// It is StableSteps filtered by dt, but a node.StepBounder is asked for
+// its bound first and for its message (StableStepAt) only when dt
+// exceeds the bound, since Run calls StepWarnings at every start.
 func (s *Sim) StepWarnings(dt float64) ([]StepWarning, error) {
-	limits, err := s.StableSteps()
+	t := s.Time()
 	var ws []StepWarning
-	for _, l := range limits {
-		if dt > l.Dt {
-			ws = append(ws, StepWarning{StepLimit: l, Step: dt})
+	fresh := s.yFresh
+	for i := range s.nodes {
+		c := &s.nodes[i]
+		sl, ok := node.As[node.StepLimiter](c.n)
+		if !ok {
+			continue
+		}
+		if !fresh {
+			// Only the outputs the limiters read (the bodies' marker
+			// fields), not every output of the graph.
+			for _, l := range s.limiterSources() {
+				if err := s.run(phaseOutputs, l, t, 0); err != nil {
+					return nil, err
+				}
+			}
+			fresh = true
+		}
+		if sb, ok := node.As[node.StepBounder](c.n); ok {
+			d, err := s.stableDt(c, sb, t)
+			if err != nil {
+				return ws, err
+			}
+			if !(dt > d) {
+				continue
+			}
+		}
+		l, err := s.stableStep(c, sl, t)
+		if err != nil {
+			return ws, err
+		}
+		if l.Dt > 0 && !math.IsInf(l.Dt, 1) && !math.IsNaN(l.Dt) && dt > l.Dt {
+			ws = append(ws, StepWarning{StepLimit: StepLimit{Node: c.name, Dt: l.Dt, Why: l.Why}, Step: dt})
 		}
 	}
-	return ws, err
+	return ws, nil
+}
+
+// stableDt is stableStep for a node.StepBounder's bound alone.
+func (s *Sim) stableDt(c *cnode, sb node.StepBounder, t float64) (dt float64, err error) {
+	defer s.recoverNode(c.name, t, &err)
+	s.applyGathers(c.g0, c.g1)
+	return sb.StableDtAt(t, s.x[c.x0:c.x1], s.inputs(c)), nil
 }
 
 // StepHintError is a run error (a non-finite value, typically) that came
@@ -143,4 +184,49 @@ func WithStepHint(err error, ws []StepWarning) error {
 		return err
 	}
 	return &StepHintError{Err: err, Warnings: ws}
+}
+
+// limiterSources returns, per output level, the nodes whose outputs the
+// step limiters read, directly or through other outputs (computed once
+// per Sim: the wiring does not change after Build).
+func (s *Sim) limiterSources() [][]int32 {
+	if s.limSrc != nil {
+		return s.limSrc
+	}
+	owner := func(off int) int { // the node whose outputs hold Sim.y[off]
+		return sort.Search(len(s.nodes), func(i int) bool { return s.nodes[i].y1 > off })
+	}
+	need := make([]bool, len(s.nodes))
+	var stack []int
+	push := func(i int) {
+		c := &s.nodes[i]
+		for gi := c.g0; gi < c.g1; gi++ {
+			if g := &s.gathers[gi]; g.fromY {
+				stack = append(stack, owner(g.src))
+			}
+		}
+	}
+	for i := range s.nodes {
+		if _, ok := node.As[node.StepLimiter](s.nodes[i].n); ok {
+			push(i)
+		}
+	}
+	for len(stack) > 0 {
+		j := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !need[j] {
+			need[j] = true
+			push(j)
+		}
+	}
+	s.limSrc = make([][]int32, len(s.levels))
+	for l, ns := range s.levels {
+		s.limSrc[l] = []int32{}
+		for _, i := range ns {
+			if need[i] {
+				s.limSrc[l] = append(s.limSrc[l], i)
+			}
+		}
+	}
+	return s.limSrc
 }

@@ -81,6 +81,17 @@ type StepLimiter interface {
 	StableStepAt(t float64, x []float64, in Inputs) StepLimit
 }
 
+// StepBounder is an optional companion of [StepLimiter] for a node
+// whose StepLimit.Why costs more to build than the bound itself:
+// StableDtAt returns exactly the Dt that StableStepAt returns for the
+// same arguments, without Why. A graph checks every limiter at the start
+// of each run, so it asks a StepBounder for the number and calls
+// StableStepAt only for the nodes whose bound the step exceeds. The same
+// rules as StableStepAt apply.
+type StepBounder interface {
+	StableDtAt(t float64, x []float64, in Inputs) float64
+}
+
 // MarkerMass is the capability of a [Marker] body that states its
 // inertia at a marker, so that a connector can compute its stable step.
 // MarkerInverseMass writes the inverse effective mass of the marker at

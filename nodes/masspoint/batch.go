@@ -18,17 +18,46 @@ func (n *Node) BatchKey() string { return "" }
 // NewBatch copies the members' parameters into one contiguous array and
 // registers each row with its node, so that SetParams reaches the batch.
 func (n *Node) NewBatch(members []node.Node) node.Batch {
-	b := &batch{models: make([]model, len(members))}
+	b := &batch{models: make([]model, len(members)), uniform: true}
 	for i, mn := range members {
 		m := mn.(*Node)
 		b.models[i] = m.m
-		m.mirrors = append(m.mirrors, &b.models[i])
+		b.uniform = b.uniform && m.m == b.models[0]
+		m.mirrors = append(m.mirrors, mirror{b, i})
 	}
 	return b
 }
 
 type batch struct {
 	models []model
+	// uniform: every row has the parameters of row 0, so the kernels
+	// read that one row (a chain of equal masses moves no parameter
+	// bytes per row). A SetParams that makes a row differ clears it.
+	uniform bool
+}
+
+// mirror is a node's row in a batch.
+type mirror struct {
+	b *batch
+	i int
+}
+
+func (r mirror) set(m model) {
+	if m != r.b.models[r.i] {
+		r.b.models[r.i] = m
+		r.b.uniform = false
+	}
+}
+
+// rows returns the address of row lo's parameters and the distance in
+// bytes from one row's to the next: 0 when the batch is uniform. It
+// checks rows [lo, hi) once.
+func (b *batch) rows(lo, hi int) (unsafe.Pointer, uintptr) {
+	ms := b.models[lo:hi]
+	if b.uniform {
+		return unsafe.Pointer(&b.models[0]), 0
+	}
+	return unsafe.Pointer(&ms[0]), unsafe.Sizeof(model{})
 }
 
 var (
@@ -59,7 +88,7 @@ func (b *batch) Update(a *node.BatchArgs) error {
 		return nil
 	}
 	dt := a.Dt
-	ms := b.models[a.Lo:a.Hi]
+	mp, msz := b.rows(a.Lo, a.Hi)
 	x, f, d := a.X, a.In[0], a.Dst
 	if a.In2 != nil && a.In2[0].Buf != nil {
 		b.updatePair(a)
@@ -69,9 +98,9 @@ func (b *batch) Update(a *node.BatchArgs) error {
 	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
 	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 	xs, fs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(d.Stride)*8
-	for k := range ms {
+	for k := range a.Hi - a.Lo {
 		u := uintptr(k)
-		ms[k].step(dt, (*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
+		(*model)(unsafe.Add(mp, u*msz)).step(dt, (*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
 	}
 	return nil
 }
@@ -80,7 +109,7 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 	if a.Lo >= a.Hi {
 		return nil
 	}
-	ms := b.models[a.Lo:a.Hi]
+	mp, msz := b.rows(a.Lo, a.Hi)
 	x, f, d := a.X, a.In[0], a.Dst
 	if a.In2 != nil && a.In2[0].Buf != nil {
 		g := a.In2[0]
@@ -89,11 +118,9 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 		gp := unsafe.Pointer(&g.Span(a.Lo, a.Hi, 3)[0])
 		dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 		xs, fs, gs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(g.Stride)*8, uintptr(d.Stride)*8
-		for k := range ms {
+		for k := range a.Hi - a.Lo {
 			u := uintptr(k)
-			p, q := (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs))
-			sum := [3]float64{p[0] + q[0], p[1] + q[1], p[2] + q[2]}
-			ms[k].derivatives((*[stateSize]float64)(unsafe.Add(xp, u*xs)), &sum, (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
+			(*model)(unsafe.Add(mp, u*msz)).derivativesPair((*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
 		}
 		return nil
 	}
@@ -101,9 +128,9 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
 	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 	xs, fs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(d.Stride)*8
-	for k := range ms {
+	for k := range a.Hi - a.Lo {
 		u := uintptr(k)
-		ms[k].derivatives((*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
+		(*model)(unsafe.Add(mp, u*msz)).derivatives((*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
 	}
 	return nil
 }
@@ -111,15 +138,15 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 // updatePair is Update with the force given as two terms (PairInputs).
 func (b *batch) updatePair(a *node.BatchArgs) {
 	dt := a.Dt
-	ms := b.models[a.Lo:a.Hi]
+	mp, msz := b.rows(a.Lo, a.Hi)
 	x, f, g, d := a.X, a.In[0], a.In2[0], a.Dst
 	xp := unsafe.Pointer(&x.Span(a.Lo, a.Hi, stateSize)[0])
 	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
 	gp := unsafe.Pointer(&g.Span(a.Lo, a.Hi, 3)[0])
 	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 	xs, fs, gs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(g.Stride)*8, uintptr(d.Stride)*8
-	for k := range ms {
+	for k := range a.Hi - a.Lo {
 		u := uintptr(k)
-		ms[k].stepPair(dt, (*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
+		(*model)(unsafe.Add(mp, u*msz)).stepPair(dt, (*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
 	}
 }

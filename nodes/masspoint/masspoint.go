@@ -74,7 +74,7 @@ type Node struct {
 	app  *node.Appearance // nil: the default appearance
 	// mirrors are the rows of batches (batch.go) holding a copy of m;
 	// SetParams writes through to them.
-	mirrors []*model
+	mirrors []mirror
 }
 
 var (
@@ -229,10 +229,20 @@ func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64
 // derivatives writes one mass's dx/dt, shared by Derivatives and the
 // batch kernel.
 func (m *model) derivatives(x *[stateSize]float64, f *[3]float64, dst *[stateSize]float64) {
-	for i := range 3 {
-		dst[offPosition+i] = x[offVelocity+i]
-		dst[offVelocity+i] = m.acceleration(f, i)
-	}
+	// Unrolled by hand, as step.
+	dst[offPosition], dst[offPosition+1], dst[offPosition+2] = x[offVelocity], x[offVelocity+1], x[offVelocity+2]
+	dst[offVelocity] = f[0]/m.mass + m.gravity[0]
+	dst[offVelocity+1] = f[1]/m.mass + m.gravity[1]
+	dst[offVelocity+2] = f[2]/m.mass + m.gravity[2]
+}
+
+// derivativesPair is derivatives with the force p + q (the batch
+// kernel's pair input): the same operations on the summed force.
+func (m *model) derivativesPair(x *[stateSize]float64, p, q *[3]float64, dst *[stateSize]float64) {
+	dst[offPosition], dst[offPosition+1], dst[offPosition+2] = x[offVelocity], x[offVelocity+1], x[offVelocity+2]
+	dst[offVelocity] = (p[0]+q[0])/m.mass + m.gravity[0]
+	dst[offVelocity+1] = (p[1]+q[1])/m.mass + m.gravity[1]
+	dst[offVelocity+2] = (p[2]+q[2])/m.mass + m.gravity[2]
 }
 
 // DerivativesJacobian writes the exact Jacobians of Derivatives: ∂f/∂x
@@ -277,7 +287,7 @@ func (n *Node) SetParams(p map[string]any) error {
 	}
 	n.vals, n.m = vals, newModel(vals)
 	for _, r := range n.mirrors {
-		*r = n.m
+		r.set(n.m)
 	}
 	return nil
 }

@@ -61,11 +61,13 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 	if n.kindOf(kindGround) {
 		b.ground = make([][2][3]float64, len(members))
 	}
+	b.uniform = true
 	for i, mn := range members {
 		m := mn.(*Node)
 		b.nodes[i] = m
 		b.models[i] = m.m
-		m.mirrors = append(m.mirrors, &b.models[i])
+		b.uniform = b.uniform && m.m.sameLinear(&b.models[0])
+		m.mirrors = append(m.mirrors, mirror{b, i})
 		if b.ground != nil {
 			b.ground[i] = [2][3]float64{m.mk[0].local, m.mk[1].local}
 		}
@@ -91,9 +93,14 @@ func (n *Node) kindOf(kind int32) bool { return n.hot[0].kind == kind || n.hot[1
 
 type batch struct {
 	models []model
-	nodes  []*Node
-	ground [][2][3]float64 // per row, the markers' ground points; nil without ground markers
-	direct bool            // ground and point markers, linear law
+	// uniform: every row has row 0's linear force law (and none a user
+	// function), so the direct path reads that one row and a chain of
+	// equal connectors moves no parameter bytes per row. A SetParams
+	// that makes a row differ clears it.
+	uniform bool
+	nodes   []*Node
+	ground  [][2][3]float64 // per row, the markers' ground points; nil without ground markers
+	direct  bool            // ground and point markers, linear law
 
 	kind         [2]int32
 	push         [2]bool
@@ -104,6 +111,36 @@ type batch struct {
 	ny, nu       int
 
 	scratch sync.Pool // *[]float64 of nu: inputs of one row on the generic path
+}
+
+// mirror is a node's row in a batch.
+type mirror struct {
+	b *batch
+	i int
+}
+
+func (r mirror) set(m model) {
+	if !m.sameLinear(&r.b.models[r.i]) {
+		r.b.uniform = false
+	}
+	r.b.models[r.i] = m
+}
+
+// sameLinear reports whether m and o have the same linear force law and
+// neither a user force function (whose item and closure rows differ).
+func (m *model) sameLinear(o *model) bool {
+	return m.uf == nil && o.uf == nil && m.k == o.k && m.d == o.d && m.off == o.off && m.active == o.active
+}
+
+// rows returns the address of row lo's model and the distance in bytes
+// from one row's to the next: 0 when the batch is uniform. It checks
+// rows [lo, hi) once.
+func (b *batch) rows(lo, hi int) (unsafe.Pointer, uintptr) {
+	ms := b.models[lo:hi]
+	if b.uniform {
+		return unsafe.Pointer(&b.models[0]), 0
+	}
+	return unsafe.Pointer(&ms[0]), unsafe.Sizeof(model{})
 }
 
 // Update does nothing: the connector has no state.
@@ -227,10 +264,10 @@ func (b *batch) chainLoads(a *node.BatchArgs, body node.Strided, d int, out node
 	xp := unsafe.Pointer(&body.Span(a.Lo, a.Hi, d+6)[0])
 	yp := unsafe.Pointer(&out.Span(a.Lo, a.Hi, 6)[0])
 	xs, ys, dx := uintptr(body.Stride)*8, uintptr(out.Stride)*8, uintptr(d)*8
-	ms := b.models[a.Lo:a.Hi]
-	for k := range ms {
-		m := &ms[k]
+	mp, msz := b.rows(a.Lo, a.Hi)
+	for k := range a.Hi - a.Lo {
 		u := uintptr(k)
+		m := (*model)(unsafe.Add(mp, u*msz))
 		r := unsafe.Add(xp, u*xs)
 		w0, w1 := (*[6]float64)(r), (*[6]float64)(unsafe.Add(r, dx))
 		dpx, dpy, dpz := w1[0]-w0[0], w1[1]-w0[1], w1[2]-w0[2]

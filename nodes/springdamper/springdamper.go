@@ -303,7 +303,7 @@ type Node struct {
 	mk    [2]marker
 	// mirrors are the rows of batches (batch.go) holding a copy of m;
 	// SetParams writes through to them.
-	mirrors []*model
+	mirrors []mirror
 }
 
 var (
@@ -672,7 +672,7 @@ func (n *Node) SetParams(p map[string]any) error {
 	}
 	n.vals, n.m = vals, m
 	for _, r := range n.mirrors {
-		*r = m
+		r.set(m)
 	}
 	return nil
 }

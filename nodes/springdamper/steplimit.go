@@ -7,7 +7,10 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-var _ node.StepLimiter = (*Node)(nil)
+var (
+	_ node.StepLimiter = (*Node)(nil)
+	_ node.StepBounder = (*Node)(nil)
+)
 
 // axisNames name the world axes in messages.
 var axisNames = [3]string{"x", "y", "z"}
@@ -28,9 +31,30 @@ var axisNames = [3]string{"x", "y", "z"}
 // faster than with any one of them, so a network can be unstable up to
 // about half this step (see the metadata's StableStep).
 func (n *Node) StableStepAt(t float64, x []float64, in node.Inputs) node.StepLimit {
+	dt, axis, w := n.stableDt(in)
+	if axis < 0 {
+		return node.NoStepLimit
+	}
+	m := &n.m
+	return node.StepLimit{Dt: dt, Why: fmt.Sprintf(
+		"axis %s: (√(c² + 4ω²) − c)/ω² with ω² = k/μ, c = d/μ; k = %s N/m, d = %s N s/m, effective mass μ = %s kg",
+		axisNames[axis], node.FormatValue(m.k[axis]), node.FormatValue(m.d[axis]), node.FormatValue(1/w))}
+}
+
+// StableDtAt is StableStepAt's Dt without its message (node.StepBounder).
+func (n *Node) StableDtAt(t float64, x []float64, in node.Inputs) float64 {
+	dt, _, _ := n.stableDt(in)
+	return dt
+}
+
+// stableDt computes StableStepAt's bound: the step, the axis that sets
+// it (−1 for no bound, with dt = +Inf) and that axis's summed inverse
+// mass.
+func (n *Node) stableDt(in node.Inputs) (dt float64, axis int, wAxis float64) {
+	dt, axis = math.Inf(1), -1
 	m := &n.m
 	if !m.active || m.uf != nil {
-		return node.NoStepLimit
+		return
 	}
 	var w [3]float64
 	for k := range n.mk {
@@ -40,7 +64,7 @@ func (n *Node) StableStepAt(t float64, x []float64, in node.Inputs) node.StepLim
 		}
 		mm, ok := mk.body.(node.MarkerMass)
 		if !ok {
-			return node.NoStepLimit
+			return
 		}
 		var inv [3]float64
 		mm.MarkerInverseMass(in.Values[mk.in0:mk.in1], mk.local, &inv)
@@ -48,17 +72,13 @@ func (n *Node) StableStepAt(t float64, x []float64, in node.Inputs) node.StepLim
 			w[i] += inv[i]
 		}
 	}
-	best := node.NoStepLimit
 	for i := range w {
 		if w[i] <= 0 || math.IsNaN(w[i]) {
 			continue
 		}
-		dt := node.SpringStableStep(m.k[i]*w[i], m.d[i]*w[i])
-		if dt < best.Dt {
-			best = node.StepLimit{Dt: dt, Why: fmt.Sprintf(
-				"axis %s: (√(c² + 4ω²) − c)/ω² with ω² = k/μ, c = d/μ; k = %s N/m, d = %s N s/m, effective mass μ = %s kg",
-				axisNames[i], node.FormatValue(m.k[i]), node.FormatValue(m.d[i]), node.FormatValue(1/w[i]))}
+		if d := node.SpringStableStep(m.k[i]*w[i], m.d[i]*w[i]); d < dt {
+			dt, axis, wAxis = d, i, w[i]
 		}
 	}
-	return best
+	return
 }
