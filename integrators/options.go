@@ -210,6 +210,24 @@ func (c Clock) next(dt float64) Clock {
 }
 
 func firstNonFinite(y []float64) int {
+	// One multiply-add per value first: v·0 is 0 for every finite v and
+	// NaN otherwise, so the sums are 0 exactly when every value is
+	// finite; only a failing vector is scanned for its first bad index.
+	var a0, a1, a2, a3 float64
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		q := y[i : i+4 : i+4]
+		a0 += q[0] * 0
+		a1 += q[1] * 0
+		a2 += q[2] * 0
+		a3 += q[3] * 0
+	}
+	for ; i < len(y); i++ {
+		a0 += y[i] * 0
+	}
+	if a0+a1+a2+a3 == 0 {
+		return -1
+	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return i
