@@ -82,7 +82,7 @@ func BounceAdaptive(tol float64) (BounceResult, error) {
 	if err != nil {
 		return BounceResult{}, err
 	}
-	res, err := s.Integrate(context.Background(), BounceEnd, &integrators.Settings{RTol: tol, ATol: tol, MaxStep: 1})
+	res, err := s.Integrate(context.Background(), BounceEnd, integrators.DormandPrince{RTol: tol, ATol: tol, MaxStep: 1}, nil)
 	if err != nil {
 		return BounceResult{}, err
 	}

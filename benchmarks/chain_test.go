@@ -169,7 +169,7 @@ func TestChainMonolithic(t *testing.T) {
 func TestChainAdaptive(t *testing.T) {
 	c := AllModes(20)
 	s := build(t, c)
-	res, err := s.Integrate(context.Background(), 0.2, nil)
+	res, err := s.Integrate(context.Background(), 0.2, integrators.DormandPrince{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,16 +251,16 @@ func TestBounce(t *testing.T) {
 // undamped energy ½(vᵀv + qᵀKq) bounded (it conserves it for linear
 // forces up to the Newton tolerance).
 func TestTwoMass(t *testing.T) {
-	for _, m := range []integrators.Method{integrators.Newmark(0.25, 0.5), integrators.GeneralizedAlpha(0.5)} {
+	for _, m := range []integrators.SecondOrderMethod{integrators.Newmark{Beta: 0.25, Gamma: 0.5}, integrators.GeneralizedAlpha{RhoInf: 0.5}} {
 		r, err := TwoMass(m)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r.Stats.Steps != TwoMassSteps || r.Stats.FuncEvals == 0 {
-			t.Errorf("%s: stats %+v", m.Name, r.Stats)
+			t.Errorf("%s: stats %+v", m.Name(), r.Stats)
 		}
 		if math.Abs(r.Q[0]) > 1 || math.Abs(r.Q[1]) > 1 {
-			t.Errorf("%s: q(12 s) = %v", m.Name, r.Q)
+			t.Errorf("%s: q(12 s) = %v", m.Name(), r.Q)
 		}
 	}
 }

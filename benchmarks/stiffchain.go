@@ -105,7 +105,7 @@ type StiffRun struct {
 	Solver  string // "dense", "gmres+block-jacobi", "gmres+ilu0", ...
 	Steps   int
 	Wall    time.Duration // stepping only (not Build)
-	Stats   integrators.Stats
+	Stats   integrators.Work
 	Errors  StiffErrors
 	State   []float64 // final state, kept only when asked
 	BuildAt time.Duration
@@ -115,23 +115,23 @@ type StiffRun struct {
 func (r StiffRun) PerStep() time.Duration { return r.Wall / time.Duration(max(r.Steps, 1)) }
 
 // stiffSolvers are the W4 solver configurations by name (StiffSolver).
-var stiffSolvers = map[string]integrators.Settings{
-	"dense":              {LinearSolver: integrators.LinearDense},
-	"gmres+block-jacobi": {LinearSolver: integrators.LinearGMRES, Preconditioner: integrators.PrecondBlockJacobi},
-	"gmres+ilu0":         {LinearSolver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0},
-	"banded":             {LinearSolver: integrators.LinearBanded},
+var stiffSolvers = map[string]integrators.LinearOptions{
+	"dense":              {Solver: integrators.LinearDense},
+	"gmres+block-jacobi": {Solver: integrators.LinearGMRES, Preconditioner: integrators.PrecondBlockJacobi},
+	"gmres+ilu0":         {Solver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0},
+	"banded":             {Solver: integrators.LinearBanded},
 }
 
 // StiffSolver returns the W4 solver configuration of that name.
-func StiffSolver(name string) (integrators.Settings, bool) {
+func StiffSolver(name string) (integrators.LinearOptions, bool) {
 	s, ok := stiffSolvers[name]
 	return s, ok
 }
 
 // RunStiff builds W4 of n masses and runs steps steps of StiffDt with
-// method m and the named solver through Sim.RunMonolithic.
-func RunStiff(n int, m integrators.Method, solver string, steps int, keepState bool) (StiffRun, error) {
-	set, ok := StiffSolver(solver)
+// implicit method m with the named solver through Sim.RunMonolithic.
+func RunStiff(n int, m integrators.NewtonMethod, solver string, steps int, keepState bool) (StiffRun, error) {
+	lin, ok := StiffSolver(solver)
 	if !ok {
 		return StiffRun{}, fmt.Errorf("benchmarks: unknown W4 solver %q", solver)
 	}
@@ -141,12 +141,13 @@ func RunStiff(n int, m integrators.Method, solver string, steps int, keepState b
 	if err != nil {
 		return StiffRun{}, err
 	}
-	r := StiffRun{N: n, Method: m.Name, Solver: solver, BuildAt: time.Since(t0)}
-	res, err := s.RunMonolithic(context.Background(), m, &set, graph.Settings{Dt: StiffDt, Steps: steps})
+	r := StiffRun{N: n, Method: m.Name(), Solver: solver, BuildAt: time.Since(t0)}
+	newton, _ := m.Solver()
+	res, err := s.RunMonolithic(context.Background(), m.WithSolver(newton, lin), nil, graph.Settings{Dt: StiffDt, Steps: steps})
 	if err != nil {
 		return r, err
 	}
-	r.Steps, r.Wall, r.Stats = res.Steps, res.Wall, res.Integrator.Stats
+	r.Steps, r.Wall, r.Stats = res.Steps, res.Wall, res.Integrator.Work
 	st := s.State(nil)
 	r.Errors = c.Measure(st, s.Time())
 	if keepState {

@@ -49,7 +49,7 @@ func (twoMass) AccelJacobian(t float64, q, v, z, dadq, dadv []float64) error {
 // TwoMassRun is one W3 run.
 type TwoMassRun struct {
 	Method string
-	Stats  integrators.Stats
+	Stats  integrators.Work
 	Q      [2]float64 // state after the last step
 }
 
@@ -64,25 +64,25 @@ func (r TwoMassRun) NewtonPerStep() float64 {
 }
 
 // TwoMass runs W3 with m (Newmark or generalized-alpha) through the
-// second-order runner (Method.NewSecondOrder), carrying the history from
-// step to step as the MADDENING two-mass guide prescribes.
-func TwoMass(m integrators.Method) (TwoMassRun, error) {
+// second-order runner (SecondOrderMethod.NewSecondOrder), carrying the
+// memory from step to step as the MADDENING two-mass guide prescribes.
+func TwoMass(m integrators.SecondOrderMethod) (TwoMassRun, error) {
 	r, err := m.NewSecondOrder(twoMass{}, nil)
 	if err != nil {
 		return TwoMassRun{}, err
 	}
 	q0 := TwoMassInitial()
 	st := integrators.State{Q: q0[:], V: []float64{0, 0}, Z: []float64{}}
-	var h integrators.History
-	var stats integrators.Stats
+	var h integrators.Memory
+	var stats integrators.Work
 	for range TwoMassSteps {
 		res, err := r.Advance(st, h, TwoMassDt)
 		if err != nil {
 			return TwoMassRun{}, err
 		}
-		h = res.History
+		h = res.Memory
 		st = h.Latest.State
 	}
-	stats = r.Stats()
-	return TwoMassRun{Method: m.Name, Stats: stats, Q: [2]float64{st.Q[0], st.Q[1]}}, nil
+	stats = r.Work()
+	return TwoMassRun{Method: m.Name(), Stats: stats, Q: [2]float64{st.Q[0], st.Q[1]}}, nil
 }

@@ -46,10 +46,10 @@ type Problem struct {
 	Free []Param
 	// Data are the measurements: their columns name recorded fields.
 	Data *Data
-	// Options configure the runs (graph.Sim.Sensitivities): the method,
-	// integrator settings and End (zero: the last data time). Fit sets
-	// Record and Output. Nil means adaptive Dormand–Prince with rtol =
-	// 1e-10, atol = 1e-12.
+	// Options configure the runs (graph.Sim.Sensitivities): the method
+	// with its options, the driver options and End (zero: the last data
+	// time). Fit sets Record and Output. A nil Method (or nil Options)
+	// means adaptive Dormand–Prince with rtol = 1e-10, atol = 1e-12.
 	Options *graph.SensitivityOptions
 }
 
@@ -321,8 +321,8 @@ func newFitter(ctx context.Context, p *Problem) (*fitter, []float64, error) {
 	if p.Options != nil {
 		f.opts = *p.Options
 	}
-	if f.opts.Method.Name == "" && f.opts.Integrator == nil {
-		f.opts.Integrator = defaultIntegrator()
+	if f.opts.Method == nil {
+		f.opts.Method = defaultMethod
 	}
 	d := p.Data
 	t0 := p.Sim.Time()
@@ -336,7 +336,7 @@ func newFitter(ctx context.Context, p *Problem) (*fitter, []float64, error) {
 		return nil, nil, fmt.Errorf("calibrate: the run must end after its start %v (End %v)", t0, f.opts.End)
 	}
 	f.opts.Record = d.Columns
-	if f.opts.Method.Name == "" {
+	if f.opts.Adaptive() {
 		f.opts.Output = d.Times
 		f.rowOf = make([]int, len(d.Times))
 		for i := range f.rowOf {
@@ -390,9 +390,8 @@ func newFitter(ctx context.Context, p *Problem) (*fitter, []float64, error) {
 	return f, theta0, nil
 }
 
-func defaultIntegrator() *integrators.Settings {
-	return &integrators.Settings{RTol: 1e-10, ATol: 1e-12}
-}
+// defaultMethod is the method of a fit whose options name none.
+var defaultMethod = integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}
 
 // lookupParam finds a free parameter's node and current value.
 func lookupParam(s *graph.Sim, name string) (node.Tunable, string, int, float64, error) {

@@ -45,7 +45,7 @@ func ballSim(t testing.TB, e, g float64) *graph.Sim {
 func synthetic(t testing.TB, e, g float64, times []float64, sigma float64, rng *rand.Rand) *calibrate.Data {
 	t.Helper()
 	s := ballSim(t, e, g)
-	res, err := s.Integrate(context.Background(), times[len(times)-1], &integrators.Settings{RTol: 1e-12, ATol: 1e-13, EventTol: 1e-14, Output: times})
+	res, err := s.Integrate(context.Background(), times[len(times)-1], integrators.DormandPrince{RTol: 1e-12, ATol: 1e-13}, &integrators.DriverOptions{EventTol: 1e-14, Output: times})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestFitUnidentifiableCombination(t *testing.T) {
 	}
 	times := grid(0.05, 2, 40)
 	truth := build(10, 30)
-	r, err := truth.Integrate(context.Background(), 2, &integrators.Settings{RTol: 1e-12, ATol: 1e-13, Output: times})
+	r, err := truth.Integrate(context.Background(), 2, integrators.DormandPrince{RTol: 1e-12, ATol: 1e-13}, &integrators.DriverOptions{Output: times})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestFitOutputData(t *testing.T) {
 	}
 	times := grid(0.1, 2, 20)
 	ref, err := build(20, 0.5).Sensitivities(context.Background(), []string{"s.stiffness[0]"}, &graph.SensitivityOptions{
-		End: 2, Output: times, Record: []string{"s.Force[0]"}, Integrator: &integrators.Settings{RTol: 1e-12, ATol: 1e-13}})
+		End: 2, Output: times, Record: []string{"s.Force[0]"}, Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-13}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestFitOutputData(t *testing.T) {
 		Data: d,
 		// Looser than the default 1e-10: the connector's parameters are
 		// differenced over SetParams at every evaluation, which is slow.
-		Options: &graph.SensitivityOptions{Integrator: &integrators.Settings{RTol: 1e-9, ATol: 1e-11}},
+		Options: &graph.SensitivityOptions{Method: integrators.DormandPrince{RTol: 1e-9, ATol: 1e-11}},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)

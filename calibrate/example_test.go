@@ -31,7 +31,7 @@ func ExampleFit() {
 	for i := 1; i <= 30; i++ {
 		times = append(times, 0.05*float64(i))
 	}
-	rec, _ := build(0.7, -9.81).Integrate(context.Background(), 1.5, &integrators.Settings{RTol: 1e-12, ATol: 1e-13, EventTol: 1e-14, Output: times})
+	rec, _ := build(0.7, -9.81).Integrate(context.Background(), 1.5, integrators.DormandPrince{RTol: 1e-12, ATol: 1e-13}, &integrators.DriverOptions{EventTol: 1e-14, Output: times})
 	data := &calibrate.Data{Times: times, Columns: []string{"ball.position"}}
 	for _, s := range rec.Integrator.Samples {
 		data.Values = append(data.Values, []float64{s.Y[0]})

@@ -420,7 +420,7 @@ func TestAnomalyIdentifiersExist(t *testing.T) {
 	// The check itself: it accepts what exists and rejects what does not.
 	for text, want := range map[string]int{
 		"graph.Sim.Integrate, integrators.NewAdaptive, springdamper.Connect": 0,
-		"integrators.DormandPrince with events":                              1,
+		"integrators.DormandPrinceDriver with events":                        1,
 		"graph.Sim.NoSuchMethod, nosuchpkg.Thing":                            2,
 		"jax.grad, maddening.nodes.ball.BallNode, 0.5 s, e.g. Update":        0,
 	} {

@@ -81,9 +81,8 @@ func userErrors(t *testing.T) map[string]string {
 	add("scene", err)
 
 	// Newton failing in an implicit integrator.
-	sys := integrators.Func{N: 1, F: func(t float64, y, dst []float64) error { dst[0] = -math.Exp(50 * y[0]); return nil }}
-	m, _ := integrators.ByName(integrators.MethodBackwardEuler)
-	st, _ := m.New(sys, &integrators.Settings{NewtonMaxIter: 2})
+	sys := integrators.SystemFunc{N: 1, F: func(t float64, y, dst []float64) error { dst[0] = -math.Exp(50 * y[0]); return nil }}
+	st, _ := integrators.NewStepper(integrators.BackwardEuler{Newton: integrators.NewtonOptions{MaxIter: 2}}, sys, nil)
 	st.Init(0, []float64{1})
 	add("newton", st.Step(1))
 	_ = node.ErrNonFinite

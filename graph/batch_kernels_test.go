@@ -449,7 +449,7 @@ var kernelRuns = []kernelRun{
 		return err
 	}},
 	{"Integrate", func(s *graph.Sim, workers int) error {
-		_, err := s.Integrate(context.Background(), 0.8, &integrators.Settings{RTol: 1e-8, ATol: 1e-10})
+		_, err := s.Integrate(context.Background(), 0.8, integrators.DormandPrince{RTol: 1e-8, ATol: 1e-10}, nil)
 		return err
 	}},
 }

@@ -82,19 +82,23 @@ type FieldSize struct {
 }
 
 // MethodCheckpoint is a monolithic integrator's method (with its
-// parameters), the settings it ran with and its memory. A restored Sim
-// continues it only with the same method, parameters and settings.
+// parameters and options), the driver options it ran with and its
+// memory. A restored Sim continues it only with the same method,
+// parameters, options and driver options.
 type MethodCheckpoint struct {
+	// Method is the method of the run, with its options: an
+	// integrators.DormandPrince with its tolerances for Integrate's
+	// adaptive driver.
 	Method integrators.Method
 	// Adaptive marks the memory of Integrate's adaptive Dormand–Prince
 	// driver (step-size controller, FSAL stage, events) rather than of a
 	// RunMonolithic stepper.
 	Adaptive bool
-	// Settings are the integrator settings of the run (Output left out:
-	// the file format does not hold it); nil means the defaults, as in
+	// Options are the driver options of the run (Output left out: the
+	// file format does not hold it); nil means the defaults, as in
 	// checkpoints written before they were recorded.
-	Settings *integrators.Settings
-	State    integrators.Checkpoint
+	Options *integrators.DriverOptions
+	State   integrators.StepperState
 }
 
 // Time is the checkpoint's simulation time.
@@ -115,7 +119,7 @@ func (s *Sim) Checkpoint() *Checkpoint {
 	if s.monoCurrent() {
 		if st, ok := s.mono.checkpoint(); ok {
 			c.Integrator = &MethodCheckpoint{Method: s.mono.method, Adaptive: s.mono.adaptive,
-				Settings: cloneSettings(s.mono.isettings), State: st}
+				Options: cloneOptions(s.mono.opts), State: st}
 		}
 	}
 	c.Coupling = s.couplingCheckpoint()
@@ -270,25 +274,29 @@ func (s *Sim) restoreMono(c *Checkpoint) (_ *monoState, err error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &monoState{method: ic.Method, adaptive: ic.Adaptive, isettings: cloneSettings(ic.Settings), sys: sys, restored: true, runs: 1}
+	if ic.Method == nil {
+		return nil, errors.New("integrator checkpoint without a method")
+	}
+	m := &monoState{method: ic.Method, adaptive: ic.Adaptive, opts: cloneOptions(ic.Options), sys: sys, restored: true, runs: 1}
 	var cp integrators.Checkpointer
 	if ic.Adaptive {
-		if ic.Method.Name != integrators.MethodDormandPrince {
-			return nil, fmt.Errorf("adaptive method %s: only %s is adaptive", ic.Method.Name, integrators.MethodDormandPrince)
+		dp, ok := ic.Method.(integrators.DormandPrince)
+		if !ok {
+			return nil, fmt.Errorf("adaptive method %s: only %s is adaptive", ic.Method.Name(), integrators.MethodDormandPrince)
 		}
-		a, err := integrators.NewAdaptive(sys, ic.Settings)
+		a, err := integrators.NewAdaptive(dp, sys, ic.Options)
 		if err != nil {
 			return nil, err
 		}
-		m.method, m.ad, cp = adaptiveMethod, a, a
+		m.ad, cp = a, a
 	} else {
-		st, err := ic.Method.New(sys, ic.Settings)
+		st, err := integrators.NewStepper(ic.Method, sys, ic.Options)
 		if err != nil {
 			return nil, err
 		}
 		var ok bool
 		if cp, ok = st.(integrators.Checkpointer); !ok {
-			return nil, fmt.Errorf("method %s cannot restore", ic.Method.Name)
+			return nil, fmt.Errorf("method %s cannot restore", ic.Method.Name())
 		}
 		m.st = st
 	}

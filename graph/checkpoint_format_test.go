@@ -43,12 +43,12 @@ func TestCheckpointKeysAreTheSchemas(t *testing.T) {
 	ctx := context.Background()
 	var sims []*graph.Sim
 	s, _ := chain(3).Build()
-	if _, err := s.RunMonolithic(ctx, integrators.GeneralizedAlpha(0.8), &integrators.Settings{NewtonTol: 1e-12}, graph.Settings{Dt: 1e-3, Steps: 3}); err != nil {
+	if _, err := s.RunMonolithic(ctx, integrators.GeneralizedAlpha{RhoInf: 0.8, Newton: integrators.NewtonOptions{Tol: 1e-12}}, nil, graph.Settings{Dt: 1e-3, Steps: 3}); err != nil {
 		t.Fatal(err)
 	}
 	sims = append(sims, s)
 	s, _ = chain(3).Build()
-	if _, err := s.Integrate(ctx, 0.01, &integrators.Settings{RTol: 1e-8}); err != nil {
+	if _, err := s.Integrate(ctx, 0.01, integrators.DormandPrince{RTol: 1e-8}, nil); err != nil {
 		t.Fatal(err)
 	}
 	sims = append(sims, s)
@@ -123,12 +123,12 @@ func TestCheckpointInfiniteStep(t *testing.T) {
 	}
 	ref := build()
 	for _, end := range []float64{0.7, 1.2} {
-		if _, err := ref.Integrate(ctx, end, nil); err != nil {
+		if _, err := ref.Integrate(ctx, end, integrators.DormandPrince{}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s := build()
-	if _, err := s.Integrate(ctx, 0.7, nil); err != nil {
+	if _, err := s.Integrate(ctx, 0.7, integrators.DormandPrince{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var inf bytes.Buffer
@@ -155,7 +155,7 @@ func TestCheckpointInfiniteStep(t *testing.T) {
 	if err := fresh.Restore(c); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fresh.Integrate(ctx, 1.2, nil); err != nil {
+	if _, err := fresh.Integrate(ctx, 1.2, integrators.DormandPrince{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	sameBits(t, "resumed", ref.State(nil), fresh.State(nil))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 
 	"github.com/cosimgo/cosim/coupling"
@@ -21,13 +22,14 @@ import (
 //
 // Extending the schema: a new optional field gets a new key with
 // omitempty whose zero value means what files without it meant (the
-// integrators.Settings convention: zero selects the default). Files
+// integrators convention: a zero option selects its default). Files
 // written before it then read as before and the files this build writes
 // are unchanged while the field is zero, so the format version stays.
 // A field whose absence cannot keep the old meaning needs a new version
 // and a converter from the old one. TestCheckpointSchemaCoversSettings
-// fails when integrators.Settings, integrators.Checkpoint or
-// integrators.Stats gain a field that the schema does not carry.
+// fails when a built-in method's options, integrators.DriverOptions,
+// integrators.StepperState or integrators.Work gain a field that the
+// schema does not carry.
 
 // checkpointFile is the body of a version-2 checkpoint file.
 type checkpointFile struct {
@@ -62,7 +64,9 @@ type integratorFile struct {
 	State    stepperFile   `json:"state"`
 }
 
-// methodFile is integrators.Method; kind is one of methodKinds.
+// methodFile is an integrators.Method's identity: its name, declared
+// order, kind (one of methodKinds) and, for the Newmark family, its
+// parameters. Its options are in settingsFile.
 type methodFile struct {
 	Name  string     `json:"name"`
 	Order int        `json:"order"`
@@ -70,14 +74,19 @@ type methodFile struct {
 	Alpha *alphaFile `json:"alpha,omitempty"` // absent: all zero
 }
 
-var methodKinds = map[integrators.Kind]string{
-	integrators.Explicit:   "explicit",
-	integrators.Implicit:   "implicit",
-	integrators.Structural: "structural",
-	// A caller's Scheme: resumed only in a program that registered it
-	// (integrators.Register) under the same name and order.
-	integrators.UserDefined: "user-defined",
+// methodKinds is the kind the file records for each built-in method, by
+// name; every other method is "user-defined": resumed only in a program
+// that registered it (integrators.Register) under the same name and
+// order. The kinds are frozen: they were the values of the method struct's
+// Kind field when the format was defined.
+var methodKinds = map[string]string{
+	integrators.MethodForwardEuler: "explicit", integrators.MethodSemiImplicitEuler: "explicit",
+	integrators.MethodHeun: "explicit", integrators.MethodRK4: "explicit", integrators.MethodDormandPrince: "explicit",
+	integrators.MethodBackwardEuler: "implicit", integrators.MethodImplicitTrapezoid: "implicit",
+	integrators.MethodNewmark: "structural", integrators.MethodGeneralizedAlpha: "structural",
 }
+
+const userDefined = "user-defined"
 
 // The names of the settings' enumerations in the file (the zero value is
 // written as an absent key, and its name is accepted too).
@@ -125,8 +134,10 @@ type alphaFile struct {
 	RhoInf number `json:"rho_inf"`
 }
 
-// settingsFile is integrators.Settings without Output (sample times are
-// not part of the trajectory). Absent keys are zero: the defaults.
+// settingsFile holds a method's options (DormandPrince's controller, an
+// implicit method's NewtonOptions and LinearOptions) and the
+// integrators.DriverOptions, without Output (sample times are not part of
+// the trajectory). Absent keys are zero: the defaults.
 // Positions, Velocities and IDs are written even when nil, because nil
 // (the System's pairs; no IDs) and empty differ.
 type settingsFile struct {
@@ -158,7 +169,7 @@ type settingsFile struct {
 	IDs        []int64 `json:"ids"`
 }
 
-// stepperFile is integrators.Checkpoint. Slices are written even when
+// stepperFile is integrators.StepperState. Slices are written even when
 // nil, so that nil and empty read back as they were.
 type stepperFile struct {
 	Method       string     `json:"method"`
@@ -291,20 +302,11 @@ func (c *Checkpoint) toFile() (*checkpointFile, error) {
 		f.Nodes = append(f.Nodes, nf)
 	}
 	if ic := c.Integrator; ic != nil {
-		kind, ok := methodKinds[ic.Method.Kind]
-		if !ok {
-			return nil, fmt.Errorf("method %s has kind %d, which the checkpoint format does not know", ic.Method.Name, ic.Method.Kind)
-		}
-		set, err := settingsToFile(ic.Settings)
+		mf, set, err := methodToFile(ic.Method, ic.Options)
 		if err != nil {
 			return nil, err
 		}
-		f.Integrator = &integratorFile{
-			Method:   methodFile{Name: ic.Method.Name, Order: ic.Method.Order, Kind: kind, Alpha: alphaToFile(ic.Method.Alpha)},
-			Adaptive: ic.Adaptive,
-			Settings: set,
-			State:    stepperToFile(ic.State),
-		}
+		f.Integrator = &integratorFile{Method: mf, Adaptive: ic.Adaptive, Settings: set, State: stepperToFile(ic.State)}
 	}
 	if cc := c.Coupling; cc != nil {
 		f.Coupling = &couplingFile{Strategy: cc.Strategy}
@@ -329,34 +331,11 @@ func (f *checkpointFile) checkpoint() (*Checkpoint, error) {
 		c.Nodes = append(c.Nodes, n)
 	}
 	if fi := f.Integrator; fi != nil {
-		var kind integrators.Kind
-		found := false
-		for k, name := range methodKinds {
-			if name == fi.Method.Kind {
-				kind, found = k, true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("integrator method %q has unknown kind %q (want explicit, implicit, structural or user-defined)", fi.Method.Name, fi.Method.Kind)
-		}
-		m := integrators.Method{Name: fi.Method.Name, Order: fi.Method.Order, Kind: kind, Alpha: alphaFromFile(fi.Method.Alpha)}
-		if kind == integrators.UserDefined {
-			reg, err := integrators.ByName(fi.Method.Name)
-			if err != nil || reg.Kind != integrators.UserDefined || reg.Name != fi.Method.Name || reg.Order != fi.Method.Order {
-				return nil, fmt.Errorf("integrator method %q (order %d) is user-defined: register it (integrators.Register) under that name and order before reading the checkpoint", fi.Method.Name, fi.Method.Order)
-			}
-			m = reg
-		}
-		set, err := settingsFromFile(fi.Settings)
+		m, o, err := methodFromFile(fi.Method, fi.Settings)
 		if err != nil {
 			return nil, err
 		}
-		c.Integrator = &MethodCheckpoint{
-			Method:   m,
-			Adaptive: fi.Adaptive,
-			Settings: set,
-			State:    stepperFromFile(fi.State),
-		}
+		c.Integrator = &MethodCheckpoint{Method: m, Adaptive: fi.Adaptive, Options: o, State: stepperFromFile(fi.State)}
 	}
 	if fc := f.Coupling; fc != nil {
 		c.Coupling = &CouplingCheckpoint{Strategy: fc.Strategy}
@@ -384,53 +363,147 @@ func alphaFromFile(a *alphaFile) integrators.AlphaParams {
 	return integrators.AlphaParams{AlphaM: float64(a.AlphaM), AlphaF: float64(a.AlphaF), Beta: float64(a.Beta), Gamma: float64(a.Gamma), RhoInf: float64(a.RhoInf)}
 }
 
-func settingsToFile(s *integrators.Settings) (*settingsFile, error) {
-	if s == nil {
-		return nil, nil
+// methodToFile converts a method and its driver options to the file's
+// method and settings. The settings are absent (nil) when o is nil and
+// every option of the method is zero, as for a run with the defaults.
+func methodToFile(m integrators.Method, o *integrators.DriverOptions) (methodFile, *settingsFile, error) {
+	if m == nil {
+		return methodFile{}, nil, errors.New("integrator checkpoint without a method")
 	}
-	f := &settingsFile{
-		RTol: number(s.RTol), ATol: number(s.ATol),
-		InitialStep: number(s.InitialStep), MinStep: number(s.MinStep), MaxStep: number(s.MaxStep),
-		MaxSteps: s.MaxSteps, FixedStep: number(s.FixedStep),
-		EventTol: number(s.EventTol), ZenoLimit: s.ZenoLimit, ZenoSpacing: number(s.ZenoSpacing),
-		NewtonTol: number(s.NewtonTol), NewtonMaxIter: s.NewtonMaxIter,
-		KrylovTol: number(s.KrylovTol), KrylovRestart: s.KrylovRestart, KrylovMaxIter: s.KrylovMaxIter,
-		MatrixFree: s.MatrixFree, JacobianMaxAge: s.JacobianMaxAge,
-		Positions: slices.Clone(s.Positions), Velocities: slices.Clone(s.Velocities), IDs: slices.Clone(s.IDs),
+	kind, ok := methodKinds[m.Name()]
+	if !ok {
+		kind = userDefined
+	}
+	mf := methodFile{Name: m.Name(), Order: m.Order(), Kind: kind}
+	if so, ok := m.(integrators.SecondOrderMethod); ok {
+		mf.Alpha = alphaToFile(so.Params())
+	}
+	var f settingsFile
+	if dp, ok := m.(integrators.DormandPrince); ok {
+		f.RTol, f.ATol, f.InitialStep = number(dp.RTol), number(dp.ATol), number(dp.InitialStep)
+		f.MinStep, f.MaxStep, f.FixedStep = number(dp.MinStep), number(dp.MaxStep), number(dp.FixedStep)
+		if math.IsInf(dp.MaxStep, 1) {
+			f.MaxStep = 0 // the same bound, and one JSON can hold
+		}
 	}
 	var err [3]error
-	f.LinearSolver, err[0] = enumName(s.LinearSolver, linearSolvers, "linear solver")
-	f.Preconditioner, err[1] = enumName(s.Preconditioner, preconditioners, "preconditioner")
-	f.Forcing, err[2] = enumName(s.Forcing, forcings, "forcing")
-	return f, errors.Join(err[:]...)
+	if nm, ok := m.(integrators.NewtonMethod); ok {
+		n, l := nm.Solver()
+		f.NewtonTol, f.NewtonMaxIter = number(n.Tol), n.MaxIter
+		f.KrylovTol, f.KrylovRestart, f.KrylovMaxIter = number(l.KrylovTol), l.KrylovRestart, l.KrylovMaxIter
+		f.MatrixFree, f.JacobianMaxAge = l.MatrixFree, l.JacobianMaxAge
+		f.LinearSolver, err[0] = enumName(l.Solver, linearSolvers, "linear solver")
+		f.Preconditioner, err[1] = enumName(l.Preconditioner, preconditioners, "preconditioner")
+		f.Forcing, err[2] = enumName(l.Forcing, forcings, "forcing")
+	}
+	if e := errors.Join(err[:]...); e != nil {
+		return mf, nil, e
+	}
+	if o == nil && reflect.ValueOf(f).IsZero() {
+		return mf, nil, nil
+	}
+	if o != nil {
+		f.MaxSteps = o.MaxSteps
+		f.EventTol, f.ZenoLimit, f.ZenoSpacing = number(o.EventTol), o.ZenoLimit, number(o.ZenoSpacing)
+		f.Positions, f.Velocities, f.IDs = slices.Clone(o.Positions), slices.Clone(o.Velocities), slices.Clone(o.IDs)
+	}
+	return mf, &f, nil
 }
 
-func settingsFromFile(f *settingsFile) (*integrators.Settings, error) {
-	if f == nil {
-		return nil, nil
+// methodFromFile returns the method a file's method and settings
+// describe, with its options, and the driver options (nil when the file
+// has no settings). A built-in method's parameters must be what its
+// constructor gives (Newmark: β and γ; generalized-alpha: ρ∞ and the α
+// weights derived from it), and a method is given only options it has.
+func methodFromFile(mf methodFile, f *settingsFile) (integrators.Method, *integrators.DriverOptions, error) {
+	kind, builtin := methodKinds[mf.Name]
+	switch {
+	case mf.Kind != "explicit" && mf.Kind != "implicit" && mf.Kind != "structural" && mf.Kind != userDefined:
+		return nil, nil, fmt.Errorf("integrator method %q has unknown kind %q (want explicit, implicit, structural or user-defined)", mf.Name, mf.Kind)
+	case mf.Kind == userDefined && !builtin:
+		reg, err := integrators.ByName(mf.Name)
+		if err != nil || reg.Name() != mf.Name || reg.Order() != mf.Order {
+			return nil, nil, fmt.Errorf("integrator method %q (order %d) is user-defined: register it (integrators.Register) under that name and order before reading the checkpoint", mf.Name, mf.Order)
+		}
+		if f != nil && f.methodOptionSet() {
+			return nil, nil, fmt.Errorf("integrator method %q is user-defined: the checkpoint's Dormand–Prince or Newton settings do not apply to it", mf.Name)
+		}
+		return reg, f.driverOptions(), nil
+	case !builtin:
+		return nil, nil, fmt.Errorf("integrator method %q has kind %q, but it is not a built-in method (want user-defined)", mf.Name, mf.Kind)
+	case mf.Kind != kind:
+		return nil, nil, fmt.Errorf("integrator method %q has kind %q, want %q", mf.Name, mf.Kind, kind)
 	}
-	s := &integrators.Settings{
-		RTol: float64(f.RTol), ATol: float64(f.ATol),
-		InitialStep: float64(f.InitialStep), MinStep: float64(f.MinStep), MaxStep: float64(f.MaxStep),
-		MaxSteps: f.MaxSteps, FixedStep: float64(f.FixedStep),
+	m, err := integrators.ByName(mf.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := alphaFromFile(mf.Alpha)
+	switch m.(type) {
+	case integrators.Newmark:
+		m = integrators.Newmark{Beta: a.Beta, Gamma: a.Gamma}
+	case integrators.GeneralizedAlpha:
+		m = integrators.GeneralizedAlpha{RhoInf: a.RhoInf}
+	default:
+		if a != (integrators.AlphaParams{}) {
+			return nil, nil, fmt.Errorf("integrator method %s has no parameters, the checkpoint gives %+v", mf.Name, a)
+		}
+	}
+	if so, ok := m.(integrators.SecondOrderMethod); ok && so.Params() != a {
+		return nil, nil, fmt.Errorf("integrator method %s: parameters %+v in the checkpoint, but %+v follow from them", mf.Name, a, so.Params())
+	}
+	if f != nil {
+		if dp, ok := m.(integrators.DormandPrince); ok {
+			dp.RTol, dp.ATol, dp.InitialStep = float64(f.RTol), float64(f.ATol), float64(f.InitialStep)
+			dp.MinStep, dp.MaxStep, dp.FixedStep = float64(f.MinStep), float64(f.MaxStep), float64(f.FixedStep)
+			m = dp
+		} else if f.RTol != 0 || f.ATol != 0 || f.InitialStep != 0 || f.MinStep != 0 || f.MaxStep != 0 || f.FixedStep != 0 {
+			return nil, nil, fmt.Errorf("integrator method %s: the checkpoint's adaptive settings (rtol, atol, initial_step, min_step, max_step, fixed_step) are Dormand–Prince's", mf.Name)
+		}
+		n := integrators.NewtonOptions{Tol: float64(f.NewtonTol), MaxIter: f.NewtonMaxIter}
+		l := integrators.LinearOptions{KrylovTol: float64(f.KrylovTol), KrylovRestart: f.KrylovRestart, KrylovMaxIter: f.KrylovMaxIter,
+			MatrixFree: f.MatrixFree, JacobianMaxAge: f.JacobianMaxAge}
+		var err [3]error
+		l.Solver, err[0] = enumValue(f.LinearSolver, linearSolvers, "linear solver")
+		l.Preconditioner, err[1] = enumValue(f.Preconditioner, preconditioners, "preconditioner")
+		l.Forcing, err[2] = enumValue(f.Forcing, forcings, "forcing")
+		if e := errors.Join(err[:]...); e != nil {
+			return nil, nil, e
+		}
+		if nm, ok := m.(integrators.NewtonMethod); ok {
+			m = nm.WithSolver(n, l)
+		} else if n != (integrators.NewtonOptions{}) || l != (integrators.LinearOptions{}) {
+			return nil, nil, fmt.Errorf("integrator method %s is explicit: the checkpoint's Newton and linear-solver settings do not apply to it", mf.Name)
+		}
+	}
+	if m.Order() != mf.Order {
+		return nil, nil, fmt.Errorf("integrator method %s has order %d, the checkpoint says %d", mf.Name, m.Order(), mf.Order)
+	}
+	return m, f.driverOptions(), nil
+}
+
+// methodOptionSet reports whether f sets an option of a built-in method.
+func (f *settingsFile) methodOptionSet() bool {
+	g := *f
+	g.MaxSteps, g.EventTol, g.ZenoLimit, g.ZenoSpacing = 0, 0, 0, 0
+	g.Positions, g.Velocities, g.IDs = nil, nil, nil
+	return !reflect.ValueOf(g).IsZero()
+}
+
+// driverOptions returns the DriverOptions of f (nil for nil).
+func (f *settingsFile) driverOptions() *integrators.DriverOptions {
+	if f == nil {
+		return nil
+	}
+	return &integrators.DriverOptions{
+		MaxSteps: f.MaxSteps,
 		EventTol: float64(f.EventTol), ZenoLimit: f.ZenoLimit, ZenoSpacing: float64(f.ZenoSpacing),
-		NewtonTol: float64(f.NewtonTol), NewtonMaxIter: f.NewtonMaxIter,
-		KrylovTol: float64(f.KrylovTol), KrylovRestart: f.KrylovRestart, KrylovMaxIter: f.KrylovMaxIter,
-		MatrixFree: f.MatrixFree, JacobianMaxAge: f.JacobianMaxAge,
 		Positions: f.Positions, Velocities: f.Velocities, IDs: f.IDs,
 	}
-	var err [3]error
-	s.LinearSolver, err[0] = enumValue(f.LinearSolver, linearSolvers, "linear solver")
-	s.Preconditioner, err[1] = enumValue(f.Preconditioner, preconditioners, "preconditioner")
-	s.Forcing, err[2] = enumValue(f.Forcing, forcings, "forcing")
-	if e := errors.Join(err[:]...); e != nil {
-		return nil, e
-	}
-	return s, nil
 }
 
-func stepperToFile(c integrators.Checkpoint) stepperFile {
-	st := c.Stats
+func stepperToFile(c integrators.StepperState) stepperFile {
+	st := c.Work
 	f := stepperFile{
 		Method: c.Method, Alpha: alphaToFile(c.Alpha), IDs: c.IDs, Dim: c.Dim,
 		Clock: clockFile{Base: c.Clock.Base, N: c.Clock.N, Dt: c.Clock.DT},
@@ -447,15 +520,15 @@ func stepperToFile(c integrators.Checkpoint) stepperFile {
 	return f
 }
 
-func stepperFromFile(f stepperFile) integrators.Checkpoint {
+func stepperFromFile(f stepperFile) integrators.StepperState {
 	st := f.Stats
-	c := integrators.Checkpoint{
+	c := integrators.StepperState{
 		Method: f.Method, Alpha: alphaFromFile(f.Alpha), IDs: f.IDs, Dim: f.Dim,
 		Clock: integrators.Clock{Base: f.Clock.Base, N: f.Clock.N, DT: f.Clock.Dt},
 		T:     f.T, Y: f.Y, F: f.F, A: f.A, ZDot: f.ZDot,
 		H: float64(f.H), ErrPrev: float64(f.ErrPrev), LastRejected: f.LastRejected,
 		G: f.G, Disarmed: f.Disarmed, ZenoCount: f.ZenoCount, LastEventT: float64(f.LastEventT),
-		Stats: integrators.Stats{Steps: st.Steps, Rejected: st.Rejected, FuncEvals: st.FuncEvals, JacEvals: st.JacEvals,
+		Work: integrators.Work{Steps: st.Steps, Rejected: st.Rejected, FuncEvals: st.FuncEvals, JacEvals: st.JacEvals,
 			NewtonIters: st.NewtonIters, LinearSolves: st.LinearSolves, LinearIters: st.LinearIters, Factorize: st.Factorize,
 			EventEvals: st.EventEvals, EventsHandled: st.EventsHandled},
 	}

@@ -49,27 +49,46 @@ func fill(t *testing.T, v reflect.Value, seed *int, path string) {
 	}
 }
 
-// Every field of integrators.Settings (but Output), integrators.Checkpoint
-// (with its Stats and JacobianPoint), and of the coupling memory, survives
+// Every option of every built-in method, every field of
+// integrators.DriverOptions (but Output), integrators.StepperState (with
+// its Stats and JacobianPoint), and of the coupling memory, survives
 // Encode and DecodeCheckpoint: a field added to those types without a key
 // in the checkpoint schema fails here, naming it. Every value of the
-// settings' enumerations has a name in the file.
+// solver options' enumerations has a name in the file.
 func TestCheckpointSchemaCoversSettings(t *testing.T) {
 	seed := 0
-	var set integrators.Settings
-	fill(t, reflect.ValueOf(&set).Elem(), &seed, "integrators.Settings")
-	set.Output = nil // not part of the trajectory: not saved
-	// Enumerations take a valid non-zero value each.
-	set.LinearSolver, set.Preconditioner, set.Forcing = integrators.LinearGMRES, integrators.PrecondILU0, integrators.ForcingConstant
-	var st integrators.Checkpoint
-	fill(t, reflect.ValueOf(&st).Elem(), &seed, "integrators.Checkpoint")
+	var opts integrators.DriverOptions
+	fill(t, reflect.ValueOf(&opts).Elem(), &seed, "integrators.DriverOptions")
+	opts.Output = nil // not part of the trajectory: not saved
+	var st integrators.StepperState
+	fill(t, reflect.ValueOf(&st).Elem(), &seed, "integrators.StepperState")
 	var acc coupling.AccelState
 	fill(t, reflect.ValueOf(&acc).Elem(), &seed, "coupling.AccelState")
 	for _, m := range integrators.Methods() {
+		// Every option of the method takes a non-zero value (its
+		// parameters too, except ρ∞ whose α weights are derived).
+		v := reflect.New(reflect.TypeOf(m)).Elem()
+		v.Set(reflect.ValueOf(m))
+		fill(t, v, &seed, "integrators."+v.Type().Name())
+		m = v.Interface().(integrators.Method)
+		if nm, ok := m.(integrators.NewtonMethod); ok {
+			n, l := nm.Solver()
+			// Enumerations take a valid non-zero value each.
+			l.Solver, l.Preconditioner, l.Forcing = integrators.LinearGMRES, integrators.PrecondILU0, integrators.ForcingConstant
+			m = nm.WithSolver(n, l)
+		}
+		if ga, ok := m.(integrators.GeneralizedAlpha); ok {
+			ga.RhoInf = 0.8
+			m = ga
+		}
+		if nm, ok := m.(integrators.Newmark); ok {
+			nm.Gamma = 0.5 // the declared order follows γ
+			m = nm
+		}
 		c := &Checkpoint{Version: CheckpointVersion, T0: 0.5, Dt: 0.25, N: 3, Steps: 7,
 			Nodes: []NodeCheckpoint{{Name: "m", Type: "mass", Layout: []FieldSize{{"x", 1}, {"v", 2}},
 				Params: map[string]any{"mass": 2.5, "tags": []any{"a", "b"}}, State: []float64{1, 2, 3}}},
-			Integrator: &MethodCheckpoint{Method: m, Adaptive: true, Settings: &set, State: st},
+			Integrator: &MethodCheckpoint{Method: m, Adaptive: true, Options: &opts, State: st},
 			Coupling: &CouplingCheckpoint{Strategy: "iterative:iqn-ils", Groups: []GroupCheckpoint{
 				{Name: "g", Prev: []float64{4, 5}, Accel: acc}, {Name: "h", Accel: coupling.AccelState{Accel: coupling.Aitken, Omega: 0.5}}}},
 		}
@@ -82,31 +101,38 @@ func TestCheckpointSchemaCoversSettings(t *testing.T) {
 			t.Fatal(err)
 		}
 		if d := cmp.Diff(c, got); d != "" {
-			t.Errorf("%s: the checkpoint changed through the file (-written +read):\n%s", m.Name, d)
+			t.Errorf("%s: the checkpoint changed through the file (-written +read):\n%s", m.Name(), d)
 		}
 	}
 	for _, ls := range []integrators.LinearSolver{integrators.LinearAuto, integrators.LinearDense, integrators.LinearGMRES, integrators.LinearBanded} {
 		for _, pc := range []integrators.Preconditioner{integrators.PrecondBlockJacobi, integrators.PrecondILU0, integrators.PrecondNone} {
 			for _, fc := range []integrators.Forcing{integrators.ForcingEisenstatWalker, integrators.ForcingConstant} {
-				in := &integrators.Settings{LinearSolver: ls, Preconditioner: pc, Forcing: fc}
-				f, err := settingsToFile(in)
+				in := integrators.BackwardEuler{Linear: integrators.LinearOptions{Solver: ls, Preconditioner: pc, Forcing: fc}}
+				mf, f, err := methodToFile(in, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				out, err := settingsFromFile(f)
-				if err != nil || out.LinearSolver != ls || out.Preconditioner != pc || out.Forcing != fc {
+				out, _, err := methodFromFile(mf, f)
+				if err != nil || out != in {
 					t.Errorf("%v %v %v read back as %+v, %v", ls, pc, fc, out, err)
 				}
 			}
 		}
 	}
-	if _, err := settingsToFile(&integrators.Settings{LinearSolver: 99}); err == nil {
+	if _, _, err := methodToFile(integrators.BackwardEuler{Linear: integrators.LinearOptions{Solver: 99}}, nil); err == nil {
 		t.Error("an unknown linear solver was written")
+	}
+	// A method is given only the options it has.
+	if _, _, err := methodFromFile(methodFile{Name: integrators.MethodRK4, Order: 4, Kind: "explicit"}, &settingsFile{NewtonTol: 1e-8}); err == nil || !strings.Contains(err.Error(), "do not apply") {
+		t.Errorf("Newton settings for rk4: %v", err)
+	}
+	if _, _, err := methodFromFile(methodFile{Name: integrators.MethodBackwardEuler, Order: 1, Kind: "implicit"}, &settingsFile{RTol: 1e-8}); err == nil || !strings.Contains(err.Error(), "Dormand–Prince's") {
+		t.Errorf("RTol for backward-euler: %v", err)
 	}
 	// nil and empty lists stay what they were.
 	for _, ids := range [][]int64{nil, {}} {
 		c := &Checkpoint{Version: CheckpointVersion, Integrator: &MethodCheckpoint{Method: integrators.Methods()[0],
-			Settings: &integrators.Settings{Positions: []int{}, IDs: ids}, State: integrators.Checkpoint{IDs: ids, Y: []float64{}}}}
+			Options: &integrators.DriverOptions{Positions: []int{}, IDs: ids}, State: integrators.StepperState{IDs: ids, Y: []float64{}}}}
 		var buf bytes.Buffer
 		if err := c.Encode(&buf); err != nil {
 			t.Fatal(err)

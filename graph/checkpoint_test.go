@@ -34,7 +34,7 @@ func advance(t *testing.T, s *graph.Sim, mode string, steps int) {
 	case "co-simulation":
 		_, err = s.Run(context.Background(), set)
 	case "generalized-alpha":
-		_, err = s.RunMonolithic(context.Background(), integrators.GeneralizedAlpha(0.8), nil, set)
+		_, err = s.RunMonolithic(context.Background(), integrators.GeneralizedAlpha{RhoInf: 0.8}, nil, set)
 	default:
 		m, _ := integrators.ByName(mode)
 		_, err = s.RunMonolithic(context.Background(), m, nil, set)
@@ -51,7 +51,7 @@ func TestCheckpointRestoreBitIdentical(t *testing.T) {
 	dir := t.TempDir()
 	modes := []string{"co-simulation"}
 	for _, m := range integrators.Methods() {
-		modes = append(modes, m.Name) // every integrator, with and without memory
+		modes = append(modes, m.Name()) // every integrator, with and without memory
 	}
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {

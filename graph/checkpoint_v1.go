@@ -10,8 +10,9 @@ import (
 // This file freezes the schema of version-1 checkpoint files, which
 // cosim wrote (until format version 2) by marshalling the Go types
 // MethodCheckpoint, integrators.Method, integrators.Settings and
-// integrators.Checkpoint without JSON tags: their keys were the Go field
-// names of the time. The types below spell those keys out, so that a
+// integrators.Checkpoint (the types of the time: the method struct, the
+// one settings struct and the stepper state, now integrators.StepperState)
+// without JSON tags: their keys were the Go field names of the time. The types below spell those keys out, so that a
 // rename in integrators does not break reading old files, and
 // upgrade converts a version-1 body to the version-2 schema. Never edit
 // these types except to accept more of what version-1 writers wrote.

@@ -266,7 +266,7 @@ func backwardEuler(t *testing.T, s *graph.Sim, dt float64, steps int) []float64 
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := m.New(sys, &integrators.Settings{})
+	st, err := m.New(sys, &integrators.DriverOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

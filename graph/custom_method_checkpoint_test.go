@@ -13,9 +13,8 @@ type ckptEuler struct{}
 
 func (ckptEuler) Name() string { return "graph-test-euler" }
 func (ckptEuler) Order() int   { return 1 }
-func (ckptEuler) New(sys integrators.System, s *integrators.Settings) (integrators.Stepper, error) {
-	m, _ := integrators.ByName(integrators.MethodForwardEuler)
-	return m.New(sys, s)
+func (ckptEuler) New(sys integrators.System, o *integrators.DriverOptions) (integrators.Stepper, error) {
+	return integrators.NewStepper(integrators.ForwardEuler{}, sys, o)
 }
 
 // A checkpoint of a user-defined method records its kind and is read
@@ -23,7 +22,7 @@ func (ckptEuler) New(sys integrators.System, s *integrators.Settings) (integrato
 func TestCheckpointUserDefinedMethod(t *testing.T) {
 	c := &Checkpoint{Version: CheckpointVersion, Dt: 0.1, N: 1, Steps: 1,
 		Nodes:      []NodeCheckpoint{{Name: "m", Type: "mass", Layout: []FieldSize{{"x", 1}}, State: []float64{1}}},
-		Integrator: &MethodCheckpoint{Method: integrators.Custom(ckptEuler{}), State: integrators.Checkpoint{Method: "graph-test-euler", Dim: 1, Y: []float64{1}}},
+		Integrator: &MethodCheckpoint{Method: ckptEuler{}, State: integrators.StepperState{Method: "graph-test-euler", Dim: 1, Y: []float64{1}}},
 	}
 	var buf bytes.Buffer
 	if err := c.Encode(&buf); err != nil {
@@ -45,7 +44,7 @@ func TestCheckpointUserDefinedMethod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := got.Integrator.Method; !integrators.Same(m, c.Integrator.Method) || m.Scheme() == nil {
+	if m, ok := got.Integrator.Method.(ckptEuler); !ok || !integrators.Same(m, c.Integrator.Method) {
 		t.Errorf("read method %+v, wrote %+v", m, c.Integrator.Method)
 	}
 }

@@ -159,9 +159,13 @@
 // [Sim.Run] is the one entry point for every way of running a Sim, and
 // the [Settings] alone select the mode ([Mode]): co-simulation (the
 // default, Settings.Coupling choosing the strategy), fixed-step
-// monolithic (Settings.Method, an integration method) or adaptive
-// monolithic (Settings.Adaptive). [Sim.RunMonolithic] and [Sim.Integrate]
-// are short forms of Run for the two monolithic modes. Every mode records
+// monolithic (Settings.Method, an integrators.Method value carrying its
+// own options, built in or the caller's) or adaptive monolithic
+// (Settings.Adaptive, with Settings.Method nil or an
+// integrators.DormandPrince holding the tolerances); Settings.Options
+// are the driver options every method shares (event tolerance, output
+// times, position/velocity pairs). [Sim.RunMonolithic] and
+// [Sim.Integrate] are short forms of Run for the two monolithic modes. Every mode records
 // Settings.Record (an adaptive run at the sample times of its dense
 // output), streams Settings.RecordTo and calls Settings.Observer the same
 // way, and returns the same [Result], shaped like gonum's
@@ -205,7 +209,7 @@
 // through its table under RK4; Settings.Adaptive ([Sim.Integrate]) runs
 // adaptive Dormand–Prince with event localization, likewise keeping its step-size
 // controller and event state, so consecutive calls continue one run.
-// A call with another method, other parameters or other settings than the
+// A call with another method, other parameters or options than the
 // kept stepper's is an error saying what differs; [Sim.ResetIntegrator]
 // drops the kept stepper on purpose. Panics in node code or transforms
 // reached from the System (Derivatives, Events, Reset, Jacobians) come
@@ -239,11 +243,11 @@
 //
 // Settings are checked before the first step: one mode selected
 // consistently (no Coupling or OnGroupStep with a monolithic Method, no
-// MethodSettings without one); Dt finite and positive (an adaptive run
-// needs only End);
-// End finite, not before the current time and at most [MaxSteps] (2^53)
-// steps away; Steps at most MaxSteps; Every, Workers, Grain and
-// RecordLimit not negative. [Sim.SetState] and [Sim.Integrate] refuse a
+// Options without one, no Method but a DormandPrince with Adaptive); Dt
+// finite and positive (an adaptive run needs only End); End finite, not
+// before the current time and at most [MaxSteps] (2^53) steps away;
+// Steps at most MaxSteps; Every, Workers, Grain and RecordLimit not
+// negative. [Sim.SetState] and [Sim.Integrate] refuse a
 // non-finite time. Recorded rows are stored as they arrive (storage
 // chunks doubling up to 65 536 rows), never preallocated for the whole
 // run, and a recording whose rows could need more than

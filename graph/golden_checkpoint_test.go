@@ -45,7 +45,7 @@ func goldenCases() []goldenCase {
 		}
 		return s
 	}
-	mono := func(name string, m integrators.Method, is *integrators.Settings) {
+	mono := func(name string, m integrators.Method, is *integrators.DriverOptions) {
 		run := func(steps int) func(ctx context.Context, s *graph.Sim) error {
 			return func(ctx context.Context, s *graph.Sim) error {
 				_, err := s.RunMonolithic(ctx, m, is, graph.Settings{Dt: 1e-3, Steps: steps})
@@ -55,24 +55,24 @@ func goldenCases() []goldenCase {
 		cs = append(cs, goldenCase{name, chain8, run(40), run(25)})
 	}
 	for _, m := range integrators.Methods() {
-		mono(m.Name, m, nil)
+		mono(m.Name(), m, nil)
 	}
-	mono("generalized-alpha-rho0.8", integrators.GeneralizedAlpha(0.8), &integrators.Settings{NewtonTol: 1e-12, NewtonMaxIter: 20})
-	mono("newmark-damped", integrators.Newmark(0.3025, 0.6), nil)
-	mono("backward-euler-newton", integrators.Methods()[5], &integrators.Settings{NewtonTol: 1e-12, NewtonMaxIter: 7})
+	mono("generalized-alpha-rho0.8", integrators.GeneralizedAlpha{RhoInf: 0.8, Newton: integrators.NewtonOptions{Tol: 1e-12, MaxIter: 20}}, nil)
+	mono("newmark-damped", integrators.Newmark{Beta: 0.3025, Gamma: 0.6}, nil)
+	mono("backward-euler-newton", integrators.BackwardEuler{Newton: integrators.NewtonOptions{Tol: 1e-12, MaxIter: 7}}, nil)
 	// The linear-solver settings, and GMRES's reused Newton matrix (the
 	// point where it was assembled is part of the memory).
-	mono("generalized-alpha-gmres", integrators.GeneralizedAlpha(0.5), &integrators.Settings{
-		LinearSolver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0, Forcing: integrators.ForcingConstant,
-		KrylovTol: 1e-10, KrylovRestart: 10, KrylovMaxIter: 200, JacobianMaxAge: 5})
-	mono("implicit-trapezoid-banded", integrators.Methods()[6], &integrators.Settings{LinearSolver: integrators.LinearBanded})
-	integrate := func(name string, build func(t *testing.T) *graph.Sim, t1, t2 float64, is *integrators.Settings) {
+	mono("generalized-alpha-gmres", integrators.GeneralizedAlpha{RhoInf: 0.5, Linear: integrators.LinearOptions{
+		Solver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0, Forcing: integrators.ForcingConstant,
+		KrylovTol: 1e-10, KrylovRestart: 10, KrylovMaxIter: 200, JacobianMaxAge: 5}}, nil)
+	mono("implicit-trapezoid-banded", integrators.ImplicitTrapezoid{Linear: integrators.LinearOptions{Solver: integrators.LinearBanded}}, nil)
+	integrate := func(name string, build func(t *testing.T) *graph.Sim, t1, t2 float64, dp integrators.DormandPrince) {
 		cs = append(cs, goldenCase{name, build,
-			func(ctx context.Context, s *graph.Sim) error { _, err := s.Integrate(ctx, t1, is); return err },
-			func(ctx context.Context, s *graph.Sim) error { _, err := s.Integrate(ctx, t2, is); return err }})
+			func(ctx context.Context, s *graph.Sim) error { _, err := s.Integrate(ctx, t1, dp, nil); return err },
+			func(ctx context.Context, s *graph.Sim) error { _, err := s.Integrate(ctx, t2, dp, nil); return err }})
 	}
-	integrate("dormand-prince-adaptive", chain8, 0.04, 0.065, &integrators.Settings{RTol: 1e-8, ATol: 1e-10, MaxStep: 0.01})
-	integrate("dormand-prince-fixed", chain8, 0.04, 0.065, &integrators.Settings{FixedStep: 1e-3})
+	integrate("dormand-prince-adaptive", chain8, 0.04, 0.065, integrators.DormandPrince{RTol: 1e-8, ATol: 1e-10, MaxStep: 0.01})
+	integrate("dormand-prince-fixed", chain8, 0.04, 0.065, integrators.DormandPrince{FixedStep: 1e-3})
 	rocket := func(t *testing.T) *graph.Sim {
 		r := newRocket(1, -1, -0.3, true)
 		r.level = 0.5
@@ -84,7 +84,7 @@ func goldenCases() []goldenCase {
 		}
 		return s
 	}
-	integrate("dormand-prince-events", rocket, 0.7, 1.2, nil)
+	integrate("dormand-prince-events", rocket, 0.7, 1.2, integrators.DormandPrince{})
 
 	names := make([]string, 0)
 	strategies := checkpointStrategies()

@@ -97,7 +97,7 @@ func TestImplicitUsesGraphJacobian(t *testing.T) {
 	// integrator differences it.
 	ref := jacGraph(t)
 	sys, _ := ref.System()
-	plain := integrators.Func{N: sys.Dim(), F: sys.Func}
+	plain := integrators.SystemFunc{N: sys.Dim(), F: sys.Func}
 	st, _ := m.New(plain, nil)
 	st.Init(0, ref.State(nil))
 	for k := 0; k < 50; k++ {

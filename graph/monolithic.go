@@ -14,22 +14,23 @@ import (
 )
 
 // RunMonolithic advances the simulation in monolithic mode with a fixed
-// step: it is Run with set.Method = &method and set.MethodSettings =
-// isettings, the form for a caller that picks the method per run. The
-// graph's stateful nodes form one system (Sim.System) and method steps it
-// with the fixed step set.Dt, re-evaluating connector outputs at every
-// stage. It is the counterpart of co-simulation, which lets each node
-// step itself; the caller picks per run. Steps, End, Record, Every and
-// Observer mean what they mean for co-simulation; Workers and Grain are
-// ignored (integrator stages are sequential). isettings configures the
-// method (nil: its defaults). Node events (node.Eventer, such as the
-// ball's contact) are handled by every method: a crossing within a step is
-// located to isettings.EventTol by re-stepping, the node's reset applied
-// and the step finished from the reset state (package integrators,
-// Events); Result.Events counts them. A reset that returns
-// integrators.EventStop ends the run at the event, with Status
-// StoppedByEvent, the state after the reset and no error; that last step
-// is counted and recorded.
+// step: it is Run with set.Method = method and set.Options = opts, the
+// form for a caller that picks the method per run. The graph's stateful
+// nodes form one system (Sim.System) that method steps with the fixed
+// step set.Dt, re-evaluating connector outputs at every stage. It is the
+// counterpart of co-simulation, which lets each node step itself; the
+// caller picks per run. Steps, End, Record, Every and Observer mean what
+// they mean for co-simulation; Workers and Grain are ignored (integrator
+// stages are sequential). method carries its own options (for example
+// integrators.BackwardEuler{Newton: …}; integrators.ByName gives a method
+// by name with its defaults), opts the driver's (nil: the defaults). Node
+// events (node.Eventer, such as the ball's contact) are handled by every
+// method: a crossing within a step is located to opts.EventTol by
+// re-stepping, the node's reset applied and the step finished from the
+// reset state (package integrators, Events); Result.Events counts them. A
+// reset that returns integrators.EventStop ends the run at the event, with
+// Status StoppedByEvent, the state after the reset and no error; that last
+// step is counted and recorded.
 //
 // On an error (a failed Newton iteration, a non-finite value, a node
 // error or panic) the state is the last accepted one and the error is a
@@ -39,11 +40,14 @@ import (
 // step. Stepping allocates nothing for the explicit methods.
 //
 // After Sim.Restore of a checkpoint holding stepper memory, the run must
-// use the checkpoint's method, parameters and settings (those that affect
+// use the checkpoint's method, parameters and options (those that affect
 // the trajectory); otherwise it is an error saying what differs
 // (Sim.ResetIntegrator drops the memory).
-func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, isettings *integrators.Settings, set Settings) (*Result, error) {
-	set.Method, set.MethodSettings, set.Adaptive = &method, isettings, false
+func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, opts *integrators.DriverOptions, set Settings) (*Result, error) {
+	if method == nil {
+		return nil, errors.New("graph: RunMonolithic: no integration method (nil); integrators.ByName gives one by name")
+	}
+	set.Method, set.Options, set.Adaptive = method, opts, false
 	return s.Run(ctx, set)
 }
 
@@ -57,19 +61,19 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.monoStepper(method, set.MethodSettings)
+	st, err := s.monoStepper(method, set.Options)
 	if err != nil {
 		return nil, err
 	}
 	// The work of this run: since the stepper was kept, or all of it
 	// (with Init's) when it is new.
-	var stats0 integrators.Stats
+	var stats0 integrators.Work
 	if s.mono.runs > 0 {
-		stats0 = st.Stats()
+		stats0 = st.Work()
 	}
 	s.mono.runs++
-	res = &Result{Mode: Monolithic, Method: method.Name, Workers: 1}
-	res.integration(integrators.Stats{})
+	res = &Result{Mode: Monolithic, Method: method.Name(), Workers: 1}
+	res.integration(integrators.Work{})
 	stopped := false
 	defer func() {
 		if res != nil {
@@ -120,7 +124,7 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 			}
 		}
 		if ob.due(res.Steps) || stopped {
-			res.integration(st.Stats().Sub(stats0))
+			res.integration(st.Work().Sub(stats0))
 			if err = ob.step(s, res); err != nil {
 				break
 			}
@@ -131,7 +135,7 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 	}
 	res.Wall = time.Since(start)
 	res.Time = s.Time()
-	res.integration(st.Stats().Sub(stats0))
+	res.integration(st.Work().Sub(stats0))
 	return res, ob.end(s, res, err)
 }
 
@@ -158,14 +162,14 @@ func (s *Sim) monoError(err error) error {
 // algorithmic acceleration, the step-size controller) resumes exactly
 // where it stopped, and so that checkpoints carry that memory.
 type monoState struct {
-	method    integrators.Method
-	adaptive  bool                  // ad is Integrate's driver, st is nil
-	isettings *integrators.Settings // a copy; nil means the defaults
-	sys       *System
-	st        integrators.Stepper
-	ad        *integrators.Adaptive
+	method   integrators.Method         // with its options; integrators.DormandPrince when adaptive
+	adaptive bool                       // ad is Integrate's driver, st is nil
+	opts     *integrators.DriverOptions // a copy; nil means the defaults
+	sys      *System
+	st       integrators.Stepper
+	ad       *integrators.Adaptive
 	// restored marks memory restored from a checkpoint: continuing it
-	// with another method, parameters or settings is an error rather than
+	// with another method, parameters or options is an error rather than
 	// a silent restart.
 	restored bool
 	// runs counts the runs that used the stepper: the first one's Result
@@ -182,14 +186,14 @@ func (m *monoState) state() (float64, []float64) {
 }
 
 // checkpoint returns the kept stepper's memory, if it has any to save.
-func (m *monoState) checkpoint() (integrators.Checkpoint, bool) {
+func (m *monoState) checkpoint() (integrators.StepperState, bool) {
 	if m.adaptive {
 		return m.ad.Checkpoint(), true
 	}
 	if cp, ok := m.st.(integrators.Checkpointer); ok {
 		return cp.Checkpoint(), true
 	}
-	return integrators.Checkpoint{}, false
+	return integrators.StepperState{}, false
 }
 
 // ResetIntegrator drops the monolithic stepper memory the Sim keeps
@@ -198,46 +202,42 @@ func (m *monoState) checkpoint() (integrators.Checkpoint, bool) {
 // method and settings.
 func (s *Sim) ResetIntegrator() { s.mono = nil }
 
-// cloneSettings copies the settings a stepper depends on.
-func cloneSettings(in *integrators.Settings) *integrators.Settings {
+// cloneOptions copies the driver options a stepper depends on.
+func cloneOptions(in *integrators.DriverOptions) *integrators.DriverOptions {
 	if in == nil {
 		return nil
 	}
 	c := *in
 	c.Output = nil // samples only: not part of the trajectory
-	if math.IsInf(c.MaxStep, 1) {
-		c.MaxStep = 0 // the same bound, and one JSON can hold
-	}
 	c.Positions, c.Velocities, c.IDs = slices.Clone(in.Positions), slices.Clone(in.Velocities), slices.Clone(in.IDs)
 	return &c
 }
 
-// methodDiff describes how the method (and parameters) a run asks for
-// differs from the kept one, or "" if they are the same.
+// methodDiff describes how the method (with its parameters and options)
+// a run asks for differs from the kept one, or "" if they are the same.
 func methodDiff(kept integrators.Method, keptAdaptive bool, want integrators.Method, wantAdaptive bool) string {
 	name := func(m integrators.Method, adaptive bool) string {
 		if adaptive {
-			return "adaptive " + m.Name + " (Integrate)"
+			return "adaptive " + m.Name() + " (Integrate)"
 		}
-		return m.Name + " (RunMonolithic)"
+		return m.Name() + " (RunMonolithic)"
 	}
-	if keptAdaptive != wantAdaptive || kept.Name != want.Name {
+	if keptAdaptive != wantAdaptive || kept.Name() != want.Name() {
 		return fmt.Sprintf("method %s in the checkpoint, %s in the run", name(kept, keptAdaptive), name(want, wantAdaptive))
 	}
 	if !integrators.Same(kept, want) {
-		return fmt.Sprintf("%s parameters %+v in the checkpoint, %+v in the run", kept.Name, kept.Alpha, want.Alpha)
+		return fmt.Sprintf("%s is %+v in the checkpoint, %+v in the run", kept.Name(), kept, want)
 	}
 	return ""
 }
 
-// settingsDiff lists the integrator settings that differ between a and b
-// and that affect the trajectory: the Newton and partition settings of the
-// fixed-step methods, the controller and event settings of the adaptive
-// driver. Output and MaxSteps do not affect it. A zero field (or nil
-// Settings) means the default and compares equal only to zero.
-func settingsDiff(a, b *integrators.Settings, adaptive bool) []string {
-	b = cloneSettings(b)
-	var za, zb integrators.Settings
+// optionsDiff lists the driver options that differ between a and b and
+// that affect the trajectory: the event options of every method, the
+// partition and IDs of the fixed-step ones. Output and MaxSteps do not
+// affect it. A zero field (or nil options) means the default and
+// compares equal only to zero.
+func optionsDiff(a, b *integrators.DriverOptions, adaptive bool) []string {
+	var za, zb integrators.DriverOptions
 	if a == nil {
 		a = &za
 	}
@@ -250,28 +250,12 @@ func settingsDiff(a, b *integrators.Settings, adaptive bool) []string {
 			d = append(d, fmt.Sprintf("%s is %v in the checkpoint, %v in the run", name, x, y))
 		}
 	}
+	f("EventTol", a.EventTol, b.EventTol)
+	f("ZenoLimit", a.ZenoLimit, b.ZenoLimit)
+	f("ZenoSpacing", a.ZenoSpacing, b.ZenoSpacing)
 	if adaptive {
-		f("RTol", a.RTol, b.RTol)
-		f("ATol", a.ATol, b.ATol)
-		f("InitialStep", a.InitialStep, b.InitialStep)
-		f("MinStep", a.MinStep, b.MinStep)
-		f("MaxStep", a.MaxStep, b.MaxStep)
-		f("FixedStep", a.FixedStep, b.FixedStep)
-		f("EventTol", a.EventTol, b.EventTol)
-		f("ZenoLimit", a.ZenoLimit, b.ZenoLimit)
-		f("ZenoSpacing", a.ZenoSpacing, b.ZenoSpacing)
 		return d
 	}
-	f("NewtonTol", a.NewtonTol, b.NewtonTol)
-	f("NewtonMaxIter", a.NewtonMaxIter, b.NewtonMaxIter)
-	f("LinearSolver", a.LinearSolver, b.LinearSolver)
-	f("Preconditioner", a.Preconditioner, b.Preconditioner)
-	f("KrylovTol", a.KrylovTol, b.KrylovTol)
-	f("KrylovRestart", a.KrylovRestart, b.KrylovRestart)
-	f("KrylovMaxIter", a.KrylovMaxIter, b.KrylovMaxIter)
-	f("Forcing", a.Forcing, b.Forcing)
-	f("MatrixFree", a.MatrixFree, b.MatrixFree)
-	f("JacobianMaxAge", a.JacobianMaxAge, b.JacobianMaxAge)
 	f("Positions", a.Positions, b.Positions)
 	f("Velocities", a.Velocities, b.Velocities)
 	f("IDs", a.IDs, b.IDs)
@@ -283,7 +267,7 @@ func settingsDiff(a, b *integrators.Settings, adaptive bool) []string {
 // describing the simulation's state bit for bit (nothing else has stepped
 // or set it since). Memory restored from a checkpoint that the run would
 // discard is an error naming what differs.
-func (s *Sim) keptMono(method integrators.Method, adaptive bool, isettings *integrators.Settings) (*monoState, error) {
+func (s *Sim) keptMono(method integrators.Method, adaptive bool, opts *integrators.DriverOptions) (*monoState, error) {
 	m := s.mono
 	if m == nil || !s.monoCurrent() {
 		s.mono = nil
@@ -293,13 +277,13 @@ func (s *Sim) keptMono(method integrators.Method, adaptive bool, isettings *inte
 	if d := methodDiff(m.method, m.adaptive, method, adaptive); d != "" {
 		diffs = append(diffs, d)
 	} else {
-		diffs = settingsDiff(m.isettings, isettings, adaptive)
+		diffs = optionsDiff(m.opts, opts, adaptive)
 	}
 	if len(diffs) == 0 {
 		return m, nil
 	}
 	if m.restored {
-		return nil, fmt.Errorf("graph: the checkpoint restored carries integrator memory that this run would discard: %s; continue with the checkpoint's method and settings, or call Sim.ResetIntegrator to drop the memory", strings.Join(diffs, "; "))
+		return nil, fmt.Errorf("graph: the checkpoint restored carries integrator memory that this run would discard: %s; continue with the checkpoint's method and options, or call Sim.ResetIntegrator to drop the memory", strings.Join(diffs, "; "))
 	}
 	s.mono = nil
 	return nil, nil
@@ -307,8 +291,11 @@ func (s *Sim) keptMono(method integrators.Method, adaptive bool, isettings *inte
 
 // monoStepper returns the kept stepper when keptMono allows, and a fresh,
 // initialised one otherwise.
-func (s *Sim) monoStepper(method integrators.Method, isettings *integrators.Settings) (integrators.Stepper, error) {
-	m, err := s.keptMono(method, false, isettings)
+func (s *Sim) monoStepper(method integrators.Method, opts *integrators.DriverOptions) (integrators.Stepper, error) {
+	if method == nil {
+		return nil, errors.New("graph: RunMonolithic: no integration method (nil); integrators.ByName gives one by name")
+	}
+	m, err := s.keptMono(method, false, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -319,24 +306,24 @@ func (s *Sim) monoStepper(method integrators.Method, isettings *integrators.Sett
 	if err != nil {
 		return nil, err
 	}
-	st, err := method.New(sys, isettings)
+	st, err := integrators.NewStepper(method, sys, opts)
 	if err != nil {
 		return nil, err
 	}
 	if err := st.Init(s.Time(), s.x); err != nil {
 		return nil, err
 	}
-	s.mono = &monoState{method: method, isettings: cloneSettings(isettings), sys: sys, st: st}
+	s.mono = &monoState{method: method, opts: cloneOptions(opts), sys: sys, st: st}
 	return st, nil
 }
 
-// adaptiveMethod is the method a kept adaptive driver records.
-var adaptiveMethod, _ = integrators.ByName(integrators.MethodDormandPrince)
-
 // adaptiveStepper returns the kept adaptive driver when keptMono allows,
 // and a fresh, initialised one otherwise.
-func (s *Sim) adaptiveStepper(isettings *integrators.Settings) (*monoState, error) {
-	m, err := s.keptMono(adaptiveMethod, true, isettings)
+func (s *Sim) adaptiveStepper(dp integrators.DormandPrince, opts *integrators.DriverOptions) (*monoState, error) {
+	if math.IsInf(dp.MaxStep, 1) {
+		dp.MaxStep = 0 // the same bound: +Inf is the default
+	}
+	m, err := s.keptMono(dp, true, opts)
 	if err != nil || m != nil {
 		return m, err
 	}
@@ -344,14 +331,14 @@ func (s *Sim) adaptiveStepper(isettings *integrators.Settings) (*monoState, erro
 	if err != nil {
 		return nil, err
 	}
-	a, err := integrators.NewAdaptive(sys, isettings)
+	a, err := integrators.NewAdaptive(dp, sys, opts)
 	if err != nil {
 		return nil, err
 	}
 	if err := a.Init(s.Time(), s.x); err != nil {
 		return nil, s.monoError(err)
 	}
-	m = &monoState{method: adaptiveMethod, adaptive: true, isettings: cloneSettings(isettings), sys: sys, ad: a}
+	m = &monoState{method: dp, adaptive: true, opts: cloneOptions(opts), sys: sys, ad: a}
 	s.mono = m
 	return m, nil
 }
@@ -374,19 +361,20 @@ func (s *Sim) monoCurrent() bool {
 }
 
 // Integrate advances the simulation to end in monolithic mode with the
-// adaptive Dormand–Prince 5(4) integrator, its dense output and event
-// localization: it is Run with Settings{End: end, Adaptive: true,
-// MethodSettings: isettings, Observer: obs[0]}, the form for a caller
-// that needs no other setting. Node events (node.Eventer, such as the
-// ball's contact) are located to isettings.EventTol and their reset maps
+// adaptive driver of the Dormand–Prince 5(4) method dp (its tolerances
+// and step bounds; the zero value means the defaults), its dense output
+// and event localization: it is Run with Settings{End: end, Adaptive:
+// true, Method: dp, Options: opts, Observer: obs[0]}, the form for a
+// caller that needs no other setting. Node events (node.Eventer, such as
+// the ball's contact) are located to opts.EventTol and their reset maps
 // applied. The state afterwards is the integrator's at end; the Result
 // records the work done in this call, and its Integrator part the
-// located events and the samples at isettings.Output. end must be after
-// the current time.
+// located events and the samples at opts.Output. end must be after the
+// current time.
 //
 // The driver (its step-size controller, FSAL stage and event state) is
 // kept between calls like RunMonolithic's stepper: a later Integrate with
-// the same settings continues it, and Sim.Checkpoint saves it.
+// the same method and options continues it, and Sim.Checkpoint saves it.
 //
 // Cancelling ctx stops the run within one trial step (accepted or
 // rejected): the state is the last accepted one, the Status is Cancelled
@@ -398,21 +386,21 @@ func (s *Sim) monoCurrent() bool {
 // returns an error the run stops at the observed state, the Status is
 // StoppedByObserver and the error an *ObserverError. The integration is
 // the same, bit for bit, with or without an Observer.
-func (s *Sim) Integrate(ctx context.Context, end float64, isettings *integrators.Settings, obs ...Observer) (*Result, error) {
+func (s *Sim) Integrate(ctx context.Context, end float64, dp integrators.DormandPrince, opts *integrators.DriverOptions, obs ...Observer) (*Result, error) {
 	if len(obs) > 1 {
 		panic("graph: Integrate takes at most one Observer")
 	}
 	if t0 := s.Time(); math.IsNaN(end) || math.IsInf(end, 0) || !(end > t0) {
 		return nil, fmt.Errorf("graph: Integrate: end %v must be finite and after the current time %v", end, t0)
 	}
-	set := Settings{End: end, Adaptive: true, MethodSettings: isettings}
+	set := Settings{End: end, Adaptive: true, Method: dp, Options: opts}
 	if len(obs) == 1 {
 		set.Observer = obs[0]
 	}
 	return s.Run(ctx, set)
 }
 
-// adaptiveMaxSteps is integrators.Settings.MaxSteps's default.
+// adaptiveMaxSteps is integrators.DriverOptions.MaxSteps's default.
 const adaptiveMaxSteps = 1_000_000
 
 // adaptiveRun validates the settings of an adaptive run and returns its
@@ -447,10 +435,10 @@ func (s *Sim) adaptiveRun(set Settings) (end float64, samples []float64, err err
 	if end < t0 {
 		return 0, nil, fmt.Errorf("graph: Settings.End = %v is before the current time %v", end, t0)
 	}
-	if is := set.MethodSettings; is != nil && len(is.Output) > 0 {
+	if is := set.Options; is != nil && len(is.Output) > 0 {
 		for i, ot := range is.Output {
 			if !(ot >= t0 && ot <= end) || (i > 0 && ot < is.Output[i-1]) {
-				return 0, nil, fmt.Errorf("graph: Settings.MethodSettings.Output[%d] = %v: the sample times must ascend within the run, [%v, %v]", i, ot, t0, end)
+				return 0, nil, fmt.Errorf("graph: Settings.Options.Output[%d] = %v: the sample times must ascend within the run, [%v, %v]", i, ot, t0, end)
 			}
 		}
 		return end, is.Output, nil
@@ -469,6 +457,24 @@ func (s *Sim) adaptiveRun(set Settings) (end float64, samples []float64, err err
 	return end, samples, nil
 }
 
+// adaptiveMethod is the Dormand–Prince method of an adaptive run:
+// Settings.Method when it is an integrators.DormandPrince (or a non-nil
+// pointer to one), the defaults when it is nil; ok is false for any
+// other method (checkMode refuses it).
+func adaptiveMethod(set Settings) (dp integrators.DormandPrince, ok bool) {
+	switch m := set.Method.(type) {
+	case nil:
+		return dp, true
+	case integrators.DormandPrince:
+		return m, true
+	case *integrators.DormandPrince:
+		if m != nil {
+			return *m, true
+		}
+	}
+	return dp, false
+}
+
 // integrate is Run in adaptive monolithic mode: Adaptive.Run's loop (the
 // same calls of Step, the same samples, events, statuses and errors) with
 // recording and the Observer, the Sim holding each accepted state while
@@ -483,12 +489,13 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.adaptiveStepper(set.MethodSettings)
+	dp, _ := adaptiveMethod(set)
+	m, err := s.adaptiveStepper(dp, set.Options)
 	if err != nil {
 		return nil, err
 	}
 	maxSteps := adaptiveMaxSteps
-	if is := set.MethodSettings; is != nil && is.MaxSteps != 0 {
+	if is := set.Options; is != nil && is.MaxSteps != 0 {
 		maxSteps = is.MaxSteps
 	}
 	var rec *recorder
@@ -504,7 +511,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	if rec != nil {
 		res.History = rec.h
 	}
-	in := res.integration(integrators.Stats{})
+	in := res.integration(integrators.Work{})
 	stopped := false
 	defer func() {
 		if res != nil {
@@ -534,9 +541,9 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 		return rec.row(s)
 	}
 	every := max(set.Every, 1)
-	var stats0 integrators.Stats
+	var stats0 integrators.Work
 	if m.runs > 0 {
-		stats0 = a.Stats()
+		stats0 = a.Work()
 	}
 	m.runs++
 	start := time.Now()
@@ -565,7 +572,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 		if err != nil {
 			break
 		}
-		st := a.Stats()
+		st := a.Work()
 		if n := st.Steps + st.Rejected - stats0.Steps - stats0.Rejected; n >= maxSteps {
 			t, _ := a.State()
 			err = s.monoError(&integrators.StepError{Method: integrators.MethodDormandPrince, Status: integrators.MaxStepsReached, T: t, Dt: a.NextStep(), Index: -1,
@@ -600,7 +607,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 			err = rec.row(s)
 		}
 		if err == nil && (ob.due(res.Steps) || stopped) {
-			res.integration(a.Stats().Sub(stats0))
+			res.integration(a.Work().Sub(stats0))
 			err = ob.step(s, res)
 		}
 		if stopped {
@@ -610,7 +617,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	sync()
 	res.Wall = time.Since(start)
 	res.Time = s.Time()
-	res.integration(a.Stats().Sub(stats0))
+	res.integration(a.Work().Sub(stats0))
 	if err != nil {
 		stopped = false
 	}

@@ -74,7 +74,7 @@ func TestMonolithicRK4Order(t *testing.T) {
 // closed form) to 1e-7.
 func TestIntegrateBallEvents(t *testing.T) {
 	s := ballTable(t)
-	res, err := s.Integrate(context.Background(), 10, &integrators.Settings{RTol: 1e-12, ATol: 1e-12, MaxStep: 5})
+	res, err := s.Integrate(context.Background(), 10, integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12, MaxStep: 5}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestIntegrateBallComesToRest(t *testing.T) {
 	g.Add("table", tb)
 	g.Connect("table.position", "ball.table_position")
 	s, _ := g.Build()
-	res, err := s.Integrate(context.Background(), 5, &integrators.Settings{RTol: 1e-10, ATol: 1e-12})
+	res, err := s.Integrate(context.Background(), 5, integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

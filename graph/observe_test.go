@@ -196,9 +196,10 @@ func TestObserverStops(t *testing.T) {
 // ball on the table (events located and reset) gives the same result,
 // bit for bit, samples, events and statistics included.
 func TestObserverIntegrate(t *testing.T) {
-	set := &integrators.Settings{RTol: 1e-10, ATol: 1e-12, Output: []float64{0, 0.5, 1, 2.5, 4}}
+	dp := integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}
+	set := &integrators.DriverOptions{Output: []float64{0, 0.5, 1, 2.5, 4}}
 	plain := ballTable(t)
-	want, err := plain.Integrate(context.Background(), 4, set)
+	want, err := plain.Integrate(context.Background(), 4, dp, set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestObserverIntegrate(t *testing.T) {
 	}
 	var steps, ends int
 	last := 0.0
-	got, err := s.Integrate(context.Background(), 4, set, graph.ObserverFunc(func(v *graph.View) error {
+	got, err := s.Integrate(context.Background(), 4, dp, set, graph.ObserverFunc(func(v *graph.View) error {
 		switch v.Phase {
 		case graph.ObserveStep:
 			steps++
@@ -246,7 +247,7 @@ func TestObserverIntegrate(t *testing.T) {
 	stop := errors.New("stop here")
 	s = ballTable(t)
 	var at float64
-	res, err := s.Integrate(context.Background(), 4, nil, graph.ObserverFunc(func(v *graph.View) error {
+	res, err := s.Integrate(context.Background(), 4, integrators.DormandPrince{}, nil, graph.ObserverFunc(func(v *graph.View) error {
 		if v.Phase == graph.ObserveStep && v.Step == 3 {
 			at = v.Time
 			return stop
@@ -300,7 +301,7 @@ func TestObserverNoAllocation(t *testing.T) {
 		n = 0
 		a := testing.AllocsPerRun(1, func() {
 			end += span
-			if _, err := s.Integrate(context.Background(), end, &integrators.Settings{RTol: 1e-9, ATol: 1e-12}, obs); err != nil {
+			if _, err := s.Integrate(context.Background(), end, integrators.DormandPrince{RTol: 1e-9, ATol: 1e-12}, nil, obs); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -111,13 +111,13 @@ func TestMonolithicNodePanicsRecovered(t *testing.T) {
 		wantPanicError(t, name, err, "rocket")
 	}
 	s := build(func(r *rocket) { r.panicDeriv = true })
-	_, err := s.Integrate(context.Background(), 1, nil)
+	_, err := s.Integrate(context.Background(), 1, integrators.DormandPrince{}, nil)
 	wantPanicError(t, "Integrate, Derivatives", err, "rocket")
 	s = build(func(r *rocket) { r.panicEvents = true })
-	_, err = s.Integrate(context.Background(), 1, nil)
+	_, err = s.Integrate(context.Background(), 1, integrators.DormandPrince{}, nil)
 	wantPanicError(t, "Integrate, EventValues", err, "rocket")
 	s = build(func(r *rocket) { r.panicReset = true })
-	_, err = s.Integrate(context.Background(), 1, nil)
+	_, err = s.Integrate(context.Background(), 1, integrators.DormandPrince{}, nil)
 	wantPanicError(t, "Integrate, Reset", err, "rocket")
 
 	// NewNodeSystem recovers as well.
@@ -155,7 +155,7 @@ func TestTransformPanicsRecovered(t *testing.T) {
 		wantPanicError(t, fmt.Sprintf("RunMonolithic, call %d", call), err, "m2")
 
 		s, _ = chainVia(3, panicky(call)).Build()
-		_, err = s.Integrate(context.Background(), 1, nil)
+		_, err = s.Integrate(context.Background(), 1, integrators.DormandPrince{}, nil)
 		wantPanicError(t, fmt.Sprintf("Integrate, call %d", call), err, "m2")
 
 		for _, st := range []*coupling.Strategy{
@@ -189,7 +189,7 @@ func TestIntegrateCancel(t *testing.T) {
 	g := graph.New()
 	g.Add("rocket", r)
 	s, _ := g.Build()
-	res, err := s.Integrate(ctx, 1e6, &integrators.Settings{RTol: 1e-12, ATol: 1e-12, MaxStep: 1e-3})
+	res, err := s.Integrate(ctx, 1e6, integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12, MaxStep: 1e-3}, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -205,7 +205,7 @@ func TestIntegrateCancel(t *testing.T) {
 	dctx, dcancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer dcancel()
 	start := time.Now()
-	_, err = big.Integrate(dctx, 1e4, &integrators.Settings{RTol: 1e-12, ATol: 1e-14})
+	_, err = big.Integrate(dctx, 1e4, integrators.DormandPrince{RTol: 1e-12, ATol: 1e-14}, nil)
 	if el := time.Since(start); el > 2*time.Second {
 		t.Errorf("a 50 ms deadline returned after %v", el)
 	}
@@ -273,17 +273,18 @@ func roundTrip(t *testing.T, c *graph.Checkpoint) *graph.Checkpoint {
 // what differs.
 func TestCheckpointIntegratorSettings(t *testing.T) {
 	be, _ := integrators.ByName(integrators.MethodBackwardEuler)
-	loose := &integrators.Settings{NewtonTol: 1e-2}
+	loose := integrators.BackwardEuler{Newton: integrators.NewtonOptions{Tol: 1e-2}}
 	cases := []struct {
 		name   string
 		method integrators.Method
-		set    *integrators.Settings
+		set    *integrators.DriverOptions
 	}{
-		{"backward-euler NewtonTol=1e-2", be, loose},
-		{"generalized-alpha 0.8", integrators.GeneralizedAlpha(0.8), nil},
-		{"generalized-alpha 0.8 NewtonTol=1e-3", integrators.GeneralizedAlpha(0.8), &integrators.Settings{NewtonTol: 1e-3}},
+		{"backward-euler NewtonTol=1e-2", loose, nil},
+		{"generalized-alpha 0.8", integrators.GeneralizedAlpha{RhoInf: 0.8}, nil},
+		{"generalized-alpha 0.8 NewtonTol=1e-3", integrators.GeneralizedAlpha{RhoInf: 0.8, Newton: integrators.NewtonOptions{Tol: 1e-3}}, nil},
+		{"rk4 EventTol=1e-9", integrators.RK4{}, &integrators.DriverOptions{EventTol: 1e-9}},
 	}
-	run := func(s *graph.Sim, m integrators.Method, is *integrators.Settings, steps int) error {
+	run := func(s *graph.Sim, m integrators.Method, is *integrators.DriverOptions, steps int) error {
 		_, err := s.RunMonolithic(context.Background(), m, is, graph.Settings{Dt: 2e-3, Steps: steps})
 		return err
 	}
@@ -311,14 +312,15 @@ func TestCheckpointIntegratorSettings(t *testing.T) {
 	mismatch := []struct {
 		name      string
 		m         integrators.Method
-		set       *integrators.Settings
+		set       *integrators.DriverOptions
 		runM      integrators.Method
-		runSet    *integrators.Settings
+		runSet    *integrators.DriverOptions
 		wantInErr string
 	}{
-		{"GA 0.8 then 0.5", integrators.GeneralizedAlpha(0.8), nil, integrators.GeneralizedAlpha(0.5), nil, "RhoInf:0.8"},
-		{"BE loose then default", be, loose, be, nil, "NewtonTol is 0.01 in the checkpoint, 0 in the run"},
-		{"BE then GA", be, nil, integrators.GeneralizedAlpha(0.5), nil, "method backward-euler (RunMonolithic) in the checkpoint"},
+		{"GA 0.8 then 0.5", integrators.GeneralizedAlpha{RhoInf: 0.8}, nil, integrators.GeneralizedAlpha{RhoInf: 0.5}, nil, "RhoInf:0.8"},
+		{"BE loose then default", loose, nil, be, nil, "Newton:{Tol:0.01 MaxIter:0}"},
+		{"RK4 event tolerance then default", integrators.RK4{}, &integrators.DriverOptions{EventTol: 1e-9}, integrators.RK4{}, nil, "EventTol is 1e-09 in the checkpoint, 0 in the run"},
+		{"BE then GA", be, nil, integrators.GeneralizedAlpha{RhoInf: 0.5}, nil, "method backward-euler (RunMonolithic) in the checkpoint"},
 	}
 	for _, c := range mismatch {
 		s, _ := chain(4).Build()
@@ -336,7 +338,7 @@ func TestCheckpointIntegratorSettings(t *testing.T) {
 			continue
 		}
 		sameBits(t, c.name+": a rejected run changed the state", before, fresh.State(nil))
-		if _, err := fresh.Integrate(context.Background(), fresh.Time()+0.01, nil); err == nil {
+		if _, err := fresh.Integrate(context.Background(), fresh.Time()+0.01, integrators.DormandPrince{}, nil); err == nil {
 			t.Errorf("%s: Integrate continued a fixed-step checkpoint", c.name)
 		}
 		fresh.ResetIntegrator()
@@ -366,18 +368,18 @@ func ballTable(t *testing.T) *graph.Sim {
 // An Integrate run is checkpointed with its step-size controller, FSAL
 // stage and event state, and resumes bit-identically, events included.
 func TestIntegrateCheckpointResume(t *testing.T) {
-	set := &integrators.Settings{RTol: 1e-9, ATol: 1e-12}
+	set := integrators.DormandPrince{RTol: 1e-9, ATol: 1e-12}
 	ref := ballTable(t)
-	if _, err := ref.Integrate(context.Background(), 2.5, set); err != nil {
+	if _, err := ref.Integrate(context.Background(), 2.5, set, nil); err != nil {
 		t.Fatal(err)
 	}
-	want, err := ref.Integrate(context.Background(), 6, set)
+	want, err := ref.Integrate(context.Background(), 6, set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	s := ballTable(t)
-	if _, err := s.Integrate(context.Background(), 2.5, set); err != nil {
+	if _, err := s.Integrate(context.Background(), 2.5, set, nil); err != nil {
 		t.Fatal(err)
 	}
 	ck := roundTrip(t, s.Checkpoint())
@@ -388,14 +390,14 @@ func TestIntegrateCheckpointResume(t *testing.T) {
 	if err := fresh.Restore(ck); err != nil {
 		t.Fatal(err)
 	}
-	got, err := fresh.Integrate(context.Background(), 6, set)
+	got, err := fresh.Integrate(context.Background(), 6, set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameBits(t, "resumed Integrate", ref.State(nil), fresh.State(nil))
 	got.Wall, want.Wall = 0, 0
-	if got.Stats != want.Stats || got.Integrator.Stats != want.Integrator.Stats || len(got.Integrator.Events) != len(want.Integrator.Events) {
-		t.Errorf("stats %+v %+v events %d; want %+v %+v, %d", got.Stats, got.Integrator.Stats, len(got.Integrator.Events), want.Stats, want.Integrator.Stats, len(want.Integrator.Events))
+	if got.Stats != want.Stats || got.Integrator.Work != want.Integrator.Work || len(got.Integrator.Events) != len(want.Integrator.Events) {
+		t.Errorf("stats %+v %+v events %d; want %+v %+v, %d", got.Stats, got.Integrator.Work, len(got.Integrator.Events), want.Stats, want.Integrator.Work, len(want.Integrator.Events))
 	}
 	for i := range want.Integrator.Events {
 		if got.Integrator.Events[i].T != want.Integrator.Events[i].T {
@@ -406,7 +408,7 @@ func TestIntegrateCheckpointResume(t *testing.T) {
 	// Other controller settings after the restore: an error.
 	other := ballTable(t)
 	other.Restore(ck)
-	if _, err := other.Integrate(context.Background(), 6, &integrators.Settings{RTol: 1e-6, ATol: 1e-12}); err == nil || !strings.Contains(err.Error(), "RTol") {
+	if _, err := other.Integrate(context.Background(), 6, integrators.DormandPrince{RTol: 1e-6, ATol: 1e-12}, nil); err == nil || !strings.Contains(err.Error(), "RTol") {
 		t.Errorf("err = %v, want one naming RTol", err)
 	}
 }
@@ -448,13 +450,13 @@ func FuzzRestoreCheckpoint(f *testing.F) {
 	f.Add(checkpointBody(s))
 	s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 3})
 	f.Add(checkpointBody(s))
-	for _, m := range []integrators.Method{integrators.GeneralizedAlpha(0.8), integrators.Methods()[6]} {
+	for _, m := range []integrators.Method{integrators.GeneralizedAlpha{RhoInf: 0.8}, integrators.Methods()[6]} {
 		s, _ := chain(2).Build()
-		s.RunMonolithic(context.Background(), m, &integrators.Settings{NewtonTol: 1e-3}, graph.Settings{Dt: 1e-3, Steps: 3})
+		s.RunMonolithic(context.Background(), m.(integrators.NewtonMethod).WithSolver(integrators.NewtonOptions{Tol: 1e-3}, integrators.LinearOptions{}), nil, graph.Settings{Dt: 1e-3, Steps: 3})
 		f.Add(checkpointBody(s))
 	}
 	s, _ = chain(2).Build()
-	s.Integrate(context.Background(), 0.01, nil)
+	s.Integrate(context.Background(), 0.01, integrators.DormandPrince{}, nil)
 	f.Add(checkpointBody(s))
 	s, _ = chain(2).Build()
 	s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 3, Coupling: &coupling.Strategy{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Predictor: coupling.LinearPredictor}}})
@@ -472,9 +474,10 @@ func FuzzRestoreCheckpoint(f *testing.F) {
 		ctx := context.Background()
 		if ic := c.Integrator; ic != nil {
 			if ic.Adaptive {
-				s.Integrate(ctx, s.Time()+1e-3, ic.Settings)
+				dp, _ := ic.Method.(integrators.DormandPrince)
+				s.Integrate(ctx, s.Time()+1e-3, dp, ic.Options)
 			} else {
-				s.RunMonolithic(ctx, ic.Method, ic.Settings, graph.Settings{Dt: 1e-3, Steps: 2})
+				s.RunMonolithic(ctx, ic.Method, ic.Options, graph.Settings{Dt: 1e-3, Steps: 2})
 			}
 			return
 		}

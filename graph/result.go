@@ -95,17 +95,17 @@ type Stats struct {
 
 // Integration is the integrator's part of the Result of a monolithic run.
 type Integration struct {
-	// Stats is the integrator's work in this run: right-hand sides,
+	// Work is the integrator's work in this run: right-hand sides,
 	// Jacobians, Newton and linear-solver iterations, factorizations,
 	// event evaluations. Its Steps count the stepper's own steps, which
 	// in a fixed-step run include the partial steps to and from located
 	// events (Result.Steps counts the run's steps of Dt).
-	integrators.Stats
+	integrators.Work
 	// Events lists the events an adaptive run located, in order, with
 	// the state before and after each reset.
 	Events []integrators.EventRecord
 	// Samples holds the dense-output states of an adaptive run at its
-	// sample times (Settings.MethodSettings.Output, or the recording
+	// sample times (Settings.Options.Output, or the recording
 	// times of Settings.Record), reached before the run ended.
 	Samples []integrators.Sample
 }
@@ -227,11 +227,11 @@ func statusOf(ctx context.Context, err error, stopped bool) Status {
 // integration returns the monolithic part of a Result for the
 // integrator's work st in this run, and adds its counts to the shared
 // Stats.
-func (r *Result) integration(st integrators.Stats) *Integration {
+func (r *Result) integration(st integrators.Work) *Integration {
 	if r.Integrator == nil {
 		r.Integrator = &Integration{}
 	}
-	r.Integrator.Stats = st
+	r.Integrator.Work = st
 	r.Evaluations = int64(st.FuncEvals)
 	r.Rejected = st.Rejected
 	r.NewtonIters = st.NewtonIters

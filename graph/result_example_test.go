@@ -18,14 +18,10 @@ import (
 // locate and count that impact, the co-simulated ball resolves it inside
 // its own Update.
 func ExampleSim_Run_modes() {
-	rk4, err := integrators.ByName(integrators.MethodRK4)
-	if err != nil {
-		log.Fatal(err)
-	}
 	for _, mode := range []graph.Settings{
-		{},             // co-simulation: each node steps itself
-		{Method: &rk4}, // monolithic, fixed step Dt
-		{Adaptive: true, MethodSettings: &integrators.Settings{RTol: 1e-10, ATol: 1e-12}},
+		{},                          // co-simulation: each node steps itself
+		{Method: integrators.RK4{}}, // monolithic, fixed step Dt
+		{Adaptive: true, Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}},
 	} {
 		p := ball.DefaultParams()
 		p.InitialPosition, p.Elasticity = 10, 0.9

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
@@ -38,10 +39,6 @@ func resModes() []struct {
 	method string
 	set    func(graph.Settings) graph.Settings
 } {
-	rk4, err := integrators.ByName(integrators.MethodRK4)
-	if err != nil {
-		panic(err)
-	}
 	return []struct {
 		name   string
 		mode   graph.Mode
@@ -50,11 +47,11 @@ func resModes() []struct {
 	}{
 		{"co-simulation", graph.CoSimulation, "jacobi", func(s graph.Settings) graph.Settings { return s }},
 		{"monolithic rk4", graph.Monolithic, integrators.MethodRK4, func(s graph.Settings) graph.Settings {
-			s.Method = &rk4
+			s.Method = integrators.RK4{}
 			return s
 		}},
 		{"adaptive", graph.MonolithicAdaptive, integrators.MethodDormandPrince, func(s graph.Settings) graph.Settings {
-			s.Adaptive, s.MethodSettings = true, &integrators.Settings{RTol: 1e-10, ATol: 1e-12}
+			s.Adaptive, s.Method = true, integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}
 			return s
 		}},
 	}
@@ -146,27 +143,44 @@ func TestResultModes(t *testing.T) {
 // the same Result, bit for bit but for the wall-clock time.
 func TestResultThinForms(t *testing.T) {
 	rk4, _ := integrators.ByName(integrators.MethodRK4)
-	is := &integrators.Settings{RTol: 1e-9, ATol: 1e-12}
+	dp := integrators.DormandPrince{RTol: 1e-9, ATol: 1e-12}
 	a, b := ballTable(t), ballTable(t)
 	ra, err := a.RunMonolithic(context.Background(), rk4, nil, graph.Settings{Dt: resDt, End: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := b.Run(context.Background(), graph.Settings{Dt: resDt, End: 2, Method: &rk4})
+	rb, err := b.Run(context.Background(), graph.Settings{Dt: resDt, End: 2, Method: rk4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameResult(t, "RunMonolithic", ra, rb)
 	a, b = ballTable(t), ballTable(t)
-	ra, err = a.Integrate(context.Background(), 2, is)
+	ra, err = a.Integrate(context.Background(), 2, dp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err = b.Run(context.Background(), graph.Settings{End: 2, Adaptive: true, MethodSettings: is})
+	rb, err = b.Run(context.Background(), graph.Settings{End: 2, Adaptive: true, Method: dp})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameResult(t, "Integrate", ra, rb)
+	// With driver options (sample times, event tolerance) and the
+	// adaptive driver's defaults (Method nil): Integrate's opts are
+	// Settings.Options, and the samples are the Result's.
+	opts := &integrators.DriverOptions{Output: []float64{0, 0.5, 1.5, 2}, EventTol: 1e-10}
+	a, b = ballTable(t), ballTable(t)
+	ra, err = a.Integrate(context.Background(), 2, integrators.DormandPrince{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err = b.Run(context.Background(), graph.Settings{End: 2, Adaptive: true, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, "Integrate with options", ra, rb)
+	if got := len(rb.Integrator.Samples); got != len(opts.Output) || rb.Integrator.Samples[1].T != 0.5 {
+		t.Errorf("samples %+v, want one at each of %v", rb.Integrator.Samples, opts.Output)
+	}
 }
 
 // sameResult compares two Results but for their wall-clock times.
@@ -315,13 +329,20 @@ func TestResultStoppedByEvent(t *testing.T) {
 // fields.
 func TestResultModeSettings(t *testing.T) {
 	rk4, _ := integrators.ByName(integrators.MethodRK4)
+	gs, _ := coupling.ByName("gauss-seidel")
 	s := ballTable(t)
 	for name, set := range map[string]graph.Settings{
-		"Adaptive with rk4":           {End: 1, Adaptive: true, Method: &rk4},
-		"MethodSettings without mode": {Dt: 0.1, End: 1, MethodSettings: &integrators.Settings{}},
-		"OnGroupStep monolithic":      {Dt: 0.1, End: 1, Method: &rk4, OnGroupStep: func(graph.GroupStep) {}},
-		"adaptive Steps without Dt":   {Steps: 3, Adaptive: true},
-		"adaptive End before now":     {End: -1, Adaptive: true},
+		"Adaptive with a nil *DormandPrince": {End: 1, Adaptive: true, Method: (*integrators.DormandPrince)(nil)},
+		"a nil *RK4":                         {Dt: 0.1, End: 1, Method: (*integrators.RK4)(nil)},
+		"Adaptive with rk4":                  {End: 1, Adaptive: true, Method: rk4},
+		"Options without mode":               {Dt: 0.1, End: 1, Options: &integrators.DriverOptions{}},
+		"OnGroupStep monolithic":             {Dt: 0.1, End: 1, Method: rk4, OnGroupStep: func(graph.GroupStep) {}},
+		"Coupling adaptive":                  {End: 1, Adaptive: true, Coupling: &gs},
+		"adaptive Steps without Dt":          {Steps: 3, Adaptive: true},
+		"adaptive End before now":            {End: -1, Adaptive: true},
+		"adaptive with a bad tolerance":      {End: 1, Adaptive: true, Method: integrators.DormandPrince{RTol: -1}},
+		"fixed step with Output":             {Dt: 0.1, End: 1, Method: rk4, Options: &integrators.DriverOptions{Output: []float64{0.5}}},
+		"fixed-step DormandPrince tolerance": {Dt: 0.1, End: 1, Method: integrators.DormandPrince{RTol: 1e-9}},
 	} {
 		res, err := s.Run(context.Background(), set)
 		if err == nil || res != nil || s.Time() != 0 {

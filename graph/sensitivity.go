@@ -36,24 +36,36 @@ type SensitivityOptions struct {
 	// the start, the end of every accepted step, and both sides of every
 	// event. Fixed-step methods ignore it (see Every).
 	Output []float64
-	// Method is a fixed-step method (integrators.ByName) to integrate with
-	// a step Dt, events located by re-stepping. The zero Method means the
-	// Dormand–Prince 5(4) driver with event localization on its dense
-	// output, configured by Integrator: adaptive, or at a fixed step with
-	// Integrator.FixedStep.
+	// Method is the integration method, with its options. Nil, or an
+	// integrators.DormandPrince with Dt zero, means the Dormand–Prince 5(4)
+	// driver with event localization on its dense output, configured by
+	// the DormandPrince's options (nil: the defaults): adaptive, or at a
+	// fixed step with DormandPrince.FixedStep. Any other method (or
+	// DormandPrince with Dt > 0) integrates with the fixed step Dt,
+	// events located by re-stepping.
 	Method integrators.Method
-	// Dt is the fixed step of Method; ignored for the adaptive method.
+	// Dt is the fixed step of Method; zero for the adaptive method.
 	Dt float64
 	// Every records every Every fixed steps (and the start). Zero means 1.
 	Every int
-	// Integrator configures the integrator (tolerances, event tolerance,
-	// Newton settings); nil means its defaults. Integrator.Output is
-	// ignored: use Output. The tolerances control the error of the state
-	// and of the sensitivities together.
-	Integrator *integrators.Settings
+	// Integrator holds the driver options (event tolerance, Zeno guard,
+	// MaxSteps of the adaptive driver); nil means their defaults.
+	// Integrator.Output is ignored: use Output. The method's tolerances
+	// control the error of the state and of the sensitivities together.
+	Integrator *integrators.DriverOptions
 	// CoSimulation asks for the sensitivities of a co-simulation run (Run):
 	// that is rejected with ErrNotDifferentiable (see Sim.Sensitivities).
 	CoSimulation bool
+}
+
+// Adaptive reports whether the options ask for the adaptive
+// Dormand–Prince driver.
+func (o *SensitivityOptions) Adaptive() bool {
+	if o.Method == nil {
+		return true
+	}
+	_, dp := o.Method.(integrators.DormandPrince)
+	return dp && o.Dt == 0
 }
 
 // Sensitivity is the history of the recorded fields and of their
@@ -76,9 +88,9 @@ type Sensitivity struct {
 	// Method names the integrator: "dormand-prince (adaptive)" or the
 	// fixed-step method's name.
 	Method string
-	// Stats is the integrator's work on the augmented system (state and
+	// Work is the integrator's work on the augmented system (state and
 	// sensitivities together).
-	Stats integrators.Stats
+	Work integrators.Work
 }
 
 // SensitivityEvent is an event located during Sim.Sensitivities.
@@ -271,7 +283,7 @@ func (s *Sim) sensitivities(ctx context.Context, m *System, jac stateJacobian, p
 	}
 	res := &Sensitivity{Params: append([]string(nil), params...), Columns: cols}
 	rec := &sensRecorder{a: a, refs: refs, res: res}
-	if opts.Method.Name == "" {
+	if opts.Adaptive() {
 		err = a.runAdaptive(ctx, t0, Y0, opts, rec)
 	} else {
 		err = a.runFixed(ctx, t0, Y0, opts, rec)
@@ -1214,25 +1226,26 @@ func (r *sensRecorder) row(t float64, Y []float64) error {
 // event localization.
 func (a *sensSys) runAdaptive(ctx context.Context, t0 float64, Y0 []float64, opts *SensitivityOptions, rec *sensRecorder) error {
 	rec.res.Method = integrators.MethodDormandPrince + " (adaptive)"
-	var set integrators.Settings
+	var set integrators.DriverOptions
 	if opts.Integrator != nil {
 		set = *opts.Integrator
 	}
 	set.Output = nil
+	dp, _ := opts.Method.(integrators.DormandPrince) // nil: the defaults
 	out := opts.Output
 	for i, t := range out {
 		if math.IsNaN(t) || t < t0 || t > opts.End || (i > 0 && t < out[i-1]) {
 			return fmt.Errorf("graph: Sensitivities: Output[%d] = %v not ascending within [%v, %v]", i, t, t0, opts.End)
 		}
 	}
-	ad, err := integrators.NewAdaptive(a, &set)
+	ad, err := integrators.NewAdaptive(dp, a, &set)
 	if err != nil {
 		return err
 	}
 	if err := ad.Init(t0, Y0); err != nil {
 		return a.s.monoError(err)
 	}
-	defer func() { rec.res.Stats = ad.Stats() }()
+	defer func() { rec.res.Work = ad.Work() }()
 	k := 0
 	if out == nil {
 		if err := rec.row(t0, Y0); err != nil {
@@ -1293,22 +1306,22 @@ func (a *sensSys) runAdaptive(ctx context.Context, t0 float64, Y0 []float64, opt
 
 // runFixed steps the augmented system with a fixed-step method.
 func (a *sensSys) runFixed(ctx context.Context, t0 float64, Y0 []float64, opts *SensitivityOptions, rec *sensRecorder) error {
-	rec.res.Method = opts.Method.Name
+	rec.res.Method = opts.Method.Name()
 	if !(opts.Dt > 0) || math.IsInf(opts.Dt, 0) {
-		return fmt.Errorf("graph: Sensitivities: Dt %v must be finite and positive for the fixed-step method %s", opts.Dt, opts.Method.Name)
+		return fmt.Errorf("graph: Sensitivities: Dt %v must be finite and positive for the fixed-step method %s", opts.Dt, opts.Method.Name())
 	}
 	steps := int(math.Round((opts.End - t0) / opts.Dt))
 	if steps < 1 {
 		return fmt.Errorf("graph: Sensitivities: End %v is less than one step %v after %v", opts.End, opts.Dt, t0)
 	}
-	st, err := opts.Method.New(a, opts.Integrator)
+	st, err := integrators.NewStepper(opts.Method, a, opts.Integrator)
 	if err != nil {
 		return err
 	}
 	if err := st.Init(t0, Y0); err != nil {
 		return a.s.monoError(err)
 	}
-	defer func() { rec.res.Stats = st.Stats() }()
+	defer func() { rec.res.Work = st.Work() }()
 	if err := rec.row(t0, Y0); err != nil {
 		return err
 	}

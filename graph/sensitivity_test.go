@@ -16,7 +16,12 @@ import (
 	"github.com/cosimgo/cosim/nodes/table"
 )
 
-var sensTight = &integrators.Settings{RTol: 1e-12, ATol: 1e-12, EventTol: 1e-14}
+// sensTight is a tight adaptive integration: the Dormand–Prince
+// tolerances and the event tolerance.
+var (
+	sensTightDP     = integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12}
+	sensTightEvents = &integrators.DriverOptions{EventTol: 1e-14}
+)
 
 // stepOnMass: a step force (0 before T = 0.5 s, [F, 0, 0] after) on a
 // 2 kg mass at rest.
@@ -44,7 +49,7 @@ func stepOnMass(t *testing.T, F float64) *graph.Sim {
 // event). Its switching time moves the time event: refused.
 func TestSensitivitiesTimeEvents(t *testing.T) {
 	s := stepOnMass(t, 3)
-	res, err := s.Sensitivities(context.Background(), []string{"f.final[0]"}, &graph.SensitivityOptions{End: 1, Output: []float64{1}, Integrator: sensTight, Record: []string{"m.position[0]", "m.velocity[0]"}})
+	res, err := s.Sensitivities(context.Background(), []string{"f.final[0]"}, &graph.SensitivityOptions{End: 1, Output: []float64{1}, Method: sensTightDP, Integrator: sensTightEvents, Record: []string{"m.position[0]", "m.velocity[0]"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +98,7 @@ func TestSensitivitiesOutputs(t *testing.T) {
 	const k, T = 25.0, 0.9
 	s := oneSpring(t, k)
 	x0 := s.State(nil)
-	opts := &graph.SensitivityOptions{End: T, Output: []float64{T}, Integrator: sensTight, Record: []string{"s.Force[0]", "m.position[0]"}}
+	opts := &graph.SensitivityOptions{End: T, Output: []float64{T}, Method: sensTightDP, Integrator: sensTightEvents, Record: []string{"s.Force[0]", "m.position[0]"}}
 	res, err := s.Sensitivities(context.Background(), []string{"s.stiffness[0]"}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +144,7 @@ func equalBits(a, b []float64) bool {
 func TestSensitivitiesEventRows(t *testing.T) {
 	const h, G = 1.0, 9.81
 	s := sensBall(t, h, 0.8)
-	res, err := s.Sensitivities(context.Background(), []string{"ball.initial_position"}, &graph.SensitivityOptions{End: 0.6, Integrator: sensTight})
+	res, err := s.Sensitivities(context.Background(), []string{"ball.initial_position"}, &graph.SensitivityOptions{End: 0.6, Method: sensTightDP, Integrator: sensTightEvents})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +197,7 @@ func sensBall(t *testing.T, h, e float64) *graph.Sim {
 // (the MADD-ANO-021 value), 1e-8.
 func TestSensitivitiesThroughInputs(t *testing.T) {
 	s := sensBall(t, 1, 0.8)
-	res, err := s.Sensitivities(context.Background(), []string{"table.position", "ball.initial_position"}, &graph.SensitivityOptions{End: 0.8, Output: []float64{0.8}, Integrator: sensTight})
+	res, err := s.Sensitivities(context.Background(), []string{"table.position", "ball.initial_position"}, &graph.SensitivityOptions{End: 0.8, Output: []float64{0.8}, Method: sensTightDP, Integrator: sensTightEvents})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +230,7 @@ func TestSensitivitiesOptionErrors(t *testing.T) {
 		t.Error("a parameter twice accepted")
 	}
 	ran := sensBall(t, 1, 0.8)
-	if _, err := ran.Integrate(ctx, 0.1, nil); err != nil {
+	if _, err := ran.Integrate(ctx, 0.1, integrators.DormandPrince{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ran.Sensitivities(ctx, ps, &graph.SensitivityOptions{End: 1}); err == nil || !strings.Contains(err.Error(), "already run") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -279,27 +280,37 @@ type Settings struct {
 	// Method, when not nil, runs the graph monolithically: its stateful
 	// nodes form one system (Sim.System) that Method integrates with the
 	// fixed step Dt, re-evaluating connector outputs at every stage (see
-	// RunMonolithic). Nil means co-simulation (Coupling). Workers and
-	// Grain do not apply (integrator stages are sequential); Coupling and
-	// OnGroupStep must then be unset.
-	Method *integrators.Method
-	// MethodSettings configures Method, or the adaptive integrator (nil:
-	// their defaults). It needs Method or Adaptive.
-	MethodSettings *integrators.Settings
-	// Adaptive runs the graph monolithically with the adaptive
-	// Dormand–Prince 5(4) method (see Integrate): error control
-	// (MethodSettings RTol, ATol, MinStep, MaxStep) chooses the steps, node
-	// events are located to MethodSettings.EventTol. Method must then be
-	// nil or dormand-prince. End is required, or Steps with Dt (the run
-	// then ends at Time() + Steps·Dt); Dt is otherwise optional: with
-	// Record it sets the sample times (below). The state is sampled from
-	// the integrator's dense output at MethodSettings.Output when set,
-	// else, when recording with Dt > 0, at the run's start time plus
-	// every Every·Dt up to End; those samples are Result.Integrator.Samples
-	// and the rows of Result.History (outputs evaluated at the sampled
-	// state). Recording with neither records the start and every Every
-	// accepted steps. A run an event stops records its last state too
-	// (fixed-step runs as well). ObserveEvery counts accepted steps.
+	// RunMonolithic). Method carries its own options (the implicit
+	// methods' Newton and linear solvers, Newmark's β and γ);
+	// integrators.ByName gives a method by name with its defaults, and a
+	// method defined outside package integrators works like a built-in
+	// one. Nil means co-simulation (Coupling), unless Adaptive. Workers
+	// and Grain do not apply (integrator stages are sequential); Coupling
+	// and OnGroupStep must then be unset.
+	Method integrators.Method
+	// Options are the driver options every method shares (event
+	// tolerance and Zeno guard, position/velocity pairs, IDs; for an
+	// adaptive run also the Output sample times and the MaxSteps budget).
+	// Nil means their defaults. They need Method or Adaptive; an option
+	// the driver does not use (Output or MaxSteps with a fixed step) is
+	// an error wrapping integrators.ErrNotApplicable.
+	Options *integrators.DriverOptions
+	// Adaptive runs the graph monolithically with the adaptive driver of
+	// the Dormand–Prince 5(4) method (see Integrate): error control
+	// chooses the steps and node events are located to Options.EventTol.
+	// Method must then be nil (the defaults) or an
+	// integrators.DormandPrince, whose tolerances and step bounds (RTol,
+	// ATol, InitialStep, MinStep, MaxStep, FixedStep) the driver uses.
+	// End is required, or Steps with Dt (the run then ends at Time() +
+	// Steps·Dt); Dt is otherwise optional: with Record it sets the sample
+	// times (below). The state is sampled from the integrator's dense
+	// output at Options.Output when set, else, when recording with Dt > 0,
+	// at the run's start time plus every Every·Dt up to End; those
+	// samples are Result.Integrator.Samples and the rows of Result.History
+	// (outputs evaluated at the sampled state). Recording with neither
+	// records the start and every Every accepted steps. A run an event
+	// stops records its last state too (fixed-step runs as well).
+	// ObserveEvery counts accepted steps.
 	Adaptive bool
 }
 
@@ -332,8 +343,10 @@ const DefaultGrain = 8192
 //     one system (Sim.System) that the method integrates with the fixed
 //     step Dt (RunMonolithic is this form);
 //   - adaptive monolithic (Settings.Adaptive): the system is integrated
-//     with the adaptive Dormand–Prince 5(4) method to End, its error
-//     control choosing the steps (Integrate is this form).
+//     to End by the adaptive driver of the Dormand–Prince 5(4) method
+//     (Settings.Method nil, or an integrators.DormandPrince carrying its
+//     tolerances), its error control choosing the steps (Integrate is
+//     this form).
 //
 // Every mode returns a *Result with the same Stats and Status, records
 // the same way (Settings.Record) and calls the same Observer.
@@ -360,7 +373,7 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 	case set.Adaptive:
 		return s.integrate(ctx, set)
 	case set.Method != nil:
-		return s.runMonolithic(ctx, *set.Method, set)
+		return s.runMonolithic(ctx, set.Method, set)
 	}
 	return s.cosimulate(ctx, set)
 }
@@ -368,11 +381,17 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 // checkMode checks that the settings select one mode consistently.
 func checkMode(set Settings) error {
 	mono := set.Method != nil || set.Adaptive
+	if v := reflect.ValueOf(set.Method); set.Method != nil && v.Kind() == reflect.Pointer && v.IsNil() {
+		return fmt.Errorf("graph: Settings.Method is a nil %T: give a method value (integrators.RK4{}, integrators.ByName), or nil for co-simulation", set.Method)
+	}
+	if set.Adaptive && set.Method != nil {
+		if _, ok := adaptiveMethod(set); !ok {
+			return fmt.Errorf("graph: Settings.Adaptive integrates with %s, the adaptive method; Settings.Method is %s (%T): leave it nil, make it an integrators.DormandPrince with the tolerances to use, or drop Adaptive for a fixed step", integrators.MethodDormandPrince, set.Method.Name(), set.Method)
+		}
+	}
 	switch {
-	case set.Adaptive && set.Method != nil && set.Method.Name != integrators.MethodDormandPrince:
-		return fmt.Errorf("graph: Settings.Adaptive integrates with %s, the adaptive method; Settings.Method is %s (leave it nil, or drop Adaptive for a fixed step)", integrators.MethodDormandPrince, set.Method.Name)
-	case !mono && set.MethodSettings != nil:
-		return errors.New("graph: Settings.MethodSettings configures Settings.Method, which is nil (co-simulation): set the Method, or drop the MethodSettings")
+	case !mono && set.Options != nil:
+		return errors.New("graph: Settings.Options are the options of an integration method's driver, and Settings.Method is nil (co-simulation): set the Method (or Adaptive), or drop the Options")
 	case mono && set.Coupling != nil:
 		return fmt.Errorf("graph: Settings.Coupling (%s) is for co-simulation; a monolithic run (Settings.Method, Adaptive) integrates all nodes together: drop one of them", set.Coupling.Name())
 	case mono && set.OnGroupStep != nil:

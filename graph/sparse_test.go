@@ -113,30 +113,30 @@ func TestSparseJacobianDoesNotAllocate(t *testing.T) {
 func TestMonolithicGMRESAgreesWithDense(t *testing.T) {
 	for _, name := range []string{integrators.MethodBackwardEuler, integrators.MethodGeneralizedAlpha} {
 		m, _ := integrators.ByName(name)
-		run := func(s *integrators.Settings) ([]float64, integrators.Stats) {
+		run := func(l integrators.LinearOptions) ([]float64, integrators.Work) {
 			sim, err := chain(30).Build()
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := sim.RunMonolithic(context.Background(), m, s, graph.Settings{Dt: 0.01, Steps: 50})
+			res, err := sim.RunMonolithic(context.Background(), withLinear(m, l), nil, graph.Settings{Dt: 0.01, Steps: 50})
 			if err != nil {
 				t.Fatal(err)
 			}
-			return sim.State(nil), res.Integrator.Stats
+			return sim.State(nil), res.Integrator.Work
 		}
-		ref, _ := run(&integrators.Settings{LinearSolver: integrators.LinearDense})
-		for _, s := range []integrators.Settings{
-			{LinearSolver: integrators.LinearGMRES},
-			{LinearSolver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0},
-			{LinearSolver: integrators.LinearGMRES, MatrixFree: true},
+		ref, _ := run(integrators.LinearOptions{Solver: integrators.LinearDense})
+		for _, s := range []integrators.LinearOptions{
+			{Solver: integrators.LinearGMRES},
+			{Solver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0},
+			{Solver: integrators.LinearGMRES, MatrixFree: true},
 		} {
-			got, st := run(&s)
+			got, st := run(s)
 			d := 0.0
 			for i := range got {
 				d = math.Max(d, math.Abs(got[i]-ref[i]))
 			}
 			if d > 100*1e-10*31 {
-				t.Errorf("%s %v/%v matrix-free %v: max |Δy| = %.3g against dense", name, s.LinearSolver, s.Preconditioner, s.MatrixFree, d)
+				t.Errorf("%s %v/%v matrix-free %v: max |Δy| = %.3g against dense", name, s.Solver, s.Preconditioner, s.MatrixFree, d)
 			}
 			if st.LinearIters == 0 {
 				t.Errorf("%s: GMRES did not run: %+v", name, st)
@@ -182,10 +182,9 @@ func TestMonolithicGMRESStepDoesNotAllocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := integrators.ByName(integrators.MethodBackwardEuler)
-	set := &integrators.Settings{LinearSolver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0, JacobianMaxAge: 10000}
+	m := integrators.BackwardEuler{Linear: integrators.LinearOptions{Solver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0, JacobianMaxAge: 10000}}
 	run := func(k int) {
-		if _, err := s.RunMonolithic(context.Background(), m, set, graph.Settings{Dt: 1e-3, Steps: k}); err != nil {
+		if _, err := s.RunMonolithic(context.Background(), m, nil, graph.Settings{Dt: 1e-3, Steps: k}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -203,11 +202,10 @@ func TestMonolithicGMRESStepDoesNotAllocate(t *testing.T) {
 // and continued, ends bit-identical to the uninterrupted run: the
 // checkpoint carries where the matrix was assembled.
 func TestMonolithicGMRESCheckpointResumes(t *testing.T) {
-	m := integrators.GeneralizedAlpha(0.5)
-	set := &integrators.Settings{LinearSolver: integrators.LinearGMRES, Preconditioner: integrators.PrecondBlockJacobi}
+	m := integrators.GeneralizedAlpha{RhoInf: 0.5, Linear: integrators.LinearOptions{Solver: integrators.LinearGMRES, Preconditioner: integrators.PrecondBlockJacobi}}
 	run := func(s *graph.Sim, k int) {
 		t.Helper()
-		if _, err := s.RunMonolithic(context.Background(), m, set, graph.Settings{Dt: 1e-2, Steps: k}); err != nil {
+		if _, err := s.RunMonolithic(context.Background(), m, nil, graph.Settings{Dt: 1e-2, Steps: k}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -236,4 +234,11 @@ func TestMonolithicGMRESCheckpointResumes(t *testing.T) {
 			t.Fatalf("component %d: %v uninterrupted, %v resumed", i, ya[i], yb[i])
 		}
 	}
+}
+
+// withLinear returns the implicit method m with linear-solver options l.
+func withLinear(m integrators.Method, l integrators.LinearOptions) integrators.Method {
+	nm := m.(integrators.NewtonMethod)
+	n, _ := nm.Solver()
+	return nm.WithSolver(n, l)
 }

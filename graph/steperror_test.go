@@ -155,7 +155,7 @@ func TestFieldErrorOnEveryPath(t *testing.T) {
 		_, err := fieldGraph(t, "derivatives", 3*dt).RunMonolithic(ctx, m, nil, set(nil))
 		wantFieldV(t, "RunMonolithic "+name, err)
 	}
-	_, err := fieldGraph(t, "derivatives", 0.05).Integrate(ctx, 1, nil)
+	_, err := fieldGraph(t, "derivatives", 0.05).Integrate(ctx, 1, integrators.DormandPrince{}, nil)
 	wantFieldV(t, "Integrate", err)
 	for _, name := range []string{"backward-euler", "implicit-trapezoid", "newmark"} {
 		m, _ := integrators.ByName(name)
@@ -163,10 +163,10 @@ func TestFieldErrorOnEveryPath(t *testing.T) {
 		wantFieldV(t, "Jacobian assembly, "+name, err)
 	}
 	// The sparse assembly of GMRES's Newton matrix.
-	gmres := &integrators.Settings{LinearSolver: integrators.LinearGMRES, JacobianMaxAge: 1} // assembled at every step
-	for _, m := range []integrators.Method{integrators.Methods()[5], integrators.GeneralizedAlpha(0.5)} {
-		_, err := fieldGraph(t, "jacobian", 3*dt).RunMonolithic(ctx, m, gmres, set(nil))
-		wantFieldV(t, "sparse Jacobian assembly (GMRES), "+m.Name, err)
+	gmres := integrators.LinearOptions{Solver: integrators.LinearGMRES, JacobianMaxAge: 1} // assembled at every step
+	for _, m := range []integrators.Method{integrators.Methods()[5], integrators.GeneralizedAlpha{RhoInf: 0.5}} {
+		_, err := fieldGraph(t, "jacobian", 3*dt).RunMonolithic(ctx, withLinear(m, gmres), nil, set(nil))
+		wantFieldV(t, "sparse Jacobian assembly (GMRES), "+m.Name(), err)
 	}
 	// Events: m alone falls through x = 0.5 at t = 0.5.
 	events := func(fail string, from float64) *graph.Sim {
@@ -178,9 +178,9 @@ func TestFieldErrorOnEveryPath(t *testing.T) {
 		}
 		return s
 	}
-	_, err = events("events", 0.2).Integrate(ctx, 1, nil)
+	_, err = events("events", 0.2).Integrate(ctx, 1, integrators.DormandPrince{}, nil)
 	wantFieldV(t, "Integrate, EventValues", err)
-	_, err = events("reset", 0).Integrate(ctx, 1, nil)
+	_, err = events("reset", 0).Integrate(ctx, 1, integrators.DormandPrince{}, nil)
 	wantFieldV(t, "Integrate, Reset", err)
 	rk4, _ := integrators.ByName("rk4")
 	_, err = events("events", 0.2).RunMonolithic(ctx, rk4, nil, graph.Settings{Dt: dt, Steps: 100})

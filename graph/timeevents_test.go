@@ -72,7 +72,7 @@ func steps(t *testing.T, s *graph.Sim, end float64) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := integrators.NewAdaptive(sys, nil)
+	a, err := integrators.NewAdaptive(integrators.DormandPrince{}, sys, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestIntegratePulseEdges(t *testing.T) {
 			t.Errorf("no step ends exactly at the edge %v", e)
 		}
 	}
-	if _, err := s.Integrate(context.Background(), 3.5, nil); err != nil {
+	if _, err := s.Integrate(context.Background(), 3.5, integrators.DormandPrince{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := s.Value("m.velocity[0]")
@@ -177,7 +177,7 @@ func TestIntegratePulseEdges(t *testing.T) {
 		t.Errorf("v(3.5) = %v, want 1 (5 pulses of 0.2 N·s)", v[0])
 	}
 	h := build(false)
-	if _, err := h.Integrate(context.Background(), 3.5, nil); err != nil {
+	if _, err := h.Integrate(context.Background(), 3.5, integrators.DormandPrince{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	batchedSource(t, s, "pulse")

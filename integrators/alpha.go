@@ -21,7 +21,7 @@ type alphaCore struct {
 	jacFn  func(t float64, q, v, z, dadq, dadv []float64) error
 	nq, nz int
 	c      conf
-	stats  *Stats
+	stats  *Work
 
 	// trial result
 	q1, v1, z1, a1, g1 []float64
@@ -40,7 +40,7 @@ type alphaCore struct {
 	q0, v0, z0, a0, g0 []float64
 }
 
-func newAlphaCore(m Method, sys SecondOrder, c conf, st *Stats) *alphaCore {
+func newAlphaCore(m methodInfo, sys SecondOrder, c conf, st *Work) *alphaCore {
 	nq, nz := sys.Dims()
 	if nq < 0 || nz < 0 {
 		panic("integrators: negative dimensions")
@@ -69,7 +69,7 @@ func (c *alphaCore) initLinear(pattern *CSR, blockOf []int, name func(int) strin
 }
 
 // jv is the matrix-free product A·v ≈ (R(x + h·v) − R(x))/h at the
-// current iterate (Settings.MatrixFree); R(x) is in r0.
+// current iterate (LinearOptions.MatrixFree); R(x) is in r0.
 func (c *alphaCore) jv(v, dst []float64) error {
 	h := fdDirection(c.x, v)
 	if h == 0 {
@@ -447,11 +447,11 @@ type State struct {
 	Q, V, Z []float64
 }
 
-// HistoryEntry is one accepted point of a second-order trajectory: the
+// MemoryEntry is one accepted point of a second-order trajectory: the
 // state, the algorithmic acceleration carried to the next step, the rate
 // of the extra quantities from the final endpoint evaluation, and the
 // method's identity and layout, used to reject foreign histories.
-type HistoryEntry struct {
+type MemoryEntry struct {
 	State
 	Clock  Clock     // time from step count; State.T == Clock.Now()
 	A      []float64 // algorithmic acceleration (len nq)
@@ -459,46 +459,58 @@ type HistoryEntry struct {
 	Method string    // MethodNewmark or MethodGeneralizedAlpha
 	AlphaParams
 	NQ, NZ int
-	IDs    []int64 // Settings.IDs of the stepper that wrote the entry
+	IDs    []int64 // DriverOptions.IDs of the stepper that wrote the entry
 }
 
-// History is the memory of a second-order trajectory. The zero History
+// Memory is the memory of a second-order trajectory. The zero Memory
 // is empty: the next step starts from the physical acceleration
 // a(t, q, v, z). The one-step schemes here need only the latest entry.
-type History struct {
-	Latest *HistoryEntry
+type Memory struct {
+	Latest *MemoryEntry
 }
 
 // Empty reports whether h has no entry.
-func (h History) Empty() bool { return h.Latest == nil }
+func (h Memory) Empty() bool { return h.Latest == nil }
 
 // SecondOrderStepper runs Newmark or generalized-alpha on a SecondOrder
 // system. It is a parameterized fixed-step runner: each Advance call takes
-// the accepted state and history of the previous call and returns the
+// the accepted state and Memory of the previous call and returns the
 // next. It has no error estimator, dense output or event localization.
 //
 // A SecondOrderStepper is not safe for concurrent use; distinct ones are.
 type SecondOrderStepper struct {
-	m     Method
+	m     methodInfo
 	core  *alphaCore
 	ids   []int64
-	stats Stats
+	stats Work
 	a0    []float64
 	g0    []float64
 }
 
-// NewSecondOrder returns a runner of the Newmark-family method m for sys.
-// m must be MethodNewmark or MethodGeneralizedAlpha.
-func (m Method) NewSecondOrder(sys SecondOrder, s *Settings) (*SecondOrderStepper, error) {
-	if m.Kind != Structural {
-		return nil, fmt.Errorf("integrators: %s is not a second-order method", m.Name)
-	}
+// NewSecondOrder returns a SecondOrderStepper of Newmark for sys.
+// DriverOptions.Output and MaxSteps do not apply (ErrNotApplicable).
+func (m Newmark) NewSecondOrder(sys SecondOrder, o *DriverOptions) (*SecondOrderStepper, error) {
 	if err := m.validate(); err != nil {
 		return nil, err
 	}
-	if err := checkApplicable(s, m.uses(), m.Name+" on a SecondOrder system"); err != nil {
+	return newSecondOrder(m.info(), m.Newton, m.Linear, sys, o)
+}
+
+// NewSecondOrder returns a SecondOrderStepper of generalized-alpha for
+// sys. DriverOptions.Output and MaxSteps do not apply (ErrNotApplicable).
+func (m GeneralizedAlpha) NewSecondOrder(sys SecondOrder, o *DriverOptions) (*SecondOrderStepper, error) {
+	if err := m.validate(); err != nil {
 		return nil, err
 	}
+	return newSecondOrder(m.info(), m.Newton, m.Linear, sys, o)
+}
+
+func newSecondOrder(m methodInfo, n NewtonOptions, l LinearOptions, sys SecondOrder, o *DriverOptions) (*SecondOrderStepper, error) {
+	if err := checkFixedStep(o, m.Name+" (on a SecondOrder system)"); err != nil {
+		return nil, err
+	}
+	s := o.settings()
+	s.setSolver(n, l)
 	c := resolve(s)
 	if err := c.checkLinear(); err != nil {
 		return nil, err
@@ -520,33 +532,33 @@ func (r *SecondOrderStepper) Order() int { return r.m.Order }
 // Params returns the method parameters.
 func (r *SecondOrderStepper) Params() AlphaParams { return r.m.Alpha }
 
-// Stats returns the work done over the life of r.
-func (r *SecondOrderStepper) Stats() Stats { return r.stats }
+// Work returns the work done over the life of r.
+func (r *SecondOrderStepper) Work() Work { return r.stats }
 
-func (r *SecondOrderStepper) checkHistory(st State, e *HistoryEntry) error {
+func (r *SecondOrderStepper) checkHistory(st State, e *MemoryEntry) error {
 	p := r.m.Alpha
 	nq, nz := r.core.nq, r.core.nz
 	switch {
 	case e.Method != r.m.Name:
-		return &HistoryError{Field: "method", Want: r.m.Name, Got: e.Method}
+		return &StateMismatchError{Field: "method", Want: r.m.Name, Got: e.Method}
 	case e.RhoInf != p.RhoInf:
-		return &HistoryError{Field: "rho_inf", Want: fmtF(p.RhoInf), Got: fmtF(e.RhoInf)}
+		return &StateMismatchError{Field: "rho_inf", Want: fmtF(p.RhoInf), Got: fmtF(e.RhoInf)}
 	case e.Beta != p.Beta:
-		return &HistoryError{Field: "beta", Want: fmtF(p.Beta), Got: fmtF(e.Beta)}
+		return &StateMismatchError{Field: "beta", Want: fmtF(p.Beta), Got: fmtF(e.Beta)}
 	case e.Gamma != p.Gamma:
-		return &HistoryError{Field: "gamma", Want: fmtF(p.Gamma), Got: fmtF(e.Gamma)}
+		return &StateMismatchError{Field: "gamma", Want: fmtF(p.Gamma), Got: fmtF(e.Gamma)}
 	case e.AlphaM != p.AlphaM:
-		return &HistoryError{Field: "alpha_m", Want: fmtF(p.AlphaM), Got: fmtF(e.AlphaM)}
+		return &StateMismatchError{Field: "alpha_m", Want: fmtF(p.AlphaM), Got: fmtF(e.AlphaM)}
 	case e.AlphaF != p.AlphaF:
-		return &HistoryError{Field: "alpha_f", Want: fmtF(p.AlphaF), Got: fmtF(e.AlphaF)}
+		return &StateMismatchError{Field: "alpha_f", Want: fmtF(p.AlphaF), Got: fmtF(e.AlphaF)}
 	case e.NQ != nq || len(e.A) != nq:
-		return &HistoryError{Field: "nq", Want: fmt.Sprint(nq), Got: fmt.Sprint(e.NQ)}
+		return &StateMismatchError{Field: "nq", Want: fmt.Sprint(nq), Got: fmt.Sprint(e.NQ)}
 	case e.NZ != nz || len(e.ZDot) != nz:
-		return &HistoryError{Field: "nz", Want: fmt.Sprint(nz), Got: fmt.Sprint(e.NZ)}
+		return &StateMismatchError{Field: "nz", Want: fmt.Sprint(nz), Got: fmt.Sprint(e.NZ)}
 	case !slices.Equal(e.IDs, r.ids):
-		return &HistoryError{Field: "ids", Want: fmt.Sprint(r.ids), Got: fmt.Sprint(e.IDs)}
+		return &StateMismatchError{Field: "ids", Want: fmt.Sprint(r.ids), Got: fmt.Sprint(e.IDs)}
 	case e.T != st.T:
-		return &HistoryError{Field: "time", Want: fmtF(st.T), Got: fmtF(e.T)}
+		return &StateMismatchError{Field: "time", Want: fmtF(st.T), Got: fmtF(e.T)}
 	}
 	return nil
 }
@@ -556,17 +568,17 @@ func (r *SecondOrderStepper) checkHistory(st State, e *HistoryEntry) error {
 // If h is empty, the step starts from the physical acceleration at st
 // (one extra evaluation). Otherwise h.Latest must come from a stepper
 // with the same method, parameters, layout (nq, nz, IDs) and time st.T;
-// a mismatch returns a *HistoryError naming the field, wrapping
-// ErrHistoryMismatch, with Status HistoryMismatch. The carried
+// a mismatch returns a *StateMismatchError naming the field, wrapping
+// ErrStateMismatch, with Status StateMismatch. The carried
 // acceleration does not depend on dt, so a shorter step (for example to
 // land on an output time) keeps it.
 //
-// On success the Result's History.Latest holds the new state (fresh
-// slices) and the Result's Stats the work of this call. On failure
+// On success the Outcome's Memory.Latest holds the new state (fresh
+// slices) and the Outcome's Work the work of this call. On failure
 // (Newton non-convergence, non-finite values, user error) the returned
 // error is a *StepError, Status says why, and neither st nor h is
-// touched: the caller still holds the accepted state and history.
-func (r *SecondOrderStepper) Advance(st State, h History, dt float64) (Result, error) {
+// touched: the caller still holds the accepted state and Memory.
+func (r *SecondOrderStepper) Advance(st State, h Memory, dt float64) (Outcome, error) {
 	checkStep(dt)
 	nq, nz := r.core.nq, r.core.nz
 	if len(st.Q) != nq || len(st.V) != nq || len(st.Z) != nz {
@@ -574,17 +586,17 @@ func (r *SecondOrderStepper) Advance(st State, h History, dt float64) (Result, e
 			len(st.Q), len(st.V), len(st.Z), nq, nq, nz))
 	}
 	before := r.stats
-	fail := func(err error) (Result, error) {
+	fail := func(err error) (Outcome, error) {
 		if se, ok := err.(*StepError); ok && se.Step == 0 {
 			se.Step = r.stats.Steps + 1
 		}
 		r.stats.Rejected++
-		return Result{Status: StatusOf(err), Stats: r.stats.Sub(before), T: st.T}, err
+		return Outcome{Status: TerminationOf(err), Work: r.stats.Sub(before), T: st.T}, err
 	}
 	clk := Clock{Base: st.T}
 	if e := h.Latest; e != nil {
 		if err := r.checkHistory(st, e); err != nil {
-			return Result{Status: HistoryMismatch, T: st.T}, err
+			return Outcome{Status: StateMismatch, T: st.T}, err
 		}
 		copy(r.a0, e.A)
 		copy(r.g0, e.ZDot)
@@ -601,7 +613,7 @@ func (r *SecondOrderStepper) Advance(st State, h History, dt float64) (Result, e
 	}
 	r.stats.Steps++
 	c := r.core
-	e := &HistoryEntry{
+	e := &MemoryEntry{
 		State:  State{T: t1, Q: cloneF(c.q1), V: cloneF(c.v1), Z: cloneF(c.z1)},
 		Clock:  nc,
 		A:      cloneF(c.a1),
@@ -609,7 +621,7 @@ func (r *SecondOrderStepper) Advance(st State, h History, dt float64) (Result, e
 		Method: r.m.Name, AlphaParams: r.m.Alpha,
 		NQ: nq, NZ: nz, IDs: slices.Clone(r.ids),
 	}
-	return Result{Status: Success, Stats: r.stats.Sub(before), T: t1, History: History{Latest: e}}, nil
+	return Outcome{Status: Success, Work: r.stats.Sub(before), T: t1, Memory: Memory{Latest: e}}, nil
 }
 
 // partAdapter presents a Partitioned first-order System as SecondOrder:
@@ -673,7 +685,7 @@ func (p *partAdapter) accelJac(t float64, q, v, z, dadq, dadv []float64) error {
 // alphaFirst runs a Newmark-family method on a Partitioned first-order
 // System through the Stepper interface.
 type alphaFirst struct {
-	m    Method
+	m    methodInfo
 	ad   *partAdapter
 	core *alphaCore
 	n    int
@@ -684,10 +696,10 @@ type alphaFirst struct {
 	clk           Clock
 	y             []float64
 	q, v, z, a, g []float64
-	stats         Stats
+	stats         Work
 }
 
-func newAlphaFirstOrder(m Method, sys System, c conf) (*alphaFirst, error) {
+func newAlphaFirstOrder(m methodInfo, sys System, c conf) (*alphaFirst, error) {
 	p, err := pairsOf(sys, c, m.Name)
 	if err != nil {
 		return nil, err
@@ -749,10 +761,10 @@ func newAlphaFirstOrder(m Method, sys System, c conf) (*alphaFirst, error) {
 	return s, nil
 }
 
-// Method, Order, Stats and State implement Stepper.
+// Method, Order, Work and State implement Stepper.
 func (s *alphaFirst) Method() string              { return s.m.Name }
 func (s *alphaFirst) Order() int                  { return s.m.Order }
-func (s *alphaFirst) Stats() Stats                { return s.stats }
+func (s *alphaFirst) Work() Work                  { return s.stats }
 func (s *alphaFirst) State() (float64, []float64) { return s.clk.Now(), s.y }
 
 func (s *alphaFirst) gather() {
@@ -780,7 +792,7 @@ func (s *alphaFirst) Init(t0 float64, y0 []float64) error {
 	s.clk = Clock{Base: t0}
 	s.haveA = false
 	s.core.nl.valid = false
-	s.stats = Stats{}
+	s.stats = Work{}
 	s.init = true
 	return nil
 }
@@ -826,9 +838,9 @@ func (s *alphaFirst) step(dt float64) error {
 }
 
 // Checkpoint implements Checkpointer.
-func (s *alphaFirst) Checkpoint() Checkpoint {
-	c := Checkpoint{Method: s.m.Name, Alpha: s.m.Alpha, IDs: slices.Clone(s.ids), Dim: s.n, Clock: s.clk,
-		T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
+func (s *alphaFirst) Checkpoint() StepperState {
+	c := StepperState{Method: s.m.Name, Alpha: s.m.Alpha, IDs: slices.Clone(s.ids), Dim: s.n, Clock: s.clk,
+		T: s.clk.Now(), Y: cloneF(s.y), Work: s.stats}
 	if s.haveA {
 		c.A, c.ZDot = cloneF(s.a), cloneF(s.g)
 	}
@@ -841,23 +853,23 @@ func (s *alphaFirst) Checkpoint() Checkpoint {
 }
 
 // Restore implements Checkpointer.
-func (s *alphaFirst) Restore(c Checkpoint) error {
+func (s *alphaFirst) Restore(c StepperState) error {
 	if err := c.check(s.m.Name, s.n, true); err != nil {
 		return err
 	}
 	if c.Alpha != s.m.Alpha {
-		return &HistoryError{Field: "parameters", Want: fmt.Sprintf("%+v", s.m.Alpha), Got: fmt.Sprintf("%+v", c.Alpha)}
+		return &StateMismatchError{Field: "parameters", Want: fmt.Sprintf("%+v", s.m.Alpha), Got: fmt.Sprintf("%+v", c.Alpha)}
 	}
 	if !slices.Equal(c.IDs, s.ids) {
-		return &HistoryError{Field: "ids", Want: fmt.Sprint(s.ids), Got: fmt.Sprint(c.IDs)}
+		return &StateMismatchError{Field: "ids", Want: fmt.Sprint(s.ids), Got: fmt.Sprint(c.IDs)}
 	}
 	if c.A != nil && (len(c.A) != len(s.a) || len(c.ZDot) != len(s.g)) {
-		return &HistoryError{Field: "nq", Want: fmt.Sprint(len(s.a)), Got: fmt.Sprint(len(c.A))}
+		return &StateMismatchError{Field: "nq", Want: fmt.Sprint(len(s.a)), Got: fmt.Sprint(len(c.A))}
 	}
 	copy(s.y, c.Y)
 	s.gather()
 	s.clk = c.Clock
-	s.stats = c.Stats
+	s.stats = c.Work
 	s.haveA = c.A != nil
 	if s.haveA {
 		copy(s.a, c.A)
@@ -870,7 +882,7 @@ func (s *alphaFirst) Restore(c Checkpoint) error {
 		// work: it restores memory).
 		m := s.core.sp
 		if len(p.Y) != s.n || len(p.YE) != len(m.pt.YE) {
-			return &HistoryError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
+			return &StateMismatchError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
 		}
 		copy(m.pt.Y, p.Y)
 		copy(m.pt.YE, p.YE)

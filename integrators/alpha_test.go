@@ -40,10 +40,10 @@ func modal(s State) (z1, w1, z2, w2 float64) {
 }
 
 func label(m Method) string {
-	if m.Name == MethodNewmark {
-		return fmt.Sprintf("newmark β=%v γ=%v", m.Alpha.Beta, m.Alpha.Gamma)
+	if m.Name() == MethodNewmark {
+		return fmt.Sprintf("newmark β=%v γ=%v", m.(SecondOrderMethod).Params().Beta, m.(SecondOrderMethod).Params().Gamma)
 	}
-	return fmt.Sprintf("%s ρ∞=%v", m.Name, m.Alpha.RhoInf)
+	return fmt.Sprintf("%s ρ∞=%v", m.Name(), m.(SecondOrderMethod).Params().RhoInf)
 }
 
 // seedStart has modal amplitudes 1 (slow) and 0.05 (fast), zero velocity.
@@ -55,21 +55,21 @@ func seedStart() State {
 // runAlpha steps n times with dt; reset passes an empty history every
 // step (the negative control of the MADDENING two-mass guide).
 func runAlpha(t testing.TB, m Method, sys SecondOrder, st State, dt float64, n int, reset bool) (State, *SecondOrderStepper, []State) {
-	r, err := m.NewSecondOrder(sys, nil)
+	r, err := m.(SecondOrderMethod).NewSecondOrder(sys, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h History
+	var h Memory
 	traj := []State{st}
 	for i := 0; i < n; i++ {
 		if reset {
-			h = History{}
+			h = Memory{}
 		}
 		res, err := r.Advance(st, h, dt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h = res.History
+		h = res.Memory
 		st = h.Latest.State
 		traj = append(traj, st)
 	}
@@ -90,11 +90,11 @@ func TestSeedTwoModes(t *testing.T) {
 		slow, fast, lag   float64
 		slowT, fastT, lgT float64
 	}{
-		{Newmark(0.25, 0.5), 100, 100, 0.0100, 5e-4, 5e-4, 5e-5},
-		{GeneralizedAlpha(1), 100, 100, 0.0100, 5e-4, 5e-4, 5e-5},
-		{GeneralizedAlpha(0.8), 99.997, 0.458, 0.0105, 5e-4, 5e-4, 5e-5},
-		{GeneralizedAlpha(0.5), 99.947, 1.53e-18, 0.0149, 5e-4, 5e-21, 5e-5},
-		{GeneralizedAlpha(0), 98.778, 0, 0.0526, 5e-4, 1e-20, 5e-5},
+		{Newmark{Beta: 0.25, Gamma: 0.5}, 100, 100, 0.0100, 5e-4, 5e-4, 5e-5},
+		{GeneralizedAlpha{RhoInf: 1}, 100, 100, 0.0100, 5e-4, 5e-4, 5e-5},
+		{GeneralizedAlpha{RhoInf: 0.8}, 99.997, 0.458, 0.0105, 5e-4, 5e-4, 5e-5},
+		{GeneralizedAlpha{RhoInf: 0.5}, 99.947, 1.53e-18, 0.0149, 5e-4, 5e-21, 5e-5},
+		{GeneralizedAlpha{RhoInf: 0}, 98.778, 0, 0.0526, 5e-4, 1e-20, 5e-5},
 	}
 	fd := SecondOrderFunc{NQ: 2, A: linear2{seedK}.Accel}
 	for _, c := range cases {
@@ -106,7 +106,7 @@ func TestSeedTwoModes(t *testing.T) {
 			fast := 100 * (0.5*w2*w2 + 0.5*1600*z2*z2) / (0.5 * 1600 * 0.05 * 0.05)
 			lag := math.Remainder(st.T-math.Atan2(-w1, z1), 2*math.Pi)
 			name := label(c.m)
-			t.Logf("%-24s slow %.6f%%  fast %.6g%%  lag %.5f rad  work %+v", name, slow, fast, lag, r.Stats())
+			t.Logf("%-24s slow %.6f%%  fast %.6g%%  lag %.5f rad  work %+v", name, slow, fast, lag, r.Work())
 			within(t, name+" slow energy %", slow, c.slow, c.slowT)
 			within(t, name+" fast energy %", fast, c.fast, c.fastT)
 			within(t, name+" slow phase lag", lag, c.lag, c.lgT)
@@ -118,8 +118,8 @@ func TestSeedTwoModes(t *testing.T) {
 // average-acceleration Newmark on the two-mass problem; the MADDENING two-mass guide reports
 // agreement to about 5e-14 in displacement over the 120 steps.
 func TestRhoOneIsNewmark(t *testing.T) {
-	_, _, a := runAlpha(t, GeneralizedAlpha(1), linear2{seedK}, seedStart(), 0.1, 120, false)
-	_, _, b := runAlpha(t, Newmark(0.25, 0.5), linear2{seedK}, seedStart(), 0.1, 120, false)
+	_, _, a := runAlpha(t, GeneralizedAlpha{RhoInf: 1}, linear2{seedK}, seedStart(), 0.1, 120, false)
+	_, _, b := runAlpha(t, Newmark{Beta: 0.25, Gamma: 0.5}, linear2{seedK}, seedStart(), 0.1, 120, false)
 	worst := 0.0
 	for i := range a {
 		for j := range a[i].Q {
@@ -140,7 +140,7 @@ func amplification(t *testing.T, m Method, omega, dt float64) []complex128 {
 		a[0] = -omega * omega * q[0]
 		return nil
 	}}
-	r, err := m.NewSecondOrder(sys, nil)
+	r, err := m.(SecondOrderMethod).NewSecondOrder(sys, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,13 +149,13 @@ func amplification(t *testing.T, m Method, omega, dt float64) []complex128 {
 		e := [3]float64{}
 		e[j] = 1
 		st := State{Q: []float64{e[0]}, V: []float64{e[1]}, Z: []float64{}}
-		h := History{Latest: &HistoryEntry{State: st, A: []float64{e[2]}, ZDot: []float64{},
-			Method: m.Name, AlphaParams: m.Alpha, NQ: 1}}
+		h := Memory{Latest: &MemoryEntry{State: st, A: []float64{e[2]}, ZDot: []float64{},
+			Method: m.Name(), AlphaParams: m.(SecondOrderMethod).Params(), NQ: 1}}
 		res, err := r.Advance(st, h, dt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := res.History.Latest
+		l := res.Memory.Latest
 		A.Set(0, j, l.Q[0])
 		A.Set(1, j, l.V[0])
 		A.Set(2, j, l.A[0])
@@ -183,7 +183,7 @@ func spectralRadius(ev []complex128) float64 {
 func TestNewmarkDiscreteFrequency(t *testing.T) {
 	const dt = 0.1
 	for _, c := range []struct{ omega, printed, tol float64 }{{40, 22.14, 0.005}, {1, 0.99917, 0.000005}} {
-		ev := amplification(t, Newmark(0.25, 0.5), c.omega, dt)
+		ev := amplification(t, Newmark{Beta: 0.25, Gamma: 0.5}, c.omega, dt)
 		var got float64
 		for _, v := range ev {
 			if imag(v) > 0 {
@@ -202,12 +202,13 @@ func TestNewmarkDiscreteFrequency(t *testing.T) {
 // classical β = ¼ gives ≤ 1. For ρ∞ < 1 the radius tends to ρ∞ as
 // ω·dt → ∞ (checked at ω·dt = 1e6 to 1e-3; the approach is O(1/(ω·dt))), the parameter's meaning.
 func TestSpectralRadius(t *testing.T) {
-	bad := GeneralizedAlpha(1)
-	bad.Alpha.Beta = 1.0 / 16
+	p := GeneralizedAlpha{RhoInf: 1}.Params()
+	p.Beta = 1.0 / 16
+	bad := NewmarkFamily{Alpha: p}
 	rb := spectralRadius(amplification(t, bad, 4, 1))
 	within(t, "spectral radius with β = 1/16", rb, 5.83, 0.005)
 	for _, rho := range []float64{0, 0.5, 0.8, 1} {
-		m := GeneralizedAlpha(rho)
+		m := GeneralizedAlpha{RhoInf: rho}
 		for _, wdt := range []float64{0.1, 1, 4, 40, 1e3} {
 			if r := spectralRadius(amplification(t, m, wdt, 1)); r > 1+1e-12 {
 				t.Errorf("ρ∞=%v ω·dt=%v: spectral radius %v > 1", rho, wdt, r)
@@ -215,7 +216,7 @@ func TestSpectralRadius(t *testing.T) {
 		}
 		within(t, fmt.Sprintf("ρ∞=%v radius at ω·dt=1e6", rho), spectralRadius(amplification(t, m, 1e6, 1)), rho, 1e-3)
 	}
-	within(t, "Newmark radius at ω·dt = 4", spectralRadius(amplification(t, Newmark(0.25, 0.5), 4, 1)), 1, 1e-12)
+	within(t, "Newmark radius at ω·dt = 4", spectralRadius(amplification(t, Newmark{Beta: 0.25, Gamma: 0.5}, 4, 1)), 1, 1e-12)
 }
 
 // resolvedK has modes ω = 1 ((1, 1)/√2) and ω = 3 ((1, −1)/√2): the
@@ -226,15 +227,15 @@ func resolvedError(t *testing.T, m Method, n int, reset, split bool) float64 {
 	const T = 2
 	r := math.Sqrt2
 	st := State{Q: []float64{(1 + 0.5) / r, (1 - 0.5) / r}, V: []float64{0, 0}}
-	rs, err := m.NewSecondOrder(linear2{resolvedK}, nil)
+	rs, err := m.(SecondOrderMethod).NewSecondOrder(linear2{resolvedK}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h History
+	var h Memory
 	dt := T / float64(n)
 	for i := 0; st.T < T-1e-12; i++ {
 		if reset {
-			h = History{}
+			h = Memory{}
 		}
 		step := dt
 		if split && (i == n/2 || i == n/2+1) {
@@ -244,7 +245,7 @@ func resolvedError(t *testing.T, m Method, n int, reset, split bool) float64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, st = res.History, res.History.Latest.State
+		h, st = res.Memory, res.Memory.Latest.State
 	}
 	within(t, "end time", st.T, T, 1e-12)
 	z1, _, z2, _ := modal(st)
@@ -264,7 +265,7 @@ func resolvedError(t *testing.T, m Method, n int, reset, split bool) float64 {
 func TestCarriedAccelerationOrder(t *testing.T) {
 	const NS0 = 160
 	ns := []int{NS0, 2 * NS0, 4 * NS0}
-	for _, m := range []Method{Newmark(0.25, 0.5), GeneralizedAlpha(1), GeneralizedAlpha(0.8), GeneralizedAlpha(0.5), GeneralizedAlpha(0)} {
+	for _, m := range []Method{Newmark{Beta: 0.25, Gamma: 0.5}, GeneralizedAlpha{RhoInf: 1}, GeneralizedAlpha{RhoInf: 0.8}, GeneralizedAlpha{RhoInf: 0.5}, GeneralizedAlpha{RhoInf: 0}} {
 		name := label(m)
 		var carried, reset, uneven []float64
 		for _, n := range ns {
@@ -277,31 +278,31 @@ func TestCarriedAccelerationOrder(t *testing.T) {
 		if pc < 1.98 || pc > 2.1 || pu < 1.98 || pu > 2.1 {
 			t.Errorf("%s: carried order %v, uneven %v, want ≥ 1.98", name, pc, pu)
 		}
-		damped := m.Name == MethodGeneralizedAlpha && m.Alpha.RhoInf < 1
+		damped := m.Name() == MethodGeneralizedAlpha && m.(SecondOrderMethod).Params().RhoInf < 1
 		if damped {
 			within(t, name+" order with reset acceleration", pr, 1, 0.1)
 		}
 	}
 }
 
-// TestHistoryMismatch: resuming with a history whose time, parameters or
-// layout differ is rejected with a *HistoryError naming the field.
-func TestHistoryMismatch(t *testing.T) {
+// TestMemoryMismatch: resuming with a history whose time, parameters or
+// layout differ is rejected with a *StateMismatchError naming the field.
+func TestMemoryMismatch(t *testing.T) {
 	sys := linear2{seedK}
-	ga, _ := GeneralizedAlpha(0.5).NewSecondOrder(sys, &Settings{IDs: []int64{11, 12}})
-	res, err := ga.Advance(seedStart(), History{}, 0.1)
+	ga, _ := (GeneralizedAlpha{RhoInf: 0.5}).NewSecondOrder(sys, &DriverOptions{IDs: []int64{11, 12}})
+	res, err := ga.Advance(seedStart(), Memory{}, 0.1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, st := res.History, res.History.Latest.State
+	h, st := res.Memory, res.Memory.Latest.State
 	if res.Steps != 1 || h.Latest.RhoInf != 0.5 || h.Latest.IDs[1] != 12 {
 		t.Fatalf("result %+v", res)
 	}
-	check := func(field string, r *SecondOrderStepper, st State, h History) {
+	check := func(field string, r *SecondOrderStepper, st State, h Memory) {
 		t.Helper()
 		res, err := r.Advance(st, h, 0.1)
-		var he *HistoryError
-		if !errors.As(err, &he) || he.Field != field || !errors.Is(err, ErrHistoryMismatch) || res.Status != HistoryMismatch {
+		var he *StateMismatchError
+		if !errors.As(err, &he) || he.Field != field || !errors.Is(err, ErrStateMismatch) || res.Status != StateMismatch {
 			t.Errorf("%s: got %v (status %v)", field, err, res.Status)
 		} else {
 			t.Log(err)
@@ -310,19 +311,19 @@ func TestHistoryMismatch(t *testing.T) {
 	moved := st
 	moved.T += 0.05
 	check("time", ga, moved, h)
-	other, _ := GeneralizedAlpha(0.8).NewSecondOrder(sys, &Settings{IDs: []int64{11, 12}})
+	other, _ := (GeneralizedAlpha{RhoInf: 0.8}).NewSecondOrder(sys, &DriverOptions{IDs: []int64{11, 12}})
 	check("rho_inf", other, st, h)
-	nm, _ := Newmark(0.25, 0.5).NewSecondOrder(sys, &Settings{IDs: []int64{11, 12}})
+	nm, _ := (Newmark{Beta: 0.25, Gamma: 0.5}).NewSecondOrder(sys, &DriverOptions{IDs: []int64{11, 12}})
 	check("method", nm, st, h)
-	nres, _ := nm.Advance(seedStart(), History{}, 0.1)
-	nm2, _ := Newmark(0.3, 0.5).NewSecondOrder(sys, &Settings{IDs: []int64{11, 12}})
-	check("beta", nm2, nres.History.Latest.State, nres.History)
-	ids, _ := GeneralizedAlpha(0.5).NewSecondOrder(sys, &Settings{IDs: []int64{11, 13}})
+	nres, _ := nm.Advance(seedStart(), Memory{}, 0.1)
+	nm2, _ := (Newmark{Beta: 0.3, Gamma: 0.5}).NewSecondOrder(sys, &DriverOptions{IDs: []int64{11, 12}})
+	check("beta", nm2, nres.Memory.Latest.State, nres.Memory)
+	ids, _ := (GeneralizedAlpha{RhoInf: 0.5}).NewSecondOrder(sys, &DriverOptions{IDs: []int64{11, 13}})
 	check("ids", ids, st, h)
-	withZ, _ := GeneralizedAlpha(0.5).NewSecondOrder(SecondOrderFunc{NQ: 2, NZ: 1, A: func(tt float64, q, v, z, a, zd []float64) error {
+	withZ, _ := (GeneralizedAlpha{RhoInf: 0.5}).NewSecondOrder(SecondOrderFunc{NQ: 2, NZ: 1, A: func(tt float64, q, v, z, a, zd []float64) error {
 		zd[0] = 0
 		return sys.Accel(tt, q, v, z, a, zd)
-	}}, &Settings{IDs: []int64{11, 12}})
+	}}, &DriverOptions{IDs: []int64{11, 12}})
 	stz := st
 	stz.Z = []float64{0}
 	check("nz", withZ, stz, h)
@@ -337,10 +338,10 @@ func TestHistoryMismatch(t *testing.T) {
 // with a working stepper gives exactly the uninterrupted trajectory.
 func TestRejectedTrialPreservesHistory(t *testing.T) {
 	sys := linear2{seedK}
-	good, _ := GeneralizedAlpha(0.5).NewSecondOrder(sys, nil)
-	weak, _ := GeneralizedAlpha(0.5).NewSecondOrder(sys, &Settings{NewtonMaxIter: 1})
-	r1, _ := good.Advance(seedStart(), History{}, 0.1)
-	h := r1.History
+	good, _ := (GeneralizedAlpha{RhoInf: 0.5}).NewSecondOrder(sys, nil)
+	weak, _ := (GeneralizedAlpha{RhoInf: 0.5, Newton: NewtonOptions{MaxIter: 1}}).NewSecondOrder(sys, nil)
+	r1, _ := good.Advance(seedStart(), Memory{}, 0.1)
+	h := r1.Memory
 	snap := *h.Latest
 	snapA := append([]float64(nil), h.Latest.A...)
 	snapQ := append([]float64(nil), h.Latest.Q...)
@@ -351,7 +352,7 @@ func TestRejectedTrialPreservesHistory(t *testing.T) {
 	if h.Latest.T != snap.T || h.Latest.A[0] != snapA[0] || h.Latest.A[1] != snapA[1] || h.Latest.Q[0] != snapQ[0] {
 		t.Fatal("failed trial modified the history")
 	}
-	nan, _ := GeneralizedAlpha(0.5).NewSecondOrder(SecondOrderFunc{NQ: 2, A: func(tt float64, q, v, z, a, zd []float64) error {
+	nan, _ := (GeneralizedAlpha{RhoInf: 0.5}).NewSecondOrder(SecondOrderFunc{NQ: 2, A: func(tt float64, q, v, z, a, zd []float64) error {
 		sys.Accel(tt, q, v, z, a, zd)
 		if tt > 0.15 {
 			a[1] = math.NaN()
@@ -370,9 +371,9 @@ func TestRejectedTrialPreservesHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, _, _ := runAlpha(t, GeneralizedAlpha(0.5), sys, seedStart(), 0.1, 2, false)
-	if r2.History.Latest.Q[0] != ref.Q[0] || r2.History.Latest.V[1] != ref.V[1] {
-		t.Errorf("after rejected trials %v, uninterrupted %v", r2.History.Latest.State, ref)
+	ref, _, _ := runAlpha(t, GeneralizedAlpha{RhoInf: 0.5}, sys, seedStart(), 0.1, 2, false)
+	if r2.Memory.Latest.Q[0] != ref.Q[0] || r2.Memory.Latest.V[1] != ref.V[1] {
+		t.Errorf("after rejected trials %v, uninterrupted %v", r2.Memory.Latest.State, ref)
 	}
 }
 
@@ -388,36 +389,36 @@ func TestExtraQuantitiesTrapezoid(t *testing.T) {
 		zd[0] = q[0]
 		return nil
 	}}
-	first := Func{N: 3, F: func(tt float64, y, dst []float64) error {
+	first := SystemFunc{N: 3, F: func(tt float64, y, dst []float64) error {
 		dst[0], dst[1], dst[2] = y[1], -y[0]-0.1*y[2], y[0]
 		return nil
 	}}
-	ref, err := Integrate(first, 0, []float64{1, 0, 0}, 2, &Settings{RTol: 1e-13, ATol: 1e-15})
+	ref, err := integrateS(first, 0, []float64{1, 0, 0}, 2, &settings{RTol: 1e-13, ATol: 1e-15})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []Method{Newmark(0.25, 0.5), GeneralizedAlpha(0.5)} {
+	for _, m := range []Method{Newmark{Beta: 0.25, Gamma: 0.5}, GeneralizedAlpha{RhoInf: 0.5}} {
 		var errs []float64
 		for _, n := range []int{40, 80, 160} {
 			st := State{Q: []float64{1}, V: []float64{0}, Z: []float64{0}}
-			r, _ := m.NewSecondOrder(sys, nil)
-			var h History
+			r, _ := m.(SecondOrderMethod).NewSecondOrder(sys, nil)
+			var h Memory
 			for i := 0; i < n; i++ {
 				res, err := r.Advance(st, h, 2/float64(n))
 				if err != nil {
 					t.Fatal(err)
 				}
-				l := res.History.Latest
+				l := res.Memory.Latest
 				want := st.Z[0] + 0.5*(2/float64(n))*(st.Q[0]+l.Q[0])
 				within(t, "endpoint trapezoid", l.Z[0], want, 1e-14)
 				within(t, "carried z' from the endpoint", l.ZDot[0], l.Q[0], 0)
-				h, st = res.History, l.State
+				h, st = res.Memory, l.State
 			}
 			errs = append(errs, math.Max(math.Abs(st.Q[0]-ref.Y[0]), math.Abs(st.Z[0]-ref.Y[2])))
 		}
 		p := observedOrder(errs)
-		t.Logf("%s with z: errors %.3e order %.3f", m.Name, errs, p)
-		within(t, m.Name+" order with extra quantities", p, 2, 0.1)
+		t.Logf("%s with z: errors %.3e order %.3f", m.Name(), errs, p)
+		within(t, m.Name()+" order with extra quantities", p, 2, 0.1)
 	}
 }
 
@@ -440,32 +441,32 @@ func (duffing) AccelJacobian(t float64, q, v, z, dadq, dadv []float64) error {
 // Jacobians agree, and the order is 2 against a tight Dormand–Prince
 // reference.
 func TestNonlinearForces(t *testing.T) {
-	first := Func{N: 2, F: func(tt float64, y, dst []float64) error {
+	first := SystemFunc{N: 2, F: func(tt float64, y, dst []float64) error {
 		a := []float64{0}
 		duffing{}.Accel(tt, y[:1], y[1:], nil, a, nil)
 		dst[0], dst[1] = y[1], a[0]
 		return nil
 	}}
-	ref, err := Integrate(first, 0, []float64{1, 0}, 3, &Settings{RTol: 1e-13, ATol: 1e-15})
+	ref, err := integrateS(first, 0, []float64{1, 0}, 3, &settings{RTol: 1e-13, ATol: 1e-15})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fd := SecondOrderFunc{NQ: 1, A: duffing{}.Accel}
-	for _, m := range []Method{Newmark(0.25, 0.5), GeneralizedAlpha(0.8)} {
+	for _, m := range []Method{Newmark{Beta: 0.25, Gamma: 0.5}, GeneralizedAlpha{RhoInf: 0.8}} {
 		var errs []float64
 		for _, n := range []int{60, 120, 240} {
 			st0 := State{Q: []float64{1}, V: []float64{0}}
 			st, r, _ := runAlpha(t, m, duffing{}, st0, 3/float64(n), n, false)
 			stFD, _, _ := runAlpha(t, m, fd, st0, 3/float64(n), n, false)
 			within(t, "analytic vs FD Jacobian", st.Q[0], stFD.Q[0], 1e-9)
-			if s := r.Stats(); s.NewtonIters < 2*s.Steps {
+			if s := r.Work(); s.NewtonIters < 2*s.Steps {
 				t.Errorf("nonlinear problem converged in %d iterations for %d steps", s.NewtonIters, s.Steps)
 			}
 			errs = append(errs, math.Hypot(st.Q[0]-ref.Y[0], st.V[0]-ref.Y[1]))
 		}
 		p := observedOrder(errs)
-		t.Logf("%s duffing: errors %.3e order %.3f", m.Name, errs, p)
-		within(t, m.Name+" nonlinear order", p, 2, 0.1)
+		t.Logf("%s duffing: errors %.3e order %.3f", m.Name(), errs, p)
+		within(t, m.Name()+" nonlinear order", p, 2, 0.1)
 	}
 }
 
@@ -474,7 +475,7 @@ func TestNonlinearForces(t *testing.T) {
 // the SecondOrder runner on the same equations (both use analytic
 // Jacobians here), and "other" components are the extra quantities z.
 func TestFirstOrderAdapter(t *testing.T) {
-	for _, m := range []Method{Newmark(0.25, 0.5), GeneralizedAlpha(0.5)} {
+	for _, m := range []Method{Newmark{Beta: 0.25, Gamma: 0.5}, GeneralizedAlpha{RhoInf: 0.5}} {
 		st, err := m.New(spring{k: 9}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -498,7 +499,7 @@ func TestFirstOrderAdapter(t *testing.T) {
 		dst[0], dst[1] = 0.5*y[1], -y[0]
 		return nil
 	}}
-	st, _ := Newmark(0.25, 0.5).New(bad, nil)
+	st, _ := (Newmark{Beta: 0.25, Gamma: 0.5}).New(bad, nil)
 	st.Init(0, []float64{1, 1})
 	if err := st.Step(0.1); !errors.Is(err, ErrNotPartitioned) {
 		t.Errorf("got %v, want ErrNotPartitioned", err)
@@ -514,23 +515,23 @@ func TestFirstOrderAdapter(t *testing.T) {
 // Jacobian and needs a third iteration. The counts are exact for this
 // deterministic problem.
 func TestSeedWorkCounts(t *testing.T) {
-	for _, m := range []Method{Newmark(0.25, 0.5), GeneralizedAlpha(0.5)} {
+	for _, m := range []Method{Newmark{Beta: 0.25, Gamma: 0.5}, GeneralizedAlpha{RhoInf: 0.5}} {
 		_, r, _ := runAlpha(t, m, linear2{seedK}, seedStart(), 0.1, 120, false)
-		s := r.Stats()
-		t.Logf("%s: %+v", m.Name, s)
+		s := r.Work()
+		t.Logf("%s: %+v", m.Name(), s)
 		if s.Steps != 120 || s.FuncEvals != 1+2*120 || s.NewtonIters != 240 || s.LinearSolves != 240 {
-			t.Errorf("%s: work %+v", m.Name, s)
+			t.Errorf("%s: work %+v", m.Name(), s)
 		}
 	}
 }
 
 func BenchmarkSeedTwoModes(b *testing.B) {
-	for _, m := range []Method{Newmark(0.25, 0.5), GeneralizedAlpha(0.5)} {
-		b.Run(fmt.Sprintf("%s-%v", m.Name, m.Alpha.RhoInf), func(b *testing.B) {
-			var s Stats
+	for _, m := range []Method{Newmark{Beta: 0.25, Gamma: 0.5}, GeneralizedAlpha{RhoInf: 0.5}} {
+		b.Run(fmt.Sprintf("%s-%v", m.Name(), m.(SecondOrderMethod).Params().RhoInf), func(b *testing.B) {
+			var s Work
 			for b.Loop() {
 				_, r, _ := runAlpha(b, m, linear2{seedK}, seedStart(), 0.1, 120, false)
-				s = r.Stats()
+				s = r.Work()
 			}
 			b.ReportMetric(float64(s.FuncEvals), "rhs/run")
 			b.ReportMetric(float64(s.NewtonIters), "newton/run")
@@ -548,12 +549,12 @@ func ExampleSecondOrderStepper_Advance() {
 		a[1] = -(k[2]*q[0] + k[3]*q[1])
 		return nil
 	}}
-	r, err := GeneralizedAlpha(0.5).NewSecondOrder(sys, nil)
+	r, err := (GeneralizedAlpha{RhoInf: 0.5}).NewSecondOrder(sys, nil)
 	if err != nil {
 		panic(err)
 	}
 	st := State{Q: []float64{1.05 / math.Sqrt2, 0.95 / math.Sqrt2}, V: []float64{0, 0}}
-	var h History // empty: starts from the physical acceleration
+	var h Memory // empty: starts from the physical acceleration
 	accepted := 0
 	for i := 0; i < 10; i++ {
 		res, err := r.Advance(st, h, 0.1)
@@ -561,7 +562,7 @@ func ExampleSecondOrderStepper_Advance() {
 			panic(err)
 		}
 		accepted += res.Steps
-		h, st = res.History, res.History.Latest.State
+		h, st = res.Memory, res.Memory.Latest.State
 	}
 	fmt.Println("accepted steps:", accepted)
 	fmt.Println("rho_inf:", h.Latest.RhoInf)

@@ -11,8 +11,8 @@ import (
 func TestByNameCaseAndListing(t *testing.T) {
 	for _, name := range []string{"RK4", "rk4", "Dormand-Prince", "SEMI-IMPLICIT-EULER"} {
 		m, err := ByName(name)
-		if err != nil || !strings.EqualFold(m.Name, name) {
-			t.Errorf("ByName(%q) = %v, %v", name, m.Name, err)
+		if err != nil || !strings.EqualFold(m.Name(), name) {
+			t.Errorf("ByName(%q) = %v, %v", name, m.Name(), err)
 		}
 	}
 	_, err := ByName("rk5")
@@ -21,8 +21,8 @@ func TestByNameCaseAndListing(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, m := range Methods() {
-		if !strings.Contains(msg, m.Name) {
-			t.Errorf("%q does not list %q", msg, m.Name)
+		if !strings.Contains(msg, m.Name()) {
+			t.Errorf("%q does not list %q", msg, m.Name())
 		}
 	}
 	if !strings.Contains(msg, `did you mean "rk4"?`) {

@@ -5,24 +5,24 @@ import "fmt"
 // core is what every fixed-step first-order stepper keeps: its method and
 // system, the state and its clock, and the work counts.
 type core struct {
-	m     Method
+	m     methodInfo
 	sys   System
 	n     int
 	init  bool
 	clk   Clock
 	y     []float64
-	stats Stats
+	stats Work
 }
 
-func newCore(m Method, sys System) core {
+func newCore(m methodInfo, sys System) core {
 	n := sys.Dim()
 	return core{m: m, sys: sys, n: n, y: make([]float64, n)}
 }
 
-// Method, Order, Stats and State implement Stepper.
+// Method, Order, Work and State implement Stepper.
 func (s *core) Method() string              { return s.m.Name }
 func (s *core) Order() int                  { return s.m.Order }
-func (s *core) Stats() Stats                { return s.stats }
+func (s *core) Work() Work                  { return s.stats }
 func (s *core) State() (float64, []float64) { return s.clk.Now(), s.y }
 
 // init0 sets the state to (t0, y0) and resets the clock and counts.
@@ -35,7 +35,7 @@ func (s *core) init0(t0 float64, y0 []float64) error {
 	}
 	copy(s.y, y0)
 	s.clk = Clock{Base: t0}
-	s.stats = Stats{}
+	s.stats = Work{}
 	s.init = true
 	return nil
 }

@@ -29,11 +29,11 @@ func (denseOscEv) Reset(int, float64, []float64, []float64) (EventAction, error)
 // Dense output computed lazily (no events) is bit-identical to the eager
 // computation (an event system), at every sample of every step.
 func TestDenseLazyMatchesEager(t *testing.T) {
-	lazy, err := NewAdaptive(denseOsc{}, nil)
+	lazy, err := newAdaptiveS(denseOsc{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	eager, err := NewAdaptive(denseOscEv{}, nil)
+	eager, err := newAdaptiveS(denseOscEv{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

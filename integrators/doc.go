@@ -17,7 +17,7 @@
 //   - Partitioned: which components are positions and which their
 //     velocities (y[pos[i]]' = y[vel[i]]); needed by semi-implicit Euler and
 //     by Newmark/generalized-alpha applied to a first-order System (or give
-//     Settings.Positions and Settings.Velocities).
+//     DriverOptions.Positions and DriverOptions.Velocities).
 //   - EventSystem: event functions g_i(t, y), their crossing directions and
 //     reset maps, handled by the Dormand–Prince driver and by every
 //     fixed-step method (see Events).
@@ -26,49 +26,77 @@
 //     with its last stages at the left limit, and restarts there.
 //   - AccelJacobian: ∂a/∂q and ∂a/∂v for Newmark/generalized-alpha.
 //
-// Func and SecondOrderFunc adapt plain functions, like http.HandlerFunc.
+// SystemFunc and SecondOrderFunc adapt plain functions, like
+// http.HandlerFunc.
 //
-// Every method has a stable name (MethodRK4 = "rk4", ...) that node
-// metadata uses to name its discretization; ByName (any case; an unknown
-// name's error lists the valid ones) returns the Method,
-// with its declared Order, and Method.New a Stepper for a System:
+// # Methods
 //
-//	m, err := integrators.ByName("rk4")
-//	st, err := m.New(sys, nil)   // nil *Settings: documented defaults
+// A Method (an interface, like gonum's optimize.Method) is a value that
+// knows its stable name, its declared order and how to make a Stepper for
+// a System. The built-in methods are types whose fields are their own
+// options, every zero value meaning a documented default (but ρ∞, a
+// parameter: GeneralizedAlpha{} is ρ∞ = 0; ByName gives DefaultRhoInf):
+//
+//	ForwardEuler{}, SemiImplicitEuler{}, Heun{}, RK4{}      no options
+//	DormandPrince{RTol, ATol, InitialStep, MinStep, MaxStep, FixedStep}
+//	BackwardEuler{Newton, Linear}, ImplicitTrapezoid{Newton, Linear}
+//	Newmark{Beta, Gamma, Newton, Linear}
+//	GeneralizedAlpha{RhoInf, Newton, Linear}
+//	NewmarkFamily{Alpha, Newton, Linear}                    not in the registry
+//
+// so an option cannot be given to a method that does not have it (an
+// explicit method has no Newton field). Options every method shares —
+// event tolerances, the system's position/velocity pairs and IDs, the
+// adaptive driver's output times and step budget — are DriverOptions.
+// NewStepper is the driver of every method:
+//
+//	st, err := integrators.NewStepper(integrators.BackwardEuler{
+//		Newton: integrators.NewtonOptions{Tol: 1e-12},
+//	}, sys, nil) // nil *DriverOptions: documented defaults
 //	st.Init(0, y0)
 //	for i := 0; i < n; i++ {
 //		if err := st.Step(dt); err != nil { ... } // *StepError, state unchanged
 //	}
 //	t, y := st.State()
 //
-// Settings a method does not use are an error wrapping ErrNotApplicable,
-// not ignored (see Settings). Configure chooses a method and its own
-// parameters (Newmark β, γ; generalized-alpha ρ∞) by name, refusing
-// another method's, for scene files and the command line.
+// A DriverOptions field that a driver does not use (Output and MaxSteps
+// for a fixed-step stepper), or a DormandPrince controller field given to
+// its fixed-step stepper, is an error wrapping ErrNotApplicable, never
+// ignored. Optional interfaces describe what some methods also are:
+// NewtonMethod (its Solver options can be read and replaced, for scene
+// loaders and checkpoints) and SecondOrderMethod (the Newmark family, with
+// Params and NewSecondOrder).
+//
+// Every method has a stable name (MethodRK4 = "rk4", ...) that node
+// metadata uses to name its discretization. The registry maps names back
+// to methods: ByName (any case; an unknown name's error lists the valid
+// ones and suggests the nearest) returns a method with its default
+// options, Names lists them and Methods returns the built-in ones. Scene
+// files and the cosim command line choose methods through it and set the
+// options on the value they get.
 //
 // # Methods of your own
 //
-// A method defined outside this package implements Scheme (Name, Order,
+// A method defined outside this package implements Method (Name, Order,
 // New returning a Stepper), as a caller of gonum's optimize brings its
-// own optimize.Method. Custom wraps it in a Method (Kind UserDefined)
-// that Method.New, graph.Sim.RunMonolithic and checkpoints accept;
-// Register adds it to the names ByName, Configure and Names know, so a
-// scene file or the cosim command line can name it. Its Settings are
-// checked like an explicit method's (only the event settings), or like an
-// implicit one's if it is a NewtonScheme. Events are located
-// for it as for the built-in methods; a Stepper that carries memory
-// between steps should implement Checkpointer, or a resumed run restarts
-// it from its state alone. The registry is the one mutable package
-// state: Register is safe for concurrent use, and registrations last as
-// long as the process. verification.MonolithicStudy measures a method's
-// observed order on a graph against a known solution.
+// own optimize.Method; NewStepper, graph.Sim.RunMonolithic and
+// verification.MonolithicStudy accept it like a built-in one. NewStepper
+// checks its name (not a built-in one) and order and its Stepper's
+// identity, refuses the adaptive-only DriverOptions for it, and locates
+// events for it as for the built-in methods. A Stepper that carries
+// memory between steps should implement Checkpointer, or a resumed run
+// restarts it from its state alone. Register adds it to the names ByName
+// and Names know, so that a scene file or the cosim command line can name
+// it and a graph checkpoint of a run with it can be read back. The
+// registry is the one mutable package state: Register is safe for
+// concurrent use, and registrations last as long as the process.
 //
-// Integrate (or Adaptive, one step at a time) runs Dormand–Prince with
-// error control, output at requested times and events. A
+// Integrate (or Adaptive, one step at a time, from NewAdaptive) runs a
+// DormandPrince with error control, output at requested times and events. A
 // SecondOrderStepper runs Newmark or generalized-alpha on a SecondOrder
-// with an explicit History, as described below.
+// with an explicit Memory, as described below.
 //
-// # Methods
+// # Method table
 //
 // Costs are per step; "eval" is one call of Func or Accel, "solve" one
 // dense LU factorization and solve (gonum mat.LU) of size Dim (or nq+nz).
@@ -102,10 +130,10 @@
 // err_i/(ATol + RTol·max(|y_i|, |y_new,i|)), the PI controller of Hairer's
 // DOPRI5 (safety 0.9, factor in [0.2, 10], β = 0.04, no growth right after
 // a rejection), MinStep/MaxStep, and the standard 4th-order continuous
-// extension for dense output (Adaptive.Dense, Settings.Output). Each
+// extension for dense output (Adaptive.Dense, DriverOptions.Output). Each
 // trial costs 6 evaluations; a run adds 2 at the start (first stage and
-// the initial-step guess, skipped with Settings.InitialStep), and 1 after
-// every event. With Settings.InitialStep given, the step sequence is
+// the initial-step guess, skipped with DormandPrince.InitialStep), and 1 after
+// every event. With DormandPrince.InitialStep given, the step sequence is
 // DOPRI5's: on the Arenstorf orbit (RTol = ATol = 1e-7, InitialStep
 // 1e-4) both take 217 accepted and 21 rejected steps
 // (TestDopri5CountsArenstorf). The automatic initial step differs from
@@ -116,28 +144,28 @@
 // the old state (the old acceleration for the Newmark family), with the
 // analytic Jacobian when the System has one and forward differences (Dim
 // extra evaluations) otherwise, forming and factorizing the Jacobian on
-// every iteration. The iteration stops when max|Δx| ≤ NewtonTol·(1 +
+// every iteration. The iteration stops when max|Δx| ≤ NewtonOptions.Tol·(1 +
 // max|x|); on a linear problem that takes two iterations (the second
-// confirms). Not converging within NewtonMaxIter, a residual growing at
+// confirms). Not converging within NewtonOptions.MaxIter, a residual growing at
 // three consecutive iterations (divergence), or a singular Jacobian,
 // fails the step with NewtonFailure, naming the step, time and last
-// residual norm. Stats counts iterations, Jacobians, factorizations and
+// residual norm. Work counts iterations, Jacobians, factorizations and
 // solves.
 //
 // # Linear solvers for large systems
 //
-// Settings.LinearSolver chooses how each Newton iteration is solved:
+// LinearOptions.Solver chooses how each Newton iteration is solved:
 // dense LU as above, or restarted GMRES(m) (Saad, Iterative Methods for
 // Sparse Linear Systems, §9.3.2) with right preconditioning — block-Jacobi
 // over the System's Blocked partition (a graph's nodes) or ILU(0) of the
 // sparse Newton matrix — as an inexact Newton method with
-// Eisenstat–Walker forcing terms (Settings.Forcing). LinearAuto, the
+// Eisenstat–Walker forcing terms (LinearOptions.Forcing). LinearAuto, the
 // default, is dense up to AutoDenseMax unknowns. With GMRES the Newton
 // matrix (I − dt·θ·J, or the Newmark family's (1−αm)·I − (1−αf)·(β·dt²·J_q
 // + γ·dt·J_v) over the accelerations) is assembled sparsely from the
 // System's SparseJacobian (CSR on a fixed pattern) in O(nnz), never
 // densely, and reused with its preconditioner across iterations and steps
-// while Newton converges fast (JacobianMaxAge); checkpoints record where
+// while Newton converges fast (LinearOptions.JacobianMaxAge); checkpoints record where
 // it was assembled so that restoring is still bit-identical. With
 // MatrixFree the product A·v is a directional difference of the residual
 // instead, so the Jacobian is only needed for the preconditioner.
@@ -146,7 +174,7 @@
 // that have none. GMRES stagnation, breakdown or its iteration limit, and
 // a singular preconditioner block, fail the step with LinearFailure
 // (unless GMRES reduced the residual by the largest forcing term, 0.9,
-// which is still an inexact Newton step). Stats.LinearIters counts GMRES
+// which is still an inexact Newton step). Work.LinearIters counts GMRES
 // iterations; Factorize counts preconditioner set-ups as well.
 //
 // # Newmark and generalized-alpha
@@ -167,13 +195,13 @@
 // The acceleration a_n carried between steps is the algorithmic
 // acceleration, not the physical a(t_n, q_n, v_n, z_n); carrying it is
 // what makes the scheme second order (resetting it every step drops the
-// damped variants to first order). An empty History starts from the
+// damped variants to first order). An empty Memory starts from the
 // physical acceleration (one extra evaluation). A SecondOrderStepper's
-// Advance takes the accepted State and History and returns the next ones
-// in Result.History.Latest, which also records the method, its
+// Advance takes the accepted State and Memory and returns the next ones
+// in Outcome.Memory.Latest, which also records the method, its
 // parameters (RhoInf, Beta, Gamma, AlphaM, AlphaF), the layout (nq, nz)
-// and the caller's Settings.IDs. A History whose time, parameters or
-// layout differ from the call's is rejected with a *HistoryError naming
+// and the caller's DriverOptions.IDs. A Memory whose time, parameters or
+// layout differ from the call's is rejected with a *StateMismatchError naming
 // the field. A shorter step keeps the carried acceleration (it does not
 // depend on dt); note that with ρ∞ < 1 generalized-alpha is only first
 // order if the step changes persistently, since a_n approximates the
@@ -187,7 +215,7 @@
 // direction (falling: from g > 0 to g ≤ 0; rising: from g < 0 to g ≥ 0;
 // 0: either) between the start and the end of the step. Its time is
 // located on the dense output by the Illinois method with bisection
-// safeguards, to within Settings.EventTol on the far side of the root;
+// safeguards, to within DriverOptions.EventTol on the far side of the root;
 // the earliest event of the step wins (ties: the lowest index). The step
 // is truncated there, Reset maps the state (dst holds a copy of the
 // pre-event state on entry) and integration continues, disarms the event
@@ -201,7 +229,7 @@
 // step end or on a localization sample (g exactly 0 there) fires once,
 // at that time (TestEventExactlyOnZero).
 //
-// The fixed-step methods (Method.New on a System with events) handle
+// The fixed-step methods (NewStepper on a System with events) handle
 // the same events with the same rules (directions, unarmed starts, the
 // earliest event first, EventTol, the Zeno guard): after each step the
 // event functions are evaluated at its end; when one crossed, the
@@ -233,15 +261,15 @@
 //
 // # Invariants
 //
-// Inputs are never modified: y0, State, History and Checkpoint values
+// Inputs are never modified: y0, State, Memory and StepperState values
 // passed in are read and copied. Only the receiver and slices named dst
 // are written. User functions must write only their dst arguments and
-// must not retain any slice they are given. Results and histories hold
+// must not retain any slice they are given. Outcomes and memories hold
 // fresh slices; the y returned by State is owned by the stepper and valid
 // until its next Step, Init or Restore.
 //
 // Fixed-step explicit steps allocate nothing: work vectors are allocated
-// by New. Time is computed from the step count (t = base + n·dt, the count
+// by NewStepper. Time is computed from the step count (t = base + n·dt, the count
 // restarting when dt changes), not by summing dt.
 //
 // # Aliasing
@@ -253,16 +281,17 @@
 // # Concurrency and determinism
 //
 // A Stepper, Adaptive or SecondOrderStepper is not safe for concurrent
-// use; distinct ones are, provided the Systems they use are. Register,
-// ByName, Names and Configure are safe for concurrent use (the registry
-// of user-defined methods is guarded by a lock; a step never touches
-// it). No method uses goroutines, maps or randomness: the same inputs give bit-identical
-// results on the same platform. Checkpoint returns a plain struct
-// (Checkpoint) with the complete integrator state, including carried
-// derivatives, accelerations, the step-count clock, the PI controller
-// memory and the event state; restoring it into a fresh stepper for the
-// same System and Settings and stepping on is bit-identical to never
-// having stopped. Restore rejects, with a *HistoryError, a checkpoint of
+// use; distinct ones are, provided the Systems they use are. A Method
+// value may be shared: its New does not modify it. Register, ByName,
+// Names and Methods are safe for concurrent use (the registry of
+// user-defined methods is guarded by a lock; a step never touches it).
+// No method uses goroutines, maps or randomness: the same inputs give
+// bit-identical results on the same platform. Checkpointer.Checkpoint
+// returns a plain struct (StepperState) with the complete integrator
+// state, including carried derivatives, accelerations, the step-count
+// clock, the PI controller memory and the event state; restoring it into
+// a fresh stepper for the same System, method and options and stepping
+// on is bit-identical to never having stopped. Restore rejects, with a *StateMismatchError, a checkpoint of
 // another method or dimension and one whose time is corrupted: a
 // non-finite T or clock, or (for every fixed-step stepper, where time is
 // the step count) T ≠ Clock.Base + Clock.N·Clock.DT.
@@ -275,9 +304,9 @@
 // the Status, the time, the step and, for non-finite values or partition
 // violations, the component index; errors.Is(err, status.Err()) and
 // errors.Is(err, cause) both hold. A failed step, or a rejected trial,
-// leaves the accepted state, history and carried memory untouched.
-// Integrate and Advance also return a Result whose Status (with String
-// and Err) says how the run ended and whose Stats count accepted and
+// leaves the accepted state, Memory and carried derivatives untouched.
+// Integrate and Advance also return an Outcome whose Status (a
+// Termination, with String and Err) says how the run ended and whose Work counts accepted and
 // rejected steps, evaluations, Jacobians, Newton iterations, LU
 // factorizations and solves, and events.
 package integrators

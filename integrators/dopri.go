@@ -1,58 +1,10 @@
 package integrators
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 )
-
-// Result is the outcome of a driver run (Integrate) or of one
-// second-order step (SecondOrderStepper.Advance), like optimize.Result.
-type Result struct {
-	// Status says how the run ended; Status.Err() is nil for Success and
-	// StoppedByEvent.
-	Status Status
-	// Stats is the work done by this call.
-	Stats
-	// T and Y are the last accepted time and state (Integrate). Y is a
-	// fresh slice.
-	T float64
-	Y []float64
-	// Samples holds the dense-output states at Settings.Output times
-	// reached before the run ended (Integrate).
-	Samples []Sample
-	// Events lists the located events in order (Integrate).
-	Events []EventRecord
-	// History carries the accepted second-order state and the memory for
-	// the next step (Advance).
-	History History
-}
-
-// Sample is a state at a requested output time. At an event time it is
-// the state before the reset.
-type Sample struct {
-	T float64
-	Y []float64
-}
-
-// EventRecord describes a located event.
-type EventRecord struct {
-	T      float64     // located time, within the event tolerance after the root
-	Index  int         // event index
-	Action EventAction // what Reset returned
-	Before []float64   // state at T before the reset
-	After  []float64   // state at T after the reset
-}
-
-// StepReport describes one accepted step of an Adaptive integrator.
-type StepReport struct {
-	T0, T1 float64     // the step covered [T0, T1]; T1 is the event time if an event fired
-	H      float64     // the step size used for the stages (T1 − T0 unless an event truncated the step)
-	Event  int         // index of the event that fired at T1, or −1
-	Action EventAction // Reset's action when Event ≥ 0
-}
 
 // PI step-size controller constants (Hairer, Nørsett & Wanner, DOPRI5).
 const (
@@ -64,7 +16,7 @@ const (
 )
 
 // Adaptive is the Dormand–Prince 5(4) integrator with error control (or a
-// fixed step, Settings.FixedStep), FSAL, dense output and event
+// fixed step, DormandPrince.FixedStep), FSAL, dense output and event
 // localization. Step takes one accepted step; Integrate drives it to an
 // end time.
 //
@@ -107,21 +59,27 @@ type Adaptive struct {
 	lastEventT float64
 	haveEvent  bool
 
-	stats Stats
+	stats Work
 }
 
-// NewAdaptive returns a Dormand–Prince integrator for sys. If sys
-// implements EventSystem its events are located on every accepted step.
-// The Newton and linear-solver settings do not apply: setting one is an
-// error wrapping ErrNotApplicable.
-func NewAdaptive(sys System, s *Settings) (*Adaptive, error) {
-	if err := checkApplicable(s, adaptiveUses, "the adaptive "+MethodDormandPrince+" driver"); err != nil {
-		return nil, err
+// NewAdaptive returns the adaptive driver of Dormand–Prince method m
+// (its tolerances and step bounds) for sys. If sys implements EventSystem
+// its events are located on every accepted step. A negative or NaN
+// option of m or o is an error naming it.
+func NewAdaptive(m DormandPrince, sys System, o *DriverOptions) (*Adaptive, error) {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"DormandPrince.RTol", m.RTol}, {"DormandPrince.ATol", m.ATol}, {"DormandPrince.InitialStep", m.InitialStep},
+		{"DormandPrince.MinStep", m.MinStep}, {"DormandPrince.MaxStep", m.MaxStep}, {"DormandPrince.FixedStep", m.FixedStep}} {
+		if !(f.v >= 0) {
+			return nil, fmt.Errorf("integrators: %s = %v: want zero (the default) or positive", f.name, f.v)
+		}
 	}
-	c := resolve(s)
-	if c.rtol < 0 || c.atol < 0 || c.hmin < 0 || !(c.hmax > 0) || c.fixed < 0 || c.eventTol < 0 {
-		return nil, fmt.Errorf("integrators: invalid Settings: negative tolerance or step bound")
+	if o != nil && (!(o.EventTol >= 0) || !(o.ZenoSpacing >= 0) || o.ZenoLimit < 0 || o.MaxSteps < 0) {
+		return nil, fmt.Errorf("integrators: DriverOptions: EventTol %v, ZenoSpacing %v, ZenoLimit %d and MaxSteps %d must not be negative", o.EventTol, o.ZenoSpacing, o.ZenoLimit, o.MaxSteps)
 	}
+	c := resolve(m.settings(o))
 	n := sys.Dim()
 	a := &Adaptive{sys: sys, n: n, c: c, errOld: 1e-4}
 	mk := func(k int) []float64 { return make([]float64, k) }
@@ -153,19 +111,19 @@ func (a *Adaptive) Method() string { return MethodDormandPrince }
 // Order returns 5.
 func (a *Adaptive) Order() int { return 5 }
 
-// Stats returns the work done since Init.
-func (a *Adaptive) Stats() Stats { return a.stats }
+// Work returns the work done since Init.
+func (a *Adaptive) Work() Work { return a.stats }
 
 // State returns the current time and state; y is owned by a (see
 // Stepper.State).
 func (a *Adaptive) State() (float64, []float64) { return a.t, a.y }
 
 // NextStep returns the step size the controller proposes next (zero
-// before the first step when Settings.InitialStep is zero).
+// before the first step when DormandPrince.InitialStep is zero).
 func (a *Adaptive) NextStep() float64 { return a.h }
 
 // Init sets the state to (t0, y0) and resets the controller, the events
-// and the Stats. It evaluates the event functions at t0; an event
+// and the Work. It evaluates the event functions at t0; an event
 // function that is exactly zero there is unarmed until it leaves zero.
 func (a *Adaptive) Init(t0 float64, y0 []float64) error {
 	if len(y0) != a.n {
@@ -177,7 +135,7 @@ func (a *Adaptive) Init(t0 float64, y0 []float64) error {
 	copy(a.y, y0)
 	a.t = t0
 	a.clk = Clock{Base: t0}
-	a.stats = Stats{}
+	a.stats = Work{}
 	a.fOK = false
 	a.h = a.c.h0
 	a.errOld = 1e-4
@@ -248,10 +206,6 @@ func (a *Adaptive) initialStep(tMax float64) (float64, error) {
 	return math.Min(math.Min(100*h0, h1), a.c.hmax), nil
 }
 
-func (a *Adaptive) eventTol(t float64) float64 {
-	return math.Max(a.c.eventTol, 4*0x1p-52*math.Abs(t))
-}
-
 // Dense writes the dense-output state at time t, which must lie in the
 // last accepted step [T0, T1], into dst (len Dim). It uses the standard
 // 4th-order continuous extension of Dormand–Prince (Hairer's CONTD5).
@@ -300,57 +254,6 @@ func (a *Adaptive) dense(t float64, dst []float64) {
 	for i := range dst {
 		dst[i] = r[0][i] + th*(r[1][i]+th1*(r[2][i]+th*(r[3][i]+th1*r[4][i])))
 	}
-}
-
-// crossed reports whether value v is on the far side of a crossing of an
-// event with direction dir that started from ref ≠ 0.
-func crossed(dir int, ref, v float64) bool {
-	switch dir {
-	case -1:
-		return ref > 0 && v <= 0
-	case 1:
-		return ref < 0 && v >= 0
-	}
-	return (ref > 0 && v <= 0) || (ref < 0 && v >= 0)
-}
-
-// locate finds the crossing of event i in [lo, hi] by the Illinois
-// method on the dense output and returns a time on the far side within
-// the tolerance of the root.
-func (a *Adaptive) locate(i, dir int, lo, flo, hi, fhi float64) (float64, error) {
-	ref := flo
-	side := 0
-	for it := 0; it < 200; it++ {
-		if hi-lo <= a.eventTol(hi) {
-			break
-		}
-		c := hi - fhi*(hi-lo)/(fhi-flo)
-		if it%4 == 3 || !(c > lo && c < hi) {
-			c = lo + 0.5*(hi-lo) // bisection safeguard
-		}
-		a.dense(c, a.yd)
-		if err := a.events(c, a.yd, a.gt); err != nil {
-			return 0, err
-		}
-		fc := a.gt[i]
-		if fc == 0 {
-			return c, nil
-		}
-		if crossed(dir, ref, fc) {
-			hi, fhi = c, fc
-			if side == 1 {
-				flo /= 2
-			}
-			side = 1
-		} else {
-			lo, flo = c, fc
-			if side == -1 {
-				fhi /= 2
-			}
-			side = -1
-		}
-	}
-	return hi, nil
 }
 
 // Step takes one accepted step that ends no later than tMax > t,
@@ -516,118 +419,11 @@ func (a *Adaptive) setDense(t, t1, h float64) {
 	a.dT0, a.dT1, a.dH, a.dEvent, a.dLazy = t, t1, h, false, false
 }
 
-// handleEvents looks for sign changes of the armed event functions over
-// the step just computed, locates the earliest one and applies its reset.
-func (a *Adaptive) handleEvents(rep *StepReport, h float64) (bool, error) {
-	t, t1 := rep.T0, rep.T1
-	if err := a.events(t1, a.yn, a.g1); err != nil {
-		return false, err
-	}
-	// An event function that is zero at the step start (just fired, or
-	// started on its surface) is unarmed; its reference sign is taken
-	// just after the start so that it can fire again within this step
-	// once it has left the surface.
-	probed := false
-	tp := t + 64*a.eventTol(t)
-	best, bestT := -1, math.Inf(1)
-	for i := 0; i < a.ne; i++ {
-		if a.disarmed[i] {
-			continue
-		}
-		ref, tl := a.g[i], t
-		if ref == 0 {
-			if tp >= t1 {
-				continue
-			}
-			if !probed {
-				a.dense(tp, a.yd)
-				if err := a.events(tp, a.yd, a.gt); err != nil {
-					return false, err
-				}
-				probed = true
-			}
-			ref, tl = a.gt[i], tp
-			if ref == 0 {
-				continue
-			}
-			// gt is overwritten by locate; keep the probe value in ref.
-		}
-		dir := a.ev.EventDirection(i)
-		if !crossed(dir, ref, a.g1[i]) {
-			continue
-		}
-		te, err := a.locate(i, dir, tl, ref, t1, a.g1[i])
-		if err != nil {
-			return false, err
-		}
-		if probed && i+1 < a.ne {
-			// locate overwrote the probe values; recompute them.
-			a.dense(tp, a.yd)
-			if err := a.events(tp, a.yd, a.gt); err != nil {
-				return false, err
-			}
-		}
-		if te < bestT {
-			best, bestT = i, te
-		}
-	}
-	if best < 0 {
-		return false, nil
-	}
-	// Apply the reset at the located time.
-	te := bestT
-	a.dense(te, a.yd)
-	copy(a.yn, a.yd)
-	act, err := a.ev.Reset(best, te, a.yd, a.yn)
-	if err != nil {
-		return false, &StepError{Method: MethodDormandPrince, Status: Failure, T: te, Dt: h, Index: -1, Err: err}
-	}
-	if i := firstNonFinite(a.yn); i >= 0 {
-		return false, &StepError{Method: MethodDormandPrince, Status: NonFinite, T: te, Dt: h, Index: i}
-	}
-	// Zeno guard.
-	spacing := a.c.zenoSpacing
-	if spacing == 0 {
-		spacing = 1e-9 * math.Max(1, math.Abs(te))
-	}
-	if a.haveEvent && te-a.lastEventT < spacing {
-		a.zenoCount++
-	} else {
-		a.zenoCount = 0
-	}
-	if a.zenoCount >= a.c.zenoLimit {
-		return false, &StepError{Method: MethodDormandPrince, Status: ZenoDetected, T: te, Dt: h, Index: best,
-			Err: fmt.Errorf("event %d fired %d times within %g s of each other", best, a.zenoCount+1, spacing)}
-	}
-	// Commit: the step ends at te with the reset state.
-	if err := a.eval(te, h, a.yn, a.k[6]); err != nil {
-		return false, err
-	}
-	if err := a.events(te, a.yn, a.g1); err != nil {
-		return false, err
-	}
-	a.haveEvent, a.lastEventT = true, te
-	a.g1[best] = 0 // just fired: unarmed until it leaves the surface
-	copy(a.g, a.g1)
-	if act == EventDisarm {
-		a.disarmed[best] = true
-	}
-	a.t = te
-	a.clk = Clock{Base: te}
-	a.y, a.yn = a.yn, a.y
-	a.k[0], a.k[6] = a.k[6], a.k[0]
-	a.dT1, a.dEvent = te, true
-	a.stats.Steps++
-	a.stats.EventsHandled++
-	rep.T1, rep.Event, rep.Action = te, best, act
-	return true, nil
-}
-
 // Checkpoint returns the complete integrator state (state, FSAL stage,
-// controller, events, Stats).
-func (a *Adaptive) Checkpoint() Checkpoint {
-	c := Checkpoint{Method: MethodDormandPrince, Dim: a.n, Clock: a.clk, T: a.t, Y: cloneF(a.y),
-		H: a.h, ErrPrev: a.errOld, LastRejected: a.lastRejected, Stats: a.stats,
+// controller, events, Work).
+func (a *Adaptive) Checkpoint() StepperState {
+	c := StepperState{Method: MethodDormandPrince, Dim: a.n, Clock: a.clk, T: a.t, Y: cloneF(a.y),
+		H: a.h, ErrPrev: a.errOld, LastRejected: a.lastRejected, Work: a.stats,
 		ZenoCount: a.zenoCount, LastEventT: a.lastEventT}
 	if a.fOK {
 		c.F = cloneF(a.k[0])
@@ -642,19 +438,19 @@ func (a *Adaptive) Checkpoint() Checkpoint {
 // Restore sets the integrator state from a checkpoint of an Adaptive for
 // the same system and settings. Dense output is unavailable until the
 // next step.
-func (a *Adaptive) Restore(c Checkpoint) error {
+func (a *Adaptive) Restore(c StepperState) error {
 	if err := c.check(MethodDormandPrince, a.n, a.c.fixed > 0); err != nil {
 		return err
 	}
 	if len(c.G) != a.ne || len(c.Disarmed) != a.ne {
-		return &HistoryError{Field: "events", Want: fmt.Sprint(a.ne), Got: fmt.Sprint(len(c.G))}
+		return &StateMismatchError{Field: "events", Want: fmt.Sprint(a.ne), Got: fmt.Sprint(len(c.G))}
 	}
 	copy(a.y, c.Y)
 	a.t, a.clk = c.T, c.Clock
 	a.h, a.errOld, a.lastRejected = c.H, c.ErrPrev, c.LastRejected
-	a.stats = c.Stats
+	a.stats = c.Work
 	a.zenoCount, a.lastEventT = c.ZenoCount, c.LastEventT
-	a.haveEvent = c.Stats.EventsHandled > 0
+	a.haveEvent = c.Work.EventsHandled > 0
 	a.fOK = len(c.F) == a.n
 	if a.fOK {
 		copy(a.k[0], c.F)
@@ -666,120 +462,4 @@ func (a *Adaptive) Restore(c Checkpoint) error {
 	a.dH, a.dLazy = 0, false
 	a.init = true
 	return nil
-}
-
-// Integrate solves y' = f(t, y) from (t0, y0) to tEnd > t0 with the
-// adaptive Dormand–Prince 5(4) method (or a fixed step, see
-// Settings.FixedStep), recording dense-output samples at Settings.Output
-// and locating the events of an EventSystem.
-//
-// The returned Result is never nil. Its Status is Success when tEnd was
-// reached and StoppedByEvent when a Reset returned EventStop; otherwise
-// the error (a *StepError) says why and the Result holds the last
-// accepted state. Invalid settings return an error with Status Failure.
-func Integrate(sys System, t0 float64, y0 []float64, tEnd float64, s *Settings) (*Result, error) {
-	res := &Result{T: t0, Y: cloneF(y0)}
-	if !(tEnd > t0) {
-		res.Status = Failure
-		return res, fmt.Errorf("integrators: Integrate: tEnd %v must be after t0 %v", tEnd, t0)
-	}
-	a, err := NewAdaptive(sys, s)
-	if err != nil {
-		res.Status = Failure
-		return res, err
-	}
-	if err := checkOutput(a.c.output, t0, tEnd); err != nil {
-		res.Status = Failure
-		return res, err
-	}
-	if err := a.Init(t0, y0); err != nil {
-		res.Status = StatusOf(err)
-		return res, err
-	}
-	res, err = a.Run(context.Background(), tEnd, a.c.output)
-	res.Stats = a.stats // including Init's evaluations
-	return res, err
-}
-
-// checkOutput checks that output times ascend within [t0, tEnd].
-func checkOutput(out []float64, t0, tEnd float64) error {
-	for i, t := range out {
-		if t < t0 || t > tEnd || (i > 0 && t < out[i-1]) || math.IsNaN(t) {
-			return fmt.Errorf("integrators: Integrate: Output[%d] = %v not ascending within [%v, %v]", i, t, t0, tEnd)
-		}
-	}
-	return nil
-}
-
-// Run continues an initialised driver from its current state to tEnd,
-// as Integrate does from its start: it records dense-output samples at
-// the times in output (ascending, within [current time, tEnd]) and the
-// located events, stops at an EventStop, and takes at most
-// Settings.MaxSteps trial steps in this call. ctx is checked before every
-// trial step: on cancellation the Result's Status is NotTerminated and
-// the error is ctx's. The Result's Stats are the work of this call; the
-// state is the driver's, the last accepted one on any error.
-//
-// Run is how a caller that keeps the driver (a graph between Integrate
-// calls, or after restoring a Checkpoint) continues one integration.
-func (a *Adaptive) Run(ctx context.Context, tEnd float64, output []float64) (*Result, error) {
-	if !a.init {
-		panic("integrators: Adaptive.Run before Init")
-	}
-	res := &Result{Status: Success}
-	if err := checkOutput(output, a.t, tEnd); err != nil {
-		res.Status, res.T, res.Y = Failure, a.t, cloneF(a.y)
-		return res, err
-	}
-	k := 0
-	for k < len(output) && output[k] == a.t {
-		res.Samples = append(res.Samples, Sample{T: a.t, Y: cloneF(a.y)})
-		k++
-	}
-	stats0 := a.stats
-	done := ctx.Done()
-	var err error
-	for a.t < tEnd {
-		select {
-		case <-done:
-			err = ctx.Err()
-		default:
-		}
-		if err != nil {
-			break
-		}
-		if n := a.stats.Steps + a.stats.Rejected - stats0.Steps - stats0.Rejected; n >= a.c.maxSteps {
-			err = &StepError{Method: MethodDormandPrince, Status: MaxStepsReached, T: a.t, Dt: a.h, Index: -1,
-				Err: fmt.Errorf("%d trial steps", n)}
-			break
-		}
-		var rep StepReport
-		if rep, err = a.Step(tEnd); err != nil {
-			break
-		}
-		for k < len(output) && output[k] <= rep.T1 {
-			y := make([]float64, a.n)
-			a.Dense(output[k], y)
-			res.Samples = append(res.Samples, Sample{T: output[k], Y: y})
-			k++
-		}
-		if rep.Event >= 0 {
-			before := make([]float64, a.n)
-			a.Dense(rep.T1, before)
-			res.Events = append(res.Events, EventRecord{T: rep.T1, Index: rep.Event, Action: rep.Action, Before: before, After: cloneF(a.y)})
-			if rep.Action == EventStop {
-				res.Status = StoppedByEvent
-				break
-			}
-		}
-	}
-	res.Stats = a.stats.Sub(stats0)
-	res.T, res.Y = a.t, cloneF(a.y)
-	if err != nil {
-		res.Status = StatusOf(err)
-		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-			res.Status = NotTerminated
-		}
-	}
-	return res, err
 }

@@ -10,7 +10,7 @@ import (
 // Wanner, Solving ODEs I, §II.0 (eq. 0.1): y = [x, y, x', y'] of a
 // satellite around the earth–moon pair, μ = 0.012277471. From
 // arenstorfY0 the orbit is periodic with period arenstorfT.
-var arenstorf = Func{N: 4, F: func(_ float64, y, f []float64) error {
+var arenstorf = SystemFunc{N: 4, F: func(_ float64, y, f []float64) error {
 	const mu = 0.012277471
 	const md = 1 - mu
 	d0 := (y[0]+mu)*(y[0]+mu) + y[1]*y[1]
@@ -56,7 +56,7 @@ const arenstorfT = 17.0652165601579625588917206249
 // error against the periodic orbit is 3.4e-4 (|y'(T) − y'(0)|), so a
 // different step sequence would not go unnoticed here either.
 func TestDopri5CountsArenstorf(t *testing.T) {
-	res, err := Integrate(arenstorf, 0, arenstorfY0, arenstorfT, &Settings{RTol: 1e-7, ATol: 1e-7, InitialStep: 1e-4})
+	res, err := integrateS(arenstorf, 0, arenstorfY0, arenstorfT, &settings{RTol: 1e-7, ATol: 1e-7, InitialStep: 1e-4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestDopri5CountsAutomaticStart(t *testing.T) {
 	d2 = math.Sqrt(d2/n) / h0
 	hWant := math.Min(100*h0, math.Pow(0.01/math.Max(d1, d2), 0.2))
 
-	a, err := NewAdaptive(arenstorf, &Settings{RTol: tol, ATol: tol})
+	a, err := newAdaptiveS(arenstorf, &settings{RTol: tol, ATol: tol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,11 +133,11 @@ func TestDopri5CountsAutomaticStart(t *testing.T) {
 	if rep.H > hWant*(1+1e-12) || rep.H < 0.2*hWant {
 		t.Errorf("first step %v, want the HNW initial step %v (or a rejection of it)", rep.H, hWant)
 	}
-	if a.Stats().Rejected == 0 && math.Abs(rep.H-hWant) > 1e-15*hWant {
+	if a.Work().Rejected == 0 && math.Abs(rep.H-hWant) > 1e-15*hWant {
 		t.Errorf("first accepted step %v, want exactly %v", rep.H, hWant)
 	}
 
-	res, err := Integrate(arenstorf, 0, arenstorfY0, arenstorfT, &Settings{RTol: tol, ATol: tol})
+	res, err := integrateS(arenstorf, 0, arenstorfY0, arenstorfT, &settings{RTol: tol, ATol: tol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,10 +193,10 @@ func (b *thrown) Reset(_ int, _ float64, y, dst []float64) (EventAction, error) 
 // event, less the one at the step end, the one after the reset and, in
 // a step that starts at an event, the probe just after its start (see
 // Adaptive.handleEvents).
-func localizationCost(t *testing.T, sys eventSys, y0 []float64, tEnd float64, s *Settings) []int {
+func localizationCost(t *testing.T, sys eventSys, y0 []float64, tEnd float64, s *settings) []int {
 	t.Helper()
 	c := &eventCounter{eventSys: sys}
-	a, err := NewAdaptive(c, s)
+	a, err := newAdaptiveS(c, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestEventLocalizationCost(t *testing.T) {
 		root  float64
 		fixed float64
 	}{{0.75, 0.5}, {0.3, 0}, {1.7, 0.25}} {
-		s := &Settings{FixedStep: c.fixed, InitialStep: 0.5, MaxStep: 0.5}
+		s := &settings{FixedStep: c.fixed, InitialStep: 0.5, MaxStep: 0.5}
 		per := localizationCost(t, &ramp{slope: 1, root: c.root, dir: 1}, []float64{-c.root}, 2, s)
 		if len(per) != 1 || per[0] > 1 {
 			t.Errorf("ramp root %v fixed %v: localization evaluations %v, want one event located with ≤ 1", c.root, c.fixed, per)
@@ -251,14 +251,14 @@ func TestEventLocalizationCost(t *testing.T) {
 	}
 
 	for _, c := range []struct {
-		s           Settings
+		s           settings
 		ballMean    float64
 		thrownBound int
 	}{
-		{Settings{}, 26.5, 9},
-		{Settings{MaxStep: 1}, 18, 9},
-		{Settings{FixedStep: 0.5}, 19, 7},
-		{Settings{MaxStep: 0.1}, 7.5, 6},
+		{settings{}, 26.5, 9},
+		{settings{MaxStep: 1}, 18, 9},
+		{settings{FixedStep: 0.5}, 19, 7},
+		{settings{MaxStep: 0.1}, 7.5, 6},
 	} {
 		s := c.s
 		per := localizationCost(t, &ball{g: 9.81, e: 0.9}, []float64{10, 0}, 10, &s)
@@ -286,7 +286,7 @@ func TestEventLocalizationCost(t *testing.T) {
 // is 0 away from the kink and whose steps straddling t = 1 are
 // rejected.
 func TestStepAfterRejectionIsCapped(t *testing.T) {
-	kink := Func{N: 1, F: func(tt float64, _, dst []float64) error {
+	kink := SystemFunc{N: 1, F: func(tt float64, _, dst []float64) error {
 		dst[0] = 0
 		if tt >= 1 {
 			dst[0] = 1
@@ -298,12 +298,12 @@ func TestStepAfterRejectionIsCapped(t *testing.T) {
 		sys  System
 		y0   []float64
 		tEnd float64
-		s    Settings
+		s    settings
 	}{
-		{"arenstorf", arenstorf, arenstorfY0, arenstorfT, Settings{RTol: 1e-7, ATol: 1e-7, InitialStep: 1e-4}},
-		{"kink", kink, []float64{0}, 2, Settings{InitialStep: 0.3}},
+		{"arenstorf", arenstorf, arenstorfY0, arenstorfT, settings{RTol: 1e-7, ATol: 1e-7, InitialStep: 1e-4}},
+		{"kink", kink, []float64{0}, 2, settings{InitialStep: 0.3}},
 	} {
-		a, err := NewAdaptive(c.sys, &c.s)
+		a, err := newAdaptiveS(c.sys, &c.s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +312,7 @@ func TestStepAfterRejectionIsCapped(t *testing.T) {
 		}
 		capped := 0
 		for tt, _ := a.State(); tt < c.tEnd; tt, _ = a.State() {
-			rej := a.Stats().Rejected
+			rej := a.Work().Rejected
 			rep, err := a.Step(c.tEnd)
 			if err != nil {
 				t.Fatal(err)
@@ -320,7 +320,7 @@ func TestStepAfterRejectionIsCapped(t *testing.T) {
 			if rep.T1 < c.tEnd && !(a.NextStep() <= 10*rep.H) {
 				t.Errorf("%s: step %v accepted at t = %v, next proposal %v grows by more than 10", c.name, rep.H, rep.T1, a.NextStep())
 			}
-			if a.Stats().Rejected > rej && rep.T1 < c.tEnd {
+			if a.Work().Rejected > rej && rep.T1 < c.tEnd {
 				capped++
 				if a.NextStep() > rep.H {
 					t.Errorf("%s: after a rejection, step %v accepted at t = %v, next proposal %v exceeds it", c.name, rep.H, rep.T1, a.NextStep())
@@ -335,7 +335,7 @@ func TestStepAfterRejectionIsCapped(t *testing.T) {
 	// error estimates the steps grow tenfold, except right after a
 	// rejection, until one straddles the kink. With the 1/10 = 0 bug the
 	// run took 15 accepted and 30 rejected steps (271 evaluations).
-	res, err := Integrate(kink, 0, []float64{0}, 2, &Settings{InitialStep: 0.3})
+	res, err := integrateS(kink, 0, []float64{0}, 2, &settings{InitialStep: 0.3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,11 +352,11 @@ func TestStepAfterRejectionIsCapped(t *testing.T) {
 // t = 0.9 with y(0.9) = 0.01 to the requested accuracy (RTol = ATol =
 // 1e-8; the tolerance 1e-6 allows for the global error growth).
 func TestNonFiniteTrialRejected(t *testing.T) {
-	sys := Func{N: 1, F: func(_ float64, y, dst []float64) error {
+	sys := SystemFunc{N: 1, F: func(_ float64, y, dst []float64) error {
 		dst[0] = -2 * math.Sqrt(y[0])
 		return nil
 	}}
-	a, err := NewAdaptive(sys, &Settings{RTol: 1e-8, ATol: 1e-8, InitialStep: 0.9})
+	a, err := newAdaptiveS(sys, &settings{RTol: 1e-8, ATol: 1e-8, InitialStep: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,8 +370,8 @@ func TestNonFiniteTrialRejected(t *testing.T) {
 	// The first trial (h = 0.9) has a NaN stage; every rejection of a
 	// NaN trial multiplies h by exactly 0.2, and an error-controlled one
 	// by at least 0.2, so the first accepted step is at most 0.9·0.2.
-	if a.Stats().Rejected == 0 || rep.H > 0.9*0.2*(1+1e-15) {
-		t.Errorf("first step %v after %d rejections, want ≥ 1 rejection and h ≤ 0.18", rep.H, a.Stats().Rejected)
+	if a.Work().Rejected == 0 || rep.H > 0.9*0.2*(1+1e-15) {
+		t.Errorf("first step %v after %d rejections, want ≥ 1 rejection and h ≤ 0.18", rep.H, a.Work().Rejected)
 	}
 	res, err := a.Run(context.Background(), 0.9, nil)
 	if err != nil {

@@ -19,7 +19,7 @@ func TestAdaptiveToleranceSweep(t *testing.T) {
 	var logTol, logSteps []float64
 	prevErr := math.Inf(1)
 	for _, tol := range []float64{1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10} {
-		res, err := Integrate(&oscillator{}, 0, []float64{1, 0}, T, &Settings{RTol: tol, ATol: tol})
+		res, err := integrateS(&oscillator{}, 0, []float64{1, 0}, T, &settings{RTol: tol, ATol: tol})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,18 +48,18 @@ func TestAdaptiveToleranceSweep(t *testing.T) {
 	within(t, "step-count slope", slope, -0.2, 0.05)
 }
 
-// TestAdaptiveFixedStepMatchesStepper: Settings.FixedStep turns the
+// TestAdaptiveFixedStepMatchesStepper: DormandPrince.FixedStep turns the
 // driver into the fixed-step 5th-order method, bit-identical to the
 // "dormand-prince" Stepper, and its observed order is 5 (|p − 5| ≤ 0.1).
 func TestAdaptiveFixedStepMatchesStepper(t *testing.T) {
 	const T = 2
 	var errs []float64
 	for _, n := range []int{20, 40, 80} {
-		res, err := Integrate(&oscillator{}, 0, []float64{1, 0}, T, &Settings{FixedStep: T / float64(n)})
+		res, err := integrateS(&oscillator{}, 0, []float64{1, 0}, T, &settings{FixedStep: T / float64(n)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		y := runFixed(t, Method{Name: MethodDormandPrince, Order: 5}, &oscillator{}, []float64{1, 0}, T, n)
+		y := runFixed(t, DormandPrince{}, &oscillator{}, []float64{1, 0}, T, n)
 		if res.Y[0] != y[0] || res.Y[1] != y[1] || res.Steps != n {
 			t.Errorf("n=%d: driver %v (%d steps), stepper %v", n, res.Y, res.Steps, y)
 		}
@@ -86,7 +86,7 @@ func TestDenseOutput(t *testing.T) {
 		for i := 0; i < n; i++ {
 			out = append(out, (float64(i)+0.5)*h)
 		}
-		res, err := Integrate(&oscillator{}, 0, []float64{1, 0}, T, &Settings{FixedStep: h, Output: out})
+		res, err := integrateS(&oscillator{}, 0, []float64{1, 0}, T, &settings{FixedStep: h, Output: out})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func TestDenseOutput(t *testing.T) {
 		t.Errorf("dense output order %v", p)
 	}
 	out := []float64{0, 0.1, 0.2, 1.5, 3, 7.25, 10}
-	res, err := Integrate(&oscillator{}, 0, []float64{1, 0}, 10, &Settings{Output: out})
+	res, err := integrateS(&oscillator{}, 0, []float64{1, 0}, 10, &settings{Output: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +118,14 @@ func TestDenseOutput(t *testing.T) {
 		}
 		within(t, fmt.Sprintf("x(%v)", s.T), s.Y[0], math.Cos(s.T), 1e-4)
 	}
-	if _, err := Integrate(&oscillator{}, 0, []float64{1, 0}, 1, &Settings{Output: []float64{0.5, 0.2}}); err == nil {
+	if _, err := integrateS(&oscillator{}, 0, []float64{1, 0}, 1, &settings{Output: []float64{0.5, 0.2}}); err == nil {
 		t.Error("unsorted output times accepted")
 	}
 }
 
 // stiffish is y' = −50·(y − cos t): a fast transient onto a slow
 // solution, to exercise rejections.
-var stiffish = Func{N: 1, F: func(t float64, y, dst []float64) error {
+var stiffish = SystemFunc{N: 1, F: func(t float64, y, dst []float64) error {
 	dst[0] = -50 * (y[0] - math.Cos(t))
 	return nil
 }}
@@ -134,9 +134,9 @@ var stiffish = Func{N: 1, F: func(t float64, y, dst []float64) error {
 // and shrunk (the accepted result still meets the tolerance); a MinStep
 // the controller cannot honour ends with StepTooSmall, and MaxSteps with
 // MaxStepsReached, both naming the time and leaving the last accepted
-// state in the Result.
+// state in the Outcome.
 func TestAdaptiveRejectionsAndLimits(t *testing.T) {
-	res, err := Integrate(stiffish, 0, []float64{0}, 2, &Settings{InitialStep: 1, RTol: 1e-8, ATol: 1e-10})
+	res, err := integrateS(stiffish, 0, []float64{0}, 2, &settings{InitialStep: 1, RTol: 1e-8, ATol: 1e-10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,14 +146,14 @@ func TestAdaptiveRejectionsAndLimits(t *testing.T) {
 	if res.Rejected == 0 {
 		t.Error("no rejected step with InitialStep = 1")
 	}
-	t.Logf("stats %+v", res.Stats)
+	t.Logf("stats %+v", res.Work)
 
-	res, err = Integrate(stiffish, 0, []float64{0}, 2, &Settings{MinStep: 0.5})
+	res, err = integrateS(stiffish, 0, []float64{0}, 2, &settings{MinStep: 0.5})
 	var se *StepError
 	if !errors.Is(err, ErrStepTooSmall) || res.Status != StepTooSmall || !errors.As(err, &se) {
 		t.Errorf("MinStep: %v %v", err, res.Status)
 	}
-	res, err = Integrate(stiffish, 0, []float64{0}, 2, &Settings{MaxSteps: 5})
+	res, err = integrateS(stiffish, 0, []float64{0}, 2, &settings{MaxSteps: 5})
 	if !errors.Is(err, ErrMaxSteps) || res.Status != MaxStepsReached || res.Status.Err() != ErrMaxSteps {
 		t.Errorf("MaxSteps: %v %v", err, res.Status)
 	}
@@ -168,7 +168,7 @@ func TestAdaptiveRejectionsAndLimits(t *testing.T) {
 // M more steps: bit-identical to N+M uninterrupted.
 func TestAdaptiveCheckpoint(t *testing.T) {
 	for _, sys := range []System{&ball{g: 9.81, e: 0.9}, stiffish} {
-		s := &Settings{MaxStep: 1, InitialStep: 0.7}
+		s := &settings{MaxStep: 1, InitialStep: 0.7}
 		y0 := []float64{10, 0}[:sys.Dim()]
 		run := func(a *Adaptive, k int) {
 			for i := 0; i < k; i++ {
@@ -177,32 +177,32 @@ func TestAdaptiveCheckpoint(t *testing.T) {
 				}
 			}
 		}
-		ref, _ := NewAdaptive(sys, s)
+		ref, _ := newAdaptiveS(sys, s)
 		ref.Init(0, y0)
 		run(ref, 40)
-		a, _ := NewAdaptive(sys, s)
+		a, _ := newAdaptiveS(sys, s)
 		a.Init(0, y0)
 		run(a, 17)
 		cp := a.Checkpoint()
-		b, _ := NewAdaptive(sys, s)
+		b, _ := newAdaptiveS(sys, s)
 		if err := b.Restore(cp); err != nil {
 			t.Fatal(err)
 		}
 		run(b, 23)
 		t1, y1 := ref.State()
 		t2, y2 := b.State()
-		if t1 != t2 || y1[0] != y2[0] || ref.NextStep() != b.NextStep() || ref.Stats() != b.Stats() {
+		if t1 != t2 || y1[0] != y2[0] || ref.NextStep() != b.NextStep() || ref.Work() != b.Work() {
 			t.Errorf("restored (%v %v %v %+v) differs from uninterrupted (%v %v %v %+v)",
-				t2, y2, b.NextStep(), b.Stats(), t1, y1, ref.NextStep(), ref.Stats())
+				t2, y2, b.NextStep(), b.Work(), t1, y1, ref.NextStep(), ref.Work())
 		}
-		t.Logf("after 40 steps: t=%v, %+v", t1, ref.Stats())
+		t.Logf("after 40 steps: t=%v, %+v", t1, ref.Work())
 	}
 }
 
 func ExampleIntegrate() {
 	// A ball dropped from 10 m bounces with restitution 0.9; the impacts
 	// are located on the dense output and the reset v ← −e·v applied.
-	res, err := Integrate(&ball{g: 9.81, e: 0.9}, 0, []float64{10, 0}, 10, &Settings{MaxStep: 1, Output: []float64{10}})
+	res, err := integrateS(&ball{g: 9.81, e: 0.9}, 0, []float64{10, 0}, 10, &settings{MaxStep: 1, Output: []float64{10}})
 	if err != nil {
 		panic(err)
 	}

@@ -72,8 +72,8 @@ func TestBallEvents(t *testing.T) {
 
 	for _, maxStep := range []float64{0, 0.1, 1, 5} {
 		for _, fixed := range []float64{0, 0.5} {
-			s := &Settings{MaxStep: maxStep, FixedStep: fixed, Output: []float64{10}}
-			res, err := Integrate(&ball{g: g, e: e}, 0, []float64{h0, 0}, 10, s)
+			s := &settings{MaxStep: maxStep, FixedStep: fixed, Output: []float64{10}}
+			res, err := integrateS(&ball{g: g, e: e}, 0, []float64{h0, 0}, 10, s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestBallEvents(t *testing.T) {
 func TestBallComesToRest(t *testing.T) {
 	const h0, g, e = 10, 9.81, 0.9
 	for _, maxStep := range []float64{1, 5} {
-		res, err := Integrate(&ball{g: g, e: e}, 0, []float64{h0, 0}, 40, &Settings{MaxStep: maxStep})
+		res, err := integrateS(&ball{g: g, e: e}, 0, []float64{h0, 0}, 40, &settings{MaxStep: maxStep})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func (chatter) Reset(i int, t float64, y, dst []float64) (EventAction, error) {
 }
 
 func TestZenoGuard(t *testing.T) {
-	res, err := Integrate(chatter{}, 0, []float64{1}, 2, nil)
+	res, err := integrateS(chatter{}, 0, []float64{1}, 2, nil)
 	if !errors.Is(err, ErrZeno) || res.Status != ZenoDetected {
 		t.Fatalf("err %v status %v, want Zeno", err, res.Status)
 	}
@@ -174,7 +174,7 @@ func (stopper) Reset(i int, t float64, y, dst []float64) (EventAction, error) {
 }
 
 func TestEventStop(t *testing.T) {
-	res, err := Integrate(stopper{}, 0, []float64{0}, 3, nil)
+	res, err := integrateS(stopper{}, 0, []float64{0}, 3, nil)
 	if err != nil || res.Status != StoppedByEvent || res.Status.Err() != nil {
 		t.Fatal(err, res.Status)
 	}

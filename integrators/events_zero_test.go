@@ -41,17 +41,17 @@ func (r *ramp) Reset(_ int, _ float64, y, dst []float64) (EventAction, error) {
 func TestEventExactlyOnZero(t *testing.T) {
 	runs := func(root float64) []struct {
 		name string
-		s    Settings
+		s    settings
 	} {
 		out := []float64{root}
 		return []struct {
 			name string
-			s    Settings
+			s    settings
 		}{
-			{"fixed 0.25", Settings{FixedStep: 0.25, Output: out}},
-			{"adaptive 0.25", Settings{InitialStep: 0.25, MaxStep: 0.25, Output: out}},
-			{"fixed 0.5", Settings{FixedStep: 0.5, Output: out}},
-			{"adaptive 0.5", Settings{InitialStep: 0.5, MaxStep: 0.5, Output: out}},
+			{"fixed 0.25", settings{FixedStep: 0.25, Output: out}},
+			{"adaptive 0.25", settings{InitialStep: 0.25, MaxStep: 0.25, Output: out}},
+			{"fixed 0.5", settings{FixedStep: 0.5, Output: out}},
+			{"adaptive 0.5", settings{InitialStep: 0.5, MaxStep: 0.5, Output: out}},
 		}
 	}
 	cases := []struct {
@@ -80,7 +80,7 @@ func TestEventExactlyOnZero(t *testing.T) {
 			t.Run(c.name+"/"+r.name, func(t *testing.T) {
 				s := r.s
 				y0 := -c.slope * c.root
-				res, err := Integrate(&ramp{slope: c.slope, root: c.root, dir: c.dir}, 0, []float64{y0}, tEnd, &s)
+				res, err := integrateS(&ramp{slope: c.slope, root: c.root, dir: c.dir}, 0, []float64{y0}, tEnd, &s)
 				if err != nil || res.Status != Success {
 					t.Fatalf("status %v, err %v", res.Status, err)
 				}
@@ -116,8 +116,8 @@ func TestEventExactlyOnZeroAtStart(t *testing.T) {
 		slope float64
 		dir   int
 	}{{1, 0}, {1, 1}, {-1, -1}, {-1, 0}} {
-		for _, s := range []Settings{{FixedStep: 0.25}, {InitialStep: 0.25, MaxStep: 0.25}, {}} {
-			res, err := Integrate(&ramp{slope: c.slope, dir: c.dir}, 0, []float64{0}, 2, &s)
+		for _, s := range []settings{{FixedStep: 0.25}, {InitialStep: 0.25, MaxStep: 0.25}, {}} {
+			res, err := integrateS(&ramp{slope: c.slope, dir: c.dir}, 0, []float64{0}, 2, &s)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -29,12 +29,8 @@ func (stiff) Jacobian(t float64, y, dst []float64) error {
 // relaxes onto cos t in one step and the solve takes two Newton
 // iterations per step (the second confirms), each with one Jacobian and
 // one LU factorization and solve.
-func ExampleMethod_New_backwardEuler() {
-	m, err := integrators.ByName(integrators.MethodBackwardEuler)
-	if err != nil {
-		panic(err)
-	}
-	st, err := m.New(stiff{}, nil)
+func ExampleBackwardEuler() {
+	st, err := integrators.NewStepper(integrators.BackwardEuler{}, stiff{}, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -47,7 +43,7 @@ func ExampleMethod_New_backwardEuler() {
 		}
 	}
 	t, y := st.State()
-	s := st.Stats()
+	s := st.Work()
 	fmt.Printf("%s (order %d): t = %.1f\n", st.Method(), st.Order(), t)
 	fmt.Printf("y0 = %.4f (cos t = %.4f)\n", y[0], math.Cos(t))
 	fmt.Printf("steps %d, Newton iterations %d, Jacobians %d, factorizations %d\n", s.Steps, s.NewtonIters, s.JacEvals, s.Factorize)
@@ -67,26 +63,26 @@ func ExampleNewmark() {
 		a[0] = -q[0]
 		return nil
 	}}
-	for _, m := range []integrators.Method{integrators.Newmark(0.3025, 0.6), integrators.Newmark(0.25, 0.5)} {
+	for _, m := range []integrators.Newmark{{Beta: 0.3025, Gamma: 0.6}, {Beta: 0.25, Gamma: 0.5}} {
 		r, err := m.NewSecondOrder(sys, nil)
 		if err != nil {
 			panic(err)
 		}
 		st := integrators.State{Q: []float64{1}, V: []float64{0}, Z: []float64{}}
-		var h integrators.History
+		var h integrators.Memory
 		dt := 2 * math.Pi / 5
 		for i := 0; i < 50; i++ { // ten periods
 			res, err := r.Advance(st, h, dt)
 			if err != nil {
 				panic(err)
 			}
-			h, st = res.History, res.History.Latest.State
+			h, st = res.Memory, res.Memory.Latest.State
 		}
 		amp := math.Hypot(st.Q[0], st.V[0])
-		fmt.Printf("β=%v γ=%v: order %d, amplitude after 10 periods %.4f\n", m.Alpha.Beta, m.Alpha.Gamma, r.Order(), amp)
+		fmt.Printf("β=%v γ=%v: order %d, amplitude after 10 periods %.4f\n", m.Beta, m.Gamma, r.Order(), amp)
 	}
 	// γ < ½ is unstable and rejected.
-	_, err := integrators.Newmark(0.25, 0.4).NewSecondOrder(sys, nil)
+	_, err := (integrators.Newmark{Beta: 0.25, Gamma: 0.4}).NewSecondOrder(sys, nil)
 	fmt.Println(err != nil)
 	// Output:
 	// β=0.3025 γ=0.6: order 1, amplitude after 10 periods 0.0577

@@ -68,11 +68,11 @@ var explicitRules = map[string]struct {
 	MethodDormandPrince:     {ruleDormandPrince, 7},
 }
 
-func newExplicit(m Method, sys System, c conf) (*explicitStepper, error) {
+func newExplicit(m methodInfo, sys System, c conf) (*explicitStepper, error) {
 	n := sys.Dim()
 	r, ok := explicitRules[m.Name]
 	if !ok {
-		panic("integrators: newExplicit of " + m.Name) // Method.New dispatches only explicit methods here
+		panic("integrators: newExplicit of " + m.Name) // only the explicit methods construct one
 	}
 	s := &explicitStepper{core: newCore(m, sys), yn: make([]float64, n), tmp: make([]float64, n), rule: r.rule}
 	for i := 0; i < r.stages; i++ {
@@ -243,7 +243,7 @@ func (s *explicitStepper) wrap(err error, dt float64) error {
 
 // dpStages computes the Dormand–Prince stages k[1..6] from k[0] = f(t, y)
 // and the 5th-order solution yn; k[6] = f(t1, yn) (FSAL).
-func dpStages(sys System, t, t1, h float64, y, yn, tmp []float64, kk *[7][]float64, st *Stats) error {
+func dpStages(sys System, t, t1, h float64, y, yn, tmp []float64, kk *[7][]float64, st *Work) error {
 	k := kk
 	f := func(tt float64, x, dst []float64) error {
 		st.FuncEvals++
@@ -290,8 +290,8 @@ func dpStages(sys System, t, t1, h float64, y, yn, tmp []float64, kk *[7][]float
 }
 
 // Checkpoint implements Checkpointer.
-func (s *explicitStepper) Checkpoint() Checkpoint {
-	c := Checkpoint{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
+func (s *explicitStepper) Checkpoint() StepperState {
+	c := StepperState{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Work: s.stats}
 	if s.rule == ruleDormandPrince && s.fOK {
 		c.F = cloneF(s.k[0])
 	}
@@ -299,13 +299,13 @@ func (s *explicitStepper) Checkpoint() Checkpoint {
 }
 
 // Restore implements Checkpointer.
-func (s *explicitStepper) Restore(c Checkpoint) error {
+func (s *explicitStepper) Restore(c StepperState) error {
 	if err := c.check(s.m.Name, s.n, true); err != nil {
 		return err
 	}
 	copy(s.y, c.Y)
 	s.clk = c.Clock
-	s.stats = c.Stats
+	s.stats = c.Work
 	s.fOK = false
 	if s.rule == ruleDormandPrince && len(c.F) == s.n {
 		copy(s.k[0], c.F)

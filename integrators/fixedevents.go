@@ -8,7 +8,7 @@ import (
 
 // Event handling for the fixed-step methods.
 //
-// Method.New wraps the stepper of a System that implements EventSystem
+// NewStepper wraps the stepper of a System that implements EventSystem
 // (with at least one event) in an eventStepper. Each Step(dt) first takes
 // the inner method's ordinary step; when no armed event function changed
 // sign over it in its direction, that is the step, bit for bit, and the
@@ -18,7 +18,7 @@ import (
 // stepper is re-initialised at the step's start and takes one step of
 // length τ, for trial values of τ chosen by the Illinois method with
 // bisection safeguards (the root finder of the adaptive driver), until
-// the bracket is narrower than Settings.EventTol. Re-stepping rather than
+// the bracket is narrower than DriverOptions.EventTol. Re-stepping rather than
 // interpolating, because the fixed-step methods have no interpolant of
 // their own (a cubic Hermite one would need extra evaluations and would
 // not be the method's trajectory): the state at the located time is
@@ -59,7 +59,7 @@ type eventStepper struct {
 	yBest []float64 // the far-side state of the earliest event so far
 	yr    []float64 // the state after a reset
 
-	acc Stats // work of the inner stepper before its latest Init or Restore
+	acc Work // work of the inner stepper before its latest Init or Restore
 
 	zenoCount  int
 	lastEventT float64
@@ -94,11 +94,11 @@ func (w *eventStepper) State() (float64, []float64) {
 	return w.clk.Now(), y
 }
 
-// Stats implements Stepper: the inner method's work, including the
+// Work implements Stepper: the inner method's work, including the
 // re-steps that located events, and the event evaluations and events.
-func (w *eventStepper) Stats() Stats {
+func (w *eventStepper) Work() Work {
 	s := w.acc
-	s.add(w.in.Stats())
+	s.add(w.in.Work())
 	return s
 }
 
@@ -108,7 +108,7 @@ func (w *eventStepper) Init(t0 float64, y0 []float64) error {
 	if err := w.in.Init(t0, y0); err != nil {
 		return err
 	}
-	w.acc = Stats{}
+	w.acc = Work{}
 	w.clk = Clock{Base: t0}
 	clear(w.disarmed)
 	w.zenoCount, w.lastEventT, w.haveEvent = 0, 0, false
@@ -129,7 +129,7 @@ func (w *eventStepper) events(t, dt float64, y, dst []float64) error {
 
 // reinit restarts the inner stepper at (t, y), keeping its work counts.
 func (w *eventStepper) reinit(t float64, y []float64) error {
-	w.acc.add(w.in.Stats())
+	w.acc.add(w.in.Work())
 	return w.in.Init(t, y)
 }
 
@@ -213,9 +213,9 @@ func (w *eventStepper) rollback(t0 float64) {
 
 // restoreInner restores a checkpoint of the inner stepper, keeping the
 // work counts.
-func (w *eventStepper) restoreInner(cp Checkpoint) {
-	w.acc.add(w.in.Stats())
-	w.acc = w.acc.Sub(cp.Stats)
+func (w *eventStepper) restoreInner(cp StepperState) {
+	w.acc.add(w.in.Work())
+	w.acc = w.acc.Sub(cp.Work)
 	if err := w.cp.Restore(cp); err != nil {
 		panic("integrators: restoring the stepper's own checkpoint: " + err.Error())
 	}
@@ -256,7 +256,7 @@ func (w *eventStepper) eventStep(t0, t1, dt float64) (stopped error, err error) 
 		// The inner stepper at the end of the sub-step, to go back to if
 		// no event fired after all (only steps that may hold an event
 		// pay for this copy).
-		var end Checkpoint
+		var end StepperState
 		if w.cp != nil {
 			end = w.cp.Checkpoint()
 		}
@@ -427,7 +427,7 @@ func (w *eventStepper) locate(i int, ts, lo, flo, hi, fhi float64) (float64, err
 	return hi, nil
 }
 
-// zeno applies the Zeno guard of Settings.ZenoLimit and ZenoSpacing.
+// zeno applies the Zeno guard of DriverOptions.ZenoLimit and ZenoSpacing.
 func (w *eventStepper) zeno(te, dt float64, i int) error {
 	spacing := w.c.zenoSpacing
 	if spacing == 0 {
@@ -448,30 +448,30 @@ func (w *eventStepper) zeno(te, dt float64, i int) error {
 
 // Checkpoint implements Checkpointer: the inner stepper's checkpoint with
 // the event state (G, Disarmed, ZenoCount, LastEventT) and the total work.
-func (w *eventStepper) Checkpoint() Checkpoint {
+func (w *eventStepper) Checkpoint() StepperState {
 	c := w.cp.Checkpoint()
 	c.Clock, c.T = w.clk, w.clk.Now()
 	c.G = cloneF(w.g)
 	c.Disarmed = slices.Clone(w.disarmed)
 	c.ZenoCount, c.LastEventT = w.zenoCount, w.lastEventT
-	c.Stats = w.Stats()
+	c.Work = w.Work()
 	return c
 }
 
 // Restore implements Checkpointer. A checkpoint without event state (from
 // a stepper of the same method without events) arms every event from the
 // restored state.
-func (w *eventStepper) Restore(c Checkpoint) error {
+func (w *eventStepper) Restore(c StepperState) error {
 	if c.G != nil && (len(c.G) != w.ne || len(c.Disarmed) != w.ne) {
-		return &HistoryError{Field: "events", Want: fmt.Sprint(w.ne), Got: fmt.Sprint(len(c.G))}
+		return &StateMismatchError{Field: "events", Want: fmt.Sprint(w.ne), Got: fmt.Sprint(len(c.G))}
 	}
 	if err := w.cp.Restore(c); err != nil {
 		return err
 	}
-	w.acc = Stats{}
+	w.acc = Work{}
 	w.clk = c.Clock
 	w.zenoCount, w.lastEventT = c.ZenoCount, c.LastEventT
-	w.haveEvent = c.Stats.EventsHandled > 0
+	w.haveEvent = c.Work.EventsHandled > 0
 	if c.G != nil {
 		copy(w.g, c.G)
 		copy(w.disarmed, c.Disarmed)

@@ -47,12 +47,12 @@ func TestFixedStepBallEvents(t *testing.T) {
 		{MethodNewmark, 1e-8, false},
 		{MethodGeneralizedAlpha, 1e-8, false},
 	}
-	run := func(method string, dt float64) (h, v float64, st Stats) {
+	run := func(method string, dt float64) (h, v float64, st Work) {
 		m, err := ByName(method)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := m.New(&ball{g: g, e: e}, &Settings{Positions: []int{0}, Velocities: []int{1}})
+		s, err := m.New(&ball{g: g, e: e}, &DriverOptions{Positions: []int{0}, Velocities: []int{1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestFixedStepBallEvents(t *testing.T) {
 		if math.Abs(tt-10) > 1e-12 {
 			t.Errorf("%s: time %v after %d steps, want 10", method, tt, n)
 		}
-		return y[0], y[1], s.Stats()
+		return y[0], y[1], s.Work()
 	}
 	for _, c := range cases {
 		h, v, st := run(c.method, dt)
@@ -92,13 +92,13 @@ func TestFixedStepBallEvents(t *testing.T) {
 // without its events.
 func TestFixedStepEventsBitExactWithoutCrossing(t *testing.T) {
 	for _, mm := range Methods() {
-		set := &Settings{Positions: []int{0}, Velocities: []int{1}}
+		set := &DriverOptions{Positions: []int{0}, Velocities: []int{1}}
 		b := &ball{g: 9.81, e: 0.9}
 		with, err := mm.New(b, set)
 		if err != nil {
 			t.Fatal(err)
 		}
-		without, err := mm.New(Func{N: 2, F: b.Func}, set)
+		without, err := mm.New(SystemFunc{N: 2, F: b.Func}, set)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestFixedStepEventsBitExactWithoutCrossing(t *testing.T) {
 		t1, y1 := with.State()
 		t2, y2 := without.State()
 		if t1 != t2 || y1[0] != y2[0] || y1[1] != y2[1] {
-			t.Errorf("%s: with events (%v, %v), without (%v, %v): want identical bits", mm.Name, t1, y1, t2, y2)
+			t.Errorf("%s: with events (%v, %v), without (%v, %v): want identical bits", mm.Name(), t1, y1, t2, y2)
 		}
 	}
 }
@@ -126,7 +126,7 @@ func TestFixedStepEventsBitExactWithoutCrossing(t *testing.T) {
 func TestFixedStepBallComesToRest(t *testing.T) {
 	for _, name := range []string{MethodRK4, MethodSemiImplicitEuler, MethodGeneralizedAlpha} {
 		m, _ := ByName(name)
-		s, err := m.New(&ball{g: 9.81, e: 0.9}, &Settings{Positions: []int{0}, Velocities: []int{1}})
+		s, err := m.New(&ball{g: 9.81, e: 0.9}, &DriverOptions{Positions: []int{0}, Velocities: []int{1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,12 +145,12 @@ func TestFixedStepBallComesToRest(t *testing.T) {
 	}
 }
 
-// Checkpoint and Restore of a fixed-step stepper with events continue bit
+// StepperState and Restore of a fixed-step stepper with events continue bit
 // for bit, across bounces.
 func TestFixedStepEventsCheckpoint(t *testing.T) {
 	for _, name := range []string{MethodRK4, MethodImplicitTrapezoid, MethodGeneralizedAlpha} {
 		m, _ := ByName(name)
-		set := &Settings{Positions: []int{0}, Velocities: []int{1}}
+		set := &DriverOptions{Positions: []int{0}, Velocities: []int{1}}
 		newBall := func() Stepper {
 			s, err := m.New(&ball{g: 9.81, e: 0.9}, set)
 			if err != nil {
@@ -179,8 +179,8 @@ func TestFixedStepEventsCheckpoint(t *testing.T) {
 		step(b, 750)
 		ta, ya := a.State()
 		tb, yb := b.State()
-		if ta != tb || ya[0] != yb[0] || ya[1] != yb[1] || a.Stats() != b.Stats() {
-			t.Errorf("%s: continued (%v, %v, %+v), restored (%v, %v, %+v)", name, ta, ya, a.Stats(), tb, yb, b.Stats())
+		if ta != tb || ya[0] != yb[0] || ya[1] != yb[1] || a.Work() != b.Work() {
+			t.Errorf("%s: continued (%v, %v, %+v), restored (%v, %v, %+v)", name, ta, ya, a.Work(), tb, yb, b.Work())
 		}
 	}
 }
@@ -190,7 +190,7 @@ func TestFixedStepEventsCheckpoint(t *testing.T) {
 func TestFixedStepEventsNoAlloc(t *testing.T) {
 	for _, name := range []string{MethodRK4, MethodSemiImplicitEuler, MethodDormandPrince} {
 		m, _ := ByName(name)
-		s, err := m.New(&ball{g: 9.81, e: 0.9}, &Settings{Positions: []int{0}, Velocities: []int{1}})
+		s, err := m.New(&ball{g: 9.81, e: 0.9}, &DriverOptions{Positions: []int{0}, Velocities: []int{1}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,7 +41,7 @@ func (p *plainOscillator) Func(t float64, y, dst []float64) error { return p.o.F
 
 // expSin is y' = y·cos t (not autonomous, no pairs). Exact:
 // y = y0·exp(sin t).
-var expSin = Func{N: 1, F: func(t float64, y, dst []float64) error {
+var expSin = SystemFunc{N: 1, F: func(t float64, y, dst []float64) error {
 	dst[0] = y[0] * math.Cos(t)
 	return nil
 }}
@@ -68,7 +68,7 @@ func runFixed(t *testing.T, m Method, sys System, y0 []float64, T float64, n int
 		}
 	}
 	tt, y := st.State()
-	within(t, m.Name+" final time", tt, T, 1e-12*T)
+	within(t, m.Name()+" final time", tt, T, 1e-12*T)
 	return append([]float64(nil), y...)
 }
 
@@ -78,3 +78,57 @@ func observedOrder(errs []float64) float64 {
 	k := len(errs)
 	return math.Log2(errs[k-2] / errs[k-1])
 }
+
+// The tests below that predate per-method options describe a run with
+// the flat settings (the union of DormandPrince's, the Newton and linear
+// options and DriverOptions); these helpers split them as a caller does.
+
+// dp returns DormandPrince with the controller fields of s.
+func (s *settings) dp() DormandPrince {
+	if s == nil {
+		return DormandPrince{}
+	}
+	return DormandPrince{RTol: s.RTol, ATol: s.ATol, InitialStep: s.InitialStep, MinStep: s.MinStep, MaxStep: s.MaxStep, FixedStep: s.FixedStep}
+}
+
+// driver returns the DriverOptions of s.
+func (s *settings) driver() *DriverOptions {
+	if s == nil {
+		return nil
+	}
+	return &DriverOptions{Output: s.Output, MaxSteps: s.MaxSteps, EventTol: s.EventTol, ZenoLimit: s.ZenoLimit, ZenoSpacing: s.ZenoSpacing,
+		Positions: s.Positions, Velocities: s.Velocities, IDs: s.IDs}
+}
+
+// with returns m with the Newton and linear options of s; it panics if m
+// has none and s sets some.
+func (s *settings) with(m Method) Method {
+	if s == nil {
+		return m
+	}
+	n := NewtonOptions{Tol: s.NewtonTol, MaxIter: s.NewtonMaxIter}
+	l := LinearOptions{Solver: s.LinearSolver, Preconditioner: s.Preconditioner, KrylovTol: s.KrylovTol, KrylovRestart: s.KrylovRestart,
+		KrylovMaxIter: s.KrylovMaxIter, Forcing: s.Forcing, MatrixFree: s.MatrixFree, JacobianMaxAge: s.JacobianMaxAge}
+	if nm, ok := m.(NewtonMethod); ok {
+		return nm.WithSolver(n, l)
+	}
+	if n != (NewtonOptions{}) || l != (LinearOptions{}) {
+		panic("test: Newton options for " + m.Name())
+	}
+	return m
+}
+
+func integrateS(sys System, t0 float64, y0 []float64, tEnd float64, s *settings) (*Outcome, error) {
+	return Integrate(s.dp(), sys, t0, y0, tEnd, s.driver())
+}
+
+func newAdaptiveS(sys System, s *settings) (*Adaptive, error) {
+	return NewAdaptive(s.dp(), sys, s.driver())
+}
+
+func newS(m Method, sys System, s *settings) (Stepper, error) {
+	return NewStepper(s.with(m), sys, s.driver())
+}
+
+// isSecondOrder reports whether m is of the Newmark family.
+func isSecondOrder(m Method) bool { _, ok := m.(SecondOrderMethod); return ok }

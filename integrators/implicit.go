@@ -36,7 +36,7 @@ func newLinSolver(n int) *linSolver {
 
 // solve factorizes J (in jd) and writes dx = −J⁻¹·r. It reports false for
 // a singular matrix.
-func (l *linSolver) solve(st *Stats) bool {
+func (l *linSolver) solve(st *Work) bool {
 	if l.n == 0 {
 		return true
 	}
@@ -166,14 +166,11 @@ func blocksOf(sys System, n int) ([]int, error) {
 // (graph.System): error messages use it.
 type componentNamer interface{ Component(j int) string }
 
-func newImplicit(m Method, sys System, c conf) (*implicitStepper, error) {
+func newImplicit(m methodInfo, theta float64, sys System, c conf) (*implicitStepper, error) {
 	n := sys.Dim()
-	s := &implicitStepper{core: newCore(m, sys), c: c, theta: 1,
+	s := &implicitStepper{core: newCore(m, sys), c: c, theta: theta,
 		yn: make([]float64, n), f0: make([]float64, n), f1: make([]float64, n),
 		xp: make([]float64, n), fp: make([]float64, n)}
-	if m.Name == MethodImplicitTrapezoid {
-		s.theta = 0.5
-	}
 	s.jac, _ = sys.(Jacobian)
 	var pattern *CSR
 	var blockOf []int
@@ -199,7 +196,7 @@ func newImplicit(m Method, sys System, c conf) (*implicitStepper, error) {
 }
 
 // jv is the matrix-free product A·v ≈ v − dt·θ·(f(x + h·v) − f(x))/h at
-// the current iterate (Settings.MatrixFree).
+// the current iterate (LinearOptions.MatrixFree).
 func (s *implicitStepper) jv(v, dst []float64) error {
 	h := fdDirection(s.cur, v)
 	if h == 0 {
@@ -452,8 +449,8 @@ func (s *implicitStepper) step(dt float64) error {
 }
 
 // Checkpoint implements Checkpointer.
-func (s *implicitStepper) Checkpoint() Checkpoint {
-	c := Checkpoint{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Stats: s.stats}
+func (s *implicitStepper) Checkpoint() StepperState {
+	c := StepperState{Method: s.m.Name, Dim: s.n, Clock: s.clk, T: s.clk.Now(), Y: cloneF(s.y), Work: s.stats}
 	if s.theta != 1 && s.f0OK {
 		c.F = cloneF(s.f0)
 	}
@@ -466,13 +463,13 @@ func (s *implicitStepper) Checkpoint() Checkpoint {
 }
 
 // Restore implements Checkpointer.
-func (s *implicitStepper) Restore(c Checkpoint) error {
+func (s *implicitStepper) Restore(c StepperState) error {
 	if err := c.check(s.m.Name, s.n, true); err != nil {
 		return err
 	}
 	copy(s.y, c.Y)
 	s.clk = c.Clock
-	s.stats = c.Stats
+	s.stats = c.Work
 	s.f0OK = false
 	if s.theta != 1 && len(c.F) == s.n {
 		copy(s.f0, c.F)
@@ -483,7 +480,7 @@ func (s *implicitStepper) Restore(c Checkpoint) error {
 		// Re-assemble the reused matrix where it was (work not counted:
 		// it restores memory, as the uninterrupted run did it earlier).
 		if len(p.Y) != s.n {
-			return &HistoryError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
+			return &StateMismatchError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
 		}
 		st := s.stats
 		err := s.sparseMatrix(p.T, p.Dt, p.Y, 0)

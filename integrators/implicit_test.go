@@ -64,7 +64,7 @@ func TestStiffSpring(t *testing.T) {
 		}
 		_, y := st.State()
 		ratio := sp.energy(y) / e0
-		t.Logf("%-20s energy ratio after 1000 steps: %.3g (stats %+v)", name, ratio, st.Stats())
+		t.Logf("%-20s energy ratio after 1000 steps: %.3g (stats %+v)", name, ratio, st.Work())
 		if (name == MethodBackwardEuler || name == MethodGeneralizedAlpha) && ratio > 1e-3 {
 			t.Errorf("%s: high frequency not damped, energy ratio %v", name, ratio)
 		}
@@ -92,7 +92,7 @@ func TestStiffSpringOrder(t *testing.T) {
 		}
 		p := observedOrder(errs)
 		t.Logf("%s errors %.3e → order %.3f", c.name, errs, p)
-		within(t, c.name+" stiff order", p, float64(m.Order), 0.1)
+		within(t, c.name+" stiff order", p, float64(m.Order()), 0.1)
 	}
 }
 
@@ -103,7 +103,7 @@ func TestStiffSpringOrder(t *testing.T) {
 func TestNewtonFailure(t *testing.T) {
 	for _, name := range []string{MethodBackwardEuler, MethodImplicitTrapezoid, MethodNewmark, MethodGeneralizedAlpha} {
 		m, _ := ByName(name)
-		st, _ := m.New(spring{k: 4}, &Settings{NewtonMaxIter: 1})
+		st, _ := newS(m, spring{k: 4}, &settings{NewtonMaxIter: 1})
 		ok, _ := m.New(spring{k: 4}, nil)
 		st.Init(0, []float64{1, 0})
 		ok.Init(0, []float64{1, 0})
@@ -115,8 +115,8 @@ func TestNewtonFailure(t *testing.T) {
 		if tt, y := st.State(); tt != 0 || y[0] != 1 || y[1] != 0 {
 			t.Errorf("%s: state changed by a failed trial: %v %v", name, tt, y)
 		}
-		if st.Stats().Rejected != 1 || st.Stats().Steps != 0 {
-			t.Errorf("%s: stats %+v", name, st.Stats())
+		if st.Work().Rejected != 1 || st.Work().Steps != 0 {
+			t.Errorf("%s: stats %+v", name, st.Work())
 		}
 		// The same stepper recovers with a smaller problem? Restore the
 		// checkpoint into a default stepper: it continues exactly like one
@@ -139,7 +139,7 @@ func TestNewtonFailure(t *testing.T) {
 // tolerance, at the cost of Dim extra evaluations per iteration.
 func TestFiniteDifferenceJacobian(t *testing.T) {
 	cubic := func(jac bool) System {
-		f := Func{N: 2, F: func(tt float64, y, dst []float64) error {
+		f := SystemFunc{N: 2, F: func(tt float64, y, dst []float64) error {
 			dst[0] = y[1]
 			dst[1] = -50*y[0] - 50*y[0]*y[0]*y[0] - 0.1*y[1]
 			return nil
@@ -156,7 +156,7 @@ func TestFiniteDifferenceJacobian(t *testing.T) {
 	for _, name := range []string{MethodBackwardEuler, MethodImplicitTrapezoid} {
 		m, _ := ByName(name)
 		var ys [2][]float64
-		var stats [2]Stats
+		var stats [2]Work
 		for i, jac := range []bool{true, false} {
 			st, _ := m.New(cubic(jac), nil)
 			st.Init(0, []float64{1, 0})
@@ -167,7 +167,7 @@ func TestFiniteDifferenceJacobian(t *testing.T) {
 			}
 			_, y := st.State()
 			ys[i] = append([]float64(nil), y...)
-			stats[i] = st.Stats()
+			stats[i] = st.Work()
 		}
 		// Both solve the same equations to NewtonTol = 1e-10 relative;
 		// 50 steps accumulate at most ~1e-8.
@@ -184,7 +184,7 @@ func TestFiniteDifferenceJacobian(t *testing.T) {
 // jacFunc adds a Jacobian to a Func. (Func cannot be embedded: its
 // field name would shadow its Func method.)
 type jacFunc struct {
-	f Func
+	f SystemFunc
 	J func(t float64, y, dst []float64) error
 }
 

@@ -155,9 +155,9 @@ func (ch *chain1D) initial(a float64) []float64 {
 	return y
 }
 
-func runSteps(t *testing.T, m Method, sys System, s *Settings, y0 []float64, dt float64, steps int) ([]float64, Stats) {
+func runSteps(t *testing.T, m Method, sys System, s *settings, y0 []float64, dt float64, steps int) ([]float64, Work) {
 	t.Helper()
-	st, err := m.New(sys, s)
+	st, err := newS(m, sys, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func runSteps(t *testing.T, m Method, sys System, s *Settings, y0 []float64, dt 
 		}
 	}
 	_, y := st.State()
-	return append([]float64(nil), y...), st.Stats()
+	return append([]float64(nil), y...), st.Work()
 }
 
 // TestKrylovAgreesWithDense: every implicit method with GMRES (each
@@ -184,12 +184,12 @@ func runSteps(t *testing.T, m Method, sys System, s *Settings, y0 []float64, dt 
 func TestKrylovAgreesWithDense(t *testing.T) {
 	ch := newChain1D(40, 1e7, 10, 1e9)
 	y0 := ch.initial(0.01)
-	methods := []Method{catalog[5], catalog[6], Newmark(0.25, 0.5), GeneralizedAlpha(0.5)}
+	methods := []Method{catalog[5], catalog[6], Newmark{Beta: 0.25, Gamma: 0.5}, GeneralizedAlpha{RhoInf: 0.5}}
 	const tol = 1e-10
 	for _, m := range methods {
-		ref, rs := runSteps(t, m, ch, &Settings{LinearSolver: LinearDense, NewtonTol: tol}, y0, 1e-3, 20)
+		ref, rs := runSteps(t, m, ch, &settings{LinearSolver: LinearDense, NewtonTol: tol}, y0, 1e-3, 20)
 		if rs.LinearIters != 0 || rs.Factorize != rs.NewtonIters {
-			t.Errorf("%s dense: stats %+v", m.Name, rs)
+			t.Errorf("%s dense: stats %+v", m.Name(), rs)
 		}
 		type cfg struct {
 			lin LinearSolver
@@ -206,15 +206,15 @@ func TestKrylovAgreesWithDense(t *testing.T) {
 		for _, cf := range cfgs {
 			{
 				pc, mf := cf.pc, cf.mf
-				s := &Settings{LinearSolver: cf.lin, Preconditioner: pc, MatrixFree: mf, NewtonTol: tol}
+				s := &settings{LinearSolver: cf.lin, Preconditioner: pc, MatrixFree: mf, NewtonTol: tol}
 				y, st := runSteps(t, m, ch, s, y0, 1e-3, 20)
 				d := 0.0
 				for i := range y {
 					d = math.Max(d, math.Abs(y[i]-ref[i]))
 				}
-				name := m.Name + "/" + pc.String()
+				name := m.Name() + "/" + pc.String()
 				if cf.lin == LinearBanded {
-					name = m.Name + "/banded"
+					name = m.Name() + "/banded"
 				}
 				if mf {
 					name += "/matrix-free"
@@ -376,9 +376,9 @@ func (divergent) Func(t float64, y, dst []float64) error {
 // StepError naming the status, step, time and residual — never a hang.
 func TestLinearFailures(t *testing.T) {
 	be := catalog[5]
-	step := func(sys System, s *Settings, dt float64) *StepError {
+	step := func(sys System, s *settings, dt float64) *StepError {
 		t.Helper()
-		st, err := be.New(sys, s)
+		st, err := newS(be, sys, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -396,22 +396,22 @@ func TestLinearFailures(t *testing.T) {
 		}
 		return se
 	}
-	se := step(singularSys{4}, &Settings{LinearSolver: LinearGMRES}, 0.1)
+	se := step(singularSys{4}, &settings{LinearSolver: LinearGMRES}, 0.1)
 	if se.Status != LinearFailure || !errors.Is(se, ErrLinear) || !strings.Contains(se.Error(), "singular") {
 		t.Errorf("singular block: %v", se)
 	}
 	y0 := []float64{0, 0}
 	_ = y0
-	se = step(stuck{}, &Settings{LinearSolver: LinearGMRES, Preconditioner: PrecondNone, KrylovRestart: 1, MatrixFree: true}, 1)
+	se = step(stuck{}, &settings{LinearSolver: LinearGMRES, Preconditioner: PrecondNone, KrylovRestart: 1, MatrixFree: true}, 1)
 	if se.Status != LinearFailure || !strings.Contains(se.Error(), "stagnated") || !(se.Residual > 0) {
 		t.Errorf("stagnation: %v", se)
 	}
-	se = step(stuck{}, &Settings{LinearSolver: LinearGMRES, Preconditioner: PrecondNone, KrylovMaxIter: 1, MatrixFree: true}, 1)
+	se = step(stuck{}, &settings{LinearSolver: LinearGMRES, Preconditioner: PrecondNone, KrylovMaxIter: 1, MatrixFree: true}, 1)
 	if se.Status != LinearFailure || !strings.Contains(se.Error(), "iteration limit") {
 		t.Errorf("iteration limit: %v", se)
 	}
 	for _, lin := range []LinearSolver{LinearDense, LinearGMRES} {
-		se = step(divergent{}, &Settings{LinearSolver: lin, Preconditioner: PrecondNone, NewtonMaxIter: 50}, 1)
+		se = step(divergent{}, &settings{LinearSolver: lin, Preconditioner: PrecondNone, NewtonMaxIter: 50}, 1)
 		// With GMRES the inexact first iterations take another path; the
 		// iterate runs off to where atan' underflows and the Newton
 		// matrix is singular: a breakdown, reported as such.
@@ -426,8 +426,8 @@ func TestLinearFailures(t *testing.T) {
 // TestLinearSettingsChecked: unknown enum values and out-of-range Krylov
 // settings are errors from Method.New, and names parse both ways.
 func TestLinearSettingsChecked(t *testing.T) {
-	for _, s := range []*Settings{{LinearSolver: 7}, {Preconditioner: -1}, {Forcing: 9}, {KrylovTol: 2}, {KrylovRestart: -1}} {
-		if _, err := catalog[5].New(oscillatorSys(), s); err == nil {
+	for _, s := range []*settings{{LinearSolver: 7}, {Preconditioner: -1}, {Forcing: 9}, {KrylovTol: 2}, {KrylovRestart: -1}} {
+		if _, err := newS(catalog[5], oscillatorSys(), s); err == nil {
 			t.Errorf("%+v accepted", *s)
 		}
 	}
@@ -450,9 +450,9 @@ func oscillatorSys() System { return &oscillator{} }
 // generalized-alpha.
 func TestKrylovCheckpointBitIdentical(t *testing.T) {
 	ch := newChain1D(20, 1e7, 10, 1e9)
-	for _, m := range []Method{catalog[5], catalog[6], GeneralizedAlpha(0.5)} {
-		s := &Settings{LinearSolver: LinearGMRES, Preconditioner: PrecondILU0}
-		a, _ := m.New(ch, s)
+	for _, m := range []Method{catalog[5], catalog[6], GeneralizedAlpha{RhoInf: 0.5}} {
+		s := &settings{LinearSolver: LinearGMRES, Preconditioner: PrecondILU0}
+		a, _ := newS(m, ch, s)
 		a.Init(0, ch.initial(0.01))
 		for range 7 {
 			if err := a.Step(1e-3); err != nil {
@@ -461,9 +461,9 @@ func TestKrylovCheckpointBitIdentical(t *testing.T) {
 		}
 		cp := a.(Checkpointer).Checkpoint()
 		if cp.Jac == nil {
-			t.Fatalf("%s: no Jacobian point in the checkpoint", m.Name)
+			t.Fatalf("%s: no Jacobian point in the checkpoint", m.Name())
 		}
-		b, _ := m.New(ch, s)
+		b, _ := newS(m, ch, s)
 		if err := b.(Checkpointer).Restore(cp); err != nil {
 			t.Fatal(err)
 		}
@@ -478,7 +478,7 @@ func TestKrylovCheckpointBitIdentical(t *testing.T) {
 			_, yb := b.State()
 			for i := range ya {
 				if math.Float64bits(ya[i]) != math.Float64bits(yb[i]) {
-					t.Fatalf("%s: step %d component %d: %v uninterrupted, %v restored", m.Name, k, i, ya[i], yb[i])
+					t.Fatalf("%s: step %d component %d: %v uninterrupted, %v restored", m.Name(), k, i, ya[i], yb[i])
 				}
 			}
 		}
@@ -528,7 +528,7 @@ func TestBandLUMatchesDense(t *testing.T) {
 	for i, v := range rhs {
 		ls.r[i] = -v // linSolver solves J·dx = −r
 	}
-	var st Stats
+	var st Work
 	if !ls.solve(&st) {
 		t.Fatal("dense LU failed")
 	}
@@ -543,13 +543,13 @@ func TestBandLUMatchesDense(t *testing.T) {
 // product or matrix-free) allocates nothing: the per-step hot path rule.
 func TestKrylovStepDoesNotAllocate(t *testing.T) {
 	ch := newChain1D(30, 1e7, 10, 0)
-	for _, m := range []Method{catalog[5], GeneralizedAlpha(0.5)} {
-		for _, s := range []*Settings{
+	for _, m := range []Method{catalog[5], GeneralizedAlpha{RhoInf: 0.5}} {
+		for _, s := range []*settings{
 			{LinearSolver: LinearGMRES, Preconditioner: PrecondILU0, JacobianMaxAge: 1000},
 			{LinearSolver: LinearGMRES, Preconditioner: PrecondBlockJacobi, MatrixFree: true, JacobianMaxAge: 1000},
 			{LinearSolver: LinearBanded, JacobianMaxAge: 1000},
 		} {
-			st, _ := m.New(ch, s)
+			st, _ := newS(m, ch, s)
 			st.Init(0, ch.initial(0.01))
 			for range 3 {
 				if err := st.Step(1e-3); err != nil {
@@ -557,7 +557,7 @@ func TestKrylovStepDoesNotAllocate(t *testing.T) {
 				}
 			}
 			if a := testing.AllocsPerRun(20, func() { st.Step(1e-3) }); a != 0 {
-				t.Errorf("%s %v/%v: %v allocations per step", m.Name, s.LinearSolver, s.Preconditioner, a)
+				t.Errorf("%s %v/%v: %v allocations per step", m.Name(), s.LinearSolver, s.Preconditioner, a)
 			}
 		}
 	}

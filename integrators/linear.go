@@ -18,8 +18,8 @@ const (
 	// iteration: exact, O(n²) memory and O(n³) time.
 	LinearDense
 	// LinearGMRES solves it with restarted GMRES(m), right-preconditioned
-	// (Settings.Preconditioner), to a relative residual given by the
-	// forcing term (Settings.Forcing): an inexact Newton method, O(nnz)
+	// (LinearOptions.Preconditioner), to a relative residual given by the
+	// forcing term (LinearOptions.Forcing): an inexact Newton method, O(nnz)
 	// memory and time per iteration.
 	LinearGMRES
 	// LinearBanded is a direct banded LU with partial pivoting of the
@@ -27,7 +27,7 @@ const (
 	// and O(n·kl·(kl+ku)), for Systems whose coupled unknowns are close
 	// in the state order (chains built in order); on a general graph the
 	// bandwidth, hence the cost, can reach that of dense LU. The matrix
-	// is reused like GMRES's (Settings.JacobianMaxAge), so Newton becomes
+	// is reused like GMRES's (LinearOptions.JacobianMaxAge), so Newton becomes
 	// a chord iteration between assemblies.
 	LinearBanded
 )
@@ -90,7 +90,7 @@ const (
 	// choice 1 (SIAM J. Sci. Comput. 17(1), 16–32, 1996):
 	// η_k = |‖R_k‖ − ‖R_{k−1} + A_{k−1}·s_{k−1}‖| / ‖R_{k−1}‖, safeguarded
 	// by η_k ≥ η_{k−1}^φ (φ = (1+√5)/2) when η_{k−1}^φ > 0.1, bounded to
-	// [KrylovTol, 0.9], with η_0 = 0.5: loose solves far from the
+	// [LinearOptions.KrylovTol, 0.9], with η_0 = 0.5: loose solves far from the
 	// solution, tight ones near it, and η → KrylovTol on linear problems.
 	ForcingEisenstatWalker Forcing = iota
 	// ForcingConstant is η_k = KrylovTol at every iteration.

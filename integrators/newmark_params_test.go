@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// TestNewmarkDeclaredOrder: Newmark(β, γ) declares order 2 only for γ = ½
+// TestNewmarkDeclaredOrder: Newmark{Beta: β, Gamma: γ} declares order 2 only for γ = ½
 // and 1 otherwise, and the observed global order on the oscillator ẍ = −x
 // over [0, 2] (x = cos t) matches the declaration within 0.1, the
 // tolerance of TestObservedOrder. For γ ≠ ½ the velocity update has the
 // local error (γ−½)·dt²·ȧ (Hughes, The Finite Element Method, §9.1.2),
-// hence first order: Newmark(0.3025, 0.6), the audit's case, measures
+// hence first order: Newmark{Beta: 0.3025, Gamma: 0.6}, the audit's case, measures
 // ≈ 1.00. Both the first-order adapter and the second-order runner report
 // the declared order.
 func TestNewmarkDeclaredOrder(t *testing.T) {
@@ -28,10 +28,10 @@ func TestNewmarkDeclaredOrder(t *testing.T) {
 		{0.5, 0.75, 1, 2000},
 	}
 	for _, c := range cases {
-		m := Newmark(c.beta, c.gamma)
+		m := Newmark{Beta: c.beta, Gamma: c.gamma}
 		name := label(m)
-		if m.Order != c.order {
-			t.Errorf("%s: declared order %d, want %d", name, m.Order, c.order)
+		if m.Order() != c.order {
+			t.Errorf("%s: declared order %d, want %d", name, m.Order(), c.order)
 		}
 		st, err := m.New(&oscillator{}, nil)
 		if err != nil {
@@ -56,8 +56,8 @@ func TestNewmarkDeclaredOrder(t *testing.T) {
 			errs = append(errs, math.Max(math.Abs(y[0]-math.Cos(T)), math.Abs(y[1]+math.Sin(T))))
 		}
 		p := observedOrder(errs)
-		t.Logf("%-28s errors %.3e → observed order %.3f, declared %d", name, errs, p, m.Order)
-		within(t, name+" observed order", p, float64(m.Order), 0.1)
+		t.Logf("%-28s errors %.3e → observed order %.3f, declared %d", name, errs, p, m.Order())
+		within(t, name+" observed order", p, float64(m.Order()), 0.1)
 	}
 }
 
@@ -70,24 +70,24 @@ func TestNewmarkRejectsUnstableGamma(t *testing.T) {
 		want        string
 	}{
 		{0.25, 0.4, "unstable"},
-		{0.25, 0, "unstable"},
+		{0.25, -0.1, "unstable"}, // (γ = 0 is the zero value: the default ½)
 		{0.25, math.NaN(), "finite"},
 		{0.25, math.Inf(1), "finite"},
-		{0, 0.5, "β > 0"},
+		{-0.1, 0.5, "β > 0"}, // (β = 0 is the zero value: the default ¼)
 		{math.Inf(1), 0.5, "β > 0"},
 	} {
-		m := Newmark(c.beta, c.gamma)
+		m := Newmark{Beta: c.beta, Gamma: c.gamma}
 		_, err := m.New(&oscillator{}, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Newmark(%v, %v).New: err %v, want one mentioning %q", c.beta, c.gamma, err, c.want)
+			t.Errorf("Newmark{Beta: %v, Gamma: %v}.New: err %v, want one mentioning %q", c.beta, c.gamma, err, c.want)
 		}
 		_, err = m.NewSecondOrder(SecondOrderFunc{NQ: 1, A: func(t float64, q, v, z, a, zdot []float64) error { return nil }}, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Newmark(%v, %v).NewSecondOrder: err %v, want one mentioning %q", c.beta, c.gamma, err, c.want)
+			t.Errorf("Newmark{Beta: %v, Gamma: %v}.NewSecondOrder: err %v, want one mentioning %q", c.beta, c.gamma, err, c.want)
 		}
 	}
 	// The conditionally stable range (γ ≥ ½, 2β < γ) is accepted.
-	if _, err := Newmark(1.0/6, 0.5).New(&oscillator{}, nil); err != nil {
+	if _, err := (Newmark{Beta: 1.0 / 6, Gamma: 0.5}).New(&oscillator{}, nil); err != nil {
 		t.Errorf("linear-acceleration Newmark rejected: %v", err)
 	}
 }
@@ -95,32 +95,32 @@ func TestNewmarkRejectsUnstableGamma(t *testing.T) {
 // TestCheckpointCorruptTime: a checkpoint whose T, Clock.Base, Clock.N or
 // Clock.DT was edited, or whose time is not finite, is rejected by Restore
 // of every fixed-step stepper (and of a fixed-step Adaptive) with a
-// *HistoryError naming "time" or "clock"; the genuine checkpoint restores.
+// *StateMismatchError naming "time" or "clock"; the genuine checkpoint restores.
 func TestCheckpointCorruptTime(t *testing.T) {
 	edits := []struct {
 		name  string
 		field string
-		edit  func(c *Checkpoint)
+		edit  func(c *StepperState)
 	}{
-		{"T edited", "time", func(c *Checkpoint) { c.T += 0.25 }},
-		{"Base edited", "time", func(c *Checkpoint) { c.Clock.Base += 0.25 }},
-		{"N edited", "time", func(c *Checkpoint) { c.Clock.N++ }},
-		{"DT edited", "time", func(c *Checkpoint) { c.Clock.DT *= 2 }},
-		{"T NaN", "time", func(c *Checkpoint) { c.T = math.NaN() }},
-		{"T +Inf", "time", func(c *Checkpoint) { c.T = math.Inf(1) }},
-		{"Base NaN", "clock", func(c *Checkpoint) { c.Clock.Base = math.NaN() }},
-		{"DT negative", "clock", func(c *Checkpoint) { c.Clock.DT = -c.Clock.DT }},
-		{"N negative", "clock", func(c *Checkpoint) { c.Clock.N = -3 }},
-		{"DT zero with steps", "clock", func(c *Checkpoint) { c.Clock.DT = 0 }},
+		{"T edited", "time", func(c *StepperState) { c.T += 0.25 }},
+		{"Base edited", "time", func(c *StepperState) { c.Clock.Base += 0.25 }},
+		{"N edited", "time", func(c *StepperState) { c.Clock.N++ }},
+		{"DT edited", "time", func(c *StepperState) { c.Clock.DT *= 2 }},
+		{"T NaN", "time", func(c *StepperState) { c.T = math.NaN() }},
+		{"T +Inf", "time", func(c *StepperState) { c.T = math.Inf(1) }},
+		{"Base NaN", "clock", func(c *StepperState) { c.Clock.Base = math.NaN() }},
+		{"DT negative", "clock", func(c *StepperState) { c.Clock.DT = -c.Clock.DT }},
+		{"N negative", "clock", func(c *StepperState) { c.Clock.N = -3 }},
+		{"DT zero with steps", "clock", func(c *StepperState) { c.Clock.DT = 0 }},
 	}
 	type cpr interface {
-		Checkpoint() Checkpoint
-		Restore(Checkpoint) error
+		Checkpoint() StepperState
+		Restore(StepperState) error
 	}
 	fresh := map[string]func() cpr{}
 	for _, m := range Methods() {
 		m := m
-		fresh[m.Name] = func() cpr {
+		fresh[m.Name()] = func() cpr {
 			st, err := m.New(&oscillator{}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -129,14 +129,14 @@ func TestCheckpointCorruptTime(t *testing.T) {
 		}
 	}
 	fresh["adaptive (fixed step)"] = func() cpr {
-		a, err := NewAdaptive(&oscillator{}, &Settings{FixedStep: 0.1})
+		a, err := newAdaptiveS(&oscillator{}, &settings{FixedStep: 0.1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return a
 	}
 	for name, mk := range fresh {
-		var cp Checkpoint
+		var cp StepperState
 		if a, ok := mk().(*Adaptive); ok {
 			if err := a.Init(0.3, []float64{1, 0.2}); err != nil {
 				t.Fatal(err)
@@ -168,9 +168,9 @@ func TestCheckpointCorruptTime(t *testing.T) {
 			c.Y = append([]float64(nil), cp.Y...)
 			e.edit(&c)
 			err := mk().Restore(c)
-			var he *HistoryError
-			if !errors.As(err, &he) || he.Field != e.field || !errors.Is(err, ErrHistoryMismatch) {
-				t.Errorf("%s: %s: Restore returned %v, want a *HistoryError on %q", name, e.name, err, e.field)
+			var he *StateMismatchError
+			if !errors.As(err, &he) || he.Field != e.field || !errors.Is(err, ErrStateMismatch) {
+				t.Errorf("%s: %s: Restore returned %v, want a *StateMismatchError on %q", name, e.name, err, e.field)
 				continue
 			}
 			if e.name == "T edited" {
@@ -193,7 +193,7 @@ func TestCheckpointDimMessage(t *testing.T) {
 	c := cp
 	c.Dim = 12
 	err := st.(Checkpointer).Restore(c)
-	var he *HistoryError
+	var he *StateMismatchError
 	if !errors.As(err, &he) || he.Field != "dim" || he.Got != "12" || he.Want != "2" {
 		t.Errorf("Dim 12: %v (%+v), want dim is 12, stepper has 2", err, he)
 	} else if want := "dim is 12, stepper has 2"; !strings.Contains(err.Error(), want) {

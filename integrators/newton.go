@@ -198,7 +198,7 @@ func (l *newtonLinear) forcingTerm(rnorm float64) float64 {
 }
 
 // setupPC factors the preconditioner from A.
-func (l *newtonLinear) setupPC(st *Stats) error {
+func (l *newtonLinear) setupPC(st *Work) error {
 	if l.band != nil {
 		st.Factorize++
 		return l.band.setup(l.A)
@@ -211,7 +211,7 @@ func (l *newtonLinear) setupPC(st *Stats) error {
 }
 
 // krylov solves A·dx = −r by GMRES into l.dx.
-func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Stats) error {
+func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Work) error {
 	if l.band != nil {
 		for i, v := range r {
 			l.dx[i] = -v
@@ -275,7 +275,7 @@ func (l *newtonLinear) linearError(method string, t, dt float64, it int, err err
 }
 
 // JacobianPoint is where the Newton matrix a stepper reuses across steps
-// (GMRES, Settings.JacobianMaxAge) was assembled: Restore re-assembles it
+// (GMRES, LinearOptions.JacobianMaxAge) was assembled: Restore re-assembles it
 // there, so that a resumed run is bit-identical to an uninterrupted one.
 type JacobianPoint struct {
 	T, Dt float64   // time of the Jacobian, step size of the matrix
@@ -336,7 +336,7 @@ func resNorm(r []float64) float64 {
 }
 
 // fdDirection returns the increment h of the directional difference
-// R(x + h·v): √(ε·(1 + ‖x‖₂))/‖v‖₂ (Settings.MatrixFree), and 0 for
+// R(x + h·v): √(ε·(1 + ‖x‖₂))/‖v‖₂ (LinearOptions.MatrixFree), and 0 for
 // v = 0.
 func fdDirection(x, v []float64) float64 {
 	nv := norm2(v)

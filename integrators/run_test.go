@@ -15,14 +15,14 @@ import (
 // so the end agrees to the event tolerance (1e-9 bound; the free fall is
 // a parabola, integrated exactly between events) with the same events.
 func TestAdaptiveRunContinues(t *testing.T) {
-	set := &Settings{MaxStep: 1}
+	set := &settings{MaxStep: 1}
 	sys := &ball{g: 9.81, e: 0.9}
-	whole, err := Integrate(sys, 0, []float64{10, 0}, 10, set)
+	whole, err := integrateS(sys, 0, []float64{10, 0}, 10, set)
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := func() *Adaptive {
-		a, err := NewAdaptive(sys, set)
+		a, err := newAdaptiveS(sys, set)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,16 +32,16 @@ func TestAdaptiveRunContinues(t *testing.T) {
 		return a
 	}
 	a := start()
-	init := a.Stats()
+	init := a.Work()
 	one, err := a.Run(context.Background(), 10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := init
-	sum.add(one.Stats)
-	if !slices.Equal(one.Y, whole.Y) || one.T != whole.T || len(one.Events) != len(whole.Events) || sum != whole.Stats {
+	sum.add(one.Work)
+	if !slices.Equal(one.Y, whole.Y) || one.T != whole.T || len(one.Events) != len(whole.Events) || sum != whole.Work {
 		t.Errorf("Run: t %v y %v, %d events, stats %+v; Integrate: t %v y %v, %d events, stats %+v",
-			one.T, one.Y, len(one.Events), sum, whole.T, whole.Y, len(whole.Events), whole.Stats)
+			one.T, one.Y, len(one.Events), sum, whole.T, whole.Y, len(whole.Events), whole.Work)
 	}
 
 	a = start()
@@ -59,15 +59,15 @@ func TestAdaptiveRunContinues(t *testing.T) {
 	if len(r1.Samples) != 2 || r1.Samples[0].T != 2.5 || r1.Samples[1].T != 5 || !slices.Equal(r1.Samples[1].Y, r1.Y) {
 		t.Errorf("samples %+v", r1.Samples)
 	}
-	if r1.Stats.Steps == 0 || r2.Stats.Steps == 0 || r1.Stats.Steps+r2.Stats.Steps != a.Stats().Steps {
-		t.Errorf("per-call stats %+v, %+v; driver %+v", r1.Stats, r2.Stats, a.Stats())
+	if r1.Work.Steps == 0 || r2.Work.Steps == 0 || r1.Work.Steps+r2.Work.Steps != a.Work().Steps {
+		t.Errorf("per-call stats %+v, %+v; driver %+v", r1.Work, r2.Work, a.Work())
 	}
 
 	// A cancelled context stops before the next trial step.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r3, err := a.Run(ctx, 20, nil)
-	if !errors.Is(err, context.Canceled) || r3.Status != NotTerminated || r3.T != 10 || r3.Stats.Steps != 0 {
+	if !errors.Is(err, context.Canceled) || r3.Status != NotTerminated || r3.T != 10 || r3.Work.Steps != 0 {
 		t.Errorf("cancelled Run: %v, %+v", err, r3)
 	}
 }

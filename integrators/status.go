@@ -6,12 +6,17 @@ import (
 	"strconv"
 )
 
-// Status reports how a step or a run ended, like optimize.Status.
-type Status int
+// Termination says how a step or a driver run ended — accepted or at its
+// end (Success), stopped by an event, or why it failed (NonFinite,
+// NewtonFailure, StepTooSmall, …) — like gonum's optimize.Status; the
+// Status fields of StepError and Outcome hold one. (graph.Status, how a
+// whole graph run ended, is coarser: every failure is graph.Failed, the
+// error carrying this Termination; hence a different name.)
+type Termination int
 
 const (
 	// NotTerminated means the run has not finished (zero value).
-	NotTerminated Status = iota
+	NotTerminated Termination = iota
 	// Success means the run reached its end time, or the step was
 	// accepted.
 	Success
@@ -26,23 +31,23 @@ const (
 	// not converge or its Jacobian was singular.
 	NewtonFailure
 	// StepTooSmall means the adaptive controller needed a step below
-	// Settings.MinStep (or below the resolution of float64 at t).
+	// DormandPrince.MinStep (or below the resolution of float64 at t).
 	StepTooSmall
-	// MaxStepsReached means Settings.MaxSteps trial steps were taken.
+	// MaxStepsReached means DriverOptions.MaxSteps trial steps were taken.
 	MaxStepsReached
-	// ZenoDetected means events accumulated: Settings.ZenoLimit
-	// consecutive events each closer than Settings.ZenoSpacing to the
+	// ZenoDetected means events accumulated: DriverOptions.ZenoLimit
+	// consecutive events each closer than DriverOptions.ZenoSpacing to the
 	// previous one.
 	ZenoDetected
-	// HistoryMismatch means a second-order history or a checkpoint does
+	// StateMismatch means a second-order Memory or a StepperState does
 	// not belong to this stepper: its time, method parameters or layout
 	// differ.
-	HistoryMismatch
+	StateMismatch
 	// NotPartitioned means a first-order System's position rate differed
 	// from its paired velocity.
 	NotPartitioned
 	// LinearFailure means the linear solver of a Newton iteration failed:
-	// GMRES stagnated, broke down or reached Settings.KrylovMaxIter, or a
+	// GMRES stagnated, broke down or reached LinearOptions.KrylovMaxIter, or a
 	// preconditioner block (or ILU(0) pivot) was singular.
 	LinearFailure
 )
@@ -57,35 +62,35 @@ var statusNames = [...]string{
 	StepTooSmall:    "StepTooSmall",
 	MaxStepsReached: "MaxStepsReached",
 	ZenoDetected:    "ZenoDetected",
-	HistoryMismatch: "HistoryMismatch",
+	StateMismatch:   "StateMismatch",
 	NotPartitioned:  "NotPartitioned",
 	LinearFailure:   "LinearFailure",
 }
 
 // String returns the name of the status.
-func (s Status) String() string {
+func (s Termination) String() string {
 	if s >= 0 && int(s) < len(statusNames) {
 		return statusNames[s]
 	}
-	return "Status(" + strconv.Itoa(int(s)) + ")"
+	return "Termination(" + strconv.Itoa(int(s)) + ")"
 }
 
-// Sentinel errors returned by Status.Err and wrapped by *StepError.
+// Sentinel errors returned by Termination.Err and wrapped by *StepError.
 var (
-	ErrFailure         = errors.New("integrators: user function failed")
-	ErrNonFinite       = errors.New("integrators: non-finite value")
-	ErrNewton          = errors.New("integrators: Newton iteration did not converge")
-	ErrStepTooSmall    = errors.New("integrators: step size too small")
-	ErrMaxSteps        = errors.New("integrators: maximum number of steps reached")
-	ErrZeno            = errors.New("integrators: Zeno behaviour: events accumulate")
-	ErrHistoryMismatch = errors.New("integrators: history does not match the stepper")
-	ErrNotPartitioned  = errors.New("integrators: position rate differs from velocity")
-	ErrLinear          = errors.New("integrators: linear solver failed")
+	ErrFailure        = errors.New("integrators: user function failed")
+	ErrNonFinite      = errors.New("integrators: non-finite value")
+	ErrNewton         = errors.New("integrators: Newton iteration did not converge")
+	ErrStepTooSmall   = errors.New("integrators: step size too small")
+	ErrMaxSteps       = errors.New("integrators: maximum number of steps reached")
+	ErrZeno           = errors.New("integrators: Zeno behaviour: events accumulate")
+	ErrStateMismatch  = errors.New("integrators: memory or stepper state does not match the stepper")
+	ErrNotPartitioned = errors.New("integrators: position rate differs from velocity")
+	ErrLinear         = errors.New("integrators: linear solver failed")
 )
 
 // Err returns nil for NotTerminated, Success and StoppedByEvent and the
 // matching sentinel error otherwise.
-func (s Status) Err() error {
+func (s Termination) Err() error {
 	switch s {
 	case NotTerminated, Success, StoppedByEvent:
 		return nil
@@ -101,8 +106,8 @@ func (s Status) Err() error {
 		return ErrMaxSteps
 	case ZenoDetected:
 		return ErrZeno
-	case HistoryMismatch:
-		return ErrHistoryMismatch
+	case StateMismatch:
+		return ErrStateMismatch
 	case NotPartitioned:
 		return ErrNotPartitioned
 	case LinearFailure:
@@ -121,13 +126,13 @@ func (s Status) Err() error {
 // errors.Is(err, s.Status.Err()) holds, and the cause returned by user
 // code is reachable with errors.Is/As as well.
 type StepError struct {
-	Method string  // method name, e.g. "rk4"
-	Status Status  // why the step failed
-	T      float64 // time of the failing evaluation or the step start
-	Dt     float64 // step size of the trial
-	Index  int     // component index, or -1
-	Iter   int     // Newton iterations performed, for NewtonFailure and LinearFailure
-	Step   int     // the failing step's number: accepted steps of the stepper + 1 (0: unknown)
+	Method string      // method name, e.g. "rk4"
+	Status Termination // why the step failed
+	T      float64     // time of the failing evaluation or the step start
+	Dt     float64     // step size of the trial
+	Index  int         // component index, or -1
+	Iter   int         // Newton iterations performed, for NewtonFailure and LinearFailure
+	Step   int         // the failing step's number: accepted steps of the stepper + 1 (0: unknown)
 	// Residual is ‖R‖₂ of the last Newton iterate, for NewtonFailure and
 	// LinearFailure (the linear solver's own residual is in Err).
 	Residual float64
@@ -180,27 +185,28 @@ func (e *StepError) Unwrap() []error {
 	return errs
 }
 
-// HistoryError reports why a second-order history or a checkpoint was
-// rejected. It wraps ErrHistoryMismatch.
-type HistoryError struct {
+// StateMismatchError reports why a second-order Memory or a StepperState was
+// rejected. It wraps ErrStateMismatch.
+type StateMismatchError struct {
 	Field string // "time", "clock", "method", "rho_inf", "beta", "gamma", "alpha_m", "alpha_f", "nq", "nz", "ids", "dim", "len(y)", ...
 	Want  string // the stepper's value
-	Got   string // the history's value
+	Got   string // the memory or state value
 }
 
 // Error implements error.
-func (e *HistoryError) Error() string {
-	return "integrators: history mismatch: " + e.Field + " is " + e.Got + ", stepper has " + e.Want
+func (e *StateMismatchError) Error() string {
+	return "integrators: state mismatch: " + e.Field + " is " + e.Got + ", stepper has " + e.Want
 }
 
-// Unwrap returns ErrHistoryMismatch.
-func (e *HistoryError) Unwrap() error { return ErrHistoryMismatch }
+// Unwrap returns ErrStateMismatch.
+func (e *StateMismatchError) Unwrap() error { return ErrStateMismatch }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
-// StatusOf returns the status carried by err: Success for nil, the
-// Status of a *StepError or a wrapped status sentinel, Failure otherwise.
-func StatusOf(err error) Status {
+// TerminationOf returns the termination carried by err: Success for nil,
+// the Status of a *StepError or a wrapped status sentinel, Failure
+// otherwise.
+func TerminationOf(err error) Termination {
 	if err == nil {
 		return Success
 	}
@@ -208,11 +214,11 @@ func StatusOf(err error) Status {
 	if errors.As(err, &se) {
 		return se.Status
 	}
-	var he *HistoryError
+	var he *StateMismatchError
 	if errors.As(err, &he) {
-		return HistoryMismatch
+		return StateMismatch
 	}
-	for _, s := range []Status{NonFinite, NewtonFailure, StepTooSmall, MaxStepsReached, ZenoDetected, HistoryMismatch, NotPartitioned, LinearFailure} {
+	for _, s := range []Termination{NonFinite, NewtonFailure, StepTooSmall, MaxStepsReached, ZenoDetected, StateMismatch, NotPartitioned, LinearFailure} {
 		if errors.Is(err, s.Err()) {
 			return s
 		}
@@ -220,9 +226,13 @@ func StatusOf(err error) Status {
 	return Failure
 }
 
-// Stats counts the work done, like optimize.Stats. Counters accumulate
-// over the life of a stepper and are part of its Checkpoint.
-type Stats struct {
+// Work counts the work an integrator did — accepted and rejected steps,
+// evaluations, Jacobians, Newton and linear-solver iterations,
+// factorizations, events — like gonum's optimize.Stats. (graph.Stats is
+// a run's work, of which this is the integrator's part: a different
+// thing, hence a different name.) Counters accumulate over the life of a
+// stepper and are part of its StepperState.
+type Work struct {
 	Steps         int // accepted steps
 	Rejected      int // rejected trial steps (error control, Newton failure, non-finite trial)
 	FuncEvals     int // evaluations of Func or Accel (right-hand sides)
@@ -235,7 +245,7 @@ type Stats struct {
 	EventsHandled int // events located and reset
 }
 
-func (s *Stats) add(o Stats) {
+func (s *Work) add(o Work) {
 	s.Steps += o.Steps
 	s.Rejected += o.Rejected
 	s.FuncEvals += o.FuncEvals
@@ -249,9 +259,9 @@ func (s *Stats) add(o Stats) {
 }
 
 // Sub returns the work counted in s and not in o: the work done between
-// two snapshots o and s of one stepper's Stats.
-func (s Stats) Sub(o Stats) Stats {
-	return Stats{
+// two snapshots o and s of one stepper's Work.
+func (s Work) Sub(o Work) Work {
+	return Work{
 		Steps:         s.Steps - o.Steps,
 		Rejected:      s.Rejected - o.Rejected,
 		FuncEvals:     s.FuncEvals - o.FuncEvals,

@@ -67,7 +67,7 @@ type Blocked interface {
 //
 // Semi-implicit Euler, and Newmark and generalized-alpha applied to a
 // first-order System, need these pairs, from Partitioned or from
-// Settings.Positions/Velocities (which take precedence). Those
+// DriverOptions.Positions/Velocities (which take precedence). Those
 // methods check on every evaluation that Func's position rates equal the
 // velocities (to a relative 1e-12) and fail with ErrNotPartitioned
 // otherwise.
@@ -87,7 +87,7 @@ const (
 	// "this event can no longer happen", for example a ball that has come
 	// to rest on the floor.
 	EventDisarm
-	// EventStop ends the run at the event; the Result's Status is
+	// EventStop ends the run at the event; the Outcome's Status is
 	// StoppedByEvent.
 	EventStop
 )
@@ -156,17 +156,18 @@ type AccelJacobian interface {
 	AccelJacobian(t float64, q, v, z, dadq, dadv []float64) error
 }
 
-// Func adapts a function to the System interface, like http.HandlerFunc.
-type Func struct {
+// SystemFunc adapts a function to the System interface, like
+// http.HandlerFunc (named so beside graph.Func, a graph wiring function).
+type SystemFunc struct {
 	N int                                     // dimension of the state
 	F func(t float64, y, dst []float64) error // right-hand side
 }
 
 // Dim returns f.N.
-func (f Func) Dim() int { return f.N }
+func (f SystemFunc) Dim() int { return f.N }
 
 // Func calls f.F.
-func (f Func) Func(t float64, y, dst []float64) error { return f.F(t, y, dst) }
+func (f SystemFunc) Func(t float64, y, dst []float64) error { return f.F(t, y, dst) }
 
 // SecondOrderFunc adapts a function to the SecondOrder interface.
 type SecondOrderFunc struct {

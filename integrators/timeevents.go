@@ -6,7 +6,7 @@ package integrators
 // time strictly after t, or +Inf when there is none; it must be a pure
 // function of t that does not allocate.
 //
-// The adaptive Dormand–Prince driver (Adaptive, Settings.FixedStep zero)
+// The adaptive Dormand–Prince driver (Adaptive, DormandPrince.FixedStep zero)
 // never steps across a time event: a step that would reach it ends
 // exactly on it, with its last stages evaluated at the largest float
 // below it (the left limit, so that neither the error estimate nor the

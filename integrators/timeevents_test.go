@@ -37,7 +37,7 @@ func TestTimeEventsEndSteps(t *testing.T) {
 		const end = 5.0
 		want := 3 * (end - tau)
 		run := func(s System) (float64, []float64) {
-			a, err := NewAdaptive(s, nil)
+			a, err := newAdaptiveS(s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +68,7 @@ func TestTimeEventsEndSteps(t *testing.T) {
 		if math.Abs(y-want) > 1e-13 {
 			t.Errorf("tau = %v: y(5) = %v, want %v", tau, y, want)
 		}
-		yh, _ := run(Func{N: 1, F: sys.Func})
+		yh, _ := run(SystemFunc{N: 1, F: sys.Func})
 		t.Logf("tau = %v: error with time events %.2g, without %.2g", tau, math.Abs(y-want), math.Abs(yh-want))
 		if !(math.Abs(yh-want) > 1000*math.Abs(y-want)) && math.Abs(yh-want) > 1e-13 {
 			t.Errorf("tau = %v: time events did not help", tau)

@@ -277,12 +277,12 @@ func (in *Integrator) check(path string) []error {
 	} else if err != nil {
 		bad(".method", "%q is not a method%s; one of %s", in.Method, node.DidYouMean(in.Method, methodNames()), strings.Join(methodNames(), ", "))
 	}
-	name := in.Method
-	if err == nil {
-		name = m.Name // the canonical name: in.Method may be in any case
-	}
+	_, isGA := m.(integrators.GeneralizedAlpha)
+	_, isNewmark := m.(integrators.Newmark)
+	_, isDP := m.(integrators.DormandPrince)
+	_, implicit := m.(integrators.NewtonMethod)
 	if in.RhoInf != nil {
-		if name != integrators.MethodGeneralizedAlpha {
+		if !isGA {
 			bad(".rho_inf", "is a parameter of %s, not of %q", integrators.MethodGeneralizedAlpha, in.Method)
 		} else if r := *in.RhoInf; !(r >= 0 && r <= 1) {
 			bad(".rho_inf", "%v is outside [0, 1]", r)
@@ -295,13 +295,13 @@ func (in *Integrator) check(path string) []error {
 		if v.x == nil {
 			continue
 		}
-		if name != integrators.MethodNewmark {
+		if !isNewmark {
 			bad(v.name, "is a parameter of %s, not of %q", integrators.MethodNewmark, in.Method)
 		} else if math.IsNaN(*v.x) || math.IsInf(*v.x, 0) || *v.x < 0 || v.name == ".beta" && *v.x == 0 {
 			bad(v.name, "%v: newmark needs beta > 0 and gamma >= 0", *v.x)
 		}
 	}
-	if in.Adaptive && name != integrators.MethodDormandPrince {
+	if in.Adaptive && !isDP {
 		bad(".adaptive", "only %s is adaptive; set \"method\": %q", integrators.MethodDormandPrince, integrators.MethodDormandPrince)
 	}
 	for _, v := range []struct {
@@ -322,7 +322,7 @@ func (in *Integrator) check(path string) []error {
 	} else if in.MaxSteps < 0 {
 		bad(".max_steps", "%d is negative", in.MaxSteps)
 	}
-	if err == nil && m.Kind == integrators.Explicit && (in.NewtonTol != 0 || in.NewtonMaxIter != 0) {
+	if err == nil && !implicit && (in.NewtonTol != 0 || in.NewtonMaxIter != 0) {
 		bad("", "newton_tol and newton_max_iter are for implicit methods; %s is explicit", in.Method)
 	}
 	if !(in.NewtonTol >= 0) || math.IsInf(in.NewtonTol, 0) {
@@ -331,7 +331,7 @@ func (in *Integrator) check(path string) []error {
 	if in.NewtonMaxIter < 0 {
 		bad(".newton_max_iter", "%d is negative", in.NewtonMaxIter)
 	}
-	errs = append(errs, in.checkLinear(path, err == nil && m.Kind == integrators.Explicit)...)
+	errs = append(errs, in.checkLinear(path, err == nil && !implicit)...)
 	return errs
 }
 

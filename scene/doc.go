@@ -19,8 +19,11 @@
 // every mode shares — and the compiled Sim in its end state. The run
 // section maps onto the packages that run it: the run.coupling section
 // ([Coupling], [Coupling.Strategy]) is a coupling.Strategy and
-// run.integrator ([Integrator]) an integration method of package
-// integrators. [Scene.With] applies --set style overrides of parameters
+// run.integrator ([Integrator], [Integrator.Configure]) an integration
+// method of package integrators, from its registry (integrators.ByName,
+// so a method a program registered can be named too) with the scene's
+// options set on it, and its integrators.DriverOptions: graph.Settings
+// Method, Options and Adaptive. [Scene.With] applies --set style overrides of parameters
 // and run settings. [FromGraph] and [Scene.Encode] save a graph built in
 // Go. [Schema] generates the JSON Schema of scene files from a registry
 // (docs/scene.schema.json).

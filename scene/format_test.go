@@ -392,7 +392,7 @@ func TestSimulateMatchesGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	sim, _ = modes.Compile(reg, nil)
-	gr, err = sim.RunMonolithic(context.Background(), integrators.GeneralizedAlpha(0.5), nil, modes.Settings())
+	gr, err = sim.RunMonolithic(context.Background(), integrators.GeneralizedAlpha{RhoInf: 0.5}, nil, modes.Settings())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package scene_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -17,9 +18,8 @@ type twiceEuler struct{}
 
 func (twiceEuler) Name() string { return "scene-test-euler" }
 func (twiceEuler) Order() int   { return 1 }
-func (twiceEuler) New(sys integrators.System, s *integrators.Settings) (integrators.Stepper, error) {
-	m, _ := integrators.ByName(integrators.MethodForwardEuler)
-	st, err := m.New(sys, s)
+func (twiceEuler) New(sys integrators.System, o *integrators.DriverOptions) (integrators.Stepper, error) {
+	st, err := integrators.NewStepper(integrators.ForwardEuler{}, sys, o)
 	return named{st}, err
 }
 
@@ -75,5 +75,45 @@ func TestSceneRegisteredMethod(t *testing.T) {
 	}
 	if _, err := simulate(t, `{"method":"scene-test-euler","beta":0.3}`); err == nil || !strings.Contains(err.Error(), "beta") {
 		t.Errorf("beta with a method that has none: %v", err)
+	}
+}
+
+// A scene's integrator keys become the options of the method the
+// registry returns: each method gets its own, and keys of another
+// method's are validation errors (not silently ignored).
+func TestSceneIntegratorConfigure(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	for _, tc := range []struct {
+		in   scene.Integrator
+		want integrators.Method
+	}{
+		{scene.Integrator{Method: "RK4"}, integrators.RK4{}},
+		{scene.Integrator{Method: "backward-euler", NewtonTol: 1e-12, LinearSolver: "gmres", KrylovRestart: 7},
+			integrators.BackwardEuler{Newton: integrators.NewtonOptions{Tol: 1e-12},
+				Linear: integrators.LinearOptions{Solver: integrators.LinearGMRES, KrylovRestart: 7}}},
+		{scene.Integrator{Method: "newmark", Gamma: f(0.6)}, integrators.Newmark{Gamma: 0.6}},
+		{scene.Integrator{Method: "generalized-alpha", RhoInf: f(0.3), NewtonMaxIter: 4},
+			integrators.GeneralizedAlpha{RhoInf: 0.3, Newton: integrators.NewtonOptions{MaxIter: 4}}},
+		{scene.Integrator{Method: "generalized-alpha"}, integrators.GeneralizedAlpha{RhoInf: integrators.DefaultRhoInf}},
+		{scene.Integrator{Method: "dormand-prince", Adaptive: true, RTol: 1e-9, MaxStep: 0.5, MaxSteps: 100, EventTol: 1e-13},
+			integrators.DormandPrince{RTol: 1e-9, MaxStep: 0.5}},
+	} {
+		m, o, err := tc.in.Configure()
+		if err != nil || m != tc.want {
+			t.Errorf("%+v: %#v, %v; want %#v", tc.in, m, err, tc.want)
+			continue
+		}
+		if o.MaxSteps != tc.in.MaxSteps || o.EventTol != tc.in.EventTol {
+			t.Errorf("%+v: driver options %+v", tc.in, o)
+		}
+	}
+	if _, _, err := (&scene.Integrator{Method: "rk5"}).Configure(); !errors.Is(err, integrators.ErrUnknownMethod) {
+		t.Errorf("rk5: %v", err)
+	}
+	// Another method's keys are errors naming them.
+	for _, in := range []string{`{"method":"rk4","newton_tol":1e-8}`, `{"method":"rk4","rho_inf":0.5}`, `{"method":"backward-euler","rtol":1e-8}`} {
+		if _, err := simulate(t, in); err == nil {
+			t.Errorf("%s accepted", in)
+		}
 	}
 }

@@ -80,8 +80,8 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 	}
 	if opts.NoHistory {
 		set.Record = nil
-		if set.MethodSettings != nil {
-			set.MethodSettings.Output = nil
+		if set.Options != nil {
+			set.Options.Output = nil
 		}
 	}
 	set.Observer, set.ObserveEvery = opts.Observer, opts.ObserveEvery
@@ -115,10 +115,11 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 
 // runSettings returns the graph settings of the scene's run: the step,
 // length, workers and recording, and its mode — the coupling strategy of
-// a co-simulation, the method and its settings of a monolithic run, the
-// error control of an adaptive one, which ends at EndTime and samples at
-// Record.Times when given (else every Every·Dt, graph.Settings.Adaptive).
-// The error is an *Error at the path of an invalid setting.
+// a co-simulation, the method (Integrator.Configure: the registry's
+// method with the scene's options) and driver options of a monolithic
+// run; an adaptive one ends at EndTime and samples at Record.Times when
+// given (else every Every·Dt, graph.Settings.Adaptive). The error is an
+// *Error at the path of an invalid setting.
 func (sc *Scene) runSettings() (graph.Settings, error) {
 	set := graph.Settings{Dt: sc.Run.Dt, Steps: sc.Run.Steps, End: sc.Run.End, Workers: sc.Run.Workers, Record: sc.Record.Fields, Every: sc.Record.Every}
 	if sc.Run.Coupling != nil {
@@ -128,19 +129,17 @@ func (sc *Scene) runSettings() (graph.Settings, error) {
 	if sc.Run.Mode != Monolithic || in == nil {
 		return set, nil
 	}
-	set.Coupling, set.Workers = nil, 0
-	set.MethodSettings = in.settings()
-	if in.Adaptive {
-		set.Adaptive = true
-		set.Steps, set.End = 0, sc.EndTime()
-		set.MethodSettings.Output = slices.Clone(sc.Record.Times)
-		return set, nil
-	}
-	m, err := in.method()
+	m, opts, err := in.Configure()
 	if err != nil {
 		return set, &Error{Path: "run.integrator.method", Err: err}
 	}
-	set.Method = &m
+	set.Coupling, set.Workers = nil, 0
+	set.Method, set.Options = m, opts
+	if in.Adaptive {
+		set.Adaptive = true
+		set.Steps, set.End = 0, sc.EndTime()
+		opts.Output = slices.Clone(sc.Record.Times)
+	}
 	return set, nil
 }
 

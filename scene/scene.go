@@ -173,7 +173,8 @@ type Integrator struct {
 	// Record.Times and event localization (graph.Sim.Integrate).
 	Adaptive bool `json:"adaptive,omitempty"`
 	// Tolerances and step bounds of the adaptive integrator
-	// (integrators.Settings); zero means its default.
+	// (integrators.DormandPrince), its step budget and the event tolerance
+	// (integrators.DriverOptions); zero means the default.
 	RTol        float64 `json:"rtol,omitempty"`
 	ATol        float64 `json:"atol,omitempty"`
 	InitialStep float64 `json:"initial_step,omitempty"`
@@ -181,12 +182,12 @@ type Integrator struct {
 	MaxStep     float64 `json:"max_step,omitempty"`
 	MaxSteps    int     `json:"max_steps,omitempty"`
 	EventTol    float64 `json:"event_tol,omitempty"`
-	// Newton settings of the implicit and structural methods; zero means
-	// the default.
+	// Newton options of the implicit and structural methods
+	// (integrators.NewtonOptions); zero means the default.
 	NewtonTol     float64 `json:"newton_tol,omitempty"`
 	NewtonMaxIter int     `json:"newton_max_iter,omitempty"`
 	// Linear solver of the Newton iterations of the implicit and
-	// structural methods (integrators.Settings): "auto" (default; dense
+	// structural methods (integrators.LinearOptions): "auto" (default; dense
 	// LU up to integrators.AutoDenseMax unknowns, GMRES above), "dense",
 	// "gmres" or "banded" (direct banded LU); GMRES's preconditioner "block-jacobi" (default), "ilu0"
 	// or "none"; its forcing "eisenstat-walker" (default) or "constant";

@@ -10,7 +10,7 @@ import (
 
 // This file turns a scene's run section into the settings of the packages
 // that run it: graph.Settings, a coupling.Strategy, an integration method
-// and its integrators.Settings.
+// and its integrators.DriverOptions.
 
 // adaptive reports whether the scene runs the adaptive integrator.
 func (sc *Scene) adaptive() bool {
@@ -26,30 +26,45 @@ func (sc *Scene) EndTime() float64 {
 	return sc.Run.End
 }
 
-// Method returns the integration method of a monolithic scene (an error
-// when the settings are invalid).
-func (in *Integrator) method() (integrators.Method, error) {
-	return integrators.Configure(in.Method, in.params())
-}
-
-// params returns the method parameters of the scene's integrator.
-func (in *Integrator) params() integrators.Params {
-	return integrators.Params{Beta: in.Beta, Gamma: in.Gamma, RhoInf: in.RhoInf}
-}
-
-// settings returns the integrators.Settings of the scene's integrator.
-func (in *Integrator) settings() *integrators.Settings {
-	return &integrators.Settings{
-		RTol: in.RTol, ATol: in.ATol,
-		InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep, MaxSteps: in.MaxSteps,
-		EventTol:  in.EventTol,
-		NewtonTol: in.NewtonTol, NewtonMaxIter: in.NewtonMaxIter,
-		LinearSolver:   parsed(integrators.ParseLinearSolver, in.LinearSolver),
-		Preconditioner: parsed(integrators.ParsePreconditioner, in.Preconditioner),
-		Forcing:        parsed(integrators.ParseForcing, in.Forcing),
-		KrylovTol:      in.KrylovTol, KrylovRestart: in.KrylovRestart, KrylovMaxIter: in.KrylovMaxIter,
-		MatrixFree: in.MatrixFree, JacobianMaxAge: in.JacobianMaxAge,
+// Configure returns the integration method of a monolithic scene, from
+// the registry (integrators.ByName) with the scene's parameters and
+// options set on it, and its driver options (the adaptive driver's step
+// budget and the event tolerance). It returns an error when the name is
+// unknown; Scene validation reports the keys that do not apply to the
+// method.
+func (in *Integrator) Configure() (integrators.Method, *integrators.DriverOptions, error) {
+	m, err := integrators.ByName(in.Method)
+	if err != nil {
+		return nil, nil, err
 	}
+	switch b := m.(type) {
+	case integrators.Newmark:
+		if in.Beta != nil {
+			b.Beta = *in.Beta
+		}
+		if in.Gamma != nil {
+			b.Gamma = *in.Gamma
+		}
+		m = b
+	case integrators.GeneralizedAlpha:
+		if in.RhoInf != nil {
+			b.RhoInf = *in.RhoInf
+		}
+		m = b
+	case integrators.DormandPrince:
+		b.RTol, b.ATol, b.InitialStep, b.MinStep, b.MaxStep = in.RTol, in.ATol, in.InitialStep, in.MinStep, in.MaxStep
+		m = b
+	}
+	if nm, ok := m.(integrators.NewtonMethod); ok {
+		m = nm.WithSolver(integrators.NewtonOptions{Tol: in.NewtonTol, MaxIter: in.NewtonMaxIter}, integrators.LinearOptions{
+			Solver:         parsed(integrators.ParseLinearSolver, in.LinearSolver),
+			Preconditioner: parsed(integrators.ParsePreconditioner, in.Preconditioner),
+			Forcing:        parsed(integrators.ParseForcing, in.Forcing),
+			KrylovTol:      in.KrylovTol, KrylovRestart: in.KrylovRestart, KrylovMaxIter: in.KrylovMaxIter,
+			MatrixFree: in.MatrixFree, JacobianMaxAge: in.JacobianMaxAge,
+		})
+	}
+	return m, &integrators.DriverOptions{MaxSteps: in.MaxSteps, EventTol: in.EventTol}, nil
 }
 
 // parsed returns the value named s, or the zero value (the default) for

@@ -133,7 +133,7 @@ func TestAnomalyCOSIMANO001(t *testing.T) {
 	// event (sys itself), every fixed-step method now locates the contact
 	// and applies the reset (integrators, fixedevents.go; checked by
 	// TestBallFixedStepMonolithic), which is the workaround.
-	st, _ := m.New(integrators.Func{N: sys.Dim(), F: sys.Func}, nil)
+	st, _ := m.New(integrators.SystemFunc{N: sys.Dim(), F: sys.Func}, nil)
 	st.Init(0, []float64{0.001, -1})
 	if err := st.Step(0.01); err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func bounceX(t *testing.T, h, g float64, events bool) float64 {
 	}
 	const T = 0.8
 	if events {
-		_, err = s.Integrate(context.Background(), T, &integrators.Settings{RTol: 1e-13, ATol: 1e-13, EventTol: 1e-14})
+		_, err = s.Integrate(context.Background(), T, integrators.DormandPrince{RTol: 1e-13, ATol: 1e-13}, &integrators.DriverOptions{EventTol: 1e-14})
 	} else {
 		_, err = s.Run(context.Background(), graph.Settings{Dt: 1e-3, End: T})
 	}
@@ -232,7 +232,7 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	// the contact is located to 1e-14 s.
 	s := ballOnTable(t, h, e, g)
 	res, err := s.Sensitivities(context.Background(), []string{"ball.initial_position", "ball.gravity"},
-		&graph.SensitivityOptions{End: T, Output: []float64{T}, Integrator: &integrators.Settings{RTol: 1e-12, ATol: 1e-12, EventTol: 1e-14}})
+		&graph.SensitivityOptions{End: T, Output: []float64{T}, Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12}, Integrator: &integrators.DriverOptions{EventTol: 1e-14}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	// re-stepping (RK4 is exact on the quadratic flight).
 	rk4, _ := integrators.ByName(integrators.MethodRK4)
 	res, err = s.Sensitivities(context.Background(), []string{"ball.initial_position"},
-		&graph.SensitivityOptions{End: T, Method: rk4, Dt: 1e-3, Every: 1 << 30, Integrator: &integrators.Settings{EventTol: 1e-14}})
+		&graph.SensitivityOptions{End: T, Method: rk4, Dt: 1e-3, Every: 1 << 30, Integrator: &integrators.DriverOptions{EventTol: 1e-14}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +468,7 @@ func TestAnomalyCOSIMANO004(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Integrate(context.Background(), 1, nil); err != nil {
+	if _, err := s.Integrate(context.Background(), 1, integrators.DormandPrince{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if x := append(value(t, s, "ball.position"), value(t, s, "ball.velocity")...); x[0] != 0 || x[1] != 0 {

@@ -31,7 +31,7 @@ func TestBallFixedStepMonolithic(t *testing.T) {
 	if len(impacts) != 4 {
 		t.Fatalf("closed form has %d impacts before t = 10, want 4", len(impacts))
 	}
-	run := func(method string, dt float64) (h, v float64, st integrators.Stats) {
+	run := func(method string, dt float64) (h, v float64, st integrators.Work) {
 		p := ball.DefaultParams()
 		p.InitialPosition, p.Elasticity, p.Gravity = h0, e, -g
 		b, err := ball.New(p)
@@ -70,7 +70,7 @@ func TestBallFixedStepMonolithic(t *testing.T) {
 		if s.Time() != end {
 			t.Errorf("%s: ended at t = %v, want %v", method, s.Time(), end)
 		}
-		return x[0], vv[0], res.Integrator.Stats
+		return x[0], vv[0], res.Integrator.Work
 	}
 	for _, c := range []struct {
 		method string

@@ -80,7 +80,7 @@ func TestBallEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Integrate(context.Background(), end, &integrators.Settings{RTol: 1e-12, ATol: 1e-12, MaxStep: 5})
+	res, err := s.Integrate(context.Background(), end, integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12, MaxStep: 5}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -224,15 +224,15 @@ func checkScheme(n node.Node, x []float64, in node.Inputs, given map[string]Sche
 			return bad("%v", err)
 		}
 		sys.In = in
-		st, err := method.New(sys, nil)
+		st, err := integrators.NewStepper(method, sys, nil)
 		if err != nil {
-			return bad("%s: %v", method.Name, err)
+			return bad("%s: %v", method.Name(), err)
 		}
 		if err := st.Init(0, x); err != nil {
-			return bad("%s: %v", method.Name, err)
+			return bad("%s: %v", method.Name(), err)
 		}
 		if err := st.Step(schemeDt); err != nil {
-			return bad("%s step: %v", method.Name, err)
+			return bad("%s step: %v", method.Name(), err)
 		}
 		_, y := st.State()
 		want = append([]float64(nil), y...)

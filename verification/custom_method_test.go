@@ -21,14 +21,14 @@ import (
 //	u² = ¾uⁿ + ¼(u¹ + Δt·f(tₙ + Δt, u¹))
 //	uⁿ⁺¹ = ⅓uⁿ + ⅔(u² + Δt·f(tₙ + ½Δt, u²))
 //
-// It is defined here, outside package integrators, through the
-// integrators.Scheme interface only: nothing of the package's own
+// It is defined here, outside package integrators, by implementing the
+// integrators.Method interface directly: nothing of the package's own
 // steppers is used.
 type ssp3 struct{}
 
 func (ssp3) Name() string { return "ssp-rk3" }
 func (ssp3) Order() int   { return 3 }
-func (ssp3) New(sys integrators.System, _ *integrators.Settings) (integrators.Stepper, error) {
+func (ssp3) New(sys integrators.System, _ *integrators.DriverOptions) (integrators.Stepper, error) {
 	n := sys.Dim()
 	mk := func() []float64 { return make([]float64, n) }
 	return &ssp3Stepper{sys: sys, y: mk(), u1: mk(), u2: mk(), f: mk(), out: mk()}, nil
@@ -40,17 +40,17 @@ type ssp3Stepper struct {
 	stepsSinceBase int
 	y, u1, u2, f   []float64
 	out            []float64
-	stats          integrators.Stats
+	stats          integrators.Work
 }
 
 func (s *ssp3Stepper) Method() string              { return "ssp-rk3" }
 func (s *ssp3Stepper) Order() int                  { return 3 }
-func (s *ssp3Stepper) Stats() integrators.Stats    { return s.stats }
+func (s *ssp3Stepper) Work() integrators.Work      { return s.stats }
 func (s *ssp3Stepper) State() (float64, []float64) { return s.now(), s.y }
 func (s *ssp3Stepper) now() float64                { return s.t0 + float64(s.stepsSinceBase)*s.dt }
 func (s *ssp3Stepper) Init(t0 float64, y0 []float64) error {
 	copy(s.y, y0)
-	s.t0, s.dt, s.stepsSinceBase, s.stats = t0, 0, 0, integrators.Stats{}
+	s.t0, s.dt, s.stepsSinceBase, s.stats = t0, 0, 0, integrators.Work{}
 	return nil
 }
 
@@ -162,7 +162,7 @@ func springPairExact(t float64, field string, dst []float64) {
 func TestCustomMethodMonolithicOrder(t *testing.T) {
 	study := MonolithicStudy{
 		Build:  springPair,
-		Method: integrators.Custom(ssp3{}),
+		Method: ssp3{},
 		Fields: []string{"a.position", "b.position", "a.velocity", "b.velocity"},
 		Exact:  springPairExact,
 		T:      2,
@@ -209,7 +209,7 @@ func TestCustomMethodRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Name != "ssp-rk3" || m.Order != 3 || m.Kind != integrators.UserDefined {
+	if _, ok := m.(ssp3); !ok || m.Name() != "ssp-rk3" || m.Order() != 3 {
 		t.Fatalf("ByName(SSP-RK3) = %+v", m)
 	}
 	if err := integrators.Register(ssp3{}); err == nil || !strings.Contains(err.Error(), "already registered") {
@@ -230,7 +230,7 @@ func TestCustomMethodRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if _, err := two.RunMonolithic(ctx, integrators.Custom(ssp3{}), nil, graph.Settings{Dt: 0.01, Steps: 50}); err != nil {
+		if _, err := two.RunMonolithic(ctx, ssp3{}, nil, graph.Settings{Dt: 0.01, Steps: 50}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -239,10 +239,10 @@ func TestCustomMethodRegistry(t *testing.T) {
 	if x1[0] != x2[0] {
 		t.Errorf("100 steps: %v, 2×50 steps: %v; want the same bits", x1[0], x2[0])
 	}
-	// An adaptive-driver setting is an error for the custom method, not
+	// An adaptive-driver option is an error for the custom method, not
 	// ignored.
 	three, _ := springPair()
-	if _, err := three.RunMonolithic(ctx, m, &integrators.Settings{RTol: 1e-8}, graph.Settings{Dt: 0.01, Steps: 1}); !errors.Is(err, integrators.ErrNotApplicable) {
-		t.Errorf("RTol with ssp-rk3: %v, want ErrNotApplicable", err)
+	if _, err := three.RunMonolithic(ctx, m, &integrators.DriverOptions{MaxSteps: 10}, graph.Settings{Dt: 0.01, Steps: 1}); !errors.Is(err, integrators.ErrNotApplicable) {
+		t.Errorf("MaxSteps with ssp-rk3: %v, want ErrNotApplicable", err)
 	}
 }

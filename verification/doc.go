@@ -15,7 +15,7 @@
 //
 // [Manufactured] holds one node's own Update to its declared order;
 // [MonolithicStudy] holds an integration method — built in, or a
-// caller's integrators.Scheme — to its declared Order on a whole graph
+// caller's own integrators.Method — to its declared Order on a whole graph
 // run by graph.Sim.RunMonolithic against a closed-form or manufactured
 // solution, over a ladder of step counts (the tests hold a three-stage
 // SSP Runge–Kutta method defined outside package integrators to order 3

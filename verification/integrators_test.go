@@ -92,7 +92,7 @@ func duffingError(t *testing.T, m integrators.Method, n int) float64 {
 		worst = math.Max(worst, maxErr(tt, y))
 	}
 	if tt, _ := st.State(); math.Abs(tt-orderEnd) > 1e-12 {
-		t.Fatalf("%s: final time %v", m.Name, tt)
+		t.Fatalf("%s: final time %v", m.Name(), tt)
 	}
 	return worst
 }
@@ -122,25 +122,25 @@ func TestIntegratorOrders(t *testing.T) {
 	}
 	var studies []study
 	for _, m := range integrators.Methods() {
-		if m.Name == integrators.MethodGeneralizedAlpha {
+		if m.Name() == integrators.MethodGeneralizedAlpha {
 			continue
 		}
 		studies = append(studies, study{m, "observed order", func(n int) float64 { return duffingError(t, m, n) }})
 	}
 	for _, rho := range []float64{0, 0.5, 0.8, 1} {
-		m := integrators.GeneralizedAlpha(rho)
+		m := integrators.GeneralizedAlpha{RhoInf: rho}
 		studies = append(studies, study{m, fmt.Sprintf("observed order (ρ∞ = %v)", rho), func(n int) float64 { return duffingError(t, m, n) }})
 	}
 	for _, s := range studies {
-		want := float64(s.m.Order)
-		ladder := orderLadder(s.m.Order)
+		want := float64(s.m.Order())
+		ladder := orderLadder(s.m.Order())
 		var errs []float64
 		for _, n := range ladder {
 			errs = append(errs, s.run(n))
 		}
 		p := studyOrder(errs)
-		t.Logf("%s %s: errors %.3e", s.m.Name, s.quantity, errs)
-		record(t, Measurement{ID: "COSIM-VER-401", Subject: s.m.Name, Quantity: s.quantity, Value: p, Reference: want,
+		t.Logf("%s %s: errors %.3e", s.m.Name(), s.quantity, errs)
+		record(t, Measurement{ID: "COSIM-VER-401", Subject: s.m.Name(), Quantity: s.quantity, Value: p, Reference: want,
 			Bound:  fmt.Sprintf("|p − %s| ≤ %s", fmtG(want), fmtG(orderTol)),
 			Method: fmt.Sprintf("forced Duffing oscillator x'' = −x − x³ − ½x' + F(t) with z' = x, manufactured x* = cos t + ¼ sin 3t (closed form), analytic Jacobian; fixed steps over [0, 2], ladder %v, max-norm error of (x, v, z) over every step, finest pair; declared order from integrators.Method.Order", ladder),
 			Pass:   math.Abs(p-want) <= orderTol})
@@ -169,12 +169,12 @@ func TestFixedStepDormandPrince(t *testing.T) {
 		}
 	}
 	_, y := st.State()
-	res, err := integrators.Integrate(forcedDuffing{}, 0, y0, orderEnd, &integrators.Settings{FixedStep: orderEnd / n})
+	res, err := integrators.Integrate(integrators.DormandPrince{FixedStep: orderEnd / n}, forcedDuffing{}, 0, y0, orderEnd, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stats.Steps != n {
-		t.Errorf("Integrate with FixedStep took %d steps, want %d", res.Stats.Steps, n)
+	if res.Work.Steps != n {
+		t.Errorf("Integrate with FixedStep took %d steps, want %d", res.Work.Steps, n)
 	}
 	for i := range y {
 		if y[i] != res.Y[i] {

@@ -12,8 +12,8 @@ import (
 )
 
 // MonolithicStudy measures the observed temporal order of an integration
-// method — built in, or a caller's integrators.Scheme wrapped by
-// integrators.Custom — on a whole graph run monolithically
+// method — built in, or a caller's own integrators.Method — on a whole
+// graph run monolithically
 // (graph.Sim.RunMonolithic) against a known solution: a closed-form or
 // manufactured trajectory of the fields it names. Where Manufactured
 // holds a node's own Update to its declared order, a MonolithicStudy
@@ -21,9 +21,10 @@ import (
 type MonolithicStudy struct {
 	// Build returns a fresh simulation at T0 whose state is Exact(T0).
 	Build func() (*graph.Sim, error)
-	// Method is the method studied; Settings its settings (nil: defaults).
-	Method   integrators.Method
-	Settings *integrators.Settings
+	// Method is the method studied, with its options; Options the
+	// driver options (nil: defaults).
+	Method  integrators.Method
+	Options *integrators.DriverOptions
 	// Fields are the "node.field" paths compared with Exact at T.
 	Fields []string
 	// Exact writes the exact value of field (one of Fields) at t into
@@ -44,8 +45,8 @@ func (m MonolithicStudy) Run(ctx context.Context) (OrderStudy, error) {
 	if ladder == nil {
 		ladder = defaultLadder
 	}
-	if len(ladder) < 2 || len(m.Fields) == 0 || m.Build == nil || m.Exact == nil || !(m.T > m.T0) {
-		return OrderStudy{}, errors.New("verification: a MonolithicStudy needs Build, Exact, Fields, T > T0 and at least two step counts")
+	if len(ladder) < 2 || len(m.Fields) == 0 || m.Build == nil || m.Exact == nil || m.Method == nil || !(m.T > m.T0) {
+		return OrderStudy{}, errors.New("verification: a MonolithicStudy needs Build, Exact, Fields, a Method, T > T0 and at least two step counts")
 	}
 	st := OrderStudy{Steps: ladder, Fields: append(append([]string(nil), m.Fields...), "joint")}
 	st.Errors = make([][]float64, len(st.Fields))
@@ -61,8 +62,8 @@ func (m MonolithicStudy) Run(ctx context.Context) (OrderStudy, error) {
 			return st, fmt.Errorf("verification: Build returned a simulation at t = %v, want T0 = %v", t0, m.T0)
 		}
 		dt := (m.T - m.T0) / float64(steps)
-		if _, err := sim.RunMonolithic(ctx, m.Method, m.Settings, graph.Settings{Dt: dt, Steps: steps}); err != nil {
-			return st, fmt.Errorf("%s with %d steps: %w", m.Method.Name, steps, err)
+		if _, err := sim.RunMonolithic(ctx, m.Method, m.Options, graph.Settings{Dt: dt, Steps: steps}); err != nil {
+			return st, fmt.Errorf("%s with %d steps: %w", m.Method.Name(), steps, err)
 		}
 		joint := 0.0
 		for fi, path := range m.Fields {
@@ -96,4 +97,6 @@ func (m MonolithicStudy) Run(ctx context.Context) (OrderStudy, error) {
 
 // Declared returns the order the method declares (Method.Order) as a
 // node.Order, to check the study against with OrderStudy.Check.
-func (m MonolithicStudy) Declared() node.Order { return node.Order{Temporal: float64(m.Method.Order)} }
+func (m MonolithicStudy) Declared() node.Order {
+	return node.Order{Temporal: float64(m.Method.Order())}
+}

@@ -173,7 +173,7 @@ func TestChainStiffnessSensitivity(t *testing.T) {
 	s := chainGraph(t, k, c)
 	res, err := s.Sensitivities(context.Background(), chainStiffnessParams(), &graph.SensitivityOptions{
 		End: T, Output: []float64{T},
-		Integrator: &integrators.Settings{RTol: 1e-11, ATol: 1e-11},
+		Method: integrators.DormandPrince{RTol: 1e-11, ATol: 1e-11},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +242,7 @@ func TestSensitivityOrder(t *testing.T) {
 			if fixedDP {
 				// The adaptive driver at a fixed step (it would locate
 				// events, were there any), sampled on its dense output.
-				opts = &graph.SensitivityOptions{End: T, Integrator: &integrators.Settings{FixedStep: dt}}
+				opts = &graph.SensitivityOptions{End: T, Method: integrators.DormandPrince{FixedStep: dt}}
 				for i := range ref {
 					opts.Output = append(opts.Output, float64(i)*every)
 				}
@@ -268,8 +268,8 @@ func TestSensitivityOrder(t *testing.T) {
 		}
 		for i := 0; i+1 < len(errs); i++ {
 			p := math.Log2(errs[i] / errs[i+1])
-			if math.Abs(p-float64(m.Order)) > 0.3 {
-				t.Errorf("%s: observed order %.3f (errors %.3g), declared %d", tc.method, p, errs, m.Order)
+			if math.Abs(p-float64(m.Order())) > 0.3 {
+				t.Errorf("%s: observed order %.3f (errors %.3g), declared %d", tc.method, p, errs, m.Order())
 			}
 		}
 		t.Logf("%s: max errors %.3g, observed orders %.2f, %.2f", tc.method, errs, math.Log2(errs[0]/errs[1]), math.Log2(errs[1]/errs[2]))

@@ -144,14 +144,14 @@ func TestBallSensitivitiesClosedForm(t *testing.T) {
 		s := ballOnTable(t, h, e, G)
 		opts := &graph.SensitivityOptions{
 			End: tc.T, Output: []float64{tc.T},
-			Integrator: &integrators.Settings{RTol: 1e-12, ATol: 1e-12, EventTol: 1e-14, FixedStep: tc.fixed},
+			Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12, FixedStep: tc.fixed}, Integrator: &integrators.DriverOptions{EventTol: 1e-14},
 		}
 		if tc.method != "" {
 			m, _ := integrators.ByName(tc.method)
 			opts.Method, opts.Dt, opts.Every, opts.Output = m, 0.01, 1<<30, nil
 			// A fixed-step method uses only the event settings: the
 			// adaptive driver's tolerances would be an error.
-			opts.Integrator = &integrators.Settings{EventTol: 1e-14}
+			opts.Integrator = &integrators.DriverOptions{EventTol: 1e-14}
 		}
 		res, err := s.Sensitivities(context.Background(), params, opts)
 		if err != nil {
@@ -213,7 +213,7 @@ func TestBallSensitivitiesFDFallback(t *testing.T) {
 	params := []string{"ball.initial_position", "ball.elasticity", "ball.gravity"}
 	res, err := s.Sensitivities(context.Background(), params, &graph.SensitivityOptions{
 		End: T, Output: []float64{T},
-		Integrator: &integrators.Settings{RTol: 1e-12, ATol: 1e-12, EventTol: 1e-14},
+		Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12}, Integrator: &integrators.DriverOptions{EventTol: 1e-14},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -135,7 +135,7 @@ func TestSourceTimeEvents(t *testing.T) {
 		var errs [2]float64
 		for h, hide := range []bool{false, true} {
 			s := driven(t, c.mk(), hide)
-			if _, err := s.Integrate(context.Background(), end, nil); err != nil {
+			if _, err := s.Integrate(context.Background(), end, integrators.DormandPrince{}, nil); err != nil {
 				t.Fatal(err)
 			}
 			x, v := xv(t, s)
@@ -210,7 +210,7 @@ func TestLookupVerification(t *testing.T) {
 	var errs [2]float64
 	for h, hide := range []bool{false, true} {
 		s := driven(t, lk, hide)
-		if _, err := s.Integrate(context.Background(), end, nil); err != nil {
+		if _, err := s.Integrate(context.Background(), end, integrators.DormandPrince{}, nil); err != nil {
 			t.Fatal(err)
 		}
 		x, v := xv(t, s)

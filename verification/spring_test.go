@@ -182,7 +182,7 @@ func TestSpringPendulumPeriod(t *testing.T) {
 		for i := 1; i <= 7000; i++ {
 			out = append(out, float64(i)*1e-3)
 		}
-		res, err := s.Integrate(context.Background(), 7, &integrators.Settings{RTol: 1e-11, ATol: 1e-12, Output: out})
+		res, err := s.Integrate(context.Background(), 7, integrators.DormandPrince{RTol: 1e-11, ATol: 1e-12}, &integrators.DriverOptions{Output: out})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -208,7 +208,7 @@ func TestSpringDamperMiniExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.RunMonolithic(context.Background(), integrators.GeneralizedAlpha(0.9), nil, graph.Settings{Dt: 0.01, End: 1})
+	res, err := sim.RunMonolithic(context.Background(), integrators.GeneralizedAlpha{RhoInf: 0.9}, nil, graph.Settings{Dt: 0.01, End: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

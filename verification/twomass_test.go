@@ -125,11 +125,11 @@ func TestTwoMassDriver(t *testing.T) {
 		Pass:   worstDense <= 5e-13})
 	// The MADDENING two-mass guide's direct stepping loop: GeneralizedAlpha(ρ∞ = 0.5), dt =
 	// 0.1 s to 1 s, each accepted history passed into the next call.
-	loop, err := twomass.Run(p, integrators.GeneralizedAlpha(0.5), 0.1, 10, false)
+	loop, err := twomass.Run(p, integrators.GeneralizedAlpha{RhoInf: 0.5}, 0.1, 10, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rho := loop.History.Latest.RhoInf; rho != 0.5 {
+	if rho := loop.Memory.Latest.RhoInf; rho != 0.5 {
 		t.Errorf("direct loop: history ρ∞ = %v, want 0.5", rho)
 	}
 	if tEnd := loop.Final().T; math.Abs(tEnd-1) > 1e-12 {
@@ -137,8 +137,8 @@ func TestTwoMassDriver(t *testing.T) {
 	}
 	record(t, Measurement{ID: "MADD-VER-030", Subject: "generalized-alpha", Quantity: "direct stepping loop: accepted steps (ρ∞ = 0.5, dt = 0.1 s to 1 s)",
 		Value: float64(loop.Stats.Steps), Reference: 10, Bound: "= 10",
-		Method: fmt.Sprintf("internal/twomass.Run: ten Advance calls on the two-mass problem, each accepted History passed on; the last history records ρ∞ = %v at t = %v s; reference: the MADDENING two-mass guide's loop (accepted_steps == 10, history rho_inf == 0.5)", loop.History.Latest.RhoInf, loop.Final().T),
-		Pass:   loop.Stats.Steps == 10 && loop.History.Latest.RhoInf == 0.5})
+		Method: fmt.Sprintf("internal/twomass.Run: ten Advance calls on the two-mass problem, each accepted History passed on; the last history records ρ∞ = %v at t = %v s; reference: the MADDENING two-mass guide's loop (accepted_steps == 10, history rho_inf == 0.5)", loop.Memory.Latest.RhoInf, loop.Final().T),
+		Pass:   loop.Stats.Steps == 10 && loop.Memory.Latest.RhoInf == 0.5})
 	D, err := twomass.DriverAmplification(twomass.BadBeta(), 4)
 	if err != nil {
 		t.Fatal(err)
@@ -184,8 +184,8 @@ func TestTwoMassOrders(t *testing.T) {
 		if r.OrderCarried > maxCarried {
 			maxCarried, maxLabel = r.OrderCarried, v.Label
 		}
-		if v.Method.Name == integrators.MethodGeneralizedAlpha && v.Method.Alpha.RhoInf < 1 {
-			resets = append(resets, reset{v.Method.Alpha.RhoInf, r.OrderReset})
+		if v.Method.Name() == integrators.MethodGeneralizedAlpha && v.Method.Params().RhoInf < 1 {
+			resets = append(resets, reset{v.Method.Params().RhoInf, r.OrderReset})
 		}
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)

@@ -14,11 +14,11 @@ import (
 // the matrix-free GMRES stack, its counted work beside that guide's, and
 // its agreement with the dense-LU run of the same method.
 type SeedWork struct {
-	Label     string            `json:"label"`
-	Forcing   string            `json:"forcing"`
-	Work      integrators.Stats `json:"work"`
-	SeedRHS   int               `json:"seed_rhs_evaluations"`
-	SeedGMRES int               `json:"seed_gmres_iterations"`
+	Label     string           `json:"label"`
+	Forcing   string           `json:"forcing"`
+	Work      integrators.Work `json:"work"`
+	SeedRHS   int              `json:"seed_rhs_evaluations"`
+	SeedGMRES int              `json:"seed_gmres_iterations"`
 	// MaxVsDense is max |Δq| over the run against the dense-LU run.
 	MaxVsDense float64 `json:"max_displacement_vs_dense_lu"`
 }
@@ -26,9 +26,9 @@ type SeedWork struct {
 // seedKrylov is the matrix-free GMRES stack: J·v by directional
 // differences of the residual (no Jacobian formed), no preconditioner,
 // with forcing f.
-func seedKrylov(f integrators.Forcing) *integrators.Settings {
-	return &integrators.Settings{
-		LinearSolver:   integrators.LinearGMRES,
+func seedKrylov(f integrators.Forcing) integrators.LinearOptions {
+	return integrators.LinearOptions{
+		Solver:         integrators.LinearGMRES,
 		Preconditioner: integrators.PrecondNone,
 		MatrixFree:     true,
 		Forcing:        f,
@@ -43,13 +43,13 @@ func seedWork() ([]SeedWork, error) {
 	for _, f := range []integrators.Forcing{integrators.ForcingEisenstatWalker, integrators.ForcingConstant} {
 		for _, c := range []struct {
 			label        string
-			m            integrators.Method
+			m            integrators.SecondOrderMethod
 			rhs, krylovs int
 		}{
-			{"Newmark", integrators.Newmark(0.25, 0.5), 840, 360},
-			{"generalized-alpha ρ∞ = 0.5", integrators.GeneralizedAlpha(0.5), 1680, 480},
+			{"Newmark", integrators.Newmark{Beta: 0.25, Gamma: 0.5}, 840, 360},
+			{"generalized-alpha ρ∞ = 0.5", integrators.GeneralizedAlpha{RhoInf: 0.5}, 1680, 480},
 		} {
-			r, err := c.m.NewSecondOrder(p.System(), seedKrylov(f))
+			r, err := c.m.(integrators.NewtonMethod).WithSolver(integrators.NewtonOptions{}, seedKrylov(f)).(integrators.SecondOrderMethod).NewSecondOrder(p.System(), nil)
 			if err != nil {
 				return nil, err
 			}
@@ -58,19 +58,19 @@ func seedWork() ([]SeedWork, error) {
 				return nil, err
 			}
 			st := p.Start()
-			var h integrators.History
+			var h integrators.Memory
 			d := 0.0
 			for i := 0; i < twomass.SeedSteps; i++ {
 				res, err := r.Advance(st, h, twomass.SeedDt)
 				if err != nil {
 					return nil, fmt.Errorf("%s step %d: %w", c.label, i+1, err)
 				}
-				h = res.History
+				h = res.Memory
 				st = h.Latest.State
 				w := ref.States[i+1]
 				d = math.Max(d, math.Max(math.Abs(st.Q[0]-w.Q[0]), math.Abs(st.Q[1]-w.Q[1])))
 			}
-			out = append(out, SeedWork{Label: c.label, Forcing: f.String(), Work: r.Stats(), SeedRHS: c.rhs, SeedGMRES: c.krylovs, MaxVsDense: d})
+			out = append(out, SeedWork{Label: c.label, Forcing: f.String(), Work: r.Work(), SeedRHS: c.rhs, SeedGMRES: c.krylovs, MaxVsDense: d})
 		}
 	}
 	return out, nil

@@ -57,7 +57,7 @@ type VariantCheck struct {
 	ParamsEqual bool                    `json:"params_equal"`
 	Modal       float64                 `json:"max_displacement_vs_modal_reference"`
 	Dense       float64                 `json:"max_displacement_vs_dense_reference"`
-	Work        integrators.Stats       `json:"work"`
+	Work        integrators.Work        `json:"work"`
 }
 
 // Pair is a quantity from the driver and from the reference.
@@ -93,7 +93,7 @@ func validate() (*Validation, error) {
 			return nil, err
 		}
 		ip := twomass.ReferenceParams(vr.Method)
-		a := vr.Method.Alpha
+		a := vr.Method.Params()
 		c := VariantCheck{Label: vr.Label, Params: a, Independent: ip,
 			ParamsEqual: ip.AlphaM == a.AlphaM && ip.AlphaF == a.AlphaF && ip.Beta == a.Beta && ip.Gamma == a.Gamma,
 			Modal:       twomass.MaxDisplacementDiff(tr, twomass.ReferenceRun(p, ip, twomass.SeedDt, twomass.SeedSteps)),
@@ -132,11 +132,11 @@ func validate() (*Validation, error) {
 	bad := twomass.Classical(1)
 	bad.Beta = 1.0 / 16
 	v.BadBetaRadius = Pair{Driver: twomass.Radius(D), Reference: twomass.SpectralRadius(bad, 4)}
-	tr, err := twomass.Run(p, integrators.GeneralizedAlpha(0.5), 0.1, 10, false)
+	tr, err := twomass.Run(p, integrators.GeneralizedAlpha{RhoInf: 0.5}, 0.1, 10, false)
 	if err != nil {
 		return nil, err
 	}
-	v.DirectLoop = DirectLoop{Accepted: tr.Stats.Steps, RhoInf: tr.History.Latest.RhoInf, T: tr.Final().T}
+	v.DirectLoop = DirectLoop{Accepted: tr.Stats.Steps, RhoInf: tr.Memory.Latest.RhoInf, T: tr.Final().T}
 	if v.SeedWork, err = seedWork(); err != nil {
 		return nil, err
 	}

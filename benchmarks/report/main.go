@@ -516,7 +516,7 @@ func (r *report) adaptive() {
 				must(s.SetState(y0, 0))
 				t0 := time.Now()
 				var err error
-				res, err = s.Integrate(context.Background(), end, nil)
+				res, err = s.Integrate(context.Background(), end, integrators.DormandPrince{}, nil)
 				d := time.Since(t0)
 				must(err)
 				got = s.State(got)
@@ -580,7 +580,7 @@ type twoRow struct {
 
 func (r *report) twoMass() {
 	log.Printf("W3 two-mass")
-	for _, m := range []integrators.Method{integrators.Newmark(0.25, 0.5), integrators.GeneralizedAlpha(0.5)} {
+	for _, m := range []integrators.SecondOrderMethod{integrators.Newmark{Beta: 0.25, Gamma: 0.5}, integrators.GeneralizedAlpha{RhoInf: 0.5}} {
 		var run benchmarks.TwoMassRun
 		best := repeat(func() time.Duration {
 			t0 := time.Now()

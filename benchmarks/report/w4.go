@@ -55,19 +55,19 @@ var (
 
 // w4Result is one configuration's measurement (the child's JSON).
 type w4Result struct {
-	N        int               `json:"n"`
-	Method   string            `json:"method"`
-	Solver   string            `json:"solver"`
-	Steps    int               `json:"steps"`
-	Build    time.Duration     `json:"build"`
-	First    time.Duration     `json:"first_step"`
-	Later    time.Duration     `json:"later_steps"` // total of steps 2..Steps
-	LaterCPU time.Duration     `json:"later_cpu"`   // process CPU time (user + system, all threads) of steps 2..Steps
-	Stats    integrators.Stats `json:"stats"`
-	Err      w4Errs            `json:"errors"`
-	PeakKB   int64             `json:"peak_rss_kb"`
-	State    []float64         `json:"state,omitempty"` // N ≤ 100 only
-	Failed   string            `json:"failed,omitempty"`
+	N        int              `json:"n"`
+	Method   string           `json:"method"`
+	Solver   string           `json:"solver"`
+	Steps    int              `json:"steps"`
+	Build    time.Duration    `json:"build"`
+	First    time.Duration    `json:"first_step"`
+	Later    time.Duration    `json:"later_steps"` // total of steps 2..Steps
+	LaterCPU time.Duration    `json:"later_cpu"`   // process CPU time (user + system, all threads) of steps 2..Steps
+	Stats    integrators.Work `json:"stats"`
+	Err      w4Errs           `json:"errors"`
+	PeakKB   int64            `json:"peak_rss_kb"`
+	State    []float64        `json:"state,omitempty"` // N ≤ 100 only
+	Failed   string           `json:"failed,omitempty"`
 }
 
 type w4Errs struct {
@@ -108,13 +108,16 @@ func w4ChildMain(spec string) {
 	must(err)
 	set, _ := benchmarks.StiffSolver(parts[2])
 	c := benchmarks.StiffChain{N: n}
-	res := w4Result{N: n, Method: m.Name, Solver: parts[2], Steps: steps}
+	res := w4Result{N: n, Method: m.Name(), Solver: parts[2], Steps: steps}
+	nm := m.(integrators.NewtonMethod) // W4 runs the implicit methods
+	newton, _ := nm.Solver()
+	m = nm.WithSolver(newton, set)
 	t0 := time.Now()
 	s, err := c.Build()
 	must(err)
 	res.Build = time.Since(t0)
 	run := func(k int) (*graph.Result, error) {
-		return s.RunMonolithic(context.Background(), m, &set, graph.Settings{Dt: benchmarks.StiffDt, Steps: k})
+		return s.RunMonolithic(context.Background(), m, nil, graph.Settings{Dt: benchmarks.StiffDt, Steps: k})
 	}
 	r1, err := run(1)
 	if err == nil {
@@ -125,7 +128,7 @@ func w4ChildMain(spec string) {
 		res.LaterCPU = cpuTime() - c0
 		if r2 != nil {
 			res.Later = r2.Wall
-			res.Stats = r2.Integrator.Stats
+			res.Stats = r2.Integrator.Work
 		}
 	}
 	if err != nil {
@@ -255,7 +258,7 @@ func runW4() {
 			for k, sv := range []string{"dense", "gmres+block-jacobi"} {
 				best := time.Duration(math.MaxInt64)
 				for range 3 {
-					r, err := benchmarks.RunStiff(n, meth, sv, 50, false)
+					r, err := benchmarks.RunStiff(n, meth.(integrators.NewtonMethod), sv, 50, false)
 					must(err)
 					best = min(best, r.PerStep())
 				}

@@ -34,10 +34,10 @@ type Problem struct {
 	ResolvedEnd float64    `json:"resolved_end"`
 }
 
-// Work is the counted work of one two-mass run (integrators.Stats).
+// Work is the counted work of one two-mass run (integrators.Work).
 type Work struct {
-	Label string            `json:"label"`
-	Stats integrators.Stats `json:"stats"`
+	Label string           `json:"label"`
+	Stats integrators.Work `json:"stats"`
 }
 
 // seedTable is the MADDENING two-mass guide's published table (slow energy %, fast energy %,

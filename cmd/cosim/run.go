@@ -382,7 +382,7 @@ func printSummary(w io.Writer, path string, sc *scene.Scene, res *scene.Result) 
 	fmt.Fprintf(w, "rejected steps %d, Newton iterations %d, events %d\n", res.Rejected, res.NewtonIters, res.Events)
 	// The integrator's counted work (monolithic runs): right-hand sides,
 	// and for implicit methods the Newton, Krylov and Jacobian work.
-	st := &res.Integrator.Stats
+	st := &res.Integrator.Work
 	if st.NewtonIters == 0 {
 		fmt.Fprintf(w, "work: RHS evaluations %d\n", st.FuncEvals)
 		return

@@ -74,7 +74,7 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return writeSensitivityJSON(table, res, last)
 	}
-	fmt.Fprintf(table, "%s: ∂y/∂p at t = %s (%s, %d steps, %d rejected, %d events)\n", pos[0], fmtTime(res.Times[last]), res.Method, res.Stats.Steps, res.Stats.Rejected, len(res.Events))
+	fmt.Fprintf(table, "%s: ∂y/∂p at t = %s (%s, %d steps, %d rejected, %d events)\n", pos[0], fmtTime(res.Times[last]), res.Method, res.Work.Steps, res.Work.Rejected, len(res.Events))
 	tw := tabwriter.NewWriter(table, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "FIELD\tVALUE\t")
 	for _, p := range res.Params {
@@ -176,12 +176,13 @@ func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*gra
 		}
 		in = &scene.Integrator{Method: integrators.MethodDormandPrince, Adaptive: true, RTol: 1e-10, ATol: 1e-12}
 	}
-	opts.Integrator = &integrators.Settings{
-		RTol: in.RTol, ATol: in.ATol,
-		InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep, MaxSteps: in.MaxSteps,
-		EventTol: in.EventTol, NewtonTol: in.NewtonTol, NewtonMaxIter: in.NewtonMaxIter,
+	m, o, err := in.Configure()
+	if err != nil {
+		return nil, err
 	}
+	opts.Method, opts.Integrator = m, o
 	if in.Adaptive {
+		opts.Dt = 0 // the adaptive driver of m (dormand-prince)
 		opts.Output = sc.Record.Times
 		if len(opts.Output) == 0 && sc.Run.Dt > 0 {
 			every := float64(max(sc.Record.Every, 1))
@@ -192,10 +193,5 @@ func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*gra
 		}
 		return opts, nil
 	}
-	m, err := integrators.Configure(in.Method, integrators.Params{Beta: in.Beta, Gamma: in.Gamma, RhoInf: in.RhoInf})
-	if err != nil {
-		return nil, err
-	}
-	opts.Method = m
 	return opts, nil
 }

@@ -248,8 +248,8 @@ func advance(ctx context.Context, sc *scene.Scene, sim *graph.Sim, k int, tEnd f
 	set.Record, set.Every, set.End, set.Steps = nil, 0, 0, k
 	if set.Adaptive {
 		set.End, set.Steps = tEnd, 0
-		if set.MethodSettings != nil {
-			set.MethodSettings.Output = nil
+		if set.Options != nil {
+			set.Options.Output = nil
 		}
 	}
 	_, err := sim.Run(ctx, set)

@@ -94,7 +94,7 @@ func writeRecording(w io.Writer, dir string) error {
 	for i := range times {
 		times[i] = 2 * float64(i+1) / samples
 	}
-	res, err := sim.Integrate(context.Background(), 2, &integrators.Settings{RTol: 1e-12, ATol: 1e-13, EventTol: 1e-14, Output: times})
+	res, err := sim.Integrate(context.Background(), 2, integrators.DormandPrince{RTol: 1e-12, ATol: 1e-13}, &integrators.DriverOptions{EventTol: 1e-14, Output: times})
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func drawFit(sim *graph.Sim, data *calibrate.Data, out string) error {
 	for t := 0.0; t <= 2+1e-12; t += 0.005 {
 		ts = append(ts, math.Min(t, 2))
 	}
-	r, err := sim.Integrate(context.Background(), 2, &integrators.Settings{RTol: 1e-10, ATol: 1e-12, Output: ts})
+	r, err := sim.Integrate(context.Background(), 2, integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}, &integrators.DriverOptions{Output: ts})
 	if err != nil {
 		return err
 	}

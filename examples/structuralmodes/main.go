@@ -1,6 +1,6 @@
 // Command structuralmodes is the first command of the two-mass consumer
 // of MADDENING's generalized-alpha guide: it runs the package driver
-// (integrators.GeneralizedAlpha(0.5), history carried between Advance
+// (integrators.GeneralizedAlpha{RhoInf: 0.5}, history carried between Advance
 // calls) on two unit masses with modes of 1 and 40 rad/s for 120 steps
 // of 0.1 s and prints the fraction of each modal energy retained. The
 // resolved slow mode keeps more than 0.999 of its energy; the
@@ -31,7 +31,7 @@ func main() {
 // as fractions of the initial ones.
 func energyRetained() (slow, fast float64, err error) {
 	p := twomass.Seed()
-	tr, err := twomass.Run(p, integrators.GeneralizedAlpha(0.5), twomass.SeedDt, twomass.SeedSteps, false)
+	tr, err := twomass.Run(p, integrators.GeneralizedAlpha{RhoInf: 0.5}, twomass.SeedDt, twomass.SeedSteps, false)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -47,10 +47,16 @@ func TestOneNameOneMeaning(t *testing.T) {
 	// Renamed because the meanings differed; only the package given may
 	// declare the name now.
 	renamed := map[string]struct{ owner, was string }{
-		"Method":   {"integrators", "coupling.Method, an acceleration's name, is coupling.Accel"},
-		"Func":     {"integrators", "graph.Func, a user transform, is graph.TransformFunc"},
-		"Kind":     {"integrators", "node.Kind, a parameter's value type, is node.ParamKind"},
-		"Coupling": {"scene", "node.Coupling, how edges into an input combine, is node.Combine; scene.Coupling is the scene form of a coupling.Strategy"},
+		"Method":     {"integrators", "coupling.Method, an acceleration's name, is coupling.Accel"},
+		"Func":       {"integrators", "graph.Func, a user transform, is graph.TransformFunc"},
+		"Kind":       {"integrators", "node.Kind, a parameter's value type, is node.ParamKind"},
+		"Coupling":   {"scene", "node.Coupling, how edges into an input combine, is node.Combine; scene.Coupling is the scene form of a coupling.Strategy"},
+		"Settings":   {"graph", "integrators.Settings, every method's options in one struct, is integrators.DriverOptions (the options the drivers share) beside each method type's own fields"},
+		"Checkpoint": {"graph", "integrators.Checkpoint, a stepper's memory, is integrators.StepperState"},
+		"History":    {"graph", "integrators.History, a second-order trajectory's memory, is integrators.Memory"},
+		"Stats":      {"graph", "integrators.Stats, an integrator's work counters, is integrators.Work (graph.Stats is a whole run's work)"},
+		"Status":     {"graph", "integrators.Status, how a step or driver run terminated and why it failed, is integrators.Termination (graph.Status is how a whole run ended)"},
+		"Scheme":     {"coupling", "integrators.Scheme, a user-defined method, is any type implementing the integrators.Method interface"},
 	}
 	sameMeaning := map[string]string{
 		"Connector": "scene.Connector is the scene-file form of a node.Connector attached to two bodies",
@@ -64,16 +70,9 @@ func TestOneNameOneMeaning(t *testing.T) {
 		"StepLimit": "graph.StepLimit is a node's node.StepLimit with the node's name",
 		"System":    "graph.System is the graph as an integrators.System",
 		"Option":    "graph.Option and verification.Option are functional options of their package's calls",
+		"Result":    "scene.Result is graph.Result (embedded: Stats, Status, Mode, History, …) with the scene's compiled Sim beside it",
 	}
-	pending := map[string]string{
-		"Result":     "graph.Result, integrators.Result and scene.Result: one result type (issue 21, running and observing)",
-		"Settings":   "graph.Settings (a run) and integrators.Settings (a method's options): per-method settings (issue 21)",
-		"Checkpoint": "graph.Checkpoint (a Sim) and integrators.Checkpoint (a stepper's memory) (issue 21)",
-		"History":    "graph.History (recorded fields) and integrators.History (dense output) (issue 21)",
-		"Stats":      "graph.Stats (a run's work) and integrators.Stats (an integrator's work), with the method interface (issue 21)",
-		"Status":     "graph.Status (how a run ended) and integrators.Status (how a driver run ended), with the method interface (issue 21)",
-		"Scheme":     "coupling.Scheme (Jacobi, Gauss–Seidel, iterative) and integrators.Scheme (a user-defined method), with the method interface (issue 21)",
-	}
+	pending := map[string]string{}
 	declared := map[string][]string{}
 	for _, pkg := range userFacing {
 		for _, name := range exportedTypes(t, "../../"+pkg) {

@@ -27,9 +27,9 @@
 //
 // # The driver and the reference
 //
-// [Run] steps the package driver with an explicit History, passing every
-// accepted Result.History into the next call (the carried algorithmic
-// acceleration); with reset it passes an empty History every step, the
+// [Run] steps the package driver with an explicit Memory, passing every
+// accepted Outcome.Memory into the next call (the carried algorithmic
+// acceleration); with reset it passes an empty Memory every step, the
 // MADDENING two-mass guide's negative control (the physical acceleration −K·q refreshed
 // every step, as the audited upstream source does).
 //

@@ -10,23 +10,23 @@ import (
 // Row is one row of the MADDENING two-mass guide's table, measured through the package
 // driver on [Seed] at dt = 0.1 s over 120 steps.
 type Row struct {
-	Label        string            `json:"label"`
-	Method       string            `json:"method"`
-	RhoInf       *float64          `json:"rho_inf,omitempty"` // nil for Newmark
-	SlowEnergy   float64           `json:"slow_energy"`       // fraction of the initial slow modal energy retained at 12 s
-	FastEnergy   float64           `json:"fast_energy"`       // fraction of the initial fast modal energy retained at 12 s
-	SlowPhaseLag float64           `json:"slow_phase_lag"`    // rad, see Problem.SlowPhaseLag
-	Work         integrators.Stats `json:"work"`              // counted work of the run
+	Label        string           `json:"label"`
+	Method       string           `json:"method"`
+	RhoInf       *float64         `json:"rho_inf,omitempty"` // nil for Newmark
+	SlowEnergy   float64          `json:"slow_energy"`       // fraction of the initial slow modal energy retained at 12 s
+	FastEnergy   float64          `json:"fast_energy"`       // fraction of the initial fast modal energy retained at 12 s
+	SlowPhaseLag float64          `json:"slow_phase_lag"`    // rad, see Problem.SlowPhaseLag
+	Work         integrators.Work `json:"work"`              // counted work of the run
 }
 
 // Measure returns the table row of one trajectory of p.
 func Measure(p Problem, v Variant, tr *Trajectory) Row {
 	st := tr.Final()
 	slow, fast := p.EnergyRatios(st)
-	r := Row{Label: v.Label, Method: v.Method.Name, SlowEnergy: slow, FastEnergy: fast,
+	r := Row{Label: v.Label, Method: v.Method.Name(), SlowEnergy: slow, FastEnergy: fast,
 		SlowPhaseLag: p.SlowPhaseLag(st), Work: tr.Stats}
-	if v.Method.Name == integrators.MethodGeneralizedAlpha {
-		rho := v.Method.Alpha.RhoInf
+	if v.Method.Name() == integrators.MethodGeneralizedAlpha {
+		rho := v.Method.Params().RhoInf
 		r.RhoInf = &rho
 	}
 	return r
@@ -121,11 +121,11 @@ func MaxDisplacementDiff(tr *Trajectory, ref [][2]float64) float64 {
 // ReferenceParams returns the independent reference's parameters for a
 // variant's method: AverageAcceleration for registered Newmark,
 // Classical(ρ∞) for generalized-alpha.
-func ReferenceParams(m integrators.Method) Params {
-	if m.Name == integrators.MethodNewmark {
+func ReferenceParams(m integrators.SecondOrderMethod) Params {
+	if m.Name() == integrators.MethodNewmark {
 		return AverageAcceleration()
 	}
-	return Classical(m.Alpha.RhoInf)
+	return Classical(m.Params().RhoInf)
 }
 
 // Series is a time series of the two-mass run of one variant, for plotting.

@@ -113,24 +113,25 @@ func (p Problem) System() integrators.SecondOrder { return linear{p.Stiffness()}
 // Variant is one row of the MADDENING two-mass guide's table: a label and a method.
 type Variant struct {
 	Label  string
-	Method integrators.Method
+	Method integrators.SecondOrderMethod
 }
 
 // Variants returns the MADDENING two-mass guide's table rows: registered Newmark (β = ¼,
 // γ = ½) and generalized-alpha with ρ∞ = 1, 0.8, 0.5 and 0.
 func Variants() []Variant {
-	vs := []Variant{{"Newmark", integrators.Newmark(0.25, 0.5)}}
+	vs := []Variant{{"Newmark", integrators.Newmark{Beta: 0.25, Gamma: 0.5}}}
 	for _, rho := range []float64{1, 0.8, 0.5, 0} {
-		vs = append(vs, Variant{fmt.Sprintf("rho=%v", rho), integrators.GeneralizedAlpha(rho)})
+		vs = append(vs, Variant{fmt.Sprintf("rho=%v", rho), integrators.GeneralizedAlpha{RhoInf: rho}})
 	}
 	return vs
 }
 
 // BadBeta is the MADDENING two-mass guide's negative control for the upstream β expression:
 // generalized-alpha at ρ∞ = 1 with the cached β = 1/16 of the audited
-// source instead of the classical ¼.
-func BadBeta() integrators.Method {
-	m := integrators.GeneralizedAlpha(1)
-	m.Alpha.Beta = 1.0 / 16
-	return m
+// source instead of the classical ¼ (an integrators.NewmarkFamily, since
+// no named method has these parameters).
+func BadBeta() integrators.SecondOrderMethod {
+	p := integrators.GeneralizedAlpha{RhoInf: 1}.Params()
+	p.Beta = 1.0 / 16
+	return integrators.NewmarkFamily{Alpha: p}
 }

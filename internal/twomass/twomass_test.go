@@ -48,7 +48,7 @@ func TestSeedTable(t *testing.T) {
 // equal the package's (a source check of both formulas).
 func TestClassicalParams(t *testing.T) {
 	for _, v := range Variants() {
-		p, a := ReferenceParams(v.Method), v.Method.Alpha
+		p, a := ReferenceParams(v.Method), v.Method.Params()
 		if p.AlphaM != a.AlphaM || p.AlphaF != a.AlphaF || p.Beta != a.Beta || p.Gamma != a.Gamma {
 			t.Errorf("%s: reference %+v, package %+v", v.Label, p, a)
 		}
@@ -106,7 +106,7 @@ func TestReferenceIsExactForNewmark(t *testing.T) {
 func TestDriverAmplification(t *testing.T) {
 	for _, v := range append(Variants(), Variant{"beta=1/16", BadBeta()}) {
 		p := ReferenceParams(v.Method)
-		p.Beta = v.Method.Alpha.Beta
+		p.Beta = v.Method.Params().Beta
 		for _, wdt := range []float64{0.1, 1, 4, 100} {
 			D, err := DriverAmplification(v.Method, wdt)
 			if err != nil {
@@ -143,7 +143,7 @@ func TestRefinementOrders(t *testing.T) {
 		if r.OrderCarried < 1.98 || r.OrderCarried > 2.1 {
 			t.Errorf("%s: carried order %v", v.Label, r.OrderCarried)
 		}
-		if v.Method.Name == integrators.MethodGeneralizedAlpha && v.Method.Alpha.RhoInf < 1 {
+		if v.Method.Name() == integrators.MethodGeneralizedAlpha && v.Method.Params().RhoInf < 1 {
 			within(t, v.Label+" reset order", r.OrderReset, 1, 0.1)
 		} else {
 			within(t, v.Label+" reset order", r.OrderReset, 2, 0.1)
@@ -171,11 +171,11 @@ func TestWork(t *testing.T) {
 // The MADDENING two-mass guide's direct stepping loop: ten accepted steps at ρ∞ = 0.5, the
 // history recording the parameters.
 func TestTenSteps(t *testing.T) {
-	tr, err := Run(Seed(), integrators.GeneralizedAlpha(0.5), 0.1, 10, false)
+	tr, err := Run(Seed(), integrators.GeneralizedAlpha{RhoInf: 0.5}, 0.1, 10, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.Stats.Steps != 10 || tr.History.Latest.RhoInf != 0.5 || tr.Final().T != 1 {
-		t.Errorf("steps %d, rho %v, t %v", tr.Stats.Steps, tr.History.Latest.RhoInf, tr.Final().T)
+	if tr.Stats.Steps != 10 || tr.Memory.Latest.RhoInf != 0.5 || tr.Final().T != 1 {
+		t.Errorf("steps %d, rho %v, t %v", tr.Stats.Steps, tr.Memory.Latest.RhoInf, tr.Final().T)
 	}
 }

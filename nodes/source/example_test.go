@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/source"
 )
@@ -20,7 +21,7 @@ func ExampleStep() {
 	g.Add("m", m)
 	g.Connect("push.value", "m.force")
 	s, _ := g.Build()
-	s.Integrate(context.Background(), 2, nil)
+	s.Integrate(context.Background(), 2, integrators.DormandPrince{}, nil)
 	v, _ := s.Value("m.velocity[0]")
 	fmt.Printf("v(2) = %.12f m/s (closed form %.12f)\n", v[0], 2*(2-1.0/3))
 	// Output: v(2) = 3.333333333333 m/s (closed form 3.333333333333)

@@ -1,0 +1,112 @@
+package integrators
+
+import (
+	"fmt"
+	"math"
+)
+
+// Stepper advances a first-order System with caller-chosen steps.
+//
+// A Stepper is not safe for concurrent use; distinct Steppers are. Steps
+// are deterministic: the same inputs give bit-identical states.
+type Stepper interface {
+	// Method returns the stable method name, e.g. MethodRK4.
+	Method() string
+	// Order returns the declared global order of accuracy.
+	Order() int
+	// Init sets the state to (t0, y0), copying y0, and resets the
+	// method's memory (carried derivatives, accelerations) and Work.
+	Init(t0 float64, y0 []float64) error
+	// Step advances by dt > 0 (a non-positive or non-finite dt panics).
+	// On error the accepted state is unchanged; the error is a
+	// *StepError naming the time, the status and, where it applies, the
+	// component.
+	Step(dt float64) error
+	// State returns the current time and state. y is owned by the
+	// Stepper: it must not be modified and is valid until the next call
+	// of Step, Init or Restore.
+	State() (t float64, y []float64)
+	// Work returns the work done since Init.
+	Work() Work
+}
+
+// Checkpointer is implemented by every Stepper in this package and by
+// *Adaptive: an in-memory snapshot of the integrator's own state (a
+// StepperState). Restoring it into a fresh stepper of the same method
+// and system and stepping on gives results bit-identical to never having
+// stopped. (graph.Checkpoint, a whole simulation's checkpoint, holds one
+// of these for its monolithic integrator.)
+type Checkpointer interface {
+	Checkpoint() StepperState
+	Restore(c StepperState) error
+}
+
+// StepperState is the complete state of a stepper, a plain struct with
+// exported fields so that callers can serialise it (graph's checkpoint
+// schema does, with its own tagged types). Slices are copies.
+type StepperState struct {
+	Method string
+	Alpha  AlphaParams // Newmark family only
+	IDs    []int64     // DriverOptions.IDs of the stepper
+	Dim    int
+	Clock  Clock // time from step count; T = Clock.Now()
+	T      float64
+	Y      []float64
+	F      []float64 // carried f(t, y): trapezoid f_n, Dormand–Prince FSAL stage
+	A      []float64 // carried algorithmic acceleration (Newmark family)
+	ZDot   []float64 // carried rate of the extra quantities (Newmark family)
+	// Adaptive controller and event state (Dormand–Prince driver).
+	H            float64   // proposed next step
+	ErrPrev      float64   // previous accepted error norm (PI controller)
+	LastRejected bool      // last trial was rejected
+	G            []float64 // event functions at T (0 = unarmed)
+	Disarmed     []bool
+	ZenoCount    int
+	LastEventT   float64
+	Work         Work
+	// Jac is where the Newton matrix reused across steps was assembled
+	// (GMRES on a SparseJacobian only; nil otherwise).
+	Jac *JacobianPoint `json:",omitempty"`
+}
+
+func cloneF(x []float64) []float64 {
+	if x == nil {
+		return nil
+	}
+	return append([]float64(nil), x...)
+}
+
+// check validates the parts of a checkpoint every stepper shares: the
+// method, the dimension, the length of Y and the time. T must be finite,
+// and so must the clock (Base and DT finite, N ≥ 0, DT ≥ 0, DT > 0 once N
+// > 0). When clocked, the stepper derives its time from the clock, so T
+// must also equal Clock.Now() = Base + N·DT exactly, as Checkpoint writes
+// it; an edited T or Clock fails here. (A checkpoint carries no time of
+// the outside world, so a T and Clock edited consistently cannot be told
+// from a genuine one.)
+func (c *StepperState) check(method string, dim int, clocked bool) error {
+	if c.Method != method {
+		return &StateMismatchError{Field: "method", Want: method, Got: c.Method}
+	}
+	if c.Dim != dim {
+		return &StateMismatchError{Field: "dim", Want: fmt.Sprint(dim), Got: fmt.Sprint(c.Dim)}
+	}
+	if len(c.Y) != dim {
+		return &StateMismatchError{Field: "len(y)", Want: fmt.Sprint(dim), Got: fmt.Sprint(len(c.Y))}
+	}
+	if math.IsNaN(c.T) || math.IsInf(c.T, 0) {
+		return &StateMismatchError{Field: "time", Want: "a finite time", Got: fmtF(c.T)}
+	}
+	k := c.Clock
+	if math.IsNaN(k.Base) || math.IsInf(k.Base, 0) || !(k.DT >= 0) || math.IsInf(k.DT, 0) || k.N < 0 || (k.N > 0 && k.DT == 0) {
+		return &StateMismatchError{Field: "clock", Want: "finite Base, N ≥ 0, finite DT ≥ 0 (> 0 if N > 0)",
+			Got: fmt.Sprintf("Base %s, N %d, DT %s", fmtF(k.Base), k.N, fmtF(k.DT))}
+	}
+	if clocked {
+		if now := k.Now(); now != c.T {
+			return &StateMismatchError{Field: "time", Want: fmt.Sprintf("Clock.Now() = %s + %d·%s = %s", fmtF(k.Base), k.N, fmtF(k.DT), fmtF(now)),
+				Got: fmtF(c.T)}
+		}
+	}
+	return nil
+}
