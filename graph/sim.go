@@ -326,12 +326,14 @@ type GroupStep struct {
 }
 
 // DefaultGrain is the default Settings.Grain: below it, handing work to
-// other goroutines costs more than it saves. Measured on the W1 chain
-// (go run ./benchmarks/report, "Granularity", two shared cores):
-// splitting phases of up to 1 000 connector or mass evaluations was
-// always slower than one worker (0.5–0.9×); phases of 3 000 to 10 000
-// ranged from 0.7× to 1.7× with the machine's load.
-const DefaultGrain = 8192
+// other goroutines costs more than it saves. Measured on the W1 chain on
+// an idle two-core machine (go run ./benchmarks/report, "Granularity":
+// two workers forced on every phase against one): 0.44× at 30 masses,
+// 0.73× at 100, 1.11× at 300, 1.41× at 1 000 and 1.43–1.45× beyond, with
+// the pool's workers spinning between phases (engine.go). A run starts
+// its workers when its largest phase has DefaultGrain evaluations (the
+// chain's N+1 connectors), so a chain of 512 masses or more splits.
+const DefaultGrain = 512
 
 // Run advances the simulation in the mode the settings select, and is
 // the one entry point for every way of running a Sim:
