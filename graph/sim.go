@@ -326,13 +326,15 @@ type GroupStep struct {
 }
 
 // DefaultGrain is the default Settings.Grain: below it, handing work to
-// other goroutines costs more than it saves. Measured on the W1 chain on
-// an idle two-core machine (go run ./benchmarks/report, "Granularity":
-// two workers forced on every phase against one): 0.44× at 30 masses,
-// 0.73× at 100, 1.11× at 300, 1.41× at 1 000 and 1.43–1.45× beyond, with
-// the pool's workers spinning between phases (engine.go). A run starts
-// its workers when its largest phase has DefaultGrain evaluations (the
-// chain's N+1 connectors), so a chain of 512 masses or more splits.
+// other goroutines costs more than it saves. A run starts its workers
+// when its largest phase has DefaultGrain evaluations (the W1 chain's
+// N+1 connectors), so a chain of 512 masses or more splits. Measured on
+// an idle two-core machine (go run ./benchmarks/report), with the pool's
+// workers spinning between phases (engine.go): at this Grain two workers
+// ran 1.7× one at 1 000 masses and 1.5–1.9× up to 10⁶; forced on every
+// phase of every size (Grain 1, which also splits a run's per-node
+// start-up work), they were slower than one up to a few hundred masses
+// (0.46× at 30, 0.65–0.87× at 100–300) and 1.04–1.11× from 1 000.
 const DefaultGrain = 512
 
 // Run advances the simulation in the mode the settings select, and is
