@@ -157,7 +157,8 @@ type AccelJacobian interface {
 }
 
 // SystemFunc adapts a function to the System interface, like
-// http.HandlerFunc (named so beside graph.Func, a graph wiring function).
+// http.HandlerFunc (named so beside graph.TransformFunc, a user transform
+// of an edge).
 type SystemFunc struct {
 	N int                                     // dimension of the state
 	F func(t float64, y, dst []float64) error // right-hand side
