@@ -159,12 +159,16 @@ func (b *batch) Outputs(a *node.BatchArgs) error {
 		b.loadsOnly(a, load0, load1)
 		return nil
 	}
+	if a.Lo >= a.Hi {
+		return nil
+	}
 	var p0, v0, p1, v1 node.Strided
 	if pointPoint {
 		p0, v0, p1, v1 = a.In[b.inPos[0]], a.In[b.inVel[0]], a.In[b.inPos[1]], a.In[b.inVel[1]]
 	}
+	mp, msz := b.rows(a.Lo, a.Hi)
 	for i := a.Lo; i < a.Hi; i++ {
-		m := &b.models[i]
+		m := (*model)(unsafe.Add(mp, uintptr(i-a.Lo)*msz))
 		var p0x, p0y, p0z, v0x, v0y, v0z, p1x, p1y, p1z, v1x, v1y, v1z float64
 		if pointPoint {
 			// Both markers on point bodies (a chain): read the four
@@ -233,8 +237,12 @@ func (b *batch) loadsOnly(a *node.BatchArgs, load0, load1 bool) {
 		b.chainLoads(a, p0, p0.Shift(p1), l0)
 		return
 	}
+	if a.Lo >= a.Hi {
+		return
+	}
+	mp, msz := b.rows(a.Lo, a.Hi)
 	for i := a.Lo; i < a.Hi; i++ {
-		m := &b.models[i]
+		m := (*model)(unsafe.Add(mp, uintptr(i-a.Lo)*msz))
 		q0, w0 := (*[3]float64)(p0.Buf[p0.Off+i*p0.Stride:]), (*[3]float64)(v0.Buf[v0.Off+i*v0.Stride:])
 		q1, w1 := (*[3]float64)(p1.Buf[p1.Off+i*p1.Stride:]), (*[3]float64)(v1.Buf[v1.Off+i*v1.Stride:])
 		dpx, dpy, dpz := q1[0]-q0[0], q1[1]-q0[1], q1[2]-q0[2]

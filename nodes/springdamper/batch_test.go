@@ -108,3 +108,36 @@ func TestBatchKernelMatchesMembers(t *testing.T) {
 		})
 	}
 }
+
+// A family of connectors with one linear law reads one row of parameters
+// (batch.go, uniform); a SetParams that changes one member's stiffness
+// alone must reach the kernel. CheckBatch runs the kernel before the
+// override (every row equal) and after it (member 3 differs), bit for bit
+// against the members' own Outputs, on the ground–point and point–point
+// paths.
+func TestBatchKernelEqualLawThenTuned(t *testing.T) {
+	for _, ends := range [][2]string{{"ground", "point"}, {"point", "point"}} {
+		t.Run(ends[0]+"-"+ends[1], func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, uint64(len(ends[0]))))
+			p := springdamper.DefaultParams()
+			p.Stiffness, p.Damping, p.Offset = [3]float64{120, 80, 40}, [3]float64{1.5, 0.5, 0.25}, [3]float64{0.1, 0, -0.2}
+			members := make([]node.Node, 6)
+			for i := range members {
+				n, err := springdamper.New(p, batchMarkers[ends[0]](t, rng), batchMarkers[ends[1]](t, rng))
+				if err != nil {
+					t.Fatal(err)
+				}
+				members[i] = n
+			}
+			perturb := func(i int, n node.Node) error {
+				if i != 3 {
+					return nil
+				}
+				return n.(node.Tunable).SetParams(map[string]any{"stiffness": []float64{120, 80, 41}})
+			}
+			for _, err := range verification.CheckBatch(members, verification.BatchOptions{Seed: 11, Perturb: perturb}) {
+				t.Error(err)
+			}
+		})
+	}
+}
