@@ -1,5 +1,7 @@
 package graph
 
+import "github.com/cosimgo/cosim/node"
+
 // Compact output columns. In the flat output buffer Sim.y every node's
 // outputs sit together in its Spec's layout, so the few outputs a step
 // reads (a connector's two loads, 6 of its 17 values) are spread one row
@@ -203,9 +205,9 @@ func (f *family) keepY() {
 // coupled step, those of Sim.y otherwise. Coupled steps mix batched and
 // per-node evaluations of the same outputs (iterated groups, stage
 // replays), and the per-node path reads Sim.y only.
-func (s *Sim) views(f *family) ([]view, []famInput) {
+func (s *Sim) views(f *family) ([]node.Strided, []famInput) {
 	if s.cplan != nil && f.inY != nil {
-		return f.outsY, f.inY
+		return f.outArgsY, f.inY
 	}
-	return f.outs, f.in
+	return f.outArgs, f.in
 }

@@ -35,7 +35,6 @@ type worker struct {
 	sums []float64
 	in   []node.Strided
 	in2  []node.Strided
-	out  []node.Strided
 	args node.BatchArgs
 	bad  bool
 	_    [64]byte // keep workers' flags on separate cache lines
@@ -264,14 +263,13 @@ func (p *batchPool) stop() {
 
 // ensureWorkers sizes the per-worker scratch for n workers (set-up only).
 func (s *Sim) ensureWorkers(n int) {
-	sums, ins, outs := 0, 0, 0
+	sums, ins := 0, 0
 	for _, f := range s.families {
 		sums = max(sums, f.sumSize)
 		ins = max(ins, len(f.in))
-		outs = max(outs, len(f.outs))
 	}
 	for len(s.workers) < n {
-		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins), out: make([]node.Strided, outs)})
+		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins)})
 	}
 }
 
@@ -496,7 +494,7 @@ func (s *Sim) block(wk *worker, f *family, j *batchJob, lo, hi int) bool {
 	a.T, a.Dt, a.Lo, a.Hi = j.t, j.dt, lo, hi
 	a.Present = f.present
 	a.X = node.Strided{Buf: s.x, Off: f.x0, Stride: f.xs}
-	outs, fins := s.views(f)
+	outArgs, fins := s.views(f)
 	in := wk.in[:len(fins)]
 	a.In2 = nil
 	if f.pairs {
@@ -537,10 +535,7 @@ func (s *Sim) block(wk *worker, f *family, j *batchJob, lo, hi int) bool {
 	var err error
 	switch j.kind {
 	case bOutputs:
-		a.Out = f.outArgs
-		if len(outs) > 0 && &outs[0] != &f.outs[0] {
-			a.Out = f.outArgsY
-		}
+		a.Out = outArgs
 		a.Need = f.need
 		err = f.out.Outputs(a)
 		if err == nil {
