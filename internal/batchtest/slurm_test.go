@@ -311,6 +311,25 @@ func (c *cluster) jobField(ctx context.Context, id, field string) string {
 	return m[1]
 }
 
+// settle waits until a task that ended did so in an earlier second of
+// the clock than now. Ending a job revokes its credential in slurmd with
+// a time in whole seconds, and slurmd refuses ("already killed, do not
+// launch batch job") a relaunch whose credential is not newer: a task
+// requeued in the second it ended fails its rerun.
+func (c *cluster) settle(ctx context.Context, id string) {
+	c.t.Helper()
+	end, err := time.ParseInLocation("2006-01-02T15:04:05", c.jobField(ctx, id, "EndTime"), time.Local)
+	if err != nil {
+		return // no end time (the task has not ended): nothing to wait for
+	}
+	if d := time.Until(end.Add(2 * time.Second)); d > 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(d):
+		}
+	}
+}
+
 // waitGone waits until squeue lists no task of the job (every task has
 // ended), failing the test after d.
 func (c *cluster) waitGone(ctx context.Context, job string, d time.Duration) {
@@ -484,6 +503,7 @@ func TestSlurmArray(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(c.work, "results", fmt.Sprintf("shard-%d.first.csv", twice)), first, 0o644)
 	for _, i := range []int{victim, twice} {
+		c.settle(ctx, task(i))
 		c.run(ctx, "scontrol", "requeue", task(i))
 		c.run(ctx, "scontrol", "update", "jobid="+task(i), "StartTime=now") // requeue holds it ~2 min
 	}
