@@ -465,31 +465,79 @@ func TestKernelGraphsBitIdentical(t *testing.T) {
 	for _, kg := range kernelGraphs {
 		for _, kr := range kernelRuns {
 			t.Run(kg.name+"/"+kr.name, func(t *testing.T) {
-				advance := func(batching bool, workers int) []float64 {
+				advance := func(batching, windows bool, workers int) []float64 {
 					s, err := kg.build()
 					if err != nil {
 						t.Fatal(err)
 					}
 					s.SetBatching(batching)
+					s.SetWindows(windows)
 					if err := kr.run(s, workers); err != nil {
-						t.Fatalf("batching %v, %d workers: %v", batching, workers, err)
+						t.Fatalf("batching %v, windows %v, %d workers: %v", batching, windows, workers, err)
 					}
 					if batching && s.Replays() != 0 {
-						t.Errorf("batching, %d workers: %d steps or evaluations replayed per node", workers, s.Replays())
+						t.Errorf("batching, windows %v, %d workers: %d steps or evaluations replayed per node", windows, workers, s.Replays())
 					}
 					return s.State(nil)
 				}
-				ref := advance(false, 1)
+				ref := advance(false, false, 1)
 				for _, batching := range []bool{true, false} {
-					for _, workers := range []int{1, 2} {
-						got := advance(batching, workers)
-						if i, same := kernelFirstDiff(ref, got); !same {
-							t.Errorf("batching %v, %d workers: state[%d] = %v, per-node path %v", batching, workers, i, got[i], ref[i])
+					for _, windows := range []bool{true, false} {
+						if !batching && !windows {
+							continue
+						}
+						for _, workers := range []int{1, 2, 3} {
+							got := advance(batching, windows, workers)
+							if i, same := kernelFirstDiff(ref, got); !same {
+								t.Errorf("batching %v, windows %v, %d workers: state[%d] = %v, per-node path %v", batching, windows, workers, i, got[i], ref[i])
+							}
 						}
 					}
 				}
 			})
 		}
+	}
+}
+
+// Every fixture's step and derivatives evaluation run fused. Window mode
+// (the connectors' loads in per-part windows, fused.go) is Build's choice
+// from the size of the compact outputs: off for these small fixtures
+// (their Sim.z stays in the caches), on for a W1 chain whose Sim.z
+// exceeds 64 Ki values (6 per connector), and forced either way by
+// SetWindows, with which TestKernelGraphsBitIdentical exercises both.
+func TestKernelGraphsWindowed(t *testing.T) {
+	check := func(name string, s *graph.Sim, want bool) {
+		t.Helper()
+		if fs, fd := s.Fused(); !fs || !fd {
+			t.Errorf("%s: fused step %v, derivatives %v; want both", name, fs, fd)
+		}
+		if ws, wd := s.Windowed(); ws != want || wd != want {
+			t.Errorf("%s: windowed step %v, derivatives %v; want %v", name, ws, wd, want)
+		}
+	}
+	for _, kg := range kernelGraphs {
+		s, err := kg.build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(kg.name, s, false)
+		s.SetWindows(true)
+		check(kg.name+", forced on", s, true)
+		s.SetWindows(false)
+		check(kg.name+", forced off", s, false)
+	}
+	for _, c := range []struct {
+		n    int
+		want bool
+	}{{10000, false}, {11000, true}} { // Sim.z: 6·N values (the walls take one load)
+		s, err := benchmarks.Mode1(c.n).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.CompactLen(); got != 6*c.n {
+			t.Fatalf("W1 chain N = %d: Sim.z holds %d values, want %d", c.n, got, 6*c.n)
+		}
+		check(fmt.Sprintf("W1 chain N = %d", c.n), s, c.want)
 	}
 }
 

@@ -95,8 +95,8 @@ func (g *Graph) Build() (*Sim, error) {
 	s.compileFamilies()
 	s.compactOutputs()
 	s.compileLoose()
-	s.compileFused()
 	s.compileArgs()
+	s.compileFused()
 	s.ensureWorkers(1)
 	return s, nil
 }

@@ -86,6 +86,15 @@
 // computes nor from which values (outputs read the state at t, which
 // updates do not overwrite), so it keeps the bits.
 //
+// When every output the consumers read is one only families read (in
+// Sim.z, below), a fused step runs in window mode: the producers write
+// those rows into a small window per worker, a few blocks long, that the
+// next consumer blocks read while it is in L1, so a chain's loads never
+// reach memory (Sim.z is then not written). Each worker computes every
+// producer row its consumers read, including the one or two at each
+// boundary of its share that another worker also computes (from the same
+// values, so in the same bits), and no worker reads another's window.
+//
 // Outputs that only families read are moved at Build into compact
 // columns (Sim.z, compact.go): a connector's loads, 6 of its 17 output
 // values, are then dense rows instead of being spread across its output
@@ -111,10 +120,11 @@
 // from values computed before the phase, so results do not depend on the
 // split. Phases smaller than Settings.Grain run on the caller's
 // goroutine. A fused step splits every producer's and every consumer's
-// rows among the workers; each worker first runs, fused, the consumer
-// rows whose producer rows it owns, and after a barrier the few rows it
-// deferred (those reading another worker's producer rows: one or two at
-// each boundary of a chain). Workers wait for a phase by spinning on an
+// rows among the workers. In window mode that is one phase. Otherwise
+// each worker first runs, fused, the consumer rows whose producer rows it
+// owns, and after a barrier the few rows it deferred (those reading
+// another worker's producer rows: one or two at each boundary of a
+// chain). Workers wait for a phase by spinning on an
 // atomic counter for some microseconds before parking, since a phase of
 // ten thousand rows takes about as long as waking a parked goroutine;
 // with more workers than GOMAXPROCS they park at once.

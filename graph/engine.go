@@ -32,12 +32,13 @@ const (
 // worker is one worker's scratch: summed inputs, the kernel arguments and
 // the failure flag of the current phase. Each worker writes only its own.
 type worker struct {
-	sums []float64
-	in   []node.Strided
-	in2  []node.Strided
-	args node.BatchArgs
-	bad  bool
-	_    [64]byte // keep workers' flags on separate cache lines
+	sums  []float64
+	in    []node.Strided
+	in2   []node.Strided
+	terms []node.Strided // one summed input's terms
+	args  node.BatchArgs
+	bad   bool
+	_     [64]byte // keep workers' flags on separate cache lines
 }
 
 // batchJob is the phase the pool's workers run.
@@ -263,13 +264,16 @@ func (p *batchPool) stop() {
 
 // ensureWorkers sizes the per-worker scratch for n workers (set-up only).
 func (s *Sim) ensureWorkers(n int) {
-	sums, ins := 0, 0
+	sums, ins, terms := 0, 0, 0
 	for _, f := range s.families {
 		sums = max(sums, f.sumSize)
 		ins = max(ins, len(f.in))
+		for _, fi := range f.in {
+			terms = max(terms, len(fi.terms))
+		}
 	}
 	for len(s.workers) < n {
-		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins)})
+		s.workers = append(s.workers, &worker{sums: make([]float64, sums), in: make([]node.Strided, ins), in2: make([]node.Strided, ins), terms: make([]node.Strided, terms)})
 	}
 }
 
@@ -353,6 +357,9 @@ func (s *Sim) runFused(p *fusePlan, j batchJob) bool {
 	}
 	j.fsplit = p.splitN
 	for _, later := range [...]bool{false, true} {
+		if later && p.window {
+			break // one phase: no part reads another's rows
+		}
 		j.later = later
 		bp.run(j)
 		for w := 0; w < bp.n; w++ {
@@ -427,7 +434,7 @@ func (s *Sim) part(j batchJob, w, n int) {
 		rows := len(f.rows)
 		lo, hi := rows*w/n, rows*(w+1)/n
 		for b := lo; b < hi; b += sumBlock {
-			if !s.block(wk, f, &j, b, min(b+sumBlock, hi)) {
+			if !s.block(wk, f, &j, b, min(b+sumBlock, hi), nil) {
 				wk.bad = true
 				return
 			}
@@ -466,7 +473,7 @@ func (s *Sim) partOf(j batchJob, wk *worker, w, n int) {
 		rows := fr.hi - fr.lo
 		lo, hi := fr.lo+rows*w/n, fr.lo+rows*(w+1)/n
 		for b := lo; b < hi; b += sumBlock {
-			if !s.block(wk, fr.f, &j, b, min(b+sumBlock, hi)) {
+			if !s.block(wk, fr.f, &j, b, min(b+sumBlock, hi), nil) {
 				wk.bad = true
 				return
 			}
@@ -488,18 +495,28 @@ func (s *Sim) partOf(j batchJob, wk *worker, w, n int) {
 
 // block runs the kernel of f on rows [lo, hi) (at most sumBlock rows):
 // sums the additive inputs into the worker's scratch, calls the kernel
-// and checks what it wrote. It reports false on any failure.
-func (s *Sim) block(wk *worker, f *family, j *batchJob, lo, hi int) bool {
+// and checks what it wrote. It reports false on any failure. c, when not
+// nil, is the fused call this is, whose views (fused.go: windows) replace
+// the family's own.
+func (s *Sim) block(wk *worker, f *family, j *batchJob, lo, hi int, c *fuseCall) bool {
 	a := &wk.args
 	a.T, a.Dt, a.Lo, a.Hi = j.t, j.dt, lo, hi
 	a.Present = f.present
 	a.X = node.Strided{Buf: s.x, Off: f.x0, Stride: f.xs}
 	outArgs, fins := s.views(f)
+	var tv []node.Strided
+	if c != nil {
+		tv = c.terms
+		if c.outs != nil {
+			outArgs = c.outs
+		}
+	}
 	in := wk.in[:len(fins)]
 	a.In2 = nil
 	if f.pairs {
 		a.In2 = wk.in2[:len(fins)]
 	}
+	k := 0 // the flat index of fins[ii].terms[0]
 	for ii := range fins {
 		fi := &fins[ii]
 		if a.In2 != nil {
@@ -507,29 +524,31 @@ func (s *Sim) block(wk *worker, f *family, j *batchJob, lo, hi int) bool {
 		}
 		switch {
 		case fi.pair:
-			t0, t1 := &fi.terms[0], &fi.terms[1]
-			in[ii] = node.Strided{Buf: s.buffer(t0), Off: t0.off, Stride: t0.stride}
-			a.In2[ii] = node.Strided{Buf: s.buffer(t1), Off: t1.off, Stride: t1.stride}
+			in[ii], a.In2[ii] = s.termView(&fi.terms[0], tv, k), s.termView(&fi.terms[1], tv, k+1)
 			// The kernel's contract (node.BatchPairAdder) makes a
 			// non-finite term reach Dst, which Update and Derivatives
 			// check; outputs are checked only where read, so here the
 			// terms are checked.
-			if j.kind == bOutputs && fi.checkY && (!checkRows(in[ii].Buf, t0.off, t0.stride, fi.n, lo, hi) || !checkRows(a.In2[ii].Buf, t1.off, t1.stride, fi.n, lo, hi)) {
+			if j.kind == bOutputs && fi.checkY && (!finiteRows(in[ii], fi.n, lo, hi) || !finiteRows(a.In2[ii], fi.n, lo, hi)) {
 				return false
 			}
 		case fi.sum >= 0:
 			buf := wk.sums[fi.sum : fi.sum+sumBlock*fi.n]
-			if !s.sumInto(buf, fi, lo, hi) && fi.checkY {
+			ts := wk.terms[:len(fi.terms)]
+			for ti := range fi.terms {
+				ts[ti] = s.termView(&fi.terms[ti], tv, k+ti)
+			}
+			if !sumInto(buf, ts, fi.n, lo, hi) && fi.checkY {
 				return false
 			}
 			in[ii] = node.Strided{Buf: buf, Off: -lo * fi.n, Stride: fi.n}
 		default:
-			t := &fi.terms[0]
-			in[ii] = node.Strided{Buf: s.buffer(t), Off: t.off, Stride: t.stride}
-			if fi.checkY && !checkRows(in[ii].Buf, t.off, t.stride, fi.n, lo, hi) {
+			in[ii] = s.termView(&fi.terms[0], tv, k)
+			if fi.checkY && !finiteRows(in[ii], fi.n, lo, hi) {
 				return false
 			}
 		}
+		k += len(fi.terms)
 	}
 	a.In = in
 	var err error
@@ -559,6 +578,16 @@ func (s *Sim) block(wk *worker, f *family, j *batchJob, lo, hi int) bool {
 	return false
 }
 
+// termView is the kernel view of input term t, flat index k of its
+// family's terms: tv[k] when the call gives one (a window), else t in
+// its buffer.
+func (s *Sim) termView(t *view, tv []node.Strided, k int) node.Strided {
+	if tv != nil && tv[k].Buf != nil {
+		return tv[k]
+	}
+	return node.Strided{Buf: s.buffer(t), Off: t.off, Stride: t.stride}
+}
+
 func (s *Sim) buffer(v *view) []float64 {
 	switch v.buf {
 	case bufX:
@@ -571,25 +600,23 @@ func (s *Sim) buffer(v *view) []float64 {
 	return v.c
 }
 
-// sumInto writes the additive input fi of rows [lo, hi) into dst (row
-// i at (i−lo)·n), its terms added in connection order as the per-node
-// gathers add them: the first copied, each next one added. It reports
-// whether every sum is finite; a non-finite term makes its sum
-// non-finite, so this checks the terms too.
-func (s *Sim) sumInto(dst []float64, fi *famInput, lo, hi int) bool {
-	n := fi.n
+// sumInto writes the additive input of rows [lo, hi) whose terms are
+// the views terms (n components each) into dst (row i at (i−lo)·n), the
+// terms added in connection order as the per-node gathers add them: the
+// first copied, each next one added. It reports whether every sum is
+// finite; a non-finite term makes its sum non-finite, so this checks the
+// terms too.
+func sumInto(dst []float64, terms []node.Strided, n, lo, hi int) bool {
 	dst = dst[:(hi-lo)*n]
-	if n == 3 && len(fi.terms) == 2 {
+	if n == 3 && len(terms) == 2 {
 		// The common case (a mass between two connectors) in one pass:
 		// a+b is what copying a and adding b computes.
 		// The rows of both terms are checked once (Span), then addressed
 		// with unsafe.Add.
-		ta, tb := &fi.terms[0], &fi.terms[1]
-		a := node.Strided{Buf: s.buffer(ta), Off: ta.off, Stride: ta.stride}
-		b := node.Strided{Buf: s.buffer(tb), Off: tb.off, Stride: tb.stride}
+		a, b := terms[0], terms[1]
 		ap := unsafe.Pointer(&a.Span(lo, hi, 3)[0])
 		bp := unsafe.Pointer(&b.Span(lo, hi, 3)[0])
-		as, bs := uintptr(ta.stride)*8, uintptr(tb.stride)*8
+		as, bs := uintptr(a.Stride)*8, uintptr(b.Stride)*8
 		var acc float64
 		for k := 0; k < hi-lo; k++ {
 			u := uintptr(k)
@@ -601,16 +628,15 @@ func (s *Sim) sumInto(dst []float64, fi *famInput, lo, hi int) bool {
 		}
 		return acc == 0
 	}
-	for ti := range fi.terms {
-		t := &fi.terms[ti]
-		src := s.buffer(t)
-		o := t.off + lo*t.stride
+	for ti, t := range terms {
+		src := t.Buf
+		o := t.Off + lo*t.Stride
 		if ti == 0 {
 			for d := 0; d < len(dst); d += n {
 				for k, v := range src[o : o+n] {
 					dst[d+k] = v
 				}
-				o += t.stride
+				o += t.Stride
 			}
 			continue
 		}
@@ -618,7 +644,7 @@ func (s *Sim) sumInto(dst []float64, fi *famInput, lo, hi int) bool {
 			for k, v := range src[o : o+n] {
 				dst[d+k] += v
 			}
-			o += t.stride
+			o += t.Stride
 		}
 	}
 	return allFinite(dst)
@@ -640,6 +666,11 @@ func checkRows(buf []float64, off, stride, n, lo, hi int) bool {
 		}
 	}
 	return acc == 0
+}
+
+// finiteRows is checkRows of a view.
+func finiteRows(v node.Strided, n, lo, hi int) bool {
+	return checkRows(v.Buf, v.Off, v.Stride, n, lo, hi)
 }
 
 // checkRuns is checkRows over the given [a, b) runs of every row.

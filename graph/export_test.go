@@ -19,3 +19,21 @@ func (s *Sim) SetFusion(on bool) {
 		s.fuseStep, s.fuseDerivs = nil, nil
 	}
 }
+
+// Windowed reports whether the fused step and derivatives evaluation of
+// s keep their producers' outputs in per-part windows (fused.go).
+func (s *Sim) Windowed() (step, derivs bool) {
+	return s.fuseStep != nil && s.fuseStep.window, s.fuseDerivs != nil && s.fuseDerivs.window
+}
+
+// SetWindows forces window mode on or off for s's fused plans, whatever
+// the size of Sim.z, for comparisons.
+func (s *Sim) SetWindows(on bool) {
+	s.windows = -1
+	if on {
+		s.windows = 1
+	}
+	if s.fuseStep != nil || s.fuseDerivs != nil {
+		s.compileFused()
+	}
+}

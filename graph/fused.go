@@ -1,5 +1,7 @@
 package graph
 
+import "github.com/cosimgo/cosim/node"
+
 // Fused steps: the output phase and the update (or derivatives) phase of
 // a step interleaved block by block, a wavefront. Phase by phase, a large
 // chain writes every connector's loads to memory and reads them back
@@ -7,8 +9,8 @@ package graph
 // block of masses is updated right after the connectors it reads, while
 // their loads and the states are still in L1.
 //
-// A fused step computes exactly the rows the phased step computes, each
-// once, from the same values (outputs read the state at t, which no
+// A fused step computes exactly the rows the phased step computes (in
+// window mode, below, a few boundary rows twice), from the same values (outputs read the state at t, which no
 // update overwrites: updates write Sim.xNext; derivatives write their
 // own buffer), so its results are the same bits. Only the order changes.
 //
@@ -26,11 +28,16 @@ package graph
 // the consumer rows whose producers it owns, fused, and all its producer
 // rows; after the barrier it runs the consumer rows it deferred (those
 // reading a producer row of another worker: a row or two at each
-// boundary of a chain).
+// boundary of a chain). Window mode (windowPart) replaces Sim.z with
+// per-part windows and needs no barrier.
 
-// fuseDep says that consumer rows [ilo, ihi) read producer rows a·i + c.
+// fuseDep says that consumer rows [ilo, ihi) read, as input term term
+// (flat index over the consumer's inputs' terms), output field field of
+// producer rows a·i + c.
 type fuseDep struct {
 	prod     int // index in fusePlan.prods
+	term     int
+	field    int // index in the producer's outs
 	ilo, ihi int
 	a, c     int
 }
@@ -54,6 +61,15 @@ type fusePlan struct {
 	split  map[int][]fuseSplit
 	split1 []fuseSplit
 	splitN []fuseSplit // split[len(splitN)]: the running pool's (prepare)
+	// window: the producers' outputs go to per-part windows (see
+	// windowPart), not to Sim.z; wrow[k] is the values of one row of
+	// producer k in a window, woff[k][fi] where its output field fi
+	// starts in that row (−1: not in the window). The fields nothing
+	// reads, which a kernel may write all the same, go likewise to a
+	// discarded buffer of rows jrow[k] long, at joff[k][fi].
+	window     bool
+	wrow, jrow []int
+	woff, joff [][]int
 }
 
 // prepare makes p ready to run split n ways (n > 1), before a Run's
@@ -76,6 +92,13 @@ type fuseCall struct {
 	f      *family
 	out    bool
 	lo, hi int
+	// outs (a producer) and terms (a consumer, per flat input term)
+	// are the call's views of windows (a nil Buf: the family's own view);
+	// nil outside window mode.
+	outs, terms []node.Strided
+	// f nil: a slide, copying n values of a window from src to dst.
+	win           []float64
+	src, dst, cnt int
 }
 
 // compileFused builds the fused plans of a step and of a derivatives
@@ -110,6 +133,7 @@ func (s *Sim) compileFused() {
 // fusePlanFor returns the plan whose consumers compute kind, or nil.
 func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 	p := &fusePlan{kind: kind, prods: prods, split: map[int][]fuseSplit{}}
+	window := true // every term a consumer reads of a producer is in Sim.z
 	for _, f := range prods {
 		p.rows += len(f.rows)
 	}
@@ -118,8 +142,10 @@ func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 			continue
 		}
 		fc := fuseCons{f: f}
+		term := 0
 		for ii := range f.in {
-			for _, t := range f.in[ii].terms {
+			for ti, t := range f.in[ii].terms {
+				flat := term + ti
 				if t.buf != bufY && t.buf != bufZ {
 					continue
 				}
@@ -127,8 +153,15 @@ func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 				if !ok {
 					return nil
 				}
+				for k := range deps {
+					deps[k].term = flat
+				}
 				fc.deps = append(fc.deps, deps...)
+				if t.buf != bufZ {
+					window = false
+				}
 			}
+			term += len(f.in[ii].terms)
 		}
 		p.cons = append(p.cons, fc)
 		p.rows += len(f.rows)
@@ -136,8 +169,43 @@ func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 	if len(p.cons) == 0 {
 		return nil
 	}
+	if window && (s.windows > 0 || s.windows == 0 && len(s.z) >= windowMinValues) {
+		s.setWindow(p)
+	}
 	p.split1 = p.splitFor(1)
 	return p
+}
+
+// setWindow puts p in window mode when every output its producers
+// compute lives in Sim.z (nothing on the per-node path reads it): each
+// producer's window row holds its needed fields, packed.
+func (s *Sim) setWindow(p *fusePlan) {
+	for _, f := range p.prods {
+		if len(f.needed) > 0 {
+			return
+		}
+		for fi, v := range f.outs {
+			if f.need[fi] && v.buf != bufZ {
+				return
+			}
+		}
+	}
+	p.wrow, p.jrow = make([]int, len(p.prods)), make([]int, len(p.prods))
+	p.woff, p.joff = make([][]int, len(p.prods)), make([][]int, len(p.prods))
+	for k, f := range p.prods {
+		p.woff[k], p.joff[k] = make([]int, len(f.outs)), make([]int, len(f.outs))
+		for fi := range f.outs {
+			n := s.nodes[f.rows[0]].spec.OutputLayout.Field(fi).Shape.Len()
+			if f.need[fi] {
+				p.woff[k][fi], p.joff[k][fi] = p.wrow[k], -1
+				p.wrow[k] += n
+			} else {
+				p.woff[k][fi], p.joff[k][fi] = -1, p.jrow[k]
+				p.jrow[k] += n
+			}
+		}
+	}
+	p.window = true
 }
 
 // termDeps maps the rows of a consumer's input term to the producer rows
@@ -146,13 +214,13 @@ func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 // row.
 func (s *Sim) termDeps(p *fusePlan, t view, rows int) ([]fuseDep, bool) {
 	var deps []fuseDep
-	// find returns the producer and the row whose output field row
-	// starts at position pos of t's buffer, trying hint first.
-	find := func(pos, hint int) (int, int, bool) {
+	// find returns the producer, the output field and the row whose
+	// field row starts at position pos of t's buffer, trying hint first.
+	find := func(pos, hint int) (int, int, int, bool) {
 		for k := range p.prods {
 			pk := (hint + k) % len(p.prods)
 			f := p.prods[pk]
-			for _, v := range f.outs {
+			for fi, v := range f.outs {
 				if v.buf != t.buf {
 					continue
 				}
@@ -161,25 +229,25 @@ func (s *Sim) termDeps(p *fusePlan, t view, rows int) ([]fuseDep, bool) {
 				case d < 0:
 				case v.stride == 0 || len(f.rows) == 1:
 					if d == 0 {
-						return pk, 0, true
+						return pk, fi, 0, true
 					}
 				case d%v.stride == 0 && d/v.stride < len(f.rows):
-					return pk, d / v.stride, true
+					return pk, fi, d / v.stride, true
 				}
 			}
 		}
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	hint := 0
 	for i := 0; i < rows; i++ {
-		pk, r, ok := find(t.off+i*t.stride, hint)
+		pk, fi, r, ok := find(t.off+i*t.stride, hint)
 		if !ok {
 			return nil, false
 		}
 		hint = pk
 		if n := len(deps); n > 0 {
 			d := &deps[n-1]
-			if d.prod == pk && d.ihi == i {
+			if d.prod == pk && d.field == fi && d.ihi == i {
 				switch {
 				case d.ihi-d.ilo == 1 && r >= d.c:
 					d.a, d.c = r-d.c, d.c-(r-d.c)*d.ilo
@@ -191,7 +259,7 @@ func (s *Sim) termDeps(p *fusePlan, t view, rows int) ([]fuseDep, bool) {
 				}
 			}
 		}
-		deps = append(deps, fuseDep{prod: pk, ilo: i, ihi: i + 1, a: 0, c: r})
+		deps = append(deps, fuseDep{prod: pk, field: fi, ilo: i, ihi: i + 1, a: 0, c: r})
 	}
 	return deps, true
 }
@@ -208,6 +276,13 @@ func (p *fusePlan) splitFor(n int) []fuseSplit {
 		return sp
 	}
 	sp := make([]fuseSplit, n)
+	if p.window {
+		for w := range n {
+			sp[w] = p.windowPart(w, n)
+		}
+		p.split[n] = sp
+		return sp
+	}
 	for w := range n {
 		calls := &sp[w]
 		mark := make([]int, len(p.prods))
@@ -288,13 +363,179 @@ func (s *Sim) fusedPart(p *fusePlan, j batchJob, wk *worker, w int, later bool) 
 	jo.kind, jc.kind = bOutputs, p.kind
 	for i := range calls {
 		c := &calls[i]
+		if c.f == nil {
+			copy(c.win[c.dst:c.dst+c.cnt], c.win[c.src:c.src+c.cnt])
+			continue
+		}
 		jj := &jc
 		if c.out {
 			jj = &jo
 		}
-		if !s.block(wk, c.f, jj, c.lo, c.hi) {
+		if !s.block(wk, c.f, jj, c.lo, c.hi, c) {
 			return false
 		}
 	}
 	return true
+}
+
+// Window mode. When every output a fused step's consumers read lives in
+// Sim.z, nothing outside the step reads those values (compact.go), so a
+// part keeps only the producer rows its next consumer blocks read, in a
+// window of its own a few blocks long that stays in L1, instead of
+// writing every row to Sim.z and reading it back: a W1 connector's two
+// loads never reach memory. Each part computes every producer row its
+// consumers read, including the row or two at each boundary another part
+// owns (computed twice, from the same values, so in the same bits), and
+// no part reads another's window: a window-mode step is one phase, with
+// no barrier between its parts. The output fields nothing reads, which a
+// kernel may write all the same (the per-row fallbacks write every
+// field), go to a buffer of the part's that nothing reads, so two parts
+// computing a boundary row never write the same memory. Producer rows no consumer reads are
+// computed by the part owning them, into its window, so that a kernel
+// error in them fails the step as on the per-node path.
+//
+// A part's call schedule is static (computed once per split): the
+// consumer blocks (at most sumBlock rows, cut where a dependence segment
+// starts or ends), each after the producer rows it reads that its window
+// does not hold. A window holds producer rows [lo, hi); rows are appended
+// at hi; when the next rows would not fit, the rows still needed slide to
+// the start; when the rows needed start before lo or after hi, the
+// window restarts there. Every call's views (the producer's output
+// fields, the consumer's terms) are fixed at the window's position then.
+
+// windowMinValues is the size of Sim.z from which fused steps use
+// windows (Build's choice; tests force either mode): 64 Ki values,
+// 512 KiB. A smaller Sim.z stays in the caches from step to step, so
+// writing it costs no memory traffic, while windows cut consumer blocks
+// where their terms move from one producer family to the next (a chain's
+// ends), a kernel call or two more per step, which a chain of ten masses
+// would pay for nothing.
+const windowMinValues = 1 << 16
+
+// windowPart returns part w of n of a plan in window mode.
+func (p *fusePlan) windowPart(w, n int) fuseSplit {
+	type span struct{ lo, hi int } // producer rows; hi 0: none
+	// walk visits part w's consumer blocks and the producer rows each
+	// reads.
+	walk := func(visit func(fc *fuseCons, b, e int, need []span)) {
+		need := make([]span, len(p.prods))
+		for ci := range p.cons {
+			fc := &p.cons[ci]
+			rows := len(fc.f.rows)
+			for b, hi := rows*w/n, rows*(w+1)/n; b < hi; {
+				e := min(b+sumBlock, hi)
+				for _, d := range fc.deps {
+					if d.ilo > b && d.ilo < e {
+						e = d.ilo
+					}
+					if d.ihi > b && d.ihi < e {
+						e = d.ihi
+					}
+				}
+				clear(need)
+				for _, d := range fc.deps {
+					if d.ilo >= e || d.ihi <= b {
+						continue
+					}
+					r0, r1 := d.a*b+d.c, d.a*(e-1)+d.c+1
+					if nd := &need[d.prod]; nd.hi == 0 {
+						*nd = span{r0, r1}
+					} else {
+						nd.lo, nd.hi = min(nd.lo, r0), max(nd.hi, r1)
+					}
+				}
+				visit(fc, b, e, need)
+				b = e
+			}
+		}
+	}
+	// A window's capacity: the widest span a block reads, plus a block
+	// of rows appended before a slide.
+	capRows := make([]int, len(p.prods))
+	walk(func(_ *fuseCons, _, _ int, need []span) {
+		for k, nd := range need {
+			capRows[k] = max(capRows[k], nd.hi-nd.lo)
+		}
+	})
+	win, junk := make([][]float64, len(p.prods)), make([][]float64, len(p.prods))
+	for k := range p.prods {
+		capRows[k] += sumBlock
+		win[k] = make([]float64, capRows[k]*p.wrow[k])
+		junk[k] = make([]float64, capRows[k]*p.jrow[k])
+	}
+
+	var part fuseSplit
+	held := make([]span, len(p.prods))
+	done := make([][]bool, len(p.prods)) // rows this part computes
+	for k, f := range p.prods {
+		done[k] = make([]bool, len(f.rows))
+	}
+	produce := func(k, lo, hi int) {
+		h, ws := &held[k], p.wrow[k]
+		if lo >= h.lo && hi <= h.hi {
+			return
+		}
+		if lo < h.lo || lo > h.hi {
+			*h = span{lo, lo}
+		}
+		if hi-h.lo > capRows[k] {
+			if h.hi > lo {
+				part.first = append(part.first, fuseCall{win: win[k], src: (lo - h.lo) * ws, dst: 0, cnt: (h.hi - lo) * ws})
+			}
+			h.lo = lo
+		}
+		f := p.prods[k]
+		for r := h.hi; r < hi; r += sumBlock {
+			e := min(r+sumBlock, hi)
+			outs := make([]node.Strided, len(f.outs))
+			for fi, o := range p.woff[k] {
+				if o >= 0 {
+					outs[fi] = node.Strided{Buf: win[k], Off: o - h.lo*ws, Stride: ws}
+				} else {
+					js := p.jrow[k]
+					outs[fi] = node.Strided{Buf: junk[k], Off: p.joff[k][fi] - h.lo*js, Stride: js}
+				}
+			}
+			part.first = append(part.first, fuseCall{f: f, out: true, lo: r, hi: e, outs: outs})
+			for q := r; q < e; q++ {
+				done[k][q] = true
+			}
+		}
+		h.hi = hi
+	}
+	walk(func(fc *fuseCons, b, e int, need []span) {
+		for k, nd := range need {
+			if nd.hi > 0 {
+				produce(k, nd.lo, nd.hi)
+			}
+		}
+		nterms := 0
+		for _, fi := range fc.f.in {
+			nterms += len(fi.terms)
+		}
+		terms := make([]node.Strided, nterms)
+		for _, d := range fc.deps {
+			if d.ilo <= b && d.ihi >= e {
+				ws := p.wrow[d.prod]
+				terms[d.term] = node.Strided{Buf: win[d.prod], Off: (d.c-held[d.prod].lo)*ws + p.woff[d.prod][d.field], Stride: d.a * ws}
+			}
+		}
+		part.first = append(part.first, fuseCall{f: fc.f, lo: b, hi: e, terms: terms})
+	})
+	for k, f := range p.prods {
+		hi := len(f.rows) * (w + 1) / n
+		for r := len(f.rows) * w / n; r < hi; {
+			if done[k][r] {
+				r++
+				continue
+			}
+			e := r + 1
+			for e < hi && e-r < sumBlock && !done[k][e] {
+				e++
+			}
+			produce(k, r, e)
+			r = e
+		}
+	}
+	return part
 }

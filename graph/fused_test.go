@@ -14,14 +14,17 @@ import (
 // The W1 chain steps fused (graph/fused.go): connectors and masses
 // interleaved block by block. Fusion changes only the order in which rows
 // are computed, so every run of kernelRuns must end in the per-node
-// path's bits, fused or phase by phase, with 1, 2 and 3 workers (Grain 1
-// splits every step, so the deferred boundary rows run after the
-// barrier), at sizes below, at and across the engine's 128-row blocks.
+// path's bits — fused with the loads in windows, fused through Sim.z, or
+// phase by phase — with 1, 2 and 3 workers (Grain 1 splits every step:
+// through Sim.z the deferred boundary rows run after the barrier, in
+// windows each part computes the boundary connectors it reads), at sizes
+// below, at and across the engine's 128-row blocks, and (N = 1000) where
+// windows slide.
 func TestFusedChainBitIdentical(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 127, 300} {
+	for _, n := range []int{1, 2, 3, 127, 300, 1000} {
 		for _, kr := range kernelRuns {
 			t.Run(kr.name, func(t *testing.T) {
-				advance := func(batching, fused bool, workers int) []float64 {
+				advance := func(batching, fused, windows bool, workers int) []float64 {
 					s, err := benchmarks.Mode1(n).Build()
 					if err != nil {
 						t.Fatal(err)
@@ -30,21 +33,25 @@ func TestFusedChainBitIdentical(t *testing.T) {
 						t.Fatalf("N = %d: fused step %v, fused derivatives %v, want both", n, step, derivs)
 					}
 					s.SetBatching(batching)
+					s.SetWindows(windows)
 					s.SetFusion(fused)
+					if ws, wd := s.Windowed(); fused && (ws != windows || wd != windows) {
+						t.Fatalf("N = %d: windowed %v, %v, want %v", n, ws, wd, windows)
+					}
 					if err := kr.run(s, workers); err != nil {
-						t.Fatalf("N = %d, batching %v, fused %v, %d workers: %v", n, batching, fused, workers, err)
+						t.Fatalf("N = %d, batching %v, fused %v, windows %v, %d workers: %v", n, batching, fused, windows, workers, err)
 					}
 					if batching && s.Replays() != 0 {
-						t.Errorf("N = %d, fused %v, %d workers: %d replays", n, fused, workers, s.Replays())
+						t.Errorf("N = %d, fused %v, windows %v, %d workers: %d replays", n, fused, windows, workers, s.Replays())
 					}
 					return s.State(nil)
 				}
-				ref := advance(false, false, 1)
-				for _, fused := range []bool{true, false} {
+				ref := advance(false, false, false, 1)
+				for _, mode := range []struct{ fused, windows bool }{{true, true}, {true, false}, {false, false}} {
 					for _, workers := range []int{1, 2, 3} {
-						got := advance(true, fused, workers)
+						got := advance(true, mode.fused, mode.windows, workers)
 						if i, same := kernelFirstDiff(ref, got); !same {
-							t.Errorf("N = %d, fused %v, %d workers: state[%d] = %v, per-node path %v", n, fused, workers, i, got[i], ref[i])
+							t.Errorf("N = %d, fused %v, windows %v, %d workers: state[%d] = %v, per-node path %v", n, mode.fused, mode.windows, workers, i, got[i], ref[i])
 						}
 					}
 				}

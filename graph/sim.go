@@ -64,6 +64,10 @@ type Sim struct {
 	// of a batched derivatives evaluation (fused.go); nil where fusion
 	// does not apply.
 	fuseStep, fuseDerivs *fusePlan
+	// windows selects window mode for fused steps (fused.go): 0 where
+	// Sim.z holds at least windowMinValues, 1 always, −1 never (tests'
+	// comparisons).
+	windows int8
 	// limSrc lists, per output level, the nodes whose outputs the step
 	// limiters read (limiterSources); nil until first needed.
 	limSrc  [][]int32
