@@ -502,8 +502,8 @@ func TestKernelGraphsBitIdentical(t *testing.T) {
 // Every fixture's step and derivatives evaluation run fused. Window mode
 // (the connectors' loads in per-part windows, fused.go) is Build's choice
 // from the size of the compact outputs: off for these small fixtures
-// (their Sim.z stays in the caches), on for a W1 chain whose Sim.z
-// exceeds 64 Ki values (6 per connector), and forced either way by
+// (their Sim.z stays in L1), on for a W1 chain whose Sim.z holds 4 Ki
+// values or more (6 per mass), and forced either way by
 // SetWindows, with which TestKernelGraphsBitIdentical exercises both.
 func TestKernelGraphsWindowed(t *testing.T) {
 	check := func(name string, s *graph.Sim, want bool) {
@@ -529,7 +529,7 @@ func TestKernelGraphsWindowed(t *testing.T) {
 	for _, c := range []struct {
 		n    int
 		want bool
-	}{{10000, false}, {11000, true}} { // Sim.z: 6·N values (the walls take one load)
+	}{{600, false}, {700, true}} { // Sim.z: 6·N values (the walls take one load)
 		s, err := benchmarks.Mode1(c.n).Build()
 		if err != nil {
 			t.Fatal(err)

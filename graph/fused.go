@@ -404,13 +404,17 @@ func (s *Sim) fusedPart(p *fusePlan, j batchJob, wk *worker, w int, later bool) 
 // fields, the consumer's terms) are fixed at the window's position then.
 
 // windowMinValues is the size of Sim.z from which fused steps use
-// windows (Build's choice; tests force either mode): 64 Ki values,
-// 512 KiB. A smaller Sim.z stays in the caches from step to step, so
-// writing it costs no memory traffic, while windows cut consumer blocks
-// where their terms move from one producer family to the next (a chain's
-// ends), a kernel call or two more per step, which a chain of ten masses
-// would pay for nothing.
-const windowMinValues = 1 << 16
+// windows (Build's choice; tests force either mode): 4 Ki values, 32 KiB,
+// most of a core's L1. A smaller Sim.z stays in L1 from one evaluation
+// to the next, so writing it costs no misses, while windows cut consumer
+// blocks where their terms move from one producer family to the next (a
+// chain's ends), a kernel call or two more per evaluation, which a chain
+// of ten masses would pay for nothing.
+const windowMinValues = 1 << 12
+
+// windowSlack is the rows a window holds beyond the widest span a block
+// reads.
+const windowSlack = 8
 
 // windowPart returns part w of n of a plan in window mode.
 func (p *fusePlan) windowPart(w, n int) fuseSplit {
@@ -449,8 +453,11 @@ func (p *fusePlan) windowPart(w, n int) fuseSplit {
 			}
 		}
 	}
-	// A window's capacity: the widest span a block reads, plus a block
-	// of rows appended before a slide.
+	// A window's capacity: the widest span a block reads and a few rows,
+	// so that it slides at almost every block (a row or two) and stays
+	// small: a window that cycles through more rows is evicted from L1
+	// by the state streaming past between its uses. A producer no
+	// consumer of this plan reads has a block of rows.
 	capRows := make([]int, len(p.prods))
 	walk(func(_ *fuseCons, _, _ int, need []span) {
 		for k, nd := range need {
@@ -459,7 +466,10 @@ func (p *fusePlan) windowPart(w, n int) fuseSplit {
 	})
 	win, junk := make([][]float64, len(p.prods)), make([][]float64, len(p.prods))
 	for k := range p.prods {
-		capRows[k] += sumBlock
+		if capRows[k] == 0 {
+			capRows[k] = sumBlock
+		}
+		capRows[k] += windowSlack
 		win[k] = make([]float64, capRows[k]*p.wrow[k])
 		junk[k] = make([]float64, capRows[k]*p.jrow[k])
 	}
@@ -530,7 +540,7 @@ func (p *fusePlan) windowPart(w, n int) fuseSplit {
 				continue
 			}
 			e := r + 1
-			for e < hi && e-r < sumBlock && !done[k][e] {
+			for e < hi && e-r < min(sumBlock, capRows[k]) && !done[k][e] {
 				e++
 			}
 			produce(k, r, e)

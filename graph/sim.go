@@ -71,6 +71,7 @@ type Sim struct {
 	// limSrc lists, per output level, the nodes whose outputs the step
 	// limiters read (limiterSources); nil until first needed.
 	limSrc  [][]int32
+	lims    []limRef // the nodes stating a stable step (limiters); nil until first needed
 	workers []*worker
 	bpool   *batchPool
 	replays int  // batched steps or evaluations replayed per node

@@ -48,14 +48,8 @@ func fmtNum(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 // as an error naming it; a NaN limit is ignored (the node could not tell).
 func (s *Sim) StableSteps() (limits []StepLimit, err error) {
 	t := s.Time()
-	var any bool
-	for i := range s.nodes {
-		if _, ok := node.As[node.StepLimiter](s.nodes[i].n); ok {
-			any = true
-			break
-		}
-	}
-	if !any {
+	lims := s.limiters()
+	if len(lims) == 0 {
 		return nil, nil
 	}
 	if !s.yFresh {
@@ -64,13 +58,9 @@ func (s *Sim) StableSteps() (limits []StepLimit, err error) {
 		}
 		s.yFresh = true
 	}
-	for i := range s.nodes {
-		c := &s.nodes[i]
-		sl, ok := node.As[node.StepLimiter](c.n)
-		if !ok {
-			continue
-		}
-		l, err := s.stableStep(c, sl, t)
+	for _, lr := range lims {
+		c := &s.nodes[lr.i]
+		l, err := s.stableStep(c, lr.sl, t)
 		if err != nil {
 			return limits, err
 		}
@@ -102,12 +92,8 @@ func (s *Sim) StepWarnings(dt float64) ([]StepWarning, error) {
 	t := s.Time()
 	var ws []StepWarning
 	fresh := s.yFresh
-	for i := range s.nodes {
-		c := &s.nodes[i]
-		sl, ok := node.As[node.StepLimiter](c.n)
-		if !ok {
-			continue
-		}
+	for _, lr := range s.limiters() {
+		c := &s.nodes[lr.i]
 		if !fresh {
 			// Only the outputs the limiters read (the bodies' marker
 			// fields), not every output of the graph.
@@ -118,8 +104,8 @@ func (s *Sim) StepWarnings(dt float64) ([]StepWarning, error) {
 			}
 			fresh = true
 		}
-		if sb, ok := node.As[node.StepBounder](c.n); ok {
-			d, err := s.stableDt(c, sb, t)
+		if lr.sb != nil {
+			d, err := s.stableDt(c, lr.sb, t)
 			if err != nil {
 				return ws, err
 			}
@@ -127,7 +113,7 @@ func (s *Sim) StepWarnings(dt float64) ([]StepWarning, error) {
 				continue
 			}
 		}
-		l, err := s.stableStep(c, sl, t)
+		l, err := s.stableStep(c, lr.sl, t)
 		if err != nil {
 			return ws, err
 		}
@@ -136,6 +122,31 @@ func (s *Sim) StepWarnings(dt float64) ([]StepWarning, error) {
 		}
 	}
 	return ws, nil
+}
+
+// limRef is a node that states a stable step: its index, its
+// node.StepLimiter and its node.StepBounder (nil: none).
+type limRef struct {
+	i  int32
+	sl node.StepLimiter
+	sb node.StepBounder
+}
+
+// limiters returns the nodes that state a stable step, in node order,
+// found once (node.As through wrappers for every node is most of what a
+// large graph's StepWarnings would otherwise cost at every Run).
+func (s *Sim) limiters() []limRef {
+	if s.lims == nil {
+		s.lims = []limRef{}
+		for i := range s.nodes {
+			n := s.nodes[i].n
+			if sl, ok := node.As[node.StepLimiter](n); ok {
+				sb, _ := node.As[node.StepBounder](n)
+				s.lims = append(s.lims, limRef{i: int32(i), sl: sl, sb: sb})
+			}
+		}
+	}
+	return s.lims
 }
 
 // stableDt is stableStep for a node.StepBounder's bound alone.
@@ -206,10 +217,8 @@ func (s *Sim) limiterSources() [][]int32 {
 			}
 		}
 	}
-	for i := range s.nodes {
-		if _, ok := node.As[node.StepLimiter](s.nodes[i].n); ok {
-			push(i)
-		}
+	for _, lr := range s.limiters() {
+		push(int(lr.i))
 	}
 	for len(stack) > 0 {
 		j := stack[len(stack)-1]

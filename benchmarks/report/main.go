@@ -317,13 +317,14 @@ func (r *report) triad() {
 // each mass's 6 state values and writes them back in place (the lines
 // are already in cache: no write-allocate read); the fused graph step
 // reads the state once (the masses re-read it from cache in the same
-// block), writes the next state to a second buffer and each connector's
-// two loads (48 bytes) to the compact output columns, each write costing
-// a write-allocate read and a write-back, and reads the loads back from
-// cache. Equal parameters are read from one row (nothing per mass).
+// block) and writes the next state to a second buffer, each write
+// costing a write-allocate read and a write-back. The connectors' loads
+// stay in a window in L1 (window mode, from 4 Ki compact output values:
+// every N the bandwidth table shows), and equal parameters are read from
+// one row (nothing per mass).
 const (
 	handBytesPerMass  = 2 * 48
-	graphBytesPerMass = 48 + 2*48 + 2*48
+	graphBytesPerMass = 48 + 2*48
 )
 
 func equal(a, b []float64) bool {
@@ -657,7 +658,7 @@ func (r *report) markdown() string {
 	}
 	w("\nThe error of semi-implicit Euler is first order: for the slow modes of long chains it is Δt/t = 1e-3 of the motion, as the table shows; the hand-written loop has the same error (the graph matches it bit for bit on amd64, tested).\n\n")
 	w("### Memory bandwidth\n\n")
-	w("A STREAM-style triad (a[i] = b[i] + 3·c[i] over three 64 MiB arrays, 24 bytes per element) reaches %.1f GB/s on one goroutine and %.1f GB/s on two in this run. A W1 step moves, per mass, about %d bytes to and from memory in the hand-written loop (the state read and written back in place) and about %d in the graph's fused step (the state read once — the masses re-read it from cache in the same block —, the next state written to a second buffer and each connector's two loads to the compact output columns, each write with its write-allocate read; the loads are read back from cache, and equal parameters from one row). At the sizes that do not fit in the caches these give:\n\n", r.triadGBs, r.triadGBs2, handBytesPerMass, graphBytesPerMass)
+	w("A STREAM-style triad (a[i] = b[i] + 3·c[i] over three 64 MiB arrays, 24 bytes per element) reaches %.1f GB/s on one goroutine and %.1f GB/s on two in this run. A W1 step moves, per mass, about %d bytes to and from memory in the hand-written loop (the state read and written back in place) and about %d in the graph's fused step (the state read once — the masses re-read it from cache in the same block —, the next state written to a second buffer, each write with its write-allocate read; the connectors' loads stay in a small window in L1, and equal parameters are read from one row). At the sizes that do not fit in the caches these give:\n\n", r.triadGBs, r.triadGBs2, handBytesPerMass, graphBytesPerMass)
 	w("| N | hand GB/s | graph 1w GB/s | graph 2w GB/s | graph 2w / triad (2 goroutines) |\n|---|---|---|---|---|\n")
 	for _, c := range r.co {
 		if c.n < 100000 {
