@@ -124,10 +124,11 @@
 // each worker first runs, fused, the consumer rows whose producer rows it
 // owns, and after a barrier the few rows it deferred (those reading
 // another worker's producer rows: one or two at each boundary of a
-// chain). Workers wait for a phase by spinning on an
-// atomic counter for some microseconds before parking, since a phase of
-// ten thousand rows takes about as long as waking a parked goroutine;
-// with more workers than GOMAXPROCS they park at once.
+// chain). Workers wait for a phase by spinning on an atomic counter for
+// about a hundred microseconds before parking, since a phase of ten
+// thousand rows takes less than waking a parked goroutine; they stop
+// spinning for a while when they keep starting phases late (a loaded
+// machine), and with more workers than GOMAXPROCS they park at once.
 //
 // The per-node path (stepPerNode, System.funcPerNode) calls each node's
 // Update, Outputs or Derivatives with its inputs gathered into the Sim's

@@ -140,7 +140,9 @@ type batchPool struct {
 	n   int
 	job batchJob // written by the caller before seq moves
 	seq atomic.Uint64
-	// done counts the workers that finished the current job.
+	// started and done count the workers that picked up and finished
+	// the current job.
+	started  atomic.Int32
 	done     atomic.Int32
 	stopping atomic.Bool
 	parked   atomic.Int32
@@ -158,10 +160,15 @@ type batchPool struct {
 }
 
 // spinLimit bounds the polls of a waiting worker or caller before it
-// parks (a worker) or yields (the caller): some tens of microseconds.
-// Spinning pays only while every worker has a core: batchPool.adapt
-// turns it off for a while when waits keep outlasting it.
-const spinLimit = 1 << 14
+// parks (a worker) or yields (the caller): about a hundred microseconds.
+// A worker waits, between phases, for the slowest part of the phase and
+// for the caller's work between phases; with a spin much shorter than a
+// phase (1 << 14 polls, some microseconds, against a 45 µs W1 phase of
+// 10 000 masses) a worker that finished early parked and woke late, and
+// two workers were slower than one. Spinning pays only while every
+// worker has a core: batchPool.adapt turns it off for a while when
+// workers keep starting late.
+const spinLimit = 1 << 17
 
 func startBatchPool(s *Sim, n int) *batchPool {
 	p := &batchPool{s: s, n: n, maxSpin: spinLimit}
@@ -201,6 +208,7 @@ func (p *batchPool) work(w int) {
 		if p.stopping.Load() {
 			return
 		}
+		p.started.Add(1)
 		p.s.part(p.job, w, p.n)
 		p.done.Add(1)
 	}
@@ -210,17 +218,23 @@ func (p *batchPool) work(w int) {
 // every part is done.
 func (p *batchPool) run(j batchJob) {
 	p.job = j
+	p.started.Store(0)
 	p.done.Store(0)
 	p.publish()
 	p.s.part(j, 0, p.n)
 	lim := p.spin.Load()
-	spins := int64(0)
-	for ; p.done.Load() != int32(p.n-1); spins++ {
+	late := false
+	for spins := int64(0); p.done.Load() != int32(p.n-1); spins++ {
 		if spins >= lim {
+			// A worker still running its part is no reason to stop
+			// spinning (a long phase); one that has not started it
+			// after the caller's part and the spin is (it was parked
+			// or descheduled).
+			late = late || p.started.Load() != int32(p.n-1)
 			runtime.Gosched()
 		}
 	}
-	p.adapt(lim, spins)
+	p.adapt(lim, late)
 }
 
 // publish moves seq, waking the parked workers.
@@ -234,10 +248,13 @@ func (p *batchPool) publish() {
 }
 
 // adapt stops spinning when it does not pay: after slowPhases
-// consecutive phases whose wait outlasted the spin (the workers were not
-// running: the machine is loaded, or the phases are long), workers park
-// at once; spinning is tried again after probePhases phases.
-func (p *batchPool) adapt(lim, spins int64) {
+// consecutive phases in which some worker had not yet started its part
+// when the caller had run its own and spun (late: the workers were not
+// running, on a loaded machine, or parked because the caller's work
+// between phases outlasts their spin), workers park at once; spinning
+// is tried again after probePhases phases. A phase that is merely long
+// keeps spinning: its workers are running.
+func (p *batchPool) adapt(lim int64, late bool) {
 	const slowPhases, probePhases = 8, 1024
 	switch {
 	case p.maxSpin == 0:
@@ -246,7 +263,7 @@ func (p *batchPool) adapt(lim, spins int64) {
 			p.slow = 0
 			p.spin.Store(int64(p.maxSpin))
 		}
-	case spins >= lim:
+	case late:
 		if p.slow++; p.slow >= slowPhases {
 			p.probe = probePhases
 			p.spin.Store(0)
