@@ -8,8 +8,8 @@ import (
 )
 
 // The batch kernel (node.Batcher): a family of mass points stepped in
-// one call per row range. Each row runs the member's own model.step and
-// model.derivatives, so the kernel and the per-node methods agree bit
+// one call per row range. Each row runs the member's own law.step and
+// law.derivatives, so the kernel and the per-node methods agree bit
 // for bit.
 
 // BatchKey is the same for every mass point: one kernel serves them all.
@@ -18,18 +18,20 @@ func (n *Node) BatchKey() string { return "" }
 // NewBatch copies the members' parameters into one contiguous array and
 // registers each row with its node, so that SetParams reaches the batch.
 func (n *Node) NewBatch(members []node.Node) node.Batch {
-	b := &batch{models: make([]model, len(members)), uniform: true}
+	b := &batch{models: make([]law, len(members)), uniform: true}
 	for i, mn := range members {
 		m := mn.(*Node)
-		b.models[i] = m.m
-		b.uniform = b.uniform && m.m == b.models[0]
+		b.models[i] = m.m.law
+		b.uniform = b.uniform && m.m.law == b.models[0]
 		m.mirrors = append(m.mirrors, mirror{b, i})
 	}
 	return b
 }
 
 type batch struct {
-	models []model
+	// models are the members' laws of motion (not their initial
+	// conditions, which only Init reads).
+	models []law
 	// uniform: every row has the parameters of row 0, so the kernels
 	// read that one row (a chain of equal masses moves no parameter
 	// bytes per row). A SetParams that makes a row differ clears it.
@@ -43,8 +45,8 @@ type mirror struct {
 }
 
 func (r mirror) set(m model) {
-	if m != r.b.models[r.i] {
-		r.b.models[r.i] = m
+	if m.law != r.b.models[r.i] {
+		r.b.models[r.i] = m.law
 		r.b.uniform = false
 	}
 }
@@ -57,7 +59,7 @@ func (b *batch) rows(lo, hi int) (unsafe.Pointer, uintptr) {
 	if b.uniform {
 		return unsafe.Pointer(&b.models[0]), 0
 	}
-	return unsafe.Pointer(&ms[0]), unsafe.Sizeof(model{})
+	return unsafe.Pointer(&ms[0]), unsafe.Sizeof(law{})
 }
 
 var (
@@ -100,7 +102,7 @@ func (b *batch) Update(a *node.BatchArgs) error {
 	xs, fs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(d.Stride)*8
 	for k := range a.Hi - a.Lo {
 		u := uintptr(k)
-		(*model)(unsafe.Add(mp, u*msz)).step(dt, (*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
+		(*law)(unsafe.Add(mp, u*msz)).step(dt, (*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
 	}
 	return nil
 }
@@ -119,10 +121,10 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 		dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 		xs, fs, gs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(g.Stride)*8, uintptr(d.Stride)*8
 		for k := range a.Hi - a.Lo {
-			// model.derivatives on the summed force p + q, written out
+			// law.derivatives on the summed force p + q, written out
 			// as in updatePair.
 			u := uintptr(k)
-			m := (*model)(unsafe.Add(mp, u*msz))
+			m := (*law)(unsafe.Add(mp, u*msz))
 			x := (*[stateSize]float64)(unsafe.Add(xp, u*xs))
 			p, q := (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs))
 			dst := (*[stateSize]float64)(unsafe.Add(dp, u*ds))
@@ -139,7 +141,7 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 	xs, fs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(d.Stride)*8
 	for k := range a.Hi - a.Lo {
 		u := uintptr(k)
-		(*model)(unsafe.Add(mp, u*msz)).derivatives((*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
+		(*law)(unsafe.Add(mp, u*msz)).derivatives((*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
 	}
 	return nil
 }
@@ -155,11 +157,11 @@ func (b *batch) updatePair(a *node.BatchArgs) {
 	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 	xs, fs, gs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(g.Stride)*8, uintptr(d.Stride)*8
 	for k := range a.Hi - a.Lo {
-		// model.step on the summed force p + q, written out: a call
+		// law.step on the summed force p + q, written out: a call
 		// per row cost a third of the row. The operations and their
 		// order are step's (acceleration(f, i) = f[i]/mass + gravity[i]).
 		u := uintptr(k)
-		m := (*model)(unsafe.Add(mp, u*msz))
+		m := (*law)(unsafe.Add(mp, u*msz))
 		x := (*[stateSize]float64)(unsafe.Add(xp, u*xs))
 		p, q := (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs))
 		dst := (*[stateSize]float64)(unsafe.Add(dp, u*ds))

@@ -55,3 +55,32 @@ func TestMarkerInverseMass(t *testing.T) {
 		t.Errorf("MarkerInverseMass = %v, want [0.25 0.25 0.25]", inv)
 	}
 }
+
+// A chain's masses share their law of motion (mass, gravity) and differ
+// in their initial conditions, which the kernels never read: the batch
+// keeps one row of the law for all of them (batch.go, uniform). The
+// kernel is checked bit for bit against the members' own methods with
+// equal laws and different initial conditions, then after a SetParams
+// that changes member 2's mass alone, which must reach the kernel.
+func TestBatchKernelEqualLawThenTuned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 3))
+	members := make([]node.Node, 5)
+	for i := range members {
+		p := masspoint.Params{Mass: 1.5, Gravity: [3]float64{0, 0, -9.81},
+			InitialPosition: [3]float64{float64(i), rng.NormFloat64(), 0}, InitialVelocity: [3]float64{0, rng.NormFloat64(), 0}}
+		m, err := masspoint.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		members[i] = m
+	}
+	perturb := func(i int, n node.Node) error {
+		if i != 2 {
+			return nil
+		}
+		return n.(node.Tunable).SetParams(map[string]any{"mass": 3.25})
+	}
+	for _, err := range verification.CheckBatch(members, verification.BatchOptions{Seed: 23, Perturb: perturb}) {
+		t.Error(err)
+	}
+}

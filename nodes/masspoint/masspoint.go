@@ -47,12 +47,22 @@ func (p Params) values() node.Values {
 	return v
 }
 
-// model is the validated parameter set in the form the step reads.
+// model is the validated parameter set in the form the step reads: the
+// law of motion (what Update and Derivatives read) and the initial
+// conditions (read only by Init).
 type model struct {
-	mass         float64
-	gravity      [3]float64
+	law
 	initPosition [3]float64
 	initVelocity [3]float64
+}
+
+// law is the part of the parameters the step and the derivatives read.
+// Batches keep a row of it per member (batch.go), not a whole model:
+// the initial conditions differ from mass to mass in a chain while the
+// law is usually shared, and a kernel then reads one row for all.
+type law struct {
+	mass    float64
+	gravity [3]float64
 }
 
 func newModel(v node.Values) model {
@@ -94,7 +104,7 @@ var (
 // other goes through node.Resolve, whose errors are the reference.
 func New(p Params) (*Node, error) {
 	if p.valid() {
-		n := &Node{m: model{mass: p.Mass, gravity: p.Gravity, initPosition: p.InitialPosition, initVelocity: p.InitialVelocity}}
+		n := &Node{m: model{law: law{mass: p.Mass, gravity: p.Gravity}, initPosition: p.InitialPosition, initVelocity: p.InitialVelocity}}
 		if p.Appearance != (node.Appearance{}) {
 			a := p.Appearance // a copy: taking p's address would move every p to the heap
 			n.app = &a
@@ -178,7 +188,7 @@ func (n *Node) InitialState(dst []float64) {
 
 // acceleration is dv/dt = F/m + g, shared by Update and Derivatives so that
 // both evaluate the same expression.
-func (m *model) acceleration(force *[3]float64, i int) float64 {
+func (m *law) acceleration(force *[3]float64, i int) float64 {
 	return force[i]/m.mass + m.gravity[i]
 }
 
@@ -195,7 +205,7 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 
 // step is one semi-implicit Euler step of one mass, shared by Update and
 // the batch kernel so that both compute the same bits.
-func (m *model) step(dt float64, x *[stateSize]float64, f *[3]float64, dst *[stateSize]float64) {
+func (m *law) step(dt float64, x *[stateSize]float64, f *[3]float64, dst *[stateSize]float64) {
 	// Unrolled by hand: the compiler does not unroll the component loop,
 	// and the rolled loop's index bookkeeping cost more than its
 	// arithmetic in the batch kernel's row loop.
@@ -216,7 +226,7 @@ func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64
 
 // derivatives writes one mass's dx/dt, shared by Derivatives and the
 // batch kernel.
-func (m *model) derivatives(x *[stateSize]float64, f *[3]float64, dst *[stateSize]float64) {
+func (m *law) derivatives(x *[stateSize]float64, f *[3]float64, dst *[stateSize]float64) {
 	// Unrolled by hand, as step.
 	dst[offPosition], dst[offPosition+1], dst[offPosition+2] = x[offVelocity], x[offVelocity+1], x[offVelocity+2]
 	dst[offVelocity] = f[0]/m.mass + m.gravity[0]
