@@ -114,6 +114,11 @@
 // and outputs), so the error is exactly the per-node path's
 // *node.StateError, naming the first failing node, field, step and time.
 //
+// A Run starts by checking its step against the stable steps nodes state
+// (StepWarnings). A family whose kernel is a node.BatchStepBounder is
+// asked for its smallest bound in one call; only when that bound is below
+// the step are its rows asked one by one, for the warnings' messages.
+//
 // With several workers, a phase is split into contiguous ranges of every
 // family's rows and of the loose nodes, one range per worker (the
 // caller's goroutine takes the first); rows are computed independently

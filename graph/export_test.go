@@ -37,3 +37,10 @@ func (s *Sim) SetWindows(on bool) {
 		s.compileFused()
 	}
 }
+
+// BoundFamilies is the number of families whose kernel bounds their
+// rows' stable steps in one call in StepWarnings (stablestep.go).
+func (s *Sim) BoundFamilies() int {
+	s.limiters()
+	return len(s.limFams)
+}

@@ -72,6 +72,7 @@ type Sim struct {
 	// limiters read (limiterSources); nil until first needed.
 	limSrc  [][]int32
 	lims    []limRef // the nodes stating a stable step (limiters); nil until first needed
+	limFams []limFam // the families among them whose kernel bounds them in one call (limiters)
 	workers []*worker
 	bpool   *batchPool
 	replays int  // batched steps or evaluations replayed per node

@@ -91,19 +91,30 @@ func (s *Sim) stableStep(c *cnode, sl node.StepLimiter, t float64) (l node.StepL
 func (s *Sim) StepWarnings(dt float64) ([]StepWarning, error) {
 	t := s.Time()
 	var ws []StepWarning
-	fresh := s.yFresh
-	for _, lr := range s.limiters() {
-		c := &s.nodes[lr.i]
-		if !fresh {
-			// Only the outputs the limiters read (the bodies' marker
-			// fields), not every output of the graph.
-			for _, l := range s.limiterSources() {
-				if err := s.run(phaseOutputs, l, t, 0); err != nil {
-					return nil, err
-				}
+	lims := s.limiters()
+	if len(lims) > 0 && !s.yFresh {
+		// Only the outputs the limiters read (the bodies' marker
+		// fields), not every output of the graph.
+		for _, l := range s.limiterSources() {
+			if err := s.run(phaseOutputs, l, t, 0); err != nil {
+				return nil, err
 			}
-			fresh = true
 		}
+	}
+	// A family whose kernel bounds its rows (node.BatchStepBounder) is
+	// asked once; its rows are asked one by one only when that bound is
+	// below dt. A row's bound is at least the family's, so none of the
+	// skipped rows would have warned.
+	for k := range s.limFams {
+		lf := &s.limFams[k]
+		b, ok := s.familyBound(lf, t)
+		lf.skip = ok && !(dt > b)
+	}
+	for _, lr := range lims {
+		if lr.fam >= 0 && s.limFams[lr.fam].skip {
+			continue
+		}
+		c := &s.nodes[lr.i]
 		if lr.sb != nil {
 			d, err := s.stableDt(c, lr.sb, t)
 			if err != nil {
@@ -125,28 +136,96 @@ func (s *Sim) StepWarnings(dt float64) ([]StepWarning, error) {
 }
 
 // limRef is a node that states a stable step: its index, its
-// node.StepLimiter and its node.StepBounder (nil: none).
+// node.StepLimiter, its node.StepBounder (nil: none) and the index in
+// Sim.limFams of its family (−1: none).
 type limRef struct {
-	i  int32
-	sl node.StepLimiter
-	sb node.StepBounder
+	i   int32
+	sl  node.StepLimiter
+	sb  node.StepBounder
+	fam int32
+}
+
+// limFam is a family of limiters whose kernel bounds them all in one
+// call (node.BatchStepBounder). args and in are its call's arguments,
+// kept so that StepWarnings allocates nothing for it; skip is whether
+// the last StepWarnings found its bound within the step.
+type limFam struct {
+	f    *family
+	sb   node.BatchStepBounder
+	ins  []famInput
+	args node.BatchArgs
+	in   []node.Strided
+	skip bool
 }
 
 // limiters returns the nodes that state a stable step, in node order,
 // found once (node.As through wrappers for every node is most of what a
-// large graph's StepWarnings would otherwise cost at every Run).
+// large graph's StepWarnings would otherwise cost at every Run), and
+// sets Sim.limFams.
 func (s *Sim) limiters() []limRef {
-	if s.lims == nil {
-		s.lims = []limRef{}
-		for i := range s.nodes {
-			n := s.nodes[i].n
-			if sl, ok := node.As[node.StepLimiter](n); ok {
-				sb, _ := node.As[node.StepBounder](n)
-				s.lims = append(s.lims, limRef{i: int32(i), sl: sl, sb: sb})
-			}
+	if s.lims != nil {
+		return s.lims
+	}
+	s.lims = []limRef{}
+	var at []int32 // node index → index in s.lims + 1 (0: not a limiter), for the families' rows
+	for i := range s.nodes {
+		n := s.nodes[i].n
+		if sl, ok := node.As[node.StepLimiter](n); ok {
+			sb, _ := node.As[node.StepBounder](n)
+			s.lims = append(s.lims, limRef{i: int32(i), sl: sl, sb: sb, fam: -1})
 		}
 	}
+	for _, f := range s.families {
+		fb, ok := f.batch.(node.BatchStepBounder)
+		if !ok {
+			continue
+		}
+		if at == nil {
+			at = make([]int32, len(s.nodes))
+			for k, lr := range s.lims {
+				at[lr.i] = int32(k) + 1
+			}
+		}
+		// The kernel reads each input as one view, as the per-node
+		// gathers leave it in Sim.x, Sim.y or a default: not summed,
+		// not in Sim.z (written only during steps).
+		ins := f.in
+		if f.inY != nil {
+			ins = f.inY
+		}
+		ok = true
+		for _, fi := range ins {
+			ok = ok && len(fi.terms) == 1 && fi.terms[0].buf != bufZ
+		}
+		for _, r := range f.rows {
+			ok = ok && at[r] > 0 && s.lims[at[r]-1].sb != nil
+		}
+		if !ok {
+			continue
+		}
+		for _, r := range f.rows {
+			s.lims[at[r]-1].fam = int32(len(s.limFams))
+		}
+		s.limFams = append(s.limFams, limFam{f: f, sb: fb, ins: ins, in: make([]node.Strided, len(ins))})
+	}
 	return s.lims
+}
+
+// familyBound is the bound lf's kernel states for all its rows at the
+// current state and time. It reports false when the kernel panicked: the
+// rows are then asked one by one, which names the node.
+func (s *Sim) familyBound(lf *limFam, t float64) (b float64, ok bool) {
+	defer func() {
+		if recover() != nil {
+			b, ok = 0, false
+		}
+	}()
+	f := lf.f
+	for k := range lf.ins {
+		lf.in[k] = s.termView(&lf.ins[k].terms[0], nil, 0)
+	}
+	lf.args = node.BatchArgs{T: t, Lo: 0, Hi: len(f.rows), X: node.Strided{Buf: s.x, Off: f.x0, Stride: f.xs}, In: lf.in, Present: f.present}
+	return lf.sb.StableDt(&lf.args), true
 }
 
 // stableDt is stableStep for a node.StepBounder's bound alone.

@@ -3,8 +3,11 @@ package graph_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/node"
@@ -53,5 +56,103 @@ func TestRunWarnsAboveStableStep(t *testing.T) {
 	}
 	if again := graph.WithStepHint(err, res.Warnings); again != err {
 		t.Errorf("WithStepHint wrapped a hinted error again: %v", again)
+	}
+}
+
+// StepWarnings asks a family of connectors for its smallest bound in one
+// kernel call (node.BatchStepBounder) and its rows one by one only when
+// that bound is below dt: the warnings must be exactly those of the
+// per-node limits (StableSteps filtered by dt, in node order), whichever
+// rows are below dt, and must follow a SetParams on a body. The chain:
+// 12 masses of 1 kg between walls, k = 1e4 N/m, mass 5 of 0.01 kg.
+// Stable steps 2/√(k·w) with w the summed inverse masses: 0.0141 s
+// between two 1 kg masses (w = 2), 0.02 s at the walls (w = 1),
+// 0.00199 s next to the light mass (w = 101).
+func TestStepWarningsFamilyBound(t *testing.T) {
+	g := graph.New()
+	const n = 12
+	var masses []*masspoint.Node
+	for i := range n {
+		p := masspoint.DefaultParams()
+		p.Gravity = [3]float64{}
+		p.InitialPosition = [3]float64{float64(i + 1), 0, 0}
+		if i == 5 {
+			p.Mass = 0.01
+		}
+		m, err := masspoint.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		masses = append(masses, m)
+		g.Add(fmt.Sprintf("m%d", i), m)
+	}
+	sp := springdamper.DefaultParams()
+	sp.Stiffness = [3]float64{1e4, 1e4, 1e4}
+	for i := 0; i <= n; i++ {
+		a, b := fmt.Sprintf("m%d", i-1), fmt.Sprintf("m%d", i)
+		if i == 0 {
+			a = ""
+		}
+		if i == n {
+			b = ""
+		}
+		if _, err := springdamper.Connect(g, fmt.Sprintf("s%02d", i), sp, a, [3]float64{}, b, [3]float64{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.BoundFamilies(); f == 0 {
+		t.Fatal("no connector family is bounded by its kernel: the test would not exercise it")
+	}
+	want := func(dt float64) []string {
+		limits, err := s.StableSteps()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w []string
+		for _, l := range limits {
+			if dt > l.Dt {
+				w = append(w, graph.StepWarning{StepLimit: l, Step: dt}.String())
+			}
+		}
+		return w
+	}
+	check := func(when string, dt float64, count int) {
+		t.Helper()
+		ws, err := s.StepWarnings(dt)
+		if err != nil {
+			t.Fatalf("%s: StepWarnings(%v): %v", when, dt, err)
+		}
+		var got []string
+		for _, w := range ws {
+			got = append(got, w.String())
+		}
+		if d := cmp.Diff(want(dt), got); d != "" {
+			t.Errorf("%s: StepWarnings(%v) against the per-node limits (-want +got):\n%s", when, dt, d)
+		}
+		if len(got) != count {
+			t.Errorf("%s: StepWarnings(%v) gave %d warnings, want %d", when, dt, len(got), count)
+		}
+	}
+	check("light mass 5", 0.001, 0)  // every bound above dt: the families are skipped
+	check("light mass 5", 0.005, 2)  // s05 and s06, next to the light mass
+	check("light mass 5", 0.015, 11) // every connector but the walls' (0.02 s)
+	if a := testing.AllocsPerRun(10, func() { _, _ = s.StepWarnings(0.001) }); a != 0 {
+		t.Errorf("StepWarnings within every bound allocates %v times, want 0", a)
+	}
+	// The kernel reads the bodies' inertia at each call: a heavier mass 5
+	// and a light mass 9 move the warnings to s09 and s10.
+	if err := masses[5].SetParams(map[string]any{"mass": 1.0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := masses[9].SetParams(map[string]any{"mass": 0.01}); err != nil {
+		t.Fatal(err)
+	}
+	check("light mass 9", 0.005, 2)
+	if ws, _ := s.StepWarnings(0.005); len(ws) == 2 && (ws[0].Node != "s09" || ws[1].Node != "s10") {
+		t.Errorf("light mass 9: warnings for %s and %s, want s09 and s10", ws[0].Node, ws[1].Node)
 	}
 }

@@ -143,3 +143,20 @@ type BatchOutputter interface {
 type BatchDeriver interface {
 	Derivatives(a *BatchArgs) error
 }
+
+// BatchStepBounder is the capability of a Batch whose nodes are
+// [StepBounder]s: StableDt returns the smallest StableDtAt of rows
+// [Lo, Hi), each row's state in X and inputs in In as for Outputs (Out,
+// Dst and Need are unused). A row whose bound is NaN states no bound and
+// is left out, as a graph reads a NaN bound; StableDt returns +Inf when
+// no row is left. The value must be exactly the smallest of the members'
+// own StableDtAt, bit for bit.
+//
+// A graph checks a run's step against the stated limits at every start
+// (graph.Sim.StepWarnings): with this capability that costs one kernel
+// call per family instead of a call per node, and the nodes are asked
+// one by one (StableStepAt, for the message) only when the family's
+// bound is below the step.
+type BatchStepBounder interface {
+	StableDt(a *BatchArgs) float64
+}

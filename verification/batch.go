@@ -68,6 +68,12 @@ type BatchOptions struct {
 //     outside the call's rows and fields (gaps, padding and the next
 //     rows keep a sentinel); and that X and the inputs are not written.
 //
+// When the batch is a node.BatchStepBounder it also requires, per draw,
+// that StableDt over every row — in one call, and as the smallest over
+// blocks of 1, 3 and 7 rows — is bit for bit the smallest of the
+// members' own StableDtAt, NaN left out (+Inf when none is left), and
+// that it writes neither X nor the inputs.
+//
 // Then it overrides the members' parameters with SetParams (see
 // BatchOptions.Perturb) and repeats the draws: a kernel that does not see
 // SetParams on its members computes the old parameters' bits and fails.
@@ -117,6 +123,7 @@ type batchCheck struct {
 	batch   node.Batch
 	out     node.BatchOutputter
 	der     node.BatchDeriver
+	bound   node.BatchStepBounder
 	spec    *node.Spec
 	nx, ny  int
 	nIn     []int  // components per input
@@ -188,6 +195,11 @@ func newBatchCheck(members []node.Node, opt BatchOptions) (*batchCheck, error) {
 	}
 	c.out, _ = c.batch.(node.BatchOutputter)
 	c.der, _ = c.batch.(node.BatchDeriver)
+	c.bound, _ = c.batch.(node.BatchStepBounder)
+	if _, ok := members[0].(node.StepBounder); c.bound != nil && !ok {
+		c.violation("the batch %T is a node.BatchStepBounder but the members are not node.StepBounders", c.batch)
+		c.bound = nil
+	}
 	if pa, ok := c.batch.(node.BatchPairAdder); ok {
 		c.pairs = make([]bool, len(c.nIn))
 		copy(c.pairs, pa.PairInputs())
@@ -243,6 +255,9 @@ func (c *batchCheck) run(when string) {
 				return
 			}
 			c.trial(m, trial, when)
+		}
+		if c.bound != nil && !c.full() {
+			c.boundTrial(trial, when)
 		}
 	}
 }
@@ -588,8 +603,9 @@ func bitsEqual(a, b []float64) bool {
 	return true
 }
 
-// call runs the kernel method m on rows [lo, hi), writing into buf.
-func (c *batchCheck) call(m batchMethod, d *draw, buf []float64, lo, hi int) error {
+// args lays out draw d's state and inputs for a kernel call on rows
+// [lo, hi), without Out and Dst.
+func (c *batchCheck) args(d *draw, lo, hi int) *node.BatchArgs {
 	a := &node.BatchArgs{T: d.t, Dt: d.dt, Lo: lo, Hi: hi, Present: d.present, Need: d.need}
 	if c.nx > 0 {
 		a.X = node.Strided{Buf: d.xs, Off: d.x0, Stride: d.xStr}
@@ -622,6 +638,12 @@ func (c *batchCheck) call(m batchMethod, d *draw, buf []float64, lo, hi int) err
 			}
 		}
 	}
+	return a
+}
+
+// call runs the kernel method m on rows [lo, hi), writing into buf.
+func (c *batchCheck) call(m batchMethod, d *draw, buf []float64, lo, hi int) error {
+	a := c.args(d, lo, hi)
 	switch m {
 	case mOutputs:
 		a.Out = make([]node.Strided, len(c.nFields))

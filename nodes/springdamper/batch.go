@@ -2,6 +2,7 @@ package springdamper
 
 import (
 	"math"
+	"reflect"
 	"sync"
 	"unsafe"
 
@@ -18,8 +19,9 @@ import (
 // model.linear and model.energyOf.
 
 var (
-	_ node.Batcher        = (*Node)(nil)
-	_ node.BatchOutputter = (*batch)(nil)
+	_ node.Batcher          = (*Node)(nil)
+	_ node.BatchOutputter   = (*batch)(nil)
+	_ node.BatchStepBounder = (*batch)(nil)
 )
 
 // BatchKey distinguishes the marker kinds, which markers can be pushed,
@@ -85,7 +87,7 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 			f += len(n.mk[k].loads)
 		}
 	}
-	b.scratch.New = func() any { s := make([]float64, b.nu+b.ny); return &s }
+	b.scratch.New = func() any { s := make([]float64, b.nu+b.ny+3); return &s }
 	return b
 }
 
@@ -110,7 +112,17 @@ type batch struct {
 	fPE          int
 	ny, nu       int
 
-	scratch sync.Pool // *[]float64 of nu: inputs of one row on the generic path
+	// scratch is a row's inputs (nu) and outputs (ny) on the generic
+	// path, and 3 values for a body's MarkerInverseMass (StableDt).
+	scratch sync.Pool // *[]float64
+
+	// What StableDt reads, filled by boundRows on its first call.
+	boundOnce sync.Once
+	noBound   bool
+	sameBody  bool // the bodies' types are comparable: StableDt reuses a body's answer
+	mass      [][2]node.MarkerMass
+	locals    [][2][3]float64 // nil: every marker's local point is zero
+	markerIn  [2]markerIn
 }
 
 // mirror is a node's row in a batch.
@@ -306,6 +318,134 @@ func (b *batch) marker(a *node.BatchArgs, k, i int) (px, py, pz, vx, vy, vz floa
 	p := a.In[b.inPos[k]].Row(i, 3)
 	v := a.In[b.inVel[k]].Row(i, 3)
 	return p[0], p[1], p[2], v[0], v[1], v[2]
+}
+
+// StableDt is the smallest of the rows' StableDtAt (node.BatchStepBounder),
+// computed as StableDtAt computes it — each row's marker fields copied
+// from the views, its markers' inverse masses summed (addInverse), the
+// law's bound of them — from per-row arrays (boundRows) rather than the
+// members, whose structs a long chain would otherwise fetch from memory
+// one by one. Rows with equal laws and equal summed inverse masses have
+// equal bounds, so a uniform batch computes the bound again only when the
+// inverse masses change from one row to the next (a chain of equal
+// masses computes it once).
+func (b *batch) StableDt(a *node.BatchArgs) float64 {
+	b.boundOnce.Do(b.boundRows)
+	best := math.Inf(1)
+	if b.noBound {
+		return best
+	}
+	sp := b.scratch.Get().(*[]float64)
+	defer b.scratch.Put(sp)
+	u := *sp
+	inv := (*[3]float64)(u[b.nu+b.ny:])
+	var lastW [3]float64
+	var lastDt float64
+	memo := false
+	// The last body asked, at which local point, and its answer: in a
+	// chain, row i's second body is row i+1's first. The same body at the
+	// same point has the same marker fields (its state), so the same
+	// inverse mass.
+	var lastMM node.MarkerMass
+	var lastLocal, lastInv [3]float64
+	mp, msz := b.rows(a.Lo, a.Hi)
+	for i := a.Lo; i < a.Hi; i++ {
+		m := (*model)(unsafe.Add(mp, uintptr(i-a.Lo)*msz))
+		if !m.active || m.uf != nil {
+			continue
+		}
+		var w [3]float64
+		for k := range b.mass[i] {
+			mm := b.mass[i][k]
+			if mm == nil {
+				continue
+			}
+			var local [3]float64
+			if b.locals != nil {
+				local = b.locals[i][k]
+			}
+			if !b.sameBody || mm != lastMM || local != lastLocal {
+				f := &b.markerIn[k]
+				for _, ii := range f.inputs {
+					o, n := f.offs[ii], f.lens[ii]
+					copy(u[o:o+n], a.In[ii].Row(i, n))
+				}
+				markerInverse(mm, u[f.in0:f.in1], local, inv)
+				lastMM, lastLocal, lastInv = mm, local, *inv
+			}
+			addInverse(&w, &lastInv)
+		}
+		if !memo || !b.uniform || w != lastW {
+			lastDt, _ = m.boundOf(w)
+			lastW, memo = w, true
+		}
+		best = min(best, lastDt)
+	}
+	return best
+}
+
+// markerIn is where a marker's fields are in the node's inputs: the
+// input fields that hold them and, per input field, its offset and
+// length in Inputs.Values; [in0, in1) is the marker's span there.
+type markerIn struct {
+	inputs     []int
+	offs, lens []int
+	in0, in1   int
+}
+
+// boundRows fills the per-row arrays StableDt reads, once: each pushed
+// body's node.MarkerMass (nil for a ground marker or a body that is not
+// pushed), the markers' local points when some is not zero, and where
+// the marker fields are. noBound: a pushed body has no MarkerMass, so no
+// member states a bound (the bodies' types are part of BatchKey).
+func (b *batch) boundRows() {
+	n0 := b.nodes[0]
+	spec := n0.spec
+	for k := range n0.mk {
+		mk := &n0.mk[k]
+		f := &b.markerIn[k]
+		f.in0, f.in1 = mk.in0, mk.in1
+		f.offs, f.lens = make([]int, len(spec.Inputs)), make([]int, len(spec.Inputs))
+		for ii := range spec.Inputs {
+			o, l := spec.InputLayout.Offset(ii), spec.Inputs[ii].Shape.Len()
+			f.offs[ii], f.lens[ii] = o, l
+			if o >= mk.in0 && o+l <= mk.in1 {
+				f.inputs = append(f.inputs, ii)
+			}
+		}
+	}
+	b.mass = make([][2]node.MarkerMass, len(b.nodes))
+	for i, n := range b.nodes {
+		for k := range n.mk {
+			mk := &n.mk[k]
+			if mk.body == nil || mk.y0 == mk.y1 {
+				continue
+			}
+			mm, ok := mk.body.(node.MarkerMass)
+			if !ok {
+				b.noBound, b.mass = true, nil
+				return
+			}
+			b.mass[i][k] = mm
+			if mk.local != ([3]float64{}) && b.locals == nil {
+				b.locals = make([][2][3]float64, len(b.nodes))
+			}
+		}
+	}
+	if b.locals != nil {
+		for i, n := range b.nodes {
+			b.locals[i] = [2][3]float64{n.mk[0].local, n.mk[1].local}
+		}
+	}
+	// Bodies are compared (StableDt) only when their types allow ==
+	// (a body held by value with a slice would panic); every row has
+	// the same body types, which are part of BatchKey.
+	b.sameBody = true
+	for _, mm := range b.mass[0] {
+		if mm != nil && !reflect.TypeOf(mm).Comparable() {
+			b.sameBody = false
+		}
+	}
 }
 
 // generic evaluates each row with the member's own Outputs, its inputs

@@ -52,11 +52,27 @@ func (n *Node) StableDtAt(t float64, x []float64, in node.Inputs) float64 {
 // mass.
 func (n *Node) stableDt(in node.Inputs) (dt float64, axis int, wAxis float64) {
 	dt, axis = math.Inf(1), -1
-	m := &n.m
-	if !m.active || m.uf != nil {
+	if !n.m.active || n.m.uf != nil {
 		return
 	}
-	var w [3]float64
+	var inv [3]float64
+	w, ok := n.inverseMass(in.Values, &inv)
+	if !ok {
+		return
+	}
+	dt, axis = n.m.boundOf(w)
+	if axis >= 0 {
+		wAxis = w[axis]
+	}
+	return
+}
+
+// inverseMass sums the markers' inverse effective masses along the world
+// axes from the inputs u (the node's input layout), or reports false when
+// a pushed body has no node.MarkerMass (its inertia is unknown). inv is
+// the bodies' scratch: a local array passed through the interface call
+// would be allocated at every call.
+func (n *Node) inverseMass(u []float64, inv *[3]float64) (w [3]float64, ok bool) {
 	for k := range n.mk {
 		mk := &n.mk[k]
 		if mk.body == nil || mk.y0 == mk.y1 {
@@ -64,20 +80,40 @@ func (n *Node) stableDt(in node.Inputs) (dt float64, axis int, wAxis float64) {
 		}
 		mm, ok := mk.body.(node.MarkerMass)
 		if !ok {
-			return
+			return w, false
 		}
-		var inv [3]float64
-		mm.MarkerInverseMass(in.Values[mk.in0:mk.in1], mk.local, &inv)
-		for i := range w {
-			w[i] += inv[i]
-		}
+		markerInverse(mm, u[mk.in0:mk.in1], mk.local, inv)
+		addInverse(&w, inv)
 	}
+	return w, true
+}
+
+// markerInverse writes into inv the inverse effective mass of body mm at
+// marker local, x being the body's marker fields.
+func markerInverse(mm node.MarkerMass, x []float64, local [3]float64, inv *[3]float64) {
+	*inv = [3]float64{}
+	mm.MarkerInverseMass(x, local, inv)
+}
+
+// addInverse adds a marker's inverse mass to the sum w: the one place the
+// per-node bound and the batch kernel form the sum, marker by marker.
+func addInverse(w, inv *[3]float64) {
+	for i := range w {
+		w[i] += inv[i]
+	}
+}
+
+// boundOf is the bound of an active linear law for the summed inverse
+// masses w: the smallest node.SpringStableStep over the axes with a
+// positive w, and that axis (−1 and +Inf: none).
+func (m *model) boundOf(w [3]float64) (dt float64, axis int) {
+	dt, axis = math.Inf(1), -1
 	for i := range w {
 		if w[i] <= 0 || math.IsNaN(w[i]) {
 			continue
 		}
 		if d := node.SpringStableStep(m.k[i]*w[i], m.d[i]*w[i]); d < dt {
-			dt, axis, wAxis = d, i, w[i]
+			dt, axis = d, i
 		}
 	}
 	return
