@@ -270,6 +270,9 @@ func optionsDiff(a, b *integrators.DriverOptions, adaptive bool) []string {
 func (s *Sim) keptMono(method integrators.Method, adaptive bool, opts *integrators.DriverOptions) (*monoState, error) {
 	m := s.mono
 	if m == nil || !s.monoCurrent() {
+		if m != nil {
+			s.spare = m
+		}
 		s.mono = nil
 		return nil, nil
 	}
@@ -302,19 +305,36 @@ func (s *Sim) monoStepper(method integrators.Method, opts *integrators.DriverOpt
 	if m != nil {
 		return m.st, nil
 	}
-	sys, err := s.System()
-	if err != nil {
-		return nil, err
-	}
-	st, err := integrators.NewStepper(method, sys, opts)
-	if err != nil {
-		return nil, err
+	var sys *System
+	var st integrators.Stepper
+	if sp := s.reuseSpare(method, false, opts); sp != nil {
+		sys, st = sp.sys, sp.st
+	} else {
+		if sys, err = s.System(); err != nil {
+			return nil, err
+		}
+		if st, err = integrators.NewStepper(method, sys, opts); err != nil {
+			return nil, err
+		}
 	}
 	if err := st.Init(s.Time(), s.x); err != nil {
 		return nil, err
 	}
 	s.mono = &monoState{method: method, opts: cloneOptions(opts), sys: sys, st: st}
 	return st, nil
+}
+
+// reuseSpare returns the stepper set aside (Sim.spare) when it runs the
+// same method with the same options, and clears it either way. Init
+// resets a stepper's state and memory (integrators.Stepper), so the
+// re-initialised spare steps exactly as a new one would.
+func (s *Sim) reuseSpare(method integrators.Method, adaptive bool, opts *integrators.DriverOptions) *monoState {
+	sp := s.spare
+	s.spare = nil
+	if sp == nil || methodDiff(sp.method, sp.adaptive, method, adaptive) != "" || len(optionsDiff(sp.opts, opts, adaptive)) > 0 {
+		return nil
+	}
+	return sp
 }
 
 // adaptiveStepper returns the kept adaptive driver when keptMono allows,
@@ -327,13 +347,17 @@ func (s *Sim) adaptiveStepper(dp integrators.DormandPrince, opts *integrators.Dr
 	if err != nil || m != nil {
 		return m, err
 	}
-	sys, err := s.System()
-	if err != nil {
-		return nil, err
-	}
-	a, err := integrators.NewAdaptive(dp, sys, opts)
-	if err != nil {
-		return nil, err
+	var sys *System
+	var a *integrators.Adaptive
+	if sp := s.reuseSpare(dp, true, opts); sp != nil {
+		sys, a = sp.sys, sp.ad
+	} else {
+		if sys, err = s.System(); err != nil {
+			return nil, err
+		}
+		if a, err = integrators.NewAdaptive(dp, sys, opts); err != nil {
+			return nil, err
+		}
 	}
 	if err := a.Init(s.Time(), s.x); err != nil {
 		return nil, s.monoError(err)

@@ -3,6 +3,8 @@ package graph_test
 import (
 	"context"
 	"math"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
@@ -132,5 +134,69 @@ func TestIntegrateBallComesToRest(t *testing.T) {
 	want := int(math.Ceil(math.Log(1e-4/math.Sqrt(2*9.81)) / math.Log(0.5)))
 	if n := len(res.Integrator.Events); n < want-1 || n > want+1 || res.Steps > 5000 {
 		t.Errorf("%d impacts in %d steps; want about %d", n, res.Steps, want)
+	}
+}
+
+// A RunMonolithic or Integrate after SetState (the state moved on
+// without the kept stepper) re-initialises the stepper set aside when the
+// method and options are the same, instead of allocating its stage
+// vectors again, and steps exactly as a fresh Sim does: the states agree
+// bit for bit with a Sim built anew and run once. A different method is
+// a fresh stepper, with the same guarantee.
+func TestMonolithicAfterSetStateReusesStepper(t *testing.T) {
+	rk4, _ := integrators.ByName(integrators.MethodRK4)
+	dp, _ := integrators.ByName(integrators.MethodDormandPrince)
+	ctx := context.Background()
+	set := graph.Settings{Dt: 1e-3, Steps: 40}
+	fresh := func(run func(*graph.Sim)) []float64 {
+		s, err := chain(2000).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(s)
+		return s.State(nil)
+	}
+	runRK4 := func(s *graph.Sim) {
+		if _, err := s.RunMonolithic(ctx, rk4, nil, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runDP := func(s *graph.Sim) {
+		if _, err := s.RunMonolithic(ctx, dp, nil, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	integrate := func(s *graph.Sim) {
+		if _, err := s.Integrate(ctx, 0.05, integrators.DormandPrince{RTol: 1e-8, ATol: 1e-10}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := chain(2000).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	y0, t0 := s.State(nil), s.Time()
+	for _, c := range []struct {
+		name string
+		run  func(*graph.Sim)
+	}{{"rk4", runRK4}, {"rk4 again", runRK4}, {"dormand-prince", runDP}, {"integrate", integrate}, {"integrate again", integrate}, {"rk4 last", runRK4}} {
+		if err := s.SetState(y0, t0); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		c.run(s)
+		runtime.ReadMemStats(&after)
+		want := fresh(c.run)
+		if got := s.State(nil); !slices.EqualFunc(got, want, func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }) {
+			t.Errorf("%s after SetState: the state differs from a fresh Sim's", c.name)
+		}
+		// A reused stepper allocates less than one state vector; a new
+		// RK4 stepper allocates six (y, its next value, four stages).
+		if c.name == "rk4 again" || c.name == "integrate again" {
+			if grew := after.TotalAlloc - before.TotalAlloc; grew >= uint64(8*len(y0)) {
+				t.Errorf("%s after SetState allocated %d bytes, want less than one state vector (%d): the stepper was not reused", c.name, grew, 8*len(y0))
+			}
+		}
 	}
 }

@@ -51,6 +51,11 @@ type Sim struct {
 	cmem  *coupledPlan // the last coupled Run's plan, kept for its cross-step memory (coupled_memory.go)
 
 	mono *monoState // the monolithic stepper of the last RunMonolithic, kept to resume
+	// spare is a stepper set aside because the state moved on without
+	// it (SetState, a co-simulation run): a run with the same method and
+	// options re-initialises it rather than allocating another (a
+	// million-mass chain's RK4 stages are 336 MB).
+	spare *monoState
 
 	// The batched engine (family.go, engine.go): families of nodes
 	// stepped by batch kernels, the nodes left to the per-node path, and
