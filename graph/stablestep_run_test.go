@@ -140,7 +140,9 @@ func TestStepWarningsFamilyBound(t *testing.T) {
 	check("light mass 5", 0.001, 0)  // every bound above dt: the families are skipped
 	check("light mass 5", 0.005, 2)  // s05 and s06, next to the light mass
 	check("light mass 5", 0.015, 11) // every connector but the walls' (0.02 s)
-	if a := testing.AllocsPerRun(10, func() { _, _ = s.StepWarnings(0.001) }); a != 0 {
+	// (Under the race detector sync.Pool drops items on purpose, so the
+	// kernel's scratch is allocated again now and then.)
+	if a := testing.AllocsPerRun(10, func() { _, _ = s.StepWarnings(0.001) }); a != 0 && !raceEnabled {
 		t.Errorf("StepWarnings within every bound allocates %v times, want 0", a)
 	}
 	// The kernel reads the bodies' inertia at each call: a heavier mass 5
