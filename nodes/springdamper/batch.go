@@ -418,10 +418,10 @@ func (b *batch) boundRows() {
 	for i, n := range b.nodes {
 		for k := range n.mk {
 			mk := &n.mk[k]
-			if mk.body == nil || mk.y0 == mk.y1 {
+			mm, pushed, ok := mk.massOf()
+			if !pushed {
 				continue
 			}
-			mm, ok := mk.body.(node.MarkerMass)
 			if !ok {
 				b.noBound, b.mass = true, nil
 				return

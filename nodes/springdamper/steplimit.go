@@ -75,10 +75,10 @@ func (n *Node) stableDt(in node.Inputs) (dt float64, axis int, wAxis float64) {
 func (n *Node) inverseMass(u []float64, inv *[3]float64) (w [3]float64, ok bool) {
 	for k := range n.mk {
 		mk := &n.mk[k]
-		if mk.body == nil || mk.y0 == mk.y1 {
-			continue // ground or prescribed motion: infinite mass
+		mm, pushed, ok := mk.massOf()
+		if !pushed {
+			continue
 		}
-		mm, ok := mk.body.(node.MarkerMass)
 		if !ok {
 			return w, false
 		}
@@ -86,6 +86,17 @@ func (n *Node) inverseMass(u []float64, inv *[3]float64) (w [3]float64, ok bool)
 		addInverse(&w, inv)
 	}
 	return w, true
+}
+
+// massOf returns the node.MarkerMass of the body of mk when the
+// connector pushes it (pushed; a ground marker or prescribed motion has
+// an infinite mass), and ok false when a pushed body has none.
+func (mk *marker) massOf() (mm node.MarkerMass, pushed, ok bool) {
+	if mk.body == nil || mk.y0 == mk.y1 {
+		return nil, false, true
+	}
+	mm, ok = mk.body.(node.MarkerMass)
+	return mm, true, ok
 }
 
 // markerInverse writes into inv the inverse effective mass of body mm at
