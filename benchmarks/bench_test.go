@@ -106,3 +106,32 @@ func BenchmarkChainMonolithic(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStepWarnings is the check every Run starts with (the step
+// against the connectors' stated stable steps): one op is one
+// Sim.StepWarnings of the whole W1 chain at its step, after SetState (so
+// the outputs the limiters read are stale, as at a Run's start). The
+// connector families answer in one kernel call (node.BatchStepBounder);
+// allocs/op must be 0.
+func BenchmarkStepWarnings(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			s := chainSim(b, n)
+			y0 := Mode1(n).InitialState()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				if err := s.SetState(y0, 0); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				ws, err := s.StepWarnings(ChainDt)
+				if err != nil || len(ws) != 0 {
+					b.Fatalf("StepWarnings(%v) = %v, %v; want none", ChainDt, ws, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/mass")
+		})
+	}
+}
