@@ -259,6 +259,13 @@ func TestObserverIntegrate(t *testing.T) {
 	}
 }
 
+// strayAllocs is how many allocations of the runtime's own (other
+// goroutines, timers, the garbage collector's bookkeeping) a count of
+// testing.AllocsPerRun may include on a loaded machine: the observer
+// checks compare runs whose per-step allocations would differ by
+// hundreds.
+const strayAllocs = 2
+
 // Observing costs no allocation per step: a run of 1 000 steps allocates
 // what a run of 10 does (its set-up), reading a field at every step.
 func TestObserverNoAllocation(t *testing.T) {
@@ -284,7 +291,10 @@ func TestObserverNoAllocation(t *testing.T) {
 				}
 			})
 		}
-		if a, b := allocs(10), allocs(1000); a != b {
+		// AllocsPerRun counts every goroutine's allocations, and under
+		// load the runtime makes one now and then; an allocation per
+		// step or per observation would add about 990 here.
+		if a, b := allocs(10), allocs(1000); math.Abs(b-a) > strayAllocs {
 			t.Errorf("%s: %v allocations for 10 steps, %v for 1000", name, a, b)
 		}
 	}
@@ -309,7 +319,7 @@ func TestObserverNoAllocation(t *testing.T) {
 	}
 	a1, n1 := allocs(0.01)
 	a2, n2 := allocs(1)
-	if a1 != a2 || n2 < 10*n1 || math.IsNaN(end) {
+	if math.Abs(a2-a1) > strayAllocs || n2 < 10*n1 || math.IsNaN(end) {
 		t.Errorf("Integrate: %v allocations for %d observed steps, %v for %d", a1, n1, a2, n2)
 	}
 }
