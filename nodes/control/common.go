@@ -109,6 +109,20 @@ func fixedParam(typ, name string, old, now node.Values) error {
 		Reason: "cannot change after construction (the node's inputs, outputs or events were built from it)", Valid: node.FormatValue(a)}
 }
 
+// ratioUnits writes the units of a ratio num/den: num when den is
+// dimensionless, "num/den" otherwise, parenthesized where a compound den
+// needs it.
+func ratioUnits(num, den string) string {
+	den = strings.TrimSpace(den)
+	if den == "1" || den == "" {
+		return num
+	}
+	if strings.ContainsAny(den, " /·*") {
+		den = "(" + den + ")"
+	}
+	return num + "/" + den
+}
+
 // cloneValues copies v, with fresh slices.
 func cloneValues(v node.Values) node.Values {
 	out := maps.Clone(v)

@@ -138,7 +138,7 @@ func newPID(given map[string]any) (*PID, error) {
 	c := &PID{block: block{typ: PIDName, params: pidParams, fixed: []string{"size", "input_units", "output_units"}, n: n}}
 	c.set(vals)
 	sh, iu, ou := shapeOf(n), vals.String("input_units"), vals.String("output_units")
-	gu := ou + "/(" + iu + ")"
+	gu := ratioUnits(ou, iu)
 	c.spec = node.NewSpec(node.Spec{
 		Type:    PIDName,
 		Package: pkgPath,
