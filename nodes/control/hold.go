@@ -155,15 +155,17 @@ func (h *Hold) index(x []float64) float64 {
 
 // holdSample takes the samples due at t into dst: the arithmetic of
 // Update and of the sample event's reset. A zero-order hold holds u; a
-// unit delay outputs its stored sample and stores u. When several samples
-// are due at once (a step over more than one instant), the unit delay
-// outputs the last stored one.
-func holdSample(g grid, delay bool, n int, t float64, x, u, dst []float64) {
+// unit delay outputs its stored sample and stores u. It returns the
+// number of samples skipped: nonzero when more than one sample fell due
+// since the last one taken (a unit delay then outputs its last stored
+// sample), which only a monolithic run can cause (Update refuses a step
+// longer than the period).
+func holdSample(g grid, delay bool, n int, t float64, x, u, dst []float64) float64 {
 	copy(dst, x)
 	m := x[len(x)-1]
 	j := g.index(t)
 	if j <= m {
-		return
+		return 0
 	}
 	if delay {
 		copy(dst[:n], x[n:2*n])
@@ -172,6 +174,10 @@ func holdSample(g grid, delay bool, n int, t float64, x, u, dst []float64) {
 		copy(dst[:n], u[:n])
 	}
 	dst[len(dst)-1] = j
+	if m < 0 {
+		return 0 // the first sample: the ones before the run are not samples of it
+	}
+	return j - m - 1
 }
 
 // InitialState writes the initial output and "no sample yet".
@@ -233,9 +239,17 @@ func (h *Hold) EventValues(t float64, x []float64, in node.Inputs, dst []float64
 	return nil
 }
 
-// Reset takes the sample due at t.
+// Reset takes the sample due at t. A sample skipped since the last one
+// taken (more sampled blocks sharing an instant than the integrator's
+// events serve; see the package documentation) is an error wrapping
+// ErrSampleSkipped, naming it.
 func (h *Hold) Reset(event int, t float64, x []float64, in node.Inputs, dst []float64) error {
-	holdSample(h.g, h.delay, h.n, t, x, in.Values, dst[:len(x)])
+	if skipped := holdSample(h.g, h.delay, h.n, t, x, in.Values, dst[:len(x)]); skipped > 0 {
+		k := x[len(x)-1] + 1
+		return &node.FieldError{Field: "sample", Err: fmt.Errorf("%s: sample %s at t = %s s was not taken (taking sample %s at t = %s): "+
+			"more sampled blocks share that instant than a monolithic run serves; use adaptive Dormand–Prince, fewer blocks per instant, or co-simulation: %w",
+			h.typ, node.FormatValue(k), node.FormatValue(h.g.at(k)), node.FormatValue(k+skipped), node.FormatValue(t), ErrSampleSkipped)}
+	}
 	return nil
 }
 

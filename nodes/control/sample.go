@@ -1,6 +1,7 @@
 package control
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -27,15 +28,33 @@ import (
 // time events (node.TimeEventer), so the adaptive Dormand–Prince
 // integrator ends a step exactly on each one.
 //
-// An event function that is zero at the start of a run is unarmed there
-// (package integrators), so a sample due at the very start (the default:
-// offset 0 and a run from t = 0) cannot fire as an ordinary crossing.
-// The event function below makes it fire a short, fixed time after the
-// start instead: lateBy(τ) = min(period/4, 1e-9·max(1, |τ|)) s, well
-// above the integrators' probe after an unarmed start (64 event
-// tolerances: 6.4e-11 s at the default 1e-12 s) and far below any
-// sample period. With a coarser event tolerance the sample is taken on
-// the next instant instead; no sample is ever silently skipped forever.
+// Two limits of the integrators' event handling shape the event
+// function. An event function that is zero at the start of a run (or of
+// a step, after a reset) is unarmed there: its sign is probed a moment
+// later (64 event tolerances, 6.4e-11 s at the default 1e-12 s). And the
+// integrators apply one reset per located time: when several blocks'
+// samples fall due at one instant, one of them is taken there and the
+// others see their event function at zero, unarmed.
+//
+// So each sample instant s_j is followed by a short ladder of time
+// events ℓ_{j,i} = s_j + i·L, i = 1 … ladderLevels, L = rung(s_j) =
+// min(T_s/(4(ladderLevels+1)), 2e-9·max(1, |s_j|)) s, far above the
+// probe and below any sample period. While sample j is due and not yet
+// taken, the event function is t − ℓ_{j,i} up to the next rung: negative
+// just after the instant and after each rung, exactly zero on each rung.
+// Adaptive Dormand–Prince ends a step exactly on every rung (they are
+// time events), so one more waiting block fires on each rung and the
+// others see exactly zero again, unarmed, and wait for the next: up to
+// ladderLevels + 1 blocks sharing an instant take their samples within
+// ladderLevels·L of it (ladderLevels at the start of a run, whose own
+// instant cannot fire). Fixed-step methods do not stop on time events:
+// past the ladder the function turns positive, so that a fixed step
+// ending there finds the crossing (located on the last rung), which lets
+// one block take a sample due at the start and two share a later
+// instant. A block still waiting half a period after its instant fires
+// on the next instant instead, and a zero-order hold or unit delay that
+// finds a sample skipped stops the run with an error
+// (ErrSampleSkipped); a transport delay fills it by interpolation.
 type grid struct {
 	period, offset float64
 }
@@ -85,17 +104,28 @@ func (g grid) checkIndex(typ string, t float64) error {
 	return nil
 }
 
-// timeEvents reports the sample instants as node.TimeEventer does.
+// timeEvents reports the sample instants and their rungs as
+// node.TimeEventer does: the events are s_k, ℓ_{k,1}, …, ℓ_{k,R} for
+// k = 0, 1, … (R = ladderLevels).
 func (g grid) timeEvents(t float64) (int, float64, float64) {
 	k := g.index(t)
 	if k < 0 {
 		return 0, math.Inf(-1), g.at(0)
 	}
-	if k >= math.MaxInt32 {
-		// The count only serves parity; the neighbours are what graphs read.
-		return math.MaxInt32, g.at(k), g.at(k + 1)
+	i := 0
+	for i < ladderLevels && g.ladder(k, i+1) <= t {
+		i++
 	}
-	return int(k) + 1, g.at(k), g.at(k + 1)
+	prev, next := g.ladder(k, i), g.at(k+1)
+	if i < ladderLevels {
+		next = g.ladder(k, i+1)
+	}
+	const per = ladderLevels + 1
+	if k >= (math.MaxInt32-per)/per {
+		// The count only serves parity; the neighbours are what graphs read.
+		return math.MaxInt32, prev, next
+	}
+	return per*int(k) + 1 + i, prev, next
 }
 
 // near is the distance after a sample instant within which a step end
@@ -104,18 +134,26 @@ func (g grid) timeEvents(t float64) (int, float64, float64) {
 // 256ε|t|).
 func near(tau float64) float64 { return 32 * eps * math.Abs(tau) }
 
-// lateBy is how long after the start a sample due at the start of a
-// monolithic run fires (see grid).
-func (g grid) lateBy(tau float64) float64 {
-	return math.Min(g.period/4, 1e-9*math.Max(1, math.Abs(tau)))
+// ladderLevels is the number of rungs after each sample instant.
+const ladderLevels = 4
+
+// rung is the spacing L of the ladder after the instant tau (see grid).
+func (g grid) rung(tau float64) float64 {
+	return math.Min(g.period/(4*(ladderLevels+1)), 2e-9*math.Max(1, math.Abs(tau)))
+}
+
+// ladder is rung i of sample k: ℓ_{k,i} = s_k + i·L (ℓ_{k,0} = s_k).
+func (g grid) ladder(k float64, i int) float64 {
+	s := g.at(k)
+	return s + float64(i)*g.rung(s)
 }
 
 // event is the value of the "sample" event function at t for a block
-// that has taken samples up to m: negative while no sample is due, rising
-// through zero at the next instant; for a sample already due (a run that
-// started on or after it) zero on its instant, then negative for
-// lateBy, then positive, and, should the integrator's probe have missed
-// that, rising through zero again on the next instant.
+// that has taken samples up to m (see grid): negative while no sample is
+// due, rising to zero on the next instant; for a sample due and not
+// taken, zero on its instant (to rounding), then t − ℓ up to each rung,
+// then positive, and after half a period negative again up to the next
+// instant.
 func (g grid) event(t, m float64) float64 {
 	j := g.index(t)
 	if j <= m {
@@ -123,11 +161,16 @@ func (g grid) event(t, m float64) float64 {
 	}
 	tau := g.at(j)
 	d := t - tau
-	switch {
-	case d <= near(tau):
+	if d <= near(tau) {
 		return d
-	case d < g.period/2:
-		return d - g.lateBy(tau)
+	}
+	for i := 1; i <= ladderLevels; i++ {
+		if l := g.ladder(j, i); t <= l {
+			return t - l
+		}
+	}
+	if d < g.period/2 {
+		return t - g.ladder(j, ladderLevels)
 	}
 	return t - g.at(j+1)
 }
@@ -142,14 +185,25 @@ var (
 
 // sampleEvent is the event every sampled block declares.
 var sampleEvent = node.Event{Name: "sample", Direction: 1,
-	Description: "A sample instant: the reset takes the sample (rises through zero at each instant; see the package documentation for a sample due at the start of a run)"}
+	Description: "A sample instant: the reset takes the sample (zero on each instant, and on the rungs after it while the sample waits: see Assumptions)"}
+
+// ErrSampleSkipped is the cause of a zero-order hold's or unit delay's
+// error when a monolithic run did not take one of its samples (more
+// sampled blocks shared an instant than the integrator's event handling
+// can serve, see the package documentation).
+var ErrSampleSkipped = errors.New("a sample was skipped")
 
 // sampleNote is the assumption every sampled block states.
 const sampleNote = "Samples are taken at $t_k = t_0 + k\\,T_s$. In co-simulation a sample is taken by the first step whose time is at or after $t_k$ " +
-	"(on $t_k$ itself when the step divides the period: step and sample times that agree up to rounding count as equal); in a monolithic run the " +
-	"`sample` event takes it at $t_k$, and the sample instants are time events, so adaptive Dormand–Prince ends a step exactly on each"
+	"(on $t_k$ itself when the step divides the period: step and sample times that agree up to rounding count as equal). In a monolithic run the " +
+	"`sample` event takes it: the sample instants and, after each, a ladder of four rungs $2\\cdot 10^{-9}\\max(1, |t_k|)$ s apart are time events, " +
+	"so adaptive Dormand–Prince ends a step exactly on each. The integrators apply one event reset per located time: when several sampled blocks " +
+	"share an instant, the first takes its sample on it and the others on the following rungs, one per rung"
 
 // startNote is the limitation every sampled block states.
-const startNote = "A monolithic run cannot fire an event at its very start: a sample due at the start (offset 0 and a run from 0) is taken " +
-	"$\\min(T_s/4,\\ 10^{-9}\\max(1, |t_k|))$ s later, with the input of that time; with an event tolerance above about 1e-11 s it is taken " +
-	"on the next instant instead. Co-simulation takes it at the start"
+const startNote = "A monolithic run cannot fire an event at its very start, and its integrators apply one reset per located time. With adaptive " +
+	"Dormand–Prince, a sample due at the start (offset 0 and a run from 0) is taken on the first rung, 2e-9 s later, with the input of that time, and " +
+	"up to four sampled blocks may share the start and five any later instant (the later ones take theirs on the rungs, up to 8e-9 s late). " +
+	"Fixed-step methods do not stop on time events: with them one block may take a sample due at the start and two may share a later instant. " +
+	"A block whose sample could not be taken takes the next one instead: a zero-order hold or unit delay then stops the run with ErrSampleSkipped. " +
+	"Co-simulation takes every sample at its step"
