@@ -74,6 +74,12 @@ type FirstOrder struct {
 	p []float64
 }
 
+// Lag and Derivative are the two kinds of FirstOrder, by name.
+type (
+	Lag        = FirstOrder
+	Derivative = FirstOrder
+)
+
 var (
 	_ node.Deriver        = (*FirstOrder)(nil)
 	_ node.Outputter      = (*FirstOrder)(nil)

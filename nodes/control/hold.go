@@ -77,6 +77,12 @@ type Hold struct {
 	p []float64
 }
 
+// ZOH and UnitDelay are the two kinds of Hold, by name.
+type (
+	ZOH       = Hold
+	UnitDelay = Hold
+)
+
 var (
 	_ node.Deriver     = (*Hold)(nil)
 	_ node.Outputter   = (*Hold)(nil)
@@ -216,13 +222,16 @@ func (h *Hold) Derivatives(t float64, x []float64, in node.Inputs, dst []float64
 }
 
 // Outputs writes the held value into dst, or, at a sample instant whose
-// sample is not yet taken (a co-simulation step's start), the value the
-// sample gives: the input (zero-order hold) or the stored sample (unit
-// delay).
+// sample is not yet taken (a co-simulation step's start on the instant,
+// to rounding), the value the sample gives: the input (zero-order hold)
+// or the stored sample (unit delay). A sample overdue by more than
+// rounding (a co-simulation step that does not divide the period, or a
+// monolithic run that has not taken it yet) shows from the step after
+// the one that takes it; until then the output holds.
 func (h *Hold) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
 	n := h.n
 	src := x[:n]
-	if h.g.index(t) > h.index(x) {
+	if j := h.g.index(t); j > h.index(x) && t-h.g.at(j) <= near(h.g.at(j)) {
 		if h.delay {
 			src = x[n : 2*n]
 		} else {
@@ -248,7 +257,7 @@ func (h *Hold) Reset(event int, t float64, x []float64, in node.Inputs, dst []fl
 		k := x[len(x)-1] + 1
 		return &node.FieldError{Field: "sample", Err: fmt.Errorf("%s: sample %s at t = %s s was not taken (taking sample %s at t = %s): "+
 			"more sampled blocks share that instant than a monolithic run serves; use adaptive Dormand–Prince, fewer blocks per instant, or co-simulation: %w",
-			h.typ, node.FormatValue(k), node.FormatValue(h.g.at(k)), node.FormatValue(k+skipped), node.FormatValue(t), ErrSampleSkipped)}
+			h.typ, node.FormatValue(k), node.FormatValue(h.g.nominal(k)), node.FormatValue(k+skipped), node.FormatValue(t), ErrSampleSkipped)}
 	}
 	return nil
 }

@@ -68,6 +68,9 @@ func (g grid) at(k float64) float64 {
 	return tau - 8*eps*math.Abs(tau)
 }
 
+// nominal is τ_k = offset + k·period, for messages.
+func (g grid) nominal(k float64) float64 { return g.offset + k*g.period }
+
 // index is the index of the last sample instant at or before t, or −1
 // before the first. It is exact with respect to at: at(index(t)) ≤ t <
 // at(index(t)+1).
@@ -195,7 +198,8 @@ var ErrSampleSkipped = errors.New("a sample was skipped")
 
 // sampleNote is the assumption every sampled block states.
 const sampleNote = "Samples are taken at $t_k = t_0 + k\\,T_s$. In co-simulation a sample is taken by the first step whose time is at or after $t_k$ " +
-	"(on $t_k$ itself when the step divides the period: step and sample times that agree up to rounding count as equal). In a monolithic run the " +
+	"(on $t_k$ itself when the step divides the period: step and sample times that agree up to rounding count as equal; a step that does not divide " +
+	"it takes the sample up to a step late and shows it from the next step). In a monolithic run the " +
 	"`sample` event takes it: the sample instants and, after each, a ladder of four rungs $2\\cdot 10^{-9}\\max(1, |t_k|)$ s apart are time events, " +
 	"so adaptive Dormand–Prince ends a step exactly on each. The integrators apply one event reset per located time: when several sampled blocks " +
 	"share an instant, the first takes its sample on it and the others on the following rungs, one per rung"
@@ -204,6 +208,7 @@ const sampleNote = "Samples are taken at $t_k = t_0 + k\\,T_s$. In co-simulation
 const startNote = "A monolithic run cannot fire an event at its very start, and its integrators apply one reset per located time. With adaptive " +
 	"Dormand–Prince, a sample due at the start (offset 0 and a run from 0) is taken on the first rung, 2e-9 s later, with the input of that time, and " +
 	"up to four sampled blocks may share the start and five any later instant (the later ones take theirs on the rungs, up to 8e-9 s late). " +
-	"Fixed-step methods do not stop on time events: with them one block may take a sample due at the start and two may share a later instant. " +
+	"Fixed-step methods do not stop on time events: with them one block may take a sample due at the start (the others hold their initial output " +
+	"until their next instant) and two may share a later instant. " +
 	"A block whose sample could not be taken takes the next one instead: a zero-order hold or unit delay then stops the run with ErrSampleSkipped. " +
 	"Co-simulation takes every sample at its step"

@@ -57,6 +57,12 @@ type Limiter struct {
 	p []float64
 }
 
+// Saturation and DeadZone are the two kinds of Limiter, by name.
+type (
+	Saturation = Limiter
+	DeadZone   = Limiter
+)
+
 var (
 	_ node.Outputter      = (*Limiter)(nil)
 	_ node.OutputJacobian = (*Limiter)(nil)
