@@ -322,14 +322,16 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// Fixed-step methods do not stop on the ladder's time events, so at most
-// two sampled blocks can share an instant in a fixed-step monolithic run.
+// COSIM-ANO-005 (open, pinned): fixed-step methods do not stop on the
+// ladder's time events, and the integrators apply one reset per located
+// time, so at most two sampled blocks can share an instant in a
+// fixed-step monolithic run.
 // Three holds of periods 0.4, 0.1 and 0.2 s (offsets equal to the
 // periods, in that node order) first meet at 0.4 s, when each has taken
 // samples: the third's sample there is skipped, and its next one stops
 // the run with ErrSampleSkipped instead of holding a stale value. The
 // same graph runs adaptively (which does stop on the rungs) without
-// error.
+// error. The test fails once the integrators apply simultaneous resets.
 func TestSampleSkippedIsAnError(t *testing.T) {
 	build := func() *graph.Sim {
 		g := graph.New()

@@ -321,7 +321,7 @@ func transportDelayMeta() node.Metadata {
 			{Term: `t_j`, Identifier: pkgPath + ".grid.at", Notes: "time events and the sample event"},
 		},
 		References: []node.Reference{refSimulink, refFranklin},
-		Anomalies:  []string{},
+		Anomalies:  []string{"COSIM-ANO-005"},
 		Evidence:   []string{"COSIM-VER-506"},
 		Changelog:  []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
 	}

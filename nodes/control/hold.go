@@ -316,7 +316,7 @@ func zohMeta() node.Metadata {
 			{Term: "sample event", Identifier: pkgPath + ".grid.event"},
 		},
 		References: []node.Reference{refFranklin, refSimulink, refDrake},
-		Anomalies:  []string{},
+		Anomalies:  []string{"COSIM-ANO-005"},
 		Evidence:   []string{"COSIM-VER-506"},
 		Changelog:  []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
 	}
@@ -347,7 +347,7 @@ func unitDelayMeta() node.Metadata {
 			{Term: `t_k`, Identifier: pkgPath + ".grid.at", Notes: "time events and the sample event"},
 		},
 		References: []node.Reference{refFranklin, refSimulink},
-		Anomalies:  []string{},
+		Anomalies:  []string{"COSIM-ANO-005"},
 		Evidence:   []string{"COSIM-VER-506"},
 		Changelog:  []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
 	}
