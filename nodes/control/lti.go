@@ -45,44 +45,27 @@ func (s *lti) discrete(dt float64) *zohMap {
 // held.
 func (s *lti) step(dt float64, x, u, dst []float64) {
 	z := s.discrete(dt)
-	n, m := s.n, s.m
-	for i := range n {
-		v := 0.0
-		for j := range n {
-			v += z.phi[i*n+j] * x[j]
-		}
-		for j := range m {
-			v += z.gam[i*m+j] * u[j]
-		}
-		dst[i] = v
-	}
+	affine(z.phi, x[:s.n], z.gam, u[:s.m], dst[:s.n])
 }
 
 // derivatives writes ẋ = Ax + Bu into dst.
-func (s *lti) derivatives(x, u, dst []float64) {
-	n, m := s.n, s.m
-	for i := range n {
-		v := 0.0
-		for j := range n {
-			v += s.a[i*n+j] * x[j]
-		}
-		for j := range m {
-			v += s.b[i*m+j] * u[j]
-		}
-		dst[i] = v
-	}
-}
+func (s *lti) derivatives(x, u, dst []float64) { affine(s.a, x[:s.n], s.b, u[:s.m], dst[:s.n]) }
 
 // outputs writes y = Cx + Du into dst.
-func (s *lti) outputs(x, u, dst []float64) {
-	n, m := s.n, s.m
-	for i := range s.q {
+func (s *lti) outputs(x, u, dst []float64) { affine(s.c, x[:s.n], s.d, u[:s.m], dst[:s.q]) }
+
+// affine writes M x + N u into dst, M being len(dst) × len(x) and N
+// len(dst) × len(u), row-major; the terms of a row are added in column
+// order, x's before u's.
+func affine(m, x, n, u, dst []float64) {
+	nx, nu := len(x), len(u)
+	for i := range dst {
 		v := 0.0
-		for j := range n {
-			v += s.c[i*n+j] * x[j]
+		for j, xj := range x {
+			v += m[i*nx+j] * xj
 		}
-		for j := range m {
-			v += s.d[i*m+j] * u[j]
+		for j, uj := range u {
+			v += n[i*nu+j] * uj
 		}
 		dst[i] = v
 	}
