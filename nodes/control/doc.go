@@ -63,8 +63,12 @@
 // instant; in a monolithic run each block's "sample" event fires on the
 // instant and its reset takes it, and the instants are time events
 // (node.TimeEventer) so that adaptive Dormand–Prince ends a step exactly
-// on each (sample.go explains the rounding rule and the one sample an
-// event cannot take exactly: one due at the very start of a run). The
+// on each. Because the integrators apply one event reset per located
+// time (COSIM-ANO-005) and cannot fire an event at the very start of a
+// run, every instant is followed by a short ladder of time-event rungs
+// on which blocks sharing the instant take their samples one by one
+// (sample.go explains the rounding rule, the ladder, and what fixed-step
+// methods, which do not stop on time events, can serve). The
 // integrator's limits and reset are events too. The saturation, dead
 // zone, rate limiter and PID limits are kinks (continuous right-hand
 // sides), which need no event; the switch jumps, but a stateless node
