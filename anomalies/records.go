@@ -146,4 +146,26 @@ var records = []Record{
 			"keeps the ball at rest at any step, or step `Update` with $\\Delta t \\le 10^{-4}/|g|$.",
 		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO004",
 	},
+	{
+		ID:    "COSIM-ANO-005",
+		Title: "Simultaneous events: the integrators apply one reset per located time",
+		Description: "When several events cross at the same time, the adaptive and the fixed-step drivers of package integrators " +
+			"apply the reset of one of them (the first in index order) and end the step there; the others then read zero (or " +
+			"a hair past it) at the step's start, are unarmed, and fire only if their function leaves zero and crosses again. " +
+			"Sampled control blocks (`zoh`, `unitdelay`, `transportdelay`) that share a sample instant meet this at every " +
+			"instant. They work around it with a ladder of four time-event rungs after each instant, on which adaptive " +
+			"Dormand–Prince lands exactly, so that up to four blocks share the start of a run and five any later instant, the " +
+			"later ones sampling up to $8 \\cdot 10^{-9}\\max(1, |t|)$ s late. Fixed-step methods do not stop on time " +
+			"events: with them two blocks may share an instant and one may take a sample due at the start; a third " +
+			"block's sample is skipped, which a `zoh` or `unitdelay` reports as an error (ErrSampleSkipped) at its next " +
+			"sample, and a block that never took a sample holds its initial output until its next instant.",
+		Severity:   Major,
+		Components: []string{"integrators", "zoh", "unitdelay", "transportdelay"},
+		Status:     Open,
+		Found:      "0.1.0",
+		Workaround: "Run models with sampled blocks in co-simulation (every sample is taken at its step) or with adaptive " +
+			"Dormand–Prince; with a fixed-step method keep at most two sampled blocks per instant (offsets apart), or combine " +
+			"same-rate signals into one block of a larger size.",
+		Test: "github.com/cosimgo/cosim/nodes/control.TestSampleSkippedIsAnError",
+	},
 }

@@ -11,7 +11,7 @@
 // Validated Physical Regimes, Known Limitations and Failure Modes (with
 // the node's anomaly records), Stability Conditions, State Variables,
 // Parameters, Boundary Inputs, Outputs, References, Verification Evidence
-// and Changelog. A connector (a stateless node with feedthrough) also
+// and Changelog. A connector (a node implementing node.Attached) also
 // gets the item-reference sections of a connector reference: Interface
 // (the bodies, node types implementing [node.Marker], it can attach to)
 // and, for every function-valued parameter, User Function Arguments. A

@@ -14,6 +14,7 @@ import (
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
+	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/source"
 	"github.com/cosimgo/cosim/nodes/spring"
@@ -174,6 +175,49 @@ func userErrors(t *testing.T) map[string]string {
 	sc, _ := scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"dt": 0.1, "end": 1}}`))
 	_, err = sc.With(map[string]any{"run.dt": -1.0})
 	add("set", err)
+
+	// Control blocks: an improper transfer function, a zero divisor, a
+	// step longer than a hold's period, a sample skipped by three holds
+	// sharing an instant under a fixed-step method.
+	_, err = control.NewTransferFunction(control.TransferFunctionParams{Numerator: []float64{1, 0, 0}, Denominator: []float64{1, 1}})
+	add("improper", err)
+	g = graph.New()
+	num, _ := source.NewStep(source.StepParams{Time: 0, Final: []float64{1}})
+	den, _ := source.NewStep(source.StepParams{Time: 0.05, Initial: []float64{2}, Final: []float64{0}})
+	ratio, _ := control.NewProduct(control.ProductParams{Ops: "*/"})
+	lag, _ := control.NewLag(control.FirstOrderParams{})
+	g.Add("num", num)
+	g.Add("den", den)
+	g.Add("ratio", ratio)
+	g.Add("lag", lag)
+	g.Connect("num.value", "ratio.in1")
+	g.Connect("den.value", "ratio.in2")
+	g.Connect("ratio.out", "lag.in")
+	s, _ = g.Build()
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 10})
+	add("divide", err)
+	g = graph.New()
+	sine, _ := source.NewSine(source.SineParams{})
+	zoh, _ := control.NewZOH(control.HoldParams{SampleTime: 0.1})
+	g.Add("u", sine)
+	g.Add("zoh", zoh)
+	g.Connect("u.value", "zoh.in")
+	s, _ = g.Build()
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.2, Steps: 3})
+	add("step too long", err)
+	g = graph.New()
+	g.Add("u", sine)
+	for _, b := range []struct {
+		name string
+		ts   float64
+	}{{"c", 0.4}, {"a", 0.1}, {"b", 0.2}} {
+		z, _ := control.NewZOH(control.HoldParams{SampleTime: b.ts, Offset: b.ts})
+		g.Add(b.name, z)
+		g.Connect("u.value", b.name+".in")
+	}
+	s, _ = g.Build()
+	_, err = s.RunMonolithic(context.Background(), integrators.RK4{}, nil, graph.Settings{Dt: 0.01, End: 1})
+	add("skipped", err)
 
 	// An observer stopping a run.
 	g = graph.New()

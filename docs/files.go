@@ -114,7 +114,7 @@ func NewGuide(reg *node.Registry, typ, root string) (*Guide, error) {
 	if g.Evidence, err = verification.EvidenceFor(m.Evidence...); err != nil {
 		return nil, err
 	}
-	if isConnector(n.Spec()) {
+	if isConnector(n) {
 		if g.Bodies, err = Bodies(reg); err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/cosimgo/cosim/anomalies"
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/verification"
 )
@@ -97,7 +98,7 @@ func (g *Guide) WriteTo(w io.Writer) (int64, error) {
 		f(&b)
 		secs = append(secs, section{title, strings.TrimRight(b.String(), "\n")})
 	}
-	connector := isConnector(s)
+	connector := isConnector(g.Node)
 
 	add("Summary", func(b *bytes.Buffer) { para(b, orNone(m.Summary, "No summary.")) })
 	if connector {
@@ -235,9 +236,13 @@ func (g *Guide) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-// isConnector reports whether s describes a connector: a stateless node
-// whose outputs read its inputs.
-func isConnector(s *node.Spec) bool { return s.Feedthrough && len(s.State) == 0 }
+// isConnector reports whether n is a connector: a node that attaches
+// between two bodies and reports its ends (node.Attached). A stateless
+// node with feedthrough is not necessarily one (a gain, a sum).
+func isConnector(n node.Node) bool {
+	_, ok := node.As[node.Attached](n)
+	return ok
+}
 
 func (g *Guide) writeHeader(b *bytes.Buffer, s *node.Spec) {
 	m := s.Meta
@@ -273,7 +278,11 @@ func writeDiscretization(b *bytes.Buffer, s *node.Spec) {
 	if m.DiscretizationNotes != "" {
 		para(b, m.DiscretizationNotes)
 	}
-	para(b, fmt.Sprintf("**Scheme:** `%s`, the integrators package's name for the scheme `Update` runs; the conformance tests step `Update` against that scheme applied to `Derivatives`.", m.Discretization))
+	what := "the integrators package's name for the scheme `Update` runs"
+	if _, err := integrators.ByName(m.Discretization); err != nil {
+		what = "the name of the scheme `Update` runs, a reference scheme of the conformance checker (package verification) rather than an integrators method"
+	}
+	para(b, fmt.Sprintf("**Scheme:** `%s`, %s; the conformance tests step `Update` against that scheme applied to `Derivatives`.", m.Discretization, what))
 	decl := "**Declared order of accuracy:** " + m.Order.String() + "."
 	if m.Order.Spatial == 0 {
 		decl += " There is no spatial order — the node integrates an ODE."

@@ -14,7 +14,8 @@ import (
 )
 
 // fakeSpring is a connector for the generator's tests: stateless, with
-// feedthrough, a user-function parameter and extra guide sections.
+// feedthrough, ends (node.Attached), a user-function parameter and extra
+// guide sections.
 type fakeSpring struct{ node.Stateless }
 
 var fakeSpec = node.NewSpec(node.Spec{
@@ -42,6 +43,10 @@ var fakeSpec = node.NewSpec(node.Spec{
 })
 
 func (fakeSpring) Spec() *node.Spec { return fakeSpec }
+
+// Attachments makes fakeSpring a connector (node.Attached), which is
+// what gives a guide its Interface section.
+func (fakeSpring) Attachments() ([2]node.Attachment, []node.Link) { return [2]node.Attachment{}, nil }
 
 func (fakeSpring) GuideSections() []docs.Section {
 	return []docs.Section{

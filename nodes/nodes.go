@@ -11,6 +11,7 @@ import (
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/constant"
+	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
@@ -36,6 +37,22 @@ func Types() []node.Type {
 		source.RampType,
 		source.PulseType,
 		source.LookupType,
+		control.GainType,
+		control.SumType,
+		control.ProductType,
+		control.SaturationType,
+		control.DeadZoneType,
+		control.SwitchType,
+		control.IntegratorType,
+		control.LagType,
+		control.DerivativeType,
+		control.RateLimiterType,
+		control.PIDType,
+		control.TransferFunctionType,
+		control.StateSpaceType,
+		control.ZOHType,
+		control.UnitDelayType,
+		control.TransportDelayType,
 	}
 }
 

@@ -96,7 +96,7 @@ func TestBuildErrors(t *testing.T) {
 	}
 	_, err = sc.Build(nodes.Registry(), map[string]any{"c.x": 1.0})
 	for _, want := range []string{
-		`nodes[0].type: node: unknown node type "bal" (did you mean "ball"?)`,
+		`nodes[0].type: node: unknown node type "bal" (did you mean "ball", "lag"?)`,
 		`nodes[1].params: ball: parameter "elasticity" = 2 is out of range; valid: [0, 1]`,
 		`parameter "gravty" is not a parameter of this node (did you mean "gravity"?)`,
 		`--set c.x: no node "c" in the scene`,

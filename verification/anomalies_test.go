@@ -73,9 +73,13 @@ func TestUpdateMatchesNamedScheme(t *testing.T) {
 		if n.Spec().StateLayout.Size() == 0 {
 			continue
 		}
-		x := make([]float64, n.Spec().StateLayout.Size())
-		n.InitialState(x)
-		for _, err := range checkScheme(n, x, loaded(n.Spec()), map[string]SchemeFunc{gimbal.Name: gimbal.Reference}) {
+		in := loaded(n.Spec())
+		x := conformanceState(t, typ, n, in)
+		if x == nil {
+			x = make([]float64, n.Spec().StateLayout.Size())
+			n.InitialState(x)
+		}
+		for _, err := range checkScheme(n, x, in, map[string]SchemeFunc{gimbal.Name: gimbal.Reference}) {
 			t.Errorf("MADD-ANO-011 is back: %v", err)
 		}
 	}

@@ -355,6 +355,14 @@ func batchFamilies() []batchFamily {
 	}
 }
 
+// withoutKernels are the node packages whose types have no batch kernel
+// yet: a graph steps their nodes one by one (loose nodes), which the
+// graph tests cover. A type of such a package that gains a kernel fails
+// TestBatchKernelsEveryType until the package leaves this list.
+var withoutKernels = map[string]bool{
+	"github.com/cosimgo/cosim/nodes/control": true,
+}
+
 // TestBatchKernelsEveryType runs CheckBatch on a family of every node type
 // in the registry (and of every kernel path of springdamper and
 // rigidbody) at every size in batchSizes. The reference is each member's
@@ -383,6 +391,12 @@ func TestBatchKernelsEveryType(t *testing.T) {
 		n, err := typ.New(nil)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if pkg := n.Spec().Package; withoutKernels[pkg] {
+			if _, ok := n.(node.Batcher); ok {
+				t.Errorf("node type %s has a batch kernel: take %s off withoutKernels and add its families to batchFamilies", typ.Name, pkg)
+			}
+			continue
 		}
 		if _, ok := n.(node.Batcher); !ok {
 			t.Errorf("node type %s has no batch kernel (node.Batcher)", typ.Name)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,9 +48,14 @@ type ConformanceReport struct {
 type SchemeFunc func(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64, error)
 
 // builtinSchemes are the schemes CheckConformance knows without options:
-// generic ones, defined on field roles rather than on a node type.
+// generic ones, defined on field roles or on any node's own Derivatives
+// rather than on a node type (holdschemes.go: the exact solution with the
+// inputs held, and exponential Euler, which signal and control blocks
+// run).
 var builtinSchemes = map[string]SchemeFunc{
 	"semi-implicit-euler-lie": semiImplicitEulerLie,
+	"exact-hold":              exactHold,
+	"exponential-euler":       exponentialEuler,
 }
 
 // Schemes returns the names of the reference schemes CheckConformance
@@ -112,7 +118,13 @@ func WithScheme(name string, ref SchemeFunc) Option {
 //     A parameter with no valid different value (a Function, free text,
 //     a one-point range) is a note, and so is a perturbed value that both
 //     construction and SetParams reject; SetParams accepting a value that
-//     construction rejects (or the reverse) is a violation.
+//     construction rejects (or the reverse) is a violation. A structural
+//     parameter (one a node names in StructuralParams() []string: a
+//     signal size, units, a buffer length, which shape its spec) is
+//     instead expected to be refused by SetParams with a
+//     *node.ParamError when construction accepts the new value; SetParams
+//     accepting it is a violation (the spec the graph was checked
+//     against would no longer describe the node).
 //
 // fresh builds a node of the same type from a parameter map; x is a
 // contact-free state to test at (nil: the initial state) and in its
@@ -507,7 +519,19 @@ func injection(n node.Node, fresh func(map[string]any) (node.Node, error), x []f
 		errs = append(errs, Violation{Type: s.Type, Check: "injection", Msg: fmt.Sprintf(f, a...)})
 	}
 	base := tn.Params()
+	var fixed []string
+	if sp, ok := node.As[structural](n); ok {
+		fixed = sp.StructuralParams()
+	}
 	for _, p := range s.Params {
+		if slices.Contains(fixed, p.Name) {
+			if msg := checkStructural(p, base[p.Name], fresh); msg != "" {
+				violation("%s", msg)
+			} else {
+				note("parameter %q is structural: SetParams refuses to change it, as it should; checked by construction only", p.Name)
+			}
+			continue
+		}
 		var cands []any
 		if p.Kind != node.Function {
 			cands = perturbations(p, base[p.Name])
@@ -547,6 +571,38 @@ func injection(n node.Node, fresh func(map[string]any) (node.Node, error), x []f
 		}
 	}
 	return errs, notes
+}
+
+// structural is implemented by a node some of whose parameters shape its
+// spec (a signal size, units, a buffer length): SetParams refuses to
+// change them. It needs no import of this package.
+type structural interface {
+	StructuralParams() []string
+}
+
+// checkStructural checks that SetParams refuses every perturbed value of
+// the structural parameter p that construction accepts, with a
+// *node.ParamError naming p; it returns a description of the first
+// failure, or "".
+func checkStructural(p node.Param, v any, fresh func(map[string]any) (node.Node, error)) string {
+	if p.Kind == node.Function {
+		return ""
+	}
+	for _, c := range perturbations(p, v) {
+		if _, err := fresh(map[string]any{p.Name: c}); err != nil {
+			continue
+		}
+		over, err := fresh(nil)
+		if err != nil {
+			return err.Error()
+		}
+		err = over.(node.Tunable).SetParams(map[string]any{p.Name: c})
+		var pe *node.ParamError
+		if !errors.As(err, &pe) || pe.Param != p.Name {
+			return fmt.Sprintf("SetParams(%s = %s) on a structural parameter returned %v, want a *node.ParamError naming %s", p.Name, node.FormatValue(c), err, p.Name)
+		}
+	}
+	return ""
 }
 
 // compareBehaviour runs InitialState, Update, Derivatives and Outputs of

@@ -26,7 +26,9 @@
 // [CheckConformance] checks any node against the node contract (spec,
 // scheme, Jacobians, parameter injection) and reports every violation at
 // once. It knows no concrete node: a node's Update is held to an
-// integrators method, to a generic built-in scheme ([Schemes], a copy), or
+// integrators method, to a generic built-in scheme ([Schemes], a copy:
+// semi-implicit Euler with a Lie-group rotation, the exact solution with
+// the inputs held, exponential Euler), or
 // to a reference the caller supplies with [WithScheme] (verification/gimbal
 // holds rigidbody's gimbal scheme). Nothing in the package's exported API
 // imports a node package.
