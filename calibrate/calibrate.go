@@ -147,8 +147,8 @@ type Result struct {
 	// stopped at: the gradient method had stalled on a discontinuity of
 	// the objective or a false minimum.
 	Polished bool
-	// Warnings say in words what is wrong with the fit: why it is not
-	// converged, values compared across events. Empty for a clean fit.
+	// Warnings say in words why the fit is not Converged; empty when it
+	// is.
 	Warnings []string
 }
 
@@ -550,19 +550,19 @@ func (f *fitter) judge(res *Result, s *Settings) {
 	}
 	res.AcrossEvents = f.across
 	if !res.Converged {
-		res.Warnings = append(res.Warnings, "not converged: a Gauss–Newton step from the estimates would still move them by more than 1e-3 of their standard errors")
+		res.Warnings = append(res.Warnings, "a Gauss–Newton step from the estimates would still move them by more than 1e-3 of their standard errors")
 	}
 	if d.Sigma != nil {
 		dof := res.N - (len(res.Params) - len(res.Unidentifiable))
 		res.PValue = distuv.ChiSquared{K: float64(max(dof, 1))}.Survival(res.Residual)
 		if res.PValue < s.Significance {
 			res.Converged = false
-			res.Warnings = append(res.Warnings, fmt.Sprintf("not converged: the stated noise does not explain the residual: Σw·r² = %.4g for %d degrees of freedom (χ² upper tail P = %.2g, below %g); the model, the data or the noise is wrong, or the fit is in a false minimum", res.Residual, dof, res.PValue, s.Significance))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the stated noise does not explain the residual: Σw·r² = %.4g for %d degrees of freedom (χ² upper tail P = %.2g, below %g); the model, the data or the noise is wrong, or the fit is in a false minimum", res.Residual, dof, res.PValue, s.Significance))
 		}
 	}
 	if res.AcrossEvents > 0 {
 		res.Converged = false
-		res.Warnings = append(res.Warnings, fmt.Sprintf("not converged: %d values of %s lie between one of the model's events and the data's own jump and were compared with the other side of the event: the fitted event times do not match the data's (a false minimum, or a model whose events differ from the data's)", res.AcrossEvents, strings.Join(res.Jumping, ", ")))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d values of %s lie between one of the model's events and the data's own jump and were compared with the other side of the event: the fitted event times do not match the data's (a false minimum, or a model whose events differ from the data's)", res.AcrossEvents, strings.Join(res.Jumping, ", ")))
 	}
 }
 

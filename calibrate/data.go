@@ -38,20 +38,20 @@ type Data struct {
 	Weights []float64
 	// Sigma is the measurement noise of each column (a standard
 	// deviation, in the column's units); nil means unknown. When given,
-	// the weights are 1/σ_k² (Weights must then be nil, or 0 for a column
-	// to drop, whose σ is ignored), the standard errors follow from σ
-	// rather than from the residual, and Fit tests whether σ explains the
-	// residual (Result.PValue): a fit it does not explain is not reported
-	// as converged.
+	// the weights are 1/σ_k² (Weights must then be nil; σ = +Inf drops a
+	// column), the standard errors follow from σ rather than from the
+	// residual, and Fit tests whether σ explains the residual
+	// (Result.PValue): a fit it does not explain is not reported as
+	// converged.
 	Sigma []float64
 }
 
 func (d *Data) weight(k int) float64 {
 	switch {
-	case d.Weights != nil && (d.Sigma == nil || d.Weights[k] == 0):
-		return d.Weights[k]
 	case d.Sigma != nil:
 		return 1 / (d.Sigma[k] * d.Sigma[k])
+	case d.Weights != nil:
+		return d.Weights[k]
 	}
 	return 1
 }
@@ -78,16 +78,16 @@ func (d *Data) check() error {
 		if !(w >= 0) || math.IsInf(w, 0) {
 			return fmt.Errorf("calibrate: weight of %s is %v; want a finite value ≥ 0", d.Columns[k], w)
 		}
-		if d.Sigma != nil && w != 0 {
-			return fmt.Errorf("calibrate: column %s has both a weight (%v) and a noise σ: the weight is 1/σ²; give one (a weight of 0 drops the column)", d.Columns[k], w)
-		}
+	}
+	if d.Sigma != nil && d.Weights != nil {
+		return errors.New("calibrate: the data have both Weights and Sigma: the weight of noise σ is 1/σ²; give one (σ = +Inf drops a column)")
 	}
 	if d.Sigma != nil && len(d.Sigma) != len(d.Columns) {
 		return fmt.Errorf("calibrate: %d noise values for %d columns", len(d.Sigma), len(d.Columns))
 	}
 	for k, s := range d.Sigma {
-		if (d.Weights == nil || d.Weights[k] != 0) && !(s > 0 && !math.IsInf(s, 0)) {
-			return fmt.Errorf("calibrate: noise σ of %s is %v; want a finite value > 0", d.Columns[k], s)
+		if !(s > 0) {
+			return fmt.Errorf("calibrate: noise σ of %s is %v; want a value > 0 (+Inf drops the column)", d.Columns[k], s)
 		}
 	}
 	n := 0
