@@ -211,7 +211,8 @@ type Integrator struct {
 type Coupling struct {
 	// Scheme is a name of coupling.Names: "jacobi", "gauss-seidel",
 	// "iterative", or an acceleration ("relaxation", "aitken",
-	// "iqn-ils") meaning "iterative" with it.
+	// "iqn-ils") meaning "iterative" with it. Empty means "jacobi", the
+	// default, as for no coupling section.
 	Scheme string `json:"scheme"`
 	// Acceleration of the iterative scheme: "relaxation", "aitken" or
 	// "iqn-ils".
