@@ -21,6 +21,10 @@ const (
 	MaxDataValues = 1 << 22
 )
 
+// maxDataBytes is the limit ReadCSV applies: MaxDataBytes, lowered by
+// tests that read an endless input.
+var maxDataBytes int64 = MaxDataBytes
+
 // Data are measurements: a time column and one column per recorded field
 // ("ball.position", "mass.position[0]"), with optional weights or noise.
 type Data struct {
@@ -137,7 +141,7 @@ func (d *Data) count() int {
 // MaxDataBytes bytes and MaxDataValues values are read. Errors name the
 // line and column.
 func ReadCSV(r io.Reader) (*Data, error) {
-	cr := csv.NewReader(textio.LimitReader(r, MaxDataBytes, "the data"))
+	cr := csv.NewReader(textio.LimitReader(r, maxDataBytes, "the data"))
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -63,9 +62,9 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	fd, err := os.Open(*data)
+	fd, err := textio.Open(*data, maxFitDataBytes, "the data")
 	if err != nil {
-		return err
+		return fmt.Errorf("--data %s: %w", *data, err)
 	}
 	d, err := calibrate.ReadCSV(fd)
 	fd.Close()

@@ -100,6 +100,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		printVersion(stdout)
+		return 0
+	}
 	name := args[0]
 	if name == "help" {
 		name, args = args[1], []string{args[1], "-h"}
@@ -134,6 +138,7 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  cosim %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
+	fmt.Fprintln(w, "  cosim --version\n      print the version of cosim")
 	fmt.Fprintln(w, "\nStart with \"cosim demo\", then \"cosim run examples/scenes/spring-damper.json --plot fig.png\";")
 	fmt.Fprintln(w, "scene files are described in docs/scenes.md. Run \"cosim help COMMAND\" or \"cosim COMMAND -h\" for a command's flags.")
 }

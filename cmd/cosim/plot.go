@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	gocolor "image/color"
@@ -22,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/textio"
 	"github.com/cosimgo/cosim/nodes"
 )
 
@@ -225,7 +225,7 @@ func layoutPanels(dc draw.Canvas, plots []*plot.Plot, legends []plot.Legend) (pl
 // readHistoryFile reads a history written by cosim run: CSV with a header
 // "t,columns…", or JSON lines (.jsonl) of {"t": …, column: …} objects.
 func readHistoryFile(path string) (*graph.History, error) {
-	f, err := os.Open(path)
+	f, err := textio.Open(path, maxHistoryBytes, "the history")
 	if err != nil {
 		return nil, err
 	}
@@ -261,10 +261,13 @@ func readCSV(r io.Reader) (*graph.History, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := countValues(h, len(rec)); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
 		row := make([]float64, len(rec))
 		for j, s := range rec {
-			if row[j], err = strconv.ParseFloat(s, 64); err != nil {
-				return nil, fmt.Errorf("line %d, column %s: %q is not a number", line, head[j], s)
+			if row[j], err = textio.ParseNumber(s); err != nil {
+				return nil, fmt.Errorf("line %d, column %s: %w", line, head[j], err)
 			}
 		}
 		h.Times = append(h.Times, row[0])
@@ -306,6 +309,9 @@ func readJSONL(r io.Reader) (*graph.History, error) {
 		}
 		if h.Columns == nil {
 			h.Columns = keys[1:]
+		}
+		if err := countValues(h, len(keys)); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		row := make([]float64, len(h.Columns))
 		for j, c := range h.Columns {
