@@ -165,10 +165,10 @@ func parseTable(rd io.Reader, tcol, col string) (table, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
-			return table{}, err
+			return table{}, err // a *csv.ParseError, with its line
 		}
+		line, _ := r.FieldPos(0)
 		if len(t.times) >= source.MaxRows {
 			return table{}, fmt.Errorf("line %d: more than %d rows", line, source.MaxRows)
 		}
