@@ -34,6 +34,9 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputPath("-o", *out); err != nil {
 		return err
 	}
+	if err := prepareOutputs(stderr, nil, []namedPath{{"-o", *out}}); err != nil {
+		return err
+	}
 	sc, err := scene.Decode(bytes.NewReader(demoScene))
 	if err != nil {
 		return err

@@ -54,8 +54,14 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := checkOutputPath("-o", *save); err != nil {
+		return err
+	}
 	sc, err := loadScene(pos[0], sets)
 	if err != nil {
+		return err
+	}
+	if err := prepareOutputs(stderr, append(sceneInputs(pos[0], sc), namedPath{"the --data file", *data}), []namedPath{{"-o", *save}}); err != nil {
 		return err
 	}
 	sim, err := sc.Compile(nodes.Registry(), nil)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -25,7 +24,7 @@ import (
 	"github.com/cosimgo/cosim/nodes"
 )
 
-const plotArgs = "HISTORY [-y COLUMN]… [-o FIG] [--force] [--scene SCENE] [--title TEXT] [--ylabel TEXT]"
+const plotArgs = "HISTORY [-y COLUMN]… [-o FIG] [--scene SCENE] [--title TEXT] [--ylabel TEXT]"
 
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plot", plotArgs, stderr)
@@ -36,7 +35,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	ylabel := fs.String("ylabel", "", "the y-axis label of a single panel (default: the plotted field names; with --scene, and their units, per panel)")
 	sceneFile := fs.String("scene", "", "the `SCENE` file that wrote the history: its node specs give the columns' units, one panel per unit as run --plot draws (a history file carries no units)")
 	fs.Var(&sets, "set", "a --set `NODE.PARAM=VALUE` the history's run used, applied to --scene (repeatable)")
-	force := fs.Bool("force", false, "replace an existing figure file")
+	fs.Bool("force", false, "accepted for old scripts: an existing figure is always replaced (as every cosim output is), never an input")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -62,12 +61,10 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err := checkFigure("-o", *out); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(*out); err == nil && fi.Mode().IsRegular() && !*force {
-		how := "-o names it"
-		if derived {
-			how = "the default figure name, HISTORY with .png"
-		}
-		return fmt.Errorf("%s exists (%s); add --force to replace it, or choose another file with -o", *out, how)
+	// Like every output, an existing figure is replaced (atomically),
+	// never an input.
+	if err := prepareOutputs(stderr, []namedPath{{"the history file", pos[0]}, {"the --scene file", *sceneFile}}, []namedPath{{"-o", *out}}); err != nil {
+		return err
 	}
 	if *title == "" {
 		*title = filepath.Base(pos[0])

@@ -81,6 +81,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// No output may replace an input or another output. The checkpoint
+	// may be the one the run resumes from: it is read whole first and
+	// replaced by newer ones, atomically.
+	inputs := sceneInputs(pos[0], sc)
+	if *resume != "" && !samePath(*resume, ckPath) {
+		inputs = append(inputs, namedPath{"the --resume checkpoint", *resume})
+	}
+	if err := prepareOutputs(stderr, inputs, []namedPath{{"-o", *out}, {"--plot", *fig}, {"--checkpoint", ckPath}}); err != nil {
+		return err
+	}
 	if (*out != "" || *fig != "") && len(sc.Record.Fields) == 0 {
 		// The scene's own errors come before the hint.
 		if _, err := sc.Compile(nodes.Registry(), nil); err != nil {

@@ -83,6 +83,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := prepareOutputs(stderr, append(sceneInputs(pos[0], base), namedPath{"the --list file", *list}), []namedPath{{"-o", *out}}); err != nil {
+		return err
+	}
 	var sw *sweepPlan
 	if *list != "" {
 		sw, err = readList(*list)
@@ -731,6 +734,16 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(pos) == 0 {
 		return usagef("name the shard tables to merge (the -o files of cosim sweep --shard)")
+	}
+	if err := checkOutputPath("-o", *out); err != nil {
+		return err
+	}
+	var tables []namedPath
+	for _, p := range pos {
+		tables = append(tables, namedPath{"a table to merge", p})
+	}
+	if err := prepareOutputs(stderr, tables, []namedPath{{"-o", *out}}); err != nil {
+		return err
 	}
 	var header []string
 	byRun := map[int][]string{}
