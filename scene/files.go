@@ -31,7 +31,7 @@ type table struct {
 
 // LoadFile reads the scene file at path as Load does, with the CSV files
 // of lookup nodes ("file" parameter) resolved against the scene file's
-// directory.
+// directory (see fileDir).
 func LoadFile(path string, reg *node.Registry) (*Scene, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -42,7 +42,7 @@ func LoadFile(path string, reg *node.Registry) (*Scene, error) {
 	if sc == nil {
 		return nil, err
 	}
-	sc.Dir = filepath.Dir(path)
+	sc.Dir = fileDir(f, path)
 	var errs []error
 	if err != nil {
 		errs = c.errs
@@ -58,7 +58,8 @@ func LoadFile(path string, reg *node.Registry) (*Scene, error) {
 }
 
 // DecodeFile reads the scene file at path as Decode does; Build and
-// Compile resolve its lookup nodes' CSV files against its directory.
+// Compile resolve its lookup nodes' CSV files against its directory (see
+// fileDir).
 func DecodeFile(path string) (*Scene, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -67,9 +68,24 @@ func DecodeFile(path string) (*Scene, error) {
 	defer f.Close()
 	sc, err := Decode(f)
 	if sc != nil {
-		sc.Dir = filepath.Dir(path)
+		sc.Dir = fileDir(f, path)
 	}
 	return sc, err
+}
+
+// fileDir is the directory relative paths of the scene file f (opened
+// from path) resolve against: the file's directory, except for a scene
+// read from standard input, a pipe or a device (/dev/stdin, /dev/fd/3, a
+// shell's <(…), /proc/self/fd/0), whose directory holds nothing of the
+// user's: "", the working directory, then.
+func fileDir(f *os.File, path string) string {
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil && (strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/")) {
+		return ""
+	}
+	return filepath.Dir(path)
 }
 
 // resolveTable replaces the scene-only parameters "file", "column" and

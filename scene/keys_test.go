@@ -113,3 +113,25 @@ func TestSetNullRemoves(t *testing.T) {
 		t.Errorf("ParseValue(null) = %#v", scene.ParseValue("null"))
 	}
 }
+
+// Tolerances no double-precision step can meet are refused with the
+// reason; they read "step at t=NaN (dt=NaN)" (rtol = atol = 1e-300) or
+// ran a million steps of dt = 0 (atol = 1e-300).
+func TestAdaptiveToleranceFloor(t *testing.T) {
+	sc, err := scene.DecodeFile("../examples/scenes/bouncing-ball-events.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sc.With(map[string]any{"run.integrator.rtol": 1e-300, "run.integrator.atol": 1e-300})
+	for _, want := range []string{
+		"--set run.integrator.rtol: 1e-300 is below 10·ε = 2.2e-15",
+		"--set run.integrator.atol: 1e-300 is below 1e-100",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v; want %q", err, want)
+		}
+	}
+	if _, err := sc.With(map[string]any{"run.integrator.rtol": 1e-14, "run.integrator.atol": 1e-99}); err != nil {
+		t.Errorf("tolerances above the floor: %v", err)
+	}
+}

@@ -45,8 +45,9 @@ type Scene struct {
 
 	// Dir is the directory the CSV files of lookup nodes ("file") are
 	// read from when relative: the scene file's, as LoadFile and
-	// DecodeFile set it; empty means the working directory. It is not
-	// part of the file.
+	// DecodeFile set it (the working directory for a scene read from
+	// standard input or a pipe); empty means the working directory. It
+	// is not part of the file.
 	Dir string `json:"-"`
 
 	// SetBy maps the paths Scene.With set ("run.dt",

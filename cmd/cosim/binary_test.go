@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -36,4 +37,38 @@ func TestRunRefusesRowsBeyondRlimit(t *testing.T) {
 		t.Errorf("it ran before refusing:\n%s", stdout.String())
 	}
 	t.Logf("refused in %v", time.Since(start))
+}
+
+// A scene read from standard input resolves a lookup node's relative
+// file against the working directory: /dev/stdin's directory is /dev, and
+// the file was looked for as /dev/data/ok.csv. Both a redirected file and
+// a pipe.
+func TestSceneFromStdin(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "data", "ok.csv"), []byte("t,f\n0,1\n1,2\n"), 0o644)
+	text := `{"nodes": [{"name": "f", "type": "lookup", "params": {"file": "data/ok.csv", "column": "f"}}], "run": {"dt": 0.5, "end": 1}, "record": {"fields": ["f.value"]}}`
+	scenePath := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(scenePath, []byte(text), 0o644)
+	for _, pipe := range []bool{false, true} {
+		cmd := exec.Command(bin, "run", "/dev/stdin", "-q", "-o", "-")
+		cmd.Dir = dir
+		if pipe {
+			cmd.Stdin = strings.NewReader(text)
+		} else {
+			f, err := os.Open(scenePath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cmd.Stdin = f
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "\n1,2\n") {
+			t.Errorf("pipe %v: %v\n%s", pipe, err, out)
+		}
+	}
 }
