@@ -343,19 +343,28 @@ func loadScene(path string, sets []string) (*scene.Scene, error) {
 		}
 		return sc, nil
 	}
-	sc, err := scene.DecodeFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	m, err := parseSets(sets)
 	if err != nil {
 		return nil, err
+	}
+	sc, err := scene.DecodeFile(path)
+	if err != nil {
+		// The file's own problems, every one of them, as without --set.
+		if _, lerr := scene.LoadFile(path, nodes.Registry()); lerr != nil {
+			err = lerr
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	sc, err = sc.With(m)
 	if err != nil {
 		// The file decoded: these are the --set flags' problems, named
 		// by them.
 		return nil, err
+	}
+	// Then every problem of the scene with its overrides at once: bad
+	// parameters, connectors, recorded fields and wiring.
+	if _, err := sc.Compile(nodes.Registry(), nil); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return sc, nil
 }
