@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	cosim nodes                      list every registered node type
+//	cosim nodes [--json]             list every registered node type
 //	cosim describe TYPE [--json]     a node type's metadata, state, parameters, inputs, outputs
 //	cosim demo [-o FILE] [--print]   run the embedded bouncing-ball scene (or print it)
 //	cosim run SCENE [-o FILE] [--plot FIG] [--set NODE.PARAM=VALUE]… [--progress MODE] [--checkpoint-every D] [--resume FILE]
@@ -21,7 +21,7 @@
 //	                                 join the tables of sharded sweeps
 //	cosim anomalies [--json] [--status open|resolved|wont-fix]
 //	                                 the registry of known anomalies
-//	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default docs/nodes; "-" for stdout)
+//	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default: the module's docs/nodes; "-" for stdout)
 //
 // Run "cosim help COMMAND" for a command's flags.
 //
@@ -49,6 +49,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 func main() {
@@ -62,7 +63,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"nodes", "", "list every registered node type", cmdNodes},
+		{"nodes", "[--json]", "list every registered node type", cmdNodes},
 		{"describe", "TYPE [--json]", "show a node type's metadata, state, parameters, inputs and outputs", cmdDescribe},
 		{"demo", "[-o FILE] [--print]", "run the embedded bouncing-ball scene and summarize it; --print writes the scene to start your own", cmdDemo},
 		{"run", runArgs, "run a scene file: summary, history (CSV or JSON lines) and plot", cmdRun},
@@ -74,7 +75,7 @@ func commands() []command {
 		{"sensitivity", sensitivityArgs, "∂(fields)/∂(parameters) along a monolithic run, exact through located events", cmdSensitivity},
 		{"sweep", sweepArgs, "run a parameter grid or list in parallel, one row per run; shard it across array jobs", cmdSweep},
 		{"anomalies", "[--json] [--status S]", "list the known anomalies (open, resolved, wont-fix)", cmdAnomalies},
-		{"guide", "[-o DIR] [TYPE…]", "write node guides (Markdown) into DIR, default docs/nodes; -o - for stdout", cmdGuide},
+		{"guide", "[-o DIR] [TYPE…]", "write node guides (Markdown) into DIR, default the cosim module's docs/nodes; -o - for stdout", cmdGuide},
 	}
 }
 
@@ -150,9 +151,47 @@ func newFlags(name, args string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: cosim %s %s\n", name, args)
-		fs.PrintDefaults()
+		printFlags(stderr, fs)
 	}
 	return fs
+}
+
+// printFlags lists a command's flags as flag.PrintDefaults does, but in
+// the form the README and the usage lines write them: "-o" for a
+// one-letter flag, "--print" for a longer one (the flag package accepts
+// either).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		line := "  " + dash + f.Name
+		typ, usage := flag.UnquoteUsage(f)
+		if typ != "" {
+			line += " " + typ
+		}
+		if len(line) <= 4 {
+			line += "\t"
+		} else {
+			line += "\n    \t"
+		}
+		line += strings.ReplaceAll(usage, "\n", "\n    \t")
+		switch f.DefValue {
+		case "", "0", "false", "0s":
+		default:
+			line += fmt.Sprintf(" (default %s)", quoteDefault(f))
+		}
+		fmt.Fprintln(w, line)
+	})
+}
+
+// quoteDefault writes a string flag's default quoted, as flag does.
+func quoteDefault(f *flag.Flag) string {
+	if typ, _ := flag.UnquoteUsage(f); typ == "string" {
+		return fmt.Sprintf("%q", f.DefValue)
+	}
+	return f.DefValue
 }
 
 // parseInterspersed parses flags that may come before or after positional

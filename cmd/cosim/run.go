@@ -436,16 +436,24 @@ func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // the sum of n steps of dt prints as 0.3, not 0.30000000000000004.
 func fmtTime(t float64) string { return strconv.FormatFloat(t, 'g', 12, 64) }
 
-// historyFormat picks csv or jsonl from the flag or the file extension.
+// historyFormat picks csv or jsonl from the flag or, without it, from the
+// file's extension: .csv, or none (stdout, /dev/null, a name without a
+// dot), is CSV; .jsonl or .ndjson is JSON lines; any other extension
+// (h.json, h.txt) is refused rather than written as CSV under a name
+// that says otherwise.
 func historyFormat(format, out string) (string, error) {
 	switch format {
 	case "csv", "jsonl":
 		return format, nil
 	case "":
-		if strings.HasSuffix(out, ".jsonl") {
+		switch ext := strings.ToLower(filepath.Ext(out)); {
+		case ext == ".jsonl" || ext == ".ndjson":
 			return "jsonl", nil
+		case ext == ".csv" || ext == "" || out == "-" || special(out):
+			return "csv", nil
+		default:
+			return "", usagef("-o %s: a history is CSV (.csv) or JSON lines (.jsonl), and %q says neither; rename the file or give --format csv|jsonl", out, ext)
 		}
-		return "csv", nil
 	}
 	return "", usagef("--format %q: use csv or jsonl", format)
 }
