@@ -18,7 +18,11 @@
 //	cosim sweep SCENE --vary NODE.PARAM=START:STOP:COUNT… [-j N] [--shard I/N] [--keep-going]
 //	                                 run a parameter grid in parallel, one row per run
 //	cosim sweep merge [--keep-going] SHARD.csv…
-//	                                 join the tables of sharded sweeps
+//	                                 join the tables of sharded sweeps (of one sweep: its fingerprint)
+//	cosim sensitivity SCENE --wrt NODE.PARAM… [--json] [-o FILE]
+//	                                 ∂(fields)/∂(parameters), exact through located events
+//	cosim fit SCENE --data FILE.csv --free NODE.PARAM[=START][:LO:HI]… [--noise FIELD=SIGMA]… [-o FITTED.json]
+//	                                 fit parameters to measured data; not converged: exit 1, no -o
 //	cosim anomalies [--json] [--status open|resolved|wont-fix]
 //	                                 the registry of known anomalies
 //	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default: the module's docs/nodes; "-" for stdout)
@@ -26,12 +30,19 @@
 // Run "cosim help COMMAND" for a command's flags.
 //
 // Files: every output (history, figure, sweep table, checkpoint, page,
-// image) is written to a temporary file in the target directory and
-// renamed into place, so readers see the old file or the whole new one;
-// a device, FIFO or other non-regular file (-o /dev/null) is written in
-// place, never removed or replaced. Output paths, formats and plotted
-// fields are checked before a simulation starts, and a run that fails
-// before it records leaves an existing file untouched.
+// image) is written to a temporary file in the target directory
+// (.NAME.cosim-tmp-HOST-PID-…) and renamed into place, so readers see the
+// old file or the whole new one; a device, FIFO or other non-regular
+// file (-o /dev/null) is written in place, never removed or replaced. An
+// existing file is replaced, but no output may be an input of the same
+// command or another of its outputs (compared after resolving links, and
+// by inode; paths.go). The next cosim writing into a directory removes
+// the temporary files of killed cosim processes of its host. Output
+// paths, formats and plotted fields are checked before a simulation
+// starts, and a run that fails before it records leaves an existing file
+// untouched. Every input is read under a size limit enforced as it is
+// read (limits.go; docs/errors.md lists them), with one number syntax
+// (internal/textio.ParseNumber).
 //
 // Signals: during run and sweep, the first SIGINT or SIGTERM stops at the
 // end of the current step (the context of the run is cancelled), writes
