@@ -592,6 +592,13 @@ func newFitter(ctx context.Context, p *Problem) (*fitter, []float64, error) {
 	if !(f.opts.End > t0) {
 		return nil, nil, fmt.Errorf("calibrate: the run must end after its start %v (End %v)", t0, f.opts.End)
 	}
+	// Name a column the model does not record before any run (the run's
+	// own error would come through two layers of prefixes).
+	for _, c := range d.Columns {
+		if _, err := p.Sim.Value(c); err != nil {
+			return nil, nil, fmt.Errorf("calibrate: data column %s is not a field of the model: %w", c, err)
+		}
+	}
 	f.opts.Record = d.Columns
 	if f.opts.Adaptive() {
 		f.opts.Output = d.Times

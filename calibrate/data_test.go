@@ -151,3 +151,14 @@ func FuzzReadCSV(f *testing.F) {
 		}
 	})
 }
+
+// A data column the model does not have is named before any run, with
+// one prefix per layer (it read "calibrate: graph: Sensitivities: graph:
+// …").
+func TestFitUnknownColumn(t *testing.T) {
+	d := &calibrate.Data{Times: []float64{0.1, 0.2, 0.3}, Columns: []string{"ball.nope"}, Values: [][]float64{{1}, {1}, {1}}}
+	_, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: ballSim(t, 0.8, -9.81), Free: []calibrate.Param{{Name: "ball.gravity"}}, Data: d}, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "calibrate: data column ball.nope is not a field of the model: graph: ") || strings.Count(err.Error(), "graph: ") != 1 {
+		t.Errorf("%v", err)
+	}
+}
