@@ -595,8 +595,14 @@ func newFitter(ctx context.Context, p *Problem) (*fitter, []float64, error) {
 	// Name a column the model does not record before any run (the run's
 	// own error would come through two layers of prefixes).
 	for _, c := range d.Columns {
-		if _, err := p.Sim.Value(c); err != nil {
+		v, err := p.Sim.Value(c)
+		if err != nil {
 			return nil, nil, fmt.Errorf("calibrate: data column %s is not a field of the model: %w", c, err)
+		}
+		if len(v) != 1 {
+			// One data column is one component: a vector's would be
+			// matched against the wrong columns of the run.
+			return nil, nil, fmt.Errorf("calibrate: data column %s is a field of %d components: name one per column, %s[0] …", c, len(v), c)
 		}
 	}
 	f.opts.Record = d.Columns

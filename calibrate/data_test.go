@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/calibrate"
+	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/internal/textio"
+	"github.com/cosimgo/cosim/nodes/masspoint"
 )
 
 // One number syntax (textio.ParseNumber): "1_0" is not 10 and "0x1p-2"
@@ -159,6 +161,23 @@ func TestFitUnknownColumn(t *testing.T) {
 	d := &calibrate.Data{Times: []float64{0.1, 0.2, 0.3}, Columns: []string{"ball.nope"}, Values: [][]float64{{1}, {1}, {1}}}
 	_, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: ballSim(t, 0.8, -9.81), Free: []calibrate.Param{{Name: "ball.gravity"}}, Data: d}, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "calibrate: data column ball.nope is not a field of the model: graph: ") || strings.Count(err.Error(), "graph: ") != 1 {
+		t.Errorf("%v", err)
+	}
+}
+
+// A data column naming a whole vector field is refused: each column is one
+// component.
+func TestFitVectorColumn(t *testing.T) {
+	mp, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{0.2, 0, 0}})
+	g := graph.New()
+	g.Add("m", mp)
+	s, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &calibrate.Data{Times: []float64{0.1, 0.2, 0.3}, Columns: []string{"m.position"}, Values: [][]float64{{1}, {1}, {1}}}
+	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "m.mass"}}, Data: d}, nil)
+	if err == nil || !strings.Contains(err.Error(), "calibrate: data column m.position is a field of 3 components: name one per column, m.position[0]") {
 		t.Errorf("%v", err)
 	}
 }
