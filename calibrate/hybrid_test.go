@@ -11,30 +11,11 @@ import (
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
-	"github.com/cosimgo/cosim/nodes/ball"
-	"github.com/cosimgo/cosim/nodes/table"
 )
 
-// dropSim is a ball dropped from h0 onto a table at 0 with elasticity e.
-func dropSim(t testing.TB, h0, e float64) *graph.Sim {
-	t.Helper()
-	p := ball.DefaultParams()
-	p.InitialPosition, p.Elasticity = h0, e
-	b, err := ball.New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, _ := table.New(table.DefaultParams())
-	gr := graph.New()
-	gr.Add("ball", b)
-	gr.Add("table", tb)
-	gr.Connect("table.position", "ball.table_position")
-	s, err := gr.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+// dropSim is a ball dropped from h0 onto a table at 0 with elasticity e
+// (gravity −9.81 m/s²).
+func dropSim(t testing.TB, h0, e float64) *graph.Sim { return ballSimAt(t, h0, e, -9.81) }
 
 // bounceData records the ball's position and velocity every 0.01 s up to
 // end (dense output of adaptive Dormand–Prince with located contacts, the

@@ -147,13 +147,7 @@ func userErrors(t *testing.T) map[string]string {
 	add("method", err)
 
 	// Sensitivities of a co-simulation run, and of a Sim that has run.
-	b, _ = ball.New(ball.DefaultParams())
-	tb, _ = table.New(table.DefaultParams())
-	g = graph.New()
-	g.Add("ball", b)
-	g.Add("table", tb)
-	g.Connect("table.position", "ball.table_position")
-	s, _ = g.Build()
+	s = ballOnTable()
 	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, CoSimulation: true})
 	add("sens-cosim", err)
 	s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1})
@@ -221,13 +215,7 @@ func userErrors(t *testing.T) map[string]string {
 	add("data twice", err)
 	_, err = calibrate.ReadCSV(strings.NewReader("t,ball.position\n0,1_0\n"))
 	add("digit separator", err)
-	b, _ = ball.New(ball.DefaultParams())
-	tb, _ = table.New(table.DefaultParams())
-	g = graph.New()
-	g.Add("ball", b)
-	g.Add("table", tb)
-	g.Connect("table.position", "ball.table_position")
-	s, _ = g.Build()
+	s = ballOnTable()
 	d := &calibrate.Data{Times: []float64{0.3}, Columns: []string{"ball.position", "ball.velocity"}, Values: [][]float64{{0.5, -2.9}}}
 	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.gravity"}, {Name: "ball.initial_velocity"}}, Data: d}, nil)
 	add("too few values", err)
@@ -249,6 +237,18 @@ func userErrors(t *testing.T) map[string]string {
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1000, Record: []string{"m1.position[0]"}, RecordLimit: 1000})
 	add("record limit", err)
 	return msgs
+}
+
+// ballOnTable is a default ball above a default table.
+func ballOnTable() *graph.Sim {
+	b, _ := ball.New(ball.DefaultParams())
+	tb, _ := table.New(table.DefaultParams())
+	g := graph.New()
+	g.Add("ball", b)
+	g.Add("table", tb)
+	g.Connect("table.position", "ball.table_position")
+	s, _ := g.Build()
+	return s
 }
 
 // echo copies input "in" to output "out" (feedthrough when ft); without
