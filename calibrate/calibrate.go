@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
@@ -68,6 +69,10 @@ type Settings struct {
 	// Gauss–Newton Jacobian below which a direction in parameter space is
 	// not determined by the data; zero means 1e-7.
 	IdentifiabilityTol float64
+	// Significance is the probability (Result.PValue) below which the
+	// data's stated noise (Data.Sigma) does not explain the residual;
+	// zero means 1e-3.
+	Significance float64
 }
 
 // Estimate is one fitted parameter.
@@ -116,10 +121,35 @@ type Result struct {
 	// δ = (JᵀWJ)⁻¹JᵀWr, moves every identifiable parameter by less than
 	// 1e-3 of its standard error (or 1e-9 of its value, for data the
 	// model fits exactly): a further iteration would not change the
-	// answer. It is independent of why the optimizer stopped.
+	// answer, whatever made the optimizer stop; and, when the data state
+	// their noise (Data.Sigma), that the noise explains the residual
+	// (PValue at least Settings.Significance), and that no value of a
+	// jumping column is compared across an event (AcrossEvents is 0).
+	// Warnings say why not.
 	Converged bool
 	// Unidentifiable names the parameters the data do not determine.
 	Unidentifiable []string
+	// PValue is, when the data state their noise (Data.Sigma), the
+	// probability that noise of that size alone gives a residual at least
+	// this large: the upper tail of the χ² distribution with N − p
+	// degrees of freedom at Residual. NaN without Sigma.
+	PValue float64
+	// Jumping names the data columns that jump at the model's events (a
+	// ball's velocity at a bounce). A value of such a column between the
+	// model's event and the data's own jump is compared with the model on
+	// the other side of the event (see Fit); AcrossEvents counts those
+	// values at the estimates, 0 when every event falls between the same
+	// data times in the model and in the data.
+	Jumping      []string
+	AcrossEvents int
+	// Polished is true when the derivative-free search (Nelder–Mead, and
+	// restarts) found a lower objective than the gradient method had
+	// stopped at: the gradient method had stalled on a discontinuity of
+	// the objective or a false minimum.
+	Polished bool
+	// Warnings say in words why the fit is not Converged; empty when it
+	// is.
+	Warnings []string
 }
 
 // transform maps an unbounded θ to a parameter within its bounds:
@@ -179,11 +209,15 @@ type fitter struct {
 	rowOf  []int // data row i ↔ result row
 	evals  int
 
+	jumps     []map[string]bool // per data column, the events it jumps at (hybrid.go)
+	alt       [][]alternative   // per jumping column, the other side's values
 	lastTheta []float64
 	f         float64
 	grad      []float64 // ∂Φ/∂p
 	J         [][]float64
 	r         []float64
+	across    int  // values compared across an event (hybrid.go)
+	skip      bool // leave out the jumping columns (the first stage of a hybrid fit)
 	err       error
 }
 
@@ -197,11 +231,29 @@ type fitter struct {
 // adaptive method's dense output (the run's Output is the data's times);
 // a fixed-step method needs every data time on its step grid, and a time
 // off the grid is an error, not snapped. Standard errors come from the
-// Gauss–Newton approximation at the estimates; parameters the data do not
-// determine (a singular value of the column-scaled Jacobian below
-// IdentifiabilityTol, or no effect on the data at all) are reported as
-// unidentifiable with an infinite standard error rather than given an
-// arbitrary value.
+// Gauss–Newton approximation at the estimates — scaled by the residual
+// variance, or by the stated noise when Data.Sigma is given; parameters
+// the data do not determine (a singular value of the column-scaled
+// Jacobian below IdentifiabilityTol, or no effect on the data at all) are
+// reported as unidentifiable with an infinite standard error rather than
+// given an arbitrary value.
+//
+// Hybrid models: a data column that jumps at the model's events (a
+// ball's velocity at each bounce; Fit finds them from one run at the
+// start, Result.Jumping) makes Φ discontinuous wherever a parameter moves
+// an event across a data time, and a gradient method stalls on such a
+// step with a small gradient. Fit therefore compares each value of such a
+// column that lies within half the way to the neighbouring events with
+// whichever side of the model's event explains it better — the other
+// side's value is the model's minus the event's jump, extrapolated
+// linearly to the event time — so that a value the data record after
+// their jump but the model before its own is not charged the whole jump
+// (Result.AcrossEvents counts them at the estimates). It then polishes the
+// gradient method's point with the derivative-free Nelder–Mead method
+// (gonum optimize), restarting the gradient method from any better point.
+// When the data state their noise and it does not explain the residual,
+// it also restarts from points around the start, and if that does not
+// help the result is not Converged and Warnings say why.
 //
 // Fit leaves the free parameters at the estimates (SetParams) and the
 // Sim's state untouched; on an error it puts them back at their values
@@ -220,6 +272,9 @@ func Fit(ctx context.Context, p *Problem, set *Settings) (_ *Result, retErr erro
 	if err := p.Data.check(); err != nil {
 		return nil, err
 	}
+	if n := p.Data.count(); n <= len(p.Free) && p.Data.Sigma == nil {
+		return nil, fmt.Errorf("calibrate: %d data values for %d free parameters: nothing is left to estimate the noise from, so the standard errors would be undefined; give more data than parameters, or state the measurement noise", n, len(p.Free))
+	}
 	var s Settings
 	if set != nil {
 		s = *set
@@ -230,12 +285,11 @@ func Fit(ctx context.Context, p *Problem, set *Settings) (_ *Result, retErr erro
 	if s.IdentifiabilityTol == 0 {
 		s.IdentifiabilityTol = 1e-7
 	}
-	var method optimize.Method
+	if s.Significance == 0 {
+		s.Significance = 1e-3
+	}
 	switch strings.ToLower(s.Method) {
-	case "", "bfgs":
-		method = &optimize.BFGS{}
-	case "lbfgs", "l-bfgs":
-		method = &optimize.LBFGS{}
+	case "", "bfgs", "lbfgs", "l-bfgs":
 	default:
 		return nil, fmt.Errorf("calibrate: method %q: want bfgs or lbfgs", s.Method)
 	}
@@ -248,12 +302,127 @@ func Fit(ctx context.Context, p *Problem, set *Settings) (_ *Result, retErr erro
 			f.restore()
 		}
 	}()
+	if f.jumps, err = f.detectJumps(); err != nil {
+		return nil, err
+	}
 	f0, err := f.eval(theta0)
 	if err != nil {
 		return nil, err
 	}
 	if s.GradientThreshold == 0 {
 		s.GradientThreshold = math.Max(1e-10*f0, 1e-14)
+	}
+	var sr searched
+	if f.hybrid() && f.continuousCount() > len(p.Free) {
+		// Continuation: the columns without jumps first (their misfit is
+		// continuous in the parameters), then every column from there.
+		f.setSkip(true)
+		c0, err := f.eval(theta0)
+		if err != nil {
+			return nil, err
+		}
+		first := f.search(theta0, c0, &s)
+		f.setSkip(false)
+		if f0, err = f.eval(first.x); err != nil {
+			return nil, err
+		}
+		sr = f.search(first.x, f0, &s)
+		sr.iters += first.iters
+	} else {
+		sr = f.search(theta0, f0, &s)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if f.stalled(sr, &s) {
+		// The noise does not explain the residual, or the model's events
+		// fall between other data times than the data's jumps: try again
+		// from points around the start, keep the best.
+		for _, start := range f.starts(theta0) {
+			fs, err := f.eval(start)
+			if err != nil || ctx.Err() != nil {
+				continue
+			}
+			alt := f.search(start, fs, &s)
+			sr.iters += alt.iters
+			if alt.f < sr.f {
+				alt.iters = sr.iters
+				alt.polished = max(alt.polished, 1)
+				sr = alt
+			}
+			if !f.stalled(sr, &s) {
+				break
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	// Re-evaluate at the estimates (the cache may hold a trial point).
+	fbest, err := f.eval(sr.x)
+	if err != nil {
+		return nil, err
+	}
+	if sr.err != nil && sr.polished == 0 && !acceptable(sr.err, fbest, f0) {
+		return nil, fmt.Errorf("calibrate: the optimizer stopped: %w (objective %g from %g)", sr.err, fbest, f0)
+	}
+	res := f.report(sr.x, s.IdentifiabilityTol)
+	res.Iterations, res.Evaluations, res.Status = sr.iters, f.evals, sr.status
+	res.Polished = sr.polished > 0
+	if sr.err != nil && sr.polished == 0 {
+		res.Stop = sr.err.Error()
+	}
+	f.judge(res, &s)
+	return res, nil
+}
+
+// searched is the outcome of a search: the best point, its objective,
+// the gradient method's last status and error, the major iterations of
+// every method, and how many derivative-free rounds improved the point.
+type searched struct {
+	x        []float64
+	f        float64
+	status   optimize.Status
+	err      error
+	iters    int
+	polished int
+}
+
+// search minimises from θ0 (objective f0): the gradient method, then,
+// for a hybrid objective or one whose residual the stated noise does not
+// explain, rounds of Nelder–Mead each followed by the gradient method
+// again, while they lower the objective.
+func (f *fitter) search(theta0 []float64, f0 float64, s *Settings) searched {
+	sr := f.gradient(theta0, f0, s)
+	if sr.f > f0 || sr.x == nil {
+		sr.x, sr.f = theta0, f0
+	}
+	if !f.hybrid() && !(f.p.Data.Sigma != nil && f.noisePValue(sr.f) < s.Significance) {
+		return sr
+	}
+	for round := 0; round < 5 && f.ctx.Err() == nil; round++ {
+		nx, nf, nit := f.nelderMead(sr.x, sr.f)
+		sr.iters += nit
+		if !(nf < sr.f-1e-9*math.Abs(sr.f)) {
+			break
+		}
+		sr.x, sr.f = nx, nf
+		sr.polished++
+		g := f.gradient(sr.x, sr.f, s)
+		sr.iters += g.iters
+		sr.status, sr.err = g.status, g.err
+		if g.x != nil && g.f < sr.f {
+			sr.x, sr.f = g.x, g.f
+		}
+	}
+	return sr
+}
+
+// gradient runs the gradient method (BFGS or L-BFGS) from θ0.
+func (f *fitter) gradient(theta0 []float64, f0 float64, s *Settings) searched {
+	var method optimize.Method = &optimize.BFGS{}
+	if m := strings.ToLower(s.Method); m == "lbfgs" || m == "l-bfgs" {
+		method = &optimize.LBFGS{}
 	}
 	prob := optimize.Problem{
 		Func: func(th []float64) float64 {
@@ -280,33 +449,121 @@ func Fit(ctx context.Context, p *Problem, set *Settings) (_ *Result, retErr erro
 		MajorIterations:   s.MaxIterations,
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-15 * math.Max(f0, 1e-300), Relative: 1e-15, Iterations: 20},
 	}
-	ores, oerr := optimize.Minimize(prob, theta0, oset, method)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	best := theta0
-	status := optimize.NotTerminated
-	iters := 0
+	ores, oerr := optimize.Minimize(prob, append([]float64(nil), theta0...), oset, method)
+	sr := searched{f: math.Inf(1), status: optimize.NotTerminated, err: oerr}
 	if ores != nil {
-		if ores.F <= f0 {
-			best = ores.X
+		sr.x, sr.f, sr.status, sr.iters = ores.X, ores.F, ores.Status, ores.MajorIterations
+	}
+	return sr
+}
+
+// nelderMead searches from θ0 with gonum's Nelder–Mead over u, θ = θ0 +
+// h⊙u, h_j = max(|θ0_j|, 1)/10: the first simplex steps a tenth of each
+// coordinate's size. It returns the best point, its objective and the
+// method's major iterations.
+func (f *fitter) nelderMead(theta0 []float64, f0 float64) ([]float64, float64, int) {
+	np := len(theta0)
+	h := make([]float64, np)
+	for j, v := range theta0 {
+		h[j] = math.Max(math.Abs(v), 1) / 10
+	}
+	th := make([]float64, np)
+	at := func(u []float64) []float64 {
+		for j := range th {
+			th[j] = theta0[j] + h[j]*u[j]
 		}
-		status, iters = ores.Status, ores.MajorIterations
+		return th
 	}
-	// Re-evaluate at the estimates (the cache may hold a trial point).
-	fbest, err := f.eval(best)
-	if err != nil {
-		return nil, err
+	prob := optimize.Problem{Func: func(u []float64) float64 {
+		v, err := f.eval(at(u))
+		if err != nil {
+			return math.Inf(1)
+		}
+		return v
+	}}
+	oset := &optimize.Settings{
+		FuncEvaluations: 60*np + 60,
+		Converger:       &optimize.FunctionConverge{Absolute: 1e-15 * math.Max(f0, 1e-300), Relative: 1e-12, Iterations: 10*np + 10},
 	}
-	if oerr != nil && !acceptable(oerr, fbest, f0) {
-		return nil, fmt.Errorf("calibrate: the optimizer stopped: %w (objective %g from %g)", oerr, fbest, f0)
+	ores, _ := optimize.Minimize(prob, make([]float64, np), oset, &optimize.NelderMead{SimplexSize: 1})
+	if ores == nil || !(ores.F < f0) {
+		return theta0, f0, 0
 	}
-	res := f.report(best, s.IdentifiabilityTol)
-	res.Iterations, res.Evaluations, res.Status = iters, f.evals, status
-	if oerr != nil {
-		res.Stop = oerr.Error()
+	return append([]float64(nil), at(ores.X)...), ores.F, ores.MajorIterations
+}
+
+// stalled reports whether the search ended where the stated noise does
+// not explain the residual, or where values of a jumping column are
+// compared across an event (the model's events and the data's jumps fall
+// between different data times).
+func (f *fitter) stalled(sr searched, s *Settings) bool {
+	if f.p.Data.Sigma != nil && f.noisePValue(sr.f) < s.Significance {
+		return true
 	}
-	return res, nil
+	if !f.hybrid() {
+		return false
+	}
+	if _, err := f.eval(sr.x); err != nil {
+		return false
+	}
+	return f.across > 0
+}
+
+// starts are the restarts of a stalled fit (see stalled): θ0 moved by ±1 (a factor e for a one-sided bound, about a
+// quarter of the range between two) along each coordinate in turn.
+func (f *fitter) starts(theta0 []float64) [][]float64 {
+	var out [][]float64
+	for j := range theta0 {
+		for _, d := range []float64{-1, 1} {
+			th := append([]float64(nil), theta0...)
+			th[j] += d * math.Max(1, math.Abs(th[j])/4)
+			out = append(out, th)
+		}
+	}
+	return out
+}
+
+// noisePValue is the probability that the stated noise alone gives a
+// residual 2·phi (Σ w·r²) at least this large: the upper tail of χ² with
+// N − p degrees of freedom, p the free parameters; NaN without
+// Data.Sigma.
+func (f *fitter) noisePValue(phi float64) float64 {
+	if f.p.Data.Sigma == nil {
+		return math.NaN()
+	}
+	dof := f.p.Data.count() - len(f.p.Free)
+	if dof < 1 {
+		dof = 1
+	}
+	return distuv.ChiSquared{K: float64(dof)}.Survival(2 * phi)
+}
+
+// judge completes the result: the noise test (Converged is false when the
+// stated noise does not explain the residual) and the warnings.
+func (f *fitter) judge(res *Result, s *Settings) {
+	d := f.p.Data
+	res.PValue = math.NaN()
+	for k, m := range f.jumps {
+		if m != nil {
+			res.Jumping = append(res.Jumping, d.Columns[k])
+		}
+	}
+	res.AcrossEvents = f.across
+	if !res.Converged {
+		res.Warnings = append(res.Warnings, "a Gauss–Newton step from the estimates would still move them by more than 1e-3 of their standard errors")
+	}
+	if d.Sigma != nil {
+		dof := res.N - (len(res.Params) - len(res.Unidentifiable))
+		res.PValue = distuv.ChiSquared{K: float64(max(dof, 1))}.Survival(res.Residual)
+		if res.PValue < s.Significance {
+			res.Converged = false
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the stated noise does not explain the residual: Σw·r² = %.4g for %d degrees of freedom (χ² upper tail P = %.2g, below %g); the model, the data or the noise is wrong, or the fit is in a false minimum", res.Residual, dof, res.PValue, s.Significance))
+		}
+	}
+	if res.AcrossEvents > 0 {
+		res.Converged = false
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d values of %s lie between one of the model's events and the data's own jump and were compared with the other side of the event: the fitted event times do not match the data's (a false minimum, or a model whose events differ from the data's)", res.AcrossEvents, strings.Join(res.Jumping, ", ")))
+	}
 }
 
 // acceptable says an optimizer error still leaves a usable fit: a line
@@ -334,6 +591,19 @@ func newFitter(ctx context.Context, p *Problem) (*fitter, []float64, error) {
 	}
 	if !(f.opts.End > t0) {
 		return nil, nil, fmt.Errorf("calibrate: the run must end after its start %v (End %v)", t0, f.opts.End)
+	}
+	// Name a column the model does not record before any run (the run's
+	// own error would come through two layers of prefixes).
+	for _, c := range d.Columns {
+		v, err := p.Sim.Value(c)
+		if err != nil {
+			return nil, nil, fmt.Errorf("calibrate: data column %s is not a field of the model: %w", c, err)
+		}
+		if len(v) != 1 {
+			// One data column is one component: a vector's would be
+			// matched against the wrong columns of the run.
+			return nil, nil, fmt.Errorf("calibrate: data column %s is a field of %d components: name one per column, %s[0] …", c, len(v), c)
+		}
 	}
 	f.opts.Record = d.Columns
 	if f.opts.Adaptive() {
@@ -494,38 +764,74 @@ func (f *fitter) run(th []float64) (float64, error) {
 	opts := f.opts
 	res, err := f.p.Sim.Sensitivities(f.ctx, names, &opts)
 	if err != nil {
-		return 0, fmt.Errorf("calibrate: %w", err)
+		return 0, wrap(err)
 	}
 	d := f.p.Data
 	np := len(names)
+	if last := f.rowOf[len(f.rowOf)-1]; last >= len(res.Times) {
+		return 0, fmt.Errorf("calibrate: the run ended at %v before the data time %v", res.Times[len(res.Times)-1], d.Times[len(d.Times)-1])
+	}
+	if f.alt == nil {
+		f.alt = make([][]alternative, len(d.Columns))
+	}
+	for k, m := range f.jumps {
+		if m == nil {
+			continue
+		}
+		if f.alt[k] == nil {
+			f.alt[k] = make([]alternative, len(d.Times))
+		}
+		for i := range f.alt[k] {
+			f.alt[k][i].ok = false
+		}
+		f.branchAlternatives(res, k, f.alt[k])
+	}
 	f.grad = make([]float64, np)
 	f.J, f.r = f.J[:0], f.r[:0]
+	f.across = 0
 	var phi float64
 	for i := range d.Times {
 		row := f.rowOf[i]
-		if row >= len(res.Times) {
-			return 0, fmt.Errorf("calibrate: the run ended at %v before the data time %v", res.Times[len(res.Times)-1], d.Times[i])
-		}
 		for k := range d.Columns {
 			v := d.Values[i][k]
-			if math.IsNaN(v) {
+			w := d.weight(k)
+			if math.IsNaN(v) || w == 0 || f.skip && f.jumps[k] != nil {
 				continue
 			}
-			w := d.weight(k)
 			r := res.Values[row][k] - v
+			dy := res.D[row][k*np : (k+1)*np]
+			if f.alt != nil && f.alt[k] != nil {
+				// A value the other side of an event explains better.
+				if a := f.alt[k][i]; a.ok && math.Abs(a.y-v) < math.Abs(r) {
+					r, dy = a.y-v, a.d
+					f.across++
+				}
+			}
 			phi += 0.5 * w * r * r
 			sw := math.Sqrt(w)
 			jr := make([]float64, np)
 			for j := 0; j < np; j++ {
-				dy := res.D[row][k*np+j]
-				f.grad[j] += w * r * dy
-				jr[j] = sw * dy
+				f.grad[j] += w * r * dy[j]
+				jr[j] = sw * dy[j]
 			}
 			f.J = append(f.J, jr)
 			f.r = append(f.r, sw*r)
 		}
 	}
 	return phi, nil
+}
+
+// wrap prefixes an error of the model's run with "calibrate: ", unless
+// it already names its package (graph: …, node …): one prefix, not a
+// chain of them.
+func wrap(err error) error {
+	msg := err.Error()
+	for _, pre := range []string{"graph: ", "integrators: ", "node ", "calibrate: "} {
+		if strings.HasPrefix(msg, pre) {
+			return err
+		}
+	}
+	return fmt.Errorf("calibrate: %w", err)
 }
 
 // report computes the estimates' standard errors and identifiability at θ
@@ -588,6 +894,12 @@ func (f *fitter) report(th []float64, tol float64) *Result {
 	if res.N > pid {
 		res.Sigma2 = res.Residual / float64(res.N-pid)
 	}
+	// With the noise stated, the weights are 1/σ² and (JᵀWJ)⁻¹ is the
+	// covariance itself; without, the residual variance scales it.
+	scale := res.Sigma2
+	if f.p.Data.Sigma != nil {
+		scale = 1
+	}
 	res.Cov = make([][]float64, np)
 	for j := range res.Cov {
 		res.Cov[j] = make([]float64, np)
@@ -608,7 +920,7 @@ func (f *fitter) report(th []float64, tol float64) *Result {
 		if err := inv.Inverse(&JtJ); err == nil {
 			for a, j := range idx {
 				for b, k := range idx {
-					res.Cov[j][k] = res.Sigma2 * inv.At(a, b)
+					res.Cov[j][k] = scale * inv.At(a, b)
 				}
 			}
 			// The Gauss–Newton step from here.

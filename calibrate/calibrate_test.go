@@ -19,10 +19,14 @@ import (
 
 // ballSim is a ball dropped from 1 m onto a table at 0 with elasticity e
 // and gravity g.
-func ballSim(t testing.TB, e, g float64) *graph.Sim {
+func ballSim(t testing.TB, e, g float64) *graph.Sim { return ballSimAt(t, 1, e, g) }
+
+// ballSimAt is a ball dropped from h0 onto a table at 0 with elasticity e
+// and gravity g.
+func ballSimAt(t testing.TB, h0, e, g float64) *graph.Sim {
 	t.Helper()
 	p := ball.DefaultParams()
-	p.InitialPosition, p.Elasticity, p.Gravity = 1, e, g
+	p.InitialPosition, p.Elasticity, p.Gravity = h0, e, g
 	b, err := ball.New(p)
 	if err != nil {
 		t.Fatal(err)

@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/calibrate"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/textio"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
@@ -144,13 +148,7 @@ func userErrors(t *testing.T) map[string]string {
 	add("method", err)
 
 	// Sensitivities of a co-simulation run, and of a Sim that has run.
-	b, _ = ball.New(ball.DefaultParams())
-	tb, _ = table.New(table.DefaultParams())
-	g = graph.New()
-	g.Add("ball", b)
-	g.Add("table", tb)
-	g.Connect("table.position", "ball.table_position")
-	s, _ = g.Build()
+	s = ballOnTable()
 	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, CoSimulation: true})
 	add("sens-cosim", err)
 	s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1})
@@ -231,7 +229,70 @@ func userErrors(t *testing.T) map[string]string {
 		return nil
 	})})
 	add("observer", err)
+
+	// A lookup table naming its value column twice, and one with a
+	// hexadecimal time.
+	dir := t.TempDir()
+	lookup := func(csv string) error {
+		os.WriteFile(filepath.Join(dir, "t.csv"), []byte(csv), 0o644)
+		os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"nodes": [{"name": "f", "type": "lookup", "params": {"file": "t.csv", "column": "force"}}], "run": {"dt": 0.1, "end": 1}}`), 0o644)
+		_, err := scene.LoadFile(filepath.Join(dir, "s.json"), nodes.Registry())
+		if err == nil {
+			return nil
+		}
+		// From the line on: the path before it is the test's temporary one.
+		msg := err.Error()
+		return errors.New(msg[strings.Index(msg, "line "):])
+	}
+	add("lookup twice", lookup("time,force,force\n0,1,2\n"))
+	add("hexadecimal", lookup("time,force\n0,1\n0x10,2\n"))
+
+	// A misspelt connector body; tolerances below the floor.
+	_, err = scene.Load(strings.NewReader(`{"nodes": [{"name": "mass", "type": "masspoint"}], "connectors": [{"name": "s", "type": "springdamper", "bodies": ["ground", "mas"]}], "run": {"dt": 0.01, "end": 1}}`), nodes.Registry())
+	add("connector body", err)
+	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"mode": "monolithic", "dt": 0.01, "end": 1, "integrator": {"method": "dormand-prince", "adaptive": true, "rtol": 1e-300, "atol": 1e-300}}}`))
+	add("tolerances", err)
+
+	// Fit data: a column twice, a digit separator, too few values, both
+	// weights and noise; the size limit.
+	_, err = calibrate.ReadCSV(strings.NewReader("t,ball.position,ball.position\n0,1,1\n"))
+	add("data twice", err)
+	_, err = calibrate.ReadCSV(strings.NewReader("t,ball.position\n0,1_0\n"))
+	add("digit separator", err)
+	s = ballOnTable()
+	d := &calibrate.Data{Times: []float64{0.3}, Columns: []string{"ball.position", "ball.velocity"}, Values: [][]float64{{0.5, -2.9}}}
+	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.gravity"}, {Name: "ball.initial_velocity"}}, Data: d}, nil)
+	add("too few values", err)
+	d = &calibrate.Data{Times: []float64{0.3, 0.4}, Columns: []string{"ball.position"}, Values: [][]float64{{0.5}, {0.4}}, Weights: []float64{1}, Sigma: []float64{1}}
+	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.gravity"}}, Data: d}, nil)
+	add("weights and sigma", err)
+	d = &calibrate.Data{Times: []float64{0.3, 0.4}, Columns: []string{"ball.nope"}, Values: [][]float64{{0.5}, {0.4}}}
+	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.gravity"}}, Data: d}, nil)
+	add("unknown column", err)
+	add("too large", fmt.Errorf("/dev/zero: calibrate: data header: %w", &textio.TooLargeError{What: "the data", Limit: calibrate.MaxDataBytes}))
+
+	// A recording beyond its memory limit.
+	mp, _ = masspoint.New(masspoint.DefaultParams())
+	mp2, _ := masspoint.New(masspoint.DefaultParams())
+	g = graph.New()
+	g.Add("m1", mp)
+	g.Add("m2", mp2)
+	s, _ = g.Build()
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1000, Record: []string{"m1.position[0]"}, RecordLimit: 1000})
+	add("record limit", err)
 	return msgs
+}
+
+// ballOnTable is a default ball above a default table.
+func ballOnTable() *graph.Sim {
+	b, _ := ball.New(ball.DefaultParams())
+	tb, _ := table.New(table.DefaultParams())
+	g := graph.New()
+	g.Add("ball", b)
+	g.Add("table", tb)
+	g.Connect("table.position", "ball.table_position")
+	s, _ := g.Build()
+	return s
 }
 
 // echo copies input "in" to output "out" (feedthrough when ft); without

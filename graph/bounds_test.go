@@ -27,14 +27,14 @@ func TestSettingsValidation(t *testing.T) {
 		{"End NaN", graph.Settings{Dt: 0.01, End: math.NaN()}, "must be finite"},
 		{"End 1e300 with Record", graph.Settings{Dt: 0.01, End: 1e300, Record: rec}, "more than MaxSteps"},
 		{"End 1e300 without Record", graph.Settings{Dt: 0.01, End: 1e300}, "more than MaxSteps"},
-		{"Steps 1<<40 with Record", graph.Settings{Dt: 0.01, Steps: 1 << 40, Record: rec}, "1099511627777 rows of 2 values would need 40.0 TiB"},
+		{"Steps 1<<40 with Record", graph.Settings{Dt: 0.01, Steps: 1 << 40, Record: rec}, "1099511627777 rows of 2 values would need 128.0 TiB"},
 		{"Steps beyond 2^53", graph.Settings{Dt: 0.01, Steps: 1<<53 + 1}, "more than MaxSteps"},
 		{"negative Every", graph.Settings{Dt: 0.01, Steps: 1, Every: -1, Record: rec}, "Settings.Every = -1 is negative"},
 		{"negative Workers", graph.Settings{Dt: 0.01, Steps: 1, Workers: -2}, "Settings.Workers = -2 is negative"},
 		{"negative Grain", graph.Settings{Dt: 0.01, Steps: 1, Grain: -3}, "Settings.Grain = -3 is negative"},
 		{"negative RecordLimit", graph.Settings{Dt: 0.01, Steps: 1, RecordLimit: -1, Record: rec}, "RecordLimit = -1 is negative"},
 		{"StreamOnly without RecordTo", graph.Settings{Dt: 0.01, Steps: 1, StreamOnly: true, Record: rec}, "StreamOnly needs Settings.RecordTo"},
-		{"over a small RecordLimit", graph.Settings{Dt: 0.01, Steps: 1000, Record: rec, RecordLimit: 1000}, "recording 1001 rows of 2 values would need 39.1 KiB of memory, more than the limit of 1000 B"},
+		{"over a small RecordLimit", graph.Settings{Dt: 0.01, Steps: 1000, Record: rec, RecordLimit: 1000}, "recording 1001 rows of 2 values would need 132.9 KiB of memory, more than the limit of 1000 B"},
 	}
 	m, err := integrators.ByName(integrators.MethodRK4)
 	if err != nil {
@@ -94,11 +94,12 @@ func TestRecorderGrowsAsRowsArrive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2e8 rows of 2 values: 9.7 GB preallocated before this change; it
-	// fits a 12 GiB limit, so only the growth keeps it small.
+	// 2e8 rows of 2 values: 9.7 GB preallocated before this change; its
+	// estimate (23.8 GiB) fits a 32 GiB limit, so only the growth keeps
+	// it small.
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	set := graph.Settings{Dt: 1e-3, Steps: 2e8, Record: []string{"m1.x"}, RecordLimit: 12 << 30,
+	set := graph.Settings{Dt: 1e-3, Steps: 2e8, Record: []string{"m1.x"}, RecordLimit: 32 << 30,
 		RecordTo: writerFunc(func(p []byte) (int, error) {
 			n++
 			if n == 3 {

@@ -267,9 +267,12 @@
 // non-finite time. Recorded rows are stored as they arrive (storage
 // chunks doubling up to 65 536 rows), never preallocated for the whole
 // run, and a recording whose rows could need more than
-// Settings.RecordLimit bytes ([DefaultRecordLimit]: half of GOMEMLIMIT,
-// at most 4 GiB) is refused up front with the row count and the memory
-// it would need. Settings.RecordTo streams every row as CSV as it is
+// Settings.RecordLimit bytes ([DefaultRecordLimit]: half of the least of
+// GOMEMLIMIT, RLIMIT_AS, the cgroup's free memory and MemAvailable) is
+// refused up front, before the first step, with the row count, the
+// memory it would need (the values, the growth of the History's slices
+// and the garbage collector's headroom: the peak, not the live size) and
+// where the limit comes from. Settings.RecordTo streams every row as CSV as it is
 // recorded (flushed when the run returns, also on an error or
 // cancellation), and with StreamOnly keeps none in memory. Cancellation
 // is checked between steps and, inside a step, between the iterations of

@@ -44,3 +44,7 @@ func (s *Sim) BoundFamilies() int {
 	s.limiters()
 	return len(s.limFams)
 }
+
+// RecordBytes is the memory estimate of a recording kept in memory
+// (recordBytes).
+func RecordBytes(rows, width int) float64 { return recordBytes(rows, width) }

@@ -4,8 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
-	"runtime/debug"
+	"os"
 	"strconv"
 )
 
@@ -55,35 +54,78 @@ func (h *History) WriteCSV(w io.Writer) error {
 }
 
 // DefaultRecordLimit returns the default Settings.RecordLimit: half of
-// the Go memory limit (runtime/debug.SetMemoryLimit, the GOMEMLIMIT
-// environment variable) when one is set, and 4 GiB otherwise, whichever is
-// smaller. Half, because the rest of the process (the graph, the output
-// file's formatting, the plot) needs memory too, and because a
-// grown slice may briefly need twice its size.
+// the least of the memory bounds the process has — the Go memory limit
+// (GOMEMLIMIT), the address-space rlimit (RLIMIT_AS) minus the address
+// space in use, the free memory of its cgroup (memory.max or
+// memory.limit_in_bytes, and its parent groups'), and the memory the
+// kernel says is available (/proc/meminfo MemAvailable); 4 GiB where none
+// can be read. Half, because the rest of the process (the graph,
+// formatting the rows, a plot of them) needs memory too. It is read
+// anew at each call: the available memory changes.
 func DefaultRecordLimit() int64 {
-	limit := int64(4 << 30)
-	if m := debug.SetMemoryLimit(-1); m > 0 && m < math.MaxInt64 {
-		limit = min(limit, m/2)
-	}
-	return limit
+	n, _ := processMemoryLimit()
+	return n
 }
 
-// rowBytes is the memory one kept row of width values needs: the values,
-// the time and the row's slice header.
-func rowBytes(width int) float64 { return float64(8*width + 8 + 24) }
+// recordBytes is the memory a recording of rows rows of width values
+// may hold at its peak when its rows are kept, measured against the
+// process's peak resident memory (TestRecordBytesCoversPeak). Per row:
+//
+//   - live: the values (8·width bytes, in storage chunks that are never
+//     copied, the last of which may be up to maxChunkRows rows larger than
+//     needed), and the History's Times and Rows slices (8 + 24 bytes a
+//     row) at up to 1.25 times their length, Go's growth factor for large
+//     slices;
+//   - garbage: each growth of Times and Rows leaves the old arrays behind,
+//     and the garbage collector lets the heap grow by GOGC percent (100
+//     by default) of the live heap before it collects;
+//   - a growth holds the old and the new arrays at once: 32 bytes a row
+//     more.
+//
+// So peak = (1 + GOGC/100)·live + 32 a row. Measured peaks (VmHWM, go1.26,
+// linux/amd64, 1e6 to 3e7 rows): 100 to 122 bytes a row for 2 values
+// (estimate 144), 169 for 10 (estimate 272), and 130 for 2 values at
+// 6e7 rows. The estimate is never below them.
+func recordBytes(rows, width int) float64 {
+	live := float64(8*width) + 1.25*32
+	peak := (1+gcHeadroom())*live + 32
+	return float64(rows)*peak + float64(min(rows, maxChunkRows))*float64(8*width)
+}
+
+// gcHeadroom is GOGC/100: how far past the live heap the garbage
+// collector lets the heap grow (GOGC unset: 1; "off": 4, the most the
+// growth of Times and Rows can leave behind relative to their size).
+func gcHeadroom() float64 {
+	switch v := os.Getenv("GOGC"); v {
+	case "":
+		return 1
+	case "off":
+		return 4
+	default:
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 0 {
+			return 1
+		}
+		return float64(p) / 100
+	}
+}
 
 // checkRecordBudget refuses a recording of rows rows of width values
-// whose memory would exceed limit (0: DefaultRecordLimit()).
+// whose memory (recordBytes) would exceed limit (0: DefaultRecordLimit()),
+// before anything is computed.
 func checkRecordBudget(rows, width int, limit int64) error {
+	how := "Settings.RecordLimit"
 	if limit == 0 {
-		limit = DefaultRecordLimit()
+		var src string
+		limit, src = processMemoryLimit()
+		how = "the default Settings.RecordLimit: " + src
 	}
-	need := float64(rows) * rowBytes(width)
+	need := recordBytes(rows, width)
 	if need <= float64(limit) {
 		return nil
 	}
-	return fmt.Errorf("graph: recording %d rows of %d values would need %s of memory, more than the limit of %s (Settings.RecordLimit; by default half of GOMEMLIMIT, at most 4 GiB): record less often (Every), fewer fields or a shorter run, or stream the rows to a file (Settings.RecordTo with StreamOnly)",
-		rows, width+1, formatBytes(need), formatBytes(float64(limit)))
+	return fmt.Errorf("graph: recording %d rows of %d values would need %s of memory, more than the limit of %s (%s): record less often (Every), fewer fields or a shorter run, or stream the rows to a file (Settings.RecordTo with StreamOnly)",
+		rows, width+1, formatBytes(need), formatBytes(float64(limit)), how)
 }
 
 // formatBytes writes a byte count with a binary prefix, "1.5 GiB".

@@ -265,6 +265,14 @@ func splitField(f string) (nn, fn string, comp int, err error) {
 // those a program registered (integrators.Register).
 func methodNames() []string { return integrators.Names() }
 
+// minRTol and minATol are the least tolerances an adaptive run accepts:
+// 10·ε relative, and an absolute one whose inverse, times a derivative
+// or an error of ordinary size, stays far from overflowing.
+const (
+	minRTol = 10 * 0x1p-52
+	minATol = 1e-100
+)
+
 // check validates the integrator settings; path is where they are.
 func (in *Integrator) check(path string) []error {
 	var errs []error
@@ -311,10 +319,16 @@ func (in *Integrator) check(path string) []error {
 		if v.x == 0 {
 			continue
 		}
-		if !in.Adaptive {
+		switch {
+		case !in.Adaptive:
 			bad(v.name, "is a setting of the adaptive integrator; set \"adaptive\": true (with %s) or remove it", integrators.MethodDormandPrince)
-		} else if !(v.x > 0) || math.IsInf(v.x, 0) {
+		case !(v.x > 0) || math.IsInf(v.x, 0):
 			bad(v.name, "%v must be finite and positive", v.x)
+		case v.name == ".rtol" && v.x < minRTol:
+			// Hairer's DOPRI5 refuses rtol ≤ 10·ε likewise.
+			bad(v.name, "%v is below 10·ε = %.2g: no double-precision step can be that accurate relative to the state", v.x, minRTol)
+		case v.name == ".atol" && v.x < minATol:
+			bad(v.name, "%v is below %g: the scaled error of a step (its size over atol) overflows, and the first step comes out 0 or NaN", v.x, minATol)
 		}
 	}
 	if in.MaxSteps != 0 && !in.Adaptive {

@@ -3,6 +3,7 @@ package scene
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -119,7 +120,7 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 			} else {
 				p += ".params"
 			}
-			errs = append(errs, &Error{Path: p, Err: err})
+			errs = append(errs, atPath(p, err)...)
 			failed[n.Name] = true
 			continue
 		}
@@ -137,9 +138,17 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 			failed[cn.Name] = true
 			continue
 		}
+		// A body the scene does not have is named against the scene's
+		// nodes (the graph holds only those that built).
+		if k := slices.IndexFunc(cn.Bodies, func(b string) bool { _, ok := byName[b]; return b != Ground && !ok }); k >= 0 && len(cn.Bodies) == 2 {
+			errs = append(errs, &Error{Path: fmt.Sprintf("%s.bodies[%d]", p, k), Err: &node.EndError{Type: cn.Type, Connector: cn.Name, End: k,
+				Err: fmt.Errorf("no node %q in the scene%s", cn.Bodies[k], node.DidYouMean(cn.Bodies[k], sceneNodes(sc)))}})
+			failed[cn.Name] = true
+			continue
+		}
 		before := g.NumEdges()
 		if err := connect(g, reg, cn, params[len(sc.Nodes)+i]); err != nil {
-			errs = append(errs, &Error{Path: p + err.path, Err: err.err})
+			errs = append(errs, atPath(p+err.path, err.err)...)
 			failed[cn.Name] = true
 			continue
 		}
@@ -214,6 +223,30 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 		}
 	}
 	return b, b.origins, errs
+}
+
+// atPath returns err as scene Errors at path: one for each error a joined
+// error holds (every parameter problem of a node), so that each line of
+// the report names its place.
+func atPath(path string, err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{&Error{Path: path, Err: err}}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, atPath(path, e)...)
+	}
+	return out
+}
+
+// sceneNodes are the names of the scene's nodes.
+func sceneNodes(sc *Scene) []string {
+	names := make([]string, len(sc.Nodes))
+	for i, n := range sc.Nodes {
+		names[i] = n.Name
+	}
+	return names
 }
 
 // recordable reports whether component comp (-1: all) of the state field
@@ -305,7 +338,7 @@ func (sc *Scene) Compile(reg *node.Registry, overrides map[string]any) (*graph.S
 func (sc *Scene) compile(reg *node.Registry, overrides map[string]any, c checked) (*graph.Sim, []origin, []error) {
 	b, origins, errs := sc.build(reg, overrides, c)
 	if len(b.g.Names()) == 0 {
-		return nil, origins, errs
+		return nil, origins, sc.relabel(errs)
 	}
 	sim, err := b.g.Build()
 	if err != nil {
@@ -323,17 +356,23 @@ func (sc *Scene) compile(reg *node.Registry, overrides map[string]any, c checked
 		}
 	}
 	if len(errs) > 0 || len(c.errs) > 0 {
-		for i, e := range errs {
-			if j := relabelSets(e, sc.SetBy); j != nil {
-				if u, ok := j.(interface{ Unwrap() []error }); ok && len(u.Unwrap()) == 1 {
-					j = u.Unwrap()[0]
-				}
-				errs[i] = j
-			}
-		}
-		return nil, origins, errs
+		return nil, origins, sc.relabel(errs)
 	}
 	return sim, origins, nil
+}
+
+// relabel names the --set flags (Scene.SetBy) in the problems they caused
+// (relabelSets).
+func (sc *Scene) relabel(errs []error) []error {
+	for i, e := range errs {
+		if j := relabelSets(e, sc.SetBy); j != nil {
+			if u, ok := j.(interface{ Unwrap() []error }); ok && len(u.Unwrap()) == 1 {
+				j = u.Unwrap()[0]
+			}
+			errs[i] = j
+		}
+	}
+	return errs
 }
 
 // locateProblem finds the place in the scene of a graph build problem.

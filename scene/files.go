@@ -11,12 +11,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cosimgo/cosim/internal/textio"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/source"
 )
 
-// MaxTableBytes is the largest CSV file a lookup node may name; a table
-// also has at most source.MaxRows rows.
+// MaxTableBytes is the largest CSV file a lookup node may name, enforced
+// while it is read; a table also has at most source.MaxRows rows.
 const MaxTableBytes = 16 << 20
 
 // ErrTableFile is wrapped by every error about a lookup node's CSV file:
@@ -30,7 +31,7 @@ type table struct {
 
 // LoadFile reads the scene file at path as Load does, with the CSV files
 // of lookup nodes ("file" parameter) resolved against the scene file's
-// directory.
+// directory (see fileDir).
 func LoadFile(path string, reg *node.Registry) (*Scene, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -41,7 +42,7 @@ func LoadFile(path string, reg *node.Registry) (*Scene, error) {
 	if sc == nil {
 		return nil, err
 	}
-	sc.Dir = filepath.Dir(path)
+	sc.Dir = fileDir(f, path)
 	var errs []error
 	if err != nil {
 		errs = c.errs
@@ -57,7 +58,8 @@ func LoadFile(path string, reg *node.Registry) (*Scene, error) {
 }
 
 // DecodeFile reads the scene file at path as Decode does; Build and
-// Compile resolve its lookup nodes' CSV files against its directory.
+// Compile resolve its lookup nodes' CSV files against its directory (see
+// fileDir).
 func DecodeFile(path string) (*Scene, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -66,9 +68,24 @@ func DecodeFile(path string) (*Scene, error) {
 	defer f.Close()
 	sc, err := Decode(f)
 	if sc != nil {
-		sc.Dir = filepath.Dir(path)
+		sc.Dir = fileDir(f, path)
 	}
 	return sc, err
+}
+
+// fileDir is the directory relative paths of the scene file f (opened
+// from path) resolve against: the file's directory, except for a scene
+// read from standard input, a pipe or a device (/dev/stdin, /dev/fd/3, a
+// shell's <(…), /proc/self/fd/0), whose directory holds nothing of the
+// user's: "", the working directory, then.
+func fileDir(f *os.File, path string) string {
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil && (strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/")) {
+		return ""
+	}
+	return filepath.Dir(path)
 }
 
 // resolveTable replaces the scene-only parameters "file", "column" and
@@ -111,18 +128,24 @@ func resolveTable(dir, typ string, params map[string]any) error {
 }
 
 // readTable reads a time column (tcol, or the first column when empty)
-// and a value column from a CSV file with a header row. Lines are
-// numbered as in the file (the header is line 1).
+// and a value column from a CSV file with a header row, at most
+// MaxTableBytes bytes (enforced while reading: a device or pipe that
+// never ends is cut off at the limit).
 func readTable(path, tcol, col string) (table, error) {
-	f, err := os.Open(path)
+	f, err := textio.Open(path, MaxTableBytes, "the file")
 	if err != nil {
 		return table{}, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > MaxTableBytes {
-		return table{}, fmt.Errorf("the file has %d bytes, more than the limit of %d", fi.Size(), MaxTableBytes)
-	}
-	r := csv.NewReader(io.LimitReader(f, MaxTableBytes+1))
+	return parseTable(f, tcol, col)
+}
+
+// parseTable reads the table of readTable from r. Lines are numbered as
+// in the file (the header is line 1). Numbers have textio.ParseNumber's
+// syntax; the time and value columns must each appear once in the
+// header.
+func parseTable(rd io.Reader, tcol, col string) (table, error) {
+	r := csv.NewReader(rd)
 	r.TrimLeadingSpace = true
 	r.ReuseRecord = true
 	r.Comment = '#'
@@ -147,29 +170,33 @@ func readTable(path, tcol, col string) (table, error) {
 	if vi < 0 {
 		return table{}, fmt.Errorf("no column %q; the columns are %s%s", col, strings.Join(header, ", "), node.DidYouMean(col, header))
 	}
+	for _, c := range []int{ti, vi} {
+		if j := slices.Index(header[c+1:], header[c]); j >= 0 {
+			return table{}, fmt.Errorf("line 1: column %q is named twice (columns %d and %d): which one is meant is ambiguous; rename one", header[c], c+1, c+j+2)
+		}
+	}
 	var t table
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
-			return table{}, err
+			return table{}, err // a *csv.ParseError, with its line
 		}
+		line, _ := r.FieldPos(0)
 		if len(t.times) >= source.MaxRows {
 			return table{}, fmt.Errorf("line %d: more than %d rows", line, source.MaxRows)
 		}
 		var row [2]float64
 		for k, c := range [2]int{ti, vi} {
 			s := strings.TrimSpace(rec[c])
-			x, perr := strconv.ParseFloat(s, 64)
-			if perr != nil || x-x != 0 {
-				why := "is not a number"
-				if perr == nil {
-					why = "is not finite"
-				}
-				return table{}, fmt.Errorf("line %d, column %q: %q %s", line, header[c], s, why)
+			x, perr := textio.ParseNumber(s)
+			if perr != nil {
+				return table{}, fmt.Errorf("line %d, column %q: %w", line, header[c], perr)
+			}
+			if x-x != 0 {
+				return table{}, fmt.Errorf("line %d, column %q: %q is not finite", line, header[c], s)
 			}
 			row[k] = x
 		}

@@ -106,12 +106,27 @@ func TestLookupCSVErrors(t *testing.T) {
 		{"time,force\n0,1\n1,x\n", `"x" is not a number`},
 		{"time,forse\n0,1\n", `no column "force"; the columns are time, forse (did you mean "forse"?)`},
 		{"time,force\n", "no data rows"},
+		// One number syntax everywhere (textio.ParseNumber): no digit
+		// separators, no hexadecimal.
+		{"time,force\n0,1\n1,1_0\n", `line 3, column "force": "1_0" is not a number: digit separators`},
+		{"time,force\n0,1\n0x10,2\n", `line 3, column "time": "0x10" is not a number: hexadecimal`},
+		// A column named twice is ambiguous, not the first one silently.
+		{"time,force,force\n0,1,2\n", `line 1: column "force" is named twice (columns 2 and 3)`},
+		{"time,force,time\n0,1,2\n", `line 1: column "time" is named twice (columns 1 and 3)`},
 	} {
 		sc := lookupScene
 		p := writeScene(t, sc, c.csv)
 		_, err := scene.LoadFile(p, reg)
 		if err == nil || !errors.Is(err, scene.ErrTableFile) || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "nodes[1].params.file") {
 			t.Errorf("csv %q: %v; want an error at nodes[1].params.file mentioning %q", c.csv, err, c.msg)
+		}
+	}
+	// A file that never ends is cut off at the limit while it is read.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		p := writeScene(t, strings.Replace(lookupScene, "data/thrust.csv", "/dev/zero", 1), "")
+		_, err := scene.LoadFile(p, reg)
+		if err == nil || !strings.Contains(err.Error(), "the file is larger than its limit of 16 MiB") {
+			t.Errorf("/dev/zero: %v", err)
 		}
 	}
 	// A file with inline values as well is ambiguous.

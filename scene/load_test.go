@@ -101,7 +101,7 @@ func TestEveryProblemAtOnce(t *testing.T) {
 		`run.workers: -2 is negative`,
 		`nodes[0].params: masspoint: parameter "mass" = -1 is out of range`,
 		`edges[2]: table.postion -> ball.table_position: unknown field`,
-		`connectors[1].bodies[1]: springdamper: connector "s2": body 1: no node "bal" in the graph (did you mean "ball"?)`,
+		`connectors[1].bodies[1]: springdamper: connector "s2": body 1: no node "bal" in the scene (did you mean "ball"?)`,
 		`record.fields[0]: "ball.nope": node "ball" (ball) has no state field or output "nope"`,
 	}
 	reg := nodes.Registry()

@@ -45,8 +45,9 @@ type Scene struct {
 
 	// Dir is the directory the CSV files of lookup nodes ("file") are
 	// read from when relative: the scene file's, as LoadFile and
-	// DecodeFile set it; empty means the working directory. It is not
-	// part of the file.
+	// DecodeFile set it (the working directory for a scene read from
+	// standard input or a pipe); empty means the working directory. It
+	// is not part of the file.
 	Dir string `json:"-"`
 
 	// SetBy maps the paths Scene.With set ("run.dt",
@@ -211,7 +212,8 @@ type Integrator struct {
 type Coupling struct {
 	// Scheme is a name of coupling.Names: "jacobi", "gauss-seidel",
 	// "iterative", or an acceleration ("relaxation", "aitken",
-	// "iqn-ils") meaning "iterative" with it.
+	// "iqn-ils") meaning "iterative" with it. Empty means "jacobi", the
+	// default, as for no coupling section.
 	Scheme string `json:"scheme"`
 	// Acceleration of the iterative scheme: "relaxation", "aitken" or
 	// "iqn-ils".

@@ -85,7 +85,11 @@ func parsed[T any](parse func(string) (T, error), s string) T {
 // by coupling.Strategy.Validate (node names are checked when a run
 // starts).
 func (c *Coupling) Strategy() (*coupling.Strategy, error) {
-	st, err := coupling.ByName(c.Scheme)
+	scheme := c.Scheme
+	if scheme == "" {
+		scheme = string(coupling.Jacobi) // the default, as for no coupling section
+	}
+	st, err := coupling.ByName(scheme)
 	if err != nil {
 		return nil, err
 	}

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/source"
 )
 
 // This file applies --set overrides to a scene (Scene.With) and names the
@@ -154,7 +157,11 @@ func setPath(m map[string]any, key string, v any) (string, error) {
 			}
 			cur = next
 		}
-		cur[parts[len(parts)-1]] = v
+		if v == nil {
+			delete(cur, parts[len(parts)-1]) // null: back to the default
+		} else {
+			cur[parts[len(parts)-1]] = v
+		}
 		return key, nil
 	}
 	var names []string
@@ -168,7 +175,11 @@ func setPath(m map[string]any, key string, v any) (string, error) {
 					ps = map[string]any{}
 					obj["params"] = ps
 				}
-				ps[rest] = v
+				if v == nil {
+					delete(ps, rest) // null: back to the default
+				} else {
+					ps[rest] = v
+				}
 				return fmt.Sprintf("%s[%d].params.%s", sec, i, rest), nil
 			}
 			if n, ok := obj["name"].(string); ok {
@@ -179,9 +190,11 @@ func setPath(m map[string]any, key string, v any) (string, error) {
 	return "", fmt.Errorf("no node or connector %q in the scene%s", head, node.DidYouMean(head, names))
 }
 
-// ParseValue reads a command-line value: JSON (a number, true, false, a
-// list such as [0,-9.81,0], a quoted string) or else the text itself as a
-// string, so --set run.mode=monolithic needs no quotes.
+// ParseValue reads a command-line value: JSON (a number, true, false,
+// null, a list such as [0,-9.81,0], a quoted string) or else the text
+// itself as a string, so --set run.mode=monolithic needs no quotes. null
+// is nil, which With reads as "remove the setting": the default applies
+// (--set run.coupling=null takes a scene's coupling out).
 func ParseValue(text string) any {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
@@ -193,7 +206,101 @@ func ParseValue(text string) any {
 		return normalize(m)
 	}
 	if v == nil {
-		return text
+		return nil
 	}
 	return normalize(v)
+}
+
+// tableParams are the scene-only parameters of a lookup node, which name
+// its CSV file (resolveTable).
+var tableParams = []string{"file", "column", "time_column"}
+
+// CheckKey checks, without a value, that key names something With can
+// set: a parameter of a node or connector of the scene ("ball.elasticity",
+// an alias, or a lookup node's "file", "column", "time_column"), or a
+// field of the run or record section ("run.dt", "run.coupling.omega").
+// Tools that set the same key to many values (a sweep) check it once,
+// before the first run, instead of failing every run alike.
+func (sc *Scene) CheckKey(key string, reg *node.Registry) error {
+	head, rest, ok := strings.Cut(key, ".")
+	if !ok || head == "" || rest == "" {
+		return fmt.Errorf("%q: write node.param, or run.field / record.field", key)
+	}
+	switch head {
+	case "run":
+		return checkField(reflect.TypeFor[Run](), "run", rest)
+	case "record":
+		return checkField(reflect.TypeFor[Record](), "record", rest)
+	}
+	typ, found := "", false
+	var names []string
+	for _, n := range sc.Nodes {
+		if n.Name == head {
+			typ, found = n.Type, true
+		}
+		names = append(names, n.Name)
+	}
+	for _, c := range sc.Connectors {
+		if c.Name == head {
+			typ, found = c.Type, true
+		}
+		names = append(names, c.Name)
+	}
+	if !found {
+		return fmt.Errorf("%s: no node or connector %q in the scene%s", key, head, node.DidYouMean(head, names))
+	}
+	spec, err := reg.Spec(typ)
+	if err != nil {
+		return nil // the scene's own error, reported when it is built
+	}
+	var params []string
+	for _, p := range spec.Params {
+		params = append(params, p.Name)
+		params = append(params, p.Aliases...)
+	}
+	if typ == source.LookupName {
+		params = append(params, tableParams...)
+		slices.Sort(params)
+		params = slices.Compact(params)
+	}
+	if !slices.Contains(params, rest) {
+		return fmt.Errorf("%s: %s (%s) has no parameter %q%s", key, head, typ, rest, node.DidYouMean(rest, params))
+	}
+	return nil
+}
+
+// checkField checks that the dotted path names a field of the JSON form
+// of t (a struct, or a pointer to one); a map's keys are not checked.
+func checkField(t reflect.Type, at, path string) error {
+	for path != "" {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() == reflect.Map {
+			return nil
+		}
+		part, rest, _ := strings.Cut(path, ".")
+		var names []string
+		var next reflect.Type
+		if t.Kind() == reflect.Struct {
+			for i := range t.NumField() {
+				name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+				if name == "" || name == "-" {
+					continue
+				}
+				names = append(names, name)
+				if name == part {
+					next = t.Field(i).Type
+				}
+			}
+		}
+		if next == nil {
+			if len(names) == 0 {
+				return fmt.Errorf("%s.%s: %s is a value, not a section", at, path, at)
+			}
+			return fmt.Errorf("%s.%s: %s has no field %q%s", at, path, at, part, node.DidYouMean(part, names))
+		}
+		t, at, path = next, at+"."+part, rest
+	}
+	return nil
 }

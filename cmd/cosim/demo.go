@@ -34,6 +34,12 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputPath("-o", *out); err != nil {
 		return err
 	}
+	if f, err := historyFormat("", *out); err != nil || f != "csv" {
+		return usagef("-o %s: the demo writes its history as CSV: name the file .csv", *out)
+	}
+	if err := prepareOutputs(stderr, nil, []namedPath{{"-o", *out}}); err != nil {
+		return err
+	}
 	sc, err := scene.Decode(bytes.NewReader(demoScene))
 	if err != nil {
 		return err

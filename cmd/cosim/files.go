@@ -10,8 +10,9 @@ import (
 	"strings"
 )
 
-// writeAtomic writes path through a temporary file in its directory and a
-// rename, so readers see the old file or the whole new one. A symbolic
+// writeAtomic writes path through a temporary file in its directory (see
+// tmpPattern) and a rename, so readers see the old file or the whole new
+// one. A symbolic
 // link is written through (its target is replaced); a path that is not a
 // regular file (/dev/null, a FIFO, /dev/stdout) is written in place, since
 // renaming over it would replace the device or pipe with a file.
@@ -34,7 +35,7 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	f, err := os.CreateTemp(dir, tmpPattern(name))
 	if err != nil {
 		return err
 	}
@@ -138,7 +139,7 @@ func createStream(path string) (*streamOut, error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	f, err := os.CreateTemp(dir, tmpPattern(name))
 	if err != nil {
 		return nil, err
 	}

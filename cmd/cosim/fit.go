@@ -3,34 +3,37 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"strconv"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/cosimgo/cosim/calibrate"
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/textio"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
 
-const fitArgs = "SCENE --data FILE.csv --free NODE.PARAM[=START][:LO:HI]… [--weight FIELD=W]… [--method bfgs|lbfgs] [--json] [-o FITTED.json] [--monolithic] [--set NODE.PARAM=VALUE]…"
+const fitArgs = "SCENE --data FILE.csv --free NODE.PARAM[=START][:LO:HI]… [--noise FIELD=SIGMA]… [--weight FIELD=W]… [--method bfgs|lbfgs] [--json] [-o FITTED.json [--accept-unconverged]] [--monolithic] [--set NODE.PARAM=VALUE]…"
 
 // cmdFit fits free parameters of a scene to data (calibrate.Fit).
 func cmdFit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("fit", fitArgs, stderr)
 	data := fs.String("data", "", "measured data, CSV with a header t,FIELD,… (FIELD as recorded: ball.position, mass.position[0]); empty cells are missing")
-	var free, weights, sets stringList
+	var free, weights, noise, sets stringList
 	fs.Var(&free, "free", "a parameter to fit, `NODE.PARAM[=START][:LO:HI]` (repeatable, required); START defaults to the scene's value; LO or HI may be empty or ±inf")
-	fs.Var(&weights, "weight", "the weight of a data column, `FIELD=W` (repeatable; default 1; 1/σ² for noise σ)")
+	fs.Var(&noise, "noise", "the measurement noise of a data column, `FIELD=SIGMA` (a standard deviation in its units; repeatable): the standard errors follow from it, and a residual it does not explain is not converged. Give it for every column, or none")
+	fs.Var(&weights, "weight", "the weight of a data column, `FIELD=W` (repeatable; default 1; 1/σ² for noise σ; 0 drops the column)")
 	method := fs.String("method", "bfgs", "the optimizer: bfgs or lbfgs (gonum optimize)")
-	asJSON := fs.Bool("json", false, "print {\"NODE.PARAM\": {\"value\": …, \"stderr\": …, \"identifiable\": …}, …, \"residual\": …, \"iterations\": …, \"evaluations\": …}")
+	asJSON := fs.Bool("json", false, "print {\"NODE.PARAM\": {\"value\": …, \"stderr\": …, \"identifiable\": …}, …, \"residual\": …, \"iterations\": …, \"evaluations\": …, \"converged\": …, \"warnings\": […]}")
 	fs.Var(&sets, "set", "override a setting, `NODE.PARAM=VALUE` or run.FIELD=VALUE (repeatable)")
-	save := fs.String("o", "", "write the scene with the fitted parameters to `FILE` (JSON)")
+	save := fs.String("o", "", "write the scene with the fitted parameters to `FILE` (JSON), when the fit converged")
+	acceptUnconverged := fs.Bool("accept-unconverged", false, "exit 0 and write -o even when the fit did not converge (the warnings say why)")
 	mono := fs.Bool("monolithic", false, monolithicUsage)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -51,17 +54,23 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := checkOutputPath("-o", *save); err != nil {
+		return err
+	}
 	sc, err := loadScene(pos[0], sets)
 	if err != nil {
+		return err
+	}
+	if err := prepareOutputs(stderr, append(sceneInputs(pos[0], sc), namedPath{"the --data file", *data}), []namedPath{{"-o", *save}}); err != nil {
 		return err
 	}
 	sim, err := sc.Compile(nodes.Registry(), nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	fd, err := os.Open(*data)
+	fd, err := textio.Open(*data, maxFitDataBytes, "the data")
 	if err != nil {
-		return err
+		return fmt.Errorf("--data %s: %w", *data, err)
 	}
 	d, err := calibrate.ReadCSV(fd)
 	fd.Close()
@@ -69,6 +78,9 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", *data, err)
 	}
 	if err := applyWeights(d, weights); err != nil {
+		return err
+	}
+	if err := applyNoise(d, noise); err != nil {
 		return err
 	}
 	opts, err := sensitivityOptions(sc, nil, *mono)
@@ -80,23 +92,50 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", pos[0], err, modeHint(opts))
 	}
-	if *save != "" {
+	saved := *save != "" && (res.Converged || *acceptUnconverged)
+	if saved {
 		if err := saveFitted(sc, sim, params, *save); err != nil {
 			return err
 		}
 	}
-	if *asJSON {
+	if err := printFit(stdout, pos[0], *data, res, *asJSON, saved, *save); err != nil {
+		return err
+	}
+	if res.Converged {
+		return nil
+	}
+	if *acceptUnconverged {
+		fmt.Fprintf(stderr, "cosim fit: warning: the fit did not converge (--accept-unconverged: exit 0): %s\n", strings.Join(res.Warnings, "; "))
+		return nil
+	}
+	msg := "the fit did not converge: " + strings.Join(res.Warnings, "; ")
+	if *save != "" {
+		msg += "; " + *save + " was not written"
+	}
+	return errors.New(msg + " (--accept-unconverged exits 0 and writes -o)")
+}
+
+// printFit prints the result: JSON, or a summary line and a table of the
+// estimates followed by the warnings.
+func printFit(stdout io.Writer, scenePath, dataPath string, res *calibrate.Result, asJSON, saved bool, save string) error {
+	if asJSON {
 		return writeFitJSON(stdout, res)
 	}
 	stop := "converged"
 	if !res.Converged {
-		stop = "NOT converged: a Gauss–Newton step would still move the estimates"
+		stop = "NOT converged"
 	}
 	if res.Stop != "" {
 		stop += "; the optimizer stopped with " + res.Stop
 	}
 	fmt.Fprintf(stdout, "%s fitted to %s: %d values, residual Σw·r² = %s (rms %s), %d iterations, %d evaluations (%s)\n",
-		pos[0], *data, res.N, fmtG(res.Residual), fmtG(res.RMS), res.Iterations, res.Evaluations, stop)
+		scenePath, dataPath, res.N, fmtG(res.Residual), fmtG(res.RMS), res.Iterations, res.Evaluations, stop)
+	if !math.IsNaN(res.PValue) {
+		fmt.Fprintf(stdout, "noise test: χ² upper tail P = %.3g for the stated noise\n", res.PValue)
+	}
+	if len(res.Jumping) > 0 {
+		fmt.Fprintf(stdout, "%s jump at the model's events: values between a model event and the data's jump are compared across it (%d at the estimates)\n", strings.Join(res.Jumping, ", "), res.AcrossEvents)
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PARAMETER\tESTIMATE\tSTD. ERROR\t")
 	for _, e := range res.Params {
@@ -116,8 +155,11 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if *save != "" {
-		fmt.Fprintf(stdout, "scene with the fitted parameters written to %s\n", *save)
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stdout, "warning: %s\n", w)
+	}
+	if saved {
+		fmt.Fprintf(stdout, "scene with the fitted parameters written to %s\n", save)
 	}
 	return nil
 }
@@ -146,7 +188,7 @@ func saveFitted(sc *scene.Scene, sim *graph.Sim, params []calibrate.Param, path 
 	if err != nil {
 		return err
 	}
-	return writeTo(path, nil, fitted.Encode)
+	return writeAtomic(path, fitted.Encode)
 }
 
 // parseFree reads NODE.PARAM[=START][:LO:HI].
@@ -165,7 +207,7 @@ func parseFree(s string) (calibrate.Param, error) {
 		if v == "" {
 			return def, true
 		}
-		x, err := strconv.ParseFloat(v, 64)
+		x, err := textio.ParseNumber(v)
 		return x, err == nil && !math.IsNaN(x)
 	}
 	if hasStart {
@@ -201,7 +243,7 @@ func applyWeights(d *calibrate.Data, ws []string) error {
 	}
 	for _, w := range ws {
 		f, v, ok := strings.Cut(w, "=")
-		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		x, err := textio.ParseNumber(strings.TrimSpace(v))
 		if !ok || err != nil || !(x >= 0) || math.IsInf(x, 0) {
 			return usagef("--weight %q: write FIELD=W with a finite W ≥ 0", w)
 		}
@@ -216,6 +258,40 @@ func applyWeights(d *calibrate.Data, ws []string) error {
 		}
 		d.Weights[k] = x
 	}
+	return nil
+}
+
+// applyNoise sets the data's noise from FIELD=SIGMA flags: every column
+// needs one, except a column --weight drops (weight 0, noise +Inf); any
+// other --weight is refused, since the weight of noise σ is 1/σ².
+func applyNoise(d *calibrate.Data, ns []string) error {
+	if len(ns) == 0 {
+		return nil
+	}
+	d.Sigma = make([]float64, len(d.Columns))
+	for _, n := range ns {
+		f, v, ok := strings.Cut(n, "=")
+		x, err := textio.ParseNumber(strings.TrimSpace(v))
+		if !ok || err != nil || !(x > 0) || math.IsInf(x, 0) {
+			return usagef("--noise %q: write FIELD=SIGMA with a finite SIGMA > 0", n)
+		}
+		k := slices.Index(d.Columns, strings.TrimSpace(f))
+		if k < 0 {
+			return usagef("--noise %q: the data have no column %q (columns: %s)", n, f, strings.Join(d.Columns, ", "))
+		}
+		d.Sigma[k] = x
+	}
+	for k, c := range d.Columns {
+		switch w := 1.0; {
+		case d.Weights != nil && d.Weights[k] == 0:
+			d.Sigma[k] = math.Inf(1) // dropped
+		case d.Weights != nil && d.Weights[k] != w:
+			return usagef("--weight %s=%s and --noise: the weight of noise σ is 1/σ²; give --noise, and --weight only to drop a column (=0)", c, fmtF(d.Weights[k]))
+		case d.Sigma[k] == 0:
+			return usagef("--noise: the column %s has no noise; give --noise for every column (or drop it with --weight %s=0)", c, c)
+		}
+	}
+	d.Weights = nil
 	return nil
 }
 
@@ -243,8 +319,17 @@ func writeFitJSON(w io.Writer, res *calibrate.Result) error {
 		key, _ := json.Marshal(e.Name)
 		fmt.Fprintf(&b, "  %s: {\"value\": %s, \"stderr\": %s, \"identifiable\": %t, \"at_bound\": %t},\n", key, num(e.Value), num(e.StdErr), e.Identifiable, e.AtBound)
 	}
-	fmt.Fprintf(&b, "  \"residual\": %s,\n  \"rms\": %s,\n  \"n\": %d,\n  \"iterations\": %d,\n  \"evaluations\": %d,\n  \"converged\": %t,\n  \"status\": %q\n}\n",
+	strs := func(list []string) string {
+		if list == nil {
+			list = []string{}
+		}
+		out, _ := json.Marshal(list)
+		return string(out)
+	}
+	fmt.Fprintf(&b, "  \"residual\": %s,\n  \"rms\": %s,\n  \"n\": %d,\n  \"iterations\": %d,\n  \"evaluations\": %d,\n  \"converged\": %t,\n  \"status\": %q,\n",
 		num(res.Residual), num(res.RMS), res.N, res.Iterations, res.Evaluations, res.Converged, status(res))
+	fmt.Fprintf(&b, "  \"p_value\": %s,\n  \"jumping\": %s,\n  \"across_events\": %d,\n  \"polished\": %t,\n  \"warnings\": %s\n}\n",
+		num(res.PValue), strs(res.Jumping), res.AcrossEvents, res.Polished, strs(res.Warnings))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

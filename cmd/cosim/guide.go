@@ -18,10 +18,20 @@ import (
 
 func cmdGuide(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("guide", "[-o DIR] [TYPE…]", stderr)
-	out := fs.String("o", filepath.Join("docs", "nodes"), "write the guides into `DIR`; \"-\" writes one type's guide to standard output")
+	out := fs.String("o", "", "write the guides into `DIR` (default: docs/nodes of the cosim module the working directory is in); \"-\" writes one type's guide to standard output")
 	types, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
+	}
+	if *out == "" {
+		// The default is the module's docs/nodes, wherever in the module
+		// the command runs; outside it there is none to update, and a
+		// ./docs/nodes made in the working directory would be a surprise.
+		root, err := docs.ModuleRoot(".")
+		if err != nil {
+			return usagef("outside the cosim module there is no docs/nodes to write into: name the directory with -o DIR (or -o - for one guide on standard output)")
+		}
+		*out = filepath.Join(root, "docs", "nodes")
 	}
 	// Describing a node builds one, and deprecated types (rigidbody2d)
 	// warn on construction; as in docs/gen.go, those warnings say nothing

@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	cosim nodes                      list every registered node type
+//	cosim nodes [--json]             list every registered node type
 //	cosim describe TYPE [--json]     a node type's metadata, state, parameters, inputs, outputs
 //	cosim demo [-o FILE] [--print]   run the embedded bouncing-ball scene (or print it)
 //	cosim run SCENE [-o FILE] [--plot FIG] [--set NODE.PARAM=VALUE]… [--progress MODE] [--checkpoint-every D] [--resume FILE]
@@ -18,20 +18,31 @@
 //	cosim sweep SCENE --vary NODE.PARAM=START:STOP:COUNT… [-j N] [--shard I/N] [--keep-going]
 //	                                 run a parameter grid in parallel, one row per run
 //	cosim sweep merge [--keep-going] SHARD.csv…
-//	                                 join the tables of sharded sweeps
+//	                                 join the tables of sharded sweeps (of one sweep: its fingerprint)
+//	cosim sensitivity SCENE --wrt NODE.PARAM… [--json] [-o FILE]
+//	                                 ∂(fields)/∂(parameters), exact through located events
+//	cosim fit SCENE --data FILE.csv --free NODE.PARAM[=START][:LO:HI]… [--noise FIELD=SIGMA]… [-o FITTED.json]
+//	                                 fit parameters to measured data; not converged: exit 1, no -o
 //	cosim anomalies [--json] [--status open|resolved|wont-fix]
 //	                                 the registry of known anomalies
-//	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default docs/nodes; "-" for stdout)
+//	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default: the module's docs/nodes; "-" for stdout)
 //
 // Run "cosim help COMMAND" for a command's flags.
 //
 // Files: every output (history, figure, sweep table, checkpoint, page,
-// image) is written to a temporary file in the target directory and
-// renamed into place, so readers see the old file or the whole new one;
-// a device, FIFO or other non-regular file (-o /dev/null) is written in
-// place, never removed or replaced. Output paths, formats and plotted
-// fields are checked before a simulation starts, and a run that fails
-// before it records leaves an existing file untouched.
+// image) is written to a temporary file in the target directory
+// (.NAME.cosim-tmp-HOST-PID-…) and renamed into place, so readers see the
+// old file or the whole new one; a device, FIFO or other non-regular
+// file (-o /dev/null) is written in place, never removed or replaced. An
+// existing file is replaced, but no output may be an input of the same
+// command or another of its outputs (compared after resolving links, and
+// by inode; paths.go). The next cosim writing into a directory removes
+// the temporary files of killed cosim processes of its host. Output
+// paths, formats and plotted fields are checked before a simulation
+// starts, and a run that fails before it records leaves an existing file
+// untouched. Every input is read under a size limit enforced as it is
+// read (limits.go; docs/errors.md lists them), with one number syntax
+// (internal/textio.ParseNumber).
 //
 // Signals: during run and sweep, the first SIGINT or SIGTERM stops at the
 // end of the current step (the context of the run is cancelled), writes
@@ -49,6 +60,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 func main() {
@@ -62,7 +74,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"nodes", "", "list every registered node type", cmdNodes},
+		{"nodes", "[--json]", "list every registered node type", cmdNodes},
 		{"describe", "TYPE [--json]", "show a node type's metadata, state, parameters, inputs and outputs", cmdDescribe},
 		{"demo", "[-o FILE] [--print]", "run the embedded bouncing-ball scene and summarize it; --print writes the scene to start your own", cmdDemo},
 		{"run", runArgs, "run a scene file: summary, history (CSV or JSON lines) and plot", cmdRun},
@@ -74,7 +86,7 @@ func commands() []command {
 		{"sensitivity", sensitivityArgs, "∂(fields)/∂(parameters) along a monolithic run, exact through located events", cmdSensitivity},
 		{"sweep", sweepArgs, "run a parameter grid or list in parallel, one row per run; shard it across array jobs", cmdSweep},
 		{"anomalies", "[--json] [--status S]", "list the known anomalies (open, resolved, wont-fix)", cmdAnomalies},
-		{"guide", "[-o DIR] [TYPE…]", "write node guides (Markdown) into DIR, default docs/nodes; -o - for stdout", cmdGuide},
+		{"guide", "[-o DIR] [TYPE…]", "write node guides (Markdown) into DIR, default the cosim module's docs/nodes; -o - for stdout", cmdGuide},
 	}
 }
 
@@ -98,6 +110,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if len(args) == 0 {
 			return 2
 		}
+		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		printVersion(stdout)
 		return 0
 	}
 	name := args[0]
@@ -134,6 +150,7 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  cosim %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
+	fmt.Fprintln(w, "  cosim --version\n      print the version of cosim")
 	fmt.Fprintln(w, "\nStart with \"cosim demo\", then \"cosim run examples/scenes/spring-damper.json --plot fig.png\";")
 	fmt.Fprintln(w, "scene files are described in docs/scenes.md. Run \"cosim help COMMAND\" or \"cosim COMMAND -h\" for a command's flags.")
 }
@@ -145,9 +162,47 @@ func newFlags(name, args string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: cosim %s %s\n", name, args)
-		fs.PrintDefaults()
+		printFlags(stderr, fs)
 	}
 	return fs
+}
+
+// printFlags lists a command's flags as flag.PrintDefaults does, but in
+// the form the README and the usage lines write them: "-o" for a
+// one-letter flag, "--print" for a longer one (the flag package accepts
+// either).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		line := "  " + dash + f.Name
+		typ, usage := flag.UnquoteUsage(f)
+		if typ != "" {
+			line += " " + typ
+		}
+		if len(line) <= 4 {
+			line += "\t"
+		} else {
+			line += "\n    \t"
+		}
+		line += strings.ReplaceAll(usage, "\n", "\n    \t")
+		switch f.DefValue {
+		case "", "0", "false", "0s":
+		default:
+			line += fmt.Sprintf(" (default %s)", quoteDefault(f))
+		}
+		fmt.Fprintln(w, line)
+	})
+}
+
+// quoteDefault writes a string flag's default quoted, as flag does.
+func quoteDefault(f *flag.Flag) string {
+	if typ, _ := flag.UnquoteUsage(f); typ == "string" {
+		return fmt.Sprintf("%q", f.DefValue)
+	}
+	return f.DefValue
 }
 
 // parseInterspersed parses flags that may come before or after positional

@@ -534,7 +534,7 @@ func TestSweepShardsMerge(t *testing.T) {
 	}
 	want, _ := os.ReadFile(all)
 	lines := strings.Split(strings.TrimSpace(string(want)), "\n")
-	if len(lines) != 11 || lines[0] != "run,runs,ball.elasticity,table.position,t,ball.position,status" || lines[1] != lines[1][:2]+"10,0.5,0,2,"+strings.Split(lines[1], ",")[5]+",ok" {
+	if len(lines) != 11 || lines[0] != "run,runs,ball.elasticity,table.position,t,ball.position,sweep,status" || lines[1] != lines[1][:2]+"10,0.5,0,2,"+strings.Split(lines[1], ",")[5]+","+strings.Split(lines[1], ",")[6]+",ok" {
 		t.Fatalf("sweep table:\n%s", want)
 	}
 	if !strings.HasPrefix(lines[4], "3,10,0.6,0.5,2,") || !strings.HasPrefix(lines[10], "9,10,0.9,0.5,2,") {
@@ -599,8 +599,8 @@ func TestSweepList(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "1 of 3 runs failed") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
-	mustContain(t, "list sweep", out, "run,runs,ball.elasticity,ball.gravity,t,ball.velocity,status\n0,3,0.5,-9.81,0.5,",
-		"\n1,3,0.7,,0.5,", `2,3,2,,,,"error: nodes[0].params: ball: parameter ""elasticity"" = 2 is out of range`)
+	mustContain(t, "list sweep", out, "run,runs,ball.elasticity,ball.gravity,t,ball.velocity,sweep,status\n0,3,0.5,-9.81,0.5,",
+		"\n1,3,0.7,,0.5,", `,"error: nodes[0].params: ball: parameter ""elasticity"" = 2 is out of range`)
 	for _, c := range []struct {
 		args []string
 		code int

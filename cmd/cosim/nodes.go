@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -15,8 +16,21 @@ import (
 	"github.com/cosimgo/cosim/verification"
 )
 
+// nodeListing is one entry of "cosim nodes --json" (docs/describe-json.md).
+type nodeListing struct {
+	Type        string      `json:"type"`
+	Algorithm   string      `json:"algorithm"`
+	Version     string      `json:"version"`
+	Stability   string      `json:"stability"`
+	Replacement string      `json:"replacement,omitempty"`
+	Order       *node.Order `json:"order"`
+	Anomalies   []string    `json:"anomalies"`
+	Connector   bool        `json:"connector"`
+}
+
 func cmdNodes(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("nodes", "", stderr)
+	fs := newFlags("nodes", "[--json]", stderr)
+	asJSON := fs.Bool("json", false, "print the list as a JSON array (docs/describe-json.md)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -25,6 +39,24 @@ func cmdNodes(args []string, stdout, stderr io.Writer) error {
 		return usagef("takes no arguments, got %q", pos)
 	}
 	reg := nodes.Registry()
+	if *asJSON {
+		list := []nodeListing{}
+		conns := reg.ConnectorTypes()
+		for _, name := range reg.Names() {
+			s, _ := reg.Spec(name)
+			m := s.Meta
+			e := nodeListing{Type: name, Algorithm: m.AlgorithmID, Version: m.Version, Stability: m.Stability.String(),
+				Replacement: m.Replacement, Anomalies: append([]string{}, m.Anomalies...), Connector: slices.Contains(conns, name)}
+			if m.Discretization != "" {
+				o := m.Order
+				e.Order = &o
+			}
+			list = append(list, e)
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TYPE\tALGORITHM\tVERSION\tSTABILITY\tORDER\tANOMALIES")
 	var notes []string

@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	gocolor "image/color"
@@ -22,10 +20,11 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/textio"
 	"github.com/cosimgo/cosim/nodes"
 )
 
-const plotArgs = "HISTORY [-y COLUMN]… [-o FIG] [--force] [--scene SCENE] [--title TEXT] [--ylabel TEXT]"
+const plotArgs = "HISTORY [-y COLUMN]… [-o FIG] [--scene SCENE] [--title TEXT] [--ylabel TEXT]"
 
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plot", plotArgs, stderr)
@@ -36,7 +35,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	ylabel := fs.String("ylabel", "", "the y-axis label of a single panel (default: the plotted field names; with --scene, and their units, per panel)")
 	sceneFile := fs.String("scene", "", "the `SCENE` file that wrote the history: its node specs give the columns' units, one panel per unit as run --plot draws (a history file carries no units)")
 	fs.Var(&sets, "set", "a --set `NODE.PARAM=VALUE` the history's run used, applied to --scene (repeatable)")
-	force := fs.Bool("force", false, "replace an existing figure file")
+	fs.Bool("force", false, "accepted for old scripts: an existing figure is always replaced (as every cosim output is), never an input")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -62,12 +61,10 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err := checkFigure("-o", *out); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(*out); err == nil && fi.Mode().IsRegular() && !*force {
-		how := "-o names it"
-		if derived {
-			how = "the default figure name, HISTORY with .png"
-		}
-		return fmt.Errorf("%s exists (%s); add --force to replace it, or choose another file with -o", *out, how)
+	// Like every output, an existing figure is replaced (atomically),
+	// never an input.
+	if err := prepareOutputs(stderr, []namedPath{{"the history file", pos[0]}, {"the --scene file", *sceneFile}}, []namedPath{{"-o", *out}}); err != nil {
+		return err
 	}
 	if *title == "" {
 		*title = filepath.Base(pos[0])
@@ -225,7 +222,7 @@ func layoutPanels(dc draw.Canvas, plots []*plot.Plot, legends []plot.Legend) (pl
 // readHistoryFile reads a history written by cosim run: CSV with a header
 // "t,columns…", or JSON lines (.jsonl) of {"t": …, column: …} objects.
 func readHistoryFile(path string) (*graph.History, error) {
-	f, err := os.Open(path)
+	f, err := textio.Open(path, maxHistoryBytes, "the history")
 	if err != nil {
 		return nil, err
 	}
@@ -261,10 +258,13 @@ func readCSV(r io.Reader) (*graph.History, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := countValues(h, len(rec)); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
 		row := make([]float64, len(rec))
 		for j, s := range rec {
-			if row[j], err = strconv.ParseFloat(s, 64); err != nil {
-				return nil, fmt.Errorf("line %d, column %s: %q is not a number", line, head[j], s)
+			if row[j], err = textio.ParseNumber(s); err != nil {
+				return nil, fmt.Errorf("line %d, column %s: %w", line, head[j], err)
 			}
 		}
 		h.Times = append(h.Times, row[0])
@@ -306,6 +306,9 @@ func readJSONL(r io.Reader) (*graph.History, error) {
 		}
 		if h.Columns == nil {
 			h.Columns = keys[1:]
+		}
+		if err := countValues(h, len(keys)); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		row := make([]float64, len(h.Columns))
 		for j, c := range h.Columns {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,7 +38,14 @@ type progressBar struct {
 	// nil means time.Now and a 100 ms ticker.
 	now   func() time.Time
 	ticks <-chan time.Time
+	// plain draws without escape sequences, for a terminal that has none
+	// (TERM=dumb: Emacs shells, some CI consoles): the line is padded
+	// with spaces over the last one, and erased with spaces.
+	plain bool
 }
+
+// dumbTerminal reports TERM=dumb, a terminal without cursor control.
+func dumbTerminal() bool { return os.Getenv("TERM") == "dumb" }
 
 // progressDelay is how long a run goes before its bar shows, and
 // progressEvery how often the bar is redrawn; tests shorten them.
@@ -142,14 +150,14 @@ func newProgress(w io.Writer, quiet bool, end float64) *progressBar {
 }
 
 func startProgress(w io.Writer, end float64, what string) *progressBar {
-	b := &progressBar{w: w, end: end, what: what, done: make(chan struct{})}
+	b := &progressBar{w: w, end: end, what: what, done: make(chan struct{}), plain: dumbTerminal()}
 	b.start()
 	return b
 }
 
 // startCountProgress starts a bar that shows count's done/total.
 func startCountProgress(w io.Writer, count func() (int, int)) *progressBar {
-	b := &progressBar{w: w, done: make(chan struct{}), count: count}
+	b := &progressBar{w: w, done: make(chan struct{}), count: count, plain: dumbTerminal()}
 	b.start()
 	return b
 }
@@ -200,11 +208,14 @@ func (b *progressBar) loop() {
 		ticks = tick.C
 	}
 	start := now()
-	drawn := false
+	drawn := 0 // the length of the line drawn last
 	for {
 		select {
 		case <-b.done:
-			if drawn {
+			switch {
+			case drawn > 0 && b.plain:
+				fmt.Fprint(b.w, "\r"+strings.Repeat(" ", drawn)+"\r")
+			case drawn > 0:
 				fmt.Fprint(b.w, "\r\033[K")
 			}
 			return
@@ -213,8 +224,10 @@ func (b *progressBar) loop() {
 			if elapsed < progressDelay {
 				continue
 			}
-			drawn = true
-			fmt.Fprint(b.w, "\r"+b.line(elapsed))
+			line := b.line(elapsed)
+			n := len([]rune(line))
+			fmt.Fprint(b.w, "\r"+b.pad(line, drawn))
+			drawn = n
 		}
 	}
 }
@@ -238,7 +251,17 @@ func (b *progressBar) line(elapsed time.Duration) string {
 	if frac > 0.01 {
 		eta = fmt.Sprintf(", %v left", (time.Duration(float64(elapsed)/frac) - elapsed).Round(time.Second))
 	}
-	return fmt.Sprintf("[%s%s] %3.0f%% %s%s%s\033[K", strings.Repeat("#", n), strings.Repeat(".", width-n), 100*frac, status, eta, b.what)
+	return fmt.Sprintf("[%s%s] %3.0f%% %s%s%s", strings.Repeat("#", n), strings.Repeat(".", width-n), 100*frac, status, eta, b.what)
+}
+
+// pad ends a line drawn over one of last runes: with spaces up to that
+// length on a plain terminal, else with ESC[K (erase to the end of the
+// line).
+func (b *progressBar) pad(line string, last int) string {
+	if b.plain {
+		return line + strings.Repeat(" ", max(last-len([]rune(line)), 0))
+	}
+	return line + "\033[K"
 }
 
 // stop ends the bar and erases it. It is safe on a nil bar.

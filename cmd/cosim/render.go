@@ -65,6 +65,9 @@ func cmdRender(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := prepareOutputs(stderr, append(sceneInputs(pos[0], sc), namedPath{"the --history file", o.draw.history}), []namedPath{{"-o", o.out}}); err != nil {
+		return err
+	}
 	n, t, err := renderScene(sc, pos[0], o, stderr)
 	if err != nil {
 		return err

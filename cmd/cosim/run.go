@@ -81,6 +81,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// No output may replace an input or another output. The checkpoint
+	// may be the one the run resumes from: it is read whole first and
+	// replaced by newer ones, atomically.
+	inputs := sceneInputs(pos[0], sc)
+	if *resume != "" && !samePath(*resume, ckPath) {
+		inputs = append(inputs, namedPath{"the --resume checkpoint", *resume})
+	}
+	if err := prepareOutputs(stderr, inputs, []namedPath{{"-o", *out}, {"--plot", *fig}, {"--checkpoint", ckPath}}); err != nil {
+		return err
+	}
 	if (*out != "" || *fig != "") && len(sc.Record.Fields) == 0 {
 		// The scene's own errors come before the hint.
 		if _, err := sc.Compile(nodes.Registry(), nil); err != nil {
@@ -333,19 +343,28 @@ func loadScene(path string, sets []string) (*scene.Scene, error) {
 		}
 		return sc, nil
 	}
-	sc, err := scene.DecodeFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	m, err := parseSets(sets)
 	if err != nil {
 		return nil, err
+	}
+	sc, err := scene.DecodeFile(path)
+	if err != nil {
+		// The file's own problems, every one of them, as without --set.
+		if _, lerr := scene.LoadFile(path, nodes.Registry()); lerr != nil {
+			err = lerr
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	sc, err = sc.With(m)
 	if err != nil {
 		// The file decoded: these are the --set flags' problems, named
 		// by them.
 		return nil, err
+	}
+	// Then every problem of the scene with its overrides at once: bad
+	// parameters, connectors, recorded fields and wiring.
+	if _, err := sc.Compile(nodes.Registry(), nil); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return sc, nil
 }
@@ -417,16 +436,24 @@ func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // the sum of n steps of dt prints as 0.3, not 0.30000000000000004.
 func fmtTime(t float64) string { return strconv.FormatFloat(t, 'g', 12, 64) }
 
-// historyFormat picks csv or jsonl from the flag or the file extension.
+// historyFormat picks csv or jsonl from the flag or, without it, from the
+// file's extension: .csv, or none (stdout, /dev/null, a name without a
+// dot), is CSV; .jsonl or .ndjson is JSON lines; any other extension
+// (h.json, h.txt) is refused rather than written as CSV under a name
+// that says otherwise.
 func historyFormat(format, out string) (string, error) {
 	switch format {
 	case "csv", "jsonl":
 		return format, nil
 	case "":
-		if strings.HasSuffix(out, ".jsonl") {
+		switch ext := strings.ToLower(filepath.Ext(out)); {
+		case ext == ".jsonl" || ext == ".ndjson":
 			return "jsonl", nil
+		case ext == ".csv" || ext == "" || out == "-" || special(out):
+			return "csv", nil
+		default:
+			return "", usagef("-o %s: a history is CSV (.csv) or JSON lines (.jsonl), and %q says neither; rename the file or give --format csv|jsonl", out, ext)
 		}
-		return "csv", nil
 	}
 	return "", usagef("--format %q: use csv or jsonl", format)
 }

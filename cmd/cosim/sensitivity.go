@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -38,8 +37,14 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) error {
 	if len(wrt) == 0 {
 		return usagef("name at least one parameter with --wrt NODE.PARAM, e.g. --wrt ball.elasticity")
 	}
+	if err := checkOutputPath("-o", *out); err != nil {
+		return err
+	}
 	sc, err := loadScene(pos[0], sets)
 	if err != nil {
+		return err
+	}
+	if err := prepareOutputs(stderr, sceneInputs(pos[0], sc), []namedPath{{"-o", *out}}); err != nil {
 		return err
 	}
 	sim, err := sc.Compile(nodes.Registry(), nil)
@@ -147,15 +152,7 @@ func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "-" {
 		return write(stdout)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeAtomic(path, write)
 }
 
 // sensitivityOptions translates a scene's run settings into the options

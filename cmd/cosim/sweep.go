@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cosimgo/cosim/internal/textio"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
@@ -81,6 +83,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := prepareOutputs(stderr, append(sceneInputs(pos[0], base), namedPath{"the --list file", *list}), []namedPath{{"-o", *out}}); err != nil {
+		return err
+	}
 	var sw *sweepPlan
 	if *list != "" {
 		sw, err = readList(*list)
@@ -90,9 +95,13 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkSceneKeys(base, sw.keys); err != nil {
-		return err
+	// A misspelt key would fail every run alike: name it once, now.
+	for _, k := range sw.keys {
+		if err := base.CheckKey(k, nodes.Registry()); err != nil {
+			return usageError{err.Error()}
+		}
 	}
+
 	fields := []string(ys)
 	if len(fields) == 0 {
 		fields = base.Record.Fields
@@ -104,11 +113,13 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
+	fp, err := sweepFingerprint(base, sw, fields)
+	if err != nil {
+		return err
+	}
 	var mine []int
-	for k := range sw.sets {
-		if k%sn == si {
-			mine = append(mine, k)
-		}
+	for k := si; k < sw.n; k += sn {
+		mine = append(mine, k)
 	}
 	rows := make([][]string, len(mine))
 	finished := make([]bool, len(mine)) // runs that ran to their end or their own failure
@@ -131,7 +142,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		if ctx.Err() != nil {
 			return // interrupted: runs not started are not run
 		}
-		row, ok := sw.run(ctx, base, mine[i], fields, len(cols))
+		row, ok := sw.run(ctx, base, mine[i], fields, len(cols), fp)
 		if !ok {
 			return // cancelled part way: not a finished row
 		}
@@ -162,7 +173,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	bar.stop()
 	header := append(append(append([]string{"run", "runs"}, sw.keys...), "t"), cols...)
-	header = append(header, "status")
+	header = append(header, "sweep", "status")
 	var kept [][]string
 	for i, r := range rows {
 		if finished[i] {
@@ -186,7 +197,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return &interrupted{sig: s, where: where}
 	}
 	if *out != "" {
-		fmt.Fprintf(stderr, "cosim sweep: %d runs (shard %d/%d of %d) written to %s\n", len(mine), si, sn, len(sw.sets), *out)
+		fmt.Fprintf(stderr, "cosim sweep: %d runs (shard %d/%d of %d) written to %s\n", len(mine), si, sn, sw.n, *out)
 	}
 	if failed > 0 {
 		if *keepGoing {
@@ -198,24 +209,46 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// sweepPlan is the list of parameter sets: keys are the columns, sets[k]
-// the values of run k (nil where a set leaves a key at the scene's value).
+// sweepPlan is the list of parameter sets: keys are the columns, and set
+// k holds the values of run k (unset where a set leaves a key at the
+// scene's value). A grid keeps only its axes and computes set k when it
+// is run, so that a grid of maxRuns runs needs no table of them.
 type sweepPlan struct {
 	keys []string
-	sets [][]any
+	sets [][]any // a list's sets
+	axes [][]any // a grid's values of each key, the last fastest
+	n    int     // the number of runs
+}
+
+// unset marks a key a set leaves at the scene's value (an empty cell of a
+// list table, a key a line of a list does not name).
+var unset any = unsetValue{}
+
+type unsetValue struct{}
+
+// set returns the values of run k.
+func (sw *sweepPlan) set(k int) []any {
+	if sw.axes == nil {
+		return sw.sets[k]
+	}
+	set := make([]any, len(sw.axes))
+	for j := len(sw.axes) - 1; j >= 0; j-- {
+		set[j] = sw.axes[j][k%len(sw.axes[j])]
+		k /= len(sw.axes[j])
+	}
+	return set
 }
 
 // run runs set k and returns its row: run, runs, values, t, outputs,
-// status; ok is false when ctx cancelled the run part way (the row is not
-// a result).
-func (sw *sweepPlan) run(ctx context.Context, base *scene.Scene, k int, fields []string, ncols int) (_ []string, ok bool) {
-	row := []string{strconv.Itoa(k), strconv.Itoa(len(sw.sets))}
+// sweep fingerprint, status; ok is false when ctx cancelled the run part
+// way (the row is not a result).
+func (sw *sweepPlan) run(ctx context.Context, base *scene.Scene, k int, fields []string, ncols int, fp string) (_ []string, ok bool) {
+	row := []string{strconv.Itoa(k), strconv.Itoa(sw.n)}
 	set := map[string]any{}
-	for j, key := range sw.keys {
-		v := sw.sets[k][j]
+	for j, v := range sw.set(k) {
 		row = append(row, cellText(v))
-		if v != nil {
-			set[key] = v
+		if v != unset {
+			set[sw.keys[j]] = v
 		}
 	}
 	fail := func(err error) ([]string, bool) {
@@ -223,7 +256,7 @@ func (sw *sweepPlan) run(ctx context.Context, base *scene.Scene, k int, fields [
 		for range ncols {
 			row = append(row, "")
 		}
-		return append(row, "error: "+oneLine(err.Error())), true
+		return append(row, fp, "error: "+oneLine(err.Error())), true
 	}
 	sc, err := base.With(set)
 	if err != nil {
@@ -249,9 +282,9 @@ func (sw *sweepPlan) run(ctx context.Context, base *scene.Scene, k int, fields [
 		}
 	}
 	if err != nil {
-		return append(row, "error: "+oneLine(err.Error())), true
+		return append(row, fp, "error: "+oneLine(err.Error())), true
 	}
-	return append(row, "ok"), true
+	return append(row, fp, "ok"), true
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -259,8 +292,10 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // cellText formats a parameter value for a table cell.
 func cellText(v any) string {
 	switch x := v.(type) {
-	case nil:
+	case unsetValue:
 		return ""
+	case nil:
+		return "null"
 	case float64:
 		return fmtF(x)
 	case string:
@@ -299,10 +334,10 @@ func outputColumns(sc *scene.Scene, fields []string) ([]string, error) {
 }
 
 // gridOf reads --vary flags into the Cartesian product of their values,
-// the last flag varying fastest.
+// the last flag varying fastest. The grid's size is checked against
+// maxRuns before any of it is allocated.
 func gridOf(varies []string) (*sweepPlan, error) {
-	sw := &sweepPlan{}
-	var axes [][]any
+	sw := &sweepPlan{n: 1}
 	for _, v := range varies {
 		key, spec, ok := strings.Cut(v, "=")
 		if !ok || key == "" {
@@ -315,39 +350,31 @@ func gridOf(varies []string) (*sweepPlan, error) {
 		if err != nil {
 			return nil, usagef("--vary %s: %v", v, err)
 		}
+		if sw.n > maxRuns/len(vals) {
+			return nil, usagef("the grid has more than %d runs (--vary %s makes it %d × %d)", maxRuns, key, sw.n, len(vals))
+		}
+		sw.n *= len(vals)
 		sw.keys = append(sw.keys, key)
-		axes = append(axes, vals)
-	}
-	total := 1
-	for _, a := range axes {
-		total *= len(a)
-		if total > 1e7 {
-			return nil, usagef("the grid has more than 1e7 runs")
-		}
-	}
-	for k := 0; k < total; k++ {
-		set := make([]any, len(axes))
-		r := k
-		for j := len(axes) - 1; j >= 0; j-- {
-			set[j] = axes[j][r%len(axes[j])]
-			r /= len(axes[j])
-		}
-		sw.sets = append(sw.sets, set)
+		sw.axes = append(sw.axes, vals)
 	}
 	return sw, nil
 }
 
 // axisValues reads START:STOP:COUNT (COUNT evenly spaced values, both ends
 // included; each computed as start + k·(stop−start)/(count−1), so no
-// error accumulates) or a comma-separated list of values.
+// error accumulates; at most maxRuns, checked before they are made) or a
+// comma-separated list of values.
 func axisValues(spec string) ([]any, error) {
 	parts := strings.Split(spec, ":")
 	if len(parts) == 3 {
-		a, err1 := strconv.ParseFloat(parts[0], 64)
-		b, err2 := strconv.ParseFloat(parts[1], 64)
+		a, err1 := textio.ParseNumber(parts[0])
+		b, err2 := textio.ParseNumber(parts[1])
 		n, err3 := strconv.Atoi(parts[2])
 		if err1 != nil || err2 != nil || err3 != nil || n < 1 || math.IsInf(a, 0) || math.IsInf(b, 0) || a != a || b != b {
 			return nil, errors.New("START and STOP must be finite numbers and COUNT a positive integer")
+		}
+		if n > maxRuns {
+			return nil, fmt.Errorf("COUNT %d is more than the %d runs a sweep may have", n, maxRuns)
 		}
 		vals := make([]any, n)
 		for k := range vals {
@@ -408,12 +435,18 @@ func splitTop(s string) []string {
 //   - a CSV table (anything else): a header of keys, then one set a row,
 //     as design-of-experiments tools write them; the columns are the
 //     header's, and an empty cell keeps the scene's value.
+//
+// The file may have at most maxListBytes bytes and maxRuns sets.
 func readList(path string) (*sweepPlan, error) {
-	data, err := os.ReadFile(path)
+	data, err := textio.ReadFile(path, maxListBytes, "the list")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--list %s: %w", path, err)
 	}
-	var sw *sweepPlan
+	return parseList(path, data)
+}
+
+// parseList reads the sets of readList from data.
+func parseList(path string, data []byte) (sw *sweepPlan, err error) {
 	if first := firstLine(string(data)); strings.HasPrefix(first, "{") || strings.Contains(first, "=") {
 		sw, err = readSetLines(path, data)
 	} else {
@@ -425,6 +458,7 @@ func readList(path string) (*sweepPlan, error) {
 	if len(sw.sets) == 0 {
 		return nil, fmt.Errorf("%s has no parameter sets", path)
 	}
+	sw.n = len(sw.sets)
 	return sw, nil
 }
 
@@ -461,7 +495,9 @@ func readSetLines(path string, data []byte) (*sweepPlan, error) {
 				sw.keys = append(sw.keys, k)
 			}
 		}
-		maps = append(maps, m)
+		if maps = append(maps, m); len(maps) > maxRuns {
+			return nil, fmt.Errorf("%s:%d: more than %d parameter sets, the runs a sweep may have", path, line, maxRuns)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -469,7 +505,11 @@ func readSetLines(path string, data []byte) (*sweepPlan, error) {
 	for _, m := range maps {
 		set := make([]any, len(sw.keys))
 		for j, k := range sw.keys {
-			set[j] = m[k]
+			v, ok := m[k]
+			if !ok {
+				v = unset
+			}
+			set[j] = v
 		}
 		sw.sets = append(sw.sets, set)
 	}
@@ -507,35 +547,18 @@ func readSetCSV(path string, data []byte) (*sweepPlan, error) {
 		line, _ := r.FieldPos(0)
 		set := make([]any, len(rec))
 		for j, cell := range rec {
+			set[j] = unset
 			if cell = strings.TrimSpace(cell); cell != "" {
 				set[j] = scene.ParseValue(cell)
 			}
 		}
-		if !slices.ContainsFunc(set, func(v any) bool { return v != nil }) {
+		if !slices.ContainsFunc(set, func(v any) bool { return v != unset }) {
 			return nil, fmt.Errorf("%s:%d: the row sets nothing (every cell is empty; write the scene's values to run it unchanged)", path, line)
 		}
-		sw.sets = append(sw.sets, set)
-	}
-}
-
-// checkSceneKeys checks that every NODE.PARAM key names a node or
-// connector of the scene, before any run: a misspelt node would
-// otherwise fail every run of the sweep, one at a time.
-func checkSceneKeys(sc *scene.Scene, keys []string) error {
-	var names []string
-	for _, n := range sc.Nodes {
-		names = append(names, n.Name)
-	}
-	for _, c := range sc.Connectors {
-		names = append(names, c.Name)
-	}
-	for _, k := range keys {
-		head, _, _ := strings.Cut(k, ".")
-		if head != "run" && head != "record" && !slices.Contains(names, head) {
-			return usagef("%s: no node or connector %q in the scene%s", k, head, node.DidYouMean(head, names))
+		if sw.sets = append(sw.sets, set); len(sw.sets) > maxRuns {
+			return nil, fmt.Errorf("%s:%d: more than %d parameter sets, the runs a sweep may have", path, line, maxRuns)
 		}
 	}
-	return nil
 }
 
 // checkKey checks the form of a sweep key: NODE.PARAM, or a run. or
@@ -642,6 +665,43 @@ func shardOf(shard string, shards int, getenv func(string) string) (int, int, er
 	return 0, 0, usagef("--shards %d needs the shard index: set $%s (Kubernetes Indexed Job) or $%s (Slurm array), or give --shard I/%d", shards, envK8sIndex, envSlurmIndex, shards)
 }
 
+// sweepFingerprint identifies a sweep: the first 16 hex digits of the
+// SHA-256 of the cosim version, the scene as the runs start from it (its
+// canonical JSON, after the --set flags), the parameter sets (the keys and
+// the values of the grid's axes or of the list's sets, as the table
+// writes them) and the recorded fields. Every row of the sweep's tables
+// carries it in the sweep column, so that sweep merge joins the shards of
+// one sweep only; a grid or list written another way with the same
+// values is the same sweep. (The CSV files lookup nodes name are not part
+// of it.)
+func sweepFingerprint(base *scene.Scene, sw *sweepPlan, fields []string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "cosim %s\n", cosimVersion())
+	if err := base.Encode(h); err != nil {
+		return "", err
+	}
+	cells := func(what string, vals []any) {
+		fmt.Fprintf(h, "%s", what)
+		for _, v := range vals {
+			fmt.Fprintf(h, " %q", cellText(v))
+		}
+		fmt.Fprintln(h)
+	}
+	for j, k := range sw.keys {
+		fmt.Fprintf(h, "key %q\n", k)
+		if sw.axes != nil {
+			cells("axis", sw.axes[j])
+		}
+	}
+	for _, set := range sw.sets {
+		cells("set", set)
+	}
+	for _, f := range fields {
+		fmt.Fprintf(h, "y %q\n", f)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil)[:8]), nil
+}
+
 // writeTable writes a CSV table to the file, or to stdout when path is
 // "" or "-". A file is written whole or not at all: the table goes to a
 // temporary file beside it (".NAME.tmp-…", which shard globs such as
@@ -675,10 +735,21 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 	if len(pos) == 0 {
 		return usagef("name the shard tables to merge (the -o files of cosim sweep --shard)")
 	}
+	if err := checkOutputPath("-o", *out); err != nil {
+		return err
+	}
+	var tables []namedPath
+	for _, p := range pos {
+		tables = append(tables, namedPath{"a table to merge", p})
+	}
+	if err := prepareOutputs(stderr, tables, []namedPath{{"-o", *out}}); err != nil {
+		return err
+	}
 	var header []string
 	byRun := map[int][]string{}
 	from := map[int]string{} // the table each run was first read from
 	total, twice := -1, 0
+	fp, fpFrom := "", "" // the sweep's fingerprint and the table it was first read from
 	for _, p := range pos {
 		h, rows, err := readTable(p)
 		if err != nil {
@@ -688,6 +759,16 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 			header = h
 		} else if !slices.Equal(header, h) {
 			return fmt.Errorf("%s: its columns differ from %s's; merge shards of one sweep only", p, pos[0])
+		}
+		if fpCol := len(h) - 2; h[fpCol] == "sweep" {
+			for line, r := range rows {
+				switch {
+				case fp == "":
+					fp, fpFrom = r[fpCol], fmt.Sprintf("%s:%d", p, line+2)
+				case r[fpCol] != fp:
+					return fmt.Errorf("%s:%d: a different sweep from %s: sweep fingerprint %s here, %s there (the scene, the --set flags, the --vary grid or --list file, the -y fields or the cosim version differ); merge the tables of one sweep only", p, line+2, fpFrom, r[fpCol], fp)
+				}
+			}
 		}
 		for line, r := range rows {
 			k, _ := strconv.Atoi(r[0]) // readTable checked both
@@ -770,11 +851,19 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) error {
 // starts run,runs and ends with status, rows of the header's width whose
 // run and runs are integers with 0 <= run < runs, and a final newline (the
 // CSV writer ends every row with one, so a file without it was cut off).
+//
+// A table may have at most maxSweepTableBytes bytes, and runs at most
+// maxRuns.
 func readTable(path string) ([]string, [][]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := textio.ReadFile(path, maxSweepTableBytes, "the sweep table")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return parseTable(path, data)
+}
+
+// parseTable reads the sweep table of readTable from data.
+func parseTable(path string, data []byte) ([]string, [][]string, error) {
 	if len(data) == 0 {
 		return nil, nil, fmt.Errorf("%s is empty: not a cosim sweep table (was its task killed before it wrote the table?)", path)
 	}
@@ -798,8 +887,8 @@ func readTable(path string) ([]string, [][]string, error) {
 	for i, row := range rows {
 		k, err1 := strconv.Atoi(row[0])
 		n, err2 := strconv.Atoi(row[1])
-		if err1 != nil || err2 != nil || k < 0 || k >= n {
-			return nil, nil, fmt.Errorf("%s:%d: bad run %q of %q: want 0 <= run < runs", path, i+2, row[0], row[1])
+		if err1 != nil || err2 != nil || k < 0 || k >= n || n > maxRuns {
+			return nil, nil, fmt.Errorf("%s:%d: bad run %q of %q: want 0 <= run < runs <= %d", path, i+2, row[0], row[1], maxRuns)
 		}
 		if row[len(row)-1] == "" {
 			return nil, nil, fmt.Errorf("%s:%d: run %d has no status: truncated or damaged table", path, i+2, k)

@@ -171,7 +171,7 @@ func TestSweepListCSV(t *testing.T) {
 	if fromCSV != fromJSON {
 		t.Errorf("CSV list:\n%s\nJSON lines:\n%s", fromCSV, fromJSON)
 	}
-	mustContain(t, "CSV list table", fromCSV, "run,runs,ball.elasticity,ball.gravity,table.position,t,ball.position,status\n0,3,0.5,-9.81,,0.5,", "\n1,3,0.7,,0.25,0.5,", "\n2,3,0.9,-3.7,0,0.5,")
+	mustContain(t, "CSV list table", fromCSV, "run,runs,ball.elasticity,ball.gravity,table.position,t,ball.position,sweep,status\n0,3,0.5,-9.81,,0.5,", "\n1,3,0.7,,0.25,0.5,", "\n2,3,0.9,-3.7,0,0.5,")
 	// Shards of a list merge to the list's table.
 	var shards []string
 	for i, s := range []string{"0/2", "1/2"} {

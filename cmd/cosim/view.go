@@ -187,6 +187,15 @@ func cmdView(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *serve == "" {
+		page := *out
+		if page == "" {
+			page = strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])) + ".html"
+		}
+		if err := prepareOutputs(stderr, append(sceneInputs(pos[0], sc), namedPath{"the --history file", d.history}), []namedPath{{"-o", page}}); err != nil {
+			return err
+		}
+	}
 	if *serve != "" {
 		if *out != "" || d.history != "" {
 			return usagef("--serve runs the scene live; it takes neither -o nor --history")

@@ -34,8 +34,9 @@ const (
 var Type = node.Type{Name: "ball", New: FromMap}
 
 // Params are the parameters of a ball, by their Go names. The zero Params
-// is a valid ball without gravity and with a perfectly inelastic contact;
-// [DefaultParams] returns the documented defaults.
+// is not a valid ball: its mass is 0, which New refuses (the force input
+// divides by it). Start from [DefaultParams], the documented defaults, or
+// set Mass.
 type Params struct {
 	// InitialPosition is the height at t0 (parameter initial_position, m,
 	// any finite value).

@@ -39,9 +39,10 @@
 // [Params] are a node.Connector (its Attach returns the node and its
 // links to the bodies as data) and graph.Graph.AddConnector does the
 // wiring, as it does for any connector type; scene files reach the type
-// through the registry ([Type]'s Connector, [NewConnector]). A ball has no
-// force input: it moves the connector as prescribed motion and is not
-// pushed back.
+// through the registry ([Type]'s Connector, [NewConnector]). A ball is
+// pushed back like any body: its MarkerLoad is its scalar force input,
+// which takes the force's component along the ball's axis (since ball
+// 1.1.0; COSIM-ANO-002, resolved).
 //
 // The outputs are Displacement, Distance, Velocity, Force and
 // PotentialEnergy, as in Exudyn's item reference, then the load outputs. With a user
