@@ -9,59 +9,19 @@ import (
 // functions are checked after every accepted step and a crossing is
 // located on the dense output (see "Events" in the package documentation).
 
-func (a *Adaptive) eventTol(t float64) float64 {
-	return math.Max(a.c.eventTol, 4*0x1p-52*math.Abs(t))
-}
+func (a *Adaptive) eventTol(t float64) float64 { return eventTolAt(a.c.eventTol, t) }
 
-// crossed reports whether value v is on the far side of a crossing of an
-// event with direction dir that started from ref ≠ 0.
-func crossed(dir int, ref, v float64) bool {
-	switch dir {
-	case -1:
-		return ref > 0 && v <= 0
-	case 1:
-		return ref < 0 && v >= 0
-	}
-	return (ref > 0 && v <= 0) || (ref < 0 && v >= 0)
-}
-
-// locate finds the crossing of event i in [lo, hi] by the Illinois
-// method on the dense output and returns a time on the far side within
-// the tolerance of the root.
+// locate finds the crossing of event i in [lo, hi] on the dense output
+// (illinois) and returns a time on the far side within the tolerance of
+// the root.
 func (a *Adaptive) locate(i, dir int, lo, flo, hi, fhi float64) (float64, error) {
-	ref := flo
-	side := 0
-	for it := 0; it < 200; it++ {
-		if hi-lo <= a.eventTol(hi) {
-			break
-		}
-		c := hi - fhi*(hi-lo)/(fhi-flo)
-		if it%4 == 3 || !(c > lo && c < hi) {
-			c = lo + 0.5*(hi-lo) // bisection safeguard
-		}
+	return illinois(dir, lo, flo, hi, fhi, 0, a.c.eventTol, func(c float64) (float64, error) {
 		a.dense(c, a.yd)
 		if err := a.events(c, a.yd, a.gt); err != nil {
 			return 0, err
 		}
-		fc := a.gt[i]
-		if fc == 0 {
-			return c, nil
-		}
-		if crossed(dir, ref, fc) {
-			hi, fhi = c, fc
-			if side == 1 {
-				flo /= 2
-			}
-			side = 1
-		} else {
-			lo, flo = c, fc
-			if side == -1 {
-				fhi /= 2
-			}
-			side = -1
-		}
-	}
-	return hi, nil
+		return a.gt[i], nil
+	})
 }
 
 // handleEvents looks for sign changes of the armed event functions over

@@ -381,50 +381,26 @@ func (w *eventStepper) scan(ts, h float64) (best int, tauBest float64, err error
 	return best, tauBest, nil
 }
 
-func (w *eventStepper) eventTol(t float64) float64 {
-	return math.Max(w.c.eventTol, 4*0x1p-52*math.Abs(t))
-}
+func (w *eventStepper) eventTol(t float64) float64 { return eventTolAt(w.c.eventTol, t) }
 
 // locate finds the crossing of event i in the sub-step offsets [lo, hi]
-// by the Illinois method with bisection safeguards, re-stepping from
-// (ts, ys) for each trial offset, and returns an offset on the far side
-// within the tolerance of the root, with the state there in yHi.
+// (illinois), re-stepping from (ts, ys) for each trial offset, and
+// returns an offset on the far side within the tolerance of the root,
+// with the state there in yHi.
 func (w *eventStepper) locate(i int, ts, lo, flo, hi, fhi float64) (float64, error) {
 	copy(w.yHi, w.ye)
-	ref := flo
-	side := 0
-	for it := 0; it < 200; it++ {
-		if hi-lo <= w.eventTol(ts+hi) {
-			break
-		}
-		c := hi - fhi*(hi-lo)/(fhi-flo)
-		if it%4 == 3 || !(c > lo && c < hi) {
-			c = lo + 0.5*(hi-lo)
-		}
+	dir, ref := w.dir[i], flo
+	return illinois(dir, lo, flo, hi, fhi, ts, w.c.eventTol, func(c float64) (float64, error) {
 		if err := w.restep(ts, c); err != nil {
 			return 0, err
 		}
 		fc := w.gt[i]
-		if fc == 0 || crossed(w.dir[i], ref, fc) {
+		if fc == 0 || crossed(dir, ref, fc) {
 			_, y := w.in.State()
 			copy(w.yHi, y)
-			if fc == 0 {
-				return c, nil
-			}
-			hi, fhi = c, fc
-			if side == 1 {
-				flo /= 2
-			}
-			side = 1
-		} else {
-			lo, flo = c, fc
-			if side == -1 {
-				fhi /= 2
-			}
-			side = -1
 		}
-	}
-	return hi, nil
+		return fc, nil
+	})
 }
 
 // zeno applies the Zeno guard of DriverOptions.ZenoLimit and ZenoSpacing.
