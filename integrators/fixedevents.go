@@ -61,9 +61,7 @@ type eventStepper struct {
 
 	acc Work // work of the inner stepper before its latest Init or Restore
 
-	zenoCount  int
-	lastEventT float64
-	haveEvent  bool
+	zeno zenoGuard
 	init       bool
 }
 
@@ -111,7 +109,7 @@ func (w *eventStepper) Init(t0 float64, y0 []float64) error {
 	w.acc = Work{}
 	w.clk = Clock{Base: t0}
 	clear(w.disarmed)
-	w.zenoCount, w.lastEventT, w.haveEvent = 0, 0, false
+	w.zeno = zenoGuard{}
 	if err := w.events(t0, 0, y0, w.g); err != nil {
 		return err
 	}
@@ -291,7 +289,9 @@ func (w *eventStepper) eventStep(t0, t1, dt float64) (stopped error, err error) 
 		if i := firstNonFinite(w.yr); i >= 0 {
 			return nil, &StepError{Method: w.in.Method(), Status: NonFinite, T: te, Dt: dt, Index: i}
 		}
-		if err := w.zeno(te, dt, best); err != nil {
+		err = w.zeno.check(&w.c, w.in.Method(), te, dt, best)
+		w.zeno.record(te)
+		if err != nil {
 			return nil, err
 		}
 		w.acc.EventsHandled++
@@ -403,25 +403,6 @@ func (w *eventStepper) locate(i int, ts, lo, flo, hi, fhi float64) (float64, err
 	})
 }
 
-// zeno applies the Zeno guard of DriverOptions.ZenoLimit and ZenoSpacing.
-func (w *eventStepper) zeno(te, dt float64, i int) error {
-	spacing := w.c.zenoSpacing
-	if spacing == 0 {
-		spacing = 1e-9 * math.Max(1, math.Abs(te))
-	}
-	if w.haveEvent && te-w.lastEventT < spacing {
-		w.zenoCount++
-	} else {
-		w.zenoCount = 0
-	}
-	w.haveEvent, w.lastEventT = true, te
-	if w.zenoCount >= w.c.zenoLimit {
-		return &StepError{Method: w.in.Method(), Status: ZenoDetected, T: te, Dt: dt, Index: i,
-			Err: fmt.Errorf("event %d fired %d times within %g s of each other", i, w.zenoCount+1, spacing)}
-	}
-	return nil
-}
-
 // Checkpoint implements Checkpointer: the inner stepper's checkpoint with
 // the event state (G, Disarmed, ZenoCount, LastEventT) and the total work.
 func (w *eventStepper) Checkpoint() StepperState {
@@ -429,7 +410,7 @@ func (w *eventStepper) Checkpoint() StepperState {
 	c.Clock, c.T = w.clk, w.clk.Now()
 	c.G = cloneF(w.g)
 	c.Disarmed = slices.Clone(w.disarmed)
-	c.ZenoCount, c.LastEventT = w.zenoCount, w.lastEventT
+	c.ZenoCount, c.LastEventT = w.zeno.count, w.zeno.lastT
 	c.Work = w.Work()
 	return c
 }
@@ -446,8 +427,7 @@ func (w *eventStepper) Restore(c StepperState) error {
 	}
 	w.acc = Work{}
 	w.clk = c.Clock
-	w.zenoCount, w.lastEventT = c.ZenoCount, c.LastEventT
-	w.haveEvent = c.Work.EventsHandled > 0
+	w.zeno = zenoGuard{count: c.ZenoCount, lastT: c.LastEventT, have: c.Work.EventsHandled > 0}
 	if c.G != nil {
 		copy(w.g, c.G)
 		copy(w.disarmed, c.Disarmed)
