@@ -62,7 +62,7 @@ type eventStepper struct {
 	acc Work // work of the inner stepper before its latest Init or Restore
 
 	zeno zenoGuard
-	init       bool
+	init bool
 }
 
 // withEvents wraps st in an eventStepper when sys has events.
