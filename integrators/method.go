@@ -21,6 +21,9 @@ const (
 	MethodImplicitTrapezoid = "implicit-trapezoid"
 	MethodNewmark           = "newmark"
 	MethodGeneralizedAlpha  = "generalized-alpha"
+	MethodESDIRK43          = "esdirk43"
+	MethodESDIRK32          = "esdirk32"
+	MethodBDF               = "bdf"
 )
 
 // Method is an integration method, like gonum's optimize.Method: a small

@@ -20,6 +20,8 @@ var catalog = []Method{
 	ImplicitTrapezoid{},
 	Newmark{},
 	GeneralizedAlpha{RhoInf: DefaultRhoInf},
+	ESDIRK43{},
+	ESDIRK32{},
 }
 
 // Methods returns every built-in method in a fixed order, with default
