@@ -159,7 +159,9 @@ type esdirkDriver struct {
 	yn   []float64 // trial end (stage s)
 	yr   []float64 // state after an event's reset
 	k    [6][]float64
-	psi  []float64
+	psi  []float64 // the stage's ψ − predictor
+	pred []float64 // the stage's predictor
+	e    []float64 // the stage's correction to it
 	w    []float64 // error weights of the step start
 	tmp  []float64
 
@@ -190,7 +192,7 @@ func newESDIRK(tab *esdirkTableau, mi methodInfo, c conf, coef float64, sys Syst
 	n := sys.Dim()
 	d := &esdirkDriver{tab: tab, mi: mi, sys: sys, n: n, c: c, coef: coef, errOld: 1, rate: 1}
 	mk := func() []float64 { return make([]float64, n) }
-	d.y, d.yn, d.psi, d.w, d.tmp = mk(), mk(), mk(), mk(), mk()
+	d.y, d.yn, d.psi, d.pred, d.e, d.w, d.tmp = mk(), mk(), mk(), mk(), mk(), mk(), mk()
 	for i := 0; i < tab.s; i++ {
 		d.k[i] = mk()
 	}
@@ -265,26 +267,30 @@ func (d *esdirkDriver) stages(t, h, ts float64) (bool, error) {
 			ti = ts
 		}
 		a := &tab.a[i]
-		for q := range d.psi {
-			s := 0.0
-			for j := 0; j < i; j++ {
-				s += a[j] * d.k[j][q]
-			}
-			d.psi[q] = d.y[q] + h*s
-		}
-		z := d.yn // the last stage is the solution: iterate in place
 		kp := d.k[i-1]
-		for q := range z {
-			z[q] = d.psi[q] + c*kp[q] // predictor: the previous stage's slope
+		for q := range d.psi {
+			sum := 0.0
+			for j := 0; j < i; j++ {
+				sum += a[j] * d.k[j][q]
+			}
+			// ψ = y_n + h·Σ_{j<i} a_ij·k_j; predictor ψ + c·k_{i−1} (the
+			// previous stage's slope); the Newton iteration solves for
+			// the correction e to it, with ψ − predictor = −c·k_{i−1}.
+			d.pred[q] = d.y[q] + h*sum + c*kp[q]
+			d.psi[q] = -c * kp[q]
 		}
+		clear(d.e)
 		// The first implicit stage prepares J and M (at its predictor).
-		ok, err := ss.newton(ti, h, c, d.psi, z, d.w, d.coef, &d.rate, i == 1 && forceJ, false)
+		ok, err := ss.newton(ti, h, c, d.pred, d.psi, d.e, d.w, d.coef, &d.rate, i == 1 && forceJ, false)
 		if err != nil || !ok {
 			return false, err
 		}
 		ki := d.k[i]
 		for q := range ki {
-			ki[q] = (z[q] - d.psi[q]) / c // the stage's slope from the implicit relation
+			ki[q] = kp[q] + d.e[q]/c // the stage's slope (z − ψ)/c
+		}
+		if i == tab.s-1 {
+			copy(d.yn, ss.z) // stiffly accurate: the last stage is the solution
 		}
 	}
 	return true, nil
@@ -577,6 +583,7 @@ func newESDIRKStepper(tab *esdirkTableau, mi methodInfo, p implicitOptions, sys 
 	if err != nil {
 		return nil, err
 	}
+	d.evs = nil // withEvents handles the events of a fixed-step Stepper
 	d.ss.fixedTol = c.newtonTol
 	return withEvents(&esdirkStepper{d: d}, sys, c), nil
 }

@@ -22,6 +22,7 @@ var catalog = []Method{
 	GeneralizedAlpha{RhoInf: DefaultRhoInf},
 	ESDIRK43{},
 	ESDIRK32{},
+	BDF{},
 }
 
 // Methods returns every built-in method in a fixed order, with default

@@ -52,6 +52,7 @@ type stageSolver struct {
 	mfC    float64       // c of the current iteration
 	fy     []float64     // f at the Jacobian's point (finite differences)
 	fz     []float64     // f at the current iterate
+	z      []float64     // the current iterate p + e
 	r      []float64     // residual
 	dx     []float64     // Newton update
 	banded bool          // the krylov path is banded LU (exact solves: stale c is scaled)
@@ -94,7 +95,7 @@ const setupGammaRatio = 0.3
 func newStageSolver(method string, sys System, c *conf, stats *Work) (*stageSolver, error) {
 	n := sys.Dim()
 	s := &stageSolver{method: method, sys: sys, n: n, c: c, stats: stats,
-		fdY: make([]float64, n), fdF: make([]float64, n), r: make([]float64, n), fz: make([]float64, n),
+		fdY: make([]float64, n), fdF: make([]float64, n), r: make([]float64, n), fz: make([]float64, n), z: make([]float64, n),
 		jY: make([]float64, n)}
 	s.jac, _ = sys.(Jacobian)
 	if cn, ok := sys.(componentNamer); ok {
@@ -374,34 +375,44 @@ func (s *stageSolver) prepare(t, h, c float64, y, fy []float64, forceJ, forceSet
 	return true, s.setup(t, h, c)
 }
 
-// newton solves G(z) = z − ψ − c·f(t, z) = 0 from the predictor in z by
-// at most c.newtonMaxIter simplified Newton iterations with M. After
-// the first residual it calls prepare at the predictor (with f there,
-// which finite differences reuse), re-evaluating J when forceJ or J is
-// old and setting M up when forceSetup or c has moved; a new M resets
-// the convergence-rate estimate to 1. w are the error weights of the
-// WRMS norm. The iteration converges when ‖Δz‖·min(1, rate) ≤ tol,
-// rate being the estimated convergence rate (max(0.3·rate,
-// ‖Δz_m‖/‖Δz_{m−1}‖), carried by the caller between solves; CVODE's
-// test, Hindmarsh et al. 2005, §2.1), or with fixedTol set when
-// max|Δz| ≤ fixedTol·(1 + max|z|); it fails when an update grows by more
-// than a factor 2 (divergence), the iteration limit is reached, a
-// residual or update is not finite, or the linear solver fails. f at the
-// solution is not evaluated. It returns whether it converged; an error
-// is a user function's failure, which ends the step. h is the step size,
-// for errors.
-func (s *stageSolver) newton(t, h, c float64, psi, z, w []float64, tol float64, rate *float64, forceJ, forceSetup bool) (bool, error) {
+// newton solves G(z) = z − ψ − c·f(t, z) = 0 by at most
+// c.newtonMaxIter simplified Newton iterations with M, written for the
+// correction e = z − p to a predictor p: with b = ψ − p it solves
+//
+//	e − b − c·f(t, p + e) = 0
+//
+// from the e given (usually 0), so that a correction far below the
+// rounding of p (the first steps of a slow component) is computed to its
+// own precision rather than as a difference of two nearly equal states.
+// z = p + e is left in s.z. After the first residual it calls prepare
+// at the first iterate (with f there, which finite differences reuse),
+// re-evaluating J when forceJ or J is old and setting M up when
+// forceSetup or c has moved; a new M resets the convergence-rate
+// estimate to 1. w are the error weights of the WRMS norm. The iteration
+// converges when ‖Δe‖·min(1, rate) ≤ tol, rate being the estimated
+// convergence rate (max(0.3·rate, ‖Δe_m‖/‖Δe_{m−1}‖), carried by the
+// caller between solves; CVODE's test, Hindmarsh et al. 2005, §2.1), or
+// with fixedTol set when max|Δe| ≤ fixedTol·(1 + max|z|); it fails when
+// an update grows by more than a factor 2 (divergence), the iteration
+// limit is reached, a residual or update is not finite, or the linear
+// solver fails. f at the solution is not evaluated. It returns whether
+// it converged; an error is a user function's failure, which ends the
+// step. h is the step size, for errors.
+func (s *stageSolver) newton(t, h, c float64, p, b, e, w []float64, tol float64, rate *float64, forceJ, forceSetup bool) (bool, error) {
 	delp := 0.0
-	f := s.fz
+	f, z := s.fz, s.z
 	s.lastFail, s.lastErr = "", nil
 	for m := 0; m < s.c.newtonMaxIter; m++ {
 		s.lastIter = m + 1
+		for i := range z {
+			z[i] = p[i] + e[i]
+		}
 		if err := s.eval(t, z, f); err != nil {
 			return false, err
 		}
 		r := s.r
 		for i := range r {
-			r[i] = z[i] - psi[i] - c*f[i]
+			r[i] = e[i] - b[i] - c*f[i]
 		}
 		s.lastRes = resNorm(r)
 		if k := firstNonFinite(r); k >= 0 {
@@ -440,18 +451,26 @@ func (s *stageSolver) newton(t, h, c float64, psi, z, w []float64, tol float64, 
 			s.lastFail = fmt.Sprintf("non-finite Newton update in component %d%s", k, s.component(k))
 			return false, nil
 		}
-		for i := range z {
-			z[i] += dx[i]
+		for i := range e {
+			e[i] += dx[i]
 		}
 		del := wrmsNorm(dx, w)
 		if m > 0 {
 			*rate = math.Max(0.3**rate, del/delp)
 		}
+		conv := false
 		if s.fixedTol > 0 {
-			if maxAbs(dx) <= s.fixedTol*(1+maxAbs(z)) {
-				return true, nil
+			for i := range z {
+				z[i] = p[i] + e[i]
 			}
-		} else if del*math.Min(1, *rate) <= tol {
+			conv = maxAbs(dx) <= s.fixedTol*(1+maxAbs(z))
+		} else {
+			conv = del*math.Min(1, *rate) <= tol
+		}
+		if conv {
+			for i := range z {
+				z[i] = p[i] + e[i]
+			}
 			return true, nil
 		}
 		if m > 0 && del > 2*delp {
@@ -506,4 +525,23 @@ func errorWeights(y, w []float64, rtol, atol float64) {
 	for i, v := range y {
 		w[i] = 1 / (rtol*math.Abs(v) + atol)
 	}
+}
+
+// copyJacobian takes over the Jacobian of another solver of the same
+// System (the same kind of linear solver), without evaluating it again.
+func (s *stageSolver) copyJacobian(o *stageSolver) {
+	if s.mfOnly || !o.haveJ {
+		return
+	}
+	if s.sp != nil {
+		copy(s.sp.jval, o.sp.jval)
+		s.sp.pt.T = o.sp.pt.T
+		copy(s.sp.pt.Y, o.sp.pt.Y)
+	} else {
+		copy(s.jd, o.jd)
+	}
+	s.jT = o.jT
+	copy(s.jY, o.jY)
+	s.haveJ, s.jAge, s.jCur = true, o.jAge, false
+	s.haveM = false
 }
