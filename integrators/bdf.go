@@ -125,24 +125,24 @@ func (m BDF) NewDriver(sys System, o *DriverOptions) (Driver, error) {
 // Constants of the step and order selection (CVODE's values: Hindmarsh
 // et al. 2005 and the CVODE user guide, "Mathematical considerations").
 const (
-	bdfBias1   = 6.0    // safety of the order q − 1 estimate
-	bdfBias2   = 6.0    // safety of the order q estimate
-	bdfBias3   = 10.0   // safety of the order q + 1 estimate
-	bdfAddon   = 1e-6   // keeps 1/(estimate^(1/k) + addon) finite
-	bdfThresh  = 1.5    // a step increase smaller than this is not taken
-	bdfEtaMax1 = 1e4    // largest growth after the first step
-	bdfEtaMax  = 10.0   // largest growth after later steps
-	bdfEtaMin  = 0.1    // smallest reduction after an error test failure
-	bdfEtaMxF  = 0.2    // largest factor after two error test failures
-	bdfEtaCF   = 0.25   // reduction after a Newton convergence failure
-	bdfMaxNef  = 7      // error test failures of one step before giving up
-	bdfMxNef1  = 3      // failures after which the order drops to 1
-	bdfMaxNcf  = 10     // convergence failures of one step before giving up
-	bdfLongWt  = 10     // steps to wait after a restart at order 1
-	bdfHubFac  = 0.1    // initial step: bound by 0.1·|tEnd − t0| and …
-	bdfHlbFac  = 100.0  // … at least 100 ulp of t
-	bdfHBias   = 0.5    // initial step: half the estimate
-	bdfHinIter = 4      // initial step: estimate iterations
+	bdfBias1   = 6.0   // safety of the order q − 1 estimate
+	bdfBias2   = 6.0   // safety of the order q estimate
+	bdfBias3   = 10.0  // safety of the order q + 1 estimate
+	bdfAddon   = 1e-6  // keeps 1/(estimate^(1/k) + addon) finite
+	bdfThresh  = 1.5   // a step increase smaller than this is not taken
+	bdfEtaMax1 = 1e4   // largest growth after the first step
+	bdfEtaMax  = 10.0  // largest growth after later steps
+	bdfEtaMin  = 0.1   // smallest reduction after an error test failure
+	bdfEtaMxF  = 0.2   // largest factor after two error test failures
+	bdfEtaCF   = 0.25  // reduction after a Newton convergence failure
+	bdfMaxNef  = 7     // error test failures of one step before giving up
+	bdfMxNef1  = 3     // failures after which the order drops to 1
+	bdfMaxNcf  = 10    // convergence failures of one step before giving up
+	bdfLongWt  = 10    // steps to wait after a restart at order 1
+	bdfHubFac  = 0.1   // initial step: bound by 0.1·|tEnd − t0| and …
+	bdfHlbFac  = 100.0 // … at least 100 ulp of t
+	bdfHBias   = 0.5   // initial step: half the estimate
+	bdfHinIter = 4     // initial step: estimate iterations
 	bdfRoundof = 0x1p-52
 )
 
@@ -304,7 +304,7 @@ func (d *bdfDriver) start(tMax float64) error {
 
 // hin is the initial step of CVODE (Hindmarsh et al. 2005, §2.1; the
 // CVODE user guide, "Initial step size"): the step whose local error
-// ½h²·‖y''‖ would be about ½ in the weighted RMS norm, with ‖y''‖
+// ½h²·‖y”‖ would be about ½ in the weighted RMS norm, with ‖y”‖
 // estimated by a difference of f along an explicit Euler step and the
 // estimate iterated up to four times until it is consistent within a
 // factor of 2; then halved and bounded below by 100 ulp of t and above
@@ -707,4 +707,3 @@ func (d *bdfDriver) Restore(c StepperState) error {
 	d.init = true
 	return nil
 }
-
