@@ -675,18 +675,88 @@ func (d *bdfDriver) Dense(t float64, dst []float64) {
 	d.dense(t, dst)
 }
 
-// Checkpoint implements Checkpointer.
+// Checkpoint implements Checkpointer: the state, the Work, the events,
+// the multistep history (order, Nordsieck array, past steps, the
+// step-size controller) and the Newton solver's memory, so that a
+// restored driver steps on bit for bit.
 func (d *bdfDriver) Checkpoint() StepperState {
 	c := StepperState{Method: d.mi.Name, Dim: d.n, T: d.t, Clock: Clock{Base: d.t}, Y: cloneF(d.z[0]),
-		H: d.hprime, Work: d.stats}
+		H: d.NextStep(), Work: d.stats}
 	if d.evs != nil {
 		d.evs.checkpoint(&c)
 	}
+	c.History = d.history()
+	d.ss.checkpoint(&c, c.History)
 	return c
 }
 
-// Restore implements Checkpointer: the state only; the history restarts
-// at order 1.
+// history returns the multistep memory.
+func (d *bdfDriver) history() *History {
+	h := &History{Rate: d.rate, Restart: d.restart}
+	if d.restart {
+		return h
+	}
+	h.Order, h.NextOrder, h.Wait = d.q, d.qprime, d.qwait
+	h.Step, h.NextStep, h.EtaMax = d.h, d.hprime, d.etamax
+	h.Tau = append([]float64(nil), d.tau[1:d.qmax+2]...)
+	for j := 0; j <= d.q; j++ {
+		h.Z = append(h.Z, cloneF(d.z[j]))
+	}
+	if d.savedTq5 != 0 {
+		h.Saved, h.SavedTq5 = cloneF(d.saved), d.savedTq5
+	}
+	return h
+}
+
+// setHistory restores the multistep memory of h (checked).
+func (d *bdfDriver) setHistory(h *History) error {
+	if h == nil {
+		return &StateMismatchError{Field: "history", Want: "the BDF history", Got: "none"}
+	}
+	d.rate, d.restart = h.Rate, h.Restart
+	if h.Restart {
+		return nil
+	}
+	bad := func(field, want, got string) error { return &StateMismatchError{Field: field, Want: want, Got: got} }
+	switch {
+	case h.Order < 1 || h.Order > d.qmax || h.NextOrder < 1 || h.NextOrder > d.qmax || abs(h.NextOrder-h.Order) > 1:
+		return bad("order", fmt.Sprintf("1 to %d", d.qmax), fmt.Sprintf("%d, next %d", h.Order, h.NextOrder))
+	case len(h.Z) != h.Order+1:
+		return bad("nordsieck", fmt.Sprint(h.Order+1, " vectors"), fmt.Sprint(len(h.Z)))
+	case len(h.Tau) != d.qmax+1:
+		return bad("tau", fmt.Sprint(d.qmax+1), fmt.Sprint(len(h.Tau)))
+	case !(h.Step > 0) || !(h.NextStep > 0) || !(h.EtaMax > 0) || math.IsInf(h.Step, 0) || math.IsInf(h.NextStep, 0):
+		return bad("step", "positive and finite", fmt.Sprintf("%v, next %v, growth %v", h.Step, h.NextStep, h.EtaMax))
+	case h.SavedTq5 != 0 && len(h.Saved) != d.n:
+		return bad("saved", fmt.Sprint(d.n), fmt.Sprint(len(h.Saved)))
+	}
+	for _, z := range h.Z {
+		if len(z) != d.n {
+			return bad("nordsieck", fmt.Sprint(d.n), fmt.Sprint(len(z)))
+		}
+	}
+	d.q, d.qprime, d.qwait = h.Order, h.NextOrder, h.Wait
+	d.h, d.hprime, d.etamax = h.Step, h.NextStep, h.EtaMax
+	d.tau = [bdfMaxOrder + 2]float64{}
+	copy(d.tau[1:], h.Tau)
+	for j, z := range h.Z {
+		copy(d.z[j], z)
+	}
+	d.savedTq5 = h.SavedTq5
+	if d.savedTq5 != 0 {
+		copy(d.saved, h.Saved)
+	}
+	return nil
+}
+
+func abs(k int) int {
+	if k < 0 {
+		return -k
+	}
+	return k
+}
+
+// Restore implements Checkpointer.
 func (d *bdfDriver) Restore(c StepperState) error {
 	if err := c.check(d.mi.Name, d.n, false); err != nil {
 		return err
@@ -698,11 +768,16 @@ func (d *bdfDriver) Restore(c StepperState) error {
 	if err := restoreEvents(d.evs, ne, c); err != nil {
 		return err
 	}
+	d.init = false
+	if err := d.setHistory(c.History); err != nil {
+		return err
+	}
 	copy(d.z[0], c.Y)
 	d.t = c.T
 	d.stats = c.Work
-	d.restart = true
-	d.ss.haveJ, d.ss.haveM = false, false
+	if err := d.ss.restore(c, c.History); err != nil {
+		return err
+	}
 	d.stepHadDenseOutput = false
 	d.init = true
 	return nil

@@ -35,11 +35,10 @@ func (m BDF) New(sys System, o *DriverOptions) (Stepper, error) {
 	d.ss.fixedTol = c.newtonTol
 	st := &bdfStepper{d: d}
 	if d.qmax > 1 {
-		if st.start, err = newESDIRK(esdirk43, methodInfo{Name: MethodESDIRK43, Order: 4}, c, coef, sys); err != nil {
+		// The starting steps share BDF's Newton solver (one Jacobian).
+		if st.start, err = newESDIRK(esdirk43, methodInfo{Name: MethodESDIRK43, Order: 4}, c, coef, sys, d.ss); err != nil {
 			return nil, err
 		}
-		st.start.ss.fixedTol = c.newtonTol
-		st.start.ss.method = MethodBDF
 		st.start.evs = nil
 		n := sys.Dim()
 		for k := 0; k < d.qmax; k++ {
@@ -211,18 +210,13 @@ func (s *bdfStepper) buildHistory(h float64) error {
 		}
 	}
 	d.q, d.qprime, d.qwait = q, q, q+2 // the order is fixed
-	d.h, d.hprime = h, h
+	d.h, d.hprime, d.etamax = h, h, 1 // and so is the step (the caller's)
 	d.tau = [bdfMaxOrder + 2]float64{}
 	for i := 1; i <= last; i++ {
 		d.tau[i] = s.histT[last-i+1] - s.histT[last-i]
 	}
 	d.t = tl
 	d.restart = false
-	d.ss.haveJ, d.ss.haveM = s.start.ss.haveJ, false
-	if d.ss.haveJ {
-		// The starter's Jacobian is the same System's: share it.
-		d.ss.copyJacobian(s.start.ss)
-	}
 	return nil
 }
 
@@ -237,7 +231,7 @@ func (s *bdfStepper) bdfStep(t, t1, dt float64) error {
 		for i := range d.z[1] {
 			d.z[1][i] *= dt
 		}
-		d.h, d.hprime, d.q, d.qprime, d.qwait = dt, dt, 1, 1, 3
+		d.h, d.hprime, d.q, d.qprime, d.qwait, d.etamax = dt, dt, 1, 1, 3, 1
 		d.tau = [bdfMaxOrder + 2]float64{}
 		d.restart = false
 	}
@@ -279,5 +273,87 @@ func (s *bdfStepper) bdfStep(t, t1, dt float64) error {
 	d.t = t1
 	d.ss.accepted()
 	d.stats.Steps++
+	return nil
+}
+
+// Checkpoint implements Checkpointer: the driver's memory, the step
+// clock and, while the Stepper starts, the starting values and the
+// starter's slope.
+func (s *bdfStepper) Checkpoint() StepperState {
+	c := s.d.Checkpoint()
+	c.Clock, c.T, c.H = s.clk, s.clk.Now(), 0
+	c.Work = s.Work()
+	h := c.History
+	h.Started = s.k
+	if s.starting() {
+		h.Rate = s.start.rate
+		c.Y = cloneF(s.start.y)
+		for j := 0; j <= s.k; j++ {
+			h.StartT = append(h.StartT, s.histT[j])
+			h.StartY = append(h.StartY, cloneF(s.hist[j]))
+		}
+		if s.start.fOK {
+			c.F = cloneF(s.start.k[0])
+		}
+	}
+	return c
+}
+
+// Restore implements Checkpointer.
+func (s *bdfStepper) Restore(c StepperState) error {
+	d := s.d
+	if err := c.check(d.mi.Name, d.n, true); err != nil {
+		return err
+	}
+	h := c.History
+	if h == nil || h.Started < 0 {
+		return &StateMismatchError{Field: "history", Want: "the BDF history", Got: "none"}
+	}
+	s.init = false
+	starting := h.Started < d.qmax-1
+	if starting {
+		if len(h.StartY) != h.Started+1 || len(h.StartT) != h.Started+1 {
+			return &StateMismatchError{Field: "starting values", Want: fmt.Sprint(h.Started + 1), Got: fmt.Sprint(len(h.StartY))}
+		}
+		for j, y := range h.StartY {
+			if len(y) != d.n {
+				return &StateMismatchError{Field: "starting values", Want: fmt.Sprint(d.n), Got: fmt.Sprint(len(y))}
+			}
+			copy(s.hist[j], y)
+			s.histT[j] = h.StartT[j]
+		}
+		e := s.start
+		copy(e.y, c.Y)
+		e.t = c.T
+		e.fOK = len(c.F) == d.n
+		if e.fOK {
+			copy(e.k[0], c.F)
+		}
+		e.rate, e.forceJ, e.init = h.Rate, false, true
+		e.stats = Work{Steps: h.Started}
+		d.restart, d.t = true, c.T
+		copy(d.z[0], c.Y)
+		d.stats = c.Work.Sub(e.stats)
+		if err := d.ss.restore(c, h); err != nil {
+			return err
+		}
+	} else {
+		if err := d.setHistory(h); err != nil {
+			return err
+		}
+		copy(d.z[0], c.Y)
+		d.t = c.T
+		d.stats = c.Work
+		if s.start != nil {
+			s.start.stats = Work{}
+		}
+		if err := d.ss.restore(c, h); err != nil {
+			return err
+		}
+	}
+	s.k = h.Started
+	s.clk = c.Clock
+	d.init = true
+	s.init = true
 	return nil
 }

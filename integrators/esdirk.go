@@ -185,10 +185,12 @@ func newESDIRKDriver(tab *esdirkTableau, mi methodInfo, p implicitOptions, sys S
 	if err != nil {
 		return nil, err
 	}
-	return newESDIRK(tab, mi, c, coef, sys)
+	return newESDIRK(tab, mi, c, coef, sys, nil)
 }
 
-func newESDIRK(tab *esdirkTableau, mi methodInfo, c conf, coef float64, sys System) (*esdirkDriver, error) {
+// newESDIRK returns the driver of tab for sys; ss is its Newton solver,
+// or nil for a new one (BDF's starting steps share BDF's).
+func newESDIRK(tab *esdirkTableau, mi methodInfo, c conf, coef float64, sys System, ss *stageSolver) (*esdirkDriver, error) {
 	n := sys.Dim()
 	d := &esdirkDriver{tab: tab, mi: mi, sys: sys, n: n, c: c, coef: coef, errOld: 1, rate: 1}
 	mk := func() []float64 { return make([]float64, n) }
@@ -197,8 +199,10 @@ func newESDIRK(tab *esdirkTableau, mi methodInfo, c conf, coef float64, sys Syst
 		d.k[i] = mk()
 	}
 	var err error
-	if d.ss, err = newStageSolver(mi.Name, sys, &d.c, &d.stats); err != nil {
-		return nil, err
+	if d.ss = ss; ss == nil {
+		if d.ss, err = newStageSolver(mi.Name, sys, &d.c, &d.stats); err != nil {
+			return nil, err
+		}
 	}
 	if d.evs, err = newDenseEvents(sys, n, &d.c, mi.Name, &d.stats); err != nil {
 		return nil, err
@@ -516,10 +520,9 @@ func hermite(t, t0, h float64, y0, y1, f0, f1, dst []float64) {
 }
 
 // Checkpoint implements Checkpointer: the state, the FSAL slope, the
-// controller, the events and the Work. The reused Jacobian and
-// factorization are not saved: a restored driver evaluates them afresh
-// at its first step (the trajectory then differs from an uninterrupted
-// run's by the Newton tolerance, not bit for bit).
+// controller, the events, the Work and the Newton solver's memory
+// (where its Jacobian was evaluated, the factored matrix, the
+// convergence rate), so that a restored driver steps on bit for bit.
 func (d *esdirkDriver) Checkpoint() StepperState {
 	c := StepperState{Method: d.mi.Name, Dim: d.n, T: d.t, Clock: Clock{Base: d.t}, Y: cloneF(d.y),
 		H: d.h, ErrPrev: d.errOld, LastRejected: d.lastRejected, Work: d.stats}
@@ -529,6 +532,9 @@ func (d *esdirkDriver) Checkpoint() StepperState {
 	if d.evs != nil {
 		d.evs.checkpoint(&c)
 	}
+	h := &History{Rate: d.rate}
+	d.ss.checkpoint(&c, h)
+	c.History = h
 	return c
 }
 
@@ -553,7 +559,13 @@ func (d *esdirkDriver) Restore(c StepperState) error {
 		copy(d.k[0], c.F)
 	}
 	d.rate, d.forceJ = 1, false
-	d.ss.haveJ, d.ss.haveM = false, false
+	if c.History != nil {
+		d.rate = c.History.Rate
+	}
+	d.init = false
+	if err := d.ss.restore(c, c.History); err != nil {
+		return err
+	}
 	d.dH = 0
 	d.init = true
 	return nil
@@ -579,7 +591,7 @@ func newESDIRKStepper(tab *esdirkTableau, mi methodInfo, p implicitOptions, sys 
 	if err != nil {
 		return nil, err
 	}
-	d, err := newESDIRK(tab, mi, c, coef, sys)
+	d, err := newESDIRK(tab, mi, c, coef, sys, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -527,21 +527,55 @@ func errorWeights(y, w []float64, rtol, atol float64) {
 	}
 }
 
-// copyJacobian takes over the Jacobian of another solver of the same
-// System (the same kind of linear solver), without evaluating it again.
-func (s *stageSolver) copyJacobian(o *stageSolver) {
-	if s.mfOnly || !o.haveJ {
-		return
+// checkpoint writes the solver's memory (where J was evaluated, which
+// factorization is in use) into c and h.
+func (s *stageSolver) checkpoint(c *StepperState, h *History) {
+	if s.haveJ && !s.mfOnly {
+		c.Jac = &JacobianPoint{T: s.jT, Y: cloneF(s.jY), Age: s.jAge}
 	}
-	if s.sp != nil {
-		copy(s.sp.jval, o.sp.jval)
-		s.sp.pt.T = o.sp.pt.T
-		copy(s.sp.pt.Y, o.sp.pt.Y)
-	} else {
-		copy(s.jd, o.jd)
+	if s.haveM {
+		h.SetupC, h.SetupAge = s.cM, s.mAge
 	}
-	s.jT = o.jT
-	copy(s.jY, o.jY)
-	s.haveJ, s.jAge, s.jCur = true, o.jAge, false
-	s.haveM = false
+}
+
+// restore rebuilds the solver's memory from a checkpoint: J evaluated
+// again where it was, M factored again for the recorded c, so that the
+// next steps are those of the uninterrupted run, bit for bit. The work
+// of rebuilding is not counted (the uninterrupted run counted it when it
+// happened).
+func (s *stageSolver) restore(c StepperState, h *History) error {
+	s.haveJ, s.haveM, s.jCur = false, false, false
+	if s.mfOnly {
+		return nil
+	}
+	p := c.Jac
+	if p == nil {
+		if h != nil && h.SetupC != 0 {
+			return &StateMismatchError{Field: "jacobian point", Want: "the point of the factored Jacobian", Got: "none"}
+		}
+		return nil
+	}
+	if len(p.Y) != s.n {
+		return &StateMismatchError{Field: "jacobian point", Want: fmt.Sprint(s.n), Got: fmt.Sprint(len(p.Y))}
+	}
+	saved := *s.stats
+	defer func() { *s.stats = saved }()
+	var fy []float64
+	if s.fy != nil {
+		if err := s.eval(p.T, p.Y, s.fy); err != nil {
+			return err
+		}
+		fy = s.fy
+	}
+	if err := s.evalJacobian(p.T, 0, p.Y, fy); err != nil {
+		return fmt.Errorf("integrators: restoring the Jacobian: %w", err)
+	}
+	s.jAge, s.jCur = p.Age, false
+	if h != nil && h.SetupC != 0 {
+		if err := s.setup(p.T, 0, h.SetupC); err != nil {
+			return fmt.Errorf("integrators: restoring the Newton matrix: %w", err)
+		}
+		s.mAge = h.SetupAge
+	}
+	return nil
 }
