@@ -210,7 +210,7 @@ func (s *bdfStepper) buildHistory(h float64) error {
 		}
 	}
 	d.q, d.qprime, d.qwait = q, q, q+2 // the order is fixed
-	d.h, d.hprime, d.etamax = h, h, 1 // and so is the step (the caller's)
+	d.h, d.hprime, d.etamax = h, h, 1  // and so is the step (the caller's)
 	d.tau = [bdfMaxOrder + 2]float64{}
 	for i := 1; i <= last; i++ {
 		d.tau[i] = s.histT[last-i+1] - s.histT[last-i]
