@@ -198,12 +198,12 @@ type stepperFile struct {
 	// sparse Jacobian only), or the Jacobian of an adaptive implicit
 	// method evaluated.
 	Jac *jacobianPointFile `json:"jac,omitempty"`
-	// History is the further memory of the adaptive implicit methods.
-	History *historyFile `json:"history,omitempty"`
+	// Implicit is the further memory of the adaptive implicit methods.
+	Implicit *implicitFile `json:"implicit,omitempty"`
 }
 
-// historyFile is integrators.History.
-type historyFile struct {
+// implicitFile is integrators.ImplicitState.
+type implicitFile struct {
 	SetupC    number      `json:"setup_c"`
 	SetupAge  int         `json:"setup_age"`
 	Rate      number      `json:"rate"`
@@ -582,8 +582,8 @@ func stepperToFile(c integrators.StepperState) stepperFile {
 	if j := c.Jac; j != nil {
 		f.Jac = &jacobianPointFile{T: j.T, Dt: j.Dt, Y: j.Y, TE: j.TE, YE: j.YE, Age: j.Age}
 	}
-	if h := c.History; h != nil {
-		f.History = &historyFile{SetupC: number(h.SetupC), SetupAge: h.SetupAge, Rate: number(h.Rate),
+	if h := c.Implicit; h != nil {
+		f.Implicit = &implicitFile{SetupC: number(h.SetupC), SetupAge: h.SetupAge, Rate: number(h.Rate),
 			Order: h.Order, NextOrder: h.NextOrder, Wait: h.Wait, Step: number(h.Step), NextStep: number(h.NextStep),
 			EtaMax: number(h.EtaMax), Restart: h.Restart, Tau: h.Tau, Z: h.Z, Saved: h.Saved, SavedTq5: number(h.SavedTq5),
 			Started: h.Started, StartT: h.StartT, StartY: h.StartY}
@@ -606,8 +606,8 @@ func stepperFromFile(f stepperFile) integrators.StepperState {
 	if j := f.Jac; j != nil {
 		c.Jac = &integrators.JacobianPoint{T: j.T, Dt: j.Dt, Y: j.Y, TE: j.TE, YE: j.YE, Age: j.Age}
 	}
-	if h := f.History; h != nil {
-		c.History = &integrators.History{SetupC: float64(h.SetupC), SetupAge: h.SetupAge, Rate: float64(h.Rate),
+	if h := f.Implicit; h != nil {
+		c.Implicit = &integrators.ImplicitState{SetupC: float64(h.SetupC), SetupAge: h.SetupAge, Rate: float64(h.Rate),
 			Order: h.Order, NextOrder: h.NextOrder, Wait: h.Wait, Step: float64(h.Step), NextStep: float64(h.NextStep),
 			EtaMax: float64(h.EtaMax), Restart: h.Restart, Tau: h.Tau, Z: h.Z, Saved: h.Saved, SavedTq5: float64(h.SavedTq5),
 			Started: h.Started, StartT: h.StartT, StartY: h.StartY}

@@ -685,14 +685,14 @@ func (d *bdfDriver) Checkpoint() StepperState {
 	if d.evs != nil {
 		d.evs.checkpoint(&c)
 	}
-	c.History = d.history()
-	d.ss.checkpoint(&c, c.History)
+	c.Implicit = d.history()
+	d.ss.checkpoint(&c, c.Implicit)
 	return c
 }
 
 // history returns the multistep memory.
-func (d *bdfDriver) history() *History {
-	h := &History{Rate: d.rate, Restart: d.restart}
+func (d *bdfDriver) history() *ImplicitState {
+	h := &ImplicitState{Rate: d.rate, Restart: d.restart}
 	if d.restart {
 		return h
 	}
@@ -709,7 +709,7 @@ func (d *bdfDriver) history() *History {
 }
 
 // setHistory restores the multistep memory of h (checked).
-func (d *bdfDriver) setHistory(h *History) error {
+func (d *bdfDriver) setHistory(h *ImplicitState) error {
 	if h == nil {
 		return &StateMismatchError{Field: "history", Want: "the BDF history", Got: "none"}
 	}
@@ -769,13 +769,13 @@ func (d *bdfDriver) Restore(c StepperState) error {
 		return err
 	}
 	d.init = false
-	if err := d.setHistory(c.History); err != nil {
+	if err := d.setHistory(c.Implicit); err != nil {
 		return err
 	}
 	copy(d.z[0], c.Y)
 	d.t = c.T
 	d.stats = c.Work
-	if err := d.ss.restore(c, c.History); err != nil {
+	if err := d.ss.restore(c, c.Implicit); err != nil {
 		return err
 	}
 	d.stepHadDenseOutput = false

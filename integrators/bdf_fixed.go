@@ -283,7 +283,7 @@ func (s *bdfStepper) Checkpoint() StepperState {
 	c := s.d.Checkpoint()
 	c.Clock, c.T, c.H = s.clk, s.clk.Now(), 0
 	c.Work = s.Work()
-	h := c.History
+	h := c.Implicit
 	h.Started = s.k
 	if s.starting() {
 		h.Rate = s.start.rate
@@ -305,7 +305,7 @@ func (s *bdfStepper) Restore(c StepperState) error {
 	if err := c.check(d.mi.Name, d.n, true); err != nil {
 		return err
 	}
-	h := c.History
+	h := c.Implicit
 	if h == nil || h.Started < 0 {
 		return &StateMismatchError{Field: "history", Want: "the BDF history", Got: "none"}
 	}

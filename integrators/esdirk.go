@@ -532,9 +532,9 @@ func (d *esdirkDriver) Checkpoint() StepperState {
 	if d.evs != nil {
 		d.evs.checkpoint(&c)
 	}
-	h := &History{Rate: d.rate}
+	h := &ImplicitState{Rate: d.rate}
 	d.ss.checkpoint(&c, h)
-	c.History = h
+	c.Implicit = h
 	return c
 }
 
@@ -559,11 +559,11 @@ func (d *esdirkDriver) Restore(c StepperState) error {
 		copy(d.k[0], c.F)
 	}
 	d.rate, d.forceJ = 1, false
-	if c.History != nil {
-		d.rate = c.History.Rate
+	if c.Implicit != nil {
+		d.rate = c.Implicit.Rate
 	}
 	d.init = false
-	if err := d.ss.restore(c, c.History); err != nil {
+	if err := d.ss.restore(c, c.Implicit); err != nil {
 		return err
 	}
 	d.dH = 0

@@ -529,7 +529,7 @@ func errorWeights(y, w []float64, rtol, atol float64) {
 
 // checkpoint writes the solver's memory (where J was evaluated, which
 // factorization is in use) into c and h.
-func (s *stageSolver) checkpoint(c *StepperState, h *History) {
+func (s *stageSolver) checkpoint(c *StepperState, h *ImplicitState) {
 	if s.haveJ && !s.mfOnly {
 		c.Jac = &JacobianPoint{T: s.jT, Y: cloneF(s.jY), Age: s.jAge}
 	}
@@ -543,7 +543,7 @@ func (s *stageSolver) checkpoint(c *StepperState, h *History) {
 // next steps are those of the uninterrupted run, bit for bit. The work
 // of rebuilding is not counted (the uninterrupted run counted it when it
 // happened).
-func (s *stageSolver) restore(c StepperState, h *History) error {
+func (s *stageSolver) restore(c StepperState, h *ImplicitState) error {
 	s.haveJ, s.haveM, s.jCur = false, false, false
 	if s.mfOnly {
 		return nil

@@ -69,16 +69,16 @@ type StepperState struct {
 	// adaptive implicit methods (ESDIRK43, ESDIRK32, BDF) where their
 	// reused Jacobian was evaluated.
 	Jac *JacobianPoint `json:",omitempty"`
-	// History is the further memory of the adaptive implicit methods
+	// Implicit is the further memory of the adaptive implicit methods
 	// (nil for the others).
-	History *History `json:",omitempty"`
+	Implicit *ImplicitState `json:",omitempty"`
 }
 
-// History is the memory that the adaptive implicit methods carry
+// ImplicitState is the memory that the adaptive implicit methods carry
 // between steps besides the state: the Newton-matrix reuse of ESDIRK43,
 // ESDIRK32 and BDF (where the Jacobian was evaluated is
 // StepperState.Jac), and BDF's multistep history. Slices are copies.
-type History struct {
+type ImplicitState struct {
 	// SetupC is γ·h of the factored Newton matrix I − γh·J (0: none)
 	// and SetupAge the accepted steps since it was factored.
 	SetupC   float64
