@@ -23,6 +23,7 @@ type StiffAdaptiveRun struct {
 	Errors StiffErrors      // against the modal solution at T
 	Build  time.Duration    // graph.Build (not part of Wall)
 	Wall   time.Duration    // Sim.Run: the System, the Jacobian plan, the driver and the integration
+	CPU    time.Duration    // the process's CPU time (user + system, all threads) over the same span
 	State  []float64        // final state, kept only when asked
 }
 
@@ -51,7 +52,9 @@ func RunStiffAdaptive(n int, m integrators.AdaptiveMethod, solver string, tEnd f
 	}
 	r := StiffAdaptiveRun{N: n, Method: m.Name(), Solver: solver, Build: time.Since(t0)}
 	t0 = time.Now()
+	c0 := cpuTime()
 	res, err := s.Run(context.Background(), graph.Settings{Adaptive: true, End: tEnd, Method: m})
+	r.CPU = cpuTime() - c0
 	r.Wall = time.Since(t0)
 	if err != nil {
 		return r, err

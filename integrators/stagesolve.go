@@ -71,6 +71,12 @@ type stageSolver struct {
 	cA    float64   // c of the assembled GMRES operator A
 	mAge  int       // accepted steps since M was set up
 
+	lastKrylov int // GMRES iterations of the last solve
+	// the GMRES solve scaled by the error weights
+	wsc, wtmp []float64
+	sop       func(v, dst []float64) error
+	spc       scaledPC
+
 	// last iteration, for error messages
 	lastRes  float64 // ‖G(z)‖₂ at the last iterate
 	lastIter int
@@ -136,6 +142,11 @@ func newStageSolver(method string, sys System, c *conf, stats *Work) (*stageSolv
 	s.nl = newNewtonLinear(c, n, pattern, blockOf, s.jv)
 	s.nl.name = s.name
 	s.dx = s.nl.dx
+	if !s.banded {
+		s.wsc, s.wtmp = make([]float64, n), make([]float64, n)
+		s.sop = s.scaledOp
+		s.spc = scaledPC{s: s, tmp: make([]float64, n)}
+	}
 	return s, nil
 }
 
@@ -179,15 +190,30 @@ func (s *stageSolver) needJacobian(force bool) bool {
 	return !s.haveJ || s.jAge >= s.c.jacMaxAge || (force && !s.jCur)
 }
 
-// needSetup reports whether M must be set up again for c: none yet, c
-// changed by more than setupGammaRatio, M is setupMaxAge steps old, or
-// force.
+// needSetup reports whether M must be set up again for c: none yet, M
+// is setupMaxAge steps old, force, or c changed by more than
+// setupGammaRatio — for GMRES only when the last solve also needed more
+// than krylovSlow iterations: GMRES applies M at the current c, so an
+// old preconditioner costs iterations, not accuracy, and is kept while
+// it costs few (a preconditioner set-up, an ILU(0) or block
+// factorization, costs far more than an iteration).
 func (s *stageSolver) needSetup(c float64, force bool) bool {
 	if s.mfOnly {
 		return false
 	}
-	return !s.haveM || force || s.mAge >= setupMaxAge || math.Abs(c/s.cM-1) > setupGammaRatio
+	if !s.haveM || force || s.mAge >= setupMaxAge {
+		return true
+	}
+	moved := math.Abs(c/s.cM-1) > setupGammaRatio
+	if s.krylov && !s.banded {
+		return moved && s.lastKrylov > krylovSlow
+	}
+	return moved
 }
+
+// krylovSlow is the number of GMRES iterations of a solve above which an
+// old preconditioner is set up again when c has moved.
+const krylovSlow = 5
 
 // evalJacobian evaluates J at (t, y), where f(t, y) = fy (used by finite
 // differences); h is the step size, for errors.
@@ -299,8 +325,10 @@ func (s *stageSolver) setup(t, h, c float64) error {
 	return nil
 }
 
-// solve writes dx with M·dx = −r for the current c into s.dx.
-func (s *stageSolver) solve(t, h, c float64, r []float64) error {
+// solve writes dx with M·dx = −r for the current c into s.dx; w and tol
+// are the Newton iteration's weights and tolerance (GMRES's stopping
+// test derives from them).
+func (s *stageSolver) solve(t, h, c float64, r, w []float64, tol float64) error {
 	if !s.krylov {
 		ls := s.ls
 		if s.n == 0 {
@@ -318,17 +346,104 @@ func (s *stageSolver) solve(t, h, c float64, r []float64) error {
 		return nil
 	}
 	nl := s.nl
-	if !s.banded && !s.c.matrixFree && s.cA != c {
+	if s.banded {
+		if err := nl.krylov(r, resNorm(r), s.stats); err != nil { // an exact banded solve
+			return nl.linearError(s.method, t, h, s.lastIter, err)
+		}
+		s.scaleStale(c)
+		return nil
+	}
+	if !s.c.matrixFree && s.cA != c {
 		s.formA(c) // GMRES applies M at the current c; only the preconditioner is old
 	}
 	s.mfC = c
-	if err := nl.krylov(r, resNorm(r), s.stats); err != nil {
+	if err := s.gmres(r, w, tol); err != nil {
 		return nl.linearError(s.method, t, h, s.lastIter, err)
 	}
-	if s.banded {
-		s.scaleStale(c)
+	return nil
+}
+
+// gmresLinTol is the linear solver's share of the Newton tolerance: a
+// GMRES solve stops when its residual is at most 0.05 of it in the
+// weighted RMS norm (CVODE's default, Hindmarsh et al. 2005, §2.1).
+const gmresLinTol = 0.05
+
+// gmres solves M·dx = −r with GMRES into s.dx. Like CVODE's scaled
+// GMRES, it solves the system scaled by the error weights,
+// (W·M·W⁻¹)·(W·dx) = −W·r with W = diag(w)/√n, so that the 2-norm GMRES
+// minimizes is the weighted RMS norm of the error test; with
+// Eisenstat–Walker forcing (the default) it stops when that residual is
+// at most gmresLinTol·tol (the Newton iteration of an error-controlled
+// method needs its corrections accurate relative to the tolerance, not
+// to the residual), a relative tolerance bounded to [KrylovTol, 0.9];
+// with ForcingConstant, or the fixed-step Newton test, the relative
+// tolerance is KrylovTol. A solve that stops short of it but reduced
+// the residual by at least a factor 0.9 is still an inexact Newton step
+// and accepted; a breakdown is not.
+func (s *stageSolver) gmres(r, w []float64, tol float64) error {
+	nl := s.nl
+	sc := s.wsc
+	k := 1 / math.Sqrt(float64(max(s.n, 1)))
+	for i, v := range r {
+		sc[i] = w[i] * k
+		nl.b[i] = -v * sc[i]
+	}
+	eta := s.c.krylovTol
+	if s.c.forcing == ForcingEisenstatWalker && s.fixedTol == 0 {
+		if bn := norm2(nl.b); bn > 0 {
+			eta = math.Min(etaMax, math.Max(eta, gmresLinTol*tol/bn))
+		}
+	}
+	var pc precond
+	if nl.pc != nil {
+		s.spc.pc = nl.pc
+		pc = &s.spc
+	}
+	its, _, err := nl.kry.solve(s.sop, pc, nl.b, nl.dx, eta, s.c.krylovMaxIter)
+	for i := range nl.dx {
+		nl.dx[i] /= sc[i]
+	}
+	s.stats.LinearIters += its
+	s.stats.LinearSolves++
+	s.lastKrylov = its
+	if ke, ok := err.(*krylovError); ok && ke.Reason != "breakdown" && ke.Rel <= etaMax {
+		return nil
+	}
+	return err
+}
+
+// scaledOp is v ↦ W·M·W⁻¹·v for the scaled GMRES solve.
+func (s *stageSolver) scaledOp(v, dst []float64) error {
+	for i, x := range v {
+		s.wtmp[i] = x / s.wsc[i]
+	}
+	if err := s.nl.op(s.wtmp, dst); err != nil {
+		return err
+	}
+	for i := range dst {
+		dst[i] *= s.wsc[i]
 	}
 	return nil
+}
+
+// scaledPC is the preconditioner of the scaled system, W·P⁻¹·W⁻¹.
+type scaledPC struct {
+	pc  precond
+	s   *stageSolver
+	tmp []float64
+}
+
+func (p *scaledPC) setup(a *CSR) error { return p.pc.setup(a) }
+
+func (p *scaledPC) apply(r, z []float64) {
+	sc := p.s.wsc
+	for i, x := range r {
+		p.tmp[i] = x / sc[i]
+	}
+	p.pc.apply(p.tmp, z)
+	for i := range z {
+		z[i] *= sc[i]
+	}
 }
 
 // scaleStale scales the correction of an exact solve with M for c_M
@@ -438,7 +553,7 @@ func (s *stageSolver) newton(t, h, c float64, p, b, e, w []float64, tol float64,
 			copy(s.mfX, z)
 			s.mfT = t
 		}
-		if err := s.solve(t, h, c, r); err != nil {
+		if err := s.solve(t, h, c, r, w, tol); err != nil {
 			var se *StepError
 			if errors.As(err, &se) && se.Status == Failure {
 				return false, err // the System failed inside the matrix-free product
