@@ -207,6 +207,7 @@ type implicitFile struct {
 	SetupC    number      `json:"setup_c"`
 	SetupAge  int         `json:"setup_age"`
 	Rate      number      `json:"rate"`
+	RateStep  number      `json:"rate_step"`
 	Order     int         `json:"order"`
 	NextOrder int         `json:"next_order"`
 	Wait      int         `json:"wait"`
@@ -583,7 +584,7 @@ func stepperToFile(c integrators.StepperState) stepperFile {
 		f.Jac = &jacobianPointFile{T: j.T, Dt: j.Dt, Y: j.Y, TE: j.TE, YE: j.YE, Age: j.Age}
 	}
 	if h := c.Implicit; h != nil {
-		f.Implicit = &implicitFile{SetupC: number(h.SetupC), SetupAge: h.SetupAge, Rate: number(h.Rate),
+		f.Implicit = &implicitFile{SetupC: number(h.SetupC), SetupAge: h.SetupAge, Rate: number(h.Rate), RateStep: number(h.RateStep),
 			Order: h.Order, NextOrder: h.NextOrder, Wait: h.Wait, Step: number(h.Step), NextStep: number(h.NextStep),
 			EtaMax: number(h.EtaMax), Restart: h.Restart, Tau: h.Tau, Z: h.Z, Saved: h.Saved, SavedTq5: number(h.SavedTq5),
 			Started: h.Started, StartT: h.StartT, StartY: h.StartY}
@@ -607,7 +608,7 @@ func stepperFromFile(f stepperFile) integrators.StepperState {
 		c.Jac = &integrators.JacobianPoint{T: j.T, Dt: j.Dt, Y: j.Y, TE: j.TE, YE: j.YE, Age: j.Age}
 	}
 	if h := f.Implicit; h != nil {
-		c.Implicit = &integrators.ImplicitState{SetupC: float64(h.SetupC), SetupAge: h.SetupAge, Rate: float64(h.Rate),
+		c.Implicit = &integrators.ImplicitState{SetupC: float64(h.SetupC), SetupAge: h.SetupAge, Rate: float64(h.Rate), RateStep: float64(h.RateStep),
 			Order: h.Order, NextOrder: h.NextOrder, Wait: h.Wait, Step: float64(h.Step), NextStep: float64(h.NextStep),
 			EtaMax: float64(h.EtaMax), Restart: h.Restart, Tau: h.Tau, Z: h.Z, Saved: h.Saved, SavedTq5: float64(h.SavedTq5),
 			Started: h.Started, StartT: h.StartT, StartY: h.StartY}

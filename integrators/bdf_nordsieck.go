@@ -33,9 +33,10 @@ import "math"
 //	tq[3]: the local error of order q + 1 is ≈ tq[3]·(Δ − Δ_prev·(…)) (if wait)
 //	tq[5]: the scale relating successive Δ for tq[3]
 //
-// For constant steps tq[2] = 1/((q+1)·l_1), the error constant of
-// BDF-q over l_1 (1/2, 2/9, 3/22, 12/125, 10/137 relative to h^{q+1}
-// y^{(q+1)}), and l is the coefficient vector of Π_{i≤q}(1 + x/i).
+// For constant steps tq[2] = 1/((q+1)·l_1), the error constant of BDF-q
+// (1/2, 2/9, 3/22, 12/125, 10/137 relative to h^{q+1}·y^{(q+1)}; the
+// correction Δ is then ≈ h^{q+1}·y^{(q+1)}), and l is the coefficient
+// vector of Π_{i≤q}(1 + x/i).
 // wait computes tq[1] and tq[3], needed only at a step after which an
 // order change is considered.
 func bdfCoefficients(q int, h float64, tau *[bdfMaxOrder + 2]float64, wait bool, l *[bdfMaxOrder + 1]float64, tq *[6]float64) {

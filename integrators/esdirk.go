@@ -169,6 +169,7 @@ type esdirkDriver struct {
 	errOld       float64
 	lastRejected bool
 	rate         float64 // Newton convergence-rate estimate
+	rateC        float64 // the γh it was measured at
 	forceJ       bool    // re-evaluate J before the next attempt
 
 	// dense output (cubic Hermite) of the last accepted step: on
@@ -262,6 +263,13 @@ func (d *esdirkDriver) Init(t0 float64, y0 []float64) error {
 func (d *esdirkDriver) stages(t, h, ts float64) (bool, error) {
 	tab, ss := d.tab, d.ss
 	c := tab.gamma * h
+	if c != d.rateC {
+		// The rate was measured with another γh: a stage's first update
+		// is large (its predictor is only the previous stage's slope),
+		// and an old matrix contracts it less, so it is confirmed by a
+		// second iteration rather than by the old rate.
+		d.rate, d.rateC = 1, c
+	}
 	errorWeights(d.y, d.w, d.c.rtol, d.c.atol)
 	forceJ := d.forceJ
 	d.forceJ = false
@@ -285,7 +293,7 @@ func (d *esdirkDriver) stages(t, h, ts float64) (bool, error) {
 		}
 		clear(d.e)
 		// The first implicit stage prepares J and M (at its predictor).
-		ok, err := ss.newton(ti, h, c, d.pred, d.psi, d.e, d.w, d.coef, &d.rate, i == 1 && forceJ, false)
+		ok, err := ss.newton(ti, h, c, d.pred, d.psi, d.e, d.w, d.coef, &d.rate, i == 1 && forceJ, i == 1 && forceJ)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -359,7 +367,7 @@ func (d *esdirkDriver) Step(tMax float64) (StepReport, error) {
 		}
 	}
 	k := float64(d.tab.embOrder + 1)
-	convFails := 0
+	convFails, retried, newtonShrunk := 0, false, false
 	for trials := 0; ; trials++ {
 		if trials >= c.maxSteps {
 			return StepReport{}, &StepError{Method: d.mi.Name, Status: MaxStepsReached, T: t, Dt: d.h, Index: -1}
@@ -373,6 +381,9 @@ func (d *esdirkDriver) Step(tMax float64) (StepReport, error) {
 		} else {
 			t1 = t + h
 			if hmin := minStep(c, t); h < hmin {
+				if newtonShrunk {
+					return StepReport{}, d.ss.failure(t+h, h, fmt.Sprintf("Newton failed at %d consecutive trials, down to the smallest step allowed, %g", convFails, hmin))
+				}
 				return StepReport{}, &StepError{Method: d.mi.Name, Status: StepTooSmall, T: t, Dt: h, Index: -1,
 					Detail: fmt.Sprintf("the error control needs a step below the smallest allowed, %g", hmin)}
 			}
@@ -389,17 +400,20 @@ func (d *esdirkDriver) Step(tMax float64) (StepReport, error) {
 		if !ok {
 			d.stats.Rejected++
 			d.lastRejected = true
-			if !d.ss.jCur && !d.ss.mfOnly {
-				d.forceJ = true // an old Jacobian: retry with a fresh one
+			if !retried && !d.ss.jCur && !d.ss.mfOnly {
+				// An old Jacobian or matrix: retry once with fresh ones.
+				d.forceJ, retried = true, true
 				continue
 			}
+			retried = false
 			convFails++
 			if convFails >= 10 || h <= minStep(c, t) {
 				return StepReport{}, d.ss.failure(t+h, h, fmt.Sprintf("Newton failed at %d consecutive trials, the last with step %g", convFails, h))
 			}
-			d.h = h / 4
+			d.h, newtonShrunk = h/4, true
 			continue
 		}
+		newtonShrunk = false
 		errNorm := d.errorNorm(h)
 		if math.IsNaN(errNorm) || math.IsInf(errNorm, 0) {
 			d.stats.Rejected++
@@ -532,7 +546,7 @@ func (d *esdirkDriver) Checkpoint() StepperState {
 	if d.evs != nil {
 		d.evs.checkpoint(&c)
 	}
-	h := &ImplicitState{Rate: d.rate}
+	h := &ImplicitState{Rate: d.rate, RateStep: d.rateC}
 	d.ss.checkpoint(&c, h)
 	c.Implicit = h
 	return c
@@ -560,7 +574,7 @@ func (d *esdirkDriver) Restore(c StepperState) error {
 	}
 	d.rate, d.forceJ = 1, false
 	if c.Implicit != nil {
-		d.rate = c.Implicit.Rate
+		d.rate, d.rateC = c.Implicit.Rate, c.Implicit.RateStep
 	}
 	d.init = false
 	if err := d.ss.restore(c, c.Implicit); err != nil {

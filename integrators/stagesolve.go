@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // stageSolver solves the implicit equations of the adaptive implicit
@@ -43,7 +41,8 @@ type stageSolver struct {
 	jd     []float64     // dense J (dense solver; staging of A without a SparseJacobian)
 	ls     *linSolver    // dense solver: M and its LU
 	nl     *newtonLinear // banded LU or GMRES
-	luCond mat.Condition // scratch of the dense solve
+	lu     []float64     // dense solver: M = I − c·J factored in place (row-major)
+	piv    []int         // and its pivots
 	fdY    []float64     // finite-difference and matrix-free scratch
 	fdF    []float64     // f at the perturbed point
 	mfX    []float64     // the current iterate (matrix-free product)
@@ -108,9 +107,9 @@ func newStageSolver(method string, sys System, c *conf, stats *Work) (*stageSolv
 		s.name = cn.Component
 	}
 	if !c.useKrylov(n) {
-		s.ls = newLinSolver(n)
+		s.lu, s.piv = make([]float64, n*n), make([]int, n)
 		s.jd = make([]float64, n*n)
-		s.dx = s.ls.dx
+		s.dx = make([]float64, n)
 		if s.jac == nil {
 			s.fy = make([]float64, n)
 		}
@@ -181,13 +180,19 @@ func (s *stageSolver) jv(v, dst []float64) error {
 }
 
 // needJacobian reports whether the Jacobian should be evaluated before
-// the next solve: there is none, it is older than JacobianMaxAge steps,
-// or force (a Newton failure with an old one).
-func (s *stageSolver) needJacobian(force bool) bool {
+// a solve with c: there is none, it is older than JacobianMaxAge steps,
+// or force (Newton failed with an old one) — unless c moved by 20 % or
+// more since M was factored, when the failure is put down to the old c
+// and M is only factored again (CVODE's rule, DGMAX of its linear
+// solver interface).
+func (s *stageSolver) needJacobian(c float64, force bool) bool {
 	if s.mfOnly {
 		return false
 	}
-	return !s.haveJ || s.jAge >= s.c.jacMaxAge || (force && !s.jCur)
+	if !s.haveJ || s.jAge >= s.c.jacMaxAge {
+		return true
+	}
+	return force && !s.jCur && (!s.haveM || math.Abs(c/s.cM-1) < 0.2)
 }
 
 // needSetup reports whether M must be set up again for c: none yet, M
@@ -300,17 +305,19 @@ func (s *stageSolver) setup(t, h, c float64) error {
 	}
 	s.haveM = false
 	if !s.krylov {
-		n, ls := s.n, s.ls
+		// Dense LU with partial pivoting, in place (denseLU: no
+		// allocation, unlike gonum's LU, whose condition estimate takes
+		// work space from a pool).
+		n := s.n
 		for k, v := range s.jd {
-			ls.jd[k] = -c * v
+			s.lu[k] = -c * v
 		}
 		for i := 0; i < n; i++ {
-			ls.jd[i*n+i]++
+			s.lu[i*n+i]++
 		}
 		if n > 0 {
-			ls.lu.Factorize(ls.J)
 			s.stats.Factorize++
-			if math.IsInf(ls.lu.Cond(), 1) {
+			if !denseLU(s.lu, s.piv, n) {
 				return &StepError{Method: s.method, Status: LinearFailure, T: t, Dt: h, Index: -1,
 					Detail: "the Newton matrix I − γh·J is singular"}
 			}
@@ -330,18 +337,11 @@ func (s *stageSolver) setup(t, h, c float64) error {
 // test derives from them).
 func (s *stageSolver) solve(t, h, c float64, r, w []float64, tol float64) error {
 	if !s.krylov {
-		ls := s.ls
-		if s.n == 0 {
-			return nil
-		}
 		for i, v := range r {
-			ls.r[i] = -v
+			s.dx[i] = -v
 		}
-		err := ls.lu.SolveVecTo(ls.dxv, false, ls.rv)
+		denseLUSolve(s.lu, s.piv, s.n, s.dx)
 		s.stats.LinearSolves++
-		if errors.As(err, &s.luCond) && math.IsInf(float64(s.luCond), 1) {
-			return &StepError{Method: s.method, Status: LinearFailure, T: t, Dt: h, Index: -1, Detail: "the Newton matrix is singular"}
-		}
 		s.scaleStale(c)
 		return nil
 	}
@@ -472,7 +472,7 @@ func (s *stageSolver) accepted() {
 // caller's convergence-rate estimate then starts afresh). h is the step
 // size, for errors.
 func (s *stageSolver) prepare(t, h, c float64, y, fy []float64, forceJ, forceSetup bool) (bool, error) {
-	newJ := s.needJacobian(forceJ)
+	newJ := s.needJacobian(c, forceJ)
 	if newJ {
 		if fy == nil && s.fy != nil {
 			if err := s.eval(t, y, s.fy); err != nil {

@@ -84,8 +84,8 @@ type ImplicitState struct {
 	SetupC   float64
 	SetupAge int
 	// Rate is the Newton convergence-rate estimate carried between
-	// steps.
-	Rate float64
+	// steps, and RateStep the γ·h it was measured at (ESDIRK).
+	Rate, RateStep float64
 	// BDF: the order in use and the one chosen for the next step, the
 	// steps before an order change may be considered, the step the
 	// Nordsieck array is scaled by and the next step, the largest step
