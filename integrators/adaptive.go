@@ -214,3 +214,17 @@ func (m DormandPrince) WithControl(c StepControl) AdaptiveMethod {
 func (m DormandPrince) NewDriver(sys System, o *DriverOptions) (Driver, error) {
 	return NewAdaptive(m, sys, o)
 }
+
+// ErrorEstimator is implemented by the drivers and fixed-step steppers
+// of the adaptive implicit methods (ESDIRK43, ESDIRK32, BDF): the local
+// error estimate of the last step, the vector whose weighted RMS norm
+// the error test bounds (CVODE's CVodeGetEstLocalErrors). For an ESDIRK
+// pair it is h·Σ (b_i − b̂_i)·k_i, the difference of the two solutions;
+// for BDF of order q, C_{q+1}-scaled corrector–predictor difference
+// tq₂·(y_n − y_n⁽⁰⁾). Its order in h (p̂ + 1 for an embedded pair of
+// order p̂, q + 1 for BDF-q) is verified in package verification.
+type ErrorEstimator interface {
+	// LocalError writes the estimate of the last step into dst (len
+	// Dim). It panics before the first step.
+	LocalError(dst []float64)
+}

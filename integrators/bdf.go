@@ -178,6 +178,7 @@ type bdfDriver struct {
 	tq               [6]float64
 	savedTq5         float64
 	rate             float64
+	lastTq2          float64 // tq[2] of the last step (LocalError; 0 before the first)
 
 	// dense output: the Nordsieck polynomial of the last step, at
 	// t (scale h, order q); after an event, a copy ending at the event
@@ -258,7 +259,7 @@ func (d *bdfDriver) Init(t0 float64, y0 []float64) error {
 	d.t = t0
 	d.stats = Work{}
 	d.restart = true
-	d.hu, d.dStart, d.stepHadDenseOutput = 0, t0, false
+	d.hu, d.dStart, d.stepHadDenseOutput, d.lastTq2 = 0, t0, false, 0
 	d.ss.haveJ, d.ss.haveM = false, false
 	if d.evs != nil {
 		if err := d.evs.init(t0, d.z[0]); err != nil {
@@ -544,7 +545,7 @@ func (d *bdfDriver) Step(tMax float64) (StepReport, error) {
 // countdown, keeping Δ when an order increase will be considered.
 func (d *bdfDriver) complete(h float64) {
 	q := d.q
-	d.hu = h
+	d.hu, d.lastTq2 = h, d.tq[2]
 	for i := q; i >= 2; i-- {
 		d.tau[i] = d.tau[i-1]
 	}
@@ -781,4 +782,15 @@ func (d *bdfDriver) Restore(c StepperState) error {
 	d.stepHadDenseOutput = false
 	d.init = true
 	return nil
+}
+
+// LocalError implements ErrorEstimator: tq₂·Δ of the last step, Δ the
+// corrector–predictor difference.
+func (d *bdfDriver) LocalError(dst []float64) {
+	if d.lastTq2 == 0 {
+		panic("integrators: LocalError before the first step")
+	}
+	for i, a := range d.acor {
+		dst[i] = d.lastTq2 * a
+	}
 }

@@ -357,3 +357,7 @@ func (s *bdfStepper) Restore(c StepperState) error {
 	s.init = true
 	return nil
 }
+
+// LocalError implements ErrorEstimator: the estimate of the last BDF
+// step (it panics after starting steps only).
+func (s *bdfStepper) LocalError(dst []float64) { s.d.LocalError(dst) }

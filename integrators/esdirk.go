@@ -170,6 +170,8 @@ type esdirkDriver struct {
 	lastRejected bool
 	rate         float64 // Newton convergence-rate estimate
 	rateC        float64 // the γh it was measured at
+	lastH        float64 // the last accepted step (LocalError; 0 before the first)
+	unswapped    bool    // the last step ended at an event: k[0] and k[s−1] are in stage order
 	forceJ       bool    // re-evaluate J before the next attempt
 
 	// dense output (cubic Hermite) of the last accepted step: on
@@ -244,7 +246,7 @@ func (d *esdirkDriver) Init(t0 float64, y0 []float64) error {
 	d.fOK = false
 	d.h = d.c.h0
 	d.errOld, d.lastRejected, d.rate, d.forceJ = 1, false, 1, false
-	d.dH = 0
+	d.dH, d.lastH = 0, 0
 	d.ss.haveJ, d.ss.haveM = false, false
 	if d.evs != nil {
 		if err := d.evs.init(t0, d.y); err != nil {
@@ -458,7 +460,7 @@ func (d *esdirkDriver) Step(tMax float64) (StepReport, error) {
 			}
 			d.evs.accept()
 		}
-		d.t = t1
+		d.t, d.lastH, d.unswapped = t1, h, false
 		d.y, d.yn = d.yn, d.y
 		d.k[0], d.k[s1] = d.k[s1], d.k[0] // FSAL: the last stage's slope is f at the new state
 		if landing {
@@ -488,7 +490,7 @@ func (d *esdirkDriver) handleEvents(rep *StepReport, h float64) (bool, error) {
 	// The dense output keeps the step's own ends (y, yn, k[0], k[s−1])
 	// and ends at te; the state is the reset one, and f is evaluated
 	// there at the next step.
-	d.t = te
+	d.t, d.lastH, d.unswapped = te, h, true
 	d.y, d.yr = d.yr, d.y
 	d.dEnd, d.dEvent = te, true
 	d.fOK = false
@@ -667,7 +669,7 @@ func (s *esdirkStepper) Step(dt float64) error {
 	s1 := d.tab.s - 1
 	d.y, d.yn = d.yn, d.y
 	d.k[0], d.k[s1] = d.k[s1], d.k[0]
-	d.t = t1
+	d.t, d.lastH, d.unswapped = t1, dt, false
 	s.clk = nc
 	d.stats.Steps++
 	return nil
@@ -700,3 +702,27 @@ func (s *esdirkStepper) Restore(c StepperState) error {
 	s.clk = c.Clock
 	return nil
 }
+
+// LocalError implements ErrorEstimator: h·Σ d_i·k_i of the last step
+// (after a step k[0] and k[s−1] have traded places, the FSAL slope;
+// after an event they have not).
+func (d *esdirkDriver) LocalError(dst []float64) {
+	if d.lastH == 0 {
+		panic("integrators: LocalError before the first step")
+	}
+	tab, s1 := d.tab, d.tab.s-1
+	first, last := d.k[s1], d.k[0]
+	if d.unswapped {
+		first, last = last, first
+	}
+	for q := range dst {
+		e := tab.d[0]*first[q] + tab.d[s1]*last[q]
+		for i := 1; i < s1; i++ {
+			e += tab.d[i] * d.k[i][q]
+		}
+		dst[q] = d.lastH * e
+	}
+}
+
+// LocalError implements ErrorEstimator.
+func (s *esdirkStepper) LocalError(dst []float64) { s.d.LocalError(dst) }
