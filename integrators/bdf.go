@@ -305,7 +305,7 @@ func (d *bdfDriver) start(tMax float64) error {
 
 // hin is the initial step of CVODE (Hindmarsh et al. 2005, §2.1; the
 // CVODE user guide, "Initial step size"): the step whose local error
-// ½h²·‖y”‖ would be about ½ in the weighted RMS norm, with ‖y”‖
+// ½h²·‖y″‖ would be about ½ in the weighted RMS norm, with ‖y″‖
 // estimated by a difference of f along an explicit Euler step and the
 // estimate iterated up to four times until it is consistent within a
 // factor of 2; then halved and bounded below by 100 ulp of t and above
@@ -331,7 +331,7 @@ func (d *bdfDriver) hin(tMax float64) (float64, error) {
 	}
 	var hnew float64
 	for count := 1; count <= bdfHinIter; count++ {
-		// ‖y''‖ ≈ ‖f(t + hg, y + hg·f) − f‖/hg
+		// ‖y″‖ ≈ ‖f(t + hg, y + hg·f) − f‖/hg
 		for i := range y {
 			d.tmp[i] = y[i] + hg*f[i]
 		}

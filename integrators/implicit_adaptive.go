@@ -104,8 +104,8 @@ func checkDriverOptions(o *DriverOptions) error {
 // hinitHNW is the starting step of Hairer, Nørsett & Wanner (Solving
 // ODEs I, §II.4, algorithm HINIT) for a method of order p, in the RMS
 // norms of the error test: h0 = 0.01·‖y0‖/‖f0‖ (1e-6 when either is
-// tiny), one explicit Euler step to estimate ‖y”‖, and
-// h1 = (0.01/max(‖f0‖, h0·‖y”‖))^(1/(p+1)); the step is min(100·h0, h1),
+// tiny), one explicit Euler step to estimate ‖y″‖, and
+// h1 = (0.01/max(‖f0‖, h0·‖y″‖))^(1/(p+1)); the step is min(100·h0, h1),
 // bounded by hmax and tMax − t. f1 and tmp are scratch; f is evaluated
 // once (counted by eval).
 func hinitHNW(eval func(t float64, y, dst []float64) error, t float64, y, f0, f1, tmp []float64, p int, rtol, atol, hmax, tMax float64) (float64, error) {
