@@ -473,7 +473,7 @@ func (d *bdfDriver) Step(tMax float64) (StepReport, error) {
 			d.etamax = 1
 			if nef >= bdfMaxNef || h <= minStep(c, t)*(1+1e-10) {
 				return StepReport{}, &StepError{Method: d.mi.Name, Status: StepTooSmall, T: t, Dt: h, Index: -1,
-					Detail: fmt.Sprintf("the error test failed %d times in this step, the last with step %g (order %d, error norm %.3g)", nef, h, d.q, dsm)}
+					Detail: fmt.Sprintf("the error test failed at %d trials of this step, the last with step %g (order %d, error norm %.3g)", nef, h, d.q, dsm)}
 			}
 			forceJ, forceSetup = false, true
 			hminRatio := minStep(c, t) / h
