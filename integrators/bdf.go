@@ -285,7 +285,14 @@ func (d *bdfDriver) start(tMax float64) error {
 	h := d.c.h0
 	if h == 0 {
 		var err error
-		if h, err = d.hin(tMax); err != nil {
+		if math.IsInf(tMax, 1) {
+			// No end to scale the first step by: Hairer, Nørsett &
+			// Wanner's estimate for order 1.
+			h, err = hinitHNW(d.ss.eval, t, y, f, d.ydd, d.tmp, 1, d.c.rtol, d.c.atol, d.c.hmax, tMax)
+		} else {
+			h, err = d.hin(tMax)
+		}
+		if err != nil {
 			return err
 		}
 	}

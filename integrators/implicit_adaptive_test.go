@@ -190,7 +190,8 @@ func TestAdaptiveImplicitFailures(t *testing.T) {
 }
 
 // Once running, a step of an adaptive implicit driver allocates nothing,
-// with every linear solver.
+// with every linear solver (stepping towards an infinite end, which also
+// checks that the first step is chosen without one).
 func TestAdaptiveImplicitNoAllocs(t *testing.T) {
 	chain := chainSystem{n: 10, k: 1e4, c: 10}
 	y0 := make([]float64, chain.Dim())
@@ -218,12 +219,12 @@ func checkDriverAllocs(t *testing.T, m AdaptiveMethod, sys System, y0 []float64,
 		t.Fatal(err)
 	}
 	for i := 0; i < 5; i++ { // past the start: the Jacobian and first factorization
-		if _, err := d.Step(1); err != nil {
+		if _, err := d.Step(math.Inf(1)); err != nil { // no end: the first step from the derivatives alone
 			t.Fatal(err)
 		}
 	}
 	if a := testing.AllocsPerRun(20, func() {
-		if _, err := d.Step(1); err != nil {
+		if _, err := d.Step(math.Inf(1)); err != nil {
 			t.Fatal(err)
 		}
 	}); a != 0 {
@@ -299,4 +300,41 @@ func (kink) NextTimeEvent(t float64) float64 {
 		return 0.5
 	}
 	return math.Inf(1)
+}
+
+// BenchmarkAdaptiveImplicitStep is one accepted step of each adaptive
+// implicit driver on the stiff chain (100 masses, sparse Jacobian), per
+// linear solver, after the start: the work of a step with the Jacobian
+// and factorization reused, and its allocations (none).
+func BenchmarkAdaptiveImplicitStep(b *testing.B) {
+	sys := chainSystem{n: 100, k: 1e4, c: 10}
+	y0 := make([]float64, sys.Dim())
+	for i := range sys.n {
+		y0[2*i] = 0.01 * math.Sin(math.Pi*float64(i+1)/float64(sys.n+1))
+	}
+	for _, ls := range linearSolvers[1:] { // the sparse ones; dense LU of 200 unknowns is not the point
+		for _, m := range adaptiveImplicit(1e-6, 1e-9, ls.lin) {
+			b.Run(m.Name()+"/"+ls.name, func(b *testing.B) {
+				d, err := m.NewDriver(sys, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := d.Init(0, y0); err != nil {
+					b.Fatal(err)
+				}
+				for range 5 {
+					if _, err := d.Step(math.Inf(1)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := d.Step(math.Inf(1)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }
