@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // StepControl holds the options of an adaptive method's step-size
@@ -227,4 +228,29 @@ type ErrorEstimator interface {
 	// LocalError writes the estimate of the last step into dst (len
 	// Dim). It panics before the first step.
 	LocalError(dst []float64)
+}
+
+// checkDense panics unless a driver has a step with dense output
+// (started) and t lies in it, [t0, t1], to a few ulp.
+func checkDense(started bool, t, t0, t1 float64) {
+	if !started {
+		panic("integrators: Dense before the first step")
+	}
+	slack := 4 * 0x1p-52 * math.Max(math.Abs(t0), math.Abs(t1))
+	if t < t0-slack || t > t1+slack {
+		panic(fmt.Sprintf("integrators: Dense(%v) outside the last step [%v, %v]", t, t0, t1))
+	}
+}
+
+// checkInit checks the state a driver of method and dimension n is
+// initialised with: a wrong length is a programmer error (panic), a
+// non-finite value a *StepError.
+func checkInit(method string, n int, t0 float64, y0 []float64) error {
+	if len(y0) != n {
+		panic(fmt.Sprintf("integrators: Init: len(y0) = %d, Dim = %d", len(y0), n))
+	}
+	if i := firstNonFinite(y0); i >= 0 {
+		return &StepError{Method: method, Status: NonFinite, T: t0, Index: i}
+	}
+	return nil
 }

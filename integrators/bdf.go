@@ -248,12 +248,9 @@ func (d *bdfDriver) Run(ctx context.Context, tEnd float64, output []float64) (*O
 
 // Init implements Driver.
 func (d *bdfDriver) Init(t0 float64, y0 []float64) error {
-	if len(y0) != d.n {
-		panic(fmt.Sprintf("integrators: Init: len(y0) = %d, Dim = %d", len(y0), d.n))
-	}
 	d.init = false
-	if i := firstNonFinite(y0); i >= 0 {
-		return &StepError{Method: d.mi.Name, Status: NonFinite, T: t0, Index: i}
+	if err := checkInit(d.mi.Name, d.n, t0, y0); err != nil {
+		return err
 	}
 	copy(d.z[0], y0)
 	d.t = t0
@@ -668,15 +665,8 @@ func (d *bdfDriver) dense(t float64, dst []float64) {
 // Dense implements Driver: the Nordsieck polynomial of the last step
 // (of the order it used).
 func (d *bdfDriver) Dense(t float64, dst []float64) {
-	if !d.stepHadDenseOutput {
-		panic("integrators: Dense before the first step")
-	}
-	t0, t1 := d.dStart, d.t
-	slack := 4 * 0x1p-52 * math.Max(math.Abs(t0), math.Abs(t1))
-	if t < t0-slack || t > t1+slack {
-		panic(fmt.Sprintf("integrators: Dense(%v) outside the last step [%v, %v]", t, t0, t1))
-	}
-	if t == t1 && !d.dEvent {
+	checkDense(d.stepHadDenseOutput, t, d.dStart, d.t)
+	if t == d.t && !d.dEvent {
 		copy(dst, d.z[0])
 		return
 	}

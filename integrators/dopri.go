@@ -185,13 +185,7 @@ func (a *Adaptive) initialStep(tMax float64) (float64, error) {
 // 4th-order continuous extension of Dormand–Prince (Hairer's CONTD5).
 // At an event time T1 it gives the state before the reset.
 func (a *Adaptive) Dense(t float64, dst []float64) {
-	if a.dH == 0 {
-		panic("integrators: Dense before the first step")
-	}
-	slack := 4 * 0x1p-52 * math.Max(math.Abs(a.dT0), math.Abs(a.dT1))
-	if t < a.dT0-slack || t > a.dT1+slack {
-		panic(fmt.Sprintf("integrators: Dense(%v) outside the last step [%v, %v]", t, a.dT0, a.dT1))
-	}
+	checkDense(a.dH != 0, t, a.dT0, a.dT1)
 	if t == a.dT1 && !a.dEvent {
 		copy(dst, a.y)
 		return

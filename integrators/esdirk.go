@@ -233,12 +233,9 @@ func (d *esdirkDriver) Run(ctx context.Context, tEnd float64, output []float64) 
 
 // Init implements Driver.
 func (d *esdirkDriver) Init(t0 float64, y0 []float64) error {
-	if len(y0) != d.n {
-		panic(fmt.Sprintf("integrators: Init: len(y0) = %d, Dim = %d", len(y0), d.n))
-	}
 	d.init = false
-	if i := firstNonFinite(y0); i >= 0 {
-		return &StepError{Method: d.mi.Name, Status: NonFinite, T: t0, Index: i}
+	if err := checkInit(d.mi.Name, d.n, t0, y0); err != nil {
+		return err
 	}
 	copy(d.y, y0)
 	d.t = t0
@@ -502,13 +499,7 @@ func (d *esdirkDriver) handleEvents(rep *StepReport, h float64) (bool, error) {
 // Dense implements Driver: the cubic Hermite interpolant of the step's
 // end values and slopes (third order).
 func (d *esdirkDriver) Dense(t float64, dst []float64) {
-	if d.dH == 0 {
-		panic("integrators: Dense before the first step")
-	}
-	slack := 4 * 0x1p-52 * math.Max(math.Abs(d.dT0), math.Abs(d.dEnd))
-	if t < d.dT0-slack || t > d.dEnd+slack {
-		panic(fmt.Sprintf("integrators: Dense(%v) outside the last step [%v, %v]", t, d.dT0, d.dEnd))
-	}
+	checkDense(d.dH != 0, t, d.dT0, d.dEnd)
 	if t == d.dEnd && !d.dEvent {
 		copy(dst, d.y)
 		return
