@@ -115,6 +115,9 @@ func (m BDF) NewDriver(sys System, o *DriverOptions) (Driver, error) {
 	if err := m.validate(); err != nil {
 		return nil, err
 	}
+	if err := m.opts().driverOnly(MethodBDF); err != nil {
+		return nil, err
+	}
 	c, coef, err := m.opts().conf(o, false)
 	if err != nil {
 		return nil, err

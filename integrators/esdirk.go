@@ -184,6 +184,9 @@ type esdirkDriver struct {
 }
 
 func newESDIRKDriver(tab *esdirkTableau, mi methodInfo, p implicitOptions, sys System, o *DriverOptions) (*esdirkDriver, error) {
+	if err := p.driverOnly(mi.Name); err != nil {
+		return nil, err
+	}
 	c, coef, err := p.conf(o, false)
 	if err != nil {
 		return nil, err

@@ -149,3 +149,15 @@ func hinitHNW(eval func(t float64, y, dst []float64) error, t float64, y, f0, f1
 func minStep(c *conf, t float64) float64 {
 	return math.Max(c.hmin, 16*0x1p-52*math.Abs(t))
 }
+
+// driverOnly returns an error wrapping ErrNotApplicable when an option
+// the adaptive driver does not use is set: Newton.Tol is the fixed-step
+// Stepper's test (the driver's Newton tolerance is NewtonCoef, relative
+// to the error test).
+func (p implicitOptions) driverOnly(method string) error {
+	if p.newton.Tol != 0 {
+		return fmt.Errorf("%w: the adaptive %s driver does not use Newton.Tol (the fixed-step Stepper's test max|Δz| ≤ Tol·(1 + max|z|)); its Newton tolerance is NewtonCoef, relative to the error test; leave Newton.Tol zero",
+			ErrNotApplicable, method)
+	}
+	return nil
+}

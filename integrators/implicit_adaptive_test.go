@@ -338,3 +338,25 @@ func BenchmarkAdaptiveImplicitStep(b *testing.B) {
 		}
 	}
 }
+
+// An option a driver does not use is refused, not ignored: Newton.Tol
+// (the fixed-step test) by the adaptive drivers, the step control and
+// NewtonCoef by the fixed-step Steppers.
+func TestAdaptiveImplicitOptionsApply(t *testing.T) {
+	sys := linearDecay{lambda: []float64{1}}
+	for _, m := range []AdaptiveMethod{BDF{Newton: NewtonOptions{Tol: 1e-8}}, ESDIRK43{Newton: NewtonOptions{Tol: 1e-8}}, ESDIRK32{Newton: NewtonOptions{Tol: 1e-8}}} {
+		if _, err := m.NewDriver(sys, nil); !errors.Is(err, ErrNotApplicable) || !strings.Contains(err.Error(), "Newton.Tol") {
+			t.Errorf("%s driver with Newton.Tol: %v", m.Name(), err)
+		}
+	}
+	for _, m := range []Method{BDF{RTol: 1e-8}, ESDIRK43{MaxStep: 1}, ESDIRK32{NewtonCoef: 0.5}} {
+		if _, err := NewStepper(m, sys, nil); !errors.Is(err, ErrNotApplicable) {
+			t.Errorf("%s fixed-step with a driver option: %v", m.Name(), err)
+		}
+	}
+	for _, m := range []Method{BDF{MaxOrder: 6}, BDF{MaxOrder: -1}} {
+		if _, err := NewStepper(m, sys, nil); err == nil || !strings.Contains(err.Error(), "MaxOrder") {
+			t.Errorf("%+v: %v", m, err)
+		}
+	}
+}
