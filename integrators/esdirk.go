@@ -690,6 +690,9 @@ func (s *esdirkStepper) Restore(c StepperState) error {
 	if err := c.check(s.d.mi.Name, s.d.n, true); err != nil {
 		return err
 	}
+	// The event state belongs to the wrapper that locates events for a
+	// fixed-step Stepper (withEvents), not to the method.
+	c.G, c.Disarmed, c.ZenoCount, c.LastEventT = nil, nil, 0, 0
 	if err := s.d.Restore(c); err != nil {
 		return err
 	}
