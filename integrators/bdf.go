@@ -762,11 +762,7 @@ func (d *bdfDriver) Restore(c StepperState) error {
 	if err := c.check(d.mi.Name, d.n, false); err != nil {
 		return err
 	}
-	ne := 0
-	if d.evs != nil {
-		ne = d.evs.ne
-	}
-	if err := restoreEvents(d.evs, ne, c); err != nil {
+	if err := d.evs.restore(c); err != nil {
 		return err
 	}
 	d.init = false

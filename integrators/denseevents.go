@@ -180,9 +180,14 @@ func (e *denseEvents) checkpoint(c *StepperState) {
 	c.ZenoCount, c.LastEventT = e.zeno.count, e.zeno.lastT
 }
 
-// restore reads the event state of c (a driver with ne events): the
-// Zeno guard counts events only when the Work says some were handled.
-func restoreEvents(e *denseEvents, ne int, c StepperState) error {
+// restore reads the event state of c into e, which may be nil (a
+// driver without events: c must then have none): the Zeno guard counts
+// events only when the Work says some were handled.
+func (e *denseEvents) restore(c StepperState) error {
+	ne := 0
+	if e != nil {
+		ne = e.ne
+	}
 	if len(c.G) != ne || len(c.Disarmed) != ne {
 		return &StateMismatchError{Field: "events", Want: fmt.Sprint(ne), Got: fmt.Sprint(len(c.G))}
 	}

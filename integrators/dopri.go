@@ -408,11 +408,7 @@ func (a *Adaptive) Restore(c StepperState) error {
 	if err := c.check(MethodDormandPrince, a.n, a.c.fixed > 0); err != nil {
 		return err
 	}
-	ne := 0
-	if a.evs != nil {
-		ne = a.evs.ne
-	}
-	if err := restoreEvents(nil, ne, c); err != nil {
+	if err := a.evs.restore(c); err != nil {
 		return err
 	}
 	copy(a.y, c.Y)
@@ -422,9 +418,6 @@ func (a *Adaptive) Restore(c StepperState) error {
 	a.fOK = len(c.F) == a.n
 	if a.fOK {
 		copy(a.k[0], c.F)
-	}
-	if a.evs != nil {
-		restoreEvents(a.evs, ne, c)
 	}
 	a.dH, a.dLazy = 0, false
 	a.init = true
