@@ -52,6 +52,13 @@
 // alone; go run ./benchmarks/stiffscene writes its 20 000-mass scene,
 // examples/scenes/stiff-chain-20000.json.
 //
+// W4 adaptive ([RunStiffAdaptive]): W4 from rest to 21 ms with error
+// control at RTol 1e-6, ATol 1e-9, by the adaptive implicit methods
+// (integrators.BDF, ESDIRK43) through graph.Sim.Run, against CVODE's
+// BDF with its band solver (benchmarks/peers/cvode_w4.c, the same state
+// layout and an analytic band Jacobian), counting right-hand sides and
+// Jacobians alike. go run ./benchmarks/report -w4a measures it alone.
+//
 // # Baselines
 //
 // [HandSIE], [HandRK4] and [HandDP] are the chain coded directly over one

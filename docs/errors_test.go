@@ -92,6 +92,21 @@ func userErrors(t *testing.T) map[string]string {
 	add("newton", st.Step(1))
 	_ = node.ErrNonFinite
 
+	// An adaptive implicit method whose model leaves its domain (f not
+	// finite below y = ½), and one whose solution blows up (y' = y²).
+	domain := integrators.SystemFunc{N: 1, F: func(t float64, y, dst []float64) error {
+		dst[0] = -1
+		if y[0] < 0.5 {
+			dst[0] = math.NaN()
+		}
+		return nil
+	}}
+	_, err = integrators.Integrate(integrators.BDF{}, domain, 0, []float64{1}, 1, nil)
+	add("adaptive newton", err)
+	blowup := integrators.SystemFunc{N: 1, F: func(t float64, y, dst []float64) error { dst[0] = y[0] * y[0]; return nil }}
+	_, err = integrators.Integrate(integrators.BDF{}, blowup, 0, []float64{1}, 2, nil)
+	add("adaptive step", err)
+
 	// An algebraic loop and a required input left unconnected.
 	g = graph.New()
 	g.Add("a", newEcho(true))

@@ -87,11 +87,10 @@ type FieldSize struct {
 // parameters, options and driver options.
 type MethodCheckpoint struct {
 	// Method is the method of the run, with its options: an
-	// integrators.DormandPrince with its tolerances for Integrate's
-	// adaptive driver.
+	// integrators.AdaptiveMethod with its tolerances for an adaptive run.
 	Method integrators.Method
-	// Adaptive marks the memory of Integrate's adaptive Dormand–Prince
-	// driver (step-size controller, FSAL stage, events) rather than of a
+	// Adaptive marks the memory of an adaptive driver (step-size
+	// controller, the method's memory, events) rather than of a
 	// RunMonolithic stepper.
 	Adaptive bool
 	// Options are the driver options of the run (Output left out: the
@@ -280,11 +279,11 @@ func (s *Sim) restoreMono(c *Checkpoint) (_ *monoState, err error) {
 	m := &monoState{method: ic.Method, adaptive: ic.Adaptive, opts: cloneOptions(ic.Options), sys: sys, restored: true, runs: 1}
 	var cp integrators.Checkpointer
 	if ic.Adaptive {
-		dp, ok := ic.Method.(integrators.DormandPrince)
+		am, ok := ic.Method.(integrators.AdaptiveMethod)
 		if !ok {
-			return nil, fmt.Errorf("adaptive method %s: only %s is adaptive", ic.Method.Name(), integrators.MethodDormandPrince)
+			return nil, fmt.Errorf("adaptive method %s has no adaptive driver (not an integrators.AdaptiveMethod)", ic.Method.Name())
 		}
-		a, err := integrators.NewAdaptive(dp, sys, ic.Options)
+		a, err := am.NewDriver(sys, ic.Options)
 		if err != nil {
 			return nil, err
 		}

@@ -84,6 +84,7 @@ var methodKinds = map[string]string{
 	integrators.MethodHeun: "explicit", integrators.MethodRK4: "explicit", integrators.MethodDormandPrince: "explicit",
 	integrators.MethodBackwardEuler: "implicit", integrators.MethodImplicitTrapezoid: "implicit",
 	integrators.MethodNewmark: "structural", integrators.MethodGeneralizedAlpha: "structural",
+	integrators.MethodESDIRK43: "implicit", integrators.MethodESDIRK32: "implicit", integrators.MethodBDF: "implicit",
 }
 
 const userDefined = "user-defined"
@@ -153,6 +154,9 @@ type settingsFile struct {
 	ZenoSpacing   number `json:"zeno_spacing,omitempty"`
 	NewtonTol     number `json:"newton_tol,omitempty"`
 	NewtonMaxIter int    `json:"newton_max_iter,omitempty"`
+	// NewtonCoef (ESDIRK43, ESDIRK32, BDF) and MaxOrder (BDF).
+	NewtonCoef number `json:"newton_coef,omitempty"`
+	MaxOrder   int    `json:"max_order,omitempty"`
 	// Linear solver of the Newton iterations; enums by name (linearSolvers,
 	// preconditioners, forcings), absent for the zero value.
 	LinearSolver   string `json:"linear_solver,omitempty"`
@@ -191,8 +195,33 @@ type stepperFile struct {
 	LastEventT   number     `json:"last_event_t"`
 	Stats        statsFile  `json:"stats"`
 	// Jac is where the reused Newton matrix was assembled (GMRES on a
-	// sparse Jacobian only).
+	// sparse Jacobian only), or the Jacobian of an adaptive implicit
+	// method evaluated.
 	Jac *jacobianPointFile `json:"jac,omitempty"`
+	// Implicit is the further memory of the adaptive implicit methods.
+	Implicit *implicitFile `json:"implicit,omitempty"`
+}
+
+// implicitFile is integrators.ImplicitState.
+type implicitFile struct {
+	SetupC    number      `json:"setup_c"`
+	SetupAge  int         `json:"setup_age"`
+	Rate      number      `json:"rate"`
+	RateStep  number      `json:"rate_step"`
+	Order     int         `json:"order"`
+	NextOrder int         `json:"next_order"`
+	Wait      int         `json:"wait"`
+	Step      number      `json:"step"`
+	NextStep  number      `json:"next_step"`
+	EtaMax    number      `json:"eta_max"`
+	Restart   bool        `json:"restart"`
+	Tau       []float64   `json:"tau"`
+	Z         [][]float64 `json:"z"`
+	Saved     []float64   `json:"saved"`
+	SavedTq5  number      `json:"saved_tq5"`
+	Started   int         `json:"started"`
+	StartT    []float64   `json:"start_t"`
+	StartY    [][]float64 `json:"start_y"`
 }
 
 // jacobianPointFile is integrators.JacobianPoint.
@@ -379,12 +408,23 @@ func methodToFile(m integrators.Method, o *integrators.DriverOptions) (methodFil
 		mf.Alpha = alphaToFile(so.Params())
 	}
 	var f settingsFile
-	if dp, ok := m.(integrators.DormandPrince); ok {
-		f.RTol, f.ATol, f.InitialStep = number(dp.RTol), number(dp.ATol), number(dp.InitialStep)
-		f.MinStep, f.MaxStep, f.FixedStep = number(dp.MinStep), number(dp.MaxStep), number(dp.FixedStep)
-		if math.IsInf(dp.MaxStep, 1) {
+	if am, ok := m.(integrators.AdaptiveMethod); ok {
+		c := am.Control()
+		f.RTol, f.ATol, f.InitialStep = number(c.RTol), number(c.ATol), number(c.InitialStep)
+		f.MinStep, f.MaxStep = number(c.MinStep), number(c.MaxStep)
+		if math.IsInf(c.MaxStep, 1) {
 			f.MaxStep = 0 // the same bound, and one JSON can hold
 		}
+	}
+	switch v := m.(type) {
+	case integrators.DormandPrince:
+		f.FixedStep = number(v.FixedStep)
+	case integrators.ESDIRK43:
+		f.NewtonCoef = number(v.NewtonCoef)
+	case integrators.ESDIRK32:
+		f.NewtonCoef = number(v.NewtonCoef)
+	case integrators.BDF:
+		f.NewtonCoef, f.MaxOrder = number(v.NewtonCoef), v.MaxOrder
 	}
 	var err [3]error
 	if nm, ok := m.(integrators.NewtonMethod); ok {
@@ -453,12 +493,38 @@ func methodFromFile(mf methodFile, f *settingsFile) (integrators.Method, *integr
 		return nil, nil, fmt.Errorf("integrator method %s: parameters %+v in the checkpoint, but %+v follow from them", mf.Name, a, so.Params())
 	}
 	if f != nil {
-		if dp, ok := m.(integrators.DormandPrince); ok {
-			dp.RTol, dp.ATol, dp.InitialStep = float64(f.RTol), float64(f.ATol), float64(f.InitialStep)
-			dp.MinStep, dp.MaxStep, dp.FixedStep = float64(f.MinStep), float64(f.MaxStep), float64(f.FixedStep)
-			m = dp
-		} else if f.RTol != 0 || f.ATol != 0 || f.InitialStep != 0 || f.MinStep != 0 || f.MaxStep != 0 || f.FixedStep != 0 {
-			return nil, nil, fmt.Errorf("integrator method %s: the checkpoint's adaptive settings (rtol, atol, initial_step, min_step, max_step, fixed_step) are Dormand–Prince's", mf.Name)
+		if am, ok := m.(integrators.AdaptiveMethod); ok {
+			m = am.WithControl(integrators.StepControl{RTol: float64(f.RTol), ATol: float64(f.ATol), InitialStep: float64(f.InitialStep),
+				MinStep: float64(f.MinStep), MaxStep: float64(f.MaxStep)})
+		} else if f.RTol != 0 || f.ATol != 0 || f.InitialStep != 0 || f.MinStep != 0 || f.MaxStep != 0 {
+			return nil, nil, fmt.Errorf("integrator method %s: the checkpoint's adaptive settings (rtol, atol, initial_step, min_step, max_step) are those of the adaptive methods (Dormand–Prince's, ESDIRK's, BDF's)", mf.Name)
+		}
+		switch v := m.(type) {
+		case integrators.DormandPrince:
+			v.FixedStep = float64(f.FixedStep)
+			m = v
+		case integrators.ESDIRK43:
+			v.NewtonCoef = float64(f.NewtonCoef)
+			m = v
+		case integrators.ESDIRK32:
+			v.NewtonCoef = float64(f.NewtonCoef)
+			m = v
+		case integrators.BDF:
+			v.NewtonCoef, v.MaxOrder = float64(f.NewtonCoef), f.MaxOrder
+			m = v
+		}
+		if _, dp := m.(integrators.DormandPrince); !dp && f.FixedStep != 0 {
+			return nil, nil, fmt.Errorf("integrator method %s: the checkpoint's fixed_step is Dormand–Prince's", mf.Name)
+		}
+		if _, bdf := m.(integrators.BDF); !bdf && f.MaxOrder != 0 {
+			return nil, nil, fmt.Errorf("integrator method %s: the checkpoint's max_order is BDF's", mf.Name)
+		}
+		if f.NewtonCoef != 0 {
+			switch m.(type) {
+			case integrators.ESDIRK43, integrators.ESDIRK32, integrators.BDF:
+			default:
+				return nil, nil, fmt.Errorf("integrator method %s: the checkpoint's newton_coef is for the adaptive implicit methods", mf.Name)
+			}
 		}
 		n := integrators.NewtonOptions{Tol: float64(f.NewtonTol), MaxIter: f.NewtonMaxIter}
 		l := integrators.LinearOptions{KrylovTol: float64(f.KrylovTol), KrylovRestart: f.KrylovRestart, KrylovMaxIter: f.KrylovMaxIter,
@@ -517,6 +583,12 @@ func stepperToFile(c integrators.StepperState) stepperFile {
 	if j := c.Jac; j != nil {
 		f.Jac = &jacobianPointFile{T: j.T, Dt: j.Dt, Y: j.Y, TE: j.TE, YE: j.YE, Age: j.Age}
 	}
+	if h := c.Implicit; h != nil {
+		f.Implicit = &implicitFile{SetupC: number(h.SetupC), SetupAge: h.SetupAge, Rate: number(h.Rate), RateStep: number(h.RateStep),
+			Order: h.Order, NextOrder: h.NextOrder, Wait: h.Wait, Step: number(h.Step), NextStep: number(h.NextStep),
+			EtaMax: number(h.EtaMax), Restart: h.Restart, Tau: h.Tau, Z: h.Z, Saved: h.Saved, SavedTq5: number(h.SavedTq5),
+			Started: h.Started, StartT: h.StartT, StartY: h.StartY}
+	}
 	return f
 }
 
@@ -534,6 +606,12 @@ func stepperFromFile(f stepperFile) integrators.StepperState {
 	}
 	if j := f.Jac; j != nil {
 		c.Jac = &integrators.JacobianPoint{T: j.T, Dt: j.Dt, Y: j.Y, TE: j.TE, YE: j.YE, Age: j.Age}
+	}
+	if h := f.Implicit; h != nil {
+		c.Implicit = &integrators.ImplicitState{SetupC: float64(h.SetupC), SetupAge: h.SetupAge, Rate: float64(h.Rate), RateStep: float64(h.RateStep),
+			Order: h.Order, NextOrder: h.NextOrder, Wait: h.Wait, Step: float64(h.Step), NextStep: float64(h.NextStep),
+			EtaMax: float64(h.EtaMax), Restart: h.Restart, Tau: h.Tau, Z: h.Z, Saved: h.Saved, SavedTq5: float64(h.SavedTq5),
+			Started: h.Started, StartT: h.StartT, StartY: h.StartY}
 	}
 	return c
 }

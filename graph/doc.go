@@ -178,7 +178,8 @@
 // monolithic (Settings.Method, an integrators.Method value carrying its
 // own options, built in or the caller's) or adaptive monolithic
 // (Settings.Adaptive, with Settings.Method nil or an
-// integrators.DormandPrince holding the tolerances); Settings.Options
+// integrators.AdaptiveMethod holding the tolerances: DormandPrince,
+// or for stiff graphs BDF, ESDIRK43, ESDIRK32); Settings.Options
 // are the driver options every method shares (event tolerance, output
 // times, position/velocity pairs). [Sim.RunMonolithic] and
 // [Sim.Integrate] are short forms of Run for the two monolithic modes. Every mode records
@@ -259,7 +260,7 @@
 //
 // Settings are checked before the first step: one mode selected
 // consistently (no Coupling or OnGroupStep with a monolithic Method, no
-// Options without one, no Method but a DormandPrince with Adaptive); Dt
+// Options without one, no Method but an adaptive one with Adaptive); Dt
 // finite and positive (an adaptive run needs only End); End finite, not
 // before the current time and at most [MaxSteps] (2^53) steps away;
 // Steps at most MaxSteps; Every, Workers, Grain and RecordLimit not

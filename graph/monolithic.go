@@ -162,12 +162,12 @@ func (s *Sim) monoError(err error) error {
 // algorithmic acceleration, the step-size controller) resumes exactly
 // where it stopped, and so that checkpoints carry that memory.
 type monoState struct {
-	method   integrators.Method         // with its options; integrators.DormandPrince when adaptive
+	method   integrators.Method         // with its options; an integrators.AdaptiveMethod when adaptive
 	adaptive bool                       // ad is Integrate's driver, st is nil
 	opts     *integrators.DriverOptions // a copy; nil means the defaults
 	sys      *System
 	st       integrators.Stepper
-	ad       *integrators.Adaptive
+	ad       integrators.Driver
 	// restored marks memory restored from a checkpoint: continuing it
 	// with another method, parameters or options is an error rather than
 	// a silent restart.
@@ -339,30 +339,31 @@ func (s *Sim) reuseSpare(method integrators.Method, adaptive bool, opts *integra
 
 // adaptiveStepper returns the kept adaptive driver when keptMono allows,
 // and a fresh, initialised one otherwise.
-func (s *Sim) adaptiveStepper(dp integrators.DormandPrince, opts *integrators.DriverOptions) (*monoState, error) {
-	if math.IsInf(dp.MaxStep, 1) {
-		dp.MaxStep = 0 // the same bound: +Inf is the default
+func (s *Sim) adaptiveStepper(am integrators.AdaptiveMethod, opts *integrators.DriverOptions) (*monoState, error) {
+	if c := am.Control(); math.IsInf(c.MaxStep, 1) {
+		c.MaxStep = 0 // the same bound: +Inf is the default
+		am = am.WithControl(c)
 	}
-	m, err := s.keptMono(dp, true, opts)
+	m, err := s.keptMono(am, true, opts)
 	if err != nil || m != nil {
 		return m, err
 	}
 	var sys *System
-	var a *integrators.Adaptive
-	if sp := s.reuseSpare(dp, true, opts); sp != nil {
+	var a integrators.Driver
+	if sp := s.reuseSpare(am, true, opts); sp != nil {
 		sys, a = sp.sys, sp.ad
 	} else {
 		if sys, err = s.System(); err != nil {
 			return nil, err
 		}
-		if a, err = integrators.NewAdaptive(dp, sys, opts); err != nil {
+		if a, err = am.NewDriver(sys, opts); err != nil {
 			return nil, err
 		}
 	}
 	if err := a.Init(s.Time(), s.x); err != nil {
 		return nil, s.monoError(err)
 	}
-	m = &monoState{method: dp, adaptive: true, opts: cloneOptions(opts), sys: sys, ad: a}
+	m = &monoState{method: am, adaptive: true, opts: cloneOptions(opts), sys: sys, ad: a}
 	s.mono = m
 	return m, nil
 }
@@ -385,8 +386,9 @@ func (s *Sim) monoCurrent() bool {
 }
 
 // Integrate advances the simulation to end in monolithic mode with the
-// adaptive driver of the Dormand–Prince 5(4) method dp (its tolerances
-// and step bounds; the zero value means the defaults), its dense output
+// adaptive driver of method dp (an integrators.AdaptiveMethod:
+// DormandPrince, ESDIRK43, ESDIRK32 or BDF with its tolerances and step
+// bounds; a zero value means the defaults), its dense output
 // and event localization: it is Run with Settings{End: end, Adaptive:
 // true, Method: dp, Options: opts, Observer: obs[0]}, the form for a
 // caller that needs no other setting. Node events (node.Eventer, such as
@@ -410,7 +412,7 @@ func (s *Sim) monoCurrent() bool {
 // returns an error the run stops at the observed state, the Status is
 // StoppedByObserver and the error an *ObserverError. The integration is
 // the same, bit for bit, with or without an Observer.
-func (s *Sim) Integrate(ctx context.Context, end float64, dp integrators.DormandPrince, opts *integrators.DriverOptions, obs ...Observer) (*Result, error) {
+func (s *Sim) Integrate(ctx context.Context, end float64, dp integrators.AdaptiveMethod, opts *integrators.DriverOptions, obs ...Observer) (*Result, error) {
 	if len(obs) > 1 {
 		panic("graph: Integrate takes at most one Observer")
 	}
@@ -481,22 +483,23 @@ func (s *Sim) adaptiveRun(set Settings) (end float64, samples []float64, err err
 	return end, samples, nil
 }
 
-// adaptiveMethod is the Dormand–Prince method of an adaptive run:
-// Settings.Method when it is an integrators.DormandPrince (or a non-nil
-// pointer to one), the defaults when it is nil; ok is false for any
-// other method (checkMode refuses it).
-func adaptiveMethod(set Settings) (dp integrators.DormandPrince, ok bool) {
+// adaptiveMethod is the method of an adaptive run: Settings.Method when
+// it is an integrators.AdaptiveMethod (DormandPrince, ESDIRK43, ESDIRK32,
+// BDF, or a non-nil pointer to a DormandPrince), Dormand–Prince with the
+// defaults when it is nil; ok is false for any other method (checkMode
+// refuses it).
+func adaptiveMethod(set Settings) (am integrators.AdaptiveMethod, ok bool) {
 	switch m := set.Method.(type) {
 	case nil:
-		return dp, true
-	case integrators.DormandPrince:
-		return m, true
+		return integrators.DormandPrince{}, true
 	case *integrators.DormandPrince:
 		if m != nil {
 			return *m, true
 		}
+	case integrators.AdaptiveMethod:
+		return m, true
 	}
-	return dp, false
+	return nil, false
 }
 
 // integrate is Run in adaptive monolithic mode: Adaptive.Run's loop (the
@@ -513,8 +516,8 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	if err != nil {
 		return nil, err
 	}
-	dp, _ := adaptiveMethod(set)
-	m, err := s.adaptiveStepper(dp, set.Options)
+	am, _ := adaptiveMethod(set)
+	m, err := s.adaptiveStepper(am, set.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -531,7 +534,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 			rec.startStream(set.RecordTo)
 		}
 	}
-	res = &Result{Mode: MonolithicAdaptive, Method: integrators.MethodDormandPrince, Workers: 1}
+	res = &Result{Mode: MonolithicAdaptive, Method: am.Name(), Workers: 1}
 	if rec != nil {
 		res.History = rec.h
 	}
@@ -599,7 +602,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 		st := a.Work()
 		if n := st.Steps + st.Rejected - stats0.Steps - stats0.Rejected; n >= maxSteps {
 			t, _ := a.State()
-			err = s.monoError(&integrators.StepError{Method: integrators.MethodDormandPrince, Status: integrators.MaxStepsReached, T: t, Dt: a.NextStep(), Index: -1,
+			err = s.monoError(&integrators.StepError{Method: am.Name(), Status: integrators.MaxStepsReached, T: t, Dt: a.NextStep(), Index: -1,
 				Err: fmt.Errorf("%d trial steps", n)})
 			break
 		}

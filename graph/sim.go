@@ -307,11 +307,11 @@ type Settings struct {
 	// an error wrapping integrators.ErrNotApplicable.
 	Options *integrators.DriverOptions
 	// Adaptive runs the graph monolithically with the adaptive driver of
-	// the Dormand–Prince 5(4) method (see Integrate): error control
+	// an integrators.AdaptiveMethod (see Integrate): error control
 	// chooses the steps and node events are located to Options.EventTol.
-	// Method must then be nil (the defaults) or an
-	// integrators.DormandPrince, whose tolerances and step bounds (RTol,
-	// ATol, InitialStep, MinStep, MaxStep, FixedStep) the driver uses.
+	// Method must then be nil (Dormand–Prince 5(4) with the defaults) or
+	// an AdaptiveMethod — integrators.DormandPrince, ESDIRK43, ESDIRK32
+	// or BDF — whose tolerances and step bounds the driver uses.
 	// End is required, or Steps with Dt (the run then ends at Time() +
 	// Steps·Dt); Dt is otherwise optional: with Record it sets the sample
 	// times (below). The state is sampled from the integrator's dense
@@ -358,10 +358,10 @@ const DefaultGrain = 512
 //     one system (Sim.System) that the method integrates with the fixed
 //     step Dt (RunMonolithic is this form);
 //   - adaptive monolithic (Settings.Adaptive): the system is integrated
-//     to End by the adaptive driver of the Dormand–Prince 5(4) method
-//     (Settings.Method nil, or an integrators.DormandPrince carrying its
-//     tolerances), its error control choosing the steps (Integrate is
-//     this form).
+//     to End by the adaptive driver of an integrators.AdaptiveMethod
+//     (Settings.Method nil for Dormand–Prince 5(4), or a DormandPrince,
+//     ESDIRK43, ESDIRK32 or BDF carrying its tolerances), its error
+//     control choosing the steps (Integrate is this form).
 //
 // Every mode returns a *Result with the same Stats and Status, records
 // the same way (Settings.Record) and calls the same Observer.
@@ -401,7 +401,7 @@ func checkMode(set Settings) error {
 	}
 	if set.Adaptive && set.Method != nil {
 		if _, ok := adaptiveMethod(set); !ok {
-			return fmt.Errorf("graph: Settings.Adaptive integrates with %s, the adaptive method; Settings.Method is %s (%T): leave it nil, make it an integrators.DormandPrince with the tolerances to use, or drop Adaptive for a fixed step", integrators.MethodDormandPrince, set.Method.Name(), set.Method)
+			return fmt.Errorf("graph: Settings.Adaptive needs an adaptive method (integrators.AdaptiveMethod: %s, %s, %s, %s); Settings.Method is %s (%T), which has no error control: leave it nil (%s), give one of those with the tolerances to use, or drop Adaptive for a fixed step", integrators.MethodDormandPrince, integrators.MethodESDIRK43, integrators.MethodESDIRK32, integrators.MethodBDF, set.Method.Name(), set.Method, integrators.MethodDormandPrince)
 		}
 	}
 	switch {

@@ -29,6 +29,6 @@ func checkFixedStep(o *DriverOptions, who string) error {
 	default:
 		return nil
 	}
-	return fmt.Errorf("%w: a fixed-step %s stepper does not use DriverOptions.%s (it is an option of the adaptive Dormand–Prince driver: NewAdaptive, Integrate); leave it zero",
+	return fmt.Errorf("%w: a fixed-step %s stepper does not use DriverOptions.%s (it is an option of the adaptive drivers: NewAdaptive, AdaptiveMethod.NewDriver, Integrate); leave it zero",
 		ErrNotApplicable, who, field)
 }

@@ -1,11 +1,38 @@
 // Package integrators holds the time integrators of cosim: fixed-step
-// explicit and implicit methods for first-order systems, an adaptive
-// Dormand–Prince 5(4) driver with dense output and event localization,
-// and the Newmark family (Newmark, generalized-alpha) for constant-mass
-// mechanics.
+// explicit and implicit methods for first-order systems, error-controlled
+// adaptive drivers with dense output and event localization — the
+// explicit Dormand–Prince 5(4) pair and, for stiff systems, the L-stable
+// ESDIRK pairs of Kennedy and Carpenter and the variable-order BDF of
+// CVODE — and the Newmark family (Newmark, generalized-alpha) for
+// constant-mass mechanics.
 //
 // The package imports nothing of cosim. Graphs and nodes use it by
 // satisfying its small, index-based interfaces structurally.
+//
+// # Reading order
+//
+// system.go is what a model provides (System and its optional
+// capabilities); method.go what a method is (Method, the built-in
+// methods' types and options, NewStepper) and stepper.go what it gives
+// (Stepper, Checkpointer, StepperState); registry.go maps names to
+// methods; options.go resolves options into the conf every driver
+// reads. The fixed-step methods: explicit.go (forward Euler to
+// Dormand–Prince as a fixed-step method), implicit.go (backward Euler,
+// trapezoid), the Newmark family in alpha.go (the step) with
+// alpha_linear.go, alpha_secondorder.go and alpha_firstorder.go, and
+// fixedevents.go, which locates events for any of them by re-stepping.
+// Their Newton iteration's linear algebra is newton.go over linear.go's
+// choices: dense LU, banded.go, gmres.go with precond.go, on csr.go's
+// sparse matrices. The adaptive drivers: adaptive.go (AdaptiveMethod,
+// Driver, Integrate and the one Run loop), dopri.go with dopri_events.go
+// and integrate.go (Dormand–Prince), esdirk_tableau.go and esdirk.go,
+// bdf_nordsieck.go, bdf.go and bdf_fixed.go (BDF); what the implicit
+// ones share is implicit_adaptive.go (options) and stagesolve.go (the
+// Newton iteration with Jacobian and factorization reuse over every
+// linear solver); denseevents.go locates events on any dense output;
+// locate.go is the one root finder (Illinois) every event-locating
+// driver uses; timeevents.go the TimeEventSystem. status.go and
+// outcome.go are what a run reports.
 //
 // # Overview
 //
@@ -18,12 +45,15 @@
 //     velocities (y[pos[i]]' = y[vel[i]]); needed by semi-implicit Euler and
 //     by Newmark/generalized-alpha applied to a first-order System (or give
 //     DriverOptions.Positions and DriverOptions.Velocities).
+//   - SparseJacobian, Blocked: df/dy on a fixed sparse pattern, and the
+//     blocks of the state (a graph's nodes), for the sparse, banded and
+//     Krylov linear solvers.
 //   - EventSystem: event functions g_i(t, y), their crossing directions and
-//     reset maps, handled by the Dormand–Prince driver and by every
+//     reset maps, handled by every adaptive driver and by every
 //     fixed-step method (see Events).
 //   - TimeEventSystem: times known in advance at which f is not smooth
-//     (NextTimeEvent); adaptive Dormand–Prince ends a step exactly on each,
-//     with its last stages at the left limit, and restarts there.
+//     (NextTimeEvent); the adaptive drivers end a step exactly on each,
+//     with its last stages at the left limit, and restart there.
 //   - AccelJacobian: ∂a/∂q and ∂a/∂v for Newmark/generalized-alpha.
 //
 // SystemFunc and SecondOrderFunc adapt plain functions, like
@@ -42,6 +72,9 @@
 //	BackwardEuler{Newton, Linear}, ImplicitTrapezoid{Newton, Linear}
 //	Newmark{Beta, Gamma, Newton, Linear}
 //	GeneralizedAlpha{RhoInf, Newton, Linear}
+//	ESDIRK43{RTol, ATol, InitialStep, MinStep, MaxStep, NewtonCoef, Newton, Linear}
+//	ESDIRK32{…the same}
+//	BDF{RTol, ATol, InitialStep, MinStep, MaxStep, MaxOrder, NewtonCoef, Newton, Linear}
 //	NewmarkFamily{Alpha, Newton, Linear}                    not in the registry
 //
 // so an option cannot be given to a method that does not have it (an
@@ -91,10 +124,15 @@
 // registry is the one mutable package state: Register is safe for
 // concurrent use, and registrations last as long as the process.
 //
-// Integrate (or Adaptive, one step at a time, from NewAdaptive) runs a
-// DormandPrince with error control, output at requested times and events. A
-// SecondOrderStepper runs Newmark or generalized-alpha on a SecondOrder
-// with an explicit Memory, as described below.
+// An AdaptiveMethod (DormandPrince, ESDIRK43, ESDIRK32, BDF) also has an
+// error-controlled Driver (NewDriver; Adaptive, from NewAdaptive, is
+// Dormand–Prince's): Integrate runs one to an end time with output at
+// requested times and events, and graph runs take any AdaptiveMethod
+// with graph.Settings.Adaptive. StepControl is the options their step
+// control shares (RTol, ATol, InitialStep, MinStep, MaxStep), read and
+// set with Control and WithControl. A SecondOrderStepper runs Newmark or
+// generalized-alpha on a SecondOrder with an explicit Memory, as
+// described below.
 //
 // # Method table
 //
@@ -114,6 +152,12 @@
 //	                     (1 if γ≠½; unconditionally stable for 2β ≥ γ ≥ ½, γ < ½ rejected)
 //	generalized-alpha    2      unconditionally stable (linear),        as Newmark
 //	                            spectral radius → ρ∞ as ω·dt → ∞
+//	esdirk43             4      L-stable, stiffly accurate; embedded    5 implicit stages: per Newton iteration 1 eval
+//	                            3rd-order estimate                      and 1 solve, the matrix I − h/4·J shared
+//	esdirk32             3      L-stable, stiffly accurate; embedded    3 implicit stages, as esdirk43
+//	                            2nd-order estimate
+//	bdf                  1–5    orders 1, 2 L-stable, 3–5 A(α)-stable   per Newton iteration 1 eval, 1 solve; the Jacobian
+//	                            (α = 86°, 73°, 51°)                     and factorization reused across steps
 //
 // Semi-implicit Euler on a Partitioned System is, precisely,
 //
@@ -151,6 +195,68 @@
 // fails the step with NewtonFailure, naming the step, time and last
 // residual norm. Work counts iterations, Jacobians, factorizations and
 // solves.
+//
+// # Adaptive implicit methods
+//
+// ESDIRK43 and ESDIRK32 are the implicit tableaux of Kennedy &
+// Carpenter's ARK4(3)6L[2]SA and ARK3(2)4L[2]SA (Applied Numerical
+// Mathematics 44, 139–181, 2003): singly diagonally implicit with an
+// explicit first stage, stiffly accurate (the last stage is the
+// solution) and L-stable, with embedded estimates of order 3 and 2. A
+// step solves its implicit stages z − ψ − γh·f(t, z) = 0 in turn with one
+// Newton matrix I − γh·J; the error estimate h·Σ(b_i − b̂_i)·k_i is held
+// to the RMS norm of ATol + RTol·max(|y_n|, |y_{n+1}|) by a PI controller
+// (exponents 0.7/k and 0.4/k, k = p̂ + 1), which keeps the step when the
+// proposed change is within [1, 1.2] (sparing a factorization). Their
+// dense output is the cubic Hermite interpolant of the step's end values
+// and slopes (third order).
+//
+// BDF is the variable-order, variable-step backward differentiation
+// formula in Nordsieck form with fixed leading coefficient (Jackson &
+// Sacks-Davis 1980), with CVODE's step and order heuristics (Hindmarsh
+// et al., ACM TOMS 31, 363–396, 2005): the corrector–predictor difference
+// Δ estimates the local error (tq₂·Δ, in the RMS norm of the weights
+// 1/(RTol·|y_n| + ATol)); after every step the factors that would make
+// the estimated errors of orders q − 1, q and q + 1 about 1/6, 1/6 and
+// 1/10 of the tolerance are compared, considering an order change only
+// after q + 1 steps at the same order, and a step increase below 1.5× is
+// not taken; a failed error test cuts the step (to 1/10 at most, and
+// after three failures drops to order 1). It starts at order 1 with
+// CVODE's initial step (from an estimate of ‖y″‖) and restarts at order
+// 1 after an event's reset or at a time event. On W4 and the classic
+// stiff problems it takes CVODE's steps within a few per cent
+// (TestBDFMatchesCVODE, verification's COSIM-VER-403, and the adaptive
+// W4 section of benchmarks/REPORT.md).
+//
+// Both solve their implicit equations by a simplified Newton iteration
+// on the correction to a predictor (so that a correction far below the
+// rounding of the state keeps its precision), stopped when the update
+// times the estimated convergence rate is at most NewtonCoef (0.1) of the
+// error test's tolerance, with at most 3 iterations; a slower iteration
+// is retried once with a fresh Jacobian and matrix, then with a quarter
+// of the step. The Jacobian is reused across steps (up to
+// LinearOptions.JacobianMaxAge, 50 here) and the factored matrix while γh
+// changes by at most 30 % (a dense or banded solve with the old γh
+// scales its correction by 2/(1 + γh/γh_old)); GMRES applies the matrix
+// at the current γh, solves the system scaled by the error weights to
+// 0.05 of the Newton tolerance, and keeps its preconditioner while a
+// solve takes at most 5 iterations. Every linear solver of the fixed-step
+// implicit methods is available. A step the Newton iteration cannot
+// complete even at the smallest step (16 ulp of t, or MinStep) ends the
+// run with NewtonFailure (LinearFailure when the linear solver failed),
+// naming the method, the time, the step size, the last residual and why;
+// an error test that fails at the smallest step ends it with
+// StepTooSmall. No step is accepted without passing both.
+//
+// Their fixed-step Steppers (New, graph.Sim.RunMonolithic) take the
+// caller's step with the same Newton iteration stopped by NewtonOptions.Tol:
+// ESDIRK the fourth- or third-order solution, BDF the order MaxOrder
+// after MaxOrder − 1 starting steps of ESDIRK43. Both drivers and
+// steppers implement ErrorEstimator (the local error estimate of the last
+// step) and Checkpointer: a checkpoint holds the multistep history and
+// where the reused Jacobian was evaluated (ImplicitState,
+// StepperState.Jac), and a restored run re-evaluates and re-factors there
+// and steps on bit for bit.
 //
 // # Linear solvers for large systems
 //
@@ -210,8 +316,8 @@
 //
 // # Events
 //
-// After every accepted Dormand–Prince step the event functions are
-// evaluated at its end. An event i fires when g_i changes sign in its
+// After every accepted step of an adaptive driver (Dormand–Prince, ESDIRK,
+// BDF) the event functions are evaluated at its end. An event i fires when g_i changes sign in its
 // direction (falling: from g > 0 to g ≤ 0; rising: from g < 0 to g ≥ 0;
 // 0: either) between the start and the end of the step. Its time is
 // located on the dense output by the Illinois method with bisection

@@ -3,7 +3,6 @@ package integrators
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // PI step-size controller constants (Hairer, Nørsett & Wanner, DOPRI5).
@@ -23,10 +22,9 @@ const (
 // An Adaptive is not safe for concurrent use; distinct ones are.
 type Adaptive struct {
 	sys System
-	ev  EventSystem
+	evs *denseEvents    // nil unless sys has events
 	tev TimeEventSystem // nil unless sys has time events
 	n   int
-	ne  int
 	c   conf
 
 	init bool
@@ -35,7 +33,6 @@ type Adaptive struct {
 	clk  Clock // fixed-step mode only
 	y    []float64
 	yn   []float64
-	yd   []float64
 	tmp  []float64
 	k    [7][]float64
 
@@ -52,12 +49,6 @@ type Adaptive struct {
 	h            float64
 	errOld       float64
 	lastRejected bool
-
-	g, g1, gt  []float64
-	disarmed   []bool
-	zenoCount  int
-	lastEventT float64
-	haveEvent  bool
 
 	stats Work
 }
@@ -83,7 +74,7 @@ func NewAdaptive(m DormandPrince, sys System, o *DriverOptions) (*Adaptive, erro
 	n := sys.Dim()
 	a := &Adaptive{sys: sys, n: n, c: c, errOld: 1e-4}
 	mk := func(k int) []float64 { return make([]float64, k) }
-	a.y, a.yn, a.yd, a.tmp = mk(n), mk(n), mk(n), mk(n)
+	a.y, a.yn, a.tmp = mk(n), mk(n), mk(n)
 	for i := range a.k {
 		a.k[i] = mk(n)
 	}
@@ -91,16 +82,9 @@ func NewAdaptive(m DormandPrince, sys System, o *DriverOptions) (*Adaptive, erro
 		a.rc[i] = mk(n)
 	}
 	a.tev, _ = sys.(TimeEventSystem)
-	if ev, ok := sys.(EventSystem); ok && ev.EventCount() > 0 {
-		a.ev = ev
-		a.ne = ev.EventCount()
-		a.g, a.g1, a.gt = mk(a.ne), mk(a.ne), mk(a.ne)
-		a.disarmed = make([]bool, a.ne)
-		for i := 0; i < a.ne; i++ {
-			if d := ev.EventDirection(i); d < -1 || d > 1 {
-				return nil, fmt.Errorf("integrators: event %d: direction %d not in {-1, 0, 1}", i, d)
-			}
-		}
+	var err error
+	if a.evs, err = newDenseEvents(sys, n, &a.c, MethodDormandPrince, &a.stats); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -140,12 +124,10 @@ func (a *Adaptive) Init(t0 float64, y0 []float64) error {
 	a.h = a.c.h0
 	a.errOld = 1e-4
 	a.lastRejected = false
-	a.zenoCount, a.haveEvent, a.lastEventT = 0, false, 0
 	a.dH, a.dLazy = 0, false
 	a.init = false
-	if a.ev != nil {
-		clear(a.disarmed)
-		if err := a.events(t0, a.y, a.g); err != nil {
+	if a.evs != nil {
+		if err := a.evs.init(t0, a.y); err != nil {
 			return err
 		}
 	}
@@ -157,14 +139,6 @@ func (a *Adaptive) eval(t, h float64, y, dst []float64) error {
 	a.stats.FuncEvals++
 	if err := a.sys.Func(t, y, dst); err != nil {
 		return &StepError{Method: MethodDormandPrince, Status: Failure, T: t, Dt: h, Index: -1, Err: err}
-	}
-	return nil
-}
-
-func (a *Adaptive) events(t float64, y, dst []float64) error {
-	a.stats.EventEvals++
-	if err := a.ev.Events(t, y, dst); err != nil {
-		return &StepError{Method: MethodDormandPrince, Status: Failure, T: t, Index: -1, Err: err}
 	}
 	return nil
 }
@@ -211,13 +185,7 @@ func (a *Adaptive) initialStep(tMax float64) (float64, error) {
 // 4th-order continuous extension of Dormand–Prince (Hairer's CONTD5).
 // At an event time T1 it gives the state before the reset.
 func (a *Adaptive) Dense(t float64, dst []float64) {
-	if a.dH == 0 {
-		panic("integrators: Dense before the first step")
-	}
-	slack := 4 * 0x1p-52 * math.Max(math.Abs(a.dT0), math.Abs(a.dT1))
-	if t < a.dT0-slack || t > a.dT1+slack {
-		panic(fmt.Sprintf("integrators: Dense(%v) outside the last step [%v, %v]", t, a.dT0, a.dT1))
-	}
+	checkDense(a.dH != 0, t, a.dT0, a.dT1)
 	if t == a.dT1 && !a.dEvent {
 		copy(dst, a.y)
 		return
@@ -366,13 +334,13 @@ func (a *Adaptive) Step(tMax float64) (StepReport, error) {
 		if i := firstNonFinite(a.yn); i >= 0 {
 			return StepReport{}, &StepError{Method: MethodDormandPrince, Status: NonFinite, T: t1, Dt: h, Index: i}
 		}
-		if a.ev != nil {
+		if a.evs != nil {
 			a.setDense(t, t1, h)
 		} else {
 			a.dT0, a.dT1, a.dH, a.dEvent, a.dLazy = t, t1, h, false, true
 		}
 		rep := StepReport{T0: t, T1: t1, H: h, Event: -1}
-		if a.ev != nil {
+		if a.evs != nil {
 			fired, err := a.handleEvents(&rep, h)
 			if err != nil {
 				return StepReport{}, err
@@ -380,7 +348,7 @@ func (a *Adaptive) Step(tMax float64) (StepReport, error) {
 			if fired {
 				return rep, nil
 			}
-			copy(a.g, a.g1)
+			a.evs.accept()
 		}
 		a.t = t1
 		a.clk = nc
@@ -423,14 +391,12 @@ func (a *Adaptive) setDense(t, t1, h float64) {
 // controller, events, Work).
 func (a *Adaptive) Checkpoint() StepperState {
 	c := StepperState{Method: MethodDormandPrince, Dim: a.n, Clock: a.clk, T: a.t, Y: cloneF(a.y),
-		H: a.h, ErrPrev: a.errOld, LastRejected: a.lastRejected, Work: a.stats,
-		ZenoCount: a.zenoCount, LastEventT: a.lastEventT}
+		H: a.h, ErrPrev: a.errOld, LastRejected: a.lastRejected, Work: a.stats}
 	if a.fOK {
 		c.F = cloneF(a.k[0])
 	}
-	if a.ev != nil {
-		c.G = cloneF(a.g)
-		c.Disarmed = slices.Clone(a.disarmed)
+	if a.evs != nil {
+		a.evs.checkpoint(&c)
 	}
 	return c
 }
@@ -442,22 +408,16 @@ func (a *Adaptive) Restore(c StepperState) error {
 	if err := c.check(MethodDormandPrince, a.n, a.c.fixed > 0); err != nil {
 		return err
 	}
-	if len(c.G) != a.ne || len(c.Disarmed) != a.ne {
-		return &StateMismatchError{Field: "events", Want: fmt.Sprint(a.ne), Got: fmt.Sprint(len(c.G))}
+	if err := a.evs.restore(c); err != nil {
+		return err
 	}
 	copy(a.y, c.Y)
 	a.t, a.clk = c.T, c.Clock
 	a.h, a.errOld, a.lastRejected = c.H, c.ErrPrev, c.LastRejected
 	a.stats = c.Work
-	a.zenoCount, a.lastEventT = c.ZenoCount, c.LastEventT
-	a.haveEvent = c.Work.EventsHandled > 0
 	a.fOK = len(c.F) == a.n
 	if a.fOK {
 		copy(a.k[0], c.F)
-	}
-	if a.ev != nil {
-		copy(a.g, c.G)
-		copy(a.disarmed, c.Disarmed)
 	}
 	a.dH, a.dLazy = 0, false
 	a.init = true

@@ -56,8 +56,10 @@ func analyticImpacts(h0, g, e float64, n int) []float64 {
 func TestBallEvents(t *testing.T) {
 	const h0, g, e = 10, 9.81, 0.9
 	want := analyticImpacts(h0, g, e, 4)
-	// The analytic impacts to 7 decimals, as quoted in the project's
-	// issue #7 (the closed form printed; the MADDENING BallNode guide publishes none).
+	// The analytic impacts to 7 decimals, computed once from the closed
+	// form above and written down here so that a change to
+	// analyticImpacts is caught (the MADDENING BallNode guide publishes
+	// no impact times).
 	for i, w := range []float64{1.4278431, 3.9979607, 6.3110666, 8.3928619} {
 		within(t, "analytic impact", want[i], w, 5e-8)
 	}

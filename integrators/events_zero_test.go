@@ -9,8 +9,8 @@ import (
 // the rounding of the Runge–Kutta sums). The event reads the time, not
 // the state: steps of 0.25 or 0.5 and the regula-falsi point of a
 // linear g are exact in binary arithmetic, so a root on a step boundary
-// or on a localization sample makes g exactly 0 there — the case issue
-// #22 found untested (a rising event fires on g < 0 → g ≥ 0). The reset
+// or on a localization sample makes g exactly 0 there — a boundary case
+// of the crossing rule (a rising event fires on g < 0 → g ≥ 0). The reset
 // leaves the state unchanged (EventContinue).
 type ramp struct {
 	slope, root float64

@@ -61,10 +61,8 @@ type eventStepper struct {
 
 	acc Work // work of the inner stepper before its latest Init or Restore
 
-	zenoCount  int
-	lastEventT float64
-	haveEvent  bool
-	init       bool
+	zeno zenoGuard
+	init bool
 }
 
 // withEvents wraps st in an eventStepper when sys has events.
@@ -111,7 +109,7 @@ func (w *eventStepper) Init(t0 float64, y0 []float64) error {
 	w.acc = Work{}
 	w.clk = Clock{Base: t0}
 	clear(w.disarmed)
-	w.zenoCount, w.lastEventT, w.haveEvent = 0, 0, false
+	w.zeno = zenoGuard{}
 	if err := w.events(t0, 0, y0, w.g); err != nil {
 		return err
 	}
@@ -291,7 +289,9 @@ func (w *eventStepper) eventStep(t0, t1, dt float64) (stopped error, err error) 
 		if i := firstNonFinite(w.yr); i >= 0 {
 			return nil, &StepError{Method: w.in.Method(), Status: NonFinite, T: te, Dt: dt, Index: i}
 		}
-		if err := w.zeno(te, dt, best); err != nil {
+		err = w.zeno.check(&w.c, w.in.Method(), te, dt, best)
+		w.zeno.record(te)
+		if err != nil {
 			return nil, err
 		}
 		w.acc.EventsHandled++
@@ -381,69 +381,26 @@ func (w *eventStepper) scan(ts, h float64) (best int, tauBest float64, err error
 	return best, tauBest, nil
 }
 
-func (w *eventStepper) eventTol(t float64) float64 {
-	return math.Max(w.c.eventTol, 4*0x1p-52*math.Abs(t))
-}
+func (w *eventStepper) eventTol(t float64) float64 { return eventTolAt(w.c.eventTol, t) }
 
 // locate finds the crossing of event i in the sub-step offsets [lo, hi]
-// by the Illinois method with bisection safeguards, re-stepping from
-// (ts, ys) for each trial offset, and returns an offset on the far side
-// within the tolerance of the root, with the state there in yHi.
+// (illinois), re-stepping from (ts, ys) for each trial offset, and
+// returns an offset on the far side within the tolerance of the root,
+// with the state there in yHi.
 func (w *eventStepper) locate(i int, ts, lo, flo, hi, fhi float64) (float64, error) {
 	copy(w.yHi, w.ye)
-	ref := flo
-	side := 0
-	for it := 0; it < 200; it++ {
-		if hi-lo <= w.eventTol(ts+hi) {
-			break
-		}
-		c := hi - fhi*(hi-lo)/(fhi-flo)
-		if it%4 == 3 || !(c > lo && c < hi) {
-			c = lo + 0.5*(hi-lo)
-		}
+	dir, ref := w.dir[i], flo
+	return illinois(dir, lo, flo, hi, fhi, ts, w.c.eventTol, func(c float64) (float64, error) {
 		if err := w.restep(ts, c); err != nil {
 			return 0, err
 		}
 		fc := w.gt[i]
-		if fc == 0 || crossed(w.dir[i], ref, fc) {
+		if fc == 0 || crossed(dir, ref, fc) {
 			_, y := w.in.State()
 			copy(w.yHi, y)
-			if fc == 0 {
-				return c, nil
-			}
-			hi, fhi = c, fc
-			if side == 1 {
-				flo /= 2
-			}
-			side = 1
-		} else {
-			lo, flo = c, fc
-			if side == -1 {
-				fhi /= 2
-			}
-			side = -1
 		}
-	}
-	return hi, nil
-}
-
-// zeno applies the Zeno guard of DriverOptions.ZenoLimit and ZenoSpacing.
-func (w *eventStepper) zeno(te, dt float64, i int) error {
-	spacing := w.c.zenoSpacing
-	if spacing == 0 {
-		spacing = 1e-9 * math.Max(1, math.Abs(te))
-	}
-	if w.haveEvent && te-w.lastEventT < spacing {
-		w.zenoCount++
-	} else {
-		w.zenoCount = 0
-	}
-	w.haveEvent, w.lastEventT = true, te
-	if w.zenoCount >= w.c.zenoLimit {
-		return &StepError{Method: w.in.Method(), Status: ZenoDetected, T: te, Dt: dt, Index: i,
-			Err: fmt.Errorf("event %d fired %d times within %g s of each other", i, w.zenoCount+1, spacing)}
-	}
-	return nil
+		return fc, nil
+	})
 }
 
 // Checkpoint implements Checkpointer: the inner stepper's checkpoint with
@@ -453,7 +410,7 @@ func (w *eventStepper) Checkpoint() StepperState {
 	c.Clock, c.T = w.clk, w.clk.Now()
 	c.G = cloneF(w.g)
 	c.Disarmed = slices.Clone(w.disarmed)
-	c.ZenoCount, c.LastEventT = w.zenoCount, w.lastEventT
+	c.ZenoCount, c.LastEventT = w.zeno.count, w.zeno.lastT
 	c.Work = w.Work()
 	return c
 }
@@ -470,8 +427,7 @@ func (w *eventStepper) Restore(c StepperState) error {
 	}
 	w.acc = Work{}
 	w.clk = c.Clock
-	w.zenoCount, w.lastEventT = c.ZenoCount, c.LastEventT
-	w.haveEvent = c.Work.EventsHandled > 0
+	w.zeno = zenoGuard{count: c.ZenoCount, lastT: c.LastEventT, have: c.Work.EventsHandled > 0}
 	if c.G != nil {
 		copy(w.g, c.G)
 		copy(w.disarmed, c.Disarmed)

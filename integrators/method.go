@@ -21,14 +21,18 @@ const (
 	MethodImplicitTrapezoid = "implicit-trapezoid"
 	MethodNewmark           = "newmark"
 	MethodGeneralizedAlpha  = "generalized-alpha"
+	MethodESDIRK43          = "esdirk43"
+	MethodESDIRK32          = "esdirk32"
+	MethodBDF               = "bdf"
 )
 
 // Method is an integration method, like gonum's optimize.Method: a small
 // interface that the drivers (NewStepper, graph.Sim.RunMonolithic) use,
 // implemented by the built-in methods of this package — ForwardEuler,
 // SemiImplicitEuler, Heun, RK4, DormandPrince, BackwardEuler,
-// ImplicitTrapezoid, Newmark, GeneralizedAlpha, and NewmarkFamily for
-// the family's other members — and by any type of the caller's.
+// ImplicitTrapezoid, Newmark, GeneralizedAlpha, ESDIRK43, ESDIRK32, BDF,
+// and NewmarkFamily for the family's other members — and by any type of
+// the caller's.
 //
 // Each built-in method is a value type that carries its own options
 // (DormandPrince its tolerances, the implicit methods their
@@ -66,7 +70,8 @@ type Method interface {
 
 // NewtonMethod is implemented by the methods that solve a nonlinear
 // equation by Newton's method at every step (BackwardEuler,
-// ImplicitTrapezoid, Newmark, GeneralizedAlpha). Scene loaders and
+// ImplicitTrapezoid, Newmark, GeneralizedAlpha, ESDIRK43, ESDIRK32,
+// BDF). Scene loaders and
 // checkpoints use it to read and set the solver options of whichever
 // implicit method they hold.
 type NewtonMethod interface {

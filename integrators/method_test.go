@@ -53,7 +53,8 @@ func TestPerMethodOptions(t *testing.T) {
 	// Only the implicit methods have Newton options.
 	for _, m := range Methods() {
 		_, newton := m.(NewtonMethod)
-		want := m.Name() == MethodBackwardEuler || m.Name() == MethodImplicitTrapezoid || m.Name() == MethodNewmark || m.Name() == MethodGeneralizedAlpha
+		want := m.Name() == MethodBackwardEuler || m.Name() == MethodImplicitTrapezoid || m.Name() == MethodNewmark || m.Name() == MethodGeneralizedAlpha ||
+			m.Name() == MethodESDIRK43 || m.Name() == MethodESDIRK32 || m.Name() == MethodBDF
 		if newton != want {
 			t.Errorf("%s: NewtonMethod %v, want %v", m.Name(), newton, want)
 		}

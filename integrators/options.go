@@ -11,8 +11,8 @@ import (
 // of its type: DormandPrince's tolerances, the implicit methods'
 // NewtonOptions and LinearOptions). A nil *DriverOptions means every
 // documented default, and every field's zero value selects its default.
-// Output and MaxSteps belong to the adaptive Dormand–Prince driver
-// (NewAdaptive, Integrate): NewStepper and NewSecondOrder return an error
+// Output and MaxSteps belong to the adaptive drivers (NewAdaptive,
+// AdaptiveMethod.NewDriver, Integrate): NewStepper and NewSecondOrder return an error
 // wrapping ErrNotApplicable when one is set, never ignoring it.
 type DriverOptions struct {
 	// Output lists the times, ascending and within [t0, tEnd], at which

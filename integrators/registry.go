@@ -20,12 +20,15 @@ var catalog = []Method{
 	ImplicitTrapezoid{},
 	Newmark{},
 	GeneralizedAlpha{RhoInf: DefaultRhoInf},
+	ESDIRK43{},
+	ESDIRK32{},
+	BDF{},
 }
 
 // Methods returns every built-in method in a fixed order, with default
 // options (GeneralizedAlpha with ρ∞ = DefaultRhoInf): ForwardEuler,
 // SemiImplicitEuler, Heun, RK4, DormandPrince, BackwardEuler,
-// ImplicitTrapezoid, Newmark, GeneralizedAlpha.
+// ImplicitTrapezoid, Newmark, GeneralizedAlpha, ESDIRK43, ESDIRK32, BDF.
 func Methods() []Method { return slices.Clone(catalog) }
 
 // ErrUnknownMethod is wrapped by the error of ByName for an unknown name.

@@ -65,8 +65,48 @@ type StepperState struct {
 	LastEventT   float64
 	Work         Work
 	// Jac is where the Newton matrix reused across steps was assembled
-	// (GMRES on a SparseJacobian only; nil otherwise).
+	// (GMRES on a SparseJacobian only; nil otherwise), or for the
+	// adaptive implicit methods (ESDIRK43, ESDIRK32, BDF) where their
+	// reused Jacobian was evaluated.
 	Jac *JacobianPoint `json:",omitempty"`
+	// Implicit is the further memory of the adaptive implicit methods
+	// (nil for the others).
+	Implicit *ImplicitState `json:",omitempty"`
+}
+
+// ImplicitState is the memory that the adaptive implicit methods carry
+// between steps besides the state: the Newton-matrix reuse of ESDIRK43,
+// ESDIRK32 and BDF (where the Jacobian was evaluated is
+// StepperState.Jac), and BDF's multistep history. Slices are copies.
+type ImplicitState struct {
+	// SetupC is γ·h of the factored Newton matrix I − γh·J (0: none)
+	// and SetupAge the accepted steps since it was factored.
+	SetupC   float64
+	SetupAge int
+	// Rate is the Newton convergence-rate estimate carried between
+	// steps, and RateStep the γ·h it was measured at (ESDIRK).
+	Rate, RateStep float64
+	// BDF: the order in use and the one chosen for the next step, the
+	// steps before an order change may be considered, the step the
+	// Nordsieck array is scaled by and the next step, the largest step
+	// growth allowed next, and whether the next step restarts the
+	// history at order 1 (after Init, an event or a time event).
+	Order, NextOrder, Wait int
+	Step, NextStep, EtaMax float64
+	Restart                bool
+	// Tau are BDF's past steps (Tau[0] the last); Z its Nordsieck array
+	// z_0..z_Order (z_0 is the state); Saved the correction kept for the
+	// estimate of the next order, whose error constant was SavedTq5.
+	Tau      []float64
+	Z        [][]float64
+	Saved    []float64
+	SavedTq5 float64
+	// Started counts the steps of BDF's fixed-step Stepper since Init;
+	// while it starts (Started < MaxOrder − 1) StartT and StartY are the
+	// starting values so far.
+	Started int
+	StartT  []float64
+	StartY  [][]float64
 }
 
 func cloneF(x []float64) []float64 {

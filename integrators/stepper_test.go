@@ -11,6 +11,7 @@ func TestByName(t *testing.T) {
 	want := map[string]int{
 		"forward-euler": 1, "semi-implicit-euler": 1, "heun": 2, "rk4": 4, "dormand-prince": 5,
 		"backward-euler": 1, "implicit-trapezoid": 2, "newmark": 2, "generalized-alpha": 2,
+		"esdirk43": 4, "esdirk32": 3, "bdf": 5,
 	}
 	ms := Methods()
 	if len(ms) != len(want) {
@@ -365,6 +366,9 @@ func ExampleMethods() {
 	// implicit-trapezoid   order 2  t=1.00  x=0.540309  error 7e-06
 	// newmark              order 2  t=1.00  x=0.540309  error 7e-06
 	// generalized-alpha    order 2  t=1.00  x=0.540313  error 1e-05
+	// esdirk43             order 4  t=1.00  x=0.540302  error 7e-12
+	// esdirk32             order 3  t=1.00  x=0.540302  error 1e-08
+	// bdf                  order 5  t=1.00  x=0.540302  error 9e-12
 }
 
 // TestDistinctSteppersConcurrent: distinct steppers over a stateless

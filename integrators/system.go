@@ -107,7 +107,7 @@ func (a EventAction) String() string {
 
 // EventSystem is an optional capability of a System with state events:
 // scalar functions g_i(t, y) whose sign changes are located by the
-// adaptive Dormand–Prince driver, followed by a reset map.
+// adaptive drivers and the fixed-step methods, followed by a reset map.
 type EventSystem interface {
 	// EventCount returns the number of event functions. It must not
 	// change during a run.

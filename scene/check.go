@@ -287,7 +287,7 @@ func (in *Integrator) check(path string) []error {
 	}
 	_, isGA := m.(integrators.GeneralizedAlpha)
 	_, isNewmark := m.(integrators.Newmark)
-	_, isDP := m.(integrators.DormandPrince)
+	_, isAdaptive := m.(integrators.AdaptiveMethod)
 	_, implicit := m.(integrators.NewtonMethod)
 	if in.RhoInf != nil {
 		if !isGA {
@@ -309,8 +309,8 @@ func (in *Integrator) check(path string) []error {
 			bad(v.name, "%v: newmark needs beta > 0 and gamma >= 0", *v.x)
 		}
 	}
-	if in.Adaptive && !isDP {
-		bad(".adaptive", "only %s is adaptive; set \"method\": %q", integrators.MethodDormandPrince, integrators.MethodDormandPrince)
+	if in.Adaptive && err == nil && !isAdaptive {
+		bad(".adaptive", "%s has no error control; an adaptive run takes %s, %s, %s or %s", in.Method, integrators.MethodDormandPrince, integrators.MethodBDF, integrators.MethodESDIRK43, integrators.MethodESDIRK32)
 	}
 	for _, v := range []struct {
 		name string
@@ -321,7 +321,7 @@ func (in *Integrator) check(path string) []error {
 		}
 		switch {
 		case !in.Adaptive:
-			bad(v.name, "is a setting of the adaptive integrator; set \"adaptive\": true (with %s) or remove it", integrators.MethodDormandPrince)
+			bad(v.name, "is a setting of the adaptive integrator; set \"adaptive\": true (with %s, %s, %s or %s) or remove it", integrators.MethodDormandPrince, integrators.MethodBDF, integrators.MethodESDIRK43, integrators.MethodESDIRK32)
 		case !(v.x > 0) || math.IsInf(v.x, 0):
 			bad(v.name, "%v must be finite and positive", v.x)
 		case v.name == ".rtol" && v.x < minRTol:

@@ -29,6 +29,8 @@ var sceneModes = []struct {
 	{"gauss-seidel", `, "coupling": {"scheme": "gauss-seidel"}`, graph.CoSimulation, "gauss-seidel"},
 	{"monolithic rk4", `, "mode": "monolithic", "integrator": {"method": "rk4"}`, graph.Monolithic, "rk4"},
 	{"adaptive", `, "mode": "monolithic", "integrator": {"method": "dormand-prince", "adaptive": true, "rtol": 1e-10, "atol": 1e-12}`, graph.MonolithicAdaptive, "dormand-prince"},
+	{"adaptive bdf", `, "mode": "monolithic", "integrator": {"method": "bdf", "adaptive": true, "rtol": 1e-8, "atol": 1e-10}`, graph.MonolithicAdaptive, "bdf"},
+	{"adaptive esdirk43", `, "mode": "monolithic", "integrator": {"method": "esdirk43", "adaptive": true, "rtol": 1e-8, "atol": 1e-10, "linear_solver": "gmres"}`, graph.MonolithicAdaptive, "esdirk43"},
 }
 
 // Simulate runs every mode the way the graph runs the scene's own

@@ -170,11 +170,13 @@ type Integrator struct {
 	// Beta and Gamma are the parameters of "newmark"; nil means ¼ and ½.
 	Beta  *float64 `json:"beta,omitempty"`
 	Gamma *float64 `json:"gamma,omitempty"`
-	// Adaptive runs "dormand-prince" with error control, dense output at
-	// Record.Times and event localization (graph.Sim.Integrate).
+	// Adaptive runs the method with error control, dense output at
+	// Record.Times and event localization (graph.Sim.Integrate): one of
+	// the adaptive methods, "dormand-prince", "bdf", "esdirk43" or
+	// "esdirk32".
 	Adaptive bool `json:"adaptive,omitempty"`
 	// Tolerances and step bounds of the adaptive integrator
-	// (integrators.DormandPrince), its step budget and the event tolerance
+	// (integrators.StepControl), its step budget and the event tolerance
 	// (integrators.DriverOptions); zero means the default.
 	RTol        float64 `json:"rtol,omitempty"`
 	ATol        float64 `json:"atol,omitempty"`

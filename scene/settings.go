@@ -51,9 +51,9 @@ func (in *Integrator) Configure() (integrators.Method, *integrators.DriverOption
 			b.RhoInf = *in.RhoInf
 		}
 		m = b
-	case integrators.DormandPrince:
-		b.RTol, b.ATol, b.InitialStep, b.MinStep, b.MaxStep = in.RTol, in.ATol, in.InitialStep, in.MinStep, in.MaxStep
-		m = b
+	}
+	if am, ok := m.(integrators.AdaptiveMethod); ok {
+		m = am.WithControl(integrators.StepControl{RTol: in.RTol, ATol: in.ATol, InitialStep: in.InitialStep, MinStep: in.MinStep, MaxStep: in.MaxStep})
 	}
 	if nm, ok := m.(integrators.NewtonMethod); ok {
 		m = nm.WithSolver(integrators.NewtonOptions{Tol: in.NewtonTol, MaxIter: in.NewtonMaxIter}, integrators.LinearOptions{

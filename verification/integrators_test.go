@@ -112,7 +112,8 @@ func studyOrder(errs []float64) float64 {
 // the catalog, never repeated here): |p − declared| ≤ 0.1 over the
 // finest pair of the ladder. Every catalog method runs through its
 // fixed-step Stepper; generalized-alpha is measured at ρ∞ = 0, 0.5 (the
-// catalog default), 0.8 and 1. TestFixedStepDormandPrince ties the
+// catalog default), 0.8 and 1, BDF at every order from 1 to 5 (its
+// first MaxOrder − 1 steps are ESDIRK43's). TestFixedStepDormandPrince ties the
 // Dormand–Prince stepper to integrators.Integrate with Settings.FixedStep.
 func TestIntegratorOrders(t *testing.T) {
 	type study struct {
@@ -130,6 +131,11 @@ func TestIntegratorOrders(t *testing.T) {
 	for _, rho := range []float64{0, 0.5, 0.8, 1} {
 		m := integrators.GeneralizedAlpha{RhoInf: rho}
 		studies = append(studies, study{m, fmt.Sprintf("observed order (ρ∞ = %v)", rho), func(n int) float64 { return duffingError(t, m, n) }})
+	}
+	// BDF's lower orders (the catalog's BDF is order 5).
+	for q := 1; q < 5; q++ {
+		m := integrators.BDF{MaxOrder: q}
+		studies = append(studies, study{m, fmt.Sprintf("observed order (MaxOrder %d)", q), func(n int) float64 { return duffingError(t, m, n) }})
 	}
 	for _, s := range studies {
 		want := float64(s.m.Order())
