@@ -4,6 +4,8 @@
 //
 //	cosim nodes                      list every registered node type
 //	cosim describe TYPE [--json]     a node type's metadata, state, parameters, inputs, outputs
+//	cosim describe FILE.fmu [--json] [--interface I]
+//	                                 an FMU's variables, units, capabilities and default experiment, and its node
 //	cosim demo [-o FILE] [--print]   run the embedded bouncing-ball scene (or print it)
 //	cosim run SCENE [-o FILE] [--plot FIG] [--set NODE.PARAM=VALUE]… [--progress MODE] [--checkpoint-every D] [--resume FILE]
 //	                                 run a scene file, summarize it, write its history and plot
@@ -63,7 +65,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"nodes", "", "list every registered node type", cmdNodes},
-		{"describe", "TYPE [--json]", "show a node type's metadata, state, parameters, inputs and outputs", cmdDescribe},
+		{"describe", "TYPE|FILE.fmu [--json]", "show a node type's metadata, state, parameters, inputs and outputs, or an FMU's variables and the node it makes", cmdDescribe},
 		{"demo", "[-o FILE] [--print]", "run the embedded bouncing-ball scene and summarize it; --print writes the scene to start your own", cmdDemo},
 		{"run", runArgs, "run a scene file: summary, history (CSV or JSON lines) and plot", cmdRun},
 		{"plot", plotArgs, "draw columns of a recorded history against time (PNG, SVG, PDF)", cmdPlot},
