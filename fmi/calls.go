@@ -201,7 +201,13 @@ func notExact(vrs []uint32, i int, v string, t VarType) error {
 
 // stepResult is what fmi*DoStep reports besides its status.
 type stepResult struct {
-	terminate bool // the FMU asks to end the simulation
+	// terminate: the FMU asks to end the simulation (FMI 2.0: fmi2DoStep
+	// returned Discard and fmi2GetBooleanStatus(fmi2Terminated) is true,
+	// which the transport reports as this, not as an error).
+	terminate bool
+	// last is the time the FMU reached (lastSuccessfulTime), NaN when
+	// the FMU does not say.
+	last float64
 }
 
 // eventInfo is what fmi3UpdateDiscreteStates (fmi2NewDiscreteStates)

@@ -246,6 +246,13 @@ int cosim_fmi2_do_step(void *f, void *inst, double t, double h) {
 	return ((fmi2DoStep)f)(inst, t, h, 0);
 }
 
+typedef int (*fmi2BoolStatus)(void *, int, int *);
+typedef int (*fmi2RealStatus)(void *, int, double *);
+
+int cosim_fmi2_bool_status(void *f, void *inst, int kind, int *value) { return ((fmi2BoolStatus)f)(inst, kind, value); }
+
+int cosim_fmi2_real_status(void *f, void *inst, int kind, double *value) { return ((fmi2RealStatus)f)(inst, kind, value); }
+
 int cosim_fmi2_set_time(void *f, void *inst, double t) { return ((fmi2SetTime)f)(inst, t); }
 
 int cosim_fmi2_array(void *f, void *inst, double *x, size_t n) { return ((fmi2Array)f)(inst, x, n); }

@@ -60,6 +60,10 @@ int cosim_fmi2_inst(void *f, void *inst);
 int cosim_fmi2_setup(void *f, void *inst, int tolDefined, double tol, double start, int stopDefined, double stop);
 int cosim_fmi2_get(void *f, void *inst, const unsigned int *vr, size_t nvr, void *values);
 int cosim_fmi2_do_step(void *f, void *inst, double t, double h);
+// fmi2GetBooleanStatus and fmi2GetRealStatus with a status kind
+// (fmi2LastSuccessfulTime = 2, fmi2Terminated = 3).
+int cosim_fmi2_bool_status(void *f, void *inst, int kind, int *value);
+int cosim_fmi2_real_status(void *f, void *inst, int kind, double *value);
 int cosim_fmi2_set_time(void *f, void *inst, double t);
 int cosim_fmi2_array(void *f, void *inst, double *x, size_t n);
 int cosim_fmi2_new_discrete(void *f, void *inst, int *needUpdate, int *terminate, int *nominalsChanged, int *valuesChanged, int *nextDefined, double *next);

@@ -609,14 +609,41 @@ func (c *cgoInstance) doStep(t, h float64) (stepResult, error) {
 		if err := c.begin("fmi2DoStep"); err != nil {
 			return stepResult{}, err
 		}
-		return stepResult{}, c.status("fmi2DoStep", C.cosim_fmi2_do_step(c.fn["fmi2DoStep"], c.inst, C.double(t), C.double(h)))
+		s := C.cosim_fmi2_do_step(c.fn["fmi2DoStep"], c.inst, C.double(t), C.double(h))
+		if Status(s) == StatusDiscard {
+			// FMI 2.0 says "terminate" by Discard and fmi2Terminated.
+			if r, ok := c.fmi2Terminated(); ok {
+				return r, nil
+			}
+		}
+		return stepResult{last: math.NaN()}, c.status("fmi2DoStep", s)
 	}
 	if err := c.begin("fmi3DoStep"); err != nil {
 		return stepResult{}, err
 	}
 	b, d := &c.outB, &c.outD
 	s := C.cosim_fmi3_do_step(c.fn["fmi3DoStep"], c.inst, C.double(t), C.double(h), &b[0], &b[1], &b[2], &d[0])
-	return stepResult{terminate: bool(b[1])}, c.status("fmi3DoStep", s)
+	return stepResult{terminate: bool(b[1]), last: float64(d[0])}, c.status("fmi3DoStep", s)
+}
+
+// fmi2Terminated asks an FMI 2.0 FMU whose fmi2DoStep returned Discard
+// whether it wants to terminate, and where it stopped. ok is false when
+// it does not (or cannot say): the Discard is then an error.
+func (c *cgoInstance) fmi2Terminated() (stepResult, bool) {
+	bf, rf := c.lib.sym("fmi2GetBooleanStatus"), c.lib.sym("fmi2GetRealStatus")
+	if bf == nil {
+		return stepResult{}, false
+	}
+	o := &c.outI
+	if C.cosim_fmi2_bool_status(bf, c.inst, 3, &o[0]) != 0 || o[0] == 0 {
+		return stepResult{}, false
+	}
+	r := stepResult{terminate: true, last: math.NaN()}
+	d := &c.outD
+	if rf != nil && C.cosim_fmi2_real_status(rf, c.inst, 2, &d[0]) == 0 {
+		r.last = float64(d[0])
+	}
+	return r, true
 }
 
 func (c *cgoInstance) setTime(t float64) error {

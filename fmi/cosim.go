@@ -37,6 +37,9 @@ type CoSimNode struct {
 	}
 	memo  call // the last Update
 	omemo call // the last Outputs
+	// term is the time at which the FMU asked to terminate (NaN: it did
+	// not): the step that asked succeeds, the next is refused.
+	term float64
 }
 
 // call remembers the arguments and result of a node call.
@@ -68,7 +71,7 @@ var (
 )
 
 func newCoSim(b *base) (*CoSimNode, error) {
-	n := &CoSimNode{base: b, outs: newValueMap(b.m.stateOuts, 1), ft: newValueMap(b.m.outputs, 0)}
+	n := &CoSimNode{base: b, outs: newValueMap(b.m.stateOuts, 1), ft: newValueMap(b.m.outputs, 0), term: math.NaN()}
 	n.x0 = make([]float64, b.spec.StateLayout.Size())
 	n.xc = make([]float64, len(n.x0))
 	track(n, b)
@@ -90,6 +93,7 @@ func (n *CoSimNode) start() error {
 	n.x0[0] = n.t0
 	copy(n.xc, n.x0)
 	n.cur, n.pre.ok, n.memo.ok, n.omemo.ok = true, false, false, false
+	n.term = math.NaN()
 	n.initSaved = false
 	if n.md.CoSimulation.CanGetAndSetFMUState {
 		if err := n.inst.saveState(slotInit); err != nil {
@@ -119,6 +123,7 @@ func (n *CoSimNode) sync(t float64, x []float64) error {
 		n.inSet = false
 		copy(n.xc, n.pre.x)
 		n.cur = true
+		n.term = math.NaN()
 		return nil
 	}
 	if sameTime(t, n.t0) && slices.Equal(x, n.x0) {
@@ -140,6 +145,7 @@ func (n *CoSimNode) restart() error {
 		n.inSet = false
 		copy(n.xc, n.x0)
 		n.cur = true
+		n.term = math.NaN()
 		return nil
 	}
 	if _, err := n.reinitialize(); err != nil {
@@ -164,6 +170,9 @@ func (n *CoSimNode) Update(t, dt float64, x []float64, in node.Inputs, dst []flo
 	if err := n.sync(t, x); err != nil {
 		return err
 	}
+	if !math.IsNaN(n.term) {
+		return fmt.Errorf("FMU %s (instance %s) asked in its step to t=%s to terminate the simulation: it cannot step further: %w", n.md.ModelName, n.name, fmtNum(n.term), ErrTerminated)
+	}
 	if n.restep {
 		if err := n.inst.saveState(slotPre); err != nil {
 			return n.at(err, t)
@@ -180,9 +189,10 @@ func (n *CoSimNode) Update(t, dt float64, x []float64, in node.Inputs, dst []flo
 	if err != nil {
 		return n.at(err, t)
 	}
-	if res.terminate {
+	if res.terminate && res.last < t+dt && !sameTime(res.last, t+dt) {
 		n.res.terminable = true
-		return fmt.Errorf("FMU %s (instance %s): fmi%dDoStep from t=%s asked to terminate the simulation: %w", n.md.ModelName, n.name, n.md.Major, fmtNum(t), ErrTerminated)
+		return fmt.Errorf("FMU %s (instance %s): fmi%dDoStep from t=%s asked to terminate the simulation at t=%s, before the end of the step at t=%s: %w",
+			n.md.ModelName, n.name, n.md.Major, fmtNum(t), fmtNum(res.last), fmtNum(t+dt), ErrTerminated)
 	}
 	if err := n.getValues(n.outs, dst, t+dt); err != nil {
 		return err
@@ -190,6 +200,9 @@ func (n *CoSimNode) Update(t, dt float64, x []float64, in node.Inputs, dst []flo
 	dst[0] = t + dt
 	copy(n.xc, dst)
 	n.cur = true
+	if res.terminate {
+		n.term = t + dt
+	}
 	n.memo.store(t, dt, x, in, dst)
 	return nil
 }

@@ -163,21 +163,22 @@ func (n *CoSimNode) SaveHidden() ([]byte, error) {
 	if err != nil {
 		return nil, n.at(err, n.xc[0])
 	}
-	return n.encodeHidden(n.xc, state), nil
+	return n.encodeHidden(append(append([]float64(nil), n.xc...), n.term), state), nil
 }
 
 // RestoreHidden puts a state saved by SaveHidden back.
 func (n *CoSimNode) RestoreHidden(data []byte) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	book, state, err := n.decodeHidden(data, len(n.xc))
+	book, state, err := n.decodeHidden(data, len(n.xc)+1)
 	if err != nil {
 		return err
 	}
 	if err := n.restoreFMU(state); err != nil {
 		return err
 	}
-	copy(n.xc, book)
+	copy(n.xc, book[:len(n.xc)])
+	n.term = book[len(n.xc)]
 	n.cur = true
 	n.pre.ok, n.memo.ok, n.omemo.ok = false, false, false
 	return nil

@@ -106,16 +106,12 @@ func newME(b *base) (node.Node, error) {
 		for _, c := range b.m.states {
 			n.dKnown = append(n.dKnown, c.v.VR)
 		}
-		allFloat := true
 		for _, c := range b.m.inputs {
-			if c.v.Type != Float64 {
-				allFloat = false
-			}
 			n.dIn = append(n.dIn, c.v.VR)
 		}
 		n.seed = make([]float64, max(n.nx, b.in.size))
 		n.col = make([]float64, n.nx)
-		if allFloat {
+		if allFloat64(b.m.inputs) {
 			return &meJacobian{n}, nil
 		}
 	}
