@@ -296,9 +296,11 @@ type varUse struct {
 
 // Slots of saved FMU states.
 const (
-	slotPre  = iota // the state at the start of the last step (re-stepping)
-	slotInit        // the state after initialization
-	slotTemp        // scratch for SetParams and restores
+	slotPre     = iota // the state at the start of the last step (re-stepping)
+	slotInit           // the state after initialization
+	slotTemp           // scratch for serialization
+	slotEvtPre         // a model-exchange FMU's state just before its last event
+	slotEvtPost        // and just after it
 	numSlots
 )
 

@@ -191,26 +191,30 @@ func (n *ModelExchangeNode) SaveHidden() ([]byte, error) {
 	if err := n.serializable(); err != nil {
 		return nil, err
 	}
+	if err := n.latest(); err != nil {
+		return nil, err
+	}
 	state, err := n.inst.serializeState()
 	if err != nil {
-		return nil, n.at(err, n.tEvent)
+		return nil, n.at(err, n.d.from)
 	}
-	return n.encodeHidden([]float64{n.tEvent, n.next, n.prev, float64(n.k)}, state), nil
+	return n.encodeHidden([]float64{n.d.from, n.d.next, n.d.prev, float64(n.d.k), n.term}, state), nil
 }
 
 // RestoreHidden puts a state saved by SaveHidden back.
 func (n *ModelExchangeNode) RestoreHidden(data []byte) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	book, state, err := n.decodeHidden(data, 4)
+	book, state, err := n.decodeHidden(data, 5)
 	if err != nil {
 		return err
 	}
 	if err := n.restoreFMU(state); err != nil {
 		return err
 	}
-	n.tEvent, n.next, n.prev, n.k = book[0], book[1], book[2], int(book[3])
+	n.d = discrete{from: book[0], until: math.Inf(1), next: book[1], prev: book[2], k: int(book[3])}
+	n.term = book[4]
 	n.tSet, n.xSet = false, false
-	n.pre.ok, n.memo.ok = false, false
+	n.pre.ok, n.memo.ok, n.evPre.ok, n.evPost.ok = false, false, false, false
 	return nil
 }

@@ -42,23 +42,24 @@ type ModelExchangeNode struct {
 	nx, nz int
 	outs   *valueMap
 
-	// The FMU's discrete state: valid from tEvent on; next is its next
-	// time event (+Inf: none), prev the last handled (−Inf: none), k the
-	// number handled.
-	tEvent, next, prev float64
-	k                  int
-	initNext           float64 // next after initialization
-	pre                struct {
-		ok                    bool
-		tEvent, next, prev, t float64
-		k                     int
-	}
+	// d is the FMU's discrete state as the node knows it; the FMU's own
+	// copies around its last event and before the current Update are
+	// kept in slots (evPre, evPost, pre) when it can get and set its
+	// state, so that samples recorded before an event and re-stepped
+	// Updates see the discrete state of their time.
+	d             discrete
+	initNext      float64 // next after initialization
+	evPre, evPost savedDiscrete
+	pre           savedDiscrete // slotPre, with the Update's start time
+	preT          float64
+	canSave       bool
 	// What was last set in the FMU, to skip repeated calls.
 	lastT        float64
 	lastX        []float64
 	tSet, xSet   bool
 	z            []float64 // event indicators
 	memo         call
+	term         float64 // when the FMU asked to terminate at the end of an Update (NaN: not)
 	drv          *integrators.Adaptive
 	sys          *meSystem
 	needComplete bool
@@ -66,6 +67,22 @@ type ModelExchangeNode struct {
 	dKnown, dUnknown []uint32
 	dIn              []uint32 // Float64 inputs, in input order
 	seed, col        []float64
+}
+
+// discrete is the bookkeeping of a model-exchange FMU's discrete state:
+// it is valid on [from, until) (until +Inf for the latest one); next is
+// the FMU's next time event (+Inf: none announced), prev the last one
+// handled (−Inf: none) and k the number handled.
+type discrete struct {
+	from, until float64
+	next, prev  float64
+	k           int
+}
+
+// savedDiscrete is a discrete state the FMU saved in a slot.
+type savedDiscrete struct {
+	ok bool
+	d  discrete
 }
 
 var (
@@ -79,7 +96,7 @@ var (
 )
 
 func newME(b *base) (node.Node, error) {
-	n := &ModelExchangeNode{base: b, nz: b.m.nz, outs: newValueMap(b.m.outputs, 0)}
+	n := &ModelExchangeNode{base: b, nz: b.m.nz, outs: newValueMap(b.m.outputs, 0), term: math.NaN()}
 	for _, c := range b.m.states {
 		n.nx += c.n
 	}
@@ -124,8 +141,12 @@ func (n *ModelExchangeNode) start() error {
 	if err != nil {
 		return n.at(err, n.t0)
 	}
-	n.tEvent, n.next, n.prev, n.k, n.initNext = n.t0, next, math.Inf(-1), 0, next
+	n.d = discrete{from: n.t0, until: math.Inf(1), next: next, prev: math.Inf(-1)}
+	n.initNext = next
 	n.tSet, n.xSet, n.pre.ok, n.memo.ok = false, false, false, false
+	n.evPre.ok, n.evPost.ok = false, false
+	n.canSave = n.md.ModelExchange.CanGetAndSetFMUState
+	n.term = math.NaN()
 	if n.nx > 0 {
 		if err := n.inst.getContinuousStates(n.x0); err != nil {
 			return n.at(err, n.t0)
@@ -146,32 +167,48 @@ func (n *ModelExchangeNode) start() error {
 	return nil
 }
 
-// syncTime makes the FMU's discrete state the one valid at t.
+// syncTime makes the FMU's discrete state the one valid at t: the one it
+// holds, or one it saved around its last event, before the current
+// Update (re-stepping) or after initialization.
 func (n *ModelExchangeNode) syncTime(t float64) error {
-	if t >= n.tEvent {
+	if t >= n.d.from && t < n.d.until {
 		return nil
 	}
-	if n.pre.ok && t >= n.pre.tEvent && t <= n.pre.t {
-		if err := n.inst.loadState(slotPre); err != nil {
+	load := func(slot int, d discrete) error {
+		if err := n.inst.loadState(slot); err != nil {
 			return n.at(err, t)
 		}
-		n.tEvent, n.next, n.prev, n.k = n.pre.tEvent, n.pre.next, n.pre.prev, n.pre.k
+		n.d = d
 		n.tSet, n.xSet, n.inSet = false, false, false
 		return nil
 	}
-	if t == n.t0 && n.initSaved {
-		if err := n.inst.loadState(slotInit); err != nil {
-			return n.at(err, t)
-		}
-		n.tEvent, n.next, n.prev, n.k = n.t0, n.firstEvent(), math.Inf(-1), 0
-		n.tSet, n.xSet, n.inSet = false, false, false
-		return nil
+	switch {
+	case n.evPost.ok && t >= n.evPost.d.from:
+		return load(slotEvtPost, n.evPost.d)
+	case n.evPre.ok && t >= n.evPre.d.from && t < n.evPre.d.until:
+		return load(slotEvtPre, n.evPre.d)
+	case n.pre.ok && t >= n.pre.d.from && t <= n.preT:
+		// The Update is stepped again: what came after its start is
+		// discarded.
+		n.evPre.ok, n.evPost.ok, n.term = false, false, math.NaN()
+		return load(slotPre, n.pre.d)
+	case t == n.t0 && n.initSaved:
+		n.evPre.ok, n.evPost.ok, n.pre.ok, n.term = false, false, false, math.NaN()
+		return load(slotInit, discrete{from: n.t0, until: math.Inf(1), next: n.initNext, prev: math.Inf(-1)})
 	}
-	return n.stateError("asked at t=%s, but its discrete state is the one after its event at t=%s; cosim can take an FMU back only to a state it saved (its state before the current step when a coupling strategy re-steps it and the FMU can get and set its state, its initial state, a restored checkpoint)", fmtNum(t), fmtNum(n.tEvent))
+	if t < n.d.from {
+		return n.stateError("asked at t=%s, but its discrete state is the one after its event at t=%s; cosim can take an FMU back only to a state it saved (around its last event, before the current step, its initial state, a restored checkpoint; all need canGetAndSetFMUState)", fmtNum(t), fmtNum(n.d.from))
+	}
+	return n.stateError("asked at t=%s, after its event at t=%s, which it has been taken back from", fmtNum(t), fmtNum(n.d.until))
 }
 
-// firstEvent is the time event announced at initialization.
-func (n *ModelExchangeNode) firstEvent() float64 { return n.initNext }
+// latest makes the FMU hold its latest discrete state.
+func (n *ModelExchangeNode) latest() error {
+	if math.IsInf(n.d.until, 1) {
+		return nil
+	}
+	return n.syncTime(n.evPost.d.from)
+}
 
 // prepare sets time, continuous states and inputs in the FMU.
 func (n *ModelExchangeNode) prepare(t float64, x []float64, in node.Inputs) error {
@@ -258,10 +295,10 @@ func (n *ModelExchangeNode) eventValues(t float64, x []float64, in node.Inputs, 
 // timeEventValue is the time event's event function: t − τ for the
 // next time event τ, −1 when none is announced.
 func (n *ModelExchangeNode) timeEventValue(t float64) float64 {
-	if math.IsInf(n.next, 1) {
+	if math.IsInf(n.d.next, 1) {
 		return -1
 	}
-	return t - n.next
+	return t - n.d.next
 }
 
 // EventValues writes the FMU's event indicators and the time event's
@@ -278,6 +315,13 @@ func (n *ModelExchangeNode) reset(t float64, x []float64, in node.Inputs, dst []
 	if err := n.prepare(t, x, in); err != nil {
 		return false, err
 	}
+	before := n.d
+	before.until = t
+	if n.canSave {
+		if err := n.inst.saveState(slotEvtPre); err != nil {
+			return false, n.at(err, t)
+		}
+	}
 	if err := n.inst.enterEventMode(); err != nil {
 		return false, n.at(err, t)
 	}
@@ -285,14 +329,21 @@ func (n *ModelExchangeNode) reset(t float64, x []float64, in node.Inputs, dst []
 	if err != nil {
 		return false, n.at(err, t)
 	}
-	if t >= n.next {
-		n.k++
-		n.prev = n.next
+	after := discrete{from: t, until: math.Inf(1), next: ev.nextEventTime, prev: n.d.prev, k: n.d.k}
+	if t >= n.d.next {
+		after.k++
+		after.prev = n.d.next
 	}
-	n.next = ev.nextEventTime
-	n.tEvent = t
+	n.d = after
 	if err := n.inst.enterContinuousTimeMode(); err != nil {
 		return false, n.at(err, t)
+	}
+	if n.canSave {
+		if err := n.inst.saveState(slotEvtPost); err != nil {
+			return false, n.at(err, t)
+		}
+		n.evPre = savedDiscrete{ok: true, d: before}
+		n.evPost = savedDiscrete{ok: true, d: after}
 	}
 	n.xSet = false
 	switch {
@@ -336,11 +387,15 @@ func (n *ModelExchangeNode) Reset(event int, t float64, x []float64, in node.Inp
 func (n *ModelExchangeNode) TimeEvents(t float64) (int, float64, float64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	next := n.next
+	d := n.d
+	if !math.IsInf(d.until, 1) && n.evPost.ok {
+		d = n.evPost.d // the latest, whatever the FMU holds for a sample
+	}
+	next := d.next
 	if !(next > t) {
 		next = math.Inf(1)
 	}
-	return n.k, n.prev, next
+	return d.k, d.prev, next
 }
 
 // Update integrates the FMU from t to t+dt with the inputs held, by
@@ -359,12 +414,15 @@ func (n *ModelExchangeNode) Update(t, dt float64, x []float64, in node.Inputs, d
 	if err := n.syncTime(t); err != nil {
 		return err
 	}
+	if !math.IsNaN(n.term) && t >= n.term {
+		return fmt.Errorf("FMU %s (instance %s) asked at its event at t=%s to terminate the simulation: it cannot step further: %w", n.md.ModelName, n.name, fmtNum(n.term), ErrTerminated)
+	}
 	if n.restep {
 		if err := n.inst.saveState(slotPre); err != nil {
 			return n.at(err, t)
 		}
-		n.pre.ok, n.pre.t = true, t
-		n.pre.tEvent, n.pre.next, n.pre.prev, n.pre.k = n.tEvent, n.next, n.prev, n.k
+		n.pre = savedDiscrete{ok: true, d: n.d}
+		n.preT = t
 	}
 	n.sys.in = in
 	end := t + dt
@@ -376,10 +434,16 @@ func (n *ModelExchangeNode) Update(t, dt float64, x []float64, in node.Inputs, d
 		if err != nil {
 			return n.driverError(err)
 		}
-		if rep.Action == integrators.EventStop {
-			return fmt.Errorf("FMU %s (instance %s) asked to terminate at its event at t=%s: %w", n.md.ModelName, n.name, fmtNum(rep.T1), ErrTerminated)
-		}
 		tn, y := n.drv.State()
+		if rep.Action == integrators.EventStop {
+			if !sameTime(rep.T1, end) {
+				return fmt.Errorf("FMU %s (instance %s) asked at its event at t=%s to terminate the simulation, before the end of the step at t=%s: %w", n.md.ModelName, n.name, fmtNum(rep.T1), fmtNum(end), ErrTerminated)
+			}
+			// At the end of the step: the step succeeds, the next is
+			// refused.
+			n.term = rep.T1
+			break
+		}
 		if n.needComplete {
 			if err := n.prepare(tn, y, in); err != nil {
 				return err
@@ -495,8 +559,8 @@ func (s *meSystem) Reset(i int, t float64, y, dst []float64) (integrators.EventA
 	return integrators.EventContinue, nil
 }
 func (s *meSystem) NextTimeEvent(t float64) float64 {
-	if s.n.next > t {
-		return s.n.next
+	if s.n.d.next > t {
+		return s.n.d.next
 	}
 	return math.Inf(1)
 }
