@@ -286,15 +286,16 @@ func unpack(p string) (dir string, err error) {
 	if len(zr.File) > MaxArchiveFiles {
 		return "", fmt.Errorf("%w: %d entries, more than %d", ErrArchive, len(zr.File), MaxArchiveFiles)
 	}
-	dir, err = os.MkdirTemp("", "cosim-fmu-*")
+	tmp, err := os.MkdirTemp("", "cosim-fmu-*")
 	if err != nil {
 		return "", err
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(dir)
+			os.RemoveAll(tmp)
 		}
 	}()
+	dir = tmp
 	var total int64
 	for _, zf := range zr.File {
 		name := strings.ReplaceAll(zf.Name, `\`, "/")

@@ -625,7 +625,7 @@ func (a *attrs) startOf(v *Variable, s string, given bool) {
 	}
 	vals, exact, err := parseStart(v.Type, s)
 	if err != nil {
-		a.fail(fmt.Errorf("variable %q: start: %w", v.Name, err))
+		a.fail(fmt.Errorf("variable %q: start %q: %w", v.Name, s, err))
 		return
 	}
 	v.Start, v.HasStart, v.inexact = vals, true, !exact

@@ -79,6 +79,17 @@ func ReferenceRoot(t testing.TB) string {
 	return r
 }
 
+// HeadersDir returns the FMI 3.0 C headers,
+// ../shared/fmi/fmi-standard/headers from the module root.
+func HeadersDir(t testing.TB) string {
+	t.Helper()
+	h := filepath.Join(ModuleRoot(t), "..", "shared", "fmi", "fmi-standard", "headers")
+	if _, err := os.Stat(filepath.Join(h, "fmi3Functions.h")); err != nil {
+		Missing(t, "fmitest: the FMI 3.0 headers are not at %s: %v", h, err)
+	}
+	return h
+}
+
 // Platform returns the FMI platform directory name of this machine for
 // FMI version v.
 func Platform(v int) string {
