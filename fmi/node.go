@@ -523,7 +523,14 @@ func (b *base) checkFinite(xs []float64, fields []carried, fn string, t float64)
 	return nil
 }
 
-func fmtNum(x float64) string { return node.FormatValue(x) }
+// fmtNum formats a value for messages: integers in full (a 64-bit
+// integer's value, not its rounded digits), others as node.FormatValue.
+func fmtNum(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) >= 1e15 && math.Abs(x) < 1e21 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return node.FormatValue(x)
+}
 
 // Params returns a copy of the node's parameter values.
 func (b *base) Params() node.Values {

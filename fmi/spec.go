@@ -595,7 +595,7 @@ func checkValue(v *Variable, x float64) string {
 				return "is not one of the enumeration's values " + strings.Join(vals, ", ")
 			}
 		} else if x < lo || x > hi || (t == Int64 || t == UInt64) && x == hi {
-			return fmt.Sprintf("is out of the range of %s [%s, %s]", t, strconv.FormatFloat(lo, 'f', -1, 64), intMax(t))
+			return fmt.Sprintf("is out of the range of %s [%.0f, %s]", t, lo, intMax(t))
 		}
 	}
 	return ""
