@@ -25,7 +25,8 @@
 //	                                 the registry of known anomalies
 //	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default docs/nodes; "-" for stdout)
 //
-// Run "cosim help COMMAND" for a command's flags.
+// Run "cosim help COMMAND" for a command's flags, and "cosim help fmi"
+// for importing FMUs.
 //
 // Files: every output (history, figure, sweep table, checkpoint, page,
 // image) is written to a temporary file in the target directory and
@@ -104,6 +105,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	if name == "help" {
+		if text, ok := helpTopics()[args[1]]; ok {
+			fmt.Fprint(stdout, text)
+			return 0
+		}
 		name, args = args[1], []string{args[1], "-h"}
 	}
 	for _, c := range commands() {
@@ -137,7 +142,8 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  cosim %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprintln(w, "\nStart with \"cosim demo\", then \"cosim run examples/scenes/spring-damper.json --plot fig.png\";")
-	fmt.Fprintln(w, "scene files are described in docs/scenes.md. Run \"cosim help COMMAND\" or \"cosim COMMAND -h\" for a command's flags.")
+	fmt.Fprintln(w, "scene files are described in docs/scenes.md. Run \"cosim help COMMAND\" or \"cosim COMMAND -h\" for a command's flags,")
+	fmt.Fprintln(w, "and \"cosim help fmi\" for importing FMI 2.0 and 3.0 FMUs (docs/fmi.md).")
 }
 
 // newFlags returns a flag set that reports errors instead of exiting and
