@@ -109,21 +109,27 @@ func typeIndex(t VarType) int {
 
 // cgoInstance is one instance of an FMU in this process.
 type cgoInstance struct {
-	lib     *cgoLib
-	major   int
-	fmu     string
-	name    string
-	inst    unsafe.Pointer
-	env     *C.cosim_env
-	cb      unsafe.Pointer // FMI 2.0 callback functions
-	cname   *C.char
-	handle  cgo.Handle
-	log     *logSink
-	fn      map[string]unsafe.Pointer
-	getFn   [len(typeOrder)]unsafe.Pointer
-	setFn   [len(typeOrder)]unsafe.Pointer
-	states  [numSlots]unsafe.Pointer
-	scratch []uint64 // conversion buffer for non-Float64 values
+	lib    *cgoLib
+	major  int
+	fmu    string
+	name   string
+	inst   unsafe.Pointer
+	env    *C.cosim_env
+	cb     unsafe.Pointer // FMI 2.0 callback functions
+	cname  *C.char
+	handle cgo.Handle
+	log    *logSink
+	fn     map[string]unsafe.Pointer
+	getFn  [len(typeOrder)]unsafe.Pointer
+	setFn  [len(typeOrder)]unsafe.Pointer
+	// The functions called per step, resolved once (no map look-up on
+	// the hot path).
+	fDoStep, fSetTime, fGetState, fSetState, fDD unsafe.Pointer
+	fSetX, fGetX, fDerivs, fEvents               unsafe.Pointer
+	getNames                                     [len(typeOrder)]string // the functions' names, made once
+	setNames                                     [len(typeOrder)]string
+	states                                       [numSlots]unsafe.Pointer
+	scratch                                      []uint64 // conversion buffer for non-Float64 values
 	// Out-parameters of the C calls, kept here so that taking their
 	// addresses allocates nothing per call.
 	outB     [6]C.bool
@@ -245,9 +251,25 @@ func (cgoTransport) instantiate(f *FMU, k Interface, name string, use varUse) (i
 	if len(missing) > 0 {
 		return nil, &MissingFunctionError{FMU: md.ModelName, Binary: filepath.Base(lib.path), Missing: missing}
 	}
+	pick := func(n2, n3 string) unsafe.Pointer {
+		if md.Major == 2 {
+			return c.fn[n2]
+		}
+		return c.fn[n3]
+	}
+	c.fDoStep = pick("fmi2DoStep", "fmi3DoStep")
+	c.fSetTime = pick("fmi2SetTime", "fmi3SetTime")
+	c.fGetState = pick("fmi2GetFMUstate", "fmi3GetFMUState")
+	c.fSetState = pick("fmi2SetFMUstate", "fmi3SetFMUState")
+	c.fDD = pick("fmi2GetDirectionalDerivative", "fmi3GetDirectionalDerivative")
+	c.fSetX = pick("fmi2SetContinuousStates", "fmi3SetContinuousStates")
+	c.fGetX = pick("fmi2GetContinuousStates", "fmi3GetContinuousStates")
+	c.fDerivs = pick("fmi2GetDerivatives", "fmi3GetContinuousStateDerivatives")
+	c.fEvents = pick("fmi2GetEventIndicators", "fmi3GetEventIndicators")
 	for i, t := range typeOrder {
-		c.getFn[i] = c.fn[getName(md.Major, t, false)]
-		c.setFn[i] = c.fn[getName(md.Major, t, true)]
+		c.getNames[i], c.setNames[i] = getName(md.Major, t, false), getName(md.Major, t, true)
+		c.getFn[i] = c.fn[c.getNames[i]]
+		c.setFn[i] = c.fn[c.setNames[i]]
 	}
 	res, err := filepath.Abs(f.resourceDir())
 	if err != nil {
@@ -422,11 +444,12 @@ func dblPtr(x []float64) *C.double {
 
 func (c *cgoInstance) get(t VarType, vrs []uint32, dst []float64) error {
 	at := apiType(c.major, t)
-	fn := getName(c.major, t, false)
+	ti := typeIndex(at)
+	fn := c.getNames[ti]
 	if err := c.begin(fn); err != nil {
 		return err
 	}
-	f := c.getFn[typeIndex(at)]
+	f := c.getFn[ti]
 	n := len(dst)
 	var p unsafe.Pointer
 	if at == Float64 {
@@ -516,11 +539,12 @@ func fromC(major int, t VarType, p unsafe.Pointer, dst []float64, vrs []uint32) 
 
 func (c *cgoInstance) set(t VarType, vrs []uint32, src []float64) error {
 	at := apiType(c.major, t)
-	fn := getName(c.major, t, true)
+	ti := typeIndex(at)
+	fn := c.setNames[ti]
 	if err := c.begin(fn); err != nil {
 		return err
 	}
-	f := c.setFn[typeIndex(at)]
+	f := c.setFn[ti]
 	n := len(src)
 	var p unsafe.Pointer
 	if at == Float64 {
@@ -609,7 +633,7 @@ func (c *cgoInstance) doStep(t, h float64) (stepResult, error) {
 		if err := c.begin("fmi2DoStep"); err != nil {
 			return stepResult{}, err
 		}
-		s := C.cosim_fmi2_do_step(c.fn["fmi2DoStep"], c.inst, C.double(t), C.double(h))
+		s := C.cosim_fmi2_do_step(c.fDoStep, c.inst, C.double(t), C.double(h))
 		if Status(s) == StatusDiscard {
 			// FMI 2.0 says "terminate" by Discard and fmi2Terminated.
 			if r, ok := c.fmi2Terminated(); ok {
@@ -622,7 +646,7 @@ func (c *cgoInstance) doStep(t, h float64) (stepResult, error) {
 		return stepResult{}, err
 	}
 	b, d := &c.outB, &c.outD
-	s := C.cosim_fmi3_do_step(c.fn["fmi3DoStep"], c.inst, C.double(t), C.double(h), &b[0], &b[1], &b[2], &d[0])
+	s := C.cosim_fmi3_do_step(c.fDoStep, c.inst, C.double(t), C.double(h), &b[0], &b[1], &b[2], &d[0])
 	return stepResult{terminate: bool(b[1]), last: float64(d[0])}, c.status("fmi3DoStep", s)
 }
 
@@ -655,13 +679,13 @@ func (c *cgoInstance) setTime(t float64) error {
 		return err
 	}
 	if c.major == 2 {
-		return c.status(fn, C.cosim_fmi2_set_time(c.fn[fn], c.inst, C.double(t)))
+		return c.status(fn, C.cosim_fmi2_set_time(c.fSetTime, c.inst, C.double(t)))
 	}
-	return c.status(fn, C.cosim_fmi3_set_time(c.fn[fn], c.inst, C.double(t)))
+	return c.status(fn, C.cosim_fmi3_set_time(c.fSetTime, c.inst, C.double(t)))
 }
 
-// array calls one of the functions of shape (instance, double[], n).
-func (c *cgoInstance) array(name2, name3 string, x []float64) error {
+// array calls f, one of the functions of shape (instance, double[], n).
+func (c *cgoInstance) array(f unsafe.Pointer, name2, name3 string, x []float64) error {
 	fn := name3
 	if c.major == 2 {
 		fn = name2
@@ -670,22 +694,22 @@ func (c *cgoInstance) array(name2, name3 string, x []float64) error {
 		return err
 	}
 	if c.major == 2 {
-		return c.status(fn, C.cosim_fmi2_array(c.fn[fn], c.inst, dblPtr(x), C.size_t(len(x))))
+		return c.status(fn, C.cosim_fmi2_array(f, c.inst, dblPtr(x), C.size_t(len(x))))
 	}
-	return c.status(fn, C.cosim_fmi3_array(c.fn[fn], c.inst, dblPtr(x), C.size_t(len(x))))
+	return c.status(fn, C.cosim_fmi3_array(f, c.inst, dblPtr(x), C.size_t(len(x))))
 }
 
 func (c *cgoInstance) setContinuousStates(x []float64) error {
-	return c.array("fmi2SetContinuousStates", "fmi3SetContinuousStates", x)
+	return c.array(c.fSetX, "fmi2SetContinuousStates", "fmi3SetContinuousStates", x)
 }
 func (c *cgoInstance) getContinuousStates(dst []float64) error {
-	return c.array("fmi2GetContinuousStates", "fmi3GetContinuousStates", dst)
+	return c.array(c.fGetX, "fmi2GetContinuousStates", "fmi3GetContinuousStates", dst)
 }
 func (c *cgoInstance) getDerivatives(dst []float64) error {
-	return c.array("fmi2GetDerivatives", "fmi3GetContinuousStateDerivatives", dst)
+	return c.array(c.fDerivs, "fmi2GetDerivatives", "fmi3GetContinuousStateDerivatives", dst)
 }
 func (c *cgoInstance) getEventIndicators(dst []float64) error {
-	return c.array("fmi2GetEventIndicators", "fmi3GetEventIndicators", dst)
+	return c.array(c.fEvents, "fmi2GetEventIndicators", "fmi3GetEventIndicators", dst)
 }
 
 func (c *cgoInstance) updateDiscreteStates() (eventInfo, error) {
@@ -732,7 +756,7 @@ func (c *cgoInstance) directionalDerivative(unknowns, knowns []uint32, seed, dst
 		if err := c.begin(fn); err != nil {
 			return err
 		}
-		s := C.cosim_fmi2_dd(c.fn[fn], c.inst, (*C.uint)(unsafe.Pointer(vrPtr(unknowns))), C.size_t(len(unknowns)),
+		s := C.cosim_fmi2_dd(c.fDD, c.inst, (*C.uint)(unsafe.Pointer(vrPtr(unknowns))), C.size_t(len(unknowns)),
 			(*C.uint)(unsafe.Pointer(vrPtr(knowns))), C.size_t(len(knowns)), dblPtr(seed), dblPtr(dst))
 		return c.status(fn, s)
 	}
@@ -740,16 +764,26 @@ func (c *cgoInstance) directionalDerivative(unknowns, knowns []uint32, seed, dst
 	if err := c.begin(fn); err != nil {
 		return err
 	}
-	s := C.cosim_fmi3_dd(c.fn[fn], c.inst, vrPtr(unknowns), C.size_t(len(unknowns)), vrPtr(knowns), C.size_t(len(knowns)),
+	s := C.cosim_fmi3_dd(c.fDD, c.inst, vrPtr(unknowns), C.size_t(len(unknowns)), vrPtr(knowns), C.size_t(len(knowns)),
 		dblPtr(seed), C.size_t(len(seed)), dblPtr(dst), C.size_t(len(dst)))
 	return c.status(fn, s)
 }
 
+// stateName names fmi3GetFMUState (FMI 2.0: fmi2GetFMUstate) and its
+// siblings, as constants (no string is built per call).
 func (c *cgoInstance) stateName(what string) string {
+	names := [2][3]string{{"fmi3GetFMUState", "fmi3SetFMUState", "fmi3FreeFMUState"}, {"fmi2GetFMUstate", "fmi2SetFMUstate", "fmi2FreeFMUstate"}}
+	v := 0
 	if c.major == 2 {
-		return "fmi2" + what + "FMUstate"
+		v = 1
 	}
-	return "fmi3" + what + "FMUState"
+	switch what {
+	case "Get":
+		return names[v][0]
+	case "Set":
+		return names[v][1]
+	}
+	return names[v][2]
 }
 
 func (c *cgoInstance) saveState(slot int) error {
@@ -759,9 +793,9 @@ func (c *cgoInstance) saveState(slot int) error {
 	}
 	var s C.int
 	if c.major == 2 {
-		s = C.cosim_fmi2_state(c.fn[fn], c.inst, &c.states[slot])
+		s = C.cosim_fmi2_state(c.fGetState, c.inst, &c.states[slot])
 	} else {
-		s = C.cosim_fmi3_state(c.fn[fn], c.inst, &c.states[slot])
+		s = C.cosim_fmi3_state(c.fGetState, c.inst, &c.states[slot])
 	}
 	return c.status(fn, s)
 }
@@ -775,9 +809,9 @@ func (c *cgoInstance) loadState(slot int) error {
 		return err
 	}
 	if c.major == 2 {
-		return c.status(fn, C.cosim_fmi2_set_state(c.fn[fn], c.inst, c.states[slot]))
+		return c.status(fn, C.cosim_fmi2_set_state(c.fSetState, c.inst, c.states[slot]))
 	}
-	return c.status(fn, C.cosim_fmi3_set_state(c.fn[fn], c.inst, c.states[slot]))
+	return c.status(fn, C.cosim_fmi3_set_state(c.fSetState, c.inst, c.states[slot]))
 }
 
 // freeState releases a saved state.
