@@ -40,6 +40,9 @@ type CoSimNode struct {
 	// term is the time at which the FMU asked to terminate (NaN: it did
 	// not): the step that asked succeeds, the next is refused.
 	term float64
+	// h0 is the first communication step (NaN before it): an FMU without
+	// canHandleVariableCommunicationStepSize keeps it.
+	h0 float64
 }
 
 // call remembers the arguments and result of a node call.
@@ -71,7 +74,7 @@ var (
 )
 
 func newCoSim(b *base) (*CoSimNode, error) {
-	n := &CoSimNode{base: b, outs: newValueMap(b.m.stateOuts, 1), ft: newValueMap(b.m.outputs, 0), term: math.NaN()}
+	n := &CoSimNode{base: b, outs: newValueMap(b.m.stateOuts, 1), ft: newValueMap(b.m.outputs, 0), term: math.NaN(), h0: math.NaN()}
 	n.x0 = make([]float64, b.spec.StateLayout.Size())
 	n.xc = make([]float64, len(n.x0))
 	track(n, b)
@@ -93,7 +96,7 @@ func (n *CoSimNode) start() error {
 	n.x0[0] = n.t0
 	copy(n.xc, n.x0)
 	n.cur, n.pre.ok, n.memo.ok, n.omemo.ok = true, false, false, false
-	n.term = math.NaN()
+	n.term, n.h0 = math.NaN(), math.NaN()
 	n.initSaved = false
 	if n.md.CoSimulation.CanGetAndSetFMUState {
 		if err := n.inst.saveState(slotInit); err != nil {
@@ -172,6 +175,14 @@ func (n *CoSimNode) Update(t, dt float64, x []float64, in node.Inputs, dst []flo
 	}
 	if !math.IsNaN(n.term) {
 		return fmt.Errorf("FMU %s (instance %s) asked in its step to t=%s to terminate the simulation: it cannot step further: %w", n.md.ModelName, n.name, fmtNum(n.term), ErrTerminated)
+	}
+	if !n.md.CoSimulation.CanHandleVariableCommunicationStepSize {
+		if math.IsNaN(n.h0) {
+			n.h0 = dt
+		} else if dt != n.h0 {
+			return fmt.Errorf("FMU %s (instance %s) cannot handle a variable communication step size (canHandleVariableCommunicationStepSize is false): it has stepped by %s, the graph asks for %s at t=%s: %w",
+				n.md.ModelName, n.name, fmtNum(n.h0), fmtNum(dt), fmtNum(t), ErrUnsupported)
+		}
 	}
 	if n.restep {
 		if err := n.inst.saveState(slotPre); err != nil {

@@ -15,13 +15,13 @@ import (
 // lacks fmi3DoStep. It returns the unpacked directory and the .fmu.
 func testFMU(t *testing.T, variant string) (dir, zip string) {
 	t.Helper()
-	src, _ := filepath.Abs("testdata/testfmu/testfmu.c")
-	xml, _ := filepath.Abs("testdata/testfmu/testfmu.xml")
+	td := filepath.Join(fmitest.ModuleRoot(t), "fmi", "testdata", "testfmu")
+	src, xml := filepath.Join(td, "testfmu.c"), filepath.Join(td, "testfmu.xml")
 	hdr := fmitest.HeadersDir(t)
 	flags := []string{"-DFMI_VERSION=3", "-I" + hdr}
 	switch variant {
 	case "nostate":
-		xml, _ = filepath.Abs("testdata/testfmu/testfmu-nostate.xml")
+		xml = filepath.Join(td, "testfmu-nostate.xml")
 	case "nodostep":
 		flags = append(flags, "-DOMIT_DOSTEP")
 	}
