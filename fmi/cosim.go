@@ -262,29 +262,16 @@ func (n *CoSimNode) SetParams(p map[string]any) error {
 	if err != nil || len(changed) == 0 {
 		return err
 	}
-	old, oldVals := n.vals, n.paramVals
-	n.vals, n.paramVals = vals, n.flatParams(vals)
 	if n.allTunable(changed) && n.failed == nil && n.cur && n.xc[0] != n.t0 {
-		if err := n.setParamsInFMU(n.paramVals); err != nil {
-			n.vals, n.paramVals = old, oldVals
+		flat := n.flatParams(vals)
+		if err := n.setParamsInFMU(flat); err != nil {
 			return n.at(err, n.xc[0])
 		}
+		n.vals, n.paramVals = vals, flat
 		n.memo.ok, n.omemo.ok, n.pre.ok = false, false, false
 		return nil
 	}
-	if _, err := n.reinitialize(); err == nil {
-		if err = n.start(); err == nil {
-			return nil
-		}
-	} else {
-		n.at(err, n.t0)
-	}
-	firstErr := err
-	n.vals, n.paramVals = old, oldVals
-	if _, err := n.reinitialize(); err == nil {
-		n.start()
-	}
-	return n.at(firstErr, n.t0)
+	return n.reinitializeWith(vals, n.start)
 }
 
 // allTunable reports whether every named parameter is a tunable FMU

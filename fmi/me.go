@@ -507,19 +507,10 @@ func (n *ModelExchangeNode) SetParams(p map[string]any) error {
 	if err != nil || len(changed) == 0 {
 		return err
 	}
-	old, oldVals := n.vals, n.paramVals
-	n.vals, n.paramVals = vals, n.flatParams(vals)
-	if _, err = n.reinitialize(); err == nil {
-		if err = n.start(); err == nil {
-			return n.retune()
-		}
+	if err := n.reinitializeWith(vals, n.start); err != nil {
+		return err
 	}
-	firstErr := n.at(err, n.t0)
-	n.vals, n.paramVals = old, oldVals
-	if _, err := n.reinitialize(); err == nil {
-		n.start()
-	}
-	return firstErr
+	return n.retune()
 }
 
 // retune gives the node's own integrator the current tolerances.

@@ -613,6 +613,33 @@ func (a *attrs) items(xs []xmlItem) []EnumItem {
 	return out
 }
 
+// varAttrs are the attributes every variable has in both versions (FMI
+// 2.0 puts some on its type element).
+type varAttrs struct {
+	name, vr, description, causality, variability, initial string
+	declaredType, unit, quantity, reinit                   string
+}
+
+// variable makes a Variable of type t, with the standard's defaults: a
+// local variable unless told, continuous for the float types and
+// discrete otherwise.
+func (a *attrs) variable(t VarType, x varAttrs) Variable {
+	v := Variable{Name: x.name, Description: x.description, Type: t, Causality: x.causality,
+		Variability: x.variability, Initial: x.initial, DeclaredType: x.declaredType, Unit: x.unit,
+		Quantity: x.quantity, DerivativeOf: -1, Reinit: a.bool("reinit", x.reinit)}
+	v.VR = a.uint32("valueReference of "+strconv.Quote(x.name), x.vr)
+	if v.Causality == "" {
+		v.Causality = CausalityLocal
+	}
+	if v.Variability == "" {
+		v.Variability = VariabilityDiscrete
+		if t == Float64 || t == Float32 {
+			v.Variability = VariabilityContinuous
+		}
+	}
+	return v
+}
+
 // startOf parses a variable's start attribute into v.
 func (a *attrs) startOf(v *Variable, s string, given bool) {
 	if !given {

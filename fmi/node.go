@@ -450,6 +450,28 @@ func (b *base) reinitialize() (float64, error) {
 	return b.initialize()
 }
 
+// reinitializeWith resets the FMU and initializes it again with the
+// parameter values vals, then runs start (the node type's: its initial
+// state). When either fails, the old values are put back, the FMU
+// initialized with them again, and the first error returned.
+func (b *base) reinitializeWith(vals node.Values, start func() error) error {
+	old, oldFlat := b.vals, b.paramVals
+	b.vals, b.paramVals = vals, b.flatParams(vals)
+	_, err := b.reinitialize()
+	if err == nil {
+		if err = start(); err == nil {
+			return nil
+		}
+	} else {
+		err = b.at(err, b.t0)
+	}
+	b.vals, b.paramVals = old, oldFlat
+	if _, rerr := b.reinitialize(); rerr == nil {
+		start()
+	}
+	return err
+}
+
 // setInputs writes the inputs into the FMU, checking that each value
 // fits its variable; it skips the call when the inputs are those set
 // last. t is for the error.

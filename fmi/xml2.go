@@ -165,19 +165,9 @@ func parse2(data []byte) (*ModelDescription, error) {
 			a.fail(fmt.Errorf("<ScalarVariable name=%q> has no type element", xv.Name))
 			continue
 		}
-		v := Variable{Name: xv.Name, Description: xv.Description, Type: t, Causality: xv.Causality,
-			Variability: xv.Variability, Initial: xv.Initial, DeclaredType: e.DeclaredType, Unit: e.Unit,
-			Quantity: e.Quantity, DerivativeOf: -1, Reinit: a.bool("reinit", e.Reinit)}
-		v.VR = a.uint32("valueReference of "+strconv.Quote(xv.Name), xv.VR)
-		if v.Causality == "" {
-			v.Causality = CausalityLocal
-		}
-		if v.Variability == "" {
-			v.Variability = VariabilityContinuous
-			if t != Float64 {
-				v.Variability = VariabilityDiscrete
-			}
-		}
+		v := a.variable(t, varAttrs{name: xv.Name, vr: xv.VR, description: xv.Description, causality: xv.Causality,
+			variability: xv.Variability, initial: xv.Initial, declaredType: e.DeclaredType, unit: e.Unit,
+			quantity: e.Quantity, reinit: e.Reinit})
 		if s, ok := attr(e.Attrs, "start"); ok {
 			a.startOf(&v, s, true)
 		}

@@ -159,19 +159,9 @@ func parse3(data []byte) (*ModelDescription, error) {
 			a.fail(fmt.Errorf("<%s name=%q>: not an FMI 3.0 variable type", xv.XMLName.Local, xv.Name))
 			continue
 		}
-		v := Variable{Name: xv.Name, Description: xv.Description, Type: t, Causality: xv.Causality,
-			Variability: xv.Variability, Initial: xv.Initial, DeclaredType: xv.DeclaredType, Unit: xv.Unit,
-			Quantity: xv.Quantity, DerivativeOf: -1, Reinit: a.bool("reinit", xv.Reinit)}
-		v.VR = a.uint32("valueReference of "+strconv.Quote(xv.Name), xv.VR)
-		if v.Causality == "" {
-			v.Causality = CausalityLocal
-		}
-		if v.Variability == "" {
-			v.Variability = VariabilityDiscrete
-			if t == Float64 || t == Float32 {
-				v.Variability = VariabilityContinuous
-			}
-		}
+		v := a.variable(t, varAttrs{name: xv.Name, vr: xv.VR, description: xv.Description, causality: xv.Causality,
+			variability: xv.Variability, initial: xv.Initial, declaredType: xv.DeclaredType, unit: xv.Unit,
+			quantity: xv.Quantity, reinit: xv.Reinit})
 		if s, ok := attr(xv.Attrs, "start"); ok {
 			a.startOf(&v, s, true)
 		} else if len(xv.StartElems) > 0 {
