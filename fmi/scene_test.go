@@ -175,7 +175,8 @@ func TestSceneOverrides(t *testing.T) {
 	wantErr(t, err, nil, "nodes[0].params", `parameter "path" is required`)
 }
 
-// TestWithoutCgo builds cosim with CGO_ENABLED=0: the build succeeds,
+// TestWithoutCgo builds the module and cosim with CGO_ENABLED=0: the
+// builds succeed,
 // `cosim describe FILE.fmu` still reads the model description, and
 // running a scene with an FMU fails with the clear "needs cgo" error.
 func TestWithoutCgo(t *testing.T) {
@@ -187,11 +188,13 @@ func TestWithoutCgo(t *testing.T) {
 		t.Skip("builds cosim without cgo")
 	}
 	bin := filepath.Join(t.TempDir(), "cosim")
-	cmd := exec.Command(goTool, "build", "-o", bin, "./cmd/cosim")
-	cmd.Dir = fmitest.ModuleRoot(t)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("CGO_ENABLED=0 go build ./cmd/cosim: %v\n%s", err, out)
+	for _, args := range [][]string{{"build", "./..."}, {"build", "-o", bin, "./cmd/cosim"}} {
+		cmd := exec.Command(goTool, args...)
+		cmd.Dir = fmitest.ModuleRoot(t)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("CGO_ENABLED=0 go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
 	}
 	f := fmitest.Reference(t, "Dahlquist", 3)
 	out, err := exec.Command(bin, "describe", f.Zip).CombinedOutput()
