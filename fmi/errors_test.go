@@ -154,6 +154,7 @@ func TestWrongPlatform(t *testing.T) {
 // any instance is made, naming the function.
 func TestMissingFunction(t *testing.T) {
 	count := lifecycle(t)
+	left := privateTemp(t)
 	_, zip := testFMU(t, "nodostep")
 	_, err := fmi.Load(zip, fmi.Options{})
 	wantErr(t, err, fmi.ErrMissingFunction, "FMU TestFMU", "does not export fmi3DoStep")
@@ -163,6 +164,9 @@ func TestMissingFunction(t *testing.T) {
 	}
 	if c := count(); c["instantiate"] != 0 {
 		t.Errorf("instantiated %d times before the functions were checked", c["instantiate"])
+	}
+	if l := left(); len(l) > 0 {
+		t.Errorf("left in the temporary directory: %v", l)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/coupling"
@@ -272,5 +273,64 @@ func TestRestepping(t *testing.T) {
 	if _, err := s.Run(context.Background(), graph.Settings{Dt: h, Steps: n, Coupling: &coupling.Strategy{Scheme: coupling.GaussSeidel,
 		Order: [][]string{{"b"}, {"a"}}}}); err != nil {
 		t.Errorf("Gauss–Seidel with FMUs that cannot get their state: %v", err)
+	}
+}
+
+// failing is a stateful native node without a batch kernel whose
+// Update fails from t = 0.2 on.
+type failing struct{}
+
+var failingSpec = node.NewSpec(node.Spec{Type: "failing", State: []node.Field{{Name: "x", Units: "1", Description: "x"}}})
+
+func (failing) Spec() *node.Spec           { return failingSpec }
+func (failing) InitialState(dst []float64) { dst[0] = 0 }
+func (failing) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	if t >= 0.2-1e-12 {
+		return errors.New("fails as asked")
+	}
+	dst[0] = x[0] + dt
+	return nil
+}
+
+// TestReplayedStep: when a node fails in the batched step, the graph
+// replays the step node by node to name the failing node; the FMU node,
+// stepped once already, gives its result again without stepping the FMU
+// (which cannot step from the same state twice), so the error names the
+// failing node, not the FMU.
+func TestReplayedStep(t *testing.T) {
+	_, zip := testFMU(t, "nostate")
+	n, err := fmi.Load(zip, fmi.Options{Instance: "tf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := graph.New()
+	g.Add("tf", n) // first in node order: replayed before the others
+	for _, name := range []string{"m1", "m2", "m3"} {
+		m, err := masspoint.New(masspoint.Params{Mass: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Add(name, m)
+	}
+	g.Add("bad", failing{})
+	s, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(s.Families()) == 0 {
+		t.Fatal("the masses form no family: the batched path is not exercised")
+	}
+	res, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 5})
+	var se *node.StateError
+	if !errors.As(err, &se) || se.Node != "bad" || !strings.Contains(err.Error(), "fails as asked") {
+		t.Fatalf("error %v: want the failing node's", err)
+	}
+	if res.Replays == 0 {
+		t.Error("the step was not replayed")
+	}
+	x, _ := s.Value("tf.x")
+	if math.Abs(x[0]-0.2) > 1e-15 {
+		t.Errorf("the FMU's x = %v after two good steps of 0.1, want 0.2", x[0])
 	}
 }
