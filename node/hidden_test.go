@@ -12,7 +12,7 @@ import (
 // hidden is a stub node with the HiddenState capability.
 type hidden struct{ stub }
 
-func (hidden) SaveHidden() ([]byte, error)   { return nil, nil }
+func (hidden) SaveHidden() ([]byte, error)     { return nil, nil }
 func (hidden) RestoreHidden(data []byte) error { return nil }
 func (hidden) AllowRestep() error              { return nil }
 

@@ -62,7 +62,7 @@ func TestDynamicTypePathsAndRelease(t *testing.T) {
 	}
 	abs := filepath.Join(t.TempDir(), "abs.bin")
 	p := write("good.json", `{"nodes": [{"name": "f", "type": "filenode", "params": {"path": "data/model.bin"}},
-		{"name": "g", "type": "filenode", "params": {"path": "` + filepath.ToSlash(abs) + `"}}], "run": {"dt": 0.1, "steps": 2}}`)
+		{"name": "g", "type": "filenode", "params": {"path": "`+filepath.ToSlash(abs)+`"}}], "run": {"dt": 0.1, "steps": 2}}`)
 	sc, err := scene.LoadFile(p, reg)
 	if err != nil {
 		t.Fatal(err)
