@@ -264,7 +264,7 @@ func (n *CoSimNode) SetParams(p map[string]any) error {
 	}
 	if n.allTunable(changed) && n.failed == nil && n.cur && n.xc[0] != n.t0 {
 		flat := n.flatParams(vals)
-		if err := n.setParamsInFMU(flat); err != nil {
+		if err := n.setParamsInFMU(flat, n.xc[0]); err != nil {
 			return n.at(err, n.xc[0])
 		}
 		n.vals, n.paramVals = vals, flat

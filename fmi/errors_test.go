@@ -435,3 +435,26 @@ func TestTwoInstances(t *testing.T) {
 		t.Error("the two instances did not differ")
 	}
 }
+
+// TestStructuralParameter: a structural parameter given a value other
+// than its start is set in FMI 3.0's configuration mode before the
+// others. The Reference StateSpace rejects every fmi3SetUInt64 (its
+// setUInt64 counts the value it reads before checking the count, so it
+// reports "Expected nValues >= 2 but was 1" for one value): the error
+// names the parameter, the function and the FMU's message, and nothing
+// is left loaded.
+func TestStructuralParameter(t *testing.T) {
+	left := privateTemp(t)
+	f := fmitest.Reference(t, "StateSpace", 3)
+	_, err := fmi.Load(f.Zip, fmi.Options{Params: map[string]any{"n": 2, "A": []any{1.0, 0.0, 0.0, 1.0}, "B": []any{1.0, 0.0, 0.0, 1.0, 0.0, 0.0},
+		"C": []any{1.0, 0.0, 0.0, 1.0, 0.0, 0.0}, "x0": []any{0.0, 0.0}}})
+	wantErr(t, err, fmi.ErrStatus, "setting parameter n: FMU StateSpace (instance StateSpace): fmi3SetUInt64 returned Error at t=0", "Expected nValues >= 2 but was 1")
+	// The shapes followed n = 2: a 3-value A is refused before any call.
+	_, err = fmi.Load(f.Zip, fmi.Options{Params: map[string]any{"n": 2}})
+	if err == nil || !strings.Contains(err.Error(), `parameter "A" = [1, 0, 0, 0] `) && !strings.Contains(err.Error(), "setting parameter n") {
+		t.Errorf("n = 2 with the default A: %v", err)
+	}
+	if l := left(); len(l) > 0 {
+		t.Errorf("left in the temporary directory: %v", l)
+	}
+}

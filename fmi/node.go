@@ -252,31 +252,35 @@ func (b *base) startVals() []float64 {
 	for _, c := range b.m.params {
 		s := c.v.Start
 		for j := 0; j < c.n; j++ {
-			if j < len(s) {
+			if len(s) == c.n {
 				out = append(out, s[j])
 			} else {
-				out = append(out, math.NaN()) // no start: always set
+				// No start, or one for other dimensions: always set.
+				out = append(out, math.NaN())
 			}
 		}
 	}
 	return out
 }
 
-// at gives an FMU error the simulation time of the call, and records a
-// status that leaves the instance unusable.
+// at gives an FMU error the simulation time of the call (when it has
+// none yet), and records a status that leaves the instance unusable.
 func (b *base) at(err error, t float64) error {
 	if err == nil {
 		return nil
 	}
 	var ce *CallError
 	if errors.As(err, &ce) {
-		c := *ce
-		c.Time = t
-		if c.Status >= StatusDiscard {
-			b.failed = &c
+		// A transport makes a new CallError per failed call, and the
+		// node gives it its time once: setting it in place keeps what
+		// wraps it ("setting parameter m: …").
+		if math.IsNaN(ce.Time) {
+			ce.Time = t
+		}
+		if ce.Status >= StatusDiscard {
+			b.failed = err
 			b.res.terminable = false
 		}
-		return &c
 	}
 	return err
 }
@@ -293,75 +297,49 @@ func (b *base) usable() error {
 }
 
 // setParamsInFMU writes the parameters that differ from their start
-// values (all of them for a variable without a start). Structural
-// parameters of FMI 3.0 are set in configuration mode.
-func (b *base) setParamsInFMU(vals []float64) error {
+// values (all of them for a variable without a start) at time t.
+// Structural parameters of FMI 3.0 are set in configuration mode.
+func (b *base) setParamsInFMU(vals []float64, t float64) error {
 	starts := b.startVals()
-	type pick struct {
-		structural bool
-		t          VarType
+	type one struct {
+		c  carried
+		xs []float64
 	}
-	groups := map[pick]*struct {
-		vrs []uint32
-		xs  []float64
-	}{}
-	var order []pick
+	var structural, others []one
 	off := 0
 	for _, c := range b.m.params {
-		differs := false
-		for j := 0; j < c.n; j++ {
-			if vals[off+j] != starts[off+j] {
-				differs = true
+		xs := vals[off : off+c.n]
+		if !slices.Equal(xs, starts[off:off+c.n]) {
+			if c.v.Causality == CausalityStructuralParameter && b.md.Major == 3 {
+				structural = append(structural, one{c, xs})
+			} else {
+				others = append(others, one{c, xs})
 			}
-		}
-		if differs {
-			k := pick{c.v.Causality == CausalityStructuralParameter && b.md.Major == 3, c.v.Type}
-			g := groups[k]
-			if g == nil {
-				g = &struct {
-					vrs []uint32
-					xs  []float64
-				}{}
-				groups[k] = g
-				order = append(order, k)
-			}
-			g.vrs = append(g.vrs, c.v.VR)
-			g.xs = append(g.xs, vals[off:off+c.n]...)
 		}
 		off += c.n
 	}
-	slices.SortStableFunc(order, func(a, c pick) int {
-		switch {
-		case a.structural && !c.structural:
-			return -1
-		case c.structural && !a.structural:
-			return 1
-		}
-		return 0
-	})
-	inConfig := false
-	for _, k := range order {
-		if k.structural && !inConfig {
-			if err := b.inst.enterConfigurationMode(); err != nil {
-				return err
+	// One variable per call: an error then names it, and an FMU that
+	// miscounts values over several references is not asked to.
+	set := func(ps []one) error {
+		for _, p := range ps {
+			if err := b.inst.set(p.c.v.Type, []uint32{p.c.v.VR}, p.xs); err != nil {
+				return fmt.Errorf("setting parameter %s: %w", p.c.name, b.at(err, t))
 			}
-			inConfig = true
 		}
-		if !k.structural && inConfig {
-			if err := b.inst.exitConfigurationMode(); err != nil {
-				return err
-			}
-			inConfig = false
+		return nil
+	}
+	if len(structural) > 0 {
+		if err := b.inst.enterConfigurationMode(); err != nil {
+			return err
 		}
-		g := groups[k]
-		if err := b.inst.set(k.t, g.vrs, g.xs); err != nil {
+		if err := set(structural); err != nil {
+			return err
+		}
+		if err := b.inst.exitConfigurationMode(); err != nil {
 			return err
 		}
 	}
-	if inConfig {
-		return b.inst.exitConfigurationMode()
-	}
-	return nil
+	return set(others)
 }
 
 // tolerance is the tolerance given to the FMU at initialization.
@@ -381,7 +359,7 @@ func (b *base) tolerance() float64 {
 // iteration done and continuous-time mode entered. It returns the
 // next time event (+Inf: none) of a model-exchange FMU.
 func (b *base) initialize() (float64, error) {
-	if err := b.setParamsInFMU(b.paramVals); err != nil {
+	if err := b.setParamsInFMU(b.paramVals, b.t0); err != nil {
 		return 0, err
 	}
 	if err := b.inst.enterInitializationMode(b.tolerance(), b.t0, math.Inf(1)); err != nil {

@@ -402,7 +402,12 @@ func (m *mapping) param(c carried) node.Param {
 	v := c.v
 	p := node.Param{Name: c.name, Units: MapUnit(v.Unit), Description: describeVar(c), Range: typeRange(v)}
 	start := v.Start
-	if len(start) == 0 {
+	if len(start) != c.n {
+		// No start, or one for other dimensions than the structural
+		// parameters now give: zeros, which the FMU is then given.
+		if len(start) > 0 {
+			p.Description += fmt.Sprintf("; its start has %d values, for its declared dimensions: resized, it starts at zeros", len(start))
+		}
 		start = make([]float64, c.n)
 	}
 	switch {
