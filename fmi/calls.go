@@ -249,6 +249,11 @@ type instance interface {
 
 	// doStep is fmi3DoStep from t over h.
 	doStep(t, h float64) (stepResult, error)
+	// stepAndGet is doStep followed, when it returns OK, by get of the
+	// Float64 variables vrs into dst: one call per communication step
+	// (one round trip for a transport over a pipe). An FMI 2.0 Discard
+	// (a terminate request) is returned as from doStep, without the get.
+	stepAndGet(t, h float64, vrs []uint32, dst []float64) (stepResult, error)
 
 	// Model exchange.
 	setTime(t float64) error

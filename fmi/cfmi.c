@@ -140,6 +140,17 @@ int cosim_fmi3_do_step(void *f, void *inst, double t, double h, bool *eventNeede
 	return ((fmi3DoStep)f)(inst, t, h, false, eventNeeded, terminate, early, last);
 }
 
+int cosim_fmi3_step_get(void *fstep, void *fget, void *inst, double t, double h, bool *eventNeeded, bool *terminate, bool *early,
+                        double *last, const uint32_t *vr, size_t nvr, double *values, size_t nvalues, int *which) {
+	*which = 0;
+	int s = ((fmi3DoStep)fstep)(inst, t, h, false, eventNeeded, terminate, early, last);
+	if (s != 0) {
+		return s;
+	}
+	*which = 1;
+	return ((fmi3Values)fget)(inst, vr, nvr, values, nvalues);
+}
+
 int cosim_fmi3_set_time(void *f, void *inst, double t) { return ((fmi3SetTime)f)(inst, t); }
 
 // fmi3SetContinuousStates, fmi3GetContinuousStates,
@@ -252,6 +263,16 @@ typedef int (*fmi2RealStatus)(void *, int, double *);
 int cosim_fmi2_bool_status(void *f, void *inst, int kind, int *value) { return ((fmi2BoolStatus)f)(inst, kind, value); }
 
 int cosim_fmi2_real_status(void *f, void *inst, int kind, double *value) { return ((fmi2RealStatus)f)(inst, kind, value); }
+
+int cosim_fmi2_step_get(void *fstep, void *fget, void *inst, double t, double h, const unsigned int *vr, size_t nvr, double *values, int *which) {
+	*which = 0;
+	int s = ((fmi2DoStep)fstep)(inst, t, h, 0);
+	if (s != 0) {
+		return s;
+	}
+	*which = 1;
+	return ((fmi2Values)fget)(inst, vr, nvr, values);
+}
 
 int cosim_fmi2_set_time(void *f, void *inst, double t) { return ((fmi2SetTime)f)(inst, t); }
 

@@ -42,6 +42,11 @@ int cosim_fmi3_inst(void *f, void *inst);
 int cosim_fmi3_enter_init(void *f, void *inst, bool tolDefined, double tol, double start, bool stopDefined, double stop);
 int cosim_fmi3_get(void *f, void *inst, const uint32_t *vr, size_t nvr, void *values, size_t nvalues);
 int cosim_fmi3_do_step(void *f, void *inst, double t, double h, bool *eventNeeded, bool *terminate, bool *early, double *last);
+// fmi3DoStep and, when it returns OK, fmi3GetFloat64 of vr: one call from
+// Go per communication step. *which is 0 when DoStep's status is
+// returned, 1 when GetFloat64's.
+int cosim_fmi3_step_get(void *fstep, void *fget, void *inst, double t, double h, bool *eventNeeded, bool *terminate, bool *early,
+                        double *last, const uint32_t *vr, size_t nvr, double *values, size_t nvalues, int *which);
 int cosim_fmi3_set_time(void *f, void *inst, double t);
 int cosim_fmi3_array(void *f, void *inst, double *x, size_t n);
 int cosim_fmi3_update_discrete(void *f, void *inst, bool *needUpdate, bool *terminate, bool *nominalsChanged, bool *valuesChanged, bool *nextDefined, double *next);
@@ -64,6 +69,7 @@ int cosim_fmi2_do_step(void *f, void *inst, double t, double h);
 // (fmi2LastSuccessfulTime = 2, fmi2Terminated = 3).
 int cosim_fmi2_bool_status(void *f, void *inst, int kind, int *value);
 int cosim_fmi2_real_status(void *f, void *inst, int kind, double *value);
+int cosim_fmi2_step_get(void *fstep, void *fget, void *inst, double t, double h, const unsigned int *vr, size_t nvr, double *values, int *which);
 int cosim_fmi2_set_time(void *f, void *inst, double t);
 int cosim_fmi2_array(void *f, void *inst, double *x, size_t n);
 int cosim_fmi2_new_discrete(void *f, void *inst, int *needUpdate, int *terminate, int *nominalsChanged, int *valuesChanged, int *nextDefined, double *next);

@@ -670,6 +670,37 @@ func (c *cgoInstance) fmi2Terminated() (stepResult, bool) {
 	return r, true
 }
 
+func (c *cgoInstance) stepAndGet(t, h float64, vrs []uint32, dst []float64) (stepResult, error) {
+	gi := typeIndex(Float64)
+	o := &c.outI
+	if c.major == 2 {
+		if err := c.begin("fmi2DoStep"); err != nil {
+			return stepResult{}, err
+		}
+		s := C.cosim_fmi2_step_get(c.fDoStep, c.getFn[gi], c.inst, C.double(t), C.double(h), (*C.uint)(unsafe.Pointer(vrPtr(vrs))), C.size_t(len(vrs)), dblPtr(dst), &o[0])
+		if o[0] == 0 {
+			if Status(s) == StatusDiscard {
+				if r, ok := c.fmi2Terminated(); ok {
+					return r, nil
+				}
+			}
+			return stepResult{last: math.NaN()}, c.status("fmi2DoStep", s)
+		}
+		return stepResult{last: math.NaN()}, c.status(c.getNames[gi], s)
+	}
+	if err := c.begin("fmi3DoStep"); err != nil {
+		return stepResult{}, err
+	}
+	b, d := &c.outB, &c.outD
+	s := C.cosim_fmi3_step_get(c.fDoStep, c.getFn[gi], c.inst, C.double(t), C.double(h), &b[0], &b[1], &b[2], &d[0],
+		vrPtr(vrs), C.size_t(len(vrs)), dblPtr(dst), C.size_t(len(dst)), &o[0])
+	fn := "fmi3DoStep"
+	if o[0] == 1 {
+		fn = c.getNames[gi]
+	}
+	return stepResult{terminate: bool(b[1]), last: float64(d[0])}, c.status(fn, s)
+}
+
 func (c *cgoInstance) setTime(t float64) error {
 	fn := "fmi3SetTime"
 	if c.major == 2 {

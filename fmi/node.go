@@ -494,6 +494,15 @@ func (b *base) getValues(vm *valueMap, dst []float64, t float64) error {
 			}
 			return b.at(err, t)
 		}
+	}
+	return b.scatter(vm, dst, t)
+}
+
+// scatter puts the values of vm's groups, already read into their
+// buffers, into dst, checking that each is finite.
+func (b *base) scatter(vm *valueMap, dst []float64, t float64) error {
+	for gi := range vm.groups {
+		g := &vm.groups[gi]
 		for j, off := range g.off {
 			x := g.buf[j]
 			if math.IsNaN(x) || math.IsInf(x, 0) {
