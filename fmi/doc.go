@@ -91,7 +91,8 @@
 // The node types reach the FMU through one internal interface,
 // instance (calls.go), whose methods map one to one onto the FMI
 // functions of both versions: initialization, get and set by type (values
-// as float64, value references as uint32), fmi3DoStep, the
+// as float64, value references as uint32), fmi3DoStep (and stepAndGet,
+// a step with its Float64 outputs in one call: one round trip), the
 // model-exchange functions, directional derivatives, FMU states in
 // numbered slots and serialized to bytes, reset, terminate and free. A
 // transport makes instances (the transport interface). This package
