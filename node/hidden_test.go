@@ -30,7 +30,8 @@ func TestDynamicTypes(t *testing.T) {
 	plain := node.Type{Name: "plain", New: func(map[string]any) (node.Node, error) {
 		return stub{spec: node.NewSpec(node.Spec{Type: "plain"})}, nil
 	}}
-	r, err := node.NewRegistry(dyn, plain)
+	other := node.Type{Name: "archive", Dynamic: true, New: dyn.New}
+	r, err := node.NewRegistry(dyn, plain, other)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestDynamicTypes(t *testing.T) {
 	if d := cmp.Diff([]string{"plain"}, r.Names()); d != "" {
 		t.Errorf("Names (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"file"}, r.DynamicNames()); d != "" {
+	if d := cmp.Diff([]string{"archive", "file"}, r.DynamicNames()); d != "" {
 		t.Errorf("DynamicNames (-want +got):\n%s", d)
 	}
 	if _, err := r.Spec("file"); err == nil || !strings.Contains(err.Error(), `type "file" has no default spec`) {
