@@ -458,3 +458,31 @@ func TestStructuralParameter(t *testing.T) {
 		t.Errorf("left in the temporary directory: %v", l)
 	}
 }
+
+// TestUncarriedParameter: a parameter whose start value a node parameter
+// cannot default to (here +Inf) is left at the FMU's start, listed in the
+// node's limitations, and setting it is refused with the reason; so is
+// setting a variable cosim does not carry (a String).
+func TestUncarriedParameter(t *testing.T) {
+	ref := fmitest.Reference(t, "BouncingBall", 3)
+	d := copyDir(t, ref.Dir)
+	xml, _ := os.ReadFile(filepath.Join(d, "modelDescription.xml"))
+	os.WriteFile(filepath.Join(d, "modelDescription.xml"), []byte(strings.Replace(string(xml), `start="0.7" min="0.5"`, `start="INF" min="0.5"`, 1)), 0o644)
+	n, err := fmi.Load(d, fmi.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.(interface{ Close() error }).Close()
+	if _, ok := n.Spec().Param("e"); ok {
+		t.Error("a parameter with an infinite start became a node parameter")
+	}
+	if !strings.Contains(strings.Join(n.Spec().Meta.Limitations, " "), `The FMU's variable "e" is not carried: it is a Float64 parameter whose start value cannot be a node parameter's default`) {
+		t.Errorf("limitations: %v", n.Spec().Meta.Limitations)
+	}
+	err = n.(node.Tunable).SetParams(map[string]any{"e": 0.8})
+	wantErr(t, err, nil, `fmu BouncingBall: parameter "e" = 0.8 cannot be set: the FMU's variable "e" is a Float64 parameter whose start value`)
+
+	f := fmitest.Reference(t, "Feedthrough", 3)
+	_, err = fmi.Load(f.Zip, fmi.Options{Params: map[string]any{"String_input": "x"}})
+	wantErr(t, err, nil, `parameter "String_input" = "x" cannot be set: the FMU's variable "String_input" is a String input: cosim carries numbers only`)
+}

@@ -142,6 +142,9 @@ func newBase(f *FMU, opts Options, tr transport) (*base, error) {
 	if p, ok := given[ParamPath]; !ok || p == "" {
 		given[ParamPath] = f.path
 	}
+	if err := b.notCarried(given); err != nil {
+		return nil, err
+	}
 	vals, err := node.Resolve(b.typeLabel(), b.spec.Params, nil, given)
 	if err != nil {
 		return nil, err
@@ -186,6 +189,22 @@ func newBase(f *FMU, opts Options, tr transport) (*base, error) {
 // without Close; owner is the node.
 func track[N any](owner *N, b *base) {
 	b.cleanup = runtime.AddCleanup(owner, func(r *resources) { r.close() }, b.res)
+}
+
+// notCarried reports the given parameters that name FMU variables the
+// node does not carry (a String parameter, say), with the reason.
+func (b *base) notCarried(given map[string]any) error {
+	var errs []error
+	for _, d := range b.m.dropped {
+		for _, name := range []string{d.Name, fieldName(d.Name)} {
+			if v, ok := given[name]; ok {
+				errs = append(errs, &node.ParamError{Node: b.typeLabel(), Param: name, Value: v,
+					Reason: "cannot be set: the FMU's variable " + fmt.Sprintf("%q", d.Name) + " is " + d.Why})
+				break
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // checkParams checks what Resolve cannot: enumeration values, integer
@@ -559,6 +578,9 @@ func (b *base) Params() node.Values {
 // Structural parameters, "path", "interface" and "instance" cannot
 // change: they fix the node's shape and identity.
 func (b *base) resolveParams(p map[string]any) (node.Values, []string, error) {
+	if err := b.notCarried(p); err != nil {
+		return nil, nil, err
+	}
 	vals, err := node.Resolve(b.typeLabel(), b.spec.Params, b.vals, p)
 	if err != nil {
 		return nil, nil, err

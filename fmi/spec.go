@@ -237,7 +237,19 @@ func newMapping(md *ModelDescription, k Interface, structural map[string]any) (*
 				m.dropped = append(m.dropped, dropped{v.Name, fmt.Sprintf("a %s parameter whose start value has no exact float64 form", v.Type)})
 				continue
 			}
-			err = add(i, &m.params)
+			if err = add(i, &m.params); err == nil && len(m.params) > 0 && m.params[len(m.params)-1].vi == i {
+				// A start value a node parameter cannot default to (not
+				// finite, not an integer of the type, beyond 2^53):
+				// the FMU's model description is at fault, and the
+				// parameter is left at the FMU's start.
+				c := m.params[len(m.params)-1]
+				if p := m.param(c); p.Kind != node.Function {
+					if _, cerr := p.Check(p.Default); cerr != nil {
+						m.params = m.params[:len(m.params)-1]
+						m.dropped = append(m.dropped, dropped{v.Name, fmt.Sprintf("a %s parameter whose start value cannot be a node parameter's default (%v)", v.Type, cerr)})
+					}
+				}
+			}
 		case "input":
 			err = add(i, &m.inputs)
 		case "output":
