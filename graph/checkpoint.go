@@ -64,6 +64,11 @@ type Checkpoint struct {
 	// since; nil otherwise. A Sim restored from it continues only under
 	// the same strategy and step (Sim.ResetCoupling drops it).
 	Coupling *CouplingCheckpoint
+	// Err, when not nil, is why the checkpoint is incomplete: a node
+	// whose model keeps hidden state (node.HiddenState, an imported FMU)
+	// could not save it. Encode, WriteFile and Sim.Restore return it. It
+	// is not part of the file.
+	Err error
 }
 
 // NodeCheckpoint is one node's part of a Checkpoint.
@@ -73,6 +78,8 @@ type NodeCheckpoint struct {
 	Layout []FieldSize
 	Params map[string]any // node.Tunable nodes; functions left out
 	State  []float64
+	// Hidden is a node.HiddenState node's snapshot of its own state.
+	Hidden []byte
 }
 
 // FieldSize names a state field and its number of values.
@@ -104,6 +111,10 @@ type MethodCheckpoint struct {
 func (c *Checkpoint) Time() float64 { return c.T0 + float64(c.N)*c.Dt }
 
 // Checkpoint snapshots the simulation. It copies everything it keeps.
+// A node whose model keeps hidden state (node.HiddenState) adds its
+// snapshot; when one cannot (an FMU that cannot serialize its state), the
+// checkpoint records the error, naming the node, in Checkpoint.Err, and
+// writing or restoring the checkpoint returns it.
 func (s *Sim) Checkpoint() *Checkpoint {
 	c := &Checkpoint{Version: CheckpointVersion, T0: s.t0, Dt: s.dt, N: s.n, Steps: s.steps}
 	for _, cn := range s.nodes {
@@ -113,6 +124,7 @@ func (s *Sim) Checkpoint() *Checkpoint {
 			nc.Layout = append(nc.Layout, FieldSize{l.Field(i).Name, l.Field(i).Shape.Len()})
 		}
 		nc.Params = paramsOf(cn.n)
+		nc.Hidden, c.Err = saveHidden(cn.name, cn.n, c.Err)
 		c.Nodes = append(c.Nodes, nc)
 	}
 	if s.monoCurrent() {
@@ -173,6 +185,9 @@ func (e *MismatchError) Error() string {
 // state layouts and parameters must match the graph's; otherwise nothing
 // changes and a *MismatchError lists every difference.
 func (s *Sim) Restore(c *Checkpoint) error {
+	if c.Err != nil {
+		return c.Err
+	}
 	var diffs []string
 	if c.Version != CheckpointVersion {
 		diffs = append(diffs, fmt.Sprintf("format version %d, this cosim reads %d", c.Version, CheckpointVersion))
@@ -208,6 +223,7 @@ func (s *Sim) Restore(c *Checkpoint) error {
 				break
 			}
 		}
+		diffs = append(diffs, hiddenDiff(where, cn.n, nc.Hidden)...)
 		have := paramsOf(cn.n)
 		for _, k := range sortedKeys(have, nc.Params) {
 			a, inG := have[k]
@@ -247,6 +263,9 @@ func (s *Sim) Restore(c *Checkpoint) error {
 	}
 	if len(diffs) > 0 {
 		return &MismatchError{Differences: diffs}
+	}
+	if err := s.restoreHidden(c); err != nil {
+		return err
 	}
 	for i, nc := range c.Nodes {
 		copy(s.x[s.nodes[i].x0:s.nodes[i].x1], nc.State)

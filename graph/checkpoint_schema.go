@@ -49,6 +49,9 @@ type nodeFile struct {
 	Layout []fieldSizeFile `json:"layout"`
 	Params map[string]any  `json:"params,omitempty"`
 	State  []float64       `json:"state"`
+	// Hidden is the snapshot of a node.HiddenState node's own state
+	// (base64), absent for every other node.
+	Hidden []byte `json:"hidden,omitempty"`
 }
 
 type fieldSizeFile struct {
@@ -320,10 +323,13 @@ func (x *number) UnmarshalJSON(b []byte) error {
 
 // toFile converts c to the version-2 schema.
 func (c *Checkpoint) toFile() (*checkpointFile, error) {
+	if c.Err != nil {
+		return nil, c.Err
+	}
 	f := &checkpointFile{Version: CheckpointVersion, T0: c.T0, Dt: c.Dt, N: c.N, Steps: c.Steps,
 		Nodes: make([]nodeFile, 0, len(c.Nodes))}
 	for _, n := range c.Nodes {
-		nf := nodeFile{Name: n.Name, Type: n.Type, Params: n.Params, State: n.State,
+		nf := nodeFile{Name: n.Name, Type: n.Type, Params: n.Params, State: n.State, Hidden: n.Hidden,
 			Layout: make([]fieldSizeFile, 0, len(n.Layout))}
 		for _, l := range n.Layout {
 			nf.Layout = append(nf.Layout, fieldSizeFile{l.Name, l.Size})
@@ -353,7 +359,7 @@ func (c *Checkpoint) toFile() (*checkpointFile, error) {
 func (f *checkpointFile) checkpoint() (*Checkpoint, error) {
 	c := &Checkpoint{Version: CheckpointVersion, T0: f.T0, Dt: f.Dt, N: f.N, Steps: f.Steps}
 	for _, nf := range f.Nodes {
-		n := NodeCheckpoint{Name: nf.Name, Type: nf.Type, Params: nf.Params, State: nf.State}
+		n := NodeCheckpoint{Name: nf.Name, Type: nf.Type, Params: nf.Params, State: nf.State, Hidden: nf.Hidden}
 		for _, l := range nf.Layout {
 			n.Layout = append(n.Layout, FieldSize{l.Name, l.Size})
 		}

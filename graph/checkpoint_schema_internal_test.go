@@ -87,7 +87,7 @@ func TestCheckpointSchemaCoversSettings(t *testing.T) {
 		}
 		c := &Checkpoint{Version: CheckpointVersion, T0: 0.5, Dt: 0.25, N: 3, Steps: 7,
 			Nodes: []NodeCheckpoint{{Name: "m", Type: "mass", Layout: []FieldSize{{"x", 1}, {"v", 2}},
-				Params: map[string]any{"mass": 2.5, "tags": []any{"a", "b"}}, State: []float64{1, 2, 3}}},
+				Params: map[string]any{"mass": 2.5, "tags": []any{"a", "b"}}, State: []float64{1, 2, 3}, Hidden: []byte{0, 1, 255}}},
 			Integrator: &MethodCheckpoint{Method: m, Adaptive: true, Options: &opts, State: st},
 			Coupling: &CouplingCheckpoint{Strategy: "iterative:iqn-ils", Groups: []GroupCheckpoint{
 				{Name: "g", Prev: []float64{4, 5}, Accel: acc}, {Name: "h", Accel: coupling.AccelState{Accel: coupling.Aitken, Omega: 0.5}}}},

@@ -102,6 +102,9 @@ func (s *Sim) beginCoupling(st *coupling.Strategy) error {
 			return err
 		}
 	}
+	if err := s.allowRestep(st, p); err != nil {
+		return err
+	}
 	p.failed, p.restored = false, false
 	for i := range p.updates {
 		p.updates[i] = 0

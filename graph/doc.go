@@ -302,6 +302,15 @@
 // versioned header and a SHA-256 checksum, [ReadCheckpoint] rejects
 // truncated or corrupted files, and [Sim.Restore] continues bit for bit or
 // rejects a graph that differs, naming every difference ([MismatchError]).
+// A node whose model keeps state outside the state vector
+// (node.HiddenState: an imported FMU) adds a snapshot of it, restored
+// with the state; one that cannot (an FMU that cannot serialize its
+// state) makes the checkpoint fail, naming it (Checkpoint.Err). Before a
+// run whose coupling strategy steps nodes again from the start of a step
+// (iterated groups), such nodes are asked whether they can
+// (AllowRestep), and the run is refused, naming the strategy and the
+// node, when one cannot. [Sim.Close] closes the nodes that hold
+// resources outside Go memory (io.Closer: an FMU's instance and binary).
 //
 // The file format (version [CheckpointVersion], docs/checkpoint-format.md)
 // is a schema of its own: tagged types owned by the checkpoint code

@@ -32,5 +32,7 @@ func Capabilities(n Node) []string {
 	add(ok, "marker")
 	_, ok = As[Drawer](n)
 	add(ok, "drawer")
+	_, ok = As[HiddenState](n)
+	add(ok, "hidden-state")
 	return caps
 }

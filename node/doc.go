@@ -39,7 +39,10 @@
 // planes, coils and lines computed from its parameters and state, with
 // the shared visualization parameters of [VisualParams] — show,
 // draw_size, color — and the renderer's [DrawSettings]; a node without it
-// draws nothing). A node that decorates another
+// draws nothing), and [HiddenState] (a node whose model keeps state the
+// graph's state vector does not hold, an imported FMU: graph checkpoints
+// save and restore it, and coupling strategies that re-step nodes ask it
+// first). A node that decorates another
 // implements [Unwrapper]; use [As] to find a capability through wrappers.
 //
 // # Connectors

@@ -7,8 +7,8 @@ import (
 
 // Type is a registered node type: its name and a constructor from a
 // parameter map (scene files, overrides). New(nil) must succeed and build
-// the node with its defaults; its Spec (or the Spec function's) is what
-// listings and guides show.
+// the node with its defaults (but for a Dynamic type); its Spec (or the
+// Spec function's) is what listings and guides show.
 type Type struct {
 	Name string
 	New  func(params map[string]any) (Node, error)
@@ -21,6 +21,17 @@ type Type struct {
 	// that scene files attach it between two bodies as they attach any
 	// other connector type. Every invalid parameter is a *ParamError.
 	Connector func(params map[string]any) (Connector, error)
+	// Dynamic marks a type whose nodes' specs come from their parameters
+	// rather than from the type: an imported FMU's variables come from
+	// its file. It has no default node, so NewRegistry neither builds one
+	// nor asks Spec; Names, the listings, guides and schemas made from
+	// them leave it out, Spec reports it has none, and New builds it by
+	// name like any other type.
+	Dynamic bool
+	// Paths names the parameters that are file paths: a scene file gives
+	// them relative to itself, and its loader makes them absolute before
+	// New (Registry.Paths).
+	Paths []string
 }
 
 // Registry maps type names to constructors. It is built once and then
@@ -30,6 +41,9 @@ type Registry struct {
 	names []string // sorted
 	specs map[string]*Spec
 	conns []string // sorted names of connector types
+	// dynamic are the names of the dynamic types (Type.Dynamic), which
+	// names leaves out.
+	dynamic []string
 }
 
 // NewRegistry builds a registry. It returns an error when two types share
@@ -41,6 +55,14 @@ func NewRegistry(types ...Type) (*Registry, error) {
 	for _, t := range types {
 		if _, dup := r.types[t.Name]; dup {
 			return nil, fmt.Errorf("node: type %q registered twice", t.Name)
+		}
+		if t.Dynamic {
+			if t.Connector != nil || t.Spec != nil {
+				return nil, fmt.Errorf("node: dynamic type %q has a default spec or connector", t.Name)
+			}
+			r.types[t.Name] = t
+			r.dynamic = append(r.dynamic, t.Name)
+			continue
 		}
 		var s *Spec
 		if t.Spec != nil {
@@ -80,8 +102,22 @@ func NewRegistry(types ...Type) (*Registry, error) {
 	return r, nil
 }
 
-// Names returns the registered type names, sorted.
+// Names returns the registered type names, sorted, without the dynamic
+// types (Dynamic), which have no default node to list.
 func (r *Registry) Names() []string { return append([]string(nil), r.names...) }
+
+// DynamicNames returns the names of the dynamic types, sorted.
+func (r *Registry) DynamicNames() []string {
+	out := append([]string(nil), r.dynamic...)
+	sort.Strings(out)
+	return out
+}
+
+// Paths returns the names of the parameters of type typ that are file
+// paths (Type.Paths), nil for an unknown type.
+func (r *Registry) Paths(typ string) []string {
+	return append([]string(nil), r.types[typ].Paths...)
+}
 
 // ConnectorTypes returns the names of the connector types (those with a
 // Connector constructor), sorted.
@@ -113,10 +149,14 @@ func (e *NotConnectorError) Error() string {
 	return fmt.Sprintf("node: %s is not a connector type; connectors are %s%s", Quote(e.Name), quoteList(e.Known), DidYouMean(e.Name, e.Known))
 }
 
-// Spec returns the spec of a default-constructed node of the type.
+// Spec returns the spec of a default-constructed node of the type. A
+// dynamic type has none: its error says so.
 func (r *Registry) Spec(typ string) (*Spec, error) {
 	s, ok := r.specs[typ]
 	if !ok {
+		if t, dyn := r.types[typ]; dyn && t.Dynamic {
+			return nil, fmt.Errorf("node: type %q has no default spec: each of its nodes takes its spec from its parameters", typ)
+		}
 		return nil, r.unknown(typ)
 	}
 	return s, nil

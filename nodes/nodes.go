@@ -5,9 +5,15 @@
 // The node packages themselves (nodes/ball, nodes/table, …) do not import
 // each other; only this catalog knows them all. Registry returns a fresh,
 // read-only registry on every call, so there is no global mutable state.
+//
+// Registry also holds the type "fmu" (package fmi: an imported FMU), a
+// dynamic type whose nodes take their specs from their FMU files: scene
+// files and commands build it by name, while Types, the listings and the
+// generated guides hold only the node packages above.
 package nodes
 
 import (
+	"github.com/cosimgo/cosim/fmi"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/constant"
@@ -56,11 +62,12 @@ func Types() []node.Type {
 	}
 }
 
-// Registry returns a registry of every node type. It panics if the
-// catalog is inconsistent (two types with one name or algorithm ID), a
-// programmer error that TestRegistry catches.
+// Registry returns a registry of every node type, and of the dynamic type
+// "fmu" (fmi.Type). It panics if the catalog is inconsistent (two types
+// with one name or algorithm ID), a programmer error that TestRegistry
+// catches.
 func Registry() *node.Registry {
-	r, err := node.NewRegistry(Types()...)
+	r, err := node.NewRegistry(append(Types(), fmi.Type)...)
 	if err != nil {
 		panic(err)
 	}

@@ -3,6 +3,8 @@ package scene
 import (
 	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -32,6 +34,7 @@ func (sc *Scene) Build(reg *node.Registry, overrides map[string]any) (*graph.Gra
 	}
 	g, _, errs := sc.build(reg, overrides, c)
 	if errs = append(c.errs, errs...); len(errs) > 0 {
+		closeNodes(g.g)
 		return nil, joinErrors(errs)
 	}
 	return g.g, nil
@@ -112,6 +115,7 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 			failed[n.Name] = true
 			continue
 		}
+		resolvePaths(sc.Dir, reg.Paths(n.Type), params[i])
 		nd, err := reg.New(n.Type, params[i])
 		if err != nil {
 			var ue *node.UnknownTypeError
@@ -249,6 +253,30 @@ func sceneNodes(sc *Scene) []string {
 	return names
 }
 
+// resolvePaths makes the file-path parameters of a node type
+// (node.Type.Paths: an FMU's "path") relative to the scene's directory.
+func resolvePaths(dir string, names []string, params map[string]any) {
+	for _, name := range names {
+		if p, ok := params[name].(string); ok && p != "" && !filepath.IsAbs(p) {
+			params[name] = filepath.Join(dir, p)
+		}
+	}
+}
+
+// closeNodes closes the nodes of g that hold resources outside Go memory
+// (io.Closer: an imported FMU).
+func closeNodes(g *graph.Graph) {
+	if g == nil {
+		return
+	}
+	for _, name := range g.Names() {
+		n, _ := g.Node(name)
+		if c, ok := node.As[io.Closer](n); ok {
+			c.Close()
+		}
+	}
+}
+
 // recordable reports whether component comp (-1: all) of the state field
 // or output fn of node nn of g can be recorded.
 func recordable(g *graph.Graph, names []string, nn, fn string, comp int) error {
@@ -341,6 +369,11 @@ func (sc *Scene) compile(reg *node.Registry, overrides map[string]any, c checked
 		return nil, origins, sc.relabel(errs)
 	}
 	sim, err := b.g.Build()
+	if err != nil || len(errs) > 0 || len(c.errs) > 0 {
+		// Nothing half-loaded: nodes holding resources (an FMU's
+		// instance) are released when the scene does not compile.
+		defer closeNodes(b.g)
+	}
 	if err != nil {
 		var be *graph.BuildError
 		if !errors.As(err, &be) {

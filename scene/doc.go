@@ -37,6 +37,12 @@
 // the line and the column ([ErrTableFile]). The file's data replace those
 // three parameters by "times" and "values" before the node is built.
 //
+// A registry type's file parameters (node.Type.Paths: an imported FMU's
+// "path", node type "fmu") are likewise resolved against [Scene.Dir].
+// Nodes that hold resources outside Go memory (io.Closer: an FMU's
+// instance) are closed when a scene does not compile or its run cannot
+// start; a run that starts leaves them to Result.Sim.Close.
+//
 // # Invariants
 //
 //   - Every error is reported with its place: a *Error whose Path is a

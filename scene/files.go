@@ -50,7 +50,10 @@ func LoadFile(path string, reg *node.Registry) (*Scene, error) {
 	if c.fatal {
 		return nil, joinErrors(errs)
 	}
-	_, _, berrs := sc.compile(reg, nil, c)
+	sim, _, berrs := sc.compile(reg, nil, c)
+	if sim != nil {
+		sim.Close() // compiled to check it; its nodes' resources are released
+	}
 	if errs = append(errs, berrs...); len(errs) > 0 {
 		return nil, joinErrors(errs)
 	}

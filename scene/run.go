@@ -49,7 +49,10 @@ type Options struct {
 type Result struct {
 	*graph.Result
 	// Sim is the compiled graph in its end state: Sim.Value reads any
-	// field at the end time.
+	// field at the end time. A scene with nodes that hold resources
+	// outside Go memory (an imported FMU) should have it closed
+	// (Sim.Close) when done; otherwise they are released when it is
+	// garbage collected.
 	Sim *graph.Sim
 }
 
@@ -74,6 +77,12 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 	if errs = append(c.errs, errs...); len(errs) > 0 {
 		return nil, joinErrors(errs)
 	}
+	started := false
+	defer func() {
+		if !started {
+			sim.Close() // nothing half-loaded when the run cannot start
+		}
+	}()
 	set, err := sc.runSettings()
 	if err != nil {
 		return nil, err
@@ -110,6 +119,7 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 	if gr == nil {
 		return nil, sc.startError(err)
 	}
+	started = true
 	return &Result{Result: gr, Sim: sim}, err
 }
 

@@ -43,6 +43,12 @@ func Schema(reg *node.Registry) ([]byte, error) {
 			connRefs = append(connRefs, obj{"$ref": "#/$defs/connector." + name})
 		}
 	}
+	// Dynamic types (an imported FMU) take their parameters from their
+	// files: the schema knows their file parameters only.
+	for _, name := range reg.DynamicNames() {
+		defs["node."+name] = dynamicSchema(name, reg.Paths(name))
+		nodeRefs = append(nodeRefs, obj{"$ref": "#/$defs/node." + name})
+	}
 	defs["edge"] = edgeSchema()
 	defs["run"] = runSchema()
 	defs["integrator"] = integratorSchema()
@@ -131,6 +137,22 @@ func nodeSchema(spec *node.Spec, connector bool) obj {
 			"description": "Marker points: the world point of a ground marker, the body-frame point on a rigid body, ignored for a point mass. Default: both at the origin."}
 	}
 	return obj{"type": "object", "additionalProperties": false, "required": required, "properties": properties, "description": desc}
+}
+
+// dynamicSchema is the schema of a node of a dynamic type, whose
+// parameters besides its file parameters come from its file.
+func dynamicSchema(name string, paths []string) obj {
+	params := obj{}
+	for _, p := range paths {
+		params[p] = obj{"type": "string", "description": "A file, relative to the scene file."}
+	}
+	return obj{"type": "object", "additionalProperties": false, "required": []string{"name", "type", "params"},
+		"description": fmt.Sprintf("A %s node: its parameters, fields and inputs come from its file (for an FMU, its modelDescription.xml; cosim describe FILE lists them).", name),
+		"properties": obj{
+			"name":   obj{"type": "string", "pattern": namePattern, "description": "Unique name, used in edges as name.field."},
+			"type":   obj{"const": name},
+			"params": obj{"type": "object", "required": paths, "properties": params},
+		}}
 }
 
 func paramSchema(p node.Param) obj {

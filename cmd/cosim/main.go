@@ -4,6 +4,8 @@
 //
 //	cosim nodes [--json]             list every registered node type
 //	cosim describe TYPE [--json]     a node type's metadata, state, parameters, inputs, outputs
+//	cosim describe FILE.fmu [--json] [--interface I]
+//	                                 an FMU's variables, units, capabilities and default experiment, and its node
 //	cosim demo [-o FILE] [--print]   run the embedded bouncing-ball scene (or print it)
 //	cosim run SCENE [-o FILE] [--plot FIG] [--set NODE.PARAM=VALUE]… [--progress MODE] [--checkpoint-every D] [--resume FILE]
 //	                                 run a scene file, summarize it, write its history and plot
@@ -27,7 +29,8 @@
 //	                                 the registry of known anomalies
 //	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default: the module's docs/nodes; "-" for stdout)
 //
-// Run "cosim help COMMAND" for a command's flags.
+// Run "cosim help COMMAND" for a command's flags, and "cosim help fmi"
+// for importing FMUs.
 //
 // Files: every output (history, figure, sweep table, checkpoint, page,
 // image) is written to a temporary file in the target directory
@@ -75,7 +78,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"nodes", "[--json]", "list every registered node type", cmdNodes},
-		{"describe", "TYPE [--json]", "show a node type's metadata, state, parameters, inputs and outputs", cmdDescribe},
+		{"describe", "TYPE|FILE.fmu [--json]", "show a node type's metadata, state, parameters, inputs and outputs, or an FMU's variables and the node it makes", cmdDescribe},
 		{"demo", "[-o FILE] [--print]", "run the embedded bouncing-ball scene and summarize it; --print writes the scene to start your own", cmdDemo},
 		{"run", runArgs, "run a scene file: summary, history (CSV or JSON lines) and plot", cmdRun},
 		{"plot", plotArgs, "draw columns of a recorded history against time (PNG, SVG, PDF)", cmdPlot},
@@ -118,6 +121,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	if name == "help" {
+		if text, ok := helpTopics()[args[1]]; ok {
+			fmt.Fprint(stdout, text)
+			return 0
+		}
 		name, args = args[1], []string{args[1], "-h"}
 	}
 	for _, c := range commands() {
@@ -152,7 +159,8 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "  cosim --version\n      print the version of cosim")
 	fmt.Fprintln(w, "\nStart with \"cosim demo\", then \"cosim run examples/scenes/spring-damper.json --plot fig.png\";")
-	fmt.Fprintln(w, "scene files are described in docs/scenes.md. Run \"cosim help COMMAND\" or \"cosim COMMAND -h\" for a command's flags.")
+	fmt.Fprintln(w, "scene files are described in docs/scenes.md. Run \"cosim help COMMAND\" or \"cosim COMMAND -h\" for a command's flags,")
+	fmt.Fprintln(w, "and \"cosim help fmi\" for importing FMI 2.0 and 3.0 FMUs (docs/fmi.md).")
 }
 
 // newFlags returns a flag set that reports errors instead of exiting and

@@ -94,14 +94,21 @@ func orderText(s *node.Spec) string {
 }
 
 func cmdDescribe(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("describe", "TYPE [--json]", stderr)
+	fs := newFlags("describe", "TYPE|FILE.fmu [--json] [--interface co-simulation|model-exchange]", stderr)
 	asJSON := fs.Bool("json", false, "print the stable JSON description (docs/describe-json.md)")
+	iface := fs.String("interface", "", "for an FMU: the interface whose node to describe (default co-simulation where offered)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("give exactly one node type (see \"cosim nodes\")")
+		return usagef("give exactly one node type (see \"cosim nodes\") or one FMU (an .fmu file or an unpacked FMU directory)")
+	}
+	if isFMUPath(pos[0]) {
+		return describeFMU(pos[0], *iface, *asJSON, stdout)
+	}
+	if *iface != "" {
+		return usagef("--interface is for an FMU; %q is a node type", pos[0])
 	}
 	reg := nodes.Registry()
 	n, err := reg.New(pos[0], nil)

@@ -132,6 +132,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	ws := printStepWarnings(sc, stderr)
 	res, err := sc.Simulate(ctx, nodes.Registry(), opts)
 	w.prog.stop()
+	if res != nil {
+		defer res.Sim.Close() // an imported FMU's instance, binary and files
+	}
 	if cp != nil && res != nil {
 		fmt.Fprintf(summary, "resumed from %s at t = %s (step %d)\n", *resume, fmtTime(cp.Time()), cp.Steps)
 	}
@@ -219,6 +222,7 @@ func checkPlotted(path string, sc *scene.Scene, ys []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	defer sim.Close()
 	var cols []string
 	for _, fld := range sc.Record.Fields {
 		v, err := sim.Value(fld)
@@ -249,6 +253,7 @@ func printStepWarnings(sc *scene.Scene, w io.Writer) []graph.StepWarning {
 	if err != nil {
 		return nil
 	}
+	defer sim.Close()
 	ws, _ := sim.StepWarnings(sc.Run.Dt)
 	for _, sw := range ws {
 		fmt.Fprintf(w, "cosim: warning: %s\n", sw)

@@ -271,6 +271,7 @@ func (sw *sweepPlan) run(ctx context.Context, base *scene.Scene, k int, fields [
 	if res == nil {
 		return fail(err)
 	}
+	defer res.Sim.Close()
 	row = append(row, fmtTime(res.Time))
 	for _, f := range fields {
 		v, verr := res.Sim.Value(f)

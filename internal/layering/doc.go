@@ -15,6 +15,9 @@
 //   - verification's exported API, scene/ and coupling/ import no node
 //     package (nodes/ is the catalog the commands and tests use); scene
 //     keeps one exception, nodes/source, whose lookup CSV files it reads;
+//   - fmi/ (the FMU importer) imports only node/ and integrators/ (and
+//     the standard library): scene and the commands reach it through
+//     the registry's dynamic type "fmu" (nodes.Registry), never by name;
 //   - no package declares an exported variable of map or slice type:
 //     tables are unexported behind functions that return copies;
 //   - a type name declared by two user-facing packages (node,

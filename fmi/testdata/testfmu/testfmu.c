@@ -1,0 +1,242 @@
+/*
+ * A tiny FMI 3.0 co-simulation FMU for cosim's importer tests (cosim's own
+ * code, compiled by the tests against the standard's headers in
+ * ../shared/fmi/fmi-standard/headers).
+ *
+ * x' = k·u, integrated exactly over each step (u held): x += k·u·h.
+ * Parameters make it misbehave on purpose: from t >= fail_at, fmi3DoStep
+ * returns fail_status (1 Warning, 2 Discard, 3 Error, 4 Fatal) after
+ * logging why; from t >= nan_at, x reads NaN. With the environment
+ * variable COSIM_TESTFMU_LOG set, every instantiation, termination and
+ * free is appended to that file ("instantiate NAME", …), so tests count
+ * them. Compiled with -DOMIT_DOSTEP it lacks fmi3DoStep.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi3Functions.h"
+
+typedef struct {
+	double time, x, u, k, fail_at, nan_at;
+	int fail_status;
+	int initialized;
+	char name[128];
+	fmi3InstanceEnvironment env;
+	fmi3LogMessageCallback logger;
+} Instance;
+
+enum { VR_TIME, VR_X, VR_U, VR_K, VR_FAIL_AT, VR_FAIL_STATUS, VR_NAN_AT };
+
+static void record(const char *what, const char *name) {
+	const char *path = getenv("COSIM_TESTFMU_LOG");
+	if (!path || !*path) return;
+	FILE *f = fopen(path, "a");
+	if (!f) return;
+	fprintf(f, "%s %s\n", what, name);
+	fclose(f);
+}
+
+static void say(Instance *s, fmi3Status status, const char *category, const char *fmt, double a, double b) {
+	if (!s->logger) return;
+	char buf[256];
+	snprintf(buf, sizeof buf, fmt, a, b);
+	s->logger(s->env, status, category, buf);
+}
+
+static void defaults(Instance *s) {
+	s->time = 0;
+	s->x = 0;
+	s->u = 1;
+	s->k = 1;
+	s->fail_at = 1e300;
+	s->fail_status = fmi3Error;
+	s->nan_at = 1e300;
+	s->initialized = 0;
+}
+
+const char *fmi3GetVersion(void) { return fmi3Version; }
+
+fmi3Status fmi3SetDebugLogging(fmi3Instance instance, fmi3Boolean loggingOn, size_t n, const fmi3String categories[]) {
+	(void)instance; (void)loggingOn; (void)n; (void)categories;
+	return fmi3OK;
+}
+
+fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String token, fmi3String resourcePath,
+	fmi3Boolean visible, fmi3Boolean loggingOn, fmi3Boolean eventModeUsed, fmi3Boolean earlyReturnAllowed,
+	const fmi3ValueReference required[], size_t nRequired, fmi3InstanceEnvironment env,
+	fmi3LogMessageCallback logger, fmi3IntermediateUpdateCallback intermediate) {
+	(void)resourcePath; (void)visible; (void)loggingOn; (void)eventModeUsed; (void)earlyReturnAllowed;
+	(void)required; (void)nRequired; (void)intermediate;
+	if (strcmp(token, "{cosim-testfmu-1}") != 0) {
+		if (logger) logger(env, fmi3Error, "logStatusError", "wrong instantiation token");
+		return NULL;
+	}
+	Instance *s = calloc(1, sizeof(Instance));
+	if (!s) return NULL;
+	defaults(s);
+	snprintf(s->name, sizeof s->name, "%s", instanceName);
+	s->env = env;
+	s->logger = logger;
+	record("instantiate", s->name);
+	return s;
+}
+
+void fmi3FreeInstance(fmi3Instance instance) {
+	Instance *s = instance;
+	if (!s) return;
+	record("free", s->name);
+	free(s);
+}
+
+fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean tolDefined, fmi3Float64 tol,
+	fmi3Float64 start, fmi3Boolean stopDefined, fmi3Float64 stop) {
+	(void)tolDefined; (void)tol; (void)stopDefined; (void)stop;
+	Instance *s = instance;
+	s->time = start;
+	return fmi3OK;
+}
+
+fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
+	((Instance *)instance)->initialized = 1;
+	return fmi3OK;
+}
+
+fmi3Status fmi3Terminate(fmi3Instance instance) {
+	record("terminate", ((Instance *)instance)->name);
+	return fmi3OK;
+}
+
+fmi3Status fmi3Reset(fmi3Instance instance) {
+	Instance *s = instance;
+	defaults(s);
+	return fmi3OK;
+}
+
+fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, fmi3Float64 v[], size_t nv) {
+	Instance *s = instance;
+	if (nv != nvr) return fmi3Error;
+	for (size_t i = 0; i < nvr; i++) {
+		switch (vr[i]) {
+		case VR_TIME: v[i] = s->time; break;
+		case VR_X: v[i] = s->time >= s->nan_at ? NAN : s->x; break;
+		case VR_U: v[i] = s->u; break;
+		case VR_K: v[i] = s->k; break;
+		case VR_FAIL_AT: v[i] = s->fail_at; break;
+		case VR_NAN_AT: v[i] = s->nan_at; break;
+		default:
+			say(s, fmi3Error, "logStatusError", "fmi3GetFloat64: no Float64 variable %g%.0g", (double)vr[i], 0);
+			return fmi3Error;
+		}
+	}
+	return fmi3OK;
+}
+
+fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const fmi3Float64 v[], size_t nv) {
+	Instance *s = instance;
+	if (nv != nvr) return fmi3Error;
+	for (size_t i = 0; i < nvr; i++) {
+		switch (vr[i]) {
+		case VR_U: s->u = v[i]; break;
+		case VR_K: s->k = v[i]; break;
+		case VR_FAIL_AT: s->fail_at = v[i]; break;
+		case VR_NAN_AT: s->nan_at = v[i]; break;
+		default:
+			say(s, fmi3Error, "logStatusError", "fmi3SetFloat64: variable %g cannot be set%.0g", (double)vr[i], 0);
+			return fmi3Error;
+		}
+	}
+	return fmi3OK;
+}
+
+fmi3Status fmi3GetInt32(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, fmi3Int32 v[], size_t nv) {
+	Instance *s = instance;
+	if (nv != nvr) return fmi3Error;
+	for (size_t i = 0; i < nvr; i++) {
+		if (vr[i] != VR_FAIL_STATUS) return fmi3Error;
+		v[i] = s->fail_status;
+	}
+	return fmi3OK;
+}
+
+fmi3Status fmi3SetInt32(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const fmi3Int32 v[], size_t nv) {
+	Instance *s = instance;
+	if (nv != nvr) return fmi3Error;
+	for (size_t i = 0; i < nvr; i++) {
+		if (vr[i] != VR_FAIL_STATUS) return fmi3Error;
+		s->fail_status = v[i];
+	}
+	return fmi3OK;
+}
+
+#ifndef OMIT_DOSTEP
+fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 t, fmi3Float64 h, fmi3Boolean noSetPrior,
+	fmi3Boolean *eventNeeded, fmi3Boolean *terminate, fmi3Boolean *earlyReturn, fmi3Float64 *last) {
+	(void)noSetPrior;
+	Instance *s = instance;
+	*eventNeeded = fmi3False;
+	*terminate = fmi3False;
+	*earlyReturn = fmi3False;
+	if (t >= s->fail_at) {
+		say(s, (fmi3Status)s->fail_status, "logStatusError", "DoStep from t=%g fails as asked (fail_at = %g)", t, s->fail_at);
+		*last = t;
+		return (fmi3Status)s->fail_status;
+	}
+	s->x += s->k * s->u * h;
+	s->time = t + h;
+	*last = s->time;
+	return fmi3OK;
+}
+#endif
+
+/* The FMU state is a copy of the instance. */
+fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState *state) {
+	if (!*state) {
+		*state = malloc(sizeof(Instance));
+		if (!*state) return fmi3Error;
+	}
+	memcpy(*state, instance, sizeof(Instance));
+	return fmi3OK;
+}
+
+fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState state) {
+	Instance *s = instance;
+	fmi3InstanceEnvironment env = s->env;
+	fmi3LogMessageCallback logger = s->logger;
+	memcpy(s, state, sizeof(Instance));
+	s->env = env;
+	s->logger = logger;
+	return fmi3OK;
+}
+
+fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *state) {
+	(void)instance;
+	free(*state);
+	*state = NULL;
+	return fmi3OK;
+}
+
+fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState state, size_t *size) {
+	(void)instance; (void)state;
+	*size = sizeof(Instance);
+	return fmi3OK;
+}
+
+fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState state, fmi3Byte buf[], size_t size) {
+	(void)instance;
+	if (size != sizeof(Instance)) return fmi3Error;
+	memcpy(buf, state, size);
+	return fmi3OK;
+}
+
+fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte buf[], size_t size, fmi3FMUState *state) {
+	(void)instance;
+	if (size != sizeof(Instance)) return fmi3Error;
+	if (!*state) {
+		*state = malloc(sizeof(Instance));
+		if (!*state) return fmi3Error;
+	}
+	memcpy(*state, buf, size);
+	return fmi3OK;
+}
