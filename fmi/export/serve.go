@@ -594,7 +594,9 @@ func (in *instance) doStep(m *message, res *reply) uint32 {
 	if math.Abs(t-in.t) > stepTol*math.Max(1, math.Abs(in.t)) {
 		return in.fail(statusError, "fmi3DoStep: currentCommunicationPoint = %v, and the FMU is at t = %v", t, in.t)
 	}
-	end := in.t + h
+	// The master's time is the FMU's: its communication points are
+	// where the steps end, whatever round-off its sum of steps has.
+	end := t + h
 	if end > in.stop*(1+stepTol) {
 		return in.fail(statusError, "fmi3DoStep at t = %v: a step of %v goes past the stop time %v", t, h, in.stop)
 	}
