@@ -222,27 +222,24 @@ func writeResources(dir string, sceneData []byte, files map[string]string) error
 	return nil
 }
 
-// compileShim compiles the FMU's binary into lib.
+// compileShim compiles the FMU's binary into lib with cc, else $CC (its
+// first word), else gcc, else cc.
 func compileShim(cc, dir, lib string) error {
-	if cc == "" {
-		if f := strings.Fields(os.Getenv("CC")); len(f) > 0 {
-			cc = f[0]
-		}
-	}
-	var tried []string
+	names := []string{"gcc", "cc"}
 	if cc != "" {
-		tried = append(tried, cc)
-	} else {
-		for _, name := range []string{"gcc", "cc"} {
-			tried = append(tried, name)
-			if p, err := exec.LookPath(name); err == nil {
-				cc = p
-				break
-			}
+		names = []string{cc}
+	} else if f := strings.Fields(os.Getenv("CC")); len(f) > 0 {
+		names = []string{f[0]}
+	}
+	cc = ""
+	for _, name := range names {
+		if p, err := exec.LookPath(name); err == nil {
+			cc = p
+			break
 		}
 	}
 	if cc == "" {
-		return fmt.Errorf("%w: the FMU's binary is compiled from C, and no C compiler was found (tried %s): install gcc or set CC", ErrExport, strings.Join(tried, ", "))
+		return fmt.Errorf("%w: the FMU's binary is compiled from C, and no C compiler was found (tried %s): install gcc or set CC", ErrExport, strings.Join(names, ", "))
 	}
 	src := filepath.Join(dir, "fmu.c")
 	if err := os.WriteFile(src, shimSource, 0o644); err != nil {

@@ -444,8 +444,11 @@ func (in *instance) setValues(m *message) uint32 {
 				if math.IsNaN(xj) || math.IsInf(xj, 0) {
 					return in.fail(statusError, "%s: %s[%d] = %v is not finite", fn, v.Name, j, xj)
 				}
-				if !math.IsNaN(v.Min) && xj < v.Min || !math.IsNaN(v.Max) && xj > v.Max {
-					return in.fail(statusError, "%s: %s = %v is outside [%v, %v]", fn, v.Name, xj, v.Min, v.Max)
+				if !math.IsNaN(v.Min) && xj < v.Min {
+					return in.fail(statusError, "%s: %s = %v is below its min %v", fn, v.Name, xj, v.Min)
+				}
+				if !math.IsNaN(v.Max) && xj > v.Max {
+					return in.fail(statusError, "%s: %s = %v is above its max %v", fn, v.Name, xj, v.Max)
 				}
 			}
 		case Input:

@@ -192,7 +192,7 @@ func TestServeErrorsAreLogged(t *testing.T) {
 		want []string
 	}{
 		{c.step(0, 0.001), []string{"fmi3DoStep", "Instantiated"}},
-		{c.set(vrM, -1), []string{"fmi3SetFloat64", "m = -1", "outside"}},
+		{c.set(vrM, -1), []string{"fmi3SetFloat64", "m = -1 is below its min 0"}},
 		{c.set(vrX, 1, 2, 3), []string{"fmi3SetFloat64", "x", "only parameters and inputs"}},
 		{c.set(vrF, 1, 2), []string{"fmi3SetFloat64", "2 values", "3"}},
 		{c.set(99, 1), []string{"value reference 99"}},
