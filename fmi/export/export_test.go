@@ -2,6 +2,7 @@ package export_test
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,12 +11,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/cosimgo/cosim/fmi/export"
+	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -334,5 +338,149 @@ func TestImportedBackAgreesBitForBit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// servers returns the pids of this process's children that serve an
+// exported FMU's instance.
+func servers(t *testing.T) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	me := os.Getpid()
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so read after ')'.
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(me) {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.Contains(string(cmd), export.ServeCommand) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// importedSim compiles a scene holding the exported oscillator as the
+// node "osc", in cosim's process.
+func importedSim(t *testing.T) (*scene.Scene, func() (*graph.Sim, error)) {
+	t.Helper()
+	imp := fmt.Sprintf(`{"name": "imported", "nodes": [{"name": "osc", "type": "fmu", "params": {"path": %q}}],
+"run": {"dt": 0.001, "end": 0.5}}`, oscillatorFMU(t))
+	sc, err := scene.Decode(strings.NewReader(imp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc, func() (*graph.Sim, error) { return sc.Compile(nodes.Registry(), nil) }
+}
+
+// TestImportedCheckpointAndRelease checkpoints a graph holding the
+// exported FMU (cosim's importer saves the FMU's state through
+// fmi3GetFMUState and fmi3SerializeFMUState, restores it through
+// fmi3DeserializeFMUState and fmi3SetFMUState), resumes bit for bit, and
+// frees the instance: its process is reaped, none is left.
+func TestImportedCheckpointAndRelease(t *testing.T) {
+	before := len(servers(t))
+	_, compile := importedSim(t)
+	sim, err := compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(servers(t)) - before; n != 1 {
+		t.Errorf("%d processes serve the instance, want 1", n)
+	}
+	ctx := context.Background()
+	if _, err := sim.Run(ctx, graph.Settings{Dt: 0.001, Steps: 200}); err != nil {
+		t.Fatal(err)
+	}
+	cp := sim.Checkpoint()
+	var buf bytes.Buffer
+	if err := cp.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.Run(ctx, graph.Settings{Dt: 0.001, Steps: 300}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := sim.Value("osc.x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := graph.DecodeCheckpoint(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.Restore(back); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.Run(ctx, graph.Settings{Dt: 0.001, Steps: 300}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := sim.Value("osc.x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Errorf("x[%d] resumed = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if err := sim.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(servers(t)) - before; n != 0 {
+		t.Errorf("%d processes left after Close", n)
+	}
+}
+
+// TestImportedProcessKilled kills the process of an instance mid-run:
+// the next step fails with fmi3Fatal and the FMU's logged reason, the
+// run keeps the steps before, and nothing is left.
+func TestImportedProcessKilled(t *testing.T) {
+	before := servers(t)
+	_, compile := importedSim(t)
+	sim, err := compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	ctx := context.Background()
+	if _, err := sim.Run(ctx, graph.Settings{Dt: 0.001, Steps: 10}); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for _, p := range servers(t) {
+		if !slices.Contains(before, p) {
+			pid = p
+		}
+	}
+	if pid == 0 {
+		t.Fatal("no process serves the instance")
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(ctx, graph.Settings{Dt: 0.001, Steps: 10})
+	if err == nil || !strings.Contains(err.Error(), "the cosim process running the scene died of signal 9") || !strings.Contains(err.Error(), "Fatal") {
+		t.Fatalf("error %v: want fmi3DoStep's Fatal with the logged reason", err)
+	}
+	t.Logf("the error: %v", err)
+	if res == nil || res.Time != 0.01 {
+		t.Errorf("the failed run's result: %+v; want it at t = 0.01, where the process died", res)
+	}
+	sim.Close()
+	if n := len(servers(t)) - len(before); n != 0 {
+		t.Errorf("%d processes left", n)
 	}
 }

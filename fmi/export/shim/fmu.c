@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef COSIM_FMI3_HEADERS
@@ -157,11 +158,27 @@ static fmi3Status gone(inst *in, const char *fn, const char *what) {
     if (in->fd >= 0) close(in->fd);
     in->fd = -1;
     if (in->pid > 0) {
+        /* The connection fails as the process exits: give it 100 ms to
+         * become reapable, so that what ended it can be told, then end
+         * it ourselves. */
         int ws = 0;
-        kill(in->pid, SIGKILL);
-        waitpid(in->pid, &ws, 0);
+        bool killed = false;
+        pid_t r = 0;
+        for (int i = 0; i < 20 && (r = waitpid(in->pid, &ws, WNOHANG)) == 0; i++) {
+            struct timespec ts = {0, 5000000};
+            nanosleep(&ts, NULL);
+        }
+        if (r == 0) {
+            kill(in->pid, SIGKILL);
+            waitpid(in->pid, &ws, 0);
+            killed = true;
+        }
         in->pid = 0;
-        if (WIFSIGNALED(ws) && WTERMSIG(ws) != SIGKILL) {
+        if (killed) {
+            logf_(in, fmi3Fatal, "logStatusFatal", "%s: the cosim process running the scene stopped answering (%s), and was killed", fn, what);
+            return fmi3Fatal;
+        }
+        if (WIFSIGNALED(ws)) {
             logf_(in, fmi3Fatal, "logStatusFatal", "%s: the cosim process running the scene died of signal %d (%s)", fn, WTERMSIG(ws), what);
             return fmi3Fatal;
         }
