@@ -484,3 +484,74 @@ func TestImportedProcessKilled(t *testing.T) {
 		t.Errorf("%d processes left", n)
 	}
 }
+
+// TestAdaptiveSceneWithItsFiles exports a monolithic scene integrated by
+// adaptive Dormand–Prince (rtol 1e-9, atol 1e-12) that reads a table
+// file, removes the table, and runs the FMU in cosim on the scene's
+// 10 ms grid: the FMU carries the table, and each fmi3DoStep integrates
+// to the communication point. The integrator restarts at each of the 600
+// points, so its steps differ from the scene's single run: the two agree
+// to the sum of two global errors of that tolerance, measured 4e-9 m in
+// the position (amplitude 0.5 m) and 3e-7 N in the tension (10 N); the
+// bounds, 1e-7 m and 1e-5 N, leave a factor 25 to 30.
+func TestAdaptiveSceneWithItsFiles(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile("testdata/thrust.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := os.ReadFile("../../examples/scenes/data/thrust.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "thrust.csv"), table, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sceneText := strings.Replace(string(raw), "../../../examples/scenes/data/thrust.csv", "thrust.csv", 1)
+	if err := os.WriteFile(filepath.Join(dir, "thrust.json"), []byte(sceneText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmu := filepath.Join(dir, "Thrust.fmu")
+	if _, err := export.Export(filepath.Join(dir, "thrust.json"), fmu, nodes.Registry(), export.Options{Program: prog}); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.LoadFile(filepath.Join(dir, "thrust.json"), nodes.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sc.Simulate(context.Background(), nodes.Registry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Sim.Close()
+	if err := os.Remove(filepath.Join(dir, "thrust.csv")); err != nil {
+		t.Fatal(err)
+	}
+	imp := fmt.Sprintf(`{"name": "imported", "nodes": [{"name": "t", "type": "fmu", "params": {"path": %q}}],
+"run": {"dt": 0.01, "end": 6}, "record": {"fields": ["t.x", "t.tension"]}}`, fmu)
+	isc, err := scene.Decode(strings.NewReader(imp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ires, err := isc.Simulate(context.Background(), nodes.Registry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ires.Sim.Close()
+	if len(ires.History.Rows) != len(res.History.Rows) {
+		t.Fatalf("%d rows imported, %d direct", len(ires.History.Rows), len(res.History.Rows))
+	}
+	var dx, dT float64
+	for i, r := range res.History.Rows {
+		dx = math.Max(dx, math.Abs(ires.History.Rows[i][0]-r[0]))
+		dT = math.Max(dT, math.Abs(ires.History.Rows[i][1]-r[1]))
+	}
+	if dx > 1e-7 || dT > 1e-5 {
+		t.Errorf("largest differences from the scene's run: %.3g m, %.3g N (bounds 1e-7 m, 1e-5 N)", dx, dT)
+	}
+	t.Logf("largest differences from the scene's run: %.3g m, %.3g N", dx, dT)
+}
