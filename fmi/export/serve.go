@@ -379,7 +379,7 @@ func (in *instance) variables(fn string, t byte, vrs []uint32) ([]*Variable, int
 			return nil, 0, fmt.Errorf("%s: no variable has value reference %d (the FMU has %d)", fn, vr, len(in.model.Variables))
 		}
 		if wireType(v.Type) != t {
-			return nil, 0, fmt.Errorf("%s: variable %q (value reference %d) is a %s", fn, v.Name, vr, v.Type)
+			return nil, 0, fmt.Errorf("%s: variable %q (value reference %d) is of type %s", fn, v.Name, vr, v.Type)
 		}
 		vs[i] = v
 		n += v.Size

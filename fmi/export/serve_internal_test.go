@@ -40,11 +40,16 @@ func (r result) text() string {
 // serve starts Serve on the oscillator scene and returns a client with
 // the scene's token.
 func serve(t *testing.T) *client {
-	dir := t.TempDir()
 	data, err := os.ReadFile("testdata/oscillator.json")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveScene(t, data)
+}
+
+// serveScene starts Serve on the scene file data.
+func serveScene(t *testing.T, data []byte) *client {
+	dir := t.TempDir()
 	path := filepath.Join(dir, SceneFile)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
@@ -304,5 +309,75 @@ func TestServeStatesResumeBitForBit(t *testing.T) {
 	d.bytes([]byte("garbage"))
 	if r := c.call(opDeserialize, d.b); r.status != statusError || !strings.Contains(r.text(), "not a state of this FMU") {
 		t.Errorf("garbage state: status %d, %q", r.status, r.text())
+	}
+}
+
+// words sets or gets values of an Int64 or Boolean variable.
+func (c *client) setWords(typ byte, vr uint32, w ...uint64) result {
+	var r reply
+	r.u8(typ)
+	r.u32(1)
+	r.u32(vr)
+	r.u32(uint32(len(w)))
+	for _, x := range w {
+		r.word(x)
+	}
+	return c.call(opSet, r.b)
+}
+
+func (c *client) getWord(typ byte, vr uint32) (uint64, result) {
+	var r reply
+	r.u8(typ)
+	r.u32(1)
+	r.u32(vr)
+	r.u32(1)
+	res := c.call(opGet, r.b)
+	if res.status != statusOK {
+		return 0, res
+	}
+	return res.m.word(), res
+}
+
+// TestServeIntegerAndBooleanParameters exposes the spring-damper's
+// Boolean "active" and integer "item" as FMU parameters (Boolean and
+// Int64 variables): their values read and set through their own types,
+// another type refused, and switching the spring off between steps
+// (a tunable parameter) makes its force zero from the next step on.
+func TestServeIntegerAndBooleanParameters(t *testing.T) {
+	data, err := os.ReadFile("testdata/oscillator.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), `"parameters": [{"name": "m", "param": "mass.mass"}, {"name": "k", "param": "spring.stiffness"}]`,
+		`"parameters": [{"name": "active", "param": "spring.active"}, {"name": "item", "param": "spring.item_number"}]`, 1)
+	c := serveScene(t, []byte(text))
+	c.ok(c.instantiate(c.token))
+	const vrActive, vrItem, vrForce = 1, 2, 6 // time, active, item, F, x, y, spring.Force
+	if w, r := c.getWord(typeBoolean, vrActive); r.status != statusOK || w != 1 {
+		t.Errorf("active = %d (%s), want 1 (true, the default)", w, r.text())
+	}
+	c.ok(c.setWords(typeInt64, vrItem, uint64(^uint64(6)))) // -7
+	if w, r := c.getWord(typeInt64, vrItem); r.status != statusOK || int64(w) != -7 {
+		t.Errorf("item = %d (%s), want -7", int64(w), r.text())
+	}
+	if r := c.set(vrItem, 1); r.status != statusError || !strings.Contains(r.text(), "is of type Int64") {
+		t.Errorf("item set as Float64: status %d, %q", r.status, r.text())
+	}
+	var r reply
+	r.u8(0)
+	r.f64(0)
+	r.f64(0)
+	r.u8(0)
+	r.f64(0)
+	c.ok(c.call(opEnterInit, r.b))
+	c.ok(c.call(opExitInit, nil))
+	c.ok(c.step(0, 0.001))
+	if f := c.get(vrForce, 3); f[1] == 0 {
+		t.Fatalf("spring force %v with the spring on", f)
+	}
+	c.ok(c.setWords(typeBoolean, vrActive, 0))
+	c.ok(c.step(0.001, 0.001))
+	if f := c.get(vrForce, 3); f[0] != 0 || f[1] != 0 || f[2] != 0 {
+		t.Errorf("spring force %v after switching it off, want 0", f)
 	}
 }
