@@ -48,7 +48,7 @@ var exported struct {
 }
 
 // oscillatorFMU exports testdata/oscillator.json once per test run.
-func oscillatorFMU(t *testing.T) string {
+func oscillatorFMU(t testing.TB) string {
 	t.Helper()
 	exported.once.Do(func() {
 		exported.dir, exported.err = os.MkdirTemp("", "cosim-export-test-*")
@@ -187,20 +187,40 @@ func TestReferenceImporterRunsTheExport(t *testing.T) {
 		{"2.5 scene steps", 0.0025, 0.0025 / 3, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			unzip(t, oscillatorFMU(t), filepath.Join(dir, "Oscillator"))
-			md, err := os.ReadFile(filepath.Join(dir, "Oscillator", "modelDescription.xml"))
-			if err != nil {
-				t.Fatal(err)
+			dir := referenceMaster(t, tc.h, masterIO)
+			run := exec.Command(filepath.Join(dir, "master"))
+			run.Dir = dir
+			if out, err := run.CombinedOutput(); err != nil {
+				t.Fatalf("the Reference FMUs' master: %v\n%s", err, out)
 			}
-			tok := strings.SplitN(strings.SplitN(string(md), `instantiationToken="`, 2)[1], `"`, 2)[0]
-			config := fmt.Sprintf(`#define MODEL_IDENTIFIER Oscillator
-#define INSTANTIATION_TOKEN %q
-#define CO_SIMULATION
-#define FIXED_SOLVER_STEP %v
-#define DEFAULT_STOP_TIME 0.5
-`, tok, tc.h)
-			io := `#include "util.h"
+			got := readCSV(t, filepath.Join(dir, "Oscillator_cs_out.csv"))
+			times, pos := direct(t, tc.dt, 0.5)
+			if want := (len(times)-1)/tc.everySteps + 1; len(got) != want {
+				t.Fatalf("the master recorded %d rows, want %d", len(got), want)
+			}
+			worst := 0.0
+			for i, row := range got {
+				j := i * tc.everySteps
+				if math.Abs(row[0]-times[j]) > 1e-12 {
+					t.Fatalf("row %d at t = %v, the scene's at %v", i, row[0], times[j])
+				}
+				for c := 0; c < 3; c++ {
+					d := math.Abs(row[1+c]-pos[j][c]) / math.Max(1, math.Abs(pos[j][c]))
+					worst = math.Max(worst, d)
+				}
+			}
+			if worst > 1e-12 {
+				t.Errorf("largest relative difference from the scene's run: %.3g (bound 1e-12)", worst)
+			}
+			t.Logf("%d communication points, largest relative difference %.3g", len(got), worst)
+		})
+	}
+}
+
+// masterIO is the model-specific part of the Reference FMUs' master for
+// the oscillator: it sets m = 4, k = [4000, 5000, 6000] and the input
+// F = [0, 2, 0], and records the position x at every communication point.
+const masterIO = `#include "util.h"
 FILE *createOutputFile(const char *filename) {
     FILE *f = fopen(filename, "w");
     if (f) fputs("time,x0,x1,x2\n", f);
@@ -228,44 +248,81 @@ FMIStatus applyContinuousInputs(FMIInstance *S, double time, bool afterEvent) {
 }
 FMIStatus applyDiscreteInputs(FMIInstance *S, double time) { return FMIOK; }
 `
-			if err := os.WriteFile(filepath.Join(dir, "config.h"), []byte(config), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "io.c"), []byte(io), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			r, _ := filepath.Abs(shared + "/reference-fmus")
-			cmd := exec.Command("gcc", "-DFMI_VERSION=3", "-I"+dir, "-I"+r+"/include", "-I"+r+"/src", "-I"+r+"/examples",
-				r+"/examples/simulate_fmi3_cs.c", r+"/src/FMI.c", r+"/src/FMI3.c", filepath.Join(dir, "io.c"), "-ldl", "-lm", "-o", filepath.Join(dir, "master"))
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("compiling the Reference FMUs' master: %v\n%s", err, out)
-			}
-			run := exec.Command(filepath.Join(dir, "master"))
-			run.Dir = dir
-			if out, err := run.CombinedOutput(); err != nil {
-				t.Fatalf("the Reference FMUs' master: %v\n%s", err, out)
-			}
-			got := readCSV(t, filepath.Join(dir, "Oscillator_cs_out.csv"))
-			times, pos := direct(t, tc.dt, 0.5)
-			if want := (len(times)-1)/tc.everySteps + 1; len(got) != want {
-				t.Fatalf("the master recorded %d rows, want %d", len(got), want)
-			}
-			worst := 0.0
-			for i, row := range got {
-				j := i * tc.everySteps
-				if math.Abs(row[0]-times[j]) > 1e-12 {
-					t.Fatalf("row %d at t = %v, the scene's at %v", i, row[0], times[j])
-				}
-				for c := 0; c < 3; c++ {
-					d := math.Abs(row[1+c]-pos[j][c]) / math.Max(1, math.Abs(pos[j][c]))
-					worst = math.Max(worst, d)
-				}
-			}
-			if worst > 1e-12 {
-				t.Errorf("largest relative difference from the scene's run: %.3g (bound 1e-12)", worst)
-			}
-			t.Logf("%d communication points, largest relative difference %.3g", len(got), worst)
-		})
+
+// referenceMaster compiles the Reference FMUs' co-simulation master
+// (examples/simulate_fmi3_cs.c with src/FMI.c and src/FMI3.c) for the
+// exported oscillator, unpacked beside it, with the communication step h
+// and the model-specific part io; it returns the directory holding
+// "master", which writes Oscillator_cs_out.csv there.
+func referenceMaster(t *testing.T, h float64, io string) string {
+	t.Helper()
+	dir := t.TempDir()
+	unzip(t, oscillatorFMU(t), filepath.Join(dir, "Oscillator"))
+	md, err := os.ReadFile(filepath.Join(dir, "Oscillator", "modelDescription.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := strings.SplitN(strings.SplitN(string(md), `instantiationToken="`, 2)[1], `"`, 2)[0]
+	config := fmt.Sprintf(`#define MODEL_IDENTIFIER Oscillator
+#define INSTANTIATION_TOKEN %q
+#define CO_SIMULATION
+#define FIXED_SOLVER_STEP %v
+#define DEFAULT_STOP_TIME 0.5
+`, tok, h)
+	if err := os.WriteFile(filepath.Join(dir, "config.h"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "io.c"), []byte(io), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := filepath.Abs(shared + "/reference-fmus")
+	cmd := exec.Command("gcc", "-g", "-DFMI_VERSION=3", "-I"+dir, "-I"+r+"/include", "-I"+r+"/src", "-I"+r+"/examples",
+		r+"/examples/simulate_fmi3_cs.c", r+"/src/FMI.c", r+"/src/FMI3.c", filepath.Join(dir, "io.c"), "-ldl", "-lm", "-o", filepath.Join(dir, "master"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("compiling the Reference FMUs' master: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// TestReferenceMasterUnderValgrind runs the Reference FMUs' master under
+// valgrind's memcheck, taking, serializing, deserializing and freeing an
+// FMU state at every communication point: the FMU's binary makes no
+// invalid access and frees everything it allocates (FreeInstance and
+// FreeFMUState included). The cosim process is not followed (it is Go,
+// and exits with its instance).
+func TestReferenceMasterUnderValgrind(t *testing.T) {
+	vg, err := exec.LookPath("valgrind")
+	if err != nil {
+		t.Skip("valgrind is not installed")
+	}
+	io := strings.Replace(masterIO, `    FMIStatus s = FMI3GetFloat64(S, vr, 1, x, 3);
+`, `    FMIStatus s = FMI3GetFloat64(S, vr, 1, x, 3);
+    fmi3FMUState st = NULL, st2 = NULL;
+    size_t n = 0;
+    if (s == FMIOK) s = FMI3GetFMUState(S, &st);
+    if (s == FMIOK) s = FMI3SerializedFMUStateSize(S, st, &n);
+    if (s == FMIOK) {
+        fmi3Byte *b = malloc(n);
+        s = FMI3SerializeFMUState(S, st, b, n);
+        if (s == FMIOK) s = FMI3DeserializeFMUState(S, b, n, &st2);
+        if (s == FMIOK) s = FMI3SetFMUState(S, st2);
+        free(b);
+    }
+    if (st2) FMI3FreeFMUState(S, &st2);
+    if (st) FMI3FreeFMUState(S, &st);
+`, 1)
+	dir := referenceMaster(t, 0.0025, io)
+	run := exec.Command(vg, "--leak-check=full", "--errors-for-leak-kinds=definite,indirect,possible", "--error-exitcode=9", "./master")
+	run.Dir = dir
+	out, err := run.CombinedOutput()
+	if err != nil {
+		t.Fatalf("valgrind: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "All heap blocks were freed") {
+		t.Errorf("valgrind:\n%s", out)
+	}
+	if rows := readCSV(t, filepath.Join(dir, "Oscillator_cs_out.csv")); len(rows) != 201 {
+		t.Errorf("%d rows, want 201", len(rows))
 	}
 }
 

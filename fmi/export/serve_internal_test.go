@@ -16,7 +16,7 @@ import (
 
 // client speaks the protocol to Serve as the FMU's C binary does.
 type client struct {
-	t     *testing.T
+	t     testing.TB
 	w     io.WriteCloser
 	r     *bufio.Reader
 	done  chan error
@@ -39,7 +39,7 @@ func (r result) text() string {
 
 // serve starts Serve on the oscillator scene and returns a client with
 // the scene's token.
-func serve(t *testing.T) *client {
+func serve(t testing.TB) *client {
 	data, err := os.ReadFile("testdata/oscillator.json")
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func serve(t *testing.T) *client {
 }
 
 // serveScene starts Serve on the scene file data.
-func serveScene(t *testing.T, data []byte) *client {
+func serveScene(t testing.TB, data []byte) *client {
 	dir := t.TempDir()
 	path := filepath.Join(dir, SceneFile)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -116,16 +116,21 @@ func (c *client) instantiate(token string) result {
 	return c.call(opInstantiate, r.b)
 }
 
-// start instantiates and initializes the FMU, checking every status.
-func (c *client) start() {
+// start instantiates and initializes the FMU with the stop time stop
+// (none when 0), checking every status.
+func (c *client) start(stop float64) {
 	c.t.Helper()
 	c.ok(c.instantiate(c.token))
 	var r reply
 	r.u8(0)
 	r.f64(0)
 	r.f64(0)
-	r.u8(1)
-	r.f64(0.5)
+	if stop > 0 {
+		r.u8(1)
+	} else {
+		r.u8(0)
+	}
+	r.f64(stop)
 	c.ok(c.call(opEnterInit, r.b))
 	c.ok(c.call(opExitInit, nil))
 }
@@ -259,7 +264,7 @@ func TestServeErrorsAreLogged(t *testing.T) {
 // checkpoint with the FMU's inputs and parameters.
 func TestServeStatesResumeBitForBit(t *testing.T) {
 	c := serve(t)
-	c.start()
+	c.start(0.5)
 	tt := 0.0
 	run := func(n int) {
 		for range n {
@@ -379,5 +384,20 @@ func TestServeIntegerAndBooleanParameters(t *testing.T) {
 	c.ok(c.step(0.001, 0.001))
 	if f := c.get(vrForce, 3); f[0] != 0 || f[1] != 0 || f[2] != 0 {
 		t.Errorf("spring force %v after switching it off, want 0", f)
+	}
+}
+
+// BenchmarkServeDoStep is the cost of fmi3DoStep (one scene step) and
+// fmi3GetFloat64 of an output in Serve, over an in-memory pipe: the
+// export's server side without the process switch.
+func BenchmarkServeDoStep(b *testing.B) {
+	c := serve(b)
+	c.start(0)
+	tt := 0.0
+	b.ReportAllocs()
+	for b.Loop() {
+		c.ok(c.step(tt, 0.001))
+		tt += 0.001
+		c.get(vrY, 1)
 	}
 }
