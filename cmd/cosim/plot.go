@@ -31,7 +31,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plot", plotArgs, stderr)
 	var ys, sets stringList
 	fs.Var(&ys, "y", "a `COLUMN` to draw against t (repeatable; \"mass.position\" selects all its components); default: all")
-	out := fs.String("o", "", "the figure `FIG`: .png, .svg or .pdf (default: HISTORY with .png)")
+	out := fs.String("o", "", "the figure `FIG`: "+figureFormatList+" (default: HISTORY with .png)")
 	title := fs.String("title", "", "the plot title (default: the history file's name)")
 	ylabel := fs.String("ylabel", "", "the y-axis label of a single panel (default: the plotted field names; with --scene, and their units, per panel)")
 	sceneFile := fs.String("scene", "", "the `SCENE` file that wrote the history: its node specs give the columns' units, one panel per unit as run --plot draws (a history file carries no units)")

@@ -25,7 +25,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", runArgs, stderr)
 	out := fs.String("o", "", "write the recorded history to `FILE` (\"-\" for stdout; the summary then goes to stderr)")
 	format := fs.String("format", "", "history format: csv or jsonl (default: from the -o extension, else csv)")
-	fig := fs.String("plot", "", "draw the recorded fields against time into `FIG` (.png, .svg or .pdf)")
+	fig := fs.String("plot", "", "draw the recorded fields against time into `FIG` ("+figureFormatList+")")
 	var ys, sets stringList
 	fs.Var(&ys, "y", "a recorded `FIELD` to plot (repeatable; \"mass.position\" selects all its components); default: all")
 	fs.Var(&sets, "set", "override a setting, `NODE.PARAM=VALUE` or run.FIELD=VALUE (repeatable); VALUE is JSON or a bare string")
