@@ -43,6 +43,7 @@ func addDrawFlags(fs *flag.FlagSet, d *drawFlags, maxFrames int) {
 	fs.IntVar(&d.set.SpringWindings, "windings", d.set.SpringWindings, "turns of each drawn spring (Exudyn's connectors.springNumberOfWindings)")
 	fs.IntVar(&d.set.CurveTiling, "tiling", d.set.CurveTiling, "segments per spring turn (Exudyn's connectors.curveTiling)")
 	fs.BoolVar(&d.set.Simplified, "simplified", false, "draw springs as straight lines (Exudyn's connectors.drawSimplified)")
+	fs.BoolVar(&d.set.CartesianSprings, "cartesian-springs", false, "draw Cartesian spring-dampers as Exudyn does, three springs along x, y and z, instead of one between their markers")
 	fs.Float64Var(&d.set.ConnectorSize, "spring-size", d.set.ConnectorSize, "diameter in m of springs whose draw_size is -1 (Exudyn's connectors.defaultSize)")
 	fs.Float64Var(&d.set.BodySize, "body-size", d.set.BodySize, "size in m of bodies whose draw_size is -1")
 	fs.StringVar(&d.camera, "camera", "35,20", "camera `YAW,PITCH[,ZOOM]` in degrees (orbit about the scene's centre) and a zoom factor")

@@ -106,29 +106,27 @@ func TestViewPage(t *testing.T) {
 			t.Errorf("bar centre[%d] = %v, simulated %v", i, bar.P[i], pos[i])
 		}
 	}
-	var sum [3]float64
 	springs := last.B[1]
-	// The ground marker, then a coil per axis with a displacement (the
-	// swing is planar: none along z).
-	if len(springs) != 3 {
-		t.Fatalf("spring drawn as %d primitives, want 3", len(springs))
+	// The ground marker, then the coil from the ground point to the bar's
+	// attachment, and the damper inside it (housing from the ground,
+	// piston rod from the bar): the spring is damped.
+	if len(springs) != 4 {
+		t.Fatalf("spring drawn as %d primitives, want 4", len(springs))
 	}
 	if g := decodePrim(springs[0]); g.Kind != node.Box || g.P != [3]float64{} {
 		t.Errorf("ground marker %+v", g)
 	}
-	for _, a := range springs[1:] {
-		s := decodePrim(a)
-		if s.Kind != node.Coil || s.Windings != 8 {
-			t.Errorf("spring part %+v, want a coil of 8 windings", s)
-		}
-		for i := range 3 {
-			sum[i] += s.Q[i] - s.P[i]
-		}
+	s := decodePrim(springs[1])
+	if s.Kind != node.Coil || s.Windings != 8 {
+		t.Errorf("spring %+v, want a coil of 8 windings", s)
 	}
 	for i := range 3 {
-		if math.Abs(sum[i]-disp[i]) > 2e-6 {
-			t.Errorf("coils add up to %v along %d, the spring's Displacement is %v", sum[i], i, disp[i])
+		if math.Abs(s.Q[i]-s.P[i]-disp[i]) > 2e-6 {
+			t.Errorf("the coil spans %v along %d, the spring's Displacement is %v", s.Q[i]-s.P[i], i, disp[i])
 		}
+	}
+	if h, r := decodePrim(springs[2]), decodePrim(springs[3]); h.Kind != node.Cylinder || r.Kind != node.Cylinder || h.P != s.P || r.P != s.Q {
+		t.Errorf("damper %+v, %+v: want a housing from the ground and a rod from the bar", h, r)
 	}
 }
 
