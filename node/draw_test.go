@@ -141,7 +141,9 @@ func TestSpringDamper(t *testing.T) {
 // zero rest length is a plain coil.
 func TestRodSpring(t *testing.T) {
 	set := node.DefaultDrawSettings()
-	length := func(p node.Primitive) float64 { return math.Hypot(p.Q[0]-p.P[0], math.Hypot(p.Q[1]-p.P[1], p.Q[2]-p.P[2])) }
+	length := func(p node.Primitive) float64 {
+		return math.Hypot(p.Q[0]-p.P[0], math.Hypot(p.Q[1]-p.P[1], p.Q[2]-p.P[2]))
+	}
 	for _, c := range []struct{ l, rod, coil float64 }{{1.1, 0.4, 0.3}, {1.25, 0.4, 0.45}, {0.5, 0.225, 0.05}} {
 		got := node.RodSpring([3]float64{}, [3]float64{0, -c.l, 0}, 1, 0.1, [4]float64{0, 0, 1, 1}, &set, nil)
 		if len(got) != 3 || got[0].Kind != node.Cylinder || got[1].Kind != node.Coil || got[2].Kind != node.Cylinder {
