@@ -23,7 +23,7 @@ import (
 //
 //go:generate go run . render -q ../../examples/scenes/rigid-body-spring.json -o ../../docs/assets/rigid-body-spring.gif --size 320x240 --fps 10 --camera 20,15
 
-const renderArgs = "SCENE -o FILE.gif|FILE.png [--fps N] [--speed X] [--size WxH] [--camera YAW,PITCH[,ZOOM]] [--at T] [--history FILE] [--set NODE.PARAM=VALUE]…"
+const renderArgs = "SCENE -o FILE.gif|FILE.png [--fps N] [--speed X] [--size WxH] [--camera YAW,PITCH[,ZOOM]] [--at T] [--history FILE [--allow-partial]] [--set NODE.PARAM=VALUE]…"
 
 // renderOpts are the settings of cosim render.
 type renderOpts struct {
@@ -150,13 +150,13 @@ func renderScene(sc *scene.Scene, path string, o renderOpts, stderr io.Writer) (
 			run = &cp
 			d.frames = 1
 		}
-		fset, err = computeFramesAt(run, path, d, []float64{t}, o.quiet, stderr)
-	case d.history != "":
-		end := 0.0
-		if h, herr := readHistoryFile(d.history); herr == nil && len(h.Times) > 0 {
-			end = h.Times[len(h.Times)-1]
+		end := math.Inf(1)
+		fset, err = computeFramesAt(run, path, d, func(last float64) []float64 { end = last; return []float64{t} }, o.quiet, stderr)
+		if fset != nil && d.history != "" && t > end+1e-9*math.Max(1, math.Abs(end)) {
+			return 0, 0, fmt.Errorf("--at %s: the history %s ends at %s s", fmtTime(t), d.history, fmtTime(end))
 		}
-		fset, err = computeFramesAt(sc, path, d, animationTimes(end, o.fps, o.speed, d.frames), o.quiet, stderr)
+	case d.history != "":
+		fset, err = computeFramesAt(sc, path, d, func(end float64) []float64 { return animationTimes(end, o.fps, o.speed, d.frames) }, o.quiet, stderr)
 	default:
 		// One recorded row per animation frame: every ≈ speed/(fps·dt)
 		// steps, at most d.frames frames.
@@ -191,8 +191,9 @@ func renderScene(sc *scene.Scene, path string, o renderOpts, stderr io.Writer) (
 }
 
 // animationTimes are the frame times of an animation to end: k·speed/fps,
-// at most maxFrames of them (spread over the run when there would be
-// more).
+// and end itself when that is not one of them (the last frame is the end
+// of the run), at most maxFrames of them (spread over the run when there
+// would be more).
 func animationTimes(end, fps, speed float64, maxFrames int) []float64 {
 	step := speed / fps
 	n := int(math.Floor(end/step+1e-9)) + 1
@@ -203,6 +204,9 @@ func animationTimes(end, fps, speed float64, maxFrames int) []float64 {
 	ts := make([]float64, n)
 	for k := range ts {
 		ts[k] = float64(k) * step
+	}
+	if last := ts[n-1]; last < end-1e-9*math.Max(1, end) && n < maxFrames {
+		ts = append(ts, end)
 	}
 	return ts
 }

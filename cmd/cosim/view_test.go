@@ -178,43 +178,6 @@ func TestViewFlags(t *testing.T) {
 	}
 }
 
-// TestViewHistory: --history draws a recorded history; fields it lacks
-// are named and drawn at their initial values.
-func TestViewHistory(t *testing.T) {
-	dir := t.TempDir()
-	hist := filepath.Join(dir, "h.csv")
-	path := "../../examples/scenes/mass-spring-chain.json"
-	if code, _, errs := cosim(t, "run", "-q", path, "-o", hist); code != 0 {
-		t.Fatalf("run: %s", errs)
-	}
-	file := filepath.Join(dir, "h.html")
-	code, out, errs := cosim(t, "view", path, "--history", hist, "-o", file, "--frames", "50")
-	if code != 0 {
-		t.Fatalf("view: exit %d %s", code, errs)
-	}
-	mustContain(t, "stderr", errs, "does not record", "m1.velocity", "m1.position[1]")
-	mustContain(t, "stdout", out, "frames of 8 bodies")
-	b, _ := os.ReadFile(file)
-	d := pageData(t, string(b))
-	if len(d.Frames) > 50 || len(d.Frames) < 40 {
-		t.Errorf("%d frames, want about 50", len(d.Frames))
-	}
-	// m4 is recorded: its sphere follows the history.
-	h, err := readHistoryFile(hist)
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := h.Column("m4.position[0]")
-	if col == nil {
-		t.Fatal("m4.position[0] not recorded by the scene")
-	}
-	i := len(d.Frames) - 1
-	row := nearestRow(h.Times, d.Frames[i].T)
-	if got := decodePrim(d.Frames[i].B[3][0]).P[0]; math.Abs(got-col[row]) > 1e-6*math.Max(1, math.Abs(col[row])) {
-		t.Errorf("m4 drawn at x = %v, the history says %v", got, col[row])
-	}
-}
-
 // TestAdvanceMatchesSimulate: the chunked run --serve streams is the
 // scene's run, bit for bit, in co-simulation (Gauss–Seidel coupling) and
 // monolithic mode.
