@@ -30,8 +30,8 @@ const (
 	Cylinder
 )
 
-// PrimKinds lists every primitive kind, in order: renderers draw each.
-var PrimKinds = []PrimKind{Sphere, Box, Plane, Coil, Line, Cylinder}
+// PrimKinds returns every primitive kind, in order: renderers draw each.
+func PrimKinds() []PrimKind { return []PrimKind{Sphere, Box, Plane, Coil, Line, Cylinder} }
 
 var shapeNames = [...]string{Sphere: "sphere", Box: "box", Plane: "plane", Coil: "coil", Line: "line", Cylinder: "cylinder"}
 

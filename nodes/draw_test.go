@@ -45,7 +45,7 @@ func TestDrawers(t *testing.T) {
 			continue
 		}
 		for _, p := range got[1:] {
-			if !slices.Contains(node.PrimKinds, p.Kind) {
+			if !slices.Contains(node.PrimKinds(), p.Kind) {
 				t.Errorf("%s: primitive of kind %v", name, p.Kind)
 			}
 			for _, v := range append(append(p.P[:], p.Q[:]...), p.Rot[:]...) {

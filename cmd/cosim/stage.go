@@ -32,14 +32,17 @@ type stage struct {
 }
 
 type drawnNode struct {
-	name   string
-	typ    string
-	drawer node.Drawer
-	spec   *node.Spec
-	fields []string // "name.field" per state field
-	inputs []drawInput
-	in     node.Inputs
-	x      []float64
+	name string
+	typ  string
+	// connector is true for a node between two points (node.Attached):
+	// renderers show it where bodies hide it.
+	connector bool
+	drawer    node.Drawer
+	spec      *node.Spec
+	fields    []string // "name.field" per state field
+	inputs    []drawInput
+	in        node.Inputs
+	x         []float64
 }
 
 type drawInput struct {
@@ -71,7 +74,8 @@ func newStage(sc *scene.Scene, sim *graph.Sim, set node.DrawSettings) (*stage, e
 		if !ok {
 			continue
 		}
-		b := drawnNode{name: name, typ: spec.Type, drawer: d, spec: spec, fields: fields,
+		_, conn := node.As[node.Attached](n)
+		b := drawnNode{name: name, typ: spec.Type, connector: conn, drawer: d, spec: spec, fields: fields,
 			in: spec.DefaultInputs(), x: make([]float64, spec.StateLayout.Size())}
 		for i, in := range spec.Inputs {
 			di := drawInput{off: spec.InputLayout.Offset(i), n: in.Shape.Len(), replacing: in.Combine == node.Replacing}
