@@ -382,7 +382,14 @@ func frameDelay(ts []float64, i int, speed, fps float64) int {
 	return max(2, cs(ts[i+1])-cs(ts[i]))
 }
 
-func caption(t float64) string { return "t = " + strconv.FormatFloat(t, 'f', 2, 64) + " s" }
+// caption is a frame's time: two decimals (steady in an animation), or
+// three significant digits below 0.1 s.
+func caption(t float64) string {
+	if t != 0 && math.Abs(t) < 0.1 {
+		return "t = " + strconv.FormatFloat(t, 'g', 3, 64) + " s"
+	}
+	return "t = " + strconv.FormatFloat(t, 'f', 2, 64) + " s"
+}
 
 func writeImage(path string, enc func(io.Writer) error) error {
 	return writeAtomic(path, enc)

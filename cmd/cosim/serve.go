@@ -62,6 +62,9 @@ func startLive(ctx context.Context, sc *scene.Scene, path string, d drawFlags, c
 	if len(st.bodies) == 0 {
 		return nil, fmt.Errorf("%s: %w", path, errNoDrawable)
 	}
+	if err := st.fitSizes(); err != nil {
+		return nil, err
+	}
 	// The plotted series: the scene's recorded fields, component by
 	// component.
 	var cols, units []string

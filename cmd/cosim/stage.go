@@ -60,7 +60,11 @@ func newStage(sc *scene.Scene, sim *graph.Sim, set node.DrawSettings) (*stage, e
 	if err != nil {
 		return nil, err
 	}
-	edges := g.Edges()
+	// The edges into each input, in the graph's order.
+	into := map[string][]graph.Edge{}
+	for _, e := range g.Edges() {
+		into[e.To] = append(into[e.To], e)
+	}
 	st := &stage{sim: sim, set: set}
 	for _, name := range sim.Names() {
 		n, _ := sim.Node(name)
@@ -78,12 +82,7 @@ func newStage(sc *scene.Scene, sim *graph.Sim, set node.DrawSettings) (*stage, e
 		b := drawnNode{name: name, typ: spec.Type, connector: conn, drawer: d, spec: spec, fields: fields,
 			in: spec.DefaultInputs(), x: make([]float64, spec.StateLayout.Size())}
 		for i, in := range spec.Inputs {
-			di := drawInput{off: spec.InputLayout.Offset(i), n: in.Shape.Len(), replacing: in.Combine == node.Replacing}
-			for _, e := range edges {
-				if e.To == name+"."+in.Name {
-					di.edges = append(di.edges, e)
-				}
-			}
+			di := drawInput{off: spec.InputLayout.Offset(i), n: in.Shape.Len(), replacing: in.Combine == node.Replacing, edges: into[name+"."+in.Name]}
 			b.inputs = append(b.inputs, di)
 		}
 		st.bodies = append(st.bodies, b)
@@ -404,3 +403,81 @@ func advance(ctx context.Context, sc *scene.Scene, sim *graph.Sim, k int, tEnd f
 
 // errNoDrawable is returned when a scene has nothing to draw.
 var errNoDrawable = errors.New("no node of the scene draws itself (node.Drawer)")
+
+// fitSizes shrinks the default sizes of bodies and springs
+// (DrawSettings.BodySize and ConnectorSize, used by nodes whose draw_size
+// is −1) for a crowded scene: to at most half the median distance between
+// neighbouring bodies at the sim's current state, so that bodies of the
+// default size do not swallow each other (a chain of 20 000 masses a
+// micrometre apart would otherwise draw 20 000 overlapping spheres 0.1 m
+// across). Sizes the user set (not the defaults) are kept.
+func (st *stage) fitSizes() error {
+	def := node.DefaultDrawSettings()
+	if st.set.BodySize != def.BodySize || st.set.ConnectorSize != def.ConnectorSize {
+		return nil
+	}
+	prims, err := st.draw()
+	if err != nil {
+		return err
+	}
+	var pts [][3]float64
+	for bi, ps := range prims {
+		if !st.bodies[bi].connector && len(ps) > 0 && (ps[0].Kind == node.Sphere || ps[0].Kind == node.Box) {
+			pts = append(pts, ps[0].P)
+		}
+	}
+	nn := medianNeighbourDistance(pts)
+	if !(nn > 0) || 0.5*nn >= st.set.BodySize {
+		return nil
+	}
+	k := 0.5 * nn / st.set.BodySize
+	st.set.BodySize *= k
+	st.set.ConnectorSize *= k
+	return nil
+}
+
+// medianNeighbourDistance is the median over points of the distance to
+// the nearest other point, found among the 8 neighbours on each side in
+// the order along the axis of widest spread (exact for points on a line,
+// an estimate otherwise, which is all a drawing size needs); 0 for fewer
+// than two points.
+func medianNeighbourDistance(pts [][3]float64) float64 {
+	if len(pts) < 2 {
+		return 0
+	}
+	axis, spread := 0, -1.0
+	for k := range 3 {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, p := range pts {
+			lo, hi = math.Min(lo, p[k]), math.Max(hi, p[k])
+		}
+		if hi-lo > spread {
+			axis, spread = k, hi-lo
+		}
+	}
+	sorted := slices.Clone(pts)
+	slices.SortStableFunc(sorted, func(a, b [3]float64) int { return cmpFloat(a[axis], b[axis]) })
+	d := make([]float64, len(sorted))
+	for i, p := range sorted {
+		best := math.Inf(1)
+		for j := max(0, i-8); j <= min(len(sorted)-1, i+8); j++ {
+			if j != i {
+				q := sorted[j]
+				best = math.Min(best, math.Sqrt((p[0]-q[0])*(p[0]-q[0])+(p[1]-q[1])*(p[1]-q[1])+(p[2]-q[2])*(p[2]-q[2])))
+			}
+		}
+		d[i] = best
+	}
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -312,6 +312,9 @@ func computeFramesAt(sc *scene.Scene, path string, d drawFlags, times func(end f
 		if len(st.bodies) == 0 {
 			return nil, fmt.Errorf("%s: %w", path, errNoDrawable)
 		}
+		if err := st.fitSizes(); err != nil {
+			return nil, err
+		}
 		rep, err := checkReplay(st, h, d.history, path)
 		if err != nil {
 			return nil, err
@@ -340,6 +343,10 @@ func computeFramesAt(sc *scene.Scene, path string, d drawFlags, times func(end f
 		if len(st0.bodies) == 0 {
 			return nil, fmt.Errorf("%s: %w", path, errNoDrawable)
 		}
+		if err := st0.fitSizes(); err != nil {
+			return nil, err
+		}
+		d.set = st0.set
 		run := *sc
 		run.Record = scene.Record{Fields: viewRecord(sc, st0.stateFields), Every: frameEvery(sceneSteps(sc), d.frames), Times: sc.Record.Times}
 		prog := newRunProgress(stderr, showAuto, quiet || !stderrIsTerminal(stderr), 0, sc.EndTime())

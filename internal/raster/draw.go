@@ -3,6 +3,7 @@ package raster
 import (
 	"image"
 	"math"
+	"sort"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -32,11 +33,27 @@ func (s *Scene) Draw(img *image.RGBA, frame [][]node.Primitive, caption string) 
 	fb.reset(s.base)
 	defer fbPool.Put(fb)
 	p := s.painter(fb, ss)
+	// Nearest first: what lies behind is then mostly skipped a tile at a
+	// time. The order does not change the picture (the depth test
+	// decides), only the time.
+	type ref struct {
+		bi, pi int
+		d      float64
+	}
+	var order []ref
 	for bi, body := range frame {
-		p.faded = bi < len(s.Bodies) && s.Bodies[bi].Unknown != ""
-		for _, pr := range body {
-			s.primitive(p, pr, ss)
+		for pi, pr := range body {
+			c := pr.P
+			if pr.Kind == node.Coil || pr.Kind == node.Line || pr.Kind == node.Cylinder {
+				c = mid(pr.P, pr.Q)
+			}
+			order = append(order, ref{bi, pi, s.Camera.Dist - s.Camera.ToCamera(c)[2]})
 		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].d < order[j].d })
+	for _, r := range order {
+		p.faded = r.bi < len(s.Bodies) && s.Bodies[r.bi].Unknown != ""
+		s.primitive(p, frame[r.bi][r.pi], ss)
 	}
 	p.faded = false
 	p.pass = passXRay

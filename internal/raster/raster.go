@@ -44,11 +44,73 @@ type frameBuffer struct {
 	xcol  []float32 // x-ray layer: the nearest hidden connector's color
 	xinv  []float32 // its 1/depth (0: none)
 	faded []bool    // the sample shows a faded (partially known) node
+
+	// Tiles of tileSize × tileSize samples let a primitive hidden behind
+	// what is drawn be skipped a tile at a time (crowded scenes draw tens
+	// of thousands of overlapping bodies): per tile, the number of samples
+	// nothing has been drawn on, and a lower bound of the inverse depths
+	// of its samples (valid when none is empty; only ever too low, so a
+	// primitive nearer than it is never skipped by mistake).
+	tw, th     int
+	tileEmpty  []int32
+	tileMin    []float32
+	tileWrites []int32
 }
+
+// tileSize is the side of a depth tile in samples.
+const tileSize = 16
 
 func newFrameBuffer(w, h int) *frameBuffer {
 	n := w * h
-	return &frameBuffer{w: w, h: h, col: make([]float32, 3*n), inv: make([]float32, n), faded: make([]bool, n)}
+	fb := &frameBuffer{w: w, h: h, col: make([]float32, 3*n), inv: make([]float32, n), faded: make([]bool, n)}
+	fb.tw, fb.th = (w+tileSize-1)/tileSize, (h+tileSize-1)/tileSize
+	fb.tileEmpty = make([]int32, fb.tw*fb.th)
+	fb.tileMin = make([]float32, fb.tw*fb.th)
+	fb.tileWrites = make([]int32, fb.tw*fb.th)
+	for t := range fb.tileEmpty {
+		fb.retile(t)
+	}
+	return fb
+}
+
+// retile recomputes tile t's count of empty samples and its smallest
+// inverse depth.
+func (fb *frameBuffer) retile(t int) {
+	tx, ty := t%fb.tw, t/fb.tw
+	empty, lo := int32(0), float32(math.MaxFloat32)
+	for j := ty * tileSize; j < min(fb.h, (ty+1)*tileSize); j++ {
+		for i := tx * tileSize; i < min(fb.w, (tx+1)*tileSize); i++ {
+			v := fb.inv[j*fb.w+i]
+			if v == 0 {
+				empty++
+			}
+			lo = min(lo, v)
+		}
+	}
+	fb.tileEmpty[t], fb.tileMin[t], fb.tileWrites[t] = empty, lo, 0
+}
+
+// hidden reports whether everything in tile t is nearer than inverse
+// depth inv (a primitive no nearer than that is hidden there).
+func (fb *frameBuffer) hidden(t int, inv float64) bool {
+	return fb.tileEmpty[t] == 0 && float32(inv) < fb.tileMin[t]
+}
+
+// wrote notes that sample (i, j), of inverse depth old before, was drawn.
+func (fb *frameBuffer) wrote(i, j int, old float32) {
+	t := (j/tileSize)*fb.tw + i/tileSize
+	if old == 0 {
+		fb.tileEmpty[t]--
+		if fb.tileEmpty[t] == 0 {
+			fb.retile(t)
+		}
+		return
+	}
+	// Nearer samples only raise the tile's minimum: refresh the bound now
+	// and then.
+	if fb.tileWrites[t]++; fb.tileWrites[t] > 4*tileSize*tileSize && fb.tileEmpty[t] == 0 {
+		fb.retile(t)
+	}
 }
 
 // fbPool recycles frame buffers between frames.
@@ -62,6 +124,10 @@ func (fb *frameBuffer) reset(base *frameBuffer) {
 	fb.col = append(fb.col[:0], base.col...)
 	fb.inv = append(fb.inv[:0], base.inv...)
 	fb.faded = append(fb.faded[:0], base.faded...)
+	fb.tw, fb.th = base.tw, base.th
+	fb.tileEmpty = append(fb.tileEmpty[:0], base.tileEmpty...)
+	fb.tileMin = append(fb.tileMin[:0], base.tileMin...)
+	fb.tileWrites = append(fb.tileWrites[:0], base.tileWrites...)
 	if fb.xinv != nil {
 		if cap(fb.xinv) >= n {
 			fb.xinv = fb.xinv[:n]
@@ -112,10 +178,12 @@ func (p *painter) put(i, j int, inv float64, c [3]float64) {
 		p.fb.xcol[3*k], p.fb.xcol[3*k+1], p.fb.xcol[3*k+2] = float32(c[0]), float32(c[1]), float32(c[2])
 		return
 	}
-	if iv <= p.fb.inv[k] {
+	old := p.fb.inv[k]
+	if iv <= old {
 		return
 	}
 	p.fb.inv[k] = iv
+	p.fb.wrote(i, j, old)
 	if p.faded {
 		// Faded: blended over the background, as if translucent.
 		bg := [3]float64{float64(Background.R) / 255, float64(Background.G) / 255, float64(Background.B) / 255}
@@ -158,6 +226,18 @@ func (p *painter) triangle(a, b, c vertex, col [3]float64, cull bool) {
 	y1 := min(p.fb.h-1, int(math.Ceil(math.Max(a.y, math.Max(b.y, c.y)))))
 	if x0 > x1 || y0 > y1 {
 		return
+	}
+	if p.pass == passNormal {
+		near := math.Max(a.inv, math.Max(b.inv, c.inv))
+		all := true
+		for ty := y0 / tileSize; ty <= y1/tileSize && all; ty++ {
+			for tx := x0 / tileSize; tx <= x1/tileSize && all; tx++ {
+				all = p.fb.hidden(ty*p.fb.tw+tx, near)
+			}
+		}
+		if all {
+			return
+		}
 	}
 	inv := 1 / area
 	for j := y0; j <= y1; j++ {
@@ -212,28 +292,36 @@ func (p *painter) sphere(c [3]float64, r float64, col [3]float64) {
 	// direction (u, v, −1); centre relative to the eye e = q − eye.
 	e := [3]float64{q[0], q[1], q[2] - p.cam.Dist}
 	ee := dot(e, e) - r*r
-	for j := y0; j <= y1; j++ {
-		v := -(float64(j) + 0.5 - float64(p.fb.h)/2) / p.f
-		for i := x0; i <= x1; i++ {
-			u := (float64(i) + 0.5 - float64(p.fb.w)/2) / p.f
-			dir := [3]float64{u, v, -1}
-			a := dot(dir, dir)
-			b := dot(dir, e)
-			disc := b*b - a*ee
-			if disc < 0 {
+	nearest := 1 / (dc - r)
+	for ty := y0 / tileSize; ty <= y1/tileSize; ty++ {
+		for tx := x0 / tileSize; tx <= x1/tileSize; tx++ {
+			if p.pass == passNormal && p.fb.hidden(ty*p.fb.tw+tx, nearest) {
 				continue
 			}
-			t := (b - math.Sqrt(disc)) / a // nearest hit; depth along the axis is t
-			if t <= 0 {
-				continue
+			for j := max(y0, ty*tileSize); j <= min(y1, (ty+1)*tileSize-1); j++ {
+				v := -(float64(j) + 0.5 - float64(p.fb.h)/2) / p.f
+				for i := max(x0, tx*tileSize); i <= min(x1, (tx+1)*tileSize-1); i++ {
+					u := (float64(i) + 0.5 - float64(p.fb.w)/2) / p.f
+					dir := [3]float64{u, v, -1}
+					a := dot(dir, dir)
+					b := dot(dir, e)
+					disc := b*b - a*ee
+					if disc < 0 {
+						continue
+					}
+					t := (b - math.Sqrt(disc)) / a // nearest hit; depth along the axis is t
+					if t <= 0 {
+						continue
+					}
+					k := j*p.fb.w + i
+					if p.pass == passNormal && float32(1/t) <= p.fb.inv[k] || p.pass == passXRay && float32(1/t) >= p.fb.inv[k] {
+						continue
+					}
+					hit := [3]float64{t*u - e[0], t*v - e[1], -t - e[2]}
+					n := p.cam.FromCamera([3]float64{hit[0] / r, hit[1] / r, hit[2] / r})
+					p.put(i, j, 1/t, shadeColor(col, n, p.view))
+				}
 			}
-			k := j*p.fb.w + i
-			if p.pass == passNormal && float32(1/t) <= p.fb.inv[k] || p.pass == passXRay && float32(1/t) >= p.fb.inv[k] {
-				continue
-			}
-			hit := [3]float64{t*u - e[0], t*v - e[1], -t - e[2]}
-			n := p.cam.FromCamera([3]float64{hit[0] / r, hit[1] / r, hit[2] / r})
-			p.put(i, j, 1/t, shadeColor(col, n, p.view))
 		}
 	}
 }
