@@ -16,7 +16,7 @@ var Background = color.RGBA{0xf4, 0xf4, 0xf2, 0xff}
 // above, in front and to the right, a sky/ground ambient term and a small
 // highlight; the floor's colors.
 var (
-	lightDir     = unit([3]float64{0.35, 0.85, 0.4})
+	lightDir     = unit([3]float64{0.35, 0.8, 0.55})
 	floorColor   = [3]float64{0.90, 0.90, 0.88}
 	gridColor    = [3]float64{0.74, 0.74, 0.71}
 	majorColor   = [3]float64{0.60, 0.60, 0.57}
@@ -29,10 +29,10 @@ var (
 // (unit, toward the viewer).
 func shadeColor(c [3]float64, n, v [3]float64) [3]float64 {
 	ndl := math.Max(0, dot(n, lightDir))
-	amb := 0.30 + 0.12*(0.5+0.5*n[1])
+	amb := 0.34 + 0.12*(0.5+0.5*n[1])
 	hv := unit(add(lightDir, v))
 	spec := 0.2 * math.Pow(math.Max(0, dot(n, hv)), 40)
-	return [3]float64{c[0]*(amb+0.68*ndl) + spec, c[1]*(amb+0.68*ndl) + spec, c[2]*(amb+0.68*ndl) + spec}
+	return [3]float64{c[0]*(amb+0.62*ndl) + spec, c[1]*(amb+0.62*ndl) + spec, c[2]*(amb+0.62*ndl) + spec}
 }
 
 // frameBuffer is the supersampled image being drawn: colors, inverse
