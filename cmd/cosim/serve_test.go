@@ -88,7 +88,7 @@ func TestServeHostAndSignal(t *testing.T) {
 			if code != c.code {
 				t.Errorf("GET %s with Host %q: %d, want %d", path, c.host, code, c.code)
 			}
-			if c.code != 200 && (strings.Contains(body, "COSIM_DATA") || strings.Contains(body, "event:")) {
+			if c.code != 200 && (strings.Contains(body, "cosim-data") || strings.Contains(body, "event:")) {
 				t.Errorf("GET %s with Host %q leaked the page or the frames", path, c.host)
 			}
 		}

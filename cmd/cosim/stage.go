@@ -29,6 +29,8 @@ type stage struct {
 	// stateFields are every node's state fields, "node.field", in node
 	// order: what a frame must record to be redrawn.
 	stateFields []string
+	// undrawn are the nodes without node.Drawer: name and type.
+	undrawn [][2]string
 }
 
 type drawnNode struct {
@@ -76,6 +78,7 @@ func newStage(sc *scene.Scene, sim *graph.Sim, set node.DrawSettings) (*stage, e
 		st.stateFields = append(st.stateFields, fields...)
 		d, ok := node.As[node.Drawer](n)
 		if !ok {
+			st.undrawn = append(st.undrawn, [2]string{name, spec.Type})
 			continue
 		}
 		_, conn := node.As[node.Attached](n)

@@ -90,14 +90,17 @@ func parseCamera(s string) (cameraView, error) {
 }
 
 // viewData is what the page embeds: the scene's bodies, the frames and
-// the plotted series, as COSIM_DATA.
+// the plotted series, as the JSON block "cosim-data".
 type viewData struct {
-	Title       string      `json:"title"`
-	Description string      `json:"description"`
-	Bodies      []viewBody  `json:"bodies"`
-	Frames      []viewFrame `json:"frames"`
-	Series      viewSeries  `json:"series"`
-	Settings    struct {
+	Title       string     `json:"title"`
+	Description string     `json:"description"`
+	Bodies      []viewBody `json:"bodies"`
+	// Others are the nodes that draw nothing (sources, constants): the
+	// page lists them with their plotted values.
+	Others   []viewBody  `json:"others"`
+	Frames   []viewFrame `json:"frames"`
+	Series   viewSeries  `json:"series"`
+	Settings struct {
 		Tiling int `json:"tiling"`
 	} `json:"settings"`
 	Camera cameraView `json:"camera"`
@@ -108,6 +111,9 @@ type viewData struct {
 type viewBody struct {
 	Name string `json:"name"`
 	Type string `json:"type"`
+	// Connector marks a node between two points: the page shows it
+	// faintly where bodies hide it.
+	Connector bool `json:"connector,omitempty"`
 	// Unknown says what a partial replay does not know of the node's
 	// drawing (omitted when everything is known): the page marks it.
 	Unknown string `json:"unknown,omitempty"`
@@ -118,9 +124,8 @@ type viewSeries struct {
 	Units   []string `json:"units"`
 }
 
-// viewFrame is one time: the primitives of every body (each encoded as
-// [kind, P, Q, Size, Rot, windings, color], 19 numbers) and the plotted
-// values.
+// viewFrame is one time: the primitives of every body (each encoded by
+// encodePrim) and the plotted values.
 type viewFrame struct {
 	T float64  `json:"t"`
 	B [][]nums `json:"b"`
@@ -150,20 +155,47 @@ func appendJSONFloat7(b []byte, x float64) []byte {
 	return strconv.AppendFloat(b, x, 'g', 7, 64)
 }
 
+// encodePrims encodes the primitives of one body.
 func encodePrims(ps []node.Primitive) []nums {
 	out := make([]nums, len(ps)) // never nil: an empty body is []
 	for i, p := range ps {
-		v := make(nums, 0, 19)
-		v = append(v, float64(p.Kind))
-		v = append(v, p.P[:]...)
-		v = append(v, p.Q[:]...)
-		v = append(v, p.Size[:]...)
-		v = append(v, p.Rot[:]...)
-		v = append(v, float64(p.Windings))
-		v = append(v, p.Color[:]...)
-		out[i] = v
+		out[i] = encodePrim(p)
 	}
 	return out
+}
+
+// encodePrim encodes a primitive as the page reads it: its kind, then
+// only the numbers that kind uses, the color last —
+//
+//	sphere   [1, P, radius, color]           9 numbers
+//	box      [2, P, size (3), rot (4), color] 15
+//	plane    [3, P, size x, size z, rot, color] 14
+//	coil     [4, P, Q, diameter, windings, color] 13
+//	line     [5, P, Q, diameter, color]      12
+//	cylinder [6, P, Q, diameter, color]      12
+//
+// (P, Q: 3 numbers; rot: the quaternion w, x, y, z; color: RGBA).
+func encodePrim(p node.Primitive) nums {
+	v := make(nums, 0, 15)
+	v = append(v, float64(p.Kind))
+	v = append(v, p.P[:]...)
+	switch p.Kind {
+	case node.Sphere:
+		v = append(v, p.Size[0])
+	case node.Box:
+		v = append(v, p.Size[:]...)
+		v = append(v, p.Rot[:]...)
+	case node.Plane:
+		v = append(v, p.Size[0], p.Size[2])
+		v = append(v, p.Rot[:]...)
+	case node.Coil:
+		v = append(v, p.Q[:]...)
+		v = append(v, p.Size[0], float64(p.Windings))
+	default:
+		v = append(v, p.Q[:]...)
+		v = append(v, p.Size[0])
+	}
+	return append(v, p.Color[:]...)
 }
 
 func cmdView(args []string, stdout, stderr io.Writer) error {
@@ -227,7 +259,7 @@ func bodyNames(d *viewData) string {
 	for _, b := range d.Bodies {
 		s = append(s, b.Name)
 	}
-	return strings.Join(s, ", ")
+	return listSome(s)
 }
 
 // renderPage fills the page template with the data and the renderer.
@@ -254,7 +286,11 @@ func newViewData(sc *scene.Scene, path string, st *stage, cam cameraView) *viewD
 	}
 	d.Settings.Tiling = st.set.CurveTiling
 	for _, b := range st.bodies {
-		d.Bodies = append(d.Bodies, viewBody{Name: b.name, Type: b.typ})
+		d.Bodies = append(d.Bodies, viewBody{Name: b.name, Type: b.typ, Connector: b.connector})
+	}
+	d.Others = []viewBody{}
+	for _, o := range st.undrawn {
+		d.Others = append(d.Others, viewBody{Name: o[0], Type: o[1]})
 	}
 	return d
 }

@@ -19,12 +19,13 @@ import (
 	"github.com/cosimgo/cosim/scene"
 )
 
-// pageData extracts COSIM_DATA from a page cosim view wrote.
+// pageData extracts the page data (the JSON block "cosim-data") from a
+// page cosim view wrote.
 func pageData(t *testing.T, page string) viewData {
 	t.Helper()
-	m := regexp.MustCompile(`(?s)const COSIM_DATA = (\{.*?\});\n</script>`).FindStringSubmatch(page)
+	m := regexp.MustCompile(`(?s)<script id="cosim-data" type="application/json">(\{.*?\})</script>`).FindStringSubmatch(page)
 	if m == nil {
-		t.Fatal("no COSIM_DATA in the page")
+		t.Fatal("no cosim-data block in the page")
 	}
 	var d viewData
 	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
@@ -40,14 +41,51 @@ func (v *nums) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// decodePrim reads a primitive encoded by encodePrim.
 func decodePrim(v nums) node.Primitive {
-	p := node.Primitive{Kind: node.PrimKind(v[0]), Windings: int(v[14])}
+	p := node.Primitive{Kind: node.PrimKind(v[0])}
 	copy(p.P[:], v[1:4])
-	copy(p.Q[:], v[4:7])
-	copy(p.Size[:], v[7:10])
-	copy(p.Rot[:], v[10:14])
-	copy(p.Color[:], v[15:19])
+	r := v[4:]
+	switch p.Kind {
+	case node.Sphere:
+		p.Size = [3]float64{r[0], r[0], r[0]}
+		r = r[1:]
+	case node.Box:
+		copy(p.Size[:], r[:3])
+		copy(p.Rot[:], r[3:7])
+		r = r[7:]
+	case node.Plane:
+		p.Size = [3]float64{r[0], 0, r[1]}
+		copy(p.Rot[:], r[2:6])
+		r = r[6:]
+	case node.Coil:
+		copy(p.Q[:], r[:3])
+		p.Size = [3]float64{r[3], r[3], r[3]}
+		p.Windings = int(r[4])
+		r = r[5:]
+	default:
+		copy(p.Q[:], r[:3])
+		p.Size = [3]float64{r[3], r[3], r[3]}
+		r = r[4:]
+	}
+	copy(p.Color[:], r)
 	return p
+}
+
+// TestEncodePrim: every kind survives encodePrim and decodePrim.
+func TestEncodePrim(t *testing.T) {
+	for _, p := range []node.Primitive{
+		{Kind: node.Sphere, P: [3]float64{1, 2, 3}, Size: [3]float64{0.5, 0.5, 0.5}, Color: [4]float64{0.1, 0.2, 0.3, 1}},
+		{Kind: node.Box, P: [3]float64{1, 2, 3}, Size: [3]float64{0.5, 0.25, 2}, Rot: [4]float64{0.5, 0.5, 0.5, 0.5}, Color: [4]float64{0.1, 0.2, 0.3, 1}},
+		{Kind: node.Plane, P: [3]float64{1, 2, 3}, Size: [3]float64{4, 0, 5}, Rot: [4]float64{1, 0, 0, 0}, Color: [4]float64{0.6, 0.6, 0.6, 1}},
+		{Kind: node.Coil, P: [3]float64{1, 2, 3}, Q: [3]float64{4, 5, 6}, Size: [3]float64{0.1, 0.1, 0.1}, Windings: 8, Color: [4]float64{0, 0, 1, 1}},
+		{Kind: node.Line, P: [3]float64{1, 2, 3}, Q: [3]float64{4, 5, 6}, Size: [3]float64{0.1, 0.1, 0.1}, Color: [4]float64{0, 0, 1, 1}},
+		{Kind: node.Cylinder, P: [3]float64{1, 2, 3}, Q: [3]float64{4, 5, 6}, Size: [3]float64{0.1, 0.1, 0.1}, Color: [4]float64{0, 0, 1, 1}},
+	} {
+		if got := decodePrim(encodePrim(p)); got != p {
+			t.Errorf("%v: %+v → %+v", p.Kind, p, got)
+		}
+	}
 }
 
 // TestViewPage: cosim view writes one self-contained page (no network

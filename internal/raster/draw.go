@@ -51,19 +51,28 @@ func (s *Scene) Draw(img *image.RGBA, frame [][]node.Primitive, caption string) 
 		}
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].d < order[j].d })
-	for _, r := range order {
-		p.faded = r.bi < len(s.Bodies) && s.Bodies[r.bi].Unknown != ""
-		s.primitive(p, frame[r.bi][r.pi], ss)
-	}
-	p.faded = false
-	p.pass = passXRay
-	for bi, body := range frame {
-		if bi < len(s.Bodies) && s.Bodies[bi].Connector {
-			for _, pr := range body {
-				s.primitive(p, pr, ss)
+	conn := func(bi int) bool { return bi < len(s.Bodies) && s.Bodies[bi].Connector }
+	// Bodies, then connectors where bodies hide them (the x-ray layer,
+	// before the connectors themselves, so a coil's far side does not
+	// show through its near side), then the connectors.
+	for _, c := range []bool{false, true} {
+		if c {
+			p.pass = passXRay
+			for _, r := range order {
+				if conn(r.bi) {
+					s.primitive(p, frame[r.bi][r.pi], ss)
+				}
+			}
+			p.pass = passNormal
+		}
+		for _, r := range order {
+			if conn(r.bi) == c {
+				p.faded = r.bi < len(s.Bodies) && s.Bodies[r.bi].Unknown != ""
+				s.primitive(p, frame[r.bi][r.pi], ss)
 			}
 		}
 	}
+	p.faded = false
 	fb.toImage(img, ss)
 	s.overlay(img, frame, caption, s.axesShown())
 }

@@ -184,6 +184,9 @@ func (p *painter) put(i, j int, inv float64, c [3]float64) {
 	}
 	p.fb.inv[k] = iv
 	p.fb.wrote(i, j, old)
+	if p.fb.xinv != nil && iv > p.fb.xinv[k] {
+		p.fb.xinv[k] = 0 // a connector drawn in front of its own hidden part
+	}
 	if p.faded {
 		// Faded: blended over the background, as if translucent.
 		bg := [3]float64{float64(Background.R) / 255, float64(Background.G) / 255, float64(Background.B) / 255}
