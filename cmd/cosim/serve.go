@@ -87,7 +87,7 @@ func startLive(ctx context.Context, sc *scene.Scene, path string, d drawFlags, c
 	data := newViewData(sc, path, st, cam)
 	data.Live = true
 	if len(cols) > 0 {
-		data.Series = viewSeries{Columns: cols, Units: units}
+		data.Series = newSeries(cols, units)
 	}
 	page, err := renderPage(data)
 	if err != nil {

@@ -122,6 +122,27 @@ type viewBody struct {
 type viewSeries struct {
 	Columns []string `json:"columns"`
 	Units   []string `json:"units"`
+	// Axes is the y label of each unit's plot, as cosim plot writes it
+	// (axisLabel): the fields plotted and the unit.
+	Axes map[string]string `json:"axes"`
+}
+
+// newSeries is the plotted series of columns with units, one plot per
+// unit.
+func newSeries(cols, units []string) viewSeries {
+	byUnit := map[string][]string{}
+	for i, c := range cols {
+		u := units[i]
+		if u == "" {
+			u = "1"
+		}
+		byUnit[u] = append(byUnit[u], c)
+	}
+	axes := map[string]string{}
+	for u, cs := range byUnit {
+		axes[u] = axisLabel(cs, u)
+	}
+	return viewSeries{Columns: cols, Units: units, Axes: axes}
 }
 
 // viewFrame is one time: the primitives of every body (each encoded by
@@ -511,7 +532,7 @@ func buildView(sc *scene.Scene, path string, d drawFlags, cam cameraView, quiet 
 		data.Bodies[i].Unknown = u
 	}
 	if len(fset.cols) > 0 {
-		data.Series = viewSeries{Columns: fset.cols, Units: fset.units}
+		data.Series = newSeries(fset.cols, fset.units)
 	}
 	data.Done = true
 	for i, t := range fset.times {

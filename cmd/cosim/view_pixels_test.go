@@ -430,3 +430,28 @@ func TestBrowserScreenshotAndFollow(t *testing.T) {
 		t.Errorf("following bob: it is at %v, the view's centre is (%d, %d)", a[0], w/2, h/2)
 	}
 }
+
+// TestBrowserTicks: the page's plots are marked with the ticks cosim plot
+// uses (niceTicks): the same values and labels for every range.
+func TestBrowserTicks(t *testing.T) {
+	ctx := browser(t)
+	tctx := openView(t, ctx, "../../examples/scenes/spring-damper.json", "--frames", "10")
+	for _, r := range tickRanges {
+		got := eval[struct {
+			Ticks []struct {
+				Value float64
+				Label string
+			}
+		}](t, tctx, fmt.Sprintf(`cosimView.niceTicks(%v, %v)`, r[0], r[1]))
+		vals, labels, _ := niceTicks(r[0], r[1])
+		if len(got.Ticks) != len(vals) {
+			t.Errorf("%v: page %v, Go %v", r, got.Ticks, labels)
+			continue
+		}
+		for i := range vals {
+			if math.Abs(got.Ticks[i].Value-vals[i]) > 1e-12*math.Max(1, math.Abs(vals[i])) || got.Ticks[i].Label != labels[i] {
+				t.Errorf("%v: tick %d page %v %q, Go %v %q", r, i, got.Ticks[i].Value, got.Ticks[i].Label, vals[i], labels[i])
+			}
+		}
+	}
+}

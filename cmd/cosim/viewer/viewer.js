@@ -902,7 +902,8 @@ void main() { o = uColor; }`;
       g.stroke();
       g.font = font(12, true);
       g.fillText("t (s)", L + W / 2, T + H + 22);
-      g.save(); g.translate(4, T + H / 2); g.rotate(-Math.PI / 2); g.textBaseline = "top"; g.fillText("(" + pl.unit + ")", 0, 0); g.restore();
+      const yl = (S.axes && S.axes[pl.unit]) || "(" + pl.unit + ")";
+      g.save(); g.translate(4, T + H / 2); g.rotate(-Math.PI / 2); g.textBaseline = "top"; g.fillText(yl, 0, 0, H); g.restore();
       const tc = frames[state.frame].t;
       g.strokeStyle = "#000"; g.lineWidth = 1; g.beginPath(); g.moveTo(X(tc), T); g.lineTo(X(tc), T + H); g.stroke();
       if (pl.hover) {
