@@ -7,6 +7,7 @@ import (
 	"image/gif"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -141,4 +142,38 @@ func indexOf(s []string, v string) int {
 		}
 	}
 	return -1
+}
+
+// TestRenderVideo: with ffmpeg on PATH (optional; .ci/run installs it),
+// render writes an H.264 MP4 and a VP9 WebM of the animation's frames:
+// ffprobe reads back the codec, the size (padded to even sides) and the
+// 21 frames of the spring-damper's 2 s at 10 per second. Without ffmpeg
+// the error says it is optional and how to get it.
+func TestRenderVideo(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no ffmpeg on PATH under CI: .ci/run installs it")
+		}
+		code, _, errs := cosim(t, "render", "-q", "../../examples/scenes/spring-damper.json", "-o", filepath.Join(t.TempDir(), "a.mp4"))
+		if code == 0 || !strings.Contains(errs, "optional") {
+			t.Errorf("without ffmpeg: exit %d, %s", code, errs)
+		}
+		t.Skip("no ffmpeg on PATH: install it (apt-get install ffmpeg) to test videos")
+	}
+	for _, c := range []struct{ ext, codec string }{{".mp4", "h264"}, {".webm", "vp9"}} {
+		file := filepath.Join(t.TempDir(), "a"+c.ext)
+		code, out, errs := cosim(t, "render", "-q", "../../examples/scenes/spring-damper.json", "-o", file, "--fps", "10", "--size", "65x48")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.ext, code, errs)
+		}
+		mustContain(t, "summary", out, "21 frames to t = 2 s")
+		probe, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+			"-show_entries", "stream=codec_name,width,height,nb_read_frames", "-of", "csv=p=0", file).Output()
+		if err != nil {
+			t.Fatalf("ffprobe %s: %v", file, err)
+		}
+		if got, want := strings.TrimSpace(string(probe)), c.codec+",66,48,21"; got != want {
+			t.Errorf("%s: ffprobe says %q, want %q (codec, width, height, frames)", c.ext, got, want)
+		}
+	}
 }
