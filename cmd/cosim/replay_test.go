@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
-	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -30,18 +29,7 @@ func TestNeeds(t *testing.T) {
 		{"mass-spring-chain.json", map[string][]string{"m2": {"m2.position"}, "s2": {"m1.position", "m2.position"}, "s1": {"m1.position"}}},
 		{"thrust-on-spring.json", map[string][]string{"bob": {"bob.position"}, "rod": {"bob.position"}}},
 	} {
-		sc, err := loadScene("../../examples/scenes/"+c.scene, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := sc.Compile(nodes.Registry(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := newStage(sc, sim, node.DefaultDrawSettings())
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := testStage(t, "../../examples/scenes/"+c.scene)
 		needs, err := st.needs()
 		if err != nil {
 			t.Fatal(err)
@@ -172,18 +160,7 @@ func TestReplayError(t *testing.T) {
 // file, as cosim view and render word it.
 func replayError(t *testing.T, scenePath, name string, h *graph.History) string {
 	t.Helper()
-	sc, err := loadScene(scenePath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := sc.Compile(nodes.Registry(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := newStage(sc, sim, node.DefaultDrawSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := testStage(t, scenePath)
 	r, err := checkReplay(st, h, name, strings.TrimPrefix(scenePath, "../../"))
 	if err != nil {
 		t.Fatal(err)

@@ -29,18 +29,7 @@ func TestFitSizes(t *testing.T) {
 		scene string
 		crowd bool
 	}{{"mass-spring-chain.json", false}, {"stiff-chain-20000.json", true}} {
-		sc, err := loadScene("../../examples/scenes/"+c.scene, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := sc.Compile(nodes.Registry(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := newStage(sc, sim, node.DefaultDrawSettings())
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := testStage(t, "../../examples/scenes/"+c.scene)
 		if err := st.fitSizes(); err != nil {
 			t.Fatal(err)
 		}
@@ -52,4 +41,23 @@ func TestFitSizes(t *testing.T) {
 			t.Errorf("%s: body size %v, spring size %v: want both below a micrometre", c.scene, st.set.BodySize, st.set.ConnectorSize)
 		}
 	}
+}
+
+// testStage is the stage of a scene file at its initial state, with the
+// default drawing settings.
+func testStage(t *testing.T, path string) *stage {
+	t.Helper()
+	sc, err := loadScene(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := sc.Compile(nodes.Registry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := newStage(sc, sim, node.DefaultDrawSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -252,21 +252,28 @@ void main() {
   vNormal = n; vColor = iColor;
   gl_Position = uProj * uView * vec4(p, 1.0);
 }`;
-  const FS = `#version 300 es
-precision highp float;
-in vec3 vNormal; in vec4 vColor;
+  // SHADE is the lighting shared by the shaders (raster.shadeColor): a
+  // key light, a sky/ground ambient term and a small highlight.
+  const SHADE = `
 uniform vec3 uLight, uViewV;
-uniform float uAlpha;
-uniform int uTwoSided;
-out vec4 o;
-void main() {
-  vec3 n = normalize(vNormal);
-  if (uTwoSided == 1 && dot(n, uViewV) < 0.0) n = -n;
+vec3 shade(vec3 c, vec3 n) {
   float ndl = max(0.0, dot(n, uLight));
   float amb = 0.34 + 0.12 * (0.5 + 0.5 * n.y);
   vec3 h = normalize(uLight + uViewV);
   float spec = 0.2 * pow(max(0.0, dot(n, h)), 40.0);
-  o = vec4(vColor.rgb * (amb + 0.62 * ndl) + spec, uAlpha);
+  return c * (amb + 0.62 * ndl) + spec;
+}`;
+  const FS = `#version 300 es
+precision highp float;
+in vec3 vNormal; in vec4 vColor;
+uniform float uAlpha;
+uniform int uTwoSided;
+out vec4 o;
+${SHADE}
+void main() {
+  vec3 n = normalize(vNormal);
+  if (uTwoSided == 1 && dot(n, uViewV) < 0.0) n = -n;
+  o = vec4(shade(vColor.rgb, n), uAlpha);
 }`;
   const FLOOR_VS = `#version 300 es
 precision highp float;
@@ -320,9 +327,9 @@ precision highp float;
 in vec4 vColor; in vec3 vCentre; in float vR;
 uniform mat4 uProj;
 uniform mat3 uCamToWorld;
-uniform vec3 uLight, uViewV;
 uniform float uAlpha, uFocal, uDpr;
 out vec4 o;
+${SHADE}
 void main() {
   vec2 q = gl_PointCoord * 2.0 - 1.0;
   q.y = -q.y;
@@ -335,11 +342,7 @@ void main() {
   vec3 n = normalize(uCamToWorld * nc);
   vec4 clip = uProj * vec4(vCentre + vR * nc, 1.0);
   gl_FragDepth = 0.5 * clip.z / clip.w + 0.5;
-  float ndl = max(0.0, dot(n, uLight));
-  float amb = 0.34 + 0.12 * (0.5 + 0.5 * n.y);
-  vec3 h = normalize(uLight + uViewV);
-  float spec = 0.2 * pow(max(0.0, dot(n, h)), 40.0);
-  o = vec4(vColor.rgb * (amb + 0.62 * ndl) + spec, uAlpha);
+  o = vec4(shade(vColor.rgb, n), uAlpha);
 }`;
   const LINE_FS = `#version 300 es
 precision highp float;
