@@ -110,7 +110,7 @@ static long long w4_cpu(void) {
 /* w4_result is what a peer prints: the fields of the report's w4Result. */
 typedef struct {
   int n, steps;
-  const char *peer, *solver;
+  const char *peer, *lib, *solver; /* lib: the library and its version */
   long long build, first, later, later_cpu; /* ns */
   long nfev, njev, nnewton, nlin, nsolve, nfact;
   double t;
@@ -120,11 +120,11 @@ typedef struct {
 static void w4_print(const w4_result *r, const double *y) {
   double es, em;
   w4_errors(r->n, y, r->t, &es, &em);
-  printf("{\"n\":%d,\"method\":\"backward-euler\",\"peer\":\"%s\",\"solver\":\"%s\",\"steps\":%d,"
+  printf("{\"n\":%d,\"method\":\"backward-euler\",\"peer\":\"%s\",\"lib\":\"%s\",\"solver\":\"%s\",\"steps\":%d,"
          "\"build\":%lld,\"first_step\":%lld,\"later_steps\":%lld,\"later_cpu\":%lld,"
          "\"stats\":{\"Steps\":%d,\"FuncEvals\":%ld,\"JacEvals\":%ld,\"NewtonIters\":%ld,\"LinearSolves\":%ld,\"LinearIters\":%ld,\"Factorize\":%ld},"
          "\"errors\":{\"State\":%.17g,\"Motion\":%.17g},\"time\":%.17g",
-         r->n, r->peer, r->solver, r->steps, r->build, r->first, r->later, r->later_cpu, r->steps - 1, r->nfev, r->njev, r->nnewton,
+         r->n, r->peer, r->lib, r->solver, r->steps, r->build, r->first, r->later, r->later_cpu, r->steps - 1, r->nfev, r->njev, r->nnewton,
          r->nsolve, r->nlin, r->nfact, es, em, r->t);
   if (r->n <= 100) {
     printf(",\"state\":[");

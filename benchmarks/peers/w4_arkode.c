@@ -160,7 +160,7 @@ int main(int argc, char **argv) {
   long nni, nset;
   ARKStepGetNumNonlinSolvIters(ark, &nni);
   ARKStepGetNumLinSolvSetups(ark, &nset);
-  w4_result r = {.n = n, .steps = steps, .peer = "arkode", .solver = "banded", .build = build, .first = first, .later = later,
+  w4_result r = {.n = n, .steps = steps, .peer = "arkode", .lib = "SUNDIALS " SUNDIALS_VERSION " ARKODE", .solver = "banded", .build = build, .first = first, .later = later,
                  .later_cpu = cpu, .nfev = c.nfev - fev0, .njev = c.njev - jev0, .nnewton = nni - nni0, .nlin = 0,
                  .nsolve = nni - nni0, .nfact = nset - nset0, .t = t};
   w4_print(&r, N_VGetArrayPointer(y));

@@ -227,9 +227,11 @@ int main(int argc, char **argv) {
 
   PetscReal t;
   PetscCall(TSGetTime(ts, &t));
+  char lib[64];
+  snprintf(lib, sizeof lib, "PETSc %d.%d.%d", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR);
   const PetscScalar *y;
   PetscCall(VecGetArrayRead(X, &y));
-  w4_result r = {.n = n, .steps = steps, .peer = "petsc", .solver = ilu ? "gmres+ilu0" : "gmres+pbjacobi", .build = build, .first = first,
+  w4_result r = {.n = n, .steps = steps, .peer = "petsc", .lib = lib, .solver = ilu ? "gmres+ilu0" : "gmres+pbjacobi", .build = build, .first = first,
                  .later = later, .later_cpu = cpu, .nfev = c.nfev - fev0, .njev = c.njev - jev0, .nnewton = newton0, .nlin = lin0,
                  .nsolve = newton0, .nfact = c.njev - jev0, .t = t};
   w4_print(&r, y);
