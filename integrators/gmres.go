@@ -26,17 +26,24 @@ func (e *krylovError) Error() string {
 // SIAM 2003, §9.3.2): Arnoldi with modified Gram–Schmidt, the least
 // squares problem by Givens rotations, so the residual norm of the
 // unpreconditioned system is known at every iteration without extra
-// products. Work storage (m+2 vectors of length n) is allocated once.
+// products.
+//
+// Work storage is two vectors of length n and the Krylov basis, which
+// grows to the longest restart cycle run so far (at most m+1 vectors, as
+// PETSc's GMRES allocates its directions as needed): each basis vector is
+// allocated the first time a cycle reaches it, and kept, so a solve
+// allocates only when it needs more iterations than every earlier one.
+// A well-preconditioned Newton solve that converges in one iteration
+// holds one basis vector, not m+1.
 type gmres struct {
 	n, m            int
-	v               [][]float64 // Krylov basis, m+1 vectors
+	v               [][]float64 // Krylov basis, up to m+1 vectors, allocated as needed
 	h               []float64   // Hessenberg, (m+1)×m, column j at h[j*(m+1):]
 	cs              []float64
 	sn              []float64
 	g               []float64
 	y               []float64
 	w, z            []float64
-	r               []float64
 	stagnationRatio float64
 }
 
@@ -44,11 +51,17 @@ func newGMRES(n, m int) *gmres {
 	m = max(1, min(m, n))
 	g := &gmres{n: n, m: m, v: make([][]float64, m+1), h: make([]float64, (m+1)*m),
 		cs: make([]float64, m), sn: make([]float64, m), g: make([]float64, m+1), y: make([]float64, m),
-		w: make([]float64, n), z: make([]float64, n), r: make([]float64, n), stagnationRatio: 0.999}
-	for i := range g.v {
-		g.v[i] = make([]float64, n)
-	}
+		w: make([]float64, n), z: make([]float64, n), stagnationRatio: 0.999}
+	g.v[0] = make([]float64, n)
 	return g
+}
+
+// basis returns basis vector j, allocating it on first use.
+func (k *gmres) basis(j int) []float64 {
+	if k.v[j] == nil {
+		k.v[j] = make([]float64, k.n)
+	}
+	return k.v[j]
 }
 
 func dot(a, b []float64) float64 {
@@ -75,15 +88,14 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 		return 0, beta0, &krylovError{Reason: "breakdown", Rel: math.NaN(), Tol: tol}
 	}
 	target := tol * beta0
-	copy(k.r, b)
+	for i, v := range b {
+		k.v[0][i] = v / beta0
+	}
 	beta := beta0
 	its := 0
 	m1 := k.m + 1
 	for {
 		cycleStart := beta
-		for i, v := range k.r {
-			k.v[0][i] = v / beta
-		}
 		clear(k.g)
 		k.g[0] = beta
 		j := 0
@@ -136,8 +148,9 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 				j++
 				break
 			}
+			vn := k.basis(j + 1)
 			for i, v := range k.w {
-				k.v[j+1][i] = v / hn
+				vn[i] = v / hn
 			}
 		}
 		// y = H⁻¹·g (upper triangular j×j), u = V·y, x += P⁻¹·u.
@@ -148,17 +161,25 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 			}
 			k.y[i] = s / k.h[i*m1+i]
 		}
-		clear(k.w)
-		for i := 0; i < j; i++ {
-			axpy(k.y[i], k.v[i], k.w)
-		}
-		if pc != nil {
-			pc.apply(k.w, k.z)
+		if j == 1 {
+			// One iteration: z still holds P⁻¹·v_0, so x += y_0·z
+			// without applying the preconditioner again (the common
+			// case of a good preconditioner; it saves a third of the
+			// solve's work).
+			axpy(k.y[0], k.z, x)
 		} else {
-			copy(k.z, k.w)
-		}
-		for i, v := range k.z {
-			x[i] += v
+			clear(k.w)
+			for i := 0; i < j; i++ {
+				axpy(k.y[i], k.v[i], k.w)
+			}
+			if pc != nil {
+				pc.apply(k.w, k.z)
+			} else {
+				copy(k.z, k.w)
+			}
+			for i, v := range k.z {
+				x[i] += v
+			}
 		}
 		if i := firstNonFinite(x); i >= 0 {
 			return its, res, &krylovError{Reason: "breakdown", Iter: its, Residual: res, Rel: res / beta0, Tol: tol}
@@ -173,15 +194,18 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 		if err := op(x, k.w); err != nil {
 			return its, res, err
 		}
-		for i := range k.r {
-			k.r[i] = b[i] - k.w[i]
+		for i, v := range b {
+			k.w[i] = v - k.w[i]
 		}
-		beta = norm2(k.r)
+		beta = norm2(k.w)
 		if beta <= target {
 			return its, beta, nil
 		}
 		if !(beta < k.stagnationRatio*cycleStart) {
 			return its, beta, &krylovError{Reason: "stagnated", Iter: its, Residual: beta, Rel: beta / beta0, Tol: tol}
+		}
+		for i, v := range k.w {
+			k.v[0][i] = v / beta
 		}
 	}
 }

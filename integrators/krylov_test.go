@@ -240,22 +240,12 @@ func TestKrylovAgreesWithDense(t *testing.T) {
 func TestGMRESSolvesRandomSystem(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := 200
-	pb := newPatternBuilder(n)
-	for i := 0; i < n; i++ {
-		pb.add(i, i)
+	A := testMatrix(n, func(i int, row []float64) {
 		for range 4 {
-			pb.add(i, rng.IntN(n))
+			row[rng.IntN(n)] = rng.Float64()*2 - 1
 		}
-	}
-	A := pb.build()
-	for i := 0; i < n; i++ {
-		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-			A.Val[k] = rng.Float64()*2 - 1
-			if A.Col[k] == i {
-				A.Val[k] = 5 + rng.Float64()
-			}
-		}
-	}
+		row[i] = 5 + rng.Float64()
+	})
 	b := make([]float64, n)
 	for i := range b {
 		b[i] = rng.NormFloat64()
@@ -264,7 +254,7 @@ func TestGMRESSolvesRandomSystem(t *testing.T) {
 	for i := range blocks {
 		blocks[i] = i / 4
 	}
-	for _, pc := range []precond{nil, newBlockJacobi(blocks), newILU0(A)} {
+	for _, pc := range []precond{nil, newBlockJacobi(blocks), newILU0(n)} {
 		if pc != nil {
 			if err := pc.setup(A); err != nil {
 				t.Fatal(err)
@@ -294,22 +284,13 @@ func TestGMRESSolvesRandomSystem(t *testing.T) {
 // iteration (Saad §10.3: ILU(0) = LU when the factors need no fill).
 func TestILU0TridiagonalIsExact(t *testing.T) {
 	n := 50
-	pb := newPatternBuilder(n)
-	for i := 0; i < n; i++ {
+	A := testMatrix(n, func(i int, row []float64) {
 		for j := max(0, i-1); j <= min(n-1, i+1); j++ {
-			pb.add(i, j)
+			row[j] = -1
 		}
-	}
-	A := pb.build()
-	for i := 0; i < n; i++ {
-		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-			A.Val[k] = -1
-			if A.Col[k] == i {
-				A.Val[k] = 2.5
-			}
-		}
-	}
-	f := newILU0(A)
+		row[i] = 2.5
+	})
+	f := newILU0(n)
 	if err := f.setup(A); err != nil {
 		t.Fatal(err)
 	}
@@ -492,30 +473,23 @@ func TestKrylovCheckpointBitIdentical(t *testing.T) {
 func TestBandLUMatchesDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	n, kl, ku := 60, 3, 2
-	pb := newPatternBuilder(n)
-	for i := 0; i < n; i++ {
-		for j := max(0, i-kl); j <= min(n-1, i+ku); j++ {
-			pb.add(i, j)
-		}
-	}
-	A := pb.build()
 	dense := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
+	A := testMatrix(n, func(i int, row []float64) {
+		for j := max(0, i-kl); j <= min(n-1, i+ku); j++ {
 			v := rng.Float64()*2 - 1
-			if A.Col[k] == i {
+			if j == i {
 				v *= 0.01 // forces pivoting
 			}
-			A.Val[k] = v
-			dense[i*n+A.Col[k]] = v
+			row[j] = v
+			dense[i*n+j] = v
 		}
-	}
-	b := newBandLU(A)
-	if b.kl != kl || b.ku != ku {
-		t.Fatalf("bandwidths %d, %d; want %d, %d", b.kl, b.ku, kl, ku)
-	}
+	})
+	b := newBandLU(n)
 	if err := b.setup(A); err != nil {
 		t.Fatal(err)
+	}
+	if b.kl != kl || b.ku != ku {
+		t.Fatalf("bandwidths %d, %d; want %d, %d", b.kl, b.ku, kl, ku)
 	}
 	rhs := make([]float64, n)
 	for i := range rhs {
@@ -561,4 +535,20 @@ func TestKrylovStepDoesNotAllocate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// testMatrix assembles an n×n spMatrix whose row i is what fill writes
+// into a zeroed dense row (its non-zeros and the diagonal are stored).
+func testMatrix(n int, fill func(i int, row []float64)) *spMatrix {
+	a := newSpMatrix(n)
+	a.reset()
+	row := make([]float64, n)
+	for i := 0; i < n; i++ {
+		clear(row)
+		fill(i, row)
+		if err := a.addDense(i, row); err != nil {
+			panic(err)
+		}
+	}
+	return a
 }

@@ -20,7 +20,7 @@ type newtonLinear struct {
 	// the staging area of a dense Newton matrix copied into A.
 	dense *linSolver
 	// A is the sparse Newton matrix, assembled when assemble is set.
-	A        *CSR
+	A        *spMatrix
 	assemble bool
 	pc       precond
 	band     *bandLU // LinearBanded: exact solves instead of GMRES
@@ -72,13 +72,13 @@ func (c *conf) checkLinear() error {
 	return nil
 }
 
-// newNewtonLinear sets up the solver for n unknowns. pattern is the
-// sparse Newton matrix's pattern (with the diagonal) when the stepper can
-// assemble it from a SparseJacobian, nil otherwise (a dense Newton matrix
-// is then staged and copied into a full pattern). blockOf gives the block
-// of every unknown (nil: one block per unknown). fd is the stepper's
+// newNewtonLinear sets up the solver for n unknowns. sparse says whether
+// the stepper assembles the Newton matrix from Jacobian rows (a System's
+// JacobianRows or SparseJacobian); otherwise a dense Newton matrix is
+// staged and its non-zeros copied into A. blockOf gives the block of
+// every unknown (nil: one block per unknown). fd is the stepper's
 // matrix-free operator.
-func newNewtonLinear(c *conf, n int, pattern *CSR, blockOf []int, fd func(v, dst []float64) error) *newtonLinear {
+func newNewtonLinear(c *conf, n int, sparse bool, blockOf []int, fd func(v, dst []float64) error) *newtonLinear {
 	l := &newtonLinear{c: c, n: n, krylv: c.useKrylov(n)}
 	if !l.krylv {
 		l.dense = newLinSolver(n)
@@ -86,22 +86,20 @@ func newNewtonLinear(c *conf, n int, pattern *CSR, blockOf []int, fd func(v, dst
 	}
 	l.b, l.dx = make([]float64, n), make([]float64, n)
 	if c.lin == LinearBanded {
-		if pattern == nil {
+		if !sparse {
 			l.dense = newLinSolver(n)
-			pattern = fullPattern(n)
 		}
-		l.A, l.assemble = pattern, true
-		l.band = newBandLU(pattern)
+		l.A, l.assemble = newSpMatrix(n), true
+		l.band = newBandLU(n)
 		return l
 	}
 	l.kry = newGMRES(n, c.restart)
 	l.assemble = !c.matrixFree || c.pc != PrecondNone
 	if l.assemble {
-		if pattern == nil {
+		if !sparse {
 			l.dense = newLinSolver(n)
-			pattern = fullPattern(n)
 		}
-		l.A = pattern
+		l.A = newSpMatrix(n)
 		switch c.pc {
 		case PrecondBlockJacobi:
 			if blockOf == nil {
@@ -112,7 +110,7 @@ func newNewtonLinear(c *conf, n int, pattern *CSR, blockOf []int, fd func(v, dst
 			}
 			l.pc = newBlockJacobi(blockOf)
 		case PrecondILU0:
-			l.pc = newILU0(pattern)
+			l.pc = newILU0(n)
 		}
 	}
 	if c.matrixFree {
@@ -124,19 +122,18 @@ func newNewtonLinear(c *conf, n int, pattern *CSR, blockOf []int, fd func(v, dst
 	return l
 }
 
-// fullPattern is the pattern of a dense n×n matrix.
-func fullPattern(n int) *CSR {
-	pb := newPatternBuilder(n)
+// fromDense copies the staged dense Newton matrix's non-zeros (and its
+// diagonal) into A.
+func (l *newtonLinear) fromDense() error {
+	a, n := l.A, l.n
+	a.reset()
 	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			pb.add(i, j)
+		if err := a.addDense(i, l.dense.jd[i*n:(i+1)*n]); err != nil {
+			return err
 		}
 	}
-	return pb.build()
+	return nil
 }
-
-// fromDense copies the staged dense Newton matrix into A (full pattern).
-func (l *newtonLinear) fromDense() { copy(l.A.Val, l.dense.jd) }
 
 // beginStep resets the forcing sequence and the per-step reuse state.
 func (l *newtonLinear) beginStep() { l.k, l.fresh, l.prevDx = 0, false, 0 }

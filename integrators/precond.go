@@ -9,7 +9,7 @@ import (
 // the right by GMRES: setup factors it from A's current values, apply
 // writes z = P⁻¹·r. Neither allocates after construction.
 type precond interface {
-	setup(a *CSR) error
+	setup(a *spMatrix) error
 	apply(r, z []float64)
 }
 
@@ -75,16 +75,16 @@ func newBlockJacobi(blockOf []int) *blockJacobi {
 	return p
 }
 
-func (p *blockJacobi) setup(a *CSR) error {
+func (p *blockJacobi) setup(a *spMatrix) error {
 	clear(p.lu)
 	for b := 0; b+1 < len(p.start); b++ {
 		s, e := p.start[b], p.start[b+1]
 		k := e - s
 		m := p.lu[p.off[b]:p.off[b+1]]
 		for r, i := range p.idx[s:e] {
-			for q := a.RowPtr[i]; q < a.RowPtr[i+1]; q++ {
-				if j := a.Col[q]; p.blk[j] == b {
-					m[r*k+p.loc[j]] += a.Val[q]
+			for q := a.start[i]; q < a.end[i]; q++ {
+				if j := a.col[q]; p.blk[j] == b {
+					m[r*k+p.loc[j]] += a.val[q]
 				}
 			}
 		}
@@ -111,57 +111,58 @@ func (p *blockJacobi) apply(r, z []float64) {
 }
 
 // ilu0 is the incomplete LU factorization with zero fill-in of A: L·U
-// with the sparsity pattern of A (L unit lower, both stored in place of
-// A's values), Saad, Iterative Methods for Sparse Linear Systems, 2nd ed.
-// (SIAM 2003), §10.3.2, the IKJ variant. Every row needs its diagonal in
-// the pattern.
+// with the sparsity pattern of A (L unit lower, both stored in place of a
+// copy of A's values), Saad, Iterative Methods for Sparse Linear Systems,
+// 2nd ed. (SIAM 2003), §10.3.2, the IKJ variant. The pattern is that of
+// the assembled matrix, whose zero entries are not stored (spMatrix): the
+// factorization of the Jacobian's true non-zeros, as PETSc's ILU(0) of a
+// matrix assembled without zeros. Its values grow with the matrix.
 type ilu0 struct {
-	a    *CSR // pattern shared with the Newton matrix; values are the factors
-	diag []int
-	pos  []int // work: position of column j in the current row, or -1
+	a   *spMatrix // the Newton matrix whose pattern the factors share
+	val []float64 // the factors
+	pos []int32   // work: position of column j in the current row, or -1
 }
 
-func newILU0(pattern *CSR) *ilu0 {
-	f := &ilu0{a: &CSR{N: pattern.N, RowPtr: pattern.RowPtr, Col: pattern.Col, Val: make([]float64, len(pattern.Col))},
-		diag: make([]int, pattern.N), pos: make([]int, pattern.N)}
+func newILU0(n int) *ilu0 {
+	f := &ilu0{pos: make([]int32, n)}
 	for i := range f.pos {
 		f.pos[i] = -1
-	}
-	for i := 0; i < pattern.N; i++ {
-		f.diag[i] = pattern.find(i, i)
-		if f.diag[i] < 0 {
-			panic("integrators: ILU(0) needs the diagonal in the pattern")
-		}
 	}
 	return f
 }
 
-func (f *ilu0) setup(a *CSR) error {
-	lu := f.a
-	copy(lu.Val, a.Val)
+func (f *ilu0) setup(a *spMatrix) error {
+	f.a = a
+	if cap(f.val) < len(a.val) {
+		f.val = make([]float64, len(a.val), cap(a.val))
+	}
+	f.val = f.val[:len(a.val)]
+	lu := f.val
+	copy(lu, a.val)
 	amax := 0.0
-	for _, v := range a.Val {
+	for _, v := range a.val {
 		amax = math.Max(amax, math.Abs(v))
 	}
-	for i := 0; i < lu.N; i++ {
-		s, e := lu.RowPtr[i], lu.RowPtr[i+1]
+	col, diag, end := a.col, a.diag, a.end
+	for i := 0; i < a.n; i++ {
+		s, e := a.start[i], end[i]
 		for q := s; q < e; q++ {
-			f.pos[lu.Col[q]] = q
+			f.pos[col[q]] = q
 		}
-		for q := s; q < e && lu.Col[q] < i; q++ {
-			k := lu.Col[q]
-			l := lu.Val[q] / lu.Val[f.diag[k]]
-			lu.Val[q] = l
-			for r := f.diag[k] + 1; r < lu.RowPtr[k+1]; r++ {
-				if p := f.pos[lu.Col[r]]; p >= 0 {
-					lu.Val[p] -= l * lu.Val[r]
+		for q := s; q < diag[i]; q++ {
+			k := col[q]
+			l := lu[q] / lu[diag[k]]
+			lu[q] = l
+			for r := diag[k] + 1; r < end[k]; r++ {
+				if p := f.pos[col[r]]; p >= 0 {
+					lu[p] -= l * lu[r]
 				}
 			}
 		}
 		for q := s; q < e; q++ {
-			f.pos[lu.Col[q]] = -1
+			f.pos[col[q]] = -1
 		}
-		if d := lu.Val[f.diag[i]]; !(math.Abs(d) > 0x1p-52*amax) {
+		if d := lu[diag[i]]; !(math.Abs(d) > 0x1p-52*amax) {
 			return &singularBlockError{Kind: "ilu0", Block: i, First: i, Last: i}
 		}
 	}
@@ -169,19 +170,20 @@ func (f *ilu0) setup(a *CSR) error {
 }
 
 func (f *ilu0) apply(r, z []float64) {
-	lu := f.a
-	for i := 0; i < lu.N; i++ {
+	a, lu := f.a, f.val
+	col, diag := a.col, a.diag
+	for i := 0; i < a.n; i++ {
 		s := r[i]
-		for q := lu.RowPtr[i]; q < f.diag[i]; q++ {
-			s -= lu.Val[q] * z[lu.Col[q]]
+		for q := a.start[i]; q < diag[i]; q++ {
+			s -= lu[q] * z[col[q]]
 		}
 		z[i] = s
 	}
-	for i := lu.N - 1; i >= 0; i-- {
+	for i := a.n - 1; i >= 0; i-- {
 		s := z[i]
-		for q := f.diag[i] + 1; q < lu.RowPtr[i+1]; q++ {
-			s -= lu.Val[q] * z[lu.Col[q]]
+		for q := diag[i] + 1; q < a.end[i]; q++ {
+			s -= lu[q] * z[col[q]]
 		}
-		z[i] = s / lu.Val[f.diag[i]]
+		z[i] = s / lu[diag[i]]
 	}
 }
