@@ -51,6 +51,9 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 	dst = dst[:ny*nu]
 	clear(dst)
 	u := in.Values
+	if n.hot[0].kind != kindBody && n.hot[1].kind != kindBody && nu <= maxPointInputs {
+		return n.pointJacobian(t, u, dst, nu)
+	}
 	dp, f, a, b, err := n.linearize(t, u)
 	if err != nil {
 		return err
@@ -142,6 +145,110 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 			xp[j] = xk[j]
 			for i := range nl {
 				row(mk.y0 + i)[mk.in0+j] += (lp[i] - lm[i]) / (2 * h)
+			}
+		}
+	}
+	return nil
+}
+
+// maxPointInputs is the inputs of a connector between two point markers.
+const maxPointInputs = 12
+
+// pointJacobian is OutputsJacobian for ground and point markers (the
+// direct path of Outputs, PointMarker): the same formulas on the marker
+// maps the PointMarker contract fixes (∂pos/∂x = [I 0], ∂vel/∂x = [0 I],
+// the load is the force), without calls through node.Marker or
+// allocations. The values are those of the general path (to the sign of
+// zero entries); TestPointMarkerDirectJacobian checks it.
+func (n *Node) pointJacobian(t float64, u, dst []float64, nu int) error {
+	var dp, dv [3]float64
+	{
+		h0, h1 := &n.hot[0], &n.hot[1]
+		p0x, p0y, p0z, v0x, v0y, v0z := h0.direct(u, &n.mk[0].local)
+		p1x, p1y, p1z, v1x, v1y, v1z := h1.direct(u, &n.mk[1].local)
+		dp = [3]float64{p1x - p0x, p1y - p0y, p1z - p0z}
+		dv = [3]float64{v1x - v0x, v1y - v0y, v1z - v0z}
+	}
+	if _, err := n.m.force(t, dp, dv); err != nil {
+		return err
+	}
+	a, b, err := n.localJacobian(t, dp, dv)
+	if err != nil {
+		return err
+	}
+	// ∂Δp/∂u, ∂Δv/∂u and ∂f/∂u, each 3 × nu: ±[I 0] and ±[0 I] over each
+	// point marker's six inputs, minus for marker 0.
+	var dP, dV, dF [3 * maxPointInputs]float64
+	for k := range n.mk {
+		if n.hot[k].kind != kindPoint {
+			continue
+		}
+		in0 := int(n.hot[k].in0)
+		s := float64(2*k - 1)
+		for i := range 3 {
+			for j := range 6 {
+				jp, jv := 0.0, 0.0
+				if j == i {
+					jp = 1
+				}
+				if j == i+3 {
+					jv = 1
+				}
+				dP[i*nu+in0+j] = s * jp
+				dV[i*nu+in0+j] = s * jv
+			}
+		}
+	}
+	for i := range 3 {
+		for j := range nu {
+			var sum float64
+			for l := range 3 {
+				sum += a[i*3+l]*dP[l*nu+j] + b[i*3+l]*dV[l*nu+j]
+			}
+			dF[i*nu+j] = sum
+		}
+	}
+	copy(dst[yDisplacement*nu:(yDisplacement+3)*nu], dP[:3*nu])
+	copy(dst[yVelocity*nu:(yVelocity+3)*nu], dV[:3*nu])
+	copy(dst[yForce*nu:(yForce+3)*nu], dF[:3*nu])
+	if l := math.Sqrt(dp[0]*dp[0] + dp[1]*dp[1] + dp[2]*dp[2]); l > 0 {
+		r := dst[yDistance*nu : (yDistance+1)*nu]
+		for i := range 3 {
+			for j := range nu {
+				r[j] += dp[i] / l * dP[i*nu+j]
+			}
+		}
+	}
+	if n.hasPE && n.m.active {
+		r := dst[yEnergy*nu : (yEnergy+1)*nu]
+		for i := range 3 {
+			c := n.m.k[i] * (dp[i] - n.m.off[i])
+			for j := range nu {
+				r[j] += c * dP[i*nu+j]
+			}
+		}
+	}
+	// A point marker's load is the force, +f on marker 0 and −f on
+	// marker 1: its rows are ±∂f/∂u (the general path's L_k = I, J'_k = 0).
+	for k := range n.mk {
+		if n.hot[k].kind != kindPoint {
+			continue
+		}
+		mk := &n.mk[k]
+		if mk.y1-mk.y0 != 3 {
+			continue
+		}
+		s := float64(1 - 2*k)
+		for c := range 3 {
+			for i := range 3 {
+				lf := 0.0
+				if i == c {
+					lf = 1
+				}
+				r := dst[(mk.y0+i)*nu : (mk.y0+i+1)*nu]
+				for j := range nu {
+					r[j] += lf * s * dF[c*nu+j]
+				}
 			}
 		}
 	}
