@@ -201,10 +201,15 @@ func (a *spMatrix) nonFiniteRow() int {
 // MulVec writes a·x into dst (len n each). It does not allocate.
 func (a *spMatrix) MulVec(x, dst []float64) {
 	col, val := a.col, a.val
-	for i := 0; i < a.n; i++ {
+	end := a.end[:a.n]
+	dst = dst[:a.n]
+	for i, st := range a.start[:a.n] {
+		en := end[i]
+		cs, vs := col[st:en], val[st:en]
+		vs = vs[:len(cs)]
 		s := 0.0
-		for k := a.start[i]; k < a.end[i]; k++ {
-			s += val[k] * x[col[k]]
+		for k, c := range cs {
+			s += vs[k] * x[c]
 		}
 		dst[i] = s
 	}

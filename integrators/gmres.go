@@ -65,6 +65,7 @@ func (k *gmres) basis(j int) []float64 {
 }
 
 func dot(a, b []float64) float64 {
+	b = b[:len(a)]
 	s := 0.0
 	for i, v := range a {
 		s += v * b[i]
@@ -75,25 +76,28 @@ func dot(a, b []float64) float64 {
 func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
 
 // solve writes x ≈ A⁻¹·b with ‖b − A·x‖₂ ≤ tol·‖b‖₂, starting from x = 0.
-// op writes A·v into dst; pc (nil: none) is applied on the right. It
-// returns the iterations done and the final residual norm, and a
-// *krylovError (or op's error) when the tolerance was not reached.
-func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float64, tol float64, maxIter int) (int, float64, error) {
-	clear(x)
-	beta0 := norm2(b)
+// op writes A·v into dst; pc (nil: none) is applied on the right. bnorm
+// is ‖b‖₂ when the caller knows it (the Newton residual's norm), or
+// negative. It returns the iterations done and the final residual norm,
+// and a *krylovError (or op's error) when the tolerance was not reached.
+func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float64, bnorm, tol float64, maxIter int) (int, float64, error) {
+	beta0 := bnorm
+	if beta0 < 0 {
+		beta0 = norm2(b)
+	}
 	if beta0 == 0 {
+		clear(x)
 		return 0, 0, nil
 	}
 	if math.IsNaN(beta0) || math.IsInf(beta0, 0) {
 		return 0, beta0, &krylovError{Reason: "breakdown", Rel: math.NaN(), Tol: tol}
 	}
 	target := tol * beta0
-	for i, v := range b {
-		k.v[0][i] = v / beta0
-	}
+	scaleTo(k.v[0], b, 1/beta0)
 	beta := beta0
 	its := 0
 	m1 := k.m + 1
+	first := true // x is still zero: the first cycle writes it
 	for {
 		cycleStart := beta
 		clear(k.g)
@@ -112,11 +116,14 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 			}
 			its++
 			hj := k.h[j*m1 : (j+1)*m1]
-			for i := 0; i <= j; i++ {
+			// Modified Gram–Schmidt; the last update also sums the
+			// squares of the result.
+			for i := 0; i < j; i++ {
 				hj[i] = dot(k.w, k.v[i])
 				axpy(-hj[i], k.v[i], k.w)
 			}
-			hn := norm2(k.w)
+			hj[j] = dot(k.w, k.v[j])
+			hn := math.Sqrt(axpyNorm2(-hj[j], k.v[j], k.w))
 			hj[j+1] = hn
 			if math.IsNaN(hn) || math.IsInf(hn, 0) {
 				return its, res, &krylovError{Reason: "breakdown", Iter: its, Residual: res, Rel: res / beta0, Tol: tol}
@@ -148,10 +155,7 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 				j++
 				break
 			}
-			vn := k.basis(j + 1)
-			for i, v := range k.w {
-				vn[i] = v / hn
-			}
+			scaleTo(k.basis(j+1), k.w, 1/hn)
 		}
 		// y = H⁻¹·g (upper triangular j×j), u = V·y, x += P⁻¹·u.
 		for i := j - 1; i >= 0; i-- {
@@ -161,15 +165,16 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 			}
 			k.y[i] = s / k.h[i*m1+i]
 		}
+		var finite bool
 		if j == 1 {
 			// One iteration: z still holds P⁻¹·v_0, so x += y_0·z
 			// without applying the preconditioner again (the common
 			// case of a good preconditioner; it saves a third of the
 			// solve's work).
-			axpy(k.y[0], k.z, x)
+			finite = addScaled(x, k.z, k.y[0], first)
 		} else {
-			clear(k.w)
-			for i := 0; i < j; i++ {
+			scaleTo(k.w, k.v[0], k.y[0])
+			for i := 1; i < j; i++ {
 				axpy(k.y[i], k.v[i], k.w)
 			}
 			if pc != nil {
@@ -177,11 +182,10 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 			} else {
 				copy(k.z, k.w)
 			}
-			for i, v := range k.z {
-				x[i] += v
-			}
+			finite = addScaled(x, k.z, 1, first)
 		}
-		if i := firstNonFinite(x); i >= 0 {
+		first = false
+		if !finite {
 			return its, res, &krylovError{Reason: "breakdown", Iter: its, Residual: res, Rel: res / beta0, Tol: tol}
 		}
 		if res <= target || broke {
@@ -204,14 +208,54 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 		if !(beta < k.stagnationRatio*cycleStart) {
 			return its, beta, &krylovError{Reason: "stagnated", Iter: its, Residual: beta, Rel: beta / beta0, Tol: tol}
 		}
-		for i, v := range k.w {
-			k.v[0][i] = v / beta
-		}
+		scaleTo(k.v[0], k.w, 1/beta)
 	}
 }
 
 func axpy(a float64, x, y []float64) {
+	y = y[:len(x)]
 	for i, v := range x {
 		y[i] += a * v
 	}
+}
+
+// axpyNorm2 is axpy returning Σ y_i² of the result.
+func axpyNorm2(a float64, x, y []float64) float64 {
+	y = y[:len(x)]
+	s := 0.0
+	for i, v := range x {
+		w := y[i] + a*v
+		y[i] = w
+		s += w * w
+	}
+	return s
+}
+
+// scaleTo writes a·x into dst.
+func scaleTo(dst, x []float64, a float64) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = a * v
+	}
+}
+
+// addScaled writes x = a·z (first) or x += a·z, and reports whether every
+// value of x is finite.
+func addScaled(x, z []float64, a float64, first bool) bool {
+	z = z[:len(x)]
+	var bad float64 // stays 0 unless a value is infinite or NaN
+	if first {
+		for i, v := range z {
+			w := a * v
+			x[i] = w
+			bad += w * 0
+		}
+	} else {
+		for i, v := range z {
+			w := x[i] + a*v
+			x[i] = w
+			bad += w * 0
+		}
+	}
+	return bad == 0
 }

@@ -207,12 +207,12 @@ func (l *newtonLinear) setupPC(st *Work) error {
 	return l.pc.setup(l.A)
 }
 
-// krylov solves A·dx = −r by GMRES into l.dx.
-func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Work) error {
+// solve solves A·dx = b into l.dx, where l.b holds b = −R, the negated
+// Newton residual of norm rnorm: by the banded LU, or by GMRES to the
+// forcing term's relative residual.
+func (l *newtonLinear) solve(rnorm float64, st *Work) error {
 	if l.band != nil {
-		for i, v := range r {
-			l.dx[i] = -v
-		}
+		copy(l.dx, l.b)
 		l.band.solve(l.dx)
 		st.LinearSolves++
 		l.k++
@@ -222,14 +222,11 @@ func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Work) error {
 		return nil
 	}
 	eta := l.forcingTerm(rnorm)
-	for i, v := range r {
-		l.b[i] = -v
-	}
 	var pc precond
 	if l.pc != nil {
 		pc = l.pc
 	}
-	its, res, err := l.kry.solve(l.op, pc, l.b, l.dx, eta, l.c.krylovMaxIter)
+	its, res, err := l.kry.solve(l.op, pc, l.b, l.dx, rnorm, eta, l.c.krylovMaxIter)
 	st.LinearIters += its
 	st.LinearSolves++
 	l.k++
@@ -246,6 +243,88 @@ func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Work) error {
 		return nil
 	}
 	return err
+}
+
+// residualBE writes sign·(x − y − dt·f) into r (backward Euler's Newton
+// residual, negated for GMRES) and returns Σ r_i² and max |r_i|, in one
+// pass over the vectors.
+func residualBE(r, x, y, f []float64, dt, sign float64) (ss, rmax float64) {
+	y, f, r = y[:len(x)], f[:len(x)], r[:len(x)]
+	for i, xi := range x {
+		v := xi - y[i] - dt*f[i]
+		ss += v * v
+		if a := math.Abs(v); a > rmax {
+			rmax = a
+		}
+		r[i] = sign * v
+	}
+	return ss, rmax
+}
+
+// residualTheta is residualBE for the θ-method:
+// x − y − dt·θ·f − dt·(1−θ)·f0.
+func residualTheta(r, x, y, f, f0 []float64, dt, th, sign float64) (ss, rmax float64) {
+	y, f, f0, r = y[:len(x)], f[:len(x)], f0[:len(x)], r[:len(x)]
+	for i, xi := range x {
+		v := xi - y[i] - dt*th*f[i]
+		v -= dt * (1 - th) * f0[i]
+		ss += v * v
+		if a := math.Abs(v); a > rmax {
+			rmax = a
+		}
+		r[i] = sign * v
+	}
+	return ss, rmax
+}
+
+// normOf returns ‖r‖₂ from the Σ r_i² and max |r_i| of one pass, and
+// false when r holds a value that is not finite. Σ r_i² is used as it is
+// when no square can overflow or underflow; otherwise the norm is
+// recomputed scaled (resNorm).
+func normOf(r []float64, ss, rmax float64) (float64, bool) {
+	if ss-ss != 0 || rmax-rmax != 0 {
+		if firstNonFinite(r) >= 0 {
+			return math.NaN(), false
+		}
+		return resNorm(r), true
+	}
+	if rmax == 0 || rmax > 0x1p-450 && rmax < 0x1p450 {
+		return math.Sqrt(ss), true
+	}
+	return resNorm(r), true
+}
+
+// sumSqMax returns Σ r_i² and max |r_i| in one pass.
+func sumSqMax(r []float64) (ss, rmax float64) {
+	for _, v := range r {
+		ss += v * v
+		if a := math.Abs(v); a > rmax {
+			rmax = a
+		}
+	}
+	return ss, rmax
+}
+
+// update adds dx to x and returns max |dx| and max |x| after the update,
+// in one pass; either is NaN when a value of dx or x is not finite.
+func update(x, dx []float64) (dmax, xmax float64) {
+	dx = dx[:len(x)]
+	var bad float64 // stays 0 unless a value is infinite or NaN
+	for i, d := range dx {
+		v := x[i] + d
+		x[i] = v
+		bad += d*0 + v*0
+		if a := math.Abs(d); a > dmax {
+			dmax = a
+		}
+		if a := math.Abs(v); a > xmax {
+			xmax = a
+		}
+	}
+	if bad != 0 {
+		return math.NaN(), math.NaN()
+	}
+	return dmax, xmax
 }
 
 // etaMax is the largest forcing term.

@@ -171,19 +171,27 @@ func (f *ilu0) setup(a *spMatrix) error {
 
 func (f *ilu0) apply(r, z []float64) {
 	a, lu := f.a, f.val
-	col, diag := a.col, a.diag
-	for i := 0; i < a.n; i++ {
+	n := a.n
+	col, diag, start, end := a.col, a.diag[:n], a.start[:n], a.end[:n]
+	r, z = r[:n], z[:n]
+	for i, st := range start {
+		d := diag[i]
+		cs, vs := col[st:d], lu[st:d]
+		vs = vs[:len(cs)]
 		s := r[i]
-		for q := a.start[i]; q < diag[i]; q++ {
-			s -= lu[q] * z[col[q]]
+		for k, c := range cs {
+			s -= vs[k] * z[c]
 		}
 		z[i] = s
 	}
-	for i := a.n - 1; i >= 0; i-- {
+	for i := n - 1; i >= 0; i-- {
+		d, en := diag[i], end[i]
+		cs, vs := col[d+1:en], lu[d+1:en]
+		vs = vs[:len(cs)]
 		s := z[i]
-		for q := diag[i] + 1; q < a.end[i]; q++ {
-			s -= lu[q] * z[col[q]]
+		for k, c := range cs {
+			s -= vs[k] * z[c]
 		}
-		z[i] = s / lu[diag[i]]
+		z[i] = s / lu[d]
 	}
 }
