@@ -78,8 +78,10 @@ type sparseJac struct {
 	order   []int32
 	compOff []int32
 	comp    []int32
-	// gsrc[gi] is the node whose outputs gather gi reads (fromY), or -1.
+	// gsrc[gi] is the node whose outputs gather gi reads (fromY), or -1;
+	// y0[k] the first output row of node k.
 	gsrc []int32
+	y0   []int32
 
 	// posVel[r] is the velocity component of position component r (a
 	// Position-role field: its derivative is its Rate field by the node
@@ -89,6 +91,10 @@ type sparseJac struct {
 	// Work.
 	loc        []int32   // len nx: local index of a column in the node being computed, or -1
 	uloc       []float64 // the input rows of the node being computed, nu × its column count
+	umark      []bool    // entries of uloc written in this computation
+	ucnt       []int32   // the columns written in input row q: ucol[q·nc : q·nc+ucnt[q]]
+	ucol       []int32
+	need       []int32   // the needed rows of the output node being computed
 	row        []float64 // one row of a stateful node, over its columns
 	one        [1]int32  // a position row's column
 	oneV       [1]float64
@@ -163,6 +169,10 @@ func (m *System) plan() *sparseJac {
 		}
 	}
 	p.needRow = make([]bool, len(s.y))
+	p.y0 = make([]int32, nn)
+	for k := range s.nodes {
+		p.y0[k] = int32(s.nodes[k].y0)
+	}
 	p.gsrc = make([]int32, len(s.gathers))
 	for gi := range s.gathers {
 		p.gsrc[gi] = -1
@@ -377,7 +387,8 @@ func (m *System) planWork(p *sparseJac) {
 	}
 	p.la, p.lb, p.tr = make([]float64, maxA), make([]float64, maxB), make([]float64, maxT)
 	p.fp, p.fm, p.xs, p.us = make([]float64, maxV), make([]float64, maxV), make([]float64, maxV), make([]float64, maxV)
-	p.uloc, p.row = make([]float64, maxU), make([]float64, maxC)
+	p.uloc, p.umark, p.ucol, p.row = make([]float64, maxU), make([]bool, maxU), make([]int32, maxU), make([]float64, maxC)
+	p.ucnt, p.need = make([]int32, maxV), make([]int32, 0, maxV)
 	p.loc = make([]int32, p.nx)
 	for i := range p.loc {
 		p.loc[i] = -1
@@ -591,44 +602,55 @@ func (p *sparseJac) clearLoc(set []int32) {
 	}
 }
 
-// inputRows fills U (nu × nc, zeroed here) with the rows of ∂u/∂y of
-// node c over its nc columns (p.loc set for them): for every input
-// component, Σ over the gathers that write it (from the last that sets
-// it) of T·(source rows).
+// inputRows fills U (nu × nc) with the rows of ∂u/∂y of node c over its
+// nc columns (p.loc set for them): for every input component, Σ over the
+// gathers that write it (from the last that sets it) of T·(source rows),
+// in gather order. A plain copy or a Scale is T = w·I, read as such;
+// other transforms through their Jacobians (transforms). The entries
+// written in row q are listed in p.ucol[q·nc:][:p.ucnt[q]] (every other
+// entry is zero), so that the products with the rows skip the zeros;
+// clearInputs resets U.
 func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 	s := m.s
-	clear(U)
-	m.transforms(p, c)
-	for q := c.u0; q < c.u1; q++ {
-		first := c.g0
-		for gi := c.g0; gi < c.g1; gi++ {
-			if g := &s.gathers[gi]; g.mode == gatherSet && q >= g.dst && q < g.dst+g.n {
-				first = gi
+	general := false
+	for gi := c.g0; gi < c.g1; gi++ {
+		switch s.gathers[gi].tr.(type) {
+		case nil, Scale:
+		default:
+			general = true
+		}
+	}
+	if general {
+		m.transforms(p, c)
+	}
+	clear(p.ucnt[:c.u1-c.u0])
+	for gi := c.g0; gi < c.g1; gi++ {
+		g := &s.gathers[gi]
+		// The gathers of one input write the same components; a later
+		// one that sets them discards what the earlier ones wrote.
+		overridden := false
+		for gj := gi + 1; gj < c.g1; gj++ {
+			if h := &s.gathers[gj]; h.mode == gatherSet && h.dst < g.dst+g.n && g.dst < h.dst+h.n {
+				overridden = true
+				break
 			}
 		}
-		dst := U[(q-c.u0)*nc : (q-c.u0+1)*nc]
-		for gi := first; gi < c.g1; gi++ {
-			g := &s.gathers[gi]
-			if q < g.dst || q >= g.dst+g.n {
-				continue
-			}
-			r := q - g.dst
-			T := p.tr[p.trOff[gi]+r*g.sn : p.trOff[gi]+(r+1)*g.sn]
-			for j, w := range T {
-				if w == 0 {
-					continue
+		if overridden {
+			continue
+		}
+		for r := 0; r < g.n; r++ {
+			q := g.dst + r - c.u0
+			switch tr := g.tr.(type) {
+			case nil:
+				p.addSource(U, q, nc, gi, g, r, 1)
+			case Scale:
+				if tr.Factor != 0 {
+					p.addSource(U, q, nc, gi, g, r, tr.Factor)
 				}
-				if !g.fromY {
-					dst[p.loc[g.src+j]] += w
-					continue
-				}
-				k := int(p.gsrc[gi])
-				src := p.nodeCols(k)
-				kc := &s.nodes[k]
-				o := int(p.slot[k]) + (g.src+j-kc.y0)*len(src)
-				for jj, v := range p.arena[o : o+len(src)] {
-					if v != 0 {
-						dst[p.loc[src[jj]]] += w * v
+			default:
+				for j, w := range p.tr[p.trOff[gi]+r*g.sn : p.trOff[gi]+(r+1)*g.sn] {
+					if w != 0 {
+						p.addSource(U, q, nc, gi, g, j, w)
 					}
 				}
 			}
@@ -636,8 +658,54 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 	}
 }
 
+// addSource adds w times source component j of gather gi (a state
+// column, or an output row computed into the arena) to input row q of U,
+// a row over the current node's nc columns.
+func (p *sparseJac) addSource(U []float64, q, nc, gi int, g *gather, j int, w float64) {
+	if !g.fromY {
+		p.addU(U, q, nc, p.loc[g.src+j], w)
+		return
+	}
+	k := p.gsrc[gi]
+	src := p.cols[p.colOff[k]:p.colOff[k+1]]
+	so := int(p.slot[k]) + (g.src+j-int(p.y0[k]))*len(src)
+	vals := p.arena[so : so+len(src)]
+	for jj, col := range src {
+		if v := vals[jj]; v != 0 {
+			p.addU(U, q, nc, p.loc[col], w*v)
+		}
+	}
+}
+
+// addU adds v to entry j of input row q, listing it when it is new.
+func (p *sparseJac) addU(U []float64, q, nc int, j int32, v float64) {
+	if e := q*nc + int(j); p.umark[e] {
+		U[e] += v
+	} else {
+		p.umark[e] = true
+		p.ucol[q*nc+int(p.ucnt[q])] = j
+		p.ucnt[q]++
+		U[e] = v
+	}
+}
+
+// written returns the columns written in input row q.
+func (p *sparseJac) written(q, nc int) []int32 { return p.ucol[q*nc : q*nc+int(p.ucnt[q])] }
+
+// clearInputs zeroes the entries of U that inputRows wrote (nu rows).
+func (p *sparseJac) clearInputs(U []float64, nu, nc int) {
+	for q := 0; q < nu; q++ {
+		for _, j := range p.written(q, nc) {
+			e := q*nc + int(j)
+			U[e], p.umark[e] = 0, false
+		}
+	}
+}
+
 // outputRows computes the needed rows of output node k, C·E + D·∂u/∂y,
-// into its arena slot, over its columns.
+// into its arena slot, over its columns. The products run over the
+// entries of ∂u/∂y that were written, in the order of the inputs, so each
+// entry is summed as by the dense product.
 func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	s := m.s
 	c := &s.nodes[k]
@@ -651,6 +719,7 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	clear(D)
 	if ft {
 		m.inputRows(p, c, U, nc)
+		defer p.clearInputs(U, nu, nc)
 		if oj, ok := node.As[node.OutputJacobian](c.n); ok {
 			if err := oj.OutputsJacobian(t, y[c.x0:c.x1], s.inputs(c), D); err != nil {
 				return stepError(c.name, "", s.steps, t, err)
@@ -666,25 +735,28 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 		}
 	}
 	block := p.arena[p.slot[k] : int(p.slot[k])+ny*nc]
+	p.need = p.need[:0]
 	for r := 0; r < ny; r++ {
 		if !p.needRow[c.y0+r] {
 			continue
 		}
+		p.need = append(p.need, int32(r))
 		row := block[r*nc : (r+1)*nc]
 		clear(row)
 		for q := 0; q < nxk; q++ {
 			row[p.loc[c.x0+q]] += C[r*nxk+q]
 		}
-		if !ft {
-			continue
-		}
-		for q := 0; q < nu; q++ {
-			w := D[r*nu+q]
-			if w == 0 {
-				continue
-			}
-			for j, v := range U[q*nc : (q+1)*nc] {
-				row[j] += w * v
+	}
+	if !ft {
+		return nil
+	}
+	for q := 0; q < nu; q++ {
+		for _, j := range p.written(q, nc) {
+			u := U[q*nc+int(j)]
+			for _, r := range p.need {
+				if w := D[int(r)*nu+q]; w != 0 {
+					block[int(r)*nc+int(j)] += w * u
+				}
 			}
 		}
 	}
@@ -703,6 +775,7 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 	nc := len(set)
 	U := p.uloc[:nu*nc]
 	m.inputRows(p, c, U, nc)
+	defer p.clearInputs(U, nu, nc)
 	A, B := p.la[:nxi*nxi], p.lb[:nxi*nu]
 	clear(A)
 	clear(B)
@@ -735,8 +808,8 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 			if w == 0 {
 				continue
 			}
-			for j, v := range U[q*nc : (q+1)*nc] {
-				row[j] += w * v
+			for _, j := range p.written(q, nc) {
+				row[j] += w * U[q*nc+int(j)]
 			}
 		}
 		emit(rr, set, row)

@@ -176,6 +176,10 @@ func (n *Node) pointJacobian(t float64, u, dst []float64, nu int) error {
 	if err != nil {
 		return err
 	}
+	if n.m.uf == nil {
+		n.pointJacobianLinear(dp, &a, &b, dst, nu)
+		return nil
+	}
 	// ∂Δp/∂u, ∂Δv/∂u and ∂f/∂u, each 3 × nu: ±[I 0] and ±[0 I] over each
 	// point marker's six inputs, minus for marker 0.
 	var dP, dV, dF [3 * maxPointInputs]float64
@@ -253,6 +257,48 @@ func (n *Node) pointJacobian(t float64, u, dst []float64, nu int) error {
 		}
 	}
 	return nil
+}
+
+// pointJacobianLinear is pointJacobian for the linear force law, whose
+// local Jacobians a and b are diagonal: every row has at most one entry
+// per point marker and axis, ±1 on the displacement and velocity rows,
+// ±a_ii and ±b_ii on the force rows, and the products of the general
+// formulas with those (their other terms are zeros), written directly
+// into dst, which is zero.
+func (n *Node) pointJacobianLinear(dp [3]float64, a, b *[9]float64, dst []float64, nu int) {
+	l := math.Sqrt(dp[0]*dp[0] + dp[1]*dp[1] + dp[2]*dp[2])
+	for k := range n.mk {
+		h := &n.hot[k]
+		if h.kind != kindPoint {
+			continue
+		}
+		in0 := int(h.in0)
+		s := float64(2*k - 1)
+		for i := range 3 {
+			jp, jv := in0+i, in0+3+i
+			dst[(yDisplacement+i)*nu+jp] = s
+			dst[(yVelocity+i)*nu+jv] = s
+			fp, fv := a[i*4]*s, b[i*4]*s
+			dst[(yForce+i)*nu+jp] = fp
+			dst[(yForce+i)*nu+jv] = fv
+			if l > 0 {
+				dst[yDistance*nu+jp] = dp[i] / l * s
+			}
+			if n.hasPE && n.m.active {
+				dst[yEnergy*nu+jp] = n.m.k[i] * (dp[i] - n.m.off[i]) * s
+			}
+			// The loads: +f on marker 0, −f on marker 1.
+			for q := range n.mk {
+				mq := &n.mk[q]
+				if n.hot[q].kind != kindPoint || mq.y1-mq.y0 != 3 {
+					continue
+				}
+				sq := float64(1 - 2*q)
+				dst[(mq.y0+i)*nu+jp] = sq * fp
+				dst[(mq.y0+i)*nu+jv] = sq * fv
+			}
+		}
+	}
 }
 
 // localJacobian returns ∂f_SD/∂Δp and ∂f_SD/∂Δv (3 × 3, row-major): Exudyn's
