@@ -84,6 +84,9 @@ func (b *bandLU) setup(a *spMatrix) error {
 		for r := 1; r <= km; r++ {
 			b.ab[b.at(j+r, j)] *= d
 		}
+		// U's diagonal is not needed again by the elimination: keep its
+		// reciprocal, so that solve multiplies.
+		b.ab[b.at(j, j)] = d
 		for c := j + 1; c <= ju; c++ {
 			u := b.ab[b.at(j, c)]
 			if u == 0 {
@@ -118,6 +121,6 @@ func (b *bandLU) solve(x []float64) {
 		for c := i + 1; c <= min(n-1, i+kv); c++ {
 			s -= b.ab[b.at(i, c)] * x[c]
 		}
-		x[i] = s / b.ab[b.at(i, i)]
+		x[i] = s * b.ab[b.at(i, i)]
 	}
 }

@@ -116,7 +116,9 @@ func (p *blockJacobi) apply(r, z []float64) {
 // 2nd ed. (SIAM 2003), §10.3.2, the IKJ variant. The pattern is that of
 // the assembled matrix, whose zero entries are not stored (spMatrix): the
 // factorization of the Jacobian's true non-zeros, as PETSc's ILU(0) of a
-// matrix assembled without zeros. Its values grow with the matrix.
+// matrix assembled without zeros. Its values grow with the matrix. U's
+// diagonal is stored inverted (as PETSc stores it), so that applying the
+// factors multiplies instead of dividing.
 type ilu0 struct {
 	a   *spMatrix // the Newton matrix whose pattern the factors share
 	val []float64 // the factors
@@ -151,7 +153,7 @@ func (f *ilu0) setup(a *spMatrix) error {
 		}
 		for q := s; q < diag[i]; q++ {
 			k := col[q]
-			l := lu[q] / lu[diag[k]]
+			l := lu[q] * lu[diag[k]] // the diagonal holds its reciprocal
 			lu[q] = l
 			for r := diag[k] + 1; r < end[k]; r++ {
 				if p := f.pos[col[r]]; p >= 0 {
@@ -162,9 +164,11 @@ func (f *ilu0) setup(a *spMatrix) error {
 		for q := s; q < e; q++ {
 			f.pos[col[q]] = -1
 		}
-		if d := lu[diag[i]]; !(math.Abs(d) > 0x1p-52*amax) {
+		d := lu[diag[i]]
+		if !(math.Abs(d) > 0x1p-52*amax) {
 			return &singularBlockError{Kind: "ilu0", Block: i, First: i, Last: i}
 		}
+		lu[diag[i]] = 1 / d
 	}
 	return nil
 }
@@ -192,6 +196,6 @@ func (f *ilu0) apply(r, z []float64) {
 		for k, c := range cs {
 			s -= vs[k] * z[c]
 		}
-		z[i] = s / lu[d]
+		z[i] = s * lu[d]
 	}
 }
