@@ -155,7 +155,10 @@ func (m *alphaSparse) add(r int, cols []int32, vals []float64) {
 		u = int(m.rowU[r])
 	}
 	mine := u >= 0 && (u >= m.nq) == m.zpass // a row of this evaluation's
-	if m.err = checkRow(n, r, cols, vals, mine && m.a.seen[u]); m.err != nil || !mine {
+	if m.err = checkRow(n, r, cols, vals, mine && m.a.seen[u]); m.err == nil && !checkCols(cols, n) {
+		m.err = errCols(r, n)
+	}
+	if m.err != nil || !mine {
 		return
 	}
 	d := m.dA
@@ -301,6 +304,7 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 	it := 0
 	dxNorm := 0.0
 	var dx []float64
+	dxScale := 1.0
 	for it < c.c.newtonMaxIter {
 		it++
 		if err := c.residual(t0, t1, dt, q0, v0, z0, a0, g0, x, c.r0); err != nil {
@@ -362,9 +366,9 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 				}
 				return nl.linearError(c.name, t1, dt, it, err)
 			}
-			dx = nl.dx
+			dxScale, dx = nl.step()
 		}
-		dmax, xmax := update(x, dx)
+		dmax, xmax := update(x, dxScale, dx)
 		if nl.krylv {
 			nl.prevDx, dxNorm = dxNorm, dmax
 		}

@@ -51,13 +51,12 @@ func (b *bandLU) at(i, j int) int { return b.kl + b.ku + i - j + j*b.ldab }
 func (b *bandLU) setup(a *spMatrix) error {
 	b.shape(a)
 	clear(b.ab)
-	amax := 0.0
 	for i := 0; i < a.n; i++ {
 		for k := a.start[i]; k < a.end[i]; k++ {
 			b.ab[b.at(i, int(a.col[k]))] = a.val[k]
-			amax = math.Max(amax, math.Abs(a.val[k]))
 		}
 	}
+	amax := maxAbs(a.val)
 	n, kl := b.n, b.kl
 	tiny := 0x1p-52 * amax
 	ju := 0

@@ -73,28 +73,36 @@ func (a *spMatrix) endRow(i int) error {
 }
 
 // addScaled appends row i as d·e_i + c·(cols, vals): the entries of a
-// Jacobian row (columns strictly increasing) scaled by c, with d added on
-// the diagonal. Zero entries other than the diagonal are dropped. Each
-// value is computed as c·v, plus d on the diagonal, in that order.
+// Jacobian row scaled by c, with d added on the diagonal. Zero entries
+// other than the diagonal are dropped. Each value is computed as c·v,
+// plus d on the diagonal, in that order. The columns must be strictly
+// increasing in [0, n): an error otherwise.
 func (a *spMatrix) addScaled(i int, cols []int32, vals []float64, c, d float64) error {
 	a.beginRow(i)
 	ii := int32(i)
+	vals = vals[:len(cols)]
 	done := false
+	prev := int32(-1)
 	for k, j := range cols {
+		if j <= prev {
+			return errCols(i, a.n)
+		}
+		prev = j
 		if !done && j >= ii {
+			done = true
+			a.diag[i] = int32(len(a.col))
 			if j == ii {
-				a.diag[i] = int32(len(a.col))
 				a.push(ii, c*vals[k]+d)
-				done = true
 				continue
 			}
-			a.diag[i] = int32(len(a.col))
 			a.push(ii, d)
-			done = true
 		}
 		if v := c * vals[k]; v != 0 {
 			a.push(j, v)
 		}
+	}
+	if int(prev) >= a.n {
+		return errCols(i, a.n)
 	}
 	if !done {
 		a.diag[i] = int32(len(a.col))

@@ -45,6 +45,8 @@ type gmres struct {
 	y               []float64
 	w, z            []float64
 	stagnationRatio float64
+	lazyDone        bool    // the last solve left x = xScale·z unwritten
+	xScale          float64
 }
 
 func newGMRES(n, m int) *gmres {
@@ -80,7 +82,14 @@ func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
 // is ‖b‖₂ when the caller knows it (the Newton residual's norm), or
 // negative. It returns the iterations done and the final residual norm,
 // and a *krylovError (or op's error) when the tolerance was not reached.
-func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float64, bnorm, tol float64, maxIter int) (int, float64, error) {
+//
+// The first basis vector v_0 = b/‖b‖ is only formed when a second
+// iteration needs it: the first is run on b itself, its scale carried in
+// the scalars. With lazy set, a solve that converges in that one
+// iteration does not write x either: it returns x = xScale·z, leaving z
+// in k.z (solution returns it), for the caller to read once.
+func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float64, bnorm, tol float64, maxIter int, lazy bool) (int, float64, error) {
+	k.lazyDone = false
 	beta0 := bnorm
 	if beta0 < 0 {
 		beta0 = norm2(b)
@@ -93,7 +102,8 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 		return 0, beta0, &krylovError{Reason: "breakdown", Rel: math.NaN(), Tol: tol}
 	}
 	target := tol * beta0
-	scaleTo(k.v[0], b, 1/beta0)
+	sc := 1 / beta0 // v_0 = sc·b, not formed yet
+	pend := true
 	beta := beta0
 	its := 0
 	m1 := k.m + 1
@@ -106,10 +116,14 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 		res := beta
 		broke := false
 		for ; j < k.m; j++ {
+			vj := k.v[j]
+			if j == 0 && pend {
+				vj = b // v_0 = sc·b: z and w are 1/sc times v_0's
+			}
 			if pc != nil {
-				pc.apply(k.v[j], k.z)
+				pc.apply(vj, k.z)
 			} else {
-				copy(k.z, k.v[j])
+				copy(k.z, vj)
 			}
 			if err := op(k.z, k.w); err != nil {
 				return its, res, err
@@ -122,9 +136,18 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 				hj[i] = dot(k.w, k.v[i])
 				axpy(-hj[i], k.v[i], k.w)
 			}
-			hj[j] = dot(k.w, k.v[j])
-			hn := math.Sqrt(axpyNorm2(-hj[j], k.v[j], k.w))
-			hj[j+1] = hn
+			var hn float64
+			if j == 0 && pend {
+				// w_true − h·v_0 = sc·(w − h·b) with h = sc²·(w, b): k.w
+				// becomes w − h·b, and v_1 is its direction.
+				hj[0] = dot(k.w, b) * sc * sc
+				hn = math.Sqrt(axpyNorm2(-hj[0], b, k.w))
+				hj[1] = hn * sc
+			} else {
+				hj[j] = dot(k.w, vj)
+				hn = math.Sqrt(axpyNorm2(-hj[j], vj, k.w))
+				hj[j+1] = hn
+			}
 			if math.IsNaN(hn) || math.IsInf(hn, 0) {
 				return its, res, &krylovError{Reason: "breakdown", Iter: its, Residual: res, Rel: res / beta0, Tol: tol}
 			}
@@ -144,7 +167,7 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 			k.g[j+1] = -k.sn[j] * k.g[j]
 			k.g[j] = k.cs[j] * k.g[j]
 			res = math.Abs(k.g[j+1])
-			if hn <= 1e-14*d {
+			if c <= 1e-14*d {
 				// Happy breakdown: the Krylov space is invariant and the
 				// least-squares solution exact.
 				broke = true
@@ -154,6 +177,10 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 			if res <= target || its >= maxIter {
 				j++
 				break
+			}
+			if j == 0 && pend {
+				scaleTo(k.v[0], b, sc)
+				pend = false
 			}
 			scaleTo(k.basis(j+1), k.w, 1/hn)
 		}
@@ -167,11 +194,22 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 		}
 		var finite bool
 		if j == 1 {
-			// One iteration: z still holds P⁻¹·v_0, so x += y_0·z
-			// without applying the preconditioner again (the common
-			// case of a good preconditioner; it saves a third of the
-			// solve's work).
-			finite = addScaled(x, k.z, k.y[0], first)
+			// One iteration: z still holds P⁻¹·v_0 (over its scale), so
+			// x += y_0·z without applying the preconditioner again (the
+			// common case of a good preconditioner; it saves a third of
+			// the solve's work).
+			a := k.y[0]
+			if pend {
+				a *= sc
+			}
+			if first && lazy && (res <= target || broke) {
+				if a-a != 0 {
+					return its, res, &krylovError{Reason: "breakdown", Iter: its, Residual: res, Rel: res / beta0, Tol: tol}
+				}
+				k.lazyDone, k.xScale = true, a
+				return its, res, nil
+			}
+			finite = addScaled(x, k.z, a, first)
 		} else {
 			scaleTo(k.w, k.v[0], k.y[0])
 			for i := 1; i < j; i++ {
@@ -194,6 +232,11 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 		if its >= maxIter {
 			return its, res, &krylovError{Reason: "iteration limit", Iter: its, Residual: res, Rel: res / beta0, Tol: tol}
 		}
+		if pend {
+			// A restart after one iteration: v_0 was never formed, and
+			// it is not needed any more.
+			pend = false
+		}
 		// Restart from the true residual b − A·x.
 		if err := op(x, k.w); err != nil {
 			return its, res, err
@@ -211,6 +254,9 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 		scaleTo(k.v[0], k.w, 1/beta)
 	}
 }
+
+// solution returns the lazy result of the last solve: x = scale·vec.
+func (k *gmres) solution() (scale float64, vec []float64) { return k.xScale, k.z }
 
 func axpy(a float64, x, y []float64) {
 	y = y[:len(x)]

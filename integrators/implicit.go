@@ -316,6 +316,7 @@ func (s *implicitStepper) step(dt float64) error {
 	it := 0
 	dxNorm := 0.0
 	var dx []float64
+	dxScale := 1.0
 	for it < s.c.newtonMaxIter {
 		it++
 		if err := s.eval(t1, dt, x, s.f1); err != nil {
@@ -396,9 +397,9 @@ func (s *implicitStepper) step(dt float64) error {
 				s.stats.Rejected++
 				return nl.linearError(s.m.Name, t1, dt, it, err)
 			}
-			dx = nl.dx
+			dxScale, dx = nl.step()
 		}
-		dmax, xmax := update(x, dx)
+		dmax, xmax := update(x, dxScale, dx)
 		if !(dmax-dmax == 0 && xmax-xmax == 0) {
 			s.stats.Rejected++
 			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: firstNonFinite(x), Iter: it}

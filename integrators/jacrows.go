@@ -50,8 +50,8 @@ func (j *jacRows) eval(t float64, y []float64, emit func(int, []int32, []float64
 }
 
 // checkRow validates row i of an n×n Jacobian given to emit: in range,
-// columns strictly increasing in [0, n), as many values as columns. twice
-// says whether the row was already given in this evaluation.
+// as many values as columns, not given before in this evaluation (twice).
+// The columns are checked as they are read (checkCols, or addScaled).
 func checkRow(n, i int, cols []int32, vals []float64, twice bool) error {
 	if i < 0 || i >= n {
 		return fmt.Errorf("integrators: JacobianRows: row %d out of [0, %d)", i, n)
@@ -62,12 +62,23 @@ func checkRow(n, i int, cols []int32, vals []float64, twice bool) error {
 	if len(vals) != len(cols) {
 		return fmt.Errorf("integrators: JacobianRows: row %d has %d columns and %d values", i, len(cols), len(vals))
 	}
+	return nil
+}
+
+// errCols is the error of a row whose columns are not strictly
+// increasing in [0, n).
+func errCols(i, n int) error {
+	return fmt.Errorf("integrators: JacobianRows: row %d: columns must be in [0, %d) and strictly increasing", i, n)
+}
+
+// checkCols reports whether cols are strictly increasing in [0, n).
+func checkCols(cols []int32, n int) bool {
 	prev := int32(-1)
 	for _, c := range cols {
-		if c <= prev || int(c) >= n {
-			return fmt.Errorf("integrators: JacobianRows: row %d: columns must be in [0, %d) and strictly increasing", i, n)
+		if c <= prev {
+			return false
 		}
 		prev = c
 	}
-	return nil
+	return int(prev) < n
 }

@@ -207,9 +207,9 @@ func (l *newtonLinear) setupPC(st *Work) error {
 	return l.pc.setup(l.A)
 }
 
-// solve solves A·dx = b into l.dx, where l.b holds b = −R, the negated
-// Newton residual of norm rnorm: by the banded LU, or by GMRES to the
-// forcing term's relative residual.
+// solve solves A·dx = b, where l.b holds b = −R, the negated Newton
+// residual of norm rnorm: by the banded LU, or by GMRES to the forcing
+// term's relative residual. step returns dx.
 func (l *newtonLinear) solve(rnorm float64, st *Work) error {
 	if l.band != nil {
 		copy(l.dx, l.b)
@@ -226,7 +226,7 @@ func (l *newtonLinear) solve(rnorm float64, st *Work) error {
 	if l.pc != nil {
 		pc = l.pc
 	}
-	its, res, err := l.kry.solve(l.op, pc, l.b, l.dx, rnorm, eta, l.c.krylovMaxIter)
+	its, res, err := l.kry.solve(l.op, pc, l.b, l.dx, rnorm, eta, l.c.krylovMaxIter, true)
 	st.LinearIters += its
 	st.LinearSolves++
 	l.k++
@@ -243,6 +243,16 @@ func (l *newtonLinear) solve(rnorm float64, st *Work) error {
 		return nil
 	}
 	return err
+}
+
+// step returns the update of the last solve as dx = scale·vec: GMRES may
+// leave it in that form (gmres.solve, lazy), which update applies
+// without writing dx.
+func (l *newtonLinear) step() (scale float64, vec []float64) {
+	if l.kry != nil && l.kry.lazyDone {
+		return l.kry.solution()
+	}
+	return 1, l.dx
 }
 
 // residualBE writes sign·(x − y − dt·f) into r (backward Euler's Newton
@@ -305,20 +315,23 @@ func sumSqMax(r []float64) (ss, rmax float64) {
 	return ss, rmax
 }
 
-// update adds dx to x and returns max |dx| and max |x| after the update,
-// in one pass; either is NaN when a value of dx or x is not finite.
-func update(x, dx []float64) (dmax, xmax float64) {
-	dx = dx[:len(x)]
+// update adds a·d to x and returns max |a·d_i| and max |x| after the
+// update, in one pass; either is NaN when a value is not finite. a·d_i is
+// rounded before the addition, as if dx = a·d had been formed (a = 1:
+// x += d).
+func update(x []float64, a float64, d []float64) (dmax, xmax float64) {
+	d = d[:len(x)]
 	var bad float64 // stays 0 unless a value is infinite or NaN
-	for i, d := range dx {
-		v := x[i] + d
+	for i, di := range d {
+		u := a * di
+		v := x[i] + u
 		x[i] = v
-		bad += d*0 + v*0
-		if a := math.Abs(d); a > dmax {
-			dmax = a
+		bad += u*0 + v*0
+		if au := math.Abs(u); au > dmax {
+			dmax = au
 		}
-		if a := math.Abs(v); a > xmax {
-			xmax = a
+		if av := math.Abs(v); av > xmax {
+			xmax = av
 		}
 	}
 	if bad != 0 {

@@ -141,10 +141,7 @@ func (f *ilu0) setup(a *spMatrix) error {
 	f.val = f.val[:len(a.val)]
 	lu := f.val
 	copy(lu, a.val)
-	amax := 0.0
-	for _, v := range a.val {
-		amax = math.Max(amax, math.Abs(v))
-	}
+	amax := maxAbs(a.val)
 	col, diag, end := a.col, a.diag, a.end
 	for i := 0; i < a.n; i++ {
 		s, e := a.start[i], end[i]
