@@ -223,6 +223,26 @@ func (a *spMatrix) MulVec(x, dst []float64) {
 	}
 }
 
+// mulVecDot writes a·x into dst and returns dst·b, in one pass.
+func (a *spMatrix) mulVecDot(x, dst, b []float64) float64 {
+	col, val := a.col, a.val
+	end := a.end[:a.n]
+	dst, b = dst[:a.n], b[:a.n]
+	d := 0.0
+	for i, st := range a.start[:a.n] {
+		en := end[i]
+		cs, vs := col[st:en], val[st:en]
+		vs = vs[:len(cs)]
+		s := 0.0
+		for k, c := range cs {
+			s += vs[k] * x[c]
+		}
+		dst[i] = s
+		d += s * b[i]
+	}
+	return d
+}
+
 // at returns entry (i, j), zero when it is not stored.
 func (a *spMatrix) at(i, j int) float64 {
 	if k := a.find(i, j); k >= 0 {

@@ -88,7 +88,10 @@ func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
 // the scalars. With lazy set, a solve that converges in that one
 // iteration does not write x either: it returns x = xScale·z, leaving z
 // in k.z (solution returns it), for the caller to read once.
-func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float64, bnorm, tol float64, maxIter int, lazy bool) (int, float64, error) {
+//
+// opDot, when not nil, is op fused with a dot product: it writes A·v into
+// dst and returns dst·b; the first iteration uses it.
+func (k *gmres) solve(op func(v, dst []float64) error, opDot func(v, dst, b []float64) float64, pc precond, b, x []float64, bnorm, tol float64, maxIter int, lazy bool) (int, float64, error) {
 	k.lazyDone = false
 	beta0 := bnorm
 	if beta0 < 0 {
@@ -125,7 +128,10 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 			} else {
 				copy(k.z, vj)
 			}
-			if err := op(k.z, k.w); err != nil {
+			wb := 0.0 // (w, b) when opDot forms it
+			if j == 0 && pend && opDot != nil {
+				wb = opDot(k.z, k.w, b)
+			} else if err := op(k.z, k.w); err != nil {
 				return its, res, err
 			}
 			its++
@@ -140,7 +146,10 @@ func (k *gmres) solve(op func(v, dst []float64) error, pc precond, b, x []float6
 			if j == 0 && pend {
 				// w_true − h·v_0 = sc·(w − h·b) with h = sc²·(w, b): k.w
 				// becomes w − h·b, and v_1 is its direction.
-				hj[0] = dot(k.w, b) * sc * sc
+				if opDot == nil {
+					wb = dot(k.w, b)
+				}
+				hj[0] = wb * sc * sc
 				hn = math.Sqrt(axpyNorm2(-hj[0], b, k.w))
 				hj[1] = hn * sc
 			} else {

@@ -263,7 +263,7 @@ func TestGMRESSolvesRandomSystem(t *testing.T) {
 		g := newGMRES(n, 5) // small restart: exercises restarts
 		x := make([]float64, n)
 		op := func(v, dst []float64) error { A.MulVec(v, dst); return nil }
-		its, _, err := g.solve(op, pc, b, x, -1, 1e-10, 1000, false)
+		its, _, err := g.solve(op, nil, pc, b, x, -1, 1e-10, 1000, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +297,7 @@ func TestILU0TridiagonalIsExact(t *testing.T) {
 	b := make([]float64, n)
 	b[0], b[n-1] = 1, 2
 	x := make([]float64, n)
-	its, _, err := newGMRES(n, 30).solve(func(v, dst []float64) error { A.MulVec(v, dst); return nil }, f, b, x, -1, 1e-12, 100, false)
+	its, _, err := newGMRES(n, 30).solve(func(v, dst []float64) error { A.MulVec(v, dst); return nil }, nil, f, b, x, -1, 1e-12, 100, false)
 	if err != nil || its != 1 {
 		t.Errorf("iterations %d, err %v; want 1", its, err)
 	}

@@ -26,6 +26,7 @@ type newtonLinear struct {
 	band     *bandLU // LinearBanded: exact solves instead of GMRES
 	kry      *gmres
 	op       func(v, dst []float64) error
+	opDot    func(v, dst, b []float64) float64 // the sparse product fused with a dot product, or nil
 	b, dx    []float64
 
 	// forcing state of the current step
@@ -118,6 +119,7 @@ func newNewtonLinear(c *conf, n int, sparse bool, blockOf []int, fd func(v, dst 
 	} else {
 		A := l.A
 		l.op = func(v, dst []float64) error { A.MulVec(v, dst); return nil }
+		l.opDot = A.mulVecDot
 	}
 	return l
 }
@@ -226,7 +228,7 @@ func (l *newtonLinear) solve(rnorm float64, st *Work) error {
 	if l.pc != nil {
 		pc = l.pc
 	}
-	its, res, err := l.kry.solve(l.op, pc, l.b, l.dx, rnorm, eta, l.c.krylovMaxIter, true)
+	its, res, err := l.kry.solve(l.op, l.opDot, pc, l.b, l.dx, rnorm, eta, l.c.krylovMaxIter, true)
 	st.LinearIters += its
 	st.LinearSolves++
 	l.k++
