@@ -750,13 +750,15 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	if !ft {
 		return nil
 	}
-	for q := 0; q < nu; q++ {
-		for _, j := range p.written(q, nc) {
-			u := U[q*nc+int(j)]
-			for _, r := range p.need {
-				if w := D[int(r)*nu+q]; w != 0 {
-					block[int(r)*nc+int(j)] += w * u
-				}
+	for _, r := range p.need {
+		row := block[int(r)*nc : int(r+1)*nc]
+		for q, w := range D[int(r)*nu : int(r+1)*nu] {
+			if w == 0 {
+				continue
+			}
+			u := U[q*nc : (q+1)*nc]
+			for _, j := range p.written(q, nc) {
+				row[j] += w * u[j]
 			}
 		}
 	}
