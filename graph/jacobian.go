@@ -100,7 +100,7 @@ type sparseJac struct {
 	oneV       [1]float64
 	la, lb     []float64 // local blocks (A or C, B or D), sized for the largest node
 	tr         []float64 // transform Jacobians of one node's gathers
-	trOff      []int     // offset of each gather's block in tr (relative to the node's first)
+	trOff      []int32   // offset of each gather's block in tr (relative to the node's first)
 	fp, fm     []float64
 	xs, us     []float64
 	blocks     []int
@@ -366,7 +366,7 @@ func (m *System) planOrder(p *sparseJac) {
 func (m *System) planWork(p *sparseJac) {
 	s := m.s
 	maxA, maxB, maxT, maxV, maxU, maxC := 0, 0, 0, 0, 0, 0
-	p.trOff = make([]int, len(s.gathers))
+	p.trOff = make([]int32, len(s.gathers))
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		nxi, nu, ny := c.x1-c.x0, c.u1-c.u0, c.y1-c.y0
@@ -379,7 +379,7 @@ func (m *System) planWork(p *sparseJac) {
 		off := 0
 		for gi := c.g0; gi < c.g1; gi++ {
 			g := &s.gathers[gi]
-			p.trOff[gi] = off
+			p.trOff[gi] = int32(off)
 			off += g.n * g.sn
 			maxV = max(maxV, g.n, g.sn)
 		}
@@ -547,7 +547,8 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 	s := m.s
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
-		T := p.tr[p.trOff[gi] : p.trOff[gi]+g.n*g.sn]
+		o := int(p.trOff[gi])
+		T := p.tr[o : o+g.n*g.sn]
 		clear(T)
 		switch tr := g.tr.(type) {
 		case nil:
@@ -648,7 +649,8 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 					p.addSource(U, q, nc, gi, g, r, tr.Factor)
 				}
 			default:
-				for j, w := range p.tr[p.trOff[gi]+r*g.sn : p.trOff[gi]+(r+1)*g.sn] {
+				o := int(p.trOff[gi])
+				for j, w := range p.tr[o+r*g.sn : o+(r+1)*g.sn] {
 					if w != 0 {
 						p.addSource(U, q, nc, gi, g, j, w)
 					}

@@ -47,6 +47,7 @@ type gmres struct {
 	stagnationRatio float64
 	lazyDone        bool    // the last solve left x = xScale·z unwritten
 	xScale          float64
+	x               []float64 // the solution when the caller gives none, allocated on first use
 }
 
 func newGMRES(n, m int) *gmres {
@@ -54,7 +55,6 @@ func newGMRES(n, m int) *gmres {
 	g := &gmres{n: n, m: m, v: make([][]float64, m+1), h: make([]float64, (m+1)*m),
 		cs: make([]float64, m), sn: make([]float64, m), g: make([]float64, m+1), y: make([]float64, m),
 		w: make([]float64, n), z: make([]float64, n), stagnationRatio: 0.999}
-	g.v[0] = make([]float64, n)
 	return g
 }
 
@@ -87,17 +87,27 @@ func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
 // iteration needs it: the first is run on b itself, its scale carried in
 // the scalars. With lazy set, a solve that converges in that one
 // iteration does not write x either: it returns x = xScale·z, leaving z
-// in k.z (solution returns it), for the caller to read once.
+// in k.z (solution returns it), for the caller to read once. A nil x is
+// the solver's own buffer, allocated the first time a solve writes it
+// (solution returns it too).
 //
 // opDot, when not nil, is op fused with a dot product: it writes A·v into
 // dst and returns dst·b; the first iteration uses it.
 func (k *gmres) solve(op func(v, dst []float64) error, opDot func(v, dst, b []float64) float64, pc precond, b, x []float64, bnorm, tol float64, maxIter int, lazy bool) (int, float64, error) {
 	k.lazyDone = false
+	own := x == nil // x is k.x, allocated when first written
+	if own {
+		x = k.x
+	}
 	beta0 := bnorm
 	if beta0 < 0 {
 		beta0 = norm2(b)
 	}
 	if beta0 == 0 {
+		if own && x == nil {
+			k.x = make([]float64, k.n)
+			x = k.x
+		}
 		clear(x)
 		return 0, 0, nil
 	}
@@ -188,7 +198,7 @@ func (k *gmres) solve(op func(v, dst []float64) error, opDot func(v, dst, b []fl
 				break
 			}
 			if j == 0 && pend {
-				scaleTo(k.v[0], b, sc)
+				scaleTo(k.basis(0), b, sc)
 				pend = false
 			}
 			scaleTo(k.basis(j+1), k.w, 1/hn)
@@ -218,8 +228,16 @@ func (k *gmres) solve(op func(v, dst []float64) error, opDot func(v, dst, b []fl
 				k.lazyDone, k.xScale = true, a
 				return its, res, nil
 			}
+			if own && x == nil {
+				k.x = make([]float64, k.n)
+				x = k.x
+			}
 			finite = addScaled(x, k.z, a, first)
 		} else {
+			if own && x == nil {
+				k.x = make([]float64, k.n)
+				x = k.x
+			}
 			scaleTo(k.w, k.v[0], k.y[0])
 			for i := 1; i < j; i++ {
 				axpy(k.y[i], k.v[i], k.w)
@@ -260,12 +278,18 @@ func (k *gmres) solve(op func(v, dst []float64) error, opDot func(v, dst, b []fl
 		if !(beta < k.stagnationRatio*cycleStart) {
 			return its, beta, &krylovError{Reason: "stagnated", Iter: its, Residual: beta, Rel: beta / beta0, Tol: tol}
 		}
-		scaleTo(k.v[0], k.w, 1/beta)
+		scaleTo(k.basis(0), k.w, 1/beta)
 	}
 }
 
-// solution returns the lazy result of the last solve: x = scale·vec.
-func (k *gmres) solution() (scale float64, vec []float64) { return k.xScale, k.z }
+// solution returns the result of the last solve into the solver's own
+// buffer (x nil) as x = scale·vec.
+func (k *gmres) solution() (scale float64, vec []float64) {
+	if k.lazyDone {
+		return k.xScale, k.z
+	}
+	return 1, k.x
+}
 
 func axpy(a float64, x, y []float64) {
 	y = y[:len(x)]

@@ -155,7 +155,7 @@ type componentNamer interface{ Component(j int) string }
 
 func newImplicit(m methodInfo, theta float64, sys System, c conf) (*implicitStepper, error) {
 	n := sys.Dim()
-	s := &implicitStepper{core: newCore(m, sys), c: c, theta: theta, yn: make([]float64, n), f1: make([]float64, n)}
+	s := &implicitStepper{core: newCore(m, sys), c: c, theta: theta, yn: make([]float64, n)}
 	if theta != 1 {
 		s.f0 = make([]float64, n)
 	}
@@ -183,6 +183,19 @@ func newImplicit(m methodInfo, theta float64, sys System, c conf) (*implicitStep
 	}
 	s.nl = newNewtonLinear(&s.c, n, s.sp != nil, blockOf, s.jv)
 	s.ls = s.nl.dense
+	if theta == 1 && s.xp == nil {
+		// Backward Euler keeps f(x) only to form the residual, which is
+		// written over it in place (residualBE): f is evaluated into the
+		// residual's buffer. The matrix-free product and differenced
+		// Jacobians (xp allocated) need f kept.
+		if s.nl.krylv {
+			s.f1 = s.nl.b
+		} else {
+			s.f1 = s.ls.r
+		}
+	} else {
+		s.f1 = make([]float64, n)
+	}
 	if s.sp != nil {
 		s.sp.a = s.nl.A
 	}

@@ -85,8 +85,9 @@ func newNewtonLinear(c *conf, n int, sparse bool, blockOf []int, fd func(v, dst 
 		l.dense = newLinSolver(n)
 		return l
 	}
-	l.b, l.dx = make([]float64, n), make([]float64, n)
+	l.b = make([]float64, n)
 	if c.lin == LinearBanded {
+		l.dx = make([]float64, n)
 		if !sparse {
 			l.dense = newLinSolver(n)
 		}
@@ -228,7 +229,7 @@ func (l *newtonLinear) solve(rnorm float64, st *Work) error {
 	if l.pc != nil {
 		pc = l.pc
 	}
-	its, res, err := l.kry.solve(l.op, l.opDot, pc, l.b, l.dx, rnorm, eta, l.c.krylovMaxIter, true)
+	its, res, err := l.kry.solve(l.op, l.opDot, pc, l.b, nil, rnorm, eta, l.c.krylovMaxIter, true)
 	st.LinearIters += its
 	st.LinearSolves++
 	l.k++
@@ -251,7 +252,7 @@ func (l *newtonLinear) solve(rnorm float64, st *Work) error {
 // leave it in that form (gmres.solve, lazy), which update applies
 // without writing dx.
 func (l *newtonLinear) step() (scale float64, vec []float64) {
-	if l.kry != nil && l.kry.lazyDone {
+	if l.kry != nil {
 		return l.kry.solution()
 	}
 	return 1, l.dx
