@@ -368,7 +368,7 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 			}
 			dxScale, dx = nl.step()
 		}
-		dmax, xmax := update(x, dxScale, dx)
+		dmax, xmax := update(x, x, dxScale, dx)
 		if nl.krylv {
 			nl.prevDx, dxNorm = dxNorm, dmax
 		}

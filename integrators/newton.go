@@ -318,16 +318,16 @@ func sumSqMax(r []float64) (ss, rmax float64) {
 	return ss, rmax
 }
 
-// update adds a·d to x and returns max |a·d_i| and max |x| after the
-// update, in one pass; either is NaN when a value is not finite. a·d_i is
-// rounded before the addition, as if dx = a·d had been formed (a = 1:
-// x += d).
-func update(x []float64, a float64, d []float64) (dmax, xmax float64) {
-	d = d[:len(x)]
+// update writes x = base + a·d (base may be x) and returns max |a·d_i|
+// and max |x_i|, in one pass; either is NaN when a value is not finite.
+// a·d_i is rounded before the addition, as if dx = a·d had been formed
+// (a = 1: x = base + d).
+func update(x, base []float64, a float64, d []float64) (dmax, xmax float64) {
+	d, base = d[:len(x)], base[:len(x)]
 	var bad float64 // stays 0 unless a value is infinite or NaN
 	for i, di := range d {
 		u := a * di
-		v := x[i] + u
+		v := base[i] + u
 		x[i] = v
 		bad += u*0 + v*0
 		if au := math.Abs(u); au > dmax {
