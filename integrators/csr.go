@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // spMatrix is the sparse Newton matrix of the implicit and structural
@@ -206,37 +207,63 @@ func (a *spMatrix) nonFiniteRow() int {
 	return -1
 }
 
+// The sparse kernels below (MulVec, mulVecDot, ilu0.apply) read col, val
+// and the vector they gather from through unsafe.Add, without bounds
+// checks: they are the inner loops of every GMRES iteration, and the
+// checks cost about 40 % of their time. What makes that safe is checked
+// where it is established, never per entry: every stored column is in
+// [0, n) (the assembly validates the rows it is given: addScaled,
+// addMapped, addDense, finish), every row's range start ≤ diag < end lies
+// within col and val (they are appended together), and the vectors are
+// checked once per call to hold n values (mustLen).
+
+// mustLen panics unless every vector holds at least n values.
+func mustLen(n int, vs ...[]float64) {
+	for _, v := range vs {
+		if len(v) < n {
+			panic(fmt.Sprintf("integrators: sparse kernel on a vector of %d values, want %d", len(v), n))
+		}
+	}
+}
+
+// rowDot is Σ val[k]·x[col[k]] over k in [st, en).
+func rowDot(cp, vp, xp unsafe.Pointer, st, en int32) float64 {
+	s := 0.0
+	for k := uintptr(st); k < uintptr(en); k++ {
+		c := *(*int32)(unsafe.Add(cp, 4*k))
+		s += *(*float64)(unsafe.Add(vp, 8*k)) * *(*float64)(unsafe.Add(xp, 8*uintptr(c)))
+	}
+	return s
+}
+
 // MulVec writes a·x into dst (len n each). It does not allocate.
 func (a *spMatrix) MulVec(x, dst []float64) {
-	col, val := a.col, a.val
-	end := a.end[:a.n]
-	dst = dst[:a.n]
-	for i, st := range a.start[:a.n] {
-		en := end[i]
-		cs, vs := col[st:en], val[st:en]
-		vs = vs[:len(cs)]
-		s := 0.0
-		for k, c := range cs {
-			s += vs[k] * x[c]
-		}
-		dst[i] = s
+	n := a.n
+	if n == 0 {
+		return
+	}
+	mustLen(n, x, dst)
+	cp, vp, xp := unsafe.Pointer(unsafe.SliceData(a.col)), unsafe.Pointer(unsafe.SliceData(a.val)), unsafe.Pointer(unsafe.SliceData(x))
+	end := a.end[:n]
+	dst = dst[:n]
+	for i, st := range a.start[:n] {
+		dst[i] = rowDot(cp, vp, xp, st, end[i])
 	}
 }
 
 // mulVecDot writes a·x into dst and returns dst·b, in one pass.
 func (a *spMatrix) mulVecDot(x, dst, b []float64) float64 {
-	col, val := a.col, a.val
-	end := a.end[:a.n]
-	dst, b = dst[:a.n], b[:a.n]
+	n := a.n
+	if n == 0 {
+		return 0
+	}
+	mustLen(n, x, dst, b)
+	cp, vp, xp := unsafe.Pointer(unsafe.SliceData(a.col)), unsafe.Pointer(unsafe.SliceData(a.val)), unsafe.Pointer(unsafe.SliceData(x))
+	end := a.end[:n]
+	dst, b = dst[:n], b[:n]
 	d := 0.0
-	for i, st := range a.start[:a.n] {
-		en := end[i]
-		cs, vs := col[st:en], val[st:en]
-		vs = vs[:len(cs)]
-		s := 0.0
-		for k, c := range cs {
-			s += vs[k] * x[c]
-		}
+	for i, st := range a.start[:n] {
+		s := rowDot(cp, vp, xp, st, end[i])
 		dst[i] = s
 		d += s * b[i]
 	}

@@ -552,3 +552,49 @@ func testMatrix(n int, fill func(i int, row []float64)) *spMatrix {
 	}
 	return a
 }
+
+// BenchmarkSparseKernels times the kernels of a GMRES iteration on the
+// Newton matrix of a chain of 1000 point masses with true sparsity (as the
+// graph's W4 chain assembles it): the product, the ILU(0) application and
+// its set-up.
+func BenchmarkSparseKernels(b *testing.B) {
+	const masses = 1000
+	n := 6 * masses
+	A := testMatrix(n, func(i int, row []float64) {
+		m, d := i/6, i%6
+		if d < 3 { // position row: x' = v
+			row[i], row[i+3] = 1, -1e-3
+			return
+		}
+		for _, o := range []int{-6, 0, 6} {
+			if j := i + o; j >= 0 && j < n {
+				row[j-3], row[j] = -1e4, -1e-2
+			}
+		}
+		row[i-3], row[i] = 2e4, 1.02
+		_ = m
+	})
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i] = float64(i%7) - 3
+	}
+	f := newILU0(n)
+	if err := f.setup(A); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("mulvec", func(b *testing.B) {
+		for b.Loop() {
+			A.MulVec(x, y)
+		}
+	})
+	b.Run("ilu0-apply", func(b *testing.B) {
+		for b.Loop() {
+			f.apply(x, y)
+		}
+	})
+	b.Run("ilu0-setup", func(b *testing.B) {
+		for b.Loop() {
+			f.setup(A)
+		}
+	})
+}

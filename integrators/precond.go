@@ -3,6 +3,7 @@ package integrators
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // precond is a preconditioner P ≈ A of the Newton matrix A, applied on
@@ -171,28 +172,24 @@ func (f *ilu0) setup(a *spMatrix) error {
 }
 
 func (f *ilu0) apply(r, z []float64) {
-	a, lu := f.a, f.val
+	a := f.a
 	n := a.n
-	col, diag, start, end := a.col, a.diag[:n], a.start[:n], a.end[:n]
+	if n == 0 {
+		return
+	}
+	mustLen(n, r, z)
+	if len(f.val) < len(a.col) {
+		panic("integrators: ILU(0) applied before its set-up")
+	}
+	cp, vp, zp := unsafe.Pointer(unsafe.SliceData(a.col)), unsafe.Pointer(unsafe.SliceData(f.val)), unsafe.Pointer(unsafe.SliceData(z))
+	diag, start, end := a.diag[:n], a.start[:n], a.end[:n]
 	r, z = r[:n], z[:n]
 	for i, st := range start {
-		d := diag[i]
-		cs, vs := col[st:d], lu[st:d]
-		vs = vs[:len(cs)]
-		s := r[i]
-		for k, c := range cs {
-			s -= vs[k] * z[c]
-		}
-		z[i] = s
+		z[i] = r[i] - rowDot(cp, vp, zp, st, diag[i])
 	}
+	lu := f.val
 	for i := n - 1; i >= 0; i-- {
-		d, en := diag[i], end[i]
-		cs, vs := col[d+1:en], lu[d+1:en]
-		vs = vs[:len(cs)]
-		s := z[i]
-		for k, c := range cs {
-			s -= vs[k] * z[c]
-		}
-		z[i] = s * lu[d]
+		d := diag[i]
+		z[i] = (z[i] - rowDot(cp, vp, zp, d+1, end[i])) * lu[d]
 	}
 }
