@@ -45,7 +45,7 @@ type gmres struct {
 	y               []float64
 	w, z            []float64
 	stagnationRatio float64
-	lazyDone        bool    // the last solve left x = xScale·z unwritten
+	lazyDone        bool // the last solve left x = xScale·z unwritten
 	xScale          float64
 	x               []float64 // the solution when the caller gives none, allocated on first use
 }
