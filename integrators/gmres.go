@@ -146,12 +146,10 @@ func (k *gmres) solve(op func(v, dst []float64) error, opDot func(v, dst, b []fl
 			}
 			its++
 			hj := k.h[j*m1 : (j+1)*m1]
-			// Modified Gram–Schmidt; the last update also sums the
-			// squares of the result.
-			for i := 0; i < j; i++ {
-				hj[i] = dot(k.w, k.v[i])
-				axpy(-hj[i], k.v[i], k.w)
-			}
+			// Modified Gram–Schmidt, each update fused with the next
+			// dot product (the same operations in the same order, with
+			// one pass over w fewer per basis vector); the last update
+			// also sums the squares of the result.
 			var hn float64
 			if j == 0 && pend {
 				// w_true − h·v_0 = sc·(w − h·b) with h = sc²·(w, b): k.w
@@ -163,7 +161,10 @@ func (k *gmres) solve(op func(v, dst []float64) error, opDot func(v, dst, b []fl
 				hn = math.Sqrt(axpyNorm2(-hj[0], b, k.w))
 				hj[1] = hn * sc
 			} else {
-				hj[j] = dot(k.w, vj)
+				hj[0] = dot(k.w, k.v[0])
+				for i := 0; i < j; i++ {
+					hj[i+1] = axpyDot(-hj[i], k.v[i], k.w, k.v[i+1])
+				}
 				hn = math.Sqrt(axpyNorm2(-hj[j], vj, k.w))
 				hj[j+1] = hn
 			}
@@ -296,6 +297,18 @@ func axpy(a float64, x, y []float64) {
 	for i, v := range x {
 		y[i] += a * v
 	}
+}
+
+// axpyDot is axpy returning y·z of the result.
+func axpyDot(a float64, x, y, z []float64) float64 {
+	y, z = y[:len(x)], z[:len(x)]
+	s := 0.0
+	for i, v := range x {
+		w := y[i] + a*v
+		y[i] = w
+		s += w * z[i]
+	}
+	return s
 }
 
 // axpyNorm2 is axpy returning Σ y_i² of the result.

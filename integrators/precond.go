@@ -33,14 +33,19 @@ func (e *singularBlockError) Error() string {
 }
 
 // blockJacobi is P = blockdiag(A[B_b, B_b]) over a partition of the
-// unknowns into blocks (each graph node's own unknowns), every block
-// factored densely with partial pivoting.
+// unknowns into blocks (each graph node's own unknowns). Every block is
+// factored densely with partial pivoting and stored inverted, as PETSc's
+// point-block Jacobi stores its blocks, so that applying P⁻¹ is one small
+// dense product per block. When every block is a contiguous range of
+// unknowns (a graph's nodes), the blocks are read and written in place.
 type blockJacobi struct {
-	idx     []int // unknowns ordered by block
-	start   []int // block b is idx[start[b]:start[b+1]]
-	blk     []int // block of each unknown
-	loc     []int // position of each unknown within its block
-	off     []int // offset of block b's k×k matrix in lu
+	start []int32 // block b is unknowns idx[start[b]:start[b+1]] (or the range itself, contiguous)
+	idx   []int32 // unknowns ordered by block; nil when contiguous
+	blk   []int32 // block of each unknown; nil when contiguous
+	loc   []int32 // position of each unknown within its block; nil when contiguous
+	off   []int   // offset of block b's k×k inverse in inv
+	inv   []float64
+	// work
 	lu      []float64
 	piv     []int
 	scratch []float64
@@ -54,43 +59,88 @@ func newBlockJacobi(blockOf []int) *blockJacobi {
 	for _, b := range blockOf {
 		nb = max(nb, b+1)
 	}
-	p := &blockJacobi{idx: make([]int, n), start: make([]int, nb+1), blk: blockOf, loc: make([]int, n), off: make([]int, nb+1), piv: make([]int, n), scratch: make([]float64, n)}
+	p := &blockJacobi{start: make([]int32, nb+1), off: make([]int, nb+1)}
 	for _, b := range blockOf {
 		p.start[b+1]++
 	}
 	for b := 0; b < nb; b++ {
 		p.start[b+1] += p.start[b]
 	}
-	fill := make([]int, nb)
+	contiguous := true
 	for i, b := range blockOf {
-		k := fill[b]
-		p.idx[p.start[b]+k] = i
-		p.loc[i] = k
-		fill[b]++
+		if i > 0 && b < blockOf[i-1] || b > 0 && i > 0 && b != blockOf[i-1] && int(p.start[b]) != i {
+			contiguous = false
+		}
 	}
+	if !contiguous {
+		p.idx, p.blk, p.loc = make([]int32, n), make([]int32, n), make([]int32, n)
+		fill := make([]int32, nb)
+		for i, b := range blockOf {
+			k := fill[b]
+			p.idx[int(p.start[b])+int(k)] = int32(i)
+			p.blk[i], p.loc[i] = int32(b), k
+			fill[b]++
+		}
+	}
+	kmax := 0
 	for b := 0; b < nb; b++ {
-		k := p.start[b+1] - p.start[b]
+		k := int(p.start[b+1] - p.start[b])
+		kmax = max(kmax, k)
 		p.off[b+1] = p.off[b] + k*k
 	}
-	p.lu = make([]float64, p.off[nb])
+	p.inv = make([]float64, p.off[nb])
+	p.lu, p.piv, p.scratch = make([]float64, kmax*kmax), make([]int, kmax), make([]float64, 2*kmax)
 	return p
 }
 
+// unknown returns the q-th unknown of block b.
+func (p *blockJacobi) unknown(b, q int) int {
+	if p.idx == nil {
+		return int(p.start[b]) + q
+	}
+	return int(p.idx[int(p.start[b])+q])
+}
+
+// local returns the position of unknown j in block b, or -1.
+func (p *blockJacobi) local(b, j int) int {
+	if p.idx == nil {
+		if j >= int(p.start[b]) && j < int(p.start[b+1]) {
+			return j - int(p.start[b])
+		}
+		return -1
+	}
+	if int(p.blk[j]) == b {
+		return int(p.loc[j])
+	}
+	return -1
+}
+
 func (p *blockJacobi) setup(a *spMatrix) error {
-	clear(p.lu)
 	for b := 0; b+1 < len(p.start); b++ {
-		s, e := p.start[b], p.start[b+1]
-		k := e - s
-		m := p.lu[p.off[b]:p.off[b+1]]
-		for r, i := range p.idx[s:e] {
+		k := int(p.start[b+1] - p.start[b])
+		m := p.lu[:k*k]
+		clear(m)
+		for r := range k {
+			i := p.unknown(b, r)
 			for q := a.start[i]; q < a.end[i]; q++ {
-				if j := a.col[q]; p.blk[j] == b {
-					m[r*k+p.loc[j]] += a.val[q]
+				if c := p.local(b, int(a.col[q])); c >= 0 {
+					m[r*k+c] += a.val[q]
 				}
 			}
 		}
-		if !denseLU(m, p.piv[s:e], k) {
-			return &singularBlockError{Kind: "block-jacobi", Block: b, First: p.idx[s], Last: p.idx[e-1]}
+		if !denseLU(m, p.piv[:k], k) {
+			return &singularBlockError{Kind: "block-jacobi", Block: b, First: p.unknown(b, 0), Last: p.unknown(b, k-1)}
+		}
+		// The inverse, column by column.
+		inv := p.inv[p.off[b]:p.off[b+1]]
+		e := p.scratch[:k]
+		for c := range k {
+			clear(e)
+			e[c] = 1
+			denseLUSolve(m, p.piv[:k], k, e)
+			for r := range k {
+				inv[r*k+c] = e[r]
+			}
 		}
 	}
 	return nil
@@ -98,15 +148,35 @@ func (p *blockJacobi) setup(a *spMatrix) error {
 
 func (p *blockJacobi) apply(r, z []float64) {
 	for b := 0; b+1 < len(p.start); b++ {
-		s, e := p.start[b], p.start[b+1]
+		s, e := int(p.start[b]), int(p.start[b+1])
 		k := e - s
-		w := p.scratch[s:e]
+		inv := p.inv[p.off[b]:p.off[b+1]]
+		if p.idx == nil {
+			rb, zb := r[s:e], z[s:e]
+			for q := range zb {
+				row := inv[q*k : (q+1)*k]
+				v := 0.0
+				for c, x := range rb {
+					v += row[c] * x
+				}
+				zb[q] = v
+			}
+			continue
+		}
+		w, y := p.scratch[:k], p.scratch[k:2*k]
 		for q, i := range p.idx[s:e] {
 			w[q] = r[i]
 		}
-		denseLUSolve(p.lu[p.off[b]:p.off[b+1]], p.piv[s:e], k, w)
+		for q := range y {
+			row := inv[q*k : (q+1)*k]
+			v := 0.0
+			for c, x := range w {
+				v += row[c] * x
+			}
+			y[q] = v
+		}
 		for q, i := range p.idx[s:e] {
-			z[i] = w[q]
+			z[i] = y[q]
 		}
 	}
 }
