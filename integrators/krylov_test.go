@@ -250,32 +250,51 @@ func TestGMRESSolvesRandomSystem(t *testing.T) {
 	for i := range b {
 		b[i] = rng.NormFloat64()
 	}
-	blocks := make([]int, n)
+	blocks, strided := make([]int, n), make([]int, n)
 	for i := range blocks {
-		blocks[i] = i / 4
+		blocks[i] = i / 4        // contiguous blocks, read in place
+		strided[i] = i % (n / 4) // the same sizes scattered: gathered and scattered
 	}
-	for _, pc := range []precond{nil, newBlockJacobi(blocks), newILU0(n)} {
+	for _, pc := range []precond{nil, newBlockJacobi(blocks), newBlockJacobi(strided), newILU0(n)} {
 		if pc != nil {
 			if err := pc.setup(A); err != nil {
 				t.Fatal(err)
 			}
 		}
-		g := newGMRES(n, 5) // small restart: exercises restarts
-		x := make([]float64, n)
-		op := func(v, dst []float64) error { A.MulVec(v, dst); return nil }
-		its, _, err := g.solve(op, nil, pc, b, x, -1, 1e-10, 1000, false)
-		if err != nil {
-			t.Fatal(err)
+		// Each preconditioner with the plain product, with the product
+		// fused with the first dot product, and with the solution left
+		// in the solver (x nil, lazy).
+		for variant := range 3 {
+			g := newGMRES(n, 5) // small restart: exercises restarts
+			x := make([]float64, n)
+			op := func(v, dst []float64) error { A.MulVec(v, dst); return nil }
+			var its int
+			var err error
+			switch variant {
+			case 0:
+				its, _, err = g.solve(op, nil, pc, b, x, -1, 1e-10, 1000, false)
+			case 1:
+				its, _, err = g.solve(op, A.mulVecDot, pc, b, x, norm2(b), 1e-10, 1000, false)
+			case 2:
+				its, _, err = g.solve(op, A.mulVecDot, pc, b, nil, -1, 1e-10, 1000, true)
+				a, v := g.solution()
+				for i := range x {
+					x[i] = a * v[i]
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ax := make([]float64, n)
+			A.MulVec(x, ax)
+			for i := range ax {
+				ax[i] = b[i] - ax[i]
+			}
+			if r := norm2(ax) / norm2(b); r > 1e-10*(1+1e-6) {
+				t.Errorf("preconditioner %T, variant %d: relative residual %.3g after %d iterations", pc, variant, r, its)
+			}
+			t.Logf("preconditioner %T, variant %d: %d iterations", pc, variant, its)
 		}
-		ax := make([]float64, n)
-		A.MulVec(x, ax)
-		for i := range ax {
-			ax[i] = b[i] - ax[i]
-		}
-		if r := norm2(ax) / norm2(b); r > 1e-10*(1+1e-6) {
-			t.Errorf("preconditioner %T: relative residual %.3g after %d iterations", pc, r, its)
-		}
-		t.Logf("preconditioner %T: %d iterations", pc, its)
 	}
 }
 
@@ -300,6 +319,21 @@ func TestILU0TridiagonalIsExact(t *testing.T) {
 	its, _, err := newGMRES(n, 30).solve(func(v, dst []float64) error { A.MulVec(v, dst); return nil }, nil, f, b, x, -1, 1e-12, 100, false)
 	if err != nil || its != 1 {
 		t.Errorf("iterations %d, err %v; want 1", its, err)
+	}
+	// The same solve leaving its one-iteration solution as scale·vector
+	// (what the Newton update reads): the same x to round-off, 1e-14
+	// relative (x = y_0·P⁻¹v_0 formed two ways), with nothing written
+	// into a solution buffer.
+	g := newGMRES(n, 30)
+	its, _, err = g.solve(func(v, dst []float64) error { A.MulVec(v, dst); return nil }, A.mulVecDot, f, b, nil, norm2(b), 1e-12, 100, true)
+	if err != nil || its != 1 || !g.lazyDone || g.x != nil {
+		t.Fatalf("lazy: iterations %d, err %v, lazy %v, buffer %v", its, err, g.lazyDone, g.x != nil)
+	}
+	a, v := g.solution()
+	for i := range x {
+		if d := math.Abs(a*v[i] - x[i]); d > 1e-14*(1+math.Abs(x[i])) {
+			t.Fatalf("lazy x[%d] = %v, written %v", i, a*v[i], x[i])
+		}
 	}
 }
 
