@@ -37,6 +37,7 @@ var (
 	w4Max    = flag.Int("w4-max", 100000, "largest W4 chain")
 	w4Child  = flag.String("w4-child", "", "internal: run one W4 configuration N,method,solver,steps and print its result as JSON")
 	w4Rounds = flag.Int("w4-rounds", 3, "rounds of W4's configurations at each N (interleaved; the fastest round of each is kept)")
+	w4GOGC   = flag.Int("w4-gogc", 25, "GOGC of cosim's W4 children: benchmarks/README's guidance for large runs (Go's default is 100)")
 )
 
 const (
@@ -75,6 +76,7 @@ type w4Result struct {
 	Stats    integrators.Work `json:"stats"`
 	Err      w4Errs           `json:"errors"`
 	PeakKB   int64            `json:"peak_rss_kb"`     // the child's ru_maxrss, set by the parent
+	GOGC     int              `json:"gogc,omitempty"`  // cosim children: the GOGC they ran with, set by the parent
 	State    []float64        `json:"state,omitempty"` // N ≤ 100 only
 	Failed   string           `json:"failed,omitempty"`
 }
@@ -88,9 +90,13 @@ func (r w4Result) perStep() time.Duration {
 	return r.Later / time.Duration(max(r.Steps-1, 1))
 }
 
-// code names who ran the configuration: "cosim" or the peer's library.
+// code names who ran the configuration: "cosim" (with its GOGC when it
+// is not the run's) or the peer's library.
 func (r w4Result) code() string {
 	if r.Peer == "" {
+		if r.GOGC != *w4GOGC {
+			return fmt.Sprintf("cosim, GOGC=%d", r.GOGC)
+		}
 		return "cosim"
 	}
 	return r.Lib
@@ -182,6 +188,7 @@ type w4Config struct {
 	peer           *benchmarks.W4Peer
 	pc             benchmarks.W4PeerConfig
 	exe            string // the built peer
+	gogc           int    // cosim: the child's GOGC
 }
 
 // command returns the child process of c on n masses.
@@ -191,13 +198,15 @@ func (c w4Config) command(n, steps int) *exec.Cmd {
 	}
 	exe, err := os.Executable()
 	must(err)
-	return exec.Command(exe, "-w4-child", fmt.Sprintf("%d,%s,%s,%d", n, c.method, c.solver, steps))
+	cmd := exec.Command(exe, "-w4-child", fmt.Sprintf("%d,%s,%s,%d", n, c.method, c.solver, steps))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("GOGC=%d", c.gogc))
+	return cmd
 }
 
 // run runs c in a child process and returns its result with the child's
 // peak RSS (ru_maxrss, kB on Linux).
 func (c w4Config) run(n, steps int) w4Result {
-	fail := w4Result{N: n, Method: c.method, Solver: c.solver, Steps: steps}
+	fail := w4Result{N: n, Method: c.method, Solver: c.solver, Steps: steps, GOGC: c.gogc}
 	if c.peer != nil {
 		fail.Peer, fail.Lib, fail.Method, fail.Solver = c.peer.Name, c.peer.Name, integrators.MethodBackwardEuler, c.pc.Solver
 	}
@@ -215,6 +224,9 @@ func (c w4Config) run(n, steps int) w4Result {
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.PeakKB = ru.Maxrss
+	}
+	if c.peer == nil {
+		r.GOGC = c.gogc
 	}
 	return r
 }
@@ -248,6 +260,12 @@ func runW4() {
 	must(err)
 	defer os.RemoveAll(dir)
 	peers := w4Peers(dir)
+	largest := 0
+	for _, n := range w4Sizes {
+		if n <= *w4Max {
+			largest = n
+		}
+	}
 	for _, n := range w4Sizes {
 		if n > *w4Max {
 			continue
@@ -256,9 +274,13 @@ func runW4() {
 		for _, m := range w4Methods {
 			for _, sv := range w4Solvers {
 				if sv != "dense" || n <= w4DenseMax {
-					cs = append(cs, w4Config{method: m, solver: sv})
+					cs = append(cs, w4Config{method: m, solver: sv, gogc: *w4GOGC})
 				}
 			}
+		}
+		if n == largest && *w4GOGC != 100 {
+			// The memory at Go's default GC, for the record.
+			cs = append(cs, w4Config{method: integrators.MethodBackwardEuler, solver: "gmres+ilu0", gogc: 100})
 		}
 		cs = append(cs, peers...)
 		best := make([]w4Result, len(cs))
@@ -301,7 +323,7 @@ func runW4() {
 			var ns []int
 			var per []float64
 			for _, r := range w4.rows {
-				if r.Peer == "" && r.Method == m && r.Solver == sv && r.Failed == "" {
+				if r.Peer == "" && r.GOGC == *w4GOGC && r.Method == m && r.Solver == sv && r.Failed == "" {
 					ns = append(ns, r.N)
 					per = append(per, r.perStep().Seconds()/float64(r.N))
 				}
@@ -309,7 +331,7 @@ func runW4() {
 			w4.exponents[m+" "+sv] = fitExponent(ns, per)
 			var cpu []float64
 			for _, r := range w4.rows {
-				if r.Peer == "" && r.Method == m && r.Solver == sv && r.Failed == "" {
+				if r.Peer == "" && r.GOGC == *w4GOGC && r.Method == m && r.Solver == sv && r.Failed == "" {
 					cpu = append(cpu, (r.LaterCPU/time.Duration(max(r.Steps-1, 1))).Seconds()/float64(r.N))
 				}
 			}
@@ -351,7 +373,7 @@ func w4Markdown(b *strings.Builder) {
 	}
 	w("N masspoints between two walls joined by N+1 springdampers, k = 1e7 N/m and c = 10 N·s/m on every axis, first mode (A = 0.01 m), dt = 1 ms: the fastest mode has ω·dt ≈ 6.3, where every explicit method is unstable. Monolithic (Sim.RunMonolithic) backward Euler and generalized-alpha ρ∞ = 0.5, %d steps, Newton tolerance 1e-10, Eisenstat–Walker forcing (KrylovTol 1e-6), GMRES(30); the Jacobian is the graph's sparse assembly (masspoint's and springdamper's analytic local Jacobians), reused for up to 20 steps. ", w4Steps)
 	w("The peers are the same problem written in C against PETSc (TS BEULER, GMRES(30) with ILU(0) or point-block Jacobi over the 6 states of a mass, on an AIJ matrix of the Jacobian's non-zeros) and SUNDIALS ARKODE (backward Euler as a one-stage DIRK, band LU), built from benchmarks/peers with gcc -O2 and run with cosim's Newton test (max|Δx| ≤ 1e-10·(1 + max|x|) after each update, the residual playing no part), predictor, forcing terms and Jacobian reuse (a new Newton matrix every 20 steps); each C file's header says how. ")
-	w("Each configuration runs in its own process, once per round for %d rounds interleaved with the others of the same N, and the table keeps its fastest round, so every ratio below is taken in this run under the same load. *peak RSS* is the process's ru_maxrss (Build or set-up included), *B/state* that over the 6N states. *first step* includes building the Jacobian plan, the first assembly and the preconditioner; *per step* is the mean of the %d steps after it (one re-assembly among them). *CPU per step* is the process's user + system time over those steps (all threads, the garbage collector's included): on a shared machine it says what the step costs when wall time is inflated by other work. Newton and linear iterations, evaluations of f and Jacobians are over those later steps. Errors against the damped modal solution at t = %d ms: *state* relative to the amplitude, *motion* relative to how far the chain moved.\n\n", max(*w4Rounds, 1), w4Steps-1, w4Steps)
+	w("Each configuration runs in its own process, once per round for %d rounds interleaved with the others of the same N, and the table keeps its fastest round, so every ratio below is taken in this run under the same load. *peak RSS* is the process's ru_maxrss (Build or set-up included), *B/state* that over the 6N states. cosim's children run with GOGC=%d, the guidance of benchmarks/README for large runs (a step allocates nothing, so the collector works only during Build and the first assembly, and a low GOGC keeps the peak near the live heap); the row marked GOGC=100 is Go's default, at the largest N, for the record. *first step* includes building the Jacobian plan, the first assembly and the preconditioner; *per step* is the mean of the %d steps after it (one re-assembly among them). *CPU per step* is the process's user + system time over those steps (all threads, the garbage collector's included): on a shared machine it says what the step costs when wall time is inflated by other work. Newton and linear iterations, evaluations of f and Jacobians are over those later steps. Errors against the damped modal solution at t = %d ms: *state* relative to the amplitude, *motion* relative to how far the chain moved.\n\n", max(*w4Rounds, 1), *w4GOGC, w4Steps-1, w4Steps)
 	if len(w4.missing) > 0 {
 		w("**Peers not run**: %s.\n\n", strings.Join(w4.missing, "; "))
 	}
@@ -392,7 +414,7 @@ func w4Markdown(b *strings.Builder) {
 // w4Find returns the row of (peer, method, solver) at n, or nil.
 func w4Find(n int, peer, method, solver string) *w4Result {
 	for i := range w4.rows {
-		if r := &w4.rows[i]; r.N == n && r.Peer == peer && r.Method == method && r.Solver == solver && r.Failed == "" {
+		if r := &w4.rows[i]; r.N == n && r.Peer == peer && r.Method == method && r.Solver == solver && r.Failed == "" && (peer != "" || r.GOGC == *w4GOGC) {
 			return r
 		}
 	}
