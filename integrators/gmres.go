@@ -75,7 +75,14 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
-func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
+// norm2 is ‖a‖₂: Σ a_i² when no square can underflow or overflow to
+// matter, else scaled by the largest magnitude (resNorm).
+func norm2(a []float64) float64 {
+	if s := dot(a, a); s > 0x1p-900 && s < 0x1p900 {
+		return math.Sqrt(s)
+	}
+	return resNorm(a)
+}
 
 // solve writes x ≈ A⁻¹·b with ‖b − A·x‖₂ ≤ tol·‖b‖₂, starting from x = 0.
 // op writes A·v into dst; pc (nil: none) is applied on the right. bnorm
@@ -116,7 +123,13 @@ func (k *gmres) solve(op func(v, dst []float64) error, opDot func(v, dst, b []fl
 	}
 	target := tol * beta0
 	sc := 1 / beta0 // v_0 = sc·b, not formed yet
-	pend := true
+	// The first iteration runs on b itself only where b's scale cannot
+	// make its products (‖b‖², (A·P⁻¹·b, b)) underflow or overflow;
+	// otherwise v_0 is formed first.
+	pend := beta0 > 0x1p-300 && beta0 < 0x1p300
+	if !pend {
+		scaleTo(k.basis(0), b, sc)
+	}
 	beta := beta0
 	its := 0
 	m1 := k.m + 1

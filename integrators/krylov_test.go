@@ -298,6 +298,61 @@ func TestGMRESSolvesRandomSystem(t *testing.T) {
 	}
 }
 
+// TestGMRESScaleInvariant: GMRES solves A·x = s·b for s from 1e-200 to
+// 1e200 with the iterations of s = 1 and x/s equal to s = 1's to 1e-13
+// relative: the first iteration, run on b without normalizing it, must not
+// let its products underflow or overflow (a chain that has decayed to
+// 1e-160 m has Newton residuals of that size).
+func TestGMRESScaleInvariant(t *testing.T) {
+	n := 60
+	A := testMatrix(n, func(i int, row []float64) {
+		for j := max(0, i-2); j <= min(n-1, i+2); j++ {
+			row[j] = -1 + 0.1*float64(j-i)
+		}
+		row[i] = 4
+	})
+	f := newILU0(n)
+	if err := f.setup(A); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = math.Sin(float64(i))
+	}
+	op := func(v, dst []float64) error { A.MulVec(v, dst); return nil }
+	solve := func(s float64, pc precond) ([]float64, int) {
+		bs := make([]float64, n)
+		for i := range b {
+			bs[i] = s * b[i]
+		}
+		g := newGMRES(n, 30)
+		its, _, err := g.solve(op, A.mulVecDot, pc, bs, nil, -1, 1e-12, 2000, true)
+		if err != nil {
+			t.Fatalf("scale %g: %v", s, err)
+		}
+		a, v := g.solution()
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = a * v[i] / s
+		}
+		return x, its
+	}
+	for _, pc := range []precond{f, nil} {
+		ref, its0 := solve(1, pc)
+		for _, s := range []float64{1e-200, 1e-160, 1e-100, 1e100, 1e160, 1e200} {
+			x, its := solve(s, pc)
+			if its != its0 {
+				t.Errorf("%T scale %g: %d iterations, %d at scale 1", pc, s, its, its0)
+			}
+			for i := range x {
+				if math.Abs(x[i]-ref[i]) > 1e-13*(1+math.Abs(ref[i])) {
+					t.Fatalf("%T scale %g: x[%d]/s = %v, %v at scale 1", pc, s, i, x[i], ref[i])
+				}
+			}
+		}
+	}
+}
+
 // TestILU0TridiagonalIsExact: on a tridiagonal matrix LU has no fill, so
 // ILU(0) is the exact LU and preconditioned GMRES converges in one
 // iteration (Saad §10.3: ILU(0) = LU when the factors need no fill).
