@@ -83,6 +83,13 @@ type sparseJac struct {
 	gsrc []int32
 	y0   []int32
 
+	// Nodes whose every input component is one plain copy of a state
+	// component (no transform, nothing added, not an output): their
+	// ∂u/∂y is a selection, and input q of such a node k is its local
+	// column direct[dirOff[k]+q] (dirOff[k] < 0 for the other nodes).
+	dirOff []int32
+	direct []int32
+
 	// posVel[r] is the velocity component of position component r (a
 	// Position-role field: its derivative is its Rate field by the node
 	// contract), or -1.
@@ -270,6 +277,7 @@ func (m *System) plan() *sparseJac {
 		}
 	}
 	m.planOrder(p)
+	m.planDirect(p)
 	m.planWork(p)
 	m.sj = p
 	return p
@@ -360,6 +368,45 @@ func (m *System) planOrder(p *sparseJac) {
 		dying[si] = nil
 	}
 	p.arena = make([]float64, end)
+}
+
+// planDirect finds the nodes whose inputs are plain copies of state
+// components, and their inputs' local columns.
+func (m *System) planDirect(p *sparseJac) {
+	s := m.s
+	p.dirOff = make([]int32, len(s.nodes))
+	for k := range s.nodes {
+		c := &s.nodes[k]
+		p.dirOff[k] = -1
+		set := p.nodeCols(k)
+		if len(set) == 0 || c.u1 == c.u0 {
+			continue
+		}
+		q0 := len(p.direct)
+		for q := c.u0; q < c.u1; q++ {
+			p.direct = append(p.direct, -1)
+		}
+		ok := true
+		for gi := c.g0; gi < c.g1 && ok; gi++ {
+			g := &s.gathers[gi]
+			ok = g.tr == nil && !g.fromY && g.mode == gatherSet && g.n == g.sn
+			for r := 0; ok && r < g.n; r++ {
+				e := q0 + g.dst + r - c.u0
+				j, found := slices.BinarySearch(set, int32(g.src+r))
+				ok = found && p.direct[e] < 0
+				p.direct[e] = int32(j)
+			}
+		}
+		for _, j := range p.direct[q0:] {
+			ok = ok && j >= 0 // every input component written, once
+		}
+		if ok {
+			p.dirOff[k] = int32(q0)
+		} else {
+			p.direct = p.direct[:q0]
+		}
+	}
+	p.direct = slices.Clip(p.direct)
 }
 
 // planWork sizes the work storage for the largest node.
@@ -719,9 +766,12 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	U := p.uloc[:nu*nc]
 	D := p.lb[:ny*nu]
 	clear(D)
+	direct := p.dirOff[k] >= 0
 	if ft {
-		m.inputRows(p, c, U, nc)
-		defer p.clearInputs(U, nu, nc)
+		if !direct {
+			m.inputRows(p, c, U, nc)
+			defer p.clearInputs(U, nu, nc)
+		}
 		if oj, ok := node.As[node.OutputJacobian](c.n); ok {
 			if err := oj.OutputsJacobian(t, y[c.x0:c.x1], s.inputs(c), D); err != nil {
 				return stepError(c.name, "", s.steps, t, err)
@@ -750,6 +800,19 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 		}
 	}
 	if !ft {
+		return nil
+	}
+	if direct {
+		// ∂u/∂y is a selection: input q is local column dir[q].
+		dir := p.direct[p.dirOff[k] : int(p.dirOff[k])+nu]
+		for _, r := range p.need {
+			row := block[int(r)*nc : int(r+1)*nc]
+			for q, w := range D[int(r)*nu : int(r+1)*nu] {
+				if w != 0 {
+					row[dir[q]] += w
+				}
+			}
+		}
 		return nil
 	}
 	for _, r := range p.need {
