@@ -44,24 +44,26 @@ type W4PeerConfig struct {
 	Args   []string // arguments after N
 }
 
-// W4Peers are the peers of W4: PETSc's TS backward Euler with GMRES(30)
-// and ILU(0) or point-block Jacobi (block 6, cosim's block-Jacobi over
-// the masses) on an AIJ matrix, and SUNDIALS' ARKODE backward Euler with
-// its band LU.
-var W4Peers = []W4Peer{
-	{
-		Name: "petsc", Source: "w4_petsc.c", Package: "petsc-dev", Pkgs: []string{"PETSc", "mpi"}, Libs: []string{"-lm"},
-		Configs: []W4PeerConfig{
-			{Solver: "gmres+ilu0", Twin: "gmres+ilu0", Args: []string{"ilu"}},
-			{Solver: "gmres+pbjacobi", Twin: "gmres+block-jacobi", Args: []string{"pbjacobi"}},
+// W4Peers returns the peers of W4: PETSc's TS backward Euler with
+// GMRES(30) and ILU(0) or point-block Jacobi (block 6, cosim's
+// block-Jacobi over the masses) on an AIJ matrix, and SUNDIALS' ARKODE
+// backward Euler with its band LU. The slice is the caller's.
+func W4Peers() []W4Peer {
+	return []W4Peer{
+		{
+			Name: "petsc", Source: "w4_petsc.c", Package: "petsc-dev", Pkgs: []string{"PETSc", "mpi"}, Libs: []string{"-lm"},
+			Configs: []W4PeerConfig{
+				{Solver: "gmres+ilu0", Twin: "gmres+ilu0", Args: []string{"ilu"}},
+				{Solver: "gmres+pbjacobi", Twin: "gmres+block-jacobi", Args: []string{"pbjacobi"}},
+			},
 		},
-	},
-	{
-		Name: "arkode", Source: "w4_arkode.c", Package: "libsundials-dev", Header: "/usr/include/arkode/arkode_arkstep.h",
-		Libs: []string{"-lsundials_arkode", "-lsundials_nvecserial", "-lsundials_sunlinsolband", "-lsundials_sunmatrixband",
-			"-lsundials_sunnonlinsolnewton", "-lm"},
-		Configs: []W4PeerConfig{{Solver: "banded", Twin: "banded"}},
-	},
+		{
+			Name: "arkode", Source: "w4_arkode.c", Package: "libsundials-dev", Header: "/usr/include/arkode/arkode_arkstep.h",
+			Libs: []string{"-lsundials_arkode", "-lsundials_nvecserial", "-lsundials_sunlinsolband", "-lsundials_sunmatrixband",
+				"-lsundials_sunnonlinsolnewton", "-lm"},
+			Configs: []W4PeerConfig{{Solver: "banded", Twin: "banded"}},
+		},
+	}
 }
 
 // ErrPeerUnavailable is wrapped by BuildW4Peer's error when the peer's

@@ -36,7 +36,7 @@ func TestW4PeersSolveW4(t *testing.T) {
 	const n, steps = 20, 21
 	dir := t.TempDir()
 	cosim := map[string]StiffRun{}
-	for _, p := range W4Peers {
+	for _, p := range W4Peers() {
 		t.Run(p.Name, func(t *testing.T) {
 			exe, err := BuildW4Peer(context.Background(), p, dir)
 			if errors.Is(err, ErrPeerUnavailable) {

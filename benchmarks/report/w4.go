@@ -235,8 +235,9 @@ func (c w4Config) run(n, steps int) w4Result {
 // the peers that cannot be built are recorded in w4.missing.
 func w4Peers(dir string) []w4Config {
 	var cs []w4Config
-	for i := range benchmarks.W4Peers {
-		p := &benchmarks.W4Peers[i]
+	all := benchmarks.W4Peers()
+	for i := range all {
+		p := &all[i]
 		exe, err := benchmarks.BuildW4Peer(context.Background(), *p, dir)
 		if err != nil {
 			if !errors.Is(err, benchmarks.ErrPeerUnavailable) {
