@@ -152,32 +152,30 @@ func (p *blockJacobi) apply(r, z []float64) {
 		k := e - s
 		inv := p.inv[p.off[b]:p.off[b+1]]
 		if p.idx == nil {
-			rb, zb := r[s:e], z[s:e]
-			for q := range zb {
-				row := inv[q*k : (q+1)*k]
-				v := 0.0
-				for c, x := range rb {
-					v += row[c] * x
-				}
-				zb[q] = v
-			}
+			blockMul(inv, r[s:e], z[s:e])
 			continue
 		}
 		w, y := p.scratch[:k], p.scratch[k:2*k]
 		for q, i := range p.idx[s:e] {
 			w[q] = r[i]
 		}
-		for q := range y {
-			row := inv[q*k : (q+1)*k]
-			v := 0.0
-			for c, x := range w {
-				v += row[c] * x
-			}
-			y[q] = v
-		}
+		blockMul(inv, w, y)
 		for q, i := range p.idx[s:e] {
 			z[i] = y[q]
 		}
+	}
+}
+
+// blockMul writes m·x into dst, m row-major k×k with k = len(x).
+func blockMul(m, x, dst []float64) {
+	k := len(x)
+	for q := range dst[:k] {
+		row := m[q*k : (q+1)*k]
+		v := 0.0
+		for c, xc := range x {
+			v += row[c] * xc
+		}
+		dst[q] = v
 	}
 }
 

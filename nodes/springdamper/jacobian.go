@@ -79,37 +79,8 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 			}
 		}
 	}
-	for i := range 3 {
-		for j := range nu {
-			var sum float64
-			for l := range 3 {
-				sum += a[i*3+l]*dP[l*nu+j] + b[i*3+l]*dV[l*nu+j]
-			}
-			dF[i*nu+j] = sum
-		}
-	}
-
+	n.kinematicRows(dp, &a, &b, dP, dV, dF, dst, nu)
 	row := func(r int) []float64 { return dst[r*nu : (r+1)*nu] }
-	copy(dst[yDisplacement*nu:(yDisplacement+3)*nu], dP)
-	copy(dst[yVelocity*nu:(yVelocity+3)*nu], dV)
-	copy(dst[yForce*nu:(yForce+3)*nu], dF)
-	if l := math.Sqrt(dp[0]*dp[0] + dp[1]*dp[1] + dp[2]*dp[2]); l > 0 {
-		r := row(yDistance)
-		for i := range 3 {
-			for j := range nu {
-				r[j] += dp[i] / l * dP[i*nu+j]
-			}
-		}
-	}
-	if n.hasPE && n.m.active {
-		r := row(yEnergy)
-		for i := range 3 {
-			c := n.m.k[i] * (dp[i] - n.m.off[i])
-			for j := range nu {
-				r[j] += c * dP[i*nu+j]
-			}
-		}
-	}
 
 	for k := range n.mk {
 		mk := &n.mk[k]
@@ -126,12 +97,7 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 			var e [3]float64
 			e[c] = 1
 			mk.body.MarkerLoad(xk, mk.local, e, lf)
-			for i := range nl {
-				r := row(mk.y0 + i)
-				for j := range nu {
-					r[j] += lf[i] * s * dF[c*nu+j]
-				}
-			}
+			addLoadColumn(dst, mk.y0, lf, s, dF[c*nu:(c+1)*nu], nu)
 		}
 		// J'_k = ∂load(x_k, ±f)/∂x_k at fixed force.
 		xp := append([]float64(nil), xk...)
@@ -203,6 +169,32 @@ func (n *Node) pointJacobian(t float64, u, dst []float64, nu int) error {
 			}
 		}
 	}
+	n.kinematicRows(dp, &a, &b, dP[:3*nu], dV[:3*nu], dF[:3*nu], dst, nu)
+	// A point marker's load is the force, +f on marker 0 and −f on
+	// marker 1: its rows are ±∂f/∂u (the general path's L_k = I, J'_k = 0).
+	for k := range n.mk {
+		if n.hot[k].kind != kindPoint {
+			continue
+		}
+		mk := &n.mk[k]
+		if mk.y1-mk.y0 != 3 {
+			continue
+		}
+		s := float64(1 - 2*k)
+		for c := range 3 {
+			var e [3]float64
+			e[c] = 1
+			addLoadColumn(dst, mk.y0, e[:], s, dF[c*nu:(c+1)*nu], nu)
+		}
+	}
+	return nil
+}
+
+// kinematicRows computes ∂f/∂u = a·∂Δp/∂u + b·∂Δv/∂u into dF (each
+// 3 × nu) and writes the displacement, velocity, force, distance and
+// energy rows of dst (ny × nu, zero on entry): the rows both paths of
+// OutputsJacobian share.
+func (n *Node) kinematicRows(dp [3]float64, a, b *[9]float64, dP, dV, dF, dst []float64, nu int) {
 	for i := range 3 {
 		for j := range nu {
 			var sum float64
@@ -212,9 +204,9 @@ func (n *Node) pointJacobian(t float64, u, dst []float64, nu int) error {
 			dF[i*nu+j] = sum
 		}
 	}
-	copy(dst[yDisplacement*nu:(yDisplacement+3)*nu], dP[:3*nu])
-	copy(dst[yVelocity*nu:(yVelocity+3)*nu], dV[:3*nu])
-	copy(dst[yForce*nu:(yForce+3)*nu], dF[:3*nu])
+	copy(dst[yDisplacement*nu:(yDisplacement+3)*nu], dP)
+	copy(dst[yVelocity*nu:(yVelocity+3)*nu], dV)
+	copy(dst[yForce*nu:(yForce+3)*nu], dF)
 	if l := math.Sqrt(dp[0]*dp[0] + dp[1]*dp[1] + dp[2]*dp[2]); l > 0 {
 		r := dst[yDistance*nu : (yDistance+1)*nu]
 		for i := range 3 {
@@ -232,31 +224,18 @@ func (n *Node) pointJacobian(t float64, u, dst []float64, nu int) error {
 			}
 		}
 	}
-	// A point marker's load is the force, +f on marker 0 and −f on
-	// marker 1: its rows are ±∂f/∂u (the general path's L_k = I, J'_k = 0).
-	for k := range n.mk {
-		if n.hot[k].kind != kindPoint {
-			continue
-		}
-		mk := &n.mk[k]
-		if mk.y1-mk.y0 != 3 {
-			continue
-		}
-		s := float64(1 - 2*k)
-		for c := range 3 {
-			for i := range 3 {
-				lf := 0.0
-				if i == c {
-					lf = 1
-				}
-				r := dst[(mk.y0+i)*nu : (mk.y0+i+1)*nu]
-				for j := range nu {
-					r[j] += lf * s * dF[c*nu+j]
-				}
-			}
+}
+
+// addLoadColumn adds the load rows' part of one force component c: lf
+// is ∂load/∂f_c (one value per load row, from y0), s the force's sign on
+// the marker, dFc row c of ∂f/∂u.
+func addLoadColumn(dst []float64, y0 int, lf []float64, s float64, dFc []float64, nu int) {
+	for i, l := range lf {
+		r := dst[(y0+i)*nu : (y0+i+1)*nu]
+		for j := range nu {
+			r[j] += l * s * dFc[j]
 		}
 	}
-	return nil
 }
 
 // pointJacobianLinear is pointJacobian for the linear force law, whose
