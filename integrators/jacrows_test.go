@@ -61,14 +61,14 @@ func (r *rowsChain) JacobianRows(t float64, y []float64, emit func(int, []int32,
 // TestJacobianRowsLikeSparseJacobian: a System giving its Jacobian row by
 // row (JacobianRows) is integrated exactly as the same System giving it
 // through a fixed pattern (SparseJacobian), bit for bit, by every
-// implicit method with every sparse solver: both hand the same rows to
-// the same assembly. Padding the rows with explicit zeros changes
+// implicit method (the fixed-step Steppers of ESDIRK and BDF included)
+// with every sparse solver: both hand the same rows to the same assembly. Padding the rows with explicit zeros changes
 // nothing either: the Newton matrix stores only the non-zeros (and its
 // diagonal), which the test checks by counting them.
 func TestJacobianRowsLikeSparseJacobian(t *testing.T) {
 	ch := newChain1D(12, 1e7, 10, 1e9)
 	y0 := ch.initial(0.01)
-	methods := []Method{catalog[5], catalog[6], Newmark{Beta: 0.25, Gamma: 0.5}, GeneralizedAlpha{RhoInf: 0.5}}
+	methods := []Method{catalog[5], catalog[6], Newmark{Beta: 0.25, Gamma: 0.5}, GeneralizedAlpha{RhoInf: 0.5}, ESDIRK43{}, ESDIRK32{}, BDF{}}
 	solvers := []*settings{
 		{LinearSolver: LinearGMRES, Preconditioner: PrecondILU0},
 		{LinearSolver: LinearGMRES, Preconditioner: PrecondBlockJacobi},
@@ -198,11 +198,11 @@ func (b badRows) JacobianRows(t float64, y []float64, emit func(int, []int32, []
 // TestJacobianRowsContract: rows that break the contract (a row given
 // twice, columns not strictly increasing or out of range, a row out of
 // range, fewer values than columns) fail the step with a Failure naming
-// the row, for the implicit methods and the Newmark family alike; they
-// never reach the matrix.
+// the row, for the implicit methods, the Newmark family and the ESDIRK
+// and BDF steppers alike; they never reach the matrix.
 func TestJacobianRowsContract(t *testing.T) {
 	ch := newChain1D(4, 1e7, 10, 0)
-	for _, m := range []Method{catalog[5], GeneralizedAlpha{RhoInf: 0.5}} {
+	for _, m := range []Method{catalog[5], GeneralizedAlpha{RhoInf: 0.5}, ESDIRK43{}, BDF{}} {
 		for how, want := range map[string]string{
 			"twice": "row 1 given twice", "order": "row 1: columns must be", "range": "row 1: columns must be",
 			"negative": "row 1: columns must be", "row": "row 99 out of", "values": "row 1 has 2 columns and 1 values",
@@ -217,6 +217,95 @@ func TestJacobianRowsContract(t *testing.T) {
 			if !errors.As(err, &se) || se.Status != Failure || !strings.Contains(err.Error(), "JacobianRows: "+want) {
 				t.Errorf("%s %s: %v", m.Name(), how, err)
 			}
+		}
+	}
+}
+
+// denseChain is chain1D seen through its dense Jacobian only (and its
+// blocks): the sparse solvers take the Jacobian's non-zeros from it.
+type denseChain struct{ ch *chain1D }
+
+func (d denseChain) Dim() int                                   { return d.ch.Dim() }
+func (d denseChain) Func(t float64, y, dst []float64) error     { return d.ch.Func(t, y, dst) }
+func (d denseChain) Blocks() []int                              { return d.ch.Blocks() }
+func (d denseChain) Jacobian(t float64, y, dst []float64) error { return d.ch.Jacobian(t, y, dst) }
+
+// stageOf returns the stage solver of an adaptive implicit driver.
+func stageOf(t *testing.T, d Driver) *stageSolver {
+	switch d := d.(type) {
+	case *bdfDriver:
+		return d.ss
+	case *esdirkDriver:
+		return d.ss
+	}
+	t.Fatalf("%T is not an adaptive implicit driver", d)
+	return nil
+}
+
+// TestAdaptiveImplicitJacobianSources: the adaptive implicit drivers
+// (BDF, ESDIRK43, ESDIRK32) assemble their sparse Newton matrix from
+// whichever source of J a System has — JacobianRows (with or without
+// explicit zeros), SparseJacobian, a dense Jacobian — and integrate the
+// stiff chain bit for bit alike, with the same work, with every solver
+// that assembles a matrix: each stores J's non-zeros and the diagonal and
+// forms I − γh·J over them. The stored entries are counted: 2 per
+// position row, 6 per velocity row of an inner mass, 4 at the two ends.
+func TestAdaptiveImplicitJacobianSources(t *testing.T) {
+	ch := newChain1D(12, 1e7, 10, 1e9)
+	y0 := ch.initial(0.01)
+	const tEnd = 2e-3 // about 40 steps of BDF at these tolerances
+	for _, ls := range linearSolvers {
+		if ls.name == "dense" || ls.lin.MatrixFree && ls.lin.Preconditioner == PrecondNone {
+			continue // no sparse matrix
+		}
+		for _, m := range adaptiveImplicit(1e-6, 1e-9, ls.lin) {
+			want, err := Integrate(m, ch, 0, y0, tEnd, nil)
+			if err != nil {
+				t.Fatalf("%s %s: %v", m.Name(), ls.name, err)
+			}
+			for k, sys := range []System{newRowsChain(ch, false), newRowsChain(ch, true), denseChain{ch}} {
+				got, err := Integrate(m, sys, 0, y0, tEnd, nil)
+				if err != nil {
+					t.Fatalf("%s %s source %d: %v", m.Name(), ls.name, k, err)
+				}
+				if got.T != want.T || got.Work != want.Work {
+					t.Fatalf("%s %s source %d: t = %v, work %+v; with SparseJacobian t = %v, work %+v", m.Name(), ls.name, k, got.T, got.Work, want.T, want.Work)
+				}
+				for i := range want.Y {
+					if math.Float64bits(got.Y[i]) != math.Float64bits(want.Y[i]) {
+						t.Fatalf("%s %s source %d: y[%d] = %v, with SparseJacobian %v", m.Name(), ls.name, k, i, got.Y[i], want.Y[i])
+					}
+				}
+			}
+		}
+	}
+	for _, sys := range []System{newRowsChain(ch, true), denseChain{ch}} {
+		d, err := BDF{Linear: LinearOptions{Solver: LinearGMRES, Preconditioner: PrecondILU0}}.NewDriver(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Init(0, y0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Step(tEnd); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := stageOf(t, d).nl.A.nnz(), 2*12+6*12-4; got != want {
+			t.Errorf("%T: the Newton matrix stores %d entries, want the %d non-zeros", sys, got, want)
+		}
+	}
+}
+
+// TestAdaptiveImplicitJacobianRowsContract: Jacobian rows that break the
+// contract end an adaptive implicit run with a Failure naming the row
+// (not a Newton failure retried at smaller steps: the System is wrong).
+func TestAdaptiveImplicitJacobianRowsContract(t *testing.T) {
+	ch := newChain1D(4, 1e7, 10, 0)
+	for _, m := range adaptiveImplicit(1e-6, 1e-9, LinearOptions{Solver: LinearBanded}) {
+		_, err := Integrate(m, badRows{newRowsChain(ch, false), "twice"}, 0, ch.initial(0.01), 1e-3, nil)
+		var se *StepError
+		if !errors.As(err, &se) || se.Status != Failure || !strings.Contains(err.Error(), "JacobianRows: row 1 given twice") {
+			t.Errorf("%s: %v", m.Name(), err)
 		}
 	}
 }
