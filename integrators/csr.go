@@ -22,7 +22,11 @@ import (
 // nodes declare their local Jacobians dense), and the products and
 // factorizations cost O(true non-zeros). The arrays grow to the largest
 // assembly and are reused: an assembly allocates only when it has more
-// entries than any before it.
+// entries than any before it. When they must grow, their new size is
+// projected from the entries per row assembled so far (grow), so the
+// first assembly of a large matrix copies its entries about twice in
+// all, not the four times or so of append's 1.25× growth of large
+// slices.
 //
 // Indices are 32-bit: the matrix holds at most 2³¹−1 entries (an error
 // otherwise), 12 bytes per entry (value and column) and 12 per row.
@@ -33,6 +37,7 @@ type spMatrix struct {
 	col        []int32
 	val        []float64
 	// assembly state
+	rows int       // rows appended in this assembly
 	seen []bool    // row i was appended in this assembly
 	acc  []float64 // accumulator of addMapped, zero between rows
 	mark []bool    // columns touched in acc
@@ -49,6 +54,7 @@ var errMatrixTooLarge = fmt.Errorf("integrators: the sparse Newton matrix has 2^
 // reset starts an assembly.
 func (a *spMatrix) reset() {
 	a.col, a.val = a.col[:0], a.val[:0]
+	a.rows = 0
 	clear(a.seen)
 }
 
@@ -57,8 +63,29 @@ func (a *spMatrix) nnz() int { return len(a.col) }
 
 // push appends one entry of the row being appended.
 func (a *spMatrix) push(c int32, v float64) {
+	if len(a.col) == cap(a.col) || len(a.val) == cap(a.val) {
+		a.grow()
+	}
 	a.col = append(a.col, c)
 	a.val = append(a.val, v)
+}
+
+// grow enlarges col and val (full) to the entries the whole assembly is
+// projected to need at the rate of the rows appended so far, plus an
+// eighth, but by at least a quarter (append's own rate for large
+// slices) and at most double: a matrix whose rows are alike (a chain's)
+// is assembled doubling until the projection is within reach and then
+// reallocated once more, while a System whose first rows are much denser
+// than the rest (a hub node first) costs no more than doubling.
+func (a *spMatrix) grow() {
+	k := len(a.col)
+	want := k + k/4 + 64
+	if a.rows > 0 {
+		est := float64(k) / float64(a.rows) * float64(a.n) * 1.125
+		want = max(want, int(min(est, float64(2*k)))+64)
+	}
+	a.col = slices.Grow(a.col, want-k)
+	a.val = slices.Grow(a.val, want-k)
 }
 
 // beginRow opens row i; endRow closes it.
@@ -70,6 +97,7 @@ func (a *spMatrix) endRow(i int) error {
 	}
 	a.end[i] = int32(len(a.col))
 	a.seen[i] = true
+	a.rows++
 	return nil
 }
 
