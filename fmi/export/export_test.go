@@ -35,7 +35,11 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if exported.dir != "" {
+		os.RemoveAll(exported.dir)
+	}
+	os.Exit(code)
 }
 
 const shared = "../../../shared/fmi"
