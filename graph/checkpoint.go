@@ -108,7 +108,7 @@ func (c *Checkpoint) Time() float64 { return c.T0 + float64(c.N)*c.Dt }
 func (s *Sim) Checkpoint() *Checkpoint {
 	c := &Checkpoint{Version: CheckpointVersion, T0: s.t0, Dt: s.dt, N: s.n, Steps: s.steps}
 	for _, cn := range s.nodes {
-		nc := NodeCheckpoint{Name: cn.name, Type: cn.spec.Type, State: append([]float64{}, s.x[cn.x0:cn.x1]...)}
+		nc := NodeCheckpoint{Name: cn.name, Type: cn.spec.Type, State: append([]float64{}, s.state[cn.x0:cn.x1]...)}
 		l := cn.spec.StateLayout
 		for i := 0; i < l.Len(); i++ {
 			nc.Layout = append(nc.Layout, FieldSize{l.Field(i).Name, l.Field(i).Shape.Len()})
@@ -250,11 +250,11 @@ func (s *Sim) Restore(c *Checkpoint) error {
 		return &MismatchError{Differences: diffs}
 	}
 	for i, nc := range c.Nodes {
-		copy(s.x[s.nodes[i].x0:s.nodes[i].x1], nc.State)
+		copy(s.state[s.nodes[i].x0:s.nodes[i].x1], nc.State)
 	}
-	s.t0, s.dt, s.n, s.steps, s.yFresh = c.T0, c.Dt, c.N, c.Steps, false
+	s.t0, s.dt, s.n, s.steps, s.outputsFresh = c.T0, c.Dt, c.N, c.Steps, false
 	s.mono = mono
-	s.cmem = cplan
+	s.lastPlan = cplan
 	if cplan != nil {
 		s.stampPlan(cplan)
 	}
@@ -303,7 +303,7 @@ func (s *Sim) restoreMono(c *Checkpoint) (_ *monoState, err error) {
 	if err := cp.Restore(ic.State); err != nil {
 		return nil, err
 	}
-	if t, y := m.state(); t != c.Time() || len(y) != len(s.x) {
+	if t, y := m.state(); t != c.Time() || len(y) != len(s.state) {
 		return nil, fmt.Errorf("integrator time %v differs from the checkpoint's %v", t, c.Time())
 	}
 	return m, nil

@@ -2,31 +2,31 @@ package graph
 
 import "github.com/cosimgo/cosim/node"
 
-// Compact output columns. In the flat output buffer Sim.y every node's
+// Compact output columns. In the flat output buffer Sim.outputs every node's
 // outputs sit together in its Spec's layout, so the few outputs a step
 // reads (a connector's two loads, 6 of its 17 values) are spread one row
 // apart: a family writes and reads back two cache lines per row for 48
 // bytes of data. compactOutputs moves the output fields that only
-// families read into Sim.z, packed in node order, field by field, so that
-// those rows are dense. The per-node path never reads Sim.z: it computes
-// every output into Sim.y, and Sim.Value and recording read Sim.y. A
+// families read into engine.packed, packed in node order, field by field, so that
+// those rows are dense. The per-node path never reads engine.packed: it computes
+// every output into Sim.outputs, and Sim.Value and recording read Sim.outputs. A
 // batched step therefore computes its outputs itself (stepBatched), even
-// when Sim.y is fresh. Coupled steps (Settings.Coupling) keep the Sim.y
+// when Sim.outputs is fresh. Coupled steps (Settings.Coupling) keep the Sim.outputs
 // views (family.views): their iterated groups and stage replays evaluate
 // outputs per node.
 //
 // A field moves only if its writer family's rows and every reading
-// family's rows stay affine in Sim.z (kernels and views address rows as
-// base + i·stride); fields that would break that stay in Sim.y. The
+// family's rows stay affine in engine.packed (kernels and views address rows as
+// base + i·stride); fields that would break that stay in Sim.outputs. The
 // placement is found by shrinking the set of moved fields until every
 // view is affine, which terminates because fields only ever leave.
 
-// compactOutputs chooses the fields kept in Sim.z and rewrites the
+// compactOutputs chooses the fields kept in engine.packed and rewrites the
 // families' output views and input terms that reach them. It runs at the
 // end of Build, after compileNeeds.
 func (s *Sim) compactOutputs() {
 	// Candidates: fields of a family that some family reads and no loose
-	// node reads (loose nodes gather from Sim.y).
+	// node reads (loose nodes gather from Sim.outputs).
 	type fieldKey struct{ fam, field int }
 	cand := map[fieldKey]bool{}
 	for k, f := range s.families {
@@ -39,16 +39,16 @@ func (s *Sim) compactOutputs() {
 	if len(cand) == 0 {
 		return
 	}
-	owner := make([]int32, len(s.y)) // the node writing each value of Sim.y
+	owner := make([]int32, len(s.outputs)) // the node writing each value of Sim.outputs
 	for i := range s.nodes {
 		c := &s.nodes[i]
 		for o := c.y0; o < c.y1; o++ {
 			owner[o] = int32(i)
 		}
 	}
-	yToZ := make([]int, len(s.y))
+	yToZ := make([]int, len(s.outputs))
 	for {
-		// Lay out Sim.z in node order from the current candidates.
+		// Lay out engine.packed in node order from the current candidates.
 		for i := range yToZ {
 			yToZ[i] = -1
 		}
@@ -72,7 +72,7 @@ func (s *Sim) compactOutputs() {
 			}
 		}
 		// Drop the candidates whose writer rows or reader rows are not
-		// affine in Sim.z; lay out again until nothing is dropped.
+		// affine in engine.packed; lay out again until nothing is dropped.
 		dropped := false
 		for k, f := range s.families {
 			if f.yn == 0 {
@@ -99,7 +99,7 @@ func (s *Sim) compactOutputs() {
 						}
 					}
 					if first && (mixed || !s.affineIn(yToZ, t, len(f.rows))) || mixed {
-						// Keep every source field of this term in Sim.y.
+						// Keep every source field of this term in Sim.outputs.
 						for r := range f.rows {
 							if k, fi := s.outputField(owner, t.off+r*t.stride); k >= 0 && cand[fieldKey{k, fi}] {
 								delete(cand, fieldKey{k, fi})
@@ -114,7 +114,7 @@ func (s *Sim) compactOutputs() {
 			if z == 0 {
 				return
 			}
-			s.z = make([]float64, z)
+			s.packed = make([]float64, z)
 			for _, f := range s.families {
 				f.keepY()
 				for fi := range f.outs {
@@ -137,7 +137,7 @@ func (s *Sim) compactOutputs() {
 }
 
 // affineIn reports whether rows [0, n) of v, mapped through yToZ, start
-// at affine offsets in Sim.z with a non-negative stride and keep each
+// at affine offsets in engine.packed with a non-negative stride and keep each
 // row's components contiguous.
 func (s *Sim) affineIn(yToZ []int, v view, n int) bool {
 	z0 := yToZ[v.off]
@@ -162,7 +162,7 @@ func (s *Sim) affineIn(yToZ []int, v view, n int) bool {
 	return true
 }
 
-// toZ rewrites a view of Sim.y as the same rows in Sim.z.
+// toZ rewrites a view of Sim.outputs as the same rows in engine.packed.
 func (s *Sim) toZ(yToZ []int, v view, n int) view {
 	z := view{buf: bufZ, off: yToZ[v.off]}
 	if n > 1 {
@@ -171,7 +171,7 @@ func (s *Sim) toZ(yToZ []int, v view, n int) view {
 	return z
 }
 
-// outputField returns the family index and output field of Sim.y offset
+// outputField returns the family index and output field of Sim.outputs offset
 // o (owner maps offsets to nodes), or −1 when a loose node writes it.
 func (s *Sim) outputField(owner []int32, o int) (int, int) {
 	i := owner[o]
@@ -189,7 +189,7 @@ func (s *Sim) outputField(owner []int32, o int) (int, int) {
 	return -1, 0
 }
 
-// keepY saves the family's views of Sim.y before compactOutputs rewrites
+// keepY saves the family's views of Sim.outputs before compactOutputs rewrites
 // them: coupled steps use those (see family.views).
 func (f *family) keepY() {
 	f.outsY = append([]view(nil), f.outs...)
@@ -201,12 +201,12 @@ func (f *family) keepY() {
 }
 
 // views returns the output views and inputs a kernel call uses: those of
-// Sim.z when the Sim keeps compact outputs and the call is not part of a
-// coupled step, those of Sim.y otherwise. Coupled steps mix batched and
+// engine.packed when the Sim keeps compact outputs and the call is not part of a
+// coupled step, those of Sim.outputs otherwise. Coupled steps mix batched and
 // per-node evaluations of the same outputs (iterated groups, stage
-// replays), and the per-node path reads Sim.y only.
+// replays), and the per-node path reads Sim.outputs only.
 func (s *Sim) views(f *family) ([]node.Strided, []famInput) {
-	if s.cplan != nil && f.inY != nil {
+	if s.plan != nil && f.inY != nil {
 		return f.outArgsY, f.inY
 	}
 	return f.outArgs, f.in

@@ -22,7 +22,7 @@ import (
 //   - coupled_iterate.go: the fixed-point iteration of one group;
 //   - coupled_memory.go: the cross-step memory a checkpoint keeps.
 
-// phaseHeld updates a node with the inputs already in Sim.u (no gather):
+// phaseHeld updates a node with the inputs already in Sim.inputs (no gather):
 // the group iteration writes the interface iterate there itself.
 const phaseHeld = phaseUpdate + 1
 
@@ -135,7 +135,7 @@ type rateClass struct {
 	slower      []int32 // stateful nodes of slower classes (interpolated)
 }
 
-// ispan is one interface input of a group: a range of Sim.u and the
+// ispan is one interface input of a group: a range of Sim.inputs and the
 // gathers that fill it.
 type ispan struct {
 	node   int32

@@ -87,16 +87,16 @@
 // updates do not overwrite), so it keeps the bits.
 //
 // When every output the consumers read is one only families read (in
-// Sim.z, below), a fused step runs in window mode: the producers write
+// engine.packed, below), a fused step runs in window mode: the producers write
 // those rows into a small window per worker, a few blocks long, that the
 // next consumer blocks read while it is in L1, so a chain's loads never
-// reach memory (Sim.z is then not written). Each worker computes every
+// reach memory (engine.packed is then not written). Each worker computes every
 // producer row its consumers read, including the one or two at each
 // boundary of its share that another worker also computes (from the same
 // values, so in the same bits), and no worker reads another's window.
 //
 // Outputs that only families read are moved at Build into compact
-// columns (Sim.z, compact.go): a connector's loads, 6 of its 17 output
+// columns (engine.packed, compact.go): a connector's loads, 6 of its 17 output
 // values, are then dense rows instead of being spread across its output
 // row, which halves the memory a large chain's step moves. The per-node
 // path, Sim.Value and recording keep using the full output buffer; a

@@ -104,12 +104,12 @@ func (s *Sim) compileUnits(nodes []int32) *unitList {
 	return ul
 }
 
-// runList runs phase (phaseOutputs or phaseUpdate) on a set of nodes:
+// runStage runs phase (phaseOutputs or phaseUpdate) on a set of nodes:
 // batched when the engine is on and the set was compiled (ul), replayed
 // on the per-node path when the batched attempt fails (the set's nodes
 // write only their own slots, so the replay starts from the same
 // values), and on the per-node path when ul is nil.
-func (s *Sim) runList(phase int, nodes []int32, ul *unitList, t, dt float64) error {
+func (s *Sim) runStage(phase int, nodes []int32, ul *unitList, t, dt float64) error {
 	if ul != nil && s.batching() {
 		kind := bOutputs
 		if phase == phaseUpdate {
@@ -120,7 +120,7 @@ func (s *Sim) runList(phase int, nodes []int32, ul *unitList, t, dt float64) err
 		}
 		s.replays++
 	}
-	return s.run(phase, nodes, t, dt)
+	return s.runNodes(phase, nodes, t, dt)
 }
 
 // batchPool runs the parts of a phase on workers 1..n-1 while the caller
@@ -298,10 +298,10 @@ func (s *Sim) ensureWorkers(n int) {
 // level, then every stateful node to t+dt. It reports false when the
 // step must be replayed on the per-node path.
 func (s *Sim) stepBatched(t, dt float64) bool {
-	// Outputs kept in Sim.z (compact.go) are computed only here: a fresh
-	// Sim.y (after Value or a recorded row) does not hold them.
-	if !s.yFresh || len(s.z) > 0 {
-		if s.fuseStep != nil && s.cplan == nil {
+	// Outputs kept in engine.packed (compact.go) are computed only here: a fresh
+	// Sim.outputs (after Value or a recorded row) does not hold them.
+	if !s.outputsFresh || len(s.packed) > 0 {
+		if s.fuseStep != nil && s.plan == nil {
 			return s.runFused(s.fuseStep, batchJob{t: t, dt: dt})
 		}
 		for l := range s.levels {
@@ -341,7 +341,7 @@ func (s *Sim) runPhase(j batchJob) bool {
 }
 
 // compileArgs builds each family's output views as kernel arguments
-// (family.outArgs, outArgsY), once: they point into Sim.y and Sim.z,
+// (family.outArgs, outArgsY), once: they point into Sim.outputs and engine.packed,
 // which Build allocates for the Sim's lifetime.
 func (s *Sim) compileArgs() {
 	for _, f := range s.families {
@@ -473,11 +473,11 @@ func (s *Sim) part(j batchJob, w, n int) {
 	var err error
 	switch j.kind {
 	case bOutputs:
-		err = s.chunk(phaseOutputs, tasks[lo:hi], j.t, 0)
+		err = s.evalNodes(phaseOutputs, tasks[lo:hi], j.t, 0)
 	case bUpdate:
-		err = s.chunk(phaseUpdate, tasks[lo:hi], j.t, j.dt)
+		err = s.evalNodes(phaseUpdate, tasks[lo:hi], j.t, j.dt)
 	case bDerivs:
-		err = j.sys.derivNodes(tasks[lo:hi], j.t, s.x, j.dst)
+		err = j.sys.derivNodes(tasks[lo:hi], j.t, s.state, j.dst)
 	}
 	if err != nil {
 		wk.bad = true
@@ -505,7 +505,7 @@ func (s *Sim) partOf(j batchJob, wk *worker, w, n int) {
 	if j.kind == bUpdate {
 		phase = phaseUpdate
 	}
-	if s.chunk(phase, tasks[lo:hi], j.t, j.dt) != nil {
+	if s.evalNodes(phase, tasks[lo:hi], j.t, j.dt) != nil {
 		wk.bad = true
 	}
 }
@@ -519,7 +519,7 @@ func (s *Sim) block(wk *worker, f *family, j *batchJob, lo, hi int, c *fuseCall)
 	a := &wk.args
 	a.T, a.Dt, a.Lo, a.Hi = j.t, j.dt, lo, hi
 	a.Present = f.present
-	a.X = node.Strided{Buf: s.x, Off: f.x0, Stride: f.xs}
+	a.X = node.Strided{Buf: s.state, Off: f.x0, Stride: f.xs}
 	outArgs, fins := s.views(f)
 	var tv []node.Strided
 	if c != nil {
@@ -575,14 +575,14 @@ func (s *Sim) block(wk *worker, f *family, j *batchJob, lo, hi int, c *fuseCall)
 		a.Need = f.need
 		err = f.out.Outputs(a)
 		if err == nil {
-			return checkRuns(s.y, f.y0, f.ys, f.needed, lo, hi)
+			return checkRuns(s.outputs, f.y0, f.ys, f.needed, lo, hi)
 		}
 	case bUpdate:
-		a.Dst = node.Strided{Buf: s.xNext, Off: f.x0, Stride: f.xs}
+		a.Dst = node.Strided{Buf: s.nextState, Off: f.x0, Stride: f.xs}
 		a.Need = nil
 		err = f.batch.Update(a)
 		if err == nil {
-			return checkRows(s.xNext, f.x0, f.xs, f.xn, lo, hi)
+			return checkRows(s.nextState, f.x0, f.xs, f.xn, lo, hi)
 		}
 	case bDerivs:
 		a.Dst = node.Strided{Buf: j.dst, Off: f.x0, Stride: f.xs}
@@ -608,11 +608,11 @@ func (s *Sim) termView(t *view, tv []node.Strided, k int) node.Strided {
 func (s *Sim) buffer(v *view) []float64 {
 	switch v.buf {
 	case bufX:
-		return s.x
+		return s.state
 	case bufY:
-		return s.y
+		return s.outputs
 	case bufZ:
-		return s.z
+		return s.packed
 	}
 	return v.c
 }

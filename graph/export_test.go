@@ -4,8 +4,8 @@ package graph
 // the per-node path: tests use it to check that the batched path ran.
 func (s *Sim) Replays() int { return s.replays }
 
-// CompactLen is the length of Sim.z, the compact output columns.
-func (s *Sim) CompactLen() int { return len(s.z) }
+// CompactLen is the length of engine.packed, the compact output columns.
+func (s *Sim) CompactLen() int { return len(s.packed) }
 
 // Fused reports whether a batched step and a batched derivatives
 // evaluation of s run fused (fused.go).
@@ -27,7 +27,7 @@ func (s *Sim) Windowed() (step, derivs bool) {
 }
 
 // SetWindows forces window mode on or off for s's fused plans, whatever
-// the size of Sim.z, for comparisons.
+// the size of engine.packed, for comparisons.
 func (s *Sim) SetWindows(on bool) {
 	s.windows = -1
 	if on {

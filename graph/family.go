@@ -16,9 +16,9 @@ import (
 type bufKind uint8
 
 const (
-	bufX     bufKind = iota // Sim.x: the state being read
-	bufY                    // Sim.y: the outputs
-	bufZ                    // Sim.z: compact output columns (compact.go)
+	bufX     bufKind = iota // Sim.state: the state being read
+	bufY                    // Sim.outputs: the outputs
+	bufZ                    // engine.packed: compact output columns (compact.go)
 	bufConst                // a constant (an input's default), broadcast
 )
 
@@ -60,7 +60,7 @@ type family struct {
 	in         []famInput
 	outs       []view // per output field, where the kernel writes it
 	// outsY and inY are outs and in before compactOutputs moved fields
-	// to Sim.z (nil when it moved none): see Sim.views.
+	// to engine.packed (nil when it moved none): see Sim.views.
 	outsY []view
 	inY   []famInput
 	// outArgs and outArgsY are outs and outsY as kernel arguments
@@ -344,8 +344,8 @@ func sortFamilies(fs []*family) {
 // read: their plain-copy gathers trust an output to be checked at its
 // source.
 func (s *Sim) compileNeeds() {
-	read := make([]bool, len(s.y))   // read by any edge: computed
-	unsafe := make([]bool, len(s.y)) // read by a loose node: checked at the source
+	read := make([]bool, len(s.outputs))   // read by any edge: computed
+	unsafe := make([]bool, len(s.outputs)) // read by a loose node: checked at the source
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		for gi := c.g0; gi < c.g1; gi++ {
@@ -461,7 +461,7 @@ func (s *Sim) batching() bool { return len(s.families) > 0 && !s.noBatch }
 // compilePlanUnits compiles the node sets of a coupling plan's
 // Gauss–Seidel stages and rate classes for the batched engine. Iterated
 // groups stay on the per-node path: their iteration reads the members'
-// gathered inputs (Sim.u), which batch kernels do not fill.
+// gathered inputs (Sim.inputs), which batch kernels do not fill.
 func (s *Sim) compilePlanUnits(p *coupledPlan) {
 	if len(s.families) == 0 {
 		return

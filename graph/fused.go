@@ -11,7 +11,7 @@ import "github.com/cosimgo/cosim/node"
 //
 // A fused step computes exactly the rows the phased step computes (in
 // window mode, below, a few boundary rows twice), from the same values (outputs read the state at t, which no
-// update overwrites: updates write Sim.xNext; derivatives write their
+// update overwrites: updates write Sim.nextState; derivatives write their
 // own buffer), so its results are the same bits. Only the order changes.
 //
 // Fusion applies when the outputs phase is a single level of families
@@ -28,7 +28,7 @@ import "github.com/cosimgo/cosim/node"
 // the consumer rows whose producers it owns, fused, and all its producer
 // rows; after the barrier it runs the consumer rows it deferred (those
 // reading a producer row of another worker: a row or two at each
-// boundary of a chain). Window mode (windowPart) replaces Sim.z with
+// boundary of a chain). Window mode (windowPart) replaces engine.packed with
 // per-part windows and needs no barrier.
 
 // fuseDep says that consumer rows [ilo, ihi) read, as input term term
@@ -62,7 +62,7 @@ type fusePlan struct {
 	split1 []fuseSplit
 	splitN []fuseSplit // split[len(splitN)]: the running pool's (prepare)
 	// window: the producers' outputs go to per-part windows (see
-	// windowPart), not to Sim.z; wrow[k] is the values of one row of
+	// windowPart), not to engine.packed; wrow[k] is the values of one row of
 	// producer k in a window, woff[k][fi] where its output field fi
 	// starts in that row (−1: not in the window). The fields nothing
 	// reads, which a kernel may write all the same, go likewise to a
@@ -133,7 +133,7 @@ func (s *Sim) compileFused() {
 // fusePlanFor returns the plan whose consumers compute kind, or nil.
 func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 	p := &fusePlan{kind: kind, prods: prods, split: map[int][]fuseSplit{}}
-	window := true // every term a consumer reads of a producer is in Sim.z
+	window := true // every term a consumer reads of a producer is in engine.packed
 	for _, f := range prods {
 		p.rows += len(f.rows)
 	}
@@ -169,7 +169,7 @@ func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 	if len(p.cons) == 0 {
 		return nil
 	}
-	if window && (s.windows > 0 || s.windows == 0 && len(s.z) >= windowMinValues) {
+	if window && (s.windows > 0 || s.windows == 0 && len(s.packed) >= windowMinValues) {
 		s.setWindow(p)
 	}
 	p.split1 = p.splitFor(1)
@@ -177,7 +177,7 @@ func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 }
 
 // setWindow puts p in window mode when every output its producers
-// compute lives in Sim.z (nothing on the per-node path reads it): each
+// compute lives in engine.packed (nothing on the per-node path reads it): each
 // producer's window row holds its needed fields, packed.
 func (s *Sim) setWindow(p *fusePlan) {
 	for _, f := range p.prods {
@@ -379,10 +379,10 @@ func (s *Sim) fusedPart(p *fusePlan, j batchJob, wk *worker, w int, later bool) 
 }
 
 // Window mode. When every output a fused step's consumers read lives in
-// Sim.z, nothing outside the step reads those values (compact.go), so a
+// engine.packed, nothing outside the step reads those values (compact.go), so a
 // part keeps only the producer rows its next consumer blocks read, in a
 // window of its own a few blocks long that stays in L1, instead of
-// writing every row to Sim.z and reading it back: a W1 connector's two
+// writing every row to engine.packed and reading it back: a W1 connector's two
 // loads never reach memory. Each part computes every producer row its
 // consumers read, including the row or two at each boundary another part
 // owns (computed twice, from the same values, so in the same bits), and
@@ -403,9 +403,9 @@ func (s *Sim) fusedPart(p *fusePlan, j batchJob, wk *worker, w int, later bool) 
 // window restarts there. Every call's views (the producer's output
 // fields, the consumer's terms) are fixed at the window's position then.
 
-// windowMinValues is the size of Sim.z from which fused steps use
+// windowMinValues is the size of engine.packed from which fused steps use
 // windows (Build's choice; tests force either mode): 4 Ki values, 32 KiB,
-// most of a core's L1. A smaller Sim.z stays in L1 from one evaluation
+// most of a core's L1. A smaller engine.packed stays in L1 from one evaluation
 // to the next, so writing it costs no misses, while windows cut consumer
 // blocks where their terms move from one producer family to the next (a
 // chain's ends), a kernel call or two more per evaluation, which a chain

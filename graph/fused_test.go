@@ -14,9 +14,9 @@ import (
 // The W1 chain steps fused (graph/fused.go): connectors and masses
 // interleaved block by block. Fusion changes only the order in which rows
 // are computed, so every run of kernelRuns must end in the per-node
-// path's bits — fused with the loads in windows, fused through Sim.z, or
+// path's bits — fused with the loads in windows, fused through engine.packed, or
 // phase by phase — with 1, 2 and 3 workers (Grain 1 splits every step:
-// through Sim.z the deferred boundary rows run after the barrier, in
+// through engine.packed the deferred boundary rows run after the barrier, in
 // windows each part computes the boundary connectors it reads), at sizes
 // below, at and across the engine's 128-row blocks (at N = 300 a window,
 // two blocks long and a row, slides).

@@ -176,11 +176,11 @@ func (r *recorder) finish(err *error) {
 
 func (r *recorder) row(s *Sim) error {
 	for _, ref := range r.refs {
-		if ref.fromY && !s.yFresh {
-			if err := s.outputs(s.Time()); err != nil {
+		if ref.fromY && !s.outputsFresh {
+			if err := s.outputsPerNode(s.Time()); err != nil {
 				return err
 			}
-			s.yFresh = true
+			s.outputsFresh = true
 			break
 		}
 	}
@@ -198,9 +198,9 @@ func (r *recorder) row(s *Sim) error {
 	}
 	lo := len(r.store)
 	for _, ref := range r.refs {
-		buf := s.x
+		buf := s.state
 		if ref.fromY {
-			buf = s.y
+			buf = s.outputs
 		}
 		r.store = append(r.store, buf[ref.off:ref.off+ref.n]...)
 	}
@@ -213,9 +213,9 @@ func (r *recorder) row(s *Sim) error {
 func (r *recorder) stream(s *Sim) error {
 	b := strconv.AppendFloat(r.line[:0], s.Time(), 'g', -1, 64)
 	for _, ref := range r.refs {
-		buf := s.x
+		buf := s.state
 		if ref.fromY {
-			buf = s.y
+			buf = s.outputs
 		}
 		for _, v := range buf[ref.off : ref.off+ref.n] {
 			b = append(b, ',')

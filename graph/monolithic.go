@@ -109,8 +109,8 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 			err, stopped = nil, true
 		}
 		t, y := st.State()
-		copy(s.x, y)
-		s.yFresh = false
+		copy(s.state, y)
+		s.outputsFresh = false
 		if stopped {
 			s.t0, s.n = t, 0
 		} else {
@@ -149,7 +149,7 @@ func (s *Sim) monoError(err error) error {
 		ne.Step, ne.Time = s.steps, s.Time()
 	}
 	var se *integrators.StepError
-	if !errors.As(err, &se) || se.Status != integrators.NonFinite || se.Index < 0 || se.Index >= len(s.x) {
+	if !errors.As(err, &se) || se.Status != integrators.NonFinite || se.Index < 0 || se.Index >= len(s.state) {
 		return err
 	}
 	name, field := s.locate(se.Index)
@@ -317,7 +317,7 @@ func (s *Sim) monoStepper(method integrators.Method, opts *integrators.DriverOpt
 			return nil, err
 		}
 	}
-	if err := st.Init(s.Time(), s.x); err != nil {
+	if err := st.Init(s.Time(), s.state); err != nil {
 		return nil, err
 	}
 	s.mono = &monoState{method: method, opts: cloneOptions(opts), sys: sys, st: st}
@@ -359,7 +359,7 @@ func (s *Sim) adaptiveStepper(dp integrators.DormandPrince, opts *integrators.Dr
 			return nil, err
 		}
 	}
-	if err := a.Init(s.Time(), s.x); err != nil {
+	if err := a.Init(s.Time(), s.state); err != nil {
 		return nil, s.monoError(err)
 	}
 	m = &monoState{method: dp, adaptive: true, opts: cloneOptions(opts), sys: sys, ad: a}
@@ -373,11 +373,11 @@ func (s *Sim) monoCurrent() bool {
 		return false
 	}
 	t, y := s.mono.state()
-	if t != s.Time() || len(y) != len(s.x) {
+	if t != s.Time() || len(y) != len(s.state) {
 		return false
 	}
 	for i := range y {
-		if math.Float64bits(y[i]) != math.Float64bits(s.x[i]) {
+		if math.Float64bits(y[i]) != math.Float64bits(s.state[i]) {
 			return false
 		}
 	}
@@ -551,8 +551,8 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	n := s.StateSize()
 	// at puts the Sim at state y, time t; sync puts it at the driver's.
 	at := func(t float64, y []float64) {
-		copy(s.x, y)
-		s.t0, s.n, s.dt, s.yFresh = t, 0, 0, false
+		copy(s.state, y)
+		s.t0, s.n, s.dt, s.outputsFresh = t, 0, 0, false
 	}
 	sync := func() { at(a.State()) }
 	// sample records the sample at t, state y, and leaves the Sim there.
@@ -573,7 +573,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	start := time.Now()
 	k := 0
 	for k < len(out) && out[k] == t0 && err == nil {
-		err = sample(t0, slices.Clone(s.x))
+		err = sample(t0, slices.Clone(s.state))
 		k++
 	}
 	if rec != nil && len(out) == 0 && err == nil {

@@ -26,7 +26,7 @@ func startPool(workers int) *pool {
 	for w := 1; w < workers; w++ {
 		p.wg.Go(func() {
 			for j := range p.work {
-				p.errs[j.chunk] = j.s.chunk(j.phase, j.tasks, j.t, j.dt)
+				p.errs[j.chunk] = j.s.evalNodes(j.phase, j.tasks, j.t, j.dt)
 				p.done <- struct{}{}
 			}
 		})
@@ -45,7 +45,7 @@ func (p *pool) do(s *Sim, phase int, tasks []int32, t, dt float64) error {
 		p.work <- job{s: s, phase: phase, tasks: tasks[lo:hi], t: t, dt: dt, chunk: c}
 	}
 	lo, hi := bounds(0)
-	p.errs[0] = s.chunk(phase, tasks[lo:hi], t, dt)
+	p.errs[0] = s.evalNodes(phase, tasks[lo:hi], t, dt)
 	for c := 1; c < w; c++ {
 		<-p.done
 	}

@@ -420,7 +420,7 @@ type sensSys struct {
 }
 
 func newSensSys(s *Sim, m *System, params []string) (*sensSys, error) {
-	a := &sensSys{s: s, m: m, jac: m, n: len(s.x), np: len(params)}
+	a := &sensSys{s: s, m: m, jac: m, n: len(s.state), np: len(params)}
 	var errs []error
 	seen := map[string]bool{}
 	for _, name := range params {
@@ -750,7 +750,7 @@ func (a *sensSys) analyticParam(p *sensParam, t float64, y, col []float64) (err 
 	}
 	cur := p.node
 	defer a.m.recoverAt(&cur, t, &err)
-	if err := p.analytic.DerivativesParamJacobian(t, y[c.x0:c.x1], s.inputs(c), buf); err != nil {
+	if err := p.analytic.DerivativesParamJacobian(t, y[c.x0:c.x1], s.inputsOf(c), buf); err != nil {
 		return stepError(c.name, "", s.steps, t, err)
 	}
 	for r := 0; r < nx; r++ {
@@ -890,7 +890,7 @@ func (a *sensSys) inputSens(c *cnode, t float64, y []float64) (Uy, Ut, Up []floa
 				return err
 			}
 		}
-		copy(out, s.u[c.u0:c.u1])
+		copy(out, s.inputs[c.u0:c.u1])
 		return nil
 	}
 	up, um := make([]float64, nu), make([]float64, nu)
@@ -944,7 +944,7 @@ func (a *sensSys) nodeInputs(c *cnode, t float64, y []float64) (node.Inputs, err
 			return node.Inputs{}, err
 		}
 	}
-	in := a.s.inputs(c)
+	in := a.s.inputsOf(c)
 	return node.Inputs{Values: append([]float64(nil), in.Values...), Present: append([]bool(nil), in.Present...)}, nil
 }
 
@@ -1184,7 +1184,7 @@ func (r *sensRecorder) row(t float64, Y []float64) error {
 				return err
 			}
 			for q, k := range outs {
-				out[q] = a.s.y[r.refs[k].off]
+				out[q] = a.s.outputs[r.refs[k].off]
 			}
 			return nil
 		}

@@ -29,13 +29,13 @@ type Sim struct {
 	levels      [][]int32 // nodes with outputs, by feedthrough depth
 	stateful    []int32   // nodes with state, in node order
 
-	x, xNext []float64 // state at t_n; scratch for t_{n+1}
-	y        []float64 // outputs
-	z        []float64 // outputs only families read, packed (compact.go)
-	u        []float64 // inputs
+	state, nextState []float64 // state at t_n; scratch for t_{n+1}
+	outputs        []float64 // outputs
+	packed        []float64 // outputs only families read, packed (compact.go)
+	inputs        []float64 // inputs
 	present  []bool
-	scratch  []float64
-	yFresh   bool // y holds the outputs of the current x
+	transformScratch  []float64
+	outputsFresh   bool // y holds the outputs of the current x
 
 	t0    float64 // time of step 0 of the current base
 	dt    float64 // step of the current base (0: none yet)
@@ -47,8 +47,8 @@ type Sim struct {
 	done  <-chan struct{} // the context of the current Run (nil: none); checked inside long steps
 	ctx   context.Context
 
-	cplan *coupledPlan // the compiled Settings.Coupling during a Run; nil otherwise
-	cmem  *coupledPlan // the last coupled Run's plan, kept for its cross-step memory (coupled_memory.go)
+	plan *coupledPlan // the compiled Settings.Coupling during a Run; nil otherwise
+	lastPlan  *coupledPlan // the last coupled Run's plan, kept for its cross-step memory (coupled_memory.go)
 
 	mono *monoState // the monolithic stepper of the last RunMonolithic, kept to resume
 	// spare is a stepper set aside because the state moved on without
@@ -70,7 +70,7 @@ type Sim struct {
 	// does not apply.
 	fuseStep, fuseDerivs *fusePlan
 	// windows selects window mode for fused steps (fused.go): 0 where
-	// Sim.z holds at least windowMinValues, 1 always, −1 never (tests'
+	// engine.packed holds at least windowMinValues, 1 always, −1 never (tests'
 	// comparisons).
 	windows int8
 	// limSrc lists, per output level, the nodes whose outputs the step
@@ -104,23 +104,23 @@ func (s *Sim) Node(name string) (node.Node, bool) {
 }
 
 // StateSize is the length of the flat state vector.
-func (s *Sim) StateSize() int { return len(s.x) }
+func (s *Sim) StateSize() int { return len(s.state) }
 
 // State copies the flat state vector (all nodes, in node order) into dst
 // and returns it; dst is grown when too short.
 func (s *Sim) State(dst []float64) []float64 {
-	if cap(dst) < len(s.x) {
-		dst = make([]float64, len(s.x))
+	if cap(dst) < len(s.state) {
+		dst = make([]float64, len(s.state))
 	}
-	dst = dst[:len(s.x)]
-	copy(dst, s.x)
+	dst = dst[:len(s.state)]
+	copy(dst, s.state)
 	return dst
 }
 
 // SetState replaces the flat state vector and the time.
 func (s *Sim) SetState(x []float64, t float64) error {
-	if len(x) != len(s.x) {
-		return fmt.Errorf("graph: state has %d values, the graph has %d", len(x), len(s.x))
+	if len(x) != len(s.state) {
+		return fmt.Errorf("graph: state has %d values, the graph has %d", len(x), len(s.state))
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -130,8 +130,8 @@ func (s *Sim) SetState(x []float64, t float64) error {
 	if math.IsNaN(t) || math.IsInf(t, 0) {
 		return fmt.Errorf("graph: SetState: time %v is not finite", t)
 	}
-	copy(s.x, x)
-	s.t0, s.n, s.yFresh = t, 0, false
+	copy(s.state, x)
+	s.t0, s.n, s.outputsFresh = t, 0, false
 	return nil
 }
 
@@ -151,15 +151,15 @@ func (s *Sim) Value(path string) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.fromY && !s.yFresh {
-		if err := s.outputs(s.Time()); err != nil {
+	if r.fromY && !s.outputsFresh {
+		if err := s.outputsPerNode(s.Time()); err != nil {
 			return nil, err
 		}
-		s.yFresh = true
+		s.outputsFresh = true
 	}
-	buf := s.x
+	buf := s.state
 	if r.fromY {
-		buf = s.y
+		buf = s.outputs
 	}
 	return append([]float64(nil), buf[r.off:r.off+r.n]...), nil
 }
@@ -181,8 +181,8 @@ func (s *Sim) SetValue(path string, v ...float64) error {
 			return fmt.Errorf("graph: %s: value %d (%v) is not finite", path, i, x)
 		}
 	}
-	copy(s.x[r.off:r.off+r.n], v)
-	s.yFresh = false
+	copy(s.state[r.off:r.off+r.n], v)
+	s.outputsFresh = false
 	return nil
 }
 
@@ -454,7 +454,7 @@ func (s *Sim) cosimulate(ctx context.Context, set Settings) (res *Result, err er
 	if err := s.beginCoupling(set.Coupling); err != nil {
 		return nil, err
 	}
-	if s.cplan != nil {
+	if s.plan != nil {
 		defer s.endCoupling(res)
 	}
 	rec, err := s.startRecording(set, steps, res)
@@ -515,7 +515,7 @@ func (s *Sim) cosimulate(ctx context.Context, set Settings) (res *Result, err er
 // Run so far (0 outside one).
 func (s *Sim) couplingIters() int64 {
 	var n int64
-	if p := s.cplan; p != nil {
+	if p := s.plan; p != nil {
 		for _, g := range p.groups {
 			n += g.stats.Iterations
 		}
@@ -644,17 +644,17 @@ func (s *Sim) maxPhase() int {
 // step takes one two-phase step from t: outputs at t in dependency order,
 // then every stateful node from t to t+dt with inputs gathered at t.
 func (s *Sim) step(t, dt float64, res *Result) error {
-	if s.cplan != nil {
+	if s.plan != nil {
 		return s.coupledStep(t, dt, res)
 	}
 	if s.batching() {
 		if s.stepBatched(t, dt) {
-			if !s.yFresh {
+			if !s.outputsFresh {
 				res.OutputEvals += int64(s.numOutputNodes())
 			}
 			res.NodeUpdates += int64(len(s.stateful))
-			s.x, s.xNext = s.xNext, s.x
-			s.yFresh = false
+			s.state, s.nextState = s.nextState, s.state
+			s.outputsFresh = false
 			return nil
 		}
 		s.replays++
@@ -666,18 +666,18 @@ func (s *Sim) step(t, dt float64, res *Result) error {
 // own Update and Outputs, checked node by node. It is the reference the
 // batched step replays on failure.
 func (s *Sim) stepPerNode(t, dt float64, res *Result) error {
-	if !s.yFresh {
-		if err := s.outputs(t); err != nil {
+	if !s.outputsFresh {
+		if err := s.outputsPerNode(t); err != nil {
 			return err
 		}
 		res.OutputEvals += int64(s.numOutputNodes())
 	}
-	if err := s.run(phaseUpdate, s.stateful, t, dt); err != nil {
+	if err := s.runNodes(phaseUpdate, s.stateful, t, dt); err != nil {
 		return err
 	}
 	res.NodeUpdates += int64(len(s.stateful))
-	s.x, s.xNext = s.xNext, s.x
-	s.yFresh = false
+	s.state, s.nextState = s.nextState, s.state
+	s.outputsFresh = false
 	return nil
 }
 
@@ -689,10 +689,10 @@ func (s *Sim) numOutputNodes() int {
 	return n
 }
 
-// outputs evaluates every node's outputs at the current state.
-func (s *Sim) outputs(t float64) error {
+// outputsPerNode evaluates every node's outputsPerNode at the current state.
+func (s *Sim) outputsPerNode(t float64) error {
 	for _, l := range s.levels {
-		if err := s.run(phaseOutputs, l, t, 0); err != nil {
+		if err := s.runNodes(phaseOutputs, l, t, 0); err != nil {
 			return err
 		}
 	}
@@ -704,19 +704,19 @@ const (
 	phaseUpdate
 )
 
-// run evaluates phase on the nodes in tasks, split across the pool when
+// runNodes evaluates phase on the nodes in tasks, split across the pool when
 // there is one and the phase is large enough. The error returned is the
 // one of the first failing node in task order, whatever the split.
-func (s *Sim) run(phase int, tasks []int32, t, dt float64) error {
+func (s *Sim) runNodes(phase int, tasks []int32, t, dt float64) error {
 	if s.pool == nil || len(tasks) < s.grain {
-		return s.chunk(phase, tasks, t, dt)
+		return s.evalNodes(phase, tasks, t, dt)
 	}
 	return s.pool.do(s, phase, tasks, t, dt)
 }
 
-// chunk evaluates phase on tasks in order, recovering panics in node and
+// evalNodes evaluates phase on tasks in order, recovering panics in node and
 // transform code as errors naming the node.
-func (s *Sim) chunk(phase int, tasks []int32, t, dt float64) (err error) {
+func (s *Sim) evalNodes(phase int, tasks []int32, t, dt float64) (err error) {
 	cur := int32(-1)
 	defer func() {
 		if r := recover(); r != nil {
@@ -732,11 +732,11 @@ func (s *Sim) chunk(phase int, tasks []int32, t, dt float64) (err error) {
 		c := &s.nodes[i]
 		switch phase {
 		case phaseOutputs:
-			err = s.evalOutputs(c, t)
+			err = s.nodeOutputs(c, t)
 		case phaseHeld:
-			err = s.updateHeld(c, t, dt)
+			err = s.nodeUpdateHeld(c, t, dt)
 		default:
-			err = s.update(c, t, dt)
+			err = s.nodeUpdate(c, t, dt)
 		}
 		if err != nil {
 			return err
@@ -745,18 +745,18 @@ func (s *Sim) chunk(phase int, tasks []int32, t, dt float64) (err error) {
 	return nil
 }
 
-func (s *Sim) inputs(c *cnode) node.Inputs {
-	return node.Inputs{Values: s.u[c.u0:c.u1], Present: s.present[c.p0:c.p1]}
+func (s *Sim) inputsOf(c *cnode) node.Inputs {
+	return node.Inputs{Values: s.inputs[c.u0:c.u1], Present: s.present[c.p0:c.p1]}
 }
 
-func (s *Sim) evalOutputs(c *cnode, t float64) error {
+func (s *Sim) nodeOutputs(c *cnode, t float64) error {
 	if c.feedthrough {
 		if err := s.gather(c, t); err != nil {
 			return err
 		}
 	}
-	y := s.y[c.y0:c.y1]
-	if err := c.out.Outputs(t, s.x[c.x0:c.x1], s.inputs(c), y); err != nil {
+	y := s.outputs[c.y0:c.y1]
+	if err := c.out.Outputs(t, s.state[c.x0:c.x1], s.inputsOf(c), y); err != nil {
 		return stepError(c.name, "", s.steps, t, err)
 	}
 	if j := nonFinite(y); j >= 0 {
@@ -765,14 +765,14 @@ func (s *Sim) evalOutputs(c *cnode, t float64) error {
 	return nil
 }
 
-func (s *Sim) update(c *cnode, t, dt float64) error {
+func (s *Sim) nodeUpdate(c *cnode, t, dt float64) error {
 	if !c.feedthrough {
 		if err := s.gather(c, t); err != nil {
 			return err
 		}
 	}
-	dst := s.xNext[c.x0:c.x1]
-	if err := c.n.Update(t, dt, s.x[c.x0:c.x1], s.inputs(c), dst); err != nil {
+	dst := s.nextState[c.x0:c.x1]
+	if err := c.n.Update(t, dt, s.state[c.x0:c.x1], s.inputsOf(c), dst); err != nil {
 		return stepError(c.name, "", s.steps, t, err)
 	}
 	if j := nonFinite(dst); j >= 0 {
@@ -788,7 +788,7 @@ func (s *Sim) gather(c *cnode, t float64) error {
 	if !c.checkIn {
 		return nil
 	}
-	if j := nonFinite(s.u[c.u0:c.u1]); j >= 0 {
+	if j := nonFinite(s.inputs[c.u0:c.u1]); j >= 0 {
 		return stepError(c.name, "input "+c.spec.InputLayout.Component(j), s.steps, t, node.ErrNonFinite)
 	}
 	return nil
@@ -833,12 +833,12 @@ func (s *Sim) locate(j int) (nodeName, field string) {
 func (s *Sim) applyGathers(lo, hi int) {
 	for gi := lo; gi < hi; gi++ {
 		g := &s.gathers[gi]
-		buf := s.x
+		buf := s.state
 		if g.fromY {
-			buf = s.y
+			buf = s.outputs
 		}
 		src := buf[g.src : g.src+g.sn]
-		dst := s.u[g.dst : g.dst+g.n]
+		dst := s.inputs[g.dst : g.dst+g.n]
 		switch {
 		case g.mode == gatherSet && g.tr == nil:
 			copy(dst, src)
@@ -849,7 +849,7 @@ func (s *Sim) applyGathers(lo, hi int) {
 				dst[k] += v
 			}
 		default:
-			tmp := s.scratch[g.scratch : g.scratch+g.n]
+			tmp := s.transformScratch[g.scratch : g.scratch+g.n]
 			g.tr.Apply(tmp, src)
 			for k, v := range tmp {
 				dst[k] += v
