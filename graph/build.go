@@ -78,7 +78,7 @@ func splitPath(p string) (nodeName, field string, ok bool) {
 // nothing is wrong, order the output nodes by level, allocate the buffers
 // and compile the gathers, and hand the Sim to the engine's compilers.
 func (g *Graph) Build() (*Sim, error) {
-	b := &builder{g: g, s: &Sim{nodes: make([]cnode, 0, len(g.nodes))}}
+	b := &builder{g: g, s: &Sim{layout: layout{nodes: make([]cnode, 0, len(g.nodes))}}}
 	b.layoutNodes()
 	b.resolveEdges()
 	b.indexByInput()
@@ -92,12 +92,7 @@ func (g *Graph) Build() (*Sim, error) {
 	b.compileGathers()
 	s := b.s
 	s.dt = 0
-	s.compileFamilies()
-	s.compactOutputs()
-	s.compileLoose()
-	s.compileArgs()
-	s.compileFused()
-	s.ensureWorkers(1)
+	s.engine = newEngine(s)
 	return s, nil
 }
 

@@ -22,10 +22,6 @@ import (
 //   - coupled_iterate.go: the fixed-point iteration of one group;
 //   - coupled_memory.go: the cross-step memory a checkpoint keeps.
 
-// phaseHeld updates a node with the inputs already in Sim.inputs (no gather):
-// the group iteration writes the interface iterate there itself.
-const phaseHeld = phaseUpdate + 1
-
 // Errors of coupled runs, for errors.Is.
 var (
 	// ErrOverlap: a node is in two iterated groups.

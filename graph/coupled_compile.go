@@ -57,7 +57,7 @@ func (s *Sim) compileCoupling(st *coupling.Strategy) (*coupledPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.compilePlanUnits(p)
+	s.engine.compilePlan(p)
 	return p, nil
 }
 

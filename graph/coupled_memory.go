@@ -111,6 +111,7 @@ func (s *Sim) beginCoupling(st *coupling.Strategy) error {
 		g.fallback0 = g.acc.Stats().Fallbacks
 	}
 	s.plan = p
+	s.engine.unpacked = true
 	return nil
 }
 
@@ -166,6 +167,7 @@ func containsString(xs []string, v string) bool {
 func (s *Sim) endCoupling(res *Result) {
 	p := s.plan
 	s.plan = nil
+	s.engine.unpacked = false
 	cs := &CouplingStats{Strategy: p.name, Updates: map[string]int64{}}
 	for _, i := range s.stateful {
 		cs.Updates[s.nodes[i].name] = p.updates[i]

@@ -9,7 +9,7 @@ package graph
 func (s *Sim) coupledStep(t, dt float64, res *Result) error {
 	p := s.plan
 	if !s.outputsFresh {
-		if !s.batching() || !s.outputsBatched(t) {
+		if !s.engine.on() || !s.engine.outputs(t) {
 			if err := s.outputsPerNode(t); err != nil {
 				return err
 			}
@@ -163,4 +163,19 @@ func (s *Sim) stepIterative(p *coupledPlan, t, dt float64, res *Result) error {
 		}
 	}
 	return s.stepMultirate(p, post, t, dt, res)
+}
+
+// runStage runs phase ph on a stage of a coupling strategy: batched when
+// the engine is on and the stage was compiled (ul), replayed on the
+// per-node path when the batched attempt fails (the stage's nodes write
+// only their own slots, so the replay starts from the same values), and
+// on the per-node path when ul is nil.
+func (s *Sim) runStage(ph phase, nodes []int32, ul *unitList, t, dt float64) error {
+	if ul != nil && s.engine.on() {
+		if s.engine.stage(ph, ul, t, dt) {
+			return nil
+		}
+		s.replays++
+	}
+	return s.runNodes(ph, nodes, t, dt)
 }

@@ -20,68 +20,76 @@ import (
 // Sim is a compiled graph: nodes with every name resolved to offsets into
 // flat state, output and input buffers, ready to step. A Sim is not safe
 // for concurrent use; it runs its own workers inside Run.
+//
+// Its parts: the layout (the compiled graph, fixed at Build), the buffers
+// (the values every path reads and writes), the batched engine (which
+// owns the families and the workers), the clock, and what a Run or the
+// steppers it keeps need between calls.
 type Sim struct {
-	onGroupStep func(GroupStep) // Settings.OnGroupStep of the current Run
-	nodes       []cnode
-	index       map[string]int
-	nameCache   *nameCache // during Build only
-	gathers     []gather
-	levels      [][]int32 // nodes with outputs, by feedthrough depth
-	stateful    []int32   // nodes with state, in node order
+	layout
+	buffers
+	engine *engine // the batched engine (engine.go)
 
-	state, nextState []float64 // state at t_n; scratch for t_{n+1}
-	outputs        []float64 // outputs
-	packed        []float64 // outputs only families read, packed (compact.go)
-	inputs        []float64 // inputs
-	present  []bool
-	transformScratch  []float64
-	outputsFresh   bool // y holds the outputs of the current x
+	index     map[string]int // node names
+	nameCache *nameCache     // during Build only
 
 	t0    float64 // time of step 0 of the current base
 	dt    float64 // step of the current base (0: none yet)
 	n     int     // steps since t0
 	steps int     // steps since Build
 
-	pool  *pool
-	grain int
-	done  <-chan struct{} // the context of the current Run (nil: none); checked inside long steps
-	ctx   context.Context
+	// The current Run's context (nil outside one), checked inside long
+	// steps, and its Settings.OnGroupStep.
+	ctx         context.Context
+	done        <-chan struct{}
+	onGroupStep func(GroupStep)
 
-	plan *coupledPlan // the compiled Settings.Coupling during a Run; nil otherwise
-	lastPlan  *coupledPlan // the last coupled Run's plan, kept for its cross-step memory (coupled_memory.go)
+	plan     *coupledPlan // the compiled Settings.Coupling during a Run; nil otherwise
+	lastPlan *coupledPlan // the last coupled Run's plan, kept for its groups' cross-step memory (coupled_memory.go)
 
-	mono *monoState // the monolithic stepper of the last RunMonolithic, kept to resume
+	mono *monoState // the monolithic stepper of the last monolithic Run, kept to resume
 	// spare is a stepper set aside because the state moved on without
 	// it (SetState, a co-simulation run): a run with the same method and
 	// options re-initialises it rather than allocating another (a
 	// million-mass chain's RK4 stages are 336 MB).
 	spare *monoState
 
-	// The batched engine (family.go, engine.go): families of nodes
-	// stepped by batch kernels, the nodes left to the per-node path, and
-	// the workers' scratch and pool.
-	families      []*family
-	inFamily      []bool    // per node
-	famOf, rowOf  []int32   // per node: its family (−1: none) and row
-	looseLevels   [][]int32 // per output level, nodes not in a family
-	looseStateful []int32   // stateful nodes not in a family
-	// fuseStep and fuseDerivs are the fused forms of a batched step and
-	// of a batched derivatives evaluation (fused.go); nil where fusion
-	// does not apply.
-	fuseStep, fuseDerivs *fusePlan
-	// windows selects window mode for fused steps (fused.go): 0 where
-	// engine.packed holds at least windowMinValues, 1 always, −1 never (tests'
-	// comparisons).
-	windows int8
 	// limSrc lists, per output level, the nodes whose outputs the step
 	// limiters read (limiterSources); nil until first needed.
 	limSrc  [][]int32
 	lims    []limRef // the nodes stating a stable step (limiters); nil until first needed
 	limFams []limFam // the families among them whose kernel bounds them in one call (limiters)
-	workers []*worker
-	bpool   *batchPool
-	replays int  // batched steps or evaluations replayed per node
-	noBatch bool // SetBatching(false)
+
+	replays int // batched steps or evaluations replayed per node
+}
+
+// layout is the compiled graph, fixed at Build: every node with its
+// ranges in the buffers, the gathers that carry values along the edges,
+// and the orders in which nodes run. The Sim and its engine read it;
+// nothing writes it after Build.
+type layout struct {
+	nodes    []cnode
+	gathers  []gather  // in node order, then edge order (cnode.g0, g1)
+	levels   [][]int32 // nodes with outputs, by feedthrough depth
+	stateful []int32   // nodes with state, in node order
+}
+
+// buffers are a Sim's flat values, shared by the per-node path and the
+// engine. Every node owns fixed ranges of them (cnode).
+type buffers struct {
+	// state is the state being read: the state at t_n between steps, an
+	// evaluation's y inside System.Func, a coupling strategy's view of
+	// the state inside a coupled step. nextState is where a step writes
+	// the state at t_{n+1}; the two are swapped after the step.
+	state, nextState []float64
+	outputs          []float64 // every node's outputs
+	inputs           []float64 // every node's inputs, gathered before it runs
+	present          []bool    // per input slot: node.Inputs.Present
+	transformScratch []float64 // where an additive edge's transform writes before the sum
+	// outputsFresh says that outputs hold the outputs of the current
+	// state (after Value or a recorded row), so a step need not evaluate
+	// them again on the per-node path.
+	outputsFresh bool
 }
 
 // Time is the current simulation time, t0 + n·dt.
@@ -462,17 +470,12 @@ func (s *Sim) cosimulate(ctx context.Context, set Settings) (res *Result, err er
 		return nil, err
 	}
 	defer rec.finish(&err)
-	if workers > 1 && s.maxPhase() >= grain {
-		s.pool = startPool(workers)
-		res.Workers = workers
-		defer func() { s.pool.stop(); s.pool = nil }()
-		if s.batching() {
-			s.ensureWorkers(workers)
-			s.bpool = startBatchPool(s, workers)
-			defer func() { s.bpool.stop(); s.bpool = nil }()
-		}
+	if workers == 1 || s.maxPhase() < grain {
+		workers = 1
 	}
-	s.grain = grain
+	s.engine.startWorkers(workers, grain)
+	defer s.engine.stopWorkers()
+	res.Workers = workers
 	done := ctx.Done()
 	start := time.Now()
 	replays := s.replays
@@ -647,8 +650,8 @@ func (s *Sim) step(t, dt float64, res *Result) error {
 	if s.plan != nil {
 		return s.coupledStep(t, dt, res)
 	}
-	if s.batching() {
-		if s.stepBatched(t, dt) {
+	if s.engine.on() {
+		if s.engine.step(t, dt, s.outputsFresh) {
 			if !s.outputsFresh {
 				res.OutputEvals += int64(s.numOutputNodes())
 			}
@@ -699,24 +702,18 @@ func (s *Sim) outputsPerNode(t float64) error {
 	return nil
 }
 
-const (
-	phaseOutputs = iota
-	phaseUpdate
-)
-
-// runNodes evaluates phase on the nodes in tasks, split across the pool when
-// there is one and the phase is large enough. The error returned is the
-// one of the first failing node in task order, whatever the split.
-func (s *Sim) runNodes(phase int, tasks []int32, t, dt float64) error {
-	if s.pool == nil || len(tasks) < s.grain {
-		return s.evalNodes(phase, tasks, t, dt)
-	}
-	return s.pool.do(s, phase, tasks, t, dt)
+// runNodes runs phase ph on nodes on the per-node path, split across
+// the Run's workers when there are some and the list is large enough. The
+// error returned is the one of the first failing node in list order,
+// whatever the split.
+func (s *Sim) runNodes(ph phase, nodes []int32, t, dt float64) error {
+	return s.engine.runNodes(ph, nodes, t, dt)
 }
 
-// evalNodes evaluates phase on tasks in order, recovering panics in node and
-// transform code as errors naming the node.
-func (s *Sim) evalNodes(phase int, tasks []int32, t, dt float64) (err error) {
+// evalNodes runs phase ph (outputs, update or held update) on nodes in
+// order on the calling goroutine, recovering panics in node and transform
+// code as errors naming the node: the per-node path's one loop.
+func (s *Sim) evalNodes(ph phase, nodes []int32, t, dt float64) (err error) {
 	cur := int32(-1)
 	defer func() {
 		if r := recover(); r != nil {
@@ -727,16 +724,18 @@ func (s *Sim) evalNodes(phase int, tasks []int32, t, dt float64) (err error) {
 			err = stepError(name, "", s.steps, t, fmt.Errorf("panic: %v", r))
 		}
 	}()
-	for _, i := range tasks {
+	for _, i := range nodes {
 		cur = i
 		c := &s.nodes[i]
-		switch phase {
+		switch ph {
 		case phaseOutputs:
 			err = s.nodeOutputs(c, t)
+		case phaseUpdate:
+			err = s.nodeUpdate(c, t, dt)
 		case phaseHeld:
 			err = s.nodeUpdateHeld(c, t, dt)
 		default:
-			err = s.nodeUpdate(c, t, dt)
+			panic("graph: evalNodes: derivatives run through System.deriv")
 		}
 		if err != nil {
 			return err
@@ -794,7 +793,7 @@ func (s *Sim) gather(c *cnode, t float64) error {
 	return nil
 }
 
-// gatherSafe is gather for callers outside chunk (the monolithic system,
+// gatherSafe is gather for callers outside evalNodes (the monolithic system,
 // iterated groups): a panic in a transform is returned as a
 // *node.StateError naming the receiving node instead of escaping.
 func (s *Sim) gatherSafe(c *cnode, t float64) (err error) {

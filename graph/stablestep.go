@@ -175,7 +175,7 @@ func (s *Sim) limiters() []limRef {
 			s.lims = append(s.lims, limRef{i: int32(i), sl: sl, sb: sb, fam: -1})
 		}
 	}
-	for _, f := range s.families {
+	for _, f := range s.engine.families {
 		fb, ok := f.batch.(node.BatchStepBounder)
 		if !ok {
 			continue
@@ -190,12 +190,12 @@ func (s *Sim) limiters() []limRef {
 		// gathers leave it in Sim.state, Sim.outputs or a default: not summed,
 		// not in engine.packed (written only during steps).
 		ins := f.in
-		if f.inY != nil {
-			ins = f.inY
+		if f.inFull != nil {
+			ins = f.inFull
 		}
 		ok = true
 		for _, fi := range ins {
-			ok = ok && len(fi.terms) == 1 && fi.terms[0].buf != bufZ
+			ok = ok && len(fi.terms) == 1 && fi.terms[0].buf != bufPacked
 		}
 		for _, r := range f.rows {
 			ok = ok && at[r] > 0 && s.lims[at[r]-1].sb != nil
@@ -222,7 +222,7 @@ func (s *Sim) familyBound(lf *limFam, t float64) (b float64, ok bool) {
 	}()
 	f := lf.f
 	for k := range lf.ins {
-		lf.in[k] = s.termView(&lf.ins[k].terms[0], nil, 0)
+		lf.in[k] = s.engine.termView(&lf.ins[k].terms[0], nil, 0)
 	}
 	lf.args = node.BatchArgs{T: t, Lo: 0, Hi: len(f.rows), X: node.Strided{Buf: s.state, Off: f.x0, Stride: f.xs}, In: lf.in, Present: f.present}
 	return lf.sb.StableDt(&lf.args), true

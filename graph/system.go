@@ -88,7 +88,7 @@ func (s *Sim) System() (*System, error) {
 		return nil, fmt.Errorf("%w, which these nodes lack: %v; run them in co-simulation mode", ErrNoDerivatives, missing)
 	}
 	batched := make([]bool, len(s.nodes))
-	for _, f := range s.families {
+	for _, f := range s.engine.families {
 		if f.der != nil {
 			for _, r := range f.rows {
 				batched[r] = true
@@ -120,15 +120,10 @@ func (m *System) Func(t float64, y, dst []float64) (err error) {
 	if err := m.cancelled(); err != nil {
 		return err
 	}
-	if s.batching() {
+	if s.engine.on() {
 		saved := s.state
 		s.state = y
-		var ok bool
-		if s.fuseDerivs != nil && s.plan == nil && len(m.looseDerivs) == 0 {
-			ok = s.runFused(s.fuseDerivs, batchJob{kind: bDerivs, t: t, dst: dst, sys: m})
-		} else {
-			ok = s.outputsBatched(t) && s.runPhase(batchJob{kind: bDerivs, t: t, dst: dst, sys: m})
-		}
+		ok := s.engine.derivatives(t, dst, m)
 		m.restore(saved)
 		if ok {
 			return nil
