@@ -434,7 +434,7 @@ type kernelRun struct {
 var kernelRuns = []kernelRun{
 	{"Run", func(s *graph.Sim, workers int) error {
 		// Grain 1 splits every phase across the workers.
-		res, err := s.Run(context.Background(), graph.Settings{Dt: 2e-3, Steps: 400, Workers: workers, Grain: 1})
+		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: 2e-3, Steps: 400})
 		if err == nil && res.Workers != workers {
 			err = fmt.Errorf("ran with %d workers, want %d", res.Workers, workers)
 		}
@@ -445,7 +445,7 @@ var kernelRuns = []kernelRun{
 		if err != nil {
 			return err
 		}
-		_, err = s.RunMonolithic(context.Background(), rk4, nil, graph.Settings{Dt: 2e-3, Steps: 200, Workers: workers, Grain: 1})
+		_, err = s.RunMonolithic(context.Background(), rk4, nil, graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: 2e-3, Steps: 200})
 		return err
 	}},
 	{"Integrate", func(s *graph.Sim, workers int) error {

@@ -45,7 +45,7 @@ func TestBuildEdgeOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 50, Workers: 1}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 50}); err != nil {
 			t.Fatal(err)
 		}
 		return s.State(nil)

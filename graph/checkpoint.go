@@ -36,7 +36,7 @@ const MaxCheckpointBytes = 1 << 30
 // its parameters and layout (to reject restoring into a graph that does
 // not match), the clock, the monolithic integrator's own memory when the
 // last run was monolithic, and the coupling strategy's cross-step memory
-// when it was a Run with Settings.Coupling. It is plain data: save it with WriteFile
+// when it was a Run with CoSimulation.Coupling. It is plain data: save it with WriteFile
 // and read it back with ReadCheckpoint.
 //
 // These Go types are the in-memory form only: the file format is a
@@ -59,7 +59,7 @@ type Checkpoint struct {
 	// nothing has changed the state since; nil otherwise.
 	Integrator *MethodCheckpoint
 	// Coupling is the cross-step memory of the last Run with
-	// Settings.Coupling (the strategy; each iterated group's predictor
+	// CoSimulation.Coupling (the strategy; each iterated group's predictor
 	// history and accelerator memory), when nothing has changed the state
 	// since; nil otherwise. A Sim restored from it continues only under
 	// the same strategy and step (Sim.ResetCoupling drops it).
@@ -169,7 +169,7 @@ func (e *MismatchError) Error() string {
 // checkpoint) integrator memory and (for a coupled one) coupling memory
 // with c's, so that continuing gives results bit-identical to the run that
 // was checkpointed. Coupling memory is continued only by a Run with the
-// same Settings.Coupling and Dt: another strategy or step is an error
+// same CoSimulation.Coupling and Dt: another strategy or step is an error
 // naming the difference (Sim.ResetCoupling drops the memory). The node set, types,
 // state layouts and parameters must match the graph's; otherwise nothing
 // changes and a *MismatchError lists every difference.

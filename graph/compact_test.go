@@ -31,7 +31,7 @@ func TestCompactOutputs(t *testing.T) {
 	run := func(batched bool) *graph.History {
 		s := build()
 		s.SetBatching(batched)
-		res, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: 30, Every: 4, Record: rec})
+		res, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: 30, RecordEvery: 4, Record: rec})
 		if err != nil {
 			t.Fatal(err)
 		}

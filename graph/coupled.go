@@ -7,7 +7,7 @@ import (
 	"github.com/cosimgo/cosim/coupling"
 )
 
-// Coupled runs (Settings.Coupling not nil) compile a coupling.Strategy
+// Coupled runs (CoSimulation.Coupling not nil) compile a coupling.Strategy
 // into an execution plan, names resolved to node indices and every buffer
 // sized, and execute it; the default path never reaches them. Read top
 // down:
@@ -50,7 +50,7 @@ func (e *ConvergenceError) Error() string {
 
 func (e *ConvergenceError) Unwrap() error { return coupling.ErrNotConverged }
 
-// CouplingStats describes a Run with Settings.Coupling.
+// CouplingStats describes a Run with CoSimulation.Coupling.
 type CouplingStats struct {
 	// Strategy is the strategy's name (coupling.Strategy.Name).
 	Strategy string

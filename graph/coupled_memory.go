@@ -65,7 +65,7 @@ func strategyKey(st *coupling.Strategy) string {
 	return st.String()
 }
 
-// beginCoupling sets up Settings.Coupling for a Run (after prepareRun):
+// beginCoupling sets up CoSimulation.Coupling for a Run (after prepareRun):
 // the kept plan when its strategy is the same and its memory describes
 // the current state, a freshly compiled one otherwise. Memory restored
 // from a checkpoint must be continued with the same strategy and step.
@@ -81,7 +81,7 @@ func (s *Sim) beginCoupling(st *coupling.Strategy) error {
 		case kept.restored && (kept.key != key || why == "dt"):
 			err := fmt.Errorf("graph: the checkpoint restored carries coupling memory for the step dt = %v; Settings.Dt is %v: continue with the same step, or call Sim.ResetCoupling to drop the memory", kept.stamp.dt, s.dt)
 			if kept.key != key {
-				err = fmt.Errorf("graph: the checkpoint restored carries the coupling memory of strategy %q; Settings.Coupling is %q (%s): continue with the same strategy, or call Sim.ResetCoupling to drop the memory", kept.key, key, strategyDiff(kept.key, key))
+				err = fmt.Errorf("graph: the checkpoint restored carries the coupling memory of strategy %q; CoSimulation.Coupling is %q (%s): continue with the same strategy, or call Sim.ResetCoupling to drop the memory", kept.key, key, strategyDiff(kept.key, key))
 			}
 			// Undo prepareRun's rebase (to the same time), so that the
 			// rejected Run changes nothing.

@@ -154,7 +154,7 @@
 //
 // # Coupling strategies
 //
-// Settings.Coupling selects another co-simulation strategy (package
+// CoSimulation.Coupling selects another co-simulation strategy (package
 // coupling; "coupling" in this package's names always means such a
 // strategy): Gauss–Seidel stages, iterated (implicit) groups with
 // relaxation, Aitken or IQN-ILS acceleration (coupling.Accel), and
@@ -167,21 +167,22 @@
 // fixed order, so results are bit-identical for any worker count.
 // Sim.Schedule prints what a step does, stage by stage, with node names;
 // Result.Coupling reports update counts per node and per-group iteration
-// statistics. With Settings.Coupling nil the step is exactly the Jacobi
+// statistics. With CoSimulation.Coupling nil the step is exactly the Jacobi
 // step described above.
 //
 // # Running and results
 //
 // [Sim.Run] is the one entry point for every way of running a Sim, and
-// the [Settings] alone select the mode ([Mode]): co-simulation (the
-// default, Settings.Coupling choosing the strategy), fixed-step
-// monolithic (Settings.Method, an integrators.Method value carrying its
-// own options, built in or the caller's) or adaptive monolithic
-// (Settings.Adaptive, with Settings.Method nil or an
-// integrators.DormandPrince holding the tolerances); Settings.Options
-// are the driver options every method shares (event tolerance, output
-// times, position/velocity pairs). [Sim.RunMonolithic] and
-// [Sim.Integrate] are short forms of Run for the two monolithic modes. Every mode records
+// Settings.Mode, a [Mode] value, selects the mode with the options of
+// that mode alone, as the Method value of gonum's optimize.Minimize does:
+// [CoSimulation] (the zero Mode; its Coupling, Workers, Grain and
+// OnGroupStep), [Monolithic] (a fixed-step integrators.Method value
+// carrying its own options, built in or the caller's, and the driver
+// options every method shares: event tolerance, position/velocity pairs)
+// or [MonolithicAdaptive] (an integrators.DormandPrince holding the
+// tolerances, and the driver options with the output times). No Settings
+// can mix two modes. [Sim.RunMonolithic] and [Sim.Integrate] are short
+// forms of Run for the two monolithic modes. Every mode records
 // Settings.Record (an adaptive run at the sample times of its dense
 // output), streams Settings.RecordTo and calls Settings.Observer the same
 // way, and returns the same [Result], shaped like gonum's
@@ -216,14 +217,14 @@
 // use ([System.JacobianPattern]; a node's own blocks are taken dense),
 // with [System.Blocks] giving each node's state range to block-Jacobi
 // preconditioning; [System.Jacobian] is the same assembly scattered into
-// a dense matrix for dense LU. A run with Settings.Method
-// ([Sim.RunMonolithic])
-// steps it with any fixed-step method of package integrators, keeping the
+// a dense matrix for dense LU. A run in the mode Monolithic
+// ([Sim.RunMonolithic]) steps it with any fixed-step method of package integrators, keeping the
 // stepper (and its memory) across calls; node events are handled by the
 // fixed-step methods too (located by re-stepping, reset, the step
 // finished; see package integrators, Events), so a ball does not fall
-// through its table under RK4; Settings.Adaptive ([Sim.Integrate]) runs
-// adaptive Dormand–Prince with event localization, likewise keeping its step-size
+// through its table under RK4; a run in the mode MonolithicAdaptive
+// ([Sim.Integrate]) runs adaptive Dormand–Prince with event
+// localization, likewise keeping its step-size
 // controller and event state, so consecutive calls continue one run.
 // A call with another method, other parameters or options than the
 // kept stepper's is an error saying what differs; [Sim.ResetIntegrator]
@@ -257,13 +258,12 @@
 //
 // # Bounded memory and work
 //
-// Settings are checked before the first step: one mode selected
-// consistently (no Coupling or OnGroupStep with a monolithic Method, no
-// Options without one, no Method but a DormandPrince with Adaptive); Dt
-// finite and positive (an adaptive run needs only End); End finite, not
-// before the current time and at most [MaxSteps] (2^53) steps away;
-// Steps at most MaxSteps; Every, Workers, Grain and RecordLimit not
-// negative. [Sim.SetState] and [Sim.Integrate] refuse a
+// Settings are checked before the first step: a mode value (not a nil
+// pointer) with what its mode needs (Monolithic a Method that is not nil;
+// CoSimulation's Workers and Grain not negative); Dt finite and positive
+// (an adaptive run needs only End); End finite, not before the current
+// time and at most [MaxSteps] (2^53) steps away; Steps at most MaxSteps;
+// RecordEvery, ObserveEvery and RecordLimit not negative. [Sim.SetState] and [Sim.Integrate] refuse a
 // non-finite time. Recorded rows are stored as they arrive (storage
 // chunks doubling up to 65 536 rows), never preallocated for the whole
 // run, and a recording whose rows could need more than

@@ -88,7 +88,7 @@ type engine struct {
 
 	workers []*worker   // per worker: scratch; workers[0] is the caller's
 	pool    *workerPool // the workers of the current Run; nil: none
-	grain   int         // the smallest phase the pool splits (Settings.Grain)
+	grain   int         // the smallest phase the pool splits (CoSimulation.Grain)
 	job     job         // the job the pool's parts run
 }
 

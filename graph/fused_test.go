@@ -71,7 +71,7 @@ func TestFusedChainNonFinite(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.SetBatching(batching)
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: 3, Workers: workers, Grain: 1}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: benchmarks.ChainDt, Steps: 3}); err != nil {
 			t.Fatal(err)
 		}
 		// A velocity near the largest float: the connectors' damping
@@ -79,7 +79,7 @@ func TestFusedChainNonFinite(t *testing.T) {
 		if err := s.SetValue("m150.velocity", math.MaxFloat64, 0, 0); err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: 20, Workers: workers, Grain: 1})
+		_, err = s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: benchmarks.ChainDt, Steps: 20})
 		return err
 	}
 	want := run(false, 1)
@@ -109,7 +109,7 @@ func TestUniformParamsThenTuned(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.SetBatching(batching)
-		set := graph.Settings{Dt: benchmarks.ChainDt, Steps: 20, Workers: workers, Grain: 1}
+		set := graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: benchmarks.ChainDt, Steps: 20}
 		if _, err := s.Run(context.Background(), set); err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestFusedManyWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: steps, Workers: workers, Grain: 1}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: benchmarks.ChainDt, Steps: steps}); err != nil {
 			t.Fatal(err)
 		}
 		return s.State(nil)

@@ -82,7 +82,7 @@ func checkRecordBudget(rows, width int, limit int64) error {
 	if need <= float64(limit) {
 		return nil
 	}
-	return fmt.Errorf("graph: recording %d rows of %d values would need %s of memory, more than the limit of %s (Settings.RecordLimit; by default half of GOMEMLIMIT, at most 4 GiB): record less often (Every), fewer fields or a shorter run, or stream the rows to a file (Settings.RecordTo with StreamOnly)",
+	return fmt.Errorf("graph: recording %d rows of %d values would need %s of memory, more than the limit of %s (Settings.RecordLimit; by default half of GOMEMLIMIT, at most 4 GiB): record less often (Settings.RecordEvery), fewer fields or a shorter run, or stream the rows to a file (Settings.RecordTo with StreamOnly)",
 		rows, width+1, formatBytes(need), formatBytes(float64(limit)))
 }
 

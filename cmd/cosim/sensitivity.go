@@ -169,7 +169,7 @@ func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*gra
 	end := sc.EndTime()
 	opts := &graph.SensitivityOptions{End: end, Record: fields, Dt: sc.Run.Dt, Every: sc.Record.Every}
 	in := sc.Run.Integrator
-	if sc.Run.Mode != scene.Monolithic || in == nil {
+	if !sc.Run.Monolithic() || in == nil {
 		if !monolithic {
 			opts.CoSimulation = true
 			return opts, nil
