@@ -43,7 +43,7 @@
 //
 // This is explicit Jacobi co-simulation: no node sees another's new
 // state within a step. How the edges into one input combine is the
-// input's combine rule (node.Combine; [As] declares it on an edge):
+// input's combine rule (node.Combine; [CombineAs] declares it on an edge):
 // additive inputs sum their edges in the order they were connected; a
 // replacing input takes its one edge; an unconnected input keeps its
 // default, or is absent (node.Inputs.Present false).

@@ -84,13 +84,13 @@ func TestBuildErrors(t *testing.T) {
 			g.Add("mass", newMass(1, 0))
 			g.Add("f1", newSource("N", 1))
 			g.Add("f2", newSource("N", 2))
-			g.Connect("f1.value", "mass.force", graph.As(node.Additive))
-			g.Connect("f2.value", "mass.force", graph.As(node.Replacing))
+			g.Connect("f1.value", "mass.force", graph.CombineAs(node.Additive))
+			g.Connect("f2.value", "mass.force", graph.CombineAs(node.Replacing))
 		}, graph.ErrMixedCombine, []string{"mass.force", "declared additive and others replacing"}},
 		{"declared combine rule contradicts input", func(g *graph.Graph) {
 			g.Add("mass", newMass(1, 0))
 			g.Add("f1", newSource("N", 1))
-			g.Connect("f1.value", "mass.force", graph.As(node.Replacing))
+			g.Connect("f1.value", "mass.force", graph.CombineAs(node.Replacing))
 		}, graph.ErrMixedCombine, []string{"the input is additive"}},
 		{"required input unconnected", func(g *graph.Graph) {
 			g.Add("s", newSpring(1))

@@ -116,14 +116,18 @@ type Integration struct {
 type Status int
 
 const (
-	// NotTerminated is the zero Status: the run has not ended.
+	// NotTerminated is the zero Status: the run has not ended. It means
+	// for a whole run what integrators.NotTerminated means for a driver
+	// run, as gonum's optimize.NotTerminated does.
 	NotTerminated Status = iota
 	// EndReached means the run took every step asked for (Settings.Steps
 	// or Settings.End).
 	EndReached
 	// StoppedByEvent means a node event's reset asked the run to stop
-	// (integrators.EventStop, monolithic runs): the state is the one
-	// after the reset, at the event time.
+	// (node.ErrStop, integrators.EventStop; monolithic runs): the state
+	// is the one after the reset, at the event time. It is the whole
+	// run's form of integrators.StoppedByEvent, which the integrator
+	// reports for the step in which it happened.
 	StoppedByEvent
 	// StoppedByObserver means Settings.Observer returned an error; the
 	// run's error is an *ObserverError wrapping it.
