@@ -21,10 +21,10 @@
 // graph knows the node contract only, never a concrete node type.
 //
 // Build is linear in nodes and edges and allocates per node and edge only
-// what the Sim keeps (issue 14: the W1 chain of 100 000 masses, 200 001
-// nodes and 600 000 edges, builds in about half a second of CPU time with
-// under 1 KB of live heap per node; go run ./benchmarks/report measures
-// it). Edges are grouped by input with a counting sort, names resolve
+// what the Sim keeps (the W1 chain of benchmarks/doc.go with 100 000
+// masses, 200 001 nodes and 600 000 edges, builds in about half a second
+// of CPU time with under 1 KB of live heap per node; go run
+// ./benchmarks/report measures it). Edges are grouped by input with a counting sort, names resolve
 // through a small cache of recently resolved nodes before the name map,
 // edge strings are formatted only for error messages, and the Sim keeps
 // no copy of the Graph's edges.
@@ -51,9 +51,13 @@
 //
 // # Execution model
 //
-// Build compiles the graph for two paths that compute the same bits.
+// Build compiles the graph for two paths that compute the same bits: the
+// per-node path (pernode.go) and the batched engine (engine.go), a type
+// of its own that owns the families, the packed output columns, the
+// fused plans and the workers, and that the Sim drives with a handful of
+// methods (engine.step, outputs, derivatives, stage, runNodes).
 //
-// The batched path (family.go, engine.go) is the default. Nodes whose
+// The batched path is the default. Nodes whose
 // type implements node.Batcher are grouped into families: nodes of one
 // type, one BatchKey, one output level and one wiring pattern — every
 // edge into row i comes, without a transform, from the same kind of
@@ -66,8 +70,8 @@
 // scratch block by block (sumBlock rows), adding terms in connection
 // order as the per-node gathers do — or, for an input of two edges whose
 // kernel adds pairs itself (node.BatchPairAdder: a mass between two
-// connectors), two views the kernel adds. A step (stepBatched) is a sequence
-// of phases — outputs, level by level, then updates — and a monolithic
+// connectors), two views the kernel adds. A step (engine.step) is a
+// sequence of phases — outputs, level by level, then updates — and a monolithic
 // evaluation (System.Func) outputs then derivatives. Each phase calls
 // every family's kernel once per block of its rows (one interface call
 // per block, not per node) and runs the nodes left out of families (the
@@ -87,21 +91,22 @@
 // updates do not overwrite), so it keeps the bits.
 //
 // When every output the consumers read is one only families read (in
-// engine.packed, below), a fused step runs in window mode: the producers write
-// those rows into a small window per worker, a few blocks long, that the
-// next consumer blocks read while it is in L1, so a chain's loads never
-// reach memory (engine.packed is then not written). Each worker computes every
+// the packed columns, below), a fused step runs in window mode: the
+// producers write those rows into a small window per worker, a few
+// blocks long, that the next consumer blocks read while it is in L1, so a
+// chain's loads never reach memory (the packed columns are then not
+// written). Each worker computes every
 // producer row its consumers read, including the one or two at each
 // boundary of its share that another worker also computes (from the same
 // values, so in the same bits), and no worker reads another's window.
 //
-// Outputs that only families read are moved at Build into compact
-// columns (engine.packed, compact.go): a connector's loads, 6 of its 17 output
-// values, are then dense rows instead of being spread across its output
-// row, which halves the memory a large chain's step moves. The per-node
-// path, Sim.Value and recording keep using the full output buffer; a
-// batched step computes the outputs it reads itself, and coupled steps
-// use the full buffer's views.
+// Outputs that only families read are moved at Build into packed
+// columns (engine.packed, compact.go): a connector's loads, 6 of its 17
+// output values, are then dense rows instead of being spread across its
+// output row, which halves the memory a large chain's step moves. The
+// per-node path, Sim.Value and recording keep using the full output
+// buffer (Sim.outputs); a batched step computes the outputs it reads
+// itself, and coupled Runs use the full buffer's views.
 //
 // Finiteness is checked once per block, right after the kernel writes
 // it: the new state (or dx/dt) of the block, every input a family reads
@@ -123,7 +128,7 @@
 // family's rows and of the loose nodes, one range per worker (the
 // caller's goroutine takes the first); rows are computed independently
 // from values computed before the phase, so results do not depend on the
-// split. Phases smaller than Settings.Grain run on the caller's
+// split. Phases smaller than CoSimulation.Grain run on the caller's
 // goroutine. A fused step splits every producer's and every consumer's
 // rows among the workers. In window mode that is one phase. Otherwise
 // each worker first runs, fused, the consumer rows whose producer rows it
@@ -135,12 +140,13 @@
 // spinning for a while when they keep starting phases late (a loaded
 // machine), and with more workers than GOMAXPROCS they park at once.
 //
-// The per-node path (stepPerNode, System.funcPerNode) calls each node's
+// The per-node path (Sim.stepPerNode, System.funcPerNode) calls each node's
 // Update, Outputs or Derivatives with its inputs gathered into the Sim's
 // input buffer, checking every value of each node. It is the reference:
 // Sim.SetBatching(false) selects it, and tests hold every kernel and
-// whole graphs bit for bit to it. The default Jacobi step (Settings.
-// Coupling nil), RunMonolithic and Integrate evaluate through families,
+// whole graphs bit for bit to it. The default Jacobi step
+// (CoSimulation.Coupling nil) and both monolithic modes evaluate through
+// families,
 // and so do the coupling strategies' Gauss–Seidel stages, rate classes
 // (multirate substeps) and the Jacobi stage of any strategy: each stage
 // is compiled at Run start into the contiguous row ranges of the
@@ -339,11 +345,47 @@
 //
 // # Concurrency
 //
-// Sim.Run starts Settings.Workers goroutines (a sync.WaitGroup: chunk errors travel in the pool, not through the goroutines) for the run and
-// hands each phase to them in contiguous chunks; the calling goroutine
-// takes the first chunk. Phases with fewer node evaluations than
-// Settings.Grain run on the calling goroutine, so small graphs pay no
+// Sim.Run starts CoSimulation.Workers goroutines for the run (one pool,
+// pool.go, whatever the phase: batched phases, fused steps, coupling
+// stages and the per-node path's lists) and hands each phase to them in
+// contiguous parts; the calling goroutine takes the first. Each part
+// writes only its own rows and its own worker's scratch and error slot,
+// read in part order after the phase, so results and errors do not depend
+// on the split. Phases with fewer node evaluations than
+// CoSimulation.Grain run on the calling goroutine, so small graphs pay no
 // goroutine overhead. A Graph or Sim is not safe for concurrent use by
 // several goroutines; nodes must be safe for concurrent calls on
 // distinct slices (see package node).
+//
+// # Reading order
+//
+// The files, in the order a newcomer might read them:
+//
+//   - graph.go, option.go, transform.go, connector.go: building a Graph
+//     (nodes, edges, transforms, connectors);
+//   - build.go: Graph.Build, from names to a compiled layout (cnode,
+//     gather) and the errors it reports;
+//   - sim.go: the Sim (layout, buffers, engine, clock) and its accessors;
+//     field.go, history.go, observe.go: reading state, recording and
+//     observing;
+//   - settings.go, run.go, result.go: Settings and its Mode values, Run
+//     and the co-simulation loop, Result and Status;
+//   - pernode.go: the per-node path, the reference every other path
+//     matches bit for bit;
+//   - engine.go (then pool.go, kernels.go, family.go, compact.go,
+//     fused.go): the batched engine, its own reading order in engine.go;
+//   - coupled.go (then coupled_compile.go, coupled_analysis.go,
+//     coupled_schedule.go, coupled_step.go, coupled_iterate.go,
+//     coupled_memory.go): the coupling strategies, in the order
+//     coupled.go gives;
+//   - system.go, nodesystem.go, monolithic.go, timeevents.go,
+//     jacobian.go: the monolithic view, the two monolithic modes and the
+//     sparse Jacobian;
+//   - sensitivity.go (then sensitivity_system.go, sensitivity_params.go,
+//     sensitivity_events.go, sensitivity_run.go): forward sensitivities;
+//   - stablestep.go, steperror.go: stable-step warnings and step errors;
+//   - checkpoint.go (then checkpoint_schema.go, checkpoint_v1.go):
+//     checkpoints and their file format.
+//
+// docs/architecture.md draws the packages and one step's data flow.
 package graph
