@@ -239,34 +239,6 @@ func (f *family) setKernels(b node.Batch) bool {
 	return true
 }
 
-// kernel calls f's kernel for phase ph on the rows and views of a: the
-// one place the engine calls a family's batch.
-func (f *family) kernel(ph phase, a *node.BatchArgs) error {
-	switch ph {
-	case phaseOutputs:
-		return f.out.Outputs(a)
-	case phaseUpdate:
-		return f.batch.Update(a)
-	case phaseDerivs:
-		return f.der.Derivatives(a)
-	}
-	panic("graph: no batch kernel for this phase")
-}
-
-// computes reports whether f takes part in phase ph, at output level
-// level for outputs.
-func (f *family) computes(ph phase, level int) bool {
-	switch ph {
-	case phaseOutputs:
-		return f.level == level
-	case phaseUpdate:
-		return f.xn > 0
-	case phaseDerivs:
-		return f.xn > 0 && f.der != nil
-	}
-	return false
-}
-
 // nodeTerms returns, per input of c, the sources of its edges as views
 // with stride 0, or false when an edge carries a transform (such nodes
 // keep the per-node path). It reuses terms' memory; an unconnected

@@ -83,6 +83,34 @@ func (e *engine) block(wk *worker, f *family, ph phase, j *job, lo, hi int, c *f
 	return false
 }
 
+// kernel calls f's kernel for phase ph on the rows and views of a: the
+// one place the engine calls a family's batch.
+func (f *family) kernel(ph phase, a *node.BatchArgs) error {
+	switch ph {
+	case phaseOutputs:
+		return f.out.Outputs(a)
+	case phaseUpdate:
+		return f.batch.Update(a)
+	case phaseDerivs:
+		return f.der.Derivatives(a)
+	}
+	panic("graph: no batch kernel for this phase")
+}
+
+// computes reports whether f takes part in phase ph, at output level
+// level for outputs.
+func (f *family) computes(ph phase, level int) bool {
+	switch ph {
+	case phaseOutputs:
+		return f.level == level
+	case phaseUpdate:
+		return f.xn > 0
+	case phaseDerivs:
+		return f.xn > 0 && f.der != nil
+	}
+	return false
+}
+
 // termView is the kernel view of input term t, flat index k of its
 // family's terms: tv[k] when the call gives one (a window), else t in
 // its buffer.
