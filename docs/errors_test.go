@@ -187,6 +187,10 @@ func userErrors(t *testing.T) map[string]string {
 		return nil
 	})})
 	add("observer", err)
+
+	// Settings a mode cannot run: a monolithic mode without a method.
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.5, Steps: 10, Mode: graph.Monolithic{}})
+	add("mode", err)
 	return msgs
 }
 
