@@ -36,8 +36,8 @@ const MaxCheckpointBytes = 1 << 30
 // its parameters and layout (to reject restoring into a graph that does
 // not match), the clock, the monolithic integrator's own memory when the
 // last run was monolithic, and the coupling strategy's cross-step memory
-// when it was a Run with CoSimulation.Coupling. It is plain data: save it with WriteFile
-// and read it back with ReadCheckpoint.
+// when it was a Run with CoSimulation.Coupling. It is plain data: save it
+// with WriteFile and read it back with ReadCheckpoint.
 //
 // These Go types are the in-memory form only: the file format is a
 // separate, explicitly tagged schema (docs/checkpoint-format.md) that
@@ -170,8 +170,8 @@ func (e *MismatchError) Error() string {
 // with c's, so that continuing gives results bit-identical to the run that
 // was checkpointed. Coupling memory is continued only by a Run with the
 // same CoSimulation.Coupling and Dt: another strategy or step is an error
-// naming the difference (Sim.ResetCoupling drops the memory). The node set, types,
-// state layouts and parameters must match the graph's; otherwise nothing
+// naming the difference (Sim.ResetCoupling drops the memory). The node
+// set, types, state layouts and parameters must match the graph's; otherwise nothing
 // changes and a *MismatchError lists every difference.
 func (s *Sim) Restore(c *Checkpoint) error {
 	var diffs []string

@@ -16,8 +16,9 @@ package graph
 // A field moves only if its writer family's rows and every reading
 // family's rows stay affine in engine.packed (kernels and views address
 // rows as base + i·stride); fields that would break that stay in
-// Sim.outputs. The placement is found by shrinking the set of moved fields until every
-// view is affine, which terminates because fields only ever leave.
+// Sim.outputs. The placement is found by shrinking the set of moved
+// fields until every view is affine, which terminates because fields only
+// ever leave.
 
 // compactOutputs chooses the fields kept in engine.packed and rewrites the
 // families' output views and input terms that reach them. It runs at the
@@ -45,13 +46,13 @@ func (e *engine) compactOutputs() {
 			owner[o] = int32(i)
 		}
 	}
-	yToZ := make([]int, len(e.buf.outputs))
+	packedAt := make([]int, len(e.buf.outputs)) // per Sim.outputs offset: its offset in engine.packed, or −1
 	for {
 		// Lay out engine.packed in node order from the current candidates.
-		for i := range yToZ {
-			yToZ[i] = -1
+		for i := range packedAt {
+			packedAt[i] = -1
 		}
-		z := 0
+		size := 0
 		for i := range s.nodes {
 			k := e.famOf[i]
 			if k < 0 {
@@ -65,8 +66,8 @@ func (e *engine) compactOutputs() {
 				}
 				o := c.y0 + l.Offset(fi)
 				for q := 0; q < l.Field(fi).Shape.Len(); q++ {
-					yToZ[o+q] = z
-					z++
+					packedAt[o+q] = size
+					size++
 				}
 			}
 		}
@@ -78,7 +79,7 @@ func (e *engine) compactOutputs() {
 				continue
 			}
 			for fi := range f.outs {
-				if cand[fieldKey{k, fi}] && !affineIn(yToZ, f.outs[fi], len(f.rows)) {
+				if cand[fieldKey{k, fi}] && !affineIn(packedAt, f.outs[fi], len(f.rows)) {
 					delete(cand, fieldKey{k, fi})
 					dropped = true
 				}
@@ -91,13 +92,13 @@ func (e *engine) compactOutputs() {
 						continue
 					}
 					mixed := false
-					first := yToZ[t.off] >= 0
+					first := packedAt[t.off] >= 0
 					for r := range f.rows {
-						if (yToZ[t.off+r*t.stride] >= 0) != first {
+						if (packedAt[t.off+r*t.stride] >= 0) != first {
 							mixed = true
 						}
 					}
-					if first && (mixed || !affineIn(yToZ, t, len(f.rows))) || mixed {
+					if first && (mixed || !affineIn(packedAt, t, len(f.rows))) || mixed {
 						// Keep every source field of this term in Sim.outputs.
 						for r := range f.rows {
 							if k, fi := e.outputField(owner, t.off+r*t.stride); k >= 0 && cand[fieldKey{k, fi}] {
@@ -110,21 +111,21 @@ func (e *engine) compactOutputs() {
 			}
 		}
 		if !dropped {
-			if z == 0 {
+			if size == 0 {
 				return
 			}
-			e.packed = make([]float64, z)
+			e.packed = make([]float64, size)
 			for _, f := range e.families {
 				f.keepFull()
 				for fi := range f.outs {
-					if v := &f.outs[fi]; v.buf == bufOutputs && yToZ[v.off] >= 0 {
-						*v = toPacked(yToZ, *v, len(f.rows))
+					if v := &f.outs[fi]; v.buf == bufOutputs && packedAt[v.off] >= 0 {
+						*v = toPacked(packedAt, *v, len(f.rows))
 					}
 				}
 				for ii := range f.in {
 					for ti := range f.in[ii].terms {
-						if t := &f.in[ii].terms[ti]; t.buf == bufOutputs && yToZ[t.off] >= 0 {
-							*t = toPacked(yToZ, *t, len(f.rows))
+						if t := &f.in[ii].terms[ti]; t.buf == bufOutputs && packedAt[t.off] >= 0 {
+							*t = toPacked(packedAt, *t, len(f.rows))
 							f.in[ii].readsOutput = true
 						}
 					}
@@ -135,26 +136,26 @@ func (e *engine) compactOutputs() {
 	}
 }
 
-// affineIn reports whether rows [0, n) of v, mapped through yToZ, start
+// affineIn reports whether rows [0, n) of v, mapped through packedAt, start
 // at affine offsets in engine.packed with a non-negative stride and keep each
 // row's components contiguous.
-func affineIn(yToZ []int, v view, n int) bool {
-	z0 := yToZ[v.off]
-	if z0 < 0 {
+func affineIn(packedAt []int, v view, n int) bool {
+	p0 := packedAt[v.off]
+	if p0 < 0 {
 		return false
 	}
 	stride := 0
 	if n > 1 {
-		if yToZ[v.off+v.stride] < 0 {
+		if packedAt[v.off+v.stride] < 0 {
 			return false
 		}
-		stride = yToZ[v.off+v.stride] - z0
+		stride = packedAt[v.off+v.stride] - p0
 	}
 	if stride < 0 {
 		return false
 	}
 	for r := 0; r < n; r++ {
-		if yToZ[v.off+r*v.stride] != z0+r*stride {
+		if packedAt[v.off+r*v.stride] != p0+r*stride {
 			return false
 		}
 	}
@@ -162,12 +163,12 @@ func affineIn(yToZ []int, v view, n int) bool {
 }
 
 // toPacked rewrites a view of Sim.outputs as the same rows in engine.packed.
-func toPacked(yToZ []int, v view, n int) view {
-	z := view{buf: bufPacked, off: yToZ[v.off]}
+func toPacked(packedAt []int, v view, n int) view {
+	p := view{buf: bufPacked, off: packedAt[v.off]}
 	if n > 1 {
-		z.stride = yToZ[v.off+v.stride] - z.off
+		p.stride = packedAt[v.off+v.stride] - p.off
 	}
-	return z
+	return p
 }
 
 // outputField returns the family index and output field of Sim.outputs offset

@@ -71,8 +71,8 @@
 // order as the per-node gathers do — or, for an input of two edges whose
 // kernel adds pairs itself (node.BatchPairAdder: a mass between two
 // connectors), two views the kernel adds. A step (engine.step) is a
-// sequence of phases — outputs, level by level, then updates — and a monolithic
-// evaluation (System.Func) outputs then derivatives. Each phase calls
+// sequence of phases — outputs, level by level, then updates — and a
+// monolithic evaluation (System.Func) outputs then derivatives. Each phase calls
 // every family's kernel once per block of its rows (one interface call
 // per block, not per node) and runs the nodes left out of families (the
 // loose nodes: types without a kernel, edges with transforms) one by one
