@@ -197,16 +197,3 @@ func (s *Sim) gatherSpan(i int32, g0, g1 int, t float64) (err error) {
 	s.applyGathers(g0, g1)
 	return nil
 }
-
-// nodeUpdateHeld is update without gathering: the inputs in Sim.inputs are used
-// as they are.
-func (s *Sim) nodeUpdateHeld(c *cnode, t, dt float64) error {
-	dst := s.nextState[c.x0:c.x1]
-	if err := c.n.Update(t, dt, s.state[c.x0:c.x1], s.inputsOf(c), dst); err != nil {
-		return stepError(c.name, "", s.steps, t, err)
-	}
-	if j := nonFinite(dst); j >= 0 {
-		return stepError(c.name, c.spec.StateLayout.Component(j), s.steps, t, node.ErrNonFinite)
-	}
-	return nil
-}

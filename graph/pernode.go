@@ -76,10 +76,8 @@ func (s *Sim) evalNodes(ph phase, nodes []int32, t, dt float64) (err error) {
 		switch ph {
 		case phaseOutputs:
 			err = s.nodeOutputs(c, t)
-		case phaseUpdate:
-			err = s.nodeUpdate(c, t, dt)
-		case phaseHeld:
-			err = s.nodeUpdateHeld(c, t, dt)
+		case phaseUpdate, phaseHeld:
+			err = s.nodeUpdate(c, t, dt, ph == phaseHeld)
 		default:
 			panic("graph: evalNodes: derivatives run through System.deriv")
 		}
@@ -110,8 +108,12 @@ func (s *Sim) nodeOutputs(c *cnode, t float64) error {
 	return nil
 }
 
-func (s *Sim) nodeUpdate(c *cnode, t, dt float64) error {
-	if !c.feedthrough {
+// nodeUpdate advances c from t to t+dt into Sim.nextState and checks the
+// new state. Its inputs are gathered first unless held (phaseHeld: an
+// iterated coupling group has written them into Sim.inputs itself) or
+// already gathered with its outputs (a feedthrough node).
+func (s *Sim) nodeUpdate(c *cnode, t, dt float64, held bool) error {
+	if !held && !c.feedthrough {
 		if err := s.gather(c, t); err != nil {
 			return err
 		}
