@@ -327,6 +327,10 @@ func TestResultStoppedByEvent(t *testing.T) {
 	}
 }
 
+// embeddedMode satisfies graph.Mode through the mode it embeds, and is
+// not one of Run's modes.
+type embeddedMode struct{ graph.CoSimulation }
+
 // Settings a mode cannot run are an error before any step, naming the
 // field. Mixing the modes (a coupling strategy with an integration
 // method, driver options in co-simulation) is not expressible: each
@@ -339,6 +343,7 @@ func TestResultModeSettings(t *testing.T) {
 		want string
 	}{
 		"a nil *Monolithic":                  {graph.Settings{Dt: 0.1, End: 1, Mode: (*graph.Monolithic)(nil)}, "Settings.Mode is a nil *graph.Monolithic"},
+		"a type embedding a mode":            {graph.Settings{Dt: 0.1, End: 1, Mode: embeddedMode{}}, "Settings.Mode is a graph_test.embeddedMode, which embeds a mode"},
 		"Monolithic without a Method":        {graph.Settings{Dt: 0.1, End: 1, Mode: graph.Monolithic{}}, "Monolithic.Method is nil"},
 		"a nil *RK4":                         {graph.Settings{Dt: 0.1, End: 1, Mode: graph.Monolithic{Method: (*integrators.RK4)(nil)}}, "Monolithic.Method is a nil *integrators.RK4"},
 		"negative Workers":                   {graph.Settings{Dt: 0.1, End: 1, Mode: graph.CoSimulation{Workers: -1}}, "CoSimulation.Workers = -1"},

@@ -202,7 +202,10 @@ func (set *Settings) mode() (Mode, error) {
 		}
 	case MonolithicAdaptive:
 	default:
-		return nil, fmt.Errorf("graph: Settings.Mode is a nil %T: give a mode value (graph.Monolithic{Method: …}), or leave it nil for co-simulation", set.Mode)
+		if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && v.IsNil() {
+			return nil, fmt.Errorf("graph: Settings.Mode is a nil %T: give a mode value (graph.Monolithic{Method: …}), or leave it nil for co-simulation", m)
+		}
+		return nil, fmt.Errorf("graph: Settings.Mode is a %T, which embeds a mode: give graph.CoSimulation, graph.Monolithic or graph.MonolithicAdaptive itself", m)
 	}
 	return m, nil
 }
