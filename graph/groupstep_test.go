@@ -10,7 +10,7 @@ import (
 	"github.com/cosimgo/cosim/graph"
 )
 
-// Settings.OnGroupStep reports every step of an iterated group: its
+// CoSimulation.OnGroupStep reports every step of an iterated group: its
 // step number and time, iterations and final residual, and whether it
 // converged. The per-step records add up to the Run's totals, and the
 // last one equals LastIterations/LastResidual.

@@ -168,7 +168,7 @@ func TestResultThinForms(t *testing.T) {
 	sameResult(t, "Integrate", ra, rb)
 	// With driver options (sample times, event tolerance) and the
 	// adaptive driver's defaults (Method nil): Integrate's opts are
-	// Settings.Options, and the samples are the Result's.
+	// MonolithicAdaptive.Options, and the samples are the Result's.
 	opts := &integrators.DriverOptions{Output: []float64{0, 0.5, 1.5, 2}, EventTol: 1e-10}
 	a, b = ballTable(t), ballTable(t)
 	ra, err = a.Integrate(context.Background(), 2, integrators.DormandPrince{}, opts)
