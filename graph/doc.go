@@ -269,8 +269,9 @@
 // CoSimulation's Workers and Grain not negative); Dt finite and positive
 // (an adaptive run needs only End); End finite, not before the current
 // time and at most [MaxSteps] (2^53) steps away; Steps at most MaxSteps;
-// RecordEvery, ObserveEvery and RecordLimit not negative. [Sim.SetState] and [Sim.Integrate] refuse a
-// non-finite time. Recorded rows are stored as they arrive (storage
+// RecordEvery, ObserveEvery and RecordLimit not negative.
+// [Sim.SetState] and [Sim.Integrate] refuse a non-finite time. Recorded
+// rows are stored as they arrive (storage
 // chunks doubling up to 65 536 rows), never preallocated for the whole
 // run, and a recording whose rows could need more than
 // Settings.RecordLimit bytes ([DefaultRecordLimit]: half of GOMEMLIMIT,
