@@ -613,7 +613,7 @@ func newFitter(ctx context.Context, p *Problem) (*fitter, []float64, error) {
 			f.rowOf[i] = i
 		}
 	} else {
-		f.opts.Output, f.opts.Every = nil, 1
+		f.opts.Output, f.opts.RecordEvery = nil, 1
 		dt := f.opts.Dt
 		for i, t := range d.Times {
 			k := math.Round((t - t0) / dt)

@@ -245,6 +245,10 @@ func userErrors(t *testing.T) map[string]string {
 	})})
 	add("observer", err)
 
+	// Settings a mode cannot run: a monolithic mode without a method.
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.5, Steps: 10, Mode: graph.Monolithic{}})
+	add("mode", err)
+
 	// A lookup table naming its value column twice, and one with a
 	// hexadecimal time.
 	dir := t.TempDir()

@@ -46,7 +46,7 @@ type sparseJac struct {
 	// Result pattern (CSR of ∂f/∂y), in the integrators' form.
 	rowPtr, col []int
 
-	// Output rows: row r of s.y has pattern yCol[yPtr[r]:yPtr[r+1]]
+	// Output rows: row r of s.outputs has pattern yCol[yPtr[r]:yPtr[r+1]]
 	// (empty for rows not needed) and values yVal likewise.
 	yPtr []int
 	yCol []int32
@@ -54,7 +54,7 @@ type sparseJac struct {
 	// needY marks output nodes whose rows are needed.
 	needY []bool
 
-	// Input rows: row q of s.u has pattern uCol[uPtr[q]:uPtr[q+1]].
+	// Input rows: row q of s.inputs has pattern uCol[uPtr[q]:uPtr[q+1]].
 	uPtr []int
 	uCol []int32
 	uVal []float64
@@ -99,7 +99,7 @@ func (m *System) plan() *sparseJac {
 		return m.sj
 	}
 	s := m.s
-	nx := len(s.x)
+	nx := len(s.state)
 	p := &sparseJac{nx: nx, acc: make([]float64, nx)}
 	mark := make([]int, nx)
 	stamp := 0
@@ -133,11 +133,11 @@ func (m *System) plan() *sparseJac {
 	}
 	// Input-row patterns of every node whose inputs are needed, and
 	// output-row patterns of needed output nodes, level by level.
-	p.uPtr = make([]int, len(s.u)+1)
-	p.uFirst = make([]int, len(s.u))
-	p.yPtr = make([]int, len(s.y)+1)
-	uRows := make([][]int32, len(s.u))
-	yRows := make([][]int32, len(s.y))
+	p.uPtr = make([]int, len(s.inputs)+1)
+	p.uFirst = make([]int, len(s.inputs))
+	p.yPtr = make([]int, len(s.outputs)+1)
+	uRows := make([][]int32, len(s.inputs))
+	yRows := make([][]int32, len(s.outputs))
 	union := func(add func(func(int))) []int32 {
 		stamp++
 		cols = cols[:0]
@@ -248,7 +248,7 @@ func (m *System) plan() *sparseJac {
 	for q, r := range uRows {
 		p.uPtr[q+1] = p.uPtr[q] + len(r)
 	}
-	p.uCol = make([]int32, 0, p.uPtr[len(s.u)])
+	p.uCol = make([]int32, 0, p.uPtr[len(s.inputs)])
 	for _, r := range uRows {
 		p.uCol = append(p.uCol, r...)
 	}
@@ -256,7 +256,7 @@ func (m *System) plan() *sparseJac {
 	for r, row := range yRows {
 		p.yPtr[r+1] = p.yPtr[r] + len(row)
 	}
-	p.yCol = make([]int32, 0, p.yPtr[len(s.y)])
+	p.yCol = make([]int32, 0, p.yPtr[len(s.outputs)])
 	for _, r := range yRows {
 		p.yCol = append(p.yCol, r...)
 	}
@@ -307,7 +307,7 @@ func (m *System) plan() *sparseJac {
 	return p
 }
 
-// outNode returns the node whose outputs hold s.y[r].
+// outNode returns the node whose outputs hold s.outputs[r].
 func (s *Sim) outNode(r int) int {
 	i, _ := slices.BinarySearchFunc(s.nodes, r, func(c cnode, r int) int {
 		switch {
@@ -340,8 +340,8 @@ func (m *System) Blocks() []int { return m.plan().blocks }
 func (m *System) SparseJacobian(t float64, y, val []float64) (err error) {
 	s := m.s
 	p := m.plan()
-	if len(y) != len(s.x) || len(val) != len(p.col) {
-		panic(fmt.Sprintf("graph: System.SparseJacobian with len(y)=%d, len(val)=%d, want %d and %d", len(y), len(val), len(s.x), len(p.col)))
+	if len(y) != len(s.state) || len(val) != len(p.col) {
+		panic(fmt.Sprintf("graph: System.SparseJacobian with len(y)=%d, len(val)=%d, want %d and %d", len(y), len(val), len(s.state), len(p.col)))
 	}
 	saved, err := m.prepare(t, y)
 	defer m.restore(saved)
@@ -374,7 +374,7 @@ func (m *System) SparseJacobian(t float64, y, val []float64) (err error) {
 // dense solver: the sparse assembly scattered. It implements
 // integrators.Jacobian.
 func (m *System) Jacobian(t float64, y, dst []float64) error {
-	nx := len(m.s.x)
+	nx := len(m.s.state)
 	if len(y) != nx || len(dst) != nx*nx {
 		panic(fmt.Sprintf("graph: System.Jacobian with len(y)=%d, len(dst)=%d, want %d and %d", len(y), len(dst), nx, nx*nx))
 	}
@@ -417,9 +417,9 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 		case Embed:
 			T[tr.Axis*g.sn] = 1
 		default:
-			buf := s.x
+			buf := s.state
 			if g.fromY {
-				buf = s.y
+				buf = s.outputs
 			}
 			src := p.us[:g.sn]
 			copy(src, buf[g.src:g.src+g.sn])
@@ -504,7 +504,7 @@ func (m *System) outputRows(p *sparseJac, c *cnode, t float64, y []float64) erro
 	if ft {
 		m.inputRowValues(p, c)
 		if oj, ok := node.As[node.OutputJacobian](c.n); ok {
-			if err := oj.OutputsJacobian(t, y[c.x0:c.x1], s.inputs(c), D); err != nil {
+			if err := oj.OutputsJacobian(t, y[c.x0:c.x1], s.inputsOf(c), D); err != nil {
 				return stepError(c.name, "", s.steps, t, err)
 			}
 		} else if err := m.fdOutputs(p, c, t, y, true, D); err != nil {
@@ -548,7 +548,7 @@ func (m *System) stateRows(p *sparseJac, k int, c *cnode, t float64, y, val []fl
 	clear(B)
 	m.inputRowValues(p, c)
 	if ij := p.jacX[k]; ij != nil {
-		if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputs(c), A, B); err != nil {
+		if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputsOf(c), A, B); err != nil {
 			return stepError(c.name, "", s.steps, t, err)
 		}
 	} else if err := m.fdDerivatives(p, k, c, t, y, A, B); err != nil {
@@ -607,7 +607,7 @@ func (m *System) fdOutputs(p *sparseJac, c *cnode, t float64, y []float64, wrtIn
 	s := m.s
 	ny := c.y1 - c.y0
 	yp, ym := p.fp[:ny], p.fm[:ny]
-	in := s.inputs(c)
+	in := s.inputsOf(c)
 	u := p.us[:len(in.Values)]
 	copy(u, in.Values)
 	in.Values = u
@@ -643,7 +643,7 @@ func (m *System) fdDerivatives(p *sparseJac, k int, c *cnode, t float64, y []flo
 	s := m.s
 	nxi := c.x1 - c.x0
 	fp, fm := p.fp[:nxi], p.fm[:nxi]
-	in := s.inputs(c)
+	in := s.inputsOf(c)
 	u := p.us[:len(in.Values)]
 	copy(u, in.Values)
 	in.Values = u

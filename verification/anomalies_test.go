@@ -252,7 +252,7 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	// re-stepping (RK4 is exact on the quadratic flight).
 	rk4, _ := integrators.ByName(integrators.MethodRK4)
 	res, err = s.Sensitivities(context.Background(), []string{"ball.initial_position"},
-		&graph.SensitivityOptions{End: T, Method: rk4, Dt: 1e-3, Every: 1 << 30, Integrator: &integrators.DriverOptions{EventTol: 1e-14}})
+		&graph.SensitivityOptions{End: T, Method: rk4, Dt: 1e-3, RecordEvery: 1 << 30, Integrator: &integrators.DriverOptions{EventTol: 1e-14}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -238,7 +238,7 @@ func TestSensitivityOrder(t *testing.T) {
 		var errs []float64
 		for _, dt := range []float64{tc.dt, tc.dt / 2, tc.dt / 4} {
 			s := chainGraph(t, k, c)
-			opts := &graph.SensitivityOptions{End: T, Method: m, Dt: dt, Every: int(math.Round(every / dt))}
+			opts := &graph.SensitivityOptions{End: T, Method: m, Dt: dt, RecordEvery: int(math.Round(every / dt))}
 			if fixedDP {
 				// The adaptive driver at a fixed step (it would locate
 				// events, were there any), sampled on its dense output.

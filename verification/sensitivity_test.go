@@ -148,7 +148,7 @@ func TestBallSensitivitiesClosedForm(t *testing.T) {
 		}
 		if tc.method != "" {
 			m, _ := integrators.ByName(tc.method)
-			opts.Method, opts.Dt, opts.Every, opts.Output = m, 0.01, 1<<30, nil
+			opts.Method, opts.Dt, opts.RecordEvery, opts.Output = m, 0.01, 1<<30, nil
 			// A fixed-step method uses only the event settings: the
 			// adaptive driver's tolerances would be an error.
 			opts.Integrator = &integrators.DriverOptions{EventTol: 1e-14}

@@ -164,9 +164,9 @@ func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 // Dormand–Prince instead.
 func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*graph.SensitivityOptions, error) {
 	end := sc.EndTime()
-	opts := &graph.SensitivityOptions{End: end, Record: fields, Dt: sc.Run.Dt, Every: sc.Record.Every}
+	opts := &graph.SensitivityOptions{End: end, Record: fields, Dt: sc.Run.Dt, RecordEvery: sc.Record.Every}
 	in := sc.Run.Integrator
-	if sc.Run.Mode != scene.Monolithic || in == nil {
+	if !sc.Run.Monolithic() || in == nil {
 		if !monolithic {
 			opts.CoSimulation = true
 			return opts, nil
