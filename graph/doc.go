@@ -251,10 +251,12 @@
 // right across contacts (MADD-ANO-021). Node capabilities
 // (node.ParamJacobian, node.InitialStateJacobian, node.EventJacobian,
 // node.ResetJacobian) give exact derivatives; everything else is
-// differenced over SetParams and the node methods. Adaptive
-// Dormand–Prince and every fixed-step method (events located by
-// re-stepping) work. Co-simulation runs, grazing contacts and parameters
-// that move time events are rejected with [ErrNotDifferentiable].
+// differenced over SetParams and the node methods. SensitivityOptions.Mode
+// chooses the integration with the values of Settings.Mode: adaptive
+// Dormand–Prince (nil, or MonolithicAdaptive) or any fixed-step method
+// (Monolithic, with events located by re-stepping). Co-simulation runs,
+// grazing contacts and parameters that move time events are rejected
+// with [ErrNotDifferentiable].
 // Sensitivities leaves the Sim's state untouched and restores every
 // parameter.
 //

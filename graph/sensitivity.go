@@ -37,43 +37,88 @@ type SensitivityOptions struct {
 	// (differentiated along S by central differences, see Sim.Sensitivities).
 	// Nil means every state field.
 	Record []string
+	// Mode is how the state and its sensitivities are integrated, as in
+	// Settings.Mode and with the same values:
+	//
+	//   - nil or MonolithicAdaptive: the adaptive Dormand–Prince 5(4)
+	//     driver with event localization on its dense output;
+	//     MonolithicAdaptive.Method nil or an integrators.DormandPrince
+	//     carrying the tolerances (FixedStep included), and its Options
+	//     the driver options (event tolerance, Zeno guard, MaxSteps; their
+	//     Output must be empty: the sample times are Output below). The
+	//     other adaptive methods (ESDIRK, BDF) are refused: integrate a
+	//     stiff graph's sensitivities with a fixed-step implicit method.
+	//   - Monolithic: Method steps with the fixed step Dt, events located
+	//     by re-stepping; Options are its driver options.
+	//   - CoSimulation: refused with an error wrapping
+	//     ErrNotDifferentiable (see Sim.Sensitivities).
+	//
+	// The method's tolerances control the error of the state and of the
+	// sensitivities together.
+	Mode Mode
 	// Output lists the times (ascending, within [start, End]) at which the
 	// adaptive method samples its dense output, state and sensitivities
 	// alike: times between steps are interpolated, never snapped. Nil means
 	// the start, the end of every accepted step, and both sides of every
-	// event. Fixed-step methods ignore it (see RecordEvery).
+	// event. A fixed-step run (Monolithic) refuses it: it records every
+	// RecordEvery steps.
 	Output []float64
-	// Method is the integration method, with its options. Nil, or an
-	// integrators.DormandPrince with Dt zero, means the Dormand–Prince 5(4)
-	// driver with event localization on its dense output, configured by
-	// the DormandPrince's options (nil: the defaults): adaptive, or at a
-	// fixed step with DormandPrince.FixedStep. Any other method (or
-	// DormandPrince with Dt > 0) integrates with the fixed step Dt,
-	// events located by re-stepping.
-	Method integrators.Method
-	// Dt is the fixed step of Method; zero for the adaptive method.
+	// Dt is the fixed step of a Monolithic run; it must be zero for an
+	// adaptive one.
 	Dt float64
 	// RecordEvery records every RecordEvery fixed steps (and the start).
 	// Zero means 1.
 	RecordEvery int
-	// Integrator holds the driver options (event tolerance, Zeno guard,
-	// MaxSteps of the adaptive driver); nil means their defaults.
-	// Integrator.Output is ignored: use Output. The method's tolerances
-	// control the error of the state and of the sensitivities together.
-	Integrator *integrators.DriverOptions
-	// CoSimulation asks for the sensitivities of a co-simulation run (Run):
-	// that is rejected with ErrNotDifferentiable (see Sim.Sensitivities).
-	CoSimulation bool
 }
 
-// Adaptive reports whether the options ask for the adaptive
-// Dormand–Prince driver.
+// sensitivityMode returns the options' mode as a value (nil is adaptive
+// Dormand–Prince with the defaults, a pointer is the value it points to)
+// after checking that Sensitivities can integrate it: the error of a
+// co-simulation wraps ErrNotDifferentiable.
+func (o *SensitivityOptions) sensitivityMode() (Mode, error) {
+	set := Settings{Mode: o.Mode}
+	if set.Mode == nil {
+		set.Mode = MonolithicAdaptive{}
+	}
+	mode, err := set.mode()
+	if err != nil {
+		return nil, fmt.Errorf("graph: Sensitivities: %w", err)
+	}
+	switch m := mode.(type) {
+	case CoSimulation:
+		return nil, fmt.Errorf("graph: Sensitivities: co-simulation runs are not differentiated: the nodes' Update maps have no derivatives, and a contact handled inside an Update is a per-step branch whose time a fixed step never differentiates (MADD-ANO-021); run monolithically with the adaptive method instead (SensitivityOptions.Mode nil or graph.MonolithicAdaptive): %w", ErrNotDifferentiable)
+	case MonolithicAdaptive:
+		if _, ok := m.Method.(integrators.DormandPrince); !ok {
+			return nil, fmt.Errorf("graph: Sensitivities: MonolithicAdaptive.Method is %s: sensitivities integrate adaptively with %s only (its dense output and event localization); give an integrators.DormandPrince, or a fixed-step method (graph.Monolithic, an implicit one for a stiff graph)", m.Method.Name(), integrators.MethodDormandPrince)
+		}
+		switch {
+		case o.Dt != 0:
+			return nil, fmt.Errorf("graph: Sensitivities: Dt = %v with an adaptive mode: the adaptive driver chooses its steps (a fixed step of Dormand–Prince is DormandPrince.FixedStep, or graph.Monolithic with Dt)", o.Dt)
+		case m.Options != nil && len(m.Options.Output) > 0:
+			return nil, errors.New("graph: Sensitivities: MonolithicAdaptive.Options.Output is set: give the sample times as SensitivityOptions.Output")
+		}
+	case Monolithic:
+		switch {
+		case !(o.Dt > 0) || math.IsInf(o.Dt, 0):
+			return nil, fmt.Errorf("graph: Sensitivities: Dt %v must be finite and positive for the fixed-step method %s", o.Dt, m.Method.Name())
+		case len(o.Output) > 0:
+			return nil, fmt.Errorf("graph: Sensitivities: Output is set for the fixed-step method %s, which has no dense output: record every RecordEvery steps, or integrate adaptively", m.Method.Name())
+		}
+	}
+	if o.RecordEvery < 0 {
+		return nil, fmt.Errorf("graph: Sensitivities: RecordEvery = %d is negative (0 means every step)", o.RecordEvery)
+	}
+	return mode, nil
+}
+
+// Adaptive reports whether the options integrate adaptively (Mode nil
+// or MonolithicAdaptive).
 func (o *SensitivityOptions) Adaptive() bool {
-	if o.Method == nil {
+	switch o.Mode.(type) {
+	case nil, MonolithicAdaptive, *MonolithicAdaptive:
 		return true
 	}
-	_, dp := o.Method.(integrators.DormandPrince)
-	return dp && o.Dt == 0
+	return false
 }
 
 // Sensitivity is the history of the recorded fields and of their
@@ -221,7 +266,7 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 // exactly; its inputs' dependence on the graph state and parameters, and
 // everything of a node without those capabilities, is differenced. A crossing with ∂g/∂y·f⁻ +
 // ∂g/∂t = 0 (grazing) has no derivative and is an error. The located time
-// is within Integrator.EventTol of the root, and the sensitivities are
+// is within the driver options' EventTol (the mode's Options) of the root, and the sensitivities are
 // exact to that tolerance and the integration tolerances.
 //
 // Recorded state fields are read from S. Recorded outputs are
@@ -230,7 +275,7 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 //
 // What is not differentiated, and rejected with an error wrapping
 // ErrNotDifferentiable rather than answered wrongly:
-//   - co-simulation (opts.CoSimulation, or nodes without Derivatives): the
+//   - co-simulation (a CoSimulation Mode, or nodes without Derivatives): the
 //     nodes' Update maps are not differentiated, and a contact inside an
 //     Update is a per-step branch whose time derivative a fixed step never
 //     sees (MADD-ANO-021);
@@ -245,8 +290,8 @@ func (s *Sim) Sensitivities(ctx context.Context, params []string, opts *Sensitiv
 	if opts == nil {
 		return nil, fmt.Errorf("graph: Sensitivities: options with End are required")
 	}
-	if opts.CoSimulation {
-		return nil, fmt.Errorf("graph: Sensitivities: co-simulation runs are not differentiated: the nodes' Update maps have no derivatives, and a contact handled inside an Update is a per-step branch whose time a fixed step never differentiates (MADD-ANO-021); run monolithically with the adaptive method instead: %w", ErrNotDifferentiable)
+	if _, err := opts.sensitivityMode(); err != nil {
+		return nil, err
 	}
 	if s.steps != 0 || s.mono != nil {
 		return nil, fmt.Errorf("graph: Sensitivities starts from the nodes' initial states, and this Sim has already run (Run, Step, RunMonolithic or Integrate); build a fresh Sim (parameters set with SetParams are kept by the nodes)")
@@ -290,10 +335,15 @@ func (s *Sim) sensitivities(ctx context.Context, m *System, jac stateJacobian, p
 	}
 	res := &Sensitivity{Params: append([]string(nil), params...), Columns: cols}
 	rec := &sensRecorder{a: a, refs: refs, res: res}
-	if opts.Adaptive() {
-		err = a.runAdaptive(ctx, t0, Y0, opts, rec)
-	} else {
-		err = a.runFixed(ctx, t0, Y0, opts, rec)
+	mode, err := opts.sensitivityMode()
+	if err != nil {
+		return nil, err
+	}
+	switch m := mode.(type) {
+	case MonolithicAdaptive:
+		err = a.runAdaptive(ctx, t0, Y0, opts, m, rec)
+	case Monolithic:
+		err = a.runFixed(ctx, t0, Y0, opts, m, rec)
 	}
 	res.Events = a.events
 	if err != nil {

@@ -85,14 +85,13 @@ func (r *sensRecorder) row(t float64, Y []float64) error {
 
 // runAdaptive steps the augmented system with adaptive Dormand–Prince and
 // event localization.
-func (a *sensSys) runAdaptive(ctx context.Context, t0 float64, Y0 []float64, opts *SensitivityOptions, rec *sensRecorder) error {
+func (a *sensSys) runAdaptive(ctx context.Context, t0 float64, Y0 []float64, opts *SensitivityOptions, mode MonolithicAdaptive, rec *sensRecorder) error {
 	rec.res.Method = integrators.MethodDormandPrince + " (adaptive)"
 	var set integrators.DriverOptions
-	if opts.Integrator != nil {
-		set = *opts.Integrator
+	if mode.Options != nil {
+		set = *mode.Options
 	}
-	set.Output = nil
-	dp, _ := opts.Method.(integrators.DormandPrince) // nil: the defaults
+	dp := mode.Method.(integrators.DormandPrince) // sensitivityMode checked it
 	out := opts.Output
 	for i, t := range out {
 		if math.IsNaN(t) || t < t0 || t > opts.End || (i > 0 && t < out[i-1]) {
@@ -166,16 +165,13 @@ func (a *sensSys) runAdaptive(ctx context.Context, t0 float64, Y0 []float64, opt
 }
 
 // runFixed steps the augmented system with a fixed-step method.
-func (a *sensSys) runFixed(ctx context.Context, t0 float64, Y0 []float64, opts *SensitivityOptions, rec *sensRecorder) error {
-	rec.res.Method = opts.Method.Name()
-	if !(opts.Dt > 0) || math.IsInf(opts.Dt, 0) {
-		return fmt.Errorf("graph: Sensitivities: Dt %v must be finite and positive for the fixed-step method %s", opts.Dt, opts.Method.Name())
-	}
+func (a *sensSys) runFixed(ctx context.Context, t0 float64, Y0 []float64, opts *SensitivityOptions, mode Monolithic, rec *sensRecorder) error {
+	rec.res.Method = mode.Method.Name()
 	steps := int(math.Round((opts.End - t0) / opts.Dt))
 	if steps < 1 {
 		return fmt.Errorf("graph: Sensitivities: End %v is less than one step %v after %v", opts.End, opts.Dt, t0)
 	}
-	st, err := integrators.NewStepper(opts.Method, a, opts.Integrator)
+	st, err := integrators.NewStepper(mode.Method, a, mode.Options)
 	if err != nil {
 		return err
 	}
