@@ -133,7 +133,8 @@ const (
 	// run's error is an *ObserverError wrapping it.
 	StoppedByObserver
 	// Cancelled means the run's context was cancelled or its deadline
-	// passed; the run's error is the context's.
+	// passed; the run's error is the context's. It is the whole run's
+	// form of integrators.Cancelled.
 	Cancelled
 	// Failed means a step failed: a node error or panic, a non-finite
 	// value, an integrator failure (Newton, step size, maximum steps), or

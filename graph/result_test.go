@@ -391,6 +391,52 @@ func TestStatusString(t *testing.T) {
 	}
 }
 
+// The names graph.Status shares with integrators.Termination mean one
+// thing in both: the same name, the same string, and an error from Err
+// exactly when the other's is one (nil only for a run that ended as
+// asked). The integrators' cancelled driver run reports Cancelled, as a
+// cancelled graph run does.
+func TestStatusMeansWhatTerminationMeans(t *testing.T) {
+	for _, c := range []struct {
+		g graph.Status
+		i integrators.Termination
+	}{
+		{graph.NotTerminated, integrators.NotTerminated},
+		{graph.StoppedByEvent, integrators.StoppedByEvent},
+		{graph.Cancelled, integrators.Cancelled},
+		{graph.EndReached, integrators.Success},
+	} {
+		if c.g != graph.EndReached && c.g.String() != c.i.String() {
+			t.Errorf("graph.%v and integrators.%v differ in name", c.g, c.i)
+		}
+		if (c.g.Err() == nil) != (c.i.Err() == nil) {
+			t.Errorf("graph.%v.Err() = %v, integrators.%v.Err() = %v: one is an error, the other not", c.g, c.g.Err(), c.i, c.i.Err())
+		}
+	}
+	s := ballTable(t)
+	sys, err := s.System()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d, err := integrators.DormandPrince{}.NewDriver(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Init(0, s.State(nil)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := d.Run(ctx, 1, nil)
+	if !errors.Is(err, context.Canceled) || out == nil || out.Status != integrators.Cancelled || out.Status.Err() != integrators.ErrCancelled {
+		t.Errorf("a cancelled driver run: err %v, outcome %+v; want context.Canceled and Status Cancelled", err, out)
+	}
+	res, err := s.Run(ctx, graph.Settings{End: 1, Mode: graph.MonolithicAdaptive{}})
+	if !errors.Is(err, context.Canceled) || res == nil || res.Status != graph.Cancelled {
+		t.Errorf("a cancelled graph run: err %v, result %+v; want context.Canceled and Status Cancelled", err, res)
+	}
+}
+
 // MonolithicAdaptive runs any integrators.AdaptiveMethod, explicit or
 // implicit: each method's graph run names it in Result.Method and ends
 // where the integrator's own run on the graph's System ends, bit for bit
