@@ -267,6 +267,8 @@ func userErrors(t *testing.T) map[string]string {
 	add("connector body", err)
 	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"mode": "monolithic", "dt": 0.01, "end": 1, "integrator": {"method": "dormand-prince", "adaptive": true, "rtol": 1e-300, "atol": 1e-300}}}`))
 	add("tolerances", err)
+	_, err = integrators.DormandPrince{RTol: 1e-300, ATol: 1e-300}.NewDriver(integrators.SystemFunc{N: 1, F: func(t float64, y, dst []float64) error { return nil }}, nil)
+	add("tolerances (Go)", err)
 
 	// Fit data: a column twice, a digit separator, too few values, both
 	// weights and noise; the size limit.

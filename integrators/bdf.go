@@ -118,7 +118,7 @@ func (m BDF) NewDriver(sys System, o *DriverOptions) (Driver, error) {
 	if err := m.opts().driverOnly(MethodBDF); err != nil {
 		return nil, err
 	}
-	c, coef, err := m.opts().conf(o, false)
+	c, coef, err := m.opts().conf(MethodBDF, o, false)
 	if err != nil {
 		return nil, err
 	}

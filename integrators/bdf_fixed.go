@@ -23,7 +23,7 @@ func (m BDF) New(sys System, o *DriverOptions) (Stepper, error) {
 	if err := checkFixedStep(o, MethodBDF); err != nil {
 		return nil, err
 	}
-	c, coef, err := p.conf(o, true)
+	c, coef, err := p.conf(MethodBDF, o, true)
 	if err != nil {
 		return nil, err
 	}

@@ -55,17 +55,15 @@ type Adaptive struct {
 
 // NewAdaptive returns the adaptive driver of Dormand–Prince method m
 // (its tolerances and step bounds) for sys. If sys implements EventSystem
-// its events are located on every accepted step. A negative or NaN
-// option of m or o is an error naming it.
+// its events are located on every accepted step. An option of m that
+// StepControl.Check refuses is a *ControlError naming it; a negative or
+// NaN option of o is an error naming it.
 func NewAdaptive(m DormandPrince, sys System, o *DriverOptions) (*Adaptive, error) {
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"DormandPrince.RTol", m.RTol}, {"DormandPrince.ATol", m.ATol}, {"DormandPrince.InitialStep", m.InitialStep},
-		{"DormandPrince.MinStep", m.MinStep}, {"DormandPrince.MaxStep", m.MaxStep}, {"DormandPrince.FixedStep", m.FixedStep}} {
-		if !(f.v >= 0) {
-			return nil, fmt.Errorf("integrators: %s = %v: want zero (the default) or positive", f.name, f.v)
-		}
+	if err := checkControl(MethodDormandPrince, m.Control()); err != nil {
+		return nil, err
+	}
+	if !(m.FixedStep >= 0) || math.IsInf(m.FixedStep, 1) {
+		return nil, fmt.Errorf("integrators: DormandPrince.FixedStep = %v: want zero (adaptive) or finite and positive", m.FixedStep)
 	}
 	if o != nil && (!(o.EventTol >= 0) || !(o.ZenoSpacing >= 0) || o.ZenoLimit < 0 || o.MaxSteps < 0) {
 		return nil, fmt.Errorf("integrators: DriverOptions: EventTol %v, ZenoSpacing %v, ZenoLimit %d and MaxSteps %d must not be negative", o.EventTol, o.ZenoSpacing, o.ZenoLimit, o.MaxSteps)

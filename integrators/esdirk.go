@@ -187,7 +187,7 @@ func newESDIRKDriver(tab *esdirkTableau, mi methodInfo, p implicitOptions, sys S
 	if err := p.driverOnly(mi.Name); err != nil {
 		return nil, err
 	}
-	c, coef, err := p.conf(o, false)
+	c, coef, err := p.conf(mi.Name, o, false)
 	if err != nil {
 		return nil, err
 	}
@@ -593,7 +593,7 @@ func newESDIRKStepper(tab *esdirkTableau, mi methodInfo, p implicitOptions, sys 
 	if err := checkFixedStep(o, mi.Name); err != nil {
 		return nil, err
 	}
-	c, coef, err := p.conf(o, true)
+	c, coef, err := p.conf(mi.Name, o, true)
 	if err != nil {
 		return nil, err
 	}
