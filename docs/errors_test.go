@@ -218,18 +218,21 @@ func userErrors(t *testing.T) map[string]string {
 	s, _ = g.Build()
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.2, Steps: 3})
 	add("step too long", err)
+	// A sample skipped: the graph's System integrated through a wrapper
+	// that hides its time events, with steps of 0.03 s that end on a
+	// sample instant only every 0.3 s.
 	g = graph.New()
 	g.Add("u", sine)
-	for _, b := range []struct {
-		name string
-		ts   float64
-	}{{"c", 0.4}, {"a", 0.1}, {"b", 0.2}} {
-		z, _ := control.NewZOH(control.HoldParams{SampleTime: b.ts, Offset: b.ts})
-		g.Add(b.name, z)
-		g.Connect("u.value", b.name+".in")
-	}
+	zoh, _ = control.NewZOH(control.HoldParams{SampleTime: 0.1})
+	g.Add("zoh", zoh)
+	g.Connect("u.value", "zoh.in")
 	s, _ = g.Build()
-	_, err = s.RunMonolithic(context.Background(), integrators.RK4{}, nil, graph.Settings{Dt: 0.01, End: 1})
+	gsys, _ := s.System()
+	st, _ = integrators.NewStepper(integrators.RK4{}, hiddenTimeEvents{gsys}, nil)
+	err = st.Init(0, s.State(nil))
+	for k := 0; k < 20 && err == nil; k++ {
+		err = st.Step(0.03)
+	}
 	add("skipped", err)
 
 	// An observer stopping a run.
@@ -298,6 +301,20 @@ func userErrors(t *testing.T) map[string]string {
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1000, Record: []string{"m1.position[0]"}, RecordLimit: 1000})
 	add("record limit", err)
 	return msgs
+}
+
+// hiddenTimeEvents is a graph's System without its time events
+// (integrators.TimeEventSystem): an integrator then steps over the
+// sampled blocks' instants.
+type hiddenTimeEvents struct{ m *graph.System }
+
+func (h hiddenTimeEvents) Dim() int                                 { return h.m.Dim() }
+func (h hiddenTimeEvents) Func(t float64, y, dst []float64) error   { return h.m.Func(t, y, dst) }
+func (h hiddenTimeEvents) EventCount() int                          { return h.m.EventCount() }
+func (h hiddenTimeEvents) EventDirection(i int) int                 { return h.m.EventDirection(i) }
+func (h hiddenTimeEvents) Events(t float64, y, dst []float64) error { return h.m.Events(t, y, dst) }
+func (h hiddenTimeEvents) Reset(i int, t float64, y, dst []float64) (integrators.EventAction, error) {
+	return h.m.Reset(i, t, y, dst)
 }
 
 // ballOnTable is a default ball above a default table.

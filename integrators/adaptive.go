@@ -131,13 +131,15 @@ type Driver interface {
 	// evaluates the event functions at t0.
 	Init(t0 float64, y0 []float64) error
 	// Step takes one accepted step that ends no later than tMax > t. If
-	// an event fires, the step ends at the located event time with the
-	// reset applied and the report names the event. On error the
-	// accepted state is unchanged.
+	// events fire, the step ends at their instant with every reset due
+	// there applied, listed in the report (Fired). The first Step after
+	// Init applies the events due at t0, if any, and then reports that
+	// instant alone (T0 = T1 = t0, H = 0). On error the accepted state
+	// is unchanged.
 	Step(tMax float64) (StepReport, error)
 	// Dense writes the state at a time t of the last accepted step
 	// [T0, T1] into dst; at an event time T1 it is the state before the
-	// reset. It panics outside the step.
+	// resets. It panics outside the step.
 	Dense(t float64, dst []float64)
 	// State returns the current time and state; y is owned by the
 	// driver and valid until its next Step, Init or Restore.
@@ -246,15 +248,12 @@ func runDriver(ctx context.Context, d Driver, maxSteps int, tEnd float64, output
 			res.Samples = append(res.Samples, Sample{T: output[k], Y: s})
 			k++
 		}
-		if rep.Event >= 0 {
-			before := make([]float64, n)
-			d.Dense(rep.T1, before)
-			_, after := d.State()
-			res.Events = append(res.Events, EventRecord{T: rep.T1, Index: rep.Event, Action: rep.Action, Before: before, After: cloneF(after)})
-			if rep.Action == EventStop {
-				res.Status = StoppedByEvent
-				break
-			}
+		for _, f := range rep.Fired {
+			res.Events = append(res.Events, EventRecord{T: rep.T1, Index: f.Index, Action: f.Action, Round: f.Round, Before: cloneF(f.Before), After: cloneF(f.After)})
+		}
+		if rep.Event >= 0 && rep.Action == EventStop {
+			res.Status = StoppedByEvent
+			break
 		}
 	}
 	res.Work = d.Work().Sub(stats0)

@@ -105,8 +105,11 @@ func (a *Adaptive) State() (float64, []float64) { return a.t, a.y }
 func (a *Adaptive) NextStep() float64 { return a.h }
 
 // Init sets the state to (t0, y0) and resets the controller, the events
-// and the Work. It evaluates the event functions at t0; an event
-// function that is exactly zero there is unarmed until it leaves zero.
+// and the Work. It evaluates the event functions at t0; the events due
+// there (zero at t0, arriving from their near side: see "Events" in the
+// package documentation) are applied by the first Step, which then
+// reports them alone (T0 = T1 = t0); any other event function that is
+// exactly zero at t0 is unarmed until it leaves zero.
 func (a *Adaptive) Init(t0 float64, y0 []float64) error {
 	if len(y0) != a.n {
 		panic(fmt.Sprintf("integrators: Init: len(y0) = %d, Dim = %d", len(y0), a.n))
@@ -183,6 +186,10 @@ func (a *Adaptive) initialStep(tMax float64) (float64, error) {
 // 4th-order continuous extension of Dormand–Prince (Hairer's CONTD5).
 // At an event time T1 it gives the state before the reset.
 func (a *Adaptive) Dense(t float64, dst []float64) {
+	if a.evs.atInstant(t) {
+		copy(dst, a.evs.before())
+		return
+	}
 	checkDense(a.dH != 0, t, a.dT0, a.dT1)
 	if t == a.dT1 && !a.dEvent {
 		copy(dst, a.y)
@@ -236,11 +243,19 @@ func (a *Adaptive) Step(tMax float64) (StepReport, error) {
 	}
 	c := &a.c
 	t := a.t
+	if a.evs != nil {
+		a.evs.begin()
+	}
 	if !a.fOK {
 		if err := a.eval(t, 0, a.y, a.k[0]); err != nil {
 			return StepReport{}, err
 		}
 		a.fOK = true
+	}
+	if a.evs != nil && !a.evs.started {
+		if rep, fired, err := a.startEvents(t); err != nil || fired {
+			return rep, err
+		}
 	}
 	if c.fixed == 0 && a.h == 0 {
 		h, err := a.initialStep(tMax)
@@ -250,10 +265,10 @@ func (a *Adaptive) Step(tMax float64) (StepReport, error) {
 		a.h = h
 	}
 	// A time event before tMax ends the step that reaches it
-	// (TimeEventSystem).
+	// (TimeEventSystem), in the fixed-step mode too.
 	onTimeEvent := false
-	if a.tev != nil && c.fixed == 0 {
-		if te := a.tev.NextTimeEvent(t); te > t && te < tMax {
+	if a.tev != nil {
+		if te := a.tev.NextTimeEvent(t); te > t && te <= tMax {
 			tMax, onTimeEvent = te, true
 		}
 	}
