@@ -235,6 +235,11 @@ func userErrors(t *testing.T) map[string]string {
 	}
 	add("skipped", err)
 
+	// Two events whose resets undo each other at one instant: the event
+	// iteration at that instant never settles.
+	_, err = integrators.Integrate(integrators.DormandPrince{}, toggles{}, 0, []float64{0, 0}, 2, nil)
+	add("event iteration", err)
+
 	// An observer stopping a run.
 	g = graph.New()
 	b, _ = ball.New(ball.DefaultParams())
@@ -316,6 +321,41 @@ func (h hiddenTimeEvents) Events(t float64, y, dst []float64) error { return h.m
 func (h hiddenTimeEvents) Reset(i int, t float64, y, dst []float64) (integrators.EventAction, error) {
 	return h.m.Reset(i, t, y, dst)
 }
+
+// toggles has a clock event at t = 1 (rising) that sets y[0] = 1, and
+// two level events on y[0] − ½ and y[1] − ½ (either direction) whose
+// resets flip y[1] and y[0]: each makes the other cross again, without
+// end.
+type toggles struct{}
+
+func (toggles) Dim() int { return 2 }
+func (toggles) Func(t float64, y, dst []float64) error {
+	clear(dst)
+	return nil
+}
+func (toggles) EventCount() int { return 3 }
+func (toggles) EventDirection(i int) int {
+	if i == 0 {
+		return 1
+	}
+	return 0
+}
+func (toggles) Events(t float64, y, dst []float64) error {
+	dst[0], dst[1], dst[2] = t-1, y[0]-0.5, y[1]-0.5
+	return nil
+}
+func (toggles) Reset(i int, t float64, y, dst []float64) (integrators.EventAction, error) {
+	switch i {
+	case 0:
+		dst[0] = 1
+	case 1:
+		dst[1] = 1 - y[1]
+	case 2:
+		dst[0] = 1 - y[0]
+	}
+	return integrators.EventContinue, nil
+}
+func (toggles) EventName(i int) string { return []string{"valve.clock", "valve.open", "pump.on"}[i] }
 
 // ballOnTable is a default ball above a default table.
 func ballOnTable() *graph.Sim {
