@@ -130,21 +130,25 @@ var records = []Record{
 	},
 	{
 		ID:    "COSIM-ANO-004",
-		Title: "A ball at rest keeps a spurious upward velocity above the rest threshold's step",
-		Description: "The rest rule ($v \\leftarrow 0$ at an impact speed of at most $10^{-4}$ m/s) holds a ball on the table " +
+		Title: "A ball at rest kept a spurious upward velocity above the rest threshold's step",
+		Description: "The rest rule ($v \\leftarrow 0$ at an impact speed of at most $10^{-4}$ m/s) held a ball on the table " +
 			"only when $|g|\\,\\Delta t \\le 10^{-4}$, that is $\\Delta t \\le 1.02 \\times 10^{-5}$ s for $g = -9.81$, below " +
-			"the whole validated timestep range. At larger steps a ball at rest falls below the surface within each " +
-			"step, is snapped back and rebounds: $v_{k+1} = e(|g|\\Delta t - v_k)$, which tends to " +
-			"$e\\,|g|\\,\\Delta t/(1+e)$, 0.0436 m/s for the defaults at $\\Delta t = 0.01$ s, instead of 0. The position " +
-			"reads exactly the table's every step, so only the velocity (and the kinetic energy) is wrong, and " +
-			"nothing warns.",
+			"the whole validated timestep range. At larger steps a ball at rest fell below the surface within each " +
+			"step, was snapped back and rebounded: $v_{k+1} = e(|g|\\Delta t - v_k)$, which tends to " +
+			"$e\\,|g|\\,\\Delta t/(1+e)$, 0.0436 m/s for the defaults at $\\Delta t = 0.01$ s (0.0327 m/s for $e = 0.5$), " +
+			"instead of 0. The position read exactly the table's every step, so only the velocity (and the kinetic energy) " +
+			"was wrong, and nothing warned. Resolution (ball 1.2.0): resting contact in `Update`: a ball that starts a step on " +
+			"the surface without moving into it and ends the step under it stays there at rest, as the normal force " +
+			"would hold it; only bounces shorter than a step (rebound below $|g|\\,\\Delta t$) are given up. The " +
+			"regression test holds a resting ball at exactly $[0, +0]$ at steps from $1.05 \\times 10^{-5}$ to 0.1 s, and " +
+			"drops a ball with $e = 0.5$ from 10 m: it comes to rest and stays, at a time that converges to the closed form " +
+			"(4.2835 s) as the step shrinks.",
 		Severity:   Major,
 		Components: []string{"ball"},
-		Status:     Open,
+		Status:     Resolved,
 		Found:      "0.1.0",
-		Workaround: "Integrate with event localization (graph.Sim.Integrate), whose resting contact in `Derivatives` " +
-			"keeps the ball at rest at any step, or step `Update` with $\\Delta t \\le 10^{-4}/|g|$.",
-		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO004",
+		Fixed:      "0.1.0",
+		Test:       "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO004",
 	},
 	{
 		ID:    "COSIM-ANO-005",
