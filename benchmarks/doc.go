@@ -48,9 +48,13 @@
 // explicit methods are unstable), integrated monolithically by backward
 // Euler and generalized-alpha with dense LU (small N) and GMRES with
 // block-Jacobi or ILU(0) up to N = 100 000 (600 000 states), against the
-// same damped modal solution. go run ./benchmarks/report -w4 measures it
-// alone; go run ./benchmarks/stiffscene writes its 20 000-mass scene,
-// examples/scenes/stiff-chain-20000.json.
+// same damped modal solution. Its peers ([W4Peers], the C programs of
+// benchmarks/peers) solve the same problem with PETSc's TS (GMRES with
+// ILU(0) or point-block Jacobi) and SUNDIALS' ARKODE (band LU), with
+// cosim's Newton test and Jacobian reuse, so that the report compares
+// cosim with them in the same run. go run ./benchmarks/report -w4
+// measures it alone; go run ./benchmarks/stiffscene writes its 20 000-mass
+// scene, examples/scenes/stiff-chain-20000.json.
 //
 // W4 adaptive ([RunStiffAdaptive]): W4 from rest to 21 ms with error
 // control at RTol 1e-6, ATol 1e-9, by the adaptive implicit methods

@@ -26,6 +26,21 @@ import (
 	"github.com/cosimgo/cosim/scene"
 )
 
+// twiceRows is y' = −y in two components whose JacobianRows breaks its
+// contract by giving row 0 twice.
+type twiceRows struct{}
+
+func (twiceRows) Dim() int { return 2 }
+func (twiceRows) Func(t float64, y, dst []float64) error {
+	dst[0], dst[1] = -y[0], -y[1]
+	return nil
+}
+func (twiceRows) JacobianRows(t float64, y []float64, emit func(int, []int32, []float64)) error {
+	emit(0, []int32{0}, []float64{-1})
+	emit(0, []int32{0}, []float64{-1})
+	return nil
+}
+
 // userErrors produces the error messages users meet, by making each
 // mistake for real. docs/errors.md quotes every one of them verbatim, and
 // TestErrorsDocumented fails when the code's wording drifts from it.
@@ -106,6 +121,11 @@ func userErrors(t *testing.T) map[string]string {
 	blowup := integrators.SystemFunc{N: 1, F: func(t float64, y, dst []float64) error { dst[0] = y[0] * y[0]; return nil }}
 	_, err = integrators.Integrate(integrators.BDF{}, blowup, 0, []float64{1}, 2, nil)
 	add("adaptive step", err)
+
+	// A System of one's own whose JacobianRows gives a row twice.
+	st, _ = integrators.NewStepper(integrators.BackwardEuler{Linear: integrators.LinearOptions{Solver: integrators.LinearGMRES}}, twiceRows{}, nil)
+	st.Init(0, []float64{1, 0})
+	add("jacobian rows", st.Step(0.5))
 
 	// An algebraic loop and a required input left unconnected.
 	g = graph.New()

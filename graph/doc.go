@@ -211,10 +211,12 @@
 // (node.Eventer) its EventSystem, the known discontinuity times of any
 // node (node.TimeEventer: a step, a pulse's edges, a table's breakpoints)
 // its [System.NextTimeEvent], on which adaptive Dormand–Prince ends a
-// step exactly (integrators.TimeEventSystem), and [System.SparseJacobian]
-// assembles ∂f/∂y by the chain rule from node and connector Jacobians as
-// a sparse matrix (CSR) on a pattern fixed from the edges at its first
-// use ([System.JacobianPattern]; a node's own blocks are taken dense),
+// step exactly (integrators.TimeEventSystem), and [System.JacobianRows]
+// assembles ∂f/∂y by the chain rule from node and connector Jacobians,
+// row by row over column sets fixed from the edges at its first use (a
+// node's own blocks are taken dense; the integrators store only the
+// non-zeros), [System.SparseJacobian] lays the same rows out on a fixed
+// pattern (CSR, [System.JacobianPattern]) for callers that want one,
 // with [System.Blocks] giving each node's state range to block-Jacobi
 // preconditioning; [System.Jacobian] is the same assembly scattered into
 // a dense matrix for dense LU. A run with Settings.Method

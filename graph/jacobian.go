@@ -23,44 +23,72 @@ import (
 // state) is always differenced locally. Transforms are differentiated
 // exactly (Scale, Component, Embed) or by central differences (TransformFunc).
 //
-// Sparsity. The pattern is fixed when the Jacobian is first asked for,
-// from the graph alone: a node's local blocks A, B, C, D are taken as
-// dense (the node contract declares no finer structure, and an entry that
-// is zero at one state — a contact force out of contact — may not be at
-// another), and the edges carry that structure: row x_i of f depends on
-// node i's own state and on every state component its inputs reach. The
-// pattern is therefore exact at graph granularity and conservative
-// inside a node — except for the rows of Position-role components, whose
-// derivative is their velocity by the node contract (node.Position): those
-// rows are the single velocity entry, and every evaluation checks the
-// node's own local Jacobian agrees (an error naming the node otherwise). Only the output rows that reach a Derivatives (through
-// feedthrough chains) are computed.
+// Columns. Which columns a row may reach is fixed from the graph alone,
+// when the Jacobian is first asked for: a node's local blocks A, B, C, D
+// are taken as dense (the node contract declares no finer structure, and
+// an entry that is zero at one state — a contact force out of contact —
+// may not be at another), and the edges carry that structure: every row
+// of node i's f depends on node i's own state and on every state
+// component its inputs reach, one column set per node. The set is exact
+// at graph granularity and conservative inside a node — except for the
+// rows of Position-role components, whose derivative is their velocity by
+// the node contract (node.Position): those rows are the single velocity
+// entry, and every evaluation checks the node's own local Jacobian agrees
+// (an error naming the node otherwise). Only the output rows that reach
+// a Derivatives (through feedthrough chains) are computed.
 //
-// Work storage is allocated with the pattern; an evaluation allocates
-// nothing and costs O(nnz) plus the nodes' local Jacobians.
+// Values. JacobianRows hands the rows to the caller one stateful node at a
+// time, in increasing row order, over the node's column set: the zeros
+// the dense local blocks put in them are the caller's to drop (the
+// integrators' Newton matrix stores only the non-zeros, so it holds the
+// Jacobian's true sparsity). Nothing of size nnz is kept here: an output
+// node's rows are computed when the first stateful node that reaches them
+// is assembled, into a slot of a small arena, and the slot is reused once
+// the last such node is done (in a chain built in order, two connectors'
+// rows are alive at a time). The plan holds the column sets (one per
+// stateful and per needed output node), the arena and work sized for the
+// largest node. SparseJacobian and JacobianPattern, for callers that want
+// a fixed pattern (the sensitivities), lay the same rows out in CSR; the
+// pattern is built on first use.
+//
+// An evaluation allocates nothing and costs O(Σ rows × column set) plus
+// the nodes' local Jacobians.
 
 // sparseJac is the lazily built assembly plan of a System.
 type sparseJac struct {
 	nx int
 
-	// Result pattern (CSR of ∂f/∂y), in the integrators' form.
-	rowPtr, col []int
+	// Column sets: node k's are cols[colOff[k]:colOff[k+1]], ascending,
+	// for stateful nodes and needed output nodes (empty for the others).
+	colOff []int32
+	cols   []int32
 
-	// Output rows: row r of s.y has pattern yCol[yPtr[r]:yPtr[r+1]]
-	// (empty for rows not needed) and values yVal likewise.
-	yPtr []int
-	yCol []int32
-	yVal []float64
-	// needY marks output nodes whose rows are needed.
-	needY []bool
+	// needY marks output nodes whose rows are needed; needRow the output
+	// rows read by a gather into a node whose inputs are needed.
+	needY   []bool
+	needRow []bool
 
-	// Input rows: row q of s.u has pattern uCol[uPtr[q]:uPtr[q+1]].
-	uPtr []int
-	uCol []int32
-	uVal []float64
-	// uFirst[q] is the first gather (absolute index) whose contribution
-	// row q keeps: the last gatherSet into q, or the node's first gather.
-	uFirst []int
+	// Output rows of node k, all ny × len(cols of k) of them (only the
+	// needed ones computed), live at arena[slot[k]:].
+	slot  []int32
+	arena []float64
+	// order lists the stateful nodes in increasing state offset; before
+	// order[s] is assembled, the output nodes comp[compOff[s]:compOff[s+1]]
+	// (in evaluation order) are computed.
+	order   []int32
+	compOff []int32
+	comp    []int32
+	// gsrc[gi] is the node whose outputs gather gi reads (fromY), or -1;
+	// y0[k] the first output row of node k.
+	gsrc []int32
+	y0   []int32
+
+	// Nodes whose every input component is one plain copy of a state
+	// component (no transform, nothing added, not an output): their
+	// ∂u/∂y is a selection, and input q of such a node k is its local
+	// column direct[dirOff[k]+q] (dirOff[k] < 0 for the other nodes).
+	dirOff []int32
+	direct []int32
 
 	// posVel[r] is the velocity component of position component r (a
 	// Position-role field: its derivative is its Rate field by the node
@@ -68,14 +96,30 @@ type sparseJac struct {
 	posVel []int32
 
 	// Work.
-	acc        []float64 // len nx, zero between uses
+	loc        []int32   // len nx: local index of a column in the node being computed, or -1
+	uloc       []float64 // the input rows of the node being computed, nu × its column count
+	umark      []bool    // entries of uloc written in this computation
+	ucnt       []int32   // the columns written in input row q: ucol[q·nc : q·nc+ucnt[q]]
+	ucol       []int32
+	need       []int32   // the needed rows of the output node being computed
+	row        []float64 // one row of a stateful node, over its columns
+	one        [1]int32  // a position row's column
+	oneV       [1]float64
 	la, lb     []float64 // local blocks (A or C, B or D), sized for the largest node
 	tr         []float64 // transform Jacobians of one node's gathers
-	trOff      []int     // offset of each gather's block in tr (relative to the node's first)
+	trOff      []int32   // offset of each gather's block in tr (relative to the node's first)
 	fp, fm     []float64
 	xs, us     []float64
 	blocks     []int
 	jacX, jacU []node.InputJacobian // per stateful node (nil: differences)
+
+	// The fixed pattern (CSR) of SparseJacobian, built on first use, and
+	// what its emit writes into.
+	rowPtr, pcol []int
+	sjVal        []float64
+	sjEmit       func(int, []int32, []float64)
+	dense        []float64
+	denseEmit    func(int, []int32, []float64)
 }
 
 // tStruct reports whether entry (r, j) of a gather's transform Jacobian
@@ -92,22 +136,22 @@ func tStruct(g *gather, r, j int) bool {
 	return true
 }
 
-// plan builds the assembly plan: patterns of the needed output rows, of
-// every input row of the nodes that need them, and of ∂f/∂y.
+// nodeCols returns node k's column set.
+func (p *sparseJac) nodeCols(k int) []int32 { return p.cols[p.colOff[k]:p.colOff[k+1]] }
+
+// plan builds the assembly plan: which output rows are needed, the column
+// sets, the order of the computations and the arena.
 func (m *System) plan() *sparseJac {
 	if m.sj != nil {
 		return m.sj
 	}
 	s := m.s
-	nx := len(s.x)
-	p := &sparseJac{nx: nx, acc: make([]float64, nx)}
-	mark := make([]int, nx)
-	stamp := 0
-	var cols []int
+	nx, nn := len(s.x), len(s.nodes)
+	p := &sparseJac{nx: nx}
 	// Which output nodes are needed: those read by a stateful node, and
 	// (through feedthrough) by a needed output node.
-	p.needY = make([]bool, len(s.nodes))
-	needIn := make([]bool, len(s.nodes))
+	p.needY = make([]bool, nn)
+	needIn := make([]bool, nn)
 	for _, i := range s.stateful {
 		needIn[i] = true
 	}
@@ -131,52 +175,57 @@ func (m *System) plan() *sparseJac {
 			}
 		}
 	}
-	// Input-row patterns of every node whose inputs are needed, and
-	// output-row patterns of needed output nodes, level by level.
-	p.uPtr = make([]int, len(s.u)+1)
-	p.uFirst = make([]int, len(s.u))
-	p.yPtr = make([]int, len(s.y)+1)
-	uRows := make([][]int32, len(s.u))
-	yRows := make([][]int32, len(s.y))
-	union := func(add func(func(int))) []int32 {
-		stamp++
-		cols = cols[:0]
-		add(func(j int) {
-			if mark[j] != stamp {
-				mark[j] = stamp
-				cols = append(cols, j)
-			}
-		})
-		slices.Sort(cols)
-		out := make([]int32, len(cols))
-		for k, v := range cols {
-			out[k] = int32(v)
-		}
-		return out
+	p.needRow = make([]bool, len(s.y))
+	p.y0 = make([]int32, nn)
+	for k := range s.nodes {
+		p.y0[k] = int32(s.nodes[k].y0)
 	}
-	inputRows := func(c *cnode) {
-		for q := c.u0; q < c.u1; q++ {
-			first := c.g0
-			for gi := c.g0; gi < c.g1; gi++ {
-				g := &s.gathers[gi]
-				if g.mode == gatherSet && q >= g.dst && q < g.dst+g.n {
-					first = gi
+	p.gsrc = make([]int32, len(s.gathers))
+	for gi := range s.gathers {
+		p.gsrc[gi] = -1
+	}
+	for ni := range s.nodes {
+		c := &s.nodes[ni]
+		if !needIn[ni] {
+			continue
+		}
+		for gi := c.g0; gi < c.g1; gi++ {
+			if g := &s.gathers[gi]; g.fromY {
+				p.gsrc[gi] = int32(s.outNode(g.src))
+				for r := g.src; r < g.src+g.sn; r++ {
+					p.needRow[r] = true
 				}
 			}
-			p.uFirst[q] = first
-			uRows[q] = union(func(add func(int)) {
-				for gi := first; gi < c.g1; gi++ {
-					g := &s.gathers[gi]
-					if q < g.dst || q >= g.dst+g.n {
-						continue
-					}
-					r := q - g.dst
+		}
+	}
+	// Column sets, sources before their readers: needed output nodes by
+	// level, then stateful nodes.
+	mark := make([]int32, nx)
+	stamp := int32(0)
+	var buf []int32
+	sets := make([][]int32, nn)
+	union := func(c *cnode, withInputs bool) []int32 {
+		stamp++
+		buf = buf[:0]
+		add := func(j int) {
+			if mark[j] != stamp {
+				mark[j] = stamp
+				buf = append(buf, int32(j))
+			}
+		}
+		for j := c.x0; j < c.x1; j++ {
+			add(j)
+		}
+		if withInputs {
+			for gi := c.g0; gi < c.g1; gi++ {
+				g := &s.gathers[gi]
+				for r := 0; r < g.n; r++ {
 					for j := 0; j < g.sn; j++ {
 						if !tStruct(g, r, j) {
 							continue
 						}
 						if g.fromY {
-							for _, col := range yRows[g.src+j] {
+							for _, col := range sets[s.outNode(g.src+j)] {
 								add(int(col))
 							}
 						} else {
@@ -184,41 +233,33 @@ func (m *System) plan() *sparseJac {
 						}
 					}
 				}
-			})
+			}
 		}
-	}
-	ownAndInputs := func(c *cnode, withInputs bool) []int32 {
-		return union(func(add func(int)) {
-			for j := c.x0; j < c.x1; j++ {
-				add(j)
-			}
-			if withInputs {
-				for q := c.u0; q < c.u1; q++ {
-					for _, col := range uRows[q] {
-						add(int(col))
-					}
-				}
-			}
-		})
+		slices.Sort(buf)
+		return slices.Clone(buf)
 	}
 	for _, level := range s.levels {
 		for _, k := range level {
-			c := &s.nodes[k]
-			if !p.needY[k] {
-				continue
-			}
-			ft := c.feedthrough && c.u1 > c.u0
-			if ft {
-				inputRows(c)
-			}
-			row := ownAndInputs(c, ft)
-			for r := c.y0; r < c.y1; r++ {
-				yRows[r] = row
+			if c := &s.nodes[k]; p.needY[k] {
+				sets[k] = union(c, c.feedthrough && c.u1 > c.u0)
 			}
 		}
 	}
-	p.rowPtr = make([]int, nx+1)
-	fRows := make([][]int32, nx)
+	for _, i := range s.stateful {
+		sets[i] = union(&s.nodes[i], true)
+	}
+	p.colOff = make([]int32, nn+1)
+	total := 0
+	for k, set := range sets {
+		total += len(set)
+		p.colOff[k+1] = int32(total)
+	}
+	p.cols = make([]int32, 0, total)
+	for _, set := range sets {
+		p.cols = append(p.cols, set...)
+	}
+	sets = nil
+	// Position rows.
 	p.posVel = make([]int32, nx)
 	for i := range p.posVel {
 		p.posVel[i] = -1
@@ -234,55 +275,158 @@ func (m *System) plan() *sparseJac {
 				}
 			}
 		}
-		inputRows(c)
-		row := ownAndInputs(c, true)
-		for r := c.x0; r < c.x1; r++ {
-			if v := p.posVel[r]; v >= 0 {
-				fRows[r] = []int32{v}
-				continue
+	}
+	m.planOrder(p)
+	m.planDirect(p)
+	m.planWork(p)
+	m.sj = p
+	return p
+}
+
+// planOrder orders the stateful nodes by state offset, decides when each
+// needed output node is computed (before the first stateful node that
+// reaches it) and until when its rows are kept (the last such node), and
+// gives each a slot of the arena, reusing the slots of nodes no longer
+// needed.
+func (m *System) planOrder(p *sparseJac) {
+	s := m.s
+	nn := len(s.nodes)
+	p.order = slices.Clone(s.stateful)
+	slices.SortStableFunc(p.order, func(a, b int32) int { return s.nodes[a].x0 - s.nodes[b].x0 })
+	level := make([]int32, nn)
+	for l, lv := range s.levels {
+		for _, k := range lv {
+			level[k] = int32(l)
+		}
+	}
+	first, last := make([]int32, nn), make([]int32, nn)
+	for k := range first {
+		first[k] = -1
+	}
+	seen := make([]int32, nn) // stamp: reached from order[seen-1]
+	var stack, fresh []int32
+	p.compOff = make([]int32, len(p.order)+1)
+	for si, i := range p.order {
+		stack = append(stack[:0], i)
+		fresh = fresh[:0]
+		for len(stack) > 0 {
+			c := &s.nodes[stack[len(stack)-1]]
+			stack = stack[:len(stack)-1]
+			for gi := c.g0; gi < c.g1; gi++ {
+				k := p.gsrc[gi]
+				if k < 0 || seen[k] == int32(si+1) {
+					continue
+				}
+				seen[k] = int32(si + 1)
+				last[k] = int32(si)
+				if first[k] < 0 {
+					first[k] = int32(si)
+					fresh = append(fresh, k)
+					if s.nodes[k].feedthrough {
+						// Its sources are needed to compute it now;
+						// once computed, its rows are kept instead.
+						stack = append(stack, k)
+					}
+				}
 			}
-			fRows[r] = row
+		}
+		slices.SortFunc(fresh, func(a, b int32) int {
+			if level[a] != level[b] {
+				return int(level[a] - level[b])
+			}
+			return int(a - b)
+		})
+		p.comp = append(p.comp, fresh...)
+		p.compOff[si+1] = int32(len(p.comp))
+	}
+	// Slots: a block of ny × columns per output node, from its first use
+	// to its last; a block freed is reused by the next node of the same
+	// size (nodes of one type have one size).
+	p.slot = make([]int32, nn)
+	free := map[int][]int32{}
+	var dying [][]int32 // by stateful index: nodes whose last use it is
+	dying = make([][]int32, len(p.order))
+	end := 0
+	for si := range p.order {
+		for _, k := range p.comp[p.compOff[si]:p.compOff[si+1]] {
+			c := &s.nodes[k]
+			size := (c.y1 - c.y0) * int(p.colOff[k+1]-p.colOff[k])
+			if f := free[size]; len(f) > 0 {
+				p.slot[k] = f[len(f)-1]
+				free[size] = f[:len(f)-1]
+			} else {
+				p.slot[k] = int32(end)
+				end += size
+			}
+			dying[last[k]] = append(dying[last[k]], k)
+		}
+		for _, k := range dying[si] {
+			c := &s.nodes[k]
+			size := (c.y1 - c.y0) * int(p.colOff[k+1]-p.colOff[k])
+			free[size] = append(free[size], p.slot[k])
+		}
+		dying[si] = nil
+	}
+	p.arena = make([]float64, end)
+}
+
+// planDirect finds the nodes whose inputs are plain copies of state
+// components, and their inputs' local columns.
+func (m *System) planDirect(p *sparseJac) {
+	s := m.s
+	p.dirOff = make([]int32, len(s.nodes))
+	for k := range s.nodes {
+		c := &s.nodes[k]
+		p.dirOff[k] = -1
+		set := p.nodeCols(k)
+		if len(set) == 0 || c.u1 == c.u0 {
+			continue
+		}
+		q0 := len(p.direct)
+		for q := c.u0; q < c.u1; q++ {
+			p.direct = append(p.direct, -1)
+		}
+		ok := true
+		for gi := c.g0; gi < c.g1 && ok; gi++ {
+			g := &s.gathers[gi]
+			ok = g.tr == nil && !g.fromY && g.mode == gatherSet && g.n == g.sn
+			for r := 0; ok && r < g.n; r++ {
+				e := q0 + g.dst + r - c.u0
+				j, found := slices.BinarySearch(set, int32(g.src+r))
+				ok = found && p.direct[e] < 0
+				p.direct[e] = int32(j)
+			}
+		}
+		for _, j := range p.direct[q0:] {
+			ok = ok && j >= 0 // every input component written, once
+		}
+		if ok {
+			p.dirOff[k] = int32(q0)
+		} else {
+			p.direct = p.direct[:q0]
 		}
 	}
-	// Flatten.
-	for q, r := range uRows {
-		p.uPtr[q+1] = p.uPtr[q] + len(r)
-	}
-	p.uCol = make([]int32, 0, p.uPtr[len(s.u)])
-	for _, r := range uRows {
-		p.uCol = append(p.uCol, r...)
-	}
-	p.uVal = make([]float64, len(p.uCol))
-	for r, row := range yRows {
-		p.yPtr[r+1] = p.yPtr[r] + len(row)
-	}
-	p.yCol = make([]int32, 0, p.yPtr[len(s.y)])
-	for _, r := range yRows {
-		p.yCol = append(p.yCol, r...)
-	}
-	p.yVal = make([]float64, len(p.yCol))
-	for r, row := range fRows {
-		p.rowPtr[r+1] = p.rowPtr[r] + len(row)
-	}
-	p.col = make([]int, 0, p.rowPtr[nx])
-	for _, row := range fRows {
-		for _, c := range row {
-			p.col = append(p.col, int(c))
-		}
-	}
-	// Work sized for the largest node.
-	maxA, maxB, maxT, maxV := 0, 0, 0, 0
-	p.trOff = make([]int, len(s.gathers))
+	p.direct = slices.Clip(p.direct)
+}
+
+// planWork sizes the work storage for the largest node.
+func (m *System) planWork(p *sparseJac) {
+	s := m.s
+	maxA, maxB, maxT, maxV, maxU, maxC := 0, 0, 0, 0, 0, 0
+	p.trOff = make([]int32, len(s.gathers))
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		nxi, nu, ny := c.x1-c.x0, c.u1-c.u0, c.y1-c.y0
+		nc := int(p.colOff[ni+1] - p.colOff[ni])
 		maxA = max(maxA, nxi*nxi, ny*nxi)
 		maxB = max(maxB, nxi*nu, ny*nu)
 		maxV = max(maxV, nxi, nu, ny)
+		maxU = max(maxU, nu*nc)
+		maxC = max(maxC, nc)
 		off := 0
 		for gi := c.g0; gi < c.g1; gi++ {
 			g := &s.gathers[gi]
-			p.trOff[gi] = off
+			p.trOff[gi] = int32(off)
 			off += g.n * g.sn
 			maxV = max(maxV, g.n, g.sn)
 		}
@@ -290,6 +434,12 @@ func (m *System) plan() *sparseJac {
 	}
 	p.la, p.lb, p.tr = make([]float64, maxA), make([]float64, maxB), make([]float64, maxT)
 	p.fp, p.fm, p.xs, p.us = make([]float64, maxV), make([]float64, maxV), make([]float64, maxV), make([]float64, maxV)
+	p.uloc, p.umark, p.ucol, p.row = make([]float64, maxU), make([]bool, maxU), make([]int32, maxU), make([]float64, maxC)
+	p.ucnt, p.need = make([]int32, maxV), make([]int32, 0, maxV)
+	p.loc = make([]int32, p.nx)
+	for i := range p.loc {
+		p.loc[i] = -1
+	}
 	p.jacX = make([]node.InputJacobian, len(s.stateful))
 	for k, i := range s.stateful {
 		p.jacX[k], _ = node.As[node.InputJacobian](s.nodes[i].n)
@@ -300,11 +450,11 @@ func (m *System) plan() *sparseJac {
 			p.blocks = append(p.blocks, c.x1)
 		}
 	}
-	if len(p.blocks) == 1 && nx > 0 {
-		p.blocks = append(p.blocks, nx)
+	if len(p.blocks) == 1 && p.nx > 0 {
+		p.blocks = append(p.blocks, p.nx)
 	}
-	m.sj = p
-	return p
+	p.sjEmit = p.patternRow
+	p.denseEmit = p.denseRow
 }
 
 // outNode returns the node whose outputs hold s.y[r].
@@ -321,12 +471,71 @@ func (s *Sim) outNode(r int) int {
 	return i
 }
 
+// JacobianRows hands the rows of ∂f/∂y at (t, y) to emit, in increasing
+// row order, each over its node's column set (see the comment at the top
+// of jacobian.go): the entries that are zero at this state are among
+// them. A position row is its single velocity entry. It implements
+// integrators.JacobianRows and does not allocate. A panic in node code is
+// returned as a *node.StateError naming the node.
+func (m *System) JacobianRows(t float64, y []float64, emit func(row int, cols []int32, vals []float64)) (err error) {
+	s := m.s
+	p := m.plan()
+	if len(y) != len(s.x) {
+		panic(fmt.Sprintf("graph: System.JacobianRows with len(y)=%d, want %d", len(y), len(s.x)))
+	}
+	saved, err := m.prepare(t, y)
+	defer m.restore(saved)
+	if err != nil {
+		return err
+	}
+	cur := int32(-1)
+	defer m.recoverAt(&cur, t, &err)
+	for si, i := range p.order {
+		for _, k := range p.comp[p.compOff[si]:p.compOff[si+1]] {
+			cur = k
+			if err := m.outputRows(p, int(k), t, y); err != nil {
+				return err
+			}
+		}
+		cur = i
+		if err := m.stateRows(p, int(i), t, y, emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // JacobianPattern returns the sparsity pattern of ∂f/∂y (CSR, columns
-// ascending), built from the graph on the first call (see the comment at
-// the top of jacobian.go). It implements integrators.SparseJacobian.
+// ascending), built from the graph on the first call: the rows
+// JacobianRows gives. It implements integrators.SparseJacobian, for
+// callers that want a fixed pattern.
 func (m *System) JacobianPattern() (rowPtr, col []int) {
 	p := m.plan()
-	return p.rowPtr, p.col
+	if p.rowPtr == nil {
+		p.rowPtr = make([]int, p.nx+1)
+		rows := make([][]int32, p.nx)
+		for _, i := range p.order {
+			c := &m.s.nodes[i]
+			set := p.nodeCols(int(i))
+			for r := c.x0; r < c.x1; r++ {
+				if v := p.posVel[r]; v >= 0 {
+					rows[r] = []int32{v}
+				} else {
+					rows[r] = set
+				}
+			}
+		}
+		for r, row := range rows {
+			p.rowPtr[r+1] = p.rowPtr[r] + len(row)
+		}
+		p.pcol = make([]int, 0, p.rowPtr[p.nx])
+		for _, row := range rows {
+			for _, c := range row {
+				p.pcol = append(p.pcol, int(c))
+			}
+		}
+	}
+	return p.rowPtr, p.pcol
 }
 
 // Blocks returns the state offset of every stateful node and the state
@@ -337,41 +546,26 @@ func (m *System) Blocks() []int { return m.plan().blocks }
 // SparseJacobian writes the values of ∂f/∂y at (t, y) in the order of
 // JacobianPattern into val. It does not allocate. A panic in node code
 // is returned as a *node.StateError naming the node.
-func (m *System) SparseJacobian(t float64, y, val []float64) (err error) {
-	s := m.s
-	p := m.plan()
-	if len(y) != len(s.x) || len(val) != len(p.col) {
-		panic(fmt.Sprintf("graph: System.SparseJacobian with len(y)=%d, len(val)=%d, want %d and %d", len(y), len(val), len(s.x), len(p.col)))
+func (m *System) SparseJacobian(t float64, y, val []float64) error {
+	rp, col := m.JacobianPattern()
+	p := m.sj
+	if len(y) != len(m.s.x) || len(val) != len(col) {
+		panic(fmt.Sprintf("graph: System.SparseJacobian with len(y)=%d, len(val)=%d, want %d and %d", len(y), len(val), len(m.s.x), len(col)))
 	}
-	saved, err := m.prepare(t, y)
-	defer m.restore(saved)
-	if err != nil {
-		return err
-	}
-	cur := int32(-1)
-	defer m.recoverAt(&cur, t, &err)
-	for _, level := range s.levels {
-		for _, k := range level {
-			if !p.needY[k] {
-				continue
-			}
-			cur = k
-			if err := m.outputRows(p, &s.nodes[k], t, y); err != nil {
-				return err
-			}
-		}
-	}
-	for k, i := range s.stateful {
-		cur = i
-		if err := m.stateRows(p, k, &s.nodes[i], t, y, val); err != nil {
-			return err
-		}
-	}
-	return nil
+	_ = rp
+	p.sjVal = val
+	err := m.JacobianRows(t, y, p.sjEmit)
+	p.sjVal = nil
+	return err
+}
+
+// patternRow copies a row into its place in the fixed pattern.
+func (p *sparseJac) patternRow(r int, _ []int32, vals []float64) {
+	copy(p.sjVal[p.rowPtr[r]:p.rowPtr[r+1]], vals)
 }
 
 // Jacobian writes ∂f/∂y at (t, y) into dst (row-major, Dim×Dim) for the
-// dense solver: the sparse assembly scattered. It implements
+// dense solver: the rows of JacobianRows scattered. It implements
 // integrators.Jacobian.
 func (m *System) Jacobian(t float64, y, dst []float64) error {
 	nx := len(m.s.x)
@@ -379,20 +573,19 @@ func (m *System) Jacobian(t float64, y, dst []float64) error {
 		panic(fmt.Sprintf("graph: System.Jacobian with len(y)=%d, len(dst)=%d, want %d and %d", len(y), len(dst), nx, nx*nx))
 	}
 	p := m.plan()
-	if cap(m.jval) < len(p.col) {
-		m.jval = make([]float64, len(p.col))
-	}
-	val := m.jval[:len(p.col)]
-	if err := m.SparseJacobian(t, y, val); err != nil {
-		return err
-	}
 	clear(dst)
-	for i := 0; i < nx; i++ {
-		for k := p.rowPtr[i]; k < p.rowPtr[i+1]; k++ {
-			dst[i*nx+p.col[k]] = val[k]
-		}
+	p.dense = dst
+	err := m.JacobianRows(t, y, p.denseEmit)
+	p.dense = nil
+	return err
+}
+
+// denseRow scatters a row into the dense Jacobian.
+func (p *sparseJac) denseRow(r int, cols []int32, vals []float64) {
+	d := p.dense[r*p.nx : (r+1)*p.nx]
+	for k, c := range cols {
+		d[c] = vals[k]
 	}
-	return nil
 }
 
 // transforms writes the Jacobian of every gather into c (n × sn each)
@@ -401,7 +594,8 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 	s := m.s
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
-		T := p.tr[p.trOff[gi] : p.trOff[gi]+g.n*g.sn]
+		o := int(p.trOff[gi])
+		T := p.tr[o : o+g.n*g.sn]
 		clear(T)
 		switch tr := g.tr.(type) {
 		case nil:
@@ -440,69 +634,144 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 	}
 }
 
-// inputRowValues fills the values of c's input rows: Σ over the
-// effective gathers of T·(source rows).
-func (m *System) inputRowValues(p *sparseJac, c *cnode) {
-	s := m.s
-	m.transforms(p, c)
-	for q := c.u0; q < c.u1; q++ {
-		for gi := p.uFirst[q]; gi < c.g1; gi++ {
-			g := &s.gathers[gi]
-			if q < g.dst || q >= g.dst+g.n {
-				continue
-			}
-			r := q - g.dst
-			T := p.tr[p.trOff[gi]+r*g.sn : p.trOff[gi]+(r+1)*g.sn]
-			for j, w := range T {
-				if w == 0 {
-					continue
-				}
-				if g.fromY {
-					sr := g.src + j
-					for k := p.yPtr[sr]; k < p.yPtr[sr+1]; k++ {
-						p.acc[p.yCol[k]] += w * p.yVal[k]
-					}
-				} else {
-					p.acc[g.src+j] += w
-				}
-			}
-		}
-		for k := p.uPtr[q]; k < p.uPtr[q+1]; k++ {
-			col := p.uCol[k]
-			p.uVal[k] = p.acc[col]
-			p.acc[col] = 0
-		}
+// setLoc makes p.loc give the local index of node k's columns.
+func (p *sparseJac) setLoc(k int) []int32 {
+	set := p.nodeCols(k)
+	for j, c := range set {
+		p.loc[c] = int32(j)
+	}
+	return set
+}
+
+// clearLoc undoes setLoc.
+func (p *sparseJac) clearLoc(set []int32) {
+	for _, c := range set {
+		p.loc[c] = -1
 	}
 }
 
-// combine accumulates row r of own·E + in·(∂u/∂y) of node c into acc:
-// own is rows × nxi (row-major), in rows × nu.
-func (p *sparseJac) combine(c *cnode, r int, own, in []float64) {
-	nxi, nu := c.x1-c.x0, c.u1-c.u0
-	for q := 0; q < nxi; q++ {
-		p.acc[c.x0+q] += own[r*nxi+q]
+// inputRows fills U (nu × nc) with the rows of ∂u/∂y of node c over its
+// nc columns (p.loc set for them): for every input component, Σ over the
+// gathers that write it (from the last that sets it) of T·(source rows),
+// in gather order. A plain copy or a Scale is T = w·I, read as such;
+// other transforms through their Jacobians (transforms). The entries
+// written in row q are listed in p.ucol[q·nc:][:p.ucnt[q]] (every other
+// entry is zero), so that the products with the rows skip the zeros;
+// clearInputs resets U.
+func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
+	s := m.s
+	general := false
+	for gi := c.g0; gi < c.g1; gi++ {
+		switch s.gathers[gi].tr.(type) {
+		case nil, Scale:
+		default:
+			general = true
+		}
 	}
-	for q := 0; q < nu; q++ {
-		w := in[r*nu+q]
-		if w == 0 {
+	if general {
+		m.transforms(p, c)
+	}
+	clear(p.ucnt[:c.u1-c.u0])
+	for gi := c.g0; gi < c.g1; gi++ {
+		g := &s.gathers[gi]
+		// The gathers of one input write the same components; a later
+		// one that sets them discards what the earlier ones wrote.
+		overridden := false
+		for gj := gi + 1; gj < c.g1; gj++ {
+			if h := &s.gathers[gj]; h.mode == gatherSet && h.dst < g.dst+g.n && g.dst < h.dst+h.n {
+				overridden = true
+				break
+			}
+		}
+		if overridden {
 			continue
 		}
-		row := c.u0 + q
-		for k := p.uPtr[row]; k < p.uPtr[row+1]; k++ {
-			p.acc[p.uCol[k]] += w * p.uVal[k]
+		for r := 0; r < g.n; r++ {
+			q := g.dst + r - c.u0
+			switch tr := g.tr.(type) {
+			case nil:
+				p.addSource(U, q, nc, gi, g, r, 1)
+			case Scale:
+				if tr.Factor != 0 {
+					p.addSource(U, q, nc, gi, g, r, tr.Factor)
+				}
+			default:
+				o := int(p.trOff[gi])
+				for j, w := range p.tr[o+r*g.sn : o+(r+1)*g.sn] {
+					if w != 0 {
+						p.addSource(U, q, nc, gi, g, j, w)
+					}
+				}
+			}
 		}
 	}
 }
 
-// outputRows computes the rows of output node c: C·E + D·∂u/∂y.
-func (m *System) outputRows(p *sparseJac, c *cnode, t float64, y []float64) error {
+// addSource adds w times source component j of gather gi (a state
+// column, or an output row computed into the arena) to input row q of U,
+// a row over the current node's nc columns.
+func (p *sparseJac) addSource(U []float64, q, nc, gi int, g *gather, j int, w float64) {
+	if !g.fromY {
+		p.addU(U, q, nc, p.loc[g.src+j], w)
+		return
+	}
+	k := p.gsrc[gi]
+	src := p.cols[p.colOff[k]:p.colOff[k+1]]
+	so := int(p.slot[k]) + (g.src+j-int(p.y0[k]))*len(src)
+	vals := p.arena[so : so+len(src)]
+	for jj, col := range src {
+		if v := vals[jj]; v != 0 {
+			p.addU(U, q, nc, p.loc[col], w*v)
+		}
+	}
+}
+
+// addU adds v to entry j of input row q, listing it when it is new.
+func (p *sparseJac) addU(U []float64, q, nc int, j int32, v float64) {
+	if e := q*nc + int(j); p.umark[e] {
+		U[e] += v
+	} else {
+		p.umark[e] = true
+		p.ucol[q*nc+int(p.ucnt[q])] = j
+		p.ucnt[q]++
+		U[e] = v
+	}
+}
+
+// written returns the columns written in input row q.
+func (p *sparseJac) written(q, nc int) []int32 { return p.ucol[q*nc : q*nc+int(p.ucnt[q])] }
+
+// clearInputs zeroes the entries of U that inputRows wrote (nu rows).
+func (p *sparseJac) clearInputs(U []float64, nu, nc int) {
+	for q := 0; q < nu; q++ {
+		for _, j := range p.written(q, nc) {
+			e := q*nc + int(j)
+			U[e], p.umark[e] = 0, false
+		}
+	}
+}
+
+// outputRows computes the needed rows of output node k, C·E + D·∂u/∂y,
+// into its arena slot, over its columns. The products run over the
+// entries of ∂u/∂y that were written, in the order of the inputs, so each
+// entry is summed as by the dense product.
+func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	s := m.s
+	c := &s.nodes[k]
 	ny, nu, nxk := c.y1-c.y0, c.u1-c.u0, c.x1-c.x0
 	ft := c.feedthrough && nu > 0
+	set := p.setLoc(k)
+	defer p.clearLoc(set)
+	nc := len(set)
+	U := p.uloc[:nu*nc]
 	D := p.lb[:ny*nu]
 	clear(D)
+	direct := p.dirOff[k] >= 0
 	if ft {
-		m.inputRowValues(p, c)
+		if !direct {
+			m.inputRows(p, c, U, nc)
+			defer p.clearInputs(U, nu, nc)
+		}
 		if oj, ok := node.As[node.OutputJacobian](c.n); ok {
 			if err := oj.OutputsJacobian(t, y[c.x0:c.x1], s.inputs(c), D); err != nil {
 				return stepError(c.name, "", s.steps, t, err)
@@ -517,36 +786,66 @@ func (m *System) outputRows(p *sparseJac, c *cnode, t float64, y []float64) erro
 			return err
 		}
 	}
-	if !ft {
-		D = p.lb[:ny*nu] // zero
-	}
+	block := p.arena[p.slot[k] : int(p.slot[k])+ny*nc]
+	p.need = p.need[:0]
 	for r := 0; r < ny; r++ {
-		row := c.y0 + r
-		if ft {
-			p.combine(c, r, C, D)
-		} else {
-			for q := 0; q < nxk; q++ {
-				p.acc[c.x0+q] += C[r*nxk+q]
+		if !p.needRow[c.y0+r] {
+			continue
+		}
+		p.need = append(p.need, int32(r))
+		row := block[r*nc : (r+1)*nc]
+		clear(row)
+		for q := 0; q < nxk; q++ {
+			row[p.loc[c.x0+q]] += C[r*nxk+q]
+		}
+	}
+	if !ft {
+		return nil
+	}
+	if direct {
+		// ∂u/∂y is a selection: input q is local column dir[q].
+		dir := p.direct[p.dirOff[k] : int(p.dirOff[k])+nu]
+		for _, r := range p.need {
+			row := block[int(r)*nc : int(r+1)*nc]
+			for q, w := range D[int(r)*nu : int(r+1)*nu] {
+				if w != 0 {
+					row[dir[q]] += w
+				}
 			}
 		}
-		for k := p.yPtr[row]; k < p.yPtr[row+1]; k++ {
-			col := p.yCol[k]
-			p.yVal[k] = p.acc[col]
-			p.acc[col] = 0
+		return nil
+	}
+	for _, r := range p.need {
+		row := block[int(r)*nc : int(r+1)*nc]
+		for q, w := range D[int(r)*nu : int(r+1)*nu] {
+			if w == 0 {
+				continue
+			}
+			u := U[q*nc : (q+1)*nc]
+			for _, j := range p.written(q, nc) {
+				row[j] += w * u[j]
+			}
 		}
 	}
 	return nil
 }
 
-// stateRows computes the rows of stateful node c (index k in
-// s.stateful) of ∂f/∂y into val: A·E + B·∂u/∂y.
-func (m *System) stateRows(p *sparseJac, k int, c *cnode, t float64, y, val []float64) error {
+// stateRows computes the rows of stateful node i, A·E + B·∂u/∂y, and
+// hands them to emit.
+func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit func(int, []int32, []float64)) error {
 	s := m.s
+	c := &s.nodes[i]
+	k := int(m.derivK[i])
 	nxi, nu := c.x1-c.x0, c.u1-c.u0
+	set := p.setLoc(i)
+	defer p.clearLoc(set)
+	nc := len(set)
+	U := p.uloc[:nu*nc]
+	m.inputRows(p, c, U, nc)
+	defer p.clearInputs(U, nu, nc)
 	A, B := p.la[:nxi*nxi], p.lb[:nxi*nu]
 	clear(A)
 	clear(B)
-	m.inputRowValues(p, c)
 	if ij := p.jacX[k]; ij != nil {
 		if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputs(c), A, B); err != nil {
 			return stepError(c.name, "", s.steps, t, err)
@@ -554,23 +853,33 @@ func (m *System) stateRows(p *sparseJac, k int, c *cnode, t float64, y, val []fl
 	} else if err := m.fdDerivatives(p, k, c, t, y, A, B); err != nil {
 		return err
 	}
+	row := p.row[:nc]
 	for r := 0; r < nxi; r++ {
-		row := c.x0 + r
-		if v := p.posVel[row]; v >= 0 {
+		rr := c.x0 + r
+		if v := p.posVel[rr]; v >= 0 {
 			// d/dt position = velocity (node.Position): the row is one
 			// entry, checked against what the node computed.
 			if err := positionRow(c, r, int(v)-c.x0, A, B); err != nil {
 				return stepError(c.name, "d/dt "+c.spec.StateLayout.Component(r), s.steps, t, err)
 			}
-			val[p.rowPtr[row]] = A[r*nxi+int(v)-c.x0]
+			p.one[0], p.oneV[0] = v, A[r*nxi+int(v)-c.x0]
+			emit(rr, p.one[:], p.oneV[:])
 			continue
 		}
-		p.combine(c, r, A, B)
-		for q := p.rowPtr[row]; q < p.rowPtr[row+1]; q++ {
-			col := p.col[q]
-			val[q] = p.acc[col]
-			p.acc[col] = 0
+		clear(row)
+		for q := 0; q < nxi; q++ {
+			row[p.loc[c.x0+q]] += A[r*nxi+q]
 		}
+		for q := 0; q < nu; q++ {
+			w := B[r*nu+q]
+			if w == 0 {
+				continue
+			}
+			for _, j := range p.written(q, nc) {
+				row[j] += w * U[q*nc+int(j)]
+			}
+		}
+		emit(rr, set, row)
 	}
 	return nil
 }

@@ -30,7 +30,6 @@ type System struct {
 	// families whose batch has no Derivatives.
 	looseDerivs []int32
 	sj          *sparseJac // Jacobian assembly plan, built on first use (jacobian.go)
-	jval        []float64  // values for the dense Jacobian, built on first use
 
 	// ctx, when set (Sim.Integrate), is checked at every evaluation, so
 	// that a cancellation stops the integrator within one trial step.

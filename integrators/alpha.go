@@ -150,17 +150,17 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 	it := 0
 	dxNorm := 0.0
 	var dx []float64
+	dxScale := 1.0
 	for it < c.c.newtonMaxIter {
 		it++
 		if err := c.residual(t0, t1, dt, q0, v0, z0, a0, g0, x, c.r0); err != nil {
 			return err
 		}
-		rn := resNorm(c.r0)
+		ss, rmax := sumSqMax(c.r0)
+		rn, finite := normOf(c.r0, ss, rmax)
 		nl.lastRes = rn
-		if nl.krylv {
-			if i := firstNonFinite(c.r0); i >= 0 {
-				return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
-			}
+		if nl.krylv && !finite {
+			return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: firstNonFinite(c.r0), Iter: it}
 		}
 		if d := c.div.check(rn); d != "" {
 			if nl.krylv && nl.stale() {
@@ -188,7 +188,9 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 				if c.sp != nil {
 					err = c.sparseMatrix(t1, dt)
 				} else if err = c.denseMatrix(dt, x); err == nil {
-					nl.fromDense()
+					if err = nl.fromDense(); err != nil {
+						err = &StepError{Method: c.name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: err}
+					}
 				}
 				if err != nil {
 					return err
@@ -200,21 +202,23 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 				nl.matrixDone(dt)
 			}
 			c.stats.NewtonIters++
-			copy(nl.b, c.r0)
-			if err := nl.krylov(nl.b, rn, c.stats); err != nil {
+			for i, v := range c.r0 {
+				nl.b[i] = -v
+			}
+			if err := nl.solve(rn, c.stats); err != nil {
 				if nl.stale() {
 					nl.valid = false
 					continue
 				}
 				return nl.linearError(c.name, t1, dt, it, err)
 			}
-			dx = nl.dx
-			nl.prevDx, dxNorm = dxNorm, maxAbs(dx)
+			dxScale, dx = nl.step()
 		}
-		for i := range x {
-			x[i] += dx[i]
+		dmax, xmax := update(x, x, dxScale, dx)
+		if nl.krylv {
+			nl.prevDx, dxNorm = dxNorm, dmax
 		}
-		if maxAbs(dx) <= c.c.newtonTol*(1+maxAbs(x)) {
+		if dmax <= c.c.newtonTol*(1+xmax) {
 			converged = true
 			break
 		}

@@ -98,13 +98,16 @@ func newAlphaFirstOrder(m methodInfo, sys System, c conf) (*alphaFirst, error) {
 	s := &alphaFirst{m: m, ad: ad, n: n, ids: c.ids, y: make([]float64, n)}
 	s.core = newAlphaCore(m, ad, c, &s.stats)
 	nq, nz := len(pos), len(other)
-	var pattern *CSR
 	var blockOf []int
 	krylov := c.useKrylov(nq + nz)
 	if krylov {
-		if sj, ok := sys.(SparseJacobian); ok && (!c.matrixFree || c.pc != PrecondNone) {
-			if s.core.sp, pattern, err = newAlphaSparse(ad, sj); err != nil {
+		if !c.matrixFree || c.pc != PrecondNone {
+			src, err := newJacRows(sys, n)
+			if err != nil {
 				return nil, err
+			}
+			if src != nil {
+				s.core.sp = newAlphaSparse(ad, src)
 			}
 		}
 		of, err := blocksOf(sys, n)
@@ -123,7 +126,7 @@ func newAlphaFirstOrder(m methodInfo, sys System, c conf) (*alphaFirst, error) {
 	}
 	// The dense acceleration Jacobian is only for the dense solver (or
 	// GMRES on a System without SparseJacobian): n² memory.
-	if j, ok := sys.(Jacobian); ok && (!krylov || pattern == nil && (!c.matrixFree || c.pc != PrecondNone)) {
+	if j, ok := sys.(Jacobian); ok && (!krylov || s.core.sp == nil && (!c.matrixFree || c.pc != PrecondNone)) {
 		ad.jac = j
 		ad.jd = make([]float64, n*n)
 		s.core.jacFn = ad.accelJac
@@ -139,7 +142,7 @@ func newAlphaFirstOrder(m methodInfo, sys System, c conf) (*alphaFirst, error) {
 			return cn.Component(other[i-nq])
 		}
 	}
-	s.core.initLinear(pattern, blockOf, name)
+	s.core.initLinear(s.core.sp != nil, blockOf, name)
 	s.core.nl.crossStep = s.core.sp != nil
 	s.q, s.v, s.a = make([]float64, nq), make([]float64, nq), make([]float64, nq)
 	s.z, s.g = make([]float64, nz), make([]float64, nz)

@@ -2,14 +2,17 @@ package integrators
 
 // The linear-solver side of the Newmark family's Newton iteration: the
 // matrix-free product, the sparse Newton matrix assembled from a
-// first-order SparseJacobian, and the dense one.
+// first-order System's Jacobian rows, and the dense one.
 
 // initLinear sets up the linear solver once the Jacobian sources are
-// known: pattern and blockOf as for newNewtonLinear.
-func (c *alphaCore) initLinear(pattern *CSR, blockOf []int, name func(int) string) {
-	c.nl = newNewtonLinear(&c.c, c.nq+c.nz, pattern, blockOf, c.jv)
+// known: sparse and blockOf as for newNewtonLinear.
+func (c *alphaCore) initLinear(sparse bool, blockOf []int, name func(int) string) {
+	c.nl = newNewtonLinear(&c.c, c.nq+c.nz, sparse, blockOf, c.jv)
 	c.nl.name = name
 	c.ls = c.nl.dense
+	if c.sp != nil {
+		c.sp.a = c.nl.A
+	}
 }
 
 // jv is the matrix-free product A·v ≈ (R(x + h·v) − R(x))/h at the
@@ -33,7 +36,8 @@ func (c *alphaCore) jv(v, dst []float64) error {
 }
 
 // alphaSparse assembles the sparse Newton matrix of the Newmark family
-// over the unknowns [a, z] from a first-order System's SparseJacobian J:
+// over the unknowns [a, z] from the rows of a first-order System's
+// Jacobian J (JacobianRows or SparseJacobian):
 //
 //	∂R_a/∂a = (1−αm)·I − (1−αf)·(β·dt²·J_vq + γ·dt·J_vv)   at the weighted state
 //	∂R_a/∂z = −(1−αf)·J_vz
@@ -42,73 +46,72 @@ func (c *alphaCore) jv(v, dst []float64) error {
 //
 // (rows v: velocity components, whose rate is the acceleration; rows z:
 // other components; columns q, v, z likewise). Rows of the position
-// components (q' = v) are not used.
+// components (q' = v) are not used. The a rows come from J at the
+// weighted state, the z rows from a second evaluation at the endpoint.
 type alphaSparse struct {
-	pt     JacobianPoint // where A was last assembled
-	ad     *partAdapter
-	sj     SparseJacobian
-	jw, je []float64 // J at the weighted state, at the endpoint (nz > 0)
-	dst    []int     // entry of A for each entry of J, or -1
-	kind   []uint8   // 3·(row is z) + column type (0 q, 1 v, 2 z)
-	diag   []int
+	pt    JacobianPoint // where A was last assembled
+	ad    *partAdapter
+	src   *jacRows
+	a     *spMatrix
+	rowU  []int32 // the unknown of each row of J (its a or z row), or -1
+	colU  []int32 // the unknown of each column of J
+	colT  []uint8 // the type of each column of J: 0 q, 1 v, 2 z
+	nq    int
+	coef  [6]float64 // by column type, + 3 for z rows
+	dA    float64    // 1 − αm, the a rows' diagonal
+	zpass bool       // this evaluation is for the z rows
+	err   error
+	emit  func(int, []int32, []float64)
 }
 
-func newAlphaSparse(ad *partAdapter, sj SparseJacobian) (*alphaSparse, *CSR, error) {
-	n, nq, nz := ad.n, len(ad.pos), len(ad.other)
-	rp, col := sj.JacobianPattern()
-	if err := checkPattern(n, rp, col); err != nil {
-		return nil, nil, err
-	}
-	rowU, colU := make([]int, n), make([]int, n)
-	colT := make([]uint8, n)
-	for i := range rowU {
-		rowU[i] = -1
+func newAlphaSparse(ad *partAdapter, src *jacRows) *alphaSparse {
+	n, nq := ad.n, len(ad.pos)
+	m := &alphaSparse{ad: ad, src: src, nq: nq, rowU: make([]int32, n), colU: make([]int32, n), colT: make([]uint8, n),
+		pt: JacobianPoint{Y: make([]float64, n)}}
+	for i := range m.rowU {
+		m.rowU[i] = -1
 	}
 	for i, k := range ad.pos {
-		colU[k], colT[k] = i, 0
+		m.colU[k], m.colT[k] = int32(i), 0
 	}
 	for i, k := range ad.vel {
-		rowU[k], colU[k], colT[k] = i, i, 1
+		m.rowU[k], m.colU[k], m.colT[k] = int32(i), int32(i), 1
 	}
 	for i, k := range ad.other {
-		rowU[k], colU[k], colT[k] = nq+i, nq+i, 2
+		m.rowU[k], m.colU[k], m.colT[k] = int32(nq+i), int32(nq+i), 2
 	}
-	pb := newPatternBuilder(nq + nz)
-	for i := 0; i < nq+nz; i++ {
-		pb.add(i, i)
-	}
-	for r := 0; r < n; r++ {
-		if rowU[r] < 0 {
-			continue
-		}
-		for k := rp[r]; k < rp[r+1]; k++ {
-			pb.add(rowU[r], colU[col[k]])
-		}
-	}
-	A := pb.build()
-	m := &alphaSparse{ad: ad, sj: sj, jw: make([]float64, len(col)), dst: make([]int, len(col)), kind: make([]uint8, len(col)), diag: make([]int, nq+nz),
-		pt: JacobianPoint{Y: make([]float64, n)}}
-	if nz > 0 {
-		m.je = make([]float64, len(col))
+	if len(ad.other) > 0 {
 		m.pt.YE = make([]float64, n)
 	}
-	for i := range m.diag {
-		m.diag[i] = A.find(i, i)
+	m.emit = m.add
+	return m
+}
+
+// add takes row r of J: the a row it gives (first evaluation) or the z
+// row (second).
+func (m *alphaSparse) add(r int, cols []int32, vals []float64) {
+	if m.err != nil {
+		return
 	}
-	for r := 0; r < n; r++ {
-		for k := rp[r]; k < rp[r+1]; k++ {
-			if rowU[r] < 0 {
-				m.dst[k] = -1
-				continue
-			}
-			m.dst[k] = A.find(rowU[r], colU[col[k]])
-			m.kind[k] = colT[col[k]]
-			if rowU[r] >= nq {
-				m.kind[k] += 3
-			}
-		}
+	n := len(m.rowU)
+	u := -1
+	if r >= 0 && r < n {
+		u = int(m.rowU[r])
 	}
-	return m, A, nil
+	mine := u >= 0 && (u >= m.nq) == m.zpass // a row of this evaluation's
+	if m.err = checkRow(n, r, cols, vals, mine && m.a.seen[u]); m.err == nil && !checkCols(cols, n) {
+		m.err = errCols(r, n)
+	}
+	if m.err != nil || !mine {
+		return
+	}
+	d := m.dA
+	if m.zpass {
+		d = 1
+	}
+	if m.err == nil {
+		m.err = m.a.addMapped(u, cols, vals, m.colU, m.colT, &m.coef, m.zpass, d)
+	}
 }
 
 // sparseMatrix assembles the Newton matrix into nl.A at the weighted
@@ -132,39 +135,29 @@ func (c *alphaCore) sparseMatrix(t1, dt float64) error {
 func (c *alphaCore) sparseAt() error {
 	m, p := c.sp, c.p
 	dt, t1 := m.pt.Dt, m.pt.T
-	if err := m.sj.SparseJacobian(m.pt.T, m.pt.Y, m.jw); err != nil {
+	wf, he := 1-p.AlphaF, 0.5*dt
+	m.coef = [6]float64{-wf * p.Beta * dt * dt, -wf * p.Gamma * dt, -wf, -he * p.Beta * dt * dt, -he * p.Gamma * dt, -he}
+	m.dA = 1 - p.AlphaM
+	m.a.reset()
+	m.err, m.zpass = nil, false
+	if err := m.src.eval(m.pt.T, m.pt.Y, m.emit); err != nil {
 		return &StepError{Method: c.name, Status: Failure, T: m.pt.T, Dt: dt, Index: -1, Err: err}
 	}
-	if c.nz > 0 {
+	if c.nz > 0 && m.err == nil {
 		t1 = m.pt.TE
-		if err := m.sj.SparseJacobian(t1, m.pt.YE, m.je); err != nil {
+		m.zpass = true
+		if err := m.src.eval(t1, m.pt.YE, m.emit); err != nil {
 			return &StepError{Method: c.name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: err}
 		}
 	}
-	wf, he := 1-p.AlphaF, 0.5*dt
-	coef := [6]float64{-wf * p.Beta * dt * dt, -wf * p.Gamma * dt, -wf, -he * p.Beta * dt * dt, -he * p.Gamma * dt, -he}
-	A := c.nl.A
-	clear(A.Val)
-	for k, d := range m.dst {
-		if d < 0 {
-			continue
-		}
-		kd := m.kind[k]
-		v := m.jw[k]
-		if kd >= 3 {
-			v = m.je[k]
-		}
-		A.Val[d] += coef[kd] * v
+	if m.err == nil {
+		m.err = m.a.finish(m.dA, c.nq)
 	}
-	for i, d := range m.diag {
-		if i < c.nq {
-			A.Val[d] += 1 - p.AlphaM
-		} else {
-			A.Val[d]++
-		}
+	if m.err != nil {
+		return &StepError{Method: c.name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: m.err}
 	}
-	if k := firstNonFinite(A.Val); k >= 0 {
-		return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: rowOf(A.RowPtr, k)}
+	if i := m.a.nonFiniteRow(); i >= 0 {
+		return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: i}
 	}
 	return nil
 }

@@ -85,7 +85,7 @@ func newSecondOrder(m methodInfo, n NewtonOptions, l LinearOptions, sys SecondOr
 	}
 	r := &SecondOrderStepper{m: m, ids: c.ids}
 	r.core = newAlphaCore(m, sys, c, &r.stats)
-	r.core.initLinear(nil, nil, nil)
+	r.core.initLinear(false, nil, nil)
 	r.a0 = make([]float64, r.core.nq)
 	r.g0 = make([]float64, r.core.nz)
 	return r, nil

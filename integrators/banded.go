@@ -4,7 +4,8 @@ import "math"
 
 // bandLU is a direct banded LU factorization with partial pivoting of a
 // sparse Newton matrix whose entries all lie within kl sub- and ku
-// super-diagonals (the bandwidths of its pattern), in LAPACK's band
+// super-diagonals (the bandwidths of its stored entries, measured at every
+// set-up: the band storage grows when they do), in LAPACK's band
 // storage with kl extra rows for the fill-in of the row interchanges
 // (dgbtf2: Golub & Van Loan, Matrix Computations, 4th ed., §4.3.5). It is
 // exact (not an iteration) and costs O(n·kl·(kl+ku)) time and
@@ -19,38 +20,43 @@ type bandLU struct {
 	piv       []int
 }
 
-// bandwidths returns the lower and upper bandwidths of a pattern.
-func bandwidths(a *CSR) (kl, ku int) {
-	for i := 0; i < a.N; i++ {
-		for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
-			d := i - a.Col[k]
-			kl, ku = max(kl, d), max(ku, -d)
+// bandwidths returns the lower and upper bandwidths of a's entries.
+func bandwidths(a *spMatrix) (kl, ku int) {
+	for i := 0; i < a.n; i++ {
+		if a.end[i] > a.start[i] {
+			kl = max(kl, i-int(a.col[a.start[i]]))
+			ku = max(ku, int(a.col[a.end[i]-1])-i)
 		}
 	}
 	return kl, ku
 }
 
-func newBandLU(pattern *CSR) *bandLU {
-	kl, ku := bandwidths(pattern)
-	b := &bandLU{n: pattern.N, kl: kl, ku: ku, ldab: 2*kl + ku + 1}
-	b.ab = make([]float64, b.ldab*b.n)
-	b.piv = make([]int, b.n)
-	return b
+func newBandLU(n int) *bandLU { return &bandLU{n: n, piv: make([]int, n)} }
+
+// shape sets the bandwidths for a, growing the storage when needed.
+func (b *bandLU) shape(a *spMatrix) {
+	kl, ku := bandwidths(a)
+	b.kl, b.ku, b.ldab = kl, ku, 2*kl+ku+1
+	if need := b.ldab * b.n; cap(b.ab) < need {
+		b.ab = make([]float64, need)
+	} else {
+		b.ab = b.ab[:need]
+	}
 }
 
 // at returns the storage index of (i, j), |i − j| within the band.
 func (b *bandLU) at(i, j int) int { return b.kl + b.ku + i - j + j*b.ldab }
 
-// setup factors a (whose pattern is the one given to newBandLU).
-func (b *bandLU) setup(a *CSR) error {
+// setup factors a.
+func (b *bandLU) setup(a *spMatrix) error {
+	b.shape(a)
 	clear(b.ab)
-	amax := 0.0
-	for i := 0; i < a.N; i++ {
-		for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
-			b.ab[b.at(i, a.Col[k])] = a.Val[k]
-			amax = math.Max(amax, math.Abs(a.Val[k]))
+	for i := 0; i < a.n; i++ {
+		for k := a.start[i]; k < a.end[i]; k++ {
+			b.ab[b.at(i, int(a.col[k]))] = a.val[k]
 		}
 	}
+	amax := maxAbs(a.val)
 	n, kl := b.n, b.kl
 	tiny := 0x1p-52 * amax
 	ju := 0
@@ -77,6 +83,9 @@ func (b *bandLU) setup(a *CSR) error {
 		for r := 1; r <= km; r++ {
 			b.ab[b.at(j+r, j)] *= d
 		}
+		// U's diagonal is not needed again by the elimination: keep its
+		// reciprocal, so that solve multiplies.
+		b.ab[b.at(j, j)] = d
 		for c := j + 1; c <= ju; c++ {
 			u := b.ab[b.at(j, c)]
 			if u == 0 {
@@ -111,6 +120,6 @@ func (b *bandLU) solve(x []float64) {
 		for c := i + 1; c <= min(n-1, i+kv); c++ {
 			s -= b.ab[b.at(i, c)] * x[c]
 		}
-		x[i] = s / b.ab[b.at(i, i)]
+		x[i] = s * b.ab[b.at(i, i)]
 	}
 }

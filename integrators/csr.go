@@ -3,47 +3,315 @@ package integrators
 import (
 	"fmt"
 	"math"
+	"slices"
+	"unsafe"
 )
 
-// CSR is a square sparse matrix in compressed sparse row form: the
-// entries of row i are Val[RowPtr[i]:RowPtr[i+1]] in the columns
-// Col[RowPtr[i]:RowPtr[i+1]], strictly ascending. Entries of the pattern
-// may hold zero; entries outside it are zero.
-type CSR struct {
-	N      int
-	RowPtr []int // len N+1, RowPtr[0] = 0, non-decreasing
-	Col    []int // len RowPtr[N]
-	Val    []float64
+// spMatrix is the sparse Newton matrix of the implicit and structural
+// methods, as assembled: row i holds the columns col[start[i]:end[i]],
+// strictly increasing, and their values in val; its diagonal entry is
+// always stored (at diag[i]), every other entry only when it is not zero.
+// Rows are appended as they are assembled, so they may lie in col and val
+// in any order (a System's rows come in increasing order, the Newmark
+// family's maps them); nothing but the order of the entries within a row
+// matters.
+//
+// The pattern is not fixed: each assembly stores the entries that are not
+// zero in the values it is given, so the matrix holds the Jacobian's true
+// non-zeros even when the System declares a coarser pattern (a graph's
+// nodes declare their local Jacobians dense), and the products and
+// factorizations cost O(true non-zeros). The arrays grow to the largest
+// assembly and are reused: an assembly allocates only when it has more
+// entries than any before it. When they must grow, their new size is
+// projected from the entries per row assembled so far (grow), so the
+// first assembly of a large matrix copies its entries about twice in
+// all, not the four times or so of append's 1.25× growth of large
+// slices.
+//
+// Indices are 32-bit: the matrix holds at most 2³¹−1 entries (an error
+// otherwise), 12 bytes per entry (value and column) and 12 per row.
+type spMatrix struct {
+	n          int
+	start, end []int32
+	diag       []int32
+	col        []int32
+	val        []float64
+	// assembly state
+	rows int       // rows appended in this assembly
+	seen []bool    // row i was appended in this assembly
+	acc  []float64 // accumulator of addMapped, zero between rows
+	mark []bool    // columns touched in acc
+	tmp  []int32   // the touched columns
 }
 
-// NNZ is the number of stored entries.
-func (a *CSR) NNZ() int { return a.RowPtr[a.N] }
+func newSpMatrix(n int) *spMatrix {
+	return &spMatrix{n: n, start: make([]int32, n), end: make([]int32, n), diag: make([]int32, n), seen: make([]bool, n)}
+}
 
-// MulVec writes a·x into dst (len N each). It does not allocate.
-func (a *CSR) MulVec(x, dst []float64) {
-	for i := 0; i < a.N; i++ {
-		s := 0.0
-		for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
-			s += a.Val[k] * x[a.Col[k]]
+// errMatrixTooLarge is an assembly with 2³¹ entries or more.
+var errMatrixTooLarge = fmt.Errorf("integrators: the sparse Newton matrix has 2^31 entries or more (its indices are 32-bit)")
+
+// reset starts an assembly.
+func (a *spMatrix) reset() {
+	a.col, a.val = a.col[:0], a.val[:0]
+	a.rows = 0
+	clear(a.seen)
+}
+
+// nnz is the number of stored entries.
+func (a *spMatrix) nnz() int { return len(a.col) }
+
+// push appends one entry of the row being appended.
+func (a *spMatrix) push(c int32, v float64) {
+	if len(a.col) == cap(a.col) || len(a.val) == cap(a.val) {
+		a.grow()
+	}
+	a.col = append(a.col, c)
+	a.val = append(a.val, v)
+}
+
+// grow enlarges col and val (full) to the entries the whole assembly is
+// projected to need at the rate of the rows appended so far, plus an
+// eighth, but by at least a quarter (append's own rate for large
+// slices) and at most double: a matrix whose rows are alike (a chain's)
+// is assembled doubling until the projection is within reach and then
+// reallocated once more, while a System whose first rows are much denser
+// than the rest (a hub node first) costs no more than doubling.
+func (a *spMatrix) grow() {
+	k := len(a.col)
+	want := k + k/4 + 64
+	if a.rows > 0 {
+		est := float64(k) / float64(a.rows) * float64(a.n) * 1.125
+		want = max(want, int(min(est, float64(2*k)))+64)
+	}
+	a.col = slices.Grow(a.col, want-k)
+	a.val = slices.Grow(a.val, want-k)
+}
+
+// beginRow opens row i; endRow closes it.
+func (a *spMatrix) beginRow(i int) { a.start[i] = int32(len(a.col)) }
+
+func (a *spMatrix) endRow(i int) error {
+	if len(a.col) > math.MaxInt32 {
+		return errMatrixTooLarge
+	}
+	a.end[i] = int32(len(a.col))
+	a.seen[i] = true
+	a.rows++
+	return nil
+}
+
+// addScaled appends row i as d·e_i + c·(cols, vals): the entries of a
+// Jacobian row scaled by c, with d added on the diagonal. Zero entries
+// other than the diagonal are dropped. Each value is computed as c·v,
+// plus d on the diagonal, in that order. The columns must be strictly
+// increasing in [0, n): an error otherwise.
+func (a *spMatrix) addScaled(i int, cols []int32, vals []float64, c, d float64) error {
+	a.beginRow(i)
+	ii := int32(i)
+	vals = vals[:len(cols)]
+	done := false
+	prev := int32(-1)
+	for k, j := range cols {
+		if j <= prev {
+			return errCols(i, a.n)
 		}
-		dst[i] = s
+		prev = j
+		if !done && j >= ii {
+			done = true
+			a.diag[i] = int32(len(a.col))
+			if j == ii {
+				a.push(ii, c*vals[k]+d)
+				continue
+			}
+			a.push(ii, d)
+		}
+		if v := c * vals[k]; v != 0 {
+			a.push(j, v)
+		}
+	}
+	if int(prev) >= a.n {
+		return errCols(i, a.n)
+	}
+	if !done {
+		a.diag[i] = int32(len(a.col))
+		a.push(ii, d)
+	}
+	return a.endRow(i)
+}
+
+// addMapped appends row i as d·e_i + Σ_k coef[kind[k]]·vals[k] at column
+// to[cols[k]]: a row whose columns map onto the matrix's with merging
+// (the Newmark family's positions and velocities onto accelerations).
+// Contributions to one entry are summed in the order given, then d.
+// Columns with to < 0 are skipped.
+func (a *spMatrix) addMapped(i int, cols []int32, vals []float64, to []int32, kind []uint8, coef *[6]float64, zrow bool, d float64) error {
+	if a.acc == nil {
+		a.acc, a.mark = make([]float64, a.n), make([]bool, a.n)
+	}
+	a.tmp = a.tmp[:0]
+	off := uint8(0)
+	if zrow {
+		off = 3
+	}
+	for k, j := range cols {
+		u := to[j]
+		if u < 0 {
+			continue
+		}
+		if !a.mark[u] {
+			a.mark[u] = true
+			a.tmp = append(a.tmp, u)
+		}
+		a.acc[u] += coef[kind[j]+off] * vals[k]
+	}
+	ii := int32(i)
+	if !a.mark[ii] {
+		a.mark[ii] = true
+		a.tmp = append(a.tmp, ii)
+	}
+	a.acc[ii] += d
+	slices.Sort(a.tmp)
+	a.beginRow(i)
+	for _, u := range a.tmp {
+		v := a.acc[u]
+		a.acc[u], a.mark[u] = 0, false
+		if u == ii {
+			a.diag[i] = int32(len(a.col))
+		} else if v == 0 {
+			continue
+		}
+		a.push(u, v)
+	}
+	return a.endRow(i)
+}
+
+// addDense appends row i from a dense row (len n): its non-zero entries
+// and the diagonal.
+func (a *spMatrix) addDense(i int, row []float64) error {
+	a.beginRow(i)
+	for j, v := range row {
+		if j == i {
+			a.diag[i] = int32(len(a.col))
+		} else if v == 0 {
+			continue
+		}
+		a.push(int32(j), v)
+	}
+	return a.endRow(i)
+}
+
+// finish ends an assembly: rows that were not appended are d·e_i, with
+// d = dq for i < nq and 1 after.
+func (a *spMatrix) finish(dq float64, nq int) error {
+	for i, ok := range a.seen {
+		if !ok {
+			d := 1.0
+			if i < nq {
+				d = dq
+			}
+			a.beginRow(i)
+			a.diag[i] = int32(len(a.col))
+			a.push(int32(i), d)
+			if err := a.endRow(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// nonFiniteRow returns a row holding a non-finite value, or -1.
+func (a *spMatrix) nonFiniteRow() int {
+	k := firstNonFinite(a.val)
+	if k < 0 {
+		return -1
+	}
+	for i := 0; i < a.n; i++ {
+		if int(a.start[i]) <= k && k < int(a.end[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// The sparse kernels below (MulVec, mulVecDot, ilu0.apply) read col, val
+// and the vector they gather from through unsafe.Add, without bounds
+// checks: they are the inner loops of every GMRES iteration, and the
+// checks cost about 40 % of their time. What makes that safe is checked
+// where it is established, never per entry: every stored column is in
+// [0, n) (the assembly validates the rows it is given: addScaled,
+// addMapped, addDense, finish), every row's range start ≤ diag < end lies
+// within col and val (they are appended together), and the vectors are
+// checked once per call to hold n values (mustLen).
+
+// mustLen panics unless every vector holds at least n values.
+func mustLen(n int, vs ...[]float64) {
+	for _, v := range vs {
+		if len(v) < n {
+			panic(fmt.Sprintf("integrators: sparse kernel on a vector of %d values, want %d", len(v), n))
+		}
 	}
 }
 
-// At returns entry (i, j), zero outside the pattern.
-func (a *CSR) At(i, j int) float64 {
+// rowDot is Σ val[k]·x[col[k]] over k in [st, en).
+func rowDot(cp, vp, xp unsafe.Pointer, st, en int32) float64 {
+	s := 0.0
+	for k := uintptr(st); k < uintptr(en); k++ {
+		c := *(*int32)(unsafe.Add(cp, 4*k))
+		s += *(*float64)(unsafe.Add(vp, 8*k)) * *(*float64)(unsafe.Add(xp, 8*uintptr(c)))
+	}
+	return s
+}
+
+// MulVec writes a·x into dst (len n each). It does not allocate.
+func (a *spMatrix) MulVec(x, dst []float64) {
+	n := a.n
+	if n == 0 {
+		return
+	}
+	mustLen(n, x, dst)
+	cp, vp, xp := unsafe.Pointer(unsafe.SliceData(a.col)), unsafe.Pointer(unsafe.SliceData(a.val)), unsafe.Pointer(unsafe.SliceData(x))
+	end := a.end[:n]
+	dst = dst[:n]
+	for i, st := range a.start[:n] {
+		dst[i] = rowDot(cp, vp, xp, st, end[i])
+	}
+}
+
+// mulVecDot writes a·x into dst and returns dst·b, in one pass.
+func (a *spMatrix) mulVecDot(x, dst, b []float64) float64 {
+	n := a.n
+	if n == 0 {
+		return 0
+	}
+	mustLen(n, x, dst, b)
+	cp, vp, xp := unsafe.Pointer(unsafe.SliceData(a.col)), unsafe.Pointer(unsafe.SliceData(a.val)), unsafe.Pointer(unsafe.SliceData(x))
+	end := a.end[:n]
+	dst, b = dst[:n], b[:n]
+	d := 0.0
+	for i, st := range a.start[:n] {
+		s := rowDot(cp, vp, xp, st, end[i])
+		dst[i] = s
+		d += s * b[i]
+	}
+	return d
+}
+
+// at returns entry (i, j), zero when it is not stored.
+func (a *spMatrix) at(i, j int) float64 {
 	if k := a.find(i, j); k >= 0 {
-		return a.Val[k]
+		return a.val[k]
 	}
 	return 0
 }
 
-// find returns the index of (i, j) in Col/Val, or -1, by bisection.
-func (a *CSR) find(i, j int) int {
-	lo, hi := a.RowPtr[i], a.RowPtr[i+1]
+// find returns the index of (i, j) in col/val, or -1, by bisection.
+func (a *spMatrix) find(i, j int) int {
+	lo, hi := int(a.start[i]), int(a.end[i])
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		switch c := a.Col[m]; {
+		switch c := int(a.col[m]); {
 		case c == j:
 			return m
 		case c < j:
@@ -63,6 +331,9 @@ func checkPattern(n int, rowPtr, col []int) error {
 	if rowPtr[n] != len(col) {
 		return fmt.Errorf("integrators: Jacobian pattern: rowPtr[n] = %d but len(col) = %d", rowPtr[n], len(col))
 	}
+	if n > math.MaxInt32 {
+		return fmt.Errorf("integrators: Jacobian pattern: %d unknowns; at most 2^31-1 with a sparse Jacobian", n)
+	}
 	for i := 0; i < n; i++ {
 		if rowPtr[i+1] < rowPtr[i] {
 			return fmt.Errorf("integrators: Jacobian pattern: rowPtr decreases at row %d", i)
@@ -74,65 +345,6 @@ func checkPattern(n int, rowPtr, col []int) error {
 		}
 	}
 	return nil
-}
-
-// patternBuilder collects (row, column) pairs of a pattern; build sorts
-// and merges them into a CSR with zero values by a counting sort over the
-// rows (no per-row allocation: patterns of 10⁶ rows are built in one
-// pass).
-type patternBuilder struct {
-	n      int
-	ri, cj []int32
-}
-
-func newPatternBuilder(n int) *patternBuilder { return &patternBuilder{n: n} }
-
-func (p *patternBuilder) add(i, j int) {
-	p.ri = append(p.ri, int32(i))
-	p.cj = append(p.cj, int32(j))
-}
-
-func (p *patternBuilder) build() *CSR {
-	n := p.n
-	cnt := make([]int, n+1)
-	for _, i := range p.ri {
-		cnt[i+1]++
-	}
-	for i := 0; i < n; i++ {
-		cnt[i+1] += cnt[i]
-	}
-	cols := make([]int, len(p.ri))
-	fill := append([]int(nil), cnt[:n]...)
-	for k, i := range p.ri {
-		cols[fill[i]] = int(p.cj[k])
-		fill[i]++
-	}
-	a := &CSR{N: n, RowPtr: make([]int, n+1)}
-	w := 0
-	for i := 0; i < n; i++ {
-		r := cols[cnt[i]:cnt[i+1]]
-		sortInts(r)
-		for k, c := range r {
-			if k == 0 || c != r[k-1] {
-				cols[w] = c
-				w++
-			}
-		}
-		a.RowPtr[i+1] = w
-	}
-	a.Col = cols[:w:w]
-	a.Val = make([]float64, w)
-	p.ri, p.cj = nil, nil
-	return a
-}
-
-// sortInts is an insertion sort: pattern rows are short.
-func sortInts(r []int) {
-	for i := 1; i < len(r); i++ {
-		for j := i; j > 0 && r[j] < r[j-1]; j-- {
-			r[j], r[j-1] = r[j-1], r[j]
-		}
-	}
 }
 
 // denseLU is an in-place LU factorization with partial pivoting of a

@@ -43,6 +43,9 @@
 // capabilities sit beside them and are found by type assertion:
 //
 //   - Jacobian: df/dy for the implicit methods (finite differences otherwise).
+//   - JacobianRows, SparseJacobian: df/dy row by row, or on a fixed sparse
+//     pattern, for the sparse solvers (Linear solvers for large systems).
+//   - Blocked: a partition of the state into blocks, for block-Jacobi.
 //   - Partitioned: which components are positions and which their
 //     velocities (y[pos[i]]' = y[vel[i]]); needed by semi-implicit Euler and
 //     by Newmark/generalized-alpha applied to a first-order System (or give
@@ -245,7 +248,11 @@
 // at the current γh, solves the system scaled by the error weights to
 // 0.05 of the Newton tolerance, and keeps its preconditioner while a
 // solve takes at most 5 iterations. Every linear solver of the fixed-step
-// implicit methods is available. A step the Newton iteration cannot
+// implicit methods is available, on the same sparse Newton matrix: J is
+// assembled from the System's Jacobian rows (or a dense J's non-zeros)
+// into the matrix's structure, its true non-zeros and the diagonal, and
+// its values are kept, so that I − γh·J for a new γh is one pass over
+// them. A step the Newton iteration cannot
 // complete even at the smallest step (16 ulp of t, or MinStep) ends the
 // run with NewtonFailure (LinearFailure when the linear solver failed),
 // naming the method, the time, the step size, the last residual and why;
@@ -265,27 +272,48 @@
 // # Linear solvers for large systems
 //
 // LinearOptions.Solver chooses how each Newton iteration is solved:
-// dense LU as above, or restarted GMRES(m) (Saad, Iterative Methods for
+// dense LU as above, restarted GMRES(m) (Saad, Iterative Methods for
 // Sparse Linear Systems, §9.3.2) with right preconditioning — block-Jacobi
 // over the System's Blocked partition (a graph's nodes) or ILU(0) of the
 // sparse Newton matrix — as an inexact Newton method with
-// Eisenstat–Walker forcing terms (LinearOptions.Forcing). LinearAuto, the
-// default, is dense up to AutoDenseMax unknowns. With GMRES the Newton
-// matrix (I − dt·θ·J, or the Newmark family's (1−αm)·I − (1−αf)·(β·dt²·J_q
-// + γ·dt·J_v) over the accelerations) is assembled sparsely from the
-// System's SparseJacobian (CSR on a fixed pattern) in O(nnz), never
-// densely, and reused with its preconditioner across iterations and steps
-// while Newton converges fast (LinearOptions.JacobianMaxAge); checkpoints record where
-// it was assembled so that restoring is still bit-identical. With
+// Eisenstat–Walker forcing terms (LinearOptions.Forcing), or a banded LU.
+// LinearAuto, the default, is dense up to AutoDenseMax unknowns.
+//
+// With GMRES or the banded LU the Newton matrix (I − dt·θ·J, or the
+// Newmark family's (1−αm)·I − (1−αf)·(β·dt²·J_q + γ·dt·J_v) over the
+// accelerations) is assembled sparsely, never densely, from the System's
+// Jacobian rows: JacobianRows (a graph's System has it), or SparseJacobian
+// read through its fixed pattern. The matrix stores only the entries that
+// are not zero (and the diagonal), with 32-bit column indices: 12 bytes
+// an entry, its pattern re-derived at every assembly, so a System that
+// declares a coarser pattern than its true non-zeros (a graph takes each
+// node's local blocks as dense) costs only its true non-zeros in memory
+// and in every product. ILU(0) factors that pattern (as PETSc's ILU(0) of
+// a matrix assembled without zeros), its U diagonal stored inverted;
+// block-Jacobi stores its blocks inverted (as PETSc's point-block Jacobi);
+// the banded LU takes its bandwidths from the stored entries. The matrix
+// and its preconditioner are reused across iterations and steps while
+// Newton converges fast (LinearOptions.JacobianMaxAge); checkpoints record
+// where it was assembled so that restoring is still bit-identical. With
 // MatrixFree the product A·v is a directional difference of the residual
-// instead, so the Jacobian is only needed for the preconditioner.
-// Without a SparseJacobian the preconditioner is built from a dense
-// Jacobian (n² memory); use MatrixFree with PrecondNone for large Systems
-// that have none. GMRES stagnation, breakdown or its iteration limit, and
-// a singular preconditioner block, fail the step with LinearFailure
-// (unless GMRES reduced the residual by the largest forcing term, 0.9,
-// which is still an inexact Newton step). Work.LinearIters counts GMRES
-// iterations; Factorize counts preconditioner set-ups as well.
+// instead, so the Jacobian is only needed for the preconditioner. Without
+// Jacobian rows the preconditioner is built from a dense Jacobian (n²
+// memory); use MatrixFree with PrecondNone for large Systems that have
+// none.
+//
+// GMRES keeps two work vectors and a Krylov basis that grows to the
+// longest restart cycle run so far (at most m+1 vectors, allocated the
+// first time a cycle reaches them). Its first iteration works on the
+// right-hand side itself, and a solve that converges in that one
+// iteration (a good preconditioner) is applied by the Newton update as
+// scale·vector, without forming the basis vector, the solution or a
+// second preconditioner application. GMRES stagnation, breakdown or its
+// iteration limit, and a singular preconditioner block, fail the step
+// with LinearFailure (unless GMRES reduced the residual by the largest
+// forcing term, 0.9, which is still an inexact Newton step). A Jacobian
+// row that breaks the JacobianRows contract fails it with Failure, naming
+// the row. Work.LinearIters counts GMRES iterations; Factorize counts
+// preconditioner set-ups as well.
 //
 // # Newmark and generalized-alpha
 //

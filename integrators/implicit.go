@@ -81,8 +81,9 @@ func fdStep(x float64) float64 {
 //	y_{n+1} = y_n + dt·((1−θ)·f(t_n, y_n) + θ·f(t_{n+1}, y_{n+1}))
 //
 // Its Newton matrix is A = I − dt·θ·∂f/∂y, solved by dense LU or by GMRES
-// (newtonLinear); with GMRES and a SparseJacobian it is assembled on the
-// Jacobian's pattern plus the diagonal.
+// or the banded LU (newtonLinear); with those and Jacobian rows
+// (JacobianRows or SparseJacobian) it is assembled from the rows, storing
+// the non-zero entries and the diagonal.
 type implicitStepper struct {
 	core
 	jac   Jacobian
@@ -90,14 +91,14 @@ type implicitStepper struct {
 	c     conf
 
 	yn   []float64
-	f0   []float64 // f(t_n, y_n), trapezoid only
+	f0   []float64 // f(t_n, y_n), trapezoid only (nil for backward Euler)
 	f0OK bool
 	f1   []float64
-	xp   []float64
+	xp   []float64 // work of the matrix-free product and of differenced Jacobians, or nil
 	fp   []float64
 	ls   *linSolver // dense LU, or the staging of a dense matrix for GMRES; nil otherwise
 	nl   *newtonLinear
-	sp   *sparseMap // A from a SparseJacobian (GMRES only), or nil
+	sp   *sparseRows // A from Jacobian rows (GMRES, banded), or nil
 	div  divergence
 
 	// the iterate and time of the matrix-free operator
@@ -105,38 +106,24 @@ type implicitStepper struct {
 	tCur, dtCur float64
 }
 
-// sparseMap assembles a sparse Newton matrix from a SparseJacobian:
-// A.Val[dst[k]] += coef·J.Val[k], then the diagonal.
-type sparseMap struct {
+// sparseRows assembles the Newton matrix A = I − dt·θ·J from the rows of
+// J, each row handed to add as the System produces it.
+type sparseRows struct {
 	pt   JacobianPoint // where A was last assembled
-	sj   SparseJacobian
-	jval []float64
-	dst  []int
-	diag []int
+	src  *jacRows
+	a    *spMatrix
+	c    float64 // −dt·θ of the assembly under way
+	err  error   // the first error of the assembly under way
+	emit func(int, []int32, []float64)
 }
 
-// newSparseMap builds the pattern I ∪ J of an implicitStepper.
-func newSparseMap(sj SparseJacobian, n int) (*sparseMap, *CSR, error) {
-	rp, col := sj.JacobianPattern()
-	if err := checkPattern(n, rp, col); err != nil {
-		return nil, nil, err
+func (r *sparseRows) add(i int, cols []int32, vals []float64) {
+	if r.err != nil {
+		return
 	}
-	pb := newPatternBuilder(n)
-	for i := 0; i < n; i++ {
-		pb.add(i, i)
-		for k := rp[i]; k < rp[i+1]; k++ {
-			pb.add(i, col[k])
-		}
+	if r.err = checkRow(r.a.n, i, cols, vals, i >= 0 && i < r.a.n && r.a.seen[i]); r.err == nil {
+		r.err = r.a.addScaled(i, cols, vals, r.c, 1)
 	}
-	A := pb.build()
-	m := &sparseMap{sj: sj, jval: make([]float64, len(col)), dst: make([]int, len(col)), diag: make([]int, n), pt: JacobianPoint{Y: make([]float64, n)}}
-	for i := 0; i < n; i++ {
-		m.diag[i] = A.find(i, i)
-		for k := rp[i]; k < rp[i+1]; k++ {
-			m.dst[k] = A.find(i, col[k])
-		}
-	}
-	return m, A, nil
 }
 
 // blocksOf returns the block of every component from sys's Blocked
@@ -168,17 +155,22 @@ type componentNamer interface{ Component(j int) string }
 
 func newImplicit(m methodInfo, theta float64, sys System, c conf) (*implicitStepper, error) {
 	n := sys.Dim()
-	s := &implicitStepper{core: newCore(m, sys), c: c, theta: theta,
-		yn: make([]float64, n), f0: make([]float64, n), f1: make([]float64, n),
-		xp: make([]float64, n), fp: make([]float64, n)}
+	s := &implicitStepper{core: newCore(m, sys), c: c, theta: theta, yn: make([]float64, n)}
+	if theta != 1 {
+		s.f0 = make([]float64, n)
+	}
 	s.jac, _ = sys.(Jacobian)
-	var pattern *CSR
 	var blockOf []int
-	if c.useKrylov(n) {
-		if sj, ok := sys.(SparseJacobian); ok && (!c.matrixFree || c.pc != PrecondNone) {
-			var err error
-			if s.sp, pattern, err = newSparseMap(sj, n); err != nil {
+	krylov := c.useKrylov(n)
+	if krylov {
+		if !c.matrixFree || c.pc != PrecondNone {
+			src, err := newJacRows(sys, n)
+			if err != nil {
 				return nil, err
+			}
+			if src != nil {
+				s.sp = &sparseRows{src: src, pt: JacobianPoint{Y: make([]float64, n)}}
+				s.sp.emit = s.sp.add
 			}
 		}
 		var err error
@@ -186,8 +178,27 @@ func newImplicit(m methodInfo, theta float64, sys System, c conf) (*implicitStep
 			return nil, err
 		}
 	}
-	s.nl = newNewtonLinear(&s.c, n, pattern, blockOf, s.jv)
+	if c.matrixFree || s.jac == nil && (!krylov || s.sp == nil) {
+		s.xp, s.fp = make([]float64, n), make([]float64, n)
+	}
+	s.nl = newNewtonLinear(&s.c, n, s.sp != nil, blockOf, s.jv)
 	s.ls = s.nl.dense
+	if theta == 1 && s.xp == nil {
+		// Backward Euler keeps f(x) only to form the residual, which is
+		// written over it in place (residualBE): f is evaluated into the
+		// residual's buffer. The matrix-free product and differenced
+		// Jacobians (xp allocated) need f kept.
+		if s.nl.krylv {
+			s.f1 = s.nl.b
+		} else {
+			s.f1 = s.ls.r
+		}
+	} else {
+		s.f1 = make([]float64, n)
+	}
+	if s.sp != nil {
+		s.sp.a = s.nl.A
+	}
 	s.nl.crossStep = s.sp != nil
 	if cn, ok := sys.(componentNamer); ok {
 		s.nl.name = cn.Component
@@ -273,38 +284,24 @@ func (s *implicitStepper) denseMatrix(t1, dt float64, x []float64, it int) error
 
 // sparseMatrix assembles A = I − dt·θ·∂f/∂y at (t1, x) into nl.A.
 func (s *implicitStepper) sparseMatrix(t1, dt float64, x []float64, it int) error {
-	A, sp := s.nl.A, s.sp
+	sp := s.sp
 	sp.pt.T, sp.pt.Dt = t1, dt
 	copy(sp.pt.Y, x)
-	if err := sp.sj.SparseJacobian(t1, x, sp.jval); err != nil {
+	sp.a.reset()
+	sp.c, sp.err = -dt*s.theta, nil
+	if err := sp.src.eval(t1, x, sp.emit); err != nil {
 		return &StepError{Method: s.m.Name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: err}
 	}
-	clear(A.Val)
-	c := -dt * s.theta
-	for k, v := range sp.jval {
-		A.Val[sp.dst[k]] += c * v
+	if sp.err == nil {
+		sp.err = sp.a.finish(1, s.n)
 	}
-	for _, d := range sp.diag {
-		A.Val[d]++
+	if sp.err != nil {
+		return &StepError{Method: s.m.Name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: sp.err}
 	}
-	if k := firstNonFinite(A.Val); k >= 0 {
-		return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: rowOf(A.RowPtr, k), Iter: it}
+	if i := sp.a.nonFiniteRow(); i >= 0 {
+		return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
 	}
 	return nil
-}
-
-// rowOf returns the row of entry k of a CSR pattern.
-func rowOf(rowPtr []int, k int) int {
-	lo, hi := 0, len(rowPtr)-1
-	for hi-lo > 1 {
-		m := (lo + hi) / 2
-		if rowPtr[m] <= k {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return lo
 }
 
 func (s *implicitStepper) step(dt float64) error {
@@ -317,12 +314,15 @@ func (s *implicitStepper) step(dt float64) error {
 		}
 		s.f0OK = true
 	}
-	x := s.yn
-	copy(x, s.y) // predictor: the old state
+	// The predictor is the old state: the iterate is s.y itself until
+	// the first update writes x = y + dx (no copy).
+	x, cur := s.yn, s.y
 	ls, nl := s.ls, s.nl
-	r := nl.b // residual: GMRES's right-hand side, negated in place by krylov
+	// The residual R = x − y_n − dt·(θ·f(x) + (1−θ)·f_n): for GMRES and
+	// the banded solver it is written negated, as their right-hand side.
+	r, sign := nl.b, -1.0
 	if !nl.krylv {
-		r = ls.r
+		r, sign = ls.r, 1
 	}
 	nl.beginStep()
 	s.div.reset()
@@ -330,26 +330,26 @@ func (s *implicitStepper) step(dt float64) error {
 	it := 0
 	dxNorm := 0.0
 	var dx []float64
+	dxScale := 1.0
 	for it < s.c.newtonMaxIter {
 		it++
-		if err := s.eval(t1, dt, x, s.f1); err != nil {
+		if err := s.eval(t1, dt, cur, s.f1); err != nil {
 			s.stats.Rejected++
 			return err
 		}
-		for i := range x {
-			ri := x[i] - s.y[i] - dt*th*s.f1[i]
-			if th != 1 {
-				ri -= dt * (1 - th) * s.f0[i]
-			}
-			r[i] = ri
+		var ss, rmax float64 // Σ R_i², max |R_i|, in the same pass
+		if th == 1 {
+			ss, rmax = residualBE(r, cur, s.y, s.f1, dt, sign)
+		} else {
+			ss, rmax = residualTheta(r, cur, s.y, s.f1, s.f0, dt, th, sign)
 		}
-		if i := firstNonFinite(r); i >= 0 {
+		rn, ok := normOf(r, ss, rmax)
+		if !ok {
 			// An iterate or f overflowed: say which component, not
 			// "Newton did not converge".
 			s.stats.Rejected++
-			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
+			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: firstNonFinite(r), Iter: it}
 		}
-		rn := resNorm(r)
 		nl.lastRes = rn
 		if d := s.div.check(rn); d != "" {
 			if nl.krylv && nl.stale() {
@@ -364,7 +364,7 @@ func (s *implicitStepper) step(dt float64) error {
 		if !nl.krylv {
 			// J = I − dt·θ·∂f/∂y, dense LU.
 			s.stats.JacEvals++
-			if err := s.denseMatrix(t1, dt, x, it); err != nil {
+			if err := s.denseMatrix(t1, dt, cur, it); err != nil {
 				s.stats.Rejected++
 				return err
 			}
@@ -382,9 +382,11 @@ func (s *implicitStepper) step(dt float64) error {
 				s.stats.JacEvals++
 				var err error
 				if s.sp != nil {
-					err = s.sparseMatrix(t1, dt, x, it)
-				} else if err = s.denseMatrix(t1, dt, x, it); err == nil {
-					nl.fromDense()
+					err = s.sparseMatrix(t1, dt, cur, it)
+				} else if err = s.denseMatrix(t1, dt, cur, it); err == nil {
+					if err = nl.fromDense(); err != nil {
+						err = &StepError{Method: s.m.Name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: err}
+					}
 				}
 				if err != nil {
 					s.stats.Rejected++
@@ -398,8 +400,8 @@ func (s *implicitStepper) step(dt float64) error {
 				nl.matrixDone(dt)
 			}
 			s.stats.NewtonIters++
-			s.cur, s.tCur, s.dtCur = x, t1, dt
-			if err := nl.krylov(r, rn, &s.stats); err != nil {
+			s.cur, s.tCur, s.dtCur = cur, t1, dt
+			if err := nl.solve(rn, &s.stats); err != nil {
 				if nl.stale() {
 					// An old matrix or preconditioner: retry the
 					// iteration with a fresh one.
@@ -409,17 +411,16 @@ func (s *implicitStepper) step(dt float64) error {
 				s.stats.Rejected++
 				return nl.linearError(s.m.Name, t1, dt, it, err)
 			}
-			dx = nl.dx
-			nl.prevDx, dxNorm = dxNorm, maxAbs(dx)
+			dxScale, dx = nl.step()
 		}
-		for i := range x {
-			x[i] += dx[i]
-		}
-		if i := firstNonFinite(x); i >= 0 {
+		dmax, xmax := update(x, cur, dxScale, dx)
+		cur = x
+		if !(dmax-dmax == 0 && xmax-xmax == 0) {
 			s.stats.Rejected++
-			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i, Iter: it}
+			return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: firstNonFinite(x), Iter: it}
 		}
-		if maxAbs(dx) <= s.c.newtonTol*(1+maxAbs(x)) {
+		nl.prevDx, dxNorm = dxNorm, dmax
+		if dmax <= s.c.newtonTol*(1+xmax) {
 			converged = true
 			break
 		}
@@ -429,10 +430,7 @@ func (s *implicitStepper) step(dt float64) error {
 		return &StepError{Method: s.m.Name, Status: NewtonFailure, T: t1, Dt: dt, Index: -1, Iter: it, Residual: nl.lastRes,
 			Detail: fmt.Sprintf("no convergence within %d iterations (NewtonTol %g)", s.c.newtonMaxIter, s.c.newtonTol)}
 	}
-	if i := firstNonFinite(x); i >= 0 {
-		s.stats.Rejected++
-		return &StepError{Method: s.m.Name, Status: NonFinite, T: t1, Dt: dt, Index: i}
-	}
+	// x is finite: update checked it.
 	if th != 1 {
 		// f at the new state, carried to the next step.
 		if err := s.eval(t1, dt, x, s.f1); err != nil {

@@ -240,52 +240,116 @@ func TestKrylovAgreesWithDense(t *testing.T) {
 func TestGMRESSolvesRandomSystem(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := 200
-	pb := newPatternBuilder(n)
-	for i := 0; i < n; i++ {
-		pb.add(i, i)
+	A := testMatrix(n, func(i int, row []float64) {
 		for range 4 {
-			pb.add(i, rng.IntN(n))
+			row[rng.IntN(n)] = rng.Float64()*2 - 1
 		}
-	}
-	A := pb.build()
-	for i := 0; i < n; i++ {
-		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-			A.Val[k] = rng.Float64()*2 - 1
-			if A.Col[k] == i {
-				A.Val[k] = 5 + rng.Float64()
-			}
-		}
-	}
+		row[i] = 5 + rng.Float64()
+	})
 	b := make([]float64, n)
 	for i := range b {
 		b[i] = rng.NormFloat64()
 	}
-	blocks := make([]int, n)
+	blocks, strided := make([]int, n), make([]int, n)
 	for i := range blocks {
-		blocks[i] = i / 4
+		blocks[i] = i / 4        // contiguous blocks, read in place
+		strided[i] = i % (n / 4) // the same sizes scattered: gathered and scattered
 	}
-	for _, pc := range []precond{nil, newBlockJacobi(blocks), newILU0(A)} {
+	for _, pc := range []precond{nil, newBlockJacobi(blocks), newBlockJacobi(strided), newILU0(n)} {
 		if pc != nil {
 			if err := pc.setup(A); err != nil {
 				t.Fatal(err)
 			}
 		}
-		g := newGMRES(n, 5) // small restart: exercises restarts
-		x := make([]float64, n)
-		op := func(v, dst []float64) error { A.MulVec(v, dst); return nil }
-		its, _, err := g.solve(op, pc, b, x, 1e-10, 1000)
+		// Each preconditioner with the plain product, with the product
+		// fused with the first dot product, and with the solution left
+		// in the solver (x nil, lazy).
+		for variant := range 3 {
+			g := newGMRES(n, 5) // small restart: exercises restarts
+			x := make([]float64, n)
+			op := func(v, dst []float64) error { A.MulVec(v, dst); return nil }
+			var its int
+			var err error
+			switch variant {
+			case 0:
+				its, _, err = g.solve(op, nil, pc, b, x, -1, 1e-10, 1000, false)
+			case 1:
+				its, _, err = g.solve(op, A.mulVecDot, pc, b, x, norm2(b), 1e-10, 1000, false)
+			case 2:
+				its, _, err = g.solve(op, A.mulVecDot, pc, b, nil, -1, 1e-10, 1000, true)
+				a, v := g.solution()
+				for i := range x {
+					x[i] = a * v[i]
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ax := make([]float64, n)
+			A.MulVec(x, ax)
+			for i := range ax {
+				ax[i] = b[i] - ax[i]
+			}
+			if r := norm2(ax) / norm2(b); r > 1e-10*(1+1e-6) {
+				t.Errorf("preconditioner %T, variant %d: relative residual %.3g after %d iterations", pc, variant, r, its)
+			}
+			t.Logf("preconditioner %T, variant %d: %d iterations", pc, variant, its)
+		}
+	}
+}
+
+// TestGMRESScaleInvariant: GMRES solves A·x = s·b for s from 1e-200 to
+// 1e200 with the iterations of s = 1 and x/s equal to s = 1's to 1e-13
+// relative: the first iteration, run on b without normalizing it, must not
+// let its products underflow or overflow (a chain that has decayed to
+// 1e-160 m has Newton residuals of that size).
+func TestGMRESScaleInvariant(t *testing.T) {
+	n := 60
+	A := testMatrix(n, func(i int, row []float64) {
+		for j := max(0, i-2); j <= min(n-1, i+2); j++ {
+			row[j] = -1 + 0.1*float64(j-i)
+		}
+		row[i] = 4
+	})
+	f := newILU0(n)
+	if err := f.setup(A); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = math.Sin(float64(i))
+	}
+	op := func(v, dst []float64) error { A.MulVec(v, dst); return nil }
+	solve := func(s float64, pc precond) ([]float64, int) {
+		bs := make([]float64, n)
+		for i := range b {
+			bs[i] = s * b[i]
+		}
+		g := newGMRES(n, 30)
+		its, _, err := g.solve(op, A.mulVecDot, pc, bs, nil, -1, 1e-12, 2000, true)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("scale %g: %v", s, err)
 		}
-		ax := make([]float64, n)
-		A.MulVec(x, ax)
-		for i := range ax {
-			ax[i] = b[i] - ax[i]
+		a, v := g.solution()
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = a * v[i] / s
 		}
-		if r := norm2(ax) / norm2(b); r > 1e-10*(1+1e-6) {
-			t.Errorf("preconditioner %T: relative residual %.3g after %d iterations", pc, r, its)
+		return x, its
+	}
+	for _, pc := range []precond{f, nil} {
+		ref, its0 := solve(1, pc)
+		for _, s := range []float64{1e-200, 1e-160, 1e-100, 1e100, 1e160, 1e200} {
+			x, its := solve(s, pc)
+			if its != its0 {
+				t.Errorf("%T scale %g: %d iterations, %d at scale 1", pc, s, its, its0)
+			}
+			for i := range x {
+				if math.Abs(x[i]-ref[i]) > 1e-13*(1+math.Abs(ref[i])) {
+					t.Fatalf("%T scale %g: x[%d]/s = %v, %v at scale 1", pc, s, i, x[i], ref[i])
+				}
+			}
 		}
-		t.Logf("preconditioner %T: %d iterations", pc, its)
 	}
 }
 
@@ -294,31 +358,37 @@ func TestGMRESSolvesRandomSystem(t *testing.T) {
 // iteration (Saad §10.3: ILU(0) = LU when the factors need no fill).
 func TestILU0TridiagonalIsExact(t *testing.T) {
 	n := 50
-	pb := newPatternBuilder(n)
-	for i := 0; i < n; i++ {
+	A := testMatrix(n, func(i int, row []float64) {
 		for j := max(0, i-1); j <= min(n-1, i+1); j++ {
-			pb.add(i, j)
+			row[j] = -1
 		}
-	}
-	A := pb.build()
-	for i := 0; i < n; i++ {
-		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
-			A.Val[k] = -1
-			if A.Col[k] == i {
-				A.Val[k] = 2.5
-			}
-		}
-	}
-	f := newILU0(A)
+		row[i] = 2.5
+	})
+	f := newILU0(n)
 	if err := f.setup(A); err != nil {
 		t.Fatal(err)
 	}
 	b := make([]float64, n)
 	b[0], b[n-1] = 1, 2
 	x := make([]float64, n)
-	its, _, err := newGMRES(n, 30).solve(func(v, dst []float64) error { A.MulVec(v, dst); return nil }, f, b, x, 1e-12, 100)
+	its, _, err := newGMRES(n, 30).solve(func(v, dst []float64) error { A.MulVec(v, dst); return nil }, nil, f, b, x, -1, 1e-12, 100, false)
 	if err != nil || its != 1 {
 		t.Errorf("iterations %d, err %v; want 1", its, err)
+	}
+	// The same solve leaving its one-iteration solution as scale·vector
+	// (what the Newton update reads): the same x to round-off, 1e-14
+	// relative (x = y_0·P⁻¹v_0 formed two ways), with nothing written
+	// into a solution buffer.
+	g := newGMRES(n, 30)
+	its, _, err = g.solve(func(v, dst []float64) error { A.MulVec(v, dst); return nil }, A.mulVecDot, f, b, nil, norm2(b), 1e-12, 100, true)
+	if err != nil || its != 1 || !g.lazyDone || g.x != nil {
+		t.Fatalf("lazy: iterations %d, err %v, lazy %v, buffer %v", its, err, g.lazyDone, g.x != nil)
+	}
+	a, v := g.solution()
+	for i := range x {
+		if d := math.Abs(a*v[i] - x[i]); d > 1e-14*(1+math.Abs(x[i])) {
+			t.Fatalf("lazy x[%d] = %v, written %v", i, a*v[i], x[i])
+		}
 	}
 }
 
@@ -492,30 +562,23 @@ func TestKrylovCheckpointBitIdentical(t *testing.T) {
 func TestBandLUMatchesDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	n, kl, ku := 60, 3, 2
-	pb := newPatternBuilder(n)
-	for i := 0; i < n; i++ {
-		for j := max(0, i-kl); j <= min(n-1, i+ku); j++ {
-			pb.add(i, j)
-		}
-	}
-	A := pb.build()
 	dense := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
+	A := testMatrix(n, func(i int, row []float64) {
+		for j := max(0, i-kl); j <= min(n-1, i+ku); j++ {
 			v := rng.Float64()*2 - 1
-			if A.Col[k] == i {
+			if j == i {
 				v *= 0.01 // forces pivoting
 			}
-			A.Val[k] = v
-			dense[i*n+A.Col[k]] = v
+			row[j] = v
+			dense[i*n+j] = v
 		}
-	}
-	b := newBandLU(A)
-	if b.kl != kl || b.ku != ku {
-		t.Fatalf("bandwidths %d, %d; want %d, %d", b.kl, b.ku, kl, ku)
-	}
+	})
+	b := newBandLU(n)
 	if err := b.setup(A); err != nil {
 		t.Fatal(err)
+	}
+	if b.kl != kl || b.ku != ku {
+		t.Fatalf("bandwidths %d, %d; want %d, %d", b.kl, b.ku, kl, ku)
 	}
 	rhs := make([]float64, n)
 	for i := range rhs {
@@ -561,4 +624,66 @@ func TestKrylovStepDoesNotAllocate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// testMatrix assembles an n×n spMatrix whose row i is what fill writes
+// into a zeroed dense row (its non-zeros and the diagonal are stored).
+func testMatrix(n int, fill func(i int, row []float64)) *spMatrix {
+	a := newSpMatrix(n)
+	a.reset()
+	row := make([]float64, n)
+	for i := 0; i < n; i++ {
+		clear(row)
+		fill(i, row)
+		if err := a.addDense(i, row); err != nil {
+			panic(err)
+		}
+	}
+	return a
+}
+
+// BenchmarkSparseKernels times the kernels of a GMRES iteration on the
+// Newton matrix of a chain of 1000 point masses with true sparsity (as the
+// graph's W4 chain assembles it): the product, the ILU(0) application and
+// its set-up.
+func BenchmarkSparseKernels(b *testing.B) {
+	const masses = 1000
+	n := 6 * masses
+	A := testMatrix(n, func(i int, row []float64) {
+		m, d := i/6, i%6
+		if d < 3 { // position row: x' = v
+			row[i], row[i+3] = 1, -1e-3
+			return
+		}
+		for _, o := range []int{-6, 0, 6} {
+			if j := i + o; j >= 0 && j < n {
+				row[j-3], row[j] = -1e4, -1e-2
+			}
+		}
+		row[i-3], row[i] = 2e4, 1.02
+		_ = m
+	})
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i] = float64(i%7) - 3
+	}
+	f := newILU0(n)
+	if err := f.setup(A); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("mulvec", func(b *testing.B) {
+		for b.Loop() {
+			A.MulVec(x, y)
+		}
+	})
+	b.Run("ilu0-apply", func(b *testing.B) {
+		for b.Loop() {
+			f.apply(x, y)
+		}
+	})
+	b.Run("ilu0-setup", func(b *testing.B) {
+		for b.Loop() {
+			f.setup(A)
+		}
+	})
 }

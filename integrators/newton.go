@@ -20,12 +20,13 @@ type newtonLinear struct {
 	// the staging area of a dense Newton matrix copied into A.
 	dense *linSolver
 	// A is the sparse Newton matrix, assembled when assemble is set.
-	A        *CSR
+	A        *spMatrix
 	assemble bool
 	pc       precond
 	band     *bandLU // LinearBanded: exact solves instead of GMRES
 	kry      *gmres
 	op       func(v, dst []float64) error
+	opDot    func(v, dst, b []float64) float64 // the sparse product fused with a dot product, or nil
 	b, dx    []float64
 
 	// forcing state of the current step
@@ -72,36 +73,35 @@ func (c *conf) checkLinear() error {
 	return nil
 }
 
-// newNewtonLinear sets up the solver for n unknowns. pattern is the
-// sparse Newton matrix's pattern (with the diagonal) when the stepper can
-// assemble it from a SparseJacobian, nil otherwise (a dense Newton matrix
-// is then staged and copied into a full pattern). blockOf gives the block
-// of every unknown (nil: one block per unknown). fd is the stepper's
+// newNewtonLinear sets up the solver for n unknowns. sparse says whether
+// the stepper assembles the Newton matrix from Jacobian rows (a System's
+// JacobianRows or SparseJacobian); otherwise a dense Newton matrix is
+// staged and its non-zeros copied into A. blockOf gives the block of
+// every unknown (nil: one block per unknown). fd is the stepper's
 // matrix-free operator.
-func newNewtonLinear(c *conf, n int, pattern *CSR, blockOf []int, fd func(v, dst []float64) error) *newtonLinear {
+func newNewtonLinear(c *conf, n int, sparse bool, blockOf []int, fd func(v, dst []float64) error) *newtonLinear {
 	l := &newtonLinear{c: c, n: n, krylv: c.useKrylov(n)}
 	if !l.krylv {
 		l.dense = newLinSolver(n)
 		return l
 	}
-	l.b, l.dx = make([]float64, n), make([]float64, n)
+	l.b = make([]float64, n)
 	if c.lin == LinearBanded {
-		if pattern == nil {
+		l.dx = make([]float64, n)
+		if !sparse {
 			l.dense = newLinSolver(n)
-			pattern = fullPattern(n)
 		}
-		l.A, l.assemble = pattern, true
-		l.band = newBandLU(pattern)
+		l.A, l.assemble = newSpMatrix(n), true
+		l.band = newBandLU(n)
 		return l
 	}
 	l.kry = newGMRES(n, c.restart)
 	l.assemble = !c.matrixFree || c.pc != PrecondNone
 	if l.assemble {
-		if pattern == nil {
+		if !sparse {
 			l.dense = newLinSolver(n)
-			pattern = fullPattern(n)
 		}
-		l.A = pattern
+		l.A = newSpMatrix(n)
 		switch c.pc {
 		case PrecondBlockJacobi:
 			if blockOf == nil {
@@ -112,7 +112,7 @@ func newNewtonLinear(c *conf, n int, pattern *CSR, blockOf []int, fd func(v, dst
 			}
 			l.pc = newBlockJacobi(blockOf)
 		case PrecondILU0:
-			l.pc = newILU0(pattern)
+			l.pc = newILU0(n)
 		}
 	}
 	if c.matrixFree {
@@ -120,23 +120,23 @@ func newNewtonLinear(c *conf, n int, pattern *CSR, blockOf []int, fd func(v, dst
 	} else {
 		A := l.A
 		l.op = func(v, dst []float64) error { A.MulVec(v, dst); return nil }
+		l.opDot = A.mulVecDot
 	}
 	return l
 }
 
-// fullPattern is the pattern of a dense n×n matrix.
-func fullPattern(n int) *CSR {
-	pb := newPatternBuilder(n)
+// fromDense copies the staged dense Newton matrix's non-zeros (and its
+// diagonal) into A.
+func (l *newtonLinear) fromDense() error {
+	a, n := l.A, l.n
+	a.reset()
 	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			pb.add(i, j)
+		if err := a.addDense(i, l.dense.jd[i*n:(i+1)*n]); err != nil {
+			return err
 		}
 	}
-	return pb.build()
+	return nil
 }
-
-// fromDense copies the staged dense Newton matrix into A (full pattern).
-func (l *newtonLinear) fromDense() { copy(l.A.Val, l.dense.jd) }
 
 // beginStep resets the forcing sequence and the per-step reuse state.
 func (l *newtonLinear) beginStep() { l.k, l.fresh, l.prevDx = 0, false, 0 }
@@ -210,12 +210,12 @@ func (l *newtonLinear) setupPC(st *Work) error {
 	return l.pc.setup(l.A)
 }
 
-// krylov solves A·dx = −r by GMRES into l.dx.
-func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Work) error {
+// solve solves A·dx = b, where l.b holds b = −R, the negated Newton
+// residual of norm rnorm: by the banded LU, or by GMRES to the forcing
+// term's relative residual. step returns dx.
+func (l *newtonLinear) solve(rnorm float64, st *Work) error {
 	if l.band != nil {
-		for i, v := range r {
-			l.dx[i] = -v
-		}
+		copy(l.dx, l.b)
 		l.band.solve(l.dx)
 		st.LinearSolves++
 		l.k++
@@ -225,14 +225,11 @@ func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Work) error {
 		return nil
 	}
 	eta := l.forcingTerm(rnorm)
-	for i, v := range r {
-		l.b[i] = -v
-	}
 	var pc precond
 	if l.pc != nil {
 		pc = l.pc
 	}
-	its, res, err := l.kry.solve(l.op, pc, l.b, l.dx, eta, l.c.krylovMaxIter)
+	its, res, err := l.kry.solve(l.op, l.opDot, pc, l.b, nil, rnorm, eta, l.c.krylovMaxIter, true)
 	st.LinearIters += its
 	st.LinearSolves++
 	l.k++
@@ -249,6 +246,101 @@ func (l *newtonLinear) krylov(r []float64, rnorm float64, st *Work) error {
 		return nil
 	}
 	return err
+}
+
+// step returns the update of the last solve as dx = scale·vec: GMRES may
+// leave it in that form (gmres.solve, lazy), which update applies
+// without writing dx.
+func (l *newtonLinear) step() (scale float64, vec []float64) {
+	if l.kry != nil {
+		return l.kry.solution()
+	}
+	return 1, l.dx
+}
+
+// residualBE writes sign·(x − y − dt·f) into r (backward Euler's Newton
+// residual, negated for GMRES) and returns Σ r_i² and max |r_i|, in one
+// pass over the vectors.
+func residualBE(r, x, y, f []float64, dt, sign float64) (ss, rmax float64) {
+	y, f, r = y[:len(x)], f[:len(x)], r[:len(x)]
+	for i, xi := range x {
+		v := xi - y[i] - dt*f[i]
+		ss += v * v
+		if a := math.Abs(v); a > rmax {
+			rmax = a
+		}
+		r[i] = sign * v
+	}
+	return ss, rmax
+}
+
+// residualTheta is residualBE for the θ-method:
+// x − y − dt·θ·f − dt·(1−θ)·f0.
+func residualTheta(r, x, y, f, f0 []float64, dt, th, sign float64) (ss, rmax float64) {
+	y, f, f0, r = y[:len(x)], f[:len(x)], f0[:len(x)], r[:len(x)]
+	for i, xi := range x {
+		v := xi - y[i] - dt*th*f[i]
+		v -= dt * (1 - th) * f0[i]
+		ss += v * v
+		if a := math.Abs(v); a > rmax {
+			rmax = a
+		}
+		r[i] = sign * v
+	}
+	return ss, rmax
+}
+
+// normOf returns ‖r‖₂ from the Σ r_i² and max |r_i| of one pass, and
+// false when r holds a value that is not finite. Σ r_i² is used as it is
+// when no square can overflow or underflow; otherwise the norm is
+// recomputed scaled (resNorm).
+func normOf(r []float64, ss, rmax float64) (float64, bool) {
+	if ss-ss != 0 || rmax-rmax != 0 {
+		if firstNonFinite(r) >= 0 {
+			return math.NaN(), false
+		}
+		return resNorm(r), true
+	}
+	if rmax == 0 || rmax > 0x1p-450 && rmax < 0x1p450 {
+		return math.Sqrt(ss), true
+	}
+	return resNorm(r), true
+}
+
+// sumSqMax returns Σ r_i² and max |r_i| in one pass.
+func sumSqMax(r []float64) (ss, rmax float64) {
+	for _, v := range r {
+		ss += v * v
+		if a := math.Abs(v); a > rmax {
+			rmax = a
+		}
+	}
+	return ss, rmax
+}
+
+// update writes x = base + a·d (base may be x) and returns max |a·d_i|
+// and max |x_i|, in one pass; either is NaN when a value is not finite.
+// a·d_i is rounded before the addition, as if dx = a·d had been formed
+// (a = 1: x = base + d).
+func update(x, base []float64, a float64, d []float64) (dmax, xmax float64) {
+	d, base = d[:len(x)], base[:len(x)]
+	var bad float64 // stays 0 unless a value is infinite or NaN
+	for i, di := range d {
+		u := a * di
+		v := base[i] + u
+		x[i] = v
+		bad += u*0 + v*0
+		if au := math.Abs(u); au > dmax {
+			dmax = au
+		}
+		if av := math.Abs(v); av > xmax {
+			xmax = av
+		}
+	}
+	if bad != 0 {
+		return math.NaN(), math.NaN()
+	}
+	return dmax, xmax
 }
 
 // etaMax is the largest forcing term.

@@ -3,13 +3,14 @@ package integrators
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // precond is a preconditioner P ≈ A of the Newton matrix A, applied on
 // the right by GMRES: setup factors it from A's current values, apply
 // writes z = P⁻¹·r. Neither allocates after construction.
 type precond interface {
-	setup(a *CSR) error
+	setup(a *spMatrix) error
 	apply(r, z []float64)
 }
 
@@ -32,14 +33,19 @@ func (e *singularBlockError) Error() string {
 }
 
 // blockJacobi is P = blockdiag(A[B_b, B_b]) over a partition of the
-// unknowns into blocks (each graph node's own unknowns), every block
-// factored densely with partial pivoting.
+// unknowns into blocks (each graph node's own unknowns). Every block is
+// factored densely with partial pivoting and stored inverted, as PETSc's
+// point-block Jacobi stores its blocks, so that applying P⁻¹ is one small
+// dense product per block. When every block is a contiguous range of
+// unknowns (a graph's nodes), the blocks are read and written in place.
 type blockJacobi struct {
-	idx     []int // unknowns ordered by block
-	start   []int // block b is idx[start[b]:start[b+1]]
-	blk     []int // block of each unknown
-	loc     []int // position of each unknown within its block
-	off     []int // offset of block b's k×k matrix in lu
+	start []int32 // block b is unknowns idx[start[b]:start[b+1]] (or the range itself, contiguous)
+	idx   []int32 // unknowns ordered by block; nil when contiguous
+	blk   []int32 // block of each unknown; nil when contiguous
+	loc   []int32 // position of each unknown within its block; nil when contiguous
+	off   []int   // offset of block b's k×k inverse in inv
+	inv   []float64
+	// work
 	lu      []float64
 	piv     []int
 	scratch []float64
@@ -53,43 +59,88 @@ func newBlockJacobi(blockOf []int) *blockJacobi {
 	for _, b := range blockOf {
 		nb = max(nb, b+1)
 	}
-	p := &blockJacobi{idx: make([]int, n), start: make([]int, nb+1), blk: blockOf, loc: make([]int, n), off: make([]int, nb+1), piv: make([]int, n), scratch: make([]float64, n)}
+	p := &blockJacobi{start: make([]int32, nb+1), off: make([]int, nb+1)}
 	for _, b := range blockOf {
 		p.start[b+1]++
 	}
 	for b := 0; b < nb; b++ {
 		p.start[b+1] += p.start[b]
 	}
-	fill := make([]int, nb)
+	contiguous := true
 	for i, b := range blockOf {
-		k := fill[b]
-		p.idx[p.start[b]+k] = i
-		p.loc[i] = k
-		fill[b]++
+		if i > 0 && b < blockOf[i-1] || b > 0 && i > 0 && b != blockOf[i-1] && int(p.start[b]) != i {
+			contiguous = false
+		}
 	}
+	if !contiguous {
+		p.idx, p.blk, p.loc = make([]int32, n), make([]int32, n), make([]int32, n)
+		fill := make([]int32, nb)
+		for i, b := range blockOf {
+			k := fill[b]
+			p.idx[int(p.start[b])+int(k)] = int32(i)
+			p.blk[i], p.loc[i] = int32(b), k
+			fill[b]++
+		}
+	}
+	kmax := 0
 	for b := 0; b < nb; b++ {
-		k := p.start[b+1] - p.start[b]
+		k := int(p.start[b+1] - p.start[b])
+		kmax = max(kmax, k)
 		p.off[b+1] = p.off[b] + k*k
 	}
-	p.lu = make([]float64, p.off[nb])
+	p.inv = make([]float64, p.off[nb])
+	p.lu, p.piv, p.scratch = make([]float64, kmax*kmax), make([]int, kmax), make([]float64, 2*kmax)
 	return p
 }
 
-func (p *blockJacobi) setup(a *CSR) error {
-	clear(p.lu)
+// unknown returns the q-th unknown of block b.
+func (p *blockJacobi) unknown(b, q int) int {
+	if p.idx == nil {
+		return int(p.start[b]) + q
+	}
+	return int(p.idx[int(p.start[b])+q])
+}
+
+// local returns the position of unknown j in block b, or -1.
+func (p *blockJacobi) local(b, j int) int {
+	if p.idx == nil {
+		if j >= int(p.start[b]) && j < int(p.start[b+1]) {
+			return j - int(p.start[b])
+		}
+		return -1
+	}
+	if int(p.blk[j]) == b {
+		return int(p.loc[j])
+	}
+	return -1
+}
+
+func (p *blockJacobi) setup(a *spMatrix) error {
 	for b := 0; b+1 < len(p.start); b++ {
-		s, e := p.start[b], p.start[b+1]
-		k := e - s
-		m := p.lu[p.off[b]:p.off[b+1]]
-		for r, i := range p.idx[s:e] {
-			for q := a.RowPtr[i]; q < a.RowPtr[i+1]; q++ {
-				if j := a.Col[q]; p.blk[j] == b {
-					m[r*k+p.loc[j]] += a.Val[q]
+		k := int(p.start[b+1] - p.start[b])
+		m := p.lu[:k*k]
+		clear(m)
+		for r := range k {
+			i := p.unknown(b, r)
+			for q := a.start[i]; q < a.end[i]; q++ {
+				if c := p.local(b, int(a.col[q])); c >= 0 {
+					m[r*k+c] += a.val[q]
 				}
 			}
 		}
-		if !denseLU(m, p.piv[s:e], k) {
-			return &singularBlockError{Kind: "block-jacobi", Block: b, First: p.idx[s], Last: p.idx[e-1]}
+		if !denseLU(m, p.piv[:k], k) {
+			return &singularBlockError{Kind: "block-jacobi", Block: b, First: p.unknown(b, 0), Last: p.unknown(b, k-1)}
+		}
+		// The inverse, column by column.
+		inv := p.inv[p.off[b]:p.off[b+1]]
+		e := p.scratch[:k]
+		for c := range k {
+			clear(e)
+			e[c] = 1
+			denseLUSolve(m, p.piv[:k], k, e)
+			for r := range k {
+				inv[r*k+c] = e[r]
+			}
 		}
 	}
 	return nil
@@ -97,91 +148,116 @@ func (p *blockJacobi) setup(a *CSR) error {
 
 func (p *blockJacobi) apply(r, z []float64) {
 	for b := 0; b+1 < len(p.start); b++ {
-		s, e := p.start[b], p.start[b+1]
+		s, e := int(p.start[b]), int(p.start[b+1])
 		k := e - s
-		w := p.scratch[s:e]
+		inv := p.inv[p.off[b]:p.off[b+1]]
+		if p.idx == nil {
+			blockMul(inv, r[s:e], z[s:e])
+			continue
+		}
+		w, y := p.scratch[:k], p.scratch[k:2*k]
 		for q, i := range p.idx[s:e] {
 			w[q] = r[i]
 		}
-		denseLUSolve(p.lu[p.off[b]:p.off[b+1]], p.piv[s:e], k, w)
+		blockMul(inv, w, y)
 		for q, i := range p.idx[s:e] {
-			z[i] = w[q]
+			z[i] = y[q]
 		}
+	}
+}
+
+// blockMul writes m·x into dst, m row-major k×k with k = len(x).
+func blockMul(m, x, dst []float64) {
+	k := len(x)
+	for q := range dst[:k] {
+		row := m[q*k : (q+1)*k]
+		v := 0.0
+		for c, xc := range x {
+			v += row[c] * xc
+		}
+		dst[q] = v
 	}
 }
 
 // ilu0 is the incomplete LU factorization with zero fill-in of A: L·U
-// with the sparsity pattern of A (L unit lower, both stored in place of
-// A's values), Saad, Iterative Methods for Sparse Linear Systems, 2nd ed.
-// (SIAM 2003), §10.3.2, the IKJ variant. Every row needs its diagonal in
-// the pattern.
+// with the sparsity pattern of A (L unit lower, both stored in place of a
+// copy of A's values), Saad, Iterative Methods for Sparse Linear Systems,
+// 2nd ed. (SIAM 2003), §10.3.2, the IKJ variant. The pattern is that of
+// the assembled matrix, whose zero entries are not stored (spMatrix): the
+// factorization of the Jacobian's true non-zeros, as PETSc's ILU(0) of a
+// matrix assembled without zeros. Its values grow with the matrix. U's
+// diagonal is stored inverted (as PETSc stores it), so that applying the
+// factors multiplies instead of dividing.
 type ilu0 struct {
-	a    *CSR // pattern shared with the Newton matrix; values are the factors
-	diag []int
-	pos  []int // work: position of column j in the current row, or -1
+	a   *spMatrix // the Newton matrix whose pattern the factors share
+	val []float64 // the factors
+	pos []int32   // work: position of column j in the current row, or -1
 }
 
-func newILU0(pattern *CSR) *ilu0 {
-	f := &ilu0{a: &CSR{N: pattern.N, RowPtr: pattern.RowPtr, Col: pattern.Col, Val: make([]float64, len(pattern.Col))},
-		diag: make([]int, pattern.N), pos: make([]int, pattern.N)}
+func newILU0(n int) *ilu0 {
+	f := &ilu0{pos: make([]int32, n)}
 	for i := range f.pos {
 		f.pos[i] = -1
-	}
-	for i := 0; i < pattern.N; i++ {
-		f.diag[i] = pattern.find(i, i)
-		if f.diag[i] < 0 {
-			panic("integrators: ILU(0) needs the diagonal in the pattern")
-		}
 	}
 	return f
 }
 
-func (f *ilu0) setup(a *CSR) error {
-	lu := f.a
-	copy(lu.Val, a.Val)
-	amax := 0.0
-	for _, v := range a.Val {
-		amax = math.Max(amax, math.Abs(v))
+func (f *ilu0) setup(a *spMatrix) error {
+	f.a = a
+	if cap(f.val) < len(a.val) {
+		f.val = make([]float64, len(a.val), cap(a.val))
 	}
-	for i := 0; i < lu.N; i++ {
-		s, e := lu.RowPtr[i], lu.RowPtr[i+1]
+	f.val = f.val[:len(a.val)]
+	lu := f.val
+	copy(lu, a.val)
+	amax := maxAbs(a.val)
+	col, diag, end := a.col, a.diag, a.end
+	for i := 0; i < a.n; i++ {
+		s, e := a.start[i], end[i]
 		for q := s; q < e; q++ {
-			f.pos[lu.Col[q]] = q
+			f.pos[col[q]] = q
 		}
-		for q := s; q < e && lu.Col[q] < i; q++ {
-			k := lu.Col[q]
-			l := lu.Val[q] / lu.Val[f.diag[k]]
-			lu.Val[q] = l
-			for r := f.diag[k] + 1; r < lu.RowPtr[k+1]; r++ {
-				if p := f.pos[lu.Col[r]]; p >= 0 {
-					lu.Val[p] -= l * lu.Val[r]
+		for q := s; q < diag[i]; q++ {
+			k := col[q]
+			l := lu[q] * lu[diag[k]] // the diagonal holds its reciprocal
+			lu[q] = l
+			for r := diag[k] + 1; r < end[k]; r++ {
+				if p := f.pos[col[r]]; p >= 0 {
+					lu[p] -= l * lu[r]
 				}
 			}
 		}
 		for q := s; q < e; q++ {
-			f.pos[lu.Col[q]] = -1
+			f.pos[col[q]] = -1
 		}
-		if d := lu.Val[f.diag[i]]; !(math.Abs(d) > 0x1p-52*amax) {
+		d := lu[diag[i]]
+		if !(math.Abs(d) > 0x1p-52*amax) {
 			return &singularBlockError{Kind: "ilu0", Block: i, First: i, Last: i}
 		}
+		lu[diag[i]] = 1 / d
 	}
 	return nil
 }
 
 func (f *ilu0) apply(r, z []float64) {
-	lu := f.a
-	for i := 0; i < lu.N; i++ {
-		s := r[i]
-		for q := lu.RowPtr[i]; q < f.diag[i]; q++ {
-			s -= lu.Val[q] * z[lu.Col[q]]
-		}
-		z[i] = s
+	a := f.a
+	n := a.n
+	if n == 0 {
+		return
 	}
-	for i := lu.N - 1; i >= 0; i-- {
-		s := z[i]
-		for q := f.diag[i] + 1; q < lu.RowPtr[i+1]; q++ {
-			s -= lu.Val[q] * z[lu.Col[q]]
-		}
-		z[i] = s / lu.Val[f.diag[i]]
+	mustLen(n, r, z)
+	if len(f.val) < len(a.col) {
+		panic("integrators: ILU(0) applied before its set-up")
+	}
+	cp, vp, zp := unsafe.Pointer(unsafe.SliceData(a.col)), unsafe.Pointer(unsafe.SliceData(f.val)), unsafe.Pointer(unsafe.SliceData(z))
+	diag, start, end := a.diag[:n], a.start[:n], a.end[:n]
+	r, z = r[:n], z[:n]
+	for i, st := range start {
+		z[i] = r[i] - rowDot(cp, vp, zp, st, diag[i])
+	}
+	lu := f.val
+	for i := n - 1; i >= 0; i-- {
+		d := diag[i]
+		z[i] = (z[i] - rowDot(cp, vp, zp, d+1, end[i])) * lu[d]
 	}
 }

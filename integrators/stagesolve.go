@@ -23,8 +23,13 @@ import (
 // free) and only its preconditioner is kept.
 //
 // Every linear solver of the fixed-step implicit methods is available
-// (LinearOptions): dense LU (gonum), banded LU, and GMRES with
-// block-Jacobi, ILU(0) or no preconditioner, assembled or matrix-free.
+// (LinearOptions): dense LU, banded LU, and GMRES with block-Jacobi,
+// ILU(0) or no preconditioner, assembled or matrix-free. The banded LU
+// and GMRES work on newtonLinear's sparse matrix A: a Jacobian
+// evaluation assembles J into A (from the System's Jacobian rows, or
+// from the dense J's non-zeros), storing its non-zeros and the diagonal,
+// and keeps J's values (jval); M = I − c·J is then written over the same
+// structure for any c (formA) without re-assembling.
 // Everything is allocated at construction; a solve allocates nothing.
 type stageSolver struct {
 	method string
@@ -34,12 +39,14 @@ type stageSolver struct {
 	stats  *Work
 	name   func(int) string // component names for errors, or nil
 
-	krylov bool          // banded LU or GMRES through newtonLinear; dense LU otherwise
-	mfOnly bool          // matrix-free GMRES without a preconditioner: no Jacobian at all
-	jac    Jacobian      // the System's dense Jacobian, or nil (finite differences)
-	sp     *sparseMap    // the System's SparseJacobian mapped into A (krylov only), or nil
-	jd     []float64     // dense J (dense solver; staging of A without a SparseJacobian)
-	ls     *linSolver    // dense solver: M and its LU
+	krylov bool      // banded LU or GMRES through newtonLinear; dense LU otherwise
+	mfOnly bool      // matrix-free GMRES without a preconditioner: no Jacobian at all
+	jac    Jacobian  // the System's dense Jacobian, or nil (finite differences)
+	src    *jacRows  // the System's Jacobian rows (JacobianRows or SparseJacobian; krylov only), or nil
+	jd     []float64 // dense J (dense solver; krylov path without Jacobian rows: staging of J)
+	jval   []float64 // krylov: J's values over the stored entries of A (A = I − c·J shares its structure)
+	jErr   error     // the first error of the row assembly under way
+	emit   func(int, []int32, []float64)
 	nl     *newtonLinear // banded LU or GMRES
 	lu     []float64     // dense solver: M = I − c·J factored in place (row-major)
 	piv    []int         // and its pivots
@@ -118,18 +125,18 @@ func newStageSolver(method string, sys System, c *conf, stats *Work) (*stageSolv
 	s.krylov = true
 	s.banded = c.lin == LinearBanded
 	s.mfOnly = !s.banded && c.matrixFree && c.pc == PrecondNone
-	var pattern *CSR
-	if sj, ok := sys.(SparseJacobian); ok && !s.mfOnly {
+	if !s.mfOnly {
 		var err error
-		if s.sp, pattern, err = newSparseMap(sj, n); err != nil {
+		if s.src, err = newJacRows(sys, n); err != nil {
 			return nil, err
 		}
+		s.emit = s.addRow
 	}
 	blockOf, err := blocksOf(sys, n)
 	if err != nil {
 		return nil, err
 	}
-	if s.sp == nil && !s.mfOnly {
+	if s.src == nil && !s.mfOnly {
 		s.jd = make([]float64, n*n)
 		if s.jac == nil {
 			s.fy = make([]float64, n)
@@ -138,10 +145,14 @@ func newStageSolver(method string, sys System, c *conf, stats *Work) (*stageSolv
 	if c.matrixFree {
 		s.mfX, s.mfF = make([]float64, n), s.fz
 	}
-	s.nl = newNewtonLinear(c, n, pattern, blockOf, s.jv)
+	// The stage solver assembles A itself (formA, from J's rows or from
+	// the dense J), so newtonLinear stages no dense matrix of its own.
+	s.nl = newNewtonLinear(c, n, true, blockOf, s.jv)
 	s.nl.name = s.name
-	s.dx = s.nl.dx
-	if !s.banded {
+	if s.banded {
+		s.dx = s.nl.dx // the banded solve's result, in place
+	} else {
+		s.dx = make([]float64, n)
 		s.wsc, s.wtmp = make([]float64, n), make([]float64, n)
 		s.sop = s.scaledOp
 		s.spc = scaledPC{s: s, tmp: make([]float64, n)}
@@ -232,15 +243,20 @@ func (s *stageSolver) evalJacobian(t, h float64, y, fy []float64) error {
 	s.jT = t
 	copy(s.jY, y)
 	switch {
-	case s.sp != nil:
-		if err := s.sp.sj.SparseJacobian(t, y, s.sp.jval); err != nil {
+	case s.src != nil:
+		// J's rows straight into A's structure: its non-zeros and the
+		// diagonal (assembleJ).
+		A := s.nl.A
+		A.reset()
+		s.jErr = nil
+		if err := s.src.eval(t, y, s.emit); err != nil {
 			return &StepError{Method: s.method, Status: Failure, T: t, Dt: h, Index: -1, Err: err, Detail: "evaluating the sparse Jacobian"}
 		}
-		s.sp.pt.T = t
-		copy(s.sp.pt.Y, y)
-		if k := firstNonFinite(s.sp.jval); k >= 0 {
-			rp, _ := s.sp.sj.JacobianPattern()
-			return &StepError{Method: s.method, Status: NonFinite, T: t, Dt: h, Index: rowOf(rp, k), Detail: "in the Jacobian"}
+		if err := s.assembleJ(); err != nil {
+			return &StepError{Method: s.method, Status: Failure, T: t, Dt: h, Index: -1, Err: err, Detail: "assembling the sparse Jacobian"}
+		}
+		if i := A.nonFiniteRow(); i >= 0 {
+			return &StepError{Method: s.method, Status: NonFinite, T: t, Dt: h, Index: i, Detail: "in the Jacobian"}
 		}
 	case s.jac != nil:
 		if err := s.jac.Jacobian(t, y, s.jd); err != nil {
@@ -269,29 +285,71 @@ func (s *stageSolver) evalJacobian(t, h float64, y, fy []float64) error {
 			return &StepError{Method: s.method, Status: NonFinite, T: t, Dt: h, Index: k / n, Detail: "in the finite-difference Jacobian"}
 		}
 	}
+	if s.krylov && s.src == nil {
+		// A dense J (the System's or differenced) for GMRES or the band
+		// solver: its non-zeros and the diagonal into A's structure.
+		A, n := s.nl.A, s.n
+		A.reset()
+		for i := 0; i < n; i++ {
+			if err := A.addDense(i, s.jd[i*n:(i+1)*n]); err != nil {
+				return &StepError{Method: s.method, Status: Failure, T: t, Dt: h, Index: -1, Err: err, Detail: "assembling the Jacobian"}
+			}
+		}
+		s.keepJ()
+	}
 	s.haveJ = true
 	return nil
 }
 
-// formA writes M = I − c·J into the sparse matrix of newtonLinear.
+// addRow takes row i of J from the System (jacRows.eval): checked, its
+// non-zero entries and the diagonal appended to A.
+func (s *stageSolver) addRow(i int, cols []int32, vals []float64) {
+	if s.jErr != nil {
+		return
+	}
+	A := s.nl.A
+	if s.jErr = checkRow(A.n, i, cols, vals, i >= 0 && i < A.n && A.seen[i]); s.jErr == nil {
+		s.jErr = A.addScaled(i, cols, vals, 1, 0)
+	}
+}
+
+// assembleJ ends the row assembly of J into A (rows not given are zero)
+// and keeps J's values.
+func (s *stageSolver) assembleJ() error {
+	if s.jErr != nil {
+		return s.jErr
+	}
+	if err := s.nl.A.finish(0, s.n); err != nil {
+		return err
+	}
+	s.keepJ()
+	return nil
+}
+
+// keepJ copies J's values, assembled into A, into jval: A's structure
+// is J's until the next evaluation, and formA writes A = I − c·J over it
+// for any c.
+func (s *stageSolver) keepJ() {
+	A := s.nl.A
+	if cap(s.jval) < len(A.val) {
+		s.jval = make([]float64, len(A.val), cap(A.val))
+	}
+	s.jval = s.jval[:len(A.val)]
+	copy(s.jval, A.val)
+	s.cA = math.NaN() // A holds J, not M: formA before any use
+}
+
+// formA writes M = I − c·J into the sparse matrix of newtonLinear, over
+// J's stored entries (its non-zeros and the diagonal): one pass over the
+// values.
 func (s *stageSolver) formA(c float64) {
 	A := s.nl.A
-	if s.sp != nil {
-		clear(A.Val)
-		for k, v := range s.sp.jval {
-			A.Val[s.sp.dst[k]] -= c * v
-		}
-		for _, d := range s.sp.diag {
-			A.Val[d]++
-		}
-	} else {
-		// Full pattern: A.Val is row-major like jd.
-		for k, v := range s.jd {
-			A.Val[k] = -c * v
-		}
-		for i := 0; i < s.n; i++ {
-			A.Val[i*s.n+i]++
-		}
+	val := A.val[:len(s.jval)]
+	for k, v := range s.jval {
+		val[k] = -c * v
+	}
+	for _, d := range A.diag {
+		val[d]++
 	}
 	s.cA = c
 }
@@ -347,7 +405,10 @@ func (s *stageSolver) solve(t, h, c float64, r, w []float64, tol float64) error 
 	}
 	nl := s.nl
 	if s.banded {
-		if err := nl.krylov(r, resNorm(r), s.stats); err != nil { // an exact banded solve
+		for i, v := range r {
+			nl.b[i] = -v
+		}
+		if err := nl.solve(s.lastRes, s.stats); err != nil { // an exact banded solve into nl.dx = s.dx
 			return nl.linearError(s.method, t, h, s.lastIter, err)
 		}
 		s.scaleStale(c)
@@ -389,8 +450,9 @@ func (s *stageSolver) gmres(r, w []float64, tol float64) error {
 		nl.b[i] = -v * sc[i]
 	}
 	eta := s.c.krylovTol
+	bn := -1.0 // ‖b‖₂ when computed here, for GMRES
 	if s.c.forcing == ForcingEisenstatWalker && s.fixedTol == 0 {
-		if bn := norm2(nl.b); bn > 0 {
+		if bn = norm2(nl.b); bn > 0 {
 			eta = math.Min(etaMax, math.Max(eta, gmresLinTol*tol/bn))
 		}
 	}
@@ -399,9 +461,19 @@ func (s *stageSolver) gmres(r, w []float64, tol float64) error {
 		s.spc.pc = nl.pc
 		pc = &s.spc
 	}
-	its, _, err := nl.kry.solve(s.sop, pc, nl.b, nl.dx, eta, s.c.krylovMaxIter)
-	for i := range nl.dx {
-		nl.dx[i] /= sc[i]
+	// Lazy: a solve that converges in one iteration leaves its solution
+	// as a·z, unscaled below in the same pass.
+	its, _, err := nl.kry.solve(s.sop, nil, pc, nl.b, s.dx, bn, eta, s.c.krylovMaxIter, true)
+	dx := s.dx
+	if err == nil && nl.kry.lazyDone {
+		a, z := nl.kry.xScale, nl.kry.z[:len(dx)]
+		for i := range dx {
+			dx[i] = a * z[i] / sc[i]
+		}
+	} else {
+		for i := range dx {
+			dx[i] /= sc[i]
+		}
 	}
 	s.stats.LinearIters += its
 	s.stats.LinearSolves++
@@ -433,7 +505,7 @@ type scaledPC struct {
 	tmp []float64
 }
 
-func (p *scaledPC) setup(a *CSR) error { return p.pc.setup(a) }
+func (p *scaledPC) setup(a *spMatrix) error { return p.pc.setup(a) }
 
 func (p *scaledPC) apply(r, z []float64) {
 	sc := p.s.wsc
@@ -526,11 +598,11 @@ func (s *stageSolver) newton(t, h, c float64, p, b, e, w []float64, tol float64,
 			return false, err
 		}
 		r := s.r
-		for i := range r {
-			r[i] = e[i] - b[i] - c*f[i]
-		}
-		s.lastRes = resNorm(r)
-		if k := firstNonFinite(r); k >= 0 {
+		ss, rmax := stageResidual(r, e, b, f, c)
+		rn, finite := normOf(r, ss, rmax)
+		s.lastRes = rn
+		if !finite {
+			k := firstNonFinite(r)
 			s.lastFail = fmt.Sprintf("non-finite residual in component %d%s", k, s.component(k))
 			return false, nil
 		}
@@ -562,30 +634,26 @@ func (s *stageSolver) newton(t, h, c float64, p, b, e, w []float64, tol float64,
 			return false, nil
 		}
 		dx := s.dx
-		if k := firstNonFinite(dx); k >= 0 {
+		// e += dx, with dx's weighted norm (and, for the fixed-step test,
+		// z = p + e with max|dx| and max|z|) in the same pass.
+		del, dmax, zmax, finite := stageUpdate(e, dx, w, p, z, s.fixedTol > 0)
+		if !finite {
+			k := firstNonFinite(dx)
 			s.lastFail = fmt.Sprintf("non-finite Newton update in component %d%s", k, s.component(k))
 			return false, nil
 		}
-		for i := range e {
-			e[i] += dx[i]
-		}
-		del := wrmsNorm(dx, w)
 		if m > 0 {
 			*rate = math.Max(0.3**rate, del/delp)
 		}
 		conv := false
 		if s.fixedTol > 0 {
+			conv = dmax <= s.fixedTol*(1+zmax) // z = p + e is written
+		} else if conv = del*math.Min(1, *rate) <= tol; conv {
 			for i := range z {
 				z[i] = p[i] + e[i]
 			}
-			conv = maxAbs(dx) <= s.fixedTol*(1+maxAbs(z))
-		} else {
-			conv = del*math.Min(1, *rate) <= tol
 		}
 		if conv {
-			for i := range z {
-				z[i] = p[i] + e[i]
-			}
 			return true, nil
 		}
 		if m > 0 && del > 2*delp {
@@ -619,6 +687,65 @@ func (s *stageSolver) failure(t, h float64, why string) error {
 		d += "; last attempt: " + s.lastFail
 	}
 	return &StepError{Method: s.method, Status: st, T: t, Dt: h, Index: -1, Iter: s.lastIter, Residual: s.lastRes, Detail: d, Err: s.lastErr}
+}
+
+// stageResidual writes the residual r = e − b − c·f of the stage
+// equation and returns Σ r_i² and max |r_i| (normOf's input), in one
+// pass.
+func stageResidual(r, e, b, f []float64, c float64) (ss, rmax float64) {
+	e, b, f = e[:len(r)], b[:len(r)], f[:len(r)]
+	for i := range r {
+		v := e[i] - b[i] - c*f[i]
+		r[i] = v
+		ss += v * v
+		if a := math.Abs(v); a > rmax {
+			rmax = a
+		}
+	}
+	return ss, rmax
+}
+
+// stageUpdate adds the Newton update dx to e and returns its weighted
+// RMS norm (wrmsNorm), in one pass; with full set it also writes
+// z = p + e and returns max|dx_i| and max|z_i|. finite is false (and e
+// partly updated) when dx holds a value that is not finite.
+func stageUpdate(e, dx, w, p, z []float64, full bool) (del, dmax, zmax float64, finite bool) {
+	n := len(e)
+	dx, w = dx[:n], w[:n]
+	var bad float64 // stays 0 unless a value is infinite or NaN
+	s := 0.0
+	if full {
+		p, z = p[:n], z[:n]
+		for i, d := range dx {
+			ei := e[i] + d
+			e[i] = ei
+			zi := p[i] + ei
+			z[i] = zi
+			x := d * w[i]
+			s += x * x
+			bad += d * 0
+			if a := math.Abs(d); a > dmax {
+				dmax = a
+			}
+			if a := math.Abs(zi); a > zmax || a != a {
+				zmax = a // NaN (p not finite) stays: no convergence
+			}
+		}
+	} else {
+		for i, d := range dx {
+			e[i] += d
+			x := d * w[i]
+			s += x * x
+			bad += d * 0
+		}
+	}
+	if bad != 0 {
+		return 0, 0, 0, false
+	}
+	if n > 0 {
+		del = math.Sqrt(s / float64(n))
+	}
+	return del, dmax, zmax, true
 }
 
 // wrmsNorm is √(Σ (v_i·w_i)² / n), the weighted RMS norm of the error

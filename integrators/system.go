@@ -46,6 +46,22 @@ type SparseJacobian interface {
 	SparseJacobian(t float64, y, val []float64) error
 }
 
+// JacobianRows is an optional capability of a System: ∂f/∂y handed over
+// row by row. The implicit and structural methods prefer it to
+// SparseJacobian when they solve with GMRES or the banded solver: they
+// assemble their Newton matrix straight from the rows, storing only the
+// entries that are not zero, with no copy of the Jacobian and no pattern
+// fixed in advance (graph.System implements it). The dense solver keeps
+// using Jacobian (or finite differences).
+type JacobianRows interface {
+	// JacobianRows calls emit for rows of ∂f/∂y at (t, y), each row at
+	// most once: the columns of its entries, strictly increasing and in
+	// [0, Dim), and their values (zeros among them are allowed). Rows it
+	// does not give are zero. cols and vals are only valid during the
+	// call to emit; emit must not be retained.
+	JacobianRows(t float64, y []float64, emit func(row int, cols []int32, vals []float64)) error
+}
+
 // Blocked is an optional capability of a System whose state is made of
 // blocks, such as a graph's nodes: block b is y[starts[b]:starts[b+1]],
 // starts[0] = 0, strictly increasing, the last = Dim. The block-Jacobi

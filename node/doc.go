@@ -36,7 +36,7 @@
 // its bodies' MarkerMass; graphs warn when a run's step exceeds it), and
 // [Drawer] (the node's
 // geometry for cosim view and cosim render: [Primitive] spheres, boxes,
-// planes, coils and lines computed from its parameters and state, with
+// planes, coils, lines and cylinders computed from its parameters and state, with
 // the shared visualization parameters of [VisualParams] — show,
 // draw_size, color — and the renderer's [DrawSettings]; a node without it
 // draws nothing), and [HiddenState] (a node whose model keeps state the

@@ -25,9 +25,15 @@ const (
 	Coil
 	// Line is a straight segment from P to Q.
 	Line
+	// Cylinder is a solid round rod from P to Q of diameter Size[0]:
+	// rods, damper housings and piston rods.
+	Cylinder
 )
 
-var shapeNames = [...]string{Sphere: "sphere", Box: "box", Plane: "plane", Coil: "coil", Line: "line"}
+// PrimKinds returns every primitive kind, in order: renderers draw each.
+func PrimKinds() []PrimKind { return []PrimKind{Sphere, Box, Plane, Coil, Line, Cylinder} }
+
+var shapeNames = [...]string{Sphere: "sphere", Box: "box", Plane: "plane", Coil: "coil", Line: "line", Cylinder: "cylinder"}
 
 func (k PrimKind) String() string {
 	if int(k) < len(shapeNames) && shapeNames[k] != "" {
@@ -50,8 +56,8 @@ type Primitive struct {
 	// Q is the end of a coil or line.
 	Q [3]float64
 	// Size is the sphere's radius (Size[0]), the box's edge lengths, the
-	// plane's extents (Size[0] along x, Size[2] along z) or the coil's
-	// diameter (Size[0]).
+	// plane's extents (Size[0] along x, Size[2] along z) or the coil's or
+	// cylinder's diameter (Size[0]).
 	Size [3]float64
 	// Rot is the unit quaternion (w, x, y, z) taking body axes to world
 	// axes, for boxes and planes; the zero value means the identity.
@@ -78,6 +84,12 @@ type DrawSettings struct {
 	BodySize       float64    // m; size of a body with draw_size −1
 	BodyColor      [4]float64 // color of a body with color R = −1
 	GroundColor    [4]float64 // color of fixed things (tables, ground markers)
+	// DamperColor is the color of damper housings and piston rods.
+	DamperColor [4]float64
+	// CartesianSprings draws a Cartesian spring-damper as Exudyn does,
+	// three springs along world x, y and z in turn ([CartesianSprings]),
+	// instead of one spring between its markers ([SpringDamper]).
+	CartesianSprings bool
 }
 
 // DefaultDrawSettings returns the defaults: springs 0.1 m across with 8
@@ -92,6 +104,7 @@ func DefaultDrawSettings() DrawSettings {
 		BodySize:       0.1,
 		BodyColor:      [4]float64{0.8, 0.25, 0.2, 1},
 		GroundColor:    [4]float64{0.6, 0.6, 0.6, 1},
+		DamperColor:    [4]float64{0.35, 0.35, 0.4, 1},
 	}
 }
 
@@ -218,15 +231,82 @@ func CartesianSprings(p0, p1 [3]float64, size float64, color [4]float64, set *Dr
 		b := a
 		b[axis] = p1[axis]
 		if b != a {
-			s := Primitive{Kind: Coil, P: a, Q: b, Size: [3]float64{size, size, size}, Windings: set.SpringWindings, Color: color}
-			if set.Simplified {
-				s.Kind, s.Windings = Line, 0
-			}
-			dst = append(dst, s)
+			dst = append(dst, spring(a, b, size, color, set))
 		}
 		a = b
 	}
 	return dst
+}
+
+// SpringDamper appends the drawing of a spring and a damper acting in
+// parallel between the attachment points p0 and p1 — a coil-over, as a
+// car's suspension strut: a [Coil] of diameter size with set.SpringWindings
+// turns from p0 to p1 (a [Line] when set.Simplified), and, when damped, a
+// damper inside it: a housing [Cylinder] of diameter size/2 from p0 over
+// 55 % of the way and a piston rod of diameter size/5 from p1 over 55 %
+// of the way back, so the two overlap and slide as the length changes.
+// damped is false for a spring without a damper. Nothing is drawn when
+// the points coincide.
+func SpringDamper(p0, p1 [3]float64, size float64, color [4]float64, damped bool, set *DrawSettings, dst []Primitive) []Primitive {
+	if p0 == p1 {
+		return dst
+	}
+	dst = append(dst, spring(p0, p1, size, color, set))
+	if damped && !set.Simplified {
+		dst = append(dst,
+			Primitive{Kind: Cylinder, P: p0, Q: lerp(p0, p1, 0.55), Size: [3]float64{size / 2, size / 2, size / 2}, Color: set.DamperColor},
+			Primitive{Kind: Cylinder, P: p1, Q: lerp(p1, p0, 0.55), Size: [3]float64{size / 5, size / 5, size / 5}, Color: set.DamperColor})
+	}
+	return dst
+}
+
+// RodSpring appends the drawing of a spring of rest length restLength
+// between p0 and p1 that acts as an elastic rod (a pendulum's rod, a
+// link): rigid [Cylinder] rods of diameter size/4 from each end and a
+// [Coil] of diameter size between them whose length changes by exactly
+// the spring's stretch ℓ − ℓ₀. Each rod is 0.4 ℓ₀ long (at most 0.45 ℓ,
+// so a compressed spring keeps a coil), the coil the rest. A spring of
+// zero rest length is a coil from p0 to p1 ([SpringDamper] without a
+// damper). Nothing is drawn when the points coincide.
+func RodSpring(p0, p1 [3]float64, restLength, size float64, color [4]float64, set *DrawSettings, dst []Primitive) []Primitive {
+	var d [3]float64
+	for i := range d {
+		d[i] = p1[i] - p0[i]
+	}
+	l := math.Sqrt(d[0]*d[0] + d[1]*d[1] + d[2]*d[2])
+	if !(l > 0) {
+		return dst
+	}
+	if !(restLength > 0) {
+		return SpringDamper(p0, p1, size, color, false, set, dst)
+	}
+	f := math.Min(0.4*restLength, 0.45*l) / l
+	a, b := lerp(p0, p1, f), lerp(p1, p0, f)
+	rod := [3]float64{size / 4, size / 4, size / 4}
+	return append(dst,
+		Primitive{Kind: Cylinder, P: p0, Q: a, Size: rod, Color: color},
+		spring(a, b, size, color, set),
+		Primitive{Kind: Cylinder, P: b, Q: p1, Size: rod, Color: color})
+}
+
+// GroundMarker appends the mark of a connector's fixed end at p: a cube
+// of edge size in set.GroundColor.
+func GroundMarker(p [3]float64, size float64, set *DrawSettings, dst []Primitive) []Primitive {
+	return append(dst, Primitive{Kind: Box, P: p, Size: [3]float64{size, size, size}, Color: set.GroundColor})
+}
+
+// spring is a coil from a to b, or a line when set.Simplified.
+func spring(a, b [3]float64, size float64, color [4]float64, set *DrawSettings) Primitive {
+	s := Primitive{Kind: Coil, P: a, Q: b, Size: [3]float64{size, size, size}, Windings: set.SpringWindings, Color: color}
+	if set.Simplified {
+		s.Kind, s.Windings = Line, 0
+	}
+	return s
+}
+
+// lerp is a + f·(b − a).
+func lerp(a, b [3]float64, f float64) [3]float64 {
+	return [3]float64{a[0] + f*(b[0]-a[0]), a[1] + f*(b[1]-a[1]), a[2] + f*(b[2]-a[2])}
 }
 
 // CoilPoints appends the polyline of a [Coil] to dst: a helix of diameter

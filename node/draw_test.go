@@ -108,3 +108,59 @@ func TestVisual(t *testing.T) {
 		t.Error("curve tiling 2 accepted")
 	}
 }
+
+// TestSpringDamper: a coil from p0 to p1, and with a damper a housing
+// from p0 and a rod from p1, each 55 % of the length (so they overlap by
+// 10 %); coincident points draw nothing.
+func TestSpringDamper(t *testing.T) {
+	set := node.DefaultDrawSettings()
+	p0, p1 := [3]float64{0, 0, 0}, [3]float64{0, -2, 0}
+	got := node.SpringDamper(p0, p1, 0.2, [4]float64{1, 0, 0, 1}, false, &set, nil)
+	if len(got) != 1 || got[0].Kind != node.Coil || got[0].P != p0 || got[0].Q != p1 || got[0].Size[0] != 0.2 {
+		t.Errorf("undamped: %+v, want one coil p0→p1", got)
+	}
+	got = node.SpringDamper(p0, p1, 0.2, [4]float64{1, 0, 0, 1}, true, &set, nil)
+	if len(got) != 3 {
+		t.Fatalf("damped: %d shapes, want 3", len(got))
+	}
+	h, r := got[1], got[2]
+	if h.Kind != node.Cylinder || h.P != p0 || math.Abs(h.Q[1]+1.1) > 1e-15 || h.Size[0] != 0.1 || h.Color != set.DamperColor {
+		t.Errorf("housing %+v, want a cylinder of diameter 0.1 from p0 to y = -1.1", h)
+	}
+	if r.Kind != node.Cylinder || r.P != p1 || math.Abs(r.Q[1]+0.9) > 1e-15 || math.Abs(r.Size[0]-0.04) > 1e-15 {
+		t.Errorf("rod %+v, want a cylinder of diameter 0.04 from p1 to y = -0.9", r)
+	}
+	if got := node.SpringDamper(p0, p0, 0.2, [4]float64{}, true, &set, nil); len(got) != 0 {
+		t.Errorf("coincident points draw %+v", got)
+	}
+}
+
+// TestRodSpring: rods of 0.4 ℓ₀ from both ends and a coil between them
+// whose length grows by exactly the stretch (analytic: coil = ℓ − 0.8 ℓ₀);
+// compressed below 0.89 ℓ₀ the rods shrink to 0.45 ℓ so a coil remains;
+// zero rest length is a plain coil.
+func TestRodSpring(t *testing.T) {
+	set := node.DefaultDrawSettings()
+	length := func(p node.Primitive) float64 {
+		return math.Hypot(p.Q[0]-p.P[0], math.Hypot(p.Q[1]-p.P[1], p.Q[2]-p.P[2]))
+	}
+	for _, c := range []struct{ l, rod, coil float64 }{{1.1, 0.4, 0.3}, {1.25, 0.4, 0.45}, {0.5, 0.225, 0.05}} {
+		got := node.RodSpring([3]float64{}, [3]float64{0, -c.l, 0}, 1, 0.1, [4]float64{0, 0, 1, 1}, &set, nil)
+		if len(got) != 3 || got[0].Kind != node.Cylinder || got[1].Kind != node.Coil || got[2].Kind != node.Cylinder {
+			t.Fatalf("ℓ = %v: %+v, want rod, coil, rod", c.l, got)
+		}
+		// 1e-12: sums of a few numbers of order 1.
+		if math.Abs(length(got[0])-c.rod) > 1e-12 || math.Abs(length(got[2])-c.rod) > 1e-12 || math.Abs(length(got[1])-c.coil) > 1e-12 {
+			t.Errorf("ℓ = %v: rods %v, %v and coil %v, want %v and %v", c.l, length(got[0]), length(got[2]), length(got[1]), c.rod, c.coil)
+		}
+		if got[0].P != ([3]float64{}) || got[2].Q != [3]float64{0, -c.l, 0} || got[0].Q != got[1].P || got[1].Q != got[2].P {
+			t.Errorf("ℓ = %v: the pieces do not join end to end: %+v", c.l, got)
+		}
+	}
+	if got := node.RodSpring([3]float64{}, [3]float64{1, 0, 0}, 0, 0.1, [4]float64{}, &set, nil); len(got) != 1 || got[0].Kind != node.Coil {
+		t.Errorf("zero rest length: %+v, want one coil", got)
+	}
+	if got := node.RodSpring([3]float64{}, [3]float64{}, 1, 0.1, [4]float64{}, &set, nil); len(got) != 0 {
+		t.Errorf("coincident points draw %+v", got)
+	}
+}

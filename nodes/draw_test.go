@@ -2,6 +2,8 @@ package nodes_test
 
 import (
 	"math"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/cosimgo/cosim/node"
@@ -44,7 +46,7 @@ func TestDrawers(t *testing.T) {
 			continue
 		}
 		for _, p := range got[1:] {
-			if p.Kind < node.Sphere || p.Kind > node.Line {
+			if !slices.Contains(node.PrimKinds(), p.Kind) {
 				t.Errorf("%s: primitive of kind %v", name, p.Kind)
 			}
 			for _, v := range append(append(p.P[:], p.Q[:]...), p.Rot[:]...) {
@@ -87,7 +89,85 @@ func TestDrawers(t *testing.T) {
 			t.Errorf("%s: show false still draws %+v", name, got)
 		}
 	}
-	if drawn < 6 {
-		t.Errorf("%d drawn types, want at least the six bodies and connectors", drawn)
+	if drawn < 7 {
+		t.Errorf("%d drawn types, want at least the bodies, the table and the two connectors", drawn)
 	}
+}
+
+// TestPositionedTypesDraw: every registered type that has a place in the
+// world draws itself. A type has a place when connectors attach to it
+// (node.Marker), when it is a connector (it sits between two points),
+// when a state field has the Position role, or when it has a parameter or
+// output "position" in m (a table's height). Types without one (the
+// constant and the sources) are not drawn as geometry: the viewer lists
+// them beside the scene.
+func TestPositionedTypesDraw(t *testing.T) {
+	r := nodes.Registry()
+	var unplaced []string
+	for _, typ := range nodes.Types() {
+		n, err := r.New(typ.Name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := n.Spec()
+		_, marker := node.As[node.Marker](n)
+		why := ""
+		switch {
+		case marker:
+			why = "connectors attach to it (node.Marker)"
+		case typ.Connector != nil:
+			why = "it is a connector"
+		default:
+			for _, f := range s.State {
+				if f.Role == node.Position {
+					why = "its state field " + f.Name + " has the Position role"
+				}
+			}
+			for _, f := range s.Outputs {
+				if f.Name == "position" && f.Units == "m" {
+					why = "it has an output position in m"
+				}
+			}
+			for _, p := range s.Params {
+				if p.Name == "position" && p.Units == "m" {
+					why = "it has a parameter position in m"
+				}
+			}
+		}
+		if why == "" {
+			unplaced = append(unplaced, typ.Name)
+			continue
+		}
+		if _, ok := node.As[node.Drawer](n); !ok {
+			t.Errorf("%s has a place in the world (%s) but does not draw itself: implement node.Drawer", typ.Name, why)
+		}
+	}
+	// The check must not pass by calling everything unplaced.
+	for _, name := range unplaced {
+		// Sources and control blocks are signals, not bodies.
+		if !slices.Contains([]string{"constant", "sine", "step", "ramp", "pulse", "lookup"}, name) && !slices.Contains(controlTypes(), name) {
+			t.Errorf("%s has no place in the world by this test's rules: is that right?", name)
+		}
+	}
+}
+
+// controlTypes are the names of the control blocks: the types whose nodes
+// come from package control.
+func controlTypes() []string {
+	var names []string
+	r := nodes.Registry()
+	for _, typ := range nodes.Types() {
+		n, err := r.New(typ.Name, nil)
+		if err != nil {
+			continue
+		}
+		rt := reflect.TypeOf(n)
+		if rt.Kind() == reflect.Pointer {
+			rt = rt.Elem()
+		}
+		if rt.PkgPath() == "github.com/cosimgo/cosim/nodes/control" {
+			names = append(names, typ.Name)
+		}
+	}
+	return names
 }

@@ -92,8 +92,14 @@ func checkOutputPath(flag, path string) error {
 	return nil
 }
 
-// figureFormats are the figure file extensions plots are written in.
-var figureFormats = []string{".png", ".svg", ".pdf", ".jpg", ".jpeg", ".eps", ".tif", ".tiff"}
+// figureFormats are the figure file extensions plots are written in:
+// the formats gonum/plot writes, but EPS, whose files gonum/plot (v0.17)
+// starts with "%%!PS" instead of "%!PS", which PostScript readers do
+// not recognise.
+var figureFormats = []string{".png", ".svg", ".pdf", ".jpg", ".jpeg", ".tif", ".tiff"}
+
+// figureFormatList names figureFormats for messages and help texts.
+const figureFormatList = ".png, .svg, .pdf, .jpg (.jpeg) or .tif (.tiff)"
 
 // checkFigure checks a figure's file name: a known extension, a writable
 // place.
@@ -104,7 +110,7 @@ func checkFigure(flag, file string) error {
 			return checkOutputPath(flag, file)
 		}
 	}
-	return usagef("%s %s: use a .png, .svg or .pdf file name", flag, file)
+	return usagef("%s %s: use a %s file name", flag, file, figureFormatList)
 }
 
 // special reports whether path exists and is not a regular file (a

@@ -13,8 +13,8 @@
 //	                                 draw a recorded history against time (--scene: one panel per unit)
 //	cosim view SCENE [-o FILE.html] [--serve ADDR] [--history FILE]
 //	                                 the scene in 3D in a self-contained page (play, slider, plots)
-//	cosim render SCENE -o FILE.gif|FILE.png [--fps N] [--size WxH] [--camera YAW,PITCH] [--at T]
-//	                                 the scene drawn into an animated GIF or a PNG
+//	cosim render SCENE -o FILE.gif|FILE.png|FILE.mp4 [--fps N] [--size WxH] [--camera YAW,PITCH] [--at T]
+//	                                 the scene drawn into an animated GIF, a PNG or a video (ffmpeg)
 //	cosim graph SCENE [--format dot|svg]
 //	                                 the scene's graph in Graphviz DOT, or an SVG drawn without Graphviz
 //	cosim sweep SCENE --vary NODE.PARAM=START:STOP:COUNT… [-j N] [--shard I/N] [--keep-going]
@@ -83,7 +83,7 @@ func commands() []command {
 		{"run", runArgs, "run a scene file: summary, history (CSV or JSON lines) and plot", cmdRun},
 		{"plot", plotArgs, "draw columns of a recorded history against time (PNG, SVG, PDF)", cmdPlot},
 		{"view", viewArgs, "draw a scene in 3D in a self-contained HTML page (or serve it live with --serve)", cmdView},
-		{"render", renderArgs, "draw a scene into an animated GIF or a PNG of one time", cmdRender},
+		{"render", renderArgs, "draw a scene into an animated GIF, a PNG of one time, or an MP4/WebM video (needs ffmpeg)", cmdRender},
 		{"graph", graphArgs, "write a scene's graph in Graphviz DOT (pipe into dot -Tsvg)", cmdGraph},
 		{"fit", fitArgs, "fit scene parameters to measured data (least squares, exact gradients through contacts)", cmdFit},
 		{"sensitivity", sensitivityArgs, "∂(fields)/∂(parameters) along a monolithic run, exact through located events", cmdSensitivity},

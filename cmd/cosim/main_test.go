@@ -453,7 +453,7 @@ func TestRun(t *testing.T) {
 		{[]string{"run", springScene, "--format", "xml"}, 2, "use csv or jsonl"},
 		{[]string{"run", springScene, "--plot", filepath.Join(dir, "f.png"), "-y", "mass.velocity"}, 1, `-y mass.velocity: not a recorded column`},
 		{[]string{"run", springScene, "-y", "mass.position"}, 2, "add --plot FIG"},
-		{[]string{"run", springScene, "--plot", filepath.Join(dir, "f.txt")}, 2, "use a .png, .svg or .pdf"},
+		{[]string{"run", springScene, "--plot", filepath.Join(dir, "f.txt")}, 2, "use a .png, .svg, .pdf, .jpg"},
 	} {
 		code, _, errs := cosim(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {

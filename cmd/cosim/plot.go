@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	gocolor "image/color"
@@ -30,7 +31,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plot", plotArgs, stderr)
 	var ys, sets stringList
 	fs.Var(&ys, "y", "a `COLUMN` to draw against t (repeatable; \"mass.position\" selects all its components); default: all")
-	out := fs.String("o", "", "the figure `FIG`: .png, .svg or .pdf (default: HISTORY with .png)")
+	out := fs.String("o", "", "the figure `FIG`: "+figureFormatList+" (default: HISTORY with .png)")
 	title := fs.String("title", "", "the plot title (default: the history file's name)")
 	ylabel := fs.String("ylabel", "", "the y-axis label of a single panel (default: the plotted field names; with --scene, and their units, per panel)")
 	sceneFile := fs.String("scene", "", "the `SCENE` file that wrote the history: its node specs give the columns' units, one panel per unit as run --plot draws (a history file carries no units)")
@@ -153,9 +154,10 @@ func buildPanels(h *graph.History, panels []panel, title string) ([]*plot.Plot, 
 		}
 		p.Y.Label.Text = pn.ylabel
 		p.Add(plotter.NewGrid())
+		p.X.Tick.Marker, p.Y.Tick.Marker = niceTicker{}, niceTicker{}
 		if lo, hi := panelRange(h, pn.cols); lo < 0 && hi > 0 {
-			// The range crosses zero: a tick and a line at zero.
-			p.Y.Tick.Marker = zeroTicks{}
+			// The range crosses zero: a line at zero (a labelled tick
+			// there comes with the nice ticks).
 			zero, err := plotter.NewLine(plotter.XYs{{X: h.Times[0], Y: 0}, {X: h.Times[len(h.Times)-1], Y: 0}})
 			if err == nil {
 				zero.Color = gocolor.Gray{Y: 0x80}
@@ -337,24 +339,98 @@ func panelRange(h *graph.History, cols []string) (lo, hi float64) {
 	return lo, hi
 }
 
-// zeroTicks are gonum's default ticks with zero among the labelled ones,
-// for an axis whose range crosses zero.
-type zeroTicks struct{}
+// niceTicker marks an axis with niceTicks: at least four labelled ticks
+// (gonum's default asks for about three, and a short time axis got two),
+// zero among them when the range crosses it, unlabelled minor ticks
+// between. The page of cosim view marks its plots the same way
+// (viewer.js niceTicks).
+type niceTicker struct{}
 
-func (zeroTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(min, max)
-	for _, t := range ts {
-		if t.Value == 0 && t.Label != "" {
-			return ts
+func (niceTicker) Ticks(min, max float64) []plot.Tick {
+	vals, labels, minor := niceTicks(min, max)
+	out := make([]plot.Tick, 0, 4*len(vals))
+	for i, v := range vals {
+		out = append(out, plot.Tick{Value: v, Label: labels[i]})
+	}
+	if minor > 0 {
+		for k := math.Ceil(min/minor - 1e-9); k*minor <= max+1e-9*minor; k++ {
+			v := k * minor
+			on := false
+			for _, m := range vals {
+				on = on || math.Abs(v-m) < minor*1e-6
+			}
+			if !on {
+				out = append(out, plot.Tick{Value: v})
+			}
 		}
 	}
-	out := ts[:0:0]
-	for _, t := range ts {
-		if t.Value != 0 {
-			out = append(out, t)
+	return out
+}
+
+// niceTicks returns the major ticks of an axis from lo to hi and their
+// labels: the multiples within the range of the largest step 1, 2, 2.5 or
+// 5 × 10^k that gives at least four of them (so 4 to 9), and the minor
+// step. Labels have the decimals the step needs (one more for 2.5), or an
+// exponent for numbers beyond 1e5 or below 1e-4, written as JavaScript
+// writes them ("1.5e-6"), so the page's plots read the same.
+func niceTicks(lo, hi float64) (vals []float64, labels []string, minor float64) {
+	if !(hi > lo) {
+		d := math.Max(math.Abs(lo), 1) * 0.5
+		lo, hi = lo-d, hi+d
+	}
+	raw := (hi - lo) / 4
+	k := math.Floor(math.Log10(raw))
+	step, m := 0.0, 1.0
+	for _, c := range []float64{5, 2.5, 2, 1} {
+		if s := c * math.Pow(10, k); s <= raw*(1+1e-9) {
+			step, m = s, c
+			break
 		}
 	}
-	return append(out, plot.Tick{Value: 0, Label: "0"})
+	if step == 0 {
+		step, m = 5*math.Pow(10, k-1), 5
+	}
+	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	if m == 2.5 {
+		dec++
+	}
+	big := math.Max(math.Abs(lo), math.Abs(hi))
+	label := func(v float64) string {
+		if big >= 1e5 || big < 1e-4 && big > 0 {
+			p := max(0, min(6, int(math.Round(math.Log10(big/step)))))
+			return jsExponent(strconv.FormatFloat(v, 'e', p, 64))
+		}
+		return strconv.FormatFloat(v, 'f', min(dec, 12), 64)
+	}
+	for i := math.Ceil(lo/step - 1e-9); i <= math.Floor(hi/step+1e-9); i++ {
+		v := i * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		vals = append(vals, v)
+		labels = append(labels, label(v))
+	}
+	switch m {
+	case 2, 5:
+		minor = step / m
+	default:
+		minor = step / 5
+	}
+	return vals, labels, minor
+}
+
+// jsExponent writes Go's exponent as JavaScript's toExponential does:
+// "1.5e-06" → "1.5e-6", "1e+05" → "1e+5".
+func jsExponent(s string) string {
+	i := strings.IndexByte(s, 'e')
+	if i < 0 || i+2 >= len(s) {
+		return s
+	}
+	digits := strings.TrimLeft(s[i+2:], "0")
+	if digits == "" {
+		digits = "0"
+	}
+	return s[:i+2] + digits
 }
 
 // axisLabel names what a panel plots: its fields (components merged:

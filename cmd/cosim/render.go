@@ -1,19 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"image"
-	"image/color/palette"
-	"image/draw"
-	"image/gif"
 	"image/png"
 	"io"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cosimgo/cosim/internal/raster"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/scene"
 )
 
@@ -23,30 +26,34 @@ import (
 //
 //go:generate go run . render -q ../../examples/scenes/rigid-body-spring.json -o ../../docs/assets/rigid-body-spring.gif --size 320x240 --fps 10 --camera 20,15
 
-const renderArgs = "SCENE -o FILE.gif|FILE.png [--fps N] [--speed X] [--size WxH] [--camera YAW,PITCH[,ZOOM]] [--at T] [--history FILE] [--set NODE.PARAM=VALUE]…"
+const renderArgs = "SCENE -o FILE.gif|FILE.png|FILE.mp4|FILE.webm [--fps N] [--speed X] [--size WxH] [--camera YAW,PITCH[,ZOOM]] [--at T] [--history FILE [--allow-partial]] [--set NODE.PARAM=VALUE]…"
 
 // renderOpts are the settings of cosim render.
 type renderOpts struct {
-	out    string
-	fps    float64
-	speed  float64
-	w, h   int
-	at     float64
-	atSet  bool
-	quiet  bool
-	draw   drawFlags
-	camera cameraView
+	out      string
+	fps      float64
+	speed    float64
+	w, h     int
+	at       float64
+	atSet    bool
+	quiet    bool
+	noLabels bool
+	workers  int
+	draw     drawFlags
+	camera   cameraView
 }
 
 func cmdRender(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("render", renderArgs, stderr)
 	var o renderOpts
-	fs.StringVar(&o.out, "o", "", "write the image to `FILE`: .gif for an animation, .png for one time")
+	fs.StringVar(&o.out, "o", "", "write the image to `FILE`: .gif for an animation, .png for one time, .mp4 or .webm for a video (needs ffmpeg)")
 	fs.Float64Var(&o.fps, "fps", 20, "frames per second of the animation")
 	fs.Float64Var(&o.speed, "speed", 1, "simulated seconds per second of animation")
 	size := fs.String("size", "480x360", "image size `WxH` in pixels")
 	at := fs.String("at", "", "the time `T` (s) a PNG shows (default: the end of the run)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress bar")
+	fs.BoolVar(&o.noLabels, "no-labels", false, "leave the nodes' names out")
+	fs.IntVar(&o.workers, "j", 0, "draw and encode frames on `N` goroutines (default: one per CPU; the file is the same for any N)")
 	addDrawFlags(fs, &o.draw, 400)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -72,7 +79,7 @@ func cmdRender(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if strings.HasSuffix(strings.ToLower(o.out), ".png") {
+	if o.kind() == ".png" {
 		fmt.Fprintf(stdout, "%s at t = %s s drawn into %s (%dx%d)\n", pos[0], fmtTime(t), o.out, o.w, o.h)
 	} else {
 		fmt.Fprintf(stdout, "%s: %d frames to t = %s s drawn into %s (%dx%d)\n", pos[0], n, fmtTime(t), o.out, o.w, o.h)
@@ -80,11 +87,19 @@ func cmdRender(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// kind is the output's format: its lower-case extension.
+func (o *renderOpts) kind() string { return strings.ToLower(filepath.Ext(o.out)) }
+
 // check validates the flags.
 func (o *renderOpts) check(size, at string) error {
-	ext := strings.ToLower(filepath.Ext(o.out))
-	if o.out == "" || ext != ".gif" && ext != ".png" {
-		return usagef("-o FILE.gif or -o FILE.png is required (got %q)", o.out)
+	ext := o.kind()
+	if o.out == "" || ext != ".gif" && ext != ".png" && ext != ".mp4" && ext != ".webm" {
+		return usagef("-o FILE.gif, FILE.png, FILE.mp4 or FILE.webm is required (got %q)", o.out)
+	}
+	if ext == ".mp4" || ext == ".webm" {
+		if _, err := exec.LookPath("ffmpeg"); err != nil {
+			return fmt.Errorf("-o %s: videos are encoded by ffmpeg, which is not on PATH (it is optional: install it, e.g. apt-get install ffmpeg, or write a .gif)", o.out)
+		}
 	}
 	ws, hs, ok := strings.Cut(size, "x")
 	w, err1 := strconv.Atoi(ws)
@@ -117,17 +132,22 @@ func (o *renderOpts) check(size, at string) error {
 	if o.draw.frames < 1 {
 		return usagef("--frames %d: need at least 1", o.draw.frames)
 	}
+	if o.workers < 0 {
+		return usagef("-j %d: need at least 1 (or 0: one per CPU)", o.workers)
+	}
 	return o.draw.set.Check()
 }
 
 // renderScene computes the frames and writes the image; it returns the
 // number of frames and the last time drawn.
 func renderScene(sc *scene.Scene, path string, o renderOpts, stderr io.Writer) (int, float64, error) {
-	png1 := strings.HasSuffix(strings.ToLower(o.out), ".png")
+	png1 := o.kind() == ".png"
 	d := o.draw
 	var (
 		fset *frameSet
 		err  error
+		// extent are the frames the camera frames: the whole run.
+		extent [][][]node.Primitive
 	)
 	switch {
 	case png1:
@@ -140,7 +160,17 @@ func renderScene(sc *scene.Scene, path string, o renderOpts, stderr io.Writer) (
 		}
 		run := sc
 		if d.history == "" {
-			// Run only to t, recording its start and its end.
+			// The camera frames the whole run, sampled, however early t
+			// is.
+			all := d
+			all.frames = min(d.frames, 200)
+			whole, werr := computeFrames(sc, path, all, true, io.Discard)
+			if whole == nil {
+				return 0, 0, werr
+			}
+			extent = whole.prims
+			// Run only to t, recording its start and its end: the frame
+			// is the state at t exactly.
 			cp := *sc
 			cp.Run.Steps, cp.Run.End = 0, t
 			if t == 0 {
@@ -153,13 +183,21 @@ func renderScene(sc *scene.Scene, path string, o renderOpts, stderr io.Writer) (
 			run = &cp
 			d.frames = 1
 		}
-		fset, err = computeFramesAt(run, path, d, []float64{t}, o.quiet, stderr)
-	case d.history != "":
-		end := 0.0
-		if h, herr := readHistoryFile(d.history); herr == nil && len(h.Times) > 0 {
-			end = h.Times[len(h.Times)-1]
+		end := math.Inf(1)
+		fset, err = computeFramesAt(run, path, d, func(last float64) []float64 { end = last; return []float64{t} }, o.quiet, stderr)
+		if fset != nil && d.history != "" {
+			if t > end+1e-9*math.Max(1, math.Abs(end)) {
+				return 0, 0, fmt.Errorf("--at %s: the history %s ends at %s s", fmtTime(t), d.history, fmtTime(end))
+			}
+			// The camera frames the whole history, sampled.
+			all := d
+			all.frames = min(d.frames, 200)
+			if whole, _ := computeFrames(sc, path, all, true, io.Discard); whole != nil {
+				extent = whole.prims
+			}
 		}
-		fset, err = computeFramesAt(sc, path, d, animationTimes(end, o.fps, o.speed, d.frames), o.quiet, stderr)
+	case d.history != "":
+		fset, err = computeFramesAt(sc, path, d, func(end float64) []float64 { return animationTimes(end, o.fps, o.speed, d.frames) }, o.quiet, stderr)
 	default:
 		// One recorded row per animation frame: every ≈ speed/(fps·dt)
 		// steps, at most d.frames frames.
@@ -174,28 +212,150 @@ func renderScene(sc *scene.Scene, path string, o renderOpts, stderr io.Writer) (
 	if err != nil {
 		fmt.Fprintf(stderr, "cosim render: %v\n", err)
 	}
-	cam := raster.Fit(fset.prims, o.camera.Yaw, o.camera.Pitch, o.camera.Zoom)
+	rs := rasterScene(fset, append(extent, fset.prims...), o.w, o.h, o.camera)
+	rs.Labels = !o.noLabels
 	last := fset.times[len(fset.times)-1]
-	if png1 {
+	draw := func(i int) (*image.RGBA, error) {
 		img := image.NewRGBA(image.Rect(0, 0, o.w, o.h))
-		raster.Draw(img, fset.prims[len(fset.prims)-1], cam, d.set.CurveTiling, caption(last))
+		rs.Draw(img, fset.prims[i], frameCaption(fset, i))
+		return img, nil
+	}
+	n := len(fset.times)
+	switch o.kind() {
+	case ".png":
+		img, _ := draw(n - 1)
 		return 1, last, writeImage(o.out, func(w io.Writer) error { return png.Encode(w, img) })
+	case ".gif":
+		return n, last, writeImage(o.out, func(w io.Writer) error { return writeGIF(w, n, o, draw, fset) })
 	}
-	g := &gif.GIF{}
-	for i := range fset.times {
-		img := image.NewRGBA(image.Rect(0, 0, o.w, o.h))
-		raster.Draw(img, fset.prims[i], cam, d.set.CurveTiling, caption(fset.times[i]))
-		p := image.NewPaletted(img.Bounds(), palette.Plan9)
-		draw.Draw(p, p.Bounds(), img, image.Point{}, draw.Src)
-		g.Image = append(g.Image, p)
-		g.Delay = append(g.Delay, frameDelay(fset.times, i, o.speed, o.fps))
+	return n, last, writeVideo(o, n, draw)
+}
+
+// frameCaption is the caption of frame i: its time, and for a partial
+// replay a word that some nodes are drawn from incomplete data.
+func frameCaption(fset *frameSet, i int) string {
+	c := caption(fset.times[i])
+	for _, u := range fset.unknown {
+		if u != "" {
+			return c + " · partial replay: nodes marked (?) lack recorded data"
+		}
 	}
-	return len(g.Image), last, writeImage(o.out, func(w io.Writer) error { return gif.EncodeAll(w, g) })
+	return c
+}
+
+// writeGIF encodes the frames as an animated GIF: one palette computed
+// from up to eight frames spread over the animation, frames drawn and
+// compressed in parallel (raster.Frames, raster.GIF).
+func writeGIF(w io.Writer, n int, o renderOpts, draw raster.FrameFunc, fset *frameSet) error {
+	var samples []*image.RGBA
+	cache := map[int]*image.RGBA{}
+	k := min(n, 8)
+	for j := range k {
+		i := j * (n - 1) / max(1, k-1)
+		if _, ok := cache[i]; ok {
+			continue
+		}
+		img, err := draw(i)
+		if err != nil {
+			return err
+		}
+		cache[i] = img
+		samples = append(samples, img)
+	}
+	pal := raster.NewPalette(samples)
+	g := raster.NewGIF(w, o.w, o.h, pal, o.workers)
+	var mu sync.Mutex
+	cached := func(i int) (*image.RGBA, error) {
+		mu.Lock()
+		img, ok := cache[i]
+		delete(cache, i)
+		mu.Unlock()
+		if ok {
+			return img, nil
+		}
+		return draw(i)
+	}
+	err := raster.Frames(n, o.workers, cached, func(i int, img *image.RGBA) error {
+		return g.Add(img, frameDelay(fset.times, i, o.speed, o.fps))
+	})
+	if err != nil {
+		return err
+	}
+	return g.Close()
+}
+
+// writeVideo pipes the frames, drawn in parallel, to ffmpeg as raw RGBA at
+// --fps and lets it encode them: H.264 for .mp4, VP9 for .webm, into a
+// temporary file renamed into place when ffmpeg succeeds. Each frame is
+// shown for 1/fps s (the frames are speed/fps of simulated time apart).
+func writeVideo(o renderOpts, n int, draw raster.FrameFunc) error {
+	dir, name := filepath.Split(o.out)
+	if dir == "" {
+		dir = "."
+	}
+	ext := o.kind()
+	tmp, err := os.CreateTemp(dir, "."+strings.TrimSuffix(name, filepath.Ext(name))+".tmp-*"+ext)
+	if err != nil {
+		return err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	args := []string{"-hide_banner", "-loglevel", "error", "-y",
+		"-f", "rawvideo", "-pix_fmt", "rgba", "-s", fmt.Sprintf("%dx%d", o.w, o.h), "-r", strconv.FormatFloat(o.fps, 'g', -1, 64), "-i", "-",
+		// yuv420p needs even sides: pad by a pixel of the background.
+		"-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2:color=0xf4f4f2", "-pix_fmt", "yuv420p"}
+	if ext == ".mp4" {
+		args = append(args, "-c:v", "libx264", "-crf", "20", "-preset", "medium", "-movflags", "+faststart")
+	} else {
+		args = append(args, "-c:v", "libvpx-vp9", "-crf", "32", "-b:v", "0", "-row-mt", "1")
+	}
+	args = append(args, tmp.Name())
+	cmd := exec.Command("ffmpeg", args...)
+	var ferr bytes.Buffer
+	cmd.Stderr = &ferr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("-o %s: starting ffmpeg: %w", o.out, err)
+	}
+	werr := raster.Frames(n, o.workers, draw, func(_ int, img *image.RGBA) error {
+		_, err := in.Write(img.Pix)
+		return err
+	})
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("-o %s: ffmpeg: %w: %s", o.out, err, strings.TrimSpace(ferr.String()))
+	}
+	if werr != nil {
+		return werr
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), o.out); err != nil {
+		return errors.Join(err, os.Remove(tmp.Name()))
+	}
+	return nil
+}
+
+// rasterScene is the picture of the frames for an image w × h: the
+// drawn nodes with their names, which are connectors and what a partial
+// replay does not know of them, and the camera fitted to extent (the
+// frames of the whole run).
+func rasterScene(fset *frameSet, extent [][][]node.Primitive, w, h int, cam cameraView) *raster.Scene {
+	bodies := make([]raster.Body, len(fset.st.bodies))
+	for i, b := range fset.st.bodies {
+		bodies[i] = raster.Body{Name: b.name, Connector: b.connector, Unknown: fset.unknown[i]}
+	}
+	return raster.NewScene(bodies, extent, fset.st.set.CurveTiling, w, h, cam.Yaw, cam.Pitch, cam.Zoom)
 }
 
 // animationTimes are the frame times of an animation to end: k·speed/fps,
-// at most maxFrames of them (spread over the run when there would be
-// more).
+// and end itself when that is not one of them (the last frame is the end
+// of the run), at most maxFrames of them (spread over the run when there
+// would be more).
 func animationTimes(end, fps, speed float64, maxFrames int) []float64 {
 	step := speed / fps
 	n := int(math.Floor(end/step+1e-9)) + 1
@@ -206,6 +366,9 @@ func animationTimes(end, fps, speed float64, maxFrames int) []float64 {
 	ts := make([]float64, n)
 	for k := range ts {
 		ts[k] = float64(k) * step
+	}
+	if last := ts[n-1]; last < end-1e-9*math.Max(1, end) && n < maxFrames {
+		ts = append(ts, end)
 	}
 	return ts
 }
@@ -222,7 +385,14 @@ func frameDelay(ts []float64, i int, speed, fps float64) int {
 	return max(2, cs(ts[i+1])-cs(ts[i]))
 }
 
-func caption(t float64) string { return "t = " + strconv.FormatFloat(t, 'f', 2, 64) + " s" }
+// caption is a frame's time: two decimals (steady in an animation), or
+// three significant digits below 0.1 s.
+func caption(t float64) string {
+	if t != 0 && math.Abs(t) < 0.1 {
+		return "t = " + strconv.FormatFloat(t, 'g', 3, 64) + " s"
+	}
+	return "t = " + strconv.FormatFloat(t, 'f', 2, 64) + " s"
+}
 
 func writeImage(path string, enc func(io.Writer) error) error {
 	return writeAtomic(path, enc)

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"image"
+	"image/draw"
 	"image/gif"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,38 +15,46 @@ import (
 
 // TestRenderGIF: an animated GIF of the spring-damper's 2 s at 10 frames
 // per second has 21 frames whose delays add up to the run's duration
-// (2 s = 200 hundredths, plus the last frame's 10), every frame drawn.
+// (2 s = 200 hundredths, plus the last frame's 10), every frame drawn
+// (a frame stores only what changed: the picture is the frames laid one
+// over another), and the file is the same bytes for 1 and 3 workers.
 func TestRenderGIF(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "a.gif")
-	code, out, errs := cosim(t, "render", "-q", "../../examples/scenes/spring-damper.json", "-o", file, "--fps", "10", "--size", "64x48")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.gif")
+	code, out, errs := cosim(t, "render", "-q", "../../examples/scenes/spring-damper.json", "-o", file, "--fps", "10", "--size", "64x48", "-j", "1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	mustContain(t, "summary", out, "21 frames to t = 2 s")
-	f, err := os.Open(file)
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	g, err := gif.DecodeAll(f)
+	g, err := gif.DecodeAll(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(g.Image) != 21 {
-		t.Fatalf("%d frames, want 21", len(g.Image))
+	if len(g.Image) != 21 || g.Config.Width != 64 || g.Config.Height != 48 {
+		t.Fatalf("%d frames of %dx%d, want 21 of 64x48", len(g.Image), g.Config.Width, g.Config.Height)
 	}
 	sum := 0
+	canvas := image.NewRGBA(image.Rect(0, 0, 64, 48))
 	for i, im := range g.Image {
 		sum += g.Delay[i]
-		if b := im.Bounds(); b.Dx() != 64 || b.Dy() != 48 {
-			t.Errorf("frame %d is %v", i, b)
-		}
-		if countNonBackground(im) < 0.01 {
+		draw.Draw(canvas, im.Bounds(), im, im.Bounds().Min, draw.Src)
+		if countNonBackground(canvas) < 0.05 {
 			t.Errorf("frame %d is blank", i)
 		}
 	}
 	if sum != 210 {
 		t.Errorf("delays add up to %d hundredths, want 210", sum)
+	}
+	file3 := filepath.Join(dir, "b.gif")
+	if code, _, errs := cosim(t, "render", "-q", "../../examples/scenes/spring-damper.json", "-o", file3, "--fps", "10", "--size", "64x48", "-j", "3"); code != 0 {
+		t.Fatalf("-j 3: exit %d: %s", code, errs)
+	}
+	if b3, _ := os.ReadFile(file3); !bytes.Equal(b, b3) {
+		t.Error("-j 1 and -j 3 write different files")
 	}
 }
 
@@ -131,4 +142,38 @@ func indexOf(s []string, v string) int {
 		}
 	}
 	return -1
+}
+
+// TestRenderVideo: with ffmpeg on PATH (optional; .ci/run installs it),
+// render writes an H.264 MP4 and a VP9 WebM of the animation's frames:
+// ffprobe reads back the codec, the size (padded to even sides) and the
+// 21 frames of the spring-damper's 2 s at 10 per second. Without ffmpeg
+// the error says it is optional and how to get it.
+func TestRenderVideo(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no ffmpeg on PATH under CI: .ci/run installs it")
+		}
+		code, _, errs := cosim(t, "render", "-q", "../../examples/scenes/spring-damper.json", "-o", filepath.Join(t.TempDir(), "a.mp4"))
+		if code == 0 || !strings.Contains(errs, "optional") {
+			t.Errorf("without ffmpeg: exit %d, %s", code, errs)
+		}
+		t.Skip("no ffmpeg on PATH: install it (apt-get install ffmpeg) to test videos")
+	}
+	for _, c := range []struct{ ext, codec string }{{".mp4", "h264"}, {".webm", "vp9"}} {
+		file := filepath.Join(t.TempDir(), "a"+c.ext)
+		code, out, errs := cosim(t, "render", "-q", "../../examples/scenes/spring-damper.json", "-o", file, "--fps", "10", "--size", "65x48")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.ext, code, errs)
+		}
+		mustContain(t, "summary", out, "21 frames to t = 2 s")
+		probe, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+			"-show_entries", "stream=codec_name,width,height,nb_read_frames", "-of", "csv=p=0", file).Output()
+		if err != nil {
+			t.Fatalf("ffprobe %s: %v", file, err)
+		}
+		if got, want := strings.TrimSpace(string(probe)), c.codec+",66,48,21"; got != want {
+			t.Errorf("%s: ffprobe says %q, want %q (codec, width, height, frames)", c.ext, got, want)
+		}
+	}
 }

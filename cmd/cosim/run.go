@@ -25,7 +25,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", runArgs, stderr)
 	out := fs.String("o", "", "write the recorded history to `FILE` (\"-\" for stdout; the summary then goes to stderr)")
 	format := fs.String("format", "", "history format: csv or jsonl (default: from the -o extension, else csv)")
-	fig := fs.String("plot", "", "draw the recorded fields against time into `FIG` (.png, .svg or .pdf)")
+	fig := fs.String("plot", "", "draw the recorded fields against time into `FIG` ("+figureFormatList+")")
 	var ys, sets stringList
 	fs.Var(&ys, "y", "a recorded `FIELD` to plot (repeatable; \"mass.position\" selects all its components); default: all")
 	fs.Var(&sets, "set", "override a setting, `NODE.PARAM=VALUE` or run.FIELD=VALUE (repeatable); VALUE is JSON or a bare string")
@@ -34,6 +34,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	progressEvery := fs.Duration("progress-every", 10*time.Second, "wall-clock `DURATION` between progress log lines")
 	ckEvery := fs.Duration("checkpoint-every", 0, "write a checkpoint every `DURATION` of wall-clock time (e.g. 10m), and when interrupted")
 	ckFile := fs.String("checkpoint", "", "the checkpoint `FILE` (default: the scene's name with .checkpoint, in the working directory)")
+	recDraw := fs.Bool("record-drawing", false, "also record every state field cosim view and render --history need to draw the run")
 	resume := fs.String("resume", "", "continue from the checkpoint `FILE` of an earlier run of the same scene and --set flags, bit for bit; the history starts at its time")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -90,6 +91,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := prepareOutputs(stderr, inputs, []namedPath{{"-o", *out}, {"--plot", *fig}, {"--checkpoint", ckPath}}); err != nil {
 		return err
+	}
+	if *recDraw {
+		if _, err := addDrawingFields(pos[0], sc); err != nil {
+			return err
+		}
 	}
 	if (*out != "" || *fig != "") && len(sc.Record.Fields) == 0 {
 		// The scene's own errors come before the hint.
@@ -169,6 +175,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return errors.Join(err, oerr)
 		}
 		return err
+	}
+	if *out != "" && !*recDraw {
+		if hint := replayHint(sc, res.Sim); hint != "" {
+			fmt.Fprintln(stderr, hint)
+		}
 	}
 	return writeOutputs(summary, stdout, pos[0], sc, res, stream, *out, f, *fig, ys, "")
 }

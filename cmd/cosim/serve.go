@@ -7,9 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
@@ -23,14 +25,16 @@ type liveRun struct {
 
 	mu      sync.Mutex
 	frames  [][]byte
+	lastT   float64 // the time of the last frame
 	done    bool
 	doneMsg string
 	changed chan struct{} // closed and replaced on every change
 }
 
-func (lr *liveRun) add(frame []byte) {
+func (lr *liveRun) add(t float64, frame []byte) {
 	lr.mu.Lock()
 	lr.frames = append(lr.frames, frame)
+	lr.lastT = t
 	close(lr.changed)
 	lr.changed = make(chan struct{})
 	lr.mu.Unlock()
@@ -58,6 +62,9 @@ func startLive(ctx context.Context, sc *scene.Scene, path string, d drawFlags, c
 	if len(st.bodies) == 0 {
 		return nil, fmt.Errorf("%s: %w", path, errNoDrawable)
 	}
+	if err := st.fitSizes(); err != nil {
+		return nil, err
+	}
 	// The plotted series: the scene's recorded fields, component by
 	// component.
 	var cols, units []string
@@ -80,7 +87,7 @@ func startLive(ctx context.Context, sc *scene.Scene, path string, d drawFlags, c
 	data := newViewData(sc, path, st, cam)
 	data.Live = true
 	if len(cols) > 0 {
-		data.Series = viewSeries{Columns: cols, Units: units}
+		data.Series = newSeries(cols, units)
 	}
 	page, err := renderPage(data)
 	if err != nil {
@@ -100,7 +107,7 @@ func startLive(ctx context.Context, sc *scene.Scene, path string, d drawFlags, c
 			}
 			vals = append(vals, v...)
 		}
-		lr.add(jsonFrame(sim.Time(), prims, vals))
+		lr.add(sim.Time(), jsonFrame(sim.Time(), prims, vals))
 		return nil
 	}
 	steps := sceneSteps(sc)
@@ -186,13 +193,86 @@ func loopbackAddr(addr string) error {
 	return nil
 }
 
-// serveView runs the scene live and serves it until interrupted.
+// The timeouts of the --serve server. A client must send its request
+// headers within serveReadHeaderTimeout (a connection that stalls half way
+// through a request is closed, so it cannot hold a connection and its
+// goroutine forever), and an idle keep-alive connection is closed after
+// serveIdleTimeout. There is no write timeout: /events streams for as
+// long as the run and the page last.
+const (
+	serveReadHeaderTimeout = 10 * time.Second
+	serveIdleTimeout       = 60 * time.Second
+)
+
+// newViewServer returns the server of cosim view --serve for handler h
+// listening on addr (host:port as bound): it answers only requests whose
+// Host header names this server (see hostGuard) and has the given
+// read-header and idle timeouts.
+func newViewServer(h http.Handler, addr net.Addr, readHeader, idle time.Duration) *http.Server {
+	return &http.Server{
+		Handler:           hostGuard(h, addr),
+		ReadHeaderTimeout: readHeader,
+		IdleTimeout:       idle,
+	}
+}
+
+// hostGuard answers only requests whose Host header is the loopback
+// address the server is bound to — its IP, "localhost" or another
+// loopback name of the same family, with the bound port. A page on another
+// site that makes the browser resolve its own name to 127.0.0.1 (DNS
+// rebinding) sends that name as Host and gets 421 Misdirected Request
+// instead of the page and the run's frames.
+func hostGuard(h http.Handler, addr net.Addr) http.Handler {
+	tcp, _ := addr.(*net.TCPAddr)
+	allowed := map[string]bool{}
+	if tcp != nil {
+		port := strconv.Itoa(tcp.Port)
+		names := []string{tcp.IP.String(), "localhost"}
+		if tcp.IP.To4() != nil {
+			names = append(names, "127.0.0.1")
+		} else {
+			names = append(names, "::1")
+		}
+		for _, n := range names {
+			allowed[strings.ToLower(net.JoinHostPort(n, port))] = true
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !allowed[strings.ToLower(r.Host)] {
+			http.Error(w, fmt.Sprintf("cosim view --serve answers requests for %s only, not for Host %q", hostList(allowed), r.Host), http.StatusMisdirectedRequest)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func hostList(m map[string]bool) string {
+	var s []string
+	for k := range m {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return strings.Join(s, ", ")
+}
+
+// serveView runs the scene live and serves it until interrupted: the first
+// SIGINT or SIGTERM stops the run and the server, and the command exits
+// 130 or 143 as cosim run does.
 func serveView(ctx context.Context, sc *scene.Scene, path, addr string, d drawFlags, cam cameraView, stdout, stderr io.Writer) error {
 	if err := loopbackAddr(addr); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
+	sctx, sig := watchSignals(stderr)
+	defer sig.close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-sctx.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	lr, err := startLive(ctx, sc, path, d, cam)
 	if err != nil {
 		return err
@@ -201,7 +281,7 @@ func serveView(ctx context.Context, sc *scene.Scene, path, addr string, d drawFl
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: lr}
+	srv := newViewServer(lr, ln.Addr(), serveReadHeaderTimeout, serveIdleTimeout)
 	go func() {
 		<-ctx.Done()
 		srv.Close()
@@ -209,6 +289,16 @@ func serveView(ctx context.Context, sc *scene.Scene, path, addr string, d drawFl
 	fmt.Fprintf(stdout, "serving %s on http://%s/ (Ctrl-C stops)\n", path, ln.Addr())
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	if s := sig.received(); s != nil {
+		lr.mu.Lock()
+		t, done := lr.lastT, lr.done
+		lr.mu.Unlock()
+		where := fmt.Sprintf("t = %s s of the run", fmtTime(t))
+		if done {
+			where = fmt.Sprintf("the end of the run (t = %s s)", fmtTime(t))
+		}
+		return &interrupted{sig: s, where: where + ", serving http://" + ln.Addr().String() + "/"}
 	}
 	return nil
 }

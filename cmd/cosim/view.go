@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,7 +23,7 @@ import (
 	"github.com/cosimgo/cosim/scene"
 )
 
-const viewArgs = "SCENE [-o FILE.html] [--serve ADDR] [--history FILE] [--frames N] [--camera YAW,PITCH] [--windings N] [--tiling N] [--simplified] [--set NODE.PARAM=VALUE]…"
+const viewArgs = "SCENE [-o FILE.html] [--serve ADDR] [--history FILE [--allow-partial]] [--frames N] [--camera YAW,PITCH] [--windings N] [--tiling N] [--simplified] [--set NODE.PARAM=VALUE]…"
 
 //go:embed viewer/viewer.html
 var viewerHTML string
@@ -35,7 +37,10 @@ type drawFlags struct {
 	camera  string
 	frames  int
 	history string
-	sets    stringList
+	// allowPartial draws a history that lacks what the drawing needs or
+	// records columns the scene does not have, marking what is unknown.
+	allowPartial bool
+	sets         stringList
 }
 
 func addDrawFlags(fs *flag.FlagSet, d *drawFlags, maxFrames int) {
@@ -43,11 +48,13 @@ func addDrawFlags(fs *flag.FlagSet, d *drawFlags, maxFrames int) {
 	fs.IntVar(&d.set.SpringWindings, "windings", d.set.SpringWindings, "turns of each drawn spring (Exudyn's connectors.springNumberOfWindings)")
 	fs.IntVar(&d.set.CurveTiling, "tiling", d.set.CurveTiling, "segments per spring turn (Exudyn's connectors.curveTiling)")
 	fs.BoolVar(&d.set.Simplified, "simplified", false, "draw springs as straight lines (Exudyn's connectors.drawSimplified)")
+	fs.BoolVar(&d.set.CartesianSprings, "cartesian-springs", false, "draw Cartesian spring-dampers as Exudyn does, three springs along x, y and z, instead of one between their markers")
 	fs.Float64Var(&d.set.ConnectorSize, "spring-size", d.set.ConnectorSize, "diameter in m of springs whose draw_size is -1 (Exudyn's connectors.defaultSize)")
 	fs.Float64Var(&d.set.BodySize, "body-size", d.set.BodySize, "size in m of bodies whose draw_size is -1")
 	fs.StringVar(&d.camera, "camera", "35,20", "camera `YAW,PITCH[,ZOOM]` in degrees (orbit about the scene's centre) and a zoom factor")
 	fs.IntVar(&d.frames, "frames", maxFrames, "at most `N` frames (the run is sampled evenly; the initial state is always one)")
-	fs.StringVar(&d.history, "history", "", "draw a recorded history `FILE` (cosim run -o, CSV or JSON lines) instead of running the scene")
+	fs.StringVar(&d.history, "history", "", "draw a recorded history `FILE` (cosim run -o, CSV or JSON lines) instead of running the scene; refused when it lacks what the drawing needs or belongs to another scene")
+	fs.BoolVar(&d.allowPartial, "allow-partial", false, "with --history: draw a history that lacks what the drawing needs (or has columns of another scene) anyway, drawing what is known and marking the rest")
 	fs.Var(&d.sets, "set", "override a setting, `NODE.PARAM=VALUE` (repeatable), as for cosim run")
 }
 
@@ -83,14 +90,17 @@ func parseCamera(s string) (cameraView, error) {
 }
 
 // viewData is what the page embeds: the scene's bodies, the frames and
-// the plotted series, as COSIM_DATA.
+// the plotted series, as the JSON block "cosim-data".
 type viewData struct {
-	Title       string      `json:"title"`
-	Description string      `json:"description"`
-	Bodies      []viewBody  `json:"bodies"`
-	Frames      []viewFrame `json:"frames"`
-	Series      viewSeries  `json:"series"`
-	Settings    struct {
+	Title       string     `json:"title"`
+	Description string     `json:"description"`
+	Bodies      []viewBody `json:"bodies"`
+	// Others are the nodes that draw nothing (sources, constants): the
+	// page lists them with their plotted values.
+	Others   []viewBody  `json:"others"`
+	Frames   []viewFrame `json:"frames"`
+	Series   viewSeries  `json:"series"`
+	Settings struct {
 		Tiling int `json:"tiling"`
 	} `json:"settings"`
 	Camera cameraView `json:"camera"`
@@ -101,16 +111,42 @@ type viewData struct {
 type viewBody struct {
 	Name string `json:"name"`
 	Type string `json:"type"`
+	// Connector marks a node between two points: the page shows it
+	// faintly where bodies hide it.
+	Connector bool `json:"connector,omitempty"`
+	// Unknown says what a partial replay does not know of the node's
+	// drawing (omitted when everything is known): the page marks it.
+	Unknown string `json:"unknown,omitempty"`
 }
 
 type viewSeries struct {
 	Columns []string `json:"columns"`
 	Units   []string `json:"units"`
+	// Axes is the y label of each unit's plot, as cosim plot writes it
+	// (axisLabel): the fields plotted and the unit.
+	Axes map[string]string `json:"axes"`
 }
 
-// viewFrame is one time: the primitives of every body (each encoded as
-// [kind, P, Q, Size, Rot, windings, color], 19 numbers) and the plotted
-// values.
+// newSeries is the plotted series of columns with units, one plot per
+// unit.
+func newSeries(cols, units []string) viewSeries {
+	byUnit := map[string][]string{}
+	for i, c := range cols {
+		u := units[i]
+		if u == "" {
+			u = "1"
+		}
+		byUnit[u] = append(byUnit[u], c)
+	}
+	axes := map[string]string{}
+	for u, cs := range byUnit {
+		axes[u] = axisLabel(cs, u)
+	}
+	return viewSeries{Columns: cols, Units: units, Axes: axes}
+}
+
+// viewFrame is one time: the primitives of every body (each encoded by
+// encodePrim) and the plotted values.
 type viewFrame struct {
 	T float64  `json:"t"`
 	B [][]nums `json:"b"`
@@ -140,20 +176,47 @@ func appendJSONFloat7(b []byte, x float64) []byte {
 	return strconv.AppendFloat(b, x, 'g', 7, 64)
 }
 
+// encodePrims encodes the primitives of one body.
 func encodePrims(ps []node.Primitive) []nums {
 	out := make([]nums, len(ps)) // never nil: an empty body is []
 	for i, p := range ps {
-		v := make(nums, 0, 19)
-		v = append(v, float64(p.Kind))
-		v = append(v, p.P[:]...)
-		v = append(v, p.Q[:]...)
-		v = append(v, p.Size[:]...)
-		v = append(v, p.Rot[:]...)
-		v = append(v, float64(p.Windings))
-		v = append(v, p.Color[:]...)
-		out[i] = v
+		out[i] = encodePrim(p)
 	}
 	return out
+}
+
+// encodePrim encodes a primitive as the page reads it: its kind, then
+// only the numbers that kind uses, the color last —
+//
+//	sphere   [1, P, radius, color]           9 numbers
+//	box      [2, P, size (3), rot (4), color] 15
+//	plane    [3, P, size x, size z, rot, color] 14
+//	coil     [4, P, Q, diameter, windings, color] 13
+//	line     [5, P, Q, diameter, color]      12
+//	cylinder [6, P, Q, diameter, color]      12
+//
+// (P, Q: 3 numbers; rot: the quaternion w, x, y, z; color: RGBA).
+func encodePrim(p node.Primitive) nums {
+	v := make(nums, 0, 15)
+	v = append(v, float64(p.Kind))
+	v = append(v, p.P[:]...)
+	switch p.Kind {
+	case node.Sphere:
+		v = append(v, p.Size[0])
+	case node.Box:
+		v = append(v, p.Size[:]...)
+		v = append(v, p.Rot[:]...)
+	case node.Plane:
+		v = append(v, p.Size[0], p.Size[2])
+		v = append(v, p.Rot[:]...)
+	case node.Coil:
+		v = append(v, p.Q[:]...)
+		v = append(v, p.Size[0], float64(p.Windings))
+	default:
+		v = append(v, p.Q[:]...)
+		v = append(v, p.Size[0])
+	}
+	return append(v, p.Color[:]...)
 }
 
 func cmdView(args []string, stdout, stderr io.Writer) error {
@@ -226,7 +289,7 @@ func bodyNames(d *viewData) string {
 	for _, b := range d.Bodies {
 		s = append(s, b.Name)
 	}
-	return strings.Join(s, ", ")
+	return listSome(s)
 }
 
 // renderPage fills the page template with the data and the renderer.
@@ -253,13 +316,18 @@ func newViewData(sc *scene.Scene, path string, st *stage, cam cameraView) *viewD
 	}
 	d.Settings.Tiling = st.set.CurveTiling
 	for _, b := range st.bodies {
-		d.Bodies = append(d.Bodies, viewBody{Name: b.name, Type: b.typ})
+		d.Bodies = append(d.Bodies, viewBody{Name: b.name, Type: b.typ, Connector: b.connector})
+	}
+	d.Others = []viewBody{}
+	for _, o := range st.undrawn {
+		d.Others = append(d.Others, viewBody{Name: o[0], Type: o[1]})
 	}
 	return d
 }
 
 // frameSet is what a drawing command draws: per frame its time, the
-// primitives of every drawn node and the values of the plotted columns.
+// primitives of every drawn node and the values of the plotted columns;
+// and, per drawn node, what the drawing does not know (partial replays).
 type frameSet struct {
 	st     *stage
 	times  []float64
@@ -267,26 +335,34 @@ type frameSet struct {
 	values [][]float64
 	cols   []string
 	units  []string
+	// unknown[i] says what the drawing of st.bodies[i] lacks ("" when
+	// nothing): a history replayed with --allow-partial that does not
+	// record all its drawing needs. Renderers mark such nodes.
+	unknown []string
 }
 
 // computeFrames computes the frames of a scene: from a recorded history
 // (--history) or by running it with scene.Simulate, recording every state
 // field (and the scene's own fields, which are plotted) at most d.frames
-// times, evenly. A run that fails part way returns the frames before the
+// times, evenly; the last frame is always the end of the run (the last
+// recorded row). A run that fails part way returns the frames before the
 // failure with the error.
 func computeFrames(sc *scene.Scene, path string, d drawFlags, quiet bool, stderr io.Writer) (*frameSet, error) {
 	return computeFramesAt(sc, path, d, nil, quiet, stderr)
 }
 
-// computeFramesAt is computeFrames drawing, when want is not nil, only
-// the recorded rows nearest the times in want (one frame per time).
-func computeFramesAt(sc *scene.Scene, path string, d drawFlags, want []float64, quiet bool, stderr io.Writer) (*frameSet, error) {
+// computeFramesAt is computeFrames drawing, when times is not nil, only
+// the recorded rows nearest the times it returns (one frame per time)
+// given the time of the last row.
+func computeFramesAt(sc *scene.Scene, path string, d drawFlags, times func(end float64) []float64, quiet bool, stderr io.Writer) (*frameSet, error) {
 	reg := nodes.Registry()
 	var (
-		h      *graph.History
-		sim    *graph.Sim
-		runErr error
-		plot   []string
+		h       *graph.History
+		sim     *graph.Sim
+		st      *stage
+		runErr  error
+		plot    []string
+		unknown []string
 	)
 	if d.history != "" {
 		var err error
@@ -296,7 +372,31 @@ func computeFramesAt(sc *scene.Scene, path string, d drawFlags, want []float64, 
 		if sim, err = sc.Compile(reg, nil); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		plot = h.Columns
+		if st, err = newStage(sc, sim, d.set); err != nil {
+			return nil, err
+		}
+		if len(st.bodies) == 0 {
+			return nil, fmt.Errorf("%s: %w", path, errNoDrawable)
+		}
+		if err := st.fitSizes(); err != nil {
+			return nil, err
+		}
+		rep, err := checkReplay(st, h, d.history, path)
+		if err != nil {
+			return nil, err
+		}
+		if err := rep.err(d.allowPartial); err != nil {
+			return nil, err
+		}
+		if note := rep.note(); note != "" {
+			fmt.Fprintf(stderr, "cosim: --allow-partial: %s\n", note)
+		}
+		unknown = rep.unknown
+		for _, c := range h.Columns {
+			if !slices.Contains(rep.foreign, c) {
+				plot = append(plot, c)
+			}
+		}
 	} else {
 		sim0, err := sc.Compile(reg, nil)
 		if err != nil {
@@ -306,6 +406,13 @@ func computeFramesAt(sc *scene.Scene, path string, d drawFlags, want []float64, 
 		if err != nil {
 			return nil, err
 		}
+		if len(st0.bodies) == 0 {
+			return nil, fmt.Errorf("%s: %w", path, errNoDrawable)
+		}
+		if err := st0.fitSizes(); err != nil {
+			return nil, err
+		}
+		d.set = st0.set
 		run := *sc
 		run.Record = scene.Record{Fields: viewRecord(sc, st0.stateFields), Every: frameEvery(sceneSteps(sc), d.frames), Times: sc.Record.Times}
 		prog := newRunProgress(stderr, showAuto, quiet || !stderrIsTerminal(stderr), 0, sc.EndTime())
@@ -322,6 +429,14 @@ func computeFramesAt(sc *scene.Scene, path string, d drawFlags, want []float64, 
 		if h == nil {
 			h = &graph.History{}
 		}
+		if runErr == nil {
+			if err := recordEnd(h, sim); err != nil {
+				return nil, err
+			}
+		}
+		if st, err = newStage(sc, sim, d.set); err != nil {
+			return nil, err
+		}
 		// The scene's own recorded fields, each column once (a field the
 		// scene records is also among the state fields added).
 		seen := map[string]bool{}
@@ -335,18 +450,11 @@ func computeFramesAt(sc *scene.Scene, path string, d drawFlags, want []float64, 
 			}
 		}
 	}
-	st, err := newStage(sc, sim, d.set)
-	if err != nil {
-		return nil, err
-	}
-	if len(st.bodies) == 0 {
-		return nil, fmt.Errorf("%s: %w", path, errNoDrawable)
-	}
 	idx := columnIndex(h.Columns)
-	if miss := st.missing(idx); len(miss) > 0 && d.history != "" {
-		fmt.Fprintf(stderr, "cosim: %s does not record %s; drawn at the initial state\n", d.history, strings.Join(miss, ", "))
+	fsOut := &frameSet{st: st, cols: plot, unknown: unknown}
+	if fsOut.unknown == nil {
+		fsOut.unknown = make([]string, len(st.bodies))
 	}
-	fsOut := &frameSet{st: st, cols: plot}
 	for _, c := range plot {
 		fsOut.units = append(fsOut.units, columnUnits(sim, c))
 	}
@@ -355,19 +463,24 @@ func computeFramesAt(sc *scene.Scene, path string, d drawFlags, want []float64, 
 		plotIdx[i] = idx[c]
 	}
 	var rows []int
-	if want != nil {
-		for _, t := range want {
+	switch {
+	case len(h.Times) == 0:
+	case times != nil:
+		for _, t := range times(h.Times[len(h.Times)-1]) {
 			if i := nearestRow(h.Times, t); i >= 0 {
 				rows = append(rows, i)
 			}
 		}
-	} else {
+	default:
 		stride := 1
 		if d.history != "" && len(h.Times) > d.frames {
 			stride = (len(h.Times) + d.frames - 1) / d.frames
 		}
 		for i := 0; i < len(h.Times); i += stride {
 			rows = append(rows, i)
+		}
+		if last := len(h.Times) - 1; rows[len(rows)-1] != last {
+			rows = append(rows, last)
 		}
 	}
 	for _, i := range rows {
@@ -392,6 +505,30 @@ func computeFramesAt(sc *scene.Scene, path string, d drawFlags, want []float64, 
 	return fsOut, runErr
 }
 
+// recordEnd appends the sim's current state to h when the last recorded
+// row is before the sim's time (a run whose steps are not a multiple of
+// the record stride): the last frame is the end of the run.
+func recordEnd(h *graph.History, sim *graph.Sim) error {
+	t := sim.Time()
+	if n := len(h.Times); n > 0 && !(h.Times[n-1] < t-1e-12*math.Max(1, math.Abs(t))) {
+		return nil
+	}
+	row := make([]float64, 0, len(h.Columns))
+	for _, c := range h.Columns {
+		v, err := sim.Value(c)
+		if err != nil {
+			return err
+		}
+		row = append(row, v...)
+	}
+	if len(row) != len(h.Columns) {
+		return fmt.Errorf("recording the end of the run: %d values for %d columns", len(row), len(h.Columns))
+	}
+	h.Times = append(h.Times, t)
+	h.Rows = append(h.Rows, row)
+	return nil
+}
+
 // buildView computes the page data; with an error from a run that failed
 // part way it returns the frames before the failure too.
 func buildView(sc *scene.Scene, path string, d drawFlags, cam cameraView, quiet bool, stderr io.Writer) (*viewData, error) {
@@ -400,8 +537,11 @@ func buildView(sc *scene.Scene, path string, d drawFlags, cam cameraView, quiet 
 		return nil, err
 	}
 	data := newViewData(sc, path, fset.st, cam)
+	for i, u := range fset.unknown {
+		data.Bodies[i].Unknown = u
+	}
 	if len(fset.cols) > 0 {
-		data.Series = viewSeries{Columns: fset.cols, Units: fset.units}
+		data.Series = newSeries(fset.cols, fset.units)
 	}
 	data.Done = true
 	for i, t := range fset.times {

@@ -19,12 +19,13 @@ import (
 	"github.com/cosimgo/cosim/scene"
 )
 
-// pageData extracts COSIM_DATA from a page cosim view wrote.
+// pageData extracts the page data (the JSON block "cosim-data") from a
+// page cosim view wrote.
 func pageData(t *testing.T, page string) viewData {
 	t.Helper()
-	m := regexp.MustCompile(`(?s)const COSIM_DATA = (\{.*?\});\n</script>`).FindStringSubmatch(page)
+	m := regexp.MustCompile(`(?s)<script id="cosim-data" type="application/json">(\{.*?\})</script>`).FindStringSubmatch(page)
 	if m == nil {
-		t.Fatal("no COSIM_DATA in the page")
+		t.Fatal("no cosim-data block in the page")
 	}
 	var d viewData
 	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
@@ -40,14 +41,51 @@ func (v *nums) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// decodePrim reads a primitive encoded by encodePrim.
 func decodePrim(v nums) node.Primitive {
-	p := node.Primitive{Kind: node.PrimKind(v[0]), Windings: int(v[14])}
+	p := node.Primitive{Kind: node.PrimKind(v[0])}
 	copy(p.P[:], v[1:4])
-	copy(p.Q[:], v[4:7])
-	copy(p.Size[:], v[7:10])
-	copy(p.Rot[:], v[10:14])
-	copy(p.Color[:], v[15:19])
+	r := v[4:]
+	switch p.Kind {
+	case node.Sphere:
+		p.Size = [3]float64{r[0], r[0], r[0]}
+		r = r[1:]
+	case node.Box:
+		copy(p.Size[:], r[:3])
+		copy(p.Rot[:], r[3:7])
+		r = r[7:]
+	case node.Plane:
+		p.Size = [3]float64{r[0], 0, r[1]}
+		copy(p.Rot[:], r[2:6])
+		r = r[6:]
+	case node.Coil:
+		copy(p.Q[:], r[:3])
+		p.Size = [3]float64{r[3], r[3], r[3]}
+		p.Windings = int(r[4])
+		r = r[5:]
+	default:
+		copy(p.Q[:], r[:3])
+		p.Size = [3]float64{r[3], r[3], r[3]}
+		r = r[4:]
+	}
+	copy(p.Color[:], r)
 	return p
+}
+
+// TestEncodePrim: every kind survives encodePrim and decodePrim.
+func TestEncodePrim(t *testing.T) {
+	for _, p := range []node.Primitive{
+		{Kind: node.Sphere, P: [3]float64{1, 2, 3}, Size: [3]float64{0.5, 0.5, 0.5}, Color: [4]float64{0.1, 0.2, 0.3, 1}},
+		{Kind: node.Box, P: [3]float64{1, 2, 3}, Size: [3]float64{0.5, 0.25, 2}, Rot: [4]float64{0.5, 0.5, 0.5, 0.5}, Color: [4]float64{0.1, 0.2, 0.3, 1}},
+		{Kind: node.Plane, P: [3]float64{1, 2, 3}, Size: [3]float64{4, 0, 5}, Rot: [4]float64{1, 0, 0, 0}, Color: [4]float64{0.6, 0.6, 0.6, 1}},
+		{Kind: node.Coil, P: [3]float64{1, 2, 3}, Q: [3]float64{4, 5, 6}, Size: [3]float64{0.1, 0.1, 0.1}, Windings: 8, Color: [4]float64{0, 0, 1, 1}},
+		{Kind: node.Line, P: [3]float64{1, 2, 3}, Q: [3]float64{4, 5, 6}, Size: [3]float64{0.1, 0.1, 0.1}, Color: [4]float64{0, 0, 1, 1}},
+		{Kind: node.Cylinder, P: [3]float64{1, 2, 3}, Q: [3]float64{4, 5, 6}, Size: [3]float64{0.1, 0.1, 0.1}, Color: [4]float64{0, 0, 1, 1}},
+	} {
+		if got := decodePrim(encodePrim(p)); got != p {
+			t.Errorf("%v: %+v → %+v", p.Kind, p, got)
+		}
+	}
 }
 
 // TestViewPage: cosim view writes one self-contained page (no network
@@ -106,29 +144,27 @@ func TestViewPage(t *testing.T) {
 			t.Errorf("bar centre[%d] = %v, simulated %v", i, bar.P[i], pos[i])
 		}
 	}
-	var sum [3]float64
 	springs := last.B[1]
-	// The ground marker, then a coil per axis with a displacement (the
-	// swing is planar: none along z).
-	if len(springs) != 3 {
-		t.Fatalf("spring drawn as %d primitives, want 3", len(springs))
+	// The ground marker, then the coil from the ground point to the bar's
+	// attachment, and the damper inside it (housing from the ground,
+	// piston rod from the bar): the spring is damped.
+	if len(springs) != 4 {
+		t.Fatalf("spring drawn as %d primitives, want 4", len(springs))
 	}
 	if g := decodePrim(springs[0]); g.Kind != node.Box || g.P != [3]float64{} {
 		t.Errorf("ground marker %+v", g)
 	}
-	for _, a := range springs[1:] {
-		s := decodePrim(a)
-		if s.Kind != node.Coil || s.Windings != 8 {
-			t.Errorf("spring part %+v, want a coil of 8 windings", s)
-		}
-		for i := range 3 {
-			sum[i] += s.Q[i] - s.P[i]
-		}
+	s := decodePrim(springs[1])
+	if s.Kind != node.Coil || s.Windings != 8 {
+		t.Errorf("spring %+v, want a coil of 8 windings", s)
 	}
 	for i := range 3 {
-		if math.Abs(sum[i]-disp[i]) > 2e-6 {
-			t.Errorf("coils add up to %v along %d, the spring's Displacement is %v", sum[i], i, disp[i])
+		if math.Abs(s.Q[i]-s.P[i]-disp[i]) > 2e-6 {
+			t.Errorf("the coil spans %v along %d, the spring's Displacement is %v", s.Q[i]-s.P[i], i, disp[i])
 		}
+	}
+	if h, r := decodePrim(springs[2]), decodePrim(springs[3]); h.Kind != node.Cylinder || r.Kind != node.Cylinder || h.P != s.P || r.P != s.Q {
+		t.Errorf("damper %+v, %+v: want a housing from the ground and a rod from the bar", h, r)
 	}
 }
 
@@ -177,43 +213,6 @@ func TestViewFlags(t *testing.T) {
 		if code, _, errs := cosim(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
 		}
-	}
-}
-
-// TestViewHistory: --history draws a recorded history; fields it lacks
-// are named and drawn at their initial values.
-func TestViewHistory(t *testing.T) {
-	dir := t.TempDir()
-	hist := filepath.Join(dir, "h.csv")
-	path := "../../examples/scenes/mass-spring-chain.json"
-	if code, _, errs := cosim(t, "run", "-q", path, "-o", hist); code != 0 {
-		t.Fatalf("run: %s", errs)
-	}
-	file := filepath.Join(dir, "h.html")
-	code, out, errs := cosim(t, "view", path, "--history", hist, "-o", file, "--frames", "50")
-	if code != 0 {
-		t.Fatalf("view: exit %d %s", code, errs)
-	}
-	mustContain(t, "stderr", errs, "does not record", "m1.velocity", "m1.position[1]")
-	mustContain(t, "stdout", out, "frames of 8 bodies")
-	b, _ := os.ReadFile(file)
-	d := pageData(t, string(b))
-	if len(d.Frames) > 50 || len(d.Frames) < 40 {
-		t.Errorf("%d frames, want about 50", len(d.Frames))
-	}
-	// m4 is recorded: its sphere follows the history.
-	h, err := readHistoryFile(hist)
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := h.Column("m4.position[0]")
-	if col == nil {
-		t.Fatal("m4.position[0] not recorded by the scene")
-	}
-	i := len(d.Frames) - 1
-	row := nearestRow(h.Times, d.Frames[i].T)
-	if got := decodePrim(d.Frames[i].B[3][0]).P[0]; math.Abs(got-col[row]) > 1e-6*math.Max(1, math.Abs(col[row])) {
-		t.Errorf("m4 drawn at x = %v, the history says %v", got, col[row])
 	}
 }
 

@@ -67,3 +67,15 @@ func TestDrawFit(t *testing.T) {
 		t.Errorf("plot: %v, %v", st, err)
 	}
 }
+
+// The figure goes to the README's docs/assets/calibration.png, which the
+// run redraws, never to a new file in the working directory (the module
+// root, where the README runs the example).
+func TestDefaultFigure(t *testing.T) {
+	if filepath.Dir(defaultFigure) != filepath.Join("docs", "assets") {
+		t.Errorf("the default figure %s is not in docs/assets", defaultFigure)
+	}
+	if _, err := os.Stat(filepath.Join("..", "..", defaultFigure)); err != nil {
+		t.Errorf("the README's figure: %v", err)
+	}
+}

@@ -50,9 +50,14 @@ const (
 	seed           = 2026
 )
 
+// defaultFigure is where the figure goes without -o, relative to the
+// module root like -dir: the README's figure, which the run redraws, and
+// never a new file in the working directory.
+const defaultFigure = "docs/assets/calibration.png"
+
 func main() {
 	dir := flag.String("dir", "examples/calibration", "the directory of ball.json and bounce.csv")
-	out := flag.String("o", "calibration.png", "the plot of data and fitted trajectory (.png, .svg or .pdf)")
+	out := flag.String("o", defaultFigure, "the plot of data and fitted trajectory (.png, .svg or .pdf; \"\": none)")
 	generate := flag.Bool("generate", false, "rewrite bounce.csv from the true ball instead of fitting")
 	flag.Parse()
 	if *generate {

@@ -43,13 +43,13 @@ func (p Params) values() node.Values {
 	return node.Values{"stiffness": p.Stiffness, "damping": p.Damping, "rest_length": p.RestLength, "min_length": p.MinLength}
 }
 
-var params = []node.Param{
+var params = append([]node.Param{
 	{Name: "stiffness", Kind: node.Real, Default: 0.0, Units: "N/m", Range: node.NonNegative(), Description: "Stiffness $k$ along the line between the markers"},
 	{Name: "damping", Kind: node.Real, Default: 0.0, Units: "N s/m", Range: node.NonNegative(), Description: "Damping $c$ of the length rate"},
 	{Name: "rest_length", Kind: node.Real, Default: 0.0, Units: "m", Range: node.NonNegative(), Description: "Rest length $\\ell_0$"},
 	{Name: "min_length", Kind: node.Real, Default: 1e-9, Units: "m", Range: node.Positive(),
 		Description: "Length below which the markers count as coincident and the direction is undefined: an error at construction and during a run"},
-}
+}, node.VisualParams("diameter of the coil drawn for the spring")...)
 
 // Errors, for errors.Is.
 var (

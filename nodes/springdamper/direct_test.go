@@ -30,6 +30,59 @@ func (o opaqueMass) MarkerJacobian(x []float64, local [3]float64, dst []float64)
 	o.m.MarkerJacobian(x, local, dst)
 }
 
+// directPair is a connector on the direct path and the same connector on
+// the general path (its masses opaque).
+type directPair struct {
+	name       string
+	fast, slow *springdamper.Node
+}
+
+// directPairs builds the connector pairs the direct-path tests compare,
+// for every combination of ground, mass and (with mixed) opaque mass
+// markers, with or without a user force function.
+func directPairs(t *testing.T, withUF, mixed bool) []directPair {
+	a := newMass(t, 2, [3]float64{1, 2, 3}, [3]float64{-1, 0.5, 2})
+	b := newMass(t, 3, [3]float64{-2, 1, 0}, [3]float64{0.25, -3, 1})
+	p := springdamper.DefaultParams()
+	p.Stiffness = [3]float64{100, 200, 300}
+	p.Damping = [3]float64{1, 2, 3}
+	p.Offset = [3]float64{0.1, -0.2, 0.3}
+	if withUF {
+		p.ForceFunc = func(t float64, item int, dp, dv, k, d, off [3]float64) [3]float64 {
+			return [3]float64{k[0] * dp[0] * dp[0], d[1] * dv[1] * dp[2], off[2] + dp[2]*dv[0]}
+		}
+	}
+	cases := []struct {
+		name         string
+		fast0, fast1 springdamper.Marker
+		slow0, slow1 springdamper.Marker
+	}{
+		{"mass-mass", springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{})},
+		{"ground-mass", springdamper.Ground([3]float64{1, 0, 2}), springdamper.At(b, [3]float64{9, 9, 9}), springdamper.Ground([3]float64{1, 0, 2}), springdamper.At(opaqueMass{b}, [3]float64{9, 9, 9})},
+		{"mass-ground", springdamper.At(a, [3]float64{}), springdamper.Ground([3]float64{-1, 3, 0}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.Ground([3]float64{-1, 3, 0})},
+	}
+	if mixed {
+		cases = append(cases, struct {
+			name         string
+			fast0, fast1 springdamper.Marker
+			slow0, slow1 springdamper.Marker
+		}{"mixed", springdamper.At(a, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{})})
+	}
+	var out []directPair
+	for _, c := range cases {
+		fast, err := springdamper.New(p, c.fast0, c.fast1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := springdamper.New(p, c.slow0, c.slow1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, directPair{c.name, fast, slow})
+	}
+	return out
+}
+
 // The direct path for PointMarker bodies (masspoint) writes exactly what
 // the general path through the node.Marker methods writes, for every
 // combination of ground, mass and opaque mass markers, with and without a
@@ -38,39 +91,10 @@ func TestPointMarkerDirectPath(t *testing.T) {
 	if _, ok := node.Marker(newMass(t, 1, [3]float64{}, [3]float64{})).(springdamper.PointMarker); !ok {
 		t.Fatal("masspoint does not implement springdamper.PointMarker")
 	}
-	a := newMass(t, 2, [3]float64{1, 2, 3}, [3]float64{-1, 0.5, 2})
-	b := newMass(t, 3, [3]float64{-2, 1, 0}, [3]float64{0.25, -3, 1})
 	u := []float64{1.5, -2, 0.25, 3, -1, 0.5, -0.75, 4, 1, 2, -0.5, -2.5}
-	uf := func(t float64, item int, dp, dv, k, d, off [3]float64) [3]float64 {
-		return [3]float64{k[0] * dp[0] * dp[0], d[1] * dv[1], off[2] + dp[2]}
-	}
 	for _, withUF := range []bool{false, true} {
-		p := springdamper.DefaultParams()
-		p.Stiffness = [3]float64{100, 200, 300}
-		p.Damping = [3]float64{1, 2, 3}
-		p.Offset = [3]float64{0.1, -0.2, 0.3}
-		if withUF {
-			p.ForceFunc = uf
-		}
-		cases := []struct {
-			name         string
-			fast0, fast1 springdamper.Marker
-			slow0, slow1 springdamper.Marker
-		}{
-			{"mass-mass", springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{})},
-			{"ground-mass", springdamper.Ground([3]float64{1, 0, 2}), springdamper.At(b, [3]float64{9, 9, 9}), springdamper.Ground([3]float64{1, 0, 2}), springdamper.At(opaqueMass{b}, [3]float64{9, 9, 9})},
-			{"mass-ground", springdamper.At(a, [3]float64{}), springdamper.Ground([3]float64{-1, 3, 0}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.Ground([3]float64{-1, 3, 0})},
-			{"mixed", springdamper.At(a, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{})},
-		}
-		for _, c := range cases {
-			fast, err := springdamper.New(p, c.fast0, c.fast1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			slow, err := springdamper.New(p, c.slow0, c.slow1)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, c := range directPairs(t, withUF, true) {
+			fast, slow := c.fast, c.slow
 			nu := fast.Spec().InputLayout.Size()
 			in := node.Inputs{Values: u[:nu], Present: make([]bool, len(fast.Spec().Inputs))}
 			ny := fast.Spec().OutputLayout.Size()
@@ -121,5 +145,37 @@ func BenchmarkOutputsPoint(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// OutputsJacobian's direct path for ground and point markers computes
+// what the general path through the node.Marker methods computes (the
+// same formulas on the marker maps the PointMarker contract fixes), for
+// every combination of ground, mass and opaque mass markers, with and
+// without a user force function; == ignores only the sign of zeros.
+func TestPointMarkerDirectJacobian(t *testing.T) {
+	u := []float64{1.5, -2, 0.25, 3, -1, 0.5, -0.75, 4, 1, 2, -0.5, -2.5}
+	for _, withUF := range []bool{false, true} {
+		for _, c := range directPairs(t, withUF, false) {
+			fast, slow := c.fast, c.slow
+			nu, ny := fast.Spec().InputLayout.Size(), fast.Spec().OutputLayout.Size()
+			in := node.Inputs{Values: u[:nu], Present: make([]bool, len(fast.Spec().Inputs))}
+			got, want := make([]float64, ny*nu), make([]float64, ny*nu)
+			if err := fast.OutputsJacobian(0.5, nil, in, got); err != nil {
+				t.Fatal(err)
+			}
+			if err := slow.OutputsJacobian(0.5, nil, in, want); err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Errorf("uf=%v %s: ∂%s/∂%s = %v on the direct path, %v through the Marker methods", withUF, c.name,
+						fast.Spec().OutputLayout.Component(i/nu), fast.Spec().InputLayout.Component(i%nu), got[i], want[i])
+				}
+			}
+			if allocs := testing.AllocsPerRun(10, func() { fast.OutputsJacobian(0.5, nil, in, got) }); allocs != 0 {
+				t.Errorf("uf=%v %s: %v allocations on the direct path", withUF, c.name, allocs)
+			}
+		}
 	}
 }

@@ -99,11 +99,13 @@
 //
 // # Drawing
 //
-// The connector draws itself (node.Drawer, Node.Draw) as Exudyn's item reference draws
-// it: three springs along world x, y and z from marker m0 to marker m1
-// (node.CartesianSprings), of diameter draw_size, with the renderer's
-// node.DrawSettings for windings, tiling and simplified lines; ground
-// markers are small cubes.
+// The connector draws itself (node.Drawer, Node.Draw) between its actual
+// attachment points: a spring from marker m0 to marker m1 with a damper
+// inside it when damped (node.SpringDamper), of diameter draw_size, with
+// the renderer's node.DrawSettings for windings, tiling and simplified
+// lines; ground markers are small cubes. DrawSettings.CartesianSprings
+// draws Exudyn's picture instead: three springs along world x, y and z
+// (node.CartesianSprings).
 //
 // # Concurrency
 //

@@ -165,16 +165,18 @@ func guideVisualization() string {
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s | `%s` | %s |\n", s.name, p.Name, s.typ, node.FormatValue(p.Default), p.Description)
 	}
 	d := node.DefaultDrawSettings()
-	b.WriteString("\nDrawn as Exudyn's item reference draws it (`Node.Draw`, the node's `node.Drawer` capability): three springs of diameter `draw_size` along world x, y and z in turn from marker m0 to marker m1 " +
-		"(from $\\mathbf{p}_{m0}$ to $(p_{m1,x}, p_{m0,y}, p_{m0,z})$, then to $(p_{m1,x}, p_{m1,y}, p_{m0,z})$, then to $\\mathbf{p}_{m1}$; a spring of zero length is left out), " +
-		"each a helix whose ends sit on the axis at the markers. Exudyn's drawing settings are the renderer's (`node.DrawSettings`, flags of `cosim view` and `cosim render`):\n\n")
+	b.WriteString("\nDrawn between its actual attachment points (`Node.Draw`, the node's `node.Drawer` capability): a spring of diameter `draw_size` from marker m0 to marker m1, " +
+		"a helix whose ends sit on the axis at the markers, with a damper inside it (a housing from m0 and a piston rod from m1) when any damping coefficient is non-zero, and a cube at each ground marker. " +
+		"With `DrawSettings.CartesianSprings` (`--cartesian-springs`) it is drawn as Exudyn's item reference draws it: three springs along world x, y and z in turn " +
+		"(from $\\mathbf{p}_{m0}$ to $(p_{m1,x}, p_{m0,y}, p_{m0,z})$, then to $(p_{m1,x}, p_{m1,y}, p_{m0,z})$, then to $\\mathbf{p}_{m1}$; a spring of zero length is left out). " +
+		"Exudyn's drawing settings are the renderer's (`node.DrawSettings`, flags of `cosim view` and `cosim render`):\n\n")
 	b.WriteString("| Exudyn setting | cosim | Default |\n|---|---|---|\n")
 	fmt.Fprintf(&b, "| `connectors.defaultSize` (used when `drawSize` is −1) | `DrawSettings.ConnectorSize`, `--spring-size` | %s m |\n", node.FormatValue(d.ConnectorSize))
 	fmt.Fprintf(&b, "| `connectors.defaultColor` (used when R is −1) | `DrawSettings.ConnectorColor` | `%s` |\n", node.FormatValue(d.ConnectorColor[:]))
 	fmt.Fprintf(&b, "| `connectors.springNumberOfWindings` | `DrawSettings.SpringWindings`, `--windings` | %d |\n", d.SpringWindings)
 	fmt.Fprintf(&b, "| `connectors.curveTiling` (segments per winding) | `DrawSettings.CurveTiling`, `--tiling` | %d |\n", d.CurveTiling)
 	fmt.Fprintf(&b, "| `connectors.drawSimplified` (springs as straight lines) | `DrawSettings.Simplified`, `--simplified` | %v |\n", d.Simplified)
-	b.WriteString("\nExudyn's `general.cylinderTiling` has no counterpart: springs are drawn as lines (the helix), not as tubes.")
+	b.WriteString("\nExudyn's `general.cylinderTiling` has no counterpart: the renderers choose the tubes' tiling.")
 	return b.String()
 }
 

@@ -51,6 +51,9 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 	dst = dst[:ny*nu]
 	clear(dst)
 	u := in.Values
+	if n.hot[0].kind != kindBody && n.hot[1].kind != kindBody && nu <= maxPointInputs {
+		return n.pointJacobian(t, u, dst, nu)
+	}
 	dp, f, a, b, err := n.linearize(t, u)
 	if err != nil {
 		return err
@@ -76,37 +79,8 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 			}
 		}
 	}
-	for i := range 3 {
-		for j := range nu {
-			var sum float64
-			for l := range 3 {
-				sum += a[i*3+l]*dP[l*nu+j] + b[i*3+l]*dV[l*nu+j]
-			}
-			dF[i*nu+j] = sum
-		}
-	}
-
+	n.kinematicRows(dp, &a, &b, dP, dV, dF, dst, nu)
 	row := func(r int) []float64 { return dst[r*nu : (r+1)*nu] }
-	copy(dst[yDisplacement*nu:(yDisplacement+3)*nu], dP)
-	copy(dst[yVelocity*nu:(yVelocity+3)*nu], dV)
-	copy(dst[yForce*nu:(yForce+3)*nu], dF)
-	if l := math.Sqrt(dp[0]*dp[0] + dp[1]*dp[1] + dp[2]*dp[2]); l > 0 {
-		r := row(yDistance)
-		for i := range 3 {
-			for j := range nu {
-				r[j] += dp[i] / l * dP[i*nu+j]
-			}
-		}
-	}
-	if n.hasPE && n.m.active {
-		r := row(yEnergy)
-		for i := range 3 {
-			c := n.m.k[i] * (dp[i] - n.m.off[i])
-			for j := range nu {
-				r[j] += c * dP[i*nu+j]
-			}
-		}
-	}
 
 	for k := range n.mk {
 		mk := &n.mk[k]
@@ -123,12 +97,7 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 			var e [3]float64
 			e[c] = 1
 			mk.body.MarkerLoad(xk, mk.local, e, lf)
-			for i := range nl {
-				r := row(mk.y0 + i)
-				for j := range nu {
-					r[j] += lf[i] * s * dF[c*nu+j]
-				}
-			}
+			addLoadColumn(dst, mk.y0, lf, s, dF[c*nu:(c+1)*nu], nu)
 		}
 		// J'_k = ∂load(x_k, ±f)/∂x_k at fixed force.
 		xp := append([]float64(nil), xk...)
@@ -146,6 +115,169 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 		}
 	}
 	return nil
+}
+
+// maxPointInputs is the inputs of a connector between two point markers.
+const maxPointInputs = 12
+
+// pointJacobian is OutputsJacobian for ground and point markers (the
+// direct path of Outputs, PointMarker): the same formulas on the marker
+// maps the PointMarker contract fixes (∂pos/∂x = [I 0], ∂vel/∂x = [0 I],
+// the load is the force), without calls through node.Marker or
+// allocations. The values are those of the general path (to the sign of
+// zero entries); TestPointMarkerDirectJacobian checks it.
+func (n *Node) pointJacobian(t float64, u, dst []float64, nu int) error {
+	var dp, dv [3]float64
+	{
+		h0, h1 := &n.hot[0], &n.hot[1]
+		p0x, p0y, p0z, v0x, v0y, v0z := h0.direct(u, &n.mk[0].local)
+		p1x, p1y, p1z, v1x, v1y, v1z := h1.direct(u, &n.mk[1].local)
+		dp = [3]float64{p1x - p0x, p1y - p0y, p1z - p0z}
+		dv = [3]float64{v1x - v0x, v1y - v0y, v1z - v0z}
+	}
+	if _, err := n.m.force(t, dp, dv); err != nil {
+		return err
+	}
+	a, b, err := n.localJacobian(t, dp, dv)
+	if err != nil {
+		return err
+	}
+	if n.m.uf == nil {
+		n.pointJacobianLinear(dp, &a, &b, dst, nu)
+		return nil
+	}
+	// ∂Δp/∂u, ∂Δv/∂u and ∂f/∂u, each 3 × nu: ±[I 0] and ±[0 I] over each
+	// point marker's six inputs, minus for marker 0.
+	var dP, dV, dF [3 * maxPointInputs]float64
+	for k := range n.mk {
+		if n.hot[k].kind != kindPoint {
+			continue
+		}
+		in0 := int(n.hot[k].in0)
+		s := float64(2*k - 1)
+		for i := range 3 {
+			for j := range 6 {
+				jp, jv := 0.0, 0.0
+				if j == i {
+					jp = 1
+				}
+				if j == i+3 {
+					jv = 1
+				}
+				dP[i*nu+in0+j] = s * jp
+				dV[i*nu+in0+j] = s * jv
+			}
+		}
+	}
+	n.kinematicRows(dp, &a, &b, dP[:3*nu], dV[:3*nu], dF[:3*nu], dst, nu)
+	// A point marker's load is the force, +f on marker 0 and −f on
+	// marker 1: its rows are ±∂f/∂u (the general path's L_k = I, J'_k = 0).
+	for k := range n.mk {
+		if n.hot[k].kind != kindPoint {
+			continue
+		}
+		mk := &n.mk[k]
+		if mk.y1-mk.y0 != 3 {
+			continue
+		}
+		s := float64(1 - 2*k)
+		for c := range 3 {
+			var e [3]float64
+			e[c] = 1
+			addLoadColumn(dst, mk.y0, e[:], s, dF[c*nu:(c+1)*nu], nu)
+		}
+	}
+	return nil
+}
+
+// kinematicRows computes ∂f/∂u = a·∂Δp/∂u + b·∂Δv/∂u into dF (each
+// 3 × nu) and writes the displacement, velocity, force, distance and
+// energy rows of dst (ny × nu, zero on entry): the rows both paths of
+// OutputsJacobian share.
+func (n *Node) kinematicRows(dp [3]float64, a, b *[9]float64, dP, dV, dF, dst []float64, nu int) {
+	for i := range 3 {
+		for j := range nu {
+			var sum float64
+			for l := range 3 {
+				sum += a[i*3+l]*dP[l*nu+j] + b[i*3+l]*dV[l*nu+j]
+			}
+			dF[i*nu+j] = sum
+		}
+	}
+	copy(dst[yDisplacement*nu:(yDisplacement+3)*nu], dP)
+	copy(dst[yVelocity*nu:(yVelocity+3)*nu], dV)
+	copy(dst[yForce*nu:(yForce+3)*nu], dF)
+	if l := math.Sqrt(dp[0]*dp[0] + dp[1]*dp[1] + dp[2]*dp[2]); l > 0 {
+		r := dst[yDistance*nu : (yDistance+1)*nu]
+		for i := range 3 {
+			for j := range nu {
+				r[j] += dp[i] / l * dP[i*nu+j]
+			}
+		}
+	}
+	if n.hasPE && n.m.active {
+		r := dst[yEnergy*nu : (yEnergy+1)*nu]
+		for i := range 3 {
+			c := n.m.k[i] * (dp[i] - n.m.off[i])
+			for j := range nu {
+				r[j] += c * dP[i*nu+j]
+			}
+		}
+	}
+}
+
+// addLoadColumn adds the load rows' part of one force component c: lf
+// is ∂load/∂f_c (one value per load row, from y0), s the force's sign on
+// the marker, dFc row c of ∂f/∂u.
+func addLoadColumn(dst []float64, y0 int, lf []float64, s float64, dFc []float64, nu int) {
+	for i, l := range lf {
+		r := dst[(y0+i)*nu : (y0+i+1)*nu]
+		for j := range nu {
+			r[j] += l * s * dFc[j]
+		}
+	}
+}
+
+// pointJacobianLinear is pointJacobian for the linear force law, whose
+// local Jacobians a and b are diagonal: every row has at most one entry
+// per point marker and axis, ±1 on the displacement and velocity rows,
+// ±a_ii and ±b_ii on the force rows, and the products of the general
+// formulas with those (their other terms are zeros), written directly
+// into dst, which is zero.
+func (n *Node) pointJacobianLinear(dp [3]float64, a, b *[9]float64, dst []float64, nu int) {
+	l := math.Sqrt(dp[0]*dp[0] + dp[1]*dp[1] + dp[2]*dp[2])
+	for k := range n.mk {
+		h := &n.hot[k]
+		if h.kind != kindPoint {
+			continue
+		}
+		in0 := int(h.in0)
+		s := float64(2*k - 1)
+		for i := range 3 {
+			jp, jv := in0+i, in0+3+i
+			dst[(yDisplacement+i)*nu+jp] = s
+			dst[(yVelocity+i)*nu+jv] = s
+			fp, fv := a[i*4]*s, b[i*4]*s
+			dst[(yForce+i)*nu+jp] = fp
+			dst[(yForce+i)*nu+jv] = fv
+			if l > 0 {
+				dst[yDistance*nu+jp] = dp[i] / l * s
+			}
+			if n.hasPE && n.m.active {
+				dst[yEnergy*nu+jp] = n.m.k[i] * (dp[i] - n.m.off[i]) * s
+			}
+			// The loads: +f on marker 0, −f on marker 1.
+			for q := range n.mk {
+				mq := &n.mk[q]
+				if n.hot[q].kind != kindPoint || mq.y1-mq.y0 != 3 {
+					continue
+				}
+				sq := float64(1 - 2*q)
+				dst[(mq.y0+i)*nu+jp] = sq * fp
+				dst[(mq.y0+i)*nu+jv] = sq * fv
+			}
+		}
+	}
 }
 
 // localJacobian returns ∂f_SD/∂Δp and ∂f_SD/∂Δv (3 × 3, row-major): Exudyn's
