@@ -80,8 +80,9 @@ type Sim struct {
 	limFams []limFam // the families among them whose kernel bounds them in one call (limiters)
 	workers []*worker
 	bpool   *batchPool
-	replays int  // batched steps or evaluations replayed per node
-	noBatch bool // SetBatching(false)
+	replays int             // batched steps or evaluations replayed per node
+	noBatch bool            // SetBatching(false)
+	stab    *stabilityState // the stability analyses and growth watch (growth.go)
 }
 
 // Time is the current simulation time, t0 + n·dt.
@@ -274,6 +275,10 @@ type Settings struct {
 	// Sim.Schedule). Nil means explicit Jacobi on the default path: the
 	// same results as coupling.Jacobi, without its statistics.
 	Coupling *coupling.Strategy
+	// AllowGrowth turns off the check that stops a co-simulation whose
+	// state grows exponentially without a physical or input cause (a
+	// *GrowthError; see growth.go). The zero value checks.
+	AllowGrowth bool
 	// OnGroupStep, when set, is called once per step for every iterated
 	// coupling group, after the group's iteration ends (converged or
 	// not), with that step's diagnostics. It runs on the goroutine that
@@ -448,6 +453,7 @@ func (s *Sim) cosimulate(ctx context.Context, set Settings) (res *Result, err er
 		res.Warnings = ws
 		defer func() { err = WithStepHint(err, ws) }()
 	}
+	gw := s.startStability(set, res)
 	s.onGroupStep = set.OnGroupStep
 	s.ctx, s.done = ctx, ctx.Done()
 	defer func() { s.onGroupStep, s.ctx, s.done = nil, nil, nil }()
@@ -493,6 +499,11 @@ func (s *Sim) cosimulate(ctx context.Context, set Settings) (res *Result, err er
 		s.n++
 		s.steps++
 		res.Steps++
+		if gw != nil && res.Steps%growthStride == 0 {
+			if err = gw.sample(s, res.Steps); err != nil {
+				break
+			}
+		}
 		if rec != nil && s.n%every == 0 {
 			if err = rec.row(s); err != nil {
 				break

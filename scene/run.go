@@ -131,7 +131,7 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 // given (else every Every·Dt, graph.Settings.Adaptive). The error is an
 // *Error at the path of an invalid setting.
 func (sc *Scene) runSettings() (graph.Settings, error) {
-	set := graph.Settings{Dt: sc.Run.Dt, Steps: sc.Run.Steps, End: sc.Run.End, Workers: sc.Run.Workers, Record: sc.Record.Fields, Every: sc.Record.Every}
+	set := graph.Settings{Dt: sc.Run.Dt, Steps: sc.Run.Steps, End: sc.Run.End, Workers: sc.Run.Workers, Record: sc.Record.Fields, Every: sc.Record.Every, AllowGrowth: sc.Run.AllowGrowth}
 	if sc.Run.Coupling != nil {
 		set.Coupling, _ = sc.Run.Coupling.Strategy()
 	}
