@@ -88,6 +88,9 @@ type stabilityState struct {
 	watch growthWatch
 }
 
+// maxAnalyses bounds the analyses a Sim keeps.
+const maxAnalyses = 16
+
 type stabKey struct {
 	strategy string
 	dt       float64
@@ -106,6 +109,9 @@ func (s *Sim) startStability(set Settings, res *Result) *growthWatch {
 		var err error
 		if r, err = s.stability(set.Coupling, set.Dt, false); err != nil {
 			r = &Stability{Time: s.Time(), Dt: set.Dt, States: len(s.x), Growth: math.NaN(), Bound: 1, Skipped: err.Error()}
+		}
+		if len(s.stab.done) >= maxAnalyses {
+			clear(s.stab.done) // a caller varying the step: keep the memory bounded
 		}
 		s.stab.done[key] = r
 	}

@@ -373,3 +373,41 @@ func TestGrowthWatchNoFalsePositives(t *testing.T) {
 		t.Errorf("physical growth %v, want √(k/m) = 0.2", g)
 	}
 }
+
+// TestGrowthWatchAllocs: the watch's sample, and a co-simulation step
+// with the watch on, allocate nothing: a Run of 1 600 steps allocates
+// what a Run of 16 does (the analysis is done once per strategy and
+// step, by the first Run).
+func TestGrowthWatchAllocs(t *testing.T) {
+	sim := chain4(t)
+	sim.StartGrowthWatch(1e-3)
+	k := 0
+	if n := testing.AllocsPerRun(100, func() {
+		k++
+		_ = sim.Step(1e-3)
+		_ = sim.GrowthSample(k)
+	}); n != 0 {
+		t.Errorf("step and sample: %v allocations, want 0", n)
+	}
+	sim = chain4(t)
+	ctx := context.Background()
+	if _, err := sim.Run(ctx, graph.Settings{Dt: 1e-3, Steps: 16, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	short := testing.AllocsPerRun(5, func() { _, _ = sim.Run(ctx, graph.Settings{Dt: 1e-3, Steps: 16, Workers: 1}) })
+	long := testing.AllocsPerRun(5, func() { _, _ = sim.Run(ctx, graph.Settings{Dt: 1e-3, Steps: 1600, Workers: 1}) })
+	if long != short {
+		t.Errorf("a Run of 1600 steps allocates %v times, one of 16 steps %v: the steps allocate", long, short)
+	}
+}
+
+// BenchmarkGrowthSample is the watch's cost per sample (one pass over
+// the state, every growthStride steps) on the four-mass chain.
+func BenchmarkGrowthSample(b *testing.B) {
+	sim := chain4(b)
+	sim.StartGrowthWatch(1e-3)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		_ = sim.GrowthSample(i)
+	}
+}
