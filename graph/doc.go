@@ -361,4 +361,23 @@
 // goroutine overhead. A Graph or Sim is not safe for concurrent use by
 // several goroutines; nodes must be safe for concurrent calls on
 // distinct slices (see package node).
+//
+// # Coupled stability
+//
+// A co-simulation can grow without bound at a step every node accepts on
+// its own: the stable step depends on the coupling scheme. A Run
+// therefore also starts with Sim.CheckStability (stability.go): the
+// one-step amplification matrix of the run's scheme, computed by central
+// differences of trial steps of the actual scheme (the nodes' own
+// Update, its stages, groups, rates and interpolation) from the current
+// state, restored afterwards, and its spectral radius (gonum's
+// mat.Eigen); an unstable scheme gets the alternatives and the largest
+// stable steps (bisection) in Result.Stability, whose Warning cosim run
+// prints. Sim.Stability computes the whole table, Sim.Amplification the
+// matrix. The analysis runs once per strategy and step of a Sim, on the
+// calling goroutine before the workers start. During the run a watch
+// (growth.go) samples the largest change of the state every few steps,
+// without allocating, and stops exponential growth that neither the
+// physics nor an input explains with a *GrowthError
+// (Settings.AllowGrowth turns it off).
 package graph

@@ -7,7 +7,6 @@ import (
 	"testing"
 )
 
-
 // TestRunUnstableCoupling: the mass-spring chain with Gauss–Seidel at
 // dt = 1 ms grows (m4 reached 62.6 m at t = 300 s, exit 0, before the
 // stability checks): cosim run now warns on stderr before the run, naming
