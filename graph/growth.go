@@ -108,7 +108,7 @@ func (s *Sim) startStability(set Settings, res *Result) *growthWatch {
 	if !ok {
 		var err error
 		if r, err = s.stability(set.Coupling, set.Dt, false); err != nil {
-			r = &Stability{Time: s.Time(), Dt: set.Dt, States: len(s.x), Growth: math.NaN(), Bound: 1, Skipped: err.Error()}
+			r = &Stability{Time: s.Time(), Dt: set.Dt, States: len(s.x), Bound: 1, Skipped: err.Error()}
 		}
 		if len(s.stab.done) >= maxAnalyses {
 			clear(s.stab.done) // a caller varying the step: keep the memory bounded
@@ -150,7 +150,10 @@ func (w *growthWatch) start(s *Sim, set Settings, r *Stability) {
 	}
 	w.floor = 1e-9 * max(m, 1)
 	w.base, w.level, w.lastStep, w.count, w.off = 0, 0, 0, 0, false
-	w.phys, w.strategy, w.dt = r.Growth, strategyKey(set.Coupling), set.Dt
+	w.phys, w.strategy, w.dt = math.NaN(), strategyKey(set.Coupling), set.Dt
+	if r.GrowthKnown {
+		w.phys = r.Growth
+	}
 	w.srcs = w.srcs[:0]
 	for i := range s.nodes {
 		c := &s.nodes[i]

@@ -63,12 +63,15 @@ type SchemeStability struct {
 	Radius float64
 	// Stable is Radius ≤ Bound·(1 + StabilityTol).
 	Stable bool
-	// MaxDt is the largest stable step found by bisection (relative
-	// precision 1e-3), searched from dt/2²⁰ to 2¹⁰·dt: 0 when no step in
-	// that range is stable; with AtLeast, every step up to 2¹⁰·dt is.
-	// NaN when not computed.
-	MaxDt   float64
-	AtLeast bool
+	// Searched reports whether MaxDt was computed: Stability computes it
+	// for every scheme, CheckStability only when the chosen scheme is
+	// unstable. MaxDt is then the largest stable step found by bisection
+	// (relative precision 1e-3), searched from dt/2²⁰ to 2¹⁰·dt: 0 when
+	// no step in that range is stable; with AtLeast, every step up to
+	// 2¹⁰·dt is.
+	Searched bool
+	MaxDt    float64
+	AtLeast  bool
 	// Note says why Radius is +Inf, when it is.
 	Note string
 }
@@ -83,9 +86,11 @@ type Stability struct {
 	States int
 	// Growth is the physical growth rate, max Re λ of the monolithic
 	// Jacobian ∂f/∂x (1/s): negative for a damped system, zero for free
-	// motion, positive for a physically unstable one. NaN when the graph
-	// has no monolithic view (a node without Derivatives).
-	Growth float64
+	// motion, positive for a physically unstable one. GrowthKnown is
+	// false (and Growth 0) when the graph has no monolithic view (a node
+	// without Derivatives).
+	Growth      float64
+	GrowthKnown bool
 	// Bound is the radius a stable scheme may reach at Dt: 1, or for a
 	// physically unstable system exp(2·Dt·Growth) — twice the physical
 	// rate, so that a scheme is flagged only for growth the physics does
@@ -135,9 +140,9 @@ func (r *Stability) Warning() string {
 	}
 	b.WriteString(", so the state will grow without bound")
 	switch {
-	case c.MaxDt > 0:
+	case c.Searched && c.MaxDt > 0:
 		fmt.Fprintf(&b, "; it is stable for dt ≤ %s s", fmtNum(c.MaxDt))
-	case c.MaxDt == 0:
+	case c.Searched:
 		fmt.Fprintf(&b, "; no step down to %s s makes it stable", fmtNum(r.Dt/(1<<20)))
 	}
 	var alt []string
@@ -225,7 +230,7 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 			return nil, fmt.Errorf("graph: %w", err)
 		}
 	}
-	r := &Stability{Time: s.Time(), Dt: dt, States: len(s.x), Growth: math.NaN(), Bound: 1}
+	r := &Stability{Time: s.Time(), Dt: dt, States: len(s.x), Bound: 1}
 	switch {
 	case len(s.x) == 0:
 		r.Skipped = "the graph has no state"
@@ -243,7 +248,7 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 	a := &amplifier{s: s, n: len(s.x)}
 	a.save()
 	defer a.restore()
-	r.Growth = a.growth()
+	r.Growth, r.GrowthKnown = a.growth()
 	r.Bound = growthBound(r.Growth, dt)
 	cands, err := s.stabilityCandidates(st)
 	if err != nil {
@@ -253,7 +258,7 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 		if k > 0 && !full {
 			break
 		}
-		sc := SchemeStability{Strategy: c.name, Chosen: k == 0, MaxDt: math.NaN()}
+		sc := SchemeStability{Strategy: c.name, Chosen: k == 0}
 		rad, note, err := a.radius(c.st, dt)
 		if err != nil {
 			if k == 0 {
@@ -273,6 +278,7 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 	}
 	for k := range r.Schemes {
 		r.Schemes[k].MaxDt, r.Schemes[k].AtLeast = a.maxStableDt(cands[k].st, dt, r.Growth, r.Schemes[k].Stable)
+		r.Schemes[k].Searched = true
 	}
 	return r, nil
 }
@@ -391,26 +397,26 @@ func (a *amplifier) restore() {
 	s.cplan, s.cmem, s.onGroupStep = a.cplan, a.cmem, a.onGroupStep
 }
 
-// growth is max Re λ(∂f/∂x) at the saved state, NaN without a
+// growth is max Re λ(∂f/∂x) at the saved state; false without a
 // monolithic view.
-func (a *amplifier) growth() float64 {
+func (a *amplifier) growth() (float64, bool) {
 	sys, err := a.s.System()
 	if err != nil {
-		return math.NaN()
+		return 0, false
 	}
 	t := a.t0 + float64(a.n0)*a.dt
 	if err := sys.Jacobian(t, a.x, a.g); err != nil {
-		return math.NaN()
+		return 0, false
 	}
 	ev, ok := eigenvalues(a.n, a.g)
 	if !ok {
-		return math.NaN()
+		return 0, false
 	}
 	g := math.Inf(-1)
 	for _, v := range ev {
 		g = max(g, real(v))
 	}
-	return g
+	return g, true
 }
 
 // eigenvalues of the n×n row-major matrix m.

@@ -106,7 +106,7 @@ func writeStability(w io.Writer, path string, sc *scene.Scene, mono bool, r *gra
 		fmt.Fprintf(w, "not analysed: %s\n", r.Skipped)
 		return
 	}
-	if math.IsNaN(r.Growth) {
+	if !r.GrowthKnown {
 		fmt.Fprintln(w, "physical growth rate: unknown (a node has no Derivatives); a stable scheme's spectral radius is at most 1")
 	} else {
 		fmt.Fprintf(w, "physical growth rate max Re λ(∂f/∂x) = %s/s; a stable scheme's spectral radius is at most %s (tolerance %s)\n",
@@ -139,7 +139,7 @@ func writeStability(w io.Writer, path string, sc *scene.Scene, mono bool, r *gra
 // maxDtText formats a scheme's largest stable step.
 func maxDtText(s graph.SchemeStability, dt float64) string {
 	switch {
-	case math.IsNaN(s.MaxDt):
+	case !s.Searched:
 		return "—"
 	case s.MaxDt == 0:
 		return "none ≥ " + fmt3(dt/(1<<20)) + " s"
@@ -184,15 +184,22 @@ func finiteOrNil(v float64) *float64 {
 	return &v
 }
 
+func knownOrNil(v float64, known bool) *float64 {
+	if !known {
+		return nil
+	}
+	return &v
+}
+
 func writeStabilityJSON(w io.Writer, path string, mono bool, r *graph.Stability) error {
-	out := stabilityJSON{Scene: path, Monolithic: mono, Dt: r.Dt, Time: r.Time, States: r.States, Growth: finiteOrNil(r.Growth),
+	out := stabilityJSON{Scene: path, Monolithic: mono, Dt: r.Dt, Time: r.Time, States: r.States, Growth: knownOrNil(r.Growth, r.GrowthKnown),
 		Bound: r.Bound, Tolerance: graph.StabilityTol, Skipped: r.Skipped, Schemes: []schemeJSON{}, Unstable: !mono && r.Unstable()}
 	if out.Unstable {
 		out.Warning = r.Warning()
 	}
 	for _, s := range r.Schemes {
 		out.Schemes = append(out.Schemes, schemeJSON{Strategy: s.Strategy, Chosen: s.Chosen && !mono, Radius: finiteOrNil(s.Radius),
-			Stable: s.Stable, MaxDt: finiteOrNil(s.MaxDt), AtLeast: s.AtLeast, Note: s.Note})
+			Stable: s.Stable, MaxDt: knownOrNil(s.MaxDt, s.Searched), AtLeast: s.AtLeast, Note: s.Note})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
