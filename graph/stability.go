@@ -64,7 +64,7 @@ type SchemeStability struct {
 	// Stable is Radius ≤ Bound·(1 + StabilityTol).
 	Stable bool
 	// Searched reports whether MaxDt was computed: Stability computes it
-	// for every scheme, CheckStability only when the chosen scheme is
+	// for every scheme, CheckStability for the chosen scheme when it is
 	// unstable. MaxDt is then the largest stable step found by bisection
 	// (relative precision 1e-3), searched from dt/2²⁰ to 2¹⁰·dt: 0 when
 	// no step in that range is stable; with AtLeast, every step up to
@@ -211,7 +211,9 @@ func (s *Sim) Amplification(st *coupling.Strategy, dt float64) (*mat.Dense, erro
 
 // CheckStability is Stability made cheap for the start of a run: it
 // computes the chosen strategy's radius only and, only when that is
-// unstable, the alternatives and the stable steps a warning names. Run
+// unstable, what a warning names: the chosen strategy's largest stable
+// step and the alternatives' radii at dt (their largest stable steps are
+// not searched). Run
 // calls it (Result.Stability); cosim run prints its Warning.
 func (s *Sim) CheckStability(st *coupling.Strategy, dt float64) (*Stability, error) {
 	return s.stability(st, dt, false)
@@ -254,6 +256,7 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 	if err != nil {
 		return nil, err
 	}
+	all := full
 	for k, c := range cands {
 		if k > 0 && !full {
 			break
@@ -277,6 +280,9 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 		full = true
 	}
 	for k := range r.Schemes {
+		if k > 0 && !all {
+			break // the check at a run's start: the chosen scheme's only
+		}
 		r.Schemes[k].MaxDt, r.Schemes[k].AtLeast = a.maxStableDt(cands[k].st, dt, r.Growth, r.Schemes[k].Stable)
 		r.Schemes[k].Searched = true
 	}
@@ -348,15 +354,15 @@ func (s *Sim) stabilityCandidates(st *coupling.Strategy) ([]candidate, error) {
 // in the analysis: the scheme's fixed point (the implicit coupling the
 // iteration converges to within its tolerance) is found to rounding by
 // IQN-ILS, which solves a linear problem's fixed point exactly in at most
-// as many iterations as interface values. The tolerance is below what
-// rounding lets the iteration reach, so it runs to MaxIter and the
-// Accept policy takes the last iterate; the step counts as not converged
-// when that iterate's residual exceeds analysisResidual relative to the
-// interface values (a looser fixed point would put its error, divided by
-// the perturbation, into the matrix).
+// as many iterations as interface values. The tolerance is near what
+// rounding lets the iteration reach; when it is not reached within
+// MaxIter the Accept policy takes the last iterate, and the step counts
+// as not converged when that iterate's residual exceeds analysisResidual
+// relative to the interface values (a looser fixed point would put its
+// error, divided by the perturbation, into the matrix).
 var analysisIteration = coupling.Iteration{
 	Acceleration: coupling.Acceleration{Accel: coupling.IQNILS},
-	ATol:         math.SmallestNonzeroFloat64, RTol: 1e-16, MaxIter: 40, OnFail: coupling.Accept,
+	ATol:         1e-15, RTol: 1e-14, MaxIter: 40, OnFail: coupling.Accept,
 }
 
 // analysisResidual is the largest relative residual of an accepted
