@@ -26,7 +26,7 @@ import (
 // and the growth is not explained:
 //
 //   - by the physics: the linearised system's growth rate at the start
-//     (Stability.Growth) is at least half the observed rate;
+//     (StabilityAnalysis.Growth) is at least half the observed rate;
 //   - by an input: the largest output of the graph's sources (stateless
 //     nodes without inputs) grew since the run started at an average
 //     exponential rate of at least half the observed one, or from zero.
@@ -59,7 +59,7 @@ type GrowthError struct {
 	// doublings (s), Rate = ln 2/Doubling (1/s).
 	Doubling, Rate float64
 	// Physical is the linearised system's growth rate at the start
-	// (Stability.Growth), NaN when unknown.
+	// (StabilityAnalysis.Growth), NaN when unknown.
 	Physical float64
 	// Strategy is the coupling strategy's text.
 	Strategy string
@@ -84,7 +84,7 @@ func (e *GrowthError) Unwrap() error { return ErrGrowth }
 // each linearises at its start state), and the growth watch, whose
 // buffers are reused from Run to Run.
 type stabilityState struct {
-	done  map[stabKey]*Stability
+	done  map[stabKey]*StabilityAnalysis
 	watch growthWatch
 }
 
@@ -101,14 +101,14 @@ type stabKey struct {
 // the growth watch for the run (nil with Settings.AllowGrowth).
 func (s *Sim) startStability(set Settings, res *Result) *growthWatch {
 	if s.stab == nil {
-		s.stab = &stabilityState{done: map[stabKey]*Stability{}}
+		s.stab = &stabilityState{done: map[stabKey]*StabilityAnalysis{}}
 	}
 	key := stabKey{strategyKey(set.Coupling), set.Dt}
 	r, ok := s.stab.done[key]
 	if !ok {
 		var err error
 		if r, err = s.stability(set.Coupling, set.Dt, false); err != nil {
-			r = &Stability{Time: s.Time(), Dt: set.Dt, States: len(s.x), Bound: 1, Skipped: err.Error()}
+			r = &StabilityAnalysis{Time: s.Time(), Dt: set.Dt, States: len(s.x), Bound: 1, Skipped: err.Error()}
 		}
 		if len(s.stab.done) >= maxAnalyses {
 			clear(s.stab.done) // a caller varying the step: keep the memory bounded
@@ -142,7 +142,7 @@ type growthWatch struct {
 }
 
 // start resets the watch for a run from the Sim's current state.
-func (w *growthWatch) start(s *Sim, set Settings, r *Stability) {
+func (w *growthWatch) start(s *Sim, set Settings, r *StabilityAnalysis) {
 	w.x0 = append(w.x0[:0], s.x...)
 	m := 0.0
 	for _, v := range s.x {

@@ -39,9 +39,9 @@ type Result struct {
 	// Stability is the coupled-stability analysis of the run's strategy
 	// at Settings.Dt (co-simulation; Sim.Stability, computed once per
 	// strategy and step and linearised at the state of the first Run
-	// with them). When it is Unstable, Stability.Warning says what to
+	// with them). When it is Unstable, StabilityAnalysis.Warning says what to
 	// change. Nil in monolithic runs.
-	Stability *Stability
+	Stability *StabilityAnalysis
 	// History is the recorded table (Settings.Record): every Every steps
 	// of a fixed-step run, at the sample times of an adaptive one. Nil
 	// when nothing was recorded.

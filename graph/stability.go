@@ -33,7 +33,7 @@ import (
 const (
 	// StabilityTol is the relative margin by which a spectral radius
 	// may exceed its bound (1, or the physical growth, see
-	// Stability.Bound) before the scheme counts as unstable: it covers
+	// StabilityAnalysis.Bound) before the scheme counts as unstable: it covers
 	// the finite differences' rounding (about 1e-10 relative on each
 	// entry, more on eigenvalues of non-normal matrices such as the
 	// Jordan blocks of free motion), while Gauss–Seidel's growth on the
@@ -42,7 +42,7 @@ const (
 	// MaxStabilityStates is the largest state (values) the analysis
 	// handles: it computes a dense amplification matrix (two steps per
 	// state value) and its eigenvalues (O(n³)). Larger graphs are not
-	// analysed (Stability.Skipped says so); the run-time growth check
+	// analysed (StabilityAnalysis.Skipped says so); the run-time growth check
 	// still watches them.
 	MaxStabilityStates = 300
 	// stabilityRel is the relative size of the finite-difference
@@ -76,10 +76,10 @@ type SchemeStability struct {
 	Note string
 }
 
-// Stability is the coupled-stability analysis of a graph for one step:
+// StabilityAnalysis is the coupled-stability analysis of a graph for one step:
 // the spectral radius of each scheme's one-step amplification matrix,
 // linearised at the state the Sim held (Sim.Stability).
-type Stability struct {
+type StabilityAnalysis struct {
 	// Time is the time of the state linearised at; Dt the analysed step.
 	Time, Dt float64
 	// States is the number of state values.
@@ -108,7 +108,7 @@ type Stability struct {
 
 // Chosen returns the analysis of the chosen strategy; false when the
 // graph was not analysed.
-func (r *Stability) Chosen() (SchemeStability, bool) {
+func (r *StabilityAnalysis) Chosen() (SchemeStability, bool) {
 	for _, sc := range r.Schemes {
 		if sc.Chosen {
 			return sc, true
@@ -119,7 +119,7 @@ func (r *Stability) Chosen() (SchemeStability, bool) {
 
 // Unstable reports whether the chosen strategy was analysed and found
 // unstable at Dt.
-func (r *Stability) Unstable() bool {
+func (r *StabilityAnalysis) Unstable() bool {
 	c, ok := r.Chosen()
 	return ok && !c.Stable
 }
@@ -127,7 +127,7 @@ func (r *Stability) Unstable() bool {
 // Warning is the warning cosim run prints when the chosen strategy is
 // unstable (Unstable): the scheme, its radius, a stable step and a
 // stable scheme. It is "" otherwise.
-func (r *Stability) Warning() string {
+func (r *StabilityAnalysis) Warning() string {
 	c, ok := r.Chosen()
 	if !ok || c.Stable {
 		return ""
@@ -173,7 +173,7 @@ func fmtRadius(v float64) string { return strconv.FormatFloat(v, 'g', 9, 64) }
 // keeping hidden state, a trial step that fails) gives a report with
 // Skipped set, not an error; the error is for invalid arguments (a
 // strategy that does not compile for this graph).
-func (s *Sim) Stability(st *coupling.Strategy, dt float64) (*Stability, error) {
+func (s *Sim) Stability(st *coupling.Strategy, dt float64) (*StabilityAnalysis, error) {
 	return s.stability(st, dt, true)
 }
 
@@ -215,7 +215,7 @@ func (s *Sim) Amplification(st *coupling.Strategy, dt float64) (*mat.Dense, erro
 // step and the alternatives' radii at dt (their largest stable steps are
 // not searched). Run
 // calls it (Result.Stability); cosim run prints its Warning.
-func (s *Sim) CheckStability(st *coupling.Strategy, dt float64) (*Stability, error) {
+func (s *Sim) CheckStability(st *coupling.Strategy, dt float64) (*StabilityAnalysis, error) {
 	return s.stability(st, dt, false)
 }
 
@@ -223,7 +223,7 @@ func (s *Sim) CheckStability(st *coupling.Strategy, dt float64) (*Stability, err
 // strategy's radius when that is stable (the check at the start of a
 // Run), computing the alternatives and the stable steps only for a
 // warning.
-func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stability, error) {
+func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*StabilityAnalysis, error) {
 	if !(dt > 0) || math.IsInf(dt, 0) {
 		return nil, fmt.Errorf("graph: Stability: dt = %v: the step must be finite and positive", dt)
 	}
@@ -232,7 +232,7 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 			return nil, fmt.Errorf("graph: %w", err)
 		}
 	}
-	r := &Stability{Time: s.Time(), Dt: dt, States: len(s.x), Bound: 1}
+	r := &StabilityAnalysis{Time: s.Time(), Dt: dt, States: len(s.x), Bound: 1}
 	switch {
 	case len(s.x) == 0:
 		r.Skipped = "the graph has no state"
@@ -290,7 +290,7 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 }
 
 // growthBound is the radius a stable scheme may reach at step dt for the
-// physical growth rate g (Stability.Bound).
+// physical growth rate g (StabilityAnalysis.Bound).
 func growthBound(g, dt float64) float64 {
 	if g > 0 {
 		return math.Exp(2 * dt * g)

@@ -93,7 +93,7 @@ func sceneStrategy(sc *scene.Scene) (*coupling.Strategy, error) {
 
 // writeStability prints the analysis as a table: one row per scheme, the
 // scene's own first.
-func writeStability(w io.Writer, path string, sc *scene.Scene, mono bool, r *graph.Stability) {
+func writeStability(w io.Writer, path string, sc *scene.Scene, mono bool, r *graph.StabilityAnalysis) {
 	name := sc.Name
 	if name == "" {
 		name = path
@@ -191,7 +191,7 @@ func knownOrNil(v float64, known bool) *float64 {
 	return &v
 }
 
-func writeStabilityJSON(w io.Writer, path string, mono bool, r *graph.Stability) error {
+func writeStabilityJSON(w io.Writer, path string, mono bool, r *graph.StabilityAnalysis) error {
 	out := stabilityJSON{Scene: path, Monolithic: mono, Dt: r.Dt, Time: r.Time, States: r.States, Growth: knownOrNil(r.Growth, r.GrowthKnown),
 		Bound: r.Bound, Tolerance: graph.StabilityTol, Skipped: r.Skipped, Schemes: []schemeJSON{}, Unstable: !mono && r.Unstable()}
 	if out.Unstable {
