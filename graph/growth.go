@@ -31,7 +31,7 @@ import (
 //     nodes without inputs) grew since the run started at an average
 //     exponential rate of at least half the observed one, or from zero.
 //
-// Settings.AllowGrowth turns the watch off; monolithic runs are not
+// CoSimulation.AllowGrowth turns the watch off; monolithic runs are not
 // watched (their integrators have stability regions of their own).
 
 const (
@@ -72,7 +72,7 @@ func (e *GrowthError) Error() string {
 	if !math.IsNaN(e.Physical) {
 		phys = fmtNum(e.Physical) + "/s"
 	}
-	return fmt.Sprintf("graph: step %d, t = %s s: the state grows exponentially, doubling every %s s (rate %s/s; %s is %s from its value at the start), and neither the physics (growth rate of the linearised system: %s) nor an input explains it: coupling %s is likely unstable at dt = %s s; shorten the step or change the scheme (cosim check SCENE tells which are stable), or set run.allow_growth (graph.Settings.AllowGrowth) to let it grow",
+	return fmt.Sprintf("graph: step %d, t = %s s: the state grows exponentially, doubling every %s s (rate %s/s; %s is %s from its value at the start), and neither the physics (growth rate of the linearised system: %s) nor an input explains it: coupling %s is likely unstable at dt = %s s; shorten the step or change the scheme (cosim check SCENE tells which are stable), or set run.allow_growth (graph.CoSimulation.AllowGrowth) to let it grow",
 		e.Step, fmtNum(e.Time), fmtNum(e.Doubling), fmtNum(e.Rate), e.Component, fmtNum(e.Change), phys, e.Strategy, fmtNum(e.Dt))
 }
 
@@ -98,17 +98,17 @@ type stabKey struct {
 
 // startStability analyses the run's strategy at its step (once per
 // strategy and step), puts the analysis in res.Stability, and returns
-// the growth watch for the run (nil with Settings.AllowGrowth).
-func (s *Sim) startStability(set Settings, res *Result) *growthWatch {
+// the growth watch for the run (nil with CoSimulation.AllowGrowth).
+func (s *Sim) startStability(mode CoSimulation, set Settings, res *Result) *growthWatch {
 	if s.stab == nil {
 		s.stab = &stabilityState{done: map[stabKey]*StabilityAnalysis{}}
 	}
-	key := stabKey{strategyKey(set.Coupling), set.Dt}
+	key := stabKey{strategyKey(mode.Coupling), set.Dt}
 	r, ok := s.stab.done[key]
 	if !ok {
 		var err error
-		if r, err = s.stability(set.Coupling, set.Dt, false); err != nil {
-			r = &StabilityAnalysis{Time: s.Time(), Dt: set.Dt, States: len(s.x), Bound: 1, Skipped: err.Error()}
+		if r, err = s.stability(mode.Coupling, set.Dt, false); err != nil {
+			r = &StabilityAnalysis{Time: s.Time(), Dt: set.Dt, States: len(s.state), Bound: 1, Skipped: err.Error()}
 		}
 		if len(s.stab.done) >= maxAnalyses {
 			clear(s.stab.done) // a caller varying the step: keep the memory bounded
@@ -116,11 +116,11 @@ func (s *Sim) startStability(set Settings, res *Result) *growthWatch {
 		s.stab.done[key] = r
 	}
 	res.Stability = r
-	if set.AllowGrowth {
+	if mode.AllowGrowth {
 		return nil
 	}
 	w := &s.stab.watch
-	w.start(s, set, r)
+	w.start(s, mode, set, r)
 	return w
 }
 
@@ -142,15 +142,15 @@ type growthWatch struct {
 }
 
 // start resets the watch for a run from the Sim's current state.
-func (w *growthWatch) start(s *Sim, set Settings, r *StabilityAnalysis) {
-	w.x0 = append(w.x0[:0], s.x...)
+func (w *growthWatch) start(s *Sim, mode CoSimulation, set Settings, r *StabilityAnalysis) {
+	w.x0 = append(w.x0[:0], s.state...)
 	m := 0.0
-	for _, v := range s.x {
+	for _, v := range s.state {
 		m = max(m, math.Abs(v))
 	}
 	w.floor = 1e-9 * max(m, 1)
 	w.base, w.level, w.lastStep, w.count, w.off = 0, 0, 0, 0, false
-	w.phys, w.strategy, w.dt = math.NaN(), strategyKey(set.Coupling), set.Dt
+	w.phys, w.strategy, w.dt = math.NaN(), strategyKey(mode.Coupling), set.Dt
 	if r.GrowthKnown {
 		w.phys = r.Growth
 	}
@@ -171,13 +171,13 @@ func (s *Sim) sourceMagnitude(srcs []int32) float64 {
 	if len(srcs) == 0 {
 		return 0
 	}
-	if err := s.run(phaseOutputs, srcs, s.Time(), 0); err != nil {
+	if err := s.runNodes(phaseOutputs, srcs, s.Time(), 0); err != nil {
 		return math.NaN()
 	}
 	m := 0.0
 	for _, i := range srcs {
 		c := &s.nodes[i]
-		for _, v := range s.y[c.y0:c.y1] {
+		for _, v := range s.outputs[c.y0:c.y1] {
 			m = max(m, math.Abs(v))
 		}
 	}
@@ -192,7 +192,7 @@ func (w *growthWatch) sample(s *Sim, step int) error {
 		return nil
 	}
 	d, arg := 0.0, -1
-	for i, v := range s.x {
+	for i, v := range s.state {
 		if e := math.Abs(v - w.x0[i]); e > d {
 			d, arg = e, i
 		}

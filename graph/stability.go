@@ -188,8 +188,8 @@ func (s *Sim) Amplification(st *coupling.Strategy, dt float64) (*mat.Dense, erro
 	if !(dt > 0) || math.IsInf(dt, 0) {
 		return nil, fmt.Errorf("graph: Amplification: dt = %v: the step must be finite and positive", dt)
 	}
-	if len(s.x) == 0 || len(s.x) > MaxStabilityStates {
-		return nil, fmt.Errorf("graph: Amplification: %d state values; the analysis handles 1 to MaxStabilityStates = %d", len(s.x), MaxStabilityStates)
+	if len(s.state) == 0 || len(s.state) > MaxStabilityStates {
+		return nil, fmt.Errorf("graph: Amplification: %d state values; the analysis handles 1 to MaxStabilityStates = %d", len(s.state), MaxStabilityStates)
 	}
 	for i := range s.nodes {
 		if _, ok := node.As[node.HiddenState](s.nodes[i].n); ok {
@@ -200,7 +200,7 @@ func (s *Sim) Amplification(st *coupling.Strategy, dt float64) (*mat.Dense, erro
 	if err != nil {
 		return nil, err
 	}
-	a := &amplifier{s: s, n: len(s.x)}
+	a := &amplifier{s: s, n: len(s.state)}
 	a.save()
 	defer a.restore()
 	if _, err := a.matrix(cands[0].st, dt); err != nil {
@@ -232,13 +232,13 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 			return nil, fmt.Errorf("graph: %w", err)
 		}
 	}
-	r := &StabilityAnalysis{Time: s.Time(), Dt: dt, States: len(s.x), Bound: 1}
+	r := &StabilityAnalysis{Time: s.Time(), Dt: dt, States: len(s.state), Bound: 1}
 	switch {
-	case len(s.x) == 0:
+	case len(s.state) == 0:
 		r.Skipped = "the graph has no state"
 		return r, nil
-	case len(s.x) > MaxStabilityStates:
-		r.Skipped = fmt.Sprintf("%d state values, more than MaxStabilityStates = %d", len(s.x), MaxStabilityStates)
+	case len(s.state) > MaxStabilityStates:
+		r.Skipped = fmt.Sprintf("%d state values, more than MaxStabilityStates = %d", len(s.state), MaxStabilityStates)
 		return r, nil
 	}
 	for i := range s.nodes {
@@ -247,7 +247,7 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 			return r, nil
 		}
 	}
-	a := &amplifier{s: s, n: len(s.x)}
+	a := &amplifier{s: s, n: len(s.state)}
 	a.save()
 	defer a.restore()
 	r.Growth, r.GrowthKnown = a.growth()
@@ -388,9 +388,9 @@ type amplifier struct {
 
 func (a *amplifier) save() {
 	s := a.s
-	a.x = append([]float64(nil), s.x...)
-	a.t0, a.dt, a.n0, a.steps, a.replays, a.yFresh = s.t0, s.dt, s.n, s.steps, s.replays, s.yFresh
-	a.cplan, a.cmem, a.onGroupStep = s.cplan, s.cmem, s.onGroupStep
+	a.x = append([]float64(nil), s.state...)
+	a.t0, a.dt, a.n0, a.steps, a.replays, a.yFresh = s.t0, s.dt, s.n, s.steps, s.replays, s.outputsFresh
+	a.cplan, a.cmem, a.onGroupStep = s.plan, s.lastPlan, s.onGroupStep
 	s.onGroupStep = nil
 	a.g = make([]float64, a.n*a.n)
 	a.xp = make([]float64, a.n)
@@ -398,9 +398,9 @@ func (a *amplifier) save() {
 
 func (a *amplifier) restore() {
 	s := a.s
-	copy(s.x, a.x)
-	s.t0, s.dt, s.n, s.steps, s.replays, s.yFresh = a.t0, a.dt, a.n0, a.steps, a.replays, false
-	s.cplan, s.cmem, s.onGroupStep = a.cplan, a.cmem, a.onGroupStep
+	copy(s.state, a.x)
+	s.t0, s.dt, s.n, s.steps, s.replays, s.outputsFresh = a.t0, a.dt, a.n0, a.steps, a.replays, false
+	s.plan, s.lastPlan, s.onGroupStep = a.cplan, a.cmem, a.onGroupStep
 }
 
 // growth is max Re λ(∂f/∂x) at the saved state; false without a
@@ -442,12 +442,12 @@ func eigenvalues(n int, m []float64) ([]complex128, bool) {
 // not the fixed point the analysis iterates to.
 func (a *amplifier) trial(p *coupledPlan, dt float64, j int, dx float64) (notConverged bool, err error) {
 	s := a.s
-	copy(s.x, a.x)
+	copy(s.state, a.x)
 	if j >= 0 {
-		s.x[j] += dx
+		s.state[j] += dx
 	}
 	t := a.t0 + float64(a.n0)*a.dt
-	s.t0, s.n, s.dt, s.yFresh, s.cplan = t, 0, dt, false, p
+	s.t0, s.n, s.dt, s.outputsFresh, s.plan = t, 0, dt, false, p
 	var res Result
 	if p != nil {
 		for _, g := range p.groups {
@@ -466,8 +466,8 @@ func (a *amplifier) trial(p *coupledPlan, dt float64, j int, dx float64) (notCon
 			}
 		}
 	}
-	s.cplan = nil
-	copy(a.xp, s.x)
+	s.plan = nil
+	copy(a.xp, s.state)
 	return notConverged, err
 }
 

@@ -5,7 +5,7 @@ package graph
 func (s *Sim) StartGrowthWatch(dt float64) {
 	set := Settings{Dt: dt}
 	var res Result
-	s.startStability(set, &res)
+	s.startStability(CoSimulation{}, set, &res)
 }
 
 // GrowthSample samples the growth watch after step `step`.

@@ -257,7 +257,7 @@ func chain4(t testing.TB) *graph.Sim {
 func TestGaussSeidelChainStopsWithGrowthError(t *testing.T) {
 	gs := &coupling.Strategy{Scheme: coupling.GaussSeidel}
 	sim := chain4(t)
-	res, err := sim.Run(context.Background(), graph.Settings{Dt: 1e-3, End: 300, Coupling: gs})
+	res, err := sim.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: gs}, Dt: 1e-3, End: 300})
 	var ge *graph.GrowthError
 	if !errors.As(err, &ge) || !errors.Is(err, graph.ErrGrowth) {
 		t.Fatalf("Gauss–Seidel run to 300 s: err = %v, want a *GrowthError", err)
@@ -289,7 +289,7 @@ func TestGaussSeidelChainStopsWithGrowthError(t *testing.T) {
 	}
 
 	sim = chain4(t)
-	res, err = sim.Run(context.Background(), graph.Settings{Dt: 1e-3, End: 300, Coupling: gs, AllowGrowth: true})
+	res, err = sim.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: gs, AllowGrowth: true}, Dt: 1e-3, End: 300})
 	if err != nil || res.Time != 300 {
 		t.Fatalf("AllowGrowth: %v at t = %v", err, res.Time)
 	}
@@ -391,11 +391,13 @@ func TestGrowthWatchAllocs(t *testing.T) {
 	}
 	sim = chain4(t)
 	ctx := context.Background()
-	if _, err := sim.Run(ctx, graph.Settings{Dt: 1e-3, Steps: 16, Workers: 1}); err != nil {
+	if _, err := sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 16}); err != nil {
 		t.Fatal(err)
 	}
-	short := testing.AllocsPerRun(5, func() { _, _ = sim.Run(ctx, graph.Settings{Dt: 1e-3, Steps: 16, Workers: 1}) })
-	long := testing.AllocsPerRun(5, func() { _, _ = sim.Run(ctx, graph.Settings{Dt: 1e-3, Steps: 1600, Workers: 1}) })
+	short := testing.AllocsPerRun(5, func() { _, _ = sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 16}) })
+	long := testing.AllocsPerRun(5, func() {
+		_, _ = sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 1600})
+	})
 	if long != short {
 		t.Errorf("a Run of 1600 steps allocates %v times, one of 16 steps %v: the steps allocate", long, short)
 	}

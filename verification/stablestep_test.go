@@ -184,7 +184,7 @@ func TestStableStepSpringDamper(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.Run(context.Background(), graph.Settings{Dt: dt, End: end, AllowGrowth: len(allow) > 0 && allow[0]})
+		_, err = s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{AllowGrowth: len(allow) > 0 && allow[0]}, Dt: dt, End: end})
 		v, verr := s.Value("mass.position")
 		if verr != nil {
 			t.Fatal(verr)

@@ -67,7 +67,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	mono := sc.Run.Mode == scene.Monolithic
+	mono := sc.Run.Monolithic()
 	if *asJSON {
 		if err := writeStabilityJSON(stdout, pos[0], mono, r); err != nil {
 			return err
@@ -85,7 +85,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 // sceneStrategy is the coupling strategy a scene co-simulates with: nil
 // (Jacobi) without a coupling section.
 func sceneStrategy(sc *scene.Scene) (*coupling.Strategy, error) {
-	if sc.Run.Coupling == nil || sc.Run.Mode == scene.Monolithic {
+	if sc.Run.Coupling == nil || sc.Run.Monolithic() {
 		return nil, nil
 	}
 	return sc.Run.Coupling.Strategy()
