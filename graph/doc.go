@@ -392,7 +392,7 @@
 // (growth.go) samples the largest change of the state every few steps,
 // without allocating, and stops exponential growth that neither the
 // physics nor an input explains with a *GrowthError
-// (Settings.AllowGrowth turns it off).
+// (CoSimulation.AllowGrowth turns it off).
 //
 // # Reading order
 //

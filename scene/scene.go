@@ -157,7 +157,7 @@ type Run struct {
 	// per CPU. Results are the same for every value.
 	Workers int `json:"workers,omitempty"`
 	// AllowGrowth lets a co-simulation whose state grows exponentially
-	// without a physical or input cause run on (graph.Settings.AllowGrowth);
+	// without a physical or input cause run on (graph.CoSimulation.AllowGrowth);
 	// by default such a run stops with a *graph.GrowthError.
 	AllowGrowth bool `json:"allow_growth,omitempty"`
 	// Integrator is the method of a monolithic run; required then, and

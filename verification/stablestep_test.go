@@ -177,7 +177,7 @@ func TestStableStepSpringDamper(t *testing.T) {
 			t.Errorf("warning %q does not contain %q", msg, w)
 		}
 	}
-	// allow lets the growth run on (graph.Settings.AllowGrowth) to the
+	// allow lets the growth run on (graph.CoSimulation.AllowGrowth) to the
 	// non-finite value this test is about.
 	run := func(dt, end float64, allow ...bool) (float64, error) {
 		s, err := miniExample(t).Build()
