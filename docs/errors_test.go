@@ -285,6 +285,19 @@ func userErrors(t *testing.T) map[string]string {
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.5, Steps: 10, Mode: graph.Monolithic{}})
 	add("mode", err)
 
+	// A coupling scheme that is unstable at the step: the warning at the
+	// start and the error that stops the growth.
+	chain, err := scene.LoadFile("../examples/scenes/mass-spring-chain.json", nodes.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain.Run.End = 300
+	res, err := chain.Simulate(context.Background(), nodes.Registry(), nil)
+	add("growth", err)
+	if res != nil && res.Stability != nil {
+		add("stability warning", errors.New(res.Stability.Warning()))
+	}
+
 	// A lookup table naming its value column twice, and one with a
 	// hexadecimal time.
 	dir := t.TempDir()

@@ -375,6 +375,25 @@
 // several goroutines; nodes must be safe for concurrent calls on
 // distinct slices (see package node).
 //
+// # Coupled stability
+//
+// A co-simulation can grow without bound at a step every node accepts on
+// its own: the stable step depends on the coupling scheme. A Run
+// therefore also starts with Sim.CheckStability (stability.go): the
+// one-step amplification matrix of the run's scheme, computed by central
+// differences of trial steps of the actual scheme (the nodes' own
+// Update, its stages, groups, rates and interpolation) from the current
+// state, restored afterwards, and its spectral radius (gonum's
+// mat.Eigen); an unstable scheme gets the alternatives and the largest
+// stable steps (bisection) in Result.Stability, whose Warning cosim run
+// prints. Sim.Stability computes the whole table, Sim.Amplification the
+// matrix. The analysis runs once per strategy and step of a Sim, on the
+// calling goroutine before the workers start. During the run a watch
+// (growth.go) samples the largest change of the state every few steps,
+// without allocating, and stops exponential growth that neither the
+// physics nor an input explains with a *GrowthError
+// (CoSimulation.AllowGrowth turns it off).
+//
 // # Reading order
 //
 // The files, in the order a newcomer might read them:
@@ -405,6 +424,9 @@
 //   - sensitivity.go (then sensitivity_system.go, sensitivity_params.go,
 //     sensitivity_events.go, sensitivity_run.go): forward sensitivities;
 //   - stablestep.go, steperror.go: stable-step warnings and step errors;
+//     stability.go, growth.go: the coupled-stability analysis (the
+//     amplification matrix of a scheme's step) and the run-time growth
+//     watch;
 //   - checkpoint.go (then checkpoint_schema.go, checkpoint_v1.go,
 //     hidden.go): checkpoints and their file format; hidden.go carries
 //     the snapshots of nodes that keep state outside the state vector

@@ -38,6 +38,12 @@ type Result struct {
 	// then fails with a non-finite value returns an error carrying the
 	// hint (*StepHintError).
 	Warnings []StepWarning
+	// Stability is the coupled-stability analysis of the run's strategy
+	// at Settings.Dt (co-simulation; Sim.Stability, computed once per
+	// strategy and step and linearised at the state of the first Run
+	// with them). When it is Unstable, StabilityAnalysis.Warning says what to
+	// change. Nil in monolithic runs.
+	Stability *StabilityAnalysis
 	// History is the recorded table (Settings.Record): every RecordEvery steps
 	// of a fixed-step run, at the sample times of an adaptive one. Nil
 	// when nothing was recorded.

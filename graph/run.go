@@ -86,6 +86,7 @@ func (s *Sim) cosimulate(ctx context.Context, mode CoSimulation, set Settings) (
 		res.Warnings = ws
 		defer func() { err = WithStepHint(err, ws) }()
 	}
+	gw := s.startStability(mode, set, res)
 	s.onGroupStep = mode.OnGroupStep
 	s.ctx, s.done = ctx, ctx.Done()
 	defer func() { s.onGroupStep, s.ctx, s.done = nil, nil, nil }()
@@ -126,6 +127,11 @@ func (s *Sim) cosimulate(ctx context.Context, mode CoSimulation, set Settings) (
 		s.n++
 		s.steps++
 		res.Steps++
+		if gw != nil && res.Steps%growthStride == 0 {
+			if err = gw.sample(s, res.Steps); err != nil {
+				break
+			}
+		}
 		if rec != nil && s.n%every == 0 {
 			if err = rec.row(s); err != nil {
 				break

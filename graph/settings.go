@@ -111,6 +111,10 @@ type CoSimulation struct {
 	// called Run, between steps of the group's members, so it needs no
 	// locking; it must not call back into the Sim. Nil costs nothing.
 	OnGroupStep func(GroupStep)
+	// AllowGrowth turns off the watch that stops a run whose state grows
+	// exponentially without a physical or input cause (a *GrowthError;
+	// see growth.go). The zero value watches.
+	AllowGrowth bool
 }
 
 // Monolithic is the mode in which the graph's stateful nodes form one

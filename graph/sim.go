@@ -54,6 +54,8 @@ type Sim struct {
 	limFams []limFam // the families among them whose kernel bounds them in one call (limiters)
 
 	replays int // batched steps or evaluations replayed per node
+
+	stab *stabilityState // the stability analyses and growth watch (growth.go)
 }
 
 // layout is the compiled graph, fixed at Build: every node with its

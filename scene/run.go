@@ -136,7 +136,7 @@ func (sc *Scene) runSettings() (graph.Settings, error) {
 	set := graph.Settings{Dt: sc.Run.Dt, Steps: sc.Run.Steps, End: sc.Run.End, Record: sc.Record.Fields, RecordEvery: sc.Record.Every}
 	in := sc.Run.Integrator
 	if !sc.Run.Monolithic() || in == nil {
-		co := graph.CoSimulation{Workers: sc.Run.Workers}
+		co := graph.CoSimulation{Workers: sc.Run.Workers, AllowGrowth: sc.Run.AllowGrowth}
 		if sc.Run.Coupling != nil {
 			co.Coupling, _ = sc.Run.Coupling.Strategy()
 		}

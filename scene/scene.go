@@ -156,6 +156,10 @@ type Run struct {
 	// Workers bounds the goroutines of a co-simulation; zero means one
 	// per CPU. Results are the same for every value.
 	Workers int `json:"workers,omitempty"`
+	// AllowGrowth lets a co-simulation whose state grows exponentially
+	// without a physical or input cause run on (graph.CoSimulation.AllowGrowth);
+	// by default such a run stops with a *graph.GrowthError.
+	AllowGrowth bool `json:"allow_growth,omitempty"`
 	// Integrator is the method of a monolithic run; required then, and
 	// an error in co-simulation mode.
 	Integrator *Integrator `json:"integrator,omitempty"`

@@ -15,6 +15,8 @@
 //	                                 the scene in 3D in a self-contained page (play, slider, plots)
 //	cosim render SCENE -o FILE.gif|FILE.png|FILE.mp4 [--fps N] [--size WxH] [--camera YAW,PITCH] [--at T]
 //	                                 the scene drawn into an animated GIF, a PNG or a video (ffmpeg)
+//	cosim check SCENE [--dt DT] [--json]
+//	                                 the coupling schemes' spectral radii at run.dt and largest stable dt
 //	cosim graph SCENE [--format dot|svg]
 //	                                 the scene's graph in Graphviz DOT, or an SVG drawn without Graphviz
 //	cosim sweep SCENE --vary NODE.PARAM=START:STOP:COUNT… [-j N] [--shard I/N] [--keep-going]
@@ -90,6 +92,7 @@ func commands() []command {
 		{"plot", plotArgs, "draw columns of a recorded history against time (PNG, SVG, PDF)", cmdPlot},
 		{"view", viewArgs, "draw a scene in 3D in a self-contained HTML page (or serve it live with --serve)", cmdView},
 		{"render", renderArgs, "draw a scene into an animated GIF, a PNG of one time, or an MP4/WebM video (needs ffmpeg)", cmdRender},
+		{"check", checkArgs, "the coupled stability of a scene's co-simulation: spectral radius and largest stable dt of each coupling scheme", cmdCheck},
 		{"graph", graphArgs, "write a scene's graph in Graphviz DOT (pipe into dot -Tsvg)", cmdGraph},
 		{"fit", fitArgs, "fit scene parameters to measured data (least squares, exact gradients through contacts)", cmdFit},
 		{"sensitivity", sensitivityArgs, "∂(fields)/∂(parameters) along a monolithic run, exact through located events", cmdSensitivity},

@@ -253,7 +253,8 @@ func checkPlotted(path string, sc *scene.Scene, ys []string) error {
 }
 
 // printStepWarnings warns, before a co-simulation run, about every node
-// whose stated stable step (graph.Sim.StepWarnings) run.dt exceeds, and
+// whose stated stable step (graph.Sim.StepWarnings) run.dt exceeds and
+// about a coupling scheme that is unstable at run.dt, and
 // returns the warnings for the hint of a failed run. A scene that does not
 // compile warns nothing: Simulate reports it.
 func printStepWarnings(sc *scene.Scene, w io.Writer) []graph.StepWarning {
@@ -269,6 +270,7 @@ func printStepWarnings(sc *scene.Scene, w io.Writer) []graph.StepWarning {
 	for _, sw := range ws {
 		fmt.Fprintf(w, "cosim: warning: %s\n", sw)
 	}
+	printStabilityWarning(sc, sim, w)
 	return ws
 }
 

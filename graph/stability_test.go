@@ -1,0 +1,415 @@
+package graph_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/cmplx"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/cosimgo/cosim/coupling"
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/nodes/springdamper"
+)
+
+// gsTwoMasses is ground —k1— m1 —k2— m2 along x: two masspoint nodes
+// (semi-implicit Euler: v ← v + dt·F/m, then x ← x + dt·v) joined by
+// linear springdamper connectors without damping, at rest.
+func gsTwoMasses(t *testing.T, m1, m2, k1, k2 float64) *graph.Sim {
+	t.Helper()
+	g := graph.New()
+	for _, b := range []struct {
+		name string
+		m, x float64
+	}{{"m1", m1, 1}, {"m2", m2, 2}} {
+		p := masspoint.DefaultParams()
+		p.Mass, p.InitialPosition = b.m, [3]float64{b.x, 0, 0}
+		n, err := masspoint.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Add(b.name, n)
+	}
+	for _, c := range []struct {
+		name, a, b string
+		k          float64
+	}{{"s1", "", "m1", k1}, {"s2", "m1", "m2", k2}} {
+		p := springdamper.DefaultParams()
+		p.Stiffness, p.Offset = [3]float64{c.k, 0, 0}, [3]float64{1, 0, 0}
+		if _, err := g.AddConnector(c.name, p, c.a, [3]float64{}, c.b, [3]float64{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sim, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
+
+// xBlock extracts the rows and columns of m1.position[0], m1.velocity[0],
+// m2.position[0], m2.velocity[0] from the amplification matrix.
+func xBlock(t *testing.T, sim *graph.Sim, a *mat.Dense) *mat.Dense {
+	t.Helper()
+	sys, err := sim.System()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"m1.position[0]", "m1.velocity[0]", "m2.position[0]", "m2.velocity[0]"}
+	idx := make([]int, len(want))
+	for k, w := range want {
+		idx[k] = -1
+		for j := 0; j < sys.Dim(); j++ {
+			if sys.Component(j) == w {
+				idx[k] = j
+			}
+		}
+		if idx[k] < 0 {
+			t.Fatalf("no state component %s", w)
+		}
+	}
+	b := mat.NewDense(4, 4, nil)
+	for r, i := range idx {
+		for c, j := range idx {
+			b.Set(r, c, a.At(i, j))
+		}
+	}
+	return b
+}
+
+func radiusOf(t *testing.T, m mat.Matrix) float64 {
+	t.Helper()
+	var e mat.Eigen
+	if !e.Factorize(m, mat.EigenNone) {
+		t.Fatal("eigenvalues did not converge")
+	}
+	r := 0.0
+	for _, v := range e.Values(nil) {
+		r = max(r, cmplx.Abs(v))
+	}
+	return r
+}
+
+// TestAmplificationTwoMassesClosedForm checks the computed amplification
+// matrices of a two-mass chain against the matrices derived by hand from
+// the masspoint's semi-implicit Euler step, and the spectral radii and
+// the largest stable step against closed forms.
+//
+// In the state (x1, v1, x2, v2) (deviations from rest), with step h and
+// F1 = −(k1+k2)·x1 + k2·x2, F2 = k2·(x1 − x2):
+//
+// Jacobi: both masses read the connectors at t_n, so the step is
+// symplectic Euler on the whole system:
+//
+//	v1' = v1 + h·F1(x1, x2)/m1,  x1' = x1 + h·v1'
+//	v2' = v2 + h·F2(x1, x2)/m2,  x2' = x2 + h·v2'
+//
+// Each mode of M⁻¹K with ω² gives λ² − (2 − h²ω²)·λ + 1 = 0: |λ| = 1
+// while h·ω ≤ 2, and ρ = (|2 − a| + √((2 − a)² − 4))/2, a = h²ω², beyond;
+// the largest stable step is 2/ω_max.
+//
+// Gauss–Seidel, m1 then m2: m2's connector is re-evaluated with m1's new
+// position, F2' = k2·(x1' − x2):
+//
+//	x1' = (1 − h²(k1+k2)/m1)·x1 + h·v1 + (h²k2/m1)·x2
+//	v1' = −h(k1+k2)/m1·x1 + v1 + (h·k2/m1)·x2
+//	v2' = v2 + (h·k2/m2)·(x1' − x2)
+//	x2' = x2 + h·v2'
+//
+// The y and z rows (no stiffness, no gravity) are [[1, h], [0, 1]]
+// blocks, of radius 1. Tolerance 1e-9 on entries of order one: the
+// central differences of an affine step are exact up to rounding,
+// about 1e-16·|x|/h_fd ≈ 1e-11 with the perturbation 1e-5·max(|x|, 1).
+func TestAmplificationTwoMassesClosedForm(t *testing.T) {
+	const (
+		m1, m2 = 1.0, 0.1
+		k1, k2 = 100.0, 100.0
+		h      = 0.01
+	)
+	// Jacobi.
+	sim := gsTwoMasses(t, m1, m2, k1, k2)
+	a, err := sim.Amplification(nil, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jac := mat.NewDense(4, 4, []float64{
+		1 - h*h*(k1+k2)/m1, h, h * h * k2 / m1, 0,
+		-h * (k1 + k2) / m1, 1, h * k2 / m1, 0,
+		h * h * k2 / m2, 0, 1 - h*h*k2/m2, h,
+		h * k2 / m2, 0, -h * k2 / m2, 1,
+	})
+	if got := xBlock(t, sim, a); !mat.EqualApprox(got, jac, 1e-9) {
+		t.Errorf("Jacobi amplification:\n got %v\nwant %v", mat.Formatted(got), mat.Formatted(jac))
+	}
+	// ω² of M⁻¹K = [[(k1+k2)/m1, −k2/m1], [−k2/m2, k2/m2]].
+	tr, det := (k1+k2)/m1+k2/m2, k1*k2/(m1*m2)
+	w2max := (tr + math.Sqrt(tr*tr-4*det)) / 2
+	closedRadius := func(h float64) float64 {
+		a := h * h * w2max
+		if a <= 4 {
+			return 1
+		}
+		return (math.Abs(2-a) + math.Sqrt((2-a)*(2-a)-4)) / 2
+	}
+	r, err := sim.Stability(nil, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jr, _ := r.Chosen()
+	if math.Abs(jr.Radius-closedRadius(h)) > 1e-9 || !jr.Stable {
+		t.Errorf("Jacobi at h = %v: radius %v (stable %v), closed form %v", h, jr.Radius, jr.Stable, closedRadius(h))
+	}
+	if want := 2 / math.Sqrt(w2max); math.Abs(jr.MaxDt-want) > 2e-3*want || jr.MaxDt > want {
+		t.Errorf("Jacobi largest stable dt %v, closed form 2/ω_max = %v (bisection to 1e-3, from below)", jr.MaxDt, want)
+	}
+	hBig := 1.5 * 2 / math.Sqrt(w2max)
+	rb, err := sim.Stability(nil, hBig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := rb.Chosen(); math.Abs(c.Radius-closedRadius(hBig)) > 1e-9*closedRadius(hBig) || c.Stable {
+		t.Errorf("Jacobi at h = %v: radius %v (stable %v), closed form %v", hBig, c.Radius, c.Stable, closedRadius(hBig))
+	}
+
+	// Gauss–Seidel in node order.
+	gs := &coupling.Strategy{Scheme: coupling.GaussSeidel}
+	a, err = sim.Amplification(gs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x1 := []float64{1 - h*h*(k1+k2)/m1, h, h * h * k2 / m1, 0}
+	v1 := []float64{-h * (k1 + k2) / m1, 1, h * k2 / m1, 0}
+	c := h * k2 / m2
+	v2 := []float64{c * x1[0], c * x1[1], c*x1[2] - c, 1}
+	x2 := []float64{h * v2[0], h * v2[1], 1 + h*v2[2], h * v2[3]}
+	want := mat.NewDense(4, 4, append(append(append(append([]float64{}, x1...), v1...), x2...), v2...))
+	got := xBlock(t, sim, a)
+	if !mat.EqualApprox(got, want, 1e-9) {
+		t.Errorf("Gauss–Seidel amplification:\n got %v\nwant %v", mat.Formatted(got), mat.Formatted(want))
+	}
+	rg, err := sim.Stability(gs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg, _ := rg.Chosen()
+	wantR := max(1, radiusOf(t, want))
+	if math.Abs(cg.Radius-wantR) > 1e-9 {
+		t.Errorf("Gauss–Seidel radius %v, of the hand-derived matrix %v", cg.Radius, wantR)
+	}
+	// The light mass updated last, reading the heavy one's new state,
+	// makes this undamped chain grow: the point of the analysis.
+	if !(wantR > 1+graph.StabilityTol) || cg.Stable || !rg.Unstable() {
+		t.Errorf("Gauss–Seidel m1→m2 at h = %v: radius %v, stable %v; the hand-derived matrix has %v > 1", h, cg.Radius, cg.Stable, wantR)
+	}
+	// The state and clock are untouched by the analysis.
+	if sim.Time() != 0 || sim.StepCount() != 0 {
+		t.Errorf("the analysis moved the clock: t = %v, %d steps", sim.Time(), sim.StepCount())
+	}
+	if x, _ := sim.Value("m2.position"); x[0] != 2 {
+		t.Errorf("the analysis changed the state: m2.position = %v", x)
+	}
+}
+
+// chain4 is examples/scenes/mass-spring-chain.json built in Go: four
+// 1 kg masses, springs of 100 N/m with damping 0.2 N·s/m, the last mass
+// 0.2 m out.
+func chain4(t testing.TB) *graph.Sim {
+	t.Helper()
+	g := graph.New()
+	for i, x := range []float64{1, 2, 3, 4.2} {
+		p := masspoint.DefaultParams()
+		p.InitialPosition = [3]float64{x, 0, 0}
+		n, err := masspoint.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Add("m"+string(rune('1'+i)), n)
+	}
+	prev := ""
+	for i := 1; i <= 4; i++ {
+		p := springdamper.DefaultParams()
+		p.Stiffness, p.Damping, p.Offset = [3]float64{100, 0, 0}, [3]float64{0.2, 0, 0}, [3]float64{1, 0, 0}
+		m := "m" + string(rune('0'+i))
+		if _, err := g.AddConnector("s"+string(rune('0'+i)), p, prev, [3]float64{}, m, [3]float64{}); err != nil {
+			t.Fatal(err)
+		}
+		prev = m
+	}
+	sim, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
+
+// TestGaussSeidelChainStopsWithGrowthError: Gauss–Seidel on the damped
+// four-mass chain at dt = 1 ms has radius 1 + 2.4e-5 (measured: the
+// run's m4 reaches 62.6 m at t = 300 s, an e-folding time of about 41 s,
+// ln(1 + 2.4e-5)/1 ms = 0.024/s); the run starts with an unstable
+// analysis in Result.Stability and stops with a *GrowthError well
+// before t = 300 s. Jacobi at the same step (symplectic Euler, radius 1)
+// runs to the end, and AllowGrowth lets Gauss–Seidel run to it too.
+func TestGaussSeidelChainStopsWithGrowthError(t *testing.T) {
+	gs := &coupling.Strategy{Scheme: coupling.GaussSeidel}
+	sim := chain4(t)
+	res, err := sim.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: gs}, Dt: 1e-3, End: 300})
+	var ge *graph.GrowthError
+	if !errors.As(err, &ge) || !errors.Is(err, graph.ErrGrowth) {
+		t.Fatalf("Gauss–Seidel run to 300 s: err = %v, want a *GrowthError", err)
+	}
+	if res == nil || res.Status != graph.Failed || res.Stability == nil || !res.Stability.Unstable() {
+		t.Fatalf("result %+v: want Failed with an unstable Stability", res)
+	}
+	c, _ := res.Stability.Chosen()
+	if math.Abs(c.Radius-1-2.4e-5) > 0.1e-5 {
+		t.Errorf("Gauss–Seidel radius %v, want 1 + 2.4e-5 (the growth measured in the run)", c.Radius)
+	}
+	if ge.Time >= 300 || math.Abs(ge.Rate-0.024) > 0.003 || !strings.Contains(ge.Error(), "coupling gauss-seidel is likely unstable") {
+		t.Errorf("growth error at t = %v, rate %v/s (want ≈ ln(ρ)/dt = 0.024/s): %v", ge.Time, ge.Rate, ge)
+	}
+	w := res.Stability.Warning()
+	for _, part := range []string{"gauss-seidel is unstable at dt = 0.001 s", "1.00002415", "stable for dt ≤", "jacobi (radius 1)"} {
+		if !strings.Contains(w, part) {
+			t.Errorf("warning lacks %q: %s", part, w)
+		}
+	}
+
+	sim = chain4(t)
+	res, err = sim.Run(context.Background(), graph.Settings{Dt: 1e-3, End: 300})
+	if err != nil || res.Stability.Unstable() {
+		t.Fatalf("Jacobi: %v, unstable %v", err, res.Stability.Unstable())
+	}
+	if x, _ := sim.Value("m4.position"); math.Abs(x[0]-4) > 0.05 {
+		t.Errorf("Jacobi at t = 300 s: m4 at %v, want near its rest position 4 (the damped pulse)", x[0])
+	}
+
+	sim = chain4(t)
+	res, err = sim.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: gs, AllowGrowth: true}, Dt: 1e-3, End: 300})
+	if err != nil || res.Time != 300 {
+		t.Fatalf("AllowGrowth: %v at t = %v", err, res.Time)
+	}
+}
+
+// pushed is a 1 kg mass pushed by a source force F(t): the state grows
+// polynomially (a ramp force: x ∝ t³) or exponentially (F = e^(t/τ)),
+// which the input explains.
+func pushed(t *testing.T, f func(float64) float64) *graph.Sim {
+	t.Helper()
+	g := graph.New()
+	m, err := masspoint.New(masspoint.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Add("m", m)
+	g.Add("f", &pushSource{f: f, spec: node.NewSpec(node.Spec{
+		Type:    "push",
+		Outputs: []node.Field{{Name: "push", Units: "N", Shape: 3, Description: "force"}},
+	})})
+	g.Connect("f.push", "m.force")
+	sim, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
+
+// pushSource outputs the force (f(t), 0, 0).
+type pushSource struct {
+	node.Stateless
+	spec *node.Spec
+	f    func(float64) float64
+}
+
+func (n *pushSource) Spec() *node.Spec { return n.spec }
+func (n *pushSource) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0], dst[1], dst[2] = n.f(t), 0, 0
+	return nil
+}
+
+// TestGrowthWatchNoFalsePositives: polynomial growth (x ∝ t³ under a
+// ramp force, for 10⁶ steps: 34 doublings), growth an input explains
+// (an exponential force) and growth the physics explains (a negative
+// stiffness, which a stable scheme must follow) run to the end.
+func TestGrowthWatchNoFalsePositives(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func(float64) float64
+	}{
+		{"ramp", func(t float64) float64 { return t }},
+		{"exponential input", func(t float64) float64 { return math.Exp(t / 5) }},
+	} {
+		sim := pushed(t, tc.f)
+		res, err := sim.Run(context.Background(), graph.Settings{Dt: 1e-3, End: 100})
+		if err != nil || res.Stability.Unstable() {
+			t.Errorf("%s: %v, unstable %v", tc.name, err, res.Stability.Unstable())
+		}
+	}
+	// A mass on a spring of negative stiffness grows as e^(√(k/m)·t) =
+	// e^(0.2·t): physically.
+	g := graph.New()
+	p := masspoint.DefaultParams()
+	p.InitialPosition = [3]float64{1e-3, 0, 0}
+	m, _ := masspoint.New(p)
+	g.Add("m", m)
+	sp := springdamper.DefaultParams()
+	sp.Stiffness = [3]float64{-0.04, 0, 0}
+	if _, err := g.AddConnector("s", sp, "", [3]float64{}, "m", [3]float64{}); err != nil {
+		t.Fatal(err)
+	}
+	sim, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(context.Background(), graph.Settings{Dt: 1e-3, End: 100})
+	if err != nil || res.Stability.Unstable() {
+		t.Errorf("negative stiffness: %v, unstable %v", err, res.Stability.Unstable())
+	}
+	if g := res.Stability.Growth; math.Abs(g-0.2) > 1e-9 {
+		t.Errorf("physical growth %v, want √(k/m) = 0.2", g)
+	}
+}
+
+// TestGrowthWatchAllocs: the watch's sample, and a co-simulation step
+// with the watch on, allocate nothing: a Run of 1 600 steps allocates
+// what a Run of 16 does (the analysis is done once per strategy and
+// step, by the first Run).
+func TestGrowthWatchAllocs(t *testing.T) {
+	sim := chain4(t)
+	sim.StartGrowthWatch(1e-3)
+	k := 0
+	if n := testing.AllocsPerRun(100, func() {
+		k++
+		_ = sim.Step(1e-3)
+		_ = sim.GrowthSample(k)
+	}); n != 0 {
+		t.Errorf("step and sample: %v allocations, want 0", n)
+	}
+	sim = chain4(t)
+	ctx := context.Background()
+	if _, err := sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 16}); err != nil {
+		t.Fatal(err)
+	}
+	short := testing.AllocsPerRun(5, func() { _, _ = sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 16}) })
+	long := testing.AllocsPerRun(5, func() {
+		_, _ = sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 1600})
+	})
+	if long != short {
+		t.Errorf("a Run of 1600 steps allocates %v times, one of 16 steps %v: the steps allocate", long, short)
+	}
+}
+
+// BenchmarkGrowthSample is the watch's cost per sample (one pass over
+// the state, every growthStride steps) on the four-mass chain.
+func BenchmarkGrowthSample(b *testing.B) {
+	sim := chain4(b)
+	sim.StartGrowthWatch(1e-3)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		_ = sim.GrowthSample(i)
+	}
+}
