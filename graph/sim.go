@@ -26,8 +26,9 @@ type Sim struct {
 	index       map[string]int
 	nameCache   *nameCache // during Build only
 	gathers     []gather
-	levels      [][]int32 // nodes with outputs, by feedthrough depth
-	stateful    []int32   // nodes with state, in node order
+	levels      [][]int32  // nodes with outputs, by feedthrough depth
+	loops       *loopState // algebraic loops solved (loop.go); nil: none
+	stateful    []int32    // nodes with state, in node order
 
 	x, xNext []float64 // state at t_n; scratch for t_{n+1}
 	y        []float64 // outputs
@@ -280,6 +281,11 @@ type Settings struct {
 	// called Run, between steps of the group's members, so it needs no
 	// locking; it must not call back into the Sim. Nil costs nothing.
 	OnGroupStep func(GroupStep)
+	// Loops, when set, replaces for this run the tolerances and limits the
+	// Sim's algebraic loops are solved with (Graph.SetLoopSettings at
+	// Build; LoopSettings documents the defaults). Refuse must be false.
+	// Nil keeps the Build settings.
+	Loops *LoopSettings
 	// Observer, when set, is called at the start of the run, every
 	// ObserveEvery steps and at the end (see Observer); returning an
 	// error stops the run. Nil costs nothing.
@@ -384,6 +390,11 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 	if err := checkMode(set); err != nil {
 		return nil, err
 	}
+	restoreLoops, err := s.useLoopSettings(set.Loops)
+	if err != nil {
+		return nil, err
+	}
+	defer restoreLoops()
 	switch {
 	case set.Adaptive:
 		return s.integrate(ctx, set)
@@ -750,11 +761,24 @@ func (s *Sim) inputs(c *cnode) node.Inputs {
 }
 
 func (s *Sim) evalOutputs(c *cnode, t float64) error {
+	if c.loop != nil {
+		return s.loopOutputs(c, t)
+	}
+	return s.evalNode(c, t)
+}
+
+// evalNode gathers a feedthrough node's inputs and evaluates its outputs.
+func (s *Sim) evalNode(c *cnode, t float64) error {
 	if c.feedthrough {
 		if err := s.gather(c, t); err != nil {
 			return err
 		}
 	}
+	return s.callOutputs(c, t)
+}
+
+// callOutputs evaluates c's outputs from its inputs as gathered.
+func (s *Sim) callOutputs(c *cnode, t float64) error {
 	y := s.y[c.y0:c.y1]
 	if err := c.out.Outputs(t, s.x[c.x0:c.x1], s.inputs(c), y); err != nil {
 		return stepError(c.name, "", s.steps, t, err)
