@@ -418,3 +418,31 @@ func BenchmarkLoopStep(b *testing.B) {
 		}
 	}
 }
+
+// A nonlinear loop: y = u − y³ through a product block (in1·in2·in3, all
+// reading y). For u = 2 the real root is y = 1 (y³ + y − 2 =
+// (y − 1)(y² + y + 2)); Newton from zero reaches it, to the loop's
+// tolerance (1e-10 relative, and quadratic convergence puts it far below).
+func TestLoopNonlinearClosedForm(t *testing.T) {
+	g := graph.New()
+	g.Add("ref", lconst(t, []float64{2}, "1"))
+	g.Add("sum", lsum(t, "+-", 1, "1"))
+	cube, err := control.NewProduct(control.ProductParams{Ops: "***"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Add("cube", cube)
+	g.Connect("ref.value", "sum.in1")
+	g.Connect("cube.out", "sum.in2")
+	for _, in := range []string{"in1", "in2", "in3"} {
+		g.Connect("sum.out", "cube."+in)
+	}
+	s := mustBuild(t, g)
+	if got := value(t, s, "sum.out"); math.Abs(got-1) > 1e-12 {
+		t.Errorf("y = %.17g, want 1", got)
+	}
+	l := s.Loops()[0]
+	if !l.Analytic || l.Fallbacks != 0 || l.Iterations < 3 {
+		t.Errorf("%v: analytic %v, %d iterations, %d fallbacks; want Newton with the analytic matrix, several iterations", l, l.Analytic, l.Iterations, l.Fallbacks)
+	}
+}
