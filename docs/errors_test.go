@@ -154,6 +154,27 @@ func userErrors(t *testing.T) map[string]string {
 	}
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1})
 	add("loop diverges", err)
+	// The same kind of loop (y = 1 + y/2) beside enough masses that its
+	// differenced monolithic Jacobian would be too large.
+	g = graph.New()
+	half, _ := control.NewGain(control.GainParams{Gain: []float64{0.5}})
+	sum, _ = control.NewSum(control.SumParams{Signs: "++"})
+	g.Add("gain", half)
+	g.Add("sum", sum)
+	g.Connect("sum.out", "gain.in")
+	g.Connect("gain.out", "sum.in2")
+	ref, _ = source.NewStep(source.StepParams{Time: 0, Final: []float64{1}, Units: "1"})
+	g.Add("ref", ref)
+	g.Connect("ref.value", "sum.in1")
+	for i := 0; i*6 <= graph.MaxLoopJacobianDim; i++ {
+		m, _ := masspoint.New(masspoint.DefaultParams())
+		g.Add(fmt.Sprintf("m%d", i), m)
+	}
+	if s, err = g.Build(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1, Method: integrators.BackwardEuler{}})
+	add("loop jacobian", err)
 	g = graph.New()
 	g.Add("c", newEcho(false))
 	_, err = g.Build()

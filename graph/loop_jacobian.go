@@ -1,6 +1,11 @@
 package graph
 
-import "math"
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
 
 // The monolithic Jacobian of a graph with algebraic loops. The chain rule
 // of jacobian.go follows edges level by level and has no place for a
@@ -15,6 +20,16 @@ import "math"
 // chain of a million masses. The error is the truncation O(h²) plus the
 // loops' own solve error divided by h, so tight loop tolerances
 // (LoopSettings) matter to implicit methods and to sensitivities.
+
+// MaxLoopJacobianDim is the largest state of a Sim with algebraic loops
+// whose monolithic Jacobian is assembled (dense, by differences: 32 MB
+// and 4 096 right-hand-side evaluations at this size). Above it the
+// Jacobian is an error naming the limit, before anything is allocated.
+const MaxLoopJacobianDim = 2048
+
+// ErrLoopJacobian is the errors.Is target of the error a System with
+// algebraic loops returns for a Jacobian larger than MaxLoopJacobianDim.
+var ErrLoopJacobian = errors.New("graph: the Jacobian of a graph with algebraic loops is dense")
 
 // loopJac holds the buffers of the differenced Jacobian, sized once.
 type loopJac struct {
@@ -39,8 +54,11 @@ func (m *System) loopJac() *loopJac {
 // loopJacobianRows is JacobianRows for a Sim with loops: central
 // differences of Func, handed to emit as dense rows.
 func (m *System) loopJacobianRows(t float64, y []float64, emit func(row int, cols []int32, vals []float64)) error {
-	lj := m.loopJac()
 	n := len(y)
+	if n > MaxLoopJacobianDim {
+		return fmt.Errorf("%w (differenced through the loops, %s): this System has %d states, more than MaxLoopJacobianDim = %d; use an explicit method or co-simulation, or break the loops with an edge from a state field", ErrLoopJacobian, strings.Join(m.s.loopNames(), "; "), n, MaxLoopJacobianDim)
+	}
+	lj := m.loopJac()
 	copy(lj.yp, y)
 	for j := range n {
 		h := 1e-6 * math.Max(1, math.Abs(y[j]))
@@ -68,6 +86,17 @@ func (m *System) loopJacobianRows(t float64, y []float64, emit func(row int, col
 // loopPattern fills p's pattern with dense rows.
 func (m *System) loopPattern(p *sparseJac) {
 	n := p.nx
+	if n > MaxLoopJacobianDim {
+		// Too large to assemble (JacobianRows says so): the diagonal, so
+		// that asking for the pattern does not allocate Dim².
+		p.rowPtr = make([]int, n+1)
+		p.pcol = make([]int, n)
+		for r := range n {
+			p.pcol[r] = r
+			p.rowPtr[r+1] = r + 1
+		}
+		return
+	}
 	p.rowPtr = make([]int, n+1)
 	p.pcol = make([]int, 0, n*n)
 	for r := range n {
@@ -76,4 +105,13 @@ func (m *System) loopPattern(p *sparseJac) {
 		}
 		p.rowPtr[r+1] = p.rowPtr[r] + n
 	}
+}
+
+// loopNames describes the Sim's loops, "loop through a, b (tear: a.y)".
+func (s *Sim) loopNames() []string {
+	var out []string
+	for _, l := range s.Loops() {
+		out = append(out, l.String())
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -444,5 +445,70 @@ func TestLoopNonlinearClosedForm(t *testing.T) {
 	l := s.Loops()[0]
 	if !l.Analytic || l.Fallbacks != 0 || l.Iterations < 3 {
 		t.Errorf("%v: analytic %v, %d iterations, %d fallbacks; want Newton with the analytic matrix, several iterations", l, l.Analytic, l.Iterations, l.Fallbacks)
+	}
+}
+
+// The monolithic Jacobian through the loop against the flat model's,
+// assembled by the chain rule from the blocks' analytic Jacobians: the
+// loop's is differenced (central, h = 1e-6 per unit state) over a linear
+// right-hand side, so it agrees to rounding over h, 1e-7 absolute on
+// entries of order Kp/(1+β) ≈ 0.4.
+func TestLoopMonolithicJacobian(t *testing.T) {
+	var J [2][]float64
+	var y []float64
+	for k, flat := range []bool{false, true} {
+		s := mustBuild(t, massLoop(t, flat))
+		m, err := s.System()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := m.Dim()
+		y = []float64{0.3, -0.2, 1.5, 0.7, 0.1, -0.4}[:n]
+		J[k] = make([]float64, n*n)
+		if err := m.Jacobian(0, y, J[k]); err != nil {
+			t.Fatal(err)
+		}
+		// The sparse forms carry the same values.
+		rp, col := m.JacobianPattern()
+		val := make([]float64, len(col))
+		if err := m.SparseJacobian(0, y, val); err != nil {
+			t.Fatal(err)
+		}
+		for r := range n {
+			for q := rp[r]; q < rp[r+1]; q++ {
+				if val[q] != J[k][r*n+col[q]] {
+					t.Errorf("flat=%v: sparse (%d,%d) = %v, dense %v", flat, r, col[q], val[q], J[k][r*n+col[q]])
+				}
+			}
+		}
+	}
+	for i := range J[0] {
+		if math.Abs(J[0][i]-J[1][i]) > 1e-7 {
+			t.Errorf("entry %d: loop %.12g, flat %.12g", i, J[0][i], J[1][i])
+		}
+	}
+}
+
+// A System with loops larger than MaxLoopJacobianDim refuses its
+// Jacobian with ErrLoopJacobian, naming the loop and the limit, rather
+// than allocating Dim² values.
+func TestLoopJacobianTooLarge(t *testing.T) {
+	g := gainLoop(t, 1, 0.5)
+	for i := 0; i*6 <= graph.MaxLoopJacobianDim; i++ {
+		m, _ := masspoint.New(masspoint.Params{Mass: 1})
+		g.Add("m"+strconv.Itoa(i), m)
+	}
+	s := mustBuild(t, g)
+	m, err := s.System()
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := s.State(nil)
+	err = m.JacobianRows(0, y, func(int, []int32, []float64) {})
+	if !errors.Is(err, graph.ErrLoopJacobian) || !strings.Contains(err.Error(), "loop through sum, gain") {
+		t.Fatalf("error %v", err)
+	}
+	if rp, _ := m.JacobianPattern(); rp[len(rp)-1] != len(y) {
+		t.Errorf("pattern of %d entries, want the diagonal", rp[len(rp)-1])
 	}
 }
