@@ -213,8 +213,9 @@
 // the nodes with the largest product of feedthrough in- and out-degree
 // first — and places all the members at one output level. Evaluating
 // that level solves the loop: Newton on the tear variables from zero,
-// the Newton matrix from the members' OutputsJacobian (node.OutputJacobian)
-// by the chain rule, or forward differences when a member has none or an
+// the Newton matrix by the chain rule from the members' OutputsJacobian
+// (node.OutputJacobian; central differences of a member's Outputs where
+// it has none), or forward differences of the whole residual when an
 // edge inside the loop has a transform, and an Anderson-accelerated
 // fixed-point iteration when Newton fails. A loop that does not converge
 // within [LoopSettings] (Graph.SetLoopSettings at Build, Settings.Loops

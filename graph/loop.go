@@ -44,9 +44,10 @@ import (
 // Newton. Each solve starts from z = 0, so a loop's outputs are a
 // function of the time and the state alone (a replayed step, a restored
 // checkpoint and a finite-difference Jacobian see the same function). The
-// Newton matrix is ∂F/∂z − I: from the members' OutputsJacobian by the
-// chain rule when every member has one and no edge inside the loop has a
-// transform, by forward differences of the residual otherwise. When Newton
+// Newton matrix is ∂F/∂z − I, by the chain rule through the loop from
+// each member's ∂y/∂u — its OutputsJacobian where it has one, central
+// differences of its Outputs otherwise — unless an edge inside the loop
+// has a transform, in which case by forward differences of the residual. When Newton
 // fails (a singular matrix, a node error at an iterate, no convergence
 // within MaxIter), the solve starts again from z = 0 as a fixed-point
 // iteration with Anderson acceleration (type II, the last Memory
@@ -143,9 +144,15 @@ type Loop struct {
 	TearNodes []string
 	// Tear are the tear variables, "node.output[i]".
 	Tear []string
-	// Analytic reports whether the Newton matrix comes from the members'
-	// OutputsJacobian (true) or from finite differences (false).
-	Analytic bool
+	// Analytic reports whether the Newton matrix comes by the chain rule
+	// from every member's OutputsJacobian. When it is false, Differenced
+	// lists the members whose ∂y/∂u the chain rule takes from central
+	// differences of their Outputs instead; when an edge inside the loop
+	// has a transform, the whole Newton matrix is differenced (ChainRule
+	// false).
+	Analytic    bool
+	ChainRule   bool
+	Differenced []string
 	// Solves, Iterations and Fallbacks count, since Build, the loop's
 	// solves, its Newton and fallback iterations, and the solves that
 	// needed the fallback.
@@ -166,7 +173,12 @@ func (s *Sim) Loops() []Loop {
 	out := make([]Loop, len(s.loops.solvers))
 	for i, L := range s.loops.solvers {
 		out[i] = Loop{Members: s.names(L.members), TearNodes: s.names(L.tears), Tear: slices.Clone(L.tearNames),
-			Analytic: L.analytic, Solves: L.solves, Iterations: L.iters, Fallbacks: L.fallbacks}
+			Analytic: L.analytic && L.fdMembers == 0, ChainRule: L.analytic, Solves: L.solves, Iterations: L.iters, Fallbacks: L.fallbacks}
+		for li, m := range L.members {
+			if L.analytic && L.oj[li] == nil {
+				out[i].Differenced = append(out[i].Differenced, s.nodes[m].name)
+			}
+		}
 	}
 	return out
 }
@@ -218,6 +230,11 @@ type loopSolver struct {
 	// Analytic Newton matrix: per member (local index), the gathers that
 	// read a member; dY rows of every member's outputs with respect to z.
 	analytic bool
+	// oj is each member's OutputsJacobian, nil where its ∂y/∂u is
+	// differenced locally (fdMembers of them), into yp and ym.
+	oj        []node.OutputJacobian
+	fdMembers int
+	yp, ym    []float64
 	local    map[int32]int // node → local index (Build only)
 	lg       [][]loopGather
 	dyOff    []int
@@ -481,16 +498,19 @@ func (b *builder) planLoop(L *loopSolver) {
 	L.analytic = true
 	L.lg = make([][]loopGather, len(L.members))
 	L.dyOff = make([]int, len(L.members))
-	dy, maxD, maxU := 0, 0, 0
+	dy, maxD, maxU, maxY := 0, 0, 0, 0
 	for li, m := range L.members {
 		c := &s.nodes[m]
-		if _, ok := node.As[node.OutputJacobian](c.n); !ok {
-			L.analytic = false
+		oj, _ := node.As[node.OutputJacobian](c.n)
+		L.oj = append(L.oj, oj)
+		if oj == nil {
+			L.fdMembers++
 		}
 		L.dyOff[li] = dy
 		ny, nu := c.y1-c.y0, c.u1-c.u0
 		dy += ny * n
 		maxD = max(maxD, ny*nu)
+		maxY = max(maxY, ny)
 		maxU = max(maxU, nu*n)
 		for gi := c.g0; gi < c.g1; gi++ {
 			g := &s.gathers[gi]
@@ -517,6 +537,7 @@ func (b *builder) planLoop(L *loopSolver) {
 		L.dY = make([]float64, dy)
 		L.dU = make([]float64, maxU)
 		L.D = make([]float64, maxD)
+		L.yp, L.ym = make([]float64, maxY), make([]float64, maxY)
 	}
 	L.z, L.f, L.r = make([]float64, n), make([]float64, n), make([]float64, n)
 	L.zt, L.ft, L.dz = make([]float64, n), make([]float64, n), make([]float64, n)
@@ -712,10 +733,13 @@ func (s *Sim) loopJacobian(L *loopSolver, t float64, cur *int32) error {
 			}
 		}
 		D := L.D[:ny*nu]
-		oj, _ := node.As[node.OutputJacobian](c.n)
 		*cur = i
-		if err := oj.OutputsJacobian(t, s.x[c.x0:c.x1], s.inputs(c), D); err != nil {
-			return stepError(c.name, "", s.steps, t, err)
+		if oj := L.oj[li]; oj != nil {
+			if err := oj.OutputsJacobian(t, s.x[c.x0:c.x1], s.inputs(c), D); err != nil {
+				return stepError(c.name, "", s.steps, t, err)
+			}
+		} else if err := s.loopLocalJacobian(L, c, t, D); err != nil {
+			return err
 		}
 		dY := L.dY[L.dyOff[li] : L.dyOff[li]+ny*n]
 		clear(dY)
@@ -748,6 +772,37 @@ func (s *Sim) loopJacobian(L *loopSolver, t float64, cur *int32) error {
 		li := slices.Index(L.members, i)
 		c := &s.nodes[i]
 		copy(L.J[k*n:(k+1)*n], L.dY[L.dyOff[li]+(o-c.y0)*n:][:n])
+	}
+	return nil
+}
+
+// loopLocalJacobian writes ∂y/∂u of member c (ny × nu, row-major) into
+// D by central differences of its Outputs over each input component, at
+// the inputs it was last evaluated with (h = 1e-6·max(1, |u_q|), the
+// step of the node-local differences of the monolithic Jacobian); it
+// leaves the inputs as they were and the outputs as evaluated.
+func (s *Sim) loopLocalJacobian(L *loopSolver, c *cnode, t float64, D []float64) error {
+	ny, nu := c.y1-c.y0, c.u1-c.u0
+	x, in := s.x[c.x0:c.x1], s.inputs(c)
+	yp, ym := L.yp[:ny], L.ym[:ny]
+	for q := range nu {
+		u := in.Values[q]
+		h := fdStep(u)
+		in.Values[q] = u + h
+		hp := in.Values[q] - u
+		err := c.out.Outputs(t, x, in, yp)
+		in.Values[q] = u - h
+		hm := u - in.Values[q]
+		if err == nil {
+			err = c.out.Outputs(t, x, in, ym)
+		}
+		in.Values[q] = u
+		if err != nil {
+			return stepError(c.name, "", s.steps, t, err)
+		}
+		for r := range ny {
+			D[r*nu+q] = (yp[r] - ym[r]) / (hp + hm)
+		}
 	}
 	return nil
 }

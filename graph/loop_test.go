@@ -110,8 +110,8 @@ func TestLoopFiniteDifferenceJacobian(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Loops()[0].Analytic {
-		t.Fatal("a loop with a transform inside claims an analytic Jacobian")
+	if l := s.Loops()[0]; l.Analytic || l.ChainRule {
+		t.Fatal("a loop with a transform inside claims the chain rule")
 	}
 	want := 3 / (1 - 0.25)
 	if got := value(t, s, "sum.out"); math.Abs(got-want) > graph.DefaultLoopRelTol*want {
@@ -406,6 +406,22 @@ func TestLoopStepAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("Step with a differenced loop Jacobian allocates %v times", n)
 	}
+	g = graph.New()
+	g.Add("ref", lconst(t, []float64{2}, "1"))
+	g.Add("sum", lsum(t, "+-", 1, "1"))
+	g.Add("cube", newCubic())
+	g.Add("mass", func() node.Node { m, _ := masspoint.New(masspoint.Params{Mass: 1}); return m }())
+	g.Connect("ref.value", "sum.in1")
+	g.Connect("cube.out", "sum.in2")
+	g.Connect("sum.out", "cube.in")
+	s = mustBuild(t, g)
+	if n := testing.AllocsPerRun(50, func() {
+		if err := s.Step(1e-3); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("Step with a locally differenced member allocates %v times", n)
+	}
 }
 
 // BenchmarkLoopStep is one co-simulation step of the mass through the
@@ -510,5 +526,47 @@ func TestLoopJacobianTooLarge(t *testing.T) {
 	}
 	if rp, _ := m.JacobianPattern(); rp[len(rp)-1] != len(y) {
 		t.Errorf("pattern of %d entries, want the diagonal", rp[len(rp)-1])
+	}
+}
+
+// cubic is a feedthrough node y = u³ without OutputsJacobian, so the
+// loop's chain rule differences it.
+type cubic struct {
+	node.Stateless
+	spec *node.Spec
+}
+
+func newCubic() *cubic {
+	return &cubic{spec: node.NewSpec(node.Spec{Type: "cubic",
+		Inputs:      []node.Input{{Name: "in", Units: "1", Description: "u", Combine: node.Replacing, Default: []float64{0}}},
+		Outputs:     []node.Field{{Name: "out", Units: "1", Description: "u³"}},
+		Feedthrough: true})}
+}
+
+func (c *cubic) Spec() *node.Spec { return c.spec }
+func (c *cubic) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
+	u := in.Values[0]
+	dst[0] = u * u * u
+	return nil
+}
+
+// The nonlinear loop y = u − y³ again, the cube now from a node without
+// OutputsJacobian: the chain rule differences that member (Differenced)
+// and Newton still converges to y = 1, without the fallback.
+func TestLoopLocallyDifferencedMember(t *testing.T) {
+	g := graph.New()
+	g.Add("ref", lconst(t, []float64{2}, "1"))
+	g.Add("sum", lsum(t, "+-", 1, "1"))
+	g.Add("cube", newCubic())
+	g.Connect("ref.value", "sum.in1")
+	g.Connect("cube.out", "sum.in2")
+	g.Connect("sum.out", "cube.in")
+	s := mustBuild(t, g)
+	if got := value(t, s, "sum.out"); math.Abs(got-1) > 1e-12 {
+		t.Errorf("y = %.17g, want 1", got)
+	}
+	l := s.Loops()[0]
+	if l.Analytic || !l.ChainRule || strings.Join(l.Differenced, ",") != "cube" || l.Fallbacks != 0 {
+		t.Errorf("%+v: want the chain rule with cube differenced, no fallback", l)
 	}
 }
