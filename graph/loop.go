@@ -235,11 +235,11 @@ type loopSolver struct {
 	oj        []node.OutputJacobian
 	fdMembers int
 	yp, ym    []float64
-	local    map[int32]int // node → local index (Build only)
-	lg       [][]loopGather
-	dyOff    []int
-	dY, dU   []float64
-	D        []float64
+	local     map[int32]int // node → local index (Build only)
+	lg        [][]loopGather
+	dyOff     []int
+	dY, dU    []float64
+	D         []float64
 
 	z, f, r, zt, ft, J, dz []float64
 	ipiv                   []int
