@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/blas"
@@ -201,12 +202,10 @@ type LoopSolveError struct {
 
 func (e *LoopSolveError) Error() string {
 	return fmt.Sprintf("algebraic loop through %s did not converge at t=%s: residual %.3g in %s after %d iterations (%s); tear variables %s; loosen LoopSettings.RelTol/AbsTol, raise MaxIter, or break the loop with an edge from a state field",
-		strings.Join(e.Members, ", "), fmtTime(e.Time), e.Residual, e.Worst, e.Iterations, e.Detail, strings.Join(e.Tear, ", "))
+		strings.Join(e.Members, ", "), strconv.FormatFloat(e.Time, 'g', -1, 64), e.Residual, e.Worst, e.Iterations, e.Detail, strings.Join(e.Tear, ", "))
 }
 
 func (e *LoopSolveError) Is(target error) bool { return target == ErrLoopNotConverged }
-
-func fmtTime(t float64) string { return fmt.Sprint(t) }
 
 // loopState is the Sim's loop solving: its settings and solvers.
 type loopState struct {
@@ -577,16 +576,12 @@ func (s *Sim) loopOutputs(c *cnode, t float64) (err error) {
 		return err // an error of the nodes at the start point
 	}
 	L.fallbacks++
-	it2, err2 := s.anderson(L, t, &cur)
-	if err2 == nil {
-		return nil
-	}
-	if errors.As(err2, &le) {
+	err = s.anderson(L, t, &cur)
+	if errors.As(err, &le) {
 		le.Iterations += it
 		le.Detail = detail + "; fixed-point fallback: " + le.Detail
 	}
-	_ = it2
-	return err2
+	return err
 }
 
 // loopEval evaluates the loop at tear values z: writes z into the tear
@@ -809,17 +804,17 @@ func (s *Sim) loopLocalJacobian(L *loopSolver, c *cnode, t float64, D []float64)
 
 // anderson solves the loop by a fixed-point iteration from z = 0,
 // accelerated by Anderson mixing over the last Memory differences.
-func (s *Sim) anderson(L *loopSolver, t float64, cur *int32) (int, error) {
+func (s *Sim) anderson(L *loopSolver, t float64, cur *int32) error {
 	z, f, r := L.z, L.f, L.r
 	n := len(z)
 	mem := L.st.set.Memory
 	clear(z)
 	if err := s.loopEval(L, t, z, f, cur); err != nil {
-		return 0, err
+		return err
 	}
 	ok, worst, at := L.residual(z, f, r)
 	if ok {
-		return 0, nil
+		return nil
 	}
 	stored, next := 0, 0
 	maxIt := L.st.set.MaxFallbackIter
@@ -846,13 +841,13 @@ func (s *Sim) anderson(L *loopSolver, t float64, cur *int32) (int, error) {
 			}
 		}
 		if err := s.loopEval(L, t, z, f, cur); err != nil {
-			return it, err
+			return err
 		}
 		if ok, worst, at = L.residual(z, f, r); ok {
-			return it, nil
+			return nil
 		}
 	}
-	return maxIt, s.loopFail(L, t, worst, at, maxIt, fmt.Sprintf("no convergence in %d iterations", maxIt))
+	return s.loopFail(L, t, worst, at, maxIt, fmt.Sprintf("no convergence in %d iterations", maxIt))
 }
 
 // mix solves the Anderson least-squares problem min ‖r − ΔG γ‖ over the
