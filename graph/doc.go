@@ -227,8 +227,9 @@
 // outputs this way, so loops work in co-simulation under every coupling
 // strategy, in monolithic runs (the loop solved in every right-hand-side
 // evaluation) and in sensitivities; the monolithic Jacobian of a Sim with
-// loops is the right-hand side's central differences (dense rows; see
-// loop_jacobian.go), which implicit methods and Sensitivities use.
+// loops is the right-hand side's central differences over a pattern
+// found from the graph, columns that share no row differenced together
+// (loop_jacobian.go), which implicit methods and Sensitivities use.
 // loop.go holds the solver; docs/composition.md the user's guide.
 //
 // # Monolithic mode

@@ -505,27 +505,69 @@ func TestLoopMonolithicJacobian(t *testing.T) {
 	}
 }
 
-// A System with loops larger than MaxLoopJacobianDim refuses its
-// Jacobian with ErrLoopJacobian, naming the loop and the limit, rather
-// than allocating Dim² values.
-func TestLoopJacobianTooLarge(t *testing.T) {
-	g := gainLoop(t, 1, 0.5)
-	for i := 0; i*6 <= graph.MaxLoopJacobianDim; i++ {
-		m, _ := masspoint.New(masspoint.Params{Mass: 1})
-		g.Add("m"+strconv.Itoa(i), m)
+// A chain of masses and springs with a loop driving its first mass: the
+// differenced Jacobian through the loop has the chain's sparse pattern
+// (each mass's rows reach its neighbours' states), a few column groups
+// rather than one per state, and the values of the loop-free model's
+// chain-rule Jacobian (1e-6 absolute on entries of order the stiffness
+// 100: differences over a linear right-hand side). Above the entry limit
+// the Jacobian is ErrLoopJacobian, naming the loop.
+func TestLoopJacobianSparse(t *testing.T) {
+	const n = 60
+	chain := func(loop bool) *graph.Sim {
+		g := massLoop(t, !loop)
+		for i := range n {
+			m, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{float64(i + 1), 0.01 * float64(i), 0}})
+			name := "c" + strconv.Itoa(i)
+			g.Add(name, m)
+			prev := "mass"
+			if i > 0 {
+				prev = "c" + strconv.Itoa(i-1)
+			}
+			g.Add("k"+strconv.Itoa(i), newSpring(100))
+			g.Connect(prev+".position", "k"+strconv.Itoa(i)+".a", graph.Via(graph.Component{Index: 0}))
+			g.Connect(name+".position", "k"+strconv.Itoa(i)+".b", graph.Via(graph.Component{Index: 0}))
+			g.Connect("k"+strconv.Itoa(i)+".fa", prev+".force", graph.Via(graph.Embed{Axis: 0, Len: 3}))
+			g.Connect("k"+strconv.Itoa(i)+".fb", name+".force", graph.Via(graph.Embed{Axis: 0, Len: 3}))
+		}
+		return mustBuild(t, g)
 	}
-	s := mustBuild(t, g)
-	m, err := s.System()
-	if err != nil {
-		t.Fatal(err)
+	var J [2][]float64
+	var dim int
+	for k, loop := range []bool{true, false} {
+		s := chain(loop)
+		m, err := s.System()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dim = m.Dim()
+		y := s.State(nil)
+		J[k] = make([]float64, dim*dim)
+		if err := m.Jacobian(0, y, J[k]); err != nil {
+			t.Fatal(err)
+		}
+		if loop {
+			colours, nnz := m.LoopJacobianColours()
+			if colours > 30 || nnz > 20*dim {
+				t.Errorf("%d colours, %d entries for %d states: the pattern is not the chain's", colours, nnz, dim)
+			}
+		}
 	}
+	for i := range J[0] {
+		if math.Abs(J[0][i]-J[1][i]) > 1e-6 {
+			t.Errorf("entry (%d,%d): loop %.12g, flat %.12g", i/dim, i%dim, J[0][i], J[1][i])
+		}
+	}
+	defer graph.SetLoopJacobianLimit(100)()
+	s := chain(true)
+	m, _ := s.System()
 	y := s.State(nil)
-	err = m.JacobianRows(0, y, func(int, []int32, []float64) {})
-	if !errors.Is(err, graph.ErrLoopJacobian) || !strings.Contains(err.Error(), "loop through sum, gain") {
+	err := m.JacobianRows(0, y, func(int, []int32, []float64) {})
+	if !errors.Is(err, graph.ErrLoopJacobian) || !strings.Contains(err.Error(), "loop through u, beta") {
 		t.Fatalf("error %v", err)
 	}
 	if rp, _ := m.JacobianPattern(); rp[len(rp)-1] != len(y) {
-		t.Errorf("pattern of %d entries, want the diagonal", rp[len(rp)-1])
+		t.Errorf("pattern of %d entries over the limit, want the diagonal", rp[len(rp)-1])
 	}
 }
 
