@@ -294,9 +294,12 @@ func loopComponents(un topo.Unorderable, selfLoop map[int]bool) [][]int {
 // more than the highest level any member reads outside the loop.
 func loopLevels(n int, order []gonumgraph.Node, comps [][]int, deps [][]int) []int {
 	level := make([]int, n)
-	inComp := make([]int, n)
-	for i := range inComp {
-		inComp[i] = -1
+	var inComp []int // the component of each node, −1 for none
+	if len(comps) > 0 {
+		inComp = make([]int, n)
+		for i := range inComp {
+			inComp[i] = -1
+		}
 	}
 	for k, c := range comps {
 		for _, m := range c {
