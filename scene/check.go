@@ -208,6 +208,7 @@ func (sc *Scene) check() (c checked) {
 			}
 		}
 	}
+	sc.checkFMU(bad)
 	return
 }
 
