@@ -592,7 +592,7 @@ func (s *Sim) loopOutputs(c *cnode, t float64) (err error) {
 // F(z) into f.
 func (s *Sim) loopEval(L *loopSolver, t float64, z, f []float64, cur *int32) error {
 	for k, o := range L.idx {
-		s.y[o] = z[k]
+		s.outputs[o] = z[k]
 	}
 	for _, i := range L.seq {
 		*cur = i
@@ -614,7 +614,7 @@ func (s *Sim) loopEval(L *loopSolver, t float64, z, f []float64, cur *int32) err
 	}
 	*cur = -1
 	for k, o := range L.idx {
-		f[k] = s.y[o]
+		f[k] = s.outputs[o]
 	}
 	return nil
 }
@@ -733,7 +733,7 @@ func (s *Sim) loopJacobian(L *loopSolver, t float64, cur *int32) error {
 		D := L.D[:ny*nu]
 		*cur = i
 		if oj := L.oj[li]; oj != nil {
-			if err := oj.OutputsJacobian(t, s.x[c.x0:c.x1], s.inputs(c), D); err != nil {
+			if err := oj.OutputsJacobian(t, s.state[c.x0:c.x1], s.inputsOf(c), D); err != nil {
 				return stepError(c.name, "", s.steps, t, err)
 			}
 		} else if err := s.loopLocalJacobian(L, c, t, D); err != nil {
@@ -781,7 +781,7 @@ func (s *Sim) loopJacobian(L *loopSolver, t float64, cur *int32) error {
 // leaves the inputs as they were and the outputs as evaluated.
 func (s *Sim) loopLocalJacobian(L *loopSolver, c *cnode, t float64, D []float64) error {
 	ny, nu := c.y1-c.y0, c.u1-c.u0
-	x, in := s.x[c.x0:c.x1], s.inputs(c)
+	x, in := s.state[c.x0:c.x1], s.inputsOf(c)
 	yp, ym := L.yp[:ny], L.ym[:ny]
 	for q := range nu {
 		u := in.Values[q]

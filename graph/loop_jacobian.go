@@ -72,7 +72,7 @@ func (m *System) loopJac() *loopJac {
 }
 
 func (s *Sim) buildLoopJac() *loopJac {
-	nx, nn := len(s.x), len(s.nodes)
+	nx, nn := len(s.state), len(s.nodes)
 	lj := &loopJac{}
 	mark := make([]int32, nx)
 	stamp := int32(0)

@@ -246,12 +246,12 @@ func TestLoopMassMatchesFlatModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, run{"cosim " + name, graph.Settings{Dt: 1e-3, Steps: 500, Coupling: &st}})
+		runs = append(runs, run{"cosim " + name, graph.Settings{Dt: 1e-3, Steps: 500, Mode: graph.CoSimulation{Coupling: &st}}})
 	}
 	runs = append(runs,
-		run{"rk4", graph.Settings{Dt: 1e-3, Steps: 500, Method: integrators.RK4{}}},
-		run{"backward euler", graph.Settings{Dt: 1e-3, Steps: 500, Method: integrators.BackwardEuler{}}},
-		run{"bdf", graph.Settings{End: 0.5, Adaptive: true, Method: integrators.BDF{RTol: 1e-8, ATol: 1e-10}}},
+		run{"rk4", graph.Settings{Dt: 1e-3, Steps: 500, Mode: graph.Monolithic{Method: integrators.RK4{}}}},
+		run{"backward euler", graph.Settings{Dt: 1e-3, Steps: 500, Mode: graph.Monolithic{Method: integrators.BackwardEuler{}}}},
+		run{"bdf", graph.Settings{End: 0.5, Mode: graph.MonolithicAdaptive{Method: integrators.BDF{RTol: 1e-8, ATol: 1e-10}}}},
 	)
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
@@ -281,7 +281,7 @@ func TestLoopSensitivities(t *testing.T) {
 	var got [2]float64
 	for k, flat := range []bool{false, true} {
 		s := mustBuild(t, massLoop(t, flat))
-		res, err := s.Sensitivities(context.Background(), []string{"kp.gain[0]"}, &graph.SensitivityOptions{End: 0.5, Dt: 1e-3, Method: integrators.RK4{}, Record: []string{"mass.position[0]"}})
+		res, err := s.Sensitivities(context.Background(), []string{"kp.gain[0]"}, &graph.SensitivityOptions{End: 0.5, Dt: 1e-3, Mode: graph.Monolithic{Method: integrators.RK4{}}, Record: []string{"mass.position[0]"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +299,7 @@ func TestLoopDeterminism(t *testing.T) {
 	var ref []float64
 	for _, w := range []int{1, 2, 3, 8} {
 		s := mustBuild(t, massLoop(t, false))
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 200, Workers: w, Grain: 1}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 200, Mode: graph.CoSimulation{Workers: w, Grain: 1}}); err != nil {
 			t.Fatal(err)
 		}
 		x := s.State(nil)
