@@ -424,6 +424,9 @@
 //     and the co-simulation loop, Result and Status;
 //   - pernode.go: the per-node path, the reference every other path
 //     matches bit for bit;
+//   - loop.go, loop_jacobian.go: algebraic loops, torn at Build and
+//     solved at every output evaluation, and the monolithic Jacobian of
+//     a Sim with loops;
 //   - engine.go (then pool.go, kernels.go, family.go, compact.go,
 //     fused.go): the batched engine, its own reading order in engine.go;
 //   - coupled.go (then coupled_compile.go, coupled_analysis.go,
