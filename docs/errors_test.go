@@ -128,14 +128,55 @@ func userErrors(t *testing.T) map[string]string {
 	st.Init(0, []float64{1, 0})
 	add("jacobian rows", st.Step(0.5))
 
-	// An algebraic loop and a required input left unconnected.
+	// An algebraic loop refused on request, one that cannot be solved
+	// (y = 1 + y: a sum reading its own output through a unit gain), and
+	// a required input left unconnected.
 	g = graph.New()
+	g.SetLoopSettings(graph.LoopSettings{Refuse: true})
 	g.Add("a", newEcho(true))
 	g.Add("b", newEcho(true))
 	g.Connect("a.out", "b.in")
 	g.Connect("b.out", "a.in")
 	_, err = g.Build()
 	add("loop", err)
+	g = graph.New()
+	one, _ := control.NewGain(control.GainParams{Gain: []float64{1}})
+	sum, _ := control.NewSum(control.SumParams{Signs: "++"})
+	g.Add("gain", one)
+	g.Add("sum", sum)
+	g.Connect("sum.out", "gain.in")
+	g.Connect("gain.out", "sum.in2")
+	ref, _ := source.NewStep(source.StepParams{Time: 0, Final: []float64{1}, Units: "1"})
+	g.Add("ref", ref)
+	g.Connect("ref.value", "sum.in1")
+	s, err = g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1})
+	add("loop diverges", err)
+	// The same kind of loop (y = p + y/2, p the sum of the positions) read
+	// by 1000 masses: every row of its differenced monolithic Jacobian
+	// reaches every position, 6000 × 3006 entries, over the limit.
+	g = graph.New()
+	half, _ := control.NewGain(control.GainParams{Size: 3, Gain: []float64{0.5}, InputUnits: "m", OutputUnits: "m"})
+	sum, _ = control.NewSum(control.SumParams{Signs: "++", Size: 3, Units: "m"})
+	g.Add("gain", half)
+	g.Add("sum", sum)
+	g.Connect("sum.out", "gain.in")
+	g.Connect("gain.out", "sum.in2")
+	for i := range 1000 {
+		m, _ := masspoint.New(masspoint.DefaultParams())
+		name := fmt.Sprintf("m%d", i)
+		g.Add(name, m)
+		g.Connect(name+".position", "sum.in1")
+		g.Connect("sum.out", name+".force", graph.Via(graph.Scale{Factor: 1e-3, From: "m", To: "N"}))
+	}
+	if s, err = g.Build(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1, Mode: graph.Monolithic{Method: integrators.BackwardEuler{}}})
+	add("loop jacobian", err)
 	g = graph.New()
 	g.Add("c", newEcho(false))
 	_, err = g.Build()

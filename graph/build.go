@@ -29,6 +29,10 @@ type cnode struct {
 	// feedthrough nodes gather their inputs before evaluating outputs;
 	// every other node gathers just before Update.
 	feedthrough bool
+	// loop is the algebraic loop the node is a member of (loop.go), nil
+	// for most nodes; loopLead marks the member that solves it.
+	loop     *loopSolver
+	loopLead bool
 	// checkIn is false when every gather into the node is one plain copy
 	// of a source that is itself checked (a state after its step, an
 	// output after its evaluation): its inputs cannot be non-finite then,
@@ -84,12 +88,16 @@ func (g *Graph) Build() (*Sim, error) {
 	b.indexByInput()
 	b.checkCombine()
 	b.checkRequired()
+	if b.loopSet, b.loopErr = g.loops.resolved(); b.loopErr != nil {
+		b.probs = append(b.probs, b.loopErr)
+	}
 	order, deps := b.findLoops()
 	if len(b.probs) > 0 {
 		return nil, &BuildError{Problems: b.probs}
 	}
 	b.levelOutputs(order, deps)
 	b.compileGathers()
+	b.compileLoops()
 	s := b.s
 	s.dt = 0
 	s.engine = newEngine(s)
@@ -111,6 +119,13 @@ type builder struct {
 	edges   []resolved
 	first   []int32
 	byInput []int32
+
+	// Algebraic loops to solve (loop.go): members per loop; the cyclic
+	// components among them in the order of the topological order's nil
+	// entries; the resolved LoopSettings.
+	loops, comps [][]int
+	loopSet      LoopSettings
+	loopErr      error
 }
 
 // inputEdges lists the edges into input slot slot, as indices into
@@ -334,6 +349,18 @@ func (b *builder) findLoops() ([]gonumgraph.Node, [][]int) {
 		dg.SetEdge(simple.Edge{F: simple.Node(int64(src)), T: simple.Node(int64(d))})
 	}
 	order, err := topo.SortStabilized(dg, nil)
+	if un, ok := err.(topo.Unorderable); (ok || err == nil) && !b.g.loops.Refuse {
+		// Loops are solved (loop.go), not refused.
+		for _, comp := range un {
+			var m []int
+			for _, n := range comp {
+				m = append(m, int(n.ID()))
+			}
+			b.comps = append(b.comps, m)
+		}
+		b.loops = loopComponents(un, selfLoop)
+		return order, deps
+	}
 	var loops []error
 	if err != nil {
 		if un, ok := err.(topo.Unorderable); ok {
@@ -362,13 +389,7 @@ func (b *builder) findLoops() ([]gonumgraph.Node, [][]int) {
 // lists the stateful nodes in s.stateful, both in node order.
 func (b *builder) levelOutputs(order []gonumgraph.Node, deps [][]int) {
 	s := b.s
-	level := make([]int, len(s.nodes))
-	for _, n := range order {
-		d := int(n.ID())
-		for _, src := range deps[d] {
-			level[d] = max(level[d], level[src]+1)
-		}
-	}
+	level := loopLevels(len(s.nodes), order, b.comps, deps)
 	for i := range s.nodes {
 		c := &s.nodes[i]
 		if c.out != nil {

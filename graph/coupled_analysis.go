@@ -111,6 +111,7 @@ func (a *analysis) affected(changed []bool) []bool {
 
 // byLevel lists the output nodes in set in evaluation order, by level.
 func (a *analysis) byLevel(set []bool) [][]int32 {
+	a.s.closeLoops(set)
 	var out [][]int32
 	for _, lv := range a.s.levels {
 		var l []int32

@@ -12,8 +12,10 @@
 // shape mismatch, units that differ between an edge's ends (unless its
 // transform declares the conversion), two edges into a replacing input,
 // additive and replacing edges mixed, a required input left unconnected,
-// and algebraic loops (a cycle of direct feedthrough, [LoopError], listing
-// its members).
+// and, when the graph asks for it ([LoopSettings] Refuse), algebraic loops
+// (a cycle of direct feedthrough, [LoopError], listing its members).
+// Otherwise Build compiles each algebraic loop to be solved at every
+// output evaluation ([Sim.Loops] lists them; see Algebraic loops below).
 //
 // [Graph.AddConnector] attaches a connector of any type (a
 // node.Connector: springdamper.Params, spring.Params, a registry type's
@@ -207,6 +209,35 @@
 // describes the steps that succeeded whatever ended it. A node event
 // whose reset returns node.ErrStop ends a monolithic run at the event
 // (StoppedByEvent, no error).
+//
+// # Algebraic loops
+//
+// A cycle of feedthrough nodes (each one's outputs reading its inputs at
+// the same instant, through the others) has no evaluation order. Build
+// finds each such cycle (a strongly connected component of the
+// feedthrough dependencies, or a node reading its own output), chooses
+// tear variables — the loop-read outputs of a greedy feedback vertex set,
+// the nodes with the largest product of feedthrough in- and out-degree
+// first — and places all the members at one output level. Evaluating
+// that level solves the loop: Newton on the tear variables from zero,
+// the Newton matrix by the chain rule from the members' OutputsJacobian
+// (node.OutputJacobian; central differences of a member's Outputs where
+// it has none), or forward differences of the whole residual when an
+// edge inside the loop has a transform, and an Anderson-accelerated
+// fixed-point iteration when Newton fails. A loop that does not converge
+// within [LoopSettings] (Graph.SetLoopSettings at Build, Settings.Loops
+// for one run) fails the evaluation with a [*LoopSolveError] naming its
+// members, the residual and the time. The loop's first member solves it
+// on one goroutine (the others' tasks are empty), so a loop serialises its
+// members while the rest of its level runs in parallel; members stay on
+// the per-node path (no batch family). Every strategy and mode evaluates
+// outputs this way, so loops work in co-simulation under every coupling
+// strategy, in monolithic runs (the loop solved in every right-hand-side
+// evaluation) and in sensitivities; the monolithic Jacobian of a Sim with
+// loops is the right-hand side's central differences over a pattern
+// found from the graph, columns that share no row differenced together
+// (loop_jacobian.go), which implicit methods and Sensitivities use.
+// loop.go holds the solver; docs/composition.md the user's guide.
 //
 // # Monolithic mode
 //
@@ -412,6 +443,9 @@
 //     and the co-simulation loop, Result and Status;
 //   - pernode.go: the per-node path, the reference every other path
 //     matches bit for bit;
+//   - loop.go, loop_jacobian.go: algebraic loops, torn at Build and
+//     solved at every output evaluation, and the monolithic Jacobian of
+//     a Sim with loops;
 //   - engine.go (then pool.go, kernels.go, family.go, compact.go,
 //     fused.go): the batched engine, its own reading order in engine.go;
 //   - coupled.go (then coupled_compile.go, coupled_analysis.go,

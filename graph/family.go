@@ -126,7 +126,7 @@ func (e *engine) compileFamilies() {
 	for i := range s.nodes {
 		c := &s.nodes[i]
 		b, ok := node.As[node.Batcher](c.n)
-		if !ok || b != c.n { // decorated nodes keep the per-node path
+		if !ok || b != c.n || c.loop != nil { // decorated nodes and loop members keep the per-node path
 			continue
 		}
 		if terms, ok = e.nodeTerms(c, terms); !ok {

@@ -17,6 +17,7 @@ type Graph struct {
 	index map[string]int // first node added under each name, for Node
 	dups  int            // nodes added under a name already taken
 	last  int            // the node Node found last, tried first
+	loops LoopSettings   // SetLoopSettings (loop.go)
 }
 
 type namedNode struct {
@@ -173,7 +174,7 @@ type LoopError struct {
 }
 
 func (e *LoopError) Error() string {
-	return fmt.Sprintf("algebraic loop of direct feedthrough through nodes %s: break it with an edge from a state field", strings.Join(e.Members, ", "))
+	return fmt.Sprintf("algebraic loop of direct feedthrough through nodes %s: break it with an edge from a state field, or let Build solve it (LoopSettings.Refuse false)", strings.Join(e.Members, ", "))
 }
 
 // ErrAlgebraicLoop is the errors.Is target of a LoopError.

@@ -106,7 +106,9 @@ func TestBuildErrors(t *testing.T) {
 		}, graph.ErrBadName, []string{`"a.b"`}},
 		{"algebraic loop", func(g *graph.Graph) {
 			// Two springs whose forces feed each other's positions: no
-			// evaluation order exists.
+			// evaluation order exists, and the graph asks Build to refuse
+			// loops rather than solve them.
+			g.SetLoopSettings(graph.LoopSettings{Refuse: true})
 			g.Add("s1", newSpring(1))
 			g.Add("s2", newSpring(1))
 			g.Add("m", newMass(1, 0))
@@ -116,6 +118,7 @@ func TestBuildErrors(t *testing.T) {
 			g.Connect("m.x", "s2.b")
 		}, graph.ErrAlgebraicLoop, []string{"algebraic loop", "s1, s2"}},
 		{"self loop", func(g *graph.Graph) {
+			g.SetLoopSettings(graph.LoopSettings{Refuse: true})
 			g.Add("s1", newSpring(1))
 			g.Add("m", newMass(1, 0))
 			g.Connect("s1.fa", "s1.a", graph.Via(graph.Scale{Factor: 1, From: "N", To: "m"}))

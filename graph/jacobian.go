@@ -483,6 +483,9 @@ func (m *System) JacobianRows(t float64, y []float64, emit func(row int, cols []
 	if len(y) != len(s.state) {
 		panic(fmt.Sprintf("graph: System.JacobianRows with len(y)=%d, want %d", len(y), len(s.state)))
 	}
+	if s.loops != nil {
+		return m.loopJacobianRows(t, y, emit) // loop_jacobian.go
+	}
 	saved, err := m.prepare(t, y)
 	defer m.restore(saved)
 	if err != nil {
@@ -511,6 +514,9 @@ func (m *System) JacobianRows(t float64, y []float64, emit func(row int, cols []
 // callers that want a fixed pattern.
 func (m *System) JacobianPattern() (rowPtr, col []int) {
 	p := m.plan()
+	if p.rowPtr == nil && m.s.loops != nil {
+		m.loopPattern(p) // loop_jacobian.go
+	}
 	if p.rowPtr == nil {
 		p.rowPtr = make([]int, p.nx+1)
 		rows := make([][]int32, p.nx)

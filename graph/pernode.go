@@ -93,11 +93,24 @@ func (s *Sim) inputsOf(c *cnode) node.Inputs {
 }
 
 func (s *Sim) nodeOutputs(c *cnode, t float64) error {
+	if c.loop != nil {
+		return s.loopOutputs(c, t) // loop.go
+	}
+	return s.evalNode(c, t)
+}
+
+// evalNode gathers a feedthrough node's inputs and evaluates its outputs.
+func (s *Sim) evalNode(c *cnode, t float64) error {
 	if c.feedthrough {
 		if err := s.gather(c, t); err != nil {
 			return err
 		}
 	}
+	return s.callOutputs(c, t)
+}
+
+// callOutputs evaluates c's outputs from its inputs as gathered.
+func (s *Sim) callOutputs(c *cnode, t float64) error {
 	y := s.outputs[c.y0:c.y1]
 	if err := c.out.Outputs(t, s.state[c.x0:c.x1], s.inputsOf(c), y); err != nil {
 		return stepError(c.name, "", s.steps, t, err)

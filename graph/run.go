@@ -44,6 +44,11 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	restoreLoops, err := s.useLoopSettings(set.Loops) // loop.go
+	if err != nil {
+		return nil, err
+	}
+	defer restoreLoops()
 	switch m := mode.(type) {
 	case Monolithic:
 		return s.runMonolithic(ctx, m, set)

@@ -62,6 +62,11 @@ type Settings struct {
 	// (accepted steps of an adaptive run). Zero means every step; it
 	// must not be negative.
 	ObserveEvery int
+	// Loops, when set, replaces for this run the tolerances and limits the
+	// Sim's algebraic loops are solved with (Graph.SetLoopSettings at
+	// Build; LoopSettings documents the defaults), in every mode. Refuse
+	// must be false. Nil keeps the Build settings.
+	Loops *LoopSettings
 }
 
 // Mode is how a Run steps the graph, and carries the options of that

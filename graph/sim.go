@@ -67,6 +67,9 @@ type layout struct {
 	gathers  []gather  // in node order, then edge order (cnode.g0, g1)
 	levels   [][]int32 // nodes with outputs, by feedthrough depth
 	stateful []int32   // nodes with state, in node order
+	// loops are the algebraic loops solved at every output evaluation
+	// (loop.go); nil: none.
+	loops *loopState
 }
 
 // buffers are a Sim's flat values, shared by the per-node path and the

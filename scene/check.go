@@ -198,6 +198,16 @@ func (sc *Scene) check() (c checked) {
 			bad(fmt.Sprintf("record.fields[%d]", i), "%v", err)
 		}
 	}
+	if l := sc.Loops; l != nil {
+		for _, v := range []struct {
+			key string
+			v   float64
+		}{{"rtol", l.RTol}, {"atol", l.ATol}, {"max_iter", float64(l.MaxIter)}, {"max_fallback_iter", float64(l.MaxFallbackIter)}} {
+			if v.v < 0 || math.IsNaN(v.v) || math.IsInf(v.v, 0) {
+				bad("loops."+v.key, "%v is negative or not finite (0: the default)", v.v)
+			}
+		}
+	}
 	sc.checkFMU(bad)
 	return
 }

@@ -104,6 +104,7 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 	// failed are the names of nodes and connectors left out.
 	failed := map[string]bool{}
 	g := graph.New()
+	g.SetLoopSettings(sc.Loops.Settings())
 	for i, n := range sc.Nodes {
 		p := fmt.Sprintf("nodes[%d]", i)
 		if c.skip[p] {
@@ -453,4 +454,12 @@ func (sc *Scene) nodePath(name string) string {
 		}
 	}
 	return ""
+}
+
+// Settings returns the graph settings the section gives.
+func (l *Loops) Settings() graph.LoopSettings {
+	if l == nil {
+		return graph.LoopSettings{}
+	}
+	return graph.LoopSettings{Refuse: l.Refuse, RelTol: l.RTol, AbsTol: l.ATol, MaxIter: l.MaxIter, MaxFallbackIter: l.MaxFallbackIter, Memory: l.Memory}
 }

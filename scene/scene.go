@@ -44,6 +44,10 @@ type Scene struct {
 	Edges       []Edge      `json:"edges,omitempty"`
 	Run         Run         `json:"run"`
 	Record      Record      `json:"record,omitempty"`
+	// Loops sets how algebraic loops (cycles of direct feedthrough) are
+	// treated: solved with these tolerances (nil: the defaults of
+	// graph.LoopSettings) or refused.
+	Loops *Loops `json:"loops,omitempty"`
 	// FMU declares the scene's interface when it is exported as an FMI
 	// 3.0 co-simulation FMU (cosim export, package fmi/export): its
 	// inputs, outputs and tunable parameters. Runs ignore it; nil means
@@ -165,6 +169,23 @@ type Run struct {
 	Integrator *Integrator `json:"integrator,omitempty"`
 	// Coupling is the co-simulation strategy; nil means explicit Jacobi.
 	Coupling *Coupling `json:"coupling,omitempty"`
+}
+
+// Loops is the scene form of graph.LoopSettings: zero values mean the
+// documented defaults.
+type Loops struct {
+	// Refuse makes Build reject every algebraic loop instead of solving it.
+	Refuse bool `json:"refuse,omitempty"`
+	// RTol and ATol bound every tear variable's residual,
+	// |F(z) − z| ≤ ATol + RTol·|F(z)|.
+	RTol float64 `json:"rtol,omitempty"`
+	ATol float64 `json:"atol,omitempty"`
+	// MaxIter bounds the Newton iterations of one solve, MaxFallbackIter
+	// those of the fixed-point fallback; Memory is the fallback's
+	// Anderson depth (negative: plain fixed point).
+	MaxIter         int `json:"max_iter,omitempty"`
+	MaxFallbackIter int `json:"max_fallback_iter,omitempty"`
+	Memory          int `json:"memory,omitempty"`
 }
 
 // Integrator configures the method of a monolithic run. Fields that do not

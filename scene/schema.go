@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/cosimgo/cosim/coupling"
+	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 )
@@ -63,6 +64,18 @@ func Schema(reg *node.Registry) ([]byte, error) {
 			"times":  obj{"type": "array", "items": obj{"type": "number", "minimum": 0}, "description": "Dense-output times of an adaptive monolithic run, ascending within [0, end]. Default: every record.every·run.dt."},
 		},
 	}
+	defs["loops"] = obj{
+		"type": "object", "additionalProperties": false,
+		"description": "Algebraic loops (cycles of direct feedthrough): solved at every output evaluation by Newton on tear variables with a fixed-point fallback, or refused. Zero values mean the defaults; see docs/composition.md.",
+		"properties": obj{
+			"refuse":            obj{"type": "boolean", "default": false, "description": "Reject every algebraic loop at build instead of solving it."},
+			"rtol":              obj{"type": "number", "minimum": 0, "default": graph.DefaultLoopRelTol, "description": "Relative tolerance of every tear variable's residual."},
+			"atol":              obj{"type": "number", "minimum": 0, "default": graph.DefaultLoopAbsTol, "description": "Absolute tolerance of every tear variable's residual."},
+			"max_iter":          obj{"type": "integer", "minimum": 0, "default": graph.DefaultLoopMaxIter, "description": "Newton iterations of one solve."},
+			"max_fallback_iter": obj{"type": "integer", "minimum": 0, "default": graph.DefaultLoopFallbackIter, "description": "Iterations of the fixed-point fallback."},
+			"memory":            obj{"type": "integer", "default": graph.DefaultLoopMemory, "description": "Anderson depth of the fallback; negative: plain fixed point."},
+		},
+	}
 	s := obj{
 		"$schema":              "https://json-schema.org/draft/2020-12/schema",
 		"$id":                  SchemaID,
@@ -80,6 +93,7 @@ func Schema(reg *node.Registry) ([]byte, error) {
 			"edges":       obj{"type": "array", "maxItems": MaxEdges, "items": obj{"$ref": "#/$defs/edge"}},
 			"run":         obj{"$ref": "#/$defs/run"},
 			"record":      obj{"$ref": "#/$defs/record"},
+			"loops":       obj{"$ref": "#/$defs/loops"},
 			"fmu":         obj{"$ref": "#/$defs/fmu"},
 		},
 		"$defs": defs,

@@ -410,6 +410,12 @@ func printSummary(w io.Writer, path string, sc *scene.Scene, res *scene.Result) 
 		ended = " (" + res.Status.String() + ")"
 	}
 	fmt.Fprintf(w, "%s: %s (%s), %d steps to t = %s in %v%s\n", name, res.Mode, res.Method, res.Steps, fmtTime(res.Time), res.Wall.Round(time.Microsecond), ended)
+	if res.Sim != nil {
+		// Algebraic loops are solved, not refused: say where and at what cost.
+		for _, l := range res.Sim.Loops() {
+			fmt.Fprintf(w, "algebraic %s: %d solves, %d iterations, %d fallbacks\n", l, l.Solves, l.Iterations, l.Fallbacks)
+		}
+	}
 	if _, ok := res.Mode.(graph.CoSimulation); ok {
 		// Co-simulated nodes handle their events inside their own
 		// steps, uncounted: a count there would be a wrong 0.
