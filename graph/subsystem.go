@@ -119,11 +119,13 @@ type Port struct {
 	Leaf []string
 	// Shape, Units and Description are the inner field's (an input
 	// port's first inner input's). Param is the inner parameter, with its
-	// range, for a ParamPort.
+	// range, and Value its current value in the inner node, for a
+	// ParamPort.
 	Shape       node.Shape
 	Units       string
 	Description string
 	Param       node.Param
+	Value       any
 }
 
 // PortError is a problem with a subsystem's port declaration: an inner
@@ -219,7 +221,7 @@ func (s *Subsystem) ports(at string, probs *[]error) []Port {
 					continue
 				}
 				if i == 0 {
-					p.Shape, p.Units, p.Description, p.Param = r.shape, r.units, r.desc, r.param
+					p.Shape, p.Units, p.Description, p.Param, p.Value = r.shape, r.units, r.desc, r.param, r.value
 				} else if r.shape != p.Shape {
 					bad(ErrShape, "inner input %q has shape %v, %q has %v", in, r.shape, d.inner[0], p.Shape)
 					ok = false
@@ -244,6 +246,7 @@ type portRef struct {
 	units  string
 	desc   string
 	param  node.Param
+	value  any
 	nested bool // through an inner subsystem
 }
 
@@ -274,7 +277,7 @@ func (g *Graph) resolvePort(p string, k PortKind, at string) (portRef, error) {
 		}
 		for _, q := range ports {
 			if q.Name == fn && q.Kind == k {
-				r := portRef{shape: q.Shape, units: q.Units, desc: q.Description, param: q.Param, nested: true}
+				r := portRef{shape: q.Shape, units: q.Units, desc: q.Description, param: q.Param, value: q.Value, nested: true}
 				for _, l := range q.Leaf {
 					r.leaf = append(r.leaf, nn+"."+l)
 				}
@@ -319,10 +322,11 @@ func (g *Graph) resolvePort(p string, k PortKind, at string) (portRef, error) {
 		if !ok {
 			return portRef{}, &portErr{ErrUnknownField, fmt.Sprintf("node %q (%s) has no parameter %q%s", nn, spec.Type, fn, node.DidYouMean(fn, spec.ParamNames()))}
 		}
-		if _, ok := node.As[node.Tunable](n); !ok {
+		t, ok := node.As[node.Tunable](n)
+		if !ok {
 			return portRef{}, &portErr{ErrUnknownField, fmt.Sprintf("node %q (%s) cannot change its parameters after construction (not node.Tunable)", nn, spec.Type)}
 		}
-		r.shape, r.units, r.desc, r.param = prm.Shape, prm.Units, prm.Description, prm
+		r.shape, r.units, r.desc, r.param, r.value = prm.Shape, prm.Units, prm.Description, prm, t.Params()[fn]
 	}
 	return r, nil
 }

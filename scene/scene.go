@@ -42,6 +42,11 @@ type Scene struct {
 	Edges       []Edge      `json:"edges,omitempty"`
 	Run         Run         `json:"run"`
 	Record      Record      `json:"record,omitempty"`
+	// Ports declares what a parent scene sees when this scene is used as
+	// a subsystem (a node of type "subsystem"): nil for a scene that is
+	// only run. A scene with ports and no run section is a part, not a
+	// runnable scene: its run is not checked.
+	Ports *Ports `json:"ports,omitempty"`
 
 	// Dir is the directory the CSV files of lookup nodes ("file") are
 	// read from when relative: the scene file's, as LoadFile and
@@ -63,6 +68,13 @@ type Node struct {
 	Name   string         `json:"name"`
 	Type   string         `json:"type"`
 	Params map[string]any `json:"params,omitempty"`
+	// Scene is the file of a subsystem node (type "subsystem"), relative
+	// to this scene's directory; Graph is its scene inline. A subsystem
+	// node has exactly one of them; other nodes neither. A subsystem's
+	// Params set its promoted parameters by port name ("stiffness") or
+	// any inner parameter by its path ("knee.spring.stiffness").
+	Scene string `json:"scene,omitempty"`
+	Graph *Scene `json:"graph,omitempty"`
 }
 
 // Connector is a connector node attached to markers on two bodies, the

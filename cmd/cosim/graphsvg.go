@@ -6,7 +6,6 @@ import (
 	"html"
 	"io"
 	"math"
-	"strings"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/node"
@@ -45,8 +44,8 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 	labels := map[pair][]string{}
 	adj := make([][]int, len(names))
 	for _, e := range g.Edges() {
-		fn, ff, _ := strings.Cut(e.From, ".")
-		tn, tf, _ := strings.Cut(e.To, ".")
+		fn, ff := splitNodeField(e.From)
+		tn, tf := splitNodeField(e.To)
 		a, okA := idx[fn]
 		b, okB := idx[tn]
 		if !okA || !okB {
@@ -120,18 +119,9 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 		label string
 	}
 	var grounds []groundLink
-	for _, c := range sc.Connectors {
-		for k, b := range c.Bodies {
-			if b != "" && b != scene.Ground {
-				continue
-			}
-			at := "[0, 0, 0]"
-			if len(c.Local) == 2 {
-				at = node.FormatValue(c.Local[k])
-			}
-			if i, ok := idx[c.Name]; ok {
-				grounds = append(grounds, groundLink{i, fmt.Sprintf("marker %d at %s", k, at)})
-			}
+	for _, ge := range groundEnds(g) {
+		if i, ok := idx[ge.connector]; ok {
+			grounds = append(grounds, groundLink{i, fmt.Sprintf("marker %d at %s", ge.marker, node.FormatValue(ge.at[:]))})
 		}
 	}
 	x0 := margin + boxW/2
