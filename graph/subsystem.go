@@ -284,11 +284,10 @@ func (g *Graph) resolvePort(p string, k PortKind, at string) (portRef, error) {
 				return r, nil
 			}
 		}
-		var names []string
-		for _, q := range ports {
-			if q.Kind == k {
-				names = append(names, q.Name)
-			}
+		decls := [...][]portDecl{InputPort: sub.inputs, OutputPort: sub.outputs, ParamPort: sub.params}[k]
+		names := make([]string, len(decls))
+		for i, d := range decls {
+			names[i] = d.name
 		}
 		return portRef{}, &portErr{ErrUnknownField, fmt.Sprintf("subsystem %q has no %s port %q%s", nn, k, fn, node.DidYouMean(fn, names))}
 	}
