@@ -29,6 +29,11 @@ func TestGraphDrawsSubsystemsAsClusters(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "front_left.suspension") {
 		t.Errorf("cosim graph --format svg: %d %s", code, errs)
 	}
+	// Each corner is framed in each of its three columns (wheel; tire
+	// and suspension; body), labelled with its path.
+	if n := strings.Count(out, `fill="#555">front_left</text>`); n != 3 {
+		t.Errorf("SVG frames front_left %d times, want 3 (one per column)", n)
+	}
 }
 
 // cosim describe on a part prints its ports, with the inner fields they
