@@ -76,23 +76,22 @@ func w5Markdown(b *strings.Builder) {
 	w("| %.0f | %.0f | %.3f | %s | %v | %d / %d | %.0f / %.0f |\n\n%s\n", w5.flat, w5.nested, w5.nested/w5.flat, ok, w5.identical, w5.famFlat, w5.famSub, w5.allocFlat, w5.alloc, w5End)
 }
 
-// w5Splice replaces W5's section of the report at path, or inserts it
-// before the Scaling section.
-func w5Splice(path string) error {
+// splice replaces the section between the markers begin and end of the
+// report at path by section (which holds the markers), or inserts it
+// before the Scaling section, or appends it.
+func splice(path, begin, end, section string) error {
 	old, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	w5Markdown(&b)
 	s := string(old)
-	i, j := strings.Index(s, w5Begin), strings.Index(s, w5End)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
 	if i >= 0 && j > i {
-		s = s[:i] + strings.TrimSuffix(b.String(), "\n") + s[j+len(w5End):]
+		s = s[:i] + strings.TrimSuffix(section, "\n") + s[j+len(end):]
 	} else if k := strings.Index(s, "\n## Scaling"); k >= 0 {
-		s = s[:k+1] + b.String() + "\n" + s[k+1:]
+		s = s[:k+1] + section + "\n" + s[k+1:]
 	} else {
-		s = strings.TrimRight(s, "\n") + "\n\n" + b.String()
+		s = strings.TrimRight(s, "\n") + "\n\n" + section
 	}
 	return os.WriteFile(path, []byte(s), 0o644)
 }
@@ -106,6 +105,6 @@ func w5Main() bool {
 	var b strings.Builder
 	w5Markdown(&b)
 	fmt.Print(b.String())
-	must(w5Splice(filepath.Join(*dir, "REPORT.md")))
+	must(splice(filepath.Join(*dir, "REPORT.md"), w5Begin, w5End, b.String()))
 	return true
 }
