@@ -121,6 +121,9 @@ func userErrors(t *testing.T) map[string]string {
 	// A subsystem in a scene given a parameter its part does not promote.
 	_, err = scene.Load(strings.NewReader(`{"nodes": [{"name": "leg", "type": "subsystem", "graph": {"nodes": [{"name": "mass", "type": "masspoint"}], "ports": {"params": [{"name": "m", "param": "mass.mass"}]}}, "params": {"mas": 2}}], "run": {"dt": 0.1, "steps": 1}}`), nodes.Registry())
 	add("subsystem-scene", err)
+	part, _ := scene.Decode(strings.NewReader(`{"nodes": [{"name": "mass", "type": "masspoint"}], "ports": {}}`))
+	_, err = part.Simulate(context.Background(), nodes.Registry(), nil)
+	add("part", err)
 
 	// Newton failing in an implicit integrator.
 	sys := integrators.SystemFunc{N: 1, F: func(t float64, y, dst []float64) error { dst[0] = -math.Exp(50 * y[0]); return nil }}
