@@ -149,6 +149,9 @@ func (e *PortError) Unwrap() error { return e.Err }
 // parameters, each in declaration order. Every declaration problem is
 // reported at once (a *BuildError of *PortError).
 func (s *Subsystem) Ports() ([]Port, error) {
+	if s.g == nil {
+		return nil, &BuildError{Problems: []error{fmt.Errorf("subsystem: %w: its graph is nil", ErrBadName)}}
+	}
 	var probs []error
 	ports := s.ports("", &probs)
 	s.g.checkPorts("", &probs)
@@ -268,6 +271,10 @@ func (g *Graph) resolvePort(p string, k PortKind, at string) (portRef, error) {
 		return portRef{}, &portErr{ErrUnknownField, fmt.Sprintf("%q is not of the form node.field", p)}
 	}
 	if sub, ok := g.Subsystem(nn); ok {
+		if sub == nil || sub.g == nil {
+			// Reported by Flatten as the subsystem's own problem.
+			return portRef{}, &PortError{Subsystem: join(at, nn), Kind: k, Port: fn, Err: ErrBadName, Detail: "the subsystem or its graph is nil"}
+		}
 		var probs []error
 		ports := sub.ports(join(at, nn), &probs)
 		if len(probs) > 0 && sub.declared(k, fn) {
@@ -423,6 +430,9 @@ type InnerAnomaly struct {
 // nesting.
 func (s *Subsystem) Meta() SubsystemMeta {
 	var m SubsystemMeta
+	if s.g == nil {
+		return m
+	}
 	s.g.walk("", func(path string, n node.Node) {
 		m.Nodes++
 		if n == nil {
@@ -446,7 +456,9 @@ func (g *Graph) walk(at string, f func(path string, n node.Node)) {
 	si := 0
 	for i := 0; i <= len(g.nodes); i++ {
 		for ; si < len(g.subs) && g.subs[si].at == i; si++ {
-			g.subs[si].s.g.walk(join(at, g.subs[si].name), f)
+			if ns := g.subs[si]; ns.s != nil && ns.s.g != nil {
+				ns.s.g.walk(join(at, ns.name), f)
+			}
 		}
 		if i < len(g.nodes) {
 			f(join(at, g.nodes[i].name), g.nodes[i].n)

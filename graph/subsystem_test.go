@@ -356,3 +356,18 @@ func TestSubsystemCheckpointAndSensitivity(t *testing.T) {
 		t.Errorf("∂z/∂k = %g, finite differences %g", last, fd)
 	}
 }
+
+// A nil subsystem, or one around a nil graph, is a problem Build
+// reports, not a panic, even with edges into it.
+func TestSubsystemNil(t *testing.T) {
+	g := graph.New()
+	g.AddSubsystem("a", nil)
+	g.AddSubsystem("b", graph.NewSubsystem(nil))
+	g.Add("w", newLoad([3]float64{}))
+	g.Connect("w.f", "a.load")
+	g.Connect("w.f", "b.load")
+	_, err := g.Build()
+	if err == nil || !strings.Contains(err.Error(), `subsystem "a": invalid node name: the subsystem or its graph is nil`) || !strings.Contains(err.Error(), `subsystem "b": invalid node name`) {
+		t.Errorf("Build: %v", err)
+	}
+}
