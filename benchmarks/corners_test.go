@@ -21,7 +21,7 @@ func TestCornersSubsystemsMatchFlat(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []*graph.Sim{flat, nested} {
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: CornerDt, Steps: 200, Workers: 2}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 2}, Dt: CornerDt, Steps: 200}); err != nil {
 			t.Fatal(err)
 		}
 	}

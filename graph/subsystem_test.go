@@ -110,7 +110,7 @@ func TestSubsystemMatchesFlat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := graph.Settings{Dt: 1e-4, Steps: 2000, Workers: 2}
+	set := graph.Settings{Mode: graph.CoSimulation{Workers: 2}, Dt: 1e-4, Steps: 2000}
 	if _, err := a.Run(context.Background(), set); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestSubsystemNested(t *testing.T) {
 	}
 	// Damped to rest: 20 s is over 60 time constants of the slowest
 	// mode's decay (ζω ≈ 3.4 1/s for the body on k_s = 2e4, c = 1500).
-	if _, err := s.Run(context.Background(), graph.Settings{Dt: 1e-4, End: 20, Workers: 1}); err != nil {
+	if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-4, End: 20}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -308,7 +308,7 @@ func TestSubsystemCheckpointAndSensitivity(t *testing.T) {
 		return s
 	}
 	a := build()
-	set := graph.Settings{Dt: 1e-4, Steps: 500, Workers: 1}
+	set := graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-4, Steps: 500}
 	if _, err := a.Run(context.Background(), set); err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestSubsystemCheckpointAndSensitivity(t *testing.T) {
 		if err := n.(node.Tunable).SetParams(map[string]any{"stiffness": []float64{2e4, 2e4, k}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: 1e-6, End: 0.05, Workers: 1}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-6, End: 0.05}); err != nil {
 			t.Fatal(err)
 		}
 		v, _ := s.Value("leg.body.position")

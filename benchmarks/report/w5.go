@@ -45,7 +45,7 @@ func runW5() {
 		return func() time.Duration {
 			must(s.SetState(y0, 0))
 			t0 := time.Now()
-			_, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.CornerDt, Steps: benchmarks.CornerSteps, Workers: 1})
+			_, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: benchmarks.CornerDt, Steps: benchmarks.CornerSteps})
 			must(err)
 			return time.Since(t0)
 		}
