@@ -391,6 +391,8 @@
 //
 //   - graph.go, option.go, transform.go, connector.go: building a Graph
 //     (nodes, edges, transforms, connectors);
+//   - subsystem.go: Subsystem, its ports and metadata, and Flatten,
+//     which Build runs first when a graph holds subsystems;
 //   - build.go: Graph.Build, from names to a compiled layout (cnode,
 //     gather) and the errors it reports;
 //   - sim.go: the Sim (layout, buffers, engine, clock) and its accessors;
