@@ -135,3 +135,25 @@ func BenchmarkStepWarnings(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCorners is W5: 100 wheel-suspension corners stepped in
+// co-simulation, as 100 subsystems and as the same nodes wired flat. One
+// op is one step of all of them; the two must cost the same (Build
+// flattens subsystems, so the engine sees the same families) and
+// allocs/op must be 0.
+func BenchmarkCorners(b *testing.B) {
+	const n = 100
+	for _, impl := range []string{"flat", "subsystems"} {
+		b.Run(fmt.Sprintf("N=%d/impl=%s", n, impl), func(b *testing.B) {
+			s, err := Corners(n, impl == "subsystems")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: CornerDt, Steps: b.N}); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}

@@ -63,6 +63,14 @@
 // layout and an analytic band Jacobian), counting right-hand sides and
 // Jacobians alike. go run ./benchmarks/report -w4a measures it alone.
 //
+// W5 corners ([Corners]): 100 wheel-suspension corners (a 40 kg wheel on
+// a tire spring to the ground, a 400 kg body on a suspension
+// spring-damper), 1000 semi-implicit Euler steps of 1 ms, built once as
+// 100 graph.Subsystem values ([Corner]) and once as the same 400 nodes
+// wired flat by hand. Build flattens subsystems, so the two must step in
+// the same time and end in the same bits; the ratio is the cost of
+// composing. go run ./benchmarks/report -w5 measures it alone.
+//
 // # Baselines
 //
 // [HandSIE], [HandRK4] and [HandDP] are the chain coded directly over one

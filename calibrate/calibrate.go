@@ -666,10 +666,13 @@ var defaultMethod = integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}
 
 // lookupParam finds a free parameter's node and current value.
 func lookupParam(s *graph.Sim, name string) (node.Tunable, string, int, float64, error) {
-	nn, pn, ok := strings.Cut(name, ".")
-	if !ok {
+	// At the last '.': nodes of subsystems are named by their paths
+	// ("leg2.knee.spring.stiffness").
+	i := strings.LastIndexByte(name, '.')
+	if i <= 0 {
 		return nil, "", 0, 0, fmt.Errorf("calibrate: parameter %q: want node.param or node.param[i]", name)
 	}
+	nn, pn := name[:i], name[i+1:]
 	comp := -1
 	if b := strings.IndexByte(pn, '['); b > 0 && strings.HasSuffix(pn, "]") {
 		var k int

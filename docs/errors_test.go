@@ -101,6 +101,31 @@ func userErrors(t *testing.T) map[string]string {
 	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"dt": -1, "steps": 10}}`))
 	add("scene", err)
 
+	// Subsystems: a port naming a misspelled inner field, and an edge
+	// into a port the subsystem does not have, reported with full paths.
+	inner := graph.New()
+	km, _ := masspoint.New(masspoint.DefaultParams())
+	inner.Add("mass", km)
+	knee := graph.NewSubsystem(inner)
+	knee.ExposeOutput("x", "mass.positon")
+	legG := graph.New()
+	legG.AddSubsystem("knee", knee)
+	leg := graph.NewSubsystem(legG)
+	leg.ExposeInput("push", "knee.force")
+	g = graph.New()
+	g.AddSubsystem("leg2", leg)
+	g.Add("table", tb)
+	g.Connect("table.position", "leg2.pull")
+	_, err = g.Build()
+	add("subsystem", err)
+
+	// A subsystem in a scene given a parameter its part does not promote.
+	_, err = scene.Load(strings.NewReader(`{"nodes": [{"name": "leg", "type": "subsystem", "graph": {"nodes": [{"name": "mass", "type": "masspoint"}], "ports": {"params": [{"name": "m", "param": "mass.mass"}]}}, "params": {"mas": 2}}], "run": {"dt": 0.1, "steps": 1}}`), nodes.Registry())
+	add("subsystem-scene", err)
+	part, _ := scene.Decode(strings.NewReader(`{"nodes": [{"name": "mass", "type": "masspoint"}], "ports": {}}`))
+	_, err = part.Simulate(context.Background(), nodes.Registry(), nil)
+	add("part", err)
+
 	// Newton failing in an implicit integrator.
 	sys := integrators.SystemFunc{N: 1, F: func(t float64, y, dst []float64) error { dst[0] = -math.Exp(50 * y[0]); return nil }}
 	st, _ := integrators.NewStepper(integrators.BackwardEuler{Newton: integrators.NewtonOptions{MaxIter: 2}}, sys, nil)

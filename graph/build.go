@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"sort"
@@ -63,8 +64,11 @@ type fieldRef struct {
 	fromY bool
 }
 
+// splitPath splits "node.field" at its last '.': node names are full
+// paths through subsystems ("leg2.knee.spring.x"), field names never hold
+// a '.'.
 func splitPath(p string) (nodeName, field string, ok bool) {
-	i := strings.IndexByte(p, '.')
+	i := strings.LastIndexByte(p, '.')
 	if i <= 0 || i == len(p)-1 {
 		return "", "", false
 	}
@@ -82,6 +86,20 @@ func splitPath(p string) (nodeName, field string, ok bool) {
 // nothing is wrong, order the output nodes by level, allocate the buffers
 // and compile the gathers, and hand the Sim to the engine's compilers.
 func (g *Graph) Build() (*Sim, error) {
+	if len(g.subs) > 0 {
+		// Flatten, then check the flat graph too, so that port problems
+		// and wiring problems are reported together.
+		flat, probs := g.flatten()
+		sim, err := flat.Build()
+		if len(probs) == 0 {
+			return sim, err
+		}
+		var be *BuildError
+		if errors.As(err, &be) {
+			probs = append(probs, be.Problems...)
+		}
+		return nil, &BuildError{Problems: probs}
+	}
 	b := &builder{g: g, s: &Sim{layout: layout{nodes: make([]cnode, 0, len(g.nodes))}}}
 	b.layoutNodes()
 	b.resolveEdges()
@@ -145,7 +163,7 @@ func (b *builder) layoutNodes() {
 	xs, ys, us, ps := 0, 0, 0, 0
 	for _, nn := range g.nodes {
 		switch {
-		case nn.name == "" || strings.ContainsAny(nn.name, ". \t\n"):
+		case nn.name == "" || strings.ContainsAny(nn.name, " \t\n") || !g.flat && strings.ContainsRune(nn.name, '.'):
 			b.probs = append(b.probs, fmt.Errorf("node %q: %w: names must be non-empty, without '.' or spaces", nn.name, ErrBadName))
 			continue
 		case nn.n == nil:

@@ -18,6 +18,11 @@ type Graph struct {
 	dups  int            // nodes added under a name already taken
 	last  int            // the node Node found last, tried first
 	loops LoopSettings   // SetLoopSettings (loop.go)
+
+	subs []namedSub // subsystems (subsystem.go), flattened by Build
+	// flat marks a graph Flatten made: its node names are full paths
+	// ("leg2.knee.spring"), checked level by level by Flatten.
+	flat bool
 }
 
 type namedNode struct {

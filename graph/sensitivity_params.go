@@ -29,8 +29,8 @@ type sensParam struct {
 
 // resolveParam resolves "node.param" to a Real parameter of a Tunable node.
 func (s *Sim) resolveParam(name string) (sensParam, error) {
-	nn, pn, ok := strings.Cut(name, ".")
-	if !ok || nn == "" || pn == "" {
+	nn, pn, ok := splitPath(name) // at the last '.': "leg2.knee.spring.stiffness"
+	if !ok {
 		return sensParam{}, fmt.Errorf("graph: parameter %q: want node.param or node.param[i]", name)
 	}
 	comp := -1

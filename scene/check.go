@@ -87,7 +87,9 @@ func (sc *Scene) check() (c checked) {
 		if n.Type == "" {
 			bad(p+".type", "missing")
 		}
+		errs = append(errs, n.checkSubsystem(p)...)
 	}
+	errs = append(errs, sc.Ports.check()...)
 	for i, c := range sc.Connectors {
 		p := fmt.Sprintf("connectors[%d]", i)
 		name(p, c.Name)
@@ -132,6 +134,9 @@ func (sc *Scene) check() (c checked) {
 		}
 	}
 	r := sc.Run
+	if sc.isPart() {
+		r = Run{Dt: 1, Steps: 1} // a part's run is its parent's
+	}
 	if !(r.Dt > 0) || math.IsInf(r.Dt, 0) {
 		bad("run.dt", "%v: the step must be finite and positive", r.Dt)
 	}
@@ -265,8 +270,14 @@ func splitField(f string) (nn, fn string, comp int, err error) {
 		}
 		base, comp = f[:i], k
 	}
-	nn, fn, ok := strings.Cut(base, ".")
-	if !ok || nn == "" || fn == "" || strings.Contains(fn, ".") {
+	// At the last '.': the node is a path through subsystems,
+	// "leg2.knee.spring.position".
+	i := strings.LastIndexByte(base, '.')
+	if i < 0 {
+		i = len(base)
+	}
+	nn, fn = base[:i], strings.TrimPrefix(base[i:], ".")
+	if nn == "" || fn == "" || strings.HasPrefix(nn, ".") || strings.Contains(nn, "..") {
 		return "", "", 0, fmt.Errorf("%q is not of the form node.field or node.field[i]", f)
 	}
 	return nn, fn, comp, nil

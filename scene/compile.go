@@ -37,7 +37,12 @@ func (sc *Scene) Build(reg *node.Registry, overrides map[string]any) (*graph.Gra
 		closeNodes(g.g)
 		return nil, joinErrors(errs)
 	}
-	return g.g, nil
+	flat, err := g.g.Flatten()
+	if err != nil {
+		closeNodes(g.g)
+		return nil, joinErrors(sc.graphProblems(err, g))
+	}
+	return flat, nil
 }
 
 // origin says which part of the scene an edge of the built graph comes
@@ -63,6 +68,13 @@ type built struct {
 // the problems of the rest are found too. It returns every problem it
 // finds; c's are the caller's to report.
 func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) (*built, []origin, []error) {
+	return sc.buildIn(reg, overrides, c, nil)
+}
+
+// buildIn is build for a scene used as a subsystem inside the scenes
+// chain (their files' absolute paths, or paths in the parent for inline
+// graphs), to refuse a file that contains itself.
+func (sc *Scene) buildIn(reg *node.Registry, overrides map[string]any, c checked, chain []string) (*built, []origin, []error) {
 	var errs []error
 	byName := map[string]int{}
 	var names []string
@@ -114,6 +126,16 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 		if err := resolveTable(sc.Dir, n.Type, params[i]); err != nil {
 			errs = append(errs, &Error{Path: p + ".params.file", Err: err})
 			failed[n.Name] = true
+			continue
+		}
+		if n.Type == SubsystemType {
+			sub, serrs := sc.subsystem(reg, n, p, params[i], chain)
+			if len(serrs) > 0 {
+				errs = append(errs, serrs...)
+				failed[n.Name] = true
+				continue
+			}
+			g.AddSubsystem(n.Name, sub)
 			continue
 		}
 		resolvePaths(sc.Dir, reg.Paths(n.Type), params[i])
@@ -220,7 +242,7 @@ func (sc *Scene) build(reg *node.Registry, overrides map[string]any, c checked) 
 	for i, f := range sc.Record.Fields {
 		p := fmt.Sprintf("record.fields[%d]", i)
 		nn, fn, comp, err := splitField(f)
-		if err != nil || failed[nn] {
+		if head, _, _ := strings.Cut(nn, "."); err != nil || failed[head] {
 			continue // reported by check, or its node's problem is
 		}
 		if err := recordable(g, names, nn, fn, comp); err != nil {
@@ -276,12 +298,19 @@ func closeNodes(g *graph.Graph) {
 			c.Close()
 		}
 	}
+	for _, name := range g.SubsystemNames() {
+		sub, _ := g.Subsystem(name)
+		closeNodes(sub.Graph())
+	}
 }
 
 // recordable reports whether component comp (-1: all) of the state field
 // or output fn of node nn of g can be recorded.
 func recordable(g *graph.Graph, names []string, nn, fn string, comp int) error {
-	n, ok := g.Node(nn)
+	n, ok := nodeAt(g, nn)
+	if sub, isSub := g.Subsystem(nn); isSub {
+		return fmt.Errorf("%q is a subsystem: record an inner field by its path, %s.node.field (its parts: %s)", nn, nn, strings.Join(append(sub.Graph().Names(), sub.Graph().SubsystemNames()...), ", "))
+	}
 	if !ok {
 		return fmt.Errorf("no node %q in the scene%s", nn, node.DidYouMean(nn, names))
 	}
@@ -366,7 +395,7 @@ func (sc *Scene) Compile(reg *node.Registry, overrides map[string]any) (*graph.S
 // c's problems are the caller's to report.
 func (sc *Scene) compile(reg *node.Registry, overrides map[string]any, c checked) (*graph.Sim, []origin, []error) {
 	b, origins, errs := sc.build(reg, overrides, c)
-	if len(b.g.Names()) == 0 {
+	if len(b.g.Names()) == 0 && len(b.g.SubsystemNames()) == 0 {
 		return nil, origins, sc.relabel(errs)
 	}
 	sim, err := b.g.Build()
@@ -376,23 +405,30 @@ func (sc *Scene) compile(reg *node.Registry, overrides map[string]any, c checked
 		defer closeNodes(b.g)
 	}
 	if err != nil {
-		var be *graph.BuildError
-		if !errors.As(err, &be) {
-			errs = append(errs, &Error{Path: "scene", Err: err})
-		} else {
-			for _, prob := range be.Problems {
-				var ee *graph.EdgeError
-				if errors.As(prob, &ee) && b.skipped[ee.Edge] {
-					continue
-				}
-				errs = append(errs, &Error{Path: sc.locateProblem(prob, origins), Err: prob})
-			}
-		}
+		errs = append(errs, sc.graphProblems(err, b)...)
 	}
 	if len(errs) > 0 || len(c.errs) > 0 {
 		return nil, origins, sc.relabel(errs)
 	}
 	return sim, origins, nil
+}
+
+// graphProblems places the problems of a graph build (or flatten) in the
+// scene; wiring problems that follow from parts left out are dropped.
+func (sc *Scene) graphProblems(err error, b *built) []error {
+	var be *graph.BuildError
+	if !errors.As(err, &be) {
+		return []error{&Error{Path: "scene", Err: err}}
+	}
+	var errs []error
+	for _, prob := range be.Problems {
+		var ee *graph.EdgeError
+		if errors.As(prob, &ee) && b.skipped[ee.Edge] {
+			continue
+		}
+		errs = append(errs, &Error{Path: sc.locateProblem(prob, b.origins), Err: prob})
+	}
+	return errs
 }
 
 // relabel names the --set flags (Scene.SetBy) in the problems they caused
@@ -426,6 +462,13 @@ func (sc *Scene) locateProblem(prob error, origins []origin) string {
 			}
 		}
 		nn, _, _ := strings.Cut(ee.Edge, ".")
+		if p := sc.nodePath(nn); p != "" {
+			return p
+		}
+	}
+	var pe *graph.PortError
+	if errors.As(prob, &pe) {
+		nn, _, _ := strings.Cut(pe.Subsystem, ".")
 		if p := sc.nodePath(nn); p != "" {
 			return p
 		}

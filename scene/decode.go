@@ -82,12 +82,7 @@ func decode(r io.Reader) (*Scene, checked, error) {
 		return nil, checked{}, &Error{Path: position(data, dec.InputOffset()), Err: errors.New("unexpected data after the scene object")}
 	}
 	c := sc.check()
-	for i := range sc.Nodes {
-		sc.Nodes[i].Params = normalize(sc.Nodes[i].Params).(map[string]any)
-	}
-	for i := range sc.Connectors {
-		sc.Connectors[i].Params = normalize(sc.Connectors[i].Params).(map[string]any)
-	}
+	sc.normalizeParams()
 	if len(werrs) > 0 {
 		// Null or out-of-range parameter values, foreign transform keys:
 		// the node, connector or edge is not built. Check finds some of
@@ -109,6 +104,20 @@ func decode(r io.Reader) (*Scene, checked, error) {
 		return &sc, c, joinErrors(c.errs)
 	}
 	return &sc, c, nil
+}
+
+// normalizeParams turns the json.Numbers of the parameters of the nodes
+// and connectors, and of inline subsystems', into float64.
+func (sc *Scene) normalizeParams() {
+	for i := range sc.Nodes {
+		sc.Nodes[i].Params = normalize(sc.Nodes[i].Params).(map[string]any)
+		if g := sc.Nodes[i].Graph; g != nil {
+			g.normalizeParams()
+		}
+	}
+	for i := range sc.Connectors {
+		sc.Connectors[i].Params = normalize(sc.Connectors[i].Params).(map[string]any)
+	}
 }
 
 // normalize turns json.Number into float64 recursively.

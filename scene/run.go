@@ -68,6 +68,9 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 	if opts == nil {
 		opts = &Options{}
 	}
+	if sc.isPart() {
+		return nil, &Error{Path: "run", Err: errors.New("missing: the scene declares ports and no run section, so it is a part, used as a node of type \"subsystem\" by another scene; give it a run section to run it on its own")}
+	}
 	// Every problem at once: the structure, the registry, the recorded
 	// fields and the wiring.
 	c := sc.check()

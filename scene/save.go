@@ -28,6 +28,9 @@ import (
 // order: the same value, as addition of two terms commutes; with three or
 // more edges into one input the last bit may differ.
 func FromGraph(g *graph.Graph, run Run, rec Record) (*Scene, error) {
+	if subs := g.SubsystemNames(); len(subs) > 0 {
+		return nil, fmt.Errorf("scene: the graph has subsystems (%s): saving them is not supported; save each part's graph on its own", strings.Join(subs, ", "))
+	}
 	sc := &Scene{Run: run, Record: rec}
 	edges := g.Edges()
 	owned := make([]bool, len(edges))

@@ -48,6 +48,11 @@ type Scene struct {
 	// treated: solved with these tolerances (nil: the defaults of
 	// graph.LoopSettings) or refused.
 	Loops *Loops `json:"loops,omitempty"`
+	// Ports declares what a parent scene sees when this scene is used as
+	// a subsystem (a node of type "subsystem"): nil for a scene that is
+	// only run. A scene with ports and no run section is a part, not a
+	// runnable scene: its run is not checked.
+	Ports *Ports `json:"ports,omitempty"`
 	// FMU declares the scene's interface when it is exported as an FMI
 	// 3.0 co-simulation FMU (cosim export, package fmi/export): its
 	// inputs, outputs and tunable parameters. Runs ignore it; nil means
@@ -74,6 +79,13 @@ type Node struct {
 	Name   string         `json:"name"`
 	Type   string         `json:"type"`
 	Params map[string]any `json:"params,omitempty"`
+	// Scene is the file of a subsystem node (type "subsystem"), relative
+	// to this scene's directory; Graph is its scene inline. A subsystem
+	// node has exactly one of them; other nodes neither. A subsystem's
+	// Params set its promoted parameters by port name ("stiffness") or
+	// any inner parameter by its path ("knee.spring.stiffness").
+	Scene string `json:"scene,omitempty"`
+	Graph *Scene `json:"graph,omitempty"`
 }
 
 // Connector is a connector node attached to markers on two bodies, the

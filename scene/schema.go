@@ -50,6 +50,9 @@ func Schema(reg *node.Registry) ([]byte, error) {
 		defs["node."+name] = dynamicSchema(name, reg.Paths(name))
 		nodeRefs = append(nodeRefs, obj{"$ref": "#/$defs/node." + name})
 	}
+	defs["node."+SubsystemType] = subsystemSchema()
+	nodeRefs = append(nodeRefs, obj{"$ref": "#/$defs/node." + SubsystemType})
+	defs["ports"] = portsSchema()
 	defs["edge"] = edgeSchema()
 	defs["run"] = runSchema()
 	defs["integrator"] = integratorSchema()
@@ -59,7 +62,7 @@ func Schema(reg *node.Registry) ([]byte, error) {
 		"type": "object", "additionalProperties": false,
 		"description": "What to record: fields, every how many steps, and dense-output times of adaptive monolithic runs.",
 		"properties": obj{
-			"fields": obj{"type": "array", "items": obj{"type": "string", "pattern": fieldPattern}, "description": "Fields to record, \"node.field\" or \"node.field[i]\": state fields or outputs."},
+			"fields": obj{"type": "array", "items": obj{"type": "string", "pattern": pathPattern}, "description": "Fields to record, \"node.field\" or \"node.field[i]\": state fields or outputs; a subsystem's by their path, \"sub.node.field\"."},
 			"every":  obj{"type": "integer", "minimum": 0, "default": 1, "description": "Record every this many steps (and the initial state); 0 means 1."},
 			"times":  obj{"type": "array", "items": obj{"type": "number", "minimum": 0}, "description": "Dense-output times of an adaptive monolithic run, ascending within [0, end]. Default: every record.every·run.dt."},
 		},
@@ -83,7 +86,8 @@ func Schema(reg *node.Registry) ([]byte, error) {
 		"description":          "A cosim scene: nodes, connectors, edges, run settings and what to record. Generated from the node registry by go generate ./docs; see docs/scenes.md.",
 		"type":                 "object",
 		"additionalProperties": false,
-		"required":             []string{"nodes", "run"},
+		"required":             []string{"nodes"},
+		"anyOf":                []any{obj{"required": []string{"run"}}, obj{"required": []string{"ports"}}},
 		"properties": obj{
 			"$schema":     obj{"type": "string", "description": "This schema's location, for editors; cosim ignores it."},
 			"name":        obj{"type": "string"},
@@ -94,6 +98,7 @@ func Schema(reg *node.Registry) ([]byte, error) {
 			"run":         obj{"$ref": "#/$defs/run"},
 			"record":      obj{"$ref": "#/$defs/record"},
 			"loops":       obj{"$ref": "#/$defs/loops"},
+			"ports":       obj{"$ref": "#/$defs/ports"},
 			"fmu":         obj{"$ref": "#/$defs/fmu"},
 		},
 		"$defs": defs,
@@ -114,6 +119,8 @@ type obj = map[string]any
 const (
 	namePattern  = `^[^.\[\]\s]+$`
 	fieldPattern = `^[^.\[\]\s]+\.[^.\s]+$`
+	// pathPattern is a field through subsystems: "leg2.knee.spring.x".
+	pathPattern = `^([^.\[\]\s]+\.)+[^.\s]+$`
 )
 
 func nodeSchema(spec *node.Spec, connector bool) obj {
@@ -153,6 +160,41 @@ func nodeSchema(spec *node.Spec, connector bool) obj {
 			"description": "Marker points: the world point of a ground marker, the body-frame point on a rigid body, ignored for a point mass. Default: both at the origin."}
 	}
 	return obj{"type": "object", "additionalProperties": false, "required": required, "properties": properties, "description": desc}
+}
+
+// subsystemSchema is the schema of a subsystem node: a scene file or a
+// scene inline (the root schema again), with parameters by promoted name
+// or inner path.
+func subsystemSchema() obj {
+	return obj{"type": "object", "additionalProperties": false, "required": []string{"name", "type"},
+		"oneOf":       []any{obj{"required": []string{"scene"}}, obj{"required": []string{"graph"}}},
+		"description": "A subsystem: a scene (a file, or inline) used as one node, wired through the ports it declares; its nodes are named by their paths, name.node.",
+		"properties": obj{
+			"name":   obj{"type": "string", "pattern": namePattern, "description": "Unique name, used in edges as name.port and in paths as name.node.field."},
+			"type":   obj{"const": SubsystemType},
+			"scene":  obj{"type": "string", "description": "The scene file, relative to this scene file."},
+			"graph":  obj{"$ref": "#", "description": "The scene inline (with ports; its run section, if any, is ignored)."},
+			"params": obj{"type": "object", "description": "Promoted parameters by name (ports.params of the scene), or any inner parameter by its path, node.param."},
+		}}
+}
+
+// portsSchema is the schema of a part's port declarations.
+func portsSchema() obj {
+	item := func(key, desc string, list bool) obj {
+		v := obj{"type": "string", "pattern": fieldPattern, "description": desc}
+		if list {
+			v = obj{"type": "array", "minItems": 1, "items": obj{"type": "string", "pattern": fieldPattern}, "description": desc}
+		}
+		return obj{"type": "array", "items": obj{"type": "object", "additionalProperties": false, "required": []string{"name", key},
+			"properties": obj{"name": obj{"type": "string", "pattern": namePattern}, key: v}}}
+	}
+	return obj{"type": "object", "additionalProperties": false,
+		"description": "What a parent scene sees when this scene is a subsystem: a scene with ports and no run section is a part.",
+		"properties": obj{
+			"inputs":  item("to", "The inner inputs (node.input, or sub.port of an inner subsystem) the port feeds.", true),
+			"outputs": item("from", "The inner state field or output (node.field, or sub.port) the port exposes.", false),
+			"params":  item("param", "The inner parameter (node.param, or sub.param) the parameter stands for.", false),
+		}}
 }
 
 // dynamicSchema is the schema of a node of a dynamic type, whose

@@ -234,9 +234,10 @@ func (sc *Scene) CheckKey(key string, reg *node.Registry) error {
 	}
 	typ, found := "", false
 	var names []string
+	var sub Node
 	for _, n := range sc.Nodes {
 		if n.Name == head {
-			typ, found = n.Type, true
+			typ, found, sub = n.Type, true, n
 		}
 		names = append(names, n.Name)
 	}
@@ -248,6 +249,9 @@ func (sc *Scene) CheckKey(key string, reg *node.Registry) error {
 	}
 	if !found {
 		return fmt.Errorf("%s: no node or connector %q in the scene%s", key, head, node.DidYouMean(head, names))
+	}
+	if typ == SubsystemType {
+		return sc.checkSubsystemKey(key, sub, rest, reg)
 	}
 	spec, err := reg.Spec(typ)
 	if err != nil {
@@ -267,6 +271,32 @@ func (sc *Scene) CheckKey(key string, reg *node.Registry) error {
 		return fmt.Errorf("%s: %s (%s) has no parameter %q%s", key, head, typ, rest, node.DidYouMean(rest, params))
 	}
 	return nil
+}
+
+// checkSubsystemKey checks the key rest of subsystem node n: a promoted
+// parameter's name, or an inner "node.param" checked against the inner
+// scene.
+func (sc *Scene) checkSubsystemKey(key string, n Node, rest string, reg *node.Registry) error {
+	inner, _, _, errs := sc.innerScene(n, n.Name, nil)
+	if inner == nil || len(errs) > 0 {
+		return nil // the scene's own error, reported when it is built
+	}
+	if strings.Contains(rest, ".") {
+		if err := inner.CheckKey(rest, reg); err != nil {
+			return fmt.Errorf("%s: in subsystem %s: %w", key, n.Name, err)
+		}
+		return nil
+	}
+	var promoted []string
+	if inner.Ports != nil {
+		for _, q := range inner.Ports.Params {
+			if q.Name == rest {
+				return nil
+			}
+			promoted = append(promoted, q.Name)
+		}
+	}
+	return fmt.Errorf("%s: subsystem %s promotes no parameter %q (promoted: %s)%s; name an inner parameter by its path, %s.node.param", key, n.Name, rest, strings.Join(promoted, ", "), node.DidYouMean(rest, promoted), n.Name)
 }
 
 // checkField checks that the dotted path names a field of the JSON form

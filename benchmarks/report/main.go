@@ -60,6 +60,9 @@ func main() {
 	if schedMain() { // the scheduler under load lives in sched.go
 		return
 	}
+	if w5Main() { // W5, subsystems against flat, lives in w5.go
+		return
+	}
 	var r report
 	r.machine()
 	for _, n := range sizes {
@@ -77,6 +80,7 @@ func main() {
 	runW4()
 	runW4A()
 	runSched()
+	runW5()
 	r.scaling()
 	out := r.markdown()
 	fmt.Print(out)
@@ -730,6 +734,7 @@ func (r *report) markdown() string {
 	w4aMarkdown(&b)
 	w("\n")
 	schedMarkdown(&b)
+	w5Markdown(&b)
 	w("\n## Scaling\n\n")
 	w("Fitted exponent of the time per step against N over N ≥ 1000 (1 = linear): hand-written %.3f, graph 1 worker %.3f, graph 2 workers %.3f.\n\n", r.expHand, r.expGraph, r.expGraph2)
 	w("Build of the N = … chain (Chain.Build: nodes, wiring, graph.Build; CPU is the process's user and system time over the build, garbage collection included, which the machine's load does not inflate as it does wall time):\n\n")

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -145,27 +144,6 @@ func yesNo(b bool) string {
 	return "**no**"
 }
 
-// schedSplice replaces the scheduler section of the report at path (or
-// inserts it before the scaling section).
-func schedSplice(path string) error {
-	old, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var b strings.Builder
-	schedMarkdown(&b)
-	s := string(old)
-	i, j := strings.Index(s, schedBegin), strings.Index(s, schedEnd)
-	if i >= 0 && j > i {
-		s = s[:i] + strings.TrimSuffix(b.String(), "\n") + s[j+len(schedEnd):]
-	} else if k := strings.Index(s, "\n## Scaling"); k >= 0 {
-		s = s[:k+1] + b.String() + "\n" + s[k+1:]
-	} else {
-		s = strings.TrimRight(s, "\n") + "\n\n" + b.String()
-	}
-	return os.WriteFile(path, []byte(s), 0o644)
-}
-
 // schedMain handles -sched; it reports whether main should stop.
 func schedMain() bool {
 	if !*schedOnly {
@@ -175,6 +153,6 @@ func schedMain() bool {
 	var b strings.Builder
 	schedMarkdown(&b)
 	fmt.Print(b.String())
-	must(schedSplice(filepath.Join(*dir, "REPORT.md")))
+	must(splice(filepath.Join(*dir, "REPORT.md"), schedBegin, schedEnd, b.String()))
 	return true
 }

@@ -478,22 +478,9 @@ func okWord(ok bool) string {
 
 // w4Splice replaces the W4 section of the report at path (or appends it).
 func w4Splice(path string) error {
-	old, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
 	var b strings.Builder
 	w4Markdown(&b)
-	s := string(old)
-	i, j := strings.Index(s, w4Begin), strings.Index(s, w4End)
-	if i >= 0 && j > i {
-		s = s[:i] + strings.TrimSuffix(b.String(), "\n") + s[j+len(w4End):]
-	} else if k := strings.Index(s, "\n## Scaling"); k >= 0 {
-		s = s[:k+1] + b.String() + "\n" + s[k+1:]
-	} else {
-		s = strings.TrimRight(s, "\n") + "\n\n" + b.String()
-	}
-	return os.WriteFile(path, []byte(s), 0o644)
+	return splice(path, w4Begin, w4End, b.String())
 }
 
 // w4Main handles -w4-child and -w4; it reports whether main should stop.

@@ -173,7 +173,7 @@ func saveFitted(sc *scene.Scene, sim *graph.Sim, params []calibrate.Param, path 
 		if b := strings.IndexByte(key, '['); b > 0 {
 			key = key[:b]
 		}
-		nn, pn, _ := strings.Cut(key, ".")
+		nn, pn := splitNodeField(key) // at the last '.': "leg2.knee.spring.stiffness"
 		n, ok := sim.Node(nn)
 		if !ok {
 			return fmt.Errorf("no node %q", nn)

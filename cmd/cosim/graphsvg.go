@@ -20,7 +20,8 @@ import (
 // rounded box per stateful node and an ellipse per stateless one, one
 // curved arrow per pair of nodes labelled with the fields it carries,
 // "(+)" marking additive inputs, and the ground markers of connectors as
-// dashed lines to a ground symbol.
+// dashed lines to a ground symbol; the nodes of each subsystem framed,
+// column by column, by a dashed box labelled with its path.
 func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 	names := g.Names()
 	idx := map[string]int{}
@@ -45,8 +46,8 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 	labels := map[pair][]string{}
 	adj := make([][]int, len(names))
 	for _, e := range g.Edges() {
-		fn, ff, _ := strings.Cut(e.From, ".")
-		tn, tf, _ := strings.Cut(e.To, ".")
+		fn, ff := splitNodeField(e.From)
+		tn, tf := splitNodeField(e.To)
 		a, okA := idx[fn]
 		b, okB := idx[tn]
 		if !okA || !okB {
@@ -120,18 +121,9 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 		label string
 	}
 	var grounds []groundLink
-	for _, c := range sc.Connectors {
-		for k, b := range c.Bodies {
-			if b != "" && b != scene.Ground {
-				continue
-			}
-			at := "[0, 0, 0]"
-			if len(c.Local) == 2 {
-				at = node.FormatValue(c.Local[k])
-			}
-			if i, ok := idx[c.Name]; ok {
-				grounds = append(grounds, groundLink{i, fmt.Sprintf("marker %d at %s", k, at)})
-			}
+	for _, ge := range groundEnds(g) {
+		if i, ok := idx[ge.connector]; ok {
+			grounds = append(grounds, groundLink{i, fmt.Sprintf("marker %d at %s", ge.marker, node.FormatValue(ge.at[:]))})
 		}
 	}
 	x0 := margin + boxW/2
@@ -156,7 +148,44 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 	fmt.Fprintf(bw, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-size="15" font-weight="bold">%s</text>`+"\n", margin, margin, esc(title))
 	fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-size="11" fill="#555">(+) additive input: edges into it are summed; boxes hold state, ellipses do not</text>`+"\n", margin, margin+18)
-	// Edges first, under the nodes.
+	// Subsystems first, under everything: the nodes of one subsystem are
+	// contiguous in node order, so in each column they take consecutive
+	// rows, framed by a dashed box labelled with the subsystem's path
+	// (nested subsystems inside, with less padding).
+	type frameKey struct {
+		path  string
+		layer int
+	}
+	type frameSpan struct{ r0, r1, depth int }
+	var frames []frameKey
+	spans := map[frameKey]frameSpan{}
+	for _, n := range ns {
+		path, _ := splitNodeField(n.name)
+		for depth := strings.Count(path, ".") + 1; strings.Contains(n.name, "."); depth-- {
+			k := frameKey{path, n.layer}
+			sp, seen := spans[k]
+			if !seen {
+				frames = append(frames, k)
+				sp = frameSpan{n.row, n.row, depth}
+			}
+			sp.r0, sp.r1 = min(sp.r0, n.row), max(sp.r1, n.row)
+			spans[k] = sp
+			if !strings.Contains(path, ".") {
+				break
+			}
+			path, _ = splitNodeField(path)
+		}
+	}
+	for _, k := range frames {
+		sp := spans[k]
+		pad := math.Max(10-3*float64(sp.depth-1), 3) // rows are 46 px apart: frames of adjacent subsystems stay apart
+		x := x0 + float64(k.layer)*colW - boxW/2 - pad
+		y := margin + 40 + float64(sp.r0)*rowH - pad - 12
+		h := float64(sp.r1-sp.r0)*rowH + boxH + 2*pad + 12
+		fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="8" fill="none" stroke="#777" stroke-dasharray="5,3"/>`+"\n", x, y, boxW+2*pad, h)
+		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" font-size="10" fill="#555">%s</text>`+"\n", x+6, y+11, esc(k.path))
+	}
+	// Edges next, under the nodes.
 	border := func(n gnode, dx, dy float64) (float64, float64) {
 		// Where the ray from the centre along (dx, dy) leaves the node.
 		l := math.Hypot(dx, dy)

@@ -68,37 +68,30 @@ func writeDOT(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 	specs := map[string]*node.Spec{}
 	for _, n := range g.Names() {
 		nd, _ := g.Node(n)
-		s := nd.Spec()
-		specs[n] = s
+		specs[n] = nd.Spec()
+	}
+	// Nodes of subsystems are drawn inside a cluster per subsystem,
+	// labelled with its path.
+	writeDOTClusters(bw, clusters(g.Names()), "\t", func(w io.Writer, indent, n string) {
+		s := specs[n]
 		shape := "box, style=rounded"
 		if s.StateLayout.Size() == 0 {
 			shape = "ellipse"
 		}
-		fmt.Fprintf(bw, "\t%s [label=%s, shape=%s];\n", q(n), q(n+"\n"+s.Type), shape)
-	}
-	groundUsed := false
-	for _, c := range sc.Connectors {
-		for k, b := range c.Bodies {
-			if b != "" && b != scene.Ground {
-				continue
-			}
-			if !groundUsed {
-				fmt.Fprintln(bw, "\t\"ground\" [label=\"ground\", shape=invtriangle, style=filled, fillcolor=gray90];")
-				groundUsed = true
-			}
-			at := "[0, 0, 0]"
-			if len(c.Local) == 2 {
-				at = node.FormatValue(c.Local[k])
-			}
-			fmt.Fprintf(bw, "\t\"ground\" -> %s [style=dashed, arrowhead=none, label=%s];\n", q(c.Name), q(fmt.Sprintf("marker %d at %s", k, at)))
+		fmt.Fprintf(w, "%s%s [label=%s, shape=%s];\n", indent, q(n), q(n+"\n"+s.Type), shape)
+	})
+	for i, ge := range groundEnds(g) {
+		if i == 0 {
+			fmt.Fprintln(bw, "\t\"ground\" [label=\"ground\", shape=invtriangle, style=filled, fillcolor=gray90];")
 		}
+		fmt.Fprintf(bw, "\t\"ground\" -> %s [style=dashed, arrowhead=none, label=%s];\n", q(ge.connector), q(fmt.Sprintf("marker %d at %s", ge.marker, node.FormatValue(ge.at[:]))))
 	}
 	type pair struct{ from, to string }
 	var order []pair
 	labels := map[pair][]string{}
 	for _, e := range g.Edges() {
-		fn, ff, _ := strings.Cut(e.From, ".")
-		tn, tf, _ := strings.Cut(e.To, ".")
+		fn, ff := splitNodeField(e.From)
+		tn, tf := splitNodeField(e.To)
 		l := ff + " → " + tf
 		if s := specs[tn]; s != nil {
 			for _, in := range s.Inputs {

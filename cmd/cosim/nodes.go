@@ -94,7 +94,7 @@ func orderText(s *node.Spec) string {
 }
 
 func cmdDescribe(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("describe", "TYPE|FILE.fmu [--json] [--interface co-simulation|model-exchange]", stderr)
+	fs := newFlags("describe", "TYPE|FILE.fmu|SCENE.json [--json] [--interface co-simulation|model-exchange]", stderr)
 	asJSON := fs.Bool("json", false, "print the stable JSON description (docs/describe-json.md)")
 	iface := fs.String("interface", "", "for an FMU: the interface whose node to describe (default co-simulation where offered)")
 	pos, err := parseInterspersed(fs, args)
@@ -102,10 +102,16 @@ func cmdDescribe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("give exactly one node type (see \"cosim nodes\") or one FMU (an .fmu file or an unpacked FMU directory)")
+		return usagef("give exactly one node type (see \"cosim nodes\"), one FMU (an .fmu file or an unpacked FMU directory) or one scene file (its ports as a subsystem)")
 	}
 	if isFMUPath(pos[0]) {
 		return describeFMU(pos[0], *iface, *asJSON, stdout)
+	}
+	if strings.HasSuffix(pos[0], ".json") {
+		if *asJSON || *iface != "" {
+			return usagef("--json and --interface describe node types and FMUs; a scene's ports are printed as text")
+		}
+		return describeScene(pos[0], stdout)
 	}
 	if *iface != "" {
 		return usagef("--interface is for an FMU; %q is a node type", pos[0])

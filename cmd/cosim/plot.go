@@ -456,8 +456,8 @@ func axisLabel(cols []string, units string) string {
 		var field string
 		same := true
 		for _, f := range fields {
-			nn, fn, ok := strings.Cut(f, ".")
-			if !ok || field != "" && fn != field {
+			nn, fn := splitNodeField(f)
+			if fn == "" || field != "" && fn != field {
 				same = false
 				break
 			}

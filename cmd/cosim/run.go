@@ -574,12 +574,12 @@ func columnUnits(sim *graph.Sim, col string) string {
 	if sim == nil {
 		return ""
 	}
-	nn, fn, ok := strings.Cut(col, ".")
-	if !ok {
-		return ""
+	if i := strings.IndexByte(col, '['); i >= 0 {
+		col = col[:i]
 	}
-	if i := strings.IndexByte(fn, '['); i >= 0 {
-		fn = fn[:i]
+	nn, fn := splitNodeField(col)
+	if fn == "" {
+		return ""
 	}
 	n, ok := sim.Node(nn)
 	if !ok {

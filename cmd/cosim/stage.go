@@ -259,7 +259,7 @@ func (st *stage) sources(e graph.Edge, j, n int) ([]component, error) {
 		return all, nil
 	}
 	// An output: change each state component of its node and watch it.
-	name, _, _ := strings.Cut(field, ".")
+	name, _ := splitNodeField(field)
 	base, err := st.sim.Value(e.From)
 	if err != nil {
 		return nil, err

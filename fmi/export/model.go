@@ -140,7 +140,7 @@ func newModel(sc *scene.Scene, g *graph.Graph, sceneFile []byte, fallbackName st
 	}
 	for i, p := range f.Parameters {
 		at := fmt.Sprintf("fmu.parameters[%d].param", i)
-		nn, pn, _ := strings.Cut(p.Param, ".")
+		nn, pn := splitPath(p.Param)
 		n, s, ok := spec(at, nn)
 		if !ok {
 			continue
@@ -166,7 +166,7 @@ func newModel(sc *scene.Scene, g *graph.Graph, sceneFile []byte, fallbackName st
 		ok := true
 		for j, to := range in.To {
 			tat := fmt.Sprintf("%s.to[%d]", at, j)
-			nn, inName, _ := strings.Cut(to, ".")
+			nn, inName := splitPath(to)
 			_, s, found := spec(tat, nn)
 			if !found {
 				ok = false
@@ -317,6 +317,16 @@ func parameter(n node.Node, s *node.Spec, sc *scene.Scene, nn, pn string) (Varia
 	return v, nil
 }
 
+// splitPath splits "node.field" at its last '.': the nodes of a scene's
+// subsystems are named by their paths ("leg2.knee.spring.stiffness").
+func splitPath(p string) (nodeName, field string) {
+	i := strings.LastIndexByte(p, '.')
+	if i < 0 {
+		return p, ""
+	}
+	return p[:i], p[i+1:]
+}
+
 // output resolves an output path "node.field" or "node.field[i]".
 func output(g *graph.Graph, path string) (Variable, error) {
 	base, comp := path, -1
@@ -324,7 +334,7 @@ func output(g *graph.Graph, path string) (Variable, error) {
 		fmt.Sscanf(path[i:], "[%d]", &comp)
 		base = path[:i]
 	}
-	nn, fn, _ := strings.Cut(base, ".")
+	nn, fn := splitPath(base)
 	n, ok := g.Node(nn)
 	if !ok {
 		return Variable{}, fmt.Errorf("%s: no node %q in the scene%s", path, nn, node.DidYouMean(nn, g.Names()))
