@@ -122,7 +122,7 @@ func userErrors(t *testing.T) map[string]string {
 	g = graph.New()
 	g.Add("a", ma)
 	g.Add("b", mb)
-	spring.Between(g, "s", spring.DefaultParams(), spring.Body("a"), spring.Body("b"))
+	spring.Connect(g, "s", spring.DefaultParams(), node.Body("a"), node.Body("b"))
 	s, _ = g.Build()
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.25, Steps: 8})
 	add("coincident", err)

@@ -24,7 +24,7 @@
 // reset returning [ErrStop] ends the run at the event),
 // [TimeEventer] (times known in advance at which outputs jump, for
 // sources),
-// [InputJacobian] and [OutputJacobian] (analytic derivatives),
+// [DerivativesJacobian] and [OutputsJacobian] (analytic derivatives),
 // [ParamJacobian], [InitialStateJacobian], [EventJacobian] and
 // [ResetJacobian] (analytic parameter, event and reset-map derivatives
 // for forward sensitivities; a graph finite-differences what a node

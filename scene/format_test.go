@@ -208,7 +208,7 @@ func TestConnectorRoundTrip(t *testing.T) {
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{5000, 5000, 5000}
 	p.Damping = [3]float64{0, 250, 0}
-	m := [2]springdamper.Marker{springdamper.Ground([3]float64{1, 1, 0}), springdamper.At(mass, [3]float64{})}
+	m := [2]node.Attachment{node.GroundAt([3]float64{1, 1, 0}), node.At(mass, [3]float64{})}
 	sd, err := springdamper.New(p, m[0], m[1])
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +255,7 @@ func TestConnectorRoundTrip(t *testing.T) {
 	// A connector made by springdamper.Connect saves the same way.
 	g2 := graph.New()
 	g2.Add("mass", mass)
-	if _, err := springdamper.Connect(g2, "spring", p, "", [3]float64{1, 1, 0}, "mass", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g2, "spring", p, node.GroundAt([3]float64{1, 1, 0}), node.Body("mass")); err != nil {
 		t.Fatal(err)
 	}
 	sc2, err := scene.FromGraph(g2, scene.Run{Dt: 1e-3, Steps: 500}, scene.Record{Fields: []string{"mass.position"}})

@@ -802,7 +802,7 @@ func TestRegistry(t *testing.T) {
 	}
 	for _, ok := range []bool{
 		isA[node.Deriver](n), isA[node.Tunable](n), isA[node.Eventer](n), isA[node.Marker](n),
-		!isA[node.Outputter](n), isA[node.InputJacobian](n),
+		!isA[node.Outputter](n), isA[node.DerivativesJacobian](n),
 	} {
 		if !ok {
 			t.Errorf("capabilities of the ball are not as documented")

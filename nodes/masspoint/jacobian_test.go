@@ -59,7 +59,7 @@ func TestGraphJacobianExact(t *testing.T) {
 	g.Add("m", mp)
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{40, 40, 40}
-	if _, err := springdamper.Between(g, "k", p, springdamper.Ground([3]float64{}), springdamper.Body("m")); err != nil {
+	if _, err := springdamper.Connect(g, "k", p, node.GroundAt([3]float64{}), node.Body("m")); err != nil {
 		t.Fatal(err)
 	}
 	s, err := g.Build()
@@ -91,4 +91,4 @@ func TestGraphJacobianExact(t *testing.T) {
 	}
 }
 
-var _ node.InputJacobian = (*masspoint.Node)(nil)
+var _ node.DerivativesJacobian = (*masspoint.Node)(nil)

@@ -90,10 +90,9 @@ func newModel(v node.Values) model {
 // Node is the deprecated planar rigid body. Build it with New or FromMap.
 type Node struct {
 	vals node.Values
-	m    model
-	// mirrors are the rows of batches (batch.go) holding a copy of m;
-	// SetParams writes through to them.
-	mirrors []*model
+	// m is what Update, Derivatives and the batch kernels read;
+	// SetParams publishes it to the kernels.
+	m node.Published[model]
 }
 
 var (
@@ -114,7 +113,7 @@ func New(p Params) (*Node, error) {
 		return nil, err
 	}
 	warn(p.Logger)
-	return &Node{vals: vals, m: newModel(vals)}, nil
+	return fromValues(vals), nil
 }
 
 // FromMap builds the node from a name→value map with MADDENING's parameter
@@ -126,7 +125,14 @@ func FromMap(m map[string]any) (node.Node, error) {
 		return nil, err
 	}
 	warn(nil)
-	return &Node{vals: vals, m: newModel(vals)}, nil
+	return fromValues(vals), nil
+}
+
+// fromValues builds the node from validated values.
+func fromValues(vals node.Values) *Node {
+	n := &Node{vals: vals}
+	n.m.Set(newModel(vals))
+	return n
 }
 
 func warn(l *slog.Logger) {
@@ -145,7 +151,7 @@ func (n *Node) Spec() *node.Spec { return spec }
 
 // InitialState writes (initial_x, initial_y, initial_angle, initial_vx,
 // initial_vy, initial_omega) into dst.
-func (n *Node) InitialState(dst []float64) { copy(dst[:stateLen], n.m.init[:]) }
+func (n *Node) InitialState(dst []float64) { copy(dst[:stateLen], n.m.Get().init[:]) }
 
 // accelerations returns dv/dt = F/m + g and dω/dt = τ/I for the force
 // (fx, fy) and the torque tau, shared by Update and Derivatives.
@@ -162,7 +168,7 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, dt, node.ErrNonFinite)
 	}
 	u := in.Values
-	n.m.step(dt, (*[stateLen]float64)(x), u[inForce], u[inForce+1], u[inTorque], (*[stateLen]float64)(dst))
+	n.m.Get().step(dt, (*[stateLen]float64)(x), u[inForce], u[inForce+1], u[inTorque], (*[stateLen]float64)(dst))
 	return nil
 }
 
@@ -184,7 +190,7 @@ func (m *model) step(dt float64, x *[stateLen]float64, fx, fy, tau float64, dst 
 // dω/dt = τ/I into dst.
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	u := in.Values
-	n.m.derivatives((*[stateLen]float64)(x), u[inForce], u[inForce+1], u[inTorque], (*[stateLen]float64)(dst))
+	n.m.Get().derivatives((*[stateLen]float64)(x), u[inForce], u[inForce+1], u[inTorque], (*[stateLen]float64)(dst))
 	return nil
 }
 
@@ -217,10 +223,8 @@ func (n *Node) SetParams(p map[string]any) error {
 	if err != nil {
 		return err
 	}
-	n.vals, n.m = vals, newModel(vals)
-	for _, r := range n.mirrors {
-		*r = n.m
-	}
+	n.vals = vals
+	n.m.Set(newModel(vals))
 	return nil
 }
 

@@ -47,11 +47,11 @@ func (n *Node) StableStepAt(t float64, x []float64, in node.Inputs) node.StepLim
 	if !(w > 0) {
 		return node.NoStepLimit
 	}
-	dt := node.SpringStableStep(n.k*w, n.c*w)
+	dt := node.SpringStableStep(n.law.Get().k*w, n.law.Get().c*w)
 	if math.IsInf(dt, 1) {
 		return node.NoStepLimit
 	}
 	return node.StepLimit{Dt: dt, Why: fmt.Sprintf(
 		"along the spring: (√(c² + 4ω²) − c)/ω² with ω² = k/μ, c = damping/μ; k = %s N/m, damping = %s N s/m, effective mass μ = %s kg",
-		node.FormatValue(n.k), node.FormatValue(n.c), node.FormatValue(1/w))}
+		node.FormatValue(n.law.Get().k), node.FormatValue(n.law.Get().c), node.FormatValue(1/w))}
 }

@@ -35,8 +35,8 @@ func (o opaqueMass) MarkerJacobian(x []float64, local [3]float64, dst []float64)
 // combination of ground, mass and opaque mass markers, with and without a
 // user force function.
 func TestPointMarkerDirectPath(t *testing.T) {
-	if _, ok := node.Marker(newMass(t, 1, [3]float64{}, [3]float64{})).(springdamper.PointMarker); !ok {
-		t.Fatal("masspoint does not implement springdamper.PointMarker")
+	if _, ok := node.Marker(newMass(t, 1, [3]float64{}, [3]float64{})).(node.PointMarker); !ok {
+		t.Fatal("masspoint does not implement node.PointMarker")
 	}
 	a := newMass(t, 2, [3]float64{1, 2, 3}, [3]float64{-1, 0.5, 2})
 	b := newMass(t, 3, [3]float64{-2, 1, 0}, [3]float64{0.25, -3, 1})
@@ -54,13 +54,13 @@ func TestPointMarkerDirectPath(t *testing.T) {
 		}
 		cases := []struct {
 			name         string
-			fast0, fast1 springdamper.Marker
-			slow0, slow1 springdamper.Marker
+			fast0, fast1 node.Attachment
+			slow0, slow1 node.Attachment
 		}{
-			{"mass-mass", springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{})},
-			{"ground-mass", springdamper.Ground([3]float64{1, 0, 2}), springdamper.At(b, [3]float64{9, 9, 9}), springdamper.Ground([3]float64{1, 0, 2}), springdamper.At(opaqueMass{b}, [3]float64{9, 9, 9})},
-			{"mass-ground", springdamper.At(a, [3]float64{}), springdamper.Ground([3]float64{-1, 3, 0}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.Ground([3]float64{-1, 3, 0})},
-			{"mixed", springdamper.At(a, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{})},
+			{"mass-mass", node.At(a, [3]float64{}), node.At(b, [3]float64{}), node.At(opaqueMass{a}, [3]float64{}), node.At(opaqueMass{b}, [3]float64{})},
+			{"ground-mass", node.GroundAt([3]float64{1, 0, 2}), node.At(b, [3]float64{9, 9, 9}), node.GroundAt([3]float64{1, 0, 2}), node.At(opaqueMass{b}, [3]float64{9, 9, 9})},
+			{"mass-ground", node.At(a, [3]float64{}), node.GroundAt([3]float64{-1, 3, 0}), node.At(opaqueMass{a}, [3]float64{}), node.GroundAt([3]float64{-1, 3, 0})},
+			{"mixed", node.At(a, [3]float64{}), node.At(opaqueMass{b}, [3]float64{}), node.At(opaqueMass{a}, [3]float64{}), node.At(opaqueMass{b}, [3]float64{})},
 		}
 		for _, c := range cases {
 			fast, err := springdamper.New(p, c.fast0, c.fast1)
@@ -102,10 +102,10 @@ func BenchmarkOutputsPoint(b *testing.B) {
 	p.Damping = [3]float64{1, 2, 3}
 	for _, bc := range []struct {
 		name   string
-		m0, m1 springdamper.Marker
+		m0, m1 node.Attachment
 	}{
-		{"direct", springdamper.At(a, [3]float64{}), springdamper.At(c, [3]float64{})},
-		{"marker-methods", springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{c}, [3]float64{})},
+		{"direct", node.At(a, [3]float64{}), node.At(c, [3]float64{})},
+		{"marker-methods", node.At(opaqueMass{a}, [3]float64{}), node.At(opaqueMass{c}, [3]float64{})},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			n, err := springdamper.New(p, bc.m0, bc.m1)

@@ -19,7 +19,7 @@
 //
 // # Markers
 //
-// A [Marker] is a fixed world point (Body nil: the ground, at Local) or a
+// An end (a [node.Attachment]) is a fixed world point (node.GroundAt) or a
 // point of any body implementing [node.Marker]: a point mass (Local is
 // ignored), a one-dimensional body such as the ball (Local is the unit
 // world axis its coordinate runs along), or a body-fixed point of a
@@ -31,11 +31,12 @@
 // shape and units, and, for a body that can be pushed (MarkerLoads not
 // empty), the outputs "m<k>_<load>": the body's MarkerLoad of the force on
 // that marker (for a rigid body the force and its moment (R r) × f about
-// the centre of mass). [Connect] adds a connector and all its edges in
-// one call, as Exudyn's CreateCartesianSpringDamper does; [Between] is
-// the same with named ends (springdamper.Body("m1"), BodyAt, Ground(p))
-// instead of seven positional arguments. Both take a *graph.Graph through
-// the node.ConnectorHost interface, so this package imports only node:
+// the centre of mass). [New] takes the bodies as Go values
+// (node.At(body, local)); [Connect] adds a connector and all its edges to
+// a graph in one call, as Exudyn's CreateCartesianSpringDamper does, with
+// ends naming the graph's bodies (node.Body("m1"), node.BodyAt,
+// node.GroundAt(p)). It takes a *graph.Graph through the
+// node.ConnectorHost interface, so this package imports only node:
 // [Params] are a node.Connector (its Attach returns the node and its
 // links to the bodies as data) and graph.Graph.AddConnector does the
 // wiring, as it does for any connector type; scene files reach the type
@@ -110,7 +111,7 @@
 // safe for concurrent use with distinct argument slices; they call the
 // bodies' Marker methods and the user function concurrently too, so those
 // must be safe for concurrent use (node.Marker requires it of bodies).
-// SetParams is not safe for concurrent use with anything. New, Connect
-// and Between may run concurrently: the signature and parameter caches
+// SetParams is not safe for concurrent use with anything. New and
+// Connect may run concurrently: the signature and parameter caches
 // are guarded by a mutex or atomic pointers and hold immutable values.
 package springdamper

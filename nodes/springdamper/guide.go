@@ -36,8 +36,8 @@ const guideInterface = `Exudyn's ` + "`ObjectConnectorCartesianSpringDamper`" + 
 |---|---|
 | item type | registry name ` + "`springdamper`" + ` (` + "`springdamper.TypeName`" + `), Go type ` + "`*springdamper.Node`" + ` |
 | ` + "`mbs.AddObject(CartesianSpringDamper(...))`" + ` | ` + "`springdamper.New(p, m0, m1)`" + ` with ` + "`springdamper.Params`" + ` (start from ` + "`springdamper.DefaultParams()`" + `); ` + "`springdamper.FromMap`" + ` builds one between two ground markers at the origin from a parameter map |
-| ` + "`mbs.CreateCartesianSpringDamper(...)`" + ` | ` + "`springdamper.Connect(g, name, p, body0, local0, body1, local1)`" + `: adds the connector to a graph and wires every edge |
-| ` + "`markerNumbers = [m0, m1]`" + ` | two ` + "`springdamper.Marker`" + ` values: ` + "`springdamper.Ground(p)`" + ` (a fixed world point) or ` + "`springdamper.At(body, local)`" + ` (a point of a body implementing ` + "`node.Marker`" + `) |
+| ` + "`mbs.CreateCartesianSpringDamper(...)`" + ` | ` + "`springdamper.Connect(g, name, p, node.BodyAt(body0, local0), node.BodyAt(body1, local1))`" + `: adds the connector to a graph and wires every edge |
+| ` + "`markerNumbers = [m0, m1]`" + ` | two ` + "`node.Attachment`" + ` values: ` + "`node.GroundAt(p)`" + ` (a fixed world point) or ` + "`node.At(body, local)`" + ` (a point of a body implementing ` + "`node.Marker`" + `) |
 | ` + "`springForceUserFunction`" + ` | ` + "`Params.ForceFunc`" + `, a ` + "`springdamper.ForceFunc`" + ` |
 | ` + "`activeConnector`" + ` | ` + "`Params.Active`" + ` (parameter ` + "`active`" + `) |
 
@@ -192,8 +192,8 @@ const guideMiniExample = "Exudyn's mini example: a mass point of 5 kg at $[1, 1,
 	"| Exudyn | cosim |\n|---|---|\n" +
 	"| `NodePoint` + `MassPoint(mass = 5)` | `masspoint.New(masspoint.Params{Mass: 5, InitialPosition: [3]float64{1, 1, 0}})`, added to a graph |\n" +
 	"| `MarkerNodePosition(nodeNumber = nMass)` | the body name `\"mass\"` given to `Connect` (a point mass's marker is the mass itself) |\n" +
-	"| `MarkerBodyPosition(bodyNumber = oGround, localPosition = [1, 1, 0])` | the ground: body `\"\"` with the fixed point `[3]float64{1, 1, 0}` |\n" +
-	"| `CartesianSpringDamper(markerNumbers = [mGround, mMass], ...)` | `springdamper.Connect(g, \"sd\", p, \"\", [3]float64{1, 1, 0}, \"mass\", [3]float64{})` |\n" +
+	"| `MarkerBodyPosition(bodyNumber = oGround, localPosition = [1, 1, 0])` | the ground: `node.GroundAt([3]float64{1, 1, 0})` |\n" +
+	"| `CartesianSpringDamper(markerNumbers = [mGround, mMass], ...)` | `springdamper.Connect(g, \"sd\", p, node.GroundAt([3]float64{1, 1, 0}), node.Body(\"mass\"))` |\n" +
 	"| `Force(markerNumber = mMass, loadVector = [0, -5, 0])` | a constant source node wired into the mass's additive `force` input |\n" +
 	"| `mbs.SolveDynamic()` | `sim.Run` with $\\Delta t = 1$ ms to $t = 2$ s (semi-implicit Euler bodies, explicit coupling) |\n" +
 	"| `GetNodeOutput(nMass, Displacement)[1]` | `mass.position` y minus its initial 1 |\n\n" +

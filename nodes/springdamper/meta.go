@@ -68,7 +68,7 @@ var meta = node.Metadata{
 		{Term: `V`, Identifier: pkgPath + ".Node.PotentialEnergy", Notes: "ErrPotentialEnergy with a user function"},
 		{Term: `\mathbf{J}_{loc0},\ \mathbf{J}_{loc1},\ \mathbf{J}_{CSD'}`, Identifier: pkgPath + ".Node.OutputsJacobian", Notes: "∂outputs/∂inputs"},
 		{Term: `\mathbf{J}_{CSD}`, Identifier: pkgPath + ".Node.JacobianCSD", Notes: "Exudyn's 4-block matrix for given $f_{ODE2}, f_{ODE2_t}$"},
-		{Term: "markers", Identifier: pkgPath + ".Marker"},
+		{Term: "markers", Identifier: pkgPath + ".New", Notes: "ends as node.Attachment values: node.At(body, local), node.GroundAt(point)"},
 		{Term: "CreateCartesianSpringDamper", Identifier: pkgPath + ".Connect"},
 	},
 	References: []node.Reference{

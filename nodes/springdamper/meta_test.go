@@ -107,7 +107,7 @@ func TestMetadata(t *testing.T) {
 	if _, err := json.Marshal(d); err != nil {
 		t.Errorf("Describe does not marshal: %v", err)
 	}
-	if strings.Join(d.Caps, ",") != "outputs,tunable,outputs-jacobian,drawer" {
+	if strings.Join(d.Caps, ",") != "outputs,tunable,outputs-jacobian,attached,step-limiter,step-bounder,batcher,drawer" {
 		t.Errorf("capabilities %v", d.Caps)
 	}
 }
@@ -116,8 +116,8 @@ func TestMetadata(t *testing.T) {
 // shapes and units; load outputs mirror their load inputs.
 func TestSpecPerInstance(t *testing.T) {
 	n, err := springdamper.New(springdamper.DefaultParams(),
-		springdamper.At(newBody3D(t, rigidbodyDefault3D()), [3]float64{1, 0, 0}),
-		springdamper.At(newBall(t), [3]float64{0, 0, 1}))
+		node.At(newBody3D(t, rigidbodyDefault3D()), [3]float64{1, 0, 0}),
+		node.At(newBall(t), [3]float64{0, 0, 1}))
 	if err != nil {
 		t.Fatal(err)
 	}

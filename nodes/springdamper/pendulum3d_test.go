@@ -1,6 +1,7 @@
 package springdamper_test
 
 import (
+	"github.com/cosimgo/cosim/node"
 	"math"
 	"testing"
 
@@ -67,7 +68,7 @@ func TestPendulum3D(t *testing.T) {
 			gr.Add("body", newBody3D(t, bp))
 			p := springdamper.DefaultParams()
 			p.Stiffness = [3]float64{k, k, k}
-			if _, err := springdamper.Connect(gr, "pivot", p, "", [3]float64{}, "body", [3]float64{0, d, 0}); err != nil {
+			if _, err := springdamper.Connect(gr, "pivot", p, node.GroundAt([3]float64{}), node.BodyAt("body", [3]float64{0, d, 0})); err != nil {
 				t.Fatal(err)
 			}
 			sim, err := gr.Build()

@@ -1,6 +1,7 @@
 package springdamper_test
 
 import (
+	"github.com/cosimgo/cosim/node"
 	"math"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestMomentum(t *testing.T) {
 		g.Add("b", newMass(t, m1, [3]float64{1, 0.5, -0.3}, [3]float64{-0.2, 0.3, 1}))
 		p := springdamper.DefaultParams()
 		p.Stiffness, p.Damping, p.Offset = [3]float64{100, 250, 60}, damping, [3]float64{0.8, 0, 0.1}
-		if _, err := springdamper.Connect(g, "sd", p, "a", [3]float64{}, "b", [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, "sd", p, node.Body("a"), node.Body("b")); err != nil {
 			t.Fatal(err)
 		}
 		sim, err := g.Build()
@@ -111,7 +112,7 @@ func runAngular(t *testing.T, ib [3]float64, dt float64, steps int) float64 {
 	g.Add("p", newMass(t, 0.7, [3]float64{1, 0.4, -0.5}, [3]float64{-0.5, 0.8, 0.1}))
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{80, 80, 80}
-	if _, err := springdamper.Connect(g, "sd", p, "body", [3]float64{0.3, -0.2, 0.1}, "p", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "sd", p, node.BodyAt("body", [3]float64{0.3, -0.2, 0.1}), node.Body("p")); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := g.Build()
@@ -192,7 +193,7 @@ func TestChainEigenfrequencies(t *testing.T) {
 			if i == n {
 				l1 = [3]float64{(n + 1) * a, 0, 0} // the right wall
 			}
-			if _, err := springdamper.Connect(g, "s"+string(rune('0'+i)), p, names[i], l0, names[i+1], l1); err != nil {
+			if _, err := springdamper.Connect(g, "s"+string(rune('0'+i)), p, node.BodyAt(names[i], l0), node.BodyAt(names[i+1], l1)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -255,7 +256,7 @@ func TestPendulum(t *testing.T) {
 	gr.Add("body", newBody2D(t, bp))
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{k, k, k}
-	if _, err := springdamper.Connect(gr, "pivot", p, "", [3]float64{}, "body", [3]float64{0, d, 0}); err != nil {
+	if _, err := springdamper.Connect(gr, "pivot", p, node.GroundAt([3]float64{}), node.BodyAt("body", [3]float64{0, d, 0})); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := gr.Build()

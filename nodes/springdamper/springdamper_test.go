@@ -62,7 +62,7 @@ func TestParamErrors(t *testing.T) {
 	p := springdamper.DefaultParams()
 	p.Stiffness[1] = math.NaN()
 	p.Color = [4]float64{0, 0, 0, 7}
-	_, err = springdamper.New(p, springdamper.Marker{}, springdamper.Marker{})
+	_, err = springdamper.New(p, node.Attachment{}, node.Attachment{})
 	var pe *node.ParamError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "stiffness") || !strings.Contains(err.Error(), "color") {
 		t.Errorf("New: %v", err)
@@ -153,7 +153,7 @@ func TestForceClosedForm(t *testing.T) {
 		}
 		// Ground–ground: the positions are the markers' Local points.
 		g0, g1 := r3(2), r3(2)
-		n, err := springdamper.New(p, springdamper.Ground(g0), springdamper.Ground(g1))
+		n, err := springdamper.New(p, node.GroundAt(g0), node.GroundAt(g1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestForceClosedForm(t *testing.T) {
 
 		// Two mass points with prescribed inputs (position, velocity).
 		a, b := newMass(t, 1, [3]float64{}, [3]float64{}), newMass(t, 2, [3]float64{}, [3]float64{})
-		n, err = springdamper.New(p, springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}))
+		n, err = springdamper.New(p, node.At(a, [3]float64{}), node.At(b, [3]float64{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func TestInactive(t *testing.T) {
 				return [3]float64{1, 1, 1}
 			}
 		}
-		n, err := springdamper.New(p, springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}))
+		n, err := springdamper.New(p, node.At(a, [3]float64{}), node.At(b, [3]float64{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +268,7 @@ func TestUserFunction(t *testing.T) {
 		return [3]float64{u[0] * k[0], u[1] * k[1], u[2] * k[2]}
 	}
 	a, b := newMass(t, 1, [3]float64{}, [3]float64{}), newMass(t, 1, [3]float64{}, [3]float64{})
-	n, err := springdamper.New(p, springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}))
+	n, err := springdamper.New(p, node.At(a, [3]float64{}), node.At(b, [3]float64{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestUserFunction(t *testing.T) {
 	g := graph.New()
 	g.Add("a", a)
 	g.Add("b", b)
-	if _, err := springdamper.Connect(g, "sd", p, "a", [3]float64{}, "b", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "sd", p, node.Body("a"), node.Body("b")); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := g.Build()
@@ -320,7 +320,7 @@ func TestUserFunction(t *testing.T) {
 	p.ForceFunc = func(float64, int, [3]float64, [3]float64, [3]float64, [3]float64, [3]float64) [3]float64 {
 		return [3]float64{math.NaN(), 0, 0}
 	}
-	n, _ = springdamper.New(p, springdamper.Ground([3]float64{}), springdamper.Ground([3]float64{}))
+	n, _ = springdamper.New(p, node.GroundAt([3]float64{}), node.GroundAt([3]float64{}))
 	if err := n.Outputs(0, nil, n.Spec().DefaultInputs(), y[:n.Spec().OutputLayout.Size()]); !errors.Is(err, node.ErrNonFinite) {
 		t.Errorf("NaN user force: err = %v", err)
 	}
@@ -329,7 +329,7 @@ func TestUserFunction(t *testing.T) {
 // TestSetParams: overrides change the force; invalid values change
 // nothing; the user function cannot be added afterwards.
 func TestSetParams(t *testing.T) {
-	n, err := springdamper.New(springdamper.DefaultParams(), springdamper.Ground([3]float64{}), springdamper.Ground([3]float64{1, 0, 0}))
+	n, err := springdamper.New(springdamper.DefaultParams(), node.GroundAt([3]float64{}), node.GroundAt([3]float64{1, 0, 0}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,16 +360,16 @@ func TestConnectErrors(t *testing.T) {
 	g.Add("mass", newMass(t, 1, [3]float64{}, [3]float64{}))
 	g.Add("load", newSource("N", [3]float64{}))
 	p := springdamper.DefaultParams()
-	_, err := springdamper.Connect(g, "sd", p, "mas", [3]float64{}, "", [3]float64{})
+	_, err := springdamper.Connect(g, "sd", p, node.Body("mas"), node.GroundAt([3]float64{}))
 	if err == nil || !strings.Contains(err.Error(), `did you mean "mass"`) {
 		t.Errorf("unknown body: %v", err)
 	}
-	_, err = springdamper.Connect(g, "sd", p, "load", [3]float64{}, "mass", [3]float64{})
+	_, err = springdamper.Connect(g, "sd", p, node.Body("load"), node.Body("mass"))
 	if !errors.Is(err, springdamper.ErrNotMarker) || !strings.Contains(err.Error(), `"load"`) {
 		t.Errorf("non-marker body: %v", err)
 	}
 	g.Add("ground", newSource("m", [3]float64{}))
-	if _, err = springdamper.Connect(g, "sd", p, "ground", [3]float64{}, "mass", [3]float64{}); err == nil {
+	if _, err = springdamper.Connect(g, "sd", p, node.Body("ground"), node.Body("mass")); err == nil {
 		t.Error(`"ground" with a node named ground accepted`)
 	}
 	t.Log(err)
@@ -381,7 +381,7 @@ func TestConnectEdges(t *testing.T) {
 	g := graph.New()
 	g.Add("body", newBody2D(t, rigidbodyDefault2D()))
 	g.Add("ball", newBall(t))
-	if _, err := springdamper.Connect(g, "sd", springdamper.DefaultParams(), "ball", [3]float64{0, 1, 0}, "body", [3]float64{0.5, 0, 0}); err != nil {
+	if _, err := springdamper.Connect(g, "sd", springdamper.DefaultParams(), node.BodyAt("ball", [3]float64{0, 1, 0}), node.BodyAt("body", [3]float64{0.5, 0, 0})); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -410,7 +410,7 @@ func benchNode(t testing.TB) (*springdamper.Node, node.Inputs) {
 	p := springdamper.DefaultParams()
 	p.Stiffness, p.Damping = [3]float64{100, 200, 300}, [3]float64{1, 2, 3}
 	body := newBody3D(t, rigidbodyDefault3D())
-	n, err := springdamper.New(p, springdamper.At(newMass(t, 1, [3]float64{}, [3]float64{}), [3]float64{}), springdamper.At(body, [3]float64{0.1, 0.2, 0.3}))
+	n, err := springdamper.New(p, node.At(newMass(t, 1, [3]float64{}, [3]float64{}), [3]float64{}), node.At(body, [3]float64{0.1, 0.2, 0.3}))
 	if err != nil {
 		t.Fatal(err)
 	}

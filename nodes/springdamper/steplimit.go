@@ -35,7 +35,7 @@ func (n *Node) StableStepAt(t float64, x []float64, in node.Inputs) node.StepLim
 	if axis < 0 {
 		return node.NoStepLimit
 	}
-	m := &n.m
+	m := n.m.Get()
 	return node.StepLimit{Dt: dt, Why: fmt.Sprintf(
 		"axis %s: (√(c² + 4ω²) − c)/ω² with ω² = k/μ, c = d/μ; k = %s N/m, d = %s N s/m, effective mass μ = %s kg",
 		axisNames[axis], node.FormatValue(m.k[axis]), node.FormatValue(m.d[axis]), node.FormatValue(1/w))}
@@ -52,7 +52,7 @@ func (n *Node) StableDtAt(t float64, x []float64, in node.Inputs) float64 {
 // mass.
 func (n *Node) stableDt(in node.Inputs) (dt float64, axis int, wAxis float64) {
 	dt, axis = math.Inf(1), -1
-	if !n.m.active || n.m.uf != nil {
+	if !n.m.Get().active || n.m.Get().uf != nil {
 		return
 	}
 	var inv [3]float64
@@ -60,7 +60,7 @@ func (n *Node) stableDt(in node.Inputs) (dt float64, axis int, wAxis float64) {
 	if !ok {
 		return
 	}
-	dt, axis = n.m.boundOf(w)
+	dt, axis = n.m.Get().boundOf(w)
 	if axis >= 0 {
 		wAxis = w[axis]
 	}
