@@ -23,19 +23,19 @@ import (
 // Types lists every registered node type.
 func Types() []node.Type {
 	return []node.Type{
-		ball.Type,
-		constant.Type,
-		masspoint.Type,
-		rigidbody.Type,
-		rigidbody2d.Type,
-		springdamper.Type,
-		spring.Type,
-		table.Type,
-		source.SineType,
-		source.StepType,
-		source.RampType,
-		source.PulseType,
-		source.LookupType,
+		ball.Type(),
+		constant.Type(),
+		masspoint.Type(),
+		rigidbody.Type(),
+		rigidbody2d.Type(),
+		springdamper.Type(),
+		spring.Type(),
+		table.Type(),
+		source.SineType(),
+		source.StepType(),
+		source.RampType(),
+		source.PulseType(),
+		source.LookupType(),
 	}
 }
 

@@ -15,8 +15,11 @@
 //   - verification's exported API, scene/ and coupling/ import no node
 //     package (nodes/ is the catalog the commands and tests use); scene
 //     keeps one exception, nodes/source, whose lookup CSV files it reads;
-//   - no package declares an exported variable of map or slice type:
-//     tables are unexported behind functions that return copies;
+//   - no package exports a mutable variable — a table (map, slice), a
+//     struct of function fields (a node.Type), a value such as a default
+//     limit, a pointer or a function — only error sentinels; tables and
+//     values are unexported behind functions that return copies
+//     (TestNoExportedMutableState);
 //   - a type name declared by two user-facing packages (node,
 //     node/describe, graph, coupling, scene, integrators, verification)
 //     names one thing in both, and the names renamed because their

@@ -9,8 +9,8 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// Background is the color Draw clears the image to.
-var Background = color.RGBA{0xf4, 0xf4, 0xf2, 0xff}
+// background is the color Draw clears the image to.
+var background = color.RGBA{0xf4, 0xf4, 0xf2, 0xff}
 
 // Camera is a perspective camera orbiting Target: it looks at Target from
 // distance Dist, turned by Yaw about the vertical y axis and tilted by
@@ -107,7 +107,7 @@ type item struct {
 func Draw(img *image.RGBA, frame [][]node.Primitive, cam Camera, tiling int, caption string) {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
-	fillRect(img, b, Background)
+	fillRect(img, b, background)
 	var items []item
 	add := func(z float64, f func(*image.RGBA)) {
 		items = append(items, item{z: z, order: len(items), paint: f})

@@ -52,7 +52,7 @@ func TestDrawSphereAndDepth(t *testing.T) {
 	if !(c.B > c.R) {
 		t.Errorf("centre %v: the nearer blue sphere should be in front", c)
 	}
-	if img.RGBAAt(32, 32+4) == Background || img.RGBAAt(2, 2) != Background {
+	if img.RGBAAt(32, 32+4) == background || img.RGBAAt(2, 2) != background {
 		t.Error("the red sphere's disc or the background is wrong")
 	}
 }

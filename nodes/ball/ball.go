@@ -30,8 +30,8 @@ const (
 	eventContact  = "contact"
 )
 
-// Type registers the ball with a [node.Registry].
-var Type = node.Type{Name: "ball", New: FromMap}
+// Type is the ball's node type, for a [node.Registry]: a new value at each call.
+func Type() node.Type { return node.Type{Name: "ball", New: FromMap} }
 
 // Params are the parameters of a ball, by their Go names. The zero Params
 // is a valid ball without gravity and with a perfectly inelastic contact;

@@ -789,7 +789,7 @@ func TestSpec(t *testing.T) {
 
 // TestRegistry: the Type registers, and New(nil) builds a default ball.
 func TestRegistry(t *testing.T) {
-	r, err := node.NewRegistry(ball.Type)
+	r, err := node.NewRegistry(ball.Type())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -883,7 +883,7 @@ func BenchmarkUpdate(b *testing.B) {
 // (0.5 m) exactly and never ends a step below it. Both types register
 // together (distinct names and algorithm IDs).
 func TestDrivenByTable(t *testing.T) {
-	if _, err := node.NewRegistry(ball.Type, table.Type); err != nil {
+	if _, err := node.NewRegistry(ball.Type(), table.Type()); err != nil {
 		t.Fatal(err)
 	}
 	tbl, err := table.New(table.Params{Position: 0.5})

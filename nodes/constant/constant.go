@@ -9,8 +9,9 @@ import (
 // TypeName is the registry name of the node type.
 const TypeName = "constant"
 
-// Type registers the node: node.NewRegistry(constant.Type, …).
-var Type = node.Type{Name: TypeName, New: FromMap}
+// Type is the node type, for node.NewRegistry(constant.Type(), …): a
+// new value at each call, so that no caller can change another's.
+func Type() node.Type { return node.Type{Name: TypeName, New: FromMap} }
 
 // Params are the node's parameters.
 type Params struct {

@@ -12,8 +12,9 @@ import (
 // TypeName is the registry name of the node type.
 const TypeName = "masspoint"
 
-// Type registers the node: node.NewRegistry(masspoint.Type, …).
-var Type = node.Type{Name: TypeName, New: FromMap}
+// Type is the node type, for node.NewRegistry(masspoint.Type(), …): a
+// new value at each call, so that no caller can change another's.
+func Type() node.Type { return node.Type{Name: TypeName, New: FromMap} }
 
 // Params are the node's parameters as typed Go values. The zero value is
 // not valid (the mass is zero); start from DefaultParams.

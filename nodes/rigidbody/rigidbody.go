@@ -12,8 +12,9 @@ import (
 // TypeName is the registry name of the node type.
 const TypeName = "rigidbody"
 
-// Type registers the node: node.NewRegistry(rigidbody.Type, …).
-var Type = node.Type{Name: TypeName, New: FromMap}
+// Type is the node type, for node.NewRegistry(rigidbody.Type(), …): a
+// new value at each call, so that no caller can change another's.
+func Type() node.Type { return node.Type{Name: TypeName, New: FromMap} }
 
 // rotMode is how the constraints leave the orientation free.
 type rotMode int

@@ -54,7 +54,7 @@ func run(t testing.TB, nd *Node, dt float64, steps int, ld loads, each func(k in
 }
 
 func TestDefaults(t *testing.T) {
-	if _, err := node.NewRegistry(Type); err != nil {
+	if _, err := node.NewRegistry(Type()); err != nil {
 		t.Fatal(err)
 	}
 	n, err := FromMap(nil)

@@ -13,9 +13,12 @@ import (
 // TypeName is the registry name of the node type.
 const TypeName = "rigidbody2d"
 
-// Type registers the node: node.NewRegistry(rigidbody2d.Type, …). Its
+// Type is the node type, for node.NewRegistry(rigidbody2d.Type(), …):
+// a new value at each call, so that no caller can change another's. Its
 // default construction logs the deprecation warning on slog.Default().
-var Type = node.Type{Name: TypeName, New: FromMap, Spec: func() *node.Spec { return spec }}
+func Type() node.Type {
+	return node.Type{Name: TypeName, New: FromMap, Spec: func() *node.Spec { return spec }}
+}
 
 // Replacement is what to use instead of this node.
 const Replacement = "rigidbody with constraints {z: 0, rx: 0, ry: 0} (gravity [g_x, g_y, 0], e.g. [0, -9.81, 0] for this node's default)"

@@ -11,8 +11,8 @@ import (
 // LookupName is the registry name of the lookup-table source.
 const LookupName = "lookup"
 
-// LookupType registers the lookup-table source.
-var LookupType = node.Type{Name: LookupName, New: LookupFromMap}
+// LookupType is the lookup-table source type, for a node.Registry.
+func LookupType() node.Type { return node.Type{Name: LookupName, New: LookupFromMap} }
 
 // MaxRows is the largest table a lookup source holds: at most MaxRows
 // breakpoints and MaxRows values in all. Scene files are held to it when

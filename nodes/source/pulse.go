@@ -10,8 +10,8 @@ import (
 // PulseName is the registry name of the pulse source.
 const PulseName = "pulse"
 
-// PulseType registers the pulse source.
-var PulseType = node.Type{Name: PulseName, New: PulseFromMap}
+// PulseType is the pulse source type, for a node.Registry.
+func PulseType() node.Type { return node.Type{Name: PulseName, New: PulseFromMap} }
 
 // PulseParams are the pulse source's parameters. Amplitude and Offset
 // have one value per output component, or one value for all (nil: the

@@ -7,8 +7,8 @@ import (
 // RampName is the registry name of the ramp source.
 const RampName = "ramp"
 
-// RampType registers the ramp source.
-var RampType = node.Type{Name: RampName, New: RampFromMap}
+// RampType is the ramp source type, for a node.Registry.
+func RampType() node.Type { return node.Type{Name: RampName, New: RampFromMap} }
 
 // RampParams are the ramp source's parameters. Slope and Offset have one
 // value per output component, or one value for all (nil: the default).

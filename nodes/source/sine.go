@@ -9,8 +9,8 @@ import (
 // SineName is the registry name of the sine source.
 const SineName = "sine"
 
-// SineType registers the sine source: node.NewRegistry(source.SineType, …).
-var SineType = node.Type{Name: SineName, New: SineFromMap}
+// SineType is the sine source type, for node.NewRegistry(source.SineType(), …).
+func SineType() node.Type { return node.Type{Name: SineName, New: SineFromMap} }
 
 // SineParams are the sine source's parameters. Each slice has one value
 // per output component, or one value for all (nil: the default).

@@ -7,8 +7,8 @@ import (
 // StepName is the registry name of the step source.
 const StepName = "step"
 
-// StepType registers the step source.
-var StepType = node.Type{Name: StepName, New: StepFromMap}
+// StepType is the step source type, for a node.Registry.
+func StepType() node.Type { return node.Type{Name: StepName, New: StepFromMap} }
 
 // StepParams are the step source's parameters. Initial and Final have one
 // value per output component, or one value for all (nil: the default).

@@ -14,10 +14,11 @@ const TypeName = "spring"
 
 const pkgPath = "github.com/cosimgo/cosim/nodes/spring"
 
-// Type registers the node. Its default construction (for listings and
+// Type is the node type, for node.NewRegistry (a new value at each
+// call). Its default construction (for listings and
 // guides) is a spring between ground points at the origin and at
 // [1, 0, 0] m; attach it to bodies with New or Connect.
-var Type = node.Type{Name: TypeName, New: FromMap, Connector: NewConnector}
+func Type() node.Type { return node.Type{Name: TypeName, New: FromMap, Connector: NewConnector} }
 
 // Params are the spring's parameters. The zero value is not valid (the
 // minimum length is zero); start from DefaultParams.

@@ -14,10 +14,11 @@ const TypeName = "springdamper"
 
 const pkgPath = "github.com/cosimgo/cosim/nodes/springdamper"
 
-// Type registers the node: node.NewRegistry(springdamper.Type, …). Its
+// Type is the node type, for node.NewRegistry(springdamper.Type(), …):
+// a new value at each call, so that no caller can change another's. Its
 // default construction is a connector between two ground markers at the
 // origin.
-var Type = node.Type{Name: TypeName, New: FromMap, Connector: NewConnector}
+func Type() node.Type { return node.Type{Name: TypeName, New: FromMap, Connector: NewConnector} }
 
 // ForceFunc is Exudyn's springForceUserFunction: it returns the spring
 // force f_SD (N, world frame) from the time t, the item number the caller

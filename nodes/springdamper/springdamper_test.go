@@ -89,7 +89,7 @@ func TestValidParams(t *testing.T) {
 // TestDefault: the registry's default node (two ground markers at the
 // origin) builds, runs in a graph and outputs zeros.
 func TestDefault(t *testing.T) {
-	r, err := node.NewRegistry(springdamper.Type)
+	r, err := node.NewRegistry(springdamper.Type())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ var axisNames = [3]string{"x", "y", "z"}
 // the markers' inverse effective masses along i (the bodies'
 // node.MarkerMass at the state carried by in; 0 for a ground marker or a
 // body that is not pushed), and node.SpringStableStep gives the bound;
-// the result is the smallest over the axes. It returns node.NoStepLimit
+// the result is the smallest over the axes. It returns node.NoStepLimit()
 // when the connector is inactive, has a user force function (its
 // stiffness is unknown), joins a body without node.MarkerMass (its
 // inertia is unknown), or no axis has a positive spring or damper. It is
@@ -33,7 +33,7 @@ var axisNames = [3]string{"x", "y", "z"}
 func (n *Node) StableStepAt(t float64, x []float64, in node.Inputs) node.StepLimit {
 	dt, axis, w := n.stableDt(in)
 	if axis < 0 {
-		return node.NoStepLimit
+		return node.NoStepLimit()
 	}
 	m := n.m.Get()
 	return node.StepLimit{Dt: dt, Why: fmt.Sprintf(

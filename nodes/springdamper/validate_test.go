@@ -118,7 +118,7 @@ func TestDrawSizeAlias(t *testing.T) {
 		t.Error(`Params has "drawSize": only the canonical name should be stored`)
 	}
 	// Through a registry, as a scene builds nodes.
-	reg, err := node.NewRegistry(springdamper.Type)
+	reg, err := node.NewRegistry(springdamper.Type())
 	if err != nil {
 		t.Fatal(err)
 	}

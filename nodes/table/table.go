@@ -14,8 +14,8 @@ const (
 	outPosition   = "position"
 )
 
-// Type registers the table with a [node.Registry].
-var Type = node.Type{Name: "table", New: FromMap}
+// Type is the table's node type, for a [node.Registry]: a new value at each call.
+func Type() node.Type { return node.Type{Name: "table", New: FromMap} }
 
 // Params are the parameters of a table. The zero Params is the default.
 type Params struct {
