@@ -149,7 +149,13 @@ type StateError struct {
 	Err   error   // the cause, e.g. ErrNonFinite or a node's error
 }
 
-// ErrNonFinite is the cause of a StateError for a NaN or Inf value.
+// ErrNonFinite is the cause of a StateError for a NaN or Inf value, and
+// the one sentinel to test for a value that stopped being finite: every
+// error a graph, a scene or a node returns for one wraps it, whoever found
+// the value. integrators.ErrNonFinite has the same meaning for a System
+// that knows no nodes (package integrators imports nothing of cosim);
+// when an integrator finds the value in a graph's monolithic run, the
+// error wraps both.
 var ErrNonFinite = fmt.Errorf("value is not finite")
 
 // ErrStop is returned by Eventer.Reset, after it has written the reset
