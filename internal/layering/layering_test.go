@@ -258,8 +258,8 @@ func exportedFuncs(t *testing.T, dir string) map[string]bool {
 	return out
 }
 
-// TestNoRedundantPairs: each of issue 21's redundant pairs keeps the one
-// that reads best, and the other is gone.
+// TestNoRedundantPairs: of each pair of exported functions that did the
+// same thing, the one that reads best stays and the other is gone.
 func TestNoRedundantPairs(t *testing.T) {
 	for _, c := range []struct{ dir, keep, gone string }{
 		{"node", "Resolve", "CheckValues"},
