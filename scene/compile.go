@@ -224,6 +224,10 @@ func recordable(g *graph.Graph, names []string, nn, fn string, comp int) error {
 		return fmt.Errorf("no node %q in the scene%s", nn, node.DidYouMean(nn, names))
 	}
 	s := n.Spec()
+	if cur, ok := s.Renamed(fn); ok { // a former field name (node.Field.Formerly)
+		s.WarnRenamed(nn, fn)
+		fn = cur
+	}
 	var shape node.Shape
 	si, oi := s.StateLayout.Index(fn), s.OutputLayout.Index(fn)
 	switch {

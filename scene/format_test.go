@@ -90,7 +90,7 @@ func TestExamples(t *testing.T) {
 	// Exudyn's mini example: static displacement −5/5000 = −0.001 m,
 	// reached to 1e-12 by t = 2 s (springdamper's Example prints −0.001000).
 	if r := results["spring-damper.json"]; r != nil {
-		d, _ := r.Sim.Value("spring.Displacement")
+		d, _ := r.Sim.Value("spring.displacement")
 		if math.Abs(d[1]-(-0.001)) > 1e-12 || d[0] != 0 || d[2] != 0 {
 			t.Errorf("spring-damper: displacement %v, want [0, -0.001, 0]", d)
 		}

@@ -396,7 +396,7 @@ func TestAnomalyCOSIMANO003(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := value(t, s, "sd.Force")
+	f := value(t, s, "sd.force")
 	force, torque := value(t, s, "sd.m0_force"), value(t, s, "sd.m0_torque")
 	if f[0] != 0 || f[1] != 0 || f[2] != 1000 {
 		t.Fatalf("connector force %v, want (0, 0, 1000)", f)

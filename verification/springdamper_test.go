@@ -123,7 +123,7 @@ func TestSpringDamperClosedForm(t *testing.T) {
 				f[j] = p.Stiffness[j]*(p1[j]-p0[j]-p.Offset[j]) + p.Damping[j]*(v1[j]-v0[j])
 			}
 			fs := math.Max(math.Abs(f[0]), math.Max(math.Abs(f[1]), math.Abs(f[2])))
-			got := out[spec.OutputOffset("Force"):]
+			got := out[spec.OutputOffset("force"):]
 			for j := range 3 {
 				worstF = math.Max(worstF, math.Abs(got[j]-f[j])/fs)
 			}

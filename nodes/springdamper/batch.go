@@ -70,8 +70,8 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 			b.ground[i] = [2][3]float64{m.mk[0].local, m.mk[1].local}
 		}
 	}
-	// Output fields: Displacement, Distance, Velocity, Force,
-	// [PotentialEnergy], then the loads of marker 0 and of marker 1.
+	// Output fields: displacement, distance, velocity, force,
+	// [potential_energy], then the loads of marker 0 and of marker 1.
 	f := 4
 	if b.hasPE {
 		b.fPE = f

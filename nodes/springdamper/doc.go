@@ -44,10 +44,14 @@
 // force input: it moves the connector as prescribed motion and is not
 // pushed back.
 //
-// The outputs are Displacement, Distance, Velocity, Force and
-// PotentialEnergy, as in Exudyn's item reference, then the load outputs. With a user
+// The outputs are displacement, distance, velocity, force and
+// potential_energy — Exudyn's output variables Displacement, Distance,
+// Velocity, Force and PotentialEnergy in the snake_case of every cosim
+// field; the CamelCase names, which the outputs had before, still
+// resolve with a deprecation warning (node.Field.Formerly) — then the
+// load outputs. With a user
 // force function the energy is undefined (Exudyn raises): the node then
-// has no PotentialEnergy output, so wiring or recording it is a graph
+// has no potential_energy output, so wiring or recording it is a graph
 // error, [Node.PotentialEnergy] returns [ErrPotentialEnergy], and
 // [Node.MissingFieldReason] says why for a graph that asks.
 //

@@ -56,11 +56,11 @@ const guideQuantities = `| Intermediate variable | Symbol | Description |
 | marker m1 position | $\mathbf{p}_{m1}$ | current world position of marker m1 |
 | marker m0 velocity | $\mathbf{v}_{m0}$ | current world velocity of marker m0 (a ground marker: zero) |
 | marker m1 velocity | $\mathbf{v}_{m1}$ | current world velocity of marker m1 |
-| relative displacement | $\Delta\mathbf{p}$ | $\mathbf{p}_{m1} - \mathbf{p}_{m0}$, the output ` + "`Displacement`" + ` |
-| relative velocity | $\Delta\mathbf{v}$ | $\mathbf{v}_{m1} - \mathbf{v}_{m0}$, the output ` + "`Velocity`" + ` |
-| distance | $L$ | $\lVert\Delta\mathbf{p}\rVert$, the output ` + "`Distance`" + ` |
+| relative displacement | $\Delta\mathbf{p}$ | $\mathbf{p}_{m1} - \mathbf{p}_{m0}$, the output ` + "`displacement`" + ` |
+| relative velocity | $\Delta\mathbf{v}$ | $\mathbf{v}_{m1} - \mathbf{v}_{m0}$, the output ` + "`velocity`" + ` |
+| distance | $L$ | $\lVert\Delta\mathbf{p}\rVert$, the output ` + "`distance`" + ` |
 | stiffness, damping, offset | $\mathbf{k}, \mathbf{d}, \mathbf{v}_{\mathrm{off}}$ | the parameters ` + "`stiffness`, `damping`, `offset`" + `, one entry per world axis |
-| connector force | $\mathbf{f}_{SD}$ | the spring-damper force, world frame, the output ` + "`Force`" + ` |
+| connector force | $\mathbf{f}_{SD}$ | the spring-damper force, world frame, the output ` + "`force`" + ` |
 | item number | $i_N$ | the parameter ` + "`item_number`" + `, passed to the user function |
 | marker coordinates | $\mathbf{q}_{m0}, \mathbf{q}_{m1}$ | the marker bodies' ` + "`MarkerFields`" + ` values: the connector's inputs ` + "`m0_…`" + ` and ` + "`m1_…`" + ` |
 | position Jacobians | $\mathbf{J}_{pos,m0}, \mathbf{J}_{pos,m1}$ | $\partial\mathbf{p}_{mk}/\partial\mathbf{q}_{mk}$, the body's ` + "`MarkerJacobian`" + ` ($3 \times$ the number of marker coordinates; none for a ground marker) |
@@ -135,7 +135,7 @@ $$
 const guideUserFunction = "Exudyn's `springForceUserFunction(mbs, t, itemNumber, displacement, velocity, stiffness, damping, offset)` is the Go type `springdamper.ForceFunc`, set as `Params.ForceFunc`. " +
 	"It computes the 3D spring force vector from the time, the connector's current relative displacement and velocity and its parameters, and replaces the linear law while the connector is active; an inactive connector never calls it. " +
 	"It must be a pure function of its arguments and safe for concurrent use (a graph may evaluate several connectors that share it at once), and it must not retain anything. " +
-	"With it the connector has no `PotentialEnergy` output (Exudyn raises: the energy of a user force law is undefined), and its Jacobians differentiate the function numerically. " +
+	"With it the connector has no `potential_energy` output (Exudyn raises: the energy of a user force law is undefined), and its Jacobians differentiate the function numerically. " +
 	"A user function exists only in Go: a scene file cannot name one.\n\n" +
 	"| Exudyn argument | Go argument | Symbol | Description |\n|---|---|---|---|\n" +
 	"| `mbs` | — | — | Exudyn's MainSystem; it has no counterpart: a Go closure captures whatever else it needs |\n" +

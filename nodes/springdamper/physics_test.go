@@ -66,7 +66,7 @@ func TestMomentum(t *testing.T) {
 			for i := range 3 {
 				worst = max(worst, math.Abs(pn[i]-p0[i]))
 			}
-			moved = max(moved, math.Abs(value(t, sim, "sd.Force")[0]))
+			moved = max(moved, math.Abs(value(t, sim, "sd.force")[0]))
 		}
 		t.Logf("damping %v: max |ΔP| = %.3g over 10000 steps (scale %.3g, max |f_x| %.3g)", damping, worst, scale, moved)
 		if worst > 1e-11*scale || moved == 0 {
@@ -277,7 +277,7 @@ func TestPendulum(t *testing.T) {
 		prev = a
 	}
 	got := 2 * (crossings[len(crossings)-1] - crossings[0]) / float64(len(crossings)-1)
-	stretch := value(t, sim, "pivot.Distance")[0]
+	stretch := value(t, sim, "pivot.distance")[0]
 	t.Logf("period %.7f s, physical pendulum %.7f s, relative error %.3g (%d crossings); connector stretch %.3g m", got, want, got/want-1, len(crossings), stretch)
 	if !near(got/want, 1, 1e-4) {
 		t.Errorf("period %.7f s, want %.7f s", got, want)

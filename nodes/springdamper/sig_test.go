@@ -60,14 +60,14 @@ func TestSpecShared(t *testing.T) {
 	if f.Spec() == mm(m1, m2).Spec() {
 		t.Error("connectors with and without a user function share a spec")
 	}
-	if f.Spec().OutputLayout.Index("PotentialEnergy") >= 0 {
+	if f.Spec().OutputLayout.Index("potential_energy") >= 0 {
 		t.Error("a connector with a user function has a PotentialEnergy output")
 	}
 	want := []string{"m0_position", "m0_velocity", "m1_position", "m1_velocity"}
 	if got := mm(m1, m2).Spec().InputLayout.Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("inputs %v, want %v", got, want)
 	}
-	want = []string{"Displacement", "Distance", "Velocity", "Force", "PotentialEnergy", "m0_force", "m1_force"}
+	want = []string{"displacement", "distance", "velocity", "force", "potential_energy", "m0_force", "m1_force"}
 	if got := mm(m1, m2).Spec().OutputLayout.Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("outputs %v, want %v", got, want)
 	}

@@ -55,7 +55,7 @@ type Params struct {
 	Active bool
 	// ForceFunc, when not nil, replaces the linear law
 	// (spring_force_user_function). It changes the node's outputs: there
-	// is no PotentialEnergy output then (see PotentialEnergy).
+	// is no potential_energy output then (see PotentialEnergy).
 	ForceFunc ForceFunc
 	// ItemNumber is passed to ForceFunc as its itemNumber (item_number).
 	// cosim has no global item index: it is whatever integer the caller
@@ -120,7 +120,7 @@ var params = []node.Param{
 	{Name: paramDamping, Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "N s/m", Description: "Damping $\\mathbf{d}$ of the dampers along world x, y, z; any finite value"},
 	{Name: paramOffset, Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "m", Description: "Offset $\\mathbf{v}_{\\mathrm{off}}$ subtracted from the relative displacement"},
 	{Name: paramActive, Kind: node.Bool, Default: true, Description: "Whether the connector acts; inactive: zero force, loads and potential energy"},
-	{Name: paramFunc, Kind: node.Function, Signature: forceFuncSignature, Description: "User force law replacing the linear one when active (Go only, never from a scene); with it the node has no PotentialEnergy output"},
+	{Name: paramFunc, Kind: node.Function, Signature: forceFuncSignature, Description: "User force law replacing the linear one when active (Go only, never from a scene); with it the node has no potential_energy output"},
 	{Name: paramItem, Kind: node.Integer, Default: 0, Description: "Item number passed to the user function; any integer the caller chooses"},
 	{Name: paramShow, Kind: node.Bool, Default: true, Description: "Visualization: draw the connector"},
 	{Name: paramDrawSize, Kind: node.Real, Default: -1.0, Units: "m", Range: node.Between(-1, math.Inf(1)), Description: "Visualization: spring diameter; negative (−1) means the default size", Aliases: []string{"drawSize"}},
@@ -242,6 +242,18 @@ var (
 	_ node.Outputter       = (*Node)(nil)
 	_ node.OutputsJacobian = (*Node)(nil)
 	_ node.Tunable         = (*Node)(nil)
+)
+
+// Output names, as in Exudyn's output variables (Displacement, Distance,
+// Velocity, Force, PotentialEnergy) in the snake_case of every cosim
+// field; the CamelCase names are the fields' former names
+// (node.Field.Formerly), still resolved with a deprecation warning.
+const (
+	outDisplacement    = "displacement"
+	outDistance        = "distance"
+	outVelocity        = "velocity"
+	outForce           = "force"
+	outPotentialEnergy = "potential_energy"
 )
 
 // Output offsets, fixed for every connector (the load outputs follow).
@@ -383,8 +395,8 @@ func indexInput(ins []node.Input, name string) int {
 // For each body marker k (0 or 1) there is a replacing input
 // "m<k>_<field>" per name in the body's MarkerFields, with the body's
 // shape and units, and, when the body can be pushed, an output
-// "m<k>_<load>" per name in its MarkerLoads. The outputs are Displacement,
-// Distance, Velocity, Force, PotentialEnergy (only without a user force
+// "m<k>_<load>" per name in its MarkerLoads. The outputs are displacement,
+// distance, velocity, force, potential_energy (only without a user force
 // function), then the load outputs of marker 0 and of marker 1.
 func (n *Node) Spec() *node.Spec { return n.spec }
 
@@ -445,7 +457,7 @@ func (m *model) energy(dp [3]float64) float64 {
 	return e / 2
 }
 
-// Outputs writes Displacement, Distance, Velocity, Force, PotentialEnergy
+// Outputs writes displacement, distance, velocity, force, potential_energy
 // (when there is no user function) and the marker loads into dst: the
 // load of marker 0 is its body's MarkerLoad of +f_SD, that of marker 1 of
 // −f_SD. x is unused (the connector has no state). The only error is a
@@ -509,7 +521,7 @@ func (m *model) linear(dpx, dpy, dpz, dvx, dvy, dvz float64) (fx, fy, fz float64
 	return
 }
 
-// energyOf is the PotentialEnergy output on scalars: ½ Σ k_i (Δp_i −
+// energyOf is the potential_energy output on scalars: ½ Σ k_i (Δp_i −
 // off_i)², zero when inactive (shared with the batch kernel).
 func (m *model) energyOf(dpx, dpy, dpz float64) float64 {
 	var e float64
@@ -563,11 +575,11 @@ func (n *Node) PotentialEnergy(displacement [3]float64) (float64, error) {
 
 // MissingFieldReason explains why the connector has no output or input
 // called name, or returns "" when it has nothing to say. A graph can use
-// it to tell users why "PotentialEnergy" is missing (see the package
-// documentation).
+// it to tell users why "potential_energy" (formerly "PotentialEnergy") is
+// missing (see the package documentation).
 func (n *Node) MissingFieldReason(name string) string {
-	if name == "PotentialEnergy" && !n.hasPE {
-		return "a springdamper with a spring_force_user_function has no PotentialEnergy output: the energy of a user force law is undefined (Exudyn raises)"
+	if (name == outPotentialEnergy || name == "PotentialEnergy") && !n.hasPE {
+		return "a springdamper with a spring_force_user_function has no potential_energy output: the energy of a user force law is undefined (Exudyn raises)"
 	}
 	return ""
 }
@@ -601,7 +613,7 @@ func (n *Node) SetParams(p map[string]any) error {
 		return err
 	}
 	if (m.uf == nil) != (n.m.Get().uf == nil) {
-		return &node.ParamError{Node: TypeName, Param: paramFunc, Reason: "cannot be added or removed after construction: it changes the connector's outputs (PotentialEnergy)", Valid: "a function of the same presence as at construction"}
+		return &node.ParamError{Node: TypeName, Param: paramFunc, Reason: "cannot be added or removed after construction: it changes the connector's outputs (potential_energy)", Valid: "a function of the same presence as at construction"}
 	}
 	n.vals = vals
 	n.m.Set(m)

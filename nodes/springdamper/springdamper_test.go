@@ -101,7 +101,7 @@ func TestDefault(t *testing.T) {
 	if len(s.Inputs) != 0 || !s.Feedthrough {
 		t.Errorf("inputs %v, feedthrough %v", s.Inputs, s.Feedthrough)
 	}
-	if got := s.OutputLayout.Names(); fmt.Sprint(got) != "[Displacement Distance Velocity Force PotentialEnergy]" {
+	if got := s.OutputLayout.Names(); fmt.Sprint(got) != "[displacement distance velocity force potential_energy]" {
 		t.Errorf("outputs %v", got)
 	}
 	g := graph.New()
@@ -113,7 +113,7 @@ func TestDefault(t *testing.T) {
 	if _, err := sim.Run(t.Context(), graph.Settings{Dt: 0.01, Steps: 3}); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"Displacement", "Distance", "Velocity", "Force", "PotentialEnergy"} {
+	for _, f := range []string{"displacement", "distance", "velocity", "force", "potential_energy"} {
 		v, err := sim.Value("sd." + f)
 		if err != nil {
 			t.Fatal(err)
@@ -233,12 +233,12 @@ func TestInactive(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := n.Spec()
-		for _, name := range []string{"Force", "m0_force", "m1_force"} {
+		for _, name := range []string{"force", "m0_force", "m1_force"} {
 			if v := y[s.OutputOffset(name):][:3]; v[0] != 0 || v[1] != 0 || v[2] != 0 {
 				t.Errorf("uf %v: %s = %v, want zero", withUF, name, v)
 			}
 		}
-		if !withUF && y[s.OutputOffset("PotentialEnergy")] != 0 {
+		if !withUF && y[s.OutputOffset("potential_energy")] != 0 {
 			t.Errorf("PotentialEnergy = %v, want 0", y[10])
 		}
 		if y[0] != 1 || y[4] != -1 {
@@ -283,17 +283,19 @@ func TestUserFunction(t *testing.T) {
 		t.Errorf("user function got %+v, want %+v", got, want)
 	}
 	s := n.Spec()
-	if f := y[s.OutputOffset("Force"):][:3]; f[0] != 2500 || f[1] != 0 || f[2] != -5000 {
+	if f := y[s.OutputOffset("force"):][:3]; f[0] != 2500 || f[1] != 0 || f[2] != -5000 {
 		t.Errorf("Force = %v, want the user function's [2500 0 -5000]", f)
 	}
-	if s.OutputLayout.Index("PotentialEnergy") >= 0 {
+	if s.OutputLayout.Index("potential_energy") >= 0 {
 		t.Error("PotentialEnergy is an output despite the user function")
 	}
 	if _, err := n.PotentialEnergy([3]float64{1, 0, 0}); !errors.Is(err, springdamper.ErrPotentialEnergy) {
 		t.Errorf("PotentialEnergy: err = %v", err)
 	}
-	if r := n.MissingFieldReason("PotentialEnergy"); !strings.Contains(r, "user_function") {
-		t.Errorf("MissingFieldReason = %q", r)
+	for _, name := range []string{"potential_energy", "PotentialEnergy"} {
+		if r := n.MissingFieldReason(name); !strings.Contains(r, "user_function") {
+			t.Errorf("MissingFieldReason(%q) = %q", name, r)
+		}
 	}
 
 	// In a graph: reading, recording or wiring the energy fails.
@@ -307,12 +309,12 @@ func TestUserFunction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = sim.Value("sd.PotentialEnergy")
+	_, err = sim.Value("sd.potential_energy")
 	if !errors.Is(err, graph.ErrUnknownField) {
 		t.Errorf("Value(PotentialEnergy): err = %v, want ErrUnknownField", err)
 	}
 	t.Logf("the error a user gets: %v", err)
-	if _, err := sim.Run(t.Context(), graph.Settings{Dt: 1e-3, Steps: 1, Record: []string{"sd.PotentialEnergy"}}); err == nil {
+	if _, err := sim.Run(t.Context(), graph.Settings{Dt: 1e-3, Steps: 1, Record: []string{"sd.potential_energy"}}); err == nil {
 		t.Error("recording PotentialEnergy succeeded")
 	}
 

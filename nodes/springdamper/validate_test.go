@@ -65,7 +65,7 @@ func TestMarkerLocalNotFinite(t *testing.T) {
 	if err := n.Outputs(0, nil, n.Spec().DefaultInputs(), y); err != nil {
 		t.Fatal(err)
 	}
-	if f := y[n.Spec().OutputOffset("Force"):][:3]; f[0] != -2 || f[1] != -2 || f[2] != -2.5 {
+	if f := y[n.Spec().OutputOffset("force"):][:3]; f[0] != -2 || f[1] != -2 || f[2] != -2.5 {
 		t.Errorf("Force = %v, want [-2, -2, -2.5]", f)
 	}
 }
