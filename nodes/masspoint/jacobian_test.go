@@ -50,8 +50,8 @@ func TestDerivativesJacobianExact(t *testing.T) {
 
 // A graph's Jacobian of a mass on a Cartesian spring (k = 40 N/m per
 // axis, m = 2 kg) is now exact: ∂v̇/∂x = −k/m = −20 exactly, ∂ẋ/∂v = 1,
-// with no finite-difference error (the issue: 1e-12 errors in an exactly
-// linear system). Both factors are analytic (springdamper's
+// with no finite-difference error (finite differences left 1e-12 errors
+// in an exactly linear system). Both factors are analytic (springdamper's
 // OutputsJacobian, masspoint's DerivativesJacobian), so equality is exact.
 func TestGraphJacobianExact(t *testing.T) {
 	mp, _ := masspoint.New(masspoint.Params{Mass: 2, InitialPosition: [3]float64{0.3, -0.2, 0.1}})

@@ -53,4 +53,12 @@
 // Outputs, OutputsJacobian and the kernel's methods (on disjoint row
 // ranges) are safe for concurrent use; SetParams is not safe during a
 // run.
+//
+// # Reading order
+//
+// spring.go is the node: parameters, construction from two ends, the
+// law (geometry, tension, energy) and Outputs; connect.go attaches it to
+// a graph (node.Connector, Connect, Attachments); meta.go its metadata.
+// jacobian.go is OutputsJacobian, steplimit.go the stable step, batch.go
+// the kernel.
 package spring

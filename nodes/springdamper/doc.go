@@ -118,4 +118,14 @@
 // SetParams is not safe for concurrent use with anything. New and
 // Connect may run concurrently: the signature and parameter caches
 // are guarded by a mutex or atomic pointers and hold immutable values.
+//
+// # Reading order
+//
+// springdamper.go is the node: parameters, the force law (model),
+// construction from two ends and Outputs; sig.go the signature cache that
+// shares specs and marker layouts between connectors; connect.go attaches
+// it to a graph (node.Connector, Connect, Attachments). jacobian.go holds
+// OutputsJacobian and JacobianCSD, steplimit.go the stable step,
+// batch.go the kernel. meta.go and guide.go are the metadata and the
+// Exudyn guide the documentation generator reads; draw.go the drawing.
 package springdamper
