@@ -1,6 +1,7 @@
 package verification
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
@@ -629,5 +631,36 @@ func TestCheckBatchCatchesWrongKernels(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGraphStepsStatefulFamilyWithoutUpdater: a graph steps a family of
+// stateful nodes whose kernel has no Update (node.BatchUpdater) one node
+// at a time, with the per-node path's bits, rather than skip the update.
+func TestGraphStepsStatefulFamilyWithoutUpdater(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	run := func(batching bool) []float64 {
+		g := graph.New()
+		for i := range 5 {
+			g.Add(fmt.Sprintf("m%d", i), &wrongMass{Node: newMass(t, rng), bug: "no update"})
+		}
+		s, err := g.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetBatching(batching)
+		if _, err := s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 20}); err != nil {
+			t.Fatal(err)
+		}
+		return s.State(nil)
+	}
+	rng = rand.New(rand.NewPCG(9, 9))
+	want := run(false)
+	rng = rand.New(rand.NewPCG(9, 9))
+	got := run(true)
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("state %d: %v with batching, %v without", i, got[i], want[i])
+		}
 	}
 }
