@@ -1,10 +1,6 @@
 package masspoint
 
 import (
-	"os"
-	"os/exec"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/node"
@@ -44,35 +40,4 @@ func TestBatchUniformLaw(t *testing.T) {
 		t.Fatalf("after member 3's mass changed: uniform %v, row stride %d, masses %v, %v; want false, > 0, 2, 5",
 			b.laws.Uniform(), stride, b.laws.At(0).mass, b.laws.At(3).mass)
 	}
-}
-
-// TestKernelInlinesTheLaw: the batch kernels call accel, advance and
-// derivatives — the functions Update and Derivatives call — once per
-// row, and the compiler must inline them there (a call per row costs a
-// third of a chain's row). The compiler's inlining report
-// (go build -gcflags=-m) is the reference.
-func TestKernelInlinesTheLaw(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the package with -gcflags=-m")
-	}
-	out, err := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
-	}
-	for _, call := range []string{"advance", "(*law).accel", "(*law).derivatives"} {
-		if !regexp.MustCompile(`batch\.go:\d+:\d+: inlining call to ` + regexp.QuoteMeta(call) + `\n`).Match(out) {
-			t.Errorf("the batch kernel does not inline %s; the compiler says:\n%s", call, grepLines(out, call))
-		}
-	}
-}
-
-// grepLines returns the lines of out that mention s.
-func grepLines(out []byte, s string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(string(out), "\n") {
-		if strings.Contains(l, s) {
-			b.WriteString(l + "\n")
-		}
-	}
-	return b.String()
 }
