@@ -105,11 +105,11 @@ type Batcher interface {
 	NewBatch(members []Node) Batch
 }
 
-// Batch is a family's kernel. Like a Node, it is a value whose
-// capabilities are found by type assertion; it has no required method:
-// [BatchUpdater] for stateful members, [BatchOutputter] for members with
-// outputs, [BatchDeriver] for members that are [Deriver]s, and the
-// optional [BatchStepBounder] and [BatchPairAdder]. A graph steps a
+// Batch is a family's kernel. It has no required method: what it
+// computes is found by type assertion, as a node's optional capabilities
+// are — [BatchUpdater] for stateful members, [BatchOutputter] for
+// members with outputs, [BatchDeriver] for members that are [Deriver]s,
+// and the optional [BatchStepBounder] and [BatchPairAdder]. A graph steps a
 // family through the kernel only when the kernel covers what the
 // members need (an update for state, outputs for outputs); otherwise it
 // steps the members one by one.
