@@ -1,6 +1,7 @@
 package node
 
 import (
+	"math"
 	"runtime"
 	"sync"
 	"testing"
@@ -123,12 +124,16 @@ func TestRowsCollected(t *testing.T) {
 	var weaks []weak.Pointer[Rows[law]]
 	// heap is the live heap once the collected rows' cleanups, which
 	// run on their own goroutine after a collection, have pruned the
-	// members' lists.
+	// members' lists and have all run (each holds its members until it
+	// runs): collections until the lists are pruned and the heap stops
+	// shrinking.
 	heap := func() uint64 {
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(10 * time.Second)
+		var st runtime.MemStats
+		last := uint64(math.MaxUint64)
 		for {
 			runtime.GC()
-			time.Sleep(time.Millisecond)
+			time.Sleep(2 * time.Millisecond)
 			pruned := true
 			for _, m := range ms {
 				p := &m.(*pubNode).law
@@ -136,14 +141,12 @@ func TestRowsCollected(t *testing.T) {
 				pruned = pruned && len(p.subs) == 1
 				p.mu.Unlock()
 			}
-			if pruned || time.Now().After(deadline) {
-				break
+			runtime.ReadMemStats(&st)
+			if pruned && st.HeapAlloc >= last || time.Now().After(deadline) {
+				return st.HeapAlloc
 			}
+			last = st.HeapAlloc
 		}
-		runtime.GC()
-		var st runtime.MemStats
-		runtime.ReadMemStats(&st)
-		return st.HeapAlloc
 	}
 	build := func(n int) {
 		for range n {
@@ -169,8 +172,11 @@ func TestRowsCollected(t *testing.T) {
 	}
 	for i, m := range ms {
 		p := &m.(*pubNode).law
-		if n := p.live(); n != 1 || len(p.subs) != 1 {
-			t.Fatalf("member %d: %d live rows, %d registered; want 1 and 1 (the kept batch)", i, n, len(p.subs))
+		p.mu.Lock()
+		registered := len(p.subs)
+		p.mu.Unlock()
+		if n := p.live(); n != 1 || registered != 1 {
+			t.Fatalf("member %d: %d live rows, %d registered; want 1 and 1 (the kept batch)", i, n, registered)
 		}
 	}
 	ms[5].(*pubNode).law.Set(law{mass: 50})
