@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"runtime"
 	"testing"
 	"time"
@@ -48,19 +49,25 @@ func lifetimeGraph(t *testing.T, typ node.Type, n int) *graph.Graph {
 	return g
 }
 
-// liveHeap is the live heap after the collections that also let the
-// cleanups of collected batch rows run (they prune the members' lists).
+// liveHeap is the live heap once collections have freed everything they
+// can: the cleanups of collected batch rows run on their own goroutine
+// after a collection (they prune the members' lists, and hold the
+// members until they run), so it collects until the heap has stopped
+// shrinking for three rounds in a row (10 s at most).
 func liveHeap() uint64 {
 	var st runtime.MemStats
-	prev := uint64(0)
-	for i := 0; i < 10; i++ {
+	deadline := time.Now().Add(10 * time.Second)
+	last, still := uint64(math.MaxUint64), 0
+	for still < 3 && time.Now().Before(deadline) {
 		runtime.GC()
-		time.Sleep(time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 		runtime.ReadMemStats(&st)
-		if i > 2 && st.HeapAlloc >= prev {
-			break
+		if st.HeapAlloc >= last {
+			still++
+		} else {
+			still = 0
 		}
-		prev = st.HeapAlloc
+		last = min(last, st.HeapAlloc)
 	}
 	return st.HeapAlloc
 }
