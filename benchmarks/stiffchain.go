@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"context"
 	"fmt"
+	"github.com/cosimgo/cosim/node"
 	"math"
 	"time"
 
@@ -68,7 +69,7 @@ func (c StiffChain) Build() (*graph.Sim, error) {
 	p.Stiffness = [3]float64{StiffStiffness, StiffStiffness, StiffStiffness}
 	p.Damping = [3]float64{StiffDamping, StiffDamping, StiffDamping}
 	for j := 0; j <= c.N; j++ {
-		if _, err := springdamper.Connect(g, fmt.Sprintf("s%d", j), p, names[j], [3]float64{}, names[j+1], [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("s%d", j), p, node.Body(names[j]), node.Body(names[j+1])); err != nil {
 			return nil, err
 		}
 	}

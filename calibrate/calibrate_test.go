@@ -3,6 +3,7 @@ package calibrate_test
 import (
 	"context"
 	"errors"
+	"github.com/cosimgo/cosim/node"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -233,7 +234,7 @@ func TestFitUnidentifiableCombination(t *testing.T) {
 		for i, k := range []float64{k1, k2} {
 			p := springdamper.DefaultParams()
 			p.Stiffness = [3]float64{k, 0, 0}
-			if _, err := springdamper.Connect(g, []string{"s1", "s2"}[i], p, "", [3]float64{}, "m", [3]float64{}); err != nil {
+			if _, err := springdamper.Connect(g, []string{"s1", "s2"}[i], p, node.GroundAt([3]float64{}), node.Body("m")); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -319,7 +320,7 @@ func TestFitOutputData(t *testing.T) {
 		g.Add("m", mp)
 		p := springdamper.DefaultParams()
 		p.Stiffness, p.Damping = [3]float64{k, 0, 0}, [3]float64{c, 0, 0}
-		if _, err := springdamper.Connect(g, "s", p, "", [3]float64{}, "m", [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, "s", p, node.GroundAt([3]float64{}), node.Body("m")); err != nil {
 			t.Fatal(err)
 		}
 		s, err := g.Build()

@@ -580,7 +580,7 @@ func (s *Sim) block(wk *worker, f *family, j *batchJob, lo, hi int, c *fuseCall)
 	case bUpdate:
 		a.Dst = node.Strided{Buf: s.xNext, Off: f.x0, Stride: f.xs}
 		a.Need = nil
-		err = f.batch.Update(a)
+		err = f.upd.Update(a)
 		if err == nil {
 			return checkRows(s.xNext, f.x0, f.xs, f.xn, lo, hi)
 		}

@@ -50,6 +50,7 @@ type famInput struct {
 type family struct {
 	typ   string // the node type, for the schedule and messages
 	batch node.Batch
+	upd   node.BatchUpdater   // nil: no state
 	out   node.BatchOutputter // nil: no outputs
 	der   node.BatchDeriver   // nil: no Derivatives
 
@@ -174,10 +175,11 @@ func (s *Sim) compileFamilies() {
 	for _, fb := range order {
 		f := fb.f
 		f.batch = fb.seed.NewBatch(fb.nodes)
+		f.upd, _ = f.batch.(node.BatchUpdater)
 		f.out, _ = f.batch.(node.BatchOutputter)
 		f.der, _ = f.batch.(node.BatchDeriver)
-		if f.yn > 0 && f.out == nil {
-			continue // the type declares outputs but its batch cannot compute them
+		if f.yn > 0 && f.out == nil || f.xn > 0 && f.upd == nil {
+			continue // the type declares outputs or state its batch cannot compute
 		}
 		if pa, ok := f.batch.(node.BatchPairAdder); ok {
 			takes := pa.PairInputs()

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"github.com/cosimgo/cosim/node"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ func oscillator(t *testing.T) *graph.Sim {
 	g.Add("m1", m)
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{50, 50, 50}
-	if _, err := springdamper.Connect(g, "k", p, "", [3]float64{}, "m1", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "k", p, node.GroundAt([3]float64{}), node.Body("m1")); err != nil {
 		t.Fatal(err)
 	}
 	s, err := g.Build()

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"errors"
+	"github.com/cosimgo/cosim/node"
 	"math"
 	"strings"
 	"testing"
@@ -80,7 +81,7 @@ func oneSpring(t *testing.T, k float64) *graph.Sim {
 	g.Add("m", mp)
 	p := springdamper.DefaultParams()
 	p.Stiffness, p.Damping = [3]float64{k, 0, 0}, [3]float64{0.2, 0, 0}
-	if _, err := springdamper.Connect(g, "s", p, "", [3]float64{}, "m", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "s", p, node.GroundAt([3]float64{}), node.Body("m")); err != nil {
 		t.Fatal(err)
 	}
 	s, err := g.Build()

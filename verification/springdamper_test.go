@@ -91,13 +91,13 @@ func TestSpringDamperClosedForm(t *testing.T) {
 	}
 	worstF, worstL := 0.0, 0.0
 	for _, c := range cases {
-		m0, m1 := springdamper.Ground(ground), springdamper.Ground(ground)
+		m0, m1 := node.GroundAt(ground), node.GroundAt(ground)
 		if c.m0 != nil {
-			m0 = springdamper.At(c.m0.body, [3]float64{})
+			m0 = node.At(c.m0.body, [3]float64{})
 		}
 		local := [3]float64{0.4, -0.2, 0}
 		if c.m1 != nil {
-			m1 = springdamper.At(c.m1.body, local)
+			m1 = node.At(c.m1.body, local)
 		}
 		n, err := springdamper.New(p, m0, m1)
 		if err != nil {
@@ -123,7 +123,7 @@ func TestSpringDamperClosedForm(t *testing.T) {
 				f[j] = p.Stiffness[j]*(p1[j]-p0[j]-p.Offset[j]) + p.Damping[j]*(v1[j]-v0[j])
 			}
 			fs := math.Max(math.Abs(f[0]), math.Max(math.Abs(f[1]), math.Abs(f[2])))
-			got := out[spec.OutputOffset("Force"):]
+			got := out[spec.OutputOffset("force"):]
 			for j := range 3 {
 				worstF = math.Max(worstF, math.Abs(got[j]-f[j])/fs)
 			}
@@ -201,7 +201,7 @@ func TestSpringDamperMiniExample(t *testing.T) {
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{k, k, k}
 	p.Damping = [3]float64{0, k * 0.05, 0}
-	if _, err := springdamper.Connect(g, "sd", p, "", [3]float64{1, 1, 0}, "mass", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "sd", p, node.GroundAt([3]float64{1, 1, 0}), node.Body("mass")); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := g.Build()

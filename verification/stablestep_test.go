@@ -137,7 +137,7 @@ func miniExample(t *testing.T) *graph.Graph {
 	g.Connect("load.value", "mass.force")
 	p := springdamper.DefaultParams()
 	p.Stiffness, p.Damping = [3]float64{5000, 5000, 5000}, [3]float64{0, 250, 0}
-	if _, err := springdamper.Connect(g, "spring", p, "", [3]float64{1, 1, 0}, "mass", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "spring", p, node.GroundAt([3]float64{1, 1, 0}), node.Body("mass")); err != nil {
 		t.Fatal(err)
 	}
 	return g
@@ -228,7 +228,7 @@ func TestStableStepSpring(t *testing.T) {
 		}
 		p := spring.DefaultParams()
 		p.Stiffness, p.RestLength = 800, 0.5
-		if _, err := spring.Connect(g, "s", p, other, [3]float64{}, "a", [3]float64{}); err != nil {
+		if _, err := spring.Connect(g, "s", p, node.BodyAt(other, [3]float64{}), node.Body("a")); err != nil {
 			t.Fatal(err)
 		}
 		s, err := g.Build()

@@ -122,7 +122,7 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 	var grounds []groundLink
 	for _, c := range sc.Connectors {
 		for k, b := range c.Bodies {
-			if b != "" && b != scene.Ground {
+			if b != "" && b != node.Ground {
 				continue
 			}
 			at := "[0, 0, 0]"

@@ -79,7 +79,7 @@ func writeDOT(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 	groundUsed := false
 	for _, c := range sc.Connectors {
 		for k, b := range c.Bodies {
-			if b != "" && b != scene.Ground {
+			if b != "" && b != node.Ground {
 				continue
 			}
 			if !groundUsed {

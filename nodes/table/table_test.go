@@ -217,7 +217,7 @@ func declared(t *testing.T) map[string]bool {
 
 // TestRegistry: the Type registers and builds a stateless Outputter.
 func TestRegistry(t *testing.T) {
-	r, err := node.NewRegistry(table.Type)
+	r, err := node.NewRegistry(table.Type())
 	if err != nil {
 		t.Fatal(err)
 	}
