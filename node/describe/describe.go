@@ -30,8 +30,8 @@ type Field struct {
 	Description string    `json:"description"`
 	Role        node.Role `json:"role"`
 	Rate        string    `json:"rate,omitempty"`
-	// Formerly are the field's former names, which graphs and scene
-	// files still resolve with a deprecation warning.
+	// Formerly are the field's former names, which graphs, scene files
+	// and checkpoints still resolve with a deprecation warning.
 	Formerly []string `json:"formerly,omitempty"`
 }
 
