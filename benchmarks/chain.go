@@ -2,10 +2,10 @@ package benchmarks
 
 import (
 	"fmt"
-	"github.com/cosimgo/cosim/node"
 	"math"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )

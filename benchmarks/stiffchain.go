@@ -3,12 +3,12 @@ package benchmarks
 import (
 	"context"
 	"fmt"
-	"github.com/cosimgo/cosim/node"
 	"math"
 	"time"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )

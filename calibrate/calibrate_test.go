@@ -3,7 +3,6 @@ package calibrate_test
 import (
 	"context"
 	"errors"
-	"github.com/cosimgo/cosim/node"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/cosimgo/cosim/calibrate"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
@@ -331,11 +331,11 @@ func TestFitOutputData(t *testing.T) {
 	}
 	times := grid(0.1, 2, 20)
 	ref, err := build(20, 0.5).Sensitivities(context.Background(), []string{"s.stiffness[0]"}, &graph.SensitivityOptions{
-		End: 2, Output: times, Record: []string{"s.Force[0]"}, Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-13}})
+		End: 2, Output: times, Record: []string{"s.force[0]"}, Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-13}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &calibrate.Data{Times: times, Columns: []string{"s.Force[0]"}, Values: ref.Values}
+	d := &calibrate.Data{Times: times, Columns: []string{"s.force[0]"}, Values: ref.Values}
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
 		Sim:  build(30, 0.25),
 		Free: []calibrate.Param{{Name: "s.stiffness[0]", Lo: 0, Hi: math.Inf(1)}, {Name: "s.damping[0]", Lo: 0, Hi: math.Inf(1)}},

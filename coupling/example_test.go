@@ -3,10 +3,10 @@ package coupling_test
 import (
 	"context"
 	"fmt"
-	"github.com/cosimgo/cosim/node"
 
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/cosimgo/cosim/node"
 	"math"
 	"os"
 	"strings"
 	"testing"
 	"text/tabwriter"
 
+	"github.com/cosimgo/cosim/node"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cosimgo/cosim/coupling"

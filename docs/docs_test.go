@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/cosimgo/cosim/node"
 	"go/parser"
 	"go/token"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/node"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cosimgo/cosim/anomalies"

@@ -3,13 +3,13 @@ package graph_test
 import (
 	"context"
 	"errors"
-	"github.com/cosimgo/cosim/node"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	srcnodes "github.com/cosimgo/cosim/nodes/source"
@@ -99,18 +99,18 @@ func TestSensitivitiesOutputs(t *testing.T) {
 	const k, T = 25.0, 0.9
 	s := oneSpring(t, k)
 	x0 := s.State(nil)
-	opts := &graph.SensitivityOptions{End: T, Output: []float64{T}, Method: sensTightDP, Integrator: sensTightEvents, Record: []string{"s.Force[0]", "m.position[0]"}}
+	opts := &graph.SensitivityOptions{End: T, Output: []float64{T}, Method: sensTightDP, Integrator: sensTightEvents, Record: []string{"s.force[0]", "m.position[0]"}}
 	res, err := s.Sensitivities(context.Background(), []string{"s.stiffness[0]"}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := res.At(0, "s.Force[0]", "s.stiffness[0]")
+	got, _ := res.At(0, "s.force[0]", "s.stiffness[0]")
 	val := func(k float64) float64 {
 		r, err := oneSpring(t, k).Sensitivities(context.Background(), []string{"s.stiffness[0]"}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, _ := r.Value(0, "s.Force[0]")
+		v, _ := r.Value(0, "s.force[0]")
 		return v
 	}
 	h := 1e-4 * k

@@ -3,7 +3,6 @@ package verification
 import (
 	"context"
 	"errors"
-	"github.com/cosimgo/cosim/node"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -18,6 +17,7 @@ import (
 	"github.com/cosimgo/cosim/anomalies"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"

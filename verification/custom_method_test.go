@@ -3,13 +3,13 @@ package verification
 import (
 	"context"
 	"errors"
-	"github.com/cosimgo/cosim/node"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/spring"
 )

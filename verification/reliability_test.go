@@ -2,12 +2,12 @@ package verification
 
 import (
 	"context"
-	"github.com/cosimgo/cosim/node"
 	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )

@@ -3,13 +3,13 @@ package verification
 import (
 	"context"
 	"fmt"
-	"github.com/cosimgo/cosim/node"
 	"math"
 	"math/cmplx"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )

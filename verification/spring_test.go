@@ -3,12 +3,12 @@ package verification
 import (
 	"context"
 	"fmt"
-	"github.com/cosimgo/cosim/node"
 	"math"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/spring"
 	"github.com/cosimgo/cosim/nodes/springdamper"

@@ -3,9 +3,9 @@ package spring_test
 import (
 	"context"
 	"fmt"
-	"github.com/cosimgo/cosim/node"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/spring"
 )

@@ -1,11 +1,11 @@
 package springdamper_test
 
 import (
-	"github.com/cosimgo/cosim/node"
 	"math"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
