@@ -14,7 +14,7 @@ import (
 
 // Settings that cannot be run are errors before any step, not a panic
 // (makeslice from int(+Inf)), an out-of-memory crash or a silent run of 0
-// steps (issue 15, "Bounded memory and work").
+// steps.
 func TestSettingsValidation(t *testing.T) {
 	rec := []string{"m1.x"}
 	cases := []struct {

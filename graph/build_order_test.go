@@ -10,7 +10,8 @@ import (
 )
 
 // TestBuildEdgeOrder: Build resolves endpoints through a cache of recent
-// nodes before its name map (issue 14); the result must not depend on
+// nodes before its name map (large chains resolve each endpoint in
+// constant time); the result must not depend on
 // the order edges arrive in. The chain's edges are connected in a random
 // order (edges into one additive input keep their relative order, which
 // sets the sum's bits) and the run must match the chain connected in

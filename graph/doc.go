@@ -21,7 +21,7 @@
 // graph knows the node contract only, never a concrete node type.
 //
 // Build is linear in nodes and edges and allocates per node and edge only
-// what the Sim keeps (issue 14: the W1 chain of 100 000 masses, 200 001
+// what the Sim keeps (the W1 chain of 100 000 masses, 200 001
 // nodes and 600 000 edges, builds in about half a second of CPU time with
 // under 1 KB of live heap per node; go run ./benchmarks/report measures
 // it). Edges are grouped by input with a counting sort, names resolve

@@ -206,10 +206,9 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 // where f⁻ and f⁺ are f before and after the reset. (The total
 // derivative of the state just after the event is (∂R/∂y)·(S⁻ +
 // f⁻·∂t*/∂p) + ∂R/∂p + ∂R/∂t·∂t*/∂p; S⁺ at a fixed time subtracts the
-// post-event flow f⁺·∂t*/∂p, hence the minus sign. Issue 16 wrote the
-// term with a plus, which gives ∂x/∂h = +e instead of −e just after a
-// ball's bounce; the bouncing-ball closed forms in verification pin the
-// sign.) The event node's node.EventJacobian and node.ResetJacobian give
+// post-event flow f⁺·∂t*/∂p, hence the minus sign. With a plus, the
+// term would give ∂x/∂h = +e instead of −e just after a ball's bounce;
+// the bouncing-ball closed forms in verification pin the sign.) The event node's node.EventJacobian and node.ResetJacobian give
 // the derivatives with respect to its state, inputs and parameters
 // exactly; its inputs' dependence on the graph state and parameters, and
 // everything of a node without those capabilities, is differenced. A crossing with ∂g/∂y·f⁻ +

@@ -183,8 +183,9 @@ func (c constantForce) Outputs(t float64, x []float64, in node.Inputs, dst []flo
 // default solver: generalized-alpha with spectral radius 0.9, dt = 0.01 s,
 // end time 1 s. The reference code's published result is the y
 // displacement −0.0009999999999750209 m, to be met within 3e-11 (the
-// reference code's test tolerance), both as quoted in the project's
-// issue #7: Exudyn's item reference ObjectConnectorCartesianSpringDamper states neither; the static
+// reference code's test tolerance), both from the reference code's mini
+// example test: Exudyn's item reference
+// ObjectConnectorCartesianSpringDamper states neither; the static
 // solution is −5/5000 = −0.001 m, which the
 // damped transient (ζ = 250/(2√(5000·5)) = 0.79, decay e^{−25t}·0.001 m,
 // 1.4e-14 m at 1 s) has reached to within 1e-13 m.
@@ -225,7 +226,7 @@ func TestSpringDamperMiniExample(t *testing.T) {
 	const method = "Exudyn item reference mini example through the graph (masspoint, springdamper.Connect to the ground, constant-force source), sim.RunMonolithic with integrators.GeneralizedAlpha(0.9), dt = 0.01 s, 100 steps to 1 s; y displacement = position − 1; recorded rounded up to one significant digit"
 	d := math.Abs(y - published)
 	record(t, Measurement{ID: "COSIM-VER-302", Subject: "springdamper", Quantity: "|y(1 s) − published −0.0009999999999750209| (m)", Value: ceil1(d),
-		Reference: 0, Bound: bound1(3e-11), Method: method + "; published value and tolerance of the reference code's mini example test, as quoted in issue #7 (not stated in Exudyn's item reference ObjectConnectorCartesianSpringDamper)", Pass: d <= 3e-11})
+		Reference: 0, Bound: bound1(3e-11), Method: method + "; published value and tolerance of the reference code's mini example test (not stated in Exudyn's item reference ObjectConnectorCartesianSpringDamper)", Pass: d <= 3e-11})
 	ds := math.Abs(y + 0.001)
 	record(t, Measurement{ID: "COSIM-VER-302", Subject: "springdamper", Quantity: "|y(1 s) − static −0.001| (m)", Value: ceil1(ds),
 		Reference: 0, Bound: bound1(1e-13), Method: method + "; static solution −5/5000 m (published), transient e^{−25t}·0.001 m ≈ 1.4e-14 m at 1 s", Pass: ds <= 1e-13})

@@ -149,8 +149,8 @@ func miniExample(t *testing.T) *graph.Graph {
 // y: (√6500 − 50)/1000 = 0.0306226… s (x and z, undamped: 2/√1000 =
 // 0.0632 s). The bound is sharp: 2 % below it the run stays bounded over
 // 20 s, 2 % above it the displacement grows past 1 m (from 1e-3) within
-// 20 s, and at the dt = 0.05 s the run fails with a non-finite
-// value whose error (graph.WithStepHint) names the limit.
+// 20 s, and at dt = 0.05 s, well above it, the run fails with a
+// non-finite value whose error (graph.WithStepHint) names the limit.
 func TestStableStepSpringDamper(t *testing.T) {
 	want := (math.Sqrt(6500) - 50) / 1000
 	s, err := miniExample(t).Build()

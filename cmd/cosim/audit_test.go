@@ -192,7 +192,7 @@ func TestPlotUnits(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	svg, _ := os.ReadFile(fig)
-	// Axes are labelled with the field names and units (issue 18), not "value".
+	// Axes are labelled with the field names and units, not "value".
 	mustContain(t, "svg", string(svg), "spring.displacement (m)", "spring.force (N)", "spring.force[1]", "spring.displacement[1]")
 	code, _, errs = cosim(t, "plot", h, "-o", fig, "--force")
 	if code != 0 {

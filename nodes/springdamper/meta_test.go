@@ -62,7 +62,8 @@ func declared(t *testing.T) map[string]bool {
 }
 
 // TestMetadata: the mapping names exported identifiers that exist, the
-// metadata says what the brief fixes, and the description is complete.
+// metadata states the algorithm ID, version, stability and references the
+// guide promises, and the description is complete.
 func TestMetadata(t *testing.T) {
 	n, err := springdamper.FromMap(nil)
 	if err != nil {

@@ -158,8 +158,8 @@ func TestSpec(t *testing.T) {
 	}
 }
 
-// TestMetadata holds the metadata to the brief and every mapping
-// identifier to an exported declaration of this package.
+// TestMetadata holds the metadata to what the guide promises and every
+// mapping identifier to an exported declaration of this package.
 func TestMetadata(t *testing.T) {
 	n, _ := table.New(table.DefaultParams())
 	s := n.Spec()
