@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/calibrate"
+	"github.com/cosimgo/cosim/fmi/export"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/internal/textio"
@@ -328,6 +329,28 @@ func userErrors(t *testing.T) map[string]string {
 	s, _ = g.Build()
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1000, Record: []string{"m1.position[0]"}, RecordLimit: 1000})
 	add("record limit", err)
+
+	// An exported FMU's fmu section naming what the scene does not have,
+	// and an export without a C compiler (cosim export).
+	xdir := t.TempDir()
+	osc, err := os.ReadFile("../fmi/export/testdata/oscillator.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(strings.Replace(string(osc), `"to": ["mass.force"]`, `"to": ["mass.forse"]`, 1), `"param": "mass.mass"`, `"param": "mass.masss"`, 1)
+	badPath := filepath.Join(xdir, "bad.json")
+	if err := os.WriteFile(badPath, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = export.Export(badPath, filepath.Join(xdir, "bad.fmu"), nodes.Registry(), export.Options{Program: "/bin/true"})
+	if err == nil {
+		t.Fatal("export of a bad fmu section: no error")
+	}
+	msgs["export fmu section"] = strings.ReplaceAll(err.Error(), xdir+string(filepath.Separator), "")
+	t.Setenv("CC", "")
+	t.Setenv("PATH", xdir)
+	_, err = export.Export("../fmi/export/testdata/oscillator.json", filepath.Join(xdir, "osc.fmu"), nodes.Registry(), export.Options{Program: "/bin/true"})
+	add("export compiler", err)
 	return msgs
 }
 

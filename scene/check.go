@@ -198,6 +198,7 @@ func (sc *Scene) check() (c checked) {
 			bad(fmt.Sprintf("record.fields[%d]", i), "%v", err)
 		}
 	}
+	sc.checkFMU(bad)
 	return
 }
 

@@ -14,7 +14,8 @@ import "slices"
 //     settings;
 //   - with.go: --set overrides;
 //   - run.go: Simulate; save.go: FromGraph and Encode; schema.go: the
-//     JSON Schema; files.go: lookup tables read from CSV files;
+//     JSON Schema; files.go: lookup tables read from CSV files; fmu.go:
+//     the FMU declaration of cosim export;
 //   - errors.go: the Error every problem is reported with.
 
 // Limits keep memory bounded whatever a file says.
@@ -38,6 +39,11 @@ type Scene struct {
 	Edges       []Edge      `json:"edges,omitempty"`
 	Run         Run         `json:"run"`
 	Record      Record      `json:"record,omitempty"`
+	// FMU declares the scene's interface when it is exported as an FMI
+	// 3.0 co-simulation FMU (cosim export, package fmi/export): its
+	// inputs, outputs and tunable parameters. Runs ignore it; nil means
+	// an FMU with none of them.
+	FMU *FMU `json:"fmu,omitempty"`
 
 	// Dir is the directory the CSV files of lookup nodes ("file") are
 	// read from when relative: the scene file's, as LoadFile and

@@ -18,6 +18,8 @@
 //   - fmi/ (the FMU importer) imports only node/ and integrators/ (and
 //     the standard library): scene and the commands reach it through
 //     the registry's dynamic type "fmu" (nodes.Registry), never by name;
+//   - fmi/export (the FMU exporter) imports no node package: the
+//     command passes it the registry;
 //   - no package exports a mutable variable — a table (map, slice), a
 //     struct of function fields (a node.Type), a value such as a default
 //     limit, a pointer or a function — only error sentinels; tables and
