@@ -69,7 +69,7 @@ func TestCancelInsideStep(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		res, err := s.Run(ctx, graph.Settings{Dt: 0.01, Steps: 3, Coupling: st})
+		res, err := s.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: 0.01, Steps: 3})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: Run: %v, want context.Canceled", name, err)
 		}

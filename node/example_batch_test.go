@@ -144,7 +144,7 @@ func ExampleBatchPairAdder() {
 			panic(err)
 		}
 		s.SetBatching(batching)
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 100, Workers: 1}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 100}); err != nil {
 			panic(err)
 		}
 		return s.State(nil), s
