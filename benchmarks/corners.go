@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
@@ -40,14 +41,14 @@ func cornerNodes(g *graph.Graph, pre string) error {
 	tire.Stiffness = [3]float64{CornerTireK, CornerTireK, CornerTireK}
 	tire.Damping = [3]float64{CornerTireC, CornerTireC, CornerTireC}
 	tire.Offset = [3]float64{0, 0, 0.3}
-	if _, err := springdamper.Connect(g, pre+"tire", tire, "", [3]float64{}, pre+"wheel", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, pre+"tire", tire, node.GroundAt([3]float64{}), node.Body(pre+"wheel")); err != nil {
 		return err
 	}
 	susp := springdamper.DefaultParams()
 	susp.Stiffness = [3]float64{CornerSuspK, CornerSuspK, CornerSuspK}
 	susp.Damping = [3]float64{CornerSuspC, CornerSuspC, CornerSuspC}
 	susp.Offset = [3]float64{0, 0, CornerRideHeight - 0.3}
-	_, err = springdamper.Connect(g, pre+"suspension", susp, pre+"wheel", [3]float64{}, pre+"body", [3]float64{})
+	_, err = springdamper.Connect(g, pre+"suspension", susp, node.Body(pre+"wheel"), node.Body(pre+"body"))
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
@@ -68,7 +69,7 @@ func (c StiffChain) Build() (*graph.Sim, error) {
 	p.Stiffness = [3]float64{StiffStiffness, StiffStiffness, StiffStiffness}
 	p.Damping = [3]float64{StiffDamping, StiffDamping, StiffDamping}
 	for j := 0; j <= c.N; j++ {
-		if _, err := springdamper.Connect(g, fmt.Sprintf("s%d", j), p, names[j], [3]float64{}, names[j+1], [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("s%d", j), p, node.Body(names[j]), node.Body(names[j+1])); err != nil {
 			return nil, err
 		}
 	}

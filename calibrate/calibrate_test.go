@@ -11,6 +11,7 @@ import (
 	"github.com/cosimgo/cosim/calibrate"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
@@ -233,7 +234,7 @@ func TestFitUnidentifiableCombination(t *testing.T) {
 		for i, k := range []float64{k1, k2} {
 			p := springdamper.DefaultParams()
 			p.Stiffness = [3]float64{k, 0, 0}
-			if _, err := springdamper.Connect(g, []string{"s1", "s2"}[i], p, "", [3]float64{}, "m", [3]float64{}); err != nil {
+			if _, err := springdamper.Connect(g, []string{"s1", "s2"}[i], p, node.GroundAt([3]float64{}), node.Body("m")); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -319,7 +320,7 @@ func TestFitOutputData(t *testing.T) {
 		g.Add("m", mp)
 		p := springdamper.DefaultParams()
 		p.Stiffness, p.Damping = [3]float64{k, 0, 0}, [3]float64{c, 0, 0}
-		if _, err := springdamper.Connect(g, "s", p, "", [3]float64{}, "m", [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, "s", p, node.GroundAt([3]float64{}), node.Body("m")); err != nil {
 			t.Fatal(err)
 		}
 		s, err := g.Build()
@@ -330,11 +331,11 @@ func TestFitOutputData(t *testing.T) {
 	}
 	times := grid(0.1, 2, 20)
 	ref, err := build(20, 0.5).Sensitivities(context.Background(), []string{"s.stiffness[0]"}, &graph.SensitivityOptions{
-		End: 2, Output: times, Record: []string{"s.Force[0]"}, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-13}}})
+		End: 2, Output: times, Record: []string{"s.force[0]"}, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-13}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &calibrate.Data{Times: times, Columns: []string{"s.Force[0]"}, Values: ref.Values}
+	d := &calibrate.Data{Times: times, Columns: []string{"s.force[0]"}, Values: ref.Values}
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
 		Sim:  build(30, 0.25),
 		Free: []calibrate.Param{{Name: "s.stiffness[0]", Lo: 0, Hi: math.Inf(1)}, {Name: "s.damping[0]", Lo: 0, Hi: math.Inf(1)}},

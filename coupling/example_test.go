@@ -6,6 +6,7 @@ import (
 
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
@@ -65,7 +66,7 @@ func Example_iterativeGroup() {
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{1e4, 1e4, 1e4}
 	p.Damping = [3]float64{10, 10, 10}
-	springdamper.Connect(g, "s", p, "a", [3]float64{}, "b", [3]float64{})
+	springdamper.Connect(g, "s", p, node.Body("a"), node.Body("b"))
 	sim, err := g.Build()
 	if err != nil {
 		fmt.Println(err)

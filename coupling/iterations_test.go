@@ -12,6 +12,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
+	"github.com/cosimgo/cosim/node"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cosimgo/cosim/coupling"
@@ -48,11 +49,11 @@ func (p body2) sim(tb testing.TB) *graph.Sim {
 	g.Add("b", b)
 	sp := springdamper.DefaultParams()
 	sp.Stiffness, sp.Damping = iso(p.kg), iso(p.dg)
-	if _, err := springdamper.Connect(g, "sg", sp, "", [3]float64{}, "a", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "sg", sp, node.GroundAt([3]float64{}), node.Body("a")); err != nil {
 		tb.Fatal(err)
 	}
 	sp.Stiffness, sp.Damping = iso(p.k), iso(p.d)
-	if _, err := springdamper.Connect(g, "s", sp, "a", [3]float64{}, "b", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "s", sp, node.Body("a"), node.Body("b")); err != nil {
 		tb.Fatal(err)
 	}
 	s, err := g.Build()

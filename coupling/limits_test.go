@@ -8,8 +8,8 @@ import (
 )
 
 // MaxIter and rates have documented upper limits, named in the error
-// (issue 15: max_iter 1e9 with atol 1e-300, or rates 2e8, made one step
-// unbounded).
+// (without them, max_iter 1e9 with atol 1e-300, or rates 2e8, made one
+// step unbounded).
 func TestIterationAndRateLimits(t *testing.T) {
 	cases := []struct {
 		s    coupling.Strategy

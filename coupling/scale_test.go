@@ -9,7 +9,7 @@ import (
 // Relative tolerances must be relative: the same problem in other units
 // (every interface value scaled by s) takes the same iterations and the
 // IQN-ILS filter drops the same columns. The scales 1e-10 and 1e10 are
-// those of issue #22; they are not powers of two, so the scaled iterates
+// far from 1 either way and not powers of two, so the scaled iterates
 // agree with the unscaled ones to rounding only, which must not change a
 // decision of the filter or of the convergence test.
 

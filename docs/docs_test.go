@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/node"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cosimgo/cosim/anomalies"
@@ -300,6 +301,11 @@ func TestDescribeJSONDocumented(t *testing.T) {
 	for name, where := range names {
 		if !strings.Contains(text, "`"+name+"`") {
 			t.Errorf("docs/describe-json.md does not document the JSON field `%s` (%s)", name, where)
+		}
+	}
+	for _, c := range node.CapabilityNames() {
+		if !strings.Contains(text, "`"+c+"`") {
+			t.Errorf("docs/describe-json.md does not list the capability `%s` (node.CapabilityNames)", c)
 		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/source"
 	"github.com/cosimgo/cosim/nodes/spring"
+	"github.com/cosimgo/cosim/nodes/springdamper"
 	"github.com/cosimgo/cosim/nodes/table"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -229,10 +230,22 @@ func userErrors(t *testing.T) map[string]string {
 	g = graph.New()
 	g.Add("a", ma)
 	g.Add("b", mb)
-	spring.Between(g, "s", spring.DefaultParams(), spring.Body("a"), spring.Body("b"))
+	spring.Connect(g, "s", spring.DefaultParams(), node.Body("a"), node.Body("b"))
 	s, _ = g.Build()
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.25, Steps: 8})
 	add("coincident", err)
+
+	// Connector ends: a body given as a Go value in a graph, and a ball's
+	// axis that is not a unit vector.
+	mk, _ := masspoint.New(masspoint.DefaultParams())
+	bk, _ := ball.New(ball.DefaultParams())
+	g = graph.New()
+	g.Add("m", mk)
+	g.Add("b", bk)
+	_, err = springdamper.Connect(g, "k", springdamper.DefaultParams(), node.At(mk, [3]float64{}), node.GroundAt([3]float64{}))
+	add("end by value", err)
+	_, err = springdamper.Connect(g, "k2", springdamper.DefaultParams(), node.BodyAt("b", [3]float64{0, 2, 0}), node.GroundAt([3]float64{}))
+	add("ball axis", err)
 
 	// A lookup table asked outside its range with outside = "error".
 	lk, _ := source.NewLookup(source.LookupParams{Times: []float64{0, 1}, Values: []float64{0, 0, 0, 1, 0, 0}, Outside: source.OutsideError, Units: "N"})

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cosimgo/cosim/node"
 )
 
 // This file is the seam between the node types (cosim.go, me.go) and the
@@ -64,8 +66,11 @@ var (
 	// cosim's float64 values: an integer input that is not an integer or
 	// is out of its type's range, an Int64 output beyond 2^53.
 	ErrNotRepresentable = errors.New("value not representable")
-	// ErrNonFinite: the FMU returned NaN or an infinite value.
-	ErrNonFinite = errors.New("FMU returned a value that is not finite")
+	// ErrNonFinite: the FMU returned NaN or an infinite value. It is
+	// node.ErrNonFinite itself (one sentinel for a value that stopped
+	// being finite, whoever found it): errors.Is(err, node.ErrNonFinite)
+	// holds for an FMU's NaN as for a native node's.
+	ErrNonFinite = node.ErrNonFinite
 	// ErrState: the FMU cannot do what the graph asks of its hidden state:
 	// step again from an earlier state or save one without
 	// canGetAndSetFMUState, checkpoint without canSerializeFMUState, or

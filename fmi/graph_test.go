@@ -37,7 +37,7 @@ func mixedGraph(t *testing.T, v int) *graph.Sim {
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{50, 50, 50}
 	p.Damping = [3]float64{0.5, 0.5, 0.5}
-	if _, err := springdamper.Connect(g, "spring", p, "", [3]float64{}, "mass", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "spring", p, node.GroundAt([3]float64{}), node.Body("mass")); err != nil {
 		t.Fatal(err)
 	}
 	g.Connect("vdp.x0", "mass.force", graph.Via(graph.TransformFunc{Label: "10 N along x", In: node.Scalar, Out: node.Vec(3), From: "1", To: "N",

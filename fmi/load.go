@@ -43,7 +43,9 @@ func Load(path string, opts Options) (node.Node, error) {
 // FMU's file, so it is a dynamic type: registries build it by name but
 // list no default node of it, and scene files give "path" relative to
 // themselves.
-var Type = node.Type{Name: TypeName, New: fromParams, Dynamic: true, Paths: []string{ParamPath}}
+func Type() node.Type {
+	return node.Type{Name: TypeName, New: fromParams, Dynamic: true, Paths: []string{ParamPath}}
+}
 
 func fromParams(params map[string]any) (node.Node, error) {
 	p, _ := params[ParamPath].(string)

@@ -11,7 +11,7 @@ import (
 	"github.com/cosimgo/cosim/nodes/masspoint"
 )
 
-// TestAdditiveSumInConnectionOrder (issue #22, gap 3): graph/doc.go and
+// TestAdditiveSumInConnectionOrder: graph/doc.go and
 // docs/scenes.md promise that an additive input sums its edges in the
 // order they were connected. Three constant loads 1, 1e16 and −1e16 N
 // (x components) into one masspoint.force, one step of dt = 1 s on a

@@ -12,6 +12,7 @@ import (
 	"github.com/cosimgo/cosim/benchmarks"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/constant"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -109,12 +110,12 @@ func rigidOnSprings() (*graph.Sim, error) {
 		g.Add(fmt.Sprintf("r%d", i), kmust(rigidbody.New(p)))
 	}
 	for i := range cons {
-		if _, err := springdamper.Connect(g, fmt.Sprintf("hang%d", i), sp(50+float64(i), 0.5), "", [3]float64{float64(i), 0, 1}, fmt.Sprintf("r%d", i), [3]float64{0.1, 0.2, 0.3}); err != nil {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("hang%d", i), sp(50+float64(i), 0.5), node.GroundAt([3]float64{float64(i), 0, 1}), node.BodyAt(fmt.Sprintf("r%d", i), [3]float64{0.1, 0.2, 0.3})); err != nil {
 			return nil, err
 		}
 	}
 	for i := range 3 {
-		if _, err := springdamper.Connect(g, fmt.Sprintf("link%d", i), sp(20, 0.1), fmt.Sprintf("r%d", i), [3]float64{0.5, 0, 0}, fmt.Sprintf("r%d", i+1), [3]float64{-0.5, 0, 0}); err != nil {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("link%d", i), sp(20, 0.1), node.BodyAt(fmt.Sprintf("r%d", i), [3]float64{0.5, 0, 0}), node.BodyAt(fmt.Sprintf("r%d", i+1), [3]float64{-0.5, 0, 0})); err != nil {
 			return nil, err
 		}
 	}
@@ -123,7 +124,7 @@ func rigidOnSprings() (*graph.Sim, error) {
 			Mass: 1 + float64(i), Inertia: 0.5, Gravity: [2]float64{0, -9.81},
 			InitialX: float64(i), InitialOmega: 0.1 * float64(i), Logger: slog.New(slog.DiscardHandler),
 		})))
-		if _, err := springdamper.Connect(g, fmt.Sprintf("planar%d", i), sp(30, 0.2), "", [3]float64{float64(i), 1, 0}, fmt.Sprintf("p%d", i), [3]float64{0.2, 0.1, 0}); err != nil {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("planar%d", i), sp(30, 0.2), node.GroundAt([3]float64{float64(i), 1, 0}), node.BodyAt(fmt.Sprintf("p%d", i), [3]float64{0.2, 0.1, 0})); err != nil {
 			return nil, err
 		}
 	}
@@ -151,7 +152,7 @@ func constantsIntoMasses() (*graph.Sim, error) {
 	p := springdamper.DefaultParams()
 	p.Stiffness, p.Damping = [3]float64{10, 10, 10}, [3]float64{0.1, 0.1, 0.1}
 	for i := range 5 {
-		if _, err := springdamper.Connect(g, fmt.Sprintf("s%d", i), p, fmt.Sprintf("m%d", i), [3]float64{}, fmt.Sprintf("m%d", i+1), [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("s%d", i), p, node.Body(fmt.Sprintf("m%d", i)), node.Body(fmt.Sprintf("m%d", i+1))); err != nil {
 			return nil, err
 		}
 	}
@@ -163,7 +164,7 @@ func constantsIntoMasses() (*graph.Sim, error) {
 			return [3]float64{k[0] * dp[0] * (1 + dp[0]*dp[0]), k[1]*dp[1] + d[1]*dv[1], float64(item) * dv[2]}
 		}
 		q.ItemNumber = i
-		if _, err := springdamper.Connect(g, fmt.Sprintf("u%d", i), q, fmt.Sprintf("m%d", 3*i), [3]float64{}, fmt.Sprintf("m%d", 3*i+2), [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("u%d", i), q, node.Body(fmt.Sprintf("m%d", 3*i)), node.Body(fmt.Sprintf("m%d", 3*i+2))); err != nil {
 			return nil, err
 		}
 	}
@@ -207,14 +208,14 @@ func groundedChain() (*graph.Sim, error) {
 		if i == n {
 			b = [3]float64{float64(n), 0, 0}
 		}
-		if _, err := springdamper.Connect(g, fmt.Sprintf("c%d", i), p, name(i-1), a, name(i), b); err != nil {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("c%d", i), p, node.BodyAt(name(i-1), a), node.BodyAt(name(i), b)); err != nil {
 			return nil, err
 		}
 	}
 	q := p
 	q.Stiffness, q.Offset = [3]float64{3, 3, 3}, [3]float64{}
 	for i := range n {
-		if _, err := springdamper.Connect(g, fmt.Sprintf("g%d", i), q, "", [3]float64{float64(i), 0, 0}, name(i), [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("g%d", i), q, node.GroundAt([3]float64{float64(i), 0, 0}), node.Body(name(i))); err != nil {
 			return nil, err
 		}
 	}
@@ -253,19 +254,19 @@ func sourcesOnSprings() (*graph.Sim, error) {
 	add := func(_ *gspring.Node, err error) { errs = append(errs, err) }
 	for i := range nm {
 		// Ground to mass (ground–point).
-		add(gspring.Between(g, fmt.Sprintf("hang%d", i), sp(80+5*float64(i), 0.5, 0.8), gspring.Ground([3]float64{float64(i), 0, 1}), gspring.Body(fmt.Sprintf("m%d", i))))
+		add(gspring.Connect(g, fmt.Sprintf("hang%d", i), sp(80+5*float64(i), 0.5, 0.8), node.GroundAt([3]float64{float64(i), 0, 1}), node.Body(fmt.Sprintf("m%d", i))))
 	}
 	for i := range nm - 1 {
 		// Mass to mass (point–point).
-		add(gspring.Between(g, fmt.Sprintf("c%d", i), sp(40, 0.2, 0.9+0.02*float64(i)), gspring.Body(fmt.Sprintf("m%d", i)), gspring.Body(fmt.Sprintf("m%d", i+1))))
+		add(gspring.Connect(g, fmt.Sprintf("c%d", i), sp(40, 0.2, 0.9+0.02*float64(i)), node.Body(fmt.Sprintf("m%d", i)), node.Body(fmt.Sprintf("m%d", i+1))))
 	}
 	// Mass to rigid body, ground to rigid body, rigid to rigid: the
 	// generic path.
-	add(gspring.Between(g, "mr", sp(60, 0.3, 1), gspring.Body(fmt.Sprintf("m%d", nm-1)), gspring.BodyAt("r0", [3]float64{-0.2, 0.1, 0})))
+	add(gspring.Connect(g, "mr", sp(60, 0.3, 1), node.Body(fmt.Sprintf("m%d", nm-1)), node.BodyAt("r0", [3]float64{-0.2, 0.1, 0})))
 	for i := range 2 {
-		add(gspring.Between(g, fmt.Sprintf("gr%d", i), sp(100, 1, 0.7), gspring.Ground([3]float64{float64(nm + i), 0, 1}), gspring.BodyAt(fmt.Sprintf("r%d", i), [3]float64{0.1, 0.2, 0.3})))
+		add(gspring.Connect(g, fmt.Sprintf("gr%d", i), sp(100, 1, 0.7), node.GroundAt([3]float64{float64(nm + i), 0, 1}), node.BodyAt(fmt.Sprintf("r%d", i), [3]float64{0.1, 0.2, 0.3})))
 	}
-	add(gspring.Between(g, "rr", sp(50, 0.1, 1), gspring.BodyAt("r0", [3]float64{0.3, 0, 0}), gspring.BodyAt("r1", [3]float64{-0.3, 0, 0.1})))
+	add(gspring.Connect(g, "rr", sp(50, 0.1, 1), node.BodyAt("r0", [3]float64{0.3, 0, 0}), node.BodyAt("r1", [3]float64{-0.3, 0, 0.1})))
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

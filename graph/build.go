@@ -551,6 +551,10 @@ func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef
 		return fieldRef{}, false
 	}
 	c := &s.nodes[ni]
+	if cur, ok := c.spec.Renamed(fn); ok { // a former field name (node.Field.Formerly)
+		c.spec.WarnRenamed(nn, fn)
+		fn = cur
+	}
 	si := c.spec.StateLayout.Index(fn)
 	oi := c.spec.OutputLayout.Index(fn)
 	switch {

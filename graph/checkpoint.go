@@ -212,7 +212,7 @@ func (s *Sim) Restore(c *Checkpoint) error {
 		for k := 0; k < l.Len(); k++ {
 			want = append(want, FieldSize{l.Field(k).Name, l.Field(k).Shape.Len()})
 		}
-		if fmt.Sprint(want) != fmt.Sprint(nc.Layout) {
+		if !sameLayout(cn.spec, cn.name, want, nc.Layout) {
 			diffs = append(diffs, fmt.Sprintf("%s: state layout %v in the checkpoint, %v in the graph", where, nc.Layout, want))
 		} else if len(nc.State) != cn.x1-cn.x0 {
 			diffs = append(diffs, fmt.Sprintf("%s: %d state values in the checkpoint, %d in the layout", where, len(nc.State), cn.x1-cn.x0))
@@ -529,4 +529,33 @@ func isDefaultParam(spec *node.Spec, name string, value []byte) bool {
 		}
 	}
 	return false
+}
+
+// sameLayout reports whether a checkpoint's state layout got is the
+// graph's, want: the same fields in the same order with the same sizes,
+// where a field may go by a name it had before it was renamed
+// (node.Field.Formerly), so that checkpoints written before a rename
+// still restore; each former name is logged once as deprecated.
+func sameLayout(spec *node.Spec, instance string, want, got []FieldSize) bool {
+	if len(want) != len(got) {
+		return false
+	}
+	for k, w := range want {
+		g := got[k]
+		if g.Size != w.Size {
+			return false
+		}
+		if g.Name == w.Name {
+			continue
+		}
+		if cur, ok := spec.Renamed(g.Name); !ok || cur != w.Name {
+			return false
+		}
+	}
+	for k, w := range want {
+		if got[k].Name != w.Name {
+			spec.WarnRenamed(instance, got[k].Name)
+		}
+	}
+	return true
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cosimgo/cosim/nodes/masspoint"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/nodes/masspoint"
 )
 
 func sameBits(t *testing.T, what string, a, b []float64) {

@@ -27,7 +27,7 @@ func TestCompactOutputs(t *testing.T) {
 	if got, want := s.CompactLen(), 2*3+(n-1)*6; got != want {
 		t.Fatalf("compact columns hold %d values, want %d (the connectors' loads)", got, want)
 	}
-	rec := []string{"s3.m0_force", "s3.m1_force", "s0.Force", "m4.position"}
+	rec := []string{"s3.m0_force", "s3.m1_force", "s0.force", "m4.position"}
 	run := func(batched bool) *graph.History {
 		s := build()
 		s.SetBatching(batched)

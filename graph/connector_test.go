@@ -64,7 +64,7 @@ func TestAddConnectorEndErrors(t *testing.T) {
 	}
 }
 
-// springdamper.Connect and nspring.Between keep their call shape on a
+// springdamper.Connect and nspring.Connect keep their call shape on a
 // *graph.Graph (a node.ConnectorHost) and make the links' edges.
 func TestConnectHelpersThroughGraph(t *testing.T) {
 	g := graph.New()
@@ -73,10 +73,10 @@ func TestConnectHelpersThroughGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.Add("m", mp)
-	if _, err := springdamper.Connect(g, "sd", springdamper.DefaultParams(), "", [3]float64{}, "m", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "sd", springdamper.DefaultParams(), node.GroundAt([3]float64{}), node.Body("m")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nspring.Between(g, "s", nspring.DefaultParams(), nspring.Ground([3]float64{0, 2, 0}), nspring.Body("m")); err != nil {
+	if _, err := nspring.Connect(g, "s", nspring.DefaultParams(), node.GroundAt([3]float64{0, 2, 0}), node.Body("m")); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"m.position->sd.m1_position", "m.velocity->sd.m1_velocity", "sd.m1_force->m.force",

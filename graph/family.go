@@ -50,6 +50,7 @@ type famInput struct {
 type family struct {
 	typ   string // the node type, for the schedule and messages
 	batch node.Batch
+	upd   node.BatchUpdater   // nil: no state
 	out   node.BatchOutputter // nil: no outputs
 	der   node.BatchDeriver   // nil: no Derivatives
 
@@ -216,16 +217,17 @@ func (e *engine) compileFamilies() {
 }
 
 // setKernels gives f the batch kernels of its nodes and reads their
-// capabilities: outputs (node.BatchOutputter), derivatives
-// (node.BatchDeriver) and inputs the kernel adds in pairs
-// (node.BatchPairAdder). It reports false when the batch cannot serve
-// the family (its type declares outputs the batch cannot compute): the
-// nodes then stay on the per-node path.
+// capabilities: an update (node.BatchUpdater), outputs
+// (node.BatchOutputter), derivatives (node.BatchDeriver) and inputs the
+// kernel adds in pairs (node.BatchPairAdder). It reports false when the
+// batch cannot serve the family (its type declares state or outputs the
+// batch cannot compute): the nodes then stay on the per-node path.
 func (f *family) setKernels(b node.Batch) bool {
 	f.batch = b
+	f.upd, _ = b.(node.BatchUpdater)
 	f.out, _ = b.(node.BatchOutputter)
 	f.der, _ = b.(node.BatchDeriver)
-	if f.yn > 0 && f.out == nil {
+	if f.yn > 0 && f.out == nil || f.xn > 0 && f.upd == nil {
 		return false
 	}
 	if pa, ok := b.(node.BatchPairAdder); ok {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
@@ -18,7 +19,7 @@ func oscillator(t *testing.T) *graph.Sim {
 	g.Add("m1", m)
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{50, 50, 50}
-	if _, err := springdamper.Connect(g, "k", p, "", [3]float64{}, "m1", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "k", p, node.GroundAt([3]float64{}), node.Body("m1")); err != nil {
 		t.Fatal(err)
 	}
 	s, err := g.Build()
@@ -33,7 +34,7 @@ func oscillator(t *testing.T) *graph.Sim {
 // SetValue writes.
 func TestFieldMatchesValue(t *testing.T) {
 	s := oscillator(t)
-	paths := []string{"m1.velocity", "m1.position[1]", "k.Force", "k.Distance", "k.m1_force[0]"}
+	paths := []string{"m1.velocity", "m1.position[1]", "k.force", "k.distance", "k.m1_force[0]"}
 	fields := make([]*graph.Field, len(paths))
 	for i, p := range paths {
 		f, err := s.Field(p)
@@ -82,7 +83,7 @@ func TestFieldMatchesValue(t *testing.T) {
 	if want[0] != 1 || want[2] != 3 {
 		t.Errorf("after Set, Value = %v", want)
 	}
-	force, _ := s.Field("k.Force")
+	force, _ := s.Field("k.force")
 	if !force.IsOutput() || force.Set([]float64{0, 0, 0}) == nil {
 		t.Error("an output can be set")
 	}
@@ -98,8 +99,8 @@ func nan() float64 { z := 0.0; return z / z }
 func TestFieldGetDoesNotAllocate(t *testing.T) {
 	s := oscillator(t)
 	v, _ := s.Field("m1.velocity")
-	f, _ := s.Field("k.Force")
-	d, _ := s.Field("k.Distance")
+	f, _ := s.Field("k.force")
+	d, _ := s.Field("k.distance")
 	buf := make([]float64, 3)
 	if a := testing.AllocsPerRun(100, func() {
 		if err := s.Step(0.001); err != nil {

@@ -34,7 +34,7 @@ func jacGraph(t *testing.T) *graph.Sim {
 	p := springdamper.DefaultParams()
 	p.Stiffness, p.Damping = [3]float64{100, 200, 300}, [3]float64{1, 2, 3}
 	for _, c := range []struct{ name, b0, b1 string }{{"s0", "ground", "a"}, {"s1", "a", "b"}, {"s2", "b", "r"}} {
-		if _, err := springdamper.Connect(g, c.name, p, c.b0, [3]float64{0.1, 0.2, 0}, c.b1, [3]float64{0.3, -0.1, 0.2}); err != nil {
+		if _, err := springdamper.Connect(g, c.name, p, node.BodyAt(c.b0, [3]float64{0.1, 0.2, 0}), node.BodyAt(c.b1, [3]float64{0.3, -0.1, 0.2})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -90,7 +90,7 @@ func (f *family) kernel(ph phase, a *node.BatchArgs) error {
 	case phaseOutputs:
 		return f.out.Outputs(a)
 	case phaseUpdate:
-		return f.batch.Update(a)
+		return f.upd.Update(a)
 	case phaseDerivs:
 		return f.der.Derivatives(a)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// Issue #22, gap 2: a non-finite value is reported as the
+// A non-finite value is reported as the
 // *node.StateError of the node and field that produced it, at the step
 // that produced it, under every coupling scheme — not later, as another
 // node's error, once the NaN has travelled. These tests use the public

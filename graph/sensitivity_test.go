@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	srcnodes "github.com/cosimgo/cosim/nodes/source"
@@ -80,7 +81,7 @@ func oneSpring(t *testing.T, k float64) *graph.Sim {
 	g.Add("m", mp)
 	p := springdamper.DefaultParams()
 	p.Stiffness, p.Damping = [3]float64{k, 0, 0}, [3]float64{0.2, 0, 0}
-	if _, err := springdamper.Connect(g, "s", p, "", [3]float64{}, "m", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "s", p, node.GroundAt([3]float64{}), node.Body("m")); err != nil {
 		t.Fatal(err)
 	}
 	s, err := g.Build()
@@ -98,18 +99,18 @@ func TestSensitivitiesOutputs(t *testing.T) {
 	const k, T = 25.0, 0.9
 	s := oneSpring(t, k)
 	x0 := s.State(nil)
-	opts := &graph.SensitivityOptions{End: T, Output: []float64{T}, Mode: graph.MonolithicAdaptive{Method: sensTightDP, Options: sensTightEvents}, Record: []string{"s.Force[0]", "m.position[0]"}}
+	opts := &graph.SensitivityOptions{End: T, Output: []float64{T}, Mode: graph.MonolithicAdaptive{Method: sensTightDP, Options: sensTightEvents}, Record: []string{"s.force[0]", "m.position[0]"}}
 	res, err := s.Sensitivities(context.Background(), []string{"s.stiffness[0]"}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := res.At(0, "s.Force[0]", "s.stiffness[0]")
+	got, _ := res.At(0, "s.force[0]", "s.stiffness[0]")
 	val := func(k float64) float64 {
 		r, err := oneSpring(t, k).Sensitivities(context.Background(), []string{"s.stiffness[0]"}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, _ := r.Value(0, "s.Force[0]")
+		v, _ := r.Value(0, "s.force[0]")
 		return v
 	}
 	h := 1e-4 * k

@@ -30,7 +30,7 @@ func TestRunWarnsAboveStableStep(t *testing.T) {
 		g.Add("m", m)
 		sp := springdamper.DefaultParams()
 		sp.Stiffness = [3]float64{1e4, 1e4, 1e4} // stable step 2·√(1/1e4) = 0.02 s
-		if _, err := springdamper.Connect(g, "s", sp, "", [3]float64{}, "m", [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, "s", sp, node.GroundAt([3]float64{}), node.Body("m")); err != nil {
 			t.Fatal(err)
 		}
 		s, err := g.Build()
@@ -96,7 +96,7 @@ func TestStepWarningsFamilyBound(t *testing.T) {
 		if i == n {
 			b = ""
 		}
-		if _, err := springdamper.Connect(g, fmt.Sprintf("s%02d", i), sp, a, [3]float64{}, b, [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("s%02d", i), sp, node.BodyAt(a, [3]float64{}), node.BodyAt(b, [3]float64{})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -37,14 +37,14 @@ func quarterCar(t testing.TB, g *graph.Graph, pre string, k float64) {
 	tire.Stiffness = [3]float64{2e5, 2e5, 2e5}
 	tire.Damping = [3]float64{100, 100, 100}
 	tire.Offset = [3]float64{0, 0, 0.3}
-	if _, err := springdamper.Connect(g, pre+"tire", tire, "", [3]float64{}, pre+"wheel", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, pre+"tire", tire, node.GroundAt([3]float64{}), node.Body(pre+"wheel")); err != nil {
 		t.Fatal(err)
 	}
 	susp := springdamper.DefaultParams()
 	susp.Stiffness = [3]float64{k, k, k}
 	susp.Damping = [3]float64{1500, 1500, 1500}
 	susp.Offset = [3]float64{0, 0, 0.5}
-	if _, err := springdamper.Connect(g, pre+"suspension", susp, pre+"wheel", [3]float64{}, pre+"body", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, pre+"suspension", susp, node.Body(pre+"wheel"), node.Body(pre+"body")); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -84,7 +84,7 @@ func TestBallEvents(t *testing.T) {
 			}
 			// A quadratic trajectory is reproduced by DP5 and its 4th-order
 			// dense output up to rounding; the event tolerance is 1e-12 s.
-			// 1e-9 is the brief's requirement.
+			// 1e-9 s is the accuracy the package promises for located events.
 			for i, ev := range res.Events {
 				within(t, "impact time", ev.T, want[i], 1e-9)
 				if ev.Before[0] > 1e-9 || ev.After[1] <= 0 {

@@ -90,6 +90,12 @@ func (s Termination) String() string {
 }
 
 // Sentinel errors returned by Termination.Err and wrapped by *StepError.
+//
+// ErrNonFinite means what node.ErrNonFinite means — a value stopped being
+// finite — for a System that knows no nodes: this package imports nothing
+// of cosim, so it cannot wrap node's sentinel. A graph wraps
+// node.ErrNonFinite around it (graph.Sim's monolithic runs), so callers of
+// a graph test node.ErrNonFinite alone.
 var (
 	ErrNotTerminated  = errors.New("integrators: the run has not ended")
 	ErrCancelled      = errors.New("integrators: the run was cancelled")

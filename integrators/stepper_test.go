@@ -71,7 +71,8 @@ func TestByName(t *testing.T) {
 // problems with analytic solutions: the harmonic oscillator ẍ = −x
 // (x = cos t) for all methods and, for the methods that take any
 // System, the non-autonomous y' = y·cos t (y = exp(sin t)). p = log2(e(n)/e(2n)) for
-// the finest pair; the brief asks |p − declared| ≤ 0.1.
+// the finest pair, which must meet |p − declared| ≤ 0.1 (the bound
+// verification uses for declared orders).
 func TestObservedOrder(t *testing.T) {
 	cases := []struct {
 		name string

@@ -98,21 +98,34 @@ type Batcher interface {
 	BatchKey() string
 	// NewBatch returns the kernel of a family. members are nodes of the
 	// receiver's concrete type with the receiver's key, in row order
-	// (the receiver is members[0]). The batch holds the members'
-	// parameters as per-row data and must see later SetParams calls on
-	// any member (for example by having members write through to it).
+	// (the receiver is members[0]). The batch reads the members'
+	// parameters from [Rows] made by [NewRows] over each member's
+	// [Published] parameters, so that it sees every later SetParams on
+	// any member, and the members do not keep it alive.
 	NewBatch(members []Node) Batch
 }
 
-// Batch is a family's kernel. Its methods compute, for every row of the
-// call, exactly what the member's own Update, Outputs or Derivatives
-// computes — bit for bit, since a graph may run either path — and are
-// safe for concurrent calls on disjoint row ranges. A kernel returns an
-// error when any row fails; the graph then replays the step node by node
-// to report the failing node exactly, so the error's wording is free.
-// Kernels allocate nothing.
-type Batch interface {
-	// Update advances rows [Lo, Hi) from X at T by Dt into Dst.
+// Batch is a family's kernel. It has no required method: what it
+// computes is found by type assertion, as a node's optional capabilities
+// are — [BatchUpdater] for stateful members, [BatchOutputter] for
+// members with outputs, [BatchDeriver] for members that are [Deriver]s,
+// and the optional [BatchStepBounder] and [BatchPairAdder]. A graph steps a
+// family through the kernel only when the kernel covers what the
+// members need (an update for state, outputs for outputs); otherwise it
+// steps the members one by one.
+//
+// Each method computes, for every row of the call, exactly what the
+// member's own Update, Outputs or Derivatives computes — bit for bit,
+// since a graph may run either path — and is safe for concurrent calls
+// on disjoint row ranges. A kernel returns an error when any row fails;
+// the graph then replays the step node by node to report the failing
+// node exactly, so the error's wording is free. Kernels allocate nothing.
+type Batch any
+
+// BatchUpdater is the capability of a Batch whose members have state:
+// Update advances rows [Lo, Hi) from X at T by Dt into Dst, as each
+// member's Update does.
+type BatchUpdater interface {
 	Update(a *BatchArgs) error
 }
 

@@ -9,8 +9,8 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// Error messages stay short whatever the input (issue 15: a wrong-length
-// vector of 10⁶ elements made a 5 MB message). Every parameter error path
+// Error messages stay short whatever the input (a wrong-length vector of
+// 10⁶ elements once made a 5 MB message). Every parameter error path
 // is driven with huge inputs and each message must stay under 400 bytes
 // (a line naming node, parameter, a bounded echo of the value and the
 // valid range).

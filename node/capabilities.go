@@ -1,38 +1,72 @@
 package node
 
-// Capabilities lists the optional interfaces n implements, by name.
+import "reflect"
+
+// capability is one optional interface of a node: the name Capabilities
+// lists it by, the interface's name in this package (a test holds the
+// table to the package's declarations) and the check.
+type capability struct {
+	name  string
+	iface string
+	has   func(Node) bool
+}
+
+// capabilityOf describes the interface T under name.
+func capabilityOf[T any](name string) capability {
+	return capability{name: name, iface: reflect.TypeFor[T]().Name(), has: func(n Node) bool {
+		_, ok := As[T](n)
+		return ok
+	}}
+}
+
+// capabilities are every optional interface a node may implement, in
+// the order Capabilities lists them. Interfaces of other values (a
+// Batch, a Connector, a ConnectorHost) are not node capabilities.
+var capabilities = []capability{
+	capabilityOf[Deriver]("derivatives"),
+	capabilityOf[Outputter]("outputs"),
+	capabilityOf[Tunable]("tunable"),
+	capabilityOf[Eventer]("events"),
+	capabilityOf[TimeEventer]("time-events"),
+	capabilityOf[DerivativesJacobian]("derivatives-jacobian"),
+	capabilityOf[OutputsJacobian]("outputs-jacobian"),
+	capabilityOf[ParamJacobian]("param-jacobian"),
+	capabilityOf[InitialStateJacobian]("initial-state-jacobian"),
+	capabilityOf[EventJacobian]("event-jacobian"),
+	capabilityOf[ResetJacobian]("reset-jacobian"),
+	capabilityOf[Marker]("marker"),
+	capabilityOf[PointMarker]("point-marker"),
+	capabilityOf[MarkerMass]("marker-mass"),
+	capabilityOf[MarkerVelocityJacobian]("marker-velocity-jacobian"),
+	capabilityOf[MarkerLocalChecker]("marker-local-check"),
+	capabilityOf[Attached]("attached"),
+	capabilityOf[StepLimiter]("step-limiter"),
+	capabilityOf[StepBounder]("step-bounder"),
+	capabilityOf[Batcher]("batcher"),
+	capabilityOf[Drawer]("drawer"),
+	capabilityOf[HiddenState]("hidden-state"),
+	capabilityOf[Unwrapper]("unwrapper"),
+}
+
+// Capabilities lists the optional interfaces n implements (through its
+// Unwrap chain, as As finds them), by name, in the order of
+// CapabilityNames.
 func Capabilities(n Node) []string {
 	caps := []string{}
-	add := func(ok bool, name string) {
-		if ok {
-			caps = append(caps, name)
+	for _, c := range capabilities {
+		if c.has(n) {
+			caps = append(caps, c.name)
 		}
 	}
-	_, ok := As[Deriver](n)
-	add(ok, "derivatives")
-	_, ok = As[Outputter](n)
-	add(ok, "outputs")
-	_, ok = As[Tunable](n)
-	add(ok, "tunable")
-	_, ok = As[Eventer](n)
-	add(ok, "events")
-	_, ok = As[TimeEventer](n)
-	add(ok, "time-events")
-	_, ok = As[InputJacobian](n)
-	add(ok, "derivatives-jacobian")
-	_, ok = As[OutputJacobian](n)
-	add(ok, "outputs-jacobian")
-	_, ok = As[ParamJacobian](n)
-	add(ok, "param-jacobian")
-	_, ok = As[EventJacobian](n)
-	add(ok, "event-jacobian")
-	_, ok = As[ResetJacobian](n)
-	add(ok, "reset-jacobian")
-	_, ok = As[Marker](n)
-	add(ok, "marker")
-	_, ok = As[Drawer](n)
-	add(ok, "drawer")
-	_, ok = As[HiddenState](n)
-	add(ok, "hidden-state")
 	return caps
+}
+
+// CapabilityNames returns the name of every capability Capabilities may
+// list, in its order.
+func CapabilityNames() []string {
+	names := make([]string, len(capabilities))
+	for i, c := range capabilities {
+		names[i] = c.name
+	}
+	return names
 }

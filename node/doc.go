@@ -24,38 +24,51 @@
 // reset returning [ErrStop] ends the run at the event),
 // [TimeEventer] (times known in advance at which outputs jump, for
 // sources),
-// [InputJacobian] and [OutputJacobian] (analytic derivatives),
+// [DerivativesJacobian] and [OutputsJacobian] (analytic derivatives),
 // [ParamJacobian], [InitialStateJacobian], [EventJacobian] and
 // [ResetJacobian] (analytic parameter, event and reset-map derivatives
 // for forward sensitivities; a graph finite-differences what a node
 // lacks),
-// [Marker] (a body connectors attach to), [Attached] (a connector that
-// reports its ends and links), [MarkerMass] (a body's inverse
-// mass at a marker) and [StepLimiter] (a node that computes the largest
-// stable step of explicit stepping, e.g. a spring from its stiffness and
-// its bodies' MarkerMass; graphs warn when a run's step exceeds it), and
-// [Drawer] (the node's
-// geometry for cosim view and cosim render: [Primitive] spheres, boxes,
-// planes, coils, lines and cylinders computed from its parameters and state, with
-// the shared visualization parameters of [VisualParams] — show,
-// draw_size, color — and the renderer's [DrawSettings]; a node without it
-// draws nothing), and [HiddenState] (a node whose model keeps state the
-// graph's state vector does not hold, an imported FMU: graph checkpoints
-// save and restore it, and coupling strategies that re-step nodes ask it
-// first). A node that decorates another
-// implements [Unwrapper]; use [As] to find a capability through wrappers.
+// [Marker] (a body connectors attach to) with [PointMarker] (the marker
+// is the body itself), [MarkerMass] (a body's inverse mass at a marker),
+// [MarkerVelocityJacobian] (its marker velocity's Jacobian) and
+// [MarkerLocalChecker] (what local points it accepts), [Attached] (a
+// connector that reports its ends and links), [StepLimiter] and
+// [StepBounder] (a node that computes the largest stable step of
+// explicit stepping, e.g. a spring from its stiffness and its bodies'
+// MarkerMass; graphs warn when a run's step exceeds it), [Batcher] (a
+// batch kernel, below), [Drawer] (the node's geometry for cosim view
+// and cosim render: [Primitive] spheres, boxes, planes, coils, lines and
+// cylinders computed from its parameters and state, with the shared
+// visualization parameters of [VisualParams] — show, draw_size, color —
+// and the renderer's [DrawSettings]; a node without it draws nothing),
+// and [HiddenState] (a node whose model keeps state the graph's state
+// vector does not hold, an imported FMU: graph checkpoints save and
+// restore it, and coupling strategies that re-step nodes ask it first).
+// A node that decorates another implements [Unwrapper]; use [As] to find
+// a capability through wrappers. [Capabilities] names the capabilities a
+// node has (`cosim describe` prints them); a test fails when this package
+// declares a capability it does not list.
 //
 // # Connectors
 //
 // A connector type (a spring between two bodies) implements [Connector]:
-// given its two ends ([Attachment]: a [Marker] body, or the ground, and a
-// local point) it builds the node and returns the edges that attach it as
-// data ([Link]: field names on the body and on the connector). Graphs
-// (graph.Graph.AddConnector, the [ConnectorHost] the node packages'
-// Connect helpers take) and scene files apply it to any connector type
+// given its two ends it builds the node and returns the edges that attach
+// it as data ([Link]: field names on the body and on the connector). An
+// end is an [Attachment], the one way every connector names its ends: a
+// point of a body given as a Go value ([At]), of a body a graph knows by
+// name ([BodyAt], [Body]), or a fixed world point ([GroundAt]); its local
+// point is checked once, when the connector is built
+// ([Attachment.CheckLocal]). Graphs (graph.Graph.AddConnector, the
+// [ConnectorHost] that [Connect] and the connector packages' Connect
+// helpers take) and scene files apply a Connector to any connector type
 // alike, so node packages never import graph and a new connector type
 // needs only a registry [Type] with a Connector constructor. Errors about
-// one end are [EndError] (errors.As), never matched by text.
+// one end are [EndError] (errors.As), never matched by text. The
+// capabilities of bodies that connectors use (PointMarker,
+// MarkerVelocityJacobian, MarkerLocalChecker, MarkerMass) and the helper
+// they share ([VelocityJacobian]) live here, so that connector packages
+// do not import each other.
 //
 // # Batch kernels
 //
@@ -63,14 +76,38 @@
 // instances of one wiring pattern as a family, one call of the type's
 // [Batch] kernel per block of rows instead of one interface call per
 // node, with every field of every row reached through a [Strided] view
-// ([BatchArgs]). The contract is strict: a kernel computes, row by row,
-// the same bits as the member's own Update, Outputs and Derivatives (the
-// shipped kernels call the same per-row function as those methods), holds
-// the members' parameters per row and sees SetParams on any member, may
-// skip outputs nobody reads ([BatchArgs.Need]), allocates nothing, and is
+// ([BatchArgs]). A Batch has no required method: like a node, it has
+// capabilities — [BatchUpdater] for stateful members, [BatchOutputter]
+// for members with outputs, [BatchDeriver] for Derivers — and a graph
+// steps a family through the kernel only when it covers what the members
+// need. The contract is strict: a kernel computes, row by row, the same
+// bits as the member's own Update, Outputs and Derivatives (the shipped
+// kernels call the same per-row function as those methods), may skip
+// outputs nobody reads ([BatchArgs.Need]), allocates nothing, and is
 // safe for concurrent calls on disjoint rows. A kernel's error only tells
 // the graph that some row failed: the graph replays the step node by node
-// to report it. verification.CheckBatch holds a kernel to this contract.
+// to report it.
+//
+// A kernel reads its members' parameters from [Rows] ([NewRows],
+// [NewUniformRows]), copies of each member's [Published] parameters:
+// the member changes them only with Published.Set, which reaches every
+// live copy, so a batch sees every later SetParams by construction; and
+// the member refers to the copies weakly, so a batch whose graph was
+// dropped or built again is collected (a node built into a thousand
+// graphs in turn keeps none of the old batches). verification.CheckBatch
+// holds a kernel to this contract, lifetime included.
+//
+// Two further kernel capabilities are kept because they are general
+// contracts, not knowledge of one node type the engine could hold
+// instead: [BatchPairAdder] (the kernel of any body receives an additive
+// input with two edges — a body between two connectors — as its two
+// terms and adds them itself, saving the graph a pass through scratch; the
+// engine cannot fuse that sum into a kernel it does not know) and
+// [BatchStepBounder] (the kernel of any [StepBounder] type answers its
+// family's smallest stable step in one call, which every run's start
+// checks). Each has a runnable example (ExampleBatchPairAdder,
+// ExampleBatchStepBounder) built on a node written in a few lines; masspoint
+// and springdamper implement them today.
 //
 // Parameters come from typed Go values (each node package has a Params
 // struct) or from a name→value map ([Resolve]), for scene files and
@@ -116,6 +153,21 @@
 // Update, Derivatives, Outputs, EventValues, Reset and the Marker methods
 // must be safe to call concurrently on one node with distinct argument
 // slices: they read the node's parameters and write only dst. SetParams is
-// not safe for concurrent use with anything; call it between runs. A
-// Registry is read-only after NewRegistry and safe for concurrent use.
+// not safe for concurrent use with anything; call it between runs.
+// Building Rows of the same members is safe from several goroutines (two
+// graphs built at once). A Registry is read-only after NewRegistry and
+// safe for concurrent use.
+//
+// # Reading order
+//
+// node.go holds the core contract ([Node], [Inputs]) and the first
+// capabilities; spec.go, shape.go and param.go the self-description
+// ([Spec], [Field], [Layout], [Param], [Resolve]); meta.go and text.go the
+// metadata and its wording. capabilities.go lists every capability.
+// marker.go, connector.go and steplimit.go are what bodies and connectors
+// share (markers, attachments, stable steps); sensitivity.go,
+// timeevent.go and draw.go the remaining capabilities. batch.go is the
+// batch-kernel contract and rows.go the parameter rows kernels read.
+// registry.go maps type names to constructors; bounded.go bounds what
+// messages echo of user input.
 package node

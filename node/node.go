@@ -79,20 +79,32 @@ type Eventer interface {
 	Reset(event int, t float64, x []float64, in Inputs, dst []float64) error
 }
 
-// InputJacobian is the capability of a node whose Derivatives are
+// DerivativesJacobian is the capability of a node whose Derivatives are
 // differentiable: dst_x (row-major, State.Size × State.Size) receives
 // ∂f/∂x and dst_u (State.Size × InputLayout.Size) receives ∂f/∂u. Either
 // may be nil when not wanted.
-type InputJacobian interface {
+type DerivativesJacobian interface {
 	DerivativesJacobian(t float64, x []float64, in Inputs, dstX, dstU []float64) error
 }
 
-// OutputJacobian is the capability of a node whose Outputs are
+// OutputsJacobian is the capability of a node whose Outputs are
 // differentiable with respect to its inputs: dst (row-major,
 // OutputLayout.Size × InputLayout.Size) receives ∂y/∂u.
-type OutputJacobian interface {
+type OutputsJacobian interface {
 	OutputsJacobian(t float64, x []float64, in Inputs, dst []float64) error
 }
+
+// InputJacobian is the former name of DerivativesJacobian, whose method
+// it did not name (it is the Jacobian of Derivatives with respect to the
+// state as well as the inputs).
+//
+// Deprecated: use DerivativesJacobian.
+type InputJacobian = DerivativesJacobian
+
+// OutputJacobian is the former name of OutputsJacobian.
+//
+// Deprecated: use OutputsJacobian.
+type OutputJacobian = OutputsJacobian
 
 // Unwrapper is implemented by a node that decorates another, so that
 // capabilities of the inner node are not lost.
@@ -137,7 +149,13 @@ type StateError struct {
 	Err   error   // the cause, e.g. ErrNonFinite or a node's error
 }
 
-// ErrNonFinite is the cause of a StateError for a NaN or Inf value.
+// ErrNonFinite is the cause of a StateError for a NaN or Inf value, and
+// the one sentinel to test for a value that stopped being finite: every
+// error a graph, a scene or a node returns for one wraps it, whoever found
+// the value. integrators.ErrNonFinite has the same meaning for a System
+// that knows no nodes (package integrators imports nothing of cosim);
+// when an integrator finds the value in a graph's monolithic run, the
+// error wraps both.
 var ErrNonFinite = fmt.Errorf("value is not finite")
 
 // ErrStop is returned by Eventer.Reset, after it has written the reset

@@ -194,7 +194,7 @@ func TestRegistryAndAs(t *testing.T) {
 	if _, ok := node.As[node.Deriver](wrapper{n}); ok {
 		t.Error("As found a capability that is not there")
 	}
-	if got := node.Capabilities(wrapper{n}); !cmp.Equal(got, []string{"outputs"}) {
+	if got := node.Capabilities(wrapper{n}); !cmp.Equal(got, []string{"outputs", "unwrapper"}) {
 		t.Errorf("Capabilities = %v", got)
 	}
 }

@@ -78,6 +78,12 @@ type Field struct {
 	// Rate names the Velocity field that is this Position field's time
 	// derivative. It is empty for other roles.
 	Rate string
+	// Formerly are names the field had before it was renamed. Graphs,
+	// scene files and checkpoints (a state field in a checkpoint's
+	// layout) still resolve them, to this field, with a deprecation
+	// warning naming Name (Spec.Renamed); specs, messages and outputs
+	// use Name.
+	Formerly []string
 }
 
 // Layout resolves field names to offsets in a flat []float64. It is built

@@ -1,6 +1,10 @@
 package node
 
-import "fmt"
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+)
 
 // Combine says how several edges into one boundary input combine: an
 // Additive input sums them, a Replacing input takes exactly one. (It is
@@ -110,6 +114,16 @@ func NewSpec(s Spec) *Spec {
 	for _, f := range s.Outputs {
 		check("output", f.Name)
 	}
+	for _, fs := range [][]Field{s.State, s.Outputs} {
+		for _, f := range fs {
+			for _, old := range f.Formerly {
+				if indexField(s.State, old) >= 0 || indexField(s.Outputs, old) >= 0 {
+					panic(fmt.Sprintf("node: %s: field %q was formerly %q, which is the name of a field", s.Type, f.Name, old))
+				}
+				check("former field name", old)
+			}
+		}
+	}
 	s.StateLayout = NewLayout(s.State)
 	ins := make([]Field, len(s.Inputs))
 	for i, in := range s.Inputs {
@@ -127,6 +141,42 @@ func indexField(fs []Field, name string) int {
 		}
 	}
 	return -1
+}
+
+// Renamed returns the current name of the state field or output that was
+// formerly called old (Field.Formerly), and whether there is one. It
+// reports false for a current name.
+func (s *Spec) Renamed(old string) (string, bool) {
+	for _, fs := range [][]Field{s.State, s.Outputs} {
+		for _, f := range fs {
+			for _, o := range f.Formerly {
+				if o == old {
+					return f.Name, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// warnedRenamed remembers the (type, former name) pairs WarnRenamed has
+// warned about, so that each is logged once per process.
+var warnedRenamed sync.Map
+
+// WarnRenamed logs on slog.Default(), once per node type and former name,
+// that the node named instance (of this spec's type) was asked for a
+// field by its former name old, and the name to use instead. Graphs and
+// scene files call it when they resolve a former name.
+func (s *Spec) WarnRenamed(instance, old string) {
+	cur, ok := s.Renamed(old)
+	if !ok {
+		return
+	}
+	if _, dup := warnedRenamed.LoadOrStore([2]string{s.Type, old}, true); dup {
+		return
+	}
+	slog.Warn(fmt.Sprintf("%s: field %s of %s was renamed %s; the old name still works but is deprecated", instance, Quote(old), s.Type, Quote(cur)),
+		"node", instance, "type", s.Type, "field", old, "use", cur)
 }
 
 // Param returns the named parameter's description.

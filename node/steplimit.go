@@ -66,15 +66,16 @@ type StepLimit struct {
 	Why string
 }
 
-// NoStepLimit is the StepLimit of a node with no finite bound.
-var NoStepLimit = StepLimit{Dt: math.Inf(1)}
+// NoStepLimit returns the StepLimit of a node with no finite bound
+// (Dt = +Inf).
+func NoStepLimit() StepLimit { return StepLimit{Dt: math.Inf(1)} }
 
 // StepLimiter is the capability of a node whose explicit stepping is
 // stable only below a step that it can compute: a stiff connector from
 // its stiffness and the masses of the bodies it joins, which it reads
 // through their [MarkerMass] capability. StableStepAt receives the node's
 // state and inputs at the start of a run (a connector's inputs carry its
-// bodies' marker fields) and returns the limit, or NoStepLimit. It is
+// bodies' marker fields) and returns the limit, or NoStepLimit(). It is
 // called once per run, off the per-step path, and must not retain x or
 // in.
 type StepLimiter interface {

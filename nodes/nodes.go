@@ -30,44 +30,44 @@ import (
 // Types lists every registered node type.
 func Types() []node.Type {
 	return []node.Type{
-		ball.Type,
-		constant.Type,
-		masspoint.Type,
-		rigidbody.Type,
-		rigidbody2d.Type,
-		springdamper.Type,
-		spring.Type,
-		table.Type,
-		source.SineType,
-		source.StepType,
-		source.RampType,
-		source.PulseType,
-		source.LookupType,
-		control.GainType,
-		control.SumType,
-		control.ProductType,
-		control.SaturationType,
-		control.DeadZoneType,
-		control.SwitchType,
-		control.IntegratorType,
-		control.LagType,
-		control.DerivativeType,
-		control.RateLimiterType,
-		control.PIDType,
-		control.TransferFunctionType,
-		control.StateSpaceType,
-		control.ZOHType,
-		control.UnitDelayType,
-		control.TransportDelayType,
+		ball.Type(),
+		constant.Type(),
+		masspoint.Type(),
+		rigidbody.Type(),
+		rigidbody2d.Type(),
+		springdamper.Type(),
+		spring.Type(),
+		table.Type(),
+		source.SineType(),
+		source.StepType(),
+		source.RampType(),
+		source.PulseType(),
+		source.LookupType(),
+		control.GainType(),
+		control.SumType(),
+		control.ProductType(),
+		control.SaturationType(),
+		control.DeadZoneType(),
+		control.SwitchType(),
+		control.IntegratorType(),
+		control.LagType(),
+		control.DerivativeType(),
+		control.RateLimiterType(),
+		control.PIDType(),
+		control.TransferFunctionType(),
+		control.StateSpaceType(),
+		control.ZOHType(),
+		control.UnitDelayType(),
+		control.TransportDelayType(),
 	}
 }
 
 // Registry returns a registry of every node type, and of the dynamic type
-// "fmu" (fmi.Type). It panics if the catalog is inconsistent (two types
+// "fmu" (fmi.Type()). It panics if the catalog is inconsistent (two types
 // with one name or algorithm ID), a programmer error that TestRegistry
 // catches.
 func Registry() *node.Registry {
-	r, err := node.NewRegistry(append(Types(), fmi.Type)...)
+	r, err := node.NewRegistry(append(Types(), fmi.Type())...)
 	if err != nil {
 		panic(err)
 	}

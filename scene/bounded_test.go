@@ -8,7 +8,7 @@ import (
 	"github.com/cosimgo/cosim/scene"
 )
 
-// Scene errors stay short whatever the file holds (issue 15): huge
+// Scene errors stay short whatever the file holds: huge
 // vectors (2·10⁵ numbers), strings, names and keys (10⁶ bytes) are echoed
 // bounded, so each message stays under 600 bytes (the scene path, the
 // node, the field and a bounded echo); before, they made messages of

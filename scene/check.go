@@ -97,9 +97,9 @@ func (sc *Scene) check() (c checked) {
 			bad(p+".type", "missing")
 		}
 		if len(c.Bodies) != 2 {
-			bad(p+".bodies", "has %d names, want 2: the bodies of marker 0 and marker 1 (%q for a fixed world point)", len(c.Bodies), Ground)
-		} else if b := c.Bodies[0]; b == c.Bodies[1] && b != Ground && b != "" {
-			bad(p+".bodies", "both markers are on node %q: a connector acts between two bodies (or a body and %q); it cannot connect a node to itself", b, Ground)
+			bad(p+".bodies", "has %d names, want 2: the bodies of marker 0 and marker 1 (%q for a fixed world point)", len(c.Bodies), node.Ground)
+		} else if b := c.Bodies[0]; b == c.Bodies[1] && b != node.Ground && b != "" {
+			bad(p+".bodies", "both markers are on node %q: a connector acts between two bodies (or a body and %q); it cannot connect a node to itself", b, node.Ground)
 		}
 		if len(c.Local) != 0 && len(c.Local) != 2 {
 			bad(p+".local", "has %d points, want 2 (or none: both at the origin)", len(c.Local))

@@ -167,7 +167,7 @@ func (sc *Scene) buildIn(reg *node.Registry, overrides map[string]any, c checked
 		}
 		// A body the scene does not have is named against the scene's
 		// nodes (the graph holds only those that built).
-		if k := slices.IndexFunc(cn.Bodies, func(b string) bool { _, ok := byName[b]; return b != Ground && !ok }); k >= 0 && len(cn.Bodies) == 2 {
+		if k := slices.IndexFunc(cn.Bodies, func(b string) bool { _, ok := byName[b]; return b != node.Ground && !ok }); k >= 0 && len(cn.Bodies) == 2 {
 			errs = append(errs, &Error{Path: fmt.Sprintf("%s.bodies[%d]", p, k), Err: &node.EndError{Type: cn.Type, Connector: cn.Name, End: k,
 				Err: fmt.Errorf("no node %q in the scene%s", cn.Bodies[k], node.DidYouMean(cn.Bodies[k], sceneNodes(sc)))}})
 			failed[cn.Name] = true
@@ -315,6 +315,10 @@ func recordable(g *graph.Graph, names []string, nn, fn string, comp int) error {
 		return fmt.Errorf("no node %q in the scene%s", nn, node.DidYouMean(nn, names))
 	}
 	s := n.Spec()
+	if cur, ok := s.Renamed(fn); ok { // a former field name (node.Field.Formerly)
+		s.WarnRenamed(nn, fn)
+		fn = cur
+	}
 	var shape node.Shape
 	si, oi := s.StateLayout.Index(fn), s.OutputLayout.Index(fn)
 	switch {

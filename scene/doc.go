@@ -91,4 +91,13 @@
 // returns a copy, so sweeps run many variants of one scene at once.
 // Simulate builds a fresh graph every call; its Observer and Prepare are
 // called on the goroutine that called Simulate.
+//
+// # Reading order
+//
+// scene.go defines the format (the Go types a file decodes into) and
+// lists the other files by responsibility: decode.go and walk.go read a
+// file, check.go checks its structure, compile.go builds the graph,
+// settings.go the run settings, with.go the overrides, run.go Simulate,
+// save.go FromGraph and Encode, schema.go the JSON schema, files.go and
+// errors.go the files a scene reads and its errors.
 package scene

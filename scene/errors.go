@@ -19,7 +19,7 @@ type Error struct {
 
 // Error returns "path: message", bounded: the path to node.MaxShownBytes
 // bytes and the message to MaxMessageBytes, so that a huge value in a
-// file never makes a huge message (issue 15).
+// file never makes a huge message.
 func (e *Error) Error() string {
 	return node.Elide(e.Path) + ": " + node.ElideTo(e.Err.Error(), MaxMessageBytes)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/source"
@@ -149,10 +150,10 @@ func TestSpringAndSourcesRoundTrip(t *testing.T) {
 	g.Connect("push.value", "b.force")
 	p := spring.DefaultParams()
 	p.Stiffness, p.Damping, p.RestLength = 300, 1, 1
-	if _, err := spring.Between(g, "top", p, spring.Ground([3]float64{0, 0, 0}), spring.Body("a")); err != nil {
+	if _, err := spring.Connect(g, "top", p, node.GroundAt([3]float64{0, 0, 0}), node.Body("a")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := spring.Between(g, "mid", p, spring.Body("a"), spring.Body("b")); err != nil {
+	if _, err := spring.Connect(g, "mid", p, node.Body("a"), node.Body("b")); err != nil {
 		t.Fatal(err)
 	}
 	sc, err := scene.FromGraph(g, scene.Run{Dt: 1e-3, Steps: 500}, scene.Record{Fields: []string{"b.position", "mid.tension"}})

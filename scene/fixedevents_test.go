@@ -12,7 +12,7 @@ import (
 // The bouncing-ball example run monolithically with fixed-step RK4 and
 // semi-implicit Euler (what `cosim run … --set run.mode=monolithic --set
 // run.integrator.method=rk4` does) keeps the ball on or above the table
-// and counts its contacts: before issue 15 the fixed-step methods ignored
+// and counts its contacts: the fixed-step methods once ignored
 // the contact event and the ball fell to h(10) ≈ −480 m with exit status
 // 0. Reference for h(10): the closed form of the ball dropped from 10 m
 // with e = 0.9, g = 9.81 m/s², four impacts before t = 10, h(10) =

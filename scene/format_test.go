@@ -90,7 +90,7 @@ func TestExamples(t *testing.T) {
 	// Exudyn's mini example: static displacement −5/5000 = −0.001 m,
 	// reached to 1e-12 by t = 2 s (springdamper's Example prints −0.001000).
 	if r := results["spring-damper.json"]; r != nil {
-		d, _ := r.Sim.Value("spring.Displacement")
+		d, _ := r.Sim.Value("spring.displacement")
 		if math.Abs(d[1]-(-0.001)) > 1e-12 || d[0] != 0 || d[2] != 0 {
 			t.Errorf("spring-damper: displacement %v, want [0, -0.001, 0]", d)
 		}
@@ -208,7 +208,7 @@ func TestConnectorRoundTrip(t *testing.T) {
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{5000, 5000, 5000}
 	p.Damping = [3]float64{0, 250, 0}
-	m := [2]springdamper.Marker{springdamper.Ground([3]float64{1, 1, 0}), springdamper.At(mass, [3]float64{})}
+	m := [2]node.Attachment{node.GroundAt([3]float64{1, 1, 0}), node.At(mass, [3]float64{})}
 	sd, err := springdamper.New(p, m[0], m[1])
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +255,7 @@ func TestConnectorRoundTrip(t *testing.T) {
 	// A connector made by springdamper.Connect saves the same way.
 	g2 := graph.New()
 	g2.Add("mass", mass)
-	if _, err := springdamper.Connect(g2, "spring", p, "", [3]float64{1, 1, 0}, "mass", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g2, "spring", p, node.GroundAt([3]float64{1, 1, 0}), node.Body("mass")); err != nil {
 		t.Fatal(err)
 	}
 	sc2, err := scene.FromGraph(g2, scene.Run{Dt: 1e-3, Steps: 500}, scene.Record{Fields: []string{"mass.position"}})

@@ -91,7 +91,7 @@ func TestEveryProblemAtOnce(t *testing.T) {
   ],
   "edges": [
     {"from": "mass.position", "to": "ball.table_position", "transform": {"kind": "component", "index": 1}},
-    {"from": "s.Force", "to": "ball.table_position", "transform": {"kind": "component", "index": 1}},
+    {"from": "s.force", "to": "ball.table_position", "transform": {"kind": "component", "index": 1}},
     {"from": "table.postion", "to": "ball.table_position"}
   ],
   "run": {"dt": 0.001, "steps": 10, "workers": -2},

@@ -125,8 +125,8 @@ func jsonValue(v any) (any, error) {
 // that is the end's body.
 func connectorOf(g *graph.Graph, name, typ string, at node.Attached, edges []graph.Edge, owned []bool) (Connector, bool, error) {
 	ends, links := at.Attachments()
-	bodies := [2]string{Ground, Ground}
-	if _, clash := g.Node(Ground); clash {
+	bodies := [2]string{node.Ground, node.Ground}
+	if _, clash := g.Node(node.Ground); clash {
 		bodies = [2]string{"", ""}
 	}
 	var mine []int
@@ -156,7 +156,7 @@ func connectorOf(g *graph.Graph, name, typ string, at node.Attached, edges []gra
 			continue
 		}
 		attached = true
-		if bodies[k] != Ground && bodies[k] != "" {
+		if bodies[k] != node.Ground && bodies[k] != "" {
 			continue
 		}
 		for _, bn := range g.Names() {
@@ -166,7 +166,7 @@ func connectorOf(g *graph.Graph, name, typ string, at node.Attached, edges []gra
 				break
 			}
 		}
-		if bodies[k] == Ground || bodies[k] == "" {
+		if bodies[k] == node.Ground || bodies[k] == "" {
 			return Connector{}, false, fmt.Errorf("scene: connector %q (%s): the body of end %d is not a node of the graph", name, typ, k)
 		}
 	}

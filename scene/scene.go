@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/cosimgo/cosim/graph"
-	"github.com/cosimgo/cosim/node"
 )
 
 // This file defines the scene format: the Go types a scene file decodes
@@ -92,7 +91,8 @@ type Node struct {
 // scene form of graph.Graph.AddConnector: Type is any connector type of
 // the registry (node.Registry.ConnectorTypes: springdamper, spring, or a
 // type registered later), and marker k sits at Local[k] on the node
-// named Bodies[k] ("ground" or "" for a fixed world point at Local[k]).
+// named Bodies[k] ("ground" — node.Ground — or "" for a fixed world point
+// at Local[k]).
 // Build adds the connector and every edge between it and its bodies: the
 // bodies' marker fields into its inputs m<k>_<field>, its loads m<k>_<load>
 // into the bodies' additive inputs.
@@ -107,9 +107,6 @@ type Connector struct {
 	// a point mass. Omitted: both at the origin.
 	Local [][]float64 `json:"local,omitempty"`
 }
-
-// Ground is the body name of a fixed world marker in Connector.Bodies.
-const Ground = node.Ground
 
 // Edge wires "node.field" into "node.input", optionally through one of the
 // registered transforms.

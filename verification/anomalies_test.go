@@ -17,6 +17,7 @@ import (
 	"github.com/cosimgo/cosim/anomalies"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
@@ -326,7 +327,7 @@ func TestAnomalyCOSIMANO002(t *testing.T) {
 	gr.Add("ball", newBall())
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{0, 0, k}
-	sd, err := springdamper.Connect(gr, "sd", p, "", [3]float64{0, 0, 1}, "ball", [3]float64{0, 0, 1})
+	sd, err := springdamper.Connect(gr, "sd", p, node.GroundAt([3]float64{0, 0, 1}), node.BodyAt("ball", [3]float64{0, 0, 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,14 +393,14 @@ func TestAnomalyCOSIMANO003(t *testing.T) {
 	g.Add("body", body)
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{0, 0, 1000}
-	if _, err := springdamper.Connect(g, "sd", p, "body", [3]float64{1, 0, 0}, "", [3]float64{1, 0, 1}); err != nil {
+	if _, err := springdamper.Connect(g, "sd", p, node.BodyAt("body", [3]float64{1, 0, 0}), node.GroundAt([3]float64{1, 0, 1})); err != nil {
 		t.Fatal(err)
 	}
 	s, err := g.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := value(t, s, "sd.Force")
+	f := value(t, s, "sd.force")
 	force, torque := value(t, s, "sd.m0_force"), value(t, s, "sd.m0_torque")
 	if f[0] != 0 || f[1] != 0 || f[2] != 1000 {
 		t.Fatalf("connector force %v, want (0, 0, 1000)", f)

@@ -14,8 +14,8 @@ import (
 // The ball on a table run monolithically with fixed-step methods through
 // graph.RunMonolithic: the fixed-step methods now locate the ball's
 // contact event and apply its reset (integrators, fixedevents.go); before,
-// they ignored it and the ball fell through the table to h(10) ≈ −480 m
-// (issue 15). Reference: the closed form of bounceExact (h0 = 10 m, e =
+// they ignored it and the ball fell through the table to h(10) ≈ −480 m.
+// Reference: the closed form of bounceExact (h0 = 10 m, e =
 // 0.9, g = 9.81 m/s², four impacts before t = 10, h(10) = 2.1006464 m).
 //
 // Tolerances: RK4 integrates the constant-acceleration flight exactly

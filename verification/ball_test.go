@@ -36,11 +36,11 @@ func bounceExact(h0, e, g, tEnd float64) (impacts []float64, h, v float64) {
 // Reference: the analytic bounce sequence, the closed form of bounceExact
 // with h0 = 10 m, e = 0.9, g = 9.81 m/s², computed here. The MADDENING BallNode guide
 // does not publish impact times or a final state; the 7-decimal values
-// quoted in the project's issue #7 (impacts at 1.4278431, 3.9979607,
-// 6.3110666, 8.3928619 s, h(10) = 2.1006464 m, v(10) = −6.5759398 m/s)
-// are that closed form printed, and are checked against it here to
-// their printed digits (±5e-8) so the quote and the code cannot drift
-// apart.
+// other tests (graph, scene) compare with (impacts at 1.4278431,
+// 3.9979607, 6.3110666, 8.3928619 s, h(10) = 2.1006464 m, v(10) =
+// −6.5759398 m/s) are that closed form printed, and are checked against
+// it here to their printed digits (±5e-8) so the printed values and the
+// code cannot drift apart.
 //
 // Bounds: event times within 1e-9 s (EventTol 1e-12 plus the trajectory
 // error of a flight at RTol = ATol = 1e-12); h(10) and v(10) within
@@ -49,17 +49,17 @@ func bounceExact(h0, e, g, tEnd float64) (impacts []float64, h, v float64) {
 func TestBallEvents(t *testing.T) {
 	const h0, e, g, end = 10.0, 0.9, 9.81, 10.0
 	impacts, hx, vx := bounceExact(h0, e, g, end)
-	quoted := []float64{1.4278431, 3.9979607, 6.3110666, 8.3928619} // issue #7, closed form to 7 decimals
+	quoted := []float64{1.4278431, 3.9979607, 6.3110666, 8.3928619} // the closed form to 7 decimals
 	if len(impacts) != len(quoted) {
-		t.Fatalf("closed form has %d impacts, issue #7 quotes %d", len(impacts), len(quoted))
+		t.Fatalf("closed form has %d impacts, the printed values %d", len(impacts), len(quoted))
 	}
 	for i, q := range quoted {
 		if math.Abs(impacts[i]-q) > 5e-8 {
-			t.Errorf("closed-form impact %d at %.10f, issue #7 quotes %.7f", i+1, impacts[i], q)
+			t.Errorf("closed-form impact %d at %.10f, printed as %.7f", i+1, impacts[i], q)
 		}
 	}
 	if math.Abs(hx-2.1006464) > 5e-8 || math.Abs(vx+6.5759398) > 5e-8 {
-		t.Errorf("closed form h(10) = %.10f, v(10) = %.10f; issue #7 quotes 2.1006464, -6.5759398", hx, vx)
+		t.Errorf("closed form h(10) = %.10f, v(10) = %.10f; printed as 2.1006464, -6.5759398", hx, vx)
 	}
 
 	p := ball.DefaultParams()
@@ -93,7 +93,7 @@ func TestBallEvents(t *testing.T) {
 	}
 	x, _ := s.Value("ball.position")
 	v, _ := s.Value("ball.velocity")
-	const method = "graph ball + table, sim.Integrate (Dormand–Prince 5(4), RTol = ATol = 1e-12, MaxStep 5 s, EventTol 1e-12), h0 = 10 m, e = 0.9, g = 9.81 m/s²; reference: the analytic bounce sequence computed in the test (first impact at t₁ = √(2h0/g), then flights of 2e^k·t₁), which the values quoted in issue #7 print to 7 decimals (the MADDENING BallNode guide publishes no impact times); recorded rounded up to one significant digit"
+	const method = "graph ball + table, sim.Integrate (Dormand–Prince 5(4), RTol = ATol = 1e-12, MaxStep 5 s, EventTol 1e-12), h0 = 10 m, e = 0.9, g = 9.81 m/s²; reference: the analytic bounce sequence computed in the test (first impact at t₁ = √(2h0/g), then flights of 2e^k·t₁), printed to 7 decimals in the test (the MADDENING BallNode guide publishes no impact times); recorded rounded up to one significant digit"
 	record(t, Measurement{ID: "MADD-VER-012", Subject: "ball", Quantity: fmt.Sprintf("max impact-time error over the %d impacts (s)", len(impacts)),
 		Value: ceil1(worst), Reference: 0, Bound: bound1(1e-9), Method: method, Pass: worst <= 1e-9})
 	he, ve := math.Abs(x[0]-hx), math.Abs(v[0]-vx)

@@ -34,10 +34,11 @@ type BatchOptions struct {
 //
 // members must form one family: one concrete type implementing
 // node.Batcher, equal BatchKeys and equal layouts. CheckBatch calls
-// members[0].NewBatch(members) once, then for each of Trials random
-// draws and each kernel method — Update; Outputs when the members have
-// outputs (the batch must be a node.BatchOutputter); Derivatives when
-// they are stateful node.Derivers (it must be a node.BatchDeriver):
+// members[0].NewBatch(members), then for each of Trials random draws and
+// each kernel method — Update when the members have state (the batch
+// must be a node.BatchUpdater); Outputs when they have outputs (it must
+// be a node.BatchOutputter); Derivatives when they are stateful
+// node.Derivers (it must be a node.BatchDeriver):
 //
 //   - draws a time, a step (positive; in every third draw of Update 0,
 //     negative, NaN or ±Inf in turn), states and inputs (normal values mixed with exact zeros,
@@ -79,6 +80,15 @@ type BatchOptions struct {
 // SetParams on its members computes the old parameters' bits and fails.
 // A panic in a kernel or a member's method is a violation, not a crash.
 //
+// Last it checks the batch's lifetime: it builds the family's batch
+// again several times and requires that, once those batches are
+// dropped, the garbage collector reclaims everything they allocated —
+// every object a batch reaches that an earlier batch of the same
+// members does not (shared data such as specs and the members
+// themselves is reached by both) — so that members built into graph
+// after graph keep none of the old batches alive (node.NewRows gives a
+// kernel rows its members reference only weakly).
+//
 // An error that is not a Violation means the members are not a family
 // (nothing was checked), or that BatchOptions.Perturb failed or a
 // parameter could not be put back.
@@ -97,6 +107,9 @@ func CheckBatch(members []node.Node, opt BatchOptions) []error {
 		if err := restore(); err != nil {
 			c.errs = append(c.errs, err)
 		}
+	}
+	if !c.full() {
+		c.checkLifetime()
 	}
 	return c.errs
 }
@@ -121,6 +134,7 @@ type batchCheck struct {
 	typ     string
 	members []node.Node
 	batch   node.Batch
+	upd     node.BatchUpdater
 	out     node.BatchOutputter
 	der     node.BatchDeriver
 	bound   node.BatchStepBounder
@@ -193,6 +207,7 @@ func newBatchCheck(members []node.Node, opt BatchOptions) (*batchCheck, error) {
 	if c.batch == nil {
 		return nil, Violation{Type: c.typ, Check: "batch", Msg: "NewBatch returned nil"}
 	}
+	c.upd, _ = c.batch.(node.BatchUpdater)
 	c.out, _ = c.batch.(node.BatchOutputter)
 	c.der, _ = c.batch.(node.BatchDeriver)
 	c.bound, _ = c.batch.(node.BatchStepBounder)
@@ -203,6 +218,9 @@ func newBatchCheck(members []node.Node, opt BatchOptions) (*batchCheck, error) {
 	if pa, ok := c.batch.(node.BatchPairAdder); ok {
 		c.pairs = make([]bool, len(c.nIn))
 		copy(c.pairs, pa.PairInputs())
+	}
+	if c.nx > 0 && c.upd == nil {
+		c.violation("the members have state but the batch %T is not a node.BatchUpdater", c.batch)
 	}
 	if _, ok := members[0].(node.Outputter); ok && c.ny > 0 && c.out == nil {
 		c.violation("the members have Outputs but the batch %T is not a node.BatchOutputter", c.batch)
@@ -242,7 +260,10 @@ func (c *batchCheck) full() bool { return len(c.errs) >= maxBatchViolations }
 // run checks every method over Trials draws; when is appended to
 // messages.
 func (c *batchCheck) run(when string) {
-	methods := []batchMethod{mUpdate}
+	var methods []batchMethod
+	if c.upd != nil {
+		methods = append(methods, mUpdate)
+	}
 	if c.out != nil {
 		methods = append(methods, mOutputs)
 	}
@@ -658,7 +679,7 @@ func (c *batchCheck) call(m batchMethod, d *draw, buf []float64, lo, hi int) err
 		if c.nx > 0 {
 			a.Dst = node.Strided{Buf: buf, Off: d.d0, Stride: d.dStr}
 		}
-		return protect(func() error { return c.batch.Update(a) })
+		return protect(func() error { return c.upd.Update(a) })
 	}
 }
 

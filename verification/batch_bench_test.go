@@ -59,7 +59,7 @@ func (k *kernelBench) run(m batchMethod) error {
 		var err error
 		switch m {
 		case mUpdate:
-			err = k.b.Update(a)
+			err = k.b.(node.BatchUpdater).Update(a)
 		case mOutputs:
 			err = k.b.(node.BatchOutputter).Outputs(a)
 		case mDerivs:

@@ -1,6 +1,7 @@
 package verification
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
@@ -121,28 +123,28 @@ func userForce(t float64, item int, dp, dv, k, d, off [3]float64) [3]float64 {
 }
 
 // markerMaker returns marker k (0 or 1) of connector i.
-type markerMaker func(t testing.TB, rng *rand.Rand, i int) springdamper.Marker
+type markerMaker func(t testing.TB, rng *rand.Rand, i int) node.Attachment
 
-func groundMarker(t testing.TB, rng *rand.Rand, i int) springdamper.Marker {
-	return springdamper.Ground(vec3(rng, 1))
+func groundMarker(t testing.TB, rng *rand.Rand, i int) node.Attachment {
+	return node.GroundAt(vec3(rng, 1))
 }
 
-func pointMarker(t testing.TB, rng *rand.Rand, i int) springdamper.Marker {
-	return springdamper.At(newMass(t, rng), vec3(rng, 1))
+func pointMarker(t testing.TB, rng *rand.Rand, i int) node.Attachment {
+	return node.At(newMass(t, rng), vec3(rng, 1))
 }
 
-func rigidMarker(t testing.TB, rng *rand.Rand, i int) springdamper.Marker {
-	return springdamper.At(newRigid(t, rng, ""), vec3(rng, 1))
+func rigidMarker(t testing.TB, rng *rand.Rand, i int) node.Attachment {
+	return node.At(newRigid(t, rng, ""), vec3(rng, 1))
 }
 
-func rigid2DMarker(t testing.TB, rng *rand.Rand, i int) springdamper.Marker {
-	return springdamper.At(newRigid2D(t, rng), vec3(rng, 1))
+func rigid2DMarker(t testing.TB, rng *rand.Rand, i int) node.Attachment {
+	return node.At(newRigid2D(t, rng), vec3(rng, 1))
 }
 
-func ballMarker(t testing.TB, rng *rand.Rand, i int) springdamper.Marker {
+func ballMarker(t testing.TB, rng *rand.Rand, i int) node.Attachment {
 	a := vec3(rng, 1)
 	l := math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2])
-	return springdamper.At(newBall(t, rng), [3]float64{a[0] / l, a[1] / l, a[2] / l})
+	return node.At(newBall(t, rng), [3]float64{a[0] / l, a[1] / l, a[2] / l})
 }
 
 func connectors(m0, m1 markerMaker, uf bool) func(t testing.TB, rng *rand.Rand, n int) []node.Node {
@@ -264,13 +266,13 @@ func sources(kind string, nc int) func(t testing.TB, rng *rand.Rand, n int) []no
 }
 
 // springMarker returns marker k (0 or 1) of spring i.
-type springMarker func(t testing.TB, rng *rand.Rand, i int) spring.Marker
+type springMarker func(t testing.TB, rng *rand.Rand, i int) node.Attachment
 
 // asSpring turns a springdamper marker maker into a spring one.
 func asSpring(f markerMaker) springMarker {
-	return func(t testing.TB, rng *rand.Rand, i int) spring.Marker {
+	return func(t testing.TB, rng *rand.Rand, i int) node.Attachment {
 		m := f(t, rng, i)
-		return spring.Marker{Body: m.Body, Local: m.Local}
+		return node.Attachment{Body: m.Body, Local: m.Local}
 	}
 }
 
@@ -444,6 +446,9 @@ func TestCheckBatchRefusesNonFamily(t *testing.T) {
 type wrongMass struct {
 	*masspoint.Node
 	bug string
+	// held are the batches the member keeps alive (bug "holds its
+	// batches", the way hand-written mirrors once did).
+	held []node.Batch
 }
 
 func (n *wrongMass) NewBatch(members []node.Node) node.Batch {
@@ -461,11 +466,25 @@ func (n *wrongMass) NewBatch(members []node.Node) node.Batch {
 		}
 	}
 	b := inner[0].(*masspoint.Node).NewBatch(inner)
-	return &wrongMassBatch{b: b, d: b.(node.BatchDeriver), bug: n.bug}
+	wb := &wrongMassBatch{b: b.(node.BatchUpdater), d: b.(node.BatchDeriver), bug: n.bug}
+	switch n.bug {
+	case "holds its batches":
+		for _, m := range members {
+			m.(*wrongMass).held = append(m.(*wrongMass).held, wb)
+		}
+	case "no update":
+		return wrongMassDerivsOnly{wb}
+	}
+	return wb
 }
 
+// wrongMassDerivsOnly is a stateful family's kernel without Update.
+type wrongMassDerivsOnly struct{ w *wrongMassBatch }
+
+func (w wrongMassDerivsOnly) Derivatives(a *node.BatchArgs) error { return w.w.Derivatives(a) }
+
 type wrongMassBatch struct {
-	b   node.Batch
+	b   node.BatchUpdater
 	d   node.BatchDeriver
 	bug string
 }
@@ -526,8 +545,6 @@ type wrongConstBatch struct {
 	bug string
 }
 
-func (w *wrongConstBatch) Update(a *node.BatchArgs) error { return w.b.Update(a) }
-
 func (w *wrongConstBatch) Outputs(a *node.BatchArgs) error {
 	switch w.bug {
 	case "nil need is none":
@@ -555,11 +572,11 @@ func (n *swallowingBall) NewBatch(members []node.Node) node.Batch {
 		inner[i] = m.(*swallowingBall).Node
 	}
 	b := inner[0].(*ball.Node).NewBatch(inner)
-	return &swallowingBallBatch{b: b, d: b.(node.BatchDeriver)}
+	return &swallowingBallBatch{b: b.(node.BatchUpdater), d: b.(node.BatchDeriver)}
 }
 
 type swallowingBallBatch struct {
-	b node.Batch
+	b node.BatchUpdater
 	d node.BatchDeriver
 }
 
@@ -602,6 +619,8 @@ func TestCheckBatchCatchesWrongKernels(t *testing.T) {
 		{"swallowed error", masses("swallowed error"), "returned no error where member"},
 		{"ball swallows its errors", family(func(rng *rand.Rand) node.Node { return &swallowingBall{newBall(t, rng)} }), "returned no error where member"},
 		{"misses SetParams", masses("no write-through"), "after SetParams"},
+		{"keeps its batches alive", masses("holds its batches"), "still reachable after garbage collection"},
+		{"has state but no Update", masses("no update"), "not a node.BatchUpdater"},
 		{"skips needed outputs", consts("nil need is none"), "value[0] (needed): not written"},
 		{"writes garbage into unneeded outputs", consts("garbage when not needed"), "not needed, so it may be left unwritten but not written wrong"},
 	} {
@@ -626,5 +645,36 @@ func TestCheckBatchCatchesWrongKernels(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGraphStepsStatefulFamilyWithoutUpdater: a graph steps a family of
+// stateful nodes whose kernel has no Update (node.BatchUpdater) one node
+// at a time, with the per-node path's bits, rather than skip the update.
+func TestGraphStepsStatefulFamilyWithoutUpdater(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	run := func(batching bool) []float64 {
+		g := graph.New()
+		for i := range 5 {
+			g.Add(fmt.Sprintf("m%d", i), &wrongMass{Node: newMass(t, rng), bug: "no update"})
+		}
+		s, err := g.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetBatching(batching)
+		if _, err := s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 20}); err != nil {
+			t.Fatal(err)
+		}
+		return s.State(nil)
+	}
+	rng = rand.New(rand.NewPCG(9, 9))
+	want := run(false)
+	rng = rand.New(rand.NewPCG(9, 9))
+	got := run(true)
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("state %d: %v with batching, %v without", i, got[i], want[i])
+		}
 	}
 }

@@ -105,7 +105,7 @@ func WithScheme(name string, ref SchemeFunc) Option {
 //     possibly different association).
 //   - jacobian: an analytic OutputsJacobian matches central finite
 //     differences of Outputs, and an analytic DerivativesJacobian
-//     (node.InputJacobian) matches central finite differences of
+//     (node.DerivativesJacobian) matches central finite differences of
 //     Derivatives in the state and in the inputs (relative 1e-6 of the
 //     Jacobian's scale: the O(h²) truncation at h = 1e-6 of an O(1)-scaled
 //     argument, plus round-off of order ε/h ≈ 1e-10; each step is h times
@@ -190,10 +190,10 @@ func CheckConformance(n node.Node, fresh func(map[string]any) (node.Node, error)
 	if stateful {
 		rep.Violations = append(rep.Violations, checkScheme(n, x, in, o.schemes)...)
 	}
-	if oj, ok := node.As[node.OutputJacobian](n); ok {
+	if oj, ok := node.As[node.OutputsJacobian](n); ok {
 		rep.Violations = append(rep.Violations, checkOutputJacobian(n, oj, x, in)...)
 	}
-	if dj, ok := node.As[node.InputJacobian](n); ok {
+	if dj, ok := node.As[node.DerivativesJacobian](n); ok {
 		rep.Violations = append(rep.Violations, checkDerivativesJacobian(n, dj, x, in)...)
 	}
 	if fresh != nil {
@@ -324,7 +324,7 @@ func semiImplicitEulerLie(n node.Node, x []float64, in node.Inputs, dt float64) 
 	return out, nil
 }
 
-func checkOutputJacobian(n node.Node, oj node.OutputJacobian, x []float64, in node.Inputs) []error {
+func checkOutputJacobian(n node.Node, oj node.OutputsJacobian, x []float64, in node.Inputs) []error {
 	s := n.Spec()
 	out, ok := node.As[node.Outputter](n)
 	if !ok {
@@ -387,7 +387,7 @@ func fdCheck(typ, name string, jac, arg []float64, nrow int, eval func(dst []flo
 	return errs, nil
 }
 
-func checkDerivativesJacobian(n node.Node, dj node.InputJacobian, x []float64, in node.Inputs) []error {
+func checkDerivativesJacobian(n node.Node, dj node.DerivativesJacobian, x []float64, in node.Inputs) []error {
 	s := n.Spec()
 	bad := func(f string, a ...any) []error {
 		return []error{Violation{Type: s.Type, Check: "jacobian", Msg: fmt.Sprintf(f, a...)}}

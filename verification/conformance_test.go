@@ -204,7 +204,7 @@ func TestConformanceConnectorWithBodies(t *testing.T) {
 	fresh := func(over map[string]any) (node.Node, error) {
 		p := springdamper.DefaultParams()
 		p.Stiffness, p.Damping, p.Offset = [3]float64{100, 200, 300}, [3]float64{1, 2, 3}, [3]float64{0.1, 0, -0.1}
-		n, err := springdamper.New(p, springdamper.At(mp, [3]float64{}), springdamper.At(rb, [3]float64{0.3, -0.2, 0.1}))
+		n, err := springdamper.New(p, node.At(mp, [3]float64{}), node.At(rb, [3]float64{0.3, -0.2, 0.1}))
 		if err != nil {
 			return nil, err
 		}

@@ -572,7 +572,7 @@ func pidLoop(t *testing.T, p control.PIDParams, ref float64) *graph.Sim {
 	g.Add("mass", mass)
 	sp := springdamper.DefaultParams()
 	sp.Stiffness, sp.Damping = [3]float64{k, k, k}, [3]float64{c, c, c}
-	if _, err := springdamper.Connect(g, "spring", sp, "", [3]float64{}, "mass", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "spring", sp, node.GroundAt([3]float64{}), node.Body("mass")); err != nil {
 		t.Fatal(err)
 	}
 	r, err := source.NewStep(source.StepParams{Time: 0, Final: []float64{ref, 0, 0}, Units: "m"})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/spring"
 )
@@ -123,7 +124,7 @@ func springPair() (*graph.Sim, error) {
 	g.Add("b", b)
 	p := spring.DefaultParams()
 	p.Stiffness, p.RestLength = pairK, pairL
-	if _, err := spring.Between(g, "s", p, spring.Body("a"), spring.Body("b")); err != nil {
+	if _, err := spring.Connect(g, "s", p, node.Body("a"), node.Body("b")); err != nil {
 		return nil, err
 	}
 	return g.Build()

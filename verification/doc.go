@@ -38,10 +38,13 @@
 // [CheckBatch] holds a family's batch kernel (node.Batcher) bit for bit
 // to its members' own Update, Outputs and Derivatives, over random
 // states, inputs, layouts and row chunkings, and checks that the kernel
-// fails exactly when a member does and sees SetParams on its members. The
-// tests run it on every node type of the registry at family sizes from 1
-// to 300, and check at graph level (graph's batch tests) that the batched
-// and per-node paths give the same bits.
+// fails exactly when a member does, sees SetParams on its members, and
+// leaves nothing alive once dropped (members that kept their batches
+// would keep every graph's). The tests run it on every node type of the
+// registry at family sizes from 1 to 300, check at graph level (graph's
+// batch tests) that the batched and per-node paths give the same bits,
+// and build a graph of every type a thousand times with the live heap
+// flat.
 //
 // # Invariants
 //
@@ -58,4 +61,12 @@
 // and must not run while anything else uses them; it calls the kernel
 // from several goroutines at once (on disjoint rows) to expose shared
 // scratch to the race detector.
+//
+// # Reading order
+//
+// conformance.go is CheckConformance (one node against the contract);
+// mms.go and mms_graph.go the method of manufactured solutions and the
+// observed orders; evidence.go the recorded measurements. batch.go is
+// CheckBatch, with batch_bound.go (the stable-step bound) and
+// batch_lifetime.go (what a dropped batch must leave behind: nothing).
 package verification

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
@@ -27,7 +28,7 @@ func TestUserFunctionPanic(t *testing.T) {
 			}
 			return [3]float64{-u[0], 0, 0}
 		}
-		if _, err := springdamper.Connect(g, "spring", p, "ground", [3]float64{}, "mass", [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, "spring", p, node.Body("ground"), node.Body("mass")); err != nil {
 			t.Fatal(err)
 		}
 		s, err := g.Build()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
@@ -112,7 +113,7 @@ func chainGraph(t *testing.T, k, c float64) *graph.Sim {
 		if n > 0 {
 			prev = fmt.Sprintf("m%d", n-1)
 		}
-		if _, err := springdamper.Connect(g, fmt.Sprintf("s%d", n), p, prev, [3]float64{}, fmt.Sprintf("m%d", n), [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, fmt.Sprintf("s%d", n), p, node.BodyAt(prev, [3]float64{}), node.Body(fmt.Sprintf("m%d", n))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -26,7 +26,7 @@ func TestConformanceSpringWithBodies(t *testing.T) {
 	fresh := func(over map[string]any) (node.Node, error) {
 		p := spring.DefaultParams()
 		p.Stiffness, p.Damping, p.RestLength = 150, 2, 0.5
-		n, err := spring.New(p, spring.At(mp, [3]float64{}), spring.At(rb, [3]float64{0.3, -0.2, 0.1}))
+		n, err := spring.New(p, node.At(mp, [3]float64{}), node.At(rb, [3]float64{0.3, -0.2, 0.1}))
 		if err != nil {
 			return nil, err
 		}

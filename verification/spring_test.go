@@ -8,6 +8,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/spring"
 	"github.com/cosimgo/cosim/nodes/springdamper"
@@ -28,11 +29,11 @@ func twoBody(t *testing.T, cartesian bool) *graph.Sim {
 	if cartesian {
 		p := springdamper.DefaultParams()
 		p.Stiffness, p.Damping, p.Offset = [3]float64{50, 50, 50}, [3]float64{0.4, 0.4, 0.4}, [3]float64{1, 0, 0}
-		_, err = springdamper.Between(g, "s", p, springdamper.Body("a"), springdamper.Body("b"))
+		_, err = springdamper.Connect(g, "s", p, node.Body("a"), node.Body("b"))
 	} else {
 		p := spring.DefaultParams()
 		p.Stiffness, p.Damping, p.RestLength = 50, 0.4, 1
-		_, err = spring.Between(g, "s", p, spring.Body("a"), spring.Body("b"))
+		_, err = spring.Connect(g, "s", p, node.Body("a"), node.Body("b"))
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +172,7 @@ func TestSpringPendulumPeriod(t *testing.T) {
 		gr.Add("bob", m)
 		p := spring.DefaultParams()
 		p.Stiffness, p.RestLength = k, l0
-		if _, err := spring.Between(gr, "rod", p, spring.Ground([3]float64{}), spring.Body("bob")); err != nil {
+		if _, err := spring.Connect(gr, "rod", p, node.GroundAt([3]float64{}), node.Body("bob")); err != nil {
 			t.Fatal(err)
 		}
 		s, err := gr.Build()

@@ -91,13 +91,13 @@ func TestSpringDamperClosedForm(t *testing.T) {
 	}
 	worstF, worstL := 0.0, 0.0
 	for _, c := range cases {
-		m0, m1 := springdamper.Ground(ground), springdamper.Ground(ground)
+		m0, m1 := node.GroundAt(ground), node.GroundAt(ground)
 		if c.m0 != nil {
-			m0 = springdamper.At(c.m0.body, [3]float64{})
+			m0 = node.At(c.m0.body, [3]float64{})
 		}
 		local := [3]float64{0.4, -0.2, 0}
 		if c.m1 != nil {
-			m1 = springdamper.At(c.m1.body, local)
+			m1 = node.At(c.m1.body, local)
 		}
 		n, err := springdamper.New(p, m0, m1)
 		if err != nil {
@@ -123,7 +123,7 @@ func TestSpringDamperClosedForm(t *testing.T) {
 				f[j] = p.Stiffness[j]*(p1[j]-p0[j]-p.Offset[j]) + p.Damping[j]*(v1[j]-v0[j])
 			}
 			fs := math.Max(math.Abs(f[0]), math.Max(math.Abs(f[1]), math.Abs(f[2])))
-			got := out[spec.OutputOffset("Force"):]
+			got := out[spec.OutputOffset("force"):]
 			for j := range 3 {
 				worstF = math.Max(worstF, math.Abs(got[j]-f[j])/fs)
 			}
@@ -183,8 +183,9 @@ func (c constantForce) Outputs(t float64, x []float64, in node.Inputs, dst []flo
 // default solver: generalized-alpha with spectral radius 0.9, dt = 0.01 s,
 // end time 1 s. The reference code's published result is the y
 // displacement −0.0009999999999750209 m, to be met within 3e-11 (the
-// reference code's test tolerance), both as quoted in the project's
-// issue #7: Exudyn's item reference ObjectConnectorCartesianSpringDamper states neither; the static
+// reference code's test tolerance), both from the reference code's mini
+// example test: Exudyn's item reference
+// ObjectConnectorCartesianSpringDamper states neither; the static
 // solution is −5/5000 = −0.001 m, which the
 // damped transient (ζ = 250/(2√(5000·5)) = 0.79, decay e^{−25t}·0.001 m,
 // 1.4e-14 m at 1 s) has reached to within 1e-13 m.
@@ -201,7 +202,7 @@ func TestSpringDamperMiniExample(t *testing.T) {
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{k, k, k}
 	p.Damping = [3]float64{0, k * 0.05, 0}
-	if _, err := springdamper.Connect(g, "sd", p, "", [3]float64{1, 1, 0}, "mass", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "sd", p, node.GroundAt([3]float64{1, 1, 0}), node.Body("mass")); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := g.Build()
@@ -225,7 +226,7 @@ func TestSpringDamperMiniExample(t *testing.T) {
 	const method = "Exudyn item reference mini example through the graph (masspoint, springdamper.Connect to the ground, constant-force source), sim.RunMonolithic with integrators.GeneralizedAlpha(0.9), dt = 0.01 s, 100 steps to 1 s; y displacement = position − 1; recorded rounded up to one significant digit"
 	d := math.Abs(y - published)
 	record(t, Measurement{ID: "COSIM-VER-302", Subject: "springdamper", Quantity: "|y(1 s) − published −0.0009999999999750209| (m)", Value: ceil1(d),
-		Reference: 0, Bound: bound1(3e-11), Method: method + "; published value and tolerance of the reference code's mini example test, as quoted in issue #7 (not stated in Exudyn's item reference ObjectConnectorCartesianSpringDamper)", Pass: d <= 3e-11})
+		Reference: 0, Bound: bound1(3e-11), Method: method + "; published value and tolerance of the reference code's mini example test (not stated in Exudyn's item reference ObjectConnectorCartesianSpringDamper)", Pass: d <= 3e-11})
 	ds := math.Abs(y + 0.001)
 	record(t, Measurement{ID: "COSIM-VER-302", Subject: "springdamper", Quantity: "|y(1 s) − static −0.001| (m)", Value: ceil1(ds),
 		Reference: 0, Bound: bound1(1e-13), Method: method + "; static solution −5/5000 m (published), transient e^{−25t}·0.001 m ≈ 1.4e-14 m at 1 s", Pass: ds <= 1e-13})

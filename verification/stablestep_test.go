@@ -137,7 +137,7 @@ func miniExample(t *testing.T) *graph.Graph {
 	g.Connect("load.value", "mass.force")
 	p := springdamper.DefaultParams()
 	p.Stiffness, p.Damping = [3]float64{5000, 5000, 5000}, [3]float64{0, 250, 0}
-	if _, err := springdamper.Connect(g, "spring", p, "", [3]float64{1, 1, 0}, "mass", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "spring", p, node.GroundAt([3]float64{1, 1, 0}), node.Body("mass")); err != nil {
 		t.Fatal(err)
 	}
 	return g
@@ -149,8 +149,8 @@ func miniExample(t *testing.T) *graph.Graph {
 // y: (√6500 − 50)/1000 = 0.0306226… s (x and z, undamped: 2/√1000 =
 // 0.0632 s). The bound is sharp: 2 % below it the run stays bounded over
 // 20 s, 2 % above it the displacement grows past 1 m (from 1e-3) within
-// 20 s, and at the dt = 0.05 s the run fails with a non-finite
-// value whose error (graph.WithStepHint) names the limit.
+// 20 s, and at dt = 0.05 s, well above it, the run fails with a
+// non-finite value whose error (graph.WithStepHint) names the limit.
 func TestStableStepSpringDamper(t *testing.T) {
 	want := (math.Sqrt(6500) - 50) / 1000
 	s, err := miniExample(t).Build()
@@ -233,7 +233,7 @@ func TestStableStepSpring(t *testing.T) {
 		}
 		p := spring.DefaultParams()
 		p.Stiffness, p.RestLength = 800, 0.5
-		if _, err := spring.Connect(g, "s", p, other, [3]float64{}, "a", [3]float64{}); err != nil {
+		if _, err := spring.Connect(g, "s", p, node.BodyAt(other, [3]float64{}), node.Body("a")); err != nil {
 			t.Fatal(err)
 		}
 		s, err := g.Build()

@@ -755,7 +755,7 @@ func fmtList(xs []float64, f string) string {
 	return strings.Join(parts, ", ")
 }
 
-// targets writes the summary of the targets, met or not.
+// targets writes the summary of the performance targets, met or not.
 func (r *report) targets(out io.Writer) {
 	w := func(f string, a ...any) { fmt.Fprintf(out, f, a...) }
 	yes := metWord

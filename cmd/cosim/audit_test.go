@@ -193,15 +193,15 @@ func TestPlotUnits(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	svg, _ := os.ReadFile(fig)
-	// Axes are labelled with the field names and units (issue 18), not "value".
-	mustContain(t, "svg", string(svg), "spring.Displacement (m)", "spring.Force (N)", "spring.Force[1]", "spring.Displacement[1]")
+	// Axes are labelled with the field names and units, not "value".
+	mustContain(t, "svg", string(svg), "spring.displacement (m)", "spring.force (N)", "spring.force[1]", "spring.displacement[1]")
 	code, _, errs = cosim(t, "plot", h, "-o", fig, "--force")
 	if code != 0 {
 		t.Errorf("plot without --scene: exit %d", code)
 	}
 	mustContain(t, "plot without --scene", errs, "add --scene SCENE")
 	svg, _ = os.ReadFile(fig)
-	if s := string(svg); !strings.Contains(s, ">spring.Displacement, spring.Force<") || strings.Contains(s, "(m)") || strings.Contains(s, ">value<") {
+	if s := string(svg); !strings.Contains(s, ">spring.displacement, spring.force<") || strings.Contains(s, "(m)") || strings.Contains(s, ">value<") {
 		t.Errorf("without --scene the plot should have one panel labelled with the field names, without units")
 	}
 	for _, c := range []struct {
@@ -215,7 +215,7 @@ func TestPlotUnits(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q", c.args, code, errs)
 		}
 	}
-	if code, _, errs := cosim(t, "plot", h, "--scene", springScene, "-y", "spring.Force[1]", "--ylabel", "F (N)", "-o", fig, "--force"); code != 0 {
+	if code, _, errs := cosim(t, "plot", h, "--scene", springScene, "-y", "spring.force[1]", "--ylabel", "F (N)", "-o", fig, "--force"); code != 0 {
 		t.Errorf("one unit with --ylabel: exit %d %s", code, errs)
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // No output may be an input or another output of the same command,
 // compared after resolving symbolic links and by inode (hard links):
-// every case of the issue replaced the input, exit 0. Each is a usage
+// each case below once replaced the input, exit 0. Each is a usage
 // error naming both, before anything runs, and the input is unchanged.
 func TestOutputNeverAnInput(t *testing.T) {
 	dir := t.TempDir()

@@ -18,7 +18,7 @@ const (
 	calibData  = "../../examples/calibration/bounce.csv"
 )
 
-// cosim fit --json on the worked example: the shape, and the
+// cosim fit --json on the worked example: the documented shape, and the
 // true ball behind bounce.csv (elasticity 0.75, gravity −9.81) within two
 // reported standard errors.
 func TestFitJSON(t *testing.T) {

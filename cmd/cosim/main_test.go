@@ -395,11 +395,11 @@ func TestDemoPrintRuns(t *testing.T) {
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	csvPath, jsonl, fig := filepath.Join(dir, "h.csv"), filepath.Join(dir, "h.jsonl"), filepath.Join(dir, "fig.png")
-	code, out, errs := cosim(t, "run", springScene, "-o", csvPath, "--plot", fig, "-y", "spring.Displacement", "-q")
+	code, out, errs := cosim(t, "run", springScene, "-o", csvPath, "--plot", fig, "-y", "spring.displacement", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	mustContain(t, "run", out, "2000 steps to t = 2", "401 rows × 2 columns", "plot of spring.Displacement[1]")
+	mustContain(t, "run", out, "2000 steps to t = 2", "401 rows × 2 columns", "plot of spring.displacement[1]")
 	if st, err := os.Stat(fig); err != nil || st.Size() < 1000 {
 		t.Errorf("plot: %v", err)
 	}
@@ -418,12 +418,12 @@ func TestRun(t *testing.T) {
 		t.Errorf("CSV and JSON lines differ:\n%s", diff)
 	}
 	// The static displacement of Exudyn's mini example.
-	if d := hc.Column("spring.Displacement[1]"); d[len(d)-1] > -0.000999 || d[len(d)-1] < -0.001001 {
+	if d := hc.Column("spring.displacement[1]"); d[len(d)-1] > -0.000999 || d[len(d)-1] < -0.001001 {
 		t.Errorf("final displacement %v, want -0.001", d[len(d)-1])
 	}
 	// -o - sends the history to stdout and the summary to stderr.
 	code, out, errs = cosim(t, "run", springScene, "-o", "-", "--format", "jsonl", "--set", "run.end=0.01", "--set", "mass.mass=10")
-	if code != 0 || !strings.HasPrefix(out, `{"t":0,"spring.Displacement[1]":0,`) || !strings.Contains(errs, "10 steps") {
+	if code != 0 || !strings.HasPrefix(out, `{"t":0,"spring.displacement[1]":0,`) || !strings.Contains(errs, "10 steps") {
 		t.Errorf("-o -: exit %d, stdout %.80q, stderr %q", code, out, errs)
 	}
 	// Monolithic with an overridden rho_inf.
@@ -473,13 +473,13 @@ func TestPlot(t *testing.T) {
 	if code, _, errs := cosim(t, "run", springScene, "-o", h); code != 0 {
 		t.Fatal(errs)
 	}
-	code, out, errs := cosim(t, "plot", h, "-y", "spring.Force[1]", "-o", filepath.Join(dir, "p.svg"), "--title", "mass")
+	code, out, errs := cosim(t, "plot", h, "-y", "spring.force[1]", "-o", filepath.Join(dir, "p.svg"), "--title", "mass")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	mustContain(t, "plot", out, "plot of spring.Force[1] (401 rows) written to")
+	mustContain(t, "plot", out, "plot of spring.force[1] (401 rows) written to")
 	svg, _ := os.ReadFile(filepath.Join(dir, "p.svg"))
-	mustContain(t, "svg", string(svg), "spring.Force[1]", "t (s)")
+	mustContain(t, "svg", string(svg), "spring.force[1]", "t (s)")
 	if code, _, _ := cosim(t, "plot", h); code != 0 {
 		t.Errorf("plot with default -o: exit %d", code)
 	}

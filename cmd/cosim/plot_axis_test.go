@@ -18,7 +18,7 @@ func TestAxisLabel(t *testing.T) {
 		{[]string{"mass.position[0]", "mass.position[1]"}, "m", "mass.position (m)"},
 		{[]string{"m1.position[0]", "m2.position[0]", "m3.position[0]"}, "m", "position of m1, m2, m3 (m)"},
 		{[]string{"a.x", "b.y"}, "", "a.x, b.y"},
-		{[]string{"spring.Force[1]"}, "N", "spring.Force (N)"},
+		{[]string{"spring.force[1]"}, "N", "spring.force (N)"},
 		{[]string{"aaaaaaaaaaaaaaaa.xxxxxxxxxxxx", "bbbbbbbbbbbbbbbbbb.yyyyyyyyyy", "c.z"}, "1", "aaaaaaaaaaaaaaaa.xxxxxxxxxxxx, bbbbbbbbbbbbbbbbbb.yyyyyyyyyy, … (1)"},
 		{nil, "s", "value (s)"},
 	} {

@@ -174,7 +174,7 @@ func replayError(t *testing.T, scenePath, name string, h *graph.History) string 
 
 // TestReplayErrorsDocumented: docs/errors.md quotes the refusals of
 // cosim view and render --history as the code words them (the histories
-// of the examples: the rigid bar as its scene records it, the
+// of three examples: the rigid bar as its scene records it, the
 // ball's history given to the bar's scene, the ball started at 5 m).
 func TestReplayErrorsDocumented(t *testing.T) {
 	run := func(path string, set map[string]any, fields ...string) *graph.History {

@@ -55,8 +55,8 @@ func TestRunLeavesExistingFileOnFailure(t *testing.T) {
 		}
 	}
 	// A -y that is not recorded is named before the run.
-	_, _, errs := cosim(t, "run", springScene, "--plot", filepath.Join(dir, "f.png"), "-y", "spring.Force[7]")
-	mustContain(t, "bad -y", errs, "-y spring.Force[7]: not a recorded column")
+	_, _, errs := cosim(t, "run", springScene, "--plot", filepath.Join(dir, "f.png"), "-y", "spring.force[7]")
+	mustContain(t, "bad -y", errs, "-y spring.force[7]: not a recorded column")
 }
 
 // -o /dev/null and a FIFO are written in place: they are never removed

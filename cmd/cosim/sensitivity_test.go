@@ -11,7 +11,7 @@ import (
 
 const ballEventsScene = "../../examples/scenes/bouncing-ball-events.json"
 
-// cosim sensitivity --json: the shape, and the MADD-ANO-021
+// cosim sensitivity --json: the documented shape, and the MADD-ANO-021
 // numbers: a drop from 1 m (e = 0.8, g = −9.81) to T = 0.8 s, one bounce,
 // ∂x(T)/∂h = 0.589201781010415 and ∂x(T)/∂|g| = 0.00509702150972624 (the
 // closed form of verification.TestAnomalyMADDANO021; ∂/∂gravity is its

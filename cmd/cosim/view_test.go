@@ -91,7 +91,7 @@ func TestEncodePrim(t *testing.T) {
 // TestViewPage: cosim view writes one self-contained page (no network
 // reference, the renderer inline) whose frames draw the scene as its run
 // computed it. Reference values: the rigid bar's position and the
-// spring's Displacement output of an independent scene.Simulate of the
+// spring's displacement output of an independent scene.Simulate of the
 // same file, at the last frame; the three coils of the Cartesian spring
 // add up to the displacement (Exudyn's drawing runs along x, y, z from
 // m0 to m1). Tolerance 1e-6 relative: the page stores 7 significant
@@ -119,7 +119,7 @@ func TestViewPage(t *testing.T) {
 	if len(d.Frames) != 101 || d.Frames[0].T != 0 || math.Abs(d.Frames[100].T-6) > 1e-12 {
 		t.Fatalf("%d frames from %v to %v, want 101 from 0 to 6", len(d.Frames), d.Frames[0].T, d.Frames[len(d.Frames)-1].T)
 	}
-	if want := []string{"bar.position[0]", "bar.position[1]", "bar.angular_velocity[2]", "spring.Distance"}; strings.Join(d.Series.Columns, ",") != strings.Join(want, ",") {
+	if want := []string{"bar.position[0]", "bar.position[1]", "bar.angular_velocity[2]", "spring.distance"}; strings.Join(d.Series.Columns, ",") != strings.Join(want, ",") {
 		t.Errorf("plotted %v, want the scene's recorded %v", d.Series.Columns, want)
 	}
 	if strings.Join(d.Series.Units, ",") != "m,m,rad/s,m" {
@@ -135,7 +135,7 @@ func TestViewPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	pos, _ := res.Sim.Value("bar.position")
-	disp, _ := res.Sim.Value("spring.Displacement")
+	disp, _ := res.Sim.Value("spring.displacement")
 	last := d.Frames[100]
 	bar := decodePrim(last.B[0][0])
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
@@ -160,7 +160,7 @@ func TestViewPage(t *testing.T) {
 	}
 	for i := range 3 {
 		if math.Abs(s.Q[i]-s.P[i]-disp[i]) > 2e-6 {
-			t.Errorf("the coil spans %v along %d, the spring's Displacement is %v", s.Q[i]-s.P[i], i, disp[i])
+			t.Errorf("the coil spans %v along %d, the spring's displacement is %v", s.Q[i]-s.P[i], i, disp[i])
 		}
 	}
 	if h, r := decodePrim(springs[2]), decodePrim(springs[3]); h.Kind != node.Cylinder || r.Kind != node.Cylinder || h.P != s.P || r.P != s.Q {
@@ -316,7 +316,7 @@ func TestServeEvents(t *testing.T) {
 	// −5/5000 = −0.001 m of Exudyn's mini example (within 1e-5 m: the
 	// damped transient left at 2 s).
 	if v := frames[40].V; math.Abs(v[0]+0.001) > 1e-5 || math.Abs(v[1]+5) > 1e-2 {
-		t.Errorf("spring.Displacement[1], Force[1] at the end = %v, want −0.001 m and −5 N", v)
+		t.Errorf("spring.displacement[1], force[1] at the end = %v, want −0.001 m and −5 N", v)
 	}
 	for _, p := range []struct {
 		path string

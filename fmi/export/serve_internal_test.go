@@ -357,7 +357,7 @@ func TestServeIntegerAndBooleanParameters(t *testing.T) {
 		`"parameters": [{"name": "active", "param": "spring.active"}, {"name": "item", "param": "spring.item_number"}]`, 1)
 	c := serveScene(t, []byte(text))
 	c.ok(c.instantiate(c.token))
-	const vrActive, vrItem, vrForce = 1, 2, 6 // time, active, item, F, x, y, spring.Force
+	const vrActive, vrItem, vrForce = 1, 2, 6 // time, active, item, F, x, y, spring.force
 	if w, r := c.getWord(typeBoolean, vrActive); r.status != statusOK || w != 1 {
 		t.Errorf("active = %d (%s), want 1 (true, the default)", w, r.text())
 	}

@@ -20,18 +20,23 @@
 //     the registry's dynamic type "fmu" (nodes.Registry), never by name;
 //   - fmi/export (the FMU exporter) imports no node package: the
 //     command passes it the registry;
-//   - no package declares an exported variable of map or slice type:
-//     tables are unexported behind functions that return copies;
-//   - a type name declared by two user-facing packages (node,
-//     node/describe, graph, coupling, scene, integrators, verification)
-//     names one thing in both, and the names renamed because their
-//     meanings differed (coupling.Method, graph.Func, node.Kind,
-//     node.Coupling) stay gone (TestOneNameOneMeaning);
+//   - no package exports a mutable variable — a table (map, slice), a
+//     struct of function fields (a node.Type), a value such as a default
+//     limit, a pointer or a function — only error sentinels; tables and
+//     values are unexported behind functions that return copies
+//     (TestNoExportedMutableState);
+//   - a name declared at the top level (type, function, constant,
+//     variable) by two user-facing packages (node, node/describe, graph,
+//     coupling, scene, integrators, verification) names one thing in
+//     both, and the names renamed because their meanings differed
+//     (coupling.Method, graph.Func, node.Kind, node.Coupling) stay gone
+//     (TestOneNameOneMeaning);
 //   - "Coupling" in an exported name means the co-simulation coupling of
 //     package coupling only, and package coupling has no "Method"
 //     (TestCouplingMeansStrategies; docs/glossary.md has the words);
-//   - issue 21's redundant pairs stay removed (TestNoRedundantPairs), and
-//     the describe JSON types live in node/describe.
+//   - pairs of functions that did the same thing keep the one that reads
+//     best (TestNoRedundantPairs), and the describe JSON types live in
+//     node/describe.
 //
 // # Concurrency
 //

@@ -2,6 +2,7 @@ package layering
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -105,11 +106,16 @@ func TestDependenciesPointDown(t *testing.T) {
 	}
 }
 
-// TestNoExportedMutableTables parses every non-test Go file of the module
-// and reports an exported package-level variable of map or slice type (by
-// its declared type or its composite literal): callers could change such
-// a table under every other user. Export a function returning a copy.
-func TestNoExportedMutableTables(t *testing.T) {
+// TestNoExportedMutableState parses every non-test Go file of the module
+// and reports every exported package-level variable that is not an error
+// sentinel: callers could change it under every other user. A table
+// (map, slice), a struct of function fields (a node.Type), a value such
+// as a default limit, a pointer or a function are all state some caller
+// could overwrite. Export a constant, a function returning a fresh value
+// or a copy, or keep the variable unexported. An error sentinel —
+// a variable named Err… initialized by errors.New or fmt.Errorf, or by
+// another package's sentinel — stays a variable, as errors.Is needs.
+func TestNoExportedMutableState(t *testing.T) {
 	fset := token.NewFileSet()
 	files := 0
 	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
@@ -141,19 +147,15 @@ func TestNoExportedMutableTables(t *testing.T) {
 					if !name.IsExported() {
 						continue
 					}
-					typ := vs.Type
-					if typ == nil && i < len(vs.Values) {
-						if cl, ok := vs.Values[i].(*ast.CompositeLit); ok {
-							typ = cl.Type
-						}
+					var val ast.Expr
+					if i < len(vs.Values) {
+						val = vs.Values[i]
 					}
-					switch typ.(type) {
-					case *ast.MapType, *ast.ArrayType:
-						if at, ok := typ.(*ast.ArrayType); ok && at.Len != nil {
-							continue // a fixed-size array is copied by value
-						}
-						t.Errorf("%s: exported variable %s is a mutable table; keep it unexported behind a function returning a copy", fset.Position(name.Pos()), name.Name)
+					if isErrorSentinel(name.Name, val) {
+						continue
 					}
+					t.Errorf("%s: exported variable %s is mutable state (%s): export a constant or a function returning a fresh value, or keep it unexported",
+						fset.Position(name.Pos()), name.Name, describeValue(vs.Type, val))
 				}
 			}
 		}
@@ -165,6 +167,56 @@ func TestNoExportedMutableTables(t *testing.T) {
 	if files < 50 {
 		t.Fatalf("parsed only %d files: is the module root right?", files)
 	}
+}
+
+// isErrorSentinel reports whether the variable name = val declares an
+// error sentinel: Err… initialized by errors.New, fmt.Errorf, or another
+// package's Err… variable.
+func isErrorSentinel(name string, val ast.Expr) bool {
+	if !strings.HasPrefix(name, "Err") {
+		return false
+	}
+	switch v := val.(type) {
+	case *ast.CallExpr:
+		if sel, ok := v.Fun.(*ast.SelectorExpr); ok {
+			if pkg, ok := sel.X.(*ast.Ident); ok {
+				return pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf"
+			}
+		}
+	case *ast.SelectorExpr:
+		return strings.HasPrefix(v.Sel.Name, "Err")
+	}
+	return false
+}
+
+// describeValue names the kind of a variable's type or initial value, for
+// messages.
+func describeValue(typ, val ast.Expr) string {
+	e := typ
+	if e == nil {
+		e = val
+	}
+	if cl, ok := e.(*ast.CompositeLit); ok {
+		e = cl.Type
+	}
+	switch e := e.(type) {
+	case *ast.MapType:
+		return "a map"
+	case *ast.ArrayType:
+		if e.Len == nil {
+			return "a slice"
+		}
+		return "an array"
+	case *ast.FuncType, *ast.FuncLit:
+		return "a function"
+	case *ast.StarExpr, *ast.UnaryExpr:
+		return "a pointer"
+	case *ast.Ident:
+		return "a " + e.Name
+	case *ast.SelectorExpr:
+		return "a " + fmt.Sprint(e.X) + "." + e.Sel.Name
+	}
+	return "a value"
 }
 
 // TestDescribeOutsideCore: the JSON types of `cosim describe` live in
@@ -221,8 +273,8 @@ func exportedFuncs(t *testing.T, dir string) map[string]bool {
 	return out
 }
 
-// TestNoRedundantPairs: each of issue 21's redundant pairs keeps the one
-// that reads best, and the other is gone.
+// TestNoRedundantPairs: of each pair of exported functions that did the
+// same thing, the one that reads best stays and the other is gone.
 func TestNoRedundantPairs(t *testing.T) {
 	for _, c := range []struct{ dir, keep, gone string }{
 		{"node", "Resolve", "CheckValues"},

@@ -15,21 +15,35 @@ import (
 // among them.
 var userFacing = []string{"node", "node/describe", "graph", "coupling", "scene", "integrators", "verification"}
 
-// exportedTypes returns the exported type names declared in the non-test
-// files of the package in dir.
-func exportedTypes(t *testing.T, dir string) []string {
+// exportedTopLevel returns the exported names declared at the top level
+// of the non-test files of the package in dir — types, functions (not
+// methods), constants and variables — each once.
+func exportedTopLevel(t *testing.T, dir string) []string {
 	t.Helper()
 	_, files := parsePackage(t, dir)
 	var out []string
+	add := func(id *ast.Ident) {
+		if id.IsExported() && !slices.Contains(out, id.Name) {
+			out = append(out, id.Name)
+		}
+	}
 	for _, f := range files {
 		for _, d := range f.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok {
-				continue
-			}
-			for _, s := range gd.Specs {
-				if ts, ok := s.(*ast.TypeSpec); ok && ts.Name.IsExported() {
-					out = append(out, ts.Name.Name)
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					add(d.Name)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						add(s.Name)
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							add(n)
+						}
+					}
 				}
 			}
 		}
@@ -37,12 +51,13 @@ func exportedTypes(t *testing.T, dir string) []string {
 	return out
 }
 
-// TestOneNameOneMeaning: a type name declared by two user-facing packages
-// must name one thing in both (scene.Edge is the scene-file form of
-// graph.Edge), stated in sameMeaning; names that meant different things
-// were renamed (issue 21) and may not come back. Names whose collision
-// another change is still removing are in pending; the test fails when
-// one of them no longer collides, so that the list only shrinks.
+// TestOneNameOneMeaning: a name declared at the top level (a type,
+// function, constant or variable) by two user-facing packages must name
+// one thing in both (scene.Edge is the scene-file form of graph.Edge),
+// stated in sameMeaning; names that meant different things were renamed
+// and may not come back. Names whose collision another change is still
+// removing are in pending; the test fails when one of them no longer
+// collides, so that the list only shrinks.
 func TestOneNameOneMeaning(t *testing.T) {
 	// Renamed because the meanings differed; only the package given may
 	// declare the name now.
@@ -71,11 +86,21 @@ func TestOneNameOneMeaning(t *testing.T) {
 		"System":    "graph.System is the graph as an integrators.System",
 		"Option":    "graph.Option and verification.Option are functional options of their package's calls",
 		"Result":    "scene.Result is graph.Result (embedded: Stats, Status, Mode, History, …) with the scene's compiled Sim beside it",
+		"ByName":    "coupling.ByName and integrators.ByName both look a built-in up by its name (a strategy, a method)",
+		"Names":     "coupling.Names and integrators.Names both list the names ByName accepts",
+		"ErrNonFinite": "integrators.ErrNonFinite means node.ErrNonFinite for a System that knows no nodes (integrators imports " +
+			"nothing of cosim); a graph wraps node.ErrNonFinite around it, so callers test node's",
+		"NotTerminated":    "graph.Status and integrators.Termination values: the same end of a whole run and of a driver run, as gonum's optimize.NotTerminated",
+		"StoppedByEvent":   "as NotTerminated: a node event's reset stopped the run (graph) or the driver (integrators)",
+		"Cancelled":        "as NotTerminated: the context was cancelled",
+		"ErrNotTerminated": "the error of NotTerminated's Err, in each package",
+		"ErrCancelled":     "the error of Cancelled's Err, in each package",
 	}
+	// Names whose collision another change is still removing (none now).
 	pending := map[string]string{}
 	declared := map[string][]string{}
 	for _, pkg := range userFacing {
-		for _, name := range exportedTypes(t, "../../"+pkg) {
+		for _, name := range exportedTopLevel(t, "../../"+pkg) {
 			if !slices.Contains(declared[name], pkg) {
 				declared[name] = append(declared[name], pkg)
 			}
@@ -111,7 +136,7 @@ func TestOneNameOneMeaning(t *testing.T) {
 		if _, ok := pending[name]; ok {
 			continue
 		}
-		t.Errorf("type %s is declared in %s: rename where the meanings differ, or state in sameMeaning why they are one thing", name, strings.Join(pkgs, ", "))
+		t.Errorf("%s is declared in %s: rename where the meanings differ, or state in sameMeaning why they are one thing", name, strings.Join(pkgs, ", "))
 	}
 }
 

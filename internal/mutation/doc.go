@@ -1,6 +1,6 @@
 // Command mutation runs mutation testing over cosim's numerical core and
 // keeps the result honest: it is how we check that the tests catch what
-// they claim to (issue #22).
+// they claim to.
 //
 // Usage, from the repository root:
 //

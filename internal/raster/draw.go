@@ -193,8 +193,8 @@ func (s *Scene) axesShown() bool {
 	return s.Axes && f.Show && f.Lo[0] <= 0 && 0 <= f.Hi[0] && f.Lo[1] <= 0 && 0 <= f.Hi[1] && f.Y <= 0
 }
 
-// AxisColors are the colors of the world axes x, y and z.
-var AxisColors = [3][3]float64{{0.8, 0.15, 0.15}, {0.1, 0.6, 0.1}, {0.15, 0.25, 0.85}}
+// axisColors are the colors of the world axes x, y and z.
+var axisColors = [3][3]float64{{0.8, 0.15, 0.15}, {0.1, 0.6, 0.1}, {0.15, 0.25, 0.85}}
 
 // axisLength is the length of the drawn world axes: one grid cell.
 func (s *Scene) axisLength() float64 { return s.Floor.Spacing }
@@ -208,6 +208,6 @@ func (s *Scene) drawAxes(p *painter) {
 	for k := range 3 {
 		var e [3]float64
 		e[k] = l
-		p.tube([][3]float64{{}, e}, r, 8, AxisColors[k], true)
+		p.tube([][3]float64{{}, e}, r, 8, axisColors[k], true)
 	}
 }

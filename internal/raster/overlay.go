@@ -140,7 +140,7 @@ func (s *Scene) overlay(img *image.RGBA, frame [][]node.Primitive, caption strin
 				tw, asc, desc := textBox(face, name)
 				r := Rect{x - tw/2, y - (asc+desc)/2, x + tw/2, y + (asc+desc)/2}
 				reserved = append(reserved, r)
-				drawText(img, face, r.X0, r.Y0, name, rgba(AxisColors[k]))
+				drawText(img, face, r.X0, r.Y0, name, rgba(axisColors[k]))
 			}
 		}
 	}
@@ -164,7 +164,7 @@ func (s *Scene) drawTriad(img *image.RGBA, face xfont.Face) {
 		c := cam.ToCamera(add(cam.Target, e))
 		c = sub(c, cam.ToCamera(cam.Target))
 		x, y := ox+18*c[0], oy-18*c[1]
-		col := rgba(AxisColors[k])
+		col := rgba(axisColors[k])
 		line(img, ox, oy, x, y, 2, col)
 		tw, asc, desc := textBox(face, name)
 		lx, ly := ox+24*c[0]-tw/2, oy-24*c[1]-(asc+desc)/2

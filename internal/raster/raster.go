@@ -9,8 +9,8 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// Background is the color the image is cleared to.
-var Background = color.RGBA{0xf4, 0xf4, 0xf2, 0xff}
+// background is the color the image is cleared to.
+var background = color.RGBA{0xf4, 0xf4, 0xf2, 0xff}
 
 // The look shared with the browser viewer (viewer.js): a key light from
 // above, in front and to the right, a sky/ground ambient term and a small
@@ -189,7 +189,7 @@ func (p *painter) put(i, j int, inv float64, c [3]float64) {
 	}
 	if p.faded {
 		// Faded: blended over the background, as if translucent.
-		bg := [3]float64{float64(Background.R) / 255, float64(Background.G) / 255, float64(Background.B) / 255}
+		bg := [3]float64{float64(background.R) / 255, float64(background.G) / 255, float64(background.B) / 255}
 		for m := range 3 {
 			c[m] = fadedOpacity*c[m] + (1-fadedOpacity)*bg[m]
 		}
@@ -508,7 +508,7 @@ func rgb(c [4]float64) [3]float64 { return [3]float64{c[0], c[1], c[2]} }
 func (fb *frameBuffer) toImage(img *image.RGBA, ss int) {
 	b := img.Bounds()
 	w := b.Dx()
-	bg := [3]float64{float64(Background.R) / 255, float64(Background.G) / 255, float64(Background.B) / 255}
+	bg := [3]float64{float64(background.R) / 255, float64(background.G) / 255, float64(background.B) / 255}
 	norm := 1 / float64(ss*ss)
 	for y := range b.Dy() {
 		for x := range w {

@@ -227,7 +227,7 @@ func TestFloorScaleAxes(t *testing.T) {
 		e[k] = s.axisLength() * 0.6
 		x, y, _, _ := s.Camera.Project(e, 400, 300)
 		c := img.RGBAAt(int(x), int(y))
-		want := rgba(AxisColors[k])
+		want := rgba(axisColors[k])
 		if d := math.Abs(float64(c.R)-float64(want.R)) + math.Abs(float64(c.G)-float64(want.G)) + math.Abs(float64(c.B)-float64(want.B)); d > 200 {
 			t.Errorf("axis %d at (%v, %v) is %v, want about %v", k, x, y, c, want)
 		}

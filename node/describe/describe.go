@@ -30,6 +30,9 @@ type Field struct {
 	Description string    `json:"description"`
 	Role        node.Role `json:"role"`
 	Rate        string    `json:"rate,omitempty"`
+	// Formerly are the field's former names, which graphs, scene files
+	// and checkpoints still resolve with a deprecation warning.
+	Formerly []string `json:"formerly,omitempty"`
 }
 
 // Param describes a parameter.
@@ -71,7 +74,7 @@ func Of(n node.Node) Description {
 	d := Description{Type: s.Type, Package: s.Package, Metadata: s.Meta, Feedthrough: s.Feedthrough,
 		State: []Field{}, Params: []Param{}, Inputs: []Input{}, Outputs: []Field{}, Events: []node.Event{}}
 	fd := func(f node.Field) Field {
-		return Field{Name: f.Name, Shape: f.Shape.String(), Size: f.Shape.Len(), Units: f.Units, Description: f.Description, Role: f.Role, Rate: f.Rate}
+		return Field{Name: f.Name, Shape: f.Shape.String(), Size: f.Shape.Len(), Units: f.Units, Description: f.Description, Role: f.Role, Rate: f.Rate, Formerly: f.Formerly}
 	}
 	for _, f := range s.State {
 		d.State = append(d.State, fd(f))

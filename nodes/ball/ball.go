@@ -30,8 +30,8 @@ const (
 	eventContact  = "contact"
 )
 
-// Type registers the ball with a [node.Registry].
-var Type = node.Type{Name: "ball", New: FromMap}
+// Type is the ball's node type, for a [node.Registry]: a new value at each call.
+func Type() node.Type { return node.Type{Name: "ball", New: FromMap} }
 
 // Params are the parameters of a ball, by their Go names. The zero Params
 // is not a valid ball: its mass is 0, which New refuses (the force input
@@ -87,11 +87,9 @@ type Node struct {
 	spec *node.Spec
 	vals node.Values // the current, validated parameters (never shared)
 
-	// The current parameters, read on the per-step path.
-	m model
-	// mirrors are the rows of batches (batch.go) holding a copy of m;
-	// SetParams writes through to them.
-	mirrors []*model
+	// The current parameters, read on the per-step path; SetParams
+	// publishes them to the batch kernels.
+	m node.Published[model]
 
 	// Offsets resolved once, at construction.
 	posOff, velOff int // state
@@ -108,6 +106,8 @@ var (
 	_ node.Marker     = (*Node)(nil)
 	_ node.MarkerMass = (*Node)(nil)
 	_ node.Batcher    = (*Node)(nil)
+
+	_ node.MarkerLocalChecker = (*Node)(nil)
 )
 
 // New returns a ball with the parameters p. An invalid value (NaN, ±Inf,
@@ -156,16 +156,13 @@ type model struct {
 
 func (n *Node) apply(vals node.Values) {
 	n.vals = vals
-	n.m = model{
+	n.m.Set(model{
 		x0:   vals.Float(paramInitialPosition),
 		v0:   vals.Float(paramInitialVelocity),
 		e:    vals.Float(paramElasticity),
 		g:    vals.Float(paramGravity),
 		mass: vals.Float(paramMass),
-	}
-	for _, r := range n.mirrors {
-		*r = n.m
-	}
+	})
 }
 
 // Spec returns the ball's description. It is built once, when the node is
@@ -176,8 +173,8 @@ func (n *Node) Spec() *node.Spec { return n.spec }
 // the parameters are now (including overrides).
 func (n *Node) InitialState(dst []float64) {
 	checkLen("InitialState", "dst", dst, 2)
-	dst[n.posOff] = n.m.x0
-	dst[n.velOff] = n.m.v0
+	dst[n.posOff] = n.m.Get().x0
+	dst[n.velOff] = n.m.Get().v0
 }
 
 // Params returns a copy of the current parameter values, overrides

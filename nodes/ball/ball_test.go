@@ -808,7 +808,7 @@ func TestSpec(t *testing.T) {
 
 // TestRegistry: the Type registers, and New(nil) builds a default ball.
 func TestRegistry(t *testing.T) {
-	r, err := node.NewRegistry(ball.Type)
+	r, err := node.NewRegistry(ball.Type())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -821,7 +821,7 @@ func TestRegistry(t *testing.T) {
 	}
 	for _, ok := range []bool{
 		isA[node.Deriver](n), isA[node.Tunable](n), isA[node.Eventer](n), isA[node.Marker](n),
-		!isA[node.Outputter](n), isA[node.InputJacobian](n),
+		!isA[node.Outputter](n), isA[node.DerivativesJacobian](n),
 	} {
 		if !ok {
 			t.Errorf("capabilities of the ball are not as documented")
@@ -902,7 +902,7 @@ func BenchmarkUpdate(b *testing.B) {
 // (0.5 m) exactly and never ends a step below it. Both types register
 // together (distinct names and algorithm IDs).
 func TestDrivenByTable(t *testing.T) {
-	if _, err := node.NewRegistry(ball.Type, table.Type); err != nil {
+	if _, err := node.NewRegistry(ball.Type(), table.Type()); err != nil {
 		t.Fatal(err)
 	}
 	tbl, err := table.New(table.Params{Position: 0.5})

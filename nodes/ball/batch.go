@@ -10,14 +10,14 @@ import (
 // per row range. Each row runs model.step (Update's arithmetic, contact
 // and checks) or model.rates (Derivatives'), the functions the node's
 // own methods call, so the kernel computes the same bits and fails on
-// the same rows. The kernel holds the members' parameters as per-row
-// copies that SetParams keeps current.
+// the same rows. The kernel reads the members' parameters from rows
+// (node.Rows) that SetParams keeps current.
 //
 // The contact event (node.Eventer) has no batched form: event-locating
 // integrators call EventValues and Reset per node.
 
 var (
-	_ node.Batch        = (*batch)(nil)
+	_ node.BatchUpdater = (*batch)(nil)
 	_ node.BatchDeriver = (*batch)(nil)
 )
 
@@ -26,20 +26,17 @@ var (
 // of the kernel.
 func (n *Node) BatchKey() string { return "" }
 
-// NewBatch copies the members' parameters into one contiguous array and
-// registers each row with its node, so that SetParams reaches the batch.
+// NewBatch keeps the members' parameters as rows (node.Rows) that
+// SetParams keeps current.
 func (n *Node) NewBatch(members []node.Node) node.Batch {
-	b := &batch{models: make([]model, len(members)), pos: n.posOff, vel: n.velOff, table: n.tableIdx, force: n.spec.InputLayout.Index(inputForce)}
-	for i, mn := range members {
-		m := mn.(*Node)
-		b.models[i] = m.m
-		m.mirrors = append(m.mirrors, &b.models[i])
+	return &batch{
+		models: node.NewRows(members, func(m node.Node) *node.Published[model] { return &m.(*Node).m }),
+		pos:    n.posOff, vel: n.velOff, table: n.tableIdx, force: n.spec.InputLayout.Index(inputForce),
 	}
-	return b
 }
 
 type batch struct {
-	models   []model
+	models   *node.Rows[model]
 	pos, vel int // state offsets within a row
 	table    int // index of table_position in the inputs
 	force    int // index of force in the inputs
@@ -56,7 +53,7 @@ func (b *batch) Update(a *node.BatchArgs) error {
 	}
 	x, d, tb, fb := a.X, a.Dst, a.In[b.table], a.In[b.force]
 	present := a.Present[b.table]
-	ms := b.models[a.Lo:a.Hi]
+	ms := b.models.Span(a.Lo, a.Hi)
 	for k := range ms {
 		i := a.Lo + k
 		xr := x.Buf[x.Off+i*x.Stride:]
@@ -76,7 +73,7 @@ func (b *batch) Update(a *node.BatchArgs) error {
 func (b *batch) Derivatives(a *node.BatchArgs) error {
 	x, d, tb, fb := a.X, a.Dst, a.In[b.table], a.In[b.force]
 	present := a.Present[b.table]
-	ms := b.models[a.Lo:a.Hi]
+	ms := b.models.Span(a.Lo, a.Hi)
 	for k := range ms {
 		i := a.Lo + k
 		xr := x.Buf[x.Off+i*x.Stride:]

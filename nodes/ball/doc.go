@@ -59,10 +59,10 @@
 //     runs; the tests hold Update to that scheme applied to Derivatives.
 //   - The node is a [node.Batcher]: a graph may step many balls in one
 //     kernel call. The kernel runs, row by row, the functions Update and
-//     Derivatives run (contact and checks included), from per-row copies
-//     of the parameters that SetParams keeps current, so it computes the
-//     same bits and fails exactly when one of its rows would. Events have
-//     no batched form.
+//     Derivatives run (contact and checks included), from rows of the
+//     parameters (node.Rows) that SetParams keeps current, so it computes
+//     the same bits and fails exactly when one of its rows would. Events
+//     have no batched form.
 //
 // # Errors
 //
@@ -87,4 +87,12 @@
 // the Marker methods are safe for concurrent use with distinct dst
 // slices, and the kernel's methods on disjoint row ranges. SetParams is not: call it between runs, or between steps when
 // nothing else is using the node.
+//
+// # Reading order
+//
+// ball.go is the node: parameters, construction and SetParams; meta.go
+// its spec and metadata. dynamics.go holds the physics — model.step and
+// model.rates, which Update, Derivatives and the kernel share, the
+// contact event, the marker — and jacobian.go and sensitivity.go its
+// analytic derivatives. batch.go is the kernel, draw.go the drawing.
 package ball

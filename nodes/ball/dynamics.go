@@ -45,7 +45,7 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 	if !(dt > 0 && dt <= math.MaxFloat64) {
 		return stepError(t, dt)
 	}
-	p, v, err := n.m.step(t, dt, x[n.posOff], x[n.velOff], in.Values[n.forceOff], in.Present[n.tableIdx], in.Values[n.tableOff])
+	p, v, err := n.m.Get().step(t, dt, x[n.posOff], x[n.velOff], in.Values[n.forceOff], in.Present[n.tableIdx], in.Values[n.tableOff])
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func restitute(v, e float64) float64 {
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	checkLen("Derivatives", "x", x, 2)
 	checkLen("Derivatives", "dst", dst, 2)
-	dp, dv, err := n.m.rates(t, x[n.posOff], x[n.velOff], in.Values[n.forceOff], in.Present[n.tableIdx], in.Values[n.tableOff])
+	dp, dv, err := n.m.Get().rates(t, x[n.posOff], x[n.velOff], in.Values[n.forceOff], in.Present[n.tableIdx], in.Values[n.tableOff])
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (n *Node) Reset(event int, t float64, x []float64, in node.Inputs, dst []fl
 		return nonFinite("Reset", t, inputTable, table)
 	}
 	dst[n.posOff] = table
-	dst[n.velOff] = restitute(vel, n.m.e)
+	dst[n.velOff] = restitute(vel, n.m.Get().e)
 	return nil
 }
 
@@ -221,7 +221,7 @@ func (n *Node) MarkerFields() []string { return []string{fieldPosition, fieldVel
 // the world axis its coordinate runs along (a unit vector, e.g. {0, 0, 1}
 // for a vertical ball). It is used as given, not normalized here (this is
 // the per-step path): whoever attaches a marker checks the axis once with
-// [Node.CheckMarkerLocal], as springdamper.New and Connect do.
+// [Node.CheckMarkerLocal], as the connectors do (node.Attachment.CheckLocal).
 func (n *Node) MarkerKinematics(x []float64, local [3]float64, pos, vel *[3]float64) {
 	checkLen("MarkerKinematics", "x", x, 2)
 	for i, l := range local {
@@ -243,8 +243,8 @@ const AxisTolerance = 1e-9
 // a non-unit axis would scale the marker's position and velocity):
 // a non-unit axis is an error giving its value and length, to be
 // normalized by the caller. The errors wrap [node.ErrNonFinite] for a
-// non-finite axis. springdamper calls it at construction through its
-// LocalChecker interface.
+// non-finite axis. Connectors (springdamper, spring) call it once, when
+// they are attached, through node.MarkerLocalChecker.
 func (n *Node) CheckMarkerLocal(local [3]float64) error {
 	for _, c := range local {
 		if !finite(c) {
@@ -283,7 +283,7 @@ func (n *Node) MarkerLoad(x []float64, local [3]float64, f [3]float64, dst []flo
 // along axis i is local_i²/m per unit force. It does not depend on x.
 func (n *Node) MarkerInverseMass(x []float64, local [3]float64, dst *[3]float64) {
 	for i, l := range local {
-		dst[i] = l * l / n.m.mass
+		dst[i] = l * l / n.m.Get().mass
 	}
 }
 

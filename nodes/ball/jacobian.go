@@ -2,7 +2,7 @@ package ball
 
 import "github.com/cosimgo/cosim/node"
 
-var _ node.InputJacobian = (*Node)(nil)
+var _ node.DerivativesJacobian = (*Node)(nil)
 
 // DerivativesJacobian writes the exact Jacobians of Derivatives: in
 // flight ẋ = v and v̇ = g + F/m, so ∂ẋ/∂v = 1 and ∂v̇/∂F = 1/m, every
@@ -33,11 +33,11 @@ func (n *Node) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX,
 	if dstX != nil {
 		dstX[n.posOff*2+n.velOff] = 1
 	}
-	if vel == 0 && n.m.accel(f) <= 0 && in.Present[n.tableIdx] && pos <= in.Values[n.tableOff] {
+	if vel == 0 && n.m.Get().accel(f) <= 0 && in.Present[n.tableIdx] && pos <= in.Values[n.tableOff] {
 		return nil // resting: v̇ is held at zero
 	}
 	if dstU != nil {
-		dstU[n.velOff*nu+n.forceOff] = 1 / n.m.mass
+		dstU[n.velOff*nu+n.forceOff] = 1 / n.m.Get().mass
 	}
 	return nil
 }

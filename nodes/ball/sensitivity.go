@@ -44,11 +44,11 @@ func (n *Node) DerivativesParamJacobian(t float64, x []float64, in node.Inputs, 
 	if !finite(f) {
 		return nonFinite("DerivativesParamJacobian", t, inputForce, f)
 	}
-	if vel == 0 && n.m.accel(f) <= 0 && in.Present[n.tableIdx] && pos <= in.Values[n.tableOff] {
+	if vel == 0 && n.m.Get().accel(f) <= 0 && in.Present[n.tableIdx] && pos <= in.Values[n.tableOff] {
 		return nil
 	}
 	dst[n.velOff*np+colGravity] = 1
-	dst[n.velOff*np+colMass] = -f / (n.m.mass * n.m.mass)
+	dst[n.velOff*np+colMass] = -f / (n.m.Get().mass * n.m.Get().mass)
 	return nil
 }
 
@@ -111,7 +111,7 @@ func (n *Node) ResetJacobian(event int, t float64, x []float64, in node.Inputs, 
 	clear(dstT)
 	rest := math.Abs(vel) <= RestSpeed
 	if dstX != nil && !rest {
-		dstX[n.velOff*2+n.velOff] = -n.m.e
+		dstX[n.velOff*2+n.velOff] = -n.m.Get().e
 	}
 	if dstU != nil {
 		dstU[n.posOff*nu+n.tableOff] = 1

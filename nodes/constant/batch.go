@@ -15,24 +15,15 @@ var (
 // difference between specs, change no layout.
 func (n *Node) BatchKey() string { return "" }
 
-// NewBatch copies the members' values into one contiguous array and
-// registers each row with its node, so that SetParams reaches the batch.
+// NewBatch keeps the members' values as rows (node.Rows) that SetParams
+// keeps current.
 func (n *Node) NewBatch(members []node.Node) node.Batch {
-	b := &batch{values: make([][3]float64, len(members))}
-	for i, mn := range members {
-		m := mn.(*Node)
-		b.values[i] = m.value
-		m.mirrors = append(m.mirrors, &b.values[i])
-	}
-	return b
+	return &batch{values: node.NewRows(members, func(m node.Node) *node.Published[[3]float64] { return &m.(*Node).value })}
 }
 
 type batch struct {
-	values [][3]float64
+	values *node.Rows[[3]float64]
 }
-
-// Update does nothing: the node has no state.
-func (b *batch) Update(*node.BatchArgs) error { return nil }
 
 // Outputs writes the value of every row of the call, unless nobody reads
 // it.
@@ -41,7 +32,7 @@ func (b *batch) Outputs(a *node.BatchArgs) error {
 		return nil
 	}
 	o := a.Out[0]
-	vs := b.values[a.Lo:a.Hi]
+	vs := b.values.Span(a.Lo, a.Hi)
 	for k := range vs {
 		put(vs[k], (*[3]float64)(o.Buf[o.Off+(a.Lo+k)*o.Stride:]))
 	}

@@ -9,8 +9,9 @@ import (
 // TypeName is the registry name of the node type.
 const TypeName = "constant"
 
-// Type registers the node: node.NewRegistry(constant.Type, …).
-var Type = node.Type{Name: TypeName, New: FromMap}
+// Type is the node type, for node.NewRegistry(constant.Type(), …): a
+// new value at each call, so that no caller can change another's.
+func Type() node.Type { return node.Type{Name: TypeName, New: FromMap} }
 
 // Params are the node's parameters.
 type Params struct {
@@ -38,12 +39,11 @@ var params = []node.Param{
 // prescribed point. It has no feedthrough.
 type Node struct {
 	node.Stateless
-	spec  *node.Spec
-	vals  node.Values
-	value [3]float64
-	// mirrors are the rows of batches (batch.go) holding a copy of value;
-	// SetParams writes through to them.
-	mirrors []*[3]float64
+	spec *node.Spec
+	vals node.Values
+	// value is what Outputs and the batch kernel write; SetParams
+	// publishes it to the kernels.
+	value node.Published[[3]float64]
 }
 
 // New builds a constant source.
@@ -70,7 +70,7 @@ func build(vals node.Values) (*Node, error) {
 		return nil, &node.ParamError{Node: TypeName, Param: "units", Value: units, Reason: "is empty", Valid: "a units string such as \"N\", or \"1\" when dimensionless"}
 	}
 	n := &Node{vals: vals}
-	copy(n.value[:], vals.Floats("value"))
+	n.value.Set([3]float64(vals.Floats("value")))
 	n.spec = node.NewSpec(node.Spec{
 		Type:    TypeName,
 		Package: "github.com/cosimgo/cosim/nodes/constant",
@@ -86,7 +86,7 @@ func (n *Node) Spec() *node.Spec { return n.spec }
 
 // Outputs writes the constant into dst.
 func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	put(n.value, (*[3]float64)(dst))
+	put(*n.value.Get(), (*[3]float64)(dst))
 	return nil
 }
 
@@ -109,10 +109,7 @@ func (n *Node) SetParams(p map[string]any) error {
 			Reason: "cannot change after construction (edges were checked against it)", Valid: node.FormatValue(n.vals.String("units"))}
 	}
 	n.vals = vals
-	copy(n.value[:], vals.Floats("value"))
-	for _, r := range n.mirrors {
-		*r = n.value
-	}
+	n.value.Set([3]float64(vals.Floats("value")))
 	return nil
 }
 

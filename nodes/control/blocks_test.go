@@ -105,7 +105,7 @@ func plant(t *testing.T, p control.PIDParams) (*graph.Sim, *control.PID) {
 	g.Add("mass", m)
 	sp := springdamper.DefaultParams()
 	sp.Stiffness, sp.Damping = [3]float64{4, 4, 4}, [3]float64{0.4, 0.4, 0.4}
-	if _, err := springdamper.Connect(g, "spring", sp, "", [3]float64{}, "mass", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "spring", sp, node.GroundAt([3]float64{}), node.Body("mass")); err != nil {
 		t.Fatal(err)
 	}
 	r, _ := source.NewStep(source.StepParams{Time: 0, Final: []float64{1, 0, 0}, Units: "m"})

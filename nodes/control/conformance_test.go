@@ -13,9 +13,9 @@ import (
 // package nodes, which imports this package).
 func registry(t *testing.T) *node.Registry {
 	t.Helper()
-	r, err := node.NewRegistry(control.GainType, control.SumType, control.ProductType, control.SaturationType, control.DeadZoneType,
-		control.SwitchType, control.IntegratorType, control.LagType, control.DerivativeType, control.RateLimiterType, control.PIDType,
-		control.TransferFunctionType, control.StateSpaceType, control.ZOHType, control.UnitDelayType, control.TransportDelayType)
+	r, err := node.NewRegistry(control.GainType(), control.SumType(), control.ProductType(), control.SaturationType(), control.DeadZoneType(),
+		control.SwitchType(), control.IntegratorType(), control.LagType(), control.DerivativeType(), control.RateLimiterType(), control.PIDType(),
+		control.TransferFunctionType(), control.StateSpaceType(), control.ZOHType(), control.UnitDelayType(), control.TransportDelayType())
 	if err != nil {
 		t.Fatal(err)
 	}

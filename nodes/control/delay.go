@@ -9,8 +9,10 @@ import (
 // TransportDelayName is the registry name of the transport delay.
 const TransportDelayName = "transportdelay"
 
-// TransportDelayType registers the transport delay.
-var TransportDelayType = node.Type{Name: TransportDelayName, New: func(m map[string]any) (node.Node, error) { return asNode(newTransportDelay(m)) }}
+// TransportDelayType registers the transport delay: a new value at each call.
+func TransportDelayType() node.Type {
+	return node.Type{Name: TransportDelayName, New: func(m map[string]any) (node.Node, error) { return asNode(newTransportDelay(m)) }}
+}
 
 // MaxDelaySamples is the largest number of samples a transport delay
 // keeps per delay.

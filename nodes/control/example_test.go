@@ -7,6 +7,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/source"
@@ -44,7 +45,7 @@ func ExamplePID() {
 	g.Add("mass", m)
 	sp := springdamper.DefaultParams()
 	sp.Stiffness, sp.Damping = [3]float64{4, 4, 4}, [3]float64{0.4, 0.4, 0.4}
-	springdamper.Connect(g, "spring", sp, "", [3]float64{}, "mass", [3]float64{})
+	springdamper.Connect(g, "spring", sp, node.GroundAt([3]float64{}), node.Body("mass"))
 	ref, _ := source.NewStep(source.StepParams{Time: 0, Final: []float64{1, 0, 0}, Units: "m"})
 	g.Add("ref", ref)
 	pid, _ := control.NewPID(control.PIDParams{Kp: []float64{20}, Ki: []float64{10}, Kd: []float64{4}, Tf: []float64{0.01},

@@ -11,11 +11,15 @@ const (
 	DerivativeName = "derivative"
 )
 
-// LagType and DerivativeType register the blocks.
-var (
-	LagType        = node.Type{Name: LagName, New: func(m map[string]any) (node.Node, error) { return asNode(newFirstOrder(LagName, m)) }}
-	DerivativeType = node.Type{Name: DerivativeName, New: func(m map[string]any) (node.Node, error) { return asNode(newFirstOrder(DerivativeName, m)) }}
-)
+// LagType registers the first-order lag block: a new value at each call.
+func LagType() node.Type {
+	return node.Type{Name: LagName, New: func(m map[string]any) (node.Node, error) { return asNode(newFirstOrder(LagName, m)) }}
+}
+
+// DerivativeType registers the filtered derivative block: a new value at each call.
+func DerivativeType() node.Type {
+	return node.Type{Name: DerivativeName, New: func(m map[string]any) (node.Node, error) { return asNode(newFirstOrder(DerivativeName, m)) }}
+}
 
 // FirstOrderParams are the parameters of a lag K/(Ts + 1) or a filtered
 // derivative Ks/(Ts + 1). Per-component slices have one value for every

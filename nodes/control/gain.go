@@ -9,8 +9,10 @@ import (
 // GainName is the registry name of the gain block.
 const GainName = "gain"
 
-// GainType registers the gain block.
-var GainType = node.Type{Name: GainName, New: func(m map[string]any) (node.Node, error) { return asNode(newGain(m)) }}
+// GainType registers the gain block: a new value at each call.
+func GainType() node.Type {
+	return node.Type{Name: GainName, New: func(m map[string]any) (node.Node, error) { return asNode(newGain(m)) }}
+}
 
 // GainParams are the gain block's parameters. The zero value is a unit
 // scalar gain.

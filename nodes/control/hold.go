@@ -14,11 +14,15 @@ const (
 	UnitDelayName = "unitdelay"
 )
 
-// ZOHType and UnitDelayType register the blocks.
-var (
-	ZOHType       = node.Type{Name: ZOHName, New: func(m map[string]any) (node.Node, error) { return asNode(newHold(ZOHName, m)) }}
-	UnitDelayType = node.Type{Name: UnitDelayName, New: func(m map[string]any) (node.Node, error) { return asNode(newHold(UnitDelayName, m)) }}
-)
+// ZOHType registers the zero-order hold block: a new value at each call.
+func ZOHType() node.Type {
+	return node.Type{Name: ZOHName, New: func(m map[string]any) (node.Node, error) { return asNode(newHold(ZOHName, m)) }}
+}
+
+// UnitDelayType registers the unit delay block: a new value at each call.
+func UnitDelayType() node.Type {
+	return node.Type{Name: UnitDelayName, New: func(m map[string]any) (node.Node, error) { return asNode(newHold(UnitDelayName, m)) }}
+}
 
 // ErrStepTooLong is the cause of a sampled block's error when a
 // co-simulation step is longer than what the block can represent (its

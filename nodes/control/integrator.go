@@ -9,8 +9,10 @@ import (
 // IntegratorName is the registry name of the integrator block.
 const IntegratorName = "integrator"
 
-// IntegratorType registers the integrator block.
-var IntegratorType = node.Type{Name: IntegratorName, New: func(m map[string]any) (node.Node, error) { return asNode(newIntegrator(m)) }}
+// IntegratorType registers the integrator block: a new value at each call.
+func IntegratorType() node.Type {
+	return node.Type{Name: IntegratorName, New: func(m map[string]any) (node.Node, error) { return asNode(newIntegrator(m)) }}
+}
 
 // ResetThreshold is the value at or above which a reset input resets
 // (a logical signal: 1 resets, 0 does not).

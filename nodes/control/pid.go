@@ -9,8 +9,10 @@ import (
 // PIDName is the registry name of the PID controller.
 const PIDName = "pid"
 
-// PIDType registers the PID controller.
-var PIDType = node.Type{Name: PIDName, New: func(m map[string]any) (node.Node, error) { return asNode(newPID(m)) }}
+// PIDType registers the PID controller: a new value at each call.
+func PIDType() node.Type {
+	return node.Type{Name: PIDName, New: func(m map[string]any) (node.Node, error) { return asNode(newPID(m)) }}
+}
 
 // PIDParams are the PID controller's parameters. Per-component slices
 // have one value for every component or one per component (nil: the

@@ -11,8 +11,10 @@ import (
 // ProductName is the registry name of the product block.
 const ProductName = "product"
 
-// ProductType registers the product block.
-var ProductType = node.Type{Name: ProductName, New: func(m map[string]any) (node.Node, error) { return asNode(newProduct(m)) }}
+// ProductType registers the product block: a new value at each call.
+func ProductType() node.Type {
+	return node.Type{Name: ProductName, New: func(m map[string]any) (node.Node, error) { return asNode(newProduct(m)) }}
+}
 
 // ErrDivideByZero is the cause of a product block's error when a divisor
 // input is zero.

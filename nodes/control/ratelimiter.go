@@ -9,8 +9,10 @@ import (
 // RateLimiterName is the registry name of the rate limiter.
 const RateLimiterName = "ratelimiter"
 
-// RateLimiterType registers the rate limiter.
-var RateLimiterType = node.Type{Name: RateLimiterName, New: func(m map[string]any) (node.Node, error) { return asNode(newRateLimiter(m)) }}
+// RateLimiterType registers the rate limiter: a new value at each call.
+func RateLimiterType() node.Type {
+	return node.Type{Name: RateLimiterName, New: func(m map[string]any) (node.Node, error) { return asNode(newRateLimiter(m)) }}
+}
 
 // RateLimiterParams are the rate limiter's parameters. Per-component
 // slices have one value for every component or one per component (nil:

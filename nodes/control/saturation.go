@@ -11,11 +11,15 @@ const (
 	DeadZoneName   = "deadzone"
 )
 
-// SaturationType and DeadZoneType register the blocks.
-var (
-	SaturationType = node.Type{Name: SaturationName, New: func(m map[string]any) (node.Node, error) { return asNode(newLimiter(SaturationName, m)) }}
-	DeadZoneType   = node.Type{Name: DeadZoneName, New: func(m map[string]any) (node.Node, error) { return asNode(newLimiter(DeadZoneName, m)) }}
-)
+// SaturationType registers the saturation block: a new value at each call.
+func SaturationType() node.Type {
+	return node.Type{Name: SaturationName, New: func(m map[string]any) (node.Node, error) { return asNode(newLimiter(SaturationName, m)) }}
+}
+
+// DeadZoneType registers the dead zone block: a new value at each call.
+func DeadZoneType() node.Type {
+	return node.Type{Name: DeadZoneName, New: func(m map[string]any) (node.Node, error) { return asNode(newLimiter(DeadZoneName, m)) }}
+}
 
 // LimitParams are the parameters of a saturation or a dead zone: a band
 // [Lower, Upper] per component (nil: the default −1 … 1).

@@ -11,8 +11,10 @@ import (
 // StateSpaceName is the registry name of the state-space block.
 const StateSpaceName = "statespace"
 
-// StateSpaceType registers the state-space block.
-var StateSpaceType = node.Type{Name: StateSpaceName, New: func(m map[string]any) (node.Node, error) { return asNode(newStateSpace(m)) }}
+// StateSpaceType registers the state-space block: a new value at each call.
+func StateSpaceType() node.Type {
+	return node.Type{Name: StateSpaceName, New: func(m map[string]any) (node.Node, error) { return asNode(newStateSpace(m)) }}
+}
 
 // MaxStates is the largest number of states of a state-space block.
 const MaxStates = 32

@@ -11,8 +11,10 @@ import (
 // SumName is the registry name of the sum block.
 const SumName = "sum"
 
-// SumType registers the sum block.
-var SumType = node.Type{Name: SumName, New: func(m map[string]any) (node.Node, error) { return asNode(newSum(m)) }}
+// SumType registers the sum block: a new value at each call.
+func SumType() node.Type {
+	return node.Type{Name: SumName, New: func(m map[string]any) (node.Node, error) { return asNode(newSum(m)) }}
+}
 
 // MaxPorts is the largest number of inputs of a sum or product block.
 const MaxPorts = 16

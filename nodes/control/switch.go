@@ -7,8 +7,10 @@ import (
 // SwitchName is the registry name of the switch block.
 const SwitchName = "switch"
 
-// SwitchType registers the switch block.
-var SwitchType = node.Type{Name: SwitchName, New: func(m map[string]any) (node.Node, error) { return asNode(newSwitch(m)) }}
+// SwitchType registers the switch block: a new value at each call.
+func SwitchType() node.Type {
+	return node.Type{Name: SwitchName, New: func(m map[string]any) (node.Node, error) { return asNode(newSwitch(m)) }}
+}
 
 // Switch criteria: which values of the control input select "on".
 const (

@@ -10,8 +10,10 @@ import (
 // block.
 const TransferFunctionName = "transferfunction"
 
-// TransferFunctionType registers the transfer-function block.
-var TransferFunctionType = node.Type{Name: TransferFunctionName, New: func(m map[string]any) (node.Node, error) { return asNode(newTransferFunction(m)) }}
+// TransferFunctionType registers the transfer-function block: a new value at each call.
+func TransferFunctionType() node.Type {
+	return node.Type{Name: TransferFunctionName, New: func(m map[string]any) (node.Node, error) { return asNode(newTransferFunction(m)) }}
+}
 
 // MaxOrder is the largest order (denominator degree) of a transfer
 // function: a companion-form realization of a higher order is too badly

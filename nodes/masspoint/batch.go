@@ -8,62 +8,32 @@ import (
 )
 
 // The batch kernel (node.Batcher): a family of mass points stepped in
-// one call per row range. Each row runs the member's own law.step and
-// law.derivatives, so the kernel and the per-node methods agree bit
-// for bit.
+// one call per row range. Each row runs accel and advance, or
+// law.derivatives — the functions the node's own Update and Derivatives
+// run, inlined — so the kernel and the per-node methods agree bit for
+// bit.
 
 // BatchKey is the same for every mass point: one kernel serves them all.
 func (n *Node) BatchKey() string { return "" }
 
-// NewBatch copies the members' parameters into one contiguous array and
-// registers each row with its node, so that SetParams reaches the batch.
+// NewBatch keeps the members' laws of motion as rows (node.Rows) that
+// SetParams keeps current. The rows are uniform while every member has
+// the same law, and the kernels then read that one row for all (a chain
+// of equal masses moves no parameter bytes per row).
 func (n *Node) NewBatch(members []node.Node) node.Batch {
-	b := &batch{models: make([]law, len(members)), uniform: true}
-	for i, mn := range members {
-		m := mn.(*Node)
-		b.models[i] = m.m.law
-		b.uniform = b.uniform && m.m.law == b.models[0]
-		m.mirrors = append(m.mirrors, mirror{b, i})
-	}
-	return b
+	return &batch{laws: node.NewUniformRows(members, lawOf, sameLaw)}
 }
+
+func lawOf(m node.Node) *node.Published[law] { return &m.(*Node).law }
+
+func sameLaw(a, b *law) bool { return *a == *b }
 
 type batch struct {
-	// models are the members' laws of motion (not their initial
-	// conditions, which only Init reads).
-	models []law
-	// uniform: every row has the parameters of row 0, so the kernels
-	// read that one row (a chain of equal masses moves no parameter
-	// bytes per row). A SetParams that makes a row differ clears it.
-	uniform bool
-}
-
-// mirror is a node's row in a batch.
-type mirror struct {
-	b *batch
-	i int
-}
-
-func (r mirror) set(m model) {
-	if m.law != r.b.models[r.i] {
-		r.b.models[r.i] = m.law
-		r.b.uniform = false
-	}
-}
-
-// rows returns the address of row lo's parameters and the distance in
-// bytes from one row's to the next: 0 when the batch is uniform. It
-// checks rows [lo, hi) once.
-func (b *batch) rows(lo, hi int) (unsafe.Pointer, uintptr) {
-	ms := b.models[lo:hi]
-	if b.uniform {
-		return unsafe.Pointer(&b.models[0]), 0
-	}
-	return unsafe.Pointer(&ms[0]), unsafe.Sizeof(law{})
+	laws *node.Rows[law]
 }
 
 var (
-	_ node.Batch          = (*batch)(nil)
+	_ node.BatchUpdater   = (*batch)(nil)
 	_ node.BatchDeriver   = (*batch)(nil)
 	_ node.BatchPairAdder = (*batch)(nil)
 )
@@ -90,7 +60,7 @@ func (b *batch) Update(a *node.BatchArgs) error {
 		return nil
 	}
 	dt := a.Dt
-	mp, msz := b.rows(a.Lo, a.Hi)
+	mp, msz := b.laws.Walk(a.Lo, a.Hi)
 	x, f, d := a.X, a.In[0], a.Dst
 	if a.In2 != nil && a.In2[0].Buf != nil {
 		b.updatePair(a)
@@ -102,7 +72,8 @@ func (b *batch) Update(a *node.BatchArgs) error {
 	xs, fs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(d.Stride)*8
 	for k := range a.Hi - a.Lo {
 		u := uintptr(k)
-		(*law)(unsafe.Add(mp, u*msz)).step(dt, (*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
+		f := (*vec)(unsafe.Add(fp, u*fs))
+		advance(dt, (*state)(unsafe.Add(xp, u*xs)), (*law)(unsafe.Add(mp, u*msz)).accel(*f), (*state)(unsafe.Add(dp, u*ds)))
 	}
 	return nil
 }
@@ -111,7 +82,7 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 	if a.Lo >= a.Hi {
 		return nil
 	}
-	mp, msz := b.rows(a.Lo, a.Hi)
+	mp, msz := b.laws.Walk(a.Lo, a.Hi)
 	x, f, d := a.X, a.In[0], a.Dst
 	if a.In2 != nil && a.In2[0].Buf != nil {
 		g := a.In2[0]
@@ -121,17 +92,11 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 		dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 		xs, fs, gs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(g.Stride)*8, uintptr(d.Stride)*8
 		for k := range a.Hi - a.Lo {
-			// law.derivatives on the summed force p + q, written out
-			// as in updatePair.
+			// The summed force p + q, added as the per-node gather adds
+			// it (the first term, plus the second).
 			u := uintptr(k)
-			m := (*law)(unsafe.Add(mp, u*msz))
-			x := (*[stateSize]float64)(unsafe.Add(xp, u*xs))
-			p, q := (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs))
-			dst := (*[stateSize]float64)(unsafe.Add(dp, u*ds))
-			dst[offPosition], dst[offPosition+1], dst[offPosition+2] = x[offVelocity], x[offVelocity+1], x[offVelocity+2]
-			dst[offVelocity] = (p[0]+q[0])/m.mass + m.gravity[0]
-			dst[offVelocity+1] = (p[1]+q[1])/m.mass + m.gravity[1]
-			dst[offVelocity+2] = (p[2]+q[2])/m.mass + m.gravity[2]
+			p, q := (*vec)(unsafe.Add(fp, u*fs)), (*vec)(unsafe.Add(gp, u*gs))
+			(*law)(unsafe.Add(mp, u*msz)).derivatives((*state)(unsafe.Add(xp, u*xs)), vec{p.x + q.x, p.y + q.y, p.z + q.z}, (*state)(unsafe.Add(dp, u*ds)))
 		}
 		return nil
 	}
@@ -141,7 +106,8 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 	xs, fs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(d.Stride)*8
 	for k := range a.Hi - a.Lo {
 		u := uintptr(k)
-		(*law)(unsafe.Add(mp, u*msz)).derivatives((*[stateSize]float64)(unsafe.Add(xp, u*xs)), (*[3]float64)(unsafe.Add(fp, u*fs)), (*[stateSize]float64)(unsafe.Add(dp, u*ds)))
+		f := (*vec)(unsafe.Add(fp, u*fs))
+		(*law)(unsafe.Add(mp, u*msz)).derivatives((*state)(unsafe.Add(xp, u*xs)), *f, (*state)(unsafe.Add(dp, u*ds)))
 	}
 	return nil
 }
@@ -149,7 +115,7 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 // updatePair is Update with the force given as two terms (PairInputs).
 func (b *batch) updatePair(a *node.BatchArgs) {
 	dt := a.Dt
-	mp, msz := b.rows(a.Lo, a.Hi)
+	mp, msz := b.laws.Walk(a.Lo, a.Hi)
 	x, f, g, d := a.X, a.In[0], a.In2[0], a.Dst
 	xp := unsafe.Pointer(&x.Span(a.Lo, a.Hi, stateSize)[0])
 	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
@@ -157,20 +123,9 @@ func (b *batch) updatePair(a *node.BatchArgs) {
 	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 	xs, fs, gs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(g.Stride)*8, uintptr(d.Stride)*8
 	for k := range a.Hi - a.Lo {
-		// law.step on the summed force p + q, written out: a call
-		// per row cost a third of the row. The operations and their
-		// order are step's (acceleration(f, i) = f[i]/mass + gravity[i]).
+		// The summed force p + q, added as the per-node gather adds it.
 		u := uintptr(k)
-		m := (*law)(unsafe.Add(mp, u*msz))
-		x := (*[stateSize]float64)(unsafe.Add(xp, u*xs))
-		p, q := (*[3]float64)(unsafe.Add(fp, u*fs)), (*[3]float64)(unsafe.Add(gp, u*gs))
-		dst := (*[stateSize]float64)(unsafe.Add(dp, u*ds))
-		v0 := x[offVelocity] + dt*((p[0]+q[0])/m.mass+m.gravity[0])
-		v1 := x[offVelocity+1] + dt*((p[1]+q[1])/m.mass+m.gravity[1])
-		v2 := x[offVelocity+2] + dt*((p[2]+q[2])/m.mass+m.gravity[2])
-		dst[offVelocity], dst[offVelocity+1], dst[offVelocity+2] = v0, v1, v2
-		dst[offPosition] = x[offPosition] + dt*v0
-		dst[offPosition+1] = x[offPosition+1] + dt*v1
-		dst[offPosition+2] = x[offPosition+2] + dt*v2
+		p, q := (*vec)(unsafe.Add(fp, u*fs)), (*vec)(unsafe.Add(gp, u*gs))
+		advance(dt, (*state)(unsafe.Add(xp, u*xs)), (*law)(unsafe.Add(mp, u*msz)).accel(vec{p.x + q.x, p.y + q.y, p.z + q.z}), (*state)(unsafe.Add(dp, u*ds)))
 	}
 }

@@ -23,21 +23,21 @@ func TestBatchUniformLaw(t *testing.T) {
 		members[i] = m
 	}
 	b := members[0].(*Node).NewBatch(members).(*batch)
-	if _, stride := b.rows(0, 4); !b.uniform || stride != 0 {
-		t.Fatalf("equal laws, different initial conditions: uniform %v, row stride %d; want true, 0", b.uniform, stride)
+	if _, stride := b.laws.Walk(0, 4); !b.laws.Uniform() || stride != 0 {
+		t.Fatalf("equal laws, different initial conditions: uniform %v, row stride %d; want true, 0", b.laws.Uniform(), stride)
 	}
 	// An initial condition changed alone leaves the law shared.
 	if err := members[1].(*Node).SetParams(map[string]any{"initial_position": []float64{9, 9, 9}}); err != nil {
 		t.Fatal(err)
 	}
-	if !b.uniform {
+	if !b.laws.Uniform() {
 		t.Fatal("a SetParams of initial_position alone made the batch non-uniform")
 	}
 	if err := members[3].(*Node).SetParams(map[string]any{"mass": 5.0}); err != nil {
 		t.Fatal(err)
 	}
-	if _, stride := b.rows(0, 4); b.uniform || stride == 0 || b.models[3].mass != 5 || b.models[0].mass != 2 {
+	if _, stride := b.laws.Walk(0, 4); b.laws.Uniform() || stride == 0 || b.laws.At(3).mass != 5 || b.laws.At(0).mass != 2 {
 		t.Fatalf("after member 3's mass changed: uniform %v, row stride %d, masses %v, %v; want false, > 0, 2, 5",
-			b.uniform, stride, b.models[0].mass, b.models[3].mass)
+			b.laws.Uniform(), stride, b.laws.At(0).mass, b.laws.At(3).mass)
 	}
 }

@@ -51,4 +51,12 @@
 // Update, Derivatives and the Marker methods are safe for concurrent use
 // on one node with distinct argument slices. SetParams is not safe for
 // concurrent use with anything; call it between runs.
+//
+// # Reading order
+//
+// masspoint.go is the node: parameters, construction, the law of motion
+// (law.accel, advance and law.derivatives, which Update, Derivatives and
+// the kernel share) and the marker; spec.go its spec, metadata and
+// layout constants. batch.go is the kernel; markermass.go the inverse
+// mass connectors read; draw.go the drawing.
 package masspoint

@@ -8,6 +8,6 @@ var _ node.MarkerMass = (*Node)(nil)
 // accelerates it by f/m whatever the axis and the marker point. A
 // connector uses it to compute its stable step (node.StepLimiter).
 func (n *Node) MarkerInverseMass(x []float64, local [3]float64, dst *[3]float64) {
-	w := 1 / n.m.mass
+	w := 1 / n.law.Get().mass
 	*dst = [3]float64{w, w, w}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -11,8 +12,9 @@ import (
 // TypeName is the registry name of the node type.
 const TypeName = "masspoint"
 
-// Type registers the node: node.NewRegistry(masspoint.Type, …).
-var Type = node.Type{Name: TypeName, New: FromMap}
+// Type is the node type, for node.NewRegistry(masspoint.Type(), …): a
+// new value at each call, so that no caller can change another's.
+func Type() node.Type { return node.Type{Name: TypeName, New: FromMap} }
 
 // Params are the node's parameters as typed Go values. The zero value is
 // not valid (the mass is zero); start from DefaultParams.
@@ -47,31 +49,48 @@ func (p Params) values() node.Values {
 	return v
 }
 
-// model is the validated parameter set in the form the step reads: the
-// law of motion (what Update and Derivatives read) and the initial
-// conditions (read only by Init).
-type model struct {
-	law
-	initPosition [3]float64
-	initVelocity [3]float64
-}
-
-// law is the part of the parameters the step and the derivatives read.
-// Batches keep a row of it per member (batch.go), not a whole model:
-// the initial conditions differ from mass to mass in a chain while the
-// law is usually shared, and a kernel then reads one row for all.
+// law is the part of the parameters the step and the derivatives read:
+// the law of motion. The node publishes it to its batches (batch.go),
+// which keep a row of it per member — not the initial conditions, which
+// differ from mass to mass in a chain while the law is usually shared,
+// so that a kernel then reads one row for all.
 type law struct {
 	mass    float64
-	gravity [3]float64
+	gravity vec
 }
 
-func newModel(v node.Values) model {
-	var m model
-	m.mass = v.Float("mass")
-	copy(m.gravity[:], v.Floats("gravity"))
-	copy(m.initPosition[:], v.Floats("initial_position"))
-	copy(m.initVelocity[:], v.Floats("initial_velocity"))
-	return m
+// vec is a 3-vector (a position, a velocity, a force) as the step reads
+// it. The arithmetic is written on named fields rather than array
+// elements because the compiler charges less for them when deciding to
+// inline: accel, step and derivatives inline into the batch kernels'
+// row loops, where a call per row would cost a third of the row.
+type vec struct{ x, y, z float64 }
+
+func toVec(a [3]float64) vec    { return vec{a[0], a[1], a[2]} }
+func (v vec) array() [3]float64 { return [3]float64{v.x, v.y, v.z} }
+
+// state is a mass point's state, laid out as Spec().StateLayout
+// (position at offPosition, velocity at offVelocity: init checks it).
+type state struct{ pos, vel vec }
+
+// stateOf views the state x (or a dst of the same layout) as a state.
+func stateOf(x []float64) *state { return (*state)(unsafe.Pointer((*[stateSize]float64)(x))) }
+
+// initial is the initial conditions, read only by InitialState.
+type initial struct {
+	position, velocity [3]float64
+}
+
+// newModel returns the law and the initial conditions of validated
+// values.
+func newModel(v node.Values) (law, initial) {
+	var l law
+	var in initial
+	l.mass = v.Float("mass")
+	l.gravity = toVec([3]float64(v.Floats("gravity")))
+	copy(in.position[:], v.Floats("initial_position"))
+	copy(in.velocity[:], v.Floats("initial_velocity"))
+	return l, in
 }
 
 // Node is a 3D point mass. Build it with New or FromMap.
@@ -80,21 +99,22 @@ type Node struct {
 	// from valid Params, whose values are those of m and app (values
 	// builds them on demand, so that a mass costs no map).
 	vals node.Values
-	m    model
+	// law is what Update, Derivatives and the batch kernels read;
+	// SetParams publishes it to the kernels.
+	law  node.Published[law]
+	init initial
 	app  *node.Appearance // nil: the default appearance
-	// mirrors are the rows of batches (batch.go) holding a copy of m;
-	// SetParams writes through to them.
-	mirrors []mirror
 }
 
 var (
-	_ node.Node    = (*Node)(nil)
-	_ node.Deriver = (*Node)(nil)
-	_ node.Tunable = (*Node)(nil)
-	_ node.Marker  = (*Node)(nil)
-	_ node.Batcher = (*Node)(nil)
+	_ node.Node        = (*Node)(nil)
+	_ node.Deriver     = (*Node)(nil)
+	_ node.Tunable     = (*Node)(nil)
+	_ node.Marker      = (*Node)(nil)
+	_ node.Batcher     = (*Node)(nil)
+	_ node.PointMarker = (*Node)(nil)
 
-	_ node.InputJacobian = (*Node)(nil)
+	_ node.DerivativesJacobian = (*Node)(nil)
 )
 
 // New builds a mass point from typed parameters. Every invalid value is a
@@ -104,7 +124,8 @@ var (
 // other goes through node.Resolve, whose errors are the reference.
 func New(p Params) (*Node, error) {
 	if p.valid() {
-		n := &Node{m: model{law: law{mass: p.Mass, gravity: p.Gravity}, initPosition: p.InitialPosition, initVelocity: p.InitialVelocity}}
+		n := &Node{init: initial{position: p.InitialPosition, velocity: p.InitialVelocity}}
+		n.law.Set(law{mass: p.Mass, gravity: toVec(p.Gravity)})
 		if p.Appearance != (node.Appearance{}) {
 			a := p.Appearance // a copy: taking p's address would move every p to the heap
 			n.app = &a
@@ -115,7 +136,15 @@ func New(p Params) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{vals: vals, m: newModel(vals)}, nil
+	return fromValues(vals), nil
+}
+
+// fromValues builds a mass point from validated values.
+func fromValues(vals node.Values) *Node {
+	l, in := newModel(vals)
+	n := &Node{vals: vals, init: in}
+	n.law.Set(l)
+	return n
 }
 
 // valid reports whether node.Resolve accepts p.values(), without
@@ -159,7 +188,8 @@ func (n *Node) values() node.Values {
 	if n.vals != nil {
 		return n.vals
 	}
-	p := Params{Mass: n.m.mass, Gravity: n.m.gravity, InitialPosition: n.m.initPosition, InitialVelocity: n.m.initVelocity, Appearance: n.appearance()}
+	l := n.law.Get()
+	p := Params{Mass: l.mass, Gravity: l.gravity.array(), InitialPosition: n.init.position, InitialVelocity: n.init.velocity, Appearance: n.appearance()}
 	vals, err := node.Resolve(TypeName, spec.Params, nil, p.values())
 	if err != nil {
 		panic(fmt.Sprintf("masspoint: parameters accepted by New are invalid: %v", err))
@@ -174,7 +204,7 @@ func FromMap(m map[string]any) (node.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{vals: vals, m: newModel(vals)}, nil
+	return fromValues(vals), nil
 }
 
 // Spec describes the node; it is the same value for every mass point.
@@ -182,14 +212,15 @@ func (n *Node) Spec() *node.Spec { return spec }
 
 // InitialState writes the initial position and velocity into dst.
 func (n *Node) InitialState(dst []float64) {
-	copy(dst[offPosition:offPosition+3], n.m.initPosition[:])
-	copy(dst[offVelocity:offVelocity+3], n.m.initVelocity[:])
+	copy(dst[offPosition:offPosition+3], n.init.position[:])
+	copy(dst[offVelocity:offVelocity+3], n.init.velocity[:])
 }
 
-// acceleration is dv/dt = F/m + g, shared by Update and Derivatives so that
-// both evaluate the same expression.
-func (m *law) acceleration(force *[3]float64, i int) float64 {
-	return force[i]/m.mass + m.gravity[i]
+// accel is dv/dt = F/m + g for the force f, shared by Update,
+// Derivatives and the batch kernels so that all evaluate the same
+// expression. It inlines.
+func (m *law) accel(f vec) vec {
+	return vec{f.x/m.mass + m.gravity.x, f.y/m.mass + m.gravity.y, f.z/m.mass + m.gravity.z}
 }
 
 // Update advances the state by one semi-implicit Euler step:
@@ -199,39 +230,35 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 	if !finite(dt) {
 		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, dt, node.ErrNonFinite)
 	}
-	n.m.step(dt, (*[stateSize]float64)(x), (*[3]float64)(in.Values[offForce:]), (*[stateSize]float64)(dst))
+	f := toVec(*(*[3]float64)(in.Values[offForce:]))
+	advance(dt, stateOf(x), n.law.Get().accel(f), stateOf(dst))
 	return nil
 }
 
-// step is one semi-implicit Euler step of one mass, shared by Update and
-// the batch kernel so that both compute the same bits.
-func (m *law) step(dt float64, x *[stateSize]float64, f *[3]float64, dst *[stateSize]float64) {
-	// Unrolled by hand: the compiler does not unroll the component loop,
-	// and the rolled loop's index bookkeeping cost more than its
-	// arithmetic in the batch kernel's row loop.
-	v0 := x[offVelocity] + dt*m.acceleration(f, 0)
-	v1 := x[offVelocity+1] + dt*m.acceleration(f, 1)
-	v2 := x[offVelocity+2] + dt*m.acceleration(f, 2)
-	dst[offVelocity], dst[offVelocity+1], dst[offVelocity+2] = v0, v1, v2
-	dst[offPosition] = x[offPosition] + dt*v0
-	dst[offPosition+1] = x[offPosition+1] + dt*v1
-	dst[offPosition+2] = x[offPosition+2] + dt*v2
+// advance is one semi-implicit Euler step of one mass under the
+// acceleration a (accel of the force), shared by Update and the batch
+// kernels so that all compute the same bits: a kernel given the force
+// as two terms (node.BatchPairAdder) passes accel of their sum, which is
+// what the per-node path's gather writes, so the operations and their
+// order are the same. It inlines.
+func advance(dt float64, x *state, a vec, dst *state) {
+	v := vec{x.vel.x + dt*a.x, x.vel.y + dt*a.y, x.vel.z + dt*a.z}
+	dst.vel = v
+	dst.pos = vec{x.pos.x + dt*v.x, x.pos.y + dt*v.y, x.pos.z + dt*v.z}
 }
 
 // Derivatives writes dx/dt = v and dv/dt = F/m + g into dst.
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	n.m.derivatives((*[stateSize]float64)(x), (*[3]float64)(in.Values[offForce:]), (*[stateSize]float64)(dst))
+	f := toVec(*(*[3]float64)(in.Values[offForce:]))
+	n.law.Get().derivatives(stateOf(x), f, stateOf(dst))
 	return nil
 }
 
-// derivatives writes one mass's dx/dt, shared by Derivatives and the
-// batch kernel.
-func (m *law) derivatives(x *[stateSize]float64, f *[3]float64, dst *[stateSize]float64) {
-	// Unrolled by hand, as step.
-	dst[offPosition], dst[offPosition+1], dst[offPosition+2] = x[offVelocity], x[offVelocity+1], x[offVelocity+2]
-	dst[offVelocity] = f[0]/m.mass + m.gravity[0]
-	dst[offVelocity+1] = f[1]/m.mass + m.gravity[1]
-	dst[offVelocity+2] = f[2]/m.mass + m.gravity[2]
+// derivatives writes one mass's dx/dt under the force f, shared by
+// Derivatives and the batch kernels as step is. It inlines.
+func (m *law) derivatives(x *state, f vec, dst *state) {
+	dst.pos = x.vel
+	dst.vel = m.accel(f)
 }
 
 // DerivativesJacobian writes the exact Jacobians of Derivatives: ∂f/∂x
@@ -251,7 +278,7 @@ func (n *Node) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX,
 		d := dstU[:stateSize*nu]
 		clear(d)
 		for i := range 3 {
-			d[(offVelocity+i)*nu+offForce+i] = 1 / n.m.mass
+			d[(offVelocity+i)*nu+offForce+i] = 1 / n.law.Get().mass
 		}
 	}
 	return nil
@@ -274,10 +301,9 @@ func (n *Node) SetParams(p map[string]any) error {
 	if err != nil {
 		return err
 	}
-	n.vals, n.m = vals, newModel(vals)
-	for _, r := range n.mirrors {
-		r.set(n.m)
-	}
+	l, in := newModel(vals)
+	n.vals, n.init = vals, in
+	n.law.Set(l)
 	return nil
 }
 
@@ -307,8 +333,8 @@ func (n *Node) MarkerLoad(x []float64, local [3]float64, f [3]float64, dst []flo
 	copy(dst[0:3], f[:])
 }
 
-// PointMarker reports true: the marker is the mass itself, so a connector
-// (springdamper.PointMarker) may read the position and velocity and write
+// PointMarker reports true (node.PointMarker): the marker is the mass
+// itself, so a connector may read the position and velocity and write
 // the force directly, with the results of MarkerKinematics and
 // MarkerLoad.
 func (n *Node) PointMarker() bool { return true }

@@ -46,7 +46,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := node.NewRegistry(Type); err != nil {
+	if _, err := node.NewRegistry(Type()); err != nil {
 		t.Fatal(err)
 	}
 	got := n.(*Node).Params()

@@ -59,7 +59,7 @@ var spec = node.NewSpec(node.Spec{
 				"does (a spring) states the bound of the pair, in which the mass enters through `MarkerInverseMass` ($1/m$ on every axis).",
 		},
 		Mapping: []node.Mapping{
-			{Term: `\mathbf{F}/m + \mathbf{g}`, Identifier: pkgPath + ".model.acceleration", Notes: "shared by Update and Derivatives"},
+			{Term: `\mathbf{F}/m + \mathbf{g}`, Identifier: pkgPath + ".law.accel", Notes: "shared by Update, Derivatives and the batch kernel"},
 			{Term: `\mathbf{v}^{n+1} = \mathbf{v}^n + \Delta t\,\dot{\mathbf{v}}`, Identifier: pkgPath + ".Node.Update"},
 			{Term: `\mathbf{x}^{n+1} = \mathbf{x}^n + \Delta t\,\mathbf{v}^{n+1}`, Identifier: pkgPath + ".Node.Update", Notes: "uses the new velocity"},
 			{Term: `\dot{\mathbf{x}} = \mathbf{v},\ \dot{\mathbf{v}} = \mathbf{F}/m + \mathbf{g}`, Identifier: pkgPath + ".Node.Derivatives"},

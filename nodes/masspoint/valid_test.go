@@ -63,8 +63,8 @@ func TestValidMatchesResolve(t *testing.T) {
 }
 
 // TestNewAllocations: a mass from valid Params with the default
-// appearance is one allocation, no parameter map (issue 14: parameters
-// validated without a map per instance).
+// appearance is one allocation, no parameter map (parameters validated
+// without a map per instance, so that building a long chain is cheap).
 func TestNewAllocations(t *testing.T) {
 	p := DefaultParams()
 	if a := testing.AllocsPerRun(100, func() { _, _ = New(p) }); a > 1 {

@@ -58,9 +58,9 @@
 //   - The node is a [node.Batcher]: a graph may step many bodies in one
 //     kernel call. BatchKey is the rotation mode (free, hinge, fixed,
 //     gimbal), so a family runs one branch; the kernel runs, row by row,
-//     the functions Update and Derivatives run, from per-row copies of
-//     the parameters that SetParams keeps current, so it computes the
-//     same bits (also after a SetParams that changes the mode).
+//     the functions Update and Derivatives run, from rows of the
+//     parameters (node.Rows) that SetParams keeps current, so it computes
+//     the same bits (also after a SetParams that changes the mode).
 //
 // # Drawing
 //
@@ -76,4 +76,13 @@
 // on one node with distinct argument slices. The kernel's methods are safe
 // for concurrent calls on disjoint row ranges. SetParams is not safe for
 // concurrent use with anything; call it between runs.
+//
+// # Reading order
+//
+// rigidbody.go is the node: construction, SetParams, Update,
+// Derivatives and the marker; params.go the parameters and constraints,
+// spec.go the spec and metadata; quat.go the quaternion algebra the step
+// uses, constraints_gimbal.go the step with one held rotation. batch.go
+// is the kernel, markermass.go the inverse mass at a marker, draw.go the
+// drawing.
 package rigidbody

@@ -22,7 +22,7 @@ func (n *Node) Draw(x []float64, _ node.Inputs, set *node.DrawSettings, dst []no
 	if vis.DrawSize >= 0 {
 		size = [3]float64{vis.DrawSize, vis.DrawSize, vis.DrawSize}
 	} else {
-		size = EquivalentBox(n.m.mass, [3]float64{n.m.ib[0], n.m.ib[4], n.m.ib[8]}, set.BodySize)
+		size = EquivalentBox(n.m.Get().mass, [3]float64{n.m.Get().ib[0], n.m.Get().ib[4], n.m.Get().ib[8]}, set.BodySize)
 	}
 	s := node.Primitive{Kind: node.Box, Size: size, Color: vis.ColorOr(set.BodyColor)}
 	copy(s.P[:], x[offPos:offPos+3])

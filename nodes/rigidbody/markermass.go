@@ -15,7 +15,7 @@ var _ node.MarkerMass = (*Node)(nil)
 // errs towards a smaller stable step. A connector uses it to compute its
 // stable step (node.StepLimiter).
 func (n *Node) MarkerInverseMass(x []float64, local [3]float64, dst *[3]float64) {
-	m := &n.m
+	m := n.m.Get()
 	r := rotation(quat(x[3:7]))
 	rw := mulMV(r, local)
 	for i := range 3 {

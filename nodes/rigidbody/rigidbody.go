@@ -12,8 +12,9 @@ import (
 // TypeName is the registry name of the node type.
 const TypeName = "rigidbody"
 
-// Type registers the node: node.NewRegistry(rigidbody.Type, …).
-var Type = node.Type{Name: TypeName, New: FromMap}
+// Type is the node type, for node.NewRegistry(rigidbody.Type(), …): a
+// new value at each call, so that no caller can change another's.
+func Type() node.Type { return node.Type{Name: TypeName, New: FromMap} }
 
 // rotMode is how the constraints leave the orientation free.
 type rotMode int
@@ -210,11 +211,10 @@ func (m *model) hinge(phi float64) quat {
 // Node is a 6-DOF rigid body. Build it with New or FromMap.
 type Node struct {
 	vals node.Values
-	m    model
+	// m is what Update, Derivatives and the batch kernels read;
+	// SetParams publishes it to the kernels.
+	m    node.Published[model]
 	spec *node.Spec // spec, or gimbalSpec with one held rotation
-	// mirrors are the rows of batches (batch.go) holding a copy of m;
-	// SetParams writes through to them.
-	mirrors []*model
 }
 
 var (
@@ -223,6 +223,8 @@ var (
 	_ node.Tunable = (*Node)(nil)
 	_ node.Marker  = (*Node)(nil)
 	_ node.Batcher = (*Node)(nil)
+
+	_ node.MarkerVelocityJacobian = (*Node)(nil)
 )
 
 // New builds a rigid body from typed parameters. Every invalid value is a
@@ -258,7 +260,9 @@ func newNode(vals node.Values) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{vals: vals, m: md, spec: specFor(md.rot)}, nil
+	n := &Node{vals: vals, spec: specFor(md.rot)}
+	n.m.Set(md)
+	return n, nil
 }
 
 // Spec describes the node. It is the same value for every rigid body
@@ -270,7 +274,7 @@ func (n *Node) Spec() *node.Spec { return n.spec }
 // InitialState writes the initial state, projected onto the constraints:
 // held coordinates at their values, their rates zero, the orientation
 // normalised (and, with held rotations, on the hinge or fixed).
-func (n *Node) InitialState(dst []float64) { copy(dst[:stateLen], n.m.init[:]) }
+func (n *Node) InitialState(dst []float64) { copy(dst[:stateLen], n.m.Get().init[:]) }
 
 // Params returns the parameter values in use, including overrides, as a
 // copy; "constraints" is in the canonical text form.
@@ -301,10 +305,8 @@ func (n *Node) SetParams(p map[string]any) error {
 	if err != nil {
 		return err
 	}
-	n.vals, n.m, n.spec = vals, md, specFor(md.rot)
-	for _, r := range n.mirrors {
-		*r = md
-	}
+	n.vals, n.spec = vals, specFor(md.rot)
+	n.m.Set(md)
 	return nil
 }
 
@@ -361,7 +363,7 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, dt, node.ErrNonFinite)
 	}
 	u := in.Values
-	n.m.step(dt, (*[stateLen]float64)(x), (*vec3)(u[inForce:]), (*vec3)(u[inTorque:]), (*[stateLen]float64)(dst))
+	n.m.Get().step(dt, (*[stateLen]float64)(x), (*vec3)(u[inForce:]), (*vec3)(u[inTorque:]), (*[stateLen]float64)(dst))
 	return nil
 }
 
@@ -412,7 +414,7 @@ func (m *model) step(dt float64, x *[stateLen]float64, fv, tv *vec3, dst *[state
 // satisfies the constraints, as InitialState and Update leave it.
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	u := in.Values
-	n.m.derivatives((*[stateLen]float64)(x), (*vec3)(u[inForce:]), (*vec3)(u[inTorque:]), (*[stateLen]float64)(dst))
+	n.m.Get().derivatives((*[stateLen]float64)(x), (*vec3)(u[inForce:]), (*vec3)(u[inTorque:]), (*[stateLen]float64)(dst))
 	return nil
 }
 

@@ -54,7 +54,7 @@ func run(t testing.TB, nd *Node, dt float64, steps int, ld loads, each func(k in
 }
 
 func TestDefaults(t *testing.T) {
-	if _, err := node.NewRegistry(Type); err != nil {
+	if _, err := node.NewRegistry(Type()); err != nil {
 		t.Fatal(err)
 	}
 	n, err := FromMap(nil)
@@ -243,11 +243,11 @@ func TestTumbling(t *testing.T) {
 	nd := mustNew(t, p)
 	x0 := make([]float64, stateLen)
 	nd.InitialState(x0)
-	l0, e0 := invariants(nd.m.ib, x0)
+	l0, e0 := invariants(nd.m.Get().ib, x0)
 	var dl, de [3]float64
 	for j, dt := range []float64{4e-3, 2e-3, 1e-3} {
 		run(t, nd, dt, int(math.Round(5/dt)), nil, func(k int, x []float64) {
-			l, e := invariants(nd.m.ib, x)
+			l, e := invariants(nd.m.Get().ib, x)
 			d := vec3{l[0] - l0[0], l[1] - l0[1], l[2] - l0[2]}
 			dl[j] = max(dl[j], math.Sqrt(dot(d, d)/dot(l0, l0)))
 			de[j] = max(de[j], math.Abs(e-e0)/e0)

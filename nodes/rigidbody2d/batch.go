@@ -8,31 +8,25 @@ import (
 
 // The batch kernel (node.Batcher): a family of planar bodies stepped in
 // one call per row range. Each row runs model.step or model.derivatives,
-// the functions Update and Derivatives run, from per-row copies of the
-// parameters that SetParams keeps current: the same bits either way.
+// the functions Update and Derivatives run, from rows of the parameters
+// (node.Rows) that SetParams keeps current: the same bits either way.
 
 var (
-	_ node.Batch        = (*batch)(nil)
+	_ node.BatchUpdater = (*batch)(nil)
 	_ node.BatchDeriver = (*batch)(nil)
 )
 
 // BatchKey is the same for every body: one kernel serves them all.
 func (n *Node) BatchKey() string { return "" }
 
-// NewBatch copies the members' parameters into one contiguous array and
-// registers each row with its node, so that SetParams reaches the batch.
+// NewBatch keeps the members' parameters as rows (node.Rows) that
+// SetParams keeps current.
 func (n *Node) NewBatch(members []node.Node) node.Batch {
-	b := &batch{models: make([]model, len(members))}
-	for i, mn := range members {
-		m := mn.(*Node)
-		b.models[i] = m.m
-		m.mirrors = append(m.mirrors, &b.models[i])
-	}
-	return b
+	return &batch{models: node.NewRows(members, func(m node.Node) *node.Published[model] { return &m.(*Node).m })}
 }
 
 type batch struct {
-	models []model
+	models *node.Rows[model]
 }
 
 // Inputs of the kernel, in Spec().Inputs order.
@@ -46,7 +40,7 @@ func (b *batch) Update(a *node.BatchArgs) error {
 		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, a.Dt, node.ErrNonFinite)
 	}
 	x, f, tq, d := a.X, a.In[kForce], a.In[kTorque], a.Dst
-	ms := b.models[a.Lo:a.Hi]
+	ms := b.models.Span(a.Lo, a.Hi)
 	for k := range ms {
 		i := a.Lo + k
 		fr := f.Buf[f.Off+i*f.Stride:]
@@ -58,7 +52,7 @@ func (b *batch) Update(a *node.BatchArgs) error {
 
 func (b *batch) Derivatives(a *node.BatchArgs) error {
 	x, f, tq, d := a.X, a.In[kForce], a.In[kTorque], a.Dst
-	ms := b.models[a.Lo:a.Hi]
+	ms := b.models.Span(a.Lo, a.Hi)
 	for k := range ms {
 		i := a.Lo + k
 		fr := f.Buf[f.Off+i*f.Stride:]

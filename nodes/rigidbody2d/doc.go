@@ -45,7 +45,7 @@
 //     (r = R(θ)·local) and 0 along z.
 //   - The node is a [node.Batcher]: a graph may step many bodies in one
 //     kernel call. The kernel runs, row by row, the functions Update and
-//     Derivatives run, from per-row copies of the parameters that
+//     Derivatives run, from rows of the parameters (node.Rows) that
 //     SetParams keeps current, so it computes the same bits.
 //
 // # Drawing
@@ -61,4 +61,11 @@
 // on one node with distinct argument slices. The kernel's methods are safe
 // for concurrent calls on disjoint row ranges. SetParams is not safe for
 // concurrent use with anything; call it between runs.
+//
+// # Reading order
+//
+// rigidbody2d.go is the node (construction with its deprecation warning,
+// Update, Derivatives, the marker); spec.go its spec and metadata.
+// batch.go is the kernel, markermass.go the inverse mass at a marker,
+// draw.go the drawing.
 package rigidbody2d

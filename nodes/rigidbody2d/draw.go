@@ -20,7 +20,7 @@ func (n *Node) Draw(x []float64, _ node.Inputs, set *node.DrawSettings, dst []no
 	}
 	a := vis.DrawSize
 	if a < 0 {
-		a = math.Sqrt(6 * n.m.inertia / n.m.mass)
+		a = math.Sqrt(6 * n.m.Get().inertia / n.m.Get().mass)
 		if !(a > 0) || math.IsInf(a, 0) {
 			a = set.BodySize
 		}

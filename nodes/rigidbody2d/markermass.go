@@ -12,6 +12,6 @@ var _ node.MarkerMass = (*Node)(nil)
 // (node.StepLimiter).
 func (n *Node) MarkerInverseMass(x []float64, local [3]float64, dst *[3]float64) {
 	rx, ry := rotate(x[2], local[0], local[1])
-	w := 1 / n.m.mass
-	*dst = [3]float64{w + ry*ry/n.m.inertia, w + rx*rx/n.m.inertia, 0}
+	w := 1 / n.m.Get().mass
+	*dst = [3]float64{w + ry*ry/n.m.Get().inertia, w + rx*rx/n.m.Get().inertia, 0}
 }

@@ -13,9 +13,12 @@ import (
 // TypeName is the registry name of the node type.
 const TypeName = "rigidbody2d"
 
-// Type registers the node: node.NewRegistry(rigidbody2d.Type, …). Its
+// Type is the node type, for node.NewRegistry(rigidbody2d.Type(), …):
+// a new value at each call, so that no caller can change another's. Its
 // default construction logs the deprecation warning on slog.Default().
-var Type = node.Type{Name: TypeName, New: FromMap, Spec: func() *node.Spec { return spec }}
+func Type() node.Type {
+	return node.Type{Name: TypeName, New: FromMap, Spec: func() *node.Spec { return spec }}
+}
 
 // Replacement is what to use instead of this node.
 const Replacement = "rigidbody with constraints {z: 0, rx: 0, ry: 0} (gravity [g_x, g_y, 0], e.g. [0, -9.81, 0] for this node's default)"
@@ -90,10 +93,9 @@ func newModel(v node.Values) model {
 // Node is the deprecated planar rigid body. Build it with New or FromMap.
 type Node struct {
 	vals node.Values
-	m    model
-	// mirrors are the rows of batches (batch.go) holding a copy of m;
-	// SetParams writes through to them.
-	mirrors []*model
+	// m is what Update, Derivatives and the batch kernels read;
+	// SetParams publishes it to the kernels.
+	m node.Published[model]
 }
 
 var (
@@ -114,7 +116,7 @@ func New(p Params) (*Node, error) {
 		return nil, err
 	}
 	warn(p.Logger)
-	return &Node{vals: vals, m: newModel(vals)}, nil
+	return fromValues(vals), nil
 }
 
 // FromMap builds the node from a name→value map with MADDENING's parameter
@@ -126,7 +128,14 @@ func FromMap(m map[string]any) (node.Node, error) {
 		return nil, err
 	}
 	warn(nil)
-	return &Node{vals: vals, m: newModel(vals)}, nil
+	return fromValues(vals), nil
+}
+
+// fromValues builds the node from validated values.
+func fromValues(vals node.Values) *Node {
+	n := &Node{vals: vals}
+	n.m.Set(newModel(vals))
+	return n
 }
 
 func warn(l *slog.Logger) {
@@ -145,7 +154,7 @@ func (n *Node) Spec() *node.Spec { return spec }
 
 // InitialState writes (initial_x, initial_y, initial_angle, initial_vx,
 // initial_vy, initial_omega) into dst.
-func (n *Node) InitialState(dst []float64) { copy(dst[:stateLen], n.m.init[:]) }
+func (n *Node) InitialState(dst []float64) { copy(dst[:stateLen], n.m.Get().init[:]) }
 
 // accelerations returns dv/dt = F/m + g and dω/dt = τ/I for the force
 // (fx, fy) and the torque tau, shared by Update and Derivatives.
@@ -162,7 +171,7 @@ func (n *Node) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 		return fmt.Errorf("%s: time step dt = %v: %w", TypeName, dt, node.ErrNonFinite)
 	}
 	u := in.Values
-	n.m.step(dt, (*[stateLen]float64)(x), u[inForce], u[inForce+1], u[inTorque], (*[stateLen]float64)(dst))
+	n.m.Get().step(dt, (*[stateLen]float64)(x), u[inForce], u[inForce+1], u[inTorque], (*[stateLen]float64)(dst))
 	return nil
 }
 
@@ -184,7 +193,7 @@ func (m *model) step(dt float64, x *[stateLen]float64, fx, fy, tau float64, dst 
 // dω/dt = τ/I into dst.
 func (n *Node) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	u := in.Values
-	n.m.derivatives((*[stateLen]float64)(x), u[inForce], u[inForce+1], u[inTorque], (*[stateLen]float64)(dst))
+	n.m.Get().derivatives((*[stateLen]float64)(x), u[inForce], u[inForce+1], u[inTorque], (*[stateLen]float64)(dst))
 	return nil
 }
 
@@ -217,10 +226,8 @@ func (n *Node) SetParams(p map[string]any) error {
 	if err != nil {
 		return err
 	}
-	n.vals, n.m = vals, newModel(vals)
-	for _, r := range n.mirrors {
-		*r = n.m
-	}
+	n.vals = vals
+	n.m.Set(newModel(vals))
 	return nil
 }
 

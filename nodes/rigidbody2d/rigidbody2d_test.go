@@ -246,7 +246,7 @@ func TestDeprecationWarning(t *testing.T) {
 	old := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
 	defer slog.SetDefault(old)
-	reg, err := node.NewRegistry(Type)
+	reg, err := node.NewRegistry(Type())
 	if err != nil {
 		t.Fatal(err)
 	}

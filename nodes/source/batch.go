@@ -9,8 +9,8 @@ import (
 // The batch kernels (node.Batcher): a family of sources of one type and
 // one output size writes its values in one call per row range. Each row
 // runs the function the member's Outputs runs (sineRow, stepRow, rampRow,
-// pulseRow, table.eval) on a per-row copy of the member's parameters that
-// SetParams keeps current, so both paths write the same bits. Time events
+// pulseRow, table.eval) on rows of the members' parameters (node.Rows)
+// that SetParams keeps current, so both paths write the same bits. Time events
 // (node.TimeEventer) have no batched form: a graph asks each source for
 // them, as before.
 
@@ -32,12 +32,12 @@ var (
 // length, interpolation and outside behaviour) are per-row data.
 func (b *base) BatchKey() string { return strconv.Itoa(b.n) }
 
-// rows is the per-row parameter data of a family of sine, step, ramp or
-// pulse sources: row i's copy of its member's rowParams.p at
-// p[i*w:(i+1)*w], for output size n.
+// rows are the parameter rows of a family of sine, step, ramp or pulse
+// sources of output size n: row i is its member's rowParams (node.Rows,
+// which SetParams keeps current).
 type rows struct {
-	p    []float64
-	w, n int
+	p *node.Rows[[]float64]
+	n int
 }
 
 // rowed is a sine, step, ramp or pulse source: its parameter row and
@@ -50,27 +50,16 @@ type rowed interface {
 func (r *rowParams) paramRow() *rowParams { return r }
 func (b *base) size() int                 { return b.n }
 
-// newRows copies the members' parameter rows into one contiguous array
-// and registers each row with its member, so that SetParams reaches the
-// batch.
+// newRows keeps the members' parameter rows.
 func newRows(members []node.Node) rows {
-	m0 := members[0].(rowed)
-	r := rows{w: len(m0.paramRow().p), n: m0.size()}
-	r.p = make([]float64, len(members)*r.w)
-	for i, m := range members {
-		mp := m.(rowed).paramRow()
-		row := r.p[i*r.w : (i+1)*r.w : (i+1)*r.w]
-		copy(row, mp.p)
-		mp.mirrors = append(mp.mirrors, row)
+	return rows{
+		p: node.NewRows(members, func(m node.Node) *node.Published[[]float64] { return &m.(rowed).paramRow().row }),
+		n: members[0].(rowed).size(),
 	}
-	return r
 }
 
 // row returns row i's parameters.
-func (r *rows) row(i int) []float64 { return r.p[i*r.w : (i+1)*r.w : (i+1)*r.w] }
-
-// Update does nothing: a source has no state.
-func (r *rows) Update(*node.BatchArgs) error { return nil }
+func (r *rows) row(i int) []float64 { return *r.p.At(i) }
 
 // NewBatch returns the kernel of a family of sine sources.
 func (s *Sine) NewBatch(members []node.Node) node.Batch {
@@ -148,33 +137,23 @@ func (b *pulseBatch) Outputs(a *node.BatchArgs) error {
 	return nil
 }
 
-// NewBatch returns the kernel of a family of lookup sources: a copy of
-// every member's table (the breakpoints and values are shared, not
-// copied: they are never written), registered with its member so that
-// SetParams reaches the batch.
+// NewBatch returns the kernel of a family of lookup sources: rows of the
+// members' tables (node.Rows, which SetParams keeps current; the
+// breakpoints and values are shared, not copied: they are never written).
 func (l *Lookup) NewBatch(members []node.Node) node.Batch {
-	b := &lookupBatch{tabs: make([]table, len(members)), n: l.n}
-	for i, mn := range members {
-		m := mn.(*Lookup)
-		b.tabs[i] = m.tab
-		m.mirrors = append(m.mirrors, &b.tabs[i])
-	}
-	return b
+	return &lookupBatch{tabs: node.NewRows(members, func(m node.Node) *node.Published[table] { return &m.(*Lookup).tab }), n: l.n}
 }
 
 type lookupBatch struct {
-	tabs []table
+	tabs *node.Rows[table]
 	n    int
 }
-
-// Update does nothing: a source has no state.
-func (b *lookupBatch) Update(*node.BatchArgs) error { return nil }
 
 // Outputs writes every row's table interpolated at T. When nobody reads
 // the value it writes nothing but still fails where a member's Outputs
 // does (outside = "error" and T outside its table).
 func (b *lookupBatch) Outputs(a *node.BatchArgs) error {
-	tabs := b.tabs[a.Lo:a.Hi]
+	tabs := b.tabs.Span(a.Lo, a.Hi)
 	if !a.Needs(0) {
 		for k := range tabs {
 			if err := tabs[k].check(a.T); err != nil {

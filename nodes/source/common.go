@@ -138,19 +138,15 @@ func newSpec(typ string, params []node.Param, units string, n int, desc string, 
 // rowParams are the parameters of a sine, step, ramp or pulse source
 // flattened into one row of float64 (layout per type, fixed by the output
 // size), the form both the node's Outputs and its batch kernel read, so
-// that the two compute the same bits. Rows of batches (batch.go) are
-// mirrors of p: publish writes p through to them after every SetParams.
+// that the two compute the same bits. SetParams publishes a new row (a
+// new slice: a row once published is never written) to the batch
+// kernels' rows (batch.go).
 type rowParams struct {
-	p       []float64
-	mirrors [][]float64
+	row node.Published[[]float64]
 }
 
-// publish copies p into every mirror.
-func (r *rowParams) publish() {
-	for _, m := range r.mirrors {
-		copy(m, r.p)
-	}
-}
+// params returns the current row.
+func (r *rowParams) params() []float64 { return *r.row.Get() }
 
 // noEvents is the TimeEvents answer of a source without time events.
 func noEvents() (int, float64, float64) { return 0, math.Inf(-1), math.Inf(1) }

@@ -45,11 +45,11 @@
 // of sources of one type and one output size (BatchKey is the size) in
 // one kernel call per row range. A sine, step, ramp or pulse keeps its
 // parameters flattened into one row of float64 (per-component values
-// expanded), which its Outputs reads; the family holds a copy of every
-// member's row, which SetParams writes through to, and runs the same
+// expanded), which its Outputs reads; the family reads every member's
+// row from node.Rows, which SetParams keeps current, and runs the same
 // per-row function (sineRow, stepRow, rampRow, pulseRow) as Outputs, so
-// both paths write the same bits. A lookup family holds a copy of every
-// member's table (breakpoints and values shared, never written), whose
+// both paths write the same bits. A lookup family reads every member's
+// table likewise (breakpoints and values shared, never written), whose
 // interpolation and outside behaviour are dispatched per row, and runs
 // the same table.eval. The kernels write nothing when the graph reads no
 // output, except that a lookup with outside = "error" still fails there
@@ -61,4 +61,11 @@
 //
 // Outputs, TimeEvents and the kernels' methods (on disjoint row ranges)
 // are safe for concurrent use; SetParams is not safe during a run.
+//
+// # Reading order
+//
+// common.go holds what every source shares (base, the parameter row,
+// the spec); sine.go, step.go, ramp.go and pulse.go are one source type
+// each, with its per-row function; lookup.go is the table source and its
+// interpolants. batch.go holds the kernels of all five.
 package source

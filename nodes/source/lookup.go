@@ -11,8 +11,8 @@ import (
 // LookupName is the registry name of the lookup-table source.
 const LookupName = "lookup"
 
-// LookupType registers the lookup-table source.
-var LookupType = node.Type{Name: LookupName, New: LookupFromMap}
+// LookupType is the lookup-table source type, for a node.Registry.
+func LookupType() node.Type { return node.Type{Name: LookupName, New: LookupFromMap} }
 
 // MaxRows is the largest table a lookup source holds: at most MaxRows
 // breakpoints and MaxRows values in all. Scene files are held to it when
@@ -96,10 +96,9 @@ var lookupParams = []node.Param{
 // outside the table. Every breakpoint is a time event (node.TimeEventer).
 type Lookup struct {
 	base
-	tab table
-	// mirrors are the rows of batches (batch.go) holding a copy of tab;
-	// SetParams writes through to them.
-	mirrors []*table
+	// tab is what Outputs and the batch kernel read; SetParams
+	// publishes it to the kernels.
+	tab node.Published[table]
 }
 
 // table is a lookup's parameters in the form Outputs and the batch
@@ -212,10 +211,7 @@ func (l *Lookup) set(vals node.Values) {
 	case OutsideError:
 		tb.out = outError
 	}
-	l.tab = tb
-	for _, m := range l.mirrors {
-		*m = tb
-	}
+	l.tab.Set(tb)
 }
 
 // upper returns the number of breakpoints at or before t (binary search;
@@ -236,7 +232,7 @@ func (tb *table) upper(t float64) int {
 // TimeEvents reports where t lies among the breakpoints: every breakpoint
 // is a time event.
 func (l *Lookup) TimeEvents(t float64) (int, float64, float64) {
-	tb := &l.tab
+	tb := l.tab.Get()
 	k := tb.upper(t)
 	prev, next := math.Inf(-1), math.Inf(1)
 	if k > 0 {
@@ -252,7 +248,7 @@ func (l *Lookup) TimeEvents(t float64) (int, float64, float64) {
 // it holds, extrapolates, or (outside = "error") returns a
 // *node.FieldError for "value" wrapping ErrOutsideTable.
 func (l *Lookup) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	return l.tab.eval(t, dst[:l.n])
+	return l.tab.Get().eval(t, dst[:l.n])
 }
 
 // outside reports whether t is outside the table (before the first
@@ -459,6 +455,6 @@ func lookupMeta() node.Metadata {
 		},
 		Anomalies: []string{},
 		Evidence:  []string{"COSIM-VER-107"},
-		Changelog: []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation (issue 19)"}},
+		Changelog: []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
 	}
 }

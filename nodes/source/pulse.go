@@ -10,8 +10,8 @@ import (
 // PulseName is the registry name of the pulse source.
 const PulseName = "pulse"
 
-// PulseType registers the pulse source.
-var PulseType = node.Type{Name: PulseName, New: PulseFromMap}
+// PulseType is the pulse source type, for a node.Registry.
+func PulseType() node.Type { return node.Type{Name: PulseName, New: PulseFromMap} }
 
 // PulseParams are the pulse source's parameters. Amplitude and Offset
 // have one value per output component, or one value for all (nil: the
@@ -55,7 +55,7 @@ var pulseVectors = []string{"amplitude", "offset"}
 // pulse are time events (node.TimeEventer).
 type Pulse struct {
 	base
-	// rowParams.p is P, W, D, then per component i A_i, c_i at
+	// rowParams is P, W, D, then per component i A_i, c_i at
 	// p[3+2i:5+2i] (pulseRow).
 	rowParams
 }
@@ -111,14 +111,12 @@ func buildPulse(vals node.Values) (*Pulse, error) {
 func (p *Pulse) set(vals node.Values) {
 	p.vals = vals
 	a, c := vals.Floats("amplitude"), vals.Floats("offset")
-	if p.p == nil {
-		p.p = make([]float64, 3+2*p.n)
-	}
-	p.p[0], p.p[1], p.p[2] = vals.Float("period"), vals.Float("width"), vals.Float("delay")
+	row := make([]float64, 3+2*p.n)
+	row[0], row[1], row[2] = vals.Float("period"), vals.Float("width"), vals.Float("delay")
 	for i := range p.n {
-		p.p[3+2*i], p.p[4+2*i] = comp(a, i), comp(c, i)
+		row[3+2*i], row[4+2*i] = comp(a, i), comp(c, i)
 	}
-	p.publish()
+	p.row.Set(row)
 }
 
 // pulseEdge is the time of edge j ≥ 0 of a train of period per, width w
@@ -169,7 +167,8 @@ func pulseEvents(per, w, d, t float64) (k int, prev, next float64) {
 // before t (the output is high when k is odd), between edges prev and
 // next.
 func (p *Pulse) TimeEvents(t float64) (int, float64, float64) {
-	return pulseEvents(p.p[0], p.p[1], p.p[2], t)
+	row := p.params()
+	return pulseEvents(row[0], row[1], row[2], t)
 }
 
 // pulseRow writes c + A during a pulse and c otherwise into dst, from a
@@ -190,7 +189,7 @@ func pulseRow(t float64, p, dst []float64) {
 
 // Outputs writes c + A during a pulse and c otherwise into dst.
 func (p *Pulse) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	pulseRow(t, p.p, dst[:p.n])
+	pulseRow(t, p.params(), dst[:p.n])
 	return nil
 }
 
@@ -242,6 +241,6 @@ func pulseMeta() node.Metadata {
 		},
 		Anomalies: []string{},
 		Evidence:  []string{"COSIM-VER-103"},
-		Changelog: []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation (issue 19)"}},
+		Changelog: []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
 	}
 }

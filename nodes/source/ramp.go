@@ -7,8 +7,8 @@ import (
 // RampName is the registry name of the ramp source.
 const RampName = "ramp"
 
-// RampType registers the ramp source.
-var RampType = node.Type{Name: RampName, New: RampFromMap}
+// RampType is the ramp source type, for a node.Registry.
+func RampType() node.Type { return node.Type{Name: RampName, New: RampFromMap} }
 
 // RampParams are the ramp source's parameters. Slope and Offset have one
 // value per output component, or one value for all (nil: the default).
@@ -40,7 +40,7 @@ var rampVectors = []string{"slope", "offset"}
 // at t₀ is a time event (node.TimeEventer).
 type Ramp struct {
 	base
-	// rowParams.p is t₀, then per component i s_i, c_i at p[1+2i:3+2i]
+	// rowParams is t₀, then per component i s_i, c_i at p[1+2i:3+2i]
 	// (rampRow).
 	rowParams
 }
@@ -86,14 +86,12 @@ func buildRamp(vals node.Values) (*Ramp, error) {
 func (r *Ramp) set(vals node.Values) {
 	r.vals = vals
 	sl, c := vals.Floats("slope"), vals.Floats("offset")
-	if r.p == nil {
-		r.p = make([]float64, 1+2*r.n)
-	}
-	r.p[0] = vals.Float("start")
+	p := make([]float64, 1+2*r.n)
+	p[0] = vals.Float("start")
 	for i := range r.n {
-		r.p[1+2*i], r.p[2+2*i] = comp(sl, i), comp(c, i)
+		p[1+2*i], p[2+2*i] = comp(sl, i), comp(c, i)
 	}
-	r.publish()
+	r.row.Set(p)
 }
 
 // rampRow writes c + s·max(0, t − t₀) into dst, from a parameter row p
@@ -111,12 +109,12 @@ func rampRow(t float64, p, dst []float64) {
 
 // Outputs writes c + s·max(0, t − t₀) into dst.
 func (r *Ramp) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	rampRow(t, r.p, dst[:r.n])
+	rampRow(t, r.params(), dst[:r.n])
 	return nil
 }
 
 // TimeEvents reports the start time as the ramp's one time event.
-func (r *Ramp) TimeEvents(t float64) (int, float64, float64) { return oneEvent(t, r.p[0]) }
+func (r *Ramp) TimeEvents(t float64) (int, float64, float64) { return oneEvent(t, r.params()[0]) }
 
 // SetParams overrides parameters (all or nothing); the output size and
 // units cannot change.
@@ -162,6 +160,6 @@ func rampMeta() node.Metadata {
 		},
 		Anomalies: []string{},
 		Evidence:  []string{"COSIM-VER-103"},
-		Changelog: []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation (issue 19)"}},
+		Changelog: []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
 	}
 }

@@ -9,8 +9,8 @@ import (
 // SineName is the registry name of the sine source.
 const SineName = "sine"
 
-// SineType registers the sine source: node.NewRegistry(source.SineType, …).
-var SineType = node.Type{Name: SineName, New: SineFromMap}
+// SineType is the sine source type, for node.NewRegistry(source.SineType(), …).
+func SineType() node.Type { return node.Type{Name: SineName, New: SineFromMap} }
 
 // SineParams are the sine source's parameters. Each slice has one value
 // per output component, or one value for all (nil: the default).
@@ -62,7 +62,7 @@ var sineVectors = []string{"amplitude", "omega", "phase", "offset"}
 // Sine is a stateless source y_i(t) = c_i + A_i sin(ω_i t + φ_i).
 type Sine struct {
 	base
-	// rowParams.p holds, per component i, A_i, ω_i, φ_i, c_i at
+	// rowParams holds, per component i, A_i, ω_i, φ_i, c_i at
 	// p[4i:4i+4] (sineRow).
 	rowParams
 }
@@ -110,14 +110,12 @@ const sineWidth = 4
 func (s *Sine) set(vals node.Values) {
 	s.vals = vals
 	a, w, ph, c := vals.Floats("amplitude"), vals.Floats("omega"), vals.Floats("phase"), vals.Floats("offset")
-	if s.p == nil {
-		s.p = make([]float64, sineWidth*s.n)
-	}
+	p := make([]float64, sineWidth*s.n)
 	for i := range s.n {
-		q := s.p[sineWidth*i : sineWidth*i+sineWidth]
+		q := p[sineWidth*i : sineWidth*i+sineWidth]
 		q[0], q[1], q[2], q[3] = comp(a, i), comp(w, i), comp(ph, i), comp(c, i)
 	}
-	s.publish()
+	s.row.Set(p)
 }
 
 // sineRow writes c_i + A_i sin(ω_i t + φ_i) into dst[i] for every
@@ -132,7 +130,7 @@ func sineRow(t float64, p, dst []float64) {
 
 // Outputs writes c + A sin(ωt + φ) into dst.
 func (s *Sine) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	sineRow(t, s.p, dst[:s.n])
+	sineRow(t, s.params(), dst[:s.n])
 	return nil
 }
 
@@ -181,6 +179,6 @@ func sineMeta() node.Metadata {
 		},
 		Anomalies: []string{},
 		Evidence:  []string{"COSIM-VER-103"},
-		Changelog: []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation (issue 19)"}},
+		Changelog: []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
 	}
 }

@@ -7,8 +7,8 @@ import (
 // StepName is the registry name of the step source.
 const StepName = "step"
 
-// StepType registers the step source.
-var StepType = node.Type{Name: StepName, New: StepFromMap}
+// StepType is the step source type, for a node.Registry.
+func StepType() node.Type { return node.Type{Name: StepName, New: StepFromMap} }
 
 // StepParams are the step source's parameters. Initial and Final have one
 // value per output component, or one value for all (nil: the default).
@@ -43,7 +43,7 @@ var stepVectors = []string{"initial", "final"}
 // (right-continuous: y(T) = y₁). T is a time event (node.TimeEventer).
 type Step struct {
 	base
-	// rowParams.p is T, then y₀ (n values), then y₁ (n values)
+	// rowParams is T, then y₀ (n values), then y₁ (n values)
 	// (stepRow).
 	rowParams
 }
@@ -89,14 +89,12 @@ func buildStep(vals node.Values) (*Step, error) {
 func (s *Step) set(vals node.Values) {
 	s.vals = vals
 	y0, y1 := vals.Floats("initial"), vals.Floats("final")
-	if s.p == nil {
-		s.p = make([]float64, 1+2*s.n)
-	}
-	s.p[0] = vals.Float("time")
+	p := make([]float64, 1+2*s.n)
+	p[0] = vals.Float("time")
 	for i := range s.n {
-		s.p[1+i], s.p[1+s.n+i] = comp(y0, i), comp(y1, i)
+		p[1+i], p[1+s.n+i] = comp(y0, i), comp(y1, i)
 	}
-	s.publish()
+	s.row.Set(p)
 }
 
 // stepRow writes y₀ before T and y₁ from T on into dst, from a parameter
@@ -112,12 +110,12 @@ func stepRow(t float64, p, dst []float64) {
 
 // Outputs writes y₀ before T and y₁ from T on into dst.
 func (s *Step) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	stepRow(t, s.p, dst[:s.n])
+	stepRow(t, s.params(), dst[:s.n])
 	return nil
 }
 
 // TimeEvents reports the step time T as the source's one time event.
-func (s *Step) TimeEvents(t float64) (int, float64, float64) { return oneEvent(t, s.p[0]) }
+func (s *Step) TimeEvents(t float64) (int, float64, float64) { return oneEvent(t, s.params()[0]) }
 
 // SetParams overrides parameters (all or nothing); the output size and
 // units cannot change.
@@ -168,6 +166,6 @@ func stepMeta() node.Metadata {
 		},
 		Anomalies: []string{},
 		Evidence:  []string{"COSIM-VER-103"},
-		Changelog: []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation (issue 19)"}},
+		Changelog: []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
 	}
 }

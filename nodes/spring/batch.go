@@ -67,12 +67,12 @@ func (n *Node) BatchKey() string {
 	return b.String()
 }
 
-// NewBatch copies the members' parameters and ground points into per-row
-// arrays and registers the rows with their nodes, so that SetParams
-// reaches the batch.
+// NewBatch keeps the members' force laws as rows (node.Rows) that
+// SetParams keeps current, and their ground points, which are fixed
+// when a spring is built, in a per-row array.
 func (n *Node) NewBatch(members []node.Node) node.Batch {
 	b := &batch{
-		laws:   make([]law, len(members)),
+		laws:   node.NewRows(members, func(m node.Node) *node.Published[law] { return &m.(*Node).law }),
 		nodes:  make([]*Node, len(members)),
 		spec:   n.spec,
 		nu:     n.spec.InputLayout.Size(),
@@ -100,8 +100,6 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 	for i, mn := range members {
 		m := mn.(*Node)
 		b.nodes[i] = m
-		b.laws[i] = m.law
-		m.mirrors = append(m.mirrors, &b.laws[i])
 		if b.ground != nil {
 			b.ground[i] = [2][3]float64{m.mk[0].local, m.mk[1].local}
 		}
@@ -120,7 +118,7 @@ const (
 )
 
 type batch struct {
-	laws   []law
+	laws   *node.Rows[law]
 	ground [][2][3]float64 // per row, the markers' ground points; nil without ground markers
 	nodes  []*Node
 	spec   *node.Spec
@@ -134,9 +132,6 @@ type batch struct {
 	scratch sync.Pool // *[]float64 of nu+ny: one row's inputs and outputs on the generic path
 }
 
-// Update does nothing: the spring has no state.
-func (b *batch) Update(*node.BatchArgs) error { return nil }
-
 // Outputs evaluates rows [Lo, Hi): the direct path for ground and point
 // markers, the members' own Outputs otherwise.
 func (b *batch) Outputs(a *node.BatchArgs) error {
@@ -148,7 +143,7 @@ func (b *batch) Outputs(a *node.BatchArgs) error {
 	load0 := b.fLoad[0] >= 0 && a.Needs(b.fLoad[0])
 	load1 := b.fLoad[1] >= 0 && a.Needs(b.fLoad[1])
 	for i := a.Lo; i < a.Hi; i++ {
-		m := &b.laws[i]
+		m := b.laws.At(i)
 		p0, v0 := b.marker(a, 0, i)
 		p1, v1 := b.marker(a, 1, i)
 		g, err := m.geometry(a.T, p0, v0, p1, v1)

@@ -23,16 +23,16 @@ func v3(rng *rand.Rand, s float64) [3]float64 {
 // markerKinds make one end of a spring: the ground, a mass point, a
 // rigid body (which has MarkerVelocityJacobian), a planar rigid body and
 // a ball (which have not: the spring differentiates their kinematics).
-var markerKinds = map[string]func(rng *rand.Rand) spring.Marker{
-	"ground": func(rng *rand.Rand) spring.Marker { return spring.Ground(v3(rng, 1)) },
-	"point": func(rng *rand.Rand) spring.Marker {
+var markerKinds = map[string]func(rng *rand.Rand) node.Attachment{
+	"ground": func(rng *rand.Rand) node.Attachment { return node.GroundAt(v3(rng, 1)) },
+	"point": func(rng *rand.Rand) node.Attachment {
 		m, err := masspoint.New(masspoint.Params{Mass: 0.1 + 10*rng.Float64(), Gravity: v3(rng, 10), InitialPosition: v3(rng, 1), InitialVelocity: v3(rng, 1)})
 		if err != nil {
 			panic(err)
 		}
-		return spring.At(m, v3(rng, 1))
+		return node.At(m, v3(rng, 1))
 	},
-	"rigid": func(rng *rand.Rand) spring.Marker {
+	"rigid": func(rng *rand.Rand) node.Attachment {
 		p := rigidbody.DefaultParams()
 		p.Mass, p.Inertia = 0.1+10*rng.Float64(), [3]float64{0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64()}
 		p.InitialPosition, p.InitialVelocity, p.InitialAngularVelocity = v3(rng, 1), v3(rng, 1), v3(rng, 1)
@@ -41,25 +41,25 @@ var markerKinds = map[string]func(rng *rand.Rand) spring.Marker{
 		if err != nil {
 			panic(err)
 		}
-		return spring.At(b, v3(rng, 1))
+		return node.At(b, v3(rng, 1))
 	},
-	"rigid2d": func(rng *rand.Rand) spring.Marker {
+	"rigid2d": func(rng *rand.Rand) node.Attachment {
 		b, err := rigidbody2d.New(rigidbody2d.Params{Mass: 0.1 + 10*rng.Float64(), Inertia: 0.1 + 3*rng.Float64(),
 			Gravity: [2]float64{0, -9.81}, InitialX: rng.NormFloat64(), InitialVY: rng.NormFloat64(), InitialAngle: rng.NormFloat64(),
 			Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			panic(err)
 		}
-		return spring.At(b, v3(rng, 1))
+		return node.At(b, v3(rng, 1))
 	},
-	"ball": func(rng *rand.Rand) spring.Marker {
+	"ball": func(rng *rand.Rand) node.Attachment {
 		b, err := ball.New(ball.Params{InitialPosition: rng.NormFloat64(), InitialVelocity: rng.NormFloat64(), Elasticity: rng.Float64(), Gravity: -9.81, Mass: 0.5 + rng.Float64()})
 		if err != nil {
 			panic(err)
 		}
 		a := v3(rng, 1)
 		l := math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2])
-		return spring.At(b, [3]float64{a[0] / l, a[1] / l, a[2] / l})
+		return node.At(b, [3]float64{a[0] / l, a[1] / l, a[2] / l})
 	},
 }
 

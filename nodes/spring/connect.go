@@ -6,28 +6,27 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// GroundName is the body name Connect reads as the ground (as is ""); it
-// is node.Ground.
-const GroundName = node.Ground
-
 var (
 	_ node.Connector = Params{}
 	_ node.Connector = connector{}
 	_ node.Attached  = (*Node)(nil)
 )
 
-// Connect adds a spring named name to g between a point local0 of body0
-// and a point local1 of body1, and wires it: each body's marker fields
-// into the spring's inputs m<k>_<field>, the spring's loads m<k>_<load>
-// into the body's additive inputs. g is a *graph.Graph (any
-// node.ConnectorHost); this helper is g.AddConnector(name, p, …)
-// returning the *Node. A body is a node name in g; "" or GroundName is
-// the ground, with local the fixed world point. The errors are New's,
+// Connect adds a spring named name to g between the ends e0 and e1 and
+// wires it: each body's marker fields into the spring's inputs
+// m<k>_<field>, the spring's loads m<k>_<load> into the body's additive
+// inputs. g is a *graph.Graph (any node.ConnectorHost); an end is a body
+// of g named by node.BodyAt(name, local) or node.Body(name), or the fixed
+// world point node.GroundAt(p):
+//
+//	spring.Connect(g, "s", p, node.Body("m1"), node.GroundAt([3]float64{0, 2, 0}))
+//
+// This helper is node.Connect returning the *Node. The errors are New's,
 // naming the connector, plus a body that is not in g or not a
-// node.Marker (wrapping ErrNotMarker); every error about one body is a
+// node.Marker (wrapping ErrNotMarker); every error about one end is a
 // *node.EndError (errors.As) saying which.
-func Connect(g node.ConnectorHost, name string, p Params, body0 string, local0 [3]float64, body1 string, local1 [3]float64) (*Node, error) {
-	n, err := g.AddConnector(name, p, body0, local0, body1, local1)
+func Connect(g node.ConnectorHost, name string, p Params, e0, e1 node.Attachment) (*Node, error) {
+	n, err := node.Connect(g, name, p, e0, e1)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +65,7 @@ type connector struct{ vals node.Values }
 func (connector) ConnectorType() string { return TypeName }
 
 func (c connector) Attach(name string, ends [2]node.Attachment) (node.Node, []node.Link, error) {
-	n, err := newNode(name, c.vals, Marker(ends[0]), Marker(ends[1]))
+	n, err := newNode(name, c.vals, ends[0], ends[1])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -94,54 +93,4 @@ func (n *Node) Attachments() ([2]node.Attachment, []node.Link) {
 		}
 	}
 	return ends, links
-}
-
-// End is one end of a spring for Between: a body of the graph named by
-// Body or BodyAt, or a ground Marker from Ground.
-type End interface {
-	connectorEnd() (body string, local [3]float64, err error)
-}
-
-type bodyEnd struct {
-	name  string
-	local [3]float64
-}
-
-func (e bodyEnd) connectorEnd() (string, [3]float64, error) {
-	if e.name == "" || e.name == GroundName {
-		return "", e.local, fmt.Errorf("Body(%q) names no body; use Ground(point) for the ground", e.name)
-	}
-	return e.name, e.local, nil
-}
-
-// connectorEnd makes a ground Marker an End. A Marker on a body is for
-// New; in Between, name the body with Body or BodyAt.
-func (m Marker) connectorEnd() (string, [3]float64, error) {
-	if m.Body != nil {
-		return "", m.Local, fmt.Errorf("a Marker on a body (spring.At) is for New; in Between name the body in the graph with Body or BodyAt")
-	}
-	return "", m.Local, nil
-}
-
-// Body is the marker at the body named name in the graph, at its origin
-// (a point mass: the mass itself; a rigid body: its reference point).
-func Body(name string) End { return bodyEnd{name: name} }
-
-// BodyAt is the marker at local (body frame) on the body named name.
-func BodyAt(name string, local [3]float64) End { return bodyEnd{name: name, local: local} }
-
-// Between adds a spring between two ends and wires it, as Connect does:
-//
-//	spring.Between(g, "s", p, spring.Body("m1"), spring.Ground([3]float64{0, 2, 0}))
-func Between(g node.ConnectorHost, name string, p Params, e0, e1 End) (*Node, error) {
-	var bodies [2]string
-	var locals [2][3]float64
-	for k, e := range [2]End{e0, e1} {
-		b, l, err := e.connectorEnd()
-		if err != nil {
-			return nil, &node.EndError{Type: TypeName, Connector: name, End: k, Err: err}
-		}
-		bodies[k], locals[k] = b, l
-	}
-	return Connect(g, name, p, bodies[0], locals[0], bodies[1], locals[1])
 }

@@ -24,19 +24,22 @@
 //     stiffness f/ℓ grows as 1/ℓ.
 //   - Outputs allocates nothing and writes only dst; OutputsJacobian is
 //     analytic for ground and point-mass markers.
-//   - Connect and Between add the spring to a graph with every edge to
-//     its bodies, as springdamper.Connect does: through
-//     graph.Graph.AddConnector (node.ConnectorHost), with Params as the
-//     node.Connector, so the package imports only node; errors about one
-//     body are *node.EndError.
+//   - Connect adds the spring to a graph with every edge to its bodies,
+//     as springdamper.Connect does: its ends are node.Attachment values
+//     (node.Body, node.BodyAt, node.GroundAt), and node.Connect wires
+//     them through graph.Graph.AddConnector (node.ConnectorHost), with
+//     Params as the node.Connector, so the package imports only node;
+//     errors about one end are *node.EndError. An end's local point is
+//     checked once (node.Attachment.CheckLocal): finite, and accepted by
+//     a node.MarkerLocalChecker body (the ball's unit axis).
 //   - The node is a [node.Batcher]: a graph may evaluate a family of
 //     springs in one kernel call per row range. BatchKey names each
 //     marker's kind (ground, point body, other body), body type, marker
 //     fields and loads. Between ground points and point bodies (masses)
 //     the kernel reads the markers' fields directly and writes only the
 //     outputs the graph reads, running the same law.geometry,
-//     law.tension, law.energy and forceOn0 as Outputs on per-row copies
-//     of the parameters that SetParams keeps current; with a marker on
+//     law.tension, law.energy and forceOn0 as Outputs on rows of the
+//     parameters (node.Rows) that SetParams keeps current; with a marker on
 //     any other body (rigid, planar, ball) it runs each member's own
 //     Outputs. Either way it computes the same bits as Outputs, and fails
 //     (markers closer than min_length, or a non-finite length) exactly
@@ -50,4 +53,12 @@
 // Outputs, OutputsJacobian and the kernel's methods (on disjoint row
 // ranges) are safe for concurrent use; SetParams is not safe during a
 // run.
+//
+// # Reading order
+//
+// spring.go is the node: parameters, construction from two ends, the
+// law (geometry, tension, energy) and Outputs; connect.go attaches it to
+// a graph (node.Connector, Connect, Attachments); meta.go its metadata.
+// jacobian.go is OutputsJacobian, steplimit.go the stable step, batch.go
+// the kernel.
 package spring

@@ -24,7 +24,7 @@ func (n *Node) Draw(_ []float64, in node.Inputs, set *node.DrawSettings, dst []n
 			dst = node.GroundMarker(p, size/2, set, dst)
 		}
 	}
-	return node.RodSpring(p0, p1, n.l0, size, vis.ColorOr(set.ConnectorColor), set, dst)
+	return node.RodSpring(p0, p1, n.law.Get().l0, size, vis.ColorOr(set.ConnectorColor), set, dst)
 }
 
 // MarkerPositions returns the world positions of the spring's two markers

@@ -13,7 +13,7 @@ import (
 func TestDraw(t *testing.T) {
 	p := spring.DefaultParams()
 	p.Stiffness, p.RestLength = 400, 1
-	n, err := spring.New(p, spring.Ground([3]float64{0, 0, 0}), spring.Ground([3]float64{0, -1.05, 0}))
+	n, err := spring.New(p, node.GroundAt([3]float64{0, 0, 0}), node.GroundAt([3]float64{0, -1.05, 0}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/spring"
 )
@@ -18,7 +19,7 @@ func Example() {
 	g.Add("bob", m)
 	p := spring.DefaultParams()
 	p.Stiffness, p.Damping, p.RestLength = 100, 5, 1
-	spring.Between(g, "rod", p, spring.Ground([3]float64{}), spring.Body("bob"))
+	spring.Connect(g, "rod", p, node.GroundAt([3]float64{}), node.Body("bob"))
 	s, _ := g.Build()
 	s.Run(context.Background(), graph.Settings{Dt: 1e-3, End: 20})
 	l, _ := s.Field("rod.length")

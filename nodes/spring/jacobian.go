@@ -7,13 +7,6 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// fdStep is the relative central-difference step ε^(1/3) ≈ 6.06e-6, for
-// the body maps the node.Marker contract gives no derivative of (about
-// 1e-10 relative error).
-var fdStep = math.Cbrt(0x1p-52)
-
-func fdH(x float64) float64 { return fdStep * max(1, math.Abs(x)) }
-
 // LocalJacobian returns the derivatives of the force on marker 0,
 // F = f u with f = k(ℓ − ℓ₀) + c ℓ̇, with respect to the separation
 // d = p1 − p0 and the relative velocity w = v1 − v0 (3 × 3, row-major),
@@ -70,8 +63,8 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 	if err != nil {
 		return err
 	}
-	a, b := LocalJacobian(n.k, n.c, n.l0, g.d, g.w)
-	f := n.k*(g.l-n.l0) + n.c*g.rate
+	a, b := LocalJacobian(n.law.Get().k, n.law.Get().c, n.law.Get().l0, g.d, g.w)
+	f := n.law.Get().k*(g.l-n.law.Get().l0) + n.law.Get().c*g.rate
 
 	// ∂d/∂u and ∂w/∂u (3 × nu each).
 	dD, dW := make([]float64, 3*nu), make([]float64, 3*nu)
@@ -92,7 +85,7 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 		jp, jv := make([]float64, 3*nk), make([]float64, 3*nk)
 		xk := u[mk.in0:mk.in1]
 		mk.body.MarkerJacobian(xk, mk.local, jp)
-		mk.velocityJacobian(xk, jv)
+		node.VelocityJacobian(mk.body, xk, mk.local, mk.velCols, jv)
 		for i := range 3 {
 			for j := range nk {
 				dD[i*nu+mk.in0+j] = s * jp[i*nk+j]
@@ -112,11 +105,11 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 			pd, pw := dD[i*nu+j], dW[i*nu+j]
 			rl[j] += g.u[i] * pd
 			rr[j] += dRate[i]*pd + g.u[i]*pw
-			re[j] += n.k * (g.l - n.l0) * g.u[i] * pd
+			re[j] += n.law.Get().k * (g.l - n.law.Get().l0) * g.u[i] * pd
 		}
 	}
 	for j := range nu {
-		rt[j] = n.k*rl[j] + n.c*rr[j]
+		rt[j] = n.law.Get().k*rl[j] + n.law.Get().c*rr[j]
 	}
 	// Force rows: a·∂d/∂u + b·∂w/∂u.
 	dF := dst[yForce*nu : (yForce+3)*nu]
@@ -164,7 +157,7 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 		xp := append([]float64(nil), xk...)
 		lp, lm := make([]float64, nl), make([]float64, nl)
 		for j := range xp {
-			h := fdH(xk[j])
+			h := node.FDStep(xk[j])
 			xp[j] = xk[j] + h
 			mk.body.MarkerLoad(xp, mk.local, fk, lp)
 			xp[j] = xk[j] - h
@@ -176,51 +169,4 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 		}
 	}
 	return nil
-}
-
-// velocityJacobian writes ∂vel/∂x_k (3 × len(xk)) into dst: the body's
-// MarkerVelocityJacobian when it has one; otherwise unit velocities on the
-// Velocity-role columns (exact for a velocity linear in them) and central
-// differences of MarkerKinematics on the others.
-func (mk *marker) velocityJacobian(xk, dst []float64) {
-	if mk.velJac != nil {
-		mk.velJac.MarkerVelocityJacobian(xk, mk.local, dst)
-		return
-	}
-	nk := len(xk)
-	var pos, vel, base [3]float64
-	xp := append([]float64(nil), xk...)
-	for j, isVel := range mk.velCols {
-		if isVel {
-			xp[j] = 0
-		}
-	}
-	mk.body.MarkerKinematics(xp, mk.local, &pos, &base)
-	for j, isVel := range mk.velCols {
-		if !isVel {
-			continue
-		}
-		xp[j] = 1
-		mk.body.MarkerKinematics(xp, mk.local, &pos, &vel)
-		xp[j] = 0
-		for i := range 3 {
-			dst[i*nk+j] = vel[i] - base[i]
-		}
-	}
-	copy(xp, xk)
-	var vm [3]float64
-	for j, isVel := range mk.velCols {
-		if isVel {
-			continue
-		}
-		h := fdH(xk[j])
-		xp[j] = xk[j] + h
-		mk.body.MarkerKinematics(xp, mk.local, &pos, &vel)
-		xp[j] = xk[j] - h
-		mk.body.MarkerKinematics(xp, mk.local, &pos, &vm)
-		xp[j] = xk[j]
-		for i := range 3 {
-			dst[i*nk+j] = (vel[i] - vm[i]) / (2 * h)
-		}
-	}
 }

@@ -54,6 +54,6 @@ func metadata() node.Metadata {
 		},
 		Anomalies: []string{},
 		Evidence:  []string{"COSIM-VER-303"},
-		Changelog: []node.Change{{Version: "1.0.0", Date: "2026-12-03", Change: "Initial implementation (issue 19)"}},
+		Changelog: []node.Change{{Version: "1.0.0", Date: "2026-12-03", Change: "Initial implementation"}},
 	}
 }

@@ -14,10 +14,11 @@ const TypeName = "spring"
 
 const pkgPath = "github.com/cosimgo/cosim/nodes/spring"
 
-// Type registers the node. Its default construction (for listings and
+// Type is the node type, for node.NewRegistry (a new value at each
+// call). Its default construction (for listings and
 // guides) is a spring between ground points at the origin and at
-// [1, 0, 0] m; attach it to bodies with New, Connect or Between.
-var Type = node.Type{Name: TypeName, New: FromMap, Connector: NewConnector}
+// [1, 0, 0] m; attach it to bodies with New or Connect.
+func Type() node.Type { return node.Type{Name: TypeName, New: FromMap, Connector: NewConnector} }
 
 // Params are the spring's parameters. The zero value is not valid (the
 // minimum length is zero); start from DefaultParams.
@@ -59,32 +60,16 @@ var (
 	// ErrMarkerFields: a body's MarkerFields or MarkerLoads name fields
 	// its spec does not have.
 	ErrMarkerFields = errors.New("marker fields do not match the body's spec")
-	// ErrMarkerLocal: a marker's Local is not finite.
-	ErrMarkerLocal = errors.New("invalid marker local point")
+	// ErrMarkerLocal: an end's local point is not finite, or is refused
+	// by its body's node.MarkerLocalChecker (a ball's axis must be a unit
+	// vector). It is node.ErrMarkerLocal.
+	ErrMarkerLocal = node.ErrMarkerLocal
 	// ErrCoincident: the markers are closer than min_length, so the
 	// direction of the spring is undefined: at construction (the markers'
 	// initial positions), or during a run (Outputs' error, a
 	// *node.FieldError for "length").
 	ErrCoincident = errors.New("spring markers coincide: the direction of the force is undefined")
 )
-
-// Marker is one end of the spring: a point of a body that implements
-// node.Marker, or a fixed world point when Body is nil (ground).
-type Marker struct {
-	// Body is the body the marker sits on; nil is the ground. It must also
-	// be a node.Node.
-	Body node.Marker
-	// Local is what the body's MarkerKinematics reads as local (a
-	// body-frame point for rigid bodies, ignored by point bodies); for
-	// the ground, the fixed world point in m.
-	Local [3]float64
-}
-
-// Ground returns a marker at the fixed world point p.
-func Ground(p [3]float64) Marker { return Marker{Local: p} }
-
-// At returns a marker on body at local.
-func At(body node.Marker, local [3]float64) Marker { return Marker{Body: body, Local: local} }
 
 // Output offsets; the marker load outputs follow.
 const (
@@ -96,10 +81,10 @@ const (
 	yFixedEnd = 7
 )
 
-// marker is a Marker resolved against the spring's layouts.
+// marker is an end (a node.Attachment) resolved against the spring's
+// layouts.
 type marker struct {
 	body    node.Marker
-	velJac  velocityJacobianMarker
 	point   bool // a point marker: u[in0:in0+6] is position, velocity; the load is the force
 	local   [3]float64
 	in0     int    // the body's marker fields in Inputs.Values: [in0, in1)
@@ -110,28 +95,16 @@ type marker struct {
 	y0, y1  int // load outputs in dst (y0 == y1: not pushable)
 }
 
-// velocityJacobianMarker is the optional capability of a body whose marker
-// velocity is not linear in its Velocity-role fields with the position
-// Jacobian as coefficients (springdamper.VelocityJacobianMarker, which
-// rigidbody implements; matched by method set).
-type velocityJacobianMarker interface {
-	MarkerVelocityJacobian(x []float64, local [3]float64, dst []float64)
-}
-
-// pointMarker is springdamper.PointMarker, matched by method set.
-type pointMarker interface{ PointMarker() bool }
-
-// Node is the geometric spring-damper. Build it with New, FromMap,
-// Connect or Between.
+// Node is the geometric spring-damper. Build it with New, FromMap or
+// Connect.
 type Node struct {
 	node.Stateless
-	law
+	// law is what Outputs and the batch kernel read; SetParams
+	// publishes it to the kernels.
+	law  node.Published[law]
 	spec *node.Spec
 	vals node.Values
 	mk   [2]marker
-	// mirrors are the rows of batches (batch.go) holding a copy of law;
-	// SetParams writes through to them.
-	mirrors []*law
 }
 
 // law is the spring's parameters in the form Outputs and the batch
@@ -141,10 +114,10 @@ type law struct {
 }
 
 var (
-	_ node.Node           = (*Node)(nil)
-	_ node.Outputter      = (*Node)(nil)
-	_ node.OutputJacobian = (*Node)(nil)
-	_ node.Tunable        = (*Node)(nil)
+	_ node.Node            = (*Node)(nil)
+	_ node.Outputter       = (*Node)(nil)
+	_ node.OutputsJacobian = (*Node)(nil)
+	_ node.Tunable         = (*Node)(nil)
 )
 
 // New builds a spring between markers m0 and m1. Every invalid parameter
@@ -153,7 +126,7 @@ var (
 // ErrMarkerFields; a non-finite Local wraps ErrMarkerLocal; markers whose
 // initial positions (from the bodies' InitialState, when the marker
 // fields are state fields) are closer than min_length wrap ErrCoincident.
-func New(p Params, m0, m1 Marker) (*Node, error) {
+func New(p Params, m0, m1 node.Attachment) (*Node, error) {
 	vals, err := node.Resolve(TypeName, params, nil, p.values())
 	if err != nil {
 		return nil, err
@@ -163,16 +136,16 @@ func New(p Params, m0, m1 Marker) (*Node, error) {
 
 // FromMap builds a spring from a name→value map between ground points at
 // the origin and at [1, 0, 0] m (markers on bodies are Go values: use
-// New, Connect or Between).
+// New or Connect).
 func FromMap(m map[string]any) (node.Node, error) {
 	vals, err := node.Resolve(TypeName, params, nil, m)
 	if err != nil {
 		return nil, err
 	}
-	return newNode("", vals, Ground([3]float64{}), Ground([3]float64{1, 0, 0}))
+	return newNode("", vals, node.GroundAt([3]float64{}), node.GroundAt([3]float64{1, 0, 0}))
 }
 
-func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
+func newNode(conn string, vals node.Values, m0, m1 node.Attachment) (*Node, error) {
 	prefix := TypeName + ": "
 	if conn != "" {
 		prefix += fmt.Sprintf("connector %q: ", conn)
@@ -196,13 +169,14 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 	}
 	var ins []node.Input
 	off := 0
-	for k, mm := range [2]Marker{m0, m1} {
+	for k, mm := range [2]node.Attachment{m0, m1} {
 		mk := &n.mk[k]
 		mk.local = mm.Local
-		for _, c := range mm.Local {
-			if c-c != 0 {
-				return nil, endErr(k, "marker m%d: point %s is not finite: %w (%w)", k, node.FormatValue(mm.Local[:]), ErrMarkerLocal, node.ErrNonFinite)
-			}
+		if !mm.IsGround() && mm.Body == nil {
+			return nil, endErr(k, "marker m%d names the body %s: New takes the body itself (node.At); connect by name in a graph with Connect", k, node.Quote(mm.Name))
+		}
+		if err := mm.CheckLocal(); err != nil {
+			return nil, endErr(k, "marker m%d: %w", k, err)
 		}
 		if mm.Body == nil {
 			continue
@@ -213,7 +187,6 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 		}
 		bs := body.Spec()
 		mk.body = mm.Body
-		mk.velJac, _ = mm.Body.(velocityJacobianMarker)
 		mk.fields, mk.loads = mm.Body.MarkerFields(), mm.Body.MarkerLoads()
 		mk.in0 = off
 		for _, fn := range mk.fields {
@@ -242,7 +215,7 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 			outs = append(outs, node.Field{Name: fmt.Sprintf("m%d_%s", k, ln), Shape: in.Shape, Units: in.Units,
 				Description: fmt.Sprintf("Marker %d: the spring's load on the %s input %q (force %s at the marker)", k, bs.Type, ln, sign)})
 		}
-		pm, isPoint := mm.Body.(pointMarker)
+		pm, isPoint := mm.Body.(node.PointMarker)
 		mk.point = isPoint && pm.PointMarker() && mk.in1-mk.in0 == 6
 	}
 	n.spec = node.NewSpec(node.Spec{Type: TypeName, Package: pkgPath, Params: params, Inputs: ins, Outputs: outs, Feedthrough: true, Meta: metadata()})
@@ -262,9 +235,9 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 	// state fields: coincident markers are a build-time error.
 	if p0, ok0 := n.mk[0].initialPosition(); ok0 {
 		if p1, ok1 := n.mk[1].initialPosition(); ok1 {
-			if l := dist(p0, p1); !(l >= n.lmin) {
+			if l := dist(p0, p1); !(l >= n.law.Get().lmin) {
 				return nil, fmt.Errorf("%sthe markers start %s m apart (%s and %s), less than min_length %s m: %w",
-					prefix, node.FormatValue(l), node.FormatValue(p0[:]), node.FormatValue(p1[:]), node.FormatValue(n.lmin), ErrCoincident)
+					prefix, node.FormatValue(l), node.FormatValue(p0[:]), node.FormatValue(p1[:]), node.FormatValue(n.law.Get().lmin), ErrCoincident)
 			}
 		}
 	}
@@ -313,10 +286,7 @@ func bodyField(s *node.Spec, name string) (node.Field, bool) {
 
 func (n *Node) set(vals node.Values) {
 	n.vals = vals
-	n.law = law{k: vals.Float("stiffness"), c: vals.Float("damping"), l0: vals.Float("rest_length"), lmin: vals.Float("min_length")}
-	for _, m := range n.mirrors {
-		*m = n.law
-	}
+	n.law.Set(law{k: vals.Float("stiffness"), c: vals.Float("damping"), l0: vals.Float("rest_length"), lmin: vals.Float("min_length")})
 }
 
 // Spec describes this spring: its inputs and load outputs depend on the
@@ -354,7 +324,7 @@ type geometry struct {
 func (n *Node) geometry(t float64, u, scratch []float64) (geometry, error) {
 	p0, v0 := n.mk[0].kinematics(u, scratch)
 	p1, v1 := n.mk[1].kinematics(u, scratch)
-	return n.law.geometry(t, p0, v0, p1, v1)
+	return n.law.Get().geometry(t, p0, v0, p1, v1)
 }
 
 // geometry is the spring's state for marker positions p0, p1 and
@@ -408,11 +378,11 @@ func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 	if err != nil {
 		return err
 	}
-	s, f := n.tension(&g)
+	s, f := n.law.Get().tension(&g)
 	dst[yLength], dst[yRate], dst[yTension] = g.l, g.rate, f
 	fv := forceOn0(&g, f)
 	copy(dst[yForce:yForce+3], fv[:])
-	dst[yEnergy] = n.energy(s)
+	dst[yEnergy] = n.law.Get().energy(s)
 	for k := range n.mk {
 		mk := &n.mk[k]
 		if mk.y1 == mk.y0 {

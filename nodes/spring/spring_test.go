@@ -26,7 +26,7 @@ func params(k, c, l0 float64) spring.Params {
 // up to the rounding of the products, tolerance 1e-13).
 func TestOutputsClosedForm(t *testing.T) {
 	m1, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{3, 4, 0}, InitialVelocity: [3]float64{1, 2, 0}})
-	s, err := spring.New(params(10, 0.5, 2), spring.Ground([3]float64{}), spring.At(m1, [3]float64{}))
+	s, err := spring.New(params(10, 0.5, 2), node.GroundAt([3]float64{}), node.At(m1, [3]float64{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +67,11 @@ func TestJacobianMatchesFiniteDifferences(t *testing.T) {
 	}{{"tension", 1, false}, {"compression", 9, false}, {"ground", 2.5, true}} {
 		m0, _ := masspoint.New(masspoint.Params{Mass: 1})
 		m1, _ := masspoint.New(masspoint.Params{Mass: 2, InitialPosition: [3]float64{1, 2, 2}})
-		mk0 := spring.At(m0, [3]float64{})
+		mk0 := node.At(m0, [3]float64{})
 		if c.ground {
-			mk0 = spring.Ground([3]float64{-0.5, 0.25, 1})
+			mk0 = node.GroundAt([3]float64{-0.5, 0.25, 1})
 		}
-		s, err := spring.New(params(7, 0.3, c.l0), mk0, spring.At(m1, [3]float64{}))
+		s, err := spring.New(params(7, 0.3, c.l0), mk0, node.At(m1, [3]float64{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,12 +114,12 @@ func TestJacobianMatchesFiniteDifferences(t *testing.T) {
 func TestCoincidentMarkers(t *testing.T) {
 	m0, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{1, 1, 1}})
 	m1, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{1, 1, 1}})
-	if _, err := spring.New(params(1, 0, 1), spring.At(m0, [3]float64{}), spring.At(m1, [3]float64{})); !errors.Is(err, spring.ErrCoincident) {
+	if _, err := spring.New(params(1, 0, 1), node.At(m0, [3]float64{}), node.At(m1, [3]float64{})); !errors.Is(err, spring.ErrCoincident) {
 		t.Errorf("coincident at t0: %v", err)
 	}
 	g := graph.New()
 	g.Add("a", m0)
-	if _, err := spring.Connect(g, "s", params(1, 0, 1), "a", [3]float64{}, "", [3]float64{1, 1, 1}); !errors.Is(err, spring.ErrCoincident) || !strings.Contains(err.Error(), `connector "s"`) {
+	if _, err := spring.Connect(g, "s", params(1, 0, 1), node.Body("a"), node.GroundAt([3]float64{1, 1, 1})); !errors.Is(err, spring.ErrCoincident) || !strings.Contains(err.Error(), `connector "s"`) {
 		t.Errorf("Connect, coincident at t0: %v", err)
 	}
 
@@ -130,7 +130,7 @@ func TestCoincidentMarkers(t *testing.T) {
 	g = graph.New()
 	g.Add("a", a)
 	g.Add("b", b)
-	if _, err := spring.Between(g, "s", params(0, 0, 0), spring.Body("a"), spring.Body("b")); err != nil {
+	if _, err := spring.Connect(g, "s", params(0, 0, 0), node.Body("a"), node.Body("b")); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := g.Build()
@@ -144,12 +144,13 @@ func TestCoincidentMarkers(t *testing.T) {
 	}
 }
 
-// Between and Connect wire the same graph; Body("") is refused.
-func TestBetween(t *testing.T) {
+// Connect wires the spring's edges; an end given as a Go value or naming
+// a body the graph lacks is refused.
+func TestConnect(t *testing.T) {
 	m, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{0, -1, 0}})
 	g := graph.New()
 	g.Add("m1", m)
-	if _, err := spring.Between(g, "s", params(100, 0, 1), spring.Body("m1"), spring.Ground([3]float64{0, 0, 0})); err != nil {
+	if _, err := spring.Connect(g, "s", params(100, 0, 1), node.Body("m1"), node.GroundAt([3]float64{0, 0, 0})); err != nil {
 		t.Fatal(err)
 	}
 	var edges []string
@@ -160,10 +161,10 @@ func TestBetween(t *testing.T) {
 	if got := strings.Join(edges, " "); got != want {
 		t.Errorf("edges %q, want %q", got, want)
 	}
-	if _, err := spring.Between(g, "t", params(1, 0, 0), spring.Body(""), spring.Body("m1")); err == nil {
-		t.Error("Body(\"\") accepted")
+	if _, err := spring.Connect(g, "t", params(1, 0, 0), node.At(m, [3]float64{}), node.Body("m1")); err == nil || !strings.Contains(err.Error(), "node.BodyAt") {
+		t.Errorf("an end given as a Go value: %v", err)
 	}
-	if _, err := spring.Between(g, "t", params(1, 0, 0), spring.Body("m2"), spring.Body("m1")); err == nil || !strings.Contains(err.Error(), "m1") {
+	if _, err := spring.Connect(g, "t", params(1, 0, 0), node.Body("m2"), node.Body("m1")); err == nil || !strings.Contains(err.Error(), "m1") {
 		t.Errorf("unknown body: %v", err)
 	}
 }

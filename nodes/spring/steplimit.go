@@ -17,7 +17,7 @@ var _ node.StepLimiter = (*Node)(nil)
 // w = Σ_markers Σᵢ uᵢ² wᵢ from the bodies' node.MarkerMass (0 for a ground
 // marker or a body that is not pushed), bounded by
 // node.SpringStableStep. The geometric (transverse) stiffness f/ℓ is not
-// counted. It returns node.NoStepLimit when a body lacks
+// counted. It returns node.NoStepLimit() when a body lacks
 // node.MarkerMass, the markers are closer than min_length (no direction)
 // or the spring has neither a positive stiffness nor a positive damping.
 // It is a per-connector estimate: a body held by several springs
@@ -26,7 +26,7 @@ func (n *Node) StableStepAt(t float64, x []float64, in node.Inputs) node.StepLim
 	var scratch [6]float64
 	g, err := n.geometry(t, in.Values, scratch[:])
 	if err != nil {
-		return node.NoStepLimit
+		return node.NoStepLimit()
 	}
 	var w float64
 	for k := range n.mk {
@@ -36,7 +36,7 @@ func (n *Node) StableStepAt(t float64, x []float64, in node.Inputs) node.StepLim
 		}
 		mm, ok := mk.body.(node.MarkerMass)
 		if !ok {
-			return node.NoStepLimit
+			return node.NoStepLimit()
 		}
 		var inv [3]float64
 		mm.MarkerInverseMass(in.Values[mk.in0:mk.in1], mk.local, &inv)
@@ -45,13 +45,13 @@ func (n *Node) StableStepAt(t float64, x []float64, in node.Inputs) node.StepLim
 		}
 	}
 	if !(w > 0) {
-		return node.NoStepLimit
+		return node.NoStepLimit()
 	}
-	dt := node.SpringStableStep(n.k*w, n.c*w)
+	dt := node.SpringStableStep(n.law.Get().k*w, n.law.Get().c*w)
 	if math.IsInf(dt, 1) {
-		return node.NoStepLimit
+		return node.NoStepLimit()
 	}
 	return node.StepLimit{Dt: dt, Why: fmt.Sprintf(
 		"along the spring: (√(c² + 4ω²) − c)/ω² with ω² = k/μ, c = damping/μ; k = %s N/m, damping = %s N s/m, effective mass μ = %s kg",
-		node.FormatValue(n.k), node.FormatValue(n.c), node.FormatValue(1/w))}
+		node.FormatValue(n.law.Get().k), node.FormatValue(n.law.Get().c), node.FormatValue(1/w))}
 }

@@ -38,18 +38,18 @@ func b2i(b bool) int {
 	return 0
 }
 
-// NewBatch copies the members' force-law parameters and ground points
-// into per-row arrays and registers the rows with their nodes, so that
-// SetParams reaches the batch.
+// NewBatch keeps the members' force laws as rows (node.Rows) that
+// SetParams keeps current, and their ground points, which are fixed when
+// a connector is built, in a per-row array.
 func (n *Node) NewBatch(members []node.Node) node.Batch {
 	b := &batch{
-		models: make([]model, len(members)),
+		models: node.NewUniformRows(members, func(m node.Node) *node.Published[model] { return &m.(*Node).m }, (*model).sameLinear),
 		nodes:  make([]*Node, len(members)),
 		hasPE:  n.hasPE,
 		ny:     n.spec.OutputLayout.Size(),
 		nu:     n.spec.InputLayout.Size(),
 	}
-	b.direct = n.m.uf == nil
+	b.direct = n.m.Get().uf == nil
 	in := 0
 	for k := range n.hot {
 		h := &n.hot[k]
@@ -63,19 +63,15 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 	if n.kindOf(kindGround) {
 		b.ground = make([][2][3]float64, len(members))
 	}
-	b.uniform = true
 	for i, mn := range members {
 		m := mn.(*Node)
 		b.nodes[i] = m
-		b.models[i] = m.m
-		b.uniform = b.uniform && m.m.sameLinear(&b.models[0])
-		m.mirrors = append(m.mirrors, mirror{b, i})
 		if b.ground != nil {
 			b.ground[i] = [2][3]float64{m.mk[0].local, m.mk[1].local}
 		}
 	}
-	// Output fields: Displacement, Distance, Velocity, Force,
-	// [PotentialEnergy], then the loads of marker 0 and of marker 1.
+	// Output fields: displacement, distance, velocity, force,
+	// [potential_energy], then the loads of marker 0 and of marker 1.
 	f := 4
 	if b.hasPE {
 		b.fPE = f
@@ -94,15 +90,14 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 func (n *Node) kindOf(kind int32) bool { return n.hot[0].kind == kind || n.hot[1].kind == kind }
 
 type batch struct {
-	models []model
-	// uniform: every row has row 0's linear force law (and none a user
-	// function), so the direct path reads that one row and a chain of
-	// equal connectors moves no parameter bytes per row. A SetParams
-	// that makes a row differ clears it.
-	uniform bool
-	nodes   []*Node
-	ground  [][2][3]float64 // per row, the markers' ground points; nil without ground markers
-	direct  bool            // ground and point markers, linear law
+	// models are the members' force laws. They are uniform while every
+	// row has row 0's linear force law (and none a user function): the
+	// direct path then reads that one row, and a chain of equal
+	// connectors moves no parameter bytes per row.
+	models *node.Rows[model]
+	nodes  []*Node
+	ground [][2][3]float64 // per row, the markers' ground points; nil without ground markers
+	direct bool            // ground and point markers, linear law
 
 	kind         [2]int32
 	push         [2]bool
@@ -125,38 +120,11 @@ type batch struct {
 	markerIn  [2]markerIn
 }
 
-// mirror is a node's row in a batch.
-type mirror struct {
-	b *batch
-	i int
-}
-
-func (r mirror) set(m model) {
-	if !m.sameLinear(&r.b.models[r.i]) {
-		r.b.uniform = false
-	}
-	r.b.models[r.i] = m
-}
-
 // sameLinear reports whether m and o have the same linear force law and
 // neither a user force function (whose item and closure rows differ).
 func (m *model) sameLinear(o *model) bool {
 	return m.uf == nil && o.uf == nil && m.k == o.k && m.d == o.d && m.off == o.off && m.active == o.active
 }
-
-// rows returns the address of row lo's model and the distance in bytes
-// from one row's to the next: 0 when the batch is uniform. It checks
-// rows [lo, hi) once.
-func (b *batch) rows(lo, hi int) (unsafe.Pointer, uintptr) {
-	ms := b.models[lo:hi]
-	if b.uniform {
-		return unsafe.Pointer(&b.models[0]), 0
-	}
-	return unsafe.Pointer(&ms[0]), unsafe.Sizeof(model{})
-}
-
-// Update does nothing: the connector has no state.
-func (b *batch) Update(*node.BatchArgs) error { return nil }
 
 func (b *batch) Outputs(a *node.BatchArgs) error {
 	if !b.direct {
@@ -178,7 +146,7 @@ func (b *batch) Outputs(a *node.BatchArgs) error {
 	if pointPoint {
 		p0, v0, p1, v1 = a.In[b.inPos[0]], a.In[b.inVel[0]], a.In[b.inPos[1]], a.In[b.inVel[1]]
 	}
-	mp, msz := b.rows(a.Lo, a.Hi)
+	mp, msz := b.models.Walk(a.Lo, a.Hi)
 	for i := a.Lo; i < a.Hi; i++ {
 		m := (*model)(unsafe.Add(mp, uintptr(i-a.Lo)*msz))
 		var p0x, p0y, p0z, v0x, v0y, v0z, p1x, p1y, p1z, v1x, v1y, v1z float64
@@ -252,7 +220,7 @@ func (b *batch) loadsOnly(a *node.BatchArgs, load0, load1 bool) {
 	if a.Lo >= a.Hi {
 		return
 	}
-	mp, msz := b.rows(a.Lo, a.Hi)
+	mp, msz := b.models.Walk(a.Lo, a.Hi)
 	for i := a.Lo; i < a.Hi; i++ {
 		m := (*model)(unsafe.Add(mp, uintptr(i-a.Lo)*msz))
 		q0, w0 := (*[3]float64)(p0.Buf[p0.Off+i*p0.Stride:]), (*[3]float64)(v0.Buf[v0.Off+i*v0.Stride:])
@@ -284,7 +252,7 @@ func (b *batch) chainLoads(a *node.BatchArgs, body node.Strided, d int, out node
 	xp := unsafe.Pointer(&body.Span(a.Lo, a.Hi, d+6)[0])
 	yp := unsafe.Pointer(&out.Span(a.Lo, a.Hi, 6)[0])
 	xs, ys, dx := uintptr(body.Stride)*8, uintptr(out.Stride)*8, uintptr(d)*8
-	mp, msz := b.rows(a.Lo, a.Hi)
+	mp, msz := b.models.Walk(a.Lo, a.Hi)
 	for k := range a.Hi - a.Lo {
 		u := uintptr(k)
 		m := (*model)(unsafe.Add(mp, u*msz))
@@ -332,7 +300,7 @@ func (b *batch) marker(a *node.BatchArgs, k, i int) (px, py, pz, vx, vy, vz floa
 func (b *batch) StableDt(a *node.BatchArgs) float64 {
 	b.boundOnce.Do(b.boundRows)
 	best := math.Inf(1)
-	if b.noBound {
+	if b.noBound || a.Lo >= a.Hi {
 		return best
 	}
 	sp := b.scratch.Get().(*[]float64)
@@ -348,7 +316,7 @@ func (b *batch) StableDt(a *node.BatchArgs) float64 {
 	// inverse mass.
 	var lastMM node.MarkerMass
 	var lastLocal, lastInv [3]float64
-	mp, msz := b.rows(a.Lo, a.Hi)
+	mp, msz := b.models.Walk(a.Lo, a.Hi)
 	for i := a.Lo; i < a.Hi; i++ {
 		m := (*model)(unsafe.Add(mp, uintptr(i-a.Lo)*msz))
 		if !m.active || m.uf != nil {
@@ -375,7 +343,7 @@ func (b *batch) StableDt(a *node.BatchArgs) float64 {
 			}
 			addInverse(&w, &lastInv)
 		}
-		if !memo || !b.uniform || w != lastW {
+		if !memo || !b.models.Uniform() || w != lastW {
 			lastDt, _ = m.boundOf(w)
 			lastW, memo = w, true
 		}

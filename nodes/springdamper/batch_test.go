@@ -21,34 +21,34 @@ func rv3(rng *rand.Rand, s float64) [3]float64 {
 // batchMarkers make one end of a connector for the batch test: the
 // ground, a mass point, a rigid body, a planar rigid body and a ball
 // (each marker configuration selects a kernel path).
-var batchMarkers = map[string]func(t testing.TB, rng *rand.Rand) springdamper.Marker{
-	"ground": func(t testing.TB, rng *rand.Rand) springdamper.Marker { return springdamper.Ground(rv3(rng, 1)) },
-	"point": func(t testing.TB, rng *rand.Rand) springdamper.Marker {
+var batchMarkers = map[string]func(t testing.TB, rng *rand.Rand) node.Attachment{
+	"ground": func(t testing.TB, rng *rand.Rand) node.Attachment { return node.GroundAt(rv3(rng, 1)) },
+	"point": func(t testing.TB, rng *rand.Rand) node.Attachment {
 		m, err := masspoint.New(masspoint.Params{Mass: 0.1 + 10*rng.Float64(), Gravity: rv3(rng, 10), InitialPosition: rv3(rng, 1), InitialVelocity: rv3(rng, 1)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return springdamper.At(m, rv3(rng, 1))
+		return node.At(m, rv3(rng, 1))
 	},
-	"rigid": func(t testing.TB, rng *rand.Rand) springdamper.Marker {
+	"rigid": func(t testing.TB, rng *rand.Rand) node.Attachment {
 		p := rigidbody.DefaultParams()
 		p.Mass, p.Inertia = 0.1+10*rng.Float64(), [3]float64{0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64()}
 		p.InitialPosition, p.InitialVelocity, p.InitialAngularVelocity = rv3(rng, 1), rv3(rng, 1), rv3(rng, 1)
 		p.InitialOrientation = [4]float64{1 + rng.Float64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
-		return springdamper.At(newBody3D(t, p), rv3(rng, 1))
+		return node.At(newBody3D(t, p), rv3(rng, 1))
 	},
-	"rigid2d": func(t testing.TB, rng *rand.Rand) springdamper.Marker {
-		return springdamper.At(newBody2D(t, rigidbody2d.Params{Mass: 0.1 + 10*rng.Float64(), Inertia: 0.1 + 3*rng.Float64(),
+	"rigid2d": func(t testing.TB, rng *rand.Rand) node.Attachment {
+		return node.At(newBody2D(t, rigidbody2d.Params{Mass: 0.1 + 10*rng.Float64(), Inertia: 0.1 + 3*rng.Float64(),
 			Gravity: [2]float64{0, -9.81}, InitialX: rng.NormFloat64(), InitialVY: rng.NormFloat64(), InitialAngle: rng.NormFloat64()}), rv3(rng, 1))
 	},
-	"ball": func(t testing.TB, rng *rand.Rand) springdamper.Marker {
+	"ball": func(t testing.TB, rng *rand.Rand) node.Attachment {
 		b, err := ball.New(ball.Params{InitialPosition: rng.NormFloat64(), InitialVelocity: rng.NormFloat64(), Elasticity: rng.Float64(), Gravity: -9.81, Mass: 0.5 + rng.Float64()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		a := rv3(rng, 1)
 		l := math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2])
-		return springdamper.At(b, [3]float64{a[0] / l, a[1] / l, a[2] / l})
+		return node.At(b, [3]float64{a[0] / l, a[1] / l, a[2] / l})
 	},
 }
 

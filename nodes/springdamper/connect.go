@@ -6,10 +6,6 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// GroundName is the body name Connect reads as the ground (as is ""); it
-// is node.Ground.
-const GroundName = node.Ground
-
 var (
 	_ node.Connector = Params{}
 	_ node.Connector = connector{}
@@ -17,24 +13,25 @@ var (
 )
 
 // Connect is Exudyn's CreateCartesianSpringDamper: it adds a connector
-// named name to g between a point local0 of body0 and a point local1 of
-// body1, and wires it. g is a *graph.Graph (any node.ConnectorHost); this
-// helper is g.AddConnector(name, p, …) returning the *Node. A body is
-// looked up by its node name in g; "" or GroundName is the ground, with
-// local the fixed world point (it is an error to name "ground" when g has
-// a node of that name: use "").
+// named name to g between the ends e0 and e1 and wires it. g is a
+// *graph.Graph (any node.ConnectorHost); an end is a body of g named by
+// node.BodyAt(name, local) or node.Body(name), or the fixed world point
+// node.GroundAt(p):
 //
-// Edges: for a body marker k, every field in the body's MarkerFields goes
-// into the connector's input m<k>_<field>, and every load output
-// m<k>_<load> into the body's additive input <load>. The body must already
-// be in g and implement node.Marker (an error wrapping ErrNotMarker names
-// it otherwise). A local point that is not finite, or that the body
-// refuses (a ball's axis must be a unit vector), is an error wrapping
+//	springdamper.Connect(g, "k", p, node.Body("m1"), node.GroundAt(point))
+//
+// This helper is node.Connect returning the *Node. Edges: for a body
+// marker k, every field in the body's MarkerFields goes into the
+// connector's input m<k>_<field>, and every load output m<k>_<load> into
+// the body's additive input <load>. The body must already be in g and
+// implement node.Marker (an error wrapping ErrNotMarker names it
+// otherwise). A local point that is not finite, or that the body refuses
+// (a ball's axis must be a unit vector), is an error wrapping
 // ErrMarkerLocal naming the connector, the marker (m0, m1) and the value.
-// Every error about one body is a *node.EndError (errors.As) saying which.
-// Problems with the edges are reported by g.Build.
-func Connect(g node.ConnectorHost, name string, p Params, body0 string, local0 [3]float64, body1 string, local1 [3]float64) (*Node, error) {
-	n, err := g.AddConnector(name, p, body0, local0, body1, local1)
+// Every error about one end is a *node.EndError (errors.As) saying
+// which. Problems with the edges are reported by g.Build.
+func Connect(g node.ConnectorHost, name string, p Params, e0, e1 node.Attachment) (*Node, error) {
+	n, err := node.Connect(g, name, p, e0, e1)
 	if err != nil {
 		return nil, err
 	}
@@ -64,11 +61,10 @@ func (p Params) ConnectorType() string { return TypeName }
 // returns the links to its bodies; errors about one end are
 // *node.EndError.
 func (p Params) Attach(name string, ends [2]node.Attachment) (node.Node, []node.Link, error) {
-	ms := [2]Marker{Marker(ends[0]), Marker(ends[1])}
-	if err := checkMarkers(name, ms); err != nil {
+	if err := checkMarkers(name, ends); err != nil {
 		return nil, nil, err
 	}
-	n, err := newChecked(name, &p, ms[0], ms[1])
+	n, err := newChecked(name, &p, ends[0], ends[1])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -81,11 +77,10 @@ type connector struct{ vals node.Values }
 func (connector) ConnectorType() string { return TypeName }
 
 func (c connector) Attach(name string, ends [2]node.Attachment) (node.Node, []node.Link, error) {
-	ms := [2]Marker{Marker(ends[0]), Marker(ends[1])}
-	if err := checkMarkers(name, ms); err != nil {
+	if err := checkMarkers(name, ends); err != nil {
 		return nil, nil, err
 	}
-	n, err := newNode(name, c.vals, ms[0], ms[1])
+	n, err := newNode(name, c.vals, ends[0], ends[1])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -94,7 +89,7 @@ func (c connector) Attach(name string, ends [2]node.Attachment) (node.Node, []no
 
 // Attachments returns the connector's ends as it was built with (the
 // bodies, nil for the ground, and local points) and the links that attach
-// it to its bodies: Scene files use it to save a connector made in Go.
+// it to its bodies: scene files use it to save a connector made in Go.
 func (n *Node) Attachments() ([2]node.Attachment, []node.Link) {
 	var ends [2]node.Attachment
 	for k := range n.mk {

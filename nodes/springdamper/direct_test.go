@@ -54,19 +54,19 @@ func directPairs(t *testing.T, withUF, mixed bool) []directPair {
 	}
 	cases := []struct {
 		name         string
-		fast0, fast1 springdamper.Marker
-		slow0, slow1 springdamper.Marker
+		fast0, fast1 node.Attachment
+		slow0, slow1 node.Attachment
 	}{
-		{"mass-mass", springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{})},
-		{"ground-mass", springdamper.Ground([3]float64{1, 0, 2}), springdamper.At(b, [3]float64{9, 9, 9}), springdamper.Ground([3]float64{1, 0, 2}), springdamper.At(opaqueMass{b}, [3]float64{9, 9, 9})},
-		{"mass-ground", springdamper.At(a, [3]float64{}), springdamper.Ground([3]float64{-1, 3, 0}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.Ground([3]float64{-1, 3, 0})},
+		{"mass-mass", node.At(a, [3]float64{}), node.At(b, [3]float64{}), node.At(opaqueMass{a}, [3]float64{}), node.At(opaqueMass{b}, [3]float64{})},
+		{"ground-mass", node.GroundAt([3]float64{1, 0, 2}), node.At(b, [3]float64{9, 9, 9}), node.GroundAt([3]float64{1, 0, 2}), node.At(opaqueMass{b}, [3]float64{9, 9, 9})},
+		{"mass-ground", node.At(a, [3]float64{}), node.GroundAt([3]float64{-1, 3, 0}), node.At(opaqueMass{a}, [3]float64{}), node.GroundAt([3]float64{-1, 3, 0})},
 	}
 	if mixed {
 		cases = append(cases, struct {
 			name         string
-			fast0, fast1 springdamper.Marker
-			slow0, slow1 springdamper.Marker
-		}{"mixed", springdamper.At(a, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{}), springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{b}, [3]float64{})})
+			fast0, fast1 node.Attachment
+			slow0, slow1 node.Attachment
+		}{"mixed", node.At(a, [3]float64{}), node.At(opaqueMass{b}, [3]float64{}), node.At(opaqueMass{a}, [3]float64{}), node.At(opaqueMass{b}, [3]float64{})})
 	}
 	var out []directPair
 	for _, c := range cases {
@@ -88,8 +88,8 @@ func directPairs(t *testing.T, withUF, mixed bool) []directPair {
 // combination of ground, mass and opaque mass markers, with and without a
 // user force function.
 func TestPointMarkerDirectPath(t *testing.T) {
-	if _, ok := node.Marker(newMass(t, 1, [3]float64{}, [3]float64{})).(springdamper.PointMarker); !ok {
-		t.Fatal("masspoint does not implement springdamper.PointMarker")
+	if _, ok := node.Marker(newMass(t, 1, [3]float64{}, [3]float64{})).(node.PointMarker); !ok {
+		t.Fatal("masspoint does not implement node.PointMarker")
 	}
 	u := []float64{1.5, -2, 0.25, 3, -1, 0.5, -0.75, 4, 1, 2, -0.5, -2.5}
 	for _, withUF := range []bool{false, true} {
@@ -126,10 +126,10 @@ func BenchmarkOutputsPoint(b *testing.B) {
 	p.Damping = [3]float64{1, 2, 3}
 	for _, bc := range []struct {
 		name   string
-		m0, m1 springdamper.Marker
+		m0, m1 node.Attachment
 	}{
-		{"direct", springdamper.At(a, [3]float64{}), springdamper.At(c, [3]float64{})},
-		{"marker-methods", springdamper.At(opaqueMass{a}, [3]float64{}), springdamper.At(opaqueMass{c}, [3]float64{})},
+		{"direct", node.At(a, [3]float64{}), node.At(c, [3]float64{})},
+		{"marker-methods", node.At(opaqueMass{a}, [3]float64{}), node.At(opaqueMass{c}, [3]float64{})},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			n, err := springdamper.New(p, bc.m0, bc.m1)

@@ -19,7 +19,7 @@
 //
 // # Markers
 //
-// A [Marker] is a fixed world point (Body nil: the ground, at Local) or a
+// An end (a [node.Attachment]) is a fixed world point (node.GroundAt) or a
 // point of any body implementing [node.Marker]: a point mass (Local is
 // ignored), a one-dimensional body such as the ball (Local is the unit
 // world axis its coordinate runs along), or a body-fixed point of a
@@ -31,11 +31,12 @@
 // shape and units, and, for a body that can be pushed (MarkerLoads not
 // empty), the outputs "m<k>_<load>": the body's MarkerLoad of the force on
 // that marker (for a rigid body the force and its moment (R r) × f about
-// the centre of mass). [Connect] adds a connector and all its edges in
-// one call, as Exudyn's CreateCartesianSpringDamper does; [Between] is
-// the same with named ends (springdamper.Body("m1"), BodyAt, Ground(p))
-// instead of seven positional arguments. Both take a *graph.Graph through
-// the node.ConnectorHost interface, so this package imports only node:
+// the centre of mass). [New] takes the bodies as Go values
+// (node.At(body, local)); [Connect] adds a connector and all its edges to
+// a graph in one call, as Exudyn's CreateCartesianSpringDamper does, with
+// ends naming the graph's bodies (node.Body("m1"), node.BodyAt,
+// node.GroundAt(p)). It takes a *graph.Graph through the
+// node.ConnectorHost interface, so this package imports only node:
 // [Params] are a node.Connector (its Attach returns the node and its
 // links to the bodies as data) and graph.Graph.AddConnector does the
 // wiring, as it does for any connector type; scene files reach the type
@@ -44,10 +45,14 @@
 // which takes the force's component along the ball's axis (since ball
 // 1.1.0; COSIM-ANO-002, resolved).
 //
-// The outputs are Displacement, Distance, Velocity, Force and
-// PotentialEnergy, as in Exudyn's item reference, then the load outputs. With a user
+// The outputs are displacement, distance, velocity, force and
+// potential_energy — Exudyn's output variables Displacement, Distance,
+// Velocity, Force and PotentialEnergy in the snake_case of every cosim
+// field; the CamelCase names, which the outputs had before, still
+// resolve with a deprecation warning (node.Field.Formerly) — then the
+// load outputs. With a user
 // force function the energy is undefined (Exudyn raises): the node then
-// has no PotentialEnergy output, so wiring or recording it is a graph
+// has no potential_energy output, so wiring or recording it is a graph
 // error, [Node.PotentialEnergy] returns [ErrPotentialEnergy], and
 // [Node.MissingFieldReason] says why for a graph that asks.
 //
@@ -113,7 +118,17 @@
 // safe for concurrent use with distinct argument slices; they call the
 // bodies' Marker methods and the user function concurrently too, so those
 // must be safe for concurrent use (node.Marker requires it of bodies).
-// SetParams is not safe for concurrent use with anything. New, Connect
-// and Between may run concurrently: the signature and parameter caches
+// SetParams is not safe for concurrent use with anything. New and
+// Connect may run concurrently: the signature and parameter caches
 // are guarded by a mutex or atomic pointers and hold immutable values.
+//
+// # Reading order
+//
+// springdamper.go is the node: parameters, the force law (model),
+// construction from two ends and Outputs; sig.go the signature cache that
+// shares specs and marker layouts between connectors; connect.go attaches
+// it to a graph (node.Connector, Connect, Attachments). jacobian.go holds
+// OutputsJacobian and JacobianCSD, steplimit.go the stable step,
+// batch.go the kernel. meta.go and guide.go are the metadata and the
+// Exudyn guide the documentation generator reads; draw.go the drawing.
 package springdamper

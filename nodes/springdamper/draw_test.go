@@ -17,7 +17,7 @@ import (
 func TestDraw(t *testing.T) {
 	m := newMass(t, 1, [3]float64{}, [3]float64{})
 	p := springdamper.DefaultParams()
-	n, err := springdamper.New(p, springdamper.Ground([3]float64{0, 1, 0}), springdamper.At(m, [3]float64{}))
+	n, err := springdamper.New(p, node.GroundAt([3]float64{0, 1, 0}), node.At(m, [3]float64{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func ExampleConnect() {
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{k, k, k}
 	p.Damping = [3]float64{0, k * 0.05, 0}
-	if _, err := springdamper.Connect(g, "sd", p, "", [3]float64{1, 1, 0}, "mass", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "sd", p, node.GroundAt([3]float64{1, 1, 0}), node.Body("mass")); err != nil {
 		panic(err)
 	}
 	sim, err := g.Build()
@@ -90,7 +90,7 @@ func Example_userFunction() {
 	p.Stiffness = [3]float64{k, k, k}
 	p.Damping = [3]float64{0, k * 0.05, 0}
 	p.ForceFunc = ufForce
-	sd, err := springdamper.Connect(g, "sd", p, "", [3]float64{1, 1, 0}, "mass", [3]float64{})
+	sd, err := springdamper.Connect(g, "sd", p, node.GroundAt([3]float64{1, 1, 0}), node.Body("mass"))
 	if err != nil {
 		panic(err)
 	}

@@ -36,8 +36,8 @@ const guideInterface = `Exudyn's ` + "`ObjectConnectorCartesianSpringDamper`" + 
 |---|---|
 | item type | registry name ` + "`springdamper`" + ` (` + "`springdamper.TypeName`" + `), Go type ` + "`*springdamper.Node`" + ` |
 | ` + "`mbs.AddObject(CartesianSpringDamper(...))`" + ` | ` + "`springdamper.New(p, m0, m1)`" + ` with ` + "`springdamper.Params`" + ` (start from ` + "`springdamper.DefaultParams()`" + `); ` + "`springdamper.FromMap`" + ` builds one between two ground markers at the origin from a parameter map |
-| ` + "`mbs.CreateCartesianSpringDamper(...)`" + ` | ` + "`springdamper.Connect(g, name, p, body0, local0, body1, local1)`" + `: adds the connector to a graph and wires every edge |
-| ` + "`markerNumbers = [m0, m1]`" + ` | two ` + "`springdamper.Marker`" + ` values: ` + "`springdamper.Ground(p)`" + ` (a fixed world point) or ` + "`springdamper.At(body, local)`" + ` (a point of a body implementing ` + "`node.Marker`" + `) |
+| ` + "`mbs.CreateCartesianSpringDamper(...)`" + ` | ` + "`springdamper.Connect(g, name, p, node.BodyAt(body0, local0), node.BodyAt(body1, local1))`" + `: adds the connector to a graph and wires every edge |
+| ` + "`markerNumbers = [m0, m1]`" + ` | two ` + "`node.Attachment`" + ` values: ` + "`node.GroundAt(p)`" + ` (a fixed world point) or ` + "`node.At(body, local)`" + ` (a point of a body implementing ` + "`node.Marker`" + `) |
 | ` + "`springForceUserFunction`" + ` | ` + "`Params.ForceFunc`" + `, a ` + "`springdamper.ForceFunc`" + ` |
 | ` + "`activeConnector`" + ` | ` + "`Params.Active`" + ` (parameter ` + "`active`" + `) |
 
@@ -56,11 +56,11 @@ const guideQuantities = `| Intermediate variable | Symbol | Description |
 | marker m1 position | $\mathbf{p}_{m1}$ | current world position of marker m1 |
 | marker m0 velocity | $\mathbf{v}_{m0}$ | current world velocity of marker m0 (a ground marker: zero) |
 | marker m1 velocity | $\mathbf{v}_{m1}$ | current world velocity of marker m1 |
-| relative displacement | $\Delta\mathbf{p}$ | $\mathbf{p}_{m1} - \mathbf{p}_{m0}$, the output ` + "`Displacement`" + ` |
-| relative velocity | $\Delta\mathbf{v}$ | $\mathbf{v}_{m1} - \mathbf{v}_{m0}$, the output ` + "`Velocity`" + ` |
-| distance | $L$ | $\lVert\Delta\mathbf{p}\rVert$, the output ` + "`Distance`" + ` |
+| relative displacement | $\Delta\mathbf{p}$ | $\mathbf{p}_{m1} - \mathbf{p}_{m0}$, the output ` + "`displacement`" + ` |
+| relative velocity | $\Delta\mathbf{v}$ | $\mathbf{v}_{m1} - \mathbf{v}_{m0}$, the output ` + "`velocity`" + ` |
+| distance | $L$ | $\lVert\Delta\mathbf{p}\rVert$, the output ` + "`distance`" + ` |
 | stiffness, damping, offset | $\mathbf{k}, \mathbf{d}, \mathbf{v}_{\mathrm{off}}$ | the parameters ` + "`stiffness`, `damping`, `offset`" + `, one entry per world axis |
-| connector force | $\mathbf{f}_{SD}$ | the spring-damper force, world frame, the output ` + "`Force`" + ` |
+| connector force | $\mathbf{f}_{SD}$ | the spring-damper force, world frame, the output ` + "`force`" + ` |
 | item number | $i_N$ | the parameter ` + "`item_number`" + `, passed to the user function |
 | marker coordinates | $\mathbf{q}_{m0}, \mathbf{q}_{m1}$ | the marker bodies' ` + "`MarkerFields`" + ` values: the connector's inputs ` + "`m0_…`" + ` and ` + "`m1_…`" + ` |
 | position Jacobians | $\mathbf{J}_{pos,m0}, \mathbf{J}_{pos,m1}$ | $\partial\mathbf{p}_{mk}/\partial\mathbf{q}_{mk}$, the body's ` + "`MarkerJacobian`" + ` ($3 \times$ the number of marker coordinates; none for a ground marker) |
@@ -135,7 +135,7 @@ $$
 const guideUserFunction = "Exudyn's `springForceUserFunction(mbs, t, itemNumber, displacement, velocity, stiffness, damping, offset)` is the Go type `springdamper.ForceFunc`, set as `Params.ForceFunc`. " +
 	"It computes the 3D spring force vector from the time, the connector's current relative displacement and velocity and its parameters, and replaces the linear law while the connector is active; an inactive connector never calls it. " +
 	"It must be a pure function of its arguments and safe for concurrent use (a graph may evaluate several connectors that share it at once), and it must not retain anything. " +
-	"With it the connector has no `PotentialEnergy` output (Exudyn raises: the energy of a user force law is undefined), and its Jacobians differentiate the function numerically. " +
+	"With it the connector has no `potential_energy` output (Exudyn raises: the energy of a user force law is undefined), and its Jacobians differentiate the function numerically. " +
 	"A user function exists only in Go: a scene file cannot name one.\n\n" +
 	"| Exudyn argument | Go argument | Symbol | Description |\n|---|---|---|---|\n" +
 	"| `mbs` | — | — | Exudyn's MainSystem; it has no counterpart: a Go closure captures whatever else it needs |\n" +
@@ -194,8 +194,8 @@ const guideMiniExample = "Exudyn's mini example: a mass point of 5 kg at $[1, 1,
 	"| Exudyn | cosim |\n|---|---|\n" +
 	"| `NodePoint` + `MassPoint(mass = 5)` | `masspoint.New(masspoint.Params{Mass: 5, InitialPosition: [3]float64{1, 1, 0}})`, added to a graph |\n" +
 	"| `MarkerNodePosition(nodeNumber = nMass)` | the body name `\"mass\"` given to `Connect` (a point mass's marker is the mass itself) |\n" +
-	"| `MarkerBodyPosition(bodyNumber = oGround, localPosition = [1, 1, 0])` | the ground: body `\"\"` with the fixed point `[3]float64{1, 1, 0}` |\n" +
-	"| `CartesianSpringDamper(markerNumbers = [mGround, mMass], ...)` | `springdamper.Connect(g, \"sd\", p, \"\", [3]float64{1, 1, 0}, \"mass\", [3]float64{})` |\n" +
+	"| `MarkerBodyPosition(bodyNumber = oGround, localPosition = [1, 1, 0])` | the ground: `node.GroundAt([3]float64{1, 1, 0})` |\n" +
+	"| `CartesianSpringDamper(markerNumbers = [mGround, mMass], ...)` | `springdamper.Connect(g, \"sd\", p, node.GroundAt([3]float64{1, 1, 0}), node.Body(\"mass\"))` |\n" +
 	"| `Force(markerNumber = mMass, loadVector = [0, -5, 0])` | a constant source node wired into the mass's additive `force` input |\n" +
 	"| `mbs.SolveDynamic()` | `sim.Run` with $\\Delta t = 1$ ms to $t = 2$ s (semi-implicit Euler bodies, explicit coupling) |\n" +
 	"| `GetNodeOutput(nMass, Displacement)[1]` | `mass.position` y minus its initial 1 |\n\n" +

@@ -7,13 +7,6 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// fdStep is the relative central-difference step, ε^(1/3) ≈ 6.06e-6: it
-// balances the truncation error h²·|f⁽³⁾|/6 against the round-off error
-// ε·|f|/h, leaving about 1e-10 relative error.
-var fdStep = math.Cbrt(0x1p-52)
-
-func fdH(x float64) float64 { return fdStep * max(1, math.Abs(x)) }
-
 // OutputsJacobian writes ∂y/∂u (Spec().OutputLayout.Size ×
 // Spec().InputLayout.Size, row-major) into dst: the derivative of every
 // output with respect to every input component, at (t, in).
@@ -27,7 +20,7 @@ func fdH(x float64) float64 { return fdStep * max(1, math.Abs(x)) }
 // turning with its orientation.
 //
 // What node.Marker gives analytically is used as such: MarkerJacobian,
-// and MarkerVelocityJacobian when the body has it (VelocityJacobianMarker).
+// and MarkerVelocityJacobian when the body has it (node.MarkerVelocityJacobian).
 // The rest is derived from the body's marker maps without a contract for
 // their derivatives: L_k exactly, by applying the unit forces (a marker
 // load is linear in the force); the velocity columns of ∂vel/∂x_k exactly,
@@ -70,7 +63,7 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 		jp, jv := make([]float64, 3*nk), make([]float64, 3*nk)
 		xk := u[mk.in0:mk.in1]
 		mk.body.MarkerJacobian(xk, mk.local, jp)
-		mk.velocityJacobian(xk, jv)
+		node.VelocityJacobian(mk.body, xk, mk.local, mk.velCols, jv)
 		s := float64(2*k - 1) // −1 for marker 0, +1 for marker 1
 		for i := range 3 {
 			for j := range nk {
@@ -103,7 +96,7 @@ func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []flo
 		xp := append([]float64(nil), xk...)
 		lp, lm := make([]float64, nl), make([]float64, nl)
 		for j := range xp {
-			h := fdH(xk[j])
+			h := node.FDStep(xk[j])
 			xp[j] = xk[j] + h
 			mk.body.MarkerLoad(xp, mk.local, fk, lp)
 			xp[j] = xk[j] - h
@@ -135,14 +128,14 @@ func (n *Node) pointJacobian(t float64, u, dst []float64, nu int) error {
 		dp = [3]float64{p1x - p0x, p1y - p0y, p1z - p0z}
 		dv = [3]float64{v1x - v0x, v1y - v0y, v1z - v0z}
 	}
-	if _, err := n.m.force(t, dp, dv); err != nil {
+	if _, err := n.m.Get().force(t, dp, dv); err != nil {
 		return err
 	}
 	a, b, err := n.localJacobian(t, dp, dv)
 	if err != nil {
 		return err
 	}
-	if n.m.uf == nil {
+	if n.m.Get().uf == nil {
 		n.pointJacobianLinear(dp, &a, &b, dst, nu)
 		return nil
 	}
@@ -215,10 +208,10 @@ func (n *Node) kinematicRows(dp [3]float64, a, b *[9]float64, dP, dV, dF, dst []
 			}
 		}
 	}
-	if n.hasPE && n.m.active {
+	if m := n.m.Get(); n.hasPE && m.active {
 		r := dst[yEnergy*nu : (yEnergy+1)*nu]
 		for i := range 3 {
-			c := n.m.k[i] * (dp[i] - n.m.off[i])
+			c := m.k[i] * (dp[i] - m.off[i])
 			for j := range nu {
 				r[j] += c * dP[i*nu+j]
 			}
@@ -263,8 +256,8 @@ func (n *Node) pointJacobianLinear(dp [3]float64, a, b *[9]float64, dst []float6
 			if l > 0 {
 				dst[yDistance*nu+jp] = dp[i] / l * s
 			}
-			if n.hasPE && n.m.active {
-				dst[yEnergy*nu+jp] = n.m.k[i] * (dp[i] - n.m.off[i]) * s
+			if m := n.m.Get(); n.hasPE && m.active {
+				dst[yEnergy*nu+jp] = m.k[i] * (dp[i] - m.off[i]) * s
 			}
 			// The loads: +f on marker 0, −f on marker 1.
 			for q := range n.mk {
@@ -292,7 +285,7 @@ func (n *Node) linearize(t float64, u []float64) (dp, f [3]float64, a, b [9]floa
 	for i := range 3 {
 		dp[i], dv[i] = p1[i]-p0[i], v1[i]-v0[i]
 	}
-	if f, err = n.m.force(t, dp, dv); err != nil {
+	if f, err = n.m.Get().force(t, dp, dv); err != nil {
 		return dp, f, a, b, err
 	}
 	a, b, err = n.localJacobian(t, dp, dv)
@@ -300,7 +293,7 @@ func (n *Node) linearize(t float64, u []float64) (dp, f [3]float64, a, b [9]floa
 }
 
 func (n *Node) localJacobian(t float64, dp, dv [3]float64) (a, b [9]float64, err error) {
-	m := &n.m
+	m := n.m.Get()
 	if !m.active {
 		return a, b, nil
 	}
@@ -316,7 +309,7 @@ func (n *Node) localJacobian(t float64, dp, dv [3]float64) (a, b [9]float64, err
 			arg = &dv
 		}
 		x0 := arg[c%3]
-		h := fdH(x0)
+		h := node.FDStep(x0)
 		arg[c%3] = x0 + h
 		fp, err := m.force(t, dp, dv)
 		if err != nil {
@@ -337,53 +330,6 @@ func (n *Node) localJacobian(t float64, dp, dv [3]float64) (a, b [9]float64, err
 		}
 	}
 	return a, b, nil
-}
-
-// velocityJacobian writes ∂vel/∂x_k (3 × len(xk)) into dst: the body's
-// MarkerVelocityJacobian when it has one; otherwise unit velocities on the
-// Velocity-role columns (exact for a velocity linear in them) and central
-// differences of MarkerKinematics on the others.
-func (mk *marker) velocityJacobian(xk, dst []float64) {
-	if vj, ok := mk.body.(VelocityJacobianMarker); ok {
-		vj.MarkerVelocityJacobian(xk, mk.local, dst)
-		return
-	}
-	nk := len(xk)
-	var pos, vel, base [3]float64
-	xp := append([]float64(nil), xk...)
-	for j, isVel := range mk.velCols {
-		if isVel {
-			xp[j] = 0
-		}
-	}
-	mk.body.MarkerKinematics(xp, mk.local, &pos, &base)
-	for j, isVel := range mk.velCols {
-		if !isVel {
-			continue
-		}
-		xp[j] = 1
-		mk.body.MarkerKinematics(xp, mk.local, &pos, &vel)
-		xp[j] = 0
-		for i := range 3 {
-			dst[i*nk+j] = vel[i] - base[i]
-		}
-	}
-	copy(xp, xk)
-	var vm [3]float64
-	for j, isVel := range mk.velCols {
-		if isVel {
-			continue
-		}
-		h := fdH(xk[j])
-		xp[j] = xk[j] + h
-		mk.body.MarkerKinematics(xp, mk.local, &pos, &vel)
-		xp[j] = xk[j] - h
-		mk.body.MarkerKinematics(xp, mk.local, &pos, &vm)
-		xp[j] = xk[j]
-		for i := range 3 {
-			dst[i*nk+j] = (vel[i] - vm[i]) / (2 * h)
-		}
-	}
 }
 
 // JacobianCSD writes Exudyn's connector Jacobian
@@ -462,7 +408,7 @@ func (n *Node) JacobianCSD(fODE2, fODE2t float64, t float64, in node.Inputs, dst
 			xp := append([]float64(nil), xk...)
 			jp, jm := make([]float64, 3*nk), make([]float64, 3*nk)
 			for j := range nk {
-				h := fdH(xk[j])
+				h := node.FDStep(xk[j])
 				xp[j] = xk[j] + h
 				mk.body.MarkerJacobian(xp, mk.local, jp)
 				xp[j] = xk[j] - h

@@ -24,7 +24,7 @@ func lhs(t *testing.T, n *springdamper.Node, u []float64) []float64 {
 	if err := n.Outputs(0.3, nil, in, y); err != nil {
 		t.Fatal(err)
 	}
-	f := y[s.OutputOffset("Force"):][:3]
+	f := y[s.OutputOffset("force"):][:3]
 	out := make([]float64, len(u))
 	for k, m := range ends(n) {
 		if m.Body == nil {

@@ -13,7 +13,7 @@ import (
 // with a random but valid body state.
 type markerKind struct {
 	name string
-	make func(t *testing.T) springdamper.Marker
+	make func(t *testing.T) node.Attachment
 	fill func(rng *rand.Rand, x []float64)
 }
 
@@ -26,16 +26,16 @@ func markerKinds() []markerKind {
 		}
 	}
 	return []markerKind{
-		{"ground", func(t *testing.T) springdamper.Marker { return springdamper.Ground([3]float64{0.3, -0.2, 0.1}) }, fillAll},
-		{"ball", func(t *testing.T) springdamper.Marker { return springdamper.At(newBall(t), [3]float64{0.6, 0, 0.8}) }, fillAll},
-		{"masspoint", func(t *testing.T) springdamper.Marker {
-			return springdamper.At(newMass(t, 1, [3]float64{}, [3]float64{}), [3]float64{})
+		{"ground", func(t *testing.T) node.Attachment { return node.GroundAt([3]float64{0.3, -0.2, 0.1}) }, fillAll},
+		{"ball", func(t *testing.T) node.Attachment { return node.At(newBall(t), [3]float64{0.6, 0, 0.8}) }, fillAll},
+		{"masspoint", func(t *testing.T) node.Attachment {
+			return node.At(newMass(t, 1, [3]float64{}, [3]float64{}), [3]float64{})
 		}, fillAll},
-		{"rigidbody2d", func(t *testing.T) springdamper.Marker {
-			return springdamper.At(newBody2D(t, rigidbodyDefault2D()), [3]float64{0.4, -0.3, 0})
+		{"rigidbody2d", func(t *testing.T) node.Attachment {
+			return node.At(newBody2D(t, rigidbodyDefault2D()), [3]float64{0.4, -0.3, 0})
 		}, fillAll},
-		{"rigidbody", func(t *testing.T) springdamper.Marker {
-			return springdamper.At(newBody3D(t, rigidbodyDefault3D()), [3]float64{0.4, -0.3, 0.2})
+		{"rigidbody", func(t *testing.T) node.Attachment {
+			return node.At(newBody3D(t, rigidbodyDefault3D()), [3]float64{0.4, -0.3, 0.2})
 		}, func(rng *rand.Rand, x []float64) {
 			fillAll(rng, x)
 			// A unit quaternion, as the body keeps it (position 3, then 4).
@@ -160,8 +160,8 @@ func TestJacobianCSD(t *testing.T) {
 		if damped {
 			p.Damping = [3]float64{30, 20, 10}
 		}
-		n, err := springdamper.New(p, springdamper.At(newMass(t, 1, [3]float64{}, [3]float64{}), [3]float64{}),
-			springdamper.At(newBody2D(t, rigidbodyDefault2D()), [3]float64{0.4, -0.3, 0}))
+		n, err := springdamper.New(p, node.At(newMass(t, 1, [3]float64{}, [3]float64{}), [3]float64{}),
+			node.At(newBody2D(t, rigidbodyDefault2D()), [3]float64{0.4, -0.3, 0}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import "github.com/cosimgo/cosim/node"
 // meta is the metadata every connector shares.
 var meta = node.Metadata{
 	AlgorithmID: "COSIM-NODE-301",
-	Version:     "1.0.0",
+	Version:     "1.1.0",
 	Stability:   node.Stable,
 	Summary:     "A 3D spring-damper with springs and dampers in the three global directions x, y, z between two markers: a fixed world point, a point mass, a one-dimensional body, or a body-fixed point of a planar or 6-DOF rigid body (Exudyn's ObjectConnectorCartesianSpringDamper).",
 	Equations: []string{
@@ -35,10 +35,10 @@ var meta = node.Metadata{
 		"A ball marker takes only the component of the force along the ball's axis (the ball's MarkerLoad); until ball 1.1.0 a ball could not be pushed at all (COSIM-ANO-002, resolved)",
 		"Explicit coupling: a stiff connector is stable only below the step stated in Stable step (Stability Conditions); `cosim run` warns when `dt` exceeds it. The bound is per connector: a body held by several springs oscillates faster, so a network may need up to about half of it",
 		"With isotropic damping the damper force $\\mathbf{d}\\,\\Delta\\mathbf{v}$ is not along $\\Delta\\mathbf{p}$: the pair of forces is a couple, so angular momentum is not conserved (as in Exudyn)",
-		"With a user force function there is no PotentialEnergy output, and the output Jacobian differentiates the function numerically",
+		"With a user force function there is no potential_energy output, and the output Jacobian differentiates the function numerically",
 		"node.Marker gives only the position Jacobian: the position dependence of the marker velocity and of the marker load (J_CSD') are central differences of the body's marker maps (about 1e-10 relative) unless the body provides MarkerVelocityJacobian",
 		"A marker on a planar body drops the out-of-plane force component and the in-plane moment it carries (the body's MarkerLoad does), without an error (COSIM-ANO-003)",
-		"Distance is not differentiable at zero: its Jacobian row is zero there",
+		"The distance is not differentiable at zero: its Jacobian row is zero there",
 	},
 	Regimes: []node.Regime{
 		{Param: "stiffness", Range: "$0$ – $10^{6}$ N/m", Notes: "Tested (mini example 5000, chains 100, pendulum $10^6$); negative values are accepted as in Exudyn but not validated physically"},
@@ -68,7 +68,7 @@ var meta = node.Metadata{
 		{Term: `V`, Identifier: pkgPath + ".Node.PotentialEnergy", Notes: "ErrPotentialEnergy with a user function"},
 		{Term: `\mathbf{J}_{loc0},\ \mathbf{J}_{loc1},\ \mathbf{J}_{CSD'}`, Identifier: pkgPath + ".Node.OutputsJacobian", Notes: "∂outputs/∂inputs"},
 		{Term: `\mathbf{J}_{CSD}`, Identifier: pkgPath + ".Node.JacobianCSD", Notes: "Exudyn's 4-block matrix for given $f_{ODE2}, f_{ODE2_t}$"},
-		{Term: "markers", Identifier: pkgPath + ".Marker"},
+		{Term: "markers", Identifier: pkgPath + ".New", Notes: "ends as node.Attachment values: node.At(body, local), node.GroundAt(point)"},
 		{Term: "CreateCartesianSpringDamper", Identifier: pkgPath + ".Connect"},
 	},
 	References: []node.Reference{
@@ -80,5 +80,6 @@ var meta = node.Metadata{
 	Evidence:  []string{"COSIM-VER-301", "COSIM-VER-302"},
 	Changelog: []node.Change{
 		{Version: "1.0.0", Date: "2026-12-02", Change: "Initial implementation: markers through node.Marker, analytic output Jacobian with Exudyn's J_CSD′ term, user force function, Connect helper."},
+		{Version: "1.1.0", Date: "2026-12-04", Change: "Outputs renamed to the snake_case of every cosim field: displacement, distance, velocity, force, potential_energy. The former names (Displacement, Distance, Velocity, Force, PotentialEnergy) still resolve, with a deprecation warning. The computation is unchanged."},
 	},
 }

@@ -62,7 +62,8 @@ func declared(t *testing.T) map[string]bool {
 }
 
 // TestMetadata: the mapping names exported identifiers that exist, the
-// metadata says what the brief fixes, and the description is complete.
+// metadata states the algorithm ID, version, stability and references the
+// guide promises, and the description is complete.
 func TestMetadata(t *testing.T) {
 	n, err := springdamper.FromMap(nil)
 	if err != nil {
@@ -70,7 +71,7 @@ func TestMetadata(t *testing.T) {
 	}
 	s := n.Spec()
 	m := s.Meta
-	if m.AlgorithmID != "COSIM-NODE-301" || m.Version != "1.0.0" || m.Stability != node.Stable || m.Summary == "" {
+	if m.AlgorithmID != "COSIM-NODE-301" || m.Version != "1.1.0" || m.Stability != node.Stable || m.Summary == "" {
 		t.Errorf("identity: %q %q %v %q", m.AlgorithmID, m.Version, m.Stability, m.Summary)
 	}
 	if m.Discretization != "" || m.Order.Temporal != 0 {
@@ -107,7 +108,7 @@ func TestMetadata(t *testing.T) {
 	if _, err := json.Marshal(d); err != nil {
 		t.Errorf("Describe does not marshal: %v", err)
 	}
-	if strings.Join(d.Caps, ",") != "outputs,tunable,outputs-jacobian,drawer" {
+	if strings.Join(d.Caps, ",") != "outputs,tunable,outputs-jacobian,attached,step-limiter,step-bounder,batcher,drawer" {
 		t.Errorf("capabilities %v", d.Caps)
 	}
 }
@@ -116,8 +117,8 @@ func TestMetadata(t *testing.T) {
 // shapes and units; load outputs mirror their load inputs.
 func TestSpecPerInstance(t *testing.T) {
 	n, err := springdamper.New(springdamper.DefaultParams(),
-		springdamper.At(newBody3D(t, rigidbodyDefault3D()), [3]float64{1, 0, 0}),
-		springdamper.At(newBall(t), [3]float64{0, 0, 1}))
+		node.At(newBody3D(t, rigidbodyDefault3D()), [3]float64{1, 0, 0}),
+		node.At(newBall(t), [3]float64{0, 0, 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestSpecPerInstance(t *testing.T) {
 		outs = append(outs, o.Name+" "+o.Shape.String()+" "+o.Units)
 	}
 	wantIn := "m0_position (3,) m replacing|m0_orientation (4,) 1 replacing|m0_velocity (3,) m/s replacing|m0_angular_velocity (3,) rad/s replacing|m1_position scalar m replacing|m1_velocity scalar m/s replacing"
-	wantOut := "Displacement (3,) m|Distance scalar m|Velocity (3,) m/s|Force (3,) N|PotentialEnergy scalar J|m0_force (3,) N|m0_torque (3,) N m|m1_force scalar N"
+	wantOut := "displacement (3,) m|distance scalar m|velocity (3,) m/s|force (3,) N|potential_energy scalar J|m0_force (3,) N|m0_torque (3,) N m|m1_force scalar N"
 	if got := strings.Join(ins, "|"); got != wantIn {
 		t.Errorf("inputs\n got %s\nwant %s", got, wantIn)
 	}

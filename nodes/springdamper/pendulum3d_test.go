@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
@@ -67,7 +68,7 @@ func TestPendulum3D(t *testing.T) {
 			gr.Add("body", newBody3D(t, bp))
 			p := springdamper.DefaultParams()
 			p.Stiffness = [3]float64{k, k, k}
-			if _, err := springdamper.Connect(gr, "pivot", p, "", [3]float64{}, "body", [3]float64{0, d, 0}); err != nil {
+			if _, err := springdamper.Connect(gr, "pivot", p, node.GroundAt([3]float64{}), node.BodyAt("body", [3]float64{0, d, 0})); err != nil {
 				t.Fatal(err)
 			}
 			sim, err := gr.Build()
@@ -76,7 +77,7 @@ func TestPendulum3D(t *testing.T) {
 			}
 			// The pivot starts at the origin: the spring is relaxed, and
 			// sags by m g/k once the body hangs from it.
-			if dist := value(t, sim, "pivot.Distance")[0]; dist > 1e-15 {
+			if dist := value(t, sim, "pivot.distance")[0]; dist > 1e-15 {
 				t.Fatalf("the pivot starts %.3g m from the body point", dist)
 			}
 			angle := func() float64 {
@@ -102,7 +103,7 @@ func TestPendulum3D(t *testing.T) {
 				}
 			}
 			got := 2 * (crossings[len(crossings)-1] - crossings[0]) / float64(len(crossings)-1)
-			stretch := value(t, sim, "pivot.Distance")[0]
+			stretch := value(t, sim, "pivot.distance")[0]
 			t.Logf("period %.7f s, physical pendulum %.7f s, relative error %.3g (%d crossings); connector stretch %.3g m; out of plane %.3g",
 				got, want, got/want-1, len(crossings), stretch, outOfPlane)
 			if !near(got/want, 1, 1e-4) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
 	"github.com/cosimgo/cosim/nodes/springdamper"
@@ -41,7 +42,7 @@ func TestMomentum(t *testing.T) {
 		g.Add("b", newMass(t, m1, [3]float64{1, 0.5, -0.3}, [3]float64{-0.2, 0.3, 1}))
 		p := springdamper.DefaultParams()
 		p.Stiffness, p.Damping, p.Offset = [3]float64{100, 250, 60}, damping, [3]float64{0.8, 0, 0.1}
-		if _, err := springdamper.Connect(g, "sd", p, "a", [3]float64{}, "b", [3]float64{}); err != nil {
+		if _, err := springdamper.Connect(g, "sd", p, node.Body("a"), node.Body("b")); err != nil {
 			t.Fatal(err)
 		}
 		sim, err := g.Build()
@@ -65,7 +66,7 @@ func TestMomentum(t *testing.T) {
 			for i := range 3 {
 				worst = max(worst, math.Abs(pn[i]-p0[i]))
 			}
-			moved = max(moved, math.Abs(value(t, sim, "sd.Force")[0]))
+			moved = max(moved, math.Abs(value(t, sim, "sd.force")[0]))
 		}
 		t.Logf("damping %v: max |ΔP| = %.3g over 10000 steps (scale %.3g, max |f_x| %.3g)", damping, worst, scale, moved)
 		if worst > 1e-11*scale || moved == 0 {
@@ -111,7 +112,7 @@ func runAngular(t *testing.T, ib [3]float64, dt float64, steps int) float64 {
 	g.Add("p", newMass(t, 0.7, [3]float64{1, 0.4, -0.5}, [3]float64{-0.5, 0.8, 0.1}))
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{80, 80, 80}
-	if _, err := springdamper.Connect(g, "sd", p, "body", [3]float64{0.3, -0.2, 0.1}, "p", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "sd", p, node.BodyAt("body", [3]float64{0.3, -0.2, 0.1}), node.Body("p")); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := g.Build()
@@ -192,7 +193,7 @@ func TestChainEigenfrequencies(t *testing.T) {
 			if i == n {
 				l1 = [3]float64{(n + 1) * a, 0, 0} // the right wall
 			}
-			if _, err := springdamper.Connect(g, "s"+string(rune('0'+i)), p, names[i], l0, names[i+1], l1); err != nil {
+			if _, err := springdamper.Connect(g, "s"+string(rune('0'+i)), p, node.BodyAt(names[i], l0), node.BodyAt(names[i+1], l1)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -255,7 +256,7 @@ func TestPendulum(t *testing.T) {
 	gr.Add("body", newBody2D(t, bp))
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{k, k, k}
-	if _, err := springdamper.Connect(gr, "pivot", p, "", [3]float64{}, "body", [3]float64{0, d, 0}); err != nil {
+	if _, err := springdamper.Connect(gr, "pivot", p, node.GroundAt([3]float64{}), node.BodyAt("body", [3]float64{0, d, 0})); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := gr.Build()
@@ -276,7 +277,7 @@ func TestPendulum(t *testing.T) {
 		prev = a
 	}
 	got := 2 * (crossings[len(crossings)-1] - crossings[0]) / float64(len(crossings)-1)
-	stretch := value(t, sim, "pivot.Distance")[0]
+	stretch := value(t, sim, "pivot.distance")[0]
 	t.Logf("period %.7f s, physical pendulum %.7f s, relative error %.3g (%d crossings); connector stretch %.3g m", got, want, got/want-1, len(crossings), stretch)
 	if !near(got/want, 1, 1e-4) {
 		t.Errorf("period %.7f s, want %.7f s", got, want)

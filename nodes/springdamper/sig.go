@@ -17,7 +17,7 @@ import (
 // two bodies expose to it (type, marker fields and loads, with their
 // shapes, units, roles and descriptions). Connectors of one signature
 // share one immutable *sig, so that a chain of 100 000 connectors builds
-// three specs, not 100 000 (issue 14, "Build").
+// three specs, not 100 000 (Build's cost; benchmarks.BenchmarkBuild).
 //
 // Both caches hold immutable values behind a mutex and are keyed by
 // content, never by a body's identity: a body type whose instances build
@@ -158,13 +158,13 @@ func newSig(hasPE bool, b [2]*bodySig) *sig {
 	s := &sig{}
 	var ins []node.Input
 	outs := []node.Field{
-		{Name: "Displacement", Shape: node.Vec(3), Units: "m", Description: "Relative displacement $\\Delta\\mathbf{p} = \\mathbf{p}_{m1} - \\mathbf{p}_{m0}$, world frame"},
-		{Name: "Distance", Units: "m", Description: "Distance $L = |\\Delta\\mathbf{p}|$ between the marker points"},
-		{Name: "Velocity", Shape: node.Vec(3), Units: "m/s", Description: "Relative velocity $\\Delta\\mathbf{v} = \\mathbf{v}_{m1} - \\mathbf{v}_{m0}$, world frame"},
-		{Name: "Force", Shape: node.Vec(3), Units: "N", Description: "Connector force $\\mathbf{f}_{SD}$, world frame; it acts as $+\\mathbf{f}_{SD}$ on marker 0 and $-\\mathbf{f}_{SD}$ on marker 1"},
+		{Name: outDisplacement, Formerly: []string{"Displacement"}, Shape: node.Vec(3), Units: "m", Description: "Relative displacement $\\Delta\\mathbf{p} = \\mathbf{p}_{m1} - \\mathbf{p}_{m0}$, world frame"},
+		{Name: outDistance, Formerly: []string{"Distance"}, Units: "m", Description: "Distance $L = |\\Delta\\mathbf{p}|$ between the marker points"},
+		{Name: outVelocity, Formerly: []string{"Velocity"}, Shape: node.Vec(3), Units: "m/s", Description: "Relative velocity $\\Delta\\mathbf{v} = \\mathbf{v}_{m1} - \\mathbf{v}_{m0}$, world frame"},
+		{Name: outForce, Formerly: []string{"Force"}, Shape: node.Vec(3), Units: "N", Description: "Connector force $\\mathbf{f}_{SD}$, world frame; it acts as $+\\mathbf{f}_{SD}$ on marker 0 and $-\\mathbf{f}_{SD}$ on marker 1"},
 	}
 	if hasPE {
-		outs = append(outs, node.Field{Name: "PotentialEnergy", Units: "J", Description: "Elastic energy $V = \\tfrac12\\sum_i k_i(\\Delta p_i - v_{\\mathrm{off},i})^2$; zero when inactive; absent with a user force function"})
+		outs = append(outs, node.Field{Name: outPotentialEnergy, Formerly: []string{"PotentialEnergy"}, Units: "J", Description: "Elastic energy $V = \\tfrac12\\sum_i k_i(\\Delta p_i - v_{\\mathrm{off},i})^2$; zero when inactive; absent with a user force function"})
 	}
 	off := 0
 	sign := [2]string{"$+\\mathbf{f}_{SD}$", "$-\\mathbf{f}_{SD}$"}

@@ -20,7 +20,7 @@ func TestSpecShared(t *testing.T) {
 	m1, m2 := newMass(t, 1, [3]float64{}, [3]float64{}), newMass(t, 2, [3]float64{1, 0, 0}, [3]float64{})
 	mm := func(a, b node.Marker) *springdamper.Node {
 		t.Helper()
-		n, err := springdamper.New(p, springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}))
+		n, err := springdamper.New(p, node.At(a, [3]float64{}), node.At(b, [3]float64{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,7 +29,7 @@ func TestSpecShared(t *testing.T) {
 	ground := func(a node.Marker) *springdamper.Node {
 		t.Helper()
 		local := [3]float64{0, 0, 1} // a ball's axis; ignored by a mass
-		n, err := springdamper.New(p, springdamper.Ground([3]float64{1, 2, 3}), springdamper.At(a, local))
+		n, err := springdamper.New(p, node.GroundAt([3]float64{1, 2, 3}), node.At(a, local))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,21 +53,21 @@ func TestSpecShared(t *testing.T) {
 	}
 	pf := p
 	pf.ForceFunc = func(t float64, item int, dp, dv, k, d, off [3]float64) [3]float64 { return [3]float64{} }
-	f, err := springdamper.New(pf, springdamper.At(m1, [3]float64{}), springdamper.At(m2, [3]float64{}))
+	f, err := springdamper.New(pf, node.At(m1, [3]float64{}), node.At(m2, [3]float64{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.Spec() == mm(m1, m2).Spec() {
 		t.Error("connectors with and without a user function share a spec")
 	}
-	if f.Spec().OutputLayout.Index("PotentialEnergy") >= 0 {
+	if f.Spec().OutputLayout.Index("potential_energy") >= 0 {
 		t.Error("a connector with a user function has a PotentialEnergy output")
 	}
 	want := []string{"m0_position", "m0_velocity", "m1_position", "m1_velocity"}
 	if got := mm(m1, m2).Spec().InputLayout.Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("inputs %v, want %v", got, want)
 	}
-	want = []string{"Displacement", "Distance", "Velocity", "Force", "PotentialEnergy", "m0_force", "m1_force"}
+	want = []string{"displacement", "distance", "velocity", "force", "potential_energy", "m0_force", "m1_force"}
 	if got := mm(m1, m2).Spec().OutputLayout.Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("outputs %v, want %v", got, want)
 	}
@@ -78,7 +78,7 @@ func TestSpecShared(t *testing.T) {
 func TestNewAllocations(t *testing.T) {
 	p := springdamper.DefaultParams()
 	m1, m2 := newMass(t, 1, [3]float64{}, [3]float64{}), newMass(t, 1, [3]float64{}, [3]float64{})
-	a, b := springdamper.At(m1, [3]float64{}), springdamper.At(m2, [3]float64{})
+	a, b := node.At(m1, [3]float64{}), node.At(m2, [3]float64{})
 	if _, err := springdamper.New(p, a, b); err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +94,11 @@ func TestSharedParamsNotAliased(t *testing.T) {
 	p := springdamper.DefaultParams()
 	p.Stiffness = [3]float64{7, 7, 7}
 	g := [3]float64{}
-	a, err := springdamper.New(p, springdamper.Ground(g), springdamper.Ground(g))
+	a, err := springdamper.New(p, node.GroundAt(g), node.GroundAt(g))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := springdamper.New(p, springdamper.Ground(g), springdamper.Ground(g))
+	b, err := springdamper.New(p, node.GroundAt(g), node.GroundAt(g))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,11 @@ const TypeName = "springdamper"
 
 const pkgPath = "github.com/cosimgo/cosim/nodes/springdamper"
 
-// Type registers the node: node.NewRegistry(springdamper.Type, …). Its
+// Type is the node type, for node.NewRegistry(springdamper.Type(), …):
+// a new value at each call, so that no caller can change another's. Its
 // default construction is a connector between two ground markers at the
 // origin.
-var Type = node.Type{Name: TypeName, New: FromMap, Connector: NewConnector}
+func Type() node.Type { return node.Type{Name: TypeName, New: FromMap, Connector: NewConnector} }
 
 // ForceFunc is Exudyn's springForceUserFunction: it returns the spring
 // force f_SD (N, world frame) from the time t, the item number the caller
@@ -54,7 +55,7 @@ type Params struct {
 	Active bool
 	// ForceFunc, when not nil, replaces the linear law
 	// (spring_force_user_function). It changes the node's outputs: there
-	// is no PotentialEnergy output then (see PotentialEnergy).
+	// is no potential_energy output then (see PotentialEnergy).
 	ForceFunc ForceFunc
 	// ItemNumber is passed to ForceFunc as its itemNumber (item_number).
 	// cosim has no global item index: it is whatever integer the caller
@@ -119,7 +120,7 @@ var params = []node.Param{
 	{Name: paramDamping, Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "N s/m", Description: "Damping $\\mathbf{d}$ of the dampers along world x, y, z; any finite value"},
 	{Name: paramOffset, Kind: node.Vector, Shape: node.Vec(3), Default: []float64{0, 0, 0}, Units: "m", Description: "Offset $\\mathbf{v}_{\\mathrm{off}}$ subtracted from the relative displacement"},
 	{Name: paramActive, Kind: node.Bool, Default: true, Description: "Whether the connector acts; inactive: zero force, loads and potential energy"},
-	{Name: paramFunc, Kind: node.Function, Signature: forceFuncSignature, Description: "User force law replacing the linear one when active (Go only, never from a scene); with it the node has no PotentialEnergy output"},
+	{Name: paramFunc, Kind: node.Function, Signature: forceFuncSignature, Description: "User force law replacing the linear one when active (Go only, never from a scene); with it the node has no potential_energy output"},
 	{Name: paramItem, Kind: node.Integer, Default: 0, Description: "Item number passed to the user function; any integer the caller chooses"},
 	{Name: paramShow, Kind: node.Bool, Default: true, Description: "Visualization: draw the connector"},
 	{Name: paramDrawSize, Kind: node.Real, Default: -1.0, Units: "m", Range: node.Between(-1, math.Inf(1)), Description: "Visualization: spring diameter; negative (−1) means the default size", Aliases: []string{"drawSize"}},
@@ -154,27 +155,7 @@ func newModel(v node.Values) (model, error) {
 	return m, nil
 }
 
-// Marker is one end of the connector: a point of a body that implements
-// node.Marker, or a fixed world point when Body is nil (ground).
-type Marker struct {
-	// Body is the body the marker sits on; nil is the ground. It must also
-	// be a node.Node (its spec gives the connector's input shapes and
-	// units), as every body in a graph is.
-	Body node.Marker
-	// Local is what the body's MarkerKinematics reads as local: a
-	// body-fixed point in the body frame for rigid bodies (m), ignored by
-	// point bodies, the unit world axis for a one-dimensional body (the
-	// ball). For the ground it is the fixed world point (m).
-	Local [3]float64
-}
-
-// Ground returns a marker at the fixed world point p.
-func Ground(p [3]float64) Marker { return Marker{Local: p} }
-
-// At returns a marker on body at local.
-func At(body node.Marker, local [3]float64) Marker { return Marker{Body: body, Local: local} }
-
-// marker is a Marker resolved against the connector's layouts: the body
+// marker is an end (a node.Attachment) resolved against the connector's layouts: the body
 // and local point of this connector, the layout shared by its signature
 // (sig.go).
 type marker struct {
@@ -183,10 +164,10 @@ type marker struct {
 	*markerSig
 }
 
-// Kinds of marker for Outputs' direct path (see PointMarker).
+// Kinds of marker for Outputs' direct path (see node.PointMarker).
 const (
 	kindGround = iota // fixed world point: pos = local, vel = 0
-	kindPoint         // a PointMarker body: pos, vel = u[in0:in0+6], load = f
+	kindPoint         // a node.PointMarker body: pos, vel = u[in0:in0+6], load = f
 	kindBody          // any other body: the node.Marker methods
 )
 
@@ -197,30 +178,6 @@ type hotMarker struct {
 	kind     int32
 	in0, y0  int32
 	pushable bool
-}
-
-// PointMarker is an optional capability of a node.Marker body whose
-// marker is the body itself: its MarkerFields are a position (3) and a
-// velocity (3), MarkerKinematics copies them to pos and vel whatever
-// local is, and MarkerLoads is one 3-vector input into which MarkerLoad
-// copies the force. When PointMarker reports true, Outputs reads the
-// marker fields and writes the load itself instead of calling the Marker
-// methods through the interface: the results are bit-identical, and an
-// evaluation saves four dynamic calls and the copies around them (the
-// hot spot of a chain of point masses). masspoint implements it.
-type PointMarker interface {
-	node.Marker
-	PointMarker() bool
-}
-
-// VelocityJacobianMarker is an optional capability of a node.Marker whose
-// marker velocity is not linear in its Velocity-role fields with the
-// position Jacobian as coefficients (a rigid body with a quaternion and a
-// world angular velocity). MarkerVelocityJacobian writes ∂vel/∂x
-// (3 × len(x), row-major) over the MarkerFields. Without it,
-// OutputsJacobian probes the velocity (see OutputsJacobian).
-type VelocityJacobianMarker interface {
-	MarkerVelocityJacobian(x []float64, local [3]float64, dst []float64)
 }
 
 // Errors of New and Connect, for errors.Is.
@@ -234,44 +191,25 @@ var (
 	// ErrPotentialEnergy: the potential energy of a connector with a user
 	// force function is undefined (Exudyn raises).
 	ErrPotentialEnergy = errors.New("springdamper: PotentialEnergy is not defined with a spring_force_user_function")
-	// ErrMarkerLocal: a marker's Local is invalid: not finite (for any
-	// marker, ground included; the error wraps node.ErrNonFinite too), or
-	// refused by the body's LocalChecker (a ball's axis that is zero or not
-	// a unit vector).
-	ErrMarkerLocal = errors.New("invalid marker local point")
+	// ErrMarkerLocal: an end's local point is invalid: not finite (for
+	// any end, ground included; the error wraps node.ErrNonFinite too), or
+	// refused by the body's node.MarkerLocalChecker (a ball's axis that is
+	// zero or not a unit vector). It is node.ErrMarkerLocal.
+	ErrMarkerLocal = node.ErrMarkerLocal
 )
 
-// LocalChecker is an optional capability of a node.Marker body that gives
-// Local a meaning with constraints beyond being finite (the ball reads it
-// as a unit world axis). New and Connect call CheckMarkerLocal once, at
-// construction, and refuse the connector when it returns an error; the
-// error should name the body and the value.
-type LocalChecker interface {
-	CheckMarkerLocal(local [3]float64) error
-}
-
-// checkMarkers validates the markers' Local: finite for every marker
-// (a non-finite ground point or body point would make every output NaN),
-// and accepted by the body's LocalChecker when it has one. conn is the
-// connector's name in a graph ("" from New); the error names it, the
-// marker (m0, m1) and the value, and wraps ErrMarkerLocal.
-func checkMarkers(conn string, ms [2]Marker) error {
+// checkMarkers validates the ends' local points (node.Attachment's
+// CheckLocal) and refuses an end that names a body instead of giving it
+// (New takes bodies as Go values). conn is the connector's name in a
+// graph ("" from New); the error names it and the marker (m0, m1), and
+// wraps ErrMarkerLocal for a local point.
+func checkMarkers(conn string, ms [2]node.Attachment) error {
 	for k, m := range ms {
-		what := "local point"
-		if m.Body == nil {
-			what = "ground point"
-		}
 		var err error
-		for _, c := range m.Local {
-			if c-c != 0 {
-				err = fmt.Errorf("marker m%d: %s %s is not finite: %w (%w)", k, what, formatPoint(m.Local), ErrMarkerLocal, node.ErrNonFinite)
-				break
-			}
-		}
-		if lc, ok := m.Body.(LocalChecker); ok && err == nil {
-			if lerr := lc.CheckMarkerLocal(m.Local); lerr != nil {
-				err = fmt.Errorf("marker m%d: %s %s: %w (%w)", k, what, formatPoint(m.Local), ErrMarkerLocal, lerr)
-			}
+		if !m.IsGround() && m.Body == nil {
+			err = fmt.Errorf("marker m%d names the body %s: New takes the body itself (node.At); connect by name in a graph with Connect", k, node.Quote(m.Name))
+		} else if lerr := m.CheckLocal(); lerr != nil {
+			err = fmt.Errorf("marker m%d: %w", k, lerr)
 		}
 		switch {
 		case err == nil:
@@ -284,33 +222,38 @@ func checkMarkers(conn string, ms [2]Marker) error {
 	return nil
 }
 
-// formatPoint formats a marker's point for errors; taking the point by
-// value keeps checkMarkers' markers off the heap.
-func formatPoint(p [3]float64) string { return node.FormatValue(p[:]) }
-
 // Node is the Cartesian spring-damper connector. Build it with New,
 // FromMap or Connect.
 type Node struct {
 	node.Stateless
 	// Outputs reads m, hot and hasPE, first in the struct; the rest is
-	// cold.
-	m     model
+	// cold. SetParams publishes m to the batch kernels.
+	m     node.Published[model]
 	hot   [2]hotMarker
 	hasPE bool
 	spec  *node.Spec // sig.spec
 	sig   *sig
 	vals  node.Values // shared between connectors of equal Params: never modified in place
 	mk    [2]marker
-	// mirrors are the rows of batches (batch.go) holding a copy of m;
-	// SetParams writes through to them.
-	mirrors []mirror
 }
 
 var (
-	_ node.Node           = (*Node)(nil)
-	_ node.Outputter      = (*Node)(nil)
-	_ node.OutputJacobian = (*Node)(nil)
-	_ node.Tunable        = (*Node)(nil)
+	_ node.Node            = (*Node)(nil)
+	_ node.Outputter       = (*Node)(nil)
+	_ node.OutputsJacobian = (*Node)(nil)
+	_ node.Tunable         = (*Node)(nil)
+)
+
+// Output names, as in Exudyn's output variables (Displacement, Distance,
+// Velocity, Force, PotentialEnergy) in the snake_case of every cosim
+// field; the CamelCase names are the fields' former names
+// (node.Field.Formerly), still resolved with a deprecation warning.
+const (
+	outDisplacement    = "displacement"
+	outDistance        = "distance"
+	outVelocity        = "velocity"
+	outForce           = "force"
+	outPotentialEnergy = "potential_energy"
 )
 
 // Output offsets, fixed for every connector (the load outputs follow).
@@ -322,16 +265,17 @@ const (
 	yEnergy       = 10
 )
 
-// New builds a connector between markers m0 and m1 from typed
-// parameters. Every invalid parameter is a *node.ParamError naming
-// "springdamper" (several are joined with errors.Join); a body that is not
-// a node.Node, or whose marker fields are not in its spec, is an error
-// wrapping ErrNotMarker or ErrMarkerFields. A marker whose Local is not
-// finite, or is refused by its body's LocalChecker (a ball's axis must be
-// a unit vector), is an error wrapping ErrMarkerLocal that names the
-// marker (m0 or m1) and the value.
-func New(p Params, m0, m1 Marker) (*Node, error) {
-	if err := checkMarkers("", [2]Marker{m0, m1}); err != nil {
+// New builds a connector between the ends m0 and m1 (markers m0 and m1:
+// node.At(body, local) or node.GroundAt(point)) from typed parameters.
+// Every invalid parameter is a *node.ParamError naming "springdamper"
+// (several are joined with errors.Join); a body that is not a node.Node,
+// or whose marker fields are not in its spec, is an error wrapping
+// ErrNotMarker or ErrMarkerFields. An end whose local point is not
+// finite, or is refused by its body's node.MarkerLocalChecker (a ball's
+// axis must be a unit vector), is an error wrapping ErrMarkerLocal that
+// names the marker (m0 or m1) and the value.
+func New(p Params, m0, m1 node.Attachment) (*Node, error) {
+	if err := checkMarkers("", [2]node.Attachment{m0, m1}); err != nil {
 		return nil, err
 	}
 	return newChecked("", &p, m0, m1)
@@ -339,7 +283,7 @@ func New(p Params, m0, m1 Marker) (*Node, error) {
 
 // newChecked is New after the markers' check, for the connector named
 // conn ("" outside a graph).
-func newChecked(conn string, p *Params, m0, m1 Marker) (*Node, error) {
+func newChecked(conn string, p *Params, m0, m1 node.Attachment) (*Node, error) {
 	vals, mod, err := checkParams(p)
 	if err != nil {
 		return nil, err
@@ -360,12 +304,12 @@ func FromMap(m map[string]any) (node.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newNode("", vals, Marker{}, Marker{})
+	return newNode("", vals, node.GroundAt([3]float64{}), node.GroundAt([3]float64{}))
 }
 
 // newNode builds the connector named conn ("" outside a graph); an error
 // about marker k is a *node.EndError in a graph.
-func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
+func newNode(conn string, vals node.Values, m0, m1 node.Attachment) (*Node, error) {
 	mod, err := newModel(vals)
 	if err != nil {
 		return nil, err
@@ -375,7 +319,7 @@ func newNode(conn string, vals node.Values, m0, m1 Marker) (*Node, error) {
 
 // newNodeModel builds the connector from validated values and their
 // model; its spec and marker layout come from the signature cache.
-func newNodeModel(conn string, vals node.Values, mod model, m0, m1 Marker) (*Node, error) {
+func newNodeModel(conn string, vals node.Values, mod model, m0, m1 node.Attachment) (*Node, error) {
 	endErr := func(k int, format string, args ...any) error {
 		err := fmt.Errorf(format, args...)
 		if conn != "" {
@@ -383,9 +327,10 @@ func newNodeModel(conn string, vals node.Values, mod model, m0, m1 Marker) (*Nod
 		}
 		return fmt.Errorf("%s: %w", TypeName, err)
 	}
-	n := &Node{vals: vals, m: mod, hasPE: mod.uf == nil}
+	n := &Node{vals: vals, hasPE: mod.uf == nil}
+	n.m.Set(mod)
 	var bodies [2]*bodySig
-	for k, mm := range [2]Marker{m0, m1} {
+	for k, mm := range [2]node.Attachment{m0, m1} {
 		mk := &n.mk[k]
 		mk.local = mm.Local
 		mk.markerSig = &groundSig
@@ -412,7 +357,7 @@ func newNodeModel(conn string, vals node.Values, mod model, m0, m1 Marker) (*Nod
 		}
 		h := &n.hot[k]
 		h.in0, h.y0, h.pushable = int32(mk.in0), int32(mk.y0), mk.y1 > mk.y0
-		switch pm, ok := mk.body.(PointMarker); {
+		switch pm, ok := mk.body.(node.PointMarker); {
 		case mk.body == nil:
 			h.kind = kindGround
 		case ok && pm.PointMarker() && mk.in1-mk.in0 == 6 && (mk.y1-mk.y0 == 3 || mk.y1 == mk.y0):
@@ -450,8 +395,8 @@ func indexInput(ins []node.Input, name string) int {
 // For each body marker k (0 or 1) there is a replacing input
 // "m<k>_<field>" per name in the body's MarkerFields, with the body's
 // shape and units, and, when the body can be pushed, an output
-// "m<k>_<load>" per name in its MarkerLoads. The outputs are Displacement,
-// Distance, Velocity, Force, PotentialEnergy (only without a user force
+// "m<k>_<load>" per name in its MarkerLoads. The outputs are displacement,
+// distance, velocity, force, potential_energy (only without a user force
 // function), then the load outputs of marker 0 and of marker 1.
 func (n *Node) Spec() *node.Spec { return n.spec }
 
@@ -512,7 +457,7 @@ func (m *model) energy(dp [3]float64) float64 {
 	return e / 2
 }
 
-// Outputs writes Displacement, Distance, Velocity, Force, PotentialEnergy
+// Outputs writes displacement, distance, velocity, force, potential_energy
 // (when there is no user function) and the marker loads into dst: the
 // load of marker 0 is its body's MarkerLoad of +f_SD, that of marker 1 of
 // −f_SD. x is unused (the connector has no state). The only error is a
@@ -538,7 +483,7 @@ func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 	}
 	dpx, dpy, dpz := p1x-p0x, p1y-p0y, p1z-p0z
 	dvx, dvy, dvz := v1x-v0x, v1y-v0y, v1z-v0z
-	m := &n.m
+	m := n.m.Get()
 	var fx, fy, fz float64
 	if m.active && m.uf == nil {
 		fx, fy, fz = m.linear(dpx, dpy, dpz, dvx, dvy, dvz)
@@ -576,7 +521,7 @@ func (m *model) linear(dpx, dpy, dpz, dvx, dvy, dvz float64) (fx, fy, fz float64
 	return
 }
 
-// energyOf is the PotentialEnergy output on scalars: ½ Σ k_i (Δp_i −
+// energyOf is the potential_energy output on scalars: ½ Σ k_i (Δp_i −
 // off_i)², zero when inactive (shared with the batch kernel).
 func (m *model) energyOf(dpx, dpy, dpz float64) float64 {
 	var e float64
@@ -614,7 +559,7 @@ func (h *hotMarker) direct(u []float64, local *[3]float64) (px, py, pz, vx, vy, 
 // Force returns f_SD for a relative displacement and velocity at time t,
 // as Outputs computes it: zero when inactive, the user function when set.
 func (n *Node) Force(t float64, displacement, velocity [3]float64) ([3]float64, error) {
-	return n.m.force(t, displacement, velocity)
+	return n.m.Get().force(t, displacement, velocity)
 }
 
 // PotentialEnergy returns V = ½ Σ k_i (Δp_i − off_i)² for a relative
@@ -625,16 +570,16 @@ func (n *Node) PotentialEnergy(displacement [3]float64) (float64, error) {
 	if !n.hasPE {
 		return 0, ErrPotentialEnergy
 	}
-	return n.m.energy(displacement), nil
+	return n.m.Get().energy(displacement), nil
 }
 
 // MissingFieldReason explains why the connector has no output or input
 // called name, or returns "" when it has nothing to say. A graph can use
-// it to tell users why "PotentialEnergy" is missing (see the package
-// documentation).
+// it to tell users why "potential_energy" (formerly "PotentialEnergy") is
+// missing (see the package documentation).
 func (n *Node) MissingFieldReason(name string) string {
-	if name == "PotentialEnergy" && !n.hasPE {
-		return "a springdamper with a spring_force_user_function has no PotentialEnergy output: the energy of a user force law is undefined (Exudyn raises)"
+	if (name == outPotentialEnergy || name == "PotentialEnergy") && !n.hasPE {
+		return "a springdamper with a spring_force_user_function has no potential_energy output: the energy of a user force law is undefined (Exudyn raises)"
 	}
 	return ""
 }
@@ -667,12 +612,10 @@ func (n *Node) SetParams(p map[string]any) error {
 	if err != nil {
 		return err
 	}
-	if (m.uf == nil) != (n.m.uf == nil) {
-		return &node.ParamError{Node: TypeName, Param: paramFunc, Reason: "cannot be added or removed after construction: it changes the connector's outputs (PotentialEnergy)", Valid: "a function of the same presence as at construction"}
+	if (m.uf == nil) != (n.m.Get().uf == nil) {
+		return &node.ParamError{Node: TypeName, Param: paramFunc, Reason: "cannot be added or removed after construction: it changes the connector's outputs (potential_energy)", Valid: "a function of the same presence as at construction"}
 	}
-	n.vals, n.m = vals, m
-	for _, r := range n.mirrors {
-		r.set(m)
-	}
+	n.vals = vals
+	n.m.Set(m)
 	return nil
 }

@@ -62,7 +62,7 @@ func TestParamErrors(t *testing.T) {
 	p := springdamper.DefaultParams()
 	p.Stiffness[1] = math.NaN()
 	p.Color = [4]float64{0, 0, 0, 7}
-	_, err = springdamper.New(p, springdamper.Marker{}, springdamper.Marker{})
+	_, err = springdamper.New(p, node.Attachment{}, node.Attachment{})
 	var pe *node.ParamError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "stiffness") || !strings.Contains(err.Error(), "color") {
 		t.Errorf("New: %v", err)
@@ -89,7 +89,7 @@ func TestValidParams(t *testing.T) {
 // TestDefault: the registry's default node (two ground markers at the
 // origin) builds, runs in a graph and outputs zeros.
 func TestDefault(t *testing.T) {
-	r, err := node.NewRegistry(springdamper.Type)
+	r, err := node.NewRegistry(springdamper.Type())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestDefault(t *testing.T) {
 	if len(s.Inputs) != 0 || !s.Feedthrough {
 		t.Errorf("inputs %v, feedthrough %v", s.Inputs, s.Feedthrough)
 	}
-	if got := s.OutputLayout.Names(); fmt.Sprint(got) != "[Displacement Distance Velocity Force PotentialEnergy]" {
+	if got := s.OutputLayout.Names(); fmt.Sprint(got) != "[displacement distance velocity force potential_energy]" {
 		t.Errorf("outputs %v", got)
 	}
 	g := graph.New()
@@ -113,7 +113,7 @@ func TestDefault(t *testing.T) {
 	if _, err := sim.Run(t.Context(), graph.Settings{Dt: 0.01, Steps: 3}); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"Displacement", "Distance", "Velocity", "Force", "PotentialEnergy"} {
+	for _, f := range []string{"displacement", "distance", "velocity", "force", "potential_energy"} {
 		v, err := sim.Value("sd." + f)
 		if err != nil {
 			t.Fatal(err)
@@ -153,7 +153,7 @@ func TestForceClosedForm(t *testing.T) {
 		}
 		// Ground–ground: the positions are the markers' Local points.
 		g0, g1 := r3(2), r3(2)
-		n, err := springdamper.New(p, springdamper.Ground(g0), springdamper.Ground(g1))
+		n, err := springdamper.New(p, node.GroundAt(g0), node.GroundAt(g1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestForceClosedForm(t *testing.T) {
 
 		// Two mass points with prescribed inputs (position, velocity).
 		a, b := newMass(t, 1, [3]float64{}, [3]float64{}), newMass(t, 2, [3]float64{}, [3]float64{})
-		n, err = springdamper.New(p, springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}))
+		n, err = springdamper.New(p, node.At(a, [3]float64{}), node.At(b, [3]float64{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func TestInactive(t *testing.T) {
 				return [3]float64{1, 1, 1}
 			}
 		}
-		n, err := springdamper.New(p, springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}))
+		n, err := springdamper.New(p, node.At(a, [3]float64{}), node.At(b, [3]float64{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -233,12 +233,12 @@ func TestInactive(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := n.Spec()
-		for _, name := range []string{"Force", "m0_force", "m1_force"} {
+		for _, name := range []string{"force", "m0_force", "m1_force"} {
 			if v := y[s.OutputOffset(name):][:3]; v[0] != 0 || v[1] != 0 || v[2] != 0 {
 				t.Errorf("uf %v: %s = %v, want zero", withUF, name, v)
 			}
 		}
-		if !withUF && y[s.OutputOffset("PotentialEnergy")] != 0 {
+		if !withUF && y[s.OutputOffset("potential_energy")] != 0 {
 			t.Errorf("PotentialEnergy = %v, want 0", y[10])
 		}
 		if y[0] != 1 || y[4] != -1 {
@@ -268,7 +268,7 @@ func TestUserFunction(t *testing.T) {
 		return [3]float64{u[0] * k[0], u[1] * k[1], u[2] * k[2]}
 	}
 	a, b := newMass(t, 1, [3]float64{}, [3]float64{}), newMass(t, 1, [3]float64{}, [3]float64{})
-	n, err := springdamper.New(p, springdamper.At(a, [3]float64{}), springdamper.At(b, [3]float64{}))
+	n, err := springdamper.New(p, node.At(a, [3]float64{}), node.At(b, [3]float64{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,36 +283,38 @@ func TestUserFunction(t *testing.T) {
 		t.Errorf("user function got %+v, want %+v", got, want)
 	}
 	s := n.Spec()
-	if f := y[s.OutputOffset("Force"):][:3]; f[0] != 2500 || f[1] != 0 || f[2] != -5000 {
+	if f := y[s.OutputOffset("force"):][:3]; f[0] != 2500 || f[1] != 0 || f[2] != -5000 {
 		t.Errorf("Force = %v, want the user function's [2500 0 -5000]", f)
 	}
-	if s.OutputLayout.Index("PotentialEnergy") >= 0 {
+	if s.OutputLayout.Index("potential_energy") >= 0 {
 		t.Error("PotentialEnergy is an output despite the user function")
 	}
 	if _, err := n.PotentialEnergy([3]float64{1, 0, 0}); !errors.Is(err, springdamper.ErrPotentialEnergy) {
 		t.Errorf("PotentialEnergy: err = %v", err)
 	}
-	if r := n.MissingFieldReason("PotentialEnergy"); !strings.Contains(r, "user_function") {
-		t.Errorf("MissingFieldReason = %q", r)
+	for _, name := range []string{"potential_energy", "PotentialEnergy"} {
+		if r := n.MissingFieldReason(name); !strings.Contains(r, "user_function") {
+			t.Errorf("MissingFieldReason(%q) = %q", name, r)
+		}
 	}
 
 	// In a graph: reading, recording or wiring the energy fails.
 	g := graph.New()
 	g.Add("a", a)
 	g.Add("b", b)
-	if _, err := springdamper.Connect(g, "sd", p, "a", [3]float64{}, "b", [3]float64{}); err != nil {
+	if _, err := springdamper.Connect(g, "sd", p, node.Body("a"), node.Body("b")); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := g.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = sim.Value("sd.PotentialEnergy")
+	_, err = sim.Value("sd.potential_energy")
 	if !errors.Is(err, graph.ErrUnknownField) {
 		t.Errorf("Value(PotentialEnergy): err = %v, want ErrUnknownField", err)
 	}
 	t.Logf("the error a user gets: %v", err)
-	if _, err := sim.Run(t.Context(), graph.Settings{Dt: 1e-3, Steps: 1, Record: []string{"sd.PotentialEnergy"}}); err == nil {
+	if _, err := sim.Run(t.Context(), graph.Settings{Dt: 1e-3, Steps: 1, Record: []string{"sd.potential_energy"}}); err == nil {
 		t.Error("recording PotentialEnergy succeeded")
 	}
 
@@ -320,7 +322,7 @@ func TestUserFunction(t *testing.T) {
 	p.ForceFunc = func(float64, int, [3]float64, [3]float64, [3]float64, [3]float64, [3]float64) [3]float64 {
 		return [3]float64{math.NaN(), 0, 0}
 	}
-	n, _ = springdamper.New(p, springdamper.Ground([3]float64{}), springdamper.Ground([3]float64{}))
+	n, _ = springdamper.New(p, node.GroundAt([3]float64{}), node.GroundAt([3]float64{}))
 	if err := n.Outputs(0, nil, n.Spec().DefaultInputs(), y[:n.Spec().OutputLayout.Size()]); !errors.Is(err, node.ErrNonFinite) {
 		t.Errorf("NaN user force: err = %v", err)
 	}
@@ -329,7 +331,7 @@ func TestUserFunction(t *testing.T) {
 // TestSetParams: overrides change the force; invalid values change
 // nothing; the user function cannot be added afterwards.
 func TestSetParams(t *testing.T) {
-	n, err := springdamper.New(springdamper.DefaultParams(), springdamper.Ground([3]float64{}), springdamper.Ground([3]float64{1, 0, 0}))
+	n, err := springdamper.New(springdamper.DefaultParams(), node.GroundAt([3]float64{}), node.GroundAt([3]float64{1, 0, 0}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,16 +362,16 @@ func TestConnectErrors(t *testing.T) {
 	g.Add("mass", newMass(t, 1, [3]float64{}, [3]float64{}))
 	g.Add("load", newSource("N", [3]float64{}))
 	p := springdamper.DefaultParams()
-	_, err := springdamper.Connect(g, "sd", p, "mas", [3]float64{}, "", [3]float64{})
+	_, err := springdamper.Connect(g, "sd", p, node.Body("mas"), node.GroundAt([3]float64{}))
 	if err == nil || !strings.Contains(err.Error(), `did you mean "mass"`) {
 		t.Errorf("unknown body: %v", err)
 	}
-	_, err = springdamper.Connect(g, "sd", p, "load", [3]float64{}, "mass", [3]float64{})
+	_, err = springdamper.Connect(g, "sd", p, node.Body("load"), node.Body("mass"))
 	if !errors.Is(err, springdamper.ErrNotMarker) || !strings.Contains(err.Error(), `"load"`) {
 		t.Errorf("non-marker body: %v", err)
 	}
 	g.Add("ground", newSource("m", [3]float64{}))
-	if _, err = springdamper.Connect(g, "sd", p, "ground", [3]float64{}, "mass", [3]float64{}); err == nil {
+	if _, err = springdamper.Connect(g, "sd", p, node.Body("ground"), node.Body("mass")); err == nil {
 		t.Error(`"ground" with a node named ground accepted`)
 	}
 	t.Log(err)
@@ -381,7 +383,7 @@ func TestConnectEdges(t *testing.T) {
 	g := graph.New()
 	g.Add("body", newBody2D(t, rigidbodyDefault2D()))
 	g.Add("ball", newBall(t))
-	if _, err := springdamper.Connect(g, "sd", springdamper.DefaultParams(), "ball", [3]float64{0, 1, 0}, "body", [3]float64{0.5, 0, 0}); err != nil {
+	if _, err := springdamper.Connect(g, "sd", springdamper.DefaultParams(), node.BodyAt("ball", [3]float64{0, 1, 0}), node.BodyAt("body", [3]float64{0.5, 0, 0})); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -410,7 +412,7 @@ func benchNode(t testing.TB) (*springdamper.Node, node.Inputs) {
 	p := springdamper.DefaultParams()
 	p.Stiffness, p.Damping = [3]float64{100, 200, 300}, [3]float64{1, 2, 3}
 	body := newBody3D(t, rigidbodyDefault3D())
-	n, err := springdamper.New(p, springdamper.At(newMass(t, 1, [3]float64{}, [3]float64{}), [3]float64{}), springdamper.At(body, [3]float64{0.1, 0.2, 0.3}))
+	n, err := springdamper.New(p, node.At(newMass(t, 1, [3]float64{}, [3]float64{}), [3]float64{}), node.At(body, [3]float64{0.1, 0.2, 0.3}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ var axisNames = [3]string{"x", "y", "z"}
 // the markers' inverse effective masses along i (the bodies'
 // node.MarkerMass at the state carried by in; 0 for a ground marker or a
 // body that is not pushed), and node.SpringStableStep gives the bound;
-// the result is the smallest over the axes. It returns node.NoStepLimit
+// the result is the smallest over the axes. It returns node.NoStepLimit()
 // when the connector is inactive, has a user force function (its
 // stiffness is unknown), joins a body without node.MarkerMass (its
 // inertia is unknown), or no axis has a positive spring or damper. It is
@@ -33,9 +33,9 @@ var axisNames = [3]string{"x", "y", "z"}
 func (n *Node) StableStepAt(t float64, x []float64, in node.Inputs) node.StepLimit {
 	dt, axis, w := n.stableDt(in)
 	if axis < 0 {
-		return node.NoStepLimit
+		return node.NoStepLimit()
 	}
-	m := &n.m
+	m := n.m.Get()
 	return node.StepLimit{Dt: dt, Why: fmt.Sprintf(
 		"axis %s: (√(c² + 4ω²) − c)/ω² with ω² = k/μ, c = d/μ; k = %s N/m, d = %s N s/m, effective mass μ = %s kg",
 		axisNames[axis], node.FormatValue(m.k[axis]), node.FormatValue(m.d[axis]), node.FormatValue(1/w))}
@@ -52,7 +52,7 @@ func (n *Node) StableDtAt(t float64, x []float64, in node.Inputs) float64 {
 // mass.
 func (n *Node) stableDt(in node.Inputs) (dt float64, axis int, wAxis float64) {
 	dt, axis = math.Inf(1), -1
-	if !n.m.active || n.m.uf != nil {
+	if !n.m.Get().active || n.m.Get().uf != nil {
 		return
 	}
 	var inv [3]float64
@@ -60,7 +60,7 @@ func (n *Node) stableDt(in node.Inputs) (dt float64, axis int, wAxis float64) {
 	if !ok {
 		return
 	}
-	dt, axis = n.m.boundOf(w)
+	dt, axis = n.m.Get().boundOf(w)
 	if axis >= 0 {
 		wAxis = w[axis]
 	}

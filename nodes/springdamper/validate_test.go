@@ -38,26 +38,26 @@ func TestMarkerLocalNotFinite(t *testing.T) {
 	p.Stiffness = [3]float64{1, 1, 1}
 	nonFinite := []error{springdamper.ErrMarkerLocal, node.ErrNonFinite}
 
-	_, err := springdamper.New(p, springdamper.Ground([3]float64{nan, 0, 0}), springdamper.Ground([3]float64{}))
+	_, err := springdamper.New(p, node.GroundAt([3]float64{nan, 0, 0}), node.GroundAt([3]float64{}))
 	wantErr(t, err, nonFinite, "springdamper", "m0", "ground point", "[NaN, 0, 0]", "not finite")
 
-	_, err = springdamper.New(p, springdamper.Ground([3]float64{}), springdamper.At(newMass(t, 1, [3]float64{}, [3]float64{}), [3]float64{0, -inf, 0}))
+	_, err = springdamper.New(p, node.GroundAt([3]float64{}), node.At(newMass(t, 1, [3]float64{}, [3]float64{}), [3]float64{0, -inf, 0}))
 	wantErr(t, err, nonFinite, "springdamper", "m1", "local point", "-Inf")
 
-	_, err = springdamper.New(p, springdamper.At(newBody3D(t, rigidbodyDefault3D()), [3]float64{0, 0, inf}), springdamper.Ground([3]float64{}))
+	_, err = springdamper.New(p, node.At(newBody3D(t, rigidbodyDefault3D()), [3]float64{0, 0, inf}), node.GroundAt([3]float64{}))
 	wantErr(t, err, nonFinite, "m0", "+Inf")
 
 	// Connect names the connector too.
 	g := graph.New()
 	g.Add("mass", newMass(t, 1, [3]float64{}, [3]float64{}))
-	_, err = springdamper.Connect(g, "sd", p, "mass", [3]float64{}, "", [3]float64{0, 0, nan})
+	_, err = springdamper.Connect(g, "sd", p, node.Body("mass"), node.GroundAt([3]float64{0, 0, nan}))
 	wantErr(t, err, nonFinite, "springdamper", `connector "sd"`, "m1", "ground point", "NaN")
 	if _, ok := g.Node("sd"); ok {
 		t.Error("Connect added the connector despite the error")
 	}
 
 	// Finite points still build, and give a finite force.
-	n, err := springdamper.New(p, springdamper.Ground([3]float64{1, 2, 3}), springdamper.Ground([3]float64{-1, 0, 0.5}))
+	n, err := springdamper.New(p, node.GroundAt([3]float64{1, 2, 3}), node.GroundAt([3]float64{-1, 0, 0.5}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestMarkerLocalNotFinite(t *testing.T) {
 	if err := n.Outputs(0, nil, n.Spec().DefaultInputs(), y); err != nil {
 		t.Fatal(err)
 	}
-	if f := y[n.Spec().OutputOffset("Force"):][:3]; f[0] != -2 || f[1] != -2 || f[2] != -2.5 {
+	if f := y[n.Spec().OutputOffset("force"):][:3]; f[0] != -2 || f[1] != -2 || f[2] != -2.5 {
 		t.Errorf("Force = %v, want [-2, -2, -2.5]", f)
 	}
 }
@@ -84,15 +84,15 @@ func TestBallAxis(t *testing.T) {
 		{[3]float64{0.6, 0, 0.7}, []string{"m1", "ball", "[0.6, 0, 0.7]", "length"}},
 		{[3]float64{0, math.NaN(), 1}, []string{"m1", "NaN", "not finite"}},
 	} {
-		_, err := springdamper.New(p, springdamper.Ground([3]float64{}), springdamper.At(newBall(t), c.axis))
+		_, err := springdamper.New(p, node.GroundAt([3]float64{}), node.At(newBall(t), c.axis))
 		wantErr(t, err, []error{springdamper.ErrMarkerLocal}, c.parts...)
 	}
 	g := graph.New()
 	g.Add("ball", newBall(t))
-	_, err := springdamper.Connect(g, "sd", p, "ball", [3]float64{1, 1, 0}, "", [3]float64{})
+	_, err := springdamper.Connect(g, "sd", p, node.BodyAt("ball", [3]float64{1, 1, 0}), node.GroundAt([3]float64{}))
 	wantErr(t, err, []error{springdamper.ErrMarkerLocal}, `connector "sd"`, "m0", "[1, 1, 0]", "length")
 	for _, ok := range [][3]float64{{0, 0, 1}, {0.6, 0, 0.8}, {-1, 0, 0}} {
-		if _, err := springdamper.New(p, springdamper.At(newBall(t), ok), springdamper.Ground([3]float64{})); err != nil {
+		if _, err := springdamper.New(p, node.At(newBall(t), ok), node.GroundAt([3]float64{})); err != nil {
 			t.Errorf("axis %v: %v", ok, err)
 		}
 	}
@@ -118,7 +118,7 @@ func TestDrawSizeAlias(t *testing.T) {
 		t.Error(`Params has "drawSize": only the canonical name should be stored`)
 	}
 	// Through a registry, as a scene builds nodes.
-	reg, err := node.NewRegistry(springdamper.Type)
+	reg, err := node.NewRegistry(springdamper.Type())
 	if err != nil {
 		t.Fatal(err)
 	}

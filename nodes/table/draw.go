@@ -19,7 +19,7 @@ func (n *Node) Draw(_ []float64, _ node.Inputs, set *node.DrawSettings, dst []no
 	a := vis.Size(TableSizes * set.BodySize)
 	return append(dst, node.Primitive{
 		Kind:  node.Plane,
-		P:     [3]float64{0, n.pos, 0},
+		P:     [3]float64{0, *n.pos.Get(), 0},
 		Size:  [3]float64{a, 0, a},
 		Color: vis.ColorOr(set.GroundColor),
 	})

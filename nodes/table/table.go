@@ -14,8 +14,8 @@ const (
 	outPosition   = "position"
 )
 
-// Type registers the table with a [node.Registry].
-var Type = node.Type{Name: "table", New: FromMap}
+// Type is the table's node type, for a [node.Registry]: a new value at each call.
+func Type() node.Type { return node.Type{Name: "table", New: FromMap} }
 
 // Params are the parameters of a table. The zero Params is the default.
 type Params struct {
@@ -38,10 +38,9 @@ type Node struct {
 
 	spec *node.Spec
 	vals node.Values
-	pos  float64
-	// mirrors are the rows of batches (batch.go) holding a copy of pos;
-	// SetParams writes through to them.
-	mirrors []*float64
+	// pos is the height Outputs and the batch kernel write; SetParams
+	// publishes it to the kernels.
+	pos node.Published[float64]
 }
 
 var (
@@ -84,10 +83,7 @@ func newNode(s *node.Spec, vals node.Values) *Node {
 
 func (n *Node) apply(vals node.Values) {
 	n.vals = vals
-	n.pos = vals.Float(paramPosition)
-	for _, r := range n.mirrors {
-		*r = n.pos
-	}
+	n.pos.Set(vals.Float(paramPosition))
 }
 
 // Spec returns the table's description, built once at construction.
@@ -100,7 +96,7 @@ func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 	if len(dst) != 1 {
 		panic(fmt.Sprintf("table: Outputs: len(dst) = %d, want 1", len(dst)))
 	}
-	dst[0] = n.pos
+	dst[0] = *n.pos.Get()
 	return nil
 }
 

@@ -158,8 +158,8 @@ func TestSpec(t *testing.T) {
 	}
 }
 
-// TestMetadata holds the metadata to the brief and every mapping
-// identifier to an exported declaration of this package.
+// TestMetadata holds the metadata to what the guide promises and every
+// mapping identifier to an exported declaration of this package.
 func TestMetadata(t *testing.T) {
 	n, _ := table.New(table.DefaultParams())
 	s := n.Spec()
@@ -217,7 +217,7 @@ func declared(t *testing.T) map[string]bool {
 
 // TestRegistry: the Type registers and builds a stateless Outputter.
 func TestRegistry(t *testing.T) {
-	r, err := node.NewRegistry(table.Type)
+	r, err := node.NewRegistry(table.Type())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,205 @@
+package node
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+	"weak"
+)
+
+// This file holds the one way a batch kernel keeps its members'
+// parameters: a node holds them in a Published value, a kernel copies
+// them into Rows, and every later Set on the node reaches every live copy.
+// The node refers to the copies through weak pointers, so a batch that
+// nobody uses any more (its graph's Sim was dropped, or the graph was
+// built again) is collected like any other value: a node built into a
+// thousand graphs one after the other holds no dead batch.
+
+// Published holds a node's parameters of type P in the form its batch
+// kernel reads them (a law of motion, a row of coefficients), and
+// publishes each new value to every batch row that copied it
+// ([NewRows]). A node embeds or holds one, reads its parameters with Get
+// and changes them only with Set, which is what makes a batch see later
+// SetParams calls.
+//
+// The zero value holds the zero P and no rows. A Published must not be
+// copied after first use. Set is not safe for concurrent use with Get or
+// with the kernels reading the rows (SetParams is called between runs);
+// building rows ([NewRows]) is safe for concurrent use with other builds.
+type Published[P any] struct {
+	v    P
+	mu   sync.Mutex // guards subs
+	subs []rowRef[P]
+}
+
+// rowRef is row i of some Rows, held weakly.
+type rowRef[P any] struct {
+	rows weak.Pointer[Rows[P]]
+	i    int
+}
+
+// Get returns the current parameters. The value is the node's: read it,
+// never write through it (change it with Set).
+func (p *Published[P]) Get() *P { return &p.v }
+
+// Set replaces the parameters with v and copies v into every live row
+// that copied the old value. Rows whose batch has been collected are
+// forgotten.
+func (p *Published[P]) Set(v P) {
+	p.v = v
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	live := p.subs[:0]
+	for _, s := range p.subs {
+		if r := s.rows.Value(); r != nil {
+			r.put(s.i, &p.v)
+			live = append(live, s)
+		}
+	}
+	clear(p.subs[len(live):])
+	p.subs = live
+}
+
+// subscribe registers row i of the rows w points to.
+func (p *Published[P]) subscribe(w weak.Pointer[Rows[P]], i int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.subs) == cap(p.subs) {
+		p.pruneLocked()
+	}
+	p.subs = append(p.subs, rowRef[P]{rows: w, i: i})
+}
+
+// prune forgets the rows that have been collected. It runs as the
+// cleanup of every collected Rows (see Rows.subscribe), so that a node
+// keeps no trace of a batch soon after the batch is collected.
+func (p *Published[P]) prune() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pruneLocked()
+}
+
+func (p *Published[P]) pruneLocked() {
+	live := p.subs[:0]
+	for _, s := range p.subs {
+		if s.rows.Value() != nil {
+			live = append(live, s)
+		}
+	}
+	clear(p.subs[len(live):])
+	p.subs = live
+	if cap(p.subs) > 8 && len(p.subs) < cap(p.subs)/4 {
+		p.subs = append([]rowRef[P](nil), p.subs...)
+	}
+}
+
+// live returns the number of rows registered and not yet collected, for
+// tests.
+func (p *Published[P]) live() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, s := range p.subs {
+		if s.rows.Value() != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Rows are the parameters of a family's members, one row per member in
+// member order, as a batch kernel reads them. Each row is a copy of the
+// member's [Published] value that the member's Set keeps current: a
+// kernel that reads its parameters only from Rows sees every SetParams
+// by construction. A kernel holds its Rows (a pointer) for as long as it
+// lives; the members hold them only weakly.
+//
+// A kernel reads the rows and never writes them. The methods are safe for
+// concurrent use (they only read), but not with a member's Set.
+type Rows[P any] struct {
+	p []P
+	// same, when set, says whether two rows hold equal parameters, and
+	// uniform whether every row equals row 0 (see NewUniformRows).
+	same    func(a, b *P) bool
+	uniform bool
+}
+
+// NewRows copies the parameters of every member — of(members[i]), which
+// must be the member's own Published — into row i, and registers the
+// rows with the members so that their Set reaches them.
+func NewRows[P any](members []Node, of func(Node) *Published[P]) *Rows[P] {
+	r := &Rows[P]{p: make([]P, len(members))}
+	r.subscribe(members, of)
+	return r
+}
+
+// NewUniformRows is NewRows that also tracks whether every row holds the
+// same parameters as row 0, by same (which must be an equivalence: equal
+// parameters compute equal bits). A kernel may then read row 0 for every
+// row (Walk returns a zero stride), so that a family of equal members
+// moves no parameter bytes per row. A Set that makes any row differ from
+// what it held clears the property for the rest of the batch's life.
+func NewUniformRows[P any](members []Node, of func(Node) *Published[P], same func(a, b *P) bool) *Rows[P] {
+	r := &Rows[P]{p: make([]P, len(members)), same: same}
+	r.subscribe(members, of)
+	r.uniform = true
+	for i := 1; i < len(r.p) && r.uniform; i++ {
+		r.uniform = same(&r.p[i], &r.p[0])
+	}
+	return r
+}
+
+// subscribe copies the members' parameters into the rows and registers
+// each row with its member. When r is collected, a cleanup prunes the
+// members' lists; it holds the members' Published values, never r.
+func (r *Rows[P]) subscribe(members []Node, of func(Node) *Published[P]) {
+	w := weak.Make(r)
+	pubs := make([]*Published[P], len(members))
+	for i, m := range members {
+		pub := of(m)
+		r.p[i] = pub.v
+		pub.subscribe(w, i)
+		pubs[i] = pub
+	}
+	runtime.AddCleanup(r, func(pubs []*Published[P]) {
+		for _, p := range pubs {
+			p.prune()
+		}
+	}, pubs)
+}
+
+// put writes row i, clearing uniform when the row changes.
+func (r *Rows[P]) put(i int, v *P) {
+	if r.uniform && !r.same(v, &r.p[i]) {
+		r.uniform = false
+	}
+	r.p[i] = *v
+}
+
+// Len is the number of rows.
+func (r *Rows[P]) Len() int { return len(r.p) }
+
+// At returns row i.
+func (r *Rows[P]) At(i int) *P { return &r.p[i] }
+
+// Span returns rows [lo, hi).
+func (r *Rows[P]) Span(lo, hi int) []P { return r.p[lo:hi:hi] }
+
+// Uniform reports whether every row holds row 0's parameters; always
+// false for rows made by NewRows.
+func (r *Rows[P]) Uniform() bool { return r.uniform }
+
+// Walk returns the address of the parameters of row lo and the distance
+// in bytes from one row's to the next's, for a kernel that addresses row
+// lo+k at unsafe.Add(p, k·stride) without per-row bounds checks: the
+// rows [lo, hi) are checked once, here. When the rows are uniform it
+// returns row 0 and a stride of 0. It panics when lo >= hi or the rows
+// are out of range.
+func (r *Rows[P]) Walk(lo, hi int) (p unsafe.Pointer, stride uintptr) {
+	ps := r.p[lo:hi]
+	first := &ps[0]
+	if r.uniform {
+		return unsafe.Pointer(&r.p[0]), 0
+	}
+	return unsafe.Pointer(first), unsafe.Sizeof(ps[0])
+}
