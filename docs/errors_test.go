@@ -18,6 +18,7 @@ import (
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
+	"github.com/cosimgo/cosim/nodes/constant"
 	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/source"
@@ -205,6 +206,9 @@ func userErrors(t *testing.T) map[string]string {
 	_, err = scene.Load(strings.NewReader(`{"nodes": [{"name": "m", "type": "masspoint"}, {"name": "load", "type": "constant", "params": {"value": [0, -5, 0]}}],
 	 "edges": [{"from": "load.value", "to": "m.force"}, {"from": "load.value", "to": "m.force"}], "run": {"dt": 0.1, "end": 1}}`), nodes.Registry())
 	add("edge twice", err)
+	_, err = scene.Load(strings.NewReader(`{"nodes": [{"name": "m", "type": "masspoint"}], "connectors": [{"name": "s", "type": "springdamper", "bodies": ["ground", "m"]}],
+	 "edges": [{"from": "s.m1_force", "to": "m.force", "transform": {"kind": "scale", "factor": 1}}], "run": {"dt": 0.1, "end": 1}}`), nodes.Registry())
+	add("connector edge again through a scale", err)
 	sc, _ := scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"dt": 0.1, "end": 1}}`))
 	_, err = sc.With(map[string]any{"run.dt": -1.0})
 	add("set", err)
@@ -354,6 +358,16 @@ func (e *echo) Spec() *node.Spec { return e.spec }
 func (e *echo) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
 	dst[0] = in.Values[0]
 	return nil
+}
+
+// mustConstant is a constant (1, 2, 3) in units.
+func mustConstant(t *testing.T, units string) node.Node {
+	t.Helper()
+	c, err := constant.New(constant.Params{Value: [3]float64{1, 2, 3}, Units: units})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func TestErrorsDocumented(t *testing.T) {

@@ -83,6 +83,7 @@ func (g *Graph) Build() (*Sim, error) {
 	b.resolveEdges()
 	b.indexByInput()
 	b.checkCombine()
+	b.checkRepeats()
 	b.checkRequired()
 	order, deps := b.findLoops()
 	if len(b.probs) > 0 {
@@ -205,6 +206,10 @@ func (b *builder) resolveEdges() {
 		dc := &s.nodes[dn]
 		in := &dc.spec.Inputs[di]
 		shape := src.field.Shape
+		if why := transformProblem(e.Transform, src.field.Units, in.Units); why != "" {
+			bad(ErrTransform, "%s", why)
+			continue
+		}
 		if e.Transform != nil {
 			sh, err := e.Transform.OutShape(shape)
 			if err != nil {
@@ -232,7 +237,7 @@ func (b *builder) resolveEdges() {
 			}
 		}
 		if !sameUnits(from, to) {
-			bad(ErrUnits, "source is in %q but input %q is in %q; convert with a transform that declares the units (e.g. Scale{From: %q, To: %q})", src.field.Units, in.Name, in.Units, src.field.Units, in.Units)
+			bad(ErrUnits, "source is in %q but input %q is in %q; convert with a transform that declares the units: %s", src.field.Units, in.Name, in.Units, scaleSuggestion(src.field.Units, in.Units))
 			continue
 		}
 		edges = append(edges, resolved{

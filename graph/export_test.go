@@ -48,3 +48,6 @@ func (s *Sim) BoundFamilies() int {
 // RecordBytes is the memory estimate of a recording kept in memory
 // (recordBytes).
 func RecordBytes(rows, width int) float64 { return recordBytes(rows, width) }
+
+// PrefixFactor exposes prefixFactor to the tests.
+func PrefixFactor(from, to string) (float64, bool) { return prefixFactor(from, to) }
