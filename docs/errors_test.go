@@ -96,6 +96,17 @@ func userErrors(t *testing.T) map[string]string {
 	data[len(data)-3] ^= 1
 	_, err = graph.DecodeCheckpoint(bytes.NewReader(data))
 	add("corrupt", err)
+	// A monolithic RK4 checkpoint continued as a co-simulation.
+	s3, _ := g2.Build()
+	if _, err := s3.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 5, Method: integrators.RK4{}}); err != nil {
+		t.Fatal(err)
+	}
+	s4, _ := g2.Build()
+	if err := s4.Restore(s3.Checkpoint()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s4.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 5})
+	add("resume in another mode", err)
 
 	// A scene with mistakes.
 	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"dt": -1, "steps": 10}}`))

@@ -50,6 +50,11 @@ type Sim struct {
 	cplan *coupledPlan // the compiled Settings.Coupling during a Run; nil otherwise
 	cmem  *coupledPlan // the last coupled Run's plan, kept for its cross-step memory (coupled_memory.go)
 
+	// lastRun is the identity (runIdentity) of the last run started, or
+	// of the checkpoint restored since; resumeRun that of a checkpoint
+	// restored and not yet continued (runident.go).
+	lastRun, resumeRun string
+
 	mono *monoState // the monolithic stepper of the last RunMonolithic, kept to resume
 	// spare is a stepper set aside because the state moved on without
 	// it (SetState, a co-simulation run): a run with the same method and
@@ -316,7 +321,9 @@ type Settings struct {
 	// Steps·Dt); Dt is otherwise optional: with Record it sets the sample
 	// times (below). The state is sampled from the integrator's dense
 	// output at Options.Output when set, else, when recording with Dt > 0,
-	// at the run's start time plus every Every·Dt up to End; those
+	// at the run's start time, at the multiples k·Every·Dt after it (the
+	// grid is anchored at time 0, so that a run continued from a
+	// checkpoint samples where the uninterrupted run does) and at End; those
 	// samples are Result.Integrator.Samples and the rows of Result.History
 	// (outputs evaluated at the sampled state). Recording with neither
 	// records the start and every Every accepted steps. A run an event
@@ -384,13 +391,28 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 	if err := checkMode(set); err != nil {
 		return nil, err
 	}
+	if err := s.checkResume(set); err != nil {
+		return nil, err
+	}
+	// A checkpoint an Observer takes during the run names it.
+	prev := s.lastRun
+	s.lastRun = runIdentity(set)
+	var res *Result
+	var err error
 	switch {
 	case set.Adaptive:
-		return s.integrate(ctx, set)
+		res, err = s.integrate(ctx, set)
 	case set.Method != nil:
-		return s.runMonolithic(ctx, set.Method, set)
+		res, err = s.runMonolithic(ctx, set.Method, set)
+	default:
+		res, err = s.cosimulate(ctx, set)
 	}
-	return s.cosimulate(ctx, set)
+	if res == nil {
+		s.lastRun = prev // the run did not start
+	} else {
+		s.resumeRun = ""
+	}
+	return res, err
 }
 
 // checkMode checks that the settings select one mode consistently.
