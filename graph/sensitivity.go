@@ -189,10 +189,15 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 // SparseJacobian) when the System has one, System.Jacobian otherwise.
 // ∂f/∂p comes from a node's node.ParamJacobian when the parameter's node
 // is stateful and has no outputs (so the parameter reaches f only through
-// that node's own Derivatives), and otherwise from central differences of f over
+// that node's own Derivatives), and otherwise from central differences over
 // SetParams (step 1e-6·|p|, one-sided near a bound of the parameter's
-// range). ∂InitialState/∂p likewise comes from node.InitialStateJacobian
-// or from differences of InitialState.
+// range): of the gathered inputs of every node with a node.InputJacobian,
+// multiplied by its ∂f/∂u (the chain rule, so that the node's Jacobian of
+// the mode it is in applies: a ball resting on the table keeps the
+// table's sensitivity, where a difference of its f across the resting
+// test would add −g/(2h)), and of f for the other nodes and the
+// parameter's own. ∂InitialState/∂p likewise comes from
+// node.InitialStateJacobian or from differences of InitialState.
 //
 // At an event located by the integrator (time t*, event function g,
 // reset map R) — the adaptive driver on its dense output, a fixed-step
@@ -714,9 +719,13 @@ func (a *sensSys) Func(t float64, Y, dst []float64) error {
 	return nil
 }
 
-// paramDerivs fills a.fp with ∂f/∂p at (t, y).
+// paramDerivs fills a.fp with ∂f/∂p at (t, y): the node's own ∂f/∂p
+// when it has one, else by the chain rule through the inputs of nodes
+// that declare their Jacobian (sensitivity_inputs.go) and differences of
+// f for the rest.
 func (a *sensSys) paramDerivs(t float64, y []float64) error {
 	n := a.n
+	var other []int
 	for j := range a.ps {
 		p := &a.ps[j]
 		col := a.fp[j*n : (j+1)*n]
@@ -727,11 +736,12 @@ func (a *sensSys) paramDerivs(t float64, y []float64) error {
 			}
 			continue
 		}
-		if err := a.dParam(j, func(out []float64) error { return a.m.Func(t, y, out) }, col); err != nil {
-			return err
-		}
+		other = append(other, j)
 	}
-	return nil
+	if len(other) == 0 {
+		return nil
+	}
+	return a.inputParamDerivs(t, y, other)
 }
 
 // analyticParam writes node p.node's ∂f/∂p column into its rows of col.
