@@ -21,6 +21,7 @@ import (
 	"github.com/cosimgo/cosim/nodes/constant"
 	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/source"
 	"github.com/cosimgo/cosim/nodes/spring"
 	"github.com/cosimgo/cosim/nodes/table"
@@ -73,6 +74,33 @@ func userErrors(t *testing.T) map[string]string {
 	g.Connect("table.position", "mass.force")
 	_, err = g.Build()
 	add("wiring", err)
+
+	// Go API mistakes: an edge into its own node, a connector on one
+	// body, a run of neither steps nor end, pairs outside the state, a
+	// nil context, checkpoint or connector.
+	g = graph.New()
+	g.Add("mass", mp)
+	g.Connect("mass.position", "mass.force", graph.Via(graph.Scale{Factor: -1, From: "m", To: "N"}))
+	_, err = g.Build()
+	add("self edge (Go)", err)
+	g = graph.New()
+	g.Add("mass", mp)
+	_, err = g.AddConnector("s", spring.DefaultParams(), "mass", [3]float64{}, "mass", [3]float64{})
+	add("connector on one body (Go)", err)
+	_, err = g.AddConnector("s", nil, "", [3]float64{}, "mass", [3]float64{})
+	add("nil connector", err)
+	sm, _ := g.Build()
+	_, err = sm.Run(context.Background(), graph.Settings{Dt: 0.1})
+	add("neither steps nor end", err)
+	_, err = sm.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 1, Method: integrators.RK4{}, Options: &integrators.DriverOptions{Positions: []int{6}, Velocities: []int{3}}})
+	add("pairs outside the state", err)
+	_, err = sm.Run(nilContext(), graph.Settings{Dt: 0.1, Steps: 1})
+	add("nil context", err)
+	add("nil checkpoint", sm.Restore(nil))
+	rp := rigidbody.DefaultParams()
+	rp.Inertia = [3]float64{1, 1, 5}
+	_, err = rigidbody.New(rp)
+	add("inertia triangle", err)
 
 	// A run that goes non-finite: a ball with overflowing gravity.
 	p = ball.DefaultParams()
@@ -370,6 +398,9 @@ func (e *echo) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 	dst[0] = in.Values[0]
 	return nil
 }
+
+// nilContext is the nil context a caller may pass by mistake.
+func nilContext() context.Context { return nil }
 
 // mustConstant is a constant (1, 2, 3) in units.
 func mustConstant(t *testing.T, units string) node.Node {

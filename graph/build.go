@@ -205,6 +205,10 @@ func (b *builder) resolveEdges() {
 		}
 		dc := &s.nodes[dn]
 		in := &dc.spec.Inputs[di]
+		if src.node == dn {
+			bad(ErrSelfEdge, "it wires node %q into its own input; a node's inputs come from other nodes (a self-wired input reads the node's own previous value, a loop the node must model itself)", dc.name)
+			continue
+		}
 		shape := src.field.Shape
 		if why := transformProblem(e.Transform, src.field.Units, in.Units); why != "" {
 			bad(ErrTransform, "%s", why)

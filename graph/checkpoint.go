@@ -193,6 +193,9 @@ func (e *MismatchError) Error() string {
 // state layouts and parameters must match the graph's; otherwise nothing
 // changes and a *MismatchError lists every difference.
 func (s *Sim) Restore(c *Checkpoint) error {
+	if c == nil {
+		return errors.New("graph: Restore: the checkpoint is nil; read one with ReadCheckpoint or take one with Sim.Checkpoint")
+	}
 	if c.Err != nil {
 		return c.Err
 	}

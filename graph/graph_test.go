@@ -144,7 +144,11 @@ func TestBuildErrors(t *testing.T) {
 			g.Add("m", newMass(1, 0))
 			g.Connect("s1.fa", "s1.a", graph.Via(graph.Scale{Factor: 1, From: "N", To: "m"}))
 			g.Connect("m.x", "s1.b")
-		}, graph.ErrAlgebraicLoop, []string{"through nodes s1"}},
+		}, graph.ErrSelfEdge, []string{`s1.fa -> s1.a: edge into its own node: it wires node "s1" into its own input`}},
+		{"self edge from a state", func(g *graph.Graph) {
+			g.Add("m", newMass(1, 0))
+			g.Connect("m.x", "m.force", graph.Via(graph.Scale{Factor: -1, From: "m", To: "N"}))
+		}, graph.ErrSelfEdge, []string{`m.x -> m.force`, "own input"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -388,6 +388,9 @@ const DefaultGrain = 512
 // the error an *ObserverError. Invalid settings are an error before any
 // step, with a nil Result (see Settings and MaxSteps).
 func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
+	if err := s.checkRunArgs(ctx, set); err != nil {
+		return nil, err
+	}
 	if err := checkMode(set); err != nil {
 		return nil, err
 	}
@@ -577,6 +580,9 @@ func (s *Sim) prepareRun(set Settings) (int, error) {
 		return 0, fmt.Errorf("graph: Settings.Steps = %d is more than MaxSteps = 2^53", steps)
 	}
 	if steps == 0 {
+		if set.End == 0 && s.Time() == 0 {
+			return 0, errors.New("graph: Settings has neither Steps nor End: give the number of steps or the end time of the run")
+		}
 		if math.IsNaN(set.End) || math.IsInf(set.End, 0) {
 			return 0, fmt.Errorf("graph: Settings.End = %v: the end time must be finite (or give Settings.Steps)", set.End)
 		}

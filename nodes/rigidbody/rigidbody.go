@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -100,6 +102,22 @@ func build(v node.Values) (model, error) {
 	if err != nil {
 		errs = append(errs, paramError("constraints", v.String("constraints"), err.Error(), constraintsValid))
 	}
+	// A body free to rotate about every axis has principal moments that
+	// satisfy the triangle inequality; one whose rotations are constrained
+	// (a planar body, rotating about z only) uses only the moments about
+	// its free axes, so the others may be any positive values.
+	_, rx := c[RX]
+	_, ry := c[RY]
+	_, rz := c[RZ]
+	if err == nil && !rx && !ry && !rz && len(errs) == 0 {
+		if slices.ContainsFunc(im, func(x float64) bool { return x != 0 }) {
+			if why := triangleViolation(principalMoments(m.ib)); why != "" {
+				errs = append(errs, paramError("inertia_matrix", slices.Clone(im), "has principal moments that violate "+why+"; a body whose rotations are constrained (constraints rx, ry, rz) is exempt", inertiaMatrixValid))
+			}
+		} else if d := v.Floats("inertia"); triangleViolation([3]float64{d[0], d[1], d[2]}) != "" {
+			errs = append(errs, paramError("inertia", slices.Clone(d), "violates "+triangleViolation([3]float64{d[0], d[1], d[2]})+"; a body whose rotations are constrained (constraints rx, ry, rz) is exempt", inertiaValid))
+		}
+	}
 	if len(errs) > 0 {
 		return model{}, errors.Join(errs...)
 	}
@@ -171,7 +189,36 @@ func build(v node.Values) (model, error) {
 	return m, nil
 }
 
-const inertiaMatrixValid = "9 finite values, row-major, of a symmetric positive definite matrix; all zero (the default) to use the principal moments \"inertia\""
+const inertiaMatrixValid = "9 finite values, row-major, of a symmetric positive definite matrix whose principal moments satisfy the triangle inequality; all zero (the default) to use the principal moments \"inertia\""
+
+const inertiaValid = "3 positive values, each at most the sum of the other two (for a body free to rotate about every axis)"
+
+// triangleViolation says how principal moments of inertia I break the
+// triangle inequality, or returns "": every rigid body has
+// I_i ≤ I_j + I_k (I_j + I_k − I_i = 2∫x_i² dm ≥ 0), with equality for a
+// flat body (a disc's axial moment is the sum of its two in-plane ones),
+// so equality to rounding (1e-12 relative) is accepted.
+func triangleViolation(I [3]float64) string {
+	for i := range 3 {
+		j, k := (i+1)%3, (i+2)%3
+		if I[i] > (I[j]+I[k])*(1+1e-12) {
+			return fmt.Sprintf("the triangle inequality: I%d = %s is more than I%d + I%d = %s, which no mass distribution has (each principal moment is at most the sum of the other two)",
+				i+1, node.FormatValue(I[i]), j+1, k+1, node.FormatValue(I[j]+I[k]))
+		}
+	}
+	return ""
+}
+
+// principalMoments are the eigenvalues of the symmetric inertia tensor
+// ib.
+func principalMoments(ib mat3) [3]float64 {
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(3, slices.Clone(ib[:])), false) {
+		return [3]float64{} // no violation reported; inverseSPD has checked definiteness
+	}
+	v := es.Values(nil)
+	return [3]float64{v[0], v[1], v[2]}
+}
 
 // zyxAngles returns (rx, ry, rz) of the unit quaternion q:
 // R(q) = R_z(rz)·R_y(ry)·R_x(rx), with ry in [−π/2, π/2].
