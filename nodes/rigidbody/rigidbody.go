@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -210,14 +208,28 @@ func triangleViolation(I [3]float64) string {
 }
 
 // principalMoments are the eigenvalues of the symmetric inertia tensor
-// ib.
+// ib, by the closed form for a symmetric 3×3 matrix (O. K. Smith,
+// "Eigenvalues of a symmetric 3 × 3 matrix", Comm. ACM 4(4), 1961):
+// accurate to rounding relative to the largest moment, enough for the
+// triangle test's 1e-12 margin.
 func principalMoments(ib mat3) [3]float64 {
-	var es mat.EigenSym
-	if !es.Factorize(mat.NewSymDense(3, slices.Clone(ib[:])), false) {
-		return [3]float64{} // no violation reported; inverseSPD has checked definiteness
+	a00, a11, a22 := ib[0], ib[4], ib[8]
+	a01, a02, a12 := ib[1], ib[2], ib[5]
+	p1 := a01*a01 + a02*a02 + a12*a12
+	if p1 == 0 {
+		return [3]float64{a00, a11, a22}
 	}
-	v := es.Values(nil)
-	return [3]float64{v[0], v[1], v[2]}
+	q := (a00 + a11 + a22) / 3
+	p2 := (a00-q)*(a00-q) + (a11-q)*(a11-q) + (a22-q)*(a22-q) + 2*p1
+	p := math.Sqrt(p2 / 6)
+	b00, b11, b22 := (a00-q)/p, (a11-q)/p, (a22-q)/p
+	b01, b02, b12 := a01/p, a02/p, a12/p
+	r := (b00*(b11*b22-b12*b12) - b01*(b01*b22-b12*b02) + b02*(b01*b12-b11*b02)) / 2
+	r = max(-1, min(1, r))
+	phi := math.Acos(r) / 3
+	e1 := q + 2*p*math.Cos(phi)
+	e3 := q + 2*p*math.Cos(phi+2*math.Pi/3)
+	return [3]float64{e1, 3*q - e1 - e3, e3}
 }
 
 // zyxAngles returns (rx, ry, rz) of the unit quaternion q:

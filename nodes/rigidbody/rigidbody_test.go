@@ -104,6 +104,11 @@ func TestInertiaTriangleEdges(t *testing.T) {
 	if _, err := New(p); err != nil {
 		t.Errorf("disc: %v", err)
 	}
+	p.InertiaMatrix = &[9]float64{0.25, 0, 0, 0, 0.375, 0.125, 0, 0.125, 0.375} // the disc turned 45° about x
+	if _, err := New(p); err != nil {
+		t.Errorf("turned disc: %v", err)
+	}
+	p.InertiaMatrix = nil
 	p.Inertia = [3]float64{1, 1, 5}
 	p.Constraints = Planar()
 	if _, err := New(p); err != nil {
@@ -129,6 +134,9 @@ func TestParamErrors(t *testing.T) {
 		// No mass distribution has I₃ > I₁ + I₂ (I₁ + I₂ − I₃ = 2∫z² dm).
 		{"inertia", []float64{1, 1, 5}, "violates the triangle inequality: I3 = 5 is more than I1 + I2 = 2"},
 		{"inertia_matrix", []float64{1, 0, 0, 0, 1, 0, 0, 0, 5}, "has principal moments that violate the triangle inequality"},
+		// diag(1, 1, 5) turned 45° about x: the same moments, found as the
+		// tensor's eigenvalues.
+		{"inertia_matrix", []float64{1, 0, 0, 0, 3, 2, 0, 2, 3}, "has principal moments that violate the triangle inequality: I1 = 5"},
 		{"inertia_matrix", []float64{1, 0.5, 0, 0, 1, 0, 0, 0, 1}, "not symmetric"},
 		{"inertia_matrix", []float64{1, 0, 0, 0, -1, 0, 0, 0, 1}, "minor 2"},
 		{"inertia_matrix", []float64{1, 2, 0, 2, 1, 0, 0, 0, 1}, "minor 2"},
