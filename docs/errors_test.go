@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/calibrate"
+	"github.com/cosimgo/cosim/fmi/export"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/internal/textio"
@@ -92,7 +93,7 @@ func userErrors(t *testing.T) map[string]string {
 	sm, _ := g.Build()
 	_, err = sm.Run(context.Background(), graph.Settings{Dt: 0.1})
 	add("neither steps nor end", err)
-	_, err = sm.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 1, Method: integrators.RK4{}, Options: &integrators.DriverOptions{Positions: []int{6}, Velocities: []int{3}}})
+	_, err = sm.Run(context.Background(), graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}, Options: &integrators.DriverOptions{Positions: []int{6}, Velocities: []int{3}}}, Dt: 0.1, Steps: 1})
 	add("pairs outside the state", err)
 	_, err = sm.Run(nilContext(), graph.Settings{Dt: 0.1, Steps: 1})
 	add("nil context", err)
@@ -126,7 +127,7 @@ func userErrors(t *testing.T) map[string]string {
 	add("corrupt", err)
 	// A monolithic RK4 checkpoint continued as a co-simulation.
 	s3, _ := g2.Build()
-	if _, err := s3.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 5, Method: integrators.RK4{}}); err != nil {
+	if _, err := s3.Run(context.Background(), graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}}, Dt: 1e-3, Steps: 5}); err != nil {
 		t.Fatal(err)
 	}
 	s4, _ := g2.Build()
@@ -224,13 +225,20 @@ func userErrors(t *testing.T) map[string]string {
 
 	// Sensitivities of a co-simulation run, and of a Sim that has run.
 	s = ballOnTable()
-	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, CoSimulation: true})
+	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, Mode: graph.CoSimulation{}})
 	add("sens-cosim", err)
 	s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1})
 	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1})
 	add("sens-ran", err)
 	_, err = s.Sensitivities(context.Background(), []string{"ball.show"}, &graph.SensitivityOptions{End: 1})
 	add("sens-param", err)
+	// Sensitivity options their mode cannot honour.
+	_, err = ballOnTable().Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, Mode: graph.MonolithicAdaptive{Method: integrators.BDF{}}})
+	add("sens-adaptive-method", err)
+	_, err = ballOnTable().Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, Dt: 0.01})
+	add("sens-adaptive-dt", err)
+	_, err = ballOnTable().Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, Dt: 0.01, Output: []float64{1}, Mode: graph.Monolithic{Method: integrators.RK4{}}})
+	add("sens-fixed-output", err)
 
 	// Strict scene files: a key given twice, a key in the wrong case,
 	// steps with end, a self-wired input, an edge given twice.
@@ -308,6 +316,10 @@ func userErrors(t *testing.T) map[string]string {
 	})})
 	add("observer", err)
 
+	// Settings a mode cannot run: a monolithic mode without a method.
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.5, Steps: 10, Mode: graph.Monolithic{}})
+	add("mode", err)
+
 	// A lookup table naming its value column twice, and one with a
 	// hexadecimal time.
 	dir := t.TempDir()
@@ -358,6 +370,28 @@ func userErrors(t *testing.T) map[string]string {
 	s, _ = g.Build()
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1000, Record: []string{"m1.position[0]"}, RecordLimit: 1000})
 	add("record limit", err)
+
+	// An exported FMU's fmu section naming what the scene does not have,
+	// and an export without a C compiler (cosim export).
+	xdir := t.TempDir()
+	osc, err := os.ReadFile("../fmi/export/testdata/oscillator.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(strings.Replace(string(osc), `"to": ["mass.force"]`, `"to": ["mass.forse"]`, 1), `"param": "mass.mass"`, `"param": "mass.masss"`, 1)
+	badPath := filepath.Join(xdir, "bad.json")
+	if err := os.WriteFile(badPath, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = export.Export(badPath, filepath.Join(xdir, "bad.fmu"), nodes.Registry(), export.Options{Program: "/bin/true"})
+	if err == nil {
+		t.Fatal("export of a bad fmu section: no error")
+	}
+	msgs["export fmu section"] = strings.ReplaceAll(err.Error(), xdir+string(filepath.Separator), "")
+	t.Setenv("CC", "")
+	t.Setenv("PATH", xdir)
+	_, err = export.Export("../fmi/export/testdata/oscillator.json", filepath.Join(xdir, "osc.fmu"), nodes.Registry(), export.Options{Program: "/bin/true"})
+	add("export compiler", err)
 	return msgs
 }
 

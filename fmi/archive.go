@@ -2,6 +2,8 @@ package fmi
 
 import (
 	"archive/zip"
+	"debug/elf"
+	"debug/macho"
 	"errors"
 	"fmt"
 	"io"
@@ -150,12 +152,18 @@ func (f *FMU) Close() error {
 }
 
 // acquire takes a reference for a new instance of interface k; it fails
-// when the FMU is closed or allows one instance per process and has one.
-func (f *FMU) acquire(k Interface) error {
+// when the FMU is closed or allows one instance per process and has one
+// in cosim's process (an isolated instance has a process of its own, and
+// is not counted).
+func (f *FMU) acquire(k Interface, isolated bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return ErrClosed
+	}
+	if isolated {
+		f.refs++
+		return nil
 	}
 	if f.md.Interface(k).CanBeInstantiatedOnlyOncePerProcess && f.live[k] > 0 {
 		return fmt.Errorf("%s declares canBeInstantiatedOnlyOncePerProcess and has a live instance; Open the FMU again for a second, independent copy", f.md.ModelName)
@@ -166,9 +174,11 @@ func (f *FMU) acquire(k Interface) error {
 }
 
 // releaseInstance gives up an instance's reference.
-func (f *FMU) releaseInstance(k Interface) error {
+func (f *FMU) releaseInstance(k Interface, isolated bool) error {
 	f.mu.Lock()
-	f.live[k]--
+	if !isolated {
+		f.live[k]--
+	}
 	f.mu.Unlock()
 	return f.release()
 }
@@ -268,6 +278,21 @@ func (f *FMU) binary(k Interface) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%w: %s (%s) needs %s; %s", ErrPlatform, f.md.ModelName, k, rel, why)
+}
+
+// builtWithGo reports whether the shared library at p was built by the Go
+// toolchain (-buildmode=c-shared: it carries Go's build information), so
+// that it holds a Go runtime and cannot be loaded into cosim's process.
+func builtWithGo(p string) bool {
+	if f, err := elf.Open(p); err == nil {
+		defer f.Close()
+		return f.Section(".go.buildinfo") != nil
+	}
+	if f, err := macho.Open(p); err == nil {
+		defer f.Close()
+		return f.Section("__go_buildinfo") != nil
+	}
+	return false
 }
 
 // resourceDir returns the FMU's resources directory (which may not

@@ -24,10 +24,15 @@ import (
 //   - Importer/Update: the co-simulation node's Update, which cosim's
 //     graph calls: the state check, fmi3DoStep and fmi3GetFloat64
 //     through cgo, the copy it keeps for replays;
-//   - Importer/GraphStep: a graph holding the one node, stepped.
+//   - Importer/GraphStep: a graph holding the one node, stepped;
+//   - Isolated/Update, Isolated/GraphStep: the same with the FMU in
+//     cosim's FMU host process (Options.Isolate): one request and one
+//     reply over pipes per step.
 //
 // The difference between Importer/Update and C/DoStep+Get is the
-// importer's overhead per step.
+// importer's overhead per step; between Isolated/Update and
+// Importer/Update, the cost of isolation (two pipe transfers and the
+// scheduling of a second process).
 func BenchmarkDoStep(b *testing.B) {
 	f := fmitest.Reference(b, "Dahlquist", 3)
 	const h = 0.1
@@ -52,8 +57,19 @@ func BenchmarkDoStep(b *testing.B) {
 		b.ReportMetric(step, "ns/DoStep")
 		b.ReportMetric(both, "ns/DoStep+Get")
 	})
-	b.Run("Importer/Update", func(b *testing.B) {
-		n, err := fmi.Load(f.Dir, fmi.Options{})
+	for _, mode := range []struct {
+		name    string
+		isolate bool
+	}{{"Importer", false}, {"Isolated", true}} {
+		benchUpdate(b, mode.name, f.Dir, fmi.Options{Isolate: mode.isolate}, h)
+	}
+}
+
+// benchUpdate is BenchmarkDoStep's Update and GraphStep for one way of
+// loading Dahlquist.
+func benchUpdate(b *testing.B, name, dir string, opts fmi.Options, h float64) {
+	b.Run(name+"/Update", func(b *testing.B) {
+		n, err := fmi.Load(dir, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -71,8 +87,8 @@ func BenchmarkDoStep(b *testing.B) {
 			x, dst = dst, x
 		}
 	})
-	b.Run("Importer/GraphStep", func(b *testing.B) {
-		n, err := fmi.Load(f.Dir, fmi.Options{})
+	b.Run(name+"/GraphStep", func(b *testing.B) {
+		n, err := fmi.Load(dir, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -97,11 +113,19 @@ func BenchmarkDoStep(b *testing.B) {
 // of the co-simulation Dahlquist FMU (one FMU opened once, instantiated
 // 1 000 times) with 1 and 2 workers: one op is one graph step of all
 // 1 000 nodes (ns/update is per node). The nodes update concurrently, so
-// 2 workers should approach half the time on two idle cores.
+// 2 workers should approach half the time on two idle cores. Isolated,
+// each instance is a host process of its own (1 000 processes): a
+// worker's step waits on the pipe while the host computes, so more
+// workers than cores can still help there.
 func BenchmarkDahlquistGraph(b *testing.B) {
 	f := fmitest.Reference(b, "Dahlquist", 3)
-	for _, w := range []int{1, 2} {
-		b.Run("workers="+strconv.Itoa(w), func(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		isolate bool
+		workers int
+	}{{"workers=1", false, 1}, {"workers=2", false, 2}, {"isolated/workers=1", true, 1}, {"isolated/workers=2", true, 2}, {"isolated/workers=8", true, 8}} {
+		w := c.workers
+		b.Run(c.name, func(b *testing.B) {
 			fu, err := fmi.Open(f.Dir)
 			if err != nil {
 				b.Fatal(err)
@@ -109,7 +133,7 @@ func BenchmarkDahlquistGraph(b *testing.B) {
 			g := graph.New()
 			const nodes = 1000
 			for i := 0; i < nodes; i++ {
-				n, err := fu.New(fmi.Options{Instance: "d" + strconv.Itoa(i)})
+				n, err := fu.New(fmi.Options{Instance: "d" + strconv.Itoa(i), Isolate: c.isolate})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -123,7 +147,7 @@ func BenchmarkDahlquistGraph(b *testing.B) {
 			defer s.Close()
 			b.ReportAllocs()
 			b.ResetTimer()
-			if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: b.N, Workers: w}); err != nil {
+			if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: b.N, Mode: graph.CoSimulation{Workers: w}}); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/nodes, "ns/update")

@@ -79,6 +79,21 @@ var (
 	// ErrFatal: an FMU function returned Fatal earlier; the standard
 	// forbids any further call to any instance of that FMU binary.
 	ErrFatal = errors.New("FMU is unusable after a Fatal status")
+	// ErrCrashed: an isolated FMU's process ended during a call (a
+	// segmentation fault, an abort, an exit); the *CallError says how
+	// and what the process printed last.
+	ErrCrashed = errors.New("the FMU's process died")
+	// ErrTimeout: an isolated FMU's call did not return within the
+	// node's timeout; cosim killed its process.
+	ErrTimeout = errors.New("the FMU's call did not return in time")
+	// ErrProtocol: an isolated FMU's process sent cosim something that is
+	// not its host protocol (the FMU wrote into cosim's pipe, or the host
+	// program is not the one cosim built).
+	ErrProtocol = errors.New("the FMU's process broke cosim's host protocol")
+	// ErrNeedsIsolation: the FMU's binary cannot be loaded into cosim's
+	// process (it was built with Go, whose runtime cannot share a process
+	// with cosim's): import it with Options.Isolate ("isolate": true).
+	ErrNeedsIsolation = errors.New("the FMU's binary must run in its own process")
 )
 
 // CallError is the error of an FMU function that returned another status
@@ -86,6 +101,13 @@ var (
 // simulation time of the call (NaN when it has none, at instantiation)
 // and the messages the FMU logged during the call. errors.Is(err,
 // ErrStatus) holds.
+//
+// An isolated FMU's function may also not return at all: its process
+// crashed, the call timed out or was cancelled, or the process broke the
+// host protocol. Err is then that cause (wrapping ErrCrashed, ErrTimeout,
+// ErrProtocol or the context's error, and ErrFatal: nothing can be
+// called in that process again), Status is Fatal and errors.Is(err,
+// ErrStatus) does not hold.
 type CallError struct {
 	FMU      string // the model name
 	Instance string // the instance name (the node's name in a graph)
@@ -96,6 +118,9 @@ type CallError struct {
 	// Null marks an instantiation function that returned NULL rather
 	// than a status.
 	Null bool
+	// Err is why the function did not return (isolated FMUs only); nil
+	// when it returned Status.
+	Err error
 }
 
 func (e *CallError) Error() string {
@@ -104,10 +129,19 @@ func (e *CallError) Error() string {
 	if e.Null {
 		what = "NULL"
 	}
-	fmt.Fprintf(&b, "FMU %s (instance %s): %s returned %s", e.FMU, e.Instance, e.Function, what)
+	at := ""
 	if !math.IsNaN(e.Time) {
-		fmt.Fprintf(&b, " at t=%s", strconv.FormatFloat(e.Time, 'g', -1, 64))
+		at = " at t=" + strconv.FormatFloat(e.Time, 'g', -1, 64)
 	}
+	if e.Err != nil {
+		fmt.Fprintf(&b, "FMU %s (instance %s): %s%s did not return: %v", e.FMU, e.Instance, e.Function, at, e.Err)
+		if len(e.Messages) > 0 {
+			b.WriteString("; the FMU logged: ")
+			b.WriteString(strings.Join(e.Messages, " | "))
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "FMU %s (instance %s): %s returned %s%s", e.FMU, e.Instance, e.Function, what, at)
 	if len(e.Messages) == 0 {
 		b.WriteString(" (the FMU logged nothing)")
 	} else {
@@ -118,6 +152,9 @@ func (e *CallError) Error() string {
 }
 
 func (e *CallError) Unwrap() error {
+	if e.Err != nil {
+		return errors.Join(e.Err, ErrFatal)
+	}
 	if e.Status == StatusFatal {
 		return errors.Join(ErrStatus, ErrFatal)
 	}
@@ -168,6 +205,24 @@ func getName(major int, t VarType, set bool) string {
 		return "fmi2" + verb + n
 	}
 	return "fmi3" + verb + string(apiType(3, t))
+}
+
+// stateFn names fmi3GetFMUState (what "Get"; FMI 2.0: fmi2GetFMUstate)
+// and its siblings "Set" and "Free", as constants (no string is built per
+// call).
+func stateFn(major int, what string) string {
+	names := [2][3]string{{"fmi3GetFMUState", "fmi3SetFMUState", "fmi3FreeFMUState"}, {"fmi2GetFMUstate", "fmi2SetFMUstate", "fmi2FreeFMUstate"}}
+	v := 0
+	if major == 2 {
+		v = 1
+	}
+	switch what {
+	case "Get":
+		return names[v][0]
+	case "Set":
+		return names[v][1]
+	}
+	return names[v][2]
 }
 
 func b2f(b bool) float64 {
@@ -291,6 +346,92 @@ type transport interface {
 	instantiate(f *FMU, k Interface, name string, vars varUse) (instance, error)
 }
 
+// VarType indices of the get/set function tables.
+var typeOrder = [...]VarType{Float64, Float32, Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Boolean}
+
+func typeIndex(t VarType) int {
+	if t == Enumeration {
+		t = Int64
+	}
+	for i, u := range typeOrder {
+		if u == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// needed lists the functions an instance of interface k with these
+// variable types needs, in a fixed order.
+func needed(md *ModelDescription, k Interface, use varUse) []string {
+	it := md.Interface(k)
+	p := "fmi3"
+	if md.Major == 2 {
+		p = "fmi2"
+	}
+	var names []string
+	add := func(ns ...string) {
+		for _, n := range ns {
+			names = append(names, p+n)
+		}
+	}
+	if md.Major == 2 {
+		add("Instantiate", "FreeInstance", "SetupExperiment", "EnterInitializationMode", "ExitInitializationMode", "Terminate", "Reset")
+	} else {
+		if k == CoSimulation {
+			add("InstantiateCoSimulation")
+		} else {
+			add("InstantiateModelExchange")
+		}
+		add("FreeInstance", "EnterInitializationMode", "ExitInitializationMode", "Terminate", "Reset")
+		if use.configuration {
+			add("EnterConfigurationMode", "ExitConfigurationMode")
+		}
+	}
+	seen := map[string]bool{}
+	for _, t := range typeOrder {
+		if !use.types[t] && !(t == Int64 && use.types[Enumeration]) {
+			continue
+		}
+		for _, set := range []bool{false, true} {
+			n := getName(md.Major, t, set)
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	if k == CoSimulation {
+		add("DoStep")
+	} else {
+		add("EnterEventMode", "EnterContinuousTimeMode", "CompletedIntegratorStep", "SetTime", "SetContinuousStates",
+			"GetContinuousStates", "GetEventIndicators")
+		if md.Major == 2 {
+			add("NewDiscreteStates", "GetDerivatives")
+		} else {
+			add("UpdateDiscreteStates", "GetContinuousStateDerivatives")
+		}
+	}
+	if it.CanGetAndSetFMUState {
+		if md.Major == 2 {
+			add("GetFMUstate", "SetFMUstate", "FreeFMUstate")
+		} else {
+			add("GetFMUState", "SetFMUState", "FreeFMUState")
+		}
+	}
+	if it.CanSerializeFMUState {
+		if md.Major == 2 {
+			add("SerializedFMUstateSize", "SerializeFMUstate", "DeSerializeFMUstate")
+		} else {
+			add("SerializedFMUStateSize", "SerializeFMUState", "DeserializeFMUState")
+		}
+	}
+	if it.ProvidesDirectionalDerivatives {
+		add("GetDirectionalDerivative")
+	}
+	return names
+}
+
 // varUse lists the variable types an instance will get and set, so that a
 // transport resolves (and reports missing) exactly the functions needed;
 // the other needs follow from the interface and its capability flags.
@@ -308,6 +449,36 @@ const (
 	slotEvtPost        // and just after it
 	numSlots
 )
+
+// callLog is what an instance of either transport keeps to report its
+// calls: the names errors carry and the log sink, with the mark of the
+// call in progress.
+type callLog struct {
+	fmu, name string
+	log       *logSink
+	mark      int64
+}
+
+// start marks the log at the start of a call.
+func (c *callLog) start() { c.mark = c.log.seq() }
+
+// failed turns a status other than OK into a *CallError with the messages
+// logged since start.
+func (c *callLog) failed(fn string, s Status) error {
+	if s == StatusOK {
+		return nil
+	}
+	return &CallError{FMU: c.fmu, Instance: c.name, Function: fn, Status: s, Time: math.NaN(), Messages: c.log.since(c.mark)}
+}
+
+// refused is the error of a call not made because a function returned
+// Fatal earlier (why says where).
+func (c *callLog) refused(fn, why string) error {
+	return &CallError{FMU: c.fmu, Instance: c.name, Function: fn, Status: StatusFatal, Time: math.NaN(),
+		Messages: []string{"not called: " + why}}
+}
+
+func (c *callLog) messages() []string { return c.log.all() }
 
 // library is a loaded FMU binary; the FMU closes it with its last
 // reference.

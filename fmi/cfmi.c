@@ -3,7 +3,9 @@
 // The C side of cosim's in-process FMI transport; cfmi.h documents it.
 // The FMI signatures below are the standard's (FMI 2.0 and 3.0 C APIs),
 // written out here so that the project builds without the standard's
-// headers.
+// headers. The same file is compiled into cosim's FMU host program
+// (host/fmuhost.c, the out-of-process transport) with COSIM_FMU_HOST
+// defined: goFMILog is then the host's, not cgo's.
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -12,7 +14,9 @@
 #include <string.h>
 
 #include "cfmi.h"
+#ifndef COSIM_FMU_HOST
 #include "_cgo_export.h"
+#endif
 
 static void copy_dlerror(char *err, size_t errlen) {
 	const char *e = dlerror();

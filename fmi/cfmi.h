@@ -22,6 +22,12 @@ typedef struct {
 	uintptr_t handle;
 } cosim_env;
 
+#ifdef COSIM_FMU_HOST
+// The logger every instance's messages go to: cgo's exported Go function
+// in cosim's process, the host's own function in the FMU host program.
+void goFMILog(uintptr_t handle, int status, char *category, char *message);
+#endif
+
 // dlopen/dlsym/dlclose; the error text, when any, is copied into err.
 void *cosim_dlopen(const char *path, char *err, size_t errlen);
 void *cosim_dlsym(void *lib, const char *name);

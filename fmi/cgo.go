@@ -80,6 +80,10 @@ func (f *FMU) library(k Interface) (*cgoLib, error) {
 	if err != nil {
 		return nil, err
 	}
+	if builtWithGo(p) {
+		return nil, fmt.Errorf("%w: %s (%s): %s was built with Go, and a Go runtime cannot be loaded into cosim's process (itself a Go program): import it with \"isolate\": true (fmi.Options.Isolate), which runs it in a process of its own",
+			ErrNeedsIsolation, f.md.ModelName, k, p)
+	}
 	cp := C.CString(p)
 	defer C.free(unsafe.Pointer(cp))
 	var buf [1024]C.char
@@ -92,33 +96,16 @@ func (f *FMU) library(k Interface) (*cgoLib, error) {
 	return l, nil
 }
 
-// VarType indices of the get/set function tables.
-var typeOrder = [...]VarType{Float64, Float32, Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Boolean}
-
-func typeIndex(t VarType) int {
-	if t == Enumeration {
-		t = Int64
-	}
-	for i, u := range typeOrder {
-		if u == t {
-			return i
-		}
-	}
-	return -1
-}
-
 // cgoInstance is one instance of an FMU in this process.
 type cgoInstance struct {
+	callLog
 	lib    *cgoLib
 	major  int
-	fmu    string
-	name   string
 	inst   unsafe.Pointer
 	env    *C.cosim_env
 	cb     unsafe.Pointer // FMI 2.0 callback functions
 	cname  *C.char
 	handle cgo.Handle
-	log    *logSink
 	fn     map[string]unsafe.Pointer
 	getFn  [len(typeOrder)]unsafe.Pointer
 	setFn  [len(typeOrder)]unsafe.Pointer
@@ -132,12 +119,10 @@ type cgoInstance struct {
 	scratch                                      []uint64 // conversion buffer for non-Float64 values
 	// Out-parameters of the C calls, kept here so that taking their
 	// addresses allocates nothing per call.
-	outB     [6]C.bool
-	outI     [6]C.int
-	outD     [1]C.double
-	mark     int64
-	freed    bool
-	fatalMsg string
+	outB  [6]C.bool
+	outI  [6]C.int
+	outD  [1]C.double
+	freed bool
 }
 
 // goFMILog is the FMU's logger callback (cfmi.c calls it from the FMU's
@@ -159,77 +144,6 @@ func goFMILog(h C.uintptr_t, status C.int, category, message *C.char) {
 	sink.add(Status(status), cat, msg)
 }
 
-// needed lists the functions an instance of interface k with these
-// variable types needs, in a fixed order.
-func needed(md *ModelDescription, k Interface, use varUse) []string {
-	it := md.Interface(k)
-	p := "fmi3"
-	if md.Major == 2 {
-		p = "fmi2"
-	}
-	var names []string
-	add := func(ns ...string) {
-		for _, n := range ns {
-			names = append(names, p+n)
-		}
-	}
-	if md.Major == 2 {
-		add("Instantiate", "FreeInstance", "SetupExperiment", "EnterInitializationMode", "ExitInitializationMode", "Terminate", "Reset")
-	} else {
-		if k == CoSimulation {
-			add("InstantiateCoSimulation")
-		} else {
-			add("InstantiateModelExchange")
-		}
-		add("FreeInstance", "EnterInitializationMode", "ExitInitializationMode", "Terminate", "Reset")
-		if use.configuration {
-			add("EnterConfigurationMode", "ExitConfigurationMode")
-		}
-	}
-	seen := map[string]bool{}
-	for _, t := range typeOrder {
-		if !use.types[t] && !(t == Int64 && use.types[Enumeration]) {
-			continue
-		}
-		for _, set := range []bool{false, true} {
-			n := getName(md.Major, t, set)
-			if !seen[n] {
-				seen[n] = true
-				names = append(names, n)
-			}
-		}
-	}
-	if k == CoSimulation {
-		add("DoStep")
-	} else {
-		add("EnterEventMode", "EnterContinuousTimeMode", "CompletedIntegratorStep", "SetTime", "SetContinuousStates",
-			"GetContinuousStates", "GetEventIndicators")
-		if md.Major == 2 {
-			add("NewDiscreteStates", "GetDerivatives")
-		} else {
-			add("UpdateDiscreteStates", "GetContinuousStateDerivatives")
-		}
-	}
-	if it.CanGetAndSetFMUState {
-		if md.Major == 2 {
-			add("GetFMUstate", "SetFMUstate", "FreeFMUstate")
-		} else {
-			add("GetFMUState", "SetFMUState", "FreeFMUState")
-		}
-	}
-	if it.CanSerializeFMUState {
-		if md.Major == 2 {
-			add("SerializedFMUstateSize", "SerializeFMUstate", "DeSerializeFMUstate")
-		} else {
-			add("SerializedFMUStateSize", "SerializeFMUState", "DeserializeFMUState")
-		}
-	}
-	if it.ProvidesDirectionalDerivatives {
-		add("GetDirectionalDerivative")
-	}
-	return names
-}
-
 func (cgoTransport) instantiate(f *FMU, k Interface, name string, use varUse) (instance, error) {
 	md := f.md
 	lib, err := f.library(k)
@@ -239,7 +153,7 @@ func (cgoTransport) instantiate(f *FMU, k Interface, name string, use varUse) (i
 	if lib.fatal.Load() {
 		return nil, fmt.Errorf("FMU %s: %w", md.ModelName, ErrFatal)
 	}
-	c := &cgoInstance{lib: lib, major: md.Major, fmu: md.ModelName, name: name, log: &logSink{}, fn: map[string]unsafe.Pointer{}}
+	c := &cgoInstance{callLog: callLog{fmu: md.ModelName, name: name, log: &logSink{}}, lib: lib, major: md.Major, fn: map[string]unsafe.Pointer{}}
 	var missing []string
 	for _, n := range needed(md, k, use) {
 		p := lib.sym(n)
@@ -338,23 +252,18 @@ func (c *cgoInstance) begin(fn string) error {
 		panic("fmi: call " + fn + " on a freed instance")
 	}
 	if c.lib.fatal.Load() {
-		return &CallError{FMU: c.fmu, Instance: c.name, Function: fn, Status: StatusFatal, Time: math.NaN(),
-			Messages: []string{"not called: a function of this FMU returned Fatal earlier"}}
+		return c.refused(fn, "a function of this FMU returned Fatal earlier")
 	}
-	c.mark = c.log.seq()
+	c.start()
 	return nil
 }
 
 // status turns a returned status into an error.
 func (c *cgoInstance) status(fn string, s C.int) error {
-	if s == 0 {
-		return nil
-	}
-	st := Status(s)
-	if st == StatusFatal {
+	if Status(s) == StatusFatal {
 		c.lib.fatal.Store(true)
 	}
-	return &CallError{FMU: c.fmu, Instance: c.name, Function: fn, Status: st, Time: math.NaN(), Messages: c.log.since(c.mark)}
+	return c.failed(fn, Status(s))
 }
 
 func (c *cgoInstance) simple(name string) error {
@@ -472,69 +381,9 @@ func (c *cgoInstance) get(t VarType, vrs []uint32, dst []float64) error {
 	return fromC(c.major, at, p, dst, vrs)
 }
 
-// fromC converts n values of API type t at p into dst, checking that
-// 64-bit integers convert exactly.
+// fromC converts the len(dst) values of API type t at p into dst.
 func fromC(major int, t VarType, p unsafe.Pointer, dst []float64, vrs []uint32) error {
-	n := len(dst)
-	switch t {
-	case Float32:
-		for i, v := range unsafe.Slice((*float32)(p), n) {
-			dst[i] = float64(v)
-		}
-	case Int8:
-		for i, v := range unsafe.Slice((*int8)(p), n) {
-			dst[i] = float64(v)
-		}
-	case UInt8:
-		for i, v := range unsafe.Slice((*uint8)(p), n) {
-			dst[i] = float64(v)
-		}
-	case Int16:
-		for i, v := range unsafe.Slice((*int16)(p), n) {
-			dst[i] = float64(v)
-		}
-	case UInt16:
-		for i, v := range unsafe.Slice((*uint16)(p), n) {
-			dst[i] = float64(v)
-		}
-	case Int32:
-		for i, v := range unsafe.Slice((*int32)(p), n) {
-			dst[i] = float64(v)
-		}
-	case UInt32:
-		for i, v := range unsafe.Slice((*uint32)(p), n) {
-			dst[i] = float64(v)
-		}
-	case Int64:
-		for i, v := range unsafe.Slice((*int64)(p), n) {
-			f := float64(v)
-			if f >= 0x1p63 || int64(f) != v {
-				return notExact(vrs, i, fmt.Sprint(v), t)
-			}
-			dst[i] = f
-		}
-	case UInt64:
-		for i, v := range unsafe.Slice((*uint64)(p), n) {
-			f := float64(v)
-			if f >= 0x1p64 || uint64(f) != v {
-				return notExact(vrs, i, fmt.Sprint(v), t)
-			}
-			dst[i] = f
-		}
-	case Boolean:
-		if major == 2 {
-			for i, v := range unsafe.Slice((*int32)(p), n) {
-				dst[i] = b2f(v != 0)
-			}
-		} else {
-			for i, v := range unsafe.Slice((*bool)(p), n) {
-				dst[i] = b2f(v)
-			}
-		}
-	default:
-		panic("fmi: get of type " + string(t))
-	}
-	return nil
+	return decodeValues(major, t, unsafe.Slice((*byte)(p), len(dst)*apiSize(major, t)), dst, vrs)
 }
 
 func (c *cgoInstance) set(t VarType, vrs []uint32, src []float64) error {
@@ -564,68 +413,7 @@ func (c *cgoInstance) set(t VarType, vrs []uint32, src []float64) error {
 
 // toC converts checked float64 values into API type t at p.
 func toC(major int, t VarType, src []float64, p unsafe.Pointer) {
-	n := len(src)
-	switch t {
-	case Float32:
-		d := unsafe.Slice((*float32)(p), n)
-		for i, v := range src {
-			d[i] = float32(v)
-		}
-	case Int8:
-		d := unsafe.Slice((*int8)(p), n)
-		for i, v := range src {
-			d[i] = int8(v)
-		}
-	case UInt8:
-		d := unsafe.Slice((*uint8)(p), n)
-		for i, v := range src {
-			d[i] = uint8(v)
-		}
-	case Int16:
-		d := unsafe.Slice((*int16)(p), n)
-		for i, v := range src {
-			d[i] = int16(v)
-		}
-	case UInt16:
-		d := unsafe.Slice((*uint16)(p), n)
-		for i, v := range src {
-			d[i] = uint16(v)
-		}
-	case Int32:
-		d := unsafe.Slice((*int32)(p), n)
-		for i, v := range src {
-			d[i] = int32(v)
-		}
-	case UInt32:
-		d := unsafe.Slice((*uint32)(p), n)
-		for i, v := range src {
-			d[i] = uint32(v)
-		}
-	case Int64:
-		d := unsafe.Slice((*int64)(p), n)
-		for i, v := range src {
-			d[i] = int64(v)
-		}
-	case UInt64:
-		d := unsafe.Slice((*uint64)(p), n)
-		for i, v := range src {
-			d[i] = uint64(v)
-		}
-	case Boolean:
-		if major == 2 {
-			d := unsafe.Slice((*int32)(p), n)
-			for i, v := range src {
-				d[i] = int32(v)
-			}
-		} else {
-			d := unsafe.Slice((*bool)(p), n)
-			for i, v := range src {
-				d[i] = v != 0
-			}
-		}
-	default:
-		panic("fmi: set of type " + string(t))
-	}
+	encodeValues(major, t, src, unsafe.Slice((*byte)(p), len(src)*apiSize(major, t)))
 }
 
 func (c *cgoInstance) doStep(t, h float64) (stepResult, error) {
@@ -800,25 +588,8 @@ func (c *cgoInstance) directionalDerivative(unknowns, knowns []uint32, seed, dst
 	return c.status(fn, s)
 }
 
-// stateName names fmi3GetFMUState (FMI 2.0: fmi2GetFMUstate) and its
-// siblings, as constants (no string is built per call).
-func (c *cgoInstance) stateName(what string) string {
-	names := [2][3]string{{"fmi3GetFMUState", "fmi3SetFMUState", "fmi3FreeFMUState"}, {"fmi2GetFMUstate", "fmi2SetFMUstate", "fmi2FreeFMUstate"}}
-	v := 0
-	if c.major == 2 {
-		v = 1
-	}
-	switch what {
-	case "Get":
-		return names[v][0]
-	case "Set":
-		return names[v][1]
-	}
-	return names[v][2]
-}
-
 func (c *cgoInstance) saveState(slot int) error {
-	fn := c.stateName("Get")
+	fn := stateFn(c.major, "Get")
 	if err := c.begin(fn); err != nil {
 		return err
 	}
@@ -832,7 +603,7 @@ func (c *cgoInstance) saveState(slot int) error {
 }
 
 func (c *cgoInstance) loadState(slot int) error {
-	fn := c.stateName("Set")
+	fn := stateFn(c.major, "Set")
 	if c.states[slot] == nil {
 		return fmt.Errorf("fmi: no FMU state saved in slot %d", slot)
 	}
@@ -850,7 +621,7 @@ func (c *cgoInstance) freeState(slot int) error {
 	if c.states[slot] == nil {
 		return nil
 	}
-	fn := c.stateName("Free")
+	fn := stateFn(c.major, "Free")
 	if err := c.begin(fn); err != nil {
 		c.states[slot] = nil
 		return err

@@ -15,7 +15,7 @@ import (
 // makes an independent instance. The node holds the FMU's files and
 // binary until it is closed (Close, or a graph's Sim.Close).
 func (f *FMU) New(opts Options) (node.Node, error) {
-	b, err := newBase(f, opts, inProcess)
+	b, err := newBase(f, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -130,7 +130,9 @@ type ModelDescription struct {
 	CoSimulation  *InterfaceInfo
 	ModelExchange *InterfaceInfo
 
-	Units             []Unit
+	Units []Unit
+	// LogCategories are the categories the FMU logs under (FMI 3.0).
+	LogCategories     []LogCategory
 	DefaultExperiment *DefaultExperiment
 	Variables         []Variable
 
@@ -161,6 +163,11 @@ type InterfaceInfo struct {
 	HasEventMode                           bool
 	// Model exchange.
 	NeedsCompletedIntegratorStep bool
+}
+
+// LogCategory is a <LogCategories> entry.
+type LogCategory struct {
+	Name, Description string
 }
 
 // Unit is a <Unit> definition: its name and SI base-unit exponents.
@@ -560,16 +567,16 @@ func (a *attrs) baseUnit(b *xmlBaseUnit) *BaseUnit {
 
 // xmlBaseUnit is <BaseUnit>, the same in both versions.
 type xmlBaseUnit struct {
-	Kg     string `xml:"kg,attr"`
-	M      string `xml:"m,attr"`
-	S      string `xml:"s,attr"`
-	A      string `xml:"A,attr"`
-	K      string `xml:"K,attr"`
-	Mol    string `xml:"mol,attr"`
-	Cd     string `xml:"cd,attr"`
-	Rad    string `xml:"rad,attr"`
-	Factor string `xml:"factor,attr"`
-	Offset string `xml:"offset,attr"`
+	Kg     string `xml:"kg,attr,omitempty"`
+	M      string `xml:"m,attr,omitempty"`
+	S      string `xml:"s,attr,omitempty"`
+	A      string `xml:"A,attr,omitempty"`
+	K      string `xml:"K,attr,omitempty"`
+	Mol    string `xml:"mol,attr,omitempty"`
+	Cd     string `xml:"cd,attr,omitempty"`
+	Rad    string `xml:"rad,attr,omitempty"`
+	Factor string `xml:"factor,attr,omitempty"`
+	Offset string `xml:"offset,attr,omitempty"`
 }
 
 type xmlUnit struct {
@@ -578,10 +585,10 @@ type xmlUnit struct {
 }
 
 type xmlDefaultExperiment struct {
-	StartTime string `xml:"startTime,attr"`
-	StopTime  string `xml:"stopTime,attr"`
-	Tolerance string `xml:"tolerance,attr"`
-	StepSize  string `xml:"stepSize,attr"`
+	StartTime string `xml:"startTime,attr,omitempty"`
+	StopTime  string `xml:"stopTime,attr,omitempty"`
+	Tolerance string `xml:"tolerance,attr,omitempty"`
+	StepSize  string `xml:"stepSize,attr,omitempty"`
 }
 
 func (a *attrs) experiment(x *xmlDefaultExperiment) *DefaultExperiment {

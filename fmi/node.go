@@ -1,6 +1,7 @@
 package fmi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -8,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -26,19 +28,40 @@ type Options struct {
 	Instance string
 	// Params are parameter values by name, as a scene gives them: the
 	// FMU's parameters (under the node's names for them) and the node's
-	// own ("rtol", "atol"); "path", "interface" and "instance" may be
-	// given and must then agree with the FMU and the fields above.
+	// own ("rtol", "atol", "isolate", "timeout"); "path", "interface" and
+	// "instance" may be given and must then agree with the FMU and the
+	// fields above.
 	Params map[string]any
+	// Isolate runs the FMU in a child process of its own, cosim's FMU
+	// host (HostProgram), reached over pipes: an FMU that crashes, hangs
+	// or leaks ends that process and the call reports it (a *CallError
+	// wrapping ErrCrashed, ErrTimeout or ErrProtocol) instead of taking
+	// cosim down, and an FMU built with Go can be loaded (ErrNeedsIsolation
+	// otherwise). Every call then crosses a pipe (docs/fmi.md gives the
+	// cost). The scene parameter "isolate" is the same.
+	Isolate bool
+	// Timeout bounds every call into an isolated FMU (wall-clock time):
+	// a call that takes longer has its process killed and returns an
+	// error wrapping ErrTimeout. Zero means no limit. The scene parameter
+	// "timeout" is the same, in seconds.
+	Timeout time.Duration
+	// Context, when not nil, interrupts a call into an isolated FMU that
+	// is in progress when it is done (its process is killed; the error
+	// wraps the context's cause): a run cancelled while an isolated FMU
+	// hangs stops. Calls into an FMU in cosim's process cannot be
+	// interrupted.
+	Context context.Context
 }
 
 // resources is what an instance holds outside Go memory. It is shared by
 // the node and the cleanup that frees it if the node is garbage collected
 // without Close, so it must not refer to the node.
 type resources struct {
-	once sync.Once
-	f    *FMU
-	k    Interface
-	inst instance
+	once     sync.Once
+	f        *FMU
+	k        Interface
+	isolated bool
+	inst     instance
 	// terminable: the instance is initialized and has not failed, so
 	// Terminate is due before FreeInstance.
 	terminable bool
@@ -54,7 +77,7 @@ func (r *resources) close() error {
 			errs = append(errs, r.inst.terminate())
 		}
 		r.inst.free()
-		errs = append(errs, r.f.releaseInstance(r.k))
+		errs = append(errs, r.f.releaseInstance(r.k, r.isolated))
 		r.err = errors.Join(errs...)
 	})
 	return r.err
@@ -96,7 +119,7 @@ type base struct {
 func (b *base) typeLabel() string { return TypeName + " " + b.md.ModelName }
 
 // newBase resolves parameters, instantiates and initializes the FMU.
-func newBase(f *FMU, opts Options, tr transport) (*base, error) {
+func newBase(f *FMU, opts Options) (*base, error) {
 	md := f.md
 	k := opts.Interface
 	if k == "" {
@@ -142,6 +165,19 @@ func newBase(f *FMU, opts Options, tr transport) (*base, error) {
 	if p, ok := given[ParamPath]; !ok || p == "" {
 		given[ParamPath] = f.path
 	}
+	if opts.Isolate {
+		if v, ok := given[ParamIsolate].(bool); ok && !v {
+			return nil, fmt.Errorf("FMU %s: Options.Isolate is true and the parameter %q false", md.ModelName, ParamIsolate)
+		}
+		given[ParamIsolate] = true
+	}
+	if opts.Timeout != 0 {
+		sec := opts.Timeout.Seconds()
+		if v, ok := given[ParamTimeout].(float64); ok && v != sec {
+			return nil, fmt.Errorf("FMU %s: timeout given twice: Options.Timeout %s and the parameter %q %v s", md.ModelName, opts.Timeout, ParamTimeout, v)
+		}
+		given[ParamTimeout] = sec
+	}
 	if err := b.notCarried(given); err != nil {
 		return nil, err
 	}
@@ -172,16 +208,24 @@ func newBase(f *FMU, opts Options, tr transport) (*base, error) {
 			use.configuration = md.Major == 3
 		}
 	}
-	if err := f.acquire(k); err != nil {
+	var tr transport = inProcess
+	isolate := vals.Bool(ParamIsolate)
+	if isolate {
+		tr = isolated{timeout: time.Duration(vals.Float(ParamTimeout) * float64(time.Second)), ctx: opts.Context}
+	} else if vals.Float(ParamTimeout) != 0 {
+		return nil, &node.ParamError{Node: b.typeLabel(), Param: ParamTimeout, Value: vals.Float(ParamTimeout),
+			Reason: "needs \"isolate\": true: a call into an FMU in cosim's process cannot be interrupted", Valid: "0 without isolate"}
+	}
+	if err := f.acquire(k, isolate); err != nil {
 		return nil, fmt.Errorf("FMU %s: %w", md.ModelName, err)
 	}
 	inst, err := tr.instantiate(f, k, b.name, use)
 	if err != nil {
-		f.releaseInstance(k)
+		f.releaseInstance(k, isolate)
 		return nil, err
 	}
 	b.inst = inst
-	b.res = &resources{f: f, k: k, inst: inst}
+	b.res = &resources{f: f, k: k, isolated: isolate, inst: inst}
 	return b, nil
 }
 
@@ -596,9 +640,9 @@ func (b *base) resolveParams(p map[string]any) (node.Values, []string, error) {
 	}
 	var errs []error
 	for _, name := range changed {
-		if name == ParamInstance {
+		if name == ParamInstance || name == ParamIsolate || name == ParamTimeout {
 			errs = append(errs, &node.ParamError{Node: b.typeLabel(), Param: name, Value: vals[name],
-				Reason: "cannot change after the FMU is instantiated", Valid: fmt.Sprintf("%q", b.name)})
+				Reason: "cannot change after the FMU is instantiated", Valid: node.FormatValue(b.vals[name])})
 		}
 		for _, c := range b.m.params {
 			if c.name == name && c.v.Causality == CausalityStructuralParameter {

@@ -30,6 +30,11 @@ const (
 	// Update (co-simulation mode).
 	ParamRTol = "rtol"
 	ParamATol = "atol"
+	// ParamIsolate runs the FMU in a child process of its own
+	// (Options.Isolate); ParamTimeout bounds each call into it, in
+	// seconds (Options.Timeout).
+	ParamIsolate = "isolate"
+	ParamTimeout = "timeout"
 )
 
 // Defaults of ParamRTol and ParamATol.
@@ -335,6 +340,10 @@ func ownParams(md *ModelDescription, k Interface) []node.Param {
 			Description: "The FMI interface the node is made from: `co-simulation` (the FMU steps itself; the default where offered) or `model-exchange` (cosim integrates the FMU's equations)"},
 		{Name: ParamInstance, Kind: node.Text, Default: md.Interface(k).ModelIdentifier,
 			Description: "The FMU instance name, given to the FMU at instantiation and shown in its messages"},
+		{Name: ParamIsolate, Kind: node.Bool, Default: false,
+			Description: "Run the FMU in a child process of its own (cosim's FMU host), so that an FMU that crashes, hangs or leaks cannot take cosim down, and an FMU built with Go can be loaded; each call then crosses a pipe"},
+		{Name: ParamTimeout, Kind: node.Real, Default: 0.0, Units: "s", Range: node.NonNegative(),
+			Description: "With isolate: the longest a call into the FMU may take, in seconds of wall-clock time, before cosim kills its process and reports the call (0: no limit)"},
 	}
 	if k == ModelExchange {
 		ps = append(ps,

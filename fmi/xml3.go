@@ -8,23 +8,29 @@ import (
 )
 
 // The FMI 3.0 modelDescription.xml schema (fmi3ModelDescription.xsd), as
-// far as cosim reads it.
+// far as cosim reads and writes it: parse3 decodes these structs,
+// EncodeFMI3 (xml3write.go) fills and encodes them, so attributes that are
+// absent stay absent (omitempty) and the elements come in the schema's
+// order (the fields' order).
 
 type xml3 struct {
+	XMLName               xml.Name              `xml:"fmiModelDescription"`
+	FMIVersion            string                `xml:"fmiVersion,attr"`
 	ModelName             string                `xml:"modelName,attr"`
 	Token                 string                `xml:"instantiationToken,attr"`
-	Description           string                `xml:"description,attr"`
-	Author                string                `xml:"author,attr"`
-	Version               string                `xml:"version,attr"`
-	Copyright             string                `xml:"copyright,attr"`
-	License               string                `xml:"license,attr"`
-	GenerationTool        string                `xml:"generationTool,attr"`
-	GenerationDateAndTime string                `xml:"generationDateAndTime,attr"`
+	Description           string                `xml:"description,attr,omitempty"`
+	Author                string                `xml:"author,attr,omitempty"`
+	Version               string                `xml:"version,attr,omitempty"`
+	Copyright             string                `xml:"copyright,attr,omitempty"`
+	License               string                `xml:"license,attr,omitempty"`
+	GenerationTool        string                `xml:"generationTool,attr,omitempty"`
+	GenerationDateAndTime string                `xml:"generationDateAndTime,attr,omitempty"`
 	ME                    *xml3Interface        `xml:"ModelExchange"`
 	CS                    *xml3Interface        `xml:"CoSimulation"`
 	SE                    *xml3Interface        `xml:"ScheduledExecution"`
-	Units                 []xmlUnit             `xml:"UnitDefinitions>Unit"`
-	Types                 xml3TypeDefs          `xml:"TypeDefinitions"`
+	UnitDefs              *xml3Units            `xml:"UnitDefinitions"`
+	Types                 *xml3TypeDefs         `xml:"TypeDefinitions"`
+	LogCategories         *xml3Categories       `xml:"LogCategories"`
 	DefaultExperiment     *xmlDefaultExperiment `xml:"DefaultExperiment"`
 	Vars                  struct {
 		Vars []xml3Var `xml:",any"`
@@ -36,15 +42,31 @@ type xml3 struct {
 
 type xml3Interface struct {
 	ModelIdentifier                        string `xml:"modelIdentifier,attr"`
-	NeedsExecutionTool                     string `xml:"needsExecutionTool,attr"`
-	CanBeInstantiatedOnlyOncePerProcess    string `xml:"canBeInstantiatedOnlyOncePerProcess,attr"`
-	CanGetAndSetFMUState                   string `xml:"canGetAndSetFMUState,attr"`
-	CanSerializeFMUState                   string `xml:"canSerializeFMUState,attr"`
-	ProvidesDirectionalDerivatives         string `xml:"providesDirectionalDerivatives,attr"`
-	CanHandleVariableCommunicationStepSize string `xml:"canHandleVariableCommunicationStepSize,attr"`
-	FixedInternalStepSize                  string `xml:"fixedInternalStepSize,attr"`
-	HasEventMode                           string `xml:"hasEventMode,attr"`
-	NeedsCompletedIntegratorStep           string `xml:"needsCompletedIntegratorStep,attr"`
+	NeedsExecutionTool                     string `xml:"needsExecutionTool,attr,omitempty"`
+	CanBeInstantiatedOnlyOncePerProcess    string `xml:"canBeInstantiatedOnlyOncePerProcess,attr,omitempty"`
+	CanGetAndSetFMUState                   string `xml:"canGetAndSetFMUState,attr,omitempty"`
+	CanSerializeFMUState                   string `xml:"canSerializeFMUState,attr,omitempty"`
+	ProvidesDirectionalDerivatives         string `xml:"providesDirectionalDerivatives,attr,omitempty"`
+	CanHandleVariableCommunicationStepSize string `xml:"canHandleVariableCommunicationStepSize,attr,omitempty"`
+	FixedInternalStepSize                  string `xml:"fixedInternalStepSize,attr,omitempty"`
+	HasEventMode                           string `xml:"hasEventMode,attr,omitempty"`
+	NeedsCompletedIntegratorStep           string `xml:"needsCompletedIntegratorStep,attr,omitempty"`
+}
+
+// xml3Units and xml3Categories are elements whose children are optional
+// but which may not be empty: nil leaves them out.
+type xml3Units struct {
+	Units []xmlUnit `xml:"Unit"`
+}
+
+type xml3Categories struct {
+	Categories []xml3Category `xml:"Category"`
+}
+
+// xml3Category is a <LogCategories> entry.
+type xml3Category struct {
+	Name        string `xml:"name,attr"`
+	Description string `xml:"description,attr,omitempty"`
 }
 
 type xml3TypeDefs struct {
@@ -65,25 +87,27 @@ type xml3Var struct {
 	XMLName      xml.Name
 	Name         string     `xml:"name,attr"`
 	VR           string     `xml:"valueReference,attr"`
-	Description  string     `xml:"description,attr"`
-	Causality    string     `xml:"causality,attr"`
-	Variability  string     `xml:"variability,attr"`
-	Initial      string     `xml:"initial,attr"`
-	DeclaredType string     `xml:"declaredType,attr"`
-	Min          string     `xml:"min,attr"`
-	Max          string     `xml:"max,attr"`
-	Unit         string     `xml:"unit,attr"`
-	Quantity     string     `xml:"quantity,attr"`
-	Derivative   string     `xml:"derivative,attr"`
-	Reinit       string     `xml:"reinit,attr"`
+	Description  string     `xml:"description,attr,omitempty"`
+	Causality    string     `xml:"causality,attr,omitempty"`
+	Variability  string     `xml:"variability,attr,omitempty"`
+	Initial      string     `xml:"initial,attr,omitempty"`
+	DeclaredType string     `xml:"declaredType,attr,omitempty"`
+	Quantity     string     `xml:"quantity,attr,omitempty"`
+	Unit         string     `xml:"unit,attr,omitempty"`
+	Min          string     `xml:"min,attr,omitempty"`
+	Max          string     `xml:"max,attr,omitempty"`
+	Derivative   string     `xml:"derivative,attr,omitempty"`
+	Reinit       string     `xml:"reinit,attr,omitempty"`
 	Attrs        []xml.Attr `xml:",any,attr"` // start, whose presence matters
 	StartElems   []struct {
 		Value string `xml:"value,attr"`
 	} `xml:"Start"`
-	Dims []struct {
-		Start string `xml:"start,attr"`
-		VR    string `xml:"valueReference,attr"`
-	} `xml:"Dimension"`
+	Dims []xml3Dim `xml:"Dimension"`
+}
+
+type xml3Dim struct {
+	Start string `xml:"start,attr,omitempty"`
+	VR    string `xml:"valueReference,attr,omitempty"`
 }
 
 type xml3Unknown struct {
@@ -133,13 +157,25 @@ func parse3(data []byte) (*ModelDescription, error) {
 		return nil, fmt.Errorf("%w: the FMU offers only <ScheduledExecution>, which cosim does not import (it imports co-simulation and model exchange)", ErrModelDescription)
 	}
 	a.where = "<UnitDefinitions>"
-	for _, u := range x.Units {
+	if x.UnitDefs == nil {
+		x.UnitDefs = &xml3Units{}
+	}
+	if x.LogCategories == nil {
+		x.LogCategories = &xml3Categories{}
+	}
+	for _, u := range x.UnitDefs.Units {
 		md.Units = append(md.Units, Unit{Name: u.Name, Base: a.baseUnit(u.Base)})
+	}
+	for _, c := range x.LogCategories.Categories {
+		md.LogCategories = append(md.LogCategories, LogCategory{Name: c.Name, Description: c.Description})
 	}
 	a.where = "<DefaultExperiment>"
 	md.DefaultExperiment = a.experiment(x.DefaultExperiment)
 	types := map[string]typeDef{}
 	a.where = "<TypeDefinitions>"
+	if x.Types == nil {
+		x.Types = &xml3TypeDefs{}
+	}
 	for _, t := range x.Types.Defs {
 		types[t.Name] = typeDef{unit: t.Unit, quantity: t.Quantity, min: t.Min, max: t.Max, items: a.items(t.Items)}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cosimgo/cosim/integrators"
 )
 
 // This file checks the arguments of the Sim's entry points that a caller
@@ -19,12 +21,19 @@ var ErrSelfEdge = errors.New("edge into its own node")
 
 // checkRunArgs checks Run's context and the monolithic driver options
 // against this graph.
-func (s *Sim) checkRunArgs(ctx context.Context, set Settings) error {
+func (s *Sim) checkRunArgs(ctx context.Context, mode Mode) error {
 	if ctx == nil {
 		return errors.New("graph: Run: the context is nil; pass context.Background() (or context.TODO()) for a run that is never cancelled")
 	}
-	if is := set.Options; is != nil {
-		n := len(s.x)
+	var is *integrators.DriverOptions
+	switch m := mode.(type) {
+	case Monolithic:
+		is = m.Options
+	case MonolithicAdaptive:
+		is = m.Options
+	}
+	if is != nil {
+		n := len(s.state)
 		if len(is.Positions) != len(is.Velocities) {
 			return fmt.Errorf("graph: Settings.Options: %d Positions and %d Velocities; they pair up, one velocity index per position index", len(is.Positions), len(is.Velocities))
 		}

@@ -82,7 +82,11 @@ func TestGoAPIMistakes(t *testing.T) {
 			{&integrators.DriverOptions{Positions: []int{0, 1}, Velocities: []int{3}}, "2 Positions and 1 Velocities"},
 			{&integrators.DriverOptions{Positions: []int{0}, Velocities: []int{0}}, "Velocities[0] = 0 is also Positions[0]"},
 		} {
-			_, err = sim().Run(ctx, graph.Settings{Dt: 0.1, Steps: 2, Method: m, Options: c.opts})
+			mode := graph.Mode(graph.Monolithic{Method: m, Options: c.opts})
+			if am, ok := m.(integrators.AdaptiveMethod); ok {
+				mode = graph.MonolithicAdaptive{Method: am, Options: c.opts}
+			}
+			_, err = sim().Run(ctx, graph.Settings{Mode: mode, Dt: 0.1, Steps: 2})
 			check(m.Name()+" options", err, c.want)
 		}
 	}

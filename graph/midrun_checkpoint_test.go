@@ -24,7 +24,7 @@ func TestMidRunCouplingCheckpoint(t *testing.T) {
 	for name, st := range checkpointStrategies() {
 		t.Run(name, func(t *testing.T) {
 			set := func(steps int) graph.Settings {
-				return graph.Settings{Dt: checkpointDt(st), Steps: steps, Workers: 2, Grain: 1, Coupling: st}
+				return graph.Settings{Mode: graph.CoSimulation{Coupling: st, Workers: 2, Grain: 1}, Dt: checkpointDt(st), Steps: steps}
 			}
 			ref := strong.sim(t)
 			var c *graph.Checkpoint
@@ -113,7 +113,7 @@ func TestMidRunAdaptiveCheckpoint(t *testing.T) {
 		t.Run(m.Name(), func(t *testing.T) {
 			ref, _ := chain(4).Build()
 			var c *graph.Checkpoint
-			set := graph.Settings{Dt: 1e-2, End: end, Adaptive: true, Method: m, Record: []string{"m1.x"}, Observer: graph.ObserverFunc(func(v *graph.View) error {
+			set := graph.Settings{Mode: graph.MonolithicAdaptive{Method: m}, Dt: 1e-2, End: end, Record: []string{"m1.x"}, Observer: graph.ObserverFunc(func(v *graph.View) error {
 				if v.Phase == graph.ObserveStep && v.Step == 7 {
 					c = ref.Checkpoint()
 				}
@@ -176,11 +176,11 @@ func TestResumeInAnotherMode(t *testing.T) {
 	ctx := context.Background()
 	iqn := checkpointStrategies()["iqn-ils reuse"]
 	gs := checkpointStrategies()["gauss-seidel"]
-	rk4 := graph.Settings{Dt: 1e-3, Steps: 5, Method: integrators.RK4{}}
+	rk4 := graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}}, Dt: 1e-3, Steps: 5}
 	jacobi := graph.Settings{Dt: 1e-3, Steps: 5}
-	withIQN := graph.Settings{Dt: 1e-3, Steps: 5, Coupling: iqn}
-	withGS := graph.Settings{Dt: 1e-3, Steps: 5, Coupling: gs}
-	adaptive := graph.Settings{Dt: 1e-3, End: 0.02, Adaptive: true}
+	withIQN := graph.Settings{Mode: graph.CoSimulation{Coupling: iqn}, Dt: 1e-3, Steps: 5}
+	withGS := graph.Settings{Mode: graph.CoSimulation{Coupling: gs}, Dt: 1e-3, Steps: 5}
+	adaptive := graph.Settings{Mode: graph.MonolithicAdaptive{}, Dt: 1e-3, End: 0.02}
 	for _, c := range []struct {
 		name        string
 		first, then graph.Settings

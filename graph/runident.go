@@ -17,15 +17,16 @@ import (
 // runIdentity is the mode and method of the run set describes:
 // "co-simulation <strategy>", "monolithic <method>" or "adaptive
 // <method>".
-func runIdentity(set Settings) string {
-	switch {
-	case set.Adaptive:
-		m, _ := adaptiveMethod(set)
-		return "adaptive " + m.Name()
-	case set.Method != nil:
-		return "monolithic " + set.Method.Name()
+func runIdentity(mode Mode) string {
+	switch m := mode.(type) {
+	case MonolithicAdaptive:
+		return "adaptive " + m.Method.Name()
+	case Monolithic:
+		return "monolithic " + m.Method.Name()
+	case CoSimulation:
+		return "co-simulation " + strategyKey(m.Coupling)
 	}
-	return "co-simulation " + strategyKey(set.Coupling)
+	return mode.String()
 }
 
 // checkResume refuses a run that would continue a restored checkpoint
@@ -34,19 +35,19 @@ func runIdentity(set Settings) string {
 // any run once the Sim has run or the memory has been reset. Where the
 // checkpoint carries memory the run would discard, the more precise
 // checks of beginCoupling and keptMono speak instead.
-func (s *Sim) checkResume(set Settings) error {
+func (s *Sim) checkResume(mode Mode) error {
 	was := s.resumeRun
 	if was == "" {
 		return nil
 	}
-	now := runIdentity(set)
-	mode := func(id string) string { m, _, _ := strings.Cut(id, " "); return m }
+	now := runIdentity(mode)
+	kind := func(id string) string { m, _, _ := strings.Cut(id, " "); return m }
 	switch {
 	case was == now:
 		return nil
-	case mode(was) == "co-simulation" && mode(now) == "co-simulation" && s.cmem != nil && s.cmem.restored:
+	case kind(was) == "co-simulation" && kind(now) == "co-simulation" && s.lastPlan != nil && s.lastPlan.restored:
 		return nil // beginCoupling names the strategies' difference
-	case mode(was) != "co-simulation" && mode(now) != "co-simulation" && s.mono != nil && s.mono.restored && s.monoCurrent():
+	case kind(was) != "co-simulation" && kind(now) != "co-simulation" && s.mono != nil && s.mono.restored && s.monoCurrent():
 		return nil // keptMono names the methods' difference
 	}
 	return fmt.Errorf("graph: the checkpoint restored was taken in the run %q; this run is %q: it would not continue the checkpointed run but start another computation from its state; continue with the same mode and %s, or call Sim.ResetCoupling or Sim.ResetIntegrator to start afresh from the checkpoint's state", was, now, what(was))

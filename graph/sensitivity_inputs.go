@@ -20,7 +20,7 @@ import "github.com/cosimgo/cosim/node"
 // in js, of a.fp) of the parameters js, none analytic.
 func (a *sensSys) inputParamDerivs(t float64, y []float64, js []int) error {
 	s, n := a.s, a.n
-	nu := len(s.u)
+	nu := len(s.inputs)
 	du := make([][]float64, len(js)) // ∂u/∂p_j, all inputs
 	for k, j := range js {
 		buf := make([]float64, n+nu)
@@ -70,7 +70,7 @@ func (a *sensSys) inputParamDerivs(t float64, y []float64, js []int) error {
 			dstU = make([]float64, nx*ncu)
 		}
 		dstU = dstU[:nx*ncu]
-		if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputs(c), nil, dstU); err != nil {
+		if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputsOf(c), nil, dstU); err != nil {
 			return stepError(c.name, "", s.steps, t, err)
 		}
 		for k, j := range js {
@@ -94,7 +94,7 @@ func (a *sensSys) inputParamDerivs(t float64, y []float64, js []int) error {
 }
 
 // gatherAll writes every stateful node's gathered inputs at (t, y) into
-// dst (len(s.u), in s.u's layout); inputs of other nodes are left as
+// dst (len(s.inputs), in s.inputs's layout); inputs of other nodes are left as
 // prepare leaves them.
 func (a *sensSys) gatherAll(t float64, y, dst []float64) error {
 	s := a.s
@@ -110,6 +110,6 @@ func (a *sensSys) gatherAll(t float64, y, dst []float64) error {
 			}
 		}
 	}
-	copy(dst, s.u)
+	copy(dst, s.inputs)
 	return nil
 }

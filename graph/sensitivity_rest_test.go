@@ -31,7 +31,7 @@ func TestSensitivitiesAtRest(t *testing.T) {
 	ctx := context.Background()
 	times := []float64{1, 2, 27.2, 30, 40}
 	s := sensBall(t, 10, 0.9)
-	res, err := s.Sensitivities(ctx, []string{"table.position", "ball.elasticity"}, &graph.SensitivityOptions{End: 40, Output: times, Method: restDP})
+	res, err := s.Sensitivities(ctx, []string{"table.position", "ball.elasticity"}, &graph.SensitivityOptions{End: 40, Output: times, Mode: graph.MonolithicAdaptive{Method: restDP}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestSensitivitiesAtRest(t *testing.T) {
 		if err := tb.(node.Tunable).SetParams(map[string]any{"position": dz}); err != nil {
 			t.Fatal(err)
 		}
-		out, err := r.Run(ctx, graph.Settings{End: 40, Adaptive: true, Method: restDP, Record: []string{"ball.position", "ball.velocity"}, Options: &integrators.DriverOptions{Output: times}})
+		out, err := r.Run(ctx, graph.Settings{Mode: graph.MonolithicAdaptive{Method: restDP, Options: &integrators.DriverOptions{Output: times}}, End: 40, Record: []string{"ball.position", "ball.velocity"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,6 +53,7 @@ func Schema(reg *node.Registry) ([]byte, error) {
 	defs["run"] = runSchema()
 	defs["integrator"] = integratorSchema()
 	defs["coupling"] = couplingSchema()
+	defs["fmu"] = fmuSchema()
 	defs["record"] = obj{
 		"type": "object", "additionalProperties": false,
 		"description": "What to record: fields, every how many steps, and dense-output times of adaptive monolithic runs.",
@@ -79,6 +80,7 @@ func Schema(reg *node.Registry) ([]byte, error) {
 			"edges":       obj{"type": "array", "maxItems": MaxEdges, "items": obj{"$ref": "#/$defs/edge"}},
 			"run":         obj{"$ref": "#/$defs/run"},
 			"record":      obj{"$ref": "#/$defs/record"},
+			"fmu":         obj{"$ref": "#/$defs/fmu"},
 		},
 		"$defs": defs,
 	}
@@ -233,12 +235,39 @@ func edgeSchema() obj {
 	}
 }
 
+func fmuSchema() obj {
+	str := func(desc string) obj { return obj{"type": "string", "description": desc} }
+	entry := func(desc, key, keyDesc string, list bool) obj {
+		var target obj = obj{"type": "string", "pattern": fieldPattern, "description": keyDesc}
+		if list {
+			target = obj{"type": "array", "minItems": 1, "items": obj{"type": "string", "pattern": fieldPattern}, "description": keyDesc}
+		}
+		return obj{"type": "object", "additionalProperties": false, "required": []string{key}, "description": desc,
+			"properties": obj{
+				"name":        str("The FMU variable's name; default the path it binds."),
+				key:           target,
+				"description": str("The FMU variable's description; default the node's."),
+			}}
+	}
+	return obj{
+		"type": "object", "additionalProperties": false,
+		"description": "The scene's interface as an FMI 3.0 co-simulation FMU (cosim export): its inputs, outputs and parameters. Runs ignore it.",
+		"properties": obj{
+			"model_name":  str("The FMU's model name; default the scene's name, else the exported file's base name."),
+			"description": str("The FMU's description; default the scene's."),
+			"inputs":      obj{"type": "array", "items": entry("An FMU input driving node inputs that no edge feeds.", "to", "The node inputs (\"node.input\") it drives.", true)},
+			"outputs":     obj{"type": "array", "items": entry("An FMU output.", "from", "A state field or output, \"node.field\" or \"node.field[i]\".", false)},
+			"parameters":  obj{"type": "array", "items": entry("A node parameter exposed as an FMU parameter.", "param", "The node parameter, \"node.param\".", false)},
+		},
+	}
+}
+
 func runSchema() obj {
 	return obj{
 		"type": "object", "additionalProperties": false, "required": []string{"dt"},
 		"description": "Run settings. Give steps or end.",
 		"properties": obj{
-			"mode":       obj{"enum": Modes(), "default": CoSimulation, "description": "co-simulation: every node steps itself, coupled by run.coupling; monolithic: one integrator (run.integrator) for all stateful nodes."},
+			"mode":       obj{"enum": Modes(), "default": coSimulation, "description": "co-simulation: every node steps itself, coupled by run.coupling; monolithic: one integrator (run.integrator) for all stateful nodes."},
 			"dt":         obj{"type": "number", "exclusiveMinimum": 0, "description": "Step [s]: macro step, fixed integrator step, or output spacing of an adaptive run."},
 			"steps":      obj{"type": "integer", "minimum": 0, "description": "Number of steps; 0: use end."},
 			"end":        obj{"type": "number", "minimum": 0, "description": "End time [s]; the run starts at 0."},

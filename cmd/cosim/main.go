@@ -25,6 +25,7 @@
 //	                                 ∂(fields)/∂(parameters), exact through located events
 //	cosim fit SCENE --data FILE.csv --free NODE.PARAM[=START][:LO:HI]… [--noise FIELD=SIGMA]… [-o FITTED.json]
 //	                                 fit parameters to measured data; not converged: exit 1, no -o
+//	cosim export SCENE -o MODEL.fmu  the scene as an FMI 3.0 co-simulation FMU
 //	cosim anomalies [--json] [--status open|resolved|wont-fix]
 //	                                 the registry of known anomalies
 //	cosim guide [-o DIR] [TYPE…]     write node guides into DIR (default: the module's docs/nodes; "-" for stdout)
@@ -64,9 +65,14 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/cosimgo/cosim/fmi/export"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == export.ServeCommand {
+		os.Exit(serveFMU(os.Args[2:]))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -88,6 +94,7 @@ func commands() []command {
 		{"fit", fitArgs, "fit scene parameters to measured data (least squares, exact gradients through contacts)", cmdFit},
 		{"sensitivity", sensitivityArgs, "∂(fields)/∂(parameters) along a monolithic run, exact through located events", cmdSensitivity},
 		{"sweep", sweepArgs, "run a parameter grid or list in parallel, one row per run; shard it across array jobs", cmdSweep},
+		{"export", exportArgs, "write a scene as an FMI 3.0 co-simulation FMU (its fmu section: inputs, outputs, parameters)", cmdExport},
 		{"anomalies", "[--json] [--status S]", "list the known anomalies (open, resolved, wont-fix)", cmdAnomalies},
 		{"guide", "[-o DIR] [TYPE…]", "write node guides (Markdown) into DIR, default the cosim module's docs/nodes; -o - for stdout", cmdGuide},
 	}

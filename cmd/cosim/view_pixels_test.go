@@ -289,6 +289,7 @@ func TestBrowserLabelsEveryScene(t *testing.T) {
 			msgs := chromedp.Console(cctx)
 			tctx := openView(t, ctx, path, "--frames", frames)
 			n := eval[int](t, tctx, `cosimView.frames`)
+			var r0 [4]float64
 			for _, i := range []int{0, n / 2, n - 1} {
 				eval[any](t, tctx, fmt.Sprintf(`cosimView.setFrame(%d)`, i))
 				boxes := eval[[]struct {
@@ -299,6 +300,16 @@ func TestBrowserLabelsEveryScene(t *testing.T) {
 					t.Errorf("frame %d: no labels", i)
 				}
 				_, w, h := pageCamera(t, tctx)
+				// The view keeps its place and size from frame to
+				// frame: a top bar that re-wraps as the time text
+				// grows would move the picture under the labels just
+				// placed.
+				r := eval[[4]float64](t, tctx, `(() => { const r = document.querySelector("#view").getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
+				if i == 0 {
+					r0 = r
+				} else if r != r0 {
+					t.Errorf("frame %d: the view is at %v (left, top, width, height), at frame 0 it was at %v", i, r, r0)
+				}
 				img := pageShot(t, tctx, "#view")
 				for a, la := range boxes {
 					r := la.Box

@@ -18,6 +18,8 @@
 //   - fmi/ (the FMU importer) imports only node/ and integrators/ (and
 //     the standard library): scene and the commands reach it through
 //     the registry's dynamic type "fmu" (nodes.Registry), never by name;
+//   - fmi/export (the FMU exporter) imports no node package: the
+//     command passes it the registry;
 //   - no package declares an exported variable of map or slice type:
 //     tables are unexported behind functions that return copies;
 //   - a type name declared by two user-facing packages (node,

@@ -10,24 +10,32 @@
  * variable COSIM_TESTFMU_LOG set, every instantiation, termination and
  * free is appended to that file ("instantiate NAME", …), so tests count
  * them. Compiled with -DOMIT_DOSTEP it lacks fmi3DoStep.
+ *
+ * For cosim's out-of-process mode it can also misbehave the way an FMU
+ * can take its process down: from t >= misbehave_at, fmi3DoStep does
+ * what misbehave says: 1 dereferences NULL (a segmentation fault), 2 loops
+ * forever, 3 writes bytes that are not cosim's protocol into file
+ * descriptor 4 (the host's reply pipe), 4 exits with status 3, 5 prints a
+ * line on stderr and aborts.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fmi3Functions.h"
 
 typedef struct {
-	double time, x, u, k, fail_at, nan_at;
-	int fail_status;
+	double time, x, u, k, fail_at, nan_at, misbehave_at;
+	int fail_status, misbehave;
 	int initialized;
 	char name[128];
 	fmi3InstanceEnvironment env;
 	fmi3LogMessageCallback logger;
 } Instance;
 
-enum { VR_TIME, VR_X, VR_U, VR_K, VR_FAIL_AT, VR_FAIL_STATUS, VR_NAN_AT };
+enum { VR_TIME, VR_X, VR_U, VR_K, VR_FAIL_AT, VR_FAIL_STATUS, VR_NAN_AT, VR_MISBEHAVE_AT, VR_MISBEHAVE };
 
 static void record(const char *what, const char *name) {
 	const char *path = getenv("COSIM_TESTFMU_LOG");
@@ -53,6 +61,8 @@ static void defaults(Instance *s) {
 	s->fail_at = 1e300;
 	s->fail_status = fmi3Error;
 	s->nan_at = 1e300;
+	s->misbehave_at = 1e300;
+	s->misbehave = 0;
 	s->initialized = 0;
 }
 
@@ -125,6 +135,7 @@ fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
 		case VR_K: v[i] = s->k; break;
 		case VR_FAIL_AT: v[i] = s->fail_at; break;
 		case VR_NAN_AT: v[i] = s->nan_at; break;
+		case VR_MISBEHAVE_AT: v[i] = s->misbehave_at; break;
 		default:
 			say(s, fmi3Error, "logStatusError", "fmi3GetFloat64: no Float64 variable %g%.0g", (double)vr[i], 0);
 			return fmi3Error;
@@ -142,6 +153,7 @@ fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
 		case VR_K: s->k = v[i]; break;
 		case VR_FAIL_AT: s->fail_at = v[i]; break;
 		case VR_NAN_AT: s->nan_at = v[i]; break;
+		case VR_MISBEHAVE_AT: s->misbehave_at = v[i]; break;
 		default:
 			say(s, fmi3Error, "logStatusError", "fmi3SetFloat64: variable %g cannot be set%.0g", (double)vr[i], 0);
 			return fmi3Error;
@@ -154,8 +166,9 @@ fmi3Status fmi3GetInt32(fmi3Instance instance, const fmi3ValueReference vr[], si
 	Instance *s = instance;
 	if (nv != nvr) return fmi3Error;
 	for (size_t i = 0; i < nvr; i++) {
-		if (vr[i] != VR_FAIL_STATUS) return fmi3Error;
-		v[i] = s->fail_status;
+		if (vr[i] == VR_FAIL_STATUS) v[i] = s->fail_status;
+		else if (vr[i] == VR_MISBEHAVE) v[i] = s->misbehave;
+		else return fmi3Error;
 	}
 	return fmi3OK;
 }
@@ -164,8 +177,9 @@ fmi3Status fmi3SetInt32(fmi3Instance instance, const fmi3ValueReference vr[], si
 	Instance *s = instance;
 	if (nv != nvr) return fmi3Error;
 	for (size_t i = 0; i < nvr; i++) {
-		if (vr[i] != VR_FAIL_STATUS) return fmi3Error;
-		s->fail_status = v[i];
+		if (vr[i] == VR_FAIL_STATUS) s->fail_status = v[i];
+		else if (vr[i] == VR_MISBEHAVE) s->misbehave = v[i];
+		else return fmi3Error;
 	}
 	return fmi3OK;
 }
@@ -178,6 +192,17 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 t, fmi3Float64 h, fmi3B
 	*eventNeeded = fmi3False;
 	*terminate = fmi3False;
 	*earlyReturn = fmi3False;
+	if (t >= s->misbehave_at) {
+		static const char garbage[] = "\xff\xff\xff\x7fthis is not cosim's protocol";
+		volatile int *null = NULL;
+		switch (s->misbehave) {
+		case 1: *null = 1; break;
+		case 2: for (;;) pause(); break;
+		case 3: if (write(4, garbage, sizeof garbage) < 0) return fmi3Error; break;
+		case 4: exit(3);
+		case 5: fprintf(stderr, "testfmu: giving up at t=%g\n", t); fflush(stderr); abort();
+		}
+	}
 	if (t >= s->fail_at) {
 		say(s, (fmi3Status)s->fail_status, "logStatusError", "DoStep from t=%g fails as asked (fail_at = %g)", t, s->fail_at);
 		*last = t;

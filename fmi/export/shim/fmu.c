@@ -1,0 +1,855 @@
+/*
+ * The binary of an FMU exported by cosim (FMI 3.0, co-simulation).
+ *
+ * Each instance is a cosim process — the cosim program in the FMU's
+ * resources folder, started as "cosim fmu-serve RESOURCES" — that runs the
+ * scene in resources/scene.json. This library forwards every fmi3 call to
+ * it over a Unix socket pair (the process's standard input and output) in
+ * the protocol of fmi/export/protocol.go, and hands the messages it
+ * returns to the master's logger. Nothing of Go runs in the master's
+ * process: the library loads beside other FMUs, built with Go or not, and
+ * a crash of the scene's run is an fmi3Fatal, not a crash of the master.
+ *
+ * Compiled by `cosim export` with the system's C compiler (cc -shared
+ * -fPIC). The tests compile it with -DCOSIM_FMI3_HEADERS against the
+ * standard's fmi3Functions.h, which checks every definition below against
+ * the standard's declaration; without it, the few types the library needs
+ * are declared here with the standard's definitions.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef COSIM_FMI3_HEADERS
+#include "fmi3Functions.h"
+#else
+#define FMI3_Export __attribute__((visibility("default")))
+typedef void *fmi3Instance;
+typedef void *fmi3InstanceEnvironment;
+typedef void *fmi3FMUState;
+typedef uint32_t fmi3ValueReference;
+typedef float fmi3Float32;
+typedef double fmi3Float64;
+typedef int8_t fmi3Int8;
+typedef uint8_t fmi3UInt8;
+typedef int16_t fmi3Int16;
+typedef uint16_t fmi3UInt16;
+typedef int32_t fmi3Int32;
+typedef uint32_t fmi3UInt32;
+typedef int64_t fmi3Int64;
+typedef uint64_t fmi3UInt64;
+typedef bool fmi3Boolean;
+typedef char fmi3Char;
+typedef const fmi3Char *fmi3String;
+typedef uint8_t fmi3Byte;
+typedef const fmi3Byte *fmi3Binary;
+typedef bool fmi3Clock;
+typedef enum { fmi3OK, fmi3Warning, fmi3Discard, fmi3Error, fmi3Fatal } fmi3Status;
+typedef enum { fmi3Independent, fmi3Constant, fmi3Fixed, fmi3Tunable, fmi3Discrete, fmi3Dependent } fmi3DependencyKind;
+typedef enum { fmi3IntervalNotYetKnown, fmi3IntervalUnchanged, fmi3IntervalChanged } fmi3IntervalQualifier;
+typedef void (*fmi3LogMessageCallback)(fmi3InstanceEnvironment, fmi3Status, fmi3String, fmi3String);
+typedef void (*fmi3ClockUpdateCallback)(fmi3InstanceEnvironment);
+typedef void (*fmi3IntermediateUpdateCallback)(fmi3InstanceEnvironment, fmi3Float64, fmi3Boolean, fmi3Boolean,
+                                               fmi3Boolean, fmi3Boolean, fmi3Boolean *, fmi3Float64 *);
+typedef void (*fmi3LockPreemptionCallback)(void);
+typedef void (*fmi3UnlockPreemptionCallback)(void);
+#endif
+
+/* The protocol (fmi/export/protocol.go). */
+enum {
+    PROTOCOL_VERSION = 1,
+    OP_INSTANTIATE = 1, OP_ENTER_INIT = 2, OP_EXIT_INIT = 3, OP_SET = 4, OP_GET = 5, OP_DO_STEP = 6,
+    OP_TERMINATE = 7, OP_RESET = 8, OP_GET_STATE = 9, OP_SET_STATE = 10, OP_FREE_STATE = 11,
+    OP_SERIALIZE = 12, OP_DESERIALIZE = 13, OP_FREE = 14, OP_DEBUG_LOGGING = 15,
+    TYPE_FLOAT64 = 1, TYPE_INT64 = 2, TYPE_BOOLEAN = 3,
+};
+
+typedef struct {
+    uint8_t *b;
+    size_t n, cap;
+} buf;
+
+typedef struct {
+    char *name;
+    fmi3InstanceEnvironment env;
+    fmi3LogMessageCallback log;
+    int fd;    /* our end of the socket pair; -1 once the process is gone */
+    pid_t pid; /* the cosim process; 0 once reaped */
+    buf req, rep;
+    size_t rd; /* read position in rep */
+} inst;
+
+/* An FMU state: the id of the process's checkpoint, and its serialized
+ * bytes once asked for. */
+typedef struct {
+    uint32_t id;
+    uint8_t *bytes;
+    size_t size;
+    bool serialized;
+} state;
+
+static void logf_(inst *in, fmi3Status s, const char *cat, const char *f, ...) {
+    if (!in || !in->log) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(msg, sizeof msg, f, ap);
+    va_end(ap);
+    in->log(in->env, s, cat, msg);
+}
+
+static bool grow(buf *b, size_t more) {
+    if (b->n + more <= b->cap) return true;
+    size_t c = b->cap ? b->cap : 256;
+    while (c < b->n + more) c *= 2;
+    uint8_t *p = realloc(b->b, c);
+    if (!p) return false;
+    b->b = p;
+    b->cap = c;
+    return true;
+}
+
+static void put(buf *b, const void *p, size_t n) {
+    if (grow(b, n)) {
+        memcpy(b->b + b->n, p, n);
+        b->n += n;
+    }
+}
+
+static void put_u8(buf *b, uint8_t x) { put(b, &x, 1); }
+static void put_u32(buf *b, uint32_t x) { put(b, &x, 4); } /* little-endian machines only (see protocol.go) */
+static void put_f64(buf *b, double x) { put(b, &x, 8); }
+static void put_str(buf *b, const char *s) {
+    if (!s) s = "";
+    uint32_t n = (uint32_t)strlen(s);
+    put_u32(b, n);
+    put(b, s, n);
+}
+
+static void begin(inst *in, uint32_t op) {
+    in->req.n = 0;
+    put_u32(&in->req, op);
+    put_u32(&in->req, 0);
+}
+
+static bool get(inst *in, void *p, size_t n) {
+    if (in->rd + n > in->rep.n) return false;
+    memcpy(p, in->rep.b + in->rd, n);
+    in->rd += n;
+    return true;
+}
+
+/* gone reaps the process after the connection failed, saying how it
+ * ended. */
+static fmi3Status gone(inst *in, const char *fn, const char *what) {
+    if (in->fd >= 0) close(in->fd);
+    in->fd = -1;
+    if (in->pid > 0) {
+        /* The connection fails as the process exits: give it 100 ms to
+         * become reapable, so that what ended it can be told, then end
+         * it ourselves. */
+        int ws = 0;
+        bool killed = false;
+        pid_t r = 0;
+        for (int i = 0; i < 20 && (r = waitpid(in->pid, &ws, WNOHANG)) == 0; i++) {
+            struct timespec ts = {0, 5000000};
+            nanosleep(&ts, NULL);
+        }
+        if (r == 0) {
+            kill(in->pid, SIGKILL);
+            waitpid(in->pid, &ws, 0);
+            killed = true;
+        }
+        in->pid = 0;
+        if (killed) {
+            logf_(in, fmi3Fatal, "logStatusFatal", "%s: the cosim process running the scene stopped answering (%s), and was killed", fn, what);
+            return fmi3Fatal;
+        }
+        if (WIFSIGNALED(ws)) {
+            logf_(in, fmi3Fatal, "logStatusFatal", "%s: the cosim process running the scene died of signal %d (%s)", fn, WTERMSIG(ws), what);
+            return fmi3Fatal;
+        }
+        if (WIFEXITED(ws)) {
+            logf_(in, fmi3Fatal, "logStatusFatal", "%s: the cosim process running the scene exited with status %d (%s; its error is on standard error)", fn, WEXITSTATUS(ws), what);
+            return fmi3Fatal;
+        }
+    }
+    logf_(in, fmi3Fatal, "logStatusFatal", "%s: the cosim process running the scene is gone (%s)", fn, what);
+    return fmi3Fatal;
+}
+
+/* call sends the request built since begin and reads the reply, handing
+ * its messages to the logger; the results are then read with get. */
+static fmi3Status call(inst *in, const char *fn) {
+    if (in->fd < 0) {
+        logf_(in, fmi3Fatal, "logStatusFatal", "%s: the cosim process running the scene is gone", fn);
+        return fmi3Fatal;
+    }
+    if (in->req.n < 8) return fmi3Fatal; /* out of memory building it */
+    uint32_t len = (uint32_t)(in->req.n - 8);
+    memcpy(in->req.b + 4, &len, 4);
+    for (size_t off = 0; off < in->req.n;) {
+        ssize_t k = send(in->fd, in->req.b + off, in->req.n - off, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return gone(in, fn, strerror(errno));
+        off += (size_t)k;
+    }
+    uint32_t head[2];
+    for (size_t off = 0; off < sizeof head;) {
+        ssize_t k = recv(in->fd, (char *)head + off, sizeof head - off, 0);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return gone(in, fn, k == 0 ? "the connection closed" : strerror(errno));
+        off += (size_t)k;
+    }
+    in->rep.n = 0;
+    in->rd = 0;
+    if (!grow(&in->rep, head[1])) return gone(in, fn, "out of memory for its reply");
+    for (size_t off = 0; off < head[1];) {
+        ssize_t k = recv(in->fd, in->rep.b + off, head[1] - off, 0);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return gone(in, fn, "its reply was cut short");
+        off += (size_t)k;
+    }
+    in->rep.n = head[1];
+    uint32_t nlog = 0;
+    get(in, &nlog, 4);
+    for (uint32_t i = 0; i < nlog; i++) {
+        uint32_t st = 0, nc = 0, nm = 0;
+        get(in, &st, 4);
+        get(in, &nc, 4);
+        if (in->rd + nc > in->rep.n) break;
+        char *cat = strndup((char *)in->rep.b + in->rd, nc);
+        in->rd += nc;
+        get(in, &nm, 4);
+        if (in->rd + nm > in->rep.n) {
+            free(cat);
+            break;
+        }
+        char *msg = strndup((char *)in->rep.b + in->rd, nm);
+        in->rd += nm;
+        if (in->log && cat && msg) in->log(in->env, (fmi3Status)st, cat, msg);
+        free(cat);
+        free(msg);
+    }
+    if (head[0] > fmi3Fatal) return gone(in, fn, "it replied with garbage");
+    return (fmi3Status)head[0];
+}
+
+static fmi3Status simple(fmi3Instance i, uint32_t op, const char *fn) {
+    inst *in = i;
+    if (!in) return fmi3Error;
+    begin(in, op);
+    return call(in, fn);
+}
+
+/* free_instance ends the process (asking it to, then waiting) and frees
+ * everything. */
+static void free_instance(inst *in) {
+    if (in->fd >= 0) {
+        begin(in, OP_FREE);
+        call(in, "fmi3FreeInstance");
+        if (in->fd >= 0) close(in->fd);
+        in->fd = -1;
+    }
+    if (in->pid > 0) {
+        int ws;
+        waitpid(in->pid, &ws, 0);
+        in->pid = 0;
+    }
+    free(in->req.b);
+    free(in->rep.b);
+    free(in->name);
+    free(in);
+}
+
+/* resourceDir turns the resourcePath argument (a path, or in FMUs
+ * written for FMI 2 importers a file:// URI) into a directory path with
+ * a trailing slash. */
+static char *resource_dir(const char *p) {
+    if (!p) return NULL;
+    if (strncmp(p, "file://", 7) == 0) {
+        p += 7;
+        if (strncmp(p, "localhost/", 10) == 0) p += 9;
+    }
+    size_t n = strlen(p);
+    char *d = malloc(n + 2);
+    if (!d) return NULL;
+    memcpy(d, p, n + 1);
+    if (n == 0 || d[n - 1] != '/') strcat(d, "/");
+    return d;
+}
+
+FMI3_Export const char *fmi3GetVersion(void) { return "3.0"; }
+
+FMI3_Export fmi3Instance fmi3InstantiateCoSimulation(
+    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
+    fmi3Boolean loggingOn, fmi3Boolean eventModeUsed, fmi3Boolean earlyReturnAllowed,
+    const fmi3ValueReference requiredIntermediateVariables[], size_t nRequiredIntermediateVariables,
+    fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
+    fmi3IntermediateUpdateCallback intermediateUpdate) {
+    (void)visible, (void)earlyReturnAllowed, (void)requiredIntermediateVariables, (void)intermediateUpdate;
+    inst *in = calloc(1, sizeof *in);
+    if (!in) return NULL;
+    in->name = strdup(instanceName ? instanceName : "");
+    in->env = instanceEnvironment;
+    in->log = logMessage;
+    in->fd = -1;
+    if (eventModeUsed) {
+        logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: event mode is not supported (the FMU has no clocks and no events for the master to handle)");
+        free_instance(in);
+        return NULL;
+    }
+    if (nRequiredIntermediateVariables > 0) {
+        logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: intermediate variables are not supported (providesIntermediateUpdate is false)");
+        free_instance(in);
+        return NULL;
+    }
+    char *dir = resource_dir(resourcePath);
+    if (!dir) {
+        logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: no resourcePath: the FMU's scene and its cosim program are in its resources folder");
+        free_instance(in);
+        return NULL;
+    }
+    size_t n = strlen(dir);
+    char *prog = malloc(n + 8);
+    if (!prog) {
+        free(dir);
+        free_instance(in);
+        return NULL;
+    }
+    memcpy(prog, dir, n);
+    strcpy(prog + n, "cosim");
+    struct stat st;
+    if (stat(prog, &st) != 0) {
+        logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: %s: %s (the FMU's resources folder holds the cosim program that runs its scene)", prog, strerror(errno));
+        free(prog), free(dir), free_instance(in);
+        return NULL;
+    }
+    if (!(st.st_mode & S_IXUSR)) chmod(prog, st.st_mode | S_IXUSR | S_IXGRP | S_IXOTH); /* lost by an unzip */
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: socketpair: %s", strerror(errno));
+        free(prog), free(dir), free_instance(in);
+        return NULL;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: fork: %s", strerror(errno));
+        close(sv[0]), close(sv[1]);
+        free(prog), free(dir), free_instance(in);
+        return NULL;
+    }
+    if (pid == 0) {
+        /* The child: the socket is its standard input and output
+         * (dup2 clears close-on-exec); standard error stays the
+         * master's, where a crash of the run is reported. */
+        if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0) _exit(126);
+        char *argv[] = {"cosim", "fmu-serve", dir, NULL};
+        execv(prog, argv);
+        fprintf(stderr, "cosim FMU %s: cannot start %s: %s\n", in->name, prog, strerror(errno));
+        _exit(127);
+    }
+    close(sv[1]);
+    free(prog);
+    free(dir);
+    in->fd = sv[0];
+    in->pid = pid;
+    begin(in, OP_INSTANTIATE);
+    put_u32(&in->req, PROTOCOL_VERSION);
+    put_str(&in->req, instantiationToken);
+    put_str(&in->req, instanceName);
+    put_u8(&in->req, loggingOn ? 1 : 0);
+    fmi3Status s = call(in, "fmi3InstantiateCoSimulation");
+    if (s > fmi3Warning) {
+        free_instance(in);
+        return NULL;
+    }
+    return in;
+}
+
+FMI3_Export fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String instantiationToken,
+                                                      fmi3String resourcePath, fmi3Boolean visible,
+                                                      fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment,
+                                                      fmi3LogMessageCallback logMessage) {
+    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible, (void)loggingOn;
+    if (logMessage) logMessage(instanceEnvironment, fmi3Error, "logStatusError", "fmi3InstantiateModelExchange: this FMU is co-simulation only");
+    return NULL;
+}
+
+FMI3_Export fmi3Instance fmi3InstantiateScheduledExecution(
+    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
+    fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
+    fmi3ClockUpdateCallback clockUpdate, fmi3LockPreemptionCallback lockPreemption,
+    fmi3UnlockPreemptionCallback unlockPreemption) {
+    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible, (void)loggingOn;
+    (void)clockUpdate, (void)lockPreemption, (void)unlockPreemption;
+    if (logMessage) logMessage(instanceEnvironment, fmi3Error, "logStatusError", "fmi3InstantiateScheduledExecution: this FMU is co-simulation only");
+    return NULL;
+}
+
+FMI3_Export void fmi3FreeInstance(fmi3Instance instance) {
+    if (instance) free_instance(instance);
+}
+
+FMI3_Export fmi3Status fmi3SetDebugLogging(fmi3Instance instance, fmi3Boolean loggingOn, size_t nCategories,
+                                           const fmi3String categories[]) {
+    (void)nCategories, (void)categories;
+    inst *in = instance;
+    if (!in) return fmi3Error;
+    begin(in, OP_DEBUG_LOGGING);
+    put_u8(&in->req, loggingOn ? 1 : 0);
+    return call(in, "fmi3SetDebugLogging");
+}
+
+FMI3_Export fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean toleranceDefined,
+                                                   fmi3Float64 tolerance, fmi3Float64 startTime,
+                                                   fmi3Boolean stopTimeDefined, fmi3Float64 stopTime) {
+    inst *in = instance;
+    if (!in) return fmi3Error;
+    begin(in, OP_ENTER_INIT);
+    put_u8(&in->req, toleranceDefined ? 1 : 0);
+    put_f64(&in->req, tolerance);
+    put_f64(&in->req, startTime);
+    put_u8(&in->req, stopTimeDefined ? 1 : 0);
+    put_f64(&in->req, stopTime);
+    return call(in, "fmi3EnterInitializationMode");
+}
+
+FMI3_Export fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
+    return simple(instance, OP_EXIT_INIT, "fmi3ExitInitializationMode");
+}
+
+FMI3_Export fmi3Status fmi3Terminate(fmi3Instance instance) { return simple(instance, OP_TERMINATE, "fmi3Terminate"); }
+FMI3_Export fmi3Status fmi3Reset(fmi3Instance instance) { return simple(instance, OP_RESET, "fmi3Reset"); }
+
+/* setv and getv carry the values of one type as 8-byte words. */
+static fmi3Status setv(inst *in, const char *fn, uint8_t type, const fmi3ValueReference vr[], size_t nvr,
+                       const void *values, size_t nv) {
+    if (!in) return fmi3Error;
+    if (nvr > UINT32_MAX || nv > UINT32_MAX) {
+        logf_(in, fmi3Error, "logStatusError", "%s: too many values", fn);
+        return fmi3Error;
+    }
+    begin(in, OP_SET);
+    put_u8(&in->req, type);
+    put_u32(&in->req, (uint32_t)nvr);
+    for (size_t i = 0; i < nvr; i++) put_u32(&in->req, vr[i]);
+    put_u32(&in->req, (uint32_t)nv);
+    for (size_t i = 0; i < nv; i++) {
+        uint64_t w = 0;
+        switch (type) {
+        case TYPE_FLOAT64: memcpy(&w, (const double *)values + i, 8); break;
+        case TYPE_INT64: w = (uint64_t)((const int64_t *)values)[i]; break;
+        case TYPE_BOOLEAN: w = ((const fmi3Boolean *)values)[i] ? 1 : 0; break;
+        }
+        put(&in->req, &w, 8);
+    }
+    return call(in, fn);
+}
+
+static fmi3Status getv(inst *in, const char *fn, uint8_t type, const fmi3ValueReference vr[], size_t nvr,
+                       void *values, size_t nv) {
+    if (!in) return fmi3Error;
+    if (nvr > UINT32_MAX || nv > UINT32_MAX) {
+        logf_(in, fmi3Error, "logStatusError", "%s: too many values", fn);
+        return fmi3Error;
+    }
+    begin(in, OP_GET);
+    put_u8(&in->req, type);
+    put_u32(&in->req, (uint32_t)nvr);
+    for (size_t i = 0; i < nvr; i++) put_u32(&in->req, vr[i]);
+    put_u32(&in->req, (uint32_t)nv);
+    fmi3Status s = call(in, fn);
+    if (s > fmi3Warning) return s;
+    if (in->rep.n - in->rd != nv * 8) return gone(in, fn, "it replied with the wrong number of values");
+    for (size_t i = 0; i < nv; i++) {
+        uint64_t w = 0;
+        get(in, &w, 8);
+        switch (type) {
+        case TYPE_FLOAT64: memcpy((double *)values + i, &w, 8); break;
+        case TYPE_INT64: ((int64_t *)values)[i] = (int64_t)w; break;
+        case TYPE_BOOLEAN: ((fmi3Boolean *)values)[i] = w != 0; break;
+        }
+    }
+    return s;
+}
+
+FMI3_Export fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                      size_t nValueReferences, fmi3Float64 values[], size_t nValues) {
+    return getv(instance, "fmi3GetFloat64", TYPE_FLOAT64, valueReferences, nValueReferences, values, nValues);
+}
+FMI3_Export fmi3Status fmi3GetInt64(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                    size_t nValueReferences, fmi3Int64 values[], size_t nValues) {
+    return getv(instance, "fmi3GetInt64", TYPE_INT64, valueReferences, nValueReferences, values, nValues);
+}
+FMI3_Export fmi3Status fmi3GetBoolean(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                      size_t nValueReferences, fmi3Boolean values[], size_t nValues) {
+    return getv(instance, "fmi3GetBoolean", TYPE_BOOLEAN, valueReferences, nValueReferences, values, nValues);
+}
+FMI3_Export fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                      size_t nValueReferences, const fmi3Float64 values[], size_t nValues) {
+    return setv(instance, "fmi3SetFloat64", TYPE_FLOAT64, valueReferences, nValueReferences, values, nValues);
+}
+FMI3_Export fmi3Status fmi3SetInt64(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                    size_t nValueReferences, const fmi3Int64 values[], size_t nValues) {
+    return setv(instance, "fmi3SetInt64", TYPE_INT64, valueReferences, nValueReferences, values, nValues);
+}
+FMI3_Export fmi3Status fmi3SetBoolean(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                      size_t nValueReferences, const fmi3Boolean values[], size_t nValues) {
+    return setv(instance, "fmi3SetBoolean", TYPE_BOOLEAN, valueReferences, nValueReferences, values, nValues);
+}
+
+FMI3_Export fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoint,
+                                  fmi3Float64 communicationStepSize, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                  fmi3Boolean *eventHandlingNeeded, fmi3Boolean *terminateSimulation,
+                                  fmi3Boolean *earlyReturn, fmi3Float64 *lastSuccessfulTime) {
+    (void)noSetFMUStatePriorToCurrentPoint;
+    inst *in = instance;
+    if (!in) return fmi3Error;
+    if (eventHandlingNeeded) *eventHandlingNeeded = false;
+    if (earlyReturn) *earlyReturn = false;
+    if (terminateSimulation) *terminateSimulation = false;
+    begin(in, OP_DO_STEP);
+    put_f64(&in->req, currentCommunicationPoint);
+    put_f64(&in->req, communicationStepSize);
+    fmi3Status s = call(in, "fmi3DoStep");
+    if (s == fmi3Fatal && in->fd < 0) {
+        if (terminateSimulation) *terminateSimulation = true;
+        return s;
+    }
+    uint8_t term = 0;
+    double last = currentCommunicationPoint;
+    get(in, &term, 1);
+    get(in, &last, 8);
+    if (terminateSimulation) *terminateSimulation = term != 0;
+    if (lastSuccessfulTime) *lastSuccessfulTime = last;
+    return s;
+}
+
+FMI3_Export fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState *FMUState) {
+    inst *in = instance;
+    if (!in || !FMUState) return fmi3Error;
+    state *st = *FMUState;
+    begin(in, OP_GET_STATE);
+    put_u32(&in->req, st ? st->id : 0);
+    fmi3Status s = call(in, "fmi3GetFMUState");
+    if (s > fmi3Warning) return s;
+    uint32_t id = 0;
+    if (!get(in, &id, 4)) return gone(in, "fmi3GetFMUState", "it replied without the state");
+    if (!st) {
+        st = calloc(1, sizeof *st);
+        if (!st) {
+            logf_(in, fmi3Error, "logStatusError", "fmi3GetFMUState: out of memory");
+            return fmi3Error;
+        }
+    }
+    free(st->bytes);
+    st->bytes = NULL;
+    st->serialized = false;
+    st->id = id;
+    *FMUState = st;
+    return s;
+}
+
+FMI3_Export fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState FMUState) {
+    inst *in = instance;
+    state *st = FMUState;
+    if (!in || !st) return fmi3Error;
+    begin(in, OP_SET_STATE);
+    put_u32(&in->req, st->id);
+    return call(in, "fmi3SetFMUState");
+}
+
+FMI3_Export fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *FMUState) {
+    inst *in = instance;
+    if (!in || !FMUState) return fmi3Error;
+    state *st = *FMUState;
+    if (!st) return fmi3OK;
+    fmi3Status s = fmi3OK;
+    if (in->fd >= 0) {
+        begin(in, OP_FREE_STATE);
+        put_u32(&in->req, st->id);
+        s = call(in, "fmi3FreeFMUState");
+    }
+    free(st->bytes);
+    free(st);
+    *FMUState = NULL;
+    return s;
+}
+
+/* serialize fetches a state's bytes from the process once. */
+static fmi3Status serialize(inst *in, state *st, const char *fn) {
+    if (st->serialized) return fmi3OK;
+    begin(in, OP_SERIALIZE);
+    put_u32(&in->req, st->id);
+    fmi3Status s = call(in, fn);
+    if (s > fmi3Warning) return s;
+    uint32_t n = 0;
+    if (!get(in, &n, 4) || in->rep.n - in->rd < n) return gone(in, fn, "its serialized state was cut short");
+    st->bytes = malloc(n ? n : 1);
+    if (!st->bytes) {
+        logf_(in, fmi3Error, "logStatusError", "%s: out of memory", fn);
+        return fmi3Error;
+    }
+    get(in, st->bytes, n);
+    st->size = n;
+    st->serialized = true;
+    return s;
+}
+
+FMI3_Export fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState FMUState, size_t *size) {
+    inst *in = instance;
+    state *st = FMUState;
+    if (!in || !st || !size) return fmi3Error;
+    fmi3Status s = serialize(in, st, "fmi3SerializedFMUStateSize");
+    if (s <= fmi3Warning) *size = st->size;
+    return s;
+}
+
+FMI3_Export fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState FMUState, fmi3Byte serializedState[],
+                                             size_t size) {
+    inst *in = instance;
+    state *st = FMUState;
+    if (!in || !st) return fmi3Error;
+    fmi3Status s = serialize(in, st, "fmi3SerializeFMUState");
+    if (s > fmi3Warning) return s;
+    if (size < st->size) {
+        logf_(in, fmi3Error, "logStatusError", "fmi3SerializeFMUState: a buffer of %zu bytes for a state of %zu (fmi3SerializedFMUStateSize)", size, st->size);
+        return fmi3Error;
+    }
+    memcpy(serializedState, st->bytes, st->size);
+    return s;
+}
+
+FMI3_Export fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte serializedState[], size_t size,
+                                               fmi3FMUState *FMUState) {
+    inst *in = instance;
+    if (!in || !FMUState || (size > 0 && !serializedState)) return fmi3Error;
+    if (size > UINT32_MAX) {
+        logf_(in, fmi3Error, "logStatusError", "fmi3DeserializeFMUState: %zu bytes is not a state of this FMU", size);
+        return fmi3Error;
+    }
+    begin(in, OP_DESERIALIZE);
+    put_u32(&in->req, (uint32_t)size);
+    put(&in->req, serializedState, size);
+    fmi3Status s = call(in, "fmi3DeserializeFMUState");
+    if (s > fmi3Warning) return s;
+    uint32_t id = 0;
+    if (!get(in, &id, 4)) return gone(in, "fmi3DeserializeFMUState", "it replied without the state");
+    state *st = *FMUState;
+    if (st) {
+        /* Overwrite the master's state in place: the process keeps the
+         * old one until it is freed. */
+        begin(in, OP_FREE_STATE);
+        put_u32(&in->req, st->id);
+        call(in, "fmi3DeserializeFMUState");
+        free(st->bytes);
+    } else {
+        st = calloc(1, sizeof *st);
+        if (!st) return fmi3Error;
+    }
+    st->id = id;
+    st->bytes = NULL;
+    st->serialized = false;
+    *FMUState = st;
+    return s;
+}
+
+/* The functions of interfaces and types the FMU does not declare: an
+ * importer may resolve them all, and calling one is an error the logger
+ * names. */
+static fmi3Status unsupported(fmi3Instance i, const char *fn, const char *why) {
+    logf_(i, fmi3Error, "logStatusError", "%s: %s", fn, why);
+    return fmi3Error;
+}
+
+#define NO_TYPE "the FMU's variables are Float64, Int64 and Boolean"
+#define NO_ME "the FMU is co-simulation only"
+#define NO_SE "the FMU has no clocks"
+
+#define GETSET(T, t)                                                                                                    \
+    FMI3_Export fmi3Status fmi3Get##T(fmi3Instance instance, const fmi3ValueReference valueReferences[],                \
+                                      size_t nValueReferences, t values[], size_t nValues) {                           \
+        (void)valueReferences, (void)nValueReferences, (void)values, (void)nValues;                                     \
+        return unsupported(instance, "fmi3Get" #T, NO_TYPE);                                                           \
+    }                                                                                                                   \
+    FMI3_Export fmi3Status fmi3Set##T(fmi3Instance instance, const fmi3ValueReference valueReferences[],                \
+                                      size_t nValueReferences, const t values[], size_t nValues) {                     \
+        (void)valueReferences, (void)nValueReferences, (void)values, (void)nValues;                                     \
+        return unsupported(instance, "fmi3Set" #T, NO_TYPE);                                                           \
+    }
+GETSET(Float32, fmi3Float32)
+GETSET(Int8, fmi3Int8)
+GETSET(UInt8, fmi3UInt8)
+GETSET(Int16, fmi3Int16)
+GETSET(UInt16, fmi3UInt16)
+GETSET(Int32, fmi3Int32)
+GETSET(UInt32, fmi3UInt32)
+GETSET(UInt64, fmi3UInt64)
+GETSET(String, fmi3String)
+
+FMI3_Export fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                     size_t nValueReferences, size_t valueSizes[], fmi3Binary values[], size_t nValues) {
+    (void)valueReferences, (void)nValueReferences, (void)valueSizes, (void)values, (void)nValues;
+    return unsupported(instance, "fmi3GetBinary", NO_TYPE);
+}
+FMI3_Export fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                     size_t nValueReferences, const size_t valueSizes[], const fmi3Binary values[],
+                                     size_t nValues) {
+    (void)valueReferences, (void)nValueReferences, (void)valueSizes, (void)values, (void)nValues;
+    return unsupported(instance, "fmi3SetBinary", NO_TYPE);
+}
+FMI3_Export fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                    size_t nValueReferences, fmi3Clock values[]) {
+    (void)valueReferences, (void)nValueReferences, (void)values;
+    return unsupported(instance, "fmi3GetClock", NO_SE);
+}
+FMI3_Export fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                    size_t nValueReferences, const fmi3Clock values[]) {
+    (void)valueReferences, (void)nValueReferences, (void)values;
+    return unsupported(instance, "fmi3SetClock", NO_SE);
+}
+FMI3_Export fmi3Status fmi3GetNumberOfVariableDependencies(fmi3Instance instance, fmi3ValueReference valueReference,
+                                                           size_t *nDependencies) {
+    (void)valueReference, (void)nDependencies;
+    return unsupported(instance, "fmi3GetNumberOfVariableDependencies", "the dependencies are in modelDescription.xml");
+}
+FMI3_Export fmi3Status fmi3GetVariableDependencies(fmi3Instance instance, fmi3ValueReference dependent,
+                                                   size_t elementIndicesOfDependent[], fmi3ValueReference independents[],
+                                                   size_t elementIndicesOfIndependents[],
+                                                   fmi3DependencyKind dependencyKinds[], size_t nDependencies) {
+    (void)dependent, (void)elementIndicesOfDependent, (void)independents, (void)elementIndicesOfIndependents;
+    (void)dependencyKinds, (void)nDependencies;
+    return unsupported(instance, "fmi3GetVariableDependencies", "the dependencies are in modelDescription.xml");
+}
+
+#define DERIV(F)                                                                                                        \
+    FMI3_Export fmi3Status F(fmi3Instance instance, const fmi3ValueReference unknowns[], size_t nUnknowns,             \
+                             const fmi3ValueReference knowns[], size_t nKnowns, const fmi3Float64 seed[], size_t nSeed, \
+                             fmi3Float64 sensitivity[], size_t nSensitivity) {                                          \
+        (void)unknowns, (void)nUnknowns, (void)knowns, (void)nKnowns, (void)seed, (void)nSeed, (void)sensitivity;      \
+        (void)nSensitivity;                                                                                             \
+        return unsupported(instance, #F, "the FMU provides no derivatives");                                           \
+    }
+DERIV(fmi3GetDirectionalDerivative)
+DERIV(fmi3GetAdjointDerivative)
+
+#define NOARGS(F, why) \
+    FMI3_Export fmi3Status F(fmi3Instance instance) { return unsupported(instance, #F, why); }
+NOARGS(fmi3EnterEventMode, "the FMU has no event mode (eventModeUsed is refused)")
+NOARGS(fmi3EnterConfigurationMode, "the FMU has no structural parameters")
+NOARGS(fmi3ExitConfigurationMode, "the FMU has no structural parameters")
+NOARGS(fmi3EvaluateDiscreteStates, NO_SE)
+NOARGS(fmi3EnterContinuousTimeMode, NO_ME)
+NOARGS(fmi3EnterStepMode, "the FMU has no event mode: it is in step mode after fmi3ExitInitializationMode")
+
+FMI3_Export fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                              size_t nValueReferences, fmi3Float64 intervals[],
+                                              fmi3IntervalQualifier qualifiers[]) {
+    (void)valueReferences, (void)nValueReferences, (void)intervals, (void)qualifiers;
+    return unsupported(instance, "fmi3GetIntervalDecimal", NO_SE);
+}
+FMI3_Export fmi3Status fmi3GetIntervalFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                               size_t nValueReferences, fmi3UInt64 counters[], fmi3UInt64 resolutions[],
+                                               fmi3IntervalQualifier qualifiers[]) {
+    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions, (void)qualifiers;
+    return unsupported(instance, "fmi3GetIntervalFraction", NO_SE);
+}
+FMI3_Export fmi3Status fmi3GetShiftDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                           size_t nValueReferences, fmi3Float64 shifts[]) {
+    (void)valueReferences, (void)nValueReferences, (void)shifts;
+    return unsupported(instance, "fmi3GetShiftDecimal", NO_SE);
+}
+FMI3_Export fmi3Status fmi3GetShiftFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                            size_t nValueReferences, fmi3UInt64 counters[], fmi3UInt64 resolutions[]) {
+    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions;
+    return unsupported(instance, "fmi3GetShiftFraction", NO_SE);
+}
+FMI3_Export fmi3Status fmi3SetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                              size_t nValueReferences, const fmi3Float64 intervals[]) {
+    (void)valueReferences, (void)nValueReferences, (void)intervals;
+    return unsupported(instance, "fmi3SetIntervalDecimal", NO_SE);
+}
+FMI3_Export fmi3Status fmi3SetIntervalFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                               size_t nValueReferences, const fmi3UInt64 counters[],
+                                               const fmi3UInt64 resolutions[]) {
+    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions;
+    return unsupported(instance, "fmi3SetIntervalFraction", NO_SE);
+}
+FMI3_Export fmi3Status fmi3SetShiftDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                           size_t nValueReferences, const fmi3Float64 shifts[]) {
+    (void)valueReferences, (void)nValueReferences, (void)shifts;
+    return unsupported(instance, "fmi3SetShiftDecimal", NO_SE);
+}
+FMI3_Export fmi3Status fmi3SetShiftFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                            size_t nValueReferences, const fmi3UInt64 counters[],
+                                            const fmi3UInt64 resolutions[]) {
+    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions;
+    return unsupported(instance, "fmi3SetShiftFraction", NO_SE);
+}
+FMI3_Export fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discreteStatesNeedUpdate,
+                                                fmi3Boolean *terminateSimulation,
+                                                fmi3Boolean *nominalsOfContinuousStatesChanged,
+                                                fmi3Boolean *valuesOfContinuousStatesChanged,
+                                                fmi3Boolean *nextEventTimeDefined, fmi3Float64 *nextEventTime) {
+    (void)discreteStatesNeedUpdate, (void)terminateSimulation, (void)nominalsOfContinuousStatesChanged;
+    (void)valuesOfContinuousStatesChanged, (void)nextEventTimeDefined, (void)nextEventTime;
+    return unsupported(instance, "fmi3UpdateDiscreteStates", "the FMU has no event mode");
+}
+FMI3_Export fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                                   fmi3Boolean *enterEventMode, fmi3Boolean *terminateSimulation) {
+    (void)noSetFMUStatePriorToCurrentPoint, (void)enterEventMode, (void)terminateSimulation;
+    return unsupported(instance, "fmi3CompletedIntegratorStep", NO_ME);
+}
+FMI3_Export fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time) {
+    (void)time;
+    return unsupported(instance, "fmi3SetTime", NO_ME);
+}
+
+#define ARRAY(F)                                                                  \
+    FMI3_Export fmi3Status F(fmi3Instance instance, fmi3Float64 v[], size_t n) { \
+        (void)v, (void)n;                                                         \
+        return unsupported(instance, #F, NO_ME);                                 \
+    }
+FMI3_Export fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 continuousStates[],
+                                               size_t nContinuousStates) {
+    (void)continuousStates, (void)nContinuousStates;
+    return unsupported(instance, "fmi3SetContinuousStates", NO_ME);
+}
+ARRAY(fmi3GetContinuousStateDerivatives)
+ARRAY(fmi3GetEventIndicators)
+ARRAY(fmi3GetContinuousStates)
+ARRAY(fmi3GetNominalsOfContinuousStates)
+
+FMI3_Export fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventIndicators) {
+    (void)nEventIndicators;
+    return unsupported(instance, "fmi3GetNumberOfEventIndicators", NO_ME);
+}
+FMI3_Export fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *nContinuousStates) {
+    (void)nContinuousStates;
+    return unsupported(instance, "fmi3GetNumberOfContinuousStates", NO_ME);
+}
+FMI3_Export fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                                size_t nValueReferences, const fmi3Int32 orders[], fmi3Float64 values[],
+                                                size_t nValues) {
+    (void)valueReferences, (void)nValueReferences, (void)orders, (void)values, (void)nValues;
+    return unsupported(instance, "fmi3GetOutputDerivatives", "the FMU provides no output derivatives");
+}
+FMI3_Export fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference clockReference,
+                                                  fmi3Float64 activationTime) {
+    (void)clockReference, (void)activationTime;
+    return unsupported(instance, "fmi3ActivateModelPartition", NO_SE);
+}
