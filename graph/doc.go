@@ -381,8 +381,11 @@
 //
 //   - graph.go, option.go, transform.go, connector.go: building a Graph
 //     (nodes, edges, transforms, connectors);
-//   - build.go: Graph.Build, from names to a compiled layout (cnode,
-//     gather) and the errors it reports;
+//   - build.go (then repeat.go, units.go): Graph.Build, from names to a
+//     compiled layout (cnode, gather) and the errors it reports; repeat.go
+//     refuses an edge that repeats another into an additive input,
+//     units.go checks a transform's own settings and writes the Scale
+//     Build suggests for units that differ;
 //   - sim.go: the Sim (layout, buffers, engine, clock) and its accessors;
 //     field.go, history.go (then memlimit.go, memlimit_linux.go,
 //     memlimit_other.go: the default RecordLimit from the memory the
@@ -390,7 +393,9 @@
 //     observing; close.go: Sim.Close for nodes holding resources outside
 //     Go memory;
 //   - settings.go, run.go, result.go: Settings and its Mode values, Run
-//     and the co-simulation loop, Result and Status;
+//     and the co-simulation loop, Result and Status; apicheck.go checks
+//     the arguments a caller can get wrong without a type error, and
+//     runident.go the kind of run a restored checkpoint may continue;
 //   - pernode.go: the per-node path, the reference every other path
 //     matches bit for bit;
 //   - engine.go (then pool.go, kernels.go, family.go, compact.go,
@@ -403,7 +408,8 @@
 //     jacobian.go: the monolithic view, the two monolithic modes and the
 //     sparse Jacobian;
 //   - sensitivity.go (then sensitivity_system.go, sensitivity_params.go,
-//     sensitivity_events.go, sensitivity_run.go): forward sensitivities;
+//     sensitivity_inputs.go, sensitivity_events.go, sensitivity_run.go):
+//     forward sensitivities;
 //   - stablestep.go, steperror.go: stable-step warnings and step errors;
 //   - checkpoint.go (then checkpoint_schema.go, checkpoint_v1.go,
 //     hidden.go): checkpoints and their file format; hidden.go carries

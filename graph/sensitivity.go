@@ -82,7 +82,7 @@ func (o *SensitivityOptions) sensitivityMode() (Mode, error) {
 	}
 	mode, err := set.mode()
 	if err != nil {
-		return nil, fmt.Errorf("graph: Sensitivities: %w", err)
+		return nil, &prefixed{"graph: Sensitivities: ", err}
 	}
 	switch m := mode.(type) {
 	case CoSimulation:
@@ -370,7 +370,7 @@ func (s *Sim) sensRecord(paths []string) ([]pathRef, []string, error) {
 	for _, p := range paths {
 		r, err := s.resolvePath(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("graph: Sensitivities: %w", err)
+			return nil, nil, &prefixed{"graph: Sensitivities: ", err}
 		}
 		for k := 0; k < r.n; k++ {
 			one := r
