@@ -130,42 +130,49 @@ var records = []Record{
 	},
 	{
 		ID:    "COSIM-ANO-004",
-		Title: "A ball at rest keeps a spurious upward velocity above the rest threshold's step",
-		Description: "The rest rule ($v \\leftarrow 0$ at an impact speed of at most $10^{-4}$ m/s) holds a ball on the table " +
+		Title: "A ball at rest kept a spurious upward velocity above the rest threshold's step",
+		Description: "The rest rule ($v \\leftarrow 0$ at an impact speed of at most $10^{-4}$ m/s) held a ball on the table " +
 			"only when $|g|\\,\\Delta t \\le 10^{-4}$, that is $\\Delta t \\le 1.02 \\times 10^{-5}$ s for $g = -9.81$, below " +
-			"the whole validated timestep range. At larger steps a ball at rest falls below the surface within each " +
-			"step, is snapped back and rebounds: $v_{k+1} = e(|g|\\Delta t - v_k)$, which tends to " +
-			"$e\\,|g|\\,\\Delta t/(1+e)$, 0.0436 m/s for the defaults at $\\Delta t = 0.01$ s, instead of 0. The position " +
-			"reads exactly the table's every step, so only the velocity (and the kinetic energy) is wrong, and " +
-			"nothing warns.",
+			"the whole validated timestep range. At larger steps a ball at rest fell below the surface within each " +
+			"step, was snapped back and rebounded: $v_{k+1} = e(|g|\\Delta t - v_k)$, which tends to " +
+			"$e\\,|g|\\,\\Delta t/(1+e)$, 0.0436 m/s for the defaults at $\\Delta t = 0.01$ s (0.0327 m/s for $e = 0.5$), " +
+			"instead of 0. The position read exactly the table's every step, so only the velocity (and the kinetic energy) " +
+			"was wrong, and nothing warned. Resolution (ball 1.2.0): resting contact in `Update`: a ball that starts a step on " +
+			"the surface without moving into it and ends the step under it stays there at rest, as the normal force " +
+			"would hold it; only bounces shorter than a step (rebound below $|g|\\,\\Delta t$) are given up. The " +
+			"regression test holds a resting ball at exactly $[0, +0]$ at steps from $1.05 \\times 10^{-5}$ to 0.1 s, and " +
+			"drops a ball with $e = 0.5$ from 10 m: it comes to rest and stays, at a time that converges to the closed form " +
+			"(4.2835 s) as the step shrinks.",
 		Severity:   Major,
 		Components: []string{"ball"},
-		Status:     Open,
+		Status:     Resolved,
 		Found:      "0.1.0",
-		Workaround: "Integrate with event localization (graph.Sim.Integrate), whose resting contact in `Derivatives` " +
-			"keeps the ball at rest at any step, or step `Update` with $\\Delta t \\le 10^{-4}/|g|$.",
-		Test: "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO004",
+		Fixed:      "0.1.0",
+		Test:       "github.com/cosimgo/cosim/verification.TestAnomalyCOSIMANO004",
 	},
 	{
 		ID:    "COSIM-ANO-005",
-		Title: "Simultaneous events: the integrators apply one reset per located time",
-		Description: "When several events cross at the same time, the adaptive and the fixed-step drivers of package integrators " +
-			"apply the reset of one of them (the first in index order) and end the step there; the others then read zero (or " +
-			"a hair past it) at the step's start, are unarmed, and fire only if their function leaves zero and crosses again. " +
-			"Sampled control blocks (`zoh`, `unitdelay`, `transportdelay`) that share a sample instant meet this at every " +
-			"instant. They work around it with a ladder of four time-event rungs after each instant, on which adaptive " +
-			"Dormand–Prince lands exactly, so that up to four blocks share the start of a run and five any later instant, the " +
-			"later ones sampling up to $8 \\cdot 10^{-9}\\max(1, |t|)$ s late. Fixed-step methods do not stop on time " +
-			"events: with them two blocks may share an instant and one may take a sample due at the start; a third " +
-			"block's sample is skipped, which a `zoh` or `unitdelay` reports as an error (ErrSampleSkipped) at its next " +
-			"sample, and a block that never took a sample holds its initial output until its next instant.",
+		Title: "Simultaneous events: the integrators applied one reset per located time",
+		Description: "When several events crossed at the same time, the adaptive and the fixed-step drivers of package integrators " +
+			"applied the reset of one of them (the first in index order) and ended the step there; the others then read zero (or " +
+			"a hair past it) at the step's start, were unarmed, and fired only if their function left zero and crossed again. " +
+			"No event could fire at the start of a run either. Sampled control blocks (`zoh`, `unitdelay`, `transportdelay`) " +
+			"that share a sample instant met this at every instant and worked around it with a ladder of four time-event rungs " +
+			"after each instant: adaptive runs took shared samples up to $8 \\cdot 10^{-9}\\max(1, |t|)$ s late and the one due " +
+			"at the start 2e-9 s late, and with a fixed-step method a third block sharing an instant had its sample skipped " +
+			"(ErrSampleSkipped). Resolution: every driver applies every event due at a located instant, in index order, and " +
+			"repeats the event functions' check at the instant in rounds until no event fires (FMI's event iteration), ending " +
+			"the run with ZenoDetected, naming the events, after EventCount + ZenoLimit rounds; events due at the start of a run " +
+			"(zero there, arriving from their near side, as a time event on the start time) fire at the start; and the " +
+			"fixed-step methods end a sub-step on every time event. The sampled blocks' ladder is gone: the regression test runs " +
+			"nine sampled blocks, eight of them sharing instants and the start, through RK4 (with steps that do and do not divide " +
+			"the periods), backward Euler and adaptive Dormand–Prince, ESDIRK43 and BDF, and checks every sample event and every " +
+			"output against the closed form to $10^{-13}$.",
 		Severity:   Major,
 		Components: []string{"integrators", "zoh", "unitdelay", "transportdelay"},
-		Status:     Open,
+		Status:     Resolved,
 		Found:      "0.1.0",
-		Workaround: "Run models with sampled blocks in co-simulation (every sample is taken at its step) or with adaptive " +
-			"Dormand–Prince; with a fixed-step method keep at most two sampled blocks per instant (offsets apart), or combine " +
-			"same-rate signals into one block of a larger size.",
-		Test: "github.com/cosimgo/cosim/nodes/control.TestSampleSkippedIsAnError",
+		Fixed:      "0.1.0",
+		Test:       "github.com/cosimgo/cosim/nodes/control.TestAnomalyCOSIMANO005",
 	},
 }

@@ -289,19 +289,27 @@ func userErrors(t *testing.T) map[string]string {
 	s, _ = g.Build()
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.2, Steps: 3})
 	add("step too long", err)
+	// A sample skipped: the graph's System integrated through a wrapper
+	// that hides its time events, with steps of 0.03 s that end on a
+	// sample instant only every 0.3 s.
 	g = graph.New()
 	g.Add("u", sine)
-	for _, b := range []struct {
-		name string
-		ts   float64
-	}{{"c", 0.4}, {"a", 0.1}, {"b", 0.2}} {
-		z, _ := control.NewZOH(control.HoldParams{SampleTime: b.ts, Offset: b.ts})
-		g.Add(b.name, z)
-		g.Connect("u.value", b.name+".in")
-	}
+	zoh, _ = control.NewZOH(control.HoldParams{SampleTime: 0.1})
+	g.Add("zoh", zoh)
+	g.Connect("u.value", "zoh.in")
 	s, _ = g.Build()
-	_, err = s.RunMonolithic(context.Background(), integrators.RK4{}, nil, graph.Settings{Dt: 0.01, End: 1})
+	gsys, _ := s.System()
+	st, _ = integrators.NewStepper(integrators.RK4{}, hiddenTimeEvents{gsys}, nil)
+	err = st.Init(0, s.State(nil))
+	for k := 0; k < 20 && err == nil; k++ {
+		err = st.Step(0.03)
+	}
 	add("skipped", err)
+
+	// Two events whose resets undo each other at one instant: the event
+	// iteration at that instant never settles.
+	_, err = integrators.Integrate(integrators.DormandPrince{}, toggles{}, 0, []float64{0, 0}, 2, nil)
+	add("event iteration", err)
 
 	// An observer stopping a run.
 	g = graph.New()
@@ -342,6 +350,8 @@ func userErrors(t *testing.T) map[string]string {
 	add("connector body", err)
 	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"mode": "monolithic", "dt": 0.01, "end": 1, "integrator": {"method": "dormand-prince", "adaptive": true, "rtol": 1e-300, "atol": 1e-300}}}`))
 	add("tolerances", err)
+	_, err = integrators.DormandPrince{RTol: 1e-300, ATol: 1e-300}.NewDriver(integrators.SystemFunc{N: 1, F: func(t float64, y, dst []float64) error { return nil }}, nil)
+	add("tolerances (Go)", err)
 
 	// Fit data: a column twice, a digit separator, too few values, both
 	// weights and noise; the size limit.
@@ -394,6 +404,55 @@ func userErrors(t *testing.T) map[string]string {
 	add("export compiler", err)
 	return msgs
 }
+
+// hiddenTimeEvents is a graph's System without its time events
+// (integrators.TimeEventSystem): an integrator then steps over the
+// sampled blocks' instants.
+type hiddenTimeEvents struct{ m *graph.System }
+
+func (h hiddenTimeEvents) Dim() int                                 { return h.m.Dim() }
+func (h hiddenTimeEvents) Func(t float64, y, dst []float64) error   { return h.m.Func(t, y, dst) }
+func (h hiddenTimeEvents) EventCount() int                          { return h.m.EventCount() }
+func (h hiddenTimeEvents) EventDirection(i int) int                 { return h.m.EventDirection(i) }
+func (h hiddenTimeEvents) Events(t float64, y, dst []float64) error { return h.m.Events(t, y, dst) }
+func (h hiddenTimeEvents) Reset(i int, t float64, y, dst []float64) (integrators.EventAction, error) {
+	return h.m.Reset(i, t, y, dst)
+}
+
+// toggles has a clock event at t = 1 (rising) that sets y[0] = 1, and
+// two level events on y[0] − ½ and y[1] − ½ (either direction) whose
+// resets flip y[1] and y[0]: each makes the other cross again, without
+// end.
+type toggles struct{}
+
+func (toggles) Dim() int { return 2 }
+func (toggles) Func(t float64, y, dst []float64) error {
+	clear(dst)
+	return nil
+}
+func (toggles) EventCount() int { return 3 }
+func (toggles) EventDirection(i int) int {
+	if i == 0 {
+		return 1
+	}
+	return 0
+}
+func (toggles) Events(t float64, y, dst []float64) error {
+	dst[0], dst[1], dst[2] = t-1, y[0]-0.5, y[1]-0.5
+	return nil
+}
+func (toggles) Reset(i int, t float64, y, dst []float64) (integrators.EventAction, error) {
+	switch i {
+	case 0:
+		dst[0] = 1
+	case 1:
+		dst[1] = 1 - y[1]
+	case 2:
+		dst[0] = 1 - y[0]
+	}
+	return integrators.EventContinue, nil
+}
+func (toggles) EventName(i int) string { return []string{"valve.clock", "valve.open", "pump.on"}[i] }
 
 // ballOnTable is a default ball above a default table.
 func ballOnTable() *graph.Sim {

@@ -88,7 +88,11 @@ func headings(s string) []string {
 // parameter's Go signature, the deprecation notice, and its extra sections
 // where it asked for them.
 func TestGuideConnector(t *testing.T) {
-	rec, _ := anomalies.Lookup("COSIM-ANO-004") // an open record: it has a workaround and a pinning test
+	// An open record, which has a workaround and a pinning test: the
+	// registry's COSIM-ANO-004 as it stood before it was resolved.
+	rec, _ := anomalies.Lookup("COSIM-ANO-004")
+	rec.Status, rec.Fixed = anomalies.Open, ""
+	rec.Workaround = "Integrate with event localization (graph.Sim.Integrate), whose resting contact in `Derivatives` keeps the ball at rest at any step."
 	got := renderFake(t, &docs.Guide{Node: fakeSpring{}, Anomalies: []anomalies.Record{rec}, Bodies: []string{"ball", "masspoint"}})
 	wantOrder := []string{
 		"Summary", "Interface", "Governing Equations", "Detailed Description", "Definition of Quantities",

@@ -632,13 +632,10 @@ func (s *Sim) integrate(ctx context.Context, mode MonolithicAdaptive, set Settin
 			err = sample(out[k], y)
 			k++
 		}
-		if rep.Event >= 0 {
-			before := make([]float64, n)
-			a.Dense(rep.T1, before)
-			_, after := a.State()
-			in.Events = append(in.Events, integrators.EventRecord{T: rep.T1, Index: rep.Event, Action: rep.Action, Before: before, After: slices.Clone(after)})
-			stopped = rep.Action == integrators.EventStop
+		for _, f := range rep.Fired {
+			in.Events = append(in.Events, integrators.EventRecord{T: rep.T1, Index: f.Index, Action: f.Action, Round: f.Round, Before: slices.Clone(f.Before), After: slices.Clone(f.After)})
 		}
+		stopped = rep.Event >= 0 && rep.Action == integrators.EventStop
 		res.Steps++
 		sync()
 		if err == nil && rec != nil && (len(out) == 0 && res.Steps%every == 0 || stopped) {

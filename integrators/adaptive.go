@@ -9,6 +9,9 @@ import (
 
 // StepControl holds the options of an adaptive method's step-size
 // controller. Zero values mean the documented defaults of the method.
+// Every adaptive method's NewDriver refuses, with a *ControlError, the
+// values Check refuses: tolerances below MinRTol and MinATol, negative,
+// NaN or infinite values.
 type StepControl struct {
 	// RTol and ATol are the relative and absolute tolerances: a step is
 	// accepted when the RMS norm of err_i / (ATol + RTol·|y_i|) is at most
@@ -25,6 +28,72 @@ type StepControl struct {
 	// MaxStep bounds every step. Zero means +Inf (the end time still
 	// bounds a step).
 	MaxStep float64
+}
+
+// MinRTol and MinATol are the smallest tolerances an adaptive method
+// accepts (zero still selects the default). No double-precision step can
+// be more accurate than about 10·ε relative to the state (Hairer's DOPRI5
+// refuses RTol ≤ 10·ε likewise); and with an absolute tolerance below
+// 1e-100 the scaled error of a step, its size over ATol, overflows for
+// values of ordinary size, so that the first step comes out 0 or NaN.
+// StepControl.Check applies them, every adaptive method's NewDriver calls
+// it, and scene files check their tolerances with it.
+const (
+	MinRTol = 10 * 0x1p-52
+	MinATol = 1e-100
+)
+
+// ControlError is a step-control option (a StepControl field) that the
+// adaptive methods refuse, with the reason.
+type ControlError struct {
+	Method string  // the method, or "" when StepControl.Check is called alone
+	Field  string  // "RTol", "ATol", "InitialStep", "MinStep" or "MaxStep"
+	Value  float64 // the value given
+	Reason string  // why it is refused, to follow the value: "is below …"
+}
+
+// Error implements error.
+func (e *ControlError) Error() string {
+	msg := "integrators: "
+	if e.Method != "" {
+		msg += e.Method + ": "
+	}
+	return msg + e.Field + " = " + fmtF(e.Value) + " " + e.Reason
+}
+
+// Check reports the first option of c that no adaptive method accepts,
+// as a *ControlError: every field must be zero (its default) or finite
+// and positive (MaxStep may be +Inf, no bound); RTol, when given, at
+// least MinRTol and ATol at least MinATol; and MinStep, when both are
+// given, at most MaxStep.
+func (c StepControl) Check() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"RTol", c.RTol}, {"ATol", c.ATol}, {"InitialStep", c.InitialStep}, {"MinStep", c.MinStep}, {"MaxStep", c.MaxStep}} {
+		switch {
+		case !(f.v >= 0) || math.IsInf(f.v, 1) && f.name != "MaxStep":
+			return &ControlError{Field: f.name, Value: f.v, Reason: "is not zero (the default) or finite and positive"}
+		case f.v == 0:
+		case f.name == "RTol" && f.v < MinRTol:
+			return &ControlError{Field: f.name, Value: f.v, Reason: fmt.Sprintf("is below 10·ε = %.2g: no double-precision step can be that accurate relative to the state", MinRTol)}
+		case f.name == "ATol" && f.v < MinATol:
+			return &ControlError{Field: f.name, Value: f.v, Reason: fmt.Sprintf("is below %g: the scaled error of a step (its size over atol) overflows, and the first step comes out 0 or NaN", MinATol)}
+		}
+	}
+	if c.MinStep > 0 && c.MaxStep > 0 && c.MinStep > c.MaxStep {
+		return &ControlError{Field: "MinStep", Value: c.MinStep, Reason: "exceeds MaxStep = " + fmtF(c.MaxStep)}
+	}
+	return nil
+}
+
+// checkControl is Check naming the method.
+func checkControl(method string, c StepControl) error {
+	err := c.Check()
+	if ce, ok := err.(*ControlError); ok {
+		ce.Method = method
+	}
+	return err
 }
 
 // AdaptiveMethod is a Method with an error-controlled driver: an embedded
@@ -62,13 +131,15 @@ type Driver interface {
 	// evaluates the event functions at t0.
 	Init(t0 float64, y0 []float64) error
 	// Step takes one accepted step that ends no later than tMax > t. If
-	// an event fires, the step ends at the located event time with the
-	// reset applied and the report names the event. On error the
-	// accepted state is unchanged.
+	// events fire, the step ends at their instant with every reset due
+	// there applied, listed in the report (Fired). The first Step after
+	// Init applies the events due at t0, if any, and then reports that
+	// instant alone (T0 = T1 = t0, H = 0). On error the accepted state
+	// is unchanged.
 	Step(tMax float64) (StepReport, error)
 	// Dense writes the state at a time t of the last accepted step
 	// [T0, T1] into dst; at an event time T1 it is the state before the
-	// reset. It panics outside the step.
+	// resets. It panics outside the step.
 	Dense(t float64, dst []float64)
 	// State returns the current time and state; y is owned by the
 	// driver and valid until its next Step, Init or Restore.
@@ -177,15 +248,12 @@ func runDriver(ctx context.Context, d Driver, maxSteps int, tEnd float64, output
 			res.Samples = append(res.Samples, Sample{T: output[k], Y: s})
 			k++
 		}
-		if rep.Event >= 0 {
-			before := make([]float64, n)
-			d.Dense(rep.T1, before)
-			_, after := d.State()
-			res.Events = append(res.Events, EventRecord{T: rep.T1, Index: rep.Event, Action: rep.Action, Before: before, After: cloneF(after)})
-			if rep.Action == EventStop {
-				res.Status = StoppedByEvent
-				break
-			}
+		for _, f := range rep.Fired {
+			res.Events = append(res.Events, EventRecord{T: rep.T1, Index: f.Index, Action: f.Action, Round: f.Round, Before: cloneF(f.Before), After: cloneF(f.After)})
+		}
+		if rep.Event >= 0 && rep.Action == EventStop {
+			res.Status = StoppedByEvent
+			break
 		}
 	}
 	res.Work = d.Work().Sub(stats0)

@@ -118,7 +118,7 @@ func (m BDF) NewDriver(sys System, o *DriverOptions) (Driver, error) {
 	if err := m.opts().driverOnly(MethodBDF); err != nil {
 		return nil, err
 	}
-	c, coef, err := m.opts().conf(o, false)
+	c, coef, err := m.opts().conf(MethodBDF, o, false)
 	if err != nil {
 		return nil, err
 	}
@@ -392,9 +392,26 @@ func (d *bdfDriver) Step(tMax float64) (StepReport, error) {
 	}
 	c := &d.c
 	t := d.t
+	if e := d.evs; e != nil {
+		e.begin()
+		if !e.started {
+			fired, stop, err := e.start(t, d.z[0], func(dst []float64) error { return d.ss.eval(t, d.z[0], dst) })
+			if err != nil {
+				return StepReport{}, err
+			}
+			if fired {
+				copy(d.z[0], e.final())
+				d.restart = true
+				d.dStart, d.stepHadDenseOutput, d.dEvent = t, false, false
+				rep := StepReport{T0: t, T1: t, Fired: e.fire}
+				rep.Event, rep.Action = e.outcome(stop)
+				return rep, nil
+			}
+		}
+	}
 	onTimeEvent := false
 	if d.tev != nil {
-		if te := d.tev.NextTimeEvent(t); te > t && te < tMax {
+		if te := d.tev.NextTimeEvent(t); te > t && te <= tMax {
 			tMax, onTimeEvent = te, true
 		}
 	}
@@ -627,32 +644,29 @@ func (d *bdfDriver) prepareNext(dsm float64) {
 }
 
 // handleEvents locates events on the Nordsieck polynomial of the step
-// just taken and, when one fired, ends the step there with the reset
-// state; the history restarts from it.
+// just taken and, when some fired, ends the step at their instant with
+// the state after every reset due there; the history restarts from it.
 func (d *bdfDriver) handleEvents(rep *StepReport) (bool, error) {
 	e := d.evs
-	best, te, err := e.find(rep.T0, rep.T1, d.z[0], d.dense)
-	if err != nil || best < 0 {
+	found, te, err := e.find(rep.T0, rep.T1, d.z[0], d.dense)
+	if err != nil || !found {
+		return false, err
+	}
+	stop, err := e.instant(te, rep.H)
+	if err != nil {
+		// The end of the step, which is accepted, stays the state.
 		return false, err
 	}
 	for j := 0; j <= d.q; j++ {
 		copy(d.evZ[j], d.z[j])
 	}
 	d.evT, d.evH, d.evQ, d.evStart = rep.T1, d.h, d.q, rep.T0
-	d.dense(te, e.yd)
-	act, err := e.reset(best, te, rep.H, e.yd, d.z[0])
-	if err != nil {
-		// Back to the end of the step, which is accepted.
-		copy(d.z[0], d.evZ[0])
-		return false, err
-	}
-	if err := e.fired(best, te, d.z[0], act); err != nil {
-		return false, err
-	}
+	copy(d.z[0], e.final())
 	d.t = te
 	d.dEvent = true
-	d.restart = true
-	rep.T1, rep.Event, rep.Action = te, best, act
+	d.restart = true // at the step that hin chooses from the new state
+	rep.T1, rep.Fired = te, e.fire
+	rep.Event, rep.Action = e.outcome(stop)
 	return true, nil
 }
 
@@ -668,6 +682,10 @@ func (d *bdfDriver) dense(t float64, dst []float64) {
 // Dense implements Driver: the Nordsieck polynomial of the last step
 // (of the order it used).
 func (d *bdfDriver) Dense(t float64, dst []float64) {
+	if d.evs.atInstant(t) {
+		copy(dst, d.evs.before())
+		return
+	}
 	checkDense(d.stepHadDenseOutput, t, d.dStart, d.t)
 	if t == d.t && !d.dEvent {
 		copy(dst, d.z[0])

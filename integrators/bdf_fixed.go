@@ -23,7 +23,7 @@ func (m BDF) New(sys System, o *DriverOptions) (Stepper, error) {
 	if err := checkFixedStep(o, MethodBDF); err != nil {
 		return nil, err
 	}
-	c, coef, err := p.conf(o, true)
+	c, coef, err := p.conf(MethodBDF, o, true)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (m BDF) New(sys System, o *DriverOptions) (Stepper, error) {
 			st.hist[k] = make([]float64, n)
 		}
 	}
-	return withEvents(st, sys, c), nil
+	return withEvents(st, sys, c)
 }
 
 // bdfStepper is BDF's fixed-step Stepper.

@@ -9,72 +9,93 @@ import (
 // denseEvents locates the events of an EventSystem on the dense output of
 // an adaptive driver (Dormand–Prince, ESDIRK, BDF), with the rules of
 // "Events" in the package documentation: after every accepted step the
-// event functions are evaluated at its end; an armed one that crossed in
-// its direction is located by illinois on the dense output; the earliest
-// wins; an event function that is zero at the step start is unarmed and
-// takes its reference sign 64·EventTol later. The driver applies what
-// find returns: reset, then (after restarting its method at the reset
-// state) fired; or accept when nothing fired.
+// event functions are evaluated at its end; each armed one that crossed
+// in its direction is located by illinois on the dense output; the
+// earliest location is the instant, and every event located within the
+// event tolerance of it is due there; an event function that is zero at
+// the step start is unarmed and takes its reference sign 64·EventTol
+// later. The driver applies what find returns with instant (the resets,
+// eventCore.settle) and then restarts its method at the state after it;
+// or accept when nothing fired. At the first step after Init, start
+// applies the events due at the start of the run.
 type denseEvents struct {
-	ev     EventSystem
-	ne     int
-	dir    []int
-	method string
-	c      *conf
-	stats  *Work
+	*eventCore
 
 	g, g1, gt []float64 // at the accepted state (0: unarmed), at the step end, scratch
-	yd        []float64 // dense-output scratch
-	disarmed  []bool
-	zeno      zenoGuard
+	gp        []float64 // at the probe after an unarmed start
+	gHi, gAt  []float64 // at the far-side trial of the event being located; at the instant
+	te        []float64 // located times of the events that fired in a step (+Inf: none)
+	due       []bool
+	yd, yp    []float64 // dense-output scratch: the state at the instant, the start probe
+
+	// started: the events due at the start of the run were applied (or
+	// there were none); set by start, cleared by init.
+	started bool
+	// last: the last step ended on an instant at lastT (Dense there is
+	// the state before it); only: that instant was the whole step (the
+	// start of the run).
+	last, only bool
+	lastT      float64
 }
 
 // newDenseEvents returns the event handling of sys for a driver of
 // dimension n, or nil when sys has no events.
 func newDenseEvents(sys System, n int, c *conf, method string, stats *Work) (*denseEvents, error) {
-	ev, ok := sys.(EventSystem)
-	if !ok || ev.EventCount() == 0 {
-		return nil, nil
+	core, err := newEventCore(sys, c, method, stats)
+	if core == nil || err != nil {
+		return nil, err
 	}
-	ne := ev.EventCount()
-	e := &denseEvents{ev: ev, ne: ne, dir: make([]int, ne), method: method, c: c, stats: stats,
-		g: make([]float64, ne), g1: make([]float64, ne), gt: make([]float64, ne), yd: make([]float64, n),
-		disarmed: make([]bool, ne)}
-	for i := range e.dir {
-		d := ev.EventDirection(i)
-		if d < -1 || d > 1 {
-			return nil, fmt.Errorf("integrators: event %d: direction %d not in {-1, 0, 1}", i, d)
-		}
-		e.dir[i] = d
-	}
-	return e, nil
+	ne := core.ne
+	mk := func(k int) []float64 { return make([]float64, k) }
+	return &denseEvents{eventCore: core, g: mk(ne), g1: mk(ne), gt: mk(ne), gp: mk(ne), gHi: mk(ne), gAt: mk(ne), te: mk(ne), due: make([]bool, ne),
+		yd: mk(n), yp: mk(n)}, nil
 }
 
-// eval evaluates the event functions, counting and wrapping errors.
-func (e *denseEvents) eval(t float64, y, dst []float64) error {
-	e.stats.EventEvals++
-	if err := e.ev.Events(t, y, dst); err != nil {
-		return &StepError{Method: e.method, Status: Failure, T: t, Index: -1, Err: err}
-	}
-	return nil
-}
-
-// init arms every event from the state at t0.
+// init arms every event from the state at t0; the events due at t0 are
+// applied by start at the first step.
 func (e *denseEvents) init(t0 float64, y0 []float64) error {
-	clear(e.disarmed)
-	e.zeno = zenoGuard{}
-	return e.eval(t0, y0, e.g)
+	e.eventCore.reset()
+	e.started, e.last, e.only = false, false, false
+	return e.eval(t0, 0, y0, e.g)
 }
 
-func (e *denseEvents) tol(t float64) float64 { return eventTolAt(e.c.eventTol, t) }
+// begin is called at the start of every step: it forgets the last
+// instant (Dense no longer reaches it).
+func (e *denseEvents) begin() { e.last, e.only = false, false }
+
+// start applies the events due at the start t0 of the run (see
+// eventCore.startDue) to y0, once after Init, and reports whether any
+// fired: the driver then takes the state after them (final) and
+// reports an event-only step. f writes f(t0, y0) into its argument.
+func (e *denseEvents) start(t0 float64, y0 []float64, f func(dst []float64) error) (fired, stop bool, err error) {
+	if e.started {
+		return false, false, nil
+	}
+	any, err := e.startDue(t0, 0, y0, e.g, f, e.yp, e.gp, e.due)
+	if err != nil || !any {
+		e.started = err == nil
+		return false, false, err
+	}
+	stop, err = e.settle(t0, 0, y0, e.g, e.due)
+	if err != nil {
+		return false, false, err
+	}
+	e.started = true
+	copy(e.g, e.ref)
+	e.last, e.only, e.lastT = true, true, t0
+	return true, stop, nil
+}
 
 // find looks for sign changes of the armed event functions over the
 // accepted step [t, t1] whose end state is y1 and whose dense output is
-// dense, and returns the earliest event and its located time (far side
-// of the root, within the event tolerance), or -1.
-func (e *denseEvents) find(t, t1 float64, y1 []float64, dense func(t float64, dst []float64)) (int, float64, error) {
-	if err := e.eval(t1, y1, e.g1); err != nil {
-		return -1, 0, err
+// dense. When one fired it returns the instant te, the earliest located
+// time (far side of the root, within the event tolerance), with e.due
+// marking the events located within the tolerance of it, e.yd the
+// state at te before any reset and e.gAt the event values there.
+func (e *denseEvents) find(t, t1 float64, y1 []float64, dense func(t float64, dst []float64)) (bool, float64, error) {
+	e.started = true
+	if err := e.eval(t1, t1-t, y1, e.g1); err != nil {
+		return false, 0, err
 	}
 	// An event function that is zero at the step start (just fired, or
 	// started on its surface) is unarmed; its reference sign is taken
@@ -84,10 +105,11 @@ func (e *denseEvents) find(t, t1 float64, y1 []float64, dense func(t float64, ds
 	tp := t + 64*e.tol(t)
 	probe := func() error {
 		dense(tp, e.yd)
-		return e.eval(tp, e.yd, e.gt)
+		return e.eval(tp, t1-t, e.yd, e.gp)
 	}
-	best, bestT := -1, math.Inf(1)
+	bestT := math.Inf(1)
 	for i := 0; i < e.ne; i++ {
+		e.te[i] = math.Inf(1)
 		if e.disarmed[i] {
 			continue
 		}
@@ -98,11 +120,11 @@ func (e *denseEvents) find(t, t1 float64, y1 []float64, dense func(t float64, ds
 			}
 			if !probed {
 				if err := probe(); err != nil {
-					return -1, 0, err
+					return false, 0, err
 				}
 				probed = true
 			}
-			ref, tl = e.gt[i], tp
+			ref, tl = e.gp[i], tp
 			if ref == 0 {
 				continue
 			}
@@ -110,63 +132,73 @@ func (e *denseEvents) find(t, t1 float64, y1 []float64, dense func(t float64, ds
 		if !crossed(e.dir[i], ref, e.g1[i]) {
 			continue
 		}
-		te, err := illinois(e.dir[i], tl, ref, t1, e.g1[i], 0, e.c.eventTol, func(c float64) (float64, error) {
+		// The values at the point illinois returns are kept: the last
+		// far-side trial's, or the step end's.
+		copy(e.gHi, e.g1)
+		dir := e.dir[i]
+		te, err := illinois(dir, tl, ref, t1, e.g1[i], 0, e.c.eventTol, func(c float64) (float64, error) {
 			dense(c, e.yd)
-			if err := e.eval(c, e.yd, e.gt); err != nil {
+			if err := e.eval(c, t1-t, e.yd, e.gt); err != nil {
 				return 0, err
+			}
+			if fc := e.gt[i]; fc == 0 || crossed(dir, ref, fc) {
+				copy(e.gHi, e.gt)
 			}
 			return e.gt[i], nil
 		})
 		if err != nil {
-			return -1, 0, err
+			return false, 0, err
 		}
-		if probed && i+1 < e.ne {
-			// The location overwrote the probe values; recompute them.
-			if err := probe(); err != nil {
-				return -1, 0, err
-			}
-		}
+		e.te[i] = te
 		if te < bestT {
-			best, bestT = i, te
+			bestT = te
+			copy(e.gAt, e.gHi)
 		}
 	}
-	return best, bestT, nil
+	if math.IsInf(bestT, 1) {
+		return false, 0, nil
+	}
+	tol := e.tol(bestT)
+	for i, te := range e.te {
+		e.due[i] = te-bestT <= tol
+	}
+	// The state at the instant before the resets: the step's own end
+	// when the instant is there, else the dense output (where the event
+	// values were evaluated, in gAt).
+	if bestT == t1 {
+		copy(e.yd, y1)
+	} else {
+		dense(bestT, e.yd)
+	}
+	return true, bestT, nil
 }
 
-// reset applies the reset map of event i at te: before is the state
-// there (read only), after receives the state after the reset (a copy of
-// before on entry). It checks the result and the Zeno guard; h is the
-// step size, for the error.
-func (e *denseEvents) reset(i int, te, h float64, before, after []float64) (EventAction, error) {
-	copy(after, before)
-	act, err := e.ev.Reset(i, te, before, after)
+// instant applies the instant find returned at te (h is the step, for
+// errors): the resets of every event due there and of those they make
+// fire (eventCore.settle). The state after it is final(); the events'
+// references become those after the instant.
+func (e *denseEvents) instant(te, h float64) (stop bool, err error) {
+	stop, err = e.settle(te, h, e.yd, e.gAt, e.due)
 	if err != nil {
-		return act, &StepError{Method: e.method, Status: Failure, T: te, Dt: h, Index: -1, Err: err}
+		return false, err
 	}
-	if k := firstNonFinite(after); k >= 0 {
-		return act, &StepError{Method: e.method, Status: NonFinite, T: te, Dt: h, Index: k}
-	}
-	if err := e.zeno.check(e.c, e.method, te, h, i); err != nil {
-		return act, err
-	}
-	return act, nil
+	copy(e.g, e.ref)
+	e.last, e.only, e.lastT = true, false, te
+	return stop, nil
 }
 
-// fired records the event i committed at te with the reset state y: the
-// event values there become the reference (event i unarmed until it
-// leaves its surface) and a disarming event is disarmed.
-func (e *denseEvents) fired(i int, te float64, y []float64, act EventAction) error {
-	if err := e.eval(te, y, e.g1); err != nil {
-		return err
+// atInstant reports whether Dense(t) is the state before the last
+// instant's resets (t is its time), and panics for any other t when the
+// last step was the instant alone.
+func (e *denseEvents) atInstant(t float64) bool {
+	if e == nil || !e.last {
+		return false
 	}
-	e.zeno.record(te)
-	e.g1[i] = 0 // just fired: unarmed until it leaves the surface
-	copy(e.g, e.g1)
-	if act == EventDisarm {
-		e.disarmed[i] = true
+	if e.only {
+		checkDense(true, t, e.lastT, e.lastT)
+		return true
 	}
-	e.stats.EventsHandled++
-	return nil
+	return t == e.lastT
 }
 
 // accept makes the values at the end of a step without an event the
@@ -182,7 +214,9 @@ func (e *denseEvents) checkpoint(c *StepperState) {
 
 // restore reads the event state of c into e, which may be nil (a
 // driver without events: c must then have none): the Zeno guard counts
-// events only when the Work says some were handled.
+// events only when the Work says some were handled, and the events due
+// at the start are still to be applied when the Work shows neither a
+// step nor an event.
 func (e *denseEvents) restore(c StepperState) error {
 	ne := 0
 	if e != nil {
@@ -195,37 +229,9 @@ func (e *denseEvents) restore(c StepperState) error {
 		copy(e.g, c.G)
 		copy(e.disarmed, c.Disarmed)
 		e.zeno = zenoGuard{count: c.ZenoCount, lastT: c.LastEventT, have: c.Work.EventsHandled > 0}
+		e.started = c.Work.Steps > 0 || c.Work.EventsHandled > 0
+		e.last, e.only = false, false
+		e.fire = e.fire[:0]
 	}
 	return nil
 }
-
-// zenoGuard is the Zeno guard of DriverOptions.ZenoLimit and ZenoSpacing:
-// it counts consecutive events each closer than the spacing to the
-// previous one.
-type zenoGuard struct {
-	count int
-	lastT float64
-	have  bool
-}
-
-// check counts an event at te and returns a ZenoDetected error when
-// ZenoLimit consecutive events were too close.
-func (z *zenoGuard) check(c *conf, method string, te, dt float64, i int) error {
-	spacing := c.zenoSpacing
-	if spacing == 0 {
-		spacing = 1e-9 * math.Max(1, math.Abs(te))
-	}
-	if z.have && te-z.lastT < spacing {
-		z.count++
-	} else {
-		z.count = 0
-	}
-	if z.count >= c.zenoLimit {
-		return &StepError{Method: method, Status: ZenoDetected, T: te, Dt: dt, Index: i,
-			Err: fmt.Errorf("event %d fired %d times within %g s of each other", i, z.count+1, spacing)}
-	}
-	return nil
-}
-
-// record notes a committed event at te.
-func (z *zenoGuard) record(te float64) { z.have, z.lastT = true, te }

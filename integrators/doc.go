@@ -20,7 +20,8 @@
 // Dormand–Prince as a fixed-step method), implicit.go (backward Euler,
 // trapezoid), the Newmark family in alpha.go (the step) with
 // alpha_linear.go, alpha_secondorder.go and alpha_firstorder.go, and
-// fixedevents.go, which locates events for any of them by re-stepping.
+// fixedevents.go, which stops them on time events and locates events
+// for any of them by re-stepping.
 // Their Newton iteration's linear algebra is newton.go over linear.go's
 // choices: dense LU, banded.go, gmres.go with precond.go, on csr.go's
 // sparse matrices. The adaptive drivers: adaptive.go (AdaptiveMethod,
@@ -31,7 +32,8 @@
 // Newton iteration with Jacobian and factorization reuse over every
 // linear solver); denseevents.go locates events on any dense output;
 // locate.go is the one root finder (Illinois) every event-locating
-// driver uses; timeevents.go the TimeEventSystem. status.go and
+// driver uses, instant.go the event instant (every event due at one time,
+// in rounds) they share; timeevents.go the TimeEventSystem. status.go and
 // outcome.go are what a run reports.
 //
 // # Overview
@@ -55,8 +57,10 @@
 //     reset maps, handled by every adaptive driver and by every
 //     fixed-step method (see Events).
 //   - TimeEventSystem: times known in advance at which f is not smooth
-//     (NextTimeEvent); the adaptive drivers end a step exactly on each,
-//     with its last stages at the left limit, and restart there.
+//     (NextTimeEvent); every driver ends a step (a fixed-step method a
+//     sub-step) exactly on each, with its last stages at the left limit,
+//     and restarts there.
+//   - EventNamer: names of the events, for messages.
 //   - AccelJacobian: ∂a/∂q and ∂a/∂v for Newmark/generalized-alpha.
 //
 // SystemFunc and SecondOrderFunc adapt plain functions, like
@@ -345,53 +349,104 @@
 // # Events
 //
 // After every accepted step of an adaptive driver (Dormand–Prince, ESDIRK,
-// BDF) the event functions are evaluated at its end. An event i fires when g_i changes sign in its
-// direction (falling: from g > 0 to g ≤ 0; rising: from g < 0 to g ≥ 0;
-// 0: either) between the start and the end of the step. Its time is
-// located on the dense output by the Illinois method with bisection
-// safeguards, to within DriverOptions.EventTol on the far side of the root;
-// the earliest event of the step wins (ties: the lowest index). The step
-// is truncated there, Reset maps the state (dst holds a copy of the
-// pre-event state on entry) and integration continues, disarms the event
-// or stops, as Reset's EventAction says. An event function that is zero
-// at the start of a step (it just fired, or the run started on its
-// surface) is unarmed: its reference sign is taken 64·EventTol after the
-// start, so it can fire again once it has left the surface, even within
-// the same long step, but never twice at the same instant. Two crossings
-// of an armed g_i within one step are not seen: bound MaxStep by the
-// shortest excursion you need to resolve. A root that lands exactly on a
-// step end or on a localization sample (g exactly 0 there) fires once,
-// at that time (TestEventExactlyOnZero).
+// BDF) the event functions are evaluated at its end. An event i crosses
+// when g_i changes sign in its direction (falling: from g > 0 to g ≤ 0;
+// rising: from g < 0 to g ≥ 0; 0: either) between the start and the end
+// of the step. Its time is located on the dense output by the Illinois
+// method with bisection safeguards, to within DriverOptions.EventTol on
+// the far side of the root (a root exactly on the step's end is located
+// there). The earliest located time is the event instant te, and every
+// event located within the event tolerance of it is due there: the step
+// is truncated at te and the instant applied (below); integration then
+// continues from the state after it, or stops, as the resets' EventActions
+// say. An event function that is zero at the start of a step (it just
+// fired, or the run started on its surface) is unarmed: its reference
+// sign is taken 64·EventTol after the start, so it can fire again once it
+// has left the surface, even within the same long step. Two crossings of
+// an armed g_i within one step are not seen: bound MaxStep by the
+// shortest excursion you need to resolve. A step that an instant
+// truncated bounds the next one: at most the controller's largest growth
+// (Dormand–Prince 10, ESDIRK 5) times the truncated step (BDF restarts at
+// order 1 with CVODE's initial step after every instant), so that the
+// steps after a reset follow the new trajectory's time scale rather than
+// grow with the previous trial step: a ball bouncing to rest is resolved
+// bounce by bounce whatever the end time (TestEventsAtHugeEndTimes).
 //
-// The fixed-step methods (NewStepper on a System with events) handle
-// the same events with the same rules (directions, unarmed starts, the
-// earliest event first, EventTol, the Zeno guard): after each step the
-// event functions are evaluated at its end; when one crossed, the
-// crossing is located by re-stepping: the method takes one step of
-// length τ from the step's start for trial values of τ chosen by the
-// Illinois method, until the bracket is narrower than EventTol. There is
-// no interpolant to locate on (the fixed-step methods have none of their
-// own, and a Hermite one is not the method's trajectory), while a
-// re-step gives the state the method itself computes at the located time,
-// with its order. The reset is applied there and the rest of the step is
-// integrated from the reset state in one step (which may fire again); the
-// step ends on the step-count clock at t_n + dt. A step over which nothing
-// crossed is the method's own step bit for bit, at the cost of one
-// evaluation of the event functions; one with an event costs about ten to
-// forty re-steps. The memory of a method (trapezoid's carried f,
-// Dormand–Prince's FSAL stage, the Newmark family's algorithmic
-// acceleration) is rebuilt from the state at the re-steps and after the
-// reset, as after Init; for the Newmark family that means the physical
-// acceleration, the only consistent choice after a velocity jump. With
-// EventStop the step ends at the event, and Step returns a *StepError with
-// Status StoppedByEvent and the state after the reset.
+// The event instant. The resets of the events due at te are applied in
+// event index order, each to the state the previous one returned (dst
+// holds a copy of that state on entry): round 0. Then the event
+// functions are evaluated at te at the new state, and an event fires in
+// the next round when its value crossed in its direction from its
+// reference — its value before the round; for an event that has fired at
+// this instant (or was zero), its value after the round in which it came
+// to lie strictly on its near side again, so that its own reset does not
+// fire it twice. The rounds repeat until no event fires; a reset
+// returning EventStop ends the run at te after its round; EventDisarm
+// disarms its event. An iteration still firing after EventCount +
+// ZenoLimit rounds ends the run with ZenoDetected, naming the events
+// still firing (their EventNamer names, a graph's "node.event"). The
+// StepReport (Fired, in order) and the Outcome (one EventRecord per
+// reset, with its round and the states around it) list every reset;
+// Dense at te gives the state before the first.
+//
+// Events due at the start. An event function that is exactly zero at
+// the start t0 of a run and arrives there from its near side — its value
+// at t0 − 64·EventTol on the state extrapolated back along f,
+// y0 − 64·EventTol·f(t0, y0), is strictly on its near side — is due at
+// t0: the run starts on its crossing, and the first Step after Init
+// applies the instant there (an adaptive driver's first Step then
+// reports the instant alone, T0 = T1 = t0, H = 0), as FMI's event update
+// at initialization and Simulink's samples at t0 do. A time event at t0
+// (a sampled block's instant) is one; a ball lying on the floor (g = 0,
+// not moving) or leaving it (moving up) is not. Other event functions
+// zero at t0 are unarmed, as above.
+//
+// Time events (TimeEventSystem) are times known in advance at which f is
+// not smooth. Every driver ends a step exactly on each: the adaptive
+// drivers (and Dormand–Prince's fixed-step mode) shorten the step that
+// would reach it, the fixed-step methods split the caller's step there
+// (below); the stages of the step that ends on a time event are taken at
+// its left limit (the largest float below it), and the next step starts
+// from a fresh evaluation of f at its right limit. The event functions
+// are evaluated at the time event as at any step end, so an event whose
+// function reaches zero there (a sampled block's "sample" event) is
+// located exactly on it.
+//
+// The fixed-step methods (NewStepper on a System with events or time
+// events) handle the same events with the same rules (directions,
+// unarmed starts, instants, rounds, events due at the start, EventTol,
+// the Zeno guard). A step t_n → t_n + dt with time events inside is
+// split into sub-steps that end on them; a sub-step shorter than the
+// event tolerance is not taken (the times are one instant). After each
+// sub-step the event functions are evaluated at its end; when one
+// crossed, the instant is located by re-stepping: the method takes one
+// step of length τ from the sub-step's start for trial values of τ
+// chosen by the Illinois method, until the bracket is narrower than
+// EventTol. There is no interpolant to locate on (the fixed-step methods
+// have none of their own, and a Hermite one is not the method's
+// trajectory), while a re-step gives the state the method itself
+// computes at the located time, with its order. The instant is applied
+// there and the rest of the step is integrated from the state after it
+// (which may fire again); the step ends on the step-count clock at
+// t_n + dt. A step without time events over which nothing crossed is the
+// method's own step bit for bit, at the cost of one evaluation of the
+// event functions; one with an event costs about ten to forty re-steps
+// (none when the event function is exactly zero at the sub-step's end).
+// The memory of a method (trapezoid's carried f, Dormand–Prince's FSAL
+// stage, the Newmark family's algorithmic acceleration, BDF's history)
+// is rebuilt from the state at the re-steps, after an instant and at a
+// time event, as after Init; for the Newmark family that means the
+// physical acceleration, the only consistent choice after a velocity
+// jump. With EventStop the step ends at the instant, and Step returns a
+// *StepError with Status StoppedByEvent and the state after it.
 //
 // Zeno behaviour (events accumulating in finite time) is guarded twice:
 // a model declares the end of it with EventDisarm (for example a ball
 // whose rebound speed falls below a threshold comes to rest and its
 // contact event is disarmed; its Func must then keep it at rest), and
-// the integrator stops with ZenoDetected when ZenoLimit consecutive
-// events each fire closer than ZenoSpacing to the previous one.
+// the integrator stops with ZenoDetected when ZenoLimit consecutive event
+// instants each come closer than ZenoSpacing to the previous one, or
+// when an instant's iteration does not settle (above).
 //
 // # Invariants
 //

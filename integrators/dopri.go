@@ -55,17 +55,15 @@ type Adaptive struct {
 
 // NewAdaptive returns the adaptive driver of Dormand–Prince method m
 // (its tolerances and step bounds) for sys. If sys implements EventSystem
-// its events are located on every accepted step. A negative or NaN
-// option of m or o is an error naming it.
+// its events are located on every accepted step. An option of m that
+// StepControl.Check refuses is a *ControlError naming it; a negative or
+// NaN option of o is an error naming it.
 func NewAdaptive(m DormandPrince, sys System, o *DriverOptions) (*Adaptive, error) {
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"DormandPrince.RTol", m.RTol}, {"DormandPrince.ATol", m.ATol}, {"DormandPrince.InitialStep", m.InitialStep},
-		{"DormandPrince.MinStep", m.MinStep}, {"DormandPrince.MaxStep", m.MaxStep}, {"DormandPrince.FixedStep", m.FixedStep}} {
-		if !(f.v >= 0) {
-			return nil, fmt.Errorf("integrators: %s = %v: want zero (the default) or positive", f.name, f.v)
-		}
+	if err := checkControl(MethodDormandPrince, m.Control()); err != nil {
+		return nil, err
+	}
+	if !(m.FixedStep >= 0) || math.IsInf(m.FixedStep, 1) {
+		return nil, fmt.Errorf("integrators: DormandPrince.FixedStep = %v: want zero (adaptive) or finite and positive", m.FixedStep)
 	}
 	if o != nil && (!(o.EventTol >= 0) || !(o.ZenoSpacing >= 0) || o.ZenoLimit < 0 || o.MaxSteps < 0) {
 		return nil, fmt.Errorf("integrators: DriverOptions: EventTol %v, ZenoSpacing %v, ZenoLimit %d and MaxSteps %d must not be negative", o.EventTol, o.ZenoSpacing, o.ZenoLimit, o.MaxSteps)
@@ -107,8 +105,11 @@ func (a *Adaptive) State() (float64, []float64) { return a.t, a.y }
 func (a *Adaptive) NextStep() float64 { return a.h }
 
 // Init sets the state to (t0, y0) and resets the controller, the events
-// and the Work. It evaluates the event functions at t0; an event
-// function that is exactly zero there is unarmed until it leaves zero.
+// and the Work. It evaluates the event functions at t0; the events due
+// there (zero at t0, arriving from their near side: see "Events" in the
+// package documentation) are applied by the first Step, which then
+// reports them alone (T0 = T1 = t0); any other event function that is
+// exactly zero at t0 is unarmed until it leaves zero.
 func (a *Adaptive) Init(t0 float64, y0 []float64) error {
 	if len(y0) != a.n {
 		panic(fmt.Sprintf("integrators: Init: len(y0) = %d, Dim = %d", len(y0), a.n))
@@ -185,6 +186,10 @@ func (a *Adaptive) initialStep(tMax float64) (float64, error) {
 // 4th-order continuous extension of Dormand–Prince (Hairer's CONTD5).
 // At an event time T1 it gives the state before the reset.
 func (a *Adaptive) Dense(t float64, dst []float64) {
+	if a.evs.atInstant(t) {
+		copy(dst, a.evs.before())
+		return
+	}
 	checkDense(a.dH != 0, t, a.dT0, a.dT1)
 	if t == a.dT1 && !a.dEvent {
 		copy(dst, a.y)
@@ -238,11 +243,19 @@ func (a *Adaptive) Step(tMax float64) (StepReport, error) {
 	}
 	c := &a.c
 	t := a.t
+	if a.evs != nil {
+		a.evs.begin()
+	}
 	if !a.fOK {
 		if err := a.eval(t, 0, a.y, a.k[0]); err != nil {
 			return StepReport{}, err
 		}
 		a.fOK = true
+	}
+	if a.evs != nil && !a.evs.started {
+		if rep, fired, err := a.startEvents(t); err != nil || fired {
+			return rep, err
+		}
 	}
 	if c.fixed == 0 && a.h == 0 {
 		h, err := a.initialStep(tMax)
@@ -252,10 +265,10 @@ func (a *Adaptive) Step(tMax float64) (StepReport, error) {
 		a.h = h
 	}
 	// A time event before tMax ends the step that reaches it
-	// (TimeEventSystem).
+	// (TimeEventSystem), in the fixed-step mode too.
 	onTimeEvent := false
-	if a.tev != nil && c.fixed == 0 {
-		if te := a.tev.NextTimeEvent(t); te > t && te < tMax {
+	if a.tev != nil {
+		if te := a.tev.NextTimeEvent(t); te > t && te <= tMax {
 			tMax, onTimeEvent = te, true
 		}
 	}

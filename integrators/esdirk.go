@@ -187,7 +187,7 @@ func newESDIRKDriver(tab *esdirkTableau, mi methodInfo, p implicitOptions, sys S
 	if err := p.driverOnly(mi.Name); err != nil {
 		return nil, err
 	}
-	c, coef, err := p.conf(o, false)
+	c, coef, err := p.conf(mi.Name, o, false)
 	if err != nil {
 		return nil, err
 	}
@@ -349,11 +349,27 @@ func (d *esdirkDriver) Step(tMax float64) (StepReport, error) {
 	}
 	c := &d.c
 	t := d.t
+	if d.evs != nil {
+		d.evs.begin()
+	}
 	if !d.fOK {
 		if err := d.ss.eval(t, d.y, d.k[0]); err != nil {
 			return StepReport{}, err
 		}
 		d.fOK = true
+	}
+	if e := d.evs; e != nil && !e.started {
+		fired, stop, err := e.start(t, d.y, func(dst []float64) error { copy(dst, d.k[0]); return nil })
+		if err != nil {
+			return StepReport{}, err
+		}
+		if fired {
+			copy(d.y, e.final())
+			d.fOK = false
+			rep := StepReport{T0: t, T1: t, Fired: e.fire}
+			rep.Event, rep.Action = e.outcome(stop)
+			return rep, nil
+		}
 	}
 	if d.h == 0 {
 		h, err := hinitHNW(d.ss.eval, t, d.y, d.k[0], d.k[1], d.tmp, d.tab.order, c.rtol, c.atol, c.hmax, tMax)
@@ -364,7 +380,7 @@ func (d *esdirkDriver) Step(tMax float64) (StepReport, error) {
 	}
 	onTimeEvent := false
 	if d.tev != nil {
-		if te := d.tev.NextTimeEvent(t); te > t && te < tMax {
+		if te := d.tev.NextTimeEvent(t); te > t && te <= tMax {
 			tMax, onTimeEvent = te, true
 		}
 	}
@@ -472,36 +488,44 @@ func (d *esdirkDriver) Step(tMax float64) (StepReport, error) {
 }
 
 // handleEvents locates events over the step just computed on the dense
-// output and, when one fired, ends the step there with the reset state.
+// output and, when some fired, ends the step at their instant with the
+// state after every reset due there.
 func (d *esdirkDriver) handleEvents(rep *StepReport, h float64) (bool, error) {
 	e := d.evs
-	best, te, err := e.find(rep.T0, rep.T1, d.yn, d.dense)
-	if err != nil || best < 0 {
+	found, te, err := e.find(rep.T0, rep.T1, d.yn, d.dense)
+	if err != nil || !found {
 		return false, err
 	}
-	d.dense(te, e.yd)
-	act, err := e.reset(best, te, h, e.yd, d.yr)
+	stop, err := e.instant(te, h)
 	if err != nil {
 		return false, err
 	}
-	if err := e.fired(best, te, d.yr, act); err != nil {
-		return false, err
-	}
+	copy(d.yr, e.final())
 	// The dense output keeps the step's own ends (y, yn, k[0], k[s−1])
-	// and ends at te; the state is the reset one, and f is evaluated
-	// there at the next step.
+	// and ends at te; the state is the one after the instant, and f is
+	// evaluated there at the next step.
 	d.t, d.lastH, d.unswapped = te, h, true
 	d.y, d.yr = d.yr, d.y
 	d.dEnd, d.dEvent = te, true
 	d.fOK = false
 	d.stats.Steps++
-	rep.T1, rep.Event, rep.Action = te, best, act
+	// A step that an instant truncated bounds the next one (see the
+	// Dormand–Prince driver).
+	if te < rep.T1 {
+		d.h = math.Min(d.h, esFacMax*(te-rep.T0))
+	}
+	rep.T1, rep.Fired = te, e.fire
+	rep.Event, rep.Action = e.outcome(stop)
 	return true, nil
 }
 
 // Dense implements Driver: the cubic Hermite interpolant of the step's
 // end values and slopes (third order).
 func (d *esdirkDriver) Dense(t float64, dst []float64) {
+	if d.evs.atInstant(t) {
+		copy(dst, d.evs.before())
+		return
+	}
 	checkDense(d.dH != 0, t, d.dT0, d.dEnd)
 	if t == d.dEnd && !d.dEvent {
 		copy(dst, d.y)
@@ -593,7 +617,7 @@ func newESDIRKStepper(tab *esdirkTableau, mi methodInfo, p implicitOptions, sys 
 	if err := checkFixedStep(o, mi.Name); err != nil {
 		return nil, err
 	}
-	c, coef, err := p.conf(o, true)
+	c, coef, err := p.conf(mi.Name, o, true)
 	if err != nil {
 		return nil, err
 	}
@@ -603,7 +627,7 @@ func newESDIRKStepper(tab *esdirkTableau, mi methodInfo, p implicitOptions, sys 
 	}
 	d.evs = nil // withEvents handles the events of a fixed-step Stepper
 	d.ss.fixedTol = c.newtonTol
-	return withEvents(&esdirkStepper{d: d}, sys, c), nil
+	return withEvents(&esdirkStepper{d: d}, sys, c)
 }
 
 func (s *esdirkStepper) Method() string              { return s.d.mi.Name }

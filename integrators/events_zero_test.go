@@ -109,20 +109,50 @@ func TestEventExactlyOnZero(t *testing.T) {
 }
 
 // TestEventExactlyOnZeroAtStart: an event function that is exactly zero
-// at t0 is unarmed there (Adaptive.Init): g = ±t only leaves zero, in
-// the event's direction or in either, so nothing fires.
+// at t0 and arrives there from its near side (g = ±t is on its near side
+// just before 0 when its direction admits the crossing) is due at the
+// start and fires there, once, with the first Step (an event-only
+// report, T0 = T1 = 0), as a run landing on its root would have seen it
+// (FMI's event at initialization, Simulink's sample at t0). One that
+// would arrive from its far side (the direction does not admit the
+// crossing) does not fire, then or later: g only moves away from zero.
+// Before, every event zero at t0 was unarmed there and none fired.
 func TestEventExactlyOnZeroAtStart(t *testing.T) {
 	for _, c := range []struct {
 		slope float64
 		dir   int
-	}{{1, 0}, {1, 1}, {-1, -1}, {-1, 0}} {
+		want  int
+	}{{1, 0, 1}, {1, 1, 1}, {-1, -1, 1}, {-1, 0, 1}, {1, -1, 0}, {-1, 1, 0}} {
 		for _, s := range []settings{{FixedStep: 0.25}, {InitialStep: 0.25, MaxStep: 0.25}, {}} {
 			res, err := integrateS(&ramp{slope: c.slope, dir: c.dir}, 0, []float64{0}, 2, &s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Events) != 0 {
-				t.Errorf("slope %v dir %d settings %+v: events %+v, want none (g only leaves zero)", c.slope, c.dir, s, res.Events)
+			if len(res.Events) != c.want || res.EventsHandled != c.want {
+				t.Errorf("slope %v dir %d settings %+v: events %+v (%d handled), want %d", c.slope, c.dir, s, res.Events, res.EventsHandled, c.want)
+				continue
+			}
+			if c.want == 1 && (res.Events[0].T != 0 || res.Events[0].Round != 0) {
+				t.Errorf("slope %v dir %d settings %+v: event %+v, want it at t = 0 in round 0", c.slope, c.dir, s, res.Events[0])
+			}
+			within(t, "final state", res.Y[0], 2*c.slope, 1e-12)
+		}
+		// The fixed-step methods too: the first Step applies it.
+		for _, m := range []Method{RK4{}, BackwardEuler{}} {
+			st, err := NewStepper(m, &ramp{slope: c.slope, dir: c.dir}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Init(0, []float64{0}); err != nil {
+				t.Fatal(err)
+			}
+			for k := 0; k < 8; k++ {
+				if err := st.Step(0.25); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if w := st.Work(); w.EventsHandled != c.want {
+				t.Errorf("%s slope %v dir %d: %d events, want %d", m.Name(), c.slope, c.dir, w.EventsHandled, c.want)
 			}
 		}
 	}

@@ -29,16 +29,20 @@ type implicitOptions struct {
 	linear LinearOptions
 }
 
-// conf resolves the options with the driver options o: fixed is true for
+// conf resolves the options of method with the driver options o (a
+// step-control option that StepControl.Check refuses is a *ControlError
+// naming method): fixed is true for
 // the fixed-step Stepper (Newton's own tolerance, iteration limit 10),
 // false for the adaptive driver (iteration limit 3).
-func (p implicitOptions) conf(o *DriverOptions, fixed bool) (conf, float64, error) {
+func (p implicitOptions) conf(method string, o *DriverOptions, fixed bool) (conf, float64, error) {
+	if err := checkControl(method, p.ctl); err != nil {
+		return conf{}, 0, err
+	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"RTol", p.ctl.RTol}, {"ATol", p.ctl.ATol}, {"InitialStep", p.ctl.InitialStep},
-		{"MinStep", p.ctl.MinStep}, {"MaxStep", p.ctl.MaxStep}, {"NewtonCoef", p.coef}, {"Newton.Tol", p.newton.Tol}} {
-		if !(f.v >= 0) || math.IsInf(f.v, 1) && f.name != "MaxStep" {
+	}{{"NewtonCoef", p.coef}, {"Newton.Tol", p.newton.Tol}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 1) {
 			return conf{}, 0, fmt.Errorf("integrators: %s = %v: want zero (the default) or finite and positive", f.name, f.v)
 		}
 	}
@@ -77,7 +81,7 @@ func (p implicitOptions) conf(o *DriverOptions, fixed bool) (conf, float64, erro
 
 // canonical returns the options with every default filled in.
 func (p implicitOptions) canonical() implicitOptions {
-	c, coef, err := p.conf(nil, false)
+	c, coef, err := p.conf("", nil, false)
 	if err != nil {
 		return p // invalid options compare as given
 	}

@@ -34,17 +34,25 @@ func eventTolAt(tol, t float64) float64 {
 // bisection every fourth iteration and whenever the secant point falls
 // outside the bracket. It returns a point on the far side within
 // eventTolAt(tol, base+hi) of the root, or the first trial point where g
-// is exactly zero. Times are offsets from base (base = 0 for absolute
-// times).
+// is exactly zero; hi itself when fhi is exactly zero (a root on the
+// bracket's end: with the sign seen only at the ends, an earlier pair of
+// crossings inside it is not seen). Every fourth trial bisects, so the
+// bracket reaches the tolerance within 4·log₂((hi − lo)/tol) + 8 trials,
+// the iteration limit. Times are offsets from base (base = 0 for
+// absolute times).
 //
 // probe(c) evaluates g at c; the caller keeps whatever it needs of a
 // far-side trial (a fixed-step driver the state there), knowing that the
 // point returned is the last far-side trial, or hi itself when no trial
 // landed on the far side. probe must not be retained.
 func illinois(dir int, lo, flo, hi, fhi, base, tol float64, probe func(c float64) (float64, error)) (float64, error) {
+	if fhi == 0 {
+		return hi, nil
+	}
 	ref := flo
 	side := 0
-	for it := 0; it < 200; it++ {
+	maxIt := 4*int(math.Ceil(math.Log2(math.Max(1, (hi-lo)/tol)))) + 8
+	for it := 0; it < maxIt; it++ {
 		if hi-lo <= eventTolAt(tol, base+hi) {
 			break
 		}

@@ -522,7 +522,7 @@ func newExplicitMethod(mi methodInfo, sys System, o *DriverOptions) (Stepper, er
 	if err != nil {
 		return nil, err
 	}
-	return withEvents(st, sys, c), nil // fixedevents.go
+	return withEvents(st, sys, c) // fixedevents.go
 }
 
 func newImplicitMethod(mi methodInfo, theta float64, n NewtonOptions, l LinearOptions, sys System, o *DriverOptions) (Stepper, error) {
@@ -539,7 +539,7 @@ func newImplicitMethod(mi methodInfo, theta float64, n NewtonOptions, l LinearOp
 	if err != nil {
 		return nil, err
 	}
-	return withEvents(st, sys, c), nil
+	return withEvents(st, sys, c)
 }
 
 func newAlphaMethod(mi methodInfo, n NewtonOptions, l LinearOptions, sys System, o *DriverOptions) (Stepper, error) {
@@ -556,7 +556,7 @@ func newAlphaMethod(mi methodInfo, n NewtonOptions, l LinearOptions, sys System,
 	if err != nil {
 		return nil, err
 	}
-	return withEvents(st, sys, c), nil
+	return withEvents(st, sys, c)
 }
 
 // NewStepper returns a fixed-step Stepper of method m for sys: the driver
@@ -572,10 +572,13 @@ func newAlphaMethod(mi methodInfo, n NewtonOptions, l LinearOptions, sys System,
 // When sys implements EventSystem with at least one event, every method
 // handles the events: a step over which an armed event function changes
 // sign in its direction is cut at the crossing, located to
-// DriverOptions.EventTol by re-stepping, the reset applied and the rest of
-// the step integrated from the reset state (see "Events" in the package
-// documentation). Steps without a crossing are the method's own, bit for
-// bit.
+// DriverOptions.EventTol by re-stepping, the resets of every event due
+// there applied (and of those they make fire) and the rest of the step
+// integrated from the state after them; the events due at the start are
+// applied by the first Step. When sys implements TimeEventSystem, a step
+// with time events inside is split into sub-steps that end on them (see
+// "Events" in the package documentation). Steps without time events or
+// crossings are the method's own, bit for bit.
 //
 // DriverOptions.Output and MaxSteps belong to the adaptive driver: setting
 // one is an error wrapping ErrNotApplicable. A method defined outside this
@@ -606,7 +609,7 @@ func NewStepper(m Method, sys System, o *DriverOptions) (Stepper, error) {
 	if st.Method() != name || st.Order() != order {
 		return nil, fmt.Errorf("integrators: %s: its Stepper reports method %q of order %d, want %q of order %d", name, st.Method(), st.Order(), name, order)
 	}
-	return withEvents(st, sys, c), nil
+	return withEvents(st, sys, c)
 }
 
 // checkCustom checks a caller-defined method's name and order.

@@ -86,7 +86,7 @@ func TestPerMethodOptions(t *testing.T) {
 		}
 	}
 	// Negative adaptive options are errors naming the field.
-	if _, err := NewAdaptive(DormandPrince{ATol: -1}, sys, nil); err == nil || !strings.Contains(err.Error(), "DormandPrince.ATol") {
+	if _, err := NewAdaptive(DormandPrince{ATol: -1}, sys, nil); err == nil || !strings.Contains(err.Error(), "dormand-prince: ATol = -1") {
 		t.Errorf("ATol −1: %v", err)
 	}
 }

@@ -29,19 +29,33 @@ type Sample struct {
 	Y []float64
 }
 
-// EventRecord describes a located event.
+// EventRecord describes one event reset: several events due at one
+// instant give one record each, in the order their resets were applied
+// (see Firing).
 type EventRecord struct {
 	T      float64     // located time, within the event tolerance after the root
 	Index  int         // event index
 	Action EventAction // what Reset returned
-	Before []float64   // state at T before the reset
-	After  []float64   // state at T after the reset
+	Round  int         // the round of the event iteration at T (Firing.Round)
+	Before []float64   // state at T before this reset
+	After  []float64   // state at T after this reset
 }
 
-// StepReport describes one accepted step of an Adaptive integrator.
+// StepReport describes one accepted step of an adaptive driver. When
+// events fired, the step ends at their instant T1 and Fired lists every
+// reset applied there in order; a step with T0 = T1 and H = 0 applied
+// only the events due at the start of the run (the first Step after
+// Init).
 type StepReport struct {
-	T0, T1 float64     // the step covered [T0, T1]; T1 is the event time if an event fired
-	H      float64     // the step size used for the stages (T1 − T0 unless an event truncated the step)
-	Event  int         // index of the event that fired at T1, or −1
-	Action EventAction // Reset's action when Event ≥ 0
+	T0, T1 float64 // the step covered [T0, T1]; T1 is the event time if an event fired
+	H      float64 // the step size used for the stages (T1 − T0 unless an event truncated the step)
+	// Event is the index of the first event that fired at T1, or −1, and
+	// Action is EventStop when a reset there stopped the run, otherwise
+	// the first reset's action.
+	Event  int
+	Action EventAction
+	// Fired lists the resets applied at T1 (nil when none), with the
+	// states around each; it is owned by the driver and valid until its
+	// next Step, Init or Restore.
+	Fired []Firing
 }

@@ -6,16 +6,17 @@ package integrators
 // time strictly after t, or +Inf when there is none; it must be a pure
 // function of t that does not allocate.
 //
-// The adaptive drivers (Dormand–Prince's Adaptive with
-// DormandPrince.FixedStep zero, ESDIRK's and BDF's) never step across a
-// time event: a step that would reach it ends exactly on it, with its
-// last stages (BDF: its corrector) evaluated at the largest float below
-// it (the left limit, so that neither the error estimate nor the dense
-// output sees the jump), and the next step starts from a fresh
-// evaluation of f there (the right limit; BDF restarts its history at
-// order 1). State events (EventSystem) are located as before within
-// each step. Fixed-step methods and the fixed-step mode of Adaptive do
-// not look at time events: they sample f at their own stage times.
+// Every driver ends a step exactly on each time event: a step of an
+// adaptive driver (Dormand–Prince, also in its fixed-step mode, ESDIRK,
+// BDF) that would reach one ends on it, and a fixed-step method's Step
+// (NewStepper) ends a sub-step on each inside the caller's step; the
+// stages of the step that ends on a time event are evaluated at times
+// below it (the last at the largest float below it: the left limit, so
+// that neither the error estimate nor the dense output sees the jump),
+// and the next step starts from a fresh evaluation of f there (the right
+// limit; BDF restarts its history at order 1). State events
+// (EventSystem) are evaluated there as at any step end (see "Events" in
+// the package documentation).
 type TimeEventSystem interface {
 	NextTimeEvent(t float64) float64
 }

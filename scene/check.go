@@ -266,14 +266,6 @@ func splitField(f string) (nn, fn string, comp int, err error) {
 // those a program registered (integrators.Register).
 func methodNames() []string { return integrators.Names() }
 
-// minRTol and minATol are the least tolerances an adaptive run accepts:
-// 10·ε relative, and an absolute one whose inverse, times a derivative
-// or an error of ordinary size, stays far from overflowing.
-const (
-	minRTol = 10 * 0x1p-52
-	minATol = 1e-100
-)
-
 // check validates the integrator settings; path is where they are.
 func (in *Integrator) check(path string) []error {
 	var errs []error
@@ -325,11 +317,21 @@ func (in *Integrator) check(path string) []error {
 			bad(v.name, "is a setting of the adaptive integrator; set \"adaptive\": true (with %s, %s, %s or %s) or remove it", integrators.MethodDormandPrince, integrators.MethodBDF, integrators.MethodESDIRK43, integrators.MethodESDIRK32)
 		case !(v.x > 0) || math.IsInf(v.x, 0):
 			bad(v.name, "%v must be finite and positive", v.x)
-		case v.name == ".rtol" && v.x < minRTol:
-			// Hairer's DOPRI5 refuses rtol ≤ 10·ε likewise.
-			bad(v.name, "%v is below 10·ε = %.2g: no double-precision step can be that accurate relative to the state", v.x, minRTol)
-		case v.name == ".atol" && v.x < minATol:
-			bad(v.name, "%v is below %g: the scaled error of a step (its size over atol) overflows, and the first step comes out 0 or NaN", v.x, minATol)
+		default:
+			// The tolerance floor is the integrators' own rule
+			// (integrators.MinRTol, MinATol), the one every adaptive
+			// method applies when it starts.
+			var c integrators.StepControl
+			switch v.name {
+			case ".rtol":
+				c.RTol = v.x
+			case ".atol":
+				c.ATol = v.x
+			}
+			var ce *integrators.ControlError
+			if errors.As(c.Check(), &ce) {
+				bad(v.name, "%v %s", v.x, ce.Reason)
+			}
 		}
 	}
 	if in.MaxSteps != 0 && !in.Adaptive {

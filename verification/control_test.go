@@ -836,17 +836,18 @@ var sampledTypes = map[string]string{"zoh": control.ZOHName, "ud": control.UnitD
 // which the blocks' instants allow for. The transport delay interpolates
 // at a weight of a few ulps there, so it is held to 1e-14.
 //
-// Adaptive Dormand–Prince, each block alone: each sample instant is a
-// time event and the "sample" event's reset takes the sample there, so
-// the outputs recorded every 0.01 s are sin 3t_k of their last instant
-// t_k = k·T_s(1 − 8ε) to 1e-13 (sin 3t moves 3·8ε·5 s ≈ 2.7e-14 over the
-// instants' rounding allowance), except the first sample, due at the
-// run's start, which is taken on the first rung 2e-9 s later (sin 3t
-// moves 6e-9 in that time: bound 1e-8). All three in one graph share
-// their instants (every 0.1 s and the start): the integrator applies one
-// reset per located time, so the second and third take their samples on
-// the next rungs, at most two rungs (2 × 2e-9·max(1, t) s ≤ 2e-8 s at
-// t ≤ 5 s) late: bound 3 × 2e-8 ≈ 6e-8 → 1e-7, with no sample skipped.
+// Monolithic runs, each block alone and all three in one graph, where
+// they share every instant of the holds (every 0.1 s) and the start:
+// each sample instant is a time event on which the integrator ends a
+// step (adaptive Dormand–Prince) or a sub-step (fixed-step RK4, with
+// dt = 0.01 s and with dt = 0.03 s, which does not divide the holds'
+// period), the "sample" event's reset takes the sample there, every
+// event due at an instant fires on it, and those due at the start fire
+// at the start. So the outputs recorded (every 0.01 s or 0.03 s) are
+// sin 3t_k of their last instant t_k = k·T_s(1 − 8ε) to 1e-13 (sin 3t
+// moves 3·8ε·5 s ≈ 2.7e-14 over the instants' rounding allowance), the
+// sample due at the start included, with one event per block and
+// instant in [0, 5] s and none skipped.
 func TestSampledBlocksExact(t *testing.T) {
 	cols := []string{"u.value", "zoh.out", "ud.out", "td.out"}
 	res, err := sampledGraph(t, "zoh", "ud", "td").Run(context.Background(), graph.Settings{Dt: 0.01, End: 5, Record: cols})
@@ -879,41 +880,56 @@ func TestSampledBlocksExact(t *testing.T) {
 	}
 
 	method = "sine 3 rad/s through the block in a graph, adaptive Dormand–Prince (sample events on time events), recorded every 0.01 s over 5 s; reference sin(3 k T_s)"
+	adaptive := graph.Settings{Mode: graph.MonolithicAdaptive{}, Dt: 0.01, End: 5}
 	for _, b := range []string{"zoh", "ud", "td"} {
-		rest, first, events := sampledMonolithic(t, b)
+		rest, first, events := sampledMonolithic(t, adaptive, b)
 		record(t, Measurement{ID: "COSIM-VER-506", Subject: sampledTypes[b], Quantity: "adaptive Dormand–Prince: max |y − u(sample)|, samples after the first",
 			Value: rest, Reference: 0, Bound: "≤ 1e-13", Pass: rest <= 1e-13, Method: method})
 		record(t, Measurement{ID: "COSIM-VER-506", Subject: sampledTypes[b], Quantity: "adaptive Dormand–Prince: |y − u(0)| of the sample due at the start",
-			Value: first, Reference: 0, Bound: "≤ 1e-8 (taken on the first rung, 2e-9 s late)", Pass: first <= 1e-8, Method: method})
+			Value: first, Reference: 0, Bound: "≤ 1e-13 (taken at the start)", Pass: first <= 1e-13, Method: method})
 		// One event per instant in [0, 5] s, the last on the run's end.
 		if want := map[string]int{"zoh": 51, "ud": 51, "td": 501}[b]; events != want {
 			t.Errorf("%s alone: %d sample events, want %d", b, events, want)
 		}
 	}
-	rest, first, events := sampledMonolithic(t, "zoh", "ud", "td")
-	all := math.Max(rest, first)
-	for _, typ := range []string{control.ZOHName, control.UnitDelayName, control.TransportDelayName} {
-		record(t, Measurement{ID: "COSIM-VER-506", Subject: typ, Quantity: "adaptive Dormand–Prince, three sampled blocks sharing every instant: max |y − u(sample)|",
-			Value: all, Reference: 0, Bound: "≤ 1e-7 (at most two rungs late)", Pass: all <= 1e-7, Method: method})
-	}
-	// Every instant's samples, but the two that the final instant's rungs
-	// would take after the run's end.
-	if events != 51+51+501-2 {
-		t.Errorf("three blocks: %d sample events, want 601 (none skipped)", events)
+	for _, c := range []struct {
+		name string
+		set  graph.Settings
+	}{
+		{"adaptive Dormand–Prince", adaptive},
+		{"RK4, dt = 0.01 s", graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}}, Dt: 0.01, End: 5}},
+		{"RK4, dt = 0.03 s", graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}}, Dt: 0.03, End: 4.98}},
+	} {
+		rest, first, events := sampledMonolithic(t, c.set, "zoh", "ud", "td")
+		all := math.Max(rest, first)
+		for _, typ := range []string{control.ZOHName, control.UnitDelayName, control.TransportDelayName} {
+			record(t, Measurement{ID: "COSIM-VER-506", Subject: typ, Quantity: c.name + ", three sampled blocks sharing every instant and the start: max |y − u(sample)|",
+				Value: all, Reference: 0, Bound: "≤ 1e-13", Pass: all <= 1e-13,
+				Method: "sine 3 rad/s through zoh, unitdelay and transportdelay in one graph, recorded at every step (or every 0.01 s) over 5 s; reference sin(3 k T_s)"})
+		}
+		// Every instant's samples: none skipped.
+		want := 51 + 51 + 501
+		if c.set.End == 4.98 {
+			want = 50 + 50 + 499
+		}
+		if events != want {
+			t.Errorf("%s, three blocks: %d sample events, want %d (none skipped)", c.name, events, want)
+		}
 	}
 }
 
-// sampledMonolithic runs sampledGraph with blocks by adaptive
-// Dormand–Prince over 5 s and returns the largest output error of the
-// samples taken after the first, of the first (due at the start), and
-// the number of sample events.
-func sampledMonolithic(t *testing.T, blocks ...string) (rest, first float64, events int) {
+// sampledMonolithic runs sampledGraph with blocks monolithically with
+// the settings set, recording the outputs, and returns the largest output
+// error of the samples taken after the first, of the first (due at the
+// start), and the number of sample events.
+func sampledMonolithic(t *testing.T, set graph.Settings, blocks ...string) (rest, first float64, events int) {
 	t.Helper()
 	var cols []string
 	for _, b := range blocks {
 		cols = append(cols, b+".out")
 	}
-	res, err := sampledGraph(t, blocks...).Run(context.Background(), graph.Settings{Mode: graph.MonolithicAdaptive{}, Dt: 0.01, End: 5, Record: cols})
+	set.Record = cols
+	res, err := sampledGraph(t, blocks...).Run(context.Background(), set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -921,7 +937,7 @@ func sampledMonolithic(t *testing.T, blocks ...string) (rest, first float64, eve
 	for bi, b := range blocks {
 		y := res.History.Column(cols[bi])
 		for n, tn := range res.History.Times {
-			k := n / 10
+			k := int(math.Floor(tn/0.1 + 1e-9))
 			var want float64
 			var isFirst bool
 			switch b {
@@ -933,8 +949,8 @@ func sampledMonolithic(t *testing.T, blocks ...string) (rest, first float64, eve
 					want = sample(k - 1)
 				}
 			case "td":
-				want, isFirst = 0.5, n == 25
-				if n >= 25 {
+				want, isFirst = 0.5, math.Abs(tn-0.25) < 1e-9
+				if tn >= 0.25-1e-9 {
 					want = math.Sin(3 * (tn - 0.25))
 				}
 			}
@@ -946,7 +962,7 @@ func sampledMonolithic(t *testing.T, blocks ...string) (rest, first float64, eve
 			}
 		}
 	}
-	return rest, first, len(res.Integrator.Events)
+	return rest, first, res.Events
 }
 
 // COSIM-VER-501: the stateless blocks compute their closed forms exactly.

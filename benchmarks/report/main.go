@@ -57,6 +57,9 @@ func main() {
 	if w4aMain() { // the adaptive W4 comparison with CVODE lives in w4adaptive.go
 		return
 	}
+	if schedMain() { // the scheduler under load lives in sched.go
+		return
+	}
 	var r report
 	r.machine()
 	for _, n := range sizes {
@@ -73,6 +76,7 @@ func main() {
 	r.twoMass()
 	runW4()
 	runW4A()
+	runSched()
 	r.scaling()
 	out := r.markdown()
 	fmt.Print(out)
@@ -724,6 +728,8 @@ func (r *report) markdown() string {
 	w4Markdown(&b)
 	w("\n")
 	w4aMarkdown(&b)
+	w("\n")
+	schedMarkdown(&b)
 	w("\n## Scaling\n\n")
 	w("Fitted exponent of the time per step against N over N ≥ 1000 (1 = linear): hand-written %.3f, graph 1 worker %.3f, graph 2 workers %.3f.\n\n", r.expHand, r.expGraph, r.expGraph2)
 	w("Build of the N = … chain (Chain.Build: nodes, wiring, graph.Build; CPU is the process's user and system time over the build, garbage collection included, which the machine's load does not inflate as it does wall time):\n\n")
@@ -747,12 +753,7 @@ func fmtList(xs []float64, f string) string {
 // targets writes the summary of the targets, met or not.
 func (r *report) targets(out io.Writer) {
 	w := func(f string, a ...any) { fmt.Fprintf(out, f, a...) }
-	yes := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "**not met**"
-	}
+	yes := metWord
 	w("## Targets\n\n| target | measured | status |\n|---|---|---|\n")
 	worstCo, worstFused, okAlloc, okIdent := 0.0, 0.0, true, true
 	for _, c := range r.co {

@@ -126,7 +126,7 @@ func TestDescribeText(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	mustContain(t, "describe ball", out,
-		"ball — A point mass", "algorithm MADD-NODE-001, version 1.1.0, stable",
+		"ball — A point mass", "algorithm MADD-NODE-001, version 1.2.0, stable",
 		"discretization semi-implicit-euler; declared order: spatial none, temporal 1",
 		"table_position", "MADD-ANO-021",
 		// the full metadata, not only the interface

@@ -18,8 +18,11 @@
 // bounces: x' = table_position, v' = −e·v', with e the parameter
 // "elasticity" in [0, 1]; an impact no faster than [RestSpeed]
 // (|v'| ≤ 1e-4 m/s, compared before restitution, as MADDENING's update
-// does) ends in v' = 0 instead. Without a
-// table_position edge there is no contact at all. Derivatives is the
+// does) ends in v' = 0 instead, and so does a step that starts on (or
+// below) the surface without moving into it (x ≤ table_position, v ≥ 0):
+// resting contact, which keeps a ball at rest on the table at any step
+// (a rebound slower than |g + F/m|·Δt would be a bounce shorter than the
+// step). Without a table_position edge there is no contact at all. Derivatives is the
 // collision-free right-hand side [v, g + F/m]; it passes through the surface
 // (COSIM-ANO-001). The contact event ("contact", position −
 // table_position, falling) and its Reset apply the same restitution law

@@ -21,7 +21,17 @@ var errNoTable = errors.New("no table_position input, so there is no contact to 
 //	x' = x + dt·v'
 //	if table_position is present and x' < table_position:
 //	    x' = table_position
-//	    v' = −e·v', and v' = 0 when |v'| ≤ RestSpeed (the impact speed)
+//	    if x ≤ table_position and v ≥ 0 (resting contact):
+//	        v' = 0
+//	    else:
+//	        v' = −e·v', and v' = 0 when |v'| ≤ RestSpeed (the impact speed)
+//
+// The resting-contact branch holds a ball that starts the step on the
+// surface and does not move into it: the step's acceleration alone
+// carries it under, which is the normal force's to balance, not a
+// bounce (a rebound slower than |a|·dt would land again within the
+// step). Without it a ball at rest chattered at e|g|dt/(1+e) whenever
+// |g|·dt exceeds RestSpeed (COSIM-ANO-004).
 //
 // It writes [x', v'] into dst, which must not alias x; x and in are only
 // read. It returns an error, and leaves dst unchanged, when dt is not
@@ -71,7 +81,17 @@ func (m *model) step(t, dt, pos, vel, f float64, present bool, table float64) (p
 		}
 		if p < table {
 			p = table
-			v = restitute(v, m.e)
+			if pos <= table && vel >= 0 {
+				// Resting contact: the ball started the step on (or
+				// below) the surface without moving into it, so the
+				// step's own acceleration carried it under: its
+				// rebound would be slower than |a|·dt, a bounce
+				// shorter than the step, which the normal force
+				// balances instead (COSIM-ANO-004, resolved).
+				v = 0
+			} else {
+				v = restitute(v, m.e)
+			}
 		}
 	}
 	if !finite(p) {

@@ -6,7 +6,7 @@ func metadata() node.Metadata {
 	const id = pkgPath + "."
 	return node.Metadata{
 		AlgorithmID: "MADD-NODE-001",
-		Version:     "1.1.0",
+		Version:     "1.2.0",
 		Stability:   node.Stable,
 		Summary: "A point mass falling under gravity in one dimension, pushed by an optional external force, " +
 			"with an optional perfectly rigid collision surface supplied as the boundary input table_position.",
@@ -14,6 +14,7 @@ func metadata() node.Metadata {
 			`\dot{v} = g + F/m, \qquad \dot{x} = v`,
 			`x < x_{\text{table}}: \qquad x \leftarrow x_{\text{table}}, \qquad v \leftarrow -e\,v`,
 			`v \leftarrow 0 \quad \text{when} \quad |v| \le 10^{-4}`,
+			`x^{n} \le x_{\text{table}},\ v^{n} \ge 0,\ x^{n+1} < x_{\text{table}}: \qquad x^{n+1} \leftarrow x_{\text{table}}, \qquad v^{n+1} \leftarrow 0`,
 		},
 		EquationNotes: "$x$ is the height of the ball (m) and $v$ its vertical velocity (m/s); $g$ is the " +
 			"gravitational acceleration (`gravity`, m/s², negative points down); $F$ is the external force along the " +
@@ -24,6 +25,9 @@ func metadata() node.Metadata {
 			"most $10^{-4}$ m/s (`RestSpeed`) the bounce is replaced by $v \\leftarrow 0$, which is what stops the ball " +
 			"chattering on the surface; the threshold is compared with the impact speed, before restitution, as " +
 			"in the MADDENING BallNode (MADD-NODE-001 1.0.0), whose update bounces only when $|v| > 10^{-4}$. " +
+			"The last equation is resting contact in `Update`: a ball that starts a step on (or below) the surface " +
+			"and does not move into it ($v^n \\ge 0$) but ends the step under it stays on it at rest; the step's own " +
+			"acceleration carried it under, which the normal force balances. " +
 			"When `table_position` is not connected there is no surface and no contact.",
 		Discretization: "semi-implicit-euler",
 		DiscretizationNotes: "Semi-implicit (symplectic) Euler: the velocity is advanced first and the position is " +
@@ -31,7 +35,10 @@ func metadata() node.Metadata {
 			"$x^{n+1} = x^n + \\Delta t\\, v^{n+1}$. Without contact this is the semi-implicit-euler step of " +
 			"`Derivatives`. Contact is resolved once per step, after the integration: if " +
 			"$x^{n+1} < x_{\\text{table}}$ then $x^{n+1} \\leftarrow x_{\\text{table}}$ and " +
-			"$v^{n+1} \\leftarrow -e\\,v^{n+1}$, replaced by $0$ when $|v^{n+1}| \\le 10^{-4}$. The force $F^n$ is the " +
+			"$v^{n+1} \\leftarrow -e\\,v^{n+1}$, replaced by $0$ when $|v^{n+1}| \\le 10^{-4}$, or when the ball started the " +
+			"step in contact without moving into the surface ($x^n \\le x_{\\text{table}}$, $v^n \\ge 0$): its rebound " +
+			"would be slower than $|g + F/m|\\,\\Delta t$, a bounce shorter than the step, so the step cannot resolve " +
+			"it and the ball rests. The force $F^n$ is the " +
 			"input at the start of the step, held over it. Each product is " +
 			"rounded before it is added (no fused multiply-add), so results are bit-identical across platforms. " +
 			"Declared order of accuracy: no spatial order (the node integrates an ODE); temporal order 1, " +
@@ -61,12 +68,13 @@ func metadata() node.Metadata {
 				"$e\\,|g|\\,\\Delta t$.",
 			"No order across a contact: the restitution law is non-smooth, so the declared order does not " +
 				"apply to a step containing a bounce.",
-			"The rest threshold stops the chattering only when $|g|\\,\\Delta t \\le 10^{-4}$ " +
-				"($\\Delta t \\le 1.02 \\times 10^{-5}$ s for the defaults): a ball at rest on the surface falls " +
-				"through it in one step, hits it at $|g|\\,\\Delta t$ and rebounds at $e\\,|g|\\,\\Delta t$. At larger steps a settled ball ends " +
-				"every step exactly on the surface with a spurious upward velocity that tends to " +
-				"$e\\,|g|\\,\\Delta t/(1+e)$ (0.0436 m/s for the defaults at $\\Delta t = 0.01$ s) instead of 0 " +
-				"(COSIM-ANO-004).",
+			"Bounces shorter than a step end in rest: a ball that leaves the surface slower than " +
+				"$|g + F/m|\\,\\Delta t$ is back under it at the next step's end and is held there at rest (resting " +
+				"contact), where the exact motion would make a bounce of height $v^2/2|g|$ (at most $|g|\\,\\Delta t^2/2$, " +
+				"0.5 mm at $\\Delta t = 0.01$ s) and further ones. So the ball comes to rest up to a few steps early, and the " +
+				"effective rest threshold is $\\max(10^{-4}, |g|\\,\\Delta t)$ m/s in rebound speed. Until version 1.2.0 " +
+				"a ball at rest chattered at $e\\,|g|\\,\\Delta t/(1+e)$ whenever $|g|\\,\\Delta t > 10^{-4}$ (COSIM-ANO-004, " +
+				"resolved).",
 			"`Derivatives` is the collision-free right-hand side $[v, g + F/m]$ (COSIM-ANO-001), except for " +
 				"resting contact (at rest on or below the surface under a downward net acceleration it is zero, the state " +
 				"the rest rule produces). It reads the current, possibly overridden, `gravity` as `Update` " +
@@ -95,7 +103,7 @@ func metadata() node.Metadata {
 				"`force` input does bound the step: the connector states that limit, from the ball's mass " +
 				"(`MarkerInverseMass`).",
 			"The practical limit is accuracy at contact, not stability: keep $|v|\\,\\Delta t$ well below the " +
-				"distance to the surface, and $|g|\\,\\Delta t \\le 10^{-4}$ when the ball must come exactly to rest.",
+				"distance to the surface; bounces slower than $|g|\\,\\Delta t$ are not resolved (resting contact).",
 		},
 		StableStep: &node.StableStep{
 			Unconditional: true,
@@ -110,6 +118,7 @@ func metadata() node.Metadata {
 			{Term: "Contact detection", Identifier: id + "Node.Update", Notes: "`p < table`, strict, once per step after the integration"},
 			{Term: `v \to -e v` + " (restitution)", Identifier: id + "Node.Update", Notes: "`-e*v`; at an impact speed up to `RestSpeed` the velocity is zeroed instead"},
 			{Term: `10^{-4}` + " (rest threshold)", Identifier: id + "RestSpeed", Notes: "Compared with the impact speed, before restitution"},
+			{Term: "Resting contact in a step", Identifier: id + "Node.Update", Notes: "`pos <= table && vel >= 0` at the start of a step that ends below the table: the velocity is zeroed"},
 			{Term: `x_{\text{table}}` + " (surface)", Identifier: id + "Node.Spec", Notes: "Input `table_position`, Replacing, Absent: leaving it unconnected disables contact"},
 			{Term: "Continuous right-hand side", Identifier: id + "Node.Derivatives", Notes: "Collision-free `[v, g + F/m]` (COSIM-ANO-001)"},
 			{Term: `x - x_{\text{table}}` + " (contact event)", Identifier: id + "Node.EventValues", Notes: "Direction −1; +1 when there is no table"},
@@ -153,6 +162,14 @@ func metadata() node.Metadata {
 					"resolved). The rest rule compares the impact speed with $10^{-4}$ m/s (bounce when $|v| > 10^{-4}$), " +
 					"as the MADDENING implementation does, instead of the rebound speed $|e\\,v|$. Without a force " +
 					"input the trajectories are bit-identical to 1.0.0 except where $|e\\,v| < 10^{-4} < |v|$ at a contact.",
+			},
+			{
+				Version: "1.2.0", Date: "2026-12-04",
+				Change: "Resting contact in `Update`: a ball that starts a step on the surface without moving into it and " +
+					"ends the step under it stays there at rest, instead of rebounding at $e\\,|g + F/m|\\,\\Delta t$, so a ball " +
+					"at rest no longer chatters at $e\\,|g|\\,\\Delta t/(1+e)$ above $\\Delta t = 1.02 \\times 10^{-5}$ s " +
+					"(COSIM-ANO-004 resolved). Trajectories are bit-identical to 1.1.0 up to the first contact that starts " +
+					"on the surface, that is until the bounces are shorter than a step.",
 			},
 		},
 	}

@@ -33,7 +33,7 @@ func TestMappingNamesTheScheme(t *testing.T) {
 func TestMetadata(t *testing.T) {
 	n, _ := ball.FromMap(nil)
 	m := n.Spec().Meta
-	if m.AlgorithmID != "MADD-NODE-001" || m.Version != "1.1.0" || m.Stability != node.Stable || m.Summary == "" {
+	if m.AlgorithmID != "MADD-NODE-001" || m.Version != "1.2.0" || m.Stability != node.Stable || m.Summary == "" {
 		t.Errorf("identity: %q %q %v %q", m.AlgorithmID, m.Version, m.Stability, m.Summary)
 	}
 	if m.Discretization != "semi-implicit-euler" {
@@ -64,7 +64,7 @@ func TestMetadata(t *testing.T) {
 	for _, c := range m.Changelog {
 		dates = append(dates, c.Date)
 	}
-	if !cmp.Equal(dates, []string{"2025-03-01", "2026-09-20", "2026-12-02", "2026-12-03"}) {
+	if !cmp.Equal(dates, []string{"2025-03-01", "2026-09-20", "2026-12-02", "2026-12-03", "2026-12-04"}) {
 		t.Errorf("Changelog dates = %v", dates)
 	}
 	var regimes []string

@@ -286,7 +286,7 @@ func (d *TransportDelay) SetParams(p map[string]any) error {
 func transportDelayMeta() node.Metadata {
 	return node.Metadata{
 		AlgorithmID: "COSIM-NODE-516",
-		Version:     "1.0.0",
+		Version:     "1.1.0",
 		Stability:   node.Stable,
 		Summary:     "A transport delay y(t) = u(t − T): a dead time (a conveyor, a network, a sensor's latency), from a sampled history of the input interpolated linearly.",
 		Equations: []string{
@@ -304,10 +304,10 @@ func transportDelayMeta() node.Metadata {
 		Order: node.Order{Temporal: 1, Note: "The history's interpolation error is $O(h^2)$ in $h = T/N$; co-simulation adds the held input's first-order error when the step does not divide $h$."},
 		Assumptions: []string{
 			sampleNote,
+			startNote,
 			"The input is smooth between samples: the output's error is at most $h^2/8 \\max|\\ddot u|$ (linear interpolation of exact samples) in monolithic runs and in co-simulation with a step that divides $h$; a step that does not divide $h$ adds up to $\\Delta t \\max|\\dot u|$",
 		},
 		Limitations: []string{
-			startNote,
 			"The sample instants are time events: an adaptive run ends a step at least every $h = T/N$, so $N$ trades accuracy for steps",
 			"A co-simulation step longer than $T$ is an error (ErrStepTooLong); with $T < \\Delta t + h$ the output holds the newest sample, adding up to $(\\Delta t + h - T)\\max|\\dot u|$",
 			"The delay is a parameter, not a signal: a variable delay is not modelled",
@@ -323,6 +323,6 @@ func transportDelayMeta() node.Metadata {
 		References: []node.Reference{refSimulink, refFranklin},
 		Anomalies:  []string{"COSIM-ANO-005"},
 		Evidence:   []string{"COSIM-VER-506"},
-		Changelog:  []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
+		Changelog:  []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}, sampledChange},
 	}
 }

@@ -62,13 +62,11 @@
 // co-simulation Update takes a sample at the first step at or after its
 // instant; in a monolithic run each block's "sample" event fires on the
 // instant and its reset takes it, and the instants are time events
-// (node.TimeEventer) so that adaptive Dormand–Prince ends a step exactly
-// on each. Because the integrators apply one event reset per located
-// time (COSIM-ANO-005) and cannot fire an event at the very start of a
-// run, every instant is followed by a short ladder of time-event rungs
-// on which blocks sharing the instant take their samples one by one
-// (sample.go explains the rounding rule, the ladder, and what fixed-step
-// methods, which do not stop on time events, can serve). The
+// (node.TimeEventer), on which every integrator ends a step exactly. The
+// integrators apply every event due at an instant, so blocks sharing an
+// instant all take their samples on it, and they fire the events due at
+// the start of a run, so a sample due there is taken at the start
+// (sample.go explains the rounding rule and the event function). The
 // integrator's limits and reset are events too. The saturation, dead
 // zone, rate limiter and PID limits are kinks (continuous right-hand
 // sides), which need no event; the switch jumps, but a stateless node

@@ -249,14 +249,14 @@ func (h *Hold) EventValues(t float64, x []float64, in node.Inputs, dst []float64
 }
 
 // Reset takes the sample due at t. A sample skipped since the last one
-// taken (more sampled blocks sharing an instant than the integrator's
-// events serve; see the package documentation) is an error wrapping
-// ErrSampleSkipped, naming it.
+// taken (the run's integrator stepped over its instant; see the package
+// documentation) is an error wrapping ErrSampleSkipped, naming it.
 func (h *Hold) Reset(event int, t float64, x []float64, in node.Inputs, dst []float64) error {
 	if skipped := holdSample(h.g, h.delay, h.n, t, x, in.Values, dst[:len(x)]); skipped > 0 {
 		k := x[len(x)-1] + 1
 		return &node.FieldError{Field: "sample", Err: fmt.Errorf("%s: sample %s at t = %s s was not taken (taking sample %s at t = %s): "+
-			"more sampled blocks share that instant than a monolithic run serves; use adaptive Dormand–Prince, fewer blocks per instant, or co-simulation: %w",
+			"the run's integrator stepped over that instant, a time event of the graph's System (the integrators stop on every one); "+
+			"integrate the graph's System itself, or use co-simulation: %w",
 			h.typ, node.FormatValue(k), node.FormatValue(h.g.nominal(k)), node.FormatValue(k+skipped), node.FormatValue(t), ErrSampleSkipped)}
 	}
 	return nil
@@ -292,7 +292,7 @@ const sampledDiscretization = "Between samples the state is constant (Derivative
 func zohMeta() node.Metadata {
 	return node.Metadata{
 		AlgorithmID: "COSIM-NODE-514",
-		Version:     "1.0.0",
+		Version:     "1.1.0",
 		Stability:   node.Stable,
 		Summary:     "A zero-order hold (sample and hold): the input sampled every T_s seconds and held in between, with the sample instants declared as time events.",
 		Equations:   []string{`y(t) = u(t_k), \qquad t_k \le t < t_{k+1}, \qquad t_k = t_0 + k\,T_s`},
@@ -301,9 +301,8 @@ func zohMeta() node.Metadata {
 		Discretization:      "exact-hold",
 		DiscretizationNotes: sampledDiscretization + ".",
 		Order:               node.Order{Temporal: 1, Note: "Samples are exact when the step divides the period (and in monolithic runs); otherwise a sample is taken up to one co-simulation step late."},
-		Assumptions:         []string{sampleNote},
+		Assumptions:         []string{sampleNote, startNote},
 		Limitations: []string{
-			startNote,
 			"A co-simulation step longer than the sample period is an error (ErrStepTooLong)",
 			"The output reads the input at sample instants (feedthrough): a feedthrough path from its output back to its input is an algebraic loop",
 		},
@@ -318,14 +317,14 @@ func zohMeta() node.Metadata {
 		References: []node.Reference{refFranklin, refSimulink, refDrake},
 		Anomalies:  []string{"COSIM-ANO-005"},
 		Evidence:   []string{"COSIM-VER-506"},
-		Changelog:  []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
+		Changelog:  []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}, sampledChange},
 	}
 }
 
 func unitDelayMeta() node.Metadata {
 	return node.Metadata{
 		AlgorithmID: "COSIM-NODE-515",
-		Version:     "1.0.0",
+		Version:     "1.1.0",
 		Stability:   node.Stable,
 		Summary:     "A unit delay z⁻¹: the input sampled every T_s seconds, output one sample later and held in between; sample instants are time events.",
 		Equations:   []string{`y(t) = u(t_{k-1}), \qquad t_k \le t < t_{k+1}, \qquad t_k = t_0 + k\,T_s`},
@@ -334,9 +333,8 @@ func unitDelayMeta() node.Metadata {
 		Discretization:      "exact-hold",
 		DiscretizationNotes: sampledDiscretization + ".",
 		Order:               node.Order{Temporal: 1, Note: "Samples are exact when the step divides the period (and in monolithic runs); otherwise a sample is taken up to one co-simulation step late."},
-		Assumptions:         []string{sampleNote},
+		Assumptions:         []string{sampleNote, startNote},
 		Limitations: []string{
-			startNote,
 			"A co-simulation step longer than the sample period is an error (ErrStepTooLong)",
 		},
 		StabilityConditions: []string{"No dynamics of its own."},
@@ -349,6 +347,6 @@ func unitDelayMeta() node.Metadata {
 		References: []node.Reference{refFranklin, refSimulink},
 		Anomalies:  []string{"COSIM-ANO-005"},
 		Evidence:   []string{"COSIM-VER-506"},
-		Changelog:  []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
+		Changelog:  []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}, sampledChange},
 	}
 }

@@ -22,39 +22,25 @@ import (
 //
 // The state of a sampled block records the index m of the last sample it
 // took (−1: none yet). Sample j is due at t when j = index(t) > m. In
-// co-simulation Update takes the due sample at the step time; in a
-// monolithic run the block's event "sample" (node.Eventer) fires at the
-// sample instant and its reset takes it, and the sample instants are
-// time events (node.TimeEventer), so the adaptive Dormand–Prince
-// integrator ends a step exactly on each one.
-//
-// Two limits of the integrators' event handling shape the event
-// function. An event function that is zero at the start of a run (or of
-// a step, after a reset) is unarmed there: its sign is probed a moment
-// later (64 event tolerances, 6.4e-11 s at the default 1e-12 s). And the
-// integrators apply one reset per located time: when several blocks'
-// samples fall due at one instant, one of them is taken there and the
-// others see their event function at zero, unarmed.
-//
-// So each sample instant s_j is followed by a short ladder of time
-// events ℓ_{j,i} = s_j + i·L, i = 1 … ladderLevels, L = rung(s_j) =
-// min(T_s/(4(ladderLevels+1)), 2e-9·max(1, |s_j|)) s, far above the
-// probe and below any sample period. While sample j is due and not yet
-// taken, the event function is t − ℓ_{j,i} up to the next rung: negative
-// just after the instant and after each rung, exactly zero on each rung.
-// Adaptive Dormand–Prince ends a step exactly on every rung (they are
-// time events), so one more waiting block fires on each rung and the
-// others see exactly zero again, unarmed, and wait for the next: up to
-// ladderLevels + 1 blocks sharing an instant take their samples within
-// ladderLevels·L of it (ladderLevels at the start of a run, whose own
-// instant cannot fire). Fixed-step methods do not stop on time events:
-// past the ladder the function turns positive, so that a fixed step
-// ending there finds the crossing (located on the last rung), which lets
-// one block take a sample due at the start and two share a later
-// instant. A block still waiting half a period after its instant fires
-// on the next instant instead, and a zero-order hold or unit delay that
-// finds a sample skipped stops the run with an error
-// (ErrSampleSkipped); a transport delay fills it by interpolation.
+// co-simulation Update takes the due sample at the step time. In a
+// monolithic run the sample instants s_k are time events
+// (node.TimeEventer), on which every integrator of package integrators
+// ends a step (or a sub-step of a fixed step) exactly, and the block's
+// event "sample" (node.Eventer) fires there: its function is
+// t − s_{j+1} up to the instant s_{j+1}, where it is exactly 0 while the
+// sample is due (event), so it rises to zero on each instant from below;
+// the reset takes the sample, after which it is t − s_{j+2} < 0 again.
+// The integrators apply every event due at an instant, in event order,
+// so any number of blocks sharing an instant each take their sample
+// there, with the input of that instant. A run that starts on an instant
+// starts on the event's crossing, and the integrators fire it at the
+// start (an event zero at the start that arrives there from below); a
+// run that starts between instants sees the function negative and takes
+// its first sample on the next instant (the earlier ones are before the
+// run). A block that finds a sample skipped — only an integrator that
+// did not stop on the instants can skip one — stops the run with an
+// error (ErrSampleSkipped) if it is a zero-order hold or a unit delay; a
+// transport delay fills it by interpolation.
 type grid struct {
 	period, offset float64
 }
@@ -107,73 +93,38 @@ func (g grid) checkIndex(typ string, t float64) error {
 	return nil
 }
 
-// timeEvents reports the sample instants and their rungs as
-// node.TimeEventer does: the events are s_k, ℓ_{k,1}, …, ℓ_{k,R} for
-// k = 0, 1, … (R = ladderLevels).
+// timeEvents reports the sample instants as node.TimeEventer does: the
+// events are s_0, s_1, … and k counts those at or before t.
 func (g grid) timeEvents(t float64) (int, float64, float64) {
 	k := g.index(t)
 	if k < 0 {
 		return 0, math.Inf(-1), g.at(0)
 	}
-	i := 0
-	for i < ladderLevels && g.ladder(k, i+1) <= t {
-		i++
-	}
-	prev, next := g.ladder(k, i), g.at(k+1)
-	if i < ladderLevels {
-		next = g.ladder(k, i+1)
-	}
-	const per = ladderLevels + 1
-	if k >= (math.MaxInt32-per)/per {
+	n := math.MaxInt32
+	if k < math.MaxInt32-1 {
 		// The count only serves parity; the neighbours are what graphs read.
-		return math.MaxInt32, prev, next
+		n = int(k) + 1
 	}
-	return per*int(k) + 1 + i, prev, next
+	return n, g.at(k), g.at(k + 1)
 }
 
-// near is the distance after a sample instant within which a step end
-// counts as on it (the rounding of a fixed-step clock): 32ε|τ|, below
-// the integrators' probe offset after an unarmed start (at least
-// 256ε|t|).
+// near is the distance after a sample instant within which a time counts
+// as on it (the rounding of a step time that equals τ_k in exact
+// arithmetic: s_k is 8ε|τ_k| below τ_k), below the integrators' probe
+// offset around an unarmed or starting event (at least 256ε|t|).
 func near(tau float64) float64 { return 32 * eps * math.Abs(tau) }
 
-// ladderLevels is the number of rungs after each sample instant.
-const ladderLevels = 4
-
-// rung is the spacing L of the ladder after the instant tau (see grid).
-func (g grid) rung(tau float64) float64 {
-	return math.Min(g.period/(4*(ladderLevels+1)), 2e-9*math.Max(1, math.Abs(tau)))
-}
-
-// ladder is rung i of sample k: ℓ_{k,i} = s_k + i·L (ℓ_{k,0} = s_k).
-func (g grid) ladder(k float64, i int) float64 {
-	s := g.at(k)
-	return s + float64(i)*g.rung(s)
-}
-
 // event is the value of the "sample" event function at t for a block
-// that has taken samples up to m (see grid): negative while no sample is
-// due, rising to zero on the next instant; for a sample due and not
-// taken, zero on its instant (to rounding), then t − ℓ up to each rung,
-// then positive, and after half a period negative again up to the next
-// instant.
+// that has taken samples up to m (see grid): exactly 0 on an instant
+// whose sample is due and not taken (to rounding, within near), and
+// t − s_{j+1} < 0 otherwise, j = index(t): rising to zero on the next
+// instant, where the integrators stop.
 func (g grid) event(t, m float64) float64 {
 	j := g.index(t)
-	if j <= m {
-		return t - g.at(m+1)
-	}
-	tau := g.at(j)
-	d := t - tau
-	if d <= near(tau) {
-		return d
-	}
-	for i := 1; i <= ladderLevels; i++ {
-		if l := g.ladder(j, i); t <= l {
-			return t - l
+	if j > m && j >= 0 {
+		if tau := g.at(j); t-tau <= near(tau) {
+			return 0
 		}
-	}
-	if d < g.period/2 {
-		return t - g.ladder(j, ladderLevels)
 	}
 	return t - g.at(j+1)
 }
@@ -188,27 +139,30 @@ var (
 
 // sampleEvent is the event every sampled block declares.
 var sampleEvent = node.Event{Name: "sample", Direction: 1,
-	Description: "A sample instant: the reset takes the sample (zero on each instant, and on the rungs after it while the sample waits: see Assumptions)"}
+	Description: "A sample instant: the reset takes the sample (t − t_{k+1} before the instant t_{k+1}, exactly zero on it while the sample is due)"}
 
 // ErrSampleSkipped is the cause of a zero-order hold's or unit delay's
-// error when a monolithic run did not take one of its samples (more
-// sampled blocks shared an instant than the integrator's event handling
-// can serve, see the package documentation).
+// error when a monolithic run did not take one of its samples: its
+// integrator stepped over a sample instant (the integrators of package
+// integrators stop on every one, the instants being time events; a
+// System that does not pass the graph's time events on loses samples).
 var ErrSampleSkipped = errors.New("a sample was skipped")
 
 // sampleNote is the assumption every sampled block states.
 const sampleNote = "Samples are taken at $t_k = t_0 + k\\,T_s$. In co-simulation a sample is taken by the first step whose time is at or after $t_k$ " +
 	"(on $t_k$ itself when the step divides the period: step and sample times that agree up to rounding count as equal; a step that does not divide " +
 	"it takes the sample up to a step late and shows it from the next step). In a monolithic run the " +
-	"`sample` event takes it: the sample instants and, after each, a ladder of four rungs $2\\cdot 10^{-9}\\max(1, |t_k|)$ s apart are time events, " +
-	"so adaptive Dormand–Prince ends a step exactly on each. The integrators apply one event reset per located time: when several sampled blocks " +
-	"share an instant, the first takes its sample on it and the others on the following rungs, one per rung"
+	"`sample` event takes it: the sample instants are time events, on which every integrator (adaptive, and fixed-step between its steps) ends a step " +
+	"exactly, and every event due at an instant fires there, so any number of sampled blocks sharing an instant each take their sample on it"
 
-// startNote is the limitation every sampled block states.
-const startNote = "A monolithic run cannot fire an event at its very start, and its integrators apply one reset per located time. With adaptive " +
-	"Dormand–Prince, a sample due at the start (offset 0 and a run from 0) is taken on the first rung, 2e-9 s later, with the input of that time, and " +
-	"up to four sampled blocks may share the start and five any later instant (the later ones take theirs on the rungs, up to 8e-9 s late). " +
-	"Fixed-step methods do not stop on time events: with them one block may take a sample due at the start (the others hold their initial output " +
-	"until their next instant) and two may share a later instant. " +
-	"A block whose sample could not be taken takes the next one instead: a zero-order hold or unit delay then stops the run with ErrSampleSkipped. " +
-	"Co-simulation takes every sample at its step"
+// startNote is the statement every sampled block makes about the start
+// of a run.
+const startNote = "A sample due at the start of a run (an instant on the start time) is taken at the start, in co-simulation by the first step and in a " +
+	"monolithic run by the event, which the integrators fire there. A run that starts between instants takes its first sample on the next instant: " +
+	"the output is `initial` until then"
+
+// sampledChange is the sampled blocks' change to version 1.1.0.
+var sampledChange = node.Change{Version: "1.1.0", Date: changeDate,
+	Change: "Monolithic runs take every sample exactly on its instant, also at the start and when blocks share an instant: the integrators apply " +
+		"every event due at an instant and fire the events due at the start (COSIM-ANO-005, resolved), so the ladder of time events after each " +
+		"instant is gone and the event function is t − t_{k+1}"}

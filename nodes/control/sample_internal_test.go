@@ -50,8 +50,8 @@ func TestGridMeetsCoSimulationClock(t *testing.T) {
 	}
 }
 
-// timeEvents counts every instant and rung exactly once, in order:
-// prev ≤ t < next, and the count rises by one at each event time.
+// timeEvents counts every instant exactly once, in order: prev ≤ t <
+// next, and the count rises by one at each instant, the next event.
 func TestGridTimeEvents(t *testing.T) {
 	g := grid{period: 0.1, offset: 0.05}
 	k, prev, next := g.timeEvents(0)
@@ -62,65 +62,65 @@ func TestGridTimeEvents(t *testing.T) {
 	for range 500 {
 		k, prev, next := g.timeEvents(tt)
 		count++
-		if k != count || prev != tt || !(next > tt) {
-			t.Fatalf("at event %d (t = %v): k = %d, prev %v, next %v", count, tt, k, prev, next)
+		if k != count || prev != tt || next != g.at(float64(count)) {
+			t.Fatalf("at event %d (t = %v): k = %d, prev %v, next %v, want the instant %v", count, tt, k, prev, next, g.at(float64(count)))
 		}
 		if kb, _, nb := g.timeEvents(math.Nextafter(tt, math.Inf(-1))); kb != count-1 || nb != tt {
 			t.Fatalf("just before event %d: k = %d, next %v", count, kb, nb)
 		}
 		tt = next
 	}
-	if count%(ladderLevels+1) != 0 {
-		t.Errorf("%d events is not a whole number of instants with their rungs", count)
-	}
 }
 
-// The event function of a block that has taken samples up to m: negative
-// before the next instant and zero on it; for a sample due and not
-// taken, zero within rounding of its instant, negative just after it and
-// after each rung, zero on each rung, positive past the last rung, and
-// negative again from half a period on, up to the next instant.
+// The event function of a block that has taken samples up to m:
+// t − s_{m+1}, negative, up to the next instant; exactly zero on it (to
+// rounding) while its sample is due; t − s_{j+1} after it once taken, and
+// also when it is overdue by more than rounding (a sample before the
+// run, or skipped), so that it rises to zero only on instants, where the
+// integrators stop. Just before an instant it is on its near side, which
+// is what makes a run starting on one fire it at the start.
 func TestGridEvent(t *testing.T) {
 	g := grid{period: 0.1}
 	up := func(x float64) float64 { return math.Nextafter(x, math.Inf(1)) }
 	s3 := g.at(3)
-	if v := g.event(0.25, 2); !(v < 0) || g.event(s3, 2) != 0 {
-		t.Errorf("approach: %v, on the instant %v", v, g.event(s3, 2))
+	if v := g.event(0.25, 2); v != 0.25-s3 {
+		t.Errorf("approach: %v, want t − s_3 = %v", v, 0.25-s3)
+	}
+	if v := g.event(math.Nextafter(s3, math.Inf(-1)), 2); !(v < 0) {
+		t.Errorf("just before instant 3: %v, want < 0", v)
 	}
 	if v := g.event(s3, 2); v != 0 {
-		t.Errorf("on instant 3, sample 3 pending: %v", v)
+		t.Errorf("on instant 3, sample 3 due: %v", v)
 	}
-	if v := g.event(up(up(s3)), 2); !(v >= 0) {
-		t.Errorf("a few ulps after the instant: %v, want ≥ 0 (a fixed step's end)", v)
+	// A step time that is 0.3 up to rounding is on the instant.
+	if v := g.event(0.1*3, 2); v != 0 {
+		t.Errorf("at 0.1·3 = %v, sample 3 due: %v, want 0", 0.1*3, v)
 	}
-	for i := 1; i <= ladderLevels; i++ {
-		l := g.ladder(3, i)
-		prev := g.ladder(3, i-1)
-		if v := g.event(prev+64e-12, 2); !(v < 0) {
-			t.Errorf("just after rung %d: %v", i-1, v)
-		}
-		if v := g.event(l, 2); v != 0 {
-			t.Errorf("on rung %d: %v", i, v)
-		}
+	if v := g.event(up(up(s3)), 2); v != 0 {
+		t.Errorf("a few ulps after the instant: %v, want 0 (on it, to rounding)", v)
 	}
-	if v := g.event(g.ladder(3, ladderLevels)+1e-6, 2); !(v > 0) {
-		t.Errorf("past the ladder: %v", v)
+	if v := g.event(s3, 3); v != s3-g.at(4) {
+		t.Errorf("on instant 3, sample 3 taken: %v, want t − s_4", v)
 	}
-	if v := g.event(s3+0.06, 2); !(v < 0) {
-		t.Errorf("half a period late: %v", v)
+	// Overdue by more than rounding: not on the instant any more; the
+	// function waits for the next.
+	if v := g.event(s3+1e-9, 2); v != s3+1e-9-g.at(4) {
+		t.Errorf("1e-9 s after instant 3, sample 3 due: %v, want t − s_4", v)
 	}
-	if v := g.event(g.at(4), 2); v != 0 {
-		t.Errorf("on the next instant, still waiting: %v", v)
+	if v := g.event(0.05, -1); v != 0.05-g.at(1) {
+		t.Errorf("a run starting between instants 0 and 1: %v, want t − s_1", v)
 	}
-	// The rungs are far above the integrators' probe after an unarmed
-	// start (64 event tolerances: 64·max(1e-12, 4ε|t|) s), and the ladder
-	// ends long before the next instant. Where they are closer than the
-	// integrators' Zeno spacing (1e-9·max(1, |t|)), the ladder's
-	// ladderLevels + 1 events stay below its limit of 16 in a row.
-	for _, tau := range []float64{0, 1, 1e3, 1e6} {
-		r := grid{period: 0.01}.rung(tau)
-		if !(r > 64*math.Max(1e-12, 4*eps*tau)) || ladderLevels*r >= 0.01/2 || ladderLevels+1 >= 16 {
-			t.Errorf("rung at %v: %v", tau, r)
+	if v := g.event(0, -1); v != 0 {
+		t.Errorf("a run starting on instant 0: %v, want 0", v)
+	}
+	if v := g.event(-1e-9, -1); !(v < 0) {
+		t.Errorf("just before instant 0: %v, want < 0", v)
+	}
+	// The probes of the integrators around an instant (64 event
+	// tolerances, at least 256ε|t|) are beyond the rounding allowance.
+	for _, tau := range []float64{0.1, 1, 1e3, 1e6} {
+		if !(near(tau) < 64*4*eps*tau) {
+			t.Errorf("near(%v) = %v is not below the integrators' probe offset", tau, near(tau))
 		}
 	}
 }
