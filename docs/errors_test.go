@@ -19,8 +19,10 @@ import (
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
+	"github.com/cosimgo/cosim/nodes/constant"
 	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/nodes/rigidbody"
 	"github.com/cosimgo/cosim/nodes/source"
 	"github.com/cosimgo/cosim/nodes/spring"
 	"github.com/cosimgo/cosim/nodes/springdamper"
@@ -75,6 +77,33 @@ func userErrors(t *testing.T) map[string]string {
 	_, err = g.Build()
 	add("wiring", err)
 
+	// Go API mistakes: an edge into its own node, a connector on one
+	// body, a run of neither steps nor end, pairs outside the state, a
+	// nil context, checkpoint or connector.
+	g = graph.New()
+	g.Add("mass", mp)
+	g.Connect("mass.position", "mass.force", graph.Via(graph.Scale{Factor: -1, From: "m", To: "N"}))
+	_, err = g.Build()
+	add("self edge (Go)", err)
+	g = graph.New()
+	g.Add("mass", mp)
+	_, err = g.AddConnector("s", spring.DefaultParams(), "mass", [3]float64{}, "mass", [3]float64{})
+	add("connector on one body (Go)", err)
+	_, err = g.AddConnector("s", nil, "", [3]float64{}, "mass", [3]float64{})
+	add("nil connector", err)
+	sm, _ := g.Build()
+	_, err = sm.Run(context.Background(), graph.Settings{Dt: 0.1})
+	add("neither steps nor end", err)
+	_, err = sm.Run(context.Background(), graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}, Options: &integrators.DriverOptions{Positions: []int{6}, Velocities: []int{3}}}, Dt: 0.1, Steps: 1})
+	add("pairs outside the state", err)
+	_, err = sm.Run(nilContext(), graph.Settings{Dt: 0.1, Steps: 1})
+	add("nil context", err)
+	add("nil checkpoint", sm.Restore(nil))
+	rp := rigidbody.DefaultParams()
+	rp.Inertia = [3]float64{1, 1, 5}
+	_, err = rigidbody.New(rp)
+	add("inertia triangle", err)
+
 	// A run that goes non-finite: a ball with overflowing gravity.
 	p = ball.DefaultParams()
 	p.Gravity = -1e308
@@ -97,6 +126,17 @@ func userErrors(t *testing.T) map[string]string {
 	data[len(data)-3] ^= 1
 	_, err = graph.DecodeCheckpoint(bytes.NewReader(data))
 	add("corrupt", err)
+	// A monolithic RK4 checkpoint continued as a co-simulation.
+	s3, _ := g2.Build()
+	if _, err := s3.Run(context.Background(), graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}}, Dt: 1e-3, Steps: 5}); err != nil {
+		t.Fatal(err)
+	}
+	s4, _ := g2.Build()
+	if err := s4.Restore(s3.Checkpoint()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s4.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 5})
+	add("resume in another mode", err)
 
 	// A scene with mistakes.
 	_, err = scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"dt": -1, "steps": 10}}`))
@@ -292,6 +332,9 @@ func userErrors(t *testing.T) map[string]string {
 	_, err = scene.Load(strings.NewReader(`{"nodes": [{"name": "m", "type": "masspoint"}, {"name": "load", "type": "constant", "params": {"value": [0, -5, 0]}}],
 	 "edges": [{"from": "load.value", "to": "m.force"}, {"from": "load.value", "to": "m.force"}], "run": {"dt": 0.1, "end": 1}}`), nodes.Registry())
 	add("edge twice", err)
+	_, err = scene.Load(strings.NewReader(`{"nodes": [{"name": "m", "type": "masspoint"}], "connectors": [{"name": "s", "type": "springdamper", "bodies": ["ground", "m"]}],
+	 "edges": [{"from": "s.m1_force", "to": "m.force", "transform": {"kind": "scale", "factor": 1}}], "run": {"dt": 0.1, "end": 1}}`), nodes.Registry())
+	add("connector edge again through a scale", err)
 	sc, _ := scene.Decode(strings.NewReader(`{"nodes": [{"name": "b", "type": "ball"}], "run": {"dt": 0.1, "end": 1}}`))
 	_, err = sc.With(map[string]any{"run.dt": -1.0})
 	add("set", err)
@@ -539,6 +582,19 @@ func (e *echo) Spec() *node.Spec { return e.spec }
 func (e *echo) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
 	dst[0] = in.Values[0]
 	return nil
+}
+
+// nilContext is the nil context a caller may pass by mistake.
+func nilContext() context.Context { return nil }
+
+// mustConstant is a constant (1, 2, 3) in units.
+func mustConstant(t *testing.T, units string) node.Node {
+	t.Helper()
+	c, err := constant.New(constant.Params{Value: [3]float64{1, 2, 3}, Units: units})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func TestErrorsDocumented(t *testing.T) {

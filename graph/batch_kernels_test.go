@@ -130,7 +130,7 @@ func rigidOnSprings() (*graph.Sim, error) {
 	}
 	s, err := g.Build()
 	return tune(s, err, map[string]map[string]any{
-		"r1": {"mass": 3.0, "inertia": []float64{2, 1, 0.5}}, "r5": {"gravity": []float64{0, -9.81, 0}},
+		"r1": {"mass": 3.0, "inertia": []float64{2, 1, 1.5}}, "r5": {"gravity": []float64{0, -9.81, 0}},
 		"r7": {"constraints": "ry=0.1"}, "hang2": {"stiffness": []float64{80, 80, 80}},
 		"p2": {"inertia": 2.0}, "planar3": {"damping": []float64{1, 1, 1}},
 	})

@@ -105,6 +105,7 @@ func (g *Graph) Build() (*Sim, error) {
 	b.resolveEdges()
 	b.indexByInput()
 	b.checkCombine()
+	b.checkRepeats()
 	b.checkRequired()
 	if b.loopSet, b.loopErr = g.loops.resolved(); b.loopErr != nil {
 		b.probs = append(b.probs, b.loopErr)
@@ -232,7 +233,15 @@ func (b *builder) resolveEdges() {
 		}
 		dc := &s.nodes[dn]
 		in := &dc.spec.Inputs[di]
+		if src.node == dn {
+			bad(ErrSelfEdge, "it wires node %q into its own input; a node's inputs come from other nodes (a self-wired input reads the node's own previous value, a loop the node must model itself)", dc.name)
+			continue
+		}
 		shape := src.field.Shape
+		if why := transformProblem(e.Transform, src.field.Units, in.Units); why != "" {
+			bad(ErrTransform, "%s", why)
+			continue
+		}
 		if e.Transform != nil {
 			sh, err := e.Transform.OutShape(shape)
 			if err != nil {
@@ -260,7 +269,7 @@ func (b *builder) resolveEdges() {
 			}
 		}
 		if !sameUnits(from, to) {
-			bad(ErrUnits, "source is in %q but input %q is in %q; convert with a transform that declares the units (e.g. Scale{From: %q, To: %q})", src.field.Units, in.Name, in.Units, src.field.Units, in.Units)
+			bad(ErrUnits, "source is in %q but input %q is in %q; convert with a transform that declares the units: %s", src.field.Units, in.Name, in.Units, scaleSuggestion(src.field.Units, in.Units))
 			continue
 		}
 		edges = append(edges, resolved{

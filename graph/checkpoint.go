@@ -64,6 +64,13 @@ type Checkpoint struct {
 	// since; nil otherwise. A Sim restored from it continues only under
 	// the same strategy and step (Sim.ResetCoupling drops it).
 	Coupling *CouplingCheckpoint
+	// Run is the mode and method of the run the checkpoint was taken in
+	// or after ("co-simulation <strategy>", "monolithic <method>",
+	// "adaptive <method>"); "" when the Sim had not run (or the file is
+	// older). A Sim restored from it continues only with a run of the same
+	// mode and strategy or method (Sim.ResetCoupling and
+	// Sim.ResetIntegrator lift that).
+	Run string
 	// Err, when not nil, is why the checkpoint is incomplete: a node
 	// whose model keeps hidden state (node.HiddenState, an imported FMU)
 	// could not save it. Encode, WriteFile and Sim.Restore return it. It
@@ -134,6 +141,7 @@ func (s *Sim) Checkpoint() *Checkpoint {
 		}
 	}
 	c.Coupling = s.couplingCheckpoint()
+	c.Run = s.lastRun
 	return c
 }
 
@@ -185,6 +193,9 @@ func (e *MismatchError) Error() string {
 // set, types, state layouts and parameters must match the graph's; otherwise nothing
 // changes and a *MismatchError lists every difference.
 func (s *Sim) Restore(c *Checkpoint) error {
+	if c == nil {
+		return errors.New("graph: Restore: the checkpoint is nil; read one with ReadCheckpoint or take one with Sim.Checkpoint")
+	}
 	if c.Err != nil {
 		return c.Err
 	}
@@ -273,6 +284,7 @@ func (s *Sim) Restore(c *Checkpoint) error {
 	s.t0, s.dt, s.n, s.steps, s.outputsFresh = c.T0, c.Dt, c.N, c.Steps, false
 	s.mono = mono
 	s.lastPlan = cplan
+	s.lastRun, s.resumeRun = c.Run, c.Run
 	if cplan != nil {
 		s.stampPlan(cplan)
 	}

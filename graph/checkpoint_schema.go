@@ -41,6 +41,7 @@ type checkpointFile struct {
 	Nodes      []nodeFile      `json:"nodes"`
 	Integrator *integratorFile `json:"integrator,omitempty"`
 	Coupling   *couplingFile   `json:"coupling,omitempty"`
+	Run        string          `json:"run,omitempty"`
 }
 
 type nodeFile struct {
@@ -343,6 +344,7 @@ func (c *Checkpoint) toFile() (*checkpointFile, error) {
 		}
 		f.Integrator = &integratorFile{Method: mf, Adaptive: ic.Adaptive, Settings: set, State: stepperToFile(ic.State)}
 	}
+	f.Run = c.Run
 	if cc := c.Coupling; cc != nil {
 		f.Coupling = &couplingFile{Strategy: cc.Strategy}
 		for _, g := range cc.Groups {
@@ -372,6 +374,7 @@ func (f *checkpointFile) checkpoint() (*Checkpoint, error) {
 		}
 		c.Integrator = &MethodCheckpoint{Method: m, Adaptive: fi.Adaptive, Options: o, State: stepperFromFile(fi.State)}
 	}
+	c.Run = f.Run
 	if fc := f.Coupling; fc != nil {
 		c.Coupling = &CouplingCheckpoint{Strategy: fc.Strategy}
 		for _, g := range fc.Groups {

@@ -25,9 +25,16 @@ var _ node.ConnectorHost = (*Graph)(nil)
 // (*node.ParamError). On error g is unchanged. Problems with the edges are
 // reported by Build.
 func (g *Graph) AddConnector(name string, c node.Connector, body0 string, local0 [3]float64, body1 string, local1 [3]float64) (node.Node, error) {
+	if c == nil {
+		return nil, fmt.Errorf("graph: AddConnector %q: the connector is nil; give its parameters (springdamper.Params, spring.Params, …) or a registered type's Connector", name)
+	}
 	bodies := [2]string{body0, body1}
 	ends := [2]node.Attachment{{Local: local0}, {Local: local1}}
 	typ := c.ConnectorType()
+	if body0 == body1 && body0 != "" && body0 != node.Ground {
+		return nil, &node.EndError{Type: typ, Connector: name, End: 1,
+			Err: fmt.Errorf("both ends are on node %s: a connector acts between two bodies (or a body and the ground, \"\"); it cannot connect a node to itself", node.Quote(body0))}
+	}
 	for k, b := range bodies {
 		if b == "" {
 			continue

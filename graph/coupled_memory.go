@@ -189,7 +189,11 @@ func (s *Sim) endCoupling(res *Result) {
 // linear predictor's history, Aitken's factor, IQN-ILS's reused columns),
 // also one restored from a checkpoint: the next coupled Run starts fresh,
 // with any strategy.
-func (s *Sim) ResetCoupling() { s.lastPlan = nil }
+//
+// It also lets the next Run continue a restored checkpoint in another
+// mode or with another strategy than the run it was taken from, which
+// Run otherwise refuses.
+func (s *Sim) ResetCoupling() { s.lastPlan, s.resumeRun = nil, "" }
 
 // CouplingCheckpoint is the cross-step memory of a coupled run in a
 // Checkpoint: the strategy it belongs to and, for the Iterative scheme,
@@ -212,11 +216,19 @@ type GroupCheckpoint struct {
 	Accel coupling.AccelState
 }
 
-// couplingCheckpoint exports the kept memory when it describes the
-// current state, nil otherwise.
+// couplingCheckpoint exports the coupling memory of the current state:
+// during a coupled Run (an Observer's checkpoint between two steps, as
+// `cosim run --checkpoint-every` takes it) the running plan's, which
+// holds the memory the next step will use; between Runs the kept memory
+// when it describes the current state; nil otherwise.
 func (s *Sim) couplingCheckpoint() *CouplingCheckpoint {
-	p := s.lastPlan
-	if p == nil || s.memoryStale(p) != "" {
+	p := s.plan
+	if p == nil {
+		p = s.lastPlan
+		if p == nil || s.memoryStale(p) != "" {
+			return nil
+		}
+	} else if p.failed {
 		return nil
 	}
 	c := &CouplingCheckpoint{Strategy: p.key}

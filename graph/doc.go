@@ -443,8 +443,11 @@
 //     (nodes, edges, transforms, connectors);
 //   - subsystem.go: Subsystem, its ports and metadata, and Flatten,
 //     which Build runs first when a graph holds subsystems;
-//   - build.go: Graph.Build, from names to a compiled layout (cnode,
-//     gather) and the errors it reports;
+//   - build.go (then repeat.go, units.go): Graph.Build, from names to a
+//     compiled layout (cnode, gather) and the errors it reports; repeat.go
+//     refuses an edge that repeats another into an additive input,
+//     units.go checks a transform's own settings and writes the Scale
+//     Build suggests for units that differ;
 //   - sim.go: the Sim (layout, buffers, engine, clock) and its accessors;
 //     field.go, history.go (then memlimit.go, memlimit_linux.go,
 //     memlimit_other.go: the default RecordLimit from the memory the
@@ -452,7 +455,9 @@
 //     observing; close.go: Sim.Close for nodes holding resources outside
 //     Go memory;
 //   - settings.go, run.go, result.go: Settings and its Mode values, Run
-//     and the co-simulation loop, Result and Status;
+//     and the co-simulation loop, Result and Status; apicheck.go checks
+//     the arguments a caller can get wrong without a type error, and
+//     runident.go the kind of run a restored checkpoint may continue;
 //   - pernode.go: the per-node path, the reference every other path
 //     matches bit for bit;
 //   - loop.go, loop_jacobian.go: algebraic loops, torn at Build and
@@ -468,7 +473,8 @@
 //     jacobian.go: the monolithic view, the two monolithic modes and the
 //     sparse Jacobian;
 //   - sensitivity.go (then sensitivity_system.go, sensitivity_params.go,
-//     sensitivity_events.go, sensitivity_run.go): forward sensitivities;
+//     sensitivity_inputs.go, sensitivity_events.go, sensitivity_run.go):
+//     forward sensitivities;
 //   - stablestep.go, steperror.go: stable-step warnings and step errors;
 //     stability.go, growth.go: the coupled-stability analysis (the
 //     amplification matrix of a scheme's step) and the run-time growth

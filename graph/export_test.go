@@ -68,3 +68,6 @@ func (m *System) LoopJacobianColours() (colours, nnz int) {
 	lj := m.loopJac()
 	return lj.colours, lj.nnz
 }
+
+// PrefixFactor exposes prefixFactor to the tests.
+func PrefixFactor(from, to string) (float64, bool) { return prefixFactor(from, to) }

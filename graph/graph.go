@@ -39,10 +39,16 @@ type Edge struct {
 	// with (see As); it is meaningful only when Declared reports true.
 	Combine  node.Combine
 	declared bool
+	repeat   bool
 }
 
 // Declared reports whether the edge was connected with an As option.
 func (e Edge) Declared() bool { return e.declared }
+
+// Repeated reports whether the edge was connected with the Repeat option:
+// it may repeat an earlier edge from the same source into the same
+// additive input.
+func (e Edge) Repeated() bool { return e.repeat }
 
 // New returns an empty graph.
 func New() *Graph { return &Graph{} }
@@ -160,6 +166,8 @@ var (
 	ErrDuplicateName  = errors.New("duplicate node name")
 	ErrBadName        = errors.New("invalid node name")
 	ErrAmbiguousField = errors.New("ambiguous field")
+	ErrDuplicateEdge  = errors.New("edge repeats another")
+	ErrTransform      = errors.New("invalid transform")
 )
 
 // EdgeError is a wiring problem with one edge or input.

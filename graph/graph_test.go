@@ -97,6 +97,30 @@ func TestBuildErrors(t *testing.T) {
 			g.Add("m1", newMass(1, 0))
 			g.Connect("m1.x", "s.a")
 		}, graph.ErrUnconnected, []string{"s.b", "no default"}},
+		{"same edge twice", func(g *graph.Graph) {
+			g.Add("mass", newMass(1, 0))
+			g.Add("f", newSource("N", 1))
+			g.Connect("f.value", "mass.force")
+			g.Connect("f.value", "mass.force")
+		}, graph.ErrDuplicateEdge, []string{"f.value -> mass.force", "a second time", "edge 1 repeats edge 0", "graph.Repeat()"}},
+		{"same edge again through a scale", func(g *graph.Graph) {
+			g.Add("mass", newMass(1, 0))
+			g.Add("f", newSource("N", 1))
+			g.Connect("f.value", "mass.force")
+			g.Connect("f.value", "mass.force", graph.Via(graph.Scale{Factor: 1}))
+		}, graph.ErrDuplicateEdge, []string{"through scale"}},
+		{"same edge twice through scales", func(g *graph.Graph) {
+			g.Add("mass", newMass(1, 0))
+			g.Add("f", newSource("N", 1))
+			g.Connect("f.value", "mass.force", graph.Via(graph.Scale{Factor: 1}))
+			g.Connect("f.value", "mass.force", graph.Via(graph.Scale{Factor: 2}))
+		}, graph.ErrDuplicateEdge, []string{"both through transforms"}},
+		{"same component twice", func(g *graph.Graph) {
+			g.Add("mass", newMass(1, 0))
+			g.Add("f", newSource("N", 1, 2, 3))
+			g.Connect("f.value", "mass.force", graph.Via(graph.Component{Index: 2}))
+			g.Connect("f.value", "mass.force", graph.Via(graph.Component{Index: 2}))
+		}, graph.ErrDuplicateEdge, []string{"f.value -> mass.force"}},
 		{"duplicate name", func(g *graph.Graph) {
 			g.Add("m", newMass(1, 0))
 			g.Add("m", newMass(1, 0))
@@ -123,7 +147,11 @@ func TestBuildErrors(t *testing.T) {
 			g.Add("m", newMass(1, 0))
 			g.Connect("s1.fa", "s1.a", graph.Via(graph.Scale{Factor: 1, From: "N", To: "m"}))
 			g.Connect("m.x", "s1.b")
-		}, graph.ErrAlgebraicLoop, []string{"through nodes s1"}},
+		}, graph.ErrSelfEdge, []string{`s1.fa -> s1.a: edge into its own node: it wires node "s1" into its own input`}},
+		{"self edge from a state", func(g *graph.Graph) {
+			g.Add("m", newMass(1, 0))
+			g.Connect("m.x", "m.force", graph.Via(graph.Scale{Factor: -1, From: "m", To: "N"}))
+		}, graph.ErrSelfEdge, []string{`m.x -> m.force`, "own input"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -139,6 +167,33 @@ func TestBuildErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Edges that take different parts of one source (components, axes) are
+// not repeats, and a repeat declared with graph.Repeat counts twice: the
+// mass driven by f twice accelerates at 2·f/m (semi-implicit Euler after
+// one step of dt: v = dt·2·f/m exactly).
+func TestRepeatDeclared(t *testing.T) {
+	g := graph.New()
+	g.Add("mass", newMass(1, 0))
+	g.Add("f", newSource("N", 3, 5))
+	g.Connect("f.value", "mass.force", graph.Via(graph.Component{Index: 0}))
+	g.Connect("f.value", "mass.force", graph.Via(graph.Component{Index: 1}))
+	g.Connect("f.value", "mass.force", graph.Via(graph.Component{Index: 1}), graph.Repeat())
+	s, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Step(0.5); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := s.Value("mass.v")
+	if want := 0.5 * (3 + 5 + 5); v[0] != want {
+		t.Errorf("v = %v, want %v (forces 3 + 5 + 5 summed)", v[0], want)
+	}
+	if !g.Edges()[2].Repeated() || g.Edges()[1].Repeated() {
+		t.Error("Edge.Repeated does not report the Repeat option")
 	}
 }
 
@@ -369,5 +424,87 @@ func TestRunAllocsBounded(t *testing.T) {
 	a := testing.AllocsPerRun(3, func() { s.Run(context.Background(), set) })
 	if a > 40 {
 		t.Errorf("Run of %d steps allocates %v times: something allocates per step", set.Steps, a)
+	}
+}
+
+// A Scale's factor is never left to its zero value: Build refuses a
+// factor of 0 (the Scale{From, To} Build used to suggest zeroed the
+// force) or a non-finite one, and its units error suggests a transform
+// that works as written.
+func TestScaleFactor(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		tr    graph.Transform
+		is    error
+		wants []string
+	}{
+		{"zero factor with units", graph.Scale{From: "kN", To: "N"}, graph.ErrTransform,
+			[]string{"Factor 0, which would zero the value; a unit conversion needs the factor too", `graph.Scale{Factor: 1000, From: "kN", To: "N"}`}},
+		{"zero factor", graph.Scale{}, graph.ErrTransform, []string{"Factor 0"}},
+		{"NaN factor", graph.Scale{Factor: math.NaN(), From: "kN", To: "N"}, graph.ErrTransform, []string{"Factor NaN, which is not finite"}},
+		{"infinite factor", graph.Scale{Factor: math.Inf(-1)}, graph.ErrTransform, []string{"Factor -Inf"}},
+		{"func without F", graph.TransformFunc{Label: "f"}, graph.ErrTransform, []string{`TransformFunc "f" has no function F`}},
+		{"units suggestion", nil, graph.ErrUnits, []string{`graph.Scale{Factor: 1000, From: "kN", To: "N"}`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := graph.New()
+			g.Add("mass", newMass(1, 0))
+			g.Add("src", newSource("kN", 1))
+			var opts []graph.Option
+			if c.tr != nil {
+				opts = append(opts, graph.Via(c.tr))
+			}
+			g.Connect("src.value", "mass.force", opts...)
+			be := buildErr(t, g)
+			if !errors.Is(be, c.is) {
+				t.Fatalf("error %v is not %v", be, c.is)
+			}
+			for _, w := range c.wants {
+				if !strings.Contains(be.Error(), w) {
+					t.Errorf("message %q lacks %q", be.Error(), w)
+				}
+			}
+		})
+	}
+	// The suggestion for a dimensionless source, used as written, carries
+	// the value: x(1) of a unit mass under a unit force, semi-implicit
+	// Euler with dt = 0.5 (two steps: v = 0.5, 1; x = 0.25, 0.75).
+	g := graph.New()
+	g.Add("mass", newMass(1, 0))
+	g.Add("src", newSource("1", 1))
+	g.Connect("src.value", "mass.force")
+	be := buildErr(t, g)
+	const want = `graph.Scale{Factor: 1, From: "1", To: "N"} if the source's values are already "N"`
+	if !strings.Contains(be.Error(), want) {
+		t.Fatalf("message %q lacks %q", be.Error(), want)
+	}
+	g = graph.New()
+	g.Add("mass", newMass(1, 0))
+	g.Add("src", newSource("1", 1))
+	g.Connect("src.value", "mass.force", graph.Via(graph.Scale{Factor: 1, From: "1", To: "N"}))
+	s, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := s.Step(0.5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if x, _ := s.Value("mass.x"); x[0] != 0.75 {
+		t.Errorf("x(1) = %v, want 0.75", x[0])
+	}
+	for _, c := range []struct {
+		from, to string
+		want     float64
+	}{{"mm", "m", 1e-3}, {"kN", "N", 1e3}, {"MPa", "Pa", 1e6}, {"m/s", "km/s", 1e-3}, {"N", "N", 1}} {
+		if f, ok := graph.PrefixFactor(c.from, c.to); !ok || f != c.want {
+			t.Errorf("PrefixFactor(%q, %q) = %v, %v; want %v", c.from, c.to, f, ok, c.want)
+		}
+	}
+	for _, c := range [][2]string{{"m", "s"}, {"N", "1"}, {"N", "kg"}} {
+		if f, ok := graph.PrefixFactor(c[0], c[1]); ok {
+			t.Errorf("PrefixFactor(%q, %q) = %v, want no factor", c[0], c[1], f)
+		}
 	}
 }

@@ -210,7 +210,11 @@ func (m *monoState) checkpoint() (integrators.StepperState, bool) {
 // between RunMonolithic or Integrate calls, also one restored from a
 // checkpoint: the next monolithic run starts its method afresh, with any
 // method and settings.
-func (s *Sim) ResetIntegrator() { s.mono = nil }
+//
+// It also lets the next run continue a restored checkpoint in another
+// mode or with another method than the run it was taken from, which Run
+// otherwise refuses.
+func (s *Sim) ResetIntegrator() { s.mono, s.resumeRun = nil, "" }
 
 // cloneOptions copies the driver options a stepper depends on.
 func cloneOptions(in *integrators.DriverOptions) *integrators.DriverOptions {
@@ -474,17 +478,40 @@ func (s *Sim) adaptiveRun(mode MonolithicAdaptive, set Settings) (end float64, s
 		return end, is.Output, nil
 	}
 	if len(set.Record) > 0 && set.Dt > 0 {
-		h := float64(max(set.RecordEvery, 1)) * set.Dt
-		n := math.Floor((end-t0)/h + 1e-9)
-		if n > MaxSteps {
-			return 0, nil, fmt.Errorf("graph: recording every %v from %v to %v takes more than MaxSteps = 2^53 samples", h, t0, end)
-		}
-		samples = make([]float64, int(n)+1)
-		for k := range samples {
-			samples[k] = min(t0+float64(k)*h, end)
-		}
+		samples, err = sampleGrid(t0, end, float64(max(set.RecordEvery, 1))*set.Dt)
+		return end, samples, err
 	}
 	return end, samples, nil
+}
+
+// sampleGrid returns the sample times of an adaptive run from t0 to end
+// recording every h: t0, the multiples k·h of h after it, and end. The
+// grid is anchored at time 0, not at t0, so that a run continued from a
+// checkpoint taken between two accepted steps (an adaptive run stops at
+// step times, off the grid) samples at the times the uninterrupted run
+// does, bit for bit, and ends with the state at the end time. A run from
+// 0 samples at 0, h, 2h, … as before. Times within 1e-9·h of a multiple
+// count as on it, so the end is not sampled twice.
+func sampleGrid(t0, end, h float64) ([]float64, error) {
+	k0, k1 := math.Floor(t0/h+1e-9)+1, math.Floor(end/h+1e-9)
+	if k0*h <= t0 {
+		k0++
+	}
+	if n := k1 - k0 + 1; n > MaxSteps {
+		return nil, fmt.Errorf("graph: recording every %v from %v to %v takes more than MaxSteps = 2^53 samples", h, t0, end)
+	}
+	samples := make([]float64, 0, max(int(k1-k0)+1, 0)+2)
+	samples = append(samples, t0)
+	for k := k0; k <= k1; k++ {
+		tk := min(k*h, end)
+		if tk > samples[len(samples)-1] {
+			samples = append(samples, tk)
+		}
+	}
+	if samples[len(samples)-1] < end && (end-samples[len(samples)-1]) > 1e-9*h {
+		samples = append(samples, end)
+	}
+	return samples, nil
 }
 
 // integrate is Run in adaptive monolithic mode: Adaptive.Run's loop (the

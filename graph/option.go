@@ -20,3 +20,11 @@ func Via(t Transform) Option { return optionFunc(func(e *Edge) { e.Transform = t
 func CombineAs(c node.Combine) Option {
 	return optionFunc(func(e *Edge) { e.Combine = c; e.declared = true })
 }
+
+// Repeat declares that the edge deliberately repeats an earlier edge from
+// the same source into the same additive input, so that the value counts
+// once more in the sum. Without it Build rejects the repetition
+// (ErrDuplicateEdge), whatever transform the edges pass through: the same
+// force connected twice (directly, or once through a Scale) doubles
+// silently otherwise.
+func Repeat() Option { return optionFunc(func(e *Edge) { e.repeat = true }) }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -49,13 +50,30 @@ func (s *Sim) Run(ctx context.Context, set Settings) (*Result, error) {
 		return nil, err
 	}
 	defer restoreLoops()
+	if err := s.checkRunArgs(ctx, mode); err != nil {
+		return nil, err
+	}
+	if err := s.checkResume(mode); err != nil {
+		return nil, err
+	}
+	// A checkpoint an Observer takes during the run names it.
+	prev := s.lastRun
+	s.lastRun = runIdentity(mode)
+	var res *Result
 	switch m := mode.(type) {
 	case Monolithic:
-		return s.runMonolithic(ctx, m, set)
+		res, err = s.runMonolithic(ctx, m, set)
 	case MonolithicAdaptive:
-		return s.integrate(ctx, m, set)
+		res, err = s.integrate(ctx, m, set)
+	default:
+		res, err = s.cosimulate(ctx, mode.(CoSimulation), set)
 	}
-	return s.cosimulate(ctx, mode.(CoSimulation), set)
+	if res == nil {
+		s.lastRun = prev // the run did not start
+	} else {
+		s.resumeRun = ""
+	}
+	return res, err
 }
 
 // cosimulate is Run in co-simulation.
@@ -190,6 +208,9 @@ func (s *Sim) prepareRun(set Settings) (int, error) {
 		return 0, fmt.Errorf("graph: Settings.Steps = %d is more than MaxSteps = 2^53", steps)
 	}
 	if steps == 0 {
+		if set.End == 0 && s.Time() == 0 {
+			return 0, errors.New("graph: Settings has neither Steps nor End: give the number of steps or the end time of the run")
+		}
 		if math.IsNaN(set.End) || math.IsInf(set.End, 0) {
 			return 0, fmt.Errorf("graph: Settings.End = %v: the end time must be finite (or give Settings.Steps)", set.End)
 		}

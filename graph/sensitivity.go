@@ -82,7 +82,7 @@ func (o *SensitivityOptions) sensitivityMode() (Mode, error) {
 	}
 	mode, err := set.mode()
 	if err != nil {
-		return nil, fmt.Errorf("graph: Sensitivities: %w", err)
+		return nil, &prefixed{"graph: Sensitivities: ", err}
 	}
 	switch m := mode.(type) {
 	case CoSimulation:
@@ -287,6 +287,9 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 // Sim steps, and it allocates per evaluation (Jacobians, and SetParams
 // for differenced parameters): it is for analysis, not the hot loop.
 func (s *Sim) Sensitivities(ctx context.Context, params []string, opts *SensitivityOptions) (*Sensitivity, error) {
+	if ctx == nil {
+		return nil, errors.New("graph: Sensitivities: the context is nil; pass context.Background() (or context.TODO())")
+	}
 	if opts == nil {
 		return nil, fmt.Errorf("graph: Sensitivities: options with End are required")
 	}
@@ -305,7 +308,7 @@ func (s *Sim) Sensitivities(ctx context.Context, params []string, opts *Sensitiv
 	}
 	m, err := s.System()
 	if err != nil {
-		return nil, fmt.Errorf("graph: Sensitivities: %w (%w)", err, ErrNotDifferentiable)
+		return nil, fmt.Errorf("%w (%w)", &prefixed{"graph: Sensitivities: ", err}, ErrNotDifferentiable)
 	}
 	return s.sensitivities(ctx, m, m, params, opts)
 }
@@ -367,7 +370,7 @@ func (s *Sim) sensRecord(paths []string) ([]pathRef, []string, error) {
 	for _, p := range paths {
 		r, err := s.resolvePath(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("graph: Sensitivities: %w", err)
+			return nil, nil, &prefixed{"graph: Sensitivities: ", err}
 		}
 		for k := 0; k < r.n; k++ {
 			one := r

@@ -180,6 +180,7 @@ func (a *sensSys) Func(t float64, Y, dst []float64) error {
 // paramDerivs fills a.fp with ∂f/∂p at (t, y).
 func (a *sensSys) paramDerivs(t float64, y []float64) error {
 	n := a.n
+	var other []int
 	for j := range a.ps {
 		p := &a.ps[j]
 		col := a.fp[j*n : (j+1)*n]
@@ -190,11 +191,14 @@ func (a *sensSys) paramDerivs(t float64, y []float64) error {
 			}
 			continue
 		}
-		if err := a.dParam(j, func(out []float64) error { return a.m.Func(t, y, out) }, col); err != nil {
-			return err
-		}
+		other = append(other, j)
 	}
-	return nil
+	if len(other) == 0 {
+		return nil
+	}
+	// Through the inputs of nodes that declare their Jacobian
+	// (sensitivity_inputs.go), differences of f for the rest.
+	return a.inputParamDerivs(t, y, other)
 }
 
 // analyticParam writes node p.node's ∂f/∂p column into its rows of col.

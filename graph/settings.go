@@ -151,8 +151,10 @@ type Monolithic struct {
 // The run ends at Settings.End, or at Time() + Steps·Dt when Steps and
 // Dt are given; Dt is otherwise optional. The state is sampled from the
 // integrator's dense output at Options.Output when set, else, when
-// recording with Dt > 0, at the run's start time plus every
-// RecordEvery·Dt up to the end; those samples are
+// recording with Dt > 0, at the run's start time, at the multiples
+// k·RecordEvery·Dt after it (the grid is anchored at time 0, so that a
+// run continued from a checkpoint samples where the uninterrupted run
+// does) and at the end; those samples are
 // Result.Integrator.Samples and the rows of Result.History (outputs
 // evaluated at the sampled state). Recording with neither records the
 // start and every RecordEvery accepted steps. A run an event stops

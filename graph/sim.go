@@ -40,6 +40,11 @@ type Sim struct {
 	plan     *coupledPlan // the compiled CoSimulation.Coupling during a Run; nil otherwise
 	lastPlan *coupledPlan // the last coupled Run's plan, kept for its groups' cross-step memory (coupled_memory.go)
 
+	// lastRun is the identity (runIdentity) of the last run started, or
+	// of the checkpoint restored since; resumeRun that of a checkpoint
+	// restored and not yet continued (runident.go).
+	lastRun, resumeRun string
+
 	mono *monoState // the monolithic stepper of the last monolithic Run, kept to resume
 	// spare is a stepper set aside because the state moved on without
 	// it (SetState, a co-simulation run): a run with the same method and

@@ -196,14 +196,32 @@ func (sc *Scene) buildIn(reg *node.Registry, overrides map[string]any, c checked
 		return nn
 	}
 	// The same edge twice would add its value twice into an additive
-	// input (a connector's force counted double), silently.
+	// input (a connector's force counted double), silently; a scale
+	// transform does not make it another edge (a scale-1 edge beside a
+	// plain one doubles the value just the same), a component or embed
+	// transform of another component or axis does. "repeat": true says
+	// the repetition is meant. Replacing inputs take one edge (Build
+	// reports more).
 	type edgeKey struct {
 		from, to string
-		tr       Transform
+		part     int // component index, embed axis, or -1
+		embed    bool
+	}
+	keyOf := func(from, to string, t *Transform) edgeKey {
+		k := edgeKey{from: from, to: to, part: -1}
+		if t != nil {
+			switch t.Kind {
+			case "component":
+				k.part = t.Index
+			case "embed":
+				k.part, k.embed = t.Axis, true
+			}
+		}
+		return k
 	}
 	made := map[edgeKey]string{}
 	for _, o := range b.origins {
-		made[edgeKey{from: o.from, to: o.to}] = o.path
+		made[keyOf(o.from, o.to, nil)] = o.path
 	}
 	for i, e := range sc.Edges {
 		p := fmt.Sprintf("edges[%d]", i)
@@ -211,16 +229,16 @@ func (sc *Scene) buildIn(reg *node.Registry, overrides map[string]any, c checked
 			b.skipped[e.To] = true
 			continue
 		}
-		k := edgeKey{from: e.From, to: e.To}
-		if e.Transform != nil {
-			k.tr = *e.Transform
-		}
-		if q, dup := made[k]; dup {
+		k := keyOf(e.From, e.To, e.Transform)
+		if q, dup := made[k]; dup && !e.Repeat && additiveInput(g, e.To) {
 			what := "the same edge as " + q
 			if strings.HasPrefix(q, "connectors[") {
 				what = "an edge " + q + " makes already (a connector wires itself to its bodies)"
 			}
-			errs = append(errs, &Error{Path: p, Err: fmt.Errorf("%s -> %s is %s: into an additive input it would count twice; remove one", e.From, e.To, what)})
+			if e.Transform != nil && e.Transform.Kind == "scale" {
+				what += ", through a scale transform"
+			}
+			errs = append(errs, &Error{Path: p, Err: fmt.Errorf("%s -> %s is %s: into an additive input it would count twice; remove one, or add \"repeat\": true to this edge if the value is meant to count twice", e.From, e.To, what)})
 			b.skipped[e.To] = true
 			continue
 		}
@@ -235,6 +253,9 @@ func (sc *Scene) buildIn(reg *node.Registry, overrides map[string]any, c checked
 			case "embed":
 				opts = append(opts, graph.Via(graph.Embed{Axis: t.Axis, Len: t.Len}))
 			}
+		}
+		if e.Repeat {
+			opts = append(opts, graph.Repeat())
 		}
 		g.Connect(e.From, e.To, opts...)
 		b.origins = append(b.origins, origin{path: p, from: e.From, to: e.To})
@@ -509,4 +530,23 @@ func (l *Loops) Settings() graph.LoopSettings {
 		return graph.LoopSettings{}
 	}
 	return graph.LoopSettings{Refuse: l.Refuse, RelTol: l.RTol, AbsTol: l.ATol, MaxIter: l.MaxIter, MaxFallbackIter: l.MaxFallbackIter, Memory: l.Memory}
+}
+
+// additiveInput reports whether to ("node.input") is an additive input of
+// a node in g; false when the node or input is unknown (Build reports
+// that), or the input replaces (Build reports a second edge into it).
+func additiveInput(g *graph.Graph, to string) bool {
+	// A node path ("leg2.knee.spring") splits from its input at the
+	// last '.'.
+	k := strings.LastIndex(to, ".")
+	if k < 0 {
+		return false
+	}
+	nn, in := to[:k], to[k+1:]
+	n, ok := g.Node(nn)
+	if !ok {
+		return false
+	}
+	i := n.Spec().InputLayout.Index(in)
+	return i >= 0 && n.Spec().Inputs[i].Combine == node.Additive
 }

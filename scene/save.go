@@ -79,7 +79,7 @@ func FromGraph(g *graph.Graph, run Run, rec Record) (*Scene, error) {
 		if owned[i] {
 			continue
 		}
-		se := Edge{From: e.From, To: e.To}
+		se := Edge{From: e.From, To: e.To, Repeat: e.Repeated()}
 		switch t := e.Transform.(type) {
 		case nil:
 		case graph.Scale:

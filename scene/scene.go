@@ -114,6 +114,12 @@ type Edge struct {
 	From      string     `json:"from"`
 	To        string     `json:"to"`
 	Transform *Transform `json:"transform,omitempty"`
+	// Repeat declares that the edge deliberately repeats an earlier edge
+	// (or one a connector makes) from the same source into the same
+	// additive input, so that the value counts once more
+	// (graph.Repeat). Without it such an edge is an error, whatever its
+	// transform.
+	Repeat bool `json:"repeat,omitempty"`
 }
 
 // Transform names a registered transform kind and its arguments:

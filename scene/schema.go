@@ -279,8 +279,9 @@ func edgeSchema() obj {
 	return obj{
 		"type": "object", "additionalProperties": false, "required": []string{"from", "to"},
 		"properties": obj{
-			"from": obj{"type": "string", "pattern": fieldPattern, "description": "Source: node.field, a state field or output."},
-			"to":   obj{"type": "string", "pattern": fieldPattern, "description": "Destination: node.input, a boundary input."},
+			"from":   obj{"type": "string", "pattern": fieldPattern, "description": "Source: node.field, a state field or output."},
+			"to":     obj{"type": "string", "pattern": fieldPattern, "description": "Destination: node.input, a boundary input."},
+			"repeat": obj{"type": "boolean", "default": false, "description": "The edge repeats an earlier edge from the same source into the same additive input on purpose, so the value counts once more; without it such an edge is an error."},
 			"transform": obj{"oneOf": []any{
 				tr("scale", "Multiply by factor; from and to declare a unit conversion.", obj{"factor": obj{"type": "number", "not": obj{"const": 0}, "description": "Non-zero."}, "from": obj{"type": "string"}, "to": obj{"type": "string"}}, "factor"),
 				tr("component", "Component index of a vector source, giving a scalar.", obj{"index": obj{"type": "integer", "minimum": 0}}),

@@ -1,8 +1,14 @@
 package scene_test
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/nodes/constant"
+	"github.com/cosimgo/cosim/nodes/masspoint"
 
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
@@ -36,6 +42,10 @@ func TestStrictScenes(t *testing.T) {
 			`edges[1]: load.value -> m.force is the same edge as edges[0]: into an additive input it would count twice`},
 		{"connector's own edge", `{` + ballTable + `, "connectors": [{"name": "s", "type": "springdamper", "bodies": ["ground", "m"]}], "edges": [{"from": "s.m1_force", "to": "m.force"}], "run": {"dt": 0.1, "end": 1}}`,
 			`edges[0]: s.m1_force -> m.force is an edge connectors[0] makes already`},
+		{"connector's own edge through a scale", `{` + ballTable + `, "connectors": [{"name": "s", "type": "springdamper", "bodies": ["ground", "m"]}], "edges": [{"from": "s.m1_force", "to": "m.force", "transform": {"kind": "scale", "factor": 1}}], "run": {"dt": 0.1, "end": 1}}`,
+			`edges[0]: s.m1_force -> m.force is an edge connectors[0] makes already (a connector wires itself to its bodies), through a scale transform: into an additive input it would count twice; remove one, or add "repeat": true`},
+		{"plain edge and a scale-1 edge", `{` + ballTable + `, "edges": [{"from": "load.value", "to": "m.force"}, {"from": "load.value", "to": "m.force", "transform": {"kind": "scale", "factor": 1}}], "run": {"dt": 0.1, "end": 1}}`,
+			`edges[1]: load.value -> m.force is the same edge as edges[0], through a scale transform`},
 		{"connector to itself", `{` + ballTable + `, "connectors": [{"name": "s", "type": "springdamper", "bodies": ["m", "m"]}], "run": {"dt": 0.1, "end": 1}}`,
 			`connectors[0].bodies: both markers are on node "m"`},
 	} {
@@ -46,6 +56,57 @@ func TestStrictScenes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// "repeat": true declares a repeated edge: the load then counts twice, as
+// a load of twice the value does (the same bits: 2·f is f + f exactly),
+// and the scene saves and loads back with the declaration.
+func TestRepeatedEdge(t *testing.T) {
+	const head = `{"nodes": [{"name": "m", "type": "masspoint"}, {"name": "load", "type": "constant", "params": {"value": [0, %s, 0]}}], `
+	run := func(load, edges string) []float64 {
+		t.Helper()
+		in := strings.Replace(head, "%s", load, 1) + `"edges": [` + edges + `], "run": {"dt": 0.01, "steps": 50}, "record": {"fields": ["m.position"]}}`
+		sc, err := scene.Load(strings.NewReader(in), nodes.Registry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sc.Simulate(context.Background(), nodes.Registry(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := res.Sim.Value("m.position")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	twice := run("-5", `{"from": "load.value", "to": "m.force"}, {"from": "load.value", "to": "m.force", "repeat": true}`)
+	double := run("-10", `{"from": "load.value", "to": "m.force"}`)
+	if !slices.Equal(twice, double) {
+		t.Errorf("repeated edge: last row %v, want %v (the doubled load)", twice, double)
+	}
+	g := graph.New()
+	g.Add("f", must(constant.New(constant.Params{Value: [3]float64{0, 1, 0}, Units: "N"})))
+	g.Add("m", must(masspoint.New(masspoint.DefaultParams())))
+	g.Connect("f.value", "m.force")
+	g.Connect("f.value", "m.force", graph.Repeat())
+	sc, err := scene.FromGraph(g, scene.Run{Dt: 0.1, Steps: 1}, scene.Record{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sc.Edges[1].Repeat || sc.Edges[0].Repeat {
+		t.Errorf("saved edges %+v: want the second marked repeat", sc.Edges)
+	}
+	if _, err := sc.Compile(nodes.Registry(), nil); err != nil {
+		t.Errorf("the saved scene does not build: %v", err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // Problems a --set causes name the flag, not the scene file's place.

@@ -81,10 +81,12 @@ func newMass(t testing.TB, rng *rand.Rand) *masspoint.Node {
 func newRigid(t testing.TB, rng *rand.Rand, constraints string) *rigidbody.Node {
 	p := rigidbody.DefaultParams()
 	p.Mass = 0.1 + 10*rng.Float64()
-	p.Inertia = [3]float64{0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64()}
+	// Principal moments of some body: each at most the sum of the others.
+	p.Inertia = [3]float64{1 + rng.Float64(), 1 + rng.Float64(), 1 + rng.Float64()}
 	if rng.IntN(3) == 0 {
-		// Diagonally dominant, hence positive definite.
-		d, e, f := rng.Float64()-0.5, rng.Float64()-0.5, rng.Float64()-0.5
+		// Diagonally dominant, hence positive definite, with eigenvalues
+		// in [1.8, 3.2] (Gershgorin): a body's moments.
+		d, e, f := 0.2*(rng.Float64()-0.5), 0.2*(rng.Float64()-0.5), 0.2*(rng.Float64()-0.5)
 		p.InertiaMatrix = &[9]float64{2 + rng.Float64(), d, e, d, 2 + rng.Float64(), f, e, f, 2 + rng.Float64()}
 	}
 	p.Gravity = vec3(rng, 10)

@@ -44,6 +44,36 @@ func TestFitJSON(t *testing.T) {
 	}
 }
 
+// The table's height fitted with the ball's elasticity and gravity:
+// bounce.csv's ball comes to rest on the table before its last samples,
+// where the sensitivity of its position to the table's height is 1 (it
+// was 1e2 to 1e8, so the fit stopped at its start after one iteration
+// and reported a standard error of 5e-7 for a parameter it never moved).
+// The truth behind the data (elasticity 0.75, gravity −9.81, table 0)
+// is within two reported standard errors, and the table's standard
+// error is of the size the data's noise (0.003 m on 90 samples) allows,
+// not a tiny one.
+func TestFitTableHeight(t *testing.T) {
+	code, out, errs := cosim(t, "fit", calibScene, "--data", calibData, "--free", "ball.elasticity=0.5:0:1", "--free", "ball.gravity", "--free", "table.position", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	for name, want := range map[string]float64{"ball.elasticity": 0.75, "ball.gravity": -9.81, "table.position": 0} {
+		e := got[name].(map[string]any)
+		v, se := e["value"].(float64), e["stderr"].(float64)
+		if math.Abs(v-want) > 2*se || e["identifiable"] != true {
+			t.Errorf("%s: %v ± %v, true %v", name, v, se, want)
+		}
+	}
+	if se := got["table.position"].(map[string]any)["stderr"].(float64); se < 1e-4 {
+		t.Errorf("table.position: standard error %v, too small for 0.003 m noise on 90 samples", se)
+	}
+}
+
 // The table; an unidentifiable parameter is said to be one; errors.
 func TestFitTableAndErrors(t *testing.T) {
 	code, out, errs := cosim(t, "fit", calibScene, "--data", calibData, "--free", "ball.elasticity:0:1", "--free", "ball.gravity", "--free", "ball.initial_velocity", "--set", "ball.initial_velocity=0")

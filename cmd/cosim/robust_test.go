@@ -250,11 +250,29 @@ func TestRunSignals(t *testing.T) {
 // A run interrupted (its checkpoint written at the interrupt) and resumed
 // ends exactly as an uninterrupted run: the resumed history's rows are
 // the uninterrupted run's rows at the same times, bit for bit (the CSV
-// writes the shortest exact form).
+// writes the shortest exact form), also for a coupling strategy with
+// memory across steps (IQN-ILS reusing columns, the linear predictor:
+// the signal stops the run at a step boundary, so its checkpoint holds
+// that memory whole) and for an adaptive run (whose resumed samples stay
+// on the uninterrupted run's grid and end at the end time).
 func TestRunResume(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		set, long []string // long: what makes the interrupted run long enough
+	}{
+		{"jacobi", nil, nil},
+		{"iqn-ils reuse", []string{"--set", `run.coupling={"scheme": "iqn-ils", "reuse": 3, "predictor": "linear"}`}, nil},
+		{"adaptive", []string{"--set", "run.mode=monolithic", "--set", `run.integrator={"method": "dormand-prince", "adaptive": true, "rtol": 1e-9, "atol": 1e-12}`,
+			"--set", "run.dt=1e-3", "--set", "record.every=100"}, []string{"--set", "run.end=1e5"}},
+	} {
+		t.Run(c.name, func(t *testing.T) { testRunResume(t, c.set, c.long) })
+	}
+}
+
+func testRunResume(t *testing.T, set, long []string) {
 	dir := t.TempDir()
 	ck := filepath.Join(dir, "run.checkpoint")
-	args := append([]string{"run", springScene, "--checkpoint-every", "1h", "--checkpoint", ck}, longRun...)
+	args := append(append(append([]string{"run", springScene, "--checkpoint-every", "1h", "--checkpoint", ck}, longRun...), set...), long...)
 	scode, _, serrs := startAndSignal(t, args, syscall.SIGINT)
 	if scode != 130 || !strings.Contains(serrs, "--resume "+ck) {
 		t.Fatalf("exit %d; stderr:\n%s", scode, serrs)
@@ -267,7 +285,7 @@ func TestRunResume(t *testing.T) {
 		t.Fatalf("no stop time in stderr:\n%s", serrs)
 	}
 	end := fmt.Sprintf("run.end=%d", int(stopped)+2)
-	short := []string{"--set", "run.dt=1e-5", "--set", end, "--set", "record.every=20000", "-q"}
+	short := append([]string{"--set", "run.dt=1e-5", "--set", end, "--set", "record.every=20000", "-q"}, set...)
 	full := filepath.Join(dir, "full.csv")
 	if code, _, errs := cosim(t, append([]string{"run", springScene, "-o", full}, short...)...); code != 0 {
 		t.Fatal(errs)
@@ -288,13 +306,18 @@ func TestRunResume(t *testing.T) {
 		rows[tm] = l
 	}
 	matched := 0
-	for _, l := range rl[1:] {
+	for i, l := range rl[1:] {
 		tm, _, _ := strings.Cut(l, ",")
-		if w, ok := rows[tm]; ok {
-			matched++
-			if w != l {
-				t.Errorf("t = %s: resumed %q, uninterrupted %q", tm, l, w)
+		w, ok := rows[tm]
+		if !ok {
+			if i > 0 { // the first row is the state resumed, at the checkpoint's time
+				t.Errorf("resumed row at t = %s is off the uninterrupted run's grid", tm)
 			}
+			continue
+		}
+		matched++
+		if w != l {
+			t.Errorf("t = %s: resumed %q, uninterrupted %q", tm, l, w)
 		}
 	}
 	if matched < 2 || rl[len(rl)-1] != fl[len(fl)-1] {

@@ -119,9 +119,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if *out == "-" {
 		summary = stderr
 	}
-	ctx, sig := watchSignals(stderr)
+	ctx, sig := watchSignalsGrace(stderr, stopGrace)
 	defer sig.close()
-	w := &runWatch{prog: newRunProgress(stderr, *progress, *quiet, *progressEvery, sc.EndTime()), ckEvery: *ckEvery, ckPath: ckPath, stderr: stderr}
+	w := &runWatch{prog: newRunProgress(stderr, *progress, *quiet, *progressEvery, sc.EndTime()), ckEvery: *ckEvery, ckPath: ckPath, stderr: stderr, sig: sig}
 	opts := &scene.Options{Observer: w, ObserveEvery: observeEvery(sceneSteps(sc)), Resume: cp, Prepare: w.prepare}
 	// A CSV history that is not plotted streams to its file as the run
 	// records it: memory stays constant however many rows.
@@ -144,8 +144,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if cp != nil && res != nil {
 		fmt.Fprintf(summary, "resumed from %s at t = %s (step %d)\n", *resume, fmtTime(cp.Time()), cp.Steps)
 	}
-	if s := sig.received(); s != nil && res != nil && errors.Is(err, context.Canceled) {
-		// Interrupted: save the work done, say where it stopped.
+	if s := sig.received(); s != nil && res != nil && (errors.Is(err, context.Canceled) || errors.Is(err, errStopRequested)) {
+		// Interrupted: save the work done, say where it stopped. (A
+		// run stopped at a step boundary for the signal was cancelled by
+		// the user, as one the context stopped.)
+		res.Status = graph.Cancelled
 		printSummary(summary, pos[0], sc, res)
 		werr := writeOutputs(summary, stdout, pos[0], sc, res, stream, *out, f, *fig, ys, "the interrupt")
 		if ckPath != "" {
@@ -193,7 +196,18 @@ type runWatch struct {
 	ckPath  string
 	ckNext  time.Duration
 	stderr  io.Writer
+	sig     *signals // nil: no signal handling
 }
+
+// stopGrace is how long `cosim run` waits, after the first SIGINT or
+// SIGTERM, for the run to stop at a step boundary (its next Observer
+// call) before it cancels the run within a step.
+const stopGrace = 3 * time.Second
+
+// errStopRequested stops a run at a step boundary when a signal asked
+// it to stop: the coupling and integrator memory are then whole, and
+// the checkpoint written continues the run bit for bit.
+var errStopRequested = errors.New("stop requested by a signal")
 
 func (w *runWatch) prepare(sim *graph.Sim) error {
 	w.sim, w.ckNext = sim, w.ckEvery
@@ -204,6 +218,9 @@ func (w *runWatch) prepare(sim *graph.Sim) error {
 func (w *runWatch) Observe(v *graph.View) error {
 	if err := w.prog.Observe(v); err != nil {
 		return err
+	}
+	if v.Phase == graph.ObserveStep && w.sig.stopRequested() {
+		return errStopRequested
 	}
 	if w.ckEvery > 0 && v.Phase == graph.ObserveStep && v.Wall >= w.ckNext {
 		w.ckNext = v.Wall + w.ckEvery

@@ -38,7 +38,7 @@ func TestBatchKernelMatchesMembers(t *testing.T) {
 			for i := range members {
 				p := rigidbody.DefaultParams()
 				p.Mass = 0.1 + 10*rng.Float64()
-				p.Inertia = [3]float64{0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64()}
+				p.Inertia = [3]float64{1 + rng.Float64(), 1 + rng.Float64(), 1 + rng.Float64()} // principal moments of some body: each at most the sum of the others
 				if i%3 == 2 {
 					// Diagonally dominant, hence positive definite.
 					d, e, f := rng.Float64()-0.5, rng.Float64()-0.5, rng.Float64()-0.5
@@ -92,7 +92,7 @@ func TestMarkerInverseMass(t *testing.T) {
 		{"rx=0,ry=0,rz=0", [3]float64{0.5, 0.5, 0.5}},
 	} {
 		p := rigidbody.DefaultParams()
-		p.Mass, p.Inertia = 2, [3]float64{1, 2, 4}
+		p.Mass, p.Inertia = 2, [3]float64{2, 2, 4}
 		cs, err := rigidbody.ParseConstraints(c.constraints)
 		if err != nil {
 			t.Fatal(err)
@@ -117,7 +117,7 @@ func TestMarkerInverseMass(t *testing.T) {
 	// meets I_y: 0.5 + 1/2 = 1.
 	// cos(π/4) is rounded: tolerance 1e-15.
 	p := rigidbody.DefaultParams()
-	p.Mass, p.Inertia = 2, [3]float64{1, 2, 4}
+	p.Mass, p.Inertia = 2, [3]float64{2, 2, 4}
 	b, err := rigidbody.New(p)
 	if err != nil {
 		t.Fatal(err)

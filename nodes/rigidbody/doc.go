@@ -40,7 +40,10 @@
 //   - Every invalid parameter is a *node.ParamError naming "rigidbody", the
 //     parameter, the value and what is valid: non-positive or non-finite
 //     mass or moments, an inertia matrix that is not symmetric positive
-//     definite, a zero initial quaternion, malformed constraints.
+//     definite, principal moments that break the triangle inequality
+//     (I_i ≤ I_j + I_k, which every mass distribution satisfies; a body
+//     with constrained rotations is exempt, as only its free axes' moments
+//     act), a zero initial quaternion, malformed constraints.
 //   - The orientation Update writes is a unit quaternion (to rounding).
 //     Held coordinates stay exactly at their values and their rates exactly
 //     zero, whatever loads are applied (a held angle is a constant factor

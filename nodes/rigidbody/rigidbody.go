@@ -101,6 +101,22 @@ func build(v node.Values) (model, error) {
 	if err != nil {
 		errs = append(errs, paramError("constraints", v.String("constraints"), err.Error(), constraintsValid))
 	}
+	// A body free to rotate about every axis has principal moments that
+	// satisfy the triangle inequality; one whose rotations are constrained
+	// (a planar body, rotating about z only) uses only the moments about
+	// its free axes, so the others may be any positive values.
+	_, rx := c[RX]
+	_, ry := c[RY]
+	_, rz := c[RZ]
+	if err == nil && !rx && !ry && !rz && len(errs) == 0 {
+		if slices.ContainsFunc(im, func(x float64) bool { return x != 0 }) {
+			if why := triangleViolation(principalMoments(m.ib)); why != "" {
+				errs = append(errs, paramError("inertia_matrix", slices.Clone(im), "has principal moments that violate "+why+"; a body whose rotations are constrained (constraints rx, ry, rz) is exempt", inertiaMatrixValid))
+			}
+		} else if d := v.Floats("inertia"); triangleViolation([3]float64{d[0], d[1], d[2]}) != "" {
+			errs = append(errs, paramError("inertia", slices.Clone(d), "violates "+triangleViolation([3]float64{d[0], d[1], d[2]})+"; a body whose rotations are constrained (constraints rx, ry, rz) is exempt", inertiaValid))
+		}
+	}
 	if len(errs) > 0 {
 		return model{}, errors.Join(errs...)
 	}
@@ -172,7 +188,50 @@ func build(v node.Values) (model, error) {
 	return m, nil
 }
 
-const inertiaMatrixValid = "9 finite values, row-major, of a symmetric positive definite matrix; all zero (the default) to use the principal moments \"inertia\""
+const inertiaMatrixValid = "9 finite values, row-major, of a symmetric positive definite matrix whose principal moments satisfy the triangle inequality; all zero (the default) to use the principal moments \"inertia\""
+
+const inertiaValid = "3 positive values, each at most the sum of the other two (for a body free to rotate about every axis)"
+
+// triangleViolation says how principal moments of inertia I break the
+// triangle inequality, or returns "": every rigid body has
+// I_i ≤ I_j + I_k (I_j + I_k − I_i = 2∫x_i² dm ≥ 0), with equality for a
+// flat body (a disc's axial moment is the sum of its two in-plane ones),
+// so equality to rounding (1e-12 relative) is accepted.
+func triangleViolation(I [3]float64) string {
+	for i := range 3 {
+		j, k := (i+1)%3, (i+2)%3
+		if I[i] > (I[j]+I[k])*(1+1e-12) {
+			return fmt.Sprintf("the triangle inequality: I%d = %s is more than I%d + I%d = %s, which no mass distribution has (each principal moment is at most the sum of the other two)",
+				i+1, node.FormatValue(I[i]), j+1, k+1, node.FormatValue(I[j]+I[k]))
+		}
+	}
+	return ""
+}
+
+// principalMoments are the eigenvalues of the symmetric inertia tensor
+// ib, by the closed form for a symmetric 3×3 matrix (O. K. Smith,
+// "Eigenvalues of a symmetric 3 × 3 matrix", Comm. ACM 4(4), 1961):
+// accurate to rounding relative to the largest moment, enough for the
+// triangle test's 1e-12 margin.
+func principalMoments(ib mat3) [3]float64 {
+	a00, a11, a22 := ib[0], ib[4], ib[8]
+	a01, a02, a12 := ib[1], ib[2], ib[5]
+	p1 := a01*a01 + a02*a02 + a12*a12
+	if p1 == 0 {
+		return [3]float64{a00, a11, a22}
+	}
+	q := (a00 + a11 + a22) / 3
+	p2 := (a00-q)*(a00-q) + (a11-q)*(a11-q) + (a22-q)*(a22-q) + 2*p1
+	p := math.Sqrt(p2 / 6)
+	b00, b11, b22 := (a00-q)/p, (a11-q)/p, (a22-q)/p
+	b01, b02, b12 := a01/p, a02/p, a12/p
+	r := (b00*(b11*b22-b12*b12) - b01*(b01*b22-b12*b02) + b02*(b01*b12-b11*b02)) / 2
+	r = max(-1, min(1, r))
+	phi := math.Acos(r) / 3
+	e1 := q + 2*p*math.Cos(phi)
+	e3 := q + 2*p*math.Cos(phi+2*math.Pi/3)
+	return [3]float64{e1, 3*q - e1 - e3, e3}
+}
 
 // zyxAngles returns (rx, ry, rz) of the unit quaternion q:
 // R(q) = R_z(rz)·R_y(ry)·R_x(rx), with ry in [−π/2, π/2].

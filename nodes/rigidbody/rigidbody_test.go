@@ -95,6 +95,27 @@ func TestConstraintsText(t *testing.T) {
 	}
 }
 
+// A flat body lies on the triangle inequality's edge (a disc: I₃ =
+// I₁ + I₂), and a body whose rotations are constrained uses only the
+// moments about its free axes: both are valid.
+func TestInertiaTriangleEdges(t *testing.T) {
+	p := DefaultParams()
+	p.Inertia = [3]float64{0.25, 0.25, 0.5} // a disc of radius 1, mass 1
+	if _, err := New(p); err != nil {
+		t.Errorf("disc: %v", err)
+	}
+	p.InertiaMatrix = &[9]float64{0.25, 0, 0, 0, 0.375, 0.125, 0, 0.125, 0.375} // the disc turned 45° about x
+	if _, err := New(p); err != nil {
+		t.Errorf("turned disc: %v", err)
+	}
+	p.InertiaMatrix = nil
+	p.Inertia = [3]float64{1, 1, 5}
+	p.Constraints = Planar()
+	if _, err := New(p); err != nil {
+		t.Errorf("planar body: %v", err)
+	}
+}
+
 func TestParamErrors(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	tests := []struct {
@@ -110,6 +131,12 @@ func TestParamErrors(t *testing.T) {
 		{"inertia", []float64{1, -1, 1}, "out of range"},
 		{"inertia", []float64{1, nan, 1}, "not finite"},
 		{"inertia", []float64{1, 1}, "want 3"},
+		// No mass distribution has I₃ > I₁ + I₂ (I₁ + I₂ − I₃ = 2∫z² dm).
+		{"inertia", []float64{1, 1, 5}, "violates the triangle inequality: I3 = 5 is more than I1 + I2 = 2"},
+		{"inertia_matrix", []float64{1, 0, 0, 0, 1, 0, 0, 0, 5}, "has principal moments that violate the triangle inequality"},
+		// diag(1, 1, 5) turned 45° about x: the same moments, found as the
+		// tensor's eigenvalues.
+		{"inertia_matrix", []float64{1, 0, 0, 0, 3, 2, 0, 2, 3}, "has principal moments that violate the triangle inequality: I1 = 5"},
 		{"inertia_matrix", []float64{1, 0.5, 0, 0, 1, 0, 0, 0, 1}, "not symmetric"},
 		{"inertia_matrix", []float64{1, 0, 0, 0, -1, 0, 0, 0, 1}, "minor 2"},
 		{"inertia_matrix", []float64{1, 2, 0, 2, 1, 0, 0, 0, 1}, "minor 2"},

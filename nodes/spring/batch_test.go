@@ -34,7 +34,7 @@ var markerKinds = map[string]func(rng *rand.Rand) node.Attachment{
 	},
 	"rigid": func(rng *rand.Rand) node.Attachment {
 		p := rigidbody.DefaultParams()
-		p.Mass, p.Inertia = 0.1+10*rng.Float64(), [3]float64{0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64()}
+		p.Mass, p.Inertia = 0.1+10*rng.Float64(), [3]float64{1 + rng.Float64(), 1 + rng.Float64(), 1 + rng.Float64()} // moments of some body: each at most the sum of the others
 		p.InitialPosition, p.InitialVelocity, p.InitialAngularVelocity = v3(rng, 1), v3(rng, 1), v3(rng, 1)
 		p.InitialOrientation = [4]float64{1 + rng.Float64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 		b, err := rigidbody.New(p)

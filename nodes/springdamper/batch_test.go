@@ -32,7 +32,7 @@ var batchMarkers = map[string]func(t testing.TB, rng *rand.Rand) node.Attachment
 	},
 	"rigid": func(t testing.TB, rng *rand.Rand) node.Attachment {
 		p := rigidbody.DefaultParams()
-		p.Mass, p.Inertia = 0.1+10*rng.Float64(), [3]float64{0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64(), 0.1 + 3*rng.Float64()}
+		p.Mass, p.Inertia = 0.1+10*rng.Float64(), [3]float64{1 + rng.Float64(), 1 + rng.Float64(), 1 + rng.Float64()} // moments of some body: each at most the sum of the others
 		p.InitialPosition, p.InitialVelocity, p.InitialAngularVelocity = rv3(rng, 1), rv3(rng, 1), rv3(rng, 1)
 		p.InitialOrientation = [4]float64{1 + rng.Float64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 		return node.At(newBody3D(t, p), rv3(rng, 1))
