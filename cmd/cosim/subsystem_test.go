@@ -49,7 +49,7 @@ func TestDescribeScenePorts(t *testing.T) {
 		"known anomalies: COSIM-ANO-002 (tire), COSIM-ANO-003 (tire), COSIM-ANO-002 (suspension), COSIM-ANO-003 (suspension)",
 		"Input ports",
 		"  load  (3,)   N      body.force",
-		"  travel  (3,)   m      suspension.Displacement",
+		"  travel  (3,)   m      suspension.displacement",
 		"  stiffness  vector  [0, 20000, 0]",
 	} {
 		if !strings.Contains(out, want) {
