@@ -109,6 +109,9 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 			err, stopped = nil, true
 		}
 		t, y := st.State()
+		if err = s.mono.sys.completed(t, y); err != nil {
+			break
+		}
 		copy(s.x, y)
 		s.yFresh = false
 		if stopped {
@@ -613,6 +616,10 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 			} else {
 				err = cerr
 			}
+			break
+		}
+		t1, y1 := a.State()
+		if err = m.sys.completed(t1, y1); err != nil {
 			break
 		}
 		for k < len(out) && out[k] <= rep.T1 && err == nil {

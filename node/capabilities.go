@@ -18,6 +18,8 @@ func Capabilities(n Node) []string {
 	add(ok, "events")
 	_, ok = As[TimeEventer](n)
 	add(ok, "time-events")
+	_, ok = As[StepCompleter](n)
+	add(ok, "completed-step")
 	_, ok = As[InputJacobian](n)
 	add(ok, "derivatives-jacobian")
 	_, ok = As[OutputJacobian](n)
