@@ -57,6 +57,9 @@ func main() {
 	if w4aMain() { // the adaptive W4 comparison with CVODE lives in w4adaptive.go
 		return
 	}
+	if fmiMain() { // the FMI import costs live in fmi.go
+		return
+	}
 	var r report
 	r.machine()
 	for _, n := range sizes {
@@ -73,6 +76,7 @@ func main() {
 	r.twoMass()
 	runW4()
 	runW4A()
+	runFMI()
 	r.scaling()
 	out := r.markdown()
 	fmt.Print(out)
@@ -724,6 +728,8 @@ func (r *report) markdown() string {
 	w4Markdown(&b)
 	w("\n")
 	w4aMarkdown(&b)
+	w("\n")
+	fmiMarkdown(&b)
 	w("\n## Scaling\n\n")
 	w("Fitted exponent of the time per step against N over N ≥ 1000 (1 = linear): hand-written %.3f, graph 1 worker %.3f, graph 2 workers %.3f.\n\n", r.expHand, r.expGraph, r.expGraph2)
 	w("Build of the N = … chain (Chain.Build: nodes, wiring, graph.Build; CPU is the process's user and system time over the build, garbage collection included, which the machine's load does not inflate as it does wall time):\n\n")
