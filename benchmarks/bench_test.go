@@ -57,7 +57,7 @@ func BenchmarkChain(b *testing.B) {
 				s := chainSim(b, n)
 				b.ReportAllocs()
 				b.ResetTimer()
-				if _, err := s.Run(context.Background(), graph.Settings{Dt: ChainDt, Steps: b.N, Workers: w}); err != nil {
+				if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: w}, Dt: ChainDt, Steps: b.N}); err != nil {
 					b.Fatal(err)
 				}
 				perMass(b, n)

@@ -103,7 +103,7 @@ func BounceFixed(dt float64) (BounceResult, error) {
 	if err != nil {
 		return BounceResult{}, err
 	}
-	res, err := s.Run(context.Background(), graph.Settings{Dt: dt, End: BounceEnd, Workers: 1, Record: []string{"ball.velocity"}})
+	res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: dt, End: BounceEnd, Record: []string{"ball.velocity"}})
 	if err != nil {
 		return BounceResult{}, err
 	}

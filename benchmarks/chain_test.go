@@ -76,7 +76,7 @@ func TestChainCoSimulation(t *testing.T) {
 	for _, n := range []int{10, 100} {
 		c := Mode1(n)
 		s := build(t, c)
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: ChainDt, Steps: ChainSteps, Workers: 1}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: ChainDt, Steps: ChainSteps}); err != nil {
 			t.Fatal(err)
 		}
 		got := s.State(nil)
@@ -99,14 +99,14 @@ func TestChainCoSimulation(t *testing.T) {
 func TestChainWorkersBitIdentical(t *testing.T) {
 	c := Mode1(300)
 	ref := build(t, c)
-	if _, err := ref.Run(context.Background(), graph.Settings{Dt: ChainDt, Steps: 50, Workers: 1}); err != nil {
+	if _, err := ref.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: ChainDt, Steps: 50}); err != nil {
 		t.Fatal(err)
 	}
 	want := ref.State(nil)
 	for _, w := range []int{2, 3, 4} {
 		for _, grain := range []int{1, 0} {
 			s := build(t, c)
-			res, err := s.Run(context.Background(), graph.Settings{Dt: ChainDt, Steps: 50, Workers: w, Grain: grain})
+			res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: w, Grain: grain}, Dt: ChainDt, Steps: 50})
 			if err != nil {
 				t.Fatal(err)
 			}

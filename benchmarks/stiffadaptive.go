@@ -28,7 +28,7 @@ type StiffAdaptiveRun struct {
 }
 
 // RunStiffAdaptive builds W4 of n masses and integrates it from rest to
-// tEnd with the adaptive driver of m (Sim.Run with Settings.Adaptive)
+// tEnd with the adaptive driver of m (Sim.Run in the mode graph.MonolithicAdaptive)
 // and the named linear solver (StiffSolver), m's other options kept.
 // Wall is the whole Sim.Run call: building the System and its sparse
 // Jacobian plan, the driver (pattern, band or Krylov storage) and the
@@ -53,7 +53,7 @@ func RunStiffAdaptive(n int, m integrators.AdaptiveMethod, solver string, tEnd f
 	r := StiffAdaptiveRun{N: n, Method: m.Name(), Solver: solver, Build: time.Since(t0)}
 	t0 = time.Now()
 	c0 := cpuTime()
-	res, err := s.Run(context.Background(), graph.Settings{Adaptive: true, End: tEnd, Method: m})
+	res, err := s.Run(context.Background(), graph.Settings{End: tEnd, Mode: graph.MonolithicAdaptive{Method: m}})
 	r.CPU = cpuTime() - c0
 	r.Wall = time.Since(t0)
 	if err != nil {

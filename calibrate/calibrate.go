@@ -47,10 +47,11 @@ type Problem struct {
 	Free []Param
 	// Data are the measurements: their columns name recorded fields.
 	Data *Data
-	// Options configure the runs (graph.Sim.Sensitivities): the method
-	// with its options, the driver options and End (zero: the last data
-	// time). Fit sets Record and Output. A nil Method (or nil Options)
-	// means adaptive Dormand–Prince with rtol = 1e-10, atol = 1e-12.
+	// Options configure the runs (graph.Sim.Sensitivities): the mode
+	// (its method with its options, the driver options) and End (zero:
+	// the last data time). Fit sets Record and Output. A nil Mode (or nil
+	// Options) means adaptive Dormand–Prince with rtol = 1e-10,
+	// atol = 1e-12.
 	Options *graph.SensitivityOptions
 }
 
@@ -578,8 +579,8 @@ func newFitter(ctx context.Context, p *Problem) (*fitter, []float64, error) {
 	if p.Options != nil {
 		f.opts = *p.Options
 	}
-	if f.opts.Method == nil {
-		f.opts.Method = defaultMethod
+	if f.opts.Mode == nil {
+		f.opts.Mode = graph.MonolithicAdaptive{Method: defaultMethod}
 	}
 	d := p.Data
 	t0 := p.Sim.Time()
@@ -613,7 +614,7 @@ func newFitter(ctx context.Context, p *Problem) (*fitter, []float64, error) {
 			f.rowOf[i] = i
 		}
 	} else {
-		f.opts.Output, f.opts.Every = nil, 1
+		f.opts.Output, f.opts.RecordEvery = nil, 1
 		dt := f.opts.Dt
 		for i, t := range d.Times {
 			k := math.Round((t - t0) / dt)

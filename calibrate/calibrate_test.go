@@ -203,7 +203,7 @@ func TestFitErrors(t *testing.T) {
 	s := ballSim(t, 0.8, -9.81)
 	d := &calibrate.Data{Times: []float64{0.1, 0.1005}, Columns: []string{"ball.position"}, Values: [][]float64{{1}, {1}}}
 	_, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.gravity"}}, Data: d,
-		Options: &graph.SensitivityOptions{Method: rk4, Dt: 0.001}}, nil)
+		Options: &graph.SensitivityOptions{Mode: graph.Monolithic{Method: rk4}, Dt: 0.001}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "not on the fixed-step grid") {
 		t.Errorf("off-grid time: %v", err)
 	}
@@ -330,7 +330,7 @@ func TestFitOutputData(t *testing.T) {
 	}
 	times := grid(0.1, 2, 20)
 	ref, err := build(20, 0.5).Sensitivities(context.Background(), []string{"s.stiffness[0]"}, &graph.SensitivityOptions{
-		End: 2, Output: times, Record: []string{"s.Force[0]"}, Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-13}})
+		End: 2, Output: times, Record: []string{"s.Force[0]"}, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-13}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestFitOutputData(t *testing.T) {
 		Data: d,
 		// Looser than the default 1e-10: the connector's parameters are
 		// differenced over SetParams at every evaluation, which is slow.
-		Options: &graph.SensitivityOptions{Method: integrators.DormandPrince{RTol: 1e-9, ATol: 1e-11}},
+		Options: &graph.SensitivityOptions{Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-9, ATol: 1e-11}}},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)

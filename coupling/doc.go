@@ -2,7 +2,7 @@
 // values within a step — the co-simulation strategy — and implements the
 // numerics of interface-value acceleration. It does not run anything: the
 // graph package compiles a [Strategy] into an execution plan when a run
-// starts (graph.Settings.Coupling; graph.Sim.Schedule prints the plan)
+// starts (graph.CoSimulation.Coupling; graph.Sim.Schedule prints the plan)
 // and executes it on its worker pool; a scene file selects one in its
 // run.coupling section (scene.Coupling).
 //
@@ -84,7 +84,7 @@
 // [Accept] takes the last iterate and counts the step in the run's
 // statistics (graph.GroupStats: steps, total, maximum and last
 // iterations, last residual max|G(u)−u|, non-converged steps, IQN-ILS
-// fallbacks). Step by step, graph.Settings.OnGroupStep receives every
+// fallbacks). Step by step, graph.CoSimulation.OnGroupStep receives every
 // group's iterations, final residual and convergence for every step.
 //
 // The first iterate comes from the [Predictor]: [Constant] uses the

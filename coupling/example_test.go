@@ -74,8 +74,8 @@ func Example_iterativeGroup() {
 	st := coupling.Strategy{Scheme: coupling.Iterative,
 		Groups:    []coupling.Group{{Name: "pair", Nodes: []string{"a", "b", "s"}}},
 		Iteration: coupling.Iteration{Acceleration: coupling.Acceleration{Accel: coupling.IQNILS}}}
-	set := graph.Settings{Dt: 0.01, Steps: 100, Coupling: &st}
-	sc, _ := sim.Schedule(set)
+	set := graph.Settings{Mode: graph.CoSimulation{Coupling: &st}, Dt: 0.01, Steps: 100}
+	sc, _ := sim.Schedule(&st)
 	fmt.Print(sc)
 	res, err := sim.Run(context.Background(), set)
 	if err != nil {

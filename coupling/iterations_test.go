@@ -127,7 +127,7 @@ func iterationTable(tb testing.TB) string {
 				tb.Fatal(err)
 			}
 			s := c.sim(tb)
-			res, err := s.Run(context.Background(), graph.Settings{Dt: tableDt, Steps: tableSteps, Coupling: &st})
+			res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: &st}, Dt: tableDt, Steps: tableSteps})
 			var ce *graph.ConvergenceError
 			switch {
 			case errors.As(err, &ce):

@@ -185,13 +185,20 @@ func userErrors(t *testing.T) map[string]string {
 
 	// Sensitivities of a co-simulation run, and of a Sim that has run.
 	s = ballOnTable()
-	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, CoSimulation: true})
+	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, Mode: graph.CoSimulation{}})
 	add("sens-cosim", err)
 	s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1})
 	_, err = s.Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1})
 	add("sens-ran", err)
 	_, err = s.Sensitivities(context.Background(), []string{"ball.show"}, &graph.SensitivityOptions{End: 1})
 	add("sens-param", err)
+	// Sensitivity options their mode cannot honour.
+	_, err = ballOnTable().Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, Mode: graph.MonolithicAdaptive{Method: integrators.BDF{}}})
+	add("sens-adaptive-method", err)
+	_, err = ballOnTable().Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, Dt: 0.01})
+	add("sens-adaptive-dt", err)
+	_, err = ballOnTable().Sensitivities(context.Background(), []string{"ball.elasticity"}, &graph.SensitivityOptions{End: 1, Dt: 0.01, Output: []float64{1}, Mode: graph.Monolithic{Method: integrators.RK4{}}})
+	add("sens-fixed-output", err)
 
 	// Strict scene files: a key given twice, a key in the wrong case,
 	// steps with end, a self-wired input, an edge given twice.
@@ -265,6 +272,10 @@ func userErrors(t *testing.T) map[string]string {
 		return nil
 	})})
 	add("observer", err)
+
+	// Settings a mode cannot run: a monolithic mode without a method.
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.5, Steps: 10, Mode: graph.Monolithic{}})
+	add("mode", err)
 
 	// A lookup table naming its value column twice, and one with a
 	// hexadecimal time.

@@ -147,7 +147,7 @@ func BenchmarkDahlquistGraph(b *testing.B) {
 			defer s.Close()
 			b.ReportAllocs()
 			b.ResetTimer()
-			if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: b.N, Workers: w}); err != nil {
+			if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: b.N, Mode: graph.CoSimulation{Workers: w}}); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/nodes, "ns/update")

@@ -63,7 +63,7 @@ func countedME(t *testing.T, v int) (*graph.Sim, *countingInstance) {
 // not disturb the integration.
 func TestCompletedIntegratorStepMonolithic(t *testing.T) {
 	s, c := countedME(t, 2)
-	res, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 10, Method: integrators.RK4{}})
+	res, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 10, Mode: graph.Monolithic{Method: integrators.RK4{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestCompletedIntegratorStepMonolithic(t *testing.T) {
 	}
 
 	s, c = countedME(t, 2)
-	res, err = s.Run(context.Background(), graph.Settings{Adaptive: true, End: 2, Method: integrators.DormandPrince{RTol: 1e-9, ATol: 1e-12}})
+	res, err = s.Run(context.Background(), graph.Settings{End: 2, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-9, ATol: 1e-12}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestCompletedIntegratorStepMonolithic(t *testing.T) {
 	}
 
 	s, c = countedME(t, 3)
-	if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 10, Method: integrators.RK4{}}); err != nil {
+	if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 10, Mode: graph.Monolithic{Method: integrators.RK4{}}}); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.times) != 0 {
@@ -108,7 +108,7 @@ func TestCompletedIntegratorStepMonolithic(t *testing.T) {
 func TestCompletedIntegratorStepEvent(t *testing.T) {
 	s, c := countedME(t, 2)
 	c.enter = true
-	_, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 10, Method: integrators.RK4{}})
+	_, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 10, Mode: graph.Monolithic{Method: integrators.RK4{}}})
 	if !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("err = %v, want ErrUnsupported", err)
 	}

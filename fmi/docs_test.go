@@ -87,8 +87,8 @@ func fmiErrors(t *testing.T) map[string]string {
 	add("checkpoint", s.Checkpoint().Err)
 	s.Close()
 	s = iterGraph(t, "nostate")
-	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 1, Coupling: &coupling.Strategy{Scheme: coupling.Iterative,
-		Groups: []coupling.Group{{Name: "loop", Nodes: []string{"a", "b"}}}}})
+	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 1, Mode: graph.CoSimulation{Coupling: &coupling.Strategy{Scheme: coupling.Iterative,
+		Groups: []coupling.Group{{Name: "loop", Nodes: []string{"a", "b"}}}}}})
 	add("restep", err)
 
 	s, _, _ = runTestFMU(t, "", nil)

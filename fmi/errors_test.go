@@ -406,7 +406,7 @@ func TestTwoInstances(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 300, Record: rec, Workers: 2, Grain: 1})
+		res, err := s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 300, Record: rec, Mode: graph.CoSimulation{Workers: 2, Grain: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}

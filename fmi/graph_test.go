@@ -62,7 +62,7 @@ func TestMixedGraphDeterministicAndCheckpointed(t *testing.T) {
 		var ref []float64
 		for _, w := range []int{1, 2, 4} {
 			s := mixedGraph(t, v)
-			if _, err := s.Run(context.Background(), graph.Settings{Dt: dt, Steps: steps, Workers: w, Grain: 1}); err != nil {
+			if _, err := s.Run(context.Background(), graph.Settings{Dt: dt, Steps: steps, Mode: graph.CoSimulation{Workers: w, Grain: 1}}); err != nil {
 				t.Fatal(err)
 			}
 			st := s.State(nil)
@@ -104,7 +104,7 @@ func TestMixedGraphDeterministicAndCheckpointed(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, sim := range []*graph.Sim{s, fresh} {
-			if _, err := sim.Run(context.Background(), graph.Settings{Dt: dt, Steps: steps / 2, Workers: 2, Grain: 1}); err != nil {
+			if _, err := sim.Run(context.Background(), graph.Settings{Dt: dt, Steps: steps / 2, Mode: graph.CoSimulation{Workers: 2, Grain: 1}}); err != nil {
 				t.Fatal(err)
 			}
 			st := sim.State(nil)
@@ -135,7 +135,7 @@ func TestMixedGraphDeterministicAndCheckpointed(t *testing.T) {
 // memory and the FMU's discrete state travel in the checkpoint).
 func TestModelExchangeCheckpoint(t *testing.T) {
 	set := func(end float64) graph.Settings {
-		return graph.Settings{Adaptive: true, End: end}
+		return graph.Settings{Mode: graph.MonolithicAdaptive{}, End: end}
 	}
 	// At 1.2 the ball is bouncing; at 2.8 it has stopped, which the FMU
 	// recorded by setting its gravity to 0 inside: only the FMU's
@@ -250,7 +250,7 @@ func TestRestepping(t *testing.T) {
 		Iteration: coupling.Iteration{ATol: 1e-14}}
 	s := iterGraph(t, "")
 	const h, n = 0.1, 10
-	res, err := s.Run(context.Background(), graph.Settings{Dt: h, Steps: n, Coupling: st})
+	res, err := s.Run(context.Background(), graph.Settings{Dt: h, Steps: n, Mode: graph.CoSimulation{Coupling: st}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,15 +263,15 @@ func TestRestepping(t *testing.T) {
 	}
 
 	s = iterGraph(t, "nostate")
-	_, err = s.Run(context.Background(), graph.Settings{Dt: h, Steps: n, Coupling: st})
+	_, err = s.Run(context.Background(), graph.Settings{Dt: h, Steps: n, Mode: graph.CoSimulation{Coupling: st}})
 	wantErr(t, err, fmi.ErrState, "coupling iterative", `group "loop"`, "node a (fmu)", "FMU TestFMUNoState (instance a)",
 		"cannot get and set its state (canGetAndSetFMUState is false")
 	if s.StepCount() != 0 {
 		t.Errorf("%d steps taken by a refused run", s.StepCount())
 	}
 	// Gauss–Seidel steps each node once per step: no state needed.
-	if _, err := s.Run(context.Background(), graph.Settings{Dt: h, Steps: n, Coupling: &coupling.Strategy{Scheme: coupling.GaussSeidel,
-		Order: [][]string{{"b"}, {"a"}}}}); err != nil {
+	if _, err := s.Run(context.Background(), graph.Settings{Dt: h, Steps: n, Mode: graph.CoSimulation{Coupling: &coupling.Strategy{Scheme: coupling.GaussSeidel,
+		Order: [][]string{{"b"}, {"a"}}}}}); err != nil {
 		t.Errorf("Gauss–Seidel with FMUs that cannot get their state: %v", err)
 	}
 }

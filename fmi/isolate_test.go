@@ -69,8 +69,8 @@ func TestIsolateModelExchange(t *testing.T) {
 		model string
 		set   graph.Settings
 	}{
-		{"BouncingBall", graph.Settings{Adaptive: true, End: 3, Dt: 0.1}},
-		{"VanDerPol", graph.Settings{Method: integrators.ImplicitTrapezoid{Newton: integrators.NewtonOptions{Tol: 1e-12}}, Dt: 0.01, Steps: 300}},
+		{"BouncingBall", graph.Settings{Mode: graph.MonolithicAdaptive{}, End: 3, Dt: 0.1}},
+		{"VanDerPol", graph.Settings{Mode: graph.Monolithic{Method: integrators.ImplicitTrapezoid{Newton: integrators.NewtonOptions{Tol: 1e-12}}}, Dt: 0.01, Steps: 300}},
 	} {
 		for _, v := range []int{2, 3} {
 			t.Run(fmt.Sprintf("%s/FMI%d", c.model, v), func(t *testing.T) {
@@ -335,7 +335,7 @@ func TestIsolateLifecycle(t *testing.T) {
 	if got := len(children(t)); got != n {
 		t.Errorf("%d host processes for %d isolated instances", got, n)
 	}
-	if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 10, Workers: 2}); err != nil {
+	if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 2}, Dt: 0.1, Steps: 10}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < n; i++ {

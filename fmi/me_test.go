@@ -64,9 +64,9 @@ func TestMEBouncingBallImpacts(t *testing.T) {
 	for _, ver := range []int{2, 3} {
 		t.Run(fmt.Sprintf("FMI%d", ver), func(t *testing.T) {
 			s := buildOne(t, "bb", meNode(t, "BouncingBall", ver, nil))
-			res, err := s.Run(context.Background(), graph.Settings{Adaptive: true, End: 3,
+			res, err := s.Run(context.Background(), graph.Settings{End: 3, Mode: graph.MonolithicAdaptive{
 				Method:  integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12},
-				Options: &integrators.DriverOptions{EventTol: 1e-12}})
+				Options: &integrators.DriverOptions{EventTol: 1e-12}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,9 +110,9 @@ func TestMEDahlquist(t *testing.T) {
 			times := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 			for _, tol := range []struct{ rtol, atol, bound float64 }{{1e-10, 1e-12, 1e-8}, {1e-8, 1e-10, 1e-6}} {
 				s := buildOne(t, "d", meNode(t, "Dahlquist", ver, nil))
-				res, err := s.Run(context.Background(), graph.Settings{Adaptive: true, End: 10,
+				res, err := s.Run(context.Background(), graph.Settings{End: 10, Mode: graph.MonolithicAdaptive{
 					Method:  integrators.DormandPrince{RTol: tol.rtol, ATol: tol.atol},
-					Options: &integrators.DriverOptions{Output: times}})
+					Options: &integrators.DriverOptions{Output: times}}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -142,7 +142,7 @@ func TestMEDahlquist(t *testing.T) {
 			dts := []float64{0.2, 0.1, 0.05}
 			for _, dt := range dts {
 				rs := buildOne(t, "d", meNode(t, "Dahlquist", ver, nil))
-				if _, err := rs.Run(context.Background(), graph.Settings{Method: integrators.RK4{}, Dt: dt, End: 2}); err != nil {
+				if _, err := rs.Run(context.Background(), graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}}, Dt: dt, End: 2}); err != nil {
 					t.Fatal(err)
 				}
 				x, _ := rs.Value("d.x")
@@ -189,9 +189,9 @@ func TestMEVanDerPol(t *testing.T) {
 				t.Fatal("VanDerPol provides directional derivatives: the node should be a node.InputJacobian")
 			}
 			s := buildOne(t, "vdp", n)
-			res, err := s.Run(context.Background(), graph.Settings{Adaptive: true, End: 20,
+			res, err := s.Run(context.Background(), graph.Settings{End: 20, Mode: graph.MonolithicAdaptive{
 				Method:  integrators.DormandPrince{RTol: 1e-11, ATol: 1e-13},
-				Options: &integrators.DriverOptions{Output: ts}})
+				Options: &integrators.DriverOptions{Output: ts}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +236,7 @@ func TestMEVanDerPol(t *testing.T) {
 					wrapped = countingJacobian{c, jn}
 				}
 				s := buildOne(t, "vdp", wrapped)
-				if _, err := s.Run(context.Background(), graph.Settings{Method: integrators.ImplicitTrapezoid{Newton: integrators.NewtonOptions{Tol: 1e-12}}, Dt: 1e-3, End: 20}); err != nil {
+				if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.Monolithic{Method: integrators.ImplicitTrapezoid{Newton: integrators.NewtonOptions{Tol: 1e-12}}}, Dt: 1e-3, End: 20}); err != nil {
 					t.Fatal(err)
 				}
 				return s.State(nil), c
@@ -305,7 +305,7 @@ func TestMEStairTimeEvents(t *testing.T) {
 				t.Fatal("not a node.TimeEventer")
 			}
 			s := buildOne(t, "stair", n)
-			res, err := s.Run(context.Background(), graph.Settings{Adaptive: true, End: 10, Dt: 0.5, Record: []string{"stair.counter"}})
+			res, err := s.Run(context.Background(), graph.Settings{Mode: graph.MonolithicAdaptive{}, End: 10, Dt: 0.5, Record: []string{"stair.counter"}})
 			if err != nil {
 				t.Fatal(err)
 			}

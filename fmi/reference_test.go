@@ -117,7 +117,7 @@ func runReference(t *testing.T, n node.Node, tab csvTable, workers int) ([]strin
 	if t0 != 0 {
 		t.Fatalf("reference starts at %v", t0)
 	}
-	res, err := s.Run(context.Background(), graph.Settings{Dt: t1 - t0, Steps: len(tab.rows) - 1, Record: record, Workers: workers})
+	res, err := s.Run(context.Background(), graph.Settings{Dt: t1 - t0, Steps: len(tab.rows) - 1, Record: record, Mode: graph.CoSimulation{Workers: workers}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestSensitivityFMUParameter(t *testing.T) {
 		s := buildOne(t, "d", meNode(t, "Dahlquist", ver, nil))
 		times := []float64{0.5, 1, 2, 4}
 		res, err := s.Sensitivities(context.Background(), []string{"d.k"}, &graph.SensitivityOptions{
-			End: 4, Output: times, Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}})
+			End: 4, Output: times, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}}})
 		if err != nil {
 			t.Fatalf("FMI %d: %v", ver, err)
 		}
@@ -71,7 +71,7 @@ func TestMESetParams(t *testing.T) {
 			t.Fatalf("FMI %d: %v", ver, err)
 		}
 		s := buildOne(t, "d", n)
-		if _, err := s.Run(context.Background(), graph.Settings{Adaptive: true, End: 1, Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{End: 1, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}}}); err != nil {
 			t.Fatalf("FMI %d: %v", ver, err)
 		}
 		x, _ := s.Value("d.x")

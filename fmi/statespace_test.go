@@ -47,7 +47,7 @@ func TestStateSpaceParameters(t *testing.T) {
 	defer n.(interface{ Close() error }).Close()
 	s := buildOne(t, "ss", n)
 	defer s.Close()
-	if _, err := s.Run(context.Background(), graph.Settings{Adaptive: true, End: 2, Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}}); err != nil {
+	if _, err := s.Run(context.Background(), graph.Settings{End: 2, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}}}); err != nil {
 		t.Fatal(err)
 	}
 	y, err := s.Value("ss.y")

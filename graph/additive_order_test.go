@@ -54,7 +54,7 @@ func TestAdditiveSumInConnectionOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := sim.Run(context.Background(), graph.Settings{Dt: 1, Steps: 1, Coupling: st}); err != nil {
+			if _, err := sim.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: 1, Steps: 1}); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			v, err := sim.Value("m.velocity")

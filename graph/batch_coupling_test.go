@@ -47,7 +47,7 @@ func TestCouplingOnFamiliesBitIdentical(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.SetBatching(batched)
-			res, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: 40, Workers: workers, Grain: 1, Coupling: &st})
+			res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: &st, Workers: workers, Grain: 1}, Dt: benchmarks.ChainDt, Steps: 40})
 			if err != nil {
 				t.Fatalf("%s: %v", text, err)
 			}

@@ -434,7 +434,7 @@ type kernelRun struct {
 var kernelRuns = []kernelRun{
 	{"Run", func(s *graph.Sim, workers int) error {
 		// Grain 1 splits every phase across the workers.
-		res, err := s.Run(context.Background(), graph.Settings{Dt: 2e-3, Steps: 400, Workers: workers, Grain: 1})
+		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: 2e-3, Steps: 400})
 		if err == nil && res.Workers != workers {
 			err = fmt.Errorf("ran with %d workers, want %d", res.Workers, workers)
 		}
@@ -445,7 +445,7 @@ var kernelRuns = []kernelRun{
 		if err != nil {
 			return err
 		}
-		_, err = s.RunMonolithic(context.Background(), rk4, nil, graph.Settings{Dt: 2e-3, Steps: 200, Workers: workers, Grain: 1})
+		_, err = s.RunMonolithic(context.Background(), rk4, nil, graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: 2e-3, Steps: 200})
 		return err
 	}},
 	{"Integrate", func(s *graph.Sim, workers int) error {
@@ -502,7 +502,7 @@ func TestKernelGraphsBitIdentical(t *testing.T) {
 // Every fixture's step and derivatives evaluation run fused. Window mode
 // (the connectors' loads in per-part windows, fused.go) is Build's choice
 // from the size of the compact outputs: off for these small fixtures
-// (their Sim.z stays in L1), on for a W1 chain whose Sim.z holds 4 Ki
+// (their engine.packed stays in L1), on for a W1 chain whose engine.packed holds 4 Ki
 // values or more (6 per mass), and forced either way by
 // SetWindows, with which TestKernelGraphsBitIdentical exercises both.
 func TestKernelGraphsWindowed(t *testing.T) {
@@ -529,13 +529,13 @@ func TestKernelGraphsWindowed(t *testing.T) {
 	for _, c := range []struct {
 		n    int
 		want bool
-	}{{600, false}, {700, true}} { // Sim.z: 6·N values (the walls take one load)
+	}{{600, false}, {700, true}} { // engine.packed: 6·N values (the walls take one load)
 		s, err := benchmarks.Mode1(c.n).Build()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := s.CompactLen(); got != 6*c.n {
-			t.Fatalf("W1 chain N = %d: Sim.z holds %d values, want %d", c.n, got, 6*c.n)
+			t.Fatalf("W1 chain N = %d: engine.packed holds %d values, want %d", c.n, got, 6*c.n)
 		}
 		check(fmt.Sprintf("W1 chain N = %d", c.n), s, c.want)
 	}

@@ -46,7 +46,7 @@ func BenchmarkStep(b *testing.B) {
 				s := ballGraph(b, n)
 				b.ReportAllocs()
 				b.ResetTimer()
-				res, err := s.Run(context.Background(), graph.Settings{Dt: 1e-4, Steps: b.N, Workers: w})
+				res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: w}, Dt: 1e-4, Steps: b.N})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -67,7 +67,7 @@ func TestBallGraph(t *testing.T) {
 	ref := s.State(nil)
 	for _, w := range []int{1, 2, 8} {
 		s := ballGraph(t, 3000)
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 21, Workers: w, Grain: 64}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: w, Grain: 64}, Dt: 1e-3, Steps: 21}); err != nil {
 			t.Fatal(err)
 		}
 		got := s.State(nil)

@@ -14,7 +14,7 @@ import (
 
 // Settings that cannot be run are errors before any step, not a panic
 // (makeslice from int(+Inf)), an out-of-memory crash or a silent run of 0
-// steps (issue 15, "Bounded memory and work").
+// steps (doc.go, "Bounded memory and work").
 func TestSettingsValidation(t *testing.T) {
 	rec := []string{"m1.x"}
 	cases := []struct {
@@ -29,9 +29,9 @@ func TestSettingsValidation(t *testing.T) {
 		{"End 1e300 without Record", graph.Settings{Dt: 0.01, End: 1e300}, "more than MaxSteps"},
 		{"Steps 1<<40 with Record", graph.Settings{Dt: 0.01, Steps: 1 << 40, Record: rec}, "1099511627777 rows of 2 values would need 128.0 TiB"},
 		{"Steps beyond 2^53", graph.Settings{Dt: 0.01, Steps: 1<<53 + 1}, "more than MaxSteps"},
-		{"negative Every", graph.Settings{Dt: 0.01, Steps: 1, Every: -1, Record: rec}, "Settings.Every = -1 is negative"},
-		{"negative Workers", graph.Settings{Dt: 0.01, Steps: 1, Workers: -2}, "Settings.Workers = -2 is negative"},
-		{"negative Grain", graph.Settings{Dt: 0.01, Steps: 1, Grain: -3}, "Settings.Grain = -3 is negative"},
+		{"negative RecordEvery", graph.Settings{Dt: 0.01, Steps: 1, RecordEvery: -1, Record: rec}, "Settings.RecordEvery = -1 is negative"},
+		{"negative Workers", graph.Settings{Mode: graph.CoSimulation{Workers: -2}, Dt: 0.01, Steps: 1}, "CoSimulation.Workers = -2 is negative"},
+		{"negative Grain", graph.Settings{Mode: graph.CoSimulation{Grain: -3}, Dt: 0.01, Steps: 1}, "CoSimulation.Grain = -3 is negative"},
 		{"negative RecordLimit", graph.Settings{Dt: 0.01, Steps: 1, RecordLimit: -1, Record: rec}, "RecordLimit = -1 is negative"},
 		{"StreamOnly without RecordTo", graph.Settings{Dt: 0.01, Steps: 1, StreamOnly: true, Record: rec}, "StreamOnly needs Settings.RecordTo"},
 		{"over a small RecordLimit", graph.Settings{Dt: 0.01, Steps: 1000, Record: rec, RecordLimit: 1000}, "recording 1001 rows of 2 values would need 132.9 KiB of memory, more than the limit of 1000 B"},
@@ -130,7 +130,7 @@ func TestRecordTo(t *testing.T) {
 		}
 		return sim.Run(context.Background(), set)
 	}
-	base := graph.Settings{Dt: 0.01, Steps: 50, Every: 7, Record: []string{"m1.x", "m3.v"}}
+	base := graph.Settings{Dt: 0.01, Steps: 50, RecordEvery: 7, Record: []string{"m1.x", "m3.v"}}
 	res, err := run(base)
 	if err != nil {
 		t.Fatal(err)

@@ -20,9 +20,9 @@ type cnode struct {
 	spec *node.Spec
 	out  node.Outputter // nil when the node has no outputs
 
-	x0, x1 int // state range in Sim.x
-	y0, y1 int // output range in Sim.y
-	u0, u1 int // input range in Sim.u
+	x0, x1 int // state range in Sim.state
+	y0, y1 int // output range in Sim.outputs
+	u0, u1 int // input range in Sim.inputs
 	p0, p1 int // presence range in Sim.present
 	g0, g1 int // gather range in Sim.gathers
 
@@ -43,15 +43,15 @@ const (
 
 // gather copies (or adds) one edge's source value into an input slot.
 type gather struct {
-	dst, n  int // absolute range in Sim.u
-	src, sn int // absolute range in Sim.x or Sim.y
+	dst, n  int // absolute range in Sim.inputs
+	src, sn int // absolute range in Sim.state or Sim.outputs
 	fromY   bool
 	mode    uint8
 	tr      Transform
-	scratch int // absolute offset in Sim.scratch (add through a transform)
+	scratch int // absolute offset in Sim.transformScratch (add through a transform)
 }
 
-// fieldRef is a resolved "node.field": a range of Sim.x or Sim.y.
+// fieldRef is a resolved "node.field": a range of Sim.state or Sim.outputs.
 type fieldRef struct {
 	node  int
 	field node.Field
@@ -78,7 +78,7 @@ func splitPath(p string) (nodeName, field string, ok bool) {
 // nothing is wrong, order the output nodes by level, allocate the buffers
 // and compile the gathers, and hand the Sim to the engine's compilers.
 func (g *Graph) Build() (*Sim, error) {
-	b := &builder{g: g, s: &Sim{nodes: make([]cnode, 0, len(g.nodes))}}
+	b := &builder{g: g, s: &Sim{layout: layout{nodes: make([]cnode, 0, len(g.nodes))}}}
 	b.layoutNodes()
 	b.resolveEdges()
 	b.indexByInput()
@@ -92,12 +92,7 @@ func (g *Graph) Build() (*Sim, error) {
 	b.compileGathers()
 	s := b.s
 	s.dt = 0
-	s.compileFamilies()
-	s.compactOutputs()
-	s.compileLoose()
-	s.compileArgs()
-	s.compileFused()
-	s.ensureWorkers(1)
+	s.engine = newEngine(s)
 	return s, nil
 }
 
@@ -393,22 +388,22 @@ func (b *builder) levelOutputs(order []gonumgraph.Node, deps [][]int) {
 // order, then edge order).
 func (b *builder) compileGathers() {
 	g, s, edges := b.g, b.s, b.edges
-	s.x, s.xNext = staggered(b.xs)
-	s.y = make([]float64, b.ys)
-	s.u = make([]float64, b.us)
+	s.state, s.nextState = staggered(b.xs)
+	s.outputs = make([]float64, b.ys)
+	s.inputs = make([]float64, b.us)
 	s.present = make([]bool, b.ps)
 	s.gathers = make([]gather, 0, len(edges))
 	scratch := 0
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
-		c.n.InitialState(s.x[c.x0:c.x1])
+		c.n.InitialState(s.state[c.x0:c.x1])
 		c.g0 = len(s.gathers)
 		for ii, in := range c.spec.Inputs {
 			off := c.u0 + c.spec.InputLayout.Offset(ii)
 			list := b.inputEdges(c.p0 + ii)
 			s.present[c.p0+ii] = len(list) > 0 || !in.Absent
 			if len(list) == 0 {
-				copy(s.u[off:off+in.Shape.Len()], in.Default)
+				copy(s.inputs[off:off+in.Shape.Len()], in.Default)
 				continue
 			}
 			for j, ri := range list {
@@ -431,7 +426,7 @@ func (b *builder) compileGathers() {
 			}
 		}
 	}
-	s.scratch = make([]float64, scratch)
+	s.transformScratch = make([]float64, scratch)
 }
 
 // resolved is an edge that passed Build's checks, in the compact form the
@@ -442,7 +437,7 @@ type resolved struct {
 	slot     int32 // the destination input's slot (cnode.p0 + input index)
 	sn       int32 // source components
 	outLen   int32 // input components
-	srcOff   int   // absolute source offset in Sim.x or Sim.y
+	srcOff   int   // absolute source offset in Sim.state or Sim.outputs
 	fromY    bool
 }
 

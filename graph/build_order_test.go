@@ -10,7 +10,7 @@ import (
 )
 
 // TestBuildEdgeOrder: Build resolves endpoints through a cache of recent
-// nodes before its name map (issue 14); the result must not depend on
+// nodes before its name map; the result must not depend on
 // the order edges arrive in. The chain's edges are connected in a random
 // order (edges into one additive input keep their relative order, which
 // sets the sum's bits) and the run must match the chain connected in
@@ -45,7 +45,7 @@ func TestBuildEdgeOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 50, Workers: 1}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 50}); err != nil {
 			t.Fatal(err)
 		}
 		return s.State(nil)

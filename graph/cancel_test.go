@@ -31,7 +31,7 @@ func (h hooked) Update(t, dt float64, x []float64, in node.Inputs, dst []float64
 // A step whose own work is unbounded in practice (a multirate node at
 // MaxRate substeps, a group iterating towards an unreachable tolerance at
 // MaxIterLimit iterations) stops within one substep or iteration of the
-// cancellation, not at the end of the step (issue 15). The mass b counts
+// cancellation, not at the end of the step. The mass b counts
 // its updates and cancels the context at its 10th; before, the context
 // was checked only between steps and b made 10⁶ (or 10⁴) updates. In the
 // iterated cases b jitters, so the group cannot converge (with the
@@ -69,7 +69,7 @@ func TestCancelInsideStep(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		res, err := s.Run(ctx, graph.Settings{Dt: 0.01, Steps: 3, Coupling: st})
+		res, err := s.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: 0.01, Steps: 3})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: Run: %v, want context.Canceled", name, err)
 		}

@@ -36,8 +36,8 @@ const MaxCheckpointBytes = 1 << 30
 // its parameters and layout (to reject restoring into a graph that does
 // not match), the clock, the monolithic integrator's own memory when the
 // last run was monolithic, and the coupling strategy's cross-step memory
-// when it was a Run with Settings.Coupling. It is plain data: save it with WriteFile
-// and read it back with ReadCheckpoint.
+// when it was a Run with CoSimulation.Coupling. It is plain data: save it
+// with WriteFile and read it back with ReadCheckpoint.
 //
 // These Go types are the in-memory form only: the file format is a
 // separate, explicitly tagged schema (docs/checkpoint-format.md) that
@@ -59,7 +59,7 @@ type Checkpoint struct {
 	// nothing has changed the state since; nil otherwise.
 	Integrator *MethodCheckpoint
 	// Coupling is the cross-step memory of the last Run with
-	// Settings.Coupling (the strategy; each iterated group's predictor
+	// CoSimulation.Coupling (the strategy; each iterated group's predictor
 	// history and accelerator memory), when nothing has changed the state
 	// since; nil otherwise. A Sim restored from it continues only under
 	// the same strategy and step (Sim.ResetCoupling drops it).
@@ -118,7 +118,7 @@ func (c *Checkpoint) Time() float64 { return c.T0 + float64(c.N)*c.Dt }
 func (s *Sim) Checkpoint() *Checkpoint {
 	c := &Checkpoint{Version: CheckpointVersion, T0: s.t0, Dt: s.dt, N: s.n, Steps: s.steps}
 	for _, cn := range s.nodes {
-		nc := NodeCheckpoint{Name: cn.name, Type: cn.spec.Type, State: append([]float64{}, s.x[cn.x0:cn.x1]...)}
+		nc := NodeCheckpoint{Name: cn.name, Type: cn.spec.Type, State: append([]float64{}, s.state[cn.x0:cn.x1]...)}
 		l := cn.spec.StateLayout
 		for i := 0; i < l.Len(); i++ {
 			nc.Layout = append(nc.Layout, FieldSize{l.Field(i).Name, l.Field(i).Shape.Len()})
@@ -180,9 +180,9 @@ func (e *MismatchError) Error() string {
 // checkpoint) integrator memory and (for a coupled one) coupling memory
 // with c's, so that continuing gives results bit-identical to the run that
 // was checkpointed. Coupling memory is continued only by a Run with the
-// same Settings.Coupling and Dt: another strategy or step is an error
-// naming the difference (Sim.ResetCoupling drops the memory). The node set, types,
-// state layouts and parameters must match the graph's; otherwise nothing
+// same CoSimulation.Coupling and Dt: another strategy or step is an error
+// naming the difference (Sim.ResetCoupling drops the memory). The node
+// set, types, state layouts and parameters must match the graph's; otherwise nothing
 // changes and a *MismatchError lists every difference.
 func (s *Sim) Restore(c *Checkpoint) error {
 	if c.Err != nil {
@@ -268,11 +268,11 @@ func (s *Sim) Restore(c *Checkpoint) error {
 		return err
 	}
 	for i, nc := range c.Nodes {
-		copy(s.x[s.nodes[i].x0:s.nodes[i].x1], nc.State)
+		copy(s.state[s.nodes[i].x0:s.nodes[i].x1], nc.State)
 	}
-	s.t0, s.dt, s.n, s.steps, s.yFresh = c.T0, c.Dt, c.N, c.Steps, false
+	s.t0, s.dt, s.n, s.steps, s.outputsFresh = c.T0, c.Dt, c.N, c.Steps, false
 	s.mono = mono
-	s.cmem = cplan
+	s.lastPlan = cplan
 	if cplan != nil {
 		s.stampPlan(cplan)
 	}
@@ -321,7 +321,7 @@ func (s *Sim) restoreMono(c *Checkpoint) (_ *monoState, err error) {
 	if err := cp.Restore(ic.State); err != nil {
 		return nil, err
 	}
-	if t, y := m.state(); t != c.Time() || len(y) != len(s.x) {
+	if t, y := m.state(); t != c.Time() || len(y) != len(s.state) {
 		return nil, fmt.Errorf("integrator time %v differs from the checkpoint's %v", t, c.Time())
 	}
 	return m, nil

@@ -53,7 +53,7 @@ func TestCheckpointKeysAreTheSchemas(t *testing.T) {
 	}
 	sims = append(sims, s)
 	s = strong.sim(t)
-	if _, err := s.Run(ctx, graph.Settings{Dt: 0.01, Steps: 3, Coupling: checkpointStrategies()["iqn-ils reuse"]}); err != nil {
+	if _, err := s.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Coupling: checkpointStrategies()["iqn-ils reuse"]}, Dt: 0.01, Steps: 3}); err != nil {
 		t.Fatal(err)
 	}
 	sims = append(sims, s)

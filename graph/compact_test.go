@@ -10,8 +10,8 @@ import (
 )
 
 // On the W1 chain the connectors' loads, read only by the masses' family,
-// move to the compact columns (Sim.z), every other output stays in Sim.y.
-// Recording outputs (read from Sim.y on the per-node path) between
+// move to the compact columns (engine.packed), every other output stays in Sim.outputs.
+// Recording outputs (read from Sim.outputs on the per-node path) between
 // batched steps, and the steps themselves, give the per-node bits.
 func TestCompactOutputs(t *testing.T) {
 	const n = 9
@@ -31,7 +31,7 @@ func TestCompactOutputs(t *testing.T) {
 	run := func(batched bool) *graph.History {
 		s := build()
 		s.SetBatching(batched)
-		res, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: 30, Every: 4, Record: rec})
+		res, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: 30, RecordEvery: 4, Record: rec})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -57,7 +57,7 @@ func (g *Graph) AddConnector(name string, c node.Connector, body0 string, local0
 	}
 	g.Add(name, n)
 	// The paths of every link are cut from one string: a chain of 100 000
-	// connectors has 1.2 million of them (issue 14).
+	// connectors has 1.2 million of them.
 	size := 0
 	for _, l := range links {
 		if l.End < 0 || l.End > 1 || bodies[l.End] == "" || bodies[l.End] == node.Ground {

@@ -7,7 +7,7 @@ import (
 	"github.com/cosimgo/cosim/coupling"
 )
 
-// Coupled runs (Settings.Coupling not nil) compile a coupling.Strategy
+// Coupled runs (CoSimulation.Coupling not nil) compile a coupling.Strategy
 // into an execution plan, names resolved to node indices and every buffer
 // sized, and execute it; the default path never reaches them. Read top
 // down:
@@ -21,10 +21,6 @@ import (
 //   - coupled_step.go: the executors, one macro step at a time;
 //   - coupled_iterate.go: the fixed-point iteration of one group;
 //   - coupled_memory.go: the cross-step memory a checkpoint keeps.
-
-// phaseHeld updates a node with the inputs already in Sim.u (no gather):
-// the group iteration writes the interface iterate there itself.
-const phaseHeld = phaseUpdate + 1
 
 // Errors of coupled runs, for errors.Is.
 var (
@@ -54,7 +50,7 @@ func (e *ConvergenceError) Error() string {
 
 func (e *ConvergenceError) Unwrap() error { return coupling.ErrNotConverged }
 
-// CouplingStats describes a Run with Settings.Coupling.
+// CouplingStats describes a Run with CoSimulation.Coupling.
 type CouplingStats struct {
 	// Strategy is the strategy's name (coupling.Strategy.Name).
 	Strategy string
@@ -135,7 +131,7 @@ type rateClass struct {
 	slower      []int32 // stateful nodes of slower classes (interpolated)
 }
 
-// ispan is one interface input of a group: a range of Sim.u and the
+// ispan is one interface input of a group: a range of Sim.inputs and the
 // gathers that fill it.
 type ispan struct {
 	node   int32

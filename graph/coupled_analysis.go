@@ -14,8 +14,8 @@ type analysis struct {
 
 func (s *Sim) analyse() *analysis {
 	a := &analysis{s: s, level: make([]int, len(s.nodes)), readsY: make([][]int32, len(s.nodes)), readsX: make([][]int32, len(s.nodes))}
-	xOwner := make([]int32, len(s.x))
-	yOwner := make([]int32, len(s.y))
+	xOwner := make([]int32, len(s.state))
+	yOwner := make([]int32, len(s.outputs))
 	for i := range s.nodes {
 		c := &s.nodes[i]
 		for j := c.x0; j < c.x1; j++ {

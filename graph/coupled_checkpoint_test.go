@@ -53,7 +53,7 @@ func TestCouplingCheckpointBitIdentical(t *testing.T) {
 	for name, st := range checkpointStrategies() {
 		t.Run(name, func(t *testing.T) {
 			set := func(steps int) graph.Settings {
-				return graph.Settings{Dt: checkpointDt(st), Steps: steps, Workers: 2, Grain: 1, Coupling: st}
+				return graph.Settings{Mode: graph.CoSimulation{Coupling: st, Workers: 2, Grain: 1}, Dt: checkpointDt(st), Steps: steps}
 			}
 			ref := strong.sim(t)
 			if _, err := ref.Run(ctx, set(n+m)); err != nil {
@@ -121,7 +121,7 @@ func TestCouplingCheckpointMismatch(t *testing.T) {
 	ctx := context.Background()
 	st := checkpointStrategies()["iqn-ils reuse"]
 	s := strong.sim(t)
-	if _, err := s.Run(ctx, graph.Settings{Dt: 0.01, Steps: 5, Coupling: st}); err != nil {
+	if _, err := s.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: 0.01, Steps: 5}); err != nil {
 		t.Fatal(err)
 	}
 	c := s.Checkpoint()
@@ -131,9 +131,9 @@ func TestCouplingCheckpointMismatch(t *testing.T) {
 		set  graph.Settings
 		want string
 	}{
-		{graph.Settings{Dt: 0.01, Steps: 1, Coupling: &other}, `strategy "iterative:iqn-ils,reuse=3,maxiter=100,predictor=linear"; Settings.Coupling is "iterative:aitken,maxiter=100,predictor=linear" (scheme iterative:iqn-ils ≠ iterative:aitken; reuse=3 only in the checkpoint)`},
-		{graph.Settings{Dt: 0.01, Steps: 1}, `Settings.Coupling is "jacobi" (scheme iterative:iqn-ils ≠ jacobi; reuse=3 only in the checkpoint; maxiter=100 only in the checkpoint; predictor=linear only in the checkpoint)`},
-		{graph.Settings{Dt: 0.02, Steps: 1, Coupling: st}, "coupling memory for the step dt = 0.01; Settings.Dt is 0.02"},
+		{graph.Settings{Mode: graph.CoSimulation{Coupling: &other}, Dt: 0.01, Steps: 1}, `strategy "iterative:iqn-ils,reuse=3,maxiter=100,predictor=linear"; CoSimulation.Coupling is "iterative:aitken,maxiter=100,predictor=linear" (scheme iterative:iqn-ils ≠ iterative:aitken; reuse=3 only in the checkpoint)`},
+		{graph.Settings{Dt: 0.01, Steps: 1}, `CoSimulation.Coupling is "jacobi" (scheme iterative:iqn-ils ≠ jacobi; reuse=3 only in the checkpoint; maxiter=100 only in the checkpoint; predictor=linear only in the checkpoint)`},
+		{graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: 0.02, Steps: 1}, "coupling memory for the step dt = 0.01; Settings.Dt is 0.02"},
 	} {
 		r := strong.sim(t)
 		if err := r.Restore(c); err != nil {

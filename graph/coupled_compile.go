@@ -40,7 +40,7 @@ func (s *Sim) compileCoupling(st *coupling.Strategy) (*coupledPlan, error) {
 		return nil, fmt.Errorf("graph: %w", err)
 	}
 	a := s.analyse()
-	p := &coupledPlan{name: st.Name(), key: st.String(), xv: make([]float64, len(s.x)), updates: make([]int64, len(s.nodes))}
+	p := &coupledPlan{name: st.Name(), key: st.String(), xv: make([]float64, len(s.state)), updates: make([]int64, len(s.nodes))}
 	p.sched.Strategy = st.String()
 	var err error
 	switch st.Scheme {
@@ -57,7 +57,7 @@ func (s *Sim) compileCoupling(st *coupling.Strategy) (*coupledPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.compilePlanUnits(p)
+	s.engine.compilePlan(p)
 	return p, nil
 }
 

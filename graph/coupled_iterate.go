@@ -15,7 +15,7 @@ import (
 // members' outputs evaluated there at t_n+dt). Members of higher rates
 // subcycle inside G (evalG).
 func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Result) error {
-	xn := s.x
+	xn := s.state
 	var base []int32
 	if len(g.classes) > 0 {
 		base = g.classes[0].nodes
@@ -29,7 +29,7 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 	k := 0
 	for _, i := range g.saveNodes {
 		c := &s.nodes[i]
-		k += copy(g.ysave[k:], s.y[c.y0:c.y1])
+		k += copy(g.ysave[k:], s.outputs[c.y0:c.y1])
 	}
 	s.readSpans(g, g.now)
 	var prev []float64
@@ -65,7 +65,7 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 	k = 0
 	for _, i := range g.saveNodes {
 		c := &s.nodes[i]
-		k += copy(s.y[c.y0:c.y1], g.ysave[k:])
+		k += copy(s.outputs[c.y0:c.y1], g.ysave[k:])
 	}
 	if err != nil {
 		return err
@@ -90,13 +90,13 @@ func (s *Sim) iterateGroup(p *coupledPlan, g *cgroup, t, t1, dt float64, res *Re
 }
 
 // evalG evaluates G(u^k): the group's classes advance from x_n, slowest
-// first, into s.xNext; the first class with the interface inputs held at
+// first, into s.nextState; the first class with the interface inputs held at
 // u^k (or, subcycling under Linear, interpolated between u_n and u^k to
 // the end of each substep), each later class in substeps reading its
 // upstream outputs re-evaluated from a view where the slower members are
 // at their new (trial) state, held or interpolated likewise. Then the
 // members' outputs are evaluated from the trial state at t_n+dt and the
-// interface inputs gathered there, into Sim.u. s.x is xn on return.
+// interface inputs gathered there, into Sim.inputs. s.state is xn on return.
 func (s *Sim) evalG(p *coupledPlan, g *cgroup, xn []float64, t, t1, dt float64, res *Result) error {
 	s.copyState(p.xv, xn, g.stateful)
 	for k := range g.classes {
@@ -123,54 +123,54 @@ func (s *Sim) evalG(p *coupledPlan, g *cgroup, xn []float64, t, t1, dt float64, 
 					}
 					s.writeSpans(g, g.ui)
 				}
-				s.x = p.xv
-				err = s.run(phaseHeld, gc.nodes, tj, h)
+				s.state = p.xv
+				err = s.runNodes(phaseHeld, gc.nodes, tj, h)
 			} else {
 				for _, i := range gc.slower {
 					c := &s.nodes[i]
 					if theta == 1 {
-						copy(p.xv[c.x0:c.x1], s.xNext[c.x0:c.x1])
+						copy(p.xv[c.x0:c.x1], s.nextState[c.x0:c.x1])
 						continue
 					}
 					for q := c.x0; q < c.x1; q++ {
-						p.xv[q] = xn[q] + theta*(s.xNext[q]-xn[q])
+						p.xv[q] = xn[q] + theta*(s.nextState[q]-xn[q])
 					}
 				}
-				s.x = p.xv
+				s.state = p.xv
 				err = s.reevaluate(gc.reeval, nil, tj, res)
 				if err == nil {
-					err = s.run(phaseUpdate, gc.nodes, tj, h)
+					err = s.runNodes(phaseUpdate, gc.nodes, tj, h)
 				}
 			}
-			s.x = xn
+			s.state = xn
 			if err != nil {
 				return err
 			}
 			s.count(p, gc.nodes, res)
-			s.copyState(p.xv, s.xNext, gc.nodes)
+			s.copyState(p.xv, s.nextState, gc.nodes)
 		}
 	}
-	s.copyState(p.xv, s.xNext, g.stateful)
-	s.x = p.xv
+	s.copyState(p.xv, s.nextState, g.stateful)
+	s.state = p.xv
 	err := s.reevaluate(g.outLevels, nil, t1, res)
 	if err == nil {
 		err = s.gatherSpans(g, t1)
 	}
-	s.x = xn
+	s.state = xn
 	return err
 }
 
 func (s *Sim) readSpans(g *cgroup, dst []float64) {
 	k := 0
 	for _, sp := range g.spans {
-		k += copy(dst[k:], s.u[sp.u0:sp.u1])
+		k += copy(dst[k:], s.inputs[sp.u0:sp.u1])
 	}
 }
 
 func (s *Sim) writeSpans(g *cgroup, src []float64) {
 	k := 0
 	for _, sp := range g.spans {
-		k += copy(s.u[sp.u0:sp.u1], src[k:])
+		k += copy(s.inputs[sp.u0:sp.u1], src[k:])
 	}
 }
 
@@ -182,7 +182,7 @@ func (s *Sim) gatherSpans(g *cgroup, t float64) error {
 		if err := s.gatherSpan(sp.node, sp.g0, sp.g1, t); err != nil {
 			return err
 		}
-		if j := nonFinite(s.u[sp.u0:sp.u1]); j >= 0 {
+		if j := nonFinite(s.inputs[sp.u0:sp.u1]); j >= 0 {
 			c := &s.nodes[sp.node]
 			return stepError(c.name, "input "+c.spec.InputLayout.Component(sp.u0+j-c.u0), s.steps, t, node.ErrNonFinite)
 		}
@@ -195,18 +195,5 @@ func (s *Sim) gatherSpans(g *cgroup, t float64) error {
 func (s *Sim) gatherSpan(i int32, g0, g1 int, t float64) (err error) {
 	defer s.recoverNode(s.nodes[i].name, t, &err)
 	s.applyGathers(g0, g1)
-	return nil
-}
-
-// updateHeld is update without gathering: the inputs in Sim.u are used
-// as they are.
-func (s *Sim) updateHeld(c *cnode, t, dt float64) error {
-	dst := s.xNext[c.x0:c.x1]
-	if err := c.n.Update(t, dt, s.x[c.x0:c.x1], s.inputs(c), dst); err != nil {
-		return stepError(c.name, "", s.steps, t, err)
-	}
-	if j := nonFinite(dst); j >= 0 {
-		return stepError(c.name, c.spec.StateLayout.Component(j), s.steps, t, node.ErrNonFinite)
-	}
 	return nil
 }

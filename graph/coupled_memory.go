@@ -28,7 +28,7 @@ type clockStamp struct {
 func (s *Sim) stampPlan(p *coupledPlan) {
 	st := &p.stamp
 	st.t0, st.dt, st.n, st.steps = s.t0, s.dt, s.n, s.steps
-	st.x = append(st.x[:0], s.x...)
+	st.x = append(st.x[:0], s.state...)
 }
 
 // memoryStale says why the kept memory does not describe the Sim's
@@ -36,11 +36,11 @@ func (s *Sim) stampPlan(p *coupledPlan) {
 // "state" when something stepped or set the state since.
 func (s *Sim) memoryStale(p *coupledPlan) string {
 	st := &p.stamp
-	if st.steps != s.steps || len(st.x) != len(s.x) {
+	if st.steps != s.steps || len(st.x) != len(s.state) {
 		return "state"
 	}
 	for i, v := range st.x {
-		if math.Float64bits(v) != math.Float64bits(s.x[i]) {
+		if math.Float64bits(v) != math.Float64bits(s.state[i]) {
 			return "state"
 		}
 	}
@@ -65,14 +65,14 @@ func strategyKey(st *coupling.Strategy) string {
 	return st.String()
 }
 
-// beginCoupling sets up Settings.Coupling for a Run (after prepareRun):
+// beginCoupling sets up CoSimulation.Coupling for a Run (after prepareRun):
 // the kept plan when its strategy is the same and its memory describes
 // the current state, a freshly compiled one otherwise. Memory restored
 // from a checkpoint must be continued with the same strategy and step.
 func (s *Sim) beginCoupling(st *coupling.Strategy) error {
 	key := strategyKey(st)
-	kept := s.cmem
-	s.cmem = nil
+	kept := s.lastPlan
+	s.lastPlan = nil
 	if kept != nil {
 		why := s.memoryStale(kept)
 		switch {
@@ -81,12 +81,12 @@ func (s *Sim) beginCoupling(st *coupling.Strategy) error {
 		case kept.restored && (kept.key != key || why == "dt"):
 			err := fmt.Errorf("graph: the checkpoint restored carries coupling memory for the step dt = %v; Settings.Dt is %v: continue with the same step, or call Sim.ResetCoupling to drop the memory", kept.stamp.dt, s.dt)
 			if kept.key != key {
-				err = fmt.Errorf("graph: the checkpoint restored carries the coupling memory of strategy %q; Settings.Coupling is %q (%s): continue with the same strategy, or call Sim.ResetCoupling to drop the memory", kept.key, key, strategyDiff(kept.key, key))
+				err = fmt.Errorf("graph: the checkpoint restored carries the coupling memory of strategy %q; CoSimulation.Coupling is %q (%s): continue with the same strategy, or call Sim.ResetCoupling to drop the memory", kept.key, key, strategyDiff(kept.key, key))
 			}
 			// Undo prepareRun's rebase (to the same time), so that the
 			// rejected Run changes nothing.
 			s.t0, s.dt, s.n = kept.stamp.t0, kept.stamp.dt, kept.stamp.n
-			s.cmem = kept
+			s.lastPlan = kept
 			return err
 		case kept.key != key || why != "":
 			kept = nil
@@ -113,7 +113,8 @@ func (s *Sim) beginCoupling(st *coupling.Strategy) error {
 		g.stats = GroupStats{Name: g.name, Interface: len(g.u)}
 		g.fallback0 = g.acc.Stats().Fallbacks
 	}
-	s.cplan = p
+	s.plan = p
+	s.engine.unpacked = true
 	return nil
 }
 
@@ -167,8 +168,9 @@ func containsString(xs []string, v string) bool {
 // endCoupling fills the Run's coupling statistics and keeps the plan, with
 // its memory, for the next Run (unless a step failed half-way).
 func (s *Sim) endCoupling(res *Result) {
-	p := s.cplan
-	s.cplan = nil
+	p := s.plan
+	s.plan = nil
+	s.engine.unpacked = false
 	cs := &CouplingStats{Strategy: p.name, Updates: map[string]int64{}}
 	for _, i := range s.stateful {
 		cs.Updates[s.nodes[i].name] = p.updates[i]
@@ -179,7 +181,7 @@ func (s *Sim) endCoupling(res *Result) {
 	res.Coupling = cs
 	if !p.failed {
 		s.stampPlan(p)
-		s.cmem = p
+		s.lastPlan = p
 	}
 }
 
@@ -187,7 +189,7 @@ func (s *Sim) endCoupling(res *Result) {
 // linear predictor's history, Aitken's factor, IQN-ILS's reused columns),
 // also one restored from a checkpoint: the next coupled Run starts fresh,
 // with any strategy.
-func (s *Sim) ResetCoupling() { s.cmem = nil }
+func (s *Sim) ResetCoupling() { s.lastPlan = nil }
 
 // CouplingCheckpoint is the cross-step memory of a coupled run in a
 // Checkpoint: the strategy it belongs to and, for the Iterative scheme,
@@ -213,7 +215,7 @@ type GroupCheckpoint struct {
 // couplingCheckpoint exports the kept memory when it describes the
 // current state, nil otherwise.
 func (s *Sim) couplingCheckpoint() *CouplingCheckpoint {
-	p := s.cmem
+	p := s.lastPlan
 	if p == nil || s.memoryStale(p) != "" {
 		return nil
 	}

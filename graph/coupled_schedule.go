@@ -53,14 +53,14 @@ func (sc *Schedule) String() string {
 	return b.String()
 }
 
-// Schedule describes what one step does under set.Coupling (Jacobi when
-// nil), with node names: the same plan Run compiles, so it reports the
-// order Run executes.
-func (s *Sim) Schedule(set Settings) (*Schedule, error) {
-	if set.Coupling == nil {
+// Schedule describes what one step of a co-simulation does under the
+// strategy st (CoSimulation.Coupling; Jacobi when nil), with node names:
+// the same plan Run compiles, so it reports the order Run executes.
+func (s *Sim) Schedule(st *coupling.Strategy) (*Schedule, error) {
+	if st == nil {
 		return &Schedule{Strategy: "jacobi (default)", Stages: s.jacobiStages()}, nil
 	}
-	p, err := s.compileCoupling(set.Coupling)
+	p, err := s.compileCoupling(st)
 	if err != nil {
 		return nil, err
 	}

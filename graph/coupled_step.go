@@ -7,16 +7,16 @@ package graph
 // coupledStep takes one step under the plan. As the default step, a
 // failing step leaves the state at t_n.
 func (s *Sim) coupledStep(t, dt float64, res *Result) error {
-	p := s.cplan
-	if !s.yFresh {
-		if !s.batching() || !s.outputsBatched(t) {
-			if err := s.outputs(t); err != nil {
+	p := s.plan
+	if !s.outputsFresh {
+		if !s.engine.on() || !s.engine.outputs(t) {
+			if err := s.outputsPerNode(t); err != nil {
 				return err
 			}
 		}
 		res.OutputEvals += int64(s.numOutputNodes())
 	}
-	xn := s.x
+	xn := s.state
 	copy(p.xv, xn)
 	var err error
 	switch p.kind {
@@ -27,14 +27,14 @@ func (s *Sim) coupledStep(t, dt float64, res *Result) error {
 	default:
 		err = s.stepMultirate(p, p.classes, t, dt, res)
 	}
-	s.x = xn
-	s.yFresh = false
+	s.state = xn
+	s.outputsFresh = false
 	if err != nil {
 		// The step may have changed the groups' memory half-way.
 		p.failed = true
 		return err
 	}
-	s.x, s.xNext = s.xNext, s.x
+	s.state, s.nextState = s.nextState, s.state
 	return nil
 }
 
@@ -59,7 +59,7 @@ func (s *Sim) reevaluate(levels [][]int32, units []*unitList, t float64, res *Re
 		if units != nil {
 			u = units[k]
 		}
-		if err := s.runList(phaseOutputs, l, u, t, 0); err != nil {
+		if err := s.runStage(phaseOutputs, l, u, t, 0); err != nil {
 			return err
 		}
 		res.OutputEvals += int64(len(l))
@@ -76,7 +76,7 @@ func (s *Sim) copyState(dst, src []float64, nodes []int32) {
 }
 
 func (s *Sim) stepGS(p *coupledPlan, t, dt float64, res *Result) error {
-	s.x = p.xv
+	s.state = p.xv
 	t1 := s.endTime(t, dt)
 	for _, g := range p.stages {
 		for _, b := range g.reeval {
@@ -84,28 +84,28 @@ func (s *Sim) stepGS(p *coupledPlan, t, dt float64, res *Result) error {
 			if b.end {
 				at = t1
 			}
-			if err := s.runList(phaseOutputs, b.nodes, b.units, at, 0); err != nil {
+			if err := s.runStage(phaseOutputs, b.nodes, b.units, at, 0); err != nil {
 				return err
 			}
 			res.OutputEvals += int64(len(b.nodes))
 		}
-		if err := s.runList(phaseUpdate, g.nodes, g.units, t, dt); err != nil {
+		if err := s.runStage(phaseUpdate, g.nodes, g.units, t, dt); err != nil {
 			return err
 		}
 		s.count(p, g.nodes, res)
-		s.copyState(p.xv, s.xNext, g.nodes)
+		s.copyState(p.xv, s.nextState, g.nodes)
 	}
 	return nil
 }
 
 // stepMultirate advances classes as a multirate Jacobi step: each class
 // from t_n, slowest first, a subcycling class reading slower nodes held or
-// interpolated (from their new state in s.xNext) and faster ones at t_n.
+// interpolated (from their new state in s.nextState) and faster ones at t_n.
 func (s *Sim) stepMultirate(p *coupledPlan, classes []rateClass, t, dt float64, res *Result) error {
-	xn := s.x
+	xn := s.state
 	for _, rc := range classes {
 		if rc.rate == 1 {
-			if err := s.runList(phaseUpdate, rc.nodes, rc.units, t, dt); err != nil {
+			if err := s.runStage(phaseUpdate, rc.nodes, rc.units, t, dt); err != nil {
 				return err
 			}
 			s.count(p, rc.nodes, res)
@@ -122,21 +122,21 @@ func (s *Sim) stepMultirate(p *coupledPlan, classes []rateClass, t, dt float64, 
 				for _, i := range rc.slower {
 					c := &s.nodes[i]
 					for k := c.x0; k < c.x1; k++ {
-						p.xv[k] = xn[k] + th*(s.xNext[k]-xn[k])
+						p.xv[k] = xn[k] + th*(s.nextState[k]-xn[k])
 					}
 				}
 			}
-			s.x = p.xv
+			s.state = p.xv
 			err := s.reevaluate(rc.reeval, rc.reevalUnits, tj, res)
 			if err == nil {
-				err = s.runList(phaseUpdate, rc.nodes, rc.units, tj, h)
+				err = s.runStage(phaseUpdate, rc.nodes, rc.units, tj, h)
 			}
-			s.x = xn
+			s.state = xn
 			if err != nil {
 				return err
 			}
 			s.count(p, rc.nodes, res)
-			s.copyState(p.xv, s.xNext, rc.nodes)
+			s.copyState(p.xv, s.nextState, rc.nodes)
 		}
 		// Later (faster) classes see this class as slower: restart its
 		// view at t_n.
@@ -163,4 +163,19 @@ func (s *Sim) stepIterative(p *coupledPlan, t, dt float64, res *Result) error {
 		}
 	}
 	return s.stepMultirate(p, post, t, dt, res)
+}
+
+// runStage runs phase ph on a stage of a coupling strategy: batched when
+// the engine is on and the stage was compiled (ul), replayed on the
+// per-node path when the batched attempt fails (the stage's nodes write
+// only their own slots, so the replay starts from the same values), and
+// on the per-node path when ul is nil.
+func (s *Sim) runStage(ph phase, nodes []int32, ul *unitList, t, dt float64) error {
+	if ul != nil && s.engine.on() {
+		if s.engine.stage(ph, ul, t, dt) {
+			return nil
+		}
+		s.replays++
+	}
+	return s.runNodes(ph, nodes, t, dt)
 }

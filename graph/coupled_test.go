@@ -116,7 +116,7 @@ func maxDiff(a, b []float64) float64 {
 
 func runStrategy(t *testing.T, s *graph.Sim, st *coupling.Strategy, dt float64, steps, workers int) *graph.Result {
 	t.Helper()
-	res, err := s.Run(context.Background(), graph.Settings{Dt: dt, Steps: steps, Workers: workers, Grain: 4, Coupling: st})
+	res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st, Workers: workers, Grain: 4}, Dt: dt, Steps: steps})
 	if err != nil {
 		t.Fatalf("%v: %v", st, err)
 	}
@@ -239,7 +239,7 @@ func TestSchedule(t *testing.T) {
 `},
 	}
 	for _, c := range cases {
-		sc, err := s.Schedule(graph.Settings{Coupling: c.st})
+		sc, err := s.Schedule(c.st)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +320,7 @@ func TestStrongCouplingIterations(t *testing.T) {
 	for _, m := range []coupling.Accel{coupling.Relaxation, coupling.Aitken, coupling.IQNILS} {
 		it := coupling.Iteration{Acceleration: coupling.Acceleration{Accel: m}, MaxIter: 100}
 		s := strong.sim(t)
-		res, err := s.Run(context.Background(), graph.Settings{Dt: dt, Steps: steps, Coupling: &coupling.Strategy{Scheme: coupling.Iterative, Iteration: it}})
+		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: &coupling.Strategy{Scheme: coupling.Iterative, Iteration: it}}, Dt: dt, Steps: steps})
 		if m == coupling.Relaxation {
 			var ce *graph.ConvergenceError
 			if !errors.As(err, &ce) || !errors.Is(err, coupling.ErrNotConverged) || ce.Step != 0 || ce.Group != "all" {
@@ -373,7 +373,7 @@ func TestCouplingErrors(t *testing.T) {
 		{coupling.Strategy{Scheme: coupling.GaussSeidel, Rates: map[string]int{"a": 2}}, coupling.ErrUnsupported, "multirate"},
 	}
 	for _, c := range cases {
-		_, err := s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1, Coupling: &c.st})
+		_, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: &c.st}, Dt: 0.01, Steps: 1})
 		if !errors.Is(err, c.is) || err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want %v containing %q", c.st, err, c.is, c.want)
 		}
@@ -418,7 +418,7 @@ func TestMultirate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Run(context.Background(), graph.Settings{Dt: dt, End: T, Coupling: st})
+		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: dt, End: T})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -529,7 +529,7 @@ func TestCoupledAllocs(t *testing.T) {
 		s, _ := chain(60).Build()
 		allocs := func(steps int) float64 {
 			return testing.AllocsPerRun(3, func() {
-				s.Run(context.Background(), graph.Settings{Dt: 1e-4, Steps: steps, Workers: 1, Coupling: st})
+				s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st, Workers: 1}, Dt: 1e-4, Steps: steps})
 			})
 		}
 		a4, a400 := allocs(4), allocs(400)
@@ -549,7 +549,7 @@ func TestCoupledAllocs(t *testing.T) {
 		for k, steps := range []int{5, 50} {
 			allocs[k] = testing.AllocsPerRun(2, func() {
 				s := strong.sim(t)
-				res, _ := s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: steps, Workers: 1, Coupling: st})
+				res, _ := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st, Workers: 1}, Dt: 0.01, Steps: steps})
 				iters[k] = res.Coupling.Groups[0].Iterations
 			})
 		}
@@ -591,7 +591,7 @@ func TestTwoGroups(t *testing.T) {
 	if len(res.Coupling.Groups) != 2 || res.Coupling.Groups[0].Interface != 2 || res.Coupling.Groups[1].Interface != 2 {
 		t.Errorf("groups %+v", res.Coupling.Groups)
 	}
-	sc, _ := s.Schedule(graph.Settings{Coupling: st})
+	sc, _ := s.Schedule(st)
 	t.Log(sc)
 }
 
@@ -643,7 +643,7 @@ func TestMultirateInGroup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Run(context.Background(), graph.Settings{Dt: dt, End: T, Workers: workers, Grain: 1, Coupling: st})
+		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st, Workers: workers, Grain: 1}, Dt: dt, End: T})
 		if err != nil {
 			t.Fatalf("%v: %v", st, err)
 		}
@@ -737,7 +737,7 @@ func TestGroupSlowestSubcycle(t *testing.T) {
 			}
 		}
 	}
-	sc, err := s1.Schedule(graph.Settings{Coupling: &coupling.Strategy{Scheme: coupling.Iterative, Groups: []coupling.Group{{Name: "g", Nodes: []string{"a", "b", "s"}}}, Rates: map[string]int{"b": 10}, Interpolation: coupling.Linear}})
+	sc, err := s1.Schedule(&coupling.Strategy{Scheme: coupling.Iterative, Groups: []coupling.Group{{Name: "g", Nodes: []string{"a", "b", "s"}}}, Rates: map[string]int{"b": 10}, Interpolation: coupling.Linear})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -805,7 +805,7 @@ func TestGaussSeidelOutputTime(t *testing.T) {
 	if got := s.State(nil); got[1] != x2 || got[2] != v2 {
 		t.Errorf("state %v, want x %v v %v", got, x2, v2)
 	}
-	sc, _ := s.Schedule(graph.Settings{Coupling: st})
+	sc, _ := s.Schedule(st)
 	if !strings.Contains(sc.String(), "outputs at t_n+dt: clock (re-evaluated from their own state updated by stages 1–1)") {
 		t.Errorf("schedule:\n%s", sc)
 	}

@@ -21,10 +21,10 @@
 // graph knows the node contract only, never a concrete node type.
 //
 // Build is linear in nodes and edges and allocates per node and edge only
-// what the Sim keeps (issue 14: the W1 chain of 100 000 masses, 200 001
-// nodes and 600 000 edges, builds in about half a second of CPU time with
-// under 1 KB of live heap per node; go run ./benchmarks/report measures
-// it). Edges are grouped by input with a counting sort, names resolve
+// what the Sim keeps (the W1 chain of benchmarks/doc.go with 100 000
+// masses, 200 001 nodes and 600 000 edges, builds in about half a second
+// of CPU time with under 1 KB of live heap per node; go run
+// ./benchmarks/report measures it). Edges are grouped by input with a counting sort, names resolve
 // through a small cache of recently resolved nodes before the name map,
 // edge strings are formatted only for error messages, and the Sim keeps
 // no copy of the Graph's edges.
@@ -43,7 +43,7 @@
 //
 // This is explicit Jacobi co-simulation: no node sees another's new
 // state within a step. How the edges into one input combine is the
-// input's combine rule (node.Combine; [As] declares it on an edge):
+// input's combine rule (node.Combine; [CombineAs] declares it on an edge):
 // additive inputs sum their edges in the order they were connected; a
 // replacing input takes its one edge; an unconnected input keeps its
 // default, or is absent (node.Inputs.Present false).
@@ -51,9 +51,13 @@
 //
 // # Execution model
 //
-// Build compiles the graph for two paths that compute the same bits.
+// Build compiles the graph for two paths that compute the same bits: the
+// per-node path (pernode.go) and the batched engine (engine.go), a type
+// of its own that owns the families, the packed output columns, the
+// fused plans and the workers, and that the Sim drives with a handful of
+// methods (engine.step, outputs, derivatives, stage, runNodes).
 //
-// The batched path (family.go, engine.go) is the default. Nodes whose
+// The batched path is the default. Nodes whose
 // type implements node.Batcher are grouped into families: nodes of one
 // type, one BatchKey, one output level and one wiring pattern — every
 // edge into row i comes, without a transform, from the same kind of
@@ -66,9 +70,9 @@
 // scratch block by block (sumBlock rows), adding terms in connection
 // order as the per-node gathers do — or, for an input of two edges whose
 // kernel adds pairs itself (node.BatchPairAdder: a mass between two
-// connectors), two views the kernel adds. A step (stepBatched) is a sequence
-// of phases — outputs, level by level, then updates — and a monolithic
-// evaluation (System.Func) outputs then derivatives. Each phase calls
+// connectors), two views the kernel adds. A step (engine.step) is a
+// sequence of phases — outputs, level by level, then updates — and a
+// monolithic evaluation (System.Func) outputs then derivatives. Each phase calls
 // every family's kernel once per block of its rows (one interface call
 // per block, not per node) and runs the nodes left out of families (the
 // loose nodes: types without a kernel, edges with transforms) one by one
@@ -87,21 +91,22 @@
 // updates do not overwrite), so it keeps the bits.
 //
 // When every output the consumers read is one only families read (in
-// Sim.z, below), a fused step runs in window mode: the producers write
-// those rows into a small window per worker, a few blocks long, that the
-// next consumer blocks read while it is in L1, so a chain's loads never
-// reach memory (Sim.z is then not written). Each worker computes every
+// the packed columns, below), a fused step runs in window mode: the
+// producers write those rows into a small window per worker, a few
+// blocks long, that the next consumer blocks read while it is in L1, so a
+// chain's loads never reach memory (the packed columns are then not
+// written). Each worker computes every
 // producer row its consumers read, including the one or two at each
 // boundary of its share that another worker also computes (from the same
 // values, so in the same bits), and no worker reads another's window.
 //
-// Outputs that only families read are moved at Build into compact
-// columns (Sim.z, compact.go): a connector's loads, 6 of its 17 output
-// values, are then dense rows instead of being spread across its output
-// row, which halves the memory a large chain's step moves. The per-node
-// path, Sim.Value and recording keep using the full output buffer; a
-// batched step computes the outputs it reads itself, and coupled steps
-// use the full buffer's views.
+// Outputs that only families read are moved at Build into packed
+// columns (engine.packed, compact.go): a connector's loads, 6 of its 17
+// output values, are then dense rows instead of being spread across its
+// output row, which halves the memory a large chain's step moves. The
+// per-node path, Sim.Value and recording keep using the full output
+// buffer (Sim.outputs); a batched step computes the outputs it reads
+// itself, and coupled Runs use the full buffer's views.
 //
 // Finiteness is checked once per block, right after the kernel writes
 // it: the new state (or dx/dt) of the block, every input a family reads
@@ -123,7 +128,7 @@
 // family's rows and of the loose nodes, one range per worker (the
 // caller's goroutine takes the first); rows are computed independently
 // from values computed before the phase, so results do not depend on the
-// split. Phases smaller than Settings.Grain run on the caller's
+// split. Phases smaller than CoSimulation.Grain run on the caller's
 // goroutine. A fused step splits every producer's and every consumer's
 // rows among the workers. In window mode that is one phase. Otherwise
 // each worker first runs, fused, the consumer rows whose producer rows it
@@ -135,12 +140,13 @@
 // spinning for a while when they keep starting phases late (a loaded
 // machine), and with more workers than GOMAXPROCS they park at once.
 //
-// The per-node path (stepPerNode, System.funcPerNode) calls each node's
+// The per-node path (Sim.stepPerNode, System.funcPerNode) calls each node's
 // Update, Outputs or Derivatives with its inputs gathered into the Sim's
 // input buffer, checking every value of each node. It is the reference:
 // Sim.SetBatching(false) selects it, and tests hold every kernel and
-// whole graphs bit for bit to it. The default Jacobi step (Settings.
-// Coupling nil), RunMonolithic and Integrate evaluate through families,
+// whole graphs bit for bit to it. The default Jacobi step
+// (CoSimulation.Coupling nil) and both monolithic modes evaluate through
+// families,
 // and so do the coupling strategies' Gauss–Seidel stages, rate classes
 // (multirate substeps) and the Jacobi stage of any strategy: each stage
 // is compiled at Run start into the contiguous row ranges of the
@@ -154,7 +160,7 @@
 //
 // # Coupling strategies
 //
-// Settings.Coupling selects another co-simulation strategy (package
+// CoSimulation.Coupling selects another co-simulation strategy (package
 // coupling; "coupling" in this package's names always means such a
 // strategy): Gauss–Seidel stages, iterated (implicit) groups with
 // relaxation, Aitken or IQN-ILS acceleration (coupling.Accel), and
@@ -167,22 +173,23 @@
 // fixed order, so results are bit-identical for any worker count.
 // Sim.Schedule prints what a step does, stage by stage, with node names;
 // Result.Coupling reports update counts per node and per-group iteration
-// statistics. With Settings.Coupling nil the step is exactly the Jacobi
+// statistics. With CoSimulation.Coupling nil the step is exactly the Jacobi
 // step described above.
 //
 // # Running and results
 //
 // [Sim.Run] is the one entry point for every way of running a Sim, and
-// the [Settings] alone select the mode ([Mode]): co-simulation (the
-// default, Settings.Coupling choosing the strategy), fixed-step
-// monolithic (Settings.Method, an integrators.Method value carrying its
-// own options, built in or the caller's) or adaptive monolithic
-// (Settings.Adaptive, with Settings.Method nil or an
-// integrators.AdaptiveMethod holding the tolerances: DormandPrince,
-// or for stiff graphs BDF, ESDIRK43, ESDIRK32); Settings.Options
-// are the driver options every method shares (event tolerance, output
-// times, position/velocity pairs). [Sim.RunMonolithic] and
-// [Sim.Integrate] are short forms of Run for the two monolithic modes. Every mode records
+// Settings.Mode, a [Mode] value, selects the mode with the options of
+// that mode alone, as the Method value of gonum's optimize.Minimize does:
+// [CoSimulation] (the zero Mode; its Coupling, Workers, Grain and
+// OnGroupStep), [Monolithic] (a fixed-step integrators.Method value
+// carrying its own options, built in or the caller's, and the driver
+// options every method shares: event tolerance, position/velocity pairs)
+// or [MonolithicAdaptive] (an integrators.AdaptiveMethod holding the
+// tolerances: DormandPrince, the default, or for stiff graphs BDF,
+// ESDIRK43, ESDIRK32; and the driver options with the output times). No
+// Settings can mix two modes. [Sim.RunMonolithic] and [Sim.Integrate] are
+// short forms of Run for the two monolithic modes. Every mode records
 // Settings.Record (an adaptive run at the sample times of its dense
 // output), streams Settings.RecordTo and calls Settings.Observer the same
 // way, and returns the same [Result], shaped like gonum's
@@ -210,7 +217,7 @@
 // integrator step. Position/velocity roles give its Pairs, node events
 // (node.Eventer) its EventSystem, the known discontinuity times of any
 // node (node.TimeEventer: a step, a pulse's edges, a table's breakpoints)
-// its [System.NextTimeEvent], on which adaptive Dormand–Prince ends a
+// its [System.NextTimeEvent], on which every adaptive method ends a
 // step exactly (integrators.TimeEventSystem), and [System.JacobianRows]
 // assembles ∂f/∂y by the chain rule from node and connector Jacobians,
 // row by row over column sets fixed from the edges at its first use (a
@@ -219,14 +226,14 @@
 // pattern (CSR, [System.JacobianPattern]) for callers that want one,
 // with [System.Blocks] giving each node's state range to block-Jacobi
 // preconditioning; [System.Jacobian] is the same assembly scattered into
-// a dense matrix for dense LU. A run with Settings.Method
-// ([Sim.RunMonolithic])
-// steps it with any fixed-step method of package integrators, keeping the
+// a dense matrix for dense LU. A run in the mode Monolithic
+// ([Sim.RunMonolithic]) steps it with any fixed-step method of package integrators, keeping the
 // stepper (and its memory) across calls; node events are handled by the
 // fixed-step methods too (located by re-stepping, reset, the step
 // finished; see package integrators, Events), so a ball does not fall
-// through its table under RK4; Settings.Adaptive ([Sim.Integrate]) runs
-// adaptive Dormand–Prince with event localization, likewise keeping its step-size
+// through its table under RK4; a run in the mode MonolithicAdaptive
+// ([Sim.Integrate]) runs its adaptive method (Dormand–Prince, ESDIRK or
+// BDF) with event localization, likewise keeping its step-size
 // controller and event state, so consecutive calls continue one run.
 // A call with another method, other parameters or options than the
 // kept stepper's is an error saying what differs; [Sim.ResetIntegrator]
@@ -244,10 +251,12 @@
 // right across contacts (MADD-ANO-021). Node capabilities
 // (node.ParamJacobian, node.InitialStateJacobian, node.EventJacobian,
 // node.ResetJacobian) give exact derivatives; everything else is
-// differenced over SetParams and the node methods. Adaptive
-// Dormand–Prince and every fixed-step method (events located by
-// re-stepping) work. Co-simulation runs, grazing contacts and parameters
-// that move time events are rejected with [ErrNotDifferentiable].
+// differenced over SetParams and the node methods. SensitivityOptions.Mode
+// chooses the integration with the values of Settings.Mode: adaptive
+// Dormand–Prince (nil, or MonolithicAdaptive) or any fixed-step method
+// (Monolithic, with events located by re-stepping). Co-simulation runs,
+// grazing contacts and parameters that move time events are rejected
+// with [ErrNotDifferentiable].
 // Sensitivities leaves the Sim's state untouched and restores every
 // parameter.
 //
@@ -260,14 +269,14 @@
 //
 // # Bounded memory and work
 //
-// Settings are checked before the first step: one mode selected
-// consistently (no Coupling or OnGroupStep with a monolithic Method, no
-// Options without one, no Method but an adaptive one with Adaptive); Dt
-// finite and positive (an adaptive run needs only End); End finite, not
-// before the current time and at most [MaxSteps] (2^53) steps away;
-// Steps at most MaxSteps; Every, Workers, Grain and RecordLimit not
-// negative. [Sim.SetState] and [Sim.Integrate] refuse a
-// non-finite time. Recorded rows are stored as they arrive (storage
+// Settings are checked before the first step: a mode value (not a nil
+// pointer) with what its mode needs (Monolithic a Method that is not nil;
+// CoSimulation's Workers and Grain not negative); Dt finite and positive
+// (an adaptive run needs only End); End finite, not before the current
+// time and at most [MaxSteps] (2^53) steps away; Steps at most MaxSteps;
+// RecordEvery, ObserveEvery and RecordLimit not negative.
+// [Sim.SetState] and [Sim.Integrate] refuse a non-finite time. Recorded
+// rows are stored as they arrive (storage
 // chunks doubling up to 65 536 rows), never preallocated for the whole
 // run, and a recording whose rows could need more than
 // Settings.RecordLimit bytes ([DefaultRecordLimit]: half of the least of
@@ -354,11 +363,54 @@
 //
 // # Concurrency
 //
-// Sim.Run starts Settings.Workers goroutines (a sync.WaitGroup: chunk errors travel in the pool, not through the goroutines) for the run and
-// hands each phase to them in contiguous chunks; the calling goroutine
-// takes the first chunk. Phases with fewer node evaluations than
-// Settings.Grain run on the calling goroutine, so small graphs pay no
+// Sim.Run starts CoSimulation.Workers goroutines for the run (one pool,
+// pool.go, whatever the phase: batched phases, fused steps, coupling
+// stages and the per-node path's lists) and hands each phase to them in
+// contiguous parts; the calling goroutine takes the first. Each part
+// writes only its own rows and its own worker's scratch and error slot,
+// read in part order after the phase, so results and errors do not depend
+// on the split. Phases with fewer node evaluations than
+// CoSimulation.Grain run on the calling goroutine, so small graphs pay no
 // goroutine overhead. A Graph or Sim is not safe for concurrent use by
 // several goroutines; nodes must be safe for concurrent calls on
 // distinct slices (see package node).
+//
+// # Reading order
+//
+// The files, in the order a newcomer might read them:
+//
+//   - graph.go, option.go, transform.go, connector.go: building a Graph
+//     (nodes, edges, transforms, connectors);
+//   - build.go: Graph.Build, from names to a compiled layout (cnode,
+//     gather) and the errors it reports;
+//   - sim.go: the Sim (layout, buffers, engine, clock) and its accessors;
+//     field.go, history.go (then memlimit.go, memlimit_linux.go,
+//     memlimit_other.go: the default RecordLimit from the memory the
+//     process may still use), observe.go: reading state, recording and
+//     observing; close.go: Sim.Close for nodes holding resources outside
+//     Go memory;
+//   - settings.go, run.go, result.go: Settings and its Mode values, Run
+//     and the co-simulation loop, Result and Status;
+//   - pernode.go: the per-node path, the reference every other path
+//     matches bit for bit;
+//   - engine.go (then pool.go, kernels.go, family.go, compact.go,
+//     fused.go): the batched engine, its own reading order in engine.go;
+//   - coupled.go (then coupled_compile.go, coupled_analysis.go,
+//     coupled_schedule.go, coupled_step.go, coupled_iterate.go,
+//     coupled_memory.go): the coupling strategies, in the order
+//     coupled.go gives;
+//   - system.go, nodesystem.go, monolithic.go, timeevents.go,
+//     stepcompleted.go, jacobian.go: the monolithic view, the two
+//     monolithic modes, the nodes told of accepted steps
+//     (node.StepCompleter) and the sparse Jacobian;
+//   - sensitivity.go (then sensitivity_system.go, sensitivity_params.go,
+//     sensitivity_events.go, sensitivity_run.go): forward sensitivities;
+//   - stablestep.go, steperror.go: stable-step warnings and step errors;
+//   - checkpoint.go (then checkpoint_schema.go, checkpoint_v1.go,
+//     hidden.go): checkpoints and their file format; hidden.go carries
+//     the snapshots of nodes that keep state outside the state vector
+//     (node.HiddenState) and asks them before an iterated coupling
+//     steps them again.
+//
+// docs/architecture.md draws the packages and one step's data flow.
 package graph

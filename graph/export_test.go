@@ -4,37 +4,41 @@ package graph
 // the per-node path: tests use it to check that the batched path ran.
 func (s *Sim) Replays() int { return s.replays }
 
-// CompactLen is the length of Sim.z, the compact output columns.
-func (s *Sim) CompactLen() int { return len(s.z) }
+// CompactLen is the length of engine.packed, the compact output columns.
+func (s *Sim) CompactLen() int { return len(s.engine.packed) }
 
 // Fused reports whether a batched step and a batched derivatives
 // evaluation of s run fused (fused.go).
-func (s *Sim) Fused() (step, derivs bool) { return s.fuseStep != nil, s.fuseDerivs != nil }
+func (s *Sim) Fused() (step, derivs bool) {
+	return s.engine.fuseStep != nil, s.engine.fuseDerivs != nil
+}
 
 // SetFusion turns fused steps off (false) or back on, for comparisons.
 func (s *Sim) SetFusion(on bool) {
 	if on {
-		s.compileFused()
+		s.engine.compileFused()
 	} else {
-		s.fuseStep, s.fuseDerivs = nil, nil
+		s.engine.fuseStep, s.engine.fuseDerivs = nil, nil
 	}
 }
 
 // Windowed reports whether the fused step and derivatives evaluation of
 // s keep their producers' outputs in per-part windows (fused.go).
 func (s *Sim) Windowed() (step, derivs bool) {
-	return s.fuseStep != nil && s.fuseStep.window, s.fuseDerivs != nil && s.fuseDerivs.window
+	e := s.engine
+	return e.fuseStep != nil && e.fuseStep.window, e.fuseDerivs != nil && e.fuseDerivs.window
 }
 
 // SetWindows forces window mode on or off for s's fused plans, whatever
-// the size of Sim.z, for comparisons.
+// the size of engine.packed, for comparisons.
 func (s *Sim) SetWindows(on bool) {
-	s.windows = -1
+	e := s.engine
+	e.windows = windowsNever
 	if on {
-		s.windows = 1
+		e.windows = windowsAlways
 	}
-	if s.fuseStep != nil || s.fuseDerivs != nil {
-		s.compileFused()
+	if e.fuseStep != nil || e.fuseDerivs != nil {
+		e.compileFused()
 	}
 }
 

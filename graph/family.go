@@ -11,15 +11,15 @@ import (
 // "Execution model" section of doc.go.
 
 // bufKind names the flat buffer a view reads at call time. Views hold no
-// slices of x or y because those buffers are swapped (x with xNext after
-// a step, x with the integrator's y in System.Func).
+// slices of the state because the Sim swaps its state buffers (state with
+// nextState after a step, state with the integrator's y in System.Func).
 type bufKind uint8
 
 const (
-	bufX     bufKind = iota // Sim.x: the state being read
-	bufY                    // Sim.y: the outputs
-	bufZ                    // Sim.z: compact output columns (compact.go)
-	bufConst                // a constant (an input's default), broadcast
+	bufState   bufKind = iota // Sim.state: the state being read
+	bufOutputs                // Sim.outputs: every node's outputs
+	bufPacked                 // engine.packed: compact output columns (compact.go)
+	bufConst                  // a constant (an input's default), broadcast
 )
 
 // view is a compiled node.Strided: component k of row i is
@@ -38,9 +38,9 @@ type famInput struct {
 	terms []view
 	n     int // components
 	sum   int // offset of this input's block in a worker's sum scratch; -1 when not summed
-	// checkY: a term reads an output, so the input is checked for
+	// readsOutput: a term reads an output, so the input is checked for
 	// finiteness where the family reads it.
-	checkY bool
+	readsOutput bool
 	// pair: two terms the kernel adds itself (node.BatchPairAdder),
 	// passed unsummed in BatchArgs.In and In2 and not checked here.
 	pair bool
@@ -59,15 +59,16 @@ type family struct {
 	y0, ys, yn int // outputs: likewise
 	in         []famInput
 	outs       []view // per output field, where the kernel writes it
-	// outsY and inY are outs and in before compactOutputs moved fields
-	// to Sim.z (nil when it moved none): see Sim.views.
-	outsY []view
-	inY   []famInput
-	// outArgs and outArgsY are outs and outsY as kernel arguments
+	// outsFull and inFull are outs and in before compactOutputs moved
+	// fields to engine.packed (nil when it moved none): the views of
+	// Sim.outputs that coupled Runs use (engine.views).
+	outsFull []view
+	inFull   []famInput
+	// outArgs and outArgsFull are outs and outsFull as kernel arguments
 	// (compileArgs).
-	outArgs, outArgsY []node.Strided
-	present           []bool
-	level             int // output level; -1 without outputs
+	outArgs, outArgsFull []node.Strided
+	present              []bool
+	level                int // output level; -1 without outputs
 
 	// need is, per output field, whether an edge reads it; needed lists
 	// the per-row output components checked after an evaluation (those
@@ -98,11 +99,13 @@ type famBuilder struct {
 	nodes  []node.Node
 }
 
-// compileFamilies groups batchable nodes into families and returns the
-// nodes left for the per-node path. It runs at the end of Build.
-func (s *Sim) compileFamilies() {
-	s.families = s.families[:0]
-	s.inFamily = make([]bool, len(s.nodes))
+// compileFamilies groups batchable nodes into families (engine.families,
+// inFamily, famOf, rowOf) and compiles their views. It runs first in
+// newEngine.
+func (e *engine) compileFamilies() {
+	s := e.layout
+	e.families = e.families[:0]
+	e.inFamily = make([]bool, len(s.nodes))
 	level := make([]int, len(s.nodes))
 	for i := range level {
 		level[i] = -1
@@ -126,7 +129,7 @@ func (s *Sim) compileFamilies() {
 		if !ok || b != c.n { // decorated nodes keep the per-node path
 			continue
 		}
-		if terms, ok = s.nodeTerms(c, terms); !ok {
+		if terms, ok = e.nodeTerms(c, terms); !ok {
 			continue
 		}
 		key = append(key[:0], c.spec.Type...)
@@ -136,7 +139,7 @@ func (s *Sim) compileFamilies() {
 		key = strconv.AppendInt(key, int64(level[i]), 10)
 		for ii := range c.spec.Inputs {
 			key = append(key, '|')
-			if s.present[c.p0+ii] {
+			if e.buf.present[c.p0+ii] {
 				key = append(key, 'p')
 			}
 			for _, t := range terms[ii] {
@@ -158,7 +161,7 @@ func (s *Sim) compileFamilies() {
 			fb = nil
 		}
 		if fb == nil {
-			fb = s.newFamBuilder(c, b, terms, level[i], offs)
+			fb = e.newFamBuilder(c, b, terms, level[i], offs)
 			open[string(key)] = fb
 		} else {
 			fb.add(offs)
@@ -173,19 +176,8 @@ func (s *Sim) compileFamilies() {
 	}
 	for _, fb := range order {
 		f := fb.f
-		f.batch = fb.seed.NewBatch(fb.nodes)
-		f.out, _ = f.batch.(node.BatchOutputter)
-		f.der, _ = f.batch.(node.BatchDeriver)
-		if f.yn > 0 && f.out == nil {
-			continue // the type declares outputs but its batch cannot compute them
-		}
-		if pa, ok := f.batch.(node.BatchPairAdder); ok {
-			takes := pa.PairInputs()
-			for ii := range f.in {
-				if ii < len(takes) && takes[ii] && len(f.in[ii].terms) == 2 {
-					f.in[ii].pair, f.pairs = true, true
-				}
-			}
+		if !f.setKernels(fb.seed.NewBatch(fb.nodes)) {
+			continue
 		}
 		if len(fb.stride) > 0 {
 			f.xs, f.ys = fb.stride[0], fb.stride[1]
@@ -202,25 +194,49 @@ func (s *Sim) compileFamilies() {
 		if f.yn > 0 {
 			l := s.nodes[f.rows[0]].spec.OutputLayout
 			for fi := 0; fi < l.Len(); fi++ {
-				f.outs = append(f.outs, view{buf: bufY, off: f.y0 + l.Offset(fi), stride: f.ys})
+				f.outs = append(f.outs, view{buf: bufOutputs, off: f.y0 + l.Offset(fi), stride: f.ys})
 			}
 		}
 		for _, r := range f.rows {
-			s.inFamily[r] = true
+			e.inFamily[r] = true
 		}
-		s.families = append(s.families, f)
+		e.families = append(e.families, f)
 	}
-	sortFamilies(s.families)
-	s.famOf, s.rowOf = make([]int32, len(s.nodes)), make([]int32, len(s.nodes))
-	for i := range s.famOf {
-		s.famOf[i] = -1
+	sortFamilies(e.families)
+	e.famOf, e.rowOf = make([]int32, len(s.nodes)), make([]int32, len(s.nodes))
+	for i := range e.famOf {
+		e.famOf[i] = -1
 	}
-	for k, f := range s.families {
+	for k, f := range e.families {
 		for r, i := range f.rows {
-			s.famOf[i], s.rowOf[i] = int32(k), int32(r)
+			e.famOf[i], e.rowOf[i] = int32(k), int32(r)
 		}
 	}
-	s.compileNeeds()
+	e.compileNeeds()
+}
+
+// setKernels gives f the batch kernels of its nodes and reads their
+// capabilities: outputs (node.BatchOutputter), derivatives
+// (node.BatchDeriver) and inputs the kernel adds in pairs
+// (node.BatchPairAdder). It reports false when the batch cannot serve
+// the family (its type declares outputs the batch cannot compute): the
+// nodes then stay on the per-node path.
+func (f *family) setKernels(b node.Batch) bool {
+	f.batch = b
+	f.out, _ = b.(node.BatchOutputter)
+	f.der, _ = b.(node.BatchDeriver)
+	if f.yn > 0 && f.out == nil {
+		return false
+	}
+	if pa, ok := b.(node.BatchPairAdder); ok {
+		takes := pa.PairInputs()
+		for ii := range f.in {
+			if ii < len(takes) && takes[ii] && len(f.in[ii].terms) == 2 {
+				f.in[ii].pair, f.pairs = true, true
+			}
+		}
+	}
+	return true
 }
 
 // nodeTerms returns, per input of c, the sources of its edges as views
@@ -228,7 +244,8 @@ func (s *Sim) compileFamilies() {
 // keep the per-node path). It reuses terms' memory; an unconnected
 // input's constant view has c nil when its value is zeros (newFamBuilder
 // allocates them).
-func (s *Sim) nodeTerms(c *cnode, terms [][]view) ([][]view, bool) {
+func (e *engine) nodeTerms(c *cnode, terms [][]view) ([][]view, bool) {
+	s := e.layout
 	if cap(terms) < len(c.spec.Inputs) {
 		terms = append(terms[:cap(terms)], make([][]view, len(c.spec.Inputs)-cap(terms))...)
 	}
@@ -242,16 +259,16 @@ func (s *Sim) nodeTerms(c *cnode, terms [][]view) ([][]view, bool) {
 			return terms, false
 		}
 		ii := inputIndex(c, g.dst)
-		v := view{buf: bufX, off: g.src}
+		v := view{buf: bufState, off: g.src}
 		if g.fromY {
-			v.buf = bufY
+			v.buf = bufOutputs
 		}
 		terms[ii] = append(terms[ii], v)
 	}
 	for ii, in := range c.spec.Inputs {
 		if len(terms[ii]) == 0 {
 			val := in.Default
-			if !s.present[c.p0+ii] {
+			if !e.buf.present[c.p0+ii] {
 				val = nil
 			}
 			terms[ii] = append(terms[ii], view{buf: bufConst, c: val})
@@ -260,12 +277,12 @@ func (s *Sim) nodeTerms(c *cnode, terms [][]view) ([][]view, bool) {
 	return terms, true
 }
 
-func (s *Sim) newFamBuilder(c *cnode, b node.Batcher, terms [][]view, level int, offs []int) *famBuilder {
+func (e *engine) newFamBuilder(c *cnode, b node.Batcher, terms [][]view, level int, offs []int) *famBuilder {
 	f := &family{
 		typ: c.spec.Type, x0: c.x0, xn: c.x1 - c.x0, y0: c.y0, yn: c.y1 - c.y0,
 		level: level, present: make([]bool, len(c.spec.Inputs)),
 	}
-	copy(f.present, s.present[c.p0:c.p1])
+	copy(f.present, e.buf.present[c.p0:c.p1])
 	if f.yn == 0 {
 		f.level = -1
 	}
@@ -343,28 +360,29 @@ func sortFamilies(fs []*family) {
 // evaluation covers only the components that nodes on the per-node path
 // read: their plain-copy gathers trust an output to be checked at its
 // source.
-func (s *Sim) compileNeeds() {
-	read := make([]bool, len(s.y))   // read by any edge: computed
-	unsafe := make([]bool, len(s.y)) // read by a loose node: checked at the source
+func (e *engine) compileNeeds() {
+	s := e.layout
+	read := make([]bool, len(e.buf.outputs))   // read by any edge: computed
+	unsafe := make([]bool, len(e.buf.outputs)) // read by a loose node: checked at the source
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		for gi := c.g0; gi < c.g1; gi++ {
 			if g := &s.gathers[gi]; g.fromY {
 				for k := g.src; k < g.src+g.sn; k++ {
 					read[k] = true
-					unsafe[k] = unsafe[k] || !s.inFamily[ni]
+					unsafe[k] = unsafe[k] || !e.inFamily[ni]
 				}
 			}
 		}
 	}
-	for _, f := range s.families {
+	for _, f := range e.families {
 		for ii := range f.in {
 			for _, t := range f.in[ii].terms {
-				f.in[ii].checkY = f.in[ii].checkY || t.buf == bufY
+				f.in[ii].readsOutput = f.in[ii].readsOutput || t.buf == bufOutputs
 			}
 		}
 	}
-	for _, f := range s.families {
+	for _, f := range e.families {
 		if f.yn == 0 {
 			continue
 		}
@@ -398,21 +416,43 @@ func (s *Sim) compileNeeds() {
 
 // compileLoose lists the nodes the batched engine leaves to the per-node
 // path, per output level and among the stateful nodes.
-func (s *Sim) compileLoose() {
-	s.looseLevels = make([][]int32, len(s.levels))
+func (e *engine) compileLoose() {
+	s := e.layout
+	e.looseLevels = make([][]int32, len(s.levels))
 	for l, ns := range s.levels {
 		for _, i := range ns {
-			if !s.inFamily[i] {
-				s.looseLevels[l] = append(s.looseLevels[l], i)
+			if !e.inFamily[i] {
+				e.looseLevels[l] = append(e.looseLevels[l], i)
 			}
 		}
 	}
-	s.looseStateful = s.looseStateful[:0]
+	e.looseStateful = e.looseStateful[:0]
 	for _, i := range s.stateful {
-		if !s.inFamily[i] {
-			s.looseStateful = append(s.looseStateful, i)
+		if !e.inFamily[i] {
+			e.looseStateful = append(e.looseStateful, i)
 		}
 	}
+}
+
+// compileArgs builds each family's output views as kernel arguments
+// (family.outArgs, outArgsFull), once: they point into Sim.outputs and
+// engine.packed, which live as long as the Sim.
+func (e *engine) compileArgs() {
+	for _, f := range e.families {
+		f.outArgs = e.strided(f.outs)
+		if f.outsFull != nil {
+			f.outArgsFull = e.strided(f.outsFull)
+		}
+	}
+}
+
+func (e *engine) strided(vs []view) []node.Strided {
+	out := make([]node.Strided, len(vs))
+	for i := range vs {
+		v := &vs[i]
+		out[i] = node.Strided{Buf: e.buffer(v), Off: v.off, Stride: v.stride}
+	}
+	return out
 }
 
 // staggered returns two buffers of n values from one allocation, the
@@ -438,8 +478,8 @@ type Family struct {
 // Families lists the families Build formed, in the order of their first
 // member. Nodes in none of them run on the per-node path.
 func (s *Sim) Families() []Family {
-	out := make([]Family, len(s.families))
-	for k, f := range s.families {
+	out := make([]Family, len(s.engine.families))
+	for k, f := range s.engine.families {
 		out[k].Type = f.typ
 		for _, r := range f.rows {
 			out[k].Nodes = append(out[k].Nodes, s.nodes[r].name)
@@ -453,32 +493,4 @@ func (s *Sim) Families() []Family {
 // and Derivatives; the results are bit-identical either way, which the
 // tests check, and the per-node path is the reference when a batched
 // step fails. It must not be called during a Run.
-func (s *Sim) SetBatching(on bool) { s.noBatch = !on }
-
-// batching reports whether steps and evaluations use families.
-func (s *Sim) batching() bool { return len(s.families) > 0 && !s.noBatch }
-
-// compilePlanUnits compiles the node sets of a coupling plan's
-// Gauss–Seidel stages and rate classes for the batched engine. Iterated
-// groups stay on the per-node path: their iteration reads the members'
-// gathered inputs (Sim.u), which batch kernels do not fill.
-func (s *Sim) compilePlanUnits(p *coupledPlan) {
-	if len(s.families) == 0 {
-		return
-	}
-	for k := range p.stages {
-		g := &p.stages[k]
-		g.units = s.compileUnits(g.nodes)
-		for b := range g.reeval {
-			g.reeval[b].units = s.compileUnits(g.reeval[b].nodes)
-		}
-	}
-	for k := range p.classes {
-		rc := &p.classes[k]
-		rc.units = s.compileUnits(rc.nodes)
-		rc.reevalUnits = make([]*unitList, len(rc.reeval))
-		for l, ns := range rc.reeval {
-			rc.reevalUnits[l] = s.compileUnits(ns)
-		}
-	}
-}
+func (s *Sim) SetBatching(on bool) { s.engine.off = !on }

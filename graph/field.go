@@ -77,15 +77,15 @@ func (f *Field) At(i int) (float64, error) {
 func (f *Field) buf() ([]float64, error) {
 	s := f.s
 	if !f.fromY {
-		return s.x, nil
+		return s.state, nil
 	}
-	if !s.yFresh {
-		if err := s.outputs(s.Time()); err != nil {
+	if !s.outputsFresh {
+		if err := s.outputsPerNode(s.Time()); err != nil {
 			return nil, err
 		}
-		s.yFresh = true
+		s.outputsFresh = true
 	}
-	return s.y, nil
+	return s.outputs, nil
 }
 
 // Set writes v (len Len) into a state field, as SetValue does but without
@@ -103,7 +103,7 @@ func (f *Field) Set(v []float64) error {
 			return fmt.Errorf("graph: %s: value %d (%v) is not finite", f.path, i, x)
 		}
 	}
-	copy(f.s.x[f.off:f.off+f.n], v)
-	f.s.yFresh = false
+	copy(f.s.state[f.off:f.off+f.n], v)
+	f.s.outputsFresh = false
 	return nil
 }

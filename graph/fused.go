@@ -11,7 +11,7 @@ import "github.com/cosimgo/cosim/node"
 //
 // A fused step computes exactly the rows the phased step computes (in
 // window mode, below, a few boundary rows twice), from the same values (outputs read the state at t, which no
-// update overwrites: updates write Sim.xNext; derivatives write their
+// update overwrites: updates write Sim.nextState; derivatives write their
 // own buffer), so its results are the same bits. Only the order changes.
 //
 // Fusion applies when the outputs phase is a single level of families
@@ -28,7 +28,7 @@ import "github.com/cosimgo/cosim/node"
 // the consumer rows whose producers it owns, fused, and all its producer
 // rows; after the barrier it runs the consumer rows it deferred (those
 // reading a producer row of another worker: a row or two at each
-// boundary of a chain). Window mode (windowPart) replaces Sim.z with
+// boundary of a chain). Window mode (windowPart) replaces engine.packed with
 // per-part windows and needs no barrier.
 
 // fuseDep says that consumer rows [ilo, ihi) read, as input term term
@@ -50,26 +50,27 @@ type fuseCons struct {
 
 // fusePlan is the fused form of a step or a derivatives evaluation.
 type fusePlan struct {
-	kind  int       // bUpdate or bDerivs: what the consumers compute
+	phase phase     // phaseUpdate or phaseDerivs: what the consumers compute
 	prods []*family // the families of the outputs phase
 	cons  []fuseCons
 	rows  int // node evaluations, for the Grain decision
 	// split caches, per number of parts, each part's runnable and
 	// deferred consumer rows (see fuseSplit); split1 is split[1], for the
 	// step on one goroutine without a map look-up. Filled before a Run's
-	// steps (Sim.prepareFused), read-only while they run.
+	// steps (prepare), read-only while they run.
 	split  map[int][]fuseSplit
 	split1 []fuseSplit
 	splitN []fuseSplit // split[len(splitN)]: the running pool's (prepare)
 	// window: the producers' outputs go to per-part windows (see
-	// windowPart), not to Sim.z; wrow[k] is the values of one row of
-	// producer k in a window, woff[k][fi] where its output field fi
-	// starts in that row (−1: not in the window). The fields nothing
-	// reads, which a kernel may write all the same, go likewise to a
-	// discarded buffer of rows jrow[k] long, at joff[k][fi].
-	window     bool
-	wrow, jrow []int
-	woff, joff [][]int
+	// windowPart), not to engine.packed; windowRow[k] is the values of
+	// one row of producer k in a window, windowOff[k][fi] where its
+	// output field fi starts in that row (−1: not in the window). The
+	// fields nothing reads, which a kernel may write all the same, go
+	// likewise to a discard buffer, rows discardRow[k] long, at
+	// discardOff[k][fi].
+	window                bool
+	windowRow, discardRow []int
+	windowOff, discardOff [][]int
 }
 
 // prepare makes p ready to run split n ways (n > 1), before a Run's
@@ -83,7 +84,7 @@ func (p *fusePlan) prepare(n int) {
 // fuseSplit is one part's share of a fused step when split n ways: the
 // kernel calls it makes, in order, in the first phase and after the
 // barrier. A call is one block of at most sumBlock rows of one family,
-// computing outputs (a producer) or the plan's kind (a consumer).
+// computing outputs (a producer) or the plan's phase (a consumer).
 type fuseSplit struct {
 	first, later []fuseCall
 }
@@ -104,18 +105,18 @@ type fuseCall struct {
 // compileFused builds the fused plans of a step and of a derivatives
 // evaluation, or leaves them nil where fusion does not apply. It runs at
 // the end of Build, after compactOutputs.
-func (s *Sim) compileFused() {
-	s.fuseStep, s.fuseDerivs = nil, nil
-	if len(s.families) == 0 || len(s.looseStateful) > 0 {
+func (e *engine) compileFused() {
+	e.fuseStep, e.fuseDerivs = nil, nil
+	if len(e.families) == 0 || len(e.looseStateful) > 0 {
 		return
 	}
-	for _, l := range s.looseLevels {
+	for _, l := range e.looseLevels {
 		if len(l) > 0 {
 			return
 		}
 	}
 	var prods []*family
-	for _, f := range s.families {
+	for _, f := range e.families {
 		switch {
 		case f.level == 0:
 			prods = append(prods, f)
@@ -126,19 +127,19 @@ func (s *Sim) compileFused() {
 	if len(prods) == 0 {
 		return // nothing to interleave
 	}
-	s.fuseStep = s.fusePlanFor(bUpdate, prods)
-	s.fuseDerivs = s.fusePlanFor(bDerivs, prods)
+	e.fuseStep = e.fusePlanFor(phaseUpdate, prods)
+	e.fuseDerivs = e.fusePlanFor(phaseDerivs, prods)
 }
 
-// fusePlanFor returns the plan whose consumers compute kind, or nil.
-func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
-	p := &fusePlan{kind: kind, prods: prods, split: map[int][]fuseSplit{}}
-	window := true // every term a consumer reads of a producer is in Sim.z
+// fusePlanFor returns the plan whose consumers compute ph, or nil.
+func (e *engine) fusePlanFor(ph phase, prods []*family) *fusePlan {
+	p := &fusePlan{phase: ph, prods: prods, split: map[int][]fuseSplit{}}
+	window := true // every term a consumer reads of a producer is in engine.packed
 	for _, f := range prods {
 		p.rows += len(f.rows)
 	}
-	for _, f := range s.families {
-		if f.xn == 0 || kind == bDerivs && f.der == nil {
+	for _, f := range e.families {
+		if !f.computes(ph, 0) {
 			continue
 		}
 		fc := fuseCons{f: f}
@@ -146,10 +147,10 @@ func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 		for ii := range f.in {
 			for ti, t := range f.in[ii].terms {
 				flat := term + ti
-				if t.buf != bufY && t.buf != bufZ {
+				if t.buf != bufOutputs && t.buf != bufPacked {
 					continue
 				}
-				deps, ok := s.termDeps(p, t, len(f.rows))
+				deps, ok := termDeps(p, t, len(f.rows))
 				if !ok {
 					return nil
 				}
@@ -157,7 +158,7 @@ func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 					deps[k].term = flat
 				}
 				fc.deps = append(fc.deps, deps...)
-				if t.buf != bufZ {
+				if t.buf != bufPacked {
 					window = false
 				}
 			}
@@ -169,39 +170,39 @@ func (s *Sim) fusePlanFor(kind int, prods []*family) *fusePlan {
 	if len(p.cons) == 0 {
 		return nil
 	}
-	if window && (s.windows > 0 || s.windows == 0 && len(s.z) >= windowMinValues) {
-		s.setWindow(p)
+	if window && (e.windows == windowsAlways || e.windows == windowsAuto && len(e.packed) >= windowMinValues) {
+		e.setWindow(p)
 	}
 	p.split1 = p.splitFor(1)
 	return p
 }
 
 // setWindow puts p in window mode when every output its producers
-// compute lives in Sim.z (nothing on the per-node path reads it): each
+// compute lives in engine.packed (nothing on the per-node path reads it): each
 // producer's window row holds its needed fields, packed.
-func (s *Sim) setWindow(p *fusePlan) {
+func (e *engine) setWindow(p *fusePlan) {
 	for _, f := range p.prods {
 		if len(f.needed) > 0 {
 			return
 		}
 		for fi, v := range f.outs {
-			if f.need[fi] && v.buf != bufZ {
+			if f.need[fi] && v.buf != bufPacked {
 				return
 			}
 		}
 	}
-	p.wrow, p.jrow = make([]int, len(p.prods)), make([]int, len(p.prods))
-	p.woff, p.joff = make([][]int, len(p.prods)), make([][]int, len(p.prods))
+	p.windowRow, p.discardRow = make([]int, len(p.prods)), make([]int, len(p.prods))
+	p.windowOff, p.discardOff = make([][]int, len(p.prods)), make([][]int, len(p.prods))
 	for k, f := range p.prods {
-		p.woff[k], p.joff[k] = make([]int, len(f.outs)), make([]int, len(f.outs))
+		p.windowOff[k], p.discardOff[k] = make([]int, len(f.outs)), make([]int, len(f.outs))
 		for fi := range f.outs {
-			n := s.nodes[f.rows[0]].spec.OutputLayout.Field(fi).Shape.Len()
+			n := e.layout.nodes[f.rows[0]].spec.OutputLayout.Field(fi).Shape.Len()
 			if f.need[fi] {
-				p.woff[k][fi], p.joff[k][fi] = p.wrow[k], -1
-				p.wrow[k] += n
+				p.windowOff[k][fi], p.discardOff[k][fi] = p.windowRow[k], -1
+				p.windowRow[k] += n
 			} else {
-				p.woff[k][fi], p.joff[k][fi] = -1, p.jrow[k]
-				p.jrow[k] += n
+				p.windowOff[k][fi], p.discardOff[k][fi] = -1, p.discardRow[k]
+				p.discardRow[k] += n
 			}
 		}
 	}
@@ -212,7 +213,7 @@ func (s *Sim) setWindow(p *fusePlan) {
 // it reads, as segments of affine maps, or reports false when some row
 // reads something that is not the start of a producer's output field
 // row.
-func (s *Sim) termDeps(p *fusePlan, t view, rows int) ([]fuseDep, bool) {
+func termDeps(p *fusePlan, t view, rows int) ([]fuseDep, bool) {
 	var deps []fuseDep
 	// find returns the producer, the output field and the row whose
 	// field row starts at position pos of t's buffer, trying hint first.
@@ -351,27 +352,24 @@ func (p *fusePlan) splitFor(n int) []fuseSplit {
 	return sp
 }
 
-// fusedPart is part's work for a fused plan: worker w of n runs its
-// share's kernel calls of the first phase (later false) or of the
-// second.
-func (s *Sim) fusedPart(p *fusePlan, j batchJob, wk *worker, w int, later bool) bool {
-	calls := j.fsplit[w].first
-	if later {
-		calls = j.fsplit[w].later
+// fusedPart is part's work for a fused job: worker w runs its share's
+// kernel calls of the first phase (j.later false) or of the second.
+func (e *engine) fusedPart(j *job, wk *worker, w int) bool {
+	calls := j.split[w].first
+	if j.later {
+		calls = j.split[w].later
 	}
-	jo, jc := j, j
-	jo.kind, jc.kind = bOutputs, p.kind
 	for i := range calls {
 		c := &calls[i]
 		if c.f == nil {
 			copy(c.win[c.dst:c.dst+c.cnt], c.win[c.src:c.src+c.cnt])
 			continue
 		}
-		jj := &jc
+		ph := j.fuse.phase
 		if c.out {
-			jj = &jo
+			ph = phaseOutputs
 		}
-		if !s.block(wk, c.f, jj, c.lo, c.hi, c) {
+		if !e.block(wk, c.f, ph, j, c.lo, c.hi, c) {
 			return false
 		}
 	}
@@ -379,10 +377,10 @@ func (s *Sim) fusedPart(p *fusePlan, j batchJob, wk *worker, w int, later bool) 
 }
 
 // Window mode. When every output a fused step's consumers read lives in
-// Sim.z, nothing outside the step reads those values (compact.go), so a
+// engine.packed, nothing outside the step reads those values (compact.go), so a
 // part keeps only the producer rows its next consumer blocks read, in a
 // window of its own a few blocks long that stays in L1, instead of
-// writing every row to Sim.z and reading it back: a W1 connector's two
+// writing every row to engine.packed and reading it back: a W1 connector's two
 // loads never reach memory. Each part computes every producer row its
 // consumers read, including the row or two at each boundary another part
 // owns (computed twice, from the same values, so in the same bits), and
@@ -403,9 +401,9 @@ func (s *Sim) fusedPart(p *fusePlan, j batchJob, wk *worker, w int, later bool) 
 // window restarts there. Every call's views (the producer's output
 // fields, the consumer's terms) are fixed at the window's position then.
 
-// windowMinValues is the size of Sim.z from which fused steps use
+// windowMinValues is the size of engine.packed from which fused steps use
 // windows (Build's choice; tests force either mode): 4 Ki values, 32 KiB,
-// most of a core's L1. A smaller Sim.z stays in L1 from one evaluation
+// most of a core's L1. A smaller engine.packed stays in L1 from one evaluation
 // to the next, so writing it costs no misses, while windows cut consumer
 // blocks where their terms move from one producer family to the next (a
 // chain's ends), a kernel call or two more per evaluation, which a chain
@@ -464,14 +462,14 @@ func (p *fusePlan) windowPart(w, n int) fuseSplit {
 			capRows[k] = max(capRows[k], nd.hi-nd.lo)
 		}
 	})
-	win, junk := make([][]float64, len(p.prods)), make([][]float64, len(p.prods))
+	win, discard := make([][]float64, len(p.prods)), make([][]float64, len(p.prods))
 	for k := range p.prods {
 		if capRows[k] == 0 {
 			capRows[k] = sumBlock
 		}
 		capRows[k] += windowSlack
-		win[k] = make([]float64, capRows[k]*p.wrow[k])
-		junk[k] = make([]float64, capRows[k]*p.jrow[k])
+		win[k] = make([]float64, capRows[k]*p.windowRow[k])
+		discard[k] = make([]float64, capRows[k]*p.discardRow[k])
 	}
 
 	var part fuseSplit
@@ -481,7 +479,7 @@ func (p *fusePlan) windowPart(w, n int) fuseSplit {
 		done[k] = make([]bool, len(f.rows))
 	}
 	produce := func(k, lo, hi int) {
-		h, ws := &held[k], p.wrow[k]
+		h, ws := &held[k], p.windowRow[k]
 		if lo >= h.lo && hi <= h.hi {
 			return
 		}
@@ -498,12 +496,12 @@ func (p *fusePlan) windowPart(w, n int) fuseSplit {
 		for r := h.hi; r < hi; r += sumBlock {
 			e := min(r+sumBlock, hi)
 			outs := make([]node.Strided, len(f.outs))
-			for fi, o := range p.woff[k] {
+			for fi, o := range p.windowOff[k] {
 				if o >= 0 {
 					outs[fi] = node.Strided{Buf: win[k], Off: o - h.lo*ws, Stride: ws}
 				} else {
-					js := p.jrow[k]
-					outs[fi] = node.Strided{Buf: junk[k], Off: p.joff[k][fi] - h.lo*js, Stride: js}
+					ds := p.discardRow[k]
+					outs[fi] = node.Strided{Buf: discard[k], Off: p.discardOff[k][fi] - h.lo*ds, Stride: ds}
 				}
 			}
 			part.first = append(part.first, fuseCall{f: f, out: true, lo: r, hi: e, outs: outs})
@@ -526,8 +524,8 @@ func (p *fusePlan) windowPart(w, n int) fuseSplit {
 		terms := make([]node.Strided, nterms)
 		for _, d := range fc.deps {
 			if d.ilo <= b && d.ihi >= e {
-				ws := p.wrow[d.prod]
-				terms[d.term] = node.Strided{Buf: win[d.prod], Off: (d.c-held[d.prod].lo)*ws + p.woff[d.prod][d.field], Stride: d.a * ws}
+				ws := p.windowRow[d.prod]
+				terms[d.term] = node.Strided{Buf: win[d.prod], Off: (d.c-held[d.prod].lo)*ws + p.windowOff[d.prod][d.field], Stride: d.a * ws}
 			}
 		}
 		part.first = append(part.first, fuseCall{f: fc.f, lo: b, hi: e, terms: terms})

@@ -14,9 +14,9 @@ import (
 // The W1 chain steps fused (graph/fused.go): connectors and masses
 // interleaved block by block. Fusion changes only the order in which rows
 // are computed, so every run of kernelRuns must end in the per-node
-// path's bits — fused with the loads in windows, fused through Sim.z, or
+// path's bits — fused with the loads in windows, fused through engine.packed, or
 // phase by phase — with 1, 2 and 3 workers (Grain 1 splits every step:
-// through Sim.z the deferred boundary rows run after the barrier, in
+// through engine.packed the deferred boundary rows run after the barrier, in
 // windows each part computes the boundary connectors it reads), at sizes
 // below, at and across the engine's 128-row blocks (at N = 300 a window,
 // two blocks long and a row, slides).
@@ -71,7 +71,7 @@ func TestFusedChainNonFinite(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.SetBatching(batching)
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: 3, Workers: workers, Grain: 1}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: benchmarks.ChainDt, Steps: 3}); err != nil {
 			t.Fatal(err)
 		}
 		// A velocity near the largest float: the connectors' damping
@@ -79,7 +79,7 @@ func TestFusedChainNonFinite(t *testing.T) {
 		if err := s.SetValue("m150.velocity", math.MaxFloat64, 0, 0); err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: 20, Workers: workers, Grain: 1})
+		_, err = s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: benchmarks.ChainDt, Steps: 20})
 		return err
 	}
 	want := run(false, 1)
@@ -109,7 +109,7 @@ func TestUniformParamsThenTuned(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.SetBatching(batching)
-		set := graph.Settings{Dt: benchmarks.ChainDt, Steps: 20, Workers: workers, Grain: 1}
+		set := graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: benchmarks.ChainDt, Steps: 20}
 		if _, err := s.Run(context.Background(), set); err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestFusedManyWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: steps, Workers: workers, Grain: 1}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: benchmarks.ChainDt, Steps: steps}); err != nil {
 			t.Fatal(err)
 		}
 		return s.State(nil)

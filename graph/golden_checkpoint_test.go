@@ -96,7 +96,7 @@ func goldenCases() []goldenCase {
 		st := strategies[name]
 		run := func(steps int) func(ctx context.Context, s *graph.Sim) error {
 			return func(ctx context.Context, s *graph.Sim) error {
-				_, err := s.Run(ctx, graph.Settings{Dt: checkpointDt(st), Steps: steps, Coupling: st})
+				_, err := s.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: checkpointDt(st), Steps: steps})
 				return err
 			}
 		}

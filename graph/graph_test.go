@@ -84,13 +84,13 @@ func TestBuildErrors(t *testing.T) {
 			g.Add("mass", newMass(1, 0))
 			g.Add("f1", newSource("N", 1))
 			g.Add("f2", newSource("N", 2))
-			g.Connect("f1.value", "mass.force", graph.As(node.Additive))
-			g.Connect("f2.value", "mass.force", graph.As(node.Replacing))
+			g.Connect("f1.value", "mass.force", graph.CombineAs(node.Additive))
+			g.Connect("f2.value", "mass.force", graph.CombineAs(node.Replacing))
 		}, graph.ErrMixedCombine, []string{"mass.force", "declared additive and others replacing"}},
 		{"declared combine rule contradicts input", func(g *graph.Graph) {
 			g.Add("mass", newMass(1, 0))
 			g.Add("f1", newSource("N", 1))
-			g.Connect("f1.value", "mass.force", graph.As(node.Replacing))
+			g.Connect("f1.value", "mass.force", graph.CombineAs(node.Replacing))
 		}, graph.ErrMixedCombine, []string{"the input is additive"}},
 		{"required input unconnected", func(g *graph.Graph) {
 			g.Add("s", newSpring(1))
@@ -175,7 +175,7 @@ func TestConstantForceClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	const dt, n = 0.01, 250
-	res, err := s.Run(context.Background(), graph.Settings{Dt: dt, Steps: n, Record: []string{"m.x"}, Every: 10})
+	res, err := s.Run(context.Background(), graph.Settings{Dt: dt, Steps: n, Record: []string{"m.x"}, RecordEvery: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func runChain(t *testing.T, n, workers, steps int) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: steps, Workers: workers, Grain: 16})
+	res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 16}, Dt: 1e-3, Steps: steps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestNaNStopsRun(t *testing.T) {
 		}
 		n, _ := s.Node("m7")
 		n.(*mass).failAt = 0.05
-		res, err := s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 100, Workers: w, Grain: 4})
+		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: w, Grain: 4}, Dt: 0.01, Steps: 100})
 		var se *node.StateError
 		if !errors.As(err, &se) || !errors.Is(err, node.ErrNonFinite) {
 			t.Fatalf("err = %v, want a non-finite StateError", err)
@@ -362,7 +362,7 @@ func TestStepAllocs(t *testing.T) {
 // A parallel Run allocates a bounded amount, however many steps it takes.
 func TestRunAllocsBounded(t *testing.T) {
 	s, _ := chain(100).Build()
-	set := graph.Settings{Dt: 1e-4, Steps: 2000, Workers: 2, Grain: 8}
+	set := graph.Settings{Mode: graph.CoSimulation{Workers: 2, Grain: 8}, Dt: 1e-4, Steps: 2000}
 	a := testing.AllocsPerRun(3, func() { s.Run(context.Background(), set) })
 	if a > 40 {
 		t.Errorf("Run of %d steps allocates %v times: something allocates per step", set.Steps, a)

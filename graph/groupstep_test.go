@@ -10,7 +10,7 @@ import (
 	"github.com/cosimgo/cosim/graph"
 )
 
-// Settings.OnGroupStep reports every step of an iterated group: its
+// CoSimulation.OnGroupStep reports every step of an iterated group: its
 // step number and time, iterations and final residual, and whether it
 // converged. The per-step records add up to the Run's totals, and the
 // last one equals LastIterations/LastResidual.
@@ -27,9 +27,9 @@ func TestOnGroupStep(t *testing.T) {
 			var log []graph.GroupStep
 			s := strong.sim(t)
 			res, err := s.Run(context.Background(), graph.Settings{
-				Dt: dt, Steps: steps,
-				Coupling:    &coupling.Strategy{Scheme: coupling.Iterative, Iteration: c.it},
-				OnGroupStep: func(g graph.GroupStep) { log = append(log, g) },
+				Mode:  graph.CoSimulation{Coupling: &coupling.Strategy{Scheme: coupling.Iterative, Iteration: c.it}, OnGroupStep: func(g graph.GroupStep) { log = append(log, g) }},
+				Dt:    dt,
+				Steps: steps,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -139,18 +139,18 @@ func TestRestepAsked(t *testing.T) {
 	c := &counter{cannot: cannot}
 	s := counterSim(t, c)
 	st := &coupling.Strategy{Scheme: coupling.Iterative, Groups: []coupling.Group{{Name: "g", Nodes: []string{"c"}}}}
-	_, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 3, Coupling: st})
+	_, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 3, Mode: graph.CoSimulation{Coupling: st}})
 	if !errors.Is(err, cannot) || !strings.Contains(err.Error(), `graph: coupling iterative:relaxation steps the nodes of group "g" again from the start of each step until they converge, and node c (counter) cannot be`) {
 		t.Errorf("iterated group: %v", err)
 	}
 	if s.StepCount() != 0 || c.k != 0 {
 		t.Errorf("the refused run took %d steps", s.StepCount())
 	}
-	if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 3, Coupling: &coupling.Strategy{Scheme: coupling.GaussSeidel, Order: [][]string{{"c"}}}}); err != nil {
+	if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 3, Mode: graph.CoSimulation{Coupling: &coupling.Strategy{Scheme: coupling.GaussSeidel, Order: [][]string{{"c"}}}}}); err != nil {
 		t.Errorf("Gauss–Seidel: %v", err)
 	}
 	c.cannot = nil
-	if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 3, Coupling: st}); err != nil {
+	if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 3, Mode: graph.CoSimulation{Coupling: st}}); err != nil {
 		t.Errorf("iterated group, node that can: %v", err)
 	}
 }

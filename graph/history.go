@@ -124,7 +124,7 @@ func checkRecordBudget(rows, width int, limit int64) error {
 	if need <= float64(limit) {
 		return nil
 	}
-	return fmt.Errorf("graph: recording %d rows of %d values would need %s of memory, more than the limit of %s (%s): record less often (Every), fewer fields or a shorter run, or stream the rows to a file (Settings.RecordTo with StreamOnly)",
+	return fmt.Errorf("graph: recording %d rows of %d values would need %s of memory, more than the limit of %s (%s): record less often (Settings.RecordEvery), fewer fields or a shorter run, or stream the rows to a file (Settings.RecordTo with StreamOnly)",
 		rows, width+1, formatBytes(need), formatBytes(float64(limit)), how)
 }
 
@@ -218,11 +218,11 @@ func (r *recorder) finish(err *error) {
 
 func (r *recorder) row(s *Sim) error {
 	for _, ref := range r.refs {
-		if ref.fromY && !s.yFresh {
-			if err := s.outputs(s.Time()); err != nil {
+		if ref.fromY && !s.outputsFresh {
+			if err := s.outputsPerNode(s.Time()); err != nil {
 				return err
 			}
-			s.yFresh = true
+			s.outputsFresh = true
 			break
 		}
 	}
@@ -240,9 +240,9 @@ func (r *recorder) row(s *Sim) error {
 	}
 	lo := len(r.store)
 	for _, ref := range r.refs {
-		buf := s.x
+		buf := s.state
 		if ref.fromY {
-			buf = s.y
+			buf = s.outputs
 		}
 		r.store = append(r.store, buf[ref.off:ref.off+ref.n]...)
 	}
@@ -255,9 +255,9 @@ func (r *recorder) row(s *Sim) error {
 func (r *recorder) stream(s *Sim) error {
 	b := strconv.AppendFloat(r.line[:0], s.Time(), 'g', -1, 64)
 	for _, ref := range r.refs {
-		buf := s.x
+		buf := s.state
 		if ref.fromY {
-			buf = s.y
+			buf = s.outputs
 		}
 		for _, v := range buf[ref.off : ref.off+ref.n] {
 			b = append(b, ',')

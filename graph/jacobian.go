@@ -146,7 +146,7 @@ func (m *System) plan() *sparseJac {
 		return m.sj
 	}
 	s := m.s
-	nx, nn := len(s.x), len(s.nodes)
+	nx, nn := len(s.state), len(s.nodes)
 	p := &sparseJac{nx: nx}
 	// Which output nodes are needed: those read by a stateful node, and
 	// (through feedthrough) by a needed output node.
@@ -175,7 +175,7 @@ func (m *System) plan() *sparseJac {
 			}
 		}
 	}
-	p.needRow = make([]bool, len(s.y))
+	p.needRow = make([]bool, len(s.outputs))
 	p.y0 = make([]int32, nn)
 	for k := range s.nodes {
 		p.y0[k] = int32(s.nodes[k].y0)
@@ -457,7 +457,7 @@ func (m *System) planWork(p *sparseJac) {
 	p.denseEmit = p.denseRow
 }
 
-// outNode returns the node whose outputs hold s.y[r].
+// outNode returns the node whose outputs hold s.outputs[r].
 func (s *Sim) outNode(r int) int {
 	i, _ := slices.BinarySearchFunc(s.nodes, r, func(c cnode, r int) int {
 		switch {
@@ -480,8 +480,8 @@ func (s *Sim) outNode(r int) int {
 func (m *System) JacobianRows(t float64, y []float64, emit func(row int, cols []int32, vals []float64)) (err error) {
 	s := m.s
 	p := m.plan()
-	if len(y) != len(s.x) {
-		panic(fmt.Sprintf("graph: System.JacobianRows with len(y)=%d, want %d", len(y), len(s.x)))
+	if len(y) != len(s.state) {
+		panic(fmt.Sprintf("graph: System.JacobianRows with len(y)=%d, want %d", len(y), len(s.state)))
 	}
 	saved, err := m.prepare(t, y)
 	defer m.restore(saved)
@@ -549,8 +549,8 @@ func (m *System) Blocks() []int { return m.plan().blocks }
 func (m *System) SparseJacobian(t float64, y, val []float64) error {
 	rp, col := m.JacobianPattern()
 	p := m.sj
-	if len(y) != len(m.s.x) || len(val) != len(col) {
-		panic(fmt.Sprintf("graph: System.SparseJacobian with len(y)=%d, len(val)=%d, want %d and %d", len(y), len(val), len(m.s.x), len(col)))
+	if len(y) != len(m.s.state) || len(val) != len(col) {
+		panic(fmt.Sprintf("graph: System.SparseJacobian with len(y)=%d, len(val)=%d, want %d and %d", len(y), len(val), len(m.s.state), len(col)))
 	}
 	_ = rp
 	p.sjVal = val
@@ -568,7 +568,7 @@ func (p *sparseJac) patternRow(r int, _ []int32, vals []float64) {
 // dense solver: the rows of JacobianRows scattered. It implements
 // integrators.Jacobian.
 func (m *System) Jacobian(t float64, y, dst []float64) error {
-	nx := len(m.s.x)
+	nx := len(m.s.state)
 	if len(y) != nx || len(dst) != nx*nx {
 		panic(fmt.Sprintf("graph: System.Jacobian with len(y)=%d, len(dst)=%d, want %d and %d", len(y), len(dst), nx, nx*nx))
 	}
@@ -611,9 +611,9 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 		case Embed:
 			T[tr.Axis*g.sn] = 1
 		default:
-			buf := s.x
+			buf := s.state
 			if g.fromY {
-				buf = s.y
+				buf = s.outputs
 			}
 			src := p.us[:g.sn]
 			copy(src, buf[g.src:g.src+g.sn])
@@ -773,7 +773,7 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 			defer p.clearInputs(U, nu, nc)
 		}
 		if oj, ok := node.As[node.OutputJacobian](c.n); ok {
-			if err := oj.OutputsJacobian(t, y[c.x0:c.x1], s.inputs(c), D); err != nil {
+			if err := oj.OutputsJacobian(t, y[c.x0:c.x1], s.inputsOf(c), D); err != nil {
 				return stepError(c.name, "", s.steps, t, err)
 			}
 		} else if err := m.fdOutputs(p, c, t, y, true, D); err != nil {
@@ -847,7 +847,7 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 	clear(A)
 	clear(B)
 	if ij := p.jacX[k]; ij != nil {
-		if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputs(c), A, B); err != nil {
+		if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputsOf(c), A, B); err != nil {
 			return stepError(c.name, "", s.steps, t, err)
 		}
 	} else if err := m.fdDerivatives(p, k, c, t, y, A, B); err != nil {
@@ -916,7 +916,7 @@ func (m *System) fdOutputs(p *sparseJac, c *cnode, t float64, y []float64, wrtIn
 	s := m.s
 	ny := c.y1 - c.y0
 	yp, ym := p.fp[:ny], p.fm[:ny]
-	in := s.inputs(c)
+	in := s.inputsOf(c)
 	u := p.us[:len(in.Values)]
 	copy(u, in.Values)
 	in.Values = u
@@ -952,7 +952,7 @@ func (m *System) fdDerivatives(p *sparseJac, k int, c *cnode, t float64, y []flo
 	s := m.s
 	nxi := c.x1 - c.x0
 	fp, fm := p.fp[:nxi], p.fm[:nxi]
-	in := s.inputs(c)
+	in := s.inputsOf(c)
 	u := p.us[:len(in.Values)]
 	copy(u, in.Values)
 	in.Values = u

@@ -90,7 +90,7 @@ func recordForPeak(spec string) {
 		rec = append(rec, fmt.Sprintf("m%d.x", i))
 	}
 	before := vmHWM()
-	res, err := sim.Run(context.Background(), graph.Settings{Dt: 1e-4, Steps: rows, Record: rec, Workers: 1, RecordLimit: 1 << 40})
+	res, err := sim.Run(context.Background(), graph.Settings{Dt: 1e-4, Steps: rows, Record: rec, Mode: graph.CoSimulation{Workers: 1}, RecordLimit: 1 << 40})
 	if err != nil {
 		panic(err)
 	}

@@ -14,14 +14,16 @@ import (
 )
 
 // RunMonolithic advances the simulation in monolithic mode with a fixed
-// step: it is Run with set.Method = method and set.Options = opts, the
-// form for a caller that picks the method per run. The graph's stateful
+// step: it is Run with set.Mode replaced by Monolithic{Method: method,
+// Options: opts}, the form for a caller that picks the method per run
+// (set.Mode may not hold a coupling strategy or OnGroupStep, which a
+// monolithic run cannot honour). The graph's stateful
 // nodes form one system (Sim.System) that method steps with the fixed
 // step set.Dt, re-evaluating connector outputs at every stage. It is the
 // counterpart of co-simulation, which lets each node step itself; the
-// caller picks per run. Steps, End, Record, Every and Observer mean what
-// they mean for co-simulation; Workers and Grain are ignored (integrator
-// stages are sequential). method carries its own options (for example
+// caller picks per run. Steps, End, Record, RecordEvery and Observer mean
+// what they mean for co-simulation; the run uses one goroutine
+// (integrator stages are sequential). method carries its own options (for example
 // integrators.BackwardEuler{Newton: …}; integrators.ByName gives a method
 // by name with its defaults), opts the driver's (nil: the defaults). Node
 // events (node.Eventer, such as the ball's contact) are handled by every
@@ -47,12 +49,20 @@ func (s *Sim) RunMonolithic(ctx context.Context, method integrators.Method, opts
 	if method == nil {
 		return nil, errors.New("graph: RunMonolithic: no integration method (nil); integrators.ByName gives one by name")
 	}
-	set.Method, set.Options, set.Adaptive = method, opts, false
+	m, err := set.mode()
+	if err != nil {
+		return nil, err
+	}
+	if co, ok := m.(CoSimulation); ok && (co.Coupling != nil || co.OnGroupStep != nil) {
+		return nil, errors.New("graph: RunMonolithic: Settings.Mode is a co-simulation with a coupling strategy or OnGroupStep; a monolithic run integrates all nodes together: drop one of them")
+	}
+	set.Mode = Monolithic{Method: method, Options: opts}
 	return s.Run(ctx, set)
 }
 
 // runMonolithic is Run in fixed-step monolithic mode.
-func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set Settings) (res *Result, err error) {
+func (s *Sim) runMonolithic(ctx context.Context, mode Monolithic, set Settings) (res *Result, err error) {
+	method := mode.Method
 	steps, err := s.prepareRun(set)
 	if err != nil {
 		return nil, err
@@ -61,7 +71,7 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.monoStepper(method, set.Options)
+	st, err := s.monoStepper(method, mode.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +82,7 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 		stats0 = st.Work()
 	}
 	s.mono.runs++
-	res = &Result{Mode: Monolithic, Method: method.Name(), Workers: 1}
+	res = &Result{Mode: mode, Method: method.Name(), Workers: 1}
 	res.integration(integrators.Work{})
 	stopped := false
 	defer func() {
@@ -85,7 +95,7 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 		return nil, err
 	}
 	defer rec.finish(&err)
-	every := max(set.Every, 1)
+	every := max(set.RecordEvery, 1)
 	done := ctx.Done()
 	start := time.Now()
 	err = s.first(rec, ob, res)
@@ -112,8 +122,8 @@ func (s *Sim) runMonolithic(ctx context.Context, method integrators.Method, set 
 		if err = s.mono.sys.completed(t, y); err != nil {
 			break
 		}
-		copy(s.x, y)
-		s.yFresh = false
+		copy(s.state, y)
+		s.outputsFresh = false
 		if stopped {
 			s.t0, s.n = t, 0
 		} else {
@@ -152,7 +162,7 @@ func (s *Sim) monoError(err error) error {
 		ne.Step, ne.Time = s.steps, s.Time()
 	}
 	var se *integrators.StepError
-	if !errors.As(err, &se) || se.Status != integrators.NonFinite || se.Index < 0 || se.Index >= len(s.x) {
+	if !errors.As(err, &se) || se.Status != integrators.NonFinite || se.Index < 0 || se.Index >= len(s.state) {
 		return err
 	}
 	name, field := s.locate(se.Index)
@@ -320,7 +330,7 @@ func (s *Sim) monoStepper(method integrators.Method, opts *integrators.DriverOpt
 			return nil, err
 		}
 	}
-	if err := st.Init(s.Time(), s.x); err != nil {
+	if err := st.Init(s.Time(), s.state); err != nil {
 		return nil, err
 	}
 	s.mono = &monoState{method: method, opts: cloneOptions(opts), sys: sys, st: st}
@@ -363,7 +373,7 @@ func (s *Sim) adaptiveStepper(am integrators.AdaptiveMethod, opts *integrators.D
 			return nil, err
 		}
 	}
-	if err := a.Init(s.Time(), s.x); err != nil {
+	if err := a.Init(s.Time(), s.state); err != nil {
 		return nil, s.monoError(err)
 	}
 	m = &monoState{method: am, adaptive: true, opts: cloneOptions(opts), sys: sys, ad: a}
@@ -377,11 +387,11 @@ func (s *Sim) monoCurrent() bool {
 		return false
 	}
 	t, y := s.mono.state()
-	if t != s.Time() || len(y) != len(s.x) {
+	if t != s.Time() || len(y) != len(s.state) {
 		return false
 	}
 	for i := range y {
-		if math.Float64bits(y[i]) != math.Float64bits(s.x[i]) {
+		if math.Float64bits(y[i]) != math.Float64bits(s.state[i]) {
 			return false
 		}
 	}
@@ -391,10 +401,11 @@ func (s *Sim) monoCurrent() bool {
 // Integrate advances the simulation to end in monolithic mode with the
 // adaptive driver of method dp (an integrators.AdaptiveMethod:
 // DormandPrince, ESDIRK43, ESDIRK32 or BDF with its tolerances and step
-// bounds; a zero value means the defaults), its dense output
-// and event localization: it is Run with Settings{End: end, Adaptive:
-// true, Method: dp, Options: opts, Observer: obs[0]}, the form for a
-// caller that needs no other setting. Node events (node.Eventer, such as
+// bounds; a zero value means the defaults; nil means Dormand–Prince with
+// the defaults), its dense output and event localization: it is Run with
+// Settings{End: end, Mode: MonolithicAdaptive{Method: dp, Options: opts},
+// Observer: obs[0]}, the form for a caller that needs no other setting.
+// Node events (node.Eventer, such as
 // the ball's contact) are located to opts.EventTol and their reset maps
 // applied. The state afterwards is the integrator's at end; the Result
 // records the work done in this call, and its Integrator part the
@@ -422,7 +433,7 @@ func (s *Sim) Integrate(ctx context.Context, end float64, dp integrators.Adaptiv
 	if t0 := s.Time(); math.IsNaN(end) || math.IsInf(end, 0) || !(end > t0) {
 		return nil, fmt.Errorf("graph: Integrate: end %v must be finite and after the current time %v", end, t0)
 	}
-	set := Settings{End: end, Adaptive: true, Method: dp, Options: opts}
+	set := Settings{End: end, Mode: MonolithicAdaptive{Method: dp, Options: opts}}
 	if len(obs) == 1 {
 		set.Observer = obs[0]
 	}
@@ -434,7 +445,7 @@ const adaptiveMaxSteps = 1_000_000
 
 // adaptiveRun validates the settings of an adaptive run and returns its
 // end time and sample times.
-func (s *Sim) adaptiveRun(set Settings) (end float64, samples []float64, err error) {
+func (s *Sim) adaptiveRun(mode MonolithicAdaptive, set Settings) (end float64, samples []float64, err error) {
 	t0 := s.Time()
 	switch {
 	case set.Dt != 0 && (math.IsNaN(set.Dt) || math.IsInf(set.Dt, 0) || set.Dt < 0):
@@ -443,16 +454,9 @@ func (s *Sim) adaptiveRun(set Settings) (end float64, samples []float64, err err
 		return 0, nil, fmt.Errorf("graph: Settings.Steps = %d is negative", set.Steps)
 	case set.Steps > 0 && set.Dt == 0:
 		return 0, nil, fmt.Errorf("graph: Settings.Steps = %d of an adaptive run needs Settings.Dt (the run ends at Steps·Dt); or give Settings.End", set.Steps)
-	case set.Every < 0:
-		return 0, nil, fmt.Errorf("graph: Settings.Every = %d is negative (0 means every step)", set.Every)
-	case set.Workers < 0:
-		return 0, nil, fmt.Errorf("graph: Settings.Workers = %d is negative (0 means GOMAXPROCS)", set.Workers)
-	case set.Grain < 0:
-		return 0, nil, fmt.Errorf("graph: Settings.Grain = %d is negative (0 means DefaultGrain)", set.Grain)
-	case set.RecordLimit < 0:
-		return 0, nil, fmt.Errorf("graph: Settings.RecordLimit = %d is negative (0 means DefaultRecordLimit())", set.RecordLimit)
-	case set.StreamOnly && set.RecordTo == nil:
-		return 0, nil, errors.New("graph: Settings.StreamOnly needs Settings.RecordTo, the writer the rows stream to")
+	}
+	if err := set.checkRecording(); err != nil {
+		return 0, nil, err
 	}
 	end = set.End
 	if set.Steps > 0 {
@@ -464,16 +468,16 @@ func (s *Sim) adaptiveRun(set Settings) (end float64, samples []float64, err err
 	if end < t0 {
 		return 0, nil, fmt.Errorf("graph: Settings.End = %v is before the current time %v", end, t0)
 	}
-	if is := set.Options; is != nil && len(is.Output) > 0 {
+	if is := mode.Options; is != nil && len(is.Output) > 0 {
 		for i, ot := range is.Output {
 			if !(ot >= t0 && ot <= end) || (i > 0 && ot < is.Output[i-1]) {
-				return 0, nil, fmt.Errorf("graph: Settings.Options.Output[%d] = %v: the sample times must ascend within the run, [%v, %v]", i, ot, t0, end)
+				return 0, nil, fmt.Errorf("graph: MonolithicAdaptive.Options.Output[%d] = %v: the sample times must ascend within the run, [%v, %v]", i, ot, t0, end)
 			}
 		}
 		return end, is.Output, nil
 	}
 	if len(set.Record) > 0 && set.Dt > 0 {
-		h := float64(max(set.Every, 1)) * set.Dt
+		h := float64(max(set.RecordEvery, 1)) * set.Dt
 		n := math.Floor((end-t0)/h + 1e-9)
 		if n > MaxSteps {
 			return 0, nil, fmt.Errorf("graph: recording every %v from %v to %v takes more than MaxSteps = 2^53 samples", h, t0, end)
@@ -486,31 +490,12 @@ func (s *Sim) adaptiveRun(set Settings) (end float64, samples []float64, err err
 	return end, samples, nil
 }
 
-// adaptiveMethod is the method of an adaptive run: Settings.Method when
-// it is an integrators.AdaptiveMethod (DormandPrince, ESDIRK43, ESDIRK32,
-// BDF, or a non-nil pointer to a DormandPrince), Dormand–Prince with the
-// defaults when it is nil; ok is false for any other method (checkMode
-// refuses it).
-func adaptiveMethod(set Settings) (am integrators.AdaptiveMethod, ok bool) {
-	switch m := set.Method.(type) {
-	case nil:
-		return integrators.DormandPrince{}, true
-	case *integrators.DormandPrince:
-		if m != nil {
-			return *m, true
-		}
-	case integrators.AdaptiveMethod:
-		return m, true
-	}
-	return nil, false
-}
-
 // integrate is Run in adaptive monolithic mode: Adaptive.Run's loop (the
 // same calls of Step, the same samples, events, statuses and errors) with
 // recording and the Observer, the Sim holding each accepted state while
 // they see it.
-func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err error) {
-	end, out, err := s.adaptiveRun(set)
+func (s *Sim) integrate(ctx context.Context, mode MonolithicAdaptive, set Settings) (res *Result, err error) {
+	end, out, err := s.adaptiveRun(mode, set)
 	if err != nil {
 		return nil, err
 	}
@@ -519,13 +504,12 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	if err != nil {
 		return nil, err
 	}
-	am, _ := adaptiveMethod(set)
-	m, err := s.adaptiveStepper(am, set.Options)
+	m, err := s.adaptiveStepper(mode.Method, mode.Options)
 	if err != nil {
 		return nil, err
 	}
 	maxSteps := adaptiveMaxSteps
-	if is := set.Options; is != nil && is.MaxSteps != 0 {
+	if is := mode.Options; is != nil && is.MaxSteps != 0 {
 		maxSteps = is.MaxSteps
 	}
 	var rec *recorder
@@ -537,7 +521,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 			rec.startStream(set.RecordTo)
 		}
 	}
-	res = &Result{Mode: MonolithicAdaptive, Method: am.Name(), Workers: 1}
+	res = &Result{Mode: mode, Method: mode.Method.Name(), Workers: 1}
 	if rec != nil {
 		res.History = rec.h
 	}
@@ -557,8 +541,8 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	n := s.StateSize()
 	// at puts the Sim at state y, time t; sync puts it at the driver's.
 	at := func(t float64, y []float64) {
-		copy(s.x, y)
-		s.t0, s.n, s.dt, s.yFresh = t, 0, 0, false
+		copy(s.state, y)
+		s.t0, s.n, s.dt, s.outputsFresh = t, 0, 0, false
 	}
 	sync := func() { at(a.State()) }
 	// sample records the sample at t, state y, and leaves the Sim there.
@@ -570,7 +554,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 		at(t, y)
 		return rec.row(s)
 	}
-	every := max(set.Every, 1)
+	every := max(set.RecordEvery, 1)
 	var stats0 integrators.Work
 	if m.runs > 0 {
 		stats0 = a.Work()
@@ -579,7 +563,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 	start := time.Now()
 	k := 0
 	for k < len(out) && out[k] == t0 && err == nil {
-		err = sample(t0, slices.Clone(s.x))
+		err = sample(t0, slices.Clone(s.state))
 		k++
 	}
 	if rec != nil && len(out) == 0 && err == nil {
@@ -605,7 +589,7 @@ func (s *Sim) integrate(ctx context.Context, set Settings) (res *Result, err err
 		st := a.Work()
 		if n := st.Steps + st.Rejected - stats0.Steps - stats0.Rejected; n >= maxSteps {
 			t, _ := a.State()
-			err = s.monoError(&integrators.StepError{Method: am.Name(), Status: integrators.MaxStepsReached, T: t, Dt: a.NextStep(), Index: -1,
+			err = s.monoError(&integrators.StepError{Method: mode.Method.Name(), Status: integrators.MaxStepsReached, T: t, Dt: a.NextStep(), Index: -1,
 				Err: fmt.Errorf("%d trial steps", n)})
 			break
 		}

@@ -21,7 +21,7 @@ import (
 func TestMonolithicMatchesCoSimulation(t *testing.T) {
 	co, _ := chain(20).Build()
 	mono, _ := chain(20).Build()
-	set := graph.Settings{Dt: 1e-3, Steps: 300, Record: []string{"m3.x"}, Every: 100}
+	set := graph.Settings{Dt: 1e-3, Steps: 300, Record: []string{"m3.x"}, RecordEvery: 100}
 	if _, err := co.Run(context.Background(), set); err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func fastError(t *testing.T, st, ref *coupling.Strategy, H float64, rate int) fl
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Run(context.Background(), graph.Settings{Dt: dt, End: T, Coupling: st})
+		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: dt, End: T})
 		if err != nil {
 			t.Fatalf("%v: %v", st, err)
 		}

@@ -114,7 +114,7 @@ func nfExpect(t *testing.T, g *graph.Graph, st *coupling.Strategy, nodeName, fie
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = sim.Run(context.Background(), graph.Settings{Dt: 1, Steps: 6, Coupling: st})
+	_, err = sim.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: 1, Steps: 6})
 	var se *node.StateError
 	if !errors.As(err, &se) || !errors.Is(err, node.ErrNonFinite) {
 		t.Fatalf("err = %v, want a *node.StateError wrapping ErrNonFinite", err)

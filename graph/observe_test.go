@@ -286,7 +286,7 @@ func TestObserverNoAllocation(t *testing.T) {
 		})
 		allocs := func(steps int) float64 {
 			return testing.AllocsPerRun(5, func() {
-				if _, err := run(s, graph.Settings{Dt: 1e-4, Steps: steps, Observer: obs, Workers: 1}); err != nil {
+				if _, err := run(s, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-4, Steps: steps, Observer: obs}); err != nil {
 					t.Fatal(err)
 				}
 			})

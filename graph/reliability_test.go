@@ -163,7 +163,7 @@ func TestTransformPanicsRecovered(t *testing.T) {
 			{Scheme: coupling.Iterative, Groups: []coupling.Group{{Name: "g", Nodes: []string{"m1", "s1", "m2"}}}},
 		} {
 			s, _ = chainVia(3, panicky(call)).Build()
-			_, err = s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 5, Workers: 1, Coupling: st})
+			_, err = s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st, Workers: 1}, Dt: 1e-3, Steps: 5})
 			wantPanicError(t, fmt.Sprintf("iterative %v, call %d", st, call), err, "m2")
 		}
 	}
@@ -459,7 +459,7 @@ func FuzzRestoreCheckpoint(f *testing.F) {
 	s.Integrate(context.Background(), 0.01, integrators.DormandPrince{}, nil)
 	f.Add(checkpointBody(s))
 	s, _ = chain(2).Build()
-	s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 3, Coupling: &coupling.Strategy{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Predictor: coupling.LinearPredictor}}})
+	s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: &coupling.Strategy{Scheme: coupling.Iterative, Iteration: coupling.Iteration{Predictor: coupling.LinearPredictor}}}, Dt: 1e-3, Steps: 3})
 	f.Add(checkpointBody(s))
 	f.Add([]byte("{}"))
 	f.Fuzz(func(t *testing.T, body []byte) {

@@ -9,10 +9,9 @@ import (
 	"github.com/cosimgo/cosim/integrators"
 )
 
-// Result describes a run of a Sim, whichever way it ran — co-simulation
-// (Run with Settings.Method nil), fixed-step monolithic (Settings.Method,
-// or RunMonolithic) or adaptive monolithic (Settings.Adaptive, or
-// Integrate): the Stats and Status every run has, and beside them the
+// Result describes a run of a Sim, whichever mode it ran in —
+// CoSimulation, Monolithic (RunMonolithic) or MonolithicAdaptive
+// (Integrate): the Stats and Status every run has, and beside them the
 // parts that belong to one mode, nil in the others.
 type Result struct {
 	// Stats is the work of this run; its Steps and Time say how far it
@@ -22,27 +21,30 @@ type Result struct {
 	// StoppedByObserver, Cancelled or Failed. The run's error, when it
 	// has one, says more.
 	Status Status
-	// Mode is how the run stepped the graph.
+	// Mode is the mode the run stepped the graph in: Settings.Mode, a
+	// value of CoSimulation, Monolithic or MonolithicAdaptive
+	// (CoSimulation{} when Settings.Mode was nil). Test it with a type
+	// switch; printed, it names the mode ("co-simulation").
 	Mode Mode
 	// Method names what stepped it: the coupling strategy in
-	// co-simulation ("jacobi" without Settings.Coupling), the integration
-	// method otherwise ("rk4", "dormand-prince", …).
+	// co-simulation ("jacobi" without CoSimulation.Coupling), the
+	// integration method otherwise ("rk4", "dormand-prince", …).
 	Method string
 	// Workers is the number of goroutines that updated nodes: one unless
-	// a co-simulation run split its phases (Settings.Workers, Grain).
+	// a co-simulation run split its phases (CoSimulation.Workers, Grain).
 	Workers int
 	// Warnings lists the connectors whose stated explicit stable step
 	// (Sim.StepWarnings) Settings.Dt exceeds (co-simulation); a run that
 	// then fails with a non-finite value returns an error carrying the
 	// hint (*StepHintError).
 	Warnings []StepWarning
-	// History is the recorded table (Settings.Record): every Every steps
+	// History is the recorded table (Settings.Record): every RecordEvery steps
 	// of a fixed-step run, at the sample times of an adaptive one. Nil
 	// when nothing was recorded.
 	History *History
 
-	// Coupling has the statistics of Settings.Coupling (co-simulation);
-	// nil without it.
+	// Coupling has the statistics of CoSimulation.Coupling; nil without
+	// it.
 	Coupling *CouplingStats
 	// Integrator is the integrator's account of a monolithic run; nil in
 	// co-simulation.
@@ -80,7 +82,7 @@ type Stats struct {
 	NewtonIters int
 	// CouplingIters counts the iterations of iterated coupling groups,
 	// summed over the groups (co-simulation with an iterative
-	// Settings.Coupling; Result.Coupling has them per group).
+	// CoSimulation.Coupling; Result.Coupling has them per group).
 	CouplingIters int64
 	// Events counts the node events the integrator located and reset
 	// (monolithic runs; a co-simulated node handles its own events inside
@@ -105,56 +107,34 @@ type Integration struct {
 	// the state before and after each reset.
 	Events []integrators.EventRecord
 	// Samples holds the dense-output states of an adaptive run at its
-	// sample times (Settings.Options.Output, or the recording
+	// sample times (MonolithicAdaptive.Options.Output, or the recording
 	// times of Settings.Record), reached before the run ended.
 	Samples []integrators.Sample
-}
-
-// Mode is the way a run steps a graph.
-type Mode int
-
-const (
-	// CoSimulation lets every node step itself with its own Update,
-	// coupled by Settings.Coupling (Jacobi by default).
-	CoSimulation Mode = iota
-	// Monolithic integrates every stateful node together as one system
-	// (Sim.System) with Settings.Method at the fixed step Settings.Dt.
-	Monolithic
-	// MonolithicAdaptive integrates them as one system with the adaptive
-	// Dormand–Prince 5(4) method, its error control choosing the steps.
-	MonolithicAdaptive
-)
-
-func (m Mode) String() string {
-	switch m {
-	case CoSimulation:
-		return "co-simulation"
-	case Monolithic:
-		return "monolithic"
-	case MonolithicAdaptive:
-		return "monolithic (adaptive)"
-	}
-	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
 // Status says how a run ended, like optimize.Status.
 type Status int
 
 const (
-	// NotTerminated is the zero Status: the run has not ended.
+	// NotTerminated is the zero Status: the run has not ended. It means
+	// for a whole run what integrators.NotTerminated means for a driver
+	// run, as gonum's optimize.NotTerminated does.
 	NotTerminated Status = iota
 	// EndReached means the run took every step asked for (Settings.Steps
 	// or Settings.End).
 	EndReached
 	// StoppedByEvent means a node event's reset asked the run to stop
-	// (integrators.EventStop, monolithic runs): the state is the one
-	// after the reset, at the event time.
+	// (node.ErrStop, integrators.EventStop; monolithic runs): the state
+	// is the one after the reset, at the event time. It is the whole
+	// run's form of integrators.StoppedByEvent, which the integrator
+	// reports for the step in which it happened.
 	StoppedByEvent
 	// StoppedByObserver means Settings.Observer returned an error; the
 	// run's error is an *ObserverError wrapping it.
 	StoppedByObserver
 	// Cancelled means the run's context was cancelled or its deadline
-	// passed; the run's error is the context's.
+	// passed; the run's error is the context's. It is the whole run's
+	// form of integrators.Cancelled.
 	Cancelled
 	// Failed means a step failed: a node error or panic, a non-finite
 	// value, an integrator failure (Newton, step size, maximum steps), or

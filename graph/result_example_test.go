@@ -11,17 +11,17 @@ import (
 	"github.com/cosimgo/cosim/nodes/table"
 )
 
-// One entry point, three modes: the settings alone choose co-simulation,
-// fixed-step monolithic RK4 or adaptive Dormand–Prince, and every run
-// returns the same Result. The ball (h0 = 10 m, e = 0.9) meets the table
+// One entry point, three modes: Settings.Mode chooses co-simulation,
+// fixed-step monolithic RK4 or adaptive Dormand–Prince, each with its own
+// options, and every run returns the same Result. The ball (h0 = 10 m, e = 0.9) meets the table
 // once before 3 s, at t1 = √(2·10/9.81) = 1.43 s; the monolithic modes
 // locate and count that impact, the co-simulated ball resolves it inside
 // its own Update.
 func ExampleSim_Run_modes() {
-	for _, mode := range []graph.Settings{
-		{},                          // co-simulation: each node steps itself
-		{Method: integrators.RK4{}}, // monolithic, fixed step Dt
-		{Adaptive: true, Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}},
+	for _, mode := range []graph.Mode{
+		graph.CoSimulation{},                        // each node steps itself (the zero Mode)
+		graph.Monolithic{Method: integrators.RK4{}}, // one system, fixed step Dt
+		graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}},
 	} {
 		p := ball.DefaultParams()
 		p.InitialPosition, p.Elasticity = 10, 0.9
@@ -35,9 +35,7 @@ func ExampleSim_Run_modes() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		set := mode
-		set.Dt, set.End = 1e-3, 3
-		res, err := sim.Run(context.Background(), set)
+		res, err := sim.Run(context.Background(), graph.Settings{Mode: mode, Dt: 1e-3, End: 3})
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -3,10 +3,14 @@ package graph_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/benchmarks"
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
@@ -45,13 +49,13 @@ func resModes() []struct {
 		method string
 		set    func(graph.Settings) graph.Settings
 	}{
-		{"co-simulation", graph.CoSimulation, "jacobi", func(s graph.Settings) graph.Settings { return s }},
-		{"monolithic rk4", graph.Monolithic, integrators.MethodRK4, func(s graph.Settings) graph.Settings {
-			s.Method = integrators.RK4{}
+		{"co-simulation", graph.CoSimulation{}, "jacobi", func(s graph.Settings) graph.Settings { return s }},
+		{"monolithic rk4", graph.Monolithic{}, integrators.MethodRK4, func(s graph.Settings) graph.Settings {
+			s.Mode = graph.Monolithic{Method: integrators.RK4{}}
 			return s
 		}},
-		{"adaptive", graph.MonolithicAdaptive, integrators.MethodDormandPrince, func(s graph.Settings) graph.Settings {
-			s.Adaptive, s.Method = true, integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}
+		{"adaptive", graph.MonolithicAdaptive{}, integrators.MethodDormandPrince, func(s graph.Settings) graph.Settings {
+			s.Mode = graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12}}
 			return s
 		}},
 	}
@@ -70,12 +74,12 @@ func TestResultModes(t *testing.T) {
 	for _, m := range resModes() {
 		t.Run(m.name, func(t *testing.T) {
 			s := ballTable(t)
-			set := m.set(graph.Settings{Dt: resDt, End: resEnd, Record: []string{"ball.position"}, Every: 500})
+			set := m.set(graph.Settings{Dt: resDt, End: resEnd, Record: []string{"ball.position"}, RecordEvery: 500})
 			res, err := s.Run(context.Background(), set)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Status != graph.EndReached || res.Status.Err() != nil || res.Mode != m.mode || res.Method != m.method {
+			if res.Status != graph.EndReached || res.Status.Err() != nil || fmt.Sprintf("%T", res.Mode) != fmt.Sprintf("%T", m.mode) || res.Method != m.method {
 				t.Errorf("status %v (%v), mode %v, method %q; want EndReached, %v, %q", res.Status, res.Status.Err(), res.Mode, res.Method, m.mode, m.method)
 			}
 			// Time: the fixed-step modes end at n·dt, within one rounding
@@ -104,13 +108,13 @@ func TestResultModes(t *testing.T) {
 			// tolerance and integrate a parabola exactly, to rounding.
 			h, _ := s.Value("ball.position")
 			tol := 1e-9
-			if m.mode == graph.CoSimulation {
+			if _, co := m.mode.(graph.CoSimulation); co {
 				tol = 2e-2
 			}
 			if d := math.Abs(h[0] - resHeight(resEnd)); d > tol {
 				t.Errorf("h(3) = %.12g, closed form %.12g (|Δ| = %.3g > %g)", h[0], resHeight(resEnd), d, tol)
 			}
-			switch m.mode {
+			switch m.mode.(type) {
 			case graph.CoSimulation:
 				if res.Steps != 3000 || res.NodeUpdates == 0 || res.NodeUpdates%int64(res.Steps) != 0 || res.Integrator != nil ||
 					res.Evaluations != 0 || res.Events != 0 || res.Rejected != 0 {
@@ -149,7 +153,7 @@ func TestResultThinForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := b.Run(context.Background(), graph.Settings{Dt: resDt, End: 2, Method: rk4})
+	rb, err := b.Run(context.Background(), graph.Settings{Mode: graph.Monolithic{Method: rk4}, Dt: resDt, End: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,21 +163,21 @@ func TestResultThinForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err = b.Run(context.Background(), graph.Settings{End: 2, Adaptive: true, Method: dp})
+	rb, err = b.Run(context.Background(), graph.Settings{Mode: graph.MonolithicAdaptive{Method: dp}, End: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameResult(t, "Integrate", ra, rb)
 	// With driver options (sample times, event tolerance) and the
 	// adaptive driver's defaults (Method nil): Integrate's opts are
-	// Settings.Options, and the samples are the Result's.
+	// MonolithicAdaptive.Options, and the samples are the Result's.
 	opts := &integrators.DriverOptions{Output: []float64{0, 0.5, 1.5, 2}, EventTol: 1e-10}
 	a, b = ballTable(t), ballTable(t)
 	ra, err = a.Integrate(context.Background(), 2, integrators.DormandPrince{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err = b.Run(context.Background(), graph.Settings{End: 2, Adaptive: true, Options: opts})
+	rb, err = b.Run(context.Background(), graph.Settings{Mode: graph.MonolithicAdaptive{Options: opts}, End: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +241,7 @@ func TestResultStatus(t *testing.T) {
 			// Failed: node m fails from t = 0.05 (in Update when
 			// co-simulated, in Derivatives otherwise).
 			fail := "derivatives"
-			if m.mode == graph.CoSimulation {
+			if _, co := m.mode.(graph.CoSimulation); co {
 				fail = "update"
 			}
 			s = fieldGraph(t, fail, 0.05)
@@ -298,7 +302,7 @@ func TestResultStoppedByEvent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := s.Run(context.Background(), m.set(graph.Settings{Dt: resDt, End: resEnd, Record: []string{"ball.velocity"}, Every: 100}))
+			res, err := s.Run(context.Background(), m.set(graph.Settings{Dt: resDt, End: resEnd, Record: []string{"ball.velocity"}, RecordEvery: 100}))
 			if err != nil || res.Status != graph.StoppedByEvent || res.Status.Err() != nil {
 				t.Fatalf("err %v, status %v", err, res.Status)
 			}
@@ -325,29 +329,45 @@ func TestResultStoppedByEvent(t *testing.T) {
 	}
 }
 
-// Settings that mix the modes are an error before any step, naming the
-// fields.
+// embeddedMode satisfies graph.Mode through the mode it embeds, and is
+// not one of Run's modes.
+type embeddedMode struct{ graph.CoSimulation }
+
+// Settings a mode cannot run are an error before any step, naming the
+// field. Mixing the modes (a coupling strategy with an integration
+// method, driver options in co-simulation) is not expressible: each
+// Mode value holds the options of its mode only.
 func TestResultModeSettings(t *testing.T) {
 	rk4, _ := integrators.ByName(integrators.MethodRK4)
-	gs, _ := coupling.ByName("gauss-seidel")
 	s := ballTable(t)
-	for name, set := range map[string]graph.Settings{
-		"Adaptive with a nil *DormandPrince": {End: 1, Adaptive: true, Method: (*integrators.DormandPrince)(nil)},
-		"a nil *RK4":                         {Dt: 0.1, End: 1, Method: (*integrators.RK4)(nil)},
-		"Adaptive with rk4":                  {End: 1, Adaptive: true, Method: rk4},
-		"Options without mode":               {Dt: 0.1, End: 1, Options: &integrators.DriverOptions{}},
-		"OnGroupStep monolithic":             {Dt: 0.1, End: 1, Method: rk4, OnGroupStep: func(graph.GroupStep) {}},
-		"Coupling adaptive":                  {End: 1, Adaptive: true, Coupling: &gs},
-		"adaptive Steps without Dt":          {Steps: 3, Adaptive: true},
-		"adaptive End before now":            {End: -1, Adaptive: true},
-		"adaptive with a bad tolerance":      {End: 1, Adaptive: true, Method: integrators.DormandPrince{RTol: -1}},
-		"fixed step with Output":             {Dt: 0.1, End: 1, Method: rk4, Options: &integrators.DriverOptions{Output: []float64{0.5}}},
-		"fixed-step DormandPrince tolerance": {Dt: 0.1, End: 1, Method: integrators.DormandPrince{RTol: 1e-9}},
+	for name, c := range map[string]struct {
+		set  graph.Settings
+		want string
+	}{
+		"a nil *Monolithic":                  {graph.Settings{Dt: 0.1, End: 1, Mode: (*graph.Monolithic)(nil)}, "Settings.Mode is a nil *graph.Monolithic"},
+		"a type embedding a mode":            {graph.Settings{Dt: 0.1, End: 1, Mode: embeddedMode{}}, "Settings.Mode is a graph_test.embeddedMode, which embeds a mode"},
+		"Monolithic without a Method":        {graph.Settings{Dt: 0.1, End: 1, Mode: graph.Monolithic{}}, "Monolithic.Method is nil"},
+		"a nil *RK4":                         {graph.Settings{Dt: 0.1, End: 1, Mode: graph.Monolithic{Method: (*integrators.RK4)(nil)}}, "Monolithic.Method is a nil *integrators.RK4"},
+		"negative Workers":                   {graph.Settings{Dt: 0.1, End: 1, Mode: graph.CoSimulation{Workers: -1}}, "CoSimulation.Workers = -1"},
+		"negative Grain":                     {graph.Settings{Dt: 0.1, End: 1, Mode: &graph.CoSimulation{Grain: -1}}, "CoSimulation.Grain = -1"},
+		"negative RecordEvery":               {graph.Settings{Dt: 0.1, End: 1, RecordEvery: -1}, "Settings.RecordEvery = -1"},
+		"adaptive Steps without Dt":          {graph.Settings{Steps: 3, Mode: graph.MonolithicAdaptive{}}, "Settings.Steps = 3"},
+		"adaptive End before now":            {graph.Settings{End: -1, Mode: graph.MonolithicAdaptive{}}, "Settings.End = -1"},
+		"adaptive with a bad tolerance":      {graph.Settings{End: 1, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: -1}}}, "RTol"},
+		"a nil *BDF":                         {graph.Settings{End: 1, Mode: graph.MonolithicAdaptive{Method: (*integrators.BDF)(nil)}}, "MonolithicAdaptive.Method is a nil *integrators.BDF"},
+		"fixed step with Output":             {graph.Settings{Dt: 0.1, End: 1, Mode: graph.Monolithic{Method: rk4, Options: &integrators.DriverOptions{Output: []float64{0.5}}}}, "Output"},
+		"fixed-step DormandPrince tolerance": {graph.Settings{Dt: 0.1, End: 1, Mode: graph.Monolithic{Method: integrators.DormandPrince{RTol: 1e-9}}}, "RTol"},
 	} {
-		res, err := s.Run(context.Background(), set)
-		if err == nil || res != nil || s.Time() != 0 {
-			t.Errorf("%s: result %+v, err %v; want an error before any step", name, res, err)
+		res, err := s.Run(context.Background(), c.set)
+		if err == nil || res != nil || s.Time() != 0 || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: result %+v, err %v; want an error naming %q before any step", name, res, err, c.want)
 		}
+	}
+	// RunMonolithic replaces the mode, but not a coupling strategy it
+	// would silently drop.
+	gs, _ := coupling.ByName("gauss-seidel")
+	if res, err := s.RunMonolithic(context.Background(), rk4, nil, graph.Settings{Dt: 0.1, End: 1, Mode: graph.CoSimulation{Coupling: &gs}}); err == nil || res != nil {
+		t.Errorf("RunMonolithic with a coupling strategy: result %+v, err %v; want an error", res, err)
 	}
 }
 
@@ -361,9 +381,106 @@ func TestStatusString(t *testing.T) {
 			t.Errorf("%d prints %q, want %q", int(st), st, want)
 		}
 	}
-	for m, want := range map[graph.Mode]string{graph.CoSimulation: "co-simulation", graph.Monolithic: "monolithic", graph.MonolithicAdaptive: "monolithic (adaptive)"} {
-		if m.String() != want {
-			t.Errorf("%d prints %q, want %q", int(m), m, want)
+	for _, c := range []struct {
+		m    graph.Mode
+		want string
+	}{{graph.CoSimulation{}, "co-simulation"}, {graph.Monolithic{}, "monolithic"}, {graph.MonolithicAdaptive{}, "monolithic (adaptive)"}} {
+		if got := fmt.Sprint(c.m); got != c.want {
+			t.Errorf("%T prints %q, want %q", c.m, got, c.want)
+		}
+	}
+}
+
+// The names graph.Status shares with integrators.Termination mean one
+// thing in both: the same name, the same string, and an error from Err
+// exactly when the other's is one (nil only for a run that ended as
+// asked). The integrators' cancelled driver run reports Cancelled, as a
+// cancelled graph run does.
+func TestStatusMeansWhatTerminationMeans(t *testing.T) {
+	for _, c := range []struct {
+		g graph.Status
+		i integrators.Termination
+	}{
+		{graph.NotTerminated, integrators.NotTerminated},
+		{graph.StoppedByEvent, integrators.StoppedByEvent},
+		{graph.Cancelled, integrators.Cancelled},
+		{graph.EndReached, integrators.Success},
+	} {
+		if c.g != graph.EndReached && c.g.String() != c.i.String() {
+			t.Errorf("graph.%v and integrators.%v differ in name", c.g, c.i)
+		}
+		if (c.g.Err() == nil) != (c.i.Err() == nil) {
+			t.Errorf("graph.%v.Err() = %v, integrators.%v.Err() = %v: one is an error, the other not", c.g, c.g.Err(), c.i, c.i.Err())
+		}
+	}
+	s := ballTable(t)
+	sys, err := s.System()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d, err := integrators.DormandPrince{}.NewDriver(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Init(0, s.State(nil)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := d.Run(ctx, 1, nil)
+	if !errors.Is(err, context.Canceled) || out == nil || out.Status != integrators.Cancelled || out.Status.Err() != integrators.ErrCancelled {
+		t.Errorf("a cancelled driver run: err %v, outcome %+v; want context.Canceled and Status Cancelled", err, out)
+	}
+	res, err := s.Run(ctx, graph.Settings{End: 1, Mode: graph.MonolithicAdaptive{}})
+	if !errors.Is(err, context.Canceled) || res == nil || res.Status != graph.Cancelled {
+		t.Errorf("a cancelled graph run: err %v, result %+v; want context.Canceled and Status Cancelled", err, res)
+	}
+}
+
+// MonolithicAdaptive runs any integrators.AdaptiveMethod, explicit or
+// implicit: each method's graph run names it in Result.Method and ends
+// where the integrator's own run on the graph's System ends, bit for bit
+// (the reference is an independent call of integrators.Integrate with
+// the same method on the same system, 4 masses of the stiff W4 chain over
+// 2 ms), and a pointer to a method value runs as the value, bit for bit.
+func TestMonolithicAdaptiveMethods(t *testing.T) {
+	c := benchmarks.StiffChain{N: 4}
+	const end = 0.002
+	for _, m := range []integrators.AdaptiveMethod{
+		integrators.DormandPrince{RTol: 1e-6, ATol: 1e-9},
+		integrators.ESDIRK43{},
+		integrators.ESDIRK32{},
+		integrators.BDF{},
+		&integrators.BDF{RTol: 1e-8},
+	} {
+		s, err := c.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		y0 := s.State(nil)
+		sys, err := s.System()
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct, err := integrators.Integrate(m, sys, 0, y0, end, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(context.Background(), graph.Settings{End: end, Mode: graph.MonolithicAdaptive{Method: m}})
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name(), err)
+		}
+		if got := s.State(nil); !slices.Equal(got, direct.Y) || res.Integrator.Work != direct.Work || res.Method != m.Name() || res.Status != graph.EndReached {
+			t.Errorf("%T: method %q, status %v, work %+v (integrator's %+v), state equal to the integrator's: %v", m, res.Method, res.Status, res.Integrator.Work, direct.Work, slices.Equal(got, direct.Y))
+		}
+		if p, ok := m.(*integrators.BDF); ok {
+			v, _ := c.Build()
+			if _, err := v.Run(context.Background(), graph.Settings{End: end, Mode: graph.MonolithicAdaptive{Method: *p}}); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(v.State(nil), s.State(nil)) {
+				t.Errorf("&BDF{} and BDF{} end apart")
+			}
 		}
 	}
 }

@@ -28,7 +28,7 @@ func ExampleSim_Sensitivities() {
 	s, _ := g.Build()
 	res, err := s.Sensitivities(context.Background(), []string{"ball.initial_position", "ball.elasticity"}, &graph.SensitivityOptions{
 		End: 0.8, Output: []float64{0.8},
-		Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12}, Integrator: &integrators.DriverOptions{EventTol: 1e-14},
+		Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12}, Options: &integrators.DriverOptions{EventTol: 1e-14}},
 	})
 	if err != nil {
 		panic(err)

@@ -49,7 +49,7 @@ func stepOnMass(t *testing.T, F float64) *graph.Sim {
 // event). Its switching time moves the time event: refused.
 func TestSensitivitiesTimeEvents(t *testing.T) {
 	s := stepOnMass(t, 3)
-	res, err := s.Sensitivities(context.Background(), []string{"f.final[0]"}, &graph.SensitivityOptions{End: 1, Output: []float64{1}, Method: sensTightDP, Integrator: sensTightEvents, Record: []string{"m.position[0]", "m.velocity[0]"}})
+	res, err := s.Sensitivities(context.Background(), []string{"f.final[0]"}, &graph.SensitivityOptions{End: 1, Output: []float64{1}, Mode: graph.MonolithicAdaptive{Method: sensTightDP, Options: sensTightEvents}, Record: []string{"m.position[0]", "m.velocity[0]"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestSensitivitiesOutputs(t *testing.T) {
 	const k, T = 25.0, 0.9
 	s := oneSpring(t, k)
 	x0 := s.State(nil)
-	opts := &graph.SensitivityOptions{End: T, Output: []float64{T}, Method: sensTightDP, Integrator: sensTightEvents, Record: []string{"s.Force[0]", "m.position[0]"}}
+	opts := &graph.SensitivityOptions{End: T, Output: []float64{T}, Mode: graph.MonolithicAdaptive{Method: sensTightDP, Options: sensTightEvents}, Record: []string{"s.Force[0]", "m.position[0]"}}
 	res, err := s.Sensitivities(context.Background(), []string{"s.stiffness[0]"}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func equalBits(a, b []float64) bool {
 func TestSensitivitiesEventRows(t *testing.T) {
 	const h, G = 1.0, 9.81
 	s := sensBall(t, h, 0.8)
-	res, err := s.Sensitivities(context.Background(), []string{"ball.initial_position"}, &graph.SensitivityOptions{End: 0.6, Method: sensTightDP, Integrator: sensTightEvents})
+	res, err := s.Sensitivities(context.Background(), []string{"ball.initial_position"}, &graph.SensitivityOptions{End: 0.6, Mode: graph.MonolithicAdaptive{Method: sensTightDP, Options: sensTightEvents}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func sensBall(t *testing.T, h, e float64) *graph.Sim {
 // (the MADD-ANO-021 value), 1e-8.
 func TestSensitivitiesThroughInputs(t *testing.T) {
 	s := sensBall(t, 1, 0.8)
-	res, err := s.Sensitivities(context.Background(), []string{"table.position", "ball.initial_position"}, &graph.SensitivityOptions{End: 0.8, Output: []float64{0.8}, Method: sensTightDP, Integrator: sensTightEvents})
+	res, err := s.Sensitivities(context.Background(), []string{"table.position", "ball.initial_position"}, &graph.SensitivityOptions{End: 0.8, Output: []float64{0.8}, Mode: graph.MonolithicAdaptive{Method: sensTightDP, Options: sensTightEvents}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,6 +221,30 @@ func TestSensitivitiesOptionErrors(t *testing.T) {
 	} {
 		if _, err := s.Sensitivities(ctx, ps, o); err == nil {
 			t.Errorf("%+v accepted", o)
+		}
+	}
+	// The mode is chosen by SensitivityOptions.Mode alone; a setting the
+	// mode cannot honour is an error naming it, before any step.
+	rk4 := integrators.RK4{}
+	for name, c := range map[string]struct {
+		o    graph.SensitivityOptions
+		want string
+	}{
+		"co-simulation":             {graph.SensitivityOptions{End: 1, Mode: graph.CoSimulation{}}, "co-simulation runs are not differentiated"},
+		"an adaptive implicit":      {graph.SensitivityOptions{End: 1, Mode: graph.MonolithicAdaptive{Method: integrators.BDF{}}}, "MonolithicAdaptive.Method is bdf"},
+		"Dt with an adaptive mode":  {graph.SensitivityOptions{End: 1, Dt: 0.01}, "Dt = 0.01 with an adaptive mode"},
+		"adaptive Options.Output":   {graph.SensitivityOptions{End: 1, Mode: graph.MonolithicAdaptive{Options: &integrators.DriverOptions{Output: []float64{1}}}}, "give the sample times as SensitivityOptions.Output"},
+		"fixed step without Dt":     {graph.SensitivityOptions{End: 1, Mode: graph.Monolithic{Method: rk4}}, "Dt 0 must be finite and positive"},
+		"fixed step with Output":    {graph.SensitivityOptions{End: 1, Dt: 0.01, Output: []float64{1}, Mode: &graph.Monolithic{Method: rk4}}, "Output is set for the fixed-step method rk4"},
+		"Monolithic without Method": {graph.SensitivityOptions{End: 1, Dt: 0.01, Mode: graph.Monolithic{}}, "Monolithic.Method is nil"},
+		"negative RecordEvery":      {graph.SensitivityOptions{End: 1, RecordEvery: -1}, "RecordEvery = -1"},
+	} {
+		_, err := s.Sensitivities(ctx, ps, &c.o)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want an error containing %q", name, err, c.want)
+		}
+		if co := name == "co-simulation"; co != errors.Is(err, graph.ErrNotDifferentiable) {
+			t.Errorf("%s: errors.Is(err, ErrNotDifferentiable) = %v", name, !co)
 		}
 	}
 	if _, err := s.Sensitivities(ctx, nil, &graph.SensitivityOptions{End: 1}); err == nil {

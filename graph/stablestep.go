@@ -52,11 +52,11 @@ func (s *Sim) StableSteps() (limits []StepLimit, err error) {
 	if len(lims) == 0 {
 		return nil, nil
 	}
-	if !s.yFresh {
-		if err := s.outputs(t); err != nil {
+	if !s.outputsFresh {
+		if err := s.outputsPerNode(t); err != nil {
 			return nil, err
 		}
-		s.yFresh = true
+		s.outputsFresh = true
 	}
 	for _, lr := range lims {
 		c := &s.nodes[lr.i]
@@ -76,7 +76,7 @@ func (s *Sim) StableSteps() (limits []StepLimit, err error) {
 func (s *Sim) stableStep(c *cnode, sl node.StepLimiter, t float64) (l node.StepLimit, err error) {
 	defer s.recoverNode(c.name, t, &err)
 	s.applyGathers(c.g0, c.g1)
-	return sl.StableStepAt(t, s.x[c.x0:c.x1], s.inputs(c)), nil
+	return sl.StableStepAt(t, s.state[c.x0:c.x1], s.inputsOf(c)), nil
 }
 
 // StepWarnings returns a warning for every node whose stated stable step
@@ -92,11 +92,11 @@ func (s *Sim) StepWarnings(dt float64) ([]StepWarning, error) {
 	t := s.Time()
 	var ws []StepWarning
 	lims := s.limiters()
-	if len(lims) > 0 && !s.yFresh {
+	if len(lims) > 0 && !s.outputsFresh {
 		// Only the outputs the limiters read (the bodies' marker
 		// fields), not every output of the graph.
 		for _, l := range s.limiterSources() {
-			if err := s.run(phaseOutputs, l, t, 0); err != nil {
+			if err := s.runNodes(phaseOutputs, l, t, 0); err != nil {
 				return nil, err
 			}
 		}
@@ -175,7 +175,7 @@ func (s *Sim) limiters() []limRef {
 			s.lims = append(s.lims, limRef{i: int32(i), sl: sl, sb: sb, fam: -1})
 		}
 	}
-	for _, f := range s.families {
+	for _, f := range s.engine.families {
 		fb, ok := f.batch.(node.BatchStepBounder)
 		if !ok {
 			continue
@@ -187,15 +187,15 @@ func (s *Sim) limiters() []limRef {
 			}
 		}
 		// The kernel reads each input as one view, as the per-node
-		// gathers leave it in Sim.x, Sim.y or a default: not summed,
-		// not in Sim.z (written only during steps).
+		// gathers leave it in Sim.state, Sim.outputs or a default: not summed,
+		// not in engine.packed (written only during steps).
 		ins := f.in
-		if f.inY != nil {
-			ins = f.inY
+		if f.inFull != nil {
+			ins = f.inFull
 		}
 		ok = true
 		for _, fi := range ins {
-			ok = ok && len(fi.terms) == 1 && fi.terms[0].buf != bufZ
+			ok = ok && len(fi.terms) == 1 && fi.terms[0].buf != bufPacked
 		}
 		for _, r := range f.rows {
 			ok = ok && at[r] > 0 && s.lims[at[r]-1].sb != nil
@@ -222,9 +222,9 @@ func (s *Sim) familyBound(lf *limFam, t float64) (b float64, ok bool) {
 	}()
 	f := lf.f
 	for k := range lf.ins {
-		lf.in[k] = s.termView(&lf.ins[k].terms[0], nil, 0)
+		lf.in[k] = s.engine.termView(&lf.ins[k].terms[0], nil, 0)
 	}
-	lf.args = node.BatchArgs{T: t, Lo: 0, Hi: len(f.rows), X: node.Strided{Buf: s.x, Off: f.x0, Stride: f.xs}, In: lf.in, Present: f.present}
+	lf.args = node.BatchArgs{T: t, Lo: 0, Hi: len(f.rows), X: node.Strided{Buf: s.state, Off: f.x0, Stride: f.xs}, In: lf.in, Present: f.present}
 	return lf.sb.StableDt(&lf.args), true
 }
 
@@ -232,7 +232,7 @@ func (s *Sim) familyBound(lf *limFam, t float64) (b float64, ok bool) {
 func (s *Sim) stableDt(c *cnode, sb node.StepBounder, t float64) (dt float64, err error) {
 	defer s.recoverNode(c.name, t, &err)
 	s.applyGathers(c.g0, c.g1)
-	return sb.StableDtAt(t, s.x[c.x0:c.x1], s.inputs(c)), nil
+	return sb.StableDtAt(t, s.state[c.x0:c.x1], s.inputsOf(c)), nil
 }
 
 // StepHintError is a run error (a non-finite value, typically) that came
@@ -283,7 +283,7 @@ func (s *Sim) limiterSources() [][]int32 {
 	if s.limSrc != nil {
 		return s.limSrc
 	}
-	owner := func(off int) int { // the node whose outputs hold Sim.y[off]
+	owner := func(off int) int { // the node whose outputs hold Sim.outputs[off]
 		return sort.Search(len(s.nodes), func(i int) bool { return s.nodes[i].y1 > off })
 	}
 	need := make([]bool, len(s.nodes))

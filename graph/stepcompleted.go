@@ -38,7 +38,7 @@ func (m *System) completed(t float64, y []float64) (err error) {
 	for k, i := range m.cmp.nodes {
 		cur = i
 		c := &s.nodes[i]
-		if err := m.cmp.sc[k].CompletedStep(t, y[c.x0:c.x1], s.inputs(c)); err != nil {
+		if err := m.cmp.sc[k].CompletedStep(t, y[c.x0:c.x1], s.inputsOf(c)); err != nil {
 			return stepError(c.name, "", s.steps, t, err)
 		}
 	}

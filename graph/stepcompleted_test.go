@@ -66,7 +66,7 @@ func completedMass(t *testing.T, failAt float64) (*graph.Sim, *completions) {
 func TestStepCompleterFixed(t *testing.T) {
 	for _, method := range []integrators.Method{integrators.RK4{}, integrators.BackwardEuler{}} {
 		s, c := completedMass(t, math.Inf(1))
-		res, err := s.Run(context.Background(), graph.Settings{Dt: 0.05, Steps: 10, Method: method, Record: []string{"m.position"}})
+		res, err := s.Run(context.Background(), graph.Settings{Dt: 0.05, Steps: 10, Mode: graph.Monolithic{Method: method}, Record: []string{"m.position"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestStepCompleterFixed(t *testing.T) {
 // source's time event.
 func TestStepCompleterAdaptive(t *testing.T) {
 	s, c := completedMass(t, math.Inf(1))
-	res, err := s.Run(context.Background(), graph.Settings{Adaptive: true, End: 1, Method: integrators.DormandPrince{RTol: 1e-8, ATol: 1e-10}})
+	res, err := s.Run(context.Background(), graph.Settings{End: 1, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-8, ATol: 1e-10}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestStepCompleterAdaptive(t *testing.T) {
 // naming the node and the time.
 func TestStepCompleterError(t *testing.T) {
 	s, _ := completedMass(t, 0.3)
-	_, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 10, Method: integrators.RK4{}})
+	_, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 10, Mode: graph.Monolithic{Method: integrators.RK4{}}})
 	if err == nil || !strings.Contains(err.Error(), "node m") || !strings.Contains(err.Error(), "refused as asked") {
 		t.Fatalf("err = %v, want the node's error naming node m", err)
 	}

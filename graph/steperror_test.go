@@ -127,7 +127,7 @@ func TestFieldErrorOnEveryPath(t *testing.T) {
 	ctx := context.Background()
 	const dt = 0.01
 	set := func(st *coupling.Strategy) graph.Settings {
-		return graph.Settings{Dt: dt, Steps: 10, Coupling: st}
+		return graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: dt, Steps: 10}
 	}
 	strategies := []struct {
 		name string
@@ -145,7 +145,7 @@ func TestFieldErrorOnEveryPath(t *testing.T) {
 		for _, workers := range []int{1, 2} {
 			s := fieldGraph(t, "update", 3*dt)
 			st := set(c.st)
-			st.Workers = workers
+			st.Mode = graph.CoSimulation{Coupling: c.st, Workers: workers}
 			_, err := s.Run(ctx, st)
 			wantFieldV(t, fmt.Sprintf("Run %s, %d workers", c.name, workers), err)
 		}

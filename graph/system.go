@@ -88,7 +88,7 @@ func (s *Sim) System() (*System, error) {
 		return nil, fmt.Errorf("%w, which these nodes lack: %v; run them in co-simulation mode", ErrNoDerivatives, missing)
 	}
 	batched := make([]bool, len(s.nodes))
-	for _, f := range s.families {
+	for _, f := range s.engine.families {
 		if f.der != nil {
 			for _, r := range f.rows {
 				batched[r] = true
@@ -104,7 +104,7 @@ func (s *Sim) System() (*System, error) {
 }
 
 // Dim is the length of the flat state.
-func (m *System) Dim() int { return len(m.s.x) }
+func (m *System) Dim() int { return len(m.s.state) }
 
 // Func writes f(t, y) into dst: outputs evaluated at (t, y) in dependency
 // order, then every node's Derivatives with its inputs gathered from y and
@@ -114,21 +114,16 @@ func (m *System) Dim() int { return len(m.s.x) }
 // its iterates and states and names the component by index.)
 func (m *System) Func(t float64, y, dst []float64) (err error) {
 	s := m.s
-	if len(y) != len(s.x) || len(dst) != len(s.x) {
-		panic(fmt.Sprintf("graph: System.Func with len(y)=%d, len(dst)=%d, want %d", len(y), len(dst), len(s.x)))
+	if len(y) != len(s.state) || len(dst) != len(s.state) {
+		panic(fmt.Sprintf("graph: System.Func with len(y)=%d, len(dst)=%d, want %d", len(y), len(dst), len(s.state)))
 	}
 	if err := m.cancelled(); err != nil {
 		return err
 	}
-	if s.batching() {
-		saved := s.x
-		s.x = y
-		var ok bool
-		if s.fuseDerivs != nil && s.cplan == nil && len(m.looseDerivs) == 0 {
-			ok = s.runFused(s.fuseDerivs, batchJob{kind: bDerivs, t: t, dst: dst, sys: m})
-		} else {
-			ok = s.outputsBatched(t) && s.runPhase(batchJob{kind: bDerivs, t: t, dst: dst, sys: m})
-		}
+	if s.engine.on() {
+		saved := s.state
+		s.state = y
+		ok := s.engine.derivatives(t, dst, m)
 		m.restore(saved)
 		if ok {
 			return nil
@@ -164,7 +159,7 @@ func (m *System) deriv(i int32, t float64, y, dst []float64) error {
 	s := m.s
 	c := &s.nodes[i]
 	d := dst[c.x0:c.x1]
-	if err := m.derivs[m.derivK[i]].Derivatives(t, y[c.x0:c.x1], s.inputs(c), d); err != nil {
+	if err := m.derivs[m.derivK[i]].Derivatives(t, y[c.x0:c.x1], s.inputsOf(c), d); err != nil {
 		return stepError(c.name, "", s.steps, t, err)
 	}
 	if j := nonFinite(d); j >= 0 {
@@ -263,9 +258,9 @@ func (m *System) EventName(i int) string {
 // node's inputs at (t, y). The caller must call m.restore(saved).
 func (m *System) prepare(t float64, y []float64) (saved []float64, err error) {
 	s := m.s
-	saved = s.x
-	s.x = y
-	if err := s.outputs(t); err != nil {
+	saved = s.state
+	s.state = y
+	if err := s.outputsPerNode(t); err != nil {
 		return saved, err
 	}
 	for _, i := range s.stateful {
@@ -280,7 +275,7 @@ func (m *System) prepare(t float64, y []float64) (saved []float64, err error) {
 }
 
 // restore undoes prepare.
-func (m *System) restore(saved []float64) { m.s.x = saved; m.s.yFresh = false }
+func (m *System) restore(saved []float64) { m.s.state = saved; m.s.outputsFresh = false }
 
 // Events writes every event value at (t, y) into dst. A panic in node
 // code is returned as an error naming the node.
@@ -299,7 +294,7 @@ func (m *System) Events(t float64, y, dst []float64) (err error) {
 		cur = e.node
 		c := &s.nodes[e.node]
 		n := len(c.spec.Events)
-		if err := e.ev.EventValues(t, y[c.x0:c.x1], s.inputs(c), dst[k:k+n]); err != nil {
+		if err := e.ev.EventValues(t, y[c.x0:c.x1], s.inputsOf(c), dst[k:k+n]); err != nil {
 			return stepError(c.name, "", s.steps, t, err)
 		}
 		k += n
@@ -321,7 +316,7 @@ func (m *System) Reset(i int, t float64, y, dst []float64) (_ integrators.EventA
 	cur := e.node
 	defer m.recoverAt(&cur, t, &err)
 	c := &m.s.nodes[e.node]
-	if err := e.ev.Reset(e.event, t, y[c.x0:c.x1], m.s.inputs(c), dst[c.x0:c.x1]); err != nil {
+	if err := e.ev.Reset(e.event, t, y[c.x0:c.x1], m.s.inputsOf(c), dst[c.x0:c.x1]); err != nil {
 		if errors.Is(err, node.ErrStop) {
 			return integrators.EventStop, nil
 		}

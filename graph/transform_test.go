@@ -103,7 +103,7 @@ func TestSmallGraphRunsSequentially(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 3, Workers: 4})
+	res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 4}, Dt: 1e-3, Steps: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestSmallGraphRunsSequentially(t *testing.T) {
 		t.Errorf("Workers = %d for 11-node phases below the default grain %d, want 1", res.Workers, graph.DefaultGrain)
 	}
 	s2, _ := chain(10).Build()
-	res, err = s2.Run(context.Background(), graph.Settings{Dt: 1e-3, Steps: 3, Workers: 4, Grain: 1})
+	res, err = s2.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 4, Grain: 1}, Dt: 1e-3, Steps: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func Integrate(m AdaptiveMethod, sys System, t0 float64, y0 []float64, tEnd floa
 // tEnd, recording dense-output samples at output (ascending, within
 // [current time, tEnd]) and the located events, stops at an EventStop,
 // and takes at most maxSteps trial steps. ctx is checked before every
-// trial step: on cancellation the Outcome's Status is NotTerminated and
+// trial step: on cancellation the Outcome's Status is Cancelled and
 // the error is ctx's. The Outcome's Work is the work of this call; the
 // state is the driver's, the last accepted one on any error.
 func runDriver(ctx context.Context, d Driver, maxSteps int, tEnd float64, output []float64) (*Outcome, error) {
@@ -194,7 +194,7 @@ func runDriver(ctx context.Context, d Driver, maxSteps int, tEnd float64, output
 	if err != nil {
 		res.Status = TerminationOf(err)
 		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-			res.Status = NotTerminated
+			res.Status = Cancelled
 		}
 	}
 	return res, err

@@ -131,7 +131,7 @@
 // error-controlled Driver (NewDriver; Adaptive, from NewAdaptive, is
 // Dormand–Prince's): Integrate runs one to an end time with output at
 // requested times and events, and graph runs take any AdaptiveMethod
-// with graph.Settings.Adaptive. StepControl is the options their step
+// in the mode graph.MonolithicAdaptive. StepControl is the options their step
 // control shares (RTol, ATol, InitialStep, MinStep, MaxStep), read and
 // set with Control and WithControl. A SecondOrderStepper runs Newmark or
 // generalized-alpha on a SecondOrder with an explicit Memory, as

@@ -24,7 +24,7 @@ func checkOutput(out []float64, t0, tEnd float64) error {
 // the times in output (ascending, within [current time, tEnd]) and the
 // located events, stops at an EventStop, and takes at most
 // DriverOptions.MaxSteps trial steps in this call. ctx is checked before every
-// trial step: on cancellation the Outcome's Status is NotTerminated and
+// trial step: on cancellation the Outcome's Status is Cancelled and
 // the error is ctx's. The Outcome's Work is the work of this call; the
 // state is the driver's, the last accepted one on any error.
 //

@@ -67,7 +67,7 @@ func TestAdaptiveRunContinues(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r3, err := a.Run(ctx, 20, nil)
-	if !errors.Is(err, context.Canceled) || r3.Status != NotTerminated || r3.T != 10 || r3.Work.Steps != 0 {
+	if !errors.Is(err, context.Canceled) || r3.Status != Cancelled || r3.T != 10 || r3.Work.Steps != 0 {
 		t.Errorf("cancelled Run: %v, %+v", err, r3)
 	}
 }

@@ -15,12 +15,20 @@ import (
 type Termination int
 
 const (
-	// NotTerminated means the run has not finished (zero value).
+	// NotTerminated is the zero value: the run has not ended (nothing
+	// has set a status yet). It means what graph.NotTerminated means for
+	// a whole graph run, and its Err is ErrNotTerminated likewise; a run
+	// that returns never reports it (a cancelled one is Cancelled).
 	NotTerminated Termination = iota
 	// Success means the run reached its end time, or the step was
 	// accepted.
 	Success
-	// StoppedByEvent means an event's reset returned EventStop.
+	// StoppedByEvent means an event's reset returned EventStop: the run
+	// stopped as asked, at the event time, in the state after the reset
+	// (graph.StoppedByEvent is the same for a whole graph run). Its Err
+	// is nil. A driver run (Outcome) ends with it and no error; a
+	// fixed-step Stepper.Step, whose only result is an error, reports it
+	// as a *StepError with this Status, which wraps no sentinel.
 	StoppedByEvent
 	// Failure means user code (Func, Accel, Events, Reset, Jacobian)
 	// returned an error.
@@ -50,6 +58,11 @@ const (
 	// GMRES stagnated, broke down or reached LinearOptions.KrylovMaxIter, or a
 	// preconditioner block (or ILU(0) pivot) was singular.
 	LinearFailure
+	// Cancelled means the run's context was cancelled or its deadline
+	// passed before it ended (graph.Cancelled is the same for a whole
+	// graph run); the run's error is the context's. The state is the
+	// last accepted one.
+	Cancelled
 )
 
 var statusNames = [...]string{
@@ -65,6 +78,7 @@ var statusNames = [...]string{
 	StateMismatch:   "StateMismatch",
 	NotPartitioned:  "NotPartitioned",
 	LinearFailure:   "LinearFailure",
+	Cancelled:       "Cancelled",
 }
 
 // String returns the name of the status.
@@ -77,6 +91,8 @@ func (s Termination) String() string {
 
 // Sentinel errors returned by Termination.Err and wrapped by *StepError.
 var (
+	ErrNotTerminated  = errors.New("integrators: the run has not ended")
+	ErrCancelled      = errors.New("integrators: the run was cancelled")
 	ErrFailure        = errors.New("integrators: user function failed")
 	ErrNonFinite      = errors.New("integrators: non-finite value")
 	ErrNewton         = errors.New("integrators: Newton iteration did not converge")
@@ -88,12 +104,17 @@ var (
 	ErrLinear         = errors.New("integrators: linear solver failed")
 )
 
-// Err returns nil for NotTerminated, Success and StoppedByEvent and the
-// matching sentinel error otherwise.
+// Err returns nil for the statuses of a run that ended as asked, Success
+// and StoppedByEvent (as graph.Status.Err does for EndReached and
+// StoppedByEvent), and the matching sentinel error otherwise.
 func (s Termination) Err() error {
 	switch s {
-	case NotTerminated, Success, StoppedByEvent:
+	case Success, StoppedByEvent:
 		return nil
+	case NotTerminated:
+		return ErrNotTerminated
+	case Cancelled:
+		return ErrCancelled
 	case Failure:
 		return ErrFailure
 	case NonFinite:

@@ -157,23 +157,23 @@ func (sc *Scene) check() (c checked) {
 		bad("run.workers", "%d is negative", r.Workers)
 	}
 	switch r.Mode {
-	case "", CoSimulation:
+	case "", coSimulation:
 		if r.Integrator != nil {
-			bad("run.integrator", "is for monolithic runs, but the mode is %s (nodes step themselves): set \"mode\": %q or remove it", CoSimulation, Monolithic)
+			bad("run.integrator", "is for monolithic runs, but the mode is %s (nodes step themselves): set \"mode\": %q or remove it", coSimulation, monolithic)
 		}
 		if r.Coupling != nil {
 			if _, err := r.Coupling.Strategy(); err != nil {
 				bad("run.coupling", "%v", err)
 			}
 		}
-	case Monolithic:
+	case monolithic:
 		if r.Integrator == nil {
 			bad("run.integrator", "missing: a monolithic run needs a method, e.g. {\"method\": \"rk4\"}; methods: %s", strings.Join(methodNames(), ", "))
 		} else {
 			errs = append(errs, r.Integrator.check("run.integrator")...)
 		}
 		if r.Coupling != nil {
-			bad("run.coupling", "is for co-simulation; a monolithic run integrates all nodes together: remove it or set \"mode\": %q", CoSimulation)
+			bad("run.coupling", "is for co-simulation; a monolithic run integrates all nodes together: remove it or set \"mode\": %q", coSimulation)
 		}
 	default:
 		bad("run.mode", "%q is not a mode; use %s%s", r.Mode, strings.Join(modes, " or "), node.DidYouMean(r.Mode, modes))

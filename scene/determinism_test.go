@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -19,7 +20,7 @@ func TestExamplesDeterministic(t *testing.T) {
 	reg := nodes.Registry()
 	for _, f := range files {
 		sc := load(t, f)
-		if sc.Run.Mode == scene.Monolithic {
+		if sc.Run.Monolithic() {
 			a, err := sc.Simulate(context.Background(), reg, &scene.Options{NoHistory: true})
 			if err != nil {
 				t.Fatal(err)
@@ -35,7 +36,9 @@ func TestExamplesDeterministic(t *testing.T) {
 				t.Fatal(err)
 			}
 			set := sc.Settings()
-			set.Workers, set.Grain, set.Record = w, 1, nil
+			co := set.Mode.(graph.CoSimulation)
+			co.Workers, co.Grain = w, 1
+			set.Mode, set.Record = co, nil
 			if _, err := sim.Run(context.Background(), set); err != nil {
 				t.Fatalf("%s, %d workers: %v", f, w, err)
 			}

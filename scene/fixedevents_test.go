@@ -30,7 +30,7 @@ func TestBouncingBallFixedStepMonolithic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc.Run.Mode = scene.Monolithic
+		sc.Run.Mode = "monolithic"
 		sc.Run.Integrator = &scene.Integrator{Method: c.method}
 		res, err := sc.Simulate(context.Background(), reg, nil)
 		if err != nil {

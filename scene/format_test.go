@@ -109,7 +109,7 @@ func TestExamples(t *testing.T) {
 		if math.Abs(slow-99.947) > 5e-4 || fast > 1e-15 {
 			t.Errorf("two-mass modes: slow %.5f%% (published 99.947%%), fast %.3g%% (published 1.53e-18%%)", slow, fast)
 		}
-		if r.Mode != graph.Monolithic || r.Method != integrators.MethodGeneralizedAlpha || r.Steps != 120 {
+		if _, ok := r.Mode.(graph.Monolithic); !ok || r.Method != integrators.MethodGeneralizedAlpha || r.Steps != 120 {
 			t.Errorf("two-mass modes: %s %s %d steps", r.Mode, r.Method, r.Steps)
 		}
 	}
@@ -335,7 +335,7 @@ func TestWith(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Nodes[0].Params["mass"] != 2.0 || got.Run.Dt != 0.002 || got.Run.Mode != scene.Monolithic ||
+	if got.Nodes[0].Params["mass"] != 2.0 || got.Run.Dt != 0.002 || got.Run.Mode != "monolithic" ||
 		*got.Run.Integrator.RhoInf != 0.8 || got.Record.Every != 2 || !cmp.Equal(got.Connectors[0].Params["damping"], []any{1.0, 2.0, 3.0}) {
 		t.Errorf("With gave %+v", got)
 	}
@@ -377,7 +377,7 @@ func TestSimulateMatchesGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := chain.Settings()
-	set.Coupling = &coupling.Strategy{Scheme: coupling.GaussSeidel}
+	set.Mode = graph.CoSimulation{Coupling: &coupling.Strategy{Scheme: coupling.GaussSeidel}}
 	gr, err := sim.Run(context.Background(), set)
 	if err != nil {
 		t.Fatal(err)

@@ -106,7 +106,7 @@ func TestSetNullRemoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mono.Run.Coupling != nil || mono.Run.Mode != scene.Monolithic {
+	if mono.Run.Coupling != nil || !mono.Run.Monolithic() {
 		t.Errorf("coupling %+v, mode %q", mono.Run.Coupling, mono.Run.Mode)
 	}
 	if scene.ParseValue("null") != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -89,8 +90,8 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 	}
 	if opts.NoHistory {
 		set.Record = nil
-		if set.Options != nil {
-			set.Options.Output = nil
+		if m, ok := set.Mode.(graph.MonolithicAdaptive); ok && m.Options != nil {
+			m.Options.Output = nil
 		}
 	}
 	set.Observer, set.ObserveEvery = opts.Observer, opts.ObserveEvery
@@ -124,32 +125,40 @@ func (sc *Scene) Simulate(ctx context.Context, reg *node.Registry, opts *Options
 }
 
 // runSettings returns the graph settings of the scene's run: the step,
-// length, workers and recording, and its mode — the coupling strategy of
-// a co-simulation, the method (Integrator.Configure: the registry's
-// method with the scene's options) and driver options of a monolithic
-// run; an adaptive one ends at EndTime and samples at Record.Times when
-// given (else every Every·Dt, graph.Settings.Adaptive). The error is an
-// *Error at the path of an invalid setting.
+// length and recording, and its mode — graph.CoSimulation with the
+// scene's workers and coupling strategy, graph.Monolithic with the
+// method (Integrator.Configure: the registry's method with the scene's
+// options) and driver options, or graph.MonolithicAdaptive with the
+// adaptive method (Dormand–Prince, ESDIRK or BDF), which ends at EndTime
+// and samples at Record.Times when given (else every Every·Dt). The
+// error is an *Error at the path of an invalid setting.
 func (sc *Scene) runSettings() (graph.Settings, error) {
-	set := graph.Settings{Dt: sc.Run.Dt, Steps: sc.Run.Steps, End: sc.Run.End, Workers: sc.Run.Workers, Record: sc.Record.Fields, Every: sc.Record.Every}
-	if sc.Run.Coupling != nil {
-		set.Coupling, _ = sc.Run.Coupling.Strategy()
-	}
+	set := graph.Settings{Dt: sc.Run.Dt, Steps: sc.Run.Steps, End: sc.Run.End, Record: sc.Record.Fields, RecordEvery: sc.Record.Every}
 	in := sc.Run.Integrator
-	if sc.Run.Mode != Monolithic || in == nil {
+	if !sc.Run.Monolithic() || in == nil {
+		co := graph.CoSimulation{Workers: sc.Run.Workers}
+		if sc.Run.Coupling != nil {
+			co.Coupling, _ = sc.Run.Coupling.Strategy()
+		}
+		set.Mode = co
 		return set, nil
 	}
 	m, opts, err := in.Configure()
 	if err != nil {
+		set.Mode = graph.CoSimulation{Workers: sc.Run.Workers}
 		return set, &Error{Path: "run.integrator.method", Err: err}
 	}
-	set.Coupling, set.Workers = nil, 0
-	set.Method, set.Options = m, opts
 	if in.Adaptive {
-		set.Adaptive = true
+		am, ok := m.(integrators.AdaptiveMethod)
+		if !ok {
+			return set, &Error{Path: "run.integrator.adaptive", Err: fmt.Errorf("%s has no error control; an adaptive run takes %s, %s, %s or %s", m.Name(), integrators.MethodDormandPrince, integrators.MethodBDF, integrators.MethodESDIRK43, integrators.MethodESDIRK32)}
+		}
 		set.Steps, set.End = 0, sc.EndTime()
 		opts.Output = slices.Clone(sc.Record.Times)
+		set.Mode = graph.MonolithicAdaptive{Method: am, Options: opts}
+		return set, nil
 	}
+	set.Mode = graph.Monolithic{Method: m, Options: opts}
 	return set, nil
 }
 

@@ -3,6 +3,7 @@ package scene
 import (
 	"slices"
 
+	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -123,19 +124,17 @@ var transformKinds = []string{"component", "embed", "scale"}
 // caller owns the slice.
 func TransformKinds() []string { return slices.Clone(transformKinds) }
 
-// Run modes.
-const (
-	// CoSimulation lets every node step itself (graph.Sim.Run), coupled by
-	// Run.Coupling. It is the default.
-	CoSimulation = "co-simulation"
-	// Monolithic integrates all stateful nodes as one system with
-	// Run.Integrator (graph.Sim.RunMonolithic, or graph.Sim.Integrate
-	// when the integrator is adaptive).
-	Monolithic = "monolithic"
+// The run modes a scene may name, spelled as the graph.Mode values name
+// themselves (one representation): "co-simulation" lets every node step
+// itself (graph.CoSimulation), coupled by Run.Coupling, and is the
+// default; "monolithic" integrates all stateful nodes as one system with
+// Run.Integrator (graph.Monolithic, or graph.MonolithicAdaptive when the
+// integrator is adaptive).
+var (
+	coSimulation = graph.CoSimulation{}.String()
+	monolithic   = graph.Monolithic{}.String()
+	modes        = []string{coSimulation, monolithic}
 )
-
-// modes are the run modes a scene may name.
-var modes = []string{CoSimulation, Monolithic}
 
 // Modes returns the run modes a scene may name; the caller owns the
 // slice.
@@ -143,7 +142,8 @@ func Modes() []string { return slices.Clone(modes) }
 
 // Run holds the run settings.
 type Run struct {
-	// Mode is CoSimulation (the default when empty) or Monolithic.
+	// Mode is "co-simulation" (the default when empty) or "monolithic"
+	// (Modes).
 	Mode string `json:"mode,omitempty"`
 	// Dt is the step: the macro step of a co-simulation, the fixed step
 	// of a monolithic run, the output spacing of an adaptive run without

@@ -266,7 +266,7 @@ func runSchema() obj {
 		"type": "object", "additionalProperties": false, "required": []string{"dt"},
 		"description": "Run settings. Give steps or end.",
 		"properties": obj{
-			"mode":       obj{"enum": Modes(), "default": CoSimulation, "description": "co-simulation: every node steps itself, coupled by run.coupling; monolithic: one integrator (run.integrator) for all stateful nodes."},
+			"mode":       obj{"enum": Modes(), "default": coSimulation, "description": "co-simulation: every node steps itself, coupled by run.coupling; monolithic: one integrator (run.integrator) for all stateful nodes."},
 			"dt":         obj{"type": "number", "exclusiveMinimum": 0, "description": "Step [s]: macro step, fixed integrator step, or output spacing of an adaptive run."},
 			"steps":      obj{"type": "integer", "minimum": 0, "description": "Number of steps; 0: use end."},
 			"end":        obj{"type": "number", "minimum": 0, "description": "End time [s]; the run starts at 0."},

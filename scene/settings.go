@@ -12,9 +12,14 @@ import (
 // that run it: graph.Settings, a coupling.Strategy, an integration method
 // and its integrators.DriverOptions.
 
+// Monolithic reports whether the run is monolithic ("mode":
+// "monolithic"): graph.Monolithic, or graph.MonolithicAdaptive when its
+// integrator is adaptive.
+func (r *Run) Monolithic() bool { return r.Mode == monolithic }
+
 // adaptive reports whether the scene runs the adaptive integrator.
 func (sc *Scene) adaptive() bool {
-	return sc.Run.Mode == Monolithic && sc.Run.Integrator != nil && sc.Run.Integrator.Adaptive
+	return sc.Run.Monolithic() && sc.Run.Integrator != nil && sc.Run.Integrator.Adaptive
 }
 
 // EndTime is the time the run ends at: Steps·Dt when Steps is set, End

@@ -236,7 +236,7 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	// the contact is located to 1e-14 s.
 	s := ballOnTable(t, h, e, g)
 	res, err := s.Sensitivities(context.Background(), []string{"ball.initial_position", "ball.gravity"},
-		&graph.SensitivityOptions{End: T, Output: []float64{T}, Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12}, Integrator: &integrators.DriverOptions{EventTol: 1e-14}})
+		&graph.SensitivityOptions{End: T, Output: []float64{T}, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12}, Options: &integrators.DriverOptions{EventTol: 1e-14}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	// re-stepping (RK4 is exact on the quadratic flight).
 	rk4, _ := integrators.ByName(integrators.MethodRK4)
 	res, err = s.Sensitivities(context.Background(), []string{"ball.initial_position"},
-		&graph.SensitivityOptions{End: T, Method: rk4, Dt: 1e-3, Every: 1 << 30, Integrator: &integrators.DriverOptions{EventTol: 1e-14}})
+		&graph.SensitivityOptions{End: T, Mode: graph.Monolithic{Method: rk4, Options: &integrators.DriverOptions{EventTol: 1e-14}}, Dt: 1e-3, RecordEvery: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestAnomalyMADDANO021(t *testing.T) {
 		t.Errorf("MADD-ANO-021 is back on the fixed-step sensitivity path: ∂x/∂h = %.12f, exact %.12f", fH, exactH)
 	}
 	// And the co-simulation path is refused, not differentiated.
-	if _, err := s.Sensitivities(context.Background(), []string{"ball.gravity"}, &graph.SensitivityOptions{End: T, CoSimulation: true}); !errors.Is(err, graph.ErrNotDifferentiable) {
+	if _, err := s.Sensitivities(context.Background(), []string{"ball.gravity"}, &graph.SensitivityOptions{End: T, Mode: graph.CoSimulation{}}); !errors.Is(err, graph.ErrNotDifferentiable) {
 		t.Errorf("co-simulation sensitivities not refused: %v", err)
 	}
 }

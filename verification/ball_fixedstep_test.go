@@ -54,7 +54,7 @@ func TestBallFixedStepMonolithic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.RunMonolithic(context.Background(), m, nil, graph.Settings{Dt: dt, End: end, Record: []string{"ball.position"}, Every: 10})
+		res, err := s.RunMonolithic(context.Background(), m, nil, graph.Settings{Dt: dt, End: end, Record: []string{"ball.position"}, RecordEvery: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

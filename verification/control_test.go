@@ -488,8 +488,8 @@ func stepMonolithic(t *testing.T, lc linearCase, ts []float64) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Run(context.Background(), graph.Settings{Adaptive: true, End: ts[len(ts)-1], Dt: ts[1] - ts[0], Record: []string{"b.out"},
-		Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-10}})
+	res, err := sim.Run(context.Background(), graph.Settings{End: ts[len(ts)-1], Dt: ts[1] - ts[0], Record: []string{"b.out"},
+		Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-10}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -601,9 +601,9 @@ func pidLoop(t *testing.T, p control.PIDParams, ref float64) *graph.Sim {
 // Dormand–Prince (rtol = atol = 1e-10) sampled every dt when dt is 0…
 func runLoop(t *testing.T, s *graph.Sim, adaptive bool, dt, end float64, every int) (ts, xs []float64) {
 	t.Helper()
-	set := graph.Settings{Dt: dt, End: end, Every: every, Record: []string{"mass.position[0]"}}
+	set := graph.Settings{Dt: dt, End: end, RecordEvery: every, Record: []string{"mass.position[0]"}}
 	if adaptive {
-		set.Adaptive, set.Method = true, integrators.DormandPrince{RTol: 1e-10, ATol: 1e-10}
+		set.Mode = graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-10}}
 	}
 	res, err := s.Run(context.Background(), set)
 	if err != nil {
@@ -913,7 +913,7 @@ func sampledMonolithic(t *testing.T, blocks ...string) (rest, first float64, eve
 	for _, b := range blocks {
 		cols = append(cols, b+".out")
 	}
-	res, err := sampledGraph(t, blocks...).Run(context.Background(), graph.Settings{Adaptive: true, Dt: 0.01, End: 5, Record: cols})
+	res, err := sampledGraph(t, blocks...).Run(context.Background(), graph.Settings{Mode: graph.MonolithicAdaptive{}, Dt: 0.01, End: 5, Record: cols})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,9 +34,9 @@ func TestUserFunctionPanic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		set := graph.Settings{Dt: 0.01, Steps: 10, Workers: 1, Grain: 1}
+		set := graph.Settings{Mode: graph.CoSimulation{Workers: 1, Grain: 1}, Dt: 0.01, Steps: 10}
 		if mode == "co-simulation/2" {
-			set.Workers = 2
+			set.Mode = graph.CoSimulation{Workers: 2, Grain: 1}
 		}
 		if mode == "monolithic" {
 			m, _ := integrators.ByName(integrators.MethodRK4)

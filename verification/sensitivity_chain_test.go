@@ -173,7 +173,7 @@ func TestChainStiffnessSensitivity(t *testing.T) {
 	s := chainGraph(t, k, c)
 	res, err := s.Sensitivities(context.Background(), chainStiffnessParams(), &graph.SensitivityOptions{
 		End: T, Output: []float64{T},
-		Method: integrators.DormandPrince{RTol: 1e-11, ATol: 1e-11},
+		Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-11, ATol: 1e-11}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -238,11 +238,11 @@ func TestSensitivityOrder(t *testing.T) {
 		var errs []float64
 		for _, dt := range []float64{tc.dt, tc.dt / 2, tc.dt / 4} {
 			s := chainGraph(t, k, c)
-			opts := &graph.SensitivityOptions{End: T, Method: m, Dt: dt, Every: int(math.Round(every / dt))}
+			opts := &graph.SensitivityOptions{End: T, Mode: graph.Monolithic{Method: m}, Dt: dt, RecordEvery: int(math.Round(every / dt))}
 			if fixedDP {
 				// The adaptive driver at a fixed step (it would locate
 				// events, were there any), sampled on its dense output.
-				opts = &graph.SensitivityOptions{End: T, Method: integrators.DormandPrince{FixedStep: dt}}
+				opts = &graph.SensitivityOptions{End: T, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{FixedStep: dt}}}
 				for i := range ref {
 					opts.Output = append(opts.Output, float64(i)*every)
 				}

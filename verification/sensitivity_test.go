@@ -144,14 +144,14 @@ func TestBallSensitivitiesClosedForm(t *testing.T) {
 		s := ballOnTable(t, h, e, G)
 		opts := &graph.SensitivityOptions{
 			End: tc.T, Output: []float64{tc.T},
-			Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12, FixedStep: tc.fixed}, Integrator: &integrators.DriverOptions{EventTol: 1e-14},
+			Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12, FixedStep: tc.fixed}, Options: &integrators.DriverOptions{EventTol: 1e-14}},
 		}
 		if tc.method != "" {
 			m, _ := integrators.ByName(tc.method)
-			opts.Method, opts.Dt, opts.Every, opts.Output = m, 0.01, 1<<30, nil
+			opts.Dt, opts.RecordEvery, opts.Output = 0.01, 1<<30, nil
 			// A fixed-step method uses only the event settings: the
 			// adaptive driver's tolerances would be an error.
-			opts.Integrator = &integrators.DriverOptions{EventTol: 1e-14}
+			opts.Mode = graph.Monolithic{Method: m, Options: &integrators.DriverOptions{EventTol: 1e-14}}
 		}
 		res, err := s.Sensitivities(context.Background(), params, opts)
 		if err != nil {
@@ -213,7 +213,7 @@ func TestBallSensitivitiesFDFallback(t *testing.T) {
 	params := []string{"ball.initial_position", "ball.elasticity", "ball.gravity"}
 	res, err := s.Sensitivities(context.Background(), params, &graph.SensitivityOptions{
 		End: T, Output: []float64{T},
-		Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12}, Integrator: &integrators.DriverOptions{EventTol: 1e-14},
+		Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12}, Options: &integrators.DriverOptions{EventTol: 1e-14}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +256,7 @@ func TestSensitivitiesRejections(t *testing.T) {
 	s := ballOnTable(t, 1, 0.8, 9.81)
 	ctx := context.Background()
 	ps := []string{"ball.elasticity"}
-	if _, err := s.Sensitivities(ctx, ps, &graph.SensitivityOptions{End: 1, CoSimulation: true}); !errors.Is(err, graph.ErrNotDifferentiable) {
+	if _, err := s.Sensitivities(ctx, ps, &graph.SensitivityOptions{End: 1, Mode: graph.CoSimulation{}}); !errors.Is(err, graph.ErrNotDifferentiable) {
 		t.Errorf("co-simulation: %v", err)
 	}
 	for _, bad := range []string{"ball", "nosuch.x", "ball.nosuch", "ball.color"} {

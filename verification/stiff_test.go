@@ -324,8 +324,8 @@ func (orego) Jacobian(_ float64, y, d []float64) error {
 	return nil
 }
 
-// An adaptive graph run with an adaptive implicit method (Sim.Run with
-// Settings.Adaptive and the method) is the integrator's own run on the
+// An adaptive graph run with an adaptive implicit method (Sim.Run in the
+// mode graph.MonolithicAdaptive with the method) is the integrator's own run on the
 // graph's System, bit for bit; a checkpoint of it, through the file
 // format, resumes bit for bit: on W4 (8 masses), split at 5 ms of 21.
 func TestAdaptiveImplicitGraphRun(t *testing.T) {
@@ -348,7 +348,7 @@ func TestAdaptiveImplicitGraphRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Run(context.Background(), graph.Settings{Adaptive: true, End: 0.021, Method: m})
+		res, err := s.Run(context.Background(), graph.Settings{End: 0.021, Mode: graph.MonolithicAdaptive{Method: m}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,7 +357,7 @@ func TestAdaptiveImplicitGraphRun(t *testing.T) {
 		}
 		// Checkpoint at 5 ms, through the file, and continue.
 		a, _ := c.Build()
-		if _, err := a.Run(context.Background(), graph.Settings{Adaptive: true, End: 0.005, Method: m}); err != nil {
+		if _, err := a.Run(context.Background(), graph.Settings{End: 0.005, Mode: graph.MonolithicAdaptive{Method: m}}); err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
@@ -372,12 +372,12 @@ func TestAdaptiveImplicitGraphRun(t *testing.T) {
 		if err := b.Restore(cp); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.Run(context.Background(), graph.Settings{Adaptive: true, End: 0.021, Method: m}); err != nil {
+		if _, err := b.Run(context.Background(), graph.Settings{End: 0.021, Mode: graph.MonolithicAdaptive{Method: m}}); err != nil {
 			t.Fatal(err)
 		}
 		ref, _ := c.Build()
-		ref.Run(context.Background(), graph.Settings{Adaptive: true, End: 0.005, Method: m})
-		ref.Run(context.Background(), graph.Settings{Adaptive: true, End: 0.021, Method: m})
+		ref.Run(context.Background(), graph.Settings{End: 0.005, Mode: graph.MonolithicAdaptive{Method: m}})
+		ref.Run(context.Background(), graph.Settings{End: 0.021, Mode: graph.MonolithicAdaptive{Method: m}})
 		if got, want := b.State(nil), ref.State(nil); !slices.Equal(got, want) || b.Time() != ref.Time() {
 			t.Errorf("%s: resumed from the file, the run ends %v from the uninterrupted one", m.Name(), maxAbsDiff(got, want))
 		}

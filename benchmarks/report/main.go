@@ -185,7 +185,7 @@ type coRow struct {
 func runSim(s *graph.Sim, y0 []float64, steps, workers, grain int) time.Duration {
 	must(s.SetState(y0, 0))
 	t0 := time.Now()
-	_, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: steps, Workers: workers, Grain: grain})
+	_, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: grain}, Dt: benchmarks.ChainDt, Steps: steps})
 	d := time.Since(t0)
 	must(err)
 	return d
@@ -199,7 +199,7 @@ func allocsPerStep(s *graph.Sim, y0 []float64, workers int) float64 {
 		var a, b runtime.MemStats
 		must(s.SetState(y0, 0))
 		runtime.ReadMemStats(&a)
-		_, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: steps, Workers: workers})
+		_, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers}, Dt: benchmarks.ChainDt, Steps: steps})
 		runtime.ReadMemStats(&b)
 		must(err)
 		return b.Mallocs - a.Mallocs
@@ -282,7 +282,7 @@ func (r *report) cosim() {
 // engine replayed any step per node (it must not, in a healthy run).
 func runReplays(s *graph.Sim, y0 []float64, steps int) bool {
 	must(s.SetState(y0, 0))
-	res, err := s.Run(context.Background(), graph.Settings{Dt: benchmarks.ChainDt, Steps: min(steps, 100), Workers: 1})
+	res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: benchmarks.ChainDt, Steps: min(steps, 100)})
 	must(err)
 	return res.Replays > 0
 }

@@ -177,7 +177,7 @@ func renderScene(sc *scene.Scene, path string, o renderOpts, stderr io.Writer) (
 				cp.Run.End = sc.Run.Dt
 			}
 			cp.Record.Times = nil
-			if cp.Run.Mode == scene.Monolithic && cp.Run.Integrator != nil && cp.Run.Integrator.Adaptive {
+			if cp.Run.Monolithic() && cp.Run.Integrator != nil && cp.Run.Integrator.Adaptive {
 				cp.Record.Times = []float64{0, t}
 			}
 			run = &cp

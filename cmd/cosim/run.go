@@ -257,7 +257,7 @@ func checkPlotted(path string, sc *scene.Scene, ys []string) error {
 // returns the warnings for the hint of a failed run. A scene that does not
 // compile warns nothing: Simulate reports it.
 func printStepWarnings(sc *scene.Scene, w io.Writer) []graph.StepWarning {
-	if sc.Run.Mode == scene.Monolithic {
+	if sc.Run.Monolithic() {
 		return nil
 	}
 	sim, err := sc.Compile(nodes.Registry(), nil)
@@ -408,7 +408,7 @@ func printSummary(w io.Writer, path string, sc *scene.Scene, res *scene.Result) 
 		ended = " (" + res.Status.String() + ")"
 	}
 	fmt.Fprintf(w, "%s: %s (%s), %d steps to t = %s in %v%s\n", name, res.Mode, res.Method, res.Steps, fmtTime(res.Time), res.Wall.Round(time.Microsecond), ended)
-	if res.Mode == graph.CoSimulation {
+	if _, ok := res.Mode.(graph.CoSimulation); ok {
 		// Co-simulated nodes handle their events inside their own
 		// steps, uncounted: a count there would be a wrong 0.
 		fmt.Fprintf(w, "node updates %d, coupling iterations %d, events n/a (co-simulated nodes handle theirs in their steps)\n", res.NodeUpdates, res.CouplingIters)

@@ -114,7 +114,7 @@ const monolithicUsage = "differentiate a co-simulation scene's model as one syst
 
 // modeHint tells how to differentiate a co-simulation scene.
 func modeHint(opts *graph.SensitivityOptions) string {
-	if !opts.CoSimulation {
+	if _, co := opts.Mode.(graph.CoSimulation); !co {
 		return ""
 	}
 	return "\nthe scene runs in co-simulation; add --monolithic to differentiate its model as one system with adaptive Dormand–Prince and located events"
@@ -164,11 +164,11 @@ func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 // Dormand–Prince instead.
 func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*graph.SensitivityOptions, error) {
 	end := sc.EndTime()
-	opts := &graph.SensitivityOptions{End: end, Record: fields, Dt: sc.Run.Dt, Every: sc.Record.Every}
+	opts := &graph.SensitivityOptions{End: end, Record: fields, Dt: sc.Run.Dt, RecordEvery: sc.Record.Every}
 	in := sc.Run.Integrator
-	if sc.Run.Mode != scene.Monolithic || in == nil {
+	if !sc.Run.Monolithic() || in == nil {
 		if !monolithic {
-			opts.CoSimulation = true
+			opts.Mode = graph.CoSimulation{}
 			return opts, nil
 		}
 		in = &scene.Integrator{Method: integrators.MethodDormandPrince, Adaptive: true, RTol: 1e-10, ATol: 1e-12}
@@ -177,9 +177,13 @@ func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*gra
 	if err != nil {
 		return nil, err
 	}
-	opts.Method, opts.Integrator = m, o
 	if in.Adaptive {
-		opts.Dt = 0 // the adaptive driver of m (dormand-prince)
+		am, ok := m.(integrators.AdaptiveMethod)
+		if !ok {
+			return nil, fmt.Errorf("run.integrator.adaptive: %s has no error control", m.Name())
+		}
+		opts.Mode = graph.MonolithicAdaptive{Method: am, Options: o}
+		opts.Dt = 0 // the adaptive driver chooses the steps
 		opts.Output = sc.Record.Times
 		if len(opts.Output) == 0 && sc.Run.Dt > 0 {
 			every := float64(max(sc.Record.Every, 1))
@@ -190,5 +194,6 @@ func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*gra
 		}
 		return opts, nil
 	}
+	opts.Mode = graph.Monolithic{Method: m, Options: o}
 	return opts, nil
 }

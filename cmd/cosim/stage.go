@@ -393,11 +393,11 @@ func sceneSteps(sc *scene.Scene) int {
 // uninterrupted run within its tolerances.
 func advance(ctx context.Context, sc *scene.Scene, sim *graph.Sim, k int, tEnd float64) error {
 	set := sc.Settings()
-	set.Record, set.Every, set.End, set.Steps = nil, 0, 0, k
-	if set.Adaptive {
+	set.Record, set.RecordEvery, set.End, set.Steps = nil, 0, 0, k
+	if m, ok := set.Mode.(graph.MonolithicAdaptive); ok {
 		set.End, set.Steps = tEnd, 0
-		if set.Options != nil {
-			set.Options.Output = nil
+		if m.Options != nil {
+			m.Options.Output = nil
 		}
 	}
 	_, err := sim.Run(ctx, set)

@@ -32,7 +32,7 @@ func main() {
 		log.Fatal(err)
 	}
 	res, err := sim.Run(context.Background(), graph.Settings{
-		Dt: 1e-4, End: 10, Record: []string{"ball.position"}, Every: 100,
+		Dt: 1e-4, End: 10, Record: []string{"ball.position"}, RecordEvery: 100,
 	})
 	if err != nil {
 		log.Fatal(err) // e.g. `node ball.position: step 812 at t=8.12: ball: Update at t=8.12: new position = NaN: value is not finite`

@@ -118,7 +118,7 @@ func newModel(sc *scene.Scene, g *graph.Graph, sceneFile []byte, fallbackName st
 		m.Description = sc.Description
 	}
 	m.Identifier = identifier(m.Name)
-	if in := sc.Run.Integrator; sc.Run.Mode == scene.Monolithic && in != nil && in.Adaptive {
+	if in := sc.Run.Integrator; sc.Run.Monolithic() && in != nil && in.Adaptive {
 		m.Tolerance = in.RTol
 		if m.Tolerance == 0 {
 			m.Tolerance = 1e-6 // the adaptive integrators' default

@@ -288,11 +288,22 @@ func (in *instance) build() error {
 	}
 	in.sim, in.dirty = sim, false
 	set := in.sc.Settings()
-	set.Record, set.Every, set.Observer, set.RecordTo, set.StreamOnly = nil, 0, nil, nil, false
-	if set.Options != nil {
-		o := *set.Options
-		o.Output = nil
-		set.Options = &o
+	set.Record, set.RecordEvery, set.Observer, set.RecordTo, set.StreamOnly = nil, 0, nil, nil, false
+	switch m := set.Mode.(type) {
+	case graph.Monolithic:
+		if m.Options != nil {
+			o := *m.Options
+			o.Output = nil
+			m.Options = &o
+			set.Mode = m
+		}
+	case graph.MonolithicAdaptive:
+		if m.Options != nil {
+			o := *m.Options
+			o.Output = nil
+			m.Options = &o
+			set.Mode = m
+		}
 	}
 	in.set = set
 	return nil
@@ -604,7 +615,7 @@ func (in *instance) doStep(m *message, res *reply) uint32 {
 		return in.fail(statusError, "fmi3DoStep at t = %v: a step of %v goes past the stop time %v", t, h, in.stop)
 	}
 	set := in.set
-	if set.Adaptive {
+	if _, adaptive := set.Mode.(graph.MonolithicAdaptive); adaptive {
 		set.End = end
 	} else {
 		// A step that is a whole number of the scene's steps takes them

@@ -122,16 +122,16 @@ func TestOneNameOneMeaning(t *testing.T) {
 // (a method is an integration method; an acceleration is an Accel).
 func TestCouplingMeansStrategies(t *testing.T) {
 	allowed := map[string]string{
-		"graph.Settings.Coupling":   "the strategy of a run",
-		"graph.Result.Coupling":     "the statistics of a run under a strategy",
-		"graph.CouplingStats":       "the statistics of a run under a strategy",
-		"graph.Stats.CouplingIters": "the iterations of a strategy's groups in a run",
-		"graph.CouplingCheckpoint":  "the cross-step memory of a strategy's groups",
-		"graph.Checkpoint.Coupling": "the cross-step memory of a strategy's groups",
-		"graph.ErrCouplingName":     "a strategy names a node the graph lacks",
-		"graph.Sim.ResetCoupling":   "forgets the cross-step memory of a strategy's groups",
-		"scene.Coupling":            "the scene form of a strategy",
-		"scene.Run.Coupling":        "the scene form of a strategy",
+		"graph.CoSimulation.Coupling": "the strategy of a co-simulation run",
+		"graph.Result.Coupling":       "the statistics of a run under a strategy",
+		"graph.CouplingStats":         "the statistics of a run under a strategy",
+		"graph.Stats.CouplingIters":   "the iterations of a strategy's groups in a run",
+		"graph.CouplingCheckpoint":    "the cross-step memory of a strategy's groups",
+		"graph.Checkpoint.Coupling":   "the cross-step memory of a strategy's groups",
+		"graph.ErrCouplingName":       "a strategy names a node the graph lacks",
+		"graph.Sim.ResetCoupling":     "forgets the cross-step memory of a strategy's groups",
+		"scene.Coupling":              "the scene form of a strategy",
+		"scene.Run.Coupling":          "the scene form of a strategy",
 		"node/describe.Input.Coupling": "deprecated alias of Input.Combine, kept because the describe JSON " +
 			"never renames a field within a major version",
 	}

@@ -146,7 +146,7 @@ func TestPIDBumpless(t *testing.T) {
 	for _, adaptive := range []bool{false, true} {
 		set := graph.Settings{Dt: 1e-3, End: 0.5}
 		if adaptive {
-			set = graph.Settings{Adaptive: true, End: 0.5, Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-10}}
+			set = graph.Settings{End: 0.5, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-10}}}
 		}
 		s, pid := plant(t, control.PIDParams{Kp: []float64{20}, Ki: []float64{10}, Kd: []float64{4}, Tf: []float64{0.01}, RetuneTime: []float64{0.05}})
 		if _, err := s.Run(context.Background(), set); err != nil {
@@ -249,7 +249,7 @@ func TestIntegratorLimitsAndReset(t *testing.T) {
 		set := graph.Settings{Dt: 0.01, End: 2, Record: []string{"it.out"}}
 		tol := 1e-12
 		if adaptive {
-			set.Adaptive, set.Method, tol = true, integrators.DormandPrince{RTol: 1e-10, ATol: 1e-10}, 1e-9
+			set.Mode, tol = graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-10, ATol: 1e-10}}, 1e-9
 		}
 		res, err := s.Run(context.Background(), set)
 		if err != nil {
@@ -355,7 +355,7 @@ func TestSampleSkippedIsAnError(t *testing.T) {
 	if !errors.Is(err, control.ErrSampleSkipped) || !strings.Contains(err.Error(), "at t = 0.4 s was not taken") {
 		t.Fatalf("RK4 with three holds sharing an instant: err = %v, want ErrSampleSkipped naming the sample at t = 0.4 s", err)
 	}
-	if _, err := build().Run(context.Background(), graph.Settings{Adaptive: true, End: 1}); err != nil {
+	if _, err := build().Run(context.Background(), graph.Settings{Mode: graph.MonolithicAdaptive{}, End: 1}); err != nil {
 		t.Errorf("adaptive run: %v", err)
 	}
 }

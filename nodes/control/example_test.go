@@ -54,7 +54,7 @@ func ExamplePID() {
 	g.Connect("mass.position", "pid.measurement")
 	g.Connect("pid.out", "mass.force")
 	s, _ := g.Build()
-	s.Run(context.Background(), graph.Settings{Adaptive: true, End: 30})
+	s.Run(context.Background(), graph.Settings{Mode: graph.MonolithicAdaptive{}, End: 30})
 	x, _ := s.Value("mass.position[0]")
 	f, _ := s.Value("pid.out[0]")
 	fmt.Printf("x(30) = %.4f m, force %.3f N (the spring's k·x)\n", x[0], f[0])
@@ -98,7 +98,7 @@ func ExampleZOH() {
 	g.Add("zoh", z)
 	g.Connect("u.value", "zoh.in")
 	s, _ := g.Build()
-	res, _ := s.Run(context.Background(), graph.Settings{Adaptive: true, Dt: 0.2, End: 1, Record: []string{"zoh.out"}})
+	res, _ := s.Run(context.Background(), graph.Settings{Mode: graph.MonolithicAdaptive{}, Dt: 0.2, End: 1, Record: []string{"zoh.out"}})
 	for i, t := range res.History.Times {
 		fmt.Printf("t = %.1f: %.6f\n", t, res.History.Rows[i][0])
 	}
@@ -120,7 +120,7 @@ func ExampleUnitDelay() {
 	g.Add("z", d)
 	g.Connect("u.value", "z.in")
 	s, _ := g.Build()
-	res, _ := s.Run(context.Background(), graph.Settings{Dt: 0.25, End: 2, Record: []string{"z.out"}, Every: 2})
+	res, _ := s.Run(context.Background(), graph.Settings{Dt: 0.25, End: 2, Record: []string{"z.out"}, RecordEvery: 2})
 	for i, t := range res.History.Times {
 		fmt.Printf("t = %.1f: %g\n", t, res.History.Rows[i][0])
 	}
@@ -143,7 +143,7 @@ func ExampleTransportDelay() {
 	g.Add("d", d)
 	g.Connect("u.value", "d.in")
 	s, _ := g.Build()
-	s.Run(context.Background(), graph.Settings{Adaptive: true, End: 1})
+	s.Run(context.Background(), graph.Settings{Mode: graph.MonolithicAdaptive{}, End: 1})
 	y, _ := s.Value("d.out")
 	fmt.Printf("y(1) = %.5f, sin(0.7) = %.5f\n", y[0], math.Sin(0.7))
 	// Output: y(1) = 0.64422, sin(0.7) = 0.64422
@@ -222,7 +222,7 @@ func ExampleTransferFunction_adaptive() {
 	g.Add("h", tf)
 	g.Connect("u.value", "h.in")
 	s, _ := g.Build()
-	s.Run(context.Background(), graph.Settings{Adaptive: true, End: 1, Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12}})
+	s.Run(context.Background(), graph.Settings{End: 1, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-12}}})
 	y, _ := s.Value("h.out")
 	// (s² + 5)/(s² + 2s + 5) = 1 − 2s/(s² + 2s + 5): the step response is
 	// 1 − e^{−t} sin 2t.

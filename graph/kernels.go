@@ -1,0 +1,255 @@
+package graph
+
+import (
+	"unsafe"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// One kernel call of the batched engine: block gathers a block of a
+// family's rows' inputs as kernel views (summing additive inputs into the
+// worker's scratch), calls the kernel (family.kernel) and checks what it
+// wrote. The checks are one multiply-add per value (checkRows).
+
+// block runs the kernel of f for phase ph on rows [lo, hi) (at most
+// sumBlock rows) of job j: sums the additive inputs into the worker's
+// scratch, calls the kernel and checks what it wrote. It reports false on
+// any failure. c, when not nil, is the fused call this is, whose views
+// (fused.go: windows) replace the family's own.
+func (e *engine) block(wk *worker, f *family, ph phase, j *job, lo, hi int, c *fuseCall) bool {
+	a := &wk.args
+	a.T, a.Dt, a.Lo, a.Hi = j.t, j.dt, lo, hi
+	a.Present = f.present
+	a.X = node.Strided{Buf: e.buf.state, Off: f.x0, Stride: f.xs}
+	outArgs, fins := e.views(f)
+	var tv []node.Strided
+	if c != nil {
+		tv = c.terms
+		if c.outs != nil {
+			outArgs = c.outs
+		}
+	}
+	in := wk.in[:len(fins)]
+	a.In2 = nil
+	if f.pairs {
+		a.In2 = wk.in2[:len(fins)]
+	}
+	k := 0 // the flat index of fins[ii].terms[0]
+	for ii := range fins {
+		fi := &fins[ii]
+		if a.In2 != nil {
+			a.In2[ii] = node.Strided{}
+		}
+		switch {
+		case fi.pair:
+			in[ii], a.In2[ii] = e.termView(&fi.terms[0], tv, k), e.termView(&fi.terms[1], tv, k+1)
+			// The kernel's contract (node.BatchPairAdder) makes a
+			// non-finite term reach Dst, which Update and Derivatives
+			// check; outputs are checked only where read, so here the
+			// terms are checked.
+			if ph == phaseOutputs && fi.readsOutput && (!finiteRows(in[ii], fi.n, lo, hi) || !finiteRows(a.In2[ii], fi.n, lo, hi)) {
+				return false
+			}
+		case fi.sum >= 0:
+			buf := wk.sums[fi.sum : fi.sum+sumBlock*fi.n]
+			ts := wk.terms[:len(fi.terms)]
+			for ti := range fi.terms {
+				ts[ti] = e.termView(&fi.terms[ti], tv, k+ti)
+			}
+			if !sumInto(buf, ts, fi.n, lo, hi) && fi.readsOutput {
+				return false
+			}
+			in[ii] = node.Strided{Buf: buf, Off: -lo * fi.n, Stride: fi.n}
+		default:
+			in[ii] = e.termView(&fi.terms[0], tv, k)
+			if fi.readsOutput && !finiteRows(in[ii], fi.n, lo, hi) {
+				return false
+			}
+		}
+		k += len(fi.terms)
+	}
+	a.In = in
+	switch ph {
+	case phaseOutputs:
+		a.Out, a.Need = outArgs, f.need
+		return f.kernel(ph, a) == nil && checkRuns(e.buf.outputs, f.y0, f.ys, f.needed, lo, hi)
+	case phaseUpdate:
+		a.Dst, a.Need = node.Strided{Buf: e.buf.nextState, Off: f.x0, Stride: f.xs}, nil
+		return f.kernel(ph, a) == nil && checkRows(e.buf.nextState, f.x0, f.xs, f.xn, lo, hi)
+	case phaseDerivs:
+		a.Dst, a.Need = node.Strided{Buf: j.dst, Off: f.x0, Stride: f.xs}, nil
+		return f.kernel(ph, a) == nil && checkRows(j.dst, f.x0, f.xs, f.xn, lo, hi)
+	}
+	return false
+}
+
+// kernel calls f's kernel for phase ph on the rows and views of a: the
+// one place the engine calls a family's batch.
+func (f *family) kernel(ph phase, a *node.BatchArgs) error {
+	switch ph {
+	case phaseOutputs:
+		return f.out.Outputs(a)
+	case phaseUpdate:
+		return f.batch.Update(a)
+	case phaseDerivs:
+		return f.der.Derivatives(a)
+	}
+	panic("graph: no batch kernel for this phase")
+}
+
+// computes reports whether f takes part in phase ph, at output level
+// level for outputs.
+func (f *family) computes(ph phase, level int) bool {
+	switch ph {
+	case phaseOutputs:
+		return f.level == level
+	case phaseUpdate:
+		return f.xn > 0
+	case phaseDerivs:
+		return f.xn > 0 && f.der != nil
+	}
+	return false
+}
+
+// termView is the kernel view of input term t, flat index k of its
+// family's terms: tv[k] when the call gives one (a window), else t in
+// its buffer.
+func (e *engine) termView(t *view, tv []node.Strided, k int) node.Strided {
+	if tv != nil && tv[k].Buf != nil {
+		return tv[k]
+	}
+	return node.Strided{Buf: e.buffer(t), Off: t.off, Stride: t.stride}
+}
+
+// buffer is the buffer view v reads, as it is now (the Sim swaps its
+// state buffers between calls).
+func (e *engine) buffer(v *view) []float64 {
+	switch v.buf {
+	case bufState:
+		return e.buf.state
+	case bufOutputs:
+		return e.buf.outputs
+	case bufPacked:
+		return e.packed
+	}
+	return v.c
+}
+
+// views returns the output views and inputs a kernel call uses: those of
+// the packed columns outside coupled Runs, those of Sim.outputs within
+// one (engine.unpacked). Coupled steps mix batched and per-node
+// evaluations of the same outputs (iterated groups, stage replays), and
+// the per-node path reads Sim.outputs only.
+func (e *engine) views(f *family) ([]node.Strided, []famInput) {
+	if e.unpacked && f.inFull != nil {
+		return f.outArgsFull, f.inFull
+	}
+	return f.outArgs, f.in
+}
+
+// sumInto writes the additive input of rows [lo, hi) whose terms are
+// the views terms (n components each) into dst (row i at (i−lo)·n), the
+// terms added in connection order as the per-node gathers add them: the
+// first copied, each next one added. It reports whether every sum is
+// finite; a non-finite term makes its sum non-finite, so this checks the
+// terms too.
+func sumInto(dst []float64, terms []node.Strided, n, lo, hi int) bool {
+	dst = dst[:(hi-lo)*n]
+	if n == 3 && len(terms) == 2 {
+		// The common case (a mass between two connectors) in one pass:
+		// a+b is what copying a and adding b computes.
+		// The rows of both terms are checked once (Span), then addressed
+		// with unsafe.Add.
+		a, b := terms[0], terms[1]
+		ap := unsafe.Pointer(&a.Span(lo, hi, 3)[0])
+		bp := unsafe.Pointer(&b.Span(lo, hi, 3)[0])
+		as, bs := uintptr(a.Stride)*8, uintptr(b.Stride)*8
+		var acc float64
+		for k := 0; k < hi-lo; k++ {
+			u := uintptr(k)
+			p, q, r := (*[3]float64)(unsafe.Add(ap, u*as)), (*[3]float64)(unsafe.Add(bp, u*bs)), (*[3]float64)(dst[3*k:])
+			r[0] = p[0] + q[0]
+			r[1] = p[1] + q[1]
+			r[2] = p[2] + q[2]
+			acc += r[0]*0 + r[1]*0 + r[2]*0
+		}
+		return acc == 0
+	}
+	for ti, t := range terms {
+		src := t.Buf
+		o := t.Off + lo*t.Stride
+		if ti == 0 {
+			for d := 0; d < len(dst); d += n {
+				for k, v := range src[o : o+n] {
+					dst[d+k] = v
+				}
+				o += t.Stride
+			}
+			continue
+		}
+		for d := 0; d < len(dst); d += n {
+			for k, v := range src[o : o+n] {
+				dst[d+k] += v
+			}
+			o += t.Stride
+		}
+	}
+	return allFinite(dst)
+}
+
+// checkRows reports whether rows [lo, hi) of a strided block of width n
+// are all finite. It is one multiply-add per value: v·0 is 0 for every
+// finite v and NaN for NaN and ±Inf, so the sum is 0 exactly when every
+// value is finite.
+func checkRows(buf []float64, off, stride, n, lo, hi int) bool {
+	if stride == n {
+		return allFinite(buf[off+lo*n : off+hi*n])
+	}
+	var acc float64
+	for i := lo; i < hi; i++ {
+		o := off + i*stride
+		for _, v := range buf[o : o+n] {
+			acc += v * 0
+		}
+	}
+	return acc == 0
+}
+
+// finiteRows is checkRows of a view.
+func finiteRows(v node.Strided, n, lo, hi int) bool {
+	return checkRows(v.Buf, v.Off, v.Stride, n, lo, hi)
+}
+
+// checkRuns is checkRows over the given [a, b) runs of every row.
+func checkRuns(buf []float64, off, stride int, runs [][2]int, lo, hi int) bool {
+	var acc float64
+	for _, r := range runs {
+		for i := lo; i < hi; i++ {
+			o := off + i*stride
+			for _, v := range buf[o+r[0] : o+r[1]] {
+				acc += v * 0
+			}
+		}
+	}
+	return acc == 0
+}
+
+// allFinite reports whether every value of v is finite (see checkRows).
+// Eight values per iteration through one bounds-checked slice of the
+// whole run, four independent sums: the check of a step's new state is
+// the one pass over it the hand-written loop does not make.
+func allFinite(v []float64) bool {
+	var a0, a1, a2, a3 float64
+	i := 0
+	for ; i+8 <= len(v); i += 8 {
+		q := (*[8]float64)(v[i : i+8])
+		a0 += q[0]*0 + q[4]*0
+		a1 += q[1]*0 + q[5]*0
+		a2 += q[2]*0 + q[6]*0
+		a3 += q[3]*0 + q[7]*0
+	}
+	for ; i < len(v); i++ {
+		a0 += v[i] * 0
+	}
+	return a0+a1+a2+a3 == 0
+}
