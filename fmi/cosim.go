@@ -151,7 +151,7 @@ func (n *CoSimNode) restart() error {
 		n.term = math.NaN()
 		return nil
 	}
-	if _, err := n.reinitialize(); err != nil {
+	if err := n.resetFMU(); err != nil {
 		return n.at(err, n.t0)
 	}
 	n.failed = nil

@@ -31,7 +31,9 @@ import (
 // (node.ErrStop). In co-simulation the node integrates itself over each
 // Update with cosim's adaptive Dormand–Prince (tolerances "rtol",
 // "atol"), locating its state and time events likewise and calling
-// fmi3CompletedIntegratorStep after every accepted step.
+// fmi3CompletedIntegratorStep after every accepted step; in a graph's
+// monolithic integration the graph tells it of every accepted step
+// (node.StepCompleter) and it makes the same call.
 //
 // The FMU's discrete state stays inside it and belongs to the times from
 // its last event on: a call for an earlier time is served only from the
@@ -86,13 +88,14 @@ type savedDiscrete struct {
 }
 
 var (
-	_ node.Node        = (*ModelExchangeNode)(nil)
-	_ node.Deriver     = (*ModelExchangeNode)(nil)
-	_ node.Outputter   = (*ModelExchangeNode)(nil)
-	_ node.Eventer     = (*ModelExchangeNode)(nil)
-	_ node.TimeEventer = (*ModelExchangeNode)(nil)
-	_ node.Tunable     = (*ModelExchangeNode)(nil)
-	_ node.HiddenState = (*ModelExchangeNode)(nil)
+	_ node.Node          = (*ModelExchangeNode)(nil)
+	_ node.Deriver       = (*ModelExchangeNode)(nil)
+	_ node.Outputter     = (*ModelExchangeNode)(nil)
+	_ node.Eventer       = (*ModelExchangeNode)(nil)
+	_ node.TimeEventer   = (*ModelExchangeNode)(nil)
+	_ node.Tunable       = (*ModelExchangeNode)(nil)
+	_ node.HiddenState   = (*ModelExchangeNode)(nil)
+	_ node.StepCompleter = (*ModelExchangeNode)(nil)
 )
 
 func newME(b *base) (node.Node, error) {
@@ -481,6 +484,40 @@ func (n *ModelExchangeNode) Update(t, dt float64, x []float64, in node.Inputs, d
 		dst[0] = end
 	}
 	n.memo.store(t, dt, x, in, dst)
+	return nil
+}
+
+// CompletedStep implements node.StepCompleter: in a graph's monolithic
+// integration, after every step the integrator accepts, it sets the
+// accepted time, states and inputs in the FMU and calls
+// fmi3CompletedIntegratorStep (fmi2CompletedIntegratorStep), as the
+// standard requires of an importer whose FMU declares it needs the call
+// (FMI 3.0 needsCompletedIntegratorStep; FMI 2.0 unless
+// completedIntegratorStepNotNeeded). An FMU that asks there to terminate
+// stops the run (ErrTerminated). One that asks for a step event
+// (enterEventMode) is refused (ErrUnsupported): handling it needs the
+// FMU's event update between two steps, which would change the state
+// under the graph's integrator; the node's own integration in
+// co-simulation handles step events.
+func (n *ModelExchangeNode) CompletedStep(t float64, x []float64, in node.Inputs) error {
+	if !n.needComplete {
+		return nil
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err := n.prepare(t, x, in); err != nil {
+		return err
+	}
+	enter, term, err := n.inst.completedIntegratorStep()
+	if err != nil {
+		return n.at(err, t)
+	}
+	if term {
+		return fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked to terminate at t=%s: %w", n.md.ModelName, n.name, n.md.Major, fmtNum(t), ErrTerminated)
+	}
+	if enter {
+		return fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked for a step event at t=%s, which a monolithic run cannot handle (the FMU's event update would change the state under the graph's integrator); run the node in co-simulation, where its own integration handles step events: %w", n.md.ModelName, n.name, n.md.Major, fmtNum(t), ErrUnsupported)
+	}
 	return nil
 }
 

@@ -484,21 +484,30 @@ func (b *base) eventIteration() (eventInfo, error) {
 // reinitialize resets the FMU and initializes it again with the current
 // parameters.
 func (b *base) reinitialize() (float64, error) {
-	if err := b.inst.reset(); err != nil {
+	if err := b.resetFMU(); err != nil {
 		return 0, err
 	}
-	b.res.terminable = false
 	return b.initialize()
 }
 
-// reinitializeWith resets the FMU and initializes it again with the
-// parameter values vals, then runs start (the node type's: its initial
-// state). When either fails, the old values are put back, the FMU
-// initialized with them again, and the first error returned.
+// resetFMU resets the FMU to its instantiated state (fmi3Reset), ready
+// for a node type's start, which initializes it.
+func (b *base) resetFMU() error {
+	if err := b.inst.reset(); err != nil {
+		return err
+	}
+	b.res.terminable = false
+	return nil
+}
+
+// reinitializeWith resets the FMU and runs start (the node type's: it
+// initializes the FMU with the parameter values vals and records the
+// initial state). When either fails, the old values are put back, the
+// FMU reset and started with them again, and the first error returned.
 func (b *base) reinitializeWith(vals node.Values, start func() error) error {
 	old, oldFlat := b.vals, b.paramVals
 	b.vals, b.paramVals = vals, b.flatParams(vals)
-	_, err := b.reinitialize()
+	err := b.resetFMU()
 	if err == nil {
 		if err = start(); err == nil {
 			return nil
@@ -507,7 +516,7 @@ func (b *base) reinitializeWith(vals node.Values, start func() error) error {
 		err = b.at(err, b.t0)
 	}
 	b.vals, b.paramVals = old, oldFlat
-	if _, rerr := b.reinitialize(); rerr == nil {
+	if rerr := b.resetFMU(); rerr == nil {
 		start()
 	}
 	return err

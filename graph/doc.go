@@ -470,8 +470,9 @@
 //     coupled_memory.go): the coupling strategies, in the order
 //     coupled.go gives;
 //   - system.go, nodesystem.go, monolithic.go, timeevents.go,
-//     jacobian.go: the monolithic view, the two monolithic modes and the
-//     sparse Jacobian;
+//     stepcompleted.go, jacobian.go: the monolithic view, the two
+//     monolithic modes, the nodes told of accepted steps
+//     (node.StepCompleter) and the sparse Jacobian;
 //   - sensitivity.go (then sensitivity_system.go, sensitivity_params.go,
 //     sensitivity_inputs.go, sensitivity_events.go, sensitivity_run.go):
 //     forward sensitivities;

@@ -119,6 +119,9 @@ func (s *Sim) runMonolithic(ctx context.Context, mode Monolithic, set Settings) 
 			err, stopped = nil, true
 		}
 		t, y := st.State()
+		if err = s.mono.sys.completed(t, y); err != nil {
+			break
+		}
 		copy(s.state, y)
 		s.outputsFresh = false
 		if stopped {
@@ -624,6 +627,10 @@ func (s *Sim) integrate(ctx context.Context, mode MonolithicAdaptive, set Settin
 			} else {
 				err = cerr
 			}
+			break
+		}
+		t1, y1 := a.State()
+		if err = m.sys.completed(t1, y1); err != nil {
 			break
 		}
 		for k < len(out) && out[k] <= rep.T1 && err == nil {

@@ -24,6 +24,7 @@ type System struct {
 	derivK []int32        // per node: its index in derivs (−1: stateless)
 	evs    []eventSlot    // built on first use
 	tevs   *timeEvents    // node.TimeEventer nodes, found on first use (timeevents.go)
+	cmp    *completers    // node.StepCompleter nodes, found on first use (stepcompleted.go)
 
 	// looseDerivs are the stateful nodes whose Derivatives the batched
 	// evaluation calls one by one: those outside families and those of

@@ -28,6 +28,7 @@ var capabilities = []capability{
 	capabilityOf[Tunable]("tunable"),
 	capabilityOf[Eventer]("events"),
 	capabilityOf[TimeEventer]("time-events"),
+	capabilityOf[StepCompleter]("completed-step"),
 	capabilityOf[DerivativesJacobian]("derivatives-jacobian"),
 	capabilityOf[OutputsJacobian]("outputs-jacobian"),
 	capabilityOf[ParamJacobian]("param-jacobian"),

@@ -23,7 +23,8 @@
 // parameter overrides), [Eventer] (zero crossings and reset maps; a
 // reset returning [ErrStop] ends the run at the event),
 // [TimeEventer] (times known in advance at which outputs jump, for
-// sources),
+// sources), [StepCompleter] (told of every step a monolithic integrator
+// accepts),
 // [DerivativesJacobian] and [OutputsJacobian] (analytic derivatives),
 // [ParamJacobian], [InitialStateJacobian], [EventJacobian] and
 // [ResetJacobian] (analytic parameter, event and reset-map derivatives

@@ -63,6 +63,9 @@ func main() {
 	if w5Main() { // W5, subsystems against flat, lives in w5.go
 		return
 	}
+	if fmiMain() { // the FMI import costs live in fmi.go
+		return
+	}
 	var r report
 	r.machine()
 	for _, n := range sizes {
@@ -81,6 +84,7 @@ func main() {
 	runW4A()
 	runSched()
 	runW5()
+	runFMI()
 	r.scaling()
 	out := r.markdown()
 	fmt.Print(out)
@@ -735,6 +739,7 @@ func (r *report) markdown() string {
 	w("\n")
 	schedMarkdown(&b)
 	w5Markdown(&b)
+	fmiMarkdown(&b)
 	w("\n## Scaling\n\n")
 	w("Fitted exponent of the time per step against N over N ≥ 1000 (1 = linear): hand-written %.3f, graph 1 worker %.3f, graph 2 workers %.3f.\n\n", r.expHand, r.expGraph, r.expGraph2)
 	w("Build of the N = … chain (Chain.Build: nodes, wiring, graph.Build; CPU is the process's user and system time over the build, garbage collection included, which the machine's load does not inflate as it does wall time):\n\n")
