@@ -418,7 +418,9 @@ func TestMultirate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: dt, End: T})
+		// The single-rate run below is meant to grow: let it, rather than
+		// have the growth watch stop it (it does; see the check after).
+		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st, AllowGrowth: true}, Dt: dt, End: T})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -427,6 +429,11 @@ func TestMultirate(t *testing.T) {
 	// Single rate at H = 0.03 blows up.
 	if y, _ := run(nil, 0.03); !(math.Abs(y[2]) > 1e3) {
 		t.Errorf("single rate at H = 0.03: x_b = %v, expected the unstable growth", y[2])
+	}
+	if s, err := g().Build(); err != nil {
+		t.Fatal(err)
+	} else if _, err := s.Run(context.Background(), graph.Settings{Dt: 0.03, End: T}); !errors.Is(err, graph.ErrGrowth) {
+		t.Errorf("single rate at H = 0.03, watched: err = %v, want graph.ErrGrowth", err)
 	}
 	first := map[coupling.Interpolation][]float64{}
 	for _, interp := range []coupling.Interpolation{coupling.Hold, coupling.Linear} {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/cosimgo/cosim/coupling"
 )
 
 // This file runs the coupled-stability analysis (stability.go) when a
@@ -105,6 +107,15 @@ func (s *Sim) startStability(mode CoSimulation, set Settings, res *Result) *grow
 	}
 	key := stabKey{strategyKey(mode.Coupling), set.Dt}
 	r, ok := s.stab.done[key]
+	if !ok && costlyTrial(mode.Coupling) {
+		// A trial step of an iterated group runs the group's iteration to
+		// its tolerance (or its limit), and one of a fast multirate node
+		// its many substeps, for every perturbed state: too costly, and
+		// with a loose iteration too unreliable, to pay at every run's
+		// start. Sim.Stability (cosim check) analyses them on request.
+		r, ok = &StabilityAnalysis{Time: s.Time(), Dt: set.Dt, States: len(s.state), Bound: 1,
+			Skipped: "iterated groups and multirate substeps above 64 are analysed on request (Sim.Stability, cosim check), not at a run's start"}, true
+	}
 	if !ok {
 		var err error
 		if r, err = s.stability(mode.Coupling, set.Dt, false); err != nil {
@@ -244,4 +255,22 @@ func (w *growthWatch) sample(s *Sim, step int) error {
 	}
 	return &GrowthError{Step: s.steps, Time: s.Time(), Component: s.componentName(arg), Change: d,
 		Doubling: doubling, Rate: rate, Physical: w.phys, Strategy: w.strategy, Dt: w.dt}
+}
+
+// costlyTrial reports whether a trial step of st costs more than a few
+// plain steps: st couples some nodes by iteration (the Iterative scheme,
+// or iterated groups), or takes more than 64 substeps of some node.
+func costlyTrial(st *coupling.Strategy) bool {
+	if st == nil {
+		return false
+	}
+	if st.Scheme == coupling.Iterative || len(st.Groups) > 0 {
+		return true
+	}
+	for _, r := range st.Rates {
+		if r > 64 {
+			return true
+		}
+	}
+	return false
 }

@@ -118,3 +118,20 @@ func slicesContains(s []string, v string) bool {
 	}
 	return false
 }
+
+// TestViewerDocShowsEveryScene: docs/viewer.md's gallery shows the golden
+// image of every example scene, so a new scene cannot land without its
+// picture in the guide.
+func TestViewerDocShowsEveryScene(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/viewer.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenes, _ := filepath.Glob("../../examples/scenes/*.json")
+	for _, p := range scenes {
+		name := strings.TrimSuffix(filepath.Base(p), ".json")
+		if !strings.Contains(string(doc), "(assets/scenes/"+name+".png)") {
+			t.Errorf("docs/viewer.md does not show assets/scenes/%s.png", name)
+		}
+	}
+}
