@@ -107,6 +107,10 @@ func (s *Sim) startStability(mode CoSimulation, set Settings, res *Result) *grow
 	}
 	key := stabKey{strategyKey(mode.Coupling), set.Dt}
 	r, ok := s.stab.done[key]
+	if !ok && len(s.state) > MaxStartStabilityStates {
+		r, ok = &StabilityAnalysis{Time: s.Time(), Dt: set.Dt, States: len(s.state), Bound: 1,
+			Skipped: fmt.Sprintf("%d state values, more than the check at a run's start analyses (MaxStartStabilityStates = %d): Sim.Stability (cosim check) analyses up to %d", len(s.state), MaxStartStabilityStates, MaxStabilityStates)}, true
+	}
 	if !ok && costlyTrial(mode.Coupling) {
 		// A trial step of an iterated group runs the group's iteration to
 		// its tolerance (or its limit), and one of a fast multirate node

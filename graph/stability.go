@@ -45,6 +45,14 @@ const (
 	// analysed (StabilityAnalysis.Skipped says so); the run-time growth check
 	// still watches them.
 	MaxStabilityStates = 300
+	// MaxStartStabilityStates is the largest state (values) that the
+	// check at the start of every co-simulation Run analyses: its cost
+	// grows as the cube of the state (about 1.5 ms at 60 values and
+	// 100 ms at 300 on the development machines), which a sweep of many
+	// fresh Sims pays at every run. Larger graphs, up to
+	// MaxStabilityStates, are analysed on request (Sim.Stability,
+	// cosim check); the growth watch still watches every run.
+	MaxStartStabilityStates = 120
 	// stabilityRel is the relative size of the finite-difference
 	// perturbation of a state value x: h = stabilityRel·max(|x|, 1).
 	stabilityRel = 1e-5
