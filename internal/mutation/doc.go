@@ -6,7 +6,7 @@
 //
 //	go run ./internal/mutation                    # every package: node, integrators, coupling, nodes, nodes/*, graph (last)
 //	go run ./internal/mutation -pkgs integrators  # some packages (comma-separated directories)
-//	go run ./internal/mutation -changed -budget 40m   # what CI runs: stale packages that fit the budget
+//	go run ./internal/mutation -changed -budget 2m    # what CI runs: stale packages that fit the budget
 //	go run ./internal/mutation -report            # re-render docs/mutation.md from the recorded results
 //	go run ./internal/mutation -import graph=g.json   # record a gremlins -o JSON made by hand with the same flags
 //	go run ./internal/mutation -pkgs graph -files sim.go,build.go   # some files; merged into the recorded result
@@ -52,9 +52,9 @@
 // -budget it then keeps, in the order above, those whose recorded run
 // time fits the remaining budget, and names the ones it skipped with the
 // command to run them; they stay a command for the author. The recorded
-// times come from the shared development machines and overestimate a CI
-// run. .ci/run calls it with a 50-minute budget (CI has 90 minutes; the
-// rest of .ci/run takes about 10 on a quiet machine).
+// times come from the shared development machines; a package whose tests
+// grew since its record takes longer than recorded. .ci/run states the
+// budget it uses and why (CI has 90 minutes in all).
 //
 // # Invariants
 //
