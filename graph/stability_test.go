@@ -398,7 +398,9 @@ func TestGrowthWatchAllocs(t *testing.T) {
 	long := testing.AllocsPerRun(5, func() {
 		_, _ = sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 1600})
 	})
-	if long != short {
+	// The race detector allocates on its own now and then: the counts
+	// are compared exactly only without it.
+	if long != short && !raceEnabled {
 		t.Errorf("a Run of 1600 steps allocates %v times, one of 16 steps %v: the steps allocate", long, short)
 	}
 }
