@@ -107,23 +107,16 @@ func (s *Sim) startStability(mode CoSimulation, set Settings, res *Result) *grow
 	}
 	key := stabKey{strategyKey(mode.Coupling), set.Dt}
 	r, ok := s.stab.done[key]
-	if !ok && len(s.state) > MaxStartStabilityStates {
-		r, ok = &StabilityAnalysis{Time: s.Time(), Dt: set.Dt, States: len(s.state), Bound: 1,
-			Skipped: fmt.Sprintf("%d state values, more than the check at a run's start analyses (MaxStartStabilityStates = %d): Sim.Stability (cosim check) analyses up to %d", len(s.state), MaxStartStabilityStates, MaxStabilityStates)}, true
-	}
-	if !ok && costlyTrial(mode.Coupling) {
-		// A trial step of an iterated group runs the group's iteration to
-		// its tolerance (or its limit), and one of a fast multirate node
-		// its many substeps, for every perturbed state: too costly, and
-		// with a loose iteration too unreliable, to pay at every run's
-		// start. Sim.Stability (cosim check) analyses them on request.
-		r, ok = &StabilityAnalysis{Time: s.Time(), Dt: set.Dt, States: len(s.state), Bound: 1,
-			Skipped: "iterated groups and multirate substeps above 64 are analysed on request (Sim.Stability, cosim check), not at a run's start"}, true
-	}
 	if !ok {
-		var err error
-		if r, err = s.stability(mode.Coupling, set.Dt, false); err != nil {
-			r = &StabilityAnalysis{Time: s.Time(), Dt: set.Dt, States: len(s.state), Bound: 1, Skipped: err.Error()}
+		skipped := startSkip(len(s.state), mode.Coupling)
+		if skipped == "" {
+			var err error
+			if r, err = s.stability(mode.Coupling, set.Dt, false); err != nil {
+				skipped = err.Error()
+			}
+		}
+		if skipped != "" {
+			r = &StabilityAnalysis{Time: s.Time(), Dt: set.Dt, States: len(s.state), Bound: 1, Skipped: skipped}
 		}
 		if len(s.stab.done) >= maxAnalyses {
 			clear(s.stab.done) // a caller varying the step: keep the memory bounded
@@ -261,20 +254,29 @@ func (w *growthWatch) sample(s *Sim, step int) error {
 		Doubling: doubling, Rate: rate, Physical: w.phys, Strategy: w.strategy, Dt: w.dt}
 }
 
-// costlyTrial reports whether a trial step of st costs more than a few
-// plain steps: st couples some nodes by iteration (the Iterative scheme,
-// or iterated groups), or takes more than 64 substeps of some node.
-func costlyTrial(st *coupling.Strategy) bool {
+// startSkip says why the check at a run's start does not analyse a graph
+// of n state values coupled by st, or "" when it does. Its cost grows as
+// the cube of the state (a sweep of fresh Sims pays it at every run), and
+// a trial step of an iterated group runs the group's iteration to its
+// tolerance (or its limit), one of a fast multirate node its many
+// substeps, for every perturbed state: too costly, and with a loose
+// iteration too unreliable, to pay at every start. Sim.Stability (cosim
+// check) analyses them on request.
+func startSkip(n int, st *coupling.Strategy) string {
+	const why = " are analysed on request (Sim.Stability, cosim check), not at a run's start"
+	if n > MaxStartStabilityStates {
+		return fmt.Sprintf("graphs of more than MaxStartStabilityStates = %d state values (this one: %d)", MaxStartStabilityStates, n) + why
+	}
 	if st == nil {
-		return false
+		return ""
 	}
 	if st.Scheme == coupling.Iterative || len(st.Groups) > 0 {
-		return true
+		return "iterated coupling groups" + why
 	}
 	for _, r := range st.Rates {
 		if r > 64 {
-			return true
+			return "multirate substeps above 64" + why
 		}
 	}
-	return false
+	return ""
 }

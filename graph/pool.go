@@ -186,11 +186,7 @@ func (p *workerPool) runParts() {
 		}
 	}
 	wall := time.Since(start)
-	// A worker still running its part is no reason to stop spinning (a
-	// long phase); a caller that ran more than its share is: some
-	// worker had not claimed a part by the time the caller finished its
-	// first (it was parked or descheduled).
-	p.adapt(lim, ran > 1, ran, own, wall)
+	p.adapt(lim, ran, own, wall)
 }
 
 // publish moves seq, waking the parked workers.
@@ -221,7 +217,12 @@ func (p *workerPool) publish() {
 // next spell is twice as long if the window after it loses again. The
 // decision uses measured times, so it may differ from run to run; the
 // results do not (see workerPool).
-func (p *workerPool) adapt(lim int64, late bool, ran int, own, wall time.Duration) {
+func (p *workerPool) adapt(lim int64, ran int, own, wall time.Duration) {
+	// A worker still running its part is no reason to stop spinning (a
+	// long phase); a caller that ran more than its share is: some
+	// worker had not claimed a part by the time the caller finished its
+	// first (it was parked or descheduled).
+	late := ran > 1
 	const slowPhases, probePhases = 8, 1024
 	switch {
 	case p.maxSpin == 0:

@@ -47,8 +47,9 @@ const (
 	MaxStabilityStates = 300
 	// MaxStartStabilityStates is the largest state (values) that the
 	// check at the start of every co-simulation Run analyses: its cost
-	// grows as the cube of the state (about 1.5 ms at 60 values and
-	// 100 ms at 300 on the development machines), which a sweep of many
+	// grows as the cube of the state (a first Run of the W1 chain
+	// took about 1.5 ms at 60 values and 100 ms at 300, measured once on
+	// the development machine; not a benchmark), which a sweep of many
 	// fresh Sims pays at every run. Larger graphs, up to
 	// MaxStabilityStates, are analysed on request (Sim.Stability,
 	// cosim check); the growth watch still watches every run.

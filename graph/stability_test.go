@@ -415,3 +415,39 @@ func BenchmarkGrowthSample(b *testing.B) {
 		_ = sim.GrowthSample(i)
 	}
 }
+
+// TestStartCheckSkips: the check at a run's start analyses a small graph
+// and says why it skips one above MaxStartStabilityStates, an iterated
+// group and a multirate node with many substeps — each still analysed on
+// request by Sim.Stability.
+func TestStartCheckSkips(t *testing.T) {
+	run := func(n int, st *coupling.Strategy) *graph.StabilityAnalysis {
+		t.Helper()
+		s, err := chain(n).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: 1e-3, Steps: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Stability
+	}
+	if r := run(10, nil); r.Skipped != "" || len(r.Schemes) == 0 {
+		t.Errorf("20 state values: skipped %q, %d schemes; want the chosen scheme analysed", r.Skipped, len(r.Schemes))
+	}
+	big := graph.MaxStartStabilityStates/2 + 1 // two state values per mass
+	for _, c := range []struct {
+		n    int
+		st   *coupling.Strategy
+		want string
+	}{
+		{big, nil, "MaxStartStabilityStates"},
+		{10, &coupling.Strategy{Scheme: coupling.Iterative}, "iterated coupling groups"},
+		{10, &coupling.Strategy{Rates: map[string]int{"m1": 100}}, "multirate substeps above 64"},
+	} {
+		if r := run(c.n, c.st); !strings.Contains(r.Skipped, c.want) || len(r.Schemes) != 0 {
+			t.Errorf("%d masses, %+v: skipped %q with %d schemes, want the reason %q", c.n, c.st, r.Skipped, len(r.Schemes), c.want)
+		}
+	}
+}
