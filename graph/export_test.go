@@ -53,21 +53,5 @@ func (s *Sim) BoundFamilies() int {
 // (recordBytes).
 func RecordBytes(rows, width int) float64 { return recordBytes(rows, width) }
 
-// SetLoopJacobianLimit lowers the pattern size above which the
-// differenced Jacobian of a Sim with loops is refused, and returns the
-// function restoring it.
-func SetLoopJacobianLimit(n int) func() {
-	old := loopJacobianLimit
-	loopJacobianLimit = n
-	return func() { loopJacobianLimit = old }
-}
-
-// LoopJacobianColours is the number of column groups the differenced
-// Jacobian of a Sim with loops evaluates, and its pattern's size.
-func (m *System) LoopJacobianColours() (colours, nnz int) {
-	lj := m.loopJac()
-	return lj.colours, lj.nnz
-}
-
 // PrefixFactor exposes prefixFactor to the tests.
 func PrefixFactor(from, to string) (float64, bool) { return prefixFactor(from, to) }

@@ -120,6 +120,10 @@ type sparseJac struct {
 	sjEmit       func(int, []int32, []float64)
 	dense        []float64
 	denseEmit    func(int, []int32, []float64)
+
+	// loops holds the storage of each loop's rows, by the loop's index
+	// in the Sim (nil for a loop no stateful node reads).
+	loops []*loopPlan
 }
 
 // tStruct reports whether entry (r, j) of a gather's transform Jacobian
@@ -149,28 +153,33 @@ func (m *System) plan() *sparseJac {
 	nx, nn := len(s.state), len(s.nodes)
 	p := &sparseJac{nx: nx}
 	// Which output nodes are needed: those read by a stateful node, and
-	// (through feedthrough) by a needed output node.
+	// (through feedthrough) by a needed output node; a loop is needed
+	// whole (its members' rows come out of one solve, loop_jacobian.go).
 	p.needY = make([]bool, nn)
 	needIn := make([]bool, nn)
+	var work []int32
 	for _, i := range s.stateful {
 		needIn[i] = true
+		work = append(work, i)
 	}
-	for li := len(s.levels) - 1; li >= -1; li-- {
-		// Mark sources of the gathers into nodes whose inputs are needed;
-		// levels are processed from the deepest so marks propagate.
-		for ni := range s.nodes {
-			c := &s.nodes[ni]
-			if !needIn[ni] {
+	for len(work) > 0 {
+		c := &s.nodes[work[len(work)-1]]
+		work = work[:len(work)-1]
+		for gi := c.g0; gi < c.g1; gi++ {
+			g := &s.gathers[gi]
+			if !g.fromY {
 				continue
 			}
-			for gi := c.g0; gi < c.g1; gi++ {
-				g := &s.gathers[gi]
-				if g.fromY {
-					k := s.outNode(g.src)
-					p.needY[k] = true
-					if s.nodes[k].feedthrough {
-						needIn[k] = true
-					}
+			k := int32(s.outNode(g.src))
+			srcs := []int32{k}
+			if L := s.nodes[k].loop; L != nil {
+				srcs = L.members
+			}
+			for _, k := range srcs {
+				p.needY[k] = true
+				if s.nodes[k].feedthrough && !needIn[k] {
+					needIn[k] = true
+					work = append(work, k)
 				}
 			}
 		}
@@ -240,7 +249,17 @@ func (m *System) plan() *sparseJac {
 	}
 	for _, level := range s.levels {
 		for _, k := range level {
-			if c := &s.nodes[k]; p.needY[k] {
+			c := &s.nodes[k]
+			switch {
+			case !p.needY[k]:
+			case c.loop != nil:
+				if c.loopLead {
+					set := loopColumns(s, c.loop, sets, mark, &stamp)
+					for _, mb := range c.loop.members {
+						sets[mb] = set
+					}
+				}
+			default:
 				sets[k] = union(c, c.feedthrough && c.u1 > c.u0)
 			}
 		}
@@ -279,6 +298,7 @@ func (m *System) plan() *sparseJac {
 	m.planOrder(p)
 	m.planDirect(p)
 	m.planWork(p)
+	m.planLoops(p) // loop_jacobian.go
 	m.sj = p
 	return p
 }
@@ -483,9 +503,6 @@ func (m *System) JacobianRows(t float64, y []float64, emit func(row int, cols []
 	if len(y) != len(s.state) {
 		panic(fmt.Sprintf("graph: System.JacobianRows with len(y)=%d, want %d", len(y), len(s.state)))
 	}
-	if s.loops != nil {
-		return m.loopJacobianRows(t, y, emit) // loop_jacobian.go
-	}
 	saved, err := m.prepare(t, y)
 	defer m.restore(saved)
 	if err != nil {
@@ -496,6 +513,16 @@ func (m *System) JacobianRows(t float64, y []float64, emit func(row int, cols []
 	for si, i := range p.order {
 		for _, k := range p.comp[p.compOff[si]:p.compOff[si+1]] {
 			cur = k
+			if L := s.nodes[k].loop; L != nil {
+				// A loop's members are computed together, by its first
+				// member (loop_jacobian.go), which comes first among them.
+				if s.nodes[k].loopLead {
+					if err := m.loopRows(p, L, t, y, &cur); err != nil {
+						return err
+					}
+				}
+				continue
+			}
 			if err := m.outputRows(p, int(k), t, y); err != nil {
 				return err
 			}
@@ -514,9 +541,6 @@ func (m *System) JacobianRows(t float64, y []float64, emit func(row int, cols []
 // callers that want a fixed pattern.
 func (m *System) JacobianPattern() (rowPtr, col []int) {
 	p := m.plan()
-	if p.rowPtr == nil && m.s.loops != nil {
-		m.loopPattern(p) // loop_jacobian.go
-	}
 	if p.rowPtr == nil {
 		p.rowPtr = make([]int, p.nx+1)
 		rows := make([][]int32, p.nx)
@@ -680,16 +704,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 	clear(p.ucnt[:c.u1-c.u0])
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
-		// The gathers of one input write the same components; a later
-		// one that sets them discards what the earlier ones wrote.
-		overridden := false
-		for gj := gi + 1; gj < c.g1; gj++ {
-			if h := &s.gathers[gj]; h.mode == gatherSet && h.dst < g.dst+g.n && g.dst < h.dst+h.n {
-				overridden = true
-				break
-			}
-		}
-		if overridden {
+		if s.overridden(c, gi) {
 			continue
 		}
 		for r := 0; r < g.n; r++ {
@@ -711,6 +726,19 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 			}
 		}
 	}
+}
+
+// overridden reports whether a later gather into c sets components that
+// gather gi writes: the gathers of one input write the same components,
+// and a later one that sets them discards what the earlier ones wrote.
+func (s *Sim) overridden(c *cnode, gi int) bool {
+	g := &s.gathers[gi]
+	for gj := gi + 1; gj < c.g1; gj++ {
+		if h := &s.gathers[gj]; h.mode == gatherSet && h.dst < g.dst+g.n && g.dst < h.dst+h.n {
+			return true
+		}
+	}
+	return false
 }
 
 // addSource adds w times source component j of gather gi (a state

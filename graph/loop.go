@@ -212,7 +212,6 @@ type loopState struct {
 	built   LoopSettings // resolved at Build
 	set     LoopSettings // in force (Settings.Loops during a run)
 	solvers []*loopSolver
-	jac     *loopJac // the monolithic Jacobian's buffers (loop_jacobian.go)
 }
 
 // loopSolver is one compiled loop. Its buffers are sized at Build; a

@@ -1,320 +1,294 @@
 package graph
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"slices"
-	"strings"
+	"strconv"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
-// The monolithic Jacobian of a graph with algebraic loops. The chain rule
-// of jacobian.go follows edges level by level and has no place for a
-// cycle, whose outputs depend on the state through the solved loop:
-// ∂y/∂x = (I − ∂F/∂y)⁻¹·∂F/∂x by the implicit-function theorem. Rather
-// than assemble that inverse, a System of a Sim with loops differences
-// its own right-hand side, whose every evaluation solves the loops.
+// The monolithic Jacobian through an algebraic loop, by the
+// implicit-function theorem on the converged loop.
 //
-// Pattern. Which state columns a row may reach is found from the graph,
-// as for the loop-free Jacobian but conservatively (every component of a
-// gather's source): an output node reaches its own state and, when it
-// has feedthrough, what its sources reach; a loop's members all reach
-// the union of what any member reaches; a stateful node's rows reach its
-// own state and what its inputs' sources reach.
+// The chain rule of jacobian.go computes an output node's rows,
+// ∂y_k/∂y (y the graph state), from its sources' rows, level by level;
+// a loop's members read each other, so no member's rows can come first.
+// The loop is solved when its tear variables z satisfy z = F(z, y), F
+// the tear nodes' outputs after one pass through the members with z cut
+// (loop.go). Differentiating that identity,
 //
-// Values. Columns that share no row are differenced together (a greedy
-// colouring in column order, CPR): for each colour, f(y + h) and f(y − h)
-// with h = 1e-6·max(1, |y_j|) on the colour's columns give every entry
-// of those columns, (f_r(y + h) − f_r(y − h)) / 2h_j. A chain with a
-// loop costs a few colours, not 2·Dim evaluations; a dense pattern costs
-// 2·Dim. The error is the truncation O(h²) plus the loops' own solve
-// error divided by h, so tight loop tolerances (LoopSettings) matter to
-// implicit methods and to sensitivities.
+//	dz/dy = (I − ∂F/∂z)⁻¹ · ∂F/∂y,
+//
+// and every member's rows are its partial rows plus their z part times
+// dz/dy. The partial rows come from one pass of the chain rule through
+// the members in the solver's evaluation order (the other members, then
+// the tear nodes), over the columns [z | the loop's state columns]: a
+// member's rows are C·E + D·∂u/∂[z, y], with D = ∂y/∂u from its
+// OutputsJacobian (central differences of its Outputs over its inputs
+// where it has none, as for any node), C = ∂y/∂x by central differences
+// over its own state (zero columns for the stateless blocks that make up
+// most loops), and ∂u/∂[z, y] through the gathers: a tear variable is a
+// unit column of z, another member's output its partial rows, an output
+// from outside the loop its total rows (already computed, the loop's
+// level being after its sources'), a state component a unit column;
+// transforms by their Jacobians (exact for Scale, Component and Embed).
+// ∂F/∂z and ∂F/∂y are the tear variables' partial rows; one LU of the
+// n × n matrix I − ∂F/∂z (n tear variables) solves for dz/dy, a column
+// per state column of the loop.
+//
+// Accuracy. With every member's OutputsJacobian the entries are exact up
+// to rounding (a linear loop's Jacobian equals the analytic one to a few
+// ulps times the conditioning of I − ∂F/∂z) and independent of the loop's
+// tolerance: only the point at which they are evaluated carries the
+// solve error, so a nonlinear loop's entries err by its residual times
+// the second derivatives. A member differenced locally contributes the
+// O(h²) truncation and rounding/h of the node-local differences
+// (h = 1e-6 per unit), as everywhere in jacobian.go.
+//
+// Columns. All members of a loop share one column set: the union of
+// their own states and of what their sources outside the loop reach
+// (loopColumns). Cost: one pass over the members with dense rows of
+// n + (columns) entries, an n × n LU and n·(columns) back substitutions.
+// It allocates nothing.
 
-// MaxLoopJacobianEntries bounds the pattern of the differenced Jacobian
-// of a Sim with algebraic loops (a dense 4096 × 4096: 128 MB of values
-// and 64 MB of column indices); above it the Jacobian is an error naming
-// the limit, before the pattern is stored.
-const MaxLoopJacobianEntries = 1 << 24
-
-// loopJacobianLimit is MaxLoopJacobianEntries, lowered by tests.
-var loopJacobianLimit = MaxLoopJacobianEntries
-
-// ErrLoopJacobian is the errors.Is target of the error a System with
-// algebraic loops returns for a Jacobian over MaxLoopJacobianEntries.
-var ErrLoopJacobian = errors.New("graph: the Jacobian of a graph with algebraic loops is too large")
-
-// loopJac is the plan and the buffers of the differenced Jacobian, built
-// on first use.
-type loopJac struct {
-	rowPtr []int
-	col    []int32
-	val    []float64
-	nnz    int // the pattern's size, even when over the limit
-	// Colours: the columns of colour c are cols[cOff[c]:cOff[c+1]]; the
-	// pattern entries in them are ent[eOff[c]:eOff[c+1]] (indices into
-	// col), with entRow their rows.
-	cOff, cols  []int32
-	eOff        []int32
-	ent, entRow []int32
-	yp, fp, fm  []float64
-	hsum        []float64 // per column: the two steps' sum
-	colours     int
-}
-
-// loopJac returns the plan, building it on first use.
-func (m *System) loopJac() *loopJac {
-	st := m.s.loops
-	if st.jac == nil {
-		st.jac = m.s.buildLoopJac()
-	}
-	return st.jac
-}
-
-func (s *Sim) buildLoopJac() *loopJac {
-	nx, nn := len(s.state), len(s.nodes)
-	lj := &loopJac{}
-	mark := make([]int32, nx)
-	stamp := int32(0)
+// loopColumns returns the column set shared by the members of loop L:
+// their states, and the columns their sources outside the loop reach.
+// mark and stamp are plan's.
+func loopColumns(s *Sim, L *loopSolver, sets [][]int32, mark []int32, stamp *int32) []int32 {
+	*stamp++
+	st := *stamp
 	var buf []int32
-	sets := make([][]int32, nn)
-	add := func(j int32) {
-		if mark[j] != stamp {
-			mark[j] = stamp
-			buf = append(buf, j)
+	add := func(j int) {
+		if mark[j] != st {
+			mark[j] = st
+			buf = append(buf, int32(j))
 		}
 	}
-	reach := func(i int, inputs bool) {
-		c := &s.nodes[i]
+	for _, mb := range L.members {
+		c := &s.nodes[mb]
 		for j := c.x0; j < c.x1; j++ {
-			add(int32(j))
-		}
-		if !inputs {
-			return
+			add(j)
 		}
 		for gi := c.g0; gi < c.g1; gi++ {
 			g := &s.gathers[gi]
-			if !g.fromY {
-				for j := g.src; j < g.src+g.sn; j++ {
-					add(int32(j))
-				}
-				continue
-			}
-			for _, j := range sets[s.outNode(g.src)] {
-				add(j)
-			}
-		}
-	}
-	for _, level := range s.levels {
-		for _, k := range level {
-			c := &s.nodes[k]
-			switch {
-			case c.loop == nil:
-				stamp++
-				buf = buf[:0]
-				reach(int(k), c.feedthrough)
-			case c.loopLead:
-				stamp++
-				buf = buf[:0]
-				for _, mb := range c.loop.members {
-					reach(int(mb), true)
-				}
-			default:
-				continue // set with its loop's first member
-			}
-			set := slices.Clone(buf)
-			slices.Sort(set)
-			if c.loop == nil {
-				sets[k] = set
-				continue
-			}
-			for _, mb := range c.loop.members {
-				sets[mb] = set
-			}
-		}
-	}
-	lj.rowPtr = make([]int, nx+1)
-	rowSet := make([][]int32, nx)
-	for _, i := range s.stateful {
-		c := &s.nodes[i]
-		stamp++
-		buf = buf[:0]
-		reach(int(i), true)
-		set := slices.Clone(buf)
-		slices.Sort(set)
-		for r := c.x0; r < c.x1; r++ {
-			rowSet[r] = set
-		}
-	}
-	for r := range nx {
-		lj.rowPtr[r+1] = lj.rowPtr[r] + len(rowSet[r])
-	}
-	lj.nnz = lj.rowPtr[nx]
-	if lj.nnz > loopJacobianLimit {
-		return lj
-	}
-	lj.col = make([]int32, 0, lj.nnz)
-	for _, set := range rowSet {
-		lj.col = append(lj.col, set...)
-	}
-	lj.val = make([]float64, lj.nnz)
-	lj.colour(nx)
-	lj.yp, lj.fp, lj.fm, lj.hsum = make([]float64, nx), make([]float64, nx), make([]float64, nx), make([]float64, nx)
-	return lj
-}
-
-// colour groups the columns greedily, in column order, so that no two
-// columns of a group share a row; a pattern whose colouring would cost
-// more than about 1e8 steps gets one column per group.
-func (lj *loopJac) colour(nx int) {
-	// Rows of every column (the transpose).
-	cnt := make([]int32, nx+1)
-	cost := 0
-	for r := range nx {
-		w := lj.rowPtr[r+1] - lj.rowPtr[r]
-		cost += w * w
-		for _, j := range lj.col[lj.rowPtr[r]:lj.rowPtr[r+1]] {
-			cnt[j+1]++
-		}
-	}
-	colour := make([]int32, nx)
-	ncol := 0
-	if cost > 1e8 {
-		for j := range colour {
-			colour[j] = int32(j)
-		}
-		ncol = nx
-	} else {
-		for j := range nx {
-			cnt[j+1] += cnt[j]
-		}
-		rows := make([]int32, cnt[nx])
-		next := slices.Clone(cnt[:nx])
-		for r := range nx {
-			for _, j := range lj.col[lj.rowPtr[r]:lj.rowPtr[r+1]] {
-				rows[next[j]] = int32(r)
-				next[j]++
-			}
-		}
-		for j := range colour {
-			colour[j] = -1
-		}
-		used := make([]int32, nx+1)
-		for j := range nx {
-			stamp := int32(j + 1)
-			for _, r := range rows[cnt[j]:cnt[j+1]] {
-				for _, c := range lj.col[lj.rowPtr[r]:lj.rowPtr[r+1]] {
-					if k := colour[c]; k >= 0 {
-						used[k] = stamp
+			for r := 0; r < g.n; r++ {
+				for j := 0; j < g.sn; j++ {
+					if !tStruct(g, r, j) {
+						continue
+					}
+					if !g.fromY {
+						add(g.src + j)
+						continue
+					}
+					if k := s.outNode(g.src + j); s.nodes[k].loop != L {
+						for _, col := range sets[k] {
+							add(int(col))
+						}
 					}
 				}
 			}
-			k := int32(0)
-			for used[k] == stamp {
-				k++
-			}
-			colour[j] = k
-			ncol = max(ncol, int(k)+1)
 		}
 	}
-	lj.colours = ncol
-	lj.cOff = make([]int32, ncol+1)
-	for _, k := range colour {
-		lj.cOff[k+1]++
+	slices.Sort(buf)
+	return buf
+}
+
+// loopPlan is the storage of one loop's rows in the assembly plan.
+type loopPlan struct {
+	L     *loopSolver
+	n, w  int     // tear variables; row width n + columns
+	order []int32 // members in evaluation order: L.seq, then L.tears
+	local []int   // local index (in L.members) of order[k]
+	// P holds the partial rows of every member, ny × w each, member li's
+	// from pOff[li]; tearAt[a] is the offset in P of tear variable a's row.
+	P      []float64
+	pOff   []int
+	tearAt []int
+	dU     []float64 // ∂u/∂[z, y] of one member, nu × w
+	M      []float64 // I − ∂F/∂z, n × n
+	Z      []float64 // ∂F/∂y, then dz/dy: n × columns
+	ipiv   []int
+}
+
+// planLoops sizes the storage of every needed loop.
+func (m *System) planLoops(p *sparseJac) {
+	s := m.s
+	if s.loops == nil {
+		return
 	}
-	for k := range ncol {
-		lj.cOff[k+1] += lj.cOff[k]
-	}
-	lj.cols = make([]int32, nx)
-	next := slices.Clone(lj.cOff[:ncol])
-	for j, k := range colour {
-		lj.cols[next[k]] = int32(j)
-		next[k]++
-	}
-	lj.eOff = make([]int32, ncol+1)
-	for _, j := range lj.col {
-		lj.eOff[colour[j]+1]++
-	}
-	for k := range ncol {
-		lj.eOff[k+1] += lj.eOff[k]
-	}
-	lj.ent, lj.entRow = make([]int32, len(lj.col)), make([]int32, len(lj.col))
-	nextE := slices.Clone(lj.eOff[:ncol])
-	for r := range nx {
-		for q := lj.rowPtr[r]; q < lj.rowPtr[r+1]; q++ {
-			k := colour[lj.col[q]]
-			lj.ent[nextE[k]], lj.entRow[nextE[k]] = int32(q), int32(r)
-			nextE[k]++
+	p.loops = make([]*loopPlan, len(s.loops.solvers))
+	for i, L := range s.loops.solvers {
+		lead := L.members[0]
+		if !p.needY[lead] {
+			continue
 		}
+		n, nc := len(L.idx), len(p.nodeCols(int(lead)))
+		lp := &loopPlan{L: L, n: n, w: n + nc}
+		lp.order = append(slices.Clone(L.seq), L.tears...)
+		for _, k := range lp.order {
+			lp.local = append(lp.local, slices.Index(L.members, k))
+		}
+		lp.pOff = make([]int, len(L.members))
+		off, maxU := 0, 0
+		for li, mb := range L.members {
+			c := &s.nodes[mb]
+			lp.pOff[li] = off
+			off += (c.y1 - c.y0) * lp.w
+			maxU = max(maxU, (c.u1-c.u0)*lp.w)
+		}
+		lp.P, lp.dU = make([]float64, off), make([]float64, maxU)
+		for _, o := range L.idx {
+			k := int32(s.outNode(o))
+			lp.tearAt = append(lp.tearAt, lp.pOff[slices.Index(L.members, k)]+(o-s.nodes[k].y0)*lp.w)
+		}
+		lp.M, lp.Z, lp.ipiv = make([]float64, n*n), make([]float64, n*nc), make([]int, n)
+		p.loops[i] = lp
 	}
 }
 
-// loopJacobianRows is JacobianRows for a Sim with loops: the coloured
-// central differences of Func, handed to emit row by row over the
-// pattern.
-func (m *System) loopJacobianRows(t float64, y []float64, emit func(row int, cols []int32, vals []float64)) error {
-	lj := m.loopJac()
-	if lj.nnz > loopJacobianLimit {
-		return fmt.Errorf("%w (differenced through the loops, %s): its pattern has %d entries, more than MaxLoopJacobianEntries = %d; use an explicit method or co-simulation, or break the loops with an edge from a state field", ErrLoopJacobian, strings.Join(m.s.loopNames(), "; "), lj.nnz, loopJacobianLimit)
-	}
-	copy(lj.yp, y)
-	for k := range len(lj.cOff) - 1 {
-		cols := lj.cols[lj.cOff[k]:lj.cOff[k+1]]
-		for _, j := range cols {
-			lj.yp[j] = y[j] + 1e-6*math.Max(1, math.Abs(y[j]))
-			lj.hsum[j] = lj.yp[j] - y[j]
-		}
-		if err := m.Func(t, lj.yp, lj.fp); err != nil {
-			return err
-		}
-		for _, j := range cols {
-			lj.yp[j] = y[j] - 1e-6*math.Max(1, math.Abs(y[j]))
-			lj.hsum[j] += y[j] - lj.yp[j]
-		}
-		if err := m.Func(t, lj.yp, lj.fm); err != nil {
-			return err
-		}
-		for _, j := range cols {
-			lj.yp[j] = y[j]
-		}
-		for e := lj.eOff[k]; e < lj.eOff[k+1]; e++ {
-			q, r := lj.ent[e], lj.entRow[e]
-			lj.val[q] = (lj.fp[r] - lj.fm[r]) / lj.hsum[lj.col[q]]
+// loopRows computes the total rows of every member of loop L into their
+// arena slots (see the comment at the top of this file), at the state the
+// Sim was prepared at (the loop solved there).
+func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, cur *int32) error {
+	s := m.s
+	var lp *loopPlan
+	for i, sl := range s.loops.solvers {
+		if sl == L {
+			lp = p.loops[i]
 		}
 	}
-	for r := range len(y) {
-		emit(r, lj.col[lj.rowPtr[r]:lj.rowPtr[r+1]], lj.val[lj.rowPtr[r]:lj.rowPtr[r+1]])
+	n, W := lp.n, lp.w
+	lead := int(L.members[0])
+	set := p.setLoc(lead)
+	defer p.clearLoc(set)
+	nc := len(set)
+	for k, i := range lp.order {
+		*cur = i
+		c := &s.nodes[i]
+		li := lp.local[k]
+		ny, nu, nxi := c.y1-c.y0, c.u1-c.u0, c.x1-c.x0
+		Pi := lp.P[lp.pOff[li] : lp.pOff[li]+ny*W]
+		clear(Pi)
+		if nxi > 0 {
+			C := p.la[:ny*nxi]
+			if err := m.fdOutputs(p, c, t, y, false, C); err != nil {
+				return err
+			}
+			for r := range ny {
+				for q := range nxi {
+					Pi[r*W+n+int(p.loc[c.x0+q])] += C[r*nxi+q]
+				}
+			}
+		}
+		if nu == 0 {
+			continue
+		}
+		dU := lp.dU[:nu*W]
+		clear(dU)
+		m.transforms(p, c)
+		for gi := c.g0; gi < c.g1; gi++ {
+			if s.overridden(c, gi) {
+				continue
+			}
+			g := &s.gathers[gi]
+			T := p.tr[p.trOff[gi]:][:g.n*g.sn]
+			src := p.gsrc[gi] // −1: a state source
+			inLoop, sl := false, -1
+			if src >= 0 && s.nodes[src].loop == L {
+				inLoop, sl = true, slices.Index(L.members, src)
+			}
+			for r := 0; r < g.n; r++ {
+				dst := dU[(g.dst+r-c.u0)*W:][:W]
+				for j := 0; j < g.sn; j++ {
+					w := T[r*g.sn+j]
+					if w == 0 {
+						continue
+					}
+					switch {
+					case src < 0:
+						dst[n+int(p.loc[g.src+j])] += w
+					case inLoop:
+						if a, ok := slices.BinarySearch(L.idx, g.src+j); ok {
+							dst[a] += w // a tear variable: a unit column of z
+							continue
+						}
+						axpy(w, lp.P[lp.pOff[sl]+(g.src+j-int(p.y0[src]))*W:][:W], dst)
+					default:
+						cols := p.nodeCols(int(src))
+						vals := p.arena[int(p.slot[src])+(g.src+j-int(p.y0[src]))*len(cols):][:len(cols)]
+						for jj, col := range cols {
+							if v := vals[jj]; v != 0 {
+								dst[n+int(p.loc[col])] += w * v
+							}
+						}
+					}
+				}
+			}
+		}
+		D := p.lb[:ny*nu]
+		if oj := L.oj[li]; oj != nil {
+			if err := oj.OutputsJacobian(t, y[c.x0:c.x1], s.inputsOf(c), D); err != nil {
+				return stepError(c.name, "", s.steps, t, err)
+			}
+		} else if err := m.fdOutputs(p, c, t, y, true, D); err != nil {
+			return err
+		}
+		for r := range ny {
+			row := Pi[r*W : (r+1)*W]
+			for q := range nu {
+				if d := D[r*nu+q]; d != 0 {
+					axpy(d, dU[q*W:(q+1)*W], row)
+				}
+			}
+		}
+	}
+	*cur = L.members[0]
+	// dz/dy = (I − ∂F/∂z)⁻¹·∂F/∂y.
+	Z := lp.Z[:n*nc]
+	for a := range n {
+		row := lp.P[lp.tearAt[a]:][:W]
+		for b := range n {
+			lp.M[a*n+b] = -row[b]
+		}
+		lp.M[a*n+a]++
+		copy(Z[a*nc:(a+1)*nc], row[n:])
+	}
+	A := blas64.General{Rows: n, Cols: n, Stride: n, Data: lp.M}
+	if !lapack64.Getrf(A, lp.ipiv) {
+		return stepError(s.nodes[lead].name, "", s.steps, t, fmt.Errorf("graph: the Jacobian through the algebraic %s is singular at t=%s: I − ∂F/∂z has no inverse at the loop's solution, so the solution does not depend smoothly on the state; an implicit method or a sensitivity cannot go through it (use an explicit method, or make the loop regular)", L.describe(s), strconv.FormatFloat(t, 'g', -1, 64)))
+	}
+	if nc > 0 {
+		lapack64.Getrs(blas.NoTrans, A, blas64.General{Rows: n, Cols: nc, Stride: nc, Data: Z}, lp.ipiv)
+	}
+	for li, mb := range L.members {
+		c := &s.nodes[mb]
+		ny := c.y1 - c.y0
+		block := p.arena[p.slot[mb]:][:ny*nc]
+		for r := range ny {
+			pr := lp.P[lp.pOff[li]+r*W:][:W]
+			out := block[r*nc : (r+1)*nc]
+			copy(out, pr[n:])
+			for a := range n {
+				if v := pr[a]; v != 0 {
+					axpy(v, Z[a*nc:(a+1)*nc], out)
+				}
+			}
+		}
 	}
 	return nil
 }
 
-// loopPattern fills p's pattern with the loop Jacobian's (the diagonal
-// when that is over the limit, so that asking for it allocates little;
-// JacobianRows then reports the error).
-func (m *System) loopPattern(p *sparseJac) {
-	lj := m.loopJac()
-	n := p.nx
-	if lj.nnz > loopJacobianLimit {
-		p.rowPtr = make([]int, n+1)
-		p.pcol = make([]int, n)
-		for r := range n {
-			p.pcol[r] = r
-			p.rowPtr[r+1] = r + 1
-		}
-		return
-	}
-	p.rowPtr = slices.Clone(lj.rowPtr)
-	p.pcol = make([]int, len(lj.col))
-	for q, j := range lj.col {
-		p.pcol[q] = int(j)
+// axpy adds a·x to y.
+func axpy(a float64, x, y []float64) {
+	for i, v := range x {
+		y[i] += a * v
 	}
 }
 
-// loopNames describes the Sim's loops, "loop through a, b (tear: a.y)".
-func (s *Sim) loopNames() []string {
-	var out []string
-	for _, l := range s.Loops() {
-		out = append(out, l.String())
-	}
-	return out
+// describe is "through a, b (tear: a.y[0])".
+func (L *loopSolver) describe(s *Sim) string {
+	return Loop{Members: s.names(L.members), Tear: L.tearNames}.String()
 }
