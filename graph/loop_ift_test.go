@@ -1,0 +1,274 @@
+package graph_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/nodes/control"
+	"github.com/cosimgo/cosim/nodes/masspoint"
+)
+
+// Tests of the monolithic Jacobian through an algebraic loop (the
+// implicit-function theorem on the converged loop, loop_jacobian.go) and
+// of what uses it: implicit methods and sensitivities.
+
+// jacobians returns ∂f/∂y at (0, y) in its three forms (dense, sparse
+// scattered, rows scattered), checking they hold the same bits.
+func jacobians(t *testing.T, s *graph.Sim, y []float64) []float64 {
+	t.Helper()
+	m, err := s.System()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := m.Dim()
+	J := make([]float64, n*n)
+	if err := m.Jacobian(0, y, J); err != nil {
+		t.Fatal(err)
+	}
+	rp, col := m.JacobianPattern()
+	val := make([]float64, len(col))
+	if err := m.SparseJacobian(0, y, val); err != nil {
+		t.Fatal(err)
+	}
+	for r := range n {
+		for q := rp[r]; q < rp[r+1]; q++ {
+			if val[q] != J[r*n+col[q]] {
+				t.Errorf("sparse (%d,%d) = %v, dense %v", r, col[q], val[q], J[r*n+col[q]])
+			}
+		}
+	}
+	return J
+}
+
+// closeTo reports entries of got that differ from want by more than tol
+// times the largest |want|.
+func closeTo(t *testing.T, what string, got, want []float64, tol float64) {
+	t.Helper()
+	scale := 0.0
+	for _, w := range want {
+		scale = math.Max(scale, math.Abs(w))
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > tol*scale {
+			t.Errorf("%s: entry %d = %.17g, want %.17g (tolerance %.3g of %.3g)", what, i, got[i], want[i], tol, scale)
+		}
+	}
+}
+
+// gainLoopMass is a mass (m = 2) pulled by F = y, y = k·x + a·y: the
+// gain loop driven by the mass's position through a gain k. Closed form:
+// F = k·x/(1 − a), so ∂v̇/∂x = k/((1 − a)·m)·I and ∂ẋ/∂v = I.
+func gainLoopMass(t testing.TB, k, a float64) *graph.Graph {
+	g := graph.New()
+	m, err := masspoint.New(masspoint.Params{Mass: 2, InitialPosition: [3]float64{0.3, -0.1, 0.2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Add("mass", m)
+	g.Add("k", lgain(t, k, 3, "m", "N"))
+	g.Add("sum", lsum(t, "++", 3, "N"))
+	g.Add("gain", lgain(t, a, 3, "N", "N"))
+	g.Connect("mass.position", "k.in")
+	g.Connect("k.out", "sum.in1")
+	g.Connect("sum.out", "gain.in")
+	g.Connect("gain.out", "sum.in2")
+	g.Connect("sum.out", "mass.force")
+	return g
+}
+
+// The Jacobian through the gain loop y = u + a·y against its closed form
+// dy/du = 1/(1 − a). Every member has an analytic OutputsJacobian and the
+// mass an exact DerivativesJacobian, so the implicit-function theorem
+// computes k/((1 − a)·m) from exact blocks: one LU of the 3 × 3 matrix
+// (1 − a)·I and a back substitution, a few ulps times its condition
+// number (1 for a ≤ 0, 1/(1 − a) ≤ 1000 here): 1e-12 relative covers it,
+// and it does not depend on the loop's tolerance.
+func TestLoopJacobianGainClosedForm(t *testing.T) {
+	const k, mass = 40.0, 2.0
+	y := []float64{0.3, -0.1, 0.2, 1, 2, 3}
+	for _, a := range []float64{0.5, 0.9, -3, 2, 0.999} {
+		s := mustBuild(t, gainLoopMass(t, k, a))
+		J := jacobians(t, s, y)
+		want := make([]float64, 36)
+		for i := range 3 {
+			want[i*6+3+i] = 1
+			want[(3+i)*6+i] = k / ((1 - a) * mass)
+		}
+		closeTo(t, fmt.Sprintf("a=%v", a), J, want, 1e-12)
+	}
+}
+
+// rcLadder is a capacitor (an integrator, v̇ = −i1/C) discharged through
+// the resistive ladder of TestLoopResistiveDivider (R1 in series, then R4
+// beside R2 + R3): i1 = v/(R1 + Rp), Rp = R4 ∥ (R2 + R3). The ladder is
+// an algebraic loop of seven blocks torn at two. flat replaces it by the
+// single gain 1/(R1 + Rp) it reduces to. The ladder reads the capacitor's
+// state field, so the Jacobian has no block differenced over a node's
+// outputs (∂out/∂state has no capability in the node contract and would
+// be differenced, 1e-10 relative).
+func rcLadder(t testing.TB, flat bool) *graph.Graph {
+	const C, V0, R1, R2, R3, R4 = 1e-3, 10.0, 100.0, 220.0, 330.0, 470.0
+	g := graph.New()
+	capacitor, err := control.NewIntegrator(control.IntegratorParams{Gain: []float64{-1 / C}, Initial: []float64{V0}, InputUnits: "A", OutputUnits: "V"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Add("cap", capacitor)
+	if flat {
+		Rp := 1 / (1/R4 + 1/(R2+R3))
+		g.Add("r1", lgain(t, 1/(R1+Rp), 1, "V", "A"))
+		g.Connect("cap.state", "r1.in")
+		g.Connect("r1.out", "cap.in")
+		return g
+	}
+	g.Add("d1", lsum(t, "+-", 1, "V"))
+	g.Add("r1", lgain(t, 1/R1, 1, "V", "A"))
+	g.Add("d2", lsum(t, "+-", 1, "V"))
+	g.Add("r2", lgain(t, 1/R2, 1, "V", "A"))
+	g.Add("r3", lgain(t, R3, 1, "A", "V"))
+	g.Add("kcl", lsum(t, "+-", 1, "A"))
+	g.Add("r4", lgain(t, R4, 1, "A", "V"))
+	g.Connect("cap.state", "d1.in1")
+	g.Connect("r4.out", "d1.in2")
+	g.Connect("d1.out", "r1.in")
+	g.Connect("r4.out", "d2.in1")
+	g.Connect("r3.out", "d2.in2")
+	g.Connect("d2.out", "r2.in")
+	g.Connect("r2.out", "r3.in")
+	g.Connect("r1.out", "kcl.in1")
+	g.Connect("r2.out", "kcl.in2")
+	g.Connect("kcl.out", "r4.in")
+	g.Connect("r1.out", "cap.in")
+	return g
+}
+
+// The resistive divider: ∂v̇/∂v = −1/(C·(R1 + Rp)), through a loop of two
+// tear variables, to 1e-12 relative (exact blocks, a 2 × 2 LU of
+// condition about 10). Not at v = 0: the integrator's DerivativesJacobian
+// reports ∂v̇/∂u = 0 where its rate is zero.
+func TestLoopJacobianResistiveDivider(t *testing.T) {
+	const C, R1, R2, R3, R4 = 1e-3, 100.0, 220.0, 330.0, 470.0
+	Rp := 1 / (1/R4 + 1/(R2+R3))
+	want := []float64{-1 / (C * (R1 + Rp))}
+	for _, v := range []float64{10, -3.5, 1e-3} {
+		s := mustBuild(t, rcLadder(t, false))
+		if l := s.Loops(); len(l) != 1 || len(l[0].Tear) != 2 {
+			t.Fatalf("Loops() = %v, want one loop of two tear variables", l)
+		}
+		closeTo(t, fmt.Sprintf("v=%v", v), jacobians(t, s, []float64{v}), want, 1e-12)
+	}
+}
+
+// The mass through the stiff controller loop (β = 1e3): its Jacobian
+// equals the flat model's chain-rule Jacobian (the same blocks, the loop
+// resolved by the implicit-function theorem instead of by hand) to 1e-12
+// relative to its largest entry, Kp/(1 + β)·… ≈ 0.4: rounding in the LU
+// of (1 + β)·I and in the different order of the terms.
+func TestLoopMonolithicJacobianMatchesFlat(t *testing.T) {
+	y := []float64{0.3, -0.2, 1.5, 0.7, 0.1, -0.4}
+	J := [2][]float64{}
+	for k, flat := range []bool{false, true} {
+		J[k] = jacobians(t, mustBuild(t, massLoop(t, flat)), y)
+	}
+	closeTo(t, "loop against flat", J[0], J[1], 1e-12)
+}
+
+// Forward sensitivities through a loop against the model without it, for
+// a parameter that enters only through the initial state: S' = (∂f/∂y)·S
+// then involves no parameter difference at all, so the two runs differ
+// only by the rounding of the two Jacobians (1e-12 relative above)
+// carried through the steps. 1e-11 relative: the Jacobian through the
+// loop is exact, no longer a difference of the loop-solving right-hand
+// side (which agreed to about 1e-8).
+func TestLoopSensitivitiesExact(t *testing.T) {
+	cases := []struct {
+		name  string
+		model func(testing.TB, bool) *graph.Graph
+		param string
+		rec   string
+	}{
+		{"mass", massLoop, "mass.initial_position[0]", "mass.position[0]"},
+		{"mass velocity", massLoop, "mass.initial_velocity[2]", "mass.position[2]"},
+		{"rc ladder", rcLadder, "cap.initial[0]", "cap.out"},
+	}
+	modes := []struct {
+		name string
+		opts graph.SensitivityOptions
+	}{
+		{"rk4", graph.SensitivityOptions{End: 0.2, Dt: 1e-3, Mode: graph.Monolithic{Method: integrators.RK4{}}}},
+		{"backward euler", graph.SensitivityOptions{End: 0.2, Dt: 1e-3, Mode: graph.Monolithic{Method: integrators.BackwardEuler{}}}},
+		{"implicit trapezoid", graph.SensitivityOptions{End: 0.2, Dt: 1e-3, Mode: graph.Monolithic{Method: integrators.ImplicitTrapezoid{}}}},
+	}
+	for _, c := range cases {
+		for _, md := range modes {
+			t.Run(c.name+"/"+md.name, func(t *testing.T) {
+				var got [2][]float64
+				for k, flat := range []bool{false, true} {
+					s := mustBuild(t, c.model(t, flat))
+					o := md.opts
+					o.Record = []string{c.rec}
+					res, err := s.Sensitivities(context.Background(), []string{c.param}, &o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got[k] = res.Series(c.rec, c.param)
+				}
+				if len(got[0]) != len(got[1]) || len(got[0]) < 2 {
+					t.Fatalf("%d rows through the loop, %d without", len(got[0]), len(got[1]))
+				}
+				closeTo(t, "∂"+c.rec+"/∂"+c.param, got[0], got[1], 1e-11)
+			})
+		}
+	}
+}
+
+// Implicit runs through the loop take the same steps, Newton iterations
+// and Jacobians as the same model without it, with every linear solver:
+// the Newton matrix is the same up to rounding, so the iterations agree
+// exactly (a differenced Jacobian off by 1e-8 could cost or save an
+// iteration at a tolerance boundary). The states agree to 1e-9 as in
+// TestLoopMassMatchesFlatModel.
+func TestLoopImplicitNewtonIterations(t *testing.T) {
+	lin := func(s integrators.LinearSolver) integrators.LinearOptions { return integrators.LinearOptions{Solver: s} }
+	modes := []struct {
+		name string
+		mode graph.Mode
+	}{
+		{"backward euler dense", graph.Monolithic{Method: integrators.BackwardEuler{Linear: lin(integrators.LinearDense)}}},
+		{"backward euler gmres", graph.Monolithic{Method: integrators.BackwardEuler{Linear: lin(integrators.LinearGMRES)}}},
+		{"backward euler gmres ilu0", graph.Monolithic{Method: integrators.BackwardEuler{Linear: integrators.LinearOptions{Solver: integrators.LinearGMRES, Preconditioner: integrators.PrecondILU0}}}},
+		{"backward euler banded", graph.Monolithic{Method: integrators.BackwardEuler{Linear: lin(integrators.LinearBanded)}}},
+		{"bdf", graph.MonolithicAdaptive{Method: integrators.BDF{RTol: 1e-8, ATol: 1e-10}}},
+		{"esdirk", graph.MonolithicAdaptive{Method: integrators.ESDIRK43{RTol: 1e-8, ATol: 1e-10}}},
+	}
+	for _, md := range modes {
+		t.Run(md.name, func(t *testing.T) {
+			var work [2]integrators.Work
+			var state [2][]float64
+			for k, flat := range []bool{false, true} {
+				s := mustBuild(t, massLoop(t, flat))
+				set := graph.Settings{Mode: md.mode, End: 0.5}
+				if _, ok := md.mode.(graph.Monolithic); ok {
+					set = graph.Settings{Mode: md.mode, Dt: 1e-3, Steps: 500}
+				}
+				res, err := s.Run(context.Background(), set)
+				if err != nil {
+					t.Fatal(err)
+				}
+				work[k], state[k] = res.Integrator.Work, s.State(nil)
+			}
+			w, f := work[0], work[1]
+			if w.Steps != f.Steps || w.Rejected != f.Rejected || w.NewtonIters != f.NewtonIters || w.JacEvals != f.JacEvals || w.LinearIters != f.LinearIters {
+				t.Errorf("work through the loop %+v, without it %+v", w, f)
+			}
+			if w.NewtonIters == 0 {
+				t.Error("no Newton iteration: the test proves nothing")
+			}
+			closeTo(t, "state", state[0], state[1], 1e-9)
+		})
+	}
+}
