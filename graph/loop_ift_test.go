@@ -276,3 +276,88 @@ func TestLoopImplicitNewtonIterations(t *testing.T) {
 		})
 	}
 }
+
+// A parameter inside the loop: ∂v/∂R4 (R4 the gain r4, a member of the
+// ladder's loop) against the flat model's ∂v/∂g, g = 1/(R1 + Rp) its
+// single gain, by the chain rule ∂v/∂R4 = ∂v/∂g·dg/dR4 with dg/dR4 =
+// −(dRp/dR4)/(R1 + Rp)², dRp/dR4 = ((R2 + R3)/(R4 + R2 + R3))². Both
+// parameters are differenced (h = 1e-6 relative), the loop re-solved to
+// rounding at each: rounding over h bounds the agreement, 2e-9 relative.
+func TestLoopSensitivityLoopParameter(t *testing.T) {
+	const R1, R2, R3, R4 = 100.0, 220.0, 330.0, 470.0
+	Rp := 1 / (1/R4 + 1/(R2+R3))
+	dg := -math.Pow((R2+R3)/(R4+R2+R3), 2) / ((R1 + Rp) * (R1 + Rp))
+	var got [2][]float64
+	for k, c := range []struct {
+		flat  bool
+		param string
+	}{{false, "r4.gain[0]"}, {true, "r1.gain[0]"}} {
+		s := mustBuild(t, rcLadder(t, c.flat))
+		res, err := s.Sensitivities(context.Background(), []string{c.param}, &graph.SensitivityOptions{End: 0.2, Dt: 1e-3, Mode: graph.Monolithic{Method: integrators.BackwardEuler{}}, Record: []string{"cap.out"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[k] = res.Series("cap.out", c.param)
+	}
+	for i := range got[1] {
+		got[1][i] *= dg
+	}
+	if got[1][len(got[1])-1] == 0 {
+		t.Fatal("zero sensitivity: the test proves nothing")
+	}
+	closeTo(t, "∂v/∂R4", got[0], got[1], 2e-9)
+}
+
+// The Jacobian through a loop allocates nothing once its plan is built.
+func TestLoopJacobianAllocs(t *testing.T) {
+	for _, g := range []*graph.Graph{massLoop(t, false), rcLadder(t, false)} {
+		s := mustBuild(t, g)
+		m, err := s.System()
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := s.State(nil)
+		J := make([]float64, len(y)*len(y))
+		if err := m.Jacobian(0, y, J); err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(20, func() {
+			if err := m.Jacobian(0, y, J); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("Jacobian through a loop allocates %v times", n)
+		}
+	}
+}
+
+// BenchmarkLoopImplicitStep is one backward-Euler step (dense LU, the
+// Newton matrix formed at every iteration) of the mass through the stiff
+// loop, and of the same model without the loop: the ratio is what the
+// loop costs an implicit method.
+func BenchmarkLoopImplicitStep(b *testing.B) {
+	for _, flat := range []bool{false, true} {
+		name := "loop"
+		if flat {
+			name = "flat"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := mustBuild(b, massLoop(b, flat))
+			m, err := s.System()
+			if err != nil {
+				b.Fatal(err)
+			}
+			st, err := integrators.NewStepper(integrators.BackwardEuler{Linear: integrators.LinearOptions{Solver: integrators.LinearDense}}, m, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			st.Init(0, s.State(nil))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := st.Step(1e-3); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
