@@ -221,23 +221,27 @@ func userErrors(t *testing.T) map[string]string {
 	}
 	_, err = s.Run(context.Background(), graph.Settings{Dt: 0.01, Steps: 1})
 	add("loop diverges", err)
-	// The same kind of loop (y = p + y/2, p the sum of the positions) read
-	// by 1000 masses: every row of its differenced monolithic Jacobian
-	// reaches every position, 6000 × 3006 entries, over the limit.
+	// A loop whose solution has no derivative where it is solved: y = x +
+	// y − y³ (a sum reading its own output through a unit gain, and the
+	// cube of it through a product), so y³ = x, at x = 0 where dy/dx is
+	// infinite; the implicit method's first Jacobian meets it.
 	g = graph.New()
-	half, _ := control.NewGain(control.GainParams{Size: 3, Gain: []float64{0.5}, InputUnits: "m", OutputUnits: "m"})
-	sum, _ = control.NewSum(control.SumParams{Signs: "++", Size: 3, Units: "m"})
-	g.Add("gain", half)
+	mass, _ := masspoint.New(masspoint.DefaultParams())
+	g.Add("mass", mass)
+	unit, _ := control.NewGain(control.GainParams{Size: 3, Gain: []float64{1}, InputUnits: "m", OutputUnits: "m"})
+	cube, _ := control.NewProduct(control.ProductParams{Ops: "***", Size: 3, InputUnits: "m", OutputUnits: "m"})
+	sum, _ = control.NewSum(control.SumParams{Signs: "++-", Size: 3, Units: "m"})
+	g.Add("unit", unit)
+	g.Add("cube", cube)
 	g.Add("sum", sum)
-	g.Connect("sum.out", "gain.in")
-	g.Connect("gain.out", "sum.in2")
-	for i := range 1000 {
-		m, _ := masspoint.New(masspoint.DefaultParams())
-		name := fmt.Sprintf("m%d", i)
-		g.Add(name, m)
-		g.Connect(name+".position", "sum.in1")
-		g.Connect("sum.out", name+".force", graph.Via(graph.Scale{Factor: 1e-3, From: "m", To: "N"}))
+	g.Connect("mass.position", "sum.in1")
+	g.Connect("sum.out", "unit.in")
+	g.Connect("unit.out", "sum.in2")
+	for _, in := range []string{"in1", "in2", "in3"} {
+		g.Connect("sum.out", "cube."+in)
 	}
+	g.Connect("cube.out", "sum.in3")
+	g.Connect("sum.out", "mass.force", graph.Via(graph.Scale{Factor: 1, From: "m", To: "N"}))
 	if s, err = g.Build(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package graph
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -258,7 +257,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 	}
 	A := blas64.General{Rows: n, Cols: n, Stride: n, Data: lp.M}
 	if !lapack64.Getrf(A, lp.ipiv) {
-		return stepError(s.nodes[lead].name, "", s.steps, t, fmt.Errorf("graph: the Jacobian through the algebraic %s is singular at t=%s: I − ∂F/∂z has no inverse at the loop's solution, so the solution does not depend smoothly on the state; an implicit method or a sensitivity cannot go through it (use an explicit method, or make the loop regular)", L.describe(s), strconv.FormatFloat(t, 'g', -1, 64)))
+		return stepError(s.nodes[lead].name, "", s.steps, t, fmt.Errorf("graph: the Jacobian through the algebraic %s is singular: I − ∂F/∂z has no inverse at the loop's solution, so the solution does not depend smoothly on the state; an implicit method or a sensitivity cannot go through it (use an explicit method, or make the loop regular)", L.describe(s)))
 	}
 	if nc > 0 {
 		lapack64.Getrs(blas.NoTrans, A, blas64.General{Rows: n, Cols: nc, Stride: nc, Data: Z}, lp.ipiv)
