@@ -243,10 +243,11 @@
 // the per-node path (no batch family). Every strategy and mode evaluates
 // outputs this way, so loops work in co-simulation under every coupling
 // strategy, in monolithic runs (the loop solved in every right-hand-side
-// evaluation) and in sensitivities; the monolithic Jacobian of a Sim with
-// loops is the right-hand side's central differences over a pattern
-// found from the graph, columns that share no row differenced together
-// (loop_jacobian.go), which implicit methods and Sensitivities use.
+// evaluation) and in sensitivities; the monolithic Jacobian, which
+// implicit methods and Sensitivities use, goes through a loop by the
+// implicit-function theorem on the converged loop, dz/dy = (I −
+// ∂F/∂z)⁻¹·∂F/∂y, from the members' output Jacobians inside the chain
+// rule of jacobian.go (loop_jacobian.go).
 // loop.go holds the solver; docs/composition.md the user's guide.
 //
 // # Monolithic mode
@@ -461,8 +462,8 @@
 //   - pernode.go: the per-node path, the reference every other path
 //     matches bit for bit;
 //   - loop.go, loop_jacobian.go: algebraic loops, torn at Build and
-//     solved at every output evaluation, and the monolithic Jacobian of
-//     a Sim with loops;
+//     solved at every output evaluation, and the monolithic Jacobian's
+//     rows through a loop (implicit-function theorem);
 //   - engine.go (then pool.go, kernels.go, family.go, compact.go,
 //     fused.go): the batched engine, its own reading order in engine.go;
 //   - coupled.go (then coupled_compile.go, coupled_analysis.go,
