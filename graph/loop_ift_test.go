@@ -237,7 +237,9 @@ func TestLoopSensitivitiesExact(t *testing.T) {
 // iteration at a tolerance boundary). The states agree to 1e-9 as in
 // TestLoopMassMatchesFlatModel.
 func TestLoopImplicitNewtonIterations(t *testing.T) {
-	lin := func(s integrators.LinearSolver) integrators.LinearOptions { return integrators.LinearOptions{Solver: s} }
+	lin := func(s integrators.LinearSolver) integrators.LinearOptions {
+		return integrators.LinearOptions{Solver: s}
+	}
 	modes := []struct {
 		name string
 		mode graph.Mode
