@@ -16,5 +16,6 @@ package main
 //go:generate go run . render -q ../../examples/scenes/thrust-on-spring.json -o ../../docs/assets/scenes/thrust-on-spring.png --at 3.05 --size 640x400 --camera 20,15
 //go:generate go run . render -q ../../examples/scenes/pid-mass-spring.json -o ../../docs/assets/scenes/pid-mass-spring.png --at 1 --size 640x400 --camera 35,20
 //go:generate go run . render -q ../../examples/scenes/cruise-control.json -o ../../docs/assets/scenes/cruise-control.png --at 10 --size 640x400 --camera 35,20
+//go:generate go run . render -q ../../examples/scenes/amplifier-loop.json -o ../../docs/assets/scenes/amplifier-loop.png --at 1 --size 640x400 --camera 35,20
 //go:generate go run . render -q ../../examples/scenes/four-corner-vehicle.json -o ../../docs/assets/scenes/four-corner-vehicle.png --at 1.1 --size 640x400 --camera 35,20
 //go:generate go run . render -q ../../examples/scenes/stiff-chain-20000.json -o ../../docs/assets/scenes/stiff-chain-20000.png --size 640x400 --camera 35,20
