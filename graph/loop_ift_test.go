@@ -8,6 +8,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 )
@@ -362,4 +363,161 @@ func BenchmarkLoopImplicitStep(b *testing.B) {
 			}
 		})
 	}
+}
+
+// fdJacobian is the central difference of f over each state component
+// (h = 1e-6·max(1, |y_j|)), an independent check of the assembly.
+func fdJacobian(t *testing.T, s *graph.Sim, y []float64) []float64 {
+	t.Helper()
+	m, err := s.System()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(y)
+	J := make([]float64, n*n)
+	fp, fm := make([]float64, n), make([]float64, n)
+	yt := append([]float64(nil), y...)
+	for j := range n {
+		h := 1e-6 * math.Max(1, math.Abs(y[j]))
+		yt[j] = y[j] + h
+		if err := m.Func(0, yt, fp); err != nil {
+			t.Fatal(err)
+		}
+		yt[j] = y[j] - h
+		if err := m.Func(0, yt, fm); err != nil {
+			t.Fatal(err)
+		}
+		yt[j] = y[j]
+		for i := range n {
+			J[i*n+j] = (fp[i] - fm[i]) / (2 * h)
+		}
+	}
+	return J
+}
+
+// Loops the closed-form tests do not cover, each against the central
+// differences of the loop-solving right-hand side (1e-6 relative to the
+// largest entry: O(h²) truncation and rounding over h = 1e-6):
+//   - a loop closed through Scale and user-transform edges (their
+//     Jacobians, exact and differenced);
+//   - a stateful member (a PID, whose ∂out/∂state is differenced)
+//     reading its own output through a gain;
+//   - two loops in series, the second reading the first's member;
+//   - a nonlinear loop (y = x − y³) away from its singular point.
+//
+// The two loops in series also have a closed form: F = k·x/((1 − a)(1 −
+// b)), checked to 1e-12.
+func TestLoopJacobianAgainstDifferences(t *testing.T) {
+	mass := func(g *graph.Graph) {
+		m, err := masspoint.New(masspoint.Params{Mass: 2, InitialPosition: [3]float64{0.3, -0.1, 0.2}, InitialVelocity: [3]float64{0.1, 0.2, -0.3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Add("mass", m)
+	}
+	cases := map[string]func() *graph.Graph{
+		"transforms": func() *graph.Graph {
+			g := graph.New()
+			mass(g)
+			g.Add("k", lgain(t, 40, 3, "m", "N"))
+			g.Add("sum", lsum(t, "++", 3, "N"))
+			g.Add("gain", lgain(t, 1, 3, "N", "N"))
+			g.Connect("mass.position", "k.in")
+			g.Connect("k.out", "sum.in1")
+			g.Connect("sum.out", "gain.in", graph.Via(graph.TransformFunc{Label: "tanh", In: node.Vec(3), Out: node.Vec(3), F: func(dst, src []float64) {
+				for i := range dst {
+					dst[i] = math.Tanh(src[i] / 10)
+				}
+			}}))
+			g.Connect("gain.out", "sum.in2", graph.Via(graph.Scale{Factor: -3}))
+			g.Connect("sum.out", "mass.force")
+			return g
+		},
+		"pid member": func() *graph.Graph {
+			g := graph.New()
+			mass(g)
+			pid, err := control.NewPID(control.PIDParams{Size: 3, Kp: []float64{0.8}, Ki: []float64{2}, Kd: []float64{0.1}, Tf: []float64{0.05}, InputUnits: "m", OutputUnits: "N"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.Add("pid", pid)
+			g.Add("fb", lgain(t, 0.5, 3, "N", "m"))
+			g.Add("ref", lconst(t, []float64{1, 0, 2}, "m"))
+			g.Add("sum", lsum(t, "++", 3, "m"))
+			g.Connect("ref.value", "sum.in1")
+			g.Connect("fb.out", "sum.in2")
+			g.Connect("sum.out", "pid.reference")
+			g.Connect("mass.position", "pid.measurement")
+			g.Connect("pid.out", "fb.in")
+			g.Connect("pid.out", "mass.force")
+			return g
+		},
+		"loops in series": func() *graph.Graph { return seriesLoops(t, 40, 0.5, -2) },
+		"nonlinear": func() *graph.Graph {
+			g := graph.New()
+			mass(g)
+			g.Add("unit", lgain(t, 1, 3, "m", "m"))
+			cube, err := control.NewProduct(control.ProductParams{Ops: "***", Size: 3, InputUnits: "m", OutputUnits: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.Add("cube", cube)
+			g.Add("sum", lsum(t, "++-", 3, "m"))
+			g.Connect("mass.position", "sum.in1")
+			g.Connect("sum.out", "unit.in")
+			g.Connect("unit.out", "sum.in2")
+			for _, in := range []string{"in1", "in2", "in3"} {
+				g.Connect("sum.out", "cube."+in)
+			}
+			g.Connect("cube.out", "sum.in3")
+			g.Connect("sum.out", "mass.force", graph.Via(graph.Scale{Factor: 1, From: "m", To: "N"}))
+			return g
+		},
+	}
+	for name, build := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := mustBuild(t, build())
+			if len(s.Loops()) == 0 {
+				t.Fatal("no loop: the test proves nothing")
+			}
+			y := s.State(nil)
+			closeTo(t, name, jacobians(t, s, y), fdJacobian(t, s, y), 1e-6)
+		})
+	}
+	const k, a, b = 40.0, 0.5, -2.0
+	s := mustBuild(t, seriesLoops(t, k, a, b))
+	if len(s.Loops()) != 2 {
+		t.Fatalf("Loops() = %v, want two", s.Loops())
+	}
+	want := make([]float64, 36)
+	for i := range 3 {
+		want[i*6+3+i] = 1
+		want[(3+i)*6+i] = k / ((1 - a) * (1 - b) * 2)
+	}
+	closeTo(t, "loops in series", jacobians(t, s, s.State(nil)), want, 1e-12)
+}
+
+// seriesLoops is y1 = k·x + a·y1, F = y1 + b·F on a mass of 2 kg: two
+// gain loops, the second reading the first.
+func seriesLoops(t *testing.T, k, a, b float64) *graph.Graph {
+	g := graph.New()
+	m, err := masspoint.New(masspoint.Params{Mass: 2, InitialPosition: [3]float64{0.3, -0.1, 0.2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Add("mass", m)
+	g.Add("k", lgain(t, k, 3, "m", "N"))
+	g.Connect("mass.position", "k.in")
+	prev := "k.out"
+	for i, c := range []float64{a, b} {
+		sum, gain := fmt.Sprintf("sum%d", i+1), fmt.Sprintf("gain%d", i+1)
+		g.Add(sum, lsum(t, "++", 3, "N"))
+		g.Add(gain, lgain(t, c, 3, "N", "N"))
+		g.Connect(prev, sum+".in1")
+		g.Connect(sum+".out", gain+".in")
+		g.Connect(gain+".out", sum+".in2")
+		prev = sum + ".out"
+	}
+	g.Connect(prev, "mass.force")
+	return g
 }
