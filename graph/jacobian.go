@@ -51,6 +51,11 @@ import (
 // a fixed pattern (the sensitivities), lay the same rows out in CSR; the
 // pattern is built on first use.
 //
+// Loops. The members of an algebraic loop read each other, so none of
+// their rows can come first: they share one column set, are needed (and
+// computed) together, by the implicit-function theorem on the converged
+// loop, when the first of them is due (loop_jacobian.go).
+//
 // An evaluation allocates nothing and costs O(Σ rows × column set) plus
 // the nodes' local Jacobians.
 
