@@ -130,23 +130,7 @@ func rcLadder(t testing.TB, flat bool) *graph.Graph {
 		g.Connect("r1.out", "cap.in")
 		return g
 	}
-	g.Add("d1", lsum(t, "+-", 1, "V"))
-	g.Add("r1", lgain(t, 1/R1, 1, "V", "A"))
-	g.Add("d2", lsum(t, "+-", 1, "V"))
-	g.Add("r2", lgain(t, 1/R2, 1, "V", "A"))
-	g.Add("r3", lgain(t, R3, 1, "A", "V"))
-	g.Add("kcl", lsum(t, "+-", 1, "A"))
-	g.Add("r4", lgain(t, R4, 1, "A", "V"))
-	g.Connect("cap.state", "d1.in1")
-	g.Connect("r4.out", "d1.in2")
-	g.Connect("d1.out", "r1.in")
-	g.Connect("r4.out", "d2.in1")
-	g.Connect("r3.out", "d2.in2")
-	g.Connect("d2.out", "r2.in")
-	g.Connect("r2.out", "r3.in")
-	g.Connect("r1.out", "kcl.in1")
-	g.Connect("r2.out", "kcl.in2")
-	g.Connect("kcl.out", "r4.in")
+	addLadder(t, g, "cap.state", R1, R2, R3, R4)
 	g.Connect("r1.out", "cap.in")
 	return g
 }

@@ -132,23 +132,7 @@ func TestLoopResistiveDivider(t *testing.T) {
 	const Vs, R1, R2, R3, R4 = 10.0, 100.0, 220.0, 330.0, 470.0
 	g := graph.New()
 	g.Add("vs", lconst(t, []float64{Vs}, "V"))
-	g.Add("d1", lsum(t, "+-", 1, "V"))
-	g.Add("r1", lgain(t, 1/R1, 1, "V", "A"))
-	g.Add("d2", lsum(t, "+-", 1, "V"))
-	g.Add("r2", lgain(t, 1/R2, 1, "V", "A"))
-	g.Add("r3", lgain(t, R3, 1, "A", "V"))
-	g.Add("kcl", lsum(t, "+-", 1, "A"))
-	g.Add("r4", lgain(t, R4, 1, "A", "V"))
-	g.Connect("vs.value", "d1.in1")
-	g.Connect("r4.out", "d1.in2")
-	g.Connect("d1.out", "r1.in")
-	g.Connect("r4.out", "d2.in1")
-	g.Connect("r3.out", "d2.in2")
-	g.Connect("d2.out", "r2.in")
-	g.Connect("r2.out", "r3.in")
-	g.Connect("r1.out", "kcl.in1")
-	g.Connect("r2.out", "kcl.in2")
-	g.Connect("kcl.out", "r4.in")
+	addLadder(t, g, "vs.value", R1, R2, R3, R4)
 	s, err := g.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +161,29 @@ func TestLoopResistiveDivider(t *testing.T) {
 	if l := loops[0]; l.Iterations != l.Solves {
 		t.Errorf("%d iterations in %d solves, want one per solve", l.Iterations, l.Solves)
 	}
+}
+
+// addLadder adds the ladder of TestLoopResistiveDivider, its source
+// voltage read from vs: blocks d1, r1, d2, r2, r3, kcl, r4, the current
+// through R1 at r1.out.
+func addLadder(t testing.TB, g *graph.Graph, vs string, R1, R2, R3, R4 float64) {
+	g.Add("d1", lsum(t, "+-", 1, "V"))
+	g.Add("r1", lgain(t, 1/R1, 1, "V", "A"))
+	g.Add("d2", lsum(t, "+-", 1, "V"))
+	g.Add("r2", lgain(t, 1/R2, 1, "V", "A"))
+	g.Add("r3", lgain(t, R3, 1, "A", "V"))
+	g.Add("kcl", lsum(t, "+-", 1, "A"))
+	g.Add("r4", lgain(t, R4, 1, "A", "V"))
+	g.Connect(vs, "d1.in1")
+	g.Connect("r4.out", "d1.in2")
+	g.Connect("d1.out", "r1.in")
+	g.Connect("r4.out", "d2.in1")
+	g.Connect("r3.out", "d2.in2")
+	g.Connect("d2.out", "r2.in")
+	g.Connect("r2.out", "r3.in")
+	g.Connect("r1.out", "kcl.in1")
+	g.Connect("r2.out", "kcl.in2")
+	g.Connect("kcl.out", "r4.in")
 }
 
 // massLoop is a unit mass held at ref = 1 m by a feedthrough controller
