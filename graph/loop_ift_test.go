@@ -64,10 +64,11 @@ func closeTo(t *testing.T, what string, got, want []float64, tol float64) {
 	t.Logf("%s: largest difference %.3g of %.3g", what, worst/scale, scale)
 }
 
-// gainLoopMass is a mass (m = 2) pulled by F = y, y = k·x + a·y: the
-// gain loop driven by the mass's position through a gain k. Closed form:
-// F = k·x/(1 − a), so ∂v̇/∂x = k/((1 − a)·m)·I and ∂ẋ/∂v = I.
-func gainLoopMass(t testing.TB, k, a float64) *graph.Graph {
+// gainLoopMass is a mass (m = 2) pulled by the gain loops y_i =
+// y_(i−1) + a_i·y_i in series, y_0 = k·x: F = k·x/Π(1 − a_i), so ∂v̇/∂x =
+// k/(Π(1 − a_i)·m)·I and ∂ẋ/∂v = I. Loop i is sum<i> and gain<i>, the
+// second reading the first's member.
+func gainLoopMass(t testing.TB, k float64, as ...float64) *graph.Graph {
 	g := graph.New()
 	m, err := masspoint.New(masspoint.Params{Mass: 2, InitialPosition: [3]float64{0.3, -0.1, 0.2}})
 	if err != nil {
@@ -75,13 +76,18 @@ func gainLoopMass(t testing.TB, k, a float64) *graph.Graph {
 	}
 	g.Add("mass", m)
 	g.Add("k", lgain(t, k, 3, "m", "N"))
-	g.Add("sum", lsum(t, "++", 3, "N"))
-	g.Add("gain", lgain(t, a, 3, "N", "N"))
 	g.Connect("mass.position", "k.in")
-	g.Connect("k.out", "sum.in1")
-	g.Connect("sum.out", "gain.in")
-	g.Connect("gain.out", "sum.in2")
-	g.Connect("sum.out", "mass.force")
+	prev := "k.out"
+	for i, a := range as {
+		sum, gain := fmt.Sprintf("sum%d", i+1), fmt.Sprintf("gain%d", i+1)
+		g.Add(sum, lsum(t, "++", 3, "N"))
+		g.Add(gain, lgain(t, a, 3, "N", "N"))
+		g.Connect(prev, sum+".in1")
+		g.Connect(sum+".out", gain+".in")
+		g.Connect(gain+".out", sum+".in2")
+		prev = sum + ".out"
+	}
+	g.Connect(prev, "mass.force")
 	return g
 }
 
@@ -436,7 +442,7 @@ func TestLoopJacobianAgainstDifferences(t *testing.T) {
 			g.Connect("pid.out", "mass.force")
 			return g
 		},
-		"loops in series": func() *graph.Graph { return seriesLoops(t, 40, 0.5, -2) },
+		"loops in series": func() *graph.Graph { return gainLoopMass(t, 40, 0.5, -2) },
 		"nonlinear": func() *graph.Graph {
 			g := graph.New()
 			mass(g)
@@ -469,7 +475,7 @@ func TestLoopJacobianAgainstDifferences(t *testing.T) {
 		})
 	}
 	const k, a, b = 40.0, 0.5, -2.0
-	s := mustBuild(t, seriesLoops(t, k, a, b))
+	s := mustBuild(t, gainLoopMass(t, k, a, b))
 	if len(s.Loops()) != 2 {
 		t.Fatalf("Loops() = %v, want two", s.Loops())
 	}
@@ -479,29 +485,4 @@ func TestLoopJacobianAgainstDifferences(t *testing.T) {
 		want[(3+i)*6+i] = k / ((1 - a) * (1 - b) * 2)
 	}
 	closeTo(t, "loops in series", jacobians(t, s, s.State(nil)), want, 1e-12)
-}
-
-// seriesLoops is y1 = k·x + a·y1, F = y1 + b·F on a mass of 2 kg: two
-// gain loops, the second reading the first.
-func seriesLoops(t *testing.T, k, a, b float64) *graph.Graph {
-	g := graph.New()
-	m, err := masspoint.New(masspoint.Params{Mass: 2, InitialPosition: [3]float64{0.3, -0.1, 0.2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Add("mass", m)
-	g.Add("k", lgain(t, k, 3, "m", "N"))
-	g.Connect("mass.position", "k.in")
-	prev := "k.out"
-	for i, c := range []float64{a, b} {
-		sum, gain := fmt.Sprintf("sum%d", i+1), fmt.Sprintf("gain%d", i+1)
-		g.Add(sum, lsum(t, "++", 3, "N"))
-		g.Add(gain, lgain(t, c, 3, "N", "N"))
-		g.Connect(prev, sum+".in1")
-		g.Connect(sum+".out", gain+".in")
-		g.Connect(gain+".out", sum+".in2")
-		prev = sum + ".out"
-	}
-	g.Connect(prev, "mass.force")
-	return g
 }
