@@ -1,0 +1,211 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "bridge.h"
+*/
+import "C"
+
+import (
+	"runtime/cgo"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/cosimgo/cosim/fmi/export"
+	"github.com/cosimgo/cosim/nodes"
+)
+
+// main is not called: the package is built as a shared library.
+func main() {}
+
+// instance is the Go side of one FMU instance: the export.Instance that
+// runs the scene, behind a lock so that a master calling one instance
+// from several threads at once (which FMI does not allow) gets its calls
+// one after the other rather than a data race.
+type instance struct {
+	mu sync.Mutex
+	in *export.Instance
+}
+
+// get returns the Go side of the C instance c and locks it.
+func get(c *C.inst) *instance {
+	x := cgo.Handle(c.h).Value().(*instance)
+	x.mu.Lock()
+	return x
+}
+
+// logTo returns the logger of the C instance c: each message goes to the
+// master's callback through the C trampoline cosim_log.
+func logTo(c *C.inst) export.LogFunc {
+	return func(s export.Status, category, message string) {
+		if c.log == nil {
+			return
+		}
+		cc, cm := C.CString(category), C.CString(message)
+		C.cosim_log(c, C.int(s), cc, cm)
+		C.free(unsafe.Pointer(cc))
+		C.free(unsafe.Pointer(cm))
+	}
+}
+
+// resourceDir is the folder of FMI 3.0's resourcePath, which is a path;
+// a file URI (as FMI 2.0 gave) is taken too.
+func resourceDir(p string) string {
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		p = rest
+		if rest, ok := strings.CutPrefix(p, "localhost/"); ok {
+			p = "/" + rest
+		}
+	}
+	return p
+}
+
+//export cosimInstantiate
+func cosimInstantiate(c *C.inst, name, token, resources *C.char, logging C.int) C.int {
+	in := export.NewInstance(resourceDir(C.GoString(resources)), nodes.Registry(), logTo(c))
+	s := in.Instantiate(C.GoString(token), C.GoString(name), logging != 0)
+	if s > export.StatusWarning {
+		in.Free()
+		return C.int(s)
+	}
+	c.h = C.uintptr_t(cgo.NewHandle(&instance{in: in}))
+	return C.int(s)
+}
+
+//export cosimFree
+func cosimFree(c *C.inst) {
+	h := cgo.Handle(c.h)
+	x := h.Value().(*instance)
+	x.mu.Lock()
+	x.in.Free()
+	x.mu.Unlock()
+	h.Delete()
+	c.h = 0
+}
+
+//export cosimSetDebugLogging
+func cosimSetDebugLogging(c *C.inst, on C.int) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	return C.int(x.in.SetDebugLogging(on != 0))
+}
+
+//export cosimEnterInitializationMode
+func cosimEnterInitializationMode(c *C.inst, tolDefined C.int, tol, start C.double, stopDefined C.int, stop C.double) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	return C.int(x.in.EnterInitializationMode(tolDefined != 0, float64(tol), float64(start), stopDefined != 0, float64(stop)))
+}
+
+//export cosimExitInitializationMode
+func cosimExitInitializationMode(c *C.inst) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	return C.int(x.in.ExitInitializationMode())
+}
+
+//export cosimTerminate
+func cosimTerminate(c *C.inst) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	return C.int(x.in.Terminate())
+}
+
+//export cosimReset
+func cosimReset(c *C.inst) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	return C.int(x.in.Reset())
+}
+
+// views returns the master's value references and values as Go slices
+// over the C arrays (no copy).
+func views(vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) ([]uint32, []uint64) {
+	var vrs []uint32
+	var words []uint64
+	if nvr > 0 {
+		vrs = unsafe.Slice((*uint32)(unsafe.Pointer(vr)), int(nvr))
+	}
+	if nw > 0 {
+		words = unsafe.Slice((*uint64)(unsafe.Pointer(w)), int(nw))
+	}
+	return vrs, words
+}
+
+//export cosimGet
+func cosimGet(c *C.inst, typ C.int, vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	vrs, words := views(vr, nvr, w, nw)
+	return C.int(x.in.Get(export.ValueType(typ), vrs, words))
+}
+
+//export cosimSet
+func cosimSet(c *C.inst, typ C.int, vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	vrs, words := views(vr, nvr, w, nw)
+	return C.int(x.in.Set(export.ValueType(typ), vrs, words))
+}
+
+//export cosimDoStep
+func cosimDoStep(c *C.inst, t, h C.double, last *C.double) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	s, l := x.in.DoStep(float64(t), float64(h))
+	*last = C.double(l)
+	return C.int(s)
+}
+
+//export cosimGetFMUState
+func cosimGetFMUState(c *C.inst, id C.uint32_t, out *C.uint32_t) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	n, s := x.in.GetState(uint32(id))
+	*out = C.uint32_t(n)
+	return C.int(s)
+}
+
+//export cosimSetFMUState
+func cosimSetFMUState(c *C.inst, id C.uint32_t) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	return C.int(x.in.SetState(uint32(id)))
+}
+
+//export cosimFreeFMUState
+func cosimFreeFMUState(c *C.inst, id C.uint32_t) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	return C.int(x.in.FreeState(uint32(id)))
+}
+
+// cosimSerializeFMUState returns the state's bytes in memory from
+// malloc, which the C part frees with the state.
+//
+//export cosimSerializeFMUState
+func cosimSerializeFMUState(c *C.inst, id C.uint32_t, out **C.uint8_t, size *C.size_t) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	b, s := x.in.SerializeState(uint32(id))
+	if s > export.StatusWarning {
+		return C.int(s)
+	}
+	*out = (*C.uint8_t)(C.CBytes(b))
+	*size = C.size_t(len(b))
+	return C.int(s)
+}
+
+//export cosimDeserializeFMUState
+func cosimDeserializeFMUState(c *C.inst, data *C.uint8_t, n C.size_t, id *C.uint32_t) C.int {
+	x := get(c)
+	defer x.mu.Unlock()
+	var b []byte
+	if n > 0 {
+		b = C.GoBytes(unsafe.Pointer(data), C.int(n))
+	}
+	k, s := x.in.DeserializeState(b)
+	*id = C.uint32_t(k)
+	return C.int(s)
+}
