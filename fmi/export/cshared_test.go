@@ -57,7 +57,7 @@ static fmi3SerializeFMUStateTYPE *serialize;
 static fmi3DeserializeFMUStateTYPE *deserialize;
 
 static void logger(fmi3InstanceEnvironment env, fmi3Status s, fmi3String cat, fmi3String msg) {
-    fprintf(stderr, "[%s] %d %s: %s\n", (const char *)env, s, cat, msg);
+    fprintf(strcmp(env, "e") == 0 ? stdout : stderr, "[%s] %d %s: %s\n", (const char *)env, s, cat, msg);
 }
 
 static void must(fmi3Status s, const char *what) {
@@ -179,6 +179,24 @@ int main(int argc, char **argv) {
         freeInstance(in);
         return 0;
     }
+    if (strcmp(argv[4], "errors") == 0) {
+        fmi3Instance bad = instantiate("e", "{not-the-token}", res, false, false, false, false, NULL, 0, "e", logger, NULL);
+        printf("wrong token: %s\n", bad ? "instantiated" : "NULL");
+        fmi3Instance in = start("e", 4, 0);
+        fmi3GetFloat32TYPE *getF32 = sym(lib, "fmi3GetFloat32");
+        const fmi3ValueReference vm[1] = {1}, vF[1] = {3};
+        fmi3Float32 f32[1];
+        printf("Float32: %d\n", getF32(in, vm, 1, f32, 1));
+        const fmi3Float64 neg[1] = {-1}, nan3[3] = {0, NAN, 0};
+        printf("m = -1: %d\n", setF64(in, vm, 1, neg, 1));
+        printf("F = NaN: %d\n", setF64(in, vF, 1, nan3, 3));
+        fmi3Boolean ev, term, early;
+        fmi3Float64 last = -1;
+        fmi3Status s = doStep(in, 0.3, H, true, &ev, &term, &early, &last);
+        printf("step from 0.3: %d, last %g\n", s, last);
+        freeInstance(in);
+        return 0;
+    }
     if (strcmp(argv[4], "bench") == 0 && argc > 5) {
         long n = atol(argv[5]);
         fmi3Instance in = start("bench", 5, 0);
@@ -264,6 +282,31 @@ func TestStateRoundTripFromC(t *testing.T) {
 				t.Errorf("master:\n%s", out)
 			}
 			t.Logf("%s", out)
+		})
+	}
+}
+
+// TestErrorsReachTheLogger makes each binary refuse calls from C: the
+// status is fmi3Error (fmi3Fatal and no instance for a wrong token), and
+// the master's logger receives the reason, naming the function, the
+// variable and the time.
+func TestErrorsReachTheLogger(t *testing.T) {
+	for _, binary := range binaries {
+		t.Run(binary, func(t *testing.T) {
+			master, args := buildCMaster(t, binary)
+			out := runCMaster(t, master, append(args, "errors")...)
+			for _, want := range []string{
+				"[e] 4 logStatusError: instantiation token {not-the-token} does not match the FMU's",
+				"wrong token: NULL\n",
+				"[e] 3 logStatusError: fmi3GetFloat32: the FMU's variables are Float64, Int64 and Boolean\nFloat32: 3\n",
+				"[e] 3 logStatusError: fmi3SetFloat64: m = -1 is below its min 0\nm = -1: 3\n",
+				"[e] 3 logStatusError: fmi3SetFloat64: input F[1] = NaN at t = 0 is not finite\nF = NaN: 3\n",
+				"[e] 3 logStatusError: fmi3DoStep: currentCommunicationPoint = 0.3, and the FMU is at t = 0\nstep from 0.3: 3, last 0\n",
+			} {
+				if !strings.Contains(out, want) {
+					t.Errorf("the master's output lacks %q; it is:\n%s", want, out)
+				}
+			}
 		})
 	}
 }

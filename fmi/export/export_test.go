@@ -747,3 +747,47 @@ func adaptiveSceneWithItsFiles(t *testing.T, binary string) {
 	}
 	t.Logf("largest differences from the scene's run: %.3g m, %.3g N", dx, dT)
 }
+
+// TestCSharedNeedsSourceAndGo: a c-shared export without cosim's source
+// or without the Go toolchain fails with export.ErrExport naming what is
+// missing and the process binary as the way out; an unknown binary is
+// refused naming both. Nothing is written.
+func TestCSharedNeedsSourceAndGo(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "X.fmu")
+	for _, tc := range []struct {
+		name string
+		opts export.Options
+		want []string
+	}{
+		{"no source", export.Options{Source: dir},
+			[]string{dir + " is not cosim's source (a go.mod of module github.com/cosimgo/cosim", "--binary process"}},
+		{"no go", export.Options{Go: "no-such-go-command"},
+			[]string{`the c-shared binary is built at export with the Go toolchain, and "no-such-go-command" was not found`, "--binary process"}},
+		{"unknown binary", export.Options{Binary: "java"},
+			[]string{`binary "java": choose "c-shared"`, `or "process"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := export.Export("testdata/oscillator.json", out, nodes.Registry(), tc.opts)
+			if !errors.Is(err, export.ErrExport) {
+				t.Fatalf("error %v: want export.ErrExport", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a failed export wrote the FMU")
+			}
+		})
+	}
+	// SourceDir finds the source these tests are built from.
+	root, err := export.SourceDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "fmi/export/cshared/main.go")); err != nil {
+		t.Errorf("SourceDir() = %s: %v", root, err)
+	}
+}
