@@ -1,0 +1,59 @@
+package export
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cosimgo/cosim/nodes"
+	"github.com/cosimgo/cosim/scene"
+)
+
+// BenchmarkInstanceDoStep is one fmi3DoStep of the oscillator (one scene
+// step) and an fmi3GetFloat64 of its position on an Instance, called from
+// Go: the work either binary does per step, without its transport.
+func BenchmarkInstanceDoStep(b *testing.B) {
+	data, err := os.ReadFile("testdata/oscillator.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, SceneFile), data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	reg := nodes.Registry()
+	sc, err := scene.LoadFile(filepath.Join(dir, SceneFile), reg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := sc.Build(reg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := newModel(sc, g, data, "")
+	closeGraph(g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := NewInstance(dir, reg, func(s Status, cat, msg string) { b.Fatal(msg) })
+	defer in.Free()
+	if in.Instantiate(m.Token, "bench", false) != StatusOK ||
+		in.EnterInitializationMode(false, 0, 0, false, 0) != StatusOK ||
+		in.ExitInitializationMode() != StatusOK {
+		b.Fatal("initialization failed")
+	}
+	vrs := []uint32{4}
+	out := make([]uint64, 3)
+	t := 0.0
+	b.ReportAllocs()
+	for b.Loop() {
+		s, last := in.DoStep(t, 1e-3)
+		if s != StatusOK {
+			b.Fatal(s)
+		}
+		t = last
+		if in.Get(TypeFloat64, vrs, out) != StatusOK {
+			b.Fatal("get")
+		}
+	}
+}
