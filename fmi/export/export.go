@@ -29,12 +29,16 @@ var shimTypes []byte
 //go:embed cshared/fmi3unsupported.h
 var shimUnsupported []byte
 
+//go:embed cshared/fmi3state.h
+var shimState []byte
+
 // ShimSource returns the C source of the process binary (the shim), and
 // the headers it includes beside it by name.
 func ShimSource() (src []byte, headers map[string][]byte) {
 	return bytes.Clone(shimSource), map[string][]byte{
 		"fmi3types.h":       bytes.Clone(shimTypes),
 		"fmi3unsupported.h": bytes.Clone(shimUnsupported),
+		"fmi3state.h":       bytes.Clone(shimState),
 	}
 }
 
@@ -304,7 +308,7 @@ func compileShim(cc, dir, lib string) error {
 	if err := os.WriteFile(src, shimSource, 0o644); err != nil {
 		return err
 	}
-	for name, data := range map[string][]byte{"fmi3types.h": shimTypes, "fmi3unsupported.h": shimUnsupported} {
+	for name, data := range map[string][]byte{"fmi3types.h": shimTypes, "fmi3unsupported.h": shimUnsupported, "fmi3state.h": shimState} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return err
 		}

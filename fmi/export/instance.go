@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/cosimgo/cosim/fmi"
 	"io"
 	"math"
 	"os"
@@ -19,20 +20,8 @@ import (
 // it: the cosim process of the process binary (Serve decodes the shim's
 // requests into these calls) and the Go library of the c-shared binary
 // (its fmi3 functions call these directly). Every method is one fmi3
-// function of FMI 3.0's co-simulation interface, with its status and the
-// messages it logs.
-
-// Status is an fmi3Status: the same numbers as the standard's enum.
-type Status uint32
-
-// The fmi3Status values.
-const (
-	StatusOK Status = iota
-	StatusWarning
-	StatusDiscard
-	StatusError
-	StatusFatal
-)
+// function of FMI 3.0's co-simulation interface, with its status (an
+// fmi.Status, whose numbers are fmi3Status's) and the messages it logs.
 
 // ValueType is the type of the values of a Get or Set: the FMU's
 // variables are Float64, Int64 or Boolean. Values travel as 8-byte
@@ -63,7 +52,7 @@ func (t ValueType) String() string {
 // LogFunc receives an instance's log messages: the status of the call
 // that logs it, the category (LogError, LogWarning, LogInfo) and the
 // text.
-type LogFunc func(status Status, category, message string)
+type LogFunc func(status fmi.Status, category, message string)
 
 // The states of an instance (FMI 3.0's co-simulation state machine, the
 // part this FMU implements).
@@ -130,7 +119,7 @@ type fmuState struct {
 // of reg; log receives its messages (nil: none).
 func NewInstance(resources string, reg *node.Registry, log LogFunc) *Instance {
 	if log == nil {
-		log = func(Status, string, string) {}
+		log = func(fmi.Status, string, string) {}
 	}
 	return &Instance{reg: reg, dir: resources, log: log, states: map[uint32]*fmuState{}}
 }
@@ -144,22 +133,22 @@ func (in *Instance) Free() {
 	in.states = map[uint32]*fmuState{}
 }
 
-func (in *Instance) logf(status Status, f string, a ...any) {
+func (in *Instance) logf(status fmi.Status, f string, a ...any) {
 	cat := LogError
 	switch status {
-	case StatusOK:
+	case fmi.StatusOK:
 		if !in.debug {
 			return
 		}
 		cat = LogInfo
-	case StatusWarning:
+	case fmi.StatusWarning:
 		cat = LogWarning
 	}
 	in.log(status, cat, fmt.Sprintf(f, a...))
 }
 
 // fail logs why a call failed and returns its status.
-func (in *Instance) fail(status Status, f string, a ...any) Status {
+func (in *Instance) fail(status fmi.Status, f string, a ...any) fmi.Status {
 	in.logf(status, f, a...)
 	return status
 }
@@ -167,45 +156,45 @@ func (in *Instance) fail(status Status, f string, a ...any) Status {
 // ready refuses a call before the instance is instantiated.
 func (in *Instance) ready(fn string) bool {
 	if in.model == nil {
-		in.logf(StatusFatal, "%s: the instance was not instantiated", fn)
+		in.logf(fmi.StatusFatal, "%s: the instance was not instantiated", fn)
 		return false
 	}
 	return true
 }
 
 // SetDebugLogging turns the messages of successful calls on or off.
-func (in *Instance) SetDebugLogging(on bool) Status {
+func (in *Instance) SetDebugLogging(on bool) fmi.Status {
 	in.debug = on
-	return StatusOK
+	return fmi.StatusOK
 }
 
 // Instantiate reads the FMU's scene, computes its model and checks the
 // instantiation token against it (fmi3InstantiateCoSimulation).
-func (in *Instance) Instantiate(token, name string, logging bool) Status {
+func (in *Instance) Instantiate(token, name string, logging bool) fmi.Status {
 	in.name, in.debug = name, logging
 	if in.model != nil {
-		return in.fail(StatusFatal, "instantiated twice")
+		return in.fail(fmi.StatusFatal, "instantiated twice")
 	}
 	path := filepath.Join(in.dir, SceneFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return in.fail(StatusFatal, "reading the FMU's scene: %v", err)
+		return in.fail(fmi.StatusFatal, "reading the FMU's scene: %v", err)
 	}
 	sc, err := scene.LoadFile(path, in.reg)
 	if err != nil {
-		return in.fail(StatusFatal, "the FMU's scene %s: %v", path, err)
+		return in.fail(fmi.StatusFatal, "the FMU's scene %s: %v", path, err)
 	}
 	g, err := sc.Build(in.reg, nil)
 	if err != nil {
-		return in.fail(StatusFatal, "the FMU's scene %s: %v", path, err)
+		return in.fail(fmi.StatusFatal, "the FMU's scene %s: %v", path, err)
 	}
 	model, err := newModel(sc, g, data, "")
 	closeGraph(g)
 	if err != nil {
-		return in.fail(StatusFatal, "the FMU's scene %s: %v", path, err)
+		return in.fail(fmi.StatusFatal, "the FMU's scene %s: %v", path, err)
 	}
 	if token != model.Token {
-		return in.fail(StatusFatal, "instantiation token %s does not match the FMU's (%s): the modelDescription.xml is not this FMU's", token, model.Token)
+		return in.fail(fmi.StatusFatal, "instantiation token %s does not match the FMU's (%s): the modelDescription.xml is not this FMU's", token, model.Token)
 	}
 	in.sc, in.model, in.sceneData = sc, model, data
 	in.vals = make([][]float64, len(model.Variables))
@@ -220,8 +209,8 @@ func (in *Instance) Instantiate(token, name string, logging bool) Status {
 	}
 	in.buf = make([]float64, size)
 	in.st, in.stop, in.dirty = stInstantiated, math.Inf(1), true
-	in.logf(StatusOK, "instance %q of %s: scene %s, %d variables", name, model.Name, path, len(model.Variables))
-	return StatusOK
+	in.logf(fmi.StatusOK, "instance %q of %s: scene %s, %d variables", name, model.Name, path, len(model.Variables))
+	return fmi.StatusOK
 }
 
 // closeGraph releases the resources of a graph's nodes (an imported FMU
@@ -338,20 +327,20 @@ func paramValue(v Variable, x []float64) any {
 // FMU's, so the tolerance is not used. A start time other than 0 starts
 // the scene's graph there: its nodes see that time (a source of time
 // does), and the steps count from it.
-func (in *Instance) EnterInitializationMode(toleranceDefined bool, tolerance, start float64, stopDefined bool, stop float64) Status {
+func (in *Instance) EnterInitializationMode(toleranceDefined bool, tolerance, start float64, stopDefined bool, stop float64) fmi.Status {
 	const fn = "fmi3EnterInitializationMode"
 	if !in.ready(fn) {
-		return StatusFatal
+		return fmi.StatusFatal
 	}
 	if in.st != stInstantiated {
-		return in.fail(StatusError, "%s in %s", fn, stateNames[in.st])
+		return in.fail(fmi.StatusError, "%s in %s", fn, stateNames[in.st])
 	}
 	if math.IsNaN(start) || math.IsInf(start, 0) {
-		return in.fail(StatusError, "%s: startTime = %v is not finite", fn, start)
+		return in.fail(fmi.StatusError, "%s: startTime = %v is not finite", fn, start)
 	}
 	if stopDefined {
 		if math.IsNaN(stop) || stop < start {
-			return in.fail(StatusError, "%s: stopTime = %v is before the start %v", fn, stop, start)
+			return in.fail(fmi.StatusError, "%s: stopTime = %v is before the start %v", fn, stop, start)
 		}
 		in.stop = stop
 	}
@@ -362,36 +351,36 @@ func (in *Instance) EnterInitializationMode(toleranceDefined bool, tolerance, st
 	}
 	in.t, in.start = start, start
 	in.st = stInitialization
-	return StatusOK
+	return fmi.StatusOK
 }
 
 // ExitInitializationMode builds the scene's graph with the parameters
 // set (fmi3ExitInitializationMode).
-func (in *Instance) ExitInitializationMode() Status {
+func (in *Instance) ExitInitializationMode() fmi.Status {
 	const fn = "fmi3ExitInitializationMode"
 	if !in.ready(fn) {
-		return StatusFatal
+		return fmi.StatusFatal
 	}
 	if in.st != stInitialization {
-		return in.fail(StatusError, "%s in %s", fn, stateNames[in.st])
+		return in.fail(fmi.StatusError, "%s in %s", fn, stateNames[in.st])
 	}
 	if err := in.build(); err != nil {
-		return in.fail(StatusError, "%s: building the scene's graph: %v", fn, err)
+		return in.fail(fmi.StatusError, "%s: building the scene's graph: %v", fn, err)
 	}
 	in.st = stStep
-	return StatusOK
+	return fmi.StatusOK
 }
 
 // Terminate ends the run (fmi3Terminate).
-func (in *Instance) Terminate() Status {
+func (in *Instance) Terminate() fmi.Status {
 	if !in.ready("fmi3Terminate") {
-		return StatusFatal
+		return fmi.StatusFatal
 	}
 	if in.st != stStep && in.st != stInitialization {
-		return in.fail(StatusError, "fmi3Terminate in %s: terminate from Step Mode", stateNames[in.st])
+		return in.fail(fmi.StatusError, "fmi3Terminate in %s: terminate from Step Mode", stateNames[in.st])
 	}
 	in.st = stTerminated
-	return StatusOK
+	return fmi.StatusOK
 }
 
 // valueType is the type of a variable's values.
@@ -412,12 +401,12 @@ func (in *Instance) check(fn string, t ValueType, vrs []uint32) (int, bool) {
 	n := 0
 	for _, vr := range vrs {
 		if int(vr) >= len(in.model.Variables) {
-			in.logf(StatusError, "%s%s: no variable has value reference %d (the FMU has %d)", fn, t, vr, len(in.model.Variables))
+			in.logf(fmi.StatusError, "%s%s: no variable has value reference %d (the FMU has %d)", fn, t, vr, len(in.model.Variables))
 			return 0, false
 		}
 		if in.vtypes[vr] != t {
 			v := &in.model.Variables[vr]
-			in.logf(StatusError, "%s%s: variable %q (value reference %d) is of type %s", fn, t, v.Name, vr, v.Type)
+			in.logf(fmi.StatusError, "%s%s: variable %q (value reference %d) is of type %s", fn, t, v.Name, vr, v.Type)
 			return 0, false
 		}
 		n += in.model.Variables[vr].Size
@@ -428,17 +417,17 @@ func (in *Instance) check(fn string, t ValueType, vrs []uint32) (int, bool) {
 // Set sets the variables vrs, of type t, to words (fmi3SetFloat64,
 // fmi3SetInt64, fmi3SetBoolean): parameters and inputs. A refused Set
 // changes nothing.
-func (in *Instance) Set(t ValueType, vrs []uint32, words []uint64) Status {
+func (in *Instance) Set(t ValueType, vrs []uint32, words []uint64) fmi.Status {
 	if in.model == nil {
-		return in.fail(StatusFatal, "fmi3Set%s: the instance was not instantiated", t)
+		return in.fail(fmi.StatusFatal, "fmi3Set%s: the instance was not instantiated", t)
 	}
 	n, ok := in.check("fmi3Set", t, vrs)
 	if !ok {
-		return StatusError
+		return fmi.StatusError
 	}
 	fn := "fmi3Set" + t.String()
 	if n != len(words) {
-		return in.fail(StatusError, "%s: %d values for variables holding %d", fn, len(words), n)
+		return in.fail(fmi.StatusError, "%s: %d values for variables holding %d", fn, len(words), n)
 	}
 	// Check everything first: a refused Set changes nothing.
 	vals := make([][]float64, len(vrs))
@@ -457,7 +446,7 @@ func (in *Instance) Set(t ValueType, vrs []uint32, words []uint64) Status {
 			case TypeInt64:
 				x[j] = float64(int64(w))
 				if int64(x[j]) != int64(w) || math.Abs(x[j]) > 1<<53 {
-					return in.fail(StatusError, "%s: %s = %d: cosim holds integers up to 2^53", fn, v.Name, int64(w))
+					return in.fail(fmi.StatusError, "%s: %s = %d: cosim holds integers up to 2^53", fn, v.Name, int64(w))
 				}
 			case TypeBoolean:
 				if w != 0 {
@@ -467,32 +456,32 @@ func (in *Instance) Set(t ValueType, vrs []uint32, words []uint64) Status {
 		}
 		switch v.Kind {
 		case Time, Output:
-			return in.fail(StatusError, "%s: %s is the FMU's %s: only parameters and inputs can be set", fn, v.Name, v.Kind)
+			return in.fail(fmi.StatusError, "%s: %s is the FMU's %s: only parameters and inputs can be set", fn, v.Name, v.Kind)
 		case Parameter:
 			if in.st == stStep && !v.Tunable {
-				return in.fail(StatusError, "%s: parameter %s (%s) is fixed: set it before fmi3ExitInitializationMode (its node cannot change it while it runs)", fn, v.Name, v.Path)
+				return in.fail(fmi.StatusError, "%s: parameter %s (%s) is fixed: set it before fmi3ExitInitializationMode (its node cannot change it while it runs)", fn, v.Name, v.Path)
 			}
 			if in.st == stTerminated || in.st == stFailed {
-				return in.fail(StatusError, "%s in %s", fn, stateNames[in.st])
+				return in.fail(fmi.StatusError, "%s in %s", fn, stateNames[in.st])
 			}
 			for j, xj := range x {
 				if math.IsNaN(xj) || math.IsInf(xj, 0) {
-					return in.fail(StatusError, "%s: %s[%d] = %v is not finite", fn, v.Name, j, xj)
+					return in.fail(fmi.StatusError, "%s: %s[%d] = %v is not finite", fn, v.Name, j, xj)
 				}
 				if !math.IsNaN(v.Min) && xj < v.Min {
-					return in.fail(StatusError, "%s: %s = %v is below its min %v", fn, v.Name, xj, v.Min)
+					return in.fail(fmi.StatusError, "%s: %s = %v is below its min %v", fn, v.Name, xj, v.Min)
 				}
 				if !math.IsNaN(v.Max) && xj > v.Max {
-					return in.fail(StatusError, "%s: %s = %v is above its max %v", fn, v.Name, xj, v.Max)
+					return in.fail(fmi.StatusError, "%s: %s = %v is above its max %v", fn, v.Name, xj, v.Max)
 				}
 			}
 		case Input:
 			if in.st == stTerminated || in.st == stFailed {
-				return in.fail(StatusError, "%s in %s", fn, stateNames[in.st])
+				return in.fail(fmi.StatusError, "%s in %s", fn, stateNames[in.st])
 			}
 			for j, xj := range x {
 				if math.IsNaN(xj) || math.IsInf(xj, 0) {
-					return in.fail(StatusError, "%s: input %s[%d] = %v at t = %v is not finite", fn, v.Name, j, xj, in.t)
+					return in.fail(fmi.StatusError, "%s: input %s[%d] = %v at t = %v is not finite", fn, v.Name, j, xj, in.t)
 				}
 			}
 		}
@@ -502,7 +491,7 @@ func (in *Instance) Set(t ValueType, vrs []uint32, words []uint64) Status {
 	// at once per node, so that a refused value changes nothing.
 	if in.sim != nil && !in.dirty {
 		if err := in.tune(vs, vals); err != nil {
-			return in.fail(StatusError, "%s: %v", fn, err)
+			return in.fail(fmi.StatusError, "%s: %v", fn, err)
 		}
 	}
 	for i, v := range vs {
@@ -518,7 +507,7 @@ func (in *Instance) Set(t ValueType, vrs []uint32, words []uint64) Status {
 			}
 		}
 	}
-	return StatusOK
+	return fmi.StatusOK
 }
 
 // tune sets the tunable parameters among vs on their nodes in the
@@ -557,16 +546,16 @@ func (in *Instance) tune(vs []*Variable, vals [][]float64) error {
 // number of values they hold. Reading outputs in step mode allocates
 // nothing and looks up no name (their fields are resolved when the graph
 // is built).
-func (in *Instance) Get(t ValueType, vrs []uint32, out []uint64) Status {
+func (in *Instance) Get(t ValueType, vrs []uint32, out []uint64) fmi.Status {
 	if in.model == nil {
-		return in.fail(StatusFatal, "fmi3Get%s: the instance was not instantiated", t)
+		return in.fail(fmi.StatusFatal, "fmi3Get%s: the instance was not instantiated", t)
 	}
 	n, ok := in.check("fmi3Get", t, vrs)
 	if !ok {
-		return StatusError
+		return fmi.StatusError
 	}
 	if n != len(out) {
-		return in.fail(StatusError, "fmi3Get%s: room for %d values, the variables hold %d", t, len(out), n)
+		return in.fail(fmi.StatusError, "fmi3Get%s: room for %d values, the variables hold %d", t, len(out), n)
 	}
 	k := 0
 	for _, vr := range vrs {
@@ -580,14 +569,14 @@ func (in *Instance) Get(t ValueType, vrs []uint32, out []uint64) Status {
 			x = in.vals[vr]
 		case Output:
 			if in.st == stInstantiated {
-				return in.fail(StatusError, "fmi3Get%s: output %s has no value before fmi3EnterInitializationMode", t, v.Name)
+				return in.fail(fmi.StatusError, "fmi3Get%s: output %s has no value before fmi3EnterInitializationMode", t, v.Name)
 			}
 			if err := in.build(); err != nil {
-				return in.fail(StatusError, "fmi3Get%s: building the scene's graph: %v", t, err)
+				return in.fail(fmi.StatusError, "fmi3Get%s: building the scene's graph: %v", t, err)
 			}
 			x = in.buf[:v.Size]
 			if err := in.outputs[vr].Get(x); err != nil {
-				return in.fail(StatusError, "fmi3Get%s: %s (%s) at t = %v: %v", t, v.Name, v.Path, in.t, err)
+				return in.fail(fmi.StatusError, "fmi3Get%s: %s (%s) at t = %v: %v", t, v.Name, v.Path, in.t, err)
 			}
 		}
 		for _, xj := range x {
@@ -605,7 +594,7 @@ func (in *Instance) Get(t ValueType, vrs []uint32, out []uint64) Status {
 			k++
 		}
 	}
-	return StatusOK
+	return fmi.StatusOK
 }
 
 // stepTol is the relative round-off allowed between a communication
@@ -615,26 +604,26 @@ const stepTol = 1e-9
 
 // DoStep advances the scene from t by h (fmi3DoStep); it returns the
 // status and the last time the FMU reached.
-func (in *Instance) DoStep(t, h float64) (Status, float64) {
+func (in *Instance) DoStep(t, h float64) (fmi.Status, float64) {
 	const fn = "fmi3DoStep"
 	if !in.ready(fn) {
-		return StatusFatal, t
+		return fmi.StatusFatal, t
 	}
 	lastOK := in.t
 	if in.st != stStep {
-		return in.fail(StatusError, "%s in %s: call fmi3ExitInitializationMode first", fn, stateNames[in.st]), lastOK
+		return in.fail(fmi.StatusError, "%s in %s: call fmi3ExitInitializationMode first", fn, stateNames[in.st]), lastOK
 	}
 	if math.IsNaN(h) || math.IsInf(h, 0) || h <= 0 {
-		return in.fail(StatusError, "%s at t = %v: communicationStepSize = %v must be finite and positive", fn, t, h), lastOK
+		return in.fail(fmi.StatusError, "%s at t = %v: communicationStepSize = %v must be finite and positive", fn, t, h), lastOK
 	}
 	if math.Abs(t-in.t) > stepTol*math.Max(1, math.Abs(in.t)) {
-		return in.fail(StatusError, "%s: currentCommunicationPoint = %v, and the FMU is at t = %v", fn, t, in.t), lastOK
+		return in.fail(fmi.StatusError, "%s: currentCommunicationPoint = %v, and the FMU is at t = %v", fn, t, in.t), lastOK
 	}
 	// The master's time is the FMU's: its communication points are
 	// where the steps end, whatever round-off its sum of steps has.
 	end := t + h
 	if end > in.stop+stepTol*math.Max(1, math.Abs(in.stop)) {
-		return in.fail(StatusError, "%s at t = %v: a step of %v goes past the stop time %v", fn, t, h, in.stop), lastOK
+		return in.fail(fmi.StatusError, "%s at t = %v: a step of %v goes past the stop time %v", fn, t, h, in.stop), lastOK
 	}
 	set := in.set
 	if _, adaptive := set.Mode.(graph.MonolithicAdaptive); adaptive {
@@ -648,26 +637,26 @@ func (in *Instance) DoStep(t, h float64) (Status, float64) {
 		if n < 1 || math.Abs(k-n) > stepTol*math.Max(1, k) {
 			n = math.Ceil(k)
 			set.Dt = h / n
-			in.logf(StatusOK, "%s at t = %v: a step of %v is %d steps of %v (the scene's step is %v)", fn, t, h, int(n), set.Dt, in.model.Dt)
+			in.logf(fmi.StatusOK, "%s at t = %v: a step of %v is %d steps of %v (the scene's step is %v)", fn, t, h, int(n), set.Dt, in.model.Dt)
 		}
 		if n > graph.MaxSteps {
-			return in.fail(StatusError, "%s at t = %v: a step of %v is %g steps of the scene's %v", fn, t, h, n, in.model.Dt), lastOK
+			return in.fail(fmi.StatusError, "%s at t = %v: a step of %v is %g steps of the scene's %v", fn, t, h, n, in.model.Dt), lastOK
 		}
 		set.Steps, set.End = int(n), 0
 	}
 	if _, err := in.sim.Run(context.Background(), set); err != nil {
 		in.st = stFailed
-		return in.fail(StatusError, "%s from t = %v to %v: %v", fn, t, end, err), lastOK
+		return in.fail(fmi.StatusError, "%s from t = %v to %v: %v", fn, t, end, err), lastOK
 	}
 	in.t = end
-	return StatusOK, end
+	return fmi.StatusOK, end
 }
 
 // Reset returns the instance to its start values, as instantiated
 // (fmi3Reset).
-func (in *Instance) Reset() Status {
+func (in *Instance) Reset() fmi.Status {
 	if !in.ready("fmi3Reset") {
-		return StatusFatal
+		return fmi.StatusFatal
 	}
 	if in.sim != nil {
 		in.sim.Close()
@@ -679,32 +668,32 @@ func (in *Instance) Reset() Status {
 		}
 	}
 	in.inputs, in.outputs, in.t, in.start, in.st, in.stop, in.dirty = nil, nil, 0, 0, stInstantiated, math.Inf(1), true
-	return StatusOK
+	return fmi.StatusOK
 }
 
 // GetState records the FMU's state (fmi3GetFMUState) under id, or under
 // a new id when id is 0 or unknown; it returns the id.
-func (in *Instance) GetState(id uint32) (uint32, Status) {
+func (in *Instance) GetState(id uint32) (uint32, fmi.Status) {
 	const fn = "fmi3GetFMUState"
 	if !in.ready(fn) {
-		return 0, StatusFatal
+		return 0, fmi.StatusFatal
 	}
 	if in.st == stFailed {
-		return 0, in.fail(StatusError, "%s after a failed step: the state is not one to return to", fn)
+		return 0, in.fail(fmi.StatusError, "%s after a failed step: the state is not one to return to", fn)
 	}
 	if err := in.build(); err != nil {
-		return 0, in.fail(StatusError, "%s: building the scene's graph: %v", fn, err)
+		return 0, in.fail(fmi.StatusError, "%s: building the scene's graph: %v", fn, err)
 	}
 	s := &fmuState{cp: in.sim.Checkpoint(), t: in.t, st: in.st, vals: cloneVals(in.vals)}
 	if s.cp.Err != nil {
-		return 0, in.fail(StatusError, "%s: %v", fn, s.cp.Err)
+		return 0, in.fail(fmi.StatusError, "%s: %v", fn, s.cp.Err)
 	}
 	if id == 0 || in.states[id] == nil {
 		in.nextState++
 		id = in.nextState
 	}
 	in.states[id] = s
-	return id, StatusOK
+	return id, fmi.StatusOK
 }
 
 func cloneVals(v [][]float64) [][]float64 {
@@ -718,27 +707,27 @@ func cloneVals(v [][]float64) [][]float64 {
 }
 
 // SetState returns to the state id (fmi3SetFMUState).
-func (in *Instance) SetState(id uint32) Status {
+func (in *Instance) SetState(id uint32) fmi.Status {
 	const fn = "fmi3SetFMUState"
 	if !in.ready(fn) {
-		return StatusFatal
+		return fmi.StatusFatal
 	}
 	s := in.states[id]
 	if s == nil {
-		return in.fail(StatusError, "%s: no such state (it was freed, or is another instance's)", fn)
+		return in.fail(fmi.StatusError, "%s: no such state (it was freed, or is another instance's)", fn)
 	}
 	return in.restore(fn, s)
 }
 
 // FreeState forgets the state id (fmi3FreeFMUState).
-func (in *Instance) FreeState(id uint32) Status {
+func (in *Instance) FreeState(id uint32) fmi.Status {
 	delete(in.states, id)
-	return StatusOK
+	return fmi.StatusOK
 }
 
 // restore returns the instance to state s: the parameters first (a fixed
 // one rebuilds the graph), then the checkpoint, then the inputs.
-func (in *Instance) restore(fn string, s *fmuState) Status {
+func (in *Instance) restore(fn string, s *fmuState) fmi.Status {
 	for i, v := range in.model.Variables {
 		if v.Kind == Parameter && !equal(in.vals[i], s.vals[i]) {
 			if v.Tunable && in.sim != nil && !in.dirty {
@@ -751,10 +740,10 @@ func (in *Instance) restore(fn string, s *fmuState) Status {
 	}
 	in.vals = cloneVals(s.vals)
 	if err := in.build(); err != nil {
-		return in.fail(StatusError, "%s: building the scene's graph: %v", fn, err)
+		return in.fail(fmi.StatusError, "%s: building the scene's graph: %v", fn, err)
 	}
 	if err := in.sim.Restore(s.cp); err != nil {
-		return in.fail(StatusError, "%s: %v", fn, err)
+		return in.fail(fmi.StatusError, "%s: %v", fn, err)
 	}
 	for i, n := range in.inputs {
 		if n != nil {
@@ -762,7 +751,7 @@ func (in *Instance) restore(fn string, s *fmuState) Status {
 		}
 	}
 	in.t, in.st = s.t, s.st
-	return StatusOK
+	return fmi.StatusOK
 }
 
 func equal(a, b []float64) bool {
@@ -783,14 +772,14 @@ const stateMagic = "cosim-fmu-state 1\n"
 // SerializeState returns the bytes of the state id
 // (fmi3SerializeFMUState): the instantiation token, the time, the values
 // of the parameters and inputs, and the graph's checkpoint.
-func (in *Instance) SerializeState(id uint32) ([]byte, Status) {
+func (in *Instance) SerializeState(id uint32) ([]byte, fmi.Status) {
 	const fn = "fmi3SerializeFMUState"
 	if !in.ready(fn) {
-		return nil, StatusFatal
+		return nil, fmi.StatusFatal
 	}
 	s := in.states[id]
 	if s == nil {
-		return nil, in.fail(StatusError, "%s: no such state", fn)
+		return nil, in.fail(fmi.StatusError, "%s: no such state", fn)
 	}
 	var b bytes.Buffer
 	b.WriteString(stateMagic)
@@ -807,20 +796,20 @@ func (in *Instance) SerializeState(id uint32) ([]byte, Status) {
 	}
 	b.Write(r.b)
 	if err := s.cp.Encode(&b); err != nil {
-		return nil, in.fail(StatusError, "%s: %v", fn, err)
+		return nil, in.fail(fmi.StatusError, "%s: %v", fn, err)
 	}
-	return b.Bytes(), StatusOK
+	return b.Bytes(), fmi.StatusOK
 }
 
 // DeserializeState makes a state of bytes SerializeState wrote, of an
 // instance of the same FMU (fmi3DeserializeFMUState); it returns its id.
-func (in *Instance) DeserializeState(data []byte) (uint32, Status) {
+func (in *Instance) DeserializeState(data []byte) (uint32, fmi.Status) {
 	const fn = "fmi3DeserializeFMUState"
 	if !in.ready(fn) {
-		return 0, StatusFatal
+		return 0, fmi.StatusFatal
 	}
-	bad := func(why string) (uint32, Status) {
-		return 0, in.fail(StatusError, "%s: not a state of this FMU: %s", fn, why)
+	bad := func(why string) (uint32, fmi.Status) {
+		return 0, in.fail(fmi.StatusError, "%s: not a state of this FMU: %s", fn, why)
 	}
 	head := stateMagic + in.model.Token
 	if !strings.HasPrefix(string(data), head) {
@@ -859,5 +848,5 @@ func (in *Instance) DeserializeState(data []byte) (uint32, Status) {
 	s.cp = cp
 	in.nextState++
 	in.states[in.nextState] = s
-	return in.nextState, StatusOK
+	return in.nextState, fmi.StatusOK
 }

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"github.com/cosimgo/cosim/fmi"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,11 +36,11 @@ func BenchmarkInstanceDoStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := NewInstance(dir, reg, func(s Status, cat, msg string) { b.Fatal(msg) })
+	in := NewInstance(dir, reg, func(s fmi.Status, cat, msg string) { b.Fatal(msg) })
 	defer in.Free()
-	if in.Instantiate(m.Token, "bench", false) != StatusOK ||
-		in.EnterInitializationMode(false, 0, 0, false, 0) != StatusOK ||
-		in.ExitInitializationMode() != StatusOK {
+	if in.Instantiate(m.Token, "bench", false) != fmi.StatusOK ||
+		in.EnterInitializationMode(false, 0, 0, false, 0) != fmi.StatusOK ||
+		in.ExitInitializationMode() != fmi.StatusOK {
 		b.Fatal("initialization failed")
 	}
 	vrs := []uint32{4}
@@ -48,11 +49,11 @@ func BenchmarkInstanceDoStep(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s, last := in.DoStep(t, 1e-3)
-		if s != StatusOK {
+		if s != fmi.StatusOK {
 			b.Fatal(s)
 		}
 		t = last
-		if in.Get(TypeFloat64, vrs, out) != StatusOK {
+		if in.Get(TypeFloat64, vrs, out) != fmi.StatusOK {
 			b.Fatal("get")
 		}
 	}

@@ -3,6 +3,7 @@ package export
 import (
 	"bufio"
 	"fmt"
+	"github.com/cosimgo/cosim/fmi"
 	"io"
 
 	"github.com/cosimgo/cosim/node"
@@ -27,7 +28,7 @@ const ServeCommand = "fmu-serve"
 // run are replies, not errors of Serve.
 func Serve(r io.Reader, w io.Writer, resources string, reg *node.Registry) error {
 	var logs []logEntry
-	in := NewInstance(resources, reg, func(s Status, cat, text string) {
+	in := NewInstance(resources, reg, func(s fmi.Status, cat, text string) {
 		logs = append(logs, logEntry{uint32(s), cat, text})
 	})
 	defer in.Free()
@@ -59,15 +60,15 @@ func Serve(r io.Reader, w io.Writer, resources string, reg *node.Registry) error
 // call decodes one request into the Instance's method and encodes its
 // results. A request shorter than its fields sets m.err (Serve then
 // fails); its status does not matter.
-func call(in *Instance, op uint32, m *message, res *reply) Status {
+func call(in *Instance, op uint32, m *message, res *reply) fmi.Status {
 	switch op {
 	case opInstantiate:
 		version, token, name, logging := m.u32(), m.str(), m.str(), m.u8()
 		if m.err != nil {
-			return StatusFatal
+			return fmi.StatusFatal
 		}
 		if version != protocolVersion {
-			return in.fail(StatusFatal, "the FMU's library speaks protocol %d, its cosim program %d: the FMU was assembled from different cosim versions", version, protocolVersion)
+			return in.fail(fmi.StatusFatal, "the FMU's library speaks protocol %d, its cosim program %d: the FMU was assembled from different cosim versions", version, protocolVersion)
 		}
 		return in.Instantiate(token, name, logging != 0)
 	case opDebugLogging:
@@ -75,7 +76,7 @@ func call(in *Instance, op uint32, m *message, res *reply) Status {
 	case opEnterInit:
 		tolDefined, tol, start, stopDefined, stop := m.u8(), m.f64(), m.f64(), m.u8(), m.f64()
 		if m.err != nil {
-			return StatusFatal
+			return fmi.StatusFatal
 		}
 		return in.EnterInitializationMode(tolDefined != 0, tol, start, stopDefined != 0, stop)
 	case opExitInit:
@@ -89,10 +90,10 @@ func call(in *Instance, op uint32, m *message, res *reply) Status {
 		if op == opGet {
 			out := make([]uint64, m.u32())
 			if m.err != nil {
-				return StatusFatal
+				return fmi.StatusFatal
 			}
 			s := in.Get(t, vrs, out)
-			if s <= StatusWarning {
+			if s <= fmi.StatusWarning {
 				for _, w := range out {
 					res.word(w)
 				}
@@ -104,13 +105,13 @@ func call(in *Instance, op uint32, m *message, res *reply) Status {
 			words[i] = m.word()
 		}
 		if m.err != nil {
-			return StatusFatal
+			return fmi.StatusFatal
 		}
 		return in.Set(t, vrs, words)
 	case opDoStep:
 		t, h := m.f64(), m.f64()
 		if m.err != nil {
-			return StatusFatal
+			return fmi.StatusFatal
 		}
 		s, last := in.DoStep(t, h)
 		res.u8(0)
@@ -130,21 +131,21 @@ func call(in *Instance, op uint32, m *message, res *reply) Status {
 		return in.FreeState(m.u32())
 	case opSerialize:
 		b, s := in.SerializeState(m.u32())
-		if s <= StatusWarning {
+		if s <= fmi.StatusWarning {
 			res.bytes(b)
 		}
 		return s
 	case opDeserialize:
 		data := m.take(int(m.u32()))
 		if m.err != nil {
-			return StatusFatal
+			return fmi.StatusFatal
 		}
 		id, s := in.DeserializeState(data)
 		res.u32(id)
 		return s
 	case opFree:
 		in.Free()
-		return StatusOK
+		return fmi.StatusOK
 	}
-	return in.fail(StatusFatal, "unknown request %d: the FMU's library and its cosim program do not match", op)
+	return in.fail(fmi.StatusFatal, "unknown request %d: the FMU's library and its cosim program do not match", op)
 }

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"github.com/cosimgo/cosim/fmi"
 	"math"
 	"os"
 	"path/filepath"
@@ -41,9 +42,9 @@ func newTestInstance(t *testing.T, data string, logs *[]string) *Instance {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := NewInstance(dir, reg, func(s Status, cat, msg string) { *logs = append(*logs, msg) })
+	in := NewInstance(dir, reg, func(s fmi.Status, cat, msg string) { *logs = append(*logs, msg) })
 	t.Cleanup(in.Free)
-	if s := in.Instantiate(m.Token, "test", false); s != StatusOK {
+	if s := in.Instantiate(m.Token, "test", false); s != fmi.StatusOK {
 		t.Fatalf("Instantiate: %v %v", s, *logs)
 	}
 	return in
@@ -60,39 +61,39 @@ func TestStartTime(t *testing.T) {
 	get := func(vr uint32) float64 {
 		t.Helper()
 		out := make([]uint64, 1)
-		if s := in.Get(TypeFloat64, []uint32{vr}, out); s != StatusOK {
+		if s := in.Get(TypeFloat64, []uint32{vr}, out); s != fmi.StatusOK {
 			t.Fatalf("Get %d: %v %v", vr, s, logs)
 		}
 		return math.Float64frombits(out[0])
 	}
-	if s := in.EnterInitializationMode(false, 0, 2, true, 4); s != StatusOK {
+	if s := in.EnterInitializationMode(false, 0, 2, true, 4); s != fmi.StatusOK {
 		t.Fatalf("EnterInitializationMode: %v %v", s, logs)
 	}
 	if y, tm := get(1), get(0); y != 2 || tm != 2 {
 		t.Errorf("in initialization from t = 2: y = %v, time = %v; want 2, 2", y, tm)
 	}
-	if s := in.ExitInitializationMode(); s != StatusOK {
+	if s := in.ExitInitializationMode(); s != fmi.StatusOK {
 		t.Fatalf("ExitInitializationMode: %v %v", s, logs)
 	}
 	for k := range 8 {
 		tk := 2 + 0.25*float64(k)
-		if s, last := in.DoStep(tk, 0.25); s != StatusOK || last != tk+0.25 {
+		if s, last := in.DoStep(tk, 0.25); s != fmi.StatusOK || last != tk+0.25 {
 			t.Fatalf("DoStep at %v: %v, last %v %v", tk, s, last, logs)
 		}
 		if y := get(1); y != tk+0.25 {
 			t.Fatalf("after the step from %v: y = %v, want %v", tk, y, tk+0.25)
 		}
 	}
-	if s, _ := in.DoStep(4, 0.25); s != StatusError || !strings.Contains(logs[len(logs)-1], "goes past the stop time 4") {
+	if s, _ := in.DoStep(4, 0.25); s != fmi.StatusError || !strings.Contains(logs[len(logs)-1], "goes past the stop time 4") {
 		t.Errorf("a step past the stop time: %v %v", s, logs)
 	}
-	if s := in.Reset(); s != StatusOK {
+	if s := in.Reset(); s != fmi.StatusOK {
 		t.Fatal(s)
 	}
-	if s := in.EnterInitializationMode(false, 0, math.NaN(), false, 0); s != StatusError || !strings.Contains(logs[len(logs)-1], "startTime = NaN is not finite") {
+	if s := in.EnterInitializationMode(false, 0, math.NaN(), false, 0); s != fmi.StatusError || !strings.Contains(logs[len(logs)-1], "startTime = NaN is not finite") {
 		t.Errorf("a NaN start time: %v %v", s, logs)
 	}
-	if s := in.EnterInitializationMode(false, 0, 0, false, 0); s != StatusOK {
+	if s := in.EnterInitializationMode(false, 0, 0, false, 0); s != fmi.StatusOK {
 		t.Fatal(s, logs)
 	}
 	if y := get(1); y != 0 {

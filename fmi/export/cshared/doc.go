@@ -10,8 +10,9 @@
 // the same name, which calls the export.Instance of the instance — the
 // implementation the process binary's cosim process runs too, so the two
 // binaries compute the same bits. Messages go to the master's logger
-// through the C trampoline cosim_log (bridge.h). fmi3unsupported.h,
-// shared with the process binary, defines the functions of what the FMU
+// through the C trampoline cosim_log (bridge.h). Two headers are shared
+// with the process binary: fmi3state.h defines the FMU state functions
+// over a transport each binary supplies, and fmi3unsupported.h defines the functions of what the FMU
 // does not support (model exchange, scheduled execution, clocks, the
 // other value types), which return fmi3Error with a logged reason.
 //

@@ -185,113 +185,18 @@ FMI3_Export fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentComm
     return s;
 }
 
-/* An FMU state is the id of the Go instance's state, and its serialized
- * bytes once asked for (kept until the state is taken again or freed). */
-typedef struct {
-    uint32_t id;
-    uint8_t *bytes;
-    size_t size;
-    bool serialized;
-} state;
-
-FMI3_Export fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState *FMUState) {
-    if (!instance || !FMUState) return fmi3Error;
-    state *st = *FMUState;
-    uint32_t id = 0;
-    fmi3Status s = (fmi3Status)cosimGetFMUState(instance, st ? st->id : 0, &id);
-    if (s > fmi3Warning) return s;
-    if (!st) {
-        st = calloc(1, sizeof *st);
-        if (!st) {
-            cosimFreeFMUState(instance, id);
-            logf_(instance, fmi3Error, "logStatusError", "fmi3GetFMUState: out of memory");
-            return fmi3Error;
-        }
-    }
-    free(st->bytes);
-    st->bytes = NULL;
-    st->serialized = false;
-    st->id = id;
-    *FMUState = st;
-    return s;
+/* The transport of FMU states (fmi3state.h): calls into Go. */
+static fmi3Status state_get(inst *in, uint32_t id, uint32_t *out) { return (fmi3Status)cosimGetFMUState(in, id, out); }
+static fmi3Status state_set(inst *in, uint32_t id) { return (fmi3Status)cosimSetFMUState(in, id); }
+static fmi3Status state_free(inst *in, uint32_t id) { return (fmi3Status)cosimFreeFMUState(in, id); }
+static fmi3Status state_serialize(inst *in, uint32_t id, uint8_t **bytes, size_t *n) {
+    return (fmi3Status)cosimSerializeFMUState(in, id, bytes, n);
+}
+static fmi3Status state_deserialize(inst *in, const uint8_t *bytes, size_t n, uint32_t *id) {
+    return (fmi3Status)cosimDeserializeFMUState(in, (uint8_t *)bytes, n, id);
 }
 
-FMI3_Export fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState FMUState) {
-    state *st = FMUState;
-    if (!instance || !st) return fmi3Error;
-    return (fmi3Status)cosimSetFMUState(instance, st->id);
-}
-
-FMI3_Export fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *FMUState) {
-    if (!instance || !FMUState) return fmi3Error;
-    state *st = *FMUState;
-    if (!st) return fmi3OK;
-    fmi3Status s = (fmi3Status)cosimFreeFMUState(instance, st->id);
-    free(st->bytes);
-    free(st);
-    *FMUState = NULL;
-    return s;
-}
-
-/* serialize fetches a state's bytes from Go once (malloc'd there). */
-static fmi3Status serialize(inst *in, state *st) {
-    if (st->serialized) return fmi3OK;
-    uint8_t *b = NULL;
-    size_t n = 0;
-    fmi3Status s = (fmi3Status)cosimSerializeFMUState(in, st->id, &b, &n);
-    if (s > fmi3Warning) return s;
-    st->bytes = b;
-    st->size = n;
-    st->serialized = true;
-    return s;
-}
-
-FMI3_Export fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState FMUState, size_t *size) {
-    state *st = FMUState;
-    if (!instance || !st || !size) return fmi3Error;
-    fmi3Status s = serialize(instance, st);
-    if (s <= fmi3Warning) *size = st->size;
-    return s;
-}
-
-FMI3_Export fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState FMUState, fmi3Byte serializedState[],
-                                             size_t size) {
-    state *st = FMUState;
-    if (!instance || !st) return fmi3Error;
-    fmi3Status s = serialize(instance, st);
-    if (s > fmi3Warning) return s;
-    if (size < st->size || (st->size > 0 && !serializedState)) {
-        logf_(instance, fmi3Error, "logStatusError", "fmi3SerializeFMUState: a buffer of %zu bytes for a state of %zu (fmi3SerializedFMUStateSize)", size, st->size);
-        return fmi3Error;
-    }
-    if (st->size > 0) memcpy(serializedState, st->bytes, st->size);
-    return s;
-}
-
-FMI3_Export fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte serializedState[], size_t size,
-                                               fmi3FMUState *FMUState) {
-    if (!instance || !FMUState || (size > 0 && !serializedState)) return fmi3Error;
-    uint32_t id = 0;
-    fmi3Status s = (fmi3Status)cosimDeserializeFMUState(instance, (uint8_t *)serializedState, size, &id);
-    if (s > fmi3Warning) return s;
-    state *st = *FMUState;
-    if (st) {
-        /* Overwrite the master's state in place. */
-        cosimFreeFMUState(instance, st->id);
-        free(st->bytes);
-    } else {
-        st = calloc(1, sizeof *st);
-        if (!st) {
-            cosimFreeFMUState(instance, id);
-            return fmi3Error;
-        }
-    }
-    st->id = id;
-    st->bytes = NULL;
-    st->serialized = false;
-    *FMUState = st;
-    return s;
-}
+#include "fmi3state.h"
 
 static fmi3Status unsupported(fmi3Instance i, const char *fn, const char *why) {
     logf_(i, fmi3Error, "logStatusError", "%s: %s", fn, why);

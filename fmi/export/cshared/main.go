@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/cosimgo/cosim/fmi"
 	"github.com/cosimgo/cosim/fmi/export"
 	"github.com/cosimgo/cosim/nodes"
 )
@@ -38,7 +39,7 @@ func get(c *C.inst) *instance {
 // logTo returns the logger of the C instance c: each message goes to the
 // master's callback through the C trampoline cosim_log.
 func logTo(c *C.inst) export.LogFunc {
-	return func(s export.Status, category, message string) {
+	return func(s fmi.Status, category, message string) {
 		if c.log == nil {
 			return
 		}
@@ -65,7 +66,7 @@ func resourceDir(p string) string {
 func cosimInstantiate(c *C.inst, name, token, resources *C.char, logging C.int) C.int {
 	in := export.NewInstance(resourceDir(C.GoString(resources)), nodes.Registry(), logTo(c))
 	s := in.Instantiate(C.GoString(token), C.GoString(name), logging != 0)
-	if s > export.StatusWarning {
+	if s > fmi.StatusWarning {
 		in.Free()
 		return C.int(s)
 	}
@@ -189,7 +190,7 @@ func cosimSerializeFMUState(c *C.inst, id C.uint32_t, out **C.uint8_t, size *C.s
 	x := get(c)
 	defer x.mu.Unlock()
 	b, s := x.in.SerializeState(uint32(id))
-	if s > export.StatusWarning {
+	if s > fmi.StatusWarning {
 		return C.int(s)
 	}
 	*out = (*C.uint8_t)(C.CBytes(b))

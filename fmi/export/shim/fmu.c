@@ -12,8 +12,9 @@
  *
  * Compiled by `cosim export --binary process` with the system's C
  * compiler (cc -shared -fPIC), beside the two headers it shares with the
- * c-shared binary (fmi/export/cshared: fmi3types.h, the API's types, and
- * fmi3unsupported.h, the functions of what the FMU does not support). The
+ * c-shared binary (fmi/export/cshared: fmi3types.h, the API's types,
+ * fmi3state.h, FMU states, and fmi3unsupported.h, the functions of what
+ * the FMU does not support). The
  * tests compile it with -DCOSIM_FMI3_HEADERS against the standard's
  * fmi3Functions.h, which checks every definition against the standard's
  * declaration.
@@ -60,15 +61,6 @@ typedef struct {
     buf req, rep;
     size_t rd; /* read position in rep */
 } inst;
-
-/* An FMU state: the id of the process's checkpoint, and its serialized
- * bytes once asked for. */
-typedef struct {
-    uint32_t id;
-    uint8_t *bytes;
-    size_t size;
-    bool serialized;
-} state;
 
 static void logf_(inst *in, fmi3Status s, const char *cat, const char *f, ...) {
     if (!in || !in->log) return;
@@ -486,134 +478,63 @@ FMI3_Export fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentComm
     return s;
 }
 
-FMI3_Export fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState *FMUState) {
-    inst *in = instance;
-    if (!in || !FMUState) return fmi3Error;
-    state *st = *FMUState;
+/* The transport of FMU states (fmi3state.h): requests to the process. */
+static fmi3Status state_get(inst *in, uint32_t id, uint32_t *out) {
     begin(in, OP_GET_STATE);
-    put_u32(&in->req, st ? st->id : 0);
+    put_u32(&in->req, id);
     fmi3Status s = call(in, "fmi3GetFMUState");
     if (s > fmi3Warning) return s;
-    uint32_t id = 0;
-    if (!get(in, &id, 4)) return gone(in, "fmi3GetFMUState", "it replied without the state");
-    if (!st) {
-        st = calloc(1, sizeof *st);
-        if (!st) {
-            logf_(in, fmi3Error, "logStatusError", "fmi3GetFMUState: out of memory");
-            return fmi3Error;
-        }
-    }
-    free(st->bytes);
-    st->bytes = NULL;
-    st->serialized = false;
-    st->id = id;
-    *FMUState = st;
+    if (!get(in, out, 4)) return gone(in, "fmi3GetFMUState", "it replied without the state");
     return s;
 }
 
-FMI3_Export fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState FMUState) {
-    inst *in = instance;
-    state *st = FMUState;
-    if (!in || !st) return fmi3Error;
+static fmi3Status state_set(inst *in, uint32_t id) {
     begin(in, OP_SET_STATE);
-    put_u32(&in->req, st->id);
+    put_u32(&in->req, id);
     return call(in, "fmi3SetFMUState");
 }
 
-FMI3_Export fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *FMUState) {
-    inst *in = instance;
-    if (!in || !FMUState) return fmi3Error;
-    state *st = *FMUState;
-    if (!st) return fmi3OK;
-    fmi3Status s = fmi3OK;
-    if (in->fd >= 0) {
-        begin(in, OP_FREE_STATE);
-        put_u32(&in->req, st->id);
-        s = call(in, "fmi3FreeFMUState");
-    }
-    free(st->bytes);
-    free(st);
-    *FMUState = NULL;
-    return s;
+static fmi3Status state_free(inst *in, uint32_t id) {
+    if (in->fd < 0) return fmi3OK; /* the process, and its states, are gone */
+    begin(in, OP_FREE_STATE);
+    put_u32(&in->req, id);
+    return call(in, "fmi3FreeFMUState");
 }
 
-/* serialize fetches a state's bytes from the process once. */
-static fmi3Status serialize(inst *in, state *st, const char *fn) {
-    if (st->serialized) return fmi3OK;
+static fmi3Status state_serialize(inst *in, uint32_t id, uint8_t **bytes, size_t *size) {
+    const char *fn = "fmi3SerializeFMUState";
     begin(in, OP_SERIALIZE);
-    put_u32(&in->req, st->id);
+    put_u32(&in->req, id);
     fmi3Status s = call(in, fn);
     if (s > fmi3Warning) return s;
     uint32_t n = 0;
     if (!get(in, &n, 4) || in->rep.n - in->rd < n) return gone(in, fn, "its serialized state was cut short");
-    st->bytes = malloc(n ? n : 1);
-    if (!st->bytes) {
+    *bytes = malloc(n ? n : 1);
+    if (!*bytes) {
         logf_(in, fmi3Error, "logStatusError", "%s: out of memory", fn);
         return fmi3Error;
     }
-    get(in, st->bytes, n);
-    st->size = n;
-    st->serialized = true;
+    get(in, *bytes, n);
+    *size = n;
     return s;
 }
 
-FMI3_Export fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState FMUState, size_t *size) {
-    inst *in = instance;
-    state *st = FMUState;
-    if (!in || !st || !size) return fmi3Error;
-    fmi3Status s = serialize(in, st, "fmi3SerializedFMUStateSize");
-    if (s <= fmi3Warning) *size = st->size;
-    return s;
-}
-
-FMI3_Export fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState FMUState, fmi3Byte serializedState[],
-                                             size_t size) {
-    inst *in = instance;
-    state *st = FMUState;
-    if (!in || !st) return fmi3Error;
-    fmi3Status s = serialize(in, st, "fmi3SerializeFMUState");
-    if (s > fmi3Warning) return s;
-    if (size < st->size) {
-        logf_(in, fmi3Error, "logStatusError", "fmi3SerializeFMUState: a buffer of %zu bytes for a state of %zu (fmi3SerializedFMUStateSize)", size, st->size);
-        return fmi3Error;
-    }
-    memcpy(serializedState, st->bytes, st->size);
-    return s;
-}
-
-FMI3_Export fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte serializedState[], size_t size,
-                                               fmi3FMUState *FMUState) {
-    inst *in = instance;
-    if (!in || !FMUState || (size > 0 && !serializedState)) return fmi3Error;
+static fmi3Status state_deserialize(inst *in, const uint8_t *bytes, size_t size, uint32_t *id) {
+    const char *fn = "fmi3DeserializeFMUState";
     if (size > UINT32_MAX) {
-        logf_(in, fmi3Error, "logStatusError", "fmi3DeserializeFMUState: %zu bytes is not a state of this FMU", size);
+        logf_(in, fmi3Error, "logStatusError", "%s: %zu bytes is not a state of this FMU", fn, size);
         return fmi3Error;
     }
     begin(in, OP_DESERIALIZE);
     put_u32(&in->req, (uint32_t)size);
-    put(&in->req, serializedState, size);
-    fmi3Status s = call(in, "fmi3DeserializeFMUState");
+    put(&in->req, bytes, size);
+    fmi3Status s = call(in, fn);
     if (s > fmi3Warning) return s;
-    uint32_t id = 0;
-    if (!get(in, &id, 4)) return gone(in, "fmi3DeserializeFMUState", "it replied without the state");
-    state *st = *FMUState;
-    if (st) {
-        /* Overwrite the master's state in place: the process keeps the
-         * old one until it is freed. */
-        begin(in, OP_FREE_STATE);
-        put_u32(&in->req, st->id);
-        call(in, "fmi3DeserializeFMUState");
-        free(st->bytes);
-    } else {
-        st = calloc(1, sizeof *st);
-        if (!st) return fmi3Error;
-    }
-    st->id = id;
-    st->bytes = NULL;
-    st->serialized = false;
-    *FMUState = st;
+    if (!get(in, id, 4)) return gone(in, fn, "it replied without the state");
     return s;
 }
+
+#include "fmi3state.h"
 
 /* The functions of interfaces and types the FMU does not declare: an
  * importer may resolve them all, and calling one is an error the logger
