@@ -386,9 +386,9 @@ func (in *Instance) Terminate() fmi.Status {
 // valueType is the type of a variable's values.
 func valueType(v Variable) ValueType {
 	switch v.Type {
-	case "Int64":
+	case fmi.Int64:
 		return TypeInt64
-	case "Boolean":
+	case fmi.Boolean:
 		return TypeBoolean
 	}
 	return TypeFloat64
