@@ -20,6 +20,11 @@
 //
 //   - An fmi3Instance is a C struct (bridge.h) holding the
 //     runtime/cgo.Handle of its Go side; no Go pointer is held by C.
+//   - A panic in cosim's Go code (a bug: user mistakes are errors) is
+//     the call's fmi3Fatal, logged with its stack, not the end of the
+//     master's process; the instance then accepts only
+//     fmi3FreeInstance. (A Go runtime's fatal error still ends the
+//     process.)
 //   - An fmi3FMUState is a C struct holding the id of the Go instance's
 //     state and, once asked for, its serialized bytes (C memory, freed
 //     with the state).

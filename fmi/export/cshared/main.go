@@ -7,7 +7,9 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"runtime/cgo"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"unsafe"
@@ -27,13 +29,35 @@ func main() {}
 type instance struct {
 	mu sync.Mutex
 	in *export.Instance
+	// panicked is the panic that ended a call: the instance's state is
+	// then unknown, and only fmi3FreeInstance is accepted.
+	panicked any
 }
 
-// get returns the Go side of the C instance c and locks it.
-func get(c *C.inst) *instance {
+// call locks the Go side of the C instance c for one call of the
+// function fn; it returns nil, and logs why, when the instance cannot
+// take calls any more. The caller defers x.done(c, fn, &status).
+func call(c *C.inst, fn string) *instance {
 	x := cgo.Handle(c.h).Value().(*instance)
 	x.mu.Lock()
+	if x.panicked != nil {
+		logTo(c)(fmi.StatusFatal, export.LogError, fmt.Sprintf("%s: the instance failed (%v): only fmi3FreeInstance is accepted", fn, x.panicked))
+		x.mu.Unlock()
+		return nil
+	}
 	return x
+}
+
+// done ends a call: a panic in cosim (a bug: user mistakes are errors)
+// becomes the call's fmi3Fatal, logged, instead of the end of the
+// master's process; then it unlocks the instance.
+func (x *instance) done(c *C.inst, fn string, status *C.int) {
+	if r := recover(); r != nil {
+		x.panicked = r
+		logTo(c)(fmi.StatusFatal, export.LogError, fmt.Sprintf("%s: cosim panicked: %v\n%s", fn, r, debug.Stack()))
+		*status = C.int(fmi.StatusFatal)
+	}
+	x.mu.Unlock()
 }
 
 // logTo returns the logger of the C instance c: each message goes to the
@@ -63,7 +87,13 @@ func resourceDir(p string) string {
 }
 
 //export cosimInstantiate
-func cosimInstantiate(c *C.inst, name, token, resources *C.char, logging C.int) C.int {
+func cosimInstantiate(c *C.inst, name, token, resources *C.char, logging C.int) (status C.int) {
+	defer func() {
+		if r := recover(); r != nil {
+			logTo(c)(fmi.StatusFatal, export.LogError, fmt.Sprintf("fmi3InstantiateCoSimulation: cosim panicked: %v\n%s", r, debug.Stack()))
+			status = C.int(fmi.StatusFatal)
+		}
+	}()
 	in := export.NewInstance(resourceDir(C.GoString(resources)), nodes.Registry(), logTo(c))
 	s := in.Instantiate(C.GoString(token), C.GoString(name), logging != 0)
 	if s > fmi.StatusWarning {
@@ -86,37 +116,52 @@ func cosimFree(c *C.inst) {
 }
 
 //export cosimSetDebugLogging
-func cosimSetDebugLogging(c *C.inst, on C.int) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimSetDebugLogging(c *C.inst, on C.int) (status C.int) {
+	x := call(c, "fmi3SetDebugLogging")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3SetDebugLogging", &status)
 	return C.int(x.in.SetDebugLogging(on != 0))
 }
 
 //export cosimEnterInitializationMode
-func cosimEnterInitializationMode(c *C.inst, tolDefined C.int, tol, start C.double, stopDefined C.int, stop C.double) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimEnterInitializationMode(c *C.inst, tolDefined C.int, tol, start C.double, stopDefined C.int, stop C.double) (status C.int) {
+	x := call(c, "fmi3EnterInitializationMode")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3EnterInitializationMode", &status)
 	return C.int(x.in.EnterInitializationMode(tolDefined != 0, float64(tol), float64(start), stopDefined != 0, float64(stop)))
 }
 
 //export cosimExitInitializationMode
-func cosimExitInitializationMode(c *C.inst) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimExitInitializationMode(c *C.inst) (status C.int) {
+	x := call(c, "fmi3ExitInitializationMode")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3ExitInitializationMode", &status)
 	return C.int(x.in.ExitInitializationMode())
 }
 
 //export cosimTerminate
-func cosimTerminate(c *C.inst) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimTerminate(c *C.inst) (status C.int) {
+	x := call(c, "fmi3Terminate")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3Terminate", &status)
 	return C.int(x.in.Terminate())
 }
 
 //export cosimReset
-func cosimReset(c *C.inst) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimReset(c *C.inst) (status C.int) {
+	x := call(c, "fmi3Reset")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3Reset", &status)
 	return C.int(x.in.Reset())
 }
 
@@ -135,50 +180,68 @@ func views(vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) ([]uint32, 
 }
 
 //export cosimGet
-func cosimGet(c *C.inst, typ C.int, vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimGet(c *C.inst, typ C.int, vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) (status C.int) {
+	x := call(c, "fmi3Get")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3Get", &status)
 	vrs, words := views(vr, nvr, w, nw)
 	return C.int(x.in.Get(export.ValueType(typ), vrs, words))
 }
 
 //export cosimSet
-func cosimSet(c *C.inst, typ C.int, vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimSet(c *C.inst, typ C.int, vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) (status C.int) {
+	x := call(c, "fmi3Set")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3Set", &status)
 	vrs, words := views(vr, nvr, w, nw)
 	return C.int(x.in.Set(export.ValueType(typ), vrs, words))
 }
 
 //export cosimDoStep
-func cosimDoStep(c *C.inst, t, h C.double, last *C.double) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimDoStep(c *C.inst, t, h C.double, last *C.double) (status C.int) {
+	x := call(c, "fmi3DoStep")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3DoStep", &status)
 	s, l := x.in.DoStep(float64(t), float64(h))
 	*last = C.double(l)
 	return C.int(s)
 }
 
 //export cosimGetFMUState
-func cosimGetFMUState(c *C.inst, id C.uint32_t, out *C.uint32_t) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimGetFMUState(c *C.inst, id C.uint32_t, out *C.uint32_t) (status C.int) {
+	x := call(c, "fmi3GetFMUState")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3GetFMUState", &status)
 	n, s := x.in.GetState(uint32(id))
 	*out = C.uint32_t(n)
 	return C.int(s)
 }
 
 //export cosimSetFMUState
-func cosimSetFMUState(c *C.inst, id C.uint32_t) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimSetFMUState(c *C.inst, id C.uint32_t) (status C.int) {
+	x := call(c, "fmi3SetFMUState")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3SetFMUState", &status)
 	return C.int(x.in.SetState(uint32(id)))
 }
 
 //export cosimFreeFMUState
-func cosimFreeFMUState(c *C.inst, id C.uint32_t) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimFreeFMUState(c *C.inst, id C.uint32_t) (status C.int) {
+	x := call(c, "fmi3FreeFMUState")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3FreeFMUState", &status)
 	return C.int(x.in.FreeState(uint32(id)))
 }
 
@@ -186,9 +249,12 @@ func cosimFreeFMUState(c *C.inst, id C.uint32_t) C.int {
 // malloc, which the C part frees with the state.
 //
 //export cosimSerializeFMUState
-func cosimSerializeFMUState(c *C.inst, id C.uint32_t, out **C.uint8_t, size *C.size_t) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimSerializeFMUState(c *C.inst, id C.uint32_t, out **C.uint8_t, size *C.size_t) (status C.int) {
+	x := call(c, "fmi3SerializeFMUState")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3SerializeFMUState", &status)
 	b, s := x.in.SerializeState(uint32(id))
 	if s > fmi.StatusWarning {
 		return C.int(s)
@@ -199,9 +265,12 @@ func cosimSerializeFMUState(c *C.inst, id C.uint32_t, out **C.uint8_t, size *C.s
 }
 
 //export cosimDeserializeFMUState
-func cosimDeserializeFMUState(c *C.inst, data *C.uint8_t, n C.size_t, id *C.uint32_t) C.int {
-	x := get(c)
-	defer x.mu.Unlock()
+func cosimDeserializeFMUState(c *C.inst, data *C.uint8_t, n C.size_t, id *C.uint32_t) (status C.int) {
+	x := call(c, "fmi3DeserializeFMUState")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done(c, "fmi3DeserializeFMUState", &status)
 	var b []byte
 	if n > 0 {
 		b = C.GoBytes(unsafe.Pointer(data), C.int(n))
