@@ -3,11 +3,9 @@ package export
 import (
 	"github.com/cosimgo/cosim/fmi"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cosimgo/cosim/nodes"
-	"github.com/cosimgo/cosim/scene"
 )
 
 // BenchmarkInstanceDoStep is one fmi3DoStep of the oscillator (one scene
@@ -18,24 +16,8 @@ func BenchmarkInstanceDoStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, SceneFile), data, 0o644); err != nil {
-		b.Fatal(err)
-	}
+	dir, m := resourcesOf(b, data)
 	reg := nodes.Registry()
-	sc, err := scene.LoadFile(filepath.Join(dir, SceneFile), reg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := sc.Build(reg, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := newModel(sc, g, data, "")
-	closeGraph(g)
-	if err != nil {
-		b.Fatal(err)
-	}
 	in := NewInstance(dir, reg, func(s fmi.Status, cat, msg string) { b.Fatal(msg) })
 	defer in.Free()
 	if in.Instantiate(m.Token, "bench", false) != fmi.StatusOK ||

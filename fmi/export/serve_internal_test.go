@@ -48,8 +48,10 @@ func serve(t testing.TB) *client {
 	return serveScene(t, data)
 }
 
-// serveScene starts Serve on the scene file data.
-func serveScene(t testing.TB, data []byte) *client {
+// resourcesOf writes the scene file data as an FMU's resources folder
+// and returns the folder and the FMU's model.
+func resourcesOf(t testing.TB, data []byte) (string, *Model) {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, SceneFile)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -65,9 +67,17 @@ func serveScene(t testing.TB, data []byte) *client {
 		t.Fatal(err)
 	}
 	m, err := newModel(sc, g, data, "")
+	closeGraph(g)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, m
+}
+
+// serveScene starts Serve on the scene file data.
+func serveScene(t testing.TB, data []byte) *client {
+	dir, m := resourcesOf(t, data)
+	reg := nodes.Registry()
 	reqR, reqW := io.Pipe()
 	repR, repW := io.Pipe()
 	c := &client{t: t, w: reqW, r: bufio.NewReader(repR), done: make(chan error, 1), token: m.Token}

@@ -3,13 +3,10 @@ package export
 import (
 	"github.com/cosimgo/cosim/fmi"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/nodes"
-	"github.com/cosimgo/cosim/scene"
 )
 
 // rampScene is a scene whose output is the time itself: a ramp source of
@@ -23,25 +20,8 @@ const rampScene = `{"name": "Ramp",
 // collected in logs.
 func newTestInstance(t *testing.T, data string, logs *[]string) *Instance {
 	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, SceneFile)
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, m := resourcesOf(t, []byte(data))
 	reg := nodes.Registry()
-	sc, err := scene.LoadFile(path, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := sc.Build(reg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := newModel(sc, g, []byte(data), "")
-	closeGraph(g)
-	if err != nil {
-		t.Fatal(err)
-	}
 	in := NewInstance(dir, reg, func(s fmi.Status, cat, msg string) { *logs = append(*logs, msg) })
 	t.Cleanup(in.Free)
 	if s := in.Instantiate(m.Token, "test", false); s != fmi.StatusOK {
