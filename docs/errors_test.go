@@ -478,7 +478,7 @@ func userErrors(t *testing.T) map[string]string {
 	add("record limit", err)
 
 	// An exported FMU's fmu section naming what the scene does not have,
-	// and an export without a C compiler (cosim export).
+	// and an export without a C compiler or the Go toolchain (cosim export).
 	xdir := t.TempDir()
 	osc, err := os.ReadFile("../fmi/export/testdata/oscillator.json")
 	if err != nil {
@@ -496,8 +496,10 @@ func userErrors(t *testing.T) map[string]string {
 	msgs["export fmu section"] = strings.ReplaceAll(err.Error(), xdir+string(filepath.Separator), "")
 	t.Setenv("CC", "")
 	t.Setenv("PATH", xdir)
-	_, err = export.Export("../fmi/export/testdata/oscillator.json", filepath.Join(xdir, "osc.fmu"), nodes.Registry(), export.Options{Program: "/bin/true"})
+	_, err = export.Export("../fmi/export/testdata/oscillator.json", filepath.Join(xdir, "osc.fmu"), nodes.Registry(), export.Options{Binary: export.BinaryProcess, Program: "/bin/true"})
 	add("export compiler", err)
+	_, err = export.Export("../fmi/export/testdata/oscillator.json", filepath.Join(xdir, "osc.fmu"), nodes.Registry(), export.Options{})
+	add("export go", err)
 	return msgs
 }
 

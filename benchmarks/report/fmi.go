@@ -1,9 +1,12 @@
 package main
 
-// FMI: what importing an FMU costs. Everything this section needs is in
-// this file; main.go calls fmiMain, runFMI and fmiMarkdown and nothing
-// else. The measurements are the fmi package's own benchmarks
-// (fmi/bench_test.go: BenchmarkDoStep and BenchmarkDahlquistGraph), run
+// FMI: what importing an FMU costs, and what a step of an exported FMU
+// costs with each binary. Everything this section needs is in this file;
+// main.go calls fmiMain, runFMI and fmiMarkdown and nothing else. The
+// measurements are the fmi package's own benchmarks (fmi/bench_test.go:
+// BenchmarkDoStep and BenchmarkDahlquistGraph) and fmi/export's
+// (BenchmarkSceneStep, BenchmarkInstanceDoStep, BenchmarkExportedStep,
+// BenchmarkDoStepFromC, whose C master fmi/export builds with gcc), run
 // by `go test -bench` in a child process, so that the Reference FMU
 // Dahlquist is built the way the fmi tests build it (internal/fmitest:
 // gcc from ../shared/fmi) and the C driver that calls fmi3DoStep from C
@@ -61,17 +64,20 @@ func runFMI() {
 		return
 	}
 	runs := []struct {
-		bench, benchtime string
-		count            int
+		pkg, bench, benchtime string
+		count                 int
 	}{
-		{"^BenchmarkDoStep$", *fmiBenchtime, *fmiCount},
-		{"^BenchmarkDahlquistGraph$/^workers=", strconv.Itoa(*fmiSteps) + "x", *fmiCount},
-		{"^BenchmarkDahlquistGraph$/^isolated/", strconv.Itoa(*fmiSteps) + "x", *fmiIsoCount},
+		{"./fmi/", "^BenchmarkDoStep$", *fmiBenchtime, *fmiCount},
+		{"./fmi/", "^BenchmarkDahlquistGraph$/^workers=", strconv.Itoa(*fmiSteps) + "x", *fmiCount},
+		{"./fmi/", "^BenchmarkDahlquistGraph$/^isolated/", strconv.Itoa(*fmiSteps) + "x", *fmiIsoCount},
+		// The exported oscillator: a fixed number of steps, as the C
+		// master's own clock times its loop once per benchmark run.
+		{"./fmi/export/", "^(BenchmarkSceneStep|BenchmarkInstanceDoStep|BenchmarkExportedStep|BenchmarkDoStepFromC)$", "20000x", *fmiCount},
 	}
 	for _, r := range runs {
 		count := strconv.Itoa(max(r.count, 1))
-		log.Printf("FMI: go test -bench %s -benchtime %s -count %s ./fmi/", r.bench, r.benchtime, count)
-		cmd := exec.Command(goBin, "test", "-run", "^$", "-bench", r.bench, "-benchtime", r.benchtime, "-count", count, "-benchmem", "./fmi/")
+		log.Printf("FMI: go test -bench %s -benchtime %s -count %s %s", r.bench, r.benchtime, count, r.pkg)
+		cmd := exec.Command(goBin, "test", "-run", "^$", "-bench", r.bench, "-benchtime", r.benchtime, "-count", count, "-benchmem", r.pkg)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -122,6 +128,9 @@ func benchKey(m fmiBench) float64 {
 	if v, ok := m["ns/DoStep+Get"]; ok {
 		return v
 	}
+	if v, ok := m["ns/step"]; ok {
+		return v
+	}
 	return m["ns/op"]
 }
 
@@ -159,7 +168,7 @@ func (r fmiReport) loaded() bool {
 
 func fmiMarkdown(b *strings.Builder) {
 	w := func(f string, a ...any) { fmt.Fprintf(b, f, a...) }
-	w("%s\n## FMI import: cost per DoStep, and 1 000 imported FMUs\n\n", fmiBegin)
+	w("%s\n## FMI import: cost per DoStep, and 1 000 imported FMUs; exported FMUs' cost per DoStep\n\n", fmiBegin)
 	if !fmiR.ran {
 		w("Not measured in this run (go run ./benchmarks/report -fmi).\n\n%s\n", fmiEnd)
 		return
@@ -252,7 +261,28 @@ func fmiMarkdown(b *strings.Builder) {
 	case above:
 		w("**The in-process speed-up measured here is an artifact of the load**, not the scheduler's: above the worker count, the one-worker run lost more of its time to other work than the two-worker run; below 1, the two workers competed with the other runnable processes for the two cores and waited on each other at every step. Only a run on an idle machine measures it. ")
 	}
-	w("The nodes update concurrently and independently (graph.CoSimulation.Workers), with the same results bit for bit for any worker count (fmi's graph tests). In process, a worker's update is the cgo call and the FMU's arithmetic, so two workers can at best halve the step on two idle cores. Isolated, a worker's update waits on its host process's pipe while the host computes, so the cost per update is dominated by the two process switches of each request, and more workers than cores can still overlap the waits.\n\n%s\n", fmiEnd)
+	w("The nodes update concurrently and independently (graph.CoSimulation.Workers), with the same results bit for bit for any worker count (fmi's graph tests). In process, a worker's update is the cgo call and the FMU's arithmetic, so two workers can at best halve the step on two idle cores. Isolated, a worker's update waits on its host process's pipe while the host computes, so the cost per update is dominated by the two process switches of each request, and more workers than cores can still overlap the waits.\n\n")
+	fmiExportMarkdown(w, ns)
+	w("%s\n", fmiEnd)
+}
+
+// fmiExportMarkdown writes the table of the exported FMU's cost per step,
+// each binary called from C and through cosim's importer.
+func fmiExportMarkdown(w func(string, ...any), ns func(name, unit string) string) {
+	w("**Exported FMUs** (`cosim export` of fmi/export/testdata/oscillator.json: a mass on a spring-damper, one scene step of 1 ms per fmi3DoStep; from `go test -bench . ./fmi/export/`, fmi/export/bench_test.go and cshared_test.go, 20 000 steps, the fastest of %d runs). Per step, with the outputs read:\n\n", max(*fmiCount, 1))
+	w("| binary | called by | what one step does | per step |\n|---|---|---|---|\n")
+	for _, r := range []struct{ binary, by, what, name, unit string }{
+		{"—", "cosim", "the scene's own graph step, Sim.Step (BenchmarkSceneStep)", "BenchmarkSceneStep", "ns/op"},
+		{"either", "Go", "export.Instance's DoStep and Get, the work both binaries do, without their transport (BenchmarkInstanceDoStep)", "BenchmarkInstanceDoStep", "ns/op"},
+		{"c-shared", "C", "fmi3DoStep and two fmi3GetFloat64 from a C master (cgo calls into the Go library in the master's process)", "BenchmarkDoStepFromC/c-shared", "ns/step"},
+		{"process", "C", "the same; each call a round trip to the instance's cosim process over a socket", "BenchmarkDoStepFromC/process", "ns/step"},
+		{"c-shared", "cosim, isolated", "a graph holding the imported FMU in cosim's FMU host (a Go library cannot share cosim's process): Set, DoStep, Get, each a round trip to the host", "BenchmarkExportedStep/c-shared/isolate=true", "ns/op"},
+		{"process", "cosim, in process", "the same in cosim's process; each call a round trip to the cosim process", "BenchmarkExportedStep/process/isolate=false", "ns/op"},
+		{"process", "cosim, isolated", "the same in cosim's FMU host: two round trips per call", "BenchmarkExportedStep/process/isolate=true", "ns/op"},
+	} {
+		w("| %s | %s | %s | %s |\n", r.binary, r.by, r.what, ns(r.name, r.unit))
+	}
+	w("\nThe c-shared binary runs the scene in the caller's process: from C its step costs the scene's work plus three cgo calls from a C thread into Go; the process binary adds two process wake-ups per call. A master that loads other Go-built FMUs, or cosim in its own process, needs the process binary (docs/fmi.md, \"How the binary works, and why\").\n\n")
 }
 
 // fmiMain handles -fmi; it reports whether main should stop.

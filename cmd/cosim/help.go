@@ -47,8 +47,17 @@ The scene's "fmu" section (docs/scenes.md) says what the FMU shows:
           "outputs":    [{"name": "y", "from": "mass.position[1]"}],
           "parameters": [{"name": "k", "param": "spring.stiffness"}]}
 
-The FMU's binary (compiled at export with gcc, or $CC) runs each instance in the
-cosim program the FMU carries, with the scene; a step that is not a whole number
-of the scene's dt is taken in equal sub-steps no longer than dt, FMU states are
-graph checkpoints, and errors go to the master's logger. Linux (x86_64, aarch64).
+Its binary (--binary) is one of:
+
+  c-shared  (default) a Go library (go build -buildmode=c-shared, run at export
+            from cosim's source: a clone of cosim and the Go toolchain) that runs
+            the scene in the master's process: a step costs what the scene costs
+  process   a C library (compiled with gcc, or $CC) that runs each instance in
+            the cosim program the FMU carries: a round trip per call, but no Go
+            runtime in the master, so it loads beside other Go-built FMUs (and
+            into cosim in-process); cosim imports a c-shared FMU with "isolate"
+
+A step that is not a whole number of the scene's dt is taken in equal sub-steps
+no longer than dt, a master's start time other than 0 starts the scene there, FMU
+states are graph checkpoints, and errors go to the master's logger. Linux (x86_64, aarch64).
 `

@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -34,25 +35,36 @@ func BenchmarkSceneStep(b *testing.B) {
 }
 
 // BenchmarkExportedStep is one step of a graph holding the exported
-// oscillator, imported in-process: fmi3SetFloat64 of its input, fmi3DoStep
-// and fmi3GetFloat64 of its outputs, each a round trip to the process
-// that runs the scene. The difference from BenchmarkSceneStep is the
-// per-step cost of the export's transport.
+// oscillator imported into cosim: fmi3SetFloat64 of its input,
+// fmi3DoStep and fmi3GetFloat64 of its outputs. The process binary,
+// in-process and isolated, makes each call a round trip to the cosim
+// process that runs the scene; the c-shared binary runs the scene in the
+// FMU's process, here cosim's FMU host (isolated: a Go runtime cannot
+// share cosim's process), each call a round trip to the host. The
+// difference from BenchmarkSceneStep is the per-step cost of the
+// transport.
 func BenchmarkExportedStep(b *testing.B) {
-	fmu := oscillatorFMU(b)
-	imp := `{"name": "imported", "nodes": [{"name": "osc", "type": "fmu", "params": {"path": "` + fmu + `"}}], "run": {"dt": 0.001, "end": 1}}`
-	sc, err := scene.Decode(strings.NewReader(imp))
-	if err != nil {
-		b.Fatal(err)
-	}
-	sim, err := sc.Compile(nodes.Registry(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sim.Close()
-	for b.Loop() {
-		if err := sim.Step(1e-3); err != nil {
-			b.Fatal(err)
-		}
+	for _, tc := range []struct {
+		binary  string
+		isolate bool
+	}{{process, false}, {process, true}, {cshared, true}} {
+		b.Run(fmt.Sprintf("%s/isolate=%v", tc.binary, tc.isolate), func(b *testing.B) {
+			fmu := oscillatorFMU(b, tc.binary)
+			imp := fmt.Sprintf(`{"name": "imported", "nodes": [{"name": "osc", "type": "fmu", "params": {"path": %q, "isolate": %v}}], "run": {"dt": 0.001, "end": 1}}`, fmu, tc.isolate)
+			sc, err := scene.Decode(strings.NewReader(imp))
+			if err != nil {
+				b.Fatal(err)
+			}
+			sim, err := sc.Compile(nodes.Registry(), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sim.Close()
+			for b.Loop() {
+				if err := sim.Step(1e-3); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

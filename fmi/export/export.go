@@ -21,21 +21,66 @@ import (
 //go:embed shim/fmu.c
 var shimSource []byte
 
-// ShimSource returns the C source of the exported FMU's binary.
-func ShimSource() []byte { return bytes.Clone(shimSource) }
+// The headers the shim shares with the c-shared binary's C part.
+//
+//go:embed cshared/fmi3types.h
+var shimTypes []byte
+
+//go:embed cshared/fmi3unsupported.h
+var shimUnsupported []byte
+
+//go:embed cshared/fmi3state.h
+var shimState []byte
+
+// ShimSource returns the C source of the process binary (the shim), and
+// the headers it includes beside it by name.
+func ShimSource() (src []byte, headers map[string][]byte) {
+	return bytes.Clone(shimSource), map[string][]byte{
+		"fmi3types.h":       bytes.Clone(shimTypes),
+		"fmi3unsupported.h": bytes.Clone(shimUnsupported),
+		"fmi3state.h":       bytes.Clone(shimState),
+	}
+}
 
 // ErrExport: the scene could not be exported as an FMU.
 var ErrExport = errors.New("cannot export the scene as an FMU")
 
+// The binaries an exported FMU can have (Options.Binary); docs/fmi.md
+// says when to choose which.
+const (
+	// BinaryCShared is a Go shared library (go build -buildmode=c-shared
+	// of package fmi/export/cshared) that runs the scene in the master's
+	// process: the default.
+	BinaryCShared = "c-shared"
+	// BinaryProcess is a C library (shim/fmu.c) that runs the scene in a
+	// cosim process per instance, which the FMU carries.
+	BinaryProcess = "process"
+)
+
 // Options adjust Export.
 type Options struct {
-	// Program is the cosim executable the FMU carries in its resources
-	// folder, which runs the scene for each instance (ServeCommand): the
-	// running cosim (os.Executable) for the command line. Required.
+	// Binary is BinaryCShared (also when empty) or BinaryProcess.
+	Binary string
+	// Program is the cosim executable a process binary's FMU carries in
+	// its resources folder, which runs the scene for each instance
+	// (ServeCommand): the running cosim (os.Executable) for the command
+	// line. Required for BinaryProcess.
 	Program string
-	// CC is the C compiler that builds the FMU's binary; empty means $CC,
-	// else gcc, else cc.
+	// CC is the C compiler that builds a process binary; empty means
+	// $CC, else gcc, else cc.
 	CC string
+	// Source is the root of cosim's source (the module
+	// github.com/cosimgo/cosim) a c-shared binary is built from; empty
+	// means SourceDir's.
+	Source string
+	// Go is the go command that builds a c-shared binary; empty means
+	// the one on $PATH.
+	Go string
+	// CacheDir keeps built c-shared binaries, keyed by a hash of the
+	// source and the toolchain, so that exporting again does not build
+	// again; empty means cosim/fmu-cshared in the user's cache
+	// directory, "off" none.
+	CacheDir string
 }
 
 // Platform returns the FMI 3.0 platform tuple of this machine
@@ -57,18 +102,28 @@ func Platform() (string, bool) {
 
 // Export writes the FMI 3.0 co-simulation FMU of the scene file at
 // scenePath to out (a zip file, replaced when it exists): the model
-// description of its fmu section (Model.ModelDescription), the binary
-// compiled from ShimSource, and in its resources folder the scene (with
-// the files it reads beside it), and the cosim program that runs it.
-// fallbackName names the model when neither the scene's fmu section nor
-// the scene does (the output's base name). It returns the model.
+// description of its fmu section (Model.ModelDescription), the binary of
+// opts.Binary (built from cosim's source with the Go toolchain, or
+// compiled from ShimSource with a C compiler), and in its resources
+// folder the scene (with the files it reads beside it) and, for a
+// process binary, the cosim program that runs it. The model is named by
+// the scene's fmu section, else the scene, else out's base name. It
+// returns the model.
 func Export(scenePath, out string, reg *node.Registry, opts Options) (*Model, error) {
 	plat, ok := Platform()
 	if !ok {
 		return nil, fmt.Errorf("%w: exported FMUs run on Linux (x86_64 or aarch64), and this is %s/%s", ErrExport, runtime.GOOS, runtime.GOARCH)
 	}
-	if opts.Program == "" {
-		return nil, fmt.Errorf("%w: Options.Program (the cosim executable the FMU carries) is empty", ErrExport)
+	switch opts.Binary {
+	case "":
+		opts.Binary = BinaryCShared
+	case BinaryCShared:
+	case BinaryProcess:
+		if opts.Program == "" {
+			return nil, fmt.Errorf("%w: Options.Program (the cosim executable the FMU carries) is empty", ErrExport)
+		}
+	default:
+		return nil, fmt.Errorf("%w: binary %q: choose %q (a Go library that runs the scene in the master's process) or %q (a C library that runs it in a cosim process)", ErrExport, opts.Binary, BinaryCShared, BinaryProcess)
 	}
 	sc, err := scene.LoadFile(scenePath, reg)
 	if err != nil {
@@ -112,7 +167,12 @@ func Export(scenePath, out string, reg *node.Registry, opts Options) (*Model, er
 		return nil, fmt.Errorf("%w: the model description: %v", ErrExport, err)
 	}
 	lib := filepath.Join(tmp, m.Identifier+".so")
-	if err := compileShim(opts.CC, tmp, lib); err != nil {
+	if opts.Binary == BinaryProcess {
+		err = compileShim(opts.CC, tmp, lib)
+	} else {
+		err = buildCShared(opts, tmp, lib)
+	}
+	if err != nil {
 		return nil, err
 	}
 	err = writeZip(out, func(z *zip.Writer) error {
@@ -130,7 +190,10 @@ func Export(scenePath, out string, reg *node.Registry, opts Options) (*Model, er
 				return err
 			}
 		}
-		return addFile(z, "resources/cosim", opts.Program, 0o755)
+		if opts.Binary == BinaryProcess {
+			return addFile(z, "resources/cosim", opts.Program, 0o755)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -245,7 +308,12 @@ func compileShim(cc, dir, lib string) error {
 	if err := os.WriteFile(src, shimSource, 0o644); err != nil {
 		return err
 	}
-	args := []string{"-O2", "-shared", "-fPIC", "-fvisibility=hidden", src, "-o", lib}
+	for name, data := range map[string][]byte{"fmi3types.h": shimTypes, "fmi3unsupported.h": shimUnsupported, "fmi3state.h": shimState} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	args := []string{"-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-I" + dir, src, "-o", lib}
 	cmd := exec.Command(cc, args...)
 	if outp, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%w: compiling its binary with %s %s failed: %v\n%s", ErrExport, cc, strings.Join(args, " "), err, outp)

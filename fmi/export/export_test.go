@@ -4,13 +4,16 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,15 +21,19 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cosimgo/cosim/fmi"
 	"github.com/cosimgo/cosim/fmi/export"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
 
-// The test binary is the cosim program of the FMUs the tests export:
-// started as "fmu-serve RESOURCES" by the FMU's binary, it serves the
-// instance as cosim does.
+// The test binary is the cosim program of the process binary's FMUs the
+// tests export: started as "fmu-serve RESOURCES" by the FMU's binary, it
+// serves the instance as cosim does. The c-shared binaries the tests
+// export are built against the standard's fmi3Functions.h
+// (-DCOSIM_FMI3_HEADERS), which checks every fmi3 function's definition
+// against the standard's declaration.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == export.ServeCommand {
 		if err := export.Serve(os.Stdin, os.Stdout, os.Args[2], nodes.Registry()); err != nil {
@@ -35,46 +42,68 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	headers, err := filepath.Abs(shared + "/fmi-standard/headers")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("CGO_CFLAGS", strings.TrimSpace(os.Getenv("CGO_CFLAGS")+" -O2 -DCOSIM_FMI3_HEADERS -I"+headers))
 	code := m.Run()
-	if exported.dir != "" {
-		os.RemoveAll(exported.dir)
+	for _, e := range exported {
+		if e.dir != "" {
+			os.RemoveAll(e.dir)
+		}
 	}
 	os.Exit(code)
 }
 
 const shared = "../../../shared/fmi"
 
-var exported struct {
+// The two binaries, as the tests name them.
+const (
+	cshared = export.BinaryCShared
+	process = export.BinaryProcess
+)
+
+var binaries = []string{cshared, process}
+
+var exported = map[string]*struct {
 	once sync.Once
 	dir  string
 	path string
 	err  error
+}{cshared: {}, process: {}}
+
+// exportOptions are the options of an export with the binary.
+func exportOptions(t testing.TB, binary string) export.Options {
+	prog, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return export.Options{Binary: binary, Program: prog}
 }
 
-// oscillatorFMU exports testdata/oscillator.json once per test run.
-func oscillatorFMU(t testing.TB) string {
+// oscillatorFMU exports testdata/oscillator.json with the binary once
+// per test run.
+func oscillatorFMU(t testing.TB, binary string) string {
 	t.Helper()
-	exported.once.Do(func() {
-		exported.dir, exported.err = os.MkdirTemp("", "cosim-export-test-*")
-		if exported.err != nil {
+	e := exported[binary]
+	e.once.Do(func() {
+		e.dir, e.err = os.MkdirTemp("", "cosim-export-test-*")
+		if e.err != nil {
 			return
 		}
-		prog, err := os.Executable()
-		if err != nil {
-			exported.err = err
-			return
-		}
-		exported.path = filepath.Join(exported.dir, "Oscillator.fmu")
-		_, exported.err = export.Export("testdata/oscillator.json", exported.path, nodes.Registry(), export.Options{Program: prog})
+		e.path = filepath.Join(e.dir, "Oscillator.fmu")
+		_, e.err = export.Export("testdata/oscillator.json", e.path, nodes.Registry(), exportOptions(t, binary))
 	})
-	if exported.err != nil {
-		t.Fatal(exported.err)
+	if e.err != nil {
+		t.Fatal(e.err)
 	}
-	return exported.path
+	return e.path
 }
 
 // unzip unpacks the FMU into dir/name.
-func unzip(t *testing.T, fmu, dir string) string {
+func unzip(t testing.TB, fmu, dir string) string {
 	t.Helper()
 	z, err := zip.OpenReader(fmu)
 	if err != nil {
@@ -108,33 +137,94 @@ func TestModelDescriptionValidatesAgainstTheXSD(t *testing.T) {
 	if err != nil {
 		t.Fatal("xmllint (Debian package libxml2-utils) is needed to check the model description against the FMI 3.0 XSD")
 	}
-	dir := unzip(t, oscillatorFMU(t), t.TempDir())
-	out, err := exec.Command(xmllint, "--noout", "--schema", shared+"/fmi-standard/schema/fmi3ModelDescription.xsd",
-		filepath.Join(dir, "modelDescription.xml")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("xmllint: %v\n%s", err, out)
+	for _, binary := range binaries {
+		t.Run(binary, func(t *testing.T) {
+			dir := unzip(t, oscillatorFMU(t, binary), t.TempDir())
+			out, err := exec.Command(xmllint, "--noout", "--schema", shared+"/fmi-standard/schema/fmi3ModelDescription.xsd",
+				filepath.Join(dir, "modelDescription.xml")).CombinedOutput()
+			if err != nil {
+				t.Fatalf("xmllint: %v\n%s", err, out)
+			}
+			files := []string{"binaries/x86_64-linux/Oscillator.so", "resources/scene.json"}
+			if binary == process {
+				files = append(files, "resources/cosim")
+			}
+			for _, f := range files {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Error(err)
+				}
+			}
+		})
 	}
-	for _, f := range []string{"binaries/x86_64-linux/Oscillator.so", "resources/scene.json", "resources/cosim"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			t.Error(err)
+}
+
+// TestShimMatchesTheStandardHeaders compiles the process binary against
+// the standard's fmi3Functions.h, which declares every function it
+// defines: a signature that differs from the standard's does not compile.
+// (The c-shared binaries of the tests are built so: TestMain.) Both
+// binaries export every function fmi3Functions.h declares,
+// and the same ones.
+func TestShimMatchesTheStandardHeaders(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "fmu.c")
+	code, headers := export.ShimSource()
+	if err := os.WriteFile(src, code, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range headers {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shim := filepath.Join(dir, "fmu.so")
+	out, err := exec.Command("gcc", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-fvisibility=hidden", "-DCOSIM_FMI3_HEADERS",
+		"-I"+shared+"/fmi-standard/headers", "-I"+dir, src, "-o", shim).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	decls, err := os.ReadFile(shared + "/fmi-standard/headers/fmi3Functions.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var standard []string
+	for _, m := range regexp.MustCompile(`FMI3_Export\s+fmi3\w+TYPE\s+(fmi3\w+);`).FindAllStringSubmatch(string(decls), -1) {
+		standard = append(standard, m[1])
+	}
+	slices.Sort(standard)
+	standard = slices.Compact(standard)
+	if len(standard) < 70 {
+		t.Fatalf("read %d function declarations from fmi3Functions.h", len(standard))
+	}
+	lib := unzip(t, oscillatorFMU(t, cshared), t.TempDir()) + "/binaries/x86_64-linux/Oscillator.so"
+	for name, so := range map[string]string{"process": shim, "c-shared": lib} {
+		got := exportedFMI3(t, so)
+		if !slices.Equal(got, standard) {
+			t.Errorf("the %s binary exports %d fmi3 functions, the standard declares %d:\nexports %v\nstandard %v", name, len(got), len(standard), got, standard)
 		}
 	}
 }
 
-// TestShimMatchesTheStandardHeaders compiles the FMU's binary against
-// the standard's fmi3Functions.h, which declares every function it
-// defines: a signature that differs from the standard's does not compile.
-func TestShimMatchesTheStandardHeaders(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "fmu.c")
-	if err := os.WriteFile(src, export.ShimSource(), 0o644); err != nil {
+// exportedFMI3 returns the fmi3 functions the shared library exports,
+// sorted.
+func exportedFMI3(t *testing.T, so string) []string {
+	t.Helper()
+	f, err := elf.Open(so)
+	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("gcc", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-DCOSIM_FMI3_HEADERS",
-		"-I"+shared+"/fmi-standard/headers", src, "-o", filepath.Join(dir, "fmu.so")).CombinedOutput()
+	defer f.Close()
+	syms, err := f.DynamicSymbols()
 	if err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
+		t.Fatal(err)
 	}
+	var names []string
+	for _, s := range syms {
+		if strings.HasPrefix(s.Name, "fmi3") && s.Section != elf.SHN_UNDEF && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			names = append(names, s.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // direct runs the oscillator scene itself with the changes the FMU
@@ -180,8 +270,14 @@ func direct(t *testing.T, dt float64, end float64) (times []float64, pos [][]flo
 // on the same grid (in fact bit for bit; the bound leaves room for the
 // text round trip, which %.17g makes exact). A communication step of 2.5
 // scene steps is taken in three equal sub-steps, and agrees with the
-// scene run at that step.
+// scene run at that step. Both binaries.
 func TestReferenceImporterRunsTheExport(t *testing.T) {
+	for _, binary := range binaries {
+		t.Run(binary, func(t *testing.T) { referenceImporterRuns(t, binary) })
+	}
+}
+
+func referenceImporterRuns(t *testing.T, binary string) {
 	for _, tc := range []struct {
 		name       string
 		h, dt      float64
@@ -191,7 +287,7 @@ func TestReferenceImporterRunsTheExport(t *testing.T) {
 		{"2.5 scene steps", 0.0025, 0.0025 / 3, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := referenceMaster(t, tc.h, masterIO)
+			dir := referenceMaster(t, binary, tc.h, masterIO)
 			run := exec.Command(filepath.Join(dir, "master"))
 			run.Dir = dir
 			if out, err := run.CombinedOutput(); err != nil {
@@ -255,13 +351,13 @@ FMIStatus applyDiscreteInputs(FMIInstance *S, double time) { return FMIOK; }
 
 // referenceMaster compiles the Reference FMUs' co-simulation master
 // (examples/simulate_fmi3_cs.c with src/FMI.c and src/FMI3.c) for the
-// exported oscillator, unpacked beside it, with the communication step h
+// oscillator exported with the binary, unpacked beside it, with the communication step h
 // and the model-specific part io; it returns the directory holding
 // "master", which writes Oscillator_cs_out.csv there.
-func referenceMaster(t *testing.T, h float64, io string) string {
+func referenceMaster(t *testing.T, binary string, h float64, io string) string {
 	t.Helper()
 	dir := t.TempDir()
-	unzip(t, oscillatorFMU(t), filepath.Join(dir, "Oscillator"))
+	unzip(t, oscillatorFMU(t, binary), filepath.Join(dir, "Oscillator"))
 	md, err := os.ReadFile(filepath.Join(dir, "Oscillator", "modelDescription.xml"))
 	if err != nil {
 		t.Fatal(err)
@@ -290,10 +386,12 @@ func referenceMaster(t *testing.T, h float64, io string) string {
 
 // TestReferenceMasterUnderValgrind runs the Reference FMUs' master under
 // valgrind's memcheck, taking, serializing, deserializing and freeing an
-// FMU state at every communication point: the FMU's binary makes no
+// FMU state at every communication point: the process binary makes no
 // invalid access and frees everything it allocates (FreeInstance and
 // FreeFMUState included). The cosim process is not followed (it is Go,
-// and exits with its instance).
+// and exits with its instance); nor is the c-shared binary checked so (a
+// Go runtime's memory is its own, and memcheck reports its collector's
+// reads as errors).
 func TestReferenceMasterUnderValgrind(t *testing.T) {
 	vg, err := exec.LookPath("valgrind")
 	if err != nil {
@@ -315,7 +413,7 @@ func TestReferenceMasterUnderValgrind(t *testing.T) {
     if (st2) FMI3FreeFMUState(S, &st2);
     if (st) FMI3FreeFMUState(S, &st);
 `, 1)
-	dir := referenceMaster(t, 0.0025, io)
+	dir := referenceMaster(t, process, 0.0025, io)
 	run := exec.Command(vg, "--leak-check=full", "--errors-for-leak-kinds=definite,indirect,possible", "--error-exitcode=9", "./master")
 	run.Dir = dir
 	out, err := run.CombinedOutput()
@@ -355,12 +453,14 @@ func readCSV(t *testing.T, path string) [][]float64 {
 }
 
 // TestImportedBackAgreesBitForBit imports the exported FMU into a cosim
-// scene (in-process: the FMU's binary is C, with no Go runtime, so it
-// shares cosim's process; and isolated in cosim's FMU host) and compares
-// its output, step by step, with the scene's own run: the same graph on
-// the same grid, so the same bits.
+// scene and compares its output, step by step, with the scene's own run:
+// the same graph on the same grid, so the same bits. The process binary
+// is C, with no Go runtime, so it shares cosim's process as well as
+// running isolated in cosim's FMU host; the c-shared binary holds a Go
+// runtime, which cannot share cosim's (a Go program) process: cosim's
+// importer refuses it in-process (fmi.ErrNeedsIsolation, naming the
+// option) and runs it isolated.
 func TestImportedBackAgreesBitForBit(t *testing.T) {
-	fmu := oscillatorFMU(t)
 	raw, err := os.ReadFile("testdata/oscillator.json")
 	if err != nil {
 		t.Fatal(err)
@@ -375,10 +475,13 @@ func TestImportedBackAgreesBitForBit(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Sim.Close()
-	for _, isolate := range []bool{false, true} {
-		t.Run(fmt.Sprintf("isolate=%v", isolate), func(t *testing.T) {
+	for _, tc := range []struct {
+		binary  string
+		isolate bool
+	}{{process, false}, {process, true}, {cshared, true}} {
+		t.Run(fmt.Sprintf("%s/isolate=%v", tc.binary, tc.isolate), func(t *testing.T) {
 			imp := fmt.Sprintf(`{"name": "imported", "nodes": [{"name": "osc", "type": "fmu", "params": {"path": %q, "isolate": %v}}],
-"run": {"dt": 0.001, "end": 0.5}, "record": {"fields": ["osc.y", "osc.x[0]"]}}`, fmu, isolate)
+"run": {"dt": 0.001, "end": 0.5}, "record": {"fields": ["osc.y", "osc.x[0]"]}}`, oscillatorFMU(t, tc.binary), tc.isolate)
 			isc, err := scene.Decode(strings.NewReader(imp))
 			if err != nil {
 				t.Fatal(err)
@@ -400,6 +503,22 @@ func TestImportedBackAgreesBitForBit(t *testing.T) {
 			}
 		})
 	}
+	t.Run("c-shared/in-process", func(t *testing.T) {
+		imp := fmt.Sprintf(`{"name": "imported", "nodes": [{"name": "osc", "type": "fmu", "params": {"path": %q}}],
+"run": {"dt": 0.001, "end": 0.5}}`, oscillatorFMU(t, cshared))
+		isc, err := scene.Decode(strings.NewReader(imp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := isc.Compile(nodes.Registry(), nil)
+		if err == nil {
+			sim.Close()
+			t.Fatal("cosim loaded a Go-built FMU into its own process")
+		}
+		if !errors.Is(err, fmi.ErrNeedsIsolation) || !strings.Contains(err.Error(), "was built with Go") || !strings.Contains(err.Error(), `"isolate": true`) {
+			t.Errorf("error %v: want fmi.ErrNeedsIsolation naming the option", err)
+		}
+	})
 }
 
 // servers returns the pids of this process's children that serve an
@@ -434,12 +553,13 @@ func servers(t *testing.T) []int {
 	return pids
 }
 
-// importedSim compiles a scene holding the exported oscillator as the
-// node "osc", in cosim's process.
-func importedSim(t *testing.T) (*scene.Scene, func() (*graph.Sim, error)) {
+// importedSim compiles a scene holding the oscillator exported with the
+// binary as the node "osc": the process binary in cosim's process, the
+// c-shared one isolated.
+func importedSim(t *testing.T, binary string) (*scene.Scene, func() (*graph.Sim, error)) {
 	t.Helper()
-	imp := fmt.Sprintf(`{"name": "imported", "nodes": [{"name": "osc", "type": "fmu", "params": {"path": %q}}],
-"run": {"dt": 0.001, "end": 0.5}}`, oscillatorFMU(t))
+	imp := fmt.Sprintf(`{"name": "imported", "nodes": [{"name": "osc", "type": "fmu", "params": {"path": %q, "isolate": %v}}],
+"run": {"dt": 0.001, "end": 0.5}}`, oscillatorFMU(t, binary), binary == cshared)
 	sc, err := scene.Decode(strings.NewReader(imp))
 	if err != nil {
 		t.Fatal(err)
@@ -451,16 +571,23 @@ func importedSim(t *testing.T) (*scene.Scene, func() (*graph.Sim, error)) {
 // exported FMU (cosim's importer saves the FMU's state through
 // fmi3GetFMUState and fmi3SerializeFMUState, restores it through
 // fmi3DeserializeFMUState and fmi3SetFMUState), resumes bit for bit, and
-// frees the instance: its process is reaped, none is left.
+// frees the instance: for the process binary, its process is reaped,
+// none is left. Both binaries (c-shared isolated).
 func TestImportedCheckpointAndRelease(t *testing.T) {
+	for _, binary := range binaries {
+		t.Run(binary, func(t *testing.T) { importedCheckpointAndRelease(t, binary) })
+	}
+}
+
+func importedCheckpointAndRelease(t *testing.T, binary string) {
 	before := len(servers(t))
-	_, compile := importedSim(t)
+	_, compile := importedSim(t, binary)
 	sim, err := compile()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(servers(t)) - before; n != 1 {
-		t.Errorf("%d processes serve the instance, want 1", n)
+	if n, want := len(servers(t))-before, map[string]int{process: 1, cshared: 0}[binary]; n != want {
+		t.Errorf("%d processes serve the instance, want %d", n, want)
 	}
 	ctx := context.Background()
 	if _, err := sim.Run(ctx, graph.Settings{Dt: 0.001, Steps: 200}); err != nil {
@@ -505,12 +632,13 @@ func TestImportedCheckpointAndRelease(t *testing.T) {
 	}
 }
 
-// TestImportedProcessKilled kills the process of an instance mid-run:
+// TestImportedProcessKilled kills the process of a process binary's
+// instance mid-run:
 // the next step fails with fmi3Fatal and the FMU's logged reason, the
 // run keeps the steps before, and nothing is left.
 func TestImportedProcessKilled(t *testing.T) {
 	before := servers(t)
-	_, compile := importedSim(t)
+	_, compile := importedSim(t, process)
 	sim, err := compile()
 	if err != nil {
 		t.Fatal(err)
@@ -554,8 +682,15 @@ func TestImportedProcessKilled(t *testing.T) {
 // points, so its steps differ from the scene's single run: the two agree
 // to the sum of two global errors of that tolerance, measured 4e-9 m in
 // the position (amplitude 0.5 m) and 3e-7 N in the tension (10 N); the
-// bounds, 1e-7 m and 1e-5 N, leave a factor 25 to 30.
+// bounds, 1e-7 m and 1e-5 N, leave a factor 25 to 30. Both binaries
+// (c-shared isolated).
 func TestAdaptiveSceneWithItsFiles(t *testing.T) {
+	for _, binary := range binaries {
+		t.Run(binary, func(t *testing.T) { adaptiveSceneWithItsFiles(t, binary) })
+	}
+}
+
+func adaptiveSceneWithItsFiles(t *testing.T, binary string) {
 	dir := t.TempDir()
 	raw, err := os.ReadFile("testdata/thrust.json")
 	if err != nil {
@@ -572,12 +707,8 @@ func TestAdaptiveSceneWithItsFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "thrust.json"), []byte(sceneText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	prog, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	fmu := filepath.Join(dir, "Thrust.fmu")
-	if _, err := export.Export(filepath.Join(dir, "thrust.json"), fmu, nodes.Registry(), export.Options{Program: prog}); err != nil {
+	if _, err := export.Export(filepath.Join(dir, "thrust.json"), fmu, nodes.Registry(), exportOptions(t, binary)); err != nil {
 		t.Fatal(err)
 	}
 	sc, err := scene.LoadFile(filepath.Join(dir, "thrust.json"), nodes.Registry())
@@ -592,8 +723,8 @@ func TestAdaptiveSceneWithItsFiles(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "thrust.csv")); err != nil {
 		t.Fatal(err)
 	}
-	imp := fmt.Sprintf(`{"name": "imported", "nodes": [{"name": "t", "type": "fmu", "params": {"path": %q}}],
-"run": {"dt": 0.01, "end": 6}, "record": {"fields": ["t.x", "t.tension"]}}`, fmu)
+	imp := fmt.Sprintf(`{"name": "imported", "nodes": [{"name": "t", "type": "fmu", "params": {"path": %q, "isolate": %v}}],
+"run": {"dt": 0.01, "end": 6}, "record": {"fields": ["t.x", "t.tension"]}}`, fmu, binary == cshared)
 	isc, err := scene.Decode(strings.NewReader(imp))
 	if err != nil {
 		t.Fatal(err)
@@ -615,4 +746,48 @@ func TestAdaptiveSceneWithItsFiles(t *testing.T) {
 		t.Errorf("largest differences from the scene's run: %.3g m, %.3g N (bounds 1e-7 m, 1e-5 N)", dx, dT)
 	}
 	t.Logf("largest differences from the scene's run: %.3g m, %.3g N", dx, dT)
+}
+
+// TestCSharedNeedsSourceAndGo: a c-shared export without cosim's source
+// or without the Go toolchain fails with export.ErrExport naming what is
+// missing and the process binary as the way out; an unknown binary is
+// refused naming both. Nothing is written.
+func TestCSharedNeedsSourceAndGo(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "X.fmu")
+	for _, tc := range []struct {
+		name string
+		opts export.Options
+		want []string
+	}{
+		{"no source", export.Options{Source: dir},
+			[]string{dir + " is not cosim's source (a go.mod of module github.com/cosimgo/cosim", "--binary process"}},
+		{"no go", export.Options{Go: "no-such-go-command"},
+			[]string{`the c-shared binary is built at export with the Go toolchain, and "no-such-go-command" was not found`, "--binary process"}},
+		{"unknown binary", export.Options{Binary: "java"},
+			[]string{`binary "java": choose "c-shared"`, `or "process"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := export.Export("testdata/oscillator.json", out, nodes.Registry(), tc.opts)
+			if !errors.Is(err, export.ErrExport) {
+				t.Fatalf("error %v: want export.ErrExport", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a failed export wrote the FMU")
+			}
+		})
+	}
+	// SourceDir finds the source these tests are built from.
+	root, err := export.SourceDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "fmi/export/cshared/main.go")); err != nil {
+		t.Errorf("SourceDir() = %s: %v", root, err)
+	}
 }

@@ -26,7 +26,8 @@ import (
 // machine; the FMU carries x86_64-linux or aarch64-linux binaries, both
 // little-endian), strings a u32 length and the bytes, values 8-byte
 // words: a Float64 variable's IEEE bits, an Int64 variable's two's
-// complement, a Boolean's 0 or 1. The numbers below are shim/fmu.c's.
+// complement, a Boolean's 0 or 1; a type is a ValueType, a status an
+// fmi.Status (fmi3Status's numbers). The numbers below are shim/fmu.c's.
 
 const protocolVersion = 1
 
@@ -47,14 +48,6 @@ const (
 	opFree         = 14 // → – (the process exits after replying)
 	opDebugLogging = 15 // u8 on → –
 	maxPayload     = 1 << 30
-	typeFloat64    = 1
-	typeInt64      = 2
-	typeBoolean    = 3
-	statusOK       = 0
-	statusWarning  = 1
-	statusDiscard  = 2
-	statusError    = 3
-	statusFatal    = 4
 )
 
 // message is a reader over one request's payload: reads past the end

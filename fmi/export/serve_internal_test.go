@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/fmi"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -47,8 +48,10 @@ func serve(t testing.TB) *client {
 	return serveScene(t, data)
 }
 
-// serveScene starts Serve on the scene file data.
-func serveScene(t testing.TB, data []byte) *client {
+// resourcesOf writes the scene file data as an FMU's resources folder
+// and returns the folder and the FMU's model.
+func resourcesOf(t testing.TB, data []byte) (string, *Model) {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, SceneFile)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -64,9 +67,17 @@ func serveScene(t testing.TB, data []byte) *client {
 		t.Fatal(err)
 	}
 	m, err := newModel(sc, g, data, "")
+	closeGraph(g)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, m
+}
+
+// serveScene starts Serve on the scene file data.
+func serveScene(t testing.TB, data []byte) *client {
+	dir, m := resourcesOf(t, data)
+	reg := nodes.Registry()
 	reqR, reqW := io.Pipe()
 	repR, repW := io.Pipe()
 	c := &client{t: t, w: reqW, r: bufio.NewReader(repR), done: make(chan error, 1), token: m.Token}
@@ -137,7 +148,7 @@ func (c *client) start(stop float64) {
 
 func (c *client) ok(r result) result {
 	c.t.Helper()
-	if r.status != statusOK {
+	if r.status != uint32(fmi.StatusOK) {
 		c.t.Fatalf("status %d: %s", r.status, r.text())
 	}
 	return r
@@ -145,7 +156,7 @@ func (c *client) ok(r result) result {
 
 func (c *client) set(vr uint32, x ...float64) result {
 	var r reply
-	r.u8(typeFloat64)
+	r.u8(byte(TypeFloat64))
 	r.u32(1)
 	r.u32(vr)
 	r.u32(uint32(len(x)))
@@ -158,7 +169,7 @@ func (c *client) set(vr uint32, x ...float64) result {
 func (c *client) get(vr uint32, n int) []float64 {
 	c.t.Helper()
 	var r reply
-	r.u8(typeFloat64)
+	r.u8(byte(TypeFloat64))
 	r.u32(1)
 	r.u32(vr)
 	r.u32(uint32(n))
@@ -185,7 +196,7 @@ const (
 func TestServeRefusesAnotherToken(t *testing.T) {
 	c := serve(t)
 	r := c.instantiate("{00000000-0000-0000-0000-000000000000}")
-	if r.status != statusFatal || !strings.Contains(r.text(), "instantiation token") {
+	if r.status != uint32(fmi.StatusFatal) || !strings.Contains(r.text(), "instantiation token") {
 		t.Errorf("status %d, %q: want Fatal naming the instantiation token", r.status, r.text())
 	}
 }
@@ -207,7 +218,7 @@ func TestServeErrorsAreLogged(t *testing.T) {
 		{c.set(vrF, 1, 2), []string{"fmi3SetFloat64", "2 values", "3"}},
 		{c.set(99, 1), []string{"value reference 99"}},
 	} {
-		if tc.r.status != statusError {
+		if tc.r.status != uint32(fmi.StatusError) {
 			t.Errorf("status %d (%s), want Error", tc.r.status, tc.r.text())
 		}
 		for _, w := range tc.want {
@@ -227,10 +238,10 @@ func TestServeErrorsAreLogged(t *testing.T) {
 	r.f64(0)
 	c.ok(c.call(opEnterInit, r.b))
 	c.ok(c.call(opExitInit, nil))
-	if r := c.set(vrF, 0, math.NaN(), 0); r.status != statusError || !strings.Contains(r.text(), "F[1] = NaN at t = 0") {
+	if r := c.set(vrF, 0, math.NaN(), 0); r.status != uint32(fmi.StatusError) || !strings.Contains(r.text(), "F[1] = NaN at t = 0") {
 		t.Errorf("a NaN input: status %d, %q", r.status, r.text())
 	}
-	if r := c.step(0.3, 0.001); r.status != statusError || !strings.Contains(r.text(), "currentCommunicationPoint = 0.3") {
+	if r := c.step(0.3, 0.001); r.status != uint32(fmi.StatusError) || !strings.Contains(r.text(), "currentCommunicationPoint = 0.3") {
 		t.Errorf("a step from the wrong time: status %d, %q", r.status, r.text())
 	}
 	// A mass of 1e-9 kg on a 5000 N/m spring stepped at 1 ms is far past
@@ -240,16 +251,16 @@ func TestServeErrorsAreLogged(t *testing.T) {
 	var res result
 	tt := 0.0
 	for i := 0; i < 500; i++ {
-		if res = c.step(tt, 0.001); res.status != statusOK {
+		if res = c.step(tt, 0.001); res.status != uint32(fmi.StatusOK) {
 			break
 		}
 		tt += 0.001
 	}
-	if res.status != statusError || !strings.Contains(res.text(), "fmi3DoStep from t = ") {
+	if res.status != uint32(fmi.StatusError) || !strings.Contains(res.text(), "fmi3DoStep from t = ") {
 		t.Fatalf("diverging run: status %d, %q", res.status, res.text())
 	}
 	t.Logf("the diverging step's error: %s", res.text())
-	if r := c.step(tt, 0.001); r.status != statusError || !strings.Contains(r.text(), "a failed step") {
+	if r := c.step(tt, 0.001); r.status != uint32(fmi.StatusError) || !strings.Contains(r.text(), "a failed step") {
 		t.Errorf("a step after the failed one: status %d, %q", r.status, r.text())
 	}
 	c.ok(c.call(opReset, nil))
@@ -312,7 +323,7 @@ func TestServeStatesResumeBitForBit(t *testing.T) {
 	}
 	var d reply
 	d.bytes([]byte("garbage"))
-	if r := c.call(opDeserialize, d.b); r.status != statusError || !strings.Contains(r.text(), "not a state of this FMU") {
+	if r := c.call(opDeserialize, d.b); r.status != uint32(fmi.StatusError) || !strings.Contains(r.text(), "not a state of this FMU") {
 		t.Errorf("garbage state: status %d, %q", r.status, r.text())
 	}
 }
@@ -337,7 +348,7 @@ func (c *client) getWord(typ byte, vr uint32) (uint64, result) {
 	r.u32(vr)
 	r.u32(1)
 	res := c.call(opGet, r.b)
-	if res.status != statusOK {
+	if res.status != uint32(fmi.StatusOK) {
 		return 0, res
 	}
 	return res.m.word(), res
@@ -358,14 +369,14 @@ func TestServeIntegerAndBooleanParameters(t *testing.T) {
 	c := serveScene(t, []byte(text))
 	c.ok(c.instantiate(c.token))
 	const vrActive, vrItem, vrForce = 1, 2, 6 // time, active, item, F, x, y, spring.force
-	if w, r := c.getWord(typeBoolean, vrActive); r.status != statusOK || w != 1 {
+	if w, r := c.getWord(byte(TypeBoolean), vrActive); r.status != uint32(fmi.StatusOK) || w != 1 {
 		t.Errorf("active = %d (%s), want 1 (true, the default)", w, r.text())
 	}
-	c.ok(c.setWords(typeInt64, vrItem, uint64(^uint64(6)))) // -7
-	if w, r := c.getWord(typeInt64, vrItem); r.status != statusOK || int64(w) != -7 {
+	c.ok(c.setWords(byte(TypeInt64), vrItem, uint64(^uint64(6)))) // -7
+	if w, r := c.getWord(byte(TypeInt64), vrItem); r.status != uint32(fmi.StatusOK) || int64(w) != -7 {
 		t.Errorf("item = %d (%s), want -7", int64(w), r.text())
 	}
-	if r := c.set(vrItem, 1); r.status != statusError || !strings.Contains(r.text(), "is of type Int64") {
+	if r := c.set(vrItem, 1); r.status != uint32(fmi.StatusError) || !strings.Contains(r.text(), "is of type Int64") {
 		t.Errorf("item set as Float64: status %d, %q", r.status, r.text())
 	}
 	var r reply
@@ -380,7 +391,7 @@ func TestServeIntegerAndBooleanParameters(t *testing.T) {
 	if f := c.get(vrForce, 3); f[1] == 0 {
 		t.Fatalf("spring force %v with the spring on", f)
 	}
-	c.ok(c.setWords(typeBoolean, vrActive, 0))
+	c.ok(c.setWords(byte(TypeBoolean), vrActive, 0))
 	c.ok(c.step(0.001, 0.001))
 	if f := c.get(vrForce, 3); f[0] != 0 || f[1] != 0 || f[2] != 0 {
 		t.Errorf("spring force %v after switching it off, want 0", f)

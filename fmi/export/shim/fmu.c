@@ -10,11 +10,14 @@
  * process: the library loads beside other FMUs, built with Go or not, and
  * a crash of the scene's run is an fmi3Fatal, not a crash of the master.
  *
- * Compiled by `cosim export` with the system's C compiler (cc -shared
- * -fPIC). The tests compile it with -DCOSIM_FMI3_HEADERS against the
- * standard's fmi3Functions.h, which checks every definition below against
- * the standard's declaration; without it, the few types the library needs
- * are declared here with the standard's definitions.
+ * Compiled by `cosim export --binary process` with the system's C
+ * compiler (cc -shared -fPIC), beside the two headers it shares with the
+ * c-shared binary (fmi/export/cshared: fmi3types.h, the API's types,
+ * fmi3state.h, FMU states, and fmi3unsupported.h, the functions of what
+ * the FMU does not support). The
+ * tests compile it with -DCOSIM_FMI3_HEADERS against the standard's
+ * fmi3Functions.h, which checks every definition against the standard's
+ * declaration.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,40 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef COSIM_FMI3_HEADERS
-#include "fmi3Functions.h"
-#else
-#define FMI3_Export __attribute__((visibility("default")))
-typedef void *fmi3Instance;
-typedef void *fmi3InstanceEnvironment;
-typedef void *fmi3FMUState;
-typedef uint32_t fmi3ValueReference;
-typedef float fmi3Float32;
-typedef double fmi3Float64;
-typedef int8_t fmi3Int8;
-typedef uint8_t fmi3UInt8;
-typedef int16_t fmi3Int16;
-typedef uint16_t fmi3UInt16;
-typedef int32_t fmi3Int32;
-typedef uint32_t fmi3UInt32;
-typedef int64_t fmi3Int64;
-typedef uint64_t fmi3UInt64;
-typedef bool fmi3Boolean;
-typedef char fmi3Char;
-typedef const fmi3Char *fmi3String;
-typedef uint8_t fmi3Byte;
-typedef const fmi3Byte *fmi3Binary;
-typedef bool fmi3Clock;
-typedef enum { fmi3OK, fmi3Warning, fmi3Discard, fmi3Error, fmi3Fatal } fmi3Status;
-typedef enum { fmi3Independent, fmi3Constant, fmi3Fixed, fmi3Tunable, fmi3Discrete, fmi3Dependent } fmi3DependencyKind;
-typedef enum { fmi3IntervalNotYetKnown, fmi3IntervalUnchanged, fmi3IntervalChanged } fmi3IntervalQualifier;
-typedef void (*fmi3LogMessageCallback)(fmi3InstanceEnvironment, fmi3Status, fmi3String, fmi3String);
-typedef void (*fmi3ClockUpdateCallback)(fmi3InstanceEnvironment);
-typedef void (*fmi3IntermediateUpdateCallback)(fmi3InstanceEnvironment, fmi3Float64, fmi3Boolean, fmi3Boolean,
-                                               fmi3Boolean, fmi3Boolean, fmi3Boolean *, fmi3Float64 *);
-typedef void (*fmi3LockPreemptionCallback)(void);
-typedef void (*fmi3UnlockPreemptionCallback)(void);
-#endif
+#include "fmi3types.h"
 
 /* The protocol (fmi/export/protocol.go). */
 enum {
@@ -91,15 +61,6 @@ typedef struct {
     buf req, rep;
     size_t rd; /* read position in rep */
 } inst;
-
-/* An FMU state: the id of the process's checkpoint, and its serialized
- * bytes once asked for. */
-typedef struct {
-    uint32_t id;
-    uint8_t *bytes;
-    size_t size;
-    bool serialized;
-} state;
 
 static void logf_(inst *in, fmi3Status s, const char *cat, const char *f, ...) {
     if (!in || !in->log) return;
@@ -292,8 +253,6 @@ static char *resource_dir(const char *p) {
     return d;
 }
 
-FMI3_Export const char *fmi3GetVersion(void) { return "3.0"; }
-
 FMI3_Export fmi3Instance fmi3InstantiateCoSimulation(
     fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
     fmi3Boolean loggingOn, fmi3Boolean eventModeUsed, fmi3Boolean earlyReturnAllowed,
@@ -378,26 +337,6 @@ FMI3_Export fmi3Instance fmi3InstantiateCoSimulation(
         return NULL;
     }
     return in;
-}
-
-FMI3_Export fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String instantiationToken,
-                                                      fmi3String resourcePath, fmi3Boolean visible,
-                                                      fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment,
-                                                      fmi3LogMessageCallback logMessage) {
-    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible, (void)loggingOn;
-    if (logMessage) logMessage(instanceEnvironment, fmi3Error, "logStatusError", "fmi3InstantiateModelExchange: this FMU is co-simulation only");
-    return NULL;
-}
-
-FMI3_Export fmi3Instance fmi3InstantiateScheduledExecution(
-    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
-    fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
-    fmi3ClockUpdateCallback clockUpdate, fmi3LockPreemptionCallback lockPreemption,
-    fmi3UnlockPreemptionCallback unlockPreemption) {
-    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible, (void)loggingOn;
-    (void)clockUpdate, (void)lockPreemption, (void)unlockPreemption;
-    if (logMessage) logMessage(instanceEnvironment, fmi3Error, "logStatusError", "fmi3InstantiateScheduledExecution: this FMU is co-simulation only");
-    return NULL;
 }
 
 FMI3_Export void fmi3FreeInstance(fmi3Instance instance) {
@@ -539,134 +478,63 @@ FMI3_Export fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentComm
     return s;
 }
 
-FMI3_Export fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState *FMUState) {
-    inst *in = instance;
-    if (!in || !FMUState) return fmi3Error;
-    state *st = *FMUState;
+/* The transport of FMU states (fmi3state.h): requests to the process. */
+static fmi3Status state_get(inst *in, uint32_t id, uint32_t *out) {
     begin(in, OP_GET_STATE);
-    put_u32(&in->req, st ? st->id : 0);
+    put_u32(&in->req, id);
     fmi3Status s = call(in, "fmi3GetFMUState");
     if (s > fmi3Warning) return s;
-    uint32_t id = 0;
-    if (!get(in, &id, 4)) return gone(in, "fmi3GetFMUState", "it replied without the state");
-    if (!st) {
-        st = calloc(1, sizeof *st);
-        if (!st) {
-            logf_(in, fmi3Error, "logStatusError", "fmi3GetFMUState: out of memory");
-            return fmi3Error;
-        }
-    }
-    free(st->bytes);
-    st->bytes = NULL;
-    st->serialized = false;
-    st->id = id;
-    *FMUState = st;
+    if (!get(in, out, 4)) return gone(in, "fmi3GetFMUState", "it replied without the state");
     return s;
 }
 
-FMI3_Export fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState FMUState) {
-    inst *in = instance;
-    state *st = FMUState;
-    if (!in || !st) return fmi3Error;
+static fmi3Status state_set(inst *in, uint32_t id) {
     begin(in, OP_SET_STATE);
-    put_u32(&in->req, st->id);
+    put_u32(&in->req, id);
     return call(in, "fmi3SetFMUState");
 }
 
-FMI3_Export fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *FMUState) {
-    inst *in = instance;
-    if (!in || !FMUState) return fmi3Error;
-    state *st = *FMUState;
-    if (!st) return fmi3OK;
-    fmi3Status s = fmi3OK;
-    if (in->fd >= 0) {
-        begin(in, OP_FREE_STATE);
-        put_u32(&in->req, st->id);
-        s = call(in, "fmi3FreeFMUState");
-    }
-    free(st->bytes);
-    free(st);
-    *FMUState = NULL;
-    return s;
+static fmi3Status state_free(inst *in, uint32_t id) {
+    if (in->fd < 0) return fmi3OK; /* the process, and its states, are gone */
+    begin(in, OP_FREE_STATE);
+    put_u32(&in->req, id);
+    return call(in, "fmi3FreeFMUState");
 }
 
-/* serialize fetches a state's bytes from the process once. */
-static fmi3Status serialize(inst *in, state *st, const char *fn) {
-    if (st->serialized) return fmi3OK;
+static fmi3Status state_serialize(inst *in, uint32_t id, uint8_t **bytes, size_t *size) {
+    const char *fn = "fmi3SerializeFMUState";
     begin(in, OP_SERIALIZE);
-    put_u32(&in->req, st->id);
+    put_u32(&in->req, id);
     fmi3Status s = call(in, fn);
     if (s > fmi3Warning) return s;
     uint32_t n = 0;
     if (!get(in, &n, 4) || in->rep.n - in->rd < n) return gone(in, fn, "its serialized state was cut short");
-    st->bytes = malloc(n ? n : 1);
-    if (!st->bytes) {
+    *bytes = malloc(n ? n : 1);
+    if (!*bytes) {
         logf_(in, fmi3Error, "logStatusError", "%s: out of memory", fn);
         return fmi3Error;
     }
-    get(in, st->bytes, n);
-    st->size = n;
-    st->serialized = true;
+    get(in, *bytes, n);
+    *size = n;
     return s;
 }
 
-FMI3_Export fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState FMUState, size_t *size) {
-    inst *in = instance;
-    state *st = FMUState;
-    if (!in || !st || !size) return fmi3Error;
-    fmi3Status s = serialize(in, st, "fmi3SerializedFMUStateSize");
-    if (s <= fmi3Warning) *size = st->size;
-    return s;
-}
-
-FMI3_Export fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState FMUState, fmi3Byte serializedState[],
-                                             size_t size) {
-    inst *in = instance;
-    state *st = FMUState;
-    if (!in || !st) return fmi3Error;
-    fmi3Status s = serialize(in, st, "fmi3SerializeFMUState");
-    if (s > fmi3Warning) return s;
-    if (size < st->size) {
-        logf_(in, fmi3Error, "logStatusError", "fmi3SerializeFMUState: a buffer of %zu bytes for a state of %zu (fmi3SerializedFMUStateSize)", size, st->size);
-        return fmi3Error;
-    }
-    memcpy(serializedState, st->bytes, st->size);
-    return s;
-}
-
-FMI3_Export fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte serializedState[], size_t size,
-                                               fmi3FMUState *FMUState) {
-    inst *in = instance;
-    if (!in || !FMUState || (size > 0 && !serializedState)) return fmi3Error;
+static fmi3Status state_deserialize(inst *in, const uint8_t *bytes, size_t size, uint32_t *id) {
+    const char *fn = "fmi3DeserializeFMUState";
     if (size > UINT32_MAX) {
-        logf_(in, fmi3Error, "logStatusError", "fmi3DeserializeFMUState: %zu bytes is not a state of this FMU", size);
+        logf_(in, fmi3Error, "logStatusError", "%s: %zu bytes is not a state of this FMU", fn, size);
         return fmi3Error;
     }
     begin(in, OP_DESERIALIZE);
     put_u32(&in->req, (uint32_t)size);
-    put(&in->req, serializedState, size);
-    fmi3Status s = call(in, "fmi3DeserializeFMUState");
+    put(&in->req, bytes, size);
+    fmi3Status s = call(in, fn);
     if (s > fmi3Warning) return s;
-    uint32_t id = 0;
-    if (!get(in, &id, 4)) return gone(in, "fmi3DeserializeFMUState", "it replied without the state");
-    state *st = *FMUState;
-    if (st) {
-        /* Overwrite the master's state in place: the process keeps the
-         * old one until it is freed. */
-        begin(in, OP_FREE_STATE);
-        put_u32(&in->req, st->id);
-        call(in, "fmi3DeserializeFMUState");
-        free(st->bytes);
-    } else {
-        st = calloc(1, sizeof *st);
-        if (!st) return fmi3Error;
-    }
-    st->id = id;
-    st->bytes = NULL;
-    st->serialized = false;
-    *FMUState = st;
+    if (!get(in, id, 4)) return gone(in, fn, "it replied without the state");
     return s;
 }
+
+#include "fmi3state.h"
 
 /* The functions of interfaces and types the FMU does not declare: an
  * importer may resolve them all, and calling one is an error the logger
@@ -676,180 +544,4 @@ static fmi3Status unsupported(fmi3Instance i, const char *fn, const char *why) {
     return fmi3Error;
 }
 
-#define NO_TYPE "the FMU's variables are Float64, Int64 and Boolean"
-#define NO_ME "the FMU is co-simulation only"
-#define NO_SE "the FMU has no clocks"
-
-#define GETSET(T, t)                                                                                                    \
-    FMI3_Export fmi3Status fmi3Get##T(fmi3Instance instance, const fmi3ValueReference valueReferences[],                \
-                                      size_t nValueReferences, t values[], size_t nValues) {                           \
-        (void)valueReferences, (void)nValueReferences, (void)values, (void)nValues;                                     \
-        return unsupported(instance, "fmi3Get" #T, NO_TYPE);                                                           \
-    }                                                                                                                   \
-    FMI3_Export fmi3Status fmi3Set##T(fmi3Instance instance, const fmi3ValueReference valueReferences[],                \
-                                      size_t nValueReferences, const t values[], size_t nValues) {                     \
-        (void)valueReferences, (void)nValueReferences, (void)values, (void)nValues;                                     \
-        return unsupported(instance, "fmi3Set" #T, NO_TYPE);                                                           \
-    }
-GETSET(Float32, fmi3Float32)
-GETSET(Int8, fmi3Int8)
-GETSET(UInt8, fmi3UInt8)
-GETSET(Int16, fmi3Int16)
-GETSET(UInt16, fmi3UInt16)
-GETSET(Int32, fmi3Int32)
-GETSET(UInt32, fmi3UInt32)
-GETSET(UInt64, fmi3UInt64)
-GETSET(String, fmi3String)
-
-FMI3_Export fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                     size_t nValueReferences, size_t valueSizes[], fmi3Binary values[], size_t nValues) {
-    (void)valueReferences, (void)nValueReferences, (void)valueSizes, (void)values, (void)nValues;
-    return unsupported(instance, "fmi3GetBinary", NO_TYPE);
-}
-FMI3_Export fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                     size_t nValueReferences, const size_t valueSizes[], const fmi3Binary values[],
-                                     size_t nValues) {
-    (void)valueReferences, (void)nValueReferences, (void)valueSizes, (void)values, (void)nValues;
-    return unsupported(instance, "fmi3SetBinary", NO_TYPE);
-}
-FMI3_Export fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                    size_t nValueReferences, fmi3Clock values[]) {
-    (void)valueReferences, (void)nValueReferences, (void)values;
-    return unsupported(instance, "fmi3GetClock", NO_SE);
-}
-FMI3_Export fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                    size_t nValueReferences, const fmi3Clock values[]) {
-    (void)valueReferences, (void)nValueReferences, (void)values;
-    return unsupported(instance, "fmi3SetClock", NO_SE);
-}
-FMI3_Export fmi3Status fmi3GetNumberOfVariableDependencies(fmi3Instance instance, fmi3ValueReference valueReference,
-                                                           size_t *nDependencies) {
-    (void)valueReference, (void)nDependencies;
-    return unsupported(instance, "fmi3GetNumberOfVariableDependencies", "the dependencies are in modelDescription.xml");
-}
-FMI3_Export fmi3Status fmi3GetVariableDependencies(fmi3Instance instance, fmi3ValueReference dependent,
-                                                   size_t elementIndicesOfDependent[], fmi3ValueReference independents[],
-                                                   size_t elementIndicesOfIndependents[],
-                                                   fmi3DependencyKind dependencyKinds[], size_t nDependencies) {
-    (void)dependent, (void)elementIndicesOfDependent, (void)independents, (void)elementIndicesOfIndependents;
-    (void)dependencyKinds, (void)nDependencies;
-    return unsupported(instance, "fmi3GetVariableDependencies", "the dependencies are in modelDescription.xml");
-}
-
-#define DERIV(F)                                                                                                        \
-    FMI3_Export fmi3Status F(fmi3Instance instance, const fmi3ValueReference unknowns[], size_t nUnknowns,             \
-                             const fmi3ValueReference knowns[], size_t nKnowns, const fmi3Float64 seed[], size_t nSeed, \
-                             fmi3Float64 sensitivity[], size_t nSensitivity) {                                          \
-        (void)unknowns, (void)nUnknowns, (void)knowns, (void)nKnowns, (void)seed, (void)nSeed, (void)sensitivity;      \
-        (void)nSensitivity;                                                                                             \
-        return unsupported(instance, #F, "the FMU provides no derivatives");                                           \
-    }
-DERIV(fmi3GetDirectionalDerivative)
-DERIV(fmi3GetAdjointDerivative)
-
-#define NOARGS(F, why) \
-    FMI3_Export fmi3Status F(fmi3Instance instance) { return unsupported(instance, #F, why); }
-NOARGS(fmi3EnterEventMode, "the FMU has no event mode (eventModeUsed is refused)")
-NOARGS(fmi3EnterConfigurationMode, "the FMU has no structural parameters")
-NOARGS(fmi3ExitConfigurationMode, "the FMU has no structural parameters")
-NOARGS(fmi3EvaluateDiscreteStates, NO_SE)
-NOARGS(fmi3EnterContinuousTimeMode, NO_ME)
-NOARGS(fmi3EnterStepMode, "the FMU has no event mode: it is in step mode after fmi3ExitInitializationMode")
-
-FMI3_Export fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                              size_t nValueReferences, fmi3Float64 intervals[],
-                                              fmi3IntervalQualifier qualifiers[]) {
-    (void)valueReferences, (void)nValueReferences, (void)intervals, (void)qualifiers;
-    return unsupported(instance, "fmi3GetIntervalDecimal", NO_SE);
-}
-FMI3_Export fmi3Status fmi3GetIntervalFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                               size_t nValueReferences, fmi3UInt64 counters[], fmi3UInt64 resolutions[],
-                                               fmi3IntervalQualifier qualifiers[]) {
-    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions, (void)qualifiers;
-    return unsupported(instance, "fmi3GetIntervalFraction", NO_SE);
-}
-FMI3_Export fmi3Status fmi3GetShiftDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                           size_t nValueReferences, fmi3Float64 shifts[]) {
-    (void)valueReferences, (void)nValueReferences, (void)shifts;
-    return unsupported(instance, "fmi3GetShiftDecimal", NO_SE);
-}
-FMI3_Export fmi3Status fmi3GetShiftFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                            size_t nValueReferences, fmi3UInt64 counters[], fmi3UInt64 resolutions[]) {
-    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions;
-    return unsupported(instance, "fmi3GetShiftFraction", NO_SE);
-}
-FMI3_Export fmi3Status fmi3SetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                              size_t nValueReferences, const fmi3Float64 intervals[]) {
-    (void)valueReferences, (void)nValueReferences, (void)intervals;
-    return unsupported(instance, "fmi3SetIntervalDecimal", NO_SE);
-}
-FMI3_Export fmi3Status fmi3SetIntervalFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                               size_t nValueReferences, const fmi3UInt64 counters[],
-                                               const fmi3UInt64 resolutions[]) {
-    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions;
-    return unsupported(instance, "fmi3SetIntervalFraction", NO_SE);
-}
-FMI3_Export fmi3Status fmi3SetShiftDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                           size_t nValueReferences, const fmi3Float64 shifts[]) {
-    (void)valueReferences, (void)nValueReferences, (void)shifts;
-    return unsupported(instance, "fmi3SetShiftDecimal", NO_SE);
-}
-FMI3_Export fmi3Status fmi3SetShiftFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                            size_t nValueReferences, const fmi3UInt64 counters[],
-                                            const fmi3UInt64 resolutions[]) {
-    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions;
-    return unsupported(instance, "fmi3SetShiftFraction", NO_SE);
-}
-FMI3_Export fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discreteStatesNeedUpdate,
-                                                fmi3Boolean *terminateSimulation,
-                                                fmi3Boolean *nominalsOfContinuousStatesChanged,
-                                                fmi3Boolean *valuesOfContinuousStatesChanged,
-                                                fmi3Boolean *nextEventTimeDefined, fmi3Float64 *nextEventTime) {
-    (void)discreteStatesNeedUpdate, (void)terminateSimulation, (void)nominalsOfContinuousStatesChanged;
-    (void)valuesOfContinuousStatesChanged, (void)nextEventTimeDefined, (void)nextEventTime;
-    return unsupported(instance, "fmi3UpdateDiscreteStates", "the FMU has no event mode");
-}
-FMI3_Export fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
-                                                   fmi3Boolean *enterEventMode, fmi3Boolean *terminateSimulation) {
-    (void)noSetFMUStatePriorToCurrentPoint, (void)enterEventMode, (void)terminateSimulation;
-    return unsupported(instance, "fmi3CompletedIntegratorStep", NO_ME);
-}
-FMI3_Export fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time) {
-    (void)time;
-    return unsupported(instance, "fmi3SetTime", NO_ME);
-}
-
-#define ARRAY(F)                                                                  \
-    FMI3_Export fmi3Status F(fmi3Instance instance, fmi3Float64 v[], size_t n) { \
-        (void)v, (void)n;                                                         \
-        return unsupported(instance, #F, NO_ME);                                 \
-    }
-FMI3_Export fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 continuousStates[],
-                                               size_t nContinuousStates) {
-    (void)continuousStates, (void)nContinuousStates;
-    return unsupported(instance, "fmi3SetContinuousStates", NO_ME);
-}
-ARRAY(fmi3GetContinuousStateDerivatives)
-ARRAY(fmi3GetEventIndicators)
-ARRAY(fmi3GetContinuousStates)
-ARRAY(fmi3GetNominalsOfContinuousStates)
-
-FMI3_Export fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventIndicators) {
-    (void)nEventIndicators;
-    return unsupported(instance, "fmi3GetNumberOfEventIndicators", NO_ME);
-}
-FMI3_Export fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *nContinuousStates) {
-    (void)nContinuousStates;
-    return unsupported(instance, "fmi3GetNumberOfContinuousStates", NO_ME);
-}
-FMI3_Export fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                                size_t nValueReferences, const fmi3Int32 orders[], fmi3Float64 values[],
-                                                size_t nValues) {
-    (void)valueReferences, (void)nValueReferences, (void)orders, (void)values, (void)nValues;
-    return unsupported(instance, "fmi3GetOutputDerivatives", "the FMU provides no output derivatives");
-}
-FMI3_Export fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference clockReference,
-                                                  fmi3Float64 activationTime) {
-    (void)clockReference, (void)activationTime;
-    return unsupported(instance, "fmi3ActivateModelPartition", NO_SE);
-}
+#include "fmi3unsupported.h"
