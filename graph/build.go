@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"sort"
 	"strings"
 
@@ -47,13 +48,32 @@ const (
 )
 
 // gather copies (or adds) one edge's source value into an input slot.
+//
+// A graph holds several gathers per node (four per mass in a chain), so
+// the record is kept small: 32-bit offsets (Build refuses a graph whose
+// buffers hold 2³¹ values or more) and the transform, which few edges
+// have, behind a pointer; the methods below read them as ints.
 type gather struct {
-	dst, n  int // absolute range in Sim.inputs
-	src, sn int // absolute range in Sim.state or Sim.outputs
-	fromY   bool
-	mode    uint8
-	tr      Transform
-	scratch int // absolute offset in Sim.transformScratch (add through a transform)
+	dst32, n32  int32 // absolute range in Sim.inputs
+	src32, sn32 int32 // absolute range in Sim.state or Sim.outputs
+	scratch32   int32 // absolute offset in Sim.transformScratch (add through a transform)
+	fromY       bool
+	mode        uint8
+	trp         *Transform // nil without a transform
+}
+
+func (g *gather) dst() int     { return int(g.dst32) }
+func (g *gather) n() int       { return int(g.n32) }
+func (g *gather) src() int     { return int(g.src32) }
+func (g *gather) sn() int      { return int(g.sn32) }
+func (g *gather) scratch() int { return int(g.scratch32) }
+
+// tr is the gather's transform, nil for a plain copy or sum.
+func (g *gather) tr() Transform {
+	if g.trp == nil {
+		return nil
+	}
+	return *g.trp
 }
 
 // fieldRef is a resolved "node.field": a range of Sim.state or Sim.outputs.
@@ -208,6 +228,10 @@ func (b *builder) layoutNodes() {
 		}
 	}
 	b.xs, b.ys, b.us, b.ps = xs, ys, us, ps
+	if max(xs, ys, us) > math.MaxInt32 {
+		// The gathers address the buffers with 32-bit offsets.
+		b.probs = append(b.probs, fmt.Errorf("graph too large: %d state, %d output and %d input values; a graph holds at most 2^31-1 of each", xs, ys, us))
+	}
 }
 
 // resolveEdges resolves the edges in connection order and checks their
@@ -456,12 +480,15 @@ func (b *builder) compileGathers() {
 			}
 			for j, ri := range list {
 				r := &edges[ri]
-				gt := gather{dst: off, n: int(r.outLen), src: r.srcOff, sn: int(r.sn), fromY: r.fromY, tr: g.edges[r.edge].Transform}
+				gt := gather{dst32: int32(off), n32: int32(r.outLen), src32: int32(r.srcOff), sn32: int32(r.sn), fromY: r.fromY}
+				if tr := g.edges[r.edge].Transform; tr != nil {
+					gt.trp = &tr
+				}
 				if j > 0 && in.Combine == node.Additive {
 					gt.mode = gatherAdd
-					if gt.tr != nil {
-						gt.scratch = scratch
-						scratch += gt.n
+					if gt.trp != nil {
+						gt.scratch32 = int32(scratch)
+						scratch += gt.n()
 					}
 				}
 				s.gathers = append(s.gathers, gt)
@@ -469,7 +496,7 @@ func (b *builder) compileGathers() {
 		}
 		c.g1 = len(s.gathers)
 		for gi := c.g0; gi < c.g1; gi++ {
-			if g := &s.gathers[gi]; g.mode != gatherSet || g.tr != nil {
+			if g := &s.gathers[gi]; g.mode != gatherSet || g.trp != nil {
 				c.checkIn = true
 			}
 		}

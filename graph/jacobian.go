@@ -125,7 +125,7 @@ type sparseJac struct {
 // tStruct reports whether entry (r, j) of a gather's transform Jacobian
 // can be non-zero.
 func tStruct(g *gather, r, j int) bool {
-	switch tr := g.tr.(type) {
+	switch tr := g.tr().(type) {
 	case nil, Scale:
 		return r == j
 	case Component:
@@ -166,7 +166,7 @@ func (m *System) plan() *sparseJac {
 			for gi := c.g0; gi < c.g1; gi++ {
 				g := &s.gathers[gi]
 				if g.fromY {
-					k := s.outNode(g.src)
+					k := s.outNode(g.src())
 					p.needY[k] = true
 					if s.nodes[k].feedthrough {
 						needIn[k] = true
@@ -191,8 +191,8 @@ func (m *System) plan() *sparseJac {
 		}
 		for gi := c.g0; gi < c.g1; gi++ {
 			if g := &s.gathers[gi]; g.fromY {
-				p.gsrc[gi] = int32(s.outNode(g.src))
-				for r := g.src; r < g.src+g.sn; r++ {
+				p.gsrc[gi] = int32(s.outNode(g.src()))
+				for r := g.src(); r < g.src()+g.sn(); r++ {
 					p.needRow[r] = true
 				}
 			}
@@ -219,17 +219,17 @@ func (m *System) plan() *sparseJac {
 		if withInputs {
 			for gi := c.g0; gi < c.g1; gi++ {
 				g := &s.gathers[gi]
-				for r := 0; r < g.n; r++ {
-					for j := 0; j < g.sn; j++ {
+				for r := 0; r < g.n(); r++ {
+					for j := 0; j < g.sn(); j++ {
 						if !tStruct(g, r, j) {
 							continue
 						}
 						if g.fromY {
-							for _, col := range sets[s.outNode(g.src+j)] {
+							for _, col := range sets[s.outNode(g.src()+j)] {
 								add(int(col))
 							}
 						} else {
-							add(g.src + j)
+							add(g.src() + j)
 						}
 					}
 				}
@@ -389,10 +389,10 @@ func (m *System) planDirect(p *sparseJac) {
 		ok := true
 		for gi := c.g0; gi < c.g1 && ok; gi++ {
 			g := &s.gathers[gi]
-			ok = g.tr == nil && !g.fromY && g.mode == gatherSet && g.n == g.sn
-			for r := 0; ok && r < g.n; r++ {
-				e := q0 + g.dst + r - c.u0
-				j, found := slices.BinarySearch(set, int32(g.src+r))
+			ok = g.tr() == nil && !g.fromY && g.mode == gatherSet && g.n() == g.sn()
+			for r := 0; ok && r < g.n(); r++ {
+				e := q0 + g.dst() + r - c.u0
+				j, found := slices.BinarySearch(set, int32(g.src()+r))
 				ok = found && p.direct[e] < 0
 				p.direct[e] = int32(j)
 			}
@@ -427,8 +427,8 @@ func (m *System) planWork(p *sparseJac) {
 		for gi := c.g0; gi < c.g1; gi++ {
 			g := &s.gathers[gi]
 			p.trOff[gi] = int32(off)
-			off += g.n * g.sn
-			maxV = max(maxV, g.n, g.sn)
+			off += g.n() * g.sn()
+			maxV = max(maxV, g.n(), g.sn())
 		}
 		maxT = max(maxT, off)
 	}
@@ -601,29 +601,29 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
 		o := int(p.trOff[gi])
-		T := p.tr[o : o+g.n*g.sn]
+		T := p.tr[o : o+g.n()*g.sn()]
 		clear(T)
-		switch tr := g.tr.(type) {
+		switch tr := g.tr().(type) {
 		case nil:
-			for r := 0; r < g.n; r++ {
-				T[r*g.sn+r] = 1
+			for r := 0; r < g.n(); r++ {
+				T[r*g.sn()+r] = 1
 			}
 		case Scale:
-			for r := 0; r < g.n; r++ {
-				T[r*g.sn+r] = tr.Factor
+			for r := 0; r < g.n(); r++ {
+				T[r*g.sn()+r] = tr.Factor
 			}
 		case Component:
 			T[tr.Index] = 1
 		case Embed:
-			T[tr.Axis*g.sn] = 1
+			T[tr.Axis*g.sn()] = 1
 		default:
 			buf := s.state
 			if g.fromY {
 				buf = s.outputs
 			}
-			src := p.us[:g.sn]
-			copy(src, buf[g.src:g.src+g.sn])
-			op, om := p.fp[:g.n], p.fm[:g.n]
+			src := p.us[:g.sn()]
+			copy(src, buf[g.src():g.src()+g.sn()])
+			op, om := p.fp[:g.n()], p.fm[:g.n()]
 			for j := range src {
 				h := fdStep(src[j])
 				v := src[j]
@@ -632,8 +632,8 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 				src[j] = v - h
 				tr.Apply(om, src)
 				src[j] = v
-				for r := 0; r < g.n; r++ {
-					T[r*g.sn+j] = (op[r] - om[r]) / (2 * h)
+				for r := 0; r < g.n(); r++ {
+					T[r*g.sn()+j] = (op[r] - om[r]) / (2 * h)
 				}
 			}
 		}
@@ -668,7 +668,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 	s := m.s
 	general := false
 	for gi := c.g0; gi < c.g1; gi++ {
-		switch s.gathers[gi].tr.(type) {
+		switch s.gathers[gi].tr().(type) {
 		case nil, Scale:
 		default:
 			general = true
@@ -684,7 +684,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 		// one that sets them discards what the earlier ones wrote.
 		overridden := false
 		for gj := gi + 1; gj < c.g1; gj++ {
-			if h := &s.gathers[gj]; h.mode == gatherSet && h.dst < g.dst+g.n && g.dst < h.dst+h.n {
+			if h := &s.gathers[gj]; h.mode == gatherSet && h.dst() < g.dst()+g.n() && g.dst() < h.dst()+h.n() {
 				overridden = true
 				break
 			}
@@ -692,9 +692,9 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 		if overridden {
 			continue
 		}
-		for r := 0; r < g.n; r++ {
-			q := g.dst + r - c.u0
-			switch tr := g.tr.(type) {
+		for r := 0; r < g.n(); r++ {
+			q := g.dst() + r - c.u0
+			switch tr := g.tr().(type) {
 			case nil:
 				p.addSource(U, q, nc, gi, g, r, 1)
 			case Scale:
@@ -703,7 +703,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 				}
 			default:
 				o := int(p.trOff[gi])
-				for j, w := range p.tr[o+r*g.sn : o+(r+1)*g.sn] {
+				for j, w := range p.tr[o+r*g.sn() : o+(r+1)*g.sn()] {
 					if w != 0 {
 						p.addSource(U, q, nc, gi, g, j, w)
 					}
@@ -718,12 +718,12 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 // a row over the current node's nc columns.
 func (p *sparseJac) addSource(U []float64, q, nc, gi int, g *gather, j int, w float64) {
 	if !g.fromY {
-		p.addU(U, q, nc, p.loc[g.src+j], w)
+		p.addU(U, q, nc, p.loc[g.src()+j], w)
 		return
 	}
 	k := p.gsrc[gi]
 	src := p.cols[p.colOff[k]:p.colOff[k+1]]
-	so := int(p.slot[k]) + (g.src+j-int(p.y0[k]))*len(src)
+	so := int(p.slot[k]) + (g.src()+j-int(p.y0[k]))*len(src)
 	vals := p.arena[so : so+len(src)]
 	for jj, col := range src {
 		if v := vals[jj]; v != 0 {

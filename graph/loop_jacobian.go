@@ -95,12 +95,12 @@ func (s *Sim) buildLoopJac() *loopJac {
 		for gi := c.g0; gi < c.g1; gi++ {
 			g := &s.gathers[gi]
 			if !g.fromY {
-				for j := g.src; j < g.src+g.sn; j++ {
+				for j := g.src(); j < g.src()+g.sn(); j++ {
 					add(int32(j))
 				}
 				continue
 			}
-			for _, j := range sets[s.outNode(g.src)] {
+			for _, j := range sets[s.outNode(g.src())] {
 				add(j)
 			}
 		}
