@@ -375,6 +375,13 @@ func (m *System) planOrder(p *sparseJac) {
 func (m *System) planDirect(p *sparseJac) {
 	s := m.s
 	p.dirOff = make([]int32, len(s.nodes))
+	size := 0 // the most direct can hold: every candidate's inputs
+	for k := range s.nodes {
+		if c := &s.nodes[k]; len(p.nodeCols(k)) > 0 {
+			size += c.u1 - c.u0
+		}
+	}
+	p.direct = make([]int32, 0, size)
 	for k := range s.nodes {
 		c := &s.nodes[k]
 		p.dirOff[k] = -1
