@@ -3,8 +3,8 @@ package graph
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -140,6 +140,7 @@ func (g *Graph) Build() (*Sim, error) {
 	s := b.s
 	s.dt = 0
 	s.engine = newEngine(s)
+	s.indexNames()
 	return s, nil
 }
 
@@ -220,7 +221,7 @@ func (b *builder) layoutNodes() {
 	}
 	switch {
 	case unique && len(s.nodes) == len(g.nodes):
-		s.index = maps.Clone(g.index)
+		s.index = g.index // read during Build only, never written
 	case unique:
 		s.index = make(map[string]int, len(s.nodes))
 		for i := range s.nodes {
@@ -546,13 +547,39 @@ type nameCache struct {
 	next int
 }
 
-// nodeIndex is s.index[name], through s.nameCache while Build resolves
+// indexNames replaces the name map Build used by byName: a map of 200 000
+// names holds about 10 MB, the sorted indices 0.8 MB, and after Build
+// names are looked up only by calls that are not per step (Node, the
+// coupling and sensitivity compilers, observers' resolution).
+func (s *Sim) indexNames() {
+	s.byName = make([]int32, len(s.nodes))
+	for i := range s.byName {
+		s.byName[i] = int32(i)
+	}
+	slices.SortFunc(s.byName, func(a, b int32) int { return strings.Compare(s.nodes[a].name, s.nodes[b].name) })
+	s.index = nil
+}
+
+// indexOf returns the index of the node named name: through the map
+// during Build, by binary search in byName after it.
+func (s *Sim) indexOf(name string) (int, bool) {
+	if s.index != nil {
+		i, ok := s.index[name]
+		return i, ok
+	}
+	k, ok := slices.BinarySearchFunc(s.byName, name, func(i int32, name string) int { return strings.Compare(s.nodes[i].name, name) })
+	if !ok {
+		return 0, false
+	}
+	return int(s.byName[k]), true
+}
+
+// nodeIndex is s.indexOf(name), through s.nameCache while Build resolves
 // edges: a remembered node, the node after one, or the map.
 func (s *Sim) nodeIndex(name string) (int, bool) {
 	nc := s.nameCache
 	if nc == nil || len(s.nodes) == 0 {
-		i, ok := s.index[name]
-		return i, ok
+		return s.indexOf(name)
 	}
 	for _, k := range nc.idx {
 		if s.nodes[k].name == name {
@@ -566,7 +593,7 @@ func (s *Sim) nodeIndex(name string) (int, bool) {
 			return k + 1, true
 		}
 	}
-	i, ok := s.index[name]
+	i, ok := s.indexOf(name)
 	if ok {
 		nc.idx[nc.next] = i
 		nc.next = (nc.next + 1) % len(nc.idx)

@@ -15,7 +15,7 @@ import (
 
 // lookup resolves a node name of a strategy.
 func (s *Sim) lookup(what, name string) (int32, error) {
-	i, ok := s.index[name]
+	i, ok := s.indexOf(name)
 	if !ok {
 		return -1, fmt.Errorf("graph: %s: %w: no node %q%s", what, ErrCouplingName, name, node.DidYouMean(name, s.nodeNames()))
 	}
