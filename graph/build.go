@@ -483,7 +483,8 @@ func (b *builder) compileGathers() {
 				r := &edges[ri]
 				gt := gather{dst32: int32(off), n32: int32(r.outLen), src32: int32(r.srcOff), sn32: int32(r.sn), fromY: r.fromY}
 				if tr := g.edges[r.edge].Transform; tr != nil {
-					gt.trp = &tr
+					gt.trp = new(Transform)
+					*gt.trp = tr
 				}
 				if j > 0 && in.Combine == node.Additive {
 					gt.mode = gatherAdd
