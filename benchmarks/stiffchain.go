@@ -54,6 +54,15 @@ func (c StiffChain) Exact(t float64, u []float64) {
 // Build builds the chain from the real nodes, masses "m1".."mN" first
 // (flat state [x(3), v(3)] per mass), then connectors "s0".."sN".
 func (c StiffChain) Build() (*graph.Sim, error) {
+	g, err := c.Graph()
+	if err != nil {
+		return nil, err
+	}
+	return g.Build()
+}
+
+// Graph is the chain's graph before Build (Build's node names and order).
+func (c StiffChain) Graph() (*graph.Graph, error) {
 	g := graph.New()
 	names := make([]string, c.N+2)
 	for i := 1; i <= c.N; i++ {
@@ -73,7 +82,7 @@ func (c StiffChain) Build() (*graph.Sim, error) {
 			return nil, err
 		}
 	}
-	return g.Build()
+	return g, nil
 }
 
 // StiffErrors measures a W4 state against the modal solution at t.

@@ -3,7 +3,8 @@ package graph
 import (
 	"errors"
 	"fmt"
-	"maps"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,13 +48,33 @@ const (
 )
 
 // gather copies (or adds) one edge's source value into an input slot.
+//
+// A graph holds several gathers per node (six per mass in a chain of
+// masses and connectors: 600 000 at 100 000 masses), so the record is
+// kept small, 32 bytes: 32-bit offsets (Build refuses a graph whose
+// buffers hold 2³¹ values or more) and the transform, which few edges
+// have, behind a pointer; the methods below read them as ints.
 type gather struct {
-	dst, n  int // absolute range in Sim.inputs
-	src, sn int // absolute range in Sim.state or Sim.outputs
-	fromY   bool
-	mode    uint8
-	tr      Transform
-	scratch int // absolute offset in Sim.transformScratch (add through a transform)
+	dst32, n32  int32 // absolute range in Sim.inputs
+	src32, sn32 int32 // absolute range in Sim.state or Sim.outputs
+	scratch32   int32 // absolute offset in Sim.transformScratch (add through a transform)
+	fromY       bool
+	mode        uint8
+	trp         *Transform // nil without a transform
+}
+
+func (g *gather) dst() int     { return int(g.dst32) }
+func (g *gather) n() int       { return int(g.n32) }
+func (g *gather) src() int     { return int(g.src32) }
+func (g *gather) sn() int      { return int(g.sn32) }
+func (g *gather) scratch() int { return int(g.scratch32) }
+
+// tr is the gather's transform, nil for a plain copy or sum.
+func (g *gather) tr() Transform {
+	if g.trp == nil {
+		return nil
+	}
+	return *g.trp
 }
 
 // fieldRef is a resolved "node.field": a range of Sim.state or Sim.outputs.
@@ -120,6 +141,7 @@ func (g *Graph) Build() (*Sim, error) {
 	s := b.s
 	s.dt = 0
 	s.engine = newEngine(s)
+	s.indexNames()
 	return s, nil
 }
 
@@ -200,7 +222,7 @@ func (b *builder) layoutNodes() {
 	}
 	switch {
 	case unique && len(s.nodes) == len(g.nodes):
-		s.index = maps.Clone(g.index)
+		s.index = g.index // read during Build only, never written
 	case unique:
 		s.index = make(map[string]int, len(s.nodes))
 		for i := range s.nodes {
@@ -208,6 +230,10 @@ func (b *builder) layoutNodes() {
 		}
 	}
 	b.xs, b.ys, b.us, b.ps = xs, ys, us, ps
+	if max(xs, ys, us) > math.MaxInt32 {
+		// The gathers address the buffers with 32-bit offsets.
+		b.probs = append(b.probs, fmt.Errorf("graph too large: %d state, %d output and %d input values; a graph holds at most 2^31-1 of each", xs, ys, us))
+	}
 }
 
 // resolveEdges resolves the edges in connection order and checks their
@@ -456,12 +482,16 @@ func (b *builder) compileGathers() {
 			}
 			for j, ri := range list {
 				r := &edges[ri]
-				gt := gather{dst: off, n: int(r.outLen), src: r.srcOff, sn: int(r.sn), fromY: r.fromY, tr: g.edges[r.edge].Transform}
+				gt := gather{dst32: int32(off), n32: int32(r.outLen), src32: int32(r.srcOff), sn32: int32(r.sn), fromY: r.fromY}
+				if tr := g.edges[r.edge].Transform; tr != nil {
+					gt.trp = new(Transform)
+					*gt.trp = tr
+				}
 				if j > 0 && in.Combine == node.Additive {
 					gt.mode = gatherAdd
-					if gt.tr != nil {
-						gt.scratch = scratch
-						scratch += gt.n
+					if gt.trp != nil {
+						gt.scratch32 = int32(scratch)
+						scratch += gt.n()
 					}
 				}
 				s.gathers = append(s.gathers, gt)
@@ -469,7 +499,7 @@ func (b *builder) compileGathers() {
 		}
 		c.g1 = len(s.gathers)
 		for gi := c.g0; gi < c.g1; gi++ {
-			if g := &s.gathers[gi]; g.mode != gatherSet || g.tr != nil {
+			if g := &s.gathers[gi]; g.mode != gatherSet || g.trp != nil {
 				c.checkIn = true
 			}
 		}
@@ -519,13 +549,39 @@ type nameCache struct {
 	next int
 }
 
-// nodeIndex is s.index[name], through s.nameCache while Build resolves
+// indexNames replaces the name map Build used by byName: a map of 200 000
+// names holds about 10 MB, the sorted indices 0.8 MB, and after Build
+// names are looked up only by calls that are not per step (Node, the
+// coupling and sensitivity compilers, observers' resolution).
+func (s *Sim) indexNames() {
+	s.byName = make([]int32, len(s.nodes))
+	for i := range s.byName {
+		s.byName[i] = int32(i)
+	}
+	slices.SortFunc(s.byName, func(a, b int32) int { return strings.Compare(s.nodes[a].name, s.nodes[b].name) })
+	s.index = nil
+}
+
+// indexOf returns the index of the node named name: through the map
+// during Build, by binary search in byName after it.
+func (s *Sim) indexOf(name string) (int, bool) {
+	if s.index != nil {
+		i, ok := s.index[name]
+		return i, ok
+	}
+	k, ok := slices.BinarySearchFunc(s.byName, name, func(i int32, name string) int { return strings.Compare(s.nodes[i].name, name) })
+	if !ok {
+		return 0, false
+	}
+	return int(s.byName[k]), true
+}
+
+// nodeIndex is s.indexOf(name), through s.nameCache while Build resolves
 // edges: a remembered node, the node after one, or the map.
 func (s *Sim) nodeIndex(name string) (int, bool) {
 	nc := s.nameCache
 	if nc == nil || len(s.nodes) == 0 {
-		i, ok := s.index[name]
-		return i, ok
+		return s.indexOf(name)
 	}
 	for _, k := range nc.idx {
 		if s.nodes[k].name == name {
@@ -539,7 +595,7 @@ func (s *Sim) nodeIndex(name string) (int, bool) {
 			return k + 1, true
 		}
 	}
-	i, ok := s.index[name]
+	i, ok := s.indexOf(name)
 	if ok {
 		nc.idx[nc.next] = i
 		nc.next = (nc.next + 1) % len(nc.idx)

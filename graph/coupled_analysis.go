@@ -43,9 +43,9 @@ func (s *Sim) analyse() *analysis {
 		for gi := c.g0; gi < c.g1; gi++ {
 			g := &s.gathers[gi]
 			if g.fromY {
-				a.readsY[i] = add(a.readsY[i], yOwner[g.src])
+				a.readsY[i] = add(a.readsY[i], yOwner[g.src()])
 			} else {
-				a.readsX[i] = add(a.readsX[i], xOwner[g.src])
+				a.readsX[i] = add(a.readsX[i], xOwner[g.src()])
 			}
 		}
 	}
@@ -56,7 +56,7 @@ func (s *Sim) analyse() *analysis {
 func (s *Sim) sourceNode(g *gather) int32 {
 	for i := range s.nodes {
 		c := &s.nodes[i]
-		if g.fromY && g.src >= c.y0 && g.src < c.y1 || !g.fromY && g.src >= c.x0 && g.src < c.x1 {
+		if g.fromY && g.src() >= c.y0 && g.src() < c.y1 || !g.fromY && g.src() >= c.x0 && g.src() < c.x1 {
 			return int32(i)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 // lookup resolves a node name of a strategy.
 func (s *Sim) lookup(what, name string) (int32, error) {
-	i, ok := s.index[name]
+	i, ok := s.indexOf(name)
 	if !ok {
 		return -1, fmt.Errorf("graph: %s: %w: no node %q%s", what, ErrCouplingName, name, node.DidYouMean(name, s.nodeNames()))
 	}
@@ -324,7 +324,7 @@ func (s *Sim) compileIterative(p *coupledPlan, a *analysis, st *coupling.Strateg
 			for gi0 := c.g0; gi0 < c.g1; {
 				gi1 := gi0
 				inGroup := false
-				for gi1 < c.g1 && s.gathers[gi1].dst == s.gathers[gi0].dst {
+				for gi1 < c.g1 && s.gathers[gi1].dst() == s.gathers[gi0].dst() {
 					if src := s.sourceNode(&s.gathers[gi1]); src >= 0 && in[src] {
 						inGroup = true
 					}
@@ -332,8 +332,8 @@ func (s *Sim) compileIterative(p *coupledPlan, a *analysis, st *coupling.Strateg
 				}
 				if inGroup {
 					g := &s.gathers[gi0]
-					cg.spans = append(cg.spans, ispan{node: i, u0: g.dst, u1: g.dst + g.n, g0: gi0, g1: gi1})
-					m += g.n
+					cg.spans = append(cg.spans, ispan{node: i, u0: g.dst(), u1: g.dst() + g.n(), g0: gi0, g1: gi1})
+					m += g.n()
 				}
 				gi0 = gi1
 			}

@@ -39,7 +39,9 @@
 // ./benchmarks/report measures it). Edges are grouped by input with a counting sort, names resolve
 // through a small cache of recently resolved nodes before the name map,
 // edge strings are formatted only for error messages, and the Sim keeps
-// no copy of the Graph's edges.
+// no copy of the Graph's edges nor of its name map: Build reads the
+// Graph's map in place, and the Sim resolves names afterwards (never per
+// step) by binary search in its node indices sorted by name.
 //
 // # Step semantics
 //

@@ -257,11 +257,11 @@ func (e *engine) nodeTerms(c *cnode, terms [][]view) ([][]view, bool) {
 	}
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
-		if g.tr != nil || g.n != g.sn {
+		if g.tr() != nil || g.n() != g.sn() {
 			return terms, false
 		}
-		ii := inputIndex(c, g.dst)
-		v := view{buf: bufState, off: g.src}
+		ii := inputIndex(c, g.dst())
+		v := view{buf: bufState, off: g.src()}
 		if g.fromY {
 			v.buf = bufOutputs
 		}
@@ -370,7 +370,7 @@ func (e *engine) compileNeeds() {
 		c := &s.nodes[ni]
 		for gi := c.g0; gi < c.g1; gi++ {
 			if g := &s.gathers[gi]; g.fromY {
-				for k := g.src; k < g.src+g.sn; k++ {
+				for k := g.src(); k < g.src()+g.sn(); k++ {
 					read[k] = true
 					unsafe[k] = unsafe[k] || !e.inFamily[ni]
 				}

@@ -134,7 +134,7 @@ type sparseJac struct {
 // tStruct reports whether entry (r, j) of a gather's transform Jacobian
 // can be non-zero.
 func tStruct(g *gather, r, j int) bool {
-	switch tr := g.tr.(type) {
+	switch tr := g.tr().(type) {
 	case nil, Scale:
 		return r == j
 	case Component:
@@ -175,7 +175,7 @@ func (m *System) plan() *sparseJac {
 			if !g.fromY {
 				continue
 			}
-			k := int32(s.outNode(g.src))
+			k := int32(s.outNode(g.src()))
 			srcs := []int32{k}
 			if L := s.nodes[k].loop; L != nil {
 				srcs = L.members
@@ -205,8 +205,8 @@ func (m *System) plan() *sparseJac {
 		}
 		for gi := c.g0; gi < c.g1; gi++ {
 			if g := &s.gathers[gi]; g.fromY {
-				p.gsrc[gi] = int32(s.outNode(g.src))
-				for r := g.src; r < g.src+g.sn; r++ {
+				p.gsrc[gi] = int32(s.outNode(g.src()))
+				for r := g.src(); r < g.src()+g.sn(); r++ {
 					p.needRow[r] = true
 				}
 			}
@@ -233,17 +233,17 @@ func (m *System) plan() *sparseJac {
 		if withInputs {
 			for gi := c.g0; gi < c.g1; gi++ {
 				g := &s.gathers[gi]
-				for r := 0; r < g.n; r++ {
-					for j := 0; j < g.sn; j++ {
+				for r := 0; r < g.n(); r++ {
+					for j := 0; j < g.sn(); j++ {
 						if !tStruct(g, r, j) {
 							continue
 						}
 						if g.fromY {
-							for _, col := range sets[s.outNode(g.src+j)] {
+							for _, col := range sets[s.outNode(g.src()+j)] {
 								add(int(col))
 							}
 						} else {
-							add(g.src + j)
+							add(g.src() + j)
 						}
 					}
 				}
@@ -400,6 +400,13 @@ func (m *System) planOrder(p *sparseJac) {
 func (m *System) planDirect(p *sparseJac) {
 	s := m.s
 	p.dirOff = make([]int32, len(s.nodes))
+	size := 0 // the most direct can hold: every candidate's inputs
+	for k := range s.nodes {
+		if c := &s.nodes[k]; len(p.nodeCols(k)) > 0 {
+			size += c.u1 - c.u0
+		}
+	}
+	p.direct = make([]int32, 0, size)
 	for k := range s.nodes {
 		c := &s.nodes[k]
 		p.dirOff[k] = -1
@@ -414,10 +421,10 @@ func (m *System) planDirect(p *sparseJac) {
 		ok := true
 		for gi := c.g0; gi < c.g1 && ok; gi++ {
 			g := &s.gathers[gi]
-			ok = g.tr == nil && !g.fromY && g.mode == gatherSet && g.n == g.sn
-			for r := 0; ok && r < g.n; r++ {
-				e := q0 + g.dst + r - c.u0
-				j, found := slices.BinarySearch(set, int32(g.src+r))
+			ok = g.tr() == nil && !g.fromY && g.mode == gatherSet && g.n() == g.sn()
+			for r := 0; ok && r < g.n(); r++ {
+				e := q0 + g.dst() + r - c.u0
+				j, found := slices.BinarySearch(set, int32(g.src()+r))
 				ok = found && p.direct[e] < 0
 				p.direct[e] = int32(j)
 			}
@@ -452,8 +459,8 @@ func (m *System) planWork(p *sparseJac) {
 		for gi := c.g0; gi < c.g1; gi++ {
 			g := &s.gathers[gi]
 			p.trOff[gi] = int32(off)
-			off += g.n * g.sn
-			maxV = max(maxV, g.n, g.sn)
+			off += g.n() * g.sn()
+			maxV = max(maxV, g.n(), g.sn())
 		}
 		maxT = max(maxT, off)
 	}
@@ -630,29 +637,29 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
 		o := int(p.trOff[gi])
-		T := p.tr[o : o+g.n*g.sn]
+		T := p.tr[o : o+g.n()*g.sn()]
 		clear(T)
-		switch tr := g.tr.(type) {
+		switch tr := g.tr().(type) {
 		case nil:
-			for r := 0; r < g.n; r++ {
-				T[r*g.sn+r] = 1
+			for r := 0; r < g.n(); r++ {
+				T[r*g.sn()+r] = 1
 			}
 		case Scale:
-			for r := 0; r < g.n; r++ {
-				T[r*g.sn+r] = tr.Factor
+			for r := 0; r < g.n(); r++ {
+				T[r*g.sn()+r] = tr.Factor
 			}
 		case Component:
 			T[tr.Index] = 1
 		case Embed:
-			T[tr.Axis*g.sn] = 1
+			T[tr.Axis*g.sn()] = 1
 		default:
 			buf := s.state
 			if g.fromY {
 				buf = s.outputs
 			}
-			src := p.us[:g.sn]
-			copy(src, buf[g.src:g.src+g.sn])
-			op, om := p.fp[:g.n], p.fm[:g.n]
+			src := p.us[:g.sn()]
+			copy(src, buf[g.src():g.src()+g.sn()])
+			op, om := p.fp[:g.n()], p.fm[:g.n()]
 			for j := range src {
 				h := fdStep(src[j])
 				v := src[j]
@@ -661,8 +668,8 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 				src[j] = v - h
 				tr.Apply(om, src)
 				src[j] = v
-				for r := 0; r < g.n; r++ {
-					T[r*g.sn+j] = (op[r] - om[r]) / (2 * h)
+				for r := 0; r < g.n(); r++ {
+					T[r*g.sn()+j] = (op[r] - om[r]) / (2 * h)
 				}
 			}
 		}
@@ -697,7 +704,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 	s := m.s
 	general := false
 	for gi := c.g0; gi < c.g1; gi++ {
-		switch s.gathers[gi].tr.(type) {
+		switch s.gathers[gi].tr().(type) {
 		case nil, Scale:
 		default:
 			general = true
@@ -712,9 +719,9 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 		if s.overridden(c, gi) {
 			continue
 		}
-		for r := 0; r < g.n; r++ {
-			q := g.dst + r - c.u0
-			switch tr := g.tr.(type) {
+		for r := 0; r < g.n(); r++ {
+			q := g.dst() + r - c.u0
+			switch tr := g.tr().(type) {
 			case nil:
 				p.addSource(U, q, nc, gi, g, r, 1)
 			case Scale:
@@ -723,7 +730,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 				}
 			default:
 				o := int(p.trOff[gi])
-				for j, w := range p.tr[o+r*g.sn : o+(r+1)*g.sn] {
+				for j, w := range p.tr[o+r*g.sn() : o+(r+1)*g.sn()] {
 					if w != 0 {
 						p.addSource(U, q, nc, gi, g, j, w)
 					}
@@ -739,7 +746,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 func (s *Sim) overridden(c *cnode, gi int) bool {
 	g := &s.gathers[gi]
 	for gj := gi + 1; gj < c.g1; gj++ {
-		if h := &s.gathers[gj]; h.mode == gatherSet && h.dst < g.dst+g.n && g.dst < h.dst+h.n {
+		if h := &s.gathers[gj]; h.mode == gatherSet && h.dst() < g.dst()+g.n() && g.dst() < h.dst()+h.n() {
 			return true
 		}
 	}
@@ -751,12 +758,12 @@ func (s *Sim) overridden(c *cnode, gi int) bool {
 // a row over the current node's nc columns.
 func (p *sparseJac) addSource(U []float64, q, nc, gi int, g *gather, j int, w float64) {
 	if !g.fromY {
-		p.addU(U, q, nc, p.loc[g.src+j], w)
+		p.addU(U, q, nc, p.loc[g.src()+j], w)
 		return
 	}
 	k := p.gsrc[gi]
 	src := p.cols[p.colOff[k]:p.colOff[k+1]]
-	so := int(p.slot[k]) + (g.src+j-int(p.y0[k]))*len(src)
+	so := int(p.slot[k]) + (g.src()+j-int(p.y0[k]))*len(src)
 	vals := p.arena[so : so+len(src)]
 	for jj, col := range src {
 		if v := vals[jj]; v != 0 {

@@ -518,17 +518,17 @@ func (b *builder) planLoop(L *loopSolver) {
 			if !g.fromY {
 				continue
 			}
-			src := int32(s.outNode(g.src))
+			src := int32(s.outNode(g.src()))
 			ls, ok := L.local[src]
 			if !ok {
 				continue
 			}
-			if g.tr != nil {
+			if g.tr() != nil {
 				L.analytic = false
 			}
 			sc := &s.nodes[src]
-			lgt := loopGather{gi: gi, src: ls, tear: -1, row0: g.src - sc.y0, urow: g.dst - c.u0}
-			if k, ok := slices.BinarySearch(L.idx, g.src); ok && slices.Contains(L.tears, src) {
+			lgt := loopGather{gi: gi, src: ls, tear: -1, row0: g.src() - sc.y0, urow: g.dst() - c.u0}
+			if k, ok := slices.BinarySearch(L.idx, g.src()); ok && slices.Contains(L.tears, src) {
 				lgt.tear = k
 			}
 			L.lg[li] = append(L.lg[li], lgt)
@@ -717,7 +717,7 @@ func (s *Sim) loopJacobian(L *loopSolver, t float64, cur *int32) error {
 		clear(dU)
 		for _, g := range L.lg[li] {
 			gt := &s.gathers[g.gi]
-			for k := range gt.n {
+			for k := range gt.n() {
 				row := dU[(g.urow+k)*n : (g.urow+k+1)*n]
 				if g.tear >= 0 {
 					row[g.tear+k]++

@@ -73,16 +73,16 @@ func loopColumns(s *Sim, L *loopSolver, sets [][]int32, mark []int32, stamp *int
 		}
 		for gi := c.g0; gi < c.g1; gi++ {
 			g := &s.gathers[gi]
-			for r := 0; r < g.n; r++ {
-				for j := 0; j < g.sn; j++ {
+			for r := 0; r < g.n(); r++ {
+				for j := 0; j < g.sn(); j++ {
 					if !tStruct(g, r, j) {
 						continue
 					}
 					if !g.fromY {
-						add(g.src + j)
+						add(g.src() + j)
 						continue
 					}
-					if k := s.outNode(g.src + j); s.nodes[k].loop != L {
+					if k := s.outNode(g.src() + j); s.nodes[k].loop != L {
 						for _, col := range sets[k] {
 							add(int(col))
 						}
@@ -193,31 +193,31 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 				continue
 			}
 			g := &s.gathers[gi]
-			T := p.tr[p.trOff[gi]:][:g.n*g.sn]
+			T := p.tr[p.trOff[gi]:][:g.n()*g.sn()]
 			src := p.gsrc[gi] // −1: a state source
 			inLoop, sl := false, -1
 			if src >= 0 && s.nodes[src].loop == L {
 				inLoop, sl = true, slices.Index(L.members, src)
 			}
-			for r := 0; r < g.n; r++ {
-				dst := dU[(g.dst+r-c.u0)*W:][:W]
-				for j := 0; j < g.sn; j++ {
-					w := T[r*g.sn+j]
+			for r := 0; r < g.n(); r++ {
+				dst := dU[(g.dst()+r-c.u0)*W:][:W]
+				for j := 0; j < g.sn(); j++ {
+					w := T[r*g.sn()+j]
 					if w == 0 {
 						continue
 					}
 					switch {
 					case src < 0:
-						dst[n+int(p.loc[g.src+j])] += w
+						dst[n+int(p.loc[g.src()+j])] += w
 					case inLoop:
-						if a, ok := slices.BinarySearch(L.idx, g.src+j); ok {
+						if a, ok := slices.BinarySearch(L.idx, g.src()+j); ok {
 							dst[a] += w // a tear variable: a unit column of z
 							continue
 						}
-						axpy(w, lp.P[lp.pOff[sl]+(g.src+j-int(p.y0[src]))*W:][:W], dst)
+						axpy(w, lp.P[lp.pOff[sl]+(g.src()+j-int(p.y0[src]))*W:][:W], dst)
 					default:
 						cols := p.nodeCols(int(src))
-						vals := p.arena[int(p.slot[src])+(g.src+j-int(p.y0[src]))*len(cols):][:len(cols)]
+						vals := p.arena[int(p.slot[src])+(g.src()+j-int(p.y0[src]))*len(cols):][:len(cols)]
 						for jj, col := range cols {
 							if v := vals[jj]; v != 0 {
 								dst[n+int(p.loc[col])] += w * v

@@ -197,20 +197,20 @@ func (s *Sim) applyGathers(lo, hi int) {
 		if g.fromY {
 			buf = s.outputs
 		}
-		src := buf[g.src : g.src+g.sn]
-		dst := s.inputs[g.dst : g.dst+g.n]
+		src := buf[g.src() : g.src()+g.sn()]
+		dst := s.inputs[g.dst() : g.dst()+g.n()]
 		switch {
-		case g.mode == gatherSet && g.tr == nil:
+		case g.mode == gatherSet && g.tr() == nil:
 			copy(dst, src)
 		case g.mode == gatherSet:
-			g.tr.Apply(dst, src)
-		case g.tr == nil:
+			g.tr().Apply(dst, src)
+		case g.tr() == nil:
 			for k, v := range src {
 				dst[k] += v
 			}
 		default:
-			tmp := s.transformScratch[g.scratch : g.scratch+g.n]
-			g.tr.Apply(tmp, src)
+			tmp := s.transformScratch[g.scratch() : g.scratch()+g.n()]
+			g.tr().Apply(tmp, src)
 			for k, v := range tmp {
 				dst[k] += v
 			}

@@ -41,7 +41,7 @@ func (s *Sim) resolveParam(name string) (sensParam, error) {
 		}
 		comp, pn = k, pn[:b]
 	}
-	i, ok := s.index[nn]
+	i, ok := s.indexOf(nn)
 	if !ok {
 		return sensParam{}, fmt.Errorf("graph: parameter %q: no node %q (nodes: %s)", name, nn, strings.Join(s.nodeNames(), ", "))
 	}

@@ -23,7 +23,8 @@ type Sim struct {
 	buffers
 	engine *engine // the batched engine (engine.go)
 
-	index     map[string]int // node names
+	index     map[string]int // node names, during Build only (then byName)
+	byName    []int32        // node indices sorted by name, from the end of Build
 	nameCache *nameCache     // during Build only
 
 	t0    float64 // time of step 0 of the current base
@@ -107,7 +108,7 @@ func (s *Sim) Names() []string { return s.nodeNames() }
 
 // Node returns the named node.
 func (s *Sim) Node(name string) (node.Node, bool) {
-	i, ok := s.index[name]
+	i, ok := s.indexOf(name)
 	if !ok {
 		return nil, false
 	}

@@ -292,7 +292,7 @@ func (s *Sim) limiterSources() [][]int32 {
 		c := &s.nodes[i]
 		for gi := c.g0; gi < c.g1; gi++ {
 			if g := &s.gathers[gi]; g.fromY {
-				stack = append(stack, owner(g.src))
+				stack = append(stack, owner(g.src()))
 			}
 		}
 	}

@@ -42,6 +42,8 @@ type spMatrix struct {
 	acc  []float64 // accumulator of addMapped, zero between rows
 	mark []bool    // columns touched in acc
 	tmp  []int32   // the touched columns
+
+	grownRows, grownK int // rows and entries at the previous growth of col and val
 }
 
 func newSpMatrix(n int) *spMatrix {
@@ -54,7 +56,7 @@ var errMatrixTooLarge = fmt.Errorf("integrators: the sparse Newton matrix has 2^
 // reset starts an assembly.
 func (a *spMatrix) reset() {
 	a.col, a.val = a.col[:0], a.val[:0]
-	a.rows = 0
+	a.rows, a.grownRows, a.grownK = 0, 0, 0
 	clear(a.seen)
 }
 
@@ -77,16 +79,34 @@ func (a *spMatrix) push(c int32, v float64) {
 // is assembled doubling until the projection is within reach and then
 // reallocated once more, while a System whose first rows are much denser
 // than the rest (a hub node first) costs no more than doubling.
+//
+// Doubling up to the projection leaves garbage about as large as the
+// matrix (its old arrays) on the way, which at a million rows is most of
+// a first step's transient memory. So once enough rows are in (growRows)
+// and the rows since the previous growth came at the same rate as all
+// rows before them (within a quarter: no hub among the first rows), the
+// projection is taken at once, with a sixteenth to spare.
 func (a *spMatrix) grow() {
 	k := len(a.col)
 	want := k + k/4 + 64
 	if a.rows > 0 {
-		est := float64(k) / float64(a.rows) * float64(a.n) * 1.125
+		rate := float64(k) / float64(a.rows)
+		est := rate * float64(a.n) * 1.125
 		want = max(want, int(min(est, float64(2*k)))+64)
+		if dr := a.rows - a.grownRows; a.rows >= growRows && dr >= growRows/2 {
+			recent := float64(k-a.grownK) / float64(dr)
+			if recent <= 1.25*rate && rate <= 1.25*recent {
+				want = max(k+k/4+64, int(rate*float64(a.n)*1.0625)+64)
+			}
+		}
 	}
+	a.grownRows, a.grownK = a.rows, k
 	a.col = slices.Grow(a.col, want-k)
 	a.val = slices.Grow(a.val, want-k)
 }
+
+// growRows is the number of rows after which grow trusts its projection.
+const growRows = 1024
 
 // beginRow opens row i; endRow closes it.
 func (a *spMatrix) beginRow(i int) { a.start[i] = int32(len(a.col)) }
