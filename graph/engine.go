@@ -114,8 +114,8 @@ func newEngine(s *Sim) *engine {
 	e.compactOutputs()
 	e.compileLoose()
 	e.compileArgs()
+	e.ensureWorkers(1) // before compileFused: compiled calls use the workers' scratch
 	e.compileFused()
-	e.ensureWorkers(1)
 	return e
 }
 
@@ -441,7 +441,7 @@ func (e *engine) part(w, n int) {
 		e.stagePart(j, wk, w, n)
 		return
 	case jobFused:
-		wk.bad = !e.fusedPart(j, wk, w)
+		wk.bad = !e.fusedPart(j, w)
 		return
 	}
 	for _, f := range e.families {
@@ -451,7 +451,7 @@ func (e *engine) part(w, n int) {
 		rows := len(f.rows)
 		lo, hi := rows*w/n, rows*(w+1)/n
 		for b := lo; b < hi; b += sumBlock {
-			if !e.block(wk, f, j.phase, j, b, min(b+sumBlock, hi), nil) {
+			if !e.block(wk, f, j.phase, j, b, min(b+sumBlock, hi)) {
 				wk.bad = true
 				return
 			}
@@ -487,7 +487,7 @@ func (e *engine) stagePart(j *job, wk *worker, w, n int) {
 		rows := fr.hi - fr.lo
 		lo, hi := fr.lo+rows*w/n, fr.lo+rows*(w+1)/n
 		for b := lo; b < hi; b += sumBlock {
-			if !e.block(wk, fr.f, j.phase, j, b, min(b+sumBlock, hi), nil) {
+			if !e.block(wk, fr.f, j.phase, j, b, min(b+sumBlock, hi)) {
 				wk.bad = true
 				return
 			}

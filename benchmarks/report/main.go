@@ -48,6 +48,38 @@ var (
 
 var sizes = []int{10, 100, 1000, 10000, 100000, 1000000}
 
+// smallOnly runs the small-graph comparison alone: the ratios to the
+// hand-written loops of co-simulation, RK4, Dormand–Prince and adaptive
+// W1b up to -max, printed and not written to REPORT.md. It is the quick
+// check of the fixed cost of an evaluation while working on it.
+var smallOnly = flag.Bool("small", false, "print only the ratios to the hand-written loops (co-simulation, RK4, Dormand–Prince, adaptive W1b) up to -max; REPORT.md is not written")
+
+func smallMain() bool {
+	if !*smallOnly {
+		return false
+	}
+	var r report
+	for _, n := range sizes {
+		if n <= *maxN {
+			r.ns = append(r.ns, n)
+		}
+	}
+	r.cosim()
+	r.monolithic()
+	r.adaptive()
+	fmt.Println("| N | co-simulation | RK4 | Dormand–Prince | adaptive W1b |")
+	fmt.Println("|---|---|---|---|---|")
+	for k, n := range r.ns {
+		ad := "—"
+		if k < len(r.adapt) {
+			ad = fmt.Sprintf("%.2f", r.adapt[k].graph/r.adapt[k].hand)
+		}
+		c, m := r.co[k], r.mono[k]
+		fmt.Printf("| %d | %.2f | %.2f | %.2f | %s |\n", n, c.g1/c.hand, m.rk4Graph/m.rk4Hand, m.dpGraph/m.dpHand, ad)
+	}
+	return true
+}
+
 func main() {
 	flag.Parse()
 	log.SetFlags(0)
@@ -64,6 +96,9 @@ func main() {
 		return
 	}
 	if fmiMain() { // the FMI import costs live in fmi.go
+		return
+	}
+	if smallMain() { // the small-graph ratios alone
 		return
 	}
 	var r report
