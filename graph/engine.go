@@ -359,9 +359,7 @@ func (e *engine) dispatchFused(p *fusePlan, j job) bool {
 	j.kind, j.fuse = jobFused, p
 	if e.pool == nil || p.rows < e.grain {
 		j.split = p.split1
-		e.job = j
-		e.part(0, 1)
-		return !e.workers[0].bad
+		return e.fusedSolo(&j)
 	}
 	j.split = p.splitN
 	for _, later := range [...]bool{false, true} {
@@ -376,6 +374,19 @@ func (e *engine) dispatchFused(p *fusePlan, j job) bool {
 		}
 	}
 	return true
+}
+
+// fusedSolo runs fused job j on the calling goroutine, whole (part 0 of
+// one), without going through part: a small graph's step is a few
+// kernel calls, and part's job copy and dispatch are a measurable share
+// of it. A panic fails the job, as in part.
+func (e *engine) fusedSolo(j *job) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			ok = false
+		}
+	}()
+	return e.fusedPart(j, 0)
 }
 
 // partsOK reports whether no part of the pool's last job failed.
