@@ -222,9 +222,11 @@ func (b *batch) loadsOnly(a *node.BatchArgs, load0, load1 bool) {
 	if load1 {
 		l1 = a.Out[b.fLoad[1]]
 	}
-	if load0 && load1 && p0.Shift(v0) == 3 && p1.Shift(v1) == 3 && p0.Shift(p1) > 0 && l0.Shift(l1) == 3 {
-		b.chainLoads(a, p0, p0.Shift(p1), l0)
-		return
+	if load0 && load1 {
+		if d := p0.Shift(p1); d > 0 && p0.Shift(v0) == 3 && p1.Shift(v1) == 3 && l0.Shift(l1) == 3 {
+			b.chainLoads(a, p0, d, l0)
+			return
+		}
 	}
 	if a.Lo >= a.Hi {
 		return
