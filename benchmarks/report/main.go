@@ -48,37 +48,6 @@ var (
 
 var sizes = []int{10, 100, 1000, 10000, 100000, 1000000}
 
-// smallOnly runs the small-graph comparison alone: the ratios to the
-// hand-written loops of co-simulation, RK4, Dormand–Prince and adaptive
-// W1b up to -max, printed and not written to REPORT.md. It is the quick
-// check of the fixed cost of an evaluation while working on it.
-var smallOnly = flag.Bool("small", false, "print only the ratios to the hand-written loops (co-simulation, RK4, Dormand–Prince, adaptive W1b) up to -max; REPORT.md is not written")
-
-func smallMain() bool {
-	if !*smallOnly {
-		return false
-	}
-	var r report
-	for _, n := range sizes {
-		if n <= *maxN {
-			r.ns = append(r.ns, n)
-		}
-	}
-	r.cosim()
-	r.monolithic()
-	r.adaptive()
-	fmt.Println("| N | co-simulation | RK4 | Dormand–Prince | adaptive W1b |")
-	fmt.Println("|---|---|---|---|---|")
-	for k, n := range r.ns {
-		ad := "—"
-		if k < len(r.adapt) {
-			ad = fmt.Sprintf("%.2f", r.adapt[k].graph/r.adapt[k].hand)
-		}
-		c, m := r.co[k], r.mono[k]
-		fmt.Printf("| %d | %.2f | %.2f | %.2f | %s |\n", n, c.g1/c.hand, m.rk4Graph/m.rk4Hand, m.dpGraph/m.dpHand, ad)
-	}
-	return true
-}
 
 func main() {
 	flag.Parse()
@@ -98,7 +67,7 @@ func main() {
 	if fmiMain() { // the FMI import costs live in fmi.go
 		return
 	}
-	if smallMain() { // the small-graph ratios alone
+	if smallMain() { // the small-graph section alone, in small.go
 		return
 	}
 	var r report
@@ -227,9 +196,9 @@ type coRow struct {
 
 func runSim(s *graph.Sim, y0 []float64, steps, workers, grain int) time.Duration {
 	must(s.SetState(y0, 0))
-	t0 := time.Now()
+	t0 := clock()
 	_, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: grain}, Dt: benchmarks.ChainDt, Steps: steps})
-	d := time.Since(t0)
+	d := clock() - t0
 	must(err)
 	return d
 }
@@ -279,15 +248,15 @@ func (r *report) cosim() {
 		fs := []func() time.Duration{
 			func() time.Duration {
 				copy(hand, y0)
-				t0 := time.Now()
+				t0 := clock()
 				benchmarks.HandSIE(hand, n, steps, benchmarks.ChainDt)
-				return time.Since(t0)
+				return clock() - t0
 			},
 			func() time.Duration {
 				copy(fused, y0)
-				t0 := time.Now()
+				t0 := clock()
 				benchmarks.HandSIEFused(fused, n, steps, benchmarks.ChainDt)
-				return time.Since(t0)
+				return clock() - t0
 			},
 			perNode,
 			func() time.Duration { d := runSim(s, y0, steps, 1, 0); final[0] = s.State(final[0]); return d },
@@ -450,9 +419,9 @@ func (r *report) monolithic() {
 		mono := func(m integrators.Method, dst *[]float64) func() time.Duration {
 			return func() time.Duration {
 				must(s.SetState(y0, 0))
-				t0 := time.Now()
+				t0 := clock()
 				_, err := s.RunMonolithic(context.Background(), m, nil, graph.Settings{Dt: benchmarks.ChainDt, Steps: steps})
-				d := time.Since(t0)
+				d := clock() - t0
 				must(err)
 				*dst = s.State(*dst)
 				return d
@@ -466,11 +435,11 @@ func (r *report) monolithic() {
 		bestRK4 := repeat(
 			func() time.Duration {
 				h := benchmarks.NewHandRK4(n, y0)
-				t0 := time.Now()
+				t0 := clock()
 				for range steps {
 					h.Step(benchmarks.ChainDt)
 				}
-				d := time.Since(t0)
+				d := clock() - t0
 				hRK4 = h.State()
 				return d
 			},
@@ -479,11 +448,11 @@ func (r *report) monolithic() {
 		bestDP := repeat(
 			func() time.Duration {
 				h := benchmarks.NewHandDP(n, y0)
-				t0 := time.Now()
+				t0 := clock()
 				for range steps {
 					h.Step(benchmarks.ChainDt)
 				}
-				d := time.Since(t0)
+				d := clock() - t0
 				_, hDP = h.State()
 				return d
 			},
@@ -570,16 +539,16 @@ func (r *report) adaptive() {
 		best := repeat(
 			func() time.Duration {
 				h = benchmarks.NewHandDP(n, y0)
-				t0 := time.Now()
+				t0 := clock()
 				h.Integrate(end)
-				return time.Since(t0)
+				return clock() - t0
 			},
 			func() time.Duration {
 				must(s.SetState(y0, 0))
-				t0 := time.Now()
+				t0 := clock()
 				var err error
 				res, err = s.Integrate(context.Background(), end, integrators.DormandPrince{}, nil)
-				d := time.Since(t0)
+				d := clock() - t0
 				must(err)
 				got = s.State(got)
 				return d
@@ -750,7 +719,9 @@ func (r *report) markdown() string {
 	for _, a := range r.adapt {
 		w("| %d | %d | %d | %d | %.1f | %.1f | **%.1f** | %v | %v | %v | %.2e |\n", a.n, a.steps, a.rejected, a.evals, a.hand, a.graph, a.graph/a.hand, a.handWall.Round(time.Microsecond), a.graphWall.Round(time.Microsecond), a.sameSteps, a.errs.State)
 	}
-	w("\n## W2 bounce (h0 = 10 m, e = 0.9, 10 s)\n\n")
+	w("\n")
+	r.smallMarkdown(&b, false)
+	w("## W2 bounce (h0 = 10 m, e = 0.9, 10 s)\n\n")
 	w("Analytic impacts %s s.\n\n", fmtList(benchmarks.BounceImpacts(benchmarks.BounceEnd), "%.7f"))
 	w("| run | impacts found | impact errors (s) | max error (s) | steps | evaluations | wall |\n|---|---|---|---|---|---|---|\n")
 	for _, x := range r.bnc {
