@@ -48,7 +48,6 @@ var (
 
 var sizes = []int{10, 100, 1000, 10000, 100000, 1000000}
 
-
 func main() {
 	flag.Parse()
 	log.SetFlags(0)
