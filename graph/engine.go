@@ -13,8 +13,9 @@ import (
 // outputs, derivatives, stage, runNodes, startWorkers) come first;
 // dispatch hands a job to the workers (pool.go); part is what one worker
 // does of a job; block (kernels.go) is one kernel call with its summed
-// inputs before it and its finiteness check after it, and
-// family.kernel the one place a family's kernels are called. Build
+// inputs before it and its finiteness check after it, run the same for
+// a call compiled at Build (callArgs: a fused plan's calls), and
+// family.kernel and run the places a family's kernels are called. Build
 // compiles the engine in newEngine: families (family.go), the packed
 // output columns (compact.go) and the fused plans (fused.go).
 //
