@@ -9,7 +9,8 @@ import (
 // One kernel call of the batched engine: block gathers a block of a
 // family's rows' inputs as kernel views (summing additive inputs into the
 // worker's scratch), calls the kernel (family.kernel) and checks what it
-// wrote. The checks are one multiply-add per value (checkRows).
+// wrote. The checks are one multiply-add per value (checkRows). A fused
+// plan's calls do the same from arguments compiled once (callArgs, run).
 
 // block runs the kernel of f for phase ph on rows [lo, hi) (at most
 // sumBlock rows) of job j: sums the additive inputs into the worker's
