@@ -104,6 +104,14 @@
 // computes nor from which values (outputs read the state at t, which
 // updates do not overwrite), so it keeps the bits.
 //
+// A fused plan's kernel calls are compiled once, when the plan is split
+// among workers (kernels.go, callArgs): each call's node.BatchArgs is
+// built with every view in place, and a step only points the views of
+// the state being read and of the destination at the buffers the Sim
+// swaps (engine.run patches them). On a small graph, where a step is a few
+// kernel calls, assembling the views per call cost as much as the
+// kernels; the phased and stage paths still assemble them (block).
+//
 // When every output the consumers read is one only families read (in
 // the packed columns, below), a fused step runs in window mode: the
 // producers write those rows into a small window per worker, a few

@@ -13,8 +13,9 @@ import (
 // outputs, derivatives, stage, runNodes, startWorkers) come first;
 // dispatch hands a job to the workers (pool.go); part is what one worker
 // does of a job; block (kernels.go) is one kernel call with its summed
-// inputs before it and its finiteness check after it, and
-// family.kernel the one place a family's kernels are called. Build
+// inputs before it and its finiteness check after it, run the same for
+// a call compiled at Build (callArgs: a fused plan's calls), and
+// family.kernel and run the places a family's kernels are called. Build
 // compiles the engine in newEngine: families (family.go), the packed
 // output columns (compact.go) and the fused plans (fused.go).
 //
@@ -114,8 +115,8 @@ func newEngine(s *Sim) *engine {
 	e.compactOutputs()
 	e.compileLoose()
 	e.compileArgs()
+	e.ensureWorkers(1) // before compileFused: compiled calls use the workers' scratch
 	e.compileFused()
-	e.ensureWorkers(1)
 	return e
 }
 
@@ -359,9 +360,7 @@ func (e *engine) dispatchFused(p *fusePlan, j job) bool {
 	j.kind, j.fuse = jobFused, p
 	if e.pool == nil || p.rows < e.grain {
 		j.split = p.split1
-		e.job = j
-		e.part(0, 1)
-		return !e.workers[0].bad
+		return e.fusedSolo(&j)
 	}
 	j.split = p.splitN
 	for _, later := range [...]bool{false, true} {
@@ -376,6 +375,19 @@ func (e *engine) dispatchFused(p *fusePlan, j job) bool {
 		}
 	}
 	return true
+}
+
+// fusedSolo runs fused job j on the calling goroutine, whole (part 0 of
+// one), without going through part: a small graph's step is a few
+// kernel calls, and part's job copy and dispatch are a measurable share
+// of it. A panic fails the job, as in part.
+func (e *engine) fusedSolo(j *job) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			ok = false
+		}
+	}()
+	return e.fusedPart(j, 0)
 }
 
 // partsOK reports whether no part of the pool's last job failed.
@@ -441,7 +453,7 @@ func (e *engine) part(w, n int) {
 		e.stagePart(j, wk, w, n)
 		return
 	case jobFused:
-		wk.bad = !e.fusedPart(j, wk, w)
+		wk.bad = !e.fusedPart(j, w)
 		return
 	}
 	for _, f := range e.families {
@@ -451,7 +463,7 @@ func (e *engine) part(w, n int) {
 		rows := len(f.rows)
 		lo, hi := rows*w/n, rows*(w+1)/n
 		for b := lo; b < hi; b += sumBlock {
-			if !e.block(wk, f, j.phase, j, b, min(b+sumBlock, hi), nil) {
+			if !e.block(wk, f, j.phase, j, b, min(b+sumBlock, hi)) {
 				wk.bad = true
 				return
 			}
@@ -487,7 +499,7 @@ func (e *engine) stagePart(j *job, wk *worker, w, n int) {
 		rows := fr.hi - fr.lo
 		lo, hi := fr.lo+rows*w/n, fr.lo+rows*(w+1)/n
 		for b := lo; b < hi; b += sumBlock {
-			if !e.block(wk, fr.f, j.phase, j, b, min(b+sumBlock, hi), nil) {
+			if !e.block(wk, fr.f, j.phase, j, b, min(b+sumBlock, hi)) {
 				wk.bad = true
 				return
 			}

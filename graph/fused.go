@@ -71,6 +71,8 @@ type fusePlan struct {
 	window                bool
 	windowRow, discardRow []int
 	windowOff, discardOff [][]int
+	// eng is the engine whose workers' scratch compiled calls use.
+	eng *engine
 }
 
 // prepare makes p ready to run split n ways (n > 1), before a Run's
@@ -100,6 +102,9 @@ type fuseCall struct {
 	// f nil: a slide, copying n values of a window from src to dst.
 	win           []float64
 	src, dst, cnt int
+	// args is the call compiled for its part (compileCall), set when
+	// the split is made.
+	args *callArgs
 }
 
 // compileFused builds the fused plans of a step and of a derivatives
@@ -133,7 +138,7 @@ func (e *engine) compileFused() {
 
 // fusePlanFor returns the plan whose consumers compute ph, or nil.
 func (e *engine) fusePlanFor(ph phase, prods []*family) *fusePlan {
-	p := &fusePlan{phase: ph, prods: prods, split: map[int][]fuseSplit{}}
+	p := &fusePlan{phase: ph, prods: prods, split: map[int][]fuseSplit{}, eng: e}
 	window := true // every term a consumer reads of a producer is in engine.packed
 	for _, f := range prods {
 		p.rows += len(f.rows)
@@ -281,7 +286,7 @@ func (p *fusePlan) splitFor(n int) []fuseSplit {
 		for w := range n {
 			sp[w] = p.windowPart(w, n)
 		}
-		p.split[n] = sp
+		p.compileSplit(sp)
 		return sp
 	}
 	for w := range n {
@@ -348,13 +353,29 @@ func (p *fusePlan) splitFor(n int) []fuseSplit {
 			advance(k, len(f.rows)*(w+1)/n)
 		}
 	}
-	p.split[n] = sp
+	p.compileSplit(sp)
 	return sp
+}
+
+// compileSplit compiles every kernel call of split sp (part w's with
+// worker w's scratch, which ensureWorkers made before) and caches sp.
+func (p *fusePlan) compileSplit(sp []fuseSplit) {
+	for w := range sp {
+		wk := p.eng.workers[w]
+		for _, calls := range [...][]fuseCall{sp[w].first, sp[w].later} {
+			for i := range calls {
+				if c := &calls[i]; c.f != nil {
+					c.args = p.eng.compileCall(c, p.phase, wk)
+				}
+			}
+		}
+	}
+	p.split[len(sp)] = sp
 }
 
 // fusedPart is part's work for a fused job: worker w runs its share's
 // kernel calls of the first phase (j.later false) or of the second.
-func (e *engine) fusedPart(j *job, wk *worker, w int) bool {
+func (e *engine) fusedPart(j *job, w int) bool {
 	calls := j.split[w].first
 	if j.later {
 		calls = j.split[w].later
@@ -365,11 +386,7 @@ func (e *engine) fusedPart(j *job, wk *worker, w int) bool {
 			copy(c.win[c.dst:c.dst+c.cnt], c.win[c.src:c.src+c.cnt])
 			continue
 		}
-		ph := j.fuse.phase
-		if c.out {
-			ph = phaseOutputs
-		}
-		if !e.block(wk, c.f, ph, j, c.lo, c.hi, c) {
+		if !e.run(c.args, j) {
 			return false
 		}
 	}

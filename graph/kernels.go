@@ -9,32 +9,25 @@ import (
 // One kernel call of the batched engine: block gathers a block of a
 // family's rows' inputs as kernel views (summing additive inputs into the
 // worker's scratch), calls the kernel (family.kernel) and checks what it
-// wrote. The checks are one multiply-add per value (checkRows).
+// wrote. The checks are one multiply-add per value (checkRows). A fused
+// plan's calls do the same from arguments compiled once (callArgs, run).
 
 // block runs the kernel of f for phase ph on rows [lo, hi) (at most
 // sumBlock rows) of job j: sums the additive inputs into the worker's
 // scratch, calls the kernel and checks what it wrote. It reports false on
-// any failure. c, when not nil, is the fused call this is, whose views
-// (fused.go: windows) replace the family's own.
-func (e *engine) block(wk *worker, f *family, ph phase, j *job, lo, hi int, c *fuseCall) bool {
+// any failure. Fused plans run their calls compiled instead (callArgs,
+// run), with the same result.
+func (e *engine) block(wk *worker, f *family, ph phase, j *job, lo, hi int) bool {
 	a := &wk.args
 	a.T, a.Dt, a.Lo, a.Hi = j.t, j.dt, lo, hi
 	a.Present = f.present
 	a.X = node.Strided{Buf: e.buf.state, Off: f.x0, Stride: f.xs}
 	outArgs, fins := e.views(f)
-	var tv []node.Strided
-	if c != nil {
-		tv = c.terms
-		if c.outs != nil {
-			outArgs = c.outs
-		}
-	}
 	in := wk.in[:len(fins)]
 	a.In2 = nil
 	if f.pairs {
 		a.In2 = wk.in2[:len(fins)]
 	}
-	k := 0 // the flat index of fins[ii].terms[0]
 	for ii := range fins {
 		fi := &fins[ii]
 		if a.In2 != nil {
@@ -42,7 +35,7 @@ func (e *engine) block(wk *worker, f *family, ph phase, j *job, lo, hi int, c *f
 		}
 		switch {
 		case fi.pair:
-			in[ii], a.In2[ii] = e.termView(&fi.terms[0], tv, k), e.termView(&fi.terms[1], tv, k+1)
+			in[ii], a.In2[ii] = e.termView(&fi.terms[0]), e.termView(&fi.terms[1])
 			// The kernel's contract (node.BatchPairAdder) makes a
 			// non-finite term reach Dst, which Update and Derivatives
 			// check; outputs are checked only where read, so here the
@@ -54,19 +47,18 @@ func (e *engine) block(wk *worker, f *family, ph phase, j *job, lo, hi int, c *f
 			buf := wk.sums[fi.sum : fi.sum+sumBlock*fi.n]
 			ts := wk.terms[:len(fi.terms)]
 			for ti := range fi.terms {
-				ts[ti] = e.termView(&fi.terms[ti], tv, k+ti)
+				ts[ti] = e.termView(&fi.terms[ti])
 			}
 			if !sumInto(buf, ts, fi.n, lo, hi) && fi.readsOutput {
 				return false
 			}
 			in[ii] = node.Strided{Buf: buf, Off: -lo * fi.n, Stride: fi.n}
 		default:
-			in[ii] = e.termView(&fi.terms[0], tv, k)
+			in[ii] = e.termView(&fi.terms[0])
 			if fi.readsOutput && !finiteRows(in[ii], fi.n, lo, hi) {
 				return false
 			}
 		}
-		k += len(fi.terms)
 	}
 	a.In = in
 	switch ph {
@@ -79,6 +71,169 @@ func (e *engine) block(wk *worker, f *family, ph phase, j *job, lo, hi int, c *f
 	case phaseDerivs:
 		a.Dst, a.Need = node.Strided{Buf: j.dst, Off: f.x0, Stride: f.xs}, nil
 		return f.kernel(ph, a) == nil && checkRows(j.dst, f.x0, f.xs, f.xn, lo, hi)
+	}
+	return false
+}
+
+// callArgs is one kernel call of a fused plan compiled once, when the
+// plan is split (fusePlan.splitFor): its node.BatchArgs with every view in
+// place — the family's packed columns or the call's windows, the
+// constants, the worker's sum scratch — except the views of the state
+// being read and of the destination, which the Sim swaps between calls
+// (state with nextState after a step, state with the integrator's y in
+// System.Func) and run patches. It computes what block computes for the
+// same call, in the same order, so the same bits; it saves block's
+// per-call assembly of a dozen views and its per-input branching, which
+// is most of the cost of a call on a small graph.
+//
+// A callArgs belongs to one part of one split; the part's worker is the
+// only goroutine that runs it, so patching it in place is race-free.
+type callArgs struct {
+	f    *family
+	ph   phase
+	args node.BatchArgs
+	// stIn and stIn2 are the entries of args.In and args.In2 that read
+	// Sim.state.
+	stIn, stIn2 []int32
+	sums        []callSum
+	checks      []callCheck
+}
+
+// callSum is a summed input of a compiled call: its terms' views (those
+// of Sim.state patched per call, st) summed into dst, the worker's
+// scratch that args.In reads.
+type callSum struct {
+	dst         []float64
+	terms       []node.Strided
+	st          []int32
+	n           int
+	readsOutput bool
+}
+
+// callCheck is an input view checked for finiteness before the kernel
+// runs (an input that reads outputs; see block): entry in of args.In, or
+// of args.In2 when second, n components.
+type callCheck struct {
+	in     int32
+	second bool
+	n      int
+}
+
+// compileCall compiles fused call c (of a plan whose consumers compute
+// ph) for the part whose scratch is wk.
+func (e *engine) compileCall(c *fuseCall, ph phase, wk *worker) *callArgs {
+	f := c.f
+	if c.out {
+		ph = phaseOutputs
+	}
+	ca := &callArgs{f: f, ph: ph}
+	a := &ca.args
+	a.Lo, a.Hi = c.lo, c.hi
+	a.Present = f.present
+	a.X = node.Strided{Buf: e.buf.state, Off: f.x0, Stride: f.xs}
+	outArgs, fins := f.outArgs, f.in
+	if c.outs != nil {
+		outArgs = c.outs
+	}
+	a.In = make([]node.Strided, len(fins))
+	if f.pairs {
+		a.In2 = make([]node.Strided, len(fins))
+	}
+	view := func(t *view, k int) (node.Strided, bool) {
+		if c.terms != nil && c.terms[k].Buf != nil {
+			return c.terms[k], false
+		}
+		return node.Strided{Buf: e.buffer(t), Off: t.off, Stride: t.stride}, t.buf == bufState
+	}
+	k := 0 // the flat index of fins[ii].terms[0]
+	for ii := range fins {
+		fi := &fins[ii]
+		switch {
+		case fi.pair:
+			v, st := view(&fi.terms[0], k)
+			v2, st2 := view(&fi.terms[1], k+1)
+			a.In[ii], a.In2[ii] = v, v2
+			if st {
+				ca.stIn = append(ca.stIn, int32(ii))
+			}
+			if st2 {
+				ca.stIn2 = append(ca.stIn2, int32(ii))
+			}
+			if ph == phaseOutputs && fi.readsOutput {
+				ca.checks = append(ca.checks, callCheck{in: int32(ii), n: fi.n}, callCheck{in: int32(ii), second: true, n: fi.n})
+			}
+		case fi.sum >= 0:
+			cs := callSum{dst: wk.sums[fi.sum : fi.sum+sumBlock*fi.n], terms: make([]node.Strided, len(fi.terms)), n: fi.n, readsOutput: fi.readsOutput}
+			for ti := range fi.terms {
+				v, st := view(&fi.terms[ti], k+ti)
+				cs.terms[ti] = v
+				if st {
+					cs.st = append(cs.st, int32(ti))
+				}
+			}
+			ca.sums = append(ca.sums, cs)
+			a.In[ii] = node.Strided{Buf: cs.dst, Off: -c.lo * fi.n, Stride: fi.n}
+		default:
+			v, st := view(&fi.terms[0], k)
+			a.In[ii] = v
+			if st {
+				ca.stIn = append(ca.stIn, int32(ii))
+			}
+			if fi.readsOutput {
+				ca.checks = append(ca.checks, callCheck{in: int32(ii), n: fi.n})
+			}
+		}
+		k += len(fi.terms)
+	}
+	switch ph {
+	case phaseOutputs:
+		a.Out, a.Need = outArgs, f.need
+	default:
+		a.Dst = node.Strided{Off: f.x0, Stride: f.xs}
+	}
+	return ca
+}
+
+// run runs compiled call c of job j: block's work with the state views
+// patched instead of assembled. It reports false on any failure.
+func (e *engine) run(c *callArgs, j *job) bool {
+	a, f := &c.args, c.f
+	a.T, a.Dt = j.t, j.dt
+	st := e.buf.state
+	a.X.Buf = st
+	for _, k := range c.stIn {
+		a.In[k].Buf = st
+	}
+	for _, k := range c.stIn2 {
+		a.In2[k].Buf = st
+	}
+	for i := range c.sums {
+		s := &c.sums[i]
+		for _, k := range s.st {
+			s.terms[k].Buf = st
+		}
+		if !sumInto(s.dst, s.terms, s.n, a.Lo, a.Hi) && s.readsOutput {
+			return false
+		}
+	}
+	for _, ck := range c.checks {
+		v := a.In[ck.in]
+		if ck.second {
+			v = a.In2[ck.in]
+		}
+		if !finiteRows(v, ck.n, a.Lo, a.Hi) {
+			return false
+		}
+	}
+	switch c.ph {
+	case phaseOutputs:
+		return f.out.Outputs(a) == nil && checkRuns(e.buf.outputs, f.y0, f.ys, f.needed, a.Lo, a.Hi)
+	case phaseUpdate:
+		a.Dst.Buf = e.buf.nextState
+		return f.upd.Update(a) == nil && checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi)
+	case phaseDerivs:
+		a.Dst.Buf = j.dst
+		return f.der.Derivatives(a) == nil && checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi)
 	}
 	return false
 }
@@ -111,13 +266,8 @@ func (f *family) computes(ph phase, level int) bool {
 	return false
 }
 
-// termView is the kernel view of input term t, flat index k of its
-// family's terms: tv[k] when the call gives one (a window), else t in
-// its buffer.
-func (e *engine) termView(t *view, tv []node.Strided, k int) node.Strided {
-	if tv != nil && tv[k].Buf != nil {
-		return tv[k]
-	}
+// termView is the kernel view of input term t in its buffer.
+func (e *engine) termView(t *view) node.Strided {
 	return node.Strided{Buf: e.buffer(t), Off: t.off, Stride: t.stride}
 }
 

@@ -222,7 +222,7 @@ func (s *Sim) familyBound(lf *limFam, t float64) (b float64, ok bool) {
 	}()
 	f := lf.f
 	for k := range lf.ins {
-		lf.in[k] = s.engine.termView(&lf.ins[k].terms[0], nil, 0)
+		lf.in[k] = s.engine.termView(&lf.ins[k].terms[0])
 	}
 	lf.args = node.BatchArgs{T: t, Lo: 0, Hi: len(f.rows), X: node.Strided{Buf: s.state, Off: f.x0, Stride: f.xs}, In: lf.in, Present: f.present}
 	return lf.sb.StableDt(&lf.args), true

@@ -135,9 +135,18 @@ func (b *batch) Outputs(a *node.BatchArgs) error {
 	load0 := b.push[0] && a.Needs(b.fLoad[0])
 	load1 := b.push[1] && a.Needs(b.fLoad[1])
 	pointPoint := b.kind[0] == kindPoint && b.kind[1] == kindPoint
-	if pointPoint && !needDisp && !needDist && !needVel && !needForce && !needPE {
-		b.loadsOnly(a, load0, load1)
-		return nil
+	if !needDisp && !needDist && !needVel && !needForce && !needPE {
+		switch {
+		case pointPoint:
+			b.loadsOnly(a, load0, load1)
+			return nil
+		case b.kind[0] == kindGround && b.kind[1] == kindPoint:
+			b.groundLoads(a, 0, load1)
+			return nil
+		case b.kind[0] == kindPoint && b.kind[1] == kindGround:
+			b.groundLoads(a, 1, load0)
+			return nil
+		}
 	}
 	if a.Lo >= a.Hi {
 		return nil
@@ -213,9 +222,11 @@ func (b *batch) loadsOnly(a *node.BatchArgs, load0, load1 bool) {
 	if load1 {
 		l1 = a.Out[b.fLoad[1]]
 	}
-	if load0 && load1 && p0.Shift(v0) == 3 && p1.Shift(v1) == 3 && p0.Shift(p1) > 0 && l0.Shift(l1) == 3 {
-		b.chainLoads(a, p0, p0.Shift(p1), l0)
-		return
+	if load0 && load1 {
+		if d := p0.Shift(p1); d > 0 && p0.Shift(v0) == 3 && p1.Shift(v1) == 3 && l0.Shift(l1) == 3 {
+			b.chainLoads(a, p0, d, l0)
+			return
+		}
 	}
 	if a.Lo >= a.Hi {
 		return
@@ -267,6 +278,51 @@ func (b *batch) chainLoads(a *node.BatchArgs, body node.Strided, d int, out node
 		l := (*[6]float64)(unsafe.Add(yp, u*ys))
 		l[0], l[1], l[2] = fx, fy, fz
 		l[3], l[4], l[5] = -fx, -fy, -fz
+	}
+}
+
+// groundLoads is Outputs for a ground marker (marker g) and a point
+// marker when only the point's load is read, if anything (the connectors
+// at a chain's walls): the arithmetic of the direct path — the ground's
+// point at rest, the differences marker 1 minus marker 0 — without its
+// per-row branches and re-slicing.
+func (b *batch) groundLoads(a *node.BatchArgs, g int, load bool) {
+	if !load || a.Lo >= a.Hi {
+		return
+	}
+	k := 1 - g // the point marker
+	p, v, l := a.In[b.inPos[k]], a.In[b.inVel[k]], a.Out[b.fLoad[k]]
+	pp := unsafe.Pointer(&p.Span(a.Lo, a.Hi, 3)[0])
+	vp := unsafe.Pointer(&v.Span(a.Lo, a.Hi, 3)[0])
+	lp := unsafe.Pointer(&l.Span(a.Lo, a.Hi, 3)[0])
+	ps, vs, ls := uintptr(p.Stride)*8, uintptr(v.Stride)*8, uintptr(l.Stride)*8
+	mp, msz := b.models.Walk(a.Lo, a.Hi)
+	ground := b.ground[a.Lo:a.Hi]
+	for r := range ground {
+		u := uintptr(r)
+		m := (*model)(unsafe.Add(mp, u*msz))
+		q, w := (*[3]float64)(unsafe.Add(pp, u*ps)), (*[3]float64)(unsafe.Add(vp, u*vs))
+		gp := &ground[r][g]
+		var fx, fy, fz float64
+		if g == 0 {
+			dpx, dpy, dpz := q[0]-gp[0], q[1]-gp[1], q[2]-gp[2]
+			dvx, dvy, dvz := w[0]-0, w[1]-0, w[2]-0
+			if m.active {
+				fx, fy, fz = m.linear(dpx, dpy, dpz, dvx, dvy, dvz)
+			}
+			// Marker 1's load, −f.
+			o := (*[3]float64)(unsafe.Add(lp, u*ls))
+			o[0], o[1], o[2] = -fx, -fy, -fz
+			continue
+		}
+		dpx, dpy, dpz := gp[0]-q[0], gp[1]-q[1], gp[2]-q[2]
+		dvx, dvy, dvz := 0-w[0], 0-w[1], 0-w[2]
+		if m.active {
+			fx, fy, fz = m.linear(dpx, dpy, dpz, dvx, dvy, dvz)
+		}
+		// Marker 0's load, f.
+		o := (*[3]float64)(unsafe.Add(lp, u*ls))
+		o[0], o[1], o[2] = fx, fy, fz
 	}
 }
 
