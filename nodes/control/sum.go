@@ -51,8 +51,6 @@ var sumParams = []node.Param{
 type Sum struct {
 	node.Stateless
 	block
-	// p holds the signs ±1, one per input.
-	p []float64
 }
 
 var (
@@ -75,7 +73,7 @@ func newSum(given map[string]any) (*Sum, error) {
 	s := &Sum{block: block{typ: SumName, params: sumParams, fixed: []string{"size", "units"}, n: vals.Int("size")}}
 	s.set(vals)
 	units := vals.String("units")
-	ins := make([]node.Input, len(s.p))
+	ins := make([]node.Input, len(s.pars()))
 	for j, sg := range vals.String("signs") {
 		ins[j] = node.Input{Name: portName(j), Shape: shapeOf(s.n), Units: units, Combine: node.Additive,
 			Description: fmt.Sprintf("Input $u_{%d}$, taken with sign %c (edges into it are summed first)", j+1, sg)}
@@ -114,14 +112,15 @@ func checkSum(vals node.Values) error {
 
 func (s *Sum) set(vals node.Values) {
 	s.vals = vals
-	s.p = s.p[:0]
+	p := []float64(nil)
 	for _, c := range vals.String("signs") {
 		sg := 1.0
 		if c == '-' {
 			sg = -1
 		}
-		s.p = append(s.p, sg)
+		p = append(p, sg)
 	}
+	s.row.Set(p)
 }
 
 // sumRow writes y = Σ_j p_j u_j into y, where input j's n components
@@ -140,16 +139,16 @@ func sumRow(p, u, y []float64) {
 
 // Outputs writes the signed sum into dst.
 func (s *Sum) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	sumRow(s.p, in.Values, dst[:s.n])
+	sumRow(s.pars(), in.Values, dst[:s.n])
 	return nil
 }
 
 // OutputsJacobian writes ∂y/∂u_j = s_j I into dst.
 func (s *Sum) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []float64) error {
-	nu := len(s.p) * s.n
+	nu := len(s.pars()) * s.n
 	d := dst[:s.n*nu]
 	clear(d)
-	for j, sg := range s.p {
+	for j, sg := range s.pars() {
 		for i := range s.n {
 			d[i*nu+j*s.n+i] = sg
 		}
