@@ -192,25 +192,36 @@ func (f *FirstOrder) Update(t, dt float64, x []float64, in node.Inputs, dst []fl
 	return nil
 }
 
+// firstOrderRates writes ẋ = (target − x)/T into dst, and
+// firstOrderOutputs y = x (lag) or y = K (u − x)/T (derivative): the
+// arithmetic of Derivatives and Outputs and of the batch kernel.
+func firstOrderRates(p []float64, deriv bool, x, u, dst []float64) {
+	n := len(dst)
+	for i := range dst {
+		dst[i] = (firstOrderTarget(p, deriv, i, u[i]) - x[i]) / p[n+i]
+	}
+}
+
+func firstOrderOutputs(p []float64, deriv bool, x, u, dst []float64) {
+	if !deriv {
+		copy(dst, x[:len(dst)])
+		return
+	}
+	n := len(dst)
+	for i := range dst {
+		dst[i] = p[i] * (u[i] - x[i]) / p[n+i]
+	}
+}
+
 // Derivatives writes ẋ = (target − x)/T into dst.
 func (f *FirstOrder) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	n := f.n
-	for i := range n {
-		dst[i] = (firstOrderTarget(f.pars(), f.deriv, i, in.Values[i]) - x[i]) / f.pars()[n+i]
-	}
+	firstOrderRates(f.pars(), f.deriv, x, in.Values[:f.n], dst[:f.n])
 	return nil
 }
 
 // Outputs writes y = x (lag) or y = K (u − x)/T (derivative) into dst.
 func (f *FirstOrder) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	n := f.n
-	for i := range n {
-		if f.deriv {
-			dst[i] = f.pars()[i] * (in.Values[i] - x[i]) / f.pars()[n+i]
-		} else {
-			dst[i] = x[i]
-		}
-	}
+	firstOrderOutputs(f.pars(), f.deriv, x, in.Values[:f.n], dst[:f.n])
 	return nil
 }
 

@@ -201,17 +201,23 @@ func (g *Integrator) Update(t, dt float64, x []float64, in node.Inputs, dst []fl
 	return nil
 }
 
-// Derivatives writes ẏ = K u into dst: zero at a limit the input pushes
-// against, and while the reset input is at least 0.5.
-func (g *Integrator) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	reset := g.resetting(in)
-	for i := range g.n {
+// integratorRates writes ẏ = K u into dst, zero while reset: the
+// arithmetic of Derivatives and of the batch kernel.
+func integratorRates(p []float64, x, u []float64, reset bool, dst []float64) {
+	n := len(dst)
+	for i := range dst {
 		if reset {
 			dst[i] = 0
 			continue
 		}
-		dst[i] = integratorRate(g.pars(), g.n, i, x[i], in.Values[i])
+		dst[i] = integratorRate(p, n, i, x[i], u[i])
 	}
+}
+
+// Derivatives writes ẏ = K u into dst: zero at a limit the input pushes
+// against, and while the reset input is at least 0.5.
+func (g *Integrator) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	integratorRates(g.pars(), x, in.Values[:g.n], g.resetting(in), dst[:g.n])
 	return nil
 }
 

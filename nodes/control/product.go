@@ -146,13 +146,12 @@ func (pr *Product) set(vals node.Values) {
 // productRow writes y_i = Π_j u_j,i^{p_j} into y, in input order, and
 // returns the index j of the first zero divisor, or −1: the arithmetic of
 // Outputs and of a batch kernel.
-func productRow(p, u, y []float64) int {
-	n := len(y)
+func productRow(p []float64, u *[MaxPorts][]float64, y []float64) int {
 	bad := -1
 	for i := range y {
 		v := 1.0
 		for j, e := range p {
-			uj := u[j*n+i]
+			uj := u[j][i]
 			if e > 0 {
 				v *= uj
 				continue
@@ -170,7 +169,10 @@ func productRow(p, u, y []float64) int {
 // Outputs writes the product into dst. A zero divisor is a
 // *node.FieldError for "out" wrapping ErrDivideByZero.
 func (pr *Product) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	if j := productRow(pr.pars(), in.Values, dst[:pr.n]); j >= 0 {
+	p := pr.pars()
+	var u [MaxPorts][]float64
+	ports(&u, in.Values, len(p), pr.n)
+	if j := productRow(p, &u, dst[:pr.n]); j >= 0 {
 		return &node.FieldError{Field: "out", Err: fmt.Errorf("%s: input %s is 0 at t = %s and divides the product: %w",
 			ProductName, portName(j), node.FormatValue(t), ErrDivideByZero)}
 	}

@@ -147,12 +147,18 @@ func (r *RateLimiter) Update(t, dt float64, x []float64, in node.Inputs, dst []f
 	return nil
 }
 
+// rateLimiterRates writes ẏ = clamp((u − y)/T, −F, R) into dst: the
+// arithmetic of Derivatives and of the batch kernel.
+func rateLimiterRates(p []float64, x, u, dst []float64) {
+	n := len(dst)
+	for i := range dst {
+		dst[i] = clamp((u[i]-x[i])/p[2*n+i], -p[n+i], p[i])
+	}
+}
+
 // Derivatives writes ẏ = clamp((u − y)/T, −F, R) into dst.
 func (r *RateLimiter) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	n := r.n
-	for i := range n {
-		dst[i] = clamp((in.Values[i]-x[i])/r.pars()[2*n+i], -r.pars()[n+i], r.pars()[i])
-	}
+	rateLimiterRates(r.pars(), x, in.Values[:r.n], dst[:r.n])
 	return nil
 }
 

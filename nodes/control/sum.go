@@ -123,23 +123,33 @@ func (s *Sum) set(vals node.Values) {
 	s.row.Set(p)
 }
 
-// sumRow writes y = Σ_j p_j u_j into y, where input j's n components
-// are u[j·n : (j+1)·n]: the arithmetic of Outputs and of a batch kernel.
-// The terms are added in input order.
-func sumRow(p, u, y []float64) {
-	n := len(y)
+// sumRow writes y = Σ_j p_j u_j into y, where u[j] is input j (len(p)
+// of them): the arithmetic of Outputs and of the batch kernel. The terms
+// are added in input order.
+func sumRow(p []float64, u *[MaxPorts][]float64, y []float64) {
 	for i := range y {
 		s := 0.0
 		for j, sg := range p {
-			s += sg * u[j*n+i]
+			s += sg * u[j][i]
 		}
 		y[i] = s
 	}
 }
 
+// ports splits packed inputs (k inputs of n components, as
+// node.Inputs.Values holds them) into u.
+func ports(u *[MaxPorts][]float64, packed []float64, k, n int) {
+	for j := range k {
+		u[j] = packed[j*n : (j+1)*n]
+	}
+}
+
 // Outputs writes the signed sum into dst.
 func (s *Sum) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	sumRow(s.pars(), in.Values, dst[:s.n])
+	p := s.pars()
+	var u [MaxPorts][]float64
+	ports(&u, in.Values, len(p), s.n)
+	sumRow(p, &u, dst[:s.n])
 	return nil
 }
 

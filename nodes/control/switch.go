@@ -121,19 +121,19 @@ func switchOn(p []float64, c float64) bool {
 }
 
 // switchRow writes on or off into y: the arithmetic of Outputs and of a
-// batch kernel. u is on, control, off (n, 1, n values).
-func switchRow(p []float64, u, y []float64) {
-	n := len(y)
-	src := u[n+1 : 2*n+1]
-	if switchOn(p, u[n]) {
-		src = u[:n]
+// batch kernel, from the inputs on, control c and off.
+func switchRow(p []float64, on []float64, c float64, off, y []float64) {
+	src := off
+	if switchOn(p, c) {
+		src = on
 	}
 	copy(y, src)
 }
 
 // Outputs writes on or off into dst.
 func (s *Switch) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	switchRow(s.pars(), in.Values, dst[:s.n])
+	n := s.n
+	switchRow(s.pars(), in.Values[:n], in.Values[n], in.Values[n+1:2*n+1], dst[:n])
 	return nil
 }
 

@@ -1,0 +1,181 @@
+package control_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/control"
+	"github.com/cosimgo/cosim/verification"
+)
+
+// batchFamily draws the parameters of member i of a family of one block
+// type with signals of nc components.
+type batchFamily struct {
+	typ    string
+	params func(rng *rand.Rand, i, nc int) map[string]any
+}
+
+// drawn returns a per-component parameter of nc components, or one value
+// for all in one draw of three.
+func drawn(rng *rand.Rand, nc int, f func() float64) []float64 {
+	if nc == 1 || rng.IntN(3) == 0 {
+		return []float64{f()}
+	}
+	v := make([]float64, nc)
+	for i := range v {
+		v[i] = f()
+	}
+	return v
+}
+
+// batchFamilies are the kernels' families: parameters drawn per member
+// so that every branch of every per-row function is taken by some row
+// (limits on and off, every switch criterion, lags and derivatives,
+// biproper and strictly proper transfer functions), and, for sum and
+// product, signs that differ per row.
+func batchFamilies() []batchFamily {
+	norm := func(rng *rand.Rand, s float64) func() float64 { return func() float64 { return s * rng.NormFloat64() } }
+	pos := func(rng *rand.Rand, lo, s float64) func() float64 { return func() float64 { return lo + s*rng.Float64() } }
+	ops := func(rng *rand.Rand, set string) string {
+		var b strings.Builder
+		for range 3 {
+			b.WriteByte(set[rng.IntN(2)])
+		}
+		return b.String()
+	}
+	return []batchFamily{
+		{"gain", func(rng *rand.Rand, i, nc int) map[string]any {
+			return map[string]any{"size": nc, "gain": drawn(rng, nc, norm(rng, 3))}
+		}},
+		{"gain", func(rng *rand.Rand, i, nc int) map[string]any { // matrix: nc inputs, 2 outputs
+			k := make([]float64, 2*nc)
+			for j := range k {
+				k[j] = rng.NormFloat64()
+			}
+			return map[string]any{"size": nc, "outputs": 2, "gain": k}
+		}},
+		{"sum", func(rng *rand.Rand, i, nc int) map[string]any {
+			return map[string]any{"size": nc, "signs": ops(rng, "+-")}
+		}},
+		{"product", func(rng *rand.Rand, i, nc int) map[string]any {
+			return map[string]any{"size": nc, "ops": ops(rng, "*/"), "input_units": "1,1,1"}
+		}},
+		{"saturation", func(rng *rand.Rand, i, nc int) map[string]any {
+			return map[string]any{"size": nc, "lower": drawn(rng, nc, pos(rng, -2, 1.9)), "upper": drawn(rng, nc, pos(rng, 0, 2))}
+		}},
+		{"deadzone", func(rng *rand.Rand, i, nc int) map[string]any {
+			return map[string]any{"size": nc, "lower": drawn(rng, nc, pos(rng, -2, 1.9)), "upper": drawn(rng, nc, pos(rng, 0, 2))}
+		}},
+		{"switch", func(rng *rand.Rand, i, nc int) map[string]any {
+			return map[string]any{"size": nc, "criterion": []string{control.CriterionAtLeast, control.CriterionAbove, control.CriterionNonZero}[i%3],
+				"threshold": rng.NormFloat64()}
+		}},
+		{"lag", func(rng *rand.Rand, i, nc int) map[string]any {
+			return map[string]any{"size": nc, "gain": drawn(rng, nc, norm(rng, 2)), "time_constant": drawn(rng, nc, pos(rng, 0.01, 2)),
+				"initial": drawn(rng, nc, norm(rng, 1))}
+		}},
+		{"derivative", func(rng *rand.Rand, i, nc int) map[string]any {
+			return map[string]any{"size": nc, "gain": drawn(rng, nc, norm(rng, 2)), "time_constant": drawn(rng, nc, pos(rng, 0.01, 2)),
+				"initial_input": drawn(rng, nc, norm(rng, 1))}
+		}},
+		{"integrator", func(rng *rand.Rand, i, nc int) map[string]any {
+			return map[string]any{"size": nc, "gain": drawn(rng, nc, norm(rng, 2)), "limit_output": i%2 == 0,
+				"lower": drawn(rng, nc, pos(rng, -1, 0.9)), "upper": drawn(rng, nc, pos(rng, 0.1, 1)), "initial": []float64{0}}
+		}},
+		{"ratelimiter", func(rng *rand.Rand, i, nc int) map[string]any {
+			return map[string]any{"size": nc, "rising": drawn(rng, nc, pos(rng, 0.1, 5)), "falling": drawn(rng, nc, pos(rng, 0.1, 5)),
+				"time_constant": drawn(rng, nc, pos(rng, 0.001, 0.5)), "initial": drawn(rng, nc, norm(rng, 1))}
+		}},
+		{"pid", func(rng *rand.Rand, i, nc int) map[string]any {
+			return map[string]any{"size": nc, "kp": drawn(rng, nc, norm(rng, 5)), "ki": drawn(rng, nc, norm(rng, 2)), "kd": drawn(rng, nc, norm(rng, 1)),
+				"tf": drawn(rng, nc, pos(rng, 0.005, 0.1)), "setpoint_weight": drawn(rng, nc, pos(rng, 0, 1)),
+				"derivative_weight": drawn(rng, nc, pos(rng, 0, 1)), "limit_output": i%3 != 0,
+				"lower": drawn(rng, nc, pos(rng, -2, 1.9)), "upper": drawn(rng, nc, pos(rng, 0, 2)), "kb": drawn(rng, nc, pos(rng, 0, 3)),
+				"retune_time": drawn(rng, nc, pos(rng, 0.01, 1)), "initial_integral": drawn(rng, nc, norm(rng, 1)),
+				"initial_filter_input": drawn(rng, nc, norm(rng, 1))}
+		}},
+		{"transferfunction", func(rng *rand.Rand, i, nc int) map[string]any { // order nc + 1
+			den := []float64{0.5 + rng.Float64()}
+			for range nc + 1 {
+				den = append(den, 0.1+3*rng.Float64())
+			}
+			num := make([]float64, 1+rng.IntN(nc+2)) // proper; biproper when nc + 2 coefficients
+			for j := range num {
+				num[j] = rng.NormFloat64()
+			}
+			return map[string]any{"numerator": num, "denominator": den}
+		}},
+		{"statespace", func(rng *rand.Rand, i, nc int) map[string]any { // 2 states, nc inputs, 2 outputs
+			v := func(k int) []float64 {
+				m := make([]float64, k)
+				for j := range m {
+					m[j] = rng.NormFloat64()
+				}
+				return m
+			}
+			a := v(4)
+			a[0], a[3] = -1-rng.Float64(), -2-rng.Float64()
+			return map[string]any{"a": a, "b": v(2 * nc), "c": v(4), "d": v(2 * nc), "initial": v(2)}
+		}},
+	}
+}
+
+// TestBatchKernelsMatchMembers holds the kernel of every block type with
+// one (each family, with 1 and 3 components) to its members' own
+// Update, Outputs and Derivatives with verification.CheckBatch: random
+// states, inputs (non-finite ones included), steps (invalid ones
+// included), layouts, Need masks and chunkings, then again after
+// SetParams on every member (a kernel must see it), and the batch's
+// lifetime. The reference is each member's own method on its row; the
+// tolerance is zero (bit for bit), since a graph may run either path.
+// It lives here, beside verification's test over every node type, so
+// that mutation testing of this package sees batch.go exercised.
+func TestBatchKernelsMatchMembers(t *testing.T) {
+	reg := registry(t)
+	for fi, fam := range batchFamilies() {
+		for _, nc := range []int{1, 3} {
+			t.Run(fmt.Sprintf("%s/%d/%d", fam.typ, fi, nc), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(fi), uint64(nc)))
+				members := make([]node.Node, 13)
+				for i := range members {
+					m, err := reg.New(fam.typ, fam.params(rng, i, nc))
+					if err != nil {
+						t.Fatal(err)
+					}
+					members[i] = m
+				}
+				for _, err := range verification.CheckBatch(members, verification.BatchOptions{Seed: uint64(31*fi + nc), Trials: 6}) {
+					t.Error(err)
+				}
+			})
+		}
+	}
+}
+
+// TestBatchUniformRows: a family of equal members reads one row (the
+// rows are uniform) until SetParams makes one differ, and the kernel
+// follows both; CheckBatch's default perturbation makes rows differ, so
+// here the members start equal and one is changed by hand.
+func TestBatchUniformRows(t *testing.T) {
+	reg := registry(t)
+	members := make([]node.Node, 9)
+	for i := range members {
+		m, err := reg.New("pid", map[string]any{"kp": 2.0, "ki": 1.0, "kd": 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		members[i] = m
+	}
+	errs := verification.CheckBatch(members, verification.BatchOptions{Seed: 5, Trials: 4, Perturb: func(i int, n node.Node) error {
+		if i != 4 {
+			return nil
+		}
+		return n.(node.Tunable).SetParams(map[string]any{"kp": -0.0, "ki": 3.0})
+	}})
+	for _, err := range errs {
+		t.Error(err)
+	}
+}
