@@ -38,7 +38,9 @@ func drawn(rng *rand.Rand, nc int, f func() float64) []float64 {
 // product, signs that differ per row.
 func batchFamilies() []batchFamily {
 	norm := func(rng *rand.Rand, s float64) func() float64 { return func() float64 { return s * rng.NormFloat64() } }
-	pos := func(rng *rand.Rand, lo, s float64) func() float64 { return func() float64 { return lo + s*rng.Float64() } }
+	pos := func(rng *rand.Rand, lo, s float64) func() float64 {
+		return func() float64 { return lo + s*rng.Float64() }
+	}
 	ops := func(rng *rand.Rand, set string) string {
 		var b strings.Builder
 		for range 3 {
