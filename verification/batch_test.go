@@ -386,7 +386,9 @@ func batchFamilies() []batchFamily {
 // row, biproper and strictly proper transfer functions.
 func controls(kind string, nc int) func(t testing.TB, rng *rand.Rand, n int) []node.Node {
 	return each(func(t testing.TB, rng *rand.Rand, i int) node.Node {
-		pc := func(lo, scale float64) []float64 { return perComp(rng, nc, i%2 == 0, func() float64 { return lo + scale*rng.Float64() }) }
+		pc := func(lo, scale float64) []float64 {
+			return perComp(rng, nc, i%2 == 0, func() float64 { return lo + scale*rng.Float64() })
+		}
 		normal := func(k int) []float64 {
 			v := make([]float64, k)
 			for j := range v {
