@@ -129,12 +129,14 @@ var ControlBlockTypes = []struct {
 }
 
 // ControlFamily builds n blocks of the control type typ (one of
-// ControlBlockTypes, built through reg), each input fed by its own sine
-// source offset away from 0 (a product's divisor never crosses it) and
-// the output read by a lag (so that it is evaluated, and its bits reach
-// the state), with the blocks' kernels or without them: the per-type
-// measure of what a kernel saves, the sources and the lags (which keep
-// their kernels) costing the same in both.
+// ControlBlockTypes, built through reg), with the blocks' kernels or
+// without them: the per-type measure of what a kernel saves. One sine
+// source per input, offset away from 0 (a product's divisor never
+// crosses it), feeds that input of every block, and a lag per block
+// reads its output (so that the output is evaluated and its bits reach
+// the state); the sources and the lags keep their kernels in both
+// graphs. The sources come first, then the blocks, then the lags, so
+// that the blocks form one family and the lags another.
 func ControlFamily(reg *node.Registry, typ string, n int, kernels bool) (*graph.Sim, error) {
 	var params map[string]any
 	for _, c := range ControlBlockTypes {
@@ -146,35 +148,45 @@ func ControlFamily(reg *node.Registry, typ string, n int, kernels bool) (*graph.
 		return nil, fmt.Errorf("benchmarks: no control block type %q", typ)
 	}
 	g := graph.New()
-	for i := range n {
+	blocks := make([]node.Node, n)
+	for i := range blocks {
 		b, err := reg.New(typ, params)
 		if err != nil {
 			return nil, err
 		}
+		blocks[i] = b
+	}
+	spec := blocks[0].Spec()
+	for j, in := range spec.Inputs {
+		if in.Absent {
+			continue
+		}
+		off := make([]float64, in.Shape.Len()) // the sine's size
+		for k := range off {
+			off[k] = 2
+		}
+		s, err := source.NewSine(source.SineParams{Amplitude: []float64{1}, Omega: []float64{float64(1 + j)}, Offset: off, Units: in.Units})
+		if err != nil {
+			return nil, err
+		}
+		g.Add("src_"+in.Name, s)
+	}
+	for i, b := range blocks {
 		name := fmt.Sprintf("b%d", i)
 		g.Add(name, withKernel(b, kernels))
-		for j, in := range b.Spec().Inputs {
-			if in.Absent {
-				continue
+		for _, in := range spec.Inputs {
+			if !in.Absent {
+				g.Connect("src_"+in.Name+".value", name+"."+in.Name)
 			}
-			off := make([]float64, in.Shape.Len()) // the sine's size
-			for k := range off {
-				off[k] = 2
-			}
-			s, err := source.NewSine(source.SineParams{Amplitude: []float64{1}, Omega: []float64{float64(1 + j)}, Offset: off,
-				Phase: []float64{0.01 * float64(i)}, Units: in.Units})
-			if err != nil {
-				return nil, err
-			}
-			src := fmt.Sprintf("%s_%s", name, in.Name)
-			g.Add(src, s)
-			g.Connect(src+".value", name+"."+in.Name)
 		}
-		out := b.Spec().Outputs[0]
+	}
+	out := spec.Outputs[0]
+	for i := range blocks {
 		sink, err := control.NewLag(control.FirstOrderParams{Size: out.Shape.Len(), TimeConstant: []float64{0.1}, InputUnits: out.Units, OutputUnits: out.Units})
 		if err != nil {
 			return nil, err
 		}
+		name := fmt.Sprintf("b%d", i)
 		g.Add(name+"_sink", sink)
 		g.Connect(name+".out", name+"_sink.in")
 	}

@@ -33,14 +33,15 @@ func familyTypes(s *graph.Sim) map[string]bool {
 	return out
 }
 
-// inFamily reports whether node name is in one of s's families.
-func inFamily(s *graph.Sim, name string) bool {
+// familySize is the number of members of node name's family, 0 when
+// it is in none.
+func familySize(s *graph.Sim, name string) int {
 	for _, f := range s.Families() {
 		if slices.Contains(f.Nodes, name) {
-			return true
+			return len(f.Nodes)
 		}
 	}
-	return false
+	return 0
 }
 
 // W6 with the control kernels and without them is the same model: after
@@ -93,7 +94,8 @@ func TestPIDLoopsKernelsMatchPerNode(t *testing.T) {
 }
 
 // Every control block type of the per-type benchmark ends in the same
-// bits with its kernel and without, and forms a family only with it.
+// bits with its kernel and without, and its blocks form one family only
+// with it.
 func TestControlFamilyKernelsMatchPerNode(t *testing.T) {
 	reg := nodes.Registry()
 	for _, c := range ControlBlockTypes {
@@ -104,8 +106,12 @@ func TestControlFamilyKernelsMatchPerNode(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if inFamily(s, "b0") != kernels {
-					t.Errorf("kernels %v: %s b0 in a family: %v", kernels, c.Name, !kernels)
+				want := 0
+				if kernels {
+					want = 10 // one family of every block
+				}
+				if got := familySize(s, "b0"); got != want {
+					t.Errorf("kernels %v: %s b0 is in a family of %d, want %d", kernels, c.Name, got, want)
 				}
 				if _, err := s.Run(context.Background(), graph.Settings{Dt: LoopDt, Steps: 300}); err != nil {
 					t.Fatal(err)
