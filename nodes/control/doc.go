@@ -91,15 +91,15 @@
 //
 // Which kernels pay was measured, not assumed: benchmarks.PIDLoops (W6,
 // 1000 PID position loops, each a mass on a spring-damper with a sensor
-// lag, a PID controller and a saturating actuator) steps in about half
-// the time with the control kernels as without them, and
+// lag, a PID controller and a saturating actuator) steps in 0.47 to 0.75
+// of the time with the control kernels as without them, and
 // benchmarks.ControlFamily measures each type alone (1000 blocks fed by
-// shared sources, each read by a lag): every kernel saved time there,
-// from about 15 % (lag, sum, integrator, pid, whose per-row arithmetic or
-// transcendental functions dominate what a call costs) to about 60 %
-// (gain, product, dead zone, switch, derivative), on a loaded machine
-// (benchmarks/REPORT.md, section W6, has the numbers; the lead
-// re-measures them idle). All are kept. The sampled blocks (zoh,
+// shared sources, each read by a lag): every type was faster with its
+// kernel in at least two of three runs, by 10 % (pid, whose exponentials
+// dominate what a call costs) to 50 % and more (product, transfer
+// function, dead zone, integrator), all on a loaded machine
+// (benchmarks/REPORT.md, section W6, has the numbers; they are to be
+// re-measured idle). All are kept. The sampled blocks (zoh,
 // unitdelay, transportdelay) have none: their state changes only at
 // sample instants, which each block declares as time events and events
 // of its own that a graph asks node by node, and between samples their
