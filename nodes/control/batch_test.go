@@ -300,3 +300,108 @@ func TestBatchSeesSetParamsMidRun(t *testing.T) {
 		}
 	}
 }
+
+// kernelAgrees runs the kernel of members and the members' own Update,
+// Outputs and Derivatives at the inputs in (row i's packed as its
+// node.Inputs.Values, every input present) from their initial states,
+// and reports every difference in bits or in failing.
+func kernelAgrees(t *testing.T, members []node.Node, in [][]float64) {
+	t.Helper()
+	s := members[0].Spec()
+	nx, ny, rows := s.StateLayout.Size(), s.OutputLayout.Size(), len(members)
+	b := members[0].(node.Batcher).NewBatch(members)
+	a := &node.BatchArgs{T: 0.1, Dt: 0.01, Lo: 0, Hi: rows,
+		X: node.Strided{Buf: make([]float64, rows*nx), Stride: nx}, Dst: node.Strided{Buf: make([]float64, rows*nx), Stride: nx},
+		Out: []node.Strided{{Buf: make([]float64, rows*ny), Stride: ny}}}
+	for i, m := range members {
+		m.InitialState(a.X.Row(i, nx))
+	}
+	off := 0
+	for _, f := range s.Inputs {
+		k := f.Shape.Len()
+		v := make([]float64, rows*k)
+		for i := range rows {
+			copy(v[i*k:], in[i][off:off+k])
+		}
+		a.In = append(a.In, node.Strided{Buf: v, Stride: k})
+		a.Present = append(a.Present, true)
+		off += k
+	}
+	type method struct {
+		name   string
+		kernel func() error
+		member func(m node.Node, x []float64, in node.Inputs, dst []float64) error
+		dst    node.Strided
+		n      int
+	}
+	var ms []method
+	if u, ok := b.(node.BatchUpdater); ok {
+		ms = append(ms, method{"Update", func() error { return u.Update(a) },
+			func(m node.Node, x []float64, in node.Inputs, dst []float64) error { return m.Update(a.T, a.Dt, x, in, dst) }, a.Dst, nx})
+	}
+	if o, ok := b.(node.BatchOutputter); ok {
+		ms = append(ms, method{"Outputs", func() error { return o.Outputs(a) },
+			func(m node.Node, x []float64, in node.Inputs, dst []float64) error {
+				return m.(node.Outputter).Outputs(a.T, x, in, dst)
+			}, a.Out[0], ny})
+	}
+	if d, ok := b.(node.BatchDeriver); ok {
+		ms = append(ms, method{"Derivatives", func() error { return d.Derivatives(a) },
+			func(m node.Node, x []float64, in node.Inputs, dst []float64) error {
+				return m.(node.Deriver).Derivatives(a.T, x, in, dst)
+			}, a.Dst, nx})
+	}
+	for _, meth := range ms {
+		kerr := meth.kernel()
+		var merr error
+		for i, m := range members {
+			want := make([]float64, meth.n)
+			nin := m.Spec().DefaultInputs()
+			copy(nin.Values, in[i])
+			for j := range nin.Present {
+				nin.Present[j] = true
+			}
+			if err := meth.member(m, a.X.Row(i, nx), nin, want); err != nil {
+				merr = err
+				continue
+			}
+			if kerr != nil {
+				continue
+			}
+			got := meth.dst.Row(i, meth.n)
+			for k := range want {
+				if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+					t.Errorf("%s row %d [%d]: kernel %v, member %v", meth.name, i, k, got[k], want[k])
+				}
+			}
+		}
+		if (kerr != nil) != (merr != nil) {
+			t.Errorf("%s: kernel error %v, member error %v", meth.name, kerr, merr)
+		}
+	}
+}
+
+// Edge cases random draws do not reach: an integrator's reset input
+// exactly at the threshold (reset) and just below it (not), on one row
+// each; a product whose first input, a divisor, is exactly 0 on one row
+// (the kernel must fail as the member does) and not on another.
+func TestBatchEdgeCases(t *testing.T) {
+	reg := registry(t)
+	build := func(typ string, p map[string]any, n int) []node.Node {
+		out := make([]node.Node, n)
+		for i := range out {
+			m, err := reg.New(typ, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = m
+		}
+		return out
+	}
+	below := math.Nextafter(control.ResetThreshold, 0)
+	ints := build("integrator", map[string]any{"gain": 2.0, "initial": 0.25}, 2)
+	kernelAgrees(t, ints, [][]float64{{1, control.ResetThreshold}, {1, below}})
+	kernelAgrees(t, build("product", map[string]any{"ops": "/*", "input_units": "1,1"}, 2), [][]float64{{2, 3}, {-1, 4}})
+	kernelAgrees(t, build("product", map[string]any{"ops": "/*", "input_units": "1,1"}, 2), [][]float64{{2, 3}, {0, 4}})
+	kernelAgrees(t, build("switch", map[string]any{"threshold": 0.5}, 2), [][]float64{{1, 0.5, 2}, {1, below, 2}})
+}
