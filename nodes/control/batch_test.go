@@ -337,7 +337,9 @@ func kernelAgrees(t *testing.T, members []node.Node, in [][]float64) {
 	var ms []method
 	if u, ok := b.(node.BatchUpdater); ok {
 		ms = append(ms, method{"Update", func() error { return u.Update(a) },
-			func(m node.Node, x []float64, in node.Inputs, dst []float64) error { return m.Update(a.T, a.Dt, x, in, dst) }, a.Dst, nx})
+			func(m node.Node, x []float64, in node.Inputs, dst []float64) error {
+				return m.Update(a.T, a.Dt, x, in, dst)
+			}, a.Dst, nx})
 	}
 	if o, ok := b.(node.BatchOutputter); ok {
 		ms = append(ms, method{"Outputs", func() error { return o.Outputs(a) },
