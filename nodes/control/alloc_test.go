@@ -1,10 +1,20 @@
 package control_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cosimgo/cosim/node"
 )
+
+// allocCases are conformanceCases and every type's defaults.
+func allocCases(reg *node.Registry) []conformanceCase {
+	cases := slices.Clone(conformanceCases)
+	for _, name := range reg.Names() {
+		cases = append(cases, conformanceCase{name: name + " default", typ: name})
+	}
+	return cases
+}
 
 // The per-step methods of every block allocate nothing: Update, Outputs,
 // Derivatives, the Jacobians, the event values and the time events, on
@@ -17,10 +27,7 @@ func TestNoAllocations(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	reg := registry(t)
-	cases := conformanceCases
-	for _, name := range reg.Names() {
-		cases = append(cases, conformanceCase{name: name + " default", typ: name})
-	}
+	cases := allocCases(reg)
 	for _, c := range cases {
 		n, err := reg.New(c.typ, c.params)
 		if err != nil {
@@ -77,10 +84,7 @@ func TestBatchKernelsAllocateNothing(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	reg := registry(t)
-	cases := conformanceCases
-	for _, name := range reg.Names() {
-		cases = append(cases, conformanceCase{name: name + " default", typ: name})
-	}
+	cases := allocCases(reg)
 	const rows = 5
 	kernels := 0
 	for _, c := range cases {
