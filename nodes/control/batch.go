@@ -237,6 +237,18 @@ func (b *switchBatch) Outputs(a *node.BatchArgs) error {
 
 // --- continuous blocks ---
 
+// stateOutputs writes every row's state (n values) to its output, the
+// Outputs of a block whose output is its state, unless nobody reads it.
+func stateOutputs(a *node.BatchArgs, n int) error {
+	if !a.Needs(0) {
+		return nil
+	}
+	for i := a.Lo; i < a.Hi; i++ {
+		copy(a.Out[0].Row(i, n), a.X.Row(i, n))
+	}
+	return nil
+}
+
 // BatchKey is the size and whether the block is a derivative.
 func (f *FirstOrder) BatchKey() string { return fmt.Sprintf("%d/%t", f.n, f.deriv) }
 
@@ -308,15 +320,7 @@ func (b *integratorBatch) Update(a *node.BatchArgs) error {
 	return nil
 }
 
-func (b *integratorBatch) Outputs(a *node.BatchArgs) error {
-	if !a.Needs(0) {
-		return nil
-	}
-	for i := a.Lo; i < a.Hi; i++ {
-		copy(a.Out[0].Row(i, b.n), a.X.Row(i, b.n))
-	}
-	return nil
-}
+func (b *integratorBatch) Outputs(a *node.BatchArgs) error { return stateOutputs(a, b.n) }
 
 func (b *integratorBatch) Derivatives(a *node.BatchArgs) error {
 	for i := a.Lo; i < a.Hi; i++ {
@@ -348,15 +352,7 @@ func (b *rateLimiterBatch) Update(a *node.BatchArgs) error {
 	return nil
 }
 
-func (b *rateLimiterBatch) Outputs(a *node.BatchArgs) error {
-	if !a.Needs(0) {
-		return nil
-	}
-	for i := a.Lo; i < a.Hi; i++ {
-		copy(a.Out[0].Row(i, b.n), a.X.Row(i, b.n))
-	}
-	return nil
-}
+func (b *rateLimiterBatch) Outputs(a *node.BatchArgs) error { return stateOutputs(a, b.n) }
 
 func (b *rateLimiterBatch) Derivatives(a *node.BatchArgs) error {
 	for i := a.Lo; i < a.Hi; i++ {
