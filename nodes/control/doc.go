@@ -100,13 +100,14 @@
 // function, dead zone, integrator), all on a loaded machine
 // (benchmarks/REPORT.md, section W6, has the numbers; they are to be
 // re-measured idle). All are kept. The sampled blocks (zoh,
-// unitdelay, transportdelay) have none: their state changes only at
-// sample instants, which each block declares as time events and events
-// of its own that a graph asks node by node, and between samples their
-// Update only copies the state, so a family would save one call of a
-// copy per block and step; the transport delay's history buffer is also
-// the largest state of the package, which a kernel would only walk the
-// same way.
+// unitdelay, transportdelay) have none, and none was written or
+// measured: their state changes only at sample instants, which each
+// block declares as time events and events of its own that a graph asks
+// node by node, and between samples their Update copies the state, so a
+// family would save at most the call around that copy per block and
+// step; the transport delay's history buffer, the largest state of the
+// package, would be copied the same way by a kernel. They are the
+// candidates should a model run thousands of them.
 //
 // # Reading order
 //
