@@ -192,7 +192,7 @@ func BenchmarkPIDLoops(b *testing.B) {
 func BenchmarkControlKernels(b *testing.B) {
 	const n = 1000
 	reg := nodes.Registry()
-	for _, c := range ControlBlockTypes {
+	for _, c := range ControlBlockTypes() {
 		for _, kernels := range []bool{false, true} {
 			b.Run(fmt.Sprintf("type=%s/kernels=%v", c.Name, kernels), func(b *testing.B) {
 				s, err := ControlFamily(reg, c.Name, n, kernels)

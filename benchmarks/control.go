@@ -105,27 +105,33 @@ func PIDLoops(n int, kernels bool) (*graph.Sim, error) {
 	return g.Build()
 }
 
-// ControlBlockTypes are the control block types ControlFamily builds,
-// with the parameters it builds them with (three components where the
-// type has a size; a transfer function of order 2; a state space of two
-// states, three inputs and two outputs).
-var ControlBlockTypes = []struct {
+// ControlBlockType is a control block type ControlFamily builds, with
+// the parameters it builds it with.
+type ControlBlockType struct {
 	Name   string
 	Params map[string]any
-}{
-	{"gain", map[string]any{"size": 3, "gain": 2.5}},
-	{"sum", map[string]any{"size": 3, "signs": "+-"}},
-	{"product", map[string]any{"size": 3, "ops": "*/", "input_units": "1,1"}},
-	{"saturation", map[string]any{"size": 3, "lower": -0.5, "upper": 0.5}},
-	{"deadzone", map[string]any{"size": 3, "lower": -0.5, "upper": 0.5}},
-	{"switch", map[string]any{"size": 3, "threshold": 0.1}},
-	{"lag", map[string]any{"size": 3, "time_constant": 0.05}},
-	{"derivative", map[string]any{"size": 3, "time_constant": 0.05}},
-	{"integrator", map[string]any{"size": 3, "limit_output": true}},
-	{"ratelimiter", map[string]any{"size": 3, "rising": 2.0, "falling": 2.0}},
-	{"pid", map[string]any{"size": 3, "kp": 2.0, "ki": 1.0, "kd": 0.1, "limit_output": true}},
-	{"transferfunction", map[string]any{"numerator": []float64{1, 2}, "denominator": []float64{1, 3, 2}}},
-	{"statespace", map[string]any{"a": []float64{-1, 2, -3, -4}, "b": []float64{1, 0, 0.5, 0, 1, 1}, "c": []float64{1, -1, 0, 2}}},
+}
+
+// ControlBlockTypes returns the control block types ControlFamily builds
+// (a fresh slice): three components where the type has a size; a
+// transfer function of order 2; a state space of two states, three
+// inputs and two outputs.
+func ControlBlockTypes() []ControlBlockType {
+	return []ControlBlockType{
+		{"gain", map[string]any{"size": 3, "gain": 2.5}},
+		{"sum", map[string]any{"size": 3, "signs": "+-"}},
+		{"product", map[string]any{"size": 3, "ops": "*/", "input_units": "1,1"}},
+		{"saturation", map[string]any{"size": 3, "lower": -0.5, "upper": 0.5}},
+		{"deadzone", map[string]any{"size": 3, "lower": -0.5, "upper": 0.5}},
+		{"switch", map[string]any{"size": 3, "threshold": 0.1}},
+		{"lag", map[string]any{"size": 3, "time_constant": 0.05}},
+		{"derivative", map[string]any{"size": 3, "time_constant": 0.05}},
+		{"integrator", map[string]any{"size": 3, "limit_output": true}},
+		{"ratelimiter", map[string]any{"size": 3, "rising": 2.0, "falling": 2.0}},
+		{"pid", map[string]any{"size": 3, "kp": 2.0, "ki": 1.0, "kd": 0.1, "limit_output": true}},
+		{"transferfunction", map[string]any{"numerator": []float64{1, 2}, "denominator": []float64{1, 3, 2}}},
+		{"statespace", map[string]any{"a": []float64{-1, 2, -3, -4}, "b": []float64{1, 0, 0.5, 0, 1, 1}, "c": []float64{1, -1, 0, 2}}},
+	}
 }
 
 // ControlFamily builds n blocks of the control type typ (one of
@@ -139,7 +145,7 @@ var ControlBlockTypes = []struct {
 // that the blocks form one family and the lags another.
 func ControlFamily(reg *node.Registry, typ string, n int, kernels bool) (*graph.Sim, error) {
 	var params map[string]any
-	for _, c := range ControlBlockTypes {
+	for _, c := range ControlBlockTypes() {
 		if c.Name == typ {
 			params = c.Params
 		}

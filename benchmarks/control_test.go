@@ -98,7 +98,7 @@ func TestPIDLoopsKernelsMatchPerNode(t *testing.T) {
 // with it.
 func TestControlFamilyKernelsMatchPerNode(t *testing.T) {
 	reg := nodes.Registry()
-	for _, c := range ControlBlockTypes {
+	for _, c := range ControlBlockTypes() {
 		t.Run(c.Name, func(t *testing.T) {
 			var ref []float64
 			for _, kernels := range []bool{false, true} {

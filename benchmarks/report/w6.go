@@ -73,7 +73,7 @@ func runW6() {
 	must(err)
 	w6.rows = append(w6.rows, w6Compare("W6 loops (lag, pid, saturation)", without, with))
 	reg := nodes.Registry()
-	for _, c := range benchmarks.ControlBlockTypes {
+	for _, c := range benchmarks.ControlBlockTypes() {
 		without, err := benchmarks.ControlFamily(reg, c.Name, w6N, false)
 		must(err)
 		with, err := benchmarks.ControlFamily(reg, c.Name, w6N, true)
