@@ -7,6 +7,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/nodes"
 )
 
 // Sizes of the chain benchmarks (W1).
@@ -155,5 +156,61 @@ func BenchmarkCorners(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// BenchmarkPIDLoops is W6: 1000 PID position loops (a mass on a
+// spring-damper, a step reference, a sensor lag, a PID controller and a
+// saturating actuator each) stepped in co-simulation with one worker,
+// with the control blocks' batch kernels and without them (the plant
+// keeps its kernels in both). One op is one step of every loop;
+// ns/loop-step is per loop; allocs/op must be 0.
+func BenchmarkPIDLoops(b *testing.B) {
+	const n = 1000
+	for _, kernels := range []bool{false, true} {
+		b.Run(fmt.Sprintf("N=%d/kernels=%v", n, kernels), func(b *testing.B) {
+			s, err := PIDLoops(n, kernels)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: LoopDt, Steps: b.N}); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/loop-step")
+		})
+	}
+}
+
+// BenchmarkControlKernels measures each control block type's kernel on
+// its own: 1000 blocks of the type (ControlFamily: sine sources on the
+// inputs, a lag reading the output) stepped with one worker with the
+// blocks' kernel and without it. ns/block-step includes the sources and
+// the lags, which cost the same in both; allocs/op must be 0 (after one
+// untimed step, which discretizes the linear blocks).
+func BenchmarkControlKernels(b *testing.B) {
+	const n = 1000
+	reg := nodes.Registry()
+	for _, c := range ControlBlockTypes() {
+		for _, kernels := range []bool{false, true} {
+			b.Run(fmt.Sprintf("type=%s/kernels=%v", c.Name, kernels), func(b *testing.B) {
+				s, err := ControlFamily(reg, c.Name, n, kernels)
+				if err != nil {
+					b.Fatal(err)
+				}
+				// One step first: the linear blocks discretize on the
+				// first step of each length (then cached).
+				if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: LoopDt, Steps: 1}); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: LoopDt, Steps: b.N}); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/block-step")
+			})
+		}
 	}
 }

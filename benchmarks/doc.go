@@ -71,6 +71,17 @@
 // the same time and end in the same bits; the ratio is the cost of
 // composing. go run ./benchmarks/report -w5 measures it alone.
 //
+// W6 control ([PIDLoops], [ControlFamily]): 1000 PID position loops,
+// each the PID mass-spring scene (examples/scenes/pid-mass-spring.json:
+// a 1 kg mass on a spring-damper to the ground, a reference stepping to
+// 1 m at 0.5 s) with a sensor lag on the measured position and a
+// saturating actuator, three components each; and, per control block
+// type, 1000 blocks fed by sine sources with a lag reading each output.
+// Each graph is built twice, the control blocks with their batch kernels
+// and wrapped in [PerNode] so that the graph steps them one by one; the
+// two end in the same bits, and the ratio of their step times is what
+// the kernels save. go run ./benchmarks/report -w6 measures it alone.
+//
 // # Baselines
 //
 // [HandSIE], [HandRK4] and [HandDP] are the chain coded directly over one

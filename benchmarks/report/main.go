@@ -63,6 +63,9 @@ func main() {
 	if w5Main() { // W5, subsystems against flat, lives in w5.go
 		return
 	}
+	if w6Main() { // W6, control kernels against per-node, lives in w6.go
+		return
+	}
 	if fmiMain() { // the FMI import costs live in fmi.go
 		return
 	}
@@ -87,6 +90,7 @@ func main() {
 	runW4A()
 	runSched()
 	runW5()
+	runW6()
 	runFMI()
 	r.scaling()
 	out := r.markdown()
@@ -744,6 +748,7 @@ func (r *report) markdown() string {
 	w("\n")
 	schedMarkdown(&b)
 	w5Markdown(&b)
+	w6Markdown(&b)
 	fmiMarkdown(&b)
 	w("\n## Scaling\n\n")
 	w("Fitted exponent of the time per step against N over N ≥ 1000 (1 = linear): hand-written %.3f, graph 1 worker %.3f, graph 2 workers %.3f.\n\n", r.expHand, r.expGraph, r.expGraph2)

@@ -171,7 +171,15 @@ type block struct {
 	vals  node.Values
 	spec  *node.Spec
 	n     int
+	// row is the block's parameter row (its layout is the block type's):
+	// what its methods read, through pars, and what its batch kernel
+	// copies (node.NewRows). set publishes a new slice at every change and
+	// never writes a published one, so that every batch sees SetParams.
+	row node.Published[[]float64]
 }
+
+// pars returns the current parameter row; read it, never write it.
+func (b *block) pars() []float64 { return *b.row.Get() }
 
 // Spec describes the block; its shapes depend on its parameters, so
 // every block has its own spec (built once, immutable).

@@ -74,8 +74,6 @@ var (
 type FirstOrder struct {
 	block
 	deriv bool
-	// p is the parameter row: K (n), T (n), x0 (n).
-	p []float64
 }
 
 // Lag and Derivative are the two kinds of FirstOrder, by name.
@@ -150,13 +148,14 @@ func (f *FirstOrder) set(vals node.Values) {
 	if f.deriv {
 		init = "initial_input"
 	}
-	f.p = f.p[:0]
+	p := []float64(nil)
 	for _, name := range []string{"gain", "time_constant", init} {
 		v := vals.Floats(name)
 		for i := range f.n {
-			f.p = append(f.p, comp(v, i))
+			p = append(p, comp(v, i))
 		}
 	}
+	f.row.Set(p)
 }
 
 // firstOrderTarget is the value component i of the filter state tends
@@ -181,7 +180,7 @@ func firstOrderStep(p []float64, deriv bool, dt float64, x, u, dst []float64) {
 
 // InitialState writes the lag's initial output, or the derivative's
 // initial input, into dst.
-func (f *FirstOrder) InitialState(dst []float64) { copy(dst[:f.n], f.p[2*f.n:3*f.n]) }
+func (f *FirstOrder) InitialState(dst []float64) { copy(dst[:f.n], f.pars()[2*f.n:3*f.n]) }
 
 // Update advances the filter state over dt with the input held: the
 // exact solution x + (target − x)(1 − e^{−dt/T}).
@@ -189,29 +188,40 @@ func (f *FirstOrder) Update(t, dt float64, x []float64, in node.Inputs, dst []fl
 	if err := checkDt(f.typ, dt); err != nil {
 		return err
 	}
-	firstOrderStep(f.p, f.deriv, dt, x, in.Values[:f.n], dst[:f.n])
+	firstOrderStep(f.pars(), f.deriv, dt, x, in.Values[:f.n], dst[:f.n])
 	return nil
+}
+
+// firstOrderRates writes ẋ = (target − x)/T into dst, and
+// firstOrderOutputs y = x (lag) or y = K (u − x)/T (derivative): the
+// arithmetic of Derivatives and Outputs and of the batch kernel.
+func firstOrderRates(p []float64, deriv bool, x, u, dst []float64) {
+	n := len(dst)
+	for i := range dst {
+		dst[i] = (firstOrderTarget(p, deriv, i, u[i]) - x[i]) / p[n+i]
+	}
+}
+
+func firstOrderOutputs(p []float64, deriv bool, x, u, dst []float64) {
+	if !deriv {
+		copy(dst, x[:len(dst)])
+		return
+	}
+	n := len(dst)
+	for i := range dst {
+		dst[i] = p[i] * (u[i] - x[i]) / p[n+i]
+	}
 }
 
 // Derivatives writes ẋ = (target − x)/T into dst.
 func (f *FirstOrder) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	n := f.n
-	for i := range n {
-		dst[i] = (firstOrderTarget(f.p, f.deriv, i, in.Values[i]) - x[i]) / f.p[n+i]
-	}
+	firstOrderRates(f.pars(), f.deriv, x, in.Values[:f.n], dst[:f.n])
 	return nil
 }
 
 // Outputs writes y = x (lag) or y = K (u − x)/T (derivative) into dst.
 func (f *FirstOrder) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	n := f.n
-	for i := range n {
-		if f.deriv {
-			dst[i] = f.p[i] * (in.Values[i] - x[i]) / f.p[n+i]
-		} else {
-			dst[i] = x[i]
-		}
-	}
+	firstOrderOutputs(f.pars(), f.deriv, x, in.Values[:f.n], dst[:f.n])
 	return nil
 }
 
@@ -222,7 +232,7 @@ func (f *FirstOrder) OutputsJacobian(t float64, x []float64, in node.Inputs, dst
 	clear(d)
 	if f.deriv {
 		for i := range n {
-			d[i*n+i] = f.p[i] / f.p[n+i]
+			d[i*n+i] = f.pars()[i] / f.pars()[n+i]
 		}
 	}
 	return nil
@@ -235,13 +245,13 @@ func (f *FirstOrder) DerivativesJacobian(t float64, x []float64, in node.Inputs,
 	if dstX != nil {
 		clear(dstX[:n*n])
 		for i := range n {
-			dstX[i*n+i] = -1 / f.p[n+i]
+			dstX[i*n+i] = -1 / f.pars()[n+i]
 		}
 	}
 	if dstU != nil {
 		clear(dstU[:n*n])
 		for i := range n {
-			dstU[i*n+i] = firstOrderTarget(f.p, f.deriv, i, 1) / f.p[n+i]
+			dstU[i*n+i] = firstOrderTarget(f.pars(), f.deriv, i, 1) / f.pars()[n+i]
 		}
 	}
 	return nil

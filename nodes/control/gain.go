@@ -49,10 +49,7 @@ var gainParams = []node.Param{
 type Gain struct {
 	node.Stateless
 	block
-	m int // outputs: n when elementwise
-	// p is the gain row: k_i (n values) when elementwise, K row-major
-	// (m·n values) for a matrix gain.
-	p      []float64
+	m      int // outputs: n when elementwise
 	matrix bool
 }
 
@@ -111,13 +108,14 @@ func (g *Gain) set(vals node.Values) {
 	g.vals = vals
 	k := vals.Floats("gain")
 	if g.matrix {
-		g.p = append(g.p[:0], k...)
+		g.row.Set(append([]float64(nil), k...))
 		return
 	}
-	g.p = g.p[:0]
+	p := []float64(nil)
 	for i := range g.n {
-		g.p = append(g.p, comp(k, i))
+		p = append(p, comp(k, i))
 	}
+	g.row.Set(p)
 }
 
 // gainRow writes y = K u (matrix, K m × len(u) row-major in p) or
@@ -142,7 +140,7 @@ func gainRow(p []float64, matrix bool, u, y []float64) {
 
 // Outputs writes y = K u into dst.
 func (g *Gain) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	gainRow(g.p, g.matrix, in.Values[:g.n], dst[:g.m])
+	gainRow(g.pars(), g.matrix, in.Values[:g.n], dst[:g.m])
 	return nil
 }
 
@@ -150,12 +148,12 @@ func (g *Gain) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 func (g *Gain) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []float64) error {
 	d := dst[:g.m*g.n]
 	if g.matrix {
-		copy(d, g.p)
+		copy(d, g.pars())
 		return nil
 	}
 	clear(d)
 	for i := range g.n {
-		d[i*g.n+i] = g.p[i]
+		d[i*g.n+i] = g.pars()[i]
 	}
 	return nil
 }

@@ -57,8 +57,6 @@ var integratorParams = []node.Param{
 // limits and a level reset input.
 type Integrator struct {
 	block
-	// p is the parameter row: K (n), y0 (n), a (n), b (n), limited (1).
-	p []float64
 }
 
 var (
@@ -136,18 +134,19 @@ func checkIntegrator(vals node.Values, n int) error {
 
 func (g *Integrator) set(vals node.Values) {
 	g.vals = vals
-	g.p = g.p[:0]
+	p := []float64(nil)
 	for _, name := range []string{"gain", "initial", "lower", "upper"} {
 		v := vals.Floats(name)
 		for i := range g.n {
-			g.p = append(g.p, comp(v, i))
+			p = append(p, comp(v, i))
 		}
 	}
 	lim := 0.0
 	if vals.Bool("limit_output") {
 		lim = 1
 	}
-	g.p = append(g.p, lim)
+	p = append(p, lim)
+	g.row.Set(p)
 }
 
 // resetting reports whether a connected reset input is at or above
@@ -189,7 +188,7 @@ func integratorStep(p []float64, dt float64, x, u []float64, reset bool, dst []f
 }
 
 // InitialState writes y(t0) = initial into dst.
-func (g *Integrator) InitialState(dst []float64) { copy(dst[:g.n], g.p[g.n:2*g.n]) }
+func (g *Integrator) InitialState(dst []float64) { copy(dst[:g.n], g.pars()[g.n:2*g.n]) }
 
 // Update advances the output over dt with the input held: the exact
 // solution y + dt K u, stopped at the limits; while the reset input is
@@ -198,21 +197,27 @@ func (g *Integrator) Update(t, dt float64, x []float64, in node.Inputs, dst []fl
 	if err := checkDt(IntegratorName, dt); err != nil {
 		return err
 	}
-	integratorStep(g.p, dt, x, in.Values[:g.n], g.resetting(in), dst[:g.n])
+	integratorStep(g.pars(), dt, x, in.Values[:g.n], g.resetting(in), dst[:g.n])
 	return nil
+}
+
+// integratorRates writes ẏ = K u into dst, zero while reset: the
+// arithmetic of Derivatives and of the batch kernel.
+func integratorRates(p []float64, x, u []float64, reset bool, dst []float64) {
+	n := len(dst)
+	for i := range dst {
+		if reset {
+			dst[i] = 0
+			continue
+		}
+		dst[i] = integratorRate(p, n, i, x[i], u[i])
+	}
 }
 
 // Derivatives writes ẏ = K u into dst: zero at a limit the input pushes
 // against, and while the reset input is at least 0.5.
 func (g *Integrator) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	reset := g.resetting(in)
-	for i := range g.n {
-		if reset {
-			dst[i] = 0
-			continue
-		}
-		dst[i] = integratorRate(g.p, g.n, i, x[i], in.Values[i])
-	}
+	integratorRates(g.pars(), x, in.Values[:g.n], g.resetting(in), dst[:g.n])
 	return nil
 }
 
@@ -241,8 +246,8 @@ func (g *Integrator) DerivativesJacobian(t float64, x []float64, in node.Inputs,
 		clear(d)
 		reset := g.resetting(in)
 		for i := range n {
-			if !reset && integratorRate(g.p, n, i, x[i], in.Values[i]) != 0 {
-				d[i*nu+i] = g.p[i]
+			if !reset && integratorRate(g.pars(), n, i, x[i], in.Values[i]) != 0 {
+				d[i*nu+i] = g.pars()[i]
 			}
 		}
 	}
@@ -254,11 +259,11 @@ func (g *Integrator) DerivativesJacobian(t float64, x []float64, in node.Inputs,
 // −1 when the reset input is unconnected.
 func (g *Integrator) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
 	n := g.n
-	lim := g.p[4*n] != 0
+	lim := g.pars()[4*n] != 0
 	for i := range n {
 		dst[i], dst[n+i] = -1, -1
 		if lim {
-			dst[i], dst[n+i] = x[i]-g.p[3*n+i], g.p[2*n+i]-x[i]
+			dst[i], dst[n+i] = x[i]-g.pars()[3*n+i], g.pars()[2*n+i]-x[i]
 		}
 	}
 	dst[2*n] = -1
@@ -275,11 +280,11 @@ func (g *Integrator) Reset(event int, t float64, x []float64, in node.Inputs, ds
 	copy(dst[:n], x[:n])
 	switch {
 	case event < n:
-		dst[event] = g.p[3*n+event]
+		dst[event] = g.pars()[3*n+event]
 	case event < 2*n:
-		dst[event-n] = g.p[2*n+event-n]
+		dst[event-n] = g.pars()[2*n+event-n]
 	default:
-		copy(dst[:n], g.p[n:2*n])
+		copy(dst[:n], g.pars()[n:2*n])
 	}
 	return nil
 }

@@ -112,9 +112,6 @@ var pidRowNames = [pidFields]string{"kp", "ki", "kd", "tf", "setpoint_weight", "
 // derivative part reads them.
 type PID struct {
 	block
-	// p is the parameter row: pidFields blocks of n values, then the
-	// limited flag.
-	p []float64
 }
 
 var (
@@ -174,18 +171,19 @@ func checkPID(vals node.Values, n int) error {
 
 func (c *PID) set(vals node.Values) {
 	c.vals = vals
-	c.p = c.p[:0]
+	p := []float64(nil)
 	for _, name := range pidRowNames {
 		v := vals.Floats(name)
 		for i := range c.n {
-			c.p = append(c.p, comp(v, i))
+			p = append(p, comp(v, i))
 		}
 	}
 	lim := 0.0
 	if vals.Bool("limit_output") {
 		lim = 1
 	}
-	c.p = append(c.p, lim)
+	p = append(p, lim)
+	c.row.Set(p)
 }
 
 // pidLaw is one component's parameters, read from a row.
@@ -284,11 +282,12 @@ func (l *pidLaw) step(dt float64, s pidState, r, y float64) pidState {
 
 // pidStep advances every component: the arithmetic of Update and of a
 // batch kernel. x and dst are laid out as the state (integral, filter,
-// gain_reference, gain_measurement; n each), u as the inputs (r then y).
-func pidStep(p []float64, n int, dt float64, x, u, dst []float64) {
+// gain_reference, gain_measurement; n each); r and y are the reference
+// and the measurement.
+func pidStep(p []float64, n int, dt float64, x, r, y, dst []float64) {
 	for i := range n {
 		l := pidAt(p, n, i)
-		s := l.step(dt, pidState{x[i], x[n+i], x[2*n+i], x[3*n+i]}, u[i], u[n+i])
+		s := l.step(dt, pidState{x[i], x[n+i], x[2*n+i], x[3*n+i]}, r[i], y[i])
 		dst[i], dst[n+i], dst[2*n+i], dst[3*n+i] = s.integral, s.z, s.gr, s.gy
 	}
 }
@@ -298,7 +297,7 @@ func pidStep(p []float64, n int, dt float64, x, u, dst []float64) {
 func (c *PID) InitialState(dst []float64) {
 	n := c.n
 	for i := range n {
-		l := pidAt(c.p, n, i)
+		l := pidAt(c.pars(), n, i)
 		gr, gy := l.targets()
 		dst[i], dst[n+i], dst[2*n+i], dst[3*n+i] = l.i0, l.cd()*l.w0, gr, gy
 	}
@@ -311,33 +310,38 @@ func (c *PID) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) 
 	if err := checkDt(PIDName, dt); err != nil {
 		return err
 	}
-	pidStep(c.p, c.n, dt, x, in.Values, dst)
+	pidStep(c.pars(), c.n, dt, x, in.Values[:c.n], in.Values[c.n:2*c.n], dst)
 	return nil
+}
+
+// pidRates writes the right-hand side of every component (see rates)
+// into dst: the arithmetic of Derivatives and of the batch kernel.
+func pidRates(p []float64, n int, x, r, y, dst []float64) {
+	for i := range n {
+		l := pidAt(p, n, i)
+		d := l.rates(pidState{x[i], x[n+i], x[2*n+i], x[3*n+i]}, r[i], y[i])
+		dst[i], dst[n+i], dst[2*n+i], dst[3*n+i] = d.integral, d.z, d.gr, d.gy
+	}
 }
 
 // Derivatives writes the right-hand side (see rates) into dst.
 func (c *PID) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	n := c.n
-	for i := range n {
-		l := pidAt(c.p, n, i)
-		d := l.rates(pidState{x[i], x[n+i], x[2*n+i], x[3*n+i]}, in.Values[i], in.Values[n+i])
-		dst[i], dst[n+i], dst[2*n+i], dst[3*n+i] = d.integral, d.z, d.gr, d.gy
-	}
+	pidRates(c.pars(), c.n, x, in.Values[:c.n], in.Values[c.n:2*c.n], dst)
 	return nil
 }
 
 // pidOutput is the control u of component i: the arithmetic of Outputs
 // and of a batch kernel.
-func pidOutput(p []float64, n, i int, x, u []float64) float64 {
+func pidOutput(p []float64, n, i int, x, r, y []float64) float64 {
 	l := pidAt(p, n, i)
-	return l.output(raw(x[i], x[n+i], x[2*n+i], x[3*n+i], u[i], u[n+i]))
+	return l.output(raw(x[i], x[n+i], x[2*n+i], x[3*n+i], r[i], y[i]))
 }
 
 // Outputs writes u = g_r r − g_y y − z + I, limited when the limits are
 // on, into dst.
 func (c *PID) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
 	for i := range c.n {
-		dst[i] = pidOutput(c.p, c.n, i, x, in.Values)
+		dst[i] = pidOutput(c.pars(), c.n, i, x, in.Values[:c.n], in.Values[c.n:2*c.n])
 	}
 	return nil
 }
@@ -350,7 +354,7 @@ func (c *PID) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []floa
 	d := dst[:n*nu]
 	clear(d)
 	for i := range n {
-		l := pidAt(c.p, n, i)
+		l := pidAt(c.pars(), n, i)
 		v := raw(x[i], x[n+i], x[2*n+i], x[3*n+i], in.Values[i], in.Values[n+i])
 		if l.limited && (v > l.hi || v < l.lo) {
 			continue
@@ -372,7 +376,7 @@ func (c *PID) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX, 
 		clear(dstU[:nx*nu])
 	}
 	for i := range n {
-		l := pidAt(c.p, n, i)
+		l := pidAt(c.pars(), n, i)
 		r, y := in.Values[i], in.Values[n+i]
 		gr, gy := x[2*n+i], x[3*n+i]
 		k, _ := l.back(raw(x[i], x[n+i], gr, gy, r, y))

@@ -57,8 +57,6 @@ var productParams = []node.Param{
 type Product struct {
 	node.Stateless
 	block
-	// p holds +1 (multiply) or −1 (divide) per input.
-	p []float64
 }
 
 var (
@@ -81,7 +79,7 @@ func newProduct(given map[string]any) (*Product, error) {
 	}
 	pr := &Product{block: block{typ: ProductName, params: productParams, fixed: []string{"size", "input_units", "output_units"}, n: vals.Int("size")}}
 	pr.set(vals)
-	ins := make([]node.Input, len(pr.p))
+	ins := make([]node.Input, len(pr.pars()))
 	for j, op := range vals.String("ops") {
 		verb := "multiplies"
 		if op == '/' {
@@ -134,26 +132,26 @@ func checkProduct(vals node.Values) ([]string, error) {
 
 func (pr *Product) set(vals node.Values) {
 	pr.vals = vals
-	pr.p = pr.p[:0]
+	p := []float64(nil)
 	for _, c := range vals.String("ops") {
 		e := 1.0
 		if c == '/' {
 			e = -1
 		}
-		pr.p = append(pr.p, e)
+		p = append(p, e)
 	}
+	pr.row.Set(p)
 }
 
 // productRow writes y_i = Π_j u_j,i^{p_j} into y, in input order, and
 // returns the index j of the first zero divisor, or −1: the arithmetic of
 // Outputs and of a batch kernel.
-func productRow(p, u, y []float64) int {
-	n := len(y)
+func productRow(p []float64, u *[MaxPorts][]float64, y []float64) int {
 	bad := -1
 	for i := range y {
 		v := 1.0
 		for j, e := range p {
-			uj := u[j*n+i]
+			uj := u[j][i]
 			if e > 0 {
 				v *= uj
 				continue
@@ -171,7 +169,10 @@ func productRow(p, u, y []float64) int {
 // Outputs writes the product into dst. A zero divisor is a
 // *node.FieldError for "out" wrapping ErrDivideByZero.
 func (pr *Product) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	if j := productRow(pr.p, in.Values, dst[:pr.n]); j >= 0 {
+	p := pr.pars()
+	var u [MaxPorts][]float64
+	ports(&u, in.Values, len(p), pr.n)
+	if j := productRow(p, &u, dst[:pr.n]); j >= 0 {
 		return &node.FieldError{Field: "out", Err: fmt.Errorf("%s: input %s is 0 at t = %s and divides the product: %w",
 			ProductName, portName(j), node.FormatValue(t), ErrDivideByZero)}
 	}
@@ -183,14 +184,14 @@ func (pr *Product) Outputs(t float64, x []float64, in node.Inputs, dst []float64
 // so that a zero multiplier does not divide by zero.
 func (pr *Product) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []float64) error {
 	n := pr.n
-	nu := len(pr.p) * n
+	nu := len(pr.pars()) * n
 	d := dst[:n*nu]
 	clear(d)
 	u := in.Values
 	for i := range n {
-		for j, e := range pr.p {
+		for j, e := range pr.pars() {
 			v := 1.0
-			for l, el := range pr.p {
+			for l, el := range pr.pars() {
 				ul := u[l*n+i]
 				switch {
 				case l == j && e > 0:

@@ -51,8 +51,6 @@ var rateLimiterParams = []node.Param{
 // feedthrough.
 type RateLimiter struct {
 	block
-	// p is the parameter row: R (n), F (n), T (n), y0 (n).
-	p []float64
 }
 
 var (
@@ -99,13 +97,14 @@ func checkRateLimiter(vals node.Values, n int) error {
 
 func (r *RateLimiter) set(vals node.Values) {
 	r.vals = vals
-	r.p = r.p[:0]
+	p := []float64(nil)
 	for _, name := range []string{"rising", "falling", "time_constant", "initial"} {
 		v := vals.Floats(name)
 		for i := range r.n {
-			r.p = append(r.p, comp(v, i))
+			p = append(p, comp(v, i))
 		}
 	}
+	r.row.Set(p)
 }
 
 // rateLimiterStep is the exact solution over dt with the input held:
@@ -137,23 +136,29 @@ func rateLimiterStep(p []float64, dt float64, x, u, dst []float64) {
 }
 
 // InitialState writes y(t0) into dst.
-func (r *RateLimiter) InitialState(dst []float64) { copy(dst[:r.n], r.p[3*r.n:4*r.n]) }
+func (r *RateLimiter) InitialState(dst []float64) { copy(dst[:r.n], r.pars()[3*r.n:4*r.n]) }
 
 // Update advances the output over dt with the input held, exactly.
 func (r *RateLimiter) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
 	if err := checkDt(RateLimiterName, dt); err != nil {
 		return err
 	}
-	rateLimiterStep(r.p, dt, x, in.Values[:r.n], dst[:r.n])
+	rateLimiterStep(r.pars(), dt, x, in.Values[:r.n], dst[:r.n])
 	return nil
+}
+
+// rateLimiterRates writes ẏ = clamp((u − y)/T, −F, R) into dst: the
+// arithmetic of Derivatives and of the batch kernel.
+func rateLimiterRates(p []float64, x, u, dst []float64) {
+	n := len(dst)
+	for i := range dst {
+		dst[i] = clamp((u[i]-x[i])/p[2*n+i], -p[n+i], p[i])
+	}
 }
 
 // Derivatives writes ẏ = clamp((u − y)/T, −F, R) into dst.
 func (r *RateLimiter) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	n := r.n
-	for i := range n {
-		dst[i] = clamp((in.Values[i]-x[i])/r.p[2*n+i], -r.p[n+i], r.p[i])
-	}
+	rateLimiterRates(r.pars(), x, in.Values[:r.n], dst[:r.n])
 	return nil
 }
 
@@ -180,9 +185,9 @@ func (r *RateLimiter) DerivativesJacobian(t float64, x []float64, in node.Inputs
 		clear(dstU[:n*n])
 	}
 	for i := range n {
-		tau := r.p[2*n+i]
+		tau := r.pars()[2*n+i]
 		d := in.Values[i] - x[i]
-		if d > r.p[i]*tau || d < -r.p[n+i]*tau {
+		if d > r.pars()[i]*tau || d < -r.pars()[n+i]*tau {
 			continue
 		}
 		if dstX != nil {

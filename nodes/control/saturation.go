@@ -57,8 +57,6 @@ type Limiter struct {
 	node.Stateless
 	block
 	dead bool
-	// p holds a_i then b_i (2n values).
-	p []float64
 }
 
 // Saturation and DeadZone are the two kinds of Limiter, by name.
@@ -124,13 +122,14 @@ func checkLimiter(typ string, vals node.Values, n int) error {
 func (l *Limiter) set(vals node.Values) {
 	l.vals = vals
 	lo, hi := vals.Floats("lower"), vals.Floats("upper")
-	l.p = l.p[:0]
+	p := []float64(nil)
 	for i := range l.n {
-		l.p = append(l.p, comp(lo, i))
+		p = append(p, comp(lo, i))
 	}
 	for i := range l.n {
-		l.p = append(l.p, comp(hi, i))
+		p = append(p, comp(hi, i))
 	}
+	l.row.Set(p)
 }
 
 // saturationRow and deadZoneRow write the block's output for the band
@@ -160,9 +159,9 @@ func deadZoneRow(p, u, y []float64) {
 // Outputs writes the saturated (or dead-zoned) input into dst.
 func (l *Limiter) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
 	if l.dead {
-		deadZoneRow(l.p, in.Values[:l.n], dst[:l.n])
+		deadZoneRow(l.pars(), in.Values[:l.n], dst[:l.n])
 	} else {
-		saturationRow(l.p, in.Values[:l.n], dst[:l.n])
+		saturationRow(l.pars(), in.Values[:l.n], dst[:l.n])
 	}
 	return nil
 }
@@ -177,7 +176,7 @@ func (l *Limiter) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []
 	clear(d)
 	for i := range n {
 		u := in.Values[i]
-		inside := u >= l.p[i] && u <= l.p[n+i]
+		inside := u >= l.pars()[i] && u <= l.pars()[n+i]
 		if inside != l.dead {
 			d[i*n+i] = 1
 		}

@@ -57,8 +57,7 @@ var stateSpaceParams = []node.Param{
 // with up to 32 states, 64 inputs and 64 outputs. A nonzero D gives
 // feedthrough.
 type StateSpace struct {
-	block
-	lti
+	ltiBlock
 }
 
 var (
@@ -77,42 +76,44 @@ func newStateSpace(given map[string]any) (*StateSpace, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss := &StateSpace{block: block{typ: StateSpaceName, params: stateSpaceParams, fixed: []string{"input_units", "output_units", "state_units"}}}
-	if err := ss.realize(vals); err != nil {
+	ss := &StateSpace{ltiBlock{block: block{typ: StateSpaceName, params: stateSpaceParams, fixed: []string{"input_units", "output_units", "state_units"}}}}
+	sys, err := realizeStateSpace(vals)
+	if err != nil {
 		return nil, err
 	}
-	ss.vals, ss.block.n = vals, ss.m
+	ss.cur.Set(sys)
+	ss.vals, ss.block.n = vals, sys.m
 	ss.spec = node.NewSpec(node.Spec{
 		Type:        StateSpaceName,
 		Package:     pkgPath,
 		Params:      stateSpaceParams,
-		State:       []node.Field{{Name: "state", Shape: shapeOf(ss.lti.n), Units: vals.String("state_units"), Description: "The state $x$"}},
-		Inputs:      []node.Input{{Name: "in", Shape: shapeOf(ss.m), Units: vals.String("input_units"), Combine: node.Additive, Description: "The input $u$ (edges into it are summed)"}},
-		Outputs:     []node.Field{{Name: "out", Shape: shapeOf(ss.q), Units: vals.String("output_units"), Description: "The output $y = C x + D u$"}},
-		Feedthrough: ss.feedthrough(),
+		State:       []node.Field{{Name: "state", Shape: shapeOf(sys.n), Units: vals.String("state_units"), Description: "The state $x$"}},
+		Inputs:      []node.Input{{Name: "in", Shape: shapeOf(sys.m), Units: vals.String("input_units"), Combine: node.Additive, Description: "The input $u$ (edges into it are summed)"}},
+		Outputs:     []node.Field{{Name: "out", Shape: shapeOf(sys.q), Units: vals.String("output_units"), Description: "The output $y = C x + D u$"}},
+		Feedthrough: sys.feedthrough(),
 		Meta:        stateSpaceMeta(),
 	})
 	return ss, nil
 }
 
 // realize checks the matrices' shapes and sets the system.
-func (ss *StateSpace) realize(vals node.Values) error {
+func realizeStateSpace(vals node.Values) (*lti, error) {
 	bad := func(param string, v []float64, reason, valid string) error {
 		return &node.ParamError{Node: StateSpaceName, Param: param, Value: v, Reason: reason, Valid: valid}
 	}
 	if err := checkUnits(StateSpaceName, vals, "input_units", "output_units", "state_units"); err != nil {
-		return err
+		return nil, err
 	}
 	a, b, c, d := vals.Floats("a"), vals.Floats("b"), vals.Floats("c"), vals.Floats("d")
 	n := int(math.Round(math.Sqrt(float64(len(a)))))
 	if n*n != len(a) {
-		return bad("a", a, fmt.Sprintf("has %d values, not a square number", len(a)), "n·n values for n states, n ≤ 32")
+		return nil, bad("a", a, fmt.Sprintf("has %d values, not a square number", len(a)), "n·n values for n states, n ≤ 32")
 	}
 	if len(b)%n != 0 || len(b)/n > MaxSize {
-		return bad("b", b, fmt.Sprintf("has %d values for %d states", len(b), n), fmt.Sprintf("n·m values: m ≤ %d inputs per state row", MaxSize))
+		return nil, bad("b", b, fmt.Sprintf("has %d values for %d states", len(b), n), fmt.Sprintf("n·m values: m ≤ %d inputs per state row", MaxSize))
 	}
 	if len(c)%n != 0 || len(c)/n > MaxSize {
-		return bad("c", c, fmt.Sprintf("has %d values for %d states", len(c), n), fmt.Sprintf("q·n values: q ≤ %d outputs of %d values", MaxSize, n))
+		return nil, bad("c", c, fmt.Sprintf("has %d values for %d states", len(c), n), fmt.Sprintf("q·n values: q ≤ %d outputs of %d values", MaxSize, n))
 	}
 	m, q := len(b)/n, len(c)/n
 	switch {
@@ -120,63 +121,20 @@ func (ss *StateSpace) realize(vals node.Values) error {
 	case len(d) == 1 && d[0] == 0:
 		d = make([]float64, q*m)
 	default:
-		return bad("d", d, fmt.Sprintf("has %d values for %d outputs and %d inputs", len(d), q, m), fmt.Sprintf("%d values (q·m), or a single 0", q*m))
+		return nil, bad("d", d, fmt.Sprintf("has %d values for %d outputs and %d inputs", len(d), q, m), fmt.Sprintf("%d values (q·m), or a single 0", q*m))
 	}
 	x0 := vals.Floats("initial")
 	if len(x0) != 1 && len(x0) != n {
-		return bad("initial", x0, fmt.Sprintf("has %d values for %d states", len(x0), n), fmt.Sprintf("1 value (for every state) or %d", n))
+		return nil, bad("initial", x0, fmt.Sprintf("has %d values for %d states", len(x0), n), fmt.Sprintf("1 value (for every state) or %d", n))
 	}
-	s := &ss.lti
+	s := &lti{}
 	s.n, s.m, s.q = n, m, q
 	s.a, s.b, s.c, s.d = slices.Clone(a), slices.Clone(b), slices.Clone(c), slices.Clone(d)
 	s.x0 = make([]float64, n)
 	for i := range n {
 		s.x0[i] = comp(x0, i)
 	}
-	s.reset()
-	return nil
-}
-
-// InitialState writes x(t0) into dst.
-func (ss *StateSpace) InitialState(dst []float64) { copy(dst[:ss.lti.n], ss.x0) }
-
-// Update advances the state over dt with the input held, exactly:
-// x⁺ = Φx + Γu.
-func (ss *StateSpace) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
-	if err := checkDt(StateSpaceName, dt); err != nil {
-		return err
-	}
-	ss.step(dt, x, in.Values[:ss.m], dst)
-	return nil
-}
-
-// Derivatives writes ẋ = Ax + Bu into dst.
-func (ss *StateSpace) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	ss.derivatives(x, in.Values[:ss.m], dst)
-	return nil
-}
-
-// Outputs writes y = Cx + Du into dst.
-func (ss *StateSpace) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	ss.outputs(x, in.Values[:ss.m], dst)
-	return nil
-}
-
-// OutputsJacobian writes ∂y/∂u = D into dst.
-func (ss *StateSpace) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []float64) error {
-	copy(dst[:ss.q*ss.m], ss.d)
-	return nil
-}
-
-// DerivativesJacobian writes A and B.
-func (ss *StateSpace) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX, dstU []float64) error {
-	if dstX != nil {
-		copy(dstX, ss.a)
-	}
-	if dstU != nil {
-		copy(dstU, ss.b)
-	}
-	return nil
+	return s, nil
 }
 
 // SetParams overrides parameters (all or nothing); the dimensions, the
@@ -186,23 +144,22 @@ func (ss *StateSpace) SetParams(p map[string]any) error {
 	if err != nil {
 		return err
 	}
-	next := &StateSpace{block: ss.block}
-	if err := next.realize(vals); err != nil {
+	next, err := realizeStateSpace(vals)
+	if err != nil {
 		return err
 	}
-	if next.lti.n != ss.lti.n || next.m != ss.m || next.q != ss.q {
+	cur := ss.sys()
+	if next.n != cur.n || next.m != cur.m || next.q != cur.q {
 		return &node.ParamError{Node: StateSpaceName, Param: "a", Value: vals.Floats("a"),
-			Reason: fmt.Sprintf("with b, c and d gives %d states, %d inputs and %d outputs; the block was built with %d, %d and %d", next.lti.n, next.m, next.q, ss.lti.n, ss.m, ss.q),
+			Reason: fmt.Sprintf("with b, c and d gives %d states, %d inputs and %d outputs; the block was built with %d, %d and %d", next.n, next.m, next.q, cur.n, cur.m, cur.q),
 			Valid:  "matrices of the dimensions the block was built with"}
 	}
-	if next.feedthrough() != ss.feedthrough() {
+	if next.feedthrough() != cur.feedthrough() {
 		return &node.ParamError{Node: StateSpaceName, Param: "d", Value: vals.Floats("d"),
 			Reason: "changes whether the output reads the input at once (feedthrough), which the graph's loop check was made with",
-			Valid:  fmt.Sprintf("a D that is nonzero exactly when the block's was (feedthrough %v)", ss.feedthrough())}
+			Valid:  fmt.Sprintf("a D that is nonzero exactly when the block's was (feedthrough %v)", cur.feedthrough())}
 	}
-	s := &ss.lti
-	s.a, s.b, s.c, s.d, s.x0 = next.a, next.b, next.c, next.d, next.x0
-	s.reset()
+	ss.cur.Set(next)
 	ss.vals = vals
 	return nil
 }

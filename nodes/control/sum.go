@@ -51,8 +51,6 @@ var sumParams = []node.Param{
 type Sum struct {
 	node.Stateless
 	block
-	// p holds the signs ±1, one per input.
-	p []float64
 }
 
 var (
@@ -75,7 +73,7 @@ func newSum(given map[string]any) (*Sum, error) {
 	s := &Sum{block: block{typ: SumName, params: sumParams, fixed: []string{"size", "units"}, n: vals.Int("size")}}
 	s.set(vals)
 	units := vals.String("units")
-	ins := make([]node.Input, len(s.p))
+	ins := make([]node.Input, len(s.pars()))
 	for j, sg := range vals.String("signs") {
 		ins[j] = node.Input{Name: portName(j), Shape: shapeOf(s.n), Units: units, Combine: node.Additive,
 			Description: fmt.Sprintf("Input $u_{%d}$, taken with sign %c (edges into it are summed first)", j+1, sg)}
@@ -114,42 +112,53 @@ func checkSum(vals node.Values) error {
 
 func (s *Sum) set(vals node.Values) {
 	s.vals = vals
-	s.p = s.p[:0]
+	p := []float64(nil)
 	for _, c := range vals.String("signs") {
 		sg := 1.0
 		if c == '-' {
 			sg = -1
 		}
-		s.p = append(s.p, sg)
+		p = append(p, sg)
 	}
+	s.row.Set(p)
 }
 
-// sumRow writes y = Σ_j p_j u_j into y, where input j's n components
-// are u[j·n : (j+1)·n]: the arithmetic of Outputs and of a batch kernel.
-// The terms are added in input order.
-func sumRow(p, u, y []float64) {
-	n := len(y)
+// sumRow writes y = Σ_j p_j u_j into y, where u[j] is input j (len(p)
+// of them): the arithmetic of Outputs and of the batch kernel. The terms
+// are added in input order.
+func sumRow(p []float64, u *[MaxPorts][]float64, y []float64) {
 	for i := range y {
 		s := 0.0
 		for j, sg := range p {
-			s += sg * u[j*n+i]
+			s += sg * u[j][i]
 		}
 		y[i] = s
 	}
 }
 
+// ports splits packed inputs (k inputs of n components, as
+// node.Inputs.Values holds them) into u.
+func ports(u *[MaxPorts][]float64, packed []float64, k, n int) {
+	for j := range k {
+		u[j] = packed[j*n : (j+1)*n]
+	}
+}
+
 // Outputs writes the signed sum into dst.
 func (s *Sum) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	sumRow(s.p, in.Values, dst[:s.n])
+	p := s.pars()
+	var u [MaxPorts][]float64
+	ports(&u, in.Values, len(p), s.n)
+	sumRow(p, &u, dst[:s.n])
 	return nil
 }
 
 // OutputsJacobian writes ∂y/∂u_j = s_j I into dst.
 func (s *Sum) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []float64) error {
-	nu := len(s.p) * s.n
+	nu := len(s.pars()) * s.n
 	d := dst[:s.n*nu]
 	clear(d)
-	for j, sg := range s.p {
+	for j, sg := range s.pars() {
 		for i := range s.n {
 			d[i*nu+j*s.n+i] = sg
 		}

@@ -57,9 +57,8 @@ var switchParams = []node.Param{
 // the control crosses the threshold.
 type Switch struct {
 	node.Stateless
+	// block's row is [criterion code, threshold]: 0 ≥, 1 >, 2 ≠ 0.
 	block
-	// p is [criterion code, threshold]: 0 ≥, 1 >, 2 ≠ 0.
-	p [2]float64
 }
 
 var (
@@ -107,11 +106,11 @@ func (s *Switch) set(vals node.Values) {
 	case CriterionNonZero:
 		code = 2
 	}
-	s.p = [2]float64{code, vals.Float("threshold")}
+	s.row.Set([]float64{code, vals.Float("threshold")})
 }
 
 // switchOn reports whether control c selects "on" under p.
-func switchOn(p *[2]float64, c float64) bool {
+func switchOn(p []float64, c float64) bool {
 	switch p[0] {
 	case 1:
 		return c > p[1]
@@ -122,19 +121,19 @@ func switchOn(p *[2]float64, c float64) bool {
 }
 
 // switchRow writes on or off into y: the arithmetic of Outputs and of a
-// batch kernel. u is on, control, off (n, 1, n values).
-func switchRow(p *[2]float64, u, y []float64) {
-	n := len(y)
-	src := u[n+1 : 2*n+1]
-	if switchOn(p, u[n]) {
-		src = u[:n]
+// batch kernel, from the inputs on, control c and off.
+func switchRow(p []float64, on []float64, c float64, off, y []float64) {
+	src := off
+	if switchOn(p, c) {
+		src = on
 	}
 	copy(y, src)
 }
 
 // Outputs writes on or off into dst.
 func (s *Switch) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	switchRow(&s.p, in.Values, dst[:s.n])
+	n := s.n
+	switchRow(s.pars(), in.Values[:n], in.Values[n], in.Values[n+1:2*n+1], dst[:n])
 	return nil
 }
 
@@ -147,7 +146,7 @@ func (s *Switch) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []f
 	d := dst[:n*nu]
 	clear(d)
 	off := n + 1
-	if switchOn(&s.p, in.Values[n]) {
+	if switchOn(s.pars(), in.Values[n]) {
 		off = 0
 	}
 	for i := range n {

@@ -57,8 +57,7 @@ var transferFunctionParams = []node.Param{
 // form. A biproper transfer function (numerator and denominator of one
 // degree) has feedthrough.
 type TransferFunction struct {
-	block
-	lti
+	ltiBlock
 }
 
 var (
@@ -80,20 +79,22 @@ func newTransferFunction(given map[string]any) (*TransferFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	tf := &TransferFunction{block: block{typ: TransferFunctionName, params: transferFunctionParams, fixed: []string{"input_units", "output_units"}, n: 1}}
-	if err := tf.realize(vals); err != nil {
+	tf := &TransferFunction{ltiBlock{block: block{typ: TransferFunctionName, params: transferFunctionParams, fixed: []string{"input_units", "output_units"}, n: 1}}}
+	sys, err := realizeTransferFunction(vals)
+	if err != nil {
 		return nil, err
 	}
+	tf.cur.Set(sys)
 	tf.vals = vals
 	tf.spec = node.NewSpec(node.Spec{
 		Type:    TransferFunctionName,
 		Package: pkgPath,
 		Params:  transferFunctionParams,
-		State: []node.Field{{Name: "state", Shape: shapeOf(tf.lti.n), Units: "1",
+		State: []node.Field{{Name: "state", Shape: shapeOf(sys.n), Units: "1",
 			Description: "Controllable canonical state: $x_1$ is $U/D(s)$ and $x_{k+1} = \\dot x_k$ (units of the input times powers of seconds; read `out`, not the state)"}},
 		Inputs:      []node.Input{{Name: "in", Shape: node.Scalar, Units: vals.String("input_units"), Combine: node.Additive, Description: "The input $u$ (edges into it are summed)"}},
 		Outputs:     []node.Field{{Name: "out", Shape: node.Scalar, Units: vals.String("output_units"), Description: "The output $y = C x + D u$"}},
-		Feedthrough: tf.feedthrough(),
+		Feedthrough: sys.feedthrough(),
 		Meta:        transferFunctionMeta(),
 	})
 	return tf, nil
@@ -106,19 +107,19 @@ func newTransferFunction(given map[string]any) (*TransferFunction, error) {
 //
 //	A = [0 1 0 … ; … ; 0 … 0 1 ; −a_n … −a₁],  B = [0 … 0 1]ᵀ,
 //	C = [b_n − a_n b₀, …, b₁ − a₁ b₀],          D = b₀.
-func (tf *TransferFunction) realize(vals node.Values) error {
+func realizeTransferFunction(vals node.Values) (*lti, error) {
 	bad := func(param string, v any, reason, valid string) error {
 		return &node.ParamError{Node: TransferFunctionName, Param: param, Value: v, Reason: reason, Valid: valid}
 	}
 	if err := checkUnits(TransferFunctionName, vals, "input_units", "output_units"); err != nil {
-		return err
+		return nil, err
 	}
 	den, num := vals.Floats("denominator"), vals.Floats("numerator")
 	if len(den) < 2 {
-		return bad("denominator", den, "has degree 0: a constant transfer function is a gain", "2 to 17 coefficients (degree 1 to 16)")
+		return nil, bad("denominator", den, "has degree 0: a constant transfer function is a gain", "2 to 17 coefficients (degree 1 to 16)")
 	}
 	if den[0] == 0 {
-		return bad("denominator", den, "has a zero leading coefficient", "a nonzero first coefficient (drop leading zeros)")
+		return nil, bad("denominator", den, "has a zero leading coefficient", "a nonzero first coefficient (drop leading zeros)")
 	}
 	k := 0
 	for k < len(num)-1 && num[k] == 0 {
@@ -127,7 +128,7 @@ func (tf *TransferFunction) realize(vals node.Values) error {
 	num = num[k:]
 	n := len(den) - 1
 	if len(num) > n+1 {
-		return bad("numerator", vals.Floats("numerator"), fmt.Sprintf("has degree %d above the denominator's %d (improper: the block would differentiate its input)", len(num)-1, n),
+		return nil, bad("numerator", vals.Floats("numerator"), fmt.Sprintf("has degree %d above the denominator's %d (improper: the block would differentiate its input)", len(num)-1, n),
 			fmt.Sprintf("at most %d coefficients after leading zeros", n+1))
 	}
 	a := make([]float64, n+1) // a[i] is the coefficient of s^{n−i}, a[0] = 1
@@ -140,9 +141,9 @@ func (tf *TransferFunction) realize(vals node.Values) error {
 	}
 	u0 := vals.Float("initial_input")
 	if u0 != 0 && a[n] == 0 {
-		return bad("initial_input", u0, "is not zero, but the denominator has a root at s = 0 (an integrator has no equilibrium at a nonzero input)", "0 for this denominator")
+		return nil, bad("initial_input", u0, "is not zero, but the denominator has a root at s = 0 (an integrator has no equilibrium at a nonzero input)", "0 for this denominator")
 	}
-	s := &tf.lti
+	s := &lti{}
 	s.n, s.m, s.q = n, 1, 1
 	s.a, s.b, s.c, s.d, s.x0 = make([]float64, n*n), make([]float64, n), make([]float64, n), []float64{b[0]}, make([]float64, n)
 	for i := 0; i < n-1; i++ {
@@ -156,50 +157,7 @@ func (tf *TransferFunction) realize(vals node.Values) error {
 	if u0 != 0 {
 		s.x0[0] = u0 / a[n] // the equilibrium −A⁻¹Bu₀ of the companion form
 	}
-	s.reset()
-	return nil
-}
-
-// InitialState writes the equilibrium for the initial input into dst.
-func (tf *TransferFunction) InitialState(dst []float64) { copy(dst[:tf.lti.n], tf.x0) }
-
-// Update advances the state over dt with the input held, exactly:
-// x⁺ = Φx + Γu.
-func (tf *TransferFunction) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
-	if err := checkDt(TransferFunctionName, dt); err != nil {
-		return err
-	}
-	tf.step(dt, x, in.Values[:1], dst)
-	return nil
-}
-
-// Derivatives writes ẋ = Ax + Bu into dst.
-func (tf *TransferFunction) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	tf.derivatives(x, in.Values[:1], dst)
-	return nil
-}
-
-// Outputs writes y = Cx + Du into dst.
-func (tf *TransferFunction) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	tf.outputs(x, in.Values[:1], dst)
-	return nil
-}
-
-// OutputsJacobian writes ∂y/∂u = D into dst.
-func (tf *TransferFunction) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []float64) error {
-	dst[0] = tf.d[0]
-	return nil
-}
-
-// DerivativesJacobian writes A and B.
-func (tf *TransferFunction) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX, dstU []float64) error {
-	if dstX != nil {
-		copy(dstX, tf.a)
-	}
-	if dstU != nil {
-		copy(dstU, tf.b)
-	}
-	return nil
+	return s, nil
 }
 
 // SetParams overrides parameters (all or nothing); the order, the
@@ -209,23 +167,22 @@ func (tf *TransferFunction) SetParams(p map[string]any) error {
 	if err != nil {
 		return err
 	}
-	next := &TransferFunction{block: tf.block}
-	if err := next.realize(vals); err != nil {
+	next, err := realizeTransferFunction(vals)
+	if err != nil {
 		return err
 	}
-	if next.lti.n != tf.lti.n {
+	cur := tf.sys()
+	if next.n != cur.n {
 		return &node.ParamError{Node: TransferFunctionName, Param: "denominator", Value: vals.Floats("denominator"),
-			Reason: fmt.Sprintf("has degree %d; the block was built with %d (its state was laid out for it)", next.lti.n, tf.lti.n),
-			Valid:  fmt.Sprintf("%d coefficients with a nonzero first", tf.lti.n+1)}
+			Reason: fmt.Sprintf("has degree %d; the block was built with %d (its state was laid out for it)", next.n, cur.n),
+			Valid:  fmt.Sprintf("%d coefficients with a nonzero first", cur.n+1)}
 	}
-	if next.feedthrough() != tf.feedthrough() {
+	if next.feedthrough() != cur.feedthrough() {
 		return &node.ParamError{Node: TransferFunctionName, Param: "numerator", Value: vals.Floats("numerator"),
 			Reason: "changes whether the output reads the input at once (feedthrough), which the graph's loop check was made with",
-			Valid:  fmt.Sprintf("a numerator of the same degree relative to the denominator (feedthrough %v)", tf.feedthrough())}
+			Valid:  fmt.Sprintf("a numerator of the same degree relative to the denominator (feedthrough %v)", cur.feedthrough())}
 	}
-	s := &tf.lti
-	s.a, s.b, s.c, s.d, s.x0 = next.a, next.b, next.c, next.d, next.x0
-	s.reset()
+	tf.cur.Set(next)
 	tf.vals = vals
 	return nil
 }
@@ -268,7 +225,7 @@ func transferFunctionMeta() node.Metadata {
 		StabilityConditions: []string{"The update is exact for the held input, so it is stable exactly when the transfer function is (its poles in the open left half-plane), at any step."},
 		StableStep:          &node.StableStep{Unconditional: true, Notes: "Update is the exact zero-order-hold map: its eigenvalues $e^{\\lambda \\Delta t}$ are inside the unit circle for every stable pole $\\lambda$ at every step."},
 		Mapping: []node.Mapping{
-			{Term: `A, B, C, D`, Identifier: pkgPath + ".TransferFunction.realize", Notes: "controllable canonical form"},
+			{Term: `A, B, C, D`, Identifier: pkgPath + ".realizeTransferFunction", Notes: "controllable canonical form"},
 			{Term: `\Phi, \Gamma`, Identifier: pkgPath + ".zohDiscretize", Notes: "augmented matrix exponential"},
 			{Term: `e^{M}`, Identifier: pkgPath + ".expm", Notes: "Padé 6, scaling and squaring"},
 			{Term: `x^+ = \Phi x + \Gamma u`, Identifier: pkgPath + ".lti.step"},
