@@ -500,3 +500,36 @@ func TestLinearConcurrentUpdate(t *testing.T) {
 		}
 	}
 }
+
+// The integrator's input Jacobian is K wherever the output is free,
+// also where the input is 0 (closed form: ẏ = K u, so ∂ẏ/∂u = K); it is
+// 0 only where a limit holds the output against the input, or a reset
+// holds it.
+func TestIntegratorInputJacobian(t *testing.T) {
+	it, err := control.NewIntegrator(control.IntegratorParams{Gain: []float64{3}, Limit: true, Lower: []float64{-1}, Upper: []float64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		x, u  float64
+		reset float64
+		want  float64
+	}{
+		{x: 0, u: 0, want: 3},
+		{x: 0, u: 2, want: 3},
+		{x: 1, u: 0, want: 3},
+		{x: 1, u: 2, want: 0},
+		{x: 1, u: -2, want: 3},
+		{x: -1, u: -2, want: 0},
+		{x: 0, u: 2, reset: 1, want: 0},
+	} {
+		dU := make([]float64, 2)
+		in := node.Inputs{Values: []float64{c.u, c.reset}, Present: []bool{true, c.reset != 0}}
+		if err := it.DerivativesJacobian(0, []float64{c.x}, in, nil, dU); err != nil {
+			t.Fatal(err)
+		}
+		if dU[0] != c.want {
+			t.Errorf("x = %v, u = %v, reset = %v: ∂ẏ/∂u = %v, want %v", c.x, c.u, c.reset, dU[0], c.want)
+		}
+	}
+}

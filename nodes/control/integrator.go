@@ -160,12 +160,18 @@ func (g *Integrator) resetting(in node.Inputs) bool {
 // side of Derivatives and the rate Update integrates.
 func integratorRate(p []float64, n, i int, x, u float64) float64 {
 	r := p[i] * u
-	if p[4*n] != 0 {
-		if (x >= p[3*n+i] && r > 0) || (x <= p[2*n+i] && r < 0) {
-			return 0
-		}
+	if integratorHeld(p, n, i, x, r) {
+		return 0
 	}
 	return r
+}
+
+// integratorHeld reports whether component i, with rate r = K_i u_i, is
+// held at a limit: limits on, and the output at (or beyond) a limit with
+// the rate pushing it further. A zero rate is never held, so the
+// input's derivative there is the free one, K_i.
+func integratorHeld(p []float64, n, i int, x, r float64) bool {
+	return p[4*n] != 0 && ((x >= p[3*n+i] && r > 0) || (x <= p[2*n+i] && r < 0))
 }
 
 // integratorStep is the exact solution over dt with the input held: the
@@ -234,7 +240,9 @@ func (g *Integrator) OutputsJacobian(t float64, x []float64, in node.Inputs, dst
 }
 
 // DerivativesJacobian writes ∂f/∂y = 0 and ∂f/∂u = diag(K), with zero
-// rows where the output is held at a limit or by a reset.
+// rows where the output is held at a limit or by a reset. A zero input
+// is not a hold: there the derivative is K (free integration), also at
+// a limit, where it is the one-sided derivative into the range.
 func (g *Integrator) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX, dstU []float64) error {
 	n := g.n
 	if dstX != nil {
@@ -246,8 +254,9 @@ func (g *Integrator) DerivativesJacobian(t float64, x []float64, in node.Inputs,
 		clear(d)
 		reset := g.resetting(in)
 		for i := range n {
-			if !reset && integratorRate(g.pars(), n, i, x[i], in.Values[i]) != 0 {
-				d[i*nu+i] = g.pars()[i]
+			p := g.pars()
+			if !reset && !integratorHeld(p, n, i, x[i], p[i]*in.Values[i]) {
+				d[i*nu+i] = p[i]
 			}
 		}
 	}
@@ -313,7 +322,7 @@ const holdNote = "Update is the exact solution of the block's own equations over
 func integratorMeta() node.Metadata {
 	return node.Metadata{
 		AlgorithmID: "COSIM-NODE-507",
-		Version:     "1.0.0",
+		Version:     "1.0.1",
 		Stability:   node.Stable,
 		Summary:     "A continuous integrator ẏ = K u with optional output limits (it stops at a limit and leaves as soon as the input turns back) and a level reset input.",
 		Equations: []string{
@@ -345,6 +354,9 @@ func integratorMeta() node.Metadata {
 		References: []node.Reference{refSimulink, refDrake},
 		Anomalies:  []string{},
 		Evidence:   []string{"COSIM-VER-502"},
-		Changelog:  []node.Change{{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"}},
+		Changelog: []node.Change{
+			{Version: "1.0.0", Date: changeDate, Change: "Initial implementation"},
+			{Version: "1.0.1", Date: "2026-12-05", Change: "DerivativesJacobian: the input derivative is K where the input is 0 (it was 0, as if a limit held the output)"},
+		},
 	}
 }
