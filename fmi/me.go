@@ -33,7 +33,9 @@ import (
 // "atol"), locating its state and time events likewise and calling
 // fmi3CompletedIntegratorStep after every accepted step; in a graph's
 // monolithic integration the graph tells it of every accepted step
-// (node.StepCompleter) and it makes the same call.
+// (node.StepCompleter) and it makes the same call. Either way a step
+// event the FMU asks for there gets the same event update at the end of
+// the step, and the integration restarts from the state after it.
 //
 // The FMU's discrete state stays inside it and belongs to the times from
 // its last event on: a call for an earlier time is served only from the
@@ -493,32 +495,45 @@ func (n *ModelExchangeNode) Update(t, dt float64, x []float64, in node.Inputs, d
 // fmi3CompletedIntegratorStep (fmi2CompletedIntegratorStep), as the
 // standard requires of an importer whose FMU declares it needs the call
 // (FMI 3.0 needsCompletedIntegratorStep; FMI 2.0 unless
-// completedIntegratorStepNotNeeded). An FMU that asks there to terminate
-// stops the run (ErrTerminated). One that asks for a step event
-// (enterEventMode) is refused (ErrUnsupported): handling it needs the
-// FMU's event update between two steps, which would change the state
-// under the graph's integrator; the node's own integration in
-// co-simulation handles step events.
-func (n *ModelExchangeNode) CompletedStep(t float64, x []float64, in node.Inputs) error {
+// completedIntegratorStepNotNeeded). An FMU that asks there for a step
+// event (enterEventMode) gets it at once, as the standard's importer
+// does: event mode, the event iteration (fmi3UpdateDiscreteStates until
+// no further update is needed, the next time event taken from it),
+// continuous-time mode, the continuous states read back into dst when
+// the FMU changed them, the same update a located event's Reset runs;
+// CompletedStep then reports a change, and the graph's integrator
+// restarts from dst (its derivatives may have changed with the FMU's
+// discrete state even when its states did not). An FMU that asks to
+// terminate the simulation, there or in the event iteration, ends the
+// run at t: the error wraps node.ErrStop and ErrTerminated and names the
+// FMU and the time.
+func (n *ModelExchangeNode) CompletedStep(t float64, x []float64, in node.Inputs, dst []float64) (bool, error) {
 	if !n.needComplete {
-		return nil
+		return false, nil
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err := n.prepare(t, x, in); err != nil {
-		return err
+		return false, err
 	}
 	enter, term, err := n.inst.completedIntegratorStep()
 	if err != nil {
-		return n.at(err, t)
+		return false, n.at(err, t)
 	}
 	if term {
-		return fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked to terminate at t=%s: %w", n.md.ModelName, n.name, n.md.Major, fmtNum(t), ErrTerminated)
+		return false, fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked to terminate the simulation at t=%s: %w (%w)", n.md.ModelName, n.name, n.md.Major, fmtNum(t), node.ErrStop, ErrTerminated)
 	}
-	if enter {
-		return fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked for a step event at t=%s, which a monolithic run cannot handle (the FMU's event update would change the state under the graph's integrator); run the node in co-simulation, where its own integration handles step events: %w", n.md.ModelName, n.name, n.md.Major, fmtNum(t), ErrUnsupported)
+	if !enter {
+		return false, nil
 	}
-	return nil
+	term, err = n.reset(t, x, in, dst)
+	if err != nil {
+		return false, err
+	}
+	if term {
+		return true, fmt.Errorf("FMU %s (instance %s) asked at its step event at t=%s to terminate the simulation: %w (%w)", n.md.ModelName, n.name, fmtNum(t), node.ErrStop, ErrTerminated)
+	}
+	return true, nil
 }
 
 // driverError unwraps the node's own error from the integrator's.
