@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
@@ -90,14 +91,15 @@ type savedDiscrete struct {
 }
 
 var (
-	_ node.Node          = (*ModelExchangeNode)(nil)
-	_ node.Deriver       = (*ModelExchangeNode)(nil)
-	_ node.Outputter     = (*ModelExchangeNode)(nil)
-	_ node.Eventer       = (*ModelExchangeNode)(nil)
-	_ node.TimeEventer   = (*ModelExchangeNode)(nil)
-	_ node.Tunable       = (*ModelExchangeNode)(nil)
-	_ node.HiddenState   = (*ModelExchangeNode)(nil)
-	_ node.StepCompleter = (*ModelExchangeNode)(nil)
+	_ node.Node               = (*ModelExchangeNode)(nil)
+	_ node.Deriver            = (*ModelExchangeNode)(nil)
+	_ node.Outputter          = (*ModelExchangeNode)(nil)
+	_ node.Eventer            = (*ModelExchangeNode)(nil)
+	_ node.TimeEventer        = (*ModelExchangeNode)(nil)
+	_ node.Tunable            = (*ModelExchangeNode)(nil)
+	_ node.HiddenState        = (*ModelExchangeNode)(nil)
+	_ node.StepCompleter      = (*ModelExchangeNode)(nil)
+	_ node.SensitivityChecker = (*ModelExchangeNode)(nil)
 )
 
 func newME(b *base) (node.Node, error) {
@@ -534,6 +536,60 @@ func (n *ModelExchangeNode) CompletedStep(t float64, x []float64, in node.Inputs
 		return true, fmt.Errorf("FMU %s (instance %s) asked at its step event at t=%s to terminate the simulation: %w (%w)", n.md.ModelName, n.name, fmtNum(t), node.ErrStop, ErrTerminated)
 	}
 	return true, nil
+}
+
+// CheckSensitivities implements node.SensitivityChecker. A graph
+// differentiates a model-exchange FMU through its right-hand side: the
+// state Jacobian from its directional derivatives or differences of
+// Derivatives, which is right, and ∂f/∂p from differences over SetParams,
+// which re-initializes the FMU. That is right only while the FMU's
+// discrete state is its initial one throughout the run, and the FMU's
+// event updates (resets of its states, new discrete values) happen
+// inside it, where the graph can neither differentiate them nor repeat
+// them at perturbed states without changing the FMU. So the node refuses
+// sensitivities when the FMU has event indicators (state events),
+// variables of discrete variability that it computes (discrete states,
+// outputs or locals), clocks, or a time event announced at
+// initialization; Dahlquist and VanDerPol have none and are
+// differentiated.
+func (n *ModelExchangeNode) CheckSensitivities() error {
+	var why []string
+	if k := max(n.md.NumEventIndicators, len(n.md.EventIndicators)); k > 0 {
+		why = append(why, fmt.Sprintf("%d event indicator(s), whose event updates run inside the FMU, undifferentiated", k))
+	}
+	var disc, clocks []string
+	for _, v := range n.md.Variables {
+		switch {
+		case v.Type == Clock:
+			clocks = append(clocks, v.Name)
+		case v.Variability == VariabilityDiscrete && (v.Causality == CausalityOutput || v.Causality == CausalityLocal):
+			disc = append(disc, v.Name)
+		}
+	}
+	if len(disc) > 0 {
+		why = append(why, fmt.Sprintf("discrete variables it computes (%s), which differencing over its parameters would re-initialize", listNames(disc)))
+	}
+	if len(clocks) > 0 {
+		why = append(why, fmt.Sprintf("clocks (%s)", listNames(clocks)))
+	}
+	n.mu.Lock()
+	next := n.initNext
+	n.mu.Unlock()
+	if !math.IsInf(next, 1) {
+		why = append(why, fmt.Sprintf("a time event at t=%s", fmtNum(next)))
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return fmt.Errorf("FMU %s (instance %s): its sensitivities cannot be computed correctly: it has %s; cosim differentiates a model-exchange FMU only through its right-hand side with its initial discrete state", n.md.ModelName, n.name, strings.Join(why, "; "))
+}
+
+// listNames lists up to three names and how many more there are.
+func listNames(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }
 
 // driverError unwraps the node's own error from the integrator's.

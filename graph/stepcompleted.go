@@ -24,6 +24,7 @@ type completers struct {
 // run there.
 type completion struct {
 	y    []float64
+	by   string // the first node that changed its state
 	stop error
 }
 
@@ -64,6 +65,9 @@ func (m *System) completed(t float64, y []float64) (c completion, err error) {
 		cur = i
 		n := &s.nodes[i]
 		ch, err := m.cmp.sc[k].CompletedStep(t, y[n.x0:n.x1], s.inputsOf(n), dst[n.x0:n.x1])
+		if ch && !changed {
+			c.by = n.name
+		}
 		changed = changed || ch
 		switch {
 		case err == nil:
@@ -116,4 +120,20 @@ func (m *monoState) restart(y []float64) error {
 // before a restart and those of the restart's Init).
 func addWork(a, b integrators.Work) integrators.Work {
 	return a.Sub(integrators.Work{}.Sub(b))
+}
+
+// sensCompleted tells the StepCompleter nodes of a sensitivity run's
+// accepted step ending at t with state y (the first n components of the
+// augmented state) and reports whether one asked to stop; a node that
+// changes its state there is refused, since the jump of the
+// sensitivities at a step event is not implemented.
+func (m *System) sensCompleted(t float64, y []float64) (stop bool, err error) {
+	c, err := m.completed(t, y)
+	if err != nil {
+		return false, err
+	}
+	if c.y != nil {
+		return false, fmt.Errorf("graph: Sensitivities: node %s changed its state at the end of the step accepted at t=%s (a step event), and the jump of the sensitivities there is not implemented: %w", c.by, node.FormatValue(t), ErrNotDifferentiable)
+	}
+	return c.stop != nil, nil
 }

@@ -21,6 +21,7 @@ import (
 type completions struct {
 	node.Node
 	node.Deriver
+	node.Tunable
 	t, x, f []float64
 	failAt  float64
 	force   int // offset of the force input
@@ -59,7 +60,7 @@ func completedMass(t *testing.T, failAt float64) (*graph.Sim, *completions) {
 	m, _ := masspoint.New(masspoint.Params{Mass: 2})
 	l := m.Spec().InputLayout
 	sl := m.Spec().StateLayout
-	c := &completions{Node: m, Deriver: m, failAt: failAt, force: l.Offset(l.Index("force")), stopAt: math.Inf(1),
+	c := &completions{Node: m, Deriver: m, Tunable: m, failAt: failAt, force: l.Offset(l.Index("force")), stopAt: math.Inf(1),
 		pos: sl.Offset(sl.Index("position")), vel: sl.Offset(sl.Index("velocity"))}
 	st, err := src.NewStep(src.StepParams{Time: 0.25, Initial: []float64{0}, Final: []float64{4, 0, 0}, Units: "N"})
 	if err != nil {
@@ -233,6 +234,30 @@ func TestStepCompleterStop(t *testing.T) {
 		}
 		if last := c.t[len(c.t)-1]; s.Time() != last || last < 0.5 || last > 0.6+1e-12 {
 			t.Errorf("adaptive %v: the run stopped at t=%v, the last step told was at %v: want the first step end at or after 0.5", adaptive, s.Time(), last)
+		}
+	}
+}
+
+// TestStepCompleterSensitivities: sensitivity runs tell StepCompleter
+// nodes of every accepted step too; a node that changes its state there
+// (a step event) is refused at that step with ErrNotDifferentiable,
+// naming it and the time, since the jump of the sensitivities there is
+// not implemented; without a step event the run is unaffected.
+func TestStepCompleterSensitivities(t *testing.T) {
+	for _, fixed := range []bool{false, true} {
+		opts := &graph.SensitivityOptions{End: 1}
+		if fixed {
+			opts = &graph.SensitivityOptions{End: 1, Dt: 0.01, Mode: graph.Monolithic{Method: integrators.RK4{}}}
+		}
+		s, c := completedMass(t, math.Inf(1))
+		if _, err := s.Sensitivities(context.Background(), []string{"m.mass"}, opts); err != nil || len(c.t) == 0 {
+			t.Fatalf("fixed %v: %v after %d calls: want a run that tells the node", fixed, err, len(c.t))
+		}
+		s, c = completedMass(t, math.Inf(1))
+		c.jumpAt = 0.01
+		_, err := s.Sensitivities(context.Background(), []string{"m.mass"}, opts)
+		if !errors.Is(err, graph.ErrNotDifferentiable) || !strings.Contains(err.Error(), "node m changed its state") || len(c.jumps) != 1 {
+			t.Errorf("fixed %v: err = %v after %d step events, want ErrNotDifferentiable at the first, naming node m", fixed, err, len(c.jumps))
 		}
 	}
 }
