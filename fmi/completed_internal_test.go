@@ -31,7 +31,7 @@ func (c *countingInstance) completedIntegratorStep() (bool, bool, error) {
 func countedME(t *testing.T, v int) (*graph.Sim, *countingInstance) {
 	t.Helper()
 	f := fmitest.Reference(t, "Dahlquist", v)
-	nn, err := Load(f.Dir, Options{Interface: ModelExchange})
+	nn, err := Load(f.Dir, Options{Interface: InterfaceModelExchange})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -181,7 +181,7 @@ func (n *CoSimNode) Update(t, dt float64, x []float64, in node.Inputs, dst []flo
 			n.h0 = dt
 		} else if dt != n.h0 {
 			return fmt.Errorf("FMU %s (instance %s) cannot handle a variable communication step size (canHandleVariableCommunicationStepSize is false): it has stepped by %s, the graph asks for %s at t=%s: %w",
-				n.md.ModelName, n.name, fmtNum(n.h0), fmtNum(dt), fmtNum(t), ErrUnsupported)
+				n.md.ModelName, n.name, fmtNum(n.h0), fmtNum(dt), fmtNum(t), ErrNotImported)
 		}
 	}
 	if n.restep {

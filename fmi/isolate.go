@@ -294,7 +294,7 @@ func (t isolated) instantiate(f *FMU, k Interface, name string, use varUse) (ins
 		return nil, err
 	}
 	slot, fname := hInstantiateCS, h.names[hInstantiateCS]
-	if k == ModelExchange {
+	if k == InterfaceModelExchange {
 		slot, fname = hInstantiateME, h.names[hInstantiateME]
 	}
 	if md.Major == 2 {
@@ -304,7 +304,7 @@ func (t isolated) instantiate(f *FMU, k Interface, name string, use varUse) (ins
 	}
 	h.op(opInstantiate)
 	h.u8(byte(md.Major))
-	h.bool(k == CoSimulation)
+	h.bool(k == InterfaceCoSimulation)
 	h.u8(byte(slot))
 	h.u8(hFree)
 	h.u8(hFreeState)
@@ -483,7 +483,7 @@ func (e *protocolError) Error() string { return e.what }
 // positioned after it. fn names the call in errors. A failure of the
 // process or the protocol is a *CallError with Err set; the instance is
 // then dead.
-func (h *hostInstance) roundTrip(fn string) (Status, error) {
+func (h *hostInstance) roundTrip(fn string) (CallStatus, error) {
 	if h.dead != nil {
 		return 0, h.gone(fn)
 	}
@@ -510,13 +510,13 @@ func (h *hostInstance) roundTrip(fn string) (Status, error) {
 			if h.rd.bad {
 				return 0, h.broken(fn, errors.New("a malformed log message"))
 			}
-			h.log.add(Status(st), cat, msg)
+			h.log.add(CallStatus(st), cat, msg)
 		case kindDone:
 			st := int32(h.rd.u32())
 			if h.rd.bad || st < 0 || st > int32(StatusPending) {
 				return 0, h.broken(fn, fmt.Errorf("a reply with status %d", st))
 			}
-			return Status(st), nil
+			return CallStatus(st), nil
 		case kindError:
 			return 0, h.broken(fn, fmt.Errorf("the host refused the request: %s", h.rd.b))
 		default:
@@ -632,7 +632,7 @@ func (h *hostInstance) begin(fn string) error {
 }
 
 // status turns a returned status into an error.
-func (h *hostInstance) status(fn string, s Status) error {
+func (h *hostInstance) status(fn string, s CallStatus) error {
 	if s == StatusFatal {
 		h.fatal = true
 	}

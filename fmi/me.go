@@ -560,7 +560,7 @@ func (n *ModelExchangeNode) CheckSensitivities() error {
 	var disc, clocks []string
 	for _, v := range n.md.Variables {
 		switch {
-		case v.Type == Clock:
+		case v.Type == ClockType:
 			clocks = append(clocks, v.Name)
 		case v.Variability == VariabilityDiscrete && (v.Causality == CausalityOutput || v.Causality == CausalityLocal):
 			disc = append(disc, v.Name)

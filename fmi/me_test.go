@@ -18,7 +18,7 @@ import (
 func meNode(t *testing.T, model string, v int, params map[string]any) node.Node {
 	t.Helper()
 	f := fmitest.Reference(t, model, v)
-	n, err := fmi.Load(f.Zip, fmi.Options{Interface: fmi.ModelExchange, Params: params})
+	n, err := fmi.Load(f.Zip, fmi.Options{Interface: fmi.InterfaceModelExchange, Params: params})
 	if err != nil {
 		t.Fatal(err)
 	}

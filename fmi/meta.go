@@ -13,7 +13,7 @@ import (
 // model from its modelDescription.xml, and how the node runs it.
 func metadata(md *ModelDescription, k Interface, m *mapping) node.Metadata {
 	abbr := "CS"
-	if k == ModelExchange {
+	if k == InterfaceModelExchange {
 		abbr = "ME"
 	}
 	version := md.Version
@@ -40,7 +40,7 @@ func metadata(md *ModelDescription, k Interface, m *mapping) node.Metadata {
 		Changelog:           []node.Change{},
 	}
 	fi := fmt.Sprintf("fmi%d", md.Major)
-	if k == CoSimulation {
+	if k == InterfaceCoSimulation {
 		notes := fmt.Sprintf("The FMU's own solver: every Update is one %sDoStep over the communication step, with the inputs held at their values at its start.", fi)
 		if st := md.CoSimulation.FixedInternalStepSize; st > 0 {
 			notes += " The FMU declares a fixed internal step of " + strconv.FormatFloat(st, 'g', -1, 64) + " s."
@@ -86,7 +86,7 @@ func limitations(md *ModelDescription, k Interface, m *mapping) []string {
 	if !it.CanSerializeFMUState {
 		out = append(out, "The FMU cannot serialize its state: a checkpoint of a graph holding it fails.")
 	}
-	if k == CoSimulation {
+	if k == InterfaceCoSimulation {
 		out = append(out, "Intermediate updates, early return and the event mode of FMI 3.0 co-simulation are not used: every step runs to its end.")
 	} else if !it.ProvidesDirectionalDerivatives {
 		out = append(out, "The FMU gives no directional derivatives: implicit methods difference its derivatives for their Jacobian.")

@@ -46,12 +46,14 @@ const (
 	Enumeration VarType = "Enumeration"
 	String      VarType = "String"
 	Binary      VarType = "Binary"
-	Clock       VarType = "Clock"
+	// ClockType is FMI 3.0's Clock (ClockType, since a clock in cosim
+	// is integrators.Clock, a fixed-step method's step count).
+	ClockType VarType = "Clock"
 )
 
 // Numeric reports whether values of the type are carried as float64
 // (every type but String, Binary and Clock).
-func (t VarType) Numeric() bool { return t != String && t != Binary && t != Clock }
+func (t VarType) Numeric() bool { return t != String && t != Binary && t != ClockType }
 
 // Integer reports whether the type holds integers (Int8 … UInt64 and
 // Enumeration).
@@ -264,9 +266,9 @@ func (md *ModelDescription) VariableByName(name string) *Variable {
 // FMU does not offer it.
 func (md *ModelDescription) Interface(k Interface) *InterfaceInfo {
 	switch k {
-	case CoSimulation:
+	case InterfaceCoSimulation:
 		return md.CoSimulation
-	case ModelExchange:
+	case InterfaceModelExchange:
 		return md.ModelExchange
 	}
 	return nil

@@ -26,7 +26,7 @@ func stepEventSim(t *testing.T, params map[string]any) *graph.Sim {
 	headers, _ := filepath.Glob(filepath.Join(hdr, "*.h"))
 	dir, _ := fmitest.Package(t, "stepevent", "stepevent", filepath.Join(td, "stepevent.xml"),
 		[]string{"-DFMI_VERSION=3", "-I" + hdr}, []string{filepath.Join(td, "stepevent.c")}, headers, nil)
-	n, err := fmi.Load(dir, fmi.Options{Interface: fmi.ModelExchange, Params: params})
+	n, err := fmi.Load(dir, fmi.Options{Interface: fmi.InterfaceModelExchange, Params: params})
 	if err != nil {
 		t.Fatal(err)
 	}

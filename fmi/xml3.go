@@ -190,7 +190,7 @@ func parse3(data []byte) (*ModelDescription, error) {
 	for _, xv := range x.Vars.Vars {
 		t := VarType(xv.XMLName.Local)
 		switch t {
-		case Float64, Float32, Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Boolean, Enumeration, String, Binary, Clock:
+		case Float64, Float32, Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Boolean, Enumeration, String, Binary, ClockType:
 		default:
 			a.fail(fmt.Errorf("<%s name=%q>: not an FMI 3.0 variable type", xv.XMLName.Local, xv.Name))
 			continue
