@@ -68,6 +68,7 @@ type ModelExchangeNode struct {
 	drv          *integrators.Adaptive
 	sys          *meSystem
 	needComplete bool
+	yEvent       []float64 // the state after a step event in Update
 	// DerivativesJacobian's buffers.
 	dKnown, dUnknown []uint32
 	dIn              []uint32 // Float64 inputs, in input order
@@ -110,6 +111,7 @@ func newME(b *base) (node.Node, error) {
 	n.x0 = make([]float64, b.spec.StateLayout.Size())
 	n.lastX = make([]float64, n.nx)
 	n.z = make([]float64, n.nz)
+	n.yEvent = make([]float64, len(n.x0))
 	n.needComplete = b.md.ModelExchange.NeedsCompletedIntegratorStep
 	track(n, b)
 	if err := n.start(); err != nil {
@@ -452,28 +454,16 @@ func (n *ModelExchangeNode) Update(t, dt float64, x []float64, in node.Inputs, d
 			break
 		}
 		if n.needComplete {
-			if err := n.prepare(tn, y, in); err != nil {
+			changed, term, err := n.completed(tn, y, in, n.yEvent)
+			switch {
+			case err != nil:
 				return err
-			}
-			enter, term, err := n.inst.completedIntegratorStep()
-			if err != nil {
-				return n.at(err, tn)
-			}
-			if term {
-				return fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked to terminate at t=%s: %w", n.md.ModelName, n.name, n.md.Major, fmtNum(tn), ErrTerminated)
-			}
-			if enter {
-				// A step event: the FMU's event update at the end of the
-				// accepted step, then the integration restarts there.
-				yn := slices.Clone(y)
-				term, err := n.reset(tn, y, in, yn)
-				if err != nil {
-					return err
-				}
-				if term {
-					return fmt.Errorf("FMU %s (instance %s) asked to terminate at its step event at t=%s: %w", n.md.ModelName, n.name, fmtNum(tn), ErrTerminated)
-				}
-				if err := n.drv.Init(tn, yn); err != nil {
+			case term != nil:
+				return term
+			case changed:
+				// A step event: the integration restarts from the state
+				// after the FMU's event update.
+				if err := n.drv.Init(tn, n.yEvent); err != nil {
 					return n.driverError(err)
 				}
 			}
@@ -515,27 +505,45 @@ func (n *ModelExchangeNode) CompletedStep(t float64, x []float64, in node.Inputs
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if err := n.prepare(t, x, in); err != nil {
+	changed, term, err := n.completed(t, x, in, dst)
+	if err != nil {
 		return false, err
 	}
-	enter, term, err := n.inst.completedIntegratorStep()
-	if err != nil {
-		return false, n.at(err, t)
+	if term != nil {
+		return changed, fmt.Errorf("%w: %w", term, node.ErrStop)
 	}
-	if term {
-		return false, fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked to terminate the simulation at t=%s: %w (%w)", n.md.ModelName, n.name, n.md.Major, fmtNum(t), node.ErrStop, ErrTerminated)
+	return changed, nil
+}
+
+// completed tells the FMU that the integrator accepted a step ending at
+// (t, x) with the inputs in — in a graph's monolithic run and after
+// every step of the node's own integration — and runs the step event it
+// may ask for: it reports whether the FMU ran its event update (dst then
+// holds the continuous states after it) and, as term, an error wrapping
+// ErrTerminated when the FMU asked to terminate the simulation. n.mu is
+// held.
+func (n *ModelExchangeNode) completed(t float64, x []float64, in node.Inputs, dst []float64) (changed bool, term, err error) {
+	if err := n.prepare(t, x, in); err != nil {
+		return false, nil, err
+	}
+	enter, stop, err := n.inst.completedIntegratorStep()
+	if err != nil {
+		return false, nil, n.at(err, t)
+	}
+	if stop {
+		return false, fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked to terminate the simulation at t=%s: %w", n.md.ModelName, n.name, n.md.Major, fmtNum(t), ErrTerminated), nil
 	}
 	if !enter {
-		return false, nil
+		return false, nil, nil
 	}
-	term, err = n.reset(t, x, in, dst)
+	stop, err = n.reset(t, x, in, dst)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
-	if term {
-		return true, fmt.Errorf("FMU %s (instance %s) asked at its step event at t=%s to terminate the simulation: %w (%w)", n.md.ModelName, n.name, fmtNum(t), node.ErrStop, ErrTerminated)
+	if stop {
+		return true, fmt.Errorf("FMU %s (instance %s) asked at its step event at t=%s to terminate the simulation: %w", n.md.ModelName, n.name, fmtNum(t), ErrTerminated), nil
 	}
-	return true, nil
+	return true, nil, nil
 }
 
 // CheckSensitivities implements node.SensitivityChecker. A graph

@@ -153,3 +153,26 @@ func TestStepEventTerminate(t *testing.T) {
 		}
 	}
 }
+
+// TestStepEventOwnIntegration: in a co-simulation run the node
+// integrates the FMU itself over each Update (adaptive Dormand–Prince)
+// and handles its step events inside the step the same way; the
+// closed form x = (1 + n)·(t − te) holds at every communication point to
+// 1e-12, and events happen.
+func TestStepEventOwnIntegration(t *testing.T) {
+	s := stepEventSim(t, nil)
+	res, err := s.Run(context.Background(), graph.Settings{Dt: 0.07, Steps: 40, Record: []string{"se.x", "se.n", "se.te"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.History
+	xs, ns, tes := h.Column("se.x"), h.Column("se.n"), h.Column("se.te")
+	for k, tk := range h.Times {
+		if want := (1 + ns[k]) * (tk - tes[k]); math.Abs(xs[k]-want) > 1e-12 {
+			t.Errorf("t=%v: x = %v, closed form (1 + %v)·(t − %v) = %v", tk, xs[k], ns[k], tes[k], want)
+		}
+	}
+	if last := ns[len(ns)-1]; last < 4 {
+		t.Errorf("%v step events by t=%v, want at least 4", last, h.Times[len(h.Times)-1])
+	}
+}
