@@ -275,9 +275,6 @@ func (n *CoSimNode) Outputs(t float64, x []float64, in node.Inputs, dst []float6
 func (n *CoSimNode) SetParams(p map[string]any) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.closed {
-		return n.usable()
-	}
 	vals, changed, err := n.resolveParams(p)
 	if err != nil || len(changed) == 0 {
 		return err

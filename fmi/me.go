@@ -616,9 +616,6 @@ func (n *ModelExchangeNode) driverError(err error) error {
 func (n *ModelExchangeNode) SetParams(p map[string]any) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.closed {
-		return n.usable()
-	}
 	vals, changed, err := n.resolveParams(p)
 	if err != nil || len(changed) == 0 {
 		return err

@@ -627,10 +627,14 @@ func (b *base) Params() node.Values {
 	return out
 }
 
-// resolveParams validates new parameter values over the current ones.
-// Structural parameters, "path", "interface" and "instance" cannot
-// change: they fix the node's shape and identity.
+// resolveParams validates new parameter values over the current ones
+// (SetParams, with b.mu held) and lists the parameters that change; a
+// closed node takes none. Structural parameters, "path", "interface" and
+// "instance" cannot change: they fix the node's shape and identity.
 func (b *base) resolveParams(p map[string]any) (node.Values, []string, error) {
+	if b.closed {
+		return nil, nil, b.usable()
+	}
 	if err := b.notCarried(p); err != nil {
 		return nil, nil, err
 	}
