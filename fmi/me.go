@@ -589,7 +589,7 @@ func (n *ModelExchangeNode) CheckSensitivities() error {
 	if len(why) == 0 {
 		return nil
 	}
-	return fmt.Errorf("FMU %s (instance %s): its sensitivities cannot be computed correctly: it has %s; cosim differentiates a model-exchange FMU only through its right-hand side with its initial discrete state", n.md.ModelName, n.name, strings.Join(why, "; "))
+	return fmt.Errorf("FMU %s (instance %s) has %s: cosim differentiates a model-exchange FMU only through its right-hand side, with its discrete state fixed at the initial one", n.md.ModelName, n.name, strings.Join(why, "; "))
 }
 
 // listNames lists up to three names and how many more there are.
@@ -677,7 +677,7 @@ type meJacobian struct {
 	*ModelExchangeNode
 }
 
-var _ node.InputJacobian = meJacobian{}
+var _ node.DerivativesJacobian = meJacobian{}
 
 // Unwrap returns the model-exchange node.
 func (j meJacobian) Unwrap() node.Node { return j.ModelExchangeNode }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -110,6 +111,9 @@ func TestSensitivityRefusedDiscrete(t *testing.T) {
 		if !errors.Is(err, graph.ErrNotDifferentiable) {
 			t.Fatalf("%s: err = %v, want graph.ErrNotDifferentiable", c.name, err)
 		}
+		if c.name == "BouncingBall 3" {
+			docQuotes(t, err)
+		}
 		for _, w := range []string{"node bb", "FMU " + strings.Fields(c.name)[0], c.why} {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%s: %q does not say %q", c.name, err, w)
@@ -170,4 +174,16 @@ func value(t *testing.T, s *graph.Sim, f string) []float64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// docQuotes fails unless docs/errors.md quotes err as the code words it.
+func docQuotes(t *testing.T, err error) {
+	t.Helper()
+	doc, rerr := os.ReadFile("../docs/errors.md")
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if !strings.Contains(string(doc), err.Error()) {
+		t.Errorf("docs/errors.md does not quote this error as the code words it now:\n%v", err)
+	}
 }

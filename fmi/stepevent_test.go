@@ -143,6 +143,9 @@ func TestStepEventTerminate(t *testing.T) {
 			t.Errorf("adaptive %v: stopped at t=%v", adaptive, tt)
 		}
 		msg := res.StopCause.Error()
+		if !adaptive {
+			docQuotes(t, res.StopCause)
+		}
 		for _, w := range []string{"node se", "FMU StepEvent", "fmi3CompletedIntegratorStep asked to terminate", "t=" + node.FormatValue(tt)} {
 			if !strings.Contains(msg, w) {
 				t.Errorf("adaptive %v: cause %q does not say %q", adaptive, msg, w)

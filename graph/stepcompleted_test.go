@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -256,6 +257,16 @@ func TestStepCompleterSensitivities(t *testing.T) {
 		s, c = completedMass(t, math.Inf(1))
 		c.jumpAt = 0.01
 		_, err := s.Sensitivities(context.Background(), []string{"m.mass"}, opts)
+		if fixed && err != nil {
+			// docs/errors.md quotes it.
+			doc, rerr := os.ReadFile("../docs/errors.md")
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			if !strings.Contains(string(doc), err.Error()) {
+				t.Errorf("docs/errors.md does not quote the error as the code words it now:\n%v", err)
+			}
+		}
 		if !errors.Is(err, graph.ErrNotDifferentiable) || !strings.Contains(err.Error(), "node m changed its state") || len(c.jumps) != 1 {
 			t.Errorf("fixed %v: err = %v after %d step events, want ErrNotDifferentiable at the first, naming node m", fixed, err, len(c.jumps))
 		}
