@@ -561,12 +561,29 @@ func (n *ModelExchangeNode) completed(t float64, x []float64, in node.Inputs, ds
 // initialization; Dahlquist and VanDerPol have none and are
 // differentiated.
 func (n *ModelExchangeNode) CheckSensitivities() error {
+	why := hiddenDiscrete(n.md)
+	n.mu.Lock()
+	next := n.initNext
+	n.mu.Unlock()
+	if !math.IsInf(next, 1) {
+		why = append(why, fmt.Sprintf("a time event at t=%s", fmtNum(next)))
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return fmt.Errorf("FMU %s (instance %s) has %s: cosim differentiates a model-exchange FMU only through its right-hand side, with its discrete state fixed at the initial one", n.md.ModelName, n.name, strings.Join(why, "; "))
+}
+
+// hiddenDiscrete lists what the model description declares that keeps
+// discrete state hidden inside the FMU: event indicators, discrete
+// variables it computes, clocks.
+func hiddenDiscrete(md *ModelDescription) []string {
 	var why []string
-	if k := max(n.md.NumEventIndicators, len(n.md.EventIndicators)); k > 0 {
+	if k := max(md.NumEventIndicators, len(md.EventIndicators)); k > 0 {
 		why = append(why, fmt.Sprintf("%d event indicator(s), whose event updates run inside the FMU, undifferentiated", k))
 	}
 	var disc, clocks []string
-	for _, v := range n.md.Variables {
+	for _, v := range md.Variables {
 		switch {
 		case v.Type == ClockType:
 			clocks = append(clocks, v.Name)
@@ -580,16 +597,7 @@ func (n *ModelExchangeNode) CheckSensitivities() error {
 	if len(clocks) > 0 {
 		why = append(why, fmt.Sprintf("clocks (%s)", listNames(clocks)))
 	}
-	n.mu.Lock()
-	next := n.initNext
-	n.mu.Unlock()
-	if !math.IsInf(next, 1) {
-		why = append(why, fmt.Sprintf("a time event at t=%s", fmtNum(next)))
-	}
-	if len(why) == 0 {
-		return nil
-	}
-	return fmt.Errorf("FMU %s (instance %s) has %s: cosim differentiates a model-exchange FMU only through its right-hand side, with its discrete state fixed at the initial one", n.md.ModelName, n.name, strings.Join(why, "; "))
+	return why
 }
 
 // listNames lists up to three names and how many more there are.
