@@ -97,7 +97,7 @@ func Open(p string) (*FMU, error) {
 	f.md = md
 	// At least one offered interface must have a binary here.
 	var errs []error
-	for _, k := range []Interface{CoSimulation, ModelExchange} {
+	for _, k := range []Interface{InterfaceCoSimulation, InterfaceModelExchange} {
 		if md.Interface(k) == nil {
 			continue
 		}
@@ -196,7 +196,7 @@ func (f *FMU) release() error {
 	f.libs = nil
 	f.mu.Unlock()
 	var errs []error
-	for _, k := range []Interface{CoSimulation, ModelExchange} {
+	for _, k := range []Interface{InterfaceCoSimulation, InterfaceModelExchange} {
 		if l := libs[k]; l != nil {
 			errs = append(errs, l.close())
 		}

@@ -20,12 +20,13 @@ import (
 // that the node types work unchanged over either. doc.go, "Transports",
 // states the contract a transport meets.
 
-// Status is an FMI status returned by an FMU function.
-type Status int
+// CallStatus is an FMI status returned by an FMU function (fmi3Status,
+// fmi2Status).
+type CallStatus int
 
 // The FMI statuses (FMI 2.0 adds Pending, which cosim never asks for).
 const (
-	StatusOK Status = iota
+	StatusOK CallStatus = iota
 	StatusWarning
 	StatusDiscard
 	StatusError
@@ -33,7 +34,7 @@ const (
 	StatusPending
 )
 
-func (s Status) String() string {
+func (s CallStatus) String() string {
 	switch s {
 	case StatusOK:
 		return "OK"
@@ -48,7 +49,7 @@ func (s Status) String() string {
 	case StatusPending:
 		return "Pending"
 	}
-	return "Status(" + strconv.Itoa(int(s)) + ")"
+	return "CallStatus(" + strconv.Itoa(int(s)) + ")"
 }
 
 // Sentinels for errors.Is.
@@ -117,7 +118,7 @@ type CallError struct {
 	FMU      string // the model name
 	Instance string // the instance name (the node's name in a graph)
 	Function string // "fmi3DoStep"
-	Status   Status
+	Status   CallStatus
 	Time     float64
 	Messages []string // what the FMU logged during the call, oldest first
 	// Null marks an instantiation function that returned NULL rather
@@ -383,7 +384,7 @@ func needed(md *ModelDescription, k Interface, use varUse) []string {
 	if md.Major == 2 {
 		add("Instantiate", "FreeInstance", "SetupExperiment", "EnterInitializationMode", "ExitInitializationMode", "Terminate", "Reset")
 	} else {
-		if k == CoSimulation {
+		if k == InterfaceCoSimulation {
 			add("InstantiateCoSimulation")
 		} else {
 			add("InstantiateModelExchange")
@@ -406,7 +407,7 @@ func needed(md *ModelDescription, k Interface, use varUse) []string {
 			}
 		}
 	}
-	if k == CoSimulation {
+	if k == InterfaceCoSimulation {
 		add("DoStep")
 	} else {
 		add("EnterEventMode", "EnterContinuousTimeMode", "CompletedIntegratorStep", "SetTime", "SetContinuousStates",
@@ -469,7 +470,7 @@ func (c *callLog) start() { c.mark = c.log.seq() }
 
 // failed turns a status other than OK into a *CallError with the messages
 // logged since start.
-func (c *callLog) failed(fn string, s Status) error {
+func (c *callLog) failed(fn string, s CallStatus) error {
 	if s == StatusOK {
 		return nil
 	}
@@ -509,7 +510,7 @@ const maxMessages = 64
 // maxMessageBytes bounds one message.
 const maxMessageBytes = 1024
 
-func (l *logSink) add(status Status, category, msg string) {
+func (l *logSink) add(status CallStatus, category, msg string) {
 	if len(msg) > maxMessageBytes {
 		msg = msg[:maxMessageBytes] + "…"
 	}

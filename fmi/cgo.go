@@ -141,7 +141,7 @@ func goFMILog(h C.uintptr_t, status C.int, category, message *C.char) {
 	if message != nil {
 		msg = C.GoString(message)
 	}
-	sink.add(Status(status), cat, msg)
+	sink.add(CallStatus(status), cat, msg)
 }
 
 func (cgoTransport) instantiate(f *FMU, k Interface, name string, use varUse) (instance, error) {
@@ -201,7 +201,7 @@ func (cgoTransport) instantiate(f *FMU, k Interface, name string, use varUse) (i
 		defer C.free(unsafe.Pointer(cres))
 		c.cb = C.cosim_fmi2_callbacks_new(c.env)
 		typ := C.int(0)
-		if k == CoSimulation {
+		if k == InterfaceCoSimulation {
 			typ = 1
 		}
 		fname = "fmi2Instantiate"
@@ -209,7 +209,7 @@ func (cgoTransport) instantiate(f *FMU, k Interface, name string, use varUse) (i
 	} else {
 		cres := C.CString(res + string(os.PathSeparator))
 		defer C.free(unsafe.Pointer(cres))
-		if k == CoSimulation {
+		if k == InterfaceCoSimulation {
 			fname = "fmi3InstantiateCoSimulation"
 			c.inst = C.cosim_fmi3_instantiate_cs(c.fn[fname], c.cname, token, cres, false, c.env)
 		} else {
@@ -260,10 +260,10 @@ func (c *cgoInstance) begin(fn string) error {
 
 // status turns a returned status into an error.
 func (c *cgoInstance) status(fn string, s C.int) error {
-	if Status(s) == StatusFatal {
+	if CallStatus(s) == StatusFatal {
 		c.lib.fatal.Store(true)
 	}
-	return c.failed(fn, Status(s))
+	return c.failed(fn, CallStatus(s))
 }
 
 func (c *cgoInstance) simple(name string) error {
@@ -422,7 +422,7 @@ func (c *cgoInstance) doStep(t, h float64) (stepResult, error) {
 			return stepResult{}, err
 		}
 		s := C.cosim_fmi2_do_step(c.fDoStep, c.inst, C.double(t), C.double(h))
-		if Status(s) == StatusDiscard {
+		if CallStatus(s) == StatusDiscard {
 			// FMI 2.0 says "terminate" by Discard and fmi2Terminated.
 			if r, ok := c.fmi2Terminated(); ok {
 				return r, nil
@@ -467,7 +467,7 @@ func (c *cgoInstance) stepAndGet(t, h float64, vrs []uint32, dst []float64) (ste
 		}
 		s := C.cosim_fmi2_step_get(c.fDoStep, c.getFn[gi], c.inst, C.double(t), C.double(h), (*C.uint)(unsafe.Pointer(vrPtr(vrs))), C.size_t(len(vrs)), dblPtr(dst), &o[0])
 		if o[0] == 0 {
-			if Status(s) == StatusDiscard {
+			if CallStatus(s) == StatusDiscard {
 				if r, ok := c.fmi2Terminated(); ok {
 					return r, nil
 				}

@@ -181,7 +181,7 @@ func (n *CoSimNode) Update(t, dt float64, x []float64, in node.Inputs, dst []flo
 			n.h0 = dt
 		} else if dt != n.h0 {
 			return fmt.Errorf("FMU %s (instance %s) cannot handle a variable communication step size (canHandleVariableCommunicationStepSize is false): it has stepped by %s, the graph asks for %s at t=%s: %w",
-				n.md.ModelName, n.name, fmtNum(n.h0), fmtNum(dt), fmtNum(t), ErrUnsupported)
+				n.md.ModelName, n.name, fmtNum(n.h0), fmtNum(dt), fmtNum(t), ErrNotImported)
 		}
 	}
 	if n.restep {
@@ -275,9 +275,6 @@ func (n *CoSimNode) Outputs(t float64, x []float64, in node.Inputs, dst []float6
 func (n *CoSimNode) SetParams(p map[string]any) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.closed {
-		return n.usable()
-	}
 	vals, changed, err := n.resolveParams(p)
 	if err != nil || len(changed) == 0 {
 		return err

@@ -47,9 +47,9 @@ type VarInfo struct {
 func (f *FMU) Describe(k Interface) (*Description, error) {
 	md := f.md
 	if k == "" {
-		k = CoSimulation
+		k = InterfaceCoSimulation
 		if md.CoSimulation == nil {
-			k = ModelExchange
+			k = InterfaceModelExchange
 		}
 	}
 	if md.Interface(k) == nil {
@@ -66,7 +66,7 @@ func (f *FMU) Describe(k Interface) (*Description, error) {
 		d.Binary = filepath.ToSlash(rel)
 	}
 	switch {
-	case k == CoSimulation:
+	case k == InterfaceCoSimulation:
 		d.Capabilities = node.Capabilities((*CoSimNode)(nil))
 	case md.ModelExchange.ProvidesDirectionalDerivatives && len(m.states) > 0 && allFloat64(m.inputs):
 		d.Capabilities = node.Capabilities(meJacobian{})

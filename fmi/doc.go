@@ -19,7 +19,7 @@
 // FMU's own solver, one fmi3DoStep per Update) or a [*ModelExchangeNode]
 // for model exchange (Derivatives, Outputs, events and time events, so
 // that every integrator of package integrators steps it; with
-// directional derivatives it is also a node.InputJacobian). [Load] is
+// directional derivatives it is also a node.DerivativesJacobian). [Load] is
 // Open and New in one call; [Type] is the registry type "fmu" that scene
 // files name (nodes.Registry holds it). [FMU.Describe] tells what the
 // node would be from the model description alone (`cosim describe
@@ -85,6 +85,19 @@
 // groups) asks AllowRestep first; an FMU without canGetAndSetFMUState is
 // refused there, naming the strategy and the FMU; one with it saves its
 // state (fmi3GetFMUState) before every step.
+//
+// # Step events and sensitivities
+//
+// A model-exchange FMU is told of every accepted step
+// (fmi3CompletedIntegratorStep) by the node's own integration in
+// co-simulation and, through node.StepCompleter, by a graph's integrator
+// in monolithic runs; a step event it asks for there gets the FMU's event
+// update at the end of the step, and the integration restarts from the
+// state after it. An FMU that asks to terminate ends a monolithic run at
+// that step (graph.Result.StopCause names it). Sensitivities go through
+// the FMU's right-hand side only, so the node refuses them
+// (node.SensitivityChecker) when the FMU has events or discrete state,
+// whose updates run hidden inside it.
 //
 // # Transports
 //

@@ -199,7 +199,7 @@ func runTestFMU(t *testing.T, variant string, params map[string]any) (*graph.Sim
 // function of the FMU again, FreeInstance included.
 func TestFailingStatuses(t *testing.T) {
 	for _, c := range []struct {
-		status fmi.Status
+		status fmi.CallStatus
 		code   int
 	}{{fmi.StatusWarning, 1}, {fmi.StatusDiscard, 2}, {fmi.StatusError, 3}, {fmi.StatusFatal, 4}} {
 		t.Run(c.status.String(), func(t *testing.T) {

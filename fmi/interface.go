@@ -7,6 +7,6 @@ type Interface string
 
 // Interfaces, as a scene's "interface" parameter names them.
 const (
-	CoSimulation  Interface = "co-simulation"
-	ModelExchange Interface = "model-exchange"
+	InterfaceCoSimulation  Interface = "co-simulation"
+	InterfaceModelExchange Interface = "model-exchange"
 )

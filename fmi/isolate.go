@@ -294,7 +294,7 @@ func (t isolated) instantiate(f *FMU, k Interface, name string, use varUse) (ins
 		return nil, err
 	}
 	slot, fname := hInstantiateCS, h.names[hInstantiateCS]
-	if k == ModelExchange {
+	if k == InterfaceModelExchange {
 		slot, fname = hInstantiateME, h.names[hInstantiateME]
 	}
 	if md.Major == 2 {
@@ -304,7 +304,7 @@ func (t isolated) instantiate(f *FMU, k Interface, name string, use varUse) (ins
 	}
 	h.op(opInstantiate)
 	h.u8(byte(md.Major))
-	h.bool(k == CoSimulation)
+	h.bool(k == InterfaceCoSimulation)
 	h.u8(byte(slot))
 	h.u8(hFree)
 	h.u8(hFreeState)
@@ -483,7 +483,7 @@ func (e *protocolError) Error() string { return e.what }
 // positioned after it. fn names the call in errors. A failure of the
 // process or the protocol is a *CallError with Err set; the instance is
 // then dead.
-func (h *hostInstance) roundTrip(fn string) (Status, error) {
+func (h *hostInstance) roundTrip(fn string) (CallStatus, error) {
 	if h.dead != nil {
 		return 0, h.gone(fn)
 	}
@@ -510,13 +510,13 @@ func (h *hostInstance) roundTrip(fn string) (Status, error) {
 			if h.rd.bad {
 				return 0, h.broken(fn, errors.New("a malformed log message"))
 			}
-			h.log.add(Status(st), cat, msg)
+			h.log.add(CallStatus(st), cat, msg)
 		case kindDone:
 			st := int32(h.rd.u32())
 			if h.rd.bad || st < 0 || st > int32(StatusPending) {
 				return 0, h.broken(fn, fmt.Errorf("a reply with status %d", st))
 			}
-			return Status(st), nil
+			return CallStatus(st), nil
 		case kindError:
 			return 0, h.broken(fn, fmt.Errorf("the host refused the request: %s", h.rd.b))
 		default:
@@ -632,7 +632,7 @@ func (h *hostInstance) begin(fn string) error {
 }
 
 // status turns a returned status into an error.
-func (h *hostInstance) status(fn string, s Status) error {
+func (h *hostInstance) status(fn string, s CallStatus) error {
 	if s == StatusFatal {
 		h.fatal = true
 	}
@@ -652,14 +652,41 @@ func (h *hostInstance) call(fn string) error {
 	return h.status(fn, s)
 }
 
-// simple calls a function of shape (instance) in slot.
-func (h *hostInstance) simple(slot int) error {
+// request starts a call of the function in slot (begin) with a request
+// of code op naming the slot, and returns the function's name.
+func (h *hostInstance) request(op byte, slot int) (string, error) {
 	fn := h.names[slot]
 	if err := h.begin(fn); err != nil {
+		return fn, err
+	}
+	h.op(op)
+	h.u8(byte(slot))
+	return fn, nil
+}
+
+// values reads the values a call returned — size bytes each, of the
+// API type at — into dst, once the reply is read to its end and the
+// status is OK.
+func (h *hostInstance) values(fn string, s CallStatus, at VarType, size int, vrs []uint32, dst []float64) error {
+	raw := h.rd.bytes()
+	if err := h.done(fn); err != nil {
 		return err
 	}
-	h.op(opInst)
-	h.u8(byte(slot))
+	if err := h.status(fn, s); err != nil {
+		return err
+	}
+	if len(raw) != size*len(dst) {
+		return h.broken(fn, fmt.Errorf("%d bytes for %d values", len(raw), len(dst)))
+	}
+	return decodeValues(h.major, at, raw, dst, vrs)
+}
+
+// simple calls a function of shape (instance) in slot.
+func (h *hostInstance) simple(slot int) error {
+	fn, err := h.request(opInst, slot)
+	if err != nil {
+		return err
+	}
 	return h.call(fn)
 }
 
@@ -675,12 +702,10 @@ func (h *hostInstance) enterInitializationMode(tol, start, stop float64) error {
 	if h.major == 2 {
 		slot = hSetup
 	}
-	fn := h.names[slot]
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opInit, slot)
+	if err != nil {
 		return err
 	}
-	h.op(opInit)
-	h.u8(byte(slot))
 	h.bool(tolDef)
 	h.f64(tol)
 	h.f64(start)
@@ -703,13 +728,11 @@ func (h *hostInstance) terminate() error               { return h.simple(hTermin
 func (h *hostInstance) get(t VarType, vrs []uint32, dst []float64) error {
 	at := apiType(h.major, t)
 	ti := typeIndex(at)
-	fn := h.names[hGet0+ti]
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opGet, hGet0+ti)
+	if err != nil {
 		return err
 	}
 	size := apiSize(h.major, at)
-	h.op(opGet)
-	h.u8(byte(hGet0 + ti))
 	h.u8(byte(size))
 	h.vrs(vrs)
 	h.u32(uint32(len(dst)))
@@ -717,24 +740,14 @@ func (h *hostInstance) get(t VarType, vrs []uint32, dst []float64) error {
 	if err != nil {
 		return err
 	}
-	raw := h.rd.bytes()
-	if err := h.done(fn); err != nil {
-		return err
-	}
-	if err := h.status(fn, s); err != nil {
-		return err
-	}
-	if len(raw) != size*len(dst) {
-		return h.broken(fn, fmt.Errorf("%d bytes for %d values", len(raw), len(dst)))
-	}
-	return decodeValues(h.major, at, raw, dst, vrs)
+	return h.values(fn, s, at, size, vrs, dst)
 }
 
 func (h *hostInstance) set(t VarType, vrs []uint32, src []float64) error {
 	at := apiType(h.major, t)
 	ti := typeIndex(at)
-	fn := h.names[hSet0+ti]
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opSet, hSet0+ti)
+	if err != nil {
 		return err
 	}
 	n := apiSize(h.major, at) * len(src)
@@ -743,8 +756,6 @@ func (h *hostInstance) set(t VarType, vrs []uint32, src []float64) error {
 	}
 	h.buf = h.buf[:n]
 	encodeValues(h.major, at, src, h.buf)
-	h.op(opSet)
-	h.u8(byte(hSet0 + ti))
 	h.vrs(vrs)
 	h.u32(uint32(len(src)))
 	h.raw(h.buf)
@@ -760,12 +771,10 @@ func (h *hostInstance) stepReply() (terminate bool, last float64) {
 }
 
 func (h *hostInstance) doStep(t, step float64) (stepResult, error) {
-	fn := h.names[hDoStep]
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opDoStep, hDoStep)
+	if err != nil {
 		return stepResult{}, err
 	}
-	h.op(opDoStep)
-	h.u8(hDoStep)
 	h.u8(hBoolStatus)
 	h.u8(hRealStatus)
 	h.f64(t)
@@ -791,12 +800,10 @@ func (h *hostInstance) doStep(t, step float64) (stepResult, error) {
 
 func (h *hostInstance) stepAndGet(t, step float64, vrs []uint32, dst []float64) (stepResult, error) {
 	gi := typeIndex(Float64)
-	fn := h.names[hDoStep]
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opStepGet, hDoStep)
+	if err != nil {
 		return stepResult{}, err
 	}
-	h.op(opStepGet)
-	h.u8(hDoStep)
 	h.u8(byte(hGet0 + gi))
 	h.u8(hBoolStatus)
 	h.u8(hRealStatus)
@@ -831,12 +838,10 @@ func (h *hostInstance) stepAndGet(t, step float64, vrs []uint32, dst []float64) 
 }
 
 func (h *hostInstance) setTime(t float64) error {
-	fn := h.names[hSetTime]
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opSetTime, hSetTime)
+	if err != nil {
 		return err
 	}
-	h.op(opSetTime)
-	h.u8(hSetTime)
 	h.f64(t)
 	return h.call(fn)
 }
@@ -844,12 +849,10 @@ func (h *hostInstance) setTime(t float64) error {
 // array calls a function of shape (instance, double[], n): a set sends x,
 // a get fills it.
 func (h *hostInstance) array(slot int, get bool, x []float64) error {
-	fn := h.names[slot]
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opArray, slot)
+	if err != nil {
 		return err
 	}
-	h.op(opArray)
-	h.u8(byte(slot))
 	h.bool(get)
 	h.u32(uint32(len(x)))
 	if !get {
@@ -860,14 +863,7 @@ func (h *hostInstance) array(slot int, get bool, x []float64) error {
 		return err
 	}
 	if get {
-		raw := h.rd.bytes()
-		if err := h.done(fn); err != nil {
-			return err
-		}
-		if len(raw) != 8*len(x) {
-			return h.broken(fn, fmt.Errorf("%d bytes for %d values", len(raw), len(x)))
-		}
-		decodeValues(h.major, Float64, raw, x, nil)
+		return h.values(fn, s, Float64, 8, nil, x)
 	}
 	return h.status(fn, s)
 }
@@ -878,12 +874,10 @@ func (h *hostInstance) getDerivatives(dst []float64) error      { return h.array
 func (h *hostInstance) getEventIndicators(dst []float64) error  { return h.array(hEvents, true, dst) }
 
 func (h *hostInstance) updateDiscreteStates() (eventInfo, error) {
-	fn := h.names[hUpdate]
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opUpdate, hUpdate)
+	if err != nil {
 		return eventInfo{}, err
 	}
-	h.op(opUpdate)
-	h.u8(hUpdate)
 	s, err := h.roundTrip(fn)
 	if err != nil {
 		return eventInfo{}, err
@@ -900,12 +894,10 @@ func (h *hostInstance) updateDiscreteStates() (eventInfo, error) {
 }
 
 func (h *hostInstance) completedIntegratorStep() (bool, bool, error) {
-	fn := h.names[hCompleted]
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opCompleted, hCompleted)
+	if err != nil {
 		return false, false, err
 	}
-	h.op(opCompleted)
-	h.u8(hCompleted)
 	s, err := h.roundTrip(fn)
 	if err != nil {
 		return false, false, err
@@ -918,12 +910,10 @@ func (h *hostInstance) completedIntegratorStep() (bool, bool, error) {
 }
 
 func (h *hostInstance) directionalDerivative(unknowns, knowns []uint32, seed, dst []float64) error {
-	fn := h.names[hDD]
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opDD, hDD)
+	if err != nil {
 		return err
 	}
-	h.op(opDD)
-	h.u8(hDD)
 	h.vrs(unknowns)
 	h.vrs(knowns)
 	h.f64s(seed)
@@ -932,26 +922,16 @@ func (h *hostInstance) directionalDerivative(unknowns, knowns []uint32, seed, ds
 	if err != nil {
 		return err
 	}
-	raw := h.rd.bytes()
-	if err := h.done(fn); err != nil {
-		return err
-	}
-	if len(raw) != 8*len(dst) {
-		return h.broken(fn, fmt.Errorf("%d bytes for %d values", len(raw), len(dst)))
-	}
-	decodeValues(h.major, Float64, raw, dst, nil)
-	return h.status(fn, s)
+	return h.values(fn, s, Float64, 8, nil, dst)
 }
 
 func (h *hostInstance) saveState(slot int) error {
-	fn := h.names[hGetState]
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opState, hGetState)
+	if err != nil {
 		return err
 	}
-	h.op(opState)
-	h.u8(hGetState)
 	h.u8(byte(slot))
-	err := h.call(fn)
+	err = h.call(fn)
 	if err == nil {
 		h.saved[slot] = true
 	}
@@ -959,15 +939,13 @@ func (h *hostInstance) saveState(slot int) error {
 }
 
 func (h *hostInstance) loadState(slot int) error {
-	fn := h.names[hSetState]
 	if !h.saved[slot] {
 		return fmt.Errorf("fmi: no FMU state saved in slot %d", slot)
 	}
-	if err := h.begin(fn); err != nil {
+	fn, err := h.request(opSetState, hSetState)
+	if err != nil {
 		return err
 	}
-	h.op(opSetState)
-	h.u8(hSetState)
 	h.u8(byte(slot))
 	return h.call(fn)
 }

@@ -66,7 +66,7 @@ func TestHostNames(t *testing.T) {
 		for _, ty := range typeOrder {
 			all.types[ty] = true
 		}
-		for _, k := range []Interface{CoSimulation, ModelExchange} {
+		for _, k := range []Interface{InterfaceCoSimulation, InterfaceModelExchange} {
 			for _, n := range needed(md, k, all) {
 				if !have[n] {
 					t.Errorf("FMI %d %s: %s has no slot in hostNames", major, k, n)

@@ -44,7 +44,7 @@ func TestIsolateReference(t *testing.T) {
 			f := fmitest.Reference(t, rm.model, v)
 			tab := readCSV(t, f.Out)
 			t.Run(fmt.Sprintf("%s/FMI%d", rm.model, v), func(t *testing.T) {
-				n, err := fmi.Load(f.Zip, fmi.Options{Interface: fmi.CoSimulation, Isolate: true})
+				n, err := fmi.Load(f.Zip, fmi.Options{Interface: fmi.InterfaceCoSimulation, Isolate: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -76,7 +76,7 @@ func TestIsolateModelExchange(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/FMI%d", c.model, v), func(t *testing.T) {
 				f := fmitest.Reference(t, c.model, v)
 				run := func(isolate bool) ([]float64, []float64) {
-					n, err := fmi.Load(f.Zip, fmi.Options{Interface: fmi.ModelExchange, Isolate: isolate})
+					n, err := fmi.Load(f.Zip, fmi.Options{Interface: fmi.InterfaceModelExchange, Isolate: isolate})
 					if err != nil {
 						t.Fatal(err)
 					}

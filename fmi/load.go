@@ -19,7 +19,7 @@ func (f *FMU) New(opts Options) (node.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.k == CoSimulation {
+	if b.k == InterfaceCoSimulation {
 		return newCoSim(b)
 	}
 	return newME(b)

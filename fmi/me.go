@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
@@ -33,7 +34,9 @@ import (
 // "atol"), locating its state and time events likewise and calling
 // fmi3CompletedIntegratorStep after every accepted step; in a graph's
 // monolithic integration the graph tells it of every accepted step
-// (node.StepCompleter) and it makes the same call.
+// (node.StepCompleter) and it makes the same call. Either way a step
+// event the FMU asks for there gets the same event update at the end of
+// the step, and the integration restarts from the state after it.
 //
 // The FMU's discrete state stays inside it and belongs to the times from
 // its last event on: a call for an earlier time is served only from the
@@ -65,6 +68,7 @@ type ModelExchangeNode struct {
 	drv          *integrators.Adaptive
 	sys          *meSystem
 	needComplete bool
+	yEvent       []float64 // the state after a step event in Update
 	// DerivativesJacobian's buffers.
 	dKnown, dUnknown []uint32
 	dIn              []uint32 // Float64 inputs, in input order
@@ -88,14 +92,15 @@ type savedDiscrete struct {
 }
 
 var (
-	_ node.Node          = (*ModelExchangeNode)(nil)
-	_ node.Deriver       = (*ModelExchangeNode)(nil)
-	_ node.Outputter     = (*ModelExchangeNode)(nil)
-	_ node.Eventer       = (*ModelExchangeNode)(nil)
-	_ node.TimeEventer   = (*ModelExchangeNode)(nil)
-	_ node.Tunable       = (*ModelExchangeNode)(nil)
-	_ node.HiddenState   = (*ModelExchangeNode)(nil)
-	_ node.StepCompleter = (*ModelExchangeNode)(nil)
+	_ node.Node               = (*ModelExchangeNode)(nil)
+	_ node.Deriver            = (*ModelExchangeNode)(nil)
+	_ node.Outputter          = (*ModelExchangeNode)(nil)
+	_ node.Eventer            = (*ModelExchangeNode)(nil)
+	_ node.TimeEventer        = (*ModelExchangeNode)(nil)
+	_ node.Tunable            = (*ModelExchangeNode)(nil)
+	_ node.HiddenState        = (*ModelExchangeNode)(nil)
+	_ node.StepCompleter      = (*ModelExchangeNode)(nil)
+	_ node.SensitivityChecker = (*ModelExchangeNode)(nil)
 )
 
 func newME(b *base) (node.Node, error) {
@@ -106,6 +111,7 @@ func newME(b *base) (node.Node, error) {
 	n.x0 = make([]float64, b.spec.StateLayout.Size())
 	n.lastX = make([]float64, n.nx)
 	n.z = make([]float64, n.nz)
+	n.yEvent = make([]float64, len(n.x0))
 	n.needComplete = b.md.ModelExchange.NeedsCompletedIntegratorStep
 	track(n, b)
 	if err := n.start(); err != nil {
@@ -448,28 +454,16 @@ func (n *ModelExchangeNode) Update(t, dt float64, x []float64, in node.Inputs, d
 			break
 		}
 		if n.needComplete {
-			if err := n.prepare(tn, y, in); err != nil {
+			changed, term, err := n.completed(tn, y, in, n.yEvent)
+			switch {
+			case err != nil:
 				return err
-			}
-			enter, term, err := n.inst.completedIntegratorStep()
-			if err != nil {
-				return n.at(err, tn)
-			}
-			if term {
-				return fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked to terminate at t=%s: %w", n.md.ModelName, n.name, n.md.Major, fmtNum(tn), ErrTerminated)
-			}
-			if enter {
-				// A step event: the FMU's event update at the end of the
-				// accepted step, then the integration restarts there.
-				yn := slices.Clone(y)
-				term, err := n.reset(tn, y, in, yn)
-				if err != nil {
-					return err
-				}
-				if term {
-					return fmt.Errorf("FMU %s (instance %s) asked to terminate at its step event at t=%s: %w", n.md.ModelName, n.name, fmtNum(tn), ErrTerminated)
-				}
-				if err := n.drv.Init(tn, yn); err != nil {
+			case term != nil:
+				return term
+			case changed:
+				// A step event: the integration restarts from the state
+				// after the FMU's event update.
+				if err := n.drv.Init(tn, n.yEvent); err != nil {
 					return n.driverError(err)
 				}
 			}
@@ -493,32 +487,125 @@ func (n *ModelExchangeNode) Update(t, dt float64, x []float64, in node.Inputs, d
 // fmi3CompletedIntegratorStep (fmi2CompletedIntegratorStep), as the
 // standard requires of an importer whose FMU declares it needs the call
 // (FMI 3.0 needsCompletedIntegratorStep; FMI 2.0 unless
-// completedIntegratorStepNotNeeded). An FMU that asks there to terminate
-// stops the run (ErrTerminated). One that asks for a step event
-// (enterEventMode) is refused (ErrUnsupported): handling it needs the
-// FMU's event update between two steps, which would change the state
-// under the graph's integrator; the node's own integration in
-// co-simulation handles step events.
-func (n *ModelExchangeNode) CompletedStep(t float64, x []float64, in node.Inputs) error {
+// completedIntegratorStepNotNeeded). An FMU that asks there for a step
+// event (enterEventMode) gets it at once, as the standard's importer
+// does: event mode, the event iteration (fmi3UpdateDiscreteStates until
+// no further update is needed, the next time event taken from it),
+// continuous-time mode, the continuous states read back into dst when
+// the FMU changed them, the same update a located event's Reset runs;
+// CompletedStep then reports a change, and the graph's integrator
+// restarts from dst (its derivatives may have changed with the FMU's
+// discrete state even when its states did not). An FMU that asks to
+// terminate the simulation, there or in the event iteration, ends the
+// run at t: the error wraps node.ErrStop and ErrTerminated and names the
+// FMU and the time.
+func (n *ModelExchangeNode) CompletedStep(t float64, x []float64, in node.Inputs, dst []float64) (bool, error) {
 	if !n.needComplete {
-		return nil
+		return false, nil
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if err := n.prepare(t, x, in); err != nil {
-		return err
-	}
-	enter, term, err := n.inst.completedIntegratorStep()
+	changed, term, err := n.completed(t, x, in, dst)
 	if err != nil {
-		return n.at(err, t)
+		return false, err
 	}
-	if term {
-		return fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked to terminate at t=%s: %w", n.md.ModelName, n.name, n.md.Major, fmtNum(t), ErrTerminated)
+	if term != nil {
+		return changed, fmt.Errorf("%w: %w", term, node.ErrStop)
 	}
-	if enter {
-		return fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked for a step event at t=%s, which a monolithic run cannot handle (the FMU's event update would change the state under the graph's integrator); run the node in co-simulation, where its own integration handles step events: %w", n.md.ModelName, n.name, n.md.Major, fmtNum(t), ErrUnsupported)
+	return changed, nil
+}
+
+// completed tells the FMU that the integrator accepted a step ending at
+// (t, x) with the inputs in — in a graph's monolithic run and after
+// every step of the node's own integration — and runs the step event it
+// may ask for: it reports whether the FMU ran its event update (dst then
+// holds the continuous states after it) and, as term, an error wrapping
+// ErrTerminated when the FMU asked to terminate the simulation. n.mu is
+// held.
+func (n *ModelExchangeNode) completed(t float64, x []float64, in node.Inputs, dst []float64) (changed bool, term, err error) {
+	if err := n.prepare(t, x, in); err != nil {
+		return false, nil, err
 	}
-	return nil
+	enter, stop, err := n.inst.completedIntegratorStep()
+	if err != nil {
+		return false, nil, n.at(err, t)
+	}
+	if stop {
+		return false, fmt.Errorf("FMU %s (instance %s): fmi%dCompletedIntegratorStep asked to terminate the simulation at t=%s: %w", n.md.ModelName, n.name, n.md.Major, fmtNum(t), ErrTerminated), nil
+	}
+	if !enter {
+		return false, nil, nil
+	}
+	stop, err = n.reset(t, x, in, dst)
+	if err != nil {
+		return false, nil, err
+	}
+	if stop {
+		return true, fmt.Errorf("FMU %s (instance %s) asked at its step event at t=%s to terminate the simulation: %w", n.md.ModelName, n.name, fmtNum(t), ErrTerminated), nil
+	}
+	return true, nil, nil
+}
+
+// CheckSensitivities implements node.SensitivityChecker. A graph
+// differentiates a model-exchange FMU through its right-hand side: the
+// state Jacobian from its directional derivatives or differences of
+// Derivatives, which is right, and ∂f/∂p from differences over SetParams,
+// which re-initializes the FMU. That is right only while the FMU's
+// discrete state is its initial one throughout the run, and the FMU's
+// event updates (resets of its states, new discrete values) happen
+// inside it, where the graph can neither differentiate them nor repeat
+// them at perturbed states without changing the FMU. So the node refuses
+// sensitivities when the FMU has event indicators (state events),
+// variables of discrete variability that it computes (discrete states,
+// outputs or locals), clocks, or a time event announced at
+// initialization; Dahlquist and VanDerPol have none and are
+// differentiated.
+func (n *ModelExchangeNode) CheckSensitivities() error {
+	why := hiddenDiscrete(n.md)
+	n.mu.Lock()
+	next := n.initNext
+	n.mu.Unlock()
+	if !math.IsInf(next, 1) {
+		why = append(why, fmt.Sprintf("a time event at t=%s", fmtNum(next)))
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return fmt.Errorf("FMU %s (instance %s) has %s: cosim differentiates a model-exchange FMU only through its right-hand side, with its discrete state fixed at the initial one", n.md.ModelName, n.name, strings.Join(why, "; "))
+}
+
+// hiddenDiscrete lists what the model description declares that keeps
+// discrete state hidden inside the FMU: event indicators, discrete
+// variables it computes, clocks.
+func hiddenDiscrete(md *ModelDescription) []string {
+	var why []string
+	if k := max(md.NumEventIndicators, len(md.EventIndicators)); k > 0 {
+		why = append(why, fmt.Sprintf("%d event indicator(s), whose event updates run inside the FMU, undifferentiated", k))
+	}
+	var disc, clocks []string
+	for _, v := range md.Variables {
+		switch {
+		case v.Type == ClockType:
+			clocks = append(clocks, v.Name)
+		case v.Variability == VariabilityDiscrete && (v.Causality == CausalityOutput || v.Causality == CausalityLocal):
+			disc = append(disc, v.Name)
+		}
+	}
+	if len(disc) > 0 {
+		why = append(why, fmt.Sprintf("discrete variables it computes (%s), which differencing over its parameters would re-initialize", listNames(disc)))
+	}
+	if len(clocks) > 0 {
+		why = append(why, fmt.Sprintf("clocks (%s)", listNames(clocks)))
+	}
+	return why
+}
+
+// listNames lists up to three names and how many more there are.
+func listNames(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }
 
 // driverError unwraps the node's own error from the integrator's.
@@ -537,9 +624,6 @@ func (n *ModelExchangeNode) driverError(err error) error {
 func (n *ModelExchangeNode) SetParams(p map[string]any) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.closed {
-		return n.usable()
-	}
 	vals, changed, err := n.resolveParams(p)
 	if err != nil || len(changed) == 0 {
 		return err
@@ -601,7 +685,7 @@ type meJacobian struct {
 	*ModelExchangeNode
 }
 
-var _ node.InputJacobian = meJacobian{}
+var _ node.DerivativesJacobian = meJacobian{}
 
 // Unwrap returns the model-exchange node.
 func (j meJacobian) Unwrap() node.Node { return j.ModelExchangeNode }

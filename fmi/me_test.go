@@ -18,7 +18,7 @@ import (
 func meNode(t *testing.T, model string, v int, params map[string]any) node.Node {
 	t.Helper()
 	f := fmitest.Reference(t, model, v)
-	n, err := fmi.Load(f.Zip, fmi.Options{Interface: fmi.ModelExchange, Params: params})
+	n, err := fmi.Load(f.Zip, fmi.Options{Interface: fmi.InterfaceModelExchange, Params: params})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func vanDerPolReference(t *testing.T) (ts []float64, x0, x1 []float64) {
 //   - adaptive Dormand–Prince at RTol = 1e-11, ATol = 1e-13: within
 //     1e-8 (the limit cycle amplifies local errors by a few hundred);
 //   - implicit trapezoid with the FMU's directional derivatives as the
-//     Newton Jacobian (the node is a node.InputJacobian), Δt = 1e-3:
+//     Newton Jacobian (the node is a node.DerivativesJacobian), Δt = 1e-3:
 //     second order, error ≈ C·Δt² with C of order 1: within 1e-4, and
 //     the same states as with the Jacobian differenced by the graph up
 //     to the Newton tolerance;
@@ -185,8 +185,8 @@ func TestMEVanDerPol(t *testing.T) {
 	for _, ver := range []int{2, 3} {
 		t.Run(fmt.Sprintf("FMI%d", ver), func(t *testing.T) {
 			n := meNode(t, "VanDerPol", ver, nil)
-			if _, ok := n.(node.InputJacobian); !ok {
-				t.Fatal("VanDerPol provides directional derivatives: the node should be a node.InputJacobian")
+			if _, ok := n.(node.DerivativesJacobian); !ok {
+				t.Fatal("VanDerPol provides directional derivatives: the node should be a node.DerivativesJacobian")
 			}
 			s := buildOne(t, "vdp", n)
 			res, err := s.Run(context.Background(), graph.Settings{End: 20, Mode: graph.MonolithicAdaptive{
@@ -207,7 +207,7 @@ func TestMEVanDerPol(t *testing.T) {
 			// The Jacobian against central differences (step 1e-6: the
 			// truncation error of the quadratic terms, 1e-12, and the
 			// rounding, 1e-10, are far below the 1e-7 required).
-			jn := n.(node.InputJacobian)
+			jn := n.(node.DerivativesJacobian)
 			x := []float64{1.3, -0.7}
 			in := n.Spec().DefaultInputs()
 			jac := make([]float64, 4)
@@ -232,7 +232,7 @@ func TestMEVanDerPol(t *testing.T) {
 			implicit := func(n node.Node) ([]float64, *counting) {
 				c := &counting{Node: n}
 				var wrapped node.Node = c
-				if jn, ok := n.(node.InputJacobian); ok {
+				if jn, ok := n.(node.DerivativesJacobian); ok {
 					wrapped = countingJacobian{c, jn}
 				}
 				s := buildOne(t, "vdp", wrapped)
@@ -272,7 +272,7 @@ func (c *counting) Derivatives(t float64, x []float64, in node.Inputs, dst []flo
 
 type countingJacobian struct {
 	*counting
-	jn node.InputJacobian
+	jn node.DerivativesJacobian
 }
 
 func (c countingJacobian) DerivativesJacobian(t float64, x []float64, in node.Inputs, dx, du []float64) error {

@@ -13,7 +13,7 @@ import (
 // model from its modelDescription.xml, and how the node runs it.
 func metadata(md *ModelDescription, k Interface, m *mapping) node.Metadata {
 	abbr := "CS"
-	if k == ModelExchange {
+	if k == InterfaceModelExchange {
 		abbr = "ME"
 	}
 	version := md.Version
@@ -40,7 +40,7 @@ func metadata(md *ModelDescription, k Interface, m *mapping) node.Metadata {
 		Changelog:           []node.Change{},
 	}
 	fi := fmt.Sprintf("fmi%d", md.Major)
-	if k == CoSimulation {
+	if k == InterfaceCoSimulation {
 		notes := fmt.Sprintf("The FMU's own solver: every Update is one %sDoStep over the communication step, with the inputs held at their values at its start.", fi)
 		if st := md.CoSimulation.FixedInternalStepSize; st > 0 {
 			notes += " The FMU declares a fixed internal step of " + strconv.FormatFloat(st, 'g', -1, 64) + " s."
@@ -58,7 +58,7 @@ func metadata(md *ModelDescription, k Interface, m *mapping) node.Metadata {
 		meta.DiscretizationNotes = "Monolithic runs integrate the FMU's derivatives with the graph's integrator. In co-simulation the node's " +
 			"Update integrates them itself with adaptive Dormand–Prince 5(4) (tolerances `rtol`, `atol`), inputs held over the step, " +
 			"locating the FMU's state events (sign changes of its event indicators) and landing exactly on its time events, with the " +
-			"FMU's event update at each."
+			"FMU's event update at each and at every step event the FMU asks for after an accepted step."
 		meta.Order = node.Order{Temporal: 5, Note: "the order of the node's own adaptive Dormand–Prince in co-simulation, whose error is held to rtol/atol per step; in monolithic runs the order is the graph's integrator's"}
 		meta.Assumptions = []string{
 			"Inputs are held constant over a co-simulation step (zero-order hold); monolithic runs evaluate them at every stage",
@@ -86,10 +86,15 @@ func limitations(md *ModelDescription, k Interface, m *mapping) []string {
 	if !it.CanSerializeFMUState {
 		out = append(out, "The FMU cannot serialize its state: a checkpoint of a graph holding it fails.")
 	}
-	if k == CoSimulation {
+	if k == InterfaceCoSimulation {
 		out = append(out, "Intermediate updates, early return and the event mode of FMI 3.0 co-simulation are not used: every step runs to its end.")
-	} else if !it.ProvidesDirectionalDerivatives {
-		out = append(out, "The FMU gives no directional derivatives: implicit methods difference its derivatives for their Jacobian.")
+	} else {
+		if !it.ProvidesDirectionalDerivatives {
+			out = append(out, "The FMU gives no directional derivatives: implicit methods difference its derivatives for their Jacobian.")
+		}
+		if why := hiddenDiscrete(md); len(why) > 0 {
+			out = append(out, "Sensitivities are refused: the FMU has "+strings.Join(why, "; ")+".")
+		}
 	}
 	out = append(out, "A Warning status of an FMU function is an error, like Discard, Error and Fatal.")
 	return out

@@ -46,12 +46,14 @@ const (
 	Enumeration VarType = "Enumeration"
 	String      VarType = "String"
 	Binary      VarType = "Binary"
-	Clock       VarType = "Clock"
+	// ClockType is FMI 3.0's Clock (ClockType, since a clock in cosim
+	// is integrators.Clock, a fixed-step method's step count).
+	ClockType VarType = "Clock"
 )
 
 // Numeric reports whether values of the type are carried as float64
 // (every type but String, Binary and Clock).
-func (t VarType) Numeric() bool { return t != String && t != Binary && t != Clock }
+func (t VarType) Numeric() bool { return t != String && t != Binary && t != ClockType }
 
 // Integer reports whether the type holds integers (Int8 … UInt64 and
 // Enumeration).
@@ -264,9 +266,9 @@ func (md *ModelDescription) VariableByName(name string) *Variable {
 // FMU does not offer it.
 func (md *ModelDescription) Interface(k Interface) *InterfaceInfo {
 	switch k {
-	case CoSimulation:
+	case InterfaceCoSimulation:
 		return md.CoSimulation
-	case ModelExchange:
+	case InterfaceModelExchange:
 		return md.ModelExchange
 	}
 	return nil
@@ -676,14 +678,22 @@ func (a *attrs) boundsOf(v *Variable, lo, hi string) {
 	}
 }
 
-// typeDefault fills what a variable inherits from its declared type.
+// typeDef is what a variable inherits from its declared type.
 type typeDef struct {
 	unit, quantity string
 	min, max       string
 	items          []EnumItem
 }
 
-func inherit(v *Variable, td typeDef, a *attrs, lo, hi string) {
+// inherit gives v what it inherits from its declared type, types[name]
+// (none when name is empty; an undefined one is an error): its unit and
+// quantity unless v has its own, the bounds lo and hi where v gives none
+// (then parsed for v's type), an enumeration's items.
+func (a *attrs) inherit(v *Variable, types map[string]typeDef, name, lo, hi string) {
+	td, ok := types[name]
+	if name != "" && !ok {
+		a.fail(fmt.Errorf("variable %q: declaredType %q is not defined", v.Name, name))
+	}
 	if v.Unit == "" {
 		v.Unit = td.unit
 	}
@@ -700,4 +710,57 @@ func inherit(v *Variable, td typeDef, a *attrs, lo, hi string) {
 	if v.Type == Enumeration {
 		v.Items = slices.Clone(td.items)
 	}
+}
+
+// attr returns the value of the attribute name among as, and whether it
+// is there (for attributes whose absence means something).
+func attr(as []xml.Attr, name string) (string, bool) {
+	for _, a := range as {
+		if a.Name.Local == name {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// unknown is the ModelStructure entry of variable i, whose element has
+// the attributes as: its dependencies, each resolved by ref (a 1-based
+// index in FMI 2.0, a value reference in FMI 3.0), or AllDependencies
+// when the attribute is absent (the variable may depend on every known).
+func unknown(i int, as []xml.Attr, what string, ref func(what, s string) int) Unknown {
+	un := Unknown{Var: i}
+	deps, ok := attr(as, "dependencies")
+	if !ok {
+		un.AllDependencies = true
+		return un
+	}
+	for _, d := range strings.Fields(deps) {
+		un.Dependencies = append(un.Dependencies, ref(what+" dependencies", d))
+	}
+	return un
+}
+
+// xmlAbout are the attributes of <fmiModelDescription> that say what the
+// model is and where it comes from, the same in both versions (in the
+// schemas' order, after the model's name and token).
+type xmlAbout struct {
+	Description           string `xml:"description,attr,omitempty"`
+	Author                string `xml:"author,attr,omitempty"`
+	Version               string `xml:"version,attr,omitempty"`
+	Copyright             string `xml:"copyright,attr,omitempty"`
+	License               string `xml:"license,attr,omitempty"`
+	GenerationTool        string `xml:"generationTool,attr,omitempty"`
+	GenerationDateAndTime string `xml:"generationDateAndTime,attr,omitempty"`
+}
+
+// fill copies the attributes into md.
+func (x xmlAbout) fill(md *ModelDescription) {
+	md.Description, md.Author, md.Version, md.Copyright = x.Description, x.Author, x.Version, x.Copyright
+	md.License, md.GenerationTool, md.GenerationDateAndTime = x.License, x.GenerationTool, x.GenerationDateAndTime
+}
+
+// aboutOf returns md's attributes, for writing.
+func aboutOf(md *ModelDescription) xmlAbout {
+	return xmlAbout{Description: md.Description, Author: md.Author, Version: md.Version, Copyright: md.Copyright,
+		License: md.License, GenerationTool: md.GenerationTool, GenerationDateAndTime: md.GenerationDateAndTime}
 }

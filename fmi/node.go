@@ -20,7 +20,7 @@ import (
 
 // Options say how New makes a node of an FMU.
 type Options struct {
-	// Interface is CoSimulation or ModelExchange; empty means
+	// Interface is InterfaceCoSimulation or InterfaceModelExchange; empty means
 	// co-simulation where the FMU offers it, else model exchange.
 	Interface Interface
 	// Instance is the instance name given to the FMU; empty means its
@@ -123,22 +123,22 @@ func newBase(f *FMU, opts Options) (*base, error) {
 	md := f.md
 	k := opts.Interface
 	if k == "" {
-		k = CoSimulation
+		k = InterfaceCoSimulation
 		if md.CoSimulation == nil {
-			k = ModelExchange
+			k = InterfaceModelExchange
 		}
 		if s, ok := opts.Params[ParamInterface].(string); ok && s != "" {
 			k = Interface(s)
 		}
 	}
-	if k != CoSimulation && k != ModelExchange {
+	if k != InterfaceCoSimulation && k != InterfaceModelExchange {
 		return nil, &node.ParamError{Node: TypeName + " " + md.ModelName, Param: ParamInterface, Value: string(k),
 			Reason: "is not an FMI interface", Valid: "one of \"co-simulation\", \"model-exchange\""}
 	}
 	if md.Interface(k) == nil {
-		offered := CoSimulation
+		offered := InterfaceCoSimulation
 		if md.CoSimulation == nil {
-			offered = ModelExchange
+			offered = InterfaceModelExchange
 		}
 		return nil, &node.ParamError{Node: TypeName + " " + md.ModelName, Param: ParamInterface, Value: string(k),
 			Reason: "is not offered by the FMU", Valid: fmt.Sprintf("%q", offered)}
@@ -407,7 +407,7 @@ func (b *base) setParamsInFMU(vals []float64, t float64) error {
 
 // tolerance is the tolerance given to the FMU at initialization.
 func (b *base) tolerance() float64 {
-	if b.k == ModelExchange {
+	if b.k == InterfaceModelExchange {
 		return b.vals.Float(ParamRTol)
 	}
 	if de := b.md.DefaultExperiment; de != nil && de.Tolerance > 0 {
@@ -434,7 +434,7 @@ func (b *base) initialize() (float64, error) {
 	b.inSet = false
 	b.failed = nil
 	b.res.terminable = true
-	if b.k != ModelExchange {
+	if b.k != InterfaceModelExchange {
 		return math.Inf(1), nil
 	}
 	ev, err := b.eventIteration()
@@ -627,10 +627,14 @@ func (b *base) Params() node.Values {
 	return out
 }
 
-// resolveParams validates new parameter values over the current ones.
-// Structural parameters, "path", "interface" and "instance" cannot
-// change: they fix the node's shape and identity.
+// resolveParams validates new parameter values over the current ones
+// (SetParams, with b.mu held) and lists the parameters that change; a
+// closed node takes none. Structural parameters, "path", "interface" and
+// "instance" cannot change: they fix the node's shape and identity.
 func (b *base) resolveParams(p map[string]any) (node.Values, []string, error) {
+	if b.closed {
+		return nil, nil, b.usable()
+	}
 	if err := b.notCarried(p); err != nil {
 		return nil, nil, err
 	}

@@ -177,7 +177,7 @@ func TestReferenceCoSimulation(t *testing.T) {
 			tab := readCSV(t, f.Out)
 			for _, src := range []struct{ name, path string }{{"fmu", f.Zip}, {"dir", f.Dir}} {
 				t.Run(fmt.Sprintf("%s/FMI%d/%s", rm.model, v, src.name), func(t *testing.T) {
-					n, err := fmi.Load(src.path, fmi.Options{Interface: fmi.CoSimulation})
+					n, err := fmi.Load(src.path, fmi.Options{Interface: fmi.InterfaceCoSimulation})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/fmi"
@@ -79,5 +82,108 @@ func TestMESetParams(t *testing.T) {
 			t.Errorf("FMI %d: x(1) = %v after k = 2, exp(−2) = %v, relative error %.2g", ver, x[0], math.Exp(-2), rel)
 		}
 		s.Close()
+	}
+}
+
+// TestSensitivityRefusedDiscrete: a model-exchange FMU whose
+// sensitivities cannot be right — events or discrete state kept inside
+// it, which differencing over SetParams would re-initialize and whose
+// event updates cannot be differentiated — is refused before the run,
+// with an error wrapping graph.ErrNotDifferentiable that names the node,
+// the FMU and the reason: BouncingBall (an event indicator), Stair (a
+// discrete counter and time events) and cosim's step-event test FMU
+// (discrete outputs), in both FMI versions where the FMU has them.
+func TestSensitivityRefusedDiscrete(t *testing.T) {
+	cases := []struct {
+		name  string
+		node  func() node.Node
+		param string
+		why   string
+	}{
+		{"BouncingBall 2", func() node.Node { return meNode(t, "BouncingBall", 2, nil) }, "bb.e", "1 event indicator(s)"},
+		{"BouncingBall 3", func() node.Node { return meNode(t, "BouncingBall", 3, nil) }, "bb.e", "1 event indicator(s)"},
+		{"Stair 2", func() node.Node { return meNode(t, "Stair", 2, nil) }, "bb.rtol", "discrete variables it computes (counter)"},
+		{"Stair 3", func() node.Node { return meNode(t, "Stair", 3, nil) }, "bb.rtol", "a time event at t=1"},
+	}
+	for _, c := range cases {
+		s := buildOne(t, "bb", c.node())
+		_, err := s.Sensitivities(context.Background(), []string{c.param}, &graph.SensitivityOptions{End: 1})
+		if !errors.Is(err, graph.ErrNotDifferentiable) {
+			t.Fatalf("%s: err = %v, want graph.ErrNotDifferentiable", c.name, err)
+		}
+		if c.name == "BouncingBall 3" {
+			docQuotes(t, err)
+		}
+		for _, w := range []string{"node bb", "FMU " + strings.Fields(c.name)[0], c.why} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", c.name, err, w)
+			}
+		}
+		s.Close()
+	}
+	s := stepEventSim(t, nil)
+	_, err := s.Sensitivities(context.Background(), []string{"se.threshold"}, &graph.SensitivityOptions{End: 1})
+	if !errors.Is(err, graph.ErrNotDifferentiable) || !strings.Contains(err.Error(), "n, te") {
+		t.Errorf("step-event FMU: err = %v, want graph.ErrNotDifferentiable naming its discrete outputs n, te", err)
+	}
+}
+
+// TestSensitivityVanDerPol: the Reference VanDerPol (x0' = x1, x1' =
+// μ(1 − x0²)x1 − x0, μ = 1, x(0) = (2, 0)) is differentiated with
+// respect to μ (it has no events or discrete state). Reference: an
+// independent computation, the central difference of two runs at
+// μ ± 1e-4 integrated with Dormand–Prince at RTol 1e-12 (truncation
+// O(1e-8) relative for this smooth dependence, integration error ~1e-10
+// divided by 2e-4: ~1e-7 absolute; measured: 1.5e-8), so the two
+// agree to 1e-6 absolute (the derivatives are about 1.3).
+func TestSensitivityVanDerPol(t *testing.T) {
+	const T, h = 2.0, 1e-4
+	tight := graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-12, ATol: 1e-14}}
+	for _, ver := range []int{2, 3} {
+		s := buildOne(t, "v", meNode(t, "VanDerPol", ver, nil))
+		res, err := s.Sensitivities(context.Background(), []string{"v.mu"}, &graph.SensitivityOptions{End: T, Output: []float64{T}, Mode: tight})
+		if err != nil {
+			t.Fatalf("FMI %d: %v", ver, err)
+		}
+		s.Close()
+		end := func(mu float64) []float64 {
+			s := buildOne(t, "v", meNode(t, "VanDerPol", ver, map[string]any{"mu": mu}))
+			defer s.Close()
+			if _, err := s.Run(context.Background(), graph.Settings{End: T, Mode: tight}); err != nil {
+				t.Fatal(err)
+			}
+			return slices.Concat(value(t, s, "v.x0"), value(t, s, "v.x1"))
+		}
+		hi, lo := end(1+h), end(1-h)
+		for i, f := range []string{"v.x0", "v.x1"} {
+			got, ok := res.At(0, f, "v.mu")
+			if !ok {
+				t.Fatalf("FMI %d: no ∂%s/∂μ (columns %v)", ver, f, res.Columns)
+			}
+			if want := (hi[i] - lo[i]) / (2 * h); math.Abs(got-want) > 1e-6 {
+				t.Errorf("FMI %d: ∂%s(%v)/∂μ = %v, central difference of two runs %v", ver, f, T, got, want)
+			}
+		}
+	}
+}
+
+func value(t *testing.T, s *graph.Sim, f string) []float64 {
+	t.Helper()
+	v, err := s.Value(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// docQuotes fails unless docs/errors.md quotes err as the code words it.
+func docQuotes(t *testing.T, err error) {
+	t.Helper()
+	doc, rerr := os.ReadFile("../docs/errors.md")
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if !strings.Contains(string(doc), err.Error()) {
+		t.Errorf("docs/errors.md does not quote this error as the code words it now:\n%v", err)
 	}
 }

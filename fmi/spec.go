@@ -37,16 +37,18 @@ const (
 	ParamTimeout = "timeout"
 )
 
-// Defaults of ParamRTol and ParamATol.
+// Defaults of ParamRTol and ParamATol: the tolerances of a
+// model-exchange node's own integration over each Update in
+// co-simulation.
 const (
-	DefaultRTol = 1e-8
-	DefaultATol = 1e-10
+	DefaultUpdateRTol = 1e-8
+	DefaultUpdateATol = 1e-10
 )
 
-// ErrUnsupported: the FMU declares something cosim does not import
+// ErrNotImported: the FMU declares something cosim does not import
 // (a String or Binary input or parameter it is asked to set, a clock, an
 // empty array).
-var ErrUnsupported = errors.New("not supported")
+var ErrNotImported = errors.New("not supported")
 
 // carried is one FMU variable that the node carries: a parameter, an
 // input, a state field or an output.
@@ -168,7 +170,7 @@ func newMapping(md *ModelDescription, k Interface, structural map[string]any) (*
 	}
 	timeName := "time"
 	switch {
-	case k == CoSimulation:
+	case k == InterfaceCoSimulation:
 		m.timeName = timeName
 	case len(md.Derivatives) == 0:
 		m.timeName, m.dummy = timeName, true
@@ -177,7 +179,7 @@ func newMapping(md *ModelDescription, k Interface, structural map[string]any) (*
 		m.names[m.timeName] = true
 	}
 	isState := map[int]bool{}
-	if k == ModelExchange {
+	if k == InterfaceModelExchange {
 		for _, d := range md.Derivatives {
 			isState[md.Variables[d.Var].DerivativeOf] = true
 		}
@@ -226,7 +228,7 @@ func newMapping(md *ModelDescription, k Interface, structural map[string]any) (*
 			role = "input"
 		case v.Causality == CausalityOutput:
 			role = "output"
-		case k == ModelExchange && isState[i]:
+		case k == InterfaceModelExchange && isState[i]:
 			role = "state"
 		default:
 			continue
@@ -259,9 +261,9 @@ func newMapping(md *ModelDescription, k Interface, structural map[string]any) (*
 			err = add(i, &m.inputs)
 		case "output":
 			switch {
-			case k == ModelExchange && isState[i]:
+			case k == InterfaceModelExchange && isState[i]:
 				// The state field carries it.
-			case k == CoSimulation && !feedthrough[i] && listed[i]:
+			case k == InterfaceCoSimulation && !feedthrough[i] && listed[i]:
 				err = add(i, &m.stateOuts)
 			default:
 				err = add(i, &m.outputs)
@@ -271,7 +273,7 @@ func newMapping(md *ModelDescription, k Interface, structural map[string]any) (*
 			return nil, err
 		}
 	}
-	if k == ModelExchange {
+	if k == InterfaceModelExchange {
 		for _, d := range md.Derivatives {
 			si := md.Variables[d.Var].DerivativeOf
 			sv := &md.Variables[si]
@@ -328,7 +330,7 @@ const timeEventName = "time_event"
 // ownParams are the parameters of an FMU node that are not the FMU's.
 func ownParams(md *ModelDescription, k Interface) []node.Param {
 	choices := []string{}
-	for _, i := range []Interface{CoSimulation, ModelExchange} {
+	for _, i := range []Interface{InterfaceCoSimulation, InterfaceModelExchange} {
 		if md.Interface(i) != nil {
 			choices = append(choices, string(i))
 		}
@@ -345,11 +347,11 @@ func ownParams(md *ModelDescription, k Interface) []node.Param {
 		{Name: ParamTimeout, Kind: node.Real, Default: 0.0, Units: "s", Range: node.NonNegative(),
 			Description: "With isolate: the longest a call into the FMU may take, in seconds of wall-clock time, before cosim kills its process and reports the call (0: no limit)"},
 	}
-	if k == ModelExchange {
+	if k == InterfaceModelExchange {
 		ps = append(ps,
-			node.Param{Name: ParamRTol, Kind: node.Real, Default: DefaultRTol, Range: node.Positive(),
+			node.Param{Name: ParamRTol, Kind: node.Real, Default: DefaultUpdateRTol, Range: node.Positive(),
 				Description: "Relative tolerance of the adaptive Dormand–Prince integration the node runs in its own Update (co-simulation of a model-exchange FMU); monolithic runs use their integrator's"},
-			node.Param{Name: ParamATol, Kind: node.Real, Default: DefaultATol, Range: node.Positive(),
+			node.Param{Name: ParamATol, Kind: node.Real, Default: DefaultUpdateATol, Range: node.Positive(),
 				Description: "Absolute tolerance of that integration"})
 	}
 	return ps
@@ -477,7 +479,7 @@ func (m *mapping) spec(meta node.Metadata) *node.Spec {
 	}
 	if m.timeName != "" {
 		desc := "The FMU's time: the communication point it has stepped to"
-		if m.k == ModelExchange {
+		if m.k == InterfaceModelExchange {
 			desc = "Time, integrated with rate 1: the continuous state a model-exchange FMU without continuous states is given, so that graphs integrate it and locate its events"
 		}
 		s.State = append(s.State, node.Field{Name: m.timeName, Units: "s", Description: desc})

@@ -33,7 +33,7 @@ func TestStateSpaceParameters(t *testing.T) {
 	for i := range zero {
 		zero[i] = 0.0
 	}
-	n, err := fmi.Load(f.Zip, fmi.Options{Interface: fmi.ModelExchange, Params: map[string]any{
+	n, err := fmi.Load(f.Zip, fmi.Options{Interface: fmi.InterfaceModelExchange, Params: map[string]any{
 		"m": 3, "n": 3, "r": 3,
 		"A":  []any{-1.0, 0.0, 0.0, 0.0, -2.0, 0.0, 0.0, 0.0, -3.0},
 		"B":  []any{1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0},

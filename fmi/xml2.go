@@ -11,25 +11,19 @@ import (
 // far as cosim reads it.
 
 type xml2 struct {
-	ModelName             string                `xml:"modelName,attr"`
-	GUID                  string                `xml:"guid,attr"`
-	Description           string                `xml:"description,attr"`
-	Author                string                `xml:"author,attr"`
-	Version               string                `xml:"version,attr"`
-	Copyright             string                `xml:"copyright,attr"`
-	License               string                `xml:"license,attr"`
-	GenerationTool        string                `xml:"generationTool,attr"`
-	GenerationDateAndTime string                `xml:"generationDateAndTime,attr"`
-	EventIndicators       string                `xml:"numberOfEventIndicators,attr"`
-	ME                    *xml2Interface        `xml:"ModelExchange"`
-	CS                    *xml2Interface        `xml:"CoSimulation"`
-	Units                 []xmlUnit             `xml:"UnitDefinitions>Unit"`
-	Types                 []xml2SimpleType      `xml:"TypeDefinitions>SimpleType"`
-	DefaultExperiment     *xmlDefaultExperiment `xml:"DefaultExperiment"`
-	Vars                  []xml2Var             `xml:"ModelVariables>ScalarVariable"`
-	Outputs               []xml2Unknown         `xml:"ModelStructure>Outputs>Unknown"`
-	Derivatives           []xml2Unknown         `xml:"ModelStructure>Derivatives>Unknown"`
-	InitialUnknowns       []xml2Unknown         `xml:"ModelStructure>InitialUnknowns>Unknown"`
+	ModelName string `xml:"modelName,attr"`
+	GUID      string `xml:"guid,attr"`
+	xmlAbout
+	EventIndicators   string                `xml:"numberOfEventIndicators,attr"`
+	ME                *xml2Interface        `xml:"ModelExchange"`
+	CS                *xml2Interface        `xml:"CoSimulation"`
+	Units             []xmlUnit             `xml:"UnitDefinitions>Unit"`
+	Types             []xml2SimpleType      `xml:"TypeDefinitions>SimpleType"`
+	DefaultExperiment *xmlDefaultExperiment `xml:"DefaultExperiment"`
+	Vars              []xml2Var             `xml:"ModelVariables>ScalarVariable"`
+	Outputs           []xml2Unknown         `xml:"ModelStructure>Outputs>Unknown"`
+	Derivatives       []xml2Unknown         `xml:"ModelStructure>Derivatives>Unknown"`
+	InitialUnknowns   []xml2Unknown         `xml:"ModelStructure>InitialUnknowns>Unknown"`
 }
 
 type xml2Interface struct {
@@ -99,9 +93,8 @@ func parse2(data []byte) (*ModelDescription, error) {
 	if err := xml.Unmarshal(data, &x); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrModelDescription, err)
 	}
-	md := &ModelDescription{Major: 2, ModelName: x.ModelName, Token: x.GUID, Description: x.Description,
-		Author: x.Author, Version: x.Version, Copyright: x.Copyright, License: x.License,
-		GenerationTool: x.GenerationTool, GenerationDateAndTime: x.GenerationDateAndTime}
+	md := &ModelDescription{Major: 2, ModelName: x.ModelName, Token: x.GUID}
+	x.fill(md)
 	a := &attrs{where: "<fmiModelDescription>"}
 	if x.EventIndicators != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(x.EventIndicators))
@@ -171,11 +164,7 @@ func parse2(data []byte) (*ModelDescription, error) {
 		if s, ok := attr(e.Attrs, "start"); ok {
 			a.startOf(&v, s, true)
 		}
-		td, ok := types[e.DeclaredType]
-		if e.DeclaredType != "" && !ok {
-			a.fail(fmt.Errorf("variable %q: declaredType %q is not defined", v.Name, e.DeclaredType))
-		}
-		inherit(&v, td, a, e.Min, e.Max)
+		a.inherit(&v, types, e.DeclaredType, e.Min, e.Max)
 		derivs[k] = e.Derivative
 		md.Variables = append(md.Variables, v)
 	}
@@ -200,15 +189,7 @@ func parse2(data []byte) (*ModelDescription, error) {
 	unknowns := func(what string, xs []xml2Unknown) []Unknown {
 		var out []Unknown
 		for _, u := range xs {
-			un := Unknown{Var: index(what, u.Index)}
-			if deps, ok := attr(u.Attrs, "dependencies"); ok {
-				for _, d := range strings.Fields(deps) {
-					un.Dependencies = append(un.Dependencies, index(what+" dependencies", d))
-				}
-			} else {
-				un.AllDependencies = true
-			}
-			out = append(out, un)
+			out = append(out, unknown(index(what, u.Index), u.Attrs, what, index))
 		}
 		return out
 	}

@@ -14,25 +14,19 @@ import (
 // order (the fields' order).
 
 type xml3 struct {
-	XMLName               xml.Name              `xml:"fmiModelDescription"`
-	FMIVersion            string                `xml:"fmiVersion,attr"`
-	ModelName             string                `xml:"modelName,attr"`
-	Token                 string                `xml:"instantiationToken,attr"`
-	Description           string                `xml:"description,attr,omitempty"`
-	Author                string                `xml:"author,attr,omitempty"`
-	Version               string                `xml:"version,attr,omitempty"`
-	Copyright             string                `xml:"copyright,attr,omitempty"`
-	License               string                `xml:"license,attr,omitempty"`
-	GenerationTool        string                `xml:"generationTool,attr,omitempty"`
-	GenerationDateAndTime string                `xml:"generationDateAndTime,attr,omitempty"`
-	ME                    *xml3Interface        `xml:"ModelExchange"`
-	CS                    *xml3Interface        `xml:"CoSimulation"`
-	SE                    *xml3Interface        `xml:"ScheduledExecution"`
-	UnitDefs              *xml3Units            `xml:"UnitDefinitions"`
-	Types                 *xml3TypeDefs         `xml:"TypeDefinitions"`
-	LogCategories         *xml3Categories       `xml:"LogCategories"`
-	DefaultExperiment     *xmlDefaultExperiment `xml:"DefaultExperiment"`
-	Vars                  struct {
+	XMLName    xml.Name `xml:"fmiModelDescription"`
+	FMIVersion string   `xml:"fmiVersion,attr"`
+	ModelName  string   `xml:"modelName,attr"`
+	Token      string   `xml:"instantiationToken,attr"`
+	xmlAbout
+	ME                *xml3Interface        `xml:"ModelExchange"`
+	CS                *xml3Interface        `xml:"CoSimulation"`
+	SE                *xml3Interface        `xml:"ScheduledExecution"`
+	UnitDefs          *xml3Units            `xml:"UnitDefinitions"`
+	Types             *xml3TypeDefs         `xml:"TypeDefinitions"`
+	LogCategories     *xml3Categories       `xml:"LogCategories"`
+	DefaultExperiment *xmlDefaultExperiment `xml:"DefaultExperiment"`
+	Vars              struct {
 		Vars []xml3Var `xml:",any"`
 	} `xml:"ModelVariables"`
 	Structure struct {
@@ -116,23 +110,13 @@ type xml3Unknown struct {
 	Attrs   []xml.Attr `xml:",any,attr"` // dependencies, whose presence matters
 }
 
-func attr(as []xml.Attr, name string) (string, bool) {
-	for _, a := range as {
-		if a.Name.Local == name {
-			return a.Value, true
-		}
-	}
-	return "", false
-}
-
 func parse3(data []byte) (*ModelDescription, error) {
 	var x xml3
 	if err := xml.Unmarshal(data, &x); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrModelDescription, err)
 	}
-	md := &ModelDescription{Major: 3, ModelName: x.ModelName, Token: x.Token, Description: x.Description,
-		Author: x.Author, Version: x.Version, Copyright: x.Copyright, License: x.License,
-		GenerationTool: x.GenerationTool, GenerationDateAndTime: x.GenerationDateAndTime}
+	md := &ModelDescription{Major: 3, ModelName: x.ModelName, Token: x.Token}
+	x.fill(md)
 	a := &attrs{where: "<fmiModelDescription>"}
 	iface := func(what string, i *xml3Interface) *InterfaceInfo {
 		if i == nil {
@@ -190,7 +174,7 @@ func parse3(data []byte) (*ModelDescription, error) {
 	for _, xv := range x.Vars.Vars {
 		t := VarType(xv.XMLName.Local)
 		switch t {
-		case Float64, Float32, Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Boolean, Enumeration, String, Binary, Clock:
+		case Float64, Float32, Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Boolean, Enumeration, String, Binary, ClockType:
 		default:
 			a.fail(fmt.Errorf("<%s name=%q>: not an FMI 3.0 variable type", xv.XMLName.Local, xv.Name))
 			continue
@@ -206,11 +190,7 @@ func parse3(data []byte) (*ModelDescription, error) {
 			}
 			v.HasStart = true
 		}
-		td, ok := types[xv.DeclaredType]
-		if xv.DeclaredType != "" && !ok {
-			a.fail(fmt.Errorf("variable %q: declaredType %q is not defined", v.Name, xv.DeclaredType))
-		}
-		inherit(&v, td, a, xv.Min, xv.Max)
+		a.inherit(&v, types, xv.DeclaredType, xv.Min, xv.Max)
 		if _, dup := byVR[v.VR]; !dup {
 			byVR[v.VR] = len(md.Variables)
 		} else {
@@ -260,14 +240,7 @@ func parse3(data []byte) (*ModelDescription, error) {
 	for _, u := range x.Structure.Items {
 		what := "<" + u.XMLName.Local + ">"
 		i := lookup(what, u.VR)
-		un := Unknown{Var: i}
-		if deps, ok := attr(u.Attrs, "dependencies"); ok {
-			for _, d := range strings.Fields(deps) {
-				un.Dependencies = append(un.Dependencies, lookup(what+" dependencies", d))
-			}
-		} else {
-			un.AllDependencies = true
-		}
+		un := unknown(i, u.Attrs, what, lookup)
 		switch u.XMLName.Local {
 		case "Output":
 			md.Outputs = append(md.Outputs, un)

@@ -37,9 +37,7 @@ func (md *ModelDescription) EncodeFMI3(w io.Writer) error {
 }
 
 func (md *ModelDescription) xml3() (*xml3, error) {
-	x := &xml3{FMIVersion: "3.0", ModelName: md.ModelName, Token: md.Token, Description: md.Description,
-		Author: md.Author, Version: md.Version, Copyright: md.Copyright, License: md.License,
-		GenerationTool: md.GenerationTool, GenerationDateAndTime: md.GenerationDateAndTime}
+	x := &xml3{FMIVersion: "3.0", ModelName: md.ModelName, Token: md.Token, xmlAbout: aboutOf(md)}
 	if md.FMIVersion != "" && !strings.HasPrefix(md.FMIVersion, "3.") {
 		return nil, fmt.Errorf("fmi: EncodeFMI3 of a model description of FMI %s", md.FMIVersion)
 	}

@@ -228,7 +228,11 @@
 // any step with a nil Result; once a run has started, its Result
 // describes the steps that succeeded whatever ended it. A node event
 // whose reset returns node.ErrStop ends a monolithic run at the event
-// (StoppedByEvent, no error).
+// (StoppedByEvent, no error, Result.StopCause saying who and when), as
+// does a node.StepCompleter that returns it at an accepted step. A
+// StepCompleter that changes its state there (a step event, counted in
+// Stats.StepEvents) has the integrator restart from the new state, as
+// after an event's reset (stepcompleted.go).
 //
 // # Algebraic loops
 //
@@ -483,7 +487,8 @@
 //   - system.go, nodesystem.go, monolithic.go, timeevents.go,
 //     stepcompleted.go, jacobian.go: the monolithic view, the two
 //     monolithic modes, the nodes told of accepted steps
-//     (node.StepCompleter) and the sparse Jacobian;
+//     (node.StepCompleter, and the integrator's restart after a step
+//     event) and the sparse Jacobian;
 //   - sensitivity.go (then sensitivity_system.go, sensitivity_params.go,
 //     sensitivity_inputs.go, sensitivity_events.go, sensitivity_run.go):
 //     forward sensitivities;

@@ -85,9 +85,13 @@ func (s *Sim) runMonolithic(ctx context.Context, mode Monolithic, set Settings) 
 	res = &Result{Mode: mode, Method: method.Name(), Workers: 1}
 	res.integration(integrators.Work{})
 	stopped := false
+	s.mono.sys.stop = nil
 	defer func() {
 		if res != nil {
 			res.Status = statusOf(ctx, err, stopped)
+			if res.Status == StoppedByEvent {
+				res.StopCause = s.mono.sys.stop
+			}
 		}
 	}()
 	rec, err := s.startRecording(set, steps, res)
@@ -119,8 +123,22 @@ func (s *Sim) runMonolithic(ctx context.Context, mode Monolithic, set Settings) 
 			err, stopped = nil, true
 		}
 		t, y := st.State()
-		if err = s.mono.sys.completed(t, y); err != nil {
+		var c completion
+		if c, err = s.mono.sys.completed(t, y); err != nil {
 			break
+		}
+		if c.y != nil {
+			// A step event: the integrator starts again from the state
+			// the nodes changed at the end of the step.
+			if err = s.mono.restart(c.y); err != nil {
+				err = s.monoError(err)
+				break
+			}
+			res.StepEvents++
+			t, y = st.State()
+		}
+		if c.stop != nil {
+			s.mono.sys.stop, stopped = c.stop, true
 		}
 		copy(s.state, y)
 		s.outputsFresh = false
@@ -554,9 +572,13 @@ func (s *Sim) integrate(ctx context.Context, mode MonolithicAdaptive, set Settin
 	}
 	in := res.integration(integrators.Work{})
 	stopped := false
+	m.sys.stop = nil
 	defer func() {
 		if res != nil {
 			res.Status = statusOf(ctx, err, stopped)
+			if res.Status == StoppedByEvent {
+				res.StopCause = m.sys.stop
+			}
 		}
 	}()
 	defer rec.finish(&err)
@@ -629,10 +651,6 @@ func (s *Sim) integrate(ctx context.Context, mode MonolithicAdaptive, set Settin
 			}
 			break
 		}
-		t1, y1 := a.State()
-		if err = m.sys.completed(t1, y1); err != nil {
-			break
-		}
 		for k < len(out) && out[k] <= rep.T1 && err == nil {
 			y := make([]float64, n)
 			a.Dense(out[k], y)
@@ -643,6 +661,26 @@ func (s *Sim) integrate(ctx context.Context, mode MonolithicAdaptive, set Settin
 			in.Events = append(in.Events, integrators.EventRecord{T: rep.T1, Index: f.Index, Action: f.Action, Round: f.Round, Before: slices.Clone(f.Before), After: slices.Clone(f.After)})
 		}
 		stopped = rep.Event >= 0 && rep.Action == integrators.EventStop
+		// The nodes are told of the step after its samples, which the
+		// dense output gives from the trajectory before any step event
+		// (as it gives the state before a located event's reset at T1).
+		if err == nil {
+			t1, y1 := a.State()
+			var c completion
+			if c, err = m.sys.completed(t1, y1); err != nil {
+				break
+			}
+			if c.y != nil {
+				if err = m.restart(c.y); err != nil {
+					err = s.monoError(err)
+					break
+				}
+				res.StepEvents++
+			}
+			if c.stop != nil {
+				m.sys.stop, stopped = c.stop, true
+			}
+		}
 		res.Steps++
 		sync()
 		if err == nil && rec != nil && (len(out) == 0 && res.Steps%every == 0 || stopped) {

@@ -44,6 +44,12 @@ type Result struct {
 	// with them). When it is Unstable, StabilityAnalysis.Warning says what to
 	// change. Nil in monolithic runs.
 	Stability *StabilityAnalysis
+	// StopCause, when Status is StoppedByEvent, is what asked the run
+	// to stop: the error wrapping node.ErrStop that a node's event reset
+	// (node.Eventer) or accepted-step call (node.StepCompleter)
+	// returned, naming the node and the time (an imported FMU that asked
+	// to terminate the simulation names itself there). Nil otherwise.
+	StopCause error
 	// History is the recorded table (Settings.Record): every RecordEvery steps
 	// of a fixed-step run, at the sample times of an adaptive one. Nil
 	// when nothing was recorded.
@@ -94,6 +100,10 @@ type Stats struct {
 	// (monolithic runs; a co-simulated node handles its own events inside
 	// its Update, uncounted).
 	Events int
+	// StepEvents counts the accepted steps at whose end a node changed
+	// its state (node.StepCompleter: an imported FMU's step events), each
+	// followed by a restart of the integrator (monolithic runs).
+	StepEvents int
 	// Replays counts the steps the batched engine handed back to the
 	// per-node path (see doc.go, Execution model): a step that failed, or
 	// that a kernel could not compute. It is zero in a healthy run; the

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 )
 
 // Forward sensitivities of a monolithic run, in five files read top
@@ -280,7 +281,14 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 //     Update is a per-step branch whose time derivative a fixed step never
 //     sees (MADD-ANO-021);
 //   - parameters that move a node's time events (node.TimeEventer), whose
-//     jump in S is not implemented.
+//     jump in S is not implemented;
+//   - a node that says its sensitivities cannot be right
+//     (node.SensitivityChecker: an imported FMU with events or discrete
+//     state), refused before the run with its reason;
+//   - a node that changes its state at an accepted step (a step event,
+//     node.StepCompleter), refused at that step: the jump of S there is
+//     not implemented. Such nodes are told of every accepted step, as in
+//     a monolithic run, and one that asks to stop ends the run there.
 //
 // Sensitivities restores every parameter it perturbs and leaves the Sim's
 // state, time and kept integrator untouched. It must not run while the
@@ -317,6 +325,13 @@ func (s *Sim) Sensitivities(ctx context.Context, params []string, opts *Sensitiv
 // itself, or (in tests) a wrapper with a sparse assembly.
 func (s *Sim) sensitivities(ctx context.Context, m *System, jac stateJacobian, params []string, opts *SensitivityOptions) (*Sensitivity, error) {
 	t0 := s.Time()
+	for i := range s.nodes {
+		if sc, ok := node.As[node.SensitivityChecker](s.nodes[i].n); ok {
+			if err := sc.CheckSensitivities(); err != nil {
+				return nil, fmt.Errorf("graph: Sensitivities: node %s: %w (%w)", s.nodes[i].name, err, ErrNotDifferentiable)
+			}
+		}
+	}
 	a, err := newSensSys(s, m, params)
 	if err != nil {
 		return nil, err

@@ -157,7 +157,12 @@ func (a *sensSys) runAdaptive(ctx context.Context, t0 float64, Y0 []float64, opt
 				return err
 			}
 		}
-		if rep.Event >= 0 && rep.Action == integrators.EventStop {
+		t1, y1 := ad.State()
+		stop, err := a.m.sensCompleted(t1, y1[:a.n])
+		if err != nil {
+			return err
+		}
+		if stop || rep.Event >= 0 && rep.Action == integrators.EventStop {
 			break
 		}
 	}
@@ -190,11 +195,18 @@ func (a *sensSys) runFixed(ctx context.Context, t0 float64, Y0 []float64, opts *
 		if err := st.Step(opts.Dt); err != nil {
 			return a.s.monoError(err)
 		}
-		if k%every == 0 || k == steps {
-			_, y := st.State()
+		tk, y := st.State()
+		stop, err := a.m.sensCompleted(tk, y[:a.n])
+		if err != nil {
+			return err
+		}
+		if k%every == 0 || k == steps || stop {
 			if err := rec.row(t0+float64(k)*opts.Dt, y); err != nil {
 				return err
 			}
+		}
+		if stop {
+			break
 		}
 	}
 	return nil

@@ -3,7 +3,9 @@ package graph_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -20,19 +22,36 @@ import (
 type completions struct {
 	node.Node
 	node.Deriver
+	node.Tunable
 	t, x, f []float64
 	failAt  float64
 	force   int // offset of the force input
+	// jumpAt > 0: a step event at the end of every step whose position
+	// reached it puts the mass at rest at the origin (jumps: when);
+	// stopAt: the first step ending at or after it stops the run.
+	jumpAt, stopAt float64
+	pos, vel       int
+	jumps          []float64
 }
 
-func (c *completions) CompletedStep(t float64, x []float64, in node.Inputs) error {
+func (c *completions) CompletedStep(t float64, x []float64, in node.Inputs, dst []float64) (bool, error) {
 	if t >= c.failAt {
-		return errors.New("refused as asked")
+		return false, errors.New("refused as asked")
 	}
 	c.t = append(c.t, t)
 	c.x = append(c.x, x[0])
 	c.f = append(c.f, in.Values[c.force])
-	return nil
+	if t >= c.stopAt {
+		return false, fmt.Errorf("stop at t=%v: %w", t, node.ErrStop)
+	}
+	if c.jumpAt > 0 && x[0] >= c.jumpAt {
+		// A step event: the mass is put back at rest at the origin.
+		clear(dst[c.pos : c.pos+3])
+		clear(dst[c.vel : c.vel+3])
+		c.jumps = append(c.jumps, t)
+		return true, nil
+	}
+	return false, nil
 }
 
 // completedMass is a 2 kg mass pushed by a 4 N force from a step source
@@ -41,7 +60,9 @@ func completedMass(t *testing.T, failAt float64) (*graph.Sim, *completions) {
 	t.Helper()
 	m, _ := masspoint.New(masspoint.Params{Mass: 2})
 	l := m.Spec().InputLayout
-	c := &completions{Node: m, Deriver: m, failAt: failAt, force: l.Offset(l.Index("force"))}
+	sl := m.Spec().StateLayout
+	c := &completions{Node: m, Deriver: m, Tunable: m, failAt: failAt, force: l.Offset(l.Index("force")), stopAt: math.Inf(1),
+		pos: sl.Offset(sl.Index("position")), vel: sl.Offset(sl.Index("velocity"))}
 	st, err := src.NewStep(src.StepParams{Time: 0.25, Initial: []float64{0}, Final: []float64{4, 0, 0}, Units: "N"})
 	if err != nil {
 		t.Fatal(err)
@@ -127,5 +148,127 @@ func TestStepCompleterError(t *testing.T) {
 	_, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, Steps: 10, Mode: graph.Monolithic{Method: integrators.RK4{}}})
 	if err == nil || !strings.Contains(err.Error(), "node m") || !strings.Contains(err.Error(), "refused as asked") {
 		t.Fatalf("err = %v, want the node's error naming node m", err)
+	}
+}
+
+// TestStepCompleterStepEvent: a node that puts its mass back at rest at
+// the origin at the end of every step whose position reached 0.01 m (a
+// step event) restarts the integrator from that state. Pushed by 4 N
+// from T = 0.25 (2 kg: a = 2 m/s²), its position is (t − t_e)² after the
+// time event or its last step event t_e: RK4 and Dormand–Prince are
+// exact on a quadratic, so the recorded positions match that closed form
+// to rounding (1e-12), and in the fixed-step run the jump times match an
+// independent replay of the rule on the step grid. Both methods carry
+// state (Dormand–Prince its FSAL stage and step size), which a restart
+// that kept them would get wrong.
+func TestStepCompleterStepEvent(t *testing.T) {
+	for _, adaptive := range []bool{false, true} {
+		s, c := completedMass(t, math.Inf(1))
+		c.jumpAt = 0.01
+		set := graph.Settings{Dt: 0.01, Steps: 100, Mode: graph.Monolithic{Method: integrators.RK4{}}, Record: []string{"m.position"}}
+		if adaptive {
+			set = graph.Settings{End: 1, Dt: 0.01, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{RTol: 1e-9, ATol: 1e-12, MaxStep: 0.02}}, Record: []string{"m.position"}}
+		}
+		res, err := s.Run(context.Background(), set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StepEvents != len(c.jumps) || len(c.jumps) < 5 {
+			t.Fatalf("adaptive %v: %d step events in the result, %d made by the node, want them equal and at least 5", adaptive, res.StepEvents, len(c.jumps))
+		}
+		if !adaptive {
+			// The rule replayed on the grid: x = (t − te)² from te.
+			var want []float64
+			te := 0.25
+			for k := 1; k <= 100; k++ {
+				tk := float64(k) * 0.01
+				if tk > te && (tk-te)*(tk-te) >= 0.01-1e-12 {
+					want = append(want, tk)
+					te = tk
+				}
+			}
+			if len(want) != len(c.jumps) {
+				t.Fatalf("step events at %v, the replay gives %v", c.jumps, want)
+			}
+			for i := range want {
+				if math.Abs(want[i]-c.jumps[i]) > 1e-12 {
+					t.Errorf("step event %d at %v, the replay gives %v", i, c.jumps[i], want[i])
+				}
+			}
+		}
+		xs := res.History.Column("m.position[0]")
+		for k, tk := range res.History.Times {
+			te := 0.25
+			for _, j := range c.jumps {
+				if j <= tk {
+					te = j
+				}
+			}
+			want := 0.0
+			if tk > te {
+				want = (tk - te) * (tk - te)
+			}
+			if math.Abs(xs[k]-want) > 1e-12 {
+				t.Errorf("adaptive %v: x(%v) = %v, closed form (t − %v)² = %v", adaptive, tk, xs[k], te, want)
+			}
+		}
+	}
+}
+
+// TestStepCompleterStop: a node that asks at an accepted step to stop
+// (an error wrapping node.ErrStop) ends the run there without an error,
+// with status StoppedByEvent and the node's words as the cause.
+func TestStepCompleterStop(t *testing.T) {
+	for _, adaptive := range []bool{false, true} {
+		s, c := completedMass(t, math.Inf(1))
+		c.stopAt = 0.5
+		set := graph.Settings{Dt: 0.1, Steps: 10, Mode: graph.Monolithic{Method: integrators.RK4{}}}
+		if adaptive {
+			set = graph.Settings{End: 1, Mode: graph.MonolithicAdaptive{Method: integrators.DormandPrince{MaxStep: 0.1}}}
+		}
+		res, err := s.Run(context.Background(), set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != graph.StoppedByEvent || res.StopCause == nil || !errors.Is(res.StopCause, node.ErrStop) || !strings.Contains(res.StopCause.Error(), "node m") {
+			t.Fatalf("adaptive %v: status %v, cause %v: want StoppedByEvent with a cause naming node m", adaptive, res.Status, res.StopCause)
+		}
+		if last := c.t[len(c.t)-1]; s.Time() != last || last < 0.5 || last > 0.6+1e-12 {
+			t.Errorf("adaptive %v: the run stopped at t=%v, the last step told was at %v: want the first step end at or after 0.5", adaptive, s.Time(), last)
+		}
+	}
+}
+
+// TestStepCompleterSensitivities: sensitivity runs tell StepCompleter
+// nodes of every accepted step too; a node that changes its state there
+// (a step event) is refused at that step with ErrNotDifferentiable,
+// naming it and the time, since the jump of the sensitivities there is
+// not implemented; without a step event the run is unaffected.
+func TestStepCompleterSensitivities(t *testing.T) {
+	for _, fixed := range []bool{false, true} {
+		opts := &graph.SensitivityOptions{End: 1}
+		if fixed {
+			opts = &graph.SensitivityOptions{End: 1, Dt: 0.01, Mode: graph.Monolithic{Method: integrators.RK4{}}}
+		}
+		s, c := completedMass(t, math.Inf(1))
+		if _, err := s.Sensitivities(context.Background(), []string{"m.mass"}, opts); err != nil || len(c.t) == 0 {
+			t.Fatalf("fixed %v: %v after %d calls: want a run that tells the node", fixed, err, len(c.t))
+		}
+		s, c = completedMass(t, math.Inf(1))
+		c.jumpAt = 0.01
+		_, err := s.Sensitivities(context.Background(), []string{"m.mass"}, opts)
+		if fixed && err != nil {
+			// docs/errors.md quotes it.
+			doc, rerr := os.ReadFile("../docs/errors.md")
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			if !strings.Contains(string(doc), err.Error()) {
+				t.Errorf("docs/errors.md does not quote the error as the code words it now:\n%v", err)
+			}
+		}
+		if !errors.Is(err, graph.ErrNotDifferentiable) || !strings.Contains(err.Error(), "node m changed its state") || len(c.jumps) != 1 {
+			t.Errorf("fixed %v: err = %v after %d step events, want ErrNotDifferentiable at the first, naming node m", fixed, err, len(c.jumps))
+		}
 	}
 }

@@ -25,6 +25,10 @@ type System struct {
 	evs    []eventSlot    // built on first use
 	tevs   *timeEvents    // node.TimeEventer nodes, found on first use (timeevents.go)
 	cmp    *completers    // node.StepCompleter nodes, found on first use (stepcompleted.go)
+	// stop is the error, wrapping node.ErrStop, with which the last
+	// event reset that stopped a run asked for it, named by node and
+	// time (Result.StopCause).
+	stop error
 
 	// looseDerivs are the stateful nodes whose Derivatives the batched
 	// evaluation calls one by one: those outside families and those of
@@ -318,6 +322,7 @@ func (m *System) Reset(i int, t float64, y, dst []float64) (_ integrators.EventA
 	c := &m.s.nodes[e.node]
 	if err := e.ev.Reset(e.event, t, y[c.x0:c.x1], m.s.inputsOf(c), dst[c.x0:c.x1]); err != nil {
 		if errors.Is(err, node.ErrStop) {
+			m.stop = stepError(c.name, "", m.s.steps, t, err)
 			return integrators.EventStop, nil
 		}
 		return integrators.EventContinue, stepError(c.name, "", m.s.steps, t, err)

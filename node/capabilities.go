@@ -35,6 +35,7 @@ var capabilities = []capability{
 	capabilityOf[InitialStateJacobian]("initial-state-jacobian"),
 	capabilityOf[EventJacobian]("event-jacobian"),
 	capabilityOf[ResetJacobian]("reset-jacobian"),
+	capabilityOf[SensitivityChecker]("sensitivity-check"),
 	capabilityOf[Marker]("marker"),
 	capabilityOf[PointMarker]("point-marker"),
 	capabilityOf[MarkerMass]("marker-mass"),

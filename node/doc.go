@@ -24,12 +24,12 @@
 // reset returning [ErrStop] ends the run at the event),
 // [TimeEventer] (times known in advance at which outputs jump, for
 // sources), [StepCompleter] (told of every step a monolithic integrator
-// accepts),
+// accepts, where it may change its state: a step event),
 // [DerivativesJacobian] and [OutputsJacobian] (analytic derivatives),
 // [ParamJacobian], [InitialStateJacobian], [EventJacobian] and
 // [ResetJacobian] (analytic parameter, event and reset-map derivatives
 // for forward sensitivities; a graph finite-differences what a node
-// lacks),
+// lacks), [SensitivityChecker] (says when those cannot be right),
 // [Marker] (a body connectors attach to) with [PointMarker] (the marker
 // is the body itself), [MarkerMass] (a body's inverse mass at a marker),
 // [MarkerVelocityJacobian] (its marker velocity's Jacobian) and

@@ -44,3 +44,18 @@ type EventJacobian interface {
 type ResetJacobian interface {
 	ResetJacobian(event int, t float64, x []float64, in Inputs, dstX, dstU, dstP, dstT []float64) error
 }
+
+// SensitivityChecker is the capability of a node that knows when its
+// sensitivities cannot be computed correctly, for a reason the graph
+// cannot see: a model whose discrete state, events or reset maps live
+// hidden inside it (an imported FMU with event indicators or discrete
+// variables), which differencing over SetParams would re-initialize and
+// differencing its reset would re-run. CheckSensitivities returns nil
+// when the graph's differentiation of the node is right, and otherwise an
+// error saying why not; graph.Sim.Sensitivities (and what is built on it:
+// calibration, `cosim sensitivity`) then refuses the graph, naming the
+// node, rather than answer wrongly. It is called once per Sensitivities
+// call, before the run.
+type SensitivityChecker interface {
+	CheckSensitivities() error
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -110,5 +111,47 @@ func TestDescribeFMU(t *testing.T) {
 	stdout.Reset()
 	if code := run([]string{"help", "fmi"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), `"type": "fmu"`) {
 		t.Errorf("cosim help fmi: exit %d\n%s", code, stdout.String())
+	}
+}
+
+// TestSensitivityFMUScene: `cosim sensitivity` over a scene holding an
+// imported model-exchange FMU differentiates one without discrete state
+// (the Reference Dahlquist: ∂x(1)/∂k = −exp(−1), to 1e-6 relative at the
+// scene's default tolerances) and refuses one with events (BouncingBall),
+// naming the node, the FMU and why.
+func TestSensitivityFMUScene(t *testing.T) {
+	dir := t.TempDir()
+	scene := func(model, name string) string {
+		f := fmitest.Reference(t, model, 3)
+		rel, _ := filepath.Rel(dir, f.Zip)
+		sp := filepath.Join(dir, model+".json")
+		s := `{"nodes": [{"name": "` + name + `", "type": "fmu", "params": {"path": ` + strconv.Quote(rel) + `, "interface": "model-exchange"}}],
+			"run": {"dt": 0.01, "end": 1}}`
+		if err := os.WriteFile(sp, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return sp
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"sensitivity", scene("Dahlquist", "d"), "--wrt", "d.k", "-y", "d.x", "--json", "--monolithic"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("Dahlquist: exit %d: %s", code, stderr.String())
+	}
+	var got map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	dx, _ := got["d.x"].(map[string]any)
+	if v, ok := dx["d.k"].(float64); !ok || math.Abs(v+math.Exp(-1))/math.Exp(-1) > 1e-6 {
+		t.Errorf("Dahlquist: ∂x(1)/∂k = %v (from %s), want −exp(−1)", dx["d.k"], stdout.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"sensitivity", scene("BouncingBall", "bb"), "--wrt", "bb.e", "--monolithic"}, &stdout, &stderr); code == 0 {
+		t.Fatalf("BouncingBall: exit 0, want a refusal: %s", stdout.String())
+	}
+	for _, w := range []string{"node bb", "FMU BouncingBall", "event indicator"} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("BouncingBall: %q does not say %q", stderr.String(), w)
+		}
 	}
 }

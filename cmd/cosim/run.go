@@ -426,6 +426,11 @@ func printSummary(w io.Writer, path string, sc *scene.Scene, res *scene.Result) 
 	if res.Status != graph.EndReached {
 		ended = " (" + res.Status.String() + ")"
 	}
+	if res.StopCause != nil {
+		// Who stopped the run, when: a node's event, an FMU that asked
+		// to terminate.
+		ended = " (" + res.Status.String() + ": " + res.StopCause.Error() + ")"
+	}
 	fmt.Fprintf(w, "%s: %s (%s), %d steps to t = %s in %v%s\n", name, res.Mode, res.Method, res.Steps, fmtTime(res.Time), res.Wall.Round(time.Microsecond), ended)
 	if res.Sim != nil {
 		// Algebraic loops are solved, not refused: say where and at what cost.

@@ -9,11 +9,12 @@ import (
 )
 
 // userFacing are the packages a program that builds and runs graphs
-// imports together, and whose names it therefore meets side by side.
+// imports together, and whose names it therefore meets side by side (fmi
+// among them: an imported FMU is a node of the graph).
 // anomalies (read by the docs and the cosim command) and the node
 // packages under nodes/ (each one constructor and its parameters) are not
 // among them.
-var userFacing = []string{"node", "node/describe", "graph", "coupling", "scene", "integrators", "verification"}
+var userFacing = []string{"node", "node/describe", "graph", "coupling", "scene", "integrators", "verification", "fmi"}
 
 // exportedTopLevel returns the exported names declared at the top level
 // of the non-test files of the package in dir — types, functions (not
@@ -93,6 +94,11 @@ func TestOneNameOneMeaning(t *testing.T) {
 		"Names":      "coupling.Names and integrators.Names both list the names ByName accepts",
 		"ErrNonFinite": "integrators.ErrNonFinite means node.ErrNonFinite for a System that knows no nodes (integrators imports " +
 			"nothing of cosim); a graph wraps node.ErrNonFinite around it, so callers test node's",
+		"FMU":              "fmi.FMU is an FMU opened for import, scene.FMU the scene-file form of the FMU a scene is exported as: both are a Functional Mock-up Unit",
+		"Load":             "scene.Load and fmi.Load both read a file of their package's format (a scene file, an FMU) into what runs in a graph",
+		"Options":          "scene.Options and fmi.Options are the options of their package's main call (Simulate, Load), as graph.Option and verification.Option are",
+		"Description":      "fmi.Description is what `cosim describe FILE.fmu` shows of the node an FMU makes, as describe.Description is what `cosim describe TYPE` shows of a node type",
+		"Type":             "fmi.Type returns the node.Type of FMU nodes (registered as \"fmu\"), as each node package's Type does",
 		"NotTerminated":    "graph.Status and integrators.Termination values: the same end of a whole run and of a driver run, as gonum's optimize.NotTerminated",
 		"StoppedByEvent":   "as NotTerminated: a node event's reset stopped the run (graph) or the driver (integrators)",
 		"Cancelled":        "as NotTerminated: the context was cancelled",
