@@ -21,7 +21,7 @@ import (
 // requests into these calls) and the Go library of the c-shared binary
 // (its fmi3 functions call these directly). Every method is one fmi3
 // function of FMI 3.0's co-simulation interface, with its status (an
-// fmi.Status, whose numbers are fmi3Status's) and the messages it logs.
+// fmi.CallStatus, whose numbers are fmi3Status's) and the messages it logs.
 
 // ValueType is the type of the values of a Get or Set: the FMU's
 // variables are Float64, Int64 or Boolean. Values travel as 8-byte
@@ -52,7 +52,7 @@ func (t ValueType) String() string {
 // LogFunc receives an instance's log messages: the status of the call
 // that logs it, the category (LogError, LogWarning, LogInfo) and the
 // text.
-type LogFunc func(status fmi.Status, category, message string)
+type LogFunc func(status fmi.CallStatus, category, message string)
 
 // The states of an instance (FMI 3.0's co-simulation state machine, the
 // part this FMU implements).
@@ -119,7 +119,7 @@ type fmuState struct {
 // of reg; log receives its messages (nil: none).
 func NewInstance(resources string, reg *node.Registry, log LogFunc) *Instance {
 	if log == nil {
-		log = func(fmi.Status, string, string) {}
+		log = func(fmi.CallStatus, string, string) {}
 	}
 	return &Instance{reg: reg, dir: resources, log: log, states: map[uint32]*fmuState{}}
 }
@@ -133,7 +133,7 @@ func (in *Instance) Free() {
 	in.states = map[uint32]*fmuState{}
 }
 
-func (in *Instance) logf(status fmi.Status, f string, a ...any) {
+func (in *Instance) logf(status fmi.CallStatus, f string, a ...any) {
 	cat := LogError
 	switch status {
 	case fmi.StatusOK:
@@ -148,7 +148,7 @@ func (in *Instance) logf(status fmi.Status, f string, a ...any) {
 }
 
 // fail logs why a call failed and returns its status.
-func (in *Instance) fail(status fmi.Status, f string, a ...any) fmi.Status {
+func (in *Instance) fail(status fmi.CallStatus, f string, a ...any) fmi.CallStatus {
 	in.logf(status, f, a...)
 	return status
 }
@@ -163,14 +163,14 @@ func (in *Instance) ready(fn string) bool {
 }
 
 // SetDebugLogging turns the messages of successful calls on or off.
-func (in *Instance) SetDebugLogging(on bool) fmi.Status {
+func (in *Instance) SetDebugLogging(on bool) fmi.CallStatus {
 	in.debug = on
 	return fmi.StatusOK
 }
 
 // Instantiate reads the FMU's scene, computes its model and checks the
 // instantiation token against it (fmi3InstantiateCoSimulation).
-func (in *Instance) Instantiate(token, name string, logging bool) fmi.Status {
+func (in *Instance) Instantiate(token, name string, logging bool) fmi.CallStatus {
 	in.name, in.debug = name, logging
 	if in.model != nil {
 		return in.fail(fmi.StatusFatal, "instantiated twice")
@@ -327,7 +327,7 @@ func paramValue(v Variable, x []float64) any {
 // FMU's, so the tolerance is not used. A start time other than 0 starts
 // the scene's graph there: its nodes see that time (a source of time
 // does), and the steps count from it.
-func (in *Instance) EnterInitializationMode(toleranceDefined bool, tolerance, start float64, stopDefined bool, stop float64) fmi.Status {
+func (in *Instance) EnterInitializationMode(toleranceDefined bool, tolerance, start float64, stopDefined bool, stop float64) fmi.CallStatus {
 	const fn = "fmi3EnterInitializationMode"
 	if !in.ready(fn) {
 		return fmi.StatusFatal
@@ -356,7 +356,7 @@ func (in *Instance) EnterInitializationMode(toleranceDefined bool, tolerance, st
 
 // ExitInitializationMode builds the scene's graph with the parameters
 // set (fmi3ExitInitializationMode).
-func (in *Instance) ExitInitializationMode() fmi.Status {
+func (in *Instance) ExitInitializationMode() fmi.CallStatus {
 	const fn = "fmi3ExitInitializationMode"
 	if !in.ready(fn) {
 		return fmi.StatusFatal
@@ -372,7 +372,7 @@ func (in *Instance) ExitInitializationMode() fmi.Status {
 }
 
 // Terminate ends the run (fmi3Terminate).
-func (in *Instance) Terminate() fmi.Status {
+func (in *Instance) Terminate() fmi.CallStatus {
 	if !in.ready("fmi3Terminate") {
 		return fmi.StatusFatal
 	}
@@ -417,7 +417,7 @@ func (in *Instance) check(fn string, t ValueType, vrs []uint32) (int, bool) {
 // Set sets the variables vrs, of type t, to words (fmi3SetFloat64,
 // fmi3SetInt64, fmi3SetBoolean): parameters and inputs. A refused Set
 // changes nothing.
-func (in *Instance) Set(t ValueType, vrs []uint32, words []uint64) fmi.Status {
+func (in *Instance) Set(t ValueType, vrs []uint32, words []uint64) fmi.CallStatus {
 	if in.model == nil {
 		return in.fail(fmi.StatusFatal, "fmi3Set%s: the instance was not instantiated", t)
 	}
@@ -546,7 +546,7 @@ func (in *Instance) tune(vs []*Variable, vals [][]float64) error {
 // number of values they hold. Reading outputs in step mode allocates
 // nothing and looks up no name (their fields are resolved when the graph
 // is built).
-func (in *Instance) Get(t ValueType, vrs []uint32, out []uint64) fmi.Status {
+func (in *Instance) Get(t ValueType, vrs []uint32, out []uint64) fmi.CallStatus {
 	if in.model == nil {
 		return in.fail(fmi.StatusFatal, "fmi3Get%s: the instance was not instantiated", t)
 	}
@@ -604,7 +604,7 @@ const stepTol = 1e-9
 
 // DoStep advances the scene from t by h (fmi3DoStep); it returns the
 // status and the last time the FMU reached.
-func (in *Instance) DoStep(t, h float64) (fmi.Status, float64) {
+func (in *Instance) DoStep(t, h float64) (fmi.CallStatus, float64) {
 	const fn = "fmi3DoStep"
 	if !in.ready(fn) {
 		return fmi.StatusFatal, t
@@ -654,7 +654,7 @@ func (in *Instance) DoStep(t, h float64) (fmi.Status, float64) {
 
 // Reset returns the instance to its start values, as instantiated
 // (fmi3Reset).
-func (in *Instance) Reset() fmi.Status {
+func (in *Instance) Reset() fmi.CallStatus {
 	if !in.ready("fmi3Reset") {
 		return fmi.StatusFatal
 	}
@@ -673,7 +673,7 @@ func (in *Instance) Reset() fmi.Status {
 
 // GetState records the FMU's state (fmi3GetFMUState) under id, or under
 // a new id when id is 0 or unknown; it returns the id.
-func (in *Instance) GetState(id uint32) (uint32, fmi.Status) {
+func (in *Instance) GetState(id uint32) (uint32, fmi.CallStatus) {
 	const fn = "fmi3GetFMUState"
 	if !in.ready(fn) {
 		return 0, fmi.StatusFatal
@@ -707,7 +707,7 @@ func cloneVals(v [][]float64) [][]float64 {
 }
 
 // SetState returns to the state id (fmi3SetFMUState).
-func (in *Instance) SetState(id uint32) fmi.Status {
+func (in *Instance) SetState(id uint32) fmi.CallStatus {
 	const fn = "fmi3SetFMUState"
 	if !in.ready(fn) {
 		return fmi.StatusFatal
@@ -720,14 +720,14 @@ func (in *Instance) SetState(id uint32) fmi.Status {
 }
 
 // FreeState forgets the state id (fmi3FreeFMUState).
-func (in *Instance) FreeState(id uint32) fmi.Status {
+func (in *Instance) FreeState(id uint32) fmi.CallStatus {
 	delete(in.states, id)
 	return fmi.StatusOK
 }
 
 // restore returns the instance to state s: the parameters first (a fixed
 // one rebuilds the graph), then the checkpoint, then the inputs.
-func (in *Instance) restore(fn string, s *fmuState) fmi.Status {
+func (in *Instance) restore(fn string, s *fmuState) fmi.CallStatus {
 	for i, v := range in.model.Variables {
 		if v.Kind == Parameter && !equal(in.vals[i], s.vals[i]) {
 			if v.Tunable && in.sim != nil && !in.dirty {
@@ -772,7 +772,7 @@ const stateMagic = "cosim-fmu-state 1\n"
 // SerializeState returns the bytes of the state id
 // (fmi3SerializeFMUState): the instantiation token, the time, the values
 // of the parameters and inputs, and the graph's checkpoint.
-func (in *Instance) SerializeState(id uint32) ([]byte, fmi.Status) {
+func (in *Instance) SerializeState(id uint32) ([]byte, fmi.CallStatus) {
 	const fn = "fmi3SerializeFMUState"
 	if !in.ready(fn) {
 		return nil, fmi.StatusFatal
@@ -803,12 +803,12 @@ func (in *Instance) SerializeState(id uint32) ([]byte, fmi.Status) {
 
 // DeserializeState makes a state of bytes SerializeState wrote, of an
 // instance of the same FMU (fmi3DeserializeFMUState); it returns its id.
-func (in *Instance) DeserializeState(data []byte) (uint32, fmi.Status) {
+func (in *Instance) DeserializeState(data []byte) (uint32, fmi.CallStatus) {
 	const fn = "fmi3DeserializeFMUState"
 	if !in.ready(fn) {
 		return 0, fmi.StatusFatal
 	}
-	bad := func(why string) (uint32, fmi.Status) {
+	bad := func(why string) (uint32, fmi.CallStatus) {
 		return 0, in.fail(fmi.StatusError, "%s: not a state of this FMU: %s", fn, why)
 	}
 	head := stateMagic + in.model.Token

@@ -18,7 +18,7 @@ func BenchmarkInstanceDoStep(b *testing.B) {
 	}
 	dir, m := resourcesOf(b, data)
 	reg := nodes.Registry()
-	in := NewInstance(dir, reg, func(s fmi.Status, cat, msg string) { b.Fatal(msg) })
+	in := NewInstance(dir, reg, func(s fmi.CallStatus, cat, msg string) { b.Fatal(msg) })
 	defer in.Free()
 	if in.Instantiate(m.Token, "bench", false) != fmi.StatusOK ||
 		in.EnterInitializationMode(false, 0, 0, false, 0) != fmi.StatusOK ||

@@ -27,7 +27,7 @@ import (
 // little-endian), strings a u32 length and the bytes, values 8-byte
 // words: a Float64 variable's IEEE bits, an Int64 variable's two's
 // complement, a Boolean's 0 or 1; a type is a ValueType, a status an
-// fmi.Status (fmi3Status's numbers). The numbers below are shim/fmu.c's.
+// fmi.CallStatus (fmi3Status's numbers). The numbers below are shim/fmu.c's.
 
 const protocolVersion = 1
 

@@ -28,7 +28,7 @@ const ServeCommand = "fmu-serve"
 // run are replies, not errors of Serve.
 func Serve(r io.Reader, w io.Writer, resources string, reg *node.Registry) error {
 	var logs []logEntry
-	in := NewInstance(resources, reg, func(s fmi.Status, cat, text string) {
+	in := NewInstance(resources, reg, func(s fmi.CallStatus, cat, text string) {
 		logs = append(logs, logEntry{uint32(s), cat, text})
 	})
 	defer in.Free()
@@ -60,7 +60,7 @@ func Serve(r io.Reader, w io.Writer, resources string, reg *node.Registry) error
 // call decodes one request into the Instance's method and encodes its
 // results. A request shorter than its fields sets m.err (Serve then
 // fails); its status does not matter.
-func call(in *Instance, op uint32, m *message, res *reply) fmi.Status {
+func call(in *Instance, op uint32, m *message, res *reply) fmi.CallStatus {
 	switch op {
 	case opInstantiate:
 		version, token, name, logging := m.u32(), m.str(), m.str(), m.u8()

@@ -22,7 +22,7 @@ func newTestInstance(t *testing.T, data string, logs *[]string) *Instance {
 	t.Helper()
 	dir, m := resourcesOf(t, []byte(data))
 	reg := nodes.Registry()
-	in := NewInstance(dir, reg, func(s fmi.Status, cat, msg string) { *logs = append(*logs, msg) })
+	in := NewInstance(dir, reg, func(s fmi.CallStatus, cat, msg string) { *logs = append(*logs, msg) })
 	t.Cleanup(in.Free)
 	if s := in.Instantiate(m.Token, "test", false); s != fmi.StatusOK {
 		t.Fatalf("Instantiate: %v %v", s, *logs)

@@ -63,7 +63,7 @@ func (x *instance) done(c *C.inst, fn string, status *C.int) {
 // logTo returns the logger of the C instance c: each message goes to the
 // master's callback through the C trampoline cosim_log.
 func logTo(c *C.inst) export.LogFunc {
-	return func(s fmi.Status, category, message string) {
+	return func(s fmi.CallStatus, category, message string) {
 		if c.log == nil {
 			return
 		}
