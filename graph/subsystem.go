@@ -72,7 +72,8 @@ func (s *Subsystem) ExposeInput(name string, inner ...string) {
 
 // ExposeOutput declares the output port name, standing for the inner
 // state field or output inner ("node.field" or an inner subsystem's
-// "sub.port").
+// "sub.port"). A field's former name (node.Field.Formerly) resolves to
+// the field, with a deprecation warning, as in an edge.
 func (s *Subsystem) ExposeOutput(name, inner string) {
 	s.outputs = append(s.outputs, portDecl{name, []string{inner}})
 }
@@ -313,6 +314,15 @@ func (g *Graph) resolvePort(p string, k PortKind, at string) (portRef, error) {
 		in := spec.Inputs[i]
 		r.shape, r.units, r.desc = in.Shape, in.Units, in.Description
 	case OutputPort:
+		if cur, ok := spec.Renamed(fn); ok {
+			// A former field name (node.Field.Formerly) resolves as it
+			// does in an edge, a scene or a checkpoint: to the renamed
+			// field, with the deprecation warning; the port stands for
+			// the field by its current name.
+			spec.WarnRenamed(join(at, nn), fn)
+			fn = cur
+			r.leaf = []string{nn + "." + cur}
+		}
 		var f node.Field
 		if i := spec.StateLayout.Index(fn); i >= 0 {
 			f = spec.State[i]

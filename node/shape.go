@@ -79,8 +79,8 @@ type Field struct {
 	// derivative. It is empty for other roles.
 	Rate string
 	// Formerly are names the field had before it was renamed. Graphs,
-	// scene files and checkpoints (a state field in a checkpoint's
-	// layout) still resolve them, to this field, with a deprecation
+	// scene files, subsystem output ports and checkpoints (a state field
+	// in a checkpoint's layout) still resolve them, to this field, with a deprecation
 	// warning naming Name (Spec.Renamed); specs, messages and outputs
 	// use Name.
 	Formerly []string

@@ -263,7 +263,7 @@ func sources(kind string, nc int) func(t testing.TB, rng *rand.Rand, n int) []no
 		for j := range values {
 			values[j] = rng.NormFloat64()
 		}
-		interp := []string{source.Hold, source.Linear, source.PCHIP}[rng.IntN(3)]
+		interp := []string{source.InterpolationHold, source.InterpolationLinear, source.InterpolationPCHIP}[rng.IntN(3)]
 		return must(source.NewLookup(source.LookupParams{Times: times, Values: values, Interpolation: interp, Outside: outside, Units: units}))
 	})
 }

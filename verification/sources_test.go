@@ -182,10 +182,10 @@ func TestLookupVerification(t *testing.T) {
 		f             func(float64) float64
 		order         float64
 	}{
-		{"hold, sin 3t", source.Hold, sin3, 1},
-		{"linear, sin 3t", source.Linear, sin3, 2},
-		{"pchip, monotone eᵗ", source.PCHIP, math.Exp, 3},
-		{"pchip across an extremum, sin 3t", source.PCHIP, sin3, 2},
+		{"hold, sin 3t", source.InterpolationHold, sin3, 1},
+		{"linear, sin 3t", source.InterpolationLinear, sin3, 2},
+		{"pchip, monotone eᵗ", source.InterpolationPCHIP, math.Exp, 3},
+		{"pchip across an extremum, sin 3t", source.InterpolationPCHIP, sin3, 2},
 	} {
 		e1, e2 := maxErr(c.interp, c.f, 16), maxErr(c.interp, c.f, 64)
 		p := math.Log2(e1/e2) / 2

@@ -26,11 +26,12 @@
 //     values are unexported behind functions that return copies
 //     (TestNoExportedMutableState);
 //   - a name declared at the top level (type, function, constant,
-//     variable) by two user-facing packages (node, node/describe, graph,
-//     coupling, scene, integrators, verification) names one thing in
-//     both, and the names renamed because their meanings differed
-//     (coupling.Method, graph.Func, node.Kind, node.Coupling) stay gone
-//     (TestOneNameOneMeaning);
+//     variable) by two importable packages (every package but commands
+//     and internal ones; the test lists the few not yet covered) names
+//     one thing in both, and the names renamed because their meanings
+//     differed (coupling.Method, graph.Func, node.Kind, node.Coupling,
+//     source.Hold, control.Hold, …) stay gone, but as deprecated aliases
+//     the test lists (TestOneNameOneMeaning);
 //   - "Coupling" in an exported name means the co-simulation coupling of
 //     package coupling only, and package coupling has no "Method"
 //     (TestCouplingMeansStrategies; docs/glossary.md has the words);

@@ -68,11 +68,11 @@ var (
 	}
 )
 
-// Hold is a sampled block: a zero-order hold (y = u(t_k) on
+// Sampler is a sampled block: a zero-order hold (y = u(t_k) on
 // [t_k, t_{k+1})) or a unit delay (y = u(t_{k−1}) on [t_k, t_{k+1})).
 // The zero-order hold has feedthrough (its output at a sample instant is
 // the input there); the unit delay has none.
-type Hold struct {
+type Sampler struct {
 	block
 	delay bool
 	g     grid
@@ -81,27 +81,34 @@ type Hold struct {
 	p []float64
 }
 
-// ZOH and UnitDelay are the two kinds of Hold, by name.
+// ZOH and UnitDelay are the two kinds of Sampler, by name.
 type (
-	ZOH       = Hold
-	UnitDelay = Hold
+	ZOH       = Sampler
+	UnitDelay = Sampler
 )
 
+// Hold is the former name of Sampler. It collided with coupling.Hold (a
+// subcycling node's view of slower nodes), the only Hold of the public
+// vocabulary.
+//
+// Deprecated: use Sampler, or ZOH and UnitDelay.
+type Hold = Sampler
+
 var (
-	_ node.Deriver     = (*Hold)(nil)
-	_ node.Outputter   = (*Hold)(nil)
-	_ node.Eventer     = (*Hold)(nil)
-	_ node.TimeEventer = (*Hold)(nil)
-	_ node.Tunable     = (*Hold)(nil)
+	_ node.Deriver     = (*Sampler)(nil)
+	_ node.Outputter   = (*Sampler)(nil)
+	_ node.Eventer     = (*Sampler)(nil)
+	_ node.TimeEventer = (*Sampler)(nil)
+	_ node.Tunable     = (*Sampler)(nil)
 )
 
 // NewZOH builds a zero-order hold from typed parameters.
-func NewZOH(p HoldParams) (*Hold, error) { return newHold(ZOHName, p.values()) }
+func NewZOH(p HoldParams) (*Sampler, error) { return newHold(ZOHName, p.values()) }
 
 // NewUnitDelay builds a unit delay from typed parameters.
-func NewUnitDelay(p HoldParams) (*Hold, error) { return newHold(UnitDelayName, p.values()) }
+func NewUnitDelay(p HoldParams) (*Sampler, error) { return newHold(UnitDelayName, p.values()) }
 
-func newHold(typ string, given map[string]any) (*Hold, error) {
+func newHold(typ string, given map[string]any) (*Sampler, error) {
 	params := zohParams
 	if typ == UnitDelayName {
 		params = unitDelayParams
@@ -114,7 +121,7 @@ func newHold(typ string, given map[string]any) (*Hold, error) {
 	if err := checkHold(typ, vals, n); err != nil {
 		return nil, err
 	}
-	h := &Hold{block: block{typ: typ, params: params, fixed: []string{"size", "units"}, n: n}, delay: typ == UnitDelayName}
+	h := &Sampler{block: block{typ: typ, params: params, fixed: []string{"size", "units"}, n: n}, delay: typ == UnitDelayName}
 	h.set(vals)
 	sh, units := shapeOf(n), vals.String("units")
 	state := []node.Field{{Name: "held", Shape: sh, Units: units, Description: "The value held since the last sample (the output between samples)"}}
@@ -145,7 +152,7 @@ func checkHold(typ string, vals node.Values, n int) error {
 	return checkUnits(typ, vals, "units")
 }
 
-func (h *Hold) set(vals node.Values) {
+func (h *Sampler) set(vals node.Values) {
 	h.vals = vals
 	h.g = grid{period: vals.Float("sample_time"), offset: vals.Float("offset")}
 	h.p = append(h.p[:0], h.g.period, h.g.offset)
@@ -156,7 +163,7 @@ func (h *Hold) set(vals node.Values) {
 }
 
 // index returns the state's sample-index slot.
-func (h *Hold) index(x []float64) float64 {
+func (h *Sampler) index(x []float64) float64 {
 	if h.delay {
 		return x[2*h.n]
 	}
@@ -191,7 +198,7 @@ func holdSample(g grid, delay bool, n int, t float64, x, u, dst []float64) float
 }
 
 // InitialState writes the initial output and "no sample yet".
-func (h *Hold) InitialState(dst []float64) {
+func (h *Sampler) InitialState(dst []float64) {
 	n := h.n
 	copy(dst[:n], h.p[2:2+n])
 	if h.delay {
@@ -204,7 +211,7 @@ func (h *Hold) InitialState(dst []float64) {
 // taken by the first step at or after its instant. A step longer than
 // the sample period is an error wrapping ErrStepTooLong (samples would
 // be lost).
-func (h *Hold) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+func (h *Sampler) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
 	if err := checkDt(h.typ, dt); err != nil {
 		return err
 	}
@@ -220,7 +227,7 @@ func (h *Hold) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 }
 
 // Derivatives writes zeros: the state changes only at samples.
-func (h *Hold) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+func (h *Sampler) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	clear(dst[:len(x)])
 	return nil
 }
@@ -232,7 +239,7 @@ func (h *Hold) Derivatives(t float64, x []float64, in node.Inputs, dst []float64
 // rounding (a co-simulation step that does not divide the period, or a
 // monolithic run that has not taken it yet) shows from the step after
 // the one that takes it; until then the output holds.
-func (h *Hold) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
+func (h *Sampler) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
 	n := h.n
 	src := x[:n]
 	if j := h.g.index(t); j > h.index(x) && t-h.g.at(j) <= near(h.g.at(j)) {
@@ -247,7 +254,7 @@ func (h *Hold) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 }
 
 // EventValues writes the sample event's value (see grid.event).
-func (h *Hold) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
+func (h *Sampler) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
 	dst[0] = h.g.event(t, h.index(x))
 	return nil
 }
@@ -255,7 +262,7 @@ func (h *Hold) EventValues(t float64, x []float64, in node.Inputs, dst []float64
 // Reset takes the sample due at t. A sample skipped since the last one
 // taken (the run's integrator stepped over its instant; see the package
 // documentation) is an error wrapping ErrSampleSkipped, naming it.
-func (h *Hold) Reset(event int, t float64, x []float64, in node.Inputs, dst []float64) error {
+func (h *Sampler) Reset(event int, t float64, x []float64, in node.Inputs, dst []float64) error {
 	if skipped := holdSample(h.g, h.delay, h.n, t, x, in.Values, dst[:len(x)]); skipped > 0 {
 		k := x[len(x)-1] + 1
 		return &node.FieldError{Field: "sample", Err: fmt.Errorf("%s: sample %s at t = %s s was not taken (taking sample %s at t = %s): "+
@@ -267,11 +274,11 @@ func (h *Hold) Reset(event int, t float64, x []float64, in node.Inputs, dst []fl
 }
 
 // TimeEvents reports the sample instants.
-func (h *Hold) TimeEvents(t float64) (int, float64, float64) { return h.g.timeEvents(t) }
+func (h *Sampler) TimeEvents(t float64) (int, float64, float64) { return h.g.timeEvents(t) }
 
 // SetParams overrides parameters (all or nothing); the size and units
 // cannot change.
-func (h *Hold) SetParams(p map[string]any) error {
+func (h *Sampler) SetParams(p map[string]any) error {
 	vals, err := h.resolve(p)
 	if err != nil {
 		return err
@@ -313,7 +320,7 @@ func zohMeta() node.Metadata {
 		StabilityConditions: []string{"No dynamics of its own."},
 		StableStep:          sampledStable,
 		Mapping: []node.Mapping{
-			{Term: `y(t) = u(t_k)`, Identifier: pkgPath + ".Hold.Outputs"},
+			{Term: `y(t) = u(t_k)`, Identifier: pkgPath + ".Sampler.Outputs"},
 			{Term: "sampling at $t_k$", Identifier: pkgPath + ".holdSample", Notes: "shared by Update and the event's reset"},
 			{Term: `t_k`, Identifier: pkgPath + ".grid.at", Notes: "time events and the sample event"},
 			{Term: "sample event", Identifier: pkgPath + ".grid.event"},
@@ -344,7 +351,7 @@ func unitDelayMeta() node.Metadata {
 		StabilityConditions: []string{"No dynamics of its own."},
 		StableStep:          sampledStable,
 		Mapping: []node.Mapping{
-			{Term: `y(t) = u(t_{k-1})`, Identifier: pkgPath + ".Hold.Outputs"},
+			{Term: `y(t) = u(t_{k-1})`, Identifier: pkgPath + ".Sampler.Outputs"},
 			{Term: "sampling at $t_k$", Identifier: pkgPath + ".holdSample", Notes: "shared by Update and the event's reset"},
 			{Term: `t_k`, Identifier: pkgPath + ".grid.at", Notes: "time events and the sample event"},
 		},

@@ -82,6 +82,6 @@ func newSource(rng *rand.Rand, kind string, nc int) (node.Node, error) {
 	for j := range values {
 		values[j] = rng.NormFloat64()
 	}
-	interp := []string{source.Hold, source.Linear, source.PCHIP}[rng.IntN(3)]
+	interp := []string{source.InterpolationHold, source.InterpolationLinear, source.InterpolationPCHIP}[rng.IntN(3)]
 	return source.NewLookup(source.LookupParams{Times: times, Values: values, Interpolation: interp, Outside: outside})
 }

@@ -33,7 +33,7 @@ func ExampleLookup() {
 	thrust, _ := source.NewLookup(source.LookupParams{
 		Times:         []float64{0, 0.5, 2},
 		Values:        []float64{0, 10, 0},
-		Interpolation: source.PCHIP,
+		Interpolation: source.InterpolationPCHIP,
 		Outside:       source.OutsideHold,
 		Units:         "N",
 	})

@@ -19,11 +19,26 @@ func LookupType() node.Type { return node.Type{Name: LookupName, New: LookupFrom
 // the loader reads a CSV file.
 const MaxRows = 1 << 20
 
-// Interpolation methods.
+// Interpolation methods, the values of the "interpolation" parameter
+// (named after it, as the Outside values are after "outside").
 const (
-	Hold   = "hold"   // zero-order hold: the value of the last breakpoint at or before t
-	Linear = "linear" // piecewise linear
-	PCHIP  = "pchip"  // monotone piecewise cubic Hermite (Fritsch–Carlson)
+	InterpolationHold   = "hold"   // zero-order hold: the value of the last breakpoint at or before t
+	InterpolationLinear = "linear" // piecewise linear
+	InterpolationPCHIP  = "pchip"  // monotone piecewise cubic Hermite (Fritsch–Carlson)
+)
+
+// The former names of the interpolation methods. Hold and Linear collided
+// with coupling.Hold and coupling.Linear (a subcycling node's view of
+// slower nodes, a coupling.Interpolation), which are the only Hold and
+// Linear of the public vocabulary; the strings are unchanged, so scene
+// files are not affected.
+const (
+	// Deprecated: use InterpolationHold.
+	Hold = InterpolationHold
+	// Deprecated: use InterpolationLinear.
+	Linear = InterpolationLinear
+	// Deprecated: use InterpolationPCHIP.
+	PCHIP = InterpolationPCHIP
 )
 
 // Behaviours outside the table.
@@ -50,7 +65,8 @@ type LookupParams struct {
 	// Values are the table's values, row-major: len(Times) rows of n
 	// components each, so n = len(Values)/len(Times). Required.
 	Values []float64
-	// Interpolation is Hold, Linear or PCHIP. Default Linear.
+	// Interpolation is InterpolationHold, InterpolationLinear or
+	// InterpolationPCHIP. Default InterpolationLinear.
 	Interpolation string
 	// Outside is OutsideHold, OutsideExtrapolate or OutsideError. Default
 	// OutsideHold.
@@ -61,7 +77,7 @@ type LookupParams struct {
 
 func (p LookupParams) values() node.Values {
 	return node.Values{"times": p.Times, "values": p.Values,
-		"interpolation": orText(p.Interpolation, Linear), "outside": orText(p.Outside, OutsideHold), "units": orUnits(p.Units),
+		"interpolation": orText(p.Interpolation, InterpolationLinear), "outside": orText(p.Outside, OutsideHold), "units": orUnits(p.Units),
 		"file": "", "column": "", "time_column": ""}
 }
 
@@ -77,7 +93,7 @@ var lookupParams = []node.Param{
 		Description: "Breakpoints $t_0 < t_1 < \\dots$, strictly increasing; each is a time event"},
 	{Name: "values", Kind: node.Vector, Shape: node.Vec(2), MaxLen: MaxRows, Default: []float64{0, 1},
 		Description: "Table values $v_{j,i}$, row-major: one row of $n$ components per breakpoint, so $n$ = len(values)/len(times)"},
-	{Name: "interpolation", Kind: node.Text, Default: Linear, Choices: []string{Hold, Linear, PCHIP},
+	{Name: "interpolation", Kind: node.Text, Default: InterpolationLinear, Choices: []string{InterpolationHold, InterpolationLinear, InterpolationPCHIP},
 		Description: "`hold` (zero-order hold), `linear`, or `pchip` (monotone cubic, Fritsch–Carlson)"},
 	{Name: "outside", Kind: node.Text, Default: OutsideHold, Choices: []string{OutsideHold, OutsideExtrapolate, OutsideError},
 		Description: "Before $t_0$ and after the last breakpoint: `hold` the end values, `extrapolate` linearly with the interpolant's end slope, or `error`"},
@@ -199,9 +215,9 @@ func (l *Lookup) set(vals node.Values) {
 	l.vals = vals
 	tb := table{t: vals.Floats("times"), v: vals.Floats("values"), n: l.n}
 	switch vals.String("interpolation") {
-	case Hold:
+	case InterpolationHold:
 		tb.interp = interpHold
-	case PCHIP:
+	case InterpolationPCHIP:
 		tb.interp = interpPCHIP
 		tb.d = pchipSlopes(tb.t, tb.v, tb.n)
 	}

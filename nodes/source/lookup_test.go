@@ -21,7 +21,7 @@ func TestLookupHoldLinearOutside(t *testing.T) {
 		}
 		return l
 	}
-	hold, lin := mk(source.Hold, source.OutsideHold), mk(source.Linear, source.OutsideExtrapolate)
+	hold, lin := mk(source.InterpolationHold, source.OutsideHold), mk(source.InterpolationLinear, source.OutsideExtrapolate)
 	if s := hold.Spec().Outputs[0]; s.Shape != node.Vec(2) || s.Units != "N" {
 		t.Fatalf("output %+v", s)
 	}
@@ -41,7 +41,7 @@ func TestLookupHoldLinearOutside(t *testing.T) {
 			t.Errorf("linear(%v) = %v, want [%v %v]", c.t, y, c.l0, c.l1)
 		}
 	}
-	strict := mk(source.Linear, source.OutsideError)
+	strict := mk(source.InterpolationLinear, source.OutsideError)
 	dst := make([]float64, 2)
 	for _, tm := range []float64{0.999, 4.001} {
 		err := strict.Outputs(tm, nil, node.Inputs{}, dst)
@@ -70,7 +70,7 @@ func TestLookupHoldLinearOutside(t *testing.T) {
 // monotone data never overshoots). Tolerance: a few ulps of the values
 // (the Hermite form is evaluated in a different order here).
 func TestLookupPCHIP(t *testing.T) {
-	l, err := source.NewLookup(source.LookupParams{Times: []float64{0, 1, 2, 4}, Values: []float64{0, 1, 4, 4}, Interpolation: source.PCHIP})
+	l, err := source.NewLookup(source.LookupParams{Times: []float64{0, 1, 2, 4}, Values: []float64{0, 1, 4, 4}, Interpolation: source.InterpolationPCHIP})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestLookupPCHIP(t *testing.T) {
 	}
 	// A cubic-exact check: PCHIP reproduces a straight line exactly
 	// (all δ equal, so every d = δ), to rounding.
-	line, _ := source.NewLookup(source.LookupParams{Times: []float64{0, 0.5, 2, 3}, Values: []float64{1, 2, 5, 7}, Interpolation: source.PCHIP, Outside: source.OutsideExtrapolate})
+	line, _ := source.NewLookup(source.LookupParams{Times: []float64{0, 0.5, 2, 3}, Values: []float64{1, 2, 5, 7}, Interpolation: source.InterpolationPCHIP, Outside: source.OutsideExtrapolate})
 	for _, tm := range []float64{-1, 0.25, 1.3, 2.9, 5} {
 		if y, want := out(t, line, tm)[0], 1+2*tm; math.Abs(y-want) > 1e-14 {
 			t.Errorf("pchip on a line at %v: %v, want %v", tm, y, want)
@@ -127,7 +127,7 @@ func TestLookupConvergence(t *testing.T) {
 		interp string
 		f      func(float64) float64
 		min    float64
-	}{{source.Hold, sin3, 0.7}, {source.Linear, sin3, 1.7}, {source.PCHIP, sin3, 1.7}, {source.PCHIP, math.Exp, 2.7}} {
+	}{{source.InterpolationHold, sin3, 0.7}, {source.InterpolationLinear, sin3, 1.7}, {source.InterpolationPCHIP, sin3, 1.7}, {source.InterpolationPCHIP, math.Exp, 2.7}} {
 		p := math.Log2(maxErr(c.interp, c.f, 16)/maxErr(c.interp, c.f, 64)) / 2
 		t.Logf("%s: observed order %.3f", c.interp, p)
 		if p < c.min {

@@ -70,7 +70,7 @@ func TestTimeEventsContract(t *testing.T) {
 	step, _ := source.NewStep(source.StepParams{Time: 0.3})
 	ramp, _ := source.NewRamp(source.RampParams{Start: 0.7})
 	pulse, _ := source.NewPulse(source.PulseParams{Period: 0.3, Width: 0.1, Delay: 0.05})
-	lookup, _ := source.NewLookup(source.LookupParams{Times: []float64{0.1, 0.25, 0.5, 0.9}, Values: []float64{0, 1, 0, 2}, Interpolation: source.Hold})
+	lookup, _ := source.NewLookup(source.LookupParams{Times: []float64{0.1, 0.25, 0.5, 0.9}, Values: []float64{0, 1, 0, 2}, Interpolation: source.InterpolationHold})
 	for _, n := range []node.TimeEventer{step, ramp, pulse, lookup} {
 		name := n.(node.Node).Spec().Type
 		prevK := -1
@@ -159,7 +159,7 @@ func TestParamErrors(t *testing.T) {
 func TestOutputsDoNotAllocate(t *testing.T) {
 	step, _ := source.NewStep(source.StepParams{Time: 1})
 	pulse, _ := source.NewPulse(source.DefaultPulseParams())
-	lk, _ := source.NewLookup(source.LookupParams{Times: []float64{0, 1, 2, 3}, Values: []float64{0, 1, 4, 9}, Interpolation: source.PCHIP})
+	lk, _ := source.NewLookup(source.LookupParams{Times: []float64{0, 1, 2, 3}, Values: []float64{0, 1, 4, 9}, Interpolation: source.InterpolationPCHIP})
 	dst := make([]float64, 1)
 	sine, _ := source.NewSine(source.SineParams{})
 	for _, n := range []node.Node{step, pulse, lk, sine} {

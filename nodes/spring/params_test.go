@@ -76,3 +76,20 @@ func TestFromMapAndSetParams(t *testing.T) {
 		t.Error("FromMap accepted a negative damping")
 	}
 }
+
+// NewConnector (the registry's connector constructor, used by scene
+// files) takes the defaults from nil and refuses an invalid value with a
+// *node.ParamError naming the parameter, before any body is attached.
+func TestNewConnectorParams(t *testing.T) {
+	c, err := spring.NewConnector(nil)
+	if err != nil || c.ConnectorType() != spring.TypeName {
+		t.Fatalf("NewConnector(nil) = %v, %v; want a %s connector", c, err, spring.TypeName)
+	}
+	for name, bad := range map[string]map[string]any{"stiffness": {"stiffness": -1.0}, "rest_length": {"rest_length": math.NaN()}, "stiffnes": {"stiffnes": 1.0}} {
+		var pe *node.ParamError
+		c, err := spring.NewConnector(bad)
+		if !errors.As(err, &pe) || pe.Param != name || c != nil {
+			t.Errorf("NewConnector(%v) = %v, %v; want no connector and a *node.ParamError naming %s", bad, c, err, name)
+		}
+	}
+}
