@@ -109,7 +109,7 @@ func (s *Sim) cosimulate(ctx context.Context, mode CoSimulation, set Settings) (
 		res.Warnings = ws
 		defer func() { err = WithStepHint(err, ws) }()
 	}
-	gw := s.startStability(mode, set, res)
+	gw := s.startStability(mode, set, steps, res)
 	s.onGroupStep = mode.OnGroupStep
 	s.ctx, s.done = ctx, ctx.Done()
 	defer func() { s.onGroupStep, s.ctx, s.done = nil, nil, nil }()

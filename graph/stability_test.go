@@ -416,11 +416,12 @@ func BenchmarkGrowthSample(b *testing.B) {
 	}
 }
 
-// TestStartCheckSkips: the check at a run's start analyses a small graph
-// and says why it skips one above MaxStartStabilityStates, an iterated
-// group and a multirate node with many substeps — each still analysed on
-// request by Sim.Stability.
-func TestStartCheckSkips(t *testing.T) {
+// TestStartCheckAnalysesEverything: the check at a run's start analyses
+// a graph of any size (the matrix-free estimate above
+// DenseStabilityStates values), iterated coupling groups (each trial
+// step iterated to its fixed point) and multirate nodes with many
+// substeps; only a node keeping hidden state is skipped (hidden_test.go).
+func TestStartCheckAnalysesEverything(t *testing.T) {
 	run := func(n int, st *coupling.Strategy) *graph.StabilityAnalysis {
 		t.Helper()
 		s, err := chain(n).Build()
@@ -433,21 +434,20 @@ func TestStartCheckSkips(t *testing.T) {
 		}
 		return res.Stability
 	}
-	if r := run(10, nil); r.Skipped != "" || len(r.Schemes) == 0 {
-		t.Errorf("20 state values: skipped %q, %d schemes; want the chosen scheme analysed", r.Skipped, len(r.Schemes))
-	}
-	big := graph.MaxStartStabilityStates/2 + 1 // two state values per mass
 	for _, c := range []struct {
-		n    int
-		st   *coupling.Strategy
-		want string
+		n         int
+		st        *coupling.Strategy
+		estimated bool
 	}{
-		{big, nil, "MaxStartStabilityStates"},
-		{10, &coupling.Strategy{Scheme: coupling.Iterative}, "iterated coupling groups"},
-		{10, &coupling.Strategy{Rates: map[string]int{"m1": 100}}, "multirate substeps above 64"},
+		{10, nil, false},
+		{graph.DenseStabilityStates, nil, true}, // two state values per mass
+		{10, &coupling.Strategy{Scheme: coupling.Iterative}, false},
+		{10, &coupling.Strategy{Rates: map[string]int{"m1": 100}}, false},
 	} {
-		if r := run(c.n, c.st); !strings.Contains(r.Skipped, c.want) || len(r.Schemes) != 0 {
-			t.Errorf("%d masses, %+v: skipped %q with %d schemes, want the reason %q", c.n, c.st, r.Skipped, len(r.Schemes), c.want)
+		r := run(c.n, c.st)
+		sc, ok := r.Chosen()
+		if r.Skipped != "" || !ok || sc.Estimated != c.estimated || math.IsInf(sc.Radius, 0) || r.Unstable() {
+			t.Errorf("%d masses, %+v: skipped %q, chosen %+v; want the chosen scheme analysed (estimated %v) and stable", c.n, c.st, r.Skipped, sc, c.estimated)
 		}
 	}
 }
