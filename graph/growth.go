@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
 )
 
 // This file runs the coupled-stability analysis (stability.go) when a

@@ -16,14 +16,14 @@ func (s *Sim) StartGrowthWatch(dt float64) {
 // GrowthSample samples the growth watch after step `step`.
 func (s *Sim) GrowthSample(step int) error { return s.stab.watch.sample(s, step) }
 
-// StabilityForced is Stability with the dense (dense true) or the
+// StabilityForced is CheckStability (a run without an end) with the dense (dense true) or the
 // matrix-free radius, whatever the size.
 func (s *Sim) StabilityForced(st *coupling.Strategy, dt float64, dense bool) (*StabilityAnalysis, error) {
 	how := forceKrylov
 	if dense {
 		how = forceDense
 	}
-	return s.stabilityBy(st, dt, true, 0, how)
+	return s.stabilityBy(st, dt, false, 0, how)
 }
 
 // MonolithicStabilityForced is MonolithicStability with the dense or the
