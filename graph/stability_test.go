@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/cmplx"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
@@ -502,3 +504,82 @@ func TestDenseAndKrylovAgree(t *testing.T) {
 		}
 	}
 }
+
+// stiffSpring is one 1 kg masspoint on a springdamper of 10⁴ N/m to the
+// ground along x, 1 cm out: ω = 100 rad/s.
+func stiffSpring(t *testing.T) *graph.Sim {
+	t.Helper()
+	g := graph.New()
+	p := masspoint.DefaultParams()
+	p.InitialPosition = [3]float64{1.01, 0, 0}
+	m, err := masspoint.New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Add("m", m)
+	sp := springdamper.DefaultParams()
+	sp.Stiffness, sp.Offset = [3]float64{1e4, 0, 0}, [3]float64{1, 0, 0}
+	if _, err := g.AddConnector("s", sp, "", [3]float64{}, "m", [3]float64{}); err != nil {
+		t.Fatal(err)
+	}
+	sim, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
+
+// TestMonolithicRK4StiffSpringWarns: a fixed-step monolithic RK4 run of
+// a stiff spring (ω = 100 rad/s) at dt = 0.05 s, beyond RK4's stable
+// step on the imaginary axis 2√2/ω = 0.028284 s, starts with an unstable
+// analysis naming the method, its radius and a stable step. Closed form:
+// one RK4 step multiplies a mode of eigenvalue iω by R(iy) = 1 − y²/2 +
+// y⁴/24 + i(y − y³/6), y = ω·dt; the free y and z motion has radius 1.
+// Tolerance 1e-9 relative on the radius (the dense matrix of an affine
+// step, exact up to rounding), 2e-3 on the stable step (bisection to
+// 1e-3). At dt = 0.02 s the run's analysis is stable (|R(2i)| = 0.745
+// < 1; the free motion's radius 1 is the largest).
+func TestMonolithicRK4StiffSpringWarns(t *testing.T) {
+	const omega, dt = 100.0, 0.05
+	y := omega * dt
+	want := cmplx.Abs(complex(1-y*y/2+y*y*y*y/24, y-y*y*y/6))
+	sim := stiffSpring(t)
+	res, err := sim.Run(context.Background(), graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}}, Dt: dt, Steps: 40})
+	if err != nil && res == nil {
+		t.Fatal(err)
+	}
+	r := res.Stability
+	if r == nil || r.Method != integrators.MethodRK4 || !r.Unstable() {
+		t.Fatalf("analysis %+v: want an unstable rk4 analysis", r)
+	}
+	c, _ := r.Chosen()
+	if math.Abs(c.Radius-want) > 1e-9*want {
+		t.Errorf("rk4 radius %v, closed form |R(%vi)| = %v", c.Radius, y, want)
+	}
+	stable := 2 * math.Sqrt2 / omega
+	if !c.Searched || c.MaxDt > stable || c.MaxDt < stable*(1-2e-3) {
+		t.Errorf("largest stable dt %v (searched %v), closed form 2√2/ω = %v", c.MaxDt, c.Searched, stable)
+	}
+	w := r.Warning()
+	for _, part := range []string{"monolithic rk4 is unstable at dt = 0.05 s", fmtG9(want), "it is stable for dt ≤ 0.0283 s", "over the run's 40 steps"} {
+		if !strings.Contains(w, part) {
+			t.Errorf("warning lacks %q: %s", part, w)
+		}
+	}
+	sim = stiffSpring(t)
+	res, err = sim.Run(context.Background(), graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}}, Dt: 0.02, Steps: 40})
+	if err != nil || res.Stability == nil || res.Stability.Unstable() || res.Stability.Skipped != "" {
+		t.Errorf("rk4 at dt = 0.02 s: %v, analysis %+v; want analysed and stable", err, res.Stability)
+	}
+	// Dense and matrix-free agree here too (6 values: the Krylov space is
+	// the whole space).
+	k, err := stiffSpring(t).MonolithicStabilityForced(integrators.RK4{}, dt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kc, _ := k.Chosen(); !kc.Estimated || math.Abs(kc.Radius-want) > 1e-9*want {
+		t.Errorf("matrix-free rk4 radius %v (estimated %v), closed form %v", kc.Radius, kc.Estimated, want)
+	}
+}
+
+func fmtG9(v float64) string { return strconv.FormatFloat(v, 'g', 9, 64) }
