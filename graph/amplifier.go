@@ -275,7 +275,7 @@ func (a *amplifier) apply(f stepFn, dt float64, v, out []float64) (bool, error) 
 // of stability.go).
 func (a *amplifier) radius(f stepFn, dt float64, sc *SchemeStability) error {
 	var nc bool
-	sc.Estimated, sc.Residual, sc.Note = false, 0, ""
+	sc.Estimated, sc.Residual, sc.Note, sc.notConverged = false, 0, "", false
 	if a.dense() {
 		var err error
 		if nc, err = a.matrix(f, dt); err != nil {
@@ -309,7 +309,7 @@ func (a *amplifier) radius(f stepFn, dt float64, sc *SchemeStability) error {
 		}
 	}
 	if nc {
-		sc.Radius, sc.Note = math.Inf(1), "its group iteration does not converge at this step"
+		sc.Radius, sc.Note, sc.notConverged = math.Inf(1), "its group iteration does not converge at this step", true
 	}
 	return nil
 }

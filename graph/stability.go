@@ -146,8 +146,12 @@ type SchemeStability struct {
 	Searched bool
 	MaxDt    float64
 	AtLeast  bool
-	// Note says why Radius is +Inf, when it is.
+	// Note says why Radius is +Inf, when it is, or that an estimate is
+	// undecided.
 	Note string
+	// notConverged marks an iterated group that did not reach the
+	// analysis's fixed point in a trial step (Radius is +Inf).
+	notConverged bool
 }
 
 // StabilityAnalysis is the stability analysis of a graph for one step:
@@ -444,6 +448,13 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 				return r, nil
 			}
 			sc.Radius, sc.Note = math.Inf(1), "a trial step failed: "+err.Error()
+		}
+		if k == 0 && sc.notConverged {
+			// The analysis iterates a group far tighter than a run does
+			// (analysisIteration): missing that says nothing of the run.
+			r.Schemes = nil
+			r.Skipped = fmt.Sprintf("the iterated group of %s does not reach the analysis's fixed-point tolerance (relative residual %g within %d iterations) in a trial step", c.name, analysisResidual, analysisIteration.MaxIter)
+			return r, nil
 		}
 		sc.Stable = sc.stableUnder(r.Bound)
 		r.Schemes = append(r.Schemes, sc)
