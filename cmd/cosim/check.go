@@ -25,7 +25,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", checkArgs, stderr)
 	var sets stringList
 	fs.Var(&sets, "set", "override a setting, `NODE.PARAM=VALUE` or run.FIELD=VALUE (repeatable)")
-	dtFlag := fs.Float64("dt", 0, "analyse this step `DT` instead of the scene's run.dt")
+	dtFlag := new(float64)
+	numberVar(fs, dtFlag, "dt", 0, "analyse this step `DT` instead of the scene's run.dt")
 	asJSON := fs.Bool("json", false, "print the analysis as JSON")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: cosim check %s\n\n"+
