@@ -6,8 +6,9 @@ import (
 	"math"
 )
 
-// This file runs the coupled-stability analysis (stability.go) when a
-// co-simulation starts and watches the run for exponential growth of the
+// This file runs the stability analysis (stability.go) when a
+// co-simulation or a fixed-step monolithic run starts and watches a
+// co-simulation the run for exponential growth of the
 // state that nothing explains, stopping it with a *GrowthError.
 //
 // The watch samples d = max_i |x_i − x_i(start)|, the largest change of

@@ -281,7 +281,7 @@ func (r *StabilityAnalysis) Warning() string {
 		fmt.Fprintf(&b, "; no step down to %s s makes it stable", fmtNum(r.Dt/(1<<20)))
 	}
 	if r.Method != "" {
-		b.WriteString("; an A-stable implicit method (backward-euler, trapezoid) or an adaptive run (dormand-prince, esdirk43, bdf), whose error control chooses the step, is not limited this way")
+		b.WriteString("; an A-stable implicit method (backward-euler, implicit-trapezoid) or an adaptive run (dormand-prince, esdirk43, bdf), whose error control chooses the step, is not limited this way")
 	} else {
 		var alt []string
 		for _, sc := range r.Schemes {
