@@ -144,6 +144,9 @@ func (s *Sim) cachedStability(key stabKey, steps int, analyse func() (*Stability
 	if err != nil {
 		r = &StabilityAnalysis{Time: s.Time(), Dt: key.dt, States: len(s.state), Bound: 1, Skipped: err.Error(), Steps: max(steps, 0)}
 	}
+	if shortRun(len(s.state), steps, false) != "" || s.ctx != nil && s.ctx.Err() != nil {
+		return r // not analysed for this run only: a longer or uncancelled one analyses
+	}
 	if len(s.stab.done) >= maxAnalyses {
 		clear(s.stab.done) // a caller varying the step: keep the memory bounded
 	}

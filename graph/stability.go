@@ -420,6 +420,10 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 		r.Skipped = why
 		return r, nil
 	}
+	if why := shortRun(len(s.state), steps, full); why != "" {
+		r.Skipped = why
+		return r, nil
+	}
 	cands, err := s.stabilityCandidates(st)
 	if err != nil {
 		return nil, err
@@ -476,6 +480,29 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 	return r, nil
 }
 
+// trialBudget is the largest number of trial steps the radius of one
+// scheme at one step takes for n state values: 2n for the dense matrix,
+// 2·KrylovDim·KrylovCycles for the matrix-free estimate.
+func trialBudget(n int) int {
+	if n <= DenseStabilityStates {
+		return 2 * n
+	}
+	return 2 * min(KrylovDim, n) * KrylovCycles
+}
+
+// shortRun says why the check at the start of a run of steps steps (full
+// false) does not analyse a graph of n values: the run has fewer steps
+// than the analysis would take trial steps, so the check would cost more
+// than the run (a sweep of short runs would pay it at every run), and a
+// perturbation can double within so few steps only at a radius far
+// above 1, which the run shows by itself. "" otherwise.
+func shortRun(n, steps int, full bool) string {
+	if full || steps <= 0 || steps >= trialBudget(n) {
+		return ""
+	}
+	return fmt.Sprintf("the run's %d steps are fewer than the %d trial steps the analysis takes: a run this short is not analysed at its start (Sim.Stability, cosim check analyse it)", steps, trialBudget(n))
+}
+
 // analysable says why the graph cannot be analysed, or "".
 func (s *Sim) analysable() string {
 	if len(s.state) == 0 {
@@ -519,6 +546,10 @@ func (s *Sim) monolithicStability(method integrators.Method, opts *integrators.D
 	}
 	r := &StabilityAnalysis{Time: s.Time(), Dt: dt, States: len(s.state), Bound: 1, Method: method.Name(), Steps: max(steps, 0)}
 	if why := s.analysable(); why != "" {
+		r.Skipped = why
+		return r, nil
+	}
+	if why := shortRun(len(s.state), steps, full); why != "" {
 		r.Skipped = why
 		return r, nil
 	}

@@ -423,15 +423,17 @@ func BenchmarkGrowthSample(b *testing.B) {
 // a graph of any size (the matrix-free estimate above
 // DenseStabilityStates values), iterated coupling groups (each trial
 // step iterated to its fixed point) and multirate nodes with many
-// substeps; only a node keeping hidden state is skipped (hidden_test.go).
+// substeps; only a node keeping hidden state is skipped (hidden_test.go),
+// and a run shorter than the analysis.
 func TestStartCheckAnalysesEverything(t *testing.T) {
+	steps := 2 * graph.KrylovDim * graph.KrylovCycles // at least the trial steps
 	run := func(n int, st *coupling.Strategy) *graph.StabilityAnalysis {
 		t.Helper()
 		s, err := chain(n).Build()
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: 1e-3, Steps: 1})
+		res, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st}, Dt: 1e-3, Steps: steps})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -452,6 +454,13 @@ func TestStartCheckAnalysesEverything(t *testing.T) {
 		if r.Skipped != "" || !ok || sc.Estimated != c.estimated || math.IsInf(sc.Radius, 0) || r.Unstable() {
 			t.Errorf("%d masses, %+v: skipped %q, chosen %+v; want the chosen scheme analysed (estimated %v) and stable", c.n, c.st, r.Skipped, sc, c.estimated)
 		}
+	}
+	// A run shorter than the analysis's trial steps (2 per state value
+	// here, 20 masses = 40 values) is not analysed at its start: the
+	// check would cost more than the run.
+	steps = 39
+	if r := run(20, nil); !strings.Contains(r.Skipped, "the run's 39 steps are fewer than the 80 trial steps") {
+		t.Errorf("a run of 39 steps of 40 values: skipped %q", r.Skipped)
 	}
 }
 
