@@ -134,7 +134,9 @@ func (s *Sim) cachedStability(key stabKey, steps int, analyse func() (*Stability
 	if s.stab == nil {
 		s.stab = &stabilityState{done: map[stabKey]*StabilityAnalysis{}}
 	}
-	if r, ok := s.stab.done[key]; ok {
+	if r, ok := s.stab.done[key]; ok && !(r.short && !isShort(len(s.state), steps)) {
+		// (A run too short to be analysed leaves a mark that a longer
+		// run replaces by the analysis.)
 		r = r.Over(steps)
 		if c, ok := r.Chosen(); !ok || !r.Unstable() || c.Searched {
 			return r
@@ -144,8 +146,8 @@ func (s *Sim) cachedStability(key stabKey, steps int, analyse func() (*Stability
 	if err != nil {
 		r = &StabilityAnalysis{Time: s.Time(), Dt: key.dt, States: len(s.state), Bound: 1, Skipped: err.Error(), Steps: max(steps, 0)}
 	}
-	if shortRun(len(s.state), steps, false) != "" || s.ctx != nil && s.ctx.Err() != nil {
-		return r // not analysed for this run only: a longer or uncancelled one analyses
+	if s.ctx != nil && s.ctx.Err() != nil {
+		return r // cancelled: not analysed for this run only
 	}
 	if len(s.stab.done) >= maxAnalyses {
 		clear(s.stab.done) // a caller varying the step: keep the memory bounded

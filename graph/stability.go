@@ -193,6 +193,9 @@ type StabilityAnalysis struct {
 	// Skipped, when not empty, says why the graph was not analysed
 	// (Schemes is then empty).
 	Skipped string
+	// short marks an analysis skipped because the run was shorter than
+	// its trial steps (shortRun).
+	short bool
 }
 
 // Chosen returns the analysis of the chosen strategy; false when the
@@ -421,7 +424,7 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 		return r, nil
 	}
 	if why := shortRun(len(s.state), steps, full); why != "" {
-		r.Skipped = why
+		r.Skipped, r.short = why, true
 		return r, nil
 	}
 	cands, err := s.stabilityCandidates(st)
@@ -497,11 +500,15 @@ func trialBudget(n int) int {
 // perturbation can double within so few steps only at a radius far
 // above 1, which the run shows by itself. "" otherwise.
 func shortRun(n, steps int, full bool) string {
-	if full || steps <= 0 || steps >= trialBudget(n) {
+	if full || !isShort(n, steps) {
 		return ""
 	}
-	return fmt.Sprintf("the run's %d steps are fewer than the %d trial steps the analysis takes: a run this short is not analysed at its start (Sim.Stability, cosim check analyse it)", steps, trialBudget(n))
+	return fmt.Sprintf("the run has fewer steps than the %d trial steps the analysis takes: a run this short is not analysed at its start (Sim.Stability, cosim check analyse it)", trialBudget(n))
 }
+
+// isShort reports whether a run of steps steps is too short for the
+// start check of a graph of n values (shortRun). It does not allocate.
+func isShort(n, steps int) bool { return steps > 0 && steps < trialBudget(n) }
 
 // analysable says why the graph cannot be analysed, or "".
 func (s *Sim) analysable() string {
@@ -550,7 +557,7 @@ func (s *Sim) monolithicStability(method integrators.Method, opts *integrators.D
 		return r, nil
 	}
 	if why := shortRun(len(s.state), steps, full); why != "" {
-		r.Skipped = why
+		r.Skipped, r.short = why, true
 		return r, nil
 	}
 	a := newAmplifier(s)

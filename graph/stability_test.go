@@ -459,7 +459,7 @@ func TestStartCheckAnalysesEverything(t *testing.T) {
 	// here, 20 masses = 40 values) is not analysed at its start: the
 	// check would cost more than the run.
 	steps = 39
-	if r := run(20, nil); !strings.Contains(r.Skipped, "the run's 39 steps are fewer than the 80 trial steps") {
+	if r := run(20, nil); !strings.Contains(r.Skipped, "the run has fewer steps than the 80 trial steps") {
 		t.Errorf("a run of 39 steps of 40 values: skipped %q", r.Skipped)
 	}
 }
