@@ -623,5 +623,17 @@ func BenchmarkStartCheck(b *testing.B) {
 				b.ReportMetric(float64(trials), "trial-steps")
 			})
 		}
+		// One step of the Jacobi run, to compare the check with.
+		b.Run(fmt.Sprintf("states=%d/step", n), func(b *testing.B) {
+			sim, err := chain(n / 2).Build()
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if err := sim.Step(1e-3); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
