@@ -395,7 +395,7 @@ func newKrylov(n int) *krylov {
 
 // run iterates up to cycles Arnoldi cycles of op from the start vector,
 // each restarted from the sum of the real and imaginary parts of the
-// leading Ritz vectors, and stops when the leading Ritz value's residual
+// leading Ritz vector(s) (restartVecs), and stops when the leading Ritz value's residual
 // is below krylovTol relative to max(|λ|, 1) or the space is invariant.
 func (k *krylov) run(op func(v, out []float64) (bool, error), cycles int) (notConverged bool, err error) {
 	for c := 0; c < cycles; c++ {

@@ -40,7 +40,7 @@ import (
 //     eigenvalues (gonum's mat.Eigen, O(n³)): exact up to rounding;
 //   - matrix-free, above: restarted Arnoldi on the operator (Krylov
 //     dimension KrylovDim, at most KrylovCycles cycles, each restarted
-//     from the leading Ritz vectors), the eigenvalues of the small
+//     from the leading Ritz vector), the eigenvalues of the small
 //     Hessenberg matrix giving the estimate. Its cost is at most
 //     2·KrylovDim·KrylovCycles trial steps plus O(n·KrylovDim²)
 //     arithmetic, whatever n. The estimate comes with the Ritz residual
