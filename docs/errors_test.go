@@ -423,6 +423,29 @@ func userErrors(t *testing.T) map[string]string {
 	if res != nil && res.Stability != nil {
 		add("stability warning", errors.New(res.Stability.Warning()))
 	}
+	// An explicit monolithic method beyond its stable step: RK4 on a
+	// stiff spring.
+	{
+		g := graph.New()
+		mp := masspoint.DefaultParams()
+		mp.InitialPosition = [3]float64{1.01, 0, 0}
+		m, _ := masspoint.New(mp)
+		g.Add("m", m)
+		sp := springdamper.DefaultParams()
+		sp.Stiffness, sp.Offset = [3]float64{1e4, 0, 0}, [3]float64{1, 0, 0}
+		if _, err := g.AddConnector("s", sp, "", [3]float64{}, "m", [3]float64{}); err != nil {
+			t.Fatal(err)
+		}
+		stiff, err := g.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, _ := stiff.Run(context.Background(), graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}}, Dt: 0.05, Steps: 20})
+		if res == nil || res.Stability == nil || !res.Stability.Unstable() {
+			t.Fatalf("RK4 on the stiff spring at dt = 0.05 s: no unstable analysis: %+v", res)
+		}
+		add("monolithic stability warning", errors.New(res.Stability.Warning()))
+	}
 
 	// A lookup table naming its value column twice, and one with a
 	// hexadecimal time.

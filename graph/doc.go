@@ -435,19 +435,28 @@
 //
 // A co-simulation can grow without bound at a step every node accepts on
 // its own: the stable step depends on the coupling scheme. A Run
-// therefore also starts with Sim.CheckStability (stability.go): the
-// one-step amplification matrix of the run's scheme, computed by central
-// differences of trial steps of the actual scheme (the nodes' own
-// Update, its stages, groups, rates and interpolation) from the current
-// state, restored afterwards, and its spectral radius (gonum's
-// mat.Eigen); an unstable scheme gets the alternatives and the largest
-// stable steps (bisection) in Result.Stability, whose Warning cosim run
-// prints. Sim.Stability computes the whole table, Sim.Amplification the
-// matrix. The analysis runs once per strategy and step of a Sim, on the
-// calling goroutine before the workers start. During the run a watch
-// (growth.go) samples the largest change of the state every few steps,
-// without allocating, and stops exponential growth that neither the
-// physics nor an input explains with a *GrowthError
+// therefore also starts with Sim.CheckStability (stability.go,
+// amplifier.go): the spectral radius of the one-step amplification
+// operator of the run's scheme, applied by central differences of trial
+// steps of the actual scheme (the nodes' own Update, its stages, groups
+// iterated to their fixed point, rates and interpolation) from the
+// current state, restored afterwards. Up to DenseStabilityStates values
+// the whole matrix and its eigenvalues (gonum's mat.Eigen); above, a
+// matrix-free estimate by restarted Arnoldi, at most
+// 2·KrylovDim·KrylovCycles trial steps whatever the size. A fixed-step
+// Monolithic run starts with Sim.CheckMonolithicStability, the same for
+// one step of its method on the System; adaptive runs are kept stable
+// by their error control and not analysed. The analysis is judged over
+// the run (StabilityAnalysis.Over): it is Unstable when the linearised
+// growth over the run's steps exceeds MaxRunGrowth; then the
+// alternatives and the largest stable steps (bisection) fill
+// Result.Stability, whose Warning cosim run prints. Sim.Stability
+// computes the whole table, Sim.Amplification the dense matrix. The
+// analysis runs once per strategy (method) and step of a Sim, on the
+// calling goroutine before the workers start. During a co-simulation a
+// watch (growth.go) samples the largest change of the state every few
+// steps, without allocating, and stops exponential growth that neither
+// the physics nor an input explains with a *GrowthError
 // (CoSimulation.AllowGrowth turns it off).
 //
 // # Reading order
@@ -493,9 +502,10 @@
 //     sensitivity_inputs.go, sensitivity_events.go, sensitivity_run.go):
 //     forward sensitivities;
 //   - stablestep.go, steperror.go: stable-step warnings and step errors;
-//     stability.go, growth.go: the coupled-stability analysis (the
-//     amplification matrix of a scheme's step) and the run-time growth
-//     watch;
+//     stability.go (then amplifier.go), growth.go: the stability
+//     analysis of a coupling scheme's or a monolithic method's step
+//     (its amplification operator, dense or matrix-free) and the
+//     run-time growth watch;
 //   - checkpoint.go (then checkpoint_schema.go, checkpoint_v1.go,
 //     hidden.go): checkpoints and their file format; hidden.go carries
 //     the snapshots of nodes that keep state outside the state vector

@@ -4,12 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"github.com/cosimgo/cosim/coupling"
 )
 
-// This file runs the coupled-stability analysis (stability.go) when a
-// co-simulation starts and watches the run for exponential growth of the
+// This file runs the stability analysis (stability.go) when a
+// co-simulation or a fixed-step monolithic run starts and watches a
+// co-simulation the run for exponential growth of the
 // state that nothing explains, stopping it with a *GrowthError.
 //
 // The watch samples d = max_i |x_i − x_i(start)|, the largest change of
@@ -99,37 +98,62 @@ type stabKey struct {
 }
 
 // startStability analyses the run's strategy at its step (once per
-// strategy and step), puts the analysis in res.Stability, and returns
-// the growth watch for the run (nil with CoSimulation.AllowGrowth).
-func (s *Sim) startStability(mode CoSimulation, set Settings, res *Result) *growthWatch {
-	if s.stab == nil {
-		s.stab = &stabilityState{done: map[stabKey]*StabilityAnalysis{}}
-	}
+// strategy and step, linearised at the state of the first Run with
+// them), judges it over the run's steps (StabilityAnalysis.Over), puts
+// the analysis in res.Stability, and returns the growth watch for the
+// run (nil with CoSimulation.AllowGrowth).
+func (s *Sim) startStability(mode CoSimulation, set Settings, steps int, res *Result) *growthWatch {
 	key := stabKey{strategyKey(mode.Coupling), set.Dt}
-	r, ok := s.stab.done[key]
-	if !ok {
-		skipped := startSkip(len(s.state), mode.Coupling)
-		if skipped == "" {
-			var err error
-			if r, err = s.stability(mode.Coupling, set.Dt, false); err != nil {
-				skipped = err.Error()
-			}
-		}
-		if skipped != "" {
-			r = &StabilityAnalysis{Time: s.Time(), Dt: set.Dt, States: len(s.state), Bound: 1, Skipped: skipped}
-		}
-		if len(s.stab.done) >= maxAnalyses {
-			clear(s.stab.done) // a caller varying the step: keep the memory bounded
-		}
-		s.stab.done[key] = r
-	}
-	res.Stability = r
+	res.Stability = s.cachedStability(key, steps, func() (*StabilityAnalysis, error) {
+		return s.stability(mode.Coupling, set.Dt, false, steps)
+	})
 	if mode.AllowGrowth {
 		return nil
 	}
 	w := &s.stab.watch
-	w.start(s, mode, set, r)
+	w.start(s, mode, set, res.Stability)
 	return w
+}
+
+// startMonolithicStability is startStability for a fixed-step
+// monolithic run: the analysis of one step of its method on the graph's
+// System (Sim.MonolithicStability). Monolithic runs have no growth
+// watch.
+func (s *Sim) startMonolithicStability(mode Monolithic, set Settings, steps int, res *Result) {
+	key := stabKey{"monolithic " + mode.Method.Name() + fmt.Sprintf(" %+v %+v", mode.Method, mode.Options), set.Dt}
+	res.Stability = s.cachedStability(key, steps, func() (*StabilityAnalysis, error) {
+		return s.monolithicStability(mode.Method, mode.Options, set.Dt, false, steps, bySize)
+	})
+}
+
+// cachedStability returns the kept analysis for key judged over steps,
+// computing it with analyse when there is none, or when the kept one
+// warns over this run but was computed for a run it did not warn over
+// (without the stable step a warning names).
+func (s *Sim) cachedStability(key stabKey, steps int, analyse func() (*StabilityAnalysis, error)) *StabilityAnalysis {
+	if s.stab == nil {
+		s.stab = &stabilityState{done: map[stabKey]*StabilityAnalysis{}}
+	}
+	if r, ok := s.stab.done[key]; ok && !(r.short && !isShort(len(s.state), steps)) {
+		// (A run too short to be analysed leaves a mark that a longer
+		// run replaces by the analysis.)
+		r = r.Over(steps)
+		if c, ok := r.Chosen(); !ok || !r.Unstable() || c.Searched {
+			return r
+		}
+	}
+	r, err := analyse()
+	if err != nil {
+		r = &StabilityAnalysis{Time: s.Time(), Dt: key.dt, States: len(s.state), Bound: 1, Skipped: err.Error(), Steps: max(steps, 0)}
+	}
+	if s.ctx != nil && s.ctx.Err() != nil {
+		return r // cancelled: not analysed for this run only
+	}
+	if len(s.stab.done) >= maxAnalyses {
+		clear(s.stab.done) // a caller varying the step: keep the memory bounded
+	}
+	s.stab.done[key] = r
+	return r
 }
 
 // growthWatch watches one run (see the top of this file).
@@ -252,31 +276,4 @@ func (w *growthWatch) sample(s *Sim, step int) error {
 	}
 	return &GrowthError{Step: s.steps, Time: s.Time(), Component: s.componentName(arg), Change: d,
 		Doubling: doubling, Rate: rate, Physical: w.phys, Strategy: w.strategy, Dt: w.dt}
-}
-
-// startSkip says why the check at a run's start does not analyse a graph
-// of n state values coupled by st, or "" when it does. Its cost grows as
-// the cube of the state (a sweep of fresh Sims pays it at every run), and
-// a trial step of an iterated group runs the group's iteration to its
-// tolerance (or its limit), one of a fast multirate node its many
-// substeps, for every perturbed state: too costly, and with a loose
-// iteration too unreliable, to pay at every start. Sim.Stability (cosim
-// check) analyses them on request.
-func startSkip(n int, st *coupling.Strategy) string {
-	const why = " are analysed on request (Sim.Stability, cosim check), not at a run's start"
-	if n > MaxStartStabilityStates {
-		return fmt.Sprintf("graphs of more than MaxStartStabilityStates = %d state values (this one: %d)", MaxStartStabilityStates, n) + why
-	}
-	if st == nil {
-		return ""
-	}
-	if st.Scheme == coupling.Iterative || len(st.Groups) > 0 {
-		return "iterated coupling groups" + why
-	}
-	for _, r := range st.Rates {
-		if r > 64 {
-			return "multirate substeps above 64" + why
-		}
-	}
-	return ""
 }

@@ -75,6 +75,12 @@ func (s *Sim) runMonolithic(ctx context.Context, mode Monolithic, set Settings) 
 	if err != nil {
 		return nil, err
 	}
+	res = &Result{Mode: mode, Method: method.Name(), Workers: 1}
+	// The stability of one step of the method (stability.go), analysed
+	// once per method and step from the state the stepper was just
+	// initialised at (the analysis leaves the Sim and the kept stepper
+	// as they are).
+	s.startMonolithicStability(mode, set, steps, res)
 	// The work of this run: since the stepper was kept, or all of it
 	// (with Init's) when it is new.
 	var stats0 integrators.Work
@@ -82,7 +88,6 @@ func (s *Sim) runMonolithic(ctx context.Context, mode Monolithic, set Settings) 
 		stats0 = st.Work()
 	}
 	s.mono.runs++
-	res = &Result{Mode: mode, Method: method.Name(), Workers: 1}
 	res.integration(integrators.Work{})
 	stopped := false
 	s.mono.sys.stop = nil

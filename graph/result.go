@@ -38,11 +38,15 @@ type Result struct {
 	// then fails with a non-finite value returns an error carrying the
 	// hint (*StepHintError).
 	Warnings []StepWarning
-	// Stability is the coupled-stability analysis of the run's strategy
-	// at Settings.Dt (co-simulation; Sim.Stability, computed once per
-	// strategy and step and linearised at the state of the first Run
-	// with them). When it is Unstable, StabilityAnalysis.Warning says what to
-	// change. Nil in monolithic runs.
+	// Stability is the stability analysis of the run's step at
+	// Settings.Dt, judged over the run's steps (StabilityAnalysis.Over):
+	// of its coupling strategy in co-simulation (Sim.CheckStability), of
+	// its method in a fixed-step monolithic run
+	// (Sim.MonolithicStability); computed once per strategy (method) and
+	// step and linearised at the state of the first Run with them. When
+	// it is Unstable, StabilityAnalysis.Warning says what to change. Nil
+	// in adaptive runs (MonolithicAdaptive), whose error control chooses
+	// the steps.
 	Stability *StabilityAnalysis
 	// StopCause, when Status is StoppedByEvent, is what asked the run
 	// to stop: the error wrapping node.ErrStop that a node's event reset

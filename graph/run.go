@@ -109,9 +109,11 @@ func (s *Sim) cosimulate(ctx context.Context, mode CoSimulation, set Settings) (
 		res.Warnings = ws
 		defer func() { err = WithStepHint(err, ws) }()
 	}
-	gw := s.startStability(mode, set, res)
-	s.onGroupStep = mode.OnGroupStep
+	// The context is set first so that a cancellation stops the
+	// analysis's trial steps too (within one substep or iteration).
 	s.ctx, s.done = ctx, ctx.Done()
+	gw := s.startStability(mode, set, steps, res)
+	s.onGroupStep = mode.OnGroupStep
 	defer func() { s.onGroupStep, s.ctx, s.done = nil, nil, nil }()
 	if err := s.beginCoupling(mode.Coupling); err != nil {
 		return nil, err

@@ -3,74 +3,139 @@ package graph
 import (
 	"fmt"
 	"math"
-	"math/cmplx"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/cosimgo/cosim/coupling"
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
 )
 
-// This file analyses the stability of a coupling scheme: the stable step
-// of a co-simulation depends on how nodes exchange values within a step,
-// not only on each node's own integrator, so every node's stable-step
-// check (stablestep.go) can pass while the coupled scheme grows without
-// bound (Gauss–Seidel on a lightly damped spring chain does).
+// This file analyses the stability of a coupling scheme, or of a
+// fixed-step monolithic method: the stable step of a co-simulation
+// depends on how nodes exchange values within a step, not only on each
+// node's own integrator, so every node's stable-step check
+// (stablestep.go) can pass while the coupled scheme grows without bound
+// (Gauss–Seidel on a lightly damped spring chain does); and an explicit
+// method integrating the whole graph has a stable step of its own.
 //
-// The amplification matrix is computed, not derived: one step of the
+// The amplification operator is computed, not derived: one step of the
 // actual scheme — the nodes' own Update methods, the scheme's stage
-// order, groups, rates and interpolation, as a Run steps them — is
-// applied to the state perturbed by ±h along each unit vector, and the
-// central difference is the column. For a linear graph this is the exact
-// one-step matrix up to rounding (the step is an affine map of the
-// state); for a nonlinear one it is the linearisation at the state the
-// Sim holds. Deriving the matrices by hand would need each node's
-// integrator in closed form and would drift from the code.
+// order, groups (iterated to their fixed point), rates and
+// interpolation, as a Run steps them; or one step of the monolithic
+// method on the graph's System — is applied to the state perturbed along
+// a direction, and the central difference of the two trial steps is the
+// operator applied to that direction. For a linear graph this is exact
+// up to rounding (the step is an affine map of the state); for a
+// nonlinear one it is the linearisation at the state the Sim holds.
+// Deriving the matrices by hand would need each node's integrator in
+// closed form and would drift from the code.
+//
+// Two ways give the spectral radius (amplifier.radius):
+//
+//   - dense, for at most DenseStabilityStates values: the whole matrix,
+//     one column per unit vector (2n trial steps), and all its
+//     eigenvalues (gonum's mat.Eigen, O(n³)): exact up to rounding;
+//   - matrix-free, above: restarted Arnoldi on the operator (Krylov
+//     dimension KrylovDim, at most KrylovCycles cycles, each restarted
+//     from the leading Ritz vector), the eigenvalues of the small
+//     Hessenberg matrix giving the estimate. Its cost is at most
+//     2·KrylovDim·KrylovCycles trial steps plus O(n·KrylovDim²)
+//     arithmetic, whatever n. The estimate comes with the Ritz residual
+//     (SchemeStability.Residual): the estimate is an eigenvalue of a
+//     matrix within that distance of the operator. When many eigenvalues
+//     share nearly the largest modulus — undamped oscillators, whose
+//     eigenvalues all lie on the unit circle — Arnoldi converges slowly
+//     and may miss a growth smaller than its residual; the growth watch
+//     (growth.go) still watches every co-simulation.
+//
+// The operator is applied in scaled coordinates: direction v perturbs
+// value i by ε·max(|x_i|, 1)·v_i and the difference is divided by the
+// same scale, which gives D⁻¹AD (D the scales), of the same eigenvalues
+// as A, with every value perturbed relative to its own size.
 
 // Stability constants.
 const (
 	// StabilityTol is the relative margin by which a spectral radius
 	// may exceed its bound (1, or the physical growth, see
-	// StabilityAnalysis.Bound) before the scheme counts as unstable: it covers
-	// the finite differences' rounding (about 1e-10 relative on each
-	// entry, more on eigenvalues of non-normal matrices such as the
-	// Jordan blocks of free motion), while Gauss–Seidel's growth on the
-	// example spring chain is 2·10⁻⁵ per step.
+	// StabilityAnalysis.Bound) before the scheme counts as unstable per
+	// step: it covers the finite differences' rounding (about 1e-10
+	// relative on each entry, more on eigenvalues of non-normal matrices
+	// such as the Jordan blocks of free motion), while Gauss–Seidel's
+	// growth on the example spring chain is 2·10⁻⁵ per step.
 	StabilityTol = 1e-6
-	// MaxStabilityStates is the largest state (values) the analysis
-	// handles: it computes a dense amplification matrix (two steps per
-	// state value) and its eigenvalues (O(n³)). Larger graphs are not
-	// analysed (StabilityAnalysis.Skipped says so); the run-time growth check
-	// still watches them.
+	// MaxRunGrowth is the factor by which the linearised scheme may
+	// grow a perturbation over a whole run, beyond the physical bound,
+	// before the start-of-run check warns: a scheme whose radius ρ
+	// exceeds its bound by a hair (an energy-conserving system whose
+	// linearisation away from equilibrium is not exactly neutral) does
+	// not grow visibly in a finite run. A run of N steps warns when
+	// (ρ/Bound)^N > MaxRunGrowth, one without an end (or an analysis
+	// not tied to a run) when ρ > Bound·(1 + StabilityTol).
+	MaxRunGrowth = 2
+	// DenseStabilityStates is the largest state (values) for which the
+	// radius is computed from the dense amplification matrix (2n trial
+	// steps and O(n³) for its eigenvalues: about a millisecond at 100
+	// values); larger graphs get the matrix-free estimate, whose
+	// 2·KrylovDim·KrylovCycles trial steps cost more than the dense
+	// matrix's below this size.
+	DenseStabilityStates = 128
+	// KrylovDim is the Krylov dimension of the matrix-free estimate.
+	KrylovDim = 32
+	// KrylovCycles is the largest number of Arnoldi cycles of the
+	// matrix-free estimate; it stops earlier when the Ritz residual of
+	// the leading Ritz value is below krylovTol relative.
+	KrylovCycles = 4
+	// MaxStabilityStates is the largest state (values) for which
+	// Sim.Amplification returns the dense matrix (n² values). Stability
+	// and CheckStability analyse any size.
 	MaxStabilityStates = 300
-	// MaxStartStabilityStates is the largest state (values) that the
-	// check at the start of every co-simulation Run analyses: its cost
-	// grows as the cube of the state (a first Run of the W1 chain
-	// took about 1.5 ms at 60 values and 100 ms at 300, measured once on
-	// the development machine; not a benchmark), which a sweep of many
-	// fresh Sims pays at every run. Larger graphs, up to
-	// MaxStabilityStates, are analysed on request (Sim.Stability,
-	// cosim check); the growth watch still watches every run.
-	MaxStartStabilityStates = 120
 	// stabilityRel is the relative size of the finite-difference
 	// perturbation of a state value x: h = stabilityRel·max(|x|, 1).
 	stabilityRel = 1e-5
+	// CertifyFactor is the multiple of its Ritz residual by which a
+	// matrix-free estimate must exceed the bound to count as unstable
+	// (SchemeStability.Stable). The distance of a Ritz value to the
+	// spectrum is at most the residual times the condition number of the
+	// eigenvectors, which the analysis cannot know; on the test chains
+	// the unconverged estimates of a neutral spectrum were 15 to 25 times
+	// their residual outside it.
+	CertifyFactor = 100
+	// krylovTol is the relative Ritz residual at which the matrix-free
+	// estimate stops restarting: well below StabilityTol, so that a
+	// converged estimate decides stability as the dense radius would.
+	krylovTol = 1e-8
 )
 
-// SchemeStability is the analysis of one coupling scheme at one step.
+// SchemeStability is the analysis of one coupling scheme (or monolithic
+// method) at one step.
 type SchemeStability struct {
 	// Strategy is the scheme in coupling.ParseStrategy's syntax
-	// ("jacobi", "gauss-seidel,order=m2/m1", "iterative:iqn-ils").
+	// ("jacobi", "gauss-seidel,order=m2/m1", "iterative:iqn-ils"), or
+	// the monolithic method's name ("rk4").
 	Strategy string
 	// Chosen marks the strategy the run uses.
 	Chosen bool
 	// Radius is the spectral radius of the one-step amplification
-	// matrix at the analysed step (+Inf when a trial step failed or an
+	// operator at the analysed step (+Inf when a trial step failed or an
 	// iterated group did not converge).
 	Radius float64
-	// Stable is Radius ≤ Bound·(1 + StabilityTol).
+	// Estimated marks a matrix-free estimate (restarted Arnoldi, above
+	// DenseStabilityStates values); Residual is then the Ritz residual
+	// of the leading Ritz value, whose modulus Radius is (0 when the
+	// Krylov space became invariant: the estimate is then exact up to
+	// rounding). Radius is exact up to rounding when Estimated is false.
+	Estimated bool
+	Residual  float64
+	// Stable is Radius ≤ Bound·(1 + StabilityTol): stable per step. An
+	// estimate counts as unstable only when it exceeds that by more than
+	// CertifyFactor·Residual: for a non-normal operator (every mechanical
+	// one: positions and velocities differ in scale) an unconverged Ritz
+	// value can lie outside the spectrum by more than its residual, so an
+	// estimate within that margin is undecided (Note says so) and counted
+	// stable; the growth watch still watches the run.
 	Stable bool
 	// Searched reports whether MaxDt was computed: Stability computes it
 	// for every scheme, CheckStability for the chosen scheme when it is
@@ -81,23 +146,37 @@ type SchemeStability struct {
 	Searched bool
 	MaxDt    float64
 	AtLeast  bool
-	// Note says why Radius is +Inf, when it is.
+	// Note says why Radius is +Inf, when it is, or that an estimate is
+	// undecided.
 	Note string
+	// notConverged marks an iterated group that did not reach the
+	// analysis's fixed point in a trial step (Radius is +Inf).
+	notConverged bool
 }
 
-// StabilityAnalysis is the coupled-stability analysis of a graph for one step:
-// the spectral radius of each scheme's one-step amplification matrix,
-// linearised at the state the Sim held (Sim.Stability).
+// StabilityAnalysis is the stability analysis of a graph for one step:
+// the spectral radius of each coupling scheme's one-step amplification
+// operator (or of the monolithic method's, Method), linearised at the
+// state the Sim held (Sim.Stability, Sim.MonolithicStability).
 type StabilityAnalysis struct {
 	// Time is the time of the state linearised at; Dt the analysed step.
 	Time, Dt float64
 	// States is the number of state values.
 	States int
+	// Method is the fixed-step monolithic method analysed
+	// (Sim.MonolithicStability), "" for co-simulation schemes.
+	Method string
+	// Steps is the length of the run the analysis is judged over
+	// (Over): 0 for a run without an end, or an analysis not tied to a
+	// run, which is judged per step.
+	Steps int
 	// Growth is the physical growth rate, max Re λ of the monolithic
 	// Jacobian ∂f/∂x (1/s): negative for a damped system, zero for free
 	// motion, positive for a physically unstable one. GrowthKnown is
 	// false (and Growth 0) when the graph has no monolithic view (a node
-	// without Derivatives).
+	// without Derivatives). Above DenseStabilityStates values it is the
+	// largest real part of the Ritz values of one Arnoldi cycle on the
+	// Jacobian (finite differences of the System's f): an estimate.
 	Growth      float64
 	GrowthKnown bool
 	// Bound is the radius a stable scheme may reach at Dt: 1, or for a
@@ -108,11 +187,15 @@ type StabilityAnalysis struct {
 	// Schemes lists the chosen strategy first, then the alternatives:
 	// Jacobi, Gauss–Seidel in node order and in reverse order, and one
 	// iterated group of all nodes (implicit coupling, analysed at its
-	// converged fixed point with IQN-ILS).
+	// converged fixed point with IQN-ILS). A monolithic analysis has the
+	// method only.
 	Schemes []SchemeStability
 	// Skipped, when not empty, says why the graph was not analysed
 	// (Schemes is then empty).
 	Skipped string
+	// short marks an analysis skipped because the run was shorter than
+	// its trial steps (shortRun).
+	short bool
 }
 
 // Chosen returns the analysis of the chosen strategy; false when the
@@ -126,47 +209,113 @@ func (r *StabilityAnalysis) Chosen() (SchemeStability, bool) {
 	return SchemeStability{}, false
 }
 
+// Over returns a copy of the analysis judged over a run of steps steps
+// (0: a run without an end): Unstable and Warning then use the growth
+// over the run (see MaxRunGrowth).
+func (r *StabilityAnalysis) Over(steps int) *StabilityAnalysis {
+	c := *r
+	c.Steps = max(steps, 0)
+	return &c
+}
+
+// RunGrowth is the factor by which the chosen scheme's linearisation
+// grows a perturbation over the Steps steps of the run beyond the
+// physical bound, (Radius/Bound)^Steps (+Inf for an infinite radius; 1
+// when not analysed or Steps is 0).
+func (r *StabilityAnalysis) RunGrowth() float64 {
+	c, ok := r.Chosen()
+	if !ok || r.Steps == 0 {
+		return 1
+	}
+	return runGrowth(c.Radius, r.Bound, r.Steps)
+}
+
+func runGrowth(radius, bound float64, steps int) float64 {
+	if math.IsInf(radius, 1) || math.IsNaN(radius) {
+		return math.Inf(1)
+	}
+	return math.Exp(float64(steps) * math.Log(radius/bound))
+}
+
 // Unstable reports whether the chosen strategy was analysed and found
-// unstable at Dt.
+// unstable at Dt in a way worth a warning: its radius exceeds the bound
+// per step (Stable is false) and, for a run of Steps steps, the growth
+// over the run exceeds MaxRunGrowth.
 func (r *StabilityAnalysis) Unstable() bool {
 	c, ok := r.Chosen()
-	return ok && !c.Stable
+	if !ok || c.Stable {
+		return false
+	}
+	return r.Steps == 0 || r.RunGrowth() > MaxRunGrowth
 }
 
 // Warning is the warning cosim run prints when the chosen strategy is
 // unstable (Unstable): the scheme, its radius, a stable step and a
 // stable scheme. It is "" otherwise.
 func (r *StabilityAnalysis) Warning() string {
-	c, ok := r.Chosen()
-	if !ok || c.Stable {
+	if !r.Unstable() {
 		return ""
 	}
+	c, _ := r.Chosen()
 	var b strings.Builder
-	fmt.Fprintf(&b, "coupling %s is unstable at dt = %s s: the spectral radius of its one-step amplification matrix (linearised at t = %s) is %s > %s",
-		c.Strategy, fmtNum(r.Dt), fmtNum(r.Time), fmtRadius(c.Radius), fmtRadius(r.Bound))
+	what, op := "coupling "+c.Strategy, "one-step amplification matrix"
+	if r.Method != "" {
+		what = "monolithic " + r.Method
+	}
+	if c.Estimated {
+		op = "one-step amplification operator (matrix-free estimate)"
+	}
+	fmt.Fprintf(&b, "%s is unstable at dt = %s s: the spectral radius of its %s (linearised at t = %s) is %s > %s",
+		what, fmtNum(r.Dt), op, fmtNum(r.Time), fmtRadius(c.Radius), fmtRadius(r.Bound))
 	if c.Note != "" {
 		fmt.Fprintf(&b, " (%s)", c.Note)
 	}
-	b.WriteString(", so the state will grow without bound")
+	if r.Steps > 0 && !math.IsInf(c.Radius, 1) {
+		fmt.Fprintf(&b, ", so a perturbation grows by a factor %s over the run's %d steps", fmtNum(r.RunGrowth()), r.Steps)
+	} else {
+		b.WriteString(", so the state will grow without bound")
+	}
 	switch {
+	case c.Searched && c.MaxDt > 0 && c.AtLeast:
+		fmt.Fprintf(&b, "; it is stable for dt ≤ %s s at least", fmtNum(c.MaxDt))
 	case c.Searched && c.MaxDt > 0:
 		fmt.Fprintf(&b, "; it is stable for dt ≤ %s s", fmtNum(c.MaxDt))
 	case c.Searched:
 		fmt.Fprintf(&b, "; no step down to %s s makes it stable", fmtNum(r.Dt/(1<<20)))
 	}
-	var alt []string
-	for _, sc := range r.Schemes {
-		if !sc.Chosen && sc.Stable {
-			alt = append(alt, fmt.Sprintf("%s (radius %s)", sc.Strategy, fmtRadius(sc.Radius)))
-		}
-	}
-	if len(alt) > 0 {
-		fmt.Fprintf(&b, "; stable at this dt: %s", strings.Join(alt, ", "))
+	if r.Method != "" {
+		b.WriteString("; an A-stable implicit method (backward-euler, implicit-trapezoid) or an adaptive run (dormand-prince, esdirk43, bdf), whose error control chooses the step, is not limited this way")
 	} else {
-		b.WriteString("; none of the schemes analysed is stable at this dt")
+		var alt []string
+		for _, sc := range r.Schemes {
+			if !sc.Chosen && sc.Stable {
+				alt = append(alt, fmt.Sprintf("%s (radius %s)", sc.Strategy, fmtRadius(sc.Radius)))
+			}
+		}
+		if len(alt) > 0 {
+			fmt.Fprintf(&b, "; stable at this dt: %s", strings.Join(alt, ", "))
+		} else {
+			b.WriteString("; none of the schemes analysed is stable at this dt")
+		}
 	}
 	b.WriteString(" (cosim check SCENE prints the analysis)")
 	return b.String()
+}
+
+// stableUnder reports whether the scheme is stable per step under the
+// bound (see Stable), and notes an undecided estimate.
+func (sc *SchemeStability) stableUnder(bound float64) bool {
+	lim := bound * (1 + StabilityTol)
+	if sc.Radius <= lim {
+		return true
+	}
+	if sc.Estimated && sc.Radius-CertifyFactor*sc.Residual <= lim {
+		if sc.Note == "" {
+			sc.Note = fmt.Sprintf("the estimate %s exceeds the bound by less than %d times its Ritz residual %s: undecided, counted stable", fmtRadius(sc.Radius), CertifyFactor, strconv.FormatFloat(sc.Residual, 'g', 3, 64))
+		}
+		return true
+	}
+	return false
 }
 
 // fmtRadius formats a spectral radius with enough digits to show a
@@ -176,14 +325,26 @@ func fmtRadius(v float64) string { return strconv.FormatFloat(v, 'g', 9, 64) }
 // Stability analyses the coupled stability of the graph at its current
 // state for the step dt and the strategy st (nil: Jacobi, as Run): for
 // the chosen strategy and each alternative, the spectral radius of the
-// one-step amplification matrix and the largest stable step. The Sim's
-// state, clock and coupling memory are left as they were. A graph the
-// analysis cannot handle (more than MaxStabilityStates values, a node
-// keeping hidden state, a trial step that fails) gives a report with
-// Skipped set, not an error; the error is for invalid arguments (a
-// strategy that does not compile for this graph).
+// one-step amplification operator and the largest stable step. The
+// Sim's state, clock and coupling memory are left as they were. A graph
+// the analysis cannot handle (no state, a node keeping hidden state, a
+// trial step that fails) gives a report with Skipped set, not an error;
+// the error is for invalid arguments (a strategy that does not compile
+// for this graph). The report is judged per step: Over ties it to a
+// run's length.
 func (s *Sim) Stability(st *coupling.Strategy, dt float64) (*StabilityAnalysis, error) {
-	return s.stability(st, dt, true)
+	return s.stability(st, dt, true, 0)
+}
+
+// CheckStability is Stability made cheap for the start of a run of
+// steps steps (0: without an end): it computes the chosen strategy's
+// radius only and, only when that is unstable over the run (Unstable),
+// what a warning names: the chosen strategy's largest stable step and
+// the alternatives' radii at dt (their largest stable steps are not
+// searched). Run calls it (Result.Stability); cosim run prints its
+// Warning.
+func (s *Sim) CheckStability(st *coupling.Strategy, dt float64, steps int) (*StabilityAnalysis, error) {
+	return s.stability(st, dt, false, steps)
 }
 
 // Amplification returns the one-step amplification matrix of the
@@ -198,41 +359,57 @@ func (s *Sim) Amplification(st *coupling.Strategy, dt float64) (*mat.Dense, erro
 		return nil, fmt.Errorf("graph: Amplification: dt = %v: the step must be finite and positive", dt)
 	}
 	if len(s.state) == 0 || len(s.state) > MaxStabilityStates {
-		return nil, fmt.Errorf("graph: Amplification: %d state values; the analysis handles 1 to MaxStabilityStates = %d", len(s.state), MaxStabilityStates)
+		return nil, fmt.Errorf("graph: Amplification: %d state values; the dense matrix is for 1 to MaxStabilityStates = %d (Stability analyses any size)", len(s.state), MaxStabilityStates)
 	}
-	for i := range s.nodes {
-		if _, ok := node.As[node.HiddenState](s.nodes[i].n); ok {
-			return nil, fmt.Errorf("graph: Amplification: node %s keeps state outside the graph (node.HiddenState)", s.nodes[i].name)
-		}
+	if why := s.hiddenState(); why != "" {
+		return nil, fmt.Errorf("graph: Amplification: %s", why)
 	}
 	cands, err := s.stabilityCandidates(st)
 	if err != nil {
 		return nil, err
 	}
-	a := &amplifier{s: s, n: len(s.state)}
-	a.save()
+	a := newAmplifier(s)
 	defer a.restore()
-	if _, err := a.matrix(cands[0].st, dt); err != nil {
+	f, err := a.schemeStep(cands[0].st)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.matrix(f, dt); err != nil {
 		return nil, err
 	}
 	return mat.NewDense(a.n, a.n, a.g), nil
 }
 
-// CheckStability is Stability made cheap for the start of a run: it
-// computes the chosen strategy's radius only and, only when that is
-// unstable, what a warning names: the chosen strategy's largest stable
-// step and the alternatives' radii at dt (their largest stable steps are
-// not searched). Run
-// calls it (Result.Stability); cosim run prints its Warning.
-func (s *Sim) CheckStability(st *coupling.Strategy, dt float64) (*StabilityAnalysis, error) {
-	return s.stability(st, dt, false)
+// hiddenState names a node keeping state outside the graph, which a
+// trial step would change, or returns "".
+func (s *Sim) hiddenState() string {
+	for i := range s.nodes {
+		if _, ok := node.As[node.HiddenState](s.nodes[i].n); ok {
+			return fmt.Sprintf("node %s keeps state outside the graph (node.HiddenState), which a trial step would change", s.nodes[i].name)
+		}
+	}
+	return ""
 }
 
+// stabilityMethod forces the dense or the matrix-free radius (tests);
+// the zero value chooses by size.
+type stabilityMethod int
+
+const (
+	bySize stabilityMethod = iota
+	forceDense
+	forceKrylov
+)
+
 // stability is Stability; with full false it stops after the chosen
-// strategy's radius when that is stable (the check at the start of a
-// Run), computing the alternatives and the stable steps only for a
-// warning.
-func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*StabilityAnalysis, error) {
+// strategy's radius when that is stable over a run of steps steps (the
+// check at the start of a Run), computing the alternatives and the
+// stable steps only for a warning.
+func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool, steps int) (*StabilityAnalysis, error) {
+	return s.stabilityBy(st, dt, full, steps, bySize)
+}
+
+func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps int, how stabilityMethod) (*StabilityAnalysis, error) {
 	if !(dt > 0) || math.IsInf(dt, 0) {
 		return nil, fmt.Errorf("graph: Stability: dt = %v: the step must be finite and positive", dt)
 	}
@@ -241,49 +418,54 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 			return nil, fmt.Errorf("graph: %w", err)
 		}
 	}
-	r := &StabilityAnalysis{Time: s.Time(), Dt: dt, States: len(s.state), Bound: 1}
-	switch {
-	case len(s.state) == 0:
-		r.Skipped = "the graph has no state"
-		return r, nil
-	case len(s.state) > MaxStabilityStates:
-		r.Skipped = fmt.Sprintf("%d state values, more than MaxStabilityStates = %d", len(s.state), MaxStabilityStates)
+	r := &StabilityAnalysis{Time: s.Time(), Dt: dt, States: len(s.state), Bound: 1, Steps: max(steps, 0)}
+	if why := s.analysable(); why != "" {
+		r.Skipped = why
 		return r, nil
 	}
-	for i := range s.nodes {
-		if _, ok := node.As[node.HiddenState](s.nodes[i].n); ok {
-			r.Skipped = fmt.Sprintf("node %s keeps state outside the graph (node.HiddenState), which a trial step would change", s.nodes[i].name)
-			return r, nil
-		}
+	if why := shortRun(len(s.state), steps, full); why != "" {
+		r.Skipped, r.short = why, true
+		return r, nil
 	}
-	a := &amplifier{s: s, n: len(s.state)}
-	a.save()
-	defer a.restore()
-	r.Growth, r.GrowthKnown = a.growth()
-	r.Bound = growthBound(r.Growth, dt)
 	cands, err := s.stabilityCandidates(st)
 	if err != nil {
 		return nil, err
 	}
+	a := newAmplifier(s)
+	a.how = how
+	defer a.restore()
+	r.Growth, r.GrowthKnown = a.growth()
+	r.Bound = growthBound(r.Growth, dt)
+	fs := make([]stepFn, len(cands))
 	all := full
 	for k, c := range cands {
 		if k > 0 && !full {
 			break
 		}
 		sc := SchemeStability{Strategy: c.name, Chosen: k == 0}
-		rad, note, err := a.radius(c.st, dt)
+		f, err := a.schemeStep(c.st)
+		if err == nil {
+			fs[k] = f
+			err = a.radius(f, dt, &sc)
+		}
 		if err != nil {
 			if k == 0 {
 				r.Schemes = nil
 				r.Skipped = "a trial step failed: " + err.Error()
 				return r, nil
 			}
-			rad, note = math.Inf(1), "a trial step failed: "+err.Error()
+			sc.Radius, sc.Note = math.Inf(1), "a trial step failed: "+err.Error()
 		}
-		sc.Radius, sc.Note = rad, note
-		sc.Stable = rad <= r.Bound*(1+StabilityTol)
+		if k == 0 && sc.notConverged {
+			// The analysis iterates a group far tighter than a run does
+			// (analysisIteration): missing that says nothing of the run.
+			r.Schemes = nil
+			r.Skipped = fmt.Sprintf("the iterated group of %s does not reach the analysis's fixed-point tolerance (relative residual %g within %d iterations) in a trial step", c.name, analysisResidual, analysisIteration.MaxIter)
+			return r, nil
+		}
+		sc.Stable = sc.stableUnder(r.Bound)
 		r.Schemes = append(r.Schemes, sc)
-		if k == 0 && sc.Stable && !full {
+		if k == 0 && !full && !r.Unstable() {
 			return r, nil
 		}
 		full = true
@@ -292,8 +474,111 @@ func (s *Sim) stability(st *coupling.Strategy, dt float64, full bool) (*Stabilit
 		if k > 0 && !all {
 			break // the check at a run's start: the chosen scheme's only
 		}
-		r.Schemes[k].MaxDt, r.Schemes[k].AtLeast = a.maxStableDt(cands[k].st, dt, r.Growth, r.Schemes[k].Stable)
+		if fs[k] == nil {
+			continue
+		}
+		r.Schemes[k].MaxDt, r.Schemes[k].AtLeast = a.maxStableDt(fs[k], dt, r.Growth, r.Schemes[k].Stable)
 		r.Schemes[k].Searched = true
+	}
+	return r, nil
+}
+
+// trialBudget is the largest number of trial steps the radius of one
+// scheme at one step takes for n state values: 2n for the dense matrix,
+// 2·KrylovDim·KrylovCycles for the matrix-free estimate.
+func trialBudget(n int) int {
+	if n <= DenseStabilityStates {
+		return 2 * n
+	}
+	return 2 * min(KrylovDim, n) * KrylovCycles
+}
+
+// shortRun says why the check at the start of a run of steps steps (full
+// false) does not analyse a graph of n values: the run has fewer steps
+// than the analysis would take trial steps, so the check would cost more
+// than the run (a sweep of short runs would pay it at every run), and a
+// perturbation can double within so few steps only at a radius far
+// above 1, which the run shows by itself. "" otherwise.
+func shortRun(n, steps int, full bool) string {
+	if full || !isShort(n, steps) {
+		return ""
+	}
+	return fmt.Sprintf("the run has fewer steps than the %d trial steps the analysis takes: a run this short is not analysed at its start (Sim.Stability, cosim check analyse it)", trialBudget(n))
+}
+
+// isShort reports whether a run of steps steps is too short for the
+// start check of a graph of n values (shortRun). It does not allocate.
+func isShort(n, steps int) bool { return steps > 0 && steps < trialBudget(n) }
+
+// analysable says why the graph cannot be analysed, or "".
+func (s *Sim) analysable() string {
+	if len(s.state) == 0 {
+		return "the graph has no state"
+	}
+	return s.hiddenState()
+}
+
+// MonolithicStability analyses one step dt of the fixed-step method
+// (with the driver options opts, nil for the defaults) on the graph's
+// System, at its current state: the spectral radius of the method's
+// one-step amplification operator (the step started afresh from the
+// perturbed state, Stepper.Init then Step) and its largest stable step,
+// in an analysis whose Method names the method and whose one scheme is
+// the method: the analysis of a Monolithic run (an adaptive run,
+// MonolithicAdaptive, is kept stable by its error control, which chooses
+// the steps, and is not analysed). The Sim is left as it was. A method
+// that carries memory from step to step (the Newmark family's algorithmic
+// acceleration) is analysed as restarted at every step: its radius is
+// that of the step from a consistent start, not of the recurrence with
+// the memory. The report is judged per step: Over ties it to a run's
+// length.
+func (s *Sim) MonolithicStability(method integrators.Method, opts *integrators.DriverOptions, dt float64) (*StabilityAnalysis, error) {
+	return s.monolithicStability(method, opts, dt, true, 0, bySize)
+}
+
+// CheckMonolithicStability is MonolithicStability made cheap for the
+// start of a run of steps steps (0: without an end): the largest stable
+// step is searched only when the method is unstable over the run
+// (Unstable). Run calls it for a Monolithic run (Result.Stability).
+func (s *Sim) CheckMonolithicStability(method integrators.Method, opts *integrators.DriverOptions, dt float64, steps int) (*StabilityAnalysis, error) {
+	return s.monolithicStability(method, opts, dt, false, steps, bySize)
+}
+
+func (s *Sim) monolithicStability(method integrators.Method, opts *integrators.DriverOptions, dt float64, full bool, steps int, how stabilityMethod) (*StabilityAnalysis, error) {
+	if method == nil {
+		return nil, fmt.Errorf("graph: MonolithicStability: no integration method (nil)")
+	}
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return nil, fmt.Errorf("graph: MonolithicStability: dt = %v: the step must be finite and positive", dt)
+	}
+	r := &StabilityAnalysis{Time: s.Time(), Dt: dt, States: len(s.state), Bound: 1, Method: method.Name(), Steps: max(steps, 0)}
+	if why := s.analysable(); why != "" {
+		r.Skipped = why
+		return r, nil
+	}
+	if why := shortRun(len(s.state), steps, full); why != "" {
+		r.Skipped, r.short = why, true
+		return r, nil
+	}
+	a := newAmplifier(s)
+	a.how = how
+	defer a.restore()
+	f, err := a.monoStep(method, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Growth, r.GrowthKnown = a.growth()
+	r.Bound = growthBound(r.Growth, dt)
+	sc := SchemeStability{Strategy: method.Name(), Chosen: true}
+	if err := a.radius(f, dt, &sc); err != nil {
+		r.Skipped = "a trial step failed: " + err.Error()
+		return r, nil
+	}
+	sc.Stable = sc.stableUnder(r.Bound)
+	r.Schemes = []SchemeStability{sc}
+	if full || r.Unstable() {
+		r.Schemes[0].MaxDt, r.Schemes[0].AtLeast = a.maxStableDt(f, dt, r.Growth, sc.Stable)
+		r.Schemes[0].Searched = true
 	}
 	return r, nil
 }
@@ -368,7 +653,8 @@ func (s *Sim) stabilityCandidates(st *coupling.Strategy) ([]candidate, error) {
 // MaxIter the Accept policy takes the last iterate, and the step counts
 // as not converged when that iterate's residual exceeds analysisResidual
 // relative to the interface values (a looser fixed point would put its
-// error, divided by the perturbation, into the matrix).
+// error, divided by the perturbation, into the matrix). A trial step of
+// an iterated group therefore costs one step per iteration, up to MaxIter.
 var analysisIteration = coupling.Iteration{
 	Acceleration: coupling.Acceleration{Accel: coupling.IQNILS},
 	ATol:         1e-15, RTol: 1e-14, MaxIter: 40, OnFail: coupling.Accept,
@@ -377,204 +663,3 @@ var analysisIteration = coupling.Iteration{
 // analysisResidual is the largest relative residual of an accepted
 // fixed point in the analysis.
 const analysisResidual = 1e-9
-
-// amplifier computes amplification matrices of a Sim by trial steps. It
-// saves everything a step changes and restores it.
-type amplifier struct {
-	s *Sim
-	n int
-	// saved
-	x                  []float64
-	t0, dt             float64
-	n0, steps, replays int
-	yFresh             bool
-	cplan, cmem        *coupledPlan
-	onGroupStep        func(GroupStep)
-	g                  []float64 // the matrix, column-major work
-	xp                 []float64
-	evals              int
-}
-
-func (a *amplifier) save() {
-	s := a.s
-	a.x = append([]float64(nil), s.state...)
-	a.t0, a.dt, a.n0, a.steps, a.replays, a.yFresh = s.t0, s.dt, s.n, s.steps, s.replays, s.outputsFresh
-	a.cplan, a.cmem, a.onGroupStep = s.plan, s.lastPlan, s.onGroupStep
-	s.onGroupStep = nil
-	a.g = make([]float64, a.n*a.n)
-	a.xp = make([]float64, a.n)
-}
-
-func (a *amplifier) restore() {
-	s := a.s
-	copy(s.state, a.x)
-	s.t0, s.dt, s.n, s.steps, s.replays, s.outputsFresh = a.t0, a.dt, a.n0, a.steps, a.replays, false
-	s.plan, s.lastPlan, s.onGroupStep = a.cplan, a.cmem, a.onGroupStep
-}
-
-// growth is max Re λ(∂f/∂x) at the saved state; false without a
-// monolithic view.
-func (a *amplifier) growth() (float64, bool) {
-	sys, err := a.s.System()
-	if err != nil {
-		return 0, false
-	}
-	t := a.t0 + float64(a.n0)*a.dt
-	if err := sys.Jacobian(t, a.x, a.g); err != nil {
-		return 0, false
-	}
-	ev, ok := eigenvalues(a.n, a.g)
-	if !ok {
-		return 0, false
-	}
-	g := math.Inf(-1)
-	for _, v := range ev {
-		g = max(g, real(v))
-	}
-	return g, true
-}
-
-// eigenvalues of the n×n row-major matrix m.
-func eigenvalues(n int, m []float64) ([]complex128, bool) {
-	var e mat.Eigen
-	if !e.Factorize(mat.NewDense(n, n, m), mat.EigenNone) {
-		return nil, false
-	}
-	return e.Values(nil), true
-}
-
-// trial steps the saved state plus dx·e_j (j < 0: no perturbation) by one
-// step dt with the plan p (nil: the default Jacobi path) and leaves the
-// result in a.xp. Gauss–Seidel and multirate plans carry nothing from
-// one step to the next; an iterated group's memory (IQN-ILS columns of
-// past steps are not kept: Reuse is 0) changes only the first iterate,
-// not the fixed point the analysis iterates to.
-func (a *amplifier) trial(p *coupledPlan, dt float64, j int, dx float64) (notConverged bool, err error) {
-	s := a.s
-	copy(s.state, a.x)
-	if j >= 0 {
-		s.state[j] += dx
-	}
-	t := a.t0 + float64(a.n0)*a.dt
-	s.t0, s.n, s.dt, s.outputsFresh, s.plan = t, 0, dt, false, p
-	var res Result
-	if p != nil {
-		for _, g := range p.groups {
-			g.stats.NonConverged = 0
-		}
-	}
-	err = s.step(t, dt, &res)
-	if p != nil {
-		for _, g := range p.groups {
-			m := 1.0
-			for _, v := range g.u {
-				m = max(m, math.Abs(v))
-			}
-			if g.stats.NonConverged > 0 && !(g.stats.LastResidual <= analysisResidual*m) {
-				notConverged = true
-			}
-		}
-	}
-	s.plan = nil
-	copy(a.xp, s.state)
-	return notConverged, err
-}
-
-// matrix computes the amplification matrix of st at dt into a.g
-// (row-major) by central differences.
-func (a *amplifier) matrix(st *coupling.Strategy, dt float64) (notConverged bool, err error) {
-	n := a.n
-	col := make([]float64, n)
-	var p *coupledPlan
-	if st.Scheme != coupling.Jacobi && st.Scheme != "" || len(st.Rates) > 0 {
-		if p, err = a.s.compileCoupling(st); err != nil {
-			return false, err
-		}
-	}
-	for j := 0; j < n; j++ {
-		h := stabilityRel * max(math.Abs(a.x[j]), 1)
-		up, down := a.x[j]+h, a.x[j]-h
-		nc, err := a.trial(p, dt, j, up-a.x[j])
-		if err != nil {
-			return false, err
-		}
-		notConverged = notConverged || nc
-		copy(col, a.xp)
-		nc, err = a.trial(p, dt, j, down-a.x[j])
-		if err != nil {
-			return false, err
-		}
-		notConverged = notConverged || nc
-		w := up - down
-		for i := 0; i < n; i++ {
-			a.g[i*n+j] = (col[i] - a.xp[i]) / w
-		}
-	}
-	return notConverged, nil
-}
-
-// radius is the spectral radius of st's amplification matrix at dt.
-func (a *amplifier) radius(st *coupling.Strategy, dt float64) (float64, string, error) {
-	nc, err := a.matrix(st, dt)
-	if err != nil {
-		return 0, "", err
-	}
-	if nc {
-		return math.Inf(1), "its group iteration does not converge at this step", nil
-	}
-	ev, ok := eigenvalues(a.n, a.g)
-	if !ok {
-		return math.Inf(1), "the eigenvalue computation did not converge", nil
-	}
-	r := 0.0
-	for _, v := range ev {
-		r = max(r, cmplx.Abs(v))
-	}
-	return r, "", nil
-}
-
-// stableAt reports whether st is stable at dt.
-func (a *amplifier) stableAt(st *coupling.Strategy, dt, growth float64) bool {
-	r, _, err := a.radius(st, dt)
-	return err == nil && r <= growthBound(growth, dt)*(1+StabilityTol)
-}
-
-// maxStableDt bisects for the largest stable step of st, starting from
-// dt, whose stability is known.
-func (a *amplifier) maxStableDt(st *coupling.Strategy, dt, growth float64, stable bool) (float64, bool) {
-	lo, hi := 0.0, 0.0
-	if stable {
-		lo = dt
-		for k := 0; k < 10; k++ {
-			if !a.stableAt(st, 2*lo, growth) {
-				hi = 2 * lo
-				break
-			}
-			lo *= 2
-		}
-		if hi == 0 {
-			return lo, true
-		}
-	} else {
-		hi = dt
-		for k := 0; k < 20; k++ {
-			if a.stableAt(st, hi/2, growth) {
-				lo = hi / 2
-				break
-			}
-			hi /= 2
-		}
-		if lo == 0 {
-			return 0, false
-		}
-	}
-	for hi-lo > 1e-3*hi {
-		mid := (lo + hi) / 2
-		if a.stableAt(st, mid, growth) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo, false
-}

@@ -1,12 +1,55 @@
 package graph
 
+import (
+	"github.com/cosimgo/cosim/coupling"
+	"github.com/cosimgo/cosim/integrators"
+)
+
 // StartGrowthWatch starts the growth watch of a Jacobi run with step dt
 // from the current state, for tests of its sampling.
 func (s *Sim) StartGrowthWatch(dt float64) {
 	set := Settings{Dt: dt}
 	var res Result
-	s.startStability(CoSimulation{}, set, &res)
+	s.startStability(CoSimulation{}, set, 0, &res)
 }
 
 // GrowthSample samples the growth watch after step `step`.
 func (s *Sim) GrowthSample(step int) error { return s.stab.watch.sample(s, step) }
+
+// StabilityForced is CheckStability (a run without an end) with the dense (dense true) or the
+// matrix-free radius, whatever the size.
+func (s *Sim) StabilityForced(st *coupling.Strategy, dt float64, dense bool) (*StabilityAnalysis, error) {
+	how := forceKrylov
+	if dense {
+		how = forceDense
+	}
+	return s.stabilityBy(st, dt, false, 0, how)
+}
+
+// MonolithicStabilityForced is MonolithicStability with the dense or the
+// matrix-free radius.
+func (s *Sim) MonolithicStabilityForced(m integrators.Method, dt float64, dense bool) (*StabilityAnalysis, error) {
+	how := forceKrylov
+	if dense {
+		how = forceDense
+	}
+	return s.monolithicStability(m, nil, dt, true, 0, how)
+}
+
+// RadiusTrials computes the radius of st at dt as the start-of-run
+// check does (dense or matrix-free by size) and returns the trial steps
+// it took and whether it was estimated.
+func (s *Sim) RadiusTrials(st *coupling.Strategy, dt float64) (sc SchemeStability, trials int, err error) {
+	cands, err := s.stabilityCandidates(st)
+	if err != nil {
+		return sc, 0, err
+	}
+	a := newAmplifier(s)
+	defer a.restore()
+	f, err := a.schemeStep(cands[0].st)
+	if err != nil {
+		return sc, 0, err
+	}
+	err = a.radius(f, dt, &sc)
+	return sc, a.trials, err
+}

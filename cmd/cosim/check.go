@@ -25,15 +25,19 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", checkArgs, stderr)
 	var sets stringList
 	fs.Var(&sets, "set", "override a setting, `NODE.PARAM=VALUE` or run.FIELD=VALUE (repeatable)")
-	dtFlag := fs.Float64("dt", 0, "analyse this step `DT` instead of the scene's run.dt")
+	dtFlag := new(float64)
+	numberVar(fs, dtFlag, "dt", 0, "analyse this step `DT` instead of the scene's run.dt")
 	asJSON := fs.Bool("json", false, "print the analysis as JSON")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: cosim check %s\n\n"+
 			"Linearises the scene's graph at its initial state and prints, for its coupling scheme and the\n"+
 			"alternatives (Jacobi, Gauss–Seidel in node order and reversed, one implicitly iterated group), the\n"+
-			"spectral radius of one co-simulation step's amplification matrix at run.dt and the largest stable\n"+
-			"dt. A radius above 1 (above the physical growth of an unstable system) means the run grows without\n"+
-			"bound. Exits 1 when the scene's own scheme is unstable.\n\n", checkArgs)
+			"spectral radius of one co-simulation step's amplification operator at run.dt and the largest stable\n"+
+			"dt; for a fixed-step monolithic scene, the same for one step of its method. Above %d state values\n"+
+			"the radius is a matrix-free estimate (restarted Arnoldi), marked with *. A radius above 1 (above\n"+
+			"the physical growth of an unstable system) grows without bound; the scene's scheme is reported\n"+
+			"unstable, and check exits 1, when its growth over the run's steps exceeds %d. Adaptive runs are\n"+
+			"not analysed: their error estimate chooses stable steps.\n\n", checkArgs, graph.DenseStabilityStates, graph.MaxRunGrowth)
 		printFlags(stderr, fs)
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -54,32 +58,73 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	if *dtFlag > 0 {
 		dt = *dtFlag
 	}
-	st, err := sceneStrategy(sc)
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
+	steps := checkSteps(sc, dt)
 	sim, err := sc.Compile(nodes.Registry(), nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	defer sim.Close()
-	r, err := sim.Stability(st, dt)
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
+	kind := checkCoSim
+	var r *graph.StabilityAnalysis
+	if in := sc.Run.Integrator; sc.Run.Monolithic() && in != nil && in.Adaptive {
+		kind = checkAdaptive
+	} else if sc.Run.Monolithic() && in != nil {
+		kind = checkFixed
+		m, opts, err := in.Configure()
+		if err != nil {
+			return fmt.Errorf("%s: run.integrator.method: %w", pos[0], err)
+		}
+		if r, err = sim.MonolithicStability(m, opts, dt); err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
 	}
-	mono := sc.Run.Monolithic()
+	if r == nil {
+		st, err := sceneStrategy(sc)
+		if err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+		if r, err = sim.Stability(st, dt); err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+	}
+	r = r.Over(steps)
 	if *asJSON {
-		if err := writeStabilityJSON(stdout, pos[0], mono, r); err != nil {
+		if err := writeStabilityJSON(stdout, pos[0], kind, r); err != nil {
 			return err
 		}
 	} else {
-		writeStability(stdout, pos[0], sc, mono, r)
+		writeStability(stdout, pos[0], sc, kind, r)
 	}
-	if !mono && r.Unstable() {
+	if kind != checkAdaptive && r.Unstable() {
 		c, _ := r.Chosen()
-		return fmt.Errorf("the scene's coupling %s is unstable at dt = %s s (spectral radius %s)", c.Strategy, fmt3(r.Dt), strconv.FormatFloat(c.Radius, 'g', 9, 64))
+		what := "coupling " + c.Strategy
+		if kind == checkFixed {
+			what = "method " + c.Strategy
+		}
+		return fmt.Errorf("the scene's %s is unstable at dt = %s s (spectral radius %s; growth over the run's %d steps %s, more than %d)", what, fmt3(r.Dt), strconv.FormatFloat(c.Radius, 'g', 9, 64), r.Steps, fmt3(r.RunGrowth()), graph.MaxRunGrowth)
 	}
 	return nil
+}
+
+// checkKind is what cosim check analyses: the scene's co-simulation, its
+// fixed-step monolithic method, or (an adaptive run, whose error control
+// keeps the steps stable) the co-simulation alternatives only.
+type checkKind int
+
+const (
+	checkCoSim checkKind = iota
+	checkFixed
+	checkAdaptive
+)
+
+// checkSteps is the number of steps of the scene's run at step dt (the
+// scene's run.steps when dt is its own), over which the analysis is
+// judged (graph.StabilityAnalysis.Over).
+func checkSteps(sc *scene.Scene, dt float64) int {
+	if dt == sc.Run.Dt {
+		return sceneSteps(sc)
+	}
+	return int(math.Round(sc.EndTime() / dt))
 }
 
 // sceneStrategy is the coupling strategy a scene co-simulates with: nil
@@ -93,14 +138,18 @@ func sceneStrategy(sc *scene.Scene) (*coupling.Strategy, error) {
 
 // writeStability prints the analysis as a table: one row per scheme, the
 // scene's own first.
-func writeStability(w io.Writer, path string, sc *scene.Scene, mono bool, r *graph.StabilityAnalysis) {
+func writeStability(w io.Writer, path string, sc *scene.Scene, kind checkKind, r *graph.StabilityAnalysis) {
 	name := sc.Name
 	if name == "" {
 		name = path
 	}
-	fmt.Fprintf(w, "%s: coupled stability at dt = %s s, linearised at t = %s (%d state values)\n", name, fmt3(r.Dt), fmt3(r.Time), r.States)
-	if mono {
-		fmt.Fprintln(w, "the scene runs monolithically (run.mode); the table is for co-simulating it")
+	what := "coupled stability"
+	if kind == checkFixed {
+		what = "stability of monolithic " + r.Method
+	}
+	fmt.Fprintf(w, "%s: %s at dt = %s s, linearised at t = %s (%d state values)\n", name, what, fmt3(r.Dt), fmt3(r.Time), r.States)
+	if kind == checkAdaptive {
+		fmt.Fprintln(w, "the scene runs adaptively (run.integrator.adaptive): its error estimate chooses the steps and keeps them stable, so it is not analysed; the table is for co-simulating it")
 	}
 	if r.Skipped != "" {
 		fmt.Fprintf(w, "not analysed: %s\n", r.Skipped)
@@ -112,17 +161,28 @@ func writeStability(w io.Writer, path string, sc *scene.Scene, mono bool, r *gra
 		fmt.Fprintf(w, "physical growth rate max Re λ(∂f/∂x) = %s/s; a stable scheme's spectral radius is at most %s (tolerance %s)\n",
 			fmt3(r.Growth), strconv.FormatFloat(r.Bound, 'g', 9, 64), fmt3(graph.StabilityTol))
 	}
+	if r.Steps > 0 {
+		fmt.Fprintf(w, "a radius above it warns when its growth over the run's %d steps, (radius/bound)^%d, exceeds %d\n", r.Steps, r.Steps, graph.MaxRunGrowth)
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scheme\tspectral radius\tstable at dt\tlargest stable dt")
+	head := "scheme"
+	if kind == checkFixed {
+		head = "method"
+	}
+	fmt.Fprintf(tw, "%s\tspectral radius\tstable at dt\tlargest stable dt\n", head)
+	estimated := false
 	for _, s := range r.Schemes {
 		label := s.Strategy
-		if s.Chosen && !mono {
+		if s.Chosen && kind != checkAdaptive {
 			label += " (the scene's)"
 		}
 		rad := strconv.FormatFloat(s.Radius, 'g', 9, 64)
 		if math.IsInf(s.Radius, 1) {
 			rad = "∞ (" + s.Note + ")"
+		} else if s.Estimated {
+			rad += " *"
+			estimated = true
 		}
 		stable := "no"
 		if s.Stable {
@@ -131,7 +191,16 @@ func writeStability(w io.Writer, path string, sc *scene.Scene, mono bool, r *gra
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", label, rad, stable, maxDtText(s, r.Dt))
 	}
 	tw.Flush()
-	if !mono && r.Unstable() {
+	if estimated {
+		fmt.Fprintf(w, "* matrix-free estimate (restarted Arnoldi, Krylov dimension %d, at most %d cycles) above %d state values; Ritz residuals:", graph.KrylovDim, graph.KrylovCycles, graph.DenseStabilityStates)
+		for _, s := range r.Schemes {
+			if s.Estimated {
+				fmt.Fprintf(w, " %s %s", s.Strategy, fmt3(s.Residual))
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if kind != checkAdaptive && r.Unstable() {
 		fmt.Fprintf(w, "\nwarning: %s\n", r.Warning())
 	}
 }
@@ -155,6 +224,10 @@ func fmt3(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 type stabilityJSON struct {
 	Scene      string       `json:"scene"`
 	Monolithic bool         `json:"monolithic,omitempty"`
+	Adaptive   bool         `json:"adaptive,omitempty"`
+	Method     string       `json:"method,omitempty"`
+	Steps      int          `json:"steps"`
+	RunGrowth  *float64     `json:"run_growth"`
 	Dt         float64      `json:"dt"`
 	Time       float64      `json:"time"`
 	States     int          `json:"states"`
@@ -174,7 +247,10 @@ type schemeJSON struct {
 	Stable   bool     `json:"stable"`
 	MaxDt    *float64 `json:"max_stable_dt"`
 	AtLeast  bool     `json:"at_least,omitempty"`
-	Note     string   `json:"note,omitempty"`
+	// Estimated marks a matrix-free estimate, Residual its Ritz residual.
+	Estimated bool    `json:"estimated,omitempty"`
+	Residual  float64 `json:"residual,omitempty"`
+	Note      string  `json:"note,omitempty"`
 }
 
 func finiteOrNil(v float64) *float64 {
@@ -191,15 +267,19 @@ func knownOrNil(v float64, known bool) *float64 {
 	return &v
 }
 
-func writeStabilityJSON(w io.Writer, path string, mono bool, r *graph.StabilityAnalysis) error {
-	out := stabilityJSON{Scene: path, Monolithic: mono, Dt: r.Dt, Time: r.Time, States: r.States, Growth: knownOrNil(r.Growth, r.GrowthKnown),
-		Bound: r.Bound, Tolerance: graph.StabilityTol, Skipped: r.Skipped, Schemes: []schemeJSON{}, Unstable: !mono && r.Unstable()}
+func writeStabilityJSON(w io.Writer, path string, kind checkKind, r *graph.StabilityAnalysis) error {
+	mono := kind != checkCoSim
+	out := stabilityJSON{Scene: path, Monolithic: mono, Adaptive: kind == checkAdaptive, Method: r.Method, Steps: r.Steps, Dt: r.Dt, Time: r.Time, States: r.States, Growth: knownOrNil(r.Growth, r.GrowthKnown),
+		Bound: r.Bound, Tolerance: graph.StabilityTol, Skipped: r.Skipped, Schemes: []schemeJSON{}, Unstable: kind != checkAdaptive && r.Unstable()}
+	if _, ok := r.Chosen(); ok && r.Steps > 0 {
+		out.RunGrowth = finiteOrNil(r.RunGrowth())
+	}
 	if out.Unstable {
 		out.Warning = r.Warning()
 	}
 	for _, s := range r.Schemes {
-		out.Schemes = append(out.Schemes, schemeJSON{Strategy: s.Strategy, Chosen: s.Chosen && !mono, Radius: finiteOrNil(s.Radius),
-			Stable: s.Stable, MaxDt: knownOrNil(s.MaxDt, s.Searched), AtLeast: s.AtLeast, Note: s.Note})
+		out.Schemes = append(out.Schemes, schemeJSON{Strategy: s.Strategy, Chosen: s.Chosen && kind != checkAdaptive, Radius: finiteOrNil(s.Radius),
+			Stable: s.Stable, MaxDt: knownOrNil(s.MaxDt, s.Searched), AtLeast: s.AtLeast, Estimated: s.Estimated, Residual: s.Residual, Note: s.Note})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -209,14 +289,31 @@ func writeStabilityJSON(w io.Writer, path string, mono bool, r *graph.StabilityA
 	return err
 }
 
-// printStabilityWarning warns, before a co-simulation run, when the
-// scene's coupling scheme is unstable at run.dt (graph.Sim.CheckStability).
+// printStabilityWarning warns, before a run, when the scene's coupling
+// scheme (co-simulation, graph.Sim.CheckStability) or its fixed-step
+// method (monolithic, graph.Sim.MonolithicStability) is unstable at
+// run.dt over the run's steps. An adaptive run is not analysed: its
+// error control chooses stable steps.
 func printStabilityWarning(sc *scene.Scene, sim *graph.Sim, w io.Writer) {
-	st, err := sceneStrategy(sc)
-	if err != nil {
-		return // Simulate reports it
+	var r *graph.StabilityAnalysis
+	var err error
+	steps := sceneSteps(sc)
+	if in := sc.Run.Integrator; sc.Run.Monolithic() && in != nil {
+		if in.Adaptive {
+			return
+		}
+		m, opts, cerr := in.Configure()
+		if cerr != nil {
+			return // Simulate reports it
+		}
+		r, err = sim.CheckMonolithicStability(m, opts, sc.Run.Dt, steps)
+	} else {
+		st, serr := sceneStrategy(sc)
+		if serr != nil {
+			return // Simulate reports it
+		}
+		r, err = sim.CheckStability(st, sc.Run.Dt, steps)
 	}
-	r, err := sim.CheckStability(st, sc.Run.Dt)
 	if err == nil && r.Unstable() {
 		fmt.Fprintf(w, "cosim: warning: %s\n", r.Warning())
 	}

@@ -66,9 +66,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/cosimgo/cosim/fmi/export"
+	"github.com/cosimgo/cosim/internal/textio"
 )
 
 func main() {
@@ -241,4 +243,33 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// number is a float64 flag read with the one number syntax of every
+// input (textio.ParseNumber): a decimal number, never digit separators
+// ("1_0") or hexadecimal ("0x1p-2"), which the flag package's Float64
+// would accept.
+type number struct{ p *float64 }
+
+func (n number) String() string {
+	if n.p == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*n.p, 'g', -1, 64)
+}
+
+func (n number) Set(s string) error {
+	x, err := textio.ParseNumber(s)
+	if err != nil {
+		return err
+	}
+	*n.p = x
+	return nil
+}
+
+// numberVar defines a number flag with the default value, as
+// flag.Float64Var does.
+func numberVar(fs *flag.FlagSet, p *float64, name string, value float64, usage string) {
+	*p = value
+	fs.Var(number{p}, name, usage)
 }

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/cosimgo/cosim/internal/raster"
+	"github.com/cosimgo/cosim/internal/textio"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -47,8 +48,8 @@ func cmdRender(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("render", renderArgs, stderr)
 	var o renderOpts
 	fs.StringVar(&o.out, "o", "", "write the image to `FILE`: .gif for an animation, .png for one time, .mp4 or .webm for a video (needs ffmpeg)")
-	fs.Float64Var(&o.fps, "fps", 20, "frames per second of the animation")
-	fs.Float64Var(&o.speed, "speed", 1, "simulated seconds per second of animation")
+	numberVar(fs, &o.fps, "fps", 20, "`FPS`, frames per second of the animation")
+	numberVar(fs, &o.speed, "speed", 1, "simulated seconds per second of animation (a `FACTOR`)")
 	size := fs.String("size", "480x360", "image size `WxH` in pixels")
 	at := fs.String("at", "", "the time `T` (s) a PNG shows (default: the end of the run)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress bar")
@@ -115,8 +116,11 @@ func (o *renderOpts) check(size, at string) error {
 		return usagef("--speed %v: need a finite positive factor", o.speed)
 	}
 	if at != "" {
-		t, err := strconv.ParseFloat(at, 64)
-		if err != nil || math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
+		t, err := textio.ParseNumber(at)
+		if err != nil {
+			return usagef("--at: %v", err)
+		}
+		if math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
 			return usagef("--at %q: need a time ≥ 0 in seconds", at)
 		}
 		if ext != ".png" {

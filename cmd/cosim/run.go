@@ -275,14 +275,18 @@ func checkPlotted(path string, sc *scene.Scene, ys []string) error {
 // returns the warnings for the hint of a failed run. A scene that does not
 // compile warns nothing: Simulate reports it.
 func printStepWarnings(sc *scene.Scene, w io.Writer) []graph.StepWarning {
-	if sc.Run.Monolithic() {
-		return nil
+	if sc.Run.Monolithic() && (sc.Run.Integrator == nil || sc.Run.Integrator.Adaptive) {
+		return nil // an adaptive run's error control chooses stable steps
 	}
 	sim, err := sc.Compile(nodes.Registry(), nil)
 	if err != nil {
 		return nil
 	}
 	defer sim.Close()
+	if sc.Run.Monolithic() {
+		printStabilityWarning(sc, sim, w)
+		return nil
+	}
 	ws, _ := sim.StepWarnings(sc.Run.Dt)
 	for _, sw := range ws {
 		fmt.Fprintf(w, "cosim: warning: %s\n", sw)

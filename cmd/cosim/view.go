@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/textio"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
@@ -49,8 +50,8 @@ func addDrawFlags(fs *flag.FlagSet, d *drawFlags, maxFrames int) {
 	fs.IntVar(&d.set.CurveTiling, "tiling", d.set.CurveTiling, "segments per spring turn (Exudyn's connectors.curveTiling)")
 	fs.BoolVar(&d.set.Simplified, "simplified", false, "draw springs as straight lines (Exudyn's connectors.drawSimplified)")
 	fs.BoolVar(&d.set.CartesianSprings, "cartesian-springs", false, "draw Cartesian spring-dampers as Exudyn does, three springs along x, y and z, instead of one between their markers")
-	fs.Float64Var(&d.set.ConnectorSize, "spring-size", d.set.ConnectorSize, "diameter in m of springs whose draw_size is -1 (Exudyn's connectors.defaultSize)")
-	fs.Float64Var(&d.set.BodySize, "body-size", d.set.BodySize, "size in m of bodies whose draw_size is -1")
+	numberVar(fs, &d.set.ConnectorSize, "spring-size", d.set.ConnectorSize, "diameter `M` in m of springs whose draw_size is -1 (Exudyn's connectors.defaultSize)")
+	numberVar(fs, &d.set.BodySize, "body-size", d.set.BodySize, "size `M` in m of bodies whose draw_size is -1")
 	fs.StringVar(&d.camera, "camera", "35,20", "camera `YAW,PITCH[,ZOOM]` in degrees (orbit about the scene's centre) and a zoom factor")
 	fs.IntVar(&d.frames, "frames", maxFrames, "at most `N` frames (the run is sampled evenly; the initial state is always one)")
 	fs.StringVar(&d.history, "history", "", "draw a recorded history `FILE` (cosim run -o, CSV or JSON lines) instead of running the scene; refused when it lacks what the drawing needs or belongs to another scene")
@@ -73,8 +74,11 @@ func parseCamera(s string) (cameraView, error) {
 	var v [3]float64
 	v[2] = 1
 	for i, p := range parts {
-		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || x != x || x > 1e6 || x < -1e6 {
+		x, err := textio.ParseNumber(strings.TrimSpace(p))
+		if err != nil {
+			return cameraView{}, usagef("--camera %q: %v", s, err)
+		}
+		if x != x || x > 1e6 || x < -1e6 {
 			return cameraView{}, usagef("--camera %q: %q is not a number", s, p)
 		}
 		v[i] = x

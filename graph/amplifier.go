@@ -1,0 +1,492 @@
+package graph
+
+import (
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/cosimgo/cosim/coupling"
+	"github.com/cosimgo/cosim/integrators"
+)
+
+// This file is the numerical part of the stability analysis
+// (stability.go): trial steps of a scheme or a monolithic method from a
+// perturbed state, the dense amplification matrix they give, and the
+// matrix-free spectral-radius estimate by restarted Arnoldi.
+
+// stepFn steps the state x by dt with the analysed scheme, from the
+// analysed time, and writes the state after the step into out. It
+// reports an iterated group that did not reach its fixed point.
+type stepFn func(x []float64, dt float64, out []float64) (notConverged bool, err error)
+
+// amplifier computes amplification operators of a Sim by trial steps. It
+// saves everything a step changes and restores it.
+type amplifier struct {
+	s   *Sim
+	n   int
+	how stabilityMethod
+	// saved
+	x                  []float64
+	t                  float64 // the time linearised at
+	t0, dt             float64
+	n0, steps, replays int
+	yFresh             bool
+	cplan, cmem        *coupledPlan
+	onGroupStep        func(GroupStep)
+	// work
+	scale      []float64 // max(‖x‖∞, 1): the matrix-free perturbation's scale
+	g          []float64 // the dense matrix, row-major
+	xq, yp, ym []float64
+	trials     int // trial steps taken (cost measurements)
+}
+
+func newAmplifier(s *Sim) *amplifier {
+	a := &amplifier{s: s, n: len(s.state)}
+	a.x = slices.Clone(s.state)
+	a.t = s.Time()
+	a.t0, a.dt, a.n0, a.steps, a.replays, a.yFresh = s.t0, s.dt, s.n, s.steps, s.replays, s.outputsFresh
+	a.cplan, a.cmem, a.onGroupStep = s.plan, s.lastPlan, s.onGroupStep
+	s.onGroupStep = nil
+	a.scale = make([]float64, a.n)
+	c := max(floats.Norm(a.x, math.Inf(1)), 1)
+	for i := range a.x {
+		a.scale[i] = c
+	}
+	a.xq, a.yp, a.ym = make([]float64, a.n), make([]float64, a.n), make([]float64, a.n)
+	return a
+}
+
+func (a *amplifier) restore() {
+	s := a.s
+	copy(s.state, a.x)
+	s.t0, s.dt, s.n, s.steps, s.replays, s.outputsFresh = a.t0, a.dt, a.n0, a.steps, a.replays, false
+	s.plan, s.lastPlan, s.onGroupStep = a.cplan, a.cmem, a.onGroupStep
+}
+
+// schemeStep returns the trial step of the coupling strategy st (nil or
+// Jacobi without rates: the default path). Gauss–Seidel and multirate
+// plans carry nothing from one step to the next; an iterated group's
+// memory (IQN-ILS columns of past steps are not kept: Reuse is 0)
+// changes only the first iterate, not the fixed point the analysis
+// iterates to.
+func (a *amplifier) schemeStep(st *coupling.Strategy) (stepFn, error) {
+	var p *coupledPlan
+	if st != nil && (st.Scheme != coupling.Jacobi && st.Scheme != "" || len(st.Rates) > 0) {
+		var err error
+		if p, err = a.s.compileCoupling(st); err != nil {
+			return nil, err
+		}
+	}
+	return func(x []float64, dt float64, out []float64) (notConverged bool, err error) {
+		s := a.s
+		a.trials++
+		copy(s.state, x)
+		s.t0, s.n, s.dt, s.outputsFresh, s.plan = a.t, 0, dt, false, p
+		var res Result
+		if p != nil {
+			for _, g := range p.groups {
+				g.stats.NonConverged = 0
+			}
+		}
+		err = s.step(a.t, dt, &res)
+		if p != nil {
+			for _, g := range p.groups {
+				m := 1.0
+				for _, v := range g.u {
+					m = max(m, math.Abs(v))
+				}
+				if g.stats.NonConverged > 0 && !(g.stats.LastResidual <= analysisResidual*m) {
+					notConverged = true
+				}
+			}
+		}
+		s.plan = nil
+		copy(out, s.state)
+		return notConverged, err
+	}, nil
+}
+
+// monoStep returns the trial step of a fixed-step monolithic method on
+// the graph's System: a stepper of its own, initialised at the perturbed
+// state and stepped once.
+func (a *amplifier) monoStep(method integrators.Method, opts *integrators.DriverOptions) (stepFn, error) {
+	sys, err := a.s.System()
+	if err != nil {
+		return nil, err
+	}
+	st, err := integrators.NewStepper(method, sys, opts)
+	if err != nil {
+		return nil, err
+	}
+	return func(x []float64, dt float64, out []float64) (bool, error) {
+		a.trials++
+		if err := st.Init(a.t, x); err != nil {
+			return false, err
+		}
+		if err := st.Step(dt); err != nil {
+			return false, err
+		}
+		_, y := st.State()
+		copy(out, y)
+		return false, nil
+	}, nil
+}
+
+// growth is max Re λ(∂f/∂x) at the saved state; false without a
+// monolithic view. Up to DenseStabilityStates values (or when the dense
+// method is forced) from the dense Jacobian's eigenvalues; above, the
+// largest real part of the Ritz values of one Arnoldi cycle on the
+// Jacobian applied by central differences of f.
+func (a *amplifier) growth() (float64, bool) {
+	sys, err := a.s.System()
+	if err != nil {
+		return 0, false
+	}
+	defer func() { a.s.outputsFresh = false }()
+	var ev []complex128
+	if a.dense() {
+		g := a.matrixBuf()
+		if err := sys.Jacobian(a.t, a.x, g); err != nil {
+			return 0, false
+		}
+		var ok bool
+		if ev, ok = eigenvalues(a.n, g); !ok {
+			return 0, false
+		}
+	} else {
+		op := func(v, out []float64) (bool, error) {
+			eps := stabilityRel / floats.Norm(v, math.Inf(1))
+			for i := range a.x {
+				a.xq[i] = a.x[i] + eps*a.scale[i]*v[i]
+			}
+			if err := sys.Func(a.t, a.xq, a.yp); err != nil {
+				return false, err
+			}
+			for i := range a.x {
+				a.xq[i] = a.x[i] - eps*a.scale[i]*v[i]
+			}
+			if err := sys.Func(a.t, a.xq, a.ym); err != nil {
+				return false, err
+			}
+			for i := range out {
+				out[i] = (a.yp[i] - a.ym[i]) / (2 * eps * a.scale[i])
+			}
+			return false, nil
+		}
+		k := newKrylov(a.n)
+		if _, err := k.run(op, 1); err != nil {
+			return 0, false
+		}
+		ev = k.ritz
+	}
+	g := math.Inf(-1)
+	for _, v := range ev {
+		g = max(g, real(v))
+	}
+	return g, len(ev) > 0
+}
+
+// dense reports whether the radius is computed from the dense matrix.
+func (a *amplifier) dense() bool {
+	switch a.how {
+	case forceDense:
+		return true
+	case forceKrylov:
+		return false
+	}
+	return a.n <= DenseStabilityStates
+}
+
+func (a *amplifier) matrixBuf() []float64 {
+	if a.g == nil {
+		a.g = make([]float64, a.n*a.n)
+	}
+	return a.g
+}
+
+// eigenvalues of the n×n row-major matrix m.
+func eigenvalues(n int, m []float64) ([]complex128, bool) {
+	var e mat.Eigen
+	if !e.Factorize(mat.NewDense(n, n, m), mat.EigenNone) {
+		return nil, false
+	}
+	return e.Values(nil), true
+}
+
+// matrix computes the amplification matrix of the step f at dt into a.g
+// (row-major) by central differences along each unit vector.
+func (a *amplifier) matrix(f stepFn, dt float64) (notConverged bool, err error) {
+	n := a.n
+	g := a.matrixBuf()
+	for j := 0; j < n; j++ {
+		h := stabilityRel * max(math.Abs(a.x[j]), 1)
+		copy(a.xq, a.x)
+		up, down := a.x[j]+h, a.x[j]-h
+		a.xq[j] = up
+		nc, err := f(a.xq, dt, a.yp)
+		if err != nil {
+			return false, err
+		}
+		notConverged = notConverged || nc
+		a.xq[j] = down
+		nc, err = f(a.xq, dt, a.ym)
+		if err != nil {
+			return false, err
+		}
+		notConverged = notConverged || nc
+		w := up - down
+		for i := 0; i < n; i++ {
+			g[i*n+j] = (a.yp[i] - a.ym[i]) / w
+		}
+	}
+	return notConverged, nil
+}
+
+// apply writes D⁻¹AD·v into out, A the step's amplification operator at
+// dt and D the scales: two trial steps from x ± ε·D·v.
+func (a *amplifier) apply(f stepFn, dt float64, v, out []float64) (bool, error) {
+	eps := stabilityRel / floats.Norm(v, math.Inf(1))
+	for i := range a.x {
+		a.xq[i] = a.x[i] + eps*a.scale[i]*v[i]
+	}
+	nc1, err := f(a.xq, dt, a.yp)
+	if err != nil {
+		return false, err
+	}
+	for i := range a.x {
+		a.xq[i] = a.x[i] - eps*a.scale[i]*v[i]
+	}
+	nc2, err := f(a.xq, dt, a.ym)
+	if err != nil {
+		return false, err
+	}
+	for i := range out {
+		out[i] = (a.yp[i] - a.ym[i]) / (2 * eps * a.scale[i])
+	}
+	return nc1 || nc2, nil
+}
+
+// radius fills sc.Radius (and Estimated, Residual, Note) with the
+// spectral radius of the step f at dt: dense or matrix-free (see the top
+// of stability.go).
+func (a *amplifier) radius(f stepFn, dt float64, sc *SchemeStability) error {
+	var nc bool
+	sc.Estimated, sc.Residual, sc.Note, sc.notConverged = false, 0, "", false
+	if a.dense() {
+		var err error
+		if nc, err = a.matrix(f, dt); err != nil {
+			return err
+		}
+		if !nc {
+			ev, ok := eigenvalues(a.n, a.g)
+			if !ok {
+				sc.Radius, sc.Note = math.Inf(1), "the eigenvalue computation did not converge"
+				return nil
+			}
+			r := 0.0
+			for _, v := range ev {
+				r = max(r, cmplx.Abs(v))
+			}
+			sc.Radius = r
+		}
+	} else {
+		k := newKrylov(a.n)
+		op := func(v, out []float64) (bool, error) { return a.apply(f, dt, v, out) }
+		var err error
+		if nc, err = k.run(op, KrylovCycles); err != nil {
+			return err
+		}
+		if !nc {
+			if k.failed {
+				sc.Radius, sc.Note = math.Inf(1), "the eigenvalue computation did not converge"
+				return nil
+			}
+			sc.Radius, sc.Estimated, sc.Residual = cmplx.Abs(k.best), true, k.resid
+		}
+	}
+	if nc {
+		sc.Radius, sc.Note, sc.notConverged = math.Inf(1), "its group iteration does not converge at this step", true
+	}
+	return nil
+}
+
+// stableAt reports whether the step f is stable at dt.
+func (a *amplifier) stableAt(f stepFn, dt, growth float64) bool {
+	var sc SchemeStability
+	err := a.radius(f, dt, &sc)
+	return err == nil && sc.stableUnder(growthBound(growth, dt))
+}
+
+// maxStableDt bisects for the largest stable step of f, starting from
+// dt, whose stability is known.
+func (a *amplifier) maxStableDt(f stepFn, dt, growth float64, stable bool) (float64, bool) {
+	lo, hi := 0.0, 0.0
+	if stable {
+		lo = dt
+		for k := 0; k < 10; k++ {
+			if !a.stableAt(f, 2*lo, growth) {
+				hi = 2 * lo
+				break
+			}
+			lo *= 2
+		}
+		if hi == 0 {
+			return lo, true
+		}
+	} else {
+		hi = dt
+		for k := 0; k < 20; k++ {
+			if a.stableAt(f, hi/2, growth) {
+				lo = hi / 2
+				break
+			}
+			hi /= 2
+		}
+		if lo == 0 {
+			return 0, false
+		}
+	}
+	for hi-lo > 1e-3*hi {
+		mid := (lo + hi) / 2
+		if a.stableAt(f, mid, growth) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, false
+}
+
+// krylov is a restarted Arnoldi iteration for the eigenvalue of largest
+// modulus of an operator given by its action.
+type krylov struct {
+	n, m   int
+	v      [][]float64 // m+1 orthonormal basis vectors
+	h      []float64   // (m+1)×m Hessenberg matrix, row-major
+	w, u   []float64
+	ritz   []complex128 // the last cycle's Ritz values
+	best   complex128   // the Ritz value of largest modulus
+	resid  float64      // its Ritz residual
+	failed bool         // the Hessenberg eigenvalues did not converge
+}
+
+// restartVecs is the number of leading Ritz vectors a restart sums.
+const restartVecs = 1
+
+func newKrylov(n int) *krylov {
+	m := min(KrylovDim, n)
+	k := &krylov{n: n, m: m, v: make([][]float64, m+1), h: make([]float64, (m+1)*m), w: make([]float64, n), u: make([]float64, n)}
+	for i := range k.v {
+		k.v[i] = make([]float64, n)
+	}
+	// A fixed pseudo-random start: the same bits on every run, and no
+	// special direction (a constant vector can be orthogonal to a mode).
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range k.v[0] {
+		k.v[0][i] = 2*r.Float64() - 1
+	}
+	floats.Scale(1/floats.Norm(k.v[0], 2), k.v[0])
+	return k
+}
+
+// run iterates up to cycles Arnoldi cycles of op from the start vector,
+// each restarted from the sum of the real and imaginary parts of the
+// leading Ritz vector(s) (restartVecs), and stops when the leading Ritz value's residual
+// is below krylovTol relative to max(|λ|, 1) or the space is invariant.
+func (k *krylov) run(op func(v, out []float64) (bool, error), cycles int) (notConverged bool, err error) {
+	for c := 0; c < cycles; c++ {
+		clear(k.h)
+		dim, invariant := 0, false
+		hnorm := 0.0
+		for j := 0; j < k.m; j++ {
+			nc, err := op(k.v[j], k.w)
+			if err != nil {
+				return false, err
+			}
+			if nc {
+				return true, nil
+			}
+			// Modified Gram–Schmidt, twice: the second pass restores
+			// the orthogonality the first loses to rounding.
+			for pass := 0; pass < 2; pass++ {
+				for i := 0; i <= j; i++ {
+					d := floats.Dot(k.v[i], k.w)
+					k.h[i*k.m+j] += d
+					floats.AddScaled(k.w, -d, k.v[i])
+				}
+			}
+			beta := floats.Norm(k.w, 2)
+			for i := 0; i <= j; i++ {
+				hnorm = max(hnorm, math.Abs(k.h[i*k.m+j]))
+			}
+			dim = j + 1
+			k.h[(j+1)*k.m+j] = beta
+			if beta <= 1e-12*max(hnorm, 1e-300) {
+				invariant = true
+				break
+			}
+			floats.ScaleTo(k.v[j+1], 1/beta, k.w)
+		}
+		hd := mat.NewDense(dim, dim, nil)
+		for i := 0; i < dim; i++ {
+			for j := 0; j < dim; j++ {
+				hd.Set(i, j, k.h[i*k.m+j])
+			}
+		}
+		var e mat.Eigen
+		if !e.Factorize(hd, mat.EigenRight) {
+			k.failed = true
+			return false, nil
+		}
+		k.ritz = e.Values(nil)
+		var vecs mat.CDense
+		e.VectorsTo(&vecs)
+		order := make([]int, dim)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(p, q int) int {
+			ap, aq := cmplx.Abs(k.ritz[p]), cmplx.Abs(k.ritz[q])
+			switch {
+			case ap > aq:
+				return -1
+			case ap < aq:
+				return 1
+			}
+			return 0
+		})
+		lead := order[0]
+		k.best = k.ritz[lead]
+		norm := 0.0
+		for i := 0; i < dim; i++ {
+			norm = math.Hypot(norm, cmplx.Abs(vecs.At(i, lead)))
+		}
+		k.resid = 0
+		if !invariant {
+			k.resid = k.h[dim*k.m+dim-1] * cmplx.Abs(vecs.At(dim-1, lead)) / norm
+		}
+		if invariant || k.resid <= krylovTol*max(cmplx.Abs(k.best), 1) || c == cycles-1 {
+			return false, nil
+		}
+		// Restart from the leading Ritz vector (its real and imaginary
+		// parts summed: a conjugate pair spans both). Restarting from
+		// several Ritz vectors converged worse on the test chains.
+		clear(k.u)
+		for _, p := range order[:min(restartVecs, dim)] {
+			for i := 0; i < dim; i++ {
+				y := vecs.At(i, p)
+				floats.AddScaled(k.u, real(y)+imag(y), k.v[i])
+			}
+		}
+		nu := floats.Norm(k.u, 2)
+		if !(nu > 0) {
+			return false, nil
+		}
+		floats.ScaleTo(k.v[0], 1/nu, k.u)
+	}
+	return false, nil
+}
