@@ -190,18 +190,19 @@ func TestOneNameOneMeaning(t *testing.T) {
 	}
 	// Former names kept for Go callers (each "Deprecated:" in its doc).
 	deprecated := map[string]string{
-		"nodes/source.Hold":   "InterpolationHold",
-		"nodes/source.Linear": "InterpolationLinear",
-		"nodes/source.PCHIP":  "InterpolationPCHIP",
-		"nodes/control.Hold":  "Sampler",
-		"calibrate.Param":     "FreeParam",
+		"nodes/source.Hold":     "InterpolationHold",
+		"nodes/source.Linear":   "InterpolationLinear",
+		"nodes/source.PCHIP":    "InterpolationPCHIP",
+		"nodes/control.Hold":    "Sampler",
+		"calibrate.Param":       "FreeParam",
+		"anomalies.Status":      "Resolution",
+		"anomalies.Open":        "Unresolved",
+		"anomalies.Record":      "Entry",
+		"anomalies.Lookup":      "ByID",
+		"anomalies.ParseStatus": "ParseResolution",
 	}
 	// Collisions another change is still removing.
 	pending := map[string]string{
-		"anomalies.Status":              "an anomaly's state (open, fixed, …), not how a run ended (graph.Status)",
-		"anomalies.Lookup":              "finds an anomaly record by ID; source.Lookup is the lookup-table node",
-		"anomalies.Record":              "an anomaly's registry entry; scene.Record says what a scene run records",
-		"anomalies.Open":                "an anomaly status value; fmi.Open opens an FMU file",
 		"nodes/control.Integrator":      "the integrator block; scene.Integrator is a scene's integration method and its options",
 		"verification/gimbal.Reference": "a reference solution of one step; node.Reference is a literature reference in a node's metadata",
 	}
