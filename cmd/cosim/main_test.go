@@ -155,7 +155,7 @@ func TestDescribeJSON(t *testing.T) {
 					Evidence    []string `json:"verification_evidence"`
 				} `json:"metadata"`
 				Extra struct {
-					Records  []anomalies.Entry         `json:"anomaly_records"`
+					Records  []anomalies.Entry          `json:"anomaly_records"`
 					Evidence []verification.Measurement `json:"verification_evidence"`
 				} `json:"extra"`
 			}
