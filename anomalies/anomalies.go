@@ -16,28 +16,30 @@ const (
 	Minor    Severity = "minor"    // a nuisance, a documentation gap, a cost
 )
 
-// Status is where an anomaly stands in cosim.
-type Status string
+// Resolution is where an anomaly stands in cosim: unresolved ("open"),
+// resolved or won't fix. It is an Entry's Status; its values are the
+// strings of the JSON field "status".
+type Resolution string
 
 const (
-	Open     Status = "open"     // reproduces today; its pinning test fails once it stops reproducing
-	Resolved Status = "resolved" // fixed; its regression test fails if it comes back
-	WontFix  Status = "wont-fix" // by design; its test pins the documented behaviour
+	Unresolved Resolution = "open"     // reproduces today; its pinning test fails once it stops reproducing
+	Resolved   Resolution = "resolved" // fixed; its regression test fails if it comes back
+	WontFix    Resolution = "wont-fix" // by design; its test pins the documented behaviour
 )
 
-// Record is one known defect.
-type Record struct {
+// Entry is one known defect: the registry's entry for it.
+type Entry struct {
 	ID          string   `json:"id"`
 	Title       string   `json:"title"`
 	Description string   `json:"description"` // Markdown with $…$ math
 	Severity    Severity `json:"severity"`
 	// Components are the affected node types ("ball") and packages
 	// ("graph", "integrators").
-	Components []string `json:"components"`
-	Status     Status   `json:"status"`
-	Found      string   `json:"version_found"`
-	Fixed      string   `json:"version_resolved,omitempty"`
-	Workaround string   `json:"workaround,omitempty"`
+	Components []string   `json:"components"`
+	Status     Resolution `json:"status"`
+	Found      string     `json:"version_found"`
+	Fixed      string     `json:"version_resolved,omitempty"`
+	Workaround string     `json:"workaround,omitempty"`
 	// Test is the test that pins the anomaly (open, wont-fix) or guards
 	// against its return (resolved), as "import/path.TestName".
 	Test string `json:"test"`
@@ -48,26 +50,26 @@ type Record struct {
 }
 
 // All returns every record, sorted by ID. The slice is a fresh copy.
-func All() []Record {
-	out := append([]Record(nil), records...)
+func All() []Entry {
+	out := append([]Entry(nil), records...)
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
-// Lookup returns the record with the given ID.
-func Lookup(id string) (Record, bool) {
+// ByID returns the registry entry with the given ID, and whether there is one.
+func ByID(id string) (Entry, bool) {
 	for _, r := range records {
 		if r.ID == id {
 			return r, true
 		}
 	}
-	return Record{}, false
+	return Entry{}, false
 }
 
 // Filter returns the records with the given status ("" for all), sorted
 // by ID.
-func Filter(status Status) []Record {
-	var out []Record
+func Filter(status Resolution) []Entry {
+	var out []Entry
 	for _, r := range All() {
 		if status == "" || r.Status == status {
 			out = append(out, r)
@@ -77,8 +79,8 @@ func Filter(status Status) []Record {
 }
 
 // ForComponent returns the records that affect a node type or package.
-func ForComponent(c string) []Record {
-	var out []Record
+func ForComponent(c string) []Entry {
+	var out []Entry
 	for _, r := range All() {
 		for _, rc := range r.Components {
 			if rc == c {
@@ -91,20 +93,50 @@ func ForComponent(c string) []Record {
 }
 
 // WriteJSON writes records as an indented JSON array.
-func WriteJSON(w io.Writer, rs []Record) error {
+func WriteJSON(w io.Writer, rs []Entry) error {
 	if rs == nil {
-		rs = []Record{}
+		rs = []Entry{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rs)
 }
 
-// ParseStatus parses a status name.
-func ParseStatus(s string) (Status, error) {
-	switch Status(s) {
-	case Open, Resolved, WontFix:
-		return Status(s), nil
+// ParseResolution parses a status name ("open", "resolved", "wont-fix").
+func ParseResolution(s string) (Resolution, error) {
+	switch Resolution(s) {
+	case Unresolved, Resolved, WontFix:
+		return Resolution(s), nil
 	}
 	return "", fmt.Errorf("anomalies: unknown status %q (valid: open, resolved, wont-fix)", s)
 }
+
+// Former names, kept for Go callers: they collided with names that mean
+// something else elsewhere in cosim (graph.Status is how a run ended,
+// fmi.Open opens an FMU, source.Lookup is the lookup-table node,
+// scene.Record says what a scene run records).
+
+// Status is the former name of Resolution.
+//
+// Deprecated: use Resolution.
+type Status = Resolution
+
+// Open is the former name of Unresolved.
+//
+// Deprecated: use Unresolved.
+const Open = Unresolved
+
+// Record is the former name of Entry.
+//
+// Deprecated: use Entry.
+type Record = Entry
+
+// Lookup is the former name of ByID.
+//
+// Deprecated: use ByID.
+func Lookup(id string) (Entry, bool) { return ByID(id) }
+
+// ParseStatus is the former name of ParseResolution.
+//
+// Deprecated: use ParseResolution.
+func ParseStatus(s string) (Resolution, error) { return ParseResolution(s) }

@@ -29,7 +29,7 @@ func TestRecords(t *testing.T) {
 		default:
 			t.Errorf("%s: severity %q", r.ID, r.Severity)
 		}
-		if _, err := ParseStatus(string(r.Status)); err != nil {
+		if _, err := ParseResolution(string(r.Status)); err != nil {
 			t.Errorf("%s: %v", r.ID, err)
 		}
 		if (r.Status == Resolved) != (r.Fixed != "") {
@@ -45,7 +45,7 @@ func TestRecords(t *testing.T) {
 }
 
 func TestQueries(t *testing.T) {
-	if r, ok := Lookup("MADD-ANO-021"); !ok || r.Status != Resolved {
+	if r, ok := ByID("MADD-ANO-021"); !ok || r.Status != Resolved {
 		t.Errorf("Lookup(MADD-ANO-021) = %+v, %v", r, ok)
 	}
 	for _, r := range Filter(Resolved) {
@@ -63,14 +63,14 @@ func TestQueries(t *testing.T) {
 	if err := WriteJSON(&buf, All()); err != nil {
 		t.Fatal(err)
 	}
-	var back []Record
+	var back []Entry
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || len(back) != len(All()) {
 		t.Fatalf("JSON round trip: %v, %d records", err, len(back))
 	}
 	if !strings.Contains(buf.String(), `"version_found"`) {
 		t.Error("JSON lacks version_found")
 	}
-	if _, err := ParseStatus("closed"); err == nil {
+	if _, err := ParseResolution("closed"); err == nil {
 		t.Error("ParseStatus accepted closed")
 	}
 }

@@ -2,10 +2,10 @@
 //
 // # Overview
 //
-// Each [Record] names a defect (ID, title, description, severity, affected
+// Each [Entry] names a defect (ID, title, description, severity, affected
 // components, status, the versions it was found and resolved in, a
 // workaround, the public document it comes from when another code found it first) and the test that pins it. The
-// registry is data in this package, queryable with [All], [Lookup],
+// registry is data in this package, queryable with [All], [ByID],
 // [Filter] and [ForComponent], and exported as JSON with [WriteJSON]
 // (`cosim anomalies --json`).
 //

@@ -4,7 +4,7 @@ package anomalies
 // commit; TestRecords, docs.TestAnomalyCrossReferences and
 // verification.TestAnomalyTestsExist hold
 // every record to its test and every node's metadata to the records.
-var records = []Record{
+var records = []Entry{
 	{
 		ID:    "MADD-ANO-011",
 		Title: "Metadata names a different scheme from the one Update runs",

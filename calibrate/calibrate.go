@@ -17,9 +17,9 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// Param is a free parameter: a real parameter "node.param" of a Tunable
+// FreeParam is a free parameter: a real parameter "node.param" of a Tunable
 // node, or a component "node.param[i]" of a vector one.
-type Param struct {
+type FreeParam struct {
 	Name string
 	// Start is the starting value; nil means the parameter's value in the
 	// Sim.
@@ -30,8 +30,13 @@ type Param struct {
 	Lo, Hi float64
 }
 
-// bounded reports the bounds in effect (±Inf when none).
-func (p Param) bounds() (lo, hi float64) {
+// Param is the former name of FreeParam.
+//
+// Deprecated: use FreeParam (node.Param is a node's parameter declaration).
+type Param = FreeParam
+
+// bounds reports the bounds in effect (±Inf when none).
+func (p FreeParam) bounds() (lo, hi float64) {
 	if p.Lo == 0 && p.Hi == 0 {
 		return math.Inf(-1), math.Inf(1)
 	}
@@ -44,7 +49,7 @@ type Problem struct {
 	// and leaves them at the estimates (its state is not touched).
 	Sim *graph.Sim
 	// Free are the parameters to fit.
-	Free []Param
+	Free []FreeParam
 	// Data are the measurements: their columns name recorded fields.
 	Data *Data
 	// Options configure the runs (graph.Sim.Sensitivities): the mode
@@ -227,7 +232,7 @@ type fitter struct {
 // − d_ik)², with the exact gradient ∂Φ/∂p = Σ w·r·∂y/∂p from
 // graph.Sim.Sensitivities (through located events), minimised by gonum's
 // BFGS or L-BFGS over unbounded variables θ: bounded parameters are
-// mapped by the transforms of Param (logistic between two bounds,
+// mapped by the transforms of FreeParam (logistic between two bounds,
 // exponential for one). Model values at data times come from the
 // adaptive method's dense output (the run's Output is the data's times);
 // a fixed-step method needs every data time on its step grid, and a time

@@ -92,7 +92,7 @@ func exactRecovery(t *testing.T, d *calibrate.Data, method string) {
 	s := ballSim(t, 0.6, -7)
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
 		Sim:  s,
-		Free: []calibrate.Param{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity", Start: ptr(-7.5)}},
+		Free: []calibrate.FreeParam{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity", Start: ptr(-7.5)}},
 		Data: d,
 	}, &calibrate.Settings{Method: method})
 	if err != nil {
@@ -139,7 +139,7 @@ func TestFitNoiseCoverage(t *testing.T) {
 		s := ballSim(t, 0.7, -9)
 		res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
 			Sim:  s,
-			Free: []calibrate.Param{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity"}},
+			Free: []calibrate.FreeParam{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity"}},
 			Data: d,
 		}, nil)
 		if err != nil {
@@ -181,7 +181,7 @@ func TestFitUnidentifiable(t *testing.T) {
 	s := ballSim(t, 0.5, -8)
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
 		Sim:  s,
-		Free: []calibrate.Param{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity"}},
+		Free: []calibrate.FreeParam{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity"}},
 		Data: d,
 	}, nil)
 	if err != nil {
@@ -203,12 +203,12 @@ func TestFitErrors(t *testing.T) {
 	rk4, _ := integrators.ByName(integrators.MethodRK4)
 	s := ballSim(t, 0.8, -9.81)
 	d := &calibrate.Data{Times: []float64{0.1, 0.1005}, Columns: []string{"ball.position"}, Values: [][]float64{{1}, {1}}}
-	_, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.gravity"}}, Data: d,
+	_, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.FreeParam{{Name: "ball.gravity"}}, Data: d,
 		Options: &graph.SensitivityOptions{Mode: graph.Monolithic{Method: rk4}, Dt: 0.001}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "not on the fixed-step grid") {
 		t.Errorf("off-grid time: %v", err)
 	}
-	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.elasticity", Start: ptr(1.5), Lo: 0, Hi: 1}}, Data: d}, nil)
+	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.FreeParam{{Name: "ball.elasticity", Start: ptr(1.5), Lo: 0, Hi: 1}}, Data: d}, nil)
 	if err == nil || !strings.Contains(err.Error(), "not strictly inside") {
 		t.Errorf("start outside bounds: %v", err)
 	}
@@ -256,7 +256,7 @@ func TestFitUnidentifiableCombination(t *testing.T) {
 	}
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
 		Sim:  build(15, 20),
-		Free: []calibrate.Param{{Name: "s1.stiffness[0]", Lo: 0, Hi: 100}, {Name: "s2.stiffness[0]", Lo: 0, Hi: 100}},
+		Free: []calibrate.FreeParam{{Name: "s1.stiffness[0]", Lo: 0, Hi: 100}, {Name: "s2.stiffness[0]", Lo: 0, Hi: 100}},
 		Data: d,
 	}, nil)
 	if err != nil {
@@ -282,7 +282,7 @@ func TestFitWeights(t *testing.T) {
 	d.Weights = []float64{1, 0}
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
 		Sim:  ballSim(t, 0.6, -9),
-		Free: []calibrate.Param{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity"}},
+		Free: []calibrate.FreeParam{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity"}},
 		Data: d,
 	}, nil)
 	if err != nil {
@@ -300,7 +300,7 @@ func TestFitCancelled(t *testing.T) {
 	s := ballSim(t, 0.6, -7)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := calibrate.Fit(ctx, &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.gravity", Start: ptr(-5)}}, Data: d}, nil)
+	_, err := calibrate.Fit(ctx, &calibrate.Problem{Sim: s, Free: []calibrate.FreeParam{{Name: "ball.gravity", Start: ptr(-5)}}, Data: d}, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v", err)
 	}
@@ -338,7 +338,7 @@ func TestFitOutputData(t *testing.T) {
 	d := &calibrate.Data{Times: times, Columns: []string{"s.force[0]"}, Values: ref.Values}
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
 		Sim:  build(30, 0.25),
-		Free: []calibrate.Param{{Name: "s.stiffness[0]", Lo: 0, Hi: math.Inf(1)}, {Name: "s.damping[0]", Lo: 0, Hi: math.Inf(1)}},
+		Free: []calibrate.FreeParam{{Name: "s.stiffness[0]", Lo: 0, Hi: math.Inf(1)}, {Name: "s.damping[0]", Lo: 0, Hi: math.Inf(1)}},
 		Data: d,
 		// Looser than the default 1e-10: the connector's parameters are
 		// differenced over SetParams at every evaluation, which is slow.

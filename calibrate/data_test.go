@@ -33,7 +33,7 @@ func TestReadCSVStrict(t *testing.T) {
 	}
 	// Data built in Go are held to the same rule.
 	d := &calibrate.Data{Times: []float64{0, 1}, Columns: []string{"ball.position", "ball.position"}, Values: [][]float64{{1, 1}, {0.5, 0.5}}}
-	_, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: ballSim(t, 0.8, -9.81), Free: []calibrate.Param{{Name: "ball.gravity"}}, Data: d}, nil)
+	_, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: ballSim(t, 0.8, -9.81), Free: []calibrate.FreeParam{{Name: "ball.gravity"}}, Data: d}, nil)
 	if err == nil || !strings.Contains(err.Error(), "column ball.position is given twice") {
 		t.Errorf("duplicate column in Data: %v", err)
 	}
@@ -87,7 +87,7 @@ func (r *rowsReader) Read(p []byte) (int, error) {
 // null standard error. With the noise stated, the same row fits.
 func TestFitTooFewValues(t *testing.T) {
 	d := &calibrate.Data{Times: []float64{0.3}, Columns: []string{"ball.position", "ball.velocity"}, Values: [][]float64{{0.56, -2.9}}}
-	free := []calibrate.Param{{Name: "ball.gravity"}, {Name: "ball.initial_velocity"}}
+	free := []calibrate.FreeParam{{Name: "ball.gravity"}, {Name: "ball.initial_velocity"}}
 	_, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: ballSim(t, 0.8, -9.81), Free: free, Data: d}, nil)
 	if err == nil || !strings.Contains(err.Error(), "2 data values for 2 free parameters") {
 		t.Errorf("one row, two parameters: %v", err)
@@ -113,7 +113,7 @@ func TestFitZeroWeightNotCounted(t *testing.T) {
 		d.Values[i] = append(d.Values[i], 0)
 	}
 	d.Weights = []float64{1, 0}
-	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: ballSim(t, 0.8, -9.81), Free: []calibrate.Param{{Name: "ball.gravity"}}, Data: d}, nil)
+	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: ballSim(t, 0.8, -9.81), Free: []calibrate.FreeParam{{Name: "ball.gravity"}}, Data: d}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func FuzzReadCSV(f *testing.F) {
 // …").
 func TestFitUnknownColumn(t *testing.T) {
 	d := &calibrate.Data{Times: []float64{0.1, 0.2, 0.3}, Columns: []string{"ball.nope"}, Values: [][]float64{{1}, {1}, {1}}}
-	_, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: ballSim(t, 0.8, -9.81), Free: []calibrate.Param{{Name: "ball.gravity"}}, Data: d}, nil)
+	_, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: ballSim(t, 0.8, -9.81), Free: []calibrate.FreeParam{{Name: "ball.gravity"}}, Data: d}, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "calibrate: data column ball.nope is not a field of the model: graph: ") || strings.Count(err.Error(), "graph: ") != 1 {
 		t.Errorf("%v", err)
 	}
@@ -176,7 +176,7 @@ func TestFitVectorColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &calibrate.Data{Times: []float64{0.1, 0.2, 0.3}, Columns: []string{"m.position"}, Values: [][]float64{{1}, {1}, {1}}}
-	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "m.mass"}}, Data: d}, nil)
+	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.FreeParam{{Name: "m.mass"}}, Data: d}, nil)
 	if err == nil || !strings.Contains(err.Error(), "calibrate: data column m.position is a field of 3 components: name one per column, m.position[0]") {
 		t.Errorf("%v", err)
 	}

@@ -8,7 +8,7 @@
 //	Φ(p) = ½·Σ_i Σ_k w_k·(y_k(t_i; p) − d_ik)²
 //
 // between a graph.Sim's recorded fields y_k and the data d ([Data], read
-// from CSV by [ReadCSV]) over the free parameters p ([Param]). The
+// from CSV by [ReadCSV]) over the free parameters p ([FreeParam]). The
 // gradient ∂Φ/∂p = Σ w·r·∂y/∂p is exact: the sensitivities ∂y/∂p come
 // from graph.Sim.Sensitivities, which integrates them with the state and
 // maps them through located events (a ball's bounces) with the saltation

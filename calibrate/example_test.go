@@ -39,7 +39,7 @@ func ExampleFit() {
 
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
 		Sim:  build(0.5, -8),
-		Free: []calibrate.Param{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity"}},
+		Free: []calibrate.FreeParam{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity"}},
 		Data: data,
 	}, nil)
 	if err != nil {

@@ -49,7 +49,7 @@ func TestFitHybridRecoversElasticity(t *testing.T) {
 	d := bounceData(t, 2, 0.73, 3)
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
 		Sim:  dropSim(t, 2, 0.5),
-		Free: []calibrate.Param{{Name: "ball.elasticity", Start: ptr(0.5)}},
+		Free: []calibrate.FreeParam{{Name: "ball.elasticity", Start: ptr(0.5)}},
 		Data: d,
 	}, nil)
 	if err != nil {
@@ -76,7 +76,7 @@ func TestFitHybridVelocityOnly(t *testing.T) {
 		d.Values = append(d.Values, []float64{r[1]})
 	}
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: dropSim(t, 2, 0.5),
-		Free: []calibrate.Param{{Name: "ball.elasticity", Start: ptr(0.5), Lo: 0, Hi: 1}}, Data: d}, nil)
+		Free: []calibrate.FreeParam{{Name: "ball.elasticity", Start: ptr(0.5), Lo: 0, Hi: 1}}, Data: d}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestFitNoiseExplainsResidual(t *testing.T) {
 	}
 	d.Sigma = []float64{0.01, 0.01}
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: dropSim(t, 2, 0.5),
-		Free: []calibrate.Param{{Name: "ball.elasticity", Start: ptr(0.6), Lo: 0, Hi: 1}}, Data: d}, nil)
+		Free: []calibrate.FreeParam{{Name: "ball.elasticity", Start: ptr(0.6), Lo: 0, Hi: 1}}, Data: d}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestFitNoiseExplainsResidual(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: wrong,
-		Free: []calibrate.Param{{Name: "ball.elasticity", Start: ptr(0.6), Lo: 0, Hi: 1}}, Data: d}, nil)
+		Free: []calibrate.FreeParam{{Name: "ball.elasticity", Start: ptr(0.6), Lo: 0, Hi: 1}}, Data: d}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,13 +131,13 @@ func TestAnomalyCrossReferences(t *testing.T) {
 	for _, name := range reg.Names() {
 		s, _ := reg.Spec(name)
 		for _, id := range s.Meta.Anomalies {
-			if _, ok := anomalies.Lookup(id); !ok {
+			if _, ok := anomalies.ByID(id); !ok {
 				t.Errorf("%s: metadata names anomaly %s, which is not in the anomalies registry", name, id)
 			}
 		}
 		metaText(reflect.ValueOf(s.Meta), "", func(path, text string) {
 			for _, id := range anomalyID.FindAllString(text, -1) {
-				if _, ok := anomalies.Lookup(id); !ok {
+				if _, ok := anomalies.ByID(id); !ok {
 					t.Errorf("%s: metadata %s mentions anomaly %s, which is not in the anomalies registry", name, path, id)
 				}
 			}
@@ -291,7 +291,7 @@ func TestDescribeJSONDocumented(t *testing.T) {
 	names := map[string]string{}
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[describe.Description](),
-		reflect.TypeFor[anomalies.Record](),
+		reflect.TypeFor[anomalies.Entry](),
 		reflect.TypeFor[verification.Measurement](),
 	} {
 		jsonFields(typ, typ.Name(), names, map[reflect.Type]bool{})

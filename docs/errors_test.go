@@ -480,13 +480,13 @@ func userErrors(t *testing.T) map[string]string {
 	add("digit separator", err)
 	s = ballOnTable()
 	d := &calibrate.Data{Times: []float64{0.3}, Columns: []string{"ball.position", "ball.velocity"}, Values: [][]float64{{0.5, -2.9}}}
-	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.gravity"}, {Name: "ball.initial_velocity"}}, Data: d}, nil)
+	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.FreeParam{{Name: "ball.gravity"}, {Name: "ball.initial_velocity"}}, Data: d}, nil)
 	add("too few values", err)
 	d = &calibrate.Data{Times: []float64{0.3, 0.4}, Columns: []string{"ball.position"}, Values: [][]float64{{0.5}, {0.4}}, Weights: []float64{1}, Sigma: []float64{1}}
-	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.gravity"}}, Data: d}, nil)
+	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.FreeParam{{Name: "ball.gravity"}}, Data: d}, nil)
 	add("weights and sigma", err)
 	d = &calibrate.Data{Times: []float64{0.3, 0.4}, Columns: []string{"ball.nope"}, Values: [][]float64{{0.5}, {0.4}}}
-	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.Param{{Name: "ball.gravity"}}, Data: d}, nil)
+	_, err = calibrate.Fit(context.Background(), &calibrate.Problem{Sim: s, Free: []calibrate.FreeParam{{Name: "ball.gravity"}}, Data: d}, nil)
 	add("unknown column", err)
 	add("too large", fmt.Errorf("/dev/zero: calibrate: data header: %w", &textio.TooLargeError{What: "the data", Limit: calibrate.MaxDataBytes}))
 

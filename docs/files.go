@@ -100,7 +100,7 @@ func Examples(root, pkg string) ([]Example, error) {
 
 // NewGuide gathers everything the guide of the registered type typ is
 // rendered from: its default node, its anomaly records
-// ([anomalies.Lookup] of each metadata ID), its measurements
+// ([anomalies.ByID] of each metadata ID), its measurements
 // ([verification.EvidenceFor]), the registered bodies a connector can
 // attach to and, when root is the module root (not ""), the Example
 // functions of its package.
@@ -145,10 +145,10 @@ func NewGuide(reg *node.Registry, typ, root string) (*Guide, error) {
 
 // Records returns the registry records of ids, in the order given,
 // skipping IDs the registry does not know.
-func Records(ids []string) []anomalies.Record {
-	var out []anomalies.Record
+func Records(ids []string) []anomalies.Entry {
+	var out []anomalies.Entry
 	for _, id := range ids {
-		if r, ok := anomalies.Lookup(id); ok {
+		if r, ok := anomalies.ByID(id); ok {
 			out = append(out, r)
 		}
 	}
@@ -326,7 +326,7 @@ func WriteIndex(out io.Writer, reg *node.Registry) error {
 // WriteAnomalies writes docs/anomalies.md: every record, grouped by
 // status (open, wont-fix, resolved), each with the registered node types
 // whose metadata lists it (reg may be nil).
-func WriteAnomalies(out io.Writer, recs []anomalies.Record, reg *node.Registry) error {
+func WriteAnomalies(out io.Writer, recs []anomalies.Entry, reg *node.Registry) error {
 	w := new(bytes.Buffer)
 	fmt.Fprintf(w, "%s\n\n# Known anomalies\n\n", Header)
 	para(w, "Every known defect of cosim and of the algorithms it ports from other codes (MADDENING's node guides, Exudyn's item reference; see `docs/glossary.md` in the repository), from the registry in the `anomalies` package (`cosim anomalies` prints it; `cosim anomalies --json` as JSON). Each record names the test that pins it: an open or won't-fix anomaly's test fails once the behaviour changes, a resolved one's fails if it comes back.")
@@ -343,13 +343,13 @@ func WriteAnomalies(out io.Writer, recs []anomalies.Record, reg *node.Registry) 
 		}
 	}
 	groups := []struct {
-		status anomalies.Status
+		status anomalies.Resolution
 		title  string
-	}{{anomalies.Open, "Open"}, {anomalies.WontFix, "Won't fix"}, {anomalies.Resolved, "Resolved"}}
-	recs = append([]anomalies.Record(nil), recs...)
+	}{{anomalies.Unresolved, "Open"}, {anomalies.WontFix, "Won't fix"}, {anomalies.Resolved, "Resolved"}}
+	recs = append([]anomalies.Entry(nil), recs...)
 	sort.SliceStable(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
 	for _, gr := range groups {
-		var in []anomalies.Record
+		var in []anomalies.Entry
 		for _, r := range recs {
 			if r.Status == gr.status {
 				in = append(in, r)

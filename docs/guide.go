@@ -64,9 +64,9 @@ type Example struct {
 type Guide struct {
 	Node node.Node
 	// Anomalies are the records of the node's metadata anomaly IDs (as
-	// [anomalies.Lookup] returns them). An ID without a record is
+	// [anomalies.ByID] returns them). An ID without a record is
 	// rendered as missing from the registry.
-	Anomalies []anomalies.Record
+	Anomalies []anomalies.Entry
 	// Evidence are the measurements of the node's benchmark IDs (as
 	// [verification.EvidenceFor] returns them). A benchmark without a
 	// measurement is rendered as "not yet measured".
@@ -81,7 +81,7 @@ type Guide struct {
 // WriteGuide writes the guide of node n, with the anomaly records recs and
 // the verification measurements ev, to w. It is Guide.WriteTo without
 // bodies or examples; [Files] adds both.
-func WriteGuide(w io.Writer, n node.Node, recs []anomalies.Record, ev []verification.Measurement) error {
+func WriteGuide(w io.Writer, n node.Node, recs []anomalies.Entry, ev []verification.Measurement) error {
 	_, err := (&Guide{Node: n, Anomalies: recs, Evidence: ev}).WriteTo(w)
 	return err
 }
@@ -491,7 +491,7 @@ func (g *Guide) writeAnomalies(b *bytes.Buffer, m node.Metadata) {
 		return
 	}
 	fmt.Fprintf(b, "\n### Recorded anomalies\n\nFrom the anomalies registry ([all anomalies](../anomalies.md), `cosim anomalies`):\n\n")
-	byID := map[string]anomalies.Record{}
+	byID := map[string]anomalies.Entry{}
 	for _, r := range g.Anomalies {
 		byID[r.ID] = r
 	}
@@ -517,13 +517,13 @@ func (g *Guide) writeAnomalies(b *bytes.Buffer, m node.Metadata) {
 		write(id)
 	}
 	extra := slices.Clone(g.Anomalies)
-	slices.SortFunc(extra, func(a, c anomalies.Record) int { return strings.Compare(a.ID, c.ID) })
+	slices.SortFunc(extra, func(a, c anomalies.Entry) int { return strings.Compare(a.ID, c.ID) })
 	for _, r := range extra {
 		write(r.ID)
 	}
 }
 
-func testLine(r anomalies.Record) string {
+func testLine(r anomalies.Entry) string {
 	switch r.Status {
 	case anomalies.Resolved:
 		s := "*Resolved"

@@ -90,10 +90,10 @@ func headings(s string) []string {
 func TestGuideConnector(t *testing.T) {
 	// An open record, which has a workaround and a pinning test: the
 	// registry's COSIM-ANO-004 as it stood before it was resolved.
-	rec, _ := anomalies.Lookup("COSIM-ANO-004")
-	rec.Status, rec.Fixed = anomalies.Open, ""
+	rec, _ := anomalies.ByID("COSIM-ANO-004")
+	rec.Status, rec.Fixed = anomalies.Unresolved, ""
 	rec.Workaround = "Integrate with event localization (graph.Sim.Integrate), whose resting contact in `Derivatives` keeps the ball at rest at any step."
-	got := renderFake(t, &docs.Guide{Node: fakeSpring{}, Anomalies: []anomalies.Record{rec}, Bodies: []string{"ball", "masspoint"}})
+	got := renderFake(t, &docs.Guide{Node: fakeSpring{}, Anomalies: []anomalies.Entry{rec}, Bodies: []string{"ball", "masspoint"}})
 	wantOrder := []string{
 		"Summary", "Interface", "Governing Equations", "Detailed Description", "Definition of Quantities",
 		"Discretization", "Implementation Mapping", "Assumptions and Simplifications", "Validated Physical Regimes",

@@ -211,7 +211,7 @@ func TestResolver(t *testing.T) {
 		mod + "node.Stateless.Update",      // method of an embeddable type
 		mod + "nodes/table.Node.Update",    // promoted from node.Stateless
 		mod + "docs.Guide.WriteTo",         // this package
-		mod + "anomalies.Record",           // type
+		mod + "anomalies.Entry",            // type
 		mod + "nodes/table.Node.Stateless", // embedded field
 	} {
 		if err := r.resolve(id); err != nil {

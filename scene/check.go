@@ -288,7 +288,7 @@ func splitField(f string) (nn, fn string, comp int, err error) {
 func methodNames() []string { return integrators.Names() }
 
 // check validates the integrator settings; path is where they are.
-func (in *Integrator) check(path string) []error {
+func (in *IntegrationMethod) check(path string) []error {
 	var errs []error
 	bad := func(field string, f string, a ...any) {
 		errs = append(errs, &Error{Path: path + field, Err: fmt.Errorf(f, a...)})
@@ -375,7 +375,7 @@ func (in *Integrator) check(path string) []error {
 
 // checkLinear validates the linear-solver keys; explicit says the method
 // has no Newton iteration to configure.
-func (in *Integrator) checkLinear(path string, explicit bool) []error {
+func (in *IntegrationMethod) checkLinear(path string, explicit bool) []error {
 	var errs []error
 	bad := func(field string, f string, a ...any) {
 		errs = append(errs, &Error{Path: path + field, Err: fmt.Errorf(f, a...)})

@@ -19,7 +19,7 @@
 // every mode shares — and the compiled Sim in its end state. The run
 // section maps onto the packages that run it: the run.coupling section
 // ([Coupling], [Coupling.Strategy]) is a coupling.Strategy and
-// run.integrator ([Integrator], [Integrator.Configure]) an integration
+// run.integrator ([IntegrationMethod], [IntegrationMethod.Configure]) an integration
 // method of package integrators, from its registry (integrators.ByName,
 // so a method a program registered can be named too) with the scene's
 // options set on it, and its integrators.DriverOptions: graph.Settings

@@ -31,7 +31,7 @@ func TestBouncingBallFixedStepMonolithic(t *testing.T) {
 			t.Fatal(err)
 		}
 		sc.Run.Mode = "monolithic"
-		sc.Run.Integrator = &scene.Integrator{Method: c.method}
+		sc.Run.Integrator = &scene.IntegrationMethod{Method: c.method}
 		res, err := sc.Simulate(context.Background(), reg, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.method, err)

@@ -84,18 +84,18 @@ func TestSceneRegisteredMethod(t *testing.T) {
 func TestSceneIntegratorConfigure(t *testing.T) {
 	f := func(x float64) *float64 { return &x }
 	for _, tc := range []struct {
-		in   scene.Integrator
+		in   scene.IntegrationMethod
 		want integrators.Method
 	}{
-		{scene.Integrator{Method: "RK4"}, integrators.RK4{}},
-		{scene.Integrator{Method: "backward-euler", NewtonTol: 1e-12, LinearSolver: "gmres", KrylovRestart: 7},
+		{scene.IntegrationMethod{Method: "RK4"}, integrators.RK4{}},
+		{scene.IntegrationMethod{Method: "backward-euler", NewtonTol: 1e-12, LinearSolver: "gmres", KrylovRestart: 7},
 			integrators.BackwardEuler{Newton: integrators.NewtonOptions{Tol: 1e-12},
 				Linear: integrators.LinearOptions{Solver: integrators.LinearGMRES, KrylovRestart: 7}}},
-		{scene.Integrator{Method: "newmark", Gamma: f(0.6)}, integrators.Newmark{Gamma: 0.6}},
-		{scene.Integrator{Method: "generalized-alpha", RhoInf: f(0.3), NewtonMaxIter: 4},
+		{scene.IntegrationMethod{Method: "newmark", Gamma: f(0.6)}, integrators.Newmark{Gamma: 0.6}},
+		{scene.IntegrationMethod{Method: "generalized-alpha", RhoInf: f(0.3), NewtonMaxIter: 4},
 			integrators.GeneralizedAlpha{RhoInf: 0.3, Newton: integrators.NewtonOptions{MaxIter: 4}}},
-		{scene.Integrator{Method: "generalized-alpha"}, integrators.GeneralizedAlpha{RhoInf: integrators.DefaultRhoInf}},
-		{scene.Integrator{Method: "dormand-prince", Adaptive: true, RTol: 1e-9, MaxStep: 0.5, MaxSteps: 100, EventTol: 1e-13},
+		{scene.IntegrationMethod{Method: "generalized-alpha"}, integrators.GeneralizedAlpha{RhoInf: integrators.DefaultRhoInf}},
+		{scene.IntegrationMethod{Method: "dormand-prince", Adaptive: true, RTol: 1e-9, MaxStep: 0.5, MaxSteps: 100, EventTol: 1e-13},
 			integrators.DormandPrince{RTol: 1e-9, MaxStep: 0.5}},
 	} {
 		m, o, err := tc.in.Configure()
@@ -107,7 +107,7 @@ func TestSceneIntegratorConfigure(t *testing.T) {
 			t.Errorf("%+v: driver options %+v", tc.in, o)
 		}
 	}
-	if _, _, err := (&scene.Integrator{Method: "rk5"}).Configure(); !errors.Is(err, integrators.ErrUnknownMethod) {
+	if _, _, err := (&scene.IntegrationMethod{Method: "rk5"}).Configure(); !errors.Is(err, integrators.ErrUnknownMethod) {
 		t.Errorf("rk5: %v", err)
 	}
 	// Another method's keys are errors naming them.

@@ -181,7 +181,7 @@ type Run struct {
 	AllowGrowth bool `json:"allow_growth,omitempty"`
 	// Integrator is the method of a monolithic run; required then, and
 	// an error in co-simulation mode.
-	Integrator *Integrator `json:"integrator,omitempty"`
+	Integrator *IntegrationMethod `json:"integrator,omitempty"`
 	// Coupling is the co-simulation strategy; nil means explicit Jacobi.
 	Coupling *Coupling `json:"coupling,omitempty"`
 }
@@ -203,9 +203,11 @@ type Loops struct {
 	Memory          int `json:"memory,omitempty"`
 }
 
-// Integrator configures the method of a monolithic run. Fields that do not
-// apply to the method are errors, not silently ignored.
-type Integrator struct {
+// IntegrationMethod configures the method of a monolithic run (the
+// object "run.integrator" of a scene file): the integrators.Method by
+// name with its options, and the driver's. Fields that do not apply to
+// the method are errors, not silently ignored.
+type IntegrationMethod struct {
 	// Method is a name of integrators.ByName, e.g. "rk4",
 	// "generalized-alpha".
 	Method string `json:"method"`
@@ -254,6 +256,12 @@ type Integrator struct {
 	MatrixFree     bool    `json:"matrix_free,omitempty"`
 	JacobianMaxAge int     `json:"jacobian_max_age,omitempty"`
 }
+
+// Integrator is the former name of IntegrationMethod.
+//
+// Deprecated: use IntegrationMethod (control.Integrator is the integrator
+// block, a node).
+type Integrator = IntegrationMethod
 
 // Coupling is the scene form of a coupling.Strategy (package coupling
 // documents every field and default).

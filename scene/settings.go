@@ -37,7 +37,7 @@ func (sc *Scene) EndTime() float64 {
 // budget and the event tolerance). It returns an error when the name is
 // unknown; Scene validation reports the keys that do not apply to the
 // method.
-func (in *Integrator) Configure() (integrators.Method, *integrators.DriverOptions, error) {
+func (in *IntegrationMethod) Configure() (integrators.Method, *integrators.DriverOptions, error) {
 	m, err := integrators.ByName(in.Method)
 	if err != nil {
 		return nil, nil, err

@@ -80,7 +80,7 @@ func TestUpdateMatchesNamedScheme(t *testing.T) {
 			x = make([]float64, n.Spec().StateLayout.Size())
 			n.InitialState(x)
 		}
-		for _, err := range checkScheme(n, x, in, map[string]SchemeFunc{gimbal.Name: gimbal.Reference}) {
+		for _, err := range checkScheme(n, x, in, map[string]SchemeFunc{gimbal.Name: gimbal.ReferenceStep}) {
 			t.Errorf("MADD-ANO-011 is back: %v", err)
 		}
 	}

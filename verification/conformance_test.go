@@ -126,7 +126,7 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			in := loaded(n.Spec())
-			rep := CheckConformance(n, fresh, conformanceState(t, typ, n, in), in, WithScheme(gimbal.Name, gimbal.Reference))
+			rep := CheckConformance(n, fresh, conformanceState(t, typ, n, in), in, WithScheme(gimbal.Name, gimbal.ReferenceStep))
 			for _, err := range rep.Violations {
 				t.Error(err)
 			}
@@ -154,7 +154,7 @@ func TestConformanceGimbal(t *testing.T) {
 		if d := n.Spec().Meta.Discretization; d != rigidbody.DiscretizationGimbal {
 			t.Fatalf("%s: discretization %q", c, d)
 		}
-		for _, err := range CheckConformance(n, fresh, nil, loaded(n.Spec()), WithScheme(gimbal.Name, gimbal.Reference)).Violations {
+		for _, err := range CheckConformance(n, fresh, nil, loaded(n.Spec()), WithScheme(gimbal.Name, gimbal.ReferenceStep)).Violations {
 			t.Errorf("%s: %v", c, err)
 		}
 	}

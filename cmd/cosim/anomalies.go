@@ -20,9 +20,9 @@ func cmdAnomalies(args []string, stdout, stderr io.Writer) error {
 	if len(pos) > 0 {
 		return usagef("takes no arguments, got %q; filter with --status", pos)
 	}
-	var st anomalies.Status
+	var st anomalies.Resolution
 	if *status != "" {
-		if st, err = anomalies.ParseStatus(*status); err != nil {
+		if st, err = anomalies.ParseResolution(*status); err != nil {
 			return usagef("--status %q is not a status; use open, resolved or wont-fix", *status)
 		}
 	}

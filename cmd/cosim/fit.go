@@ -48,7 +48,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	if len(free) == 0 {
 		return usagef("name at least one parameter to fit with --free NODE.PARAM[=START][:LO:HI], e.g. --free ball.elasticity=0.5:0:1")
 	}
-	params := make([]calibrate.Param, len(free))
+	params := make([]calibrate.FreeParam, len(free))
 	for i, f := range free {
 		if params[i], err = parseFree(f); err != nil {
 			return err
@@ -166,7 +166,7 @@ func printFit(stdout io.Writer, scenePath, dataPath string, res *calibrate.Resul
 
 // saveFitted writes the scene with the free parameters set to the values
 // the Sim holds after the fit (whole vectors for vector components).
-func saveFitted(sc *scene.Scene, sim *graph.Sim, params []calibrate.Param, path string) error {
+func saveFitted(sc *scene.Scene, sim *graph.Sim, params []calibrate.FreeParam, path string) error {
 	set := map[string]any{}
 	for _, p := range params {
 		key := p.Name
@@ -192,13 +192,13 @@ func saveFitted(sc *scene.Scene, sim *graph.Sim, params []calibrate.Param, path 
 }
 
 // parseFree reads NODE.PARAM[=START][:LO:HI].
-func parseFree(s string) (calibrate.Param, error) {
-	bad := func(why string) (calibrate.Param, error) {
-		return calibrate.Param{}, usagef("--free %q: %s; write NODE.PARAM[=START][:LO:HI], e.g. ball.elasticity=0.5:0:1 or ball.gravity", s, why)
+func parseFree(s string) (calibrate.FreeParam, error) {
+	bad := func(why string) (calibrate.FreeParam, error) {
+		return calibrate.FreeParam{}, usagef("--free %q: %s; write NODE.PARAM[=START][:LO:HI], e.g. ball.elasticity=0.5:0:1 or ball.gravity", s, why)
 	}
 	head, bounds, hasBounds := strings.Cut(s, ":")
 	name, start, hasStart := strings.Cut(head, "=")
-	p := calibrate.Param{Name: strings.TrimSpace(name)}
+	p := calibrate.FreeParam{Name: strings.TrimSpace(name)}
 	if p.Name == "" || !strings.Contains(p.Name, ".") {
 		return bad("no NODE.PARAM")
 	}

@@ -155,7 +155,7 @@ func TestDescribeJSON(t *testing.T) {
 					Evidence    []string `json:"verification_evidence"`
 				} `json:"metadata"`
 				Extra struct {
-					Records  []anomalies.Record         `json:"anomaly_records"`
+					Records  []anomalies.Entry          `json:"anomaly_records"`
 					Evidence []verification.Measurement `json:"verification_evidence"`
 				} `json:"extra"`
 			}
@@ -172,7 +172,7 @@ func TestDescribeJSON(t *testing.T) {
 				t.Errorf("metadata.anomalies (-want +got):\n%s", diff)
 			}
 			wantRecs := docs.Records(s.Meta.Anomalies)
-			if diff := cmp.Diff(wantRecs, d.Extra.Records, cmp.Comparer(func(a, b []anomalies.Record) bool {
+			if diff := cmp.Diff(wantRecs, d.Extra.Records, cmp.Comparer(func(a, b []anomalies.Entry) bool {
 				return len(a) == 0 && len(b) == 0 || cmp.Equal(a, b)
 			})); diff != "" {
 				t.Errorf("extra.anomaly_records (-want +got):\n%s", diff)
@@ -257,7 +257,7 @@ func TestAnomalies(t *testing.T) {
 		t.Fatalf("--status open: exit %d", code)
 	}
 	for _, r := range anomalies.All() {
-		if got := strings.Contains(out, r.ID+" "); got != (r.Status == anomalies.Open) {
+		if got := strings.Contains(out, r.ID+" "); got != (r.Status == anomalies.Unresolved) {
 			t.Errorf("--status open: %s (%s) listed = %v", r.ID, r.Status, got)
 		}
 	}
@@ -271,11 +271,11 @@ func TestAnomalies(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%q: exit %d", args, code)
 		}
-		var got []anomalies.Record
+		var got []anomalies.Entry
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("%q: %v", args, err)
 		}
-		want := anomalies.Filter(anomalies.Status(st))
+		want := anomalies.Filter(anomalies.Resolution(st))
 		if len(want) == 0 && len(got) == 0 {
 			continue
 		}

@@ -262,7 +262,7 @@ func describeNode(n node.Node) (describe.Description, error) {
 	d := describe.Of(n)
 	recs := docs.Records(d.Metadata.Anomalies)
 	if recs == nil {
-		recs = []anomalies.Record{}
+		recs = []anomalies.Entry{}
 	}
 	ev, err := verification.EvidenceFor(d.Metadata.Evidence...)
 	if err != nil {

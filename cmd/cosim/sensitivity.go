@@ -171,7 +171,7 @@ func sensitivityOptions(sc *scene.Scene, fields []string, monolithic bool) (*gra
 			opts.Mode = graph.CoSimulation{}
 			return opts, nil
 		}
-		in = &scene.Integrator{Method: integrators.MethodDormandPrince, Adaptive: true, RTol: 1e-10, ATol: 1e-12}
+		in = &scene.IntegrationMethod{Method: integrators.MethodDormandPrince, Adaptive: true, RTol: 1e-10, ATol: 1e-12}
 	}
 	m, o, err := in.Configure()
 	if err != nil {

@@ -133,7 +133,7 @@ func fit(dir string) (*graph.Sim, *calibrate.Data, *calibrate.Result, error) {
 	}
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{
 		Sim:  sim,
-		Free: []calibrate.Param{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity"}},
+		Free: []calibrate.FreeParam{{Name: "ball.elasticity", Lo: 0, Hi: 1}, {Name: "ball.gravity"}},
 		Data: data,
 	}, nil)
 	return sim, data, res, err

@@ -83,11 +83,12 @@ type Options struct {
 	CacheDir string
 }
 
-// Platform returns the FMI 3.0 platform tuple of this machine
-// ("x86_64-linux"), and false where exported FMUs cannot run (they start
+// Target returns the FMI 3.0 platform tuple an export on this machine
+// builds its binary for ("x86_64-linux"; fmi.Platform is the same tuple
+// for any machine), and false where exported FMUs cannot run (they start
 // their cosim process with fork and talk to it over a Unix socket pair,
 // which this export builds for Linux only).
-func Platform() (string, bool) {
+func Target() (string, bool) {
 	if runtime.GOOS != "linux" {
 		return "", false
 	}
@@ -100,6 +101,12 @@ func Platform() (string, bool) {
 	return "", false
 }
 
+// Platform is the former name of Target.
+//
+// Deprecated: use Target (fmi.Platform is this process's platform tuple,
+// whether or not an export can build for it).
+func Platform() (string, bool) { return Target() }
+
 // Export writes the FMI 3.0 co-simulation FMU of the scene file at
 // scenePath to out (a zip file, replaced when it exists): the model
 // description of its fmu section (Model.ModelDescription), the binary of
@@ -110,7 +117,7 @@ func Platform() (string, bool) {
 // the scene's fmu section, else the scene, else out's base name. It
 // returns the model.
 func Export(scenePath, out string, reg *node.Registry, opts Options) (*Model, error) {
-	plat, ok := Platform()
+	plat, ok := Target()
 	if !ok {
 		return nil, fmt.Errorf("%w: exported FMUs run on Linux (x86_64 or aarch64), and this is %s/%s", ErrExport, runtime.GOOS, runtime.GOARCH)
 	}

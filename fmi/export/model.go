@@ -23,18 +23,25 @@ import (
 // reference; the instantiation token hashes the scene and the variables,
 // and the library refuses a token that does not match what it computes.
 
-// Kind says what an FMU variable is.
-type Kind int
+// Causality says what an FMU variable is: its FMI causality (the
+// independent variable time, a parameter, an input or an output). A
+// Variable's Kind holds it.
+type Causality int
 
-// Variable kinds, in value-reference order.
+// Kind is the former name of Causality.
+//
+// Deprecated: use Causality (node.ParamKind is a parameter's value type).
+type Kind = Causality
+
+// Causalities, in value-reference order.
 const (
-	Time Kind = iota
+	Time Causality = iota
 	Parameter
 	Input
 	Output
 )
 
-func (k Kind) String() string {
+func (k Causality) String() string {
 	return [...]string{"time", "parameter", "input", "output"}[k]
 }
 
@@ -42,7 +49,7 @@ func (k Kind) String() string {
 type Variable struct {
 	Name string
 	VR   uint32
-	Kind Kind
+	Kind Causality
 	// Type is the FMI type: Float64 (time, inputs, outputs, real and
 	// vector parameters), Int64 (integer parameters) or Boolean.
 	Type fmi.VarType

@@ -8,11 +8,11 @@ import (
 	"github.com/cosimgo/cosim/nodes/rigidbody"
 )
 
-// Name is the discretization Reference checks:
+// Name is the discretization ReferenceStep checks:
 // rigidbody.DiscretizationGimbal.
 const Name = rigidbody.DiscretizationGimbal
 
-// Reference is the scheme rigidbody.DiscretizationGimbal applied to
+// ReferenceStep is one step of rigidbody.DiscretizationGimbal applied to
 // Derivatives, written from its documentation without the package's
 // internals, in the form verification.SchemeFunc takes: the translation by
 // semi-implicit Euler on Derivatives; the free Z-Y-X angles a read from q
@@ -22,7 +22,7 @@ const Name = rigidbody.DiscretizationGimbal
 // Derivatives' ω̇, J̇ȧ = ṙyṙz c_z×c_y + ṙxṙz c_z×c_x + ṙxṙy c_y×c_x; then
 // ȧ⁺ = ȧ + Δt·ä, a⁺ = a + Δt·ȧ⁺, q⁺ = q_z q_y q_x (in q's hemisphere) and
 // ω⁺ = J(a⁺)ȧ⁺.
-func Reference(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64, error) {
+func ReferenceStep(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64, error) {
 	tn, ok := node.As[node.Tunable](n)
 	if !ok {
 		return nil, errors.New("no Params: the held rotation is unknown")
@@ -142,4 +142,12 @@ func Reference(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64,
 		out[wo+i] = ad[0]*c1[fr[0]][i] + ad[1]*c1[fr[1]][i]
 	}
 	return out, nil
+}
+
+// Reference is the former name of ReferenceStep.
+//
+// Deprecated: use ReferenceStep (node.Reference is a literature reference
+// in a node's metadata).
+func Reference(n node.Node, x []float64, in node.Inputs, dt float64) ([]float64, error) {
+	return ReferenceStep(n, x, in, dt)
 }
