@@ -613,14 +613,17 @@ func BenchmarkStartCheck(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				trials := 0
+				trials, iters := 0, int64(0)
 				for b.Loop() {
 					var r graph.SchemeStability
-					if r, trials, err = sim.RadiusTrials(sc.st, 1e-3); err != nil {
+					if r, trials, iters, err = sim.RadiusTrials(sc.st, 1e-3); err != nil {
 						b.Fatal(err, r)
 					}
 				}
 				b.ReportMetric(float64(trials), "trial-steps")
+				if sc.st != nil && sc.st.Scheme == coupling.Iterative {
+					b.ReportMetric(float64(iters), "iterations")
+				}
 			})
 		}
 		// One step of the Jacobi run, to compare the check with.
