@@ -41,7 +41,8 @@ type amplifier struct {
 	scale      []float64 // max(‖x‖∞, 1): the matrix-free perturbation's scale
 	g          []float64 // the dense matrix, row-major
 	xq, yp, ym []float64
-	trials     int // trial steps taken (cost measurements)
+	trials     int   // trial steps taken (cost measurements)
+	iters      int64 // group iterations of those trial steps (cost measurements)
 }
 
 func newAmplifier(s *Sim) *amplifier {
@@ -81,7 +82,7 @@ func (a *amplifier) schemeStep(st *coupling.Strategy) (stepFn, error) {
 			return nil, err
 		}
 	}
-	return func(x []float64, dt float64, out []float64) (notConverged bool, err error) {
+	step := func(x []float64, dt float64, out []float64) (notConverged bool, err error) {
 		s := a.s
 		a.trials++
 		copy(s.state, x)
@@ -99,6 +100,7 @@ func (a *amplifier) schemeStep(st *coupling.Strategy) (stepFn, error) {
 				for _, v := range g.u {
 					m = max(m, math.Abs(v))
 				}
+				a.iters += int64(g.stats.LastIterations)
 				if g.stats.NonConverged > 0 && !(g.stats.LastResidual <= analysisResidual*m) {
 					notConverged = true
 				}
@@ -107,7 +109,8 @@ func (a *amplifier) schemeStep(st *coupling.Strategy) (stepFn, error) {
 		s.plan = nil
 		copy(out, s.state)
 		return notConverged, err
-	}, nil
+	}
+	return step, nil
 }
 
 // monoStep returns the trial step of a fixed-step monolithic method on

@@ -450,7 +450,9 @@
 // the run (StabilityAnalysis.Over): it is Unstable when the linearised
 // growth over the run's steps exceeds MaxRunGrowth; then the
 // alternatives and the largest stable steps (bisection) fill
-// Result.Stability, whose Warning cosim run prints. Sim.Stability
+// Result.Stability, and the Observer's start call sees the same value
+// (View.Stability), so that cosim run prints its Warning before the
+// first step without analysing again. Sim.Stability
 // computes the whole table, Sim.Amplification the dense matrix. The
 // analysis runs once per strategy (method) and step of a Sim, on the
 // calling goroutine before the workers start. During a co-simulation a

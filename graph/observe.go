@@ -74,6 +74,16 @@ type View struct {
 	// Err is, at ObserveEnd, the error that ends the run (nil when it
 	// completed).
 	Err error
+	// Stability is the run's own start-of-run stability analysis, the
+	// value Result.Stability will hold, known from the start call on
+	// (nil in adaptive runs, which are not analysed). An observer that
+	// warns before the first step reads it here instead of analysing the
+	// Sim again: StabilityAnalysis.Warning says what to change when it is
+	// Unstable. Read only.
+	Stability *StabilityAnalysis
+	// Warnings are the run's step warnings, the value Result.Warnings
+	// will hold (co-simulation), known from the start call on. Read only.
+	Warnings []StepWarning
 }
 
 // Fraction is the completed fraction of the run, in [0, 1]: by steps
@@ -154,6 +164,7 @@ func (o *observation) call(s *Sim, phase ObservePhase, res *Result) error {
 	v.Phase, v.Time, v.Step = phase, s.Time(), res.Steps
 	v.Wall = time.Since(o.start)
 	v.Stats = res.Stats
+	v.Stability, v.Warnings = res.Stability, res.Warnings
 	v.Stats.Time, v.Stats.Wall = v.Time, v.Wall
 	if err := o.obs.Observe(v); err != nil {
 		return &ObserverError{Phase: phase, Step: res.Steps, Time: v.Time, Err: err}

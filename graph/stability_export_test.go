@@ -38,18 +38,18 @@ func (s *Sim) MonolithicStabilityForced(m integrators.Method, dt float64, dense 
 
 // RadiusTrials computes the radius of st at dt as the start-of-run
 // check does (dense or matrix-free by size) and returns the trial steps
-// it took and whether it was estimated.
-func (s *Sim) RadiusTrials(st *coupling.Strategy, dt float64) (sc SchemeStability, trials int, err error) {
+// it took and the iterations of its iterated groups in them.
+func (s *Sim) RadiusTrials(st *coupling.Strategy, dt float64) (sc SchemeStability, trials int, iters int64, err error) {
 	cands, err := s.stabilityCandidates(st)
 	if err != nil {
-		return sc, 0, err
+		return sc, 0, 0, err
 	}
 	a := newAmplifier(s)
 	defer a.restore()
 	f, err := a.schemeStep(cands[0].st)
 	if err != nil {
-		return sc, 0, err
+		return sc, 0, 0, err
 	}
 	err = a.radius(f, dt, &sc)
-	return sc, a.trials, err
+	return sc, a.trials, a.iters, err
 }

@@ -613,14 +613,17 @@ func BenchmarkStartCheck(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				trials := 0
+				trials, iters := 0, int64(0)
 				for b.Loop() {
 					var r graph.SchemeStability
-					if r, trials, err = sim.RadiusTrials(sc.st, 1e-3); err != nil {
+					if r, trials, iters, err = sim.RadiusTrials(sc.st, 1e-3); err != nil {
 						b.Fatal(err, r)
 					}
 				}
 				b.ReportMetric(float64(trials), "trial-steps")
+				if sc.st != nil && sc.st.Scheme == coupling.Iterative {
+					b.ReportMetric(float64(iters), "iterations")
+				}
 			})
 		}
 		// One step of the Jacobi run, to compare the check with.
@@ -635,5 +638,49 @@ func BenchmarkStartCheck(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestObserverSeesStartAnalysis: the run's own start-of-run analysis is
+// in the View from the Observer's start call on — the very value
+// Result.Stability holds, not a second analysis — in co-simulation
+// (Gauss–Seidel on the chain, unstable at 1 ms: the closed-form check of
+// TestGaussSeidelChainStopsWithGrowthError) and in a fixed-step
+// monolithic run (RK4 on the stiff spring at 0.05 s, unstable:
+// TestMonolithicRK4StiffSpringWarns), so that a caller can warn before
+// the first step. The step warnings are there too, as Result.Warnings.
+func TestObserverSeesStartAnalysis(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		sim      *graph.Sim
+		set      graph.Settings
+		unstable bool
+	}{
+		// Over 100 steps the chain's radius 1 + 2.4e-5 is harmless (not
+		// Unstable), but the analysis is made and reported all the same.
+		{"gauss-seidel", chain4(t), graph.Settings{Mode: graph.CoSimulation{Coupling: &coupling.Strategy{Scheme: coupling.GaussSeidel}}, Dt: 1e-3, Steps: 100}, false},
+		{"rk4", stiffSpring(t), graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}}, Dt: 0.05, Steps: 40}, true},
+	} {
+		var start, end *graph.StabilityAnalysis
+		var warned []graph.StepWarning
+		tc.set.Observer = graph.ObserverFunc(func(v *graph.View) error {
+			switch v.Phase {
+			case graph.ObserveStart:
+				start, warned = v.Stability, v.Warnings
+			case graph.ObserveEnd:
+				end = v.Stability
+			}
+			return nil
+		})
+		res, err := tc.sim.Run(context.Background(), tc.set)
+		if res == nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if start == nil || start.Skipped != "" || start.Unstable() != tc.unstable || start != res.Stability || end != res.Stability {
+			t.Errorf("%s: start call saw %+v (%p), end %p, Result.Stability %p: want the one analysis, unstable %v", tc.name, start, start, end, res.Stability, tc.unstable)
+		}
+		if len(warned) != len(res.Warnings) {
+			t.Errorf("%s: start call saw %d step warnings, Result has %d", tc.name, len(warned), len(res.Warnings))
+		}
 	}
 }

@@ -288,33 +288,3 @@ func writeStabilityJSON(w io.Writer, path string, kind checkKind, r *graph.Stabi
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
 }
-
-// printStabilityWarning warns, before a run, when the scene's coupling
-// scheme (co-simulation, graph.Sim.CheckStability) or its fixed-step
-// method (monolithic, graph.Sim.MonolithicStability) is unstable at
-// run.dt over the run's steps. An adaptive run is not analysed: its
-// error control chooses stable steps.
-func printStabilityWarning(sc *scene.Scene, sim *graph.Sim, w io.Writer) {
-	var r *graph.StabilityAnalysis
-	var err error
-	steps := sceneSteps(sc)
-	if in := sc.Run.Integrator; sc.Run.Monolithic() && in != nil {
-		if in.Adaptive {
-			return
-		}
-		m, opts, cerr := in.Configure()
-		if cerr != nil {
-			return // Simulate reports it
-		}
-		r, err = sim.CheckMonolithicStability(m, opts, sc.Run.Dt, steps)
-	} else {
-		st, serr := sceneStrategy(sc)
-		if serr != nil {
-			return // Simulate reports it
-		}
-		r, err = sim.CheckStability(st, sc.Run.Dt, steps)
-	}
-	if err == nil && r.Unstable() {
-		fmt.Fprintf(w, "cosim: warning: %s\n", r.Warning())
-	}
-}

@@ -99,7 +99,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if (*out != "" || *fig != "") && len(sc.Record.Fields) == 0 {
 		// The scene's own errors come before the hint.
-		if _, err := sc.Compile(nodes.Registry(), nil); err != nil {
+		if _, err := sc.Compile(runRegistry(), nil); err != nil {
 			return fmt.Errorf("%s: %w", pos[0], err)
 		}
 		return fmt.Errorf("%s records nothing: add \"record\": {\"fields\": [\"node.field\", …]} to the scene, or --set 'record.fields=[\"node.field\"]'", pos[0])
@@ -135,8 +135,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		defer stream.abort()
 		opts.RecordTo, opts.StreamOnly = stream, true
 	}
-	ws := printStepWarnings(sc, stderr)
-	res, err := sc.Simulate(ctx, nodes.Registry(), opts)
+	res, err := sc.Simulate(ctx, runRegistry(), opts)
 	w.prog.stop()
 	if res != nil {
 		defer res.Sim.Close() // an imported FMU's instance, binary and files
@@ -160,7 +159,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		return errors.Join(werr, &interrupted{sig: s, where: where})
 	}
-	err = graph.WithStepHint(err, ws)
+	err = graph.WithStepHint(err, w.warnings)
 	var se *scene.Error
 	if errors.As(err, &se) {
 		err = fmt.Errorf("%s: %w", pos[0], err)
@@ -197,6 +196,9 @@ type runWatch struct {
 	ckNext  time.Duration
 	stderr  io.Writer
 	sig     *signals // nil: no signal handling
+	// warnings are the run's step warnings, printed with its stability
+	// warning at the start call (warnStart).
+	warnings []graph.StepWarning
 }
 
 // stopGrace is how long `cosim run` waits, after the first SIGINT or
@@ -216,6 +218,9 @@ func (w *runWatch) prepare(sim *graph.Sim) error {
 
 // Observe implements graph.Observer.
 func (w *runWatch) Observe(v *graph.View) error {
+	if v.Phase == graph.ObserveStart {
+		w.warnStart(v)
+	}
 	if err := w.prog.Observe(v); err != nil {
 		return err
 	}
@@ -227,6 +232,24 @@ func (w *runWatch) Observe(v *graph.View) error {
 		return w.checkpoint()
 	}
 	return nil
+}
+
+// warnStart warns, before the first step, about every node whose stated
+// stable step (graph.Sim.StepWarnings) run.dt exceeds and about a
+// coupling scheme (co-simulation) or fixed-step method (monolithic) that
+// is unstable at run.dt over the run's steps. Both come from the run's
+// own start analysis (graph.View.Stability, the Result's), so the check
+// is paid once; an adaptive run has none (its error control chooses
+// stable steps). The step warnings are kept for the hint of a failed
+// run.
+func (w *runWatch) warnStart(v *graph.View) {
+	w.warnings = v.Warnings
+	for _, sw := range v.Warnings {
+		fmt.Fprintf(w.stderr, "cosim: warning: %s\n", sw)
+	}
+	if r := v.Stability; r != nil && r.Unstable() {
+		fmt.Fprintf(w.stderr, "cosim: warning: %s\n", r.Warning())
+	}
 }
 
 // checkpoint writes the Sim's checkpoint, replacing the last one
@@ -246,7 +269,7 @@ func (w *runWatch) checkpoint() error {
 // records, before the run: the recorded fields' values at the start give
 // their lengths.
 func checkPlotted(path string, sc *scene.Scene, ys []string) error {
-	sim, err := sc.Compile(nodes.Registry(), nil)
+	sim, err := sc.Compile(runRegistry(), nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -267,32 +290,6 @@ func checkPlotted(path string, sc *scene.Scene, ys []string) error {
 	}
 	_, err = selectColumns(cols, ys)
 	return err
-}
-
-// printStepWarnings warns, before a co-simulation run, about every node
-// whose stated stable step (graph.Sim.StepWarnings) run.dt exceeds and
-// about a coupling scheme that is unstable at run.dt, and
-// returns the warnings for the hint of a failed run. A scene that does not
-// compile warns nothing: Simulate reports it.
-func printStepWarnings(sc *scene.Scene, w io.Writer) []graph.StepWarning {
-	if sc.Run.Monolithic() && (sc.Run.Integrator == nil || sc.Run.Integrator.Adaptive) {
-		return nil // an adaptive run's error control chooses stable steps
-	}
-	sim, err := sc.Compile(nodes.Registry(), nil)
-	if err != nil {
-		return nil
-	}
-	defer sim.Close()
-	if sc.Run.Monolithic() {
-		printStabilityWarning(sc, sim, w)
-		return nil
-	}
-	ws, _ := sim.StepWarnings(sc.Run.Dt)
-	for _, sw := range ws {
-		fmt.Fprintf(w, "cosim: warning: %s\n", sw)
-	}
-	printStabilityWarning(sc, sim, w)
-	return ws
 }
 
 // writeOutputs writes the history file and the plot a run asked for.
@@ -376,7 +373,7 @@ func loadScene(path string, sets []string) (*scene.Scene, error) {
 	if len(sets) == 0 {
 		// LoadFile reports every problem of the file at once (structure,
 		// parameters, wiring, recorded fields), not only the first stage's.
-		sc, err := scene.LoadFile(path, nodes.Registry())
+		sc, err := scene.LoadFile(path, runRegistry())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -389,7 +386,7 @@ func loadScene(path string, sets []string) (*scene.Scene, error) {
 	sc, err := scene.DecodeFile(path)
 	if err != nil {
 		// The file's own problems, every one of them, as without --set.
-		if _, lerr := scene.LoadFile(path, nodes.Registry()); lerr != nil {
+		if _, lerr := scene.LoadFile(path, runRegistry()); lerr != nil {
 			err = lerr
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -402,7 +399,7 @@ func loadScene(path string, sets []string) (*scene.Scene, error) {
 	}
 	// Then every problem of the scene with its overrides at once: bad
 	// parameters, connectors, recorded fields and wiring.
-	if _, err := sc.Compile(nodes.Registry(), nil); err != nil {
+	if _, err := sc.Compile(runRegistry(), nil); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return sc, nil
@@ -636,3 +633,8 @@ func isTerminal(w io.Writer) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// runRegistry is the node catalog `cosim run` loads and compiles scenes
+// with: nodes.Registry, replaced only by tests that count the work one
+// run does (TestRunAnalysesOnce).
+var runRegistry = nodes.Registry
