@@ -96,6 +96,11 @@ type Instance struct {
 	outputs []*graph.Field
 	buf     []float64 // an output's values, read from its field
 	set     graph.Settings
+	// inPlace is whether DoStep advances the built graph step by step
+	// (graph.Sim.Step) rather than by a Run per call: the scene runs in
+	// co-simulation with the default coupling, which Step takes bit for
+	// bit as Run does, without Run's per-call set-up and allocations.
+	inPlace bool
 	t       float64
 	start   float64 // the start time the master gave
 	stop    float64 // the stop time the master gave, else +Inf
@@ -305,8 +310,28 @@ func (in *Instance) build() error {
 			set.Mode = m
 		}
 	}
-	in.set = set
+	in.set, in.inPlace = set, steppable(set)
 	return nil
+}
+
+// steppable reports whether a Run with settings set takes the steps
+// graph.Sim.Step takes: co-simulation with the default coupling (explicit
+// Jacobi) and the loop settings of the graph's Build. Step is then the
+// same two-phase step as Run's, on the calling goroutine and without
+// allocating; results are bit for bit a Run's whatever the worker count.
+func steppable(set graph.Settings) bool {
+	if set.Loops != nil {
+		return false
+	}
+	switch m := set.Mode.(type) {
+	case nil:
+		return true
+	case graph.CoSimulation:
+		return m.Coupling == nil
+	case *graph.CoSimulation:
+		return m == nil || m.Coupling == nil
+	}
+	return false
 }
 
 // paramValue is a parameter's value as its node takes it.
@@ -416,7 +441,8 @@ func (in *Instance) check(fn string, t ValueType, vrs []uint32) (int, bool) {
 
 // Set sets the variables vrs, of type t, to words (fmi3SetFloat64,
 // fmi3SetInt64, fmi3SetBoolean): parameters and inputs. A refused Set
-// changes nothing.
+// changes nothing. Setting inputs allocates nothing: the values are
+// checked in one pass over words and copied in a second.
 func (in *Instance) Set(t ValueType, vrs []uint32, words []uint64) fmi.CallStatus {
 	if in.model == nil {
 		return in.fail(fmi.StatusFatal, "fmi3Set%s: the instance was not instantiated", t)
@@ -425,89 +451,100 @@ func (in *Instance) Set(t ValueType, vrs []uint32, words []uint64) fmi.CallStatu
 	if !ok {
 		return fmi.StatusError
 	}
-	fn := "fmi3Set" + t.String()
+	const fn = "fmi3Set"
 	if n != len(words) {
-		return in.fail(fmi.StatusError, "%s: %d values for variables holding %d", fn, len(words), n)
+		return in.fail(fmi.StatusError, "%s%s: %d values for variables holding %d", fn, t, len(words), n)
 	}
 	// Check everything first: a refused Set changes nothing.
-	vals := make([][]float64, len(vrs))
-	vs := make([]*Variable, len(vrs))
-	k := 0
-	for i, vr := range vrs {
+	k, tuned := 0, false
+	for _, vr := range vrs {
 		v := &in.model.Variables[vr]
-		vs[i] = v
-		x := make([]float64, v.Size)
-		for j := range x {
-			w := words[k]
-			k++
-			switch t {
-			case TypeFloat64:
-				x[j] = math.Float64frombits(w)
-			case TypeInt64:
-				x[j] = float64(int64(w))
-				if int64(x[j]) != int64(w) || math.Abs(x[j]) > 1<<53 {
-					return in.fail(fmi.StatusError, "%s: %s = %d: cosim holds integers up to 2^53", fn, v.Name, int64(w))
-				}
-			case TypeBoolean:
-				if w != 0 {
-					x[j] = 1
-				}
-			}
-		}
 		switch v.Kind {
 		case Time, Output:
-			return in.fail(fmi.StatusError, "%s: %s is the FMU's %s: only parameters and inputs can be set", fn, v.Name, v.Kind)
+			return in.fail(fmi.StatusError, "%s%s: %s is the FMU's %s: only parameters and inputs can be set", fn, t, v.Name, v.Kind)
 		case Parameter:
 			if in.st == stStep && !v.Tunable {
-				return in.fail(fmi.StatusError, "%s: parameter %s (%s) is fixed: set it before fmi3ExitInitializationMode (its node cannot change it while it runs)", fn, v.Name, v.Path)
+				return in.fail(fmi.StatusError, "%s%s: parameter %s (%s) is fixed: set it before fmi3ExitInitializationMode (its node cannot change it while it runs)", fn, t, v.Name, v.Path)
 			}
-			if in.st == stTerminated || in.st == stFailed {
-				return in.fail(fmi.StatusError, "%s in %s", fn, stateNames[in.st])
+			tuned = tuned || in.st == stStep
+		}
+		if in.st == stTerminated || in.st == stFailed {
+			return in.fail(fmi.StatusError, "%s%s in %s", fn, t, stateNames[in.st])
+		}
+		for j := range v.Size {
+			w := words[k]
+			k++
+			xj := decode(t, w)
+			if t == TypeInt64 && (int64(xj) != int64(w) || math.Abs(xj) > 1<<53) {
+				return in.fail(fmi.StatusError, "%s%s: %s = %d: cosim holds integers up to 2^53", fn, t, v.Name, int64(w))
 			}
-			for j, xj := range x {
-				if math.IsNaN(xj) || math.IsInf(xj, 0) {
-					return in.fail(fmi.StatusError, "%s: %s[%d] = %v is not finite", fn, v.Name, j, xj)
+			if math.IsNaN(xj) || math.IsInf(xj, 0) {
+				if v.Kind == Input {
+					return in.fail(fmi.StatusError, "%s%s: input %s[%d] = %v at t = %v is not finite", fn, t, v.Name, j, xj, in.t)
 				}
-				if !math.IsNaN(v.Min) && xj < v.Min {
-					return in.fail(fmi.StatusError, "%s: %s = %v is below its min %v", fn, v.Name, xj, v.Min)
-				}
-				if !math.IsNaN(v.Max) && xj > v.Max {
-					return in.fail(fmi.StatusError, "%s: %s = %v is above its max %v", fn, v.Name, xj, v.Max)
-				}
+				return in.fail(fmi.StatusError, "%s%s: %s[%d] = %v is not finite", fn, t, v.Name, j, xj)
 			}
-		case Input:
-			if in.st == stTerminated || in.st == stFailed {
-				return in.fail(fmi.StatusError, "%s in %s", fn, stateNames[in.st])
+			if v.Kind != Parameter {
+				continue
 			}
-			for j, xj := range x {
-				if math.IsNaN(xj) || math.IsInf(xj, 0) {
-					return in.fail(fmi.StatusError, "%s: input %s[%d] = %v at t = %v is not finite", fn, v.Name, j, xj, in.t)
-				}
+			if !math.IsNaN(v.Min) && xj < v.Min {
+				return in.fail(fmi.StatusError, "%s%s: %s = %v is below its min %v", fn, t, v.Name, xj, v.Min)
+			}
+			if !math.IsNaN(v.Max) && xj > v.Max {
+				return in.fail(fmi.StatusError, "%s%s: %s = %v is above its max %v", fn, t, v.Name, xj, v.Max)
 			}
 		}
-		vals[i] = x
 	}
 	// Tunable parameters of a built graph are set on their nodes, all
 	// at once per node, so that a refused value changes nothing.
-	if in.sim != nil && !in.dirty {
+	if tuned && in.sim != nil && !in.dirty {
+		vs := make([]*Variable, len(vrs))
+		vals := make([][]float64, len(vrs))
+		k := 0
+		for i, vr := range vrs {
+			vs[i] = &in.model.Variables[vr]
+			vals[i] = make([]float64, vs[i].Size)
+			for j := range vals[i] {
+				vals[i][j] = decode(t, words[k])
+				k++
+			}
+		}
 		if err := in.tune(vs, vals); err != nil {
-			return in.fail(fmi.StatusError, "%s: %v", fn, err)
+			return in.fail(fmi.StatusError, "%s%s: %v", fn, t, err)
 		}
 	}
-	for i, v := range vs {
-		copy(in.vals[v.VR], vals[i])
+	k = 0
+	for _, vr := range vrs {
+		v := &in.model.Variables[vr]
+		x := in.vals[vr]
+		for j := range x {
+			x[j] = decode(t, words[k])
+			k++
+		}
 		switch {
-		case v.Kind == Input && in.inputs != nil && in.inputs[v.VR] != nil:
-			copy(in.inputs[v.VR].value, vals[i])
-		case v.Kind == Parameter && (in.sim == nil || in.dirty || in.st != stStep):
+		case v.Kind == Input && in.inputs != nil && in.inputs[vr] != nil:
+			copy(in.inputs[vr].value, x)
+		case v.Kind == Parameter && in.st != stStep:
 			// Before initialization ends, a parameter rebuilds the
 			// graph when next needed.
-			if in.st != stStep {
-				in.dirty = true
-			}
+			in.dirty = true
 		}
 	}
 	return fmi.StatusOK
+}
+
+// decode is the float64 value of a word of type t.
+func decode(t ValueType, w uint64) float64 {
+	switch t {
+	case TypeInt64:
+		return float64(int64(w))
+	case TypeBoolean:
+		if w != 0 {
+			return 1
+		}
+		return 0
+	}
+	return math.Float64frombits(w)
 }
 
 // tune sets the tunable parameters among vs on their nodes in the
@@ -625,25 +662,51 @@ func (in *Instance) DoStep(t, h float64) (fmi.CallStatus, float64) {
 	if end > in.stop+stepTol*math.Max(1, math.Abs(in.stop)) {
 		return in.fail(fmi.StatusError, "%s at t = %v: a step of %v goes past the stop time %v", fn, t, h, in.stop), lastOK
 	}
-	set := in.set
-	if _, adaptive := set.Mode.(graph.MonolithicAdaptive); adaptive {
+	if _, adaptive := in.set.Mode.(graph.MonolithicAdaptive); adaptive {
+		set := in.set
 		set.End = end
-	} else {
-		// A step that is a whole number of the scene's steps takes them
-		// (the scene's own grid, bit for bit as its run); any other is
-		// split into the fewest equal steps no longer than the scene's.
-		k := h / in.model.Dt
-		n := math.Round(k)
-		if n < 1 || math.Abs(k-n) > stepTol*math.Max(1, k) {
-			n = math.Ceil(k)
-			set.Dt = h / n
-			in.logf(fmi.StatusOK, "%s at t = %v: a step of %v is %d steps of %v (the scene's step is %v)", fn, t, h, int(n), set.Dt, in.model.Dt)
-		}
-		if n > graph.MaxSteps {
-			return in.fail(fmi.StatusError, "%s at t = %v: a step of %v is %g steps of the scene's %v", fn, t, h, n, in.model.Dt), lastOK
-		}
-		set.Steps, set.End = int(n), 0
+		return in.run(fn, t, end, set, lastOK)
 	}
+	// A step that is a whole number of the scene's steps takes them
+	// (the scene's own grid, bit for bit as its run); any other is split
+	// into the fewest equal steps no longer than the scene's.
+	dt := in.model.Dt
+	k := h / dt
+	n := math.Round(k)
+	if n < 1 || math.Abs(k-n) > stepTol*math.Max(1, k) {
+		n = math.Ceil(k)
+		dt = h / n
+		if in.debug { // (the arguments would allocate)
+			in.logf(fmi.StatusOK, "%s at t = %v: a step of %v is %d steps of %v (the scene's step is %v)", fn, t, h, int(n), dt, in.model.Dt)
+		}
+	}
+	if n > graph.MaxSteps {
+		return in.fail(fmi.StatusError, "%s at t = %v: a step of %v is %g steps of the scene's %v", fn, t, h, n, in.model.Dt), lastOK
+	}
+	if !in.inPlace {
+		set := in.set
+		set.Dt, set.Steps, set.End = dt, int(n), 0
+		return in.run(fn, t, end, set, lastOK)
+	}
+	// The steady state of an FMU in a master: the graph built at
+	// initialization advanced in place, nothing allocated.
+	for range int(n) {
+		if err := in.sim.Step(dt); err != nil {
+			if ws, werr := in.sim.StepWarnings(dt); werr == nil {
+				err = graph.WithStepHint(err, ws)
+			}
+			in.st = stFailed
+			return in.fail(fmi.StatusError, "%s from t = %v to %v: %v", fn, t, end, err), lastOK
+		}
+	}
+	in.t = end
+	return fmi.StatusOK, end
+}
+
+// run is DoStep by a graph Run with settings set, from t to end, in the
+// modes graph.Sim.Step does not take (a coupling strategy, monolithic
+// integration).
+func (in *Instance) run(fn string, t, end float64, set graph.Settings, lastOK float64) (fmi.CallStatus, float64) {
 	if _, err := in.sim.Run(context.Background(), set); err != nil {
 		in.st = stFailed
 		return in.fail(fmi.StatusError, "%s from t = %v to %v: %v", fn, t, end, err), lastOK
