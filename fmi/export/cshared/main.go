@@ -29,19 +29,22 @@ func main() {}
 type instance struct {
 	mu sync.Mutex
 	in *export.Instance
+	// log is the master's logger (logTo of the C instance).
+	log export.LogFunc
 	// panicked is the panic that ended a call: the instance's state is
 	// then unknown, and only fmi3FreeInstance is accepted.
 	panicked any
 }
 
-// call locks the Go side of the C instance c for one call of the
-// function fn; it returns nil, and logs why, when the instance cannot
-// take calls any more. The caller defers x.done(c, fn, &status).
-func call(c *C.inst, fn string) *instance {
-	x := cgo.Handle(c.h).Value().(*instance)
+// call locks the Go side of the instance whose handle is h for one call
+// of the function fn; it returns nil, and logs why, when the instance
+// cannot take calls any more. The caller defers x.done(fn, &status).
+// It allocates nothing (a call that runs the scene's step must not).
+func call(h cgo.Handle, fn string) *instance {
+	x := h.Value().(*instance)
 	x.mu.Lock()
 	if x.panicked != nil {
-		logTo(c)(fmi.StatusFatal, export.LogError, fmt.Sprintf("%s: the instance failed (%v): only fmi3FreeInstance is accepted", fn, x.panicked))
+		x.log(fmi.StatusFatal, export.LogError, fmt.Sprintf("%s: the instance failed (%v): only fmi3FreeInstance is accepted", fn, x.panicked))
 		x.mu.Unlock()
 		return nil
 	}
@@ -51,10 +54,10 @@ func call(c *C.inst, fn string) *instance {
 // done ends a call: a panic in cosim (a bug: user mistakes are errors)
 // becomes the call's fmi3Fatal, logged, instead of the end of the
 // master's process; then it unlocks the instance.
-func (x *instance) done(c *C.inst, fn string, status *C.int) {
+func (x *instance) done(fn string, status *C.int) {
 	if r := recover(); r != nil {
 		x.panicked = r
-		logTo(c)(fmi.StatusFatal, export.LogError, fmt.Sprintf("%s: cosim panicked: %v\n%s", fn, r, debug.Stack()))
+		x.log(fmi.StatusFatal, export.LogError, fmt.Sprintf("%s: cosim panicked: %v\n%s", fn, r, debug.Stack()))
 		*status = C.int(fmi.StatusFatal)
 	}
 	x.mu.Unlock()
@@ -94,13 +97,14 @@ func cosimInstantiate(c *C.inst, name, token, resources *C.char, logging C.int) 
 			status = C.int(fmi.StatusFatal)
 		}
 	}()
-	in := export.NewInstance(resourceDir(C.GoString(resources)), nodes.Registry(), logTo(c))
+	log := logTo(c)
+	in := export.NewInstance(resourceDir(C.GoString(resources)), nodes.Registry(), log)
 	s := in.Instantiate(C.GoString(token), C.GoString(name), logging != 0)
 	if s > fmi.StatusWarning {
 		in.Free()
 		return C.int(s)
 	}
-	c.h = C.uintptr_t(cgo.NewHandle(&instance{in: in}))
+	c.h = C.uintptr_t(cgo.NewHandle(&instance{in: in, log: log}))
 	return C.int(s)
 }
 
@@ -117,51 +121,51 @@ func cosimFree(c *C.inst) {
 
 //export cosimSetDebugLogging
 func cosimSetDebugLogging(c *C.inst, on C.int) (status C.int) {
-	x := call(c, "fmi3SetDebugLogging")
+	x := call(cgo.Handle(c.h), "fmi3SetDebugLogging")
 	if x == nil {
 		return C.int(fmi.StatusFatal)
 	}
-	defer x.done(c, "fmi3SetDebugLogging", &status)
+	defer x.done("fmi3SetDebugLogging", &status)
 	return C.int(x.in.SetDebugLogging(on != 0))
 }
 
 //export cosimEnterInitializationMode
 func cosimEnterInitializationMode(c *C.inst, tolDefined C.int, tol, start C.double, stopDefined C.int, stop C.double) (status C.int) {
-	x := call(c, "fmi3EnterInitializationMode")
+	x := call(cgo.Handle(c.h), "fmi3EnterInitializationMode")
 	if x == nil {
 		return C.int(fmi.StatusFatal)
 	}
-	defer x.done(c, "fmi3EnterInitializationMode", &status)
+	defer x.done("fmi3EnterInitializationMode", &status)
 	return C.int(x.in.EnterInitializationMode(tolDefined != 0, float64(tol), float64(start), stopDefined != 0, float64(stop)))
 }
 
 //export cosimExitInitializationMode
 func cosimExitInitializationMode(c *C.inst) (status C.int) {
-	x := call(c, "fmi3ExitInitializationMode")
+	x := call(cgo.Handle(c.h), "fmi3ExitInitializationMode")
 	if x == nil {
 		return C.int(fmi.StatusFatal)
 	}
-	defer x.done(c, "fmi3ExitInitializationMode", &status)
+	defer x.done("fmi3ExitInitializationMode", &status)
 	return C.int(x.in.ExitInitializationMode())
 }
 
 //export cosimTerminate
 func cosimTerminate(c *C.inst) (status C.int) {
-	x := call(c, "fmi3Terminate")
+	x := call(cgo.Handle(c.h), "fmi3Terminate")
 	if x == nil {
 		return C.int(fmi.StatusFatal)
 	}
-	defer x.done(c, "fmi3Terminate", &status)
+	defer x.done("fmi3Terminate", &status)
 	return C.int(x.in.Terminate())
 }
 
 //export cosimReset
 func cosimReset(c *C.inst) (status C.int) {
-	x := call(c, "fmi3Reset")
+	x := call(cgo.Handle(c.h), "fmi3Reset")
 	if x == nil {
 		return C.int(fmi.StatusFatal)
 	}
-	defer x.done(c, "fmi3Reset", &status)
+	defer x.done("fmi3Reset", &status)
 	return C.int(x.in.Reset())
 }
 
@@ -180,46 +184,63 @@ func views(vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) ([]uint32, 
 }
 
 //export cosimGet
-func cosimGet(c *C.inst, typ C.int, vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) (status C.int) {
-	x := call(c, "fmi3Get")
-	if x == nil {
-		return C.int(fmi.StatusFatal)
-	}
-	defer x.done(c, "fmi3Get", &status)
+func cosimGet(c *C.inst, typ C.int, vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) C.int {
 	vrs, words := views(vr, nvr, w, nw)
-	return C.int(x.in.Get(export.ValueType(typ), vrs, words))
+	return get(cgo.Handle(c.h), export.ValueType(typ), vrs, words)
 }
 
 //export cosimSet
-func cosimSet(c *C.inst, typ C.int, vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) (status C.int) {
-	x := call(c, "fmi3Set")
-	if x == nil {
-		return C.int(fmi.StatusFatal)
-	}
-	defer x.done(c, "fmi3Set", &status)
+func cosimSet(c *C.inst, typ C.int, vr *C.uint32_t, nvr C.size_t, w *C.uint64_t, nw C.size_t) C.int {
 	vrs, words := views(vr, nvr, w, nw)
-	return C.int(x.in.Set(export.ValueType(typ), vrs, words))
+	return set(cgo.Handle(c.h), export.ValueType(typ), vrs, words)
 }
 
 //export cosimDoStep
-func cosimDoStep(c *C.inst, t, h C.double, last *C.double) (status C.int) {
-	x := call(c, "fmi3DoStep")
+func cosimDoStep(c *C.inst, t, h C.double, last *C.double) C.int {
+	s, l := doStep(cgo.Handle(c.h), float64(t), float64(h))
+	*last = C.double(l)
+	return s
+}
+
+// get, set and doStep are the Go side of fmi3Get*, fmi3Set* and
+// fmi3DoStep on the instance whose handle is h: the calls of a master's
+// communication step, which allocate nothing in steady state
+// (TestStepAllocatesNothing).
+func get(h cgo.Handle, t export.ValueType, vrs []uint32, words []uint64) (status C.int) {
+	x := call(h, "fmi3Get")
 	if x == nil {
 		return C.int(fmi.StatusFatal)
 	}
-	defer x.done(c, "fmi3DoStep", &status)
-	s, l := x.in.DoStep(float64(t), float64(h))
-	*last = C.double(l)
-	return C.int(s)
+	defer x.done("fmi3Get", &status)
+	return C.int(x.in.Get(t, vrs, words))
+}
+
+func set(h cgo.Handle, t export.ValueType, vrs []uint32, words []uint64) (status C.int) {
+	x := call(h, "fmi3Set")
+	if x == nil {
+		return C.int(fmi.StatusFatal)
+	}
+	defer x.done("fmi3Set", &status)
+	return C.int(x.in.Set(t, vrs, words))
+}
+
+func doStep(h cgo.Handle, t, step float64) (status C.int, last float64) {
+	x := call(h, "fmi3DoStep")
+	if x == nil {
+		return C.int(fmi.StatusFatal), t
+	}
+	defer x.done("fmi3DoStep", &status)
+	s, l := x.in.DoStep(t, step)
+	return C.int(s), l
 }
 
 //export cosimGetFMUState
 func cosimGetFMUState(c *C.inst, id C.uint32_t, out *C.uint32_t) (status C.int) {
-	x := call(c, "fmi3GetFMUState")
+	x := call(cgo.Handle(c.h), "fmi3GetFMUState")
 	if x == nil {
 		return C.int(fmi.StatusFatal)
 	}
-	defer x.done(c, "fmi3GetFMUState", &status)
+	defer x.done("fmi3GetFMUState", &status)
 	n, s := x.in.GetState(uint32(id))
 	*out = C.uint32_t(n)
 	return C.int(s)
@@ -227,21 +248,21 @@ func cosimGetFMUState(c *C.inst, id C.uint32_t, out *C.uint32_t) (status C.int) 
 
 //export cosimSetFMUState
 func cosimSetFMUState(c *C.inst, id C.uint32_t) (status C.int) {
-	x := call(c, "fmi3SetFMUState")
+	x := call(cgo.Handle(c.h), "fmi3SetFMUState")
 	if x == nil {
 		return C.int(fmi.StatusFatal)
 	}
-	defer x.done(c, "fmi3SetFMUState", &status)
+	defer x.done("fmi3SetFMUState", &status)
 	return C.int(x.in.SetState(uint32(id)))
 }
 
 //export cosimFreeFMUState
 func cosimFreeFMUState(c *C.inst, id C.uint32_t) (status C.int) {
-	x := call(c, "fmi3FreeFMUState")
+	x := call(cgo.Handle(c.h), "fmi3FreeFMUState")
 	if x == nil {
 		return C.int(fmi.StatusFatal)
 	}
-	defer x.done(c, "fmi3FreeFMUState", &status)
+	defer x.done("fmi3FreeFMUState", &status)
 	return C.int(x.in.FreeState(uint32(id)))
 }
 
@@ -250,11 +271,11 @@ func cosimFreeFMUState(c *C.inst, id C.uint32_t) (status C.int) {
 //
 //export cosimSerializeFMUState
 func cosimSerializeFMUState(c *C.inst, id C.uint32_t, out **C.uint8_t, size *C.size_t) (status C.int) {
-	x := call(c, "fmi3SerializeFMUState")
+	x := call(cgo.Handle(c.h), "fmi3SerializeFMUState")
 	if x == nil {
 		return C.int(fmi.StatusFatal)
 	}
-	defer x.done(c, "fmi3SerializeFMUState", &status)
+	defer x.done("fmi3SerializeFMUState", &status)
 	b, s := x.in.SerializeState(uint32(id))
 	if s > fmi.StatusWarning {
 		return C.int(s)
@@ -266,11 +287,11 @@ func cosimSerializeFMUState(c *C.inst, id C.uint32_t, out **C.uint8_t, size *C.s
 
 //export cosimDeserializeFMUState
 func cosimDeserializeFMUState(c *C.inst, data *C.uint8_t, n C.size_t, id *C.uint32_t) (status C.int) {
-	x := call(c, "fmi3DeserializeFMUState")
+	x := call(cgo.Handle(c.h), "fmi3DeserializeFMUState")
 	if x == nil {
 		return C.int(fmi.StatusFatal)
 	}
-	defer x.done(c, "fmi3DeserializeFMUState", &status)
+	defer x.done("fmi3DeserializeFMUState", &status)
 	var b []byte
 	if n > 0 {
 		b = C.GoBytes(unsafe.Pointer(data), C.int(n))
