@@ -1,14 +1,46 @@
 /*
- * The fmi3 functions of the interfaces and types an FMU exported by cosim
- * does not declare, shared by both of its binaries: an importer may
- * resolve them all, and calling one returns fmi3Error with a message to
- * the logger naming the function and why. The file including this one
- * defines
- *
- *     static fmi3Status unsupported(fmi3Instance, const char *fn, const char *why);
- *
- * first.
+ * What both binaries of an FMU exported by cosim refuse, and how they say
+ * so: the arguments of fmi3InstantiateCoSimulation the FMU does not
+ * support, and the fmi3 functions of the interfaces and types it does not
+ * declare (an importer may resolve them all, and calling one returns
+ * fmi3Error with a message to the logger naming the function and why).
+ * The file including this one defines its instance type inst, holding
+ * the master's instance environment env and logger log, first, and
+ * includes <stdarg.h> and <stdio.h>.
  */
+
+/* logf_ sends a message, formatted as printf formats, to the master's
+ * logger of instance in (none: dropped). */
+static void logf_(inst *in, fmi3Status s, const char *cat, const char *f, ...) {
+    if (!in || !in->log) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(msg, sizeof msg, f, ap);
+    va_end(ap);
+    in->log(in->env, s, cat, msg);
+}
+
+/* unsupported logs that the function fn is not supported, and why. */
+static fmi3Status unsupported(fmi3Instance i, const char *fn, const char *why) {
+    logf_(i, fmi3Error, "logStatusError", "%s: %s", fn, why);
+    return fmi3Error;
+}
+
+/* instantiation_refused reports whether fmi3InstantiateCoSimulation must
+ * refuse its arguments, telling the master's logger (log, with its
+ * environment env) why: the FMU has no event mode and no intermediate
+ * variables. It is checked before anything is allocated. */
+static bool instantiation_refused(fmi3Boolean eventModeUsed, size_t nRequiredIntermediateVariables,
+                                  fmi3InstanceEnvironment env, fmi3LogMessageCallback log) {
+    const char *why = NULL;
+    if (eventModeUsed)
+        why = "fmi3InstantiateCoSimulation: event mode is not supported (the FMU has no clocks and no events for the master to handle)";
+    else if (nRequiredIntermediateVariables > 0)
+        why = "fmi3InstantiateCoSimulation: intermediate variables are not supported (providesIntermediateUpdate is false)";
+    if (why && log) log(env, fmi3Error, "logStatusError", why);
+    return why != NULL;
+}
 
 FMI3_Export const char *fmi3GetVersion(void) { return "3.0"; }
 

@@ -23,15 +23,7 @@ void cosim_log(inst *in, int status, const char *category, const char *message) 
     if (in && in->log) in->log(in->env, (fmi3Status)status, category, message);
 }
 
-static void logf_(inst *in, fmi3Status s, const char *cat, const char *f, ...) {
-    if (!in || !in->log) return;
-    char msg[1024];
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(msg, sizeof msg, f, ap);
-    va_end(ap);
-    in->log(in->env, s, cat, msg);
-}
+#include "fmi3unsupported.h"
 
 FMI3_Export fmi3Instance fmi3InstantiateCoSimulation(
     fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
@@ -40,20 +32,12 @@ FMI3_Export fmi3Instance fmi3InstantiateCoSimulation(
     fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
     fmi3IntermediateUpdateCallback intermediateUpdate) {
     (void)visible, (void)earlyReturnAllowed, (void)requiredIntermediateVariables, (void)intermediateUpdate;
+    if (instantiation_refused(eventModeUsed, nRequiredIntermediateVariables, instanceEnvironment, logMessage))
+        return NULL;
     inst *in = calloc(1, sizeof *in);
     if (!in) return NULL;
     in->env = instanceEnvironment;
     in->log = logMessage;
-    if (eventModeUsed) {
-        logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: event mode is not supported (the FMU has no clocks and no events for the master to handle)");
-        free(in);
-        return NULL;
-    }
-    if (nRequiredIntermediateVariables > 0) {
-        logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: intermediate variables are not supported (providesIntermediateUpdate is false)");
-        free(in);
-        return NULL;
-    }
     if (!resourcePath) {
         logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: no resourcePath: the FMU's scene is in its resources folder");
         free(in);
@@ -197,10 +181,3 @@ static fmi3Status state_deserialize(inst *in, const uint8_t *bytes, size_t n, ui
 }
 
 #include "fmi3state.h"
-
-static fmi3Status unsupported(fmi3Instance i, const char *fn, const char *why) {
-    logf_(i, fmi3Error, "logStatusError", "%s: %s", fn, why);
-    return fmi3Error;
-}
-
-#include "fmi3unsupported.h"

@@ -13,9 +13,8 @@
  * Compiled by `cosim export --binary process` with the system's C
  * compiler (cc -shared -fPIC), beside the two headers it shares with the
  * c-shared binary (fmi/export/cshared: fmi3types.h, the API's types,
- * fmi3state.h, FMU states, and fmi3unsupported.h, the functions of what
- * the FMU does not support). The
- * tests compile it with -DCOSIM_FMI3_HEADERS against the standard's
+ * fmi3state.h, FMU states, and fmi3unsupported.h, its messages to the
+ * master's logger and what the FMU refuses). The tests compile it with -DCOSIM_FMI3_HEADERS against the standard's
  * fmi3Functions.h, which checks every definition against the standard's
  * declaration.
  */
@@ -62,15 +61,7 @@ typedef struct {
     size_t rd; /* read position in rep */
 } inst;
 
-static void logf_(inst *in, fmi3Status s, const char *cat, const char *f, ...) {
-    if (!in || !in->log) return;
-    char msg[1024];
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(msg, sizeof msg, f, ap);
-    va_end(ap);
-    in->log(in->env, s, cat, msg);
-}
+#include "fmi3unsupported.h"
 
 static bool grow(buf *b, size_t more) {
     if (b->n + more <= b->cap) return true;
@@ -260,22 +251,14 @@ FMI3_Export fmi3Instance fmi3InstantiateCoSimulation(
     fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
     fmi3IntermediateUpdateCallback intermediateUpdate) {
     (void)visible, (void)earlyReturnAllowed, (void)requiredIntermediateVariables, (void)intermediateUpdate;
+    if (instantiation_refused(eventModeUsed, nRequiredIntermediateVariables, instanceEnvironment, logMessage))
+        return NULL;
     inst *in = calloc(1, sizeof *in);
     if (!in) return NULL;
     in->name = strdup(instanceName ? instanceName : "");
     in->env = instanceEnvironment;
     in->log = logMessage;
     in->fd = -1;
-    if (eventModeUsed) {
-        logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: event mode is not supported (the FMU has no clocks and no events for the master to handle)");
-        free_instance(in);
-        return NULL;
-    }
-    if (nRequiredIntermediateVariables > 0) {
-        logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: intermediate variables are not supported (providesIntermediateUpdate is false)");
-        free_instance(in);
-        return NULL;
-    }
     char *dir = resource_dir(resourcePath);
     if (!dir) {
         logf_(in, fmi3Error, "logStatusError", "fmi3InstantiateCoSimulation: no resourcePath: the FMU's scene and its cosim program are in its resources folder");
@@ -535,13 +518,3 @@ static fmi3Status state_deserialize(inst *in, const uint8_t *bytes, size_t size,
 }
 
 #include "fmi3state.h"
-
-/* The functions of interfaces and types the FMU does not declare: an
- * importer may resolve them all, and calling one is an error the logger
- * names. */
-static fmi3Status unsupported(fmi3Instance i, const char *fn, const char *why) {
-    logf_(i, fmi3Error, "logStatusError", "%s: %s", fn, why);
-    return fmi3Error;
-}
-
-#include "fmi3unsupported.h"
