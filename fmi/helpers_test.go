@@ -26,6 +26,7 @@ func testFMU(t *testing.T, variant string) (dir, zip string) {
 		flags = append(flags, "-DOMIT_DOSTEP")
 	}
 	headers, _ := filepath.Glob(filepath.Join(hdr, "*.h"))
+	headers = append(headers, filepath.Join(td, "..", "fmustate.h"))
 	return fmitest.Package(t, "testfmu-"+variant, "testfmu", xml, flags, []string{src}, headers, nil)
 }
 

@@ -24,6 +24,7 @@ func stepEventSim(t *testing.T, params map[string]any) *graph.Sim {
 	td := filepath.Join(fmitest.ModuleRoot(t), "fmi", "testdata", "stepevent")
 	hdr := fmitest.HeadersDir(t)
 	headers, _ := filepath.Glob(filepath.Join(hdr, "*.h"))
+	headers = append(headers, filepath.Join(td, "..", "fmustate.h"))
 	dir, _ := fmitest.Package(t, "stepevent", "stepevent", filepath.Join(td, "stepevent.xml"),
 		[]string{"-DFMI_VERSION=3", "-I" + hdr}, []string{filepath.Join(td, "stepevent.c")}, headers, nil)
 	n, err := fmi.Load(dir, fmi.Options{Interface: fmi.InterfaceModelExchange, Params: params})

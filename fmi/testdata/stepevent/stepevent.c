@@ -163,24 +163,6 @@ fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 z[], size_t
 	return nz == 0 ? fmi3OK : fmi3Error;
 }
 
-/* The FMU state is a copy of the instance. */
-fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState *state) {
-	if (!*state) {
-		*state = malloc(sizeof(Instance));
-		if (!*state) return fmi3Error;
-	}
-	memcpy(*state, instance, sizeof(Instance));
-	return fmi3OK;
-}
-
-fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState state) {
-	memcpy(instance, state, sizeof(Instance));
-	return fmi3OK;
-}
-
-fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *state) {
-	(void)instance;
-	free(*state);
-	*state = NULL;
-	return fmi3OK;
-}
+/* stepevent.xml declares canGetAndSetFMUState only: the serialization
+ * functions the header defines too are not called. */
+#include "../fmustate.h"
