@@ -262,27 +262,33 @@ func fmiMarkdown(b *strings.Builder) {
 		w("**The in-process speed-up measured here is an artifact of the load**, not the scheduler's: above the worker count, the one-worker run lost more of its time to other work than the two-worker run; below 1, the two workers competed with the other runnable processes for the two cores and waited on each other at every step. Only a run on an idle machine measures it. ")
 	}
 	w("The nodes update concurrently and independently (graph.CoSimulation.Workers), with the same results bit for bit for any worker count (fmi's graph tests). In process, a worker's update is the cgo call and the FMU's arithmetic, so two workers can at best halve the step on two idle cores. Isolated, a worker's update waits on its host process's pipe while the host computes, so the cost per update is dominated by the two process switches of each request, and more workers than cores can still overlap the waits.\n\n")
-	fmiExportMarkdown(w, ns)
+	fmiExportMarkdown(w, ns, allocs)
 	w("%s\n", fmiEnd)
 }
 
 // fmiExportMarkdown writes the table of the exported FMU's cost per step,
 // each binary called from C and through cosim's importer.
-func fmiExportMarkdown(w func(string, ...any), ns func(name, unit string) string) {
-	w("**Exported FMUs** (`cosim export` of fmi/export/testdata/oscillator.json: a mass on a spring-damper, one scene step of 1 ms per fmi3DoStep; from `go test -bench . ./fmi/export/`, fmi/export/bench_test.go and cshared_test.go, 20 000 steps, the fastest of %d runs). Per step, with the outputs read:\n\n", max(*fmiCount, 1))
-	w("| binary | called by | what one step does | per step |\n|---|---|---|---|\n")
+func fmiExportMarkdown(w func(string, ...any), ns func(name, unit string) string, allocs func(name string) string) {
+	w("**Exported FMUs** (`cosim export` of fmi/export/testdata/oscillator.json: a mass on a spring-damper, one scene step of 1 ms per fmi3DoStep unless said; from `go test -bench . ./fmi/export/`, fmi/export/bench_test.go, instance_bench_test.go and cshared_test.go, 20 000 steps, the fastest of %d runs). Per step, with the outputs read:\n\n", max(*fmiCount, 1))
+	w("| binary | called by | what one step does | per step | allocations (Go side) |\n|---|---|---|---|---|\n")
 	for _, r := range []struct{ binary, by, what, name, unit string }{
 		{"—", "cosim", "the scene's own graph step, Sim.Step (BenchmarkSceneStep)", "BenchmarkSceneStep", "ns/op"},
-		{"either", "Go", "export.Instance's DoStep and Get, the work both binaries do, without their transport (BenchmarkInstanceDoStep)", "BenchmarkInstanceDoStep", "ns/op"},
+		{"either", "Go", "export.Instance's Set of the force input, DoStep and Get of the outputs: the work both binaries do, without their transport (BenchmarkInstanceDoStep/whole)", "BenchmarkInstanceDoStep/whole", "ns/op"},
+		{"either", "Go", "the same with a communication step of 1.5 ms, two sub-steps of 0.75 ms (BenchmarkInstanceDoStep/substeps)", "BenchmarkInstanceDoStep/substeps", "ns/op"},
 		{"c-shared", "C", "fmi3DoStep and two fmi3GetFloat64 from a C master (cgo calls into the Go library in the master's process)", "BenchmarkDoStepFromC/c-shared", "ns/step"},
 		{"process", "C", "the same; each call a round trip to the instance's cosim process over a socket", "BenchmarkDoStepFromC/process", "ns/step"},
 		{"c-shared", "cosim, isolated", "a graph holding the imported FMU in cosim's FMU host (a Go library cannot share cosim's process): Set, DoStep, Get, each a round trip to the host", "BenchmarkExportedStep/c-shared/isolate=true", "ns/op"},
 		{"process", "cosim, in process", "the same in cosim's process; each call a round trip to the cosim process", "BenchmarkExportedStep/process/isolate=false", "ns/op"},
 		{"process", "cosim, isolated", "the same in cosim's FMU host: two round trips per call", "BenchmarkExportedStep/process/isolate=true", "ns/op"},
 	} {
-		w("| %s | %s | %s | %s |\n", r.binary, r.by, r.what, ns(r.name, r.unit))
+		a := "—" // the C master's and the host's allocations are not Go's to count
+		if strings.HasPrefix(r.name, "BenchmarkInstanceDoStep/") || r.name == "BenchmarkSceneStep" {
+			a = allocs(r.name)
+		}
+		w("| %s | %s | %s | %s | %s |\n", r.binary, r.by, r.what, ns(r.name, r.unit), a)
 	}
-	w("\nThe c-shared binary runs the scene in the caller's process: from C its step costs the scene's work plus three cgo calls from a C thread into Go; the process binary adds two process wake-ups per call. A master that loads other Go-built FMUs, or cosim in its own process, needs the process binary (docs/fmi.md, \"How the binary works, and why\").\n\n")
+	w("\nAn instance builds the scene's graph once, at fmi3ExitInitializationMode, and each fmi3DoStep advances it in place (graph.Sim.Step per scene step, the same steps as `cosim run` bit for bit): in the scene's default co-simulation mode a step allocates nothing on the Go side (TestDoStepAllocatesNothing in fmi/export, TestStepAllocatesNothing in fmi/export/cshared), so the step costs the scene's step plus the calls. A scene with a coupling strategy or a monolithic integrator runs one graph Run per fmi3DoStep instead, with its set-up. ")
+	w("The c-shared binary runs the scene in the caller's process: from C its step costs the scene's work plus three cgo calls from a C thread into Go; the process binary adds two process wake-ups per call. A master that loads other Go-built FMUs, or cosim in its own process, needs the process binary (docs/fmi.md, \"How the binary works, and why\").\n\n")
 }
 
 // fmiMain handles -fmi; it reports whether main should stop.
