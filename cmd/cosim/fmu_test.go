@@ -7,11 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/internal/fmitest"
+	"github.com/cosimgo/cosim/nodes"
 )
 
 // TestRunFMUScene runs a scene holding an imported FMU from the command
@@ -152,6 +154,43 @@ func TestSensitivityFMUScene(t *testing.T) {
 	for _, w := range []string{"node bb", "FMU BouncingBall", "event indicator"} {
 		if !strings.Contains(stderr.String(), w) {
 			t.Errorf("BouncingBall: %q does not say %q", stderr.String(), w)
+		}
+	}
+}
+
+// TestNodesListsNoFMU: `cosim nodes` is unchanged by FMI import: it lists
+// exactly the node packages' types (nodes.Types), in text and JSON, and
+// not the dynamic type "fmu", whose nodes take their specs from their
+// FMU files (cosim describe FILE.fmu describes one).
+func TestNodesListsNoFMU(t *testing.T) {
+	var want []string
+	for _, ty := range nodes.Types() {
+		want = append(want, ty.Name)
+	}
+	slices.Sort(want)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"nodes", "--json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("cosim nodes --json: exit %d\n%s", code, stderr.String())
+	}
+	var list []struct{ Type string }
+	if err := json.Unmarshal(stdout.Bytes(), &list); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Type)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("cosim nodes --json lists %v, the node packages' types are %v", got, want)
+	}
+	stdout.Reset()
+	if code := run([]string{"nodes"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("cosim nodes: exit %d\n%s", code, stderr.String())
+	}
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "fmu" {
+			t.Errorf("cosim nodes lists the type fmu: %q", line)
 		}
 	}
 }
