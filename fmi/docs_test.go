@@ -128,3 +128,44 @@ func TestFMIErrorsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsCoverFMI: docs/fmi.md has the sections a user of FMI support
+// needs — what is supported, what is not and why, the unit mapping, a
+// worked example of import and one of export, how to run the Reference
+// FMU tests, the performance — and the README has its section, pointing
+// there, for import and for export.
+func TestDocsCoverFMI(t *testing.T) {
+	root := fmitest.ModuleRoot(t)
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "fmi.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"## A worked example", "## What is supported", "## Units", "## What is not supported, and why",
+		"## Errors", "## Running the Reference FMU tests", "## Performance", "## Exporting a scene as an FMU"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(h) + `$`).Match(doc) {
+			t.Errorf("docs/fmi.md has no section %q", h)
+		}
+	}
+	_, export, _ := strings.Cut(string(doc), "## Exporting a scene as an FMU")
+	for _, want := range []string{"$ cosim export ", "xmllint --schema", "TestDoStepAllocatesNothing"} {
+		if !strings.Contains(export, want) {
+			t.Errorf("docs/fmi.md's export section does not say %q", want)
+		}
+	}
+	// Scenes have no start time: the DefaultExperiment's is 0, and the
+	// docs say why.
+	if !regexp.MustCompile("`startTime` is always\\s+0: a scene starts at 0").MatchString(export) {
+		t.Error("docs/fmi.md's export section does not say that DefaultExperiment's startTime is 0, and why")
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), "\n## Importing FMUs")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	for _, want := range []string{`"type": "fmu"`, "cosim describe", "cosim export", "docs/fmi.md"} {
+		if !ok || !strings.Contains(sec, want) {
+			t.Errorf("README.md's FMI section does not mention %s", want)
+		}
+	}
+}

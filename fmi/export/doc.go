@@ -13,7 +13,10 @@
 // the scene's graph with the parameters the master set, wires an input
 // node (input.go) into the node inputs each FMU input drives, steps the
 // graph in the scene's mode on DoStep, and keeps FMU states as graph
-// checkpoints. Both binaries run it:
+// checkpoints. The graph is built once, at initialization, and DoStep
+// advances it in place (graph.Sim.Step per scene step) in the default
+// co-simulation mode; other modes run the graph once per DoStep. Both
+// binaries run it:
 //
 //   - c-shared ([BinaryCShared], the default): the Go library of package
 //     fmi/export/cshared, built at export with go build
@@ -50,6 +53,9 @@
 //     into the fewest equal sub-steps no longer than the scene's dt.
 //   - A start time t0 other than 0 starts the graph's clock at t0; the
 //     steps are counted from there.
+//   - In the default co-simulation mode a master's step (Set of inputs,
+//     DoStep, Get of outputs) allocates nothing: names and value
+//     references resolve to fields and slices when the graph is built.
 //   - A refused Set changes nothing; after a failed step only Reset and
 //     FreeInstance are accepted.
 //   - The process binary contains no Go: it loads beside any other FMU
