@@ -380,8 +380,8 @@ func TestIsolateLifecycle(t *testing.T) {
 
 // TestNeedsIsolation: a binary built with Go cannot be loaded into
 // cosim's process (fmi.ErrNeedsIsolation, naming the option to use); the
-// same FMU isolated runs (TestExportRoundTrip in package export imports
-// an exported cosim FMU this way).
+// same FMU isolated runs (TestImportedBackAgreesBitForBit in package
+// export imports an exported cosim FMU this way).
 func TestNeedsIsolation(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the test builds an ELF shared library")
