@@ -15,7 +15,8 @@
 // graph in the scene's mode on DoStep, and keeps FMU states as graph
 // checkpoints. The graph is built once, at initialization, and DoStep
 // advances it in place (graph.Sim.Step per scene step) in the default
-// co-simulation mode; other modes run the graph once per DoStep. Both
+// co-simulation mode; other modes, and graphs large enough for a run to
+// share a step among workers, run the graph once per DoStep. Both
 // binaries run it:
 //
 //   - c-shared ([BinaryCShared], the default): the Go library of package

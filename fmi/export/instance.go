@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/cosimgo/cosim/graph"
@@ -97,9 +98,10 @@ type Instance struct {
 	buf     []float64 // an output's values, read from its field
 	set     graph.Settings
 	// inPlace is whether DoStep advances the built graph step by step
-	// (graph.Sim.Step) rather than by a Run per call: the scene runs in
-	// co-simulation with the default coupling, which Step takes bit for
-	// bit as Run does, without Run's per-call set-up and allocations.
+	// (graph.Sim.Step) rather than by a Run per call (steppable): the
+	// scene runs in co-simulation with the default coupling, which Step
+	// takes bit for bit as Run does, without Run's per-call set-up and
+	// allocations.
 	inPlace bool
 	t       float64
 	start   float64 // the start time the master gave
@@ -310,28 +312,42 @@ func (in *Instance) build() error {
 			set.Mode = m
 		}
 	}
-	in.set, in.inPlace = set, steppable(set)
+	in.set, in.inPlace = set, steppable(set, len(sim.Names()))
 	return nil
 }
 
-// steppable reports whether a Run with settings set takes the steps
-// graph.Sim.Step takes: co-simulation with the default coupling (explicit
-// Jacobi) and the loop settings of the graph's Build. Step is then the
-// same two-phase step as Run's, on the calling goroutine and without
-// allocating; results are bit for bit a Run's whatever the worker count.
-func steppable(set graph.Settings) bool {
-	if set.Loops != nil {
+// steppable reports whether DoStep can advance a graph of n nodes with
+// graph.Sim.Step instead of a Run with settings set, losing nothing:
+// co-simulation with the default coupling (explicit Jacobi) and the loop
+// settings of the graph's Build, where Step is Run's two-phase step, bit
+// for bit whatever the worker count, on the calling goroutine and
+// without allocating; and a graph Run would step on one goroutine too
+// (one worker, or fewer nodes than the grain at which Run shares a phase
+// among its workers), so that a large graph keeps its concurrent steps.
+func steppable(set graph.Settings, n int) bool {
+	var m graph.CoSimulation
+	switch x := set.Mode.(type) {
+	case nil:
+	case graph.CoSimulation:
+		m = x
+	case *graph.CoSimulation:
+		if x != nil {
+			m = *x
+		}
+	default:
 		return false
 	}
-	switch m := set.Mode.(type) {
-	case nil:
-		return true
-	case graph.CoSimulation:
-		return m.Coupling == nil
-	case *graph.CoSimulation:
-		return m == nil || m.Coupling == nil
+	if m.Coupling != nil || set.Loops != nil {
+		return false
 	}
-	return false
+	workers, grain := m.Workers, m.Grain
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if grain <= 0 {
+		grain = graph.DefaultGrain
+	}
+	return workers == 1 || n < grain
 }
 
 // paramValue is a parameter's value as its node takes it.

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/fmi"
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -86,5 +89,35 @@ func TestDoStepPathsMatchTheRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSteppable: DoStep advances the graph in place exactly where a Run
+// would take the same steps on one goroutine: the default co-simulation
+// (explicit Jacobi, the Build's loop settings) with one worker, or with
+// fewer nodes than the grain at which Run shares a phase among workers;
+// a large graph with several workers, a coupling strategy, loop settings
+// or a monolithic mode runs the graph per DoStep.
+func TestSteppable(t *testing.T) {
+	jacobi := graph.Settings{Dt: 1}
+	for _, c := range []struct {
+		name  string
+		set   graph.Settings
+		nodes int
+		want  bool
+	}{
+		{"default, small", jacobi, 10, true},
+		{"default, large, one worker", graph.Settings{Mode: graph.CoSimulation{Workers: 1}}, 10 * graph.DefaultGrain, true},
+		{"default, large, two workers", graph.Settings{Mode: graph.CoSimulation{Workers: 2}}, graph.DefaultGrain, false},
+		{"pointer, small, grain 4", graph.Settings{Mode: &graph.CoSimulation{Workers: 2, Grain: 4}}, 3, true},
+		{"pointer, grain 4", graph.Settings{Mode: &graph.CoSimulation{Workers: 2, Grain: 4}}, 4, false},
+		{"gauss-seidel", graph.Settings{Mode: graph.CoSimulation{Workers: 1, Coupling: &coupling.Strategy{Scheme: coupling.GaussSeidel}}}, 10, false},
+		{"loop settings", graph.Settings{Loops: &graph.LoopSettings{}}, 10, false},
+		{"monolithic", graph.Settings{Mode: graph.Monolithic{Method: integrators.RK4{}}}, 10, false},
+		{"adaptive", graph.Settings{Mode: graph.MonolithicAdaptive{}}, 10, false},
+	} {
+		if got := steppable(c.set, c.nodes); got != c.want {
+			t.Errorf("%s: steppable = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
