@@ -131,10 +131,11 @@
 // itself, and coupled Runs use the full buffer's views.
 //
 // Finiteness is checked once per block, right after the kernel writes
-// it: the new state (or dx/dt) of the block, every input a family reads
-// from outputs (a summed input is checked as a sum, which is non-finite
-// whenever a term is; a pair, by its contract, makes the state it feeds
-// non-finite), and the outputs that loose nodes read. Any
+// it: the new state (or dx/dt) of the block (by the kernel itself when it
+// is a node.BatchDstChecker, which fails the call instead), every input
+// a family reads from outputs (a summed input is checked as a sum, which
+// is non-finite whenever a term is; a pair, by its contract, makes the
+// state it feeds non-finite), and the outputs that loose nodes read. Any
 // failure — a non-finite value, a kernel's error, a panic, a loose node's
 // error — makes the step (or evaluation) replay on the per-node path from
 // the retained state (the batched step writes only the next-state buffer

@@ -55,3 +55,43 @@ func RecordBytes(rows, width int) float64 { return recordBytes(rows, width) }
 
 // PrefixFactor exposes prefixFactor to the tests.
 func PrefixFactor(from, to string) (float64, bool) { return prefixFactor(from, to) }
+
+// StepLayers returns one fused step of s taken apart, for
+// BenchmarkStepLayers: kernels runs the step's compiled kernel calls
+// alone, with the arguments the last step left in place; calls runs them
+// through engine.run (the state views patched, the inputs and what the
+// kernels wrote checked); step runs engine.step (the dispatch added).
+// None swaps the state buffers, so each repeats the same step. s must
+// have run a step on one goroutine, which compiles the calls; all three
+// are nil when its step is not fused.
+func StepLayers(s *Sim, dt float64) (kernels, calls, step func() bool) {
+	e := s.engine
+	p := e.fuseStep
+	if p == nil || p.split1 == nil {
+		return nil, nil, nil
+	}
+	cs := p.split1[0].first
+	j := job{kind: jobFused, fuse: p, split: p.split1, t: s.Time(), dt: dt}
+	kernels = func() bool {
+		for i := range cs {
+			c := cs[i].args
+			if c == nil {
+				continue
+			}
+			if c.f.kernel(c.ph, &c.args) != nil {
+				return false
+			}
+		}
+		return true
+	}
+	calls = func() bool {
+		for i := range cs {
+			if cs[i].args != nil && !e.run(cs[i].args, &j) {
+				return false
+			}
+		}
+		return true
+	}
+	step = func() bool { return e.step(j.t, dt, false) }
+	return kernels, calls, step
+}

@@ -84,6 +84,9 @@ type family struct {
 	// pairs: some input is a pair (famInput.pair), so kernel calls carry
 	// BatchArgs.In2.
 	pairs bool
+	// checksDst: the kernel fails a call whose Dst values are not all
+	// finite (node.BatchDstChecker), so the engine does not check them.
+	checksDst bool
 }
 
 // sumBlock is the number of rows whose summed inputs the engine
@@ -229,6 +232,9 @@ func (f *family) setKernels(b node.Batch) bool {
 	f.der, _ = b.(node.BatchDeriver)
 	if f.yn > 0 && f.out == nil || f.xn > 0 && f.upd == nil {
 		return false
+	}
+	if dc, ok := b.(node.BatchDstChecker); ok {
+		f.checksDst = dc.ChecksDst()
 	}
 	if pa, ok := b.(node.BatchPairAdder); ok {
 		takes := pa.PairInputs()

@@ -9,7 +9,9 @@ import (
 // One kernel call of the batched engine: block gathers a block of a
 // family's rows' inputs as kernel views (summing additive inputs into the
 // worker's scratch), calls the kernel (family.kernel) and checks what it
-// wrote. The checks are one multiply-add per value (checkRows). A fused
+// wrote. The checks are one multiply-add per value (checkRows), skipped
+// for the destination of a kernel that checks it itself
+// (node.BatchDstChecker). A fused
 // plan's calls do the same from arguments compiled once (callArgs, run).
 
 // block runs the kernel of f for phase ph on rows [lo, hi) (at most
@@ -67,10 +69,10 @@ func (e *engine) block(wk *worker, f *family, ph phase, j *job, lo, hi int) bool
 		return f.kernel(ph, a) == nil && checkRuns(e.buf.outputs, f.y0, f.ys, f.needed, lo, hi)
 	case phaseUpdate:
 		a.Dst, a.Need = node.Strided{Buf: e.buf.nextState, Off: f.x0, Stride: f.xs}, nil
-		return f.kernel(ph, a) == nil && checkRows(e.buf.nextState, f.x0, f.xs, f.xn, lo, hi)
+		return f.kernel(ph, a) == nil && (f.checksDst || checkRows(e.buf.nextState, f.x0, f.xs, f.xn, lo, hi))
 	case phaseDerivs:
 		a.Dst, a.Need = node.Strided{Buf: j.dst, Off: f.x0, Stride: f.xs}, nil
-		return f.kernel(ph, a) == nil && checkRows(j.dst, f.x0, f.xs, f.xn, lo, hi)
+		return f.kernel(ph, a) == nil && (f.checksDst || checkRows(j.dst, f.x0, f.xs, f.xn, lo, hi))
 	}
 	return false
 }
@@ -230,10 +232,10 @@ func (e *engine) run(c *callArgs, j *job) bool {
 		return f.out.Outputs(a) == nil && checkRuns(e.buf.outputs, f.y0, f.ys, f.needed, a.Lo, a.Hi)
 	case phaseUpdate:
 		a.Dst.Buf = e.buf.nextState
-		return f.upd.Update(a) == nil && checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi)
+		return f.upd.Update(a) == nil && (f.checksDst || checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi))
 	case phaseDerivs:
 		a.Dst.Buf = j.dst
-		return f.der.Derivatives(a) == nil && checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi)
+		return f.der.Derivatives(a) == nil && (f.checksDst || checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi))
 	}
 	return false
 }

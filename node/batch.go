@@ -109,7 +109,8 @@ type Batcher interface {
 // computes is found by type assertion, as a node's optional capabilities
 // are — [BatchUpdater] for stateful members, [BatchOutputter] for
 // members with outputs, [BatchDeriver] for members that are [Deriver]s,
-// and the optional [BatchStepBounder] and [BatchPairAdder]. A graph steps a
+// and the optional [BatchStepBounder], [BatchPairAdder] and
+// [BatchDstChecker]. A graph steps a
 // family through the kernel only when the kernel covers what the
 // members need (an update for state, outputs for outputs); otherwise it
 // steps the members one by one.
@@ -144,6 +145,23 @@ type BatchUpdater interface {
 // read.
 type BatchPairAdder interface {
 	PairInputs() []bool
+}
+
+// BatchDstChecker is the capability of a Batch whose Update and
+// Derivatives check what they write: a call returns an error when any
+// value it writes to Dst is NaN or ±Inf. The graph then skips its own
+// pass over Dst after the call — on a small graph a measurable share of
+// an evaluation, since the kernel tests values still in registers while
+// the graph would read them back. ChecksDst is called once, when the
+// family is built; false keeps the graph's check.
+//
+// The test is the graph's: v·0 summed over the values is 0 exactly when
+// every v is finite (multiply each value by zero before adding, so that
+// finite values whose sum overflows do not fail the call). As for any
+// kernel error, the graph replays the step node by node to name the
+// failing node and component.
+type BatchDstChecker interface {
+	ChecksDst() bool
 }
 
 // BatchOutputter is the capability of a Batch whose nodes have outputs.

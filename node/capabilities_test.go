@@ -19,6 +19,7 @@ var notCapabilities = map[string]string{
 	"BatchDeriver":     "a capability of a Batch, not of a node",
 	"BatchStepBounder": "a capability of a Batch, not of a node",
 	"BatchPairAdder":   "a capability of a Batch, not of a node",
+	"BatchDstChecker":  "a capability of a Batch, not of a node",
 	"Connector":        "implemented by a connector type with its parameters bound (springdamper.Params), not by a node",
 	"ConnectorHost":    "implemented by a graph",
 }

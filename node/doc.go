@@ -98,7 +98,7 @@
 // graphs in turn keeps none of the old batches). verification.CheckBatch
 // holds a kernel to this contract, lifetime included.
 //
-// Two further kernel capabilities are kept because they are general
+// Further kernel capabilities are kept because they are general
 // contracts, not knowledge of one node type the engine could hold
 // instead: [BatchPairAdder] (the kernel of any body receives an additive
 // input with two edges — a body between two connectors — as its two
@@ -106,9 +106,17 @@
 // engine cannot fuse that sum into a kernel it does not know) and
 // [BatchStepBounder] (the kernel of any [StepBounder] type answers its
 // family's smallest stable step in one call, which every run's start
-// checks). Each has a runnable example (ExampleBatchPairAdder,
-// ExampleBatchStepBounder) built on a node written in a few lines; masspoint
-// and springdamper implement them today.
+// checks). A third saves the graph a pass it would otherwise make after
+// every call: [BatchDstChecker] (a kernel that tests the values it writes
+// to Dst while they are in registers, and fails the call when one is NaN
+// or ±Inf, spares the graph reading the new state back to check it; the
+// failed call is replayed node by node, so the error still names the
+// node, the component and the time). Each has a runnable example
+// (ExampleBatchPairAdder, ExampleBatchStepBounder, ExampleBatchDstChecker)
+// built on a node written in a few lines: to add one to a kernel,
+// implement the method and let verification.CheckBatch confirm the
+// contract. masspoint implements the pair adder and the Dst check,
+// springdamper the step bounder.
 //
 // Parameters come from typed Go values (each node package has a Params
 // struct) or from a name→value map ([Resolve]), for scene files and

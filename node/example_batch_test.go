@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -20,7 +21,8 @@ import (
 // It has a batch kernel (node.Batcher) whose rows read the parameters
 // from node.Rows, so they see every Set on a bead's node.Published
 // parameters; the kernel adds the two terms of a force fed by two edges
-// itself (node.BatchPairAdder) and bounds the stable step of its rows
+// itself (node.BatchPairAdder), checks the states it writes
+// (node.BatchDstChecker) and bounds the stable step of its rows
 // (node.BatchStepBounder).
 type bead struct {
 	p node.Published[beadLaw]
@@ -78,7 +80,7 @@ type beadBatch struct {
 
 // The examples count the kernel calls that took the force as a pair and
 // the StableDt calls, to show that the graph used the capabilities.
-var pairCalls, boundCalls atomic.Int64
+var pairCalls, boundCalls, dstFails atomic.Int64
 
 // Update steps rows [Lo, Hi). The force of row i is In[0] row i, plus
 // In2[0] row i when the graph passes it as a pair: the first term plus
@@ -88,6 +90,7 @@ func (b *beadBatch) Update(a *node.BatchArgs) error {
 	if pair {
 		pairCalls.Add(1)
 	}
+	var acc float64 // node.BatchDstChecker: Σ v·0 over what is written
 	for i := a.Lo; i < a.Hi; i++ {
 		f := a.In[0].Row(i, 1)[0]
 		if pair {
@@ -95,9 +98,18 @@ func (b *beadBatch) Update(a *node.BatchArgs) error {
 		}
 		x, d := a.X.Row(i, 2), a.Dst.Row(i, 2)
 		d[0], d[1] = b.laws.At(i).step(a.Dt, x[0], x[1], f)
+		acc += d[0]*0 + d[1]*0
+	}
+	if acc != 0 {
+		dstFails.Add(1)
+		return fmt.Errorf("bead: a new state is not finite: %w", node.ErrNonFinite)
 	}
 	return nil
 }
+
+// ChecksDst: Update fails when a value it writes is not finite, so the
+// graph need not read the new states back to check them.
+func (b *beadBatch) ChecksDst() bool { return true }
 
 // PairInputs: the kernel adds both terms of the force itself.
 func (b *beadBatch) PairInputs() []bool { return []bool{true} }
@@ -196,4 +208,33 @@ func ExampleBatchStepBounder() {
 	// dt = 0.3: 1 kernel call, 2 warnings
 	//   b0: stable below 0.200 s
 	//   b1: stable below 0.283 s
+}
+
+// A kernel that implements node.BatchDstChecker tests the values it
+// writes to Dst itself, while they are in registers, and fails the call
+// when one is not finite; the graph then skips its own pass over the new
+// state. A failed call is replayed node by node, so the error still names
+// the node, the component and the time.
+func ExampleBatchDstChecker() {
+	s, err := beadGraph(3, 0).Build()
+	if err != nil {
+		panic(err)
+	}
+	// b1 starts so far out that its spring force overflows: k·x = 100 ·
+	// 1e307 is +Inf, so its new velocity is −Inf and so is its new
+	// position, the first component the replay finds.
+	x := s.State(nil)
+	x[2] = 1e307
+	if err := s.SetState(x, 0); err != nil {
+		panic(err)
+	}
+	dstFails.Store(0)
+	_, err = s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 10})
+	fmt.Println("kernel calls that failed:", dstFails.Load())
+	fmt.Println(errors.Is(err, node.ErrNonFinite))
+	fmt.Println(err)
+	// Output:
+	// kernel calls that failed: 1
+	// true
+	// node b1.x: step 0 at t=0: value is not finite
 }

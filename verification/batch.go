@@ -55,6 +55,11 @@ type BatchOptions struct {
 //     succeeds that a row with a non-finite term writes a non-finite
 //     value to Dst (Update, Derivatives): the graph checks Dst, not the
 //     terms;
+//   - when the batch is a node.BatchDstChecker whose ChecksDst is true,
+//     requires an Update or Derivatives call to fail when a member writes
+//     a non-finite value on a row of the call, and allows that error
+//     where the members return none (the graph does not check Dst after
+//     such a kernel);
 //   - draws Need: nil, or a random mask over the output fields;
 //   - runs each member's own method on its row (inputs packed by
 //     InputLayout), and the kernel over all rows in several chunkings:
@@ -142,12 +147,15 @@ type batchCheck struct {
 	nx, ny  int
 	nIn     []int  // components per input
 	pairs   []bool // per input: the batch adds it as a pair (node.BatchPairAdder)
-	nFields []int  // components per output field
-	fOff    []int  // offset of each output field in a row
-	opt     BatchOptions
-	rng     *rand.Rand
-	badDt   int // bad steps drawn so far
-	errs    []error
+	// checksDst: the batch fails calls that write a non-finite value to
+	// Dst (node.BatchDstChecker).
+	checksDst bool
+	nFields   []int // components per output field
+	fOff      []int // offset of each output field in a row
+	opt       BatchOptions
+	rng       *rand.Rand
+	badDt     int // bad steps drawn so far
+	errs      []error
 }
 
 // sentinel marks values a kernel must not write: a NaN with a payload
@@ -218,6 +226,9 @@ func newBatchCheck(members []node.Node, opt BatchOptions) (*batchCheck, error) {
 	if pa, ok := c.batch.(node.BatchPairAdder); ok {
 		c.pairs = make([]bool, len(c.nIn))
 		copy(c.pairs, pa.PairInputs())
+	}
+	if dc, ok := c.batch.(node.BatchDstChecker); ok {
+		c.checksDst = dc.ChecksDst()
 	}
 	if c.nx > 0 && c.upd == nil {
 		c.violation("the members have state but the batch %T is not a node.BatchUpdater", c.batch)
@@ -699,6 +710,8 @@ func (c *batchCheck) compare(m batchMethod, d *draw, what string, buf []float64,
 		}
 	}
 	switch {
+	case err != nil && first < 0 && c.checksDst && m != mOutputs && c.refNonFinite(m, d, lo, hi):
+		return // a node.BatchDstChecker fails a call whose rows write a non-finite value
 	case err != nil && first < 0:
 		c.violation("%s: %s rows [%d, %d) returned an error where no member's %s does: %v", what, m, lo, hi, m, err)
 		return
@@ -748,9 +761,27 @@ func (c *batchCheck) compare(m batchMethod, d *draw, what string, buf []float64,
 			}
 		}
 	}
+	if m != mOutputs && c.checksDst && c.refNonFinite(m, d, lo, hi) {
+		c.violation("%s: %s rows [%d, %d) wrote a non-finite value to Dst and returned no error, but the batch checks Dst (node.BatchDstChecker)", what, m, lo, hi)
+		return
+	}
 	if m != mOutputs {
 		c.pairsReach(m, d, what, buf, lo, hi)
 	}
+}
+
+// refNonFinite reports whether a member writes a non-finite value to Dst
+// on some row in [lo, hi) (Update, Derivatives).
+func (c *batchCheck) refNonFinite(m batchMethod, d *draw, lo, hi int) bool {
+	_, _, width := c.dstLayout(m, d)
+	for i := lo; i < hi; i++ {
+		for _, v := range d.ref[i][:width] {
+			if isNonFinite(v) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // perturb overrides the members' parameters for the SetParams check and

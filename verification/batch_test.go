@@ -615,7 +615,17 @@ func (w *wrongMassBatch) Update(a *node.BatchArgs) error {
 	return nil
 }
 
-func (w *wrongMassBatch) Derivatives(a *node.BatchArgs) error { return w.d.Derivatives(a) }
+func (w *wrongMassBatch) Derivatives(a *node.BatchArgs) error {
+	err := w.d.Derivatives(a)
+	if w.bug == "unchecked dst" {
+		return nil // claims to check Dst (ChecksDst) but lets a non-finite dx/dt through
+	}
+	return err
+}
+
+// ChecksDst: the wrapped kernel checks what it writes
+// (node.BatchDstChecker).
+func (w *wrongMassBatch) ChecksDst() bool { return true }
 
 // wrongConst is a constant whose Outputs kernel gets Need wrong.
 type wrongConst struct {
@@ -713,6 +723,7 @@ func TestCheckBatchCatchesWrongKernels(t *testing.T) {
 		{"ball swallows its errors", family(func(rng *rand.Rand) node.Node { return &swallowingBall{newBall(t, rng)} }), "returned no error where member"},
 		{"misses SetParams", masses("no write-through"), "after SetParams"},
 		{"keeps its batches alive", masses("holds its batches"), "still reachable after garbage collection"},
+		{"claims to check Dst", masses("unchecked dst"), "wrote a non-finite value to Dst and returned no error"},
 		{"has state but no Update", masses("no update"), "not a node.BatchUpdater"},
 		{"skips needed outputs", consts("nil need is none"), "value[0] (needed): not written"},
 		{"writes garbage into unneeded outputs", consts("garbage when not needed"), "not needed, so it may be left unwritten but not written wrong"},

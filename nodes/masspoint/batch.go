@@ -33,16 +33,33 @@ type batch struct {
 }
 
 var (
-	_ node.BatchUpdater   = (*batch)(nil)
-	_ node.BatchDeriver   = (*batch)(nil)
-	_ node.BatchPairAdder = (*batch)(nil)
+	_ node.BatchUpdater    = (*batch)(nil)
+	_ node.BatchDeriver    = (*batch)(nil)
+	_ node.BatchPairAdder  = (*batch)(nil)
+	_ node.BatchDstChecker = (*batch)(nil)
 )
+
+// ChecksDst: Update and Derivatives test every value they write (zeroed,
+// below) and fail the call when one is not finite, so the graph does not
+// read the new state back to check it.
+func (b *batch) ChecksDst() bool { return true }
+
+// zeroed is 0 when every value of s is finite and NaN otherwise: each
+// value times zero, added (node.BatchDstChecker). A kernel adds it up
+// over its rows and fails when the total is not 0.
+func zeroed(s *state) float64 {
+	return (s.pos.x*0 + s.pos.y*0 + s.pos.z*0) + (s.vel.x*0 + s.vel.y*0 + s.vel.z*0)
+}
+
+// errDst is the error of a kernel call that wrote a non-finite value; the
+// graph replays the step node by node to name the row and component.
+var errDst = fmt.Errorf("%s: a new state or derivative is not finite: %w", TypeName, node.ErrNonFinite)
 
 // PairInputs: the force of a mass between two connectors arrives as the
 // two loads, added here per row (updatePair, Derivatives) in the order
 // the per-node gather adds them. A non-finite load makes the new velocity
-// (Update) or the acceleration (Derivatives) non-finite, which the graph
-// checks: F/m + g with a finite positive mass and finite gravity is
+// (Update) or the acceleration (Derivatives) non-finite, which the
+// kernel checks (ChecksDst): F/m + g with a finite positive mass and finite gravity is
 // non-finite exactly when F is.
 func (b *batch) PairInputs() []bool { return pairForce }
 
@@ -63,17 +80,22 @@ func (b *batch) Update(a *node.BatchArgs) error {
 	mp, msz := b.laws.Walk(a.Lo, a.Hi)
 	x, f, d := a.X, a.In[0], a.Dst
 	if a.In2 != nil && a.In2[0].Buf != nil {
-		b.updatePair(a)
-		return nil
+		return b.updatePair(a)
 	}
 	xp := unsafe.Pointer(&x.Span(a.Lo, a.Hi, stateSize)[0])
 	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
 	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 	xs, fs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(d.Stride)*8
+	var acc float64
 	for k := range a.Hi - a.Lo {
 		u := uintptr(k)
 		f := (*vec)(unsafe.Add(fp, u*fs))
-		advance(dt, (*state)(unsafe.Add(xp, u*xs)), (*law)(unsafe.Add(mp, u*msz)).accel(*f), (*state)(unsafe.Add(dp, u*ds)))
+		dst := (*state)(unsafe.Add(dp, u*ds))
+		advance(dt, (*state)(unsafe.Add(xp, u*xs)), (*law)(unsafe.Add(mp, u*msz)).accel(*f), dst)
+		acc += zeroed(dst)
+	}
+	if acc != 0 {
+		return errDst
 	}
 	return nil
 }
@@ -91,12 +113,18 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 		gp := unsafe.Pointer(&g.Span(a.Lo, a.Hi, 3)[0])
 		dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 		xs, fs, gs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(g.Stride)*8, uintptr(d.Stride)*8
+		var acc float64
 		for k := range a.Hi - a.Lo {
 			// The summed force p + q, added as the per-node gather adds
 			// it (the first term, plus the second).
 			u := uintptr(k)
 			p, q := (*vec)(unsafe.Add(fp, u*fs)), (*vec)(unsafe.Add(gp, u*gs))
-			(*law)(unsafe.Add(mp, u*msz)).derivatives((*state)(unsafe.Add(xp, u*xs)), vec{p.x + q.x, p.y + q.y, p.z + q.z}, (*state)(unsafe.Add(dp, u*ds)))
+			dst := (*state)(unsafe.Add(dp, u*ds))
+			(*law)(unsafe.Add(mp, u*msz)).derivatives((*state)(unsafe.Add(xp, u*xs)), vec{p.x + q.x, p.y + q.y, p.z + q.z}, dst)
+			acc += zeroed(dst)
+		}
+		if acc != 0 {
+			return errDst
 		}
 		return nil
 	}
@@ -104,16 +132,22 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
 	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 	xs, fs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(d.Stride)*8
+	var acc float64
 	for k := range a.Hi - a.Lo {
 		u := uintptr(k)
 		f := (*vec)(unsafe.Add(fp, u*fs))
-		(*law)(unsafe.Add(mp, u*msz)).derivatives((*state)(unsafe.Add(xp, u*xs)), *f, (*state)(unsafe.Add(dp, u*ds)))
+		dst := (*state)(unsafe.Add(dp, u*ds))
+		(*law)(unsafe.Add(mp, u*msz)).derivatives((*state)(unsafe.Add(xp, u*xs)), *f, dst)
+		acc += zeroed(dst)
+	}
+	if acc != 0 {
+		return errDst
 	}
 	return nil
 }
 
 // updatePair is Update with the force given as two terms (PairInputs).
-func (b *batch) updatePair(a *node.BatchArgs) {
+func (b *batch) updatePair(a *node.BatchArgs) error {
 	dt := a.Dt
 	mp, msz := b.laws.Walk(a.Lo, a.Hi)
 	x, f, g, d := a.X, a.In[0], a.In2[0], a.Dst
@@ -122,10 +156,17 @@ func (b *batch) updatePair(a *node.BatchArgs) {
 	gp := unsafe.Pointer(&g.Span(a.Lo, a.Hi, 3)[0])
 	dp := unsafe.Pointer(&d.Span(a.Lo, a.Hi, stateSize)[0])
 	xs, fs, gs, ds := uintptr(x.Stride)*8, uintptr(f.Stride)*8, uintptr(g.Stride)*8, uintptr(d.Stride)*8
+	var acc float64
 	for k := range a.Hi - a.Lo {
 		// The summed force p + q, added as the per-node gather adds it.
 		u := uintptr(k)
 		p, q := (*vec)(unsafe.Add(fp, u*fs)), (*vec)(unsafe.Add(gp, u*gs))
-		advance(dt, (*state)(unsafe.Add(xp, u*xs)), (*law)(unsafe.Add(mp, u*msz)).accel(vec{p.x + q.x, p.y + q.y, p.z + q.z}), (*state)(unsafe.Add(dp, u*ds)))
+		dst := (*state)(unsafe.Add(dp, u*ds))
+		advance(dt, (*state)(unsafe.Add(xp, u*xs)), (*law)(unsafe.Add(mp, u*msz)).accel(vec{p.x + q.x, p.y + q.y, p.z + q.z}), dst)
+		acc += zeroed(dst)
 	}
+	if acc != 0 {
+		return errDst
+	}
+	return nil
 }
