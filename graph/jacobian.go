@@ -148,6 +148,22 @@ func tStruct(g *gather, r, j int) bool {
 // nodeCols returns node k's column set.
 func (p *sparseJac) nodeCols(k int) []int32 { return p.cols[p.colOff[k]:p.colOff[k+1]] }
 
+// chunks32 hands out int32 slices carved from large chunks: the plan's
+// per-node column sets, hundreds of thousands of short slices in a large
+// graph, cost a few allocations instead of one each. A slice handed out
+// stays valid (a new chunk is started, the old one is not moved).
+type chunks32 struct{ cur []int32 }
+
+// take returns a copy of src in the current chunk.
+func (c *chunks32) take(src []int32) []int32 {
+	if len(src) > cap(c.cur)-len(c.cur) {
+		c.cur = make([]int32, 0, max(1<<16, len(src)))
+	}
+	n := len(c.cur)
+	c.cur = append(c.cur, src...)
+	return c.cur[n:len(c.cur):len(c.cur)]
+}
+
 // plan builds the assembly plan: which output rows are needed, the column
 // sets, the order of the computations and the arena.
 func (m *System) plan() *sparseJac {
@@ -227,6 +243,7 @@ func (m *System) plan() *sparseJac {
 	mark := make([]int32, nx)
 	stamp := int32(0)
 	var buf []int32
+	var sets32 chunks32 // the sets' storage: a few large chunks, not one allocation per node
 	sets := make([][]int32, nn)
 	union := func(c *cnode, withInputs bool) []int32 {
 		stamp++
@@ -260,7 +277,7 @@ func (m *System) plan() *sparseJac {
 			}
 		}
 		slices.Sort(buf)
-		return slices.Clone(buf)
+		return sets32.take(buf)
 	}
 	for _, level := range s.levels {
 		for _, k := range level {
@@ -378,29 +395,55 @@ func (m *System) planOrder(p *sparseJac) {
 	// to its last; a block freed is reused by the next node of the same
 	// size (nodes of one type have one size).
 	p.slot = make([]int32, nn)
-	free := map[int][]int32{}
-	var dying [][]int32 // by stateful index: nodes whose last use it is
-	dying = make([][]int32, len(p.order))
+	// Freed slots by size (a graph has a few node sizes: a short list,
+	// searched linearly); the nodes whose last use is order[si] in a
+	// list threaded through next (first and tail by si), in the order
+	// they were computed.
+	type freeList struct {
+		size  int
+		slots []int32
+	}
+	var free []freeList
+	freeOf := func(size int) *freeList {
+		for i := range free {
+			if free[i].size == size {
+				return &free[i]
+			}
+		}
+		free = append(free, freeList{size: size})
+		return &free[len(free)-1]
+	}
+	dyFirst, dyTail, next := first, make([]int32, len(p.order)), seen // first and seen are free again
+	for i := range dyFirst[:len(p.order)] {
+		dyFirst[i] = -1
+	}
 	end := 0
 	for si := range p.order {
 		for _, k := range p.comp[p.compOff[si]:p.compOff[si+1]] {
 			c := &s.nodes[k]
 			size := (c.y1 - c.y0) * int(p.colOff[k+1]-p.colOff[k])
-			if f := free[size]; len(f) > 0 {
-				p.slot[k] = f[len(f)-1]
-				free[size] = f[:len(f)-1]
+			if f := freeOf(size); len(f.slots) > 0 {
+				p.slot[k] = f.slots[len(f.slots)-1]
+				f.slots = f.slots[:len(f.slots)-1]
 			} else {
 				p.slot[k] = int32(end)
 				end += size
 			}
-			dying[last[k]] = append(dying[last[k]], k)
+			d := last[k]
+			next[k] = -1
+			if dyFirst[d] < 0 {
+				dyFirst[d] = k
+			} else {
+				next[dyTail[d]] = k
+			}
+			dyTail[d] = k
 		}
-		for _, k := range dying[si] {
+		for k := dyFirst[si]; k >= 0; k = next[k] {
 			c := &s.nodes[k]
 			size := (c.y1 - c.y0) * int(p.colOff[k+1]-p.colOff[k])
-			free[size] = append(free[size], p.slot[k])
+			f := freeOf(size)
+			f.slots = append(f.slots, p.slot[k])
 		}
-		dying[si] = nil
 	}
 	p.arena = make([]float64, end)
 }
