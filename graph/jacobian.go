@@ -395,24 +395,10 @@ func (m *System) planOrder(p *sparseJac) {
 	// to its last; a block freed is reused by the next node of the same
 	// size (nodes of one type have one size).
 	p.slot = make([]int32, nn)
-	// Freed slots by size (a graph has a few node sizes: a short list,
-	// searched linearly); the nodes whose last use is order[si] in a
+	// Freed slots by size; the nodes whose last use is order[si] in a
 	// list threaded through next (first and tail by si), in the order
 	// they were computed.
-	type freeList struct {
-		size  int
-		slots []int32
-	}
-	var free []freeList
-	freeOf := func(size int) *freeList {
-		for i := range free {
-			if free[i].size == size {
-				return &free[i]
-			}
-		}
-		free = append(free, freeList{size: size})
-		return &free[len(free)-1]
-	}
+	free := map[int][]int32{}
 	dyFirst, dyTail, next := first, make([]int32, len(p.order)), seen // first and seen are free again
 	for i := range dyFirst[:len(p.order)] {
 		dyFirst[i] = -1
@@ -422,9 +408,9 @@ func (m *System) planOrder(p *sparseJac) {
 		for _, k := range p.comp[p.compOff[si]:p.compOff[si+1]] {
 			c := &s.nodes[k]
 			size := (c.y1 - c.y0) * int(p.colOff[k+1]-p.colOff[k])
-			if f := freeOf(size); len(f.slots) > 0 {
-				p.slot[k] = f.slots[len(f.slots)-1]
-				f.slots = f.slots[:len(f.slots)-1]
+			if f := free[size]; len(f) > 0 {
+				p.slot[k] = f[len(f)-1]
+				free[size] = f[:len(f)-1]
 			} else {
 				p.slot[k] = int32(end)
 				end += size
@@ -441,8 +427,7 @@ func (m *System) planOrder(p *sparseJac) {
 		for k := dyFirst[si]; k >= 0; k = next[k] {
 			c := &s.nodes[k]
 			size := (c.y1 - c.y0) * int(p.colOff[k+1]-p.colOff[k])
-			f := freeOf(size)
-			f.slots = append(f.slots, p.slot[k])
+			free[size] = append(free[size], p.slot[k])
 		}
 	}
 	p.arena = make([]float64, end)
