@@ -148,6 +148,22 @@ func tStruct(g *gather, r, j int) bool {
 // nodeCols returns node k's column set.
 func (p *sparseJac) nodeCols(k int) []int32 { return p.cols[p.colOff[k]:p.colOff[k+1]] }
 
+// chunks32 hands out int32 slices carved from large chunks: the plan's
+// per-node column sets, hundreds of thousands of short slices in a large
+// graph, cost a few allocations instead of one each. A slice handed out
+// stays valid (a new chunk is started, the old one is not moved).
+type chunks32 struct{ cur []int32 }
+
+// take returns a copy of src in the current chunk.
+func (c *chunks32) take(src []int32) []int32 {
+	if len(src) > cap(c.cur)-len(c.cur) {
+		c.cur = make([]int32, 0, max(1<<16, len(src)))
+	}
+	n := len(c.cur)
+	c.cur = append(c.cur, src...)
+	return c.cur[n:len(c.cur):len(c.cur)]
+}
+
 // plan builds the assembly plan: which output rows are needed, the column
 // sets, the order of the computations and the arena.
 func (m *System) plan() *sparseJac {
@@ -157,6 +173,16 @@ func (m *System) plan() *sparseJac {
 	s := m.s
 	nx, nn := len(s.state), len(s.nodes)
 	p := &sparseJac{nx: nx}
+	// owner[r] is the node whose outputs hold row r (Sim.outNode, by one
+	// sweep instead of a search per use: the searches were a third of
+	// the plan at 10⁵ nodes).
+	owner := make([]int32, len(s.outputs))
+	for r, k := 0, 0; r < len(owner); r++ {
+		for k < nn && s.nodes[k].y1 <= r {
+			k++
+		}
+		owner[r] = int32(k)
+	}
 	// Which output nodes are needed: those read by a stateful node, and
 	// (through feedthrough) by a needed output node; a loop is needed
 	// whole (its members' rows come out of one solve, loop_jacobian.go).
@@ -175,7 +201,7 @@ func (m *System) plan() *sparseJac {
 			if !g.fromY {
 				continue
 			}
-			k := int32(s.outNode(g.src()))
+			k := owner[g.src()]
 			srcs := []int32{k}
 			if L := s.nodes[k].loop; L != nil {
 				srcs = L.members
@@ -205,7 +231,7 @@ func (m *System) plan() *sparseJac {
 		}
 		for gi := c.g0; gi < c.g1; gi++ {
 			if g := &s.gathers[gi]; g.fromY {
-				p.gsrc[gi] = int32(s.outNode(g.src()))
+				p.gsrc[gi] = owner[g.src()]
 				for r := g.src(); r < g.src()+g.sn(); r++ {
 					p.needRow[r] = true
 				}
@@ -217,6 +243,7 @@ func (m *System) plan() *sparseJac {
 	mark := make([]int32, nx)
 	stamp := int32(0)
 	var buf []int32
+	var sets32 chunks32 // the sets' storage: a few large chunks, not one allocation per node
 	sets := make([][]int32, nn)
 	union := func(c *cnode, withInputs bool) []int32 {
 		stamp++
@@ -239,7 +266,7 @@ func (m *System) plan() *sparseJac {
 							continue
 						}
 						if g.fromY {
-							for _, col := range sets[s.outNode(g.src()+j)] {
+							for _, col := range sets[owner[g.src()+j]] {
 								add(int(col))
 							}
 						} else {
@@ -250,7 +277,7 @@ func (m *System) plan() *sparseJac {
 			}
 		}
 		slices.Sort(buf)
-		return slices.Clone(buf)
+		return sets32.take(buf)
 	}
 	for _, level := range s.levels {
 		for _, k := range level {
@@ -368,9 +395,14 @@ func (m *System) planOrder(p *sparseJac) {
 	// to its last; a block freed is reused by the next node of the same
 	// size (nodes of one type have one size).
 	p.slot = make([]int32, nn)
+	// Freed slots by size; the nodes whose last use is order[si] in a
+	// list threaded through next (first and tail by si), in the order
+	// they were computed.
 	free := map[int][]int32{}
-	var dying [][]int32 // by stateful index: nodes whose last use it is
-	dying = make([][]int32, len(p.order))
+	dyFirst, dyTail, next := first, make([]int32, len(p.order)), seen // first and seen are free again
+	for i := range dyFirst[:len(p.order)] {
+		dyFirst[i] = -1
+	}
 	end := 0
 	for si := range p.order {
 		for _, k := range p.comp[p.compOff[si]:p.compOff[si+1]] {
@@ -383,14 +415,20 @@ func (m *System) planOrder(p *sparseJac) {
 				p.slot[k] = int32(end)
 				end += size
 			}
-			dying[last[k]] = append(dying[last[k]], k)
+			d := last[k]
+			next[k] = -1
+			if dyFirst[d] < 0 {
+				dyFirst[d] = k
+			} else {
+				next[dyTail[d]] = k
+			}
+			dyTail[d] = k
 		}
-		for _, k := range dying[si] {
+		for k := dyFirst[si]; k >= 0; k = next[k] {
 			c := &s.nodes[k]
 			size := (c.y1 - c.y0) * int(p.colOff[k+1]-p.colOff[k])
 			free[size] = append(free[size], p.slot[k])
 		}
-		dying[si] = nil
 	}
 	p.arena = make([]float64, end)
 }

@@ -47,25 +47,48 @@ func (b *bandLU) shape(a *spMatrix) {
 // at returns the storage index of (i, j), |i − j| within the band.
 func (b *bandLU) at(i, j int) int { return b.kl + b.ku + i - j + j*b.ldab }
 
-// setup factors a.
+// clearChunk is how many columns setup zeroes at a time: a few
+// kilobytes, so that the zeroed columns are still in cache when the
+// scatter and the elimination reach them.
+const clearChunk = 64
+
+// setup factors a. The band storage is zeroed, filled from a and
+// eliminated in one sweep over the columns, not three: column j is
+// eliminated as soon as rows up to j + kl (the ones it reads) are
+// scattered, and a row is scattered once the columns it reaches are
+// zeroed. Every entry receives a's value before any elimination step
+// updates it, so the arithmetic, and the factors, are those of zeroing,
+// filling and factoring in turn; but the storage (25 float64 per unknown
+// for a bandwidth of 9 and 6) streams through the cache once per set-up
+// instead of three times.
 func (b *bandLU) setup(a *spMatrix) error {
 	b.shape(a)
-	clear(b.ab)
-	for i := 0; i < a.n; i++ {
-		for k := a.start[i]; k < a.end[i]; k++ {
-			b.ab[b.at(i, int(a.col[k]))] = a.val[k]
-		}
-	}
 	amax := maxAbs(a.val)
-	n, kl := b.n, b.kl
+	n, kl, kv, ldab := b.n, b.kl, b.kl+b.ku, b.ldab
+	ab := b.ab
 	tiny := 0x1p-52 * amax
 	ju := 0
+	cleared, scattered := 0, 0 // columns [0, cleared) zeroed, rows [0, scattered) filled
 	for j := 0; j < n; j++ {
+		for last := min(j+kl, n-1); scattered <= last; scattered++ {
+			i := scattered
+			if reach := min(i+b.ku, n-1); reach >= cleared {
+				to := min(max(reach+1, cleared+clearChunk), n)
+				clear(ab[cleared*ldab : to*ldab])
+				cleared = to
+			}
+			for k := a.start[i]; k < a.end[i]; k++ {
+				c := int(a.col[k])
+				ab[kv+i-c+c*ldab] = a.val[k]
+			}
+		}
 		km := min(kl, n-1-j)
-		jp, pm := 0, math.Abs(b.ab[b.at(j, j)])
-		for r := 1; r <= km; r++ {
-			if v := math.Abs(b.ab[b.at(j+r, j)]); v > pm {
-				jp, pm = r, v
+		colj := ab[j*ldab : (j+1)*ldab]
+		sub := colj[kv+1 : kv+1+km] // rows j+1 … j+km of column j
+		jp, pm := 0, math.Abs(colj[kv])
+		for r, v := range sub {
+			if v := math.Abs(v); v > pm {
+				jp, pm = r+1, v
 			}
 		}
 		b.piv[j] = j + jp
@@ -76,23 +99,25 @@ func (b *bandLU) setup(a *spMatrix) error {
 		if jp != 0 {
 			for c := j; c <= ju; c++ {
 				p, q := b.at(j, c), b.at(j+jp, c)
-				b.ab[p], b.ab[q] = b.ab[q], b.ab[p]
+				ab[p], ab[q] = ab[q], ab[p]
 			}
 		}
-		d := 1 / b.ab[b.at(j, j)]
-		for r := 1; r <= km; r++ {
-			b.ab[b.at(j+r, j)] *= d
+		d := 1 / colj[kv]
+		for r := range sub {
+			sub[r] *= d
 		}
 		// U's diagonal is not needed again by the elimination: keep its
 		// reciprocal, so that solve multiplies.
-		b.ab[b.at(j, j)] = d
+		colj[kv] = d
 		for c := j + 1; c <= ju; c++ {
-			u := b.ab[b.at(j, c)]
+			o := kv + j - c + c*ldab // (j, c)
+			u := ab[o]
 			if u == 0 {
 				continue
 			}
-			for r := 1; r <= km; r++ {
-				b.ab[b.at(j+r, c)] -= b.ab[b.at(j+r, j)] * u
+			dst := ab[o+1 : o+1+km] // rows j+1 … j+km of column c
+			for r, l := range sub {
+				dst[r] -= l * u
 			}
 		}
 	}
@@ -101,7 +126,8 @@ func (b *bandLU) setup(a *spMatrix) error {
 
 // solve overwrites x with A⁻¹·x.
 func (b *bandLU) solve(x []float64) {
-	n, kl, kv := b.n, b.kl, b.kl+b.ku
+	n, kl, kv, ldab := b.n, b.kl, b.kl+b.ku, b.ldab
+	ab := b.ab
 	for j := 0; j < n; j++ {
 		if p := b.piv[j]; p != j {
 			x[j], x[p] = x[p], x[j]
@@ -111,15 +137,19 @@ func (b *bandLU) solve(x []float64) {
 			continue
 		}
 		km := min(kl, n-1-j)
-		for r := 1; r <= km; r++ {
-			x[j+r] -= b.ab[b.at(j+r, j)] * xj
+		o := kv + 1 + j*ldab // (j+1, j)
+		l, xs := ab[o:o+km], x[j+1:j+1+km]
+		for r, v := range l {
+			xs[r] -= v * xj
 		}
 	}
+	// Back substitution by rows: (i, c) is ab[kv + i + c·(ldab−1)].
 	for i := n - 1; i >= 0; i-- {
 		s := x[i]
-		for c := i + 1; c <= min(n-1, i+kv); c++ {
-			s -= b.ab[b.at(i, c)] * x[c]
+		last := min(n-1, i+kv)
+		for c, o := i+1, kv+i+(i+1)*(ldab-1); c <= last; c, o = c+1, o+ldab-1 {
+			s -= ab[o] * x[c]
 		}
-		x[i] = s * b.ab[b.at(i, i)]
+		x[i] = s * ab[kv+i*ldab]
 	}
 }

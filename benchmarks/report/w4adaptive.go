@@ -85,6 +85,9 @@ type w4aReport struct {
 	cvodeBin string
 	rows     map[string]*w4aRun // key: N/code/solver
 	order    []string
+	// The load average when the measurement started and ended: above the
+	// number of cores, wall times are inflated by other work.
+	loadStart, loadEnd string
 }
 
 var w4a w4aReport
@@ -178,7 +181,8 @@ func w4aRunChild(n int, code, solver string) w4aRun {
 // round and its counts (the same in every round: the codes are
 // deterministic).
 func runW4A() {
-	w4a = w4aReport{ran: true, rows: map[string]*w4aRun{}}
+	w4a = w4aReport{ran: true, rows: map[string]*w4aRun{}, loadStart: loadAverage()}
+	defer func() { w4a.loadEnd = loadAverage() }()
 	if bin, err := buildCVODE(); err != nil {
 		w4a.cvodeErr = err.Error()
 	} else {
@@ -234,6 +238,7 @@ func w4aMarkdown(b *strings.Builder) {
 	w("The W4 chain (N masses, k = 1e7 N/m, c = 10 N·s/m, from rest in its first mode) integrated from 0 to 21 ms with error control at RTol = 1e-6 and ATol = 1e-9, by cosim's `graph.Sim.Run` in the mode `graph.MonolithicAdaptive` (benchmarks.RunStiffAdaptive) and by CVODE (SUNDIALS, Debian's libsundials-dev) through the peer benchmarks/peers/cvode_w4.c: its variable-order BDF with Newton iteration, the direct band solver and an analytic band Jacobian, on cosim's state layout. ")
 	w("**Counted alike**: *RHS* is every evaluation of the right-hand side — cosim's `Work.FuncEvals` (every call of the graph's `System.Func`: Newton iterations, the first f, the initial-step estimate), CVODE's `CVodeGetNumRhsEvals` (the same kinds) plus `CVodeGetNumLinRhsEvals` (right-hand sides spent on difference-quotient Jacobians: 0 here, the Jacobian is analytic, as cosim's graph Jacobian is); *Jac* is cosim's `Work.JacEvals` (evaluations of the graph's Jacobian, handed row by row through `System.JacobianRows`) and CVODE's `CVodeGetNumJacEvals`; *setups* are factorizations of the Newton matrix (banded LU, or ILU(0) set-ups for GMRES) and CVODE's `CVodeGetNumLinSolvSetups`. ")
 	w("*Wall* is, for cosim, the whole `Sim.Run` call (building the System and its Jacobian assembly plan, the driver, the integration; graph.Build excluded) and, for CVODE, `CVodeCreate` to the last `CVode` return (the band matrix and solver included; the initial vector excluded); each is the fastest of %d rounds, the rounds interleaving the two codes on the same machine. *CPU* is the process's CPU time (user + system, every thread: cosim's garbage collector included) over the same span, fastest of the rounds: on a loaded machine it says what the run costs when wall time is inflated by other work. *Peak RSS* is the child process's ru_maxrss as wait4 reports it, the same measure for both codes (and for the W4 section). Errors are against the damped modal solution at 21 ms: *state* relative to the amplitude, *motion* relative to how far the chain moved.\n\n", *w4aRounds)
+	w("Load average when the measurement started: %s; when it ended: %s.\n\n", w4a.loadStart, w4a.loadEnd)
 	if w4a.cvodeErr != "" {
 		w("**CVODE was not run**: %s. The cosim rows stand alone; install libsundials-dev and gcc and run the report again for the comparison.\n\n", w4a.cvodeErr)
 	}
