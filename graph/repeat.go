@@ -40,7 +40,7 @@ func (b *builder) checkRepeats() {
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		for ii := range c.spec.Inputs {
-			list := b.inputEdges(c.p0 + ii)
+			list := b.inputEdges(int(c.p0) + ii)
 			if len(list) < 2 || c.spec.Inputs[ii].Combine != node.Additive {
 				continue
 			}
