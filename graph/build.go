@@ -249,48 +249,51 @@ func (b *builder) resolveEdges() {
 	for i := range g.edges {
 		e := &g.edges[i]
 		bad := func(err error, format string, a ...any) {
-			b.probs = append(b.probs, &EdgeError{Edge: e.From + " -> " + e.To, Err: err, Detail: fmt.Sprintf(format, a...)})
+			b.probs = append(b.probs, &EdgeError{Edge: g.edgeFrom(int32(i)) + " -> " + g.edgeTo(int32(i)), Err: err, Detail: fmt.Sprintf(format, a...)})
 		}
-		src, ok := s.resolveSource(e.From, bad)
+		nn, fn, ok := g.parts(e.fromNode, e.fromField)
+		src, ok := s.resolveSourceParts(nn, fn, ok, bad)
 		if !ok {
 			continue
 		}
-		dn, di, ok := s.resolveInput(e.To, bad)
+		nn, fn, ok = g.parts(e.toNode, e.toField)
+		dn, di, ok := s.resolveInputParts(nn, fn, ok, bad)
 		if !ok {
 			continue
 		}
 		dc := &s.nodes[dn]
+		tr := g.edgeTransform(int32(i))
 		in := &dc.spec.Inputs[di]
 		if src.node == dn {
 			bad(ErrSelfEdge, "it wires node %q into its own input; a node's inputs come from other nodes (a self-wired input reads the node's own previous value, a loop the node must model itself)", dc.name)
 			continue
 		}
 		shape := src.field.Shape
-		if why := transformProblem(e.Transform, src.field.Units, in.Units); why != "" {
+		if why := transformProblem(tr, src.field.Units, in.Units); why != "" {
 			bad(ErrTransform, "%s", why)
 			continue
 		}
-		if e.Transform != nil {
-			sh, err := e.Transform.OutShape(shape)
+		if tr != nil {
+			sh, err := tr.OutShape(shape)
 			if err != nil {
-				bad(ErrShape, "transform %s: %v", e.Transform.Name(), err)
+				bad(ErrShape, "transform %s: %v", tr.Name(), err)
 				continue
 			}
 			shape = sh
 		}
 		if shape != in.Shape {
 			how := "the source"
-			if e.Transform != nil {
-				how = "the transform " + e.Transform.Name()
+			if tr != nil {
+				how = "the transform " + tr.Name()
 			}
 			bad(ErrShape, "%s gives a %s value but input %q is %s", how, shape, in.Name, in.Shape)
 			continue
 		}
 		from, to := src.field.Units, in.Units
-		if uc, ok := e.Transform.(UnitConverter); ok && e.Transform != nil {
+		if uc, ok := tr.(UnitConverter); ok && tr != nil {
 			if cf, ct := uc.Units(); cf != "" || ct != "" {
 				if !sameUnits(cf, from) || !sameUnits(ct, to) {
-					bad(ErrUnits, "transform %s converts %q to %q but the edge goes from %q to %q", e.Transform.Name(), cf, ct, from, to)
+					bad(ErrUnits, "transform %s converts %q to %q but the edge goes from %q to %q", tr.Name(), cf, ct, from, to)
 					continue
 				}
 				from = to
@@ -344,10 +347,10 @@ func (b *builder) checkCombine() {
 			in := &c.spec.Inputs[ii]
 			var declAdd, declRep bool
 			for _, ri := range list {
-				e := &g.edges[edges[ri].edge]
-				if e.declared {
-					declAdd = declAdd || e.Combine == node.Additive
-					declRep = declRep || e.Combine == node.Replacing
+				if ei := edges[ri].edge; g.edges[ei].declared {
+					c := g.edgeCombine(ei)
+					declAdd = declAdd || c == node.Additive
+					declRep = declRep || c == node.Replacing
 				}
 			}
 			name := func() string { return c.name + "." + in.Name }
@@ -359,7 +362,7 @@ func (b *builder) checkCombine() {
 			case in.Combine == node.Replacing && len(list) > 1:
 				var from []string
 				for _, ri := range list {
-					from = append(from, g.edges[edges[ri].edge].From)
+					from = append(from, g.edgeFrom(edges[ri].edge))
 				}
 				b.probs = append(b.probs, &EdgeError{Edge: name(), Err: ErrReplacing, Detail: fmt.Sprintf("%d edges (from %s); a replacing input takes exactly one", len(list), strings.Join(from, ", "))})
 			}
@@ -485,7 +488,7 @@ func (b *builder) compileGathers() {
 			for j, ri := range list {
 				r := &edges[ri]
 				gt := gather{dst32: int32(off), n32: int32(r.outLen), src32: int32(r.srcOff), sn32: int32(r.sn), fromY: r.fromY}
-				if tr := g.edges[r.edge].Transform; tr != nil {
+				if tr := g.edgeTransform(r.edge); tr != nil {
 					gt.trp = new(Transform)
 					*gt.trp = tr
 				}
@@ -510,7 +513,7 @@ func (b *builder) compileGathers() {
 }
 
 // resolved is an edge that passed Build's checks, in the compact form the
-// rest of Build reads (g.edges[edge] has the rest).
+// rest of Build reads (Graph.edges[edge] has the rest).
 type resolved struct {
 	edge     int32 // index in Graph.edges
 	src, dst int32 // source and destination nodes
@@ -609,7 +612,16 @@ func (s *Sim) nodeIndex(name string) (int, bool) {
 func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef, bool) {
 	nn, fn, ok := splitPath(p)
 	if !ok {
-		bad(ErrUnknownField, "%q is not of the form node.field", p)
+		nn = p
+	}
+	return s.resolveSourceParts(nn, fn, ok, bad)
+}
+
+// resolveSourceParts is resolveSource of a path already split (splitPath);
+// ok false: the path, whole in nn, is not of the form node.field.
+func (s *Sim) resolveSourceParts(nn, fn string, ok bool, bad func(error, string, ...any)) (fieldRef, bool) {
+	if !ok {
+		bad(ErrUnknownField, "%q is not of the form node.field", nn)
 		return fieldRef{}, false
 	}
 	ni, ok := s.nodeIndex(nn)
@@ -652,7 +664,16 @@ func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef
 func (s *Sim) resolveInput(p string, bad func(error, string, ...any)) (int, int, bool) {
 	nn, fn, ok := splitPath(p)
 	if !ok {
-		bad(ErrUnknownField, "%q is not of the form node.input", p)
+		nn = p
+	}
+	return s.resolveInputParts(nn, fn, ok, bad)
+}
+
+// resolveInputParts is resolveInput of a path already split (splitPath);
+// ok false: the path, whole in nn, is not of the form node.input.
+func (s *Sim) resolveInputParts(nn, fn string, ok bool, bad func(error, string, ...any)) (int, int, bool) {
+	if !ok {
+		bad(ErrUnknownField, "%q is not of the form node.input", nn)
 		return 0, 0, false
 	}
 	ni, ok := s.nodeIndex(nn)
