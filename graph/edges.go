@@ -10,7 +10,7 @@ import (
 // edgeRec is an Edge as a Graph stores it until Build: 28 bytes that
 // share their names, where an Edge is 64 bytes and two strings of its
 // own. A chain of 100 000 masses has 600 000 edges; held as Edges, with
-// their capacity grown by doubling, they took 82 MB of the user's Graph,
+// their capacity grown by doubling, they took 86 MB of the user's Graph,
 // live through Build beside the Sim being built.
 //
 // Each path is kept as its node part and its field part, split at the
