@@ -22,19 +22,21 @@ type cnode struct {
 	spec *node.Spec
 	out  node.Outputter // nil when the node has no outputs
 
-	x0, x1 int // state range in Sim.state
-	y0, y1 int // output range in Sim.outputs
-	u0, u1 int // input range in Sim.inputs
-	p0, p1 int // presence range in Sim.present
-	g0, g1 int // gather range in Sim.gathers
+	// The ranges are 32-bit (Build refuses buffers of 2³¹ values or
+	// more): a record is 112 bytes, not 160, in graphs of a million nodes.
+	x0, x1 int32 // state range in Sim.state
+	y0, y1 int32 // output range in Sim.outputs
+	u0, u1 int32 // input range in Sim.inputs
+	p0, p1 int32 // presence range in Sim.present
+	g0, g1 int32 // gather range in Sim.gathers
 
-	// feedthrough nodes gather their inputs before evaluating outputs;
-	// every other node gathers just before Update.
-	feedthrough bool
 	// loop is the algebraic loop the node is a member of (loop.go), nil
 	// for most nodes; loopLead marks the member that solves it.
 	loop     *loopSolver
 	loopLead bool
+	// feedthrough nodes gather their inputs before evaluating outputs;
+	// every other node gathers just before Update.
+	feedthrough bool
 	// checkIn is false when every gather into the node is one plain copy
 	// of a source that is itself checked (a state after its step, an
 	// output after its evaluation): its inputs cannot be non-finite then,
@@ -210,11 +212,11 @@ func (b *builder) layoutNodes() {
 			c.out = out
 			c.feedthrough = spec.Feedthrough
 		}
-		c.x0, xs = xs, xs+spec.StateLayout.Size()
-		c.y0, ys = ys, ys+spec.OutputLayout.Size()
-		c.u0, us = us, us+spec.InputLayout.Size()
-		c.p0, ps = ps, ps+len(spec.Inputs)
-		c.x1, c.y1, c.u1, c.p1 = xs, ys, us, ps
+		c.x0, xs = int32(xs), xs+spec.StateLayout.Size()
+		c.y0, ys = int32(ys), ys+spec.OutputLayout.Size()
+		c.u0, us = int32(us), us+spec.InputLayout.Size()
+		c.p0, ps = int32(ps), ps+len(spec.Inputs)
+		c.x1, c.y1, c.u1, c.p1 = int32(xs), int32(ys), int32(us), int32(ps)
 		if !unique {
 			s.index[nn.name] = len(s.nodes)
 		}
@@ -230,8 +232,8 @@ func (b *builder) layoutNodes() {
 		}
 	}
 	b.xs, b.ys, b.us, b.ps = xs, ys, us, ps
-	if max(xs, ys, us) > math.MaxInt32 {
-		// The gathers address the buffers with 32-bit offsets.
+	if max(xs, ys, us, ps) > math.MaxInt32 {
+		// The gathers and node records address the buffers with 32-bit offsets.
 		b.probs = append(b.probs, fmt.Errorf("graph too large: %d state, %d output and %d input values; a graph holds at most 2^31-1 of each", xs, ys, us))
 	}
 }
@@ -247,48 +249,51 @@ func (b *builder) resolveEdges() {
 	for i := range g.edges {
 		e := &g.edges[i]
 		bad := func(err error, format string, a ...any) {
-			b.probs = append(b.probs, &EdgeError{Edge: e.From + " -> " + e.To, Err: err, Detail: fmt.Sprintf(format, a...)})
+			b.probs = append(b.probs, &EdgeError{Edge: g.edgeFrom(int32(i)) + " -> " + g.edgeTo(int32(i)), Err: err, Detail: fmt.Sprintf(format, a...)})
 		}
-		src, ok := s.resolveSource(e.From, bad)
+		nn, fn, ok := g.parts(e.fromNode, e.fromField)
+		src, ok := s.resolveSourceParts(nn, fn, ok, bad)
 		if !ok {
 			continue
 		}
-		dn, di, ok := s.resolveInput(e.To, bad)
+		nn, fn, ok = g.parts(e.toNode, e.toField)
+		dn, di, ok := s.resolveInputParts(nn, fn, ok, bad)
 		if !ok {
 			continue
 		}
 		dc := &s.nodes[dn]
+		tr := g.edgeTransform(int32(i))
 		in := &dc.spec.Inputs[di]
 		if src.node == dn {
 			bad(ErrSelfEdge, "it wires node %q into its own input; a node's inputs come from other nodes (a self-wired input reads the node's own previous value, a loop the node must model itself)", dc.name)
 			continue
 		}
 		shape := src.field.Shape
-		if why := transformProblem(e.Transform, src.field.Units, in.Units); why != "" {
+		if why := transformProblem(tr, src.field.Units, in.Units); why != "" {
 			bad(ErrTransform, "%s", why)
 			continue
 		}
-		if e.Transform != nil {
-			sh, err := e.Transform.OutShape(shape)
+		if tr != nil {
+			sh, err := tr.OutShape(shape)
 			if err != nil {
-				bad(ErrShape, "transform %s: %v", e.Transform.Name(), err)
+				bad(ErrShape, "transform %s: %v", tr.Name(), err)
 				continue
 			}
 			shape = sh
 		}
 		if shape != in.Shape {
 			how := "the source"
-			if e.Transform != nil {
-				how = "the transform " + e.Transform.Name()
+			if tr != nil {
+				how = "the transform " + tr.Name()
 			}
 			bad(ErrShape, "%s gives a %s value but input %q is %s", how, shape, in.Name, in.Shape)
 			continue
 		}
 		from, to := src.field.Units, in.Units
-		if uc, ok := e.Transform.(UnitConverter); ok && e.Transform != nil {
+		if uc, ok := tr.(UnitConverter); ok && tr != nil {
 			if cf, ct := uc.Units(); cf != "" || ct != "" {
 				if !sameUnits(cf, from) || !sameUnits(ct, to) {
-					bad(ErrUnits, "transform %s converts %q to %q but the edge goes from %q to %q", e.Transform.Name(), cf, ct, from, to)
+					bad(ErrUnits, "transform %s converts %q to %q but the edge goes from %q to %q", tr.Name(), cf, ct, from, to)
 					continue
 				}
 				from = to
@@ -299,7 +304,7 @@ func (b *builder) resolveEdges() {
 			continue
 		}
 		edges = append(edges, resolved{
-			edge: int32(i), src: int32(src.node), dst: int32(dn), slot: int32(dc.p0 + di),
+			edge: int32(i), src: int32(src.node), dst: int32(dn), slot: int32(int(dc.p0) + di),
 			srcOff: src.off, sn: int32(src.field.Shape.Len()), outLen: int32(in.Shape.Len()), fromY: src.fromY,
 		})
 	}
@@ -335,17 +340,17 @@ func (b *builder) checkCombine() {
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		for ii := range c.spec.Inputs {
-			list := b.inputEdges(c.p0 + ii)
+			list := b.inputEdges(int(c.p0) + ii)
 			if len(list) == 0 {
 				continue
 			}
 			in := &c.spec.Inputs[ii]
 			var declAdd, declRep bool
 			for _, ri := range list {
-				e := &g.edges[edges[ri].edge]
-				if e.declared {
-					declAdd = declAdd || e.Combine == node.Additive
-					declRep = declRep || e.Combine == node.Replacing
+				if ei := edges[ri].edge; g.edges[ei].declared {
+					c := g.edgeCombine(ei)
+					declAdd = declAdd || c == node.Additive
+					declRep = declRep || c == node.Replacing
 				}
 			}
 			name := func() string { return c.name + "." + in.Name }
@@ -357,7 +362,7 @@ func (b *builder) checkCombine() {
 			case in.Combine == node.Replacing && len(list) > 1:
 				var from []string
 				for _, ri := range list {
-					from = append(from, g.edges[edges[ri].edge].From)
+					from = append(from, g.edgeFrom(edges[ri].edge))
 				}
 				b.probs = append(b.probs, &EdgeError{Edge: name(), Err: ErrReplacing, Detail: fmt.Sprintf("%d edges (from %s); a replacing input takes exactly one", len(list), strings.Join(from, ", "))})
 			}
@@ -371,7 +376,7 @@ func (b *builder) checkRequired() {
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		for ii, in := range c.spec.Inputs {
-			if in.Required() && len(b.inputEdges(c.p0+ii)) == 0 {
+			if in.Required() && len(b.inputEdges(int(c.p0)+ii)) == 0 {
 				b.probs = append(b.probs, &EdgeError{Edge: c.name + "." + in.Name, Err: ErrUnconnected, Detail: fmt.Sprintf("it has no default; connect a %s value in %q to it", in.Shape, in.Units)})
 			}
 		}
@@ -471,11 +476,11 @@ func (b *builder) compileGathers() {
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		c.n.InitialState(s.state[c.x0:c.x1])
-		c.g0 = len(s.gathers)
+		c.g0 = int32(len(s.gathers))
 		for ii, in := range c.spec.Inputs {
-			off := c.u0 + c.spec.InputLayout.Offset(ii)
-			list := b.inputEdges(c.p0 + ii)
-			s.present[c.p0+ii] = len(list) > 0 || !in.Absent
+			off := int(c.u0) + c.spec.InputLayout.Offset(ii)
+			list := b.inputEdges(int(c.p0) + ii)
+			s.present[int(c.p0)+ii] = len(list) > 0 || !in.Absent
 			if len(list) == 0 {
 				copy(s.inputs[off:off+in.Shape.Len()], in.Default)
 				continue
@@ -483,7 +488,7 @@ func (b *builder) compileGathers() {
 			for j, ri := range list {
 				r := &edges[ri]
 				gt := gather{dst32: int32(off), n32: int32(r.outLen), src32: int32(r.srcOff), sn32: int32(r.sn), fromY: r.fromY}
-				if tr := g.edges[r.edge].Transform; tr != nil {
+				if tr := g.edgeTransform(r.edge); tr != nil {
 					gt.trp = new(Transform)
 					*gt.trp = tr
 				}
@@ -497,8 +502,8 @@ func (b *builder) compileGathers() {
 				s.gathers = append(s.gathers, gt)
 			}
 		}
-		c.g1 = len(s.gathers)
-		for gi := c.g0; gi < c.g1; gi++ {
+		c.g1 = int32(len(s.gathers))
+		for gi := int(c.g0); gi < int(c.g1); gi++ {
 			if g := &s.gathers[gi]; g.mode != gatherSet || g.trp != nil {
 				c.checkIn = true
 			}
@@ -508,7 +513,7 @@ func (b *builder) compileGathers() {
 }
 
 // resolved is an edge that passed Build's checks, in the compact form the
-// rest of Build reads (g.edges[edge] has the rest).
+// rest of Build reads (Graph.edges[edge] has the rest).
 type resolved struct {
 	edge     int32 // index in Graph.edges
 	src, dst int32 // source and destination nodes
@@ -607,7 +612,16 @@ func (s *Sim) nodeIndex(name string) (int, bool) {
 func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef, bool) {
 	nn, fn, ok := splitPath(p)
 	if !ok {
-		bad(ErrUnknownField, "%q is not of the form node.field", p)
+		nn = p
+	}
+	return s.resolveSourceParts(nn, fn, ok, bad)
+}
+
+// resolveSourceParts is resolveSource of a path already split (splitPath);
+// ok false: the path, whole in nn, is not of the form node.field.
+func (s *Sim) resolveSourceParts(nn, fn string, ok bool, bad func(error, string, ...any)) (fieldRef, bool) {
+	if !ok {
+		bad(ErrUnknownField, "%q is not of the form node.field", nn)
 		return fieldRef{}, false
 	}
 	ni, ok := s.nodeIndex(nn)
@@ -627,9 +641,9 @@ func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef
 		bad(ErrAmbiguousField, "node %q (%s) has both a state field and an output named %q", nn, c.spec.Type, fn)
 		return fieldRef{}, false
 	case si >= 0:
-		return fieldRef{node: ni, field: c.spec.State[si], off: c.x0 + c.spec.StateLayout.Offset(si)}, true
+		return fieldRef{node: ni, field: c.spec.State[si], off: int(c.x0) + c.spec.StateLayout.Offset(si)}, true
 	case oi >= 0:
-		return fieldRef{node: ni, field: c.spec.Outputs[oi], off: c.y0 + c.spec.OutputLayout.Offset(oi), fromY: true}, true
+		return fieldRef{node: ni, field: c.spec.Outputs[oi], off: int(c.y0) + c.spec.OutputLayout.Offset(oi), fromY: true}, true
 	}
 	names := append(c.spec.StateLayout.Names(), c.spec.OutputLayout.Names()...)
 	if mr, ok := c.n.(interface{ MissingFieldReason(string) string }); ok {
@@ -650,7 +664,16 @@ func (s *Sim) resolveSource(p string, bad func(error, string, ...any)) (fieldRef
 func (s *Sim) resolveInput(p string, bad func(error, string, ...any)) (int, int, bool) {
 	nn, fn, ok := splitPath(p)
 	if !ok {
-		bad(ErrUnknownField, "%q is not of the form node.input", p)
+		nn = p
+	}
+	return s.resolveInputParts(nn, fn, ok, bad)
+}
+
+// resolveInputParts is resolveInput of a path already split (splitPath);
+// ok false: the path, whole in nn, is not of the form node.input.
+func (s *Sim) resolveInputParts(nn, fn string, ok bool, bad func(error, string, ...any)) (int, int, bool) {
+	if !ok {
+		bad(ErrUnknownField, "%q is not of the form node.input", nn)
 		return 0, 0, false
 	}
 	ni, ok := s.nodeIndex(nn)

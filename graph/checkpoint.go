@@ -225,7 +225,7 @@ func (s *Sim) Restore(c *Checkpoint) error {
 		}
 		if !sameLayout(cn.spec, cn.name, want, nc.Layout) {
 			diffs = append(diffs, fmt.Sprintf("%s: state layout %v in the checkpoint, %v in the graph", where, nc.Layout, want))
-		} else if len(nc.State) != cn.x1-cn.x0 {
+		} else if len(nc.State) != int(cn.x1)-int(cn.x0) {
 			diffs = append(diffs, fmt.Sprintf("%s: %d state values in the checkpoint, %d in the layout", where, len(nc.State), cn.x1-cn.x0))
 		}
 		for j, v := range nc.State {

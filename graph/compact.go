@@ -64,7 +64,7 @@ func (e *engine) compactOutputs() {
 				if !cand[fieldKey{int(k), fi}] {
 					continue
 				}
-				o := c.y0 + l.Offset(fi)
+				o := int(c.y0) + l.Offset(fi)
 				for q := 0; q < l.Field(fi).Shape.Len(); q++ {
 					packedAt[o+q] = size
 					size++
@@ -182,7 +182,7 @@ func (e *engine) outputField(owner []int32, o int) (int, int) {
 	c := &e.layout.nodes[i]
 	l := c.spec.OutputLayout
 	for fi := 0; fi < l.Len(); fi++ {
-		if off := c.y0 + l.Offset(fi); o >= off && o < off+l.Field(fi).Shape.Len() {
+		if off := int(c.y0) + l.Offset(fi); o >= off && o < off+l.Field(fi).Shape.Len() {
 			return k, fi
 		}
 	}

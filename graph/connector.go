@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -63,38 +62,18 @@ func (g *Graph) AddConnector(name string, c node.Connector, body0 string, local0
 		return nil, err
 	}
 	g.Add(name, n)
-	// The paths of every link are cut from one string: a chain of 100 000
-	// connectors has 1.2 million of them.
-	size := 0
+	// The links are stored by their node and field names, without
+	// building their paths: a chain of 100 000 connectors has 1.2 million.
 	for _, l := range links {
 		if l.End < 0 || l.End > 1 || bodies[l.End] == "" || bodies[l.End] == node.Ground {
 			panic(fmt.Sprintf("graph: connector type %s returned a link %+v to a ground end", typ, l))
 		}
-		size += len(bodies[l.End]) + len(l.BodyField) + len(name) + len(l.Port) + 2
-	}
-	var b strings.Builder
-	b.Grow(size)
-	for _, l := range links {
-		b.WriteString(bodies[l.End])
-		b.WriteByte('.')
-		b.WriteString(l.BodyField)
-		b.WriteString(name)
-		b.WriteByte('.')
-		b.WriteString(l.Port)
-	}
-	all, at := b.String(), 0
-	cut := func(n int) string {
-		s := all[at : at+n]
-		at += n
-		return s
 	}
 	for _, l := range links {
-		body := cut(len(bodies[l.End]) + 1 + len(l.BodyField))
-		port := cut(len(name) + 1 + len(l.Port))
 		if l.Load {
-			g.Connect(port, body)
+			g.connectParts(name, l.Port, bodies[l.End], l.BodyField)
 		} else {
-			g.Connect(body, port)
+			g.connectParts(bodies[l.End], l.BodyField, name, l.Port)
 		}
 	}
 	return n, nil

@@ -56,7 +56,7 @@ func (s *Sim) analyse() *analysis {
 func (s *Sim) sourceNode(g *gather) int32 {
 	for i := range s.nodes {
 		c := &s.nodes[i]
-		if g.fromY && g.src() >= c.y0 && g.src() < c.y1 || !g.fromY && g.src() >= c.x0 && g.src() < c.x1 {
+		if g.fromY && g.src() >= int(c.y0) && g.src() < int(c.y1) || !g.fromY && g.src() >= int(c.x0) && g.src() < int(c.x1) {
 			return int32(i)
 		}
 	}

@@ -308,7 +308,7 @@ func (s *Sim) compileIterative(p *coupledPlan, a *analysis, st *coupling.Strateg
 		for i := range s.nodes {
 			if save[i] {
 				cg.saveNodes = append(cg.saveNodes, int32(i))
-				nSave += s.nodes[i].y1 - s.nodes[i].y0
+				nSave += int(s.nodes[i].y1) - int(s.nodes[i].y0)
 			}
 		}
 		cg.ysave = make([]float64, nSave)
@@ -321,10 +321,10 @@ func (s *Sim) compileIterative(p *coupledPlan, a *analysis, st *coupling.Strateg
 		m := 0
 		for _, i := range base {
 			c := &s.nodes[i]
-			for gi0 := c.g0; gi0 < c.g1; {
+			for gi0 := int(c.g0); gi0 < int(c.g1); {
 				gi1 := gi0
 				inGroup := false
-				for gi1 < c.g1 && s.gathers[gi1].dst() == s.gathers[gi0].dst() {
+				for gi1 < int(c.g1) && s.gathers[gi1].dst() == s.gathers[gi0].dst() {
 					if src := s.sourceNode(&s.gathers[gi1]); src >= 0 && in[src] {
 						inGroup = true
 					}

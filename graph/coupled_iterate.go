@@ -184,7 +184,7 @@ func (s *Sim) gatherSpans(g *cgroup, t float64) error {
 		}
 		if j := nonFinite(s.inputs[sp.u0:sp.u1]); j >= 0 {
 			c := &s.nodes[sp.node]
-			return stepError(c.name, "input "+c.spec.InputLayout.Component(sp.u0+j-c.u0), s.steps, t, node.ErrNonFinite)
+			return stepError(c.name, "input "+c.spec.InputLayout.Component(sp.u0+j-int(c.u0)), s.steps, t, node.ErrNonFinite)
 		}
 	}
 	return nil

@@ -127,7 +127,7 @@ func (s *Sim) groupStages(cg *cgroup, it coupling.Iteration) []Stage {
 // inputIndex is the input of c whose slot starts at the absolute offset off.
 func inputIndex(c *cnode, off int) int {
 	for ii := range c.spec.Inputs {
-		if c.u0+c.spec.InputLayout.Offset(ii) == off {
+		if int(c.u0)+c.spec.InputLayout.Offset(ii) == off {
 			return ii
 		}
 	}

@@ -466,8 +466,9 @@
 //
 // The files, in the order a newcomer might read them:
 //
-//   - graph.go, option.go, transform.go, connector.go: building a Graph
-//     (nodes, edges, transforms, connectors);
+//   - graph.go, edges.go, option.go, transform.go, connector.go: building a
+//     Graph (nodes, edges, transforms, connectors; edges.go: how a Graph
+//     stores its edges compactly until Build);
 //   - subsystem.go: Subsystem, its ports and metadata, and Flatten,
 //     which Build runs first when a graph holds subsystems;
 //   - build.go (then repeat.go, units.go): Graph.Build, from names to a

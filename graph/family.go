@@ -143,7 +143,7 @@ func (e *engine) compileFamilies() {
 		key = strconv.AppendInt(key, int64(level[i]), 10)
 		for ii := range c.spec.Inputs {
 			key = append(key, '|')
-			if e.buf.present[c.p0+ii] {
+			if e.buf.present[int(c.p0)+ii] {
 				key = append(key, 'p')
 			}
 			for _, t := range terms[ii] {
@@ -151,7 +151,7 @@ func (e *engine) compileFamilies() {
 			}
 		}
 		offs = offs[:0]
-		offs = append(offs, c.x0, c.y0)
+		offs = append(offs, int(c.x0), int(c.y0))
 		for _, ts := range terms {
 			for _, t := range ts {
 				if t.buf != bufConst {
@@ -276,7 +276,7 @@ func (e *engine) nodeTerms(c *cnode, terms [][]view) ([][]view, bool) {
 	for ii, in := range c.spec.Inputs {
 		if len(terms[ii]) == 0 {
 			val := in.Default
-			if !e.buf.present[c.p0+ii] {
+			if !e.buf.present[int(c.p0)+ii] {
 				val = nil
 			}
 			terms[ii] = append(terms[ii], view{buf: bufConst, c: val})
@@ -287,7 +287,7 @@ func (e *engine) nodeTerms(c *cnode, terms [][]view) ([][]view, bool) {
 
 func (e *engine) newFamBuilder(c *cnode, b node.Batcher, terms [][]view, level int, offs []int) *famBuilder {
 	f := &family{
-		typ: c.spec.Type, x0: c.x0, xn: c.x1 - c.x0, y0: c.y0, yn: c.y1 - c.y0,
+		typ: c.spec.Type, x0: int(c.x0), xn: int(c.x1) - int(c.x0), y0: int(c.y0), yn: int(c.y1) - int(c.y0),
 		level: level, present: make([]bool, len(c.spec.Inputs)),
 	}
 	copy(f.present, e.buf.present[c.p0:c.p1])
@@ -405,8 +405,8 @@ func (e *engine) compileNeeds() {
 			for _, r := range f.rows {
 				rc := &s.nodes[r]
 				for k := 0; k < n; k++ {
-					f.need[fi] = f.need[fi] || read[rc.y0+o+k]
-					check = check || unsafe[rc.y0+o+k]
+					f.need[fi] = f.need[fi] || read[int(rc.y0)+o+k]
+					check = check || unsafe[int(rc.y0)+o+k]
 				}
 			}
 			f.looseRead[fi] = check

@@ -13,11 +13,18 @@ import (
 // and compiles a runnable [Sim]. A Graph is not safe for concurrent use.
 type Graph struct {
 	nodes []namedNode
-	edges []Edge
-	index map[string]int // first node added under each name, for Node
-	dups  int            // nodes added under a name already taken
-	last  int            // the node Node found last, tried first
-	loops LoopSettings   // SetLoopSettings (loop.go)
+	edges []edgeRec // compact Edges (edges.go)
+	// names holds, once each, the field names of the edges' paths, the
+	// node names of paths whose node was not added yet, and paths not of
+	// the form node.field; nameAt indexes it.
+	names      []string
+	nameAt     map[string]int32
+	transforms []Transform            // the edges' transforms (edgeRec.tr)
+	combines   map[int32]node.Combine // declared Combine values outside int32, by edge
+	index      map[string]int         // first node added under each name, for Node
+	dups       int                    // nodes added under a name already taken
+	last       int                    // the node Node found last, tried first
+	loops      LoopSettings           // SetLoopSettings (loop.go)
 
 	subs []namedSub // subsystems (subsystem.go), flattened by Build
 	// flat marks a graph Flatten made: its node names are full paths
@@ -86,11 +93,11 @@ func grow[T any](s []T) []T {
 // (Via a transform, As a declared combine rule). Edges into one additive
 // input are summed in the order they were connected. Problems are reported by Build.
 func (g *Graph) Connect(from, to string, opts ...Option) {
-	g.edges = append(grow(g.edges), Edge{From: from, To: to})
-	e := &g.edges[len(g.edges)-1]
+	e := Edge{From: from, To: to}
 	for _, o := range opts {
-		o.apply(e)
+		o.apply(&e)
 	}
+	g.addEdge(e)
 }
 
 // Node returns the node added under name.
@@ -125,7 +132,13 @@ func (g *Graph) Names() []string {
 }
 
 // Edges returns the edges in the order they were connected.
-func (g *Graph) Edges() []Edge { return append([]Edge(nil), g.edges...) }
+func (g *Graph) Edges() []Edge {
+	out := make([]Edge, len(g.edges))
+	for i := range g.edges {
+		out[i] = g.edge(i)
+	}
+	return out
+}
 
 // NumEdges returns the number of edges connected so far (len(Edges())
 // without the copy).

@@ -254,7 +254,7 @@ func (m *System) plan() *sparseJac {
 				buf = append(buf, int32(j))
 			}
 		}
-		for j := c.x0; j < c.x1; j++ {
+		for j := int(c.x0); j < int(c.x1); j++ {
 			add(j)
 		}
 		if withInputs {
@@ -320,7 +320,7 @@ func (m *System) plan() *sparseJac {
 		l := c.spec.StateLayout
 		for fi := 0; fi < l.Len(); fi++ {
 			if f := l.Field(fi); f.Role == node.Position {
-				po, vo := c.x0+l.Offset(fi), c.x0+l.Offset(l.Index(f.Rate))
+				po, vo := int(c.x0)+l.Offset(fi), int(c.x0)+l.Offset(l.Index(f.Rate))
 				for k := 0; k < f.Shape.Len(); k++ {
 					p.posVel[po+k] = int32(vo + k)
 				}
@@ -344,7 +344,7 @@ func (m *System) planOrder(p *sparseJac) {
 	s := m.s
 	nn := len(s.nodes)
 	p.order = slices.Clone(s.stateful)
-	slices.SortStableFunc(p.order, func(a, b int32) int { return s.nodes[a].x0 - s.nodes[b].x0 })
+	slices.SortStableFunc(p.order, func(a, b int32) int { return int(s.nodes[a].x0) - int(s.nodes[b].x0) })
 	level := make([]int32, nn)
 	for l, lv := range s.levels {
 		for _, k := range lv {
@@ -407,7 +407,7 @@ func (m *System) planOrder(p *sparseJac) {
 	for si := range p.order {
 		for _, k := range p.comp[p.compOff[si]:p.compOff[si+1]] {
 			c := &s.nodes[k]
-			size := (c.y1 - c.y0) * int(p.colOff[k+1]-p.colOff[k])
+			size := (int(c.y1) - int(c.y0)) * int(p.colOff[k+1]-p.colOff[k])
 			if f := free[size]; len(f) > 0 {
 				p.slot[k] = f[len(f)-1]
 				free[size] = f[:len(f)-1]
@@ -426,7 +426,7 @@ func (m *System) planOrder(p *sparseJac) {
 		}
 		for k := dyFirst[si]; k >= 0; k = next[k] {
 			c := &s.nodes[k]
-			size := (c.y1 - c.y0) * int(p.colOff[k+1]-p.colOff[k])
+			size := (int(c.y1) - int(c.y0)) * int(p.colOff[k+1]-p.colOff[k])
 			free[size] = append(free[size], p.slot[k])
 		}
 	}
@@ -441,7 +441,7 @@ func (m *System) planDirect(p *sparseJac) {
 	size := 0 // the most direct can hold: every candidate's inputs
 	for k := range s.nodes {
 		if c := &s.nodes[k]; len(p.nodeCols(k)) > 0 {
-			size += c.u1 - c.u0
+			size += int(c.u1) - int(c.u0)
 		}
 	}
 	p.direct = make([]int32, 0, size)
@@ -461,7 +461,7 @@ func (m *System) planDirect(p *sparseJac) {
 			g := &s.gathers[gi]
 			ok = g.tr() == nil && !g.fromY && g.mode == gatherSet && g.n() == g.sn()
 			for r := 0; ok && r < g.n(); r++ {
-				e := q0 + g.dst() + r - c.u0
+				e := q0 + g.dst() + r - int(c.u0)
 				j, found := slices.BinarySearch(set, int32(g.src()+r))
 				ok = found && p.direct[e] < 0
 				p.direct[e] = int32(j)
@@ -486,7 +486,7 @@ func (m *System) planWork(p *sparseJac) {
 	p.trOff = make([]int32, len(s.gathers))
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
-		nxi, nu, ny := c.x1-c.x0, c.u1-c.u0, c.y1-c.y0
+		nxi, nu, ny := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0), int(c.y1)-int(c.y0)
 		nc := int(p.colOff[ni+1] - p.colOff[ni])
 		maxA = max(maxA, nxi*nxi, ny*nxi)
 		maxB = max(maxB, nxi*nu, ny*nu)
@@ -517,7 +517,7 @@ func (m *System) planWork(p *sparseJac) {
 	p.blocks = append(p.blocks, 0)
 	for _, i := range s.stateful {
 		if c := &s.nodes[i]; c.x1 > c.x0 {
-			p.blocks = append(p.blocks, c.x1)
+			p.blocks = append(p.blocks, int(c.x1))
 		}
 	}
 	if len(p.blocks) == 1 && p.nx > 0 {
@@ -531,9 +531,9 @@ func (m *System) planWork(p *sparseJac) {
 func (s *Sim) outNode(r int) int {
 	i, _ := slices.BinarySearchFunc(s.nodes, r, func(c cnode, r int) int {
 		switch {
-		case c.y1 <= r:
+		case int(c.y1) <= r:
 			return -1
-		case c.y0 > r:
+		case int(c.y0) > r:
 			return 1
 		}
 		return 0
@@ -752,13 +752,13 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 		m.transforms(p, c)
 	}
 	clear(p.ucnt[:c.u1-c.u0])
-	for gi := c.g0; gi < c.g1; gi++ {
+	for gi := int(c.g0); gi < int(c.g1); gi++ {
 		g := &s.gathers[gi]
 		if s.overridden(c, gi) {
 			continue
 		}
 		for r := 0; r < g.n(); r++ {
-			q := g.dst() + r - c.u0
+			q := g.dst() + r - int(c.u0)
 			switch tr := g.tr().(type) {
 			case nil:
 				p.addSource(U, q, nc, gi, g, r, 1)
@@ -783,7 +783,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 // and a later one that sets them discards what the earlier ones wrote.
 func (s *Sim) overridden(c *cnode, gi int) bool {
 	g := &s.gathers[gi]
-	for gj := gi + 1; gj < c.g1; gj++ {
+	for gj := gi + 1; gj < int(c.g1); gj++ {
 		if h := &s.gathers[gj]; h.mode == gatherSet && h.dst() < g.dst()+g.n() && g.dst() < h.dst()+h.n() {
 			return true
 		}
@@ -842,7 +842,7 @@ func (p *sparseJac) clearInputs(U []float64, nu, nc int) {
 func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	s := m.s
 	c := &s.nodes[k]
-	ny, nu, nxk := c.y1-c.y0, c.u1-c.u0, c.x1-c.x0
+	ny, nu, nxk := int(c.y1)-int(c.y0), int(c.u1)-int(c.u0), int(c.x1)-int(c.x0)
 	ft := c.feedthrough && nu > 0
 	set := p.setLoc(k)
 	defer p.clearLoc(set)
@@ -873,14 +873,14 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	block := p.arena[p.slot[k] : int(p.slot[k])+ny*nc]
 	p.need = p.need[:0]
 	for r := 0; r < ny; r++ {
-		if !p.needRow[c.y0+r] {
+		if !p.needRow[int(c.y0)+r] {
 			continue
 		}
 		p.need = append(p.need, int32(r))
 		row := block[r*nc : (r+1)*nc]
 		clear(row)
 		for q := 0; q < nxk; q++ {
-			row[p.loc[c.x0+q]] += C[r*nxk+q]
+			row[p.loc[int(c.x0)+q]] += C[r*nxk+q]
 		}
 	}
 	if !ft {
@@ -920,7 +920,7 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 	s := m.s
 	c := &s.nodes[i]
 	k := int(m.derivK[i])
-	nxi, nu := c.x1-c.x0, c.u1-c.u0
+	nxi, nu := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0)
 	set := p.setLoc(i)
 	defer p.clearLoc(set)
 	nc := len(set)
@@ -939,20 +939,20 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 	}
 	row := p.row[:nc]
 	for r := 0; r < nxi; r++ {
-		rr := c.x0 + r
+		rr := int(c.x0) + r
 		if v := p.posVel[rr]; v >= 0 {
 			// d/dt position = velocity (node.Position): the row is one
 			// entry, checked against what the node computed.
-			if err := positionRow(c, r, int(v)-c.x0, A, B); err != nil {
+			if err := positionRow(c, r, int(v)-int(c.x0), A, B); err != nil {
 				return stepError(c.name, "d/dt "+c.spec.StateLayout.Component(r), s.steps, t, err)
 			}
-			p.one[0], p.oneV[0] = v, A[r*nxi+int(v)-c.x0]
+			p.one[0], p.oneV[0] = v, A[r*nxi+int(v)-int(c.x0)]
 			emit(rr, p.one[:], p.oneV[:])
 			continue
 		}
 		clear(row)
 		for q := 0; q < nxi; q++ {
-			row[p.loc[c.x0+q]] += A[r*nxi+q]
+			row[p.loc[int(c.x0)+q]] += A[r*nxi+q]
 		}
 		for q := 0; q < nu; q++ {
 			w := B[r*nu+q]
@@ -973,7 +973,7 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 // elsewhere, to 1e-6 (central differences of x' = v are exact to about
 // ε·|v|/h ≈ 1e-10).
 func positionRow(c *cnode, r, vq int, A, B []float64) error {
-	nxi, nu := c.x1-c.x0, c.u1-c.u0
+	nxi, nu := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0)
 	for q := 0; q < nxi; q++ {
 		want := 0.0
 		if q == vq {
@@ -998,7 +998,7 @@ func fdStep(v float64) float64 { return 1e-6 * math.Max(1, math.Abs(v)) }
 // It does not allocate.
 func (m *System) fdOutputs(p *sparseJac, c *cnode, t float64, y []float64, wrtInputs bool, dst []float64) error {
 	s := m.s
-	ny := c.y1 - c.y0
+	ny := int(c.y1) - int(c.y0)
 	yp, ym := p.fp[:ny], p.fm[:ny]
 	in := s.inputsOf(c)
 	u := p.us[:len(in.Values)]
@@ -1034,7 +1034,7 @@ func (m *System) fdOutputs(p *sparseJac, c *cnode, t float64, y []float64, wrtIn
 // differences of its own state (A) and inputs (B). It does not allocate.
 func (m *System) fdDerivatives(p *sparseJac, k int, c *cnode, t float64, y []float64, A, B []float64) error {
 	s := m.s
-	nxi := c.x1 - c.x0
+	nxi := int(c.x1) - int(c.x0)
 	fp, fm := p.fp[:nxi], p.fm[:nxi]
 	in := s.inputsOf(c)
 	u := p.us[:len(in.Values)]

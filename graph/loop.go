@@ -486,7 +486,7 @@ func (b *builder) tearLoop(L *loopSolver) {
 	slices.Sort(L.idx)
 	for _, o := range L.idx {
 		c := &s.nodes[s.outNode(o)]
-		L.tearNames = append(L.tearNames, c.name+"."+c.spec.OutputLayout.Component(o-c.y0))
+		L.tearNames = append(L.tearNames, c.name+"."+c.spec.OutputLayout.Component(o-int(c.y0)))
 	}
 }
 
@@ -508,12 +508,12 @@ func (b *builder) planLoop(L *loopSolver) {
 			L.fdMembers++
 		}
 		L.dyOff[li] = dy
-		ny, nu := c.y1-c.y0, c.u1-c.u0
+		ny, nu := int(c.y1)-int(c.y0), int(c.u1)-int(c.u0)
 		dy += ny * n
 		maxD = max(maxD, ny*nu)
 		maxY = max(maxY, ny)
 		maxU = max(maxU, nu*n)
-		for gi := c.g0; gi < c.g1; gi++ {
+		for gi := int(c.g0); gi < int(c.g1); gi++ {
 			g := &s.gathers[gi]
 			if !g.fromY {
 				continue
@@ -527,7 +527,7 @@ func (b *builder) planLoop(L *loopSolver) {
 				L.analytic = false
 			}
 			sc := &s.nodes[src]
-			lgt := loopGather{gi: gi, src: ls, tear: -1, row0: g.src() - sc.y0, urow: g.dst() - c.u0}
+			lgt := loopGather{gi: gi, src: ls, tear: -1, row0: g.src() - int(sc.y0), urow: g.dst() - int(c.u0)}
 			if k, ok := slices.BinarySearch(L.idx, g.src()); ok && slices.Contains(L.tears, src) {
 				lgt.tear = k
 			}
@@ -712,7 +712,7 @@ func (s *Sim) loopJacobian(L *loopSolver, t float64, cur *int32) error {
 	member := func(i int32) error {
 		li := slices.Index(L.members, i)
 		c := &s.nodes[i]
-		ny, nu := c.y1-c.y0, c.u1-c.u0
+		ny, nu := int(c.y1)-int(c.y0), int(c.u1)-int(c.u0)
 		dU := L.dU[:nu*n]
 		clear(dU)
 		for _, g := range L.lg[li] {
@@ -768,7 +768,7 @@ func (s *Sim) loopJacobian(L *loopSolver, t float64, cur *int32) error {
 		i := int32(s.outNode(o))
 		li := slices.Index(L.members, i)
 		c := &s.nodes[i]
-		copy(L.J[k*n:(k+1)*n], L.dY[L.dyOff[li]+(o-c.y0)*n:][:n])
+		copy(L.J[k*n:(k+1)*n], L.dY[L.dyOff[li]+(o-int(c.y0))*n:][:n])
 	}
 	return nil
 }

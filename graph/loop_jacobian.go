@@ -68,7 +68,7 @@ func loopColumns(s *Sim, L *loopSolver, sets [][]int32, mark []int32, stamp *int
 	}
 	for _, mb := range L.members {
 		c := &s.nodes[mb]
-		for j := c.x0; j < c.x1; j++ {
+		for j := int(c.x0); j < int(c.x1); j++ {
 			add(j)
 		}
 		for gi := c.g0; gi < c.g1; gi++ {
@@ -135,13 +135,13 @@ func (m *System) planLoops(p *sparseJac) {
 		for li, mb := range L.members {
 			c := &s.nodes[mb]
 			lp.pOff[li] = off
-			off += (c.y1 - c.y0) * lp.w
-			maxU = max(maxU, (c.u1-c.u0)*lp.w)
+			off += (int(c.y1) - int(c.y0)) * lp.w
+			maxU = max(maxU, (int(c.u1)-int(c.u0))*lp.w)
 		}
 		lp.P, lp.dU = make([]float64, off), make([]float64, maxU)
 		for _, o := range L.idx {
 			k := int32(s.outNode(o))
-			lp.tearAt = append(lp.tearAt, lp.pOff[slices.Index(L.members, k)]+(o-s.nodes[k].y0)*lp.w)
+			lp.tearAt = append(lp.tearAt, lp.pOff[slices.Index(L.members, k)]+(o-int(s.nodes[k].y0))*lp.w)
 		}
 		lp.M, lp.Z, lp.ipiv = make([]float64, n*n), make([]float64, n*nc), make([]int, n)
 		p.loops[i] = lp
@@ -168,7 +168,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 		*cur = i
 		c := &s.nodes[i]
 		li := lp.local[k]
-		ny, nu, nxi := c.y1-c.y0, c.u1-c.u0, c.x1-c.x0
+		ny, nu, nxi := int(c.y1)-int(c.y0), int(c.u1)-int(c.u0), int(c.x1)-int(c.x0)
 		Pi := lp.P[lp.pOff[li] : lp.pOff[li]+ny*W]
 		clear(Pi)
 		if nxi > 0 {
@@ -178,7 +178,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 			}
 			for r := range ny {
 				for q := range nxi {
-					Pi[r*W+n+int(p.loc[c.x0+q])] += C[r*nxi+q]
+					Pi[r*W+n+int(p.loc[int(c.x0)+q])] += C[r*nxi+q]
 				}
 			}
 		}
@@ -188,7 +188,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 		dU := lp.dU[:nu*W]
 		clear(dU)
 		m.transforms(p, c)
-		for gi := c.g0; gi < c.g1; gi++ {
+		for gi := int(c.g0); gi < int(c.g1); gi++ {
 			if s.overridden(c, gi) {
 				continue
 			}
@@ -200,7 +200,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 				inLoop, sl = true, slices.Index(L.members, src)
 			}
 			for r := 0; r < g.n(); r++ {
-				dst := dU[(g.dst()+r-c.u0)*W:][:W]
+				dst := dU[(g.dst()+r-int(c.u0))*W:][:W]
 				for j := 0; j < g.sn(); j++ {
 					w := T[r*g.sn()+j]
 					if w == 0 {
@@ -264,7 +264,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 	}
 	for li, mb := range L.members {
 		c := &s.nodes[mb]
-		ny := c.y1 - c.y0
+		ny := int(c.y1) - int(c.y0)
 		block := p.arena[p.slot[mb]:][:ny*nc]
 		for r := range ny {
 			pr := lp.P[lp.pOff[li]+r*W:][:W]

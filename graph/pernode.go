@@ -144,7 +144,7 @@ func (s *Sim) nodeUpdate(c *cnode, t, dt float64, held bool) error {
 // gather fills c's connected inputs from the sources' current values and
 // checks them when they could be non-finite (cnode.checkIn).
 func (s *Sim) gather(c *cnode, t float64) error {
-	s.applyGathers(c.g0, c.g1)
+	s.applyGathers(int(c.g0), int(c.g1))
 	if !c.checkIn {
 		return nil
 	}
@@ -181,8 +181,8 @@ func panicError(name string, step int, t float64, r any) error {
 // the field's component name within it ("x", "q[1]"), or "" if none.
 func (s *Sim) locate(j int) (nodeName, field string) {
 	for _, c := range s.nodes {
-		if j >= c.x0 && j < c.x1 {
-			return c.name, c.spec.StateLayout.Component(j - c.x0)
+		if j >= int(c.x0) && j < int(c.x1) {
+			return c.name, c.spec.StateLayout.Component(j - int(c.x0))
 		}
 	}
 	return "", ""

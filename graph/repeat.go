@@ -40,7 +40,7 @@ func (b *builder) checkRepeats() {
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		for ii := range c.spec.Inputs {
-			list := b.inputEdges(c.p0 + ii)
+			list := b.inputEdges(int(c.p0) + ii)
 			if len(list) < 2 || c.spec.Inputs[ii].Combine != node.Additive {
 				continue
 			}
@@ -51,7 +51,7 @@ func (b *builder) checkRepeats() {
 			for _, ri := range list {
 				r := &edges[ri]
 				e := &g.edges[r.edge]
-				k := takeOf(r, e.Transform)
+				k := takeOf(r, g.edgeTransform(r.edge))
 				first, dup := seen[k]
 				if !dup {
 					seen[k] = r.edge
@@ -60,10 +60,10 @@ func (b *builder) checkRepeats() {
 				if e.repeat {
 					continue
 				}
-				f := &g.edges[first]
-				b.probs = append(b.probs, &EdgeError{Edge: e.From + " -> " + e.To, Err: ErrDuplicateEdge,
+				from, to := g.edgeFrom(r.edge), g.edgeTo(r.edge)
+				b.probs = append(b.probs, &EdgeError{Edge: from + " -> " + to, Err: ErrDuplicateEdge,
 					Detail: fmt.Sprintf("it adds the value of %s into the additive input %s a second time (edge %d repeats edge %d, counting from 0 in connection order%s): the value would count twice; remove one, or connect it with graph.Repeat() if it is meant to",
-						e.From, e.To, r.edge, first, transformNote(f.Transform, e.Transform))})
+						from, to, r.edge, first, transformNote(g.edgeTransform(first), g.edgeTransform(r.edge)))})
 			}
 		}
 	}

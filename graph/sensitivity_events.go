@@ -165,7 +165,7 @@ func (a *sensSys) resetJac(i int, t float64, y, Ry, Rp, Rt []float64) error {
 	clear(Rp)
 	clear(Rt)
 	if rj, ok := node.As[node.ResetJacobian](c.n); ok && a.scalarParams(e.node) {
-		nx, nu, npn := c.x1-c.x0, c.u1-c.u0, len(c.spec.Params)
+		nx, nu, npn := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0), len(c.spec.Params)
 		Rx, Ru, Rpo, Rto := make([]float64, nx*nx), make([]float64, nx*nu), make([]float64, nx*npn), make([]float64, nx)
 		in, err := a.nodeInputs(c, t, y)
 		if err != nil {
@@ -175,14 +175,14 @@ func (a *sensSys) resetJac(i int, t float64, y, Ry, Rp, Rt []float64) error {
 			return stepError(c.name, "", s.steps, t, err)
 		}
 		for r := 0; r < n; r++ {
-			if r < c.x0 || r >= c.x1 {
+			if r < int(c.x0) || r >= int(c.x1) {
 				Ry[r*n+r] = 1
 			}
 		}
 		for r := 0; r < nx; r++ {
-			R := c.x0 + r
+			R := int(c.x0) + r
 			for q := 0; q < nx; q++ {
-				Ry[R*n+c.x0+q] = Rx[r*nx+q]
+				Ry[R*n+int(c.x0)+q] = Rx[r*nx+q]
 			}
 			Rt[R] = Rto[r]
 			for j := range a.ps {
@@ -197,7 +197,7 @@ func (a *sensSys) resetJac(i int, t float64, y, Ry, Rp, Rt []float64) error {
 				return err
 			}
 			for r := 0; r < nx; r++ {
-				R := c.x0 + r
+				R := int(c.x0) + r
 				for q := 0; q < nu; q++ {
 					w := Ru[r*nu+q]
 					if w == 0 {

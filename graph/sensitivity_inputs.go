@@ -65,7 +65,7 @@ func (a *sensSys) inputParamDerivs(t float64, y []float64, js []int) error {
 				return err
 			}
 		}
-		nx, ncu := c.x1-c.x0, c.u1-c.u0
+		nx, ncu := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0)
 		if cap(dstU) < nx*ncu {
 			dstU = make([]float64, nx*ncu)
 		}
@@ -86,7 +86,7 @@ func (a *sensSys) inputParamDerivs(t float64, y []float64, js []int) error {
 						sum += dstU[r*ncu+q] * v
 					}
 				}
-				col[c.x0+r] = sum
+				col[int(c.x0)+r] = sum
 			}
 		}
 	}

@@ -134,11 +134,11 @@ func (a *sensSys) initial(t0 float64) ([]float64, error) {
 	for j := range a.ps {
 		p := &a.ps[j]
 		c := &s.nodes[p.node]
-		nx := c.x1 - c.x0
+		nx := int(c.x1) - int(c.x0)
 		if nx == 0 {
 			continue
 		}
-		col := Y[n+j*n+c.x0 : n+j*n+c.x1]
+		col := Y[n+j*n+int(c.x0) : n+j*n+int(c.x1)]
 		if ij, ok := node.As[node.InitialStateJacobian](c.n); ok && p.comp < 0 {
 			np := len(c.spec.Params)
 			buf := make([]float64, nx*np)
@@ -205,7 +205,7 @@ func (a *sensSys) paramDerivs(t float64, y []float64) error {
 func (a *sensSys) analyticParam(p *sensParam, t float64, y, col []float64) (err error) {
 	s := a.s
 	c := &s.nodes[p.node]
-	nx, np := c.x1-c.x0, len(c.spec.Params)
+	nx, np := int(c.x1)-int(c.x0), len(c.spec.Params)
 	if len(p.buf) != nx*np {
 		p.buf = make([]float64, nx*np)
 	}
@@ -221,7 +221,7 @@ func (a *sensSys) analyticParam(p *sensParam, t float64, y, col []float64) (err 
 		return stepError(c.name, "", s.steps, t, err)
 	}
 	for r := 0; r < nx; r++ {
-		col[c.x0+r] = buf[r*np+p.col]
+		col[int(c.x0)+r] = buf[r*np+p.col]
 	}
 	return nil
 }
@@ -276,7 +276,7 @@ func (a *sensSys) Events(t float64, Y, dst []float64) error { return a.m.Events(
 // graph state (Uy, nu×n), time (Ut) and parameters (Up, nu×np).
 func (a *sensSys) inputSens(c *cnode, t float64, y []float64) (Uy, Ut, Up []float64, err error) {
 	s, n := a.s, a.n
-	nu := c.u1 - c.u0
+	nu := int(c.u1) - int(c.u0)
 	Uy, Ut, Up = make([]float64, nu*n), make([]float64, nu), make([]float64, nu*a.np)
 	if nu == 0 {
 		return

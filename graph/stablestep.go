@@ -75,7 +75,7 @@ func (s *Sim) StableSteps() (limits []StepLimit, err error) {
 // panic into an error naming the node.
 func (s *Sim) stableStep(c *cnode, sl node.StepLimiter, t float64) (l node.StepLimit, err error) {
 	defer s.recoverNode(c.name, t, &err)
-	s.applyGathers(c.g0, c.g1)
+	s.applyGathers(int(c.g0), int(c.g1))
 	return sl.StableStepAt(t, s.state[c.x0:c.x1], s.inputsOf(c)), nil
 }
 
@@ -231,7 +231,7 @@ func (s *Sim) familyBound(lf *limFam, t float64) (b float64, ok bool) {
 // stableDt is stableStep for a node.StepBounder's bound alone.
 func (s *Sim) stableDt(c *cnode, sb node.StepBounder, t float64) (dt float64, err error) {
 	defer s.recoverNode(c.name, t, &err)
-	s.applyGathers(c.g0, c.g1)
+	s.applyGathers(int(c.g0), int(c.g1))
 	return sb.StableDtAt(t, s.state[c.x0:c.x1], s.inputsOf(c)), nil
 }
 
@@ -284,7 +284,7 @@ func (s *Sim) limiterSources() [][]int32 {
 		return s.limSrc
 	}
 	owner := func(off int) int { // the node whose outputs hold Sim.outputs[off]
-		return sort.Search(len(s.nodes), func(i int) bool { return s.nodes[i].y1 > off })
+		return sort.Search(len(s.nodes), func(i int) bool { return int(s.nodes[i].y1) > off })
 	}
 	need := make([]bool, len(s.nodes))
 	var stack []int

@@ -588,7 +588,8 @@ func (f *flattener) graph(g *Graph, at string) {
 			f.out.Add(join(at, nn.name), nn.n)
 		}
 	}
-	for _, e := range g.edges {
+	for i := range g.edges {
+		e := g.edge(i)
 		bad := func(err error, format string, a ...any) {
 			f.probs = append(f.probs, &EdgeError{Edge: join(at, e.From) + " -> " + join(at, e.To), Err: err, Detail: fmt.Sprintf(format, a...)})
 		}
@@ -601,7 +602,7 @@ func (f *flattener) graph(g *Graph, at string) {
 			continue
 		}
 		for _, t := range to {
-			f.out.edges = append(grow(f.out.edges), Edge{From: from[0], To: t, Transform: e.Transform, Combine: e.Combine, declared: e.declared})
+			f.out.addEdge(Edge{From: from[0], To: t, Transform: e.Transform, Combine: e.Combine, declared: e.declared})
 		}
 	}
 }

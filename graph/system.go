@@ -208,7 +208,7 @@ func (m *System) Pairs() (pos, vel []int) {
 				continue
 			}
 			vi := l.Index(f.Rate)
-			po, vo := c.x0+l.Offset(fi), c.x0+l.Offset(vi)
+			po, vo := int(c.x0)+l.Offset(fi), int(c.x0)+l.Offset(vi)
 			for k := 0; k < f.Shape.Len(); k++ {
 				pos = append(pos, po+k)
 				vel = append(vel, vo+k)
