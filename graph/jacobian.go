@@ -178,7 +178,7 @@ func (m *System) plan() *sparseJac {
 	// the plan at 10⁵ nodes).
 	owner := make([]int32, len(s.outputs))
 	for r, k := 0, 0; r < len(owner); r++ {
-		for k < nn && s.nodes[k].y1 <= r {
+		for k < nn && int(s.nodes[k].y1) <= r {
 			k++
 		}
 		owner[r] = int32(k)
