@@ -852,7 +852,9 @@ func (s *Sim) anderson(L *loopSolver, t float64, cur *int32) error {
 			}
 		}
 		if err := s.loopEval(L, t, z, f, cur); err != nil {
-			return err
+			// A diverging iteration ends in a node's non-finite output
+			// (or a node refusing its inputs): the loop did not converge.
+			return s.loopFail(L, t, worst, at, it, "node error at an iterate: "+err.Error())
 		}
 		if ok, worst, at = L.residual(z, f, r); ok {
 			return nil
