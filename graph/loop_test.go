@@ -452,19 +452,7 @@ func BenchmarkLoopStep(b *testing.B) {
 // (y − 1)(y² + y + 2)); Newton from zero reaches it, to the loop's
 // tolerance (1e-10 relative, and quadratic convergence puts it far below).
 func TestLoopNonlinearClosedForm(t *testing.T) {
-	g := graph.New()
-	g.Add("ref", lconst(t, []float64{2}, "1"))
-	g.Add("sum", lsum(t, "+-", 1, "1"))
-	cube, err := control.NewProduct(control.ProductParams{Ops: "***"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Add("cube", cube)
-	g.Connect("ref.value", "sum.in1")
-	g.Connect("cube.out", "sum.in2")
-	for _, in := range []string{"in1", "in2", "in3"} {
-		g.Connect("sum.out", "cube."+in)
-	}
+	g := cubicLoop(t, graph.LoopSettings{})
 	s := mustBuild(t, g)
 	if got := value(t, s, "sum.out"); math.Abs(got-1) > 1e-12 {
 		t.Errorf("y = %.17g, want 1", got)
@@ -626,8 +614,8 @@ func TestLoopCheckpointResumes(t *testing.T) {
 	}
 }
 
-// cubicLoop is y = u − y³ (u = 2, root y = 1) as in
-// TestLoopNonlinearClosedForm, with the loop settings ls.
+// cubicLoop is y = u − y³ (u = 2, root y = 1; TestLoopNonlinearClosedForm)
+// with the loop settings ls.
 func cubicLoop(t *testing.T, ls graph.LoopSettings) *graph.Graph {
 	g := graph.New()
 	g.Add("ref", lconst(t, []float64{2}, "1"))

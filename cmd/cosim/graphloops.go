@@ -107,3 +107,25 @@ func (l drawnLoop) legend(k int) string {
 	}
 	return s + "; tear variables " + strings.Join(l.tear, ", ")
 }
+
+// loopMark is what the drawings mark on an edge between two nodes (all
+// the edges between them drawn as one): the loop it closes and whether
+// it carries a tear variable.
+type loopMark struct {
+	loop int // −1: closes no loop
+	tear bool
+}
+
+// mark adds the edge from → to, labelled *label, to m: when it closes a
+// loop, m takes the loop, and a tear variable's edge is labelled
+// "(tear)".
+func (d *loopDrawing) mark(m *loopMark, g *graph.Graph, from, to string, label *string) {
+	i, tear := d.edgeLoop(g, from, to)
+	if i < 0 {
+		return
+	}
+	m.loop, m.tear = i, m.tear || tear
+	if tear {
+		*label += " (tear)"
+	}
+}

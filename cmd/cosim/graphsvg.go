@@ -44,10 +44,6 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph, ld loopDrawing)
 	type pair struct{ from, to int }
 	var order []pair
 	labels := map[pair][]string{}
-	type loopMark struct {
-		loop int // −1: closes no loop
-		tear bool
-	}
 	marks := map[pair]loopMark{}
 	adj := make([][]int, len(names))
 	for _, e := range g.Edges() {
@@ -74,14 +70,9 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph, ld loopDrawing)
 			adj[a] = append(adj[a], b)
 			marks[p] = loopMark{loop: -1}
 		}
-		if i, tear := ld.edgeLoop(g, e.From, e.To); i >= 0 {
-			m := marks[p]
-			m.loop, m.tear = i, m.tear || tear
-			marks[p] = m
-			if tear {
-				l += " (tear)"
-			}
-		}
+		m := marks[p]
+		ld.mark(&m, g, e.From, e.To, &l)
+		marks[p] = m
 		labels[p] = append(labels[p], l)
 	}
 	// Break cycles: a depth-first walk in node order drops back edges.

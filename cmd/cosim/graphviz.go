@@ -146,10 +146,6 @@ func writeDOT(w io.Writer, sc *scene.Scene, g *graph.Graph, ld loopDrawing) erro
 	type pair struct{ from, to string }
 	var order []pair
 	labels := map[pair][]string{}
-	type loopMark struct {
-		loop int // −1: closes no loop
-		tear bool
-	}
 	marks := map[pair]loopMark{}
 	for _, e := range g.Edges() {
 		fn, ff := splitNodeField(e.From)
@@ -170,14 +166,9 @@ func writeDOT(w io.Writer, sc *scene.Scene, g *graph.Graph, ld loopDrawing) erro
 			order = append(order, p)
 			marks[p] = loopMark{loop: -1}
 		}
-		if i, tear := ld.edgeLoop(g, e.From, e.To); i >= 0 {
-			m := marks[p]
-			m.loop, m.tear = i, m.tear || tear
-			marks[p] = m
-			if tear {
-				l += " (tear)"
-			}
-		}
+		m := marks[p]
+		ld.mark(&m, g, e.From, e.To, &l)
+		marks[p] = m
 		labels[p] = append(labels[p], l)
 	}
 	for _, p := range order {
