@@ -95,3 +95,25 @@ func StepLayers(s *Sim, dt float64) (kernels, calls, step func() bool) {
 	step = func() bool { return e.step(j.t, dt, false) }
 	return kernels, calls, step
 }
+
+// ParamDerivs returns ∂f/∂p of the named parameters at (t, y) as
+// Sensitivities computes them (column j at [j·n, (j+1)·n)), with the
+// loops frozen (solveLoops false) or solved on each side of the
+// differences (true, the method the frozen loops replace).
+func (s *Sim) ParamDerivs(params []string, t float64, y []float64, solveLoops bool) ([]float64, error) {
+	m, err := s.System()
+	if err != nil {
+		return nil, err
+	}
+	a, err := newSensSys(s, m, params)
+	if err != nil {
+		return nil, err
+	}
+	a.useJacobian(m)
+	a.solveLoops = solveLoops
+	defer a.restoreParams()
+	if err := a.paramDerivs(t, y); err != nil {
+		return nil, err
+	}
+	return append([]float64(nil), a.fp...), nil
+}

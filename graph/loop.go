@@ -212,6 +212,10 @@ type loopState struct {
 	built   LoopSettings // resolved at Build
 	set     LoopSettings // in force (Settings.Loops during a run)
 	solvers []*loopSolver
+	// frozen puts every loop in frozen mode, its tear variables at
+	// z* + eps·dz/dε instead of solved (loop_sensitivity.go).
+	frozen bool
+	eps    float64
 }
 
 // loopSolver is one compiled loop. Its buffers are sized at Build; a
@@ -248,6 +252,8 @@ type loopSolver struct {
 	mpiv                 []int
 
 	solves, iters, fallbacks int64
+
+	freeze *loopFreeze // the frozen mode's data, allocated on first use
 }
 
 // loopGather is a gather into a loop member that reads another member.
@@ -568,6 +574,9 @@ func (s *Sim) loopOutputs(c *cnode, t float64) (err error) {
 			err = panicError(name, s.steps, t, r)
 		}
 	}()
+	if L.st.frozen {
+		return s.frozenOutputs(L, t, &cur) // loop_sensitivity.go
+	}
 	L.solves++
 	it, detail, err := s.newton(L, t, &cur)
 	if err == nil {
@@ -843,7 +852,9 @@ func (s *Sim) anderson(L *loopSolver, t float64, cur *int32) error {
 			}
 		}
 		if err := s.loopEval(L, t, z, f, cur); err != nil {
-			return err
+			// A diverging iteration ends in a node's non-finite output
+			// (or a node refusing its inputs): the loop did not converge.
+			return s.loopFail(L, t, worst, at, it, "node error at an iterate: "+err.Error())
 		}
 		if ok, worst, at = L.residual(z, f, r); ok {
 			return nil

@@ -274,8 +274,10 @@ func TestLoopImplicitNewtonIterations(t *testing.T) {
 // ladder's loop) against the flat model's ∂v/∂g, g = 1/(R1 + Rp) its
 // single gain, by the chain rule ∂v/∂R4 = ∂v/∂g·dg/dR4 with dg/dR4 =
 // −(dRp/dR4)/(R1 + Rp)², dRp/dR4 = ((R2 + R3)/(R4 + R2 + R3))². Both
-// parameters are differenced (h = 1e-6 relative), the loop re-solved to
-// rounding at each: rounding over h bounds the agreement, 2e-9 relative.
+// parameters are differenced (h = 1e-6 relative), the loop frozen at its
+// solution and moved along its tangent by the implicit-function theorem
+// (loop_sensitivity.go): rounding over h bounds the agreement, 2e-9
+// relative (measured 9e-10).
 func TestLoopSensitivityLoopParameter(t *testing.T) {
 	const R1, R2, R3, R4 = 100.0, 220.0, 330.0, 470.0
 	Rp := 1 / (1/R4 + 1/(R2+R3))
@@ -485,4 +487,197 @@ func TestLoopJacobianAgainstDifferences(t *testing.T) {
 		want[(3+i)*6+i] = k / ((1 - a) * (1 - b) * 2)
 	}
 	closeTo(t, "loops in series", jacobians(t, s, s.State(nil)), want, 1e-12)
+}
+
+// cubicLoopCap is a capacitor-like integrator ẋ = −y discharged through
+// the nonlinear loop y = x − c·y³ (y + c·y³ = x: a sum, a product block
+// cubing y, and the gain c, all three members of the loop), x(0) = 2.
+func cubicLoopCap(t testing.TB, c float64, ls graph.LoopSettings) *graph.Graph {
+	g := graph.New()
+	capacitor, err := control.NewIntegrator(control.IntegratorParams{Gain: []float64{-1}, Initial: []float64{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Add("cap", capacitor)
+	g.Add("sum", lsum(t, "+-", 1, "1"))
+	cube, err := control.NewProduct(control.ProductParams{Ops: "***"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Add("cube", cube)
+	g.Add("c", lgain(t, c, 1, "1", "1"))
+	g.Connect("cap.state", "sum.in1")
+	for _, in := range []string{"in1", "in2", "in3"} {
+		g.Connect("sum.out", "cube."+in)
+	}
+	g.Connect("cube.out", "c.in")
+	g.Connect("c.out", "sum.in2")
+	g.Connect("sum.out", "cap.in")
+	g.SetLoopSettings(ls)
+	return g
+}
+
+// cubicLoopReference integrates the model of cubicLoopCap and its
+// sensitivity S = ∂x/∂c with classical RK4 written out here, independent
+// of the graph: y solves y + c·y³ = x by scalar Newton run to a step
+// below 4 ulps (machine precision), and by the implicit-function theorem
+// on that scalar equation ∂y/∂x = 1/(1 + 3c·y²), ∂y/∂c = −y³/(1 + 3c·y²),
+// so ẋ = −y, Ṡ = −(∂y/∂x·S + ∂y/∂c), S(0) = 0. It returns S at every
+// step, and dy/dc = ∂y/∂x·S + ∂y/∂c, the sensitivity of the loop's
+// output.
+func cubicLoopReference(c, dt float64, steps int) (S, dy []float64) {
+	solve := func(x float64) float64 {
+		y := x
+		for range 100 {
+			d := (y + c*y*y*y - x) / (1 + 3*c*y*y)
+			y -= d
+			if math.Abs(d) <= 4*0x1p-52*math.Abs(y) {
+				break
+			}
+		}
+		return y
+	}
+	f := func(v [2]float64) [2]float64 {
+		y := solve(v[0])
+		den := 1 + 3*c*y*y
+		return [2]float64{-y, -(v[1]/den - y*y*y/den)}
+	}
+	v := [2]float64{2, 0}
+	record := func() {
+		y := solve(v[0])
+		S = append(S, v[1])
+		dy = append(dy, (v[1]-y*y*y)/(1+3*c*y*y))
+	}
+	record()
+	for range steps {
+		k1 := f(v)
+		k2 := f([2]float64{v[0] + dt/2*k1[0], v[1] + dt/2*k1[1]})
+		k3 := f([2]float64{v[0] + dt/2*k2[0], v[1] + dt/2*k2[1]})
+		k4 := f([2]float64{v[0] + dt*k3[0], v[1] + dt*k3[1]})
+		for i := range v {
+			v[i] += dt / 6 * (k1[i] + 2*k2[i] + 2*k3[i] + k4[i])
+		}
+		record()
+	}
+	return S, dy
+}
+
+// A parameter inside a nonlinear loop: ∂x/∂c of cubicLoopCap, with the
+// same RK4 steps as cubicLoopReference, so the two differ only by how
+// the right-hand side and its derivatives are computed. Through the
+// graph, ∂f/∂x comes from the implicit-function theorem on the loop
+// (exact blocks) and ∂f/∂c from differences with the loop frozen at its
+// solution (loop_sensitivity.go): O(h²) truncation and rounding over
+// h = 1e-6·c, plus the loop's residual at the points they are evaluated
+// at, which Newton's last quadratic step puts far below its 1e-10
+// tolerance. Measured: 2.5e-11 relative to the largest |S| (the
+// differences through the loop solve it replaces: 4e-11, this loop's
+// Newton iteration count never changing across a difference step; see
+// TestLoopParamDerivativeIterationBoundary for when it does); the
+// tolerance is 1e-10. With the loop's tolerance loosened to 1e-6
+// (AbsTol 1e-8) the state itself carries the looser solve: measured
+// 8.7e-8 (through the solve: 1.1e-6), the tolerance 5e-7. The loop's
+// output y, recorded, is differentiated along S with the loop frozen
+// along (S, 1): measured 9e-10 relative to its largest derivative, the
+// rounding over h of that difference (tolerance 1e-8); loose, 3.9e-7
+// (through the solve: 4.9e-6), the tolerance 2e-6.
+func TestLoopSensitivityNonlinearParameter(t *testing.T) {
+	const c, dt, steps = 0.5, 1e-3, 500
+	want, wantY := cubicLoopReference(c, dt, steps)
+	for _, tc := range []struct {
+		name      string
+		ls        graph.LoopSettings
+		tol, ytol float64
+	}{
+		{"default tolerances", graph.LoopSettings{}, 1e-10, 1e-8},
+		{"loose tolerances", graph.LoopSettings{RelTol: 1e-6, AbsTol: 1e-8}, 5e-7, 2e-6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mustBuild(t, cubicLoopCap(t, c, tc.ls))
+			if l := s.Loops(); len(l) != 1 || len(l[0].Members) != 3 {
+				t.Fatalf("Loops() = %v, want one loop of three members", l)
+			}
+			res, err := s.Sensitivities(context.Background(), []string{"c.gain[0]"}, &graph.SensitivityOptions{
+				End: dt * steps, Dt: dt, Mode: graph.Monolithic{Method: integrators.RK4{}}, Record: []string{"cap.state", "sum.out"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Series("cap.state", "c.gain[0]")
+			if len(got) != len(want) {
+				t.Fatalf("%d rows, want %d", len(got), len(want))
+			}
+			if math.Abs(want[len(want)-1]) < 1e-2 {
+				t.Fatalf("∂x/∂c = %v at the end: too small to prove anything", want[len(want)-1])
+			}
+			closeTo(t, "∂x/∂c", got, want, tc.tol)
+			closeTo(t, "∂y/∂c", res.Series("sum.out", "c.gain[0]"), wantY, tc.ytol)
+		})
+	}
+}
+
+// ∂f/∂c of cubicLoopCap at x = 2 where the loop's Newton iteration count
+// changes between c − h and c + h (found by bisection on the count of
+// one solve, to 1e-10 in c, below the step h = 1e-6·c). Differencing
+// through the loop solve then divides the difference of two iterates,
+// one a Newton step further than the other (up to the loop's tolerance),
+// by 2h: measured 5e-5 relative with the default tolerances and 0.5 with
+// RelTol 1e-6. With the loop frozen at its solution the difference
+// contains no solve: the closed form ∂f/∂c = −∂y/∂c = y³/(1 + 3c·y²)
+// (y from scalar Newton to machine precision, as in cubicLoopReference)
+// is met to rounding over h (measured 4e-10; tolerance 1e-8) with the
+// default tolerances, and with the loose ones to the loop's residual at
+// the solution times its second derivatives (measured 7e-7; tolerance
+// 1e-5).
+func TestLoopParamDerivativeIterationBoundary(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ls   graph.LoopSettings
+		tol  float64
+	}{
+		{"default tolerances", graph.LoopSettings{}, 1e-8},
+		{"loose tolerances", graph.LoopSettings{RelTol: 1e-6, AbsTol: 1e-8}, 1e-5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			iters := func(c float64) int64 {
+				s := mustBuild(t, cubicLoopCap(t, c, tc.ls))
+				value(t, s, "sum.out") // one solve at x = 2
+				return s.Loops()[0].Iterations
+			}
+			lo, hi := 0.1, 1.9
+			nlo := iters(lo)
+			if iters(hi) == nlo {
+				t.Fatalf("%d Newton iterations at both ends: no boundary to find", nlo)
+			}
+			for hi-lo > 1e-10 {
+				if mid := (lo + hi) / 2; iters(mid) == nlo {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+			c := (lo + hi) / 2
+			if h := 1e-6 * c; iters(c-h) == iters(c+h) {
+				t.Fatalf("c = %v: the same iteration count at c ± h: the test proves nothing", c)
+			}
+			y := 2.0
+			for range 100 {
+				y -= (y + c*y*y*y - 2) / (1 + 3*c*y*y)
+			}
+			want := y * y * y / (1 + 3*c*y*y)
+			s := mustBuild(t, cubicLoopCap(t, c, tc.ls))
+			got, err := s.ParamDerivs([]string{"c.gain[0]"}, 0, []float64{2}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			solved, err := s.ParamDerivs([]string{"c.gain[0]"}, 0, []float64{2}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := math.Abs(got[0]-want) / want
+			t.Logf("c = %.17g: frozen loop %.3g relative, through the solve %.3g", c, e, math.Abs(solved[0]-want)/want)
+			if e > tc.tol {
+				t.Errorf("∂f/∂c = %.17g, want %.17g (relative error %.3g, tolerance %.3g)", got[0], want, e, tc.tol)
+			}
+		})
+	}
 }

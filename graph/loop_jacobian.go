@@ -257,7 +257,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 	}
 	A := blas64.General{Rows: n, Cols: n, Stride: n, Data: lp.M}
 	if !lapack64.Getrf(A, lp.ipiv) {
-		return stepError(s.nodes[lead].name, "", s.steps, t, fmt.Errorf("graph: the Jacobian through the algebraic %s is singular: I − ∂F/∂z has no inverse at the loop's solution, so the solution does not depend smoothly on the state; an implicit method or a sensitivity cannot go through it (use an explicit method, or make the loop regular)", L.describe(s)))
+		return L.singular(s, t)
 	}
 	if nc > 0 {
 		lapack64.Getrs(blas.NoTrans, A, blas64.General{Rows: n, Cols: nc, Stride: nc, Data: Z}, lp.ipiv)
@@ -285,6 +285,12 @@ func axpy(a float64, x, y []float64) {
 	for i, v := range x {
 		y[i] += a * v
 	}
+}
+
+// singular is the error of a derivative through L where I − ∂F/∂z has
+// no inverse at the loop's solution.
+func (L *loopSolver) singular(s *Sim, t float64) error {
+	return stepError(s.nodes[L.members[0]].name, "", s.steps, t, fmt.Errorf("graph: the Jacobian through the algebraic %s is singular: I − ∂F/∂z has no inverse at the loop's solution, so the solution does not depend smoothly on the state; an implicit method or a sensitivity cannot go through it (use an explicit method, or make the loop regular)", L.describe(s)))
 }
 
 // describe is "through a, b (tear: a.y[0])".

@@ -284,9 +284,10 @@ func TestLoopMassMatchesFlatModel(t *testing.T) {
 // Kp/(1 + β), so ∂x/∂Kp = ∂x/∂Kp'/(1 + β). ∂f/∂y through the loop is
 // exact (TestLoopSensitivitiesExact); ∂f/∂Kp is differenced in both
 // models (the gain has no parameter Jacobian; central, h = 1e-6·Kp),
-// re-solving the linear loop at each evaluation, which Newton does to
-// rounding: the rounding of f over h, about 1e-10 relative, bounds the
-// agreement, as it bounds any differenced parameter. 2e-9 relative.
+// the loop frozen at its solution and moved along its tangent
+// (loop_sensitivity.go): the rounding of f over h, about 1e-10
+// relative, bounds the agreement, as it bounds any differenced
+// parameter. 2e-9 relative.
 func TestLoopSensitivities(t *testing.T) {
 	var got [2]float64
 	for k, flat := range []bool{false, true} {
@@ -451,19 +452,7 @@ func BenchmarkLoopStep(b *testing.B) {
 // (y − 1)(y² + y + 2)); Newton from zero reaches it, to the loop's
 // tolerance (1e-10 relative, and quadratic convergence puts it far below).
 func TestLoopNonlinearClosedForm(t *testing.T) {
-	g := graph.New()
-	g.Add("ref", lconst(t, []float64{2}, "1"))
-	g.Add("sum", lsum(t, "+-", 1, "1"))
-	cube, err := control.NewProduct(control.ProductParams{Ops: "***"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Add("cube", cube)
-	g.Connect("ref.value", "sum.in1")
-	g.Connect("cube.out", "sum.in2")
-	for _, in := range []string{"in1", "in2", "in3"} {
-		g.Connect("sum.out", "cube."+in)
-	}
+	g := cubicLoop(t, graph.LoopSettings{})
 	s := mustBuild(t, g)
 	if got := value(t, s, "sum.out"); math.Abs(got-1) > 1e-12 {
 		t.Errorf("y = %.17g, want 1", got)
@@ -622,5 +611,47 @@ func TestLoopCheckpointResumes(t *testing.T) {
 	}
 	if xa[0] == 0 {
 		t.Error("the mass did not move: the test proves nothing")
+	}
+}
+
+// cubicLoop is y = u − y³ (u = 2, root y = 1; TestLoopNonlinearClosedForm)
+// with the loop settings ls.
+func cubicLoop(t *testing.T, ls graph.LoopSettings) *graph.Graph {
+	g := graph.New()
+	g.Add("ref", lconst(t, []float64{2}, "1"))
+	g.Add("sum", lsum(t, "+-", 1, "1"))
+	cube, err := control.NewProduct(control.ProductParams{Ops: "***"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Add("cube", cube)
+	g.Connect("ref.value", "sum.in1")
+	g.Connect("cube.out", "sum.in2")
+	for _, in := range []string{"in1", "in2", "in3"} {
+		g.Connect("sum.out", "cube."+in)
+	}
+	g.SetLoopSettings(ls)
+	return g
+}
+
+// The fallback solves what Newton, held to one iteration, does not: on
+// y = u − y³ the fixed-point map g(y) = 2 − y³ has |g'(1)| = 3, so the
+// plain iteration diverges (Memory −1: the evaluation fails with a
+// LoopSolveError that says so, once an iterate overflows the cube), and Anderson acceleration (the default
+// depth 5) converges to the root y = 1 — to the loop's tolerance, 1e-10
+// relative; 1e-9 is asserted. The solve is counted as a fallback.
+func TestLoopAndersonFallback(t *testing.T) {
+	s := mustBuild(t, cubicLoop(t, graph.LoopSettings{MaxIter: 1}))
+	if got := value(t, s, "sum.out"); math.Abs(got-1) > 1e-9 {
+		t.Errorf("y = %.17g, want 1", got)
+	}
+	if l := s.Loops()[0]; l.Fallbacks != 1 || l.Solves != 1 {
+		t.Errorf("%v: %d solves, %d fallbacks; want one solve, by the fallback", l, l.Solves, l.Fallbacks)
+	}
+	s = mustBuild(t, cubicLoop(t, graph.LoopSettings{MaxIter: 1, Memory: -1}))
+	_, err := s.Value("sum.out")
+	var le *graph.LoopSolveError
+	if !errors.As(err, &le) || !strings.Contains(le.Detail, "fixed-point fallback: node error at an iterate") || !strings.Contains(err.Error(), "not finite") {
+		t.Errorf("plain fixed point on a divergent map: %v, want a LoopSolveError from the fallback", err)
 	}
 }

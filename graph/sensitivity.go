@@ -20,7 +20,8 @@ import (
 // parameters, their exact or differenced derivatives, and the time
 // events they must not move); sensitivity_events.go (the saltation jump
 // of S at a located event); sensitivity_run.go (the adaptive and
-// fixed-step loops and the recorded rows).
+// fixed-step loops and the recorded rows); loop_sensitivity.go holds
+// the parameter differences through algebraic loops.
 
 // ErrNotDifferentiable is the cause of every error Sim.Sensitivities
 // returns for a run it cannot differentiate correctly (co-simulation,
@@ -246,7 +247,12 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 // that node's own Derivatives), and otherwise from central differences of f over
 // SetParams (step 1e-6·|p|, one-sided near a bound of the parameter's
 // range). ∂InitialState/∂p likewise comes from node.InitialStateJacobian
-// or from differences of InitialState.
+// or from differences of InitialState. Through an algebraic loop, every
+// difference over a parameter (of f, of an event's or reset's inputs, of
+// a recorded output) is taken with the loop held at its solution and
+// moved along dz/dp = (I − ∂F/∂z)⁻¹·∂F/∂p (the implicit-function
+// theorem, F the loop's one pass through its members), never re-solved,
+// so the loop's solve tolerance is not divided by the step.
 //
 // At an event located by the integrator (time t*, event function g,
 // reset map R) — the adaptive driver on its dense output, a fixed-step

@@ -147,7 +147,7 @@ func (a *sensSys) eventGrad(i int, t float64, y, gy, gp []float64) (float64, err
 	gt := (g1[i] - g2[i]) / (2 * h)
 	col := make([]float64, ne)
 	for j := range a.ps {
-		if err := a.dParam(j, func(out []float64) error { return gAt(t, y, out) }, col); err != nil {
+		if err := a.dParamAt(j, t, y, nil, func(out []float64) error { return gAt(t, y, out) }, col); err != nil {
 			return 0, err
 		}
 		gp[j] = col[i]
@@ -249,7 +249,7 @@ func (a *sensSys) resetJac(i int, t float64, y, Ry, Rp, Rt []float64) error {
 	}
 	col := make([]float64, n)
 	for j := range a.ps {
-		if err := a.dParam(j, func(out []float64) error { return rAt(t, y, out) }, col); err != nil {
+		if err := a.dParamAt(j, t, y, nil, func(out []float64) error { return rAt(t, y, out) }, col); err != nil {
 			return err
 		}
 		for r := 0; r < n; r++ {

@@ -30,7 +30,7 @@ func (a *sensSys) inputParamDerivs(t float64, y []float64, js []int) error {
 			}
 			return a.gatherAll(t, y, out[n:])
 		}
-		if err := a.dParam(j, eval, buf); err != nil {
+		if err := a.dParamAt(j, t, y, nil, eval, buf); err != nil {
 			return err
 		}
 		copy(a.fp[j*n:(j+1)*n], buf[:n])

@@ -139,7 +139,11 @@ func (a *sensSys) restoreParams() {
 func (a *sensSys) dParam(j int, eval func(out []float64) error, dst []float64) (err error) {
 	p := &a.ps[j]
 	v, h := p.v, p.h
+	st := a.s.loops
 	defer func() {
+		if st != nil {
+			st.eps = 0
+		}
 		if rerr := a.set(j, v); rerr != nil && err == nil {
 			err = rerr
 		}
@@ -149,6 +153,9 @@ func (a *sensSys) dParam(j int, eval func(out []float64) error, dst []float64) (
 	at := func(x float64, out []float64) (bool, error) {
 		if a.set(j, x) != nil {
 			return false, nil
+		}
+		if st != nil {
+			st.eps = x - v // frozen loops move with the parameter (loop_sensitivity.go)
 		}
 		return true, eval(out)
 	}

@@ -61,7 +61,7 @@ func (r *sensRecorder) row(t float64, Y []float64) error {
 		for j := 0; j < np; j++ {
 			S := Y[n+j*n : n+(j+1)*n]
 			v := a.ps[j].v
-			err := a.dParam(j, func(out []float64) error {
+			err := a.dParamAt(j, t, Y[:n], S, func(out []float64) error {
 				cur, _ := a.ps[j].get()
 				dp := cur - v
 				for i := range yt {

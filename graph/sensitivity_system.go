@@ -91,6 +91,10 @@ type sensSys struct {
 	J      []float64 // dense ∂f/∂y, n×n (nil with a sparse assembly until needed)
 	fp     []float64 // np columns of n
 	events []SensitivityEvent
+	// solveLoops makes parameter differences solve the loops on each
+	// side instead of freezing them (loop_sensitivity.go): the method the
+	// frozen loops replace, kept for tests that compare the two.
+	solveLoops bool
 }
 
 func newSensSys(s *Sim, m *System, params []string) (*sensSys, error) {
@@ -324,7 +328,7 @@ func (a *sensSys) inputSens(c *cnode, t float64, y []float64) (Uy, Ut, Up []floa
 	}
 	col := make([]float64, nu)
 	for j := range a.ps {
-		if err = a.dParam(j, func(out []float64) error { return uAt(t, y, out) }, col); err != nil {
+		if err = a.dParamAt(j, t, y, nil, func(out []float64) error { return uAt(t, y, out) }, col); err != nil {
 			return
 		}
 		for q := 0; q < nu; q++ {

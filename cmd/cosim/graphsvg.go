@@ -22,7 +22,7 @@ import (
 // "(+)" marking additive inputs, and the ground markers of connectors as
 // dashed lines to a ground symbol; the nodes of each subsystem framed,
 // column by column, by a dashed box labelled with its path.
-func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
+func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph, ld loopDrawing) error {
 	names := g.Names()
 	idx := map[string]int{}
 	for i, n := range names {
@@ -44,6 +44,7 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 	type pair struct{ from, to int }
 	var order []pair
 	labels := map[pair][]string{}
+	marks := map[pair]loopMark{}
 	adj := make([][]int, len(names))
 	for _, e := range g.Edges() {
 		fn, ff := splitNodeField(e.From)
@@ -67,7 +68,11 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 		if _, ok := labels[p]; !ok {
 			order = append(order, p)
 			adj[a] = append(adj[a], b)
+			marks[p] = loopMark{loop: -1}
 		}
+		m := marks[p]
+		ld.mark(&m, g, e.From, e.To, &l)
+		marks[p] = m
 		labels[p] = append(labels[p], l)
 	}
 	// Break cycles: a depth-first walk in node order drops back edges.
@@ -126,16 +131,26 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 			grounds = append(grounds, groundLink{i, fmt.Sprintf("marker %d at %s", ge.marker, node.FormatValue(ge.at[:]))})
 		}
 	}
+	// Algebraic loops: a legend line each under the title, the nodes
+	// below them.
+	var legend []string
+	if len(ld.loops) > 0 {
+		legend = append(legend, "algebraic loops: members and the edges closing them in the loop's colour, edges carrying a tear variable dashed")
+		for k, l := range ld.loops {
+			legend = append(legend, l.legend(k))
+		}
+	}
+	top := margin + 40 + 14*float64(len(legend))
 	x0 := margin + boxW/2
 	if len(grounds) > 0 {
 		x0 += 120
 	}
 	for i := range ns {
 		ns[i].x = x0 + float64(ns[i].layer)*colW
-		ns[i].y = margin + 40 + boxH/2 + float64(ns[i].row)*rowH
+		ns[i].y = top + boxH/2 + float64(ns[i].row)*rowH
 	}
 	width := x0 + float64(maxLayer)*colW + boxW/2 + margin + 60
-	height := margin + 40 + float64(maxRow+1)*rowH + margin
+	height := top + float64(maxRow+1)*rowH + margin
 	title := sc.Name
 	if title == "" {
 		title = "scene"
@@ -148,6 +163,16 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 	fmt.Fprintf(bw, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-size="15" font-weight="bold">%s</text>`+"\n", margin, margin, esc(title))
 	fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-size="11" fill="#555">(+) additive input: edges into it are summed; boxes hold state, ellipses do not</text>`+"\n", margin, margin+18)
+	for k, line := range legend {
+		fill := "#555"
+		if k > 0 {
+			fill = ld.loops[k-1].colour
+		}
+		fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-size="11" fill="%s">%s</text>`+"\n", margin, margin+32+14*float64(k), fill, esc(line))
+	}
+	if ld.reason != "" {
+		fmt.Fprintf(bw, "<!-- algebraic loops not analysed, the graph does not build: %s -->\n", esc(strings.ReplaceAll(ld.reason, "--", "- -")))
+	}
 	// Subsystems first, under everything: the nodes of one subsystem are
 	// contiguous in node order, so in each column they take consecutive
 	// rows, framed by a dashed box labelled with the subsystem's path
@@ -180,7 +205,7 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 		sp := spans[k]
 		pad := math.Max(10-3*float64(sp.depth-1), 3) // rows are 46 px apart: frames of adjacent subsystems stay apart
 		x := x0 + float64(k.layer)*colW - boxW/2 - pad
-		y := margin + 40 + float64(sp.r0)*rowH - pad - 12
+		y := top + float64(sp.r0)*rowH - pad - 12
 		h := float64(sp.r1-sp.r0)*rowH + boxH + 2*pad + 12
 		fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="8" fill="none" stroke="#777" stroke-dasharray="5,3"/>`+"\n", x, y, boxW+2*pad, h)
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" font-size="10" fill="#555">%s</text>`+"\n", x+6, y+11, esc(k.path))
@@ -208,14 +233,21 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 		cx, cy := (a.x+b.x)/2-dy/l*bend, (a.y+b.y)/2+dx/l*bend
 		sx, sy := border(a, cx-a.x, cy-a.y)
 		ex, ey := border(b, cx-b.x, cy-b.y)
-		fmt.Fprintf(bw, `<path d="M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f" fill="none" stroke="#444" stroke-width="1.2" marker-end="url(#arrow)"/>`+"\n", sx, sy, cx, cy, ex, ey)
+		stroke, width, dash, fill := "#444", 1.2, "", "#333"
+		if m := marks[p]; m.loop >= 0 {
+			stroke, width, fill = ld.loops[m.loop].colour, 2.2, ld.loops[m.loop].colour
+			if m.tear {
+				dash = ` stroke-dasharray="7,4"`
+			}
+		}
+		fmt.Fprintf(bw, `<path d="M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f" fill="none" stroke="%s" stroke-width="%.1f"%s marker-end="url(#arrow)"/>`+"\n", sx, sy, cx, cy, ex, ey, stroke, width, dash)
 		mx, my := 0.25*sx+0.5*cx+0.25*ex, 0.25*sy+0.5*cy+0.25*ey
 		for k, text := range labels[p] {
-			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" font-size="10" text-anchor="middle" fill="#333">%s</text>`+"\n", mx, my-4+float64(k-len(labels[p])/2)*12, esc(text))
+			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" font-size="10" text-anchor="middle" fill="%s">%s</text>`+"\n", mx, my-4+float64(k-len(labels[p])/2)*12, fill, esc(text))
 		}
 	}
 	if len(grounds) > 0 {
-		gx, gy := margin+30, margin+40+boxH/2
+		gx, gy := margin+30, top+boxH/2
 		fmt.Fprintf(bw, `<path d="M%.1f,%.1f l-18,-16 h36 z" fill="#e5e5e5" stroke="#444"/><text x="%.1f" y="%.1f" font-size="11" text-anchor="middle">ground</text>`+"\n", gx, gy+8, gx, gy+24)
 		for _, gl := range grounds {
 			n := ns[gl.to]
@@ -225,10 +257,14 @@ func writeGraphSVG(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 		}
 	}
 	for _, n := range ns {
+		box, ell, width := "#335", "#553", 1.0
+		if i := ld.loopOf(n.name); i >= 0 {
+			box, ell, width = ld.loops[i].colour, ld.loops[i].colour, 2.5
+		}
 		if n.stateful {
-			fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.0f" height="%.0f" rx="8" fill="#eef3fb" stroke="#335"/>`+"\n", n.x-boxW/2, n.y-boxH/2, boxW, boxH)
+			fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.0f" height="%.0f" rx="8" fill="#eef3fb" stroke="%s" stroke-width="%.1f"/>`+"\n", n.x-boxW/2, n.y-boxH/2, boxW, boxH, box, width)
 		} else {
-			fmt.Fprintf(bw, `<ellipse cx="%.1f" cy="%.1f" rx="%.0f" ry="%.0f" fill="#fbf5e8" stroke="#553"/>`+"\n", n.x, n.y, boxW/2, boxH/2)
+			fmt.Fprintf(bw, `<ellipse cx="%.1f" cy="%.1f" rx="%.0f" ry="%.0f" fill="#fbf5e8" stroke="%s" stroke-width="%.1f"/>`+"\n", n.x, n.y, boxW/2, boxH/2, ell, width)
 		}
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" font-size="12" text-anchor="middle" font-weight="bold">%s</text>`+"\n", n.x, n.y-2, esc(n.name))
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" font-size="10" text-anchor="middle" fill="#555">%s</text>`+"\n", n.x, n.y+12, esc(n.typ))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -21,7 +22,7 @@ func cmdGraph(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&sets, "set", "override a parameter, `NODE.PARAM=VALUE` (repeatable)")
 	format := fs.String("format", "dot", "dot (Graphviz DOT) or svg (an SVG drawn by cosim itself, without Graphviz)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cosim graph %s\n\nWrites the scene's graph in Graphviz DOT. Rendering DOT needs Graphviz (https://graphviz.org;\non Debian or Ubuntu: apt-get install graphviz):\n  cosim graph SCENE | dot -Tsvg > graph.svg\nWithout Graphviz, --format svg draws a simple SVG itself:\n  cosim graph --format svg SCENE > graph.svg\n\n", graphArgs)
+		fmt.Fprintf(stderr, "usage: cosim graph %s\n\nWrites the scene's graph in Graphviz DOT. Rendering DOT needs Graphviz (https://graphviz.org;\non Debian or Ubuntu: apt-get install graphviz):\n  cosim graph SCENE | dot -Tsvg > graph.svg\nWithout Graphviz, --format svg draws a simple SVG itself:\n  cosim graph --format svg SCENE > graph.svg\nSubsystems are drawn as clusters; each algebraic loop in a colour of its own (its\nmembers and the edges closing it; edges carrying a tear variable dashed, labelled (tear)),\nwith a legend naming its members and tear variables.\n\n", graphArgs)
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -35,6 +36,14 @@ func cmdGraph(args []string, stdout, stderr io.Writer) error {
 		return usagef("--format %q: dot or svg", *format)
 	}
 	sc, err := loadScene(pos[0], sets)
+	refused := false
+	if errors.Is(err, graph.ErrAlgebraicLoop) {
+		// The scene refuses its loops (loops.refuse), so it does not
+		// load: draw it as it would build with them solved, its loops
+		// marked refused.
+		sc, err = loadSolvingLoops(pos[0], sets)
+		refused = true
+	}
 	if err != nil {
 		return err
 	}
@@ -42,10 +51,38 @@ func cmdGraph(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
+	ld := findLoops(g, refused) // graphloops.go
 	if *format == "svg" {
-		return writeGraphSVG(stdout, sc, g)
+		return writeGraphSVG(stdout, sc, g, ld)
 	}
-	return writeDOT(stdout, sc, g)
+	return writeDOT(stdout, sc, g, ld)
+}
+
+// loadSolvingLoops is loadScene for a scene that refuses its algebraic
+// loops, with loops.refuse turned off.
+func loadSolvingLoops(path string, sets []string) (*scene.Scene, error) {
+	sc, err := scene.DecodeFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(sets) > 0 {
+		m, err := parseSets(sets)
+		if err != nil {
+			return nil, err
+		}
+		if sc, err = sc.With(m); err != nil {
+			return nil, err
+		}
+	}
+	if sc.Loops != nil {
+		solve := *sc.Loops
+		solve.Refuse = false
+		sc.Loops = &solve
+	}
+	if _, err := sc.Compile(runRegistry(), nil); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return sc, nil
 }
 
 // writeDOT writes g as a Graphviz digraph: a box per stateful node, an
@@ -53,16 +90,33 @@ func cmdGraph(args []string, stdout, stderr io.Writer) error {
 // name and type; one edge per pair of nodes labelled with the fields it
 // carries, "(+)" marking an additive input (its edges are summed), the
 // transform in brackets; ground markers of connectors as dashed lines to
-// a ground symbol.
-func writeDOT(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
+// a ground symbol. Algebraic loops (graphloops.go) are drawn in a colour
+// each: their members' outlines and the edges that close them, the
+// edges carrying a tear variable dashed and marked "(tear)"; the graph's
+// label is their legend, and a comment per loop lists its members and
+// tear variables.
+func writeDOT(w io.Writer, sc *scene.Scene, g *graph.Graph, ld loopDrawing) error {
 	bw := bufio.NewWriter(w)
 	q := strconv.Quote
 	name := sc.Name
 	if name == "" {
 		name = "scene"
 	}
+	label := name + "\n(+) additive input: edges into it are summed"
+	if len(ld.loops) > 0 {
+		label += "\nalgebraic loops: members and the edges closing them in the loop's colour, edges carrying a tear variable dashed"
+		for k, l := range ld.loops {
+			label += "\n" + l.legend(k)
+		}
+	}
 	fmt.Fprintf(bw, "digraph %s {\n", q(name))
-	fmt.Fprintf(bw, "\tgraph [rankdir=LR, label=%s, labelloc=t, fontname=Helvetica];\n", q(name+"\n(+) additive input: edges into it are summed"))
+	for k, l := range ld.loops {
+		fmt.Fprintf(bw, "\t// %s\n", l.legend(k))
+	}
+	if ld.reason != "" {
+		fmt.Fprintf(bw, "\t// algebraic loops not analysed, the graph does not build: %s\n", strings.ReplaceAll(ld.reason, "\n", " "))
+	}
+	fmt.Fprintf(bw, "\tgraph [rankdir=LR, label=%s, labelloc=t, fontname=Helvetica];\n", q(label))
 	fmt.Fprintln(bw, "\tnode [fontname=Helvetica, fontsize=11];")
 	fmt.Fprintln(bw, "\tedge [fontname=Helvetica, fontsize=9];")
 	specs := map[string]*node.Spec{}
@@ -78,6 +132,9 @@ func writeDOT(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 		if s.StateLayout.Size() == 0 {
 			shape = "ellipse"
 		}
+		if i := ld.loopOf(n); i >= 0 {
+			shape += fmt.Sprintf(", color=%s, penwidth=2", q(ld.loops[i].colour))
+		}
 		fmt.Fprintf(w, "%s%s [label=%s, shape=%s];\n", indent, q(n), q(n+"\n"+s.Type), shape)
 	})
 	for i, ge := range groundEnds(g) {
@@ -89,6 +146,7 @@ func writeDOT(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 	type pair struct{ from, to string }
 	var order []pair
 	labels := map[pair][]string{}
+	marks := map[pair]loopMark{}
 	for _, e := range g.Edges() {
 		fn, ff := splitNodeField(e.From)
 		tn, tf := splitNodeField(e.To)
@@ -106,11 +164,23 @@ func writeDOT(w io.Writer, sc *scene.Scene, g *graph.Graph) error {
 		p := pair{fn, tn}
 		if _, ok := labels[p]; !ok {
 			order = append(order, p)
+			marks[p] = loopMark{loop: -1}
 		}
+		m := marks[p]
+		ld.mark(&m, g, e.From, e.To, &l)
+		marks[p] = m
 		labels[p] = append(labels[p], l)
 	}
 	for _, p := range order {
-		fmt.Fprintf(bw, "\t%s -> %s [label=%s];\n", q(p.from), q(p.to), q(strings.Join(labels[p], "\n")))
+		attrs := ""
+		if m := marks[p]; m.loop >= 0 {
+			c := q(ld.loops[m.loop].colour)
+			attrs = fmt.Sprintf(", color=%s, fontcolor=%s, penwidth=2", c, c)
+			if m.tear {
+				attrs += ", style=dashed"
+			}
+		}
+		fmt.Fprintf(bw, "\t%s -> %s [label=%s%s];\n", q(p.from), q(p.to), q(strings.Join(labels[p], "\n")), attrs)
 	}
 	fmt.Fprintln(bw, "}")
 	return bw.Flush()
