@@ -156,11 +156,22 @@
 // each worker first runs, fused, the consumer rows whose producer rows it
 // owns, and after a barrier the few rows it deferred (those reading
 // another worker's producer rows: one or two at each boundary of a
-// chain). Workers wait for a phase by spinning on an atomic counter for
-// about a hundred microseconds before parking, since a phase of ten
-// thousand rows takes less than waking a parked goroutine; they stop
-// spinning for a while when they keep starting phases late (a loaded
-// machine), and with more workers than GOMAXPROCS they park at once.
+// chain). Parts are claimed by whichever goroutine is running, so a
+// worker that is not running leaves its part to the others. Workers wait
+// for a phase by polling an atomic counter for about twice the interval
+// between phases (at most a hundred microseconds) before parking, since
+// a phase of ten thousand rows takes less than waking a parked
+// goroutine; the caller, its parts done, polls for the others' for about
+// one part's time and then sleeps until the last part is done, so that a
+// worker descheduled in the middle of a part (another process holding a
+// core) gets the caller's core instead of a spinning rival. Whether
+// sharing a phase pays is measured as the run goes (pool.go, sharing):
+// windows of shared phases are timed against the time per row measured
+// with phases run alone and against the caller's own time per part, and
+// while sharing loses the phases run on the caller's single-goroutine
+// path (the same bits) in spells that double while it keeps losing,
+// with the workers parked; with more workers than GOMAXPROCS they park
+// at once.
 //
 // The per-node path (Sim.stepPerNode, System.funcPerNode) calls each node's
 // Update, Outputs or Derivatives with its inputs gathered into the Sim's

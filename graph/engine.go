@@ -91,6 +91,9 @@ type engine struct {
 	pool    *workerPool // the workers of the current Run; nil: none
 	grain   int         // the smallest phase the pool splits (CoSimulation.Grain)
 	job     job         // the job the pool's parts run
+	// sharing decides when the pool's jobs run alone; kept from Run to
+	// Run (pool.go).
+	sharing *sharing
 }
 
 // windowMode selects window mode for fused steps (fused.go).
@@ -266,7 +269,10 @@ func (e *engine) startWorkers(n, grain int) {
 	e.ensureWorkers(n)
 	e.fuseStep.prepare(n)
 	e.fuseDerivs.prepare(n)
-	e.pool = startWorkerPool(n, e.part)
+	if e.sharing == nil {
+		e.sharing = newSharing()
+	}
+	e.pool = startWorkerPool(n, e.part, e.sharing)
 }
 
 func (e *engine) stopWorkers() {
@@ -327,11 +333,11 @@ func (e *engine) stage(ph phase, ul *unitList, t, dt float64) bool {
 // pool when there is one and the list is large enough. The error is the
 // one of the first failing node in list order, whatever the split.
 func (e *engine) runNodes(ph phase, nodes []int32, t, dt float64) error {
-	if e.pool == nil || len(nodes) < e.grain {
+	if e.pool == nil || len(nodes) < e.grain || !e.pool.share(len(nodes)) {
 		return e.evalNodes(ph, nodes, t, dt)
 	}
 	e.job = job{kind: jobNodes, phase: ph, t: t, dt: dt, nodes: nodes}
-	e.pool.runParts()
+	e.pool.runParts(len(nodes))
 	for _, wk := range e.workers[:e.pool.n] {
 		if wk.err != nil {
 			return wk.err
@@ -340,36 +346,45 @@ func (e *engine) runNodes(ph phase, nodes []int32, t, dt float64) error {
 	return nil
 }
 
-// dispatch runs job j, on the workers when there is a pool and j is at
-// least Grain rows, and reports whether every part succeeded.
+// dispatch runs job j, on the workers when there is a pool, j is at
+// least Grain rows and the pool shares it (workerPool.share), and
+// reports whether every part succeeded.
 func (e *engine) dispatch(j job) bool {
 	e.job = j
-	if e.pool == nil || e.jobRows(&e.job) < e.grain {
+	if e.pool == nil {
 		e.part(0, 1)
 		return !e.workers[0].bad
 	}
-	e.pool.runParts()
+	rows := e.jobRows(&e.job)
+	if rows < e.grain || !e.pool.share(rows) {
+		e.part(0, 1)
+		return !e.workers[0].bad
+	}
+	e.pool.runParts(rows)
 	return e.partsOK()
 }
 
 // dispatchFused runs a fused step or evaluation (fused.go): on the
-// calling goroutine when there is no pool or the work is below Grain,
-// else in two phases on the workers (one in window mode). It reports
-// whether every part succeeded.
+// calling goroutine, whole, when there is no pool, the work is below
+// Grain or the pool runs it alone (workerPool.share), else in two phases
+// on the workers (one in window mode). It reports whether every part
+// succeeded.
 func (e *engine) dispatchFused(p *fusePlan, j job) bool {
 	j.kind, j.fuse = jobFused, p
-	if e.pool == nil || p.rows < e.grain {
+	if e.pool == nil || p.rows < e.grain || !e.pool.share(p.rows) {
 		j.split = p.split1
 		return e.fusedSolo(&j)
 	}
 	j.split = p.splitN
+	rows := p.rows // counted with the first phase
 	for _, later := range [...]bool{false, true} {
 		if later && p.window {
 			break // one phase: no part reads another's rows
 		}
 		j.later = later
 		e.job = j
-		e.pool.runParts()
+		e.pool.runParts(rows)
+		rows = 0
 		if !e.partsOK() {
 			return false
 		}
