@@ -147,10 +147,9 @@
 // the step are its rows asked one by one, for the warnings' messages.
 //
 // With several workers, a phase is split into contiguous ranges of every
-// family's rows and of the loose nodes, one range per worker (the
-// caller's goroutine takes the first); rows are computed independently
-// from values computed before the phase, so results do not depend on the
-// split. Phases smaller than CoSimulation.Grain run on the caller's
+// family's rows and of the loose nodes, one or two parts per worker
+// (engine.partsFor); rows are computed independently from values
+// computed before the phase, so results do not depend on the split. Phases smaller than CoSimulation.Grain run on the caller's
 // goroutine. A fused step splits every producer's and every consumer's
 // rows among the workers. In window mode that is one phase. Otherwise
 // each worker first runs, fused, the consumer rows whose producer rows it
@@ -158,8 +157,8 @@
 // another worker's producer rows: one or two at each boundary of a
 // chain). Parts are claimed by whichever goroutine is running, so a
 // worker that is not running leaves its part to the others. Workers wait
-// for a phase by polling an atomic counter for about twice the interval
-// between phases (at most a hundred microseconds) before parking, since
+// for a phase by polling an atomic counter for a few times the interval
+// between phases (50 to 200 microseconds) before parking, since
 // a phase of ten thousand rows takes less than waking a parked
 // goroutine; the caller, its parts done, polls for the others' for about
 // one part's time and then sleeps until the last part is done, so that a
@@ -433,8 +432,10 @@
 // Sim.Run starts CoSimulation.Workers goroutines for the run (one pool,
 // pool.go, whatever the phase: batched phases, fused steps, coupling
 // stages and the per-node path's lists) and hands each phase to them in
-// contiguous parts; the calling goroutine takes the first. Each part
-// writes only its own rows and its own worker's scratch and error slot,
+// contiguous parts, which the calling goroutine and the workers claim
+// one at a time, or runs the phase on the calling goroutine alone while
+// sharing does not pay. Each part
+// writes only its own rows and its own part's scratch and error slot,
 // read in part order after the phase, so results and errors do not depend
 // on the split. Phases with fewer node evaluations than
 // CoSimulation.Grain run on the calling goroutine, so small graphs pay no

@@ -7,28 +7,31 @@ import (
 	"time"
 )
 
-// workerPool runs the n parts of a job on the caller's goroutine and on
+// workerPool runs the parts of a job on the caller's goroutine and on
 // n−1 goroutines that live for one Run, so that a step hands out work
 // without starting goroutines or allocating. It knows nothing of the
-// job: the engine writes the job before runParts and part(w, n) reads
-// it. Every phase of a Run — batched phases, fused steps, coupling
+// job: the engine writes the job before runParts and part(w, k) reads
+// it (part w of k). Every phase of a Run — batched phases, fused steps, coupling
 // stages and the per-node path's lists — goes through the one pool.
 //
 // Parts are claimed, not assigned: the caller and every worker take the
 // next unclaimed part until none is left, so a worker that is not
 // running when a job is published (descheduled by another process on a
-// busy machine, or parked) leaves its part to whoever is. Which
-// goroutine runs part w does not matter to the result: a part writes
-// only its own rows and its own scratch (engine.workers[w]), and the
-// split of a job into parts depends on n alone, so the bits are the same
-// whoever runs what.
+// busy machine, or parked) leaves its part to whoever is. A large job
+// has a few parts per goroutine (engine.partsFor), so that a goroutine
+// that runs slower, starts late or stops running holds up only a small
+// part while the others claim the rest. Which goroutine runs part w
+// does not matter to the result: a part writes only its own rows and
+// its own scratch (engine.workers[w]), and the split of a job into parts
+// depends on the job alone, so the bits are the same whoever runs
+// what.
 //
 // A phase of 10 000 rows takes tens of microseconds, about what waking a
 // parked goroutine costs, so hand-offs spin: the caller publishes the
 // job and bumps seq, workers that are spinning see it at once. A worker
-// polls for the next job for about twice the interval between jobs
-// (sharing.period, at most maxWorkerSpin) and then parks on a condition
-// variable; the caller broadcasts under its mutex only when some worker
+// polls for the next job for a few times the interval between jobs
+// (sharing.period; from minWorkerSpin to maxWorkerSpin) and then parks
+// on a condition variable; the caller broadcasts under its mutex only when some worker
 // is parked (parked > 0), so a pool whose workers spin takes no lock. No
 // wake-up is lost: a worker counts itself parked before it checks seq
 // under the mutex, and the caller bumps seq before it reads parked.
@@ -47,9 +50,12 @@ type workerPool struct {
 	n    int
 	part func(w, n int)
 	seq  atomic.Uint64
-	// next is the next unclaimed part of the current job (≥ n when
-	// every part is claimed); done counts the parts finished.
-	next     atomic.Int32
+	// next holds the current job's parts (high 32 bits) and its next
+	// unclaimed part (low 32 bits, ≥ the parts when every part is
+	// claimed), in one word so that a claim reads both at once: a
+	// worker's late claim on a finished job lands on the next one
+	// whole. done counts the parts finished.
+	next     atomic.Uint64
 	done     atomic.Int32
 	stopping atomic.Bool
 	parked   atomic.Int32
@@ -75,11 +81,17 @@ type workerPool struct {
 	lastPublish time.Time
 }
 
-// maxWorkerSpin bounds a worker's poll for the next job: about a
-// hundred microseconds, what the caller's work between two phases of a
-// large graph may take, beyond which parking and being woken costs less
-// than the core spent polling.
-const maxWorkerSpin = 100 * time.Microsecond
+// minWorkerSpin and maxWorkerSpin bound a worker's poll for the next
+// job. Waking a parked worker takes tens of microseconds on an idle
+// machine and, on a busy one, may wait for another process's time slice,
+// so a worker that parked between two phases of a step starts the second
+// late and leaves its parts to the caller; beyond a couple of hundred
+// microseconds of the caller's work between phases, parking and being
+// woken costs less than the core spent polling.
+const (
+	minWorkerSpin = 50 * time.Microsecond
+	maxWorkerSpin = 200 * time.Microsecond
+)
 
 // callerSlack is added to the caller's poll for the other parts of a job
 // (one part's time): the spread of start times of goroutines that are
@@ -94,21 +106,21 @@ func startWorkerPool(n int, part func(w, n int), s *sharing) *workerPool {
 	p.canSpin = n <= runtime.GOMAXPROCS(0)
 	s.begin(time.Now())
 	p.setSpin()
-	// No part is claimable before the first job.
-	p.next.Store(int32(n))
+	// No part is claimable before the first job (a job of no parts).
+	p.next.Store(0)
 	for range n - 1 {
 		p.wg.Go(p.work)
 	}
 	return p
 }
 
-// setSpin sets how long the workers poll between jobs: twice the
-// interval between jobs, at most maxWorkerSpin, or not at all while jobs
-// run alone.
+// setSpin sets how long the workers poll between jobs: four times the
+// interval between jobs, within [minWorkerSpin, maxWorkerSpin], or not
+// at all while jobs run alone.
 func (p *workerPool) setSpin() {
 	var d time.Duration
 	if p.canSpin && !p.s.alone {
-		d = min(2*p.s.period+callerSlack, maxWorkerSpin)
+		d = min(max(4*p.s.period, minWorkerSpin), maxWorkerSpin)
 	}
 	p.spin.Store(int64(d))
 }
@@ -154,66 +166,72 @@ func (p *workerPool) work() {
 // (from a worker: it finished the last part while the caller slept).
 func (p *workerPool) claim() (woke bool) {
 	for {
-		w := int(p.next.Add(1)) - 1
-		if w >= p.n {
+		w, k := claimed(p.next.Add(1))
+		if w >= k {
 			return woke
 		}
-		p.part(w, p.n)
-		if p.done.Add(1) == int32(p.n) && p.sleeping.CompareAndSwap(true, false) {
+		p.part(w, k)
+		if p.done.Add(1) == int32(k) && p.sleeping.CompareAndSwap(true, false) {
 			p.wake <- struct{}{}
 			woke = true
 		}
 	}
 }
 
-// runParts runs the current job's parts, rows node evaluations in all,
+// claimed splits the value a claim's Add returned into the part claimed
+// and the job's parts.
+func claimed(v uint64) (w, k int) {
+	return int(uint32(v)) - 1, int(v >> 32)
+}
+
+// runParts runs the current job's k parts, rows node evaluations in all,
 // and returns when every part is done. The engine calls it for a job
-// that sharing.share said to share.
-func (p *workerPool) runParts(rows int) {
+// that workerPool.share said to share.
+func (p *workerPool) runParts(rows, k int) {
 	p.done.Store(0)
 	start := time.Now()
 	if !p.lastPublish.IsZero() {
 		p.s.period = (3*p.s.period + start.Sub(p.lastPublish)) / 4
 	}
 	p.lastPublish = start
-	p.next.Store(0)
+	p.next.Store(uint64(k) << 32)
 	p.publish()
 	ran := 0
 	for {
-		w := int(p.next.Add(1)) - 1
-		if w >= p.n {
+		w, _ := claimed(p.next.Add(1))
+		if w >= k {
 			break
 		}
-		p.part(w, p.n)
+		p.part(w, k)
 		p.done.Add(1)
 		ran++
 	}
 	mine := time.Now()
 	own := mine.Sub(start)
 	slept := false
-	if p.done.Load() != int32(p.n) {
+	if p.done.Load() != int32(k) {
 		// Poll for about one part's time: the work left in the others'
 		// parts when they all started with the caller's.
 		budget := callerSlack
 		if ran > 0 {
 			budget += own / time.Duration(ran)
 		}
-		for i := 1; p.done.Load() != int32(p.n); i++ {
+		for i := 1; p.done.Load() != int32(k); i++ {
 			if i%64 == 0 && time.Since(mine) > budget {
-				slept = p.sleep()
+				slept = p.sleep(k)
 				break
 			}
 		}
 	}
-	p.s.shared(rows, p.n, ran, own, time.Since(start), slept)
+	p.s.shared(rows, k, ran, own, time.Since(start), slept)
 	p.setSpin()
 }
 
-// sleep waits on wake until the job's last part is done; it reports
-// whether it slept.
-func (p *workerPool) sleep() bool {
+// sleep waits on wake until the last of the job's k parts is done; it
+// reports whether it slept.
+func (p *workerPool) sleep(k int) bool {
 	p.sleeping.Store(true)
-	if p.done.Load() == int32(p.n) && p.sleeping.CompareAndSwap(true, false) {
+	if p.done.Load() == int32(k) && p.sleeping.CompareAndSwap(true, false) {
 		return false // finished in between: nobody will send
 	}
 	<-p.wake
@@ -295,7 +313,7 @@ type sharing struct {
 	windows    int     // windows won since the last spell
 	soloPerRow float64 // ns per row of the last spell; 0: none yet
 	// period is the interval between shared jobs (an average): the
-	// workers' poll is twice that.
+	// workers' poll is four times that.
 	period time.Duration
 	// Counters for tests and reports: jobs run shared and alone.
 	sharedJobs, soloJobs int64
