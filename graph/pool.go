@@ -223,7 +223,8 @@ func (p *workerPool) runParts(rows, k int) {
 			}
 		}
 	}
-	p.s.shared(rows, k, ran, own, time.Since(start), slept)
+	end := time.Now()
+	p.s.shared(rows, k, ran, own, end.Sub(start), end, slept)
 	p.setSpin()
 }
 
@@ -279,20 +280,24 @@ func (p *workerPool) stop() {
 // Jobs alternate between windows shared with the workers and spells run
 // alone. A window lasts at least windowJobs jobs and windowTime; it is
 // judged on its wall time, from its first job's start to the next job's
-// (the caller's work between jobs included, as in a spell), against two
-// single-goroutine costs: the caller's own (its time per part it ran,
-// times the parts, plus the time between jobs) and the time per row the
-// last spell took. The first is free, but a caller slowed by a worker
-// that shares its core looks slower alone than it is; the second is
-// measured alone, but only during spells, so a run that keeps sharing
-// still runs a spell every refreshWindows windows to keep it current.
-// A window that loses, or that ends early because the caller had to
-// sleep for a part (a worker descheduled in the middle of it: the
-// condition of a core busy with another process), starts a spell of
-// spell's length, which doubles, up to maxSpell, while the windows
-// after the spells keep losing, and is back at minSpell once one wins.
-// A spell is counted in rows (its length over the last time per row
-// alone), so that running alone costs no clock reading per job.
+// (the caller's work between jobs included, as in a spell), against the
+// time per row measured alone, in spells: the lesser of the last two
+// spells' (one disturbed spell does not make sharing look good), or
+// before the first spell the caller's own estimate (its time per part
+// it ran, times the parts, plus the time between jobs). That estimate is
+// free but biased: a caller slowed by a worker that shares its core
+// looks slower alone than it is. So the first window is always followed
+// by a spell, whatever its outcome, and a run that keeps sharing still
+// runs a spell every refreshWindows windows to keep the time alone
+// current. A window that loses — or that has already taken longer
+// than the same rows alone after earlyJobs jobs, or as soon as the
+// caller had to sleep for a part (a worker descheduled in the middle of
+// it: the condition of a core busy with another process), which ends it
+// at once — starts
+// a spell of spell's length, which doubles, up to maxSpell, while the
+// windows after the spells keep losing, and is back at minSpell once
+// one wins. A spell is counted in rows (its length over the time per
+// row alone), so that running alone costs no clock reading per job.
 type sharing struct {
 	alone bool // in a spell
 	// spell is the length of the next (or current) spell; left its rows
@@ -303,15 +308,18 @@ type sharing struct {
 	until time.Time
 	// The current window or spell: since when, its jobs and rows, and
 	// for a window the sum of its jobs' wall times and of their
-	// single-goroutine estimates, and whether the caller slept.
-	open       bool
-	t0         time.Time
-	jobs       int
-	rows       int64
-	wall, est  time.Duration
-	stalled    bool
-	windows    int     // windows won since the last spell
-	soloPerRow float64 // ns per row of the last spell; 0: none yet
+	// single-goroutine estimates, when its last job ended and whether
+	// the caller slept.
+	open      bool
+	t0, last  time.Time
+	jobs      int
+	rows      int64
+	wall, est time.Duration
+	stalled   bool
+	windows   int // windows won since the last spell
+	// soloPerRow is the time per row alone, the lesser of the last two
+	// spells' (lastSolo the last one's); 0: none yet.
+	soloPerRow, lastSolo float64
 	// period is the interval between shared jobs (an average): the
 	// workers' poll is four times that.
 	period time.Duration
@@ -323,6 +331,7 @@ const (
 	shareGain      = 0.9
 	windowJobs     = 16
 	windowTime     = 2 * time.Millisecond
+	earlyJobs      = 4
 	minSpell       = 4 * time.Millisecond
 	maxSpell       = 1 * time.Second
 	refreshWindows = 64
@@ -362,18 +371,30 @@ func (s *sharing) share(p *workerPool, rows int) bool {
 		// The spell is over: its time per row, then a window.
 		now := time.Now()
 		if s.rows > 0 {
-			s.soloPerRow = float64(now.Sub(s.t0)) / float64(s.rows)
+			r := float64(now.Sub(s.t0)) / float64(s.rows)
+			s.soloPerRow = r
+			if s.lastSolo > 0 {
+				s.soloPerRow = min(r, s.lastSolo)
+			}
+			s.lastSolo = r
 		}
 		s.alone, s.windows = false, 0
 		s.startWindow(now)
 		p.setSpin()
 	} else if !s.open {
 		s.startWindow(time.Now())
-	} else if s.stalled || s.jobs >= windowJobs {
+	} else if s.stalled && s.soloPerRow == 0 || (s.stalled || s.jobs >= earlyJobs) && s.soloPerRow > 0 && float64(s.last.Sub(s.t0)) > s.soloPerRow*float64(s.rows) {
+		// Lost already (or the caller slept before the time alone is
+		// known): judged at the last job's end.
+		if s.judge(s.last.Sub(s.t0), s.last) {
+			p.setSpin() // the workers park at once
+			return s.share(p, rows)
+		}
+	} else if s.jobs >= windowJobs {
 		now := time.Now()
-		if span := now.Sub(s.t0); s.stalled || span >= windowTime {
+		if span := now.Sub(s.t0); span >= windowTime {
 			if s.judge(span, now) {
-				p.setSpin() // the workers park at once
+				p.setSpin()
 				return s.share(p, rows)
 			}
 		}
@@ -388,10 +409,11 @@ func (s *sharing) startWindow(now time.Time) {
 }
 
 // shared records a shared job: rows node evaluations in n parts, ran of
-// them by the caller in own, the whole in wall; slept says the caller
-// slept waiting for a part.
-func (s *sharing) shared(rows, n, ran int, own, wall time.Duration, slept bool) {
+// them by the caller in own, the whole in wall, ending at end; slept
+// says the caller slept waiting for a part.
+func (s *sharing) shared(rows, n, ran int, own, wall time.Duration, end time.Time, slept bool) {
 	s.jobs++
+	s.last = end
 	s.rows += int64(rows)
 	s.wall += wall
 	if ran > 0 {
@@ -406,14 +428,14 @@ func (s *sharing) shared(rows, n, ran int, own, wall time.Duration, slept bool) 
 
 // judge ends the window of span (now its end) and reports whether a
 // spell starts: when the window took more than shareGain of what the
-// same jobs would have taken alone, by either estimate.
+// same jobs would have taken alone, or to measure the time alone.
 func (s *sharing) judge(span time.Duration, now time.Time) bool {
 	alone := float64(s.est + span - s.wall) // the caller's estimate, gaps included
 	if s.soloPerRow > 0 && s.rows > 0 {
-		alone = min(alone, s.soloPerRow*float64(s.rows))
+		alone = s.soloPerRow * float64(s.rows)
 	}
 	lost := float64(span) > shareGain*alone
-	if lost || s.windows+1 >= refreshWindows {
+	if lost || s.soloPerRow == 0 || s.windows+1 >= refreshWindows {
 		if !lost {
 			// Not a loss: a short spell to measure the time alone
 			// again.

@@ -137,23 +137,38 @@ func TestPoolCallerSleepsForDescheduledPart(t *testing.T) {
 	}
 }
 
-// TestSharingJudge holds the decision rule to synthetic times: windows
-// that save time keep sharing, a window that loses starts a spell whose
-// length doubles while windows keep losing and comes back to the
-// shortest after a win, and a spell's rows follow the time per row
-// measured alone.
+// TestSharingJudge holds the decision rule to synthetic times: before
+// any time alone is measured, a window is followed by a measuring spell
+// whatever its outcome; then windows that save time keep sharing, a
+// window that loses starts a spell whose length doubles while windows
+// keep losing and comes back to the shortest after a win, a spell's rows
+// follow the time per row alone, a window already lost after earlyJobs
+// jobs is judged at once, and a run that keeps winning still measures the
+// time alone now and then.
 func TestSharingJudge(t *testing.T) {
 	us := time.Microsecond
 	now := time.Unix(1000, 0)
 	s := newSharing()
 	// Sixteen jobs of 100 rows: the caller ran one part of two in 10 µs
-	// (20 µs alone) and the job took 11 µs: a win.
+	// (20 µs alone by its estimate) and the job took wall.
 	fill := func(wall time.Duration) {
 		s.startWindow(now)
 		for range windowJobs {
-			s.shared(100, 2, 1, 10*us, wall, false)
+			s.shared(100, 2, 1, 10*us, wall, now, false)
 		}
 	}
+	fill(11 * us)
+	if !s.judge(windowJobs*12*us, now) || s.until != now.Add(minSpell) {
+		t.Fatalf("the first window, time alone unmeasured, did not start a spell of %v", minSpell)
+	}
+	// Its rows at the caller's estimate: 336 µs (320 of parts, 16
+	// between jobs) for 1 600 rows.
+	perRow := 336e3 / 1600.0
+	if want := int64(float64(minSpell) / perRow); s.left != want {
+		t.Errorf("measuring spell of %d rows, want %d", s.left, want)
+	}
+	s.alone = false
+	s.soloPerRow = 200 // ns per row alone: 20 µs a job
 	fill(11 * us)
 	if s.judge(windowJobs*12*us, now) {
 		t.Fatalf("a window at 0.6 of the time alone started a spell")
@@ -170,30 +185,40 @@ func TestSharingJudge(t *testing.T) {
 		if !s.alone || s.until != now.Add(want) {
 			t.Errorf("loss %d: alone %v until %v, want a spell of %v", k, s.alone, s.until.Sub(now), want)
 		}
-		// The spell's rows: its length at the caller's estimate of 0.2 µs
-		// a row (s.soloPerRow not measured yet).
 		if wantRows := int64(want / (200 * time.Nanosecond)); s.left != wantRows {
 			t.Errorf("loss %d: spell of %d rows, want %d", k, s.left, wantRows)
 		}
 		s.alone = false
 	}
-	// Measured alone at 0.1 µs a row, the caller's own estimate (0.2)
-	// no longer counts: 12 µs a job of 100 rows is a loss.
+	// The caller's own estimate no longer counts once the time alone is
+	// measured: 0.1 µs a row alone makes 12 µs a job of 100 rows a loss
+	// though the caller's estimate is 20 µs.
 	s.soloPerRow = 100
 	fill(11 * us)
 	if !s.judge(windowJobs*12*us, now) {
 		t.Errorf("a window slower than the time measured alone kept sharing")
-	}
-	if s.left != int64(8*minSpell/(100*time.Nanosecond)) {
-		t.Errorf("spell of %d rows at 0.1 µs a row, want %d", s.left, int64(8*minSpell/(100*time.Nanosecond)))
 	}
 	s.alone = false
 	fill(4 * us)
 	if s.judge(windowJobs*5*us, now) || s.spell != minSpell {
 		t.Errorf("a window at half the time alone: spell %v, want sharing and %v", s.spell, minSpell)
 	}
+	// A window that has already taken longer than its rows alone after
+	// earlyJobs jobs ends at the next job, judged at the last job's end.
+	p := &workerPool{s: s}
+	s.startWindow(now)
+	for j := range earlyJobs {
+		if !p.share(100) {
+			t.Fatalf("job %d of a window at 1.5 times the time alone: ended before %d jobs", j, earlyJobs)
+		}
+		s.shared(100, 2, 1, 10*us, 15*us, now.Add(time.Duration(j+1)*15*us), false)
+	}
+	if p.share(100) || !s.alone || s.until != now.Add(earlyJobs*15*us+minSpell) {
+		t.Errorf("a window at 1.5 times the time alone after %d jobs was not ended at once (alone %v)", earlyJobs, s.alone)
+	}
 	// A run that keeps winning still measures the time alone, in a short
 	// spell, every refreshWindows windows.
+	s.alone = false
 	s.windows = refreshWindows - 1
 	fill(4 * us)
 	if !s.judge(windowJobs*5*us, now) || s.until != now.Add(minSpell) {
