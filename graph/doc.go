@@ -148,20 +148,30 @@
 // the step are its rows asked one by one, for the warnings' messages.
 //
 // With several workers, a phase is split into contiguous ranges of every
-// family's rows and of the loose nodes, one range per worker (the
-// caller's goroutine takes the first); rows are computed independently
-// from values computed before the phase, so results do not depend on the
-// split. Phases smaller than CoSimulation.Grain run on the caller's
+// family's rows and of the loose nodes, one or two parts per worker
+// (engine.partsFor); rows are computed independently from values
+// computed before the phase, so results do not depend on the split. Phases smaller than CoSimulation.Grain run on the caller's
 // goroutine. A fused step splits every producer's and every consumer's
 // rows among the workers. In window mode that is one phase. Otherwise
 // each worker first runs, fused, the consumer rows whose producer rows it
 // owns, and after a barrier the few rows it deferred (those reading
 // another worker's producer rows: one or two at each boundary of a
-// chain). Workers wait for a phase by spinning on an atomic counter for
-// about a hundred microseconds before parking, since a phase of ten
-// thousand rows takes less than waking a parked goroutine; they stop
-// spinning for a while when they keep starting phases late (a loaded
-// machine), and with more workers than GOMAXPROCS they park at once.
+// chain). Parts are claimed by whichever goroutine is running, so a
+// worker that is not running leaves its part to the others. Workers wait
+// for a phase by polling an atomic counter for a few times the interval
+// between phases (50 to 200 microseconds) before parking, since
+// a phase of ten thousand rows takes less than waking a parked
+// goroutine; the caller, its parts done, polls for the others' for about
+// one part's time and then sleeps until the last part is done, so that a
+// worker descheduled in the middle of a part (another process holding a
+// core) gets the caller's core instead of a spinning rival. Whether
+// sharing a phase pays is measured as the run goes (pool.go, sharing):
+// windows of shared phases are timed against the time per row measured
+// with phases run alone and against the caller's own time per part, and
+// while sharing loses the phases run on the caller's single-goroutine
+// path (the same bits) in spells that double while it keeps losing,
+// with the workers parked; with more workers than GOMAXPROCS they park
+// at once.
 //
 // The per-node path (Sim.stepPerNode, System.funcPerNode) calls each node's
 // Update, Outputs or Derivatives with its inputs gathered into the Sim's
@@ -429,8 +439,10 @@
 // Sim.Run starts CoSimulation.Workers goroutines for the run (one pool,
 // pool.go, whatever the phase: batched phases, fused steps, coupling
 // stages and the per-node path's lists) and hands each phase to them in
-// contiguous parts; the calling goroutine takes the first. Each part
-// writes only its own rows and its own worker's scratch and error slot,
+// contiguous parts, which the calling goroutine and the workers claim
+// one at a time, or runs the phase on the calling goroutine alone while
+// sharing does not pay. Each part
+// writes only its own rows and its own part's scratch and error slot,
 // read in part order after the phase, so results and errors do not depend
 // on the split. Phases with fewer node evaluations than
 // CoSimulation.Grain run on the calling goroutine, so small graphs pay no

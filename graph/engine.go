@@ -91,6 +91,9 @@ type engine struct {
 	pool    *workerPool // the workers of the current Run; nil: none
 	grain   int         // the smallest phase the pool splits (CoSimulation.Grain)
 	job     job         // the job the pool's parts run
+	// sharing decides when the pool's jobs run alone; kept from Run to
+	// Run (pool.go).
+	sharing *sharing
 }
 
 // windowMode selects window mode for fused steps (fused.go).
@@ -263,10 +266,38 @@ func (e *engine) startWorkers(n, grain int) {
 	if n <= 1 {
 		return
 	}
-	e.ensureWorkers(n)
-	e.fuseStep.prepare(n)
-	e.fuseDerivs.prepare(n)
-	e.pool = startWorkerPool(n, e.part)
+	e.ensureWorkers(n * partsPerWorker)
+	if p := e.fuseStep; p != nil {
+		p.prepare(e.partsFor(n, p.rows))
+	}
+	if p := e.fuseDerivs; p != nil {
+		p.prepare(e.partsFor(n, p.rows))
+	}
+	if e.sharing == nil {
+		e.sharing = newSharing()
+	}
+	e.pool = startWorkerPool(n, e.part, e.sharing)
+}
+
+// partRows and partsPerWorker set how finely a shared job is split:
+// into partsPerWorker parts per worker when every part then has at least
+// partRows node evaluations, fewer otherwise, and never fewer than one
+// per worker. Parts are claimed (pool.go): a worker that runs slower or
+// starts late takes fewer of them, and one that stops running in the
+// middle of a part holds up only that part. A part costs two atomic
+// operations on a cache line the goroutines share (a claim and its
+// completion, a few hundred nanoseconds between cores) and a few
+// boundary rows in window mode, which 4 096 rows (about 20 µs of the W1
+// chain) make small.
+const (
+	partRows       = 4096
+	partsPerWorker = 2
+)
+
+// partsFor is the parts of a shared job of rows node evaluations with n
+// workers.
+func (e *engine) partsFor(n, rows int) int {
+	return n * min(max(rows/(n*partRows), 1), partsPerWorker)
 }
 
 func (e *engine) stopWorkers() {
@@ -327,12 +358,13 @@ func (e *engine) stage(ph phase, ul *unitList, t, dt float64) bool {
 // pool when there is one and the list is large enough. The error is the
 // one of the first failing node in list order, whatever the split.
 func (e *engine) runNodes(ph phase, nodes []int32, t, dt float64) error {
-	if e.pool == nil || len(nodes) < e.grain {
+	if e.pool == nil || len(nodes) < e.grain || !e.pool.share(len(nodes)) {
 		return e.evalNodes(ph, nodes, t, dt)
 	}
 	e.job = job{kind: jobNodes, phase: ph, t: t, dt: dt, nodes: nodes}
-	e.pool.runParts()
-	for _, wk := range e.workers[:e.pool.n] {
+	k := e.partsFor(e.pool.n, len(nodes))
+	e.pool.runParts(len(nodes), k)
+	for _, wk := range e.workers[:k] {
 		if wk.err != nil {
 			return wk.err
 		}
@@ -340,37 +372,47 @@ func (e *engine) runNodes(ph phase, nodes []int32, t, dt float64) error {
 	return nil
 }
 
-// dispatch runs job j, on the workers when there is a pool and j is at
-// least Grain rows, and reports whether every part succeeded.
+// dispatch runs job j, on the workers when there is a pool, j is at
+// least Grain rows and the pool shares it (workerPool.share), and
+// reports whether every part succeeded.
 func (e *engine) dispatch(j job) bool {
 	e.job = j
-	if e.pool == nil || e.jobRows(&e.job) < e.grain {
+	if e.pool == nil {
 		e.part(0, 1)
 		return !e.workers[0].bad
 	}
-	e.pool.runParts()
-	return e.partsOK()
+	rows := e.jobRows(&e.job)
+	if rows < e.grain || !e.pool.share(rows) {
+		e.part(0, 1)
+		return !e.workers[0].bad
+	}
+	k := e.partsFor(e.pool.n, rows)
+	e.pool.runParts(rows, k)
+	return e.partsOK(k)
 }
 
 // dispatchFused runs a fused step or evaluation (fused.go): on the
-// calling goroutine when there is no pool or the work is below Grain,
-// else in two phases on the workers (one in window mode). It reports
-// whether every part succeeded.
+// calling goroutine, whole, when there is no pool, the work is below
+// Grain or the pool runs it alone (workerPool.share), else in two phases
+// on the workers (one in window mode). It reports whether every part
+// succeeded.
 func (e *engine) dispatchFused(p *fusePlan, j job) bool {
 	j.kind, j.fuse = jobFused, p
-	if e.pool == nil || p.rows < e.grain {
+	if e.pool == nil || p.rows < e.grain || !e.pool.share(p.rows) {
 		j.split = p.split1
 		return e.fusedSolo(&j)
 	}
 	j.split = p.splitN
+	rows := p.rows // counted with the first phase
 	for _, later := range [...]bool{false, true} {
 		if later && p.window {
 			break // one phase: no part reads another's rows
 		}
 		j.later = later
 		e.job = j
-		e.pool.runParts()
-		if !e.partsOK() {
+		e.pool.runParts(rows, len(p.splitN))
+		rows = 0
+		if !e.partsOK(len(p.splitN)) {
 			return false
 		}
 	}
@@ -390,9 +432,10 @@ func (e *engine) fusedSolo(j *job) (ok bool) {
 	return e.fusedPart(j, 0)
 }
 
-// partsOK reports whether no part of the pool's last job failed.
-func (e *engine) partsOK() bool {
-	for _, wk := range e.workers[:e.pool.n] {
+// partsOK reports whether no part of the pool's last job, of k parts,
+// failed.
+func (e *engine) partsOK(k int) bool {
+	for _, wk := range e.workers[:k] {
 		if wk.bad {
 			return false
 		}

@@ -78,7 +78,7 @@ type fusePlan struct {
 // prepare makes p ready to run split n ways (n > 1), before a Run's
 // steps start.
 func (p *fusePlan) prepare(n int) {
-	if p != nil && len(p.splitN) != n {
+	if len(p.splitN) != n {
 		p.splitN = p.splitFor(n)
 	}
 }

@@ -16,7 +16,10 @@ import (
 // The scheduler section: W1 co-simulation with two workers against one,
 // on an idle machine and beside a CPU-bound process that holds a core
 // (`yes > /dev/null`), the condition in which spinning workers used to
-// wait for a goroutine whose thread was not running.
+// wait for a goroutine whose thread was not running. Each run's wall
+// time and the process's CPU time (all threads) are measured: beside a
+// busy core, two workers that keep to one core's worth of CPU are running
+// their phases alone (graph/pool.go, sharing).
 
 var schedOnly = flag.Bool("sched", false, "run only the scheduler comparison (two workers against one, idle and beside a CPU-bound process) and replace its section in REPORT.md")
 
@@ -36,11 +39,14 @@ const (
 var schedSizes = []int{1000, 10000, 100000}
 
 type schedRow struct {
-	n, steps   int
-	one, two   float64 // ns per mass-step, median of the rounds
-	identical  bool    // 1 and 2 workers end in the same bits
-	minRatio   float64 // the worst round's speed-up
-	roundsDone int
+	n, steps int
+	one, two float64 // ns per mass-step, median of the rounds
+	// cpuOne, cpuTwo: the process's CPU time per mass-step (every
+	// thread), median of the rounds; negative where not measured.
+	cpuOne, cpuTwo float64
+	identical      bool    // 1 and 2 workers end in the same bits
+	minRatio       float64 // the worst round's speed-up
+	roundsDone     int
 }
 
 type schedResult struct {
@@ -77,12 +83,16 @@ func schedMeasure(cond string) []schedRow {
 		y0 := c.InitialState()
 		s := buildChain(c)
 		steps := max(100, schedWork/n)
-		var d1, d2 []time.Duration
+		var d1, d2, c1, c2 []time.Duration
 		var f1, f2 []float64
 		for range schedRounds {
+			c := processCPU()
 			d1 = append(d1, runSim(s, y0, steps, 1, 0))
+			c1 = append(c1, processCPU()-c)
 			f1 = s.State(f1)
+			c = processCPU()
 			d2 = append(d2, runSim(s, y0, steps, 2, 0))
+			c2 = append(c2, processCPU()-c)
 			f2 = s.State(f2)
 		}
 		row := schedRow{n: n, steps: steps, identical: equal(f1, f2), roundsDone: schedRounds, minRatio: 1e9}
@@ -91,6 +101,11 @@ func schedMeasure(cond string) []schedRow {
 		}
 		row.one = nsPer(median(d1), steps, n)
 		row.two = nsPer(median(d2), steps, n)
+		row.cpuOne, row.cpuTwo = -1, -1
+		if processCPU() >= 0 {
+			row.cpuOne = nsPer(median(c1), steps, n)
+			row.cpuTwo = nsPer(median(c2), steps, n)
+		}
 		rows = append(rows, row)
 	}
 	return rows
@@ -109,14 +124,14 @@ func schedMarkdown(b *strings.Builder) {
 		w("Not measured in this run (go run ./benchmarks/report -sched).\n\n%s\n", schedEnd)
 		return
 	}
-	w("W1 co-simulation (Sim.Run, default Grain), %d mass-steps per run, 1 and 2 workers interleaved over %d rounds, the median of each kept; first on the machine as it is, then beside `yes > /dev/null`, a CPU-bound process that holds one of the cores (started by the report). Parts of a phase are claimed by whichever goroutine is running, and the pool runs phases on the caller alone for a while when sharing keeps losing (graph/pool.go); *worst round* is the lowest speed-up of a single round. *bit-identical*: 1 and 2 workers end in the same bits.\n\n", schedWork, schedRounds)
-	w("| N | condition | 1 worker (ns/mass-step) | 2 workers | speed-up | worst round | bit-identical |\n|---|---|---|---|---|---|---|\n")
+	w("W1 co-simulation (Sim.Run, default Grain), %d mass-steps per run, 1 and 2 workers interleaved over %d rounds, the median of each kept; first on the machine as it is, then beside `yes > /dev/null`, a CPU-bound process that holds one of the cores (started by the report). A shared phase is split into one or two parts per worker, claimed by whichever goroutine is running; the caller, its parts done, polls for the others' about one part's time and then sleeps, giving its core to a worker descheduled in the middle of a part; and the pool times windows of shared phases against the time per row of phases run alone, and runs phases on the caller's single-goroutine path, the workers parked, in spells that double while sharing keeps losing (graph/pool.go, sharing). Nothing is configured: the condition is detected as the run goes. *CPU* is the process's CPU time per mass-step over the run, every thread counted (one core's worth when the phases run alone); *worst round* is the lowest speed-up of a single round. *bit-identical*: 1 and 2 workers end in the same bits.\n\n", schedWork, schedRounds)
+	w("| N | condition | 1 worker (ns/mass-step) | 2 workers | speed-up | worst round | CPU, 1 worker | CPU, 2 workers | bit-identical |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, part := range []struct {
 		name string
 		rows []schedRow
 	}{{"idle", sched.idle}, {"beside yes", sched.busy}} {
 		for _, r := range part.rows {
-			w("| %d | %s | %.2f | %.2f | %.2f× | %.2f× | %s |\n", r.n, part.name, r.one, r.two, r.one/r.two, r.minRatio, yesNo(r.identical))
+			w("| %d | %s | %.2f | %.2f | %.2f× | %.2f× | %s | %s | %s |\n", r.n, part.name, r.one, r.two, r.one/r.two, r.minRatio, cpuCell(r.cpuOne), cpuCell(r.cpuTwo), yesNo(r.identical))
 		}
 	}
 	if sched.burner != "" {
@@ -135,6 +150,14 @@ func schedMarkdown(b *strings.Builder) {
 		}
 	}
 	w("\n**Targets**: beside a busy core, two workers ≥ 0.95× one worker at every N: lowest %.2f× (%s); idle, two workers ≥ 1.5× one at N ≥ 10 000: lowest %.2f× (%s). The machine's other work is not controlled: an \"idle\" run on a shared machine is only as idle as its neighbours.\n\n%s\n", worstBusy, metWord(busyOK), worstIdle, metWord(idleOK), schedEnd)
+}
+
+// cpuCell prints a CPU time per mass-step, or "–" where not measured.
+func cpuCell(ns float64) string {
+	if ns < 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", ns)
 }
 
 func yesNo(b bool) string {
