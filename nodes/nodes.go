@@ -1,15 +1,3 @@
-// Package nodes is cosim's catalog of node types: it gathers every node
-// package into one registry so that commands, scene files and the
-// documentation generator can list and build nodes by type name.
-//
-// The node packages themselves (nodes/ball, nodes/table, …) do not import
-// each other; only this catalog knows them all. Registry returns a fresh,
-// read-only registry on every call, so there is no global mutable state.
-//
-// Registry also holds the type "fmu" (package fmi: an imported FMU), a
-// dynamic type whose nodes take their specs from their FMU files: scene
-// files and commands build it by name, while Types, the listings and the
-// generated guides hold only the node packages above.
 package nodes
 
 import (

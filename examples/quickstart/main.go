@@ -1,5 +1,3 @@
-// Command quickstart is the README's quick start: a ball on a table,
-// composed in Go, stepped by the graph and summarized.
 package main
 
 import (
