@@ -89,4 +89,12 @@
 // operations in the same order as the nodes, without interfaces, input
 // buffers or checks. They agree with the graph to round-off (tested), so a
 // ratio of their times is the framework's cost.
+//
+// # Concurrency
+//
+// Every constructor returns a new graph, so workloads may be built and run
+// from several goroutines at once; one graph is run by one goroutine at a
+// time, and the worker count of a run is the benchmark's choice (one
+// unless the name says otherwise), so a ratio never mixes parallel speed-up
+// with framework cost.
 package benchmarks
