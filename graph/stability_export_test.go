@@ -53,3 +53,10 @@ func (s *Sim) RadiusTrials(st *coupling.Strategy, dt float64) (sc SchemeStabilit
 	err = a.radius(f, dt, &sc)
 	return sc, a.trials, a.iters, err
 }
+
+// StartPlan is the plan of the check at the start of a run of steps
+// steps of a graph of n values and its cost in passes over the state.
+func StartPlan(n, steps int) (dense bool, dim, cycles, passes int, ok bool) {
+	p, ok := startPlan(n, steps, bySize)
+	return p.dense, p.dim, p.cycles, p.passes(n), ok
+}
