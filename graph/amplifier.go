@@ -26,7 +26,7 @@ type stepFn func(x []float64, dt float64, out []float64) (notConverged bool, err
 // amplifier computes amplification operators of a Sim by trial steps. It
 // saves everything a step changes and restores it.
 type amplifier struct {
-	s   *Sim
+	s    *Sim
 	n    int
 	plan checkPlan
 	// saved
