@@ -193,9 +193,12 @@ type StabilityAnalysis struct {
 	// Skipped, when not empty, says why the graph was not analysed
 	// (Schemes is then empty).
 	Skipped string
-	// short marks an analysis skipped because the run was shorter than
-	// its trial steps (shortRun).
-	short bool
+	// short marks an analysis skipped because the run was too short
+	// (shortRun); passes is the cost of the plan the radius was computed
+	// with (checkPlan.passes), so that a longer run that affords a finer
+	// analysis does not reuse a cruder one (cachedStability).
+	short  bool
+	passes int
 }
 
 // Chosen returns the analysis of the chosen strategy; false when the
@@ -439,6 +442,7 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 	}
 	a := newAmplifier(s)
 	a.plan = plan
+	r.passes = plan.passes(len(s.state))
 	defer a.restore()
 	r.Growth, r.GrowthKnown = a.growth()
 	r.Bound = growthBound(r.Growth, dt)
@@ -587,6 +591,17 @@ func shortRun(n, steps int, full bool) string {
 	return fmt.Sprintf("the run's %d steps are too short for the analysis of %d state values: even one Arnoldi cycle of dimension %d would cost more than 1/%d of the run (Sim.Stability, cosim check analyse it)", steps, n, minKrylovDim, StartCheckShare)
 }
 
+// startPasses is the cost of the start check's plan for a run of steps
+// steps of a graph of n values (0 when it is too short). It does not
+// allocate.
+func startPasses(n, steps int) int {
+	p, ok := startPlan(n, steps, bySize)
+	if !ok {
+		return 0
+	}
+	return p.passes(n)
+}
+
 // isShort reports whether a run of steps steps is too short for the
 // start check of a graph of n values (shortRun). It does not allocate.
 func isShort(n, steps int) bool {
@@ -652,6 +667,7 @@ func (s *Sim) monolithicStability(method integrators.Method, opts *integrators.D
 	}
 	a := newAmplifier(s)
 	a.plan = plan
+	r.passes = plan.passes(len(s.state))
 	defer a.restore()
 	f, err := a.monoStep(method, opts)
 	if err != nil {

@@ -60,3 +60,11 @@ func StartPlan(n, steps int) (dense bool, dim, cycles, passes int, ok bool) {
 	p, ok := startPlan(n, steps, bySize)
 	return p.dense, p.dim, p.cycles, p.passes(n), ok
 }
+
+// StartAnalysis is the start-of-run analysis (cached per strategy and
+// step) a Jacobi run of steps steps with step dt gets.
+func (s *Sim) StartAnalysis(dt float64, steps int) *StabilityAnalysis {
+	var res Result
+	s.startStability(CoSimulation{AllowGrowth: true}, Settings{Dt: dt}, steps, &res)
+	return res.Stability
+}

@@ -507,6 +507,28 @@ func TestStartCheckCostBounded(t *testing.T) {
 	}
 }
 
+// TestStartCheckRefinedForLongerRun: a Sim keeps its start analysis per
+// strategy and step, but a run that affords a finer analysis than the
+// kept one (made for a shorter run) analyses again: 1 000 masses (2 000
+// values) for 2 000 steps get Krylov dimension 5 (TestStartCheckCostBounded),
+// a run without an end the full KrylovDim × KrylovCycles, whose Ritz
+// residual differs; a second short run reuses the finer one.
+func TestStartCheckRefinedForLongerRun(t *testing.T) {
+	s, err := chain(1000).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := s.StartAnalysis(1e-3, 2000)
+	long := s.StartAnalysis(1e-3, 0)
+	again := s.StartAnalysis(1e-3, 2000)
+	sc, _ := short.Chosen()
+	lc, _ := long.Chosen()
+	ac, _ := again.Chosen()
+	if sc.Residual == lc.Residual || ac.Residual != lc.Residual || ac.Radius != lc.Radius {
+		t.Errorf("residuals: 2000 steps %v, without an end %v, 2000 steps again %v: want the finer analysis made and then kept", sc.Residual, lc.Residual, ac.Residual)
+	}
+}
+
 // TestStartCheckSameForAnyWorkers: the check at a run's start takes its
 // trial steps on the run's engine and workers (Grain 8 makes a chain of
 // 100 masspoints share its phases between two workers); its analysis is
