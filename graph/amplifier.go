@@ -26,9 +26,9 @@ type stepFn func(x []float64, dt float64, out []float64) (notConverged bool, err
 // amplifier computes amplification operators of a Sim by trial steps. It
 // saves everything a step changes and restores it.
 type amplifier struct {
-	s   *Sim
-	n   int
-	how stabilityMethod
+	s    *Sim
+	n    int
+	plan checkPlan
 	// saved
 	x                  []float64
 	t                  float64 // the time linearised at
@@ -46,7 +46,7 @@ type amplifier struct {
 }
 
 func newAmplifier(s *Sim) *amplifier {
-	a := &amplifier{s: s, n: len(s.state)}
+	a := &amplifier{s: s, n: len(s.state), plan: fullPlan(len(s.state), bySize)}
 	a.x = slices.Clone(s.state)
 	a.t = s.Time()
 	a.t0, a.dt, a.n0, a.steps, a.replays, a.yFresh = s.t0, s.dt, s.n, s.steps, s.replays, s.outputsFresh
@@ -76,7 +76,7 @@ func (a *amplifier) restore() {
 // iterates to.
 func (a *amplifier) schemeStep(st *coupling.Strategy) (stepFn, error) {
 	var p *coupledPlan
-	if st != nil && (st.Scheme != coupling.Jacobi && st.Scheme != "" || len(st.Rates) > 0) {
+	if needsPlan(st) {
 		var err error
 		if p, err = a.s.compileCoupling(st); err != nil {
 			return nil, err
@@ -111,6 +111,12 @@ func (a *amplifier) schemeStep(st *coupling.Strategy) (stepFn, error) {
 		return notConverged, err
 	}
 	return step, nil
+}
+
+// needsPlan reports whether a trial step of st needs a compiled coupled
+// plan: every strategy but Jacobi without rates (the default path).
+func needsPlan(st *coupling.Strategy) bool {
+	return st != nil && (st.Scheme != coupling.Jacobi && st.Scheme != "" || len(st.Rates) > 0)
 }
 
 // monoStep returns the trial step of a fixed-step monolithic method on
@@ -162,7 +168,7 @@ func (a *amplifier) growth() (float64, bool) {
 		}
 	} else {
 		op := func(v, out []float64) (bool, error) {
-			eps := stabilityRel / floats.Norm(v, math.Inf(1))
+			eps := stabilityRel / normInf(v)
 			for i := range a.x {
 				a.xq[i] = a.x[i] + eps*a.scale[i]*v[i]
 			}
@@ -180,7 +186,7 @@ func (a *amplifier) growth() (float64, bool) {
 			}
 			return false, nil
 		}
-		k := newKrylov(a.n)
+		k := newKrylov(a.n, a.plan.dim)
 		if _, err := k.run(op, 1); err != nil {
 			return 0, false
 		}
@@ -194,21 +200,25 @@ func (a *amplifier) growth() (float64, bool) {
 }
 
 // dense reports whether the radius is computed from the dense matrix.
-func (a *amplifier) dense() bool {
-	switch a.how {
-	case forceDense:
-		return true
-	case forceKrylov:
-		return false
-	}
-	return a.n <= DenseStabilityStates
-}
+func (a *amplifier) dense() bool { return a.plan.dense }
 
 func (a *amplifier) matrixBuf() []float64 {
 	if a.g == nil {
 		a.g = make([]float64, a.n*a.n)
 	}
 	return a.g
+}
+
+// normInf is max |v_i| (a NaN entry propagates through the trial step
+// regardless of the norm).
+func normInf(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		if a := math.Abs(x); a > m {
+			m = a
+		}
+	}
+	return m
 }
 
 // eigenvalues of the n×n row-major matrix m.
@@ -252,7 +262,7 @@ func (a *amplifier) matrix(f stepFn, dt float64) (notConverged bool, err error) 
 // apply writes D⁻¹AD·v into out, A the step's amplification operator at
 // dt and D the scales: two trial steps from x ± ε·D·v.
 func (a *amplifier) apply(f stepFn, dt float64, v, out []float64) (bool, error) {
-	eps := stabilityRel / floats.Norm(v, math.Inf(1))
+	eps := stabilityRel / normInf(v)
 	for i := range a.x {
 		a.xq[i] = a.x[i] + eps*a.scale[i]*v[i]
 	}
@@ -297,10 +307,10 @@ func (a *amplifier) radius(f stepFn, dt float64, sc *SchemeStability) error {
 			sc.Radius = r
 		}
 	} else {
-		k := newKrylov(a.n)
+		k := newKrylov(a.n, a.plan.dim)
 		op := func(v, out []float64) (bool, error) { return a.apply(f, dt, v, out) }
 		var err error
-		if nc, err = k.run(op, KrylovCycles); err != nil {
+		if nc, err = k.run(op, a.plan.cycles); err != nil {
 			return err
 		}
 		if !nc {
@@ -380,8 +390,9 @@ type krylov struct {
 // restartVecs is the number of leading Ritz vectors a restart sums.
 const restartVecs = 1
 
-func newKrylov(n int) *krylov {
-	m := min(KrylovDim, n)
+// newKrylov prepares an Arnoldi iteration of dimension min(dim, n).
+func newKrylov(n, dim int) *krylov {
+	m := min(dim, n)
 	k := &krylov{n: n, m: m, v: make([][]float64, m+1), h: make([]float64, (m+1)*m), w: make([]float64, n), u: make([]float64, n)}
 	for i := range k.v {
 		k.v[i] = make([]float64, n)

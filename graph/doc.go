@@ -462,7 +462,13 @@
 // current state, restored afterwards. Up to DenseStabilityStates values
 // the whole matrix and its eigenvalues (gonum's mat.Eigen); above, a
 // matrix-free estimate by restarted Arnoldi, at most
-// 2·KrylovDim·KrylovCycles trial steps whatever the size. A fixed-step
+// 2·KrylovDim·KrylovCycles trial steps whatever the size. At a run's
+// start the check's cost is bounded by the run's: at most
+// max(steps/StartCheckShare, StartCheckFloor/n) passes over the n state
+// values (trial steps and arithmetic counted alike), taking the dense
+// matrix or a smaller Krylov space when the full analysis does not fit,
+// and not analysing a run too short for one Arnoldi cycle of dimension
+// 4. A fixed-step
 // Monolithic run starts with Sim.CheckMonolithicStability, the same for
 // one step of its method on the System; adaptive runs are kept stable
 // by their error control and not analysed. The analysis is judged over
@@ -473,8 +479,10 @@
 // (View.Stability), so that cosim run prints its Warning before the
 // first step without analysing again. Sim.Stability
 // computes the whole table, Sim.Amplification the dense matrix. The
-// analysis runs once per strategy (method) and step of a Sim, on the
-// calling goroutine before the workers start. During a co-simulation a
+// analysis runs once per strategy (method) and step of a Sim, after the
+// run's workers start: its trial steps are steps of the run's own
+// engine (the same bits for any worker count), its arithmetic on the
+// calling goroutine. During a co-simulation a
 // watch (growth.go) samples the largest change of the state every few
 // steps, without allocating, and stops exponential growth that neither
 // the physics nor an input explains with a *GrowthError

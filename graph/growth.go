@@ -127,16 +127,19 @@ func (s *Sim) startMonolithicStability(mode Monolithic, set Settings, steps int,
 }
 
 // cachedStability returns the kept analysis for key judged over steps,
-// computing it with analyse when there is none, or when the kept one
-// warns over this run but was computed for a run it did not warn over
-// (without the stable step a warning names).
+// computing it with analyse when there is none, when this run affords a
+// finer analysis than the kept one's (a plan of more passes: the kept one
+// was made for a shorter run, see startPlan), or when the kept one warns
+// over this run but was computed for a run it did not warn over (without
+// the stable step a warning names).
 func (s *Sim) cachedStability(key stabKey, steps int, analyse func() (*StabilityAnalysis, error)) *StabilityAnalysis {
 	if s.stab == nil {
 		s.stab = &stabilityState{done: map[stabKey]*StabilityAnalysis{}}
 	}
-	if r, ok := s.stab.done[key]; ok && !(r.short && !isShort(len(s.state), steps)) {
-		// (A run too short to be analysed leaves a mark that a longer
-		// run replaces by the analysis.)
+	if r, ok := s.stab.done[key]; ok && !(r.Skipped == "" || r.short) || ok && startPasses(len(s.state), steps) <= r.passes {
+		// (A run too short to be analysed leaves a mark, and a short run
+		// a cruder analysis, that a longer run affording a finer one
+		// replaces.)
 		r = r.Over(steps)
 		if c, ok := r.Chosen(); !ok || !r.Unstable() || c.Searched {
 			return r

@@ -114,6 +114,8 @@ type sparseJac struct {
 	tr         []float64 // transform Jacobians of one node's gathers
 	trOff      []int32   // offset of each gather's block in tr (relative to the node's first)
 	fp, fm     []float64
+	f0         []float64 // the differenced function at the unperturbed point
+	fdf        fdFunc    // the function differenced (fdColumn)
 	xs, us     []float64
 	blocks     []int
 	jacX, jacU []node.InputJacobian // per stateful node (nil: differences)
@@ -504,6 +506,7 @@ func (m *System) planWork(p *sparseJac) {
 	}
 	p.la, p.lb, p.tr = make([]float64, maxA), make([]float64, maxB), make([]float64, maxT)
 	p.fp, p.fm, p.xs, p.us = make([]float64, maxV), make([]float64, maxV), make([]float64, maxV), make([]float64, maxV)
+	p.f0 = make([]float64, maxV)
 	p.uloc, p.umark, p.ucol, p.row = make([]float64, maxU), make([]bool, maxU), make([]int32, maxU), make([]float64, maxC)
 	p.ucnt, p.need = make([]int32, maxV), make([]int32, 0, maxV)
 	p.loc = make([]int32, p.nx)
@@ -994,75 +997,194 @@ func positionRow(c *cnode, r, vq int, A, B []float64) error {
 func fdStep(v float64) float64 { return 1e-6 * math.Max(1, math.Abs(v)) }
 
 // fdOutputs differentiates c's Outputs by central differences of its
-// inputs (wrtInputs) or of its own state, into dst (ny × nu or ny × nx_c).
-// It does not allocate.
+// inputs (wrtInputs) or of its own state, into dst (ny × nu or ny × nx_c),
+// with the mode-switch check of fdColumn. It does not allocate.
 func (m *System) fdOutputs(p *sparseJac, c *cnode, t float64, y []float64, wrtInputs bool, dst []float64) error {
 	s := m.s
 	ny := int(c.y1) - int(c.y0)
-	yp, ym := p.fp[:ny], p.fm[:ny]
 	in := s.inputsOf(c)
 	u := p.us[:len(in.Values)]
 	copy(u, in.Values)
 	in.Values = u
 	x := p.xs[:c.x1-c.x0]
 	copy(x, y[c.x0:c.x1])
-	vec := x
+	vec, layout := x, c.spec.StateLayout
 	if wrtInputs {
-		vec = u
+		vec, layout = u, c.spec.InputLayout
 	}
-	cols := len(vec)
+	f := &p.fdf
+	*f = fdFunc{m: m, c: c, t: t, x: x, in: in, outputs: true}
+	if err := f.eval(p.f0[:ny]); err != nil {
+		return err
+	}
 	for j := range vec {
-		h := fdStep(vec[j])
-		v := vec[j]
-		vec[j] = v + h
-		if err := c.out.Outputs(t, x, in, yp); err != nil {
-			return stepError(c.name, "", s.steps, t, err)
-		}
-		vec[j] = v - h
-		if err := c.out.Outputs(t, x, in, ym); err != nil {
-			return stepError(c.name, "", s.steps, t, err)
-		}
-		vec[j] = v
-		for r := 0; r < ny; r++ {
-			dst[r*cols+j] = (yp[r] - ym[r]) / (2 * h)
+		if err := p.fdColumn(f, vec, j, ny, dst, len(vec)); err != nil {
+			return m.switchError(err, c, "Outputs", layout, j, t)
 		}
 	}
 	return nil
 }
 
 // fdDerivatives differentiates stateful node k's Derivatives by central
-// differences of its own state (A) and inputs (B). It does not allocate.
+// differences of its own state (A) and inputs (B), with the mode-switch
+// check of fdColumn. It does not allocate.
 func (m *System) fdDerivatives(p *sparseJac, k int, c *cnode, t float64, y []float64, A, B []float64) error {
 	s := m.s
 	nxi := int(c.x1) - int(c.x0)
-	fp, fm := p.fp[:nxi], p.fm[:nxi]
 	in := s.inputsOf(c)
 	u := p.us[:len(in.Values)]
 	copy(u, in.Values)
 	in.Values = u
 	x := p.xs[:nxi]
 	copy(x, y[c.x0:c.x1])
+	f := &p.fdf
+	*f = fdFunc{m: m, c: c, k: k, t: t, x: x, in: in}
+	if err := f.eval(p.f0[:nxi]); err != nil {
+		return err
+	}
 	for pass := 0; pass < 2; pass++ {
-		vec, dst, cols := x, A, nxi
+		vec, dst, layout := x, A, c.spec.StateLayout
 		if pass == 1 {
-			vec, dst, cols = u, B, len(u)
+			vec, dst, layout = u, B, c.spec.InputLayout
 		}
 		for j := range vec {
-			h := fdStep(vec[j])
-			v := vec[j]
-			vec[j] = v + h
-			if err := m.derivs[k].Derivatives(t, x, in, fp); err != nil {
-				return stepError(c.name, "", s.steps, t, err)
-			}
-			vec[j] = v - h
-			if err := m.derivs[k].Derivatives(t, x, in, fm); err != nil {
-				return stepError(c.name, "", s.steps, t, err)
-			}
-			vec[j] = v
-			for r := 0; r < nxi; r++ {
-				dst[r*cols+j] = (fp[r] - fm[r]) / (2 * h)
+			if err := p.fdColumn(f, vec, j, nxi, dst, len(vec)); err != nil {
+				return m.switchError(err, c, "Derivatives", layout, j, t)
 			}
 		}
 	}
 	return nil
+}
+
+// Mode switches inside a difference. A node whose function switches mode
+// (a contact that closes, a friction that sticks, a saturation) between
+// v − h and v + h would be linearised across the switch by a central
+// difference: the mean of two modes' slopes, which is neither. fdColumn
+// therefore also forms the one-sided differences D+ = (f(v+h) − f(v))/h
+// and D− = (f(v) − f(v−h))/h: on a smooth function they differ by about
+// h·f” (h = 10⁻⁶ relative) plus rounding, across a switch by the jump of
+// the slope. When they disagree beyond switchRel of the larger (plus the
+// rounding bound), the step is shrunk by switchShrink, up to
+// switchRetries times: a switch at a distance from v is then outside
+// the difference and the central difference is the slope of the mode
+// active at v. A switch that stays inside the smallest difference is at
+// v itself, where the function has no derivative: the node is not
+// linearisable there, a *SwitchError (errors.Is ErrNotDifferentiable).
+const (
+	switchRel     = 1e-3
+	switchShrink  = 1.0 / 32
+	switchRetries = 3
+)
+
+// fdFunc is the function fdColumn differences: node c's Outputs
+// (outputs) or stateful node k's Derivatives at time t, state x and
+// inputs in (which the differences perturb in place). A value in the
+// sparseJac, so that differencing does not allocate.
+type fdFunc struct {
+	m       *System
+	c       *cnode
+	k       int
+	t       float64
+	x       []float64
+	in      node.Inputs
+	outputs bool
+}
+
+func (f *fdFunc) eval(out []float64) error {
+	var err error
+	if f.outputs {
+		err = f.c.out.Outputs(f.t, f.x, f.in, out)
+	} else {
+		err = f.m.derivs[f.k].Derivatives(f.t, f.x, f.in, out)
+	}
+	if err != nil {
+		return stepError(f.c.name, "", f.m.s.steps, f.t, err)
+	}
+	return nil
+}
+
+// errSwitch is fdColumn's report of a switch at the point; the caller
+// names the node (switchError).
+type errSwitch struct{ row int }
+
+func (errSwitch) Error() string { return "mode switch at the point" }
+
+// fdColumn writes column j of the rows × cols row-major dst: the central
+// difference of f with respect to vec[j] (f writes into p.fp, p.fm; p.f0
+// holds f at the unperturbed vec), at the step fdStep or, when the
+// one-sided differences disagree (a mode switch in the difference), at a
+// shrunk step; an errSwitch when they disagree at every step. vec[j] is
+// restored. It does not allocate.
+func (p *sparseJac) fdColumn(f *fdFunc, vec []float64, j, rows int, dst []float64, cols int) error {
+	fp, fm, f0 := p.fp[:rows], p.fm[:rows], p.f0[:rows]
+	v := vec[j]
+	h := fdStep(v)
+	for try := 0; ; try++ {
+		vec[j] = v + h
+		if err := f.eval(fp); err != nil {
+			vec[j] = v
+			return err
+		}
+		vec[j] = v - h
+		if err := f.eval(fm); err != nil {
+			vec[j] = v
+			return err
+		}
+		vec[j] = v
+		bad := -1
+		for r := 0; r < rows; r++ {
+			dp, dm := (fp[r]-f0[r])/h, (f0[r]-fm[r])/h
+			// Rounding of the three values, each relative 2⁻⁵², divided by h.
+			round := 4 * 0x1p-52 * (math.Abs(fp[r]) + math.Abs(f0[r]) + math.Abs(fm[r])) / h
+			if math.Abs(dp-dm) > switchRel*max(math.Abs(dp), math.Abs(dm))+round {
+				bad = r
+				break
+			}
+		}
+		if bad < 0 {
+			for r := 0; r < rows; r++ {
+				dst[r*cols+j] = (fp[r] - fm[r]) / (2 * h)
+			}
+			return nil
+		}
+		if try == switchRetries {
+			return errSwitch{row: bad}
+		}
+		h *= switchShrink
+	}
+}
+
+// SwitchError reports a node that cannot be linearised at a time: its
+// function (Derivatives or Outputs) switches mode at the point the
+// Jacobian is taken at, with respect to one of its state values or
+// inputs, so the one-sided differences disagree however small the step.
+// It wraps ErrNotDifferentiable.
+type SwitchError struct {
+	Node     string
+	Function string // "Derivatives" or "Outputs"
+	// Wrt is the state value or input differentiated ("velocity[2]",
+	// "force[0]"), Of the row of the function that switches.
+	Wrt, Of string
+	Time    float64
+}
+
+func (e *SwitchError) Error() string {
+	return fmt.Sprintf("graph: node %s cannot be linearised at t = %s: its %s switches mode at this point (the one-sided differences of %s with respect to %s disagree however small the step: a contact or limit exactly at its threshold); give the node an analytic Jacobian, or linearise at another time: %v",
+		e.Node, node.FormatValue(e.Time), e.Function, e.Of, e.Wrt, ErrNotDifferentiable)
+}
+
+// Unwrap makes errors.Is(err, ErrNotDifferentiable) true.
+func (e *SwitchError) Unwrap() error { return ErrNotDifferentiable }
+
+// switchError names the node of fdColumn's errSwitch (other errors pass).
+func (m *System) switchError(err error, c *cnode, fn string, wrt node.Layout, j int, t float64) error {
+	es, ok := err.(errSwitch)
+	if !ok {
+		return err
+	}
+	of := c.spec.StateLayout
+	if fn == "Outputs" {
+		of = c.spec.OutputLayout
+	}
+	return &SwitchError{Node: c.name, Function: fn, Wrt: wrt.Component(j), Of: of.Component(es.row), Time: t}
 }

@@ -49,15 +49,12 @@ func jacobians(t *testing.T, s *graph.Sim, y []float64) []float64 {
 // times the largest |want|.
 func closeTo(t *testing.T, what string, got, want []float64, tol float64) {
 	t.Helper()
-	scale := 0.0
-	for _, w := range want {
-		scale = math.Max(scale, math.Abs(w))
-	}
+	scale := finiteScale(t, what+" (reference)", want)
 	worst := 0.0
 	for i := range want {
 		d := math.Abs(got[i] - want[i])
 		worst = math.Max(worst, d)
-		if d > tol*scale {
+		if !within(got[i], want[i], tol*scale) {
 			t.Errorf("%s: entry %d = %.17g, want %.17g (tolerance %.3g of %.3g)", what, i, got[i], want[i], tol, scale)
 		}
 	}

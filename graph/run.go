@@ -112,6 +112,14 @@ func (s *Sim) cosimulate(ctx context.Context, mode CoSimulation, set Settings) (
 	// The context is set first so that a cancellation stops the
 	// analysis's trial steps too (within one substep or iteration).
 	s.ctx, s.done = ctx, ctx.Done()
+	// The workers start before the stability check, so that its trial
+	// steps (steps of the run's own engine) use them.
+	if workers == 1 || s.maxPhase() < grain {
+		workers = 1
+	}
+	s.engine.startWorkers(workers, grain)
+	defer s.engine.stopWorkers()
+	res.Workers = workers
 	gw := s.startStability(mode, set, steps, res)
 	s.onGroupStep = mode.OnGroupStep
 	defer func() { s.onGroupStep, s.ctx, s.done = nil, nil, nil }()
@@ -126,12 +134,6 @@ func (s *Sim) cosimulate(ctx context.Context, mode CoSimulation, set Settings) (
 		return nil, err
 	}
 	defer rec.finish(&err)
-	if workers == 1 || s.maxPhase() < grain {
-		workers = 1
-	}
-	s.engine.startWorkers(workers, grain)
-	defer s.engine.stopWorkers()
-	res.Workers = workers
 	done := ctx.Done()
 	start := time.Now()
 	replays := s.replays

@@ -33,10 +33,7 @@ func fdCheck(t *testing.T, sys *graph.System, y []float64) {
 			in[i*n+col[k]] = true
 		}
 	}
-	scale := 0.0
-	for _, v := range J {
-		scale = math.Max(scale, math.Abs(v))
-	}
+	scale := finiteScale(t, "the sparse Jacobian", J)
 	fp, fm := make([]float64, n), make([]float64, n)
 	for j := 0; j < n; j++ {
 		yp := append([]float64(nil), y...)
@@ -44,11 +41,11 @@ func fdCheck(t *testing.T, sys *graph.System, y []float64) {
 		h := 1e-6 * math.Max(1, math.Abs(y[j]))
 		yp[j] += h
 		ym[j] -= h
-		sys.Func(0.3, yp, fp)
-		sys.Func(0.3, ym, fm)
+		mustFunc(t, sys, 0.3, yp, fp)
+		mustFunc(t, sys, 0.3, ym, fm)
 		for i := 0; i < n; i++ {
 			fd := (fp[i] - fm[i]) / (2 * h)
-			if math.Abs(fd-J[i*n+j]) > 1e-5*scale {
+			if !within(fd, J[i*n+j], 1e-5*scale) {
 				t.Errorf("∂f[%s]/∂y[%s] = %v assembled, %v by finite differences", sys.Component(i), sys.Component(j), J[i*n+j], fd)
 			}
 			if fd != 0 && !in[i*n+j] {

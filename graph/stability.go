@@ -193,9 +193,12 @@ type StabilityAnalysis struct {
 	// Skipped, when not empty, says why the graph was not analysed
 	// (Schemes is then empty).
 	Skipped string
-	// short marks an analysis skipped because the run was shorter than
-	// its trial steps (shortRun).
-	short bool
+	// short marks an analysis skipped because the run was too short
+	// (shortRun); passes is the cost of the plan the radius was computed
+	// with (checkPlan.passes), so that a longer run that affords a finer
+	// analysis does not reuse a cruder one (cachedStability).
+	short  bool
+	passes int
 }
 
 // Chosen returns the analysis of the chosen strategy; false when the
@@ -419,12 +422,18 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 		}
 	}
 	r := &StabilityAnalysis{Time: s.Time(), Dt: dt, States: len(s.state), Bound: 1, Steps: max(steps, 0)}
-	if why := s.analysable(); why != "" {
-		r.Skipped = why
+	plan, ok := startPlan(len(s.state), steps, how)
+	if full {
+		plan, ok = fullPlan(len(s.state), how), true
+	}
+	if len(s.state) > 0 && !ok {
+		// (Before the node scan: a long list of nodes is what makes the
+		// run too short.)
+		r.Skipped, r.short = shortRun(len(s.state), steps, full), true
 		return r, nil
 	}
-	if why := shortRun(len(s.state), steps, full); why != "" {
-		r.Skipped, r.short = why, true
+	if why := s.analysable(); why != "" {
+		r.Skipped = why
 		return r, nil
 	}
 	cands, err := s.stabilityCandidates(st)
@@ -432,7 +441,8 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 		return nil, err
 	}
 	a := newAmplifier(s)
-	a.how = how
+	a.plan = plan
+	r.passes = plan.passes(len(s.state))
 	defer a.restore()
 	r.Growth, r.GrowthKnown = a.growth()
 	r.Bound = growthBound(r.Growth, dt)
@@ -483,32 +493,121 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 	return r, nil
 }
 
-// trialBudget is the largest number of trial steps the radius of one
-// scheme at one step takes for n state values: 2n for the dense matrix,
-// 2·KrylovDim·KrylovCycles for the matrix-free estimate.
-func trialBudget(n int) int {
-	if n <= DenseStabilityStates {
-		return 2 * n
+// StartCheckShare bounds the cost of the check at the start of a run of
+// S steps: it makes at most S/StartCheckShare passes over the state (or
+// StartCheckFloor value-passes, whichever is more; see checkCost). A
+// trial step counts as one pass: it uses the run's own workers and steps
+// as the run does, so it costs what a step of the run costs, and a run
+// step reads and writes the whole state at least once. The analysis's
+// own arithmetic is counted in passes too (a Gram–Schmidt dot or update
+// is one; the dense eigenvalues of an n×n matrix count n² passes), so
+// the check costs at most about 1/StartCheckShare of the run.
+const StartCheckShare = 10
+
+// StartCheckFloor is the work (state values × passes) the start check
+// may always do, whatever the run's length: about a millisecond. Small
+// graphs are analysed even for a run of one step (a graph of 40 values
+// by its dense matrix); a large graph's short run by a smaller Krylov
+// space (checkPlan).
+const StartCheckFloor = 1 << 20
+
+// minKrylovDim is the smallest Krylov dimension the start check uses; a
+// run whose budget does not afford one cycle of it is not analysed.
+const minKrylovDim = 4
+
+// checkPlan is how a radius is computed: the dense matrix, or restarted
+// Arnoldi of Krylov dimension dim and at most cycles cycles.
+type checkPlan struct {
+	dense       bool
+	dim, cycles int
+}
+
+// fullPlan is the plan of Stability, CheckStability for a run without
+// an end, and cosim check: dense up to DenseStabilityStates values,
+// Krylov dimension KrylovDim and KrylovCycles cycles above.
+func fullPlan(n int, how stabilityMethod) checkPlan {
+	switch {
+	case how == forceDense || how == bySize && n <= DenseStabilityStates:
+		return checkPlan{dense: true}
 	}
-	return 2 * min(KrylovDim, n) * KrylovCycles
+	return checkPlan{dim: min(KrylovDim, n), cycles: KrylovCycles}
+}
+
+// passes is the cost of one radius and the growth estimate under the
+// plan, in passes over the n state values (see StartCheckShare): 2n
+// trial steps, n Jacobian columns and n² for the eigenvalues when dense;
+// per Arnoldi cycle of dimension m, 2m trial steps (or evaluations of
+// the System's f for the growth cycle) and 4(j+1)+3 passes of
+// Gram–Schmidt and scaling at the j-th vector.
+func (p checkPlan) passes(n int) int {
+	if p.dense {
+		return 3*n + n*n
+	}
+	cycle := 0
+	for j := 0; j < p.dim; j++ {
+		cycle += 2 + 4*(j+1) + 3
+	}
+	return (p.cycles + 1) * cycle
+}
+
+// startPlan is the plan of the check at the start of a run of steps
+// steps (0: without an end), and false when the run is too short to
+// afford even one Arnoldi cycle of dimension minKrylovDim. The budget is
+// max(steps/StartCheckShare, StartCheckFloor/n) passes: the full plan
+// when it fits, else the dense matrix when it fits, else KrylovCycles
+// cycles of the largest dimension that fits, else one cycle of the
+// largest dimension that fits.
+func startPlan(n, steps int, how stabilityMethod) (checkPlan, bool) {
+	full := fullPlan(n, how)
+	if steps <= 0 || how != bySize || n == 0 {
+		return full, true
+	}
+	budget := max(steps/StartCheckShare, StartCheckFloor/n)
+	if full.passes(n) <= budget {
+		return full, true
+	}
+	if d := (checkPlan{dense: true}); n <= DenseStabilityStates && d.passes(n) <= budget {
+		return d, true
+	}
+	for _, cycles := range []int{KrylovCycles, 1} {
+		for m := min(KrylovDim, n); m >= min(minKrylovDim, n); m-- {
+			if p := (checkPlan{dim: m, cycles: cycles}); p.passes(n) <= budget {
+				return p, true
+			}
+		}
+	}
+	return checkPlan{}, false
 }
 
 // shortRun says why the check at the start of a run of steps steps (full
-// false) does not analyse a graph of n values: the run has fewer steps
-// than the analysis would take trial steps, so the check would cost more
-// than the run (a sweep of short runs would pay it at every run), and a
-// perturbation can double within so few steps only at a radius far
-// above 1, which the run shows by itself. "" otherwise.
+// false) does not analyse a graph of n values, or "": the run is so short
+// that even the smallest analysis would cost more than its share of the
+// run (StartCheckShare); a perturbation can double within so few steps
+// only at a radius far above 1, which the run shows by itself.
 func shortRun(n, steps int, full bool) string {
 	if full || !isShort(n, steps) {
 		return ""
 	}
-	return fmt.Sprintf("the run has fewer steps than the %d trial steps the analysis takes: a run this short is not analysed at its start (Sim.Stability, cosim check analyse it)", trialBudget(n))
+	return fmt.Sprintf("the run's %d steps are too short for the analysis of %d state values: even one Arnoldi cycle of dimension %d would cost more than 1/%d of the run (Sim.Stability, cosim check analyse it)", steps, n, minKrylovDim, StartCheckShare)
+}
+
+// startPasses is the cost of the start check's plan for a run of steps
+// steps of a graph of n values (0 when it is too short). It does not
+// allocate.
+func startPasses(n, steps int) int {
+	p, ok := startPlan(n, steps, bySize)
+	if !ok {
+		return 0
+	}
+	return p.passes(n)
 }
 
 // isShort reports whether a run of steps steps is too short for the
 // start check of a graph of n values (shortRun). It does not allocate.
-func isShort(n, steps int) bool { return steps > 0 && steps < trialBudget(n) }
+func isShort(n, steps int) bool {
+	_, ok := startPlan(n, steps, bySize)
+	return !ok
+}
 
 // analysable says why the graph cannot be analysed, or "".
 func (s *Sim) analysable() string {
@@ -552,16 +651,23 @@ func (s *Sim) monolithicStability(method integrators.Method, opts *integrators.D
 		return nil, fmt.Errorf("graph: MonolithicStability: dt = %v: the step must be finite and positive", dt)
 	}
 	r := &StabilityAnalysis{Time: s.Time(), Dt: dt, States: len(s.state), Bound: 1, Method: method.Name(), Steps: max(steps, 0)}
+	plan, ok := startPlan(len(s.state), steps, how)
+	if full {
+		plan, ok = fullPlan(len(s.state), how), true
+	}
+	if len(s.state) > 0 && !ok {
+		// (Before the node scan: a long list of nodes is what makes the
+		// run too short.)
+		r.Skipped, r.short = shortRun(len(s.state), steps, full), true
+		return r, nil
+	}
 	if why := s.analysable(); why != "" {
 		r.Skipped = why
 		return r, nil
 	}
-	if why := shortRun(len(s.state), steps, full); why != "" {
-		r.Skipped, r.short = why, true
-		return r, nil
-	}
 	a := newAmplifier(s)
-	a.how = how
+	a.plan = plan
+	r.passes = plan.passes(len(s.state))
 	defer a.restore()
 	f, err := a.monoStep(method, opts)
 	if err != nil {
@@ -632,9 +738,10 @@ func (s *Sim) stabilityCandidates(st *coupling.Strategy) ([]candidate, error) {
 		if a.Scheme == coupling.Iterative {
 			a.Iteration = analysisIteration
 		}
-		if k == 0 {
+		if k == 0 && needsPlan(&a) {
 			// The chosen strategy must compile for this graph (node
-			// names): that is the caller's error.
+			// names): that is the caller's error. (Jacobi without rates
+			// steps on the default path and names no node.)
 			if _, err := s.compileCoupling(&a); err != nil {
 				return nil, err
 			}

@@ -53,3 +53,18 @@ func (s *Sim) RadiusTrials(st *coupling.Strategy, dt float64) (sc SchemeStabilit
 	err = a.radius(f, dt, &sc)
 	return sc, a.trials, a.iters, err
 }
+
+// StartPlan is the plan of the check at the start of a run of steps
+// steps of a graph of n values and its cost in passes over the state.
+func StartPlan(n, steps int) (dense bool, dim, cycles, passes int, ok bool) {
+	p, ok := startPlan(n, steps, bySize)
+	return p.dense, p.dim, p.cycles, p.passes(n), ok
+}
+
+// StartAnalysis is the start-of-run analysis (cached per strategy and
+// step) a Jacobi run of steps steps with step dt gets.
+func (s *Sim) StartAnalysis(dt float64, steps int) *StabilityAnalysis {
+	var res Result
+	s.startStability(CoSimulation{AllowGrowth: true}, Settings{Dt: dt}, steps, &res)
+	return res.Stability
+}

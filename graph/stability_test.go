@@ -455,12 +455,124 @@ func TestStartCheckAnalysesEverything(t *testing.T) {
 			t.Errorf("%d masses, %+v: skipped %q, chosen %+v; want the chosen scheme analysed (estimated %v) and stable", c.n, c.st, r.Skipped, sc, c.estimated)
 		}
 	}
-	// A run shorter than the analysis's trial steps (2 per state value
-	// here, 20 masses = 40 values) is not analysed at its start: the
-	// check would cost more than the run.
+	// A short run is analysed where the cost is proportionate
+	// (StartCheckShare, StartCheckFloor): 20 masses (40 values) for 39
+	// steps by the dense matrix (80 trial steps, within the floor), 1 000
+	// masses (2 000 values) for 2 000 steps by a smaller Krylov space.
 	steps = 39
-	if r := run(20, nil); !strings.Contains(r.Skipped, "the run has fewer steps than the 80 trial steps") {
-		t.Errorf("a run of 39 steps of 40 values: skipped %q", r.Skipped)
+	if r := run(20, nil); r.Skipped != "" || len(r.Schemes) != 1 || r.Schemes[0].Estimated {
+		t.Errorf("a run of 39 steps of 40 values: skipped %q, schemes %+v; want the dense analysis", r.Skipped, r.Schemes)
+	}
+	steps = 2000
+	if r := run(1000, nil); r.Skipped != "" || len(r.Schemes) != 1 || !r.Schemes[0].Estimated || r.Unstable() {
+		t.Errorf("a run of 2000 steps of 2000 values: skipped %q, schemes %+v; want a stable matrix-free estimate", r.Skipped, r.Schemes)
+	}
+	// A run too short for even one Arnoldi cycle of dimension 4 (120
+	// passes over the state) within max(steps/10, 2^20/values) passes:
+	// 5 000 masses (10 000 values) for 10 steps, whose budget is 104.
+	steps = 10
+	if r := run(5000, nil); !strings.Contains(r.Skipped, "the run's 10 steps are too short for the analysis of 10000 state values") || len(r.Schemes) != 0 {
+		t.Errorf("a run of 10 steps of 10 000 values: skipped %q", r.Skipped)
+	}
+}
+
+// TestStartCheckCostBounded: the plan of the check at a run's start
+// costs at most max(steps/StartCheckShare, StartCheckFloor/n) passes
+// over the n state values, is the full analysis (dense up to
+// DenseStabilityStates values, KrylovDim × KrylovCycles above) when that
+// fits, and analyses every run whose budget affords one Arnoldi cycle of
+// dimension 4. The pass counts are checkPlan.passes's model (a trial step
+// is one pass, a Gram–Schmidt dot or update one, dense eigenvalues n²).
+func TestStartCheckCostBounded(t *testing.T) {
+	for _, c := range []struct {
+		n, steps        int
+		dense, analysed bool
+		dim, cycles     int
+	}{
+		{6, 1, true, true, 0, 0},                 // a spring: always, densely
+		{128, 1, false, true, 26, 4},             // floor 8192 passes: neither the dense n² (16 768) nor the full Krylov plan (11 360) fits
+		{128, 200_000, true, true, 0, 0},         // long enough for the dense matrix
+		{2000, 2000, false, true, 5, 4},          // budget 524
+		{60_000, 2000, false, true, 5, 1},        // W1 at N = 10⁴: budget 200
+		{600_000, 200, false, false, 0, 0},       // W1 at N = 10⁵: budget 20
+		{600_000, 2_000_000, false, true, 32, 4}, // long runs get the full plan
+		{60, 0, true, true, 0, 0},                // a run without an end: the full plan
+	} {
+		dense, dim, cycles, passes, ok := graph.StartPlan(c.n, c.steps)
+		budget := max(c.steps/graph.StartCheckShare, graph.StartCheckFloor/c.n)
+		if ok != c.analysed || ok && (dense != c.dense || dim != c.dim || cycles != c.cycles || c.steps > 0 && passes > budget) {
+			t.Errorf("n = %d, %d steps: plan dense %v dim %d cycles %d (%d passes, analysed %v); want dense %v dim %d cycles %d analysed %v within %d passes",
+				c.n, c.steps, dense, dim, cycles, passes, ok, c.dense, c.dim, c.cycles, c.analysed, budget)
+		}
+	}
+}
+
+// TestStartCheckRefinedForLongerRun: a Sim keeps its start analysis per
+// strategy and step, but a run that affords a finer analysis than the
+// kept one (made for a shorter run) analyses again: 1 000 masses (2 000
+// values) for 2 000 steps get Krylov dimension 5 (TestStartCheckCostBounded),
+// a run without an end the full KrylovDim × KrylovCycles, whose Ritz
+// residual differs; a second short run reuses the finer one.
+func TestStartCheckRefinedForLongerRun(t *testing.T) {
+	s, err := chain(1000).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := s.StartAnalysis(1e-3, 2000)
+	long := s.StartAnalysis(1e-3, 0)
+	again := s.StartAnalysis(1e-3, 2000)
+	sc, _ := short.Chosen()
+	lc, _ := long.Chosen()
+	ac, _ := again.Chosen()
+	if sc.Residual == lc.Residual || ac.Residual != lc.Residual || ac.Radius != lc.Radius {
+		t.Errorf("residuals: 2000 steps %v, without an end %v, 2000 steps again %v: want the finer analysis made and then kept", sc.Residual, lc.Residual, ac.Residual)
+	}
+}
+
+// TestStartCheckSameForAnyWorkers: the check at a run's start takes its
+// trial steps on the run's engine and workers (Grain 8 makes a chain of
+// 100 masspoints share its phases between two workers); its analysis is
+// the same bits with one worker and with two.
+func TestStartCheckSameForAnyWorkers(t *testing.T) {
+	build := func() *graph.Sim {
+		g := graph.New()
+		prev := ""
+		for i := 1; i <= 100; i++ {
+			p := masspoint.DefaultParams()
+			p.InitialPosition = [3]float64{float64(i) + 0.01*math.Sin(float64(i)), 0, 0}
+			m, err := masspoint.New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("m%d", i)
+			g.Add(name, m)
+			sp := springdamper.DefaultParams()
+			sp.Stiffness, sp.Offset = [3]float64{1000, 1000, 1000}, [3]float64{1, 0, 0}
+			if _, err := g.AddConnector("s"+name, sp, prev, [3]float64{}, name, [3]float64{}); err != nil {
+				t.Fatal(err)
+			}
+			prev = name
+		}
+		s, err := g.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var radii []uint64
+	for _, w := range []int{1, 2} {
+		res, err := build().Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: w, Grain: 8}, Dt: 1e-3, Steps: 3000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, ok := res.Stability.Chosen()
+		if !ok || res.Workers != w {
+			t.Fatalf("%d workers: ran with %d, analysis %+v", w, res.Workers, res.Stability)
+		}
+		radii = append(radii, math.Float64bits(c.Radius), math.Float64bits(c.Residual))
+	}
+	if radii[0] != radii[2] || radii[1] != radii[3] {
+		t.Errorf("radius and residual bits with 1 worker %x %x, with 2 %x %x", radii[0], radii[1], radii[2], radii[3])
 	}
 }
 

@@ -88,6 +88,10 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	opts.End, opts.Output, opts.Record = 0, nil, nil
+	// The warnings cosim run prints at the start of the scene's run, for
+	// the mode the fit's runs use, once (before the first of them).
+	ws, stab := modeStartCheck(sim, opts.Mode, opts.Dt, sceneSteps(sc))
+	printStartWarnings(stderr, "", ws, stab)
 	res, err := calibrate.Fit(context.Background(), &calibrate.Problem{Sim: sim, Free: params, Data: d, Options: opts}, &calibrate.Settings{Method: *method})
 	if err != nil {
 		return fmt.Errorf("%s: %w%s", pos[0], err, modeHint(opts))

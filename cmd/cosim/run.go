@@ -244,12 +244,7 @@ func (w *runWatch) Observe(v *graph.View) error {
 // run.
 func (w *runWatch) warnStart(v *graph.View) {
 	w.warnings = v.Warnings
-	for _, sw := range v.Warnings {
-		fmt.Fprintf(w.stderr, "cosim: warning: %s\n", sw)
-	}
-	if r := v.Stability; r != nil && r.Unstable() {
-		fmt.Fprintf(w.stderr, "cosim: warning: %s\n", r.Warning())
-	}
+	printStartWarnings(w.stderr, "", v.Warnings, v.Stability)
 }
 
 // checkpoint writes the Sim's checkpoint, replacing the last one

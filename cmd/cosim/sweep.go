@@ -117,6 +117,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	sw.warn = &onceWarner{stderr: stderr}
 	var mine []int
 	for k := si; k < sw.n; k += sn {
 		mine = append(mine, k)
@@ -172,6 +173,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		wg.Wait()
 	}
 	bar.stop()
+	sw.warn.summary(len(mine))
 	header := append(append(append([]string{"run", "runs"}, sw.keys...), "t"), cols...)
 	header = append(header, "sweep", "status")
 	var kept [][]string
@@ -218,6 +220,8 @@ type sweepPlan struct {
 	sets [][]any // a list's sets
 	axes [][]any // a grid's values of each key, the last fastest
 	n    int     // the number of runs
+	// warn prints the start warnings of the first run that has any.
+	warn *onceWarner
 }
 
 // unset marks a key a set leaves at the scene's value (an empty cell of a
@@ -270,6 +274,19 @@ func (sw *sweepPlan) run(ctx context.Context, base *scene.Scene, k int, fields [
 	}
 	if res == nil {
 		return fail(err)
+	}
+	if sw.warn != nil && res.Result != nil {
+		label := "run " + strconv.Itoa(k)
+		var vals []string
+		for j, v := range sw.set(k) {
+			if v != unset {
+				vals = append(vals, sw.keys[j]+"="+cellText(v))
+			}
+		}
+		if len(vals) > 0 {
+			label += " (" + strings.Join(vals, ", ") + ")"
+		}
+		sw.warn.run(k, label, res.Result)
 	}
 	defer res.Sim.Close()
 	row = append(row, fmtTime(res.Time))

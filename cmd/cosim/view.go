@@ -420,7 +420,7 @@ func computeFramesAt(sc *scene.Scene, path string, d drawFlags, times func(end f
 		run := *sc
 		run.Record = scene.Record{Fields: viewRecord(sc, st0.stateFields), Every: frameEvery(sceneSteps(sc), d.frames), Times: sc.Record.Times}
 		prog := newRunProgress(stderr, showAuto, quiet || !stderrIsTerminal(stderr), 0, sc.EndTime())
-		opts := &scene.Options{Observer: prog, ObserveEvery: observeEvery(sceneSteps(sc))}
+		opts := &scene.Options{Observer: startWarner{next: prog, stderr: stderr}, ObserveEvery: observeEvery(sceneSteps(sc))}
 		res, err := run.Simulate(context.Background(), reg, opts)
 		prog.stop()
 		if res == nil {
