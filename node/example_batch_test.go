@@ -230,11 +230,15 @@ func ExampleBatchDstChecker() {
 	}
 	dstFails.Store(0)
 	_, err = s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 10})
-	fmt.Println("kernel calls that failed:", dstFails.Load())
+	// The kernel's own check fails the call (the run's start-of-run
+	// stability analysis steps the graph too, so it may see more than one
+	// failed call), and the graph replays the step node by node to name
+	// the value.
+	fmt.Println("a kernel call failed:", dstFails.Load() > 0)
 	fmt.Println(errors.Is(err, node.ErrNonFinite))
 	fmt.Println(err)
 	// Output:
-	// kernel calls that failed: 1
+	// a kernel call failed: true
 	// true
 	// node b1.x: step 0 at t=0: value is not finite
 }
