@@ -13,7 +13,8 @@
 //
 // For each package it runs gremlins v0.6.0
 // (go run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0 unleash) with
-// one worker, one test CPU and a timeout coefficient of 10, one package
+// one worker, one test CPU and a timeout coefficient of 30 (main.go says
+// why), one package
 // at a time, as the shared 2-core machines require: gremlins mutates
 // arithmetic operators, conditionals and their boundaries, ++/-- and
 // negations in the package's non-test code and runs the package's own

@@ -18,6 +18,14 @@ import (
 	"time"
 )
 
+// timeoutCoefficient is gremlins' deadline for one mutant as a multiple
+// of the un-mutated coverage run. Gremlins' deadline covers the build of
+// the mutated test binary as well as the run, and on the shared machines
+// a build under load took longer than 10 times a quiet coverage run:
+// killed mutants were then reported as timed out. 30 keeps an endless
+// loop's cost bounded (it still times out) without that noise.
+const timeoutCoefficient = 30
+
 // gremlinsCmd is the pinned mutation tool, run through the module proxy
 // (it is not a dependency of the module).
 const gremlinsCmd = "github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0"
@@ -353,7 +361,7 @@ func unleash(dir string, files []string) (*Result, error) {
 		exclude = "/|^(" + strings.Join(others, "|") + ")$"
 	}
 	cmd := exec.Command("go", "run", gremlinsCmd, "unleash",
-		"--workers", "1", "--test-cpu", "1", "--timeout-coefficient", "10",
+		"--workers", "1", "--test-cpu", "1", "--timeout-coefficient", strconv.Itoa(timeoutCoefficient),
 		"--exclude-files", exclude, "-o", tmp.Name(), "./"+dir)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -627,8 +635,9 @@ func render(pkgs []string, results map[string]*Result, eq map[string]Equivalent)
 	b.WriteString("no test of the package runs, or in constant declarations (coverage does not record them); gremlins\n")
 	b.WriteString("does not run them. A blind spot of the same kind: the case conditions of a `switch` without an\n")
 	b.WriteString("expression are never mutated (a coverage block starts after the case's colon, so gremlins counts\n")
-	b.WriteString("them as not covered however well they are tested). Timed-out mutants made the tests run 10 times\n")
-	b.WriteString("longer than usual (an endless loop).\n\n")
+	b.WriteString("them as not covered however well they are tested). Timed-out mutants ran past gremlins' deadline\n")
+	b.WriteString("(the timeout coefficient times the un-mutated run, build included): an endless loop, or a build starved by a\n")
+	b.WriteString("loaded machine.\n\n")
 	b.WriteString("| package | killed | lived | equivalent | timed out | not covered | efficacy | adjusted | threshold | pass | run time |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n")
 	var untriaged []Mutant
