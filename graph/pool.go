@@ -290,11 +290,11 @@ func (p *workerPool) stop() {
 // by a spell, whatever its outcome, and a run that keeps sharing still
 // runs a spell every refreshWindows windows to keep the time alone
 // current. A window that loses — or that has already taken longer
-// than the same rows alone after earlyJobs jobs, or as soon as the
-// caller had to sleep for a part (a worker descheduled in the middle of
-// it: the condition of a core busy with another process), which ends it
-// at once — starts
-// a spell of spell's length, which doubles, up to maxSpell, while the
+// than earlyLoss times the same rows alone after earlyJobs jobs, or as
+// soon as the caller had to sleep for a part (a worker descheduled in
+// the middle of it: the condition of a core busy with another process)
+// and the window is that far behind, which ends it at once — starts a
+// spell of spell's length, which doubles, up to maxSpell, while the
 // windows after the spells keep losing, and is back at minSpell once
 // one wins. A spell is counted in rows (its length over the time per
 // row alone), so that running alone costs no clock reading per job.
@@ -328,10 +328,17 @@ type sharing struct {
 }
 
 const (
-	shareGain      = 0.9
-	windowJobs     = 16
-	windowTime     = 2 * time.Millisecond
-	earlyJobs      = 4
+	shareGain  = 0.9
+	windowJobs = 16
+	windowTime = 2 * time.Millisecond
+	earlyJobs  = 4
+	// earlyLoss is how far behind the time alone a window must be to
+	// end before windowJobs: a core taken by another process makes
+	// shared jobs several times slower, while the first jobs after a
+	// spell pay the parked workers' wake-up and, at 10⁴ masses on an
+	// idle machine, ended windows that would have won (measured: -sched
+	// idle 1.05-1.12x at N = 10⁴ with 1, 1.44-1.54x with 2).
+	earlyLoss      = 2.0
 	minSpell       = 4 * time.Millisecond
 	maxSpell       = 1 * time.Second
 	refreshWindows = 64
@@ -383,7 +390,7 @@ func (s *sharing) share(p *workerPool, rows int) bool {
 		p.setSpin()
 	} else if !s.open {
 		s.startWindow(time.Now())
-	} else if s.stalled && s.soloPerRow == 0 || (s.stalled || s.jobs >= earlyJobs) && s.soloPerRow > 0 && float64(s.last.Sub(s.t0)) > s.soloPerRow*float64(s.rows) {
+	} else if s.stalled && s.soloPerRow == 0 || (s.stalled || s.jobs >= earlyJobs) && s.soloPerRow > 0 && float64(s.last.Sub(s.t0)) > earlyLoss*s.soloPerRow*float64(s.rows) {
 		// Lost already (or the caller slept before the time alone is
 		// known): judged at the last job's end.
 		if s.judge(s.last.Sub(s.t0), s.last) {

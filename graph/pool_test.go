@@ -203,18 +203,28 @@ func TestSharingJudge(t *testing.T) {
 	if s.judge(windowJobs*5*us, now) || s.spell != minSpell {
 		t.Errorf("a window at half the time alone: spell %v, want sharing and %v", s.spell, minSpell)
 	}
-	// A window that has already taken longer than its rows alone after
-	// earlyJobs jobs ends at the next job, judged at the last job's end.
+	// A window that has already taken longer than earlyLoss times its
+	// rows alone after earlyJobs jobs ends at the next job, judged at the
+	// last job's end; one only 1.5 times behind is left to the full
+	// window (its first jobs may pay the parked workers' wake-up).
 	p := &workerPool{s: s}
 	s.startWindow(now)
-	for j := range earlyJobs {
+	for j := range earlyJobs + 2 {
 		if !p.share(100) {
-			t.Fatalf("job %d of a window at 1.5 times the time alone: ended before %d jobs", j, earlyJobs)
+			t.Fatalf("job %d of a window at 1.5 times the time alone: ended before the full window", j)
 		}
 		s.shared(100, 2, 1, 10*us, 15*us, now.Add(time.Duration(j+1)*15*us), false)
 	}
-	if p.share(100) || !s.alone || s.until != now.Add(earlyJobs*15*us+minSpell) {
-		t.Errorf("a window at 1.5 times the time alone after %d jobs was not ended at once (alone %v)", earlyJobs, s.alone)
+	s.alone = false
+	s.startWindow(now)
+	for j := range earlyJobs {
+		if !p.share(100) {
+			t.Fatalf("job %d of a window at 2.5 times the time alone: ended before %d jobs", j, earlyJobs)
+		}
+		s.shared(100, 2, 1, 10*us, 25*us, now.Add(time.Duration(j+1)*25*us), false)
+	}
+	if p.share(100) || !s.alone || s.until != now.Add(earlyJobs*25*us+minSpell) {
+		t.Errorf("a window at 2.5 times the time alone after %d jobs was not ended at once (alone %v)", earlyJobs, s.alone)
 	}
 	// A run that keeps winning still measures the time alone, in a short
 	// spell, every refreshWindows windows.
