@@ -508,3 +508,37 @@ func TestScaleFactor(t *testing.T) {
 		}
 	}
 }
+
+// A repeat declared inside a subsystem survives flattening: the same
+// wiring as TestRepeatDeclared, with the mass and the source inside a
+// subsystem, builds and counts the repeated force twice (v = dt·(3+5+5)/m
+// after one semi-implicit Euler step, exactly). Without the option kept,
+// Build would refuse the repeat as a duplicate edge.
+func TestRepeatDeclaredInsideSubsystem(t *testing.T) {
+	inner := graph.New()
+	inner.Add("mass", newMass(1, 0))
+	inner.Add("f", newSource("N", 3, 5))
+	inner.Connect("f.value", "mass.force", graph.Via(graph.Component{Index: 0}))
+	inner.Connect("f.value", "mass.force", graph.Via(graph.Component{Index: 1}))
+	inner.Connect("f.value", "mass.force", graph.Via(graph.Component{Index: 1}), graph.Repeat())
+	g := graph.New()
+	g.AddSubsystem("sub", graph.NewSubsystem(inner))
+	flat, err := g.Flatten()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := flat.Edges(); len(e) != 3 || !e[2].Repeated() || e[1].Repeated() {
+		t.Fatalf("flattened edges lost the Repeat option: %+v", e)
+	}
+	s, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Step(0.5); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := s.Value("sub.mass.v")
+	if want := 0.5 * (3 + 5 + 5); v[0] != want {
+		t.Errorf("v = %v, want %v (forces 3 + 5 + 5 summed)", v[0], want)
+	}
+}

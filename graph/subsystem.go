@@ -602,7 +602,7 @@ func (f *flattener) graph(g *Graph, at string) {
 			continue
 		}
 		for _, t := range to {
-			f.out.addEdge(Edge{From: from[0], To: t, Transform: e.Transform, Combine: e.Combine, declared: e.declared})
+			f.out.addEdge(Edge{From: from[0], To: t, Transform: e.Transform, Combine: e.Combine, declared: e.declared, repeat: e.repeat})
 		}
 	}
 }
