@@ -11,8 +11,8 @@
 // files and commands build it by name, while Types, the listings and the
 // generated guides hold only the node packages above.
 //
-// Invariants: every registered type has a unique name, its
-// package's metadata and a generated guide in docs/nodes (tests check
-// both). Concurrency: Registry and Types may be called from any
+// Invariants: every type has a unique name, and every type of Types
+// (the node packages, not the dynamic "fmu") has its package's metadata
+// and a generated guide in docs/nodes (tests check both). Concurrency: Registry and Types may be called from any
 // goroutine; the values they return are not shared between calls.
 package nodes
