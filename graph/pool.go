@@ -316,7 +316,11 @@ type sharing struct {
 	rows      int64
 	wall, est time.Duration
 	stalled   bool
-	windows   int // windows won since the last spell
+	early     bool // judging before the window's end
+	// held: the jobs are not the run's steps (hold); they are neither
+	// judged nor counted in a window or spell.
+	held    bool
+	windows int // windows won since the last spell
 	// soloPerRow is the time per row alone, the lesser of the last two
 	// spells' (lastSolo the last one's); 0: none yet.
 	soloPerRow, lastSolo float64
@@ -325,6 +329,37 @@ type sharing struct {
 	period time.Duration
 	// Counters for tests and reports: jobs run shared and alone.
 	sharedJobs, soloJobs int64
+	// trace, when not nil, records every decision (tests and
+	// diagnostics; nil in a normal run).
+	trace *[]sharingEvent
+}
+
+// sharingEvent is one decision of sharing, recorded when sharing.trace
+// is set: a window judged or a spell ended.
+type sharingEvent struct {
+	at time.Time
+	// kind: 'B' a Run begins; 'W' a window won, 'L' lost, 'E' lost
+	// before its full length, 'M' not lost but followed by a spell that
+	// measures the time alone; 'S' a spell ended; 'H' the judging held,
+	// 'R' released (jobs: the jobs run so far, shared or alone).
+	kind byte
+	jobs int
+	rows int64
+	// span is the window's or the spell's wall time; alone the
+	// window's rows at the time alone used to judge it (ns); spell the
+	// spell started (0: none).
+	span    time.Duration
+	alone   float64
+	spell   time.Duration
+	stalled bool
+	perRow  float64 // soloPerRow after the event
+}
+
+func (s *sharing) record(e sharingEvent) {
+	if s.trace != nil {
+		e.perRow = s.soloPerRow
+		*s.trace = append(*s.trace, e)
+	}
 }
 
 const (
@@ -341,6 +376,7 @@ const (
 	earlyLoss      = 2.0
 	minSpell       = 4 * time.Millisecond
 	maxSpell       = 1 * time.Second
+	lossShare      = 64
 	refreshWindows = 64
 )
 
@@ -353,9 +389,28 @@ func newSharing() *sharing {
 // progress when the last Run ended is not judged (the time between
 // Runs is not the jobs'), and a spell whose time has passed ends.
 func (s *sharing) begin(now time.Time) {
+	s.record(sharingEvent{at: now, kind: 'B'})
 	s.open = false
 	if s.alone && now.After(s.until) {
 		s.alone = false
+	}
+}
+
+// hold stops (on) or restarts (off) the judging for jobs that are not
+// the run's steps: the check at the start of a Run, whose trial steps are
+// spaced by the analysis's own arithmetic on the caller and would time
+// neither a window nor a spell like the steps that follow. While held,
+// jobs run shared unless a spell is in progress, and are not counted in
+// it; the window or spell open when the hold starts or ends is dropped
+// unjudged, as at the start of a Run.
+func (s *sharing) hold(on bool) {
+	s.held, s.open = on, false
+	if s.trace != nil {
+		k := byte('R')
+		if on {
+			k = 'H'
+		}
+		s.record(sharingEvent{at: time.Now(), kind: k, jobs: int(s.sharedJobs + s.soloJobs)})
 	}
 }
 
@@ -364,6 +419,14 @@ func (s *sharing) end() { s.open = false }
 
 // share is workerPool.share's decision.
 func (s *sharing) share(p *workerPool, rows int) bool {
+	if s.held {
+		if s.alone {
+			s.soloJobs++
+			return false
+		}
+		s.sharedJobs++
+		return true
+	}
 	if s.alone {
 		if !s.open {
 			s.open, s.t0, s.rows, s.jobs = true, time.Now(), 0, 0
@@ -385,6 +448,7 @@ func (s *sharing) share(p *workerPool, rows int) bool {
 			}
 			s.lastSolo = r
 		}
+		s.record(sharingEvent{at: now, kind: 'S', jobs: s.jobs, rows: s.rows, span: now.Sub(s.t0)})
 		s.alone, s.windows = false, 0
 		s.startWindow(now)
 		p.setSpin()
@@ -393,6 +457,7 @@ func (s *sharing) share(p *workerPool, rows int) bool {
 	} else if s.stalled && s.soloPerRow == 0 || (s.stalled || s.jobs >= earlyJobs) && s.soloPerRow > 0 && float64(s.last.Sub(s.t0)) > earlyLoss*s.soloPerRow*float64(s.rows) {
 		// Lost already (or the caller slept before the time alone is
 		// known): judged at the last job's end.
+		s.early = true
 		if s.judge(s.last.Sub(s.t0), s.last) {
 			p.setSpin() // the workers park at once
 			return s.share(p, rows)
@@ -419,6 +484,9 @@ func (s *sharing) startWindow(now time.Time) {
 // them by the caller in own, the whole in wall, ending at end; slept
 // says the caller slept waiting for a part.
 func (s *sharing) shared(rows, n, ran int, own, wall time.Duration, end time.Time, slept bool) {
+	if s.held {
+		return
+	}
 	s.jobs++
 	s.last = end
 	s.rows += int64(rows)
@@ -442,28 +510,54 @@ func (s *sharing) judge(span time.Duration, now time.Time) bool {
 		alone = s.soloPerRow * float64(s.rows)
 	}
 	lost := float64(span) > shareGain*alone
-	if lost || s.soloPerRow == 0 || s.windows+1 >= refreshWindows {
-		if !lost {
-			// Not a loss: a short spell to measure the time alone
-			// again.
-			s.spell = minSpell
-		}
-		perRow := s.soloPerRow
-		if perRow == 0 && s.rows > 0 {
-			perRow = alone / float64(s.rows)
-		}
-		s.alone, s.open, s.left = true, false, 1
-		if perRow > 0 {
-			s.left = max(int64(float64(s.spell)/perRow), 1)
-		}
-		s.until = now.Add(s.spell)
-		if lost {
-			s.spell = min(2*s.spell, maxSpell)
-		}
-		return true
+	early := s.early
+	s.early = false
+	if !lost && s.soloPerRow > 0 && s.windows+1 < refreshWindows {
+		s.record(sharingEvent{at: now, kind: 'W', jobs: s.jobs, rows: s.rows, span: span, alone: alone})
+		s.windows++
+		s.spell = minSpell
+		s.startWindow(now)
+		return false
 	}
-	s.windows++
-	s.spell = minSpell
-	s.startWindow(now)
-	return false
+	spell := minSpell // not a loss: a short spell to measure the time alone again
+	if lost {
+		// The window cost span − alone more than running alone; a spell
+		// at least lossShare times that keeps the cost of testing
+		// sharing below 1/lossShare of the time while it keeps losing,
+		// and no longer, so that a core that frees up is used soon.
+		limit := time.Duration(min(max(lossShare*(float64(span)-alone), float64(minSpell)), float64(maxSpell)))
+		spell = min(s.spell, limit)
+		s.spell = min(2*spell, limit)
+	} else {
+		s.spell = minSpell
+	}
+	if s.trace != nil {
+		k := byte('M')
+		switch {
+		case lost && early:
+			k = 'E'
+		case lost:
+			k = 'L'
+		}
+		s.record(sharingEvent{at: now, kind: k, jobs: s.jobs, rows: s.rows, span: span, alone: alone, spell: spell, stalled: s.stalled})
+	}
+	perRow := s.soloPerRow
+	if perRow == 0 && s.rows > 0 {
+		perRow = alone / float64(s.rows)
+	}
+	s.alone, s.open, s.left = true, false, 1
+	if perRow > 0 {
+		s.left = max(int64(float64(spell)/perRow), 1)
+	}
+	s.until = now.Add(spell)
+	return true
+}
+
+// holdSharing holds (on) or restarts (off) the pool's judging of
+// sharing around work of a Run that is not its steps (sharing.hold); a
+// no-op without a pool.
+func (e *engine) holdSharing(on bool) {
+	if e.pool != nil {
+		e.pool.s.hold(on)
+	}
 }

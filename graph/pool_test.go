@@ -141,10 +141,11 @@ func TestPoolCallerSleepsForDescheduledPart(t *testing.T) {
 // any time alone is measured, a window is followed by a measuring spell
 // whatever its outcome; then windows that save time keep sharing, a
 // window that loses starts a spell whose length doubles while windows
-// keep losing and comes back to the shortest after a win, a spell's rows
-// follow the time per row alone, a window already lost after earlyJobs
-// jobs is judged at once, and a run that keeps winning still measures the
-// time alone now and then.
+// keep losing, up to lossShare times what the losing window cost against
+// running alone, and comes back to the shortest after a win; a spell's
+// rows follow the time per row alone, a window already lost after
+// earlyJobs jobs is judged at once, and a run that keeps winning still
+// measures the time alone now and then.
 func TestSharingJudge(t *testing.T) {
 	us := time.Microsecond
 	now := time.Unix(1000, 0)
@@ -176,11 +177,14 @@ func TestSharingJudge(t *testing.T) {
 	if s.windows != 1 || s.spell != minSpell {
 		t.Errorf("after a win: %d windows, spell %v; want 1, %v", s.windows, s.spell, minSpell)
 	}
-	// The same jobs at 19 µs each: above shareGain of 20 µs: lost.
-	for k, want := range []time.Duration{minSpell, 2 * minSpell, 4 * minSpell} {
-		fill(19 * us)
-		if !s.judge(windowJobs*19*us, now) {
-			t.Fatalf("loss %d: a window at 0.95 of the time alone kept sharing", k)
+	// The same jobs at 40 µs each: twice the time alone, lost, 320 µs
+	// more than alone over the window; the spells double from minSpell
+	// up to lossShare times that, 20.48 ms.
+	limit := time.Duration(lossShare * windowJobs * 20 * us)
+	for k, want := range []time.Duration{minSpell, 2 * minSpell, 4 * minSpell, limit, limit} {
+		fill(40 * us)
+		if !s.judge(windowJobs*40*us, now) {
+			t.Fatalf("loss %d: a window at twice the time alone kept sharing", k)
 		}
 		if !s.alone || s.until != now.Add(want) {
 			t.Errorf("loss %d: alone %v until %v, want a spell of %v", k, s.alone, s.until.Sub(now), want)
@@ -190,6 +194,14 @@ func TestSharingJudge(t *testing.T) {
 		}
 		s.alone = false
 	}
+	// A window at 0.95 of the time alone loses (above shareGain) but
+	// costs nothing against running alone: the spell after it is the
+	// shortest, however long the last one was.
+	fill(19 * us)
+	if !s.judge(windowJobs*19*us, now) || !s.alone || s.until != now.Add(minSpell) {
+		t.Errorf("a window at 0.95 of the time alone: alone %v, spell %v; want a spell of %v", s.alone, s.until.Sub(now), minSpell)
+	}
+	s.alone = false
 	// The caller's own estimate no longer counts once the time alone is
 	// measured: 0.1 µs a row alone makes 12 µs a job of 100 rows a loss
 	// though the caller's estimate is 20 µs.
@@ -233,6 +245,66 @@ func TestSharingJudge(t *testing.T) {
 	fill(4 * us)
 	if !s.judge(windowJobs*5*us, now) || s.until != now.Add(minSpell) {
 		t.Errorf("no refresh spell after %d windows won", refreshWindows)
+	}
+}
+
+// TestSharingHold: jobs run while the judging is held (the check at the
+// start of a Run, whose trial steps are spaced by the analysis's
+// arithmetic) run shared — or alone while a spell is in progress — and
+// count in no window or spell, however slow they are; released, the pool
+// starts a fresh window that holds only the jobs after the hold.
+func TestSharingHold(t *testing.T) {
+	us := time.Microsecond
+	now := time.Unix(1000, 0)
+	s := newSharing()
+	s.soloPerRow, s.lastSolo = 200, 200 // 20 µs for a job of 100 rows
+	p := &workerPool{s: s}
+	if !p.share(100) {
+		t.Fatalf("the first job did not share")
+	}
+	s.shared(100, 2, 1, 10*us, 12*us, now.Add(12*us), false)
+	s.hold(true)
+	for j := range 3 * windowJobs {
+		if !p.share(100) {
+			t.Fatalf("held job %d ran alone", j)
+		}
+		// Each held job 100 times behind the time alone, and the caller
+		// slept: judged, this would start a spell at once.
+		s.shared(100, 2, 1, 10*us, 2000*us, now.Add(time.Duration(j+2)*2000*us), true)
+	}
+	if s.alone || s.jobs != 1 || s.stalled {
+		t.Errorf("held jobs were judged or counted: alone %v, %d jobs (want the one before the hold), stalled %v", s.alone, s.jobs, s.stalled)
+	}
+	s.hold(false)
+	if s.open {
+		t.Fatalf("the window open before the hold was kept")
+	}
+	later := now.Add(time.Second)
+	s.startWindow(later) // as the first job after the hold does
+	for j := range windowJobs {
+		if !p.share(100) {
+			t.Fatalf("job %d after the hold ran alone", j)
+		}
+		s.shared(100, 2, 1, 10*us, 11*us, later.Add(time.Duration(j+1)*11*us), false)
+	}
+	if s.jobs != windowJobs || s.rows != 100*windowJobs || s.stalled {
+		t.Errorf("the window after the hold holds %d jobs, %d rows, stalled %v; want only its own %d jobs", s.jobs, s.rows, s.stalled, windowJobs)
+	}
+	// A spell in progress when the hold starts keeps the held jobs alone
+	// and does not count them: its rows are still to run after the hold.
+	s.alone, s.left, s.open = true, 500, false
+	s.hold(true)
+	for j := range 10 {
+		if p.share(100) {
+			t.Fatalf("held job %d shared during a spell", j)
+		}
+	}
+	if s.left != 500 {
+		t.Errorf("held jobs counted in the spell: %d rows left, want 500", s.left)
+	}
+	s.hold(false)
+	if p.share(100) || s.left != 400 || s.rows != 100 {
+		t.Errorf("after the hold the spell did not resume, counting from its first job: %d rows left, %d counted", s.left, s.rows)
 	}
 }
 

@@ -120,7 +120,11 @@ func (s *Sim) cosimulate(ctx context.Context, mode CoSimulation, set Settings) (
 	s.engine.startWorkers(workers, grain)
 	defer s.engine.stopWorkers()
 	res.Workers = workers
+	// The check's trial steps are spaced by its arithmetic: the pool does
+	// not judge sharing on them (pool.go, sharing.hold).
+	s.engine.holdSharing(true)
 	gw := s.startStability(mode, set, steps, res)
+	s.engine.holdSharing(false)
 	s.onGroupStep = mode.OnGroupStep
 	defer func() { s.onGroupStep, s.ctx, s.done = nil, nil, nil }()
 	if err := s.beginCoupling(mode.Coupling); err != nil {
