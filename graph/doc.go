@@ -169,9 +169,11 @@
 // windows of shared phases are timed against the time per row measured
 // with phases run alone and against the caller's own time per part, and
 // while sharing loses the phases run on the caller's single-goroutine
-// path (the same bits) in spells that double while it keeps losing,
-// with the workers parked; with more workers than GOMAXPROCS they park
-// at once.
+// path (the same bits) in spells that double while it keeps losing, up
+// to a bound in proportion to what sharing lost, with the workers
+// parked; with more workers than GOMAXPROCS they park at once. The
+// stability check at the start of a Run shares its trial steps without
+// judging them.
 //
 // The per-node path (Sim.stepPerNode, System.funcPerNode) calls each node's
 // Update, Outputs or Derivatives with its inputs gathered into the Sim's

@@ -289,15 +289,30 @@ func (p *workerPool) stop() {
 // looks slower alone than it is. So the first window is always followed
 // by a spell, whatever its outcome, and a run that keeps sharing still
 // runs a spell every refreshWindows windows to keep the time alone
-// current. A window that loses — or that has already taken longer
-// than earlyLoss times the same rows alone after earlyJobs jobs, or as
-// soon as the caller had to sleep for a part (a worker descheduled in
-// the middle of it: the condition of a core busy with another process)
-// and the window is that far behind, which ends it at once — starts a
-// spell of spell's length, which doubles, up to maxSpell, while the
-// windows after the spells keep losing, and is back at minSpell once
-// one wins. A spell is counted in rows (its length over the time per
-// row alone), so that running alone costs no clock reading per job.
+// current. Since the caller's work between jobs counts on both sides,
+// only jobs spaced like the run's steps are judged: the check at the
+// start of a Run, whose trial steps are spaced by the analysis's own
+// arithmetic, holds the judging (hold; its spells measured a time alone
+// five times the steps' at 10⁴ masses). A window that loses — or that
+// has already taken longer than earlyLoss times the same rows alone
+// after earlyJobs jobs, or as soon as the caller had to sleep for a part
+// (a worker descheduled in the middle of it: the condition of a core
+// busy with another process) and the window is that far behind, which
+// ends it at once — starts a spell of spell's length, which doubles
+// while the windows after the spells keep losing and is back at minSpell
+// once one wins. The doubling keeps the cost of testing sharing on a
+// busy machine small; but a spell runs at most lossShare times what the
+// window before it lost against running alone (and maxSpell), since a
+// longer one saves nothing more and only delays sharing again once the
+// other process has gone: a spell left unbounded doubled, on a machine with
+// bursts of other work, to a second and carried over whole Runs (a spell
+// runs on the clock from Run to Run), which then ran alone on an idle
+// machine. A spell is counted in rows (its length over the time per row
+// alone), so that running alone costs no clock reading per job.
+//
+// With sharing.trace set (tests: Sim.TraceSharing, TestSharingTrace)
+// every decision is recorded; it is nil in a normal run, and the
+// decisions are taken once per window or spell, never per job.
 type sharing struct {
 	alone bool // in a spell
 	// spell is the length of the next (or current) spell; left its rows
@@ -335,7 +350,8 @@ type sharing struct {
 }
 
 // sharingEvent is one decision of sharing, recorded when sharing.trace
-// is set: a window judged or a spell ended.
+// is set: a Run begun, a window judged, a spell ended, the judging held
+// or released.
 type sharingEvent struct {
 	at time.Time
 	// kind: 'B' a Run begins; 'W' a window won, 'L' lost, 'E' lost
@@ -373,9 +389,15 @@ const (
 	// spell pay the parked workers' wake-up and, at 10⁴ masses on an
 	// idle machine, ended windows that would have won (measured: -sched
 	// idle 1.05-1.12x at N = 10⁴ with 1, 1.44-1.54x with 2).
-	earlyLoss      = 2.0
-	minSpell       = 4 * time.Millisecond
-	maxSpell       = 1 * time.Second
+	earlyLoss = 2.0
+	minSpell  = 4 * time.Millisecond
+	maxSpell  = 1 * time.Second
+	// lossShare bounds a spell after a loss to lossShare times what the
+	// window lost against running alone: testing sharing again then costs
+	// at most 1/lossShare (1.6 %) of the time beside a busy core, while a
+	// core that frees up is used again within a few tens of
+	// milliseconds at 10⁴ masses (a window that ends early there loses
+	// 0.4-1 ms).
 	lossShare      = 64
 	refreshWindows = 64
 )
@@ -522,12 +544,14 @@ func (s *sharing) judge(span time.Duration, now time.Time) bool {
 	spell := minSpell // not a loss: a short spell to measure the time alone again
 	if lost {
 		// The window cost span − alone more than running alone; a spell
-		// at least lossShare times that keeps the cost of testing
-		// sharing below 1/lossShare of the time while it keeps losing,
-		// and no longer, so that a core that frees up is used soon.
+		// lossShare times that keeps the cost of testing sharing below
+		// 1/lossShare of the time while it keeps losing, and a longer
+		// one would only delay sharing once a core frees up. The
+		// doubling goes on beneath the bound, so that a window that
+		// loses by little (a short spell) does not start it again.
 		limit := time.Duration(min(max(lossShare*(float64(span)-alone), float64(minSpell)), float64(maxSpell)))
 		spell = min(s.spell, limit)
-		s.spell = min(2*spell, limit)
+		s.spell = min(2*s.spell, maxSpell)
 	} else {
 		s.spell = minSpell
 	}

@@ -202,6 +202,13 @@ func TestSharingJudge(t *testing.T) {
 		t.Errorf("a window at 0.95 of the time alone: alone %v, spell %v; want a spell of %v", s.alone, s.until.Sub(now), minSpell)
 	}
 	s.alone = false
+	// It does not start the doubling again: the next window at twice
+	// the time alone is followed by a spell at the bound.
+	fill(40 * us)
+	if !s.judge(windowJobs*40*us, now) || s.until != now.Add(limit) {
+		t.Errorf("a loss after a loss by little: spell %v, want %v", s.until.Sub(now), limit)
+	}
+	s.alone = false
 	// The caller's own estimate no longer counts once the time alone is
 	// measured: 0.1 µs a row alone makes 12 µs a job of 100 rows a loss
 	// though the caller's estimate is 20 µs.
