@@ -27,6 +27,8 @@ type SharingSummary struct {
 	// each.
 	SharedRows, SoloRows int64
 	Shared, Solo         time.Duration
+	// LongestSpell is the longest spell started.
+	LongestSpell time.Duration
 	// HeldJobs is the jobs run while the judging was held.
 	HeldJobs int
 }
@@ -65,6 +67,7 @@ func (s *Sim) SharingLog(lines bool) (string, SharingSummary) {
 		case 'R':
 			sum.HeldJobs += e.jobs - held
 		}
+		sum.LongestSpell = max(sum.LongestSpell, e.spell)
 		switch e.kind {
 		case 'W', 'L', 'E', 'M':
 			sum.SharedRows += e.rows

@@ -66,8 +66,8 @@ func TestSharingTrace(t *testing.T) {
 			}
 		}
 		fmt.Printf("N = %d round %d: 1 worker %.1f ms (CPU %.1f ms), 2 workers %.1f ms (CPU %.1f ms): %.2fx\n", n, r, ms(d1), ms(c1), ms(d2), ms(c2), float64(d1)/float64(d2))
-		fmt.Printf("  judge: %d won, %d lost (%d early), %d measuring, %d spells; rows shared %.0f%% (windows %.1f ms, spells %.1f ms); %d jobs held\n%s",
-			sum.Won, sum.Lost+sum.LostEarly, sum.LostEarly, sum.Measured, sum.Spells, 100*float64(sum.SharedRows)/float64(max(sum.SharedRows+sum.SoloRows, 1)), ms(sum.Shared), ms(sum.Solo), sum.HeldJobs, log)
+		fmt.Printf("  judge: %d won, %d lost (%d early), %d measuring, %d spells (longest %v); rows shared %.0f%% (windows %.1f ms, spells %.1f ms); %d jobs held\n%s",
+			sum.Won, sum.Lost+sum.LostEarly, sum.LostEarly, sum.Measured, sum.Spells, sum.LongestSpell.Round(time.Millisecond), 100*float64(sum.SharedRows)/float64(max(sum.SharedRows+sum.SoloRows, 1)), ms(sum.Shared), ms(sum.Solo), sum.HeldJobs, log)
 	}
 }
 
