@@ -315,9 +315,10 @@ func (p *workerPool) stop() {
 // decisions are taken once per window or spell, never per job.
 type sharing struct {
 	alone bool // in a spell
-	// spell is the length of the next (or current) spell; left its rows
-	// still to run; until its end on the clock, which a Run starting
-	// later checks (the machine may have changed in between).
+	// spell is the doubling length of the next spell after a loss (the
+	// spell run is at most lossShare times the loss); left the current
+	// spell's rows still to run; until its end on the clock, which a Run
+	// starting later checks (the machine may have changed in between).
 	spell time.Duration
 	left  int64
 	until time.Time
