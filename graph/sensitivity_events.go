@@ -121,38 +121,10 @@ func (a *sensSys) eventGrad(i int, t float64, y, gy, gp []float64) (float64, err
 		return gt, nil
 	}
 	ne := a.m.EventCount()
-	g1, g2 := make([]float64, ne), make([]float64, ne)
-	gAt := func(t float64, y []float64, out []float64) error { return a.m.Events(t, y, out) }
-	yt := append([]float64(nil), y...)
-	for k := 0; k < n; k++ {
-		h := fdStep(y[k])
-		yt[k] = y[k] + h
-		if err := gAt(t, yt, g1); err != nil {
-			return 0, err
-		}
-		yt[k] = y[k] - h
-		if err := gAt(t, yt, g2); err != nil {
-			return 0, err
-		}
-		yt[k] = y[k]
-		gy[k] = (g1[i] - g2[i]) / (2 * h)
-	}
-	h := fdStep(t)
-	if err := gAt(t+h, y, g1); err != nil {
-		return 0, err
-	}
-	if err := gAt(t-h, y, g2); err != nil {
-		return 0, err
-	}
-	gt := (g1[i] - g2[i]) / (2 * h)
-	col := make([]float64, ne)
-	for j := range a.ps {
-		if err := a.dParamAt(j, t, y, nil, func(out []float64) error { return gAt(t, y, out) }, col); err != nil {
-			return 0, err
-		}
-		gp[j] = col[i]
-	}
-	return gt, nil
+	var gt float64
+	err := a.diffAll(t, y, ne, a.m.Events, func(k int, col []float64) { gy[k] = col[i] },
+		func(col []float64) { gt = col[i] }, func(j int, col []float64) { gp[j] = col[i] })
+	return gt, err
 }
 
 // resetJac writes ∂R/∂y (n×n), ∂R/∂p (n×np) and ∂R/∂t (n) of flat event
@@ -220,41 +192,13 @@ func (a *sensSys) resetJac(i int, t float64, y, Ry, Rp, Rt []float64) error {
 		_, err := a.m.Reset(i, t, y, out)
 		return err
 	}
-	r1, r2 := make([]float64, n), make([]float64, n)
-	yt := append([]float64(nil), y...)
-	for k := 0; k < n; k++ {
-		h := fdStep(y[k])
-		yt[k] = y[k] + h
-		if err := rAt(t, yt, r1); err != nil {
-			return err
-		}
-		yt[k] = y[k] - h
-		if err := rAt(t, yt, r2); err != nil {
-			return err
-		}
-		yt[k] = y[k]
+	return a.diffAll(t, y, n, rAt, func(k int, col []float64) {
 		for r := 0; r < n; r++ {
-			Ry[r*n+k] = (r1[r] - r2[r]) / (2 * h)
+			Ry[r*n+k] = col[r]
 		}
-	}
-	h := fdStep(t)
-	if err := rAt(t+h, y, r1); err != nil {
-		return err
-	}
-	if err := rAt(t-h, y, r2); err != nil {
-		return err
-	}
-	for r := 0; r < n; r++ {
-		Rt[r] = (r1[r] - r2[r]) / (2 * h)
-	}
-	col := make([]float64, n)
-	for j := range a.ps {
-		if err := a.dParamAt(j, t, y, nil, func(out []float64) error { return rAt(t, y, out) }, col); err != nil {
-			return err
-		}
+	}, func(col []float64) { copy(Rt, col) }, func(j int, col []float64) {
 		for r := 0; r < n; r++ {
 			Rp[r*np+j] = col[r]
 		}
-	}
-	return nil
+	})
 }

@@ -22,75 +22,75 @@ func (a *sensSys) inputParamDerivs(t float64, y []float64, js []int) error {
 	s, n := a.s, a.n
 	nu := len(s.inputs)
 	du := make([][]float64, len(js)) // ∂u/∂p_j, all inputs
-	for k, j := range js {
-		buf := make([]float64, n+nu)
-		eval := func(out []float64) error {
-			if err := a.m.Func(t, y, out[:n]); err != nil {
-				return err
-			}
-			return a.gatherAll(t, y, out[n:])
-		}
-		if err := a.dParamAt(j, t, y, nil, eval, buf); err != nil {
+	eval := func(t float64, y, out []float64) error {
+		if err := a.m.Func(t, y, out[:n]); err != nil {
 			return err
 		}
-		copy(a.fp[j*n:(j+1)*n], buf[:n])
-		du[k] = buf[n:]
+		return a.gatherAll(t, y, out[n:])
 	}
-	saved, err := a.m.prepare(t, y)
-	defer a.m.restore(saved)
-	if err != nil {
-		return err
-	}
-	cur := int32(-1)
-	defer a.m.recoverAt(&cur, t, &err)
-	var dstU []float64
-	for _, i := range s.stateful {
-		c := &s.nodes[i]
-		ij, ok := node.As[node.InputJacobian](c.n)
-		if !ok || c.u1 == c.u0 {
-			continue
-		}
-		used := false
+	if err := a.withFrozenLoops(t, y, func() error {
 		for k, j := range js {
-			if a.ps[j].node != i && anyNonZero(du[k][c.u0:c.u1]) {
-				used = true
-			}
-		}
-		if !used {
-			continue
-		}
-		cur = i
-		if c.feedthrough {
-			if err := s.gatherSafe(c, t); err != nil {
+			buf := make([]float64, n+nu)
+			if err := a.diff(paramDir(j, nil), t, y, eval, buf); err != nil {
 				return err
 			}
+			copy(a.fp[j*n:(j+1)*n], buf[:n])
+			du[k] = buf[n:]
 		}
-		nx, ncu := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0)
-		if cap(dstU) < nx*ncu {
-			dstU = make([]float64, nx*ncu)
-		}
-		dstU = dstU[:nx*ncu]
-		if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputsOf(c), nil, dstU); err != nil {
-			return stepError(c.name, "", s.steps, t, err)
-		}
-		for k, j := range js {
-			if a.ps[j].node == i {
-				continue // its own parameter may enter f directly
-			}
-			d := du[k][c.u0:c.u1]
-			col := a.fp[j*n : (j+1)*n]
-			for r := 0; r < nx; r++ {
-				var sum float64
-				for q, v := range d {
-					if v != 0 {
-						sum += dstU[r*ncu+q] * v
-					}
-				}
-				col[int(c.x0)+r] = sum
-			}
-		}
+		return nil
+	}); err != nil {
+		return err
 	}
-	return nil
+	var dstU []float64
+	return a.at(t, y, func(cur *int32) error {
+		for _, i := range s.stateful {
+			c := &s.nodes[i]
+			ij, ok := node.As[node.InputJacobian](c.n)
+			if !ok || c.u1 == c.u0 {
+				continue
+			}
+			used := false
+			for k, j := range js {
+				if a.ps[j].node != i && anyNonZero(du[k][c.u0:c.u1]) {
+					used = true
+				}
+			}
+			if !used {
+				continue
+			}
+			*cur = i
+			if c.feedthrough {
+				if err := s.gatherSafe(c, t); err != nil {
+					return err
+				}
+			}
+			nx, ncu := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0)
+			if cap(dstU) < nx*ncu {
+				dstU = make([]float64, nx*ncu)
+			}
+			dstU = dstU[:nx*ncu]
+			if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputsOf(c), nil, dstU); err != nil {
+				return stepError(c.name, "", s.steps, t, err)
+			}
+			for k, j := range js {
+				if a.ps[j].node == i {
+					continue // its own parameter may enter f directly
+				}
+				d := du[k][c.u0:c.u1]
+				col := a.fp[j*n : (j+1)*n]
+				for r := 0; r < nx; r++ {
+					var sum float64
+					for q, v := range d {
+						if v != 0 {
+							sum += dstU[r*ncu+q] * v
+						}
+					}
+					col[int(c.x0)+r] = sum
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // gatherAll writes every stateful node's gathered inputs at (t, y) into
@@ -98,18 +98,15 @@ func (a *sensSys) inputParamDerivs(t float64, y []float64, js []int) error {
 // prepare leaves them.
 func (a *sensSys) gatherAll(t float64, y, dst []float64) error {
 	s := a.s
-	saved, err := a.m.prepare(t, y)
-	defer a.m.restore(saved)
-	if err != nil {
-		return err
-	}
-	for _, i := range s.stateful {
-		if c := &s.nodes[i]; c.feedthrough {
-			if err := s.gatherSafe(c, t); err != nil {
-				return err
+	return a.at(t, y, func(*int32) error {
+		for _, i := range s.stateful {
+			if c := &s.nodes[i]; c.feedthrough {
+				if err := s.gatherSafe(c, t); err != nil {
+					return err
+				}
 			}
 		}
-	}
-	copy(dst, s.inputs)
-	return nil
+		copy(dst, s.inputs)
+		return nil
+	})
 }
