@@ -253,7 +253,9 @@ func (a *sensSys) modeSide(j int, t float64, y []float64, c *cnode, r int, f0, d
 	dp2, dm2 := (fp-f0)/q, (f0-fm)/q
 	// A side across a jump grows like 1/h (16 times here); a side within
 	// the mode changes by its O(h) truncation.
-	conv := func(d, d2 float64) bool { return math.Abs(d2-d) <= 0.5*math.Abs(d)+1e-8*math.Abs(d2)+1e3*0x1p-52*math.Abs(f0)/q }
+	conv := func(d, d2 float64) bool {
+		return math.Abs(d2-d) <= 0.5*math.Abs(d)+1e-8*math.Abs(d2)+1e3*0x1p-52*math.Abs(f0)/q
+	}
 	cp, cm := conv(dp, dp2), conv(dm, dm2)
 	if cp != cm {
 		sgn := 1.0
