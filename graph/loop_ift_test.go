@@ -490,8 +490,13 @@ func TestLoopJacobianAgainstDifferences(t *testing.T) {
 // the nonlinear loop y = x − c·y³ (y + c·y³ = x: a sum, a product block
 // cubing y, and the gain c, all three members of the loop), x(0) = 2.
 func cubicLoopCap(t testing.TB, c float64, ls graph.LoopSettings) *graph.Graph {
+	return cubicLoopCapFrom(t, c, 2, ls)
+}
+
+// cubicLoopCapFrom is cubicLoopCap with x(0) = x0.
+func cubicLoopCapFrom(t testing.TB, c, x0 float64, ls graph.LoopSettings) *graph.Graph {
 	g := graph.New()
-	capacitor, err := control.NewIntegrator(control.IntegratorParams{Gain: []float64{-1}, Initial: []float64{2}})
+	capacitor, err := control.NewIntegrator(control.IntegratorParams{Gain: []float64{-1}, Initial: []float64{x0}})
 	if err != nil {
 		t.Fatal(err)
 	}
