@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -150,4 +151,64 @@ func TestSensitivitiesThroughSaturation(t *testing.T) {
 		}
 	}
 	t.Logf("largest difference from finite differences of runs: %.3g", worst)
+}
+
+// kinkNode is ẋ = |x − p|, x(0) = 1, with the exact ∂f/∂x = sign(x − p)
+// (+1 at x = p) and no ∂f/∂p: p is differenced.
+type kinkNode struct {
+	spec *node.Spec
+	p    float64
+}
+
+func newKinkNode() *kinkNode {
+	return &kinkNode{p: 1, spec: node.NewSpec(node.Spec{
+		Type:   "testkink",
+		State:  []node.Field{{Name: "x", Shape: node.Scalar, Units: "1", Description: "state"}},
+		Params: []node.Param{{Name: "p", Kind: node.Real, Default: 1.0, Units: "1", Description: "kink", Range: node.Finite()}},
+	})}
+}
+
+func (k *kinkNode) Spec() *node.Spec           { return k.spec }
+func (k *kinkNode) InitialState(dst []float64) { dst[0] = 1 }
+func (k *kinkNode) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	return nil
+}
+func (k *kinkNode) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = math.Abs(x[0] - k.p)
+	return nil
+}
+func (k *kinkNode) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX, dstU []float64) error {
+	if dstX != nil {
+		dstX[0] = 1
+		if x[0] < k.p {
+			dstX[0] = -1
+		}
+	}
+	return nil
+}
+func (k *kinkNode) Params() node.Values { return node.Values{"p": k.p} }
+func (k *kinkNode) SetParams(p map[string]any) error {
+	k.p = p["p"].(float64)
+	return nil
+}
+
+// A parameter whose difference meets a kink of f exactly at the state
+// (ẋ = |x − p| at x = p: one-sided derivatives −1 and +1, both converging
+// as the step shrinks, so f alone cannot tell which mode is in force) is
+// refused with a *SwitchError naming the node, the parameter and the
+// time, wrapping ErrNotDifferentiable: never the central difference 0,
+// which is the derivative of neither side.
+func TestSensitivitiesParameterKinkRefused(t *testing.T) {
+	g := graph.New()
+	g.Add("k", newKinkNode())
+	s := mustBuild(t, g)
+	_, err := s.Sensitivities(context.Background(), []string{"k.p"}, &graph.SensitivityOptions{End: 1})
+	var se *graph.SwitchError
+	if !errors.As(err, &se) || !errors.Is(err, graph.ErrNotDifferentiable) {
+		t.Fatalf("err = %v, want a *SwitchError wrapping ErrNotDifferentiable", err)
+	}
+	if se.Node != "k" || se.Wrt != "parameter k.p" || se.Time != 0 {
+		t.Errorf("SwitchError %+v: want node k, parameter k.p, time 0", se)
+	}
+	t.Log(err)
 }
