@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"slices"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -156,7 +158,7 @@ func (a *sensSys) withFrozenLoops(t float64, y []float64, body func() error) err
 		return body()
 	}
 	if st.frozen {
-		if t != a.frozenT {
+		if t != a.frozenT || !slices.Equal(y, a.frozenY) {
 			panic("graph: sensitivities: loops frozen at two points at once")
 		}
 		return body()
@@ -190,9 +192,9 @@ func (a *sensSys) withFrozenLoops(t float64, y []float64, body func() error) err
 	if err != nil {
 		return err
 	}
-	st.frozen, st.eps, a.frozenT = true, 0, t
+	st.frozen, st.eps, a.frozenT, a.frozenY = true, 0, t, y
 	a.frozenLoops = order
-	defer func() { st.frozen, st.eps, a.frozenLoops = false, 0, nil }()
+	defer func() { st.frozen, st.eps, a.frozenLoops, a.frozenY = false, 0, nil, nil }()
 	return body()
 }
 

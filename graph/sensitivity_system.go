@@ -96,9 +96,10 @@ type sensSys struct {
 	// frozen loops replace, kept for tests that compare the two.
 	solveLoops bool
 	// frozenLoops are the loops in their output order while they are
-	// frozen at the time frozenT (withFrozenLoops), nil otherwise.
+	// frozen at (frozenT, frozenY) (withFrozenLoops), nil otherwise.
 	frozenLoops []*loopSolver
 	frozenT     float64
+	frozenY     []float64
 }
 
 func newSensSys(s *Sim, m *System, params []string) (*sensSys, error) {
