@@ -145,3 +145,30 @@ func (s *Sim) EventGradient(event string, params []string, t float64, y []float6
 	}
 	return nil, 0, nil, fmt.Errorf("no event %q", event)
 }
+
+// ResetJacobian returns ∂R/∂y (n×n), ∂R/∂p (n×np) and ∂R/∂t of the reset
+// of the event "node.event" at (t, y) as the saltation map computes
+// them, with the loops frozen (solveLoops false) or solved on each side
+// of the differences.
+func (s *Sim) ResetJacobian(event string, params []string, t float64, y []float64, solveLoops bool) (Ry, Rp, Rt []float64, err error) {
+	m, err := s.System()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a, err := newSensSys(s, m, params)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a.useJacobian(m)
+	a.solveLoops = solveLoops
+	defer a.restoreParams()
+	n := len(y)
+	for i := range m.EventCount() {
+		if m.EventName(i) == event {
+			Ry, Rp, Rt = make([]float64, n*n), make([]float64, n*len(params)), make([]float64, n)
+			err = a.resetJac(i, t, y, Ry, Rp, Rt)
+			return Ry, Rp, Rt, err
+		}
+	}
+	return nil, nil, nil, fmt.Errorf("no event %q", event)
+}

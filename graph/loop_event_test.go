@@ -7,6 +7,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/control"
 	srcnodes "github.com/cosimgo/cosim/nodes/source"
@@ -170,6 +171,40 @@ func TestLoopEventSensitivities(t *testing.T) {
 	t.Logf("largest difference from the reference: %.3g", worst)
 }
 
+// latchNode takes its input at its event: state s (ṡ = 0), event
+// "take" (g = −1, never crossing: the test calls its reset directly),
+// reset s ← u. It has no ResetJacobian, so ∂R/∂y is differenced through
+// the graph.
+type latchNode struct{ spec *node.Spec }
+
+func newLatchNode() *latchNode {
+	return &latchNode{spec: node.NewSpec(node.Spec{
+		Type:   "testlatch",
+		State:  []node.Field{{Name: "s", Shape: node.Scalar, Units: "1", Description: "the latched value"}},
+		Inputs: []node.Input{{Name: "u", Shape: node.Scalar, Units: "1", Description: "the value latched"}},
+		Events: []node.Event{{Name: "take", Direction: 1, Description: "latch the input"}},
+	})}
+}
+
+func (l *latchNode) Spec() *node.Spec           { return l.spec }
+func (l *latchNode) InitialState(dst []float64) { dst[0] = 0 }
+func (l *latchNode) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = x[0]
+	return nil
+}
+func (l *latchNode) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = 0
+	return nil
+}
+func (l *latchNode) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = -1
+	return nil
+}
+func (l *latchNode) Reset(event int, t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = in.Values[0]
+	return nil
+}
+
 // The event gradient of rst's reset, g = θ − y with y + c·y³ = x, at a
 // capacitor voltage x where the loop's Newton iteration count changes
 // between x − h and x + h (h = 1e-6·max(1, |x|), the state's difference
@@ -185,7 +220,9 @@ func TestLoopEventSensitivities(t *testing.T) {
 // times its second derivatives, 1e-8 (measured 4e-10). The re-solving
 // differences erred by 3.5e-6 (∂g/∂x) and 5e-5 (∂g/∂c) with the default
 // tolerances, 0.11 and 0.51 with the loose ones; the test requires them
-// to be worse at this point by at least 10× on ∂g/∂x.
+// to be worse at this point by at least 10× on ∂g/∂x. The same holds,
+// with the same numbers, for a reset map that reads the loop (latchNode,
+// s⁺ = y, no ResetJacobian): ∂s⁺/∂x = −∂g/∂x and ∂s⁺/∂c = −∂g/∂c.
 func TestLoopEventGradientIterationBoundary(t *testing.T) {
 	const c, theta = 0.5, 1.1
 	params := []string{"c.gain[0]", "th.offset[0]"}
@@ -252,6 +289,37 @@ func TestLoopEventGradientIterationBoundary(t *testing.T) {
 			}
 			if !(errs[1][0] > 10*errs[0][0]) {
 				t.Errorf("∂g/∂x through the solve erred by %.3g, frozen by %.3g: the boundary shows no difference", errs[1][0], errs[0][0])
+			}
+
+			// A reset map reading the loop: the latch's s⁺ = y, ∂s⁺/∂x =
+			// 1/(1 + 3c·y²), ∂s⁺/∂c = −y³/(1 + 3c·y²), differenced.
+			lg := cubicLoopCapFrom(t, c, x, tc.ls)
+			lg.Add("latch", newLatchNode())
+			lg.Connect("sum.out", "latch.u")
+			ls := mustBuild(t, lg)
+			lstate := ls.State(nil)
+			var rerr [2][2]float64
+			for k, solve := range []bool{false, true} {
+				Ry, Rp, Rt, err := ls.ResetJacobian("latch.take", []string{"c.gain[0]"}, 0, lstate, solve)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// State order: cap, latch.
+				rerr[k] = [2]float64{math.Abs(Ry[1*2+0]-(-wantY)) / -wantY, math.Abs(Rp[1]-(-wantC)) / wantC}
+				// The capacitor's row is the identity, differenced: its
+				// rounding over h, 1e-9.
+				if !solve && (math.Abs(Ry[0]-1) > 1e-9 || Ry[1] != 0 || Ry[3] != 0 || Rt[0] != 0 || Rt[1] != 0 || Rp[0] != 0) {
+					t.Errorf("∂R/∂y = %v, ∂R/∂t = %v, ∂R/∂c = %v: want the identity on the capacitor, no other entry", Ry, Rt, Rp)
+				}
+			}
+			t.Logf("reset: frozen loop: ∂s⁺/∂x %.3g, ∂s⁺/∂c %.3g relative; through the solve: %.3g, %.3g", rerr[0][0], rerr[0][1], rerr[1][0], rerr[1][1])
+			for q, what := range []string{"∂s⁺/∂x", "∂s⁺/∂c"} {
+				if rerr[0][q] > tc.tol {
+					t.Errorf("%s: relative error %.3g, tolerance %.3g", what, rerr[0][q], tc.tol)
+				}
+			}
+			if !(rerr[1][0] > 10*rerr[0][0]) {
+				t.Errorf("∂s⁺/∂x through the solve erred by %.3g, frozen by %.3g: the boundary shows no difference", rerr[1][0], rerr[0][0])
 			}
 		})
 	}
