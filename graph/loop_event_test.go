@@ -240,22 +240,7 @@ func TestLoopEventGradientIterationBoundary(t *testing.T) {
 				value(t, s, "sum.out")
 				return s.Loops()[0].Iterations
 			}
-			lo, hi := 0.5, 3.0
-			nlo := iters(lo)
-			if iters(hi) == nlo {
-				t.Fatalf("%d Newton iterations at both ends: no boundary to find", nlo)
-			}
-			for hi-lo > 1e-12 {
-				if mid := (lo + hi) / 2; iters(mid) == nlo {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
-			x := (lo + hi) / 2
-			if h := 1e-6 * math.Max(1, x); iters(x-h) == iters(x+h) {
-				t.Fatalf("x = %v: the same iteration count at x ± h: the test proves nothing", x)
-			}
+			x := iterationBoundary(t, 0.5, 3, 1e-12, func(x float64) float64 { return 1e-6 * math.Max(1, x) }, iters)
 			y := newLoopEventReference(c, theta, x).y0
 			den := 1 + 3*c*y*y
 			wantY, wantC := -1/den, y*y*y/den

@@ -519,6 +519,30 @@ func cubicLoopCapFrom(t testing.TB, c, x0 float64, ls graph.LoopSettings) *graph
 	return g
 }
 
+// iterationBoundary bisects [lo, hi] to within tol for a point v where
+// iters, a loop's Newton iteration count as a function of v, changes
+// between v − step(v) and v + step(v): the point where a difference of
+// step(v) through the loop solve mixes two iteration counts.
+func iterationBoundary(t *testing.T, lo, hi, tol float64, step func(v float64) float64, iters func(v float64) int64) float64 {
+	t.Helper()
+	nlo := iters(lo)
+	if iters(hi) == nlo {
+		t.Fatalf("%d Newton iterations at both ends: no boundary to find", nlo)
+	}
+	for hi-lo > tol {
+		if mid := (lo + hi) / 2; iters(mid) == nlo {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	v := (lo + hi) / 2
+	if h := step(v); iters(v-h) == iters(v+h) {
+		t.Fatalf("%v: the same iteration count at ± %v: the test proves nothing", v, h)
+	}
+	return v
+}
+
 // cubicLoopReference integrates the model of cubicLoopCap and its
 // sensitivity S = ∂x/∂c with classical RK4 written out here, independent
 // of the graph: y solves y + c·y³ = x by scalar Newton run to a step
@@ -645,22 +669,7 @@ func TestLoopParamDerivativeIterationBoundary(t *testing.T) {
 				value(t, s, "sum.out") // one solve at x = 2
 				return s.Loops()[0].Iterations
 			}
-			lo, hi := 0.1, 1.9
-			nlo := iters(lo)
-			if iters(hi) == nlo {
-				t.Fatalf("%d Newton iterations at both ends: no boundary to find", nlo)
-			}
-			for hi-lo > 1e-10 {
-				if mid := (lo + hi) / 2; iters(mid) == nlo {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
-			c := (lo + hi) / 2
-			if h := 1e-6 * c; iters(c-h) == iters(c+h) {
-				t.Fatalf("c = %v: the same iteration count at c ± h: the test proves nothing", c)
-			}
+			c := iterationBoundary(t, 0.1, 1.9, 1e-10, func(c float64) float64 { return 1e-6 * c }, iters)
 			y := 2.0
 			for range 100 {
 				y -= (y + c*y*y*y - 2) / (1 + 3*c*y*y)
