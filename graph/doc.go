@@ -276,11 +276,13 @@
 // ∂F/∂z)⁻¹·∂F/∂y, from the members' output Jacobians inside the chain
 // rule of jacobian.go (loop_jacobian.go). Sensitivities differentiate
 // with respect to parameters by the same theorem, dz/dp = (I −
-// ∂F/∂z)⁻¹·∂F/∂p: what they difference over a parameter (∂f/∂p without a
-// node.ParamJacobian, an event's or reset's inputs, a recorded output) is
-// evaluated with each loop frozen at its solution and moved along that
-// tangent, never re-solved, so the loop's tolerance is not divided by the
-// difference step (loop_sensitivity.go).
+// ∂F/∂z)⁻¹·∂F/∂p: what they difference over a parameter, the state or
+// the time (∂f/∂p without a node.ParamJacobian, an event function or
+// reset map without its node's Jacobian, an event's or reset's inputs, a
+// recorded output) is evaluated with each loop frozen at its solution
+// and moved along that direction's tangent, never re-solved, so the
+// loop's tolerance is not divided by the difference step
+// (loop_sensitivity.go).
 // loop.go holds the solver; docs/composition.md the user's guide.
 //
 // # Monolithic mode
@@ -518,7 +520,7 @@
 //     matches bit for bit;
 //   - loop.go, loop_jacobian.go, loop_sensitivity.go: algebraic loops,
 //     torn at Build and solved at every output evaluation, the monolithic
-//     Jacobian's rows through a loop, and the parameter derivatives of
+//     Jacobian's rows through a loop, and the differences of
 //     Sensitivities through one (both by the implicit-function theorem);
 //   - engine.go (then pool.go, kernels.go, family.go, compact.go,
 //     fused.go): the batched engine, its own reading order in engine.go;

@@ -1,5 +1,7 @@
 package graph
 
+import "fmt"
+
 // Replays reports how many batched steps or evaluations were replayed on
 // the per-node path: tests use it to check that the batched path ran.
 func (s *Sim) Replays() int { return s.replays }
@@ -116,4 +118,57 @@ func (s *Sim) ParamDerivs(params []string, t float64, y []float64, solveLoops bo
 		return nil, err
 	}
 	return append([]float64(nil), a.fp...), nil
+}
+
+// EventGradient returns ∂g/∂y, ∂g/∂t and ∂g/∂p (the named parameters)
+// of the event "node.event" at (t, y) as the saltation map computes
+// them, with the loops frozen (solveLoops false) or solved on each side
+// of the differences (true, the method the frozen loops replace).
+func (s *Sim) EventGradient(event string, params []string, t float64, y []float64, solveLoops bool) (gy []float64, gt float64, gp []float64, err error) {
+	m, err := s.System()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	a, err := newSensSys(s, m, params)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	a.useJacobian(m)
+	a.solveLoops = solveLoops
+	defer a.restoreParams()
+	for i := range m.EventCount() {
+		if m.EventName(i) == event {
+			gy, gp = make([]float64, len(y)), make([]float64, len(params))
+			gt, err = a.eventGrad(i, t, y, gy, gp)
+			return gy, gt, gp, err
+		}
+	}
+	return nil, 0, nil, fmt.Errorf("no event %q", event)
+}
+
+// ResetJacobian returns ∂R/∂y (n×n), ∂R/∂p (n×np) and ∂R/∂t of the reset
+// of the event "node.event" at (t, y) as the saltation map computes
+// them, with the loops frozen (solveLoops false) or solved on each side
+// of the differences.
+func (s *Sim) ResetJacobian(event string, params []string, t float64, y []float64, solveLoops bool) (Ry, Rp, Rt []float64, err error) {
+	m, err := s.System()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a, err := newSensSys(s, m, params)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a.useJacobian(m)
+	a.solveLoops = solveLoops
+	defer a.restoreParams()
+	n := len(y)
+	for i := range m.EventCount() {
+		if m.EventName(i) == event {
+			Ry, Rp, Rt = make([]float64, n*n), make([]float64, n*len(params)), make([]float64, n)
+			err = a.resetJac(i, t, y, Ry, Rp, Rt)
+			return Ry, Rp, Rt, err
+		}
+	}
+	return nil, nil, nil, fmt.Errorf("no event %q", event)
 }

@@ -490,8 +490,13 @@ func TestLoopJacobianAgainstDifferences(t *testing.T) {
 // the nonlinear loop y = x − c·y³ (y + c·y³ = x: a sum, a product block
 // cubing y, and the gain c, all three members of the loop), x(0) = 2.
 func cubicLoopCap(t testing.TB, c float64, ls graph.LoopSettings) *graph.Graph {
+	return cubicLoopCapFrom(t, c, 2, ls)
+}
+
+// cubicLoopCapFrom is cubicLoopCap with x(0) = x0.
+func cubicLoopCapFrom(t testing.TB, c, x0 float64, ls graph.LoopSettings) *graph.Graph {
 	g := graph.New()
-	capacitor, err := control.NewIntegrator(control.IntegratorParams{Gain: []float64{-1}, Initial: []float64{2}})
+	capacitor, err := control.NewIntegrator(control.IntegratorParams{Gain: []float64{-1}, Initial: []float64{x0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -512,6 +517,30 @@ func cubicLoopCap(t testing.TB, c float64, ls graph.LoopSettings) *graph.Graph {
 	g.Connect("sum.out", "cap.in")
 	g.SetLoopSettings(ls)
 	return g
+}
+
+// iterationBoundary bisects [lo, hi] to within tol for a point v where
+// iters, a loop's Newton iteration count as a function of v, changes
+// between v − step(v) and v + step(v): the point where a difference of
+// step(v) through the loop solve mixes two iteration counts.
+func iterationBoundary(t *testing.T, lo, hi, tol float64, step func(v float64) float64, iters func(v float64) int64) float64 {
+	t.Helper()
+	nlo := iters(lo)
+	if iters(hi) == nlo {
+		t.Fatalf("%d Newton iterations at both ends: no boundary to find", nlo)
+	}
+	for hi-lo > tol {
+		if mid := (lo + hi) / 2; iters(mid) == nlo {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	v := (lo + hi) / 2
+	if h := step(v); iters(v-h) == iters(v+h) {
+		t.Fatalf("%v: the same iteration count at ± %v: the test proves nothing", v, h)
+	}
+	return v
 }
 
 // cubicLoopReference integrates the model of cubicLoopCap and its
@@ -640,22 +669,7 @@ func TestLoopParamDerivativeIterationBoundary(t *testing.T) {
 				value(t, s, "sum.out") // one solve at x = 2
 				return s.Loops()[0].Iterations
 			}
-			lo, hi := 0.1, 1.9
-			nlo := iters(lo)
-			if iters(hi) == nlo {
-				t.Fatalf("%d Newton iterations at both ends: no boundary to find", nlo)
-			}
-			for hi-lo > 1e-10 {
-				if mid := (lo + hi) / 2; iters(mid) == nlo {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
-			c := (lo + hi) / 2
-			if h := 1e-6 * c; iters(c-h) == iters(c+h) {
-				t.Fatalf("c = %v: the same iteration count at c ± h: the test proves nothing", c)
-			}
+			c := iterationBoundary(t, 0.1, 1.9, 1e-10, func(c float64) float64 { return 1e-6 * c }, iters)
 			y := 2.0
 			for range 100 {
 				y -= (y + c*y*y*y - 2) / (1 + 3*c*y*y)

@@ -21,7 +21,7 @@ import (
 // events they must not move); sensitivity_events.go (the saltation jump
 // of S at a located event); sensitivity_run.go (the adaptive and
 // fixed-step loops and the recorded rows); loop_sensitivity.go holds
-// the parameter differences through algebraic loops.
+// the differences (parameter, state, time) through algebraic loops.
 
 // ErrNotDifferentiable is the cause of every error Sim.Sensitivities
 // returns for a run it cannot differentiate correctly (co-simulation,
@@ -271,8 +271,17 @@ func (r *Sensitivity) WriteCSV(w io.Writer) error {
 // and the bouncing-ball closed forms in verification pin the sign.) The event node's node.EventJacobian and node.ResetJacobian give
 // the derivatives with respect to its state, inputs and parameters
 // exactly; its inputs' dependence on the graph state and parameters, and
-// everything of a node without those capabilities, is differenced. A crossing with ∂g/∂y·f⁻ +
-// ∂g/∂t = 0 (grazing) has no derivative and is an error. The located time
+// everything of a node without those capabilities, is differenced. f⁻ is
+// the flow on the near side of the event's surface (the located state
+// lies on or past it, where a node that switches mode on that surface —
+// a limited integrator held at its limit — already reports the mode
+// after it). A crossing with ∂g/∂y·f⁻ +
+// ∂g/∂t = 0 (grazing) has no derivative and is an error. A differenced
+// ∂f/∂p whose one-sided differences disagree however small the step (a
+// state held exactly on a switch that p moves, as a saturated
+// integrator's own limit) takes the side on which the mode at p
+// extends, or is refused with a *SwitchError when neither side
+// converges. The located time
 // is within the driver options' EventTol (the mode's Options) of the root, and the sensitivities are
 // exact to that tolerance and the integration tolerances.
 //

@@ -22,16 +22,22 @@ func (a *sensSys) Reset(i int, t float64, Y, dst []float64) (integrators.EventAc
 		return act, err
 	}
 	yPlus := dst[:n]
-	fm, fpl := make([]float64, n), make([]float64, n)
-	if err := a.m.Func(t, yMinus, fm); err != nil {
-		return act, err
-	}
-	if err := a.m.Func(t, yPlus, fpl); err != nil {
-		return act, err
-	}
 	gy, gp := make([]float64, n), make([]float64, a.np)
 	gt, err := a.eventGrad(i, t, yMinus, gy, gp)
 	if err != nil {
+		return act, err
+	}
+	// f⁻ is the flow of the mode before the event: on the near side of
+	// the surface (see nearSide).
+	yNear, err := a.nearSide(i, t, yMinus, gy)
+	if err != nil {
+		return act, err
+	}
+	fm, fpl := make([]float64, n), make([]float64, n)
+	if err := a.m.Func(t, yNear, fm); err != nil {
+		return act, err
+	}
+	if err := a.m.Func(t, yPlus, fpl); err != nil {
 		return act, err
 	}
 	Ry, Rp, Rt := make([]float64, n*n), make([]float64, n*a.np), make([]float64, n)
@@ -78,6 +84,74 @@ func (a *sensSys) Reset(i int, t float64, Y, dst []float64) (integrators.EventAc
 	return act, nil
 }
 
+// nearSide returns the state y, at which event i was located, moved
+// back across the event's surface to its near side when it lies on the
+// surface or beyond it, along ∂g/∂y (gy) by the least distance that
+// puts g strictly on the near side; otherwise y itself.
+//
+// The located state is on the far side of the root or on it (the
+// localization stops there; package integrators, "Events"), and a node
+// whose Derivatives switch mode on the event's own surface — a limited
+// integrator holds its output once it is at a limit with the input
+// pushing outward — already reports its post-event mode there: the
+// saltation's f⁻ would be the held flow, whose crossing speed ∂g/∂y·f⁻
+// is zero, and the event would be refused as grazing although the input
+// drives the state through the surface transversally. On the near side
+// f is the pre-event mode's. The move is at most the distance of the
+// located state from the surface plus a few ulps, within the event
+// location's own tolerance, so it adds no error of a larger order. The
+// state is kept when the event has no state gradient (a time-driven
+// event) or, with direction 0, when g is exactly zero (no side is
+// known).
+func (a *sensSys) nearSide(i int, t float64, y, gy []float64) ([]float64, error) {
+	g := make([]float64, a.m.EventCount())
+	if err := a.m.Events(t, y, g); err != nil {
+		return nil, err
+	}
+	gi := g[i]
+	var sgn float64 // the sign of g on the near side
+	switch a.m.EventDirection(i) {
+	case 1:
+		sgn = -1
+	case -1:
+		sgn = 1
+	default:
+		if gi == 0 {
+			return y, nil
+		}
+		sgn = -math.Copysign(1, gi)
+	}
+	if sgn*gi > 0 {
+		return y, nil
+	}
+	var norm2, ymax float64
+	for k, v := range gy {
+		norm2 += v * v
+		ymax = math.Max(ymax, math.Abs(y[k]))
+	}
+	if !(norm2 > 0) || math.IsInf(norm2, 0) {
+		return y, nil
+	}
+	yn := make([]float64, len(y))
+	// Distance along gy/|gy|: |g|/|gy| to the surface, plus a margin
+	// from a few ulps of the state, doubled until g is on the near side.
+	margin := 4 * 0x1p-52 * math.Max(1, ymax)
+	for range 64 {
+		step := (math.Abs(gi)/math.Sqrt(norm2) + margin) / math.Sqrt(norm2)
+		for k := range y {
+			yn[k] = y[k] + sgn*step*gy[k]
+		}
+		if err := a.m.Events(t, yn, g); err != nil {
+			return nil, err
+		}
+		if sgn*g[i] > 0 {
+			return yn, nil
+		}
+		margin *= 2
+	}
+	return y, nil
+}
+
 // eventGrad writes ∂g_i/∂y into gy and ∂g_i/∂p into gp and returns
 // ∂g_i/∂t, at the state before the event.
 func (a *sensSys) eventGrad(i int, t float64, y, gy, gp []float64) (float64, error) {
@@ -121,38 +195,10 @@ func (a *sensSys) eventGrad(i int, t float64, y, gy, gp []float64) (float64, err
 		return gt, nil
 	}
 	ne := a.m.EventCount()
-	g1, g2 := make([]float64, ne), make([]float64, ne)
-	gAt := func(t float64, y []float64, out []float64) error { return a.m.Events(t, y, out) }
-	yt := append([]float64(nil), y...)
-	for k := 0; k < n; k++ {
-		h := fdStep(y[k])
-		yt[k] = y[k] + h
-		if err := gAt(t, yt, g1); err != nil {
-			return 0, err
-		}
-		yt[k] = y[k] - h
-		if err := gAt(t, yt, g2); err != nil {
-			return 0, err
-		}
-		yt[k] = y[k]
-		gy[k] = (g1[i] - g2[i]) / (2 * h)
-	}
-	h := fdStep(t)
-	if err := gAt(t+h, y, g1); err != nil {
-		return 0, err
-	}
-	if err := gAt(t-h, y, g2); err != nil {
-		return 0, err
-	}
-	gt := (g1[i] - g2[i]) / (2 * h)
-	col := make([]float64, ne)
-	for j := range a.ps {
-		if err := a.dParamAt(j, t, y, nil, func(out []float64) error { return gAt(t, y, out) }, col); err != nil {
-			return 0, err
-		}
-		gp[j] = col[i]
-	}
-	return gt, nil
+	var gt float64
+	err := a.diffAll(t, y, ne, a.m.Events, func(k int, col []float64) { gy[k] = col[i] },
+		func(col []float64) { gt = col[i] }, func(j int, col []float64) { gp[j] = col[i] })
+	return gt, err
 }
 
 // resetJac writes ∂R/∂y (n×n), ∂R/∂p (n×np) and ∂R/∂t (n) of flat event
@@ -220,41 +266,13 @@ func (a *sensSys) resetJac(i int, t float64, y, Ry, Rp, Rt []float64) error {
 		_, err := a.m.Reset(i, t, y, out)
 		return err
 	}
-	r1, r2 := make([]float64, n), make([]float64, n)
-	yt := append([]float64(nil), y...)
-	for k := 0; k < n; k++ {
-		h := fdStep(y[k])
-		yt[k] = y[k] + h
-		if err := rAt(t, yt, r1); err != nil {
-			return err
-		}
-		yt[k] = y[k] - h
-		if err := rAt(t, yt, r2); err != nil {
-			return err
-		}
-		yt[k] = y[k]
+	return a.diffAll(t, y, n, rAt, func(k int, col []float64) {
 		for r := 0; r < n; r++ {
-			Ry[r*n+k] = (r1[r] - r2[r]) / (2 * h)
+			Ry[r*n+k] = col[r]
 		}
-	}
-	h := fdStep(t)
-	if err := rAt(t+h, y, r1); err != nil {
-		return err
-	}
-	if err := rAt(t-h, y, r2); err != nil {
-		return err
-	}
-	for r := 0; r < n; r++ {
-		Rt[r] = (r1[r] - r2[r]) / (2 * h)
-	}
-	col := make([]float64, n)
-	for j := range a.ps {
-		if err := a.dParamAt(j, t, y, nil, func(out []float64) error { return rAt(t, y, out) }, col); err != nil {
-			return err
-		}
+	}, func(col []float64) { copy(Rt, col) }, func(j int, col []float64) {
 		for r := 0; r < n; r++ {
 			Rp[r*np+j] = col[r]
 		}
-	}
-	return nil
+	})
 }

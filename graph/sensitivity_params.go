@@ -135,15 +135,12 @@ func (a *sensSys) restoreParams() {
 
 // dParam differentiates eval (a vector of len(dst)) with respect to
 // parameter j: central differences, or second-order one-sided ones when a
-// step leaves the parameter's valid range.
-func (a *sensSys) dParam(j int, eval func(out []float64) error, dst []float64) (err error) {
+// step leaves the parameter's valid range. eval is called with the
+// parameter set to its value + eps.
+func (a *sensSys) dParam(j int, eval func(eps float64, out []float64) error, dst []float64) (err error) {
 	p := &a.ps[j]
 	v, h := p.v, p.h
-	st := a.s.loops
 	defer func() {
-		if st != nil {
-			st.eps = 0
-		}
 		if rerr := a.set(j, v); rerr != nil && err == nil {
 			err = rerr
 		}
@@ -154,10 +151,7 @@ func (a *sensSys) dParam(j int, eval func(out []float64) error, dst []float64) (
 		if a.set(j, x) != nil {
 			return false, nil
 		}
-		if st != nil {
-			st.eps = x - v // frozen loops move with the parameter (loop_sensitivity.go)
-		}
-		return true, eval(out)
+		return true, eval(x-v, out)
 	}
 	okP, err := at(v+h, f1)
 	if err != nil {

@@ -38,43 +38,35 @@ func (r *sensRecorder) row(t float64, Y []float64) error {
 	}
 	if len(outs) > 0 {
 		o := make([]float64, len(outs))
-		at := func(y []float64, out []float64) error {
-			saved, err := a.m.prepare(t, y)
-			defer a.m.restore(saved)
-			if err != nil {
-				return err
-			}
-			for q, k := range outs {
-				out[q] = a.s.outputs[r.refs[k].off]
-			}
-			return nil
+		at := func(t float64, y, out []float64) error {
+			return a.at(t, y, func(*int32) error {
+				for q, k := range outs {
+					out[q] = a.s.outputs[r.refs[k].off]
+				}
+				return nil
+			})
 		}
-		if err := at(Y[:n], o); err != nil {
+		if err := at(t, Y[:n], o); err != nil {
 			return err
 		}
 		for q, k := range outs {
 			vals[k] = o[q]
 		}
 		// Along S: y(p_j ± h) ≈ y ± h·S_j, differenced with the parameter.
-		yt := make([]float64, n)
 		col := make([]float64, len(outs))
-		for j := 0; j < np; j++ {
-			S := Y[n+j*n : n+(j+1)*n]
-			v := a.ps[j].v
-			err := a.dParamAt(j, t, Y[:n], S, func(out []float64) error {
-				cur, _ := a.ps[j].get()
-				dp := cur - v
-				for i := range yt {
-					yt[i] = Y[i] + dp*S[i]
+		err := a.withFrozenLoops(t, Y[:n], func() error {
+			for j := 0; j < np; j++ {
+				if err := a.diff(paramDir(j, Y[n+j*n:n+(j+1)*n]), t, Y[:n], at, col); err != nil {
+					return err
 				}
-				return at(yt, out)
-			}, col)
-			if err != nil {
-				return err
+				for q, k := range outs {
+					ds[k*np+j] = col[q]
+				}
 			}
-			for q, k := range outs {
-				ds[k*np+j] = col[q]
-			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	r.res.Times = append(r.res.Times, t)

@@ -95,6 +95,11 @@ type sensSys struct {
 	// side instead of freezing them (loop_sensitivity.go): the method the
 	// frozen loops replace, kept for tests that compare the two.
 	solveLoops bool
+	// frozenLoops are the loops in their output order while they are
+	// frozen at (frozenT, frozenY) (withFrozenLoops), nil otherwise.
+	frozenLoops []*loopSolver
+	frozenT     float64
+	frozenY     []float64
 }
 
 func newSensSys(s *Sim, m *System, params []string) (*sensSys, error) {
@@ -152,7 +157,7 @@ func (a *sensSys) initial(t0 float64) ([]float64, error) {
 			}
 			continue
 		}
-		if err := a.dParam(j, func(out []float64) error { c.n.InitialState(out); return nil }, col); err != nil {
+		if err := a.dParam(j, func(_ float64, out []float64) error { c.n.InitialState(out); return nil }, col); err != nil {
 			return nil, err
 		}
 	}
@@ -206,7 +211,7 @@ func (a *sensSys) paramDerivs(t float64, y []float64) error {
 }
 
 // analyticParam writes node p.node's ∂f/∂p column into its rows of col.
-func (a *sensSys) analyticParam(p *sensParam, t float64, y, col []float64) (err error) {
+func (a *sensSys) analyticParam(p *sensParam, t float64, y, col []float64) error {
 	s := a.s
 	c := &s.nodes[p.node]
 	nx, np := int(c.x1)-int(c.x0), len(c.spec.Params)
@@ -214,20 +219,16 @@ func (a *sensSys) analyticParam(p *sensParam, t float64, y, col []float64) (err 
 		p.buf = make([]float64, nx*np)
 	}
 	buf := p.buf
-	saved, err := a.m.prepare(t, y)
-	defer a.m.restore(saved)
-	if err != nil {
-		return err
-	}
-	cur := p.node
-	defer a.m.recoverAt(&cur, t, &err)
-	if err := p.analytic.DerivativesParamJacobian(t, y[c.x0:c.x1], s.inputsOf(c), buf); err != nil {
-		return stepError(c.name, "", s.steps, t, err)
-	}
-	for r := 0; r < nx; r++ {
-		col[int(c.x0)+r] = buf[r*np+p.col]
-	}
-	return nil
+	return a.at(t, y, func(cur *int32) error {
+		*cur = p.node
+		if err := p.analytic.DerivativesParamJacobian(t, y[c.x0:c.x1], s.inputsOf(c), buf); err != nil {
+			return stepError(c.name, "", s.steps, t, err)
+		}
+		for r := 0; r < nx; r++ {
+			col[int(c.x0)+r] = buf[r*np+p.col]
+		}
+		return nil
+	})
 }
 
 // Jacobian is block diagonal, ∂f/∂y in every block: it omits the
@@ -277,7 +278,8 @@ func (a *sensSys) EventDirection(i int) int { return a.m.EventDirection(i) }
 func (a *sensSys) Events(t float64, Y, dst []float64) error { return a.m.Events(t, Y[:a.n], dst) }
 
 // inputSens differences node c's gathered inputs with respect to the
-// graph state (Uy, nu×n), time (Ut) and parameters (Up, nu×np).
+// graph state (Uy, nu×n), time (Ut) and parameters (Up, nu×np), with
+// the loops frozen at (t, y) (loop_sensitivity.go).
 func (a *sensSys) inputSens(c *cnode, t float64, y []float64) (Uy, Ut, Up []float64, err error) {
 	s, n := a.s, a.n
 	nu := int(c.u1) - int(c.u0)
@@ -286,70 +288,70 @@ func (a *sensSys) inputSens(c *cnode, t float64, y []float64) (Uy, Ut, Up []floa
 		return
 	}
 	uAt := func(t float64, y, out []float64) error {
-		saved, err := a.m.prepare(t, y)
-		defer a.m.restore(saved)
-		if err != nil {
-			return err
-		}
-		if c.feedthrough {
-			if err := s.gatherSafe(c, t); err != nil {
-				return err
+		return a.at(t, y, func(*int32) error {
+			if c.feedthrough {
+				if err := s.gatherSafe(c, t); err != nil {
+					return err
+				}
 			}
-		}
-		copy(out, s.inputs[c.u0:c.u1])
-		return nil
+			copy(out, s.inputs[c.u0:c.u1])
+			return nil
+		})
 	}
-	up, um := make([]float64, nu), make([]float64, nu)
-	yt := append([]float64(nil), y...)
-	for k := 0; k < n; k++ {
-		h := fdStep(y[k])
-		yt[k] = y[k] + h
-		if err = uAt(t, yt, up); err != nil {
-			return
-		}
-		yt[k] = y[k] - h
-		if err = uAt(t, yt, um); err != nil {
-			return
-		}
-		yt[k] = y[k]
+	err = a.diffAll(t, y, nu, uAt, func(k int, col []float64) {
 		for q := 0; q < nu; q++ {
-			Uy[q*n+k] = (up[q] - um[q]) / (2 * h)
+			Uy[q*n+k] = col[q]
 		}
-	}
-	h := fdStep(t)
-	if err = uAt(t+h, y, up); err != nil {
-		return
-	}
-	if err = uAt(t-h, y, um); err != nil {
-		return
-	}
-	for q := 0; q < nu; q++ {
-		Ut[q] = (up[q] - um[q]) / (2 * h)
-	}
-	col := make([]float64, nu)
-	for j := range a.ps {
-		if err = a.dParamAt(j, t, y, nil, func(out []float64) error { return uAt(t, y, out) }, col); err != nil {
-			return
-		}
+	}, func(col []float64) { copy(Ut, col) }, func(j int, col []float64) {
 		for q := 0; q < nu; q++ {
 			Up[q*a.np+j] = col[q]
 		}
-	}
+	})
 	return
 }
 
-// nodeInputs returns node c's inputs at (t, y), copied.
-func (a *sensSys) nodeInputs(c *cnode, t float64, y []float64) (node.Inputs, error) {
-	saved, err := a.m.prepare(t, y)
-	defer a.m.restore(saved)
-	if err != nil {
-		return node.Inputs{}, err
-	}
-	if c.feedthrough {
-		if err := a.s.gatherSafe(c, t); err != nil {
-			return node.Inputs{}, err
+// diffAll differentiates eval (a vector of length m) at (t, y) along
+// every state component, the time and every parameter, the loops frozen
+// at (t, y) (loop_sensitivity.go), handing each column to byY (state
+// component k), byT and byP (parameter j) in that order. The column is
+// reused: copy what is kept.
+func (a *sensSys) diffAll(t float64, y []float64, m int, eval func(t float64, y, out []float64) error, byY func(k int, col []float64), byT func(col []float64), byP func(j int, col []float64)) error {
+	col := make([]float64, m)
+	return a.withFrozenLoops(t, y, func() error {
+		if err := stateDirs(y, func(k int, d sensDir) error {
+			if err := a.diff(d, t, y, eval, col); err != nil {
+				return err
+			}
+			byY(k, col)
+			return nil
+		}); err != nil {
+			return err
 		}
-	}
-	in := a.s.inputsOf(c)
-	return node.Inputs{Values: append([]float64(nil), in.Values...), Present: append([]bool(nil), in.Present...)}, nil
+		if err := a.diff(timeDir(t), t, y, eval, col); err != nil {
+			return err
+		}
+		byT(col)
+		for j := range a.ps {
+			if err := a.diff(paramDir(j, nil), t, y, eval, col); err != nil {
+				return err
+			}
+			byP(j, col)
+		}
+		return nil
+	})
+}
+
+// nodeInputs returns node c's inputs at (t, y), copied.
+func (a *sensSys) nodeInputs(c *cnode, t float64, y []float64) (in node.Inputs, err error) {
+	err = a.at(t, y, func(*int32) error {
+		if c.feedthrough {
+			if err := a.s.gatherSafe(c, t); err != nil {
+				return err
+			}
+		}
+		v := a.s.inputsOf(c)
+		in = node.Inputs{Values: append([]float64(nil), v.Values...), Present: append([]bool(nil), v.Present...)}
+		return nil
+	})
+	return in, err
 }

@@ -67,7 +67,13 @@
 // instant all take their samples on it, and they fire the events due at
 // the start of a run, so a sample due there is taken at the start
 // (sample.go explains the rounding rule and the event function). The
-// integrator's limits and reset are events too. The saturation, dead
+// integrator's limits and reset are events too: entering a limit is a
+// transversal crossing (the input drives the output into it), after
+// which the output is held there, a mode of its own in which ∂y/∂p is
+// the limit's ∂b/∂p, until the input turns back (no event: the flow is
+// continuous there). graph.Sim.Sensitivities differentiates through
+// both (graph/sensitivity_saturation_test.go holds it to the closed
+// form of a sine-driven limited integrator). The saturation, dead
 // zone, rate limiter and PID limits are kinks (continuous right-hand
 // sides), which need no event; the switch jumps, but a stateless node
 // cannot declare a state event (graphs take events from stateful nodes
