@@ -345,10 +345,13 @@ var kernelGraphs = []kernelGraph{
 	}},
 	{"grounded chain", groundedChain, []string{
 		"masspoint:m0..m299(300)", // three load terms each, summed by the engine
-		"springdamper:c0..g0(2)",  // ground–point: the left wall, then the first ground spring
+		// The two walls, ground–point and point–ground: one BatchKey
+		// (a one-ground connector has its mirror image's), two rows.
+		// The ground springs (ground–point) share it and start the
+		// next family where the walls' progression breaks.
+		"springdamper:c0..c300(2)",
 		"springdamper:c1..c299(299)",
-		"springdamper:c300..c300(1)", // point–ground: the right wall
-		"springdamper:g1..g299(299)",
+		"springdamper:g0..g299(300)",
 	}},
 	{"constants into masses", constantsIntoMasses, []string{
 		"constant:load0..load5(6)",
@@ -389,9 +392,8 @@ var kernelGraphs = []kernelGraph{
 	}},
 	{"W1 chain", chainW1, []string{
 		"masspoint:m1..m40(40)",
-		"springdamper:s0..s0(1)", // wall to mass
+		"springdamper:s0..s40(2)", // the walls: wall to mass and mass to wall, mirror images
 		"springdamper:s1..s39(39)",
-		"springdamper:s40..s40(1)", // mass to wall
 	}},
 }
 

@@ -100,7 +100,10 @@
 // consumer family right after the producer rows it reads (Build maps
 // every input term to producer rows, affine by segments), so that a
 // chain's loads and states are still in L1 when the masses read them.
-// Fusion changes the order in which rows are computed, never what a row
+// Before a consumer block each producer advances once, to the furthest
+// row the block reads through any term, so that a producer family read
+// by several terms (a chain's two walls, one family, read by its first
+// and its last mass) is one call per block. Fusion changes the order in which rows are computed, never what a row
 // computes nor from which values (outputs read the state at t, which
 // updates do not overwrite), so it keeps the bits.
 //

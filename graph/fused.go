@@ -291,7 +291,7 @@ func (p *fusePlan) splitFor(n int) []fuseSplit {
 	}
 	for w := range n {
 		calls := &sp[w]
-		mark := make([]int, len(p.prods))
+		mark, need := make([]int, len(p.prods)), make([]int, len(p.prods))
 		for k, f := range p.prods {
 			mark[k] = len(f.rows) * w / n
 		}
@@ -340,10 +340,21 @@ func (p *fusePlan) splitFor(n int) []fuseSplit {
 					continue
 				}
 				blocks(&calls.first, fc.f, i, j, func(b, e int) {
+					// Each producer advances once per block, to the
+					// furthest row the block reads through any of its
+					// terms: a family whose rows several terms read (the
+					// two walls of a chain, read by its first and its last
+					// mass) is then one call, not one per term.
+					for k := range need {
+						need[k] = 0
+					}
 					for _, d := range fc.deps {
 						if d.ilo < e && d.ihi > b {
-							advance(d.prod, d.a*(min(e, d.ihi)-1)+d.c+1)
+							need[d.prod] = max(need[d.prod], d.a*(min(e, d.ihi)-1)+d.c+1)
 						}
+					}
+					for k, r := range need {
+						advance(k, r)
 					}
 				})
 				i = j

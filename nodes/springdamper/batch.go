@@ -26,7 +26,9 @@ var (
 
 // BatchKey distinguishes the marker kinds, which markers can be pushed,
 // the user force function, and the bodies' types and marker fields (they
-// set the inputs' layout).
+// set the inputs' layout). A connector with one ground marker has the key
+// of its mirror image (sig.batchKey): the walls at both ends of a chain
+// are one family.
 func (n *Node) BatchKey() string {
 	return n.sig.keys[b2i(n.hot[0].kind == kindPoint)][b2i(n.hot[1].kind == kindPoint)]
 }
@@ -69,6 +71,14 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 		if b.ground != nil {
 			b.ground[i] = [2][3]float64{m.mk[0].local, m.mk[1].local}
 		}
+		if m.hot[0].kind != n.hot[0].kind {
+			// The mirror image of row 0 (equal keys: the ground at the
+			// other end); see mirror.
+			if b.mirror == nil {
+				b.mirror = make([]bool, len(members))
+			}
+			b.mirror[i] = true
+		}
 	}
 	// Output fields: displacement, distance, velocity, force,
 	// [potential_energy], then the loads of marker 0 and of marker 1.
@@ -97,7 +107,14 @@ type batch struct {
 	models *node.Rows[model]
 	nodes  []*Node
 	ground [][2][3]float64 // per row, the markers' ground points; nil without ground markers
-	direct bool            // ground and point markers, linear law
+	// mirror is, per row, whether the row's connector is the mirror
+	// image of row 0's: one ground marker, at the other end (the two
+	// walls of a chain share a BatchKey). Such a row's body marker has
+	// row 0's inputs and load field — the layouts are equal — but the
+	// other index, so its differences and its load change sign. nil when
+	// no row is mirrored.
+	mirror []bool
+	direct bool // ground and point markers, linear law
 
 	kind         [2]int32
 	push         [2]bool
@@ -147,6 +164,12 @@ func (b *batch) Outputs(a *node.BatchArgs) error {
 			b.groundLoads(a, 1, load0)
 			return nil
 		}
+	}
+	if b.mirror != nil {
+		// The loop below reads the markers by row 0's kinds; mirrored
+		// rows take the members' own Outputs when more than the loads is
+		// read (a chain's step reads only the loads).
+		return b.generic(a)
 	}
 	if a.Lo >= a.Hi {
 		return nil
@@ -298,10 +321,20 @@ func (b *batch) groundLoads(a *node.BatchArgs, g int, load bool) {
 	ps, vs, ls := uintptr(p.Stride)*8, uintptr(v.Stride)*8, uintptr(l.Stride)*8
 	mp, msz := b.models.Walk(a.Lo, a.Hi)
 	ground := b.ground[a.Lo:a.Hi]
+	var mirror []bool
+	if b.mirror != nil {
+		mirror = b.mirror[a.Lo:a.Hi:a.Hi]
+	}
+	g0 := g
 	for r := range ground {
 		u := uintptr(r)
 		m := (*model)(unsafe.Add(mp, u*msz))
 		q, w := (*[3]float64)(unsafe.Add(pp, u*ps)), (*[3]float64)(unsafe.Add(vp, u*vs))
+		if mirror != nil {
+			// A mirrored row (the other wall) reads the same input and
+			// load fields; its ground is at the other end.
+			g = g0 ^ int(b2i(mirror[r]))
+		}
 		gp := &ground[r][g]
 		var fx, fy, fz float64
 		if g == 0 {
@@ -390,6 +423,11 @@ func (b *batch) StableDt(a *node.BatchArgs) float64 {
 			}
 			if !b.sameBody || mm != lastMM || local != lastLocal {
 				f := &b.markerIn[k]
+				if b.mirror != nil && b.mirror[i] {
+					// Row 0's other marker has this row's marker k
+					// fields (see mirror).
+					f = &b.markerIn[1-k]
+				}
 				for _, ii := range f.inputs {
 					o, n := f.offs[ii], f.lens[ii]
 					copy(u[o:o+n], a.In[ii].Row(i, n))

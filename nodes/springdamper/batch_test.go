@@ -77,14 +77,22 @@ func TestBatchKernelMatchesMembers(t *testing.T) {
 	for _, c := range []struct {
 		m0, m1 string
 		user   bool
+		// mirror: every other member has its ends swapped, so that the
+		// family holds both walls of a chain (one BatchKey: a connector
+		// with one ground marker has its mirror image's).
+		mirror bool
 	}{
-		{"ground", "ground", false}, {"ground", "point", false}, {"point", "ground", false}, {"point", "point", false},
-		{"point", "point", true}, {"ground", "point", true}, {"rigid", "ground", false}, {"rigid", "point", true},
-		{"ball", "point", false}, {"rigid2d", "ground", false},
+		{"ground", "ground", false, false}, {"ground", "point", false, false}, {"point", "ground", false, false}, {"point", "point", false, false},
+		{"point", "point", true, false}, {"ground", "point", true, false}, {"rigid", "ground", false, false}, {"rigid", "point", true, false},
+		{"ball", "point", false, false}, {"rigid2d", "ground", false, false},
+		{"ground", "point", false, true}, {"point", "ground", false, true}, {"ground", "point", true, true}, {"rigid", "ground", false, true},
 	} {
 		name := c.m0 + "-" + c.m1
 		if c.user {
 			name += "-userforce"
+		}
+		if c.mirror {
+			name += "-mirrored"
 		}
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(len(c.m0)), uint64(len(name))))
@@ -96,7 +104,11 @@ func TestBatchKernelMatchesMembers(t *testing.T) {
 				if c.user {
 					p.ForceFunc, p.ItemNumber = batchUserForce, i
 				}
-				n, err := springdamper.New(p, batchMarkers[c.m0](t, rng), batchMarkers[c.m1](t, rng))
+				m0, m1 := batchMarkers[c.m0](t, rng), batchMarkers[c.m1](t, rng)
+				if c.mirror && i%2 == 1 {
+					m0, m1 = m1, m0
+				}
+				n, err := springdamper.New(p, m0, m1)
 				if err != nil {
 					t.Fatal(err)
 				}

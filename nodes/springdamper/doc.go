@@ -101,6 +101,12 @@
 //     to per-row parameters. The stable step (node.StepLimiter) is also
 //     given without its message (node.StepBounder), so that a run's
 //     start-up check formats messages only for exceeded limits.
+//   - A connector with one ground marker has the BatchKey of its mirror
+//     image (ground first): the walls at both ends of a chain, ground–mass
+//     and mass–ground, have specs of equal layouts and form one family,
+//     one kernel call per step instead of two. The kernel reads per row
+//     which end is the ground (batch.mirror); the differences and the
+//     load change sign with it, as in each member's own Outputs.
 //
 // # Drawing
 //

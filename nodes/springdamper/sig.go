@@ -232,9 +232,20 @@ func newSig(hasPE bool, b [2]*bodySig) *sig {
 // batchKey is BatchKey for markers of the given kinds (point: a
 // kindPoint marker, otherwise kindBody; ground markers are kindGround
 // whatever point says).
+//
+// A connector with one ground marker has the key of its mirror image,
+// ground first: the connectors at both walls of a chain (ground–mass and
+// mass–ground) have specs of equal layouts — the body's marker fields
+// are the inputs, its loads one output field, at the same places — and
+// share one family, whose kernel reads which end of each row is the
+// ground (batch.mirror).
 func (s *sig) batchKey(hasPE bool, b [2]*bodySig, point [2]bool) string {
 	var w strings.Builder
-	for k := range b {
+	order := [2]int{0, 1}
+	if b[0] != nil && b[1] == nil {
+		order = [2]int{1, 0}
+	}
+	for _, k := range order {
 		kind := kindGround
 		switch {
 		case b[k] == nil:
