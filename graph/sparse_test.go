@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -33,7 +34,7 @@ func fdCheck(t *testing.T, sys *graph.System, y []float64) {
 			in[i*n+col[k]] = true
 		}
 	}
-	scale := finiteScale(t, "the sparse Jacobian", J)
+	scale := numtest.FiniteScale(t, "the sparse Jacobian", J)
 	fp, fm := make([]float64, n), make([]float64, n)
 	for j := 0; j < n; j++ {
 		yp := append([]float64(nil), y...)
@@ -45,7 +46,7 @@ func fdCheck(t *testing.T, sys *graph.System, y []float64) {
 		mustFunc(t, sys, 0.3, ym, fm)
 		for i := 0; i < n; i++ {
 			fd := (fp[i] - fm[i]) / (2 * h)
-			if !within(fd, J[i*n+j], 1e-5*scale) {
+			if !numtest.Within(fd, J[i*n+j], 1e-5*scale) {
 				t.Errorf("∂f[%s]/∂y[%s] = %v assembled, %v by finite differences", sys.Component(i), sys.Component(j), J[i*n+j], fd)
 			}
 			if fd != 0 && !in[i*n+j] {
