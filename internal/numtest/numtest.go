@@ -18,6 +18,12 @@ func Within(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol
 }
 
+// AtMost reports x ≤ bound, false when x is NaN or infinite or bound is
+// NaN: for a largest error accumulated with max or math.Max, which
+// propagate a NaN, a check written `if !AtMost(worst, tol) { fail }`
+// fails where `if worst > tol { fail }` would pass.
+func AtMost(x, bound float64) bool { return finite(x) && x <= bound }
+
 // FiniteScale returns the largest |v| over the entries of vs, the scale
 // a tolerance relative to the largest entry is taken of. It stops the
 // test (tb.Fatalf) on a NaN or infinite entry, naming what and the

@@ -31,9 +31,15 @@ func TestRejectNonFinite(t *testing.T) {
 		if Within(bad, 1, math.Inf(1)) || Within(1, bad, math.Inf(1)) || Within(bad, bad, math.Inf(1)) {
 			t.Errorf("Within accepted %v", bad)
 		}
+		if worst := max(0, math.Abs(bad), 1e-3); AtMost(worst, math.Inf(1)) {
+			t.Errorf("AtMost accepted a largest error %v accumulated from %v", worst, bad)
+		}
 	}
-	if Within(1, 1, math.NaN()) {
-		t.Error("Within accepted a NaN tolerance")
+	if Within(1, 1, math.NaN()) || AtMost(0, math.NaN()) {
+		t.Error("Within or AtMost accepted a NaN tolerance")
+	}
+	if !AtMost(1e-9, 1e-8) || AtMost(1e-7, 1e-8) || !AtMost(-1, 0) {
+		t.Error("AtMost disagrees with x ≤ bound on finite values")
 	}
 	r := &fatalRecorder{TB: t}
 	if s := FiniteScale(r, "m", []float64{1, -3}, nil, []float64{2}); s != 3 || r.failed {
