@@ -7,6 +7,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // The quick correctness tests run small chains (N ≤ 300); the large sizes
@@ -194,7 +195,7 @@ func TestChainAdaptive(t *testing.T) {
 // step through the graph's System.
 func TestChainZeroAllocs(t *testing.T) {
 	s := build(t, Mode1(50))
-	if a := testing.AllocsPerRun(50, func() { _ = s.Step(ChainDt) }); a != 0 {
+	if a := numtest.AllocsPerRun(50, func() { _ = s.Step(ChainDt) }); a != 0 {
 		t.Errorf("Sim.Step allocates %v times", a)
 	}
 	sys, err := s.System()
@@ -210,7 +211,7 @@ func TestChainZeroAllocs(t *testing.T) {
 		if err := st.Init(0, s.State(nil)); err != nil {
 			t.Fatal(err)
 		}
-		if a := testing.AllocsPerRun(50, func() { _ = st.Step(ChainDt) }); a != 0 {
+		if a := numtest.AllocsPerRun(50, func() { _ = st.Step(ChainDt) }); a != 0 {
 			t.Errorf("%s step through the graph allocates %v times", name, a)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -533,15 +533,13 @@ func TestCoupledDeterministic(t *testing.T) {
 // bounded amount per iteration, measured on the strongly coupled problem
 // where every step iterates.
 func TestCoupledAllocs(t *testing.T) {
-	// No garbage collection while counting: a collection empties the
-	// sync.Pools of the runtime and libraries, whose refills then count as
-	// allocations of whichever Run met them (seen as 8 stray allocations
-	// in one of two otherwise equal Runs), which says nothing of the step.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	// numtest.AllocsPerRun counts with the collector off: a collection
+	// empties sync.Pools, whose refills showed as 8 stray allocations in
+	// one of two otherwise equal Runs.
 	for _, st := range strategies() {
 		s, _ := chain(60).Build()
 		allocs := func(steps int) float64 {
-			return testing.AllocsPerRun(3, func() {
+			return numtest.AllocsPerRun(3, func() {
 				s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st, Workers: 1}, Dt: 1e-4, Steps: steps})
 			})
 		}
@@ -563,7 +561,7 @@ func TestCoupledAllocs(t *testing.T) {
 		// values) for the start-of-run stability check, which then
 		// allocates the same in both.
 		for k, steps := range []int{10, 55} {
-			allocs[k] = testing.AllocsPerRun(2, func() {
+			allocs[k] = numtest.AllocsPerRun(2, func() {
 				s := strong.sim(t)
 				res, _ := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st, Workers: 1}, Dt: 0.01, Steps: steps})
 				iters[k] = res.Coupling.Groups[0].Iterations

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -412,7 +413,7 @@ func TestValues(t *testing.T) {
 // Stepping does not allocate.
 func TestStepAllocs(t *testing.T) {
 	s, _ := chain(50).Build()
-	if a := testing.AllocsPerRun(100, func() { s.Step(1e-3) }); a != 0 {
+	if a := numtest.AllocsPerRun(100, func() { s.Step(1e-3) }); a != 0 {
 		t.Errorf("Step allocates %v times", a)
 	}
 }
@@ -421,7 +422,7 @@ func TestStepAllocs(t *testing.T) {
 func TestRunAllocsBounded(t *testing.T) {
 	s, _ := chain(100).Build()
 	set := graph.Settings{Mode: graph.CoSimulation{Workers: 2, Grain: 8}, Dt: 1e-4, Steps: 2000}
-	a := testing.AllocsPerRun(3, func() { s.Run(context.Background(), set) })
+	a := numtest.AllocsPerRun(3, func() { s.Run(context.Background(), set) })
 	if a > 40 {
 		t.Errorf("Run of %d steps allocates %v times: something allocates per step", set.Steps, a)
 	}

@@ -186,7 +186,7 @@ func TestJacobianRowsContract(t *testing.T) {
 			t.Fatalf("rows %d of %d, err %v", next, sys.Dim(), err)
 		}
 		emit := func(int, []int32, []float64) {}
-		if a := testing.AllocsPerRun(10, func() { sys.JacobianRows(0.3, y, emit) }); gi == 1 && a != 0 && !raceEnabled {
+		if a := numtest.AllocsPerRun(10, func() { sys.JacobianRows(0.3, y, emit) }); gi == 1 && a != 0 && !raceEnabled {
 			t.Errorf("%v allocations per JacobianRows", a)
 		}
 	}

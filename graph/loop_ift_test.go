@@ -314,7 +314,7 @@ func TestLoopJacobianAllocs(t *testing.T) {
 		if err := m.Jacobian(0, y, J); err != nil {
 			t.Fatal(err)
 		}
-		if n := testing.AllocsPerRun(20, func() {
+		if n := numtest.AllocsPerRun(20, func() {
 			if err := m.Jacobian(0, y, J); err != nil {
 				t.Fatal(err)
 			}

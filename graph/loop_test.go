@@ -11,6 +11,7 @@ import (
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -394,7 +395,7 @@ func TestLoopRunSettings(t *testing.T) {
 // The loop solve allocates nothing per step.
 func TestLoopStepAllocs(t *testing.T) {
 	s := mustBuild(t, massLoop(t, false))
-	if n := testing.AllocsPerRun(50, func() {
+	if n := numtest.AllocsPerRun(50, func() {
 		if err := s.Step(1e-3); err != nil {
 			t.Fatal(err)
 		}
@@ -410,7 +411,7 @@ func TestLoopStepAllocs(t *testing.T) {
 	g.Connect("sum.out", "gain.in")
 	g.Connect("gain.out", "sum.in2", graph.Via(graph.Scale{Factor: 0.25}))
 	s = mustBuild(t, g)
-	if n := testing.AllocsPerRun(50, func() {
+	if n := numtest.AllocsPerRun(50, func() {
 		if err := s.Step(1e-3); err != nil {
 			t.Fatal(err)
 		}
@@ -426,7 +427,7 @@ func TestLoopStepAllocs(t *testing.T) {
 	g.Connect("cube.out", "sum.in2")
 	g.Connect("sum.out", "cube.in")
 	s = mustBuild(t, g)
-	if n := testing.AllocsPerRun(50, func() {
+	if n := numtest.AllocsPerRun(50, func() {
 		if err := s.Step(1e-3); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // call is one Observer call as a test records it.
@@ -285,7 +286,7 @@ func TestObserverNoAllocation(t *testing.T) {
 			return nil
 		})
 		allocs := func(steps int) float64 {
-			return testing.AllocsPerRun(5, func() {
+			return numtest.AllocsPerRun(5, func() {
 				if _, err := run(s, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-4, Steps: steps, Observer: obs}); err != nil {
 					t.Fatal(err)
 				}
@@ -309,7 +310,7 @@ func TestObserverNoAllocation(t *testing.T) {
 	end := 0.0
 	allocs := func(span float64) (float64, int) {
 		n = 0
-		a := testing.AllocsPerRun(1, func() {
+		a := numtest.AllocsPerRun(1, func() {
 			end += span
 			if _, err := s.Integrate(context.Background(), end, integrators.DormandPrince{RTol: 1e-9, ATol: 1e-12}, nil, obs); err != nil {
 				t.Fatal(err)

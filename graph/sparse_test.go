@@ -98,7 +98,7 @@ func TestSparseJacobianDoesNotAllocate(t *testing.T) {
 	_, col := sys.JacobianPattern()
 	val := make([]float64, len(col))
 	y := s.State(nil)
-	if a := testing.AllocsPerRun(10, func() { sys.SparseJacobian(0, y, val) }); a != 0 && !raceEnabled {
+	if a := numtest.AllocsPerRun(10, func() { sys.SparseJacobian(0, y, val) }); a != 0 && !raceEnabled {
 		t.Errorf("%v allocations per SparseJacobian", a)
 	}
 }
@@ -188,8 +188,8 @@ func TestMonolithicGMRESStepDoesNotAllocate(t *testing.T) {
 	}
 	run(5)
 	const k = 10
-	a1 := testing.AllocsPerRun(3, func() { run(k) })
-	a2 := testing.AllocsPerRun(3, func() { run(2 * k) })
+	a1 := numtest.AllocsPerRun(3, func() { run(k) })
+	a2 := numtest.AllocsPerRun(3, func() { run(2 * k) })
 	if per := (a2 - a1) / k; per > 0 && !raceEnabled {
 		t.Errorf("%v allocations per step", per)
 	}

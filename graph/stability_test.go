@@ -15,6 +15,7 @@ import (
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
@@ -385,7 +386,7 @@ func TestGrowthWatchAllocs(t *testing.T) {
 	sim := chain4(t)
 	sim.StartGrowthWatch(1e-3)
 	k := 0
-	if n := testing.AllocsPerRun(100, func() {
+	if n := numtest.AllocsPerRun(100, func() {
 		k++
 		_ = sim.Step(1e-3)
 		_ = sim.GrowthSample(k)
@@ -397,8 +398,8 @@ func TestGrowthWatchAllocs(t *testing.T) {
 	if _, err := sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 16}); err != nil {
 		t.Fatal(err)
 	}
-	short := testing.AllocsPerRun(5, func() { _, _ = sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 16}) })
-	long := testing.AllocsPerRun(5, func() {
+	short := numtest.AllocsPerRun(5, func() { _, _ = sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 16}) })
+	long := numtest.AllocsPerRun(5, func() {
 		_, _ = sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 1600})
 	})
 	// The race detector allocates on its own now and then: the counts
