@@ -1,7 +1,7 @@
 // Package numtest holds the comparisons and counts that many packages'
 // tests share, so that each is written, and proven, once:
 //
-//   - [Within], [AtMost] and [FiniteScale] compare computed values with references
+//   - [Within], [Near], [ExpectWithin], [AtMost] and [FiniteScale] compare computed values with references
 //     under a tolerance, relative to a scale when the tolerance is stated
 //     as a fraction of the largest entry (of a Jacobian, say). Written
 //     naively, such a check passes on garbage: |NaN − w| > tol is false,
@@ -17,8 +17,8 @@
 //
 // # Invariants
 //
-//   - Within is false whenever got or want is NaN or infinite, or tol is
-//     NaN; AtMost whenever x is NaN or infinite, or bound is NaN: a check
+//   - Within and Near are false, and ExpectWithin fails the test,
+//     whenever got or want is NaN or infinite, or tol is NaN; AtMost whenever x is NaN or infinite, or bound is NaN: a check
 //     written !Within(…) or !AtMost(…) fails on them.
 //   - FiniteScale stops the test (Fatalf) on the first NaN or infinite
 //     entry, naming what was scanned and the entry's index.

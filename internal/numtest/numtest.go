@@ -18,6 +18,25 @@ func Within(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol
 }
 
+// Near reports |got − want| ≤ tol·max(1, |want|): absolute for values of
+// order one and below, relative to want above; false when got or want is
+// NaN or infinite (an infinite want would otherwise make the tolerance
+// infinite).
+func Near(got, want, tol float64) bool {
+	return Within(got, want, tol*max(1, math.Abs(want)))
+}
+
+// ExpectWithin marks the test failed (tb.Errorf) unless
+// Within(got, want, tol), naming the quantity, both values, the
+// tolerance and the difference: the absolute comparison with the
+// tolerance and its reason stated at the call.
+func ExpectWithin(tb testing.TB, name string, got, want, tol float64) {
+	tb.Helper()
+	if !Within(got, want, tol) {
+		tb.Errorf("%s = %.12g, want %.12g ± %g (diff %.3g)", name, got, want, tol, got-want)
+	}
+}
+
 // AtMost reports x ≤ bound, false when x is NaN or infinite or bound is
 // NaN: for a largest error accumulated with max or math.Max, which
 // propagate a NaN, a check written `if !AtMost(worst, tol) { fail }`

@@ -17,6 +17,15 @@ type fatalRecorder struct {
 func (r *fatalRecorder) Helper()               {}
 func (r *fatalRecorder) Fatalf(string, ...any) { r.failed = true }
 
+// errorRecorder records Errorf instead of reporting it.
+type errorRecorder struct {
+	testing.TB
+	failed bool
+}
+
+func (r *errorRecorder) Helper()               {}
+func (r *errorRecorder) Errorf(string, ...any) { r.failed = true }
+
 // TestRejectNonFinite: the comparisons fail on a NaN or infinite value,
 // which a tolerance check written |got − want| > tol·scale lets pass
 // (NaN > x is false; an infinite largest entry makes every tolerance
@@ -31,12 +40,26 @@ func TestRejectNonFinite(t *testing.T) {
 		if Within(bad, 1, math.Inf(1)) || Within(1, bad, math.Inf(1)) || Within(bad, bad, math.Inf(1)) {
 			t.Errorf("Within accepted %v", bad)
 		}
+		if Near(bad, 1, 1e300) || Near(1, bad, 1e-3) {
+			t.Errorf("Near accepted %v", bad)
+		}
+		e := &errorRecorder{TB: t}
+		if ExpectWithin(e, "x", bad, 1, math.Inf(1)); !e.failed {
+			t.Errorf("ExpectWithin accepted %v", bad)
+		}
 		if worst := max(0, math.Abs(bad), 1e-3); AtMost(worst, math.Inf(1)) {
 			t.Errorf("AtMost accepted a largest error %v accumulated from %v", worst, bad)
 		}
 	}
 	if Within(1, 1, math.NaN()) || AtMost(0, math.NaN()) {
 		t.Error("Within or AtMost accepted a NaN tolerance")
+	}
+	if !Near(100, 100+1e-7, 1e-8) || Near(100, 100+1e-5, 1e-8) || !Near(1e-9, 0, 1e-8) || Near(1e-7, 0, 1e-8) {
+		t.Error("Near disagrees with |got − want| ≤ tol·max(1, |want|) on finite values")
+	}
+	e := &errorRecorder{TB: t}
+	if ExpectWithin(e, "x", 1, 1.5, 0.5); e.failed {
+		t.Error("ExpectWithin failed |1 − 1.5| ≤ 0.5")
 	}
 	if !AtMost(1e-9, 1e-8) || AtMost(1e-7, 1e-8) || !AtMost(-1, 0) {
 		t.Error("AtMost disagrees with x ≤ bound on finite values")

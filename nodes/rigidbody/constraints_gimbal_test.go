@@ -3,6 +3,8 @@ package rigidbody
 import (
 	"math"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // gimbalCases are the three single held rotations the tests run, with the
@@ -371,7 +373,7 @@ func TestGimbalInitialState(t *testing.T) {
 			if i == k {
 				want = c.value
 			}
-			if !near(a[i], want, 1e-12) {
+			if !numtest.Near(a[i], want, 1e-12) {
 				t.Errorf("held %s: initial angles %v, want %v with %s = %v", c.name, a, a0, c.name, c.value)
 			}
 		}
@@ -388,7 +390,7 @@ func TestGimbalInitialState(t *testing.T) {
 		// w0 minus its normal part.
 		want := vec3{w0[0] - dot(nrm, w0)/nn*nrm[0], w0[1] - dot(nrm, w0)/nn*nrm[1], w0[2] - dot(nrm, w0)/nn*nrm[2]}
 		for i := range 3 {
-			if !near(w[i], want[i], 1e-9) {
+			if !numtest.Near(w[i], want[i], 1e-9) {
 				t.Errorf("held %s: initial ω %v, want %v", c.name, w, want)
 				break
 			}
