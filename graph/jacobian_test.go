@@ -106,7 +106,7 @@ func TestImplicitUsesGraphJacobian(t *testing.T) {
 	}
 	_, want := st.State()
 	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-9*math.Max(1, math.Abs(want[i])) {
+		if !numtest.Within(got[i], want[i], 1e-9*math.Max(1, math.Abs(want[i]))) {
 			t.Fatalf("%s: %v with the assembled Jacobian, %v with finite differences", sys.Component(i), got[i], want[i])
 		}
 	}

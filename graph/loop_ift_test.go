@@ -673,7 +673,7 @@ func TestLoopParamDerivativeIterationBoundary(t *testing.T) {
 			}
 			e := math.Abs(got[0]-want) / want
 			t.Logf("c = %.17g: frozen loop %.3g relative, through the solve %.3g", c, e, math.Abs(solved[0]-want)/want)
-			if e > tc.tol {
+			if !numtest.AtMost(e, tc.tol) {
 				t.Errorf("∂f/∂c = %.17g, want %.17g (relative error %.3g, tolerance %.3g)", got[0], want, e, tc.tol)
 			}
 		})

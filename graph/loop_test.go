@@ -514,7 +514,7 @@ func TestLoopJacobianSparse(t *testing.T) {
 		t.Errorf("pattern of %d entries through the loop, %d without it, for %d states: want the chain's", nnz[0], nnz[1], dim)
 	}
 	for i := range J[0] {
-		if math.Abs(J[0][i]-J[1][i]) > 1e-12*100 {
+		if !numtest.Within(J[0][i], J[1][i], 1e-12*100) {
 			t.Errorf("entry (%d,%d): loop %.17g, flat %.17g", i/dim, i%dim, J[0][i], J[1][i])
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -161,7 +162,7 @@ func TestFitReadmeTable(t *testing.T) {
 	for name, g := range got {
 		d := doc[name]
 		for k := range 2 {
-			if math.Abs(g[k]-d[k]) > 1e-6*math.Abs(g[k]) {
+			if !numtest.Within(g[k], d[k], 1e-6*math.Abs(g[k])) {
 				t.Errorf("README.md: %s %v, cosim fit prints %v", name, d, g)
 			}
 		}

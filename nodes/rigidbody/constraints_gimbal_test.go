@@ -106,7 +106,7 @@ func TestGimbalHeldAngle(t *testing.T) {
 			})
 			t.Logf("held %s = %v: residual %.3g, held angle error %.3g; smallest cos ry %.3g; Z-Y-X branches direct/other %v",
 				c.name, c.value, worstRes, worstAngle, minCos, branches)
-			if worstRes > 1e-12 || worstAngle > 1e-12 {
+			if !numtest.AtMost(worstRes, 1e-12) || !numtest.AtMost(worstAngle, 1e-12) {
 				t.Errorf("held %s: residual %.3g, angle error %.3g, want ≤ 1e-12", c.name, worstRes, worstAngle)
 			}
 			if c.axis != RY && (minCos > 0.05 || branches[1] == 0) {
@@ -343,7 +343,7 @@ func TestGimbalUpdate(t *testing.T) {
 				t.Errorf("held x: %v, %v", got[offPos], got[offVel])
 			}
 			for _, j := range []int{offQuat, offQuat + 1, offQuat + 2, offQuat + 3, offOmega, offOmega + 1, offOmega + 2} {
-				if d := (got[j] - x[j]) / dt; math.Abs(d-f[j]) > 10*dt*math.Max(1, math.Abs(f[j])) {
+				if d := (got[j] - x[j]) / dt; !numtest.Within(d, f[j], 10*dt*math.Max(1, math.Abs(f[j]))) {
 					t.Errorf("component %d: (x⁺ − x)/Δt = %v, Derivatives %v", j, d, f[j])
 				}
 			}

@@ -386,7 +386,7 @@ func TestPlanarEquivalence(t *testing.T) {
 		}
 	}
 	t.Logf("after %d steps: 2D angle %.6g rad, position (%.6g, %.6g); largest difference %.3g", steps, x2[2], x2[0], x2[1], worst)
-	if worst > 1e-12 {
+	if !numtest.AtMost(worst, 1e-12) {
 		t.Errorf("largest difference from rigidbody2d %.3g > 1e-12", worst)
 	}
 	if math.Abs(x2[2]) < 4*math.Pi {
@@ -500,7 +500,7 @@ func TestUpdateScheme(t *testing.T) {
 				break
 			}
 			if dt == 1e-6 {
-				if d := (got[offQuat+i] - x[offQuat+i]) / dt; math.Abs(d-f[offQuat+i]) > 10*dt {
+				if d := (got[offQuat+i] - x[offQuat+i]) / dt; !numtest.Within(d, f[offQuat+i], 10*dt) {
 					t.Errorf("(q⁺−q)/Δt = %v, dq/dt = %v", d, f[offQuat+i])
 				}
 			}
