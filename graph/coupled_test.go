@@ -549,7 +549,7 @@ func TestCoupledAllocs(t *testing.T) {
 		// of allocations of the runtime's own (timers, GC bookkeeping)
 		// may land in either measurement.
 		exact := st.Iteration.Acceleration.Accel != coupling.IQNILS && !raceEnabled
-		if exact && math.Abs(a400-a4) > 2 || math.Abs(a400-a4) > 50 {
+		if exact && !numtest.Within(a400, a4, 2) || !numtest.Within(a400, a4, 50) {
 			t.Errorf("%v: %v allocations for 400 steps, %v for 4: something allocates per step", st, a400, a4)
 		}
 	}
@@ -746,7 +746,7 @@ func TestGroupSlowestSubcycle(t *testing.T) {
 		for i := 1; i < len(diffs); i++ {
 			o := math.Log2(diffs[i-1] / diffs[i])
 			t.Logf("%s: |group with rate 4 (H) − group(H/4)| %.3e → %.3e: order %.2f", interp, diffs[i-1], diffs[i], o)
-			if math.Abs(o-want) > 0.15 {
+			if !numtest.Within(o, want, 0.15) {
 				t.Errorf("%s: order %.2f (%v)", interp, o, diffs)
 			}
 		}

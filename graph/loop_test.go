@@ -79,10 +79,10 @@ func TestLoopGainClosedForm(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := 2 / (1 - a)
-		if got := value(t, s, "sum.out"); math.Abs(got-want) > 4e-16*math.Abs(want)*8 {
+		if got := value(t, s, "sum.out"); !numtest.Within(got, want, 4e-16*math.Abs(want)*8) {
 			t.Errorf("a=%v: y = %.17g, want u/(1−a) = %.17g", a, got, want)
 		}
-		if got := value(t, s, "gain.out"); math.Abs(got-a*want) > 1e-14*math.Abs(a*want) {
+		if got := value(t, s, "gain.out"); !numtest.Within(got, a*want, 1e-14*math.Abs(a*want)) {
 			t.Errorf("a=%v: gain.out = %.17g, want a·y = %.17g", a, got, a*want)
 		}
 		loops := s.Loops()
@@ -115,7 +115,7 @@ func TestLoopFiniteDifferenceJacobian(t *testing.T) {
 		t.Fatal("a loop with a transform inside claims the chain rule")
 	}
 	want := 3 / (1 - 0.25)
-	if got := value(t, s, "sum.out"); math.Abs(got-want) > graph.DefaultLoopRelTol*want {
+	if got := value(t, s, "sum.out"); !numtest.Within(got, want, graph.DefaultLoopRelTol*want) {
 		t.Errorf("y = %.17g, want %.17g (within the loop's RelTol)", got, want)
 	}
 }
@@ -145,7 +145,7 @@ func TestLoopResistiveDivider(t *testing.T) {
 		f    string
 		want float64
 	}{{"r4.out", v1}, {"r3.out", v2}, {"r1.out", (Vs - v1) / R1}, {"r2.out", (v1 - v2) / R2}} {
-		if got := value(t, s, c.f); math.Abs(got-c.want) > 1e-13*math.Abs(c.want) {
+		if got := value(t, s, c.f); !numtest.Within(got, c.want, 1e-13*math.Abs(c.want)) {
 			t.Errorf("%s = %.17g, want %.17g", c.f, got, c.want)
 		}
 	}
@@ -301,7 +301,7 @@ func TestLoopSensitivities(t *testing.T) {
 		got[k] = ser[len(ser)-1]
 	}
 	want := got[1] / (1 + 1e3)
-	if math.Abs(got[0]-want) > 2e-9*math.Abs(want) || want == 0 {
+	if !numtest.Within(got[0], want, 2e-9*math.Abs(want)) || want == 0 {
 		t.Errorf("∂x/∂Kp = %.12g through the loop, %.12g from the flat model", got[0], want)
 	}
 }
@@ -455,7 +455,7 @@ func BenchmarkLoopStep(b *testing.B) {
 func TestLoopNonlinearClosedForm(t *testing.T) {
 	g := cubicLoop(t, graph.LoopSettings{})
 	s := mustBuild(t, g)
-	if got := value(t, s, "sum.out"); math.Abs(got-1) > 1e-12 {
+	if got := value(t, s, "sum.out"); !numtest.Within(got, 1, 1e-12) {
 		t.Errorf("y = %.17g, want 1", got)
 	}
 	l := s.Loops()[0]
@@ -553,7 +553,7 @@ func TestLoopLocallyDifferencedMember(t *testing.T) {
 	g.Connect("cube.out", "sum.in2")
 	g.Connect("sum.out", "cube.in")
 	s := mustBuild(t, g)
-	if got := value(t, s, "sum.out"); math.Abs(got-1) > 1e-12 {
+	if got := value(t, s, "sum.out"); !numtest.Within(got, 1, 1e-12) {
 		t.Errorf("y = %.17g, want 1", got)
 	}
 	l := s.Loops()[0]
@@ -643,7 +643,7 @@ func cubicLoop(t *testing.T, ls graph.LoopSettings) *graph.Graph {
 // relative; 1e-9 is asserted. The solve is counted as a fallback.
 func TestLoopAndersonFallback(t *testing.T) {
 	s := mustBuild(t, cubicLoop(t, graph.LoopSettings{MaxIter: 1}))
-	if got := value(t, s, "sum.out"); math.Abs(got-1) > 1e-9 {
+	if got := value(t, s, "sum.out"); !numtest.Within(got, 1, 1e-9) {
 		t.Errorf("y = %.17g, want 1", got)
 	}
 	if l := s.Loops()[0]; l.Fallbacks != 1 || l.Solves != 1 {

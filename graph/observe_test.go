@@ -295,7 +295,7 @@ func TestObserverNoAllocation(t *testing.T) {
 		// AllocsPerRun counts every goroutine's allocations, and under
 		// load the runtime makes one now and then; an allocation per
 		// step or per observation would add about 990 here.
-		if a, b := allocs(10), allocs(1000); math.Abs(b-a) > strayAllocs {
+		if a, b := allocs(10), allocs(1000); !numtest.Within(b, a, strayAllocs) {
 			t.Errorf("%s: %v allocations for 10 steps, %v for 1000", name, a, b)
 		}
 	}
@@ -320,7 +320,7 @@ func TestObserverNoAllocation(t *testing.T) {
 	}
 	a1, n1 := allocs(0.01)
 	a2, n2 := allocs(1)
-	if math.Abs(a2-a1) > strayAllocs || n2 < 10*n1 || math.IsNaN(end) {
+	if !numtest.Within(a2, a1, strayAllocs) || n2 < 10*n1 || math.IsNaN(end) {
 		t.Errorf("Integrate: %v allocations for %d observed steps, %v for %d", a1, n1, a2, n2)
 	}
 }

@@ -191,7 +191,7 @@ func TestSubsystemNested(t *testing.T) {
 		// Tolerance: the residual transient, e^{-68} of a centimetre, is
 		// far below round-off of the position; 1e-9 m bounds round-off
 		// of 200 000 steps.
-		if math.Abs(got[2]-want) > 1e-9 {
+		if !numtest.Within(got[2], want, 1e-9) {
 			t.Errorf("%s z = %.12g, want %.12g (series springs)", c.path, got[2], want)
 		}
 	}

@@ -68,7 +68,7 @@ func TestFixedStepBallEvents(t *testing.T) {
 			}
 		}
 		tt, y := s.State()
-		if math.Abs(tt-10) > 1e-12 {
+		if !numtest.Within(tt, 10, 1e-12) {
 			t.Errorf("%s: time %v after %d steps, want 10", method, tt, n)
 		}
 		return y[0], y[1], s.Work()

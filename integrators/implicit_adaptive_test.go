@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // adaptiveImplicit lists the adaptive implicit methods with options o.
@@ -279,7 +281,7 @@ func TestAdaptiveImplicitTimeEvents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(res.Y[0]) > 1e-12 {
+		if !numtest.Within(res.Y[0], 0, 1e-12) {
 			t.Errorf("%s: y(1) = %v, want 0", m.Name(), res.Y[0])
 		}
 	}
@@ -386,7 +388,7 @@ func TestImplicitFixedStepEvents(t *testing.T) {
 		cp := st.(Checkpointer).Checkpoint()
 		run(st, 1000)
 		tt, y := st.State()
-		if math.Abs(tt-10) > 1e-12 || math.Abs(y[0]-2.1006464) > 1e-6 || math.Abs(y[1]+6.5759398) > 1e-6 || st.Work().EventsHandled != 4 {
+		if !numtest.Within(tt, 10, 1e-12) || !numtest.Within(y[0], 2.1006464, 1e-6) || !numtest.Within(y[1], -6.5759398, 1e-6) || st.Work().EventsHandled != 4 {
 			t.Errorf("%s: at t = %v: %v with %d events, want [2.1006464 −6.5759398] after 4", m.Name(), tt, y, st.Work().EventsHandled)
 		}
 		again, _ := NewStepper(m, &ball{g: 9.81, e: 0.9}, nil)

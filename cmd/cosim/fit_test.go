@@ -34,7 +34,7 @@ func TestFitJSON(t *testing.T) {
 	for name, want := range map[string]float64{"ball.elasticity": 0.75, "ball.gravity": -9.81} {
 		e := got[name].(map[string]any)
 		v, se := e["value"].(float64), e["stderr"].(float64)
-		if math.Abs(v-want) > 2*se || e["identifiable"] != true {
+		if !numtest.Within(v, want, 2*se) || e["identifiable"] != true {
 			t.Errorf("%s: %v ± %v, true %v", name, v, se, want)
 		}
 	}
@@ -66,7 +66,7 @@ func TestFitTableHeight(t *testing.T) {
 	for name, want := range map[string]float64{"ball.elasticity": 0.75, "ball.gravity": -9.81, "table.position": 0} {
 		e := got[name].(map[string]any)
 		v, se := e["value"].(float64), e["stderr"].(float64)
-		if math.Abs(v-want) > 2*se || e["identifiable"] != true {
+		if !numtest.Within(v, want, 2*se) || e["identifiable"] != true {
 			t.Errorf("%s: %v ± %v, true %v", name, v, se, want)
 		}
 	}
@@ -225,7 +225,7 @@ func TestFitHybridFromTheModel(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v in %s", err, out)
 	}
-	if math.Abs(got.E.Value-0.73) > 1e-7 || !got.Converged || len(got.Jumping) != 1 {
+	if !numtest.Within(got.E.Value, 0.73, 1e-7) || !got.Converged || len(got.Jumping) != 1 {
 		t.Errorf("e = %.10f, converged %v, jumping %q:\n%s", got.E.Value, got.Converged, got.Jumping, out)
 	}
 }

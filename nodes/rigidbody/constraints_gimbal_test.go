@@ -74,7 +74,7 @@ func TestGimbalHeldAngle(t *testing.T) {
 			}
 			run(t, nd, 1e-3, 20000, ld, func(step int, x []float64) {
 				q := x[offQuat : offQuat+4]
-				if qn := qnorm(quat(q)); math.Abs(qn-1) > 1e-14 {
+				if qn := qnorm(quat(q)); !numtest.Within(qn, 1, 1e-14) {
 					t.Fatalf("step %d: |q| = %v", step, qn)
 				}
 				r := rotation(quat(q))
@@ -249,7 +249,7 @@ func TestGimbalEquations(t *testing.T) {
 			// holds the held value (the body stays regular here).
 			a := zyxRead(q)
 			k := int(c.axis - RX)
-			if math.Abs(a[k]-c.value) > 1e-12 {
+			if !numtest.Within(a[k], c.value, 1e-12) {
 				t.Fatalf("angles %v do not hold %s = %v", a, c.name, c.value)
 			}
 			var free []int
@@ -262,7 +262,7 @@ func TestGimbalEquations(t *testing.T) {
 			nrm := cross(j0, j1)
 			nn := math.Sqrt(dot(nrm, nrm))
 			nrm = vec3{nrm[0] / nn, nrm[1] / nn, nrm[2] / nn}
-			if d := dot(nrm, w); math.Abs(d) > 1e-9*math.Sqrt(dot(w, w)) {
+			if d := dot(nrm, w); !numtest.Within(d, 0, 1e-9*math.Sqrt(dot(w, w))) {
 				t.Errorf("ω has a component %.3g normal to the free axes", d)
 			}
 			// ȧ from ω: least squares on the independent columns.
@@ -275,7 +275,7 @@ func TestGimbalEquations(t *testing.T) {
 			iw := func(v vec3) vec3 { return mulMV(r, mulMV(nd.m.Get().ib, mulMtV(r, v))) }
 			iwd, gyro := iw(wd), cross(w, iw(w))
 			res := vec3{iwd[0] + gyro[0] - tau[0], iwd[1] + gyro[1] - tau[1], iwd[2] + gyro[2] - tau[2]}
-			if e0, e1 := dot(j0, res), dot(j1, res); math.Abs(e0) > 1e-8 || math.Abs(e1) > 1e-8 {
+			if e0, e1 := dot(j0, res), dot(j1, res); !numtest.Within(e0, 0, 1e-8) || !numtest.Within(e1, 0, 1e-8) {
 				t.Errorf("Jᵀ(I_w ω̇ + ω × I_w ω − τ) = (%.3g, %.3g), want 0", e0, e1)
 			}
 			// J̇ȧ by central differences along a(s) = a + s·ȧ.
@@ -289,7 +289,7 @@ func TestGimbalEquations(t *testing.T) {
 			}
 			jp, jm := jdot(1), jdot(-1)
 			jd := vec3{(jp[0] - jm[0]) / (2 * h), (jp[1] - jm[1]) / (2 * h), (jp[2] - jm[2]) / (2 * h)}
-			if d := dot(nrm, wd) - dot(nrm, jd); math.Abs(d) > 1e-6 {
+			if d := dot(nrm, wd) - dot(nrm, jd); !numtest.Within(d, 0, 1e-6) {
 				t.Errorf("normal component of ω̇ %.12g, of J̇ȧ %.12g", dot(nrm, wd), dot(nrm, jd))
 			}
 		})
