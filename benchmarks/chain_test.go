@@ -236,14 +236,14 @@ func TestBounce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := a.MaxImpactError(); e > 1e-9 {
+	if e := a.MaxImpactError(); !numtest.AtMost(e, 1e-9) {
 		t.Errorf("adaptive: impacts %v, error %g", a.Impacts, e)
 	}
 	f, err := BounceFixed(1e-3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := f.MaxImpactError(); e > 5e-3 {
+	if e := f.MaxImpactError(); !numtest.AtMost(e, 5e-3) {
 		t.Errorf("fixed step: impacts %v, error %g", f.Impacts, e)
 	}
 }

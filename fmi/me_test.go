@@ -79,7 +79,7 @@ func TestMEBouncingBallImpacts(t *testing.T) {
 			for j, w := range want {
 				d := math.Abs(ev[j].T - w)
 				worst = math.Max(worst, d)
-				if d > 1e-9 {
+				if !numtest.AtMost(d, 1e-9) {
 					t.Errorf("impact %d at t=%.15g, closed form %.15g (|Δ| = %.2g s)", j+1, ev[j].T, w, d)
 				}
 			}
@@ -245,10 +245,10 @@ func TestMEVanDerPol(t *testing.T) {
 			yj, cj := implicit(meNode(t, "VanDerPol", ver, nil))
 			yf, cf := implicit(noJacobian{meNode(t, "VanDerPol", ver, nil)})
 			last := len(ts) - 1
-			if e := math.Max(math.Abs(yj[0]-r0[last]), math.Abs(yj[1]-r1[last])); e > 1e-4 {
+			if e := math.Max(math.Abs(yj[0]-r0[last]), math.Abs(yj[1]-r1[last])); !numtest.AtMost(e, 1e-4) {
 				t.Errorf("implicit trapezoid with the FMU's Jacobian: |Δ| at t=20 is %.2g > 1e-4", e)
 			}
-			if e := math.Max(math.Abs(yj[0]-yf[0]), math.Abs(yj[1]-yf[1])); e > 1e-9 {
+			if e := math.Max(math.Abs(yj[0]-yf[0]), math.Abs(yj[1]-yf[1])); !numtest.AtMost(e, 1e-9) {
 				t.Errorf("the FMU's Jacobian and differences give states %v and %v (|Δ| %.2g)", yj, yf, e)
 			}
 			if cj.jacobians == 0 || cj.derivs >= cf.derivs {

@@ -272,7 +272,7 @@ func TestLoopMassMatchesFlatModel(t *testing.T) {
 				got[k] = s.State(nil)
 			}
 			for i := range got[0] {
-				if d := math.Abs(got[0][i] - got[1][i]); d > 1e-9*math.Max(1, math.Abs(got[1][i])) {
+				if !numtest.Within(got[0][i], got[1][i], 1e-9*math.Max(1, math.Abs(got[1][i]))) {
 					t.Errorf("state[%d]: loop %.17g, flat %.17g", i, got[0][i], got[1][i])
 				}
 			}

@@ -136,7 +136,7 @@ func TestResultModes(t *testing.T) {
 					t.Fatalf("adaptive stats %+v, integrator %+v", res.Stats, in)
 				}
 				// The located impact, to the driver's event tolerance.
-				if d := math.Abs(in.Events[0].T - resImpact()); d > 1e-9 {
+				if d := math.Abs(in.Events[0].T - resImpact()); !numtest.AtMost(d, 1e-9) {
 					t.Errorf("impact at %.12g, want %.12g", in.Events[0].T, resImpact())
 				}
 			}

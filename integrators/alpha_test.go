@@ -129,7 +129,7 @@ func TestRhoOneIsNewmark(t *testing.T) {
 		}
 	}
 	t.Logf("max |q_ga − q_newmark| = %.3g", worst)
-	if worst > 5e-14 {
+	if !numtest.AtMost(worst, 5e-14) {
 		t.Errorf("ρ∞ = 1 differs from Newmark by %g in displacement", worst)
 	}
 }

@@ -62,7 +62,7 @@ func TestAdaptiveImplicitLinearSolvers(t *testing.T) {
 			}
 			w := res.Work
 			t.Logf("%s %-18s steps %4d rejected %3d RHS %5d Jacobians %2d factorizations %3d Newton %5d GMRES %5d", m.Name(), ls.name, w.Steps, w.Rejected, w.FuncEvals, w.JacEvals, w.Factorize, w.NewtonIters, w.LinearIters)
-			if d := maxDiff(res.Y, ref); d > 2e-5 {
+			if d := maxDiff(res.Y, ref); !numtest.AtMost(d, 2e-5) {
 				t.Errorf("%s %s: error %.3g at the end", m.Name(), ls.name, d)
 			}
 			if !ls.lin.MatrixFree || ls.lin.Preconditioner != PrecondNone {
@@ -109,7 +109,7 @@ func TestAdaptiveImplicitAccuracy(t *testing.T) {
 				}
 			}
 			t.Logf("%s tol %g: %d steps, %d RHS, worst error %.3g tolerances", m.Name(), tol, res.Steps, res.FuncEvals, worst)
-			if worst > 100 {
+			if !numtest.AtMost(worst, 100) {
 				t.Errorf("%s tol %g: error %.3g tolerances", m.Name(), tol, worst)
 			}
 			if len(res.Samples) != len(out) {
@@ -138,7 +138,7 @@ func TestAdaptiveImplicitEvents(t *testing.T) {
 			t.Fatalf("%s: %d events, want 4", m.Name(), len(res.Events))
 		}
 		for i, ev := range res.Events {
-			if d := math.Abs(ev.T - want[i]); d > 1e-6 {
+			if d := math.Abs(ev.T - want[i]); !numtest.AtMost(d, 1e-6) {
 				t.Errorf("%s: impact %d at %.10f, analytic %.10f", m.Name(), i, ev.T, want[i])
 			}
 			if ev.Before[1] >= 0 || ev.After[1] <= 0 {

@@ -321,7 +321,7 @@ func TestEventsAtHugeEndTimes(t *testing.T) {
 			in, up := -res.Events[k].Before[1], res.Events[k-1].After[1]
 			worst = math.Max(worst, math.Abs(in-up)/up)
 		}
-		if worst > 1e-4 {
+		if !numtest.AtMost(worst, 1e-4) {
 			t.Errorf("%s %+v: an impact speed differs from the rebound before it by %.3g relative", m.Name(), m.Control(), worst)
 		}
 		numtest.ExpectWithin(t, m.Name()+" time of rest", res.Events[len(res.Events)-1].T, tRest, 1e-6)

@@ -310,7 +310,7 @@ func referenceImporterRuns(t *testing.T, binary string) {
 					worst = math.Max(worst, d)
 				}
 			}
-			if worst > 1e-12 {
+			if !numtest.AtMost(worst, 1e-12) {
 				t.Errorf("largest relative difference from the scene's run: %.3g (bound 1e-12)", worst)
 			}
 			t.Logf("%d communication points, largest relative difference %.3g", len(got), worst)
