@@ -7,6 +7,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // The quick correctness tests run small chains (N ≤ 300); the large sizes
@@ -51,11 +52,11 @@ func TestExactSolvesChain(t *testing.T) {
 	}
 	for i := 0; i < n; i++ {
 		acc := (up[i] - 2*u[i] + um[i]) / (h * h)
-		if vel := (up[i] - um[i]) / (2 * h); math.Abs(vel-v[i]) > 1e-5*ChainAmplitude*c.Omega(n) {
+		if vel := (up[i] - um[i]) / (2 * h); !numtest.Within(vel, v[i], 1e-5*ChainAmplitude*c.Omega(n)) {
 			t.Errorf("mass %d: velocity %g, d/dt of displacement %g", i+1, v[i], vel)
 		}
 		force := ChainStiffness*(at(u, i-1)-2*u[i]+at(u, i+1)) + ChainDamping*(at(v, i-1)-2*v[i]+at(v, i+1))
-		if math.Abs(ChainMass*acc-force) > 1e-3*ChainStiffness*ChainAmplitude {
+		if !numtest.Within(ChainMass*acc, force, 1e-3*ChainStiffness*ChainAmplitude) {
 			t.Errorf("mass %d: m·ü = %g, force %g", i+1, ChainMass*acc, force)
 		}
 	}
@@ -194,7 +195,7 @@ func TestChainAdaptive(t *testing.T) {
 // step through the graph's System.
 func TestChainZeroAllocs(t *testing.T) {
 	s := build(t, Mode1(50))
-	if a := testing.AllocsPerRun(50, func() { _ = s.Step(ChainDt) }); a != 0 {
+	if a := numtest.AllocsPerRun(50, func() { _ = s.Step(ChainDt) }); a != 0 {
 		t.Errorf("Sim.Step allocates %v times", a)
 	}
 	sys, err := s.System()
@@ -210,7 +211,7 @@ func TestChainZeroAllocs(t *testing.T) {
 		if err := st.Init(0, s.State(nil)); err != nil {
 			t.Fatal(err)
 		}
-		if a := testing.AllocsPerRun(50, func() { _ = st.Step(ChainDt) }); a != 0 {
+		if a := numtest.AllocsPerRun(50, func() { _ = st.Step(ChainDt) }); a != 0 {
 			t.Errorf("%s step through the graph allocates %v times", name, a)
 		}
 	}
@@ -227,7 +228,7 @@ func TestBounce(t *testing.T) {
 		t.Fatalf("analytic impacts %v", got)
 	}
 	for i := range want {
-		if math.Abs(got[i]-want[i]) > 5e-8 {
+		if !numtest.Within(got[i], want[i], 5e-8) {
 			t.Errorf("analytic impact %d at %.8f, want %.7f", i+1, got[i], want[i])
 		}
 	}
@@ -235,14 +236,14 @@ func TestBounce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := a.MaxImpactError(); e > 1e-9 {
+	if e := a.MaxImpactError(); !numtest.AtMost(e, 1e-9) {
 		t.Errorf("adaptive: impacts %v, error %g", a.Impacts, e)
 	}
 	f, err := BounceFixed(1e-3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := f.MaxImpactError(); e > 5e-3 {
+	if e := f.MaxImpactError(); !numtest.AtMost(e, 5e-3) {
 		t.Errorf("fixed step: impacts %v, error %g", f.Impacts, e)
 	}
 }
@@ -259,7 +260,7 @@ func TestTwoMass(t *testing.T) {
 		if r.Stats.Steps != TwoMassSteps || r.Stats.FuncEvals == 0 {
 			t.Errorf("%s: stats %+v", m.Name(), r.Stats)
 		}
-		if math.Abs(r.Q[0]) > 1 || math.Abs(r.Q[1]) > 1 {
+		if !numtest.Within(r.Q[0], 0, 1) || !numtest.Within(r.Q[1], 0, 1) {
 			t.Errorf("%s: q(12 s) = %v", m.Name(), r.Q)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes"
 )
 
@@ -88,7 +89,7 @@ func TestPIDLoopsKernelsMatchPerNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(x[0]-1) > 0.05 {
+	if !numtest.Within(x[0], 1, 0.05) {
 		t.Errorf("position at 10 s = %v, want the reference 1 within 0.05", x[0])
 	}
 }

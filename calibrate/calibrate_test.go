@@ -11,6 +11,7 @@ import (
 	"github.com/cosimgo/cosim/calibrate"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -101,7 +102,7 @@ func exactRecovery(t *testing.T, d *calibrate.Data, method string) {
 	t.Logf("%+v residual %g, %d iterations, %d evaluations, %v", res.Params, res.Residual, res.Iterations, res.Evaluations, res.Status)
 	for i, want := range []float64{0.8, -9.81} {
 		e := res.Params[i]
-		if math.Abs(e.Value-want) > 1e-7*math.Abs(want) || !e.Identifiable {
+		if !numtest.Within(e.Value, want, 1e-7*math.Abs(want)) || !e.Identifiable {
 			t.Errorf("%s = %.12g (identifiable %v), want %v", e.Name, e.Value, e.Identifiable, want)
 		}
 	}
@@ -191,7 +192,7 @@ func TestFitUnidentifiable(t *testing.T) {
 	if e.Identifiable || !math.IsInf(e.StdErr, 1) || len(res.Unidentifiable) != 1 || res.Unidentifiable[0] != "ball.elasticity" {
 		t.Errorf("elasticity %+v, unidentifiable %v", e, res.Unidentifiable)
 	}
-	if !g.Identifiable || math.Abs(g.Value+9.81) > 1e-7*9.81 {
+	if !g.Identifiable || !numtest.Within(g.Value, -9.81, 1e-7*9.81) {
 		t.Errorf("gravity %+v", g)
 	}
 }
@@ -265,7 +266,7 @@ func TestFitUnidentifiableCombination(t *testing.T) {
 	if len(res.Unidentifiable) != 2 {
 		t.Errorf("unidentifiable %v; estimates %+v", res.Unidentifiable, res.Params)
 	}
-	if sum := res.Params[0].Value + res.Params[1].Value; math.Abs(sum-40) > 1e-6 {
+	if sum := res.Params[0].Value + res.Params[1].Value; !numtest.Within(sum, 40, 1e-6) {
 		t.Errorf("k₁ + k₂ = %v, want 40 (the data do determine the sum)", sum)
 	}
 }
@@ -288,7 +289,7 @@ func TestFitWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(res.Params[0].Value-0.8) > 1e-7 || math.Abs(res.Params[1].Value+9.81) > 1e-6 {
+	if !numtest.Within(res.Params[0].Value, 0.8, 1e-7) || !numtest.Within(res.Params[1].Value, -9.81, 1e-6) {
 		t.Errorf("%+v", res.Params)
 	}
 }
@@ -348,7 +349,7 @@ func TestFitOutputData(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d iterations, %d evaluations, %v %s", res.Iterations, res.Evaluations, res.Status, res.Stop)
-	if k, c := res.Params[0].Value, res.Params[1].Value; math.Abs(k-20) > 1e-6*20 || math.Abs(c-0.5) > 1e-6*0.5 || !res.Converged {
+	if k, c := res.Params[0].Value, res.Params[1].Value; !numtest.Within(k, 20, 1e-6*20) || !numtest.Within(c, 0.5, 1e-6*0.5) || !res.Converged {
 		t.Errorf("k = %.10g, c = %.10g, converged %v (%+v)", k, c, res.Converged, res)
 	}
 }

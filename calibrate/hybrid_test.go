@@ -10,6 +10,7 @@ import (
 	"github.com/cosimgo/cosim/calibrate"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -57,7 +58,7 @@ func TestFitHybridRecoversElasticity(t *testing.T) {
 	}
 	e := res.Params[0].Value
 	t.Logf("e = %.10f, rms %g, %d evaluations, polished %v, across %d, converged %v, warnings %q", e, res.RMS, res.Evaluations, res.Polished, res.AcrossEvents, res.Converged, res.Warnings)
-	if math.Abs(e-0.73) > 1e-7 || !res.Converged || res.RMS > 1e-6 {
+	if !numtest.Within(e, 0.73, 1e-7) || !res.Converged || res.RMS > 1e-6 {
 		t.Errorf("e = %.10f (rms %g, converged %v), want 0.73", e, res.RMS, res.Converged)
 	}
 	if len(res.Jumping) != 1 || res.Jumping[0] != "ball.velocity" {
@@ -80,7 +81,7 @@ func TestFitHybridVelocityOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := res.Params[0].Value; math.Abs(e-0.73) > 1e-7 || !res.Converged || res.AcrossEvents != 0 {
+	if e := res.Params[0].Value; !numtest.Within(e, 0.73, 1e-7) || !res.Converged || res.AcrossEvents != 0 {
 		t.Errorf("e = %.10f (converged %v, %d values across events, warnings %q), want 0.73", e, res.Converged, res.AcrossEvents, res.Warnings)
 	}
 }
@@ -109,7 +110,7 @@ func TestFitNoiseExplainsResidual(t *testing.T) {
 	// 4 standard errors: a 6e-5 chance of a false failure for this seed's
 	// draw; the p-value of a right model is uniform, above 1e-3 with
 	// probability 0.999.
-	if !res.Converged || math.Abs(e-0.73) > 4*se || !(res.PValue >= 1e-3) || len(res.Warnings) > 0 {
+	if !res.Converged || !numtest.Within(e, 0.73, 4*se) || !(res.PValue >= 1e-3) || len(res.Warnings) > 0 {
 		t.Errorf("e = %v ± %v, P = %v, converged %v, warnings %q", e, se, res.PValue, res.Converged, res.Warnings)
 	}
 

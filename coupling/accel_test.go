@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // linearMap is G(u) = A·u + b.
@@ -64,15 +66,15 @@ func TestAitkenScalar(t *testing.T) {
 	g := linearMap{a: [][]float64{{-5}}, b: []float64{3}}
 	acc, _ := NewAccelerator(Acceleration{Accel: Aitken}, 1)
 	k, u := iterate(acc, g, []float64{0}, 10)
-	if k != 3 || math.Abs(u[0]-0.5) > 1e-15 {
+	if k != 3 || !numtest.Within(u[0], 0.5, 1e-15) {
 		t.Errorf("converged in %d to %v, want 3 iterations to 0.5", k, u)
 	}
-	if w := acc.Stats().Omega; math.Abs(w-1.0/6) > 1e-15 {
+	if w := acc.Stats().Omega; !numtest.Within(w, 1.0/6, 1e-15) {
 		t.Errorf("ω = %v, want 1/6", w)
 	}
 	// The next step starts from min(|ω|, ω0) = 1/6.
 	acc.Begin()
-	if w := acc.Stats().Omega; math.Abs(w-1.0/6) > 1e-15 {
+	if w := acc.Stats().Omega; !numtest.Within(w, 1.0/6, 1e-15) {
 		t.Errorf("first ω of the next step = %v, want 1/6", w)
 	}
 	// Bounds: |ω| ≤ OmegaMax.
@@ -142,7 +144,7 @@ func TestIQNILSFilter(t *testing.T) {
 	}
 	st := acc.Stats()
 	t.Logf("%d iterations to %v, stats %+v", k, u[0], st)
-	if st.Dropped == 0 || st.Columns != 1 || math.Abs(u[0]-0.7390851332151607) > 1e-14 {
+	if st.Dropped == 0 || st.Columns != 1 || !numtest.Within(u[0], 0.7390851332151607, 1e-14) {
 		t.Errorf("%d iterations to %v, stats %+v", k, u[0], st)
 	}
 }
@@ -165,7 +167,7 @@ func TestIQNILSFallback(t *testing.T) {
 
 func TestConvergedAndPredict(t *testing.T) {
 	ok, r := Converged([]float64{1, 100}, []float64{1 + 1e-9, 100 + 1e-7}, 1e-8, 1e-8)
-	if !ok || math.Abs(r-1e-7) > 1e-13 {
+	if !ok || !numtest.Within(r, 1e-7, 1e-13) {
 		t.Errorf("ok %v r %v", ok, r)
 	}
 	if ok, r := Converged([]float64{0}, []float64{math.NaN()}, 1, 1); ok || !math.IsNaN(r) {

@@ -15,6 +15,7 @@ import (
 	"github.com/cosimgo/cosim/fmi/export"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/graphtest"
 	"github.com/cosimgo/cosim/internal/textio"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
@@ -525,43 +526,10 @@ func userErrors(t *testing.T) map[string]string {
 	add("export go", err)
 	// A node whose Derivatives switch mode exactly where the Jacobian is
 	// taken (a penalty floor at the mass's height) and that has no
-	// analytic Jacobian.
-	{
-		g := graph.New()
-		g.Add("ball", &floorMass{spec: node.NewSpec(node.Spec{
-			Type: "floormass",
-			State: []node.Field{
-				{Name: "x", Units: "m", Description: "height", Role: node.Position, Rate: "v"},
-				{Name: "v", Units: "m/s", Description: "velocity", Role: node.Velocity},
-			},
-		})})
-		s, err := g.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		sys, err := s.System()
-		if err != nil {
-			t.Fatal(err)
-		}
-		add("switch", sys.Jacobian(0, s.State(nil), make([]float64, 4)))
-	}
+	// analytic Jacobian (graphtest.FloorMass, k = 10⁴ N/m, at x = 0).
+	_, err = graphtest.FloorJacobian(t, 1e4, 0, 0)
+	add("switch", err)
 	return msgs
-}
-
-// floorMass is a unit mass at height 0 over a penalty floor (k = 10⁴)
-// at height 0, without a Jacobian.
-type floorMass struct{ spec *node.Spec }
-
-func (n *floorMass) Spec() *node.Spec           { return n.spec }
-func (n *floorMass) InitialState(dst []float64) { clear(dst) }
-func (n *floorMass) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
-	v := x[1] - dt*1e4*min(x[0], 0)
-	dst[0], dst[1] = x[0]+dt*v, v
-	return nil
-}
-func (n *floorMass) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	dst[0], dst[1] = x[1], -1e4*min(x[0], 0)
-	return nil
 }
 
 // hiddenTimeEvents is a graph's System without its time events

@@ -3,7 +3,6 @@ package fmi_test
 import (
 	"context"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"github.com/cosimgo/cosim/fmi"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/internal/fmitest"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -209,7 +209,7 @@ func TestFailingStatuses(t *testing.T) {
 			wantErr(t, err, fmi.ErrStatus, "node tf", "step 3", "FMU TestFMU (instance tf): fmi3DoStep returned "+c.status.String()+" at t=0.3",
 				"the FMU logged: "+c.status.String()+": [logStatusError] DoStep from t=0.3 fails as asked (fail_at = 0.3)")
 			var ce *fmi.CallError
-			if !errors.As(err, &ce) || ce.Function != "fmi3DoStep" || ce.Status != c.status || math.Abs(ce.Time-0.3) > 1e-12 {
+			if !errors.As(err, &ce) || ce.Function != "fmi3DoStep" || ce.Status != c.status || !numtest.Within(ce.Time, 0.3, 1e-12) {
 				t.Errorf("CallError %+v", ce)
 			}
 			var se *node.StateError
@@ -316,7 +316,7 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, _ := s.Value("tf.x")
-	if math.Abs(x[0]-1) > 1e-15 { // x' = k·u = 1 over 10 steps of 0.1, summed in float64
+	if !numtest.Within(x[0], 1, 1e-15) { // x' = k·u = 1 over 10 steps of 0.1, summed in float64
 		t.Errorf("x(1) = %v, want 1", x[0])
 	}
 	s.Close()

@@ -18,6 +18,7 @@ import (
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/internal/fmitest"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -211,13 +212,13 @@ func TestIsolateCrash(t *testing.T) {
 			res, err, s := misbehave(t, c.how, fmi.Options{}, context.Background())
 			wantErr(t, err, fmi.ErrCrashed, append([]string{"node tf", "step 3", "FMU TestFMU (instance tf): fmi3DoStep at t=0.3", " did not return: the FMU's process died (pid "}, c.parts...)...)
 			var ce *fmi.CallError
-			if !errors.As(err, &ce) || ce.Function != "fmi3DoStep" || ce.Status != fmi.StatusFatal || math.Abs(ce.Time-0.3) > 1e-12 || errors.Is(err, fmi.ErrStatus) {
+			if !errors.As(err, &ce) || ce.Function != "fmi3DoStep" || ce.Status != fmi.StatusFatal || !numtest.Within(ce.Time, 0.3, 1e-12) || errors.Is(err, fmi.ErrStatus) {
 				t.Errorf("CallError %+v", ce)
 			}
 			if res == nil || res.Steps != 3 || len(res.History.Times) != 4 {
 				t.Fatalf("the result keeps %v steps; want the 3 good steps and their 4 rows", res)
 			}
-			if x := res.History.Column("tf.x"); x[3] != 0.30000000000000004 && math.Abs(x[3]-0.3) > 1e-15 {
+			if x := res.History.Column("tf.x"); x[3] != 0.30000000000000004 && !numtest.Within(x[3], 0.3, 1e-15) {
 				t.Errorf("x(0.3) = %v in the kept history", x[3])
 			}
 			// The node refuses further calls: the process is gone.
@@ -339,7 +340,7 @@ func TestIsolateLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < n; i++ {
-		if x, _ := s.Value("i" + strconv.Itoa(i) + ".x"); math.Abs(x[0]-1) > 1e-15 {
+		if x, _ := s.Value("i" + strconv.Itoa(i) + ".x"); !numtest.Within(x[0], 1, 1e-15) {
 			t.Errorf("i%d.x = %v, want 1", i, x[0])
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/internal/fmitest"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -78,7 +79,7 @@ func TestMEBouncingBallImpacts(t *testing.T) {
 			for j, w := range want {
 				d := math.Abs(ev[j].T - w)
 				worst = math.Max(worst, d)
-				if d > 1e-9 {
+				if !numtest.AtMost(d, 1e-9) {
 					t.Errorf("impact %d at t=%.15g, closed form %.15g (|Δ| = %.2g s)", j+1, ev[j].T, w, d)
 				}
 			}
@@ -149,7 +150,7 @@ func TestMEDahlquist(t *testing.T) {
 				errs = append(errs, math.Abs(x[0]-math.Exp(-2)))
 			}
 			p := math.Log2(errs[1] / errs[2])
-			if math.Abs(p-4) > 0.1 {
+			if !numtest.Within(p, 4, 0.1) {
 				t.Errorf("RK4 on the imported Dahlquist: observed order %.3f over dt = %v, want 4 ± 0.1 (errors %v)", p, dts, errs)
 			}
 		})
@@ -223,7 +224,7 @@ func TestMEVanDerPol(t *testing.T) {
 				d.Derivatives(0.5, xp, in, fp)
 				d.Derivatives(0.5, xm, in, fm)
 				for r := 0; r < 2; r++ {
-					if fd := (fp[r] - fm[r]) / 2e-6; math.Abs(fd-jac[r*2+c]) > 1e-7 {
+					if fd := (fp[r] - fm[r]) / 2e-6; !numtest.Within(fd, jac[r*2+c], 1e-7) {
 						t.Errorf("∂f%d/∂x%d = %v from fmi%dGetDirectionalDerivative, %v by central differences", r, c, jac[r*2+c], ver, fd)
 					}
 				}
@@ -244,10 +245,10 @@ func TestMEVanDerPol(t *testing.T) {
 			yj, cj := implicit(meNode(t, "VanDerPol", ver, nil))
 			yf, cf := implicit(noJacobian{meNode(t, "VanDerPol", ver, nil)})
 			last := len(ts) - 1
-			if e := math.Max(math.Abs(yj[0]-r0[last]), math.Abs(yj[1]-r1[last])); e > 1e-4 {
+			if e := math.Max(math.Abs(yj[0]-r0[last]), math.Abs(yj[1]-r1[last])); !numtest.AtMost(e, 1e-4) {
 				t.Errorf("implicit trapezoid with the FMU's Jacobian: |Δ| at t=20 is %.2g > 1e-4", e)
 			}
-			if e := math.Max(math.Abs(yj[0]-yf[0]), math.Abs(yj[1]-yf[1])); e > 1e-9 {
+			if e := math.Max(math.Abs(yj[0]-yf[0]), math.Abs(yj[1]-yf[1])); !numtest.AtMost(e, 1e-9) {
 				t.Errorf("the FMU's Jacobian and differences give states %v and %v (|Δ| %.2g)", yj, yf, e)
 			}
 			if cj.jacobians == 0 || cj.derivs >= cf.derivs {
@@ -355,7 +356,7 @@ func TestMEInCoSimulation(t *testing.T) {
 				t.Fatal(err)
 			}
 			hh, _ := s.Value("bb.h")
-			if want := 1 - 9.81*0.4*0.4/2; math.Abs(hh[0]-want) > 1e-7 {
+			if want := 1 - 9.81*0.4*0.4/2; !numtest.Within(hh[0], want, 1e-7) {
 				t.Errorf("h(0.4) = %v, closed form %v", hh[0], want)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/cosimgo/cosim/fmi"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/internal/fmitest"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -138,7 +139,7 @@ func compareReference(t *testing.T, fields []string, h *graph.History, tab csvTa
 		}
 		for r, row := range tab.rows {
 			tr, _ := strconv.ParseFloat(row[0], 64)
-			if math.Abs(h.Times[r]-tr) > 1e-12*math.Max(1, tr) {
+			if !numtest.Within(h.Times[r], tr, 1e-12*math.Max(1, tr)) {
 				t.Fatalf("row %d: time %v, reference %v", r, h.Times[r], tr)
 			}
 			want, ok := cell(row[c+1])

@@ -3,7 +3,6 @@ package fmi_test
 import (
 	"context"
 	"errors"
-	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/internal/fmitest"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -68,7 +68,7 @@ func TestStepEventFixed(t *testing.T) {
 			x, n, te = 0, n+1, tk
 			events++
 		}
-		if math.Abs(xs[k]-x) > 1e-12 || ns[k] != n || math.Abs(tes[k]-te) > 1e-12 {
+		if !numtest.Within(xs[k], x, 1e-12) || ns[k] != n || !numtest.Within(tes[k], te, 1e-12) {
 			t.Errorf("t=%v: x, n, te = %v, %v, %v; the replay gives %v, %v, %v", h.Times[k], xs[k], ns[k], tes[k], x, n, te)
 		}
 	}
@@ -135,7 +135,7 @@ func TestStepEventTerminate(t *testing.T) {
 			t.Fatalf("adaptive %v: status %v, cause %v: want StoppedByEvent and a cause wrapping ErrTerminated", adaptive, res.Status, res.StopCause)
 		}
 		tt := s.Time()
-		if adaptive && (tt < 0.5 || tt > 0.55+1e-12) || !adaptive && math.Abs(tt-want) > 1e-12 {
+		if adaptive && (tt < 0.5 || tt > 0.55+1e-12) || !adaptive && !numtest.Within(tt, want, 1e-12) {
 			t.Errorf("adaptive %v: stopped at t=%v", adaptive, tt)
 		}
 		msg := res.StopCause.Error()
@@ -147,7 +147,7 @@ func TestStepEventTerminate(t *testing.T) {
 				t.Errorf("adaptive %v: cause %q does not say %q", adaptive, msg, w)
 			}
 		}
-		if x, _ := s.Value("se.x"); math.Abs(x[0]-tt) > 1e-12 {
+		if x, _ := s.Value("se.x"); !numtest.Within(x[0], tt, 1e-12) {
 			t.Errorf("adaptive %v: x = %v at t=%v, want x = t (no event yet)", adaptive, x[0], tt)
 		}
 	}
@@ -178,7 +178,7 @@ func closedForm(t *testing.T, h *graph.History) (ns, tes []float64) {
 	t.Helper()
 	xs, ns, tes := h.Column("se.x"), h.Column("se.n"), h.Column("se.te")
 	for k, tk := range h.Times {
-		if want := (1 + ns[k]) * (tk - tes[k]); math.Abs(xs[k]-want) > 1e-12 {
+		if want := (1 + ns[k]) * (tk - tes[k]); !numtest.Within(xs[k], want, 1e-12) {
 			t.Errorf("t=%v: x = %v, closed form (1 + %v)·(t − %v) = %v", tk, xs[k], ns[k], tes[k], want)
 		}
 	}

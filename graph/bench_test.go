@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/table"
 )
@@ -61,7 +62,7 @@ func BenchmarkStep(b *testing.B) {
 // worker count.
 func TestBallGraph(t *testing.T) {
 	s := ballGraph(t, 3000)
-	if a := testing.AllocsPerRun(20, func() { s.Step(1e-3) }); a != 0 {
+	if a := numtest.AllocsPerRun(20, func() { s.Step(1e-3) }); a != 0 {
 		t.Errorf("Step allocates %v", a)
 	}
 	ref := s.State(nil)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -159,7 +159,7 @@ func TestExplicitOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	exact := mono.State(nil)
-	if d := maxDiff(exact, moderate.exact(1)); d > 1e-10 {
+	if d := maxDiff(exact, moderate.exact(1)); !numtest.AtMost(d, 1e-10) {
 		t.Fatalf("monolithic RK4 reference differs from exp(M·T)·y0 by %g", d)
 	}
 	for _, st := range []*coupling.Strategy{
@@ -305,7 +305,7 @@ func TestIterativeIsBackwardEuler(t *testing.T) {
 			d := maxDiff(s.State(nil), want)
 			gs := res.Coupling.Groups[0]
 			t.Logf("%s %-10s |x − x_BE| = %.2e, %d iterations (max %d)", p.name, m, d, gs.Iterations, gs.MaxIterations)
-			if d > 1e-9 {
+			if !numtest.AtMost(d, 1e-9) {
 				t.Errorf("%s %s: differs from backward Euler by %g", p.name, m, d)
 			}
 		}
@@ -533,15 +533,13 @@ func TestCoupledDeterministic(t *testing.T) {
 // bounded amount per iteration, measured on the strongly coupled problem
 // where every step iterates.
 func TestCoupledAllocs(t *testing.T) {
-	// No garbage collection while counting: a collection empties the
-	// sync.Pools of the runtime and libraries, whose refills then count as
-	// allocations of whichever Run met them (seen as 8 stray allocations
-	// in one of two otherwise equal Runs), which says nothing of the step.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	// numtest.AllocsPerRun counts with the collector off: a collection
+	// empties sync.Pools, whose refills showed as 8 stray allocations in
+	// one of two otherwise equal Runs.
 	for _, st := range strategies() {
 		s, _ := chain(60).Build()
 		allocs := func(steps int) float64 {
-			return testing.AllocsPerRun(3, func() {
+			return numtest.AllocsPerRun(3, func() {
 				s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st, Workers: 1}, Dt: 1e-4, Steps: steps})
 			})
 		}
@@ -551,7 +549,7 @@ func TestCoupledAllocs(t *testing.T) {
 		// of allocations of the runtime's own (timers, GC bookkeeping)
 		// may land in either measurement.
 		exact := st.Iteration.Acceleration.Accel != coupling.IQNILS && !raceEnabled
-		if exact && math.Abs(a400-a4) > 2 || math.Abs(a400-a4) > 50 {
+		if exact && !numtest.Within(a400, a4, 2) || !numtest.Within(a400, a4, 50) {
 			t.Errorf("%v: %v allocations for 400 steps, %v for 4: something allocates per step", st, a400, a4)
 		}
 	}
@@ -563,7 +561,7 @@ func TestCoupledAllocs(t *testing.T) {
 		// values) for the start-of-run stability check, which then
 		// allocates the same in both.
 		for k, steps := range []int{10, 55} {
-			allocs[k] = testing.AllocsPerRun(2, func() {
+			allocs[k] = numtest.AllocsPerRun(2, func() {
 				s := strong.sim(t)
 				res, _ := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st, Workers: 1}, Dt: 0.01, Steps: steps})
 				iters[k] = res.Coupling.Groups[0].Iterations
@@ -748,7 +746,7 @@ func TestGroupSlowestSubcycle(t *testing.T) {
 		for i := 1; i < len(diffs); i++ {
 			o := math.Log2(diffs[i-1] / diffs[i])
 			t.Logf("%s: |group with rate 4 (H) − group(H/4)| %.3e → %.3e: order %.2f", interp, diffs[i-1], diffs[i], o)
-			if math.Abs(o-want) > 0.15 {
+			if !numtest.Within(o, want, 0.15) {
 				t.Errorf("%s: order %.2f (%v)", interp, o, diffs)
 			}
 		}

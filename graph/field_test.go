@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
@@ -102,7 +103,7 @@ func TestFieldGetDoesNotAllocate(t *testing.T) {
 	f, _ := s.Field("k.force")
 	d, _ := s.Field("k.distance")
 	buf := make([]float64, 3)
-	if a := testing.AllocsPerRun(100, func() {
+	if a := numtest.AllocsPerRun(100, func() {
 		if err := s.Step(0.001); err != nil {
 			t.Fatal(err)
 		}

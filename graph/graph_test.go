@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -240,7 +241,7 @@ func TestConstantForceClosedForm(t *testing.T) {
 	a := (3 + 1) / 2.0
 	x, _ := s.Value("m.x")
 	want := 1 + a*dt*dt*n*(n+1)/2
-	if math.Abs(x[0]-want) > 1e-12*want {
+	if !numtest.Within(x[0], want, 1e-12*want) {
 		t.Errorf("x = %.17g, want %.17g", x[0], want)
 	}
 	if got := s.Time(); got != dt*n {
@@ -323,7 +324,7 @@ func TestNaNStopsRun(t *testing.T) {
 		if !errors.As(err, &se) || !errors.Is(err, node.ErrNonFinite) {
 			t.Fatalf("err = %v, want a non-finite StateError", err)
 		}
-		if se.Node != "m7" || se.Field != "v" || se.Step != 5 || math.Abs(se.Time-0.05) > 1e-15 {
+		if se.Node != "m7" || se.Field != "v" || se.Step != 5 || !numtest.Within(se.Time, 0.05, 1e-15) {
 			t.Errorf("error %+v, want node m7 field v step 5 t 0.05", se)
 		}
 		if res.Steps != 5 || s.StepCount() != 5 {
@@ -412,7 +413,7 @@ func TestValues(t *testing.T) {
 // Stepping does not allocate.
 func TestStepAllocs(t *testing.T) {
 	s, _ := chain(50).Build()
-	if a := testing.AllocsPerRun(100, func() { s.Step(1e-3) }); a != 0 {
+	if a := numtest.AllocsPerRun(100, func() { s.Step(1e-3) }); a != 0 {
 		t.Errorf("Step allocates %v times", a)
 	}
 }
@@ -421,7 +422,7 @@ func TestStepAllocs(t *testing.T) {
 func TestRunAllocsBounded(t *testing.T) {
 	s, _ := chain(100).Build()
 	set := graph.Settings{Mode: graph.CoSimulation{Workers: 2, Grain: 8}, Dt: 1e-4, Steps: 2000}
-	a := testing.AllocsPerRun(3, func() { s.Run(context.Background(), set) })
+	a := numtest.AllocsPerRun(3, func() { s.Run(context.Background(), set) })
 	if a > 40 {
 		t.Errorf("Run of %d steps allocates %v times: something allocates per step", set.Steps, a)
 	}

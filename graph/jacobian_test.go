@@ -7,6 +7,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/rigidbody"
@@ -57,7 +58,7 @@ func TestSystemJacobian(t *testing.T) {
 	if err := sys.Jacobian(0.3, y, J); err != nil {
 		t.Fatal(err)
 	}
-	scale := finiteScale(t, "the assembled Jacobian", J)
+	scale := numtest.FiniteScale(t, "the assembled Jacobian", J)
 	fp, fm := make([]float64, n), make([]float64, n)
 	for j := 0; j < n; j++ {
 		yp := append([]float64(nil), y...)
@@ -69,7 +70,7 @@ func TestSystemJacobian(t *testing.T) {
 		mustFunc(t, sys, 0.3, ym, fm)
 		for i := 0; i < n; i++ {
 			fd := (fp[i] - fm[i]) / (2 * h)
-			if !within(fd, J[i*n+j], 1e-5*scale) {
+			if !numtest.Within(fd, J[i*n+j], 1e-5*scale) {
 				t.Errorf("∂f[%s]/∂y[%s] = %v assembled, %v by finite differences", sys.Component(i), sys.Component(j), J[i*n+j], fd)
 			}
 		}
@@ -105,7 +106,7 @@ func TestImplicitUsesGraphJacobian(t *testing.T) {
 	}
 	_, want := st.State()
 	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-9*math.Max(1, math.Abs(want[i])) {
+		if !numtest.Within(got[i], want[i], 1e-9*math.Max(1, math.Abs(want[i]))) {
 			t.Fatalf("%s: %v with the assembled Jacobian, %v with finite differences", sys.Component(i), got[i], want[i])
 		}
 	}
@@ -185,36 +186,10 @@ func TestJacobianRowsContract(t *testing.T) {
 			t.Fatalf("rows %d of %d, err %v", next, sys.Dim(), err)
 		}
 		emit := func(int, []int32, []float64) {}
-		if a := testing.AllocsPerRun(10, func() { sys.JacobianRows(0.3, y, emit) }); gi == 1 && a != 0 && !raceEnabled {
+		if a := numtest.AllocsPerRun(10, func() { sys.JacobianRows(0.3, y, emit) }); gi == 1 && a != 0 && !raceEnabled {
 			t.Errorf("%v allocations per JacobianRows", a)
 		}
 	}
-}
-
-// finiteScale returns the largest |entry| of m, the scale a tolerance
-// relative to the largest entry is taken of, and fails the test on a NaN
-// or infinite entry: the scale would then be NaN or +Inf, and every
-// comparison against a tolerance of it would pass.
-func finiteScale(t testing.TB, what string, m []float64) float64 {
-	t.Helper()
-	scale := 0.0
-	for i, v := range m {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			t.Fatalf("%s: entry %d is %v", what, i, v)
-		}
-		scale = max(scale, math.Abs(v))
-	}
-	return scale
-}
-
-// within reports |got − want| ≤ tol, false when either is NaN or
-// infinite (a NaN difference compares false with any tolerance, so the
-// test is written to fail on it, not to pass).
-func within(got, want, tol float64) bool {
-	if math.IsNaN(got) || math.IsInf(got, 0) || math.IsNaN(want) || math.IsInf(want, 0) {
-		return false
-	}
-	return math.Abs(got-want) <= tol
 }
 
 // mustFunc evaluates the System's right-hand side, failing the test on
@@ -223,35 +198,5 @@ func mustFunc(t testing.TB, sys *graph.System, tm float64, y, dst []float64) {
 	t.Helper()
 	if err := sys.Func(tm, y, dst); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// fatalRecorder records Fatalf instead of stopping the test.
-type fatalRecorder struct {
-	testing.TB
-	failed bool
-}
-
-func (r *fatalRecorder) Helper()               {}
-func (r *fatalRecorder) Fatalf(string, ...any) { r.failed = true }
-
-// TestJacobianChecksRejectNonFinite: the comparison helpers of the
-// Jacobian tests fail on a NaN or infinite entry, which a tolerance
-// relative to the largest entry would let pass (NaN > tol is false;
-// an infinite largest entry makes every tolerance infinite).
-func TestJacobianChecksRejectNonFinite(t *testing.T) {
-	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		r := &fatalRecorder{TB: t}
-		finiteScale(r, "m", []float64{1, bad, 2})
-		if !r.failed {
-			t.Errorf("finiteScale accepted an entry %v", bad)
-		}
-		if within(bad, 1, math.Inf(1)) || within(1, bad, math.Inf(1)) {
-			t.Errorf("within accepted %v", bad)
-		}
-	}
-	r := &fatalRecorder{TB: t}
-	if s := finiteScale(r, "m", []float64{1, -3, 2}); s != 3 || r.failed || !within(1, 1+1e-9, 1e-8) {
-		t.Errorf("finite entries: scale %v, failed %v", s, r.failed)
 	}
 }

@@ -1,18 +1,14 @@
-//go:build linux
-
 package graph_test
 
 import (
 	"context"
 	"fmt"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
-	"unsafe"
 
 	"github.com/cosimgo/cosim/benchmarks"
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/cpuclock"
 )
 
 // BenchmarkStepLayers takes a W1 co-simulation step at small N apart,
@@ -69,24 +65,17 @@ func BenchmarkStepLayers(b *testing.B) {
 }
 
 // threadClock locks the benchmark to its thread and returns the function
-// that reports the thread's CPU time per op as cpu-ns/op.
+// that reports the thread's CPU time per op (cpuclock.Thread) as
+// cpu-ns/op; where there is no per-thread CPU clock it reports nothing.
 func threadClock(b *testing.B) func() {
 	runtime.LockOSThread()
 	b.ResetTimer()
-	t0 := threadCPU()
+	t0 := cpuclock.Thread()
 	return func() {
-		d := threadCPU() - t0
+		t1 := cpuclock.Thread()
 		runtime.UnlockOSThread()
-		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "cpu-ns/op")
+		if t0 >= 0 && t1 >= 0 {
+			b.ReportMetric(float64((t1-t0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		}
 	}
-}
-
-// threadCPU is the CPU time of the calling thread.
-func threadCPU() time.Duration {
-	var ts syscall.Timespec
-	const clockThreadCPUTimeID = 3
-	if _, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
-		return 0
-	}
-	return time.Duration(ts.Nano())
 }

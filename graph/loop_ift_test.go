@@ -8,6 +8,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -49,12 +50,12 @@ func jacobians(t *testing.T, s *graph.Sim, y []float64) []float64 {
 // times the largest |want|.
 func closeTo(t *testing.T, what string, got, want []float64, tol float64) {
 	t.Helper()
-	scale := finiteScale(t, what+" (reference)", want)
+	scale := numtest.FiniteScale(t, what+" (reference)", want)
 	worst := 0.0
 	for i := range want {
 		d := math.Abs(got[i] - want[i])
 		worst = math.Max(worst, d)
-		if !within(got[i], want[i], tol*scale) {
+		if !numtest.Within(got[i], want[i], tol*scale) {
 			t.Errorf("%s: entry %d = %.17g, want %.17g (tolerance %.3g of %.3g)", what, i, got[i], want[i], tol, scale)
 		}
 	}
@@ -313,7 +314,7 @@ func TestLoopJacobianAllocs(t *testing.T) {
 		if err := m.Jacobian(0, y, J); err != nil {
 			t.Fatal(err)
 		}
-		if n := testing.AllocsPerRun(20, func() {
+		if n := numtest.AllocsPerRun(20, func() {
 			if err := m.Jacobian(0, y, J); err != nil {
 				t.Fatal(err)
 			}
@@ -686,7 +687,7 @@ func TestLoopParamDerivativeIterationBoundary(t *testing.T) {
 			}
 			e := math.Abs(got[0]-want) / want
 			t.Logf("c = %.17g: frozen loop %.3g relative, through the solve %.3g", c, e, math.Abs(solved[0]-want)/want)
-			if e > tc.tol {
+			if !numtest.AtMost(e, tc.tol) {
 				t.Errorf("∂f/∂c = %.17g, want %.17g (relative error %.3g, tolerance %.3g)", got[0], want, e, tc.tol)
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -78,10 +79,10 @@ func TestLoopGainClosedForm(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := 2 / (1 - a)
-		if got := value(t, s, "sum.out"); math.Abs(got-want) > 4e-16*math.Abs(want)*8 {
+		if got := value(t, s, "sum.out"); !numtest.Within(got, want, 4e-16*math.Abs(want)*8) {
 			t.Errorf("a=%v: y = %.17g, want u/(1−a) = %.17g", a, got, want)
 		}
-		if got := value(t, s, "gain.out"); math.Abs(got-a*want) > 1e-14*math.Abs(a*want) {
+		if got := value(t, s, "gain.out"); !numtest.Within(got, a*want, 1e-14*math.Abs(a*want)) {
 			t.Errorf("a=%v: gain.out = %.17g, want a·y = %.17g", a, got, a*want)
 		}
 		loops := s.Loops()
@@ -114,7 +115,7 @@ func TestLoopFiniteDifferenceJacobian(t *testing.T) {
 		t.Fatal("a loop with a transform inside claims the chain rule")
 	}
 	want := 3 / (1 - 0.25)
-	if got := value(t, s, "sum.out"); math.Abs(got-want) > graph.DefaultLoopRelTol*want {
+	if got := value(t, s, "sum.out"); !numtest.Within(got, want, graph.DefaultLoopRelTol*want) {
 		t.Errorf("y = %.17g, want %.17g (within the loop's RelTol)", got, want)
 	}
 }
@@ -144,7 +145,7 @@ func TestLoopResistiveDivider(t *testing.T) {
 		f    string
 		want float64
 	}{{"r4.out", v1}, {"r3.out", v2}, {"r1.out", (Vs - v1) / R1}, {"r2.out", (v1 - v2) / R2}} {
-		if got := value(t, s, c.f); math.Abs(got-c.want) > 1e-13*math.Abs(c.want) {
+		if got := value(t, s, c.f); !numtest.Within(got, c.want, 1e-13*math.Abs(c.want)) {
 			t.Errorf("%s = %.17g, want %.17g", c.f, got, c.want)
 		}
 	}
@@ -271,7 +272,7 @@ func TestLoopMassMatchesFlatModel(t *testing.T) {
 				got[k] = s.State(nil)
 			}
 			for i := range got[0] {
-				if d := math.Abs(got[0][i] - got[1][i]); d > 1e-9*math.Max(1, math.Abs(got[1][i])) {
+				if !numtest.Within(got[0][i], got[1][i], 1e-9*math.Max(1, math.Abs(got[1][i]))) {
 					t.Errorf("state[%d]: loop %.17g, flat %.17g", i, got[0][i], got[1][i])
 				}
 			}
@@ -300,7 +301,7 @@ func TestLoopSensitivities(t *testing.T) {
 		got[k] = ser[len(ser)-1]
 	}
 	want := got[1] / (1 + 1e3)
-	if math.Abs(got[0]-want) > 2e-9*math.Abs(want) || want == 0 {
+	if !numtest.Within(got[0], want, 2e-9*math.Abs(want)) || want == 0 {
 		t.Errorf("∂x/∂Kp = %.12g through the loop, %.12g from the flat model", got[0], want)
 	}
 }
@@ -394,7 +395,7 @@ func TestLoopRunSettings(t *testing.T) {
 // The loop solve allocates nothing per step.
 func TestLoopStepAllocs(t *testing.T) {
 	s := mustBuild(t, massLoop(t, false))
-	if n := testing.AllocsPerRun(50, func() {
+	if n := numtest.AllocsPerRun(50, func() {
 		if err := s.Step(1e-3); err != nil {
 			t.Fatal(err)
 		}
@@ -410,7 +411,7 @@ func TestLoopStepAllocs(t *testing.T) {
 	g.Connect("sum.out", "gain.in")
 	g.Connect("gain.out", "sum.in2", graph.Via(graph.Scale{Factor: 0.25}))
 	s = mustBuild(t, g)
-	if n := testing.AllocsPerRun(50, func() {
+	if n := numtest.AllocsPerRun(50, func() {
 		if err := s.Step(1e-3); err != nil {
 			t.Fatal(err)
 		}
@@ -426,7 +427,7 @@ func TestLoopStepAllocs(t *testing.T) {
 	g.Connect("cube.out", "sum.in2")
 	g.Connect("sum.out", "cube.in")
 	s = mustBuild(t, g)
-	if n := testing.AllocsPerRun(50, func() {
+	if n := numtest.AllocsPerRun(50, func() {
 		if err := s.Step(1e-3); err != nil {
 			t.Fatal(err)
 		}
@@ -454,7 +455,7 @@ func BenchmarkLoopStep(b *testing.B) {
 func TestLoopNonlinearClosedForm(t *testing.T) {
 	g := cubicLoop(t, graph.LoopSettings{})
 	s := mustBuild(t, g)
-	if got := value(t, s, "sum.out"); math.Abs(got-1) > 1e-12 {
+	if got := value(t, s, "sum.out"); !numtest.Within(got, 1, 1e-12) {
 		t.Errorf("y = %.17g, want 1", got)
 	}
 	l := s.Loops()[0]
@@ -513,7 +514,7 @@ func TestLoopJacobianSparse(t *testing.T) {
 		t.Errorf("pattern of %d entries through the loop, %d without it, for %d states: want the chain's", nnz[0], nnz[1], dim)
 	}
 	for i := range J[0] {
-		if math.Abs(J[0][i]-J[1][i]) > 1e-12*100 {
+		if !numtest.Within(J[0][i], J[1][i], 1e-12*100) {
 			t.Errorf("entry (%d,%d): loop %.17g, flat %.17g", i/dim, i%dim, J[0][i], J[1][i])
 		}
 	}
@@ -552,7 +553,7 @@ func TestLoopLocallyDifferencedMember(t *testing.T) {
 	g.Connect("cube.out", "sum.in2")
 	g.Connect("sum.out", "cube.in")
 	s := mustBuild(t, g)
-	if got := value(t, s, "sum.out"); math.Abs(got-1) > 1e-12 {
+	if got := value(t, s, "sum.out"); !numtest.Within(got, 1, 1e-12) {
 		t.Errorf("y = %.17g, want 1", got)
 	}
 	l := s.Loops()[0]
@@ -642,7 +643,7 @@ func cubicLoop(t *testing.T, ls graph.LoopSettings) *graph.Graph {
 // relative; 1e-9 is asserted. The solve is counted as a fallback.
 func TestLoopAndersonFallback(t *testing.T) {
 	s := mustBuild(t, cubicLoop(t, graph.LoopSettings{MaxIter: 1}))
-	if got := value(t, s, "sum.out"); math.Abs(got-1) > 1e-9 {
+	if got := value(t, s, "sum.out"); !numtest.Within(got, 1, 1e-9) {
 		t.Errorf("y = %.17g, want 1", got)
 	}
 	if l := s.Loops()[0]; l.Fallbacks != 1 || l.Solves != 1 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/table"
 )
@@ -32,7 +33,7 @@ func TestMonolithicMatchesCoSimulation(t *testing.T) {
 	}
 	a, b := co.State(nil), mono.State(nil)
 	for i := range a {
-		if math.Abs(a[i]-b[i]) > 1e-12*math.Max(1, math.Abs(a[i])) {
+		if !numtest.Within(a[i], b[i], 1e-12*math.Max(1, math.Abs(a[i]))) {
 			t.Fatalf("state[%d]: co-simulation %v, monolithic %v", i, a[i], b[i])
 		}
 	}
@@ -64,7 +65,7 @@ func TestMonolithicRK4Order(t *testing.T) {
 		return worst
 	}
 	e1, e2 := errAt(400), errAt(800)
-	if p := math.Log2(e1 / e2); math.Abs(p-4) > 0.2 {
+	if p := math.Log2(e1 / e2); !numtest.Within(p, 4, 0.2) {
 		t.Errorf("observed order %.3f (errors %g, %g), want 4", p, e1, e2)
 	}
 }
@@ -91,13 +92,13 @@ func TestIntegrateBallEvents(t *testing.T) {
 		t.Fatalf("%d events, want 4", len(res.Integrator.Events))
 	}
 	for i, e := range res.Integrator.Events {
-		if math.Abs(e.T-want[i]) > 1e-9 {
+		if !numtest.Within(e.T, want[i], 1e-9) {
 			t.Errorf("impact %d at %.10f, want %.10f", i+1, e.T, want[i])
 		}
 	}
 	x, _ := s.Value("ball.position")
 	vel, _ := s.Value("ball.velocity")
-	if math.Abs(x[0]-2.1006464) > 1e-7 || math.Abs(vel[0]+6.5759398) > 1e-7 {
+	if !numtest.Within(x[0], 2.1006464, 1e-7) || !numtest.Within(vel[0], -6.5759398, 1e-7) {
 		t.Errorf("h(10) = %.8f, v(10) = %.8f; want 2.1006464, -6.5759398", x[0], vel[0])
 	}
 	if s.Time() != 10 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // call is one Observer call as a test records it.
@@ -285,7 +286,7 @@ func TestObserverNoAllocation(t *testing.T) {
 			return nil
 		})
 		allocs := func(steps int) float64 {
-			return testing.AllocsPerRun(5, func() {
+			return numtest.AllocsPerRun(5, func() {
 				if _, err := run(s, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-4, Steps: steps, Observer: obs}); err != nil {
 					t.Fatal(err)
 				}
@@ -294,7 +295,7 @@ func TestObserverNoAllocation(t *testing.T) {
 		// AllocsPerRun counts every goroutine's allocations, and under
 		// load the runtime makes one now and then; an allocation per
 		// step or per observation would add about 990 here.
-		if a, b := allocs(10), allocs(1000); math.Abs(b-a) > strayAllocs {
+		if a, b := allocs(10), allocs(1000); !numtest.Within(b, a, strayAllocs) {
 			t.Errorf("%s: %v allocations for 10 steps, %v for 1000", name, a, b)
 		}
 	}
@@ -309,7 +310,7 @@ func TestObserverNoAllocation(t *testing.T) {
 	end := 0.0
 	allocs := func(span float64) (float64, int) {
 		n = 0
-		a := testing.AllocsPerRun(1, func() {
+		a := numtest.AllocsPerRun(1, func() {
 			end += span
 			if _, err := s.Integrate(context.Background(), end, integrators.DormandPrince{RTol: 1e-9, ATol: 1e-12}, nil, obs); err != nil {
 				t.Fatal(err)
@@ -319,7 +320,7 @@ func TestObserverNoAllocation(t *testing.T) {
 	}
 	a1, n1 := allocs(0.01)
 	a2, n2 := allocs(1)
-	if math.Abs(a2-a1) > strayAllocs || n2 < 10*n1 || math.IsNaN(end) {
+	if !numtest.Within(a2, a1, strayAllocs) || n2 < 10*n1 || math.IsNaN(end) {
 		t.Errorf("Integrate: %v allocations for %d observed steps, %v for %d", a1, n1, a2, n2)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/table"
@@ -495,7 +496,7 @@ func TestMonolithicAllocsWithRecovery(t *testing.T) {
 	s, _ := chain(10).Build()
 	rk4, _ := integrators.ByName(integrators.MethodRK4)
 	allocs := func(steps int) float64 {
-		return testing.AllocsPerRun(3, func() {
+		return numtest.AllocsPerRun(3, func() {
 			s.RunMonolithic(context.Background(), rk4, nil, graph.Settings{Dt: 1e-4, Steps: steps})
 		})
 	}

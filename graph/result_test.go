@@ -14,6 +14,7 @@ import (
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/table"
@@ -84,7 +85,7 @@ func TestResultModes(t *testing.T) {
 			}
 			// Time: the fixed-step modes end at n·dt, within one rounding
 			// of 3; the adaptive driver ends on End exactly.
-			if res.Time != s.Time() || math.Abs(res.Time-resEnd) > 1e-12 {
+			if res.Time != s.Time() || !numtest.Within(res.Time, resEnd, 1e-12) {
 				t.Errorf("Time %v, Sim at %v; want %v", res.Time, s.Time(), resEnd)
 			}
 			if res.Wall <= 0 {
@@ -96,7 +97,7 @@ func TestResultModes(t *testing.T) {
 				t.Fatalf("history %+v; want 7 rows", h)
 			}
 			for i, ti := range res.History.Times {
-				if math.Abs(ti-0.5*float64(i)) > 1e-12 {
+				if !numtest.Within(ti, 0.5*float64(i), 1e-12) {
 					t.Errorf("row %d at t = %v, want %v", i, ti, 0.5*float64(i))
 				}
 			}
@@ -135,7 +136,7 @@ func TestResultModes(t *testing.T) {
 					t.Fatalf("adaptive stats %+v, integrator %+v", res.Stats, in)
 				}
 				// The located impact, to the driver's event tolerance.
-				if d := math.Abs(in.Events[0].T - resImpact()); d > 1e-9 {
+				if d := math.Abs(in.Events[0].T - resImpact()); !numtest.AtMost(d, 1e-9) {
 					t.Errorf("impact at %.12g, want %.12g", in.Events[0].T, resImpact())
 				}
 			}
@@ -309,11 +310,11 @@ func TestResultStoppedByEvent(t *testing.T) {
 			// Event tolerance: the fixed-step wrapper and the adaptive
 			// driver both locate the crossing to 1e-9 s or better here.
 			t1 := resImpact()
-			if math.Abs(res.Time-t1) > 1e-9 || res.Time != s.Time() || res.Events != 1 {
+			if !numtest.Within(res.Time, t1, 1e-9) || res.Time != s.Time() || res.Events != 1 {
 				t.Errorf("stopped at %.12g (Sim %.12g), %d events; want the impact at %.12g", res.Time, s.Time(), res.Events, t1)
 			}
 			v, _ := s.Value("ball.velocity")
-			if math.Abs(v[0]-resE*resG*t1) > 1e-6 {
+			if !numtest.Within(v[0], resE*resG*t1, 1e-6) {
 				t.Errorf("velocity after the reset %v, want %v", v[0], resE*resG*t1)
 			}
 			h := res.History

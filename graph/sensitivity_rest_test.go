@@ -7,6 +7,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -59,7 +60,7 @@ func TestSensitivitiesAtRest(t *testing.T) {
 			if tm > 27.13 {
 				tol = 1e-9
 			}
-			if math.Abs(got-want) > tol*math.Max(1, math.Abs(want)) {
+			if !numtest.Within(got, want, tol*math.Max(1, math.Abs(want))) {
 				t.Errorf("t = %v: ∂%s/∂table.position = %v, finite differences %v", tm, col, got, want)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -141,7 +142,7 @@ func TestSensitivitiesSparseJacobian(t *testing.T) {
 	}
 	for k := range dense.D[0] {
 		a, b := dense.D[0][k], sparse.D[0][k]
-		if math.Abs(a-b) > 1e-12*math.Max(1, math.Abs(a)) {
+		if !numtest.Within(a, b, 1e-12*math.Max(1, math.Abs(a))) {
 			t.Errorf("component %d: dense %v, sparse %v", k, a, b)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -56,7 +57,7 @@ func TestSensitivitiesTimeEvents(t *testing.T) {
 	}
 	dx, _ := res.At(0, "m.position[0]", "f.final[0]")
 	dv, _ := res.At(0, "m.velocity[0]", "f.final[0]")
-	if math.Abs(dx-0.0625) > 1e-9 || math.Abs(dv-0.25) > 1e-9 {
+	if !numtest.Within(dx, 0.0625, 1e-9) || !numtest.Within(dv, 0.25, 1e-9) {
 		t.Errorf("∂x/∂F = %v, ∂v/∂F = %v; want 0.0625, 0.25", dx, dv)
 	}
 	_, err = s.Sensitivities(context.Background(), []string{"f.time"}, &graph.SensitivityOptions{End: 1})
@@ -115,7 +116,7 @@ func TestSensitivitiesOutputs(t *testing.T) {
 	}
 	h := 1e-4 * k
 	want := (val(k+h) - val(k-h)) / (2 * h)
-	if math.Abs(got-want) > 1e-6*math.Abs(want) {
+	if !numtest.Within(got, want, 1e-6*math.Abs(want)) {
 		t.Errorf("∂Force/∂k = %.10g, differences %.10g", got, want)
 	}
 	nd, _ := s.Node("s")
@@ -169,7 +170,7 @@ func TestSensitivitiesEventRows(t *testing.T) {
 	V1 := math.Sqrt(2 * G * h)
 	db, _ := res.At(i, "ball.velocity", "ball.initial_position")
 	da, _ := res.At(i+1, "ball.velocity", "ball.initial_position")
-	if want := 1.8 * G / V1; math.Abs(db) > 1e-12 || math.Abs(da-want) > 1e-9 {
+	if want := 1.8 * G / V1; !numtest.Within(db, 0, 1e-12) || !numtest.Within(da, want, 1e-9) {
 		t.Errorf("∂v/∂h before %v (want 0), after %v (want %v)", db, da, want)
 	}
 }
@@ -204,7 +205,7 @@ func TestSensitivitiesThroughInputs(t *testing.T) {
 	}
 	dz, _ := res.At(0, "ball.position", "table.position")
 	dh, _ := res.At(0, "ball.position", "ball.initial_position")
-	if math.Abs(dh-0.589201781010415) > 1e-8 || math.Abs(dz-(1-0.589201781010415)) > 1e-8 {
+	if !numtest.Within(dh, 0.589201781010415, 1e-8) || !numtest.Within(dz, 1-0.589201781010415, 1e-8) {
 		t.Errorf("∂x/∂z = %.12f, ∂x/∂h = %.12f", dz, dh)
 	}
 }
@@ -292,12 +293,12 @@ func TestSensitivitiesInitialState(t *testing.T) {
 	res := run()
 	for i, want := range [][]float64{{1, 0, 0}, {1, T, 0}} {
 		for j, p := range ps {
-			if d, _ := res.At(i, "m.position[0]", p); math.Abs(d-want[j]) > 1e-9 {
+			if d, _ := res.At(i, "m.position[0]", p); !numtest.Within(d, want[j], 1e-9) {
 				t.Errorf("t=%v ∂x/∂%s = %v, want %v", res.Times[i], p, d, want[j])
 			}
 		}
 	}
-	if got := res.Series("m.position[0]", "m.initial_velocity[0]"); len(got) != 2 || got[0] != 0 || math.Abs(got[1]-T) > 1e-9 {
+	if got := res.Series("m.position[0]", "m.initial_velocity[0]"); len(got) != 2 || got[0] != 0 || !numtest.Within(got[1], T, 1e-9) {
 		t.Errorf("Series = %v, want [0 %v]", got, T)
 	}
 	if res.Series("m.nope", "m.initial_velocity[0]") != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -33,7 +34,7 @@ func fdCheck(t *testing.T, sys *graph.System, y []float64) {
 			in[i*n+col[k]] = true
 		}
 	}
-	scale := finiteScale(t, "the sparse Jacobian", J)
+	scale := numtest.FiniteScale(t, "the sparse Jacobian", J)
 	fp, fm := make([]float64, n), make([]float64, n)
 	for j := 0; j < n; j++ {
 		yp := append([]float64(nil), y...)
@@ -45,7 +46,7 @@ func fdCheck(t *testing.T, sys *graph.System, y []float64) {
 		mustFunc(t, sys, 0.3, ym, fm)
 		for i := 0; i < n; i++ {
 			fd := (fp[i] - fm[i]) / (2 * h)
-			if !within(fd, J[i*n+j], 1e-5*scale) {
+			if !numtest.Within(fd, J[i*n+j], 1e-5*scale) {
 				t.Errorf("∂f[%s]/∂y[%s] = %v assembled, %v by finite differences", sys.Component(i), sys.Component(j), J[i*n+j], fd)
 			}
 			if fd != 0 && !in[i*n+j] {
@@ -97,7 +98,7 @@ func TestSparseJacobianDoesNotAllocate(t *testing.T) {
 	_, col := sys.JacobianPattern()
 	val := make([]float64, len(col))
 	y := s.State(nil)
-	if a := testing.AllocsPerRun(10, func() { sys.SparseJacobian(0, y, val) }); a != 0 && !raceEnabled {
+	if a := numtest.AllocsPerRun(10, func() { sys.SparseJacobian(0, y, val) }); a != 0 && !raceEnabled {
 		t.Errorf("%v allocations per SparseJacobian", a)
 	}
 }
@@ -132,7 +133,7 @@ func TestMonolithicGMRESAgreesWithDense(t *testing.T) {
 			for i := range got {
 				d = math.Max(d, math.Abs(got[i]-ref[i]))
 			}
-			if d > 100*1e-10*31 {
+			if !numtest.AtMost(d, 100*1e-10*31) {
 				t.Errorf("%s %v/%v matrix-free %v: max |Δy| = %.3g against dense", name, s.Solver, s.Preconditioner, s.MatrixFree, d)
 			}
 			if st.LinearIters == 0 {
@@ -187,8 +188,8 @@ func TestMonolithicGMRESStepDoesNotAllocate(t *testing.T) {
 	}
 	run(5)
 	const k = 10
-	a1 := testing.AllocsPerRun(3, func() { run(k) })
-	a2 := testing.AllocsPerRun(3, func() { run(2 * k) })
+	a1 := numtest.AllocsPerRun(3, func() { run(k) })
+	a2 := numtest.AllocsPerRun(3, func() { run(2 * k) })
 	if per := (a2 - a1) / k; per > 0 && !raceEnabled {
 		t.Errorf("%v allocations per step", per)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
@@ -164,10 +165,10 @@ func TestAmplificationTwoMassesClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	jr, _ := r.Chosen()
-	if math.Abs(jr.Radius-closedRadius(h)) > 1e-9 || !jr.Stable {
+	if !numtest.Within(jr.Radius, closedRadius(h), 1e-9) || !jr.Stable {
 		t.Errorf("Jacobi at h = %v: radius %v (stable %v), closed form %v", h, jr.Radius, jr.Stable, closedRadius(h))
 	}
-	if want := 2 / math.Sqrt(w2max); math.Abs(jr.MaxDt-want) > 2e-3*want || jr.MaxDt > want {
+	if want := 2 / math.Sqrt(w2max); !numtest.Within(jr.MaxDt, want, 2e-3*want) || jr.MaxDt > want {
 		t.Errorf("Jacobi largest stable dt %v, closed form 2/ω_max = %v (bisection to 1e-3, from below)", jr.MaxDt, want)
 	}
 	hBig := 1.5 * 2 / math.Sqrt(w2max)
@@ -175,7 +176,7 @@ func TestAmplificationTwoMassesClosedForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := rb.Chosen(); math.Abs(c.Radius-closedRadius(hBig)) > 1e-9*closedRadius(hBig) || c.Stable {
+	if c, _ := rb.Chosen(); !numtest.Within(c.Radius, closedRadius(hBig), 1e-9*closedRadius(hBig)) || c.Stable {
 		t.Errorf("Jacobi at h = %v: radius %v (stable %v), closed form %v", hBig, c.Radius, c.Stable, closedRadius(hBig))
 	}
 
@@ -201,7 +202,7 @@ func TestAmplificationTwoMassesClosedForm(t *testing.T) {
 	}
 	cg, _ := rg.Chosen()
 	wantR := max(1, radiusOf(t, want))
-	if math.Abs(cg.Radius-wantR) > 1e-9 {
+	if !numtest.Within(cg.Radius, wantR, 1e-9) {
 		t.Errorf("Gauss–Seidel radius %v, of the hand-derived matrix %v", cg.Radius, wantR)
 	}
 	// The light mass updated last, reading the heavy one's new state,
@@ -269,10 +270,10 @@ func TestGaussSeidelChainStopsWithGrowthError(t *testing.T) {
 		t.Fatalf("result %+v: want Failed with an unstable Stability", res)
 	}
 	c, _ := res.Stability.Chosen()
-	if math.Abs(c.Radius-1-2.4e-5) > 0.1e-5 {
+	if !numtest.Within(c.Radius-1, 2.4e-5, 0.1e-5) {
 		t.Errorf("Gauss–Seidel radius %v, want 1 + 2.4e-5 (the growth measured in the run)", c.Radius)
 	}
-	if ge.Time >= 300 || math.Abs(ge.Rate-0.024) > 0.003 || !strings.Contains(ge.Error(), "coupling gauss-seidel is likely unstable") {
+	if ge.Time >= 300 || !numtest.Within(ge.Rate, 0.024, 0.003) || !strings.Contains(ge.Error(), "coupling gauss-seidel is likely unstable") {
 		t.Errorf("growth error at t = %v, rate %v/s (want ≈ ln(ρ)/dt = 0.024/s): %v", ge.Time, ge.Rate, ge)
 	}
 	w := res.Stability.Warning()
@@ -287,7 +288,7 @@ func TestGaussSeidelChainStopsWithGrowthError(t *testing.T) {
 	if err != nil || res.Stability.Unstable() {
 		t.Fatalf("Jacobi: %v, unstable %v", err, res.Stability.Unstable())
 	}
-	if x, _ := sim.Value("m4.position"); math.Abs(x[0]-4) > 0.05 {
+	if x, _ := sim.Value("m4.position"); !numtest.Within(x[0], 4, 0.05) {
 		t.Errorf("Jacobi at t = 300 s: m4 at %v, want near its rest position 4 (the damped pulse)", x[0])
 	}
 
@@ -372,7 +373,7 @@ func TestGrowthWatchNoFalsePositives(t *testing.T) {
 	if err != nil || res.Stability.Unstable() {
 		t.Errorf("negative stiffness: %v, unstable %v", err, res.Stability.Unstable())
 	}
-	if g := res.Stability.Growth; math.Abs(g-0.2) > 1e-9 {
+	if g := res.Stability.Growth; !numtest.Within(g, 0.2, 1e-9) {
 		t.Errorf("physical growth %v, want √(k/m) = 0.2", g)
 	}
 }
@@ -385,7 +386,7 @@ func TestGrowthWatchAllocs(t *testing.T) {
 	sim := chain4(t)
 	sim.StartGrowthWatch(1e-3)
 	k := 0
-	if n := testing.AllocsPerRun(100, func() {
+	if n := numtest.AllocsPerRun(100, func() {
 		k++
 		_ = sim.Step(1e-3)
 		_ = sim.GrowthSample(k)
@@ -397,8 +398,8 @@ func TestGrowthWatchAllocs(t *testing.T) {
 	if _, err := sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 16}); err != nil {
 		t.Fatal(err)
 	}
-	short := testing.AllocsPerRun(5, func() { _, _ = sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 16}) })
-	long := testing.AllocsPerRun(5, func() {
+	short := numtest.AllocsPerRun(5, func() { _, _ = sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 16}) })
+	long := numtest.AllocsPerRun(5, func() {
 		_, _ = sim.Run(ctx, graph.Settings{Mode: graph.CoSimulation{Workers: 1}, Dt: 1e-3, Steps: 1600})
 	})
 	// The race detector allocates on its own now and then: the counts
@@ -675,7 +676,7 @@ func TestMonolithicRK4StiffSpringWarns(t *testing.T) {
 		t.Fatalf("analysis %+v: want an unstable rk4 analysis", r)
 	}
 	c, _ := r.Chosen()
-	if math.Abs(c.Radius-want) > 1e-9*want {
+	if !numtest.Within(c.Radius, want, 1e-9*want) {
 		t.Errorf("rk4 radius %v, closed form |R(%vi)| = %v", c.Radius, y, want)
 	}
 	stable := 2 * math.Sqrt2 / omega
@@ -699,7 +700,7 @@ func TestMonolithicRK4StiffSpringWarns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kc, _ := k.Chosen(); !kc.Estimated || math.Abs(kc.Radius-want) > 1e-9*want {
+	if kc, _ := k.Chosen(); !kc.Estimated || !numtest.Within(kc.Radius, want, 1e-9*want) {
 		t.Errorf("matrix-free rk4 radius %v (estimated %v), closed form %v", kc.Radius, kc.Estimated, want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
@@ -144,7 +145,7 @@ func TestStepWarningsFamilyBound(t *testing.T) {
 	check("light mass 5", 0.015, 11) // every connector but the walls' (0.02 s)
 	// (Under the race detector sync.Pool drops items on purpose, so the
 	// kernel's scratch is allocated again now and then.)
-	if a := testing.AllocsPerRun(10, func() { _, _ = s.StepWarnings(0.001) }); a != 0 && !raceEnabled {
+	if a := numtest.AllocsPerRun(10, func() { _, _ = s.StepWarnings(0.001) }); a != 0 && !raceEnabled {
 		t.Errorf("StepWarnings within every bound allocates %v times, want 0", a)
 	}
 	// The kernel reads the bodies' inertia at each call: a heavier mass 5

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -64,7 +65,7 @@ func TestStableSteps(t *testing.T) {
 	}
 	limits, err := s.StableSteps()
 	want := 2 / math.Sqrt(1600) // ω² = k/μ = 1600 s⁻²: 0.05 s
-	if err != nil || len(limits) != 1 || limits[0].Node != "s" || math.Abs(limits[0].Dt-want) > 1e-15 {
+	if err != nil || len(limits) != 1 || limits[0].Node != "s" || !numtest.Within(limits[0].Dt, want, 1e-15) {
 		t.Fatalf("StableSteps = %+v, %v; want node s at %v s", limits, err, want)
 	}
 	if len(l.seen) != 2 || l.seen[0] != 0 || l.seen[1] != 1 {

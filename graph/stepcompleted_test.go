@@ -11,6 +11,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	src "github.com/cosimgo/cosim/nodes/source"
@@ -191,7 +192,7 @@ func TestStepCompleterStepEvent(t *testing.T) {
 				t.Fatalf("step events at %v, the replay gives %v", c.jumps, want)
 			}
 			for i := range want {
-				if math.Abs(want[i]-c.jumps[i]) > 1e-12 {
+				if !numtest.Within(want[i], c.jumps[i], 1e-12) {
 					t.Errorf("step event %d at %v, the replay gives %v", i, c.jumps[i], want[i])
 				}
 			}
@@ -208,7 +209,7 @@ func TestStepCompleterStepEvent(t *testing.T) {
 			if tk > te {
 				want = (tk - te) * (tk - te)
 			}
-			if math.Abs(xs[k]-want) > 1e-12 {
+			if !numtest.Within(xs[k], want, 1e-12) {
 				t.Errorf("adaptive %v: x(%v) = %v, closed form (t − %v)² = %v", adaptive, tk, xs[k], te, want)
 			}
 		}

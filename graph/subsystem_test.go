@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
@@ -190,7 +191,7 @@ func TestSubsystemNested(t *testing.T) {
 		// Tolerance: the residual transient, e^{-68} of a centimetre, is
 		// far below round-off of the position; 1e-9 m bounds round-off
 		// of 200 000 steps.
-		if math.Abs(got[2]-want) > 1e-9 {
+		if !numtest.Within(got[2], want, 1e-9) {
 			t.Errorf("%s z = %.12g, want %.12g (series springs)", c.path, got[2], want)
 		}
 	}
@@ -352,7 +353,7 @@ func TestSubsystemCheckpointAndSensitivity(t *testing.T) {
 	// Tolerance 2 %: the difference quotient is taken of first-order
 	// semi-implicit Euler runs at dt = 1e-6 (relative error ~1e-4) with a
 	// ±1 % step (truncation ~1e-4 relative); 2 % leaves room for both.
-	if math.Abs(last-fd) > 0.02*math.Abs(fd) {
+	if !numtest.Within(last, fd, 0.02*math.Abs(fd)) {
 		t.Errorf("∂z/∂k = %g, finite differences %g", last, fd)
 	}
 }

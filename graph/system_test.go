@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // The monolithic view re-evaluates connector forces from the state it is
@@ -48,7 +49,7 @@ func TestSystemFunc(t *testing.T) {
 	if len(pos) != 3 || pos[1] != 2 || vel[1] != 3 {
 		t.Errorf("Pairs = %v, %v", pos, vel)
 	}
-	if a := testing.AllocsPerRun(50, func() { sys.Func(0, y, dst) }); a != 0 {
+	if a := numtest.AllocsPerRun(50, func() { sys.Func(0, y, dst) }); a != 0 {
 		t.Errorf("Func allocates %v times", a)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	src "github.com/cosimgo/cosim/nodes/source"
@@ -173,7 +174,7 @@ func TestIntegratePulseEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := s.Value("m.velocity[0]")
-	if math.Abs(v[0]-1.0) > 1e-13 {
+	if !numtest.Within(v[0], 1.0, 1e-13) {
 		t.Errorf("v(3.5) = %v, want 1 (5 pulses of 0.2 N·s)", v[0])
 	}
 	h := build(false)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // linear2 is q̈ = −K·q for a 2×2 stiffness K with M = I, with an
@@ -100,16 +102,16 @@ func TestSeedTwoModes(t *testing.T) {
 	for _, c := range cases {
 		for _, sys := range []SecondOrder{linear2{seedK}, fd} {
 			st, r, _ := runAlpha(t, c.m, sys, seedStart(), 0.1, 120, false)
-			within(t, "final time", st.T, 12, 1e-13)
+			numtest.ExpectWithin(t, "final time", st.T, 12, 1e-13)
 			z1, w1, z2, w2 := modal(st)
 			slow := 100 * (0.5*w1*w1 + 0.5*z1*z1) / 0.5
 			fast := 100 * (0.5*w2*w2 + 0.5*1600*z2*z2) / (0.5 * 1600 * 0.05 * 0.05)
 			lag := math.Remainder(st.T-math.Atan2(-w1, z1), 2*math.Pi)
 			name := label(c.m)
 			t.Logf("%-24s slow %.6f%%  fast %.6g%%  lag %.5f rad  work %+v", name, slow, fast, lag, r.Work())
-			within(t, name+" slow energy %", slow, c.slow, c.slowT)
-			within(t, name+" fast energy %", fast, c.fast, c.fastT)
-			within(t, name+" slow phase lag", lag, c.lag, c.lgT)
+			numtest.ExpectWithin(t, name+" slow energy %", slow, c.slow, c.slowT)
+			numtest.ExpectWithin(t, name+" fast energy %", fast, c.fast, c.fastT)
+			numtest.ExpectWithin(t, name+" slow phase lag", lag, c.lag, c.lgT)
 		}
 	}
 }
@@ -127,7 +129,7 @@ func TestRhoOneIsNewmark(t *testing.T) {
 		}
 	}
 	t.Logf("max |q_ga − q_newmark| = %.3g", worst)
-	if worst > 5e-14 {
+	if !numtest.AtMost(worst, 5e-14) {
 		t.Errorf("ρ∞ = 1 differs from Newmark by %g in displacement", worst)
 	}
 }
@@ -188,11 +190,11 @@ func TestNewmarkDiscreteFrequency(t *testing.T) {
 		for _, v := range ev {
 			if imag(v) > 0 {
 				got = cmplx.Phase(v) / dt
-				within(t, "Newmark |λ|", cmplx.Abs(v), 1, 1e-13)
+				numtest.ExpectWithin(t, "Newmark |λ|", cmplx.Abs(v), 1, 1e-13)
 			}
 		}
-		within(t, "discrete frequency (published digits)", got, c.printed, c.tol)
-		within(t, "discrete frequency (formula)", got, 2/dt*math.Atan(c.omega*dt/2), 1e-12)
+		numtest.ExpectWithin(t, "discrete frequency (published digits)", got, c.printed, c.tol)
+		numtest.ExpectWithin(t, "discrete frequency (formula)", got, 2/dt*math.Atan(c.omega*dt/2), 1e-12)
 	}
 }
 
@@ -206,7 +208,7 @@ func TestSpectralRadius(t *testing.T) {
 	p.Beta = 1.0 / 16
 	bad := NewmarkFamily{Alpha: p}
 	rb := spectralRadius(amplification(t, bad, 4, 1))
-	within(t, "spectral radius with β = 1/16", rb, 5.83, 0.005)
+	numtest.ExpectWithin(t, "spectral radius with β = 1/16", rb, 5.83, 0.005)
 	for _, rho := range []float64{0, 0.5, 0.8, 1} {
 		m := GeneralizedAlpha{RhoInf: rho}
 		for _, wdt := range []float64{0.1, 1, 4, 40, 1e3} {
@@ -214,9 +216,9 @@ func TestSpectralRadius(t *testing.T) {
 				t.Errorf("ρ∞=%v ω·dt=%v: spectral radius %v > 1", rho, wdt, r)
 			}
 		}
-		within(t, fmt.Sprintf("ρ∞=%v radius at ω·dt=1e6", rho), spectralRadius(amplification(t, m, 1e6, 1)), rho, 1e-3)
+		numtest.ExpectWithin(t, fmt.Sprintf("ρ∞=%v radius at ω·dt=1e6", rho), spectralRadius(amplification(t, m, 1e6, 1)), rho, 1e-3)
 	}
-	within(t, "Newmark radius at ω·dt = 4", spectralRadius(amplification(t, Newmark{Beta: 0.25, Gamma: 0.5}, 4, 1)), 1, 1e-12)
+	numtest.ExpectWithin(t, "Newmark radius at ω·dt = 4", spectralRadius(amplification(t, Newmark{Beta: 0.25, Gamma: 0.5}, 4, 1)), 1, 1e-12)
 }
 
 // resolvedK has modes ω = 1 ((1, 1)/√2) and ω = 3 ((1, −1)/√2): the
@@ -247,7 +249,7 @@ func resolvedError(t *testing.T, m Method, n int, reset, split bool) float64 {
 		}
 		h, st = res.Memory, res.Memory.Latest.State
 	}
-	within(t, "end time", st.T, T, 1e-12)
+	numtest.ExpectWithin(t, "end time", st.T, T, 1e-12)
 	z1, _, z2, _ := modal(st)
 	return math.Hypot(z1-math.Cos(T), z2-0.5*math.Cos(3*T))
 }
@@ -280,7 +282,7 @@ func TestCarriedAccelerationOrder(t *testing.T) {
 		}
 		damped := m.Name() == MethodGeneralizedAlpha && m.(SecondOrderMethod).Params().RhoInf < 1
 		if damped {
-			within(t, name+" order with reset acceleration", pr, 1, 0.1)
+			numtest.ExpectWithin(t, name+" order with reset acceleration", pr, 1, 0.1)
 		}
 	}
 }
@@ -410,15 +412,15 @@ func TestExtraQuantitiesTrapezoid(t *testing.T) {
 				}
 				l := res.Memory.Latest
 				want := st.Z[0] + 0.5*(2/float64(n))*(st.Q[0]+l.Q[0])
-				within(t, "endpoint trapezoid", l.Z[0], want, 1e-14)
-				within(t, "carried z' from the endpoint", l.ZDot[0], l.Q[0], 0)
+				numtest.ExpectWithin(t, "endpoint trapezoid", l.Z[0], want, 1e-14)
+				numtest.ExpectWithin(t, "carried z' from the endpoint", l.ZDot[0], l.Q[0], 0)
 				h, st = res.Memory, l.State
 			}
 			errs = append(errs, math.Max(math.Abs(st.Q[0]-ref.Y[0]), math.Abs(st.Z[0]-ref.Y[2])))
 		}
 		p := observedOrder(errs)
 		t.Logf("%s with z: errors %.3e order %.3f", m.Name(), errs, p)
-		within(t, m.Name()+" order with extra quantities", p, 2, 0.1)
+		numtest.ExpectWithin(t, m.Name()+" order with extra quantities", p, 2, 0.1)
 	}
 }
 
@@ -458,7 +460,7 @@ func TestNonlinearForces(t *testing.T) {
 			st0 := State{Q: []float64{1}, V: []float64{0}}
 			st, r, _ := runAlpha(t, m, duffing{}, st0, 3/float64(n), n, false)
 			stFD, _, _ := runAlpha(t, m, fd, st0, 3/float64(n), n, false)
-			within(t, "analytic vs FD Jacobian", st.Q[0], stFD.Q[0], 1e-9)
+			numtest.ExpectWithin(t, "analytic vs FD Jacobian", st.Q[0], stFD.Q[0], 1e-9)
 			if s := r.Work(); s.NewtonIters < 2*s.Steps {
 				t.Errorf("nonlinear problem converged in %d iterations for %d steps", s.NewtonIters, s.Steps)
 			}
@@ -466,7 +468,7 @@ func TestNonlinearForces(t *testing.T) {
 		}
 		p := observedOrder(errs)
 		t.Logf("%s duffing: errors %.3e order %.3f", m.Name(), errs, p)
-		within(t, m.Name()+" nonlinear order", p, 2, 0.1)
+		numtest.ExpectWithin(t, m.Name()+" nonlinear order", p, 2, 0.1)
 	}
 }
 
@@ -489,9 +491,9 @@ func TestFirstOrderAdapter(t *testing.T) {
 		for i := 1; i <= 40; i++ {
 			st.Step(0.05)
 			tt, y := st.State()
-			within(t, "time", tt, traj[i].T, 1e-15)
-			within(t, "q", y[0], traj[i].Q[0], 1e-14)
-			within(t, "v", y[1], traj[i].V[0], 1e-13)
+			numtest.ExpectWithin(t, "time", tt, traj[i].T, 1e-15)
+			numtest.ExpectWithin(t, "q", y[0], traj[i].Q[0], 1e-14)
+			numtest.ExpectWithin(t, "v", y[1], traj[i].V[0], 1e-13)
 		}
 	}
 	// A position rate that is not the velocity is rejected.

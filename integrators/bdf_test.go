@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // For constant steps the fixed-leading-coefficient formulas are the
@@ -34,11 +36,11 @@ func TestBDFCoefficientsConstantStep(t *testing.T) {
 			want = next
 		}
 		for j, w := range want {
-			if math.Abs(l[j]-w) > 1e-14*math.Abs(w) {
+			if !numtest.Within(l[j], w, 1e-14*math.Abs(w)) {
 				t.Errorf("q = %d: l[%d] = %v, want %v", q, j, l[j], w)
 			}
 		}
-		if math.Abs(tq[2]-errConst[q]) > 1e-14 || math.Abs(tq[2]*float64(q+1)*l[1]-1) > 1e-14 {
+		if !numtest.Within(tq[2], errConst[q], 1e-14) || !numtest.Within(tq[2]*float64(q+1)*l[1], 1, 1e-14) {
 			t.Errorf("q = %d: tq2 = %v, want the BDF error constant %v = 1/((q+1)·l1)", q, tq[2], errConst[q])
 		}
 		if q > 1 {
@@ -47,7 +49,7 @@ func TestBDFCoefficientsConstantStep(t *testing.T) {
 				s += 1 / float64(j)
 				fact *= float64(j)
 			}
-			if w := fact / s; math.Abs(tq[1]-w) > 1e-14*w {
+			if w := fact / s; !numtest.Within(tq[1], w, 1e-14*w) {
 				t.Errorf("q = %d: tq1 = %v, want %v", q, tq[1], w)
 			}
 		}
@@ -75,13 +77,13 @@ func TestNordsieckPredictRetract(t *testing.T) {
 			for j := k; j <= q; j++ {
 				w += binom(j, k) * orig[j]
 			}
-			if math.Abs(z[k][0]-w) > 1e-13*(1+math.Abs(w)) {
+			if !numtest.Within(z[k][0], w, 1e-13*(1+math.Abs(w))) {
 				t.Errorf("q = %d: predicted z[%d] = %v, want %v", q, k, z[k][0], w)
 			}
 		}
 		nordsieckRetract(&z, q)
 		for j := 0; j <= q; j++ {
-			if math.Abs(z[j][0]-orig[j]) > 1e-13 {
+			if !numtest.Within(z[j][0], orig[j], 1e-13) {
 				t.Errorf("q = %d: retracted z[%d] = %v, want %v", q, j, z[j][0], orig[j])
 			}
 		}
@@ -127,7 +129,7 @@ func TestNordsieckDecrease(t *testing.T) {
 		sum = 0
 		for j := 1; j <= q-2; j++ {
 			sum += tau[j]
-			if got := eval(&z, q-1, -sum/h); math.Abs(got-before[j-1]) > 1e-12 {
+			if got := eval(&z, q-1, -sum/h); !numtest.Within(got, before[j-1], 1e-12) {
 				t.Errorf("q = %d: value at t_{n−%d} moved from %v to %v", q, j, before[j-1], got)
 			}
 		}
@@ -165,16 +167,16 @@ func TestBDFMatchesCVODE(t *testing.T) {
 		}
 		w := res.Work
 		t.Logf("%s: steps %d (CVODE %d), RHS %d (CVODE %d), Jacobians %d, y %v", c.name, w.Steps, c.steps, w.FuncEvals, c.rhs, w.JacEvals, res.Y)
-		if r := float64(w.Steps) / float64(c.steps); math.Abs(r-1) > c.stepTolerance {
+		if r := float64(w.Steps) / float64(c.steps); !numtest.Within(r, 1, c.stepTolerance) {
 			t.Errorf("%s: %d steps, CVODE %d", c.name, w.Steps, c.steps)
 		}
-		if r := float64(w.FuncEvals) / float64(c.rhs); math.Abs(r-1) > c.stepTolerance {
+		if r := float64(w.FuncEvals) / float64(c.rhs); !numtest.Within(r, 1, c.stepTolerance) {
 			t.Errorf("%s: %d RHS evaluations, CVODE %d", c.name, w.FuncEvals, c.rhs)
 		}
 		for i, r := range c.ref {
 			// Global error of an error-per-step method: a few hundred
 			// times the tolerance over these long stiff runs.
-			if e := math.Abs(res.Y[i] - r); e > 1e3*(c.rtol*math.Abs(r)+c.atol) {
+			if e := math.Abs(res.Y[i] - r); !numtest.AtMost(e, 1e3*(c.rtol*math.Abs(r)+c.atol)) {
 				t.Errorf("%s: y[%d] = %v, reference %v", c.name, i, res.Y[i], r)
 			}
 		}
@@ -209,7 +211,7 @@ func TestBDFFixedStepOrders(t *testing.T) {
 			errs = append(errs, math.Max(math.Abs(y[0]-want[0]), math.Abs(y[1]-want[1])))
 		}
 		p := math.Log2(errs[1] / errs[2])
-		if math.Abs(p-float64(q)) > 0.15 {
+		if !numtest.Within(p, float64(q), 0.15) {
 			t.Errorf("BDF-%d: observed order %.3f (errors %.3e)", q, p, errs)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // adaptiveMethods are the built-in adaptive methods with the step
@@ -65,7 +67,7 @@ func TestAdaptiveRefusesImpossibleTolerances(t *testing.T) {
 				t.Errorf("%s at the floor from %v: %v", m.Name(), y0, err)
 				continue
 			}
-			within(t, m.Name()+" y(1)", res.Y[0], y0*math.Exp(-1), 1e-12)
+			numtest.ExpectWithin(t, m.Name()+" y(1)", res.Y[0], y0*math.Exp(-1), 1e-12)
 		}
 	}
 	if err := (StepControl{RTol: MinRTol, ATol: MinATol, MaxStep: math.Inf(1)}).Check(); err != nil {

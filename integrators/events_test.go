@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // ball is the bouncing ball of the MADDENING BallNode guide written as an
@@ -61,7 +63,7 @@ func TestBallEvents(t *testing.T) {
 	// analyticImpacts is caught (the MADDENING BallNode guide publishes
 	// no impact times).
 	for i, w := range []float64{1.4278431, 3.9979607, 6.3110666, 8.3928619} {
-		within(t, "analytic impact", want[i], w, 5e-8)
+		numtest.ExpectWithin(t, "analytic impact", want[i], w, 5e-8)
 	}
 	// Analytic state at t = 10: after the 4th impact the ball leaves with
 	// e^4·v1 upwards.
@@ -69,8 +71,8 @@ func TestBallEvents(t *testing.T) {
 	u := math.Pow(e, 4) * v1
 	tau := 10 - want[3]
 	hWant, vWant := u*tau-0.5*g*tau*tau, u-g*tau
-	within(t, "analytic h(10)", hWant, 2.1006464, 5e-8)
-	within(t, "analytic v(10)", vWant, -6.5759398, 5e-8)
+	numtest.ExpectWithin(t, "analytic h(10)", hWant, 2.1006464, 5e-8)
+	numtest.ExpectWithin(t, "analytic v(10)", vWant, -6.5759398, 5e-8)
 
 	for _, maxStep := range []float64{0, 0.1, 1, 5} {
 		for _, fixed := range []float64{0, 0.5} {
@@ -86,15 +88,15 @@ func TestBallEvents(t *testing.T) {
 			// dense output up to rounding; the event tolerance is 1e-12 s.
 			// 1e-9 s is the accuracy the package promises for located events.
 			for i, ev := range res.Events {
-				within(t, "impact time", ev.T, want[i], 1e-9)
+				numtest.ExpectWithin(t, "impact time", ev.T, want[i], 1e-9)
 				if ev.Before[0] > 1e-9 || ev.After[1] <= 0 {
 					t.Errorf("impact %d: before %v after %v", i, ev.Before, ev.After)
 				}
 			}
-			within(t, "h(10) sample", res.Samples[0].Y[0], hWant, 1e-9)
-			within(t, "v(10) sample", res.Samples[0].Y[1], vWant, 1e-9)
-			within(t, "h(10) final", res.Y[0], hWant, 1e-9)
-			within(t, "v(10) final", res.Y[1], vWant, 1e-9)
+			numtest.ExpectWithin(t, "h(10) sample", res.Samples[0].Y[0], hWant, 1e-9)
+			numtest.ExpectWithin(t, "v(10) sample", res.Samples[0].Y[1], vWant, 1e-9)
+			numtest.ExpectWithin(t, "h(10) final", res.Y[0], hWant, 1e-9)
+			numtest.ExpectWithin(t, "v(10) final", res.Y[1], vWant, 1e-9)
 		}
 	}
 }
@@ -180,6 +182,6 @@ func TestEventStop(t *testing.T) {
 	if err != nil || res.Status != StoppedByEvent || res.Status.Err() != nil {
 		t.Fatal(err, res.Status)
 	}
-	within(t, "stop time", res.T, 0.5, 1e-12)
-	within(t, "stop state", res.Y[0], 0.5, 1e-12)
+	numtest.ExpectWithin(t, "stop time", res.T, 0.5, 1e-12)
+	numtest.ExpectWithin(t, "stop state", res.Y[0], 0.5, 1e-12)
 }

@@ -2,6 +2,8 @@ package integrators
 
 import (
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // ramp has the event function g(t) = slope·(t − root) of direction dir
@@ -96,13 +98,13 @@ func TestEventExactlyOnZero(t *testing.T) {
 					}
 					// y follows g up to the rounding of the stage sums
 					// (a few ulp of 1).
-					within(t, "state before the reset", ev.Before[0], 0, 1e-12)
+					numtest.ExpectWithin(t, "state before the reset", ev.Before[0], 0, 1e-12)
 				}
 				if len(res.Samples) != 1 || res.Samples[0].T != c.root {
 					t.Fatalf("samples %+v, want one at %v", res.Samples, c.root)
 				}
-				within(t, "sample at the root", res.Samples[0].Y[0], 0, 1e-12)
-				within(t, "final state", res.Y[0], c.slope*(tEnd-c.root), 1e-12)
+				numtest.ExpectWithin(t, "sample at the root", res.Samples[0].Y[0], 0, 1e-12)
+				numtest.ExpectWithin(t, "final state", res.Y[0], c.slope*(tEnd-c.root), 1e-12)
 			})
 		}
 	}
@@ -135,7 +137,7 @@ func TestEventExactlyOnZeroAtStart(t *testing.T) {
 			if c.want == 1 && (res.Events[0].T != 0 || res.Events[0].Round != 0) {
 				t.Errorf("slope %v dir %d settings %+v: event %+v, want it at t = 0 in round 0", c.slope, c.dir, s, res.Events[0])
 			}
-			within(t, "final state", res.Y[0], 2*c.slope, 1e-12)
+			numtest.ExpectWithin(t, "final state", res.Y[0], 2*c.slope, 1e-12)
 		}
 		// The fixed-step methods too: the first Step applies it.
 		for _, m := range []Method{RK4{}, BackwardEuler{}} {

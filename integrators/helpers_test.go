@@ -3,18 +3,14 @@ package integrators
 import (
 	"math"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // Tolerance convention (STYLE 16): every comparison in these tests is
-// absolute, |got − want| ≤ tol, with the tolerance and its reason stated
-// at the call site. Relative scales are written out explicitly where
-// used.
-func within(t *testing.T, name string, got, want, tol float64) {
-	t.Helper()
-	if !(math.Abs(got-want) <= tol) {
-		t.Errorf("%s = %.12g, want %.12g ± %g (diff %.3g)", name, got, want, tol, got-want)
-	}
-}
+// absolute, |got − want| ≤ tol (numtest.ExpectWithin, which also fails on
+// NaN and infinite values), with the tolerance and its reason stated at
+// the call site. Relative scales are written out explicitly where used.
 
 // oscillator is ẍ = −x as y = [x, v], Partitioned and with an
 // analytic Jacobian. Exact solution from (1, 0): x = cos t, v = −sin t.
@@ -68,7 +64,7 @@ func runFixed(t *testing.T, m Method, sys System, y0 []float64, T float64, n int
 		}
 	}
 	tt, y := st.State()
-	within(t, m.Name()+" final time", tt, T, 1e-12*T)
+	numtest.ExpectWithin(t, m.Name()+" final time", tt, T, 1e-12*T)
 	return append([]float64(nil), y...)
 }
 

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // adaptiveImplicit lists the adaptive implicit methods with options o.
@@ -60,7 +62,7 @@ func TestAdaptiveImplicitLinearSolvers(t *testing.T) {
 			}
 			w := res.Work
 			t.Logf("%s %-18s steps %4d rejected %3d RHS %5d Jacobians %2d factorizations %3d Newton %5d GMRES %5d", m.Name(), ls.name, w.Steps, w.Rejected, w.FuncEvals, w.JacEvals, w.Factorize, w.NewtonIters, w.LinearIters)
-			if d := maxDiff(res.Y, ref); d > 2e-5 {
+			if d := maxDiff(res.Y, ref); !numtest.AtMost(d, 2e-5) {
 				t.Errorf("%s %s: error %.3g at the end", m.Name(), ls.name, d)
 			}
 			if !ls.lin.MatrixFree || ls.lin.Preconditioner != PrecondNone {
@@ -107,7 +109,7 @@ func TestAdaptiveImplicitAccuracy(t *testing.T) {
 				}
 			}
 			t.Logf("%s tol %g: %d steps, %d RHS, worst error %.3g tolerances", m.Name(), tol, res.Steps, res.FuncEvals, worst)
-			if worst > 100 {
+			if !numtest.AtMost(worst, 100) {
 				t.Errorf("%s tol %g: error %.3g tolerances", m.Name(), tol, worst)
 			}
 			if len(res.Samples) != len(out) {
@@ -136,7 +138,7 @@ func TestAdaptiveImplicitEvents(t *testing.T) {
 			t.Fatalf("%s: %d events, want 4", m.Name(), len(res.Events))
 		}
 		for i, ev := range res.Events {
-			if d := math.Abs(ev.T - want[i]); d > 1e-6 {
+			if d := math.Abs(ev.T - want[i]); !numtest.AtMost(d, 1e-6) {
 				t.Errorf("%s: impact %d at %.10f, analytic %.10f", m.Name(), i, ev.T, want[i])
 			}
 			if ev.Before[1] >= 0 || ev.After[1] <= 0 {
@@ -279,7 +281,7 @@ func TestAdaptiveImplicitTimeEvents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(res.Y[0]) > 1e-12 {
+		if !numtest.Within(res.Y[0], 0, 1e-12) {
 			t.Errorf("%s: y(1) = %v, want 0", m.Name(), res.Y[0])
 		}
 	}
@@ -386,7 +388,7 @@ func TestImplicitFixedStepEvents(t *testing.T) {
 		cp := st.(Checkpointer).Checkpoint()
 		run(st, 1000)
 		tt, y := st.State()
-		if math.Abs(tt-10) > 1e-12 || math.Abs(y[0]-2.1006464) > 1e-6 || math.Abs(y[1]+6.5759398) > 1e-6 || st.Work().EventsHandled != 4 {
+		if !numtest.Within(tt, 10, 1e-12) || !numtest.Within(y[0], 2.1006464, 1e-6) || !numtest.Within(y[1], -6.5759398, 1e-6) || st.Work().EventsHandled != 4 {
 			t.Errorf("%s: at t = %v: %v with %d events, want [2.1006464 −6.5759398] after 4", m.Name(), tt, y, st.Work().EventsHandled)
 		}
 		again, _ := NewStepper(m, &ball{g: 9.81, e: 0.9}, nil)

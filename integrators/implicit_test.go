@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // spring is ẍ = −k·x as y = [x, v] with an analytic Jacobian.
@@ -58,7 +60,7 @@ func TestStiffSpring(t *testing.T) {
 					t.Fatalf("%s: energy grew at step %d: %v > %v", name, i, e, prev)
 				}
 			case MethodImplicitTrapezoid, MethodNewmark:
-				within(t, name+" relative energy", e/e0, 1, 1e-12)
+				numtest.ExpectWithin(t, name+" relative energy", e/e0, 1, 1e-12)
 			}
 			prev = e
 		}
@@ -92,7 +94,7 @@ func TestStiffSpringOrder(t *testing.T) {
 		}
 		p := observedOrder(errs)
 		t.Logf("%s errors %.3e → order %.3f", c.name, errs, p)
-		within(t, c.name+" stiff order", p, float64(m.Order()), 0.1)
+		numtest.ExpectWithin(t, c.name+" stiff order", p, float64(m.Order()), 0.1)
 	}
 }
 
@@ -171,8 +173,8 @@ func TestFiniteDifferenceJacobian(t *testing.T) {
 		}
 		// Both solve the same equations to NewtonTol = 1e-10 relative;
 		// 50 steps accumulate at most ~1e-8.
-		within(t, name+" x analytic vs FD Jacobian", ys[1][0], ys[0][0], 1e-8)
-		within(t, name+" v analytic vs FD Jacobian", ys[1][1], ys[0][1], 1e-8)
+		numtest.ExpectWithin(t, name+" x analytic vs FD Jacobian", ys[1][0], ys[0][0], 1e-8)
+		numtest.ExpectWithin(t, name+" v analytic vs FD Jacobian", ys[1][1], ys[0][1], 1e-8)
 		if stats[0].NewtonIters < 2*stats[0].Steps || stats[1].FuncEvals <= stats[0].FuncEvals {
 			t.Errorf("%s: stats analytic %+v, FD %+v", name, stats[0], stats[1])
 		}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // clocks has n events with the same function g_i = t − 1 (rising), as
@@ -259,7 +261,7 @@ func TestFixedStepTimeEvents(t *testing.T) {
 			if tt != 50*0.1 {
 				t.Errorf("%s τ = %v: t = %v, want the step count's 50·0.1", m.Name(), tau, tt)
 			}
-			within(t, m.Name()+" y(5)", y, want, 1e-13)
+			numtest.ExpectWithin(t, m.Name()+" y(5)", y, want, 1e-13)
 			_, yh := run(SystemFunc{N: 1, F: stepped{tau}.Func})
 			if !(math.Abs(yh-want) > 1000*math.Abs(y-want)) && math.Abs(yh-want) > 1e-13 {
 				t.Errorf("%s τ = %v: time events did not help (error %v, without %v)", m.Name(), tau, y-want, yh-want)
@@ -319,9 +321,9 @@ func TestEventsAtHugeEndTimes(t *testing.T) {
 			in, up := -res.Events[k].Before[1], res.Events[k-1].After[1]
 			worst = math.Max(worst, math.Abs(in-up)/up)
 		}
-		if worst > 1e-4 {
+		if !numtest.AtMost(worst, 1e-4) {
 			t.Errorf("%s %+v: an impact speed differs from the rebound before it by %.3g relative", m.Name(), m.Control(), worst)
 		}
-		within(t, m.Name()+" time of rest", res.Events[len(res.Events)-1].T, tRest, 1e-6)
+		numtest.ExpectWithin(t, m.Name()+" time of rest", res.Events[len(res.Events)-1].T, tRest, 1e-6)
 	}
 }

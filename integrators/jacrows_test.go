@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // rowsChain is chain1D seen only through JacobianRows (no SparseJacobian,
@@ -159,7 +161,7 @@ func TestJacobianRowsExtraComponents(t *testing.T) {
 		} {
 			got, st := runSteps(t, m, sys, s, y0, 1e-3, 10)
 			for i := range ref {
-				if d := math.Abs(got[i] - ref[i]); d > 10*1e-12*(1+0.01) {
+				if !numtest.Within(got[i], ref[i], 10*1e-12*(1+0.01)) {
 					t.Fatalf("%s %v/%v: y[%d] = %v, dense %v", m.Name(), s.LinearSolver, s.Preconditioner, i, got[i], ref[i])
 				}
 			}

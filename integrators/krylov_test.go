@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // chain1D is a first-order test system: n unit masses in a line between
@@ -219,7 +221,7 @@ func TestKrylovAgreesWithDense(t *testing.T) {
 				if mf {
 					name += "/matrix-free"
 				}
-				if d > 20*tol*(1+0.01) {
+				if !numtest.AtMost(d, 20*tol*(1+0.01)) {
 					t.Errorf("%s: max |Δy| = %.3g against dense", name, d)
 				}
 				if (st.LinearIters == 0) != (cf.lin == LinearBanded) || st.LinearSolves != st.NewtonIters {
@@ -345,7 +347,7 @@ func TestGMRESScaleInvariant(t *testing.T) {
 				t.Errorf("%T scale %g: %d iterations, %d at scale 1", pc, s, its, its0)
 			}
 			for i := range x {
-				if math.Abs(x[i]-ref[i]) > 1e-13*(1+math.Abs(ref[i])) {
+				if !numtest.Within(x[i], ref[i], 1e-13*(1+math.Abs(ref[i]))) {
 					t.Fatalf("%T scale %g: x[%d]/s = %v, %v at scale 1", pc, s, i, x[i], ref[i])
 				}
 			}
@@ -386,7 +388,7 @@ func TestILU0TridiagonalIsExact(t *testing.T) {
 	}
 	a, v := g.solution()
 	for i := range x {
-		if d := math.Abs(a*v[i] - x[i]); d > 1e-14*(1+math.Abs(x[i])) {
+		if d := math.Abs(a*v[i] - x[i]); !numtest.AtMost(d, 1e-14*(1+math.Abs(x[i]))) {
 			t.Fatalf("lazy x[%d] = %v, written %v", i, a*v[i], x[i])
 		}
 	}
@@ -596,7 +598,7 @@ func TestBandLUMatchesDense(t *testing.T) {
 		t.Fatal("dense LU failed")
 	}
 	for i := range x {
-		if math.Abs(x[i]-ls.dx[i]) > 1e-12*(1+math.Abs(ls.dx[i])) {
+		if !numtest.Within(x[i], ls.dx[i], 1e-12*(1+math.Abs(ls.dx[i]))) {
 			t.Fatalf("x[%d] = %v banded, %v dense", i, x[i], ls.dx[i])
 		}
 	}

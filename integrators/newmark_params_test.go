@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // TestNewmarkDeclaredOrder: Newmark{Beta: β, Gamma: γ} declares order 2 only for γ = ½
@@ -57,7 +59,7 @@ func TestNewmarkDeclaredOrder(t *testing.T) {
 		}
 		p := observedOrder(errs)
 		t.Logf("%-28s errors %.3e → observed order %.3f, declared %d", name, errs, p, m.Order())
-		within(t, name+" observed order", p, float64(m.Order()), 0.1)
+		numtest.ExpectWithin(t, name+" observed order", p, float64(m.Order()), 0.1)
 	}
 }
 

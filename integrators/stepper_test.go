@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 func TestByName(t *testing.T) {
@@ -60,7 +62,7 @@ func TestByName(t *testing.T) {
 		_, yb := b.State()
 		// oscillator has an analytic Jacobian, plainOscillator not: the
 		// Newton solutions agree to the Newton tolerance.
-		within(t, name+" pairs from Settings", ya[0], yb[0], 1e-9)
+		numtest.ExpectWithin(t, name+" pairs from Settings", ya[0], yb[0], 1e-9)
 		if _, err := m.New(&plainOscillator{}, &DriverOptions{Positions: []int{0}, Velocities: []int{0}}); err == nil {
 			t.Errorf("%s accepted a repeated index", name)
 		}
@@ -103,11 +105,11 @@ func TestObservedOrder(t *testing.T) {
 		}
 		p := observedOrder(errs)
 		t.Logf("%-20s oscillator errors %.3e → order %.3f", c.name, errs, p)
-		within(t, c.name+" observed order (oscillator)", p, float64(m.Order()), 0.1)
+		numtest.ExpectWithin(t, c.name+" observed order (oscillator)", p, float64(m.Order()), 0.1)
 		if errsF != nil {
 			p := observedOrder(errsF)
 			t.Logf("%-20s exp(sin t) errors %.3e → order %.3f", c.name, errsF, p)
-			within(t, c.name+" observed order (exp(sin t))", p, float64(m.Order()), 0.1)
+			numtest.ExpectWithin(t, c.name+" observed order (exp(sin t))", p, float64(m.Order()), 0.1)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -23,10 +24,10 @@ func TestCoilPoints(t *testing.T) {
 	// 1e-12: a few roundings of numbers of order 1.
 	for j, p := range pts[1 : len(pts)-1] {
 		r := math.Hypot(p[0]-1, p[1]-2)
-		if math.Abs(r-0.2) > 1e-12 {
+		if !numtest.Within(r, 0.2, 1e-12) {
 			t.Errorf("point %d at radius %v, want 0.2", j+1, r)
 		}
-		if want := 3 + 2*float64(j+1)/60; math.Abs(p[2]-want) > 1e-12 {
+		if want := 3 + 2*float64(j+1)/60; !numtest.Within(p[2], want, 1e-12) {
 			t.Errorf("point %d at z %v, want %v", j+1, p[2], want)
 		}
 	}
@@ -63,7 +64,7 @@ func TestCartesianSprings(t *testing.T) {
 func TestRotate(t *testing.T) {
 	c := math.Sqrt(0.5)
 	got := node.Rotate([4]float64{c, 0, 0, c}, [3]float64{1, 0, 0})
-	if math.Abs(got[0]) > 1e-15 || math.Abs(got[1]-1) > 1e-15 || got[2] != 0 {
+	if !numtest.Within(got[0], 0, 1e-15) || !numtest.Within(got[1], 1, 1e-15) || got[2] != 0 {
 		t.Errorf("Rotate = %v, want (0, 1, 0)", got)
 	}
 	if got := node.Rotate([4]float64{}, [3]float64{1, 2, 3}); got != [3]float64{1, 2, 3} {
@@ -124,10 +125,10 @@ func TestSpringDamper(t *testing.T) {
 		t.Fatalf("damped: %d shapes, want 3", len(got))
 	}
 	h, r := got[1], got[2]
-	if h.Kind != node.Cylinder || h.P != p0 || math.Abs(h.Q[1]+1.1) > 1e-15 || h.Size[0] != 0.1 || h.Color != set.DamperColor {
+	if h.Kind != node.Cylinder || h.P != p0 || !numtest.Within(h.Q[1], -1.1, 1e-15) || h.Size[0] != 0.1 || h.Color != set.DamperColor {
 		t.Errorf("housing %+v, want a cylinder of diameter 0.1 from p0 to y = -1.1", h)
 	}
-	if r.Kind != node.Cylinder || r.P != p1 || math.Abs(r.Q[1]+0.9) > 1e-15 || math.Abs(r.Size[0]-0.04) > 1e-15 {
+	if r.Kind != node.Cylinder || r.P != p1 || !numtest.Within(r.Q[1], -0.9, 1e-15) || !numtest.Within(r.Size[0], 0.04, 1e-15) {
 		t.Errorf("rod %+v, want a cylinder of diameter 0.04 from p1 to y = -0.9", r)
 	}
 	if got := node.SpringDamper(p0, p0, 0.2, [4]float64{}, true, &set, nil); len(got) != 0 {
@@ -150,7 +151,7 @@ func TestRodSpring(t *testing.T) {
 			t.Fatalf("ℓ = %v: %+v, want rod, coil, rod", c.l, got)
 		}
 		// 1e-12: sums of a few numbers of order 1.
-		if math.Abs(length(got[0])-c.rod) > 1e-12 || math.Abs(length(got[2])-c.rod) > 1e-12 || math.Abs(length(got[1])-c.coil) > 1e-12 {
+		if !numtest.Within(length(got[0]), c.rod, 1e-12) || !numtest.Within(length(got[2]), c.rod, 1e-12) || !numtest.Within(length(got[1]), c.coil, 1e-12) {
 			t.Errorf("ℓ = %v: rods %v, %v and coil %v, want %v and %v", c.l, length(got[0]), length(got[2]), length(got[1]), c.rod, c.coil)
 		}
 		if got[0].P != ([3]float64{}) || got[2].Q != [3]float64{0, -c.l, 0} || got[0].Q != got[1].P || got[1].Q != got[2].P {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -65,7 +66,7 @@ func TestVelocityJacobian(t *testing.T) {
 			if i%2 == 1 {
 				tol = 0
 			}
-			if math.Abs(got[i]-want[i]) > tol {
+			if !numtest.Within(got[i], want[i], tol) {
 				t.Errorf("x = %v: J[%d] = %v, want %v (tolerance %v)", x, i, got[i], want[i], tol)
 			}
 		}

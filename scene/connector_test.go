@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
@@ -164,7 +165,7 @@ func TestSceneAttachesAnyRegisteredConnector(t *testing.T) {
 	}
 	x, _ := res.Sim.Value("m.position[0]")
 	t.Logf("x(1) - cos(2) = %.3g", x[0]-math.Cos(2))
-	if want := math.Cos(2); math.Abs(x[0]-want) > 1e-8 {
+	if want := math.Cos(2); !numtest.Within(x[0], want, 1e-8) {
 		t.Errorf("x(1) = %v, want cos(2) = %v", x[0], want)
 	}
 	back, err := scene.FromGraph(g, sc.Run, sc.Record)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -46,15 +47,15 @@ func TestPIDMassSpringExample(t *testing.T) {
 	x := c[0]
 	peak, settle := slices.Max(x), 0.0
 	for i, v := range x {
-		if math.Abs(v-1) > 0.02 {
+		if !numtest.Within(v, 1, 0.02) {
 			settle = ts[i]
 		}
 	}
-	if math.Abs(peak-1.11) > 0.005 || math.Abs(settle-0.5-3.6) > 0.1 || math.Abs(x[len(x)-1]-1) > 2e-3 {
+	if !numtest.Within(peak, 1.11, 0.005) || !numtest.Within(settle-0.5, 3.6, 0.1) || !numtest.Within(x[len(x)-1], 1, 2e-3) {
 		t.Errorf("peak %v (want 1.11), 2 %% settling %v s after the step (want 3.6), final %v", peak, settle-0.5, x[len(x)-1])
 	}
 	_, c = simulateColumns(t, "pid-mass-spring.json", map[string]any{"pid.ki": 0.0}, "mass.position[0]")
-	if x := c[0]; math.Abs(x[len(x)-1]-20.0/24) > 1e-6 {
+	if x := c[0]; !numtest.Within(x[len(x)-1], 20.0/24, 1e-6) {
 		t.Errorf("ki = 0: final %v, want 20/24", x[len(x)-1])
 	}
 }
@@ -77,11 +78,11 @@ func TestCruiseControlExample(t *testing.T) {
 			saturated += 0.1
 		}
 	}
-	if before > 28 || math.Abs(after-27.35) > 0.01 || saturated < 2 {
+	if before > 28 || !numtest.Within(after, 27.35, 0.01) || saturated < 2 {
 		t.Errorf("peak before the hill %v (want ≤ 28), dip %v (want 27.35), saturated %v s", before, after, saturated)
 	}
 	_, c = simulateColumns(t, "cruise-control.json", map[string]any{"pid.kb": 0.0}, "car.velocity[0]")
-	if peak := slices.Max(c[0]); math.Abs(peak-29.7) > 0.05 {
+	if peak := slices.Max(c[0]); !numtest.Within(peak, 29.7, 0.05) {
 		t.Errorf("kb = 0: peak %v, want 29.7", peak)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -79,7 +80,7 @@ func TestLookupCSVFromScene(t *testing.T) {
 	want := 1 + x2 + v2*rest + 0.5*rest*rest
 	x, _ := res.Sim.Value("m.position[0]")
 	l, _ := res.Sim.Value("s.length")
-	if math.Abs(x[0]-want) > 1e-12 || math.Abs(l[0]-want) > 1e-12 {
+	if !numtest.Within(x[0], want, 1e-12) || !numtest.Within(l[0], want, 1e-12) {
 		t.Errorf("x(4) = %v, length %v, want %v", x[0], l[0], want)
 	}
 	// DecodeFile + With keep the scene's directory.

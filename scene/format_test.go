@@ -17,6 +17,7 @@ import (
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -81,7 +82,7 @@ func TestExamples(t *testing.T) {
 		if res.History == nil || len(res.History.Times) < 2 {
 			t.Errorf("%s records nothing", base)
 		}
-		if math.Abs(res.Time-sc.EndTime()) > 1e-9 {
+		if !numtest.Within(res.Time, sc.EndTime(), 1e-9) {
 			t.Errorf("%s ended at %v, want %v", base, res.Time, sc.EndTime())
 		}
 		results[base] = res
@@ -91,7 +92,7 @@ func TestExamples(t *testing.T) {
 	// reached to 1e-12 by t = 2 s (springdamper's Example prints −0.001000).
 	if r := results["spring-damper.json"]; r != nil {
 		d, _ := r.Sim.Value("spring.displacement")
-		if math.Abs(d[1]-(-0.001)) > 1e-12 || d[0] != 0 || d[2] != 0 {
+		if !numtest.Within(d[1], (-0.001), 1e-12) || d[0] != 0 || d[2] != 0 {
 			t.Errorf("spring-damper: displacement %v, want [0, -0.001, 0]", d)
 		}
 	}
@@ -106,7 +107,7 @@ func TestExamples(t *testing.T) {
 		z2, w2 := (q1[0]-q2[0])/math.Sqrt2, (v1[0]-v2[0])/math.Sqrt2
 		slow := 100 * (w1*w1 + z1*z1) / 1
 		fast := 100 * (w2*w2 + 1600*z2*z2) / (1600 * 0.05 * 0.05)
-		if math.Abs(slow-99.947) > 5e-4 || fast > 1e-15 {
+		if !numtest.Within(slow, 99.947, 5e-4) || fast > 1e-15 {
 			t.Errorf("two-mass modes: slow %.5f%% (published 99.947%%), fast %.3g%% (published 1.53e-18%%)", slow, fast)
 		}
 		if _, ok := r.Mode.(graph.Monolithic); !ok || r.Method != integrators.MethodGeneralizedAlpha || r.Steps != 120 {
@@ -120,7 +121,7 @@ func TestExamples(t *testing.T) {
 		v0, g, tk, n := math.Sqrt(2*10*9.81), 9.81, math.Sqrt(2*10/9.81), 0
 		for e := 0.9; tk < 10; e *= 0.9 {
 			n++
-			if n <= len(r.Integrator.Events) && math.Abs(r.Integrator.Events[n-1].T-tk) > 1e-6 {
+			if n <= len(r.Integrator.Events) && !numtest.Within(r.Integrator.Events[n-1].T, tk, 1e-6) {
 				t.Errorf("bounce %d at %v, want %v", n, r.Integrator.Events[n-1].T, tk)
 			}
 			tk += 2 * e * v0 / g
@@ -369,7 +370,7 @@ func TestSimulateMatchesGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last != res.Time || math.Abs(last-1) > 1e-12 || res.Method != "gauss-seidel" {
+	if last != res.Time || !numtest.Within(last, 1, 1e-12) || res.Method != "gauss-seidel" {
 		t.Errorf("observed up to t = %v, run ended at %v; method %s", last, res.Time, res.Method)
 	}
 	sim, err := chain.Compile(reg, nil)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -54,7 +55,7 @@ func TestAmplifierLoopExample(t *testing.T) {
 	}
 	x, cmd, force := c[0], c[1], c[2]
 	for i := range force {
-		if want := cmd[i] * A / (1 + A*kf); math.Abs(force[i]-want) > 1e-12*math.Max(math.Abs(want), 1e-3) {
+		if want := cmd[i] * A / (1 + A*kf); !numtest.Within(force[i], want, 1e-12*math.Max(math.Abs(want), 1e-3)) {
 			t.Fatalf("row %d: amp.out %.17g, want %.17g", i, force[i], want)
 		}
 	}
@@ -62,7 +63,7 @@ func TestAmplifierLoopExample(t *testing.T) {
 	flatRes, fc := run("pid-mass-spring.json", map[string]any{"pid.kp": 20 * g, "pid.ki": 10 * g, "pid.kd": 4 * g,
 		"run.mode": "monolithic", "run.integrator": map[string]any{"method": "implicit-trapezoid"}}, "mass.position[0]")
 	for i, v := range fc[0] {
-		if math.Abs(x[i]-v) > 1e-9 {
+		if !numtest.Within(x[i], v, 1e-9) {
 			t.Fatalf("row %d: x = %.17g through the loop, %.17g without it", i, x[i], v)
 		}
 	}
@@ -73,11 +74,11 @@ func TestAmplifierLoopExample(t *testing.T) {
 	ts := res.History.Times
 	peak, settle := slices.Max(x), 0.0
 	for i, v := range x {
-		if math.Abs(v-1) > 0.02 {
+		if !numtest.Within(v, 1, 0.02) {
 			settle = ts[i]
 		}
 	}
-	if math.Abs(peak-1.123) > 0.002 || math.Abs(settle-0.5-3.7) > 0.1 {
+	if !numtest.Within(peak, 1.123, 0.002) || !numtest.Within(settle-0.5, 3.7, 0.1) {
 		t.Errorf("peak %v (want 1.123), 2 %% settling %v s after the step (want 3.7)", peak, settle-0.5)
 	}
 }

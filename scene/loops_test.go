@@ -3,11 +3,11 @@ package scene_test
 import (
 	"context"
 	"errors"
-	"math"
 	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -41,7 +41,7 @@ func TestSceneLoops(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, row := range res.History.Rows {
-		if math.Abs(row[0]-4) > 4e-15 {
+		if !numtest.Within(row[0], 4, 4e-15) {
 			t.Errorf("y = %.17g, want 4", row[0])
 		}
 	}

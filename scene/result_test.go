@@ -3,12 +3,12 @@ package scene_test
 import (
 	"bytes"
 	"context"
-	"math"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -63,7 +63,7 @@ func TestSimulateIsOneRun(t *testing.T) {
 			if !reflect.DeepEqual(g, w) {
 				t.Errorf("Simulate %+v %+v\n     Run %+v %+v", g, g.Integrator, w, w.Integrator)
 			}
-			if got.Mode.String() != m.mode.String() || got.Method != m.method || got.Status != graph.EndReached || math.Abs(got.Time-3) > 1e-12 {
+			if got.Mode.String() != m.mode.String() || got.Method != m.method || got.Status != graph.EndReached || !numtest.Within(got.Time, 3, 1e-12) {
 				t.Errorf("mode %v, method %q, status %v, t = %v; want %v, %q, EndReached, 3", got.Mode, got.Method, got.Status, got.Time, m.mode, m.method)
 			}
 			if !reflect.DeepEqual(got.Sim.State(nil), sim.State(nil)) || got.Sim.Time() != got.Time {

@@ -17,6 +17,7 @@ import (
 	"github.com/cosimgo/cosim/anomalies"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
@@ -150,7 +151,7 @@ func TestAnomalyCOSIMANO001(t *testing.T) {
 	}
 	// 1e-15: the MADDENING BallNode guide's −0.009 is 0.001 − 0.01 in decimal; in binary the
 	// sum is one ulp away.
-	if math.Abs(y[0]+0.009) > 1e-15 || upd[0] != 0 {
+	if !numtest.Within(y[0], -0.009, 1e-15) || upd[0] != 0 {
 		t.Errorf("COSIM-ANO-001 no longer reproduces (Euler on Derivatives → %v, Update → %v; published: −0.009 and 0.0): "+
 			"mark it resolved in anomalies/records.go and update the ball's limitations", y[0], upd[0])
 	}
@@ -207,7 +208,7 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	exactH := e*(dv1h*tau+v1*dtauh) - g*tau*dtauh
 	exactG := e*(dv1g*tau+v1*dtaug) - tau*tau/2 - g*tau*dtaug
 	// Closed-form check of the MADDENING BallNode guide's exact values (4 digits).
-	if math.Abs(exactH-0.5892) > 5e-5 || math.Abs(exactG-0.0051) > 5e-5 {
+	if !numtest.Within(exactH, 0.5892, 5e-5) || !numtest.Within(exactG, 0.0051, 5e-5) {
 		t.Fatalf("closed form gives %.5f, %.5f; published: 0.5892, 0.0051", exactH, exactG)
 	}
 	// Central differences with δ = 1e-7: small enough that the fixed-step
@@ -222,13 +223,13 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	t.Logf("fixed step: ∂x/∂h = %.4f, ∂x/∂|g| = %.4f; events: %.4f, %.4f; exact %.4f, %.4f", fixH, fixG, evH, evG, exactH, exactG)
 	// The anomaly reproduces: ∂h exactly 0 (to FD round-off, 1e-6), ∂|g|
 	// the MADDENING BallNode guide's +0.0651 to one step of travel (3e-3).
-	if math.Abs(fixH) > 1e-6 || math.Abs(fixG-0.0651) > 3e-3 {
+	if !numtest.Within(fixH, 0, 1e-6) || !numtest.Within(fixG, 0.0651, 3e-3) {
 		t.Errorf("MADD-ANO-021 no longer reproduces as the MADDENING BallNode guide describes (∂x/∂h = %.4f, ∂x/∂|g| = %.4f): "+
 			"update the record: its description says the co-simulation path still shows it", fixH, fixG)
 	}
 	// Event localization gets the exact values: 1e-5 covers the FD
 	// truncation and the integrator tolerance amplified by 1/δ.
-	if math.Abs(evH-exactH) > 1e-5 || math.Abs(evG-exactG) > 1e-5 {
+	if !numtest.Within(evH, exactH, 1e-5) || !numtest.Within(evG, exactG, 1e-5) {
 		t.Errorf("event-localized sensitivities %.6f, %.6f; exact %.6f, %.6f", evH, evG, exactH, exactG)
 	}
 	// The resolution: forward sensitivities with the saltation jump at the
@@ -245,7 +246,7 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	sG, _ := res.At(0, "ball.position", "ball.gravity")
 	sG = -sG
 	t.Logf("Sim.Sensitivities: ∂x/∂h = %.10f, ∂x/∂|g| = %.10f", sH, sG)
-	if math.Abs(sH-exactH) > 1e-8*math.Abs(exactH) || math.Abs(sG-exactG) > 1e-8*math.Abs(exactG) {
+	if !numtest.Within(sH, exactH, 1e-8*math.Abs(exactH)) || !numtest.Within(sG, exactG, 1e-8*math.Abs(exactG)) {
 		t.Errorf("MADD-ANO-021 is back on the sensitivity path: ∂x/∂h = %.12f, ∂x/∂|g| = %.12f; exact %.12f, %.12f", sH, sG, exactH, exactG)
 	}
 	// The fixed-step monolithic path differentiates through the contact
@@ -257,7 +258,7 @@ func TestAnomalyMADDANO021(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fH, _ := res.At(len(res.Times)-1, "ball.position", "ball.initial_position"); math.Abs(fH-exactH) > 1e-8*math.Abs(exactH) {
+	if fH, _ := res.At(len(res.Times)-1, "ball.position", "ball.initial_position"); !numtest.Within(fH, exactH, 1e-8*math.Abs(exactH)) {
 		t.Errorf("MADD-ANO-021 is back on the fixed-step sensitivity path: ∂x/∂h = %.12f, exact %.12f", fH, exactH)
 	}
 	// And the co-simulation path is refused, not differentiated.
@@ -359,11 +360,11 @@ func TestAnomalyCOSIMANO002(t *testing.T) {
 	xeq := 1 + m*g/k
 	exact := xeq + (0-xeq)*math.Cos(omega*dt*steps)
 	t.Logf("ball with the spring %v, recurrence [%v, %v], exact x %v, free fall %v", got, x, v, exact, fall)
-	if math.Abs(got[0]-x) > 1e-12 || math.Abs(got[1]-v) > 1e-12*omega {
+	if !numtest.Within(got[0], x, 1e-12) || !numtest.Within(got[1], v, 1e-12*omega) {
 		t.Errorf("COSIM-ANO-002 is back or the coupling changed: ball [x, v] = %v, want the semi-implicit Euler "+
 			"recurrence under the spring's force [%v, %v] to 1e-12", got, x, v)
 	}
-	if math.Abs(got[0]-exact) > 0.05*math.Abs(xeq) {
+	if !numtest.Within(got[0], exact, 0.05*math.Abs(xeq)) {
 		t.Errorf("ball position %v is not within 5 %% of the amplitude of the exact %v", got[0], exact)
 	}
 	if math.Abs(got[0]-fall[0]) < 0.1 {
@@ -440,7 +441,7 @@ func TestAnomalyCOSIMANO003(t *testing.T) {
 // keeps the ball at rest too.
 func TestAnomalyCOSIMANO004(t *testing.T) {
 	const g = -9.81
-	if thr := ball.RestSpeed / -g; math.Abs(thr-1.02e-5) > 1e-7 {
+	if thr := ball.RestSpeed / -g; !numtest.Within(thr, 1.02e-5, 1e-7) {
 		t.Errorf("rest-threshold step %g, documented 1.02e-5 s", thr)
 	}
 	for _, dt := range []float64{1.05e-5, 1e-4, 1e-3, 0.01, 0.1} {
@@ -468,7 +469,7 @@ func TestAnomalyCOSIMANO004(t *testing.T) {
 	for v := e * -g * t1; v > ball.RestSpeed; v *= e {
 		tRest += 2 * v / -g
 	}
-	if math.Abs(tRest-4.2835) > 1e-4 {
+	if !numtest.Within(tRest, 4.2835, 1e-4) {
 		t.Errorf("closed-form time of rest %v, documented 4.2835 s", tRest)
 	}
 	for _, c := range []struct{ dt, bound float64 }{{0.01, 0.1}, {1e-3, 0.03}, {1e-4, 0.005}} {

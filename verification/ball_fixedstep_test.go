@@ -7,6 +7,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/table"
 )
@@ -81,7 +82,7 @@ func TestBallFixedStepMonolithic(t *testing.T) {
 		{integrators.MethodSemiImplicitEuler, 0.2, true},
 	} {
 		h, v, st := run(c.method, 1e-3)
-		if math.Abs(h-hx) > c.tol || math.Abs(v-vx) > c.tol {
+		if !numtest.Within(h, hx, c.tol) || !numtest.Within(v, vx, c.tol) {
 			t.Errorf("%s: h(10) = %.12g, v(10) = %.12g; closed form %.12g, %.12g (± %g)", c.method, h, v, hx, vx, c.tol)
 		}
 		if st.EventsHandled != len(impacts) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/table"
 )
@@ -54,11 +55,11 @@ func TestBallEvents(t *testing.T) {
 		t.Fatalf("closed form has %d impacts, the printed values %d", len(impacts), len(quoted))
 	}
 	for i, q := range quoted {
-		if math.Abs(impacts[i]-q) > 5e-8 {
+		if !numtest.Within(impacts[i], q, 5e-8) {
 			t.Errorf("closed-form impact %d at %.10f, printed as %.7f", i+1, impacts[i], q)
 		}
 	}
-	if math.Abs(hx-2.1006464) > 5e-8 || math.Abs(vx+6.5759398) > 5e-8 {
+	if !numtest.Within(hx, 2.1006464, 5e-8) || !numtest.Within(vx, -6.5759398, 5e-8) {
 		t.Errorf("closed form h(10) = %.10f, v(10) = %.10f; printed as 2.1006464, -6.5759398", hx, vx)
 	}
 

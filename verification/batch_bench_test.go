@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -109,7 +110,7 @@ func TestKernelsAllocateNothing(t *testing.T) {
 		k := newKernelBench(members)
 		for _, m := range k.methods(members[0].Spec()) {
 			var err error
-			allocs := testing.AllocsPerRun(20, func() { err = k.run(m) })
+			allocs := numtest.AllocsPerRun(20, func() { err = k.run(m) })
 			if err != nil {
 				t.Errorf("%s %s: %v", fam.name, m, err)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -622,7 +623,7 @@ func metrics(ts, xs []float64, ref, final float64) stepMetrics {
 	settle := 0.0
 	for i, x := range xs {
 		peak = math.Max(peak, x)
-		if math.Abs(x-final) > 0.02*math.Abs(final) {
+		if !numtest.Within(x, final, 0.02*math.Abs(final)) {
 			settle = ts[i]
 		}
 	}
@@ -665,7 +666,7 @@ func TestPIDClosedLoopSecondOrder(t *testing.T) {
 		cts, cxs = append(cts, tt), append(cxs, closed(tt))
 	}
 	want := metrics(cts, cxs, 1, final)
-	if o := math.Exp(-math.Pi * zeta / math.Sqrt(1-zeta*zeta)); math.Abs(o-want.overshoot) > 1e-9 {
+	if o := math.Exp(-math.Pi * zeta / math.Sqrt(1-zeta*zeta)); !numtest.Within(o, want.overshoot, 1e-9) {
 		t.Fatalf("closed form: overshoot %v on the grid, %v by formula", want.overshoot, o)
 	}
 	p := control.PIDParams{Kp: []float64{kp}, Kd: []float64{kd}, Tf: []float64{tf}, DerivativeWeight: []float64{0}}
@@ -674,7 +675,7 @@ func TestPIDClosedLoopSecondOrder(t *testing.T) {
 		e := 0.0
 		for i, rt := range ref.T {
 			j := int(math.Round(rt / spacing))
-			if math.Abs(ts[j]-rt) > 1e-9 {
+			if !numtest.Within(ts[j], rt, 1e-9) {
 				t.Fatalf("sample %d at %v, want %v", j, ts[j], rt)
 			}
 			e = math.Max(e, math.Abs(xs[j]-sc[i]))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/table"
@@ -114,7 +115,7 @@ func TestClosedFormBounceDerivatives(t *testing.T) {
 			pm[q] -= d
 			xp, vp, _, _, _ := bounceState(pp[0], pp[1], pp[2], T)
 			xm, vm, _, _, _ := bounceState(pm[0], pm[1], pm[2], T)
-			if fx, fv := (xp-xm)/(2*d), (vp-vm)/(2*d); math.Abs(fx-dx[q]) > 1e-7 || math.Abs(fv-dv[q]) > 1e-7 {
+			if fx, fv := (xp-xm)/(2*d), (vp-vm)/(2*d); !numtest.Within(fx, dx[q], 1e-7) || !numtest.Within(fv, dv[q], 1e-7) {
 				t.Errorf("T=%v param %d: closed form ∂x=%v ∂v=%v, differences %v %v", T, q, dx[q], dv[q], fx, fv)
 			}
 		}
@@ -169,7 +170,7 @@ func TestBallSensitivitiesClosedForm(t *testing.T) {
 			if want != 0 {
 				worst = math.Max(worst, math.Abs(got-want)/math.Abs(want))
 			}
-			if math.Abs(got-want) > 1e-8*math.Abs(want)+1e-12 {
+			if !numtest.Within(got, want, 1e-8*math.Abs(want)+1e-12) {
 				t.Errorf("T=%v %s = %.15g, closed form %.15g (rel. error %.2g)", tc.T, what, got, want, math.Abs(got-want)/math.Abs(want))
 			}
 		}
@@ -223,7 +224,7 @@ func TestBallSensitivitiesFDFallback(t *testing.T) {
 	for q, p := range params {
 		sx, _ := res.At(0, "ball.position", p)
 		sv, _ := res.At(0, "ball.velocity", p)
-		if math.Abs(sx-sign[q]*dx[q]) > 1e-6*math.Abs(dx[q]) || math.Abs(sv-sign[q]*dv[q]) > 1e-6*math.Abs(dv[q]) {
+		if !numtest.Within(sx, sign[q]*dx[q], 1e-6*math.Abs(dx[q])) || !numtest.Within(sv, sign[q]*dv[q], 1e-6*math.Abs(dv[q])) {
 			t.Errorf("∂/∂%s: got %v, %v; closed form %v, %v", p, sx, sv, sign[q]*dx[q], sign[q]*dv[q])
 		}
 	}

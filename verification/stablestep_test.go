@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/nodes/ball"
@@ -116,7 +117,7 @@ func TestMarkerInverseMass(t *testing.T) {
 				var f [3]float64
 				f[i] = 1
 				got := accel(local, f)[i] - a0[i]
-				if !within(got, inv[i], 1e-12) {
+				if !numtest.Near(got, inv[i], 1e-12) {
 					t.Errorf("%s, local %v, axis %d: unit force accelerates the marker by %v, MarkerInverseMass says %v", b.name, local, i, got, inv[i])
 				}
 			}
@@ -161,7 +162,7 @@ func TestStableStepSpringDamper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(limits) != 1 || limits[0].Node != "spring" || !within(limits[0].Dt, want, 1e-14) || !strings.Contains(limits[0].Why, "axis y") {
+	if len(limits) != 1 || limits[0].Node != "spring" || !numtest.Near(limits[0].Dt, want, 1e-14) || !strings.Contains(limits[0].Why, "axis y") {
 		t.Fatalf("StableSteps = %+v, want one limit of node spring, %v s, on axis y", limits, want)
 	}
 	if ws, err := s.StepWarnings(0.99 * want); err != nil || len(ws) != 0 {
@@ -191,7 +192,7 @@ func TestStableStepSpringDamper(t *testing.T) {
 		}
 		return math.Abs(v[1] - 1), err
 	}
-	if d, err := run(0.98*want, 20); err != nil || d > 0.01 {
+	if d, err := run(0.98*want, 20); err != nil || !numtest.AtMost(d, 0.01) {
 		t.Errorf("dt = 0.98·limit: |Δp_y| = %v after 20 s (err %v), want bounded (< 0.01 m)", d, err)
 	}
 	if d, err := run(1.02*want, 20); err == nil && d < 1 {
@@ -241,16 +242,10 @@ func TestStableStepSpring(t *testing.T) {
 			t.Fatal(err)
 		}
 		limits, err := s.StableSteps()
-		if err != nil || len(limits) != 1 || !within(limits[0].Dt, c.limit, 1e-14) {
+		if err != nil || len(limits) != 1 || !numtest.Near(limits[0].Dt, c.limit, 1e-14) {
 			t.Errorf("%s: StableSteps = %+v, %v; want %v s", c.name, limits, err, c.limit)
 		}
 	}
-}
-
-// within reports |got − want| ≤ tol·max(1, |want|): relative for values
-// of order 1 and above, absolute below.
-func within(got, want, tol float64) bool {
-	return math.Abs(got-want) <= tol*math.Max(1, math.Abs(want))
 }
 
 // TestStableStepDeclared: every registered node type's StableStep

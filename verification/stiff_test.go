@@ -16,6 +16,7 @@ import (
 	"github.com/cosimgo/cosim/benchmarks"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // The classic stiff test problems, as defined by the Test Set for IVP
@@ -161,7 +162,7 @@ func TestCVODEPeerCounts(t *testing.T) {
 		// The same library gives the same bits; another build of it may
 		// round differently, hence a relative 1e-10.
 		for i, y := range got.Y {
-			if math.Abs(y-p.cvode.Y[i]) > 1e-10*math.Abs(y) {
+			if !numtest.Within(y, p.cvode.Y[i], 1e-10*math.Abs(y)) {
 				t.Errorf("%s: CVODE's y[%d] = %v, quoted %v", p.name, i, y, p.cvode.Y[i])
 			}
 		}

@@ -3,6 +3,8 @@ package main
 import (
 	"runtime"
 	"time"
+
+	"github.com/cosimgo/cosim/internal/cpuclock"
 )
 
 // The clock of the hand-written loops' and the graph's one-worker runs
@@ -18,12 +20,12 @@ import (
 var wallStart = time.Now()
 
 // threadClock is set by -cpu-clock, when the platform has a per-thread
-// CPU clock (threadCPU).
+// CPU clock (cpuclock.Thread).
 var threadClock bool
 
 func clock() time.Duration {
 	if threadClock {
-		return threadCPU()
+		return cpuclock.Thread()
 	}
 	return time.Since(wallStart)
 }
@@ -32,7 +34,7 @@ func clock() time.Duration {
 // calling goroutine to its thread; it reports false where there is no
 // per-thread CPU clock.
 func useThreadClock() bool {
-	if threadCPU() < 0 {
+	if cpuclock.Thread() < 0 {
 		return false
 	}
 	runtime.LockOSThread()

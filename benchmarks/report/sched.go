@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cosimgo/cosim/benchmarks"
+	"github.com/cosimgo/cosim/internal/cpuclock"
 )
 
 // The scheduler section: W1 co-simulation with two workers against one,
@@ -86,13 +87,13 @@ func schedMeasure(cond string) []schedRow {
 		var d1, d2, c1, c2 []time.Duration
 		var f1, f2 []float64
 		for range schedRounds {
-			c := processCPU()
+			c := cpuclock.Process()
 			d1 = append(d1, runSim(s, y0, steps, 1, 0))
-			c1 = append(c1, processCPU()-c)
+			c1 = append(c1, cpuclock.Process()-c)
 			f1 = s.State(f1)
-			c = processCPU()
+			c = cpuclock.Process()
 			d2 = append(d2, runSim(s, y0, steps, 2, 0))
-			c2 = append(c2, processCPU()-c)
+			c2 = append(c2, cpuclock.Process()-c)
 			f2 = s.State(f2)
 		}
 		row := schedRow{n: n, steps: steps, identical: equal(f1, f2), roundsDone: schedRounds, minRatio: 1e9}
@@ -102,7 +103,7 @@ func schedMeasure(cond string) []schedRow {
 		row.one = nsPer(median(d1), steps, n)
 		row.two = nsPer(median(d2), steps, n)
 		row.cpuOne, row.cpuTwo = -1, -1
-		if processCPU() >= 0 {
+		if cpuclock.Process() >= 0 {
 			row.cpuOne = nsPer(median(c1), steps, n)
 			row.cpuTwo = nsPer(median(c2), steps, n)
 		}

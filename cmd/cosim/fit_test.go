@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -33,7 +34,7 @@ func TestFitJSON(t *testing.T) {
 	for name, want := range map[string]float64{"ball.elasticity": 0.75, "ball.gravity": -9.81} {
 		e := got[name].(map[string]any)
 		v, se := e["value"].(float64), e["stderr"].(float64)
-		if math.Abs(v-want) > 2*se || e["identifiable"] != true {
+		if !numtest.Within(v, want, 2*se) || e["identifiable"] != true {
 			t.Errorf("%s: %v ± %v, true %v", name, v, se, want)
 		}
 	}
@@ -65,7 +66,7 @@ func TestFitTableHeight(t *testing.T) {
 	for name, want := range map[string]float64{"ball.elasticity": 0.75, "ball.gravity": -9.81, "table.position": 0} {
 		e := got[name].(map[string]any)
 		v, se := e["value"].(float64), e["stderr"].(float64)
-		if math.Abs(v-want) > 2*se || e["identifiable"] != true {
+		if !numtest.Within(v, want, 2*se) || e["identifiable"] != true {
 			t.Errorf("%s: %v ± %v, true %v", name, v, se, want)
 		}
 	}
@@ -161,7 +162,7 @@ func TestFitReadmeTable(t *testing.T) {
 	for name, g := range got {
 		d := doc[name]
 		for k := range 2 {
-			if math.Abs(g[k]-d[k]) > 1e-6*math.Abs(g[k]) {
+			if !numtest.Within(g[k], d[k], 1e-6*math.Abs(g[k])) {
 				t.Errorf("README.md: %s %v, cosim fit prints %v", name, d, g)
 			}
 		}
@@ -224,7 +225,7 @@ func TestFitHybridFromTheModel(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v in %s", err, out)
 	}
-	if math.Abs(got.E.Value-0.73) > 1e-7 || !got.Converged || len(got.Jumping) != 1 {
+	if !numtest.Within(got.E.Value, 0.73, 1e-7) || !got.Converged || len(got.Jumping) != 1 {
 		t.Errorf("e = %.10f, converged %v, jumping %q:\n%s", got.E.Value, got.Converged, got.Jumping, out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // TestAxisLabel: axes name the plotted fields and their units.
@@ -55,7 +56,7 @@ func TestNiceTicks(t *testing.T) {
 			if v < r[0]-1e-9*step || v > r[1]+1e-9*step {
 				t.Errorf("%v: tick %v outside", r, v)
 			}
-			if i > 0 && math.Abs(v-vals[i-1]-step) > 1e-9*step {
+			if i > 0 && !numtest.Within(v-vals[i-1], step, 1e-9*step) {
 				t.Errorf("%v: ticks %v not equally spaced", r, vals)
 			}
 			if seen[labels[i]] {

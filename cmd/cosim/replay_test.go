@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -135,7 +135,7 @@ func TestReplayRefused(t *testing.T) {
 	q, _ := res.Sim.Value("bar.orientation")
 	got := decodePrim(d.Frames[len(d.Frames)-1].B[0][0]).Rot
 	for i := range 4 {
-		if math.Abs(got[i]-q[i]) > 1e-6 {
+		if !numtest.Within(got[i], q[i], 1e-6) {
 			t.Errorf("orientation at the end drawn %v, simulated %v", got, q)
 			break
 		}

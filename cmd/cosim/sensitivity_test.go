@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 const ballEventsScene = "../../examples/scenes/bouncing-ball-events.json"
@@ -33,7 +35,7 @@ func TestSensitivityJSON(t *testing.T) {
 	}
 	pos := got["ball.position"].(map[string]any)
 	for p, want := range map[string]float64{"ball.initial_position": 0.589201781010415, "ball.gravity": -0.00509702150972624} {
-		if v := pos[p].(float64); math.Abs(v-want) > 1e-7*math.Abs(want) {
+		if v := pos[p].(float64); !numtest.Within(v, want, 1e-7*math.Abs(want)) {
 			t.Errorf("∂x/∂%s = %v, want %v", p, v, want)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -173,7 +174,7 @@ func TestViewInBrowser(t *testing.T) {
 	}
 	for i := range want {
 		for k := range 3 {
-			if math.Abs(got[i][k]-want[i][k]) > 1e-12 {
+			if !numtest.Within(got[i][k], want[i][k], 1e-12) {
 				t.Fatalf("coil point %d: browser %v, Go %v", i, got[i], want[i])
 			}
 		}

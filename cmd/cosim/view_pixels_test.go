@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/internal/raster"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
@@ -111,7 +112,7 @@ func simulated(t *testing.T, path, field string, times []float64) [][]float64 {
 	var out [][]float64
 	for _, tm := range times {
 		i := nearestRow(res.History.Times, tm)
-		if math.Abs(res.History.Times[i]-tm) > 1e-9 {
+		if !numtest.Within(res.History.Times[i], tm, 1e-9) {
 			t.Fatalf("%s: no row at t = %v (nearest %v)", path, tm, res.History.Times[i])
 		}
 		out = append(out, res.History.Rows[i])
@@ -200,13 +201,13 @@ func TestBrowserFloorAndScale(t *testing.T) {
 	}
 	want := raster.FloorUnder(raster.Extent(fset.prims))
 	// 1e-6 relative: the page holds 7 digits of each coordinate.
-	if math.Abs(fl.Spacing-want.Spacing) > 1e-9 || math.Abs(fl.Y-want.Y) > 1e-6*math.Max(1, math.Abs(want.Y)) || fl.Lo != want.Lo || fl.Hi != want.Hi {
+	if !numtest.Within(fl.Spacing, want.Spacing, 1e-9) || !numtest.Within(fl.Y, want.Y, 1e-6*math.Max(1, math.Abs(want.Y))) || fl.Lo != want.Lo || fl.Hi != want.Hi {
 		t.Errorf("page floor %+v, Go floor %+v", fl, want)
 	}
 	cam, w, h := pageCamera(t, tctx)
 	sc := eval[struct{ Metres, Pixels float64 }](t, tctx, `cosimView.scale()`)
 	m, px := raster.ScaleBar(cam, w, h)
-	if math.Abs(sc.Metres-m) > 1e-12 || math.Abs(sc.Pixels-px) > 1e-6 {
+	if !numtest.Within(sc.Metres, m, 1e-12) || !numtest.Within(sc.Pixels, px, 1e-6) {
 		t.Errorf("page scale bar %v m over %v px, Go %v m over %v px", sc.Metres, sc.Pixels, m, px)
 	}
 	gl := pageShot(t, tctx, "#gl")
@@ -357,7 +358,7 @@ func TestBrowserBarOrientation(t *testing.T) {
 	eval[any](t, tctx, `cosimView.setCamera(0, 0)`)
 	times := eval[[]float64](t, tctx, `cosimView.times()`)
 	i := nearestRow(times, 2)
-	if math.Abs(times[i]-2) > 1e-9 {
+	if !numtest.Within(times[i], 2, 1e-9) {
 		t.Fatalf("no frame at t = 2 (nearest %v)", times[i])
 	}
 	eval[any](t, tctx, fmt.Sprintf(`cosimView.setFrame(%d)`, i))
@@ -386,7 +387,7 @@ func TestBrowserBarOrientation(t *testing.T) {
 	a1x, a1y, _, _ := cam.Project(add3(front, node.Rotate(Q, [3]float64{0.5, 0, 0})), w, h)
 	want := math.Atan2(-(a1y - a0y), a1x-a0x)
 	d := math.Mod(angle-want+3*math.Pi/2, math.Pi) - math.Pi/2
-	if n < 200 || math.Abs(d) > math.Pi/180 {
+	if n < 200 || !numtest.Within(d, 0, math.Pi/180) {
 		t.Errorf("the bar is drawn at %.2f° (%d pixels), its simulated orientation projects to %.2f°", angle*180/math.Pi, n, want*180/math.Pi)
 	}
 }
@@ -460,7 +461,7 @@ func TestBrowserTicks(t *testing.T) {
 			continue
 		}
 		for i := range vals {
-			if math.Abs(got.Ticks[i].Value-vals[i]) > 1e-12*math.Max(1, math.Abs(vals[i])) || got.Ticks[i].Label != labels[i] {
+			if !numtest.Within(got.Ticks[i].Value, vals[i], 1e-12*math.Max(1, math.Abs(vals[i]))) || got.Ticks[i].Label != labels[i] {
 				t.Errorf("%v: tick %d page %v %q, Go %v %q", r, i, got.Ticks[i].Value, got.Ticks[i].Label, vals[i], labels[i])
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
@@ -116,7 +117,7 @@ func TestViewPage(t *testing.T) {
 	}
 	mustContain(t, "page", page, "cosimView", `id="slider"`, `id="play"`, `id="speed"`)
 	d := pageData(t, page)
-	if len(d.Frames) != 101 || d.Frames[0].T != 0 || math.Abs(d.Frames[100].T-6) > 1e-12 {
+	if len(d.Frames) != 101 || d.Frames[0].T != 0 || !numtest.Within(d.Frames[100].T, 6, 1e-12) {
 		t.Fatalf("%d frames from %v to %v, want 101 from 0 to 6", len(d.Frames), d.Frames[0].T, d.Frames[len(d.Frames)-1].T)
 	}
 	if want := []string{"bar.position[0]", "bar.position[1]", "bar.angular_velocity[2]", "spring.distance"}; strings.Join(d.Series.Columns, ",") != strings.Join(want, ",") {
@@ -159,7 +160,7 @@ func TestViewPage(t *testing.T) {
 		t.Errorf("spring %+v, want a coil of 8 windings", s)
 	}
 	for i := range 3 {
-		if math.Abs(s.Q[i]-s.P[i]-disp[i]) > 2e-6 {
+		if !numtest.Within(s.Q[i]-s.P[i], disp[i], 2e-6) {
 			t.Errorf("the coil spans %v along %d, the spring's displacement is %v", s.Q[i]-s.P[i], i, disp[i])
 		}
 	}
@@ -305,7 +306,7 @@ func TestServeEvents(t *testing.T) {
 		t.Fatalf("%d frames, done %q; want 41 frames and \"done: t = 2 s\"", len(frames), done)
 	}
 	for i, f := range frames {
-		if want := float64(i) * 0.05; math.Abs(f.T-want) > 1e-12 {
+		if want := float64(i) * 0.05; !numtest.Within(f.T, want, 1e-12) {
 			t.Errorf("frame %d at t = %v, want %v", i, f.T, want)
 		}
 		if len(f.B) != 2 || len(f.V) != 2 {
@@ -315,7 +316,7 @@ func TestServeEvents(t *testing.T) {
 	// The last frame is the end of the run: the static displacement
 	// −5/5000 = −0.001 m of Exudyn's mini example (within 1e-5 m: the
 	// damped transient left at 2 s).
-	if v := frames[40].V; math.Abs(v[0]+0.001) > 1e-5 || math.Abs(v[1]+5) > 1e-2 {
+	if v := frames[40].V; !numtest.Within(v[0], -0.001, 1e-5) || !numtest.Within(v[1], -5, 1e-2) {
 		t.Errorf("spring.displacement[1], force[1] at the end = %v, want −0.001 m and −5 N", v)
 	}
 	for _, p := range []struct {

@@ -2,10 +2,11 @@ package main
 
 import (
 	"bytes"
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // The worked example: the fit recovers the true ball behind bounce.csv
@@ -28,11 +29,11 @@ func TestRecoversTrueBall(t *testing.T) {
 	}
 	for i, want := range []float64{trueElasticity, trueGravity} {
 		e := res.Params[i]
-		if !e.Identifiable || math.Abs(e.Value-want) > 2*e.StdErr {
+		if !e.Identifiable || !numtest.Within(e.Value, want, 2*e.StdErr) {
 			t.Errorf("%s = %v ± %v, true %v", e.Name, e.Value, e.StdErr, want)
 		}
 	}
-	if math.Abs(res.RMS-noise) > 0.2*noise {
+	if !numtest.Within(res.RMS, noise, 0.2*noise) {
 		t.Errorf("rms residual %v, noise %v", res.RMS, noise)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/cosimgo/cosim/fmi"
 	"github.com/cosimgo/cosim/fmi/export"
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes"
 	"github.com/cosimgo/cosim/scene"
 )
@@ -301,7 +302,7 @@ func referenceImporterRuns(t *testing.T, binary string) {
 			worst := 0.0
 			for i, row := range got {
 				j := i * tc.everySteps
-				if math.Abs(row[0]-times[j]) > 1e-12 {
+				if !numtest.Within(row[0], times[j], 1e-12) {
 					t.Fatalf("row %d at t = %v, the scene's at %v", i, row[0], times[j])
 				}
 				for c := 0; c < 3; c++ {
@@ -309,7 +310,7 @@ func referenceImporterRuns(t *testing.T, binary string) {
 					worst = math.Max(worst, d)
 				}
 			}
-			if worst > 1e-12 {
+			if !numtest.AtMost(worst, 1e-12) {
 				t.Errorf("largest relative difference from the scene's run: %.3g (bound 1e-12)", worst)
 			}
 			t.Logf("%d communication points, largest relative difference %.3g", len(got), worst)

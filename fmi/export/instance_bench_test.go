@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/fmi"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes"
 )
 
@@ -96,7 +97,7 @@ func TestDoStepAllocatesNothing(t *testing.T) {
 			}
 		}
 		step() // the first step may set up what later ones reuse
-		if n := testing.AllocsPerRun(200, step); n != 0 {
+		if n := numtest.AllocsPerRun(200, step); n != 0 {
 			t.Errorf("h = %v: %v allocations per step, want 0", h, n)
 		}
 	}

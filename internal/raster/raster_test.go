@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -24,19 +25,19 @@ func TestProjection(t *testing.T) {
 	}
 	f := 50 / math.Tan(DefaultFOV/2)
 	x, y, _, _ = c.Project([3]float64{1, 1, 0}, 200, 100)
-	if math.Abs(x-(100+f/5)) > 1e-9 || math.Abs(y-(50-f/5)) > 1e-9 {
+	if !numtest.Within(x, (100+f/5), 1e-9) || !numtest.Within(y, (50-f/5), 1e-9) {
 		t.Errorf("(1, 1, 0) at (%v, %v), want (%v, %v)", x, y, 100+f/5, 50-f/5)
 	}
 	c = Camera{Yaw: 0.7, Pitch: -0.3, Target: [3]float64{1, 2, 3}, Dist: 4, FOV: DefaultFOV}
 	v := [3]float64{0.3, -1.2, 2.5}
 	got := c.FromCamera(c.ToCamera(add(v, c.Target)))
 	for i := range 3 {
-		if math.Abs(got[i]-v[i]) > 1e-12 {
+		if !numtest.Within(got[i], v[i], 1e-12) {
 			t.Fatalf("FromCamera(ToCamera(%v)) = %v", v, got)
 		}
 	}
 	e := c.Eye()
-	if q := c.ToCamera(e); math.Abs(q[0]) > 1e-12 || math.Abs(q[1]) > 1e-12 || math.Abs(q[2]-4) > 1e-12 {
+	if q := c.ToCamera(e); !numtest.Within(q[0], 0, 1e-12) || !numtest.Within(q[1], 0, 1e-12) || !numtest.Within(q[2], 4, 1e-12) {
 		t.Errorf("the eye in camera coordinates is %v, want (0, 0, Dist)", q)
 	}
 }
@@ -63,7 +64,7 @@ func TestFit(t *testing.T) {
 				t.Errorf("view %v: corner %v at (%v, %v), outside the margin", view, p, x, y)
 			}
 		}
-		if math.Abs(worst-1) > 1e-9 {
+		if !numtest.Within(worst, 1, 1e-9) {
 			t.Errorf("view %v: the farthest corner reaches %v of the margin, want 1 (tight)", view, worst)
 		}
 	}
@@ -163,7 +164,7 @@ func TestBoxOrientation(t *testing.T) {
 		s.Draw(img, fr, "")
 		a, n := faceAngle(img, s.Camera, [3]float64{0, 0, 0.1})
 		d := math.Mod(a-th+3*math.Pi/2, math.Pi) - math.Pi/2 // an axis: modulo π
-		if n < 100 || math.Abs(d) > 0.5*math.Pi/180 {
+		if n < 100 || !numtest.Within(d, 0, 0.5*math.Pi/180) {
 			t.Errorf("θ = %v: drawn at %v (%d pixels)", th, a, n)
 		}
 	}
@@ -384,7 +385,7 @@ func TestPaletteExact(t *testing.T) {
 // TestNiceFloor: 1, 2, 5 times powers of ten, at most x.
 func TestNiceFloor(t *testing.T) {
 	for x, want := range map[float64]float64{1: 1, 1.9: 1, 2: 2, 4.99: 2, 5: 5, 9.9: 5, 0.3: 0.2, 0.05: 0.05, 1234: 1000, 0.2: 0.2} {
-		if got := NiceFloor(x); math.Abs(got-want) > 1e-12*want {
+		if got := NiceFloor(x); !numtest.Within(got, want, 1e-12*want) {
 			t.Errorf("NiceFloor(%v) = %v, want %v", x, got, want)
 		}
 	}

@@ -5,18 +5,14 @@ import (
 	"math"
 	"testing"
 
-	"github.com/cosimgo/cosim/integrators"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
-// within is the package's one tolerance helper: absolute,
+// The tolerance helper of these tests is numtest.ExpectWithin: absolute,
 // |got − want| ≤ tol, the tolerance and its reason stated at the call.
-func within(t *testing.T, name string, got, want, tol float64) {
-	t.Helper()
-	if !(math.Abs(got-want) <= tol) {
-		t.Errorf("%s = %.12g, want %.12g ± %g (diff %.3g)", name, got, want, tol, got-want)
-	}
-}
 
 // TestSeedTable reproduces the MADDENING two-mass guide's table at the digits it prints
 // (tolerance: half a unit in the last printed digit). Energies are in
@@ -38,9 +34,9 @@ func TestSeedTable(t *testing.T) {
 	for i, r := range rows {
 		w := want[i]
 		t.Logf("%-8s slow %.6f%% fast %.6g%% lag %.5f rad work %+v", r.Label, 100*r.SlowEnergy, 100*r.FastEnergy, r.SlowPhaseLag, r.Work)
-		within(t, r.Label+" slow energy %", 100*r.SlowEnergy, w.slow, w.slowT)
-		within(t, r.Label+" fast energy %", 100*r.FastEnergy, w.fast, w.fastT)
-		within(t, r.Label+" slow phase lag", r.SlowPhaseLag, w.lag, 5e-5)
+		numtest.ExpectWithin(t, r.Label+" slow energy %", 100*r.SlowEnergy, w.slow, w.slowT)
+		numtest.ExpectWithin(t, r.Label+" fast energy %", 100*r.FastEnergy, w.fast, w.fastT)
+		numtest.ExpectWithin(t, r.Label+" slow phase lag", r.SlowPhaseLag, w.lag, 5e-5)
 	}
 }
 
@@ -71,7 +67,7 @@ func TestReferenceAgreement(t *testing.T) {
 		d := MaxDisplacementDiff(tr, ReferenceRun(p, ReferenceParams(v.Method), SeedDt, SeedSteps))
 		dd := MaxDisplacementDiff(tr, DenseRun(p, ReferenceParams(v.Method), SeedDt, SeedSteps))
 		t.Logf("%s: max |q_driver − q_reference| = %.3g (dense 6×6: %.3g)", v.Label, d, dd)
-		if d > 1e-13 {
+		if !numtest.AtMost(d, 1e-13) {
 			t.Errorf("%s: driver and modal reference differ by %g", v.Label, d)
 		}
 		// The physical-coordinate cross-check carries the cancellation
@@ -93,8 +89,8 @@ func TestReferenceIsExactForNewmark(t *testing.T) {
 		eig.Factorize(A, mat.EigenNone)
 		for _, l := range eig.Values(nil) {
 			if imag(l) > 0 {
-				within(t, fmt.Sprintf("ω=%v |λ|", w), math.Hypot(real(l), imag(l)), 1, 1e-13)
-				within(t, fmt.Sprintf("ω=%v discrete frequency", w), math.Atan2(imag(l), real(l))/0.1, 20*math.Atan(w*0.05), 1e-12)
+				numtest.ExpectWithin(t, fmt.Sprintf("ω=%v |λ|", w), math.Hypot(real(l), imag(l)), 1, 1e-13)
+				numtest.ExpectWithin(t, fmt.Sprintf("ω=%v discrete frequency", w), math.Atan2(imag(l), real(l))/0.1, 20*math.Atan(w*0.05), 1e-12)
 			}
 		}
 	}
@@ -120,7 +116,7 @@ func TestDriverAmplification(t *testing.T) {
 		}
 	}
 	D, _ := DriverAmplification(BadBeta(), 4)
-	within(t, "radius with β = 1/16 at ω·dt = 4", Radius(D), 5.83, 0.005)
+	numtest.ExpectWithin(t, "radius with β = 1/16 at ω·dt = 4", Radius(D), 5.83, 0.005)
 	for _, v := range Variants() {
 		if r := SpectralRadius(ReferenceParams(v.Method), 4); r > 1+1e-12 {
 			t.Errorf("%s: radius %v > 1 at ω·dt = 4", v.Label, r)
@@ -144,9 +140,9 @@ func TestRefinementOrders(t *testing.T) {
 			t.Errorf("%s: carried order %v", v.Label, r.OrderCarried)
 		}
 		if v.Method.Name() == integrators.MethodGeneralizedAlpha && v.Method.Params().RhoInf < 1 {
-			within(t, v.Label+" reset order", r.OrderReset, 1, 0.1)
+			numtest.ExpectWithin(t, v.Label+" reset order", r.OrderReset, 1, 0.1)
 		} else {
-			within(t, v.Label+" reset order", r.OrderReset, 2, 0.1)
+			numtest.ExpectWithin(t, v.Label+" reset order", r.OrderReset, 2, 0.1)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/table"
@@ -507,7 +508,7 @@ func TestTimeVaryingGravity(t *testing.T) {
 	}
 	p := math.Log2(errs[2] / errs[3])
 	t.Logf("errors %v; observed order over the finest pair %.4f", errs, p)
-	if math.Abs(p-1) > 0.02 {
+	if !numtest.Within(p, 1, 0.02) {
 		t.Errorf("observed order %v, want 1 ± 0.02", p)
 	}
 }

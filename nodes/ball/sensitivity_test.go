@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -42,7 +43,9 @@ func fdParam(t *testing.T, n *Node, name string, eval func() []float64) []float6
 	return out
 }
 
-func near(a, b float64) bool { return math.Abs(a-b) <= 1e-8*math.Max(1, math.Abs(b)) }
+// near: agreement to 1e-8, relative above 1 and absolute below
+// (numtest.Near, which fails on NaN and infinite values).
+func near(a, b float64) bool { return numtest.Near(a, b, 1e-8) }
 
 // The analytic Jacobians against differences of the methods they
 // differentiate: Derivatives and InitialState over SetParams, EventValues

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes/control"
 	"github.com/cosimgo/cosim/nodes/source"
 )
@@ -62,7 +63,7 @@ func TestTransportDelayInterpolationAccuracy(t *testing.T) {
 				want = math.Sin(omega * (tn - T))
 			}
 			e := math.Abs(v - want)
-			if e > bound+1e-14 {
+			if !numtest.AtMost(e, bound+1e-14) {
 				t.Errorf("N = %d, t = %.6g: |y − u(t − T)| = %.3g, above the stated h²/8·max|ü| = %.3g", N, tn, e, bound)
 			}
 			w = math.Max(w, e)
@@ -71,7 +72,7 @@ func TestTransportDelayInterpolationAccuracy(t *testing.T) {
 		worst = append(worst, w)
 	}
 	for k := 1; k < len(worst); k++ {
-		if r := worst[k-1] / worst[k]; math.Abs(r-4) > 0.4 {
+		if r := worst[k-1] / worst[k]; !numtest.Within(r, 4, 0.4) {
 			t.Errorf("largest error at N = %d over that at N = %d: %.3g, want 4 ± 0.4 (second order)", 10<<(k-1), 10<<k, r)
 		}
 	}

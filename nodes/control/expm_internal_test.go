@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // expm is held to gonum's mat.Exp (Higham's scaling and squaring with
@@ -45,14 +47,13 @@ func TestExpmAgainstGonum(t *testing.T) {
 			got := expm(m, k)
 			var want mat.Dense
 			want.Exp(mat.NewDense(k, k, append([]float64(nil), m...)))
-			big, diff := 0.0, 0.0
+			big, diff := numtest.FiniteScale(t, "gonum's exponential", want.RawMatrix().Data), 0.0
 			for i := range k {
 				for j := range k {
-					big = math.Max(big, math.Abs(want.At(i, j)))
-					diff = math.Max(diff, math.Abs(got[i*k+j]-want.At(i, j)))
+					diff = math.Max(diff, math.Abs(got[i*k+j]-want.At(i, j))) // NaN if got is: AtMost fails
 				}
 			}
-			if diff > 1e-12*big {
+			if !numtest.AtMost(diff, 1e-12*big) {
 				t.Errorf("k=%d norm %g: max |expm − gonum| = %g of %g", k, scale, diff, big)
 			}
 		}
@@ -95,7 +96,7 @@ func TestZOHDiscretizeScalar(t *testing.T) {
 		if c.a != 0 {
 			wantGam = c.b * math.Expm1(c.a*c.dt) / c.a
 		}
-		if math.Abs(phi[0]-wantPhi) > 1e-14*math.Abs(wantPhi) || math.Abs(gam[0]-wantGam) > 1e-14*math.Abs(wantGam) {
+		if !numtest.Within(phi[0], wantPhi, 1e-14*math.Abs(wantPhi)) || !numtest.Within(gam[0], wantGam, 1e-14*math.Abs(wantGam)) {
 			t.Errorf("a=%g b=%g dt=%g: Φ=%v Γ=%v, want %v %v", c.a, c.b, c.dt, phi[0], gam[0], wantPhi, wantGam)
 		}
 	}
@@ -112,16 +113,16 @@ func TestConvolve(t *testing.T) {
 		default:
 			want = (math.Exp(-c.b*c.t) - math.Exp(-c.a*c.t)) / (c.a - c.b)
 		}
-		if got := convolve(c.a, c.b, c.t); math.Abs(got-want) > 1e-15*math.Max(1, math.Abs(want)) {
+		if got := convolve(c.a, c.b, c.t); !numtest.Within(got, want, 1e-15*math.Max(1, math.Abs(want))) {
 			t.Errorf("convolve(%g, %g, %g) = %v, want %v", c.a, c.b, c.t, got, want)
 		}
 	}
-	if phi1(0) != 1 || math.Abs(phi1(-1e-20)-1) > 1e-16 {
+	if phi1(0) != 1 || !numtest.Within(phi1(-1e-20), 1, 1e-16) {
 		t.Errorf("φ₁ near 0: %v %v", phi1(0), phi1(-1e-20))
 	}
 	// No overflow for rates far apart: e^{300}·e^{−300} written without
 	// either exponential.
-	if got := convolve(1000, 0, 1); math.IsNaN(got) || math.IsInf(got, 0) || math.Abs(got-1e-3) > 1e-18 {
+	if got := convolve(1000, 0, 1); !numtest.Within(got, 1e-3, 1e-18) {
 		t.Errorf("convolve(1000, 0, 1) = %v, want 1e-3", got)
 	}
 }

@@ -6,15 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
-
-// near reports |got−want| ≤ tol·max(1, |want|): an absolute tolerance for
-// values of order one and below, relative above. Every comparison in this
-// file uses it and states tol.
-func near(got, want, tol float64) bool {
-	return math.Abs(got-want) <= tol*math.Max(1, math.Abs(want))
-}
 
 func mustNew(t testing.TB, p Params) *Node {
 	t.Helper()
@@ -150,11 +144,11 @@ func TestFreeFall(t *testing.T) {
 		a := p.Gravity[i]
 		wantV := p.InitialVelocity[i] + n*dt*a
 		wantX := p.InitialPosition[i] + n*dt*p.InitialVelocity[i] + dt*dt*a*n*(n+1)/2
-		if !near(x[offVelocity+i], wantV, 1e-12) || !near(x[offPosition+i], wantX, 1e-12) {
+		if !numtest.Near(x[offVelocity+i], wantV, 1e-12) || !numtest.Near(x[offPosition+i], wantX, 1e-12) {
 			t.Errorf("component %d: x = %v, v = %v, want %v, %v", i, x[offPosition+i], x[offVelocity+i], wantX, wantV)
 		}
 		continuous := p.InitialPosition[i] + p.InitialVelocity[i]*tEnd + a*tEnd*tEnd/2
-		if !near(x[offPosition+i]-continuous, a*dt*tEnd/2, 1e-11) {
+		if !numtest.Near(x[offPosition+i]-continuous, a*dt*tEnd/2, 1e-11) {
 			t.Errorf("component %d: position error %v, want ½aΔt t = %v", i, x[offPosition+i]-continuous, a*dt*tEnd/2)
 		}
 	}
@@ -175,7 +169,7 @@ func TestConstantForce(t *testing.T) {
 	for i, a := range []float64{0.5, -0.75, 0.125} {
 		wantV := n * dt * a
 		wantX := dt * dt * a * n * (n + 1) / 2
-		if !near(x[offVelocity+i], wantV, 1e-12) || !near(x[offPosition+i], wantX, 1e-12) {
+		if !numtest.Near(x[offVelocity+i], wantV, 1e-12) || !numtest.Near(x[offPosition+i], wantX, 1e-12) {
 			t.Errorf("component %d: x = %v, v = %v, want %v, %v", i, x[offPosition+i], x[offVelocity+i], wantX, wantV)
 		}
 	}
@@ -329,7 +323,7 @@ func TestMarker(t *testing.T) {
 		mk.MarkerKinematics(xp, [3]float64{}, &pp, &v)
 		mk.MarkerKinematics(xm, [3]float64{}, &pm, &v)
 		for i := range 3 {
-			if fd := (pp[i] - pm[i]) / (2 * h); !near(jac[i*6+j], fd, 1e-9) {
+			if fd := (pp[i] - pm[i]) / (2 * h); !numtest.Near(jac[i*6+j], fd, 1e-9) {
 				t.Errorf("J[%d][%d] = %v, finite difference %v", i, j, jac[i*6+j], fd)
 			}
 		}

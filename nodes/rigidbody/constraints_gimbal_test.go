@@ -3,6 +3,8 @@ package rigidbody
 import (
 	"math"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // gimbalCases are the three single held rotations the tests run, with the
@@ -72,7 +74,7 @@ func TestGimbalHeldAngle(t *testing.T) {
 			}
 			run(t, nd, 1e-3, 20000, ld, func(step int, x []float64) {
 				q := x[offQuat : offQuat+4]
-				if qn := qnorm(quat(q)); math.Abs(qn-1) > 1e-14 {
+				if qn := qnorm(quat(q)); !numtest.Within(qn, 1, 1e-14) {
 					t.Fatalf("step %d: |q| = %v", step, qn)
 				}
 				r := rotation(quat(q))
@@ -104,7 +106,7 @@ func TestGimbalHeldAngle(t *testing.T) {
 			})
 			t.Logf("held %s = %v: residual %.3g, held angle error %.3g; smallest cos ry %.3g; Z-Y-X branches direct/other %v",
 				c.name, c.value, worstRes, worstAngle, minCos, branches)
-			if worstRes > 1e-12 || worstAngle > 1e-12 {
+			if !numtest.AtMost(worstRes, 1e-12) || !numtest.AtMost(worstAngle, 1e-12) {
 				t.Errorf("held %s: residual %.3g, angle error %.3g, want ≤ 1e-12", c.name, worstRes, worstAngle)
 			}
 			if c.axis != RY && (minCos > 0.05 || branches[1] == 0) {
@@ -247,7 +249,7 @@ func TestGimbalEquations(t *testing.T) {
 			// holds the held value (the body stays regular here).
 			a := zyxRead(q)
 			k := int(c.axis - RX)
-			if math.Abs(a[k]-c.value) > 1e-12 {
+			if !numtest.Within(a[k], c.value, 1e-12) {
 				t.Fatalf("angles %v do not hold %s = %v", a, c.name, c.value)
 			}
 			var free []int
@@ -260,7 +262,7 @@ func TestGimbalEquations(t *testing.T) {
 			nrm := cross(j0, j1)
 			nn := math.Sqrt(dot(nrm, nrm))
 			nrm = vec3{nrm[0] / nn, nrm[1] / nn, nrm[2] / nn}
-			if d := dot(nrm, w); math.Abs(d) > 1e-9*math.Sqrt(dot(w, w)) {
+			if d := dot(nrm, w); !numtest.Within(d, 0, 1e-9*math.Sqrt(dot(w, w))) {
 				t.Errorf("ω has a component %.3g normal to the free axes", d)
 			}
 			// ȧ from ω: least squares on the independent columns.
@@ -273,7 +275,7 @@ func TestGimbalEquations(t *testing.T) {
 			iw := func(v vec3) vec3 { return mulMV(r, mulMV(nd.m.Get().ib, mulMtV(r, v))) }
 			iwd, gyro := iw(wd), cross(w, iw(w))
 			res := vec3{iwd[0] + gyro[0] - tau[0], iwd[1] + gyro[1] - tau[1], iwd[2] + gyro[2] - tau[2]}
-			if e0, e1 := dot(j0, res), dot(j1, res); math.Abs(e0) > 1e-8 || math.Abs(e1) > 1e-8 {
+			if e0, e1 := dot(j0, res), dot(j1, res); !numtest.Within(e0, 0, 1e-8) || !numtest.Within(e1, 0, 1e-8) {
 				t.Errorf("Jᵀ(I_w ω̇ + ω × I_w ω − τ) = (%.3g, %.3g), want 0", e0, e1)
 			}
 			// J̇ȧ by central differences along a(s) = a + s·ȧ.
@@ -287,7 +289,7 @@ func TestGimbalEquations(t *testing.T) {
 			}
 			jp, jm := jdot(1), jdot(-1)
 			jd := vec3{(jp[0] - jm[0]) / (2 * h), (jp[1] - jm[1]) / (2 * h), (jp[2] - jm[2]) / (2 * h)}
-			if d := dot(nrm, wd) - dot(nrm, jd); math.Abs(d) > 1e-6 {
+			if d := dot(nrm, wd) - dot(nrm, jd); !numtest.Within(d, 0, 1e-6) {
 				t.Errorf("normal component of ω̇ %.12g, of J̇ȧ %.12g", dot(nrm, wd), dot(nrm, jd))
 			}
 		})
@@ -341,7 +343,7 @@ func TestGimbalUpdate(t *testing.T) {
 				t.Errorf("held x: %v, %v", got[offPos], got[offVel])
 			}
 			for _, j := range []int{offQuat, offQuat + 1, offQuat + 2, offQuat + 3, offOmega, offOmega + 1, offOmega + 2} {
-				if d := (got[j] - x[j]) / dt; math.Abs(d-f[j]) > 10*dt*math.Max(1, math.Abs(f[j])) {
+				if d := (got[j] - x[j]) / dt; !numtest.Within(d, f[j], 10*dt*math.Max(1, math.Abs(f[j]))) {
 					t.Errorf("component %d: (x⁺ − x)/Δt = %v, Derivatives %v", j, d, f[j])
 				}
 			}
@@ -371,7 +373,7 @@ func TestGimbalInitialState(t *testing.T) {
 			if i == k {
 				want = c.value
 			}
-			if !near(a[i], want, 1e-12) {
+			if !numtest.Near(a[i], want, 1e-12) {
 				t.Errorf("held %s: initial angles %v, want %v with %s = %v", c.name, a, a0, c.name, c.value)
 			}
 		}
@@ -388,7 +390,7 @@ func TestGimbalInitialState(t *testing.T) {
 		// w0 minus its normal part.
 		want := vec3{w0[0] - dot(nrm, w0)/nn*nrm[0], w0[1] - dot(nrm, w0)/nn*nrm[1], w0[2] - dot(nrm, w0)/nn*nrm[2]}
 		for i := range 3 {
-			if !near(w[i], want[i], 1e-9) {
+			if !numtest.Near(w[i], want[i], 1e-9) {
 				t.Errorf("held %s: initial ω %v, want %v", c.name, w, want)
 				break
 			}

@@ -1,9 +1,9 @@
 package rigidbody
 
 import (
-	"math"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -27,7 +27,7 @@ func TestDraw(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 	for i, want := range []float64{1, 2, 3} {
-		if math.Abs(got[0].Size[i]-want) > 1e-14 { // a square root of a few roundings
+		if !numtest.Within(got[0].Size[i], want, 1e-14) { // a square root of a few roundings
 			t.Errorf("edge %d = %v, want %v", i, got[0].Size[i], want)
 		}
 	}

@@ -3,6 +3,8 @@ package rigidbody
 import (
 	"math"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // rotatedInertia returns Q·diag(d)·Qᵀ for Q = R(qr), symmetric by
@@ -70,7 +72,7 @@ func TestTumblingInertiaMatrix(t *testing.T) {
 			d := vec3{l[0] - l0[0], l[1] - l0[1], l[2] - l0[2]}
 			dl[j] = max(dl[j], math.Sqrt(dot(d, d)/dot(l0, l0)))
 			de[j] = max(de[j], math.Abs(e-e0)/e0)
-			if qn := qnorm(quat(x[offQuat : offQuat+4])); math.Abs(qn-1) > 1e-14 {
+			if qn := qnorm(quat(x[offQuat : offQuat+4])); !numtest.Within(qn, 1, 1e-14) {
 				t.Fatalf("Δt = %v: |q| = %v at step %d", dt, qn, k)
 			}
 		})

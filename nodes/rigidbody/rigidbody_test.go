@@ -7,15 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/rigidbody2d"
 )
-
-// near reports |got−want| ≤ tol·max(1, |want|): absolute for values of
-// order one and below, relative above. Every comparison states tol.
-func near(got, want, tol float64) bool {
-	return math.Abs(got-want) <= tol*math.Max(1, math.Abs(want))
-}
 
 func mustNew(t testing.TB, p Params) *Node {
 	t.Helper()
@@ -227,7 +222,7 @@ func TestPrincipalSpin(t *testing.T) {
 	}
 	want := quat{math.Cos(1.5), 0, 0, math.Sin(1.5)}
 	for i := range want {
-		if !near(x[offQuat+i], want[i], 1e-12) {
+		if !numtest.Near(x[offQuat+i], want[i], 1e-12) {
 			t.Errorf("q = %v, want %v", x[offQuat:offQuat+4], want)
 			break
 		}
@@ -239,7 +234,7 @@ func TestPrincipalSpin(t *testing.T) {
 	p.InitialAngularVelocity = [3]float64{2 * axis[0], 2 * axis[1], 2 * axis[2]}
 	x = run(t, mustNew(t, p), dt, steps, nil, nil)
 	for i := range 3 {
-		if !near(x[offOmega+i], p.InitialAngularVelocity[i], 1e-12) {
+		if !numtest.Near(x[offOmega+i], p.InitialAngularVelocity[i], 1e-12) {
 			t.Errorf("tilted spin: ω = %v, want %v", x[offOmega:], p.InitialAngularVelocity)
 			break
 		}
@@ -278,7 +273,7 @@ func TestTumbling(t *testing.T) {
 			d := vec3{l[0] - l0[0], l[1] - l0[1], l[2] - l0[2]}
 			dl[j] = max(dl[j], math.Sqrt(dot(d, d)/dot(l0, l0)))
 			de[j] = max(de[j], math.Abs(e-e0)/e0)
-			if qn := qnorm(quat(x[offQuat : offQuat+4])); math.Abs(qn-1) > 1e-14 {
+			if qn := qnorm(quat(x[offQuat : offQuat+4])); !numtest.Within(qn, 1, 1e-14) {
 				t.Fatalf("|q| = %v at step %d", qn, k)
 			}
 		})
@@ -310,11 +305,11 @@ func TestFreeFall(t *testing.T) {
 		g := p.Gravity[i]
 		wantV := p.InitialVelocity[i] + n*dt*g
 		wantX := p.InitialPosition[i] + n*dt*p.InitialVelocity[i] + dt*dt*g*n*(n+1)/2
-		if !near(x[offVel+i], wantV, 1e-12) || !near(x[offPos+i], wantX, 1e-12) {
+		if !numtest.Near(x[offVel+i], wantV, 1e-12) || !numtest.Near(x[offPos+i], wantX, 1e-12) {
 			t.Errorf("axis %d: x %v v %v, want %v %v", i, x[offPos+i], x[offVel+i], wantX, wantV)
 		}
 		exact := p.InitialPosition[i] + p.InitialVelocity[i]*tEnd + g*tEnd*tEnd/2
-		if !near(x[offPos+i]-exact, g*dt*tEnd/2, 1e-11) {
+		if !numtest.Near(x[offPos+i]-exact, g*dt*tEnd/2, 1e-11) {
 			t.Errorf("axis %d: error %v, want ½gΔt t = %v", i, x[offPos+i]-exact, g*dt*tEnd/2)
 		}
 	}
@@ -391,7 +386,7 @@ func TestPlanarEquivalence(t *testing.T) {
 		}
 	}
 	t.Logf("after %d steps: 2D angle %.6g rad, position (%.6g, %.6g); largest difference %.3g", steps, x2[2], x2[0], x2[1], worst)
-	if worst > 1e-12 {
+	if !numtest.AtMost(worst, 1e-12) {
 		t.Errorf("largest difference from rigidbody2d %.3g > 1e-12", worst)
 	}
 	if math.Abs(x2[2]) < 4*math.Pi {
@@ -429,7 +424,7 @@ func TestHinge(t *testing.T) {
 	rx := math.Atan2(2*(w*qx+qy*qz), 1-2*(qx*qx+qy*qy))
 	ry := math.Asin(2 * (w*qy - qz*qx))
 	rz := math.Atan2(2*(w*qz+qx*qy), 1-2*(qy*qy+qz*qz))
-	if !near(rx, 0.3, 1e-12) || !near(rz, -0.5, 1e-12) || !near(ry, wantRY, 1e-12) {
+	if !numtest.Near(rx, 0.3, 1e-12) || !numtest.Near(rz, -0.5, 1e-12) || !numtest.Near(ry, wantRY, 1e-12) {
 		t.Errorf("angles (%v, %v, %v), want (0.3, %v, −0.5)", rx, ry, rz, wantRY)
 	}
 	if x[offPos] != 1 || x[offVel] != 0 {
@@ -437,7 +432,7 @@ func TestHinge(t *testing.T) {
 	}
 	wn := nn * dt * alpha
 	for i := range 3 {
-		if !near(x[offOmega+i], n[i]*wn, 1e-12) {
+		if !numtest.Near(x[offOmega+i], n[i]*wn, 1e-12) {
 			t.Errorf("ω = %v, want %v·n", x[offOmega:], wn)
 			break
 		}
@@ -500,12 +495,12 @@ func TestUpdateScheme(t *testing.T) {
 		dq := quat{math.Cos(ang / 2), math.Sin(ang/2) * ax[0], math.Sin(ang/2) * ax[1], math.Sin(ang/2) * ax[2]}
 		want := qunit(qmul(dq, quat(x[offQuat:offQuat+4])))
 		for i := range 4 {
-			if !near(got[offQuat+i], want[i], 1e-15) {
+			if !numtest.Near(got[offQuat+i], want[i], 1e-15) {
 				t.Errorf("dt %v: q⁺ = %v, want %v", dt, got[offQuat:offQuat+4], want)
 				break
 			}
 			if dt == 1e-6 {
-				if d := (got[offQuat+i] - x[offQuat+i]) / dt; math.Abs(d-f[offQuat+i]) > 10*dt {
+				if d := (got[offQuat+i] - x[offQuat+i]) / dt; !numtest.Within(d, f[offQuat+i], 10*dt) {
 					t.Errorf("(q⁺−q)/Δt = %v, dq/dt = %v", d, f[offQuat+i])
 				}
 			}
@@ -543,7 +538,7 @@ func TestDerivativesHonoursSetParams(t *testing.T) {
 	if err := nd.Derivatives(0, x, in, f); err != nil {
 		t.Fatal(err)
 	}
-	if !near(f[offOmega], 0, 1e-15) || !near(f[offOmega+1], -2, 1e-15) || !near(f[offOmega+2], 0, 1e-15) {
+	if !numtest.Near(f[offOmega], 0, 1e-15) || !numtest.Near(f[offOmega+1], -2, 1e-15) || !numtest.Near(f[offOmega+2], 0, 1e-15) {
 		t.Errorf("rotated body: dω/dt = %v, want (0, −2, 0)", f[offOmega:])
 	}
 	for _, dt := range []float64{math.NaN(), math.Inf(1)} {
@@ -568,19 +563,19 @@ func TestMarker(t *testing.T) {
 	var pos, vel [3]float64
 	mk.MarkerKinematics(x, [3]float64{1, 0, 0}, &pos, &vel)
 	for i, w := range []float64{1, 3, 3} {
-		if !near(pos[i], w, 1e-15) {
+		if !numtest.Near(pos[i], w, 1e-15) {
 			t.Errorf("pos = %v", pos)
 		}
 	}
 	for i, w := range []float64{-1.5, 0, 0} {
-		if !near(vel[i], w, 1e-15) {
+		if !numtest.Near(vel[i], w, 1e-15) {
 			t.Errorf("vel = %v", vel)
 		}
 	}
 	load := make([]float64, 6)
 	mk.MarkerLoad(x, [3]float64{1, 0, 0}, [3]float64{0, 0, 3}, load)
 	for i, w := range []float64{0, 0, 3, 3, 0, 0} {
-		if !near(load[i], w, 1e-15) {
+		if !numtest.Near(load[i], w, 1e-15) {
 			t.Errorf("MarkerLoad = %v", load)
 		}
 	}
@@ -605,10 +600,10 @@ func TestMarker(t *testing.T) {
 		mk.MarkerKinematics(xp, local, &pp, &vp)
 		mk.MarkerKinematics(xm, local, &pm, &vm)
 		for i := range 3 {
-			if fd := (pp[i] - pm[i]) / (2 * eps); !near(jp[i*stateLen+j], fd, 1e-8) {
+			if fd := (pp[i] - pm[i]) / (2 * eps); !numtest.Near(jp[i*stateLen+j], fd, 1e-8) {
 				t.Errorf("∂pos[%d]/∂x[%d] = %v, finite difference %v", i, j, jp[i*stateLen+j], fd)
 			}
-			if fd := (vp[i] - vm[i]) / (2 * eps); !near(jv[i*stateLen+j], fd, 1e-8) {
+			if fd := (vp[i] - vm[i]) / (2 * eps); !numtest.Near(jv[i*stateLen+j], fd, 1e-8) {
 				t.Errorf("∂vel[%d]/∂x[%d] = %v, finite difference %v", i, j, jv[i*stateLen+j], fd)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -24,11 +25,11 @@ func TestDraw(t *testing.T) {
 	if len(got) != 1 || got[0].Kind != node.Box || got[0].P != [3]float64{1, 2, 0} {
 		t.Fatalf("%+v", got)
 	}
-	if math.Abs(got[0].Size[0]-3) > 1e-15 || got[0].Size[0] != got[0].Size[1] {
+	if !numtest.Within(got[0].Size[0], 3, 1e-15) || got[0].Size[0] != got[0].Size[1] {
 		t.Errorf("side %v, want 3", got[0].Size)
 	}
 	// The plate's x axis turned a quarter turn points along y.
-	if ax := node.Rotate(got[0].Rot, [3]float64{1, 0, 0}); math.Abs(ax[0]) > 1e-15 || math.Abs(ax[1]-1) > 1e-15 {
+	if ax := node.Rotate(got[0].Rot, [3]float64{1, 0, 0}); !numtest.Within(ax[0], 0, 1e-15) || !numtest.Within(ax[1], 1, 1e-15) {
 		t.Errorf("x axis after π/2: %v", ax)
 	}
 	if err := n.SetParams(map[string]any{"show": false}); err != nil {

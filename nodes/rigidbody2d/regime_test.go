@@ -3,6 +3,8 @@ package rigidbody2d
 import (
 	"math"
 	"testing"
+
+	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // The validated regime of the metadata (mass and inertia from 1e-6 to
@@ -29,7 +31,7 @@ func TestValidatedRegimeEnds(t *testing.T) {
 		for i, a := range acc {
 			wantV := v0[i] + n*dt*a
 			wantX := x0[i] + n*dt*v0[i] + dt*dt*a*n*(n+1)/2
-			if !near(x[vel[i]], wantV, 1e-12) || !near(x[pos[i]], wantX, 1e-12) {
+			if !numtest.Near(x[vel[i]], wantV, 1e-12) || !numtest.Near(x[pos[i]], wantX, 1e-12) {
 				t.Errorf("mass scale %g, dof %d: pos %v vel %v, want %v %v", scale, i, x[pos[i]], x[vel[i]], wantX, wantV)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -17,12 +18,6 @@ import (
 func TestMain(m *testing.M) {
 	slog.SetDefault(slog.New(slog.DiscardHandler))
 	os.Exit(m.Run())
-}
-
-// near reports |got−want| ≤ tol·max(1, |want|): absolute for values of
-// order one and below, relative above. Every comparison states tol.
-func near(got, want, tol float64) bool {
-	return math.Abs(got-want) <= tol*math.Max(1, math.Abs(want))
 }
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -79,7 +74,7 @@ func TestSeedStep(t *testing.T) {
 	}
 	want := []float64{1.07, 1.8069, 0.34, 0.7, -1.931, 0.4}
 	for i := range want {
-		if !near(got[i], want[i], 1e-15) {
+		if !numtest.Near(got[i], want[i], 1e-15) {
 			t.Errorf("%s = %v, want %v", nd.Spec().StateLayout.Component(i), got[i], want[i])
 		}
 	}
@@ -108,11 +103,11 @@ func TestConstantForce(t *testing.T) {
 	for i, a := range acc {
 		wantV := v0[i] + n*dt*a
 		wantX := x0[i] + n*dt*v0[i] + dt*dt*a*n*(n+1)/2
-		if !near(x[vel[i]], wantV, 1e-12) || !near(x[pos[i]], wantX, 1e-12) {
+		if !numtest.Near(x[vel[i]], wantV, 1e-12) || !numtest.Near(x[pos[i]], wantX, 1e-12) {
 			t.Errorf("dof %d: pos %v vel %v, want %v %v", i, x[pos[i]], x[vel[i]], wantX, wantV)
 		}
 		exact := x0[i] + v0[i]*tEnd + a*tEnd*tEnd/2
-		if !near(x[pos[i]]-exact, a*dt*tEnd/2, 1e-11) {
+		if !numtest.Near(x[pos[i]]-exact, a*dt*tEnd/2, 1e-11) {
 			t.Errorf("dof %d: position error %v, want ½aΔt t = %v", i, x[pos[i]]-exact, a*dt*tEnd/2)
 		}
 	}
@@ -357,18 +352,18 @@ func TestMarker(t *testing.T) {
 	var pos, vel [3]float64
 	mk.MarkerKinematics(x, local, &pos, &vel)
 	for i, w := range [3]float64{0.5, 3, 0} {
-		if !near(pos[i], w, 1e-15) {
+		if !numtest.Near(pos[i], w, 1e-15) {
 			t.Errorf("pos = %v", pos)
 		}
 	}
 	for i, w := range [3]float64{0.1 - 2, 0.2 - 1, 0} {
-		if !near(vel[i], w, 1e-15) {
+		if !numtest.Near(vel[i], w, 1e-15) {
 			t.Errorf("vel = %v", vel)
 		}
 	}
 	load := make([]float64, 3)
 	mk.MarkerLoad(x, local, [3]float64{3, 4, 7}, load)
-	if load[0] != 3 || load[1] != 4 || !near(load[2], -5, 1e-15) {
+	if load[0] != 3 || load[1] != 4 || !numtest.Near(load[2], -5, 1e-15) {
 		t.Errorf("MarkerLoad = %v", load)
 	}
 	if got := mk.MarkerLoads(); len(got) != 2 || got[0] != "force" || got[1] != "torque" {
@@ -386,12 +381,12 @@ func TestMarker(t *testing.T) {
 		mk.MarkerKinematics(xp, local, &pp, &vp)
 		mk.MarkerKinematics(xm, local, &pm, &vm)
 		for i := range 3 {
-			if fd := (pp[i] - pm[i]) / (2 * h); !near(jac[i*6+j], fd, 1e-8) {
+			if fd := (pp[i] - pm[i]) / (2 * h); !numtest.Near(jac[i*6+j], fd, 1e-8) {
 				t.Errorf("∂pos[%d]/∂x[%d] = %v, finite difference %v", i, j, jac[i*6+j], fd)
 			}
 			// The contract: ∂vel/∂(v, ω) is J restricted to (x, y, θ).
 			if j >= 3 {
-				if fd := (vp[i] - vm[i]) / (2 * h); !near(jac[i*6+j-3], fd, 1e-8) {
+				if fd := (vp[i] - vm[i]) / (2 * h); !numtest.Near(jac[i*6+j-3], fd, 1e-8) {
 					t.Errorf("∂vel[%d]/∂x[%d] = %v, J gives %v", i, j, fd, jac[i*6+j-3])
 				}
 			}

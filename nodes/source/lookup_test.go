@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/source"
 )
@@ -75,7 +76,7 @@ func TestLookupPCHIP(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ t, want float64 }{{0, 0}, {0.5, 0.3125}, {1, 1}, {1.5, 2.6875}, {2, 4}, {3, 4}, {4, 4}} {
-		if y := out(t, l, c.t)[0]; math.Abs(y-c.want) > 4e-16*math.Max(1, math.Abs(c.want)) {
+		if y := out(t, l, c.t)[0]; !numtest.Within(y, c.want, 4e-16*math.Max(1, math.Abs(c.want))) {
 			t.Errorf("pchip(%v) = %v, want %v", c.t, y, c.want)
 		}
 	}
@@ -92,7 +93,7 @@ func TestLookupPCHIP(t *testing.T) {
 	// (all δ equal, so every d = δ), to rounding.
 	line, _ := source.NewLookup(source.LookupParams{Times: []float64{0, 0.5, 2, 3}, Values: []float64{1, 2, 5, 7}, Interpolation: source.InterpolationPCHIP, Outside: source.OutsideExtrapolate})
 	for _, tm := range []float64{-1, 0.25, 1.3, 2.9, 5} {
-		if y, want := out(t, line, tm)[0], 1+2*tm; math.Abs(y-want) > 1e-14 {
+		if y, want := out(t, line, tm)[0], 1+2*tm; !numtest.Within(y, want, 1e-14) {
 			t.Errorf("pchip on a line at %v: %v, want %v", tm, y, want)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -131,15 +132,7 @@ func TestJacobianWithBodiesMatchesFiniteDifferences(t *testing.T) {
 				t.Fatal(err)
 			}
 			yp, ym := make([]float64, ny), make([]float64, ny)
-			var scale, worst float64
-			for i, v := range jac {
-				// A non-finite entry would also make the scale, and so the
-				// tolerance, infinite or NaN: refuse it first.
-				if math.IsInf(v, 0) || math.IsNaN(v) {
-					t.Fatalf("Jacobian entry (%d, %d) = %v", i/nu, i%nu, v)
-				}
-				scale = math.Max(scale, math.Abs(v))
-			}
+			scale, worst := numtest.FiniteScale(t, "the analytic Jacobian", jac), 0.0
 			for j := range nu {
 				u0 := in.Values[j]
 				h := math.Cbrt(0x1p-52) * math.Max(1, math.Abs(u0))
@@ -154,13 +147,11 @@ func TestJacobianWithBodiesMatchesFiniteDifferences(t *testing.T) {
 				in.Values[j] = u0
 				for i := range ny {
 					fd := (yp[i] - ym[i]) / (2 * h)
-					if e := math.Abs(fd - jac[i*nu+j]); e > worst {
-						worst = e
-					}
+					worst = max(worst, math.Abs(fd-jac[i*nu+j])) // NaN if fd is: AtMost below fails
 				}
 			}
 			t.Logf("max |analytic − FD| = %.2g (scale %.3g)", worst, scale)
-			if !(worst <= 1e-6*scale) {
+			if !numtest.AtMost(worst, 1e-6*scale) {
 				t.Errorf("Jacobian differs from central differences by %.3g (scale %.3g)", worst, scale)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/spring"
@@ -44,7 +45,7 @@ func TestOutputsClosedForm(t *testing.T) {
 	for name, w := range want {
 		o := spec.OutputOffset(name)
 		for i, v := range w {
-			if math.Abs(dst[o+i]-v) > 1e-13*math.Max(1, math.Abs(v)) {
+			if !numtest.Within(dst[o+i], v, 1e-13*math.Max(1, math.Abs(v))) {
 				t.Errorf("%s[%d] = %v, want %v", name, i, dst[o+i], v)
 			}
 		}
@@ -85,15 +86,7 @@ func TestJacobianMatchesFiniteDifferences(t *testing.T) {
 			t.Fatal(err)
 		}
 		yp, ym := make([]float64, ny), make([]float64, ny)
-		var scale, worst float64
-		for i, v := range jac {
-			// A non-finite entry would also make the scale, and so the
-			// tolerance, infinite or NaN: refuse it first.
-			if math.IsInf(v, 0) || math.IsNaN(v) {
-				t.Fatalf("Jacobian entry (%d, %d) = %v", i/nu, i%nu, v)
-			}
-			scale = math.Max(scale, math.Abs(v))
-		}
+		scale, worst := numtest.FiniteScale(t, c.name+": the analytic Jacobian", jac), 0.0
 		for j := range nu {
 			u0 := in.Values[j]
 			h := math.Cbrt(0x1p-52) * math.Max(1, math.Abs(u0))
@@ -108,7 +101,7 @@ func TestJacobianMatchesFiniteDifferences(t *testing.T) {
 			}
 		}
 		t.Logf("%s: max |analytic − FD| = %.2g (scale %.3g)", c.name, worst, scale)
-		if !(worst <= 1e-7*scale) {
+		if !numtest.AtMost(worst, 1e-7*scale) {
 			t.Errorf("%s: Jacobian differs from central differences by %.3g (scale %.3g)", c.name, worst, scale)
 		}
 	}

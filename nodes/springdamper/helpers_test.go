@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/ball"
 	"github.com/cosimgo/cosim/nodes/masspoint"
@@ -14,9 +15,10 @@ import (
 
 // near is the package's one tolerance helper: |got − want| ≤
 // tol·max(1, |got|, |want|), i.e. relative to the larger magnitude and
-// absolute below 1.
+// absolute below 1; false when got or want is NaN or infinite (whose
+// tolerance would otherwise be infinite too, or a NaN comparison).
 func near(got, want, tol float64) bool {
-	return math.Abs(got-want) <= tol*max(1, math.Abs(got), math.Abs(want))
+	return numtest.Within(got, want, tol*max(1, math.Abs(got), math.Abs(want)))
 }
 
 // source is a constant 3-vector output without feedthrough: Exudyn's

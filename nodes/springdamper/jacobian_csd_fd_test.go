@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
@@ -189,10 +190,7 @@ func TestJacobianCSDFiniteDifferences(t *testing.T) {
 						fd[r*nu+c] = (lp[r] - lm[r]) / (2 * h)
 					}
 				}
-				scale := 1.0
-				for _, v := range fd {
-					scale = max(scale, math.Abs(v))
-				}
+				scale := max(1, numtest.FiniteScale(t, "the differenced Jacobian", fd))
 				rate, vel := columns(n)
 				for _, fc := range factors {
 					if pr.rigid && fc[1] != 0 {
@@ -215,7 +213,7 @@ func TestJacobianCSDFiniteDifferences(t *testing.T) {
 							}
 							e := math.Abs(got[r*nu+c]-want) / scale
 							worst = max(worst, e)
-							if e > 1e-7 {
+							if !numtest.Within(got[r*nu+c], want, 1e-7*scale) {
 								t.Errorf("f_ODE2 = %g, f_ODE2_t = %g: J_CSD[%s, %s] = %.12g, finite differences %.12g",
 									fc[0], fc[1], s.InputLayout.Component(r), s.InputLayout.Component(c), got[r*nu+c], want)
 							}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
@@ -125,15 +126,12 @@ func TestJacobianFD(t *testing.T) {
 						t.Fatal(err)
 					}
 					want := fdJacobian(t, n, 0.7, in)
-					scale := 1.0
-					for _, v := range want {
-						scale = max(scale, math.Abs(v))
-					}
+					scale := max(1, numtest.FiniteScale(t, "the differenced Jacobian", want))
 					for i := range ny {
 						for j := range nu {
 							e := math.Abs(got[i*nu+j]-want[i*nu+j]) / scale
 							worst = max(worst, e)
-							if e > 1e-7 {
+							if !numtest.Within(got[i*nu+j], want[i*nu+j], 1e-7*scale) {
 								t.Errorf("∂%s/∂%s = %.12g, finite differences %.12g", s.OutputLayout.Component(i), s.InputLayout.Component(j), got[i*nu+j], want[i*nu+j])
 							}
 						}

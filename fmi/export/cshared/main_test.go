@@ -14,6 +14,7 @@ import (
 
 	"github.com/cosimgo/cosim/fmi"
 	"github.com/cosimgo/cosim/fmi/export"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/nodes"
 )
 
@@ -97,7 +98,7 @@ func TestStepAllocatesNothing(t *testing.T) {
 			}
 		}
 		step()
-		if n := testing.AllocsPerRun(200, step); n != 0 {
+		if n := numtest.AllocsPerRun(200, step); n != 0 {
 			t.Errorf("h = %v: %v allocations per step, want 0", h, n)
 		}
 		if y := math.Float64frombits(out[3]); !(y < 1) {

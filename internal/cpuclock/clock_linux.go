@@ -1,4 +1,4 @@
-package main
+package cpuclock
 
 import (
 	"syscall"
@@ -9,9 +9,9 @@ import (
 // clockThreadCPUTimeID is Linux's CLOCK_THREAD_CPUTIME_ID.
 const clockThreadCPUTimeID = 3
 
-// threadCPU is the CPU time of the calling thread, or −1 when the
-// system call fails.
-func threadCPU() time.Duration {
+// Thread is the CPU time of the calling thread, or −1 when the system
+// call fails.
+func Thread() time.Duration {
 	var ts syscall.Timespec
 	if _, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
 		return -1
@@ -19,9 +19,9 @@ func threadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// processCPU is the CPU time (user and system) of every thread of the
+// Process is the CPU time (user and system) of every thread of the
 // process so far, or −1 when the system call fails.
-func processCPU() time.Duration {
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return -1
