@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"math"
 	"testing"
 
@@ -140,7 +141,7 @@ func TestLoopEventSensitivities(t *testing.T) {
 	check := func(what string, got, want float64) {
 		t.Helper()
 		worst = math.Max(worst, math.Abs(got-want))
-		if math.Abs(got-want) > 1e-8 {
+		if !numtest.Within(got, want, 1e-8) {
 			t.Errorf("%s = %.12g, reference %.12g", what, got, want)
 		}
 	}

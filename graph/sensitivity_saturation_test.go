@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"errors"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"math"
 	"testing"
 
@@ -67,7 +68,7 @@ func checkSaturation(t *testing.T, res *graph.Sensitivity, params []string, A, a
 		for j, p := range params {
 			g, _ := res.At(i, "int.state", p)
 			worst = math.Max(worst, math.Abs(g-d[j]))
-			if math.Abs(g-d[j]) > tol {
+			if !numtest.Within(g, d[j], tol) {
 				t.Errorf("t = %v: ∂x/∂%s = %.12g, closed form %.12g", tm, p, g, d[j])
 			}
 		}
@@ -117,7 +118,7 @@ func TestSensitivitiesThroughSaturation(t *testing.T) {
 	}
 	for k, ev := range res.Events {
 		for j, p := range params {
-			if math.Abs(ev.DT[j]-wantDT[k][j]) > 1e-8 {
+			if !numtest.Within(ev.DT[j], wantDT[k][j], 1e-8) {
 				t.Errorf("event %s at %v: ∂t/∂%s = %.12g, closed form %.12g", ev.Name, ev.T, p, ev.DT[j], wantDT[k][j])
 			}
 		}
@@ -152,7 +153,7 @@ func TestSensitivitiesThroughSaturation(t *testing.T) {
 		for i, tm := range times {
 			fd := (up[i] - down[i]) / (2 * h)
 			worst = math.Max(worst, math.Abs(got[i]-fd))
-			if math.Abs(got[i]-fd) > 1e-6 {
+			if !numtest.Within(got[i], fd, 1e-6) {
 				t.Errorf("t = %v: ∂x/∂%s = %.12g, finite differences of runs %.12g", tm, p, got[i], fd)
 			}
 		}
@@ -243,7 +244,7 @@ func TestSensitivitiesThroughSaturationFixedStep(t *testing.T) {
 	}
 	want := []float64{-b / (A * math.Sqrt(A*A-b*b)), 1 / math.Sqrt(A*A-b*b), 0}
 	for j, p := range params {
-		if d := res.Events[0].DT[j]; math.Abs(d-want[j]) > 1e-4 {
+		if d := res.Events[0].DT[j]; !numtest.Within(d, want[j], 1e-4) {
 			t.Errorf("∂t1/∂%s = %.12g, closed form %.12g", p, d, want[j])
 		}
 	}
