@@ -28,9 +28,13 @@ import (
 // with the kernels reading the rows (SetParams is called between runs);
 // building rows ([NewRows]) is safe for concurrent use with other builds.
 type Published[P any] struct {
-	v    P
-	mu   sync.Mutex // guards subs
-	subs []rowRef[P]
+	v  P
+	mu sync.Mutex // guards one and more
+	// one is a row registered with the value (its rows pointer nil when
+	// none is, or when they were collected) and more the others: a node
+	// is almost always in one batch, whose row then costs no allocation.
+	one  rowRef[P]
+	more *[]rowRef[P]
 }
 
 // rowRef is row i of some Rows, held weakly.
@@ -50,25 +54,45 @@ func (p *Published[P]) Set(v P) {
 	p.v = v
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	live := p.subs[:0]
-	for _, s := range p.subs {
+	if r := p.one.rows.Value(); r != nil {
+		r.put(p.one.i, &p.v)
+	} else {
+		p.one = rowRef[P]{}
+	}
+	if p.more == nil {
+		return
+	}
+	subs := *p.more
+	live := subs[:0]
+	for _, s := range subs {
 		if r := s.rows.Value(); r != nil {
 			r.put(s.i, &p.v)
 			live = append(live, s)
 		}
 	}
-	clear(p.subs[len(live):])
-	p.subs = live
+	clear(subs[len(live):])
+	*p.more = live
 }
 
 // subscribe registers row i of the rows w points to.
 func (p *Published[P]) subscribe(w weak.Pointer[Rows[P]], i int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.subs) == cap(p.subs) {
-		p.pruneLocked()
+	ref := rowRef[P]{rows: w, i: i}
+	if p.one.rows.Value() == nil {
+		p.one = ref
+		return
 	}
-	p.subs = append(p.subs, rowRef[P]{rows: w, i: i})
+	if p.more == nil {
+		p.more = new([]rowRef[P])
+	}
+	if len(*p.more) == cap(*p.more) {
+		p.pruneLocked()
+		if p.more == nil {
+			p.more = new([]rowRef[P])
+		}
+	}
+	*p.more = append(*p.more, ref)
 }
 
 // prune forgets the rows that have been collected. It runs as the
@@ -81,17 +105,43 @@ func (p *Published[P]) prune() {
 }
 
 func (p *Published[P]) pruneLocked() {
-	live := p.subs[:0]
-	for _, s := range p.subs {
+	if p.one.rows.Value() == nil {
+		p.one = rowRef[P]{}
+	}
+	if p.more == nil {
+		return
+	}
+	subs := *p.more
+	live := subs[:0]
+	for _, s := range subs {
 		if s.rows.Value() != nil {
 			live = append(live, s)
 		}
 	}
-	clear(p.subs[len(live):])
-	p.subs = live
-	if cap(p.subs) > 8 && len(p.subs) < cap(p.subs)/4 {
-		p.subs = append([]rowRef[P](nil), p.subs...)
+	clear(subs[len(live):])
+	switch {
+	case len(live) == 0:
+		p.more = nil
+	case cap(live) > 8 && len(live) < cap(live)/4:
+		*p.more = append([]rowRef[P](nil), live...)
+	default:
+		*p.more = live
 	}
+}
+
+// registered returns the number of rows registered, collected or not,
+// for tests.
+func (p *Published[P]) registered() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	if p.one.rows != (weak.Pointer[Rows[P]]{}) {
+		n++
+	}
+	if p.more != nil {
+		n += len(*p.more)
+	}
+	return n
 }
 
 // live returns the number of rows registered and not yet collected, for
@@ -100,9 +150,14 @@ func (p *Published[P]) live() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := 0
-	for _, s := range p.subs {
-		if s.rows.Value() != nil {
-			n++
+	if p.one.rows.Value() != nil {
+		n++
+	}
+	if p.more != nil {
+		for _, s := range *p.more {
+			if s.rows.Value() != nil {
+				n++
+			}
 		}
 	}
 	return n

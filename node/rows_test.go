@@ -152,10 +152,7 @@ func TestRowsCollected(t *testing.T) {
 			time.Sleep(2 * time.Millisecond)
 			pruned := true
 			for _, m := range ms {
-				p := &m.(*pubNode).law
-				p.mu.Lock()
-				pruned = pruned && len(p.subs) == 1
-				p.mu.Unlock()
+				pruned = pruned && m.(*pubNode).law.registered() == 1
 			}
 			runtime.ReadMemStats(&st)
 			if pruned && st.HeapAlloc >= last || time.Now().After(deadline) {
@@ -188,9 +185,7 @@ func TestRowsCollected(t *testing.T) {
 	}
 	for i, m := range ms {
 		p := &m.(*pubNode).law
-		p.mu.Lock()
-		registered := len(p.subs)
-		p.mu.Unlock()
+		registered := p.registered()
 		if n := p.live(); n != 1 || registered != 1 {
 			t.Fatalf("member %d: %d live rows, %d registered; want 1 and 1 (the kept batch)", i, n, registered)
 		}
