@@ -54,10 +54,17 @@ func (p *Published[P]) Set(v P) {
 	p.v = v
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if r := p.one.rows.Value(); r != nil {
-		r.put(p.one.i, &p.v)
-	} else {
+	p.visitLocked(func(r *Rows[P], i int) { r.put(i, &p.v) })
+}
+
+// visitLocked calls f (when not nil) for every registered row whose Rows
+// are alive, and forgets the collected ones, shrinking the list when
+// most of it was collected.
+func (p *Published[P]) visitLocked(f func(r *Rows[P], i int)) {
+	if r := p.one.rows.Value(); r == nil {
 		p.one = rowRef[P]{}
+	} else if f != nil {
+		f(r, p.one.i)
 	}
 	if p.more == nil {
 		return
@@ -66,12 +73,21 @@ func (p *Published[P]) Set(v P) {
 	live := subs[:0]
 	for _, s := range subs {
 		if r := s.rows.Value(); r != nil {
-			r.put(s.i, &p.v)
+			if f != nil {
+				f(r, s.i)
+			}
 			live = append(live, s)
 		}
 	}
 	clear(subs[len(live):])
-	*p.more = live
+	switch {
+	case len(live) == 0:
+		p.more = nil
+	case cap(live) > 8 && len(live) < cap(live)/4:
+		*p.more = append([]rowRef[P](nil), live...)
+	default:
+		*p.more = live
+	}
 }
 
 // subscribe registers row i of the rows w points to.
@@ -104,30 +120,7 @@ func (p *Published[P]) prune() {
 	p.pruneLocked()
 }
 
-func (p *Published[P]) pruneLocked() {
-	if p.one.rows.Value() == nil {
-		p.one = rowRef[P]{}
-	}
-	if p.more == nil {
-		return
-	}
-	subs := *p.more
-	live := subs[:0]
-	for _, s := range subs {
-		if s.rows.Value() != nil {
-			live = append(live, s)
-		}
-	}
-	clear(subs[len(live):])
-	switch {
-	case len(live) == 0:
-		p.more = nil
-	case cap(live) > 8 && len(live) < cap(live)/4:
-		*p.more = append([]rowRef[P](nil), live...)
-	default:
-		*p.more = live
-	}
-}
+func (p *Published[P]) pruneLocked() { p.visitLocked(nil) }
 
 // registered returns the number of rows registered, collected or not,
 // for tests.
