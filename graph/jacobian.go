@@ -63,10 +63,16 @@ import (
 type sparseJac struct {
 	nx int
 
-	// Column sets: node k's are cols[colOff[k]:colOff[k+1]], ascending,
-	// for stateful nodes and needed output nodes (empty for the others).
-	colOff []int32
-	cols   []int32
+	// Column sets, ascending, for stateful nodes and needed output nodes
+	// (empty for the others): node k's has setLen[k] columns. A set of
+	// consecutive columns (every set of a chain: a node's own state and
+	// its neighbours') is stored as its first column, setAt[k] = −1 −
+	// first, and read as a slice of iota (iota[j] = j); the others are
+	// stored in cols from setAt[k] ≥ 0. At 10⁵ masses this keeps 4 bytes
+	// per state instead of 12 million bytes of columns.
+	setAt, setLen []int32
+	cols          []int32
+	iota          []int32
 
 	// needY marks output nodes whose rows are needed; needRow the output
 	// rows read by a gather into a node whose inputs are needed.
@@ -88,12 +94,11 @@ type sparseJac struct {
 	gsrc []int32
 	y0   []int32
 
-	// Nodes whose every input component is one plain copy of a state
-	// component (no transform, nothing added, not an output): their
-	// ∂u/∂y is a selection, and input q of such a node k is its local
-	// column direct[dirOff[k]+q] (dirOff[k] < 0 for the other nodes).
-	dirOff []int32
-	direct []int32
+	// direct marks the nodes whose every input component is one plain
+	// copy of a state component in the node's column set (no transform,
+	// nothing added, not an output): their ∂u/∂y is a selection, input q
+	// being the local column of its source (directCols).
+	direct []bool
 
 	// posVel[r] is the velocity component of position component r (a
 	// Position-role field: its derivative is its Rate field by the node
@@ -106,6 +111,7 @@ type sparseJac struct {
 	umark      []bool    // entries of uloc written in this computation
 	ucnt       []int32   // the columns written in input row q: ucol[q·nc : q·nc+ucnt[q]]
 	ucol       []int32
+	dir        []int32   // a direct node's local column of each input (directCols)
 	need       []int32   // the needed rows of the output node being computed
 	row        []float64 // one row of a stateful node, over its columns
 	one        [1]int32  // a position row's column
@@ -148,7 +154,20 @@ func tStruct(g *gather, r, j int) bool {
 }
 
 // nodeCols returns node k's column set.
-func (p *sparseJac) nodeCols(k int) []int32 { return p.cols[p.colOff[k]:p.colOff[k+1]] }
+func (p *sparseJac) nodeCols(k int) []int32 {
+	a, n := p.setAt[k], p.setLen[k]
+	if a < 0 {
+		a = -1 - a
+		return p.iota[a : a+n : a+n]
+	}
+	return p.cols[a : a+n : a+n]
+}
+
+// consecutive reports whether the ascending set is a run of consecutive
+// columns (an empty set is one).
+func consecutive(set []int32) bool {
+	return len(set) == 0 || int(set[len(set)-1]-set[0]) == len(set)-1
+}
 
 // chunks32 hands out int32 slices carved from large chunks: the plan's
 // per-node column sets, hundreds of thousands of short slices in a large
@@ -301,15 +320,29 @@ func (m *System) plan() *sparseJac {
 	for _, i := range s.stateful {
 		sets[i] = union(&s.nodes[i], true)
 	}
-	p.colOff = make([]int32, nn+1)
+	p.setAt, p.setLen = make([]int32, nn), make([]int32, nn)
 	total := 0
-	for k, set := range sets {
-		total += len(set)
-		p.colOff[k+1] = int32(total)
+	for _, set := range sets {
+		if !consecutive(set) {
+			total += len(set)
+		}
 	}
 	p.cols = make([]int32, 0, total)
-	for _, set := range sets {
-		p.cols = append(p.cols, set...)
+	p.iota = make([]int32, nx)
+	for j := range p.iota {
+		p.iota[j] = int32(j)
+	}
+	for k, set := range sets {
+		p.setLen[k] = int32(len(set))
+		switch {
+		case len(set) == 0:
+			p.setAt[k] = -1
+		case consecutive(set):
+			p.setAt[k] = -1 - set[0]
+		default:
+			p.setAt[k] = int32(len(p.cols))
+			p.cols = append(p.cols, set...)
+		}
 	}
 	sets = nil
 	// Position rows.
@@ -409,7 +442,7 @@ func (m *System) planOrder(p *sparseJac) {
 	for si := range p.order {
 		for _, k := range p.comp[p.compOff[si]:p.compOff[si+1]] {
 			c := &s.nodes[k]
-			size := (int(c.y1) - int(c.y0)) * int(p.colOff[k+1]-p.colOff[k])
+			size := (int(c.y1) - int(c.y0)) * int(p.setLen[k])
 			if f := free[size]; len(f) > 0 {
 				p.slot[k] = f[len(f)-1]
 				free[size] = f[:len(f)-1]
@@ -428,7 +461,7 @@ func (m *System) planOrder(p *sparseJac) {
 		}
 		for k := dyFirst[si]; k >= 0; k = next[k] {
 			c := &s.nodes[k]
-			size := (int(c.y1) - int(c.y0)) * int(p.colOff[k+1]-p.colOff[k])
+			size := (int(c.y1) - int(c.y0)) * int(p.setLen[k])
 			free[size] = append(free[size], p.slot[k])
 		}
 	}
@@ -436,49 +469,49 @@ func (m *System) planOrder(p *sparseJac) {
 }
 
 // planDirect finds the nodes whose inputs are plain copies of state
-// components, and their inputs' local columns.
+// components of their column sets, each component written once.
 func (m *System) planDirect(p *sparseJac) {
 	s := m.s
-	p.dirOff = make([]int32, len(s.nodes))
-	size := 0 // the most direct can hold: every candidate's inputs
-	for k := range s.nodes {
-		if c := &s.nodes[k]; len(p.nodeCols(k)) > 0 {
-			size += int(c.u1) - int(c.u0)
-		}
-	}
-	p.direct = make([]int32, 0, size)
+	p.direct = make([]bool, len(s.nodes))
+	var seen []bool
 	for k := range s.nodes {
 		c := &s.nodes[k]
-		p.dirOff[k] = -1
 		set := p.nodeCols(k)
 		if len(set) == 0 || c.u1 == c.u0 {
 			continue
 		}
-		q0 := len(p.direct)
-		for q := c.u0; q < c.u1; q++ {
-			p.direct = append(p.direct, -1)
-		}
+		seen = slices.Grow(seen[:0], int(c.u1-c.u0))[:c.u1-c.u0]
+		clear(seen)
 		ok := true
 		for gi := c.g0; gi < c.g1 && ok; gi++ {
 			g := &s.gathers[gi]
 			ok = g.tr() == nil && !g.fromY && g.mode == gatherSet && g.n() == g.sn()
 			for r := 0; ok && r < g.n(); r++ {
-				e := q0 + g.dst() + r - int(c.u0)
-				j, found := slices.BinarySearch(set, int32(g.src()+r))
-				ok = found && p.direct[e] < 0
-				p.direct[e] = int32(j)
+				e := g.dst() + r - int(c.u0)
+				_, found := slices.BinarySearch(set, int32(g.src()+r))
+				ok = found && !seen[e]
+				seen[e] = true
 			}
 		}
-		for _, j := range p.direct[q0:] {
-			ok = ok && j >= 0 // every input component written, once
+		for _, w := range seen {
+			ok = ok && w // every input component written, once
 		}
-		if ok {
-			p.dirOff[k] = int32(q0)
-		} else {
-			p.direct = p.direct[:q0]
+		p.direct[k] = ok
+	}
+}
+
+// directCols returns the local column of each input component of direct
+// node c (p.loc set for its columns), read from its gathers: the table is
+// rebuilt at each assembly rather than stored for every node.
+func (p *sparseJac) directCols(s *Sim, c *cnode) []int32 {
+	dir := p.dir[:c.u1-c.u0]
+	for gi := c.g0; gi < c.g1; gi++ {
+		g := &s.gathers[gi]
+		for r := 0; r < g.n(); r++ {
+			dir[g.dst()+r-int(c.u0)] = p.loc[g.src()+r]
 		}
 	}
-	p.direct = slices.Clip(p.direct)
+	return dir
 }
 
 // planWork sizes the work storage for the largest node.
@@ -489,7 +522,7 @@ func (m *System) planWork(p *sparseJac) {
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		nxi, nu, ny := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0), int(c.y1)-int(c.y0)
-		nc := int(p.colOff[ni+1] - p.colOff[ni])
+		nc := int(p.setLen[ni])
 		maxA = max(maxA, nxi*nxi, ny*nxi)
 		maxB = max(maxB, nxi*nu, ny*nu)
 		maxV = max(maxV, nxi, nu, ny)
@@ -508,7 +541,7 @@ func (m *System) planWork(p *sparseJac) {
 	p.fp, p.fm, p.xs, p.us = make([]float64, maxV), make([]float64, maxV), make([]float64, maxV), make([]float64, maxV)
 	p.f0 = make([]float64, maxV)
 	p.uloc, p.umark, p.ucol, p.row = make([]float64, maxU), make([]bool, maxU), make([]int32, maxU), make([]float64, maxC)
-	p.ucnt, p.need = make([]int32, maxV), make([]int32, 0, maxV)
+	p.ucnt, p.need, p.dir = make([]int32, maxV), make([]int32, 0, maxV), make([]int32, maxV)
 	p.loc = make([]int32, p.nx)
 	for i := range p.loc {
 		p.loc[i] = -1
@@ -803,7 +836,7 @@ func (p *sparseJac) addSource(U []float64, q, nc, gi int, g *gather, j int, w fl
 		return
 	}
 	k := p.gsrc[gi]
-	src := p.cols[p.colOff[k]:p.colOff[k+1]]
+	src := p.nodeCols(int(k))
 	so := int(p.slot[k]) + (g.src()+j-int(p.y0[k]))*len(src)
 	vals := p.arena[so : so+len(src)]
 	for jj, col := range src {
@@ -853,7 +886,7 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	U := p.uloc[:nu*nc]
 	D := p.lb[:ny*nu]
 	clear(D)
-	direct := p.dirOff[k] >= 0
+	direct := p.direct[k]
 	if ft {
 		if !direct {
 			m.inputRows(p, c, U, nc)
@@ -891,7 +924,7 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	}
 	if direct {
 		// ∂u/∂y is a selection: input q is local column dir[q].
-		dir := p.direct[p.dirOff[k] : int(p.dirOff[k])+nu]
+		dir := p.directCols(s, c)
 		for _, r := range p.need {
 			row := block[int(r)*nc : int(r+1)*nc]
 			for q, w := range D[int(r)*nu : int(r+1)*nu] {

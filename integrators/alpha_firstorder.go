@@ -110,7 +110,7 @@ func newAlphaFirstOrder(m methodInfo, sys System, c conf) (*alphaFirst, error) {
 				s.core.sp = newAlphaSparse(ad, src)
 			}
 		}
-		of, err := blocksOf(sys, n)
+		of, err := blocksOf(sys, n, c.pc == PrecondBlockJacobi)
 		if err != nil {
 			return nil, err
 		}

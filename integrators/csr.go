@@ -29,10 +29,15 @@ import (
 // slices.
 //
 // Indices are 32-bit: the matrix holds at most 2³¹−1 entries (an error
-// otherwise), 12 bytes per entry (value and column) and 12 per row.
+// otherwise), 12 bytes per entry (value and column) and 8 or 12 per row:
+// while every assembly appends its rows in order (a System's rows come
+// so), the end of row i is the start of row i+1 and end is start[1:];
+// the first assembly that appends a row out of order gives end its own
+// array (split) for the matrix's life.
 type spMatrix struct {
 	n          int
 	start, end []int32
+	split      bool // end is its own array, not start[1:]
 	diag       []int32
 	col        []int32
 	val        []float64
@@ -47,7 +52,16 @@ type spMatrix struct {
 }
 
 func newSpMatrix(n int) *spMatrix {
-	return &spMatrix{n: n, start: make([]int32, n), end: make([]int32, n), diag: make([]int32, n), seen: make([]bool, n)}
+	start := make([]int32, n+1)
+	return &spMatrix{n: n, start: start, end: start[1:], diag: make([]int32, n), seen: make([]bool, n)}
+}
+
+// splitEnd gives end its own array, keeping the ends of the rows appended
+// so far (rows 0 to rows−1, in order while end was start[1:]).
+func (a *spMatrix) splitEnd() {
+	end := make([]int32, a.n)
+	copy(end[:a.rows], a.start[1:a.rows+1])
+	a.end, a.split = end, true
 }
 
 // errMatrixTooLarge is an assembly with 2³¹ entries or more.
@@ -109,7 +123,12 @@ func (a *spMatrix) grow() {
 const growRows = 1024
 
 // beginRow opens row i; endRow closes it.
-func (a *spMatrix) beginRow(i int) { a.start[i] = int32(len(a.col)) }
+func (a *spMatrix) beginRow(i int) {
+	if !a.split && i != a.rows {
+		a.splitEnd()
+	}
+	a.start[i] = int32(len(a.col))
+}
 
 func (a *spMatrix) endRow(i int) error {
 	if len(a.col) > math.MaxInt32 {

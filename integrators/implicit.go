@@ -127,8 +127,9 @@ func (r *sparseRows) add(i int, cols []int32, vals []float64) {
 }
 
 // blocksOf returns the block of every component from sys's Blocked
-// capability, or nil.
-func blocksOf(sys System, n int) ([]int, error) {
+// capability, or nil. It checks the blocks either way, but builds the
+// table (n ints) only when want says the preconditioner reads it.
+func blocksOf(sys System, n int, want bool) ([]int, error) {
 	b, ok := sys.(Blocked)
 	if !ok {
 		return nil, nil
@@ -137,13 +138,18 @@ func blocksOf(sys System, n int) ([]int, error) {
 	if len(starts) < 1 || starts[0] != 0 || starts[len(starts)-1] != n {
 		return nil, fmt.Errorf("integrators: Blocks must start at 0 and end at Dim = %d", n)
 	}
-	of := make([]int, n)
+	var of []int
+	if want {
+		of = make([]int, n)
+	}
 	for k := 0; k+1 < len(starts); k++ {
 		if starts[k+1] <= starts[k] {
 			return nil, fmt.Errorf("integrators: Blocks must be strictly increasing (block %d)", k)
 		}
-		for i := starts[k]; i < starts[k+1]; i++ {
-			of[i] = k
+		if want {
+			for i := starts[k]; i < starts[k+1]; i++ {
+				of[i] = k
+			}
 		}
 	}
 	return of, nil
@@ -174,7 +180,7 @@ func newImplicit(m methodInfo, theta float64, sys System, c conf) (*implicitStep
 			}
 		}
 		var err error
-		if blockOf, err = blocksOf(sys, n); err != nil {
+		if blockOf, err = blocksOf(sys, n, c.pc == PrecondBlockJacobi); err != nil {
 			return nil, err
 		}
 	}

@@ -139,3 +139,60 @@ func TestSpMatrixGrowProjection(t *testing.T) {
 		t.Errorf("hub: capacity %d for %d entries, want at most twice", c, nnz)
 	}
 }
+
+// TestSpMatrixRowOrder: a matrix whose rows come in order keeps no end
+// array of its own (the end of row i is the start of row i+1), and one
+// whose rows come in any other order (the Newmark family's mapping, or
+// rows finish fills in) gets one at its first out-of-order row, holding
+// the same matrix. Reference: the same tridiagonal rows appended in
+// order and in reverse order, whose products must agree bit for bit
+// (each row's entries are summed in the same order either way).
+func TestSpMatrixRowOrder(t *testing.T) {
+	const n = 7
+	rowOf := func(i int) ([]int32, []float64) {
+		var cols []int32
+		var vals []float64
+		for _, j := range []int{i - 1, i, i + 1} {
+			if j >= 0 && j < n {
+				cols = append(cols, int32(j))
+				vals = append(vals, float64(1+i*n+j)/3)
+			}
+		}
+		return cols, vals
+	}
+	build := func(order []int) *spMatrix {
+		a := newSpMatrix(n)
+		for pass := 0; pass < 2; pass++ { // the second assembly reuses the arrays
+			a.reset()
+			for _, i := range order {
+				c, v := rowOf(i)
+				if err := a.addScaled(i, c, v, -0.5, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := a.finish(1, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return a
+	}
+	in, rev, gap := build([]int{0, 1, 2, 3, 4, 5, 6}), build([]int{6, 5, 4, 3, 2, 1, 0}), build([]int{0, 1, 3, 4, 5, 6})
+	if in.split || !rev.split || !gap.split {
+		t.Errorf("split: in order %v, reversed %v, a row left to finish %v; want false, true, true", in.split, rev.split, gap.split)
+	}
+	x := []float64{0.3, -1.7, 2.9, 0.01, -5, 7.5, 1.25}
+	want := make([]float64, n)
+	in.MulVec(x, want)
+	got := make([]float64, n)
+	rev.MulVec(x, got)
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Errorf("reversed: row %d of A·x = %v, in order %v", i, got[i], want[i])
+		}
+	}
+	// The gap: row 2 is the identity row finish adds.
+	gap.MulVec(x, got)
+	if got[2] != x[2] || math.Float64bits(got[3]) != math.Float64bits(want[3]) {
+		t.Errorf("a row left to finish: A·x rows 2, 3 = %v, %v; want %v, %v", got[2], got[3], x[2], want[3])
+	}
+}

@@ -132,7 +132,7 @@ func newStageSolver(method string, sys System, c *conf, stats *Work) (*stageSolv
 		}
 		s.emit = s.addRow
 	}
-	blockOf, err := blocksOf(sys, n)
+	blockOf, err := blocksOf(sys, n, c.pc == PrecondBlockJacobi)
 	if err != nil {
 		return nil, err
 	}

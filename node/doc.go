@@ -96,7 +96,11 @@
 // the member refers to the copies weakly, so a batch whose graph was
 // dropped or built again is collected (a node built into a thousand
 // graphs in turn keeps none of the old batches). verification.CheckBatch
-// holds a kernel to this contract, lifetime included.
+// holds a kernel to this contract, lifetime included. Rows made by
+// NewUniformRows are stored once while every member holds equal
+// parameters (a chain of equal springs keeps one row, not one per
+// spring); their kernels read them with Rows.Walk or Rows.At, and
+// Rows.Span, which would need a row per member, panics on them.
 //
 // Further kernel capabilities are kept because they are general
 // contracts, not knowledge of one node type the engine could hold

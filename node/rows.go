@@ -1,6 +1,7 @@
 package node
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -27,9 +28,13 @@ import (
 // with the kernels reading the rows (SetParams is called between runs);
 // building rows ([NewRows]) is safe for concurrent use with other builds.
 type Published[P any] struct {
-	v    P
-	mu   sync.Mutex // guards subs
-	subs []rowRef[P]
+	v  P
+	mu sync.Mutex // guards one and more
+	// one is a row registered with the value (its rows pointer nil when
+	// none is, or when they were collected) and more the others: a node
+	// is almost always in one batch, whose row then costs no allocation.
+	one  rowRef[P]
+	more *[]rowRef[P]
 }
 
 // rowRef is row i of some Rows, held weakly.
@@ -49,25 +54,61 @@ func (p *Published[P]) Set(v P) {
 	p.v = v
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	live := p.subs[:0]
-	for _, s := range p.subs {
+	p.visitLocked(func(r *Rows[P], i int) { r.put(i, &p.v) })
+}
+
+// visitLocked calls f (when not nil) for every registered row whose Rows
+// are alive, and forgets the collected ones, shrinking the list when
+// most of it was collected.
+func (p *Published[P]) visitLocked(f func(r *Rows[P], i int)) {
+	if r := p.one.rows.Value(); r == nil {
+		p.one = rowRef[P]{}
+	} else if f != nil {
+		f(r, p.one.i)
+	}
+	if p.more == nil {
+		return
+	}
+	subs := *p.more
+	live := subs[:0]
+	for _, s := range subs {
 		if r := s.rows.Value(); r != nil {
-			r.put(s.i, &p.v)
+			if f != nil {
+				f(r, s.i)
+			}
 			live = append(live, s)
 		}
 	}
-	clear(p.subs[len(live):])
-	p.subs = live
+	clear(subs[len(live):])
+	switch {
+	case len(live) == 0:
+		p.more = nil
+	case cap(live) > 8 && len(live) < cap(live)/4:
+		*p.more = append([]rowRef[P](nil), live...)
+	default:
+		*p.more = live
+	}
 }
 
 // subscribe registers row i of the rows w points to.
 func (p *Published[P]) subscribe(w weak.Pointer[Rows[P]], i int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.subs) == cap(p.subs) {
-		p.pruneLocked()
+	ref := rowRef[P]{rows: w, i: i}
+	if p.one.rows.Value() == nil {
+		p.one = ref
+		return
 	}
-	p.subs = append(p.subs, rowRef[P]{rows: w, i: i})
+	if p.more == nil {
+		p.more = new([]rowRef[P])
+	}
+	if len(*p.more) == cap(*p.more) {
+		p.pruneLocked()
+		if p.more == nil {
+			p.more = new([]rowRef[P])
+		}
+	}
+	*p.more = append(*p.more, ref)
 }
 
 // prune forgets the rows that have been collected. It runs as the
@@ -79,18 +120,21 @@ func (p *Published[P]) prune() {
 	p.pruneLocked()
 }
 
-func (p *Published[P]) pruneLocked() {
-	live := p.subs[:0]
-	for _, s := range p.subs {
-		if s.rows.Value() != nil {
-			live = append(live, s)
-		}
+func (p *Published[P]) pruneLocked() { p.visitLocked(nil) }
+
+// registered returns the number of rows registered, collected or not,
+// for tests.
+func (p *Published[P]) registered() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	if p.one.rows != (weak.Pointer[Rows[P]]{}) {
+		n++
 	}
-	clear(p.subs[len(live):])
-	p.subs = live
-	if cap(p.subs) > 8 && len(p.subs) < cap(p.subs)/4 {
-		p.subs = append([]rowRef[P](nil), p.subs...)
+	if p.more != nil {
+		n += len(*p.more)
 	}
+	return n
 }
 
 // live returns the number of rows registered and not yet collected, for
@@ -99,9 +143,14 @@ func (p *Published[P]) live() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := 0
-	for _, s := range p.subs {
-		if s.rows.Value() != nil {
-			n++
+	if p.one.rows.Value() != nil {
+		n++
+	}
+	if p.more != nil {
+		for _, s := range *p.more {
+			if s.rows.Value() != nil {
+				n++
+			}
 		}
 	}
 	return n
@@ -117,18 +166,24 @@ func (p *Published[P]) live() int {
 // A kernel reads the rows and never writes them. The methods are safe for
 // concurrent use (they only read), but not with a member's Set.
 type Rows[P any] struct {
+	// p holds the rows; while shared, only row 0, which stands for all n.
 	p []P
+	n int
 	// same, when set, says whether two rows hold equal parameters, and
 	// uniform whether every row equals row 0 (see NewUniformRows).
 	same    func(a, b *P) bool
 	uniform bool
+	// shared says that p holds one row for all: rows made by
+	// NewUniformRows store one copy while they are uniform, so a family
+	// of equal members keeps one set of parameters, not one per member.
+	shared bool
 }
 
 // NewRows copies the parameters of every member — of(members[i]), which
 // must be the member's own Published — into row i, and registers the
 // rows with the members so that their Set reaches them.
 func NewRows[P any](members []Node, of func(Node) *Published[P]) *Rows[P] {
-	r := &Rows[P]{p: make([]P, len(members))}
+	r := &Rows[P]{p: make([]P, len(members)), n: len(members)}
 	r.subscribe(members, of)
 	return r
 }
@@ -137,27 +192,38 @@ func NewRows[P any](members []Node, of func(Node) *Published[P]) *Rows[P] {
 // same parameters as row 0, by same (which must be an equivalence: equal
 // parameters compute equal bits). A kernel may then read row 0 for every
 // row (Walk returns a zero stride), so that a family of equal members
-// moves no parameter bytes per row. A Set that makes any row differ from
-// what it held clears the property for the rest of the batch's life.
+// moves no parameter bytes per row. While the rows are uniform they are
+// stored once (At returns row 0 for every row, and Span, which would
+// need a row per member, panics); a Set that makes any row differ from
+// what it held clears the property for the rest of the batch's life and
+// stores every row from then on (the rows not set hold row 0's value,
+// equal to theirs under same).
 func NewUniformRows[P any](members []Node, of func(Node) *Published[P], same func(a, b *P) bool) *Rows[P] {
-	r := &Rows[P]{p: make([]P, len(members)), same: same}
-	r.subscribe(members, of)
-	r.uniform = true
-	for i := 1; i < len(r.p) && r.uniform; i++ {
-		r.uniform = same(&r.p[i], &r.p[0])
+	r := &Rows[P]{n: len(members), same: same, uniform: true}
+	for i := 1; i < len(members) && r.uniform; i++ {
+		r.uniform = same(&of(members[i]).v, &of(members[0]).v)
 	}
+	if r.uniform && len(members) > 1 {
+		r.p, r.shared = make([]P, 1), true
+	} else {
+		r.p = make([]P, len(members))
+	}
+	r.subscribe(members, of)
 	return r
 }
 
-// subscribe copies the members' parameters into the rows and registers
-// each row with its member. When r is collected, a cleanup prunes the
-// members' lists; it holds the members' Published values, never r.
+// subscribe copies the members' parameters into the rows (only row 0's
+// while shared) and registers each row with its member. When r is
+// collected, a cleanup prunes the members' lists; it holds the members'
+// Published values, never r.
 func (r *Rows[P]) subscribe(members []Node, of func(Node) *Published[P]) {
 	w := weak.Make(r)
 	pubs := make([]*Published[P], len(members))
 	for i, m := range members {
 		pub := of(m)
-		r.p[i] = pub.v
+		if i < len(r.p) {
+			r.p[i] = pub.v
+		}
 		pub.subscribe(w, i)
 		pubs[i] = pub
 	}
@@ -168,8 +234,19 @@ func (r *Rows[P]) subscribe(members []Node, of func(Node) *Published[P]) {
 	}, pubs)
 }
 
-// put writes row i, clearing uniform when the row changes.
+// put writes row i, clearing uniform when the row changes; shared rows
+// are first stored one per member.
 func (r *Rows[P]) put(i int, v *P) {
+	if r.shared {
+		if r.same(v, &r.p[0]) {
+			return
+		}
+		p := make([]P, r.n)
+		for k := range p {
+			p[k] = r.p[0]
+		}
+		r.p, r.shared = p, false
+	}
 	if r.uniform && !r.same(v, &r.p[i]) {
 		r.uniform = false
 	}
@@ -177,13 +254,27 @@ func (r *Rows[P]) put(i int, v *P) {
 }
 
 // Len is the number of rows.
-func (r *Rows[P]) Len() int { return len(r.p) }
+func (r *Rows[P]) Len() int { return r.n }
 
-// At returns row i.
-func (r *Rows[P]) At(i int) *P { return &r.p[i] }
+// At returns row i (row 0 for every i while the rows are stored once).
+func (r *Rows[P]) At(i int) *P {
+	if r.shared {
+		if uint(i) >= uint(r.n) {
+			panic(fmt.Sprintf("node: row %d of %d", i, r.n))
+		}
+		return &r.p[0]
+	}
+	return &r.p[i]
+}
 
-// Span returns rows [lo, hi).
-func (r *Rows[P]) Span(lo, hi int) []P { return r.p[lo:hi:hi] }
+// Span returns rows [lo, hi). It panics for uniform rows stored once
+// (NewUniformRows): their kernels read them with Walk or At.
+func (r *Rows[P]) Span(lo, hi int) []P {
+	if r.shared {
+		panic("node: Span of uniform rows stored once; read them with Walk or At")
+	}
+	return r.p[lo:hi:hi]
+}
 
 // Uniform reports whether every row holds row 0's parameters; always
 // false for rows made by NewRows.
@@ -196,6 +287,12 @@ func (r *Rows[P]) Uniform() bool { return r.uniform }
 // returns row 0 and a stride of 0. It panics when lo >= hi or the rows
 // are out of range.
 func (r *Rows[P]) Walk(lo, hi int) (p unsafe.Pointer, stride uintptr) {
+	if r.shared {
+		if lo < 0 || lo >= hi || hi > r.n {
+			panic(fmt.Sprintf("node: Walk(%d, %d) of %d rows", lo, hi, r.n))
+		}
+		return unsafe.Pointer(&r.p[0]), 0
+	}
 	ps := r.p[lo:hi]
 	first := &ps[0]
 	if r.uniform {

@@ -90,9 +90,25 @@ func TestUniformRows(t *testing.T) {
 	if !r.Uniform() {
 		t.Error("a Set of the same value cleared uniform")
 	}
+	if len(r.p) != 1 || r.Len() != 5 || r.At(4) != r.At(0) {
+		t.Errorf("uniform rows store %d rows for Len %d (At(4) %p, At(0) %p); want one row for 5", len(r.p), r.Len(), r.At(4), r.At(0))
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("Span of uniform rows stored once did not panic")
+			}
+		}()
+		r.Span(0, 2)
+	}()
 	ms[3].(*pubNode).law.Set(law{mass: 3})
 	if r.Uniform() {
 		t.Error("a Set of another value left the rows uniform")
+	}
+	for i, want := range []float64{2, 2, 2, 3, 2} {
+		if got := r.At(i).mass; got != want || len(r.p) != 5 {
+			t.Errorf("after the Set that broke uniform: row %d mass %v of %d stored rows; want %v of 5", i, got, len(r.p), want)
+		}
 	}
 	p, stride = r.Walk(2, 5)
 	if p != unsafe.Pointer(r.At(2)) || stride != unsafe.Sizeof(law{}) {
@@ -136,10 +152,7 @@ func TestRowsCollected(t *testing.T) {
 			time.Sleep(2 * time.Millisecond)
 			pruned := true
 			for _, m := range ms {
-				p := &m.(*pubNode).law
-				p.mu.Lock()
-				pruned = pruned && len(p.subs) == 1
-				p.mu.Unlock()
+				pruned = pruned && m.(*pubNode).law.registered() == 1
 			}
 			runtime.ReadMemStats(&st)
 			if pruned && st.HeapAlloc >= last || time.Now().After(deadline) {
@@ -172,9 +185,7 @@ func TestRowsCollected(t *testing.T) {
 	}
 	for i, m := range ms {
 		p := &m.(*pubNode).law
-		p.mu.Lock()
-		registered := len(p.subs)
-		p.mu.Unlock()
+		registered := p.registered()
 		if n := p.live(); n != 1 || registered != 1 {
 			t.Fatalf("member %d: %d live rows, %d registered; want 1 and 1 (the kept batch)", i, n, registered)
 		}

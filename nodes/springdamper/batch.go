@@ -47,15 +47,15 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 	b := &batch{
 		models: node.NewUniformRows(members, func(m node.Node) *node.Published[model] { return &m.(*Node).m }, (*model).sameLinear),
 		nodes:  make([]*Node, len(members)),
-		hasPE:  n.hasPE,
-		ny:     n.spec.OutputLayout.Size(),
-		nu:     n.spec.InputLayout.Size(),
+		hasPE:  n.sig.hasPE,
+		ny:     n.sig.spec.OutputLayout.Size(),
+		nu:     n.sig.spec.InputLayout.Size(),
 	}
 	b.direct = n.m.Get().uf == nil
 	in := 0
 	for k := range n.hot {
 		h := &n.hot[k]
-		b.kind[k], b.push[k] = h.kind, h.pushable
+		b.kind[k], b.push[k] = int32(h.kind), h.pushable
 		if h.kind == kindBody {
 			b.direct = false
 		}
@@ -97,7 +97,7 @@ func (n *Node) NewBatch(members []node.Node) node.Batch {
 	return b
 }
 
-func (n *Node) kindOf(kind int32) bool { return n.hot[0].kind == kind || n.hot[1].kind == kind }
+func (n *Node) kindOf(kind uint8) bool { return n.hot[0].kind == kind || n.hot[1].kind == kind }
 
 type batch struct {
 	// models are the members' force laws. They are uniform while every
@@ -462,7 +462,7 @@ type markerIn struct {
 // member states a bound (the bodies' types are part of BatchKey).
 func (b *batch) boundRows() {
 	n0 := b.nodes[0]
-	spec := n0.spec
+	spec := n0.sig.spec
 	for k := range n0.mk {
 		mk := &n0.mk[k]
 		f := &b.markerIn[k]
@@ -516,7 +516,7 @@ func (b *batch) generic(a *node.BatchArgs) error {
 	sp := b.scratch.Get().(*[]float64)
 	defer b.scratch.Put(sp)
 	u := *sp
-	spec := b.nodes[0].spec
+	spec := b.nodes[0].sig.spec
 	for i := a.Lo; i < a.Hi; i++ {
 		for ii := range spec.Inputs {
 			o := spec.InputLayout.Offset(ii)

@@ -37,7 +37,7 @@ import (
 // zero where the distance is zero (it is not differentiable there).
 // It panics if dst is shorter than the Jacobian.
 func (n *Node) OutputsJacobian(t float64, x []float64, in node.Inputs, dst []float64) error {
-	ny, nu := n.spec.OutputLayout.Size(), n.spec.InputLayout.Size()
+	ny, nu := n.sig.spec.OutputLayout.Size(), n.sig.spec.InputLayout.Size()
 	if len(dst) < ny*nu {
 		panic(fmt.Sprintf("%s: OutputsJacobian: len(dst) = %d, want %d × %d", TypeName, len(dst), ny, nu))
 	}
@@ -208,7 +208,7 @@ func (n *Node) kinematicRows(dp [3]float64, a, b *[9]float64, dP, dV, dF, dst []
 			}
 		}
 	}
-	if m := n.m.Get(); n.hasPE && m.active {
+	if m := n.m.Get(); n.sig.hasPE && m.active {
 		r := dst[yEnergy*nu : (yEnergy+1)*nu]
 		for i := range 3 {
 			c := m.k[i] * (dp[i] - m.off[i])
@@ -256,7 +256,7 @@ func (n *Node) pointJacobianLinear(dp [3]float64, a, b *[9]float64, dst []float6
 			if l > 0 {
 				dst[yDistance*nu+jp] = dp[i] / l * s
 			}
-			if m := n.m.Get(); n.hasPE && m.active {
+			if m := n.m.Get(); n.sig.hasPE && m.active {
 				dst[yEnergy*nu+jp] = m.k[i] * (dp[i] - m.off[i]) * s
 			}
 			// The loads: +f on marker 0, −f on marker 1.
@@ -354,7 +354,7 @@ func (n *Node) localJacobian(t float64, dp, dv [3]float64) (a, b [9]float64, err
 // MarkerJacobian (the contract has no second derivatives). It panics if
 // dst is too short.
 func (n *Node) JacobianCSD(fODE2, fODE2t float64, t float64, in node.Inputs, dst []float64) error {
-	nu := n.spec.InputLayout.Size()
+	nu := n.sig.spec.InputLayout.Size()
 	if len(dst) < nu*nu {
 		panic(fmt.Sprintf("%s: JacobianCSD: len(dst) = %d, want %d × %d", TypeName, len(dst), nu, nu))
 	}

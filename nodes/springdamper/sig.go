@@ -51,7 +51,10 @@ type markerSig struct {
 // function presence and the same bodies (by content) share.
 type sig struct {
 	spec *node.Spec
-	mk   [2]markerSig
+	// hasPE: the connector has a potential energy output (it has no user
+	// force function).
+	hasPE bool
+	mk    [2]markerSig
 	// keys is BatchKey by marker kind: keys[a][b] with a (b) 1 when
 	// marker 0 (1) is a kindPoint marker, 0 otherwise.
 	keys [2][2]string
@@ -155,7 +158,7 @@ func sigOf(hasPE bool, b [2]*bodySig) *sig {
 // newSig builds a signature: the connector's spec (inputs and load
 // outputs from the bodies) and its marker layout.
 func newSig(hasPE bool, b [2]*bodySig) *sig {
-	s := &sig{}
+	s := &sig{hasPE: hasPE}
 	var ins []node.Input
 	outs := []node.Field{
 		{Name: outDisplacement, Formerly: []string{"Displacement"}, Shape: node.Vec(3), Units: "m", Description: "Relative displacement $\\Delta\\mathbf{p} = \\mathbf{p}_{m1} - \\mathbf{p}_{m0}$, world frame"},

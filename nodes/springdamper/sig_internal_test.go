@@ -3,6 +3,7 @@ package springdamper
 import (
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 // TestParamKeyCoversParams: New shares validated values between equal
@@ -36,5 +37,14 @@ func TestParamKeyCoversParams(t *testing.T) {
 		if p.key() == k0 {
 			t.Errorf("changing Params.%s does not change paramKey", f.Name)
 		}
+	}
+}
+
+// TestNodeSize pins the connector record at 256 bytes, an allocator size
+// class: at 257 it would take 288 (a chain of 10⁵ connectors, 3.2 MB
+// more). Reference: unsafe.Sizeof, the layout of Node's fields.
+func TestNodeSize(t *testing.T) {
+	if got := unsafe.Sizeof(Node{}); got > 256 {
+		t.Errorf("springdamper.Node is %d bytes, want at most 256", got)
 	}
 }

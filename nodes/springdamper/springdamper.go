@@ -175,8 +175,8 @@ const (
 // chain of thousands of connectors stays in cache (a ground marker's
 // point is the marker's local).
 type hotMarker struct {
-	kind     int32
-	in0, y0  int32
+	in0, y0  uint16 // a connector's inputs and outputs number a few dozen
+	kind     uint8
 	pushable bool
 }
 
@@ -226,15 +226,16 @@ func checkMarkers(conn string, ms [2]node.Attachment) error {
 // FromMap or Connect.
 type Node struct {
 	node.Stateless
-	// Outputs reads m, hot and hasPE, first in the struct; the rest is
-	// cold. SetParams publishes m to the batch kernels.
-	m     node.Published[model]
-	hot   [2]hotMarker
-	hasPE bool
-	spec  *node.Spec // sig.spec
-	sig   *sig
-	vals  node.Values // shared between connectors of equal Params: never modified in place
-	mk    [2]marker
+	// Outputs reads m, hot and sig, first in the struct; the rest is
+	// cold. SetParams publishes m to the batch kernels. The record is 256
+	// bytes (an allocator size class; TestNodeSize): what a connector
+	// shares with others of its signature (spec, whether it has a
+	// potential energy) is read through sig.
+	m    node.Published[model]
+	hot  [2]hotMarker
+	sig  *sig
+	vals node.Values // shared between connectors of equal Params: never modified in place
+	mk   [2]marker
 }
 
 var (
@@ -327,7 +328,7 @@ func newNodeModel(conn string, vals node.Values, mod model, m0, m1 node.Attachme
 		}
 		return fmt.Errorf("%s: %w", TypeName, err)
 	}
-	n := &Node{vals: vals, hasPE: mod.uf == nil}
+	n := &Node{vals: vals}
 	n.m.Set(mod)
 	var bodies [2]*bodySig
 	for k, mm := range [2]node.Attachment{m0, m1} {
@@ -348,15 +349,17 @@ func newNodeModel(conn string, vals node.Values, mod model, m0, m1 node.Attachme
 		bodies[k] = b
 		mk.body = mm.Body
 	}
-	n.sig = sigOf(n.hasPE, bodies)
-	n.spec = n.sig.spec
+	n.sig = sigOf(mod.uf == nil, bodies)
 	for k := range n.mk {
 		mk := &n.mk[k]
 		if mk.body != nil {
 			mk.markerSig = &n.sig.mk[k]
 		}
 		h := &n.hot[k]
-		h.in0, h.y0, h.pushable = int32(mk.in0), int32(mk.y0), mk.y1 > mk.y0
+		if mk.in0 > math.MaxUint16 || mk.y0 > math.MaxUint16 {
+			panic(fmt.Sprintf("springdamper: marker %d at input %d, output %d: more than 2^16 values", k, mk.in0, mk.y0))
+		}
+		h.in0, h.y0, h.pushable = uint16(mk.in0), uint16(mk.y0), mk.y1 > mk.y0
 		switch pm, ok := mk.body.(node.PointMarker); {
 		case mk.body == nil:
 			h.kind = kindGround
@@ -398,7 +401,7 @@ func indexInput(ins []node.Input, name string) int {
 // "m<k>_<load>" per name in its MarkerLoads. The outputs are displacement,
 // distance, velocity, force, potential_energy (only without a user force
 // function), then the load outputs of marker 0 and of marker 1.
-func (n *Node) Spec() *node.Spec { return n.spec }
+func (n *Node) Spec() *node.Spec { return n.sig.spec }
 
 // kinematics writes marker k's world position and velocity. The body's
 // MarkerKinematics takes pointers; to keep them from escaping to the heap
@@ -499,7 +502,7 @@ func (n *Node) Outputs(t float64, x []float64, in node.Inputs, dst []float64) er
 	o[yDistance] = math.Sqrt(dpx*dpx + dpy*dpy + dpz*dpz)
 	o[yVelocity], o[yVelocity+1], o[yVelocity+2] = dvx, dvy, dvz
 	o[yForce], o[yForce+1], o[yForce+2] = fx, fy, fz
-	if n.hasPE {
+	if n.sig.hasPE {
 		dst[yEnergy] = m.energyOf(dpx, dpy, dpz)
 	}
 	if h0.pushable {
@@ -539,7 +542,8 @@ func (m *model) energyOf(dpx, dpy, dpz float64) float64 {
 func (n *Node) load(k int, u []float64, fx, fy, fz float64, dst []float64) {
 	h := &n.hot[k]
 	if h.kind == kindPoint {
-		l := dst[h.y0 : h.y0+3 : h.y0+3]
+		y0 := int(h.y0)
+		l := dst[y0 : y0+3 : y0+3]
 		l[0], l[1], l[2] = fx, fy, fz
 		return
 	}
@@ -552,7 +556,8 @@ func (h *hotMarker) direct(u []float64, local *[3]float64) (px, py, pz, vx, vy, 
 	if h.kind == kindGround {
 		return local[0], local[1], local[2], 0, 0, 0
 	}
-	s := u[h.in0 : h.in0+6 : h.in0+6]
+	i := int(h.in0)
+	s := u[i : i+6 : i+6]
 	return s[0], s[1], s[2], s[3], s[4], s[5]
 }
 
@@ -567,7 +572,7 @@ func (n *Node) Force(t float64, displacement, velocity [3]float64) ([3]float64, 
 // function the energy is undefined (Exudyn raises): it returns
 // ErrPotentialEnergy.
 func (n *Node) PotentialEnergy(displacement [3]float64) (float64, error) {
-	if !n.hasPE {
+	if !n.sig.hasPE {
 		return 0, ErrPotentialEnergy
 	}
 	return n.m.Get().energy(displacement), nil
@@ -578,7 +583,7 @@ func (n *Node) PotentialEnergy(displacement [3]float64) (float64, error) {
 // it to tell users why "potential_energy" (formerly "PotentialEnergy") is
 // missing (see the package documentation).
 func (n *Node) MissingFieldReason(name string) string {
-	if (name == outPotentialEnergy || name == "PotentialEnergy") && !n.hasPE {
+	if (name == outPotentialEnergy || name == "PotentialEnergy") && !n.sig.hasPE {
 		return "a springdamper with a spring_force_user_function has no potential_energy output: the energy of a user force law is undefined (Exudyn raises)"
 	}
 	return ""
