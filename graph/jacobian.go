@@ -1136,6 +1136,19 @@ func (f *fdFunc) eval(out []float64) error {
 	return nil
 }
 
+// nonFinite is fdColumn's error for a row r of f that is not finite at
+// v + h or v − h (fp, fm): it names the node, the row's field and the
+// time, and wraps node.ErrNonFinite.
+func (f *fdFunc) nonFinite(r int, v, h, fp, fm float64) error {
+	lay, fn := f.c.spec.StateLayout, "Derivatives"
+	if f.outputs {
+		lay, fn = f.c.spec.OutputLayout, "Outputs"
+	}
+	return stepError(f.c.name, lay.Component(r), f.m.s.steps, f.t,
+		fmt.Errorf("%w: its %s at a finite-difference point %s ± %s gave %s and %s, so its Jacobian cannot be differenced there",
+			node.ErrNonFinite, fn, node.FormatValue(v), node.FormatValue(h), node.FormatValue(fp), node.FormatValue(fm)))
+}
+
 // errSwitch is fdColumn's report of a switch at the point; the caller
 // names the node (switchError).
 type errSwitch struct{ row int }
@@ -1166,6 +1179,13 @@ func (p *sparseJac) fdColumn(f *fdFunc, vec []float64, j, rows int, dst []float6
 		vec[j] = v
 		bad := -1
 		for r := 0; r < rows; r++ {
+			if math.IsNaN(fp[r]-fm[r]) || math.IsInf(fp[r]-fm[r], 0) {
+				// A value the node computes at v ± h is not finite: the
+				// column would be NaN or infinite, a Jacobian no solver can
+				// use and no caller should see. Name the node, the row and
+				// the point instead.
+				return f.nonFinite(r, v, h, fp[r], fm[r])
+			}
 			dp, dm := (fp[r]-f0[r])/h, (f0[r]-fm[r])/h
 			// Rounding of the three values, each relative 2⁻⁵², divided by h.
 			round := 4 * 0x1p-52 * (math.Abs(fp[r]) + math.Abs(f0[r]) + math.Abs(fm[r])) / h

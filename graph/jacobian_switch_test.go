@@ -2,6 +2,8 @@ package graph_test
 
 import (
 	"errors"
+	"github.com/cosimgo/cosim/node"
+	"math"
 	"strings"
 	"testing"
 
@@ -55,5 +57,51 @@ func TestJacobianAcrossModeSwitch(t *testing.T) {
 		if J[0*2+1] != 1 || J[0] != 0 {
 			t.Errorf("x = %v: ∂ẋ/∂(x, v) = %v, %v, want 0, 1", c.x0, J[0], J[1])
 		}
+	}
+}
+
+// drainTank is a tank draining by Torricelli's law, ḣ = −√h: its
+// derivative is not defined below h = 0, so a difference of it taken at
+// h = 0 meets NaN at h − δ.
+type drainTank struct{ spec *node.Spec }
+
+func (n *drainTank) Spec() *node.Spec           { return n.spec }
+func (n *drainTank) InitialState(dst []float64) { dst[0] = 0 }
+func (n *drainTank) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = x[0] - dt*math.Sqrt(x[0])
+	return nil
+}
+func (n *drainTank) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = -math.Sqrt(x[0])
+	return nil
+}
+
+// TestJacobianNonFiniteDifference: a node whose function is NaN on one
+// side of the point (the tank at h = 0) cannot be differenced there. The
+// column used to be NaN, written into the Jacobian for the caller to
+// find; it is now an error naming the node, the field and the time that
+// wraps node.ErrNonFinite.
+func TestJacobianNonFiniteDifference(t *testing.T) {
+	g := graph.New()
+	g.Add("tank", &drainTank{spec: node.NewSpec(node.Spec{
+		Type:  "draintank",
+		State: []node.Field{{Name: "h", Units: "m", Description: "level"}},
+	})})
+	s, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := s.System()
+	if err != nil {
+		t.Fatal(err)
+	}
+	J := make([]float64, 1)
+	err = sys.Jacobian(0.5, []float64{0}, J)
+	var se *node.StateError
+	if !errors.Is(err, node.ErrNonFinite) || !errors.As(err, &se) || se.Node != "tank" || se.Field != "h" || se.Time != 0.5 {
+		t.Fatalf("Jacobian at h = 0: err = %v, J = %v; want an error wrapping ErrNonFinite naming tank, h, t = 0.5", err, J)
+	}
+	if err := sys.Jacobian(0.5, []float64{0.25}, J); err != nil || !numtest.Within(J[0], -1, 1e-8) {
+		t.Errorf("Jacobian at h = 0.25: %v, err %v; want −1/(2√h) = −1", J, err)
 	}
 }
