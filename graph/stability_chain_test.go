@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"math"
+	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -67,7 +68,7 @@ func chainGSMatrix(masses int, h float64) *mat.Dense {
 //   - Gauss–Seidel is unstable: its radius is that of chainGSMatrix's
 //     dense eigenvalues, an independent computation (no trial step), to
 //     1e-8 relative for the same reason; the reference exceeds 1 by
-//     5.0e-4, 8.8e-4 and 1.1e-3 at the three sizes, far beyond
+//     5.0e-4, 8.8e-4 and 9.9e-4 at the three sizes, far beyond
 //     StabilityTol. At 200 values the computed matrix itself is checked
 //     against chainGSMatrix entry by entry (1e-9: the entries are of
 //     order one).
@@ -75,15 +76,19 @@ func chainGSMatrix(masses int, h float64) *mat.Dense {
 // Cost (passes over the state as checkPlan counts them; wall time on the
 // loaded 2-core development machine, indicative only): the dense radius
 // is 2n trial steps and an n×n eigenvalue problem, 3n + 2n² passes with
-// the dense growth rate: 8·10⁴, 7·10⁵ and 8·10⁶ passes; the eigenvalues
-// took 0.15 s, 2 s and 46 s (idle machine: about 7 s at 2 000). The
-// 2 000-value case runs only without -short and without the race
-// detector.
+// the dense growth rate: 8·10⁴, 7·10⁵ and 8·10⁶ passes. One n×n
+// eigenvalue problem took 0.15 s, 2 s and 46 s (about 7 s at 2 000 on
+// an idle core); this test solves four at each size (the Jacobi radius,
+// the Gauss–Seidel radius, its exact growth rate and the reference), so
+// the 2 000-value case, about 30 s idle and 11 minutes on the loaded
+// machine (passed: Jacobi 1+2.3e-10, Gauss–Seidel 1.000990787 against
+// the reference 1.000990787), runs only with COSIM_LONG=1 and without
+// the race detector, to keep go test ./... within its timeout.
 func TestUndampedChainDecided(t *testing.T) {
 	const dt = 1e-3
 	gs := &coupling.Strategy{Scheme: coupling.GaussSeidel}
 	sizes := []int{200, 600}
-	if !testing.Short() && !raceEnabled {
+	if os.Getenv("COSIM_LONG") != "" && !raceEnabled {
 		sizes = append(sizes, 2000)
 	}
 	for _, n := range sizes {

@@ -44,11 +44,19 @@ func (s *Sim) MonolithicStabilityForced(m integrators.Method, dt float64, dense 
 // check does (dense or matrix-free by size) and returns the trial steps
 // it took and the iterations of its iterated groups in them.
 func (s *Sim) RadiusTrials(st *coupling.Strategy, dt float64) (sc SchemeStability, trials int, iters int64, err error) {
+	return s.RadiusTrialsWith(st, dt, true)
+}
+
+// RadiusTrialsWith is RadiusTrials with the analysis's Newton iteration
+// of iterated groups (newton true) or the strategy's own accelerator
+// (IQN-ILS at the analysis's tolerance).
+func (s *Sim) RadiusTrialsWith(st *coupling.Strategy, dt float64, newton bool) (sc SchemeStability, trials int, iters int64, err error) {
 	cands, err := s.stabilityCandidates(st)
 	if err != nil {
 		return sc, 0, 0, err
 	}
 	a := newAmplifier(s)
+	a.noNewton = !newton
 	defer a.restore()
 	f, err := a.schemeStep(cands[0].st)
 	if err != nil {
