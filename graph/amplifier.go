@@ -96,7 +96,7 @@ func (a *amplifier) schemeStep(st *coupling.Strategy) (stepFn, error) {
 		}
 		if p.kind == planIterative && !a.noNewton {
 			for _, g := range p.groups {
-				if len(g.u) <= NewtonInterface {
+				if m := len(g.u); m > 0 && m <= NewtonInterface {
 					g.acc = newNewtonAccel(a, p, g)
 				}
 			}

@@ -100,7 +100,8 @@ const (
 	// steps and O(n³) for its eigenvalues: about a millisecond at 100
 	// values); larger graphs get the matrix-free estimate, whose
 	// 2·KrylovDim·KrylovCycles trial steps cost more than the dense
-	// matrix's below this size.
+	// matrix's below this size, and the dense radius only when the
+	// estimate is undecided (DenseMaxStates).
 	DenseStabilityStates = 128
 	// DenseMaxStates is the largest state (values) for which an
 	// undecided matrix-free estimate (SchemeStability.undecided) is
@@ -175,8 +176,11 @@ type SchemeStability struct {
 	// CertifyFactor·Residual: for a non-normal operator (every mechanical
 	// one: positions and velocities differ in scale) an unconverged Ritz
 	// value can lie outside the spectrum by more than its residual, so an
-	// estimate within that margin is undecided (Note says so) and counted
-	// stable; the growth watch still watches the run.
+	// estimate within that margin, or not converged, is undecided: up to
+	// DenseMaxStates values the analysis then takes the dense radius
+	// (Escalated) when its plan affords it; otherwise it counts the
+	// estimate stable (Note says so when it exceeds the bound) and the
+	// growth watch still watches the run.
 	Stable bool
 	// Searched reports whether MaxDt was computed: Stability computes it
 	// for every scheme, CheckStability for the chosen scheme when it is

@@ -509,12 +509,14 @@ func TestStartCheckCostBounded(t *testing.T) {
 
 // TestStartCheckRefinedForLongerRun: a Sim keeps its start analysis per
 // strategy and step, but a run that affords a finer analysis than the
-// kept one (made for a shorter run) analyses again: 1 000 masses (2 000
-// values) for 2 000 steps get Krylov dimension 5 (TestStartCheckCostBounded),
-// a run without an end the full KrylovDim × KrylovCycles, whose Ritz
+// kept one (made for a shorter run) analyses again: 1 100 masses (2 200
+// values, above DenseMaxStates, so that the run without an end keeps the
+// matrix-free estimate rather than the dense radius) for 2 000 steps get
+// Krylov dimension 5 (budget 476 passes, TestStartCheckCostBounded), a
+// run without an end the full KrylovDim × KrylovCycles, whose Ritz
 // residual differs; a second short run reuses the finer one.
 func TestStartCheckRefinedForLongerRun(t *testing.T) {
-	s, err := chain(1000).Build()
+	s, err := chain(1100).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
