@@ -43,6 +43,19 @@ type amplifier struct {
 	xq, yp, ym []float64
 	trials     int   // trial steps taken (cost measurements)
 	iters      int64 // group iterations of those trial steps (cost measurements)
+	// The physical growth rate (growth): grow, whether it is known, and
+	// whether it comes from the dense Jacobian (exact up to rounding)
+	// rather than an Arnoldi estimate.
+	grow                 float64
+	growKnown, growDense bool
+	// noNewton keeps the strategy's own accelerator (IQN-ILS at
+	// analysisIteration) in iterated groups instead of newtonAccel
+	// (tests comparing the two).
+	noNewton bool
+	// searching marks the bisection for the largest stable step
+	// (maxStableDt), which escalates to the dense radius only up to
+	// DenseSearchStates values.
+	searching bool
 }
 
 func newAmplifier(s *Sim) *amplifier {
@@ -80,6 +93,13 @@ func (a *amplifier) schemeStep(st *coupling.Strategy) (stepFn, error) {
 		var err error
 		if p, err = a.s.compileCoupling(st); err != nil {
 			return nil, err
+		}
+		if p.kind == planIterative && !a.noNewton {
+			for _, g := range p.groups {
+				if m := len(g.u); m > 0 && m <= NewtonInterface {
+					g.acc = newNewtonAccel(a, p, g)
+				}
+			}
 		}
 	}
 	step := func(x []float64, dt float64, out []float64) (notConverged bool, err error) {
@@ -145,59 +165,95 @@ func (a *amplifier) monoStep(method integrators.Method, opts *integrators.Driver
 	}, nil
 }
 
-// growth is max Re λ(∂f/∂x) at the saved state; false without a
-// monolithic view. Up to DenseStabilityStates values (or when the dense
-// method is forced) from the dense Jacobian's eigenvalues; above, the
-// largest real part of the Ritz values of one Arnoldi cycle on the
-// Jacobian applied by central differences of f.
+// growth computes max Re λ(∂f/∂x) at the saved state into a.grow
+// (a.growKnown false without a monolithic view) and returns it. Up to
+// DenseStabilityStates values (or when the dense method is forced) from
+// the dense Jacobian's eigenvalues; above, the largest real part of the
+// Ritz values of one Arnoldi cycle on the Jacobian applied by central
+// differences of f (an estimate, which can be positive for a system
+// whose true rate is 0: denseGrowth replaces it when a decision
+// depends on it).
 func (a *amplifier) growth() (float64, bool) {
+	a.grow, a.growKnown, a.growDense = 0, false, false
 	sys, err := a.s.System()
 	if err != nil {
 		return 0, false
 	}
 	defer func() { a.s.outputsFresh = false }()
-	var ev []complex128
 	if a.dense() {
-		g := a.matrixBuf()
-		if err := sys.Jacobian(a.t, a.x, g); err != nil {
-			return 0, false
+		a.grow, a.growKnown = a.jacobianGrowth(sys)
+		a.growDense = a.growKnown
+		return a.grow, a.growKnown
+	}
+	op := func(v, out []float64) (bool, error) {
+		eps := stabilityRel / normInf(v)
+		for i := range a.x {
+			a.xq[i] = a.x[i] + eps*a.scale[i]*v[i]
 		}
-		var ok bool
-		if ev, ok = eigenvalues(a.n, g); !ok {
-			return 0, false
+		if err := sys.Func(a.t, a.xq, a.yp); err != nil {
+			return false, err
 		}
-	} else {
-		op := func(v, out []float64) (bool, error) {
-			eps := stabilityRel / normInf(v)
-			for i := range a.x {
-				a.xq[i] = a.x[i] + eps*a.scale[i]*v[i]
-			}
-			if err := sys.Func(a.t, a.xq, a.yp); err != nil {
-				return false, err
-			}
-			for i := range a.x {
-				a.xq[i] = a.x[i] - eps*a.scale[i]*v[i]
-			}
-			if err := sys.Func(a.t, a.xq, a.ym); err != nil {
-				return false, err
-			}
-			for i := range out {
-				out[i] = (a.yp[i] - a.ym[i]) / (2 * eps * a.scale[i])
-			}
-			return false, nil
+		for i := range a.x {
+			a.xq[i] = a.x[i] - eps*a.scale[i]*v[i]
 		}
-		k := newKrylov(a.n, a.plan.dim)
-		if _, err := k.run(op, 1); err != nil {
-			return 0, false
+		if err := sys.Func(a.t, a.xq, a.ym); err != nil {
+			return false, err
 		}
-		ev = k.ritz
+		for i := range out {
+			out[i] = (a.yp[i] - a.ym[i]) / (2 * eps * a.scale[i])
+		}
+		return false, nil
+	}
+	k := newKrylov(a.n, a.plan.dim)
+	if _, err := k.run(op, 1); err != nil || len(k.ritz) == 0 {
+		return 0, false
 	}
 	g := math.Inf(-1)
-	for _, v := range ev {
+	for _, v := range k.ritz {
 		g = max(g, real(v))
 	}
-	return g, len(ev) > 0
+	a.grow, a.growKnown = g, true
+	return g, true
 }
+
+// denseGrowth replaces an estimated growth rate by the dense Jacobian's
+// (the escalation of decide); it keeps the estimate when the Jacobian
+// or its eigenvalues fail.
+func (a *amplifier) denseGrowth() {
+	if a.growDense || !a.growKnown {
+		return
+	}
+	sys, err := a.s.System()
+	if err != nil {
+		return
+	}
+	defer func() { a.s.outputsFresh = false }()
+	if g, ok := a.jacobianGrowth(sys); ok {
+		a.grow, a.growDense = g, true
+	}
+}
+
+// jacobianGrowth is the largest real part of the eigenvalues of the
+// System's dense Jacobian at the saved state.
+func (a *amplifier) jacobianGrowth(sys *System) (float64, bool) {
+	g := a.matrixBuf()
+	if err := sys.Jacobian(a.t, a.x, g); err != nil {
+		return 0, false
+	}
+	ev, ok := eigenvalues(a.n, g)
+	if !ok || len(ev) == 0 {
+		return 0, false
+	}
+	r := math.Inf(-1)
+	for _, v := range ev {
+		r = max(r, real(v))
+	}
+	return r, true
+}
+
+// bound is the radius a stable scheme may reach at dt under the growth
+// rate known so far (StabilityAnalysis.Bound).
+func (a *amplifier) bound(dt float64) float64 { return growthBound(a.grow, dt) }
 
 // dense reports whether the radius is computed from the dense matrix.
 func (a *amplifier) dense() bool { return a.plan.dense }
@@ -284,64 +340,102 @@ func (a *amplifier) apply(f stepFn, dt float64, v, out []float64) (bool, error) 
 }
 
 // radius fills sc.Radius (and Estimated, Residual, Note) with the
-// spectral radius of the step f at dt: dense or matrix-free (see the top
-// of stability.go).
+// spectral radius of the step f at dt: dense or matrix-free as the plan
+// says (see the top of stability.go).
 func (a *amplifier) radius(f stepFn, dt float64, sc *SchemeStability) error {
-	var nc bool
-	sc.Estimated, sc.Residual, sc.Note, sc.notConverged = false, 0, "", false
 	if a.dense() {
-		var err error
-		if nc, err = a.matrix(f, dt); err != nil {
-			return err
-		}
-		if !nc {
-			ev, ok := eigenvalues(a.n, a.g)
-			if !ok {
-				sc.Radius, sc.Note = math.Inf(1), "the eigenvalue computation did not converge"
-				return nil
-			}
-			r := 0.0
-			for _, v := range ev {
-				r = max(r, cmplx.Abs(v))
-			}
-			sc.Radius = r
-		}
-	} else {
-		k := newKrylov(a.n, a.plan.dim)
-		op := func(v, out []float64) (bool, error) { return a.apply(f, dt, v, out) }
-		var err error
-		if nc, err = k.run(op, a.plan.cycles); err != nil {
-			return err
-		}
-		if !nc {
-			if k.failed {
-				sc.Radius, sc.Note = math.Inf(1), "the eigenvalue computation did not converge"
-				return nil
-			}
-			sc.Radius, sc.Estimated, sc.Residual = cmplx.Abs(k.best), true, k.resid
-		}
+		return a.denseRadius(f, dt, sc)
 	}
-	if nc {
+	sc.Estimated, sc.Residual, sc.Note, sc.notConverged = false, 0, "", false
+	k := newKrylov(a.n, a.plan.dim)
+	op := func(v, out []float64) (bool, error) { return a.apply(f, dt, v, out) }
+	nc, err := k.run(op, a.plan.cycles)
+	switch {
+	case err != nil:
+		return err
+	case nc:
 		sc.Radius, sc.Note, sc.notConverged = math.Inf(1), "its group iteration does not converge at this step", true
+	case k.failed:
+		sc.Radius, sc.Note = math.Inf(1), "the eigenvalue computation did not converge"
+	default:
+		sc.Radius, sc.Estimated, sc.Residual = cmplx.Abs(k.best), true, k.resid
 	}
 	return nil
 }
 
+// denseRadius fills sc with the spectral radius of the dense
+// amplification matrix of f at dt (2n trial steps, mat.Eigen): exact up
+// to rounding.
+func (a *amplifier) denseRadius(f stepFn, dt float64, sc *SchemeStability) error {
+	sc.Estimated, sc.Residual, sc.Note, sc.notConverged = false, 0, "", false
+	nc, err := a.matrix(f, dt)
+	switch {
+	case err != nil:
+		return err
+	case nc:
+		sc.Radius, sc.Note, sc.notConverged = math.Inf(1), "its group iteration does not converge at this step", true
+		return nil
+	}
+	ev, ok := eigenvalues(a.n, a.g)
+	if !ok {
+		sc.Radius, sc.Note = math.Inf(1), "the eigenvalue computation did not converge"
+		return nil
+	}
+	r := 0.0
+	for _, v := range ev {
+		r = max(r, cmplx.Abs(v))
+	}
+	sc.Radius = r
+	return nil
+}
+
+// decide fills sc with the radius of the step f at dt and whether it is
+// stable under the bound. A matrix-free estimate that neither converged
+// (Ritz residual above krylovTol relative) nor certifies instability
+// (exceeds the bound by more than CertifyFactor residuals) is replaced
+// by the dense radius when the plan allows it (checkPlan.escalate; in
+// the bisection of maxStableDt only up to DenseSearchStates values):
+// the eigenvalues of undamped oscillators cluster on the unit circle,
+// where Arnoldi converges too slowly to tell a growth of 10⁻⁶ per step
+// from none, while the dense eigenvalues tell it to rounding. When the
+// dense radius exceeds 1 the growth rate is made exact too (denseGrowth),
+// so that the bound it is compared with is not an estimate.
+func (a *amplifier) decide(f stepFn, dt float64, sc *SchemeStability) error {
+	if err := a.radius(f, dt, sc); err != nil {
+		return err
+	}
+	sc.Stable = sc.stableUnder(a.bound(dt))
+	if !sc.undecided() || !a.plan.escalate || a.searching && a.n > DenseSearchStates {
+		return nil
+	}
+	if err := a.denseRadius(f, dt, sc); err != nil {
+		return err
+	}
+	sc.Escalated = true
+	if sc.Radius > 1+StabilityTol {
+		a.denseGrowth()
+	}
+	sc.Stable = sc.stableUnder(a.bound(dt))
+	return nil
+}
+
 // stableAt reports whether the step f is stable at dt.
-func (a *amplifier) stableAt(f stepFn, dt, growth float64) bool {
+func (a *amplifier) stableAt(f stepFn, dt float64) bool {
 	var sc SchemeStability
-	err := a.radius(f, dt, &sc)
-	return err == nil && sc.stableUnder(growthBound(growth, dt))
+	err := a.decide(f, dt, &sc)
+	return err == nil && sc.Stable
 }
 
 // maxStableDt bisects for the largest stable step of f, starting from
 // dt, whose stability is known.
-func (a *amplifier) maxStableDt(f stepFn, dt, growth float64, stable bool) (float64, bool) {
+func (a *amplifier) maxStableDt(f stepFn, dt float64, stable bool) (float64, bool) {
+	a.searching = true
+	defer func() { a.searching = false }()
 	lo, hi := 0.0, 0.0
 	if stable {
 		lo = dt
 		for k := 0; k < 10; k++ {
-			if !a.stableAt(f, 2*lo, growth) {
+			if !a.stableAt(f, 2*lo) {
 				hi = 2 * lo
 				break
 			}
@@ -353,7 +447,7 @@ func (a *amplifier) maxStableDt(f stepFn, dt, growth float64, stable bool) (floa
 	} else {
 		hi = dt
 		for k := 0; k < 20; k++ {
-			if a.stableAt(f, hi/2, growth) {
+			if a.stableAt(f, hi/2) {
 				lo = hi / 2
 				break
 			}
@@ -365,7 +459,7 @@ func (a *amplifier) maxStableDt(f stepFn, dt, growth float64, stable bool) (floa
 	}
 	for hi-lo > 1e-3*hi {
 		mid := (lo + hi) / 2
-		if a.stableAt(f, mid, growth) {
+		if a.stableAt(f, mid) {
 			lo = mid
 		} else {
 			hi = mid
@@ -504,3 +598,170 @@ func (k *krylov) run(op func(v, out []float64) (bool, error), cycles int) (notCo
 	}
 	return false, nil
 }
+
+// NewtonInterface is the largest interface (values) of an iterated group
+// whose fixed point the analysis's trial steps find by Newton's method
+// (newtonAccel) rather than by IQN-ILS: forming the interface Jacobian
+// costs 2m evaluations of the group's map and its LU factorisation m³/3
+// flops, once per analysed step.
+const NewtonInterface = 1024
+
+// newtonAccel finds an iterated group's fixed point u = G(u) in the
+// analysis's trial steps by Newton's method, u ← u + (I − J)⁻¹(G(u) − u),
+// with J = ∂G/∂u formed once per step size by central differences of G
+// (2m evaluations of the group's map, the same evalG the iteration
+// calls) at the first iterate it sees, and (I − J) factorised once. The
+// trial steps of one analysis all start within a perturbation of one
+// state, where G is affine up to the perturbation's square: Newton
+// reaches the fixed point in one iteration up to the differences'
+// rounding, and the iteration's own convergence test (analysisIteration)
+// accepts it after two or three evaluations of G, where IQN-ILS, which
+// learns J anew in every trial step, took about twenty. The fixed point
+// is the one the iteration converges to whatever the accelerator (the
+// test is the residual G(u) − u), so the analysis is unchanged; only its
+// cost falls. When forming or factorising J fails (an evaluation error,
+// a singular or ill-conditioned I − J) it hands over to the group's own
+// accelerator.
+type newtonAccel struct {
+	a        *amplifier
+	p        *coupledPlan
+	g        *cgroup
+	fallback coupling.Accelerator
+	dt       float64 // the step J was formed for (0: not formed)
+	failed   bool
+	lu       mat.LU
+	m        *mat.Dense
+	u0, gp   []float64
+	r, d     *mat.VecDense
+}
+
+func newNewtonAccel(a *amplifier, p *coupledPlan, g *cgroup) *newtonAccel {
+	m := len(g.u)
+	return &newtonAccel{a: a, p: p, g: g, fallback: g.acc,
+		m: mat.NewDense(m, m, nil), u0: make([]float64, m), gp: make([]float64, m),
+		r: mat.NewVecDense(m, nil), d: mat.NewVecDense(m, nil)}
+}
+
+func (nw *newtonAccel) Begin()                     { nw.fallback.Begin() }
+func (nw *newtonAccel) End()                       { nw.fallback.End() }
+func (nw *newtonAccel) Stats() coupling.AccelStats { return nw.fallback.Stats() }
+
+// newtonMaxCond is the largest condition number of I − J newtonAccel
+// solves with.
+const newtonMaxCond = 1e10
+
+func (nw *newtonAccel) Next(dst, u, g []float64) {
+	s := nw.a.s
+	if nw.dt != s.dt {
+		nw.form(u)
+	}
+	if nw.failed {
+		nw.fallback.Next(dst, u, g)
+		return
+	}
+	r := nw.r.RawVector().Data
+	for i := range r {
+		r[i] = g[i] - u[i]
+	}
+	if err := nw.d.SolveVec(&nw.lu, nw.r); err != nil {
+		nw.fallback.Next(dst, u, g)
+		return
+	}
+	d := nw.d.RawVector().Data
+	for i := range dst {
+		dst[i] = u[i] + d[i]
+	}
+}
+
+// form computes J = ∂G/∂u at u (the group's current iterate, g.u, which
+// it perturbs one value at a time and restores) for the current step,
+// and factorises I − J. Each evaluation of G starts from the trial
+// step's state (s.state between iterations) with the interface held at
+// the perturbed u, as the iteration's own evaluations do.
+func (nw *newtonAccel) form(u []float64) {
+	s, g := nw.a.s, nw.g
+	nw.dt, nw.failed = s.dt, true
+	t, dt := nw.a.t, s.dt
+	t1 := s.endTime(t, dt)
+	copy(nw.u0, u)
+	n := len(u)
+	var res Result
+	eval := func(j int, v float64, out []float64) error {
+		g.u[j] = v
+		err := s.evalG(nw.p, g, s.state, t, t1, dt, &res)
+		g.u[j] = nw.u0[j]
+		if err == nil {
+			s.readSpans(g, out)
+		}
+		return err
+	}
+	for j := 0; j < n; j++ {
+		h := stabilityRel * max(math.Abs(nw.u0[j]), 1)
+		up, down := nw.u0[j]+h, nw.u0[j]-h
+		if eval(j, up, nw.gp) != nil {
+			return
+		}
+		for i := 0; i < n; i++ {
+			nw.m.Set(i, j, nw.gp[i])
+		}
+		if eval(j, down, nw.gp) != nil {
+			return
+		}
+		w := up - down
+		for i := 0; i < n; i++ {
+			v := -(nw.m.At(i, j) - nw.gp[i]) / w
+			if i == j {
+				v++
+			}
+			nw.m.Set(i, j, v)
+		}
+	}
+	nw.a.iters += int64(2 * n)
+	nw.lu.Factorize(nw.m)
+	if nw.failed = !(nw.lu.Cond() <= newtonMaxCond); nw.failed {
+		return
+	}
+	// The rounding floor of the fixed point: Newton from u until the
+	// residual G(u) − u stops falling by a factor newtonFloorDrop. The
+	// iteration's relative test (analysisIteration.RTol, 1e-14) cannot
+	// be met where interface values are small differences of large
+	// terms (a chain's net spring forces, 1e-3 N from terms of 3e5 N,
+	// round at 1e-10 N); iterating on only rebounds within the floor, so
+	// the group's absolute tolerance becomes newtonFloorMargin times it
+	// (never above the accepted residual, analysisResidual relative),
+	// and each trial step stops after 3 to 4 evaluations.
+	cur, next := slices.Clone(nw.u0), make([]float64, n)
+	floor := math.Inf(1)
+	for k := 0; k < newtonFloorIters; k++ {
+		if s.evalG(nw.p, g, s.state, t, t1, dt, &res) != nil {
+			break
+		}
+		s.readSpans(g, nw.gp)
+		nw.a.iters++
+		r := 0.0
+		for i := range cur {
+			r = max(r, math.Abs(nw.gp[i]-cur[i]))
+		}
+		if !(r < floor/newtonFloorDrop) {
+			floor = min(floor, r)
+			break
+		}
+		floor = r
+		nw.Next(next, cur, nw.gp)
+		cur, next = next, cur
+		copy(g.u, cur)
+	}
+	copy(g.u, nw.u0)
+	if !math.IsInf(floor, 1) {
+		g.it.ATol = max(g.it.ATol, min(newtonFloorMargin*floor, analysisResidual*max(normInf(nw.u0), 1)))
+	}
+}
+
+// The rounding floor of newtonAccel.form: at most newtonFloorIters
+// evaluations, a fall by less than newtonFloorDrop ends them, and the
+// tolerance is newtonFloorMargin times the floor.
+const (
+	newtonFloorIters  = 6
+	newtonFloorDrop   = 4
+	newtonFloorMargin = 8
+)

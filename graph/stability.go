@@ -33,7 +33,8 @@ import (
 // Deriving the matrices by hand would need each node's integrator in
 // closed form and would drift from the code.
 //
-// Two ways give the spectral radius (amplifier.radius):
+// Two ways give the spectral radius (amplifier.radius), and a third
+// decides what the second leaves open (amplifier.decide):
 //
 //   - dense, for at most DenseStabilityStates values: the whole matrix,
 //     one column per unit vector (2n trial steps), and all its
@@ -48,9 +49,28 @@ import (
 //     matrix within that distance of the operator. When many eigenvalues
 //     share nearly the largest modulus — undamped oscillators, whose
 //     eigenvalues all lie on the unit circle — Arnoldi converges slowly
-//     and may miss a growth smaller than its residual; the growth watch
-//     (growth.go) still watches every co-simulation.
+//     and may miss a growth smaller than its residual;
+//   - escalation, up to DenseMaxStates values: an estimate that neither
+//     converged nor certifies instability is replaced by the dense
+//     radius (SchemeStability.Escalated), and when that exceeds 1 the
+//     growth rate by the dense Jacobian's, so that the decision is exact
+//     up to rounding. No Krylov method can do this cheaply: a polynomial
+//     of degree d separates an eigenvalue at radius 1+δ from an arc of
+//     the unit circle of half-width α only by a factor about
+//     exp(d·δ/α), so Gauss–Seidel's 5·10⁻⁴ per step on the test chain
+//     (α = h·ω_max = 0.063) needs hundreds of Arnoldi steps per digit,
+//     and a neutral spectrum (Jacobi, radius exactly 1) is never
+//     certified. The full analysis escalates; the check at a run's
+//     start only when the run affords it (startPlan), and otherwise
+//     leaves the undecided estimate (counted stable) to the growth watch
+//     (growth.go), which watches every co-simulation.
 //
+// An iterated group's trial step finds the group's fixed point by
+// Newton's method with the interface Jacobian formed once per analysed
+// step (newtonAccel, up to NewtonInterface interface values): the same
+// fixed point the group's own iteration converges to, in 3 to 4
+// evaluations of the group's map instead of IQN-ILS's 20 or so.
+
 // The operator is applied in scaled coordinates: direction v perturbs
 // value i by ε·max(|x_i|, 1)·v_i and the difference is divided by the
 // same scale, which gives D⁻¹AD (D the scales), of the same eigenvalues
@@ -80,8 +100,26 @@ const (
 	// steps and O(n³) for its eigenvalues: about a millisecond at 100
 	// values); larger graphs get the matrix-free estimate, whose
 	// 2·KrylovDim·KrylovCycles trial steps cost more than the dense
-	// matrix's below this size.
+	// matrix's below this size, and the dense radius only when the
+	// estimate is undecided (DenseMaxStates).
 	DenseStabilityStates = 128
+	// DenseMaxStates is the largest state (values) for which an
+	// undecided matrix-free estimate (SchemeStability.undecided) is
+	// replaced by the dense radius (SchemeStability.Escalated) in the
+	// full analysis (Sim.Stability, cosim check, a run without an end),
+	// and at a run's start when the run affords it (startPlan). The
+	// dense radius costs 2n trial steps and the eigenvalues of an n×n
+	// matrix, O(n³): at 2 000 values about 7 s on an idle core (gonum's
+	// mat.Eigen; measured 46 s on the loaded 2-core development
+	// machine), twice that when the growth rate must be made exact too.
+	DenseMaxStates = 2048
+	// DenseSearchStates is the largest state (values) for which the
+	// bisection for the largest stable step (SchemeStability.MaxDt)
+	// escalates undecided estimates to the dense radius: each bisection
+	// step is a new matrix, and some twenty of them at DenseMaxStates
+	// values would take minutes. Above it MaxDt is bisected on the
+	// estimates (an undecided one counted stable).
+	DenseSearchStates = 512
 	// KrylovDim is the Krylov dimension of the matrix-free estimate.
 	KrylovDim = 32
 	// KrylovCycles is the largest number of Arnoldi cycles of the
@@ -129,13 +167,20 @@ type SchemeStability struct {
 	// rounding). Radius is exact up to rounding when Estimated is false.
 	Estimated bool
 	Residual  float64
+	// Escalated marks a radius computed from the dense matrix because
+	// the matrix-free estimate was undecided (see checkPlan.escalate):
+	// Estimated is then false and Radius exact up to rounding.
+	Escalated bool
 	// Stable is Radius ≤ Bound·(1 + StabilityTol): stable per step. An
 	// estimate counts as unstable only when it exceeds that by more than
 	// CertifyFactor·Residual: for a non-normal operator (every mechanical
 	// one: positions and velocities differ in scale) an unconverged Ritz
 	// value can lie outside the spectrum by more than its residual, so an
-	// estimate within that margin is undecided (Note says so) and counted
-	// stable; the growth watch still watches the run.
+	// estimate within that margin, or not converged, is undecided: up to
+	// DenseMaxStates values the analysis then takes the dense radius
+	// (Escalated) when its plan affords it; otherwise it counts the
+	// estimate stable (Note says so when it exceeds the bound) and the
+	// growth watch still watches the run.
 	Stable bool
 	// Searched reports whether MaxDt was computed: Stability computes it
 	// for every scheme, CheckStability for the chosen scheme when it is
@@ -321,6 +366,16 @@ func (sc *SchemeStability) stableUnder(bound float64) bool {
 	return false
 }
 
+// undecided reports whether a matrix-free estimate decides nothing: its
+// Ritz residual is above krylovTol relative (not converged: a larger
+// eigenvalue may be missed, and the estimate may lie outside the
+// spectrum) and it does not certify instability (Stable, by at most
+// CertifyFactor residuals above the bound, or below it).
+func (sc *SchemeStability) undecided() bool {
+	return sc.Estimated && !sc.notConverged && !math.IsInf(sc.Radius, 0) &&
+		sc.Residual > krylovTol*max(sc.Radius, 1) && sc.Stable
+}
+
 // fmtRadius formats a spectral radius with enough digits to show a
 // growth of 10⁻⁶ per step.
 func fmtRadius(v float64) string { return strconv.FormatFloat(v, 'g', 9, 64) }
@@ -446,6 +501,17 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 	defer a.restore()
 	r.Growth, r.GrowthKnown = a.growth()
 	r.Bound = growthBound(r.Growth, dt)
+	// An escalated radius can make the growth rate exact (decide): the
+	// bound and the decisions already taken follow it.
+	rebound := func() {
+		if r.Growth == a.grow {
+			return
+		}
+		r.Growth, r.Bound = a.grow, a.bound(dt)
+		for k := range r.Schemes {
+			r.Schemes[k].Stable = r.Schemes[k].stableUnder(r.Bound)
+		}
+	}
 	fs := make([]stepFn, len(cands))
 	all := full
 	for k, c := range cands {
@@ -456,7 +522,7 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 		f, err := a.schemeStep(c.st)
 		if err == nil {
 			fs[k] = f
-			err = a.radius(f, dt, &sc)
+			err = a.decide(f, dt, &sc)
 		}
 		if err != nil {
 			if k == 0 {
@@ -473,8 +539,8 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 			r.Skipped = fmt.Sprintf("the iterated group of %s does not reach the analysis's fixed-point tolerance (relative residual %g within %d iterations) in a trial step", c.name, analysisResidual, analysisIteration.MaxIter)
 			return r, nil
 		}
-		sc.Stable = sc.stableUnder(r.Bound)
 		r.Schemes = append(r.Schemes, sc)
+		rebound()
 		if k == 0 && !full && !r.Unstable() {
 			return r, nil
 		}
@@ -487,8 +553,9 @@ func (s *Sim) stabilityBy(st *coupling.Strategy, dt float64, full bool, steps in
 		if fs[k] == nil {
 			continue
 		}
-		r.Schemes[k].MaxDt, r.Schemes[k].AtLeast = a.maxStableDt(fs[k], dt, r.Growth, r.Schemes[k].Stable)
+		r.Schemes[k].MaxDt, r.Schemes[k].AtLeast = a.maxStableDt(fs[k], dt, r.Schemes[k].Stable)
 		r.Schemes[k].Searched = true
+		rebound()
 	}
 	return r, nil
 }
@@ -516,21 +583,25 @@ const StartCheckFloor = 1 << 20
 const minKrylovDim = 4
 
 // checkPlan is how a radius is computed: the dense matrix, or restarted
-// Arnoldi of Krylov dimension dim and at most cycles cycles.
+// Arnoldi of Krylov dimension dim and at most cycles cycles, whose
+// undecided estimates are replaced by the dense radius when escalate is
+// set (amplifier.decide).
 type checkPlan struct {
 	dense       bool
 	dim, cycles int
+	escalate    bool
 }
 
 // fullPlan is the plan of Stability, CheckStability for a run without
 // an end, and cosim check: dense up to DenseStabilityStates values,
-// Krylov dimension KrylovDim and KrylovCycles cycles above.
+// Krylov dimension KrylovDim and KrylovCycles cycles above, escalating
+// to the dense radius up to DenseMaxStates values.
 func fullPlan(n int, how stabilityMethod) checkPlan {
 	switch {
 	case how == forceDense || how == bySize && n <= DenseStabilityStates:
 		return checkPlan{dense: true}
 	}
-	return checkPlan{dim: min(KrylovDim, n), cycles: KrylovCycles}
+	return checkPlan{dim: min(KrylovDim, n), cycles: KrylovCycles, escalate: how == bySize && n <= DenseMaxStates}
 }
 
 // passes is the cost of one radius and the growth estimate under the
@@ -538,7 +609,8 @@ func fullPlan(n int, how stabilityMethod) checkPlan {
 // trial steps, n Jacobian columns and n² for the eigenvalues when dense;
 // per Arnoldi cycle of dimension m, 2m trial steps (or evaluations of
 // the System's f for the growth cycle) and 4(j+1)+3 passes of
-// Gram–Schmidt and scaling at the j-th vector.
+// Gram–Schmidt and scaling at the j-th vector; with escalate, at most
+// the dense radius and the dense growth rate on top (3n + 2n²).
 func (p checkPlan) passes(n int) int {
 	if p.dense {
 		return 3*n + n*n
@@ -547,7 +619,11 @@ func (p checkPlan) passes(n int) int {
 	for j := 0; j < p.dim; j++ {
 		cycle += 2 + 4*(j+1) + 3
 	}
-	return (p.cycles + 1) * cycle
+	c := (p.cycles + 1) * cycle
+	if p.escalate {
+		c += 3*n + 2*n*n
+	}
+	return c
 }
 
 // startPlan is the plan of the check at the start of a run of steps
@@ -676,15 +752,18 @@ func (s *Sim) monolithicStability(method integrators.Method, opts *integrators.D
 	r.Growth, r.GrowthKnown = a.growth()
 	r.Bound = growthBound(r.Growth, dt)
 	sc := SchemeStability{Strategy: method.Name(), Chosen: true}
-	if err := a.radius(f, dt, &sc); err != nil {
+	if err := a.decide(f, dt, &sc); err != nil {
 		r.Skipped = "a trial step failed: " + err.Error()
 		return r, nil
 	}
+	r.Growth, r.Bound = a.grow, a.bound(dt)
 	sc.Stable = sc.stableUnder(r.Bound)
 	r.Schemes = []SchemeStability{sc}
 	if full || r.Unstable() {
-		r.Schemes[0].MaxDt, r.Schemes[0].AtLeast = a.maxStableDt(f, dt, r.Growth, sc.Stable)
+		r.Schemes[0].MaxDt, r.Schemes[0].AtLeast = a.maxStableDt(f, dt, sc.Stable)
 		r.Schemes[0].Searched = true
+		r.Growth, r.Bound = a.grow, a.bound(dt)
+		r.Schemes[0].Stable = r.Schemes[0].stableUnder(r.Bound)
 	}
 	return r, nil
 }
@@ -761,7 +840,10 @@ func (s *Sim) stabilityCandidates(st *coupling.Strategy) ([]candidate, error) {
 // as not converged when that iterate's residual exceeds analysisResidual
 // relative to the interface values (a looser fixed point would put its
 // error, divided by the perturbation, into the matrix). A trial step of
-// an iterated group therefore costs one step per iteration, up to MaxIter.
+// an iterated group costs one evaluation of the group's map per
+// iteration, up to MaxIter: 3 to 4 with the analysis's Newton iteration
+// (newtonAccel), which replaces IQN-ILS for interfaces up to
+// NewtonInterface values, about 20 with IQN-ILS above.
 var analysisIteration = coupling.Iteration{
 	Acceleration: coupling.Acceleration{Accel: coupling.IQNILS},
 	ATol:         1e-15, RTol: 1e-14, MaxIter: 40, OnFail: coupling.Accept,

@@ -1,6 +1,10 @@
 package graph
 
 import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/cosimgo/cosim/coupling"
 	"github.com/cosimgo/cosim/integrators"
 )
@@ -40,11 +44,19 @@ func (s *Sim) MonolithicStabilityForced(m integrators.Method, dt float64, dense 
 // check does (dense or matrix-free by size) and returns the trial steps
 // it took and the iterations of its iterated groups in them.
 func (s *Sim) RadiusTrials(st *coupling.Strategy, dt float64) (sc SchemeStability, trials int, iters int64, err error) {
+	return s.RadiusTrialsWith(st, dt, true)
+}
+
+// RadiusTrialsWith is RadiusTrials with the analysis's Newton iteration
+// of iterated groups (newton true) or the strategy's own accelerator
+// (IQN-ILS at the analysis's tolerance).
+func (s *Sim) RadiusTrialsWith(st *coupling.Strategy, dt float64, newton bool) (sc SchemeStability, trials int, iters int64, err error) {
 	cands, err := s.stabilityCandidates(st)
 	if err != nil {
 		return sc, 0, 0, err
 	}
 	a := newAmplifier(s)
+	a.noNewton = !newton
 	defer a.restore()
 	f, err := a.schemeStep(cands[0].st)
 	if err != nil {
@@ -67,4 +79,59 @@ func (s *Sim) StartAnalysis(dt float64, steps int) *StabilityAnalysis {
 	var res Result
 	s.startStability(CoSimulation{AllowGrowth: true}, Settings{Dt: dt}, steps, &res)
 	return res.Stability
+}
+
+// DecidedRadius is the start-of-run decision for the chosen strategy st
+// in a run without an end (the full plan: dense, or matrix-free with the
+// dense escalation): the chosen scheme's analysis, without the
+// alternatives or the largest stable step, and the bound it was judged
+// under.
+func (s *Sim) DecidedRadius(st *coupling.Strategy, dt float64) (sc SchemeStability, bound float64, err error) {
+	cands, err := s.stabilityCandidates(st)
+	if err != nil {
+		return sc, 0, err
+	}
+	a := newAmplifier(s)
+	defer a.restore()
+	a.growth()
+	f, err := a.schemeStep(cands[0].st)
+	if err != nil {
+		return sc, 0, err
+	}
+	err = a.decide(f, dt, &sc)
+	return sc, a.bound(dt), err
+}
+
+// IteratedMatrices computes the dense amplification matrix of the
+// iterated strategy st at dt twice: with the analysis's Newton iteration
+// (newtonAccel) and with the strategy's own accelerator at the
+// analysis's tolerance (IQN-ILS), with the group iterations each took
+// (the Newton one including the 2m evaluations that form its Jacobian).
+func (s *Sim) IteratedMatrices(st *coupling.Strategy, dt float64) (newton, iqn *mat.Dense, newtonIters, iqnIters int64, err error) {
+	cands, err := s.stabilityCandidates(st)
+	if err != nil {
+		return nil, nil, 0, 0, err
+	}
+	for k, noNewton := range []bool{false, true} {
+		a := newAmplifier(s)
+		a.noNewton = noNewton
+		f, err := a.schemeStep(cands[0].st)
+		if err == nil {
+			var nc bool
+			if nc, err = a.matrix(f, dt); nc {
+				err = fmt.Errorf("not converged")
+			}
+		}
+		a.restore()
+		if err != nil {
+			return nil, nil, 0, 0, err
+		}
+		m := mat.NewDense(a.n, a.n, a.g)
+		if k == 0 {
+			newton, newtonIters = m, a.iters
+		} else {
+			iqn, iqnIters = m, a.iters
+		}
+	}
+	return newton, iqn, newtonIters, iqnIters, nil
 }

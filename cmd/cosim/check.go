@@ -34,10 +34,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 			"alternatives (Jacobi, Gauss–Seidel in node order and reversed, one implicitly iterated group), the\n"+
 			"spectral radius of one co-simulation step's amplification operator at run.dt and the largest stable\n"+
 			"dt; for a fixed-step monolithic scene, the same for one step of its method. Above %d state values\n"+
-			"the radius is a matrix-free estimate (restarted Arnoldi), marked with *. A radius above 1 (above\n"+
+			"the radius is a matrix-free estimate (restarted Arnoldi), marked with *; up to %d values one that\n"+
+			"decides nothing (undamped oscillators) is replaced by the dense radius. A radius above 1 (above\n"+
 			"the physical growth of an unstable system) grows without bound; the scene's scheme is reported\n"+
 			"unstable, and check exits 1, when its growth over the run's steps exceeds %d. Adaptive runs are\n"+
-			"not analysed: their error estimate chooses stable steps.\n\n", checkArgs, graph.DenseStabilityStates, graph.MaxRunGrowth)
+			"not analysed: their error estimate chooses stable steps.\n\n", checkArgs, graph.DenseStabilityStates, graph.DenseMaxStates, graph.MaxRunGrowth)
 		printFlags(stderr, fs)
 	}
 	pos, err := parseInterspersed(fs, args)
