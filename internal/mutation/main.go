@@ -11,24 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// timeoutCoefficient is gremlins' deadline for one mutant as a multiple
-// of the un-mutated coverage run. Gremlins' deadline covers the build of
-// the mutated test binary as well as the run, and on the shared machines
-// a build under load took longer than 10 times a quiet coverage run:
-// killed mutants were then reported as timed out. 30 keeps an endless
-// loop's cost bounded (it still times out) without that noise.
-const timeoutCoefficient = 30
-
-// gremlinsCmd is the pinned mutation tool, run through the module proxy
-// (it is not a dependency of the module).
-const gremlinsCmd = "github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0"
 
 // Paths, relative to the repository root.
 const (
@@ -67,6 +54,9 @@ type Result struct {
 	// root), so that a run on some files (-files) can replace theirs.
 	Files     map[string]*Counts `json:"files"`
 	Survivors []Mutant           `json:"survivors"`
+	// NotViableReasons says, per mutant ("path:line:col MUTATOR"), why
+	// it was not run: the engine could not instrument it.
+	NotViableReasons map[string]string `json:"not_viable_reasons,omitempty"`
 }
 
 // Counts are the mutants of one file by outcome.
@@ -97,6 +87,7 @@ func main() {
 	reportOnly := flag.Bool("report", false, "only re-render "+reportFile+" from the recorded results")
 	importFlag := flag.String("import", "", "record PKG=FILE: gremlins -o JSON of a run made by hand on ./PKG, then re-render")
 	filesFlag := flag.String("files", "", "with one package in -pkgs: mutate only these comma-separated files of it and merge their outcome into its recorded result")
+	flag.BoolVar(&verbose, "v", false, "print every mutant's outcome")
 	flag.Parse()
 	if *importFlag != "" {
 		if err := importJSON(*importFlag); err != nil {
@@ -147,8 +138,8 @@ func run(pkgsFlag string, files []string, changed bool, budget time.Duration, re
 	}
 	var failed []string
 	for _, p := range pkgs {
-		fmt.Fprintf(out, "== %s: gremlins unleash ./%s (1 worker)\n", p, p)
-		r, err := unleash(p, files)
+		fmt.Fprintf(out, "== %s: mutation testing ./%s\n", p, p)
+		r, err := unleash(p, files, out)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
@@ -334,46 +325,6 @@ type gremlinsReport struct {
 	} `json:"files"`
 }
 
-// unleash runs gremlins on package dir (its own files, not those of
-// subdirectories, which are packages of their own; with files, only
-// those) and returns its result.
-func unleash(dir string, files []string) (*Result, error) {
-	tmp, err := os.CreateTemp("", "gremlins-*.json")
-	if err != nil {
-		return nil, err
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	// Gremlins names files relative to the package directory; one with a
-	// slash is in a subdirectory.
-	exclude := "/"
-	if len(files) > 0 {
-		var others []string
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range ents {
-			if strings.HasSuffix(e.Name(), ".go") && !contains(files, e.Name()) {
-				others = append(others, regexp.QuoteMeta(e.Name()))
-			}
-		}
-		exclude = "/|^(" + strings.Join(others, "|") + ")$"
-	}
-	cmd := exec.Command("go", "run", gremlinsCmd, "unleash",
-		"--workers", "1", "--test-cpu", "1", "--timeout-coefficient", strconv.Itoa(timeoutCoefficient),
-		"--exclude-files", exclude, "-o", tmp.Name(), "./"+dir)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("gremlins: %w", err)
-	}
-	data, err := os.ReadFile(tmp.Name())
-	if err != nil {
-		return nil, err
-	}
-	return parseGremlins(dir, data)
-}
-
 // parseGremlins turns gremlins' JSON for package dir into a Result.
 func parseGremlins(dir string, data []byte) (*Result, error) {
 	var g gremlinsReport
@@ -473,6 +424,19 @@ func (r *Result) merge(part *Result) {
 	}
 	r.Survivors = append(keep, part.Survivors...)
 	sortMutants(r.Survivors)
+	for k := range r.NotViableReasons {
+		file, _, _ := strings.Cut(k, ":")
+		if _, ok := part.Files[file]; ok {
+			delete(r.NotViableReasons, k)
+		}
+	}
+	for k, v := range part.NotViableReasons {
+		if r.NotViableReasons == nil {
+			r.NotViableReasons = map[string]string{}
+		}
+		r.NotViableReasons[k] = v
+	}
+	r.Tool = part.Tool
 	r.total()
 }
 
