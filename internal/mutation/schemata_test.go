@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const trickyDir = "internal/mutation/testdata/tricky"
@@ -125,4 +128,47 @@ func TestSchemata(t *testing.T) {
 		t.Errorf("not covered %d, not viable %d; want 3 and 2", statuses[statusNotCovered], statuses[statusNotViable])
 	}
 	t.Logf("%d mutants: %v", len(pl.mutants), statuses)
+}
+
+// TestEnumerationMatchesGremlins compares the engine's mutants with the
+// list gremlins v0.6.0 made of the same packages (its -o JSON, recorded
+// in testdata/gremlins; docs/mutation.md says how): the same mutants per
+// file, position and mutator.
+func TestEnumerationMatchesGremlins(t *testing.T) {
+	chdirRoot(t)
+	fixtures, err := filepath.Glob("internal/mutation/testdata/gremlins/*.json")
+	if err != nil || len(fixtures) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, fx := range fixtures {
+		data, err := os.ReadFile(fx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g gremlinsReport
+		if err := json.Unmarshal(data, &g); err != nil {
+			t.Fatal(err)
+		}
+		dir := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(fx), ".json"), "_", "/")
+		var want []string
+		for _, f := range g.Files {
+			for _, m := range f.Mutations {
+				want = append(want, fmt.Sprintf("%s/%s:%d:%d %s", dir, filepath.Base(f.Name), m.Line, m.Column, m.Type))
+			}
+		}
+		pi, err := loadPackage(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range enumerate(pi, nil) {
+			got = append(got, fmt.Sprintf("%s:%d:%d %s", m.File, m.Line, m.Col, m.Mutator))
+		}
+		sort.Strings(want)
+		sort.Strings(got)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: mutants differ from gremlins' (-gremlins +engine):\n%s", dir, d)
+		}
+		t.Logf("%s: %d mutants, as gremlins", dir, len(got))
+	}
 }
