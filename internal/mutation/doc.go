@@ -6,7 +6,7 @@
 //
 //	go run ./internal/mutation                    # every package: node, integrators, coupling, nodes, nodes/*, graph (last)
 //	go run ./internal/mutation -pkgs integrators  # some packages (comma-separated directories)
-//	go run ./internal/mutation -changed -budget 2m    # what CI runs: stale packages that fit the budget
+//	go run ./internal/mutation -changed -budget 45m   # what CI runs: stale packages that fit the budget
 //	go run ./internal/mutation -report            # re-render docs/mutation.md from the recorded results
 //	go run ./internal/mutation -import graph=g.json   # record a gremlins -o JSON made by hand
 //	go run ./internal/mutation -v -pkgs nodes/table   # print every mutant's outcome
@@ -79,8 +79,8 @@
 // made in the source; TestEnumerationMatchesGremlins checks the mutant
 // list of nodes/table, nodes/constant and nodes/spring against gremlins'
 // own (testdata/gremlins: gremlins v0.6.0 unleash -o JSON, full runs of
-// the first two and a --dry-run of spring). docs/mutation.md gives the
-// outcome comparison.
+// the first two without --test-cpu, a --dry-run of spring). The next
+// section compares the outcomes.
 //
 // # Agreement with gremlins
 //
@@ -89,11 +89,10 @@
 // engine, same source:
 //
 //   - nodes/table: 18 mutants in both, same files, positions and
-//     mutators. Gremlins: 18 killed (41 s recorded, 70 s here). Engine:
-//     11 killed, 1 not covered (a + in a constant declared in a
-//     function, which the engine does not run), 6 not viable (+ on
-//     string constants, whose - gremlins fails to build and counts as
-//     killed); 8 s. Every mutant both run: same outcome.
+//     mutators. Gremlins: 18 killed; 239 s. Engine: 11 killed,
+//     7 not viable: + on string constants, whose - gremlins fails to
+//     build and counts as killed, one of them in a constant declared in
+//     a function; 7 s. Every mutant both run: same outcome.
 //   - nodes/constant: 9 mutants in both, same list. Gremlins: 5 killed,
 //     2 lived, 1 timed out, 1 killed by a failed build (+ on strings);
 //     130 s. Engine: the same 5 killed, the same 2 lived, the
@@ -105,6 +104,7 @@
 //   - nodes/spring: gremlins' --dry-run lists 308 mutants, 8 not
 //     covered; the engine enumerates the same 308.
 //
+// # Files
 //
 //   - internal/mutation/testdata/results/PKG.json: the recorded result of
 //     the last run of each package (counts, elapsed time, and every
