@@ -1,0 +1,91 @@
+package control_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cosimgo/cosim/node"
+)
+
+// The units of the PID's applied gains are output per input units: the
+// output units alone when the input is dimensionless, a parenthesized
+// quotient when the input units are compound. Source: the definition
+// g = u / e.
+func TestPIDGainUnits(t *testing.T) {
+	reg := registry(t)
+	for _, c := range []struct{ in, out, want string }{
+		{"1", "N", "N"},
+		{"m", "N", "N/m"},
+		{"m/s", "N", "N/(m/s)"},
+	} {
+		n, err := reg.New("pid", map[string]any{"input_units": c.in, "output_units": c.out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range n.Spec().State {
+			if f.Name == "gain_reference" || f.Name == "gain_measurement" {
+				if f.Units != c.want {
+					t.Errorf("input %q, output %q: %s in %q, want %q", c.in, c.out, f.Name, f.Units, c.want)
+				}
+			}
+		}
+	}
+}
+
+// Limits may coincide (lower = upper: a constant output), and a step of
+// zero length is a step, not an error: only lower > upper and negative
+// or non-finite steps are refused.
+func TestBoundaryValuesAccepted(t *testing.T) {
+	reg := registry(t)
+	for _, typ := range []string{"saturation", "integrator"} {
+		p := map[string]any{"lower": 0.5, "upper": 0.5}
+		if typ == "integrator" {
+			p["limit_output"], p["initial"] = true, 0.5
+		}
+		if _, err := reg.New(typ, p); err != nil {
+			t.Errorf("%s with lower = upper: %v", typ, err)
+		}
+	}
+	for _, typ := range []string{"integrator", "lag", "ratelimiter", "pid", "zoh", "transportdelay"} {
+		n, err := reg.New(typ, map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := n.Spec()
+		x := make([]float64, sp.StateLayout.Size())
+		n.InitialState(x)
+		in := node.Inputs{Values: make([]float64, sp.InputLayout.Size()), Present: make([]bool, len(sp.Inputs))}
+		for i := range in.Present {
+			in.Present[i] = true
+		}
+		dst := make([]float64, len(x))
+		if err := n.Update(0, 0, x, in, dst); err != nil {
+			t.Errorf("%s: Update with dt = 0: %v", typ, err)
+		}
+	}
+}
+
+// The zero-order hold and the unit delay state what "initial" means for
+// each: the output before the first sample, or until the second (the
+// node guides are generated from these descriptions).
+func TestHoldInitialDescriptions(t *testing.T) {
+	reg := registry(t)
+	for typ, want := range map[string]string{"zoh": "Output before the first sample", "unitdelay": "Output until the second sample"} {
+		n, err := reg.New(typ, map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, p := range n.Spec().Params {
+			if p.Name == "initial" {
+				found = true
+				if !strings.HasPrefix(p.Description, want) {
+					t.Errorf("%s: initial is described %q, want it to start with %q", typ, p.Description, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no parameter initial", typ)
+		}
+	}
+}
