@@ -89,3 +89,28 @@ func TestHoldInitialDescriptions(t *testing.T) {
 		}
 	}
 }
+
+// The integrator's events: one per limit of a scalar integrator, one
+// per limit and component ([i]) of a vector one, then the reset.
+func TestIntegratorEventNames(t *testing.T) {
+	reg := registry(t)
+	for _, c := range []struct {
+		size int
+		want string
+	}{
+		{1, "upper_limit lower_limit reset"},
+		{2, "upper_limit[0] upper_limit[1] lower_limit[0] lower_limit[1] reset"},
+	} {
+		n, err := reg.New("integrator", map[string]any{"size": c.size, "limit_output": true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range n.Spec().Events {
+			names = append(names, e.Name)
+		}
+		if got := strings.Join(names, " "); got != c.want {
+			t.Errorf("size %d: events %s, want %s", c.size, got, c.want)
+		}
+	}
+}
