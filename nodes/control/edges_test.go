@@ -1,10 +1,12 @@
 package control_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/control"
 )
 
 // The units of the PID's applied gains are output per input units: the
@@ -51,15 +53,7 @@ func TestBoundaryValuesAccepted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp := n.Spec()
-		x := make([]float64, sp.StateLayout.Size())
-		n.InitialState(x)
-		in := node.Inputs{Values: make([]float64, sp.InputLayout.Size()), Present: make([]bool, len(sp.Inputs))}
-		for i := range in.Present {
-			in.Present[i] = true
-		}
-		dst := make([]float64, len(x))
-		if err := n.Update(0, 0, x, in, dst); err != nil {
+		if err := update(n, 0, 0); err != nil {
 			t.Errorf("%s: Update with dt = 0: %v", typ, err)
 		}
 	}
@@ -112,5 +106,60 @@ func TestIntegratorEventNames(t *testing.T) {
 		if got := strings.Join(names, " "); got != c.want {
 			t.Errorf("size %d: events %s, want %s", c.size, got, c.want)
 		}
+	}
+}
+
+// update runs one Update of block n from its initial state with every
+// input present and zero.
+func update(n node.Node, t, dt float64) error {
+	sp := n.Spec()
+	x := make([]float64, sp.StateLayout.Size())
+	n.InitialState(x)
+	in := node.Inputs{Values: make([]float64, sp.InputLayout.Size()), Present: make([]bool, len(sp.Inputs))}
+	for i := range in.Present {
+		in.Present[i] = true
+	}
+	return n.Update(t, dt, x, in, make([]float64, len(x)))
+}
+
+// A step as long as the delay, or as the sample period (to 64 ulps of
+// rounding), is allowed; a longer one is ErrStepTooLong.
+func TestStepLengthLimits(t *testing.T) {
+	reg := registry(t)
+	const eps = 0x1p-52
+	for _, c := range []struct {
+		typ     string
+		params  map[string]any
+		dt      float64
+		tooLong bool
+	}{
+		{"transportdelay", map[string]any{"delay": 0.5}, 0.5, false},
+		{"transportdelay", map[string]any{"delay": 0.5}, 0.5 * (1 + 4*eps), true},
+		{"zoh", map[string]any{"sample_time": 0.5}, 0.5, false},
+		{"zoh", map[string]any{"sample_time": 0.5}, 0.5 * (1 + 32*eps), false},
+		{"zoh", map[string]any{"sample_time": 0.5}, 0.5 * (1 + 256*eps), true},
+	} {
+		n, err := reg.New(c.typ, c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = update(n, 0, c.dt)
+		if got := errors.Is(err, control.ErrStepTooLong); got != c.tooLong || (err != nil && !got) {
+			t.Errorf("%s %v, dt = %v: %v; want too long %v", c.typ, c.params, c.dt, err, c.tooLong)
+		}
+	}
+}
+
+// The transport delay's initial state says "no sample yet": first and
+// newest sample index −1 (the documented state fields).
+func TestTransportDelayInitialState(t *testing.T) {
+	n, err := registry(t).New("transportdelay", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, n.Spec().StateLayout.Size())
+	n.InitialState(x)
+	if l := len(x); x[l-2] != -1 || x[l-1] != -1 {
+		t.Errorf("initial state ends %v, want −1, −1", x[l-2:])
 	}
 }
