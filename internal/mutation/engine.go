@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -236,7 +235,7 @@ func tail(s string, n int) string {
 
 // runMutant runs the tests that reach mutant m against it, in their
 // order, stopping at the first failure.
-func (pl *plan) runMutant(m *mutantInfo, runs []testRun) (string, time.Duration) {
+func (pl *plan) runMutant(m *mutantInfo, runs []testRun) (string, time.Duration, error) {
 	var names []string
 	var base time.Duration
 	for _, r := range runs {
@@ -246,7 +245,7 @@ func (pl *plan) runMutant(m *mutantInfo, runs []testRun) (string, time.Duration)
 		}
 	}
 	if len(names) == 0 {
-		return statusNotCovered, 0
+		return statusNotCovered, 0, nil
 	}
 	deadline := timeoutCoefficient*base + timeoutFloor
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
@@ -260,15 +259,16 @@ func (pl *plan) runMutant(m *mutantInfo, runs []testRun) (string, time.Duration)
 	elapsed := time.Since(start)
 	switch {
 	case ctx.Err() != nil:
-		return statusTimedOut, elapsed
+		return statusTimedOut, elapsed, nil
 	case err == nil:
-		return statusLived, elapsed
+		return statusLived, elapsed, nil
 	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {
-		return statusNotViable, elapsed
+		// The binary did not start: nothing was tested.
+		return "", elapsed, fmt.Errorf("mutant %d: %w", m.ID, err)
 	}
-	return statusKilled, elapsed
+	return statusKilled, elapsed, nil
 }
 
 // unleash runs mutation testing on package dir (with files, only the
@@ -315,7 +315,9 @@ func unleash(dir string, files []string, logw io.Writer) (*Result, error) {
 			m.Status = pl.mutants[m.Twin-1].Status
 			continue
 		}
-		m.Status, _ = pl.runMutant(m, runs)
+		if m.Status, _, err = pl.runMutant(m, runs); err != nil {
+			return nil, err
+		}
 		done++
 		if verbose || m.Status == statusLived || m.Status == statusTimedOut {
 			fmt.Fprintf(logw, "%s:%d:%d %s %s\n", m.File, m.Line, m.Col, m.Mutator, m.Status)
@@ -366,14 +368,4 @@ func resultOf(dir string, ms []*mutantInfo) *Result {
 	r.total()
 	sortMutants(r.Survivors)
 	return r
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
