@@ -48,6 +48,7 @@ var conformanceCases = []conformanceCase{
 	{name: "gain matrix", typ: "gain", params: map[string]any{"size": 3, "outputs": 2, "gain": []float64{1, -2, 3, 0.5, 0, -1}}},
 	{name: "gain scalar", typ: "gain", params: map[string]any{"size": 4, "gain": 2.5}},
 	{name: "product divide", typ: "product", params: map[string]any{"ops": "/*/", "input_units": "N,m,s"}},
+	{name: "product vector", typ: "product", params: map[string]any{"ops": "*/*", "size": 3}, in: []float64{0.5, -1, 2, 1.5, 0.25, -3, 2, 4, 0.5}},
 	{name: "switch off", typ: "switch", params: map[string]any{"criterion": "gt", "threshold": 0.5}},
 	{name: "switch ne0", typ: "switch", params: map[string]any{"criterion": "ne0"}, in: []float64{1, 0, 3}},
 	{name: "deadzone below", typ: "deadzone", params: map[string]any{"lower": 0.5, "upper": 0.7}},

@@ -163,3 +163,17 @@ func TestTransportDelayInitialState(t *testing.T) {
 		t.Errorf("initial state ends %v, want −1, −1", x[l-2:])
 	}
 }
+
+// Two zero divisors: the error names the first (inputs are reported in
+// port order).
+func TestProductFirstZeroDivisorNamed(t *testing.T) {
+	n, err := registry(t).New("product", map[string]any{"ops": "/*/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := node.Inputs{Values: []float64{0, 2, 0}, Present: []bool{true, true, true}}
+	err = n.(node.Outputter).Outputs(0, nil, in, make([]float64, 1))
+	if !errors.Is(err, control.ErrDivideByZero) || !strings.Contains(err.Error(), "input in1 is 0") {
+		t.Errorf("err = %v, want ErrDivideByZero naming in1", err)
+	}
+}
