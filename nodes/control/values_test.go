@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cosimgo/cosim/node"
+	"github.com/cosimgo/cosim/nodes/control"
 )
 
 // oneInput is the inputs of a block with one input of size len(u), all
@@ -89,6 +90,35 @@ func TestLimiterValues(t *testing.T) {
 		}
 		if dst[0] != c.want[0] || dst[1] != c.want[1] {
 			t.Errorf("%s of %v: %v, want %v", c.typ, c.u, dst, c.want)
+		}
+	}
+}
+
+// The switch's criteria on both sides of the threshold 0.5 and at it:
+// "ge" is on at c = 0.5, "gt" is off there, "ne0" is off only at 0
+// (it ignores the threshold). Inputs on = 1, off = −1.
+func TestSwitchCriteria(t *testing.T) {
+	reg := registry(t)
+	for _, c := range []struct {
+		criterion string
+		control   float64
+		on        bool
+	}{
+		{control.CriterionAtLeast, 0.4, false}, {control.CriterionAtLeast, 0.5, true}, {control.CriterionAtLeast, 0.6, true},
+		{control.CriterionAbove, 0.4, false}, {control.CriterionAbove, 0.5, false}, {control.CriterionAbove, 0.6, true},
+		{control.CriterionNonZero, 0, false}, {control.CriterionNonZero, 0.4, true}, {control.CriterionNonZero, -0.1, true},
+	} {
+		n, err := reg.New("switch", map[string]any{"criterion": c.criterion, "threshold": 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := node.Inputs{Values: []float64{1, c.control, -1}, Present: []bool{true, true, true}}
+		dst := make([]float64, 1)
+		if err := n.(node.Outputter).Outputs(0, nil, in, dst); err != nil {
+			t.Fatal(err)
+		}
+		if got := dst[0] == 1; got != c.on {
+			t.Errorf("%s at c = %v: out %v, want on %v", c.criterion, c.control, dst[0], c.on)
 		}
 	}
 }
