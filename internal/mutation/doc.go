@@ -6,20 +6,103 @@
 //
 //	go run ./internal/mutation                    # every package: node, integrators, coupling, nodes, nodes/*, graph (last)
 //	go run ./internal/mutation -pkgs integrators  # some packages (comma-separated directories)
-//	go run ./internal/mutation -changed -budget 2m    # what CI runs: stale packages that fit the budget
+//	go run ./internal/mutation -changed -budget 45m   # what CI runs: stale packages that fit the budget
 //	go run ./internal/mutation -report            # re-render docs/mutation.md from the recorded results
-//	go run ./internal/mutation -import graph=g.json   # record a gremlins -o JSON made by hand with the same flags
+//	go run ./internal/mutation -import graph=g.json   # record a gremlins -o JSON made by hand
+//	go run ./internal/mutation -v -pkgs nodes/table   # print every mutant's outcome
 //	go run ./internal/mutation -pkgs graph -files sim.go,build.go   # some files; merged into the recorded result
 //
-// For each package it runs gremlins v0.6.0
-// (go run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0 unleash) with
-// one worker, one test CPU and a timeout coefficient of 30 (main.go says
-// why), one package
-// at a time, as the shared 2-core machines require: gremlins mutates
-// arithmetic operators, conditionals and their boundaries, ++/-- and
-// negations in the package's non-test code and runs the package's own
-// tests against each mutant. A mutant is killed when a test fails, lives
-// when all pass.
+// For each package it runs cosim's own mutation engine, one package at
+// a time and one test process at a time, as the shared 2-core machines
+// require. The engine makes exactly the mutants gremlins v0.6.0
+// (github.com/go-gremlins/gremlins) makes with its default mutators, and
+// judges them as it does, but builds the package once instead of once
+// per mutant:
+//
+//   - Mutants (enumerate.go): an ast.Inspect walk of every non-test .go
+//     file of the package (not its subdirectories) finds the operators
+//     gremlins mutates: + - * / % (ARITHMETIC_BASE: + to -, - to +, * to
+//     /, / to *, % to *), < <= > >= (CONDITIONALS_BOUNDARY: < to <= and
+//     so on), == != < <= > >= (CONDITIONALS_NEGATION: == to !=, < to >=
+//     and so on), ++ -- (INCREMENT_DECREMENT), and unary - (and binary
+//     -: gremlins maps the token) to + (INVERT_NEGATIVES), unary + to -
+//     (ARITHMETIC_BASE). A minus thus makes two mutants with the same
+//     code: the engine runs the first and gives the second its outcome.
+//     &&, ||, bitwise operators, shifts and assignment operators are
+//     mutated by gremlins' non-default mutators only, and not here.
+//   - Not covered: gremlins runs a mutant only where the package's
+//     coverage profile has a block, that is inside a function body; a
+//     mutant outside every function body (a package-level constant or
+//     variable initializer) is NOT COVERED, as in gremlins. A mutant in
+//     a function body is NOT COVERED when no test of the package reaches
+//     it, which the engine records per operator rather than per coverage
+//     block: an operator in a block that runs but is itself skipped (the
+//     right side of a short-circuit && or ||) is not covered here where
+//     gremlins runs it, and a case condition of a switch without an
+//     expression, which coverage never marks, is run here.
+//   - Not viable: a + on strings (its - mutant does not compile; gremlins
+//     counts the failed build as killed), an operator in a constant
+//     declared inside a function (a constant cannot select its value at
+//     run time; gremlins rebuilds and runs it), and anything whose
+//     instrumentation does not compile: the compiler's message is
+//     recorded in the result's not_viable_reasons, the mutants of that
+//     region withdrawn and the build retried. None of these counts in the
+//     efficacy.
+//   - Mutant schemata (instrument.go): every mutant is compiled into one
+//     test binary. Each mutated operator becomes a call of a small
+//     generic helper (x + y becomes _mutAdd(id, x, y), x < y
+//     _mutLss(boundaryID, negationID, x, y), x == y _mutNot(id, x == y)),
+//     whose arguments evaluate the operands once and in their source
+//     order, and which returns the original or the mutated result
+//     depending on the mutant selected when the binary starts (the
+//     environment variable COSIM_MUTANT). A constant expression becomes a
+//     closure returning, converted to its type, the original constant or
+//     the one with one operator mutated, each still folded and checked by
+//     the compiler; x++ becomes if/else on the mutant (in a for, if or
+//     switch header, x = _mutInc(id, x)). The rewritten files and a
+//     generated file holding the helpers (zz_cosim_mutants.go) reach the
+//     compiler through go test -c -overlay: the source tree is never
+//     written. Lines keep their numbers.
+//   - Test selection (engine.go): each top-level test, example and fuzz
+//     target of the package is run once, un-mutated, with
+//     COSIM_MUTANT_HITS naming a file to which the binary appends every
+//     mutant it reaches; its time is recorded. Each mutant then runs, in
+//     a process of its own, only the tests that reach it
+//     (-test.run '^(A|B)$' -test.failfast -test.cpu=1), with a deadline
+//     of timeoutCoefficient (10) times their un-mutated time plus
+//     timeoutFloor (10 s). A failing test (or a panic, or a crash) kills
+//     the mutant; all passing lets it live; the deadline times it out.
+//
+// TestSchemata checks every mutant of testdata/tricky (nil comparisons,
+// untyped and typed constants, shifts, operands with side effects, ++
+// on map entries, named types, generics, NaN) against the same mutation
+// made in the source; TestEnumerationMatchesGremlins checks the mutant
+// list of nodes/table, nodes/constant and nodes/spring against gremlins'
+// own (testdata/gremlins: gremlins v0.6.0 unleash -o JSON, full runs of
+// the first two without --test-cpu, a --dry-run of spring). The next
+// section compares the outcomes.
+//
+// # Agreement with gremlins
+//
+// Measured on the shared machine, gremlins v0.6.0 unleash --workers 1
+// --timeout-coefficient 30 (without --test-cpu, see below) against the
+// engine, same source:
+//
+//   - nodes/table: 18 mutants in both, same files, positions and
+//     mutators. Gremlins: 18 killed; 239 s. Engine: 11 killed,
+//     7 not viable: + on string constants, whose - gremlins fails to
+//     build and counts as killed, one of them in a constant declared in
+//     a function; 7 s. Every mutant both run: same outcome.
+//   - nodes/constant: 9 mutants in both, same list. Gremlins: 5 killed,
+//     2 lived, 1 timed out, 1 killed by a failed build (+ on strings);
+//     130 s. Engine: the same 5 killed, the same 2 lived, the
+//     timed-out one lived (gremlins' deadline includes the rebuild,
+//     which the loaded machine stretched past it: the mutant indexes
+//     o.Off-(a.Lo+k)*o.Stride, equal to the original when o.Off = 0 and
+//     a.Lo+k = 0, as in the only test that reaches it), the string +
+//     not viable; 11 s.
+//   - nodes/spring: gremlins' --dry-run lists 308 mutants, 8 not
+//     covered; the engine enumerates the same 308.
 //
 // # Files
 //
@@ -35,13 +118,21 @@
 //
 // # Efficacy and thresholds
 //
-// Gremlins' efficacy is killed / (killed + lived). The report also gives
-// the efficacy with the equivalent mutants set aside,
+// Efficacy is killed / (killed + lived), as gremlins defines it. The
+// report also gives the efficacy with the equivalent mutants set aside,
 // killed / (killed + lived − equivalent), and the run fails (exit status
 // 1) when that is below the package's threshold: 95 % for integrators
 // and the node packages (nodes, nodes/*), 90 % for the others. Mutants
-// that time out count as killed by gremlins' rules only in its own
-// totals; they are listed separately here.
+// that time out are listed separately and count in neither.
+//
+// # Records made by gremlins
+//
+// Results whose tool is "gremlins v0.6.0" were made by gremlins run with
+// --test-cpu 1, which passes go test the single argument "-cpu 1": go
+// test refuses it ("FAIL . [setup failed]", exit status 1), so every
+// covered mutant of those runs was reported killed whatever the tests
+// did, and none ever lived. -changed treats such a record as stale, and
+// the engine's records replace them.
 //
 // # CI
 //
@@ -53,9 +144,16 @@
 // -budget it then keeps, in the order above, those whose recorded run
 // time fits the remaining budget, and names the ones it skipped with the
 // command to run them; they stay a command for the author. The recorded
-// times come from the shared development machines; a package whose tests
-// grew since its record takes longer than recorded. .ci/run states the
+// times come from the shared development machines (one build, the
+// per-test recording, then one short test process per mutant); a
+// package whose tests grew since its record takes longer than recorded. .ci/run states the
 // budget it uses and why (CI has 90 minutes in all).
+//
+// # Reading order
+//
+// main.go (flags, package selection, results, the report), then
+// enumerate.go (the mutants), instrument.go (the schemata rewrite and
+// the generated helpers) and engine.go (build, recording, runs).
 //
 // # Invariants
 //
@@ -66,6 +164,6 @@
 //
 // # Concurrency
 //
-// The command runs one gremlins process at a time and nothing else
-// concurrently.
+// The command runs one process at a time (go list, the build, one test
+// binary) and nothing else concurrently.
 package main

@@ -11,24 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// timeoutCoefficient is gremlins' deadline for one mutant as a multiple
-// of the un-mutated coverage run. Gremlins' deadline covers the build of
-// the mutated test binary as well as the run, and on the shared machines
-// a build under load took longer than 10 times a quiet coverage run:
-// killed mutants were then reported as timed out. 30 keeps an endless
-// loop's cost bounded (it still times out) without that noise.
-const timeoutCoefficient = 30
-
-// gremlinsCmd is the pinned mutation tool, run through the module proxy
-// (it is not a dependency of the module).
-const gremlinsCmd = "github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0"
 
 // Paths, relative to the repository root.
 const (
@@ -67,6 +54,9 @@ type Result struct {
 	// root), so that a run on some files (-files) can replace theirs.
 	Files     map[string]*Counts `json:"files"`
 	Survivors []Mutant           `json:"survivors"`
+	// NotViableReasons says, per mutant ("path:line:col MUTATOR"), why
+	// it was not run: the engine could not instrument it.
+	NotViableReasons map[string]string `json:"not_viable_reasons,omitempty"`
 }
 
 // Counts are the mutants of one file by outcome.
@@ -97,6 +87,7 @@ func main() {
 	reportOnly := flag.Bool("report", false, "only re-render "+reportFile+" from the recorded results")
 	importFlag := flag.String("import", "", "record PKG=FILE: gremlins -o JSON of a run made by hand on ./PKG, then re-render")
 	filesFlag := flag.String("files", "", "with one package in -pkgs: mutate only these comma-separated files of it and merge their outcome into its recorded result")
+	flag.BoolVar(&verbose, "v", false, "print every mutant's outcome")
 	flag.Parse()
 	if *importFlag != "" {
 		if err := importJSON(*importFlag); err != nil {
@@ -147,8 +138,8 @@ func run(pkgsFlag string, files []string, changed bool, budget time.Duration, re
 	}
 	var failed []string
 	for _, p := range pkgs {
-		fmt.Fprintf(out, "== %s: gremlins unleash ./%s (1 worker)\n", p, p)
-		r, err := unleash(p, files)
+		fmt.Fprintf(out, "== %s: mutation testing ./%s\n", p, p)
+		r, err := unleash(p, files, out)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
@@ -284,7 +275,10 @@ func isStale(dir string) (bool, string) {
 		// Its run time is unknown: a first run is made by hand.
 		return false, "no recorded result: run go run ./internal/mutation -pkgs " + dir + " by hand first"
 	}
-	if r, err := readResult(dir); err == nil && r.Partial {
+	if r, err := readResult(dir); err == nil && r.Tool != engineTool {
+		// gremlins' records are void: every test run failed (doc.go).
+		return true, "recorded by " + r.Tool + ", whose runs never reached the tests"
+	} else if err == nil && r.Partial {
 		// Its recorded time is that of some files only.
 		return false, "the recorded result is partial: complete it with go run ./internal/mutation -pkgs " + dir + " by hand"
 	}
@@ -332,46 +326,6 @@ type gremlinsReport struct {
 			Column int    `json:"column"`
 		} `json:"mutations"`
 	} `json:"files"`
-}
-
-// unleash runs gremlins on package dir (its own files, not those of
-// subdirectories, which are packages of their own; with files, only
-// those) and returns its result.
-func unleash(dir string, files []string) (*Result, error) {
-	tmp, err := os.CreateTemp("", "gremlins-*.json")
-	if err != nil {
-		return nil, err
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	// Gremlins names files relative to the package directory; one with a
-	// slash is in a subdirectory.
-	exclude := "/"
-	if len(files) > 0 {
-		var others []string
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range ents {
-			if strings.HasSuffix(e.Name(), ".go") && !contains(files, e.Name()) {
-				others = append(others, regexp.QuoteMeta(e.Name()))
-			}
-		}
-		exclude = "/|^(" + strings.Join(others, "|") + ")$"
-	}
-	cmd := exec.Command("go", "run", gremlinsCmd, "unleash",
-		"--workers", "1", "--test-cpu", "1", "--timeout-coefficient", strconv.Itoa(timeoutCoefficient),
-		"--exclude-files", exclude, "-o", tmp.Name(), "./"+dir)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("gremlins: %w", err)
-	}
-	data, err := os.ReadFile(tmp.Name())
-	if err != nil {
-		return nil, err
-	}
-	return parseGremlins(dir, data)
 }
 
 // parseGremlins turns gremlins' JSON for package dir into a Result.
@@ -473,6 +427,19 @@ func (r *Result) merge(part *Result) {
 	}
 	r.Survivors = append(keep, part.Survivors...)
 	sortMutants(r.Survivors)
+	for k := range r.NotViableReasons {
+		file, _, _ := strings.Cut(k, ":")
+		if _, ok := part.Files[file]; ok {
+			delete(r.NotViableReasons, k)
+		}
+	}
+	for k, v := range part.NotViableReasons {
+		if r.NotViableReasons == nil {
+			r.NotViableReasons = map[string]string{}
+		}
+		r.NotViableReasons[k] = v
+	}
+	r.Tool = part.Tool
 	r.total()
 }
 
@@ -627,25 +594,27 @@ func render(pkgs []string, results map[string]*Result, eq map[string]Equivalent)
 	var b strings.Builder
 	b.WriteString("<!-- Code generated by go run ./internal/mutation; DO NOT EDIT. -->\n\n")
 	b.WriteString("# Mutation testing report\n\n")
-	b.WriteString("Generated by `go run ./internal/mutation` (gremlins v0.6.0, one worker, one package at a time) from\n")
-	b.WriteString("the recorded results in `" + resultsDir + "` and the triage in `" + equivalentFile + "`;\n")
-	b.WriteString("`go run ./internal/mutation -report` re-renders it. Efficacy is killed / (killed + lived); the adjusted\n")
-	b.WriteString("efficacy sets the equivalent mutants aside, killed / (killed + lived − equivalent), and is held to the\n")
-	b.WriteString("threshold (95 % for integrators and the node packages, 90 % elsewhere). Not-covered mutants are in code\n")
-	b.WriteString("no test of the package runs, or in constant declarations (coverage does not record them); gremlins\n")
-	b.WriteString("does not run them. A blind spot of the same kind: the case conditions of a `switch` without an\n")
-	b.WriteString("expression are never mutated (a coverage block starts after the case's colon, so gremlins counts\n")
-	b.WriteString("them as not covered however well they are tested). Timed-out mutants ran past gremlins' deadline\n")
-	b.WriteString("(the timeout coefficient times the un-mutated run, build included): an endless loop, or a build starved by a\n")
-	b.WriteString("loaded machine.\n\n")
-	b.WriteString("| package | killed | lived | equivalent | timed out | not covered | efficacy | adjusted | threshold | pass | run time |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n")
+	b.WriteString("Generated by `go run ./internal/mutation` from the recorded results in `" + resultsDir + "` and the\n")
+	b.WriteString("triage in `" + equivalentFile + "`; `go run ./internal/mutation -report` re-renders it. The engine\n")
+	b.WriteString("(internal/mutation/doc.go) makes gremlins v0.6.0's default mutants, compiles them all into one test\n")
+	b.WriteString("binary (mutant schemata) and runs each against the tests that reach it, one process at a time.\n")
+	b.WriteString("Efficacy is killed / (killed + lived); the adjusted efficacy sets the equivalent mutants aside,\n")
+	b.WriteString("killed / (killed + lived − equivalent), and is held to the threshold (95 % for integrators and the\n")
+	b.WriteString("node packages, 90 % elsewhere). Not-covered mutants are outside every function body (package-level\n")
+	b.WriteString("constants and variables, as gremlins) or reached by no test of the package. Not-viable mutants are\n")
+	b.WriteString("not run: a + on strings (its - does not compile), an operator in a constant declared in a function\n")
+	b.WriteString("(it cannot switch at run time), or instrumentation that does not compile (the result file gives\n")
+	b.WriteString("each reason). Timed-out mutants ran past 10 times their tests' un-mutated time plus 10 s: an endless\n")
+	b.WriteString("loop, or a starved machine. A record whose tool is gremlins v0.6.0 is void: gremlins was run with\n")
+	b.WriteString("--test-cpu 1, which made every go test invocation fail, so every covered mutant was reported killed.\n\n")
+	b.WriteString("| package | tool | killed | lived | equivalent | timed out | not covered | not viable | efficacy | adjusted | threshold | pass | run time |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n")
 	var untriaged []Mutant
 	used := map[string]bool{}
 	for _, p := range pkgs {
 		r := results[p]
 		if r == nil {
-			fmt.Fprintf(&b, "| %s | | | | | | | | %.0f %% | not run | |\n", p, threshold(p))
+			fmt.Fprintf(&b, "| %s | | | | | | | | | | %.0f %% | not run | |\n", p, threshold(p))
 			continue
 		}
 		s := summarize(r, eq)
@@ -664,8 +633,12 @@ func render(pkgs []string, results map[string]*Result, eq map[string]Equivalent)
 			}
 			label += " (partial: " + strings.Join(ran, ", ") + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %.2f %% | %.2f %% | %.0f %% | %s | %.0f s |\n",
-			label, r.Killed, r.Lived, s.equivalent, r.TimedOut, r.NotCovered, s.efficacy, s.adjusted, threshold(p), pass, r.ElapsedSeconds)
+		tool := "engine"
+		if r.Tool != engineTool {
+			tool = r.Tool + " (void)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %.2f %% | %.2f %% | %.0f %% | %s | %.0f s |\n",
+			label, tool, r.Killed, r.Lived, s.equivalent, r.TimedOut, r.NotCovered, r.NotViable, s.efficacy, s.adjusted, threshold(p), pass, r.ElapsedSeconds)
 		for _, m := range r.Survivors {
 			if _, ok := eq[m.Key()]; ok {
 				used[m.Key()] = true

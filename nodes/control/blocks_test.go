@@ -49,6 +49,8 @@ func TestParamErrors(t *testing.T) {
 		{"statespace", map[string]any{"a": []float64{-1}, "d": []float64{1, 2}}, "d", "for 1 outputs and 1 inputs"},
 		{"statespace", map[string]any{"a": []float64{-1, 0, 0, -1}, "b": []float64{1, 1}, "c": []float64{1, 1}, "initial": []float64{1, 2, 3}}, "initial", "for 2 states"},
 		{"zoh", map[string]any{"size": 2, "initial": []float64{1, 2, 3}}, "initial", "for a signal of size 2"},
+		{"transportdelay", map[string]any{"size": 2, "initial": []float64{1, 2, 3}}, "initial", "for a signal of size 2"},
+		{"transportdelay", map[string]any{"units": " "}, "units", "is empty"},
 	} {
 		n, err := reg.New(c.typ, c.params)
 		var pe *node.ParamError

@@ -48,6 +48,7 @@ var conformanceCases = []conformanceCase{
 	{name: "gain matrix", typ: "gain", params: map[string]any{"size": 3, "outputs": 2, "gain": []float64{1, -2, 3, 0.5, 0, -1}}},
 	{name: "gain scalar", typ: "gain", params: map[string]any{"size": 4, "gain": 2.5}},
 	{name: "product divide", typ: "product", params: map[string]any{"ops": "/*/", "input_units": "N,m,s"}},
+	{name: "product vector", typ: "product", params: map[string]any{"ops": "*/*", "size": 3}, in: []float64{0.5, -1, 2, 1.5, 0.25, -3, 2, 4, 0.5}},
 	{name: "switch off", typ: "switch", params: map[string]any{"criterion": "gt", "threshold": 0.5}},
 	{name: "switch ne0", typ: "switch", params: map[string]any{"criterion": "ne0"}, in: []float64{1, 0, 3}},
 	{name: "deadzone below", typ: "deadzone", params: map[string]any{"lower": 0.5, "upper": 0.7}},
@@ -62,6 +63,15 @@ var conformanceCases = []conformanceCase{
 		x:      []float64{-0.9, 0.2, 8.0, 8.0}, in: []float64{-0.7, 0.1}},
 	{name: "pid vector", typ: "pid", params: map[string]any{"size": 2, "kp": []float64{1, 3}, "ki": 0.5, "kd": []float64{0.1, 0.2}, "tf": 0.02},
 		x: []float64{0.1, -0.2, 0.3, 0.4, 1.5, 13, 5, 9}, in: []float64{0.5, -1, 0.2, 0.3}},
+	// Three components, one above its upper limit, one within, one below
+	// its lower limit: the per-component offsets of the state and of the
+	// Jacobians (k·n + i), which size 1 and 2 do not tell apart from
+	// k + i or k/n + i everywhere.
+	{name: "pid vector limited", typ: "pid",
+		params: map[string]any{"size": 3, "kp": []float64{1, 2, 0.5}, "ki": []float64{0.5, 1, 2}, "kd": []float64{0.1, 0.2, 0.05},
+			"tf": []float64{0.02, 0.05, 0.01}, "kb": []float64{2, 3, 4}, "limit_output": true, "lower": []float64{-1, -1, -1}, "upper": []float64{1, 1, 1}},
+		x:  []float64{2, 0, -2, 0.05, -0.1, 0.2, 1.1, 2.2, 0.6, 1.3, 2.5, 0.7},
+		in: []float64{0.1, 0.2, 0.3, 0, 0.1, 0}},
 	{name: "integrator at its limit, pulling", typ: "integrator", params: map[string]any{"gain": 2.0, "limit_output": true, "upper": 0.5},
 		x: []float64{0.5}, in: []float64{-1, 0}},
 	{name: "ratelimiter ramp up", typ: "ratelimiter", params: map[string]any{"rising": 2.0, "falling": 3.0, "time_constant": 0.01}, x: []float64{0}, in: []float64{1}},

@@ -124,3 +124,25 @@ func TestGridEvent(t *testing.T) {
 		}
 	}
 }
+
+// The count of timeEvents at the end of its range: it is capped at
+// math.MaxInt32 from sample MaxInt32 − 1 on (the count serves parity
+// only; a run that long keeps the cap rather than a count past int32). Period 1, offset 0: sample k is at t = k
+// (less the 8ε·t of at), so t = k + 0.5 is within sample k.
+func TestGridEventCountCap(t *testing.T) {
+	g := grid{period: 1}
+	for _, c := range []struct {
+		k    float64
+		want int
+	}{
+		{math.MaxInt32 - 3, math.MaxInt32 - 2},
+		{math.MaxInt32 - 2, math.MaxInt32 - 1},
+		{math.MaxInt32 - 1, math.MaxInt32},
+		{math.MaxInt32, math.MaxInt32},
+		{math.MaxInt32 + 5, math.MaxInt32},
+	} {
+		if n, _, _ := g.timeEvents(c.k + 0.5); n != c.want {
+			t.Errorf("within sample %v: count %d, want %d", c.k, n, c.want)
+		}
+	}
+}

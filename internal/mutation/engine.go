@@ -1,0 +1,371 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// engineTool names the engine in the recorded results.
+const engineTool = "cosim schemata engine (gremlins v0.6.0 default mutants)"
+
+// Deadline of one mutant's run: timeoutCoefficient times the un-mutated
+// run time of the tests it runs, plus timeoutFloor (process start, and
+// slack for a loaded machine). The binary is built once, so no build
+// time hides in the deadline.
+const (
+	timeoutCoefficient = 10
+	timeoutFloor       = 10 * time.Second
+)
+
+// verbose prints every mutant's outcome (-v).
+var verbose bool
+
+// plan is a package's mutants and the instrumented test binary.
+type plan struct {
+	pi      *pkgInfo
+	mutants []*mutantInfo // every mutant, ID order (mutants[i].ID == i+1)
+	tmp     string        // work directory
+	bin     string        // instrumented test binary
+	spans   []span
+}
+
+// enumerate lists the mutants of package dir (with files, only those of
+// these files) in gremlins' order.
+func enumerate(pi *pkgInfo, files []string) []*mutantInfo {
+	var ms []*mutantInfo
+	next := 1
+	for i, f := range pi.Files {
+		if len(files) > 0 && !contains(files, pi.Names[i]) {
+			continue
+		}
+		add := enumerateFile(pi.Fset, f, pi.Dir+"/"+pi.Names[i], next)
+		ms = append(ms, add...)
+		next += len(add)
+	}
+	for _, name := range pi.Ignored {
+		if len(files) > 0 && !contains(files, name) {
+			continue
+		}
+		add, err := enumerateIgnored(filepath.Join(pi.Dir, name), pi.Dir+"/"+name, next)
+		if err != nil {
+			continue
+		}
+		ms = append(ms, add...)
+		next += len(add)
+	}
+	return ms
+}
+
+// build instruments the package and compiles its test binary through an
+// overlay. A mutant whose instrumentation does not compile is withdrawn
+// (NOT VIABLE, with the compiler's message) and the build retried.
+func (pl *plan) build(logw io.Writer) error {
+	for attempt := 0; ; attempt++ {
+		overlay := map[string]string{}
+		pl.spans = nil
+		for i, f := range pl.pi.Files {
+			var live []*mutantInfo
+			for _, m := range pl.mutants {
+				if m.Status == "" && m.File == pl.pi.Dir+"/"+pl.pi.Names[i] {
+					live = append(live, m)
+				}
+			}
+			if len(live) == 0 {
+				continue
+			}
+			path := filepath.Join(pl.pi.Dir, pl.pi.Names[i])
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			out, spans, _ := instrumentFile(pl.pi, f, pl.pi.Names[i], src, live)
+			pl.spans = append(pl.spans, spans...)
+			dst := filepath.Join(pl.tmp, pl.pi.Names[i])
+			if err := os.WriteFile(dst, []byte(out), 0o644); err != nil {
+				return err
+			}
+			abs, _ := filepath.Abs(path)
+			overlay[abs] = dst
+		}
+		gen := filepath.Join(pl.tmp, schemataFile)
+		if err := os.WriteFile(gen, []byte(schemataSource(pl.pi.Types.Name(), len(pl.mutants))), 0o644); err != nil {
+			return err
+		}
+		absDir, _ := filepath.Abs(pl.pi.Dir)
+		overlay[filepath.Join(absDir, schemataFile)] = gen
+		data, _ := json.Marshal(map[string]any{"Replace": overlay})
+		ov := filepath.Join(pl.tmp, "overlay.json")
+		if err := os.WriteFile(ov, data, 0o644); err != nil {
+			return err
+		}
+		pl.bin = filepath.Join(pl.tmp, "test.bin")
+		cmd := exec.Command("go", "test", "-c", "-overlay", ov, "-o", pl.bin, "./"+pl.pi.Dir)
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stderr, &stderr
+		if err := cmd.Run(); err == nil {
+			return nil
+		}
+		n := pl.withdraw(stderr.String())
+		if n == 0 || attempt >= 10 {
+			return fmt.Errorf("the instrumented package does not compile:\n%s", stderr.String())
+		}
+		fmt.Fprintf(logw, "instrumentation of %d mutants does not compile: withdrawn, rebuilding\n", n)
+	}
+}
+
+var compileErr = regexp.MustCompile(`(?m)^\S*?([^/\s]+\.go):(\d+):\d+: (.*)$`)
+
+// withdraw marks NOT VIABLE the mutants of the rewritten regions that the
+// compiler's errors name, and returns how many.
+func (pl *plan) withdraw(out string) int {
+	n := 0
+	for _, sm := range compileErr.FindAllStringSubmatch(out, -1) {
+		line, _ := strconv.Atoi(sm[2])
+		// The innermost region holding the line is the culprit.
+		best := -1
+		for i, s := range pl.spans {
+			if s.file == sm[1] && s.start <= line && line <= s.end {
+				if best < 0 || s.end-s.start < pl.spans[best].end-pl.spans[best].start {
+					best = i
+				}
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		for _, id := range pl.spans[best].ids {
+			m := pl.mutants[id-1]
+			if m.Status == "" {
+				m.Status, m.Reason = statusNotViable, "its instrumentation does not compile: "+sm[3]
+				n++
+			}
+			for _, t := range pl.mutants {
+				if t.Twin == id && t.Status == "" {
+					t.Status, t.Reason = m.Status, m.Reason
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// testRun is one top-level test's un-mutated run.
+type testRun struct {
+	name    string
+	elapsed time.Duration
+	hits    map[int]bool
+}
+
+// listTests returns the tests, examples and fuzz targets of the binary
+// (go test runs these; benchmarks it does not).
+func (pl *plan) listTests() ([]string, error) {
+	cmd := exec.Command(pl.bin, "-test.list", ".")
+	cmd.Dir = pl.pi.Dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s -test.list: %w", pl.bin, err)
+	}
+	var names []string
+	for _, l := range strings.Fields(string(out)) {
+		if strings.HasPrefix(l, "Test") || strings.HasPrefix(l, "Example") || strings.HasPrefix(l, "Fuzz") {
+			names = append(names, l)
+		}
+	}
+	return names, nil
+}
+
+// testArgs are the flags of every run of the binary: one CPU, as the
+// shared machines require, and no cached or repeated runs.
+func testArgs(names []string) []string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = regexp.QuoteMeta(n)
+	}
+	return []string{"-test.run", "^(" + strings.Join(quoted, "|") + ")$", "-test.count=1", "-test.cpu=1", "-test.timeout=0"}
+}
+
+// record runs each top-level test once, un-mutated, recording the
+// mutants it reaches and its time.
+func (pl *plan) record(names []string, logw io.Writer) ([]testRun, error) {
+	var runs []testRun
+	hitsFile := filepath.Join(pl.tmp, "hits")
+	for _, name := range names {
+		os.Remove(hitsFile)
+		cmd := exec.Command(pl.bin, testArgs([]string{name})...)
+		cmd.Dir = pl.pi.Dir
+		cmd.Env = append(os.Environ(), hitsEnv+"="+hitsFile, mutantEnv+"=0")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		start := time.Now()
+		err := cmd.Run()
+		elapsed := time.Since(start)
+		if err != nil {
+			return nil, fmt.Errorf("%s fails without a mutant (instrumented build):\n%s", name, tail(out.String(), 4000))
+		}
+		r := testRun{name: name, elapsed: elapsed, hits: map[int]bool{}}
+		if data, err := os.ReadFile(hitsFile); err == nil {
+			for _, f := range strings.Fields(string(data)) {
+				id, _ := strconv.Atoi(f)
+				r.hits[id] = true
+			}
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
+
+// runMutant runs the tests that reach mutant m against it, in their
+// order, stopping at the first failure.
+func (pl *plan) runMutant(m *mutantInfo, runs []testRun) (string, time.Duration, error) {
+	var names []string
+	var base time.Duration
+	for _, r := range runs {
+		if r.hits[m.ID] {
+			names = append(names, r.name)
+			base += r.elapsed
+		}
+	}
+	if len(names) == 0 {
+		return statusNotCovered, 0, nil
+	}
+	deadline := timeoutCoefficient*base + timeoutFloor
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, pl.bin, append(testArgs(names), "-test.failfast")...)
+	cmd.Dir = pl.pi.Dir
+	cmd.Env = append(os.Environ(), mutantEnv+"="+strconv.Itoa(m.ID))
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	start := time.Now()
+	err := cmd.Run()
+	elapsed := time.Since(start)
+	switch {
+	case ctx.Err() != nil:
+		return statusTimedOut, elapsed, nil
+	case err == nil:
+		return statusLived, elapsed, nil
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		// The binary did not start: nothing was tested.
+		return "", elapsed, fmt.Errorf("mutant %d: %w", m.ID, err)
+	}
+	return statusKilled, elapsed, nil
+}
+
+// unleash runs mutation testing on package dir (with files, only the
+// mutants of those files) and returns its result.
+func unleash(dir string, files []string, logw io.Writer) (*Result, error) {
+	start := time.Now()
+	pi, err := loadPackage(dir)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "cosim-mutation-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	pl := &plan{pi: pi, mutants: enumerate(pi, files), tmp: tmp}
+	if err := pl.build(logw); err != nil {
+		return nil, err
+	}
+	built := time.Since(start)
+	names, err := pl.listTests()
+	if err != nil {
+		return nil, err
+	}
+	runs, err := pl.record(names, logw)
+	if err != nil {
+		return nil, err
+	}
+	recorded := time.Since(start)
+	todo := 0
+	for _, m := range pl.mutants {
+		if m.Status == "" && m.Twin == 0 {
+			todo++
+		}
+	}
+	fmt.Fprintf(logw, "%s: %d mutants (%d to run), %d tests; built in %.0f s, tests recorded in %.0f s\n",
+		dir, len(pl.mutants), todo, len(names), built.Seconds(), (recorded - built).Seconds())
+	done := 0
+	for _, m := range pl.mutants {
+		if m.Status != "" {
+			continue
+		}
+		if m.Twin != 0 {
+			m.Status = pl.mutants[m.Twin-1].Status
+			continue
+		}
+		if m.Status, _, err = pl.runMutant(m, runs); err != nil {
+			return nil, err
+		}
+		done++
+		if verbose || m.Status == statusLived || m.Status == statusTimedOut {
+			fmt.Fprintf(logw, "%s:%d:%d %s %s\n", m.File, m.Line, m.Col, m.Mutator, m.Status)
+		}
+		if done%50 == 0 {
+			fmt.Fprintf(logw, "%d/%d mutants, %.0f s\n", done, todo, time.Since(start).Seconds())
+		}
+	}
+	if verbose {
+		for _, m := range pl.mutants {
+			if m.Reason != "" || m.Twin != 0 || m.Status == statusNotCovered {
+				fmt.Fprintf(logw, "%s:%d:%d %s %s %s\n", m.File, m.Line, m.Col, m.Mutator, m.Status, m.Reason)
+			}
+		}
+	}
+	r := resultOf(dir, pl.mutants)
+	r.ElapsedSeconds = float64(int(time.Since(start).Seconds() + 0.5))
+	return r, nil
+}
+
+// resultOf turns the mutants' outcomes into a Result.
+func resultOf(dir string, ms []*mutantInfo) *Result {
+	r := &Result{Package: dir, Tool: engineTool, Files: map[string]*Counts{}, Survivors: []Mutant{}}
+	for _, m := range ms {
+		c := r.Files[m.File]
+		if c == nil {
+			c = &Counts{}
+			r.Files[m.File] = c
+		}
+		switch m.Status {
+		case statusKilled:
+			c.Killed++
+		case statusLived:
+			c.Lived++
+			r.Survivors = append(r.Survivors, Mutant{File: m.File, Line: m.Line, Col: m.Col, Mutator: m.Mutator, Code: sourceLine(m.File, m.Line)})
+		case statusTimedOut:
+			c.TimedOut++
+		case statusNotCovered:
+			c.NotCovered++
+		case statusNotViable:
+			c.NotViable++
+			if r.NotViableReasons == nil {
+				r.NotViableReasons = map[string]string{}
+			}
+			r.NotViableReasons[fmt.Sprintf("%s:%d:%d %s", m.File, m.Line, m.Col, m.Mutator)] = m.Reason
+		}
+	}
+	r.total()
+	sortMutants(r.Survivors)
+	return r
+}
