@@ -139,6 +139,7 @@ func run(pkgsFlag string, files []string, changed bool, budget time.Duration, re
 	var failed []string
 	for _, p := range pkgs {
 		fmt.Fprintf(out, "== %s: mutation testing ./%s\n", p, p)
+		base := baseline(p, eq)
 		r, err := unleash(p, files, out)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
@@ -164,7 +165,16 @@ func run(pkgsFlag string, files []string, changed bool, budget time.Duration, re
 		s := summarize(r, eq)
 		fmt.Fprintf(out, "%s: killed %d, lived %d (%d equivalent), timed out %d, not covered %d: efficacy %.2f %% (%.2f %% without equivalents), threshold %.0f %%, %.0f s\n",
 			p, r.Killed, r.Lived, s.equivalent, r.TimedOut, r.NotCovered, s.efficacy, s.adjusted, threshold(p), r.ElapsedSeconds)
-		if !s.pass {
+		switch {
+		case s.pass:
+		case base < 0:
+			fmt.Fprintf(out, "%s: below its threshold in its first measured record: this record is the baseline the next run must not fall below (survivors in %s)\n", p, reportFile)
+		case s.adjusted >= base:
+			fmt.Fprintf(out, "%s: below its threshold, not below its last record (%.2f %%): survivors in %s\n", p, base, reportFile)
+		default:
+			fmt.Fprintf(out, "%s: %.2f %% is below its threshold and below its last record, %.2f %%\n", p, s.adjusted, base)
+		}
+		if ratchetFails(s.pass, s.adjusted, base) {
 			failed = append(failed, p)
 		}
 	}
@@ -175,6 +185,28 @@ func run(pkgsFlag string, files []string, changed bool, budget time.Duration, re
 		return fmt.Errorf("below threshold: %s (see %s)", strings.Join(failed, ", "), reportFile)
 	}
 	return nil
+}
+
+// baseline returns the adjusted efficacy of package p's recorded result,
+// the ratchet a new run below the threshold is held to: −1 when there is
+// none to hold it to (no record, a partial one, or a void gremlins one).
+// A package at or above its threshold passes; one below it passes only
+// when it is not below its last measured record, so that a change may
+// not add surviving mutants to a package whose survivors are still being
+// killed, while the package's first measured record (which a change
+// cannot be blamed for) sets the level.
+func baseline(p string, eq map[string]Equivalent) float64 {
+	r, err := readResult(p)
+	if err != nil || r.Tool != engineTool || r.Partial {
+		return -1
+	}
+	return summarize(r, eq).adjusted
+}
+
+// ratchetFails reports whether a run of a package fails: below its
+// threshold (pass false) and below its baseline (base ≥ 0, see baseline).
+func ratchetFails(pass bool, adjusted, base float64) bool {
+	return !pass && base >= 0 && adjusted < base
 }
 
 // importJSON records the result of a gremlins run made by hand
@@ -600,7 +632,8 @@ func render(pkgs []string, results map[string]*Result, eq map[string]Equivalent)
 	b.WriteString("binary (mutant schemata) and runs each against the tests that reach it, one process at a time.\n")
 	b.WriteString("Efficacy is killed / (killed + lived); the adjusted efficacy sets the equivalent mutants aside,\n")
 	b.WriteString("killed / (killed + lived − equivalent), and is held to the threshold (95 % for integrators and the\n")
-	b.WriteString("node packages, 90 % elsewhere). Not-covered mutants are outside every function body (package-level\n")
+	b.WriteString("node packages, 90 % elsewhere); a package below it (pass: no) is held to a ratchet, and a run\n")
+	b.WriteString("fails when it falls below the package's last record (doc.go). Not-covered mutants are outside every function body (package-level\n")
 	b.WriteString("constants and variables, as gremlins) or reached by no test of the package. Not-viable mutants are\n")
 	b.WriteString("not run: a + on strings (its - does not compile), an operator in a constant declared in a function\n")
 	b.WriteString("(it cannot switch at run time), or instrumentation that does not compile (the result file gives\n")

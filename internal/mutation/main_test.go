@@ -175,3 +175,24 @@ func TestParseGremlins(t *testing.T) {
 		t.Error("thresholds differ from doc.go")
 	}
 }
+
+// The ratchet: a package at its threshold passes; below it, a run fails
+// only when it is below the package's last measured record, and the
+// first measured record (base −1) sets the level.
+func TestRatchet(t *testing.T) {
+	for _, c := range []struct {
+		pass           bool
+		adjusted, base float64
+		fails          bool
+	}{
+		{true, 96, 99, false},
+		{false, 85, -1, false},
+		{false, 85, 85, false},
+		{false, 86, 85, false},
+		{false, 84.99, 85, true},
+	} {
+		if got := ratchetFails(c.pass, c.adjusted, c.base); got != c.fails {
+			t.Errorf("pass %v, adjusted %v, base %v: fails %v, want %v", c.pass, c.adjusted, c.base, got, c.fails)
+		}
+	}
+}
