@@ -72,6 +72,11 @@
 //     of timeoutCoefficient (10) times their un-mutated time plus
 //     timeoutFloor (10 s). A failing test (or a panic, or a crash) kills
 //     the mutant; all passing lets it live; the deadline times it out.
+//     A test that fails in its un-mutated run (one needing a second
+//     running thread, which -test.cpu=1 does not give it, or timing the
+//     instrumented code) cannot tell a mutant from the original: it is
+//     left out, named in the result (left_out_tests) and in the report,
+//     and a mutant only it reaches counts as not covered.
 //
 // TestSchemata checks every mutant of testdata/tricky (nil comparisons,
 // untyped and typed constants, shifts, operands with side effects, ++

@@ -57,6 +57,9 @@ type Result struct {
 	// NotViableReasons says, per mutant ("path:line:col MUTATOR"), why
 	// it was not run: the engine could not instrument it.
 	NotViableReasons map[string]string `json:"not_viable_reasons,omitempty"`
+	// LeftOutTests names the tests that failed without a mutant in the
+	// instrumented one-CPU build and so were not used (engine.go).
+	LeftOutTests []string `json:"left_out_tests,omitempty"`
 }
 
 // Counts are the mutants of one file by outcome.
@@ -459,6 +462,7 @@ func (r *Result) merge(part *Result) {
 	}
 	r.Survivors = append(keep, part.Survivors...)
 	sortMutants(r.Survivors)
+	r.LeftOutTests = part.LeftOutTests // a property of the package's tests, as of the latest run
 	for k := range r.NotViableReasons {
 		file, _, _ := strings.Cut(k, ":")
 		if _, ok := part.Files[file]; ok {
@@ -679,6 +683,16 @@ func render(pkgs []string, results map[string]*Result, eq map[string]Equivalent)
 				untriaged = append(untriaged, m)
 			}
 		}
+	}
+	var leftOut []string
+	for _, p := range pkgs {
+		if r := results[p]; r != nil && len(r.LeftOutTests) > 0 {
+			leftOut = append(leftOut, fmt.Sprintf("%s: %s", p, strings.Join(r.LeftOutTests, ", ")))
+		}
+	}
+	if len(leftOut) > 0 {
+		b.WriteString("\nTests left out (they fail with no mutant in the instrumented one-CPU build, so they cannot tell\n")
+		b.WriteString("a mutant from the original; a mutant only they reach counts as not covered): " + strings.Join(leftOut, "; ") + ".\n")
 	}
 	b.WriteString("\n## Surviving mutants\n\n")
 	for _, p := range pkgs {
