@@ -6,7 +6,7 @@
 //
 //	go run ./internal/mutation                    # every package: node, integrators, coupling, nodes, nodes/*, graph (last)
 //	go run ./internal/mutation -pkgs integrators  # some packages (comma-separated directories)
-//	go run ./internal/mutation -changed -budget 45m   # what CI runs: stale packages that fit the budget
+//	go run ./internal/mutation -changed -budget 25m   # what CI runs: stale packages that fit the budget
 //	go run ./internal/mutation -report            # re-render docs/mutation.md from the recorded results
 //	go run ./internal/mutation -import graph=g.json   # record a gremlins -o JSON made by hand
 //	go run ./internal/mutation -v -pkgs nodes/table   # print every mutant's outcome
