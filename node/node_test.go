@@ -114,7 +114,8 @@ func TestDidYouMean(t *testing.T) {
 // (distances counted by hand for "rate", limit max(2, 4/3) = 2: grate,
 // rat, rates 1; aerate 2 (and it contains "rate"); zzz 4, not close).
 // A name exactly at the limit is still close ("vlocty" is two
-// insertions from "velocity", limit 2). With no close name the valid
+// insertions from "velocity", limit 2), and a name of three characters
+// or more is close to any name containing it. With no close name the valid
 // names are listed when there are at most twelve, and not beyond.
 func TestDidYouMeanRanking(t *testing.T) {
 	const want = ` (did you mean "grate", "rat", "rates"?)`
@@ -131,6 +132,15 @@ func TestDidYouMeanRanking(t *testing.T) {
 	}
 	if got := node.DidYouMean("vlocty", []string{"velocity"}); got != ` (did you mean "velocity"?)` {
 		t.Errorf("DidYouMean(vlocty) = %q, want velocity at distance 2 = limit", got)
+	}
+	// A name of three or more characters is also close to a name that
+	// contains it, whatever the distance ("rat" is 4 from "pirates"); a
+	// shorter name is not (a two-letter name is inside too many).
+	if got := node.DidYouMean("rat", []string{"pirates"}); got != ` (did you mean "pirates"?)` {
+		t.Errorf("DidYouMean(rat, pirates) = %q, want pirates (contains rat)", got)
+	}
+	if got := node.DidYouMean("ra", []string{"rates"}); got != ` (valid: "rates")` {
+		t.Errorf("DidYouMean(ra, rates) = %q, want no suggestion (distance 3 > 2, name too short)", got)
 	}
 	var twelve []string
 	for i := range 13 {
