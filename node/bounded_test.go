@@ -95,3 +95,32 @@ func TestFormatValueBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestElideEdges: a string of exactly the limit is kept whole; a cut
+// that would split a character moves back to the character's start; a
+// string with no character start in reach (invalid UTF-8, as a corrupt
+// file may hold) is cut to nothing rather than panicking.
+func TestElideEdges(t *testing.T) {
+	exact := strings.Repeat("a", node.MaxShownBytes)
+	if got := node.ElideTo("abcdefghij", 10); got != "abcdefghij" {
+		t.Errorf("ElideTo of 10 bytes at 10 = %q, want it whole", got)
+	}
+	if got := node.Quote(exact); got != `"`+exact+`"` {
+		t.Errorf("Quote of %d bytes = %q, want it whole", node.MaxShownBytes, got)
+	}
+	// "é" is 2 bytes at offsets 63 and 64: the cut at 64 moves to 63.
+	split := strings.Repeat("a", node.MaxShownBytes-1) + "é" + "bbb"
+	if got, want := node.Quote(split), `"`+strings.Repeat("a", node.MaxShownBytes-1)+`"… (5 more bytes)`; got != want {
+		t.Errorf("Quote of a split character = %q, want %q", got, want)
+	}
+	if got, want := node.Elide(split), strings.Repeat("a", node.MaxShownBytes-1)+"… (5 more bytes)"; got != want {
+		t.Errorf("Elide of a split character = %q, want %q", got, want)
+	}
+	bad := strings.Repeat("\x80", 100)
+	if got := node.Quote(bad); got != `""… (100 more bytes)` {
+		t.Errorf("Quote of 100 continuation bytes = %q", got)
+	}
+	if got := node.ElideTo(bad, 10); got != "… (100 more bytes)" {
+		t.Errorf("ElideTo of 100 continuation bytes = %q", got)
+	}
+}

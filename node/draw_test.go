@@ -165,3 +165,175 @@ func TestRodSpring(t *testing.T) {
 		t.Errorf("coincident points draw %+v", got)
 	}
 }
+
+// TestDrawSettingsCheckBounds: Check accepts exactly the documented
+// ranges — sizes finite and strictly positive, 1 to 1000 spring windings,
+// 3 to 1000 segments per winding — so each bound is probed on both sides.
+func TestDrawSettingsCheckBounds(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*node.DrawSettings)
+		ok   bool
+	}{
+		{"connector size 0", func(s *node.DrawSettings) { s.ConnectorSize = 0 }, false},
+		{"connector size +Inf", func(s *node.DrawSettings) { s.ConnectorSize = math.Inf(1) }, false},
+		{"body size 0", func(s *node.DrawSettings) { s.BodySize = 0 }, false},
+		{"body size NaN", func(s *node.DrawSettings) { s.BodySize = math.NaN() }, false},
+		{"0 windings", func(s *node.DrawSettings) { s.SpringWindings = 0 }, false},
+		{"1 winding", func(s *node.DrawSettings) { s.SpringWindings = 1 }, true},
+		{"1000 windings", func(s *node.DrawSettings) { s.SpringWindings = 1000 }, true},
+		{"1001 windings", func(s *node.DrawSettings) { s.SpringWindings = 1001 }, false},
+		{"tiling 3", func(s *node.DrawSettings) { s.CurveTiling = 3 }, true},
+		{"tiling 1000", func(s *node.DrawSettings) { s.CurveTiling = 1000 }, true},
+		{"tiling 1001", func(s *node.DrawSettings) { s.CurveTiling = 1001 }, false},
+	} {
+		set := node.DefaultDrawSettings()
+		c.edit(&set)
+		if err := set.Check(); (err == nil) != c.ok {
+			t.Errorf("%s: Check() = %v, want accepted %v", c.name, err, c.ok)
+		}
+	}
+}
+
+// TestVisualSizeZero: draw_size accepts 0 (its range is [−1, ∞)), and
+// Size falls back to the default only for a negative size, so a size of
+// 0 is returned as is.
+func TestVisualSizeZero(t *testing.T) {
+	if got := (node.Visual{DrawSize: 0}).Size(0.3); got != 0 {
+		t.Errorf("Size of draw_size 0 = %v, want 0", got)
+	}
+}
+
+// within3 reports whether a and b agree to tol in every component.
+func within3(a, b [3]float64, tol float64) bool {
+	for i := range a {
+		if !numtest.Within(a[i], b[i], tol) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestDrawGeneralPosition: the drawing helpers on points with no zero
+// coordinate, so each component of every shape is checked: a damper's
+// housing ends at p0 + 0.55 (p1 − p0) and its rod at p1 + 0.55 (p0 − p1),
+// with diameters size/2 and size/5 in all three Size slots; a rod spring
+// of rest length ℓ₀ = 2 has rods of 0.4 ℓ₀ = 0.8 along the unit direction
+// and diameter size/4. The expected points are computed by hand from
+// those documented fractions.
+func TestDrawGeneralPosition(t *testing.T) {
+	set := node.DefaultDrawSettings()
+	p0, p1 := [3]float64{1, 2, 3}, [3]float64{3, 5, 9} // p1 − p0 = (2, 3, 6), length 7
+	got := node.SpringDamper(p0, p1, 0.2, [4]float64{1, 0, 0, 1}, true, &set, nil)
+	if len(got) != 3 {
+		t.Fatalf("damped: %d shapes, want 3", len(got))
+	}
+	// 1e-14: one multiply-add of numbers of order 10.
+	if h := got[1]; !within3(h.Q, [3]float64{2.1, 3.65, 6.3}, 1e-14) || h.Size != [3]float64{0.1, 0.1, 0.1} {
+		t.Errorf("housing %+v, want Q = (2.1, 3.65, 6.3), Size 0.1 in every slot", h)
+	}
+	if r := got[2]; !within3(r.Q, [3]float64{1.9, 3.35, 5.7}, 1e-14) || !within3(r.Size, [3]float64{0.04, 0.04, 0.04}, 1e-17) {
+		t.Errorf("rod %+v, want Q = (1.9, 3.35, 5.7), Size 0.04 in every slot", r)
+	}
+
+	// ℓ = 7 and ℓ₀ = 2: rods of 0.8 = 0.4·2 (< 0.45·7), i.e. 0.8/7 of p1 − p0.
+	got = node.RodSpring(p0, p1, 2, 0.2, [4]float64{0, 0, 1, 1}, &set, nil)
+	if len(got) != 3 {
+		t.Fatalf("rod spring: %d shapes, want 3", len(got))
+	}
+	a := [3]float64{1 + 1.6/7, 2 + 2.4/7, 3 + 4.8/7}
+	b := [3]float64{3 - 1.6/7, 5 - 2.4/7, 9 - 4.8/7}
+	if !within3(got[0].Q, a, 1e-14) || !within3(got[2].P, b, 1e-14) {
+		t.Errorf("rods end at %v and %v, want %v and %v", got[0].Q, got[2].P, a, b)
+	}
+	for _, i := range []int{0, 2} {
+		if got[i].Size != [3]float64{0.05, 0.05, 0.05} {
+			t.Errorf("rod %d Size %v, want 0.05 (size/4) in every slot", i, got[i].Size)
+		}
+	}
+}
+
+// TestCoilPointsGeneralAxis: the helix around an axis in general
+// position, against the documented construction computed by hand: the
+// axis direction n = (2, 3, 6)/7 is least aligned with world x, so
+// u = n × x̂ normalized = (0, 6, −3)/√45, v = n × u = (−45, 6, 12)/(7√45),
+// and point j of W·T + 1 is P + f (Q − P) + r (cos 2πWf u + sin 2πWf v)
+// with f = j/(W·T), the ends on the axis.
+func TestCoilPointsGeneralAxis(t *testing.T) {
+	P, Q := [3]float64{1, 2, 3}, [3]float64{3, 5, 9}
+	s := node.Primitive{Kind: node.Coil, P: P, Q: Q, Size: [3]float64{0.4, 0.4, 0.4}, Windings: 2}
+	pts := node.CoilPoints(s, 4, nil)
+	if len(pts) != 9 {
+		t.Fatalf("%d points, want 9", len(pts))
+	}
+	s45 := math.Sqrt(45)
+	u := [3]float64{0, 6 / s45, -3 / s45}
+	v := [3]float64{-45 / (7 * s45), 6 / (7 * s45), 12 / (7 * s45)}
+	for j, p := range pts {
+		f := float64(j) / 8
+		c, sn := math.Cos(4*math.Pi*f), math.Sin(4*math.Pi*f)
+		if j == 0 || j == 8 {
+			c, sn = 0, 0
+		}
+		var want [3]float64
+		for i := range want {
+			want[i] = P[i] + f*(Q[i]-P[i]) + 0.2*(c*u[i]+sn*v[i])
+		}
+		// 1e-13: a few roundings of numbers of order 10.
+		if !within3(p, want, 1e-13) {
+			t.Errorf("point %d = %v, want %v", j, p, want)
+		}
+	}
+}
+
+// TestCoilPointsStartDirection: the helix starts toward u = n × e, e the
+// first world axis least aligned with the axis n (the browser renderer
+// draws the same points). Along x the least aligned are y and z, so e = ŷ
+// and u = x̂ × ŷ = ẑ; along z they are x and y, so e = x̂ and u = ẑ × x̂ = ŷ.
+// The first point after P is P + (Q − P)/(W·T) + r (cos φ u + sin φ v),
+// φ = 2π/T, v = n × u.
+func TestCoilPointsStartDirection(t *testing.T) {
+	c, sn := math.Cos(2*math.Pi/4), math.Sin(2*math.Pi/4)
+	for _, tc := range []struct {
+		q, u, v [3]float64
+	}{
+		{[3]float64{1, 0, 0}, [3]float64{0, 0, 1}, [3]float64{0, -1, 0}},
+		{[3]float64{0, 0, 1}, [3]float64{0, 1, 0}, [3]float64{-1, 0, 0}},
+	} {
+		s := node.Primitive{Kind: node.Coil, Q: tc.q, Size: [3]float64{2, 2, 2}, Windings: 1}
+		pts := node.CoilPoints(s, 4, nil)
+		var want [3]float64
+		for i := range want {
+			want[i] = tc.q[i]/4 + c*tc.u[i] + sn*tc.v[i]
+		}
+		if len(pts) != 5 || !within3(pts[1], want, 1e-15) {
+			t.Errorf("coil along %v: first point %v, want %v", tc.q, pts[1], want)
+		}
+	}
+}
+
+// TestRotateGeneral: Rotate against the rotation matrix of the unit
+// quaternion (w, x, y, z) (the standard closed form, an independent
+// computation), for a quaternion with no zero component; and a third of
+// a turn about (1, 1, 1), q = (½, ½, ½, ½), permutes the axes x → y → z.
+func TestRotateGeneral(t *testing.T) {
+	if got := node.Rotate([4]float64{0.5, 0.5, 0.5, 0.5}, [3]float64{1, 2, 3}); !within3(got, [3]float64{3, 1, 2}, 1e-15) {
+		t.Errorf("third turn about (1,1,1) of (1,2,3) = %v, want (3,1,2)", got)
+	}
+	n := math.Sqrt(1 + 4 + 9 + 16)
+	w, x, y, z := 1/n, -2/n, 3/n, 4/n
+	m := [3][3]float64{
+		{1 - 2*(y*y+z*z), 2 * (x*y - w*z), 2 * (x*z + w*y)},
+		{2 * (x*y + w*z), 1 - 2*(x*x+z*z), 2 * (y*z - w*x)},
+		{2 * (x*z - w*y), 2 * (y*z + w*x), 1 - 2*(x*x+y*y)},
+	}
+	p := [3]float64{0.5, -1.5, 2.5}
+	var want [3]float64
+	for i := range 3 {
+		want[i] = m[i][0]*p[0] + m[i][1]*p[1] + m[i][2]*p[2]
+	}
+	// 1e-14: a dozen roundings of numbers of order 1.
+	if got := node.Rotate([4]float64{w, x, y, z}, p); !within3(got, want, 1e-14) {
+		t.Errorf("Rotate = %v, want %v (rotation matrix)", got, want)
+	}
+}

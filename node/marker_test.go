@@ -177,3 +177,32 @@ func TestConnect(t *testing.T) {
 		}
 	}
 }
+
+// swappedWheel is the wheel with its marker fields in the other order,
+// x = [ω, θ], so the differenced position column is not the first.
+type swappedWheel struct{ wheel }
+
+func (swappedWheel) MarkerFields() []string { return []string{"omega", "theta"} }
+func (w swappedWheel) MarkerKinematics(x []float64, local [3]float64, pos, vel *[3]float64) {
+	w.wheel.MarkerKinematics([]float64{x[1], x[0]}, local, pos, vel)
+}
+
+// TestVelocityJacobianColumnOrder: each column of the Jacobian lands at
+// its field's index whatever the order of the fields: with ω first, the
+// exact velocity column is column 0 and the differenced ∂vel/∂θ column
+// 1, against the analytic Jacobian of the wheel (same tolerance as
+// TestVelocityJacobian).
+func TestVelocityJacobianColumnOrder(t *testing.T) {
+	x := []float64{2, 0.3}
+	var got [6]float64
+	node.VelocityJacobian(swappedWheel{}, x, [3]float64{}, []bool{true, false}, got[:])
+	s, c := math.Sincos(x[1])
+	want := [6]float64{-s, -x[0] * c, c, -x[0] * s, 0, 0}
+	h := node.FDStep(x[1])
+	tol := 2*h*h/6*math.Abs(x[0]) + 1e-9
+	for i := range want {
+		if !numtest.Within(got[i], want[i], tol) {
+			t.Errorf("J[%d] = %v, want %v (tolerance %v)", i, got[i], want[i], tol)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -105,6 +106,51 @@ func TestDidYouMean(t *testing.T) {
 	}
 	if got := node.DidYouMean("zzzz", names); !strings.Contains(got, `valid: "position", "velocity", "table_position"`) {
 		t.Errorf("DidYouMean lists %q", got)
+	}
+}
+
+// TestDidYouMeanRanking: the suggestions are the three best by edit
+// distance, ties broken by name, whatever the order of the candidates
+// (distances counted by hand for "rate", limit max(2, 4/3) = 2: grate,
+// rat, rates 1; aerate 2 (and it contains "rate"); zzz 4, not close).
+// A name exactly at the limit is still close ("vlocty" is two
+// insertions from "velocity", limit 2), and a name of three characters
+// or more is close to any name containing it. With no close name the valid
+// names are listed when there are at most twelve, and not beyond.
+func TestDidYouMeanRanking(t *testing.T) {
+	const want = ` (did you mean "grate", "rat", "rates"?)`
+	for _, names := range [][]string{
+		{"grate", "rat", "zzz", "rates", "aerate"},
+		{"aerate", "rates", "zzz", "rat", "grate"},
+	} {
+		if got := node.DidYouMean("rate", names); got != want {
+			t.Errorf("DidYouMean(rate, %q) = %q, want %q", names, got, want)
+		}
+	}
+	if got := node.DidYouMean("rate", []string{"zzz", "aerate", "rates"}); got != ` (did you mean "rates", "aerate"?)` {
+		t.Errorf("DidYouMean(rate) = %q, want rates (distance 1) before aerate (2)", got)
+	}
+	if got := node.DidYouMean("vlocty", []string{"velocity"}); got != ` (did you mean "velocity"?)` {
+		t.Errorf("DidYouMean(vlocty) = %q, want velocity at distance 2 = limit", got)
+	}
+	// A name of three or more characters is also close to a name that
+	// contains it, whatever the distance ("rat" is 4 from "pirates"); a
+	// shorter name is not (a two-letter name is inside too many).
+	if got := node.DidYouMean("rat", []string{"pirates"}); got != ` (did you mean "pirates"?)` {
+		t.Errorf("DidYouMean(rat, pirates) = %q, want pirates (contains rat)", got)
+	}
+	if got := node.DidYouMean("ra", []string{"rates"}); got != ` (valid: "rates")` {
+		t.Errorf("DidYouMean(ra, rates) = %q, want no suggestion (distance 3 > 2, name too short)", got)
+	}
+	var twelve []string
+	for i := range 13 {
+		twelve = append(twelve, fmt.Sprintf("zz%02d", i))
+	}
+	if got := node.DidYouMean("position", twelve[:12]); !strings.HasPrefix(got, ` (valid: "zz00", `) || strings.Count(got, `"`) != 24 {
+		t.Errorf("DidYouMean with 12 candidates = %q, want all 12 listed", got)
+	}
+	if got := node.DidYouMean("position", twelve); got != "" {
+		t.Errorf("DidYouMean with 13 candidates = %q, want none listed", got)
 	}
 }
 

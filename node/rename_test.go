@@ -48,6 +48,8 @@ func TestRenamedFieldsConflict(t *testing.T) {
 		"current":   {Type: "x", State: []node.Field{{Name: "a"}, {Name: "b", Formerly: []string{"a"}}}},
 		"twice":     {Type: "x", Outputs: []node.Field{{Name: "a", Formerly: []string{"c"}}, {Name: "b", Formerly: []string{"c"}}}},
 		"state-out": {Type: "x", State: []node.Field{{Name: "a"}}, Outputs: []node.Field{{Name: "b", Formerly: []string{"a"}}}},
+		// The conflicting name is the first output (index 0).
+		"out-state": {Type: "x", State: []node.Field{{Name: "b", Formerly: []string{"a"}}}, Outputs: []node.Field{{Name: "a"}}},
 	} {
 		func() {
 			defer func() {
@@ -57,5 +59,18 @@ func TestRenamedFieldsConflict(t *testing.T) {
 			}()
 			node.NewSpec(s)
 		}()
+	}
+}
+
+// TestVelocityFieldFirst: a position field's rate may be any velocity
+// field of the state, the first one included: a spec listing the
+// velocity before the position is consistent and builds.
+func TestVelocityFieldFirst(t *testing.T) {
+	s := node.NewSpec(node.Spec{Type: "x", State: []node.Field{
+		{Name: "v", Role: node.Velocity, Shape: node.Vec(2)},
+		{Name: "x", Role: node.Position, Rate: "v", Shape: node.Vec(2)},
+	}})
+	if s.StateLayout.Size() != 4 || s.StateLayout.Offset(1) != 2 {
+		t.Errorf("state layout of %d values, x at %d; want 4, x at 2", s.StateLayout.Size(), s.StateLayout.Offset(1))
 	}
 }

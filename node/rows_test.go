@@ -1,6 +1,7 @@
 package node
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -212,5 +213,50 @@ func TestRowsConcurrentBuild(t *testing.T) {
 		if r.At(7).mass != 70 {
 			t.Errorf("rows %d: row 7 mass %v, want 70", g, r.At(7).mass)
 		}
+	}
+}
+
+// TestUniformRowsStoredOnceBounds: rows stored once still check their
+// indices as rows stored one per member do: At(n) panics instead of
+// returning row 0, and Walk takes exactly the documented ranges — [0, n)
+// and every non-empty range inside it — and panics for an empty range or
+// one that leaves [0, n).
+func TestUniformRowsStoredOnceBounds(t *testing.T) {
+	same := func(a, b *law) bool { return *a == *b }
+	r := NewUniformRows(newPubNodes(4, func(int) float64 { return 2 }), lawOf, same)
+	if !r.shared {
+		t.Fatal("equal members: rows not stored once")
+	}
+	panics := func(name string, f func()) {
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s did not panic", name)
+			}
+		}()
+		f()
+	}
+	panics("At(4) of 4 rows", func() { r.At(4) })
+	panics("At(-1)", func() { r.At(-1) })
+	for _, c := range [][2]int{{1, 1}, {-1, 2}, {3, 5}, {2, 1}} {
+		panics(fmt.Sprintf("Walk(%d, %d)", c[0], c[1]), func() { r.Walk(c[0], c[1]) })
+	}
+	for _, c := range [][2]int{{0, 4}, {0, 1}, {3, 4}} {
+		if p, stride := r.Walk(c[0], c[1]); p != unsafe.Pointer(r.At(0)) || stride != 0 {
+			t.Errorf("Walk(%d, %d) = %p, %d; want row 0, 0", c[0], c[1], p, stride)
+		}
+	}
+}
+
+// TestUniformRowsOfOne: a family of one member is not stored shared (one
+// row is already stored once), so Span, which panics only for rows
+// shared by several members, returns its row.
+func TestUniformRowsOfOne(t *testing.T) {
+	same := func(a, b *law) bool { return *a == *b }
+	r := NewUniformRows(newPubNodes(1, func(int) float64 { return 7 }), lawOf, same)
+	if !r.Uniform() {
+		t.Error("a single member: not uniform")
+	}
+	if got := r.Span(0, 1); len(got) != 1 || got[0].mass != 7 {
+		t.Errorf("Span(0, 1) = %v, want one row of mass 7", got)
 	}
 }
