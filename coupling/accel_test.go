@@ -223,3 +223,92 @@ func TestAccelStateRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// An iterated group whose members read nothing from one another has an
+// interface of no values (graph builds its accelerator with n = 0): every
+// accelerator accepts n = 0 and iterates it, over several steps of
+// several iterates (IQN-ILS then has no room for a column), without
+// panicking and without columns or fallbacks.
+func TestEmptyInterface(t *testing.T) {
+	for _, m := range []Accel{Relaxation, Aitken, IQNILS} {
+		acc, err := NewAccelerator(Acceleration{Accel: m}, 0)
+		if err != nil {
+			t.Fatalf("%s: NewAccelerator(n = 0): %v", m, err)
+		}
+		for range 2 {
+			acc.Begin()
+			for range 3 {
+				acc.Next([]float64{}, []float64{}, []float64{})
+			}
+			acc.End()
+		}
+		if st := acc.Stats(); st.Accel != m || st.Columns != 0 || st.Fallbacks != 0 || st.Dropped != 0 {
+			t.Errorf("%s: stats %+v after two steps of an empty interface", m, st)
+		}
+	}
+}
+
+// Aitken bounds its factor to |ω| ≤ OmegaMax, so a factor clamped to the
+// bound (the secant factor 100 of G(u) = 0.99u + 1, bounded to 2, as in
+// TestAitkenScalar; −100 of G(u) = 1.01u + 1, bounded to −2) is a state
+// the accelerator reaches: saved, it restores into an accelerator with
+// the same bound. A factor beyond the bound is rejected.
+func TestAitkenStateAtBound(t *testing.T) {
+	for _, c := range []struct {
+		lambda, want float64
+	}{{0.99, 2}, {1.01, -2}} {
+		acc, _ := NewAccelerator(Acceleration{Accel: Aitken, OmegaMax: 2}, 1)
+		iterate(acc, linearMap{a: [][]float64{{c.lambda}}, b: []float64{1}}, []float64{0}, 3)
+		st := acc.(StateSaver).SaveState()
+		if st.Omega != c.want {
+			t.Fatalf("λ = %v: saved ω = %v, want the bound %v", c.lambda, st.Omega, c.want)
+		}
+		fresh, _ := NewAccelerator(Acceleration{Accel: Aitken, OmegaMax: 2}, 1)
+		if err := fresh.(StateSaver).RestoreState(st); err != nil {
+			t.Errorf("λ = %v: state with ω at the bound rejected: %v", c.lambda, err)
+		} else if got := fresh.Stats().Omega; got != c.want {
+			t.Errorf("λ = %v: restored ω = %v, want %v", c.lambda, got, c.want)
+		}
+		st.Omega = 2 * c.want
+		if err := fresh.(StateSaver).RestoreState(st); err == nil {
+			t.Errorf("λ = %v: ω = %v beyond the bound 2 accepted", c.lambda, st.Omega)
+		}
+	}
+}
+
+// IQN-ILS states from step 0 are valid: a fresh accelerator's (no step
+// begun) and that of one iterated without Begin (one fixed-point solve,
+// no time windows), whose columns carry the tag 0. Each restores into a
+// fresh accelerator, which then iterates bit for bit as the original
+// (the contract of StateSaver).
+func TestIQNILSStateFromStepZero(t *testing.T) {
+	a := Acceleration{Accel: IQNILS, Reuse: 1}
+	fresh, _ := NewAccelerator(a, 2)
+	st := fresh.(StateSaver).SaveState()
+	other, _ := NewAccelerator(a, 2)
+	if err := other.(StateSaver).RestoreState(st); err != nil {
+		t.Errorf("state of a fresh accelerator (step %d) rejected: %v", st.Step, err)
+	}
+
+	g := linearMap{a: [][]float64{{0.5, -2}, {1, 0.3}}, b: []float64{1, 2}}
+	acc, _ := NewAccelerator(a, 2)
+	u, gu, next := []float64{0, 0}, make([]float64, 2), make([]float64, 2)
+	for range 3 {
+		g.apply(gu, u)
+		acc.Next(next, u, gu)
+		u, next = next, u
+	}
+	st = acc.(StateSaver).SaveState()
+	if st.Step != 0 || len(st.Tags) != 2 || st.Tags[0] != 0 || st.Tags[1] != 0 {
+		t.Fatalf("state after three iterates without Begin: step %d, tags %v; want step 0, tags [0 0]", st.Step, st.Tags)
+	}
+	restored, _ := NewAccelerator(a, 2)
+	if err := restored.(StateSaver).RestoreState(st); err != nil {
+		t.Fatalf("state with columns of step 0 rejected: %v", err)
+	}
+	k1, u1 := iterate(acc, g, []float64{3, 1}, 50)
+	k2, u2 := iterate(restored, g, []float64{3, 1}, 50)
+	if k1 != k2 || math.Float64bits(u1[0]) != math.Float64bits(u2[0]) || math.Float64bits(u1[1]) != math.Float64bits(u2[1]) {
+		t.Errorf("%d iterations to %v, restored %d to %v", k1, u1, k2, u2)
+	}
+}

@@ -2,13 +2,17 @@ package coupling
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// ParseStrategy reads what String writes.
+// ParseStrategy reads what String writes. The texts include numbers of
+// several significant digits (String writes each float in the shortest
+// form that reads back to the same value, not rounded) and rate 1, the
+// smallest valid rate (one substep per step).
 func TestParseRoundTrip(t *testing.T) {
 	for _, text := range []string{
 		"jacobi",
@@ -18,6 +22,8 @@ func TestParseRoundTrip(t *testing.T) {
 		"iterative:iqn-ils,reuse=2,filter=1e-06,columns=4",
 		"jacobi,rate.fast=10,rate.mid=2,interp=linear",
 		"iterative:iqn-ils,group.g=a+b+s,reuse=1,rate.b=10,interp=linear",
+		"iterative:aitken,omega=0.35,omegamax=1.75,atol=2.5e-09,rtol=1.25e-06",
+		"jacobi,rate.a=1,rate.b=3",
 	} {
 		s, err := ParseStrategy(text)
 		if err != nil {
@@ -85,5 +91,28 @@ func TestResolved(t *testing.T) {
 	}
 	if a := (Iteration{Acceleration: Acceleration{Accel: Aitken}}).Resolved().Acceleration; a.Omega != DefaultOmega0 {
 		t.Errorf("aitken ω0 = %v", a.Omega)
+	}
+}
+
+// Each option type's zero value means its documented default, and String
+// names that default; a named value is its own name.
+func TestZeroValueNames(t *testing.T) {
+	for _, c := range []struct {
+		zero, named fmt.Stringer
+		wantZero    string
+		wantNamed   string
+	}{
+		{Scheme(""), Iterative, "jacobi", "iterative"},
+		{Accel(""), IQNILS, "relaxation", "iqn-ils"},
+		{Interpolation(""), Linear, "hold", "linear"},
+		{Predictor(""), LinearPredictor, "constant", "linear"},
+		{Policy(""), Accept, "stop", "accept"},
+	} {
+		if got := c.zero.String(); got != c.wantZero {
+			t.Errorf("%T zero value: String() = %q, want %q", c.zero, got, c.wantZero)
+		}
+		if got := c.named.String(); got != c.wantNamed {
+			t.Errorf("%T %q: String() = %q, want %q", c.named, c.wantNamed, got, c.wantNamed)
+		}
 	}
 }

@@ -1033,3 +1033,51 @@ func TestForceInput(t *testing.T) {
 		t.Errorf("MarkerInverseMass = %v, want %v", inv, want)
 	}
 }
+
+// The largest finite step, dt = math.MaxFloat64, is finite and positive,
+// inside Update's domain: it is accepted and written, by the node and by
+// the batch kernel alike. A ball without gravity, force or table and at
+// rest has zero acceleration, so it stays where it is for any step:
+// v' = 0 + 0·dt = 0 and x' = x + dt·0 = x, exactly (no rounding). The
+// destination starts with sentinels, so a step that returned without
+// writing shows.
+func TestUpdateLargestFiniteStep(t *testing.T) {
+	p := ball.DefaultParams()
+	p.Gravity = 0
+	n := newBall(t, p)
+	dst := []float64{42, 43}
+	if err := n.Update(0, math.MaxFloat64, []float64{1.5, 0}, noTable(), dst); err != nil || dst[0] != 1.5 || dst[1] != 0 {
+		t.Errorf("Update(dt = MaxFloat64) = %v, %v; want [1.5 0], nil", dst, err)
+	}
+	members := []node.Node{n, newBall(t, p)}
+	b := n.NewBatch(members).(node.BatchUpdater)
+	x, bd := []float64{1.5, 0, -2, 0}, []float64{42, 43, 44, 45}
+	a := &node.BatchArgs{Dt: math.MaxFloat64, Lo: 0, Hi: 2,
+		X: node.Strided{Buf: x, Stride: 2}, Dst: node.Strided{Buf: bd, Stride: 2},
+		In:      []node.Strided{{Buf: []float64{0, 0}, Stride: 1}, {Buf: []float64{0, 0}, Stride: 1}},
+		Present: []bool{false, true}}
+	if err := b.Update(a); err != nil || !cmp.Equal(bd, []float64{1.5, 0, -2, 0}) {
+		t.Errorf("batch Update(dt = MaxFloat64) = %v, %v; want [1.5 0 -2 0], nil", bd, err)
+	}
+}
+
+// Update's contact rule is x' < table_position (doc comment of Update): a
+// step that ends exactly on the surface is not yet an impact, and the
+// ball keeps its velocity; the next step, which would carry it below,
+// bounces it. Without gravity or force, from x = 1 m at −1 m/s with
+// dt = 1 s and the table at 0: x₁ = 1 + 1·(−1) = 0 exactly, v₁ = −1; then
+// x₂ would be −1 < 0, so x₂ = 0 and v₂ = −e·(−1) = 0.8 (e = 0.8, one
+// rounded product: exact as written).
+func TestContactIsBelowTheSurface(t *testing.T) {
+	p := ball.DefaultParams()
+	p.Gravity = 0
+	n := newBall(t, p)
+	x := step(t, n, 0, 1, []float64{1, -1}, onTable(0))
+	if x[0] != 0 || x[1] != -1 {
+		t.Fatalf("step ending on the surface: %v, want [0 -1] (no impact yet)", x)
+	}
+	x = step(t, n, 1, 1, x, onTable(0))
+	if x[0] != 0 || x[1] != 0.8 {
+		t.Errorf("next step: %v, want [0 0.8] (the bounce)", x)
+	}
+}

@@ -53,6 +53,10 @@ func TestBatchKernelMatchesMembers(t *testing.T) {
 // is 9.81 to the bit): the rule's boundary, where the ball still rests.
 // Every entry is exact, so compared exactly. Each case is checked
 // against Derivatives too: resting exactly where Derivatives returns 0.
+// DerivativesParamJacobian is held to the same cases: ∂v̇/∂gravity = 1
+// and ∂v̇/∂mass = −F/m² in flight (m ≠ 1, so that −F/m² differs from −F
+// and −F·m²; division by m² = 4 is exact), zero at rest, the boundary
+// included.
 func TestDerivativesJacobian(t *testing.T) {
 	b, err := ball.New(ball.Params{Mass: 2, Gravity: -9.81, Elasticity: 0.5})
 	if err != nil {
@@ -63,6 +67,18 @@ func TestDerivativesJacobian(t *testing.T) {
 	nu := spec.InputLayout.Size()
 	force, table := spec.InputOffset("force"), spec.InputOffset("table_position")
 	tableIdx := spec.InputLayout.Index("table_position")
+	np, colGravity, colMass := len(spec.Params), -1, -1
+	for i, p := range spec.Params {
+		switch p.Name {
+		case "gravity":
+			colGravity = i
+		case "mass":
+			colMass = i
+		}
+	}
+	if colGravity < 0 || colMass < 0 {
+		t.Fatalf("no gravity or mass parameter in %v", spec.Params)
+	}
 	for _, c := range []struct {
 		name    string
 		x, v, f float64
@@ -119,6 +135,21 @@ func TestDerivativesJacobian(t *testing.T) {
 		}
 		if resting := d[pos] == 0 && d[vel] == 0; resting != c.rest {
 			t.Errorf("%s: Derivatives = %v, resting %v; the case says %v", c.name, d, resting, c.rest)
+		}
+		// The parameter Jacobian follows the same rest rule.
+		dp := make([]float64, 2*np)
+		if err := b.DerivativesParamJacobian(0, x, in, dp); err != nil {
+			t.Fatalf("%s: DerivativesParamJacobian: %v", c.name, err)
+		}
+		wantP := make([]float64, 2*np)
+		if !c.rest {
+			wantP[vel*np+colGravity], wantP[vel*np+colMass] = 1, -c.f/4
+		}
+		for i := range wantP {
+			if dp[i] != wantP[i] {
+				t.Errorf("%s: ∂f/∂p = %v, want %v", c.name, dp, wantP)
+				break
+			}
 		}
 		// Either destination may be nil.
 		if err := b.DerivativesJacobian(0, x, in, nil, du); err != nil || du[vel*nu+force] != wantU[vel*nu+force] {

@@ -84,3 +84,48 @@ func TestBatchKernelEqualLawThenTuned(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// An empty row range [Lo, Lo) is a valid kernel call (node.BatchArgs:
+// rows [Lo, Hi)): a caller that splits a family into chunks may hand a
+// kernel a chunk with no rows. Update and Derivatives then return nil
+// and write nothing: the destination keeps its sentinel values, at the
+// start, the middle and the end of the family.
+func TestBatchKernelEmptyRange(t *testing.T) {
+	const n = 3
+	members := make([]node.Node, n)
+	for i := range members {
+		m, err := masspoint.New(masspoint.Params{Mass: 2, Gravity: [3]float64{0, 0, -9.81}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		members[i] = m
+	}
+	b := members[0].(node.Batcher).NewBatch(members)
+	x, f, dst := make([]float64, 6*n), make([]float64, 3*n), make([]float64, 6*n)
+	for i := range x {
+		x[i] = float64(i)
+	}
+	for i := range f {
+		f[i] = 1
+	}
+	for lo := range n + 1 {
+		for i := range dst {
+			dst[i] = -7
+		}
+		a := &node.BatchArgs{Dt: 0.01, Lo: lo, Hi: lo,
+			X: node.Strided{Buf: x, Stride: 6}, Dst: node.Strided{Buf: dst, Stride: 6},
+			In: []node.Strided{{Buf: f, Stride: 3}}, Present: []bool{true}}
+		if err := b.(node.BatchUpdater).Update(a); err != nil {
+			t.Errorf("Update of rows [%d, %d): %v, want nil", lo, lo, err)
+		}
+		if err := b.(node.BatchDeriver).Derivatives(a); err != nil {
+			t.Errorf("Derivatives of rows [%d, %d): %v, want nil", lo, lo, err)
+		}
+		for i, v := range dst {
+			if v != -7 {
+				t.Errorf("rows [%d, %d): dst[%d] = %v, want the sentinel -7 (nothing written)", lo, lo, i, v)
+				break
+			}
+		}
+	}
+}

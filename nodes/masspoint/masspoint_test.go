@@ -128,11 +128,14 @@ func checkParamError(t *testing.T, err error, param string) {
 // velocities v_1 … v_n). The tolerance 1e-12 (relative above 1) covers
 // rounding over 1000 additions (about 1000·2⁻⁵³ ≈ 1e-13). The same numbers
 // also equal the continuous solution plus the scheme's known position
-// error ½·a·Δt·t, which ties the discrete form to the physics.
+// error ½·a·Δt·t, which ties the discrete form to the physics. Gravity
+// has a component on every axis (a tilted frame), each component a
+// different value, so that each axis's acceleration is checked to be its
+// own component of g.
 func TestFreeFall(t *testing.T) {
 	p := DefaultParams()
 	p.Mass = 2.5
-	p.Gravity = [3]float64{0, 0, -9.81}
+	p.Gravity = [3]float64{1.25, -0.75, -9.81}
 	p.InitialPosition = [3]float64{1, -2, 100}
 	p.InitialVelocity = [3]float64{0.5, 0, 3}
 	nd := mustNew(t, p)

@@ -91,11 +91,19 @@ func TestTimeEventsContract(t *testing.T) {
 		}
 	}
 	// Pulse edges: exactly D + mP and D + mP + W, even after many periods.
+	// Just below each rising edge (the next float down) the pulse is low
+	// and the edge is the next event: there (t − D)/P can round up to m
+	// (at m = 19, 33, 38, … for these numbers), and the count is
+	// corrected to the edges' own times.
 	for m := range 100000 {
 		rise := 0.05 + float64(m)*0.3
 		k, prev, next := pulse.TimeEvents(rise)
 		if k != 2*m+1 || prev != rise || next != rise+0.1 {
 			t.Fatalf("pulse at rise %d (%v): %d, %v, %v", m, rise, k, prev, next)
+		}
+		before := math.Nextafter(rise, math.Inf(-1))
+		if k, prev, next := pulse.TimeEvents(before); k != 2*m || next != rise || !(prev <= before) {
+			t.Fatalf("pulse just below rise %d (%v): %d, %v, %v; want %d, prev ≤ t, next %v", m, before, k, prev, next, 2*m, rise)
 		}
 	}
 	// A sine has no time events.
@@ -188,5 +196,65 @@ func TestPulseFarFuture(t *testing.T) {
 			t.Errorf("TimeEvents(%v) = %d, %v, %v", tm, k, prev, next)
 		}
 		_ = out(t, p, tm)
+	}
+}
+
+// The pulse reports its edges up to 2^52 periods after the delay, counted
+// from the delay, not from t = 0. Both cases below have edges exactly
+// representable, so the expected events are exact:
+//   - a train delayed by D = 3·2^49 s (P = 0.5 s, W = 0.25 s; the spacing
+//     of floats near D is 0.25 s) at its first rising edge t = D: the
+//     first pulse, from D to D + W;
+//   - P = 3 s, W = 2 s, no delay, at t = 2^52·P exactly (floats 2 s apart
+//     there): the rising edge of pulse 2^52, k = 2^53 + 1 edges at or
+//     before t, the next edge at t + W.
+func TestPulseEdgesUpTo2p52Periods(t *testing.T) {
+	for _, c := range []struct {
+		per, w, d, t float64
+		k            int
+		prev, next   float64
+	}{
+		{0.5, 0.25, 3 << 49, 3 << 49, 1, 3 << 49, 3<<49 + 0.25},
+		{3, 2, 0, 3 << 52, 1<<53 + 1, 3 << 52, 3<<52 + 2},
+	} {
+		p, err := source.NewPulse(source.PulseParams{Period: c.per, Width: c.w, Delay: c.d, Amplitude: []float64{1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, prev, next := p.TimeEvents(c.t); k != c.k || prev != c.prev || next != c.next {
+			t.Errorf("P = %v, W = %v, D = %v: TimeEvents(%v) = %d, %v, %v; want %d, %v, %v", c.per, c.w, c.d, c.t, k, prev, next, c.k, c.prev, c.next)
+		}
+		if y := out(t, p, c.t)[0]; y != 1 {
+			t.Errorf("P = %v, W = %v, D = %v: output at the rising edge %v = %v, want 1 (high)", c.per, c.w, c.d, c.t, y)
+		}
+	}
+}
+
+// Beyond 2^52 periods after the delay the pulse is high exactly when the
+// phase since the delay, (t − D) mod P, is below W (a falling edge itself
+// is low, as in the near range). P = 3 s, W = 2 s, D = 4 s, at
+// t = 2^54 + 4j: floats are 4 apart there, so t − D and the phase are
+// exact, and the phase is j mod 3 (2^54 ≡ 1 and 4 ≡ 1 mod 3), computed
+// here in integer arithmetic: high for j ≡ 0, 1, low at the falling edge
+// j ≡ 2.
+func TestPulseFarFuturePhase(t *testing.T) {
+	const per, w, d = 3, 2, 4
+	p, err := source.NewPulse(source.PulseParams{Period: per, Width: w, Delay: d, Amplitude: []float64{1}, Offset: []float64{-1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range int64(6) {
+		ti := int64(1)<<54 + 4*j
+		high := (ti-d)%per < w
+		want, wantK := -1.0, 2
+		if high {
+			want, wantK = 0, 1
+		}
+		if y := out(t, p, float64(ti))[0]; y != want {
+			t.Errorf("pulse(2^54 + %d) = %v, want %v (phase %d)", 4*j, y, want, (ti-d)%per)
+		}
+		if k, _, _ := p.TimeEvents(float64(ti)); k != wantK {
+			t.Errorf("TimeEvents(2^54 + %d): k = %d, want %d (phase %d)", 4*j, k, wantK, (ti-d)%per)
+		}
 	}
 }
