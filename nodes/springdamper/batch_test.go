@@ -153,3 +153,107 @@ func TestBatchKernelEqualLawThenTuned(t *testing.T) {
 		})
 	}
 }
+
+// A family whose linear laws differ in one parameter only (stiffness,
+// damping, offset or active) is not one law: the kernel must give each
+// member its own parameters, not the first member's. CheckBatch compares
+// the kernel bit for bit with the members' own Outputs on the
+// point–point path, with the members differing from construction on (not
+// only after SetParams, as in TestBatchKernelEqualLawThenTuned).
+func TestBatchKernelLawsDifferingInOneParameter(t *testing.T) {
+	base := springdamper.DefaultParams()
+	base.Stiffness, base.Damping, base.Offset = [3]float64{120, 80, 40}, [3]float64{1.5, 0.5, 0.25}, [3]float64{0.1, 0, -0.2}
+	for _, c := range []struct {
+		name string
+		set  func(p *springdamper.Params, i int)
+	}{
+		{"stiffness", func(p *springdamper.Params, i int) { p.Stiffness[1] += float64(i) }},
+		{"damping", func(p *springdamper.Params, i int) { p.Damping[2] += float64(i) }},
+		{"offset", func(p *springdamper.Params, i int) { p.Offset[0] += float64(i) / 10 }},
+		{"active", func(p *springdamper.Params, i int) { p.Active = i%2 == 0 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(13, uint64(len(c.name))))
+			members := make([]node.Node, 5)
+			for i := range members {
+				p := base
+				c.set(&p, i)
+				n, err := springdamper.New(p, batchMarkers["point"](t, rng), batchMarkers["point"](t, rng))
+				if err != nil {
+					t.Fatal(err)
+				}
+				members[i] = n
+			}
+			for _, err := range verification.CheckBatch(members, verification.BatchOptions{Seed: 17}) {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// A chain of connectors between mass points, as a graph lays it out: the
+// points' states are rows of one buffer (position, then velocity: 6
+// values each), connector i joins point i (its marker 0) and point i+1
+// (its marker 1, one row further), and the two loads of connector i are
+// the 6-value row i of one output buffer. When only the loads are needed
+// the kernel reads that layout directly. The reference is each member's
+// own Outputs on its row's values (node.Batch requires the kernel to
+// match it bit for bit); positions, velocities and parameters have three
+// distinct non-zero components, so that each axis's difference and
+// damping term is seen.
+func TestBatchKernelChainLayout(t *testing.T) {
+	const n = 5
+	rng := rand.New(rand.NewPCG(19, 23))
+	members := make([]node.Node, n)
+	for i := range members {
+		p := springdamper.DefaultParams()
+		p.Stiffness, p.Damping, p.Offset = [3]float64{100 + rv3(rng, 10)[0], 80, 60}, [3]float64{3, 2 + rng.Float64(), 1}, rv3(rng, 0.1)
+		m, err := springdamper.New(p, batchMarkers["point"](t, rng), batchMarkers["point"](t, rng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		members[i] = m
+	}
+	body := make([]float64, 6*(n+1))
+	for i := range body {
+		body[i] = rng.NormFloat64()
+	}
+	spec := members[0].Spec()
+	ny := spec.OutputLayout.Size()
+	loads := make([]float64, 6*n)
+	need := make([]bool, len(spec.Outputs))
+	need[len(need)-2], need[len(need)-1] = true, true // the loads of marker 0 and 1
+	a := &node.BatchArgs{
+		Lo: 0, Hi: n,
+		In: []node.Strided{
+			{Buf: body, Off: 0, Stride: 6}, {Buf: body, Off: 3, Stride: 6},
+			{Buf: body, Off: 6, Stride: 6}, {Buf: body, Off: 9, Stride: 6},
+		},
+		Out:  make([]node.Strided, len(spec.Outputs)),
+		Need: need,
+	}
+	for f := range a.Out {
+		a.Out[f] = node.Strided{Buf: make([]float64, ny*n), Off: 0, Stride: ny}
+	}
+	a.Out[len(need)-2] = node.Strided{Buf: loads, Off: 0, Stride: 6}
+	a.Out[len(need)-1] = node.Strided{Buf: loads, Off: 3, Stride: 6}
+	b := members[0].(node.Batcher).NewBatch(members)
+	if err := b.(node.BatchOutputter).Outputs(a); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range members {
+		in := node.Inputs{Values: append([]float64(nil), body[6*i:6*i+12]...), Present: make([]bool, len(spec.Inputs))}
+		for k := range in.Present {
+			in.Present[k] = true
+		}
+		dst := make([]float64, ny)
+		if err := m.(node.Outputter).Outputs(0, nil, in, dst); err != nil {
+			t.Fatal(err)
+		}
+		for k := range 6 {
+			if got, want := loads[6*i+k], dst[ny-6+k]; math.Float64bits(got) != math.Float64bits(want) {
+				t.Errorf("connector %d: load value %d = %v, its own Outputs %v", i, k, got, want)
+			}
+		}
+	}
+}
