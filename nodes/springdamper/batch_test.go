@@ -156,7 +156,8 @@ func TestBatchKernelEqualLawThenTuned(t *testing.T) {
 
 // A family whose linear laws differ in one parameter only (stiffness,
 // damping, offset or active) is not one law: the kernel must give each
-// member its own parameters, not the first member's. CheckBatch compares
+// member its own parameters, not the first member's (every member
+// differs from the first). CheckBatch compares
 // the kernel bit for bit with the members' own Outputs on the
 // point–point path, with the members differing from construction on (not
 // only after SetParams, as in TestBatchKernelEqualLawThenTuned).
@@ -170,7 +171,7 @@ func TestBatchKernelLawsDifferingInOneParameter(t *testing.T) {
 		{"stiffness", func(p *springdamper.Params, i int) { p.Stiffness[1] += float64(i) }},
 		{"damping", func(p *springdamper.Params, i int) { p.Damping[2] += float64(i) }},
 		{"offset", func(p *springdamper.Params, i int) { p.Offset[0] += float64(i) / 10 }},
-		{"active", func(p *springdamper.Params, i int) { p.Active = i%2 == 0 }},
+		{"active", func(p *springdamper.Params, i int) { p.Active = i == 0 }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(13, uint64(len(c.name))))
@@ -196,11 +197,15 @@ func TestBatchKernelLawsDifferingInOneParameter(t *testing.T) {
 // values each), connector i joins point i (its marker 0) and point i+1
 // (its marker 1, one row further), and the two loads of connector i are
 // the 6-value row i of one output buffer. When only the loads are needed
-// the kernel reads that layout directly. The reference is each member's
-// own Outputs on its row's values (node.Batch requires the kernel to
-// match it bit for bit); positions, velocities and parameters have three
-// distinct non-zero components, so that each axis's difference and
-// damping term is seen.
+// the kernel reads that layout directly; the variants break one of its
+// conditions (the chain reversed, so marker 1 comes first; marker 0's or
+// marker 1's velocity, or marker 1's load, in a buffer of its own, while
+// the chain buffer holds other numbers where it would be), and the
+// kernel must then not read the chain layout. The reference is each
+// member's own Outputs on its row's input values (node.Batch requires
+// the kernel to match it bit for bit); positions, velocities and
+// parameters have three distinct non-zero components, so that each
+// axis's difference and damping term is seen.
 func TestBatchKernelChainLayout(t *testing.T) {
 	const n = 5
 	rng := rand.New(rand.NewPCG(19, 23))
@@ -214,46 +219,65 @@ func TestBatchKernelChainLayout(t *testing.T) {
 		}
 		members[i] = m
 	}
-	body := make([]float64, 6*(n+1))
-	for i := range body {
-		body[i] = rng.NormFloat64()
+	random := func(l int) []float64 {
+		v := make([]float64, l)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		return v
 	}
 	spec := members[0].Spec()
 	ny := spec.OutputLayout.Size()
-	loads := make([]float64, 6*n)
-	need := make([]bool, len(spec.Outputs))
-	need[len(need)-2], need[len(need)-1] = true, true // the loads of marker 0 and 1
-	a := &node.BatchArgs{
-		Lo: 0, Hi: n,
-		In: []node.Strided{
-			{Buf: body, Off: 0, Stride: 6}, {Buf: body, Off: 3, Stride: 6},
-			{Buf: body, Off: 6, Stride: 6}, {Buf: body, Off: 9, Stride: 6},
-		},
-		Out:  make([]node.Strided, len(spec.Outputs)),
-		Need: need,
-	}
-	for f := range a.Out {
-		a.Out[f] = node.Strided{Buf: make([]float64, ny*n), Off: 0, Stride: ny}
-	}
-	a.Out[len(need)-2] = node.Strided{Buf: loads, Off: 0, Stride: 6}
-	a.Out[len(need)-1] = node.Strided{Buf: loads, Off: 3, Stride: 6}
-	b := members[0].(node.Batcher).NewBatch(members)
-	if err := b.(node.BatchOutputter).Outputs(a); err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range members {
-		in := node.Inputs{Values: append([]float64(nil), body[6*i:6*i+12]...), Present: make([]bool, len(spec.Inputs))}
-		for k := range in.Present {
-			in.Present[k] = true
-		}
-		dst := make([]float64, ny)
-		if err := m.(node.Outputter).Outputs(0, nil, in, dst); err != nil {
-			t.Fatal(err)
-		}
-		for k := range 6 {
-			if got, want := loads[6*i+k], dst[ny-6+k]; math.Float64bits(got) != math.Float64bits(want) {
-				t.Errorf("connector %d: load value %d = %v, its own Outputs %v", i, k, got, want)
+	fl0, fl1 := len(spec.Outputs)-2, len(spec.Outputs)-1 // the loads of marker 0 and 1
+	for _, variant := range []string{"chain", "reversed", "v0 apart", "v1 apart", "load 1 apart"} {
+		t.Run(variant, func(t *testing.T) {
+			body, loads := random(6*(n+1)), make([]float64, 6*n)
+			in := []node.Strided{
+				{Buf: body, Off: 0, Stride: 6}, {Buf: body, Off: 3, Stride: 6},
+				{Buf: body, Off: 6, Stride: 6}, {Buf: body, Off: 9, Stride: 6},
 			}
-		}
+			out := [2]node.Strided{{Buf: loads, Off: 0, Stride: 6}, {Buf: loads, Off: 3, Stride: 6}}
+			switch variant {
+			case "reversed":
+				in[0], in[1], in[2], in[3] = in[2], in[3], in[0], in[1]
+			case "v0 apart":
+				in[1] = node.Strided{Buf: random(3 * n), Stride: 3}
+			case "v1 apart":
+				in[3] = node.Strided{Buf: random(3 * n), Stride: 3}
+			case "load 1 apart":
+				out[1] = node.Strided{Buf: make([]float64, 3*n), Stride: 3}
+			}
+			need := make([]bool, len(spec.Outputs))
+			need[fl0], need[fl1] = true, true
+			a := &node.BatchArgs{Lo: 0, Hi: n, In: in, Out: make([]node.Strided, len(spec.Outputs)), Need: need}
+			for f := range a.Out {
+				a.Out[f] = node.Strided{Buf: make([]float64, ny*n), Stride: ny}
+			}
+			a.Out[fl0], a.Out[fl1] = out[0], out[1]
+			b := members[0].(node.Batcher).NewBatch(members)
+			if err := b.(node.BatchOutputter).Outputs(a); err != nil {
+				t.Fatal(err)
+			}
+			for i, m := range members {
+				vals := make([]float64, 0, 12)
+				for _, v := range in {
+					vals = append(vals, v.Row(i, 3)...)
+				}
+				mi := node.Inputs{Values: vals, Present: make([]bool, len(spec.Inputs))}
+				for k := range mi.Present {
+					mi.Present[k] = true
+				}
+				dst := make([]float64, ny)
+				if err := m.(node.Outputter).Outputs(0, nil, mi, dst); err != nil {
+					t.Fatal(err)
+				}
+				got := append(append([]float64(nil), out[0].Row(i, 3)...), out[1].Row(i, 3)...)
+				for k := range 6 {
+					if want := dst[ny-6+k]; math.Float64bits(got[k]) != math.Float64bits(want) {
+						t.Errorf("connector %d: load value %d = %v, its own Outputs %v", i, k, got[k], want)
+					}
+				}
+			}
+		})
 	}
 }
