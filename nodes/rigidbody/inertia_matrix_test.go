@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/internal/numtest"
@@ -260,6 +261,34 @@ func TestInverseSPD(t *testing.T) {
 	for _, c := range cases {
 		if _, bad, minor := inverseSPD(c.m); bad != c.bad || minor != c.minor {
 			t.Errorf("%v: rejected at minor %d (value %v), want minor %d (value %v)", c.m, bad, minor, c.bad, c.minor)
+		}
+	}
+}
+
+// TestInertiaMatrixSymmetryTolerance: Params.InertiaMatrix must be
+// symmetric to 1e-12 relative to its largest entry, and is then
+// symmetrized. With entries of order 100 (Q·diag(100, 200, 300)·Qᵀ) a
+// difference of 1e-11 between the two entries of one off-diagonal pair
+// (1e-13 relative) is accepted, and a difference of 1e-6 (1e-8
+// relative) is rejected as not symmetric, for each of the three pairs.
+func TestInertiaMatrixSymmetryTolerance(t *testing.T) {
+	base := rotatedInertia(tiltQ, vec3{100, 200, 300})
+	for _, pair := range [][2]int{{1, 3}, {2, 6}, {5, 7}} {
+		for _, c := range []struct {
+			delta float64
+			ok    bool
+		}{{1e-11, true}, {1e-6, false}} {
+			im := base
+			im[pair[1]] += c.delta
+			p := DefaultParams()
+			p.InertiaMatrix = &im
+			_, err := New(p)
+			if c.ok && err != nil {
+				t.Errorf("entries %v differing by %g: %v", pair, c.delta, err)
+			}
+			if !c.ok && (err == nil || !strings.Contains(err.Error(), "not symmetric")) {
+				t.Errorf("entries %v differing by %g: error %v, want \"not symmetric\"", pair, c.delta, err)
+			}
 		}
 	}
 }
