@@ -37,6 +37,14 @@ func TestDraw(t *testing.T) {
 	if got := n.Draw(x, node.Inputs{}, &set, nil); got[0].Size != [3]float64{0.2, 0.2, 0.2} {
 		t.Errorf("draw_size 0.2: %v", got[0].Size)
 	}
+	// draw_size's description says only a negative value means the
+	// default size: 0 is taken as given, not replaced by the equivalent box.
+	if err := n.SetParams(map[string]any{"draw_size": 0.0}); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Draw(x, node.Inputs{}, &set, nil); got[0].Size != [3]float64{} {
+		t.Errorf("draw_size 0: %v", got[0].Size)
+	}
 	if e := EquivalentBox(1, [3]float64{0, 0, 0}, 0.1); e != [3]float64{0.1, 0.1, 0.1} {
 		t.Errorf("zero inertia: %v", e)
 	}

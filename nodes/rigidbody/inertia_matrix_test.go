@@ -1,7 +1,10 @@
 package rigidbody
 
 import (
+	"cmp"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/internal/numtest"
@@ -165,4 +168,127 @@ func TestInertiaMatrixIsRotatedDiagonal(t *testing.T) {
 	check("body frame relabelled", pc,
 		func(qa quat) quat { return qmul(qa, qconj(tiltQ)) },
 		func(wa vec3) vec3 { return wa })
+}
+
+// TestPrincipalMoments: the eigenvalues of Q·diag(d)·Qᵀ are d, whatever
+// the rotation Q, so principalMoments of rotatedInertia(q, d) must return
+// d sorted from the largest to the smallest (e1 ≥ e2 ≥ e3, the order of
+// Smith's closed form), or the diagonal itself when Q is the identity
+// (the early return for a diagonal tensor). The cases cover distinct
+// moments, a flat body on the triangle-inequality edge (I3 = I1 + I2)
+// and a repeated pair (a symmetric top).
+//
+// Tolerance: 1e-12 times the largest moment for distinct moments (the
+// closed form is then accurate to rounding relative to it, and building
+// the rotated tensor adds a few roundings of the same size). A repeated
+// pair sits where acos is ill-conditioned (r = ±1): the pair is split by
+// about √ε relative (measured 1e-8), so each of its members is held to
+// 1e-7 relative, while the trace (their sum with the third) and the
+// distinct moment stay at 1e-12 — the triangle test compares one moment
+// with the sum of the two others, which the split does not move.
+func TestPrincipalMoments(t *testing.T) {
+	rots := []quat{tiltQ, qunit(quat{0.3, -0.7, 0.2, 0.6}), qunit(quat{1, 0, 0, 0})}
+	moments := []struct {
+		d        vec3
+		repeated bool
+	}{{vec3{1, 2, 3}, false}, {vec3{0.5, 4, 4.2}, false}, {vec3{7, 0.01, 6.995}, false}, {vec3{2, 2, 3}, true}, {vec3{1, 1, 2}, true}}
+	for _, qr := range rots {
+		for _, c := range moments {
+			d := c.d
+			ib := mat3(rotatedInertia(qr, d))
+			e := principalMoments(ib)
+			got, want := e[:], []float64{d[0], d[1], d[2]}
+			if ib[1] != 0 || ib[2] != 0 || ib[5] != 0 {
+				slices.SortFunc(want, func(a, b float64) int { return cmp.Compare(b, a) })
+			}
+			scale := max(want[0], want[1], want[2])
+			for i := range 3 {
+				tol := 1e-12 * scale
+				if c.repeated && (want[i] == want[(i+1)%3] || want[i] == want[(i+2)%3]) {
+					tol = 1e-7 * scale
+				}
+				if !numtest.Within(got[i], want[i], tol) {
+					t.Errorf("q %v, d %v: principal moments %v, want %v (tolerance %g)", qr, d, got, want, tol)
+				}
+			}
+			if tr := got[0] + got[1] + got[2]; !numtest.Within(tr, d[0]+d[1]+d[2], 1e-12*scale) {
+				t.Errorf("q %v, d %v: sum of the moments %v, want the trace %v", qr, d, tr, d[0]+d[1]+d[2])
+			}
+		}
+	}
+}
+
+// TestInverseSPD: inverseSPD accepts a symmetric positive definite
+// matrix and returns its inverse (checked as M·M⁻¹ = 1 to 1e-14, the
+// rounding of a well-conditioned 3 × 3 product), and rejects one whose
+// leading principal minor k is not positive, naming k and the minor.
+// The SPD case has unequal diagonal entries coupled off the diagonal
+// (m00 = 1, m11 = 100, m01 = 0.5: minor 2 = 99.75), so that each minor
+// is tested as the determinant it is; the singular case has minor 2
+// exactly 0 (rows 1 and 2 agree on the leading block), which is not
+// positive.
+func TestInverseSPD(t *testing.T) {
+	m := mat3{1, 0.5, 0, 0.5, 100, 0, 0, 0, 100}
+	inv, bad, _ := inverseSPD(m)
+	if bad != 0 {
+		t.Fatalf("SPD matrix %v rejected at minor %d", m, bad)
+	}
+	for i := range 3 {
+		for j := range 3 {
+			var s float64
+			for k := range 3 {
+				s += m[3*i+k] * inv[3*k+j]
+			}
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if !numtest.Within(s, want, 1e-14) {
+				t.Errorf("(M·M⁻¹)[%d][%d] = %v, want %v", i, j, s, want)
+			}
+		}
+	}
+	cases := []struct {
+		m     mat3
+		bad   int
+		minor float64
+	}{
+		{mat3{1, 1, 0, 1, 1, 0, 0, 0, 1}, 2, 0},
+		{mat3{0, 0, 0, 0, 1, 0, 0, 0, 1}, 1, 0},
+		{mat3{-2, 0, 0, 0, 1, 0, 0, 0, 1}, 1, -2},
+		{mat3{1, 0, 0, 0, 1, 0, 0, 0, -3}, 3, -3},
+	}
+	for _, c := range cases {
+		if _, bad, minor := inverseSPD(c.m); bad != c.bad || minor != c.minor {
+			t.Errorf("%v: rejected at minor %d (value %v), want minor %d (value %v)", c.m, bad, minor, c.bad, c.minor)
+		}
+	}
+}
+
+// TestInertiaMatrixSymmetryTolerance: Params.InertiaMatrix must be
+// symmetric to 1e-12 relative to its largest entry, and is then
+// symmetrized. With entries of order 100 (Q·diag(100, 200, 300)·Qᵀ) a
+// difference of 1e-11 between the two entries of one off-diagonal pair
+// (1e-13 relative) is accepted, and a difference of 1e-6 (1e-8
+// relative) is rejected as not symmetric, for each of the three pairs.
+func TestInertiaMatrixSymmetryTolerance(t *testing.T) {
+	base := rotatedInertia(tiltQ, vec3{100, 200, 300})
+	for _, pair := range [][2]int{{1, 3}, {2, 6}, {5, 7}} {
+		for _, c := range []struct {
+			delta float64
+			ok    bool
+		}{{1e-11, true}, {1e-6, false}} {
+			im := base
+			im[pair[1]] += c.delta
+			p := DefaultParams()
+			p.InertiaMatrix = &im
+			_, err := New(p)
+			if c.ok && err != nil {
+				t.Errorf("entries %v differing by %g: %v", pair, c.delta, err)
+			}
+			if !c.ok && (err == nil || !strings.Contains(err.Error(), "not symmetric")) {
+				t.Errorf("entries %v differing by %g: error %v, want \"not symmetric\"", pair, c.delta, err)
+			}
+		}
+	}
 }

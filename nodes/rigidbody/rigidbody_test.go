@@ -639,3 +639,108 @@ func BenchmarkUpdate(b *testing.B) {
 		benchmarkUpdate(b, p)
 	})
 }
+
+// TestDerivativesUnequalMoments: at ω = 0 the Newton–Euler rates reduce
+// to closed forms with no gyroscopic term: ṗ = v, v̇ = F/m + g, q̇ = 0 and,
+// with the identity orientation, ω̇_i = τ_i / I_i. Unequal moments
+// (2, 3, 4), a mass of 2 and a velocity with three distinct components
+// make every component's own divisor and source visible (a default unit
+// inertia would hide 1/I turned into I). Tolerance 1e-15: one rounded
+// division per rate.
+func TestDerivativesUnequalMoments(t *testing.T) {
+	n := mustNew(t, Params{Mass: 2, Inertia: [3]float64{2, 3, 4}, Gravity: [3]float64{0, 0, -9.81}, InitialOrientation: [4]float64{1, 0, 0, 0}})
+	in := n.Spec().DefaultInputs()
+	copy(in.Values[inForce:], []float64{2, 4, 6})
+	copy(in.Values[inTorque:], []float64{1, 1, 1})
+	x := make([]float64, stateLen)
+	n.InitialState(x)
+	copy(x[offPos:], []float64{5, 6, 7})
+	copy(x[offVel:], []float64{1, 2, 3})
+	dst := make([]float64, stateLen)
+	if err := n.Derivatives(0, x, in, dst); err != nil {
+		t.Fatal(err)
+	}
+	want := [stateLen]float64{}
+	copy(want[offPos:], []float64{1, 2, 3})
+	copy(want[offVel:], []float64{1, 2, 3 - 9.81})
+	copy(want[offOmega:], []float64{1.0 / 2, 1.0 / 3, 1.0 / 4})
+	for i := range stateLen {
+		if !numtest.Within(dst[i], want[i], 1e-15) {
+			t.Errorf("rate[%d] = %v, want %v (all %v)", i, dst[i], want[i], dst)
+		}
+	}
+}
+
+// TestHeldTranslationInitialState: the Constraints contract says a held
+// coordinate replaces the initial one and its rate is zero. Holding y at
+// 2 and z at −1 with InitialPosition (1, 5, 6) and InitialVelocity
+// (1, 2, 3) must start at position (1, 2, −1) and velocity (1, 0, 0),
+// and leave the orientation as given (a unit quaternion with no zero
+// component, so an entry written at a wrong offset shows). Exact: the
+// values are copied.
+func TestHeldTranslationInitialState(t *testing.T) {
+	q := [4]float64{0.5, 0.5, -0.5, 0.5}
+	n := mustNew(t, Params{Mass: 1, Inertia: [3]float64{1, 1, 1}, InitialPosition: [3]float64{1, 5, 6}, InitialVelocity: [3]float64{1, 2, 3},
+		InitialOrientation: q, Constraints: Constraints{Y: 2, Z: -1}})
+	x := make([]float64, stateLen)
+	n.InitialState(x)
+	want := [stateLen]float64{}
+	copy(want[offPos:], []float64{1, 2, -1})
+	copy(want[offQuat:], q[:])
+	copy(want[offVel:], []float64{1, 0, 0})
+	if [stateLen]float64(x) != want {
+		t.Errorf("initial state %v, want %v", x, want)
+	}
+}
+
+// TestMarkerJacobianOverwrites: MarkerJacobian writes the whole 3 × 13
+// matrix ∂pos/∂x, so the entries that are zero by the formula (∂pos_i/
+// ∂pos_j for i ≠ j, and every velocity and angular-velocity column: the
+// marker's position does not depend on them) must be zero even when the
+// caller's buffer holds old values (here NaN), as a connector reusing
+// its buffer across steps has.
+func TestMarkerJacobianOverwrites(t *testing.T) {
+	n := mustNew(t, Params{Mass: 1, Inertia: [3]float64{1, 1, 1}, InitialOrientation: [4]float64{1, 0, 0, 0}})
+	x := make([]float64, stateLen)
+	n.InitialState(x)
+	qr := qunit(quat{0.8, 0.3, -0.4, 0.35})
+	copy(x[offQuat:], qr[:])
+	dst := make([]float64, 3*stateLen)
+	for i := range dst {
+		dst[i] = math.NaN()
+	}
+	n.MarkerJacobian(x, [3]float64{0.3, -0.2, 0.5}, dst)
+	for i := range 3 {
+		for j := range stateLen {
+			v := dst[i*stateLen+j]
+			switch {
+			case j < 3 && j == i && v != 1:
+				t.Errorf("∂pos[%d]/∂pos[%d] = %v, want 1", i, j, v)
+			case j < 3 && j != i && v != 0, j >= offVel && v != 0:
+				t.Errorf("∂pos[%d]/∂x[%d] = %v, want 0", i, j, v)
+			case math.IsNaN(v):
+				t.Errorf("∂pos[%d]/∂x[%d] left unwritten", i, j)
+			}
+		}
+	}
+}
+
+// TestConstraintsStringRoundTrips: String gives the shortest exact
+// representation of each held value, so parsing it back gives the same
+// constraints bit for bit (values with 17 significant digits).
+func TestConstraintsStringRoundTrips(t *testing.T) {
+	c := Constraints{X: 0.1234567890123456, RZ: -2.718281828459045, Z: 1e-7}
+	s := c.String()
+	back, err := ParseConstraints(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(c) {
+		t.Fatalf("%q parses to %v, want %v", s, back, c)
+	}
+	for a, v := range c {
+		if back[a] != v {
+			t.Errorf("%q: %s = %v, want %v", s, a, back[a], v)
+		}
+	}
+}

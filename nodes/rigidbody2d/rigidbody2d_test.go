@@ -406,3 +406,44 @@ func BenchmarkUpdate(b *testing.B) {
 		x, dst = dst, x
 	}
 }
+
+// TestMarkerGeneralAngle repeats TestMarker's closed forms at an angle and
+// a body point where no factor is 0 or ±1 (TestMarker's π/2 and r_x = 1
+// hide a multiplication by 1 turned into a division): θ = 0.6,
+// r = (2, −3). The world offset R(θ)r = (c·2 + s·3, s·2 − c·3) is written
+// here from math.Cos and math.Sin, independently of the node's rotate;
+// with ω = 1.5 the velocity adds ω ẑ × R r = ω(−r_y^w, r_x^w); the
+// inverse effective mass (m = 2, I = 0.5) is 1/m + (r_y^w)²/I along x and
+// 1/m + (r_x^w)²/I along y (see TestMarkerInverseMass). Tolerance 1e-14
+// relative: a few rounded products of order-one numbers.
+func TestMarkerGeneralAngle(t *testing.T) {
+	p := DefaultParams()
+	p.Mass, p.Inertia = 2, 0.5
+	n := mustNew(t, p)
+	const th, w = 0.6, 1.5
+	x := []float64{1, 2, th, 0.1, 0.2, w}
+	local := [3]float64{2, -3, 0}
+	c, s := math.Cos(th), math.Sin(th)
+	rx, ry := c*2+s*3, s*2-c*3
+	var pos, vel, inv [3]float64
+	n.MarkerKinematics(x, local, &pos, &vel)
+	n.MarkerInverseMass(x, local, &inv)
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		{"pos x", pos[0], 1 + rx}, {"pos y", pos[1], 2 + ry}, {"pos z", pos[2], 0},
+		{"vel x", vel[0], 0.1 - w*ry}, {"vel y", vel[1], 0.2 + w*rx}, {"vel z", vel[2], 0},
+		{"inverse mass x", inv[0], 0.5 + ry*ry/0.5}, {"inverse mass y", inv[1], 0.5 + rx*rx/0.5}, {"inverse mass z", inv[2], 0},
+	}
+	for _, k := range checks {
+		if !numtest.Near(k.got, k.want, 1e-14) {
+			t.Errorf("%s = %v, want %v", k.name, k.got, k.want)
+		}
+	}
+	load := make([]float64, 3)
+	n.MarkerLoad(x, local, [3]float64{3, 4, 7}, load)
+	if !numtest.Near(load[2], rx*4-ry*3, 1e-14) {
+		t.Errorf("torque = %v, want %v", load[2], rx*4-ry*3)
+	}
+}

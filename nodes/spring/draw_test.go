@@ -25,6 +25,11 @@ func TestDraw(t *testing.T) {
 	if got[0].Kind != node.Box || got[0].P != ([3]float64{}) || got[0].Color != set.GroundColor {
 		t.Errorf("pivot %+v, want a grey cube at the origin", got[0])
 	}
+	// The pivot is a cube of half the coil's diameter (ConnectorSize,
+	// draw_size being −1), as Draw documents.
+	if want := set.ConnectorSize / 2; got[0].Size != [3]float64{want, want, want} || got[3].Size[0] != set.ConnectorSize {
+		t.Errorf("pivot size %v, coil size %v: want a cube of edge %v and a coil of diameter %v", got[0].Size, got[3].Size, want, set.ConnectorSize)
+	}
 	if got[2].Kind != node.Cylinder || got[2].P != ([3]float64{}) || got[3].Kind != node.Coil || got[4].Q != [3]float64{0, -1.05, 0} {
 		t.Errorf("spring %+v, want rod, coil, rod from the pivot to the bob", got[2:])
 	}

@@ -166,3 +166,25 @@ func TestConnect(t *testing.T) {
 		t.Errorf("unknown body: %v", err)
 	}
 }
+
+// TestLoadOutputDescriptions: the load outputs say which sign of the
+// force each marker receives (+f u on marker 0, −f u on marker 1, as
+// TestOutputsClosedForm checks in numbers), since a user wiring them
+// reads that in the generated guide.
+func TestLoadOutputDescriptions(t *testing.T) {
+	m0, _ := masspoint.New(masspoint.Params{Mass: 1})
+	m1, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{1, 0, 0}})
+	s, err := spring.New(params(1, 0, 1), node.At(m0, [3]float64{}), node.At(m1, [3]float64{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, sign := range map[string]string{"m0_force": "+f u", "m1_force": "−f u"} {
+		i := s.Spec().OutputLayout.Index(name)
+		if i < 0 {
+			t.Fatalf("no output %q", name)
+		}
+		if d := s.Spec().Outputs[i].Description; !strings.Contains(d, "(force "+sign+" at the marker)") {
+			t.Errorf("%s: description %q, want it to name the force %s", name, d, sign)
+		}
+	}
+}

@@ -153,3 +153,131 @@ func TestBatchKernelEqualLawThenTuned(t *testing.T) {
 		})
 	}
 }
+
+// A family whose linear laws differ in one parameter only (stiffness,
+// damping, offset or active) is not one law: the kernel must give each
+// member its own parameters, not the first member's (every member
+// differs from the first). CheckBatch compares
+// the kernel bit for bit with the members' own Outputs on the
+// point–point path, with the members differing from construction on (not
+// only after SetParams, as in TestBatchKernelEqualLawThenTuned).
+func TestBatchKernelLawsDifferingInOneParameter(t *testing.T) {
+	base := springdamper.DefaultParams()
+	base.Stiffness, base.Damping, base.Offset = [3]float64{120, 80, 40}, [3]float64{1.5, 0.5, 0.25}, [3]float64{0.1, 0, -0.2}
+	for _, c := range []struct {
+		name string
+		set  func(p *springdamper.Params, i int)
+	}{
+		{"stiffness", func(p *springdamper.Params, i int) { p.Stiffness[1] += float64(i) }},
+		{"damping", func(p *springdamper.Params, i int) { p.Damping[2] += float64(i) }},
+		{"offset", func(p *springdamper.Params, i int) { p.Offset[0] += float64(i) / 10 }},
+		{"active", func(p *springdamper.Params, i int) { p.Active = i == 0 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(13, uint64(len(c.name))))
+			members := make([]node.Node, 5)
+			for i := range members {
+				p := base
+				c.set(&p, i)
+				n, err := springdamper.New(p, batchMarkers["point"](t, rng), batchMarkers["point"](t, rng))
+				if err != nil {
+					t.Fatal(err)
+				}
+				members[i] = n
+			}
+			for _, err := range verification.CheckBatch(members, verification.BatchOptions{Seed: 17}) {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// A chain of connectors between mass points, as a graph lays it out: the
+// points' states are rows of one buffer (position, then velocity: 6
+// values each), connector i joins point i (its marker 0) and point i+1
+// (its marker 1, one row further), and the two loads of connector i are
+// the 6-value row i of one output buffer. When only the loads are needed
+// the kernel reads that layout directly; the variants break one of its
+// conditions (the chain reversed, so marker 1 comes first; marker 0's or
+// marker 1's velocity, or marker 1's load, in a buffer of its own, while
+// the chain buffer holds other numbers where it would be), and the
+// kernel must then not read the chain layout. The reference is each
+// member's own Outputs on its row's input values (node.Batch requires
+// the kernel to match it bit for bit); positions, velocities and
+// parameters have three distinct non-zero components, so that each
+// axis's difference and damping term is seen.
+func TestBatchKernelChainLayout(t *testing.T) {
+	const n = 5
+	rng := rand.New(rand.NewPCG(19, 23))
+	members := make([]node.Node, n)
+	for i := range members {
+		p := springdamper.DefaultParams()
+		p.Stiffness, p.Damping, p.Offset = [3]float64{100 + rv3(rng, 10)[0], 80, 60}, [3]float64{3, 2 + rng.Float64(), 1}, rv3(rng, 0.1)
+		m, err := springdamper.New(p, batchMarkers["point"](t, rng), batchMarkers["point"](t, rng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		members[i] = m
+	}
+	random := func(l int) []float64 {
+		v := make([]float64, l)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		return v
+	}
+	spec := members[0].Spec()
+	ny := spec.OutputLayout.Size()
+	fl0, fl1 := len(spec.Outputs)-2, len(spec.Outputs)-1 // the loads of marker 0 and 1
+	for _, variant := range []string{"chain", "reversed", "v0 apart", "v1 apart", "load 1 apart"} {
+		t.Run(variant, func(t *testing.T) {
+			body, loads := random(6*(n+1)), make([]float64, 6*n)
+			in := []node.Strided{
+				{Buf: body, Off: 0, Stride: 6}, {Buf: body, Off: 3, Stride: 6},
+				{Buf: body, Off: 6, Stride: 6}, {Buf: body, Off: 9, Stride: 6},
+			}
+			out := [2]node.Strided{{Buf: loads, Off: 0, Stride: 6}, {Buf: loads, Off: 3, Stride: 6}}
+			switch variant {
+			case "reversed":
+				in[0], in[1], in[2], in[3] = in[2], in[3], in[0], in[1]
+			case "v0 apart":
+				in[1] = node.Strided{Buf: random(3 * n), Stride: 3}
+			case "v1 apart":
+				in[3] = node.Strided{Buf: random(3 * n), Stride: 3}
+			case "load 1 apart":
+				out[1] = node.Strided{Buf: make([]float64, 3*n), Stride: 3}
+			}
+			need := make([]bool, len(spec.Outputs))
+			need[fl0], need[fl1] = true, true
+			a := &node.BatchArgs{Lo: 0, Hi: n, In: in, Out: make([]node.Strided, len(spec.Outputs)), Need: need}
+			for f := range a.Out {
+				a.Out[f] = node.Strided{Buf: make([]float64, ny*n), Stride: ny}
+			}
+			a.Out[fl0], a.Out[fl1] = out[0], out[1]
+			b := members[0].(node.Batcher).NewBatch(members)
+			if err := b.(node.BatchOutputter).Outputs(a); err != nil {
+				t.Fatal(err)
+			}
+			for i, m := range members {
+				vals := make([]float64, 0, 12)
+				for _, v := range in {
+					vals = append(vals, v.Row(i, 3)...)
+				}
+				mi := node.Inputs{Values: vals, Present: make([]bool, len(spec.Inputs))}
+				for k := range mi.Present {
+					mi.Present[k] = true
+				}
+				dst := make([]float64, ny)
+				if err := m.(node.Outputter).Outputs(0, nil, mi, dst); err != nil {
+					t.Fatal(err)
+				}
+				got := append(append([]float64(nil), out[0].Row(i, 3)...), out[1].Row(i, 3)...)
+				for k := range 6 {
+					if want := dst[ny-6+k]; math.Float64bits(got[k]) != math.Float64bits(want) {
+						t.Errorf("connector %d: load value %d = %v, its own Outputs %v", i, k, got[k], want)
+					}
+				}
+			}
+		})
+	}
+}

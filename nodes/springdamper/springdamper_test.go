@@ -3,6 +3,7 @@ package springdamper_test
 import (
 	"errors"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -460,5 +461,30 @@ func TestConcurrentOutputs(t *testing.T) {
 		if got := <-done; fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("concurrent Outputs %v, serial %v", got, want)
 		}
+	}
+}
+
+// TestDefaultParamsAreSpecDefaults: DefaultParams documents the same
+// defaults as the spec (Exudyn's: zero stiffness, damping and offset,
+// active, shown, draw_size −1, color (−1, −1, −1, −1)), so a connector
+// built from DefaultParams and one built from an empty parameter map
+// report the same parameters. The reference is the spec's own defaults,
+// which the registry applies to the empty map.
+func TestDefaultParamsAreSpecDefaults(t *testing.T) {
+	typed, err := springdamper.New(springdamper.DefaultParams(), node.GroundAt([3]float64{}), node.GroundAt([3]float64{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := node.NewRegistry(springdamper.Type())
+	if err != nil {
+		t.Fatal(err)
+	}
+	untyped, err := r.New("springdamper", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := typed.Params(), untyped.(node.Tunable).Params()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("DefaultParams differ from the spec defaults (-spec +DefaultParams):\n%s", diff)
 	}
 }
