@@ -1,6 +1,8 @@
 package integrators
 
 import (
+	"errors"
+	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -196,6 +198,73 @@ func TestAlphaSecondOrderExtraQuantities(t *testing.T) {
 		t.Logf("%s: errors %.3g, observed order %.3f", label(m), errs, p)
 		if p < 1.8 || p > 2.2 {
 			t.Errorf("%s: observed order %.3f, want 2", label(m), p)
+		}
+	}
+}
+
+// nanExtra is extraSystem whose acceleration (component 0) or extra rate
+// (component 0) turns NaN once t ≥ tBad.
+type nanExtra struct {
+	extraSystem
+	tBad float64
+	inZ  bool
+}
+
+func (s *nanExtra) Accel(t float64, q, v, z, a, zdot []float64) error {
+	s.extraSystem.Accel(t, q, v, z, a, zdot)
+	if t >= s.tBad {
+		if s.inZ {
+			zdot[0] = math.NaN()
+		} else {
+			a[0] = math.NaN()
+		}
+	}
+	return nil
+}
+
+// TestAlphaSecondOrderNonFiniteStart: a NaN acceleration or extra rate at
+// the initial state (no Memory yet, so Advance evaluates it) is a
+// *StepError NonFinite naming the component — 0 for a[0], nq + 0 = 2 for
+// z'[0], the index in the state [q, v, z]'s unknowns [a, z] — and the step
+// it happened in, counted from 1 across Advance calls (here the 2nd step:
+// the first, from t = 0, starts from a finite state).
+func TestAlphaSecondOrderNonFiniteStart(t *testing.T) {
+	for _, inZ := range []bool{false, true} {
+		for _, m := range extraMethods {
+			sys := &nanExtra{tBad: 0.05, inZ: inZ}
+			r, err := m.(SecondOrderMethod).NewSecondOrder(sys, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := State{Q: extraY0[0:2], V: extraY0[2:4], Z: extraY0[4:6]}
+			res, err := r.Advance(st, Memory{}, 0.01)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st = res.Memory.Latest.State
+			st.T = 0.1 // restart past tBad without memory: Advance evaluates the start
+			_, err = r.Advance(st, Memory{}, 0.01)
+			var se *StepError
+			want := 0
+			if inZ {
+				want = 2
+			}
+			if !errors.As(err, &se) || se.Status != NonFinite || se.Index != want || se.Step != 2 {
+				t.Errorf("%s, NaN in z'=%v: %v (%+v), want NonFinite at index %d in step 2", label(m), inZ, err, se, want)
+			}
+		}
+	}
+}
+
+// TestAlphaSecondOrderClockTime: carrying the Memory, the stepper counts
+// time as t0 + N·dt (Clock) instead of summing dt: ten steps of 0.1 from
+// 0 end at exactly 1 (10·0.1 rounds to 1), where the running sum
+// 0.1 + 0.1 + … is 0.9999999999999999.
+func TestAlphaSecondOrderClockTime(t *testing.T) {
+	for _, m := range extraMethods {
+		st, _, _ := runAlpha(t, m, extraSystem{}, State{Q: extraY0[0:2], V: extraY0[2:4], Z: extraY0[4:6]}, 0.1, 10, false)
+		if st.T != 1 {
+			t.Errorf("%s: ten steps of 0.1 end at t = %v, want exactly 1", label(m), st.T)
 		}
 	}
 }
