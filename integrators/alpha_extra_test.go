@@ -268,3 +268,116 @@ func TestAlphaSecondOrderClockTime(t *testing.T) {
 		}
 	}
 }
+
+// damped2 is q̈ = −K·q − C·v for two coupled masses with a full damping
+// matrix C (so ∂a_1/∂v_0 ≠ 0), as a first-order System with a Jacobian:
+// y = [q0, q1, v0, v1], Pairs (0, 2), (1, 3), no extra quantities.
+type damped2 struct{}
+
+var damped2A = [16]float64{
+	0, 0, 1, 0,
+	0, 0, 0, 1,
+	-4, 1, -0.3, 0.1,
+	1, -3, 0.2, -0.4,
+}
+
+func (damped2) Dim() int                { return 4 }
+func (damped2) Pairs() (pos, vel []int) { return []int{0, 1}, []int{2, 3} }
+func (damped2) Func(_ float64, y, d []float64) error {
+	for i := 0; i < 4; i++ {
+		d[i] = 0
+		for j := 0; j < 4; j++ {
+			d[i] += damped2A[i*4+j] * y[j]
+		}
+	}
+	return nil
+}
+func (damped2) Jacobian(_ float64, _, d []float64) error {
+	copy(d, damped2A[:])
+	return nil
+}
+
+// TestAlphaFirstOrderExactNewton: with dense LU and the System's analytic
+// Jacobian, the Newton matrix of a linear system is exact, so each step
+// converges in one correction: 2 Newton iterations per step (the second
+// sees the update below NewtonTol), one Jacobian and one factorization
+// per iteration (LinearDense re-forms the matrix at every iteration). A
+// wrong entry of the acceleration Jacobian taken from the first-order
+// one (∂a/∂q, ∂a/∂v) costs more iterations.
+func TestAlphaFirstOrderExactNewton(t *testing.T) {
+	for _, m0 := range extraMethods {
+		m := m0.(NewtonMethod).WithSolver(NewtonOptions{}, LinearOptions{Solver: LinearDense}).(Method)
+		st, err := m.New(damped2{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Init(0, []float64{1, -0.5, 0, 0.3}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 20; i++ {
+			if err := st.Step(0.05); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w := st.Work()
+		if w.Steps != 20 || w.NewtonIters != 40 || w.JacEvals != 40 || w.Rejected != 0 {
+			t.Errorf("%s: %+v, want 20 steps, 40 Newton iterations and 40 Jacobians", label(m0), w)
+		}
+	}
+}
+
+// nanFirst is damped2 whose Func is NaN in component 0 from t ≥ tBad.
+type nanFirst struct {
+	damped2
+	tBad float64
+}
+
+func (s nanFirst) Func(t float64, y, d []float64) error {
+	s.damped2.Func(t, y, d)
+	if t >= s.tBad {
+		d[2] = math.NaN()
+	}
+	return nil
+}
+
+// TestAlphaFirstOrderFailures: the first-order Newmark-family stepper
+// refuses a NaN in y0[0] at Init (NonFinite, index 0); a step that fails
+// is numbered from 1 since Init (StepError.Step) and counted in
+// Work.Rejected, the accepted ones in Work.Steps — both when the failure
+// is in the first evaluation of the start (tBad = 0: step 1) and inside a
+// later step (tBad = 0.12, steps of 0.05: steps 1 and 2 accepted, step 3
+// fails).
+func TestAlphaFirstOrderFailures(t *testing.T) {
+	for _, m := range extraMethods {
+		st, err := m.New(damped2{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = st.Init(0, []float64{math.NaN(), 0, 0, 0})
+		var se *StepError
+		if !errors.As(err, &se) || se.Status != NonFinite || se.Index != 0 {
+			t.Errorf("%s: Init with y0[0] = NaN: %v, want NonFinite at index 0", label(m), err)
+		}
+		for _, c := range []struct {
+			tBad           float64
+			step, accepted int
+		}{{0, 1, 0}, {0.12, 3, 2}} {
+			st, err := m.New(nanFirst{tBad: c.tBad}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Init(0, []float64{1, -0.5, 0, 0.3}); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 5 && err == nil; i++ {
+				err = st.Step(0.05)
+			}
+			if !errors.As(err, &se) || se.Step != c.step {
+				t.Errorf("%s tBad=%v: %v (%+v), want a StepError in step %d", label(m), c.tBad, err, se, c.step)
+			}
+			if w := st.Work(); w.Steps != c.accepted || w.Rejected != 1 {
+				t.Errorf("%s tBad=%v: work %+v, want %d accepted and 1 rejected", label(m), c.tBad, w, c.accepted)
+			}
+		}
+	}
+}
