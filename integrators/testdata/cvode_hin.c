@@ -1,5 +1,5 @@
 // cvode_hin.c prints the initial step size CVODE chooses (CVodeGetActualInitStep)
-// for the problems of TestBDFInitialStepMatchesCVODE (bdf_hin_test.go).
+// for the problems of TestBDFInitialStepMatchesCVODE (bdf_cvode_test.go).
 // Build and run with SUNDIALS 6 (Debian libsundials-dev 6.4.1):
 //
 //	gcc -o hin cvode_hin.c -lsundials_cvode -lsundials_nvecserial -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lm && ./hin
