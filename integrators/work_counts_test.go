@@ -1,0 +1,82 @@
+package integrators
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+// fixedStepMethods are every built-in method as a fixed-step Stepper,
+// BDF at orders 1 and 5 (order 5 takes ESDIRK43 starting steps).
+func fixedStepMethods() []Method {
+	return append(Methods(), BDF{MaxOrder: 1}, BDF{MaxOrder: 5})
+}
+
+// TestFixedStepWorkCountsSteps: Work.Steps of a fixed-step Stepper is
+// the number of accepted steps since Init — 12 after 12 calls of Step on
+// the oscillator, BDF's ESDIRK43 starting steps included — with no
+// rejection; a second Init resets it.
+func TestFixedStepWorkCountsSteps(t *testing.T) {
+	for _, m := range fixedStepMethods() {
+		st, err := m.New(&oscillator{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := 0; round < 2; round++ {
+			if err := st.Init(0, []float64{1, 0}); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 12; i++ {
+				if err := st.Step(0.01); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if w := st.Work(); w.Steps != 12 || w.Rejected != 0 {
+				t.Errorf("%s (Init %d): %+v, want 12 steps and no rejection", m.Name(), round+1, w)
+			}
+		}
+	}
+}
+
+// TestInitNaNFirstComponentEveryMethod: a NaN in y0[0] is refused at Init
+// by every fixed-step Stepper with a *StepError NonFinite naming
+// component 0, as a NaN elsewhere names its own.
+func TestInitNaNFirstComponentEveryMethod(t *testing.T) {
+	for _, m := range fixedStepMethods() {
+		for _, bad := range []int{0, 1} {
+			st, err := m.New(&oscillator{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			y0 := []float64{1, 0}
+			y0[bad] = math.NaN()
+			err = st.Init(0, y0)
+			var se *StepError
+			if !errors.As(err, &se) || se.Status != NonFinite || se.Index != bad {
+				t.Errorf("%s: Init with y0[%d] = NaN: %v, want NonFinite at index %d", m.Name(), bad, err, bad)
+			}
+		}
+	}
+}
+
+// TestBDFNaNSlopeAtStart: the adaptive BDF evaluates f at the start to
+// choose its first step; a NaN there in component 0 is a *StepError
+// NonFinite naming component 0.
+func TestBDFNaNSlopeAtStart(t *testing.T) {
+	sys := SystemFunc{N: 2, F: func(_ float64, y, d []float64) error {
+		d[0], d[1] = math.NaN(), -y[1]
+		return nil
+	}}
+	d, err := BDF{}.NewDriver(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Init(0, []float64{1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.Step(1)
+	var se *StepError
+	if !errors.As(err, &se) || se.Status != NonFinite || se.Index != 0 {
+		t.Errorf("NaN f[0] at the start: %v, want NonFinite at index 0", err)
+	}
+}
