@@ -133,3 +133,37 @@ func TestInitNonFiniteFirstComponent(t *testing.T) {
 		}
 	}
 }
+
+// TestStepMaxTrialsAndTime: one Step of an adaptive driver makes at most
+// MaxSteps trials: with MaxSteps = 1 and a first step too large for the
+// stiff problem (InitialStep 1: rejected), Step ends with MaxStepsReached
+// after exactly one rejected trial and no accepted step. Step to the
+// current time is a programmer error (tMax must be after t): it panics,
+// for DormandPrince, BDF and ESDIRK43 alike. Init refuses a NaN in y0[0]
+// naming component 0.
+func TestStepMaxTrialsAndTime(t *testing.T) {
+	for _, m := range []AdaptiveMethod{DormandPrince{InitialStep: 1}, BDF{InitialStep: 1}, ESDIRK43{InitialStep: 1}} {
+		d, err := m.NewDriver(stiffish, &DriverOptions{MaxSteps: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Init(0, []float64{0}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.Step(10)
+		var se *StepError
+		if !errors.As(err, &se) || se.Status != MaxStepsReached {
+			t.Errorf("%s: %v, want MaxStepsReached", d.Method(), err)
+		}
+		if w := d.Work(); w.Rejected != 1 || w.Steps != 0 {
+			t.Errorf("%s: %+v, want exactly one rejected trial", d.Method(), w)
+		}
+		if !panics(func() { d.Step(0) }) {
+			t.Errorf("%s: Step(t) at the current time does not panic", d.Method())
+		}
+		err = d.Init(0, []float64{math.NaN()})
+		if !errors.As(err, &se) || se.Status != NonFinite || se.Index != 0 {
+			t.Errorf("%s: Init with y0[0] = NaN: %v, want NonFinite at index 0", d.Method(), err)
+		}
+	}
+}
