@@ -167,3 +167,39 @@ func TestStepMaxTrialsAndTime(t *testing.T) {
 		}
 	}
 }
+
+// failingEvents is the bouncing ball whose event function fails from
+// t ≥ tFail.
+type failingEvents struct {
+	ball
+	tFail float64
+}
+
+func (b *failingEvents) Events(t float64, y, dst []float64) error {
+	if t >= b.tFail {
+		return errors.New("event function failed")
+	}
+	return b.ball.Events(t, y, dst)
+}
+
+// TestEventErrorNamesStep: an error of the event functions at the end of
+// a step is a *StepError with Status Failure naming the step: its end
+// time T and its size Dt. DormandPrince with a fixed step of 0.1 from
+// t = 0 evaluates the events at 0.1, 0.2, 0.3 and fails at 0.4 (tFail =
+// 0.35): T = 0.4 and Dt = 0.1 (to rounding of the clock's times).
+func TestEventErrorNamesStep(t *testing.T) {
+	d, err := DormandPrince{FixedStep: 0.1}.NewDriver(&failingEvents{ball: ball{g: 9.81, e: 0.9}, tFail: 0.35}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Init(0, []float64{10, 0}); err != nil {
+		t.Fatal(err)
+	}
+	for err == nil {
+		_, err = d.Step(10)
+	}
+	var se *StepError
+	if !errors.As(err, &se) || se.Status != Failure || math.Abs(se.T-0.4) > 1e-12 || math.Abs(se.Dt-0.1) > 1e-12 {
+		t.Errorf("%v (%+v), want a Failure at T = 0.4 with Dt = 0.1", err, se)
+	}
+}
