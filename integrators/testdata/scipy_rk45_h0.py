@@ -1,7 +1,7 @@
 # scipy_rk45_h0.py prints the initial step SciPy's RK45 chooses (its
 # h_abs after construction: Hairer, Nørsett & Wanner's starting step, as
 # scipy.integrate._ivp.common.select_initial_step computes it) for the
-# problems of TestDormandPrinceInitialStepMatchesSciPy (dopri_h0_test.go).
+# problems of TestDormandPrinceInitialStepMatchesSciPy (dopri_reference_test.go).
 # Run with SciPy 1.10 (Debian python3-scipy): /usr/bin/python3 scipy_rk45_h0.py
 import numpy as np
 from scipy.integrate import RK45
