@@ -80,3 +80,56 @@ func TestBDFNaNSlopeAtStart(t *testing.T) {
 		t.Errorf("NaN f[0] at the start: %v, want NonFinite at index 0", err)
 	}
 }
+
+// nanAfter is the oscillator whose Func is NaN in component 0 from
+// t ≥ tBad.
+type nanAfter struct {
+	oscillator
+	tBad float64
+}
+
+func (s *nanAfter) Func(t float64, y, d []float64) error {
+	s.oscillator.Func(t, y, d)
+	if t >= s.tBad {
+		d[0] = math.NaN()
+	}
+	return nil
+}
+
+// TestFixedStepFailureNumbered: when an implicit fixed-step Stepper's
+// step fails (a
+// NaN from Func from t = 0.025 on, steps of 0.01 from 0: the third step
+// is the first to evaluate there), the *StepError names the step, 3,
+// counted from 1 since Init; Work counts the 2 accepted steps and at
+// least the failed trial as rejected, and the state stays the last
+// accepted one (t = 0.02). (The explicit methods leave StepError.Step
+// 0, "unknown", which its documentation allows.)
+func TestFixedStepFailureNumbered(t *testing.T) {
+	for _, m := range fixedStepMethods() {
+		if _, implicit := m.(NewtonMethod); !implicit {
+			continue
+		}
+		st, err := m.New(&nanAfter{tBad: 0.025}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Init(0, []float64{1, 0}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 5 && err == nil; i++ {
+			err = st.Step(0.01)
+		}
+		var se *StepError
+		if !errors.As(err, &se) || se.Step != 3 {
+			t.Errorf("%s: %v (%+v), want a StepError in step 3", m.Name(), err, se)
+			continue
+		}
+		w := st.Work()
+		if w.Steps != 2 || w.Rejected < 1 {
+			t.Errorf("%s: %+v, want 2 accepted steps and the failed trial rejected", m.Name(), w)
+		}
+		if tt, _ := st.State(); math.Abs(tt-0.02) > 1e-15 {
+			t.Errorf("%s: state at t = %v after the failure, want the last accepted 0.02", m.Name(), tt)
+		}
+	}
+}
