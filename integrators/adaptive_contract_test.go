@@ -203,3 +203,31 @@ func TestEventErrorNamesStep(t *testing.T) {
 		t.Errorf("%v (%+v), want a Failure at T = 0.4 with Dt = 0.1", err, se)
 	}
 }
+
+// TestTimeEventAtStepEnd: a time event exactly at the end a caller asks
+// of a step (Step's tMax) is still a time event: the step's stages are
+// evaluated below it (the left limit), so on y' = u(t), u = 0 before
+// τ = 1 and 3 from it (stepped), the state at 1 is exactly 0 (the closed
+// form 3·max(0, t − τ) at t = τ), for every adaptive driver, where a
+// stage at t = 1 itself would add 3·(its weight)·h.
+func TestTimeEventAtStepEnd(t *testing.T) {
+	for _, m := range []AdaptiveMethod{DormandPrince{}, ESDIRK43{}, ESDIRK32{}, BDF{}} {
+		d, err := m.NewDriver(stepped{tau: 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Init(0, []float64{0}); err != nil {
+			t.Fatal(err)
+		}
+		for tt := 0.0; tt < 1; {
+			rep, err := d.Step(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt = rep.T1
+		}
+		if tt, y := d.State(); tt != 1 || y[0] != 0 {
+			t.Errorf("%s: at t = %v, y = %v; want exactly 0 at 1", d.Method(), tt, y[0])
+		}
+	}
+}
