@@ -208,15 +208,16 @@ type nanExtra struct {
 	extraSystem
 	tBad float64
 	inZ  bool
+	comp int // the component made NaN
 }
 
 func (s *nanExtra) Accel(t float64, q, v, z, a, zdot []float64) error {
 	s.extraSystem.Accel(t, q, v, z, a, zdot)
 	if t >= s.tBad {
 		if s.inZ {
-			zdot[0] = math.NaN()
+			zdot[s.comp] = math.NaN()
 		} else {
-			a[0] = math.NaN()
+			a[s.comp] = math.NaN()
 		}
 	}
 	return nil
@@ -224,14 +225,17 @@ func (s *nanExtra) Accel(t float64, q, v, z, a, zdot []float64) error {
 
 // TestAlphaSecondOrderNonFiniteStart: a NaN acceleration or extra rate at
 // the initial state (no Memory yet, so Advance evaluates it) is a
-// *StepError NonFinite naming the component — 0 for a[0], nq + 0 = 2 for
-// z'[0], the index in the state [q, v, z]'s unknowns [a, z] — and the step
+// *StepError NonFinite naming the component — i for a[i], nq + i for
+// z'[i] (nq = 2), its index among the unknowns [a, z] — and the step
 // it happened in, counted from 1 across Advance calls (here the 2nd step:
 // the first, from t = 0, starts from a finite state).
 func TestAlphaSecondOrderNonFiniteStart(t *testing.T) {
-	for _, inZ := range []bool{false, true} {
+	for _, c := range []struct {
+		inZ        bool
+		comp, want int
+	}{{false, 0, 0}, {false, 1, 1}, {true, 0, 2}, {true, 1, 3}} {
 		for _, m := range extraMethods {
-			sys := &nanExtra{tBad: 0.05, inZ: inZ}
+			sys := &nanExtra{tBad: 0.05, inZ: c.inZ, comp: c.comp}
 			r, err := m.(SecondOrderMethod).NewSecondOrder(sys, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -245,12 +249,8 @@ func TestAlphaSecondOrderNonFiniteStart(t *testing.T) {
 			st.T = 0.1 // restart past tBad without memory: Advance evaluates the start
 			_, err = r.Advance(st, Memory{}, 0.01)
 			var se *StepError
-			want := 0
-			if inZ {
-				want = 2
-			}
-			if !errors.As(err, &se) || se.Status != NonFinite || se.Index != want || se.Step != 2 {
-				t.Errorf("%s, NaN in z'=%v: %v (%+v), want NonFinite at index %d in step 2", label(m), inZ, err, se, want)
+			if !errors.As(err, &se) || se.Status != NonFinite || se.Index != c.want || se.Step != 2 {
+				t.Errorf("%s, NaN in component %d of z' (%v) or a: %v (%+v), want NonFinite at index %d in step 2", label(m), c.comp, c.inZ, err, se, c.want)
 			}
 		}
 	}
