@@ -150,7 +150,10 @@ func run(pkgsFlag string, files []string, changed bool, budget time.Duration, re
 		if len(files) > 0 {
 			old, err := readResult(p)
 			switch {
-			case errors.Is(err, os.ErrNotExist):
+			case errors.Is(err, os.ErrNotExist), err == nil && old.Tool != engineTool:
+				// No record, or a void gremlins one whose counts must not be
+				// mixed with measured ones: the files run are a partial
+				// record of their own.
 				r.Partial = true
 			case err != nil:
 				return err
