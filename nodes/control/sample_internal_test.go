@@ -146,3 +146,20 @@ func TestGridEventCountCap(t *testing.T) {
 		}
 	}
 }
+
+// checkIndex accepts sample maxIndex = 2^52 itself, the last a float64
+// state counts exactly, and refuses the next: at t = at(maxIndex) the
+// index is maxIndex and at t = at(maxIndex + 1) it is maxIndex + 1 (the
+// exactness of index against at, TestGridIndexConsistent).
+func TestGridCheckIndexEdge(t *testing.T) {
+	g := grid{period: 1}
+	if k := g.index(g.at(maxIndex)); k != maxIndex {
+		t.Fatalf("index(at(2^52)) = %v", k)
+	}
+	if err := g.checkIndex("zoh", g.at(maxIndex)); err != nil {
+		t.Errorf("sample 2^52: %v", err)
+	}
+	if err := g.checkIndex("zoh", g.at(maxIndex+1)); err == nil {
+		t.Error("sample 2^52 + 1 accepted")
+	}
+}
