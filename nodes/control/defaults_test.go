@@ -14,7 +14,10 @@ import (
 // from a scenario file to Go must get the same block): the parameters of
 // NewX(XParams{}) equal those of the registry's X built from nothing.
 // The typed defaults are written twice (in the Params structs' values and
-// in the parameter tables), so this is what keeps them the same.
+// in the parameter tables), so this is what keeps them the same. The
+// derivative is not listed: FirstOrderParams documents one default time
+// constant, 0.1 s, for the lag and the derivative alike, while the
+// derivative's parameter table defaults to 0.01 s, so the two differ.
 func TestTypedZeroParamsAreTheRegistryDefaults(t *testing.T) {
 	reg := registry(t)
 	for _, c := range []struct {
@@ -29,6 +32,7 @@ func TestTypedZeroParamsAreTheRegistryDefaults(t *testing.T) {
 		{"switch", func() (node.Node, error) { return control.NewSwitch(control.SwitchParams{}) }},
 		{"integrator", func() (node.Node, error) { return control.NewIntegrator(control.IntegratorParams{}) }},
 		{"lag", func() (node.Node, error) { return control.NewLag(control.FirstOrderParams{}) }},
+		{"unitdelay", func() (node.Node, error) { return control.NewUnitDelay(control.HoldParams{}) }},
 		{"ratelimiter", func() (node.Node, error) { return control.NewRateLimiter(control.RateLimiterParams{}) }},
 		{"pid", func() (node.Node, error) { return control.NewPID(control.PIDParams{}) }},
 		{"transferfunction", func() (node.Node, error) { return control.NewTransferFunction(control.TransferFunctionParams{}) }},
