@@ -114,3 +114,17 @@ func TestTransferFunctionImproperMessage(t *testing.T) {
 		}
 	}
 }
+
+// Retuning cannot change the order (the state was laid out for it): the
+// error says how many denominator coefficients the block takes, its
+// order + 1 (3 for a second-order block).
+func TestTransferFunctionRetuneKeepsOrder(t *testing.T) {
+	n, err := registry(t).New("transferfunction", map[string]any{"numerator": []float64{1}, "denominator": []float64{1, 2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = n.(node.Tunable).SetParams(map[string]any{"denominator": []float64{1, 2, 3, 4}})
+	if err == nil || !strings.Contains(err.Error(), "3 coefficients with a nonzero first") {
+		t.Errorf("retune to third order: error %v, want one asking for 3 coefficients", err)
+	}
+}
