@@ -54,7 +54,8 @@ func TestTransportDelayReadsHandWrittenHistories(t *testing.T) {
 		err := d.Outputs(tt, c.x, node.Inputs{Values: []float64{0}, Present: []bool{true}}, y)
 		if math.IsNaN(c.want) {
 			var fe *node.FieldError
-			if !errors.As(err, &fe) || fe.Field != "history" {
+			// The message names the delayed instant t − T = 0.1 s.
+			if !errors.As(err, &fe) || fe.Field != "history" || !strings.Contains(err.Error(), "t − T = 0.1") {
 				t.Errorf("%s: output %v, error %v; want a FieldError on the history", c.name, y[0], err)
 			}
 			continue
@@ -79,7 +80,7 @@ func TestHoldSkippedSampleAfterSampleZero(t *testing.T) {
 		newest float64
 		want   string // "" when no sample was skipped
 	}{
-		{"after sample 0", 0, "sample 1 at t = 0.1 s was not taken"},
+		{"after sample 0", 0, "sample 1 at t = 0.1 s was not taken (taking sample 2 at t = 0.2)"},
 		{"after sample 1", 1, ""},
 		{"first sample of the run", -1, ""},
 	} {

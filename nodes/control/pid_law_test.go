@@ -27,7 +27,7 @@ import (
 func TestPIDLawPerComponent(t *testing.T) {
 	kp, ki, kd := []float64{1, 2, 0.5}, []float64{0.5, 1, 2}, []float64{0.1, 0.2, 0.05}
 	tf, b, c := []float64{0.02, 0.05, 0.01}, []float64{0.8, 1, 0.6}, []float64{0.5, 0.3, 1}
-	kb, lo, hi := []float64{2, 3, 4}, []float64{-1, -0.8, -0.6}, []float64{1, 0.9, 0.7}
+	kb, lo, hi := []float64{2, 3, 4}, []float64{-1, 0.1, -0.6}, []float64{1, 0.5, 0.7}
 	tb, i0, w0 := []float64{0.2, 0.1, 0.3}, []float64{0.1, -0.2, 0.3}, []float64{0.2, 0.4, -0.1}
 	n, err := registry(t).New("pid", map[string]any{"size": 3, "kp": kp, "ki": ki, "kd": kd, "tf": tf,
 		"setpoint_weight": b, "derivative_weight": c, "kb": kb, "limit_output": true, "lower": lo, "upper": hi,
@@ -52,7 +52,8 @@ func TestPIDLawPerComponent(t *testing.T) {
 
 	// State [I, z, g_r, g_y] per component, applied gains away from
 	// their targets; r and y chosen so that v = 1.36 > 1, 0.48 inside
-	// [−0.8, 0.9], −2.56 < −0.6.
+	// [0.1, 0.5], −2.56 < −0.6. Component 1's band is narrow, so that v
+	// computed from another component's filter or gain leaves it.
 	x := []float64{0.5, 0.1, -0.4, 0.2, -0.1, 0.3, 1.5, 2.5, 1.2, 1.1, 2.2, 1.4}
 	r, y := []float64{1, 0.2, -0.5}, []float64{0.4, 0.1, 0.9}
 	in := node.Inputs{Values: append(append([]float64(nil), r...), y...), Present: []bool{true, true}}
@@ -137,6 +138,14 @@ func TestPIDOnItsLimits(t *testing.T) {
 		f := make([]float64, 4)
 		if err := n.(node.Deriver).Derivatives(0, x, in, f); err != nil {
 			t.Fatal(err)
+		}
+		// ∂İ/∂I = −K_b only while limited: 0 here.
+		dx := make([]float64, 16)
+		if err := n.(node.DerivativesJacobian).DerivativesJacobian(0, x, in, dx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if dx[0] != 0 {
+			t.Errorf("v on a limit (r = %v, y = %v): ∂İ/∂I = %v, want 0 (no back-calculation)", c.r, c.y, dx[0])
 		}
 		// İ = K_i (r − y) − r ġ_r + y ġ_y with ġ_r = 0, ġ_y = 2: no K_b term.
 		if want := 0.5*(c.r-c.y) + c.y*2; math.Abs(f[0]-want) > 1e-15 {
