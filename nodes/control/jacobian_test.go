@@ -33,10 +33,12 @@ var vectorConformanceCases = []conformanceCase{
 		params: map[string]any{"size": 3, "gain": []float64{1, 2, 0.5}, "time_constant": []float64{0.05, 0.2, 0.01}},
 		x:      []float64{0.3, -0.2, 0.1}, in: []float64{1, -1, 0.5}},
 	// Component 0 ramps up at its rising rate, 1 follows linearly, 2
-	// ramps down at its falling rate.
+	// ramps down at its falling rate: u − y = −0.0175 is below
+	// −F·T = −0.015, but not below −0.02, what a neighbour's rate (4)
+	// would give.
 	{name: "ratelimiter vector", typ: "ratelimiter",
 		params: map[string]any{"size": 3, "rising": []float64{1, 4, 0.5}, "falling": []float64{2, 1, 3}, "time_constant": []float64{0.01, 0.02, 0.005}},
-		x:      []float64{0, 0.5, 1}, in: []float64{1, 0.501, -1}},
+		x:      []float64{0, 0.5, 1}, in: []float64{1, 0.501, 0.9825}},
 	{name: "sum vector", typ: "sum", params: map[string]any{"signs": "+-+", "size": 3}},
 	{name: "saturation vector", typ: "saturation",
 		params: map[string]any{"size": 3, "lower": []float64{-1, -0.5, 0}, "upper": []float64{1, 0.5, 2}}, in: []float64{2, 0.1, -1}},
