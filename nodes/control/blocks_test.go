@@ -525,6 +525,7 @@ func TestIntegratorInputJacobian(t *testing.T) {
 		{x: 1, u: 2, want: 0},
 		{x: 1, u: -2, want: 3},
 		{x: -1, u: -2, want: 0},
+		{x: -1, u: 0, want: 3},
 		{x: 0, u: 2, reset: 1, want: 0},
 	} {
 		dU := make([]float64, 2)

@@ -95,30 +95,43 @@ var conformanceCases = []conformanceCase{
 func TestConformanceCases(t *testing.T) {
 	reg := registry(t)
 	for _, c := range conformanceCases {
-		t.Run(c.name, func(t *testing.T) {
-			fresh := func(over map[string]any) (node.Node, error) {
-				m := maps.Clone(c.params)
-				maps.Copy(m, over)
-				return reg.New(c.typ, m)
-			}
-			n, err := fresh(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in := n.Spec().DefaultInputs()
-			for j := range in.Values {
-				in.Values[j] = 0.1 * float64(j+1)
-			}
-			if c.in != nil {
-				copy(in.Values, c.in)
-			}
-			if c.x != nil && len(c.x) != n.Spec().StateLayout.Size() {
-				t.Fatalf("state of %d values for a state of %d", len(c.x), n.Spec().StateLayout.Size())
-			}
-			rep := verification.CheckConformance(n, fresh, c.x, in)
-			for _, v := range rep.Violations {
-				t.Error(v)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkConformanceCase(t, reg, c) })
 	}
+}
+
+// checkConformanceCase runs verification.CheckConformance on one
+// configuration and reports every violation.
+func checkConformanceCase(t *testing.T, reg *node.Registry, c conformanceCase) {
+	t.Helper()
+	n, in := c.build(t, reg)
+	fresh := func(over map[string]any) (node.Node, error) {
+		m := maps.Clone(c.params)
+		maps.Copy(m, over)
+		return reg.New(c.typ, m)
+	}
+	rep := verification.CheckConformance(n, fresh, c.x, in)
+	for _, v := range rep.Violations {
+		t.Error(v)
+	}
+}
+
+// build makes the case's node and its inputs: those of c.in, else every
+// present input set to distinct values 0.1·(j+1).
+func (c conformanceCase) build(t *testing.T, reg *node.Registry) (node.Node, node.Inputs) {
+	t.Helper()
+	n, err := reg.New(c.typ, c.params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := n.Spec().DefaultInputs()
+	for j := range in.Values {
+		in.Values[j] = 0.1 * float64(j+1)
+	}
+	if c.in != nil {
+		copy(in.Values, c.in)
+	}
+	if c.x != nil && len(c.x) != n.Spec().StateLayout.Size() {
+		t.Fatalf("state of %d values for a state of %d", len(c.x), n.Spec().StateLayout.Size())
+	}
+	return n, in
 }

@@ -123,7 +123,7 @@ func update(n node.Node, t, dt float64) error {
 }
 
 // A step as long as the delay, or as the sample period (to 64 ulps of
-// rounding), is allowed; a longer one is ErrStepTooLong.
+// rounding, included), is allowed; a longer one is ErrStepTooLong.
 func TestStepLengthLimits(t *testing.T) {
 	reg := registry(t)
 	const eps = 0x1p-52
@@ -137,6 +137,7 @@ func TestStepLengthLimits(t *testing.T) {
 		{"transportdelay", map[string]any{"delay": 0.5}, 0.5 * (1 + 4*eps), true},
 		{"zoh", map[string]any{"sample_time": 0.5}, 0.5, false},
 		{"zoh", map[string]any{"sample_time": 0.5}, 0.5 * (1 + 32*eps), false},
+		{"zoh", map[string]any{"sample_time": 0.5}, 0.5 * (1 + 64*eps), false}, // the edge itself (exact in float64)
 		{"zoh", map[string]any{"sample_time": 0.5}, 0.5 * (1 + 256*eps), true},
 	} {
 		n, err := reg.New(c.typ, c.params)

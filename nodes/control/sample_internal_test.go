@@ -146,3 +146,37 @@ func TestGridEventCountCap(t *testing.T) {
 		}
 	}
 }
+
+// checkIndex accepts sample maxIndex = 2^52 itself, the last a float64
+// state counts exactly, and refuses the next: at t = at(maxIndex) the
+// index is maxIndex and at t = at(maxIndex + 1) it is maxIndex + 1 (the
+// exactness of index against at, TestGridIndexConsistent).
+func TestGridCheckIndexEdge(t *testing.T) {
+	g := grid{period: 1}
+	if k := g.index(g.at(maxIndex)); k != maxIndex {
+		t.Fatalf("index(at(2^52)) = %v", k)
+	}
+	if err := g.checkIndex("zoh", g.at(maxIndex)); err != nil {
+		t.Errorf("sample 2^52: %v", err)
+	}
+	if err := g.checkIndex("zoh", g.at(maxIndex+1)); err == nil {
+		t.Error("sample 2^52 + 1 accepted")
+	}
+}
+
+// index stays exact when its first guess, floor((t − offset)/period),
+// lands one sample late: with a negative offset the instant s_10 of
+// grid{0.1, −1} is 0, and at t just below it (−5e-324) the quotient
+// (t + 1)/0.1 rounds to 10, so the step back to 9 is what makes it
+// exact. Block offsets are non-negative, but index's contract does not
+// depend on the sign, and the step back is its guard against the guess.
+func TestGridIndexGuessLate(t *testing.T) {
+	g := grid{period: 0.1, offset: -1}
+	tt := math.Nextafter(0, math.Inf(-1))
+	if guess := math.Floor((tt - g.offset) / g.period); guess != 10 {
+		t.Fatalf("test set-up: guess %v, meant 10", guess)
+	}
+	if k := g.index(tt); k != 9 || !(g.at(k) <= tt && tt < g.at(k+1)) {
+		t.Errorf("index(%v) = %v, want 9 (at(9) = %v, at(10) = %v)", tt, k, g.at(9), g.at(10))
+	}
+}
