@@ -68,8 +68,11 @@ func (g grid) index(t float64) float64 {
 	if k < 0 {
 		k = 0
 	}
-	if k > 1<<53 {
-		return k // beyond exact float counting: a run this long is refused by checkIndex
+	if k > maxIndex {
+		// Beyond exact float counting (a run this long is refused by
+		// checkIndex). The loops below must not run here: from 2^53 on,
+		// k+1 rounds back to k and the first would never end.
+		return k
 	}
 	for g.at(k+1) <= t {
 		k++

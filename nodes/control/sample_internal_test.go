@@ -3,6 +3,7 @@ package control
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // index and at agree exactly: at(index(t)) ≤ t < at(index(t)+1), over
@@ -178,5 +179,31 @@ func TestGridIndexGuessLate(t *testing.T) {
 	}
 	if k := g.index(tt); k != 9 || !(g.at(k) <= tt && tt < g.at(k+1)) {
 		t.Errorf("index(%v) = %v, want 9 (at(9) = %v, at(10) = %v)", tt, k, g.at(9), g.at(10))
+	}
+}
+
+// Near sample 2^53, k+1 rounds back to k in float64, so index's stepping
+// loop never ended: a ZOH, unit delay or transport delay hung in Update,
+// Outputs or TimeEvents at such a time (for period 1 s, t ≈ 9e15 s; for
+// 1 ns, t ≈ 9e6 s) instead of refusing it. index must return, and
+// checkIndex must refuse the time. Each call is given 10 s, far more
+// than the few operations it takes, so that a regression fails instead
+// of hanging the test run.
+func TestGridIndexNearTwoTo53Returns(t *testing.T) {
+	for _, p := range []float64{1, 0.5, 0.1, 3, 1e-9} {
+		for d := -2.0; d <= 1; d++ {
+			g := grid{period: p}
+			tt := (1<<53)*p + d*p
+			done := make(chan error, 1)
+			go func() { done <- g.checkIndex("zoh", tt) }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Errorf("period %v, t = %v: checkIndex accepted a time beyond 2^52 samples", p, tt)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("period %v, t = %v: index did not return", p, tt)
+			}
+		}
 	}
 }
