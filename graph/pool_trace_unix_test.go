@@ -7,12 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cosimgo/cosim/benchmarks"
 	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/internal/cpuclock"
 )
 
 var (
@@ -48,11 +48,11 @@ func TestSharingTrace(t *testing.T) {
 		if err := s.SetState(y0, 0); err != nil {
 			t.Fatal(err)
 		}
-		c0, t0 := processCPU(), time.Now()
+		c0, t0 := cpuclock.Process(), time.Now()
 		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: w}, Dt: benchmarks.ChainDt, Steps: steps}); err != nil {
 			t.Fatal(err)
 		}
-		return time.Since(t0), processCPU() - c0, s.State(nil)
+		return time.Since(t0), cpuclock.Process() - c0, s.State(nil)
 	}
 	s.TraceSharing(true)
 	for r := range *sharingRounds {
@@ -72,12 +72,3 @@ func TestSharingTrace(t *testing.T) {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
-
-// processCPU is the CPU time of the process so far, every thread.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}

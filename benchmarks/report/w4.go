@@ -30,6 +30,7 @@ import (
 	"github.com/cosimgo/cosim/benchmarks"
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/cpuclock"
 )
 
 var (
@@ -150,9 +151,9 @@ func w4ChildMain(spec string) {
 	if err == nil {
 		res.First = r1.Wall
 		var r2 *graph.Result
-		c0 := cpuTime()
+		c0 := cpuclock.Process()
 		r2, err = run(steps - 1)
-		res.LaterCPU = cpuTime() - c0
+		res.LaterCPU = cpuclock.Process() - c0
 		if r2 != nil {
 			res.Later = r2.Wall
 			res.Stats = r2.Integrator.Work
@@ -170,15 +171,6 @@ func w4ChildMain(spec string) {
 	js, err := json.Marshal(res)
 	must(err)
 	fmt.Println(string(js))
-}
-
-// cpuTime is this process's user + system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // w4Config is one configuration of a W4 round: cosim's (method, solver)

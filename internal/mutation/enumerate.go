@@ -283,17 +283,10 @@ func enumerateIgnored(path, file string, next int) ([]*mutantInfo, error) {
 // sortByPosition orders mutants by file, line, column and mutator, the
 // order of the results and of the gremlins fixtures.
 func sortByPosition(ms []*mutantInfo) {
-	sort.SliceStable(ms, func(i, j int) bool {
-		a, b := ms[i], ms[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Col != b.Col {
-			return a.Col < b.Col
-		}
-		return a.Mutator < b.Mutator
-	})
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].pos().before(ms[j].pos()) })
+}
+
+// pos is the mutant's position, as a result lists it.
+func (m *mutantInfo) pos() Mutant {
+	return Mutant{File: m.File, Line: m.Line, Col: m.Col, Mutator: m.Mutator}
 }

@@ -483,19 +483,22 @@ func (r *Result) merge(part *Result) {
 }
 
 func sortMutants(ms []Mutant) {
-	sort.Slice(ms, func(i, j int) bool {
-		a, b := ms[i], ms[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Col != b.Col {
-			return a.Col < b.Col
-		}
-		return a.Mutator < b.Mutator
-	})
+	sort.Slice(ms, func(i, j int) bool { return ms[i].before(ms[j]) })
+}
+
+// before orders mutants by file, line, column and mutator: the order of
+// the results, the report and the gremlins fixtures.
+func (a Mutant) before(b Mutant) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	if a.Col != b.Col {
+		return a.Col < b.Col
+	}
+	return a.Mutator < b.Mutator
 }
 
 // sourceLine returns line n of file, trimmed (at most 120 bytes).
