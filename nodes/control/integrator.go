@@ -342,7 +342,7 @@ func integratorMeta() node.Metadata {
 			"The reset is a level, not an edge: a reset held high holds the output at `initial`",
 			"The reset value is the parameter `initial`, not a signal",
 			"A co-simulation step that spans a limit stops at the limit within the step; the time of contact is not located",
-			"In a fixed-step monolithic run (RK4, for example) a stage that lands past a limit sees the held flow, 0, so the located time of reaching the limit is late by a fraction of the step (about 0.12 of it with RK4 on a sine-driven integrator); an adaptive run locates it to its tolerance",
+			"In a fixed-step monolithic run (RK4, for example) a stage that lands past a limit sees the held flow, 0, so the located time of reaching the limit is late by up to a fraction of the step; an adaptive run locates it to its tolerance",
 			"Leaving a limit is not an event: the flow resumes when the input turns back, a kink in the state's slope that an adaptive method's error control resolves and a fixed-step method takes inside a step",
 		},
 		StabilityConditions: []string{"Unconditionally stable: Update is the exact solution for the held input."},
