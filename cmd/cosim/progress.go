@@ -190,24 +190,26 @@ func startCountLog(w io.Writer, count func() (int, int), interval time.Duration)
 	return b
 }
 
+// start reads the start time before the drawing goroutine runs, so
+// that the time a tick shows is measured from the call to start.
 func (b *progressBar) start() {
-	b.wg.Add(1)
-	go b.loop()
-}
-
-func (b *progressBar) loop() {
-	defer b.wg.Done()
 	now := b.now
 	if now == nil {
 		now = time.Now
 	}
+	start := now()
+	b.wg.Add(1)
+	go b.loop(start)
+}
+
+func (b *progressBar) loop(start time.Time) {
+	defer b.wg.Done()
 	ticks := b.ticks
 	if ticks == nil {
 		tick := time.NewTicker(progressEvery)
 		defer tick.Stop()
 		ticks = tick.C
 	}
-	start := now()
 	drawn := 0 // the length of the line drawn last
 	for {
 		select {
@@ -219,8 +221,10 @@ func (b *progressBar) loop() {
 				fmt.Fprint(b.w, "\r\033[K")
 			}
 			return
-		case <-ticks:
-			elapsed := now().Sub(start)
+		case at := <-ticks:
+			// The tick's own time, not a fresh reading: what a tick
+			// shows is fixed when it is sent.
+			elapsed := at.Sub(start)
 			if elapsed < progressDelay {
 				continue
 			}
