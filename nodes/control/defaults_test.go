@@ -14,10 +14,9 @@ import (
 // from a scenario file to Go must get the same block): the parameters of
 // NewX(XParams{}) equal those of the registry's X built from nothing.
 // The typed defaults are written twice (in the Params structs' values and
-// in the parameter tables), so this is what keeps them the same. The
-// derivative is not listed: FirstOrderParams documents one default time
-// constant, 0.1 s, for the lag and the derivative alike, while the
-// derivative's parameter table defaults to 0.01 s, so the two differ.
+// in the parameter tables), so this is what keeps them the same. It
+// failed for the derivative, whose typed time constant defaulted to the
+// lag's 0.1 s where its parameter table says 0.01 s.
 func TestTypedZeroParamsAreTheRegistryDefaults(t *testing.T) {
 	reg := registry(t)
 	for _, c := range []struct {
@@ -32,6 +31,7 @@ func TestTypedZeroParamsAreTheRegistryDefaults(t *testing.T) {
 		{"switch", func() (node.Node, error) { return control.NewSwitch(control.SwitchParams{}) }},
 		{"integrator", func() (node.Node, error) { return control.NewIntegrator(control.IntegratorParams{}) }},
 		{"lag", func() (node.Node, error) { return control.NewLag(control.FirstOrderParams{}) }},
+		{"derivative", func() (node.Node, error) { return control.NewDerivative(control.FirstOrderParams{}) }},
 		{"unitdelay", func() (node.Node, error) { return control.NewUnitDelay(control.HoldParams{}) }},
 		{"ratelimiter", func() (node.Node, error) { return control.NewRateLimiter(control.RateLimiterParams{}) }},
 		{"pid", func() (node.Node, error) { return control.NewPID(control.PIDParams{}) }},

@@ -27,7 +27,8 @@ func DerivativeType() node.Type {
 type FirstOrderParams struct {
 	// Gain K. Default [1].
 	Gain []float64
-	// TimeConstant T in s, > 0. Default [0.1].
+	// TimeConstant T in s, > 0. Default [0.1] for a lag, [0.01] for a
+	// derivative (its filter should be fast against the input).
 	TimeConstant []float64
 	// Initial is the lag's y(t0), or the derivative's input before t0
 	// (its filter state starts there, so a constant input gives zero).
@@ -40,11 +41,11 @@ type FirstOrderParams struct {
 }
 
 func (p FirstOrderParams) values(typ string) node.Values {
-	init := "initial"
+	init, tc := "initial", 0.1
 	if typ == DerivativeName {
-		init = "initial_input"
+		init, tc = "initial_input", 0.01
 	}
-	return node.Values{"gain": orDefault(p.Gain, 1), "time_constant": orDefault(p.TimeConstant, 0.1), init: orDefault(p.Initial, 0),
+	return node.Values{"gain": orDefault(p.Gain, 1), "time_constant": orDefault(p.TimeConstant, tc), init: orDefault(p.Initial, 0),
 		"size": orSize(p.Size), "input_units": orUnits(p.InputUnits), "output_units": orUnits(p.OutputUnits)}
 }
 
