@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/cosimgo/cosim/node"
 )
 
@@ -209,28 +211,28 @@ func triangleViolation(I [3]float64) string {
 }
 
 // principalMoments are the eigenvalues of the symmetric inertia tensor
-// ib, by the closed form for a symmetric 3×3 matrix (O. K. Smith,
-// "Eigenvalues of a symmetric 3 × 3 matrix", Comm. ACM 4(4), 1961):
-// accurate to rounding relative to the largest moment, enough for the
-// triangle test's 1e-12 margin.
+// ib, largest first, from gonum's symmetric eigensolver (Householder
+// tridiagonalisation and implicit QL/QR, LAPACK's dsyev): each moment is
+// within a few roundings of the largest moment, also for a repeated
+// pair, so the triangle test's 1e-12 margin holds for a thin rod (two
+// equal moments and a third near zero). Smith's closed form (acos of a
+// cubic's discriminant), used before, split a repeated pair by about
+// 1e-8 relative where acos is ill-conditioned, and refused a rotated
+// rod diag(1, 1, 1e-9) that it accepted unrotated.
 func principalMoments(ib mat3) [3]float64 {
 	a00, a11, a22 := ib[0], ib[4], ib[8]
 	a01, a02, a12 := ib[1], ib[2], ib[5]
-	p1 := a01*a01 + a02*a02 + a12*a12
-	if p1 == 0 {
+	if a01 == 0 && a02 == 0 && a12 == 0 {
 		return [3]float64{a00, a11, a22}
 	}
-	q := (a00 + a11 + a22) / 3
-	p2 := (a00-q)*(a00-q) + (a11-q)*(a11-q) + (a22-q)*(a22-q) + 2*p1
-	p := math.Sqrt(p2 / 6)
-	b00, b11, b22 := (a00-q)/p, (a11-q)/p, (a22-q)/p
-	b01, b02, b12 := a01/p, a02/p, a12/p
-	r := (b00*(b11*b22-b12*b12) - b01*(b01*b22-b12*b02) + b02*(b01*b12-b11*b02)) / 2
-	r = max(-1, min(1, r))
-	phi := math.Acos(r) / 3
-	e1 := q + 2*p*math.Cos(phi)
-	e3 := q + 2*p*math.Cos(phi+2*math.Pi/3)
-	return [3]float64{e1, 3*q - e1 - e3, e3}
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(3, []float64{a00, a01, a02, a01, a11, a12, a02, a12, a22}), false) {
+		// The iteration converges for every finite symmetric matrix,
+		// and the parameter ranges admit only finite entries.
+		panic(fmt.Sprintf("rigidbody: no eigenvalues for the finite inertia tensor %v", ib))
+	}
+	v := es.Values(nil) // ascending
+	return [3]float64{v[2], v[1], v[0]}
 }
 
 // zyxAngles returns (rx, ry, rz) of the unit quaternion q:
