@@ -163,6 +163,21 @@ func TestGridCheckIndexEdge(t *testing.T) {
 	if err := g.checkIndex("zoh", g.at(maxIndex+1)); err == nil {
 		t.Error("sample 2^52 + 1 accepted")
 	}
+	// At t = τ(2^52) = 2^52 itself the first guess, floor(t/period), is
+	// exactly maxIndex, but the instants at(k) = k − 8ε·k lie 8 samples
+	// early there (8ε·2^52 = 8): index must still step to the exact
+	// sample, 2^52 + 8 (at(k) ≤ t < at(k+1)), beyond what checkIndex
+	// accepts.
+	tt := g.nominal(maxIndex)
+	if guess := math.Floor(tt / g.period); guess != maxIndex {
+		t.Fatalf("test set-up: guess %v, meant 2^52", guess)
+	}
+	if k := g.index(tt); !(g.at(k) <= tt && tt < g.at(k+1)) {
+		t.Errorf("index(2^52) = %v, instants %v, %v: not exact", k, g.at(k), g.at(k+1))
+	}
+	if err := g.checkIndex("zoh", tt); err == nil {
+		t.Error("t = 2^52, sample 2^52 + 8, accepted")
+	}
 }
 
 // index stays exact when its first guess, floor((t − offset)/period),

@@ -86,6 +86,10 @@ func TestBatchKernelMatchesMembers(t *testing.T) {
 		{"point", "point", true, false}, {"ground", "point", true, false}, {"rigid", "ground", false, false}, {"rigid", "point", true, false},
 		{"ball", "point", false, false}, {"rigid2d", "ground", false, false},
 		{"ground", "point", false, true}, {"point", "ground", false, true}, {"ground", "point", true, true}, {"rigid", "ground", false, true},
+		// Two bodies of the general path and a linear law: no marker is
+		// read directly (ground or point), so every row is its member's
+		// own Outputs.
+		{"rigid", "rigid", false, false}, {"rigid2d", "ball", false, false},
 	} {
 		name := c.m0 + "-" + c.m1
 		if c.user {

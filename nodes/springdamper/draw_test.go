@@ -28,8 +28,8 @@ func TestDraw(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("%d shapes, want 2 (ground, coil): %+v", len(got), got)
 	}
-	if g := got[0]; g.Kind != node.Box || g.P != [3]float64{0, 1, 0} || g.Color != set.GroundColor {
-		t.Errorf("ground marker %+v, want a grey cube at (0, 1, 0)", g)
+	if g, h := got[0], set.ConnectorSize/2; g.Kind != node.Box || g.P != [3]float64{0, 1, 0} || g.Color != set.GroundColor || g.Size != [3]float64{h, h, h} {
+		t.Errorf("ground marker %+v, want a grey cube at (0, 1, 0) of edge %g (half the spring's diameter)", g, h)
 	}
 	if s := got[1]; s.Kind != node.Coil || s.P != [3]float64{0, 1, 0} || s.Q != [3]float64{2, -1, 0.5} || s.Size[0] != set.ConnectorSize || s.Color != set.ConnectorColor || s.Windings != set.SpringWindings {
 		t.Errorf("spring %+v, want a default coil (0, 1, 0)→(2, -1, 0.5)", s)
