@@ -155,11 +155,14 @@ type BatchPairAdder interface {
 // the graph would read them back. ChecksDst is called once, when the
 // family is built; false keeps the graph's check.
 //
-// The test is the graph's: v·0 summed over the values is 0 exactly when
-// every v is finite (multiply each value by zero before adding, so that
-// finite values whose sum overflows do not fail the call). As for any
-// kernel error, the graph replays the step node by node to name the
-// failing node and component.
+// The test must fail exactly when a written value is not finite. The
+// graph's own is v·0 summed over the values, 0 exactly when every v is
+// finite (each value multiplied by zero before adding, so that finite
+// values whose sum overflows do not fail the call). Cheaper: add the
+// values themselves, and when the total is not finite — a non-finite
+// value, or finite values whose sum overflowed — test them again by the
+// v·0 sum (nodes/masspoint does). As for any kernel error, the graph
+// replays the step node by node to name the failing node and component.
 type BatchDstChecker interface {
 	ChecksDst() bool
 }

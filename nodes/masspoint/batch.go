@@ -45,10 +45,38 @@ var (
 func (b *batch) ChecksDst() bool { return true }
 
 // zeroed is 0 when every value of s is finite and NaN otherwise: each
-// value times zero, added (node.BatchDstChecker). A kernel adds it up
-// over its rows and fails when the total is not 0.
+// value times zero, added — the exact test of node.BatchDstChecker.
 func zeroed(s *state) float64 {
 	return (s.pos.x*0 + s.pos.y*0 + s.pos.z*0) + (s.vel.x*0 + s.vel.y*0 + s.vel.z*0)
+}
+
+// summed is the sum of s's values, the kernels' cheap test: a sum of
+// finite values is finite unless it overflows, and a NaN or ±Inf value
+// makes it NaN or ±Inf. A kernel adds it up over its rows; when the total
+// is not finite, checkDst tells overflow from a non-finite value with
+// zeroed. Six additions per row where zeroed costs six multiplications
+// and six additions: about 0.5 ns per mass, a tenth of a small graph's
+// mass call.
+func summed(s *state) float64 {
+	return (s.pos.x + s.pos.y + s.pos.z) + (s.vel.x + s.vel.y + s.vel.z)
+}
+
+// checkDst is the end of a kernel's test of what it wrote: acc is the
+// total of summed over the n rows of the destination at dp (row stride ds
+// bytes). A finite total passes; otherwise each row is tested exactly
+// (zeroed), so finite values whose sum overflows do not fail the call.
+func checkDst(acc float64, dp unsafe.Pointer, ds uintptr, n int) error {
+	if finite(acc) {
+		return nil
+	}
+	var z float64
+	for k := range n {
+		z += zeroed((*state)(unsafe.Add(dp, uintptr(k)*ds)))
+	}
+	if z != 0 {
+		return errDst
+	}
+	return nil
 }
 
 // errDst is the error of a kernel call that wrote a non-finite value; the
@@ -92,12 +120,9 @@ func (b *batch) Update(a *node.BatchArgs) error {
 		f := (*vec)(unsafe.Add(fp, u*fs))
 		dst := (*state)(unsafe.Add(dp, u*ds))
 		advance(dt, (*state)(unsafe.Add(xp, u*xs)), (*law)(unsafe.Add(mp, u*msz)).accel(*f), dst)
-		acc += zeroed(dst)
+		acc += summed(dst)
 	}
-	if acc != 0 {
-		return errDst
-	}
-	return nil
+	return checkDst(acc, dp, ds, a.Hi-a.Lo)
 }
 
 func (b *batch) Derivatives(a *node.BatchArgs) error {
@@ -121,12 +146,9 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 			p, q := (*vec)(unsafe.Add(fp, u*fs)), (*vec)(unsafe.Add(gp, u*gs))
 			dst := (*state)(unsafe.Add(dp, u*ds))
 			(*law)(unsafe.Add(mp, u*msz)).derivatives((*state)(unsafe.Add(xp, u*xs)), vec{p.x + q.x, p.y + q.y, p.z + q.z}, dst)
-			acc += zeroed(dst)
+			acc += summed(dst)
 		}
-		if acc != 0 {
-			return errDst
-		}
-		return nil
+		return checkDst(acc, dp, ds, a.Hi-a.Lo)
 	}
 	xp := unsafe.Pointer(&x.Span(a.Lo, a.Hi, stateSize)[0])
 	fp := unsafe.Pointer(&f.Span(a.Lo, a.Hi, 3)[0])
@@ -138,12 +160,9 @@ func (b *batch) Derivatives(a *node.BatchArgs) error {
 		f := (*vec)(unsafe.Add(fp, u*fs))
 		dst := (*state)(unsafe.Add(dp, u*ds))
 		(*law)(unsafe.Add(mp, u*msz)).derivatives((*state)(unsafe.Add(xp, u*xs)), *f, dst)
-		acc += zeroed(dst)
+		acc += summed(dst)
 	}
-	if acc != 0 {
-		return errDst
-	}
-	return nil
+	return checkDst(acc, dp, ds, a.Hi-a.Lo)
 }
 
 // updatePair is Update with the force given as two terms (PairInputs).
@@ -163,10 +182,7 @@ func (b *batch) updatePair(a *node.BatchArgs) error {
 		p, q := (*vec)(unsafe.Add(fp, u*fs)), (*vec)(unsafe.Add(gp, u*gs))
 		dst := (*state)(unsafe.Add(dp, u*ds))
 		advance(dt, (*state)(unsafe.Add(xp, u*xs)), (*law)(unsafe.Add(mp, u*msz)).accel(vec{p.x + q.x, p.y + q.y, p.z + q.z}), dst)
-		acc += zeroed(dst)
+		acc += summed(dst)
 	}
-	if acc != 0 {
-		return errDst
-	}
-	return nil
+	return checkDst(acc, dp, ds, a.Hi-a.Lo)
 }
