@@ -113,7 +113,12 @@
 // the state being read and of the destination at the buffers the Sim
 // swaps (engine.run patches them). On a small graph, where a step is a few
 // kernel calls, assembling the views per call cost as much as the
-// kernels; the phased and stage paths still assemble them (block).
+// kernels; the phased and stage paths still assemble them (block). A
+// kernel that is a node.BatchPlanner is asked, when its call is
+// compiled, for a kernel compiled for that call (its code path and row
+// extents fixed), which the call then runs instead of the method
+// (callArgs.kernel); only the buffers change between calls, as its
+// contract requires.
 //
 // When every output the consumers read is one only families read (in
 // the packed columns, below), a fused step runs in window mode: the

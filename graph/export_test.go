@@ -80,7 +80,7 @@ func StepLayers(s *Sim, dt float64) (kernels, calls, step func() bool) {
 			if c == nil {
 				continue
 			}
-			if c.f.kernel(c.ph, &c.args) != nil {
+			if c.kernel() != nil {
 				return false
 			}
 		}

@@ -99,6 +99,9 @@ type callArgs struct {
 	stIn, stIn2 []int32
 	sums        []callSum
 	checks      []callCheck
+	// plan is the kernel compiled for this call (node.BatchPlanner), nil
+	// when the batch compiles none: run then calls the method.
+	plan node.BatchKernel
 }
 
 // callSum is a summed input of a compiled call: its terms' views (those
@@ -193,7 +196,35 @@ func (e *engine) compileCall(c *fuseCall, ph phase, wk *worker) *callArgs {
 	default:
 		a.Dst = node.Strided{Off: f.x0, Stride: f.xs}
 	}
+	if p, ok := f.batch.(node.BatchPlanner); ok {
+		// The layout is final here; run changes only T, Dt and the
+		// buffers of the views that read the state (all to one buffer)
+		// and of Dst, as node.BatchPlanner allows.
+		ca.plan = p.Plan(ph.batchPhase(), a)
+	}
 	return ca
+}
+
+// batchPhase is ph as node.BatchPlanner names it.
+func (ph phase) batchPhase() node.BatchPhase {
+	switch ph {
+	case phaseOutputs:
+		return node.PhaseOutputs
+	case phaseUpdate:
+		return node.PhaseUpdate
+	case phaseDerivs:
+		return node.PhaseDerivatives
+	}
+	panic("graph: no batch kernel for this phase")
+}
+
+// kernel calls the compiled call's kernel: its plan, or the family's
+// method for its phase.
+func (c *callArgs) kernel() error {
+	if c.plan != nil {
+		return c.plan(&c.args)
+	}
+	return c.f.kernel(c.ph, &c.args)
 }
 
 // run runs compiled call c of job j: block's work with the state views
@@ -229,13 +260,13 @@ func (e *engine) run(c *callArgs, j *job) bool {
 	}
 	switch c.ph {
 	case phaseOutputs:
-		return f.out.Outputs(a) == nil && checkRuns(e.buf.outputs, f.y0, f.ys, f.needed, a.Lo, a.Hi)
+		return c.kernel() == nil && checkRuns(e.buf.outputs, f.y0, f.ys, f.needed, a.Lo, a.Hi)
 	case phaseUpdate:
 		a.Dst.Buf = e.buf.nextState
-		return f.upd.Update(a) == nil && (f.checksDst || checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi))
+		return c.kernel() == nil && (f.checksDst || checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi))
 	case phaseDerivs:
 		a.Dst.Buf = j.dst
-		return f.der.Derivatives(a) == nil && (f.checksDst || checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi))
+		return c.kernel() == nil && (f.checksDst || checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi))
 	}
 	return false
 }

@@ -38,6 +38,13 @@ func (s Strided) Span(lo, hi, n int) []float64 {
 	return s.Buf[s.Off+lo*s.Stride : s.Off+(hi-1)*s.Stride+n]
 }
 
+// Extent returns the bounds in Buf of rows [lo, hi) of width n (lo < hi):
+// Span is Buf[start:end]. A compiled kernel ([BatchPlanner]) takes them
+// once and slices each call's buffer with them.
+func (s Strided) Extent(lo, hi, n int) (start, end int) {
+	return s.Off + lo*s.Stride, s.Off + (hi-1)*s.Stride + n
+}
+
 // Shift reports how far t is from s within the same buffer when both
 // have the same stride — row i of t starts Shift values after row i of s
 // — or −1 when they are not windows of one buffer at a fixed distance
@@ -109,8 +116,8 @@ type Batcher interface {
 // computes is found by type assertion, as a node's optional capabilities
 // are — [BatchUpdater] for stateful members, [BatchOutputter] for
 // members with outputs, [BatchDeriver] for members that are [Deriver]s,
-// and the optional [BatchStepBounder], [BatchPairAdder] and
-// [BatchDstChecker]. A graph steps a
+// and the optional [BatchStepBounder], [BatchPairAdder],
+// [BatchDstChecker] and [BatchPlanner]. A graph steps a
 // family through the kernel only when the kernel covers what the
 // members need (an update for state, outputs for outputs); otherwise it
 // steps the members one by one.
@@ -155,13 +162,62 @@ type BatchPairAdder interface {
 // the graph would read them back. ChecksDst is called once, when the
 // family is built; false keeps the graph's check.
 //
-// The test is the graph's: v·0 summed over the values is 0 exactly when
-// every v is finite (multiply each value by zero before adding, so that
-// finite values whose sum overflows do not fail the call). As for any
-// kernel error, the graph replays the step node by node to name the
-// failing node and component.
+// The test must fail exactly when a written value is not finite. The
+// graph's own is v·0 summed over the values, 0 exactly when every v is
+// finite (each value multiplied by zero before adding, so that finite
+// values whose sum overflows do not fail the call). Cheaper: add the
+// values themselves, and when the total is not finite — a non-finite
+// value, or finite values whose sum overflowed — test them again by the
+// v·0 sum (nodes/masspoint does). As for any kernel error, the graph
+// replays the step node by node to name the failing node and component.
 type BatchDstChecker interface {
 	ChecksDst() bool
+}
+
+// BatchPhase names a kernel method: what a [BatchPlanner] compiles.
+type BatchPhase int
+
+// The kernel methods a BatchPlanner may compile.
+const (
+	PhaseUpdate      BatchPhase = iota // BatchUpdater.Update
+	PhaseOutputs                       // BatchOutputter.Outputs
+	PhaseDerivatives                   // BatchDeriver.Derivatives
+)
+
+// BatchKernel is a kernel method compiled for one call site
+// ([BatchPlanner]).
+type BatchKernel func(a *BatchArgs) error
+
+// BatchPlanner is the capability of a Batch whose kernel methods can be
+// compiled once for a call site that a graph repeats every step: the
+// same rows, views and needs, only the time and the buffers changing. On
+// a small graph a kernel's own fixed cost per call — choosing its code
+// path from the views (Needs, Shift), checking each view's rows (Span) —
+// is a measurable share of an evaluation (a few nanoseconds against
+// 3–4 ns per row); a plan does that work once.
+//
+// A graph calls Plan when it compiles a call (at Build, or when it
+// splits a step for a run's workers), with a holding that call's Lo, Hi,
+// Present, Need, and every view's Off and Stride. Between Plan and each
+// call of the returned kernel only T, Dt and the views' Buf fields
+// change: a Buf may become another buffer (a Sim swaps its state
+// buffers between steps, and an integrator's stage vector is the state
+// of a derivative call) at least as long as the views address, and views
+// that share one buffer at Plan time (Strided.Shift ≥ 0) share one at
+// every call. Dst's Buf may be nil at Plan time. So a plan may fix the
+// code path, the strides, the distances between views and the extent of
+// each view's rows, but must read each Buf (and check that it is long
+// enough) at every call, and must read the parameters ([Rows]) at every
+// call, since SetParams may change them between calls.
+//
+// The compiled kernel computes exactly what the method computes for the
+// same arguments — bit for bit, failing where it fails — and is, like
+// the method, safe for concurrent calls on disjoint rows. Plan returns
+// nil for a phase or layout it does not compile: the graph then calls
+// the method. Plan may allocate (the closure); the kernel it returns
+// must not.
+type BatchPlanner interface {
+	Plan(ph BatchPhase, a *BatchArgs) BatchKernel
 }
 
 // BatchOutputter is the capability of a Batch whose nodes have outputs.

@@ -20,6 +20,7 @@ var notCapabilities = map[string]string{
 	"BatchStepBounder": "a capability of a Batch, not of a node",
 	"BatchPairAdder":   "a capability of a Batch, not of a node",
 	"BatchDstChecker":  "a capability of a Batch, not of a node",
+	"BatchPlanner":     "a capability of a Batch, not of a node",
 	"Connector":        "implemented by a connector type with its parameters bound (springdamper.Params), not by a node",
 	"ConnectorHost":    "implemented by a graph",
 }

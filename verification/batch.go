@@ -143,6 +143,10 @@ type batchCheck struct {
 	out     node.BatchOutputter
 	der     node.BatchDeriver
 	bound   node.BatchStepBounder
+	// planner compiles the methods per call site (node.BatchPlanner);
+	// planned is set while trial runs the calls through its plans.
+	planner node.BatchPlanner
+	planned bool
 	spec    *node.Spec
 	nx, ny  int
 	nIn     []int  // components per input
@@ -219,6 +223,7 @@ func newBatchCheck(members []node.Node, opt BatchOptions) (*batchCheck, error) {
 	c.out, _ = c.batch.(node.BatchOutputter)
 	c.der, _ = c.batch.(node.BatchDeriver)
 	c.bound, _ = c.batch.(node.BatchStepBounder)
+	c.planner, _ = c.batch.(node.BatchPlanner)
 	if _, ok := members[0].(node.StepBounder); c.bound != nil && !ok {
 		c.violation("the batch %T is a node.BatchStepBounder but the members are not node.StepBounders", c.batch)
 		c.bound = nil
@@ -543,6 +548,69 @@ func (c *batchCheck) trial(m batchMethod, trial int, when string) {
 	if len(c.errs) == 0 {
 		c.chunking(m, d, fmt.Sprintf("trial %d%s, 3 goroutines, blocks of 5", trial, when), 5, 3)
 	}
+	if c.planner == nil {
+		return
+	}
+	// The same calls compiled (node.BatchPlanner): each call planned on
+	// its layout with other buffers, then run on the draw's.
+	c.planned = true
+	defer func() { c.planned = false }()
+	for _, blk := range []int{n, 1, 3} {
+		if c.full() {
+			return
+		}
+		c.chunking(m, d, fmt.Sprintf("trial %d%s, compiled (Plan), blocks of %d", trial, when, blk), blk, 1)
+	}
+	if len(c.errs) == 0 {
+		c.chunking(m, d, fmt.Sprintf("trial %d%s, compiled (Plan), 3 goroutines, blocks of 5", trial, when), 5, 3)
+	}
+}
+
+// phases maps a checked method to node.BatchPlanner's name for it.
+var phases = [...]node.BatchPhase{mUpdate: node.PhaseUpdate, mOutputs: node.PhaseOutputs, mDerivs: node.PhaseDerivatives}
+
+// planOn compiles method m for the call whose arguments are a, as a
+// graph compiles it (node.BatchPlanner): on a's layout, with every
+// buffer replaced by another of the same length (views sharing a buffer
+// share its replacement; Dst's is nil), so a plan that keeps a buffer
+// instead of reading each call's writes or reads the wrong one. It
+// returns the method itself when the batch compiles nothing for the
+// call, and the error of a Plan that panics.
+func (c *batchCheck) planOn(m batchMethod, a *node.BatchArgs) (func() error, error) {
+	other := map[*float64][]float64{}
+	swap := func(v node.Strided) node.Strided {
+		if len(v.Buf) == 0 {
+			return v
+		}
+		b, ok := other[&v.Buf[0]]
+		if !ok || len(b) != len(v.Buf) {
+			b = filled(len(v.Buf))
+			other[&v.Buf[0]] = b
+		}
+		v.Buf = b
+		return v
+	}
+	swapAll := func(vs []node.Strided) []node.Strided {
+		if vs == nil {
+			return nil
+		}
+		out := make([]node.Strided, len(vs))
+		for i, v := range vs {
+			out[i] = swap(v)
+		}
+		return out
+	}
+	pa := *a
+	pa.X, pa.Dst = swap(a.X), node.Strided{Off: a.Dst.Off, Stride: a.Dst.Stride}
+	pa.In, pa.In2, pa.Out = swapAll(a.In), swapAll(a.In2), swapAll(a.Out)
+	var k node.BatchKernel
+	if err := protect(func() error { k = c.planner.Plan(phases[m], &pa); return nil }); err != nil {
+		return nil, err
+	}
+	if k == nil {
+		return nil, nil
+	}
+	return func() error { return k(a) }, nil
 }
 
 // dstLayout returns the row layout of what a method writes: the offset
@@ -673,25 +741,37 @@ func (c *batchCheck) args(d *draw, lo, hi int) *node.BatchArgs {
 	return a
 }
 
-// call runs the kernel method m on rows [lo, hi), writing into buf.
+// call runs the kernel method m on rows [lo, hi), writing into buf;
+// while planned, through the plan compiled for the call (planOn).
 func (c *batchCheck) call(m batchMethod, d *draw, buf []float64, lo, hi int) error {
 	a := c.args(d, lo, hi)
+	var method func() error
 	switch m {
 	case mOutputs:
 		a.Out = make([]node.Strided, len(c.nFields))
 		for f := range c.nFields {
 			a.Out[f] = node.Strided{Buf: buf, Off: d.y0 + c.fOff[f], Stride: d.yStr}
 		}
-		return protect(func() error { return c.out.Outputs(a) })
+		method = func() error { return c.out.Outputs(a) }
 	case mDerivs:
 		a.Dst = node.Strided{Buf: buf, Off: d.d0, Stride: d.dStr}
-		return protect(func() error { return c.der.Derivatives(a) })
+		method = func() error { return c.der.Derivatives(a) }
 	default:
 		if c.nx > 0 {
 			a.Dst = node.Strided{Buf: buf, Off: d.d0, Stride: d.dStr}
 		}
-		return protect(func() error { return c.upd.Update(a) })
+		method = func() error { return c.upd.Update(a) }
 	}
+	if c.planned {
+		k, err := c.planOn(m, a)
+		if err != nil {
+			return err
+		}
+		if k != nil {
+			method = k
+		}
+	}
+	return protect(method)
 }
 
 // compare checks one call's error and, when neither it nor a member

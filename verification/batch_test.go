@@ -567,8 +567,27 @@ func (n *wrongMass) NewBatch(members []node.Node) node.Batch {
 		}
 	case "no update":
 		return wrongMassDerivsOnly{wb}
+	case "plan keeps its buffers":
+		return wrongMassPlanner{wb}
 	}
 	return wb
+}
+
+// wrongMassPlanner compiles its methods (node.BatchPlanner) into kernels
+// that read the state and inputs Plan saw — buffers a graph replaces
+// between calls — instead of each call's.
+type wrongMassPlanner struct{ *wrongMassBatch }
+
+func (w wrongMassPlanner) Plan(ph node.BatchPhase, a *node.BatchArgs) node.BatchKernel {
+	kept := *a
+	return func(a *node.BatchArgs) error {
+		b := kept
+		b.T, b.Dt, b.Dst = a.T, a.Dt, a.Dst
+		if ph == node.PhaseDerivatives {
+			return w.d.Derivatives(&b)
+		}
+		return w.b.Update(&b)
+	}
 }
 
 // wrongMassDerivsOnly is a stateful family's kernel without Update.
@@ -725,6 +744,7 @@ func TestCheckBatchCatchesWrongKernels(t *testing.T) {
 		{"keeps its batches alive", masses("holds its batches"), "still reachable after garbage collection"},
 		{"claims to check Dst", masses("unchecked dst"), "wrote a non-finite value to Dst and returned no error"},
 		{"has state but no Update", masses("no update"), "not a node.BatchUpdater"},
+		{"compiles calls that keep Plan's buffers", masses("plan keeps its buffers"), "compiled (Plan), blocks of 17"},
 		{"skips needed outputs", consts("nil need is none"), "value[0] (needed): not written"},
 		{"writes garbage into unneeded outputs", consts("garbage when not needed"), "not needed, so it may be left unwritten but not written wrong"},
 	} {

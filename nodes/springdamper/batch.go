@@ -274,6 +274,74 @@ func (b *batch) loadsOnly(a *node.BatchArgs, load0, load1 bool) {
 	}
 }
 
+var _ node.BatchPlanner = (*batch)(nil)
+
+// Plan compiles Outputs for a call site that reads only the loads of a
+// chain's connectors (both point markers, their fields one window of the
+// bodies' state, both loads one window: chainRows) or of its walls (one
+// ground marker: groundRows) — the calls of a chain's step. The path
+// selection (Needs, the markers' kinds, Shift) and the rows' extents are
+// taken here once; a call checks each buffer's length and runs the
+// method's own loop, so the bits are the method's. Any other call site
+// gets nil and runs Outputs.
+func (b *batch) Plan(ph node.BatchPhase, a *node.BatchArgs) node.BatchKernel {
+	if ph != node.PhaseOutputs || !b.direct || a.Lo >= a.Hi {
+		return nil
+	}
+	if a.Needs(0) || a.Needs(1) || a.Needs(2) || a.Needs(3) || b.hasPE && a.Needs(b.fPE) {
+		return nil
+	}
+	lo, hi := a.Lo, a.Hi
+	load0, load1 := b.push[0] && a.Needs(b.fLoad[0]), b.push[1] && a.Needs(b.fLoad[1])
+	switch {
+	case b.kind[0] == kindPoint && b.kind[1] == kindPoint:
+		if !load0 || !load1 {
+			return nil
+		}
+		ip, il := b.inPos[0], b.fLoad[0]
+		p0, v0, p1, v1 := a.In[ip], a.In[b.inVel[0]], a.In[b.inPos[1]], a.In[b.inVel[1]]
+		l0, l1 := a.Out[il], a.Out[b.fLoad[1]]
+		d := p0.Shift(p1)
+		if d <= 0 || p0.Shift(v0) != 3 || p1.Shift(v1) != 3 || l0.Shift(l1) != 3 {
+			return nil
+		}
+		x0, x1 := p0.Extent(lo, hi, d+6)
+		y0, y1 := l0.Extent(lo, hi, 6)
+		xs, ys, dx := uintptr(p0.Stride)*8, uintptr(l0.Stride)*8, uintptr(d)*8
+		return func(a *node.BatchArgs) error {
+			xp := unsafe.Pointer(&a.In[ip].Buf[x0:x1][0])
+			yp := unsafe.Pointer(&a.Out[il].Buf[y0:y1][0])
+			mp, msz := b.models.Walk(lo, hi)
+			chainRows(mp, msz, hi-lo, xp, xs, dx, yp, ys)
+			return nil
+		}
+	case b.kind[0] == kindGround && b.kind[1] == kindPoint, b.kind[0] == kindPoint && b.kind[1] == kindGround:
+		g := 0 // the ground marker
+		if b.kind[1] == kindGround {
+			g = 1
+		}
+		k := 1 - g // the point marker
+		if k == 0 && !load0 || k == 1 && !load1 {
+			// The point's load is not read: Outputs returns at once.
+			return func(*node.BatchArgs) error { return nil }
+		}
+		ip, iv, il := b.inPos[k], b.inVel[k], b.fLoad[k]
+		p, v, l := a.In[ip], a.In[iv], a.Out[il]
+		p0, p1 := p.Extent(lo, hi, 3)
+		v0, v1 := v.Extent(lo, hi, 3)
+		l0, l1 := l.Extent(lo, hi, 3)
+		ps, vs, ls := uintptr(p.Stride)*8, uintptr(v.Stride)*8, uintptr(l.Stride)*8
+		return func(a *node.BatchArgs) error {
+			pp := unsafe.Pointer(&a.In[ip].Buf[p0:p1][0])
+			vp := unsafe.Pointer(&a.In[iv].Buf[v0:v1][0])
+			lp := unsafe.Pointer(&a.Out[il].Buf[l0:l1][0])
+			b.groundRows(lo, hi, g, pp, ps, vp, vs, lp, ls)
+			return nil
+		}
+	}
+	return nil
+}
+
 // chainLoads is loadsOnly when marker 0's position and velocity are the
 // 6-value window of row i of body, marker 1's the window d values
 // further, and the two loads the 6-value window of row i of out.
@@ -285,9 +353,16 @@ func (b *batch) chainLoads(a *node.BatchArgs, body node.Strided, d int, out node
 	// with unsafe.Add, as in masspoint's kernel.
 	xp := unsafe.Pointer(&body.Span(a.Lo, a.Hi, d+6)[0])
 	yp := unsafe.Pointer(&out.Span(a.Lo, a.Hi, 6)[0])
-	xs, ys, dx := uintptr(body.Stride)*8, uintptr(out.Stride)*8, uintptr(d)*8
 	mp, msz := b.models.Walk(a.Lo, a.Hi)
-	for k := range a.Hi - a.Lo {
+	chainRows(mp, msz, a.Hi-a.Lo, xp, uintptr(body.Stride)*8, uintptr(d)*8, yp, uintptr(out.Stride)*8)
+}
+
+// chainRows is chainLoads' loop over n rows: models from mp (row stride
+// msz bytes), the bodies' windows from xp (stride xs bytes, marker 1's dx
+// bytes after marker 0's), the loads' windows from yp (stride ys bytes).
+// The compiled call (Plan) runs it too, so both compute the same bits.
+func chainRows(mp unsafe.Pointer, msz uintptr, n int, xp unsafe.Pointer, xs, dx uintptr, yp unsafe.Pointer, ys uintptr) {
+	for k := range n {
 		u := uintptr(k)
 		m := (*model)(unsafe.Add(mp, u*msz))
 		r := unsafe.Add(xp, u*xs)
@@ -318,12 +393,19 @@ func (b *batch) groundLoads(a *node.BatchArgs, g int, load bool) {
 	pp := unsafe.Pointer(&p.Span(a.Lo, a.Hi, 3)[0])
 	vp := unsafe.Pointer(&v.Span(a.Lo, a.Hi, 3)[0])
 	lp := unsafe.Pointer(&l.Span(a.Lo, a.Hi, 3)[0])
-	ps, vs, ls := uintptr(p.Stride)*8, uintptr(v.Stride)*8, uintptr(l.Stride)*8
-	mp, msz := b.models.Walk(a.Lo, a.Hi)
-	ground := b.ground[a.Lo:a.Hi]
+	b.groundRows(a.Lo, a.Hi, g, pp, uintptr(p.Stride)*8, vp, uintptr(v.Stride)*8, lp, uintptr(l.Stride)*8)
+}
+
+// groundRows is groundLoads' loop over rows [lo, hi): the point marker's
+// position, velocity and load from pp, vp and lp (row strides ps, vs and
+// ls bytes). The compiled call (Plan) runs it too, so both compute the
+// same bits.
+func (b *batch) groundRows(lo, hi, g int, pp unsafe.Pointer, ps uintptr, vp unsafe.Pointer, vs uintptr, lp unsafe.Pointer, ls uintptr) {
+	mp, msz := b.models.Walk(lo, hi)
+	ground := b.ground[lo:hi]
 	var mirror []bool
 	if b.mirror != nil {
-		mirror = b.mirror[a.Lo:a.Hi:a.Hi]
+		mirror = b.mirror[lo:hi:hi]
 	}
 	g0 := g
 	for r := range ground {
