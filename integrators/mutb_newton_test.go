@@ -109,11 +109,13 @@ func (s *linDenseB) Jacobian(_ float64, _, d []float64) error {
 // linFuncB is y' = J·y with no Jacobian capability: finite differences.
 type linFuncB struct{ r linRowsB }
 
-func (s *linFuncB) Dim() int                                 { return s.r.n }
-func (s *linFuncB) Func(t float64, y, d []float64) error     { return s.r.Func(t, y, d) }
-func (s *linFuncB) asSystem() System                         { return s }
-func newLinFuncB(n int, J []float64) *linFuncB               { return &linFuncB{r: linRowsB{n: n, J: J}} }
-func newLinRowsB(n int, J []float64, fault string) *linRowsB { return &linRowsB{n: n, J: J, fault: fault} }
+func (s *linFuncB) Dim() int                             { return s.r.n }
+func (s *linFuncB) Func(t float64, y, d []float64) error { return s.r.Func(t, y, d) }
+func (s *linFuncB) asSystem() System                     { return s }
+func newLinFuncB(n int, J []float64) *linFuncB           { return &linFuncB{r: linRowsB{n: n, J: J}} }
+func newLinRowsB(n int, J []float64, fault string) *linRowsB {
+	return &linRowsB{n: n, J: J, fault: fault}
+}
 
 // tridiagB is the n×n matrix with d on the diagonal, l below and u above.
 func tridiagB(n int, l, d, u float64) []float64 {
