@@ -545,3 +545,36 @@ func TestStageSolverOmittedRowsB(t *testing.T) {
 		}
 	}
 }
+
+// TestBandedOverflowIsLinearFailureB: a banded solve whose result
+// overflows (here y' = λ·y with 1 − dt·λ = 1e-12, a pivot well above the
+// singularity threshold, and a state of 1e300, so the correction is
+// about 1e312) fails the step as a linear-solver failure (LinearFailure,
+// no component), not as a non-finite state (backward Euler).
+func TestBandedOverflowIsLinearFailureB(t *testing.T) {
+	dt := 0.1
+	J := []float64{(1 - 1e-12) / dt}
+	for _, m := range []Method{catalog[5]} {
+		se, _ := stepErrB(t, m, newLinRowsB(1, J, ""), &settings{LinearSolver: LinearBanded}, []float64{1e300}, dt)
+		if se.Status != LinearFailure || se.Index != -1 {
+			t.Errorf("%s: %v (status %v, index %d); want LinearFailure, no component", m.Name(), se, se.Status, se.Index)
+		}
+	}
+}
+
+// TestZeroDimensionalBlockedB: a System with no state may declare its
+// (empty) partition, Blocks() = [0]: accepted, and it steps.
+func TestZeroDimensionalBlockedB(t *testing.T) {
+	for _, m := range []Method{catalog[5], ESDIRK43{}} {
+		st, err := newS(m, linRowsBlockedB{newLinRowsB(0, nil, ""), []int{0}}, &settings{LinearSolver: LinearGMRES})
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name(), err)
+		}
+		if err := st.Init(0, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Step(0.1); err != nil {
+			t.Fatalf("%s: %v", m.Name(), err)
+		}
+	}
+}
