@@ -200,3 +200,127 @@ func TestStageGMRESStoppingRuleB(t *testing.T) {
 		t.Errorf("%d iterations already met the bound (residual %v ≤ %v), GMRES went on to %d", its-1, rn, bound, its)
 	}
 }
+
+// TestNeedMatrixRuleB: newtonLinear.needMatrix follows its documented
+// rule. The matrix (and preconditioner) is assembled afresh when there
+// is none, when the step size changed, when it is JacobianMaxAge steps
+// old, when an update does not shrink the previous one by
+// max(½, min(0.9, 2η)) with an old matrix or by 0.9 with this step's
+// (a previous update of 0 says nothing), when a matrix from an earlier
+// step has needed more than 5 iterations, and at every iteration when
+// it may not be reused across steps and is not this step's.
+func TestNeedMatrixRuleB(t *testing.T) {
+	base := func() *newtonLinear {
+		return &newtonLinear{c: &conf{jacMaxAge: 4}, assemble: true, valid: true, dtA: 0.1, crossStep: true, age: 1, prevDx: 1}
+	}
+	for _, c := range []struct {
+		name string
+		set  func(l *newtonLinear)
+		dt   float64
+		it   int
+		dx   float64
+		want bool
+	}{
+		{"reused", func(*newtonLinear) {}, 0.1, 2, 0.4, false},
+		{"not assembling", func(l *newtonLinear) { l.assemble, l.valid = false, false }, 0.2, 9, 5, false},
+		{"invalid", func(l *newtonLinear) { l.valid = false }, 0.1, 1, 0, true},
+		{"new step size", func(*newtonLinear) {}, 0.2, 1, 0, true},
+		{"age below", func(l *newtonLinear) { l.age = 3 }, 0.1, 1, 0, false},
+		{"age reached", func(l *newtonLinear) { l.age = 4 }, 0.1, 1, 0, true},
+		{"η 0: shrinks by ½", func(*newtonLinear) {}, 0.1, 2, 0.49, false},
+		{"η 0: not by ½", func(*newtonLinear) {}, 0.1, 2, 0.51, true},
+		{"η 0.4: by 0.8", func(l *newtonLinear) { l.eta = 0.4 }, 0.1, 2, 0.79, false},
+		{"η 0.4: not by 0.8", func(l *newtonLinear) { l.eta = 0.4 }, 0.1, 2, 0.81, true},
+		{"η 0.2: not by ½", func(l *newtonLinear) { l.eta = 0.2 }, 0.1, 2, 0.6, true},
+		{"fresh: by 0.9", func(l *newtonLinear) { l.fresh = true }, 0.1, 2, 0.89, false},
+		{"fresh: not by 0.9", func(l *newtonLinear) { l.fresh = true }, 0.1, 2, 0.91, true},
+		{"no previous update", func(l *newtonLinear) { l.prevDx = 0 }, 0.1, 2, 5, false},
+		{"5 iterations", func(l *newtonLinear) { l.prevDx = 10 }, 0.1, 5, 0.1, false},
+		{"6 iterations", func(l *newtonLinear) { l.prevDx = 10 }, 0.1, 6, 0.1, true},
+		{"6 iterations, fresh", func(l *newtonLinear) { l.prevDx, l.fresh = 10, true }, 0.1, 6, 0.1, false},
+		{"no reuse across steps", func(l *newtonLinear) { l.crossStep = false }, 0.1, 2, 0.1, true},
+		{"no reuse, this step's", func(l *newtonLinear) { l.crossStep, l.fresh = false, true }, 0.1, 2, 0.1, false},
+	} {
+		l := base()
+		c.set(l)
+		if got := l.needMatrix(c.dt, c.it, c.dx); got != c.want {
+			t.Errorf("%s: needMatrix = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestStageSolverReuseRuleB: the stage solver's needJacobian and
+// needSetup follow their documented rules (CVODE's): J is evaluated
+// when there is none, when it is JacobianMaxAge steps old, or when
+// Newton failed with an old one (force) — unless c moved by 20 % or
+// more since M was factored; M is set up again when there is none, when
+// it is setupMaxAge steps old, when forced, or when c moved by more than
+// 30 % (for GMRES only when the last solve also took more than 5
+// iterations).
+func TestStageSolverReuseRuleB(t *testing.T) {
+	s := &stageSolver{c: &conf{jacMaxAge: 3}, haveJ: true, haveM: true, cM: 2}
+	for _, c := range []struct {
+		name  string
+		age   int
+		jCur  bool
+		c     float64
+		force bool
+		want  bool
+	}{
+		{"young", 2, false, 2, false, false},
+		{"old", 3, false, 2, false, true},
+		{"forced, c moved 10 %", 0, false, 2.2, true, true},
+		{"forced, c moved 10 % down", 0, false, 1.8, true, true},
+		{"forced, c moved 50 %", 0, false, 3, true, false},
+		{"forced, J current", 0, true, 2, true, false},
+	} {
+		s.jAge, s.jCur = c.age, c.jCur
+		if got := s.needJacobian(c.c, c.force); got != c.want {
+			t.Errorf("needJacobian %s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		name           string
+		krylov         bool
+		mAge, lastIter int
+		c              float64
+		force          bool
+		want           bool
+	}{
+		{"young", false, 19, 0, 2, false, false},
+		{"old", false, 20, 0, 2, false, true},
+		{"forced", false, 0, 0, 2, true, true},
+		{"c moved 25 %", false, 0, 0, 2.5, false, false},
+		{"c moved 35 %", false, 0, 0, 2.7, false, true},
+		{"c moved 35 % down", false, 0, 0, 1.3, false, true},
+		{"gmres, c moved, 5 iterations", true, 0, 5, 2.7, false, false},
+		{"gmres, c moved, 6 iterations", true, 0, 6, 2.7, false, true},
+		{"gmres, c still, 9 iterations", true, 0, 9, 2.1, false, false},
+	} {
+		s.krylov, s.mAge, s.lastKrylov = c.krylov, c.mAge, c.lastIter
+		if got := s.needSetup(c.c, c.force); got != c.want {
+			t.Errorf("needSetup %s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestGMRESStopsAtToleranceB: GMRES stops at the first iteration whose
+// residual is at most tol·‖b‖ (inclusive), and treats an Arnoldi step
+// whose new direction is at most 1e-14 of the rotated diagonal as an
+// exact (happy) breakdown. A = [[1, 0], [s, 1]], b = e₁: the first
+// iteration leaves the residual s/hypot(1, s) (the Givens sine).
+//   - s = 0.5 and tol exactly that residual: one iteration;
+//   - s = 1e-14 (hypot(1, 1e-14) = 1, so the new direction is exactly
+//     1e-14 of the diagonal) and tol 1e-16: one iteration, the
+//     breakdown accepted.
+func TestGMRESStopsAtToleranceB(t *testing.T) {
+	for _, c := range []struct {
+		s, tol float64
+	}{{0.5, 0.5 / math.Hypot(1, 0.5)}, {1e-14, 1e-16}} {
+		op := func(v, dst []float64) error { dst[0], dst[1] = v[0], c.s*v[0]+v[1]; return nil }
+		its, _, err := newGMRES(2, 5).solve(op, nil, nil, []float64{1, 0}, make([]float64, 2), -1, c.tol, 10, false)
+		if err != nil || its != 1 {
+			t.Errorf("s = %g, tol = %g: %d iterations, err %v; want 1", c.s, c.tol, its, err)
+		}
+	}
+}
