@@ -583,8 +583,9 @@ func TestZeroDimensionalBlockedB(t *testing.T) {
 // extra quantity (Partitioned): q' = v, v0' = −4·q0 − 0.1·v0 + z,
 // v1' = cos t, z' = sin t. The rows of v1 and z in ∂f/∂y are zero; omit
 // leaves them out of JacobianRows (allowed: rows not given are zero),
-// otherwise they are given with a zero diagonal value.
-type partRowsB struct{ omit bool }
+// otherwise they are given with a zero diagonal value. colN gives row 2
+// a column 5, out of range.
+type partRowsB struct{ omit, colN bool }
 
 func (partRowsB) Dim() int                { return 5 }
 func (partRowsB) Pairs() (pos, vel []int) { return []int{0, 1}, []int{2, 3} }
@@ -599,7 +600,11 @@ func (partRowsB) Func(t float64, y, d []float64) error {
 func (s partRowsB) JacobianRows(_ float64, _ []float64, emit func(int, []int32, []float64)) error {
 	emit(0, []int32{2}, []float64{1})
 	emit(1, []int32{3}, []float64{1})
-	emit(2, []int32{0, 2, 4}, []float64{-4, -0.1, 1})
+	if s.colN {
+		emit(2, []int32{0, 2, 4, 5}, []float64{-4, -0.1, 1, 1})
+	} else {
+		emit(2, []int32{0, 2, 4}, []float64{-4, -0.1, 1})
+	}
 	if !s.omit {
 		emit(3, []int32{3}, []float64{0})
 		emit(4, []int32{4}, []float64{0})
@@ -628,6 +633,18 @@ func TestAlphaOmittedZeroRowsB(t *testing.T) {
 			if wg != wo {
 				t.Errorf("%s %v: work %+v given, %+v left out", m.Name(), lin, wg, wo)
 			}
+		}
+	}
+}
+
+// TestAlphaRowsColumnOutOfRangeB: a Jacobian row with a column equal to
+// Dim is refused by the generalized-α and Newmark assembly, naming the
+// row and the valid range.
+func TestAlphaRowsColumnOutOfRangeB(t *testing.T) {
+	for _, m := range []Method{GeneralizedAlpha{RhoInf: 0.5}, Newmark{}} {
+		se, _ := stepErrB(t, m, partRowsB{colN: true}, &settings{LinearSolver: LinearGMRES}, []float64{1, 0.5, 0, 0.2, 0.3}, 0.05)
+		if se.Status != Failure || !strings.Contains(se.Error(), "row 2: columns must be in [0, 5)") {
+			t.Errorf("%s: %v (status %v); want Failure naming row 2 and [0, 5)", m.Name(), se, se.Status)
 		}
 	}
 }
