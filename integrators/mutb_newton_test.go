@@ -19,7 +19,8 @@ import (
 // linRowsB is y' = J·y with J dense (row-major n×n), offering its
 // Jacobian as rows (JacobianRows). fault selects a mistake of the rows:
 // "row-n" (a row index n), "col-n" (a column n), "twice" (row 0 given
-// twice), "nan0" (NaN in row 0), "omit" (rows 1 and 2, zero rows of J,
+// twice), "nan0" (NaN in row 0), "nan1" (NaN in the first entry of row
+// 1), "omit" (rows 1 and 2, zero rows of J,
 // not given: JacobianRows allows it).
 type linRowsB struct {
 	n     int
@@ -57,6 +58,8 @@ func (s *linRowsB) JacobianRows(_ float64, _ []float64, emit func(int, []int32, 
 		switch {
 		case s.fault == "nan0" && i == 0:
 			vals[0] = math.NaN()
+		case s.fault == "nan1" && i == 1:
+			vals[0] = math.NaN()
 		case s.fault == "col-n" && i == n-1:
 			cols, vals = append(cols, int32(n)), append(vals, 1)
 		}
@@ -85,6 +88,7 @@ type linDenseB struct {
 	n          int
 	J          []float64
 	nan0, fail bool
+	nanAt      int // 1 + the index of a NaN entry of J (row-major), 0 for none
 	calls      int
 }
 
@@ -102,6 +106,9 @@ func (s *linDenseB) Jacobian(_ float64, _, d []float64) error {
 	copy(d, s.J)
 	if s.nan0 {
 		d[0] = math.NaN()
+	}
+	if s.nanAt > 0 {
+		d[s.nanAt-1] = math.NaN()
 	}
 	return nil
 }
@@ -261,6 +268,7 @@ func TestJacobianRowsMistakesB(t *testing.T) {
 		{"col-n", "columns must be in [0, 3)", Failure, -1},
 		{"twice", "row 0 given twice", Failure, -1},
 		{"nan0", "", NonFinite, 0},
+		{"nan1", "", NonFinite, 1},
 	} {
 		for _, m := range []Method{catalog[5], ESDIRK43{}, BDF{}} {
 			for _, lin := range []LinearSolver{LinearGMRES, LinearBanded} {
@@ -277,10 +285,10 @@ func TestJacobianRowsMistakesB(t *testing.T) {
 	}
 }
 
-// TestNonFiniteJacobianFirstEntryB: a NaN in the first entry of a dense
-// Jacobian (J[0][0], also from finite differences: f is NaN once y_0 is
-// perturbed) is reported as NonFinite in component 0, by backward Euler
-// with dense LU and GMRES and by the stage solver.
+// TestNonFiniteJacobianFirstEntryB: a NaN in a dense Jacobian (J[0][0]
+// or J[2][1], also from finite differences: f_0 or f_2 is NaN once y_0
+// is perturbed) is reported as NonFinite in the component of its row, by
+// backward Euler with dense LU and GMRES and by the stage solver.
 func TestNonFiniteJacobianFirstEntryB(t *testing.T) {
 	n := 3
 	J := tridiagB(n, 1, -2, 1)
@@ -294,6 +302,16 @@ func TestNonFiniteJacobianFirstEntryB(t *testing.T) {
 			if se.Status != NonFinite || se.Index != 0 {
 				t.Errorf("%s %v differenced: %v (status %v, index %d); want NonFinite in component 0", m.Name(), lin, se, se.Status, se.Index)
 			}
+			// A NaN in row 2 (J[2][1], and ∂f_2/∂y_0 differenced) is
+			// reported in component 2, the row.
+			se, _ = stepErrB(t, m, &linDenseB{n: n, J: J, nanAt: 2*n + 1 + 1}, &settings{LinearSolver: lin}, rampB(n, 1), 0.1)
+			if se.Status != NonFinite || se.Index != 2 {
+				t.Errorf("%s %v J[2][1]: %v (status %v, index %d); want NonFinite in component 2", m.Name(), lin, se, se.Status, se.Index)
+			}
+			se, _ = stepErrB(t, m, &edgeFuncB{n: n, row: 2}, &settings{LinearSolver: lin}, []float64{1, 1, 1}, 0.1)
+			if se.Status != NonFinite || se.Index != 2 {
+				t.Errorf("%s %v differenced row 2: %v (status %v, index %d); want NonFinite in component 2", m.Name(), lin, se, se.Status, se.Index)
+			}
 		}
 	}
 }
@@ -301,7 +319,8 @@ func TestNonFiniteJacobianFirstEntryB(t *testing.T) {
 // edgeFuncB is y' = −(y − 1) except that f is NaN wherever y_0 > 1:
 // y_0 = 1 is an equilibrium, so the iterates stay there, but the
 // forward difference that perturbs y_0 upwards meets the NaN.
-type edgeFuncB struct{ n int }
+// row is the component of f that turns NaN.
+type edgeFuncB struct{ n, row int }
 
 func (s *edgeFuncB) Dim() int { return s.n }
 func (s *edgeFuncB) Func(_ float64, y, d []float64) error {
@@ -309,7 +328,7 @@ func (s *edgeFuncB) Func(_ float64, y, d []float64) error {
 		d[i] = -(y[i] - 1)
 	}
 	if y[0] > 1 {
-		d[0] = math.NaN()
+		d[s.row] = math.NaN()
 	}
 	return nil
 }
@@ -645,6 +664,28 @@ func TestAlphaRowsColumnOutOfRangeB(t *testing.T) {
 		se, _ := stepErrB(t, m, partRowsB{colN: true}, &settings{LinearSolver: LinearGMRES}, []float64{1, 0.5, 0, 0.2, 0.3}, 0.05)
 		if se.Status != Failure || !strings.Contains(se.Error(), "row 2: columns must be in [0, 5)") {
 			t.Errorf("%s: %v (status %v); want Failure naming row 2 and [0, 5)", m.Name(), se, se.Status)
+		}
+	}
+}
+
+// TestFixedStepNewtonTestIsRelativeB: the fixed-step Newton test
+// max|Δz| ≤ Tol·(1 + max|z|) is relative to the state, so a linear
+// problem at the scale 1e6 is solved as at the scale 1: the states are
+// 1e6 times those of the unit run, to 1e-9 relative (the Newton
+// tolerance). At that scale an update cannot fall below the rounding of
+// the state (about 1e-10), so a test tighter than relative could not be
+// met (ESDIRK43 and BDF, fixed steps, dense LU).
+func TestFixedStepNewtonTestIsRelativeB(t *testing.T) {
+	n := 5
+	J := tridiagB(n, 1.3, -7.1, 2.9)
+	for _, m := range []Method{ESDIRK43{}, BDF{}} {
+		s := &settings{LinearSolver: LinearDense}
+		unit, _ := runSteps(t, m, &linDenseB{n: n, J: J}, s, rampB(n, 1.37), 0.1, 3)
+		big, _ := runSteps(t, m, &linDenseB{n: n, J: J}, s, rampB(n, 1.37e6), 0.1, 3)
+		for i := range unit {
+			if !numtest.Within(big[i]/1e6, unit[i], 1e-9*(1+math.Abs(unit[i]))) {
+				t.Fatalf("%s: y[%d] = %v at scale 1e6, %v at scale 1", m.Name(), i, big[i], unit[i])
+			}
 		}
 	}
 }
