@@ -206,7 +206,8 @@ func TestStageGMRESStoppingRuleB(t *testing.T) {
 // is none, when the step size changed, when it is JacobianMaxAge steps
 // old, when an update does not shrink the previous one by
 // max(½, min(0.9, 2η)) with an old matrix or by 0.9 with this step's
-// (a previous update of 0 says nothing), when a matrix from an earlier
+// (shrinking by exactly that factor is shrinking; a previous update of 0
+// says nothing), when a matrix from an earlier
 // step has needed more than 5 iterations, and at every iteration when
 // it may not be reused across steps and is not this step's.
 func TestNeedMatrixRuleB(t *testing.T) {
@@ -229,6 +230,7 @@ func TestNeedMatrixRuleB(t *testing.T) {
 		{"age reached", func(l *newtonLinear) { l.age = 4 }, 0.1, 1, 0, true},
 		{"η 0: shrinks by ½", func(*newtonLinear) {}, 0.1, 2, 0.49, false},
 		{"η 0: not by ½", func(*newtonLinear) {}, 0.1, 2, 0.51, true},
+		{"η 0: by exactly ½", func(*newtonLinear) {}, 0.1, 2, 0.5, false},
 		{"η 0.4: by 0.8", func(l *newtonLinear) { l.eta = 0.4 }, 0.1, 2, 0.79, false},
 		{"η 0.4: not by 0.8", func(l *newtonLinear) { l.eta = 0.4 }, 0.1, 2, 0.81, true},
 		{"η 0.2: not by ½", func(l *newtonLinear) { l.eta = 0.2 }, 0.1, 2, 0.6, true},

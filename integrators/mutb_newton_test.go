@@ -689,3 +689,22 @@ func TestFixedStepNewtonTestIsRelativeB(t *testing.T) {
 		}
 	}
 }
+
+// TestEquilibriumStaysB: a state at an equilibrium (y0 = 0 of y' = J·y)
+// stays there exactly: the first Newton residual is zero, GMRES returns
+// the zero correction, and the step is y1 = 0 (backward Euler and the
+// trapezoid rule, GMRES with and without a preconditioner).
+func TestEquilibriumStaysB(t *testing.T) {
+	n := 5
+	J := tridiagB(n, 1, -4, 2)
+	for _, m := range []Method{catalog[5], catalog[6]} {
+		for _, pc := range []Preconditioner{PrecondBlockJacobi, PrecondNone} {
+			y, _ := runSteps(t, m, newLinRowsB(n, J, ""), &settings{LinearSolver: LinearGMRES, Preconditioner: pc}, make([]float64, n), 0.1, 2)
+			for i, v := range y {
+				if v != 0 {
+					t.Fatalf("%s %v: y[%d] = %v, want 0", m.Name(), pc, i, v)
+				}
+			}
+		}
+	}
+}

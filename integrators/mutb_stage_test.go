@@ -1,6 +1,7 @@
 package integrators
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -222,6 +223,56 @@ func TestZeroDimensionalImplicitB(t *testing.T) {
 			if f := st.Work().Factorize; f != 0 && lin == LinearDense {
 				t.Errorf("%s %v: Factorize %d for no unknowns", m.Name(), lin, f)
 			}
+		}
+	}
+}
+
+// TestStageSolverCheckpointMismatchB: a checkpoint that records a
+// factored Newton matrix (Implicit.SetupC) but no Jacobian point is
+// inconsistent, and Restore refuses it naming the field.
+func TestStageSolverCheckpointMismatchB(t *testing.T) {
+	n := 4
+	J := tridiagB(n, 1, -5, 2)
+	s := &settings{LinearSolver: LinearGMRES}
+	a, _ := newS(ESDIRK43{}, newLinRowsB(n, J, ""), s)
+	a.Init(0, rampB(n, 1))
+	for range 2 {
+		if err := a.Step(0.05); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cp := a.(Checkpointer).Checkpoint()
+	if cp.Jac == nil || cp.Implicit == nil || cp.Implicit.SetupC == 0 {
+		t.Fatalf("test set-up: checkpoint without a factored matrix: %+v", cp)
+	}
+	cp.Jac = nil
+	b, _ := newS(ESDIRK43{}, newLinRowsB(n, J, ""), s)
+	err := b.(Checkpointer).Restore(cp)
+	var sm *StateMismatchError
+	if !errors.As(err, &sm) || sm.Field != "jacobian point" {
+		t.Errorf("restore without the Jacobian point: err %v, want a StateMismatchError on the jacobian point", err)
+	}
+}
+
+// TestStageSolverAcceptsShortGMRESB: in the stage solver too, a GMRES
+// solve stopped by KrylovMaxIter that reduced the residual by at least
+// 0.9 is an inexact Newton step: with one GMRES iteration per Newton
+// iteration on a well-conditioned problem (I − γh·J with eigenvalues in
+// [1, 2]) the fixed-step ESDIRK43 iteration converges, to the run with
+// dense LU within 1e-8 relative (NewtonTol 1e-10 over up to 80
+// contractions of about 1/3).
+func TestStageSolverAcceptsShortGMRESB(t *testing.T) {
+	n, dt := 6, 0.1
+	J := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		J[i*n+i] = -4 * float64(i) / float64(n-1)
+	}
+	ref, _ := runSteps(t, ESDIRK43{}, &linDenseB{n: n, J: J}, &settings{LinearSolver: LinearDense}, rampB(n, 1), dt, 2)
+	s := &settings{LinearSolver: LinearGMRES, Preconditioner: PrecondNone, KrylovMaxIter: 1, Forcing: ForcingConstant, KrylovTol: 1e-10, NewtonMaxIter: 80}
+	y, _ := runSteps(t, ESDIRK43{}, newLinRowsB(n, J, ""), s, rampB(n, 1), dt, 2)
+	for i := range y {
+		if !numtest.Within(y[i], ref[i], 1e-8*(1+math.Abs(ref[i]))) {
+			t.Fatalf("y[%d] = %v, want %v", i, y[i], ref[i])
 		}
 	}
 }
