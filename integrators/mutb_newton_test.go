@@ -218,11 +218,7 @@ func TestBackwardEulerLinearSolversExactB(t *testing.T) {
 			}
 		}
 		y, _ := runSteps(t, catalog[5], c.sys, c.s, y0, dt, 2)
-		for i := range y {
-			if !numtest.Within(y[i], want[i], 1e-9*(1+math.Abs(want[i]))) {
-				t.Fatalf("%s: y[%d] = %v, want %v", c.name, i, y[i], want[i])
-			}
-		}
+		closeToB(t, c.name, y, want, 1e-9)
 	}
 }
 
@@ -437,11 +433,7 @@ func TestInexactNewtonAcceptsShortGMRESB(t *testing.T) {
 	s := &settings{LinearSolver: LinearGMRES, Preconditioner: PrecondNone, KrylovMaxIter: 1, Forcing: ForcingConstant, KrylovTol: 1e-10, NewtonMaxIter: 60}
 	y, _ := runSteps(t, catalog[5], newLinRowsB(n, J, ""), s, y0, dt, 1)
 	want := beExactB(t, J, n, dt, y0)
-	for i := range y {
-		if !numtest.Within(y[i], want[i], 1e-8*(1+math.Abs(want[i]))) {
-			t.Fatalf("y[%d] = %v, want %v", i, y[i], want[i])
-		}
-	}
+	closeToB(t, "", y, want, 1e-8)
 }
 
 // TestAutoLinearSolverThresholdB: LinearAuto solves with dense LU up to
@@ -532,11 +524,7 @@ func TestMatrixFreeJacobianUseB(t *testing.T) {
 		if (sys.calls > 0) != c.calls {
 			t.Errorf("%v: %d Jacobian calls", c.pc, sys.calls)
 		}
-		for i := range y {
-			if !numtest.Within(y[i], want[i], 1e-7*(1+math.Abs(want[i]))) {
-				t.Fatalf("%v: y[%d] = %v, want %v", c.pc, i, y[i], want[i])
-			}
-		}
+		closeToB(t, fmt.Sprintf("%v", c.pc), y, want, 1e-7)
 	}
 }
 
@@ -556,11 +544,7 @@ func TestStageSolverOmittedRowsB(t *testing.T) {
 			s := &settings{LinearSolver: lin, Preconditioner: PrecondILU0}
 			full, _ := runSteps(t, m, newLinRowsB(n, J, ""), s, rampB(n, 1), dt, 4)
 			omit, _ := runSteps(t, m, newLinRowsB(n, J, "omit"), s, rampB(n, 1), dt, 4)
-			for i := range full {
-				if !numtest.Within(omit[i], full[i], 1e-9*(1+math.Abs(full[i]))) {
-					t.Fatalf("%s %v: y[%d] = %v with rows left out, %v with them given", m.Name(), lin, i, omit[i], full[i])
-				}
-			}
+			closeToB(t, fmt.Sprintf("%s %v", m.Name(), lin), omit, full, 1e-9)
 		}
 	}
 }
@@ -705,6 +689,17 @@ func TestEquilibriumStaysB(t *testing.T) {
 					t.Fatalf("%s %v: y[%d] = %v, want 0", m.Name(), pc, i, v)
 				}
 			}
+		}
+	}
+}
+
+// closeToB fails the test at the first i where got[i] differs from
+// want[i] by more than rel·(1 + |want[i]|).
+func closeToB(t *testing.T, name string, got, want []float64, rel float64) {
+	t.Helper()
+	for i := range want {
+		if !numtest.Within(got[i], want[i], rel*(1+math.Abs(want[i]))) {
+			t.Fatalf("%s: y[%d] = %v, want %v (within %g relative)", name, i, got[i], want[i], rel)
 		}
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/cosimgo/cosim/internal/numtest"
 )
 
 // The stage solver of ESDIRK43/ESDIRK32 and BDF (stagesolve.go): its
@@ -89,11 +87,7 @@ func TestStageSolverMatrixFreeB(t *testing.T) {
 	for _, pc := range []Preconditioner{PrecondNone, PrecondILU0} {
 		y, _ := runSteps(t, ESDIRK43{}, newLinRowsB(n, J, ""), &settings{LinearSolver: LinearGMRES, MatrixFree: true, Preconditioner: pc,
 			Forcing: ForcingConstant, KrylovTol: 1e-10}, rampB(n, 1), dt, 5)
-		for i := range y {
-			if !numtest.Within(y[i], ref[i], 1e-7*(1+math.Abs(ref[i]))) {
-				t.Fatalf("%v: y[%d] = %v matrix-free, %v assembled", pc, i, y[i], ref[i])
-			}
-		}
+		closeToB(t, fmt.Sprintf("%v", pc), y, ref, 1e-7)
 	}
 }
 
@@ -270,9 +264,5 @@ func TestStageSolverAcceptsShortGMRESB(t *testing.T) {
 	ref, _ := runSteps(t, ESDIRK43{}, &linDenseB{n: n, J: J}, &settings{LinearSolver: LinearDense}, rampB(n, 1), dt, 2)
 	s := &settings{LinearSolver: LinearGMRES, Preconditioner: PrecondNone, KrylovMaxIter: 1, Forcing: ForcingConstant, KrylovTol: 1e-10, NewtonMaxIter: 80}
 	y, _ := runSteps(t, ESDIRK43{}, newLinRowsB(n, J, ""), s, rampB(n, 1), dt, 2)
-	for i := range y {
-		if !numtest.Within(y[i], ref[i], 1e-8*(1+math.Abs(ref[i]))) {
-			t.Fatalf("y[%d] = %v, want %v", i, y[i], ref[i])
-		}
-	}
+	closeToB(t, "", y, ref, 1e-8)
 }
