@@ -351,8 +351,10 @@ func TestProgressQuiet(t *testing.T) {
 	defer func() { progressDelay, progressEvery = oldDelay, oldEvery }()
 	progressDelay, progressEvery = 0, time.Millisecond
 	// (Jacobi: the scene's Gauss–Seidel warns on stderr that it is
-	// unstable at its dt.)
-	long := []string{"run", chainScene, "--set", "run.end=20", "--set", "run.coupling.scheme=jacobi"}
+	// unstable at its dt.) The run lasts about 0.5 s on an idle machine,
+	// some 500 ticks of the bar: a run of 20 s of simulated time (50 ms)
+	// could end before a loaded machine ran the bar's goroutine once.
+	long := []string{"run", chainScene, "--set", "run.end=200", "--set", "run.coupling.scheme=jacobi"}
 	code, _, errs := cosim(t, append(long, "-q")...)
 	if code != 0 || errs != "" {
 		t.Errorf("-q: exit %d, stderr %q", code, errs)
