@@ -1,6 +1,7 @@
 package integrators
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
@@ -29,5 +30,226 @@ func TestLeftLengthC(t *testing.T) {
 	}
 	if h := leftLength(0.5, math.Nextafter(0.5, 1)); h != 0 {
 		t.Errorf("τ the next float after ts: h = %v, want 0", h)
+	}
+}
+
+// newFixedC returns a fixed-step Stepper of m for sys at (0, y0).
+func newFixedC(t *testing.T, m Method, sys System, y0 []float64) Stepper {
+	t.Helper()
+	st, err := NewStepper(m, sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Init(0, y0); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestFixedStartEventAppliedC: an event due at the start of a run (here
+// y' = 4, g = y − 2t rising through 0 at t0, see TestStartDueC) gets its
+// reset (y ← 10) before the first fixed step, which then integrates from
+// the reset state: RK4 is exact on y' = 4, so y(0.1) = 10.4. The start
+// costs one evaluation of f (the probe's direction); the step costs RK4's
+// 4, and 4 more for the short re-step that gives the event, unarmed
+// after its reset, its reference sign (see scan).
+func TestFixedStartEventAppliedC(t *testing.T) {
+	sys := &evC{n: 1, dir: 1, f: rateC(4), g: func(t float64, y []float64) float64 { return y[0] - 2*t },
+		r: func(t float64, y, dst []float64) { dst[0] = 10 }}
+	st := newFixedC(t, RK4{}, sys, []float64{0})
+	if err := st.Step(0.1); err != nil {
+		t.Fatal(err)
+	}
+	tt, y := st.State()
+	if sys.resets != 1 || tt != 0.1 || math.Abs(y[0]-10.4) > 1e-14 {
+		t.Errorf("%d resets, state (%v, %v); want 1 and (0.1, 10.4)", sys.resets, tt, y[0])
+	}
+	if w := st.Work(); w.FuncEvals != 9 || w.EventsHandled != 1 {
+		t.Errorf("work %+v: want 9 evaluations of f (1 at the start, 4 for the step, 4 for the re-step) and 1 event", w)
+	}
+}
+
+// TestFixedTimeEventSubStepsC: a time event inside a fixed step splits it
+// into sub-steps that still cover the whole step: y' = 3·max(0, t − τ)
+// with τ = 0.35 and steps of 0.25; RK4 is exact on each linear piece, so
+// y(1) = 1.5·(1 − τ)² to rounding (1e-13).
+func TestFixedTimeEventSubStepsC(t *testing.T) {
+	const tau = 0.35
+	st := newFixedC(t, RK4{}, timeKinkC{tau}, []float64{0})
+	for range 4 {
+		if err := st.Step(0.25); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tt, y := st.State()
+	want := 1.5 * (1 - tau) * (1 - tau)
+	if tt != 1 || math.Abs(y[0]-want) > 1e-13 {
+		t.Errorf("state (%v, %v), want (1, %v)", tt, y[0], want)
+	}
+}
+
+// timeKinkC is y' = 3·max(0, t − τ), with a time event at τ.
+type timeKinkC struct{ tau float64 }
+
+func (k timeKinkC) Dim() int { return 1 }
+func (k timeKinkC) Func(t float64, y, dst []float64) error {
+	dst[0] = 3 * math.Max(0, t-k.tau)
+	return nil
+}
+func (k timeKinkC) NextTimeEvent(t float64) float64 {
+	if t < k.tau {
+		return k.tau
+	}
+	return math.Inf(1)
+}
+
+// oscZC is the oscillator q” = −q with an extra quantity z' =
+// max(0, t − 0.5), exactly 0 until t = 0.5; with events it has the
+// falling event g = z, which never fires (z only grows) but is a
+// candidate at the step where z leaves 0.
+type oscZC struct{}
+
+func (oscZC) Dim() int                { return 3 }
+func (oscZC) Pairs() (pos, vel []int) { return []int{0}, []int{1} }
+func (oscZC) Func(t float64, y, dst []float64) error {
+	dst[0], dst[1], dst[2] = y[1], -y[0], math.Max(0, t-0.5)
+	return nil
+}
+
+type oscZEventsC struct{ oscZC }
+
+func (oscZEventsC) EventCount() int                          { return 1 }
+func (oscZEventsC) EventDirection(int) int                   { return -1 }
+func (oscZEventsC) Events(t float64, y, dst []float64) error { dst[0] = y[2]; return nil }
+func (oscZEventsC) Reset(int, float64, []float64, []float64) (EventAction, error) {
+	return EventContinue, nil
+}
+
+// TestUnfiredEventKeepsMemoryC: an event that is checked but does not
+// fire leaves the trajectory bit-identical to the run without events,
+// also for a method with memory (generalized-alpha carries its
+// algorithmic acceleration from step to step): the stepper goes back to
+// its own step's end, memory included.
+func TestUnfiredEventKeepsMemoryC(t *testing.T) {
+	for _, m := range []Method{GeneralizedAlpha{}, Newmark{}, RK4{}} {
+		a := newFixedC(t, m, oscZEventsC{}, []float64{1, 0, 0})
+		b := newFixedC(t, m, oscZC{}, []float64{1, 0, 0})
+		for range 20 {
+			if err := a.Step(0.1); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Step(0.1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, ya := a.State()
+		_, yb := b.State()
+		if ya[0] != yb[0] || ya[1] != yb[1] || ya[2] != yb[2] || ya[2] == 0 {
+			t.Errorf("%s: with the event %v, without %v: want the same bits (and z > 0)", m.Name(), ya, yb)
+		}
+		if w := a.Work(); w.EventsHandled != 0 {
+			t.Errorf("%s: %d events handled", m.Name(), w.EventsHandled)
+		}
+	}
+}
+
+// floorC is the ball of events_test recording the height it is handed at
+// each located impact.
+type floorC struct {
+	ball
+	at []float64
+}
+
+func (f *floorC) Reset(i int, t float64, y, dst []float64) (EventAction, error) {
+	f.at = append(f.at, y[0])
+	return f.ball.Reset(i, t, y, dst)
+}
+
+// TestFixedEventOnFarSideC: a fixed-step method locates a falling event
+// on its far side: the state handed to the reset has height ≤ 0 (within
+// 1e-9, the event tolerance times the impact speed), never the last
+// near-side iterate.
+func TestFixedEventOnFarSideC(t *testing.T) {
+	sys := &floorC{ball: ball{g: 9.81, e: 0.8}}
+	st := newFixedC(t, RK4{}, sys, []float64{10, 0})
+	for range 200 { // 10 s: impacts at 1.43, 3.71, 5.53, 6.99, … s
+		if err := st.Step(0.05); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(sys.at) < 3 {
+		t.Fatalf("%d impacts", len(sys.at))
+	}
+	for k, h := range sys.at {
+		if h > 0 || h < -1e-9 {
+			t.Errorf("impact %d handed height %v, want in [−1e-9, 0]", k, h)
+		}
+	}
+}
+
+// TestFixedRestoreEventStateC: a checkpoint without event state (G nil,
+// as from a stepper of the same method without events) is accepted and
+// arms the events from the restored state; a checkpoint taken right
+// after Init (no step, no event) still has the events due at the start
+// to apply.
+func TestFixedRestoreEventStateC(t *testing.T) {
+	mk := func() *evC {
+		return &evC{n: 1, dir: 1, f: rateC(4), g: func(t float64, y []float64) float64 { return y[0] - 2*t },
+			r: func(t float64, y, dst []float64) { dst[0] = 10 }}
+	}
+	a := newFixedC(t, RK4{}, mk(), []float64{0})
+	cp := a.(Checkpointer).Checkpoint()
+	sys := mk()
+	b, err := NewStepper(RK4{}, sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.(Checkpointer).Restore(cp); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Step(0.1); err != nil {
+		t.Fatal(err)
+	}
+	if _, y := b.State(); sys.resets != 1 || math.Abs(y[0]-10.4) > 1e-14 {
+		t.Errorf("restored at Init: %d resets, y = %v; want the start event applied (1, 10.4)", sys.resets, y[0])
+	}
+	cp = b.(Checkpointer).Checkpoint()
+	cp.G, cp.Disarmed = nil, nil
+	c, _ := NewStepper(RK4{}, mk(), nil)
+	if err := c.(Checkpointer).Restore(cp); err != nil {
+		t.Errorf("checkpoint without event state: %v", err)
+	}
+}
+
+// TestFixedZenoAcrossRestoreC: the Zeno guard's memory (the count of
+// close instants and the last instant) travels in the checkpoint: the
+// chattering system restored after every step stops with ZenoDetected
+// after as many events, at the same time, as the uninterrupted run.
+func TestFixedZenoAcrossRestoreC(t *testing.T) {
+	run := func(restore bool) (float64, int) {
+		st := newFixedC(t, RK4{}, chatter{}, []float64{1})
+		for range 40 {
+			if err := st.Step(0.03); err != nil {
+				if !errors.Is(err, ErrZeno) {
+					t.Fatalf("restore %v: %v", restore, err)
+				}
+				tt, _ := st.State()
+				return tt, st.Work().EventsHandled
+			}
+			if restore {
+				cp := st.(Checkpointer).Checkpoint()
+				st, _ = NewStepper(RK4{}, chatter{}, nil)
+				if err := st.(Checkpointer).Restore(cp); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		t.Fatalf("restore %v: no Zeno", restore)
+		return 0, 0
+	}
+	t1, n1 := run(false)
+	t2, n2 := run(true)
+	if t1 != t2 || n1 != n2 {
+		t.Errorf("uninterrupted: Zeno at %v after %d events; restored every step: %v after %d", t1, n1, t2, n2)
 	}
 }
