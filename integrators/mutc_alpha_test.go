@@ -116,3 +116,40 @@ func TestAlphaRestoreWithoutAccelerationC(t *testing.T) {
 		t.Errorf("checkpoint without A: %v", err)
 	}
 }
+
+// TestAlphaNonFiniteEndpointC: a step whose Newton iteration converged
+// but whose end state is not finite fails with NonFinite, also when the
+// bad value is the first of its list and with extra quantities present
+// (their rates are re-evaluated at the end point). A free particle at
+// q = v = 1e308 overflows q in one step of 1 (q1 = q0 + dt·v0 = +Inf;
+// a = 0 keeps Newton exact): component 0. The rate of the extra quantity
+// turning NaN at the final evaluation of the first step alone (the 8th
+// call of f: 1 for the initial acceleration, then 2 residuals, 4 for the
+// finite-difference Newton matrix and the end point, counted in a run of
+// this system) must fail the step too.
+func TestAlphaNonFiniteEndpointC(t *testing.T) {
+	free := partFunc{n: 3, pos: []int{0}, vel: []int{1}, f: func(t float64, y, dst []float64) error {
+		dst[0], dst[1], dst[2] = y[1], 0, 0
+		return nil
+	}}
+	st := newAlphaC(t, free, []float64{1e308, 1e308, 0}, NewtonOptions{})
+	err := st.Step(1)
+	var se *StepError
+	if !errors.As(err, &se) || se.Status != NonFinite || se.Index != 0 {
+		t.Errorf("q overflow: %v, want NonFinite in component 0", err)
+	}
+	calls := 0
+	late := partFunc{n: 3, pos: []int{0}, vel: []int{1}, f: func(t float64, y, dst []float64) error {
+		calls++
+		dst[0], dst[1], dst[2] = y[1], 0, 1
+		if calls == 8 {
+			dst[2] = math.NaN()
+		}
+		return nil
+	}}
+	st = newAlphaC(t, late, []float64{0, 1, 0}, NewtonOptions{})
+	err = st.Step(0.5)
+	if !errors.As(err, &se) || se.Status != NonFinite {
+		t.Errorf("NaN rate at the end point: %v, want NonFinite", err)
+	}
+}

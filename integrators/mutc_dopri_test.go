@@ -298,3 +298,56 @@ func TestDopriEventTruncatedStepC(t *testing.T) {
 		t.Errorf("work %+v: want 2 accepted steps (the truncated one counts) and 1 event", w)
 	}
 }
+
+// TestDopriTrialLimitC: MaxSteps also bounds the trials of one Step:
+// stiffish with InitialStep 1 at RTol 1e-8 needs several rejections
+// before its first accepted step, so with MaxSteps 2 the Step ends with
+// MaxStepsReached (no component index) and the state unchanged.
+func TestDopriTrialLimitC(t *testing.T) {
+	a, err := NewAdaptive(DormandPrince{InitialStep: 1, RTol: 1e-8, ATol: 1e-10}, stiffish, &DriverOptions{MaxSteps: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Init(0, []float64{0}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Step(2)
+	var se *StepError
+	if !errors.As(err, &se) || se.Status != MaxStepsReached || se.Index != -1 {
+		t.Fatalf("err %v, want MaxStepsReached with Index -1", err)
+	}
+	if tt, y := a.State(); tt != 0 || y[0] != 0 {
+		t.Errorf("state (%v, %v) after the failed Step, want (0, 0)", tt, y[0])
+	}
+}
+
+// clockEventC is y' = 1 with the rising event g = t − at.
+type clockEventC struct{ at float64 }
+
+func (c clockEventC) Dim() int                                 { return 1 }
+func (c clockEventC) Func(t float64, y, dst []float64) error   { dst[0] = 1; return nil }
+func (c clockEventC) EventCount() int                          { return 1 }
+func (c clockEventC) EventDirection(int) int                   { return 1 }
+func (c clockEventC) Events(t float64, y, dst []float64) error { dst[0] = t - c.at; return nil }
+func (c clockEventC) Reset(int, float64, []float64, []float64) (EventAction, error) {
+	return EventContinue, nil
+}
+
+// TestDopriEventAtStepEndC: an event exactly at the end of a step does
+// not truncate it, so it does not bound the next proposal: after the
+// trimmed last step [0, 0.01] on which g = t − 0.01 reaches 0 at its
+// end, NextStep keeps the proposal 1 (see
+// TestDopriTrimmedLastStepKeepsProposalC), not 10·0.01.
+func TestDopriEventAtStepEndC(t *testing.T) {
+	a := newDPC(t, clockEventC{at: 0.01}, DormandPrince{InitialStep: 1}, 0, 0)
+	rep, err := a.Step(0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Event != 0 || rep.T1 != 0.01 {
+		t.Fatalf("step %+v: want the event at its end 0.01", rep)
+	}
+	if got := a.NextStep(); got != 1 {
+		t.Errorf("NextStep %v after an event at the step's end, want 1", got)
+	}
+}
