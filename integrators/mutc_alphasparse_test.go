@@ -79,3 +79,84 @@ func TestAlphaSparseBadRowC(t *testing.T) {
 		t.Errorf("err %v, want a Failure naming row 3, Index -1", err)
 	}
 }
+
+// linZBlocksC is linZC as one block (Blocked): block-Jacobi is then the
+// exact inverse of the Newton matrix.
+type linZBlocksC struct{ linZC }
+
+func (linZBlocksC) Blocks() []int { return []int{0, 3} }
+
+// noJacC hides the oscillator's analytic Jacobian.
+type noJacC struct{ o *oscillator }
+
+func (n noJacC) Dim() int                               { return 2 }
+func (n noJacC) Func(t float64, y, dst []float64) error { return n.o.Func(t, y, dst) }
+func (n noJacC) Pairs() (pos, vel []int)                { return n.o.Pairs() }
+
+// TestAlphaKrylovSetupC: how generalized-alpha sets up GMRES.
+//   - Block-Jacobi takes the System's blocks over the unknowns [a, z]:
+//     with one block it is the exact inverse of the Newton matrix, so
+//     every GMRES solve takes one iteration.
+//   - Matrix-free without a preconditioner assembles no Jacobian, even
+//     from a System that gives its rows.
+//   - With a preconditioner and no rows, the System's analytic Jacobian
+//     is used where there is one: fewer evaluations of f than the same
+//     run without it (finite differences).
+func TestAlphaKrylovSetupC(t *testing.T) {
+	m := GeneralizedAlpha{RhoInf: 0.5}
+	y0 := []float64{0.3, 1, -0.5}
+	_, w := runSteps(t, m, linZBlocksC{}, &settings{LinearSolver: LinearGMRES, Preconditioner: PrecondBlockJacobi}, y0, 0.1, 5)
+	if w.LinearSolves == 0 || w.LinearIters != w.LinearSolves {
+		t.Errorf("block-Jacobi over one block: %d GMRES iterations for %d solves, want one each", w.LinearIters, w.LinearSolves)
+	}
+	_, w = runSteps(t, m, linZC{}, &settings{LinearSolver: LinearGMRES, Preconditioner: PrecondNone, MatrixFree: true}, y0, 0.1, 5)
+	if w.JacEvals != 0 || w.LinearIters == 0 {
+		t.Errorf("matrix-free without preconditioner: %+v, want no Jacobian and some GMRES iterations", w)
+	}
+	for _, mf := range []bool{false, true} {
+		s := &settings{LinearSolver: LinearGMRES, Preconditioner: PrecondILU0, MatrixFree: mf}
+		_, with := runSteps(t, m, &oscillator{}, s, []float64{1, 0}, 0.1, 5)
+		_, without := runSteps(t, m, noJacC{&oscillator{}}, s, []float64{1, 0}, 0.1, 5)
+		if with.FuncEvals >= without.FuncEvals {
+			t.Errorf("ILU(0), matrix-free %v: %d evaluations with the analytic Jacobian, %d without: want fewer with it", mf, with.FuncEvals, without.FuncEvals)
+		}
+	}
+}
+
+// decayPairsC has nq oscillators q” = −q and nz decays z' = −z.
+func decayPairsC(nq, nz int) partFunc {
+	pos, vel := make([]int, nq), make([]int, nq)
+	for i := range nq {
+		pos[i], vel[i] = 2*i, 2*i+1
+	}
+	return partFunc{n: 2*nq + nz, pos: pos, vel: vel, f: func(t float64, y, dst []float64) error {
+		for i := range nq {
+			dst[2*i], dst[2*i+1] = y[2*i+1], -y[2*i]
+		}
+		for k := 2 * nq; k < len(y); k++ {
+			dst[k] = -y[k]
+		}
+		return nil
+	}}
+}
+
+// TestAlphaAutoSolverSizeC: the automatic linear solver is dense LU up to
+// AutoDenseMax (24) unknowns of the Newton iteration and GMRES above;
+// generalized-alpha's unknowns are [a, z], nq + nz of them: 4 + 20 = 24
+// is solved densely (no GMRES iteration), 5 + 20 = 25 with GMRES.
+func TestAlphaAutoSolverSizeC(t *testing.T) {
+	for _, tc := range []struct {
+		nq, nz int
+		gmres  bool
+	}{{4, 20, false}, {5, 20, true}} {
+		sys := decayPairsC(tc.nq, tc.nz)
+		y0 := make([]float64, sys.n)
+		for i := range y0 {
+			y0[i] = 1
+		}
+		_, w := runSteps(t, GeneralizedAlpha{}, sys, nil, y0, 0.1, 3)
+		if (w.LinearIters > 0) != tc.gmres {
+			t.Errorf("nq %d, nz %d: %d GMRES iterations, want GMRES %v", tc.nq, tc.nz, w.LinearIters, tc.gmres)
+		}
+	}
+}
