@@ -2,6 +2,7 @@ package integrators
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -158,5 +159,96 @@ func TestAlphaAutoSolverSizeC(t *testing.T) {
 		if (w.LinearIters > 0) != tc.gmres {
 			t.Errorf("nq %d, nz %d: %d GMRES iterations, want GMRES %v", tc.nq, tc.nz, w.LinearIters, tc.gmres)
 		}
+	}
+}
+
+// oscRowsC is the oscillator y = [v, x], v' = −x, x' = v, with its
+// Jacobian row by row; nanRow0 puts a NaN into row 0.
+type oscRowsC struct{ nanRow0 bool }
+
+func (oscRowsC) Dim() int                { return 2 }
+func (oscRowsC) Pairs() (pos, vel []int) { return []int{1}, []int{0} }
+func (oscRowsC) Func(t float64, y, dst []float64) error {
+	dst[0], dst[1] = -y[1], y[0]
+	return nil
+}
+func (o oscRowsC) JacobianRows(t float64, y []float64, emit func(int, []int32, []float64)) error {
+	v := -1.0
+	if o.nanRow0 {
+		v = math.NaN()
+	}
+	emit(0, []int32{1}, []float64{v})
+	emit(1, []int32{0}, []float64{1})
+	return nil
+}
+
+// TestAlphaSparseJacEvalsC: an assembled Newton matrix of the Newmark
+// family evaluates the rows once without extra quantities, twice with
+// them (acceleration rows at the weighted state, extra rows at the end
+// point), each counted in Work.JacEvals: JacEvals = Factorize (one
+// assembly and preconditioner setup each) without, 2·Factorize with.
+func TestAlphaSparseJacEvalsC(t *testing.T) {
+	s := &settings{LinearSolver: LinearBanded}
+	_, w := runSteps(t, GeneralizedAlpha{RhoInf: 0.5}, oscRowsC{}, s, []float64{0, 1}, 0.1, 5)
+	if w.Factorize == 0 || w.JacEvals != w.Factorize {
+		t.Errorf("nz = 0: %d row evaluations for %d assemblies, want one each", w.JacEvals, w.Factorize)
+	}
+	_, w = runSteps(t, GeneralizedAlpha{RhoInf: 0.5}, linZC{}, s, []float64{0.3, 1, -0.5}, 0.1, 5)
+	if w.Factorize == 0 || w.JacEvals != 2*w.Factorize {
+		t.Errorf("nz = 1: %d row evaluations for %d assemblies, want two each", w.JacEvals, w.Factorize)
+	}
+}
+
+// TestAlphaSparseNaNRowC: a NaN in the Jacobian's row 0 fails the step
+// with NonFinite naming row 0.
+func TestAlphaSparseNaNRowC(t *testing.T) {
+	st, err := newS(GeneralizedAlpha{RhoInf: 0.5}, oscRowsC{nanRow0: true}, &settings{LinearSolver: LinearBanded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Init(0, []float64{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	err = st.Step(0.1)
+	var se *StepError
+	if !errors.As(err, &se) || se.Status != NonFinite || se.Index != 0 {
+		t.Errorf("err %v, want NonFinite in row 0", err)
+	}
+}
+
+// oneZC is z' = −z alone (no pairs), whose rows are right at the first
+// evaluation of a step and name row 5 at the second (the extra rows at
+// the end point): a contract breach must be a Failure, not a panic.
+type oneZC struct{ calls *int }
+
+func (oneZC) Dim() int                { return 1 }
+func (oneZC) Pairs() (pos, vel []int) { return nil, nil }
+func (oneZC) Func(t float64, y, dst []float64) error {
+	dst[0] = -y[0]
+	return nil
+}
+func (o oneZC) JacobianRows(t float64, y []float64, emit func(int, []int32, []float64)) error {
+	*o.calls++
+	r := 0
+	if *o.calls%2 == 0 {
+		r = 5
+	}
+	emit(r, []int32{0}, []float64{-1})
+	return nil
+}
+
+func TestAlphaSparseBadSecondEvaluationC(t *testing.T) {
+	n := 0
+	st, err := newS(GeneralizedAlpha{RhoInf: 0.5}, oneZC{&n}, &settings{LinearSolver: LinearBanded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Init(0, []float64{1}); err != nil {
+		t.Fatal(err)
+	}
+	err = st.Step(0.1)
+	var se *StepError
+	if !errors.As(err, &se) || se.Status != Failure || !strings.Contains(err.Error(), "row 5 out of [0, 1)") {
+		t.Errorf("err %v, want a Failure naming row 5", err)
 	}
 }

@@ -253,3 +253,22 @@ func TestFixedZenoAcrossRestoreC(t *testing.T) {
 		t.Errorf("uninterrupted: Zeno at %v after %d events; restored every step: %v after %d", t1, n1, t2, n2)
 	}
 }
+
+// TestFixedEventEvalsC: the fixed-step event wrapper evaluates the event
+// functions once at Init, once before the first step at t0 − δ (g = z
+// is exactly 0 at t0: is it due there?), once at each step's end, and,
+// on the step where the unarmed event moves off zero, once more at its
+// short probe re-step (oscZEventsC: z leaves 0 in the step ending at
+// 0.6) — no redundant evaluation at a step end whose values it already
+// holds: 1 + 1 + 20 + 1 = 23 for 20 RK4 steps.
+func TestFixedEventEvalsC(t *testing.T) {
+	st := newFixedC(t, RK4{}, oscZEventsC{}, []float64{1, 0, 0})
+	for range 20 {
+		if err := st.Step(0.1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w := st.Work(); w.EventEvals != 23 {
+		t.Errorf("%d evaluations of the events, want 23", w.EventEvals)
+	}
+}
