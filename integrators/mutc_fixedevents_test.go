@@ -272,3 +272,29 @@ func TestFixedEventEvalsC(t *testing.T) {
 		t.Errorf("%d evaluations of the events, want 23", w.EventEvals)
 	}
 }
+
+// TestFixedZenoRestoredAtInitC: a checkpoint taken before any event has
+// no last event time: restored, the first instant starts the Zeno count
+// afresh, as in an uninterrupted run, even when it comes within the
+// Zeno spacing of t = 0 (chatter from y = 1e-10: instants at 1e-10,
+// 2e-10, …).
+func TestFixedZenoRestoredAtInitC(t *testing.T) {
+	run := func(restore bool) int {
+		st := newFixedC(t, RK4{}, chatter{}, []float64{1e-10})
+		if restore {
+			cp := st.(Checkpointer).Checkpoint()
+			st, _ = NewStepper(RK4{}, chatter{}, nil)
+			if err := st.(Checkpointer).Restore(cp); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := st.Step(0.03)
+		if !errors.Is(err, ErrZeno) {
+			t.Fatalf("restore %v: %v, want Zeno", restore, err)
+		}
+		return st.Work().EventsHandled
+	}
+	if a, b := run(false), run(true); a != b {
+		t.Errorf("Zeno after %d events uninterrupted, %d after a restore at Init", a, b)
+	}
+}
