@@ -8,9 +8,12 @@ import (
 )
 
 // TestTerminationStringC: every status has its name, and a value outside
-// the table (below Success = 0, or just past the last status) prints as
+// the table (below NotTerminated = 0, or just past the last status) prints as
 // Termination(n) instead of indexing out of range.
 func TestTerminationStringC(t *testing.T) {
+	if got := NotTerminated.String(); got != "NotTerminated" {
+		t.Errorf("NotTerminated (0) prints %q", got)
+	}
 	if got := Success.String(); got != "Success" {
 		t.Errorf("Success prints %q", got)
 	}
