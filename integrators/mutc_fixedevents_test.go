@@ -298,3 +298,63 @@ func TestFixedZenoRestoredAtInitC(t *testing.T) {
 		t.Errorf("Zeno after %d events uninterrupted, %d after a restore at Init", a, b)
 	}
 }
+
+// flakyEventsC is y' = cos(1000·t) (fast, so that a time one ulp off
+// changes the rate's bits) with an event that never fires (g = y − 100)
+// whose evaluation fails once, at call failAt (0: never).
+type flakyEventsC struct {
+	calls, failAt int
+}
+
+func (f *flakyEventsC) Dim() int { return 1 }
+func (f *flakyEventsC) Func(t float64, y, dst []float64) error {
+	dst[0] = math.Cos(1000 * t)
+	return nil
+}
+func (f *flakyEventsC) EventCount() int        { return 1 }
+func (f *flakyEventsC) EventDirection(int) int { return 0 }
+func (f *flakyEventsC) Events(t float64, y, dst []float64) error {
+	f.calls++
+	if f.calls == f.failAt {
+		return errors.New("sensor glitch")
+	}
+	dst[0] = y[0] - 100
+	return nil
+}
+func (f *flakyEventsC) Reset(int, float64, []float64, []float64) (EventAction, error) {
+	return EventContinue, nil
+}
+
+// TestFixedRollbackKeepsClockC: a step that fails after the method's
+// own step (here the event evaluation at its end) leaves the stepper as
+// it was, its step-count clock included: retried, the run goes on bit
+// for bit as one that never failed. The failure is at the end of the
+// 6th step, from t = 0.5, where 0.5 + 0.1 ≠ 6·0.1 in floating point, so
+// a clock restarted at t0 would evaluate f at other times.
+func TestFixedRollbackKeepsClockC(t *testing.T) {
+	run := func(failAt int) []float64 {
+		sys := &flakyEventsC{failAt: failAt}
+		st := newFixedC(t, RK4{}, sys, []float64{0})
+		failed := 0
+		for k := 0; k < 20; {
+			if err := st.Step(0.1); err != nil {
+				failed++
+				if failed > 1 {
+					t.Fatal(err)
+				}
+				continue
+			}
+			k++
+		}
+		if failAt > 0 && failed != 1 {
+			t.Fatalf("%d failures, want 1", failed)
+		}
+		_, y := st.State()
+		return cloneF(y)
+	}
+	// Events calls: 1 at Init, then one per step end: the 6th step's is
+	// call 7.
+	if a, b := run(0), run(7); math.Float64bits(a[0]) != math.Float64bits(b[0]) {
+		t.Errorf("after a failed and retried step y(2) = %v, uninterrupted %v", b[0], a[0])
+	}
+}
