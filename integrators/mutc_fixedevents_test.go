@@ -358,3 +358,76 @@ func TestFixedRollbackKeepsClockC(t *testing.T) {
 		t.Errorf("after a failed and retried step y(2) = %v, uninterrupted %v", b[0], a[0])
 	}
 }
+
+// tevC is y' = 1 with a time event at tau and rising state events
+// g_i = t − roots[i] (direction dirs[i]); it records the time handed to
+// each reset.
+type tevC struct {
+	tau   float64
+	roots []float64
+	dirs  []int
+	at    [][]float64
+}
+
+func (s *tevC) Dim() int                               { return 1 }
+func (s *tevC) Func(t float64, y, dst []float64) error { dst[0] = 1; return nil }
+func (s *tevC) NextTimeEvent(t float64) float64 {
+	if t < s.tau {
+		return s.tau
+	}
+	return math.Inf(1)
+}
+func (s *tevC) EventCount() int          { return len(s.roots) }
+func (s *tevC) EventDirection(i int) int { return s.dirs[i] }
+func (s *tevC) Events(t float64, y, dst []float64) error {
+	for i, r := range s.roots {
+		dst[i] = t - r
+	}
+	return nil
+}
+func (s *tevC) Reset(i int, t float64, y, dst []float64) (EventAction, error) {
+	if s.at == nil {
+		s.at = make([][]float64, len(s.roots))
+	}
+	s.at[i] = append(s.at[i], t)
+	return EventContinue, nil
+}
+
+// TestFixedEventAtTimeEventC: a state event whose root lies closer than
+// the event tolerance (1e-12) below a time event τ is the same instant
+// as τ: its reset is applied at τ itself, not at the left limit where
+// the sub-step before τ ends (RK4, steps of 0.25, τ = 0.35; roots τ and
+// τ − 1e-14, τ − 1e-13, τ − 5e-13).
+func TestFixedEventAtTimeEventC(t *testing.T) {
+	const tau = 0.35
+	for _, d := range []float64{0, 1e-14, 1e-13, 5e-13} {
+		s := &tevC{tau: tau, roots: []float64{tau - d}, dirs: []int{1}}
+		st := newFixedC(t, RK4{}, s, []float64{0})
+		for range 4 {
+			if err := st.Step(0.25); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(s.at) != 1 || len(s.at[0]) != 1 || s.at[0][0] != tau {
+			t.Errorf("root τ − %g: resets at %v, want one at τ = %v", d, s.at, tau)
+		}
+	}
+}
+
+// TestFixedTwoEventsInOneStepC: two events crossing inside one fixed
+// step fire each at its own time: g0 = t − 0.3 (rising) and g1 = t − 0.4
+// (either direction) in the step [0.25, 0.5]. At the first instant the
+// second event is still on its near side (−0.1): it must not fire there.
+func TestFixedTwoEventsInOneStepC(t *testing.T) {
+	s := &tevC{tau: math.Inf(1), roots: []float64{0.3, 0.4}, dirs: []int{1, 0}}
+	st := newFixedC(t, RK4{}, s, []float64{0})
+	for range 4 {
+		if err := st.Step(0.25); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.at) != 2 || len(s.at[0]) != 1 || len(s.at[1]) != 1 ||
+		math.Abs(s.at[0][0]-0.3) > 1e-12 || math.Abs(s.at[1][0]-0.4) > 1e-12 {
+		t.Errorf("resets at %v, want event 0 at 0.3 and event 1 at 0.4 (to 1e-12, the event tolerance)", s.at)
+	}
+}
