@@ -295,3 +295,76 @@ func TestAlphaSparseCheckpointJacobianPointC(t *testing.T) {
 		t.Errorf("restored %v, uninterrupted %v", yb, ya)
 	}
 }
+
+// linZ2C is y = [v, x, z1, z2]: v' = −x + 0.3·z1, x' = v,
+// z1' = x − 2·z1, z2' = −3·z2, in blocks {v, x, z1} and {z2}, with its
+// rows. Over generalized-alpha's unknowns [a, z1, z2] the Newton matrix
+// is block-diagonal with blocks {a, z1} and {z2}: block-Jacobi over the
+// System's blocks is its exact inverse.
+type linZ2C struct{}
+
+func (linZ2C) Dim() int                { return 4 }
+func (linZ2C) Pairs() (pos, vel []int) { return []int{1}, []int{0} }
+func (linZ2C) Blocks() []int           { return []int{0, 3, 4} }
+func (linZ2C) Func(t float64, y, dst []float64) error {
+	v, x, z1, z2 := y[0], y[1], y[2], y[3]
+	dst[0], dst[1], dst[2], dst[3] = -x+0.3*z1, v, x-2*z1, -3*z2
+	return nil
+}
+func (linZ2C) JacobianRows(t float64, y []float64, emit func(int, []int32, []float64)) error {
+	emit(0, []int32{1, 2}, []float64{-1, 0.3})
+	emit(1, []int32{0}, []float64{1})
+	emit(2, []int32{1, 2}, []float64{1, -2})
+	emit(3, []int32{3}, []float64{-3})
+	return nil
+}
+
+// TestAlphaBlocksOverExtraQuantitiesC: block-Jacobi maps each extra
+// quantity to its own System block: with linZ2C it is exact, one GMRES
+// iteration per solve.
+func TestAlphaBlocksOverExtraQuantitiesC(t *testing.T) {
+	_, w := runSteps(t, GeneralizedAlpha{RhoInf: 0.5}, linZ2C{}, &settings{LinearSolver: LinearGMRES, Preconditioner: PrecondBlockJacobi}, []float64{0.3, 1, -0.5, 2}, 0.1, 5)
+	if w.LinearSolves == 0 || w.LinearIters != w.LinearSolves {
+		t.Errorf("%d GMRES iterations for %d solves, want one each (exact block-Jacobi)", w.LinearIters, w.LinearSolves)
+	}
+}
+
+// rowsDecayC is decayPairsC with its Jacobian row by row.
+type rowsDecayC struct {
+	partFunc
+	nq int
+}
+
+func (r rowsDecayC) JacobianRows(t float64, y []float64, emit func(int, []int32, []float64)) error {
+	for i := range r.nq {
+		emit(2*i, []int32{int32(2*i + 1)}, []float64{1})
+		emit(2*i+1, []int32{int32(2 * i)}, []float64{-1})
+	}
+	for k := 2 * r.nq; k < len(y); k++ {
+		emit(k, []int32{int32(k)}, []float64{-1})
+	}
+	return nil
+}
+
+// TestAlphaRowsUsedC: where generalized-alpha solves with GMRES and
+// assembles a matrix (for the products or the preconditioner), it
+// assembles it from the System's rows when it gives them, which costs no
+// evaluation of f, instead of finite differences (one evaluation per
+// unknown): the run with rows evaluates f fewer times than the same run
+// without. Cases: the automatic solver above AutoDenseMax unknowns
+// (5 + 20 = 25 of [a, z]), and matrix-free products with an ILU(0)
+// preconditioner.
+func TestAlphaRowsUsedC(t *testing.T) {
+	plain := decayPairsC(5, 20)
+	y0 := make([]float64, plain.n)
+	for i := range y0 {
+		y0[i] = 1
+	}
+	for _, s := range []*settings{nil, {LinearSolver: LinearGMRES, Preconditioner: PrecondILU0, MatrixFree: true}} {
+		_, with := runSteps(t, GeneralizedAlpha{}, rowsDecayC{plain, 5}, s, y0, 0.1, 3)
+		_, without := runSteps(t, GeneralizedAlpha{}, plain, s, y0, 0.1, 3)
+		if with.FuncEvals >= without.FuncEvals {
+			t.Errorf("%+v: %d evaluations of f with rows, %d without: want fewer with them", s, with.FuncEvals, without.FuncEvals)
+		}
+	}
+}
