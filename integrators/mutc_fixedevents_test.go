@@ -431,3 +431,19 @@ func TestFixedTwoEventsInOneStepC(t *testing.T) {
 		t.Errorf("resets at %v, want event 0 at 0.3 and event 1 at 0.4 (to 1e-12, the event tolerance)", s.at)
 	}
 }
+
+// TestFixedTimeEventWithinToleranceC: a time event closer to the step's
+// start than the event tolerance (1e-12 at t = 0) is the same instant as
+// the start: no sub-step is taken before it (a step of a few ulps would
+// only corrupt a multistep history), so the 1e-12 s before it are not
+// integrated; here the distance equals the tolerance exactly (τ = 1e-12).
+// y' = 1 with RK4: y(0.25) = 0.25 − 1e-12, to rounding (1e-15).
+func TestFixedTimeEventWithinToleranceC(t *testing.T) {
+	st := newFixedC(t, RK4{}, &tevC{tau: 1e-12}, []float64{0})
+	if err := st.Step(0.25); err != nil {
+		t.Fatal(err)
+	}
+	if _, y := st.State(); math.Abs(y[0]-(0.25-1e-12)) > 1e-15 {
+		t.Errorf("y(0.25) = %v, want 0.25 − 1e-12", y[0])
+	}
+}
