@@ -447,3 +447,61 @@ func TestFixedTimeEventWithinToleranceC(t *testing.T) {
 		t.Errorf("y(0.25) = %v, want 0.25 − 1e-12", y[0])
 	}
 }
+
+// metronomeC has time events at the multiples of 1/8 and one event whose
+// k-th root lies 5e-13 (within the event tolerance) below k/8, so that
+// its instants are exactly the time events (see
+// TestFixedEventAtTimeEventC); y counts the resets. It records the
+// instants.
+type metronomeC struct{ at []float64 }
+
+func (s *metronomeC) Dim() int                               { return 1 }
+func (s *metronomeC) Func(t float64, y, dst []float64) error { dst[0] = 0; return nil }
+func (s *metronomeC) NextTimeEvent(t float64) float64        { return (math.Floor(t/0.125) + 1) * 0.125 }
+func (s *metronomeC) EventCount() int                        { return 1 }
+func (s *metronomeC) EventDirection(int) int                 { return 1 }
+func (s *metronomeC) Events(t float64, y, dst []float64) error {
+	dst[0] = t - ((y[0]+1)*0.125 - 5e-13)
+	return nil
+}
+func (s *metronomeC) Reset(i int, t float64, y, dst []float64) (EventAction, error) {
+	s.at = append(s.at, t)
+	dst[0] = y[0] + 1
+	return EventContinue, nil
+}
+
+// TestFixedZenoSpacingStrictC: the Zeno guard counts instants closer
+// than ZenoSpacing to the previous one, strictly: instants exactly 1/8 s
+// apart with ZenoSpacing 1/8 run on (8 instants in 1 s), with ZenoSpacing
+// 1/4 the fourth ends the run (ZenoLimit 3).
+func TestFixedZenoSpacingStrictC(t *testing.T) {
+	for _, tc := range []struct {
+		spacing float64
+		zeno    bool
+	}{{0.125, false}, {0.25, true}} {
+		s := &metronomeC{}
+		st, err := NewStepper(RK4{}, s, &DriverOptions{ZenoSpacing: tc.spacing, ZenoLimit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Init(0, []float64{0}); err != nil {
+			t.Fatal(err)
+		}
+		for range 10 {
+			if err = st.Step(0.1); err != nil {
+				break
+			}
+		}
+		if got := errors.Is(err, ErrZeno); got != tc.zeno {
+			t.Errorf("ZenoSpacing %v: err %v, want Zeno %v", tc.spacing, err, tc.zeno)
+		}
+		for k, te := range s.at {
+			if te != float64(k+1)*0.125 {
+				t.Errorf("ZenoSpacing %v: instant %d at %v, want %v", tc.spacing, k, te, float64(k+1)*0.125)
+			}
+		}
+		if !tc.zeno && len(s.at) != 8 {
+			t.Errorf("ZenoSpacing %v: %d instants, want 8", tc.spacing, len(s.at))
+		}
+	}
+}
