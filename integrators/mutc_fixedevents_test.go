@@ -217,7 +217,14 @@ func TestFixedRestoreEventStateC(t *testing.T) {
 	cp.G, cp.Disarmed = nil, nil
 	c, _ := NewStepper(RK4{}, mk(), nil)
 	if err := c.(Checkpointer).Restore(cp); err != nil {
-		t.Errorf("checkpoint without event state: %v", err)
+		t.Fatalf("checkpoint without event state: %v", err)
+	}
+	// y' = 4 from (0.1, 10.4): y(0.2) = 10.8, RK4 being exact.
+	if err := c.Step(0.1); err != nil {
+		t.Fatal(err)
+	}
+	if tt, y := c.State(); math.Abs(tt-0.2) > 1e-15 || math.Abs(y[0]-10.8) > 1e-14 {
+		t.Errorf("after restoring without event state and a step: (%v, %v), want (0.2, 10.8)", tt, y[0])
 	}
 }
 
@@ -503,5 +510,37 @@ func TestFixedZenoSpacingStrictC(t *testing.T) {
 		if !tc.zeno && len(s.at) != 8 {
 			t.Errorf("ZenoSpacing %v: %d instants, want 8", tc.spacing, len(s.at))
 		}
+	}
+}
+
+// twoClocksC is y' = 1 with time events at t1 and t2.
+type twoClocksC struct{ t1, t2 float64 }
+
+func (c twoClocksC) Dim() int                               { return 1 }
+func (c twoClocksC) Func(t float64, y, dst []float64) error { dst[0] = 1; return nil }
+func (c twoClocksC) NextTimeEvent(t float64) float64 {
+	switch {
+	case t < c.t1:
+		return c.t1
+	case t < c.t2:
+		return c.t2
+	}
+	return math.Inf(1)
+}
+
+// TestFixedCloseTimeEventsC: two time events closer than the event
+// tolerance inside one step are one instant: the sub-step between them
+// is not taken (the 5e-13 s between them are not integrated), and the
+// step goes on to its end: y' = 1 with RK4 over [0.25, 0.5] and time
+// events at 0.3 and 0.3 + 5e-13 gives y(0.5) = 0.5 − 5e-13 (to 1e-15).
+func TestFixedCloseTimeEventsC(t *testing.T) {
+	st := newFixedC(t, RK4{}, twoClocksC{0.3, 0.3 + 5e-13}, []float64{0})
+	for range 2 {
+		if err := st.Step(0.25); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tt, y := st.State(); tt != 0.5 || math.Abs(y[0]-(0.5-5e-13)) > 1e-15 {
+		t.Errorf("state (%v, %v), want (0.5, 0.5 − 5e-13)", tt, y[0])
 	}
 }
