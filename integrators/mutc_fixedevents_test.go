@@ -544,3 +544,26 @@ func TestFixedCloseTimeEventsC(t *testing.T) {
 		t.Errorf("state (%v, %v), want (0.5, 0.5 − 5e-13)", tt, y[0])
 	}
 }
+
+// TestFixedLocatedStateFarSideC: the state a fixed-step method hands to
+// a reset is the one at the located offset, on the event's far side,
+// whichever side the locator's last trial fell on: y' = 1 (y = t, RK4
+// exact) with the rising event g = y − r, for 199 roots r = 0.0049·k
+// over four steps of 0.3: every reset sees y ≥ r.
+func TestFixedLocatedStateFarSideC(t *testing.T) {
+	for k := 1; k < 200; k++ {
+		r := float64(k) * 0.0049
+		var got []float64
+		s := &evC{n: 1, dir: 1, f: rateC(1), g: func(t float64, y []float64) float64 { return y[0] - r },
+			r: func(t float64, y, dst []float64) { got = append(got, y[0]) }}
+		st := newFixedC(t, RK4{}, s, []float64{0})
+		for range 4 {
+			if err := st.Step(0.3); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(got) != 1 || got[0] < r || got[0]-r > 1e-12 {
+			t.Errorf("root %v: resets saw %v, want one state in [r, r + 1e-12]", r, got)
+		}
+	}
+}
