@@ -10,14 +10,7 @@ import (
 // given Newton options for sys, initialised at (0, y0).
 func newAlphaC(t *testing.T, sys System, y0 []float64, n NewtonOptions) Stepper {
 	t.Helper()
-	st, err := NewStepper(GeneralizedAlpha{Newton: n}, sys, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Init(0, y0); err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return newFixedC(t, GeneralizedAlpha{Newton: n}, sys, y0)
 }
 
 // TestAlphaPredictorExactC: the Newton iteration of generalized-alpha

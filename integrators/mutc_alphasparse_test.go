@@ -281,14 +281,7 @@ func TestAlphaSparseCheckpointJacobianPointC(t *testing.T) {
 	if err := b.(Checkpointer).Restore(cp); err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
-		if err := a.Step(0.1); err != nil {
-			t.Fatal(err)
-		}
-		if err := b.Step(0.1); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stepBothC(t, a, b, 3, 0.1)
 	_, ya := a.State()
 	_, yb := b.State()
 	if ya[0] != yb[0] || ya[1] != yb[1] {

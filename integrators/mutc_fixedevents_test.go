@@ -46,6 +46,19 @@ func newFixedC(t *testing.T, m Method, sys System, y0 []float64) Stepper {
 	return st
 }
 
+// stepBothC takes n steps of dt with a and b in turn.
+func stepBothC(t *testing.T, a, b Stepper, n int, dt float64) {
+	t.Helper()
+	for range n {
+		if err := a.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestFixedStartEventAppliedC: an event due at the start of a run (here
 // y' = 4, g = y − 2t rising through 0 at t0, see TestStartDueC) gets its
 // reset (y ← 10) before the first fixed step, which then integrates from
@@ -134,14 +147,7 @@ func TestUnfiredEventKeepsMemoryC(t *testing.T) {
 	for _, m := range []Method{GeneralizedAlpha{}, Newmark{}, RK4{}} {
 		a := newFixedC(t, m, oscZEventsC{}, []float64{1, 0, 0})
 		b := newFixedC(t, m, oscZC{}, []float64{1, 0, 0})
-		for range 20 {
-			if err := a.Step(0.1); err != nil {
-				t.Fatal(err)
-			}
-			if err := b.Step(0.1); err != nil {
-				t.Fatal(err)
-			}
-		}
+		stepBothC(t, a, b, 20, 0.1)
 		_, ya := a.State()
 		_, yb := b.State()
 		if ya[0] != yb[0] || ya[1] != yb[1] || ya[2] != yb[2] || ya[2] == 0 {
