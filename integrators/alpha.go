@@ -34,6 +34,9 @@ type alphaCore struct {
 	x, xp, r0, rp          []float64
 	dadq, dadv             []float64
 	tw                     float64
+	// comp maps a position in one of the lists above to the component a
+	// StepError names (see component); nil for a SecondOrder system.
+	comp func(list, i int) int
 	ls                     *linSolver // dense LU, or GMRES's dense staging; nil otherwise
 	nl                     *newtonLinear
 	sp                     *alphaSparse // sparse assembly from a first-order SparseJacobian, or nil
@@ -77,16 +80,47 @@ func (c *alphaCore) accel(t, dt float64, q, v, z, a, g []float64) error {
 	return nil
 }
 
+// The core's lists, for the component a StepError names.
+const (
+	listQ = iota // positions q
+	listV        // velocities v
+	listA        // accelerations a, the velocities' rates
+	listZ        // extra quantities z and their rates g
+)
+
+// component is the component a StepError names for position i of a
+// list: c.comp's answer when set (a first-order System's own component:
+// the alpha stepper of a Partitioned System sets it), else the
+// SecondOrder coordinate — i for q, v and a, nq+i for z and g.
+func (c *alphaCore) component(list, i int) int {
+	if c.comp != nil {
+		return c.comp(list, i)
+	}
+	if list == listZ {
+		return c.nq + i
+	}
+	return i
+}
+
+// rowComponent is component for row i of the Newton unknowns x = [a, z]
+// (a residual or a row of the Newton matrix).
+func (c *alphaCore) rowComponent(i int) int {
+	if i < c.nq {
+		return c.component(listA, i)
+	}
+	return c.component(listZ, i-c.nq)
+}
+
 // physical writes the physical acceleration and extra rates at a state.
 func (c *alphaCore) physical(t float64, q, v, z, a, g []float64) error {
 	if err := c.accel(t, 0, q, v, z, a, g); err != nil {
 		return err
 	}
 	if i := firstNonFinite(a); i >= 0 {
-		return &StepError{Method: c.name, Status: NonFinite, T: t, Index: i}
+		return &StepError{Method: c.name, Status: NonFinite, T: t, Index: c.component(listA, i)}
 	}
 	if i := firstNonFinite(g); i >= 0 {
-		return &StepError{Method: c.name, Status: NonFinite, T: t, Index: c.nq + i}
+		return &StepError{Method: c.name, Status: NonFinite, T: t, Index: c.component(listZ, i)}
 	}
 	return nil
 }
@@ -160,7 +194,7 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 		rn, finite := normOf(c.r0, ss, rmax)
 		nl.lastRes = rn
 		if nl.krylv && !finite {
-			return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: firstNonFinite(c.r0), Iter: it}
+			return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: c.rowComponent(firstNonFinite(c.r0)), Iter: it}
 		}
 		if d := c.div.check(rn); d != "" {
 			if nl.krylv && nl.stale() {
@@ -234,14 +268,9 @@ func (c *alphaCore) step(t0, t1, dt float64, q0, v0, z0, a0, g0 []float64) error
 			return err
 		}
 	}
-	for _, list := range [][]float64{c.q1, c.v1, c.a1} {
+	for k, list := range [][]float64{c.q1, c.v1, c.a1, c.z1, c.g1} {
 		if i := firstNonFinite(list); i >= 0 {
-			return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: i}
-		}
-	}
-	for _, list := range [][]float64{c.z1, c.g1} {
-		if i := firstNonFinite(list); i >= 0 {
-			return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: nq + i}
+			return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: c.component(min(k, listZ), i)}
 		}
 	}
 	nl.endStep()

@@ -97,6 +97,17 @@ func newAlphaFirstOrder(m methodInfo, sys System, c conf) (*alphaFirst, error) {
 	ad := &partAdapter{sys: sys, n: n, pos: pos, vel: vel, other: other, y: make([]float64, n), f: make([]float64, n)}
 	s := &alphaFirst{m: m, ad: ad, n: n, ids: c.ids, y: make([]float64, n)}
 	s.core = newAlphaCore(m, ad, c, &s.stats)
+	// A StepError names the System's component, not a position in the
+	// core's lists: an acceleration is the rate of its velocity.
+	s.core.comp = func(list, i int) int {
+		switch list {
+		case listQ:
+			return pos[i]
+		case listV, listA:
+			return vel[i]
+		}
+		return other[i]
+	}
 	nq, nz := len(pos), len(other)
 	var blockOf []int
 	krylov := c.useKrylov(nq + nz)

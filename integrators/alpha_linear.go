@@ -157,7 +157,7 @@ func (c *alphaCore) sparseAt() error {
 		return &StepError{Method: c.name, Status: Failure, T: t1, Dt: dt, Index: -1, Err: m.err}
 	}
 	if i := m.a.nonFiniteRow(); i >= 0 {
-		return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: i}
+		return &StepError{Method: c.name, Status: NonFinite, T: t1, Dt: dt, Index: c.rowComponent(i)}
 	}
 	return nil
 }
