@@ -37,10 +37,10 @@ type alphaCore struct {
 	// comp maps a position in one of the lists above to the component a
 	// StepError names (see component); nil for a SecondOrder system.
 	comp func(list, i int) int
-	ls                     *linSolver // dense LU, or GMRES's dense staging; nil otherwise
-	nl                     *newtonLinear
-	sp                     *alphaSparse // sparse assembly from a first-order SparseJacobian, or nil
-	div                    divergence
+	ls   *linSolver // dense LU, or GMRES's dense staging; nil otherwise
+	nl   *newtonLinear
+	sp   *alphaSparse // sparse assembly from a first-order SparseJacobian, or nil
+	div  divergence
 
 	// the step's inputs, for the matrix-free operator
 	t0, t1, dt         float64
