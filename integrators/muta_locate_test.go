@@ -89,13 +89,16 @@ func TestIllinoisBracketWithinTolA(t *testing.T) {
 }
 
 // With times as offsets from base, the tolerance is taken at the
-// absolute time base + hi: at 1e6 it is 4ε·1e6 ≈ 8.9e-10, not the 1e-15
-// asked for (which offsets near 1e5 cannot resolve). The location stops
-// there: within 4·⌈log₂((hi − lo)/8.9e-10)⌉ + 8 = 208 probes (every
+// absolute time base + hi: near 1e6 it is 4ε·1e6 ≈ 8.9e-10, not the
+// 1e-15 asked for (which offsets near 5e5, spaced 5.8e-11, cannot
+// resolve). The location stops there: within
+// 4·⌈log₂((hi − lo)/eventTolAt(tol, base + hi))⌉ + 8 = 208 probes (every
 // fourth trial bisects), not at the iteration limit of the unreachable
-// 1e-15 (284).
+// 1e-15 (288). The jump is at the offset base + 0.123, so that the
+// bracket closes in on base, where a tolerance taken at the offset
+// instead of the absolute time would be the unreachable one.
 func TestIllinoisToleranceAtAbsoluteTimeA(t *testing.T) {
-	const base, lo, hi, r, tol = 5e5, 0.0, 5e5, 123456.789, 1e-15
+	const base, lo, hi, r, tol = 5e5, 0.0, 6e5, 5e5 + 0.123, 1e-15
 	probes := 0
 	te, err := illinois(1, lo, -1, hi, 1, base, tol, stepFnA(r, &probes))
 	if err != nil {
