@@ -1,0 +1,97 @@
+package integrators
+
+import (
+	"math"
+	"testing"
+)
+
+// The fixed-step BDF Stepper of order q has global order q (BDF.New:
+// the starting steps by ESDIRK43 keep it). On y' = −y + sin t from
+// t0 = 0.5 (not 0, so that sums and differences of the starting times
+// differ), y(t) = C·e^{−t} + (sin t − cos t)/2 with C fixed by
+// y(0.5) = 1, the error at t = 1.5 after steps of 1/40 and 1/80 must
+// shrink by 2^q within a factor 2^{±0.4} (measured: within 2^{±0.1}).
+func TestBDFStepperOrderA(t *testing.T) {
+	sys := jacSysA{n: 1,
+		f:   func(t float64, y, d []float64) { d[0] = -y[0] + math.Sin(t) },
+		jac: func(_ float64, _, d []float64) { d[0] = -1 }}
+	const t0, t1 = 0.5, 1.5
+	part := func(t float64) float64 { return (math.Sin(t) - math.Cos(t)) / 2 }
+	c := (1 - part(t0)) * math.Exp(t0)
+	exact := c*math.Exp(-t1) + part(t1)
+	errAt := func(q, n int) float64 {
+		s, err := BDF{MaxOrder: q, Newton: NewtonOptions{Tol: 1e-14}}.New(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Init(t0, []float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		dt := (t1 - t0) / float64(n)
+		for i := 0; i < n; i++ {
+			if err := s.Step(dt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, y := s.State()
+		return math.Abs(y[0] - exact)
+	}
+	for q := 2; q <= 5; q++ {
+		e1, e2 := errAt(q, 40), errAt(q, 80)
+		p := math.Log2(e1 / e2)
+		t.Logf("BDF-%d: errors %.3g, %.3g: observed order %.2f", q, e1, e2, p)
+		if math.Abs(p-float64(q)) > 0.4 {
+			t.Errorf("BDF-%d: observed order %.2f (errors %.3g at 1/40, %.3g at 1/80)", q, p, e1, e2)
+		}
+	}
+}
+
+// With a constant step the fixed-step BDF Stepper takes the classical
+// BDF-q steps from its starting values (Nordsieck form with the history
+// interpolating the last q values: the corrector polynomial then
+// interpolates q + 1 values and has slope f at the new point):
+// Σ_j α_j·y_{n+1−j} = h·f(t_{n+1}, y_{n+1}) with the textbook
+// coefficients (Hairer, Nørsett & Wanner I, §III.1, Table 1.2). Checked
+// for the first six BDF steps after the start, Newton converged to
+// Tol = 1e-14, to 1e-12 absolute (the residual of the formula is then
+// rounding, measured below 1e-15; a wrong past-step ratio in the history leaves
+// residuals of 1e-10 and more).
+func TestBDFStepperClassicalFormulaA(t *testing.T) {
+	alpha := map[int][]float64{
+		2: {3.0 / 2, -2, 1.0 / 2},
+		3: {11.0 / 6, -3, 3.0 / 2, -1.0 / 3},
+		4: {25.0 / 12, -4, 3, -4.0 / 3, 1.0 / 4},
+		5: {137.0 / 60, -5, 5, -10.0 / 3, 5.0 / 4, -1.0 / 5},
+	}
+	f := func(t, y float64) float64 { return -y + math.Sin(t) }
+	sys := jacSysA{n: 1,
+		f:   func(t float64, y, d []float64) { d[0] = f(t, y[0]) },
+		jac: func(_ float64, _, d []float64) { d[0] = -1 }}
+	const t0, dt = 0.5, 1.0 / 40
+	for q := 2; q <= 5; q++ {
+		s, err := BDF{MaxOrder: q, Newton: NewtonOptions{Tol: 1e-14}}.New(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Init(t0, []float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		ys, ts := []float64{1}, []float64{t0}
+		for i := 0; i < q+5; i++ {
+			if err := s.Step(dt); err != nil {
+				t.Fatal(err)
+			}
+			tt, y := s.State()
+			ys, ts = append(ys, y[0]), append(ts, tt)
+		}
+		for n := q; n < len(ys); n++ { // y_n is a BDF step from y_{n−q} … y_{n−1}
+			lhs := 0.0
+			for j, a := range alpha[q] {
+				lhs += a * ys[n-j]
+			}
+			if r := lhs - dt*f(ts[n], ys[n]); math.Abs(r) > 1e-12 {
+				t.Errorf("BDF-%d, step %d: residual of the classical formula %.3g", q, n, r)
+			}
+		}
+	}
+}
