@@ -47,25 +47,55 @@ func TestBDFStepsOverPulseMatchCVODEA(t *testing.T) {
 	})
 }
 
+// TestBDFStepsAfterStartJumpMatchCVODEA: the same from a forcing that
+// switches on right after t0 = 0 (y₀' = [t > 0], y₁' = y₀ − y₁ from
+// (0, 1), first step 1e-3; testdata/cvode_start_jump_steps.c and .txt):
+// the first step fails the error test five times at order 1, the last
+// two after three failures, where CVODE restarts the history from f and
+// waits ten steps before considering a higher order. BDF must follow
+// over all 41 steps to t = 1.
+func TestBDFStepsAfterStartJumpMatchCVODEA(t *testing.T) {
+	sys := jacSysA{n: 2,
+		f: func(t float64, y, d []float64) {
+			d[0] = 0
+			if t > 0 {
+				d[0] = 1
+			}
+			d[1] = y[0] - y[1]
+		},
+		jac: func(_ float64, _, d []float64) { copy(d, []float64{0, 0, 1, -1}) }}
+	cvodeTrajectoryA(t, "testdata/cvode_start_jump_steps.txt", 41, sys, BDF{RTol: 1e-6, ATol: 1e-8, InitialStep: 1e-3}, []float64{0, 1}, 1)
+}
+
 // cvodeStepsA runs BDF on y₀' = −y₀ + u(t), y₁' = y₀ − 2y₁ from (1, 0)
-// and compares its first n steps with CVODE's trajectory in file.
+// to 3 and compares its first n steps with CVODE's trajectory in file.
 func cvodeStepsA(t *testing.T, file string, n int, u func(t float64) float64) {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sys := jacSysA{n: 2,
 		f: func(t float64, y, d []float64) {
 			d[0] = -y[0] + u(t)
 			d[1] = y[0] - 2*y[1]
 		},
 		jac: func(_ float64, _, d []float64) { copy(d, []float64{-1, 0, 1, -2}) }}
-	d, err := BDF{RTol: 1e-6, ATol: 1e-8}.NewDriver(sys, nil)
+	cvodeTrajectoryA(t, file, n, sys, BDF{RTol: 1e-6, ATol: 1e-8}, []float64{1, 0}, 3)
+}
+
+// cvodeTrajectoryA runs m on sys from (0, y0) towards tEnd and compares
+// its first n steps with CVODE's trajectory in file (lines: step, step
+// size, order, time, y0, cumulative error-test and Newton failures):
+// 1e-8 relative on step size and time, 1e-8 absolute on y0, the same
+// order and the same rejections.
+func cvodeTrajectoryA(t *testing.T, file string, n int, sys System, m BDF, y0 []float64, tEnd float64) {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Init(0, []float64{1, 0}); err != nil {
+	d, err := m.NewDriver(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Init(0, y0); err != nil {
 		t.Fatal(err)
 	}
 	bd := d.(*bdfDriver)
@@ -77,7 +107,7 @@ func cvodeStepsA(t *testing.T, file string, n int, u func(t float64) float64) {
 		if _, err := fmt.Sscan(line, &i, &h, &q, &tc, &y0, &nef, &ncf); err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
-		rep, err := d.Step(3)
+		rep, err := d.Step(tEnd)
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
