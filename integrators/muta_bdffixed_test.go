@@ -95,3 +95,82 @@ func TestBDFStepperClassicalFormulaA(t *testing.T) {
 		}
 	}
 }
+
+// A fixed-step BDF Stepper restored from its own checkpoint reports the
+// checkpoint's Work, the starting steps' work included once, and steps
+// on as the uninterrupted one: BDF-3 checkpointed after 5 steps (its
+// two ESDIRK43 starting steps and three BDF steps), stepped on 4 more,
+// restored and stepped the same 4 again; and BDF-1, which has no
+// starting steps.
+func TestBDFStepperRestoreOwnCheckpointA(t *testing.T) {
+	sys := jacSysA{n: 1,
+		f:   func(t float64, y, d []float64) { d[0] = -y[0] + math.Sin(t) },
+		jac: func(_ float64, _, d []float64) { d[0] = -1 }}
+	for _, q := range []int{3, 1} {
+		s, err := BDF{MaxOrder: q}.New(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Init(0, []float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		step := func(k int) float64 {
+			for i := 0; i < k; i++ {
+				if err := s.Step(0.05); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, y := s.State()
+			return y[0]
+		}
+		step(5)
+		cp := s.(Checkpointer).Checkpoint()
+		w5 := s.Work()
+		y9 := step(4)
+		if err := s.(Checkpointer).Restore(cp); err != nil {
+			t.Fatalf("BDF-%d: %v", q, err)
+		}
+		if w := s.Work(); w != w5 {
+			t.Errorf("BDF-%d: Work after Restore %+v, want the checkpoint's %+v", q, w, w5)
+		}
+		if y := step(4); y != y9 {
+			t.Errorf("BDF-%d: y after the restored steps %.17g, the run's %.17g", q, y, y9)
+		}
+	}
+}
+
+// The error estimate of a constant-step fixed BDF-q step (LocalError,
+// tq₂·Δ) uses BDF-q's error constant relative to the correction,
+// 1/((q + 1)·l₁) with l₁ = Σ_{j≤q} 1/j (bdfCoefficients), from the first
+// BDF step after the start on.
+func TestBDFStepperErrorConstantA(t *testing.T) {
+	sys := jacSysA{n: 1,
+		f:   func(t float64, y, d []float64) { d[0] = -y[0] + math.Sin(t) },
+		jac: func(_ float64, _, d []float64) { d[0] = -1 }}
+	for q := 2; q <= 5; q++ {
+		s, err := BDF{MaxOrder: q}.New(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, ok := s.(*bdfStepper)
+		if !ok {
+			t.Fatalf("BDF.New returned %T", s)
+		}
+		if err := s.Init(0.5, []float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		l1 := 0.0
+		for j := 1; j <= q; j++ {
+			l1 += 1 / float64(j)
+		}
+		want := 1 / (float64(q+1) * l1)
+		for i := 0; i < q+2; i++ {
+			if err := s.Step(0.025); err != nil {
+				t.Fatal(err)
+			}
+			if i >= q-1 && math.Abs(bs.d.lastTq2-want) > 1e-12*want {
+				t.Errorf("BDF-%d, step %d: error constant %.17g, want %.17g", q, i+1, bs.d.lastTq2, want)
+			}
+		}
+	}
+}

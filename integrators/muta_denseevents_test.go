@@ -46,13 +46,14 @@ func denseDriversA(c StepControl) []AdaptiveMethod {
 
 // After a step that an event truncated, Dense is the step's interpolant
 // inside it and the state before the reset at the event time (Driver
-// Dense): y = t rising through 0.5 and reset to 0, so Dense(0.25) = 0.25
-// and Dense(te) = te (y = t is integrated exactly: the tolerance 1e-9
-// covers rounding and the event tolerance).
+// Dense): y = t rising through 0.5 and reset to 0, over a first step of
+// 0.8, so Dense(0.25) = 0.25 and Dense(te) = te (y = t is integrated
+// exactly: the tolerance 1e-9 covers rounding and the event tolerance).
+// The truncated step counts as a step (Work.Steps).
 func TestDenseInsideEventStepA(t *testing.T) {
 	sys := unitRateA(func(_ float64, y, d []float64) error { d[0] = y[0] - 0.5; return nil }, 1)
 	sys.reset = func(_ int, _ float64, _, d []float64) { d[0] = 0 }
-	for _, m := range denseDriversA(StepControl{InitialStep: 1}) {
+	for _, m := range denseDriversA(StepControl{InitialStep: 0.8}) {
 		d, err := m.NewDriver(sys, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -64,7 +65,7 @@ func TestDenseInsideEventStepA(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.Event != 0 || math.Abs(rep.T1-0.5) > 1e-9 {
+		if rep.Event != 0 || math.Abs(rep.T1-0.5) > 1e-9 || d.Work().Steps != 1 {
 			t.Fatalf("%s: %+v, want the event at 0.5", m.Name(), rep)
 		}
 		y := []float64{0}

@@ -2,6 +2,7 @@ package integrators
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -86,6 +87,113 @@ func TestESDIRKControllerA(t *testing.T) {
 		}
 		if checked < 10 {
 			t.Errorf("%s: only %d steps checked", m.Name(), checked)
+		}
+	}
+}
+
+// The ESDIRK driver's dense output is the cubic Hermite interpolant of
+// the step's end values and slopes, exact for a cubic: on y' = 3t²
+// (y = t³, which both methods integrate exactly: a quadrature of a
+// quadratic) Dense inside a step of 0.5 from t = 1 equals t³ to 1e-12.
+func TestESDIRKDenseCubicA(t *testing.T) {
+	sys := jacSysA{n: 1, f: func(t float64, _, d []float64) { d[0] = 3 * t * t },
+		jac: func(_ float64, _, d []float64) { d[0] = 0 }}
+	for _, m := range []AdaptiveMethod{ESDIRK43{InitialStep: 0.5}, ESDIRK32{InitialStep: 0.5}} {
+		d, err := m.NewDriver(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Init(1, []float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := d.Step(10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := []float64{0}
+		for _, s := range []float64{0.1, 0.37, 0.5, 0.9} {
+			tt := rep.T0 + s*(rep.T1-rep.T0)
+			d.Dense(tt, y)
+			if want := tt * tt * tt; math.Abs(y[0]-want) > 1e-12 {
+				t.Errorf("%s: Dense(%v) = %.17g, want %.17g", m.Name(), tt, y[0], want)
+			}
+		}
+	}
+}
+
+// A step that an event truncated counts as a step (Work.Steps) and
+// bounds the next one to 5 times its own length (as in the
+// Dormand–Prince driver): y' = 1 from (2, 2) with an InitialStep of 1,
+// an event at y = 2.01; the step is exact (error 0), so the controller
+// alone would grow the step fivefold to 5, and the instant at 2.01
+// leaves 5·0.01 = 0.05.
+func TestESDIRKEventTruncatedStepA(t *testing.T) {
+	sys := unitRateA(func(_ float64, y, d []float64) error { d[0] = y[0] - 2.01; return nil }, 1)
+	for _, m := range []AdaptiveMethod{ESDIRK43{InitialStep: 1}, ESDIRK32{InitialStep: 1}} {
+		d, err := m.NewDriver(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Init(2, []float64{2}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := d.Step(10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Event != 0 || math.Abs(rep.T1-2.01) > 1e-9 || d.Work().Steps != 1 {
+			t.Fatalf("%s: %+v after %+v, want one step ending on the event at 2.01", m.Name(), rep, d.Work())
+		}
+		if h, want := d.NextStep(), 5*(rep.T1-rep.T0); math.Abs(h-want) > 1e-12 {
+			t.Errorf("%s: next step %v, want 5·(te − T0) = %v", m.Name(), h, want)
+		}
+	}
+}
+
+// MinStep is the smallest step allowed, itself allowed: a first step of
+// exactly MinStep is taken (y' = −y, well inside the tolerance).
+func TestESDIRKStepAtMinStepA(t *testing.T) {
+	for _, m := range []AdaptiveMethod{ESDIRK43{InitialStep: 1e-3, MinStep: 1e-3}, ESDIRK32{InitialStep: 1e-3, MinStep: 1e-3}} {
+		d, err := m.NewDriver(decayA(1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Init(0, []float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := d.Step(1)
+		if err != nil || rep.H != 1e-3 {
+			t.Errorf("%s: step %v, error %v; want the step 1e-3", m.Name(), rep.H, err)
+		}
+	}
+}
+
+// ESDIRK's Newton failures end the Step with the time the failed trial
+// reached (StepError.T = t + h) and say which limit was hit: a first
+// step at exactly MinStep that fails gives up at once ("the last with
+// step"); one whose quartered step falls below MinStep gives up there
+// ("down to the smallest step allowed").
+func TestESDIRKNewtonFailureAtMinStepA(t *testing.T) {
+	for _, c := range []struct {
+		h0, hmin float64
+		detail   string
+	}{
+		{0.05, 0.05, "Newton failed at 1 consecutive trials, the last with step"},
+		{0.1, 0.05, "down to the smallest step allowed"},
+	} {
+		for _, m := range []AdaptiveMethod{ESDIRK43{InitialStep: c.h0, MinStep: c.hmin}, ESDIRK32{InitialStep: c.h0, MinStep: c.hmin}} {
+			d, err := m.NewDriver(wrongJacA(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Init(1, []float64{0}); err != nil {
+				t.Fatal(err)
+			}
+			_, err = d.Step(2)
+			se := stepErrA(t, err)
+			if se.Status != NewtonFailure || !(se.T > 1 && se.T <= 1+c.h0) || !strings.Contains(se.Detail, c.detail) {
+				t.Errorf("%s from %v, MinStep %v: %+v, want NewtonFailure after t = 1 with %q", m.Name(), c.h0, c.hmin, se, c.detail)
+			}
 		}
 	}
 }

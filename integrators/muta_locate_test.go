@@ -62,6 +62,7 @@ func TestIllinoisJumpNegativeTimesA(t *testing.T) {
 		{-2, -1, -1.3, 1e-9},
 		{-2, -1, -1.9999, 1e-12},
 		{0, 1, 0.7, 1e-10},
+		{0, 1.5e-9, 1e-11, 1e-9}, // a bracket just above the tolerance: one trial
 	} {
 		probes := 0
 		te, err := illinois(1, c.lo, -1, c.hi, 1, 0, c.tol, stepFnA(c.r, &probes))
