@@ -223,3 +223,34 @@ func TestFirstStepCutToTMaxA(t *testing.T) {
 		}
 	}
 }
+
+// The adaptive BDF driver retries a Newton iteration that failed with an
+// old Jacobian at the same step with a fresh one before it counts a
+// convergence failure: over the stiffness jump of manifoldA (k from 10
+// to 1e5 at tj) a run to t = 3 at RTol 1e-6, ATol 1e-8 evaluates two
+// Jacobians, the first and the fresh one after the jump, and its
+// rejected trials are the error test's (measured: 7 and 5; a driver
+// that shrank the step instead of retrying rejects 17 and 25 trials and
+// takes twice the steps).
+func TestBDFDriverRetriesFreshJacobianA(t *testing.T) {
+	for _, tj := range []float64{1, 0.3} {
+		d, err := BDF{RTol: 1e-6, ATol: 1e-8}.NewDriver(manifoldA(tj), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Init(0, []float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		for tc := 0.0; tc < 3; {
+			rep, err := d.Step(3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc = rep.T1
+		}
+		_, y := d.State()
+		if w := d.Work(); w.JacEvals != 2 || w.Rejected > 8 || math.Abs(y[0]-math.Cos(3)) > 1e-5 {
+			t.Errorf("jump at %v: y(3) = %v (cos 3 = %v) after %+v, want 2 Jacobians and at most 8 rejections", tj, y[0], math.Cos(3), w)
+		}
+	}
+}
