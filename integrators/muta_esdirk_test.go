@@ -197,3 +197,34 @@ func TestESDIRKNewtonFailureAtMinStepA(t *testing.T) {
 		}
 	}
 }
+
+// An event exactly at the end of a step does not truncate it, so the
+// step proposed next is the controller's: y' = 1 from (0, 0) with an
+// InitialStep of 1 (exact steps: the controller grows the step fivefold
+// to 5), then Step(1.1), a step of 0.1 landing on tMax, where the event
+// g = t − 1.1 is exactly zero. The landing step keeps the proposal 5.
+func TestESDIRKEventAtStepEndA(t *testing.T) {
+	sys := unitRateA(func(t float64, _, d []float64) error { d[0] = t - 1.1; return nil }, 1)
+	for _, m := range []AdaptiveMethod{ESDIRK43{InitialStep: 1}, ESDIRK32{InitialStep: 1}} {
+		d, err := m.NewDriver(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Init(0, []float64{0}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Step(10); err != nil {
+			t.Fatal(err)
+		}
+		if h := d.NextStep(); h != 5 {
+			t.Fatalf("%s: next step %v after an exact first step of 1, want 5", m.Name(), h)
+		}
+		rep, err := d.Step(1.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Event != 0 || rep.T1 != 1.1 || d.NextStep() != 5 {
+			t.Errorf("%s: %+v, next step %v; want the event at 1.1 and the next step 5", m.Name(), rep, d.NextStep())
+		}
+	}
+}
