@@ -54,8 +54,9 @@ func TestBDFStepperOrderA(t *testing.T) {
 // coefficients (Hairer, Nørsett & Wanner I, §III.1, Table 1.2). Checked
 // for the first six BDF steps after the start, Newton converged to
 // Tol = 1e-14, to 1e-12 absolute (the residual of the formula is then
-// rounding, measured below 1e-15; a wrong past-step ratio in the history leaves
-// residuals of 1e-10 and more).
+// rounding, measured below 1e-15; history built with wrong past steps,
+// the sums of the starting times instead of their differences, leaves
+// residuals above 1e-11 at the first BDF step).
 func TestBDFStepperClassicalFormulaA(t *testing.T) {
 	alpha := map[int][]float64{
 		2: {3.0 / 2, -2, 1.0 / 2},
