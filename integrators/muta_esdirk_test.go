@@ -228,3 +228,54 @@ func TestESDIRKEventAtStepEndA(t *testing.T) {
 		}
 	}
 }
+
+// After a rejected trial the ESDIRK driver retries with
+// h·max(0.2, 0.9·err^(−1/k)) (Hairer & Wanner's controller; k the
+// embedded order + 1). The error norm of the rejected trial is made
+// known in advance: on y' = −y the stages of a step are the same at any
+// tolerance (linear, exact Jacobian: Newton is exact), so the estimate
+// LocalError of an accepted step of h = 0.5 at a loose RTol, rescaled to
+// a tolerance RTol' chosen to make the norm exactly 2, is the norm the
+// same trial has at RTol'. With MaxSteps = 1 the Step then fails with
+// MaxStepsReached, its Dt the step the driver would retry with (checked
+// to 1e-9 relative: the two runs' stages differ only by rounding).
+func TestESDIRKRejectionFactorA(t *testing.T) {
+	const h, atol = 0.5, 1e-12
+	for _, c := range []struct {
+		m func(rtol float64) AdaptiveMethod
+		k float64
+	}{
+		{func(r float64) AdaptiveMethod { return ESDIRK43{RTol: r, ATol: atol, InitialStep: h} }, 4},
+		{func(r float64) AdaptiveMethod { return ESDIRK32{RTol: r, ATol: atol, InitialStep: h} }, 3},
+	} {
+		d, err := c.m(0.1).NewDriver(decayA(1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Init(0, []float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := d.Step(10)
+		if err != nil || rep.H != h || d.Work().Rejected != 0 {
+			t.Fatalf("%s: first step %+v, %v: the test needs the step 0.5 accepted", c.m(0.1).Name(), rep, err)
+		}
+		e := []float64{0}
+		d.(ErrorEstimator).LocalError(e)
+		_, y1 := d.State()
+		scale := math.Max(1, math.Abs(y1[0]))
+		rtol := (math.Abs(e[0])/2 - atol) / scale // the norm |e|/(ATol + RTol'·max(|y0|, |y1|)) = 2
+		d2, err := c.m(rtol).NewDriver(decayA(1), &DriverOptions{MaxSteps: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d2.Init(0, []float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = d2.Step(10)
+		se := stepErrA(t, err)
+		want := h * math.Max(0.2, 0.9*math.Pow(2, -1/c.k))
+		if se.Status != MaxStepsReached || math.Abs(se.Dt-want) > 1e-9*want {
+			t.Errorf("%s: %+v, want MaxStepsReached with the retry step %.17g", c.m(rtol).Name(), se, want)
+		}
+	}
+}
