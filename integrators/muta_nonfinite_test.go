@@ -1,0 +1,50 @@
+package integrators
+
+import (
+	"testing"
+)
+
+// overflowA is y₀' = 1e308, y₁' = 0 (f constant: Newton converges at
+// once, and every stage slope is the same, so the error estimate
+// Σ dᵢ·kᵢ is zero): from y₀ = 1.5e308 a step of 1 overflows y₀ to +Inf
+// while the error test, scaled by |y|, passes.
+func overflowA() jacSysA {
+	return jacSysA{n: 2,
+		f:   func(_ float64, _, d []float64) { d[0], d[1] = 1e308, 0 },
+		jac: func(_ float64, _, d []float64) { clear(d) }}
+}
+
+// A state that overflows in component 0 is reported as NonFinite naming
+// component 0 (StepError.Index), by the adaptive drivers and the
+// fixed-step Steppers (BDF's through its ESDIRK43 starting step; the
+// Steppers' errors name the step, 1), not taken as a state.
+func TestOverflowInFirstComponentA(t *testing.T) {
+	for _, m := range adaptiveImplicitA(StepControl{InitialStep: 1}) {
+		d, err := m.NewDriver(overflowA(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Init(0, []float64{1.5e308, 0}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.Step(1)
+		se := stepErrA(t, err)
+		if se.Status != NonFinite || se.Index != 0 {
+			t.Errorf("%s driver: %+v, want NonFinite in component 0", m.Name(), se)
+		}
+	}
+	for _, m := range []Method{BDF{MaxOrder: 3}, ESDIRK43{}, ESDIRK32{}} {
+		s, err := m.New(overflowA(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Init(0, []float64{1.5e308, 0}); err != nil {
+			t.Fatal(err)
+		}
+		err = s.Step(1)
+		se := stepErrA(t, err)
+		if se.Status != NonFinite || se.Index != 0 || se.Step != 1 {
+			t.Errorf("%s Stepper: %+v, want NonFinite in component 0 at step 1", m.Name(), se)
+		}
+	}
+}
