@@ -1,6 +1,9 @@
 package integrators
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // New implements Method: BDF of order MaxOrder (5 when zero) with the
 // caller's step, its Newton iteration stopped by the fixed-step test of
@@ -33,7 +36,7 @@ func (m BDF) New(sys System, o *DriverOptions) (Stepper, error) {
 	}
 	d.evs = nil // withEvents handles the events of a fixed-step Stepper
 	d.ss.fixedTol = c.newtonTol
-	st := &bdfStepper{d: d}
+	st := &bdfStepper{d: d, y0: make([]float64, len(d.z[0]))}
 	if d.qmax > 1 {
 		// The starting steps share BDF's Newton solver (one Jacobian).
 		if st.start, err = newESDIRK(esdirk43, methodInfo{Name: MethodESDIRK43, Order: 4}, c, coef, sys, d.ss); err != nil {
@@ -57,6 +60,15 @@ type bdfStepper struct {
 	hist  [bdfMaxOrder][]float64
 	histT [bdfMaxOrder]float64
 	init  bool
+	y0    []float64 // the state before a BDF step's prediction, for retract
+}
+
+// retract undoes a refused BDF step's prediction: the history by
+// nordsieckRetract (to rounding) and the state exactly, from y0 — the
+// retraction cannot give back a prediction that overflowed.
+func (s *bdfStepper) retract() {
+	nordsieckRetract(&s.d.z, s.d.q)
+	copy(s.d.z[0], s.y0)
 }
 
 func (s *bdfStepper) Method() string { return s.d.mi.Name }
@@ -239,6 +251,7 @@ func (s *bdfStepper) bdfStep(t, t1, dt float64) error {
 		d.rescale(dt / d.h)
 	}
 	errorWeights(d.z[0], d.ewt, d.c.rtol, d.c.atol)
+	copy(s.y0, d.z[0])
 	nordsieckPredict(&d.z, d.q)
 	bdfCoefficients(d.q, dt, &d.tau, false, &d.l, &d.tq)
 	gamma := dt / d.l[1]
@@ -250,7 +263,7 @@ func (s *bdfStepper) bdfStep(t, t1, dt float64) error {
 		clear(d.acor)
 		ok, err := d.ss.newton(t1, dt, gamma, d.z[0], d.psi, d.acor, d.ewt, d.coef/d.tq[2], &d.rate, forceJ, false)
 		if err != nil {
-			nordsieckRetract(&d.z, d.q)
+			s.retract()
 			d.stats.Rejected++
 			return err
 		}
@@ -259,14 +272,21 @@ func (s *bdfStepper) bdfStep(t, t1, dt float64) error {
 		}
 		d.stats.Rejected++
 		if try > 0 || d.ss.jCur || d.ss.mfOnly {
-			nordsieckRetract(&d.z, d.q)
+			s.retract()
 			return d.ss.failure(t1, dt, "the fixed-step Newton iteration failed with a fresh Jacobian")
 		}
 		forceJ = true
 	}
-	if i := firstNonFinite(d.acor); i >= 0 {
-		nordsieckRetract(&d.z, d.q)
-		return &StepError{Method: MethodBDF, Status: NonFinite, T: t1, Dt: dt, Index: i}
+	// The new state is z[0] + l[0]·acor (complete adds it so): a finite
+	// correction of a prediction that overflowed, or near the largest
+	// float64, is still a non-finite state, which the step must refuse
+	// before it is committed.
+	l0, z0 := d.l[0], d.z[0]
+	for i, a := range d.acor {
+		if y := z0[i] + l0*a; math.IsNaN(y) || math.IsInf(y, 0) {
+			s.retract()
+			return &StepError{Method: MethodBDF, Status: NonFinite, T: t1, Dt: dt, Index: i}
+		}
 	}
 	d.complete(dt)
 	d.qwait = d.q + 2 // never consider an order change

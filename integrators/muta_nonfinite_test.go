@@ -1,6 +1,7 @@
 package integrators
 
 import (
+	"errors"
 	"testing"
 )
 
@@ -46,5 +47,32 @@ func TestOverflowInFirstComponentA(t *testing.T) {
 		if se.Status != NonFinite || se.Index != 0 || se.Step != 1 {
 			t.Errorf("%s Stepper: %+v, want NonFinite in component 0 at step 1", m.Name(), se)
 		}
+	}
+}
+
+// The fixed-step BDF Stepper refuses a step whose new state overflows
+// even when its Newton correction is finite: y' = 1e308 from y = 1.5e308
+// overflows to +Inf in one step of 1 s, with the correction itself
+// finite (it is the step of a linear problem). It checked only the
+// correction and returned the state [+Inf 0] without an error, where
+// the adaptive BDF driver and the ESDIRK Steppers report NonFinite. At
+// order 1 the first step is BDF's own; the state must be unchanged after
+// the refusal.
+func TestBDFStepperOverflowA(t *testing.T) {
+	s, err := BDF{MaxOrder: 1}.New(overflowA(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Init(0, []float64{1.5e308, 0}); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Step(1)
+	var se *StepError
+	if !errors.As(err, &se) || se.Status != NonFinite || se.Index != 0 {
+		_, y := s.State()
+		t.Fatalf("Step: %v with state %v, want a NonFinite StepError naming component 0", err, y)
+	}
+	if tt, y := s.State(); tt != 0 || y[0] != 1.5e308 || y[1] != 0 {
+		t.Errorf("after the refused step: t = %g, y = %v, want the initial state", tt, y)
 	}
 }
