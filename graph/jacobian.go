@@ -367,6 +367,9 @@ func (m *System) plan() *sparseJac {
 	m.planWork(p)
 	m.planLoops(p) // loop_jacobian.go
 	m.sj = p
+	// The plan's working sets are garbage now, and the first assembly
+	// allocates the matrix next: return the free pages (release.go).
+	releaseFreePages(nx)
 	return p
 }
 
