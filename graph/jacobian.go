@@ -100,10 +100,12 @@ type sparseJac struct {
 	// being the local column of its source (directCols).
 	direct []bool
 
-	// posVel[r] is the velocity component of position component r (a
+	// pv is node k's posVel table while its rows are computed: pv[r] is
+	// the local velocity component of its position component r (a
 	// Position-role field: its derivative is its Rate field by the node
-	// contract), or -1.
-	posVel []int32
+	// contract), or -1. It is derived from the node's state layout at
+	// each use rather than stored for every state.
+	pv []int32
 
 	// Work.
 	loc        []int32   // len nx: local index of a column in the node being computed, or -1
@@ -118,7 +120,7 @@ type sparseJac struct {
 	oneV       [1]float64
 	la, lb     []float64 // local blocks (A or C, B or D), sized for the largest node
 	tr         []float64 // transform Jacobians of one node's gathers
-	trOff      []int32   // offset of each gather's block in tr (relative to the node's first)
+	trOff      []int32   // offset of each gather's block in tr, by gather index minus the node's first (transforms)
 	fp, fm     []float64
 	f0         []float64 // the differenced function at the unperturbed point
 	fdf        fdFunc    // the function differenced (fdColumn)
@@ -345,23 +347,6 @@ func (m *System) plan() *sparseJac {
 		}
 	}
 	sets = nil
-	// Position rows.
-	p.posVel = make([]int32, nx)
-	for i := range p.posVel {
-		p.posVel[i] = -1
-	}
-	for _, i := range s.stateful {
-		c := &s.nodes[i]
-		l := c.spec.StateLayout
-		for fi := 0; fi < l.Len(); fi++ {
-			if f := l.Field(fi); f.Role == node.Position {
-				po, vo := int(c.x0)+l.Offset(fi), int(c.x0)+l.Offset(l.Index(f.Rate))
-				for k := 0; k < f.Shape.Len(); k++ {
-					p.posVel[po+k] = int32(vo + k)
-				}
-			}
-		}
-	}
 	m.planOrder(p)
 	m.planDirect(p)
 	m.planWork(p)
@@ -521,7 +506,7 @@ func (p *sparseJac) directCols(s *Sim, c *cnode) []int32 {
 func (m *System) planWork(p *sparseJac) {
 	s := m.s
 	maxA, maxB, maxT, maxV, maxU, maxC := 0, 0, 0, 0, 0, 0
-	p.trOff = make([]int32, len(s.gathers))
+	maxG := 0
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		nxi, nu, ny := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0), int(c.y1)-int(c.y0)
@@ -531,10 +516,10 @@ func (m *System) planWork(p *sparseJac) {
 		maxV = max(maxV, nxi, nu, ny)
 		maxU = max(maxU, nu*nc)
 		maxC = max(maxC, nc)
+		maxG = max(maxG, int(c.g1-c.g0))
 		off := 0
 		for gi := c.g0; gi < c.g1; gi++ {
 			g := &s.gathers[gi]
-			p.trOff[gi] = int32(off)
 			off += g.n() * g.sn()
 			maxV = max(maxV, g.n(), g.sn())
 		}
@@ -545,6 +530,7 @@ func (m *System) planWork(p *sparseJac) {
 	p.f0 = make([]float64, maxV)
 	p.uloc, p.umark, p.ucol, p.row = make([]float64, maxU), make([]bool, maxU), make([]int32, maxU), make([]float64, maxC)
 	p.ucnt, p.need, p.dir = make([]int32, maxV), make([]int32, 0, maxV), make([]int32, maxV)
+	p.trOff, p.pv = make([]int32, maxG), make([]int32, maxV)
 	p.loc = make([]int32, p.nx)
 	for i := range p.loc {
 		p.loc[i] = -1
@@ -636,9 +622,10 @@ func (m *System) JacobianPattern() (rowPtr, col []int) {
 		for _, i := range p.order {
 			c := &m.s.nodes[i]
 			set := p.nodeCols(int(i))
+			pv := p.posVel(c)
 			for r := c.x0; r < c.x1; r++ {
-				if v := p.posVel[r]; v >= 0 {
-					rows[r] = []int32{v}
+				if v := pv[r-c.x0]; v >= 0 {
+					rows[r] = []int32{c.x0 + v}
 				} else {
 					rows[r] = set
 				}
@@ -711,10 +698,12 @@ func (p *sparseJac) denseRow(r int, cols []int32, vals []float64) {
 // into p.tr.
 func (m *System) transforms(p *sparseJac, c *cnode) {
 	s := m.s
+	o := 0
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
-		o := int(p.trOff[gi])
+		p.trOff[gi-c.g0] = int32(o)
 		T := p.tr[o : o+g.n()*g.sn()]
+		o += g.n() * g.sn()
 		clear(T)
 		switch tr := g.tr().(type) {
 		case nil:
@@ -806,7 +795,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 					p.addSource(U, q, nc, gi, g, r, tr.Factor)
 				}
 			default:
-				o := int(p.trOff[gi])
+				o := int(p.trOff[gi-int(c.g0)])
 				for j, w := range p.tr[o+r*g.sn() : o+(r+1)*g.sn()] {
 					if w != 0 {
 						p.addSource(U, q, nc, gi, g, j, w)
@@ -977,9 +966,11 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 		return err
 	}
 	row := p.row[:nc]
+	pv := p.posVel(c)
 	for r := 0; r < nxi; r++ {
 		rr := int(c.x0) + r
-		if v := p.posVel[rr]; v >= 0 {
+		if v := pv[r]; v >= 0 {
+			v += c.x0
 			// d/dt position = velocity (node.Position): the row is one
 			// entry, checked against what the node computed.
 			if err := positionRow(c, r, int(v)-int(c.x0), A, B); err != nil {
@@ -1243,4 +1234,23 @@ func (m *System) switchError(err error, c *cnode, fn string, wrt node.Layout, j 
 		of = c.spec.OutputLayout
 	}
 	return &SwitchError{Node: c.name, Function: fn, Wrt: wrt.Component(j), Of: of.Component(es.row), Time: t}
+}
+
+// posVel derives node c's posVel table (p.pv) from its state layout: the
+// local velocity component of each local position component, or -1.
+func (p *sparseJac) posVel(c *cnode) []int32 {
+	l := c.spec.StateLayout
+	pv := p.pv[:c.x1-c.x0]
+	for i := range pv {
+		pv[i] = -1
+	}
+	for fi := 0; fi < l.Len(); fi++ {
+		if f := l.Field(fi); f.Role == node.Position {
+			po, vo := l.Offset(fi), l.Offset(l.Index(f.Rate))
+			for k := 0; k < f.Shape.Len(); k++ {
+				pv[po+k] = int32(vo + k)
+			}
+		}
+	}
+	return pv
 }
