@@ -108,7 +108,8 @@ type sparseJac struct {
 	pv []int32
 
 	// Work.
-	loc        []int32   // len nx: local index of a column in the node being computed, or -1
+	locSet     []int32   // the column set of the node being computed (setLoc, locOf)
+	locRun     bool      // locSet is a run of consecutive columns
 	uloc       []float64 // the input rows of the node being computed, nu × its column count
 	umark      []bool    // entries of uloc written in this computation
 	ucnt       []int32   // the columns written in input row q: ucol[q·nc : q·nc+ucnt[q]]
@@ -489,14 +490,14 @@ func (m *System) planDirect(p *sparseJac) {
 }
 
 // directCols returns the local column of each input component of direct
-// node c (p.loc set for its columns), read from its gathers: the table is
+// node c (its columns the current set, setLoc), read from its gathers: the table is
 // rebuilt at each assembly rather than stored for every node.
 func (p *sparseJac) directCols(s *Sim, c *cnode) []int32 {
 	dir := p.dir[:c.u1-c.u0]
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
 		for r := 0; r < g.n(); r++ {
-			dir[g.dst()+r-int(c.u0)] = p.loc[g.src()+r]
+			dir[g.dst()+r-int(c.u0)] = p.locOf(g.src() + r)
 		}
 	}
 	return dir
@@ -531,10 +532,6 @@ func (m *System) planWork(p *sparseJac) {
 	p.uloc, p.umark, p.ucol, p.row = make([]float64, maxU), make([]bool, maxU), make([]int32, maxU), make([]float64, maxC)
 	p.ucnt, p.need, p.dir = make([]int32, maxV), make([]int32, 0, maxV), make([]int32, maxV)
 	p.trOff, p.pv = make([]int32, maxG), make([]int32, maxV)
-	p.loc = make([]int32, p.nx)
-	for i := range p.loc {
-		p.loc[i] = -1
-	}
 	p.jacX = make([]node.InputJacobian, len(s.stateful))
 	for k, i := range s.stateful {
 		p.jacX[k], _ = node.As[node.InputJacobian](s.nodes[i].n)
@@ -742,24 +739,41 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 	}
 }
 
-// setLoc makes p.loc give the local index of node k's columns.
+// setLoc makes node k's columns the current set: locOf gives the local
+// index of a column in it.
 func (p *sparseJac) setLoc(k int) []int32 {
 	set := p.nodeCols(k)
-	for j, c := range set {
-		p.loc[c] = int32(j)
-	}
+	p.locSet, p.locRun = set, consecutive(set)
 	return set
 }
 
 // clearLoc undoes setLoc.
-func (p *sparseJac) clearLoc(set []int32) {
-	for _, c := range set {
-		p.loc[c] = -1
+func (p *sparseJac) clearLoc([]int32) { p.locSet = nil }
+
+// locOf returns the local index of column c in the current set (setLoc),
+// or -1: its offset from the first column in a run of consecutive columns
+// (every set of a chain), a binary search otherwise (a set holds the
+// columns of a node and its neighbours, a few dozen at most). A table of
+// one index per state would cost 4 bytes a state for the whole run.
+func (p *sparseJac) locOf(c int) int32 {
+	set := p.locSet
+	if len(set) == 0 {
+		return -1
 	}
+	if p.locRun {
+		if j := c - int(set[0]); j >= 0 && j < len(set) {
+			return int32(j)
+		}
+		return -1
+	}
+	if j, ok := slices.BinarySearch(set, int32(c)); ok {
+		return int32(j)
+	}
+	return -1
 }
 
 // inputRows fills U (nu × nc) with the rows of ∂u/∂y of node c over its
-// nc columns (p.loc set for them): for every input component, Σ over the
+// nc columns (the current set, setLoc): for every input component, Σ over the
 // gathers that write it (from the last that sets it) of T·(source rows),
 // in gather order. A plain copy or a Scale is T = w·I, read as such;
 // other transforms through their Jacobians (transforms). The entries
@@ -824,7 +838,7 @@ func (s *Sim) overridden(c *cnode, gi int) bool {
 // a row over the current node's nc columns.
 func (p *sparseJac) addSource(U []float64, q, nc, gi int, g *gather, j int, w float64) {
 	if !g.fromY {
-		p.addU(U, q, nc, p.loc[g.src()+j], w)
+		p.addU(U, q, nc, p.locOf(g.src()+j), w)
 		return
 	}
 	k := p.gsrc[gi]
@@ -833,7 +847,7 @@ func (p *sparseJac) addSource(U []float64, q, nc, gi int, g *gather, j int, w fl
 	vals := p.arena[so : so+len(src)]
 	for jj, col := range src {
 		if v := vals[jj]; v != 0 {
-			p.addU(U, q, nc, p.loc[col], w*v)
+			p.addU(U, q, nc, p.locOf(int(col)), w*v)
 		}
 	}
 }
@@ -908,7 +922,7 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 		row := block[r*nc : (r+1)*nc]
 		clear(row)
 		for q := 0; q < nxk; q++ {
-			row[p.loc[int(c.x0)+q]] += C[r*nxk+q]
+			row[p.locOf(int(c.x0)+q)] += C[r*nxk+q]
 		}
 	}
 	if !ft {
@@ -982,7 +996,7 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 		}
 		clear(row)
 		for q := 0; q < nxi; q++ {
-			row[p.loc[int(c.x0)+q]] += A[r*nxi+q]
+			row[p.locOf(int(c.x0)+q)] += A[r*nxi+q]
 		}
 		for q := 0; q < nu; q++ {
 			w := B[r*nu+q]

@@ -178,7 +178,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 			}
 			for r := range ny {
 				for q := range nxi {
-					Pi[r*W+n+int(p.loc[int(c.x0)+q])] += C[r*nxi+q]
+					Pi[r*W+n+int(p.locOf(int(c.x0)+q))] += C[r*nxi+q]
 				}
 			}
 		}
@@ -208,7 +208,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 					}
 					switch {
 					case src < 0:
-						dst[n+int(p.loc[g.src()+j])] += w
+						dst[n+int(p.locOf(g.src()+j))] += w
 					case inLoop:
 						if a, ok := slices.BinarySearch(L.idx, g.src()+j); ok {
 							dst[a] += w // a tear variable: a unit column of z
@@ -220,7 +220,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 						vals := p.arena[int(p.slot[src])+(g.src()+j-int(p.y0[src]))*len(cols):][:len(cols)]
 						for jj, col := range cols {
 							if v := vals[jj]; v != 0 {
-								dst[n+int(p.loc[col])] += w * v
+								dst[n+int(p.locOf(int(col)))] += w * v
 							}
 						}
 					}
