@@ -108,26 +108,25 @@ type sparseJac struct {
 	pv []int32
 
 	// Work.
-	locSet     []int32   // the column set of the node being computed (setLoc, locOf)
-	locRun     bool      // locSet is a run of consecutive columns
-	uloc       []float64 // the input rows of the node being computed, nu × its column count
-	umark      []bool    // entries of uloc written in this computation
-	ucnt       []int32   // the columns written in input row q: ucol[q·nc : q·nc+ucnt[q]]
-	ucol       []int32
-	dir        []int32   // a direct node's local column of each input (directCols)
-	need       []int32   // the needed rows of the output node being computed
-	row        []float64 // one row of a stateful node, over its columns
-	one        [1]int32  // a position row's column
-	oneV       [1]float64
-	la, lb     []float64 // local blocks (A or C, B or D), sized for the largest node
-	tr         []float64 // transform Jacobians of one node's gathers
-	trOff      []int32   // offset of each gather's block in tr, by gather index minus the node's first (transforms)
-	fp, fm     []float64
-	f0         []float64 // the differenced function at the unperturbed point
-	fdf        fdFunc    // the function differenced (fdColumn)
-	xs, us     []float64
-	blocks     []int
-	jacX, jacU []node.InputJacobian // per stateful node (nil: differences)
+	locSet []int32   // the column set of the node being computed (setLoc, locOf)
+	locRun bool      // locSet is a run of consecutive columns
+	uloc   []float64 // the input rows of the node being computed, nu × its column count
+	umark  []bool    // entries of uloc written in this computation
+	ucnt   []int32   // the columns written in input row q: ucol[q·nc : q·nc+ucnt[q]]
+	ucol   []int32
+	dir    []int32   // a direct node's local column of each input (directCols)
+	need   []int32   // the needed rows of the output node being computed
+	row    []float64 // one row of a stateful node, over its columns
+	one    [1]int32  // a position row's column
+	oneV   [1]float64
+	la, lb []float64 // local blocks (A or C, B or D), sized for the largest node
+	tr     []float64 // transform Jacobians of one node's gathers
+	trOff  []int32   // offset of each gather's block in tr, by gather index minus the node's first (transforms)
+	fp, fm []float64
+	f0     []float64 // the differenced function at the unperturbed point
+	fdf    fdFunc    // the function differenced (fdColumn)
+	xs, us []float64
+	blocks []int
 
 	// The fixed pattern (CSR) of SparseJacobian, built on first use, and
 	// what its emit writes into.
@@ -532,10 +531,6 @@ func (m *System) planWork(p *sparseJac) {
 	p.uloc, p.umark, p.ucol, p.row = make([]float64, maxU), make([]bool, maxU), make([]int32, maxU), make([]float64, maxC)
 	p.ucnt, p.need, p.dir = make([]int32, maxV), make([]int32, 0, maxV), make([]int32, maxV)
 	p.trOff, p.pv = make([]int32, maxG), make([]int32, maxV)
-	p.jacX = make([]node.InputJacobian, len(s.stateful))
-	for k, i := range s.stateful {
-		p.jacX[k], _ = node.As[node.InputJacobian](s.nodes[i].n)
-	}
 	p.blocks = append(p.blocks, 0)
 	for _, i := range s.stateful {
 		if c := &s.nodes[i]; c.x1 > c.x0 {
@@ -972,7 +967,9 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 	A, B := p.la[:nxi*nxi], p.lb[:nxi*nu]
 	clear(A)
 	clear(B)
-	if ij := p.jacX[k]; ij != nil {
+	// The node's Jacobian capability is looked up at each assembly (as
+	// outputRows looks up OutputJacobian) rather than kept per node.
+	if ij, ok := node.As[node.InputJacobian](c.n); ok {
 		if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputsOf(c), A, B); err != nil {
 			return stepError(c.name, "", s.steps, t, err)
 		}
