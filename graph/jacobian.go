@@ -143,8 +143,8 @@ type sparseJac struct {
 
 // tStruct reports whether entry (r, j) of a gather's transform Jacobian
 // can be non-zero.
-func tStruct(g *gather, r, j int) bool {
-	switch tr := g.tr().(type) {
+func (l *layout) tStruct(g *gather, r, j int) bool {
+	switch tr := l.tr(g).(type) {
 	case nil, Scale:
 		return r == j
 	case Component:
@@ -285,7 +285,7 @@ func (m *System) plan() *sparseJac {
 				g := &s.gathers[gi]
 				for r := 0; r < g.n(); r++ {
 					for j := 0; j < g.sn(); j++ {
-						if !tStruct(g, r, j) {
+						if !s.tStruct(g, r, j) {
 							continue
 						}
 						if g.fromY {
@@ -473,7 +473,7 @@ func (m *System) planDirect(p *sparseJac) {
 		ok := true
 		for gi := c.g0; gi < c.g1 && ok; gi++ {
 			g := &s.gathers[gi]
-			ok = g.tr() == nil && !g.fromY && g.mode == gatherSet && g.n() == g.sn()
+			ok = !g.hasTr() && !g.fromY && g.mode == gatherSet && g.n() == g.sn()
 			for r := 0; ok && r < g.n(); r++ {
 				e := g.dst() + r - int(c.u0)
 				_, found := slices.BinarySearch(set, int32(g.src()+r))
@@ -697,7 +697,7 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 		T := p.tr[o : o+g.n()*g.sn()]
 		o += g.n() * g.sn()
 		clear(T)
-		switch tr := g.tr().(type) {
+		switch tr := s.tr(g).(type) {
 		case nil:
 			for r := 0; r < g.n(); r++ {
 				T[r*g.sn()+r] = 1
@@ -779,7 +779,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 	s := m.s
 	general := false
 	for gi := c.g0; gi < c.g1; gi++ {
-		switch s.gathers[gi].tr().(type) {
+		switch s.tr(&s.gathers[gi]).(type) {
 		case nil, Scale:
 		default:
 			general = true
@@ -796,7 +796,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 		}
 		for r := 0; r < g.n(); r++ {
 			q := g.dst() + r - int(c.u0)
-			switch tr := g.tr().(type) {
+			switch tr := s.tr(g).(type) {
 			case nil:
 				p.addSource(U, q, nc, gi, g, r, 1)
 			case Scale:

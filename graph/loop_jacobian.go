@@ -75,7 +75,7 @@ func loopColumns(s *Sim, L *loopSolver, sets [][]int32, mark []int32, stamp *int
 			g := &s.gathers[gi]
 			for r := 0; r < g.n(); r++ {
 				for j := 0; j < g.sn(); j++ {
-					if !tStruct(g, r, j) {
+					if !s.tStruct(g, r, j) {
 						continue
 					}
 					if !g.fromY {
