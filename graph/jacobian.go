@@ -67,12 +67,14 @@ type sparseJac struct {
 	// (empty for the others): node k's has setLen[k] columns. A set of
 	// consecutive columns (every set of a chain: a node's own state and
 	// its neighbours') is stored as its first column, setAt[k] = −1 −
-	// first, and read as a slice of iota (iota[j] = j); the others are
-	// stored in cols from setAt[k] ≥ 0. At 10⁵ masses this keeps 4 bytes
-	// per state instead of 12 million bytes of columns.
-	setAt, setLen []int32
-	cols          []int32
-	iota          []int32
+	// first, and written out when used into one of two work slices
+	// (curCols for the node being computed, srcCols for a node whose
+	// rows it reads); the others are stored in cols from setAt[k] ≥ 0.
+	// At 10⁵ masses this keeps 8 bytes per node instead of 12 million
+	// bytes of columns.
+	setAt, setLen    []int32
+	cols             []int32
+	curCols, srcCols []int32
 
 	// needY marks output nodes whose rows are needed; needRow the output
 	// rows read by a gather into a node whose inputs are needed.
@@ -155,12 +157,18 @@ func (l *layout) tStruct(g *gather, r, j int) bool {
 	return true
 }
 
-// nodeCols returns node k's column set.
-func (p *sparseJac) nodeCols(k int) []int32 {
+// nodeCols returns node k's column set: a stored set, or a run of
+// consecutive columns written into buf (curCols or srcCols, valid until
+// the next call with the same buffer).
+func (p *sparseJac) nodeCols(k int, buf []int32) []int32 {
 	a, n := p.setAt[k], p.setLen[k]
 	if a < 0 {
 		a = -1 - a
-		return p.iota[a : a+n : a+n]
+		set := buf[:n:n]
+		for j := range set {
+			set[j] = a + int32(j)
+		}
+		return set
 	}
 	return p.cols[a : a+n : a+n]
 }
@@ -330,11 +338,9 @@ func (m *System) plan() *sparseJac {
 		}
 	}
 	p.cols = make([]int32, 0, total)
-	p.iota = make([]int32, nx)
-	for j := range p.iota {
-		p.iota[j] = int32(j)
-	}
+	maxC := 0
 	for k, set := range sets {
+		maxC = max(maxC, len(set))
 		p.setLen[k] = int32(len(set))
 		switch {
 		case len(set) == 0:
@@ -347,6 +353,7 @@ func (m *System) plan() *sparseJac {
 		}
 	}
 	sets = nil
+	p.curCols, p.srcCols = make([]int32, maxC), make([]int32, maxC)
 	m.planOrder(p)
 	m.planDirect(p)
 	m.planWork(p)
@@ -464,7 +471,7 @@ func (m *System) planDirect(p *sparseJac) {
 	var seen []bool
 	for k := range s.nodes {
 		c := &s.nodes[k]
-		set := p.nodeCols(k)
+		set := p.nodeCols(k, p.curCols)
 		if len(set) == 0 || c.u1 == c.u0 {
 			continue
 		}
@@ -609,27 +616,37 @@ func (m *System) JacobianRows(t float64, y []float64, emit func(row int, cols []
 func (m *System) JacobianPattern() (rowPtr, col []int) {
 	p := m.plan()
 	if p.rowPtr == nil {
+		// Row r holds its velocity column if it is a position row, its
+		// node's column set otherwise; rows of no stateful node (none:
+		// the stateful nodes' ranges cover the state) would be empty.
 		p.rowPtr = make([]int, p.nx+1)
-		rows := make([][]int32, p.nx)
 		for _, i := range p.order {
 			c := &m.s.nodes[i]
-			set := p.nodeCols(int(i))
 			pv := p.posVel(c)
 			for r := c.x0; r < c.x1; r++ {
-				if v := pv[r-c.x0]; v >= 0 {
-					rows[r] = []int32{c.x0 + v}
-				} else {
-					rows[r] = set
+				p.rowPtr[r+1] = int(p.setLen[i])
+				if pv[r-c.x0] >= 0 {
+					p.rowPtr[r+1] = 1
 				}
 			}
 		}
-		for r, row := range rows {
-			p.rowPtr[r+1] = p.rowPtr[r] + len(row)
+		for r := range p.nx {
+			p.rowPtr[r+1] += p.rowPtr[r]
 		}
-		p.pcol = make([]int, 0, p.rowPtr[p.nx])
-		for _, row := range rows {
-			for _, c := range row {
-				p.pcol = append(p.pcol, int(c))
+		p.pcol = make([]int, p.rowPtr[p.nx])
+		for _, i := range p.order {
+			c := &m.s.nodes[i]
+			set := p.nodeCols(int(i), p.curCols)
+			pv := p.posVel(c)
+			for r := c.x0; r < c.x1; r++ {
+				row := p.pcol[p.rowPtr[r]:p.rowPtr[r+1]]
+				if v := pv[r-c.x0]; v >= 0 {
+					row[0] = int(c.x0 + v)
+					continue
+				}
+				for j, col := range set {
+					row[j] = int(col)
+				}
 			}
 		}
 	}
@@ -737,8 +754,8 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 // setLoc makes node k's columns the current set: locOf gives the local
 // index of a column in it.
 func (p *sparseJac) setLoc(k int) []int32 {
-	set := p.nodeCols(k)
-	p.locSet, p.locRun = set, consecutive(set)
+	set := p.nodeCols(k, p.curCols)
+	p.locSet, p.locRun = set, p.setAt[k] < 0 || consecutive(set)
 	return set
 }
 
@@ -837,7 +854,7 @@ func (p *sparseJac) addSource(U []float64, q, nc, gi int, g *gather, j int, w fl
 		return
 	}
 	k := p.gsrc[gi]
-	src := p.nodeCols(int(k))
+	src := p.nodeCols(int(k), p.srcCols)
 	so := int(p.slot[k]) + (g.src()+j-int(p.y0[k]))*len(src)
 	vals := p.arena[so : so+len(src)]
 	for jj, col := range src {

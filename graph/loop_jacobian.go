@@ -124,7 +124,7 @@ func (m *System) planLoops(p *sparseJac) {
 		if !p.needY[lead] {
 			continue
 		}
-		n, nc := len(L.idx), len(p.nodeCols(int(lead)))
+		n, nc := len(L.idx), int(p.setLen[lead])
 		lp := &loopPlan{L: L, n: n, w: n + nc}
 		lp.order = append(slices.Clone(L.seq), L.tears...)
 		for _, k := range lp.order {
@@ -216,7 +216,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 						}
 						axpy(w, lp.P[lp.pOff[sl]+(g.src()+j-int(p.y0[src]))*W:][:W], dst)
 					default:
-						cols := p.nodeCols(int(src))
+						cols := p.nodeCols(int(src), p.srcCols)
 						vals := p.arena[int(p.slot[src])+(g.src()+j-int(p.y0[src]))*len(cols):][:len(cols)]
 						for jj, col := range cols {
 							if v := vals[jj]; v != 0 {
