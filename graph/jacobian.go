@@ -79,7 +79,7 @@ type sparseJac struct {
 	// needY marks output nodes whose rows are needed; needRow the output
 	// rows read by a gather into a node whose inputs are needed.
 	needY   []bool
-	needRow []bool
+	needRow []uint64 // a bit per output row
 
 	// Output rows of node k, all ny × len(cols of k) of them (only the
 	// needed ones computed), live at arena[slot[k]:].
@@ -91,10 +91,12 @@ type sparseJac struct {
 	order   []int32
 	compOff []int32
 	comp    []int32
-	// gsrc[gi] is the node whose outputs gather gi reads (fromY), or -1;
-	// y0[k] the first output row of node k.
-	gsrc []int32
-	y0   []int32
+	// y0[k] is the first output row of node k (ascending in k: ownerOf
+	// finds the node of an output row in it); needIn marks the nodes
+	// whose inputs the Jacobian reads (gsrc).
+	y0     []int32
+	needIn []bool
+	hint   int // ownerOf's last answer: readers' sources are neighbours
 
 	// direct marks the nodes whose every input component is one plain
 	// copy of a state component in the node's column set (no transform,
@@ -246,15 +248,12 @@ func (m *System) plan() *sparseJac {
 			}
 		}
 	}
-	p.needRow = make([]bool, len(s.outputs))
+	p.needRow = make([]uint64, (len(s.outputs)+63)/64)
 	p.y0 = make([]int32, nn)
 	for k := range s.nodes {
 		p.y0[k] = int32(s.nodes[k].y0)
 	}
-	p.gsrc = make([]int32, len(s.gathers))
-	for gi := range s.gathers {
-		p.gsrc[gi] = -1
-	}
+	p.needIn = needIn
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		if !needIn[ni] {
@@ -262,9 +261,8 @@ func (m *System) plan() *sparseJac {
 		}
 		for gi := c.g0; gi < c.g1; gi++ {
 			if g := &s.gathers[gi]; g.fromY {
-				p.gsrc[gi] = owner[g.src()]
 				for r := g.src(); r < g.src()+g.sn(); r++ {
-					p.needRow[r] = true
+					p.needRow[r/64] |= 1 << (r % 64)
 				}
 			}
 		}
@@ -392,10 +390,11 @@ func (m *System) planOrder(p *sparseJac) {
 		stack = append(stack[:0], i)
 		fresh = fresh[:0]
 		for len(stack) > 0 {
-			c := &s.nodes[stack[len(stack)-1]]
+			ci := stack[len(stack)-1]
+			c := &s.nodes[ci]
 			stack = stack[:len(stack)-1]
 			for gi := c.g0; gi < c.g1; gi++ {
-				k := p.gsrc[gi]
+				k := p.gsrc(int(ci), &s.gathers[gi])
 				if k < 0 || seen[k] == int32(si+1) {
 					continue
 				}
@@ -853,7 +852,7 @@ func (p *sparseJac) addSource(U []float64, q, nc, gi int, g *gather, j int, w fl
 		p.addU(U, q, nc, p.locOf(g.src()+j), w)
 		return
 	}
-	k := p.gsrc[gi]
+	k := p.ownerOf(g.src()) // gathers into a node being assembled: it needs its inputs
 	src := p.nodeCols(int(k), p.srcCols)
 	so := int(p.slot[k]) + (g.src()+j-int(p.y0[k]))*len(src)
 	vals := p.arena[so : so+len(src)]
@@ -927,7 +926,7 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	block := p.arena[p.slot[k] : int(p.slot[k])+ny*nc]
 	p.need = p.need[:0]
 	for r := 0; r < ny; r++ {
-		if !p.needRow[int(c.y0)+r] {
+		if rr := int(c.y0) + r; p.needRow[rr/64]&(1<<(rr%64)) == 0 {
 			continue
 		}
 		p.need = append(p.need, int32(r))
@@ -1281,4 +1280,31 @@ func (p *sparseJac) posVel(c *cnode) []int32 {
 		}
 	}
 	return pv
+}
+
+// gsrc returns the node whose outputs gather g into node ni reads, or -1:
+// a state source, or a node whose inputs the Jacobian does not read.
+func (p *sparseJac) gsrc(ni int, g *gather) int32 {
+	if !g.fromY || !p.needIn[ni] {
+		return -1
+	}
+	return p.ownerOf(g.src())
+}
+
+// ownerOf returns the node whose outputs hold output row r: the last k
+// with y0[k] ≤ r (nodes without outputs share the next node's y0). The
+// node of the previous answer and its next neighbours are tried first
+// (a node reads its neighbours' outputs), then a binary search.
+func (p *sparseJac) ownerOf(r int) int32 {
+	y0, rr := p.y0, int32(r)
+	is := func(k int) bool { return y0[k] <= rr && (k+1 == len(y0) || y0[k+1] > rr) }
+	for k := max(p.hint-1, 0); k < min(p.hint+3, len(y0)); k++ {
+		if is(k) {
+			p.hint = k
+			return int32(k)
+		}
+	}
+	k, _ := slices.BinarySearch(y0, rr+1)
+	p.hint = k - 1
+	return int32(k - 1)
 }

@@ -194,7 +194,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 			}
 			g := &s.gathers[gi]
 			T := p.tr[p.trOff[gi-int(c.g0)]:][:g.n()*g.sn()]
-			src := p.gsrc[gi] // −1: a state source
+			src := p.gsrc(int(i), g) // −1: a state source
 			inLoop, sl := false, -1
 			if src >= 0 && s.nodes[src].loop == L {
 				inLoop, sl = true, slices.Index(L.members, src)
