@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -91,10 +92,10 @@ type sparseJac struct {
 	order   []int32
 	compOff []int32
 	comp    []int32
-	// y0[k] is the first output row of node k (ascending in k: ownerOf
-	// finds the node of an output row in it); needIn marks the nodes
-	// whose inputs the Jacobian reads (gsrc).
-	y0     []int32
+	// nodes are the Sim's node records, whose first output rows y0 are
+	// ascending (ownerOf finds the node of an output row among them);
+	// needIn marks the nodes whose inputs the Jacobian reads (gsrc).
+	nodes  []cnode
 	needIn []bool
 	hint   int // ownerOf's last answer: readers' sources are neighbours
 
@@ -249,10 +250,7 @@ func (m *System) plan() *sparseJac {
 		}
 	}
 	p.needRow = make([]uint64, (len(s.outputs)+63)/64)
-	p.y0 = make([]int32, nn)
-	for k := range s.nodes {
-		p.y0[k] = int32(s.nodes[k].y0)
-	}
+	p.nodes = s.nodes
 	p.needIn = needIn
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
@@ -854,7 +852,7 @@ func (p *sparseJac) addSource(U []float64, q, nc, gi int, g *gather, j int, w fl
 	}
 	k := p.ownerOf(g.src()) // gathers into a node being assembled: it needs its inputs
 	src := p.nodeCols(int(k), p.srcCols)
-	so := int(p.slot[k]) + (g.src()+j-int(p.y0[k]))*len(src)
+	so := int(p.slot[k]) + (g.src()+j-int(p.nodes[k].y0))*len(src)
 	vals := p.arena[so : so+len(src)]
 	for jj, col := range src {
 		if v := vals[jj]; v != 0 {
@@ -972,7 +970,7 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit func(int, []int32, []float64)) error {
 	s := m.s
 	c := &s.nodes[i]
-	k := int(m.derivK[i])
+	k := m.derivK(int32(i))
 	nxi, nu := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0)
 	set := p.setLoc(i)
 	defer p.clearLoc(set)
@@ -1296,15 +1294,15 @@ func (p *sparseJac) gsrc(ni int, g *gather) int32 {
 // node of the previous answer and its next neighbours are tried first
 // (a node reads its neighbours' outputs), then a binary search.
 func (p *sparseJac) ownerOf(r int) int32 {
-	y0, rr := p.y0, int32(r)
-	is := func(k int) bool { return y0[k] <= rr && (k+1 == len(y0) || y0[k+1] > rr) }
-	for k := max(p.hint-1, 0); k < min(p.hint+3, len(y0)); k++ {
+	nodes, rr := p.nodes, int32(r)
+	is := func(k int) bool { return nodes[k].y0 <= rr && (k+1 == len(nodes) || nodes[k+1].y0 > rr) }
+	for k := max(p.hint-1, 0); k < min(p.hint+3, len(nodes)); k++ {
 		if is(k) {
 			p.hint = k
 			return int32(k)
 		}
 	}
-	k, _ := slices.BinarySearch(y0, rr+1)
+	k := sort.Search(len(nodes), func(k int) bool { return nodes[k].y0 > rr })
 	p.hint = k - 1
 	return int32(k - 1)
 }

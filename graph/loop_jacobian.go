@@ -214,10 +214,10 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 							dst[a] += w // a tear variable: a unit column of z
 							continue
 						}
-						axpy(w, lp.P[lp.pOff[sl]+(g.src()+j-int(p.y0[src]))*W:][:W], dst)
+						axpy(w, lp.P[lp.pOff[sl]+(g.src()+j-int(p.nodes[src].y0))*W:][:W], dst)
 					default:
 						cols := p.nodeCols(int(src), p.srcCols)
-						vals := p.arena[int(p.slot[src])+(g.src()+j-int(p.y0[src]))*len(cols):][:len(cols)]
+						vals := p.arena[int(p.slot[src])+(g.src()+j-int(p.nodes[src].y0))*len(cols):][:len(cols)]
 						for jj, col := range cols {
 							if v := vals[jj]; v != 0 {
 								dst[n+int(p.locOf(int(col)))] += w * v
