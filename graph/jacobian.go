@@ -79,8 +79,8 @@ type sparseJac struct {
 
 	// needY marks output nodes whose rows are needed; needRow the output
 	// rows read by a gather into a node whose inputs are needed.
-	needY   []bool
-	needRow []uint64 // a bit per output row
+	needY   bitset // a bit per node
+	needRow bitset // a bit per output row
 
 	// Output rows of node k, all ny × len(cols of k) of them (only the
 	// needed ones computed), live at arena[slot[k]:].
@@ -96,14 +96,14 @@ type sparseJac struct {
 	// ascending (ownerOf finds the node of an output row among them);
 	// needIn marks the nodes whose inputs the Jacobian reads (gsrc).
 	nodes  []cnode
-	needIn []bool
+	needIn bitset
 	hint   int // ownerOf's last answer: readers' sources are neighbours
 
 	// direct marks the nodes whose every input component is one plain
 	// copy of a state component in the node's column set (no transform,
 	// nothing added, not an output): their ∂u/∂y is a selection, input q
 	// being the local column of its source (directCols).
-	direct []bool
+	direct bitset
 
 	// pv is node k's posVel table while its rows are computed: pv[r] is
 	// the local velocity component of its position component r (a
@@ -220,7 +220,7 @@ func (m *System) plan() *sparseJac {
 	// Which output nodes are needed: those read by a stateful node, and
 	// (through feedthrough) by a needed output node; a loop is needed
 	// whole (its members' rows come out of one solve, loop_jacobian.go).
-	p.needY = make([]bool, nn)
+	p.needY = newBitset(nn)
 	needIn := make([]bool, nn)
 	var work []int32
 	for _, i := range s.stateful {
@@ -241,7 +241,7 @@ func (m *System) plan() *sparseJac {
 				srcs = L.members
 			}
 			for _, k := range srcs {
-				p.needY[k] = true
+				p.needY.set(int(k))
 				if s.nodes[k].feedthrough && !needIn[k] {
 					needIn[k] = true
 					work = append(work, k)
@@ -249,9 +249,14 @@ func (m *System) plan() *sparseJac {
 			}
 		}
 	}
-	p.needRow = make([]uint64, (len(s.outputs)+63)/64)
+	p.needRow = newBitset(len(s.outputs))
 	p.nodes = s.nodes
-	p.needIn = needIn
+	p.needIn = newBitset(nn)
+	for k, ok := range needIn {
+		if ok {
+			p.needIn.set(k)
+		}
+	}
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		if !needIn[ni] {
@@ -260,7 +265,7 @@ func (m *System) plan() *sparseJac {
 		for gi := c.g0; gi < c.g1; gi++ {
 			if g := &s.gathers[gi]; g.fromY {
 				for r := g.src(); r < g.src()+g.sn(); r++ {
-					p.needRow[r/64] |= 1 << (r % 64)
+					p.needRow.set(r)
 				}
 			}
 		}
@@ -310,7 +315,7 @@ func (m *System) plan() *sparseJac {
 		for _, k := range level {
 			c := &s.nodes[k]
 			switch {
-			case !p.needY[k]:
+			case !p.needY.has(int(k)):
 			case c.loop != nil:
 				if c.loopLead {
 					set := loopColumns(s, c.loop, sets, mark, &stamp)
@@ -464,7 +469,7 @@ func (m *System) planOrder(p *sparseJac) {
 // components of their column sets, each component written once.
 func (m *System) planDirect(p *sparseJac) {
 	s := m.s
-	p.direct = make([]bool, len(s.nodes))
+	p.direct = newBitset(len(s.nodes))
 	var seen []bool
 	for k := range s.nodes {
 		c := &s.nodes[k]
@@ -488,7 +493,9 @@ func (m *System) planDirect(p *sparseJac) {
 		for _, w := range seen {
 			ok = ok && w // every input component written, once
 		}
-		p.direct[k] = ok
+		if ok {
+			p.direct.set(k)
+		}
 	}
 }
 
@@ -901,7 +908,7 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	U := p.uloc[:nu*nc]
 	D := p.lb[:ny*nu]
 	clear(D)
-	direct := p.direct[k]
+	direct := p.direct.has(k)
 	if ft {
 		if !direct {
 			m.inputRows(p, c, U, nc)
@@ -924,7 +931,7 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	block := p.arena[p.slot[k] : int(p.slot[k])+ny*nc]
 	p.need = p.need[:0]
 	for r := 0; r < ny; r++ {
-		if rr := int(c.y0) + r; p.needRow[rr/64]&(1<<(rr%64)) == 0 {
+		if !p.needRow.has(int(c.y0) + r) {
 			continue
 		}
 		p.need = append(p.need, int32(r))
@@ -1283,7 +1290,7 @@ func (p *sparseJac) posVel(c *cnode) []int32 {
 // gsrc returns the node whose outputs gather g into node ni reads, or -1:
 // a state source, or a node whose inputs the Jacobian does not read.
 func (p *sparseJac) gsrc(ni int, g *gather) int32 {
-	if !g.fromY || !p.needIn[ni] {
+	if !g.fromY || !p.needIn.has(ni) {
 		return -1
 	}
 	return p.ownerOf(g.src())
@@ -1306,3 +1313,12 @@ func (p *sparseJac) ownerOf(r int) int32 {
 	p.hint = k - 1
 	return int32(k - 1)
 }
+
+// bitset is a set of small non-negative integers, a bit each: the plan's
+// per-node and per-row marks, kept for the System's life.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }

@@ -121,7 +121,7 @@ func (m *System) planLoops(p *sparseJac) {
 	p.loops = make([]*loopPlan, len(s.loops.solvers))
 	for i, L := range s.loops.solvers {
 		lead := L.members[0]
-		if !p.needY[lead] {
+		if !p.needY.has(int(lead)) {
 			continue
 		}
 		n, nc := len(L.idx), int(p.setLen[lead])
