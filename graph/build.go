@@ -53,9 +53,10 @@ const (
 //
 // A graph holds several gathers per node (six per mass in a chain of
 // masses and connectors: 600 000 at 100 000 masses), so the record is
-// kept small, 32 bytes: 32-bit offsets (Build refuses a graph whose
+// kept small, 24 bytes: 32-bit offsets (Build refuses a graph whose
 // buffers hold 2³¹ values or more) and the transform, which few edges
-// have, behind a pointer; the methods below read them as ints.
+// have, as an index into the layout's table; the methods below read them
+// as ints.
 type gather struct {
 	dst32, n32  int32 // absolute range in Sim.inputs
 	src32, sn32 int32 // absolute range in Sim.state or Sim.outputs
