@@ -53,31 +53,47 @@ const (
 //
 // A graph holds several gathers per node (six per mass in a chain of
 // masses and connectors: 600 000 at 100 000 masses), so the record is
-// kept small, 32 bytes: 32-bit offsets (Build refuses a graph whose
+// kept small, 24 bytes: 32-bit offsets (Build refuses a graph whose
 // buffers hold 2³¹ values or more) and the transform, which few edges
-// have, behind a pointer; the methods below read them as ints.
+// have, as an index into the layout's table; the methods below read them
+// as ints.
 type gather struct {
 	dst32, n32  int32 // absolute range in Sim.inputs
 	src32, sn32 int32 // absolute range in Sim.state or Sim.outputs
-	scratch32   int32 // absolute offset in Sim.transformScratch (add through a transform)
-	fromY       bool
-	mode        uint8
-	trp         *Transform // nil without a transform
+	// tr32 is 1 + the index of the gather's transform in layout.trs, 0
+	// without one (few edges have one: an index, not a pointer, keeps the
+	// record at 24 bytes).
+	tr32  int32
+	fromY bool
+	mode  uint8
 }
 
-func (g *gather) dst() int     { return int(g.dst32) }
-func (g *gather) n() int       { return int(g.n32) }
-func (g *gather) src() int     { return int(g.src32) }
-func (g *gather) sn() int      { return int(g.sn32) }
-func (g *gather) scratch() int { return int(g.scratch32) }
+// gatherTr is the transform of a gather that has one, and where an
+// additive gather's transform writes before the sum.
+type gatherTr struct {
+	tr        Transform
+	scratch32 int32 // absolute offset in Sim.transformScratch (add through a transform)
+}
 
-// tr is the gather's transform, nil for a plain copy or sum.
-func (g *gather) tr() Transform {
-	if g.trp == nil {
+func (g *gather) dst() int { return int(g.dst32) }
+func (g *gather) n() int   { return int(g.n32) }
+func (g *gather) src() int { return int(g.src32) }
+func (g *gather) sn() int  { return int(g.sn32) }
+
+// hasTr reports whether the gather has a transform.
+func (g *gather) hasTr() bool { return g.tr32 != 0 }
+
+// tr is gather g's transform, nil for a plain copy or sum.
+func (l *layout) tr(g *gather) Transform {
+	if g.tr32 == 0 {
 		return nil
 	}
-	return *g.trp
+	return l.trs[g.tr32-1].tr
 }
+
+// scratch is the offset in Sim.transformScratch where additive gather g
+// applies its transform.
+func (l *layout) scratch(g *gather) int { return int(l.trs[g.tr32-1].scratch32) }
 
 // fieldRef is a resolved "node.field": a range of Sim.state or Sim.outputs.
 type fieldRef struct {
@@ -489,13 +505,13 @@ func (b *builder) compileGathers() {
 				r := &edges[ri]
 				gt := gather{dst32: int32(off), n32: int32(r.outLen), src32: int32(r.srcOff), sn32: int32(r.sn), fromY: r.fromY}
 				if tr := g.edgeTransform(r.edge); tr != nil {
-					gt.trp = new(Transform)
-					*gt.trp = tr
+					s.trs = append(s.trs, gatherTr{tr: tr})
+					gt.tr32 = int32(len(s.trs))
 				}
 				if j > 0 && in.Combine == node.Additive {
 					gt.mode = gatherAdd
-					if gt.trp != nil {
-						gt.scratch32 = int32(scratch)
+					if gt.hasTr() {
+						s.trs[gt.tr32-1].scratch32 = int32(scratch)
 						scratch += gt.n()
 					}
 				}
@@ -504,7 +520,7 @@ func (b *builder) compileGathers() {
 		}
 		c.g1 = int32(len(s.gathers))
 		for gi := int(c.g0); gi < int(c.g1); gi++ {
-			if g := &s.gathers[gi]; g.mode != gatherSet || g.trp != nil {
+			if g := &s.gathers[gi]; g.mode != gatherSet || g.hasTr() {
 				c.checkIn = true
 			}
 		}

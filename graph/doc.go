@@ -542,10 +542,11 @@
 //     coupled_memory.go): the coupling strategies, in the order
 //     coupled.go gives;
 //   - system.go, nodesystem.go, monolithic.go, timeevents.go,
-//     stepcompleted.go, jacobian.go: the monolithic view, the two
-//     monolithic modes, the nodes told of accepted steps
+//     stepcompleted.go, jacobian.go (then release.go): the monolithic
+//     view, the two monolithic modes, the nodes told of accepted steps
 //     (node.StepCompleter, and the integrator's restart after a step
-//     event) and the sparse Jacobian;
+//     event) and the sparse Jacobian, whose plan returns the heap's free
+//     pages before a large first assembly;
 //   - sensitivity.go (then sensitivity_system.go, sensitivity_params.go,
 //     sensitivity_inputs.go, sensitivity_events.go, sensitivity_run.go):
 //     forward sensitivities;

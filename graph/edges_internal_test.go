@@ -63,7 +63,7 @@ func TestRecordSizes(t *testing.T) {
 	}{
 		{"edgeRec", unsafe.Sizeof(edgeRec{}), 28},
 		{"cnode", unsafe.Sizeof(cnode{}), 112},
-		{"gather", unsafe.Sizeof(gather{}), 32},
+		{"gather", unsafe.Sizeof(gather{}), 24},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s is %d bytes, want %d", c.name, c.got, c.want)

@@ -263,7 +263,7 @@ func (e *engine) nodeTerms(c *cnode, terms [][]view) ([][]view, bool) {
 	}
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
-		if g.tr() != nil || g.n() != g.sn() {
+		if g.hasTr() || g.n() != g.sn() {
 			return terms, false
 		}
 		ii := inputIndex(c, g.dst())

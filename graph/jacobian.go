@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -67,17 +68,19 @@ type sparseJac struct {
 	// (empty for the others): node k's has setLen[k] columns. A set of
 	// consecutive columns (every set of a chain: a node's own state and
 	// its neighbours') is stored as its first column, setAt[k] = −1 −
-	// first, and read as a slice of iota (iota[j] = j); the others are
-	// stored in cols from setAt[k] ≥ 0. At 10⁵ masses this keeps 4 bytes
-	// per state instead of 12 million bytes of columns.
-	setAt, setLen []int32
-	cols          []int32
-	iota          []int32
+	// first, and written out when used into one of two work slices
+	// (curCols for the node being computed, srcCols for a node whose
+	// rows it reads); the others are stored in cols from setAt[k] ≥ 0.
+	// At 10⁵ masses this keeps 8 bytes per node instead of 12 million
+	// bytes of columns.
+	setAt, setLen    []int32
+	cols             []int32
+	curCols, srcCols []int32
 
 	// needY marks output nodes whose rows are needed; needRow the output
 	// rows read by a gather into a node whose inputs are needed.
-	needY   []bool
-	needRow []bool
+	needY   bitset // a bit per node
+	needRow bitset // a bit per output row
 
 	// Output rows of node k, all ny × len(cols of k) of them (only the
 	// needed ones computed), live at arena[slot[k]:].
@@ -89,42 +92,46 @@ type sparseJac struct {
 	order   []int32
 	compOff []int32
 	comp    []int32
-	// gsrc[gi] is the node whose outputs gather gi reads (fromY), or -1;
-	// y0[k] the first output row of node k.
-	gsrc []int32
-	y0   []int32
+	// nodes are the Sim's node records, whose first output rows y0 are
+	// ascending (ownerOf finds the node of an output row among them);
+	// needIn marks the nodes whose inputs the Jacobian reads (gsrc).
+	nodes  []cnode
+	needIn bitset
+	hint   int // ownerOf's last answer: readers' sources are neighbours
 
 	// direct marks the nodes whose every input component is one plain
 	// copy of a state component in the node's column set (no transform,
 	// nothing added, not an output): their ∂u/∂y is a selection, input q
 	// being the local column of its source (directCols).
-	direct []bool
+	direct bitset
 
-	// posVel[r] is the velocity component of position component r (a
+	// pv is node k's posVel table while its rows are computed: pv[r] is
+	// the local velocity component of its position component r (a
 	// Position-role field: its derivative is its Rate field by the node
-	// contract), or -1.
-	posVel []int32
+	// contract), or -1. It is derived from the node's state layout at
+	// each use rather than stored for every state.
+	pv []int32
 
 	// Work.
-	loc        []int32   // len nx: local index of a column in the node being computed, or -1
-	uloc       []float64 // the input rows of the node being computed, nu × its column count
-	umark      []bool    // entries of uloc written in this computation
-	ucnt       []int32   // the columns written in input row q: ucol[q·nc : q·nc+ucnt[q]]
-	ucol       []int32
-	dir        []int32   // a direct node's local column of each input (directCols)
-	need       []int32   // the needed rows of the output node being computed
-	row        []float64 // one row of a stateful node, over its columns
-	one        [1]int32  // a position row's column
-	oneV       [1]float64
-	la, lb     []float64 // local blocks (A or C, B or D), sized for the largest node
-	tr         []float64 // transform Jacobians of one node's gathers
-	trOff      []int32   // offset of each gather's block in tr (relative to the node's first)
-	fp, fm     []float64
-	f0         []float64 // the differenced function at the unperturbed point
-	fdf        fdFunc    // the function differenced (fdColumn)
-	xs, us     []float64
-	blocks     []int
-	jacX, jacU []node.InputJacobian // per stateful node (nil: differences)
+	locSet []int32   // the column set of the node being computed (setLoc, locOf)
+	locRun bool      // locSet is a run of consecutive columns
+	uloc   []float64 // the input rows of the node being computed, nu × its column count
+	umark  []bool    // entries of uloc written in this computation
+	ucnt   []int32   // the columns written in input row q: ucol[q·nc : q·nc+ucnt[q]]
+	ucol   []int32
+	dir    []int32   // a direct node's local column of each input (directCols)
+	need   []int32   // the needed rows of the output node being computed
+	row    []float64 // one row of a stateful node, over its columns
+	one    [1]int32  // a position row's column
+	oneV   [1]float64
+	la, lb []float64 // local blocks (A or C, B or D), sized for the largest node
+	tr     []float64 // transform Jacobians of one node's gathers
+	trOff  []int32   // offset of each gather's block in tr, by gather index minus the node's first (transforms)
+	fp, fm []float64
+	f0     []float64 // the differenced function at the unperturbed point
+	fdf    fdFunc    // the function differenced (fdColumn)
+	xs, us []float64
+	blocks []int
 
 	// The fixed pattern (CSR) of SparseJacobian, built on first use, and
 	// what its emit writes into.
@@ -141,8 +148,8 @@ type sparseJac struct {
 
 // tStruct reports whether entry (r, j) of a gather's transform Jacobian
 // can be non-zero.
-func tStruct(g *gather, r, j int) bool {
-	switch tr := g.tr().(type) {
+func (l *layout) tStruct(g *gather, r, j int) bool {
+	switch tr := l.tr(g).(type) {
 	case nil, Scale:
 		return r == j
 	case Component:
@@ -153,12 +160,18 @@ func tStruct(g *gather, r, j int) bool {
 	return true
 }
 
-// nodeCols returns node k's column set.
-func (p *sparseJac) nodeCols(k int) []int32 {
+// nodeCols returns node k's column set: a stored set, or a run of
+// consecutive columns written into buf (curCols or srcCols, valid until
+// the next call with the same buffer).
+func (p *sparseJac) nodeCols(k int, buf []int32) []int32 {
 	a, n := p.setAt[k], p.setLen[k]
 	if a < 0 {
 		a = -1 - a
-		return p.iota[a : a+n : a+n]
+		set := buf[:n:n]
+		for j := range set {
+			set[j] = a + int32(j)
+		}
+		return set
 	}
 	return p.cols[a : a+n : a+n]
 }
@@ -207,7 +220,7 @@ func (m *System) plan() *sparseJac {
 	// Which output nodes are needed: those read by a stateful node, and
 	// (through feedthrough) by a needed output node; a loop is needed
 	// whole (its members' rows come out of one solve, loop_jacobian.go).
-	p.needY = make([]bool, nn)
+	p.needY = newBitset(nn)
 	needIn := make([]bool, nn)
 	var work []int32
 	for _, i := range s.stateful {
@@ -228,7 +241,7 @@ func (m *System) plan() *sparseJac {
 				srcs = L.members
 			}
 			for _, k := range srcs {
-				p.needY[k] = true
+				p.needY.set(int(k))
 				if s.nodes[k].feedthrough && !needIn[k] {
 					needIn[k] = true
 					work = append(work, k)
@@ -236,14 +249,13 @@ func (m *System) plan() *sparseJac {
 			}
 		}
 	}
-	p.needRow = make([]bool, len(s.outputs))
-	p.y0 = make([]int32, nn)
-	for k := range s.nodes {
-		p.y0[k] = int32(s.nodes[k].y0)
-	}
-	p.gsrc = make([]int32, len(s.gathers))
-	for gi := range s.gathers {
-		p.gsrc[gi] = -1
+	p.needRow = newBitset(len(s.outputs))
+	p.nodes = s.nodes
+	p.needIn = newBitset(nn)
+	for k, ok := range needIn {
+		if ok {
+			p.needIn.set(k)
+		}
 	}
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
@@ -252,9 +264,8 @@ func (m *System) plan() *sparseJac {
 		}
 		for gi := c.g0; gi < c.g1; gi++ {
 			if g := &s.gathers[gi]; g.fromY {
-				p.gsrc[gi] = owner[g.src()]
 				for r := g.src(); r < g.src()+g.sn(); r++ {
-					p.needRow[r] = true
+					p.needRow.set(r)
 				}
 			}
 		}
@@ -283,7 +294,7 @@ func (m *System) plan() *sparseJac {
 				g := &s.gathers[gi]
 				for r := 0; r < g.n(); r++ {
 					for j := 0; j < g.sn(); j++ {
-						if !tStruct(g, r, j) {
+						if !s.tStruct(g, r, j) {
 							continue
 						}
 						if g.fromY {
@@ -304,7 +315,7 @@ func (m *System) plan() *sparseJac {
 		for _, k := range level {
 			c := &s.nodes[k]
 			switch {
-			case !p.needY[k]:
+			case !p.needY.has(int(k)):
 			case c.loop != nil:
 				if c.loopLead {
 					set := loopColumns(s, c.loop, sets, mark, &stamp)
@@ -328,11 +339,9 @@ func (m *System) plan() *sparseJac {
 		}
 	}
 	p.cols = make([]int32, 0, total)
-	p.iota = make([]int32, nx)
-	for j := range p.iota {
-		p.iota[j] = int32(j)
-	}
+	maxC := 0
 	for k, set := range sets {
+		maxC = max(maxC, len(set))
 		p.setLen[k] = int32(len(set))
 		switch {
 		case len(set) == 0:
@@ -345,28 +354,15 @@ func (m *System) plan() *sparseJac {
 		}
 	}
 	sets = nil
-	// Position rows.
-	p.posVel = make([]int32, nx)
-	for i := range p.posVel {
-		p.posVel[i] = -1
-	}
-	for _, i := range s.stateful {
-		c := &s.nodes[i]
-		l := c.spec.StateLayout
-		for fi := 0; fi < l.Len(); fi++ {
-			if f := l.Field(fi); f.Role == node.Position {
-				po, vo := int(c.x0)+l.Offset(fi), int(c.x0)+l.Offset(l.Index(f.Rate))
-				for k := 0; k < f.Shape.Len(); k++ {
-					p.posVel[po+k] = int32(vo + k)
-				}
-			}
-		}
-	}
+	p.curCols, p.srcCols = make([]int32, maxC), make([]int32, maxC)
 	m.planOrder(p)
 	m.planDirect(p)
 	m.planWork(p)
 	m.planLoops(p) // loop_jacobian.go
 	m.sj = p
+	// The plan's working sets are garbage now, and the first assembly
+	// allocates the matrix next: return the free pages (release.go).
+	releaseFreePages(nx)
 	return p
 }
 
@@ -397,10 +393,11 @@ func (m *System) planOrder(p *sparseJac) {
 		stack = append(stack[:0], i)
 		fresh = fresh[:0]
 		for len(stack) > 0 {
-			c := &s.nodes[stack[len(stack)-1]]
+			ci := stack[len(stack)-1]
+			c := &s.nodes[ci]
 			stack = stack[:len(stack)-1]
 			for gi := c.g0; gi < c.g1; gi++ {
-				k := p.gsrc[gi]
+				k := p.gsrc(int(ci), &s.gathers[gi])
 				if k < 0 || seen[k] == int32(si+1) {
 					continue
 				}
@@ -472,11 +469,11 @@ func (m *System) planOrder(p *sparseJac) {
 // components of their column sets, each component written once.
 func (m *System) planDirect(p *sparseJac) {
 	s := m.s
-	p.direct = make([]bool, len(s.nodes))
+	p.direct = newBitset(len(s.nodes))
 	var seen []bool
 	for k := range s.nodes {
 		c := &s.nodes[k]
-		set := p.nodeCols(k)
+		set := p.nodeCols(k, p.curCols)
 		if len(set) == 0 || c.u1 == c.u0 {
 			continue
 		}
@@ -485,7 +482,7 @@ func (m *System) planDirect(p *sparseJac) {
 		ok := true
 		for gi := c.g0; gi < c.g1 && ok; gi++ {
 			g := &s.gathers[gi]
-			ok = g.tr() == nil && !g.fromY && g.mode == gatherSet && g.n() == g.sn()
+			ok = !g.hasTr() && !g.fromY && g.mode == gatherSet && g.n() == g.sn()
 			for r := 0; ok && r < g.n(); r++ {
 				e := g.dst() + r - int(c.u0)
 				_, found := slices.BinarySearch(set, int32(g.src()+r))
@@ -496,19 +493,21 @@ func (m *System) planDirect(p *sparseJac) {
 		for _, w := range seen {
 			ok = ok && w // every input component written, once
 		}
-		p.direct[k] = ok
+		if ok {
+			p.direct.set(k)
+		}
 	}
 }
 
 // directCols returns the local column of each input component of direct
-// node c (p.loc set for its columns), read from its gathers: the table is
+// node c (its columns the current set, setLoc), read from its gathers: the table is
 // rebuilt at each assembly rather than stored for every node.
 func (p *sparseJac) directCols(s *Sim, c *cnode) []int32 {
 	dir := p.dir[:c.u1-c.u0]
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
 		for r := 0; r < g.n(); r++ {
-			dir[g.dst()+r-int(c.u0)] = p.loc[g.src()+r]
+			dir[g.dst()+r-int(c.u0)] = p.locOf(g.src() + r)
 		}
 	}
 	return dir
@@ -518,7 +517,7 @@ func (p *sparseJac) directCols(s *Sim, c *cnode) []int32 {
 func (m *System) planWork(p *sparseJac) {
 	s := m.s
 	maxA, maxB, maxT, maxV, maxU, maxC := 0, 0, 0, 0, 0, 0
-	p.trOff = make([]int32, len(s.gathers))
+	maxG := 0
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		nxi, nu, ny := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0), int(c.y1)-int(c.y0)
@@ -528,10 +527,10 @@ func (m *System) planWork(p *sparseJac) {
 		maxV = max(maxV, nxi, nu, ny)
 		maxU = max(maxU, nu*nc)
 		maxC = max(maxC, nc)
+		maxG = max(maxG, int(c.g1-c.g0))
 		off := 0
 		for gi := c.g0; gi < c.g1; gi++ {
 			g := &s.gathers[gi]
-			p.trOff[gi] = int32(off)
 			off += g.n() * g.sn()
 			maxV = max(maxV, g.n(), g.sn())
 		}
@@ -542,14 +541,7 @@ func (m *System) planWork(p *sparseJac) {
 	p.f0 = make([]float64, maxV)
 	p.uloc, p.umark, p.ucol, p.row = make([]float64, maxU), make([]bool, maxU), make([]int32, maxU), make([]float64, maxC)
 	p.ucnt, p.need, p.dir = make([]int32, maxV), make([]int32, 0, maxV), make([]int32, maxV)
-	p.loc = make([]int32, p.nx)
-	for i := range p.loc {
-		p.loc[i] = -1
-	}
-	p.jacX = make([]node.InputJacobian, len(s.stateful))
-	for k, i := range s.stateful {
-		p.jacX[k], _ = node.As[node.InputJacobian](s.nodes[i].n)
-	}
+	p.trOff, p.pv = make([]int32, maxG), make([]int32, maxV)
 	p.blocks = append(p.blocks, 0)
 	for _, i := range s.stateful {
 		if c := &s.nodes[i]; c.x1 > c.x0 {
@@ -628,26 +620,37 @@ func (m *System) JacobianRows(t float64, y []float64, emit func(row int, cols []
 func (m *System) JacobianPattern() (rowPtr, col []int) {
 	p := m.plan()
 	if p.rowPtr == nil {
+		// Row r holds its velocity column if it is a position row, its
+		// node's column set otherwise; rows of no stateful node (none:
+		// the stateful nodes' ranges cover the state) would be empty.
 		p.rowPtr = make([]int, p.nx+1)
-		rows := make([][]int32, p.nx)
 		for _, i := range p.order {
 			c := &m.s.nodes[i]
-			set := p.nodeCols(int(i))
+			pv := p.posVel(c)
 			for r := c.x0; r < c.x1; r++ {
-				if v := p.posVel[r]; v >= 0 {
-					rows[r] = []int32{v}
-				} else {
-					rows[r] = set
+				p.rowPtr[r+1] = int(p.setLen[i])
+				if pv[r-c.x0] >= 0 {
+					p.rowPtr[r+1] = 1
 				}
 			}
 		}
-		for r, row := range rows {
-			p.rowPtr[r+1] = p.rowPtr[r] + len(row)
+		for r := range p.nx {
+			p.rowPtr[r+1] += p.rowPtr[r]
 		}
-		p.pcol = make([]int, 0, p.rowPtr[p.nx])
-		for _, row := range rows {
-			for _, c := range row {
-				p.pcol = append(p.pcol, int(c))
+		p.pcol = make([]int, p.rowPtr[p.nx])
+		for _, i := range p.order {
+			c := &m.s.nodes[i]
+			set := p.nodeCols(int(i), p.curCols)
+			pv := p.posVel(c)
+			for r := c.x0; r < c.x1; r++ {
+				row := p.pcol[p.rowPtr[r]:p.rowPtr[r+1]]
+				if v := pv[r-c.x0]; v >= 0 {
+					row[0] = int(c.x0 + v)
+					continue
+				}
+				for j, col := range set {
+					row[j] = int(col)
+				}
 			}
 		}
 	}
@@ -708,12 +711,14 @@ func (p *sparseJac) denseRow(r int, cols []int32, vals []float64) {
 // into p.tr.
 func (m *System) transforms(p *sparseJac, c *cnode) {
 	s := m.s
+	o := 0
 	for gi := c.g0; gi < c.g1; gi++ {
 		g := &s.gathers[gi]
-		o := int(p.trOff[gi])
+		p.trOff[gi-c.g0] = int32(o)
 		T := p.tr[o : o+g.n()*g.sn()]
+		o += g.n() * g.sn()
 		clear(T)
-		switch tr := g.tr().(type) {
+		switch tr := s.tr(g).(type) {
 		case nil:
 			for r := 0; r < g.n(); r++ {
 				T[r*g.sn()+r] = 1
@@ -750,24 +755,41 @@ func (m *System) transforms(p *sparseJac, c *cnode) {
 	}
 }
 
-// setLoc makes p.loc give the local index of node k's columns.
+// setLoc makes node k's columns the current set: locOf gives the local
+// index of a column in it.
 func (p *sparseJac) setLoc(k int) []int32 {
-	set := p.nodeCols(k)
-	for j, c := range set {
-		p.loc[c] = int32(j)
-	}
+	set := p.nodeCols(k, p.curCols)
+	p.locSet, p.locRun = set, p.setAt[k] < 0 || consecutive(set)
 	return set
 }
 
 // clearLoc undoes setLoc.
-func (p *sparseJac) clearLoc(set []int32) {
-	for _, c := range set {
-		p.loc[c] = -1
+func (p *sparseJac) clearLoc([]int32) { p.locSet = nil }
+
+// locOf returns the local index of column c in the current set (setLoc),
+// or -1: its offset from the first column in a run of consecutive columns
+// (every set of a chain), a binary search otherwise (a set holds the
+// columns of a node and its neighbours, a few dozen at most). A table of
+// one index per state would cost 4 bytes a state for the whole run.
+func (p *sparseJac) locOf(c int) int32 {
+	set := p.locSet
+	if len(set) == 0 {
+		return -1
 	}
+	if p.locRun {
+		if j := c - int(set[0]); j >= 0 && j < len(set) {
+			return int32(j)
+		}
+		return -1
+	}
+	if j, ok := slices.BinarySearch(set, int32(c)); ok {
+		return int32(j)
+	}
+	return -1
 }
 
 // inputRows fills U (nu × nc) with the rows of ∂u/∂y of node c over its
-// nc columns (p.loc set for them): for every input component, Σ over the
+// nc columns (the current set, setLoc): for every input component, Σ over the
 // gathers that write it (from the last that sets it) of T·(source rows),
 // in gather order. A plain copy or a Scale is T = w·I, read as such;
 // other transforms through their Jacobians (transforms). The entries
@@ -778,7 +800,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 	s := m.s
 	general := false
 	for gi := c.g0; gi < c.g1; gi++ {
-		switch s.gathers[gi].tr().(type) {
+		switch s.tr(&s.gathers[gi]).(type) {
 		case nil, Scale:
 		default:
 			general = true
@@ -795,7 +817,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 		}
 		for r := 0; r < g.n(); r++ {
 			q := g.dst() + r - int(c.u0)
-			switch tr := g.tr().(type) {
+			switch tr := s.tr(g).(type) {
 			case nil:
 				p.addSource(U, q, nc, gi, g, r, 1)
 			case Scale:
@@ -803,7 +825,7 @@ func (m *System) inputRows(p *sparseJac, c *cnode, U []float64, nc int) {
 					p.addSource(U, q, nc, gi, g, r, tr.Factor)
 				}
 			default:
-				o := int(p.trOff[gi])
+				o := int(p.trOff[gi-int(c.g0)])
 				for j, w := range p.tr[o+r*g.sn() : o+(r+1)*g.sn()] {
 					if w != 0 {
 						p.addSource(U, q, nc, gi, g, j, w)
@@ -832,16 +854,16 @@ func (s *Sim) overridden(c *cnode, gi int) bool {
 // a row over the current node's nc columns.
 func (p *sparseJac) addSource(U []float64, q, nc, gi int, g *gather, j int, w float64) {
 	if !g.fromY {
-		p.addU(U, q, nc, p.loc[g.src()+j], w)
+		p.addU(U, q, nc, p.locOf(g.src()+j), w)
 		return
 	}
-	k := p.gsrc[gi]
-	src := p.nodeCols(int(k))
-	so := int(p.slot[k]) + (g.src()+j-int(p.y0[k]))*len(src)
+	k := p.ownerOf(g.src()) // gathers into a node being assembled: it needs its inputs
+	src := p.nodeCols(int(k), p.srcCols)
+	so := int(p.slot[k]) + (g.src()+j-int(p.nodes[k].y0))*len(src)
 	vals := p.arena[so : so+len(src)]
 	for jj, col := range src {
 		if v := vals[jj]; v != 0 {
-			p.addU(U, q, nc, p.loc[col], w*v)
+			p.addU(U, q, nc, p.locOf(int(col)), w*v)
 		}
 	}
 }
@@ -886,7 +908,7 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	U := p.uloc[:nu*nc]
 	D := p.lb[:ny*nu]
 	clear(D)
-	direct := p.direct[k]
+	direct := p.direct.has(k)
 	if ft {
 		if !direct {
 			m.inputRows(p, c, U, nc)
@@ -909,14 +931,14 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 	block := p.arena[p.slot[k] : int(p.slot[k])+ny*nc]
 	p.need = p.need[:0]
 	for r := 0; r < ny; r++ {
-		if !p.needRow[int(c.y0)+r] {
+		if !p.needRow.has(int(c.y0) + r) {
 			continue
 		}
 		p.need = append(p.need, int32(r))
 		row := block[r*nc : (r+1)*nc]
 		clear(row)
 		for q := 0; q < nxk; q++ {
-			row[p.loc[int(c.x0)+q]] += C[r*nxk+q]
+			row[p.locOf(int(c.x0)+q)] += C[r*nxk+q]
 		}
 	}
 	if !ft {
@@ -955,7 +977,7 @@ func (m *System) outputRows(p *sparseJac, k int, t float64, y []float64) error {
 func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit func(int, []int32, []float64)) error {
 	s := m.s
 	c := &s.nodes[i]
-	k := int(m.derivK[i])
+	k := m.derivK(int32(i))
 	nxi, nu := int(c.x1)-int(c.x0), int(c.u1)-int(c.u0)
 	set := p.setLoc(i)
 	defer p.clearLoc(set)
@@ -966,7 +988,9 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 	A, B := p.la[:nxi*nxi], p.lb[:nxi*nu]
 	clear(A)
 	clear(B)
-	if ij := p.jacX[k]; ij != nil {
+	// The node's Jacobian capability is looked up at each assembly (as
+	// outputRows looks up OutputJacobian) rather than kept per node.
+	if ij, ok := node.As[node.InputJacobian](c.n); ok {
 		if err := ij.DerivativesJacobian(t, y[c.x0:c.x1], s.inputsOf(c), A, B); err != nil {
 			return stepError(c.name, "", s.steps, t, err)
 		}
@@ -974,9 +998,11 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 		return err
 	}
 	row := p.row[:nc]
+	pv := p.posVel(c)
 	for r := 0; r < nxi; r++ {
 		rr := int(c.x0) + r
-		if v := p.posVel[rr]; v >= 0 {
+		if v := pv[r]; v >= 0 {
+			v += c.x0
 			// d/dt position = velocity (node.Position): the row is one
 			// entry, checked against what the node computed.
 			if err := positionRow(c, r, int(v)-int(c.x0), A, B); err != nil {
@@ -988,7 +1014,7 @@ func (m *System) stateRows(p *sparseJac, i int, t float64, y []float64, emit fun
 		}
 		clear(row)
 		for q := 0; q < nxi; q++ {
-			row[p.loc[int(c.x0)+q]] += A[r*nxi+q]
+			row[p.locOf(int(c.x0)+q)] += A[r*nxi+q]
 		}
 		for q := 0; q < nu; q++ {
 			w := B[r*nu+q]
@@ -1241,3 +1267,58 @@ func (m *System) switchError(err error, c *cnode, fn string, wrt node.Layout, j 
 	}
 	return &SwitchError{Node: c.name, Function: fn, Wrt: wrt.Component(j), Of: of.Component(es.row), Time: t}
 }
+
+// posVel derives node c's posVel table (p.pv) from its state layout: the
+// local velocity component of each local position component, or -1.
+func (p *sparseJac) posVel(c *cnode) []int32 {
+	l := c.spec.StateLayout
+	pv := p.pv[:c.x1-c.x0]
+	for i := range pv {
+		pv[i] = -1
+	}
+	for fi := 0; fi < l.Len(); fi++ {
+		if f := l.Field(fi); f.Role == node.Position {
+			po, vo := l.Offset(fi), l.Offset(l.Index(f.Rate))
+			for k := 0; k < f.Shape.Len(); k++ {
+				pv[po+k] = int32(vo + k)
+			}
+		}
+	}
+	return pv
+}
+
+// gsrc returns the node whose outputs gather g into node ni reads, or -1:
+// a state source, or a node whose inputs the Jacobian does not read.
+func (p *sparseJac) gsrc(ni int, g *gather) int32 {
+	if !g.fromY || !p.needIn.has(ni) {
+		return -1
+	}
+	return p.ownerOf(g.src())
+}
+
+// ownerOf returns the node whose outputs hold output row r: the last k
+// with y0[k] ≤ r (nodes without outputs share the next node's y0). The
+// node of the previous answer and its next neighbours are tried first
+// (a node reads its neighbours' outputs), then a binary search.
+func (p *sparseJac) ownerOf(r int) int32 {
+	nodes, rr := p.nodes, int32(r)
+	is := func(k int) bool { return nodes[k].y0 <= rr && (k+1 == len(nodes) || nodes[k+1].y0 > rr) }
+	for k := max(p.hint-1, 0); k < min(p.hint+3, len(nodes)); k++ {
+		if is(k) {
+			p.hint = k
+			return int32(k)
+		}
+	}
+	k := sort.Search(len(nodes), func(k int) bool { return nodes[k].y0 > rr })
+	p.hint = k - 1
+	return int32(k - 1)
+}
+
+// bitset is a set of small non-negative integers, a bit each: the plan's
+// per-node and per-row marks, kept for the System's life.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }

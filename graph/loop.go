@@ -529,7 +529,7 @@ func (b *builder) planLoop(L *loopSolver) {
 			if !ok {
 				continue
 			}
-			if g.tr() != nil {
+			if g.hasTr() {
 				L.analytic = false
 			}
 			sc := &s.nodes[src]

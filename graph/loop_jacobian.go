@@ -75,7 +75,7 @@ func loopColumns(s *Sim, L *loopSolver, sets [][]int32, mark []int32, stamp *int
 			g := &s.gathers[gi]
 			for r := 0; r < g.n(); r++ {
 				for j := 0; j < g.sn(); j++ {
-					if !tStruct(g, r, j) {
+					if !s.tStruct(g, r, j) {
 						continue
 					}
 					if !g.fromY {
@@ -121,10 +121,10 @@ func (m *System) planLoops(p *sparseJac) {
 	p.loops = make([]*loopPlan, len(s.loops.solvers))
 	for i, L := range s.loops.solvers {
 		lead := L.members[0]
-		if !p.needY[lead] {
+		if !p.needY.has(int(lead)) {
 			continue
 		}
-		n, nc := len(L.idx), len(p.nodeCols(int(lead)))
+		n, nc := len(L.idx), int(p.setLen[lead])
 		lp := &loopPlan{L: L, n: n, w: n + nc}
 		lp.order = append(slices.Clone(L.seq), L.tears...)
 		for _, k := range lp.order {
@@ -178,7 +178,7 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 			}
 			for r := range ny {
 				for q := range nxi {
-					Pi[r*W+n+int(p.loc[int(c.x0)+q])] += C[r*nxi+q]
+					Pi[r*W+n+int(p.locOf(int(c.x0)+q))] += C[r*nxi+q]
 				}
 			}
 		}
@@ -193,8 +193,8 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 				continue
 			}
 			g := &s.gathers[gi]
-			T := p.tr[p.trOff[gi]:][:g.n()*g.sn()]
-			src := p.gsrc[gi] // −1: a state source
+			T := p.tr[p.trOff[gi-int(c.g0)]:][:g.n()*g.sn()]
+			src := p.gsrc(int(i), g) // −1: a state source
 			inLoop, sl := false, -1
 			if src >= 0 && s.nodes[src].loop == L {
 				inLoop, sl = true, slices.Index(L.members, src)
@@ -208,19 +208,19 @@ func (m *System) loopRows(p *sparseJac, L *loopSolver, t float64, y []float64, c
 					}
 					switch {
 					case src < 0:
-						dst[n+int(p.loc[g.src()+j])] += w
+						dst[n+int(p.locOf(g.src()+j))] += w
 					case inLoop:
 						if a, ok := slices.BinarySearch(L.idx, g.src()+j); ok {
 							dst[a] += w // a tear variable: a unit column of z
 							continue
 						}
-						axpy(w, lp.P[lp.pOff[sl]+(g.src()+j-int(p.y0[src]))*W:][:W], dst)
+						axpy(w, lp.P[lp.pOff[sl]+(g.src()+j-int(p.nodes[src].y0))*W:][:W], dst)
 					default:
-						cols := p.nodeCols(int(src))
-						vals := p.arena[int(p.slot[src])+(g.src()+j-int(p.y0[src]))*len(cols):][:len(cols)]
+						cols := p.nodeCols(int(src), p.srcCols)
+						vals := p.arena[int(p.slot[src])+(g.src()+j-int(p.nodes[src].y0))*len(cols):][:len(cols)]
 						for jj, col := range cols {
 							if v := vals[jj]; v != 0 {
-								dst[n+int(p.loc[col])] += w * v
+								dst[n+int(p.locOf(int(col)))] += w * v
 							}
 						}
 					}

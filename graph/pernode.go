@@ -200,17 +200,17 @@ func (s *Sim) applyGathers(lo, hi int) {
 		src := buf[g.src() : g.src()+g.sn()]
 		dst := s.inputs[g.dst() : g.dst()+g.n()]
 		switch {
-		case g.mode == gatherSet && g.tr() == nil:
+		case g.mode == gatherSet && !g.hasTr():
 			copy(dst, src)
 		case g.mode == gatherSet:
-			g.tr().Apply(dst, src)
-		case g.tr() == nil:
+			s.tr(g).Apply(dst, src)
+		case !g.hasTr():
 			for k, v := range src {
 				dst[k] += v
 			}
 		default:
-			tmp := s.transformScratch[g.scratch() : g.scratch()+g.n()]
-			g.tr().Apply(tmp, src)
+			tmp := s.transformScratch[s.scratch(g) : s.scratch(g)+g.n()]
+			s.tr(g).Apply(tmp, src)
 			for k, v := range tmp {
 				dst[k] += v
 			}

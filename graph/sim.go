@@ -70,9 +70,10 @@ type Sim struct {
 // nothing writes it after Build.
 type layout struct {
 	nodes    []cnode
-	gathers  []gather  // in node order, then edge order (cnode.g0, g1)
-	levels   [][]int32 // nodes with outputs, by feedthrough depth
-	stateful []int32   // nodes with state, in node order
+	gathers  []gather   // in node order, then edge order (cnode.g0, g1)
+	trs      []gatherTr // the transforms of the gathers that have one (gather.tr32)
+	levels   [][]int32  // nodes with outputs, by feedthrough depth
+	stateful []int32    // nodes with state, in node order
 	// loops are the algebraic loops solved at every output evaluation
 	// (loop.go); nil: none.
 	loops *loopState

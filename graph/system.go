@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/node"
@@ -21,7 +22,6 @@ import (
 type System struct {
 	s      *Sim
 	derivs []node.Deriver // parallel to s.stateful
-	derivK []int32        // per node: its index in derivs (−1: stateless)
 	evs    []eventSlot    // built on first use
 	tevs   *timeEvents    // node.TimeEventer nodes, found on first use (timeevents.go)
 	cmp    *completers    // node.StepCompleter nodes, found on first use (stepcompleted.go)
@@ -74,13 +74,9 @@ var ErrNoDerivatives = errors.New("graph: monolithic integration needs Derivativ
 // System returns the monolithic view of s. Every stateful node must have
 // Derivatives (node.Deriver); the error names those that do not.
 func (s *Sim) System() (*System, error) {
-	m := &System{s: s, derivs: make([]node.Deriver, len(s.stateful)), derivK: make([]int32, len(s.nodes))}
+	m := &System{s: s, derivs: make([]node.Deriver, len(s.stateful))}
 	var missing []string
-	for i := range m.derivK {
-		m.derivK[i] = -1
-	}
 	for k, i := range s.stateful {
-		m.derivK[i] = int32(k)
 		d, ok := node.As[node.Deriver](s.nodes[i].n)
 		if !ok {
 			missing = append(missing, fmt.Sprintf("%s (%s)", s.nodes[i].name, s.nodes[i].spec.Type))
@@ -148,22 +144,30 @@ func (m *System) funcPerNode(t float64, y, dst []float64) (err error) {
 	}
 	cur := int32(-1)
 	defer m.recoverAt(&cur, t, &err)
-	for _, i := range s.stateful {
+	for k, i := range s.stateful {
 		cur = i
-		if err := m.deriv(i, t, y, dst); err != nil {
+		if err := m.deriv(k, i, t, y, dst); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// derivK returns the index among the stateful nodes (and in derivs) of
+// stateful node i: a search of Sim.stateful, which is ascending, rather
+// than a table of one entry per node; the per-node Func passes it.
+func (m *System) derivK(i int32) int {
+	k, _ := slices.BinarySearch(m.s.stateful, i)
+	return k
+}
+
 // deriv writes node i's dx/dt into its slots of dst, with its inputs
-// already gathered, and checks it.
-func (m *System) deriv(i int32, t float64, y, dst []float64) error {
+// already gathered, and checks it; k is its index in derivs.
+func (m *System) deriv(k int, i int32, t float64, y, dst []float64) error {
 	s := m.s
 	c := &s.nodes[i]
 	d := dst[c.x0:c.x1]
-	if err := m.derivs[m.derivK[i]].Derivatives(t, y[c.x0:c.x1], s.inputsOf(c), d); err != nil {
+	if err := m.derivs[k].Derivatives(t, y[c.x0:c.x1], s.inputsOf(c), d); err != nil {
 		return stepError(c.name, "", s.steps, t, err)
 	}
 	if j := nonFinite(d); j >= 0 {
@@ -184,7 +188,7 @@ func (m *System) derivNodes(nodes []int32, t float64, y, dst []float64) error {
 				return err
 			}
 		}
-		if err := m.deriv(i, t, y, dst); err != nil {
+		if err := m.deriv(m.derivK(i), i, t, y, dst); err != nil {
 			return err
 		}
 	}

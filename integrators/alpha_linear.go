@@ -99,7 +99,7 @@ func (m *alphaSparse) add(r int, cols []int32, vals []float64) {
 		u = int(m.rowU[r])
 	}
 	mine := u >= 0 && (u >= m.nq) == m.zpass // a row of this evaluation's
-	if m.err = checkRow(n, r, cols, vals, mine && m.a.seen[u]); m.err == nil && !checkCols(cols, n) {
+	if m.err = checkRow(n, r, cols, vals, mine && m.a.wasSeen(u)); m.err == nil && !checkCols(cols, n) {
 		m.err = errCols(r, n)
 	}
 	if m.err != nil || !mine {

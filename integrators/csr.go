@@ -43,7 +43,7 @@ type spMatrix struct {
 	val        []float64
 	// assembly state
 	rows int       // rows appended in this assembly
-	seen []bool    // row i was appended in this assembly
+	seen []uint64  // bit i: row i was appended in this assembly (wasSeen)
 	acc  []float64 // accumulator of addMapped, zero between rows
 	mark []bool    // columns touched in acc
 	tmp  []int32   // the touched columns
@@ -53,8 +53,11 @@ type spMatrix struct {
 
 func newSpMatrix(n int) *spMatrix {
 	start := make([]int32, n+1)
-	return &spMatrix{n: n, start: start, end: start[1:], diag: make([]int32, n), seen: make([]bool, n)}
+	return &spMatrix{n: n, start: start, end: start[1:], diag: make([]int32, n), seen: make([]uint64, (n+63)/64)}
 }
+
+// wasSeen reports whether row i was appended in this assembly.
+func (a *spMatrix) wasSeen(i int) bool { return a.seen[i/64]&(1<<(i%64)) != 0 }
 
 // splitEnd gives end its own array, keeping the ends of the rows appended
 // so far (rows 0 to rows−1, in order while end was start[1:]).
@@ -135,7 +138,7 @@ func (a *spMatrix) endRow(i int) error {
 		return errMatrixTooLarge
 	}
 	a.end[i] = int32(len(a.col))
-	a.seen[i] = true
+	a.seen[i/64] |= 1 << (i % 64)
 	a.rows++
 	return nil
 }
@@ -243,8 +246,8 @@ func (a *spMatrix) addDense(i int, row []float64) error {
 // finish ends an assembly: rows that were not appended are d·e_i, with
 // d = dq for i < nq and 1 after.
 func (a *spMatrix) finish(dq float64, nq int) error {
-	for i, ok := range a.seen {
-		if !ok {
+	for i := range a.n {
+		if !a.wasSeen(i) {
 			d := 1.0
 			if i < nq {
 				d = dq

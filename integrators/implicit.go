@@ -121,7 +121,7 @@ func (r *sparseRows) add(i int, cols []int32, vals []float64) {
 	if r.err != nil {
 		return
 	}
-	if r.err = checkRow(r.a.n, i, cols, vals, i >= 0 && i < r.a.n && r.a.seen[i]); r.err == nil {
+	if r.err = checkRow(r.a.n, i, cols, vals, i >= 0 && i < r.a.n && r.a.wasSeen(i)); r.err == nil {
 		r.err = r.a.addScaled(i, cols, vals, r.c, 1)
 	}
 }

@@ -191,17 +191,16 @@ func blockMul(m, x, dst []float64) {
 type ilu0 struct {
 	a   *spMatrix // the Newton matrix whose pattern the factors share
 	val []float64 // the factors
-	pos []int32   // work: position of column j in the current row, or -1
 }
 
-func newILU0(n int) *ilu0 {
-	f := &ilu0{pos: make([]int32, n)}
-	for i := range f.pos {
-		f.pos[i] = -1
-	}
-	return f
-}
+func newILU0(int) *ilu0 { return &ilu0{} }
 
+// setup factors a. Row i is updated by each row k < i of its lower part
+// at the columns both rows hold: the columns of a row are strictly
+// increasing (spMatrix), so the two rows are merged, which finds those
+// columns in the order a table of row i's positions would visit them
+// (the updates and their order, hence the bits, are the same) without
+// a work index per row.
 func (f *ilu0) setup(a *spMatrix) error {
 	f.a = a
 	if cap(f.val) < len(a.val) {
@@ -214,21 +213,22 @@ func (f *ilu0) setup(a *spMatrix) error {
 	col, diag, end := a.col, a.diag, a.end
 	for i := 0; i < a.n; i++ {
 		s, e := a.start[i], end[i]
-		for q := s; q < e; q++ {
-			f.pos[col[q]] = q
-		}
 		for q := s; q < diag[i]; q++ {
 			k := col[q]
 			l := lu[q] * lu[diag[k]] // the diagonal holds its reciprocal
 			lu[q] = l
-			for r := diag[k] + 1; r < end[k]; r++ {
-				if p := f.pos[col[r]]; p >= 0 {
+			// Row k's columns after its diagonal exceed k = col[q], so
+			// row i's matching entries lie after q.
+			p := q + 1
+			for r := diag[k] + 1; r < end[k] && p < e; r++ {
+				c := col[r]
+				for p < e && col[p] < c {
+					p++
+				}
+				if p < e && col[p] == c {
 					lu[p] -= l * lu[r]
 				}
 			}
-		}
-		for q := s; q < e; q++ {
-			f.pos[col[q]] = -1
 		}
 		d := lu[diag[i]]
 		if !(math.Abs(d) > 0x1p-52*amax) {

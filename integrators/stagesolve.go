@@ -308,7 +308,7 @@ func (s *stageSolver) addRow(i int, cols []int32, vals []float64) {
 		return
 	}
 	A := s.nl.A
-	if s.jErr = checkRow(A.n, i, cols, vals, i >= 0 && i < A.n && A.seen[i]); s.jErr == nil {
+	if s.jErr = checkRow(A.n, i, cols, vals, i >= 0 && i < A.n && A.wasSeen(i)); s.jErr == nil {
 		s.jErr = A.addScaled(i, cols, vals, 1, 0)
 	}
 }
