@@ -19,7 +19,8 @@ import (
 // machine. Each peer is a program that takes N (and its configuration)
 // on the command line, runs W4's 21 steps with cosim's Newton test and
 // Jacobian reuse (the file's header says precisely how) and prints one
-// JSON line in the form of the report's -w4-child (w4.h, w4_print).
+// JSON line with the fields of benchmarks.W4Run, which the report's
+// w4child prints (w4.h, w4_print).
 //
 // Peers are built with gcc where the library's development package is
 // installed (BuildW4Peer); where it is not, the error wraps

@@ -22,21 +22,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/cosimgo/cosim/benchmarks"
-	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
-	"github.com/cosimgo/cosim/internal/cpuclock"
 )
 
 var (
 	w4Only   = flag.Bool("w4", false, "run only W4 (stiff chain, implicit with GMRES) and replace its section in REPORT.md")
 	w4Max    = flag.Int("w4-max", 100000, "largest W4 chain")
-	w4Child  = flag.String("w4-child", "", "internal: run one W4 configuration N,method,solver,steps and print its result as JSON")
 	w4Rounds = flag.Int("w4-rounds", 3, "rounds of W4's configurations at each N (interleaved; the fastest round of each is kept)")
 	w4GOGC   = flag.Int("w4-gogc", 25, "GOGC of cosim's W4 children: benchmarks/README's guidance for large runs (Go's default is 100)")
 )
@@ -61,29 +57,15 @@ var (
 	w4DenseMax = 100
 )
 
-// w4Result is one configuration's measurement (the child's JSON; the C
-// peers print the same fields, w4.h).
+// w4Result is one configuration's measurement: cosim's child's JSON
+// (benchmarks.W4Run) or a peer's, which prints the same fields and its
+// name (w4.h), with what the parent adds.
 type w4Result struct {
-	N        int              `json:"n"`
-	Peer     string           `json:"peer,omitempty"` // "" for cosim, else benchmarks.W4Peer.Name
-	Lib      string           `json:"lib,omitempty"`  // the peer's library and version
-	Method   string           `json:"method"`
-	Solver   string           `json:"solver"`
-	Steps    int              `json:"steps"`
-	Build    time.Duration    `json:"build"`
-	First    time.Duration    `json:"first_step"`
-	Later    time.Duration    `json:"later_steps"` // total of steps 2..Steps
-	LaterCPU time.Duration    `json:"later_cpu"`   // process CPU time (user + system, all threads) of steps 2..Steps
-	Stats    integrators.Work `json:"stats"`
-	Err      w4Errs           `json:"errors"`
-	PeakKB   int64            `json:"peak_rss_kb"`     // the child's ru_maxrss, set by the parent
-	GOGC     int              `json:"gogc,omitempty"`  // cosim children: the GOGC they ran with, set by the parent
-	State    []float64        `json:"state,omitempty"` // N ≤ 100 only
-	Failed   string           `json:"failed,omitempty"`
-}
-
-type w4Errs struct {
-	State, Motion float64
+	benchmarks.W4Run
+	Peer   string `json:"peer,omitempty"` // "" for cosim, else benchmarks.W4Peer.Name
+	Lib    string `json:"lib,omitempty"`  // the peer's library and version
+	PeakKB int64  `json:"peak_rss_kb"`    // the child's ru_maxrss, set by the parent
+	GOGC   int    `json:"gogc,omitempty"` // cosim children: the GOGC they ran with, set by the parent
 }
 
 // perStep is the wall time of one later step.
@@ -124,53 +106,15 @@ type crossRow struct {
 
 var w4 w4Report
 
-// w4ChildMain runs one configuration in this process and prints it.
-func w4ChildMain(spec string) {
-	parts := strings.Split(spec, ",")
-	if len(parts) != 4 {
-		log.Fatalf("-w4-child %q: want N,method,solver,steps", spec)
-	}
-	n, _ := strconv.Atoi(parts[0])
-	steps, _ := strconv.Atoi(parts[3])
-	m, err := integrators.ByName(parts[1])
-	must(err)
-	set, _ := benchmarks.StiffSolver(parts[2])
-	c := benchmarks.StiffChain{N: n}
-	res := w4Result{N: n, Method: m.Name(), Solver: parts[2], Steps: steps}
-	nm := m.(integrators.NewtonMethod) // W4 runs the implicit methods
-	newton, _ := nm.Solver()
-	m = nm.WithSolver(newton, set)
-	t0 := time.Now()
-	s, err := c.Build()
-	must(err)
-	res.Build = time.Since(t0)
-	run := func(k int) (*graph.Result, error) {
-		return s.RunMonolithic(context.Background(), m, nil, graph.Settings{Dt: benchmarks.StiffDt, Steps: k})
-	}
-	r1, err := run(1)
-	if err == nil {
-		res.First = r1.Wall
-		var r2 *graph.Result
-		c0 := cpuclock.Process()
-		r2, err = run(steps - 1)
-		res.LaterCPU = cpuclock.Process() - c0
-		if r2 != nil {
-			res.Later = r2.Wall
-			res.Stats = r2.Integrator.Work
-		}
-	}
-	if err != nil {
-		res.Failed = err.Error()
-	}
-	st := s.State(nil)
-	e := c.Measure(st, s.Time())
-	res.Err = w4Errs{State: e.State, Motion: e.Motion}
-	if n <= 100 {
-		res.State = st
-	}
-	js, err := json.Marshal(res)
-	must(err)
-	fmt.Println(string(js))
+// buildW4Child builds the command that runs one cosim configuration
+// (benchmarks/report/w4child) into dir: the peak resident size of a
+// process that runs W4 only, as the peers are, and not the report's.
+func buildW4Child(dir string) string {
+	exe := filepath.Join(dir, "w4child")
+	cmd := exec.Command("go", "build", "-o", exe, "github.com/cosimgo/cosim/benchmarks/report/w4child")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	must(cmd.Run())
+	return exe
 }
 
 // w4Config is one configuration of a W4 round: cosim's (method, solver)
@@ -179,7 +123,7 @@ type w4Config struct {
 	method, solver string
 	peer           *benchmarks.W4Peer
 	pc             benchmarks.W4PeerConfig
-	exe            string // the built peer
+	exe            string // the built peer, or cosim's w4child
 	gogc           int    // cosim: the child's GOGC
 }
 
@@ -188,9 +132,7 @@ func (c w4Config) command(n, steps int) *exec.Cmd {
 	if c.peer != nil {
 		return benchmarks.W4PeerCommand(context.Background(), c.exe, c.pc, n, steps)
 	}
-	exe, err := os.Executable()
-	must(err)
-	cmd := exec.Command(exe, "-w4-child", fmt.Sprintf("%d,%s,%s,%d", n, c.method, c.solver, steps))
+	cmd := exec.Command(c.exe, fmt.Sprintf("%d,%s,%s,%d", n, c.method, c.solver, steps))
 	cmd.Env = append(os.Environ(), fmt.Sprintf("GOGC=%d", c.gogc))
 	return cmd
 }
@@ -198,7 +140,7 @@ func (c w4Config) command(n, steps int) *exec.Cmd {
 // run runs c in a child process and returns its result with the child's
 // peak RSS (ru_maxrss, kB on Linux).
 func (c w4Config) run(n, steps int) w4Result {
-	fail := w4Result{N: n, Method: c.method, Solver: c.solver, Steps: steps, GOGC: c.gogc}
+	fail := w4Result{W4Run: benchmarks.W4Run{N: n, Method: c.method, Solver: c.solver, Steps: steps}, GOGC: c.gogc}
 	if c.peer != nil {
 		fail.Peer, fail.Lib, fail.Method, fail.Solver = c.peer.Name, c.peer.Name, integrators.MethodBackwardEuler, c.pc.Solver
 	}
@@ -253,6 +195,7 @@ func runW4() {
 	must(err)
 	defer os.RemoveAll(dir)
 	peers := w4Peers(dir)
+	child := buildW4Child(dir)
 	largest := 0
 	for _, n := range w4Sizes {
 		if n <= *w4Max {
@@ -267,13 +210,13 @@ func runW4() {
 		for _, m := range w4Methods {
 			for _, sv := range w4Solvers {
 				if sv != "dense" || n <= w4DenseMax {
-					cs = append(cs, w4Config{method: m, solver: sv, gogc: *w4GOGC})
+					cs = append(cs, w4Config{method: m, solver: sv, gogc: *w4GOGC, exe: child})
 				}
 			}
 		}
 		if n == largest && *w4GOGC != 100 {
 			// The memory at Go's default GC, for the record.
-			cs = append(cs, w4Config{method: integrators.MethodBackwardEuler, solver: "gmres+ilu0", gogc: 100})
+			cs = append(cs, w4Config{method: integrators.MethodBackwardEuler, solver: "gmres+ilu0", gogc: 100, exe: child})
 		}
 		cs = append(cs, peers...)
 		best := make([]w4Result, len(cs))
@@ -475,12 +418,9 @@ func w4Splice(path string) error {
 	return splice(path, w4Begin, w4End, b.String())
 }
 
-// w4Main handles -w4-child and -w4; it reports whether main should stop.
+// w4Main handles -w4; it reports whether main should stop.
 func w4Main() bool {
 	switch {
-	case *w4Child != "":
-		w4ChildMain(*w4Child)
-		return true
 	case *w4Only:
 		runW4()
 		var b strings.Builder

@@ -1,12 +1,11 @@
 package rigidbody
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/cosimgo/cosim/node"
 )
@@ -211,28 +210,65 @@ func triangleViolation(I [3]float64) string {
 }
 
 // principalMoments are the eigenvalues of the symmetric inertia tensor
-// ib, largest first, from gonum's symmetric eigensolver (Householder
-// tridiagonalisation and implicit QL/QR, LAPACK's dsyev): each moment is
-// within a few roundings of the largest moment, also for a repeated
-// pair, so the triangle test's 1e-12 margin holds for a thin rod (two
-// equal moments and a third near zero). Smith's closed form (acos of a
-// cubic's discriminant), used before, split a repeated pair by about
-// 1e-8 relative where acos is ill-conditioned, and refused a rotated
-// rod diag(1, 1, 1e-9) that it accepted unrotated.
+// ib — the diagonal of a diagonal tensor, else largest first — by
+// cyclic Jacobi rotations (Golub and Van Loan,
+// "Matrix Computations", 4th ed., §8.5): each rotation zeroes one
+// off-diagonal entry, the sum of their squares falls quadratically, and
+// the moments come out within a few roundings of the largest moment,
+// also for a repeated pair, so the triangle test's 1e-12 margin holds
+// for a thin rod (two equal moments and a third near zero). Smith's
+// closed form (acos of a cubic's discriminant), used before, split a
+// repeated pair by about 1e-8 relative where acos is ill-conditioned,
+// and refused a rotated rod diag(1, 1, 1e-9) that it accepted
+// unrotated.
 func principalMoments(ib mat3) [3]float64 {
-	a00, a11, a22 := ib[0], ib[4], ib[8]
-	a01, a02, a12 := ib[1], ib[2], ib[5]
-	if a01 == 0 && a02 == 0 && a12 == 0 {
-		return [3]float64{a00, a11, a22}
+	if ib[1] == 0 && ib[2] == 0 && ib[5] == 0 {
+		return [3]float64{ib[0], ib[4], ib[8]}
 	}
-	var es mat.EigenSym
-	if !es.Factorize(mat.NewSymDense(3, []float64{a00, a01, a02, a01, a11, a12, a02, a12, a22}), false) {
-		// The iteration converges for every finite symmetric matrix,
-		// and the parameter ranges admit only finite entries.
-		panic(fmt.Sprintf("rigidbody: no eigenvalues for the finite inertia tensor %v", ib))
+	a := [3][3]float64{{ib[0], ib[1], ib[2]}, {ib[1], ib[4], ib[5]}, {ib[2], ib[5], ib[8]}}
+	for sweep := 0; sweep < 50; sweep++ {
+		off := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
+		if off == 0 {
+			break
+		}
+		for _, pq := range [3][2]int{{0, 1}, {0, 2}, {1, 2}} {
+			p, q := pq[0], pq[1]
+			apq := a[p][q]
+			if apq == 0 {
+				continue
+			}
+			if d := math.Abs(a[p][p]) + math.Abs(a[q][q]); sweep > 3 && d+1e3*math.Abs(apq) == d {
+				// Below rounding against the diagonal: the rotation
+				// would change nothing else.
+				a[p][q], a[q][p] = 0, 0
+				continue
+			}
+			// The rotation's tangent t solves t² + 2θt − 1 = 0, the
+			// smaller root (|t| ≤ 1: an angle of at most π/4).
+			theta := (a[q][q] - a[p][p]) / (2 * apq)
+			t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+			if math.IsInf(theta*theta, 0) {
+				t = 1 / (2 * math.Abs(theta))
+			}
+			if theta < 0 {
+				t = -t
+			}
+			c := 1 / math.Sqrt(t*t+1)
+			sn := t * c
+			a[p][p] -= t * apq
+			a[q][q] += t * apq
+			a[p][q], a[q][p] = 0, 0
+			r := 3 - p - q // the third index
+			arp, arq := a[r][p], a[r][q]
+			a[r][p] = c*arp - sn*arq
+			a[p][r] = a[r][p]
+			a[r][q] = sn*arp + c*arq
+			a[q][r] = a[r][q]
+		}
 	}
-	v := es.Values(nil) // ascending
-	return [3]float64{v[2], v[1], v[0]}
+	e := [3]float64{a[0][0], a[1][1], a[2][2]}
+	slices.SortFunc(e[:], func(x, y float64) int { return cmp.Compare(y, x) })
+	return e
 }
 
 // zyxAngles returns (rx, ry, rz) of the unit quaternion q:
