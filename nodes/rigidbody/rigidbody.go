@@ -226,30 +226,25 @@ func principalMoments(ib mat3) [3]float64 {
 		return [3]float64{ib[0], ib[4], ib[8]}
 	}
 	a := [3][3]float64{{ib[0], ib[1], ib[2]}, {ib[1], ib[4], ib[5]}, {ib[2], ib[5], ib[8]}}
+	// Sweeps until none rotates; the sum of the off-diagonal squares
+	// falls quadratically, so a few sweeps do (50 is a guard).
 	for sweep := 0; sweep < 50; sweep++ {
-		off := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
-		if off == 0 {
-			break
-		}
+		rotated := false
 		for _, pq := range [3][2]int{{0, 1}, {0, 2}, {1, 2}} {
 			p, q := pq[0], pq[1]
 			apq := a[p][q]
-			if apq == 0 {
-				continue
-			}
-			if d := math.Abs(a[p][p]) + math.Abs(a[q][q]); sweep > 3 && d+1e3*math.Abs(apq) == d {
-				// Below rounding against the diagonal: the rotation
-				// would change nothing else.
+			if d := math.Abs(a[p][p]) + math.Abs(a[q][q]); d+1e3*math.Abs(apq) == d {
+				// Zero, or below rounding against the diagonal: setting
+				// it to zero moves the moments by less than 1e-19 of d.
 				a[p][q], a[q][p] = 0, 0
 				continue
 			}
+			rotated = true
 			// The rotation's tangent t solves t² + 2θt − 1 = 0, the
-			// smaller root (|t| ≤ 1: an angle of at most π/4).
+			// smaller root (|t| ≤ 1: an angle of at most π/4); |θ| is
+			// at most about 1e19 after the test above, so θ² is finite.
 			theta := (a[q][q] - a[p][p]) / (2 * apq)
 			t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
-			if math.IsInf(theta*theta, 0) {
-				t = 1 / (2 * math.Abs(theta))
-			}
 			if theta < 0 {
 				t = -t
 			}
@@ -264,6 +259,9 @@ func principalMoments(ib mat3) [3]float64 {
 			a[p][r] = a[r][p]
 			a[r][q] = sn*arp + c*arq
 			a[q][r] = a[r][q]
+		}
+		if !rotated {
+			break
 		}
 	}
 	e := [3]float64{a[0][0], a[1][1], a[2][2]}
