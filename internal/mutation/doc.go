@@ -11,6 +11,7 @@
 //	go run ./internal/mutation -import graph=g.json   # record a gremlins -o JSON made by hand
 //	go run ./internal/mutation -v -pkgs nodes/table   # print every mutant's outcome
 //	go run ./internal/mutation -pkgs graph -files sim.go,build.go   # some files; merged into the recorded result
+//	go run ./internal/mutation -stamp             # add source hashes to the records git history says are current
 //
 // For each package it runs cosim's own mutation engine, one package at
 // a time and one test process at a time, as the shared 2-core machines
@@ -66,12 +67,25 @@
 //   - Test selection (engine.go): each top-level test, example and fuzz
 //     target of the package is run once, un-mutated, with
 //     COSIM_MUTANT_HITS naming a file to which the binary appends every
-//     mutant it reaches; its time is recorded. Each mutant then runs, in
-//     a process of its own, only the tests that reach it
-//     (-test.run '^(A|B)$' -test.failfast -test.cpu=1), with a deadline
-//     of timeoutCoefficient (10) times their un-mutated time plus
-//     timeoutFloor (10 s). A failing test (or a panic, or a crash) kills
-//     the mutant; all passing lets it live; the deadline times it out.
+//     mutant it reaches; its time is recorded. Each mutant then runs
+//     only the tests that reach it, cheapest first (by their un-mutated
+//     time), in batches, each a process of its own (-test.run '^(A|B)$'
+//     -test.failfast -test.cpu=1), stopping at the first batch that
+//     fails: consecutive tests share a batch until its time reaches
+//     that of the batches before it (at least 100 ms), so a survivor
+//     pays a few process starts and a caught mutant dies in about its
+//     cheapest failing test; an example or fuzz target is a batch of
+//     its own, because -test.failfast does not stop the examples that
+//     follow a failed test (a slow example made caught mutants time
+//     out). Each batch has a deadline of timeoutCoefficient (10) times
+//     its tests' un-mutated time plus timeoutFloor (10 s). A failing
+//     test (or a panic, or a crash) kills the mutant; all passing lets
+//     it live; a batch past its deadline times it out. The verdict is
+//     gremlins' (which runs the package's tests in one process with
+//     -failfast): a mutant is killed when some test reaching it fails,
+//     and lives when every one passes; only the order, and so which
+//     failing test is seen first, differs, and a deadline applies to a
+//     batch rather than to all the tests.
 //     A test that fails in its un-mutated run (one needing a second
 //     running thread, which -test.cpu=1 does not give it, or timing the
 //     instrumented code) cannot tell a mutant from the original: it is
@@ -112,8 +126,9 @@
 // # Files
 //
 //   - internal/mutation/testdata/results/PKG.json: the recorded result of
-//     the last run of each package (counts, elapsed time, and every
-//     surviving mutant with its source line). Written by a run.
+//     the last run of each package (counts, elapsed time, every
+//     surviving mutant with its source line, and the SHA-256 of each
+//     non-test source file it mutated). Written by a run.
 //   - internal/mutation/equivalent.txt: the triage of survivors that no
 //     test can kill because the mutant behaves like the original (an
 //     equivalent mutant), one per line: "path/file.go:line:col MUTATOR
@@ -152,23 +167,34 @@
 // # CI
 //
 // With -changed the command selects the packages whose recorded result
-// is stale: a non-test .go file of the package changed in a commit after
-// the one that last wrote its result file, or in the working tree (git
-// log / git diff). A package without a recorded result, or without git
+// is stale. A result records the SHA-256 of every non-test .go file of
+// its package as the run mutated it (sources): it is stale when a file's
+// hash differs, or a file was added or removed (the reason names the
+// file), whatever git says, so a re-run that writes a byte-identical
+// result leaves it current. A run on some files (-files) replaces the
+// hashes of those files only, so a package whose other files changed
+// stays stale. A result without hashes (recorded before they existed)
+// falls back to git history: stale when a non-test .go file of the
+// package changed in a commit after the one that last wrote its result
+// file, or in the working tree (git log / git diff); -stamp writes the
+// hashes into such records that this rule says are current (a -files
+// run on one hashes the files git says did not change).
+// A package without a recorded result, or without git
 // history to tell, is not run: its first run is made by hand. With
 // -budget it then keeps, in the order above, those whose recorded run
 // time fits the remaining budget, and names the ones it skipped with the
 // command to run them; they stay a command for the author. The recorded
 // times come from the shared development machines (one build, the
-// per-test recording, then one short test process per mutant); a
-// package whose tests grew since its record takes longer than recorded. .ci/run states the
-// budget it uses and why (CI has 90 minutes in all).
+// per-test recording, then a few short test processes per mutant); a
+// package whose tests grew since its record takes longer than recorded.
+// .ci/run states the budget it uses and why (CI has 90 minutes in all).
 //
 // # Reading order
 //
-// main.go (flags, package selection, results, the report), then
-// enumerate.go (the mutants), instrument.go (the schemata rewrite and
-// the generated helpers) and engine.go (build, recording, runs).
+// main.go (flags, package selection, results, the report), stale.go
+// (source hashes, which records are stale, -stamp), then enumerate.go
+// (the mutants), instrument.go (the schemata rewrite and the generated
+// helpers) and engine.go (build, recording, batches, runs).
 //
 // # Invariants
 //

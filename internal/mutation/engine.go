@@ -360,6 +360,11 @@ func unleash(dir string, files []string, logw io.Writer) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The source as mutated: the record describes these files (isStale).
+	sources, err := hashSources(dir, files)
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := os.MkdirTemp("", "cosim-mutation-")
 	if err != nil {
 		return nil, err
@@ -416,6 +421,7 @@ func unleash(dir string, files []string, logw io.Writer) (*Result, error) {
 	}
 	r := resultOf(dir, pl.mutants)
 	r.LeftOutTests = pl.leftOut
+	r.Sources = sources
 	r.ElapsedSeconds = float64(int(time.Since(start).Seconds() + 0.5))
 	return r, nil
 }
