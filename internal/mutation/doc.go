@@ -92,6 +92,10 @@
 //     left out, named in the result (left_out_tests) and in the report,
 //     and a mutant only it reaches counts as not covered.
 //
+// TestMutantRunOrder checks the order on testdata/order: a mutant every
+// test catches dies in the cheapest test alone, though a slower one
+// comes first in the source and an example would follow it; a mutant no
+// test catches runs each test and the example once.
 // TestSchemata checks every mutant of testdata/tricky (nil comparisons,
 // untyped and typed constants, shifts, operands with side effects, ++
 // on map entries, named types, generics, NaN) against the same mutation

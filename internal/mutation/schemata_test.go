@@ -172,3 +172,67 @@ func TestEnumerationMatchesGremlins(t *testing.T) {
 		t.Logf("%s: %d mutants, as gremlins", dir, len(got))
 	}
 }
+
+// TestMutantRunOrder runs mutants of testdata/order through the engine:
+// a mutant that every test catches is killed by the cheapest test alone
+// (TestFastCatch, though TestSlowCatch comes first in the source and the
+// example would run after a failed test in one process), and a mutant
+// that no test catches runs every test and the example once.
+func TestMutantRunOrder(t *testing.T) {
+	chdirRoot(t)
+	const dir = "internal/mutation/testdata/order"
+	logFile := filepath.Join(t.TempDir(), "log")
+	t.Setenv("COSIM_ORDER_LOG", logFile)
+	pi, err := loadPackage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := &plan{pi: pi, mutants: enumerate(pi, nil), tmp: t.TempDir()}
+	var log bytes.Buffer
+	if err := pl.build(&log); err != nil {
+		t.Fatal(err)
+	}
+	names, err := pl.listTests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := pl.record(names, &log)
+	if err != nil || len(runs) != 3 {
+		t.Fatalf("recorded %d tests of %v (%v): %s", len(runs), names, err, log.String())
+	}
+	ran := func() []string {
+		data, _ := os.ReadFile(logFile)
+		os.Remove(logFile)
+		return strings.Fields(string(data))
+	}
+	ran()
+	var add, scale *mutantInfo
+	for _, m := range pl.mutants {
+		switch {
+		case m.Twin != 0 || m.Status != "":
+		case m.Mutator == "ARITHMETIC_BASE" && m.From.String() == "+":
+			add = m
+		case m.Mutator == "ARITHMETIC_BASE" && m.From.String() == "*":
+			scale = m
+		}
+	}
+	if add == nil || scale == nil {
+		t.Fatalf("mutants %v: want Add's + and Scale's *", pl.mutants)
+	}
+	status, _, err := pl.runMutant(add, runs)
+	if err != nil || status != statusKilled {
+		t.Fatalf("Add's mutant: %s, %v; want killed", status, err)
+	}
+	if d := cmp.Diff([]string{"TestFastCatch"}, ran()); d != "" {
+		t.Errorf("Add's mutant ran (-want +got):\n%s", d)
+	}
+	status, _, err = pl.runMutant(scale, runs)
+	if err != nil || status != statusLived {
+		t.Fatalf("Scale's mutant: %s, %v; want lived", status, err)
+	}
+	got := ran()
+	sort.Strings(got)
+	if d := cmp.Diff([]string{"ExampleAdd", "TestFastCatch", "TestSlowCatch"}, got); d != "" {
+		t.Errorf("Scale's mutant ran (-want +got):\n%s", d)
+	}
+}
