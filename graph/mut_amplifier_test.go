@@ -1,0 +1,134 @@
+package graph_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/cosimgo/cosim/coupling"
+	"github.com/cosimgo/cosim/graph"
+	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
+	"github.com/cosimgo/cosim/nodes/masspoint"
+	"github.com/cosimgo/cosim/nodes/springdamper"
+)
+
+// TestDenseRadiusCostsTwoTrialsPerValue: the dense amplification matrix
+// is formed by central differences along each unit vector, two trial
+// steps per state value (stability.go's cost model, DenseStabilityStates:
+// "2n trial steps"), for a co-simulation scheme and for a monolithic
+// method alike; the start check's cost bound (checkPlan.passes) rests
+// on this count.
+func TestDenseRadiusCostsTwoTrialsPerValue(t *testing.T) {
+	sim := gsTwoMasses(t, 1, 0.1, 100, 100)
+	n := sim.StateSize()
+	sc, trials, _, err := sim.RadiusTrials(nil, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Estimated || trials != 2*n {
+		t.Errorf("Jacobi, %d values: %d trial steps (estimated %v), want 2n = %d from the dense matrix", n, trials, sc.Estimated, 2*n)
+	}
+	msc, trials, err := sim.MonolithicDenseTrials(integrators.RK4{}, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trials != 2*n || !(msc.Radius > 0) {
+		t.Errorf("RK4, %d values: %d trial steps (radius %v), want 2n = %d", n, trials, msc.Radius, 2*n)
+	}
+}
+
+// TestMultirateJacobiAmplification: Jacobi with a rate is analysed as
+// the multirate step it is, not as plain Jacobi. The reference matrix is
+// computed independently of the analysis: central differences of real
+// one-step runs of the multirate strategy from the perturbed states
+// (Sim.SetState, Sim.Run). The step is affine in the state (linear
+// springs), so both are exact up to rounding: entries of order one
+// agree to 1e-7 (perturbation 1e-4, rounding 1e-16·2/1e-4 ≈ 1e-12 on
+// states of order one; margin for the entries' sums). The light mass
+// m2 (ω = √(k2/m2) ≈ 31.6/s) is subcycled 4 times in a step of 0.05 s,
+// where plain Jacobi is unstable (h·ω_max > 2) and the multirate step is
+// not the same matrix.
+func TestMultirateJacobiAmplification(t *testing.T) {
+	const h = 0.05
+	sim := gsTwoMasses(t, 1, 0.1, 100, 100)
+	st := &coupling.Strategy{Rates: map[string]int{"m2": 4}}
+	got, err := sim.Amplification(st, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x0 := sim.State(nil)
+	n := len(x0)
+	want := mat.NewDense(n, n, nil)
+	const d = 1e-4
+	for j := 0; j < n; j++ {
+		var cols [2][]float64
+		for k, sgn := range []float64{1, -1} {
+			x := append([]float64(nil), x0...)
+			x[j] += sgn * d
+			if err := sim.SetState(x, 0); err != nil {
+				t.Fatal(err)
+			}
+			sim.ResetCoupling()
+			if _, err := sim.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Coupling: st, AllowGrowth: true}, Dt: h, Steps: 1}); err != nil {
+				t.Fatal(err)
+			}
+			cols[k] = sim.State(nil)
+		}
+		for i := 0; i < n; i++ {
+			want.Set(i, j, (cols[0][i]-cols[1][i])/(2*d))
+		}
+	}
+	if !mat.EqualApprox(got, want, 1e-7) {
+		t.Errorf("multirate Jacobi amplification differs from the runs':\n got %v\nwant %v", mat.Formatted(xBlock(t, sim, got)), mat.Formatted(xBlock(t, sim, want)))
+	}
+	plain, err := sim.Amplification(nil, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mat.EqualApprox(plain, want, 1e-3) {
+		t.Error("the multirate step's matrix equals plain Jacobi's: the test cannot tell them apart")
+	}
+}
+
+// TestEstimatedGrowthOfLargeState: the matrix-free estimate of the
+// physical growth rate (forced here on a small graph) perturbs each
+// value in proportion to the state's scale max(‖x‖∞, 1) and divides the
+// difference by the same: a mass on a spring of negative stiffness
+// k = −0.04 N/m (1 kg) grows as e^(√(|k|/m)·t), so max Re λ = 0.2/s
+// exactly, whatever the state (the spring is linear), here 1 km from its
+// anchor (scale 1000). The estimate converges to the dense Jacobian's
+// eigenvalue: 1e-6 relative covers the differences' rounding.
+func TestEstimatedGrowthOfLargeState(t *testing.T) {
+	g := graph.New()
+	p := masspoint.DefaultParams()
+	p.InitialPosition = [3]float64{1000, 0, 0}
+	m, err := masspoint.New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Add("m", m)
+	sp := springdamper.DefaultParams()
+	sp.Stiffness = [3]float64{-0.04, 0, 0}
+	if _, err := g.AddConnector("s", sp, "", [3]float64{}, "m", [3]float64{}); err != nil {
+		t.Fatal(err)
+	}
+	sim, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dense := range []bool{true, false} {
+		r, err := sim.StabilityForced(nil, 1e-3, dense)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.GrowthKnown || !numtest.Within(r.Growth, 0.2, 1e-6) {
+			t.Errorf("dense %v: growth %v (known %v), want √(|k|/m) = 0.2", dense, r.Growth, r.GrowthKnown)
+		}
+		if want := math.Exp(2 * 1e-3 * 0.2); !numtest.Within(r.Bound, want, 1e-9) {
+			t.Errorf("dense %v: bound %v, want exp(2·dt·0.2) = %v", dense, r.Bound, want)
+		}
+	}
+}
