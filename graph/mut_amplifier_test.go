@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -11,6 +12,7 @@ import (
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
 	"github.com/cosimgo/cosim/internal/numtest"
+	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 	"github.com/cosimgo/cosim/nodes/springdamper"
 )
@@ -130,5 +132,88 @@ func TestEstimatedGrowthOfLargeState(t *testing.T) {
 		if want := math.Exp(2 * 1e-3 * 0.2); !numtest.Within(r.Bound, want, 1e-9) {
 			t.Errorf("dense %v: bound %v, want exp(2·dt·0.2) = %v", dense, r.Bound, want)
 		}
+	}
+}
+
+// signSpring is a connector whose force has constant magnitude f0 and
+// the sign of its stretch b − a − rest (+ at zero): force f on a, −f on
+// b, pulling the ends together when stretched. It is discontinuous where
+// the stretch is zero.
+type signSpring struct {
+	node.Stateless
+	spec     *node.Spec
+	f0, rest float64
+}
+
+func newSignSpring(f0, rest float64) *signSpring {
+	return &signSpring{f0: f0, rest: rest, spec: node.NewSpec(node.Spec{
+		Type: "sign-spring",
+		Inputs: []node.Input{
+			{Name: "a", Units: "m", Description: "position of end a", Combine: node.Replacing},
+			{Name: "b", Units: "m", Description: "position of end b", Combine: node.Replacing},
+		},
+		Outputs: []node.Field{
+			{Name: "fa", Units: "N", Description: "force on a"},
+			{Name: "fb", Units: "N", Description: "force on b"},
+		},
+		Feedthrough: true,
+	})}
+}
+
+func (n *signSpring) Spec() *node.Spec { return n.spec }
+func (n *signSpring) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
+	f := n.f0
+	if in.Values[1]-in.Values[0]-n.rest < 0 {
+		f = -f
+	}
+	dst[0], dst[1] = f, -f
+	return nil
+}
+
+// TestAnalysisFlagsGroupWithoutFixedPoint: two 1 kg masses, at rest with
+// the sign spring at its switch (stretch 0), iterated as one group at
+// dt = 0.1 s. The group's fixed point does not exist: the force +f0
+// moves the ends together within the step, to a stretch of
+// −2·dt²·f0/m = −0.02 m, where the force is −f0, which moves them apart
+// to +0.02 m; every iterate flips, and the residual stays 2·f0, far
+// above analysisResidual relative. The analysis must say so: as the
+// chosen strategy, it skips the graph with the reason; as an
+// alternative to Jacobi, that scheme's radius is +Inf with the note.
+func TestAnalysisFlagsGroupWithoutFixedPoint(t *testing.T) {
+	g := graph.New()
+	g.Add("a", newMass(1, 0))
+	g.Add("b", newMass(1, 1))
+	g.Add("s", newSignSpring(1, 1))
+	g.Connect("a.x", "s.a")
+	g.Connect("b.x", "s.b")
+	g.Connect("s.fa", "a.force")
+	g.Connect("s.fb", "b.force")
+	sim, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := &coupling.Strategy{Scheme: coupling.Iterative}
+	r, err := sim.Stability(it, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Skipped, "does not reach the analysis's fixed-point tolerance") || len(r.Schemes) != 0 {
+		t.Errorf("iterated: skipped %q, schemes %+v; want the group's non-convergence", r.Skipped, r.Schemes)
+	}
+	r, err = sim.Stability(nil, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, sc := range r.Schemes {
+		if strings.HasPrefix(sc.Strategy, "iterative") {
+			found = true
+			if !math.IsInf(sc.Radius, 1) || !strings.Contains(sc.Note, "does not converge") {
+				t.Errorf("%s: radius %v, note %q; want +Inf, its group iteration does not converge", sc.Strategy, sc.Radius, sc.Note)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no iterated alternative in %+v", r.Schemes)
 	}
 }
