@@ -217,3 +217,54 @@ func TestAnalysisFlagsGroupWithoutFixedPoint(t *testing.T) {
 		t.Errorf("no iterated alternative in %+v", r.Schemes)
 	}
 }
+
+// TestLargestStableStepSearch checks the search for the largest stable
+// step (SchemeStability.MaxDt) from both sides against closed forms:
+//
+//   - A free 1 kg masspoint (no force): Jacobi's step is exact free
+//     motion, amplification blocks [[1, h], [0, 1]] of radius 1 at every
+//     h, so every step is stable: the search doubles from dt ten times
+//     and reports MaxDt = 2¹⁰·dt (exact: powers of two) with AtLeast.
+//   - gsTwoMasses (m1 = 1, m2 = 0.1, k1 = k2 = 100) under Jacobi, from an
+//     unstable step 1.5·2/ω_max: the search halves to a stable step and
+//     bisects to the closed form 2/ω_max from below, within the
+//     bisection's relative precision 1e-3 (2e-3 allowed: the
+//     bisection's last interval and the radius's 1e-6 tolerance).
+func TestLargestStableStepSearch(t *testing.T) {
+	g := graph.New()
+	m, err := masspoint.New(masspoint.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Add("m", m)
+	free, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dt = 0.01
+	r, err := free.Stability(nil, dt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := r.Chosen()
+	if !c.Stable || !c.Searched || !c.AtLeast || c.MaxDt != 1024*dt {
+		t.Errorf("free mass: stable %v, searched %v, MaxDt %v (at least %v); want every step stable: MaxDt = 1024·dt = %v, AtLeast", c.Stable, c.Searched, c.MaxDt, c.AtLeast, 1024*dt)
+	}
+
+	const (
+		m1, m2 = 1.0, 0.1
+		k1, k2 = 100.0, 100.0
+	)
+	tr, det := (k1+k2)/m1+k2/m2, k1*k2/(m1*m2)
+	wmax := math.Sqrt((tr + math.Sqrt(tr*tr-4*det)) / 2)
+	sim := gsTwoMasses(t, m1, m2, k1, k2)
+	r, err = sim.Stability(nil, 1.5*2/wmax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ = r.Chosen()
+	want := 2 / wmax
+	if c.Stable || !c.Searched || c.AtLeast || c.MaxDt > want || !numtest.Within(c.MaxDt, want, 2e-3*want) {
+		t.Errorf("two masses from an unstable step: stable %v, searched %v, MaxDt %v (at least %v); want 2/ω_max = %v from below", c.Stable, c.Searched, c.MaxDt, c.AtLeast, want)
+	}
+}
