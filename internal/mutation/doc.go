@@ -91,11 +91,25 @@
 //     instrumented code) cannot tell a mutant from the original: it is
 //     left out, named in the result (left_out_tests) and in the report,
 //     and a mutant only it reaches counts as not covered.
+//   - Journal (journal.go): every outcome is appended, as it is judged,
+//     to a journal in the user's cache directory (cosim-mutation/),
+//     named by the SHA-256 of the instrumented test binary and of the
+//     package's other files (its testdata), so that a run stopped part
+//     way (graph's thousands of mutants on a loaded machine take hours)
+//     loses none of its work: the same command, on the same code, tests
+//     and data, takes the journaled outcomes and runs only the other
+//     mutants; any change starts afresh. The tests are recorded again
+//     (their selection is not journaled), and the result's elapsed time
+//     adds the journaled mutants' time to the last run's. The journal is
+//     removed when the result is written.
 //
 // TestMutantRunOrder checks the order on testdata/order: a mutant every
 // test catches dies in the cheapest test alone, though a slower one
 // comes first in the source and an example would follow it; a mutant no
 // test catches runs each test and the example once.
+// TestJournalResume stops a run of it after one mutant and checks that
+// the next run takes that outcome, runs only the rest and gives the
+// uninterrupted result.
 // TestSchemata checks every mutant of testdata/tricky (nil comparisons,
 // untyped and typed constants, shifts, operands with side effects, ++
 // on map entries, named types, generics, NaN) against the same mutation
@@ -198,7 +212,8 @@
 // main.go (flags, package selection, results, the report), stale.go
 // (source hashes, which records are stale, -stamp), then enumerate.go
 // (the mutants), instrument.go (the schemata rewrite and the generated
-// helpers) and engine.go (build, recording, batches, runs).
+// helpers), engine.go (build, recording, batches, runs) and journal.go
+// (the outcomes of an interrupted run).
 //
 // # Invariants
 //

@@ -392,6 +392,17 @@ func unleash(dir string, files []string, logw io.Writer) (*Result, error) {
 	}
 	fmt.Fprintf(logw, "%s: %d mutants (%d to run), %d tests; built in %.0f s, tests recorded in %.0f s\n",
 		dir, len(pl.mutants), todo, len(names), built.Seconds(), (recorded - built).Seconds())
+	jr, err := pl.openJournal(files)
+	if err != nil {
+		return nil, err
+	}
+	complete := false
+	defer func() { jr.close(complete) }()
+	// The time of the outcomes an earlier, interrupted run judged.
+	var earlier time.Duration
+	if len(jr.done) > 0 {
+		fmt.Fprintf(logw, "%d outcomes taken from the journal of an interrupted run of the same code and tests (%s)\n", len(jr.done), jr.path)
+	}
 	done := 0
 	for _, m := range pl.mutants {
 		if m.Status != "" {
@@ -401,7 +412,20 @@ func unleash(dir string, files []string, logw io.Writer) (*Result, error) {
 			m.Status = pl.mutants[m.Twin-1].Status
 			continue
 		}
-		if m.Status, _, err = pl.runMutant(m, runs); err != nil {
+		if e, ok := jr.done[m.ID]; ok {
+			m.Status = e.status
+			earlier += e.elapsed
+			done++
+			continue
+		}
+		if stopAfter > 0 && done >= stopAfter {
+			return nil, errInterrupted
+		}
+		var took time.Duration
+		if m.Status, took, err = pl.runMutant(m, runs); err != nil {
+			return nil, err
+		}
+		if err := jr.add(m.ID, m.Status, took); err != nil {
 			return nil, err
 		}
 		done++
@@ -422,7 +446,8 @@ func unleash(dir string, files []string, logw io.Writer) (*Result, error) {
 	r := resultOf(dir, pl.mutants)
 	r.LeftOutTests = pl.leftOut
 	r.Sources = sources
-	r.ElapsedSeconds = float64(int(time.Since(start).Seconds() + 0.5))
+	r.ElapsedSeconds = float64(int((time.Since(start) + earlier).Seconds() + 0.5))
+	complete = true
 	return r, nil
 }
 
