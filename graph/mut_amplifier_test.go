@@ -268,3 +268,50 @@ func TestLargestStableStepSearch(t *testing.T) {
 		t.Errorf("two masses from an unstable step: stable %v, searched %v, MaxDt %v (at least %v); want 2/ω_max = %v from below", c.Stable, c.Searched, c.MaxDt, c.AtLeast, want)
 	}
 }
+
+// TestAnalysisAcceptsGroupAtItsRoundingFloor: an iterated group whose
+// fixed point can be reached only to its rounding floor is accepted when
+// that floor is within analysisResidual (1e-9) relative to its interface
+// values, as stability.go documents (analysisIteration: "counts as not
+// converged when that iterate's residual exceeds analysisResidual
+// relative to the interface values"). Two 1 kg masses 1 000 km from the
+// origin joined by a spring of 1e8 N/m stretched 1 m: interface forces
+// of 1e8 N, computed from positions whose rounding (1e-10 m) makes
+// forces round at about 1e-2 N, 1e-10 relative: far above IQN-ILS's own
+// tolerance (RTol 1e-14), so the trial steps use up their iterations
+// (about 38 of 40 each on average), and far below 1e-9 relative, so the
+// analysis accepts them. The undamped chain at h = 1e-4 s (h·ω = 1.4 <
+// 2) has radius 1 (semi-implicit Euler on an undamped mode): within
+// StabilityTol.
+func TestAnalysisAcceptsGroupAtItsRoundingFloor(t *testing.T) {
+	g := graph.New()
+	for i, name := range []string{"a", "b"} {
+		p := masspoint.DefaultParams()
+		p.Mass, p.InitialPosition = 1, [3]float64{1e6 + 2*float64(i), 0, 0}
+		n, err := masspoint.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Add(name, n)
+	}
+	p := springdamper.DefaultParams()
+	p.Stiffness, p.Offset = [3]float64{1e8, 0, 0}, [3]float64{1, 0, 0}
+	if _, err := g.AddConnector("s", p, "a", [3]float64{}, "b", [3]float64{}); err != nil {
+		t.Fatal(err)
+	}
+	sim, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := &coupling.Strategy{Scheme: coupling.Iterative}
+	sc, trials, iters, err := sim.RadiusTrialsWith(it, 1e-4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iters < int64(30*trials) {
+		t.Fatalf("%d iterations in %d trial steps: the group meets IQN-ILS's tolerance, so the test does not reach the floor", iters, trials)
+	}
+	if !numtest.Within(sc.Radius, 1, graph.StabilityTol) || sc.Note != "" {
+		t.Errorf("radius %v, note %q; want 1 (an undamped mode), accepted at the rounding floor", sc.Radius, sc.Note)
+	}
+}
