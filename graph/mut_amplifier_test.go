@@ -267,6 +267,25 @@ func TestLargestStableStepSearch(t *testing.T) {
 	if c.Stable || !c.Searched || c.AtLeast || c.MaxDt > want || !numtest.Within(c.MaxDt, want, 2e-3*want) {
 		t.Errorf("two masses from an unstable step: stable %v, searched %v, MaxDt %v (at least %v); want 2/ω_max = %v from below", c.Stable, c.Searched, c.MaxDt, c.AtLeast, want)
 	}
+	// The search halves at most 20 times: from 0.9·2²⁰·(2/ω_max) it
+	// reaches the stable 0.9·(2/ω_max) at the 20th halving and bisects
+	// to 2/ω_max; from 1.5·2²⁰·(2/ω_max) every step down to dt/2²⁰ is
+	// unstable: MaxDt 0 (SchemeStability: "0 when no step in that range
+	// is stable").
+	for _, f := range []float64{0.9, 1.5} {
+		r, err = sim.Stability(nil, f*(1<<20)*want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ = r.Chosen()
+		ok := numtest.Within(c.MaxDt, want, 2e-3*want) && c.MaxDt <= want
+		if f > 1 {
+			ok = c.MaxDt == 0
+		}
+		if !c.Searched || c.Stable || c.AtLeast || !ok {
+			t.Errorf("two masses from %v·2²⁰·(2/ω_max): searched %v, stable %v, MaxDt %v (at least %v)", f, c.Searched, c.Stable, c.MaxDt, c.AtLeast)
+		}
+	}
 }
 
 // TestAnalysisAcceptsGroupAtItsRoundingFloor: an iterated group whose
