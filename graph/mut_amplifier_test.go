@@ -267,6 +267,20 @@ func TestLargestStableStepSearch(t *testing.T) {
 	if c.Stable || !c.Searched || c.AtLeast || c.MaxDt > want || !numtest.Within(c.MaxDt, want, 2e-3*want) {
 		t.Errorf("two masses from an unstable step: stable %v, searched %v, MaxDt %v (at least %v); want 2/ω_max = %v from below", c.Stable, c.Searched, c.MaxDt, c.AtLeast, want)
 	}
+	// From a stable step above √2 s the search doubles to an unstable
+	// one and bisects back: soft springs k1 = k2 = 0.01 N/m give
+	// 2/ω_max ≈ 6.0 s; from dt = 1 s, 2 and 4 s are stable, 8 s is not.
+	soft := gsTwoMasses(t, m1, m2, 0.01, 0.01)
+	str, sdet := 0.02/m1+0.01/m2, 0.01*0.01/(m1*m2)
+	softWant := 2 / math.Sqrt((str+math.Sqrt(str*str-4*sdet))/2)
+	r, err = soft.Stability(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ = r.Chosen()
+	if !c.Stable || !c.Searched || c.AtLeast || c.MaxDt > softWant || !numtest.Within(c.MaxDt, softWant, 2e-3*softWant) {
+		t.Errorf("soft two masses from a stable 1 s: stable %v, searched %v, MaxDt %v (at least %v); want 2/ω_max = %v from below", c.Stable, c.Searched, c.MaxDt, c.AtLeast, softWant)
+	}
 	// The search halves at most 20 times: from 0.9·2²⁰·(2/ω_max) it
 	// reaches the stable 0.9·(2/ω_max) at the 20th halving and bisects
 	// to 2/ω_max; from 1.5·2²⁰·(2/ω_max) every step down to dt/2²⁰ is
