@@ -11,6 +11,7 @@
 //	go run ./internal/mutation -import graph=g.json   # record a gremlins -o JSON made by hand
 //	go run ./internal/mutation -v -pkgs nodes/table   # print every mutant's outcome
 //	go run ./internal/mutation -pkgs graph -files sim.go,build.go   # some files; merged into the recorded result
+//	go run ./internal/mutation -stamp             # add source hashes to the records git history says are current
 //
 // For each package it runs cosim's own mutation engine, one package at
 // a time and one test process at a time, as the shared 2-core machines
@@ -66,18 +67,49 @@
 //   - Test selection (engine.go): each top-level test, example and fuzz
 //     target of the package is run once, un-mutated, with
 //     COSIM_MUTANT_HITS naming a file to which the binary appends every
-//     mutant it reaches; its time is recorded. Each mutant then runs, in
-//     a process of its own, only the tests that reach it
-//     (-test.run '^(A|B)$' -test.failfast -test.cpu=1), with a deadline
-//     of timeoutCoefficient (10) times their un-mutated time plus
-//     timeoutFloor (10 s). A failing test (or a panic, or a crash) kills
-//     the mutant; all passing lets it live; the deadline times it out.
+//     mutant it reaches; its time is recorded. Each mutant then runs
+//     only the tests that reach it, cheapest first (by their un-mutated
+//     time), in batches, each a process of its own (-test.run '^(A|B)$'
+//     -test.failfast -test.cpu=1), stopping at the first batch that
+//     fails: consecutive tests share a batch until its time reaches
+//     that of the batches before it (at least 100 ms), so a survivor
+//     pays a few process starts and a caught mutant dies in about its
+//     cheapest failing test; an example or fuzz target is a batch of
+//     its own, because -test.failfast does not stop the examples that
+//     follow a failed test (a slow example made caught mutants time
+//     out). Each batch has a deadline of timeoutCoefficient (10) times
+//     its tests' un-mutated time plus timeoutFloor (10 s). A failing
+//     test (or a panic, or a crash) kills the mutant; all passing lets
+//     it live; a batch past its deadline times it out. The verdict is
+//     gremlins' (which runs the package's tests in one process with
+//     -failfast): a mutant is killed when some test reaching it fails,
+//     and lives when every one passes; only the order, and so which
+//     failing test is seen first, differs, and a deadline applies to a
+//     batch rather than to all the tests.
 //     A test that fails in its un-mutated run (one needing a second
 //     running thread, which -test.cpu=1 does not give it, or timing the
 //     instrumented code) cannot tell a mutant from the original: it is
 //     left out, named in the result (left_out_tests) and in the report,
 //     and a mutant only it reaches counts as not covered.
+//   - Journal (journal.go): every outcome is appended, as it is judged,
+//     to a journal in the user's cache directory (cosim-mutation/),
+//     named by the SHA-256 of the instrumented test binary and of the
+//     package's other files (its testdata), so that a run stopped part
+//     way (graph's thousands of mutants on a loaded machine take hours)
+//     loses none of its work: the same command, on the same code, tests
+//     and data, takes the journaled outcomes and runs only the other
+//     mutants; any change starts afresh. The tests are recorded again
+//     (their selection is not journaled), and the result's elapsed time
+//     adds the journaled mutants' time to the last run's. The journal is
+//     removed when the result is written.
 //
+// TestMutantRunOrder checks the order on testdata/order: a mutant every
+// test catches dies in the cheapest test alone, though a slower one
+// comes first in the source and an example would follow it; a mutant no
+// test catches runs each test and the example once.
+// TestJournalResume stops a run of it after one mutant and checks that
+// the next run takes that outcome, runs only the rest and gives the
+// uninterrupted result.
 // TestSchemata checks every mutant of testdata/tricky (nil comparisons,
 // untyped and typed constants, shifts, operands with side effects, ++
 // on map entries, named types, generics, NaN) against the same mutation
@@ -112,8 +144,9 @@
 // # Files
 //
 //   - internal/mutation/testdata/results/PKG.json: the recorded result of
-//     the last run of each package (counts, elapsed time, and every
-//     surviving mutant with its source line). Written by a run.
+//     the last run of each package (counts, elapsed time, every
+//     surviving mutant with its source line, and the SHA-256 of each
+//     non-test source file it mutated). Written by a run.
 //   - internal/mutation/equivalent.txt: the triage of survivors that no
 //     test can kill because the mutant behaves like the original (an
 //     equivalent mutant), one per line: "path/file.go:line:col MUTATOR
@@ -152,23 +185,35 @@
 // # CI
 //
 // With -changed the command selects the packages whose recorded result
-// is stale: a non-test .go file of the package changed in a commit after
-// the one that last wrote its result file, or in the working tree (git
-// log / git diff). A package without a recorded result, or without git
+// is stale. A result records the SHA-256 of every non-test .go file of
+// its package as the run mutated it (sources): it is stale when a file's
+// hash differs, or a file was added or removed (the reason names the
+// file), whatever git says, so a re-run that writes a byte-identical
+// result leaves it current. A run on some files (-files) replaces the
+// hashes of those files only, so a package whose other files changed
+// stays stale. A result without hashes (recorded before they existed)
+// falls back to git history: stale when a non-test .go file of the
+// package changed in a commit after the one that last wrote its result
+// file, or in the working tree (git log / git diff); -stamp writes the
+// hashes into such records that this rule says are current (a -files
+// run on one hashes the files git says did not change).
+// A package without a recorded result, or without git
 // history to tell, is not run: its first run is made by hand. With
 // -budget it then keeps, in the order above, those whose recorded run
 // time fits the remaining budget, and names the ones it skipped with the
 // command to run them; they stay a command for the author. The recorded
 // times come from the shared development machines (one build, the
-// per-test recording, then one short test process per mutant); a
-// package whose tests grew since its record takes longer than recorded. .ci/run states the
-// budget it uses and why (CI has 90 minutes in all).
+// per-test recording, then a few short test processes per mutant); a
+// package whose tests grew since its record takes longer than recorded.
+// .ci/run states the budget it uses and why (CI has 90 minutes in all).
 //
 // # Reading order
 //
-// main.go (flags, package selection, results, the report), then
-// enumerate.go (the mutants), instrument.go (the schemata rewrite and
-// the generated helpers) and engine.go (build, recording, runs).
+// main.go (flags, package selection, results, the report), stale.go
+// (source hashes, which records are stale, -stamp), then enumerate.go
+// (the mutants), instrument.go (the schemata rewrite and the generated
+// helpers), engine.go (build, recording, batches, runs) and journal.go
+// (the outcomes of an interrupted run).
 //
 // # Invariants
 //

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -242,42 +243,113 @@ func tail(s string, n int) string {
 	return s
 }
 
-// runMutant runs the tests that reach mutant m against it, in their
-// order, stopping at the first failure.
-func (pl *plan) runMutant(m *mutantInfo, runs []testRun) (string, time.Duration, error) {
-	var names []string
-	var base time.Duration
-	for _, r := range runs {
-		if r.hits[m.ID] {
-			names = append(names, r.name)
-			base += r.elapsed
+// A batch is the tests that one process runs against a mutant.
+type batch struct {
+	names []string
+	cost  time.Duration // their un-mutated run time
+}
+
+// minBatch is the least un-mutated run time of a batch of tests (other
+// than an example's or fuzz target's, each alone, and the last): a
+// process start costs tens of milliseconds, which tests much cheaper
+// than this would not repay.
+const minBatch = 100 * time.Millisecond
+
+// batches splits the tests that reach a mutant (their un-mutated runs)
+// into the processes that run them, cheapest first, so that a mutant
+// dies in the cheapest test that catches it and survives after running
+// each of them once:
+//
+//   - the tests are sorted by their un-mutated time (ties: list order);
+//   - an example or fuzz target runs alone: -test.failfast does not stop
+//     examples (the testing package runs them after the tests whatever
+//     failed), so one in a batch with a failing test would still run,
+//     and a slow one would turn a caught mutant into a time-out;
+//   - consecutive tests share a process until their time reaches that
+//     of all the batches before them (at least minBatch): the number of
+//     processes grows as the logarithm of the total time, and a mutant
+//     caught by a test runs at most about twice the time of the tests
+//     cheaper than that one (tests in a batch run in source order, so
+//     its cheaper tests may follow the failing one but are cut off by
+//     -test.failfast).
+func batches(runs []testRun) []batch {
+	sorted := append([]testRun(nil), runs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].elapsed < sorted[j].elapsed })
+	var out []batch
+	var cur batch
+	var before time.Duration // the time of the batches made
+	flush := func() {
+		if len(cur.names) > 0 {
+			out = append(out, cur)
+			before += cur.cost
+			cur = batch{}
 		}
 	}
-	if len(names) == 0 {
+	for _, r := range sorted {
+		if !strings.HasPrefix(r.name, "Test") {
+			flush()
+			cur = batch{names: []string{r.name}, cost: r.elapsed}
+			flush()
+			continue
+		}
+		if cur.cost >= max(minBatch, before) {
+			flush()
+		}
+		cur.names = append(cur.names, r.name)
+		cur.cost += r.elapsed
+	}
+	flush()
+	return out
+}
+
+// runMutant runs the tests that reach mutant m against it, batch after
+// batch (see batches), stopping at the first failure. Each batch has a
+// deadline of its own: timeoutCoefficient times its tests' un-mutated
+// time plus timeoutFloor.
+func (pl *plan) runMutant(m *mutantInfo, runs []testRun) (string, time.Duration, error) {
+	var reach []testRun
+	for _, r := range runs {
+		if r.hits[m.ID] {
+			reach = append(reach, r)
+		}
+	}
+	if len(reach) == 0 {
 		return statusNotCovered, 0, nil
 	}
-	deadline := timeoutCoefficient*base + timeoutFloor
+	start := time.Now()
+	for _, b := range batches(reach) {
+		status, err := pl.runBatch(m, b)
+		if err != nil || status != statusLived {
+			return status, time.Since(start), err
+		}
+	}
+	return statusLived, time.Since(start), nil
+}
+
+// runBatch runs one batch of tests against mutant m in a process of its
+// own: killed when a test fails (or the binary panics or crashes), lived
+// when all pass, timed out past the batch's deadline.
+func (pl *plan) runBatch(m *mutantInfo, b batch) (string, error) {
+	deadline := timeoutCoefficient*b.cost + timeoutFloor
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, pl.bin, append(testArgs(names), "-test.failfast")...)
+	cmd := exec.CommandContext(ctx, pl.bin, append(testArgs(b.names), "-test.failfast")...)
 	cmd.Dir = pl.pi.Dir
 	cmd.Env = append(os.Environ(), mutantEnv+"="+strconv.Itoa(m.ID))
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	start := time.Now()
 	err := cmd.Run()
-	elapsed := time.Since(start)
 	switch {
 	case ctx.Err() != nil:
-		return statusTimedOut, elapsed, nil
+		return statusTimedOut, nil
 	case err == nil:
-		return statusLived, elapsed, nil
+		return statusLived, nil
 	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {
 		// The binary did not start: nothing was tested.
-		return "", elapsed, fmt.Errorf("mutant %d: %w", m.ID, err)
+		return "", fmt.Errorf("mutant %d: %w", m.ID, err)
 	}
-	return statusKilled, elapsed, nil
+	return statusKilled, nil
 }
 
 // unleash runs mutation testing on package dir (with files, only the
@@ -285,6 +357,11 @@ func (pl *plan) runMutant(m *mutantInfo, runs []testRun) (string, time.Duration,
 func unleash(dir string, files []string, logw io.Writer) (*Result, error) {
 	start := time.Now()
 	pi, err := loadPackage(dir)
+	if err != nil {
+		return nil, err
+	}
+	// The source as mutated: the record describes these files (isStale).
+	sources, err := hashSources(dir, files)
 	if err != nil {
 		return nil, err
 	}
@@ -315,6 +392,17 @@ func unleash(dir string, files []string, logw io.Writer) (*Result, error) {
 	}
 	fmt.Fprintf(logw, "%s: %d mutants (%d to run), %d tests; built in %.0f s, tests recorded in %.0f s\n",
 		dir, len(pl.mutants), todo, len(names), built.Seconds(), (recorded - built).Seconds())
+	jr, err := pl.openJournal(files)
+	if err != nil {
+		return nil, err
+	}
+	complete := false
+	defer func() { jr.close(complete) }()
+	// The time of the outcomes an earlier, interrupted run judged.
+	var earlier time.Duration
+	if len(jr.done) > 0 {
+		fmt.Fprintf(logw, "%d outcomes taken from the journal of an interrupted run of the same code and tests (%s)\n", len(jr.done), jr.path)
+	}
 	done := 0
 	for _, m := range pl.mutants {
 		if m.Status != "" {
@@ -324,7 +412,20 @@ func unleash(dir string, files []string, logw io.Writer) (*Result, error) {
 			m.Status = pl.mutants[m.Twin-1].Status
 			continue
 		}
-		if m.Status, _, err = pl.runMutant(m, runs); err != nil {
+		if e, ok := jr.done[m.ID]; ok {
+			m.Status = e.status
+			earlier += e.elapsed
+			done++
+			continue
+		}
+		if stopAfter > 0 && done >= stopAfter {
+			return nil, errInterrupted
+		}
+		var took time.Duration
+		if m.Status, took, err = pl.runMutant(m, runs); err != nil {
+			return nil, err
+		}
+		if err := jr.add(m.ID, m.Status, took); err != nil {
 			return nil, err
 		}
 		done++
@@ -344,7 +445,9 @@ func unleash(dir string, files []string, logw io.Writer) (*Result, error) {
 	}
 	r := resultOf(dir, pl.mutants)
 	r.LeftOutTests = pl.leftOut
-	r.ElapsedSeconds = float64(int(time.Since(start).Seconds() + 0.5))
+	r.Sources = sources
+	r.ElapsedSeconds = float64(int((time.Since(start) + earlier).Seconds() + 0.5))
+	complete = true
 	return r, nil
 }
 

@@ -2,14 +2,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -60,6 +58,13 @@ type Result struct {
 	// LeftOutTests names the tests that failed without a mutant in the
 	// instrumented one-CPU build and so were not used (engine.go).
 	LeftOutTests []string `json:"left_out_tests,omitempty"`
+	// Sources holds the SHA-256 (hex) of each non-test .go file of the
+	// package (slash path from the repository root) as the run mutated
+	// it: the record is stale when a file's hash differs, or a file was
+	// added or removed (isStale). A run on some files (-files) updates
+	// the hashes of those files only. Records made before it existed
+	// have none and fall back to git history (-stamp adds them).
+	Sources map[string]string `json:"sources,omitempty"`
 }
 
 // Counts are the mutants of one file by outcome.
@@ -89,6 +94,7 @@ func main() {
 	budget := flag.Duration("budget", 0, "with -changed: skip packages whose expected run time does not fit (0: no limit)")
 	reportOnly := flag.Bool("report", false, "only re-render "+reportFile+" from the recorded results")
 	importFlag := flag.String("import", "", "record PKG=FILE: gremlins -o JSON of a run made by hand on ./PKG, then re-render")
+	stampFlag := flag.Bool("stamp", false, "write source hashes into the records (of -pkgs) that have none and that git history says are current; run nothing")
 	filesFlag := flag.String("files", "", "with one package in -pkgs: mutate only these comma-separated files of it and merge their outcome into its recorded result")
 	flag.BoolVar(&verbose, "v", false, "print every mutant's outcome")
 	flag.Parse()
@@ -106,6 +112,17 @@ func main() {
 			fmt.Fprintln(os.Stderr, "mutation: -files needs exactly one package in -pkgs (and no -changed)")
 			os.Exit(2)
 		}
+	}
+	if *stampFlag {
+		pkgs, err := selectPackages(*pkgsFlag)
+		if err == nil {
+			err = stamp(pkgs, os.Stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mutation:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(*pkgsFlag, files, *changed, *budget, *reportOnly, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "mutation:", err)
@@ -125,16 +142,9 @@ func run(pkgsFlag string, files []string, changed bool, budget time.Duration, re
 	if reportOnly {
 		return writeReport(all, eq)
 	}
-	pkgs := all
-	if pkgsFlag != "all" {
-		pkgs = nil
-		for _, p := range strings.Split(pkgsFlag, ",") {
-			p = strings.Trim(strings.TrimSpace(p), "./")
-			if !contains(all, p) {
-				return fmt.Errorf("package %q is not one of %s", p, strings.Join(all, ", "))
-			}
-			pkgs = append(pkgs, p)
-		}
+	pkgs, err := selectPackages(pkgsFlag)
+	if err != nil {
+		return err
 	}
 	if changed {
 		pkgs = selectStale(pkgs, budget, out)
@@ -158,8 +168,19 @@ func run(pkgsFlag string, files []string, changed bool, budget time.Duration, re
 			case err != nil:
 				return err
 			default:
+				legacy := len(old.Sources) == 0 && !old.Partial
 				old.merge(r)
 				r = old
+				if legacy {
+					// A record made before source hashes: the files not
+					// run keep the git rule's verdict, now as hashes.
+					left, err := stampUnchanged(r)
+					if err != nil {
+						fmt.Fprintf(out, "%s: the other files of the record are not hashed (%v): the record stays stale until a full run\n", p, err)
+					} else if len(left) > 0 {
+						fmt.Fprintf(out, "%s: %s changed since the record and not run: the record stays stale\n", p, strings.Join(left, ", "))
+					}
+				}
 			}
 			if r.Partial {
 				r.complete(files)
@@ -191,6 +212,24 @@ func run(pkgsFlag string, files []string, changed bool, budget time.Duration, re
 		return fmt.Errorf("below threshold: %s (see %s)", strings.Join(failed, ", "), reportFile)
 	}
 	return nil
+}
+
+// selectPackages returns the packages that -pkgs names ("all": every
+// package, in run order).
+func selectPackages(pkgsFlag string) ([]string, error) {
+	all, err := allPackages()
+	if err != nil || pkgsFlag == "all" {
+		return all, err
+	}
+	var pkgs []string
+	for _, p := range strings.Split(pkgsFlag, ",") {
+		p = strings.Trim(strings.TrimSpace(p), "./")
+		if !contains(all, p) {
+			return nil, fmt.Errorf("package %q is not one of %s", p, strings.Join(all, ", "))
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs, nil
 }
 
 // baseline returns the adjusted efficacy of package p's recorded result,
@@ -302,54 +341,6 @@ func selectStale(pkgs []string, budget time.Duration, out io.Writer) []string {
 		keep = append(keep, p)
 	}
 	return keep
-}
-
-// isStale reports whether package dir's non-test Go files changed since
-// the commit that last wrote its result file, comparing with the working
-// tree.
-func isStale(dir string) (bool, string) {
-	rf := resultPath(dir)
-	if _, err := os.Stat(rf); err != nil {
-		// Its run time is unknown: a first run is made by hand.
-		return false, "no recorded result: run go run ./internal/mutation -pkgs " + dir + " by hand first"
-	}
-	if r, err := readResult(dir); err == nil && r.Tool != engineTool {
-		// gremlins' records are void: every test run failed (doc.go).
-		return true, "recorded by " + r.Tool + ", whose runs never reached the tests"
-	} else if err == nil && r.Partial {
-		// Its recorded time is that of some files only.
-		return false, "the recorded result is partial: complete it with go run ./internal/mutation -pkgs " + dir + " by hand"
-	}
-	rev, err := git("log", "-1", "--format=%H", "--", rf)
-	if err != nil {
-		// Without git history nothing says what changed: leave it to a
-		// run by hand rather than spend CI's time on every package.
-		return false, "cannot tell without git history: " + err.Error()
-	}
-	if rev == "" {
-		return true, "result not committed"
-	}
-	names, err := git("diff", "--name-only", rev, "--", dir)
-	if err != nil {
-		return false, "cannot tell: " + err.Error()
-	}
-	for _, n := range strings.Fields(names) {
-		if filepath.Dir(n) == dir && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
-			return true, n + " changed since " + rev[:min(12, len(rev))]
-		}
-	}
-	return false, "no source change since " + rev[:min(12, len(rev))]
-}
-
-func git(args ...string) (string, error) {
-	var stderr bytes.Buffer
-	cmd := exec.Command("git", args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // gremlinsReport is the part of gremlins' -o JSON that we read.
@@ -477,6 +468,12 @@ func (r *Result) merge(part *Result) {
 			r.NotViableReasons = map[string]string{}
 		}
 		r.NotViableReasons[k] = v
+	}
+	for f, h := range part.Sources {
+		if r.Sources == nil {
+			r.Sources = map[string]string{}
+		}
+		r.Sources[f] = h
 	}
 	r.Tool = part.Tool
 	r.total()

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -193,6 +194,71 @@ func TestRatchet(t *testing.T) {
 	} {
 		if got := ratchetFails(c.pass, c.adjusted, c.base); got != c.fails {
 			t.Errorf("pass %v, adjusted %v, base %v: fails %v, want %v", c.pass, c.adjusted, c.base, got, c.fails)
+		}
+	}
+}
+
+// TestBatches: a mutant's tests run cheapest first, an example or fuzz
+// target alone (so that a failing test ends the run before it), and
+// cheap tests share a process until their time reaches that of the
+// batches before them.
+func TestBatches(t *testing.T) {
+	ms := time.Millisecond
+	runs := []testRun{
+		{name: "TestSlow", elapsed: 4000 * ms},
+		{name: "ExampleSlow", elapsed: 3000 * ms},
+		{name: "TestA", elapsed: 30 * ms},
+		{name: "TestB", elapsed: 30 * ms},
+		{name: "TestC", elapsed: 50 * ms},
+		{name: "TestD", elapsed: 200 * ms},
+		{name: "TestE", elapsed: 300 * ms},
+		{name: "ExampleFast", elapsed: 1 * ms},
+		{name: "FuzzF", elapsed: 250 * ms},
+		{name: "TestG", elapsed: 500 * ms},
+	}
+	var got [][]string
+	for _, b := range batches(runs) {
+		got = append(got, b.names)
+		var sum time.Duration
+		for _, n := range b.names {
+			for _, r := range runs {
+				if r.name == n {
+					sum += r.elapsed
+				}
+			}
+		}
+		if sum != b.cost {
+			t.Errorf("batch %v: cost %v, want the sum of its tests' times %v", b.names, b.cost, sum)
+		}
+	}
+	// Sorted: ExampleFast 1, TestA 30, TestB 30 (list order), TestC 50,
+	// TestD 200, FuzzF 250, TestE 300, TestG 500, ExampleSlow 3000,
+	// TestSlow 4000. TestA+TestB+TestC (110 ms) reach minBatch, so TestD
+	// starts a batch, which FuzzF (alone) closes; TestE starts a batch
+	// that does not reach the 561 ms before it until TestG (800 ms);
+	// ExampleSlow alone; TestSlow last.
+	want := [][]string{
+		{"ExampleFast"},
+		{"TestA", "TestB", "TestC"},
+		{"TestD"},
+		{"FuzzF"},
+		{"TestE", "TestG"},
+		{"ExampleSlow"},
+		{"TestSlow"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("batches (-want +got):\n%s", d)
+	}
+	// Every test runs exactly once, whatever the times.
+	seen := map[string]int{}
+	for _, b := range got {
+		for _, n := range b {
+			seen[n]++
+		}
+	}
+	for _, r := range runs {
+		if seen[r.name] != 1 {
+			t.Errorf("%s runs %d times", r.name, seen[r.name])
 		}
 	}
 }

@@ -172,3 +172,129 @@ func TestEnumerationMatchesGremlins(t *testing.T) {
 		t.Logf("%s: %d mutants, as gremlins", dir, len(got))
 	}
 }
+
+// TestMutantRunOrder runs mutants of testdata/order through the engine:
+// a mutant that every test catches is killed by the cheapest test alone
+// (TestFastCatch, though TestSlowCatch comes first in the source and the
+// example would run after a failed test in one process), and a mutant
+// that no test catches runs every test and the example once.
+func TestMutantRunOrder(t *testing.T) {
+	chdirRoot(t)
+	const dir = "internal/mutation/testdata/order"
+	logFile := filepath.Join(t.TempDir(), "log")
+	t.Setenv("COSIM_ORDER_LOG", logFile)
+	pi, err := loadPackage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := &plan{pi: pi, mutants: enumerate(pi, nil), tmp: t.TempDir()}
+	var log bytes.Buffer
+	if err := pl.build(&log); err != nil {
+		t.Fatal(err)
+	}
+	names, err := pl.listTests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := pl.record(names, &log)
+	if err != nil || len(runs) != 3 {
+		t.Fatalf("recorded %d tests of %v (%v): %s", len(runs), names, err, log.String())
+	}
+	ran := func() []string {
+		data, _ := os.ReadFile(logFile)
+		os.Remove(logFile)
+		return strings.Fields(string(data))
+	}
+	ran()
+	var add, scale *mutantInfo
+	for _, m := range pl.mutants {
+		switch {
+		case m.Twin != 0 || m.Status != "":
+		case m.Mutator == "ARITHMETIC_BASE" && m.From.String() == "+":
+			add = m
+		case m.Mutator == "ARITHMETIC_BASE" && m.From.String() == "*":
+			scale = m
+		}
+	}
+	if add == nil || scale == nil {
+		t.Fatalf("mutants %v: want Add's + and Scale's *", pl.mutants)
+	}
+	status, _, err := pl.runMutant(add, runs)
+	if err != nil || status != statusKilled {
+		t.Fatalf("Add's mutant: %s, %v; want killed", status, err)
+	}
+	if d := cmp.Diff([]string{"TestFastCatch"}, ran()); d != "" {
+		t.Errorf("Add's mutant ran (-want +got):\n%s", d)
+	}
+	status, _, err = pl.runMutant(scale, runs)
+	if err != nil || status != statusLived {
+		t.Fatalf("Scale's mutant: %s, %v; want lived", status, err)
+	}
+	got := ran()
+	sort.Strings(got)
+	if d := cmp.Diff([]string{"ExampleAdd", "TestFastCatch", "TestSlowCatch"}, got); d != "" {
+		t.Errorf("Scale's mutant ran (-want +got):\n%s", d)
+	}
+}
+
+// TestJournalResume: a run stopped after its first mutant keeps that
+// outcome in its journal; the next run of the same code takes it from
+// there, runs only the other mutants (the log of the tests shows that
+// Add's mutant is not run again), gives the result an uninterrupted run
+// gives, and removes the journal.
+func TestJournalResume(t *testing.T) {
+	chdirRoot(t)
+	const dir = "internal/mutation/testdata/order"
+	logFile := filepath.Join(t.TempDir(), "log")
+	t.Setenv("COSIM_ORDER_LOG", logFile)
+	journalDir = t.TempDir()
+	defer func() { journalDir, stopAfter = "", 0 }()
+	var log bytes.Buffer
+	full, err := unleash(dir, nil, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(journalDir); len(ents) != 0 {
+		t.Errorf("a complete run left its journal: %v", ents)
+	}
+	stopAfter = 1
+	if _, err := unleash(dir, nil, &log); err != errInterrupted {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	ents, _ := os.ReadDir(journalDir)
+	if len(ents) != 1 {
+		t.Fatalf("journals after the interrupted run: %v", ents)
+	}
+	data, _ := os.ReadFile(filepath.Join(journalDir, ents[0].Name()))
+	if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "1 KILLED ") {
+		t.Errorf("journal %q: want the first mutant (Add's +) killed", data)
+	}
+	stopAfter = 0
+	os.Remove(logFile)
+	log.Reset()
+	resumed, err := unleash(dir, nil, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "1 outcomes taken from the journal") {
+		t.Errorf("the resumed run did not take the journal:\n%s", log.String())
+	}
+	// Recording runs each test once; then only Scale's mutant runs, and
+	// it runs every test once: two of each name, where re-running Add's
+	// mutant would add a TestFastCatch.
+	data, _ = os.ReadFile(logFile)
+	count := map[string]int{}
+	for _, n := range strings.Fields(string(data)) {
+		count[n]++
+	}
+	if d := cmp.Diff(map[string]int{"TestFastCatch": 2, "TestSlowCatch": 2, "ExampleAdd": 2}, count); d != "" {
+		t.Errorf("tests run by the resumed run (-want +got):\n%s", d)
+	}
+	full.ElapsedSeconds, resumed.ElapsedSeconds = 0, 0
+	if d := cmp.Diff(full, resumed); d != "" {
+		t.Errorf("resumed result differs from the full run's (-full +resumed):\n%s", d)
+	}
+	if ents, _ := os.ReadDir(journalDir); len(ents) != 0 {
+		t.Errorf("the completed resumed run left its journal: %v", ents)
+	}
+}
