@@ -27,6 +27,16 @@ var edgeSentinel = math.Float64frombits(0x7ff8_0000_5eed_0001)
 // and a call to write only its own rows.
 func checkKernelRows(t *testing.T, members []node.Node, in, out []node.Strided, need []bool, bufs [][]float64, chunks [][2]int) {
 	t.Helper()
+	checkRows(t, members, in, out, need, bufs, chunks, func(bt node.Batch, a *node.BatchArgs) error {
+		return bt.(node.BatchOutputter).Outputs(a)
+	})
+}
+
+// checkRows is checkKernelRows with the call of the kernel on a chunk
+// given: the batch's Outputs, or the kernel its Plan compiled for the
+// chunk (checkPlannedRows).
+func checkRows(t *testing.T, members []node.Node, in, out []node.Strided, need []bool, bufs [][]float64, chunks [][2]int, call func(bt node.Batch, a *node.BatchArgs) error) {
+	t.Helper()
 	spec := members[0].Spec()
 	for _, b := range bufs {
 		for i := range b {
@@ -49,7 +59,7 @@ func checkKernelRows(t *testing.T, members []node.Node, in, out []node.Strided, 
 	bt := members[0].(node.Batcher).NewBatch(members)
 	for _, c := range chunks {
 		a := &node.BatchArgs{T: 0.25, Lo: c[0], Hi: c[1], In: in, Out: out, Need: need}
-		if err := bt.(node.BatchOutputter).Outputs(a); err != nil {
+		if err := call(bt, a); err != nil {
 			t.Fatalf("rows [%d, %d): %v", c[0], c[1], err)
 		}
 		for i := c[0]; i < c[1]; i++ {
