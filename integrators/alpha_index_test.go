@@ -53,3 +53,65 @@ func TestAlphaNonFiniteIndexNamesComponent(t *testing.T) {
 		}
 	}
 }
+
+// With GMRES, a non-finite Newton residual is refused at once, naming
+// the System component of its row: the residual's rows are the
+// accelerations, then the extra quantities (x = [a, z]). A NaN extra
+// rate from the step's second evaluation on (the first is the physical
+// acceleration at t0) is row nq = 1 of the residual, the extra quantity y[0] of y = [z, v, q].
+func TestAlphaKrylovResidualIndexNamesComponent(t *testing.T) {
+	for _, m := range []Method{GeneralizedAlpha{Linear: LinearOptions{Solver: LinearGMRES}}, Newmark{Linear: LinearOptions{Solver: LinearGMRES}}} {
+		calls := 0
+		sys := partFunc{n: 3, pos: []int{2}, vel: []int{1}, f: func(t float64, y, dst []float64) error {
+			calls++
+			dst[2], dst[1], dst[0] = y[1], -y[2], 1
+			if calls >= 2 {
+				dst[0] = math.NaN()
+			}
+			return nil
+		}}
+		st, err := NewStepper(m, sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Init(0, []float64{0, 1, 0}); err != nil {
+			t.Fatal(err)
+		}
+		err = st.Step(0.5)
+		var se *StepError
+		if !errors.As(err, &se) || se.Status != NonFinite || se.Index != 0 {
+			t.Errorf("%T: %v (%d evaluations), want NonFinite in component 0 (the extra quantity)", m, err, calls)
+		}
+	}
+}
+
+// A right-hand side's own error in an implicit stage solve is a Failure
+// naming no component (Index −1: the error is the function's, not a
+// value's), wrapping the function's error.
+func TestStageSolveFuncErrorNamesNoComponent(t *testing.T) {
+	boom := errors.New("boom")
+	calls := 0
+	sys := SystemFunc{N: 2, F: func(t float64, y, dst []float64) error {
+		calls++
+		if calls > 1 {
+			return boom
+		}
+		dst[0], dst[1] = y[1], -y[0]
+		return nil
+	}}
+	for _, m := range []Method{ESDIRK43{}, BDF{MaxOrder: 1}} {
+		calls = 0
+		st, err := NewStepper(m, sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Init(0, []float64{1, 0}); err != nil {
+			t.Fatal(err)
+		}
+		err = st.Step(0.1)
+		var se *StepError
+		if !errors.As(err, &se) || se.Index != -1 || !errors.Is(err, boom) {
+			t.Errorf("%T: %v, want a StepError with Index −1 wrapping the function's error", m, err)
+		}
+	}
+}

@@ -76,3 +76,32 @@ func TestBDFStepperOverflowA(t *testing.T) {
 		t.Errorf("after the refused step: t = %g, y = %v, want the initial state", tt, y)
 	}
 }
+
+// The fixed-step BDF Stepper refuses a step whose prediction and Newton
+// correction are finite but whose sum, the new state, is not: y' = 0.6·y
+// from y = 0.8e308 with a step of 1 at order 1 predicts y_p = y + h·f =
+// 1.28e308 and solves y₁ = y + 0.6·y₁, so y₁ = 2e308 (+Inf) with the
+// correction y₁ − y_p = 0.72e308 finite (the Newton solve of a linear
+// problem: residual 0.288e308 over 1 − 0.6 = 0.4). Subtracting the
+// correction instead of adding it would give a finite number.
+func TestBDFStepperOverflowByCorrectionA(t *testing.T) {
+	sys := jacSysA{n: 1,
+		f:   func(_ float64, y, d []float64) { d[0] = 0.6 * y[0] },
+		jac: func(_ float64, _, d []float64) { d[0] = 0.6 }}
+	s, err := BDF{MaxOrder: 1}.New(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Init(0, []float64{0.8e308}); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Step(1)
+	var se *StepError
+	if !errors.As(err, &se) || se.Status != NonFinite || se.Index != 0 {
+		_, y := s.State()
+		t.Fatalf("Step: %v with state %v, want a NonFinite StepError naming component 0", err, y)
+	}
+	if _, y := s.State(); y[0] != 0.8e308 {
+		t.Errorf("after the refused step: y = %v, want the initial state", y)
+	}
+}
