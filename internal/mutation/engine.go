@@ -482,3 +482,67 @@ func resultOf(dir string, ms []*mutantInfo) *Result {
 	sortMutants(r.Survivors)
 	return r
 }
+
+// tryOnly runs the mutants of package dir at the given positions
+// ("file.go:line" or "file.go:line:col", the file relative to the
+// package) and prints each one's outcome. It records nothing and keeps
+// no journal: it is for checking that a new test kills a survivor
+// without re-running the whole package (-only).
+func tryOnly(dir string, positions []string, logw io.Writer) error {
+	pi, err := loadPackage(dir)
+	if err != nil {
+		return err
+	}
+	var files []string
+	for _, p := range positions {
+		f, _, _ := strings.Cut(p, ":")
+		if !contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "cosim-mutation-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	pl := &plan{pi: pi, mutants: enumerate(pi, files), tmp: tmp}
+	if err := pl.build(logw); err != nil {
+		return err
+	}
+	names, err := pl.listTests()
+	if err != nil {
+		return err
+	}
+	runs, err := pl.record(names, logw)
+	if err != nil {
+		return err
+	}
+	matched := make([]bool, len(positions))
+	for _, m := range pl.mutants {
+		base := filepath.Base(m.File)
+		hit := false
+		for i, p := range positions {
+			if p == fmt.Sprintf("%s:%d", base, m.Line) || p == fmt.Sprintf("%s:%d:%d", base, m.Line, m.Col) {
+				matched[i], hit = true, true
+			}
+		}
+		if !hit {
+			continue
+		}
+		if m.Status == "" && m.Twin != 0 {
+			m.Status = pl.mutants[m.Twin-1].Status
+		}
+		if m.Status == "" {
+			if m.Status, _, err = pl.runMutant(m, runs); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(logw, "%s:%d:%d %s %s\n", m.File, m.Line, m.Col, m.Mutator, m.Status)
+	}
+	for i, ok := range matched {
+		if !ok {
+			return fmt.Errorf("no mutant at %s", positions[i])
+		}
+	}
+	return nil
+}

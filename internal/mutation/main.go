@@ -97,7 +97,19 @@ func main() {
 	stampFlag := flag.Bool("stamp", false, "write source hashes into the records (of -pkgs) that have none and that git history says are current; run nothing")
 	filesFlag := flag.String("files", "", "with one package in -pkgs: mutate only these comma-separated files of it and merge their outcome into its recorded result")
 	flag.BoolVar(&verbose, "v", false, "print every mutant's outcome")
+	onlyFlag := flag.String("only", "", "with one package in -pkgs: run only the mutants at these comma-separated file.go:line[:col] positions, print their outcomes and record nothing (to check that a new test kills a survivor)")
 	flag.Parse()
+	if *onlyFlag != "" {
+		if *pkgsFlag == "all" || strings.Contains(*pkgsFlag, ",") || *changed || *filesFlag != "" {
+			fmt.Fprintln(os.Stderr, "mutation: -only needs exactly one package in -pkgs (and no -changed or -files)")
+			os.Exit(2)
+		}
+		if err := tryOnly(*pkgsFlag, strings.Split(*onlyFlag, ","), os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "mutation:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *importFlag != "" {
 		if err := importJSON(*importFlag); err != nil {
 			fmt.Fprintln(os.Stderr, "mutation:", err)
