@@ -12,6 +12,7 @@
 //	go run ./internal/mutation -v -pkgs nodes/table   # print every mutant's outcome
 //	go run ./internal/mutation -pkgs graph -files sim.go,build.go   # some files; merged into the recorded result
 //	go run ./internal/mutation -pkgs graph -only amplifier.go:415,growth.go:88:12   # try some mutants, record nothing
+//	go run ./internal/mutation -pkgs graph -recheck   # run the untriaged survivors again after adding tests
 //	go run ./internal/mutation -stamp             # add source hashes to the records git history says are current
 //
 // For each package it runs cosim's own mutation engine, one package at
@@ -154,6 +155,20 @@
 //     reason". Every other survivor is to be killed with a test.
 //   - docs/mutation.md: the generated report (efficacy per package,
 //     every survivor and its triage). Written by a run and by -report.
+//
+// # Checking new tests against survivors
+//
+// -only runs the mutants at some positions and prints their outcomes,
+// recording nothing: the quick way to see whether a new test kills a
+// survivor. -recheck then updates a package's record without mutating
+// it afresh: it runs every untriaged survivor of the record again (not
+// those listed in equivalent.txt) and moves the ones now killed (or
+// timed out) to those counts, keeping every other outcome of the
+// record. That is sound for what it is for, tests added to kill
+// survivors, which cannot revive a mutant the record has killed; it is
+// refused for a file whose source changed since its record, and the
+// record names the files rechecked (shown in the report) until a run
+// mutates them afresh. TestRecheck checks it on testdata/order.
 //
 // # Efficacy and thresholds
 //

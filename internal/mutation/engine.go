@@ -546,3 +546,125 @@ func tryOnly(dir string, positions []string, logw io.Writer) error {
 	}
 	return nil
 }
+
+// recheck runs again the untriaged survivors recorded for package dir
+// (every survivor not listed in equivalent.txt) and moves those the
+// tests now kill (or that time out) out of the record (-recheck). Every
+// other outcome of the record stands: it is for the common case of
+// tests added to kill survivors, which cannot revive a killed mutant.
+// A file whose source changed since its record is refused (re-run it
+// with -files), and the files rechecked are named in the record
+// (Rechecked) until a run mutates them afresh.
+func recheck(dir string, eq map[string]Equivalent, logw io.Writer) (*Result, error) {
+	r, err := readResult(dir)
+	if err != nil {
+		return nil, err
+	}
+	return recheckResult(dir, r, eq, logw)
+}
+
+// recheckResult is recheck on the record r of package dir, which it
+// updates and returns.
+func recheckResult(dir string, r *Result, eq map[string]Equivalent, logw io.Writer) (*Result, error) {
+	start := time.Now()
+	if r.Tool != engineTool {
+		return nil, fmt.Errorf("%s: the record was not made by the engine: run the package in full", dir)
+	}
+	want := map[string]bool{}
+	var files []string
+	for _, m := range r.Survivors {
+		if _, ok := eq[m.Key()]; ok {
+			continue
+		}
+		want[m.Key()] = true
+		if f := filepath.Base(m.File); !contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(logw, "%s: no untriaged survivors to recheck\n", dir)
+		return r, nil
+	}
+	sort.Strings(files)
+	hs, err := hashSources(dir, files)
+	if err != nil {
+		return nil, err
+	}
+	for p, h := range hs {
+		if r.Sources[p] != h {
+			return nil, fmt.Errorf("%s changed since its record: re-run it with -files (a recheck keeps the record's other outcomes, which a changed source voids)", p)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "cosim-mutation-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	pi, err := loadPackage(dir)
+	if err != nil {
+		return nil, err
+	}
+	pl := &plan{pi: pi, mutants: enumerate(pi, files), tmp: tmp}
+	if err := pl.build(logw); err != nil {
+		return nil, err
+	}
+	names, err := pl.listTests()
+	if err != nil {
+		return nil, err
+	}
+	runs, err := pl.record(names, logw)
+	if err != nil {
+		return nil, err
+	}
+	gone := map[string]string{}
+	for _, m := range pl.mutants {
+		key := Mutant{File: m.File, Line: m.Line, Col: m.Col, Mutator: m.Mutator}.Key()
+		if !want[key] {
+			continue
+		}
+		delete(want, key)
+		if m.Status == "" && m.Twin != 0 {
+			m.Status = pl.mutants[m.Twin-1].Status
+		}
+		if m.Status == "" {
+			if m.Status, _, err = pl.runMutant(m, runs); err != nil {
+				return nil, err
+			}
+		}
+		fmt.Fprintf(logw, "%s %s\n", key, m.Status)
+		if m.Status == statusKilled || m.Status == statusTimedOut {
+			gone[key] = m.Status
+		}
+	}
+	if len(want) > 0 {
+		for k := range want {
+			return nil, fmt.Errorf("recorded survivor %s is not a mutant of the current source", k)
+		}
+	}
+	keep := r.Survivors[:0:0]
+	for _, m := range r.Survivors {
+		st, ok := gone[m.Key()]
+		if !ok {
+			keep = append(keep, m)
+			continue
+		}
+		c := r.Files[m.File]
+		c.Lived--
+		if st == statusKilled {
+			c.Killed++
+		} else {
+			c.TimedOut++
+		}
+	}
+	r.Survivors = keep
+	for _, f := range files {
+		if !contains(r.Rechecked, f) {
+			r.Rechecked = append(r.Rechecked, f)
+		}
+	}
+	sort.Strings(r.Rechecked)
+	r.ElapsedSeconds += float64(int(time.Since(start).Seconds() + 0.5))
+	r.total()
+	fmt.Fprintf(logw, "%s: %d of the rechecked survivors are now killed or time out\n", dir, len(gone))
+	return r, nil
+}

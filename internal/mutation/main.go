@@ -65,6 +65,11 @@ type Result struct {
 	// the hashes of those files only. Records made before it existed
 	// have none and fall back to git history (-stamp adds them).
 	Sources map[string]string `json:"sources,omitempty"`
+	// Rechecked names the files whose untriaged survivors were run again
+	// (-recheck) after the run that recorded them, the record's other
+	// outcomes of those files standing; a run that mutates a file afresh
+	// (-files, or the whole package) removes it.
+	Rechecked []string `json:"rechecked,omitempty"`
 }
 
 // Counts are the mutants of one file by outcome.
@@ -97,8 +102,20 @@ func main() {
 	stampFlag := flag.Bool("stamp", false, "write source hashes into the records (of -pkgs) that have none and that git history says are current; run nothing")
 	filesFlag := flag.String("files", "", "with one package in -pkgs: mutate only these comma-separated files of it and merge their outcome into its recorded result")
 	flag.BoolVar(&verbose, "v", false, "print every mutant's outcome")
+	recheckFlag := flag.Bool("recheck", false, "with one package in -pkgs: run again the untriaged survivors of its record (source unchanged) and move those now killed out of it; the record's other outcomes stand (doc.go)")
 	onlyFlag := flag.String("only", "", "with one package in -pkgs: run only the mutants at these comma-separated file.go:line[:col] positions, print their outcomes and record nothing (to check that a new test kills a survivor)")
 	flag.Parse()
+	if *recheckFlag {
+		if *pkgsFlag == "all" || strings.Contains(*pkgsFlag, ",") || *changed || *filesFlag != "" || *onlyFlag != "" {
+			fmt.Fprintln(os.Stderr, "mutation: -recheck needs exactly one package in -pkgs (and no -changed, -files or -only)")
+			os.Exit(2)
+		}
+		if err := runRecheck(strings.Trim(*pkgsFlag, "./"), os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "mutation:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *onlyFlag != "" {
 		if *pkgsFlag == "all" || strings.Contains(*pkgsFlag, ",") || *changed || *filesFlag != "" {
 			fmt.Fprintln(os.Stderr, "mutation: -only needs exactly one package in -pkgs (and no -changed or -files)")
@@ -140,6 +157,30 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mutation:", err)
 		os.Exit(1)
 	}
+}
+
+// runRecheck is -recheck: recheck package p's untriaged survivors,
+// write its record and re-render the report.
+func runRecheck(p string, out io.Writer) error {
+	all, err := allPackages()
+	if err != nil {
+		return err
+	}
+	eq, err := readEquivalents(equivalentFile)
+	if err != nil {
+		return err
+	}
+	r, err := recheck(p, eq, out)
+	if err != nil {
+		return err
+	}
+	if err := writeResult(r); err != nil {
+		return err
+	}
+	s := summarize(r, eq)
+	fmt.Fprintf(out, "%s: killed %d, lived %d (%d equivalent), timed out %d: %.2f %% without equivalents, threshold %.0f %%\n",
+		p, r.Killed, r.Lived, s.equivalent, r.TimedOut, s.adjusted, threshold(p))
+	return writeReport(all, eq)
 }
 
 func run(pkgsFlag string, files []string, changed bool, budget time.Duration, reportOnly bool, out io.Writer) error {
@@ -463,6 +504,13 @@ func (r *Result) merge(part *Result) {
 	for f, c := range part.Files {
 		r.Files[f] = c
 	}
+	keepRe := r.Rechecked[:0:0]
+	for _, f := range r.Rechecked {
+		if _, ok := part.Files[r.Package+"/"+f]; !ok {
+			keepRe = append(keepRe, f)
+		}
+	}
+	r.Rechecked = keepRe
 	if r.Partial {
 		r.ElapsedSeconds += part.ElapsedSeconds
 	}
@@ -684,6 +732,9 @@ func render(pkgs []string, results map[string]*Result, eq map[string]Equivalent)
 				sort.Strings(ran)
 			}
 			label += " (partial: " + strings.Join(ran, ", ") + ")"
+		}
+		if len(r.Rechecked) > 0 {
+			label += " (survivors rechecked: " + strings.Join(r.Rechecked, ", ") + ")"
 		}
 		if r.Tool != engineTool {
 			// A void record's counts were never measured (doc.go): show

@@ -298,3 +298,66 @@ func TestJournalResume(t *testing.T) {
 		t.Errorf("the completed resumed run left its journal: %v", ents)
 	}
 }
+
+// TestRecheck: a record in which Add's mutant (caught by every test)
+// is still listed as a survivor, as after tests were added to kill it,
+// is rechecked: the mutant is run again, moved to the killed count and
+// out of the survivors, giving the full run's record (with the file
+// named as rechecked); Scale's mutant, which no test can catch, stays;
+// a survivor listed as equivalent is not run again; and a record whose
+// source changed is refused.
+func TestRecheck(t *testing.T) {
+	chdirRoot(t)
+	const dir = "internal/mutation/testdata/order"
+	t.Setenv("COSIM_ORDER_LOG", filepath.Join(t.TempDir(), "log"))
+	journalDir = t.TempDir()
+	defer func() { journalDir = "" }()
+	var log bytes.Buffer
+	full, err := unleash(dir, nil, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Survivors) != 1 || full.Killed == 0 {
+		t.Fatalf("full run: %+v", full)
+	}
+	clone := func(r *Result) *Result {
+		data, _ := json.Marshal(r)
+		var c Result
+		if err := json.Unmarshal(data, &c); err != nil {
+			t.Fatal(err)
+		}
+		return &c
+	}
+	// Add's + → − as a survivor of an older record.
+	old := clone(full)
+	addMut := Mutant{File: dir + "/order.go", Line: 7, Col: 35, Mutator: "ARITHMETIC_BASE", Code: "func Add(a, b int) int { return a + b }"}
+	old.Survivors = append([]Mutant{addMut}, old.Survivors...)
+	old.Files[dir+"/order.go"].Killed--
+	old.Files[dir+"/order.go"].Lived++
+	old.total()
+	got, err := recheckResult(dir, clone(old), nil, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	want := clone(full)
+	want.Rechecked = []string{"order.go"}
+	got.ElapsedSeconds, want.ElapsedSeconds = 0, 0
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("rechecked record differs from the full run's (-want +got):\n%s", d)
+	}
+	// Both survivors listed as equivalent: nothing to run, record unchanged.
+	eq := map[string]Equivalent{addMut.Key(): {}, full.Survivors[0].Key(): {}}
+	got, err = recheckResult(dir, clone(old), eq, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(old, got); d != "" {
+		t.Errorf("recheck with every survivor equivalent changed the record (-old +got):\n%s", d)
+	}
+	// A changed source voids the record's other outcomes: refused.
+	changed := clone(old)
+	changed.Sources[dir+"/order.go"] = "0000"
+	if _, err := recheckResult(dir, changed, nil, &log); err == nil || !strings.Contains(err.Error(), "changed since its record") {
+		t.Errorf("recheck of a changed source: %v, want refused", err)
+	}
+}
