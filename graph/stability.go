@@ -630,9 +630,10 @@ func (p checkPlan) passes(n int) int {
 // steps (0: without an end), and false when the run is too short to
 // afford even one Arnoldi cycle of dimension minKrylovDim. The budget is
 // max(steps/StartCheckShare, StartCheckFloor/n) passes: the full plan
-// when it fits, else the dense matrix when it fits, else KrylovCycles
-// cycles of the largest dimension that fits, else one cycle of the
-// largest dimension that fits.
+// when it fits (up to DenseStabilityStates values that is the dense
+// matrix, the cheapest exact plan), else KrylovCycles cycles of the
+// largest dimension that fits, else one cycle of the largest dimension
+// that fits.
 func startPlan(n, steps int, how stabilityMethod) (checkPlan, bool) {
 	full := fullPlan(n, how)
 	if steps <= 0 || how != bySize || n == 0 {
@@ -641,9 +642,6 @@ func startPlan(n, steps int, how stabilityMethod) (checkPlan, bool) {
 	budget := max(steps/StartCheckShare, StartCheckFloor/n)
 	if full.passes(n) <= budget {
 		return full, true
-	}
-	if d := (checkPlan{dense: true}); n <= DenseStabilityStates && d.passes(n) <= budget {
-		return d, true
 	}
 	for _, cycles := range []int{KrylovCycles, 1} {
 		for m := min(KrylovDim, n); m >= min(minKrylovDim, n); m-- {
