@@ -8,7 +8,7 @@ import "testing"
 // digits beyond the largest prefix, EiB, where a count of 2⁷⁰ B or more
 // (a recording of 2⁵³ steps of a few thousand values) has no larger unit
 // to move to.
-func TestFormatBytes(t *testing.T) {
+func TestFormatBytesPrefixes(t *testing.T) {
 	for _, c := range []struct {
 		b    float64
 		want string

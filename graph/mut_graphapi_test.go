@@ -13,7 +13,7 @@ import (
 // than reading the value stored next to the field: m.p[1] has Len 1, and
 // At(1) would read m.p[2].
 func TestFieldAtOutOfRange(t *testing.T) {
-	f, err := decaySim(t, 3).Field("m.p[1]")
+	f, err := decayVectorSim(t, 3).Field("m.p[1]")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestBuildErrorCount(t *testing.T) {
 		{2, "graph: 2 problems\n\t"},
 	} {
 		g := graph.New()
-		g.Add("m", decayVec(1))
+		g.Add("m", decayVector(1))
 		for k := range c.edges {
 			g.Connect(fmt.Sprintf("ghost%d.x", k), "m.nothing")
 		}
@@ -58,7 +58,7 @@ func TestBuildErrorCount(t *testing.T) {
 // of the node added between the two, which leaves the second "a" next
 // to the last answer.
 func TestNodeDuplicateNameFirst(t *testing.T) {
-	first, between, second := decayVec(1), decayVec(2), decayVec(3)
+	first, between, second := decayVector(1), decayVector(2), decayVector(3)
 	g := graph.New()
 	g.Add("a", first)
 	g.Add("b", between)
@@ -85,7 +85,7 @@ func TestAddGrowsGeometrically(t *testing.T) {
 	for i := range names {
 		names[i] = fmt.Sprintf("n%d", i)
 	}
-	nd := decayVec(1)
+	nd := decayVector(1)
 	allocs := testing.AllocsPerRun(1, func() {
 		g := graph.New()
 		for _, name := range names {

@@ -9,10 +9,10 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// scalarFn is a node of one state x and one input u (default 0) with
+// scalarLambda is a node of one state x and one input u (default 0) with
 // x' = f(x, u) and no analytic Jacobian: the graph differences it.
-func scalarFn(f func(x, u float64) float64) *fnNode {
-	return &fnNode{
+func scalarLambda(f func(x, u float64) float64) *lambdaNode {
+	return &lambdaNode{
 		spec: node.NewSpec(node.Spec{Type: "scalarfn",
 			State:  []node.Field{{Name: "x", Units: "1"}},
 			Inputs: []node.Input{{Name: "u", Units: "1", Default: []float64{0}}},
@@ -21,11 +21,11 @@ func scalarFn(f func(x, u float64) float64) *fnNode {
 	}
 }
 
-// scalarJacobian returns ∂f/∂x of scalarFn(f) at x, as the graph
+// scalarLambdaJacobian returns ∂f/∂x of scalarLambda(f) at x, as the graph
 // differences it (step h = 10⁻⁶·max(1, |x|), with the mode-switch check).
-func scalarJacobian(t *testing.T, f func(x, u float64) float64, x float64) (float64, error) {
+func scalarLambdaJacobian(t *testing.T, f func(x, u float64) float64, x float64) (float64, error) {
 	t.Helper()
-	sys := oneNodeSystem(t, "n", scalarFn(f))
+	sys := soloSystem(t, "n", scalarLambda(f))
 	J := make([]float64, 1)
 	err := sys.Jacobian(0.5, []float64{x}, J)
 	return J[0], err
@@ -52,7 +52,7 @@ func TestJacobianInfiniteBothSides(t *testing.T) {
 			}
 			return 0
 		}
-		got, err := scalarJacobian(t, f, 0)
+		got, err := scalarLambdaJacobian(t, f, 0)
 		var se *node.StateError
 		if !errors.Is(err, node.ErrNonFinite) || !errors.As(err, &se) || se.Node != "n" || se.Field != "x" || se.Time != 0.5 {
 			t.Errorf("%s: ∂f/∂x = %v, err %v; want an error wrapping ErrNonFinite naming n, x, t = 0.5", c.name, got, err)
@@ -75,7 +75,7 @@ func TestJacobianRoundingNoiseIsSmooth(t *testing.T) {
 		}
 		return bump
 	}
-	got, err := scalarJacobian(t, f, 0)
+	got, err := scalarLambdaJacobian(t, f, 0)
 	if err != nil || got != 0 {
 		t.Errorf("∂f/∂x = %v, err %v; want 0 without error", got, err)
 	}
@@ -88,7 +88,7 @@ func TestJacobianRoundingNoiseIsSmooth(t *testing.T) {
 // rounding: ∂f/∂x = k, to 10⁻⁹ relative.
 func TestJacobianStiffSmoothRow(t *testing.T) {
 	const k = 1e6
-	got, err := scalarJacobian(t, func(x, _ float64) float64 { return k * (x + x*x) }, 0)
+	got, err := scalarLambdaJacobian(t, func(x, _ float64) float64 { return k * (x + x*x) }, 0)
 	if err != nil || math.Abs(got-k) > 1e-9*k {
 		t.Errorf("∂f/∂x = %v, err %v; want %v", got, err, k)
 	}
@@ -99,7 +99,7 @@ func TestJacobianStiffSmoothRow(t *testing.T) {
 // cannot be linearised there: a *SwitchError naming the node, the
 // function, the row and the column (both x), and the time.
 func TestJacobianKinkInFirstRow(t *testing.T) {
-	got, err := scalarJacobian(t, func(x, _ float64) float64 { return math.Abs(x) }, 0)
+	got, err := scalarLambdaJacobian(t, func(x, _ float64) float64 { return math.Abs(x) }, 0)
 	var se *graph.SwitchError
 	if !errors.As(err, &se) || !errors.Is(err, graph.ErrNotDifferentiable) || se.Node != "n" || se.Function != "Derivatives" ||
 		se.Wrt != "x" || se.Of != "x" || se.Time != 0.5 {
@@ -112,7 +112,7 @@ func TestJacobianKinkInFirstRow(t *testing.T) {
 // differenced in the order of the node's local Jacobian [A B], its state
 // before its inputs: x, whatever the input does.
 func TestJacobianSwitchNamesStateFirst(t *testing.T) {
-	_, err := scalarJacobian(t, func(x, u float64) float64 { return math.Abs(x) + math.Abs(u) }, 0)
+	_, err := scalarLambdaJacobian(t, func(x, u float64) float64 { return math.Abs(x) + math.Abs(u) }, 0)
 	var se *graph.SwitchError
 	if !errors.As(err, &se) || se.Wrt != "x" {
 		t.Errorf("err %v (%+v); want a *SwitchError with respect to x, the state column", err, se)

@@ -21,7 +21,7 @@ func TestJacobianPlanMemory(t *testing.T) {
 	const n = 5000
 	g := graph.New()
 	for i := range n {
-		g.Add(fmt.Sprintf("m%d", i), decayVec(1))
+		g.Add(fmt.Sprintf("m%d", i), decayVector(1))
 	}
 	s, err := g.Build()
 	if err != nil {

@@ -11,19 +11,19 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// fnNode is a test node made of closures: f writes the Derivatives (nil
+// lambdaNode is a test node made of closures: f writes the Derivatives (nil
 // for a stateless node), out the Outputs (nil without outputs). Update is
 // one explicit Euler step of f, so that a Sim can step it too.
-type fnNode struct {
+type lambdaNode struct {
 	spec *node.Spec
 	x0   []float64
 	f    func(x []float64, in node.Inputs, dst []float64)
 	out  func(x []float64, in node.Inputs, dst []float64)
 }
 
-func (n *fnNode) Spec() *node.Spec           { return n.spec }
-func (n *fnNode) InitialState(dst []float64) { copy(dst, n.x0) }
-func (n *fnNode) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+func (n *lambdaNode) Spec() *node.Spec           { return n.spec }
+func (n *lambdaNode) InitialState(dst []float64) { copy(dst, n.x0) }
+func (n *lambdaNode) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
 	if n.f == nil {
 		return nil
 	}
@@ -33,29 +33,29 @@ func (n *fnNode) Update(t, dt float64, x []float64, in node.Inputs, dst []float6
 	}
 	return nil
 }
-func (n *fnNode) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+func (n *lambdaNode) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	n.f(x, in, dst)
 	return nil
 }
-func (n *fnNode) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
+func (n *lambdaNode) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
 	n.out(x, in, dst)
 	return nil
 }
 
-// jacFnNode adds an analytic DerivativesJacobian to an fnNode.
-type jacFnNode struct {
-	*fnNode
+// lambdaJacNode adds an analytic DerivativesJacobian to an lambdaNode.
+type lambdaJacNode struct {
+	*lambdaNode
 	jac func(x []float64, in node.Inputs, dx, du []float64)
 }
 
-func (n *jacFnNode) DerivativesJacobian(t float64, x []float64, in node.Inputs, dx, du []float64) error {
+func (n *lambdaJacNode) DerivativesJacobian(t float64, x []float64, in node.Inputs, dx, du []float64) error {
 	n.jac(x, in, dx, du)
 	return nil
 }
 
-// oneNodeSystem builds a graph of the single node n, named name, and
+// soloSystem builds a graph of the single node n, named name, and
 // returns its monolithic System.
-func oneNodeSystem(t *testing.T, name string, n node.Node) *graph.System {
+func soloSystem(t *testing.T, name string, n node.Node) *graph.System {
 	t.Helper()
 	g := graph.New()
 	g.Add(name, n)
@@ -70,7 +70,7 @@ func oneNodeSystem(t *testing.T, name string, n node.Node) *graph.System {
 	return sys
 }
 
-// velocityFirst is a damped oscillator whose state lays its velocity out
+// velocityFirstOsc is a damped oscillator whose state lays its velocity out
 // before its position (v, x: the position's rate is local component 0)
 // and whose force input has two components:
 //
@@ -78,9 +78,9 @@ func oneNodeSystem(t *testing.T, name string, n node.Node) *graph.System {
 //
 // with its analytic Jacobian. rate = 1 is the node contract of a
 // Position field (x' is its Rate field v); any other rate breaks it.
-func velocityFirst(rate float64) *jacFnNode {
-	return &jacFnNode{
-		fnNode: &fnNode{
+func velocityFirstOsc(rate float64) *lambdaJacNode {
+	return &lambdaJacNode{
+		lambdaNode: &lambdaNode{
 			spec: node.NewSpec(node.Spec{
 				Type: "velocityfirst",
 				State: []node.Field{
@@ -112,7 +112,7 @@ func velocityFirst(rate float64) *jacFnNode {
 // local Jacobian, whose B row is zero although the velocity row's B is
 // not (two inputs, so that the rows of B are told apart).
 func TestJacobianPositionAfterVelocity(t *testing.T) {
-	sys := oneNodeSystem(t, "osc", velocityFirst(1))
+	sys := soloSystem(t, "osc", velocityFirstOsc(1))
 	rowPtr, col := sys.JacobianPattern()
 	if !slices.Equal(rowPtr, []int{0, 2, 3}) || !slices.Equal(col, []int{0, 1, 0}) {
 		t.Fatalf("pattern rowPtr %v, col %v; want [0 2 3], [0 1 0]", rowPtr, col)
@@ -139,7 +139,7 @@ func TestJacobianPositionAfterVelocity(t *testing.T) {
 // the row (d/dt x) and the offending entry, ∂/∂v = 2 (the node's A[1][0]),
 // even when the velocity comes first in the state.
 func TestJacobianPositionRateChecked(t *testing.T) {
-	sys := oneNodeSystem(t, "osc", velocityFirst(2))
+	sys := soloSystem(t, "osc", velocityFirstOsc(2))
 	J := make([]float64, 4)
 	err := sys.Jacobian(0.5, []float64{0.5, 0.25}, J)
 	var se *node.StateError
@@ -149,7 +149,7 @@ func TestJacobianPositionRateChecked(t *testing.T) {
 	}
 }
 
-// inputChain is a graph through which every kind of input row of the
+// transformInputChain is a graph through which every kind of input row of the
 // Jacobian passes:
 //
 //   - src (state p ∈ ℝ², p' = (−p₀ + p₁/2, −2p₁)) feeds sink.a through
@@ -165,17 +165,17 @@ func TestJacobianPositionRateChecked(t *testing.T) {
 //     −z₂ + 3c + c²).
 //
 // The state is (p₀, p₁, q, z₀, z₁, z₂).
-func inputChain(t *testing.T) *graph.Sim {
+func transformInputChain(t *testing.T) *graph.Sim {
 	t.Helper()
 	g := graph.New()
-	g.Add("src", &fnNode{
+	g.Add("src", &lambdaNode{
 		spec: node.NewSpec(node.Spec{Type: "mutsrc", State: []node.Field{{Name: "p", Shape: node.Vec(2), Units: "1"}}}),
 		x0:   []float64{0.7, -1.3},
 		f: func(x []float64, _ node.Inputs, dst []float64) {
 			dst[0], dst[1] = -x[0]+x[1]/2, -2*x[1]
 		},
 	})
-	g.Add("osc", &fnNode{
+	g.Add("osc", &lambdaNode{
 		spec: node.NewSpec(node.Spec{Type: "mutosc",
 			State:   []node.Field{{Name: "q", Units: "1"}},
 			Outputs: []node.Field{{Name: "y", Units: "1"}},
@@ -184,7 +184,7 @@ func inputChain(t *testing.T) *graph.Sim {
 		f:   func(x []float64, _ node.Inputs, dst []float64) { dst[0] = -x[0] },
 		out: func(x []float64, _ node.Inputs, dst []float64) { dst[0] = x[0]*x[0] + x[0] },
 	})
-	g.Add("sink", &fnNode{
+	g.Add("sink", &lambdaNode{
 		spec: node.NewSpec(node.Spec{Type: "mutsink",
 			State: []node.Field{{Name: "z", Shape: node.Vec(3), Units: "1"}},
 			Inputs: []node.Input{
@@ -214,7 +214,7 @@ func inputChain(t *testing.T) *graph.Sim {
 	return s
 }
 
-// The assembled Jacobian of inputChain is the derivative of the System's
+// The assembled Jacobian of transformInputChain is the derivative of the System's
 // own right-hand side: it matches central differences of System.Func
 // (step 10⁻⁶, on functions at most quadratic, so exact up to rounding
 // ε·|f|/h ≈ 10⁻¹⁰; tolerance 10⁻⁷). The entries it must get right include
@@ -223,7 +223,7 @@ func inputChain(t *testing.T) *graph.Sim {
 // ∂z₂'/∂q = 0: the later edge into c replaces osc.y, in the Jacobian as
 // in the step.
 func TestJacobianThroughTransformsAndOutputs(t *testing.T) {
-	s := inputChain(t)
+	s := transformInputChain(t)
 	sys, err := s.System()
 	if err != nil {
 		t.Fatal(err)

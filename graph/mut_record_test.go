@@ -12,14 +12,14 @@ import (
 	"github.com/cosimgo/cosim/node"
 )
 
-// decayVec is a node of one vector state p ∈ ℝⁿ with p' = −p, starting
+// decayVector is a node of one vector state p ∈ ℝⁿ with p' = −p, starting
 // at (1, 2, …, n).
-func decayVec(n int) *fnNode {
+func decayVector(n int) *lambdaNode {
 	x0 := make([]float64, n)
 	for i := range x0 {
 		x0[i] = float64(i + 1)
 	}
-	return &fnNode{
+	return &lambdaNode{
 		spec: node.NewSpec(node.Spec{Type: "decayvec", State: []node.Field{{Name: "p", Shape: node.Vec(n), Units: "1"}}}),
 		x0:   x0,
 		f: func(x []float64, _ node.Inputs, dst []float64) {
@@ -30,11 +30,11 @@ func decayVec(n int) *fnNode {
 	}
 }
 
-// decaySim builds a graph of decayVec(n) named m.
-func decaySim(t *testing.T, n int) *graph.Sim {
+// decayVectorSim builds a graph of decayVector(n) named m.
+func decayVectorSim(t *testing.T, n int) *graph.Sim {
 	t.Helper()
 	g := graph.New()
-	g.Add("m", decayVec(n))
+	g.Add("m", decayVector(n))
 	s, err := g.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestRecordLimitExact(t *testing.T) {
 	const need = 1000 * (2*(8*2+40) + 32 + 8*2)
 	set := graph.Settings{Dt: 0.01, Steps: 999, Record: []string{"m.p"}, Mode: graph.CoSimulation{Workers: 1}}
 	set.RecordLimit = need
-	res, err := decaySim(t, 2).Run(context.Background(), set)
+	res, err := decayVectorSim(t, 2).Run(context.Background(), set)
 	if err != nil {
 		t.Fatalf("RecordLimit = %d, the recording's own need: %v", need, err)
 	}
@@ -64,7 +64,7 @@ func TestRecordLimitExact(t *testing.T) {
 		t.Errorf("columns %q, %d rows; want [m.p[0] m.p[1]], 1000 rows", h.Columns, len(h.Rows))
 	}
 	set.RecordLimit = need - 1
-	_, err = decaySim(t, 2).Run(context.Background(), set)
+	_, err = decayVectorSim(t, 2).Run(context.Background(), set)
 	if err == nil || !strings.Contains(err.Error(), "recording 1000 rows of 3 values would need 156.2 KiB of memory") {
 		t.Errorf("RecordLimit = %d: %v; want a refusal needing 156.2 KiB", need-1, err)
 	}
@@ -76,7 +76,7 @@ func TestRecordLimitExact(t *testing.T) {
 // steps q' = −q by Euler). Tolerance: a few roundings of values below 1.
 func TestRecordOutputEveryRow(t *testing.T) {
 	g := graph.New()
-	g.Add("osc", &fnNode{
+	g.Add("osc", &lambdaNode{
 		spec: node.NewSpec(node.Spec{Type: "mutosc",
 			State:   []node.Field{{Name: "q", Units: "1"}},
 			Outputs: []node.Field{{Name: "y", Units: "1"}},
@@ -106,11 +106,11 @@ func TestRecordOutputEveryRow(t *testing.T) {
 	}
 }
 
-// allocsOfRun returns the heap allocations (count and bytes) of a Run of
-// steps steps recording every state of a decayVec(width).
-func allocsOfRun(t *testing.T, width, steps int) (mallocs, bytes uint64) {
+// recordRunAllocs returns the heap allocations (count and bytes) of a Run of
+// steps steps recording every state of a decayVector(width).
+func recordRunAllocs(t *testing.T, width, steps int) (mallocs, bytes uint64) {
 	t.Helper()
-	s := decaySim(t, width)
+	s := decayVectorSim(t, width)
 	set := graph.Settings{Dt: 1e-3, Steps: steps, Record: []string{"m.p"}, Mode: graph.CoSimulation{Workers: 1}, RecordLimit: 1 << 40}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -138,8 +138,8 @@ func allocsOfRun(t *testing.T, width, steps int) (mallocs, bytes uint64) {
 // would alone be 2 MiB.
 func TestRecordChunksGrowGeometrically(t *testing.T) {
 	const width = 4
-	m0, _ := allocsOfRun(t, width, 80)
-	m1, b1 := allocsOfRun(t, width, 8000)
+	m0, _ := recordRunAllocs(t, width, 80)
+	m1, b1 := recordRunAllocs(t, width, 8000)
 	if int64(m1)-int64(m0) > 400 {
 		t.Errorf("8000 recorded steps: %d allocations, 80 steps: %d; want at most 400 more", m1, m0)
 	}
