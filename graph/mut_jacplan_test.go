@@ -23,14 +23,7 @@ func TestJacobianPlanMemory(t *testing.T) {
 	for i := range n {
 		g.Add(fmt.Sprintf("m%d", i), decayVector(1))
 	}
-	s, err := g.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sys, err := s.System()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sys := buildSystem(t, g)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	rowPtr, _ := sys.JacobianPattern()

@@ -59,6 +59,12 @@ func soloSystem(t *testing.T, name string, n node.Node) *graph.System {
 	t.Helper()
 	g := graph.New()
 	g.Add(name, n)
+	return buildSystem(t, g)
+}
+
+// buildSystem builds g and returns its monolithic System.
+func buildSystem(t *testing.T, g *graph.Graph) *graph.System {
+	t.Helper()
 	s, err := g.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +74,20 @@ func soloSystem(t *testing.T, name string, n node.Node) *graph.System {
 		t.Fatal(err)
 	}
 	return sys
+}
+
+// squareOutputOsc is a node of one state q, q' = −q from q = 0.4, with an
+// output y = q² + q that reads its state only.
+func squareOutputOsc() *lambdaNode {
+	return &lambdaNode{
+		spec: node.NewSpec(node.Spec{Type: "squareoutputosc",
+			State:   []node.Field{{Name: "q", Units: "1"}},
+			Outputs: []node.Field{{Name: "y", Units: "1"}},
+		}),
+		x0:  []float64{0.4},
+		f:   func(x []float64, _ node.Inputs, dst []float64) { dst[0] = -x[0] },
+		out: func(x []float64, _ node.Inputs, dst []float64) { dst[0] = x[0]*x[0] + x[0] },
+	}
 }
 
 // velocityFirstOsc is a damped oscillator whose state lays its velocity out
@@ -175,15 +195,7 @@ func transformInputChain(t *testing.T) *graph.Sim {
 			dst[0], dst[1] = -x[0]+x[1]/2, -2*x[1]
 		},
 	})
-	g.Add("osc", &lambdaNode{
-		spec: node.NewSpec(node.Spec{Type: "mutosc",
-			State:   []node.Field{{Name: "q", Units: "1"}},
-			Outputs: []node.Field{{Name: "y", Units: "1"}},
-		}),
-		x0:  []float64{0.4},
-		f:   func(x []float64, _ node.Inputs, dst []float64) { dst[0] = -x[0] },
-		out: func(x []float64, _ node.Inputs, dst []float64) { dst[0] = x[0]*x[0] + x[0] },
-	})
+	g.Add("osc", squareOutputOsc())
 	g.Add("sink", &lambdaNode{
 		spec: node.NewSpec(node.Spec{Type: "mutsink",
 			State: []node.Field{{Name: "z", Shape: node.Vec(3), Units: "1"}},
@@ -234,24 +246,7 @@ func TestJacobianThroughTransformsAndOutputs(t *testing.T) {
 	if err := sys.Jacobian(0, y, J); err != nil {
 		t.Fatal(err)
 	}
-	want := make([]float64, n*n)
-	fp, fm := make([]float64, n), make([]float64, n)
-	yy := slices.Clone(y)
-	for j := range n {
-		h := 1e-6 * math.Max(1, math.Abs(y[j]))
-		yy[j] = y[j] + h
-		if err := sys.Func(0, yy, fp); err != nil {
-			t.Fatal(err)
-		}
-		yy[j] = y[j] - h
-		if err := sys.Func(0, yy, fm); err != nil {
-			t.Fatal(err)
-		}
-		yy[j] = y[j]
-		for i := range n {
-			want[i*n+j] = (fp[i] - fm[i]) / (2 * h)
-		}
-	}
+	want := fdJacobian(t, s, y) // loop_ift_test.go: central differences of System.Func
 	for i := range n {
 		for j := range n {
 			if got, w := J[i*n+j], want[i*n+j]; math.Abs(got-w) > 1e-7 {

@@ -76,15 +76,7 @@ func TestRecordLimitExact(t *testing.T) {
 // steps q' = −q by Euler). Tolerance: a few roundings of values below 1.
 func TestRecordOutputEveryRow(t *testing.T) {
 	g := graph.New()
-	g.Add("osc", &lambdaNode{
-		spec: node.NewSpec(node.Spec{Type: "mutosc",
-			State:   []node.Field{{Name: "q", Units: "1"}},
-			Outputs: []node.Field{{Name: "y", Units: "1"}},
-		}),
-		x0:  []float64{0.4},
-		f:   func(x []float64, _ node.Inputs, dst []float64) { dst[0] = -x[0] },
-		out: func(x []float64, _ node.Inputs, dst []float64) { dst[0] = x[0]*x[0] + x[0] },
-	})
+	g.Add("osc", squareOutputOsc())
 	s, err := g.Build()
 	if err != nil {
 		t.Fatal(err)
