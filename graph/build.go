@@ -362,15 +362,21 @@ func (b *builder) checkCombine() {
 			}
 			in := &c.spec.Inputs[ii]
 			var declAdd, declRep bool
+			var declBad node.Combine
 			for _, ri := range list {
 				if ei := edges[ri].edge; g.edges[ei].declared {
 					c := g.edgeCombine(ei)
 					declAdd = declAdd || c == node.Additive
 					declRep = declRep || c == node.Replacing
+					if c != node.Additive && c != node.Replacing {
+						declBad = c
+					}
 				}
 			}
 			name := func() string { return c.name + "." + in.Name }
 			switch {
+			case declBad != node.Additive:
+				b.probs = append(b.probs, &EdgeError{Edge: name(), Err: ErrMixedCombine, Detail: fmt.Sprintf("an edge into it is declared %v, which is neither additive nor replacing", declBad)})
 			case declAdd && declRep:
 				b.probs = append(b.probs, &EdgeError{Edge: name(), Err: ErrMixedCombine, Detail: "some edges into it are declared additive and others replacing"})
 			case declAdd && in.Combine == node.Replacing || declRep && in.Combine == node.Additive:

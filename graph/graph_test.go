@@ -93,6 +93,13 @@ func TestBuildErrors(t *testing.T) {
 			g.Add("f1", newSource("N", 1))
 			g.Connect("f1.value", "mass.force", graph.CombineAs(node.Replacing))
 		}, graph.ErrMixedCombine, []string{"the input is additive"}},
+		{"declared combine rule is neither additive nor replacing", func(g *graph.Graph) {
+			g.Add("mass", newMass(1, 0))
+			g.Add("f1", newSource("N", 1))
+			g.Add("f2", newSource("N", 2))
+			g.Connect("f1.value", "mass.force", graph.CombineAs(node.Combine(2)))
+			g.Connect("f2.value", "mass.force", graph.CombineAs(node.Combine(2)))
+		}, graph.ErrMixedCombine, []string{"mass.force", "declared Combine(2), which is neither additive nor replacing"}},
 		{"required input unconnected", func(g *graph.Graph) {
 			g.Add("s", newSpring(1))
 			g.Add("m1", newMass(1, 0))

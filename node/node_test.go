@@ -162,6 +162,9 @@ func TestLayout(t *testing.T) {
 	if l.Component(1) != "x[1]" || l.Component(3) != "a" || l.Component(7) != "q[3]" {
 		t.Errorf("components %q %q %q", l.Component(1), l.Component(3), l.Component(7))
 	}
+	if node.Additive.String() != "additive" || node.Replacing.String() != "replacing" || node.Combine(2).String() != "Combine(2)" {
+		t.Error("combine strings")
+	}
 	if node.Scalar.String() != "scalar" || node.Vec(3).String() != "(3,)" {
 		t.Error("shape strings")
 	}
@@ -175,6 +178,10 @@ func TestNewSpecPanics(t *testing.T) {
 		{Type: "a", State: []node.Field{{Name: "x", Role: node.Position, Rate: "v"}}},
 		{Type: "a", Params: []node.Param{{Name: "m", Kind: node.Real, Default: -1.0, Range: node.Positive()}}},
 		{Type: "a", Inputs: []node.Input{{Name: "f", Shape: node.Vec(2), Default: []float64{0}}}},
+		// A combine rule that is neither Additive nor Replacing: the graph
+		// would otherwise let the last of several edges win silently.
+		{Type: "a", Inputs: []node.Input{{Name: "f", Combine: node.Combine(2)}}},
+		{Type: "a", Inputs: []node.Input{{Name: "f", Combine: node.Combine(-1)}}},
 	}
 	for i, s := range bad {
 		func() {

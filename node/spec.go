@@ -20,10 +20,13 @@ const (
 )
 
 func (c Combine) String() string {
-	if c == Replacing {
+	switch c {
+	case Additive:
+		return "additive"
+	case Replacing:
 		return "replacing"
 	}
-	return "additive"
+	return fmt.Sprintf("Combine(%d)", int(c))
 }
 
 // MarshalText encodes the rule by name, for stable JSON.
@@ -70,8 +73,9 @@ type Spec struct {
 }
 
 // NewSpec returns s with its layouts computed. It panics when s is
-// inconsistent (duplicate names, a default of the wrong length, a Position
-// field without its Rate field): those are programmer errors in a node.
+// inconsistent (duplicate names, a default of the wrong length, a combine
+// rule other than Additive and Replacing, a Position field without its
+// Rate field): those are programmer errors in a node.
 func NewSpec(s Spec) *Spec {
 	if s.Type == "" {
 		panic("node: spec without a type name")
@@ -107,6 +111,9 @@ func NewSpec(s Spec) *Spec {
 	}
 	for _, in := range s.Inputs {
 		check("input", in.Name)
+		if in.Combine != Additive && in.Combine != Replacing {
+			panic(fmt.Sprintf("node: %s: input %q has combine rule %v, neither Additive nor Replacing", s.Type, in.Name, in.Combine))
+		}
 		if in.Default != nil && len(in.Default) != in.Shape.Len() {
 			panic(fmt.Sprintf("node: %s: input %q default has %d values, shape %s", s.Type, in.Name, len(in.Default), in.Shape))
 		}
