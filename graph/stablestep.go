@@ -45,7 +45,8 @@ func fmtNum(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 // wrappers with node.As), in node order; nodes whose limit is +Inf are
 // left out. Outputs are evaluated first so that every node sees its
 // inputs, exactly as the next step will. A node that panics is reported
-// as an error naming it; a NaN limit is ignored (the node could not tell).
+// as an error naming it; a NaN limit, and a limit of zero or below (a
+// step no run could take), is ignored: the node could not tell.
 func (s *Sim) StableSteps() (limits []StepLimit, err error) {
 	t := s.Time()
 	lims := s.limiters()
