@@ -1,0 +1,99 @@
+package integrators
+
+import "testing"
+
+// resetLogI is an EventSystem of y' = 1 (y = y0 + t − t0, which RK4
+// integrates exactly) with event functions g and directions dirs whose
+// resets leave the state unchanged and record, per event, the times
+// they were applied.
+type resetLogI struct {
+	g    func(t float64, y, d []float64)
+	dirs []int
+	at   [][]float64
+}
+
+func (s *resetLogI) Dim() int                               { return 1 }
+func (s *resetLogI) Func(_ float64, _, d []float64) error   { d[0] = 1; return nil }
+func (s *resetLogI) EventCount() int                        { return len(s.dirs) }
+func (s *resetLogI) EventDirection(i int) int               { return s.dirs[i] }
+func (s *resetLogI) Events(t float64, y, d []float64) error { s.g(t, y, d); return nil }
+func (s *resetLogI) Reset(i int, t float64, y, d []float64) (EventAction, error) {
+	if s.at == nil {
+		s.at = make([][]float64, len(s.dirs))
+	}
+	s.at[i] = append(s.at[i], t)
+	copy(d, y)
+	return EventContinue, nil
+}
+
+// fixedRunI runs RK4 through the event stepper on s from (t0, y0) for n
+// steps of dt with the event tolerance tol.
+func fixedRunI(t *testing.T, s *resetLogI, tol, t0, y0, dt float64, n int) {
+	t.Helper()
+	st, err := NewStepper(RK4{}, s, &DriverOptions{EventTol: tol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Init(t0, []float64{y0}); err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if err := st.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The fixed-step methods apply together the events located within the
+// event tolerance of the earliest (DriverOptions.EventTol), the bound
+// included, as the adaptive drivers do (TestEventsExactlyTolApartFireTogetherA):
+// pure functions of time g₀ = t − 1/4 and g₁ = t − (1/4 + 2⁻¹⁰) over one
+// step [0, 1] with EventTol = 2⁻¹⁰. The first regula falsi trial of each
+// lands exactly on its root (dyadic numbers: the secant of a linear
+// function is exact), so the two are located exactly the tolerance
+// apart, and both resets must run at the instant 1/4. (g₁ is still on
+// its near side after that instant, so it is armed again and fires a
+// second time at its root, as the adaptive drivers do too: only the
+// first instant is checked here.)
+func TestFixedEventsExactlyTolApartFireTogetherI(t *testing.T) {
+	s := &resetLogI{g: func(t float64, _, d []float64) { d[0], d[1] = t-0.25, t-(0.25+0x1p-10) }, dirs: []int{1, 1}}
+	fixedRunI(t, s, 0x1p-10, 0, 0, 1, 1)
+	if len(s.at) != 2 || len(s.at[0]) != 1 || len(s.at[1]) == 0 || s.at[0][0] != 0.25 || s.at[1][0] != 0.25 {
+		t.Errorf("resets at %v, want both events first at 0.25", s.at)
+	}
+}
+
+// Far from t = 0 the event tolerance is 4ε|t| at the instant's time
+// (DriverOptions.EventTol: max(EventTol, 4ε|t|)), here larger than
+// EventTol = 1e-12: over the step [2²⁰, 2²⁰ + 1] the events
+// g₀ = t − (2²⁰ + 1/4) and g₁ = t − (2²⁰ + 1/4 + 2⁻³⁰) are located
+// exactly on their roots (dyadic, as above), 2⁻³⁰ apart, and the
+// tolerance at 2²⁰ + 1/4 is 2⁻⁵⁰·(2²⁰ + 1/4) = 2⁻³⁰ + 2⁻⁵², so they are
+// one instant (the tolerance at the step's start, or at 2²⁰ − 1/4, is
+// below 2⁻³⁰ and would split them). As above, only the first instant
+// is checked.
+func TestFixedEventToleranceAtInstantTimeI(t *testing.T) {
+	const t0 = 0x1p20
+	s := &resetLogI{g: func(t float64, _, d []float64) { d[0], d[1] = t-(t0+0.25), t-(t0+0.25+0x1p-30) }, dirs: []int{1, 1}}
+	fixedRunI(t, s, 1e-12, t0, 0, 1, 1)
+	if len(s.at) != 2 || len(s.at[0]) != 1 || len(s.at[1]) == 0 || s.at[0][0] != t0+0.25 || s.at[1][0] != t0+0.25 {
+		t.Errorf("resets at %v, want both events first at 2^20 + 0.25", s.at)
+	}
+}
+
+// An event function zero at the start of a run and not due there
+// (unarmed) takes its reference sign a short re-step later, inside the
+// sub-step, even when the step is shorter than 128 event tolerances:
+// y' = 1 from y(0) = 0, g = y·(0.006 − y) falling (dir −1), RK4 steps of
+// 0.01 and EventTol = 1e-3. g leaves 0 upwards and falls through 0 at
+// y = t = 0.006, inside the first step, so the event fires once there:
+// on the far side of the root and within the tolerance, t in
+// [0.006, 0.007]. (Not due at the start: backwards along f, g < 0 is on
+// the far side of a falling event.)
+func TestFixedUnarmedProbeInsideShortStepI(t *testing.T) {
+	s := &resetLogI{g: func(_ float64, y, d []float64) { d[0] = y[0] * (0.006 - y[0]) }, dirs: []int{-1}}
+	fixedRunI(t, s, 1e-3, 0, 0, 0.01, 3)
+	if len(s.at) != 1 || len(s.at[0]) != 1 || s.at[0][0] < 0.006 || s.at[0][0] > 0.007 {
+		t.Errorf("resets at %v, want one in [0.006, 0.007]", s.at)
+	}
+}
