@@ -1,0 +1,44 @@
+package integrators
+
+import (
+	"math"
+	"testing"
+)
+
+// BDF's order stays in 1..MaxOrder, also where the order q − 1 estimate
+// would win at order 1: y' = −y from 1e-12 with ATol 1e-8, a solution
+// far below the absolute tolerance, whose every error estimate is tiny
+// in the weighted norm. Order changes are weighed after the second step
+// (CVODE's qwait); the order-0 candidate does not exist, so order 1 must
+// stay (CVODE computes the lower-order estimate only for q > 1). Checked
+// on the order in use and the one chosen for the next step
+// (Checkpoint's Order and NextOrder) at every step to t = 10, and on the
+// state, which must stay within ATol of the exact 1e-12·e^(−t).
+func TestBDFOrderAtLeastOneBelowATolI(t *testing.T) {
+	sys := SystemFunc{N: 1, F: func(_ float64, y, d []float64) error { d[0] = -y[0]; return nil }}
+	d, err := BDF{RTol: 1e-6, ATol: 1e-8}.NewDriver(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Init(0, []float64{1e-12}); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 100; k++ {
+		rep, err := d.Step(10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := d.(Checkpointer).Checkpoint().Implicit
+		if c.Order < 1 || c.Order > bdfMaxOrder || c.NextOrder < 1 || c.NextOrder > bdfMaxOrder {
+			t.Fatalf("step %d to t = %v: order %d, next order %d; want both in 1..%d", k, rep.T1, c.Order, c.NextOrder, bdfMaxOrder)
+		}
+		_, y := d.State()
+		if e := math.Abs(y[0] - 1e-12*math.Exp(-rep.T1)); e > 1e-8 {
+			t.Fatalf("step %d: y(%v) = %v, error %v above ATol", k, rep.T1, y[0], e)
+		}
+		if rep.T1 >= 10 {
+			return
+		}
+	}
+	t.Fatal("t = 10 not reached in 100 steps")
+}
