@@ -97,3 +97,84 @@ func TestFixedUnarmedProbeInsideShortStepI(t *testing.T) {
 		t.Errorf("resets at %v, want one in [0.006, 0.007]", s.at)
 	}
 }
+
+// plainEulerI is a caller-defined method (explicit Euler) whose Stepper
+// has no checkpoints, so that the event handling re-steps it from
+// states (reinit) rather than restoring it; its Step records any dt
+// that the Stepper contract forbids (dt ≤ 0 "panics") instead of
+// panicking, for the test to report.
+type plainEulerI struct{ bad *[]float64 }
+
+func (plainEulerI) Name() string { return "plain-euler-test" }
+func (plainEulerI) Order() int   { return 1 }
+func (m plainEulerI) New(sys System, _ *DriverOptions) (Stepper, error) {
+	n := sys.Dim()
+	return &plainEulerStepperI{sys: sys, bad: m.bad, y: make([]float64, n), k: make([]float64, n)}, nil
+}
+
+type plainEulerStepperI struct {
+	sys  System
+	bad  *[]float64
+	t    float64
+	y, k []float64
+}
+
+func (s *plainEulerStepperI) Method() string              { return "plain-euler-test" }
+func (s *plainEulerStepperI) Order() int                  { return 1 }
+func (s *plainEulerStepperI) Work() Work                  { return Work{} }
+func (s *plainEulerStepperI) State() (float64, []float64) { return s.t, s.y }
+func (s *plainEulerStepperI) Init(t0 float64, y0 []float64) error {
+	s.t = t0
+	copy(s.y, y0)
+	return nil
+}
+func (s *plainEulerStepperI) Step(dt float64) error {
+	if !(dt > 0) {
+		*s.bad = append(*s.bad, dt)
+		return nil
+	}
+	if err := s.sys.Func(s.t, s.y, s.k); err != nil {
+		return err
+	}
+	for i := range s.y {
+		s.y[i] += dt * s.k[i]
+	}
+	s.t += dt
+	return nil
+}
+
+// An event exactly at the end of a step ends the step there: y' = 1
+// from 0 (explicit Euler is exact on it), g = y − 1 rising, whose root
+// t = 1 is the end of the fourth step of 0.25 (exact dyadic
+// arithmetic), and a reset y → y + 1/2 that leaves g on its far side.
+// The event fires once, at t = 1; the method's Stepper (one without
+// checkpoints, see plainEulerI) is never asked for a step of dt ≤ 0,
+// which the Stepper contract forbids; after 8 steps y = 2 + 1/2.
+func TestFixedEventAtStepEndI(t *testing.T) {
+	var bad []float64
+	s := &resetLogI{g: func(_ float64, y, d []float64) { d[0] = y[0] - 1 }, dirs: []int{1}}
+	st, err := NewStepper(plainEulerI{&bad}, &halfKickI{s}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Init(0, []float64{0}); err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		if err := st.Step(0.25); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tt, y := st.State(); tt != 2 || y[0] != 2.5 || len(s.at) != 1 || len(s.at[0]) != 1 || s.at[0][0] != 1 || len(bad) != 0 {
+		t.Errorf("state (%v, %v), resets at %v, inner steps of dt ≤ 0: %v; want (2, 2.5), one reset at 1, none", tt, y[0], s.at, bad)
+	}
+}
+
+// halfKickI is resetLogI whose reset adds 1/2 to y.
+type halfKickI struct{ *resetLogI }
+
+func (s *halfKickI) Reset(i int, t float64, y, d []float64) (EventAction, error) {
+	act, err := s.resetLogI.Reset(i, t, y, d)
+	d[0] = y[0] + 0.5
+	return act, err
+}
