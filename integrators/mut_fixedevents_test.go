@@ -1,6 +1,9 @@
 package integrators
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // resetLogI is an EventSystem of y' = 1 (y = y0 + t − t0, which RK4
 // integrates exactly) with event functions g and directions dirs whose
@@ -177,4 +180,55 @@ func (s *halfKickI) Reset(i int, t float64, y, d []float64) (EventAction, error)
 	act, err := s.resetLogI.Reset(i, t, y, d)
 	d[0] = y[0] + 0.5
 	return act, err
+}
+
+// countFailI is halfKickI whose failAt-th evaluation of f fails (0:
+// none); calls counts the evaluations.
+type countFailI struct {
+	*halfKickI
+	calls, failAt int
+}
+
+func (s *countFailI) Func(t float64, y, d []float64) error {
+	s.calls++
+	if s.calls == s.failAt {
+		return errors.New("transient failure of f")
+	}
+	return s.halfKickI.Func(t, y, d)
+}
+
+// No failure of the System is lost in the event handling's re-steps: on
+// the problem of TestFixedEventAtStepEndI (8 steps of 0.25 with a
+// Stepper without checkpoints, which the event handling re-steps from
+// states, here also after the instant, where the fired event is unarmed
+// and every step is searched again), a run whose k-th evaluation of f
+// fails must return an error from some Step, for every k up to the
+// number of evaluations of a run without failure.
+func TestFixedEventReStepErrorsReportedI(t *testing.T) {
+	run := func(failAt int) (calls int, err error) {
+		var bad []float64
+		s := &countFailI{halfKickI: &halfKickI{&resetLogI{g: func(_ float64, y, d []float64) { d[0] = y[0] - 1 }, dirs: []int{1}}}, failAt: failAt}
+		st, err := NewStepper(plainEulerI{&bad}, s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Init(0, []float64{0}); err != nil {
+			t.Fatal(err)
+		}
+		for range 8 {
+			if err := st.Step(0.25); err != nil {
+				return s.calls, err
+			}
+		}
+		return s.calls, nil
+	}
+	n, err := run(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k <= n; k++ {
+		if _, err := run(k); err == nil {
+			t.Errorf("evaluation %d of %d failed and no Step returned an error", k, n)
+		}
+	}
 }
