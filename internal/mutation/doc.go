@@ -12,7 +12,7 @@
 //	go run ./internal/mutation -v -pkgs nodes/table   # print every mutant's outcome
 //	go run ./internal/mutation -pkgs graph -files sim.go,build.go   # some files; merged into the recorded result
 //	go run ./internal/mutation -pkgs graph -only amplifier.go:415,growth.go:88:12   # try some mutants, record nothing
-//	go run ./internal/mutation -pkgs graph -recheck   # run the untriaged survivors again after adding tests
+//	go run ./internal/mutation -pkgs graph -recheck -files growth.go   # run the untriaged survivors again after adding tests
 //	go run ./internal/mutation -stamp             # add source hashes to the records git history says are current
 //
 // For each package it runs cosim's own mutation engine, one package at

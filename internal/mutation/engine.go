@@ -555,17 +555,17 @@ func tryOnly(dir string, positions []string, logw io.Writer) error {
 // A file whose source changed since its record is refused (re-run it
 // with -files), and the files rechecked are named in the record
 // (Rechecked) until a run mutates them afresh.
-func recheck(dir string, eq map[string]Equivalent, logw io.Writer) (*Result, error) {
+func recheck(dir string, only []string, eq map[string]Equivalent, logw io.Writer) (*Result, error) {
 	r, err := readResult(dir)
 	if err != nil {
 		return nil, err
 	}
-	return recheckResult(dir, r, eq, logw)
+	return recheckResult(dir, r, only, eq, logw)
 }
 
 // recheckResult is recheck on the record r of package dir, which it
-// updates and returns.
-func recheckResult(dir string, r *Result, eq map[string]Equivalent, logw io.Writer) (*Result, error) {
+// updates and returns; with only, just the survivors in those files.
+func recheckResult(dir string, r *Result, only []string, eq map[string]Equivalent, logw io.Writer) (*Result, error) {
 	start := time.Now()
 	if r.Tool != engineTool {
 		return nil, fmt.Errorf("%s: the record was not made by the engine: run the package in full", dir)
@@ -574,6 +574,9 @@ func recheckResult(dir string, r *Result, eq map[string]Equivalent, logw io.Writ
 	var files []string
 	for _, m := range r.Survivors {
 		if _, ok := eq[m.Key()]; ok {
+			continue
+		}
+		if len(only) > 0 && !contains(only, filepath.Base(m.File)) {
 			continue
 		}
 		want[m.Key()] = true

@@ -102,15 +102,19 @@ func main() {
 	stampFlag := flag.Bool("stamp", false, "write source hashes into the records (of -pkgs) that have none and that git history says are current; run nothing")
 	filesFlag := flag.String("files", "", "with one package in -pkgs: mutate only these comma-separated files of it and merge their outcome into its recorded result")
 	flag.BoolVar(&verbose, "v", false, "print every mutant's outcome")
-	recheckFlag := flag.Bool("recheck", false, "with one package in -pkgs: run again the untriaged survivors of its record (source unchanged) and move those now killed out of it; the record's other outcomes stand (doc.go)")
+	recheckFlag := flag.Bool("recheck", false, "with one package in -pkgs (and optionally -files): run again the untriaged survivors of its record (source unchanged) and move those now killed out of it; the record's other outcomes stand (doc.go)")
 	onlyFlag := flag.String("only", "", "with one package in -pkgs: run only the mutants at these comma-separated file.go:line[:col] positions, print their outcomes and record nothing (to check that a new test kills a survivor)")
 	flag.Parse()
 	if *recheckFlag {
-		if *pkgsFlag == "all" || strings.Contains(*pkgsFlag, ",") || *changed || *filesFlag != "" || *onlyFlag != "" {
-			fmt.Fprintln(os.Stderr, "mutation: -recheck needs exactly one package in -pkgs (and no -changed, -files or -only)")
+		if *pkgsFlag == "all" || strings.Contains(*pkgsFlag, ",") || *changed || *onlyFlag != "" {
+			fmt.Fprintln(os.Stderr, "mutation: -recheck needs exactly one package in -pkgs (and no -changed or -only)")
 			os.Exit(2)
 		}
-		if err := runRecheck(strings.Trim(*pkgsFlag, "./"), os.Stdout); err != nil {
+		var only []string
+		if *filesFlag != "" {
+			only = strings.Split(*filesFlag, ",")
+		}
+		if err := runRecheck(strings.Trim(*pkgsFlag, "./"), only, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "mutation:", err)
 			os.Exit(1)
 		}
@@ -161,7 +165,7 @@ func main() {
 
 // runRecheck is -recheck: recheck package p's untriaged survivors,
 // write its record and re-render the report.
-func runRecheck(p string, out io.Writer) error {
+func runRecheck(p string, files []string, out io.Writer) error {
 	all, err := allPackages()
 	if err != nil {
 		return err
@@ -170,7 +174,7 @@ func runRecheck(p string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := recheck(p, eq, out)
+	r, err := recheck(p, files, eq, out)
 	if err != nil {
 		return err
 	}

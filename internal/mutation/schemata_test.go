@@ -335,7 +335,7 @@ func TestRecheck(t *testing.T) {
 	old.Files[dir+"/order.go"].Killed--
 	old.Files[dir+"/order.go"].Lived++
 	old.total()
-	got, err := recheckResult(dir, clone(old), nil, &log)
+	got, err := recheckResult(dir, clone(old), nil, nil, &log)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -347,7 +347,7 @@ func TestRecheck(t *testing.T) {
 	}
 	// Both survivors listed as equivalent: nothing to run, record unchanged.
 	eq := map[string]Equivalent{addMut.Key(): {}, full.Survivors[0].Key(): {}}
-	got, err = recheckResult(dir, clone(old), eq, &log)
+	got, err = recheckResult(dir, clone(old), nil, eq, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestRecheck(t *testing.T) {
 	// A changed source voids the record's other outcomes: refused.
 	changed := clone(old)
 	changed.Sources[dir+"/order.go"] = "0000"
-	if _, err := recheckResult(dir, changed, nil, &log); err == nil || !strings.Contains(err.Error(), "changed since its record") {
+	if _, err := recheckResult(dir, changed, nil, nil, &log); err == nil || !strings.Contains(err.Error(), "changed since its record") {
 		t.Errorf("recheck of a changed source: %v, want refused", err)
 	}
 }
