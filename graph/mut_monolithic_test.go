@@ -66,8 +66,9 @@ func TestMutAdaptiveMaxStepsPerRun(t *testing.T) {
 }
 
 // The settings of an adaptive run are checked before it starts: an end
-// not after the current time, a negative sampling step; the sample times
-// of Options.Output may include the run's end.
+// not after the current time, a negative sampling step. The sample times
+// of Options.Output may include the run's end and repeat a time (they
+// ascend, not strictly, as integrators.Integrate accepts them).
 func TestMutAdaptiveSettings(t *testing.T) {
 	ctx := context.Background()
 	s := mustBuild(t, chain(1))
@@ -78,7 +79,7 @@ func TestMutAdaptiveSettings(t *testing.T) {
 	if _, err := s.Run(ctx, graph.Settings{Dt: -0.1, End: 1, Mode: graph.MonolithicAdaptive{Method: dp}}); err == nil || !strings.Contains(err.Error(), "Settings.Dt = -0.1") {
 		t.Errorf("Dt = −0.1: %v, want an error naming Settings.Dt", err)
 	}
-	out := []float64{0, 0.5, 1}
+	out := []float64{0, 0.5, 0.5, 1}
 	r, err := s.Run(ctx, graph.Settings{End: 1, Mode: graph.MonolithicAdaptive{Method: dp, Options: &integrators.DriverOptions{Output: out}}})
 	if err != nil {
 		t.Fatalf("Output ending at the end time: %v", err)
