@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/node"
 )
 
 // A run's work (Result.Evaluations, Result.Integrator) is that of the
@@ -115,5 +116,71 @@ func TestMutAdaptiveSampling(t *testing.T) {
 	r, err = s.Run(ctx, graph.Settings{Dt: 0.25, End: 1, Mode: graph.MonolithicAdaptive{Method: dp}})
 	if err != nil || len(r.Integrator.Samples) != 0 {
 		t.Errorf("Dt without Record: %d samples (%v), want none", len(r.Integrator.Samples), err)
+	}
+}
+
+// Sample times after the start are dense-output samples at those times,
+// not copies of the start (Options.Output = [0.5, 1] from t = 0).
+func TestMutAdaptiveOutputAfterStart(t *testing.T) {
+	s := mustBuild(t, chain(1))
+	dp := integrators.DormandPrince{RTol: 1e-8, ATol: 1e-10}
+	out := []float64{0.5, 1}
+	r, err := s.Run(context.Background(), graph.Settings{End: 1, Mode: graph.MonolithicAdaptive{Method: dp, Options: &integrators.DriverOptions{Output: out}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ts []float64
+	for _, smp := range r.Integrator.Samples {
+		ts = append(ts, smp.T)
+	}
+	if !slices.Equal(ts, out) {
+		t.Errorf("samples at %v, want %v", ts, out)
+	}
+}
+
+// A non-finite value at the first component of the state (flat index 0)
+// is named like any other: x' = v = 1e308 overflows x = 1e308 to +Inf in
+// the first step of 1 while v stays finite, so the error is a
+// *node.StateError naming rocket.x.
+func TestMutMonolithicNonFiniteFirstComponent(t *testing.T) {
+	for _, name := range []string{"forward-euler", "rk4"} {
+		g := graph.New()
+		g.Add("rocket", newRocket(1e308, 1e308, 0, false))
+		s := mustBuild(t, g)
+		m, _ := integrators.ByName(name)
+		_, err := s.RunMonolithic(context.Background(), m, nil, graph.Settings{Dt: 1, Steps: 3})
+		var se *node.StateError
+		if !errors.As(err, &se) || se.Node != "rocket" || se.Field != "x" || !errors.Is(err, node.ErrNonFinite) {
+			t.Errorf("%s: %v, want a non-finite *node.StateError naming rocket.x", name, err)
+		}
+	}
+}
+
+// Cancelling the context inside a trial step (from a node's Derivatives)
+// ends an adaptive run with ctx's error itself (Integrate's contract: "the
+// error is ctx's") and Status Cancelled, for the explicit and the
+// implicit drivers (whose Newton iteration meets the cancellation).
+func TestMutIntegrateCancelInsideStepError(t *testing.T) {
+	for _, m := range []integrators.AdaptiveMethod{
+		integrators.DormandPrince{RTol: 1e-10, ATol: 1e-12},
+		integrators.BDF{RTol: 1e-10, ATol: 1e-12},
+		integrators.ESDIRK43{RTol: 1e-10, ATol: 1e-12},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		r := newRocket(0, 1, -0.5, false)
+		evals := 0
+		r.onDeriv = func() {
+			if evals++; evals == 50 {
+				cancel()
+			}
+		}
+		g := graph.New()
+		g.Add("rocket", r)
+		s := mustBuild(t, g)
+		res, err := s.Integrate(ctx, 10, m, nil)
+		cancel()
+		if err != context.Canceled || res == nil || res.Status != graph.Cancelled {
+			t.Errorf("%s: err = %v, want context.Canceled itself and Status Cancelled", m.Name(), err)
+		}
 	}
 }
