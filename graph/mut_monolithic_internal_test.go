@@ -41,6 +41,19 @@ func TestMutSampleGrid(t *testing.T) {
 			t.Errorf("%s: sampleGrid(%v, %v, %v) = %v, %v; want %v", c.name, c.t0, c.end, c.h, got, err, c.want)
 		}
 	}
+	// Near 2^53·h consecutive multiples k·h can round to the same time
+	// (h = 0.1 is below the spacing 0.125 of the doubles near 9e14): the
+	// samples still ascend strictly, each time once, and end at end.
+	t0 := float64(1<<53-64) * 0.1
+	got, err := sampleGrid(t0, t0+3, 0.1)
+	if err != nil || len(got) < 20 || got[len(got)-1] != t0+3 {
+		t.Fatalf("near 2^53·h: %v, %v", got, err)
+	}
+	for i := 1; i < len(got); i++ {
+		if !(got[i] > got[i-1]) {
+			t.Errorf("near 2^53·h: sample %d = %v does not follow %v", i, got[i], got[i-1])
+		}
+	}
 	// More than MaxSteps = 2^53 samples is refused with an error, not
 	// attempted.
 	if _, err := sampleGrid(0, math.Ldexp(1, 60), 1); err == nil || !strings.Contains(err.Error(), "MaxSteps") {
