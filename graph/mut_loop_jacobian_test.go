@@ -113,3 +113,14 @@ func TestMutLoopJacobianUserTransformSource(t *testing.T) {
 		0.5, -1, 0, 0,
 	})
 }
+
+// A loop that reads no state (y = 2 + 0.5·y) driving a mass: the loop
+// has no state columns, and the Jacobian is that of x' = v, v' = F/m
+// with F constant: [[0, 1], [0, 0]].
+func TestMutLoopJacobianNoStateColumns(t *testing.T) {
+	g := gainLoop(t, 2, 0.5)
+	g.Add("mass", newMass(1, 0))
+	g.Connect("sum.out", "mass.force", graph.Via(graph.Scale{Factor: 1, From: "1", To: "N"}))
+	s := mustBuild(t, g)
+	checkJacobian(t, s, []float64{0, 1, 0, 0})
+}

@@ -184,3 +184,19 @@ func TestMutIntegrateCancelInsideStepError(t *testing.T) {
 		}
 	}
 }
+
+// An adaptive run of zero length (End at the current time) takes no step
+// but still records its start: one row, and the Output sample at t0.
+func TestMutAdaptiveZeroLengthRecordsStart(t *testing.T) {
+	dp := integrators.DormandPrince{RTol: 1e-8, ATol: 1e-10}
+	s := mustBuild(t, chain(1))
+	x0 := value(t, s, "m1.x")
+	r, err := s.Run(context.Background(), graph.Settings{Dt: 0.1, End: 0, Record: []string{"m1.x"}, Mode: graph.MonolithicAdaptive{Method: dp}})
+	if err != nil || r.Steps != 0 || !slices.Equal(r.History.Times, []float64{0}) || r.History.Rows[0][0] != x0 {
+		t.Errorf("zero-length run: %v, %d steps, rows at %v; want no step and one row at 0 holding m1.x = %v", err, r.Steps, r.History.Times, x0)
+	}
+	r, err = s.Run(context.Background(), graph.Settings{End: 0, Mode: graph.MonolithicAdaptive{Method: dp, Options: &integrators.DriverOptions{Output: []float64{0}}}})
+	if err != nil || len(r.Integrator.Samples) != 1 || r.Integrator.Samples[0].T != 0 {
+		t.Errorf("zero-length run with Output [0]: %v, samples %v; want one at 0", err, r.Integrator.Samples)
+	}
+}
