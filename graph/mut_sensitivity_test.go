@@ -15,33 +15,39 @@ import (
 	"github.com/cosimgo/cosim/nodes/table"
 )
 
-// tripNode is a two-state node driven by an input rate u: a' = u, b' =
-// u, a(0) = 0, b(0) = B0. Its event "trip" is g = a − c (rising); the
-// reset sets a⁺ = 0 and b⁺ = r·b + k·u. It states every Jacobian exactly
-// (∂f/∂u, ∂g/∂x, ∂g/∂p, ∂R/∂x, ∂R/∂u, ∂R/∂p), so a run's sensitivities
-// go through the graph's use of each; its parameters do not enter f,
-// which the graph differences over SetParams (zero).
+// tripNode is a two-state node driven by an input rate u (input 0): a'
+// = u, b' = u, a(0) = 0, b(0) = B0. Its event "trip" is g = a − c + β
+// (rising), β its input 1 (a bias); the reset sets a⁺ = 0 and b⁺ = r·b +
+// k·u + q·t + β (q a fixed rate, so the reset depends on time
+// explicitly). It states every Jacobian exactly (∂f/∂u, ∂g/∂x, ∂g/∂u,
+// ∂g/∂p, ∂R/∂x, ∂R/∂u, ∂R/∂p, ∂R/∂t) and checks the length of every
+// buffer it is given, so a run's sensitivities go through the graph's
+// use of each; its parameters do not enter f, which the graph differences
+// over SetParams (zero).
 type tripNode struct {
 	spec    *node.Spec
 	c, r, k float64
 }
 
-const tripB0 = 0.5
+const tripB0, tripQ = 0.5, 0.4
 
 func newTripNode(c, r, k float64) *tripNode {
 	return &tripNode{c: c, r: r, k: k, spec: node.NewSpec(node.Spec{
 		Type: "testtrip",
 		State: []node.Field{
-			{Name: "a", Shape: node.Scalar, Units: "1", Description: "the tripping state"},
-			{Name: "b", Shape: node.Scalar, Units: "1", Description: "the kicked state"},
+			{Name: "a", Shape: node.Scalar, Units: "m", Description: "the tripping state"},
+			{Name: "b", Shape: node.Scalar, Units: "m", Description: "the kicked state"},
 		},
-		Inputs: []node.Input{{Name: "rate", Shape: node.Scalar, Units: "1", Description: "u", Default: []float64{0}}},
+		Inputs: []node.Input{
+			{Name: "rate", Shape: node.Scalar, Units: "m/s", Description: "u", Default: []float64{0}},
+			{Name: "bias", Shape: node.Scalar, Units: "m", Description: "β", Default: []float64{0}},
+		},
 		Params: []node.Param{
-			{Name: "c", Kind: node.Real, Default: 1.0, Units: "1", Description: "threshold", Range: node.Finite()},
+			{Name: "c", Kind: node.Real, Default: 1.0, Units: "m", Description: "threshold", Range: node.Finite()},
 			{Name: "r", Kind: node.Real, Default: 0.5, Units: "1", Description: "gain", Range: node.Finite()},
-			{Name: "k", Kind: node.Real, Default: 0.3, Units: "1", Description: "kick", Range: node.Finite()},
+			{Name: "k", Kind: node.Real, Default: 0.3, Units: "s", Description: "kick", Range: node.Finite()},
 		},
-		Events: []node.Event{{Name: "trip", Direction: 1, Description: "a reaches c"}},
+		Events: []node.Event{{Name: "trip", Direction: 1, Description: "a reaches c − β"}},
 	})}
 }
 
@@ -59,36 +65,38 @@ func (n *tripNode) Derivatives(t float64, x []float64, in node.Inputs, dst []flo
 func (n *tripNode) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX, dstU []float64) error {
 	clear(dstX)
 	if dstU != nil {
-		dstU[0], dstU[1] = 1, 1
+		dstU[0], dstU[1], dstU[2], dstU[3] = 1, 0, 1, 0
 	}
 	return nil
 }
 func (n *tripNode) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
-	dst[0] = x[0] - n.c
+	dst[0] = x[0] - n.c + in.Values[1]
 	return nil
 }
 func (n *tripNode) Reset(event int, t float64, x []float64, in node.Inputs, dst []float64) error {
-	dst[0], dst[1] = 0, n.r*x[1]+n.k*in.Values[0]
+	dst[0], dst[1] = 0, n.r*x[1]+n.k*in.Values[0]+tripQ*t+in.Values[1]
 	return nil
 }
 func (n *tripNode) EventValuesJacobian(event int, t float64, x []float64, in node.Inputs, dstX, dstU, dstP []float64) (float64, error) {
-	if len(dstX) != 2 || len(dstU) != 1 || len(dstP) != 3 {
-		return 0, fmt.Errorf("EventValuesJacobian: buffers of %d, %d, %d values, want 2, 1, 3", len(dstX), len(dstU), len(dstP))
+	if len(dstX) != 2 || len(dstU) != 2 || len(dstP) != 3 {
+		return 0, fmt.Errorf("EventValuesJacobian: buffers of %d, %d, %d values, want 2, 2, 3", len(dstX), len(dstU), len(dstP))
 	}
-	dstX[0], dstX[1], dstU[0] = 1, 0, 0
+	dstX[0], dstX[1] = 1, 0
+	dstU[0], dstU[1] = 0, 1
 	dstP[0], dstP[1], dstP[2] = -1, 0, 0
 	return 0, nil
 }
 func (n *tripNode) ResetJacobian(event int, t float64, x []float64, in node.Inputs, dstX, dstU, dstP, dstT []float64) error {
-	if len(dstX) != 4 || len(dstU) != 2 || len(dstP) != 6 || len(dstT) != 2 {
-		return fmt.Errorf("ResetJacobian: buffers of %d, %d, %d, %d values, want 4, 2, 6, 2", len(dstX), len(dstU), len(dstP), len(dstT))
+	if len(dstX) != 4 || len(dstU) != 4 || len(dstP) != 6 || len(dstT) != 2 {
+		return fmt.Errorf("ResetJacobian: buffers of %d, %d, %d, %d values, want 4, 4, 6, 2", len(dstX), len(dstU), len(dstP), len(dstT))
 	}
 	clear(dstX)
+	clear(dstU)
 	clear(dstP)
-	clear(dstT)
 	dstX[3] = n.r                             // ∂b⁺/∂b
-	dstU[0], dstU[1] = 0, n.k                 // ∂b⁺/∂u
+	dstU[2], dstU[3] = n.k, 1                 // ∂b⁺/∂u, ∂b⁺/∂β
 	dstP[3+1], dstP[3+2] = x[1], in.Values[0] // ∂b⁺/∂r, ∂b⁺/∂k
+	dstT[0], dstT[1] = 0, tripQ               // ∂b⁺/∂t
 	return nil
 }
 func (n *tripNode) Params() node.Values { return node.Values{"c": n.c, "r": n.r, "k": n.k} }
@@ -107,13 +115,16 @@ func (n *tripNode) SetParams(p map[string]any) error {
 	return nil
 }
 
-// tripGraph: a free mass "m" (added first, so the trip node's state and
-// inputs do not start at 0) moving at 1 m/s, and the trip node driven by
-// a constant rate U (a constant node's value[0]).
-func tripGraph(t *testing.T, U float64) *graph.Sim {
+// tripGraph: a free mass "m" moving at U along x (added first, so the
+// trip node's state and inputs do not start at 0) whose velocity drives
+// the trip node's rate (so the rate depends on the graph state, not on a
+// parameter), a constant node giving its bias β, and a second free mass
+// "m2" after it (x₀ = 0.25), which the trip's reset must leave alone.
+func tripGraph(t *testing.T, U, beta float64) *graph.Sim {
 	t.Helper()
-	mp, _ := masspoint.New(masspoint.Params{Mass: 1, InitialVelocity: [3]float64{1, 0, 0}})
-	src, err := constant.New(constant.Params{Value: [3]float64{U, 0, 0}, Units: "1"})
+	mp, _ := masspoint.New(masspoint.Params{Mass: 1, InitialVelocity: [3]float64{U, 0, 0}})
+	m2, _ := masspoint.New(masspoint.Params{Mass: 1, InitialPosition: [3]float64{0.25, 0, 0}})
+	src, err := constant.New(constant.Params{Value: [3]float64{beta, 0, 0}, Units: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,34 +132,41 @@ func tripGraph(t *testing.T, U float64) *graph.Sim {
 	g.Add("m", mp)
 	g.Add("src", src)
 	g.Add("trip", newTripNode(1, 0.5, 0.3))
-	g.Connect("src.value", "trip.rate", graph.Via(graph.Component{Index: 0}))
+	g.Add("m2", m2)
+	g.Connect("m.velocity", "trip.rate", graph.Via(graph.Component{Index: 0}))
+	g.Connect("src.value", "trip.bias", graph.Via(graph.Component{Index: 0}))
 	return mustBuild(t, g)
 }
 
 // The saltation map through a node's exact event and reset Jacobians,
-// for a node whose state and inputs sit after another node's. Closed
-// form (U = 2, c = 1, r = 0.5, k = 0.3, B0 = 0.5, T = 0.8): a = U·t
-// reaches c at t* = c/U = 0.5; then a(T) = U·(T − t*) = U·T − c and b(T)
-// = r·(B0 + c) + k·U + U·(T − t*) = r·(B0 + c) + k·U + U·T − c, so
-// ∂a/∂(c, r, k, U) = (−1, 0, 0, T), ∂b/∂(c, r, k, U) = (r − 1, B0 + c,
-// U, k + T), ∂t*/∂(c, r, k, U) = (1/U, 0, 0, −c/U²); the free mass has
-// ∂x/∂v₀ = T and nothing else. Everything is linear in t, so the
-// adaptive method is exact up to rounding and the event tolerance
-// (1e-14): 1e-9.
+// for a node whose state and inputs sit between other nodes' and whose
+// event and reset read a state-driven input (the rate) and a
+// parameter-driven one (the bias). Closed form (U = 2, β = 0.2, c = 1, r
+// = 0.5, k = 0.3, q = 0.4, B0 = 0.5, T = 0.7; d = c − β): a = U·t
+// reaches d at t* = d/U = 0.4; then a(T) = U·T − d and b(T) = r·(B0 + d)
+// + k·U + q·d/U + β + U·T − d, so with s = r + q/U − 1:
+// ∂a/∂(U, c, r, k, β) = (T, −1, 0, 0, 1), ∂b/∂(U, c, r, k, β) = (k −
+// q·d/U² + T, s, B0 + d, U, 1 − s), ∂t*/∂(U, c, r, k, β) = (−d/U², 1/U,
+// 0, 0, −1/U); the mass m has ∂x/∂U = T, and m2 ∂x/∂x₀ = 1. Everything
+// is linear in t, so the adaptive method is exact up to rounding and the
+// event tolerance (1e-14): 1e-9.
 func TestMutSensTripSaltation(t *testing.T) {
-	const U, c, r, k, T = 2.0, 1.0, 0.5, 0.3, 0.8
-	params := []string{"m.initial_velocity[0]", "trip.c", "trip.r", "trip.k", "src.value[0]"}
-	res, err := tripGraph(t, U).Sensitivities(context.Background(), params, &graph.SensitivityOptions{End: T, Output: []float64{T},
-		Record: []string{"m.position[0]", "trip.a", "trip.b"}, Mode: graph.MonolithicAdaptive{Method: sensTightDP, Options: sensTightEvents}})
+	const U, beta, c, r, k, T = 2.0, 0.2, 1.0, 0.5, 0.3, 0.7
+	const d, q = c - beta, tripQ
+	s := r + q/U - 1
+	params := []string{"m.initial_velocity[0]", "trip.c", "trip.r", "trip.k", "src.value[0]", "m2.initial_position[0]"}
+	res, err := tripGraph(t, U, beta).Sensitivities(context.Background(), params, &graph.SensitivityOptions{End: T, Output: []float64{T},
+		Record: []string{"m.position[0]", "trip.a", "trip.b", "m2.position[0]"}, Mode: graph.MonolithicAdaptive{Method: sensTightDP, Options: sensTightEvents}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][]float64{
-		"m.position[0]": {T, 0, 0, 0, 0},
-		"trip.a":        {0, -1, 0, 0, T},
-		"trip.b":        {0, r - 1, tripB0 + c, U, k + T},
+		"m.position[0]":  {T, 0, 0, 0, 0, 0},
+		"trip.a":         {T, -1, 0, 0, 1, 0},
+		"trip.b":         {k - q*d/(U*U) + T, s, tripB0 + d, U, 1 - s, 0},
+		"m2.position[0]": {0, 0, 0, 0, 0, 1},
 	}
-	values := map[string]float64{"m.position[0]": T, "trip.a": U*T - c, "trip.b": r*(tripB0+c) + k*U + U*T - c}
+	values := map[string]float64{"m.position[0]": U * T, "trip.a": U*T - d, "trip.b": r*(tripB0+d) + k*U + q*d/U + beta + U*T - d, "m2.position[0]": 0.25}
 	for col, w := range want {
 		if v, _ := res.Value(0, col); !numtest.Within(v, values[col], 1e-9) {
 			t.Errorf("%s(T) = %v, want %v", col, v, values[col])
@@ -159,12 +177,12 @@ func TestMutSensTripSaltation(t *testing.T) {
 			}
 		}
 	}
-	if len(res.Events) != 1 || !numtest.Within(res.Events[0].T, c/U, 1e-12) {
-		t.Fatalf("events %+v, want one at %v", res.Events, c/U)
+	if len(res.Events) != 1 || !numtest.Within(res.Events[0].T, d/U, 1e-12) {
+		t.Fatalf("events %+v, want one at %v", res.Events, d/U)
 	}
-	for j, w := range []float64{0, 1 / U, 0, 0, -c / (U * U)} {
-		if d := res.Events[0].DT[j]; !numtest.Within(d, w, 1e-9) {
-			t.Errorf("∂t*/∂%s = %.12g, want %v", params[j], d, w)
+	for j, w := range []float64{-d / (U * U), 1 / U, 0, 0, -1 / U, 0} {
+		if dt := res.Events[0].DT[j]; !numtest.Within(dt, w, 1e-9) {
+			t.Errorf("∂t*/∂%s = %.12g, want %v", params[j], dt, w)
 		}
 	}
 }
