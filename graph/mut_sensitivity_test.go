@@ -16,8 +16,9 @@ import (
 )
 
 // tripNode is a two-state node driven by an input rate u (input 0): a'
-// = u, b' = u, a(0) = 0, b(0) = B0. Its event "trip" is g = a − c + β
-// (rising), β its input 1 (a bias); the reset sets a⁺ = 0 and b⁺ = r·b +
+// = u, b' = u, a(0) = 0, b(0) = B0. Its event "trip" is g = a − c + β −
+// shift[0] (rising), β its input 1 (a bias), shift a vector parameter
+// (zero unless set); the reset sets a⁺ = 0 and b⁺ = r·b +
 // k·u + q·t + β (q a fixed rate, so the reset depends on time
 // explicitly). It states every Jacobian exactly (∂f/∂u, ∂g/∂x, ∂g/∂u,
 // ∂g/∂p, ∂R/∂x, ∂R/∂u, ∂R/∂p, ∂R/∂t) and checks the length of every
@@ -27,6 +28,7 @@ import (
 type tripNode struct {
 	spec    *node.Spec
 	c, r, k float64
+	shift   float64 // shift[0]
 }
 
 const tripB0, tripQ = 0.5, 0.4
@@ -46,6 +48,7 @@ func newTripNode(c, r, k float64) *tripNode {
 			{Name: "c", Kind: node.Real, Default: 1.0, Units: "m", Description: "threshold", Range: node.Finite()},
 			{Name: "r", Kind: node.Real, Default: 0.5, Units: "1", Description: "gain", Range: node.Finite()},
 			{Name: "k", Kind: node.Real, Default: 0.3, Units: "s", Description: "kick", Range: node.Finite()},
+			{Name: "shift", Kind: node.Vector, Shape: node.Vec(1), Default: []float64{0}, Units: "m", Description: "threshold shift"},
 		},
 		Events: []node.Event{{Name: "trip", Direction: 1, Description: "a reaches c − β"}},
 	})}
@@ -70,7 +73,7 @@ func (n *tripNode) DerivativesJacobian(t float64, x []float64, in node.Inputs, d
 	return nil
 }
 func (n *tripNode) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
-	dst[0] = x[0] - n.c + in.Values[1]
+	dst[0] = x[0] - n.c + in.Values[1] - n.shift
 	return nil
 }
 func (n *tripNode) Reset(event int, t float64, x []float64, in node.Inputs, dst []float64) error {
@@ -78,30 +81,36 @@ func (n *tripNode) Reset(event int, t float64, x []float64, in node.Inputs, dst 
 	return nil
 }
 func (n *tripNode) EventValuesJacobian(event int, t float64, x []float64, in node.Inputs, dstX, dstU, dstP []float64) (float64, error) {
-	if len(dstX) != 2 || len(dstU) != 2 || len(dstP) != 3 {
-		return 0, fmt.Errorf("EventValuesJacobian: buffers of %d, %d, %d values, want 2, 2, 3", len(dstX), len(dstU), len(dstP))
+	if len(dstX) != 2 || len(dstU) != 2 || len(dstP) != 4 {
+		return 0, fmt.Errorf("EventValuesJacobian: buffers of %d, %d, %d values, want 2, 2, 4", len(dstX), len(dstU), len(dstP))
 	}
 	dstX[0], dstX[1] = 1, 0
 	dstU[0], dstU[1] = 0, 1
-	dstP[0], dstP[1], dstP[2] = -1, 0, 0
+	dstP[0], dstP[1], dstP[2], dstP[3] = -1, 0, 0, 0 // shift, a vector, has no column
 	return 0, nil
 }
 func (n *tripNode) ResetJacobian(event int, t float64, x []float64, in node.Inputs, dstX, dstU, dstP, dstT []float64) error {
-	if len(dstX) != 4 || len(dstU) != 4 || len(dstP) != 6 || len(dstT) != 2 {
-		return fmt.Errorf("ResetJacobian: buffers of %d, %d, %d, %d values, want 4, 4, 6, 2", len(dstX), len(dstU), len(dstP), len(dstT))
+	if len(dstX) != 4 || len(dstU) != 4 || len(dstP) != 8 || len(dstT) != 2 {
+		return fmt.Errorf("ResetJacobian: buffers of %d, %d, %d, %d values, want 4, 4, 8, 2", len(dstX), len(dstU), len(dstP), len(dstT))
 	}
 	clear(dstX)
 	clear(dstU)
 	clear(dstP)
 	dstX[3] = n.r                             // ∂b⁺/∂b
 	dstU[2], dstU[3] = n.k, 1                 // ∂b⁺/∂u, ∂b⁺/∂β
-	dstP[3+1], dstP[3+2] = x[1], in.Values[0] // ∂b⁺/∂r, ∂b⁺/∂k
+	dstP[4+1], dstP[4+2] = x[1], in.Values[0] // ∂b⁺/∂r, ∂b⁺/∂k
 	dstT[0], dstT[1] = 0, tripQ               // ∂b⁺/∂t
 	return nil
 }
-func (n *tripNode) Params() node.Values { return node.Values{"c": n.c, "r": n.r, "k": n.k} }
+func (n *tripNode) Params() node.Values {
+	return node.Values{"c": n.c, "r": n.r, "k": n.k, "shift": []float64{n.shift}}
+}
 func (n *tripNode) SetParams(p map[string]any) error {
 	for name, v := range p {
+		if name == "shift" {
+			n.shift = v.([]float64)[0]
+			continue
+		}
 		f := v.(float64)
 		switch name {
 		case "c":
@@ -183,6 +192,32 @@ func TestMutSensTripSaltation(t *testing.T) {
 	for j, w := range []float64{-d / (U * U), 1 / U, 0, 0, -1 / U, 0} {
 		if dt := res.Events[0].DT[j]; !numtest.Within(dt, w, 1e-9) {
 			t.Errorf("∂t*/∂%s = %.12g, want %v", params[j], dt, w)
+		}
+	}
+}
+
+// A component of the trip node's vector parameter moves its event like
+// the threshold c (g = a − (c + shift[0]) + β): the node's exact event
+// and reset Jacobians have no column for it, so with it named they are
+// differenced over the whole graph instead, and ∂/∂shift[0] equals ∂/∂c
+// of TestMutSensTripSaltation: ∂a = −1, ∂b = r + q/U − 1, ∂t* = 1/U
+// (1e-8: differenced event and reset maps).
+func TestMutSensTripVectorParam(t *testing.T) {
+	const U, beta, r, T = 2.0, 0.2, 0.5, 0.7
+	params := []string{"trip.shift[0]", "trip.c"}
+	res, err := tripGraph(t, U, beta).Sensitivities(context.Background(), params, &graph.SensitivityOptions{End: T, Output: []float64{T},
+		Record: []string{"trip.a", "trip.b"}, Mode: graph.MonolithicAdaptive{Method: sensTightDP, Options: sensTightEvents}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, p := range params {
+		da, _ := res.At(0, "trip.a", p)
+		db, _ := res.At(0, "trip.b", p)
+		if s := r + tripQ/U - 1; !numtest.Within(da, -1, 1e-8) || !numtest.Within(db, s, 1e-8) {
+			t.Errorf("∂a/∂%s = %.12g (want -1), ∂b = %.12g (want %v)", p, da, db, s)
+		}
+		if len(res.Events) != 1 || !numtest.Within(res.Events[0].DT[j], 1/U, 1e-8) {
+			t.Errorf("events %+v: want ∂t*/∂%s = %v", res.Events, p, 1/U)
 		}
 	}
 }
