@@ -103,3 +103,55 @@ func TestMutSensTwoDifferencedParams(t *testing.T) {
 		}
 	}
 }
+
+// rateNode is x' = p, x(0) = 0, its parameter p accepted only within
+// [0, 1]; it states no ∂f/∂p, so its own rows are differenced.
+type rateNode struct {
+	spec *node.Spec
+	p    float64
+}
+
+func newRateNode(p float64) *rateNode {
+	return &rateNode{p: p, spec: node.NewSpec(node.Spec{
+		Type:   "testrate",
+		State:  []node.Field{{Name: "x", Shape: node.Scalar, Units: "1", Description: "state"}},
+		Params: []node.Param{{Name: "p", Kind: node.Real, Default: 0.5, Units: "1/s", Description: "rate, in [0, 1]", Range: node.Finite()}},
+	})}
+}
+
+func (n *rateNode) Spec() *node.Spec           { return n.spec }
+func (n *rateNode) InitialState(dst []float64) { dst[0] = 0 }
+func (n *rateNode) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	return nil
+}
+func (n *rateNode) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = n.p
+	return nil
+}
+func (n *rateNode) Params() node.Values { return node.Values{"p": n.p} }
+func (n *rateNode) SetParams(p map[string]any) error {
+	v := p["p"].(float64)
+	if v < 0 || v > 1 {
+		return fmt.Errorf("p %v outside [0, 1]", v)
+	}
+	n.p = v
+	return nil
+}
+
+// A node's own parameter at either end of its range, differenced
+// one-sided in its own rows of ∂f/∂p: x = p·t, so ∂x(T)/∂p = T (1e-9;
+// linear in p, so the one-sided difference is exact up to rounding).
+func TestMutSensOneSidedOwnParam(t *testing.T) {
+	const T = 0.5
+	for _, p := range []float64{0, 1} {
+		g := graph.New()
+		g.Add("r", newRateNode(p))
+		res, err := mustBuild(t, g).Sensitivities(context.Background(), []string{"r.p"}, &graph.SensitivityOptions{End: T, Output: []float64{T}})
+		if err != nil {
+			t.Fatalf("p = %v: %v", p, err)
+		}
+		if d, _ := res.At(0, "r.x", "r.p"); !numtest.Within(d, T, 1e-9) {
+			t.Errorf("p = %v: ∂x/∂p = %.12g, want %v", p, d, T)
+		}
+	}
+}

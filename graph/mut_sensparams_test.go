@@ -132,3 +132,36 @@ func TestMutSensInitialVectorComponent(t *testing.T) {
 		}
 	}
 }
+
+// seedDrift is the seed node drifting at its vector component, x' =
+// off[0], stating ∂f/∂p: zero in both columns, the vector's by the node
+// contract (it has no column), the real s's because f does not read s.
+type seedDrift struct{ *seedNode }
+
+func (n seedDrift) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = n.off[0]
+	return nil
+}
+func (seedDrift) DerivativesParamJacobian(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0], dst[1] = 0, 0
+	return nil
+}
+
+// A vector parameter's component reaches f through differences over
+// SetParams, never the node's ParamJacobian (no column for it): x(T) =
+// off[0]·(1 + T) + s, so ∂x(T)/∂off[0] = 1 + T and ∂x(T)/∂s = 1 (1e-9).
+func TestMutSensDriftVectorComponent(t *testing.T) {
+	const T = 0.5
+	g := graph.New()
+	g.Add("seed", seedDrift{newSeedNode()})
+	params := []string{"seed.off[0]", "seed.s"}
+	res, err := mustBuild(t, g).Sensitivities(context.Background(), params, &graph.SensitivityOptions{End: T, Output: []float64{T}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, want := range []float64{1 + T, 1} {
+		if d, _ := res.At(0, "seed.x", params[j]); !numtest.Within(d, want, 1e-9) {
+			t.Errorf("∂x/∂%s = %.12g, want %v", params[j], d, want)
+		}
+	}
+}
