@@ -51,16 +51,38 @@ func TestMutSubsystemMetaCountsTrailingSubsystem(t *testing.T) {
 	}
 }
 
-// A node inside a subsystem whose name has a space is refused by Build
-// with ErrBadName, naming its full path.
+// A node inside a subsystem whose name has a '.' (which a flattened
+// path would read as one more level) or a space is refused by Build with
+// ErrBadName, naming its full path.
 func TestMutNestedBadName(t *testing.T) {
-	mp, _ := masspoint.New(masspoint.Params{Mass: 1})
-	inner := graph.New()
-	inner.Add("bad name", mp)
-	g := graph.New()
-	g.AddSubsystem("leg", graph.NewSubsystem(inner))
-	_, err := g.Build()
-	if !errors.Is(err, graph.ErrBadName) || !strings.Contains(err.Error(), `"leg.bad name"`) {
-		t.Errorf("Build: %v, want ErrBadName for leg.bad name", err)
+	for _, name := range []string{"bad.name", "bad name"} {
+		mp, _ := masspoint.New(masspoint.Params{Mass: 1})
+		inner := graph.New()
+		inner.Add(name, mp)
+		g := graph.New()
+		g.AddSubsystem("leg", graph.NewSubsystem(inner))
+		_, err := g.Build()
+		if !errors.Is(err, graph.ErrBadName) || !strings.Contains(err.Error(), `"leg.`+name+`"`) {
+			t.Errorf("Build: %v, want ErrBadName for leg.%s", err, name)
+		}
+	}
+}
+
+// A top-level node whose name has a '.' is refused in a graph with
+// subsystems too (their flattening allows the dots of paths), exactly
+// once, as in a graph without them.
+func TestMutTopLevelDotWithSubsystem(t *testing.T) {
+	for _, withSub := range []bool{false, true} {
+		mp, _ := masspoint.New(masspoint.Params{Mass: 1})
+		g := graph.New()
+		g.Add("a.b", mp)
+		if withSub {
+			g.AddSubsystem("leg", knee(t, "velocity"))
+		}
+		_, err := g.Build()
+		var be *graph.BuildError
+		if !errors.As(err, &be) || !errors.Is(err, graph.ErrBadName) || strings.Count(err.Error(), `"a.b"`) != 1 {
+			t.Errorf("with a subsystem %v: Build: %v, want one ErrBadName for a.b", withSub, err)
+		}
 	}
 }
