@@ -14,21 +14,26 @@ import (
 
 // The System's position/velocity pairs name, for every node, its own
 // position and velocity components, also for a node whose state does
-// not start at 0.
+// not start at 0 and one whose position is not its first field.
 func TestMutSystemPairsSecondNode(t *testing.T) {
 	g := graph.New()
 	for _, name := range []string{"m1", "m2"} {
 		mp, _ := masspoint.New(masspoint.Params{Mass: 1})
 		g.Add(name, mp)
 	}
+	g.Add("rev", newRevNode())
 	m, err := mustBuild(t, g).System()
 	if err != nil {
 		t.Fatal(err)
 	}
 	pos, vel := m.Pairs()
-	if len(pos) != 6 || len(vel) != 6 {
-		t.Fatalf("pairs %v, %v: want 6", pos, vel)
+	if len(pos) != 7 || len(vel) != 7 {
+		t.Fatalf("pairs %v, %v: want 7", pos, vel)
 	}
+	if p, v := m.Component(pos[6]), m.Component(vel[6]); p != "rev.x" || v != "rev.v" {
+		t.Errorf("pair 6: %s, %s; want rev.x, rev.v", p, v)
+	}
+	pos, vel = pos[:6], vel[:6]
 	for i := range pos {
 		name, k := "m1", i
 		if i >= 3 {
@@ -73,4 +78,28 @@ func TestMutIntegrateCancelMidStep(t *testing.T) {
 	if calls != 3 {
 		t.Errorf("%d Derivatives calls, want 3: none after the cancellation", calls)
 	}
+}
+
+// revNode is a free particle whose state lists its velocity v before
+// its position x.
+type revNode struct{ spec *node.Spec }
+
+func newRevNode() *revNode {
+	return &revNode{spec: node.NewSpec(node.Spec{
+		Type: "testrev",
+		State: []node.Field{
+			{Name: "v", Shape: node.Scalar, Units: "m/s", Description: "velocity", Role: node.Velocity},
+			{Name: "x", Shape: node.Scalar, Units: "m", Description: "position", Role: node.Position, Rate: "v"},
+		},
+	})}
+}
+
+func (n *revNode) Spec() *node.Spec           { return n.spec }
+func (n *revNode) InitialState(dst []float64) { dst[0], dst[1] = 1, 0 }
+func (n *revNode) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	return nil
+}
+func (n *revNode) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0], dst[1] = 0, x[0]
+	return nil
 }
