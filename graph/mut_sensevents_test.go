@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -17,12 +18,13 @@ import (
 // a⁺ = c. It states ∂f/∂a (−1 or 0, by mode) and ∂f/∂c = 0 exactly;
 // the event and reset are differenced by the graph.
 type drainNode struct {
-	spec *node.Spec
-	c    float64
+	spec  *node.Spec
+	c     float64
+	scale float64 // g = scale·(a − c)
 }
 
 func newDrainNode(c float64) *drainNode {
-	return &drainNode{c: c, spec: node.NewSpec(node.Spec{
+	return &drainNode{c: c, scale: 1, spec: node.NewSpec(node.Spec{
 		Type:   "testdrain",
 		State:  []node.Field{{Name: "a", Shape: node.Scalar, Units: "1", Description: "level"}},
 		Params: []node.Param{{Name: "c", Kind: node.Real, Default: 0.5, Units: "1", Description: "floor", Range: node.Finite()}},
@@ -56,7 +58,7 @@ func (n *drainNode) DerivativesParamJacobian(t float64, x []float64, in node.Inp
 	return nil
 }
 func (n *drainNode) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
-	dst[0] = x[0] - n.c
+	dst[0] = n.scale * (x[0] - n.c)
 	return nil
 }
 func (n *drainNode) Reset(event int, t float64, x []float64, in node.Inputs, dst []float64) error {
@@ -108,5 +110,94 @@ func TestMutSensNearSideFlow(t *testing.T) {
 	}
 	if d := res.Events[0].DT[1]; !numtest.Within(d, 0, 1e-8) {
 		t.Errorf("∂t*/∂v₀ = %.12g, want 0", d)
+	}
+}
+
+// The move to the near side is along ∂g/∂y by the located state's own
+// distance from the surface: with g = 10⁴·(a − c) (a steep gradient) and
+// the default event tolerance, the located state's g is far from zero
+// (the tolerance times the crossing speed 5000), and a move of the wrong
+// length would put f⁻ = −a visibly off the surface. The same closed
+// forms as TestMutSensNearSideFlow: ∂t*/∂c = −1/c, ∂a(T)/∂c = 1 (1e-6:
+// the default tolerances).
+func TestMutSensNearSideSteepGradient(t *testing.T) {
+	const c, T = 0.5, 1.0
+	d := newDrainNode(c)
+	d.scale = 1e4
+	g := graph.New()
+	g.Add("drain", d)
+	res, err := mustBuild(t, g).Sensitivities(context.Background(), []string{"drain.c"}, &graph.SensitivityOptions{End: T, Output: []float64{T}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 1 || !numtest.Within(res.Events[0].DT[0], -1/c, 1e-6) {
+		t.Errorf("events %+v, want ∂t*/∂c = %v", res.Events, -1/c)
+	}
+	if d, _ := res.At(0, "drain.a", "drain.c"); !numtest.Within(d, 1, 1e-6) {
+		t.Errorf("∂a(T)/∂c = %.12g, want 1", d)
+	}
+}
+
+// alarmNode is x' = 1 with a state event at a time, g = t − at (rising,
+// no state gradient), resetting x to 0; like a node validating its
+// state, its EventValues refuse a non-finite one.
+type alarmNode struct {
+	spec *node.Spec
+	at   float64
+}
+
+func newAlarmNode(at float64) *alarmNode {
+	return &alarmNode{at: at, spec: node.NewSpec(node.Spec{
+		Type:   "testalarm",
+		State:  []node.Field{{Name: "x", Shape: node.Scalar, Units: "s", Description: "time since the alarm"}},
+		Params: []node.Param{{Name: "at", Kind: node.Real, Default: 0.5, Units: "s", Description: "alarm time", Range: node.Finite()}},
+		Events: []node.Event{{Name: "ring", Direction: 1, Description: "t reaches at"}},
+	})}
+}
+
+func (n *alarmNode) Spec() *node.Spec           { return n.spec }
+func (n *alarmNode) InitialState(dst []float64) { dst[0] = 0 }
+func (n *alarmNode) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	return nil
+}
+func (n *alarmNode) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = 1
+	return nil
+}
+func (n *alarmNode) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
+	if math.IsNaN(x[0]) || math.IsInf(x[0], 0) {
+		return fmt.Errorf("alarm: state %v is not finite", x[0])
+	}
+	dst[0] = t - n.at
+	return nil
+}
+func (n *alarmNode) Reset(event int, t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = 0
+	return nil
+}
+func (n *alarmNode) Params() node.Values { return node.Values{"at": n.at} }
+func (n *alarmNode) SetParams(p map[string]any) error {
+	n.at = p["at"].(float64)
+	return nil
+}
+
+// An event with no state gradient (g = t − at) is located and
+// differentiated through its explicit time derivative: t* = at, so
+// ∂t*/∂at = 1, and x(T) = T − at, so ∂x(T)/∂at = −1 (1e-8). Its located
+// state is not moved (there is no direction to move it in).
+func TestMutSensTimeDrivenEvent(t *testing.T) {
+	const T = 0.8
+	g := graph.New()
+	g.Add("alarm", newAlarmNode(0.5))
+	res, err := mustBuild(t, g).Sensitivities(context.Background(), []string{"alarm.at"}, &graph.SensitivityOptions{End: T, Output: []float64{T},
+		Mode: graph.MonolithicAdaptive{Method: sensTightDP, Options: sensTightEvents}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 1 || !numtest.Within(res.Events[0].DT[0], 1, 1e-8) {
+		t.Errorf("events %+v, want ∂t*/∂at = 1", res.Events)
+	}
+	if d, _ := res.At(0, "alarm.x", "alarm.at"); !numtest.Within(d, -1, 1e-8) {
+		t.Errorf("∂x(T)/∂at = %.12g, want -1", d)
 	}
 }
