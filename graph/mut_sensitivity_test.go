@@ -201,10 +201,17 @@ func TestMutSensTripSaltation(t *testing.T) {
 // and reset Jacobians have no column for it, so with it named they are
 // differenced over the whole graph instead, and ∂/∂shift[0] equals ∂/∂c
 // of TestMutSensTripSaltation: ∂a = −1, ∂b = r + q/U − 1, ∂t* = 1/U
-// (1e-8: differenced event and reset maps).
+// (1e-8: differenced event and reset maps), with c named beside it or
+// not.
 func TestMutSensTripVectorParam(t *testing.T) {
 	const U, beta, r, T = 2.0, 0.2, 0.5, 0.7
-	params := []string{"trip.shift[0]", "trip.c"}
+	for _, params := range [][]string{{"trip.shift[0]", "trip.c"}, {"trip.shift[0]"}} {
+		checkTripVector(t, U, beta, r, T, params)
+	}
+}
+
+func checkTripVector(t *testing.T, U, beta, r, T float64, params []string) {
+	t.Helper()
 	res, err := tripGraph(t, U, beta).Sensitivities(context.Background(), params, &graph.SensitivityOptions{End: T, Output: []float64{T},
 		Record: []string{"trip.a", "trip.b"}, Mode: graph.MonolithicAdaptive{Method: sensTightDP, Options: sensTightEvents}})
 	if err != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
 	"github.com/cosimgo/cosim/integrators"
+	"github.com/cosimgo/cosim/internal/numtest"
 	"github.com/cosimgo/cosim/node"
 	"github.com/cosimgo/cosim/nodes/masspoint"
 )
@@ -102,4 +104,28 @@ func (n *revNode) Update(t, dt float64, x []float64, in node.Inputs, dst []float
 func (n *revNode) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
 	dst[0], dst[1] = 0, x[0]
 	return nil
+}
+
+// A graph mixing a batched family (masspoints) with nodes the family
+// kernels do not cover (two drains, evaluated one by one beside the
+// batch) integrates every node: each drain decays as e^{−t} (its floor
+// c = 0.01 is not reached), 1e-7 with the default tolerances.
+func TestMutIntegrateLooseNodesBesideFamily(t *testing.T) {
+	g := graph.New()
+	for _, name := range []string{"m1", "m2"} {
+		mp, _ := masspoint.New(masspoint.Params{Mass: 1, InitialVelocity: [3]float64{1, 0, 0}})
+		g.Add(name, mp)
+	}
+	g.Add("d1", newDrainNode(0.01))
+	g.Add("d2", newDrainNode(0.01))
+	s := mustBuild(t, g)
+	if _, err := s.Integrate(context.Background(), 1, integrators.DormandPrince{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"d1.a", "d2.a"} {
+		v, err := s.Value(f)
+		if err != nil || len(v) != 1 || !numtest.Within(v[0], math.Exp(-1), 1e-7) {
+			t.Errorf("%s = %v, %v; want e⁻¹", f, v, err)
+		}
+	}
 }
