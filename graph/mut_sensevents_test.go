@@ -114,26 +114,25 @@ func TestMutSensNearSideFlow(t *testing.T) {
 }
 
 // The move to the near side is along ∂g/∂y by the located state's own
-// distance from the surface: with g = 10⁴·(a − c) (a steep gradient) and
-// the default event tolerance, the located state's g is far from zero
-// (the tolerance times the crossing speed 5000), and a move of the wrong
-// length would put f⁻ = −a visibly off the surface. The same closed
-// forms as TestMutSensNearSideFlow: ∂t*/∂c = −1/c, ∂a(T)/∂c = 1 (1e-6:
-// the default tolerances).
+// distance from the surface (plus a few ulps): with g = 10⁶·(a − c), a
+// steep gradient, a move scaled by |∂g/∂y|² would put f⁻ = −a visibly
+// off the surface. The same closed forms as TestMutSensNearSideFlow:
+// ∂t*/∂c = −1/c, ∂a(T)/∂c = 1 (1e-8; measured 5.6e-11 with the default
+// tolerances).
 func TestMutSensNearSideSteepGradient(t *testing.T) {
 	const c, T = 0.5, 1.0
 	d := newDrainNode(c)
-	d.scale = 1e4
+	d.scale = 1e6
 	g := graph.New()
 	g.Add("drain", d)
 	res, err := mustBuild(t, g).Sensitivities(context.Background(), []string{"drain.c"}, &graph.SensitivityOptions{End: T, Output: []float64{T}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Events) != 1 || !numtest.Within(res.Events[0].DT[0], -1/c, 1e-6) {
+	if len(res.Events) != 1 || !numtest.Within(res.Events[0].DT[0], -1/c, 1e-8) {
 		t.Errorf("events %+v, want ∂t*/∂c = %v", res.Events, -1/c)
 	}
-	if d, _ := res.At(0, "drain.a", "drain.c"); !numtest.Within(d, 1, 1e-6) {
+	if d, _ := res.At(0, "drain.a", "drain.c"); !numtest.Within(d, 1, 1e-8) {
 		t.Errorf("∂a(T)/∂c = %.12g, want 1", d)
 	}
 }
