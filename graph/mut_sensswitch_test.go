@@ -88,7 +88,10 @@ func TestMutSensSmoothRowsNotSwitched(t *testing.T) {
 // x stays in that mode (x' = 3 > 0), so ∂x(T)/∂p = 3T (1e-7); fB =
 // 1000p², a converging side of large derivative (2000) and curvature
 // (its differences at h and h/16 differ by 1e-3), gives 2000T (1e-6
-// relative: the one-sided difference is exact for a quadratic); fB =
+// relative: the one-sided difference is exact for a quadratic), and so
+// does fB = 1e4·(p − 0.9)² (derivative 2000, f'' = 2e4, value only 100:
+// its differences at h and h/16 differ by 9e-3, far more than their
+// rounding); fB =
 // (p + 0.1)·1000 − p·1000 gives 0 up to rounding (1e-5), its converging
 // side being rounding noise only (differences 0 at h, 1.8e-6 at h/16).
 func TestMutSensSwitchSide(t *testing.T) {
@@ -108,6 +111,10 @@ func TestMutSensSwitchSide(t *testing.T) {
 	d, err = fnSens(t, newFnNode(1, mode(func(p float64) float64 { return 1000 * p * p })), T)
 	if err != nil || !numtest.Within(d, 2000*T, 1e-6*2000*T) {
 		t.Errorf("fB = 1000p²: ∂x/∂p = %.12g, %v; want %v", d, err, 2000*T)
+	}
+	d, err = fnSens(t, newFnNode(1, mode(func(p float64) float64 { return 1e4 * (p - 0.9) * (p - 0.9) })), T)
+	if err != nil || !numtest.Within(d, 2000*T, 1e-6*2000*T) {
+		t.Errorf("fB = 1e4·(p − 0.9)²: ∂x/∂p = %.12g, %v; want %v", d, err, 2000*T)
 	}
 	d, err = fnSens(t, newFnNode(1, mode(func(p float64) float64 { return (p+0.1)*1e3 - p*1e3 })), T)
 	if err != nil || math.Abs(d) > 1e-5 {
