@@ -89,11 +89,11 @@ func TestMutSensSmoothRowsNotSwitched(t *testing.T) {
 // 1000p², a converging side of large derivative (2000) and curvature
 // (its differences at h and h/16 differ by 1e-3), gives 2000T (1e-6
 // relative: the one-sided difference is exact for a quadratic), and so
-// does fB = 1e4·(p − 0.9)² (derivative 2000, f'' = 2e4, value only 100:
-// its differences at h and h/16 differ by 9e-3, far more than their
-// rounding); fB =
-// (p + 0.1)·1000 − p·1000 gives 0 up to rounding (1e-5), its converging
-// side being rounding noise only (differences 0 at h, 1.8e-6 at h/16).
+// does fB = 1e4·(p − 0.9)² (derivative 2000, second derivative 2e4,
+// value only 100: its differences at h and h/16 differ by 9e-3, far
+// more than their rounding); fB = (p + 0.1)·1000 − p·1000 gives 0 up to
+// rounding (1e-5), its converging side being rounding noise only
+// (differences 0 at h, 1.8e-6 at h/16).
 func TestMutSensSwitchSide(t *testing.T) {
 	const T = 0.5
 	mode := func(fb func(p float64) float64) func(x, p float64) float64 {
