@@ -2,8 +2,10 @@ package graph_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
@@ -198,5 +200,29 @@ func TestMutSensTimeDrivenEvent(t *testing.T) {
 	}
 	if d, _ := res.At(0, "alarm.x", "alarm.at"); !numtest.Within(d, -1, 1e-8) {
 		t.Errorf("∂x(T)/∂at = %.12g, want -1", d)
+	}
+}
+
+// slantNode is x' = 1 with the event g = 1000·t − (1000 − 1e-8)·x − c
+// (rising): along the trajectory x = t it crosses at t* = c/1e-8, at a
+// speed ∂g/∂t + ∂g/∂x·x' = 1e-8 that is the difference of two terms of
+// 1000, 5e-12 of them, below the rounding of g's own evaluation (an ulp
+// of 1000·t is 1e-13, so t* is uncertain by 1e-5).
+type slantNode struct{ *alarmNode }
+
+func (n slantNode) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0] = 1000*t - (1000-1e-8)*x[0] - n.at
+	return nil
+}
+
+// A crossing whose speed cancels to rounding level against its terms
+// (relative 5e-12, below 1e-10) has no trustworthy derivative and is
+// refused as grazing, with an error wrapping ErrNotDifferentiable.
+func TestMutSensNumericallyGrazing(t *testing.T) {
+	g := graph.New()
+	g.Add("slant", slantNode{newAlarmNode(5e-9)})
+	_, err := mustBuild(t, g).Sensitivities(context.Background(), []string{"slant.at"}, &graph.SensitivityOptions{End: 1})
+	if !errors.Is(err, graph.ErrNotDifferentiable) || !strings.Contains(err.Error(), "grazes its surface") {
+		t.Errorf("err = %v, want the crossing refused as grazing", err)
 	}
 }
