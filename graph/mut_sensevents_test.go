@@ -207,12 +207,20 @@ func TestMutSensTimeDrivenEvent(t *testing.T) {
 // (rising): along the trajectory x = t it crosses at t* = c/1e-8, at a
 // speed ∂g/∂t + ∂g/∂x·x' = 1e-8 that is the difference of two terms of
 // 1000, 5e-12 of them, below the rounding of g's own evaluation (an ulp
-// of 1000·t is 1e-13, so t* is uncertain by 1e-5).
+// of 1000·t is 1e-13, so t* is uncertain by 1e-5). Its gradient is
+// stated exactly, so the speed is that difference, not a difference of
+// g's rounding.
 type slantNode struct{ *alarmNode }
 
 func (n slantNode) EventValues(t float64, x []float64, in node.Inputs, dst []float64) error {
 	dst[0] = 1000*t - (1000-1e-8)*x[0] - n.at
 	return nil
+}
+
+// EventValuesJacobian states ∂g/∂x, ∂g/∂at and ∂g/∂t exactly.
+func (n slantNode) EventValuesJacobian(event int, t float64, x []float64, in node.Inputs, dstX, dstU, dstP []float64) (float64, error) {
+	dstX[0], dstP[0] = -(1000 - 1e-8), -1
+	return 1000, nil
 }
 
 // A crossing whose speed cancels to rounding level against its terms
