@@ -170,7 +170,7 @@ func (a *sensSys) dParam(j int, eval func(eps float64, out []float64) error, dst
 	case okP || okM:
 		sgn := 1.0
 		if !okP {
-			sgn, f1 = -1, f2
+			sgn, f1, f2 = -1, f2, f1 // swapped, not shared: f2 takes the step 2h next
 		}
 		f0 := make([]float64, n)
 		if _, err := at(v, f0); err != nil {

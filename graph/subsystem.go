@@ -581,7 +581,7 @@ func (f *flattener) graph(g *Graph, at string) {
 		}
 		if i < len(g.nodes) {
 			nn := g.nodes[i]
-			if at != "" && (nn.name == "" || strings.ContainsAny(nn.name, ". \t\n")) {
+			if nn.name == "" || strings.ContainsAny(nn.name, ". \t\n") { // the flattened graph allows '.': check here, at every level
 				f.probs = append(f.probs, fmt.Errorf("node %q: %w: names must be non-empty, without '.' or spaces", join(at, nn.name), ErrBadName))
 				continue
 			}
