@@ -8,9 +8,9 @@ import (
 	"github.com/cosimgo/cosim/nodes/masspoint"
 )
 
-// oddPorts is a connector whose ports have names no path can reach: one
-// holds a '.', the other is empty (a link naming a port the connector
-// does not declare). It links body 0's position into both.
+// oddPorts is a connector whose links name fields no path can reach:
+// holding a '.', or empty (a link naming a field neither node declares),
+// on the connector's side, or on both sides.
 type oddPorts struct{ spec *node.Spec }
 
 func (oddPorts) ConnectorType() string { return "oddports" }
@@ -18,6 +18,8 @@ func (c oddPorts) Attach(name string, ends [2]node.Attachment) (node.Node, []nod
 	return &oddPortsNode{spec: c.spec}, []node.Link{
 		{End: 0, BodyField: "position", Port: "p.q"},
 		{End: 0, BodyField: "position", Port: ""},
+		{End: 0, BodyField: "p.q", Port: "p.q"},
+		{End: 0, BodyField: "", Port: ""},
 	}, nil
 }
 
@@ -32,7 +34,8 @@ func (n *oddPortsNode) Spec() *node.Spec { return n.spec }
 // wired by connecting those paths builds the same way, here with the same
 // errors. A path splits at its last '.', so a port named "p.q" on
 // connector c is never reached ("c.p.q" names field q of a node "c.p"),
-// and an empty port leaves "c.", which is not of the form node.input.
+// and an empty one leaves "c.", which is not of the form node.input; so
+// for the body's fields.
 func TestConnectorEdgesAreTheirPaths(t *testing.T) {
 	spec := node.NewSpec(node.Spec{Type: "oddports", Inputs: []node.Input{
 		{Name: "p.q", Shape: node.Vec(3), Units: "m", Description: "unreachable", Combine: node.Replacing, Default: []float64{0, 0, 0}},
