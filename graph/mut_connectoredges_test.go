@@ -51,19 +51,23 @@ func TestConnectorEdgesAreTheirPaths(t *testing.T) {
 		}
 		return g
 	}
-	g := bodies()
-	c, err := g.AddConnector("c", oddPorts{spec}, "a", [3]float64{}, "b", [3]float64{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, errConn := g.Build()
-	h := bodies()
-	h.Add("c", c)
-	for _, e := range g.Edges() {
-		h.Connect(e.From, e.To)
-	}
-	_, errPaths := h.Build()
-	if errConn == nil || errPaths == nil || errConn.Error() != errPaths.Error() {
-		t.Errorf("Build of the connector's graph: %v\nBuild of its edges' paths: %v\nwant the same error", errConn, errPaths)
+	// A connector named "" (a bad name Build reports) makes paths such as
+	// ".p.q" and ".", which are not of the form node.field either.
+	for _, name := range []string{"c", ""} {
+		g := bodies()
+		c, err := g.AddConnector(name, oddPorts{spec}, "a", [3]float64{}, "b", [3]float64{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, errConn := g.Build()
+		h := bodies()
+		h.Add(name, c)
+		for _, e := range g.Edges() {
+			h.Connect(e.From, e.To)
+		}
+		_, errPaths := h.Build()
+		if errConn == nil || errPaths == nil || errConn.Error() != errPaths.Error() {
+			t.Errorf("connector %q: Build of its graph: %v\nBuild of its edges' paths: %v\nwant the same error", name, errConn, errPaths)
+		}
 	}
 }
