@@ -303,7 +303,7 @@ func (s *Sim) compileIterative(p *coupledPlan, a *analysis, st *coupling.Strateg
 			}
 			cg.classes = append(cg.classes, gc)
 		}
-		cg.outLevels = a.byLevel(in)
+		cg.outLevels = saveLevels(save, a.byLevel(in))
 		nSave := 0
 		for i := range s.nodes {
 			if save[i] {
@@ -370,4 +370,19 @@ func (s *Sim) compileIterative(p *coupledPlan, a *analysis, st *coupling.Strateg
 	sched = append(sched, iterate...)
 	p.sched.Stages = append(sched, outStages...)
 	return nil
+}
+
+// saveLevels marks every node of levels in save and returns levels. A
+// group's output levels (byLevel of its members) hold, besides the
+// members, the other members of an algebraic loop that holds a member:
+// G re-evaluates them at the trial state too, so their outputs are saved
+// before the iteration and restored after it with the members', for the
+// other groups read them at t_n.
+func saveLevels(save []bool, levels [][]int32) [][]int32 {
+	for _, l := range levels {
+		for _, o := range l {
+			save[o] = true
+		}
+	}
+	return levels
 }
