@@ -375,44 +375,44 @@ func TestRestoreNonFiniteGroupMemory(t *testing.T) {
 	}
 }
 
-// jump is a stateful node with a scalar input k (unused) and a 2-vector
+// jump7 is a stateful node with a scalar input k (unused) and a 2-vector
 // output y = [0, x]; its Update sets x to 1e308.
-type jump struct{ spec *node.Spec }
+type jump7 struct{ spec *node.Spec }
 
-func newJump() *jump {
-	return &jump{spec: node.NewSpec(node.Spec{
-		Type:    "jump",
+func newJump7() *jump7 {
+	return &jump7{spec: node.NewSpec(node.Spec{
+		Type:    "jump7",
 		State:   []node.Field{{Name: "x", Units: "1", Description: "jumps to 1e308"}},
 		Inputs:  []node.Input{{Name: "k", Units: "1", Description: "unused", Combine: node.Replacing, Default: []float64{0}}},
 		Outputs: []node.Field{{Name: "y", Shape: node.Vec(2), Units: "1", Description: "[0, x]"}},
 	})}
 }
 
-func (n *jump) Spec() *node.Spec           { return n.spec }
-func (n *jump) InitialState(dst []float64) { dst[0] = 0 }
-func (n *jump) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+func (n *jump7) Spec() *node.Spec           { return n.spec }
+func (n *jump7) InitialState(dst []float64) { dst[0] = 0 }
+func (n *jump7) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
 	dst[0] = 1e308
 	return nil
 }
-func (n *jump) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
+func (n *jump7) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
 	dst[0], dst[1] = 0, x[0]
 	return nil
 }
 
-// vsum is a stateful node with an additive 2-vector input u.
-type vsum struct{ spec *node.Spec }
+// vsum2 is a stateful node with an additive 2-vector input u.
+type vsum2 struct{ spec *node.Spec }
 
-func newVSum() *vsum {
-	return &vsum{spec: node.NewSpec(node.Spec{
-		Type:   "vsum",
+func newVSum2() *vsum2 {
+	return &vsum2{spec: node.NewSpec(node.Spec{
+		Type:   "vsum2",
 		State:  []node.Field{{Name: "x", Units: "1", Description: "x + dt·(u0 + u1)"}},
 		Inputs: []node.Input{{Name: "u", Shape: node.Vec(2), Units: "1", Description: "rates", Combine: node.Additive, Default: []float64{0, 0}}},
 	})}
 }
 
-func (n *vsum) Spec() *node.Spec           { return n.spec }
-func (n *vsum) InitialState(dst []float64) { dst[0] = 0 }
-func (n *vsum) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+func (n *vsum2) Spec() *node.Spec           { return n.spec }
+func (n *vsum2) InitialState(dst []float64) { dst[0] = 0 }
+func (n *vsum2) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
 	dst[0] = x[0] + dt*(in.Values[0]+in.Values[1])
 	return nil
 }
@@ -425,8 +425,8 @@ func (n *vsum) Update(t, dt float64, x []float64, in node.Inputs, dst []float64)
 // comes first).
 func TestGroupInterfaceNonFiniteNamesComponent(t *testing.T) {
 	g := graph.New()
-	g.Add("w", newJump())
-	g.Add("v", newVSum())
+	g.Add("w", newJump7())
+	g.Add("v", newVSum2())
 	g.Add("src", newSource("1", 0, 1e308))
 	g.Connect("w.y", "v.u")
 	g.Connect("src.value", "v.u")
