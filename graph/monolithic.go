@@ -504,10 +504,35 @@ func (s *Sim) adaptiveRun(mode MonolithicAdaptive, set Settings) (end float64, s
 		return end, is.Output, nil
 	}
 	if len(set.Record) > 0 && set.Dt > 0 {
-		samples, err = sampleGrid(t0, end, float64(max(set.RecordEvery, 1))*set.Dt)
+		h := float64(max(set.RecordEvery, 1)) * set.Dt
+		if err := checkGridBudget(t0, end, h, set.RecordLimit); err != nil {
+			return 0, nil, err
+		}
+		samples, err = sampleGrid(t0, end, h)
 		return end, samples, err
 	}
 	return end, samples, nil
+}
+
+// checkGridBudget refuses an adaptive recording from t0 to end every h
+// whose sample times alone (8 bytes each, before any recorded value)
+// would exceed limit (0: the default Settings.RecordLimit), before the
+// grid is allocated: the recording's own budget (checkRecordBudget) is
+// checked later, and does not apply to a streamed recording, whose grid
+// is still held.
+func checkGridBudget(t0, end, h float64, limit int64) error {
+	n := (end-t0)/h + 2
+	how := "Settings.RecordLimit"
+	if limit == 0 {
+		var src string
+		limit, src = processMemoryLimit()
+		how = "the default Settings.RecordLimit: " + src
+	}
+	if need := 8 * n; need > float64(limit) {
+		return fmt.Errorf("graph: recording every %v s from %v to %v takes %.3g samples, whose times alone need %s of memory, more than the limit of %s (%s): record less often (Settings.RecordEvery or a larger Settings.Dt) or a shorter run",
+			h, t0, end, n, formatBytes(need), formatBytes(float64(limit)), how)
+	}
+	return nil
 }
 
 // sampleGrid returns the sample times of an adaptive run from t0 to end

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -198,5 +199,33 @@ func TestMutAdaptiveZeroLengthRecordsStart(t *testing.T) {
 	r, err = s.Run(context.Background(), graph.Settings{End: 0, Mode: graph.MonolithicAdaptive{Method: dp, Options: &integrators.DriverOptions{Output: []float64{0}}}})
 	if err != nil || len(r.Integrator.Samples) != 1 || r.Integrator.Samples[0].T != 0 {
 		t.Errorf("zero-length run with Output [0]: %v, samples %v; want one at 0", err, r.Integrator.Samples)
+	}
+}
+
+// An adaptive run that records every 1e-9 s for 1000 s would need 1e12
+// sample times (8 TB) before a single value is recorded: it is refused
+// with an error naming the setting to change, in memory and streamed
+// alike, where the grid's allocation used to panic ("makeslice: cap out
+// of range") or exhaust memory. A recording just inside the limit still
+// runs.
+func TestAdaptiveRecordingGridOverBudgetRefused(t *testing.T) {
+	ctx := context.Background()
+	dp := integrators.DormandPrince{RTol: 1e-6, ATol: 1e-9}
+	for _, stream := range []bool{false, true} {
+		s := mustBuild(t, chain(1))
+		set := graph.Settings{Dt: 1e-9, End: 1e3, Record: []string{"m1.x"}, Mode: graph.MonolithicAdaptive{Method: dp}}
+		if stream {
+			set.RecordTo, set.StreamOnly = io.Discard, true
+		}
+		_, err := s.Run(ctx, set)
+		if err == nil || !strings.Contains(err.Error(), "times alone") || !strings.Contains(err.Error(), "Settings.RecordEvery") {
+			t.Errorf("stream=%v: %v; want the grid refused, naming Settings.RecordEvery", stream, err)
+		}
+	}
+	// 1001 samples of 8 bytes against a limit of 1 MB: runs.
+	s := mustBuild(t, chain(1))
+	r, err := s.Run(ctx, graph.Settings{Dt: 1e-3, End: 1, Record: []string{"m1.x"}, RecordLimit: 1 << 20, Mode: graph.MonolithicAdaptive{Method: dp}})
+	if err != nil || len(r.History.Times) != 1001 {
+		t.Errorf("1001 samples within 1 MB: %v rows, %v", len(r.History.Times), err)
 	}
 }
