@@ -13,11 +13,12 @@ import (
 // outputs, derivatives, stage, runNodes, startWorkers) come first;
 // dispatch hands a job to the workers (pool.go); part is what one worker
 // does of a job; block (kernels.go) is one kernel call with its summed
-// inputs before it and its finiteness check after it, run the same for
-// a call compiled at Build (callArgs: a fused plan's calls), and
-// family.kernel and run the places a family's kernels are called. Build
-// compiles the engine in newEngine: families (family.go), the packed
-// output columns (compact.go) and the fused plans (fused.go).
+// inputs before it and its finiteness check after it, run and exec the
+// same for a call compiled at Build (callArgs: a fused plan's calls),
+// solo (fused.go) a fused plan run whole on the calling goroutine without
+// a job, and family.kernel and exec the places a family's kernels are
+// called. Build compiles the engine in newEngine: families (family.go),
+// the packed output columns (compact.go) and the fused plans (fused.go).
 //
 // Any failure in a batched phase — a kernel error, a panic, a non-finite
 // value in a checked block, an error of a loose node — makes the caller

@@ -386,7 +386,7 @@ func (p *fusePlan) compileSplit(sp []fuseSplit) {
 			for i := range calls {
 				if c := &calls[i]; c.f != nil {
 					c.args = p.eng.compileCall(c, p.phase, wk)
-					if len(sp) == 1 {
+					if len(sp) == 1 && p.alternates() {
 						c.alt = p.eng.compileCall(c, p.phase, wk)
 					}
 				}
@@ -430,7 +430,7 @@ func (e *engine) solo(p *fusePlan, t, dt float64, dst []float64) (ok bool) {
 		}
 	}()
 	st := e.buf.state
-	alt := p.variant(st, dst) == 1
+	alt := p.alternates() && p.variant(st, dst) == 1
 	for _, calls := range [...][]fuseCall{p.split1[0].first, p.split1[0].later} {
 		for i := range calls {
 			c := &calls[i]
@@ -442,14 +442,25 @@ func (e *engine) solo(p *fusePlan, t, dt float64, dst []float64) (ok bool) {
 			if alt {
 				ca = c.alt
 			}
-			ca.bind(st, dst) // a no-op when the variant is bound to them
-			if !ca.exec(e, t, dt) {
+			if !ca.exec(e, st, dst, t, dt) {
 				return false
 			}
 		}
 	}
 	return true
 }
+
+// altRows is the largest step plan (in node evaluations) whose one-part
+// split is compiled twice (fuseCall.alt). Above it a call's rows, up to
+// sumBlock, outweigh re-pointing its views, and a second compilation
+// would only take memory.
+const altRows = 1024
+
+// alternates reports whether p's one-part split is compiled twice: a
+// step's plan (a derivatives evaluation reads an integrator's stage
+// vectors, more than two pairings, and rebinds) of at most altRows node
+// evaluations.
+func (p *fusePlan) alternates() bool { return p.phase == phaseUpdate && p.rows <= altRows }
 
 // variant returns which compilation of split1's calls, args (0) or alt
 // (1), solo runs for the state st and destination dst: the one bound to

@@ -237,21 +237,14 @@ func (e *engine) run(c *callArgs, j *job) bool {
 	if c.ph == phaseDerivs {
 		dst = j.dst
 	}
-	c.bind(e.buf.state, dst)
-	return c.exec(e, j.t, j.dt)
+	return c.exec(e, e.buf.state, dst, j.t, j.dt)
 }
 
 // bind points c's views of the state being read at st and its
-// destination (an Update's or a Derivatives') at dst, unless they point
-// there already: a re-pointing is a slice header per view that reads the
-// state, which is a measurable share of a small graph's call.
+// destination (an Update's or a Derivatives') at dst (nil for an output
+// call): a slice header per view that reads the state. exec calls it
+// only when they point elsewhere.
 func (c *callArgs) bind(st, dst []float64) {
-	if c.ph == phaseOutputs {
-		dst = nil
-	}
-	if sameBuf(c.st, st) && sameBuf(c.dst, dst) {
-		return
-	}
 	c.st, c.dst = st, dst
 	a := &c.args
 	a.X.Buf = st
@@ -267,7 +260,7 @@ func (c *callArgs) bind(st, dst []float64) {
 			s.terms[k].Buf = st
 		}
 	}
-	if c.ph != phaseOutputs {
+	if dst != nil {
 		a.Dst.Buf = dst
 	}
 }
@@ -278,12 +271,21 @@ func sameBuf(a, b []float64) bool {
 	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
-// exec runs compiled call c, bound to its buffers (bind), at time t with
-// step dt: the summed inputs, the checks of the inputs that read
-// outputs, the kernel and the check of what it wrote. It reports false
-// on any failure.
-func (c *callArgs) exec(e *engine, t, dt float64) bool {
+// exec runs compiled call c on the state st, writing dst (an Update's or
+// a Derivatives' destination; ignored by an output call), at time t with
+// step dt: its views bound to the buffers (bind, only when they point
+// elsewhere: a small graph's step alternates between two compilations of
+// its calls, each bound to one pairing, see solo), the summed inputs, the
+// checks of the inputs that read outputs, the kernel and the check of
+// what it wrote. It reports false on any failure.
+func (c *callArgs) exec(e *engine, st, dst []float64, t, dt float64) bool {
 	a, f := &c.args, c.f
+	if c.ph == phaseOutputs {
+		dst = nil
+	}
+	if !sameBuf(c.st, st) || !sameBuf(c.dst, dst) {
+		c.bind(st, dst)
+	}
 	a.T, a.Dt = t, dt
 	for i := range c.sums {
 		s := &c.sums[i]
