@@ -13,11 +13,12 @@ import (
 // outputs, derivatives, stage, runNodes, startWorkers) come first;
 // dispatch hands a job to the workers (pool.go); part is what one worker
 // does of a job; block (kernels.go) is one kernel call with its summed
-// inputs before it and its finiteness check after it, run the same for
-// a call compiled at Build (callArgs: a fused plan's calls), and
-// family.kernel and run the places a family's kernels are called. Build
-// compiles the engine in newEngine: families (family.go), the packed
-// output columns (compact.go) and the fused plans (fused.go).
+// inputs before it and its finiteness check after it, run and exec the
+// same for a call compiled at Build (callArgs: a fused plan's calls),
+// solo (fused.go) a fused plan run whole on the calling goroutine without
+// a job, and family.kernel and exec the places a family's kernels are
+// called. Build compiles the engine in newEngine: families (family.go),
+// the packed output columns (compact.go) and the fused plans (fused.go).
 //
 // Any failure in a batched phase — a kernel error, a panic, a non-finite
 // value in a checked block, an error of a loose node — makes the caller
@@ -317,7 +318,7 @@ func (e *engine) step(t, dt float64, fresh bool) bool {
 	// hold them.
 	if !fresh || len(e.packed) > 0 {
 		if e.fuseStep != nil && !e.unpacked {
-			return e.dispatchFused(e.fuseStep, job{t: t, dt: dt})
+			return e.dispatchFused(e.fuseStep, t, dt, e.buf.nextState)
 		}
 		if !e.outputs(t) {
 			return false
@@ -341,11 +342,10 @@ func (e *engine) outputs(t float64) bool {
 // monolithic evaluation, System.Func): outputs, then derivatives, fused
 // where the plan allows.
 func (e *engine) derivatives(t float64, dst []float64, sys *System) bool {
-	j := job{phase: phaseDerivs, t: t, dst: dst, sys: sys}
 	if e.fuseDerivs != nil && !e.unpacked && len(sys.looseDerivs) == 0 {
-		return e.dispatchFused(e.fuseDerivs, j)
+		return e.dispatchFused(e.fuseDerivs, t, 0, dst)
 	}
-	return e.outputs(t) && e.dispatch(j)
+	return e.outputs(t) && e.dispatch(job{phase: phaseDerivs, t: t, dst: dst, sys: sys})
 }
 
 // stage runs phase ph (phaseOutputs or phaseUpdate) on a compiled stage
@@ -391,18 +391,20 @@ func (e *engine) dispatch(j job) bool {
 	return e.partsOK(k)
 }
 
-// dispatchFused runs a fused step or evaluation (fused.go): on the
-// calling goroutine, whole, when there is no pool, the work is below
-// Grain or the pool runs it alone (workerPool.share), else in two phases
-// on the workers (one in window mode). It reports whether every part
-// succeeded.
-func (e *engine) dispatchFused(p *fusePlan, j job) bool {
-	j.kind, j.fuse = jobFused, p
+// dispatchFused runs fused plan p at time t with step dt, its consumers
+// writing dst (Sim.nextState for a step, dx/dt for an evaluation): on the
+// calling goroutine, whole (solo), when there is no pool, the work is
+// below Grain or the pool runs it alone (workerPool.share), else in two
+// phases on the workers (one in window mode). It reports whether every
+// part succeeded.
+func (e *engine) dispatchFused(p *fusePlan, t, dt float64, dst []float64) bool {
 	if e.pool == nil || p.rows < e.grain || !e.pool.share(p.rows) {
-		j.split = p.split1
-		return e.fusedSolo(&j)
+		return e.solo(p, t, dt, dst)
 	}
-	j.split = p.splitN
+	j := job{kind: jobFused, fuse: p, t: t, dt: dt, split: p.splitN}
+	if p.phase == phaseDerivs {
+		j.dst = dst
+	}
 	rows := p.rows // counted with the first phase
 	for _, later := range [...]bool{false, true} {
 		if later && p.window {
@@ -417,19 +419,6 @@ func (e *engine) dispatchFused(p *fusePlan, j job) bool {
 		}
 	}
 	return true
-}
-
-// fusedSolo runs fused job j on the calling goroutine, whole (part 0 of
-// one), without going through part: a small graph's step is a few
-// kernel calls, and part's job copy and dispatch are a measurable share
-// of it. A panic fails the job, as in part.
-func (e *engine) fusedSolo(j *job) (ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			ok = false
-		}
-	}()
-	return e.fusedPart(j, 0)
 }
 
 // partsOK reports whether no part of the pool's last job, of k parts,

@@ -61,7 +61,7 @@ func PrefixFactor(from, to string) (float64, bool) { return prefixFactor(from, t
 // StepLayers returns one fused step of s taken apart, for
 // BenchmarkStepLayers: kernels runs the step's compiled kernel calls
 // alone, with the arguments the last step left in place; calls runs them
-// through engine.run (the state views patched, the inputs and what the
+// through engine.run (the views bound to the buffers, the inputs and what the
 // kernels wrote checked); step runs engine.step (the dispatch added).
 // None swaps the state buffers, so each repeats the same step. s must
 // have run a step on one goroutine, which compiles the calls; all three

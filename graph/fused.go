@@ -73,6 +73,11 @@ type fusePlan struct {
 	windowOff, discardOff [][]int
 	// eng is the engine whose workers' scratch compiled calls use.
 	eng *engine
+	// bound is the pairing of (state, destination) buffers split1's args
+	// (bound[0]) and alts (bound[1]) were last bound to by solo, and
+	// next the one solo binds anew when neither matches.
+	bound [2][2][]float64
+	next  int
 }
 
 // prepare makes p ready to run split n ways (n > 1), before a Run's
@@ -103,8 +108,12 @@ type fuseCall struct {
 	win           []float64
 	src, dst, cnt int
 	// args is the call compiled for its part (compileCall), set when
-	// the split is made.
-	args *callArgs
+	// the split is made. alt is a second compilation of the same call,
+	// made for the one-part split only (solo): the Sim swaps two state
+	// buffers from step to step, and each of args and alt stays bound to
+	// one of the two pairings (fusePlan.variant), so a step runs its
+	// calls without re-pointing their views.
+	args, alt *callArgs
 }
 
 // compileFused builds the fused plans of a step and of a derivatives
@@ -377,6 +386,9 @@ func (p *fusePlan) compileSplit(sp []fuseSplit) {
 			for i := range calls {
 				if c := &calls[i]; c.f != nil {
 					c.args = p.eng.compileCall(c, p.phase, wk)
+					if len(sp) == 1 && p.alternates() {
+						c.alt = p.eng.compileCall(c, p.phase, wk)
+					}
 				}
 			}
 		}
@@ -402,6 +414,70 @@ func (e *engine) fusedPart(j *job, w int) bool {
 		}
 	}
 	return true
+}
+
+// solo runs plan p whole on the calling goroutine (split1, one part):
+// the step or evaluation of a graph below Grain, or of a Run with one
+// worker. The state being read is Sim.state and the destination dst
+// (Sim.nextState for a step, the evaluation's buffer for derivatives).
+// It is fusedPart without a job: a small graph's step is a few kernel
+// calls, and the job's assembly and each call's re-pointing of its views
+// were a measurable share of it. A panic fails the call, as in part.
+func (e *engine) solo(p *fusePlan, t, dt float64, dst []float64) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			ok = false
+		}
+	}()
+	st := e.buf.state
+	alt := p.alternates() && p.variant(st, dst) == 1
+	for _, calls := range [...][]fuseCall{p.split1[0].first, p.split1[0].later} {
+		for i := range calls {
+			c := &calls[i]
+			if c.f == nil {
+				copy(c.win[c.dst:c.dst+c.cnt], c.win[c.src:c.src+c.cnt])
+				continue
+			}
+			ca := c.args
+			if alt {
+				ca = c.alt
+			}
+			if !ca.exec(e, st, dst, t, dt) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// altRows is the largest step plan (in node evaluations) whose one-part
+// split is compiled twice (fuseCall.alt). Above it a call's rows, up to
+// sumBlock, outweigh re-pointing its views, and a second compilation
+// would only take memory.
+const altRows = 1024
+
+// alternates reports whether p's one-part split is compiled twice: a
+// step's plan (a derivatives evaluation reads an integrator's stage
+// vectors, more than two pairings, and rebinds) of at most altRows node
+// evaluations.
+func (p *fusePlan) alternates() bool { return p.phase == phaseUpdate && p.rows <= altRows }
+
+// variant returns which compilation of split1's calls, args (0) or alt
+// (1), solo runs for the state st and destination dst: the one bound to
+// them, or else the one bound longer ago, which solo then binds anew. A
+// co-simulation step alternates between two pairings (the Sim swaps
+// state and nextState), so each variant stays bound to one; the stages
+// of a monolithic method rebind.
+func (p *fusePlan) variant(st, dst []float64) int {
+	for v := range p.bound {
+		if sameBuf(p.bound[v][0], st) && sameBuf(p.bound[v][1], dst) {
+			return v
+		}
+	}
+	v := p.next
+	p.next ^= 1
+	p.bound[v] = [2][]float64{st, dst}
+	return v
 }
 
 // Window mode. When every output a fused step's consumers read lives in

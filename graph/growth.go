@@ -165,6 +165,7 @@ type growthWatch struct {
 	floor    float64
 	base     float64 // 0 until d first exceeds floor
 	level    float64 // log2(max d / base) so far
+	top      float64 // max d so far (from base on)
 	lastStep int
 	times    [growthIntervals + 1]float64 // steps of the last doublings, a ring
 	count    int                          // doublings so far
@@ -226,18 +227,27 @@ func (w *growthWatch) sample(s *Sim, step int) error {
 	if w.off {
 		return nil
 	}
-	d, arg := 0.0, -1
+	x0 := w.x0[:len(s.state)]
+	d := 0.0
 	for i, v := range s.state {
-		if e := math.Abs(v - w.x0[i]); e > d {
-			d, arg = e, i
+		if e := math.Abs(v - x0[i]); e > d {
+			d = e
 		}
 	}
 	if w.base == 0 {
 		if d > w.floor {
-			w.base, w.level, w.lastStep = d, 0, step
+			w.base, w.level, w.lastStep, w.top = d, 0, step, d
 		}
 		return nil
 	}
+	if !(d > w.top) {
+		// No new maximum: log2(d/base) is at most level, below the next
+		// doubling, and level (the running maximum) stays; the logarithm
+		// is not needed. In a run that does not grow, most samples.
+		w.lastStep = step
+		return nil
+	}
+	w.top = d
 	l := math.Log2(d / w.base)
 	if !(l >= math.Floor(w.level)+1) {
 		w.level, w.lastStep = max(w.level, l), step
@@ -276,6 +286,13 @@ func (w *growthWatch) sample(s *Sim, step int) error {
 	if src := s.sourceMagnitude(w.srcs); math.IsNaN(src) || src > 0 && (w.src0 == 0 || math.Log(src/w.src0)/(float64(step)*w.dt) >= rate/2) {
 		w.off = true // an input grows as fast
 		return nil
+	}
+	arg := -1 // the component furthest from its start, the first of equals
+	for i, v := range s.state {
+		if math.Abs(v-x0[i]) == d {
+			arg = i
+			break
+		}
 	}
 	return &GrowthError{Step: s.steps, Time: s.Time(), Component: s.componentName(arg), Change: d,
 		Doubling: doubling, Rate: rate, Physical: w.phys, Strategy: w.strategy, Dt: w.dt}

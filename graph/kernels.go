@@ -102,6 +102,9 @@ type callArgs struct {
 	// plan is the kernel compiled for this call (node.BatchPlanner), nil
 	// when the batch compiles none: run then calls the method.
 	plan node.BatchKernel
+	// st and dst are the buffers the views are bound to (bind): the state
+	// being read and the destination (nil for an output call).
+	st, dst []float64
 }
 
 // callSum is a summed input of a compiled call: its terms' views (those
@@ -230,9 +233,20 @@ func (c *callArgs) kernel() error {
 // run runs compiled call c of job j: block's work with the state views
 // patched instead of assembled. It reports false on any failure.
 func (e *engine) run(c *callArgs, j *job) bool {
-	a, f := &c.args, c.f
-	a.T, a.Dt = j.t, j.dt
-	st := e.buf.state
+	dst := e.buf.nextState
+	if c.ph == phaseDerivs {
+		dst = j.dst
+	}
+	return c.exec(e, e.buf.state, dst, j.t, j.dt)
+}
+
+// bind points c's views of the state being read at st and its
+// destination (an Update's or a Derivatives') at dst (nil for an output
+// call): a slice header per view that reads the state. exec calls it
+// only when they point elsewhere.
+func (c *callArgs) bind(st, dst []float64) {
+	c.st, c.dst = st, dst
+	a := &c.args
 	a.X.Buf = st
 	for _, k := range c.stIn {
 		a.In[k].Buf = st
@@ -245,6 +259,36 @@ func (e *engine) run(c *callArgs, j *job) bool {
 		for _, k := range s.st {
 			s.terms[k].Buf = st
 		}
+	}
+	if dst != nil {
+		a.Dst.Buf = dst
+	}
+}
+
+// sameBuf reports whether a and b are the same buffer (the same first
+// element and length).
+func sameBuf(a, b []float64) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
+}
+
+// exec runs compiled call c on the state st, writing dst (an Update's or
+// a Derivatives' destination; ignored by an output call), at time t with
+// step dt: its views bound to the buffers (bind, only when they point
+// elsewhere: a small graph's step alternates between two compilations of
+// its calls, each bound to one pairing, see solo), the summed inputs, the
+// checks of the inputs that read outputs, the kernel and the check of
+// what it wrote. It reports false on any failure.
+func (c *callArgs) exec(e *engine, st, dst []float64, t, dt float64) bool {
+	a, f := &c.args, c.f
+	if c.ph == phaseOutputs {
+		dst = nil
+	}
+	if !sameBuf(c.st, st) || !sameBuf(c.dst, dst) {
+		c.bind(st, dst)
+	}
+	a.T, a.Dt = t, dt
+	for i := range c.sums {
+		s := &c.sums[i]
 		if !sumInto(s.dst, s.terms, s.n, a.Lo, a.Hi) && s.readsOutput {
 			return false
 		}
@@ -258,17 +302,13 @@ func (e *engine) run(c *callArgs, j *job) bool {
 			return false
 		}
 	}
-	switch c.ph {
-	case phaseOutputs:
-		return c.kernel() == nil && checkRuns(e.buf.outputs, f.y0, f.ys, f.needed, a.Lo, a.Hi)
-	case phaseUpdate:
-		a.Dst.Buf = e.buf.nextState
-		return c.kernel() == nil && (f.checksDst || checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi))
-	case phaseDerivs:
-		a.Dst.Buf = j.dst
-		return c.kernel() == nil && (f.checksDst || checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi))
+	if c.kernel() != nil {
+		return false
 	}
-	return false
+	if c.ph == phaseOutputs {
+		return len(f.needed) == 0 || checkRuns(e.buf.outputs, f.y0, f.ys, f.needed, a.Lo, a.Hi)
+	}
+	return f.checksDst || checkRows(a.Dst.Buf, f.x0, f.xs, f.xn, a.Lo, a.Hi)
 }
 
 // kernel calls f's kernel for phase ph on the rows and views of a: the

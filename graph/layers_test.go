@@ -14,7 +14,7 @@ import (
 // BenchmarkStepLayers takes a W1 co-simulation step at small N apart,
 // layer by layer (benchmarks/README.md, "Small graphs"): the hand-written
 // loop (HandSIE), the step's kernel calls alone, the compiled calls
-// (engine.run: state views patched, checks), the engine's step
+// (engine.run: views bound to the buffers, checks), the engine's step
 // (dispatch), and Sim.Run per step. One op is one step; allocs/op must
 // be 0. Besides ns/op (wall time) it reports cpu-ns/op, the CPU time of
 // the benchmark's thread (CLOCK_THREAD_CPUTIME_ID), which a shared

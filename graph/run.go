@@ -144,10 +144,12 @@ func (s *Sim) cosimulate(ctx context.Context, mode CoSimulation, set Settings) (
 	defer func() { res.Replays = s.replays - replays }()
 	err = s.first(rec, ob, res)
 	for k := 0; k < steps; k++ {
-		select {
-		case <-done:
-			err = ctx.Err()
-		default:
+		if done != nil { // a context that cannot be cancelled has none
+			select {
+			case <-done:
+				err = ctx.Err()
+			default:
+			}
 		}
 		if err != nil {
 			break
