@@ -133,26 +133,103 @@ func TestEventCrossedAtInstantFiresWithIt(t *testing.T) {
 	sys := evSysA{n: 1, f: func(_ float64, _, d []float64) { d[0] = 0 }, g: g, dirs: []int{1, 1}}
 	c := StepControl{InitialStep: 1}
 	for _, m := range append([]AdaptiveMethod{DormandPrince{}.WithControl(c)}, denseDriversA(c)...) {
-		d, err := m.NewDriver(sys, &DriverOptions{EventTol: tol})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Init(0, []float64{0}); err != nil {
-			t.Fatal(err)
-		}
-		var fired [][2]float64 // (index, time)
-		for tt := 0.0; tt < 1; {
-			rep, err := d.Step(1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tt = rep.T1
-			for _, f := range rep.Fired {
-				fired = append(fired, [2]float64{float64(f.Index), rep.T1})
-			}
-		}
+		fired := firingsTo1(t, m, sys, tol)
 		if len(fired) != 2 || fired[0] != [2]float64{0, r0} || fired[1] != [2]float64{1, r0} {
 			t.Errorf("%s: resets (event, time) %v, want both at %v once", m.Name(), fired, r0)
 		}
 	}
+}
+
+// Two events whose roots both lie in the final bracket of the earliest
+// one's location fire together at its right end, where both have
+// crossed: g₀ and g₁ step from −1 to +1 at r₀ = 0.3 and at r₁, halfway
+// between r₀ and the point te > r₀ at which the Illinois method over
+// [0, 1] locates g₀ (computed here; EventTol = 2⁻¹⁰). The two functions
+// agree at every trial point (none falls in (r₀, te)), so both are
+// located at te, and both have crossed there (at the last near-side
+// trial neither has): one instant at te, one reset each.
+func TestEventsInFinalBracketFireTogether(t *testing.T) {
+	const tol, r0 = 0x1p-10, 0.3
+	step := func(r float64) func(float64) float64 {
+		return func(t float64) float64 {
+			if t >= r {
+				return 1
+			}
+			return -1
+		}
+	}
+	te, _ := illinois(1, 0, -1, 1, 1, 0, tol, func(c float64) (float64, error) { return step(r0)(c), nil })
+	if !(te > r0 && te-r0 <= tol) {
+		t.Fatalf("g₀ located at %v, want in (%v, %v]", te, r0, r0+tol)
+	}
+	r1 := r0 + (te-r0)/2
+	g0, g1 := step(r0), step(r1)
+	sys := evSysA{n: 1, f: func(_ float64, _, d []float64) { d[0] = 0 },
+		g: func(t float64, _, d []float64) error {
+			d[0], d[1] = g0(t), g1(t)
+			return nil
+		}, dirs: []int{1, 1}}
+	c := StepControl{InitialStep: 1}
+	for _, m := range append([]AdaptiveMethod{DormandPrince{}.WithControl(c)}, denseDriversA(c)...) {
+		fired := firingsTo1(t, m, sys, tol)
+		if len(fired) != 2 || fired[0] != [2]float64{0, te} || fired[1] != [2]float64{1, te} {
+			t.Errorf("%s: resets (event, time) %v, want both at %v once", m.Name(), fired, te)
+		}
+	}
+	s := &resetLogI{g: func(t float64, _, d []float64) { d[0], d[1] = g0(t), g1(t) }, dirs: []int{1, 1}}
+	fixedRunI(t, s, tol, 0, 0, 1, 1)
+	if len(s.at) != 2 || len(s.at[0]) != 1 || len(s.at[1]) != 1 || s.at[0][0] != te || s.at[1][0] != te {
+		t.Errorf("rk4: resets at %v, want both once at %v", s.at, te)
+	}
+}
+
+// The fixed-step instant is applied to the far-side state of the
+// earliest location: with event functions of the state rather than of
+// time (RK4 integrates y' = 1 from y(0) = 0 exactly, y = t), steps from
+// −1 to +1 at y = 0.3 and halfway to where the Illinois method locates
+// the first, as above: both fire once at te, on the state y = te, where
+// both have crossed.
+func TestFixedEventsInFinalBracketFireOnFarSideState(t *testing.T) {
+	const tol, r0 = 0x1p-10, 0.3
+	step := func(r, y float64) float64 {
+		if y >= r {
+			return 1
+		}
+		return -1
+	}
+	te, _ := illinois(1, 0, -1, 1, 1, 0, tol, func(c float64) (float64, error) { return step(r0, c), nil })
+	r1 := r0 + (te-r0)/2
+	s := &resetLogI{g: func(_ float64, y, d []float64) {
+		d[0], d[1] = step(r0, y[0]), step(r1, y[0])
+	}, dirs: []int{1, 1}}
+	fixedRunI(t, s, tol, 0, 0, 1, 1)
+	if len(s.at) != 2 || len(s.at[0]) != 1 || len(s.at[1]) != 1 || s.at[0][0] != te || s.at[1][0] != te {
+		t.Errorf("resets at %v, want both once at %v", s.at, te)
+	}
+}
+
+// firingsTo1 runs the adaptive method m on sys, a one-state system, from
+// y(0) = 0 to t = 1 with the event tolerance tol and returns every reset
+// it applied as (event index, instant time), in order.
+func firingsTo1(t *testing.T, m AdaptiveMethod, sys System, tol float64) [][2]float64 {
+	t.Helper()
+	d, err := m.NewDriver(sys, &DriverOptions{EventTol: tol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Init(0, []float64{0}); err != nil {
+		t.Fatal(err)
+	}
+	var fired [][2]float64
+	for tt := 0.0; tt < 1; {
+		rep, err := d.Step(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt = rep.T1
+		for _, f := range rep.Fired {
+			fired = append(fired, [2]float64{float64(f.Index), rep.T1})
+		}
+	}
+	return fired
 }

@@ -435,15 +435,11 @@ func (w *eventStepper) subSteps(t0, t1, dt float64, taken bool) (stopped error, 
 			if w.cp != nil && !landing {
 				endCP = w.cp.Checkpoint()
 			}
-			found, tau, ge, err := w.scan(ts, h, dt)
+			found, te, ge, err := w.scan(ts, h, end, dt)
 			if err != nil {
 				return nil, err
 			}
 			if found {
-				te := ts + tau
-				if tau >= h {
-					te = end
-				}
 				stop, err := w.ev.settle(te, dt, w.yBest, ge, w.due)
 				if err != nil {
 					return nil, err
@@ -492,15 +488,16 @@ func (w *eventStepper) subSteps(t0, t1, dt float64, taken bool) (stopped error, 
 }
 
 // scan finds the events that fire in the sub-step of length h from
-// (ts, ys, gs) whose ordinary step ended at ye with events g1 (dt is
-// the step, for errors): whether any did, the
-// offset τ ∈ [0, h] of the earliest located, with the far-side state
-// there in yBest and the event values there in ge, and in due the
+// (ts, ys, gs) whose ordinary step ended at end with the state ye and
+// events g1 (dt is the step, for errors): whether any did, the instant
+// te, the time ts + τ of the earliest located (τ ∈ [0, h]; end when
+// τ = h), with the far-side state there in yBest and the event values
+// there in ge, and in due the
 // events that fire at that instant (eventCore.markDue: those that
 // crossed in the sub-step and are across their surface there). It leaves
 // the inner stepper in an undefined state.
-func (w *eventStepper) scan(ts, h, dt float64) (found bool, tauBest float64, ge []float64, err error) {
-	tauBest = math.Inf(1)
+func (w *eventStepper) scan(ts, h, end, dt float64) (found bool, te float64, ge []float64, err error) {
+	tauBest := math.Inf(1)
 	probed := false
 	e := w.ev
 	// Unarmed at the start: take the reference sign a short re-step
@@ -546,15 +543,18 @@ func (w *eventStepper) scan(ts, h, dt float64) (found bool, tauBest float64, ge 
 	}
 	// The event values at the instant: the sub-step's own end's when
 	// it is there.
-	ge = w.g1
+	te, ge = ts+tauBest, w.g1
+	if tauBest >= h {
+		te = end
+	}
 	if tauBest < h {
-		if err := e.eval(ts+tauBest, dt, w.yBest, w.gt); err != nil {
+		if err := e.eval(te, dt, w.yBest, w.gt); err != nil {
 			return false, 0, nil, err
 		}
 		ge = w.gt
 	}
 	e.markDue(tauBest, tp, w.te, w.gs, w.gp, ge, w.due)
-	return true, tauBest, ge, nil
+	return true, te, ge, nil
 }
 
 // locate finds the crossing of event i in the sub-step offsets [lo, hi]

@@ -93,28 +93,9 @@ func TestEventsExactlyTolApartFireSeparatelyA(t *testing.T) {
 			return nil
 		}, dirs: []int{1, 1}}
 	for _, m := range denseDriversA(StepControl{InitialStep: 1}) {
-		d, err := m.NewDriver(sys, &DriverOptions{EventTol: 0x1p-10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Init(0, []float64{0}); err != nil {
-			t.Fatal(err)
-		}
-		var got []Firing
-		var at []float64
-		for tt := 0.0; tt < 1; {
-			rep, err := d.Step(1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tt = rep.T1
-			for _, f := range rep.Fired {
-				got = append(got, f)
-				at = append(at, rep.T1)
-			}
-		}
-		if len(got) != 2 || got[0].Index != 0 || got[1].Index != 1 || at[0] != 0.25 || at[1] != 0.25+0x1p-10 {
-			t.Errorf("%s: resets %+v at %v, want event 0 at 0.25 and event 1 at 0.25 + 2^-10, once each", m.Name(), got, at)
+		fired := firingsTo1(t, m, sys, 0x1p-10)
+		if len(fired) != 2 || fired[0] != [2]float64{0, 0.25} || fired[1] != [2]float64{1, 0.25 + 0x1p-10} {
+			t.Errorf("%s: resets (event, time) %v, want event 0 at 0.25 and event 1 at 0.25 + 2^-10, once each", m.Name(), fired)
 		}
 	}
 }
