@@ -11,8 +11,8 @@ import (
 // "Events" in the package documentation: after every accepted step the
 // event functions are evaluated at its end; each armed one that crossed
 // in its direction is located by illinois on the dense output; the
-// earliest location is the instant, and every event located within the
-// event tolerance of it is due there; an event function that is zero at
+// earliest location is the instant, and every event that crossed in the
+// step and has crossed at it is due there (eventCore.markDue); an event function that is zero at
 // the step start is unarmed and takes its reference sign 64·EventTol
 // later. The driver applies what find returns with instant (the resets,
 // eventCore.settle) and then restarts its method at the state after it;
@@ -90,7 +90,7 @@ func (e *denseEvents) start(t0 float64, y0 []float64, f func(dst []float64) erro
 // accepted step [t, t1] whose end state is y1 and whose dense output is
 // dense. When one fired it returns the instant te, the earliest located
 // time (far side of the root, within the event tolerance), with e.due
-// marking the events located within the tolerance of it, e.yd the
+// marking the events that have crossed there (eventCore.markDue), e.yd the
 // state at te before any reset and e.gAt the event values there.
 func (e *denseEvents) find(t, t1 float64, y1 []float64, dense func(t float64, dst []float64)) (bool, float64, error) {
 	e.started = true
@@ -158,10 +158,7 @@ func (e *denseEvents) find(t, t1 float64, y1 []float64, dense func(t float64, ds
 	if math.IsInf(bestT, 1) {
 		return false, 0, nil
 	}
-	tol := e.tol(bestT)
-	for i, te := range e.te {
-		e.due[i] = te-bestT <= tol
-	}
+	e.markDue(bestT, tp, e.te, e.g, e.gp, e.gAt, e.due)
 	// The state at the instant before the resets: the step's own end
 	// when the instant is there, else the dense output (where the event
 	// values were evaluated, in gAt).

@@ -356,7 +356,7 @@
 // method with bisection safeguards, to within DriverOptions.EventTol on
 // the far side of the root (a root exactly on the step's end is located
 // there). The earliest located time is the event instant te, and every
-// event located within the event tolerance of it is due there: the step
+// event whose function has crossed at te is due there: the step
 // is truncated at te and the instant applied (below); integration then
 // continues from the state after it, or stops, as the resets' EventActions
 // say. An event function that is zero at the start of a step (it just
@@ -371,6 +371,21 @@
 // steps after a reset follow the new trajectory's time scale rather than
 // grow with the previous trial step: a ball bouncing to rest is resolved
 // bounce by bounce whatever the end time (TestEventsAtHugeEndTimes).
+//
+// Simultaneous events. Events fire together at te exactly when their
+// functions have all crossed there: those whose roots lie between the
+// earliest root and te (at most EventTol apart). An event whose root lies
+// after te, however close, has not crossed and fires at its own root, in
+// an instant of its own: applied at te, its reset would find its function
+// still on its near side, armed again, and would run a second time at
+// its root for the same crossing (a counter counted twice, an impulse
+// given twice). So every crossing's reset runs exactly once, no event
+// time moves earlier than its root, and nothing is remembered between
+// instants that could hide a later, genuine crossing (a bouncing ball
+// bounces every time, and the Zeno guard counts every instant). This is
+// the rule of CVODE's rootfinding (Hindmarsh et al., SUNDIALS CVODE
+// guide, "Rootfinding"): it returns the right end of the final bracket
+// and flags exactly the components that changed sign in it.
 //
 // The event instant. The resets of the events due at te are applied in
 // event index order, each to the state the previous one returned (dst

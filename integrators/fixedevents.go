@@ -36,7 +36,8 @@ import (
 // to rounding. The cost is about ten to forty re-steps per instant; an
 // event whose function is exactly zero at a sub-step's end (a sampled
 // block's event on its time event) is located there without re-steps.
-// Every event located at the instant gets its reset (eventCore.settle),
+// Every event that has crossed at the instant gets its reset
+// (eventCore.markDue, eventCore.settle),
 // and the rest of the step is integrated from the state after them,
 // which may fire further events, handled in the same way. The step still
 // ends at t_n + dt on the step-count clock.
@@ -434,22 +435,11 @@ func (w *eventStepper) subSteps(t0, t1, dt float64, taken bool) (stopped error, 
 			if w.cp != nil && !landing {
 				endCP = w.cp.Checkpoint()
 			}
-			found, tau, err := w.scan(ts, h)
+			found, te, ge, err := w.scan(ts, h, end, dt)
 			if err != nil {
 				return nil, err
 			}
 			if found {
-				te := ts + tau
-				if tau >= h {
-					te = end
-				}
-				ge := w.g1
-				if tau < h {
-					if err := w.ev.eval(te, dt, w.yBest, w.gt); err != nil {
-						return nil, err
-					}
-					ge = w.gt
-				}
 				stop, err := w.ev.settle(te, dt, w.yBest, ge, w.due)
 				if err != nil {
 					return nil, err
@@ -498,15 +488,21 @@ func (w *eventStepper) subSteps(t0, t1, dt float64, taken bool) (stopped error, 
 }
 
 // scan finds the events that fire in the sub-step of length h from
-// (ts, ys, gs) whose ordinary step ended at ye with events g1: whether
-// any did, the offset τ ∈ [0, h] of the earliest located, with the
-// far-side state there in yBest, and in due the events located within
-// the event tolerance of it. It leaves the inner stepper in an
-// undefined state.
-func (w *eventStepper) scan(ts, h float64) (found bool, tauBest float64, err error) {
-	tauBest = math.Inf(1)
+// (ts, ys, gs) whose ordinary step ended at end with the state ye and
+// events g1 (dt is the step, for errors): whether any did, the instant
+// te, the time ts + τ of the earliest located (τ ∈ [0, h]; end when
+// τ = h), with the far-side state there in yBest and the event values
+// there in ge, and in due the
+// events that fire at that instant (eventCore.markDue: those that
+// crossed in the sub-step and are across their surface there). It leaves
+// the inner stepper in an undefined state.
+func (w *eventStepper) scan(ts, h, end, dt float64) (found bool, te float64, ge []float64, err error) {
+	tauBest := math.Inf(1)
 	probed := false
 	e := w.ev
+	// Unarmed at the start: take the reference sign a short re-step
+	// later, as the adaptive drivers do on their dense output.
+	tp := math.Min(64*w.tol(ts), h/2)
 	for i := 0; i < e.ne; i++ {
 		w.te[i] = math.Inf(1)
 		if e.disarmed[i] {
@@ -517,13 +513,9 @@ func (w *eventStepper) scan(ts, h float64) (found bool, tauBest float64, err err
 			if w.g1[i] == 0 || h == 0 {
 				continue
 			}
-			// Unarmed at the start: take the reference sign a short
-			// re-step later, as the adaptive drivers do on their dense
-			// output.
-			tp := math.Min(64*w.tol(ts), h/2)
 			if !probed {
 				if err := w.restep(ts, tp); err != nil {
-					return false, 0, err
+					return false, 0, nil, err
 				}
 				copy(w.gp, w.gt)
 				probed = true
@@ -538,7 +530,7 @@ func (w *eventStepper) scan(ts, h float64) (found bool, tauBest float64, err err
 		}
 		tau, err := w.locate(i, ts, lo, ref, h, w.g1[i])
 		if err != nil {
-			return false, 0, err
+			return false, 0, nil, err
 		}
 		w.te[i] = tau
 		if tau < tauBest {
@@ -547,13 +539,22 @@ func (w *eventStepper) scan(ts, h float64) (found bool, tauBest float64, err err
 		}
 	}
 	if math.IsInf(tauBest, 1) {
-		return false, 0, nil
+		return false, 0, nil, nil
 	}
-	tol := w.tol(ts + tauBest)
-	for i, tau := range w.te {
-		w.due[i] = tau-tauBest <= tol
+	// The event values at the instant: the sub-step's own end's when
+	// it is there.
+	te, ge = ts+tauBest, w.g1
+	if tauBest >= h {
+		te = end
 	}
-	return true, tauBest, nil
+	if tauBest < h {
+		if err := e.eval(te, dt, w.yBest, w.gt); err != nil {
+			return false, 0, nil, err
+		}
+		ge = w.gt
+	}
+	e.markDue(tauBest, tp, w.te, w.gs, w.gp, ge, w.due)
+	return true, te, ge, nil
 }
 
 // locate finds the crossing of event i in the sub-step offsets [lo, hi]

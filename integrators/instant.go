@@ -170,6 +170,36 @@ func (e *eventCore) startDue(t0, dt float64, y0, g0 []float64, f func(dst []floa
 	return any, nil
 }
 
+// markDue marks in due the events that fire at the instant at time best,
+// the located time of the earliest event (the far side of its root,
+// within the event tolerance of it): those that crossed in the step (te:
+// their located times, +Inf for the others) and whose function has
+// crossed at best, its value gAt there across its surface in its
+// direction from its reference (g, the value at the step's start; for
+// an unarmed event, 0 in g, gp, its value at the probe at time tp, which
+// best must be past). Their roots lie in the final bracket of the
+// earliest, so every event reported has crossed at best and, once its
+// reset has run, is unarmed or on its far side: none is reported again
+// for the same crossing. An event whose root lies after best, however
+// close, is not due: it fires at its own root. Applied at best, it would
+// be armed again on its near side and its reset would run a second time
+// at its root. This is CVODE's rule (Hindmarsh et al., SUNDIALS CVODE
+// guide, "Rootfinding"): the right end of the final bracket is returned,
+// and exactly the components that changed sign in it are flagged.
+func (e *eventCore) markDue(best, tp float64, te, g, gp, gAt []float64, due []bool) {
+	for i, ti := range te {
+		ref := g[i]
+		if ref == 0 {
+			ref = gp[i]
+			if !(best > tp) {
+				due[i] = false
+				continue
+			}
+		}
+		due[i] = !math.IsInf(ti, 1) && crossed(e.dir[i], ref, gAt[i])
+	}
+}
+
 // state returns the k-th state buffer of the instant, growing the pool.
 func (e *eventCore) state(k int) []float64 {
 	for len(e.states) <= k {

@@ -47,40 +47,35 @@ func fixedRunI(t *testing.T, s *resetLogI, tol, t0, y0, dt float64, n int) {
 	}
 }
 
-// The fixed-step methods apply together the events located within the
-// event tolerance of the earliest (DriverOptions.EventTol), the bound
-// included, as the adaptive drivers do (TestEventsExactlyTolApartFireTogetherA):
-// pure functions of time g₀ = t − 1/4 and g₁ = t − (1/4 + 2⁻¹⁰) over one
-// step [0, 1] with EventTol = 2⁻¹⁰. The first regula falsi trial of each
-// lands exactly on its root (dyadic numbers: the secant of a linear
-// function is exact), so the two are located exactly the tolerance
-// apart, and both resets must run at the instant 1/4. (g₁ is still on
-// its near side after that instant, so it is armed again and fires a
-// second time at its root, as the adaptive drivers do too: only the
-// first instant is checked here.)
-func TestFixedEventsExactlyTolApartFireTogetherI(t *testing.T) {
+// The fixed-step methods apply at an instant only the events that have
+// crossed there (eventCore.markDue), as the adaptive drivers do
+// (TestEventsExactlyTolApartFireSeparatelyA): pure functions of time
+// g₀ = t − 1/4 and g₁ = t − (1/4 + 2⁻¹⁰) over one step [0, 1] with
+// EventTol = 2⁻¹⁰. The first regula falsi trial of each lands exactly on
+// its root (dyadic numbers: the secant of a linear function is exact),
+// so the two are located exactly the tolerance apart. At the instant
+// 1/4, g₁ has not crossed yet: its reset runs once, at its own root,
+// not at 1/4 and again at its root.
+func TestFixedEventsExactlyTolApartFireSeparatelyI(t *testing.T) {
 	s := &resetLogI{g: func(t float64, _, d []float64) { d[0], d[1] = t-0.25, t-(0.25+0x1p-10) }, dirs: []int{1, 1}}
 	fixedRunI(t, s, 0x1p-10, 0, 0, 1, 1)
-	if len(s.at) != 2 || len(s.at[0]) != 1 || len(s.at[1]) == 0 || s.at[0][0] != 0.25 || s.at[1][0] != 0.25 {
-		t.Errorf("resets at %v, want both events first at 0.25", s.at)
+	if len(s.at) != 2 || len(s.at[0]) != 1 || len(s.at[1]) != 1 || s.at[0][0] != 0.25 || s.at[1][0] != 0.25+0x1p-10 {
+		t.Errorf("resets at %v, want event 0 once at 0.25, event 1 once at 0.25 + 2^-10", s.at)
 	}
 }
 
-// Far from t = 0 the event tolerance is 4ε|t| at the instant's time
-// (DriverOptions.EventTol: max(EventTol, 4ε|t|)), here larger than
-// EventTol = 1e-12: over the step [2²⁰, 2²⁰ + 1] the events
+// Far from t = 0, as above: over the step [2²⁰, 2²⁰ + 1] the events
 // g₀ = t − (2²⁰ + 1/4) and g₁ = t − (2²⁰ + 1/4 + 2⁻³⁰) are located
-// exactly on their roots (dyadic, as above), 2⁻³⁰ apart, and the
-// tolerance at 2²⁰ + 1/4 is 2⁻⁵⁰·(2²⁰ + 1/4) = 2⁻³⁰ + 2⁻⁵², so they are
-// one instant (the tolerance at the step's start, or at 2²⁰ − 1/4, is
-// below 2⁻³⁰ and would split them). As above, only the first instant
-// is checked.
-func TestFixedEventToleranceAtInstantTimeI(t *testing.T) {
+// exactly on their roots (dyadic, as above), 2⁻³⁰ apart, below the
+// event tolerance there (4ε|t| = 2⁻³⁰ + 2⁻⁵², larger than EventTol =
+// 1e-12). They are still two instants: at the first, g₁ has not
+// crossed, and each reset runs once, at its own root.
+func TestFixedEventsCloserThanTolFireSeparatelyI(t *testing.T) {
 	const t0 = 0x1p20
 	s := &resetLogI{g: func(t float64, _, d []float64) { d[0], d[1] = t-(t0+0.25), t-(t0+0.25+0x1p-30) }, dirs: []int{1, 1}}
 	fixedRunI(t, s, 1e-12, t0, 0, 1, 1)
-	if len(s.at) != 2 || len(s.at[0]) != 1 || len(s.at[1]) == 0 || s.at[0][0] != t0+0.25 || s.at[1][0] != t0+0.25 {
-		t.Errorf("resets at %v, want both events first at 2^20 + 0.25", s.at)
+	if len(s.at) != 2 || len(s.at[0]) != 1 || len(s.at[1]) != 1 || s.at[0][0] != t0+0.25 || s.at[1][0] != t0+0.25+0x1p-30 {
+		t.Errorf("resets at %v, want event 0 once at 2^20 + 0.25, event 1 once at 2^20 + 0.25 + 2^-30", s.at)
 	}
 }
 

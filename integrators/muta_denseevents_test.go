@@ -79,32 +79,23 @@ func TestDenseInsideEventStepA(t *testing.T) {
 }
 
 // Two events whose located times are exactly the event tolerance apart
-// are due at the same instant (DriverOptions.EventTol: events within the
-// tolerance of the earliest are applied together). Pure functions of
-// time, g₀ = t − 1/4 and g₁ = t − (1/4 + 2⁻¹⁰), over one step [0, 1] of
-// y' = 0: the first regula falsi trial of each lands exactly on its root
-// (dyadic numbers, exact arithmetic), so they are located at 1/4 and
-// 1/4 + 2⁻¹⁰, and EventTol = 2⁻¹⁰.
-func TestEventsExactlyTolApartFireTogetherA(t *testing.T) {
+// are two instants when the later one has not crossed at the first
+// (eventCore.markDue: an event fires at an instant only once its
+// function has crossed there, so that its reset runs once, at its own
+// root). Pure functions of time, g₀ = t − 1/4 and g₁ = t − (1/4 + 2⁻¹⁰),
+// over one step [0, 1] of y' = 0: the first regula falsi trial of each
+// lands exactly on its root (dyadic numbers, exact arithmetic), so they
+// are located at 1/4 and 1/4 + 2⁻¹⁰, and EventTol = 2⁻¹⁰.
+func TestEventsExactlyTolApartFireSeparatelyA(t *testing.T) {
 	sys := evSysA{n: 1, f: func(_ float64, _, d []float64) { d[0] = 0 },
 		g: func(t float64, _, d []float64) error {
 			d[0], d[1] = t-0.25, t-(0.25+0x1p-10)
 			return nil
 		}, dirs: []int{1, 1}}
 	for _, m := range denseDriversA(StepControl{InitialStep: 1}) {
-		d, err := m.NewDriver(sys, &DriverOptions{EventTol: 0x1p-10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Init(0, []float64{0}); err != nil {
-			t.Fatal(err)
-		}
-		rep, err := d.Step(1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.T1 != 0.25 || len(rep.Fired) != 2 {
-			t.Errorf("%s: instant at %v with %d resets (%+v), want 0.25 with both events", m.Name(), rep.T1, len(rep.Fired), rep.Fired)
+		fired := firingsTo1(t, m, sys, 0x1p-10)
+		if len(fired) != 2 || fired[0] != [2]float64{0, 0.25} || fired[1] != [2]float64{1, 0.25 + 0x1p-10} {
+			t.Errorf("%s: resets (event, time) %v, want event 0 at 0.25 and event 1 at 0.25 + 2^-10, once each", m.Name(), fired)
 		}
 	}
 }
