@@ -45,7 +45,8 @@ func unreadRamps() (*graph.Sim, error) {
 // steps must equal the per-node path's bit for bit, with windows on and
 // off and 1 to 3 workers splitting every step (Grain 1). A fused step
 // that computed more unread rows at once than its window holds would
-// write past the window (a panic) or over rows it holds.
+// give its kernel a view past the window, which fails the call and
+// replays the step per node (counted by Replays, required 0).
 func TestFusedUnreadProducerRows(t *testing.T) {
 	run := func(batching, windows bool, workers int) []float64 {
 		s, err := unreadRamps()
