@@ -1,7 +1,6 @@
 package graph_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -48,36 +47,5 @@ func evenOddRamps(n int) (*graph.Sim, error) {
 // replays the step). At n = 150 a block of 128 masses reads 255 ramp
 // rows, more than a block.
 func TestFusedStrideTwoBitIdentical(t *testing.T) {
-	const n = 150
-	run := func(batching, windows bool, workers int) []float64 {
-		s, err := evenOddRamps(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.SetBatching(batching)
-		s.SetWindows(windows)
-		if batching {
-			if step, _ := s.Fused(); !step {
-				t.Fatal("the step is not fused")
-			}
-			if ws, _ := s.Windowed(); ws != windows {
-				t.Fatalf("windowed step %v, want %v", ws, windows)
-			}
-		}
-		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: 0.1, Steps: 20}); err != nil {
-			t.Fatalf("batching %v, windows %v, %d workers: %v", batching, windows, workers, err)
-		}
-		if batching && s.Replays() != 0 {
-			t.Errorf("windows %v, %d workers: %d replays", windows, workers, s.Replays())
-		}
-		return s.State(nil)
-	}
-	want := run(false, false, 1)
-	for _, windows := range []bool{true, false} {
-		for _, workers := range []int{1, 2, 3} {
-			if i, same := kernelFirstDiff(want, run(true, windows, workers)); !same {
-				t.Errorf("windows %v, %d workers: state[%d] differs from the per-node path", windows, workers, i)
-			}
-		}
-	}
+	fusedMatchesPerNode(t, func() (*graph.Sim, error) { return evenOddRamps(150) }, 20)
 }

@@ -48,8 +48,17 @@ func unreadRamps() (*graph.Sim, error) {
 // give its kernel a view past the window, which fails the call and
 // replays the step per node (counted by Replays, required 0).
 func TestFusedUnreadProducerRows(t *testing.T) {
+	fusedMatchesPerNode(t, unreadRamps, 30)
+}
+
+// fusedMatchesPerNode builds the graph build makes, checks that its step
+// is fused (and windowed when asked), runs steps of 0.1 s with Grain 1
+// and requires, with windows on and off and 1 to 3 workers, the per-node
+// path's state bit for bit and no step replayed per node.
+func fusedMatchesPerNode(t *testing.T, build func() (*graph.Sim, error), steps int) {
+	t.Helper()
 	run := func(batching, windows bool, workers int) []float64 {
-		s, err := unreadRamps()
+		s, err := build()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +72,7 @@ func TestFusedUnreadProducerRows(t *testing.T) {
 				t.Fatalf("windowed step %v, want %v", ws, windows)
 			}
 		}
-		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: 0.1, Steps: 30}); err != nil {
+		if _, err := s.Run(context.Background(), graph.Settings{Mode: graph.CoSimulation{Workers: workers, Grain: 1}, Dt: 0.1, Steps: steps}); err != nil {
 			t.Fatalf("batching %v, windows %v, %d workers: %v", batching, windows, workers, err)
 		}
 		if batching && s.Replays() != 0 {
