@@ -16,12 +16,12 @@ import (
 // fusedChains builds `chains` chains of n masses between walls whose
 // connectors are added interleaved (connector j of chain 0, connector j
 // of chain 1, ...) and, with reversed, from the last connector to the
-// first. The masses are added chain by chain, so a mass reads its
-// connectors at rows chains·i + c (interleaved: two dependence
-// segments of slope 2 over one mass family), or in descending order
-// (reversed: the connectors split into many families). Initial
-// displacements differ from mass to mass so that every connector
-// carries its own load.
+// first. The masses are added chain by chain. Interleaved, the
+// connectors form families of one row per chain (connector j of every
+// chain) and the masses small families, each reading several producer
+// families at one row each; reversed, every connector and every mass is
+// a family of one row. Initial displacements differ from mass to mass
+// so that every connector carries its own load.
 func fusedChains(n, chains int, reversed bool) (*graph.Sim, error) {
 	g := graph.New()
 	name := func(ch, i int) string {
@@ -66,17 +66,16 @@ func fusedChains(n, chains int, reversed bool) (*graph.Sim, error) {
 // A fused step computes exactly the rows the per-node path computes, in
 // another order, so its results are the same bits (graph/fused.go) —
 // whatever the wiring, the worker count and the window mode. The W1
-// chain (TestFusedChainBitIdentical) reads its connectors at rows i and
-// i+1 of one family; these chains read them at rows 2i + c over two
-// interleaved chains (two dependence segments of slope 2, a window that
-// must hold a block's span of every other row), and in descending order
-// (a connector family per row). The reference is the per-node path's
-// state after the same steps, bit for bit; a fused schedule that reads
-// a connector row before computing it, or never computes one, or
-// computes a consumer row from another row's loads, changes the bits
-// (every connector's load differs, see fusedChains). Sizes cross the
-// engine's 128-row blocks; Grain 1 splits every step across 1 to 4
-// workers, so parts own boundary rows they must defer or recompute.
+// chain (TestFusedChainBitIdentical) has one connector family and one
+// mass family; these chains (fusedChains) have many small families, a
+// consumer family reading several producer families, and one-row
+// families that a split gives wholly to one part, so that the parts'
+// consumer rows read producer rows other parts own. The reference is
+// the per-node path's state after the same steps, bit for bit, co-
+// simulated (the update plan) and with RK4 (the derivatives plan); a
+// fused schedule that reads a connector row before computing it, or
+// never computes one, changes the bits (every connector's load differs).
+// Grain 1 splits every step across 1 to 4 workers.
 func TestFusedWiringBitIdentical(t *testing.T) {
 	rk4, err := integrators.ByName(integrators.MethodRK4)
 	if err != nil {
@@ -87,7 +86,7 @@ func TestFusedWiringBitIdentical(t *testing.T) {
 		n, chains int
 		reversed  bool
 	}{
-		{"interleaved", 140, 2, false},
+		{"interleaved", 70, 2, false},
 		{"interleaved short", 5, 2, false},
 		{"three interleaved", 50, 3, false},
 		{"reversed", 20, 1, true},
