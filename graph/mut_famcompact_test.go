@@ -2,8 +2,10 @@ package graph_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/cosimgo/cosim/graph"
@@ -24,6 +26,11 @@ type gen struct {
 	spec *node.Spec
 	key  string
 	x0   float64
+	// nanAt > 0: from t = nanAt on, the output y is NaN (a node that
+	// fails mid-run); sat: the rate u saturates at 1 (if !(u < 1), u = 1),
+	// so a NaN u does not reach the state.
+	nanAt float64
+	sat   bool
 }
 
 func newGen(typ, key string, x0 float64) *gen {
@@ -45,35 +52,57 @@ func (n *gen) Spec() *node.Spec           { return n.spec }
 func (n *gen) InitialState(dst []float64) { dst[0] = n.x0 }
 func (n *gen) BatchKey() string           { return n.key }
 func (n *gen) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
-	dst[0] = x[0] + dt*(in.Values[0]+2*in.Values[1])
+	dst[0] = n.step(dt, x[0], in.Values[0], in.Values[1])
 	return nil
 }
 func (n *gen) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	dst[0], dst[1] = x[0], -x[0]
+	dst[0], dst[1] = n.y(t, x[0]), -x[0]
 	return nil
 }
-func (n *gen) NewBatch(members []node.Node) node.Batch { return genBatch{} }
+
+// step and y are what Update, Outputs and the kernel compute.
+func (n *gen) step(dt, x, u, w float64) float64 {
+	if n.sat && !(u < 1) {
+		u = 1
+	}
+	return x + dt*(u+2*w)
+}
+
+func (n *gen) y(t, x float64) float64 {
+	if n.nanAt > 0 && t >= n.nanAt {
+		return math.NaN()
+	}
+	return x
+}
+
+func (n *gen) NewBatch(members []node.Node) node.Batch {
+	b := genBatch{rows: make([]*gen, len(members))}
+	for i, m := range members {
+		b.rows[i] = m.(*gen)
+	}
+	return b
+}
 
 // genBatch computes exactly what gen's Update and Outputs compute, row
 // by row (u's two terms added first to second, as the per-node gather
 // sums them).
-type genBatch struct{}
+type genBatch struct{ rows []*gen }
 
 func (genBatch) PairInputs() []bool { return []bool{true} }
-func (genBatch) Update(a *node.BatchArgs) error {
+func (b genBatch) Update(a *node.BatchArgs) error {
 	for i := a.Lo; i < a.Hi; i++ {
 		u := a.In[0].Row(i, 1)[0]
 		if a.In2 != nil && a.In2[0].Buf != nil {
 			u += a.In2[0].Row(i, 1)[0]
 		}
-		a.Dst.Row(i, 1)[0] = a.X.Row(i, 1)[0] + a.Dt*(u+2*a.In[1].Row(i, 1)[0])
+		a.Dst.Row(i, 1)[0] = b.rows[i].step(a.Dt, a.X.Row(i, 1)[0], u, a.In[1].Row(i, 1)[0])
 	}
 	return nil
 }
-func (genBatch) Outputs(a *node.BatchArgs) error {
+func (b genBatch) Outputs(a *node.BatchArgs) error {
 	for i := a.Lo; i < a.Hi; i++ {
 		if a.Needs(0) {
-			a.Out[0].Row(i, 1)[0] = a.X.Row(i, 1)[0]
+			a.Out[0].Row(i, 1)[0] = b.rows[i].y(a.T, a.X.Row(i, 1)[0])
 		}
 		if a.Needs(1) {
 			a.Out[1].Row(i, 1)[0] = -a.X.Row(i, 1)[0]
@@ -185,22 +214,7 @@ func hasFamily(fams []graph.Family, typ string, nodes ...string) bool {
 // the batched run's bits equal the per-node run's, and r_i.x grows by
 // Δt·a_i.x per step (a's x is constant: nothing feeds it).
 func TestCompactWriterNotAffine(t *testing.T) {
-	build := func() *graph.Graph {
-		g := graph.New()
-		g.Add("a1", newGen("a", "", 1))
-		g.Add("b1", newGen("b", "", 10))
-		g.Add("a2", newGen("a", "", 2))
-		g.Add("c1", newGen("c", "", 20))
-		g.Add("a3", newGen("a", "", 3))
-		g.Add("rb", newGen("r", "b", 0))
-		for i := 1; i <= 3; i++ {
-			r := fmt.Sprintf("r%d", i)
-			g.Add(r, newGen("r", r, 0))
-			g.Connect(fmt.Sprintf("a%d.y", i), r+".u")
-		}
-		g.Connect("b1.y", "rb.u")
-		return g
-	}
+	build := func() *graph.Graph { return writerNotAffine(0) }
 	names := []string{"a1", "b1", "a2", "c1", "a3", "rb", "r1", "r2", "r3"}
 	fams := batchedMatchesPerNode(t, build, names)
 	if !hasFamily(fams, "a", "a1", "a2", "a3") {
@@ -212,6 +226,59 @@ func TestCompactWriterNotAffine(t *testing.T) {
 	}
 	if got := s.CompactLen(); got != 1 {
 		t.Errorf("compact columns hold %d values, want 1 (b1.y only)", got)
+	}
+}
+
+// writerNotAffine is TestCompactWriterNotAffine's graph; with nanAt > 0,
+// a2's output y turns NaN from t = nanAt on, and r2 saturates its rate
+// (a NaN rate then does not reach its state).
+func writerNotAffine(nanAt float64) *graph.Graph {
+	g := graph.New()
+	g.Add("a1", newGen("a", "", 1))
+	g.Add("b1", newGen("b", "", 10))
+	a2 := newGen("a", "", 2)
+	a2.nanAt = nanAt
+	g.Add("a2", a2)
+	g.Add("c1", newGen("c", "", 20))
+	g.Add("a3", newGen("a", "", 3))
+	g.Add("rb", newGen("r", "b", 0))
+	for i := 1; i <= 3; i++ {
+		r := fmt.Sprintf("r%d", i)
+		rn := newGen("r", r, 0)
+		rn.sat = i == 2 && nanAt > 0
+		g.Add(r, rn)
+		g.Connect(fmt.Sprintf("a%d.y", i), r+".u")
+	}
+	g.Connect("b1.y", "rb.u")
+	return g
+}
+
+// TestNonFiniteOutputReadByFamily: a non-finite output is an error
+// naming its node, field and time (the per-node path checks every output
+// it evaluates), and the batched engine must report the same: an output
+// that only families read is checked where a family reads it, then the
+// step is replayed per node to name it. Here a2.y (left in Sim.outputs,
+// see TestCompactWriterNotAffine) turns NaN at t = 0.25 and its reader r2
+// saturates its rate, so the NaN never reaches a state: only the check at
+// the read can see it. Both runs must fail with the same error, a
+// node.StateError for a2's output y at t = 0.25.
+func TestNonFiniteOutputReadByFamily(t *testing.T) {
+	run := func(batched bool) error {
+		s, err := writerNotAffine(0.25).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetBatching(batched)
+		_, err = s.Run(context.Background(), graph.Settings{Dt: 0.125, Steps: 4})
+		return err
+	}
+	want, got := run(false), run(true)
+	var se *node.StateError
+	if !errors.As(want, &se) || !errors.Is(want, node.ErrNonFinite) || !strings.Contains(want.Error(), "a2") {
+		t.Fatalf("per node: %v; want a non-finite StateError naming a2", want)
+	}
+	if got == nil || got.Error() != want.Error() {
+		t.Errorf("batched: %v; want the per-node error %v", got, want)
 	}
 }
 
