@@ -505,15 +505,7 @@ func tryOnly(dir string, positions []string, logw io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	pl := &plan{pi: pi, mutants: enumerate(pi, files), tmp: tmp}
-	if err := pl.build(logw); err != nil {
-		return err
-	}
-	names, err := pl.listTests()
-	if err != nil {
-		return err
-	}
-	runs, err := pl.record(names, logw)
+	pl, runs, err := recorded(pi, files, tmp, logw)
 	if err != nil {
 		return err
 	}
@@ -529,13 +521,8 @@ func tryOnly(dir string, positions []string, logw io.Writer) error {
 		if !hit {
 			continue
 		}
-		if m.Status == "" && m.Twin != 0 {
-			m.Status = pl.mutants[m.Twin-1].Status
-		}
-		if m.Status == "" {
-			if m.Status, _, err = pl.runMutant(m, runs); err != nil {
-				return err
-			}
+		if err := pl.judge(m, runs); err != nil {
+			return err
 		}
 		fmt.Fprintf(logw, "%s:%d:%d %s %s\n", m.File, m.Line, m.Col, m.Mutator, m.Status)
 	}
@@ -607,15 +594,7 @@ func recheckResult(dir string, r *Result, only []string, eq map[string]Equivalen
 	if err != nil {
 		return nil, err
 	}
-	pl := &plan{pi: pi, mutants: enumerate(pi, files), tmp: tmp}
-	if err := pl.build(logw); err != nil {
-		return nil, err
-	}
-	names, err := pl.listTests()
-	if err != nil {
-		return nil, err
-	}
-	runs, err := pl.record(names, logw)
+	pl, runs, err := recorded(pi, files, tmp, logw)
 	if err != nil {
 		return nil, err
 	}
@@ -626,13 +605,8 @@ func recheckResult(dir string, r *Result, only []string, eq map[string]Equivalen
 			continue
 		}
 		delete(want, key)
-		if m.Status == "" && m.Twin != 0 {
-			m.Status = pl.mutants[m.Twin-1].Status
-		}
-		if m.Status == "" {
-			if m.Status, _, err = pl.runMutant(m, runs); err != nil {
-				return nil, err
-			}
+		if err := pl.judge(m, runs); err != nil {
+			return nil, err
 		}
 		fmt.Fprintf(logw, "%s %s\n", key, m.Status)
 		if m.Status == statusKilled || m.Status == statusTimedOut {
@@ -670,4 +644,38 @@ func recheckResult(dir string, r *Result, only []string, eq map[string]Equivalen
 	r.total()
 	fmt.Fprintf(logw, "%s: %d of the rechecked survivors are now killed or time out\n", dir, len(gone))
 	return r, nil
+}
+
+// recorded instruments package pi (with files, only those of these
+// files) in the work directory tmp, builds its test binary and records
+// its tests' un-mutated runs: what -only and -recheck need before they
+// run a mutant.
+func recorded(pi *pkgInfo, files []string, tmp string, logw io.Writer) (*plan, []testRun, error) {
+	pl := &plan{pi: pi, mutants: enumerate(pi, files), tmp: tmp}
+	if err := pl.build(logw); err != nil {
+		return nil, nil, err
+	}
+	names, err := pl.listTests()
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, err := pl.record(names, logw)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pl, runs, nil
+}
+
+// judge sets m's status unless it has one (not covered, not viable, or
+// judged before): its twin's, or the outcome of running it.
+func (pl *plan) judge(m *mutantInfo, runs []testRun) error {
+	if m.Status == "" && m.Twin != 0 {
+		m.Status = pl.mutants[m.Twin-1].Status
+	}
+	if m.Status != "" {
+		return nil
+	}
+	var err error
+	m.Status, _, err = pl.runMutant(m, runs)
+	return err
 }
