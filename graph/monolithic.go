@@ -549,9 +549,12 @@ func sampleGrid(t0, end, h float64) ([]float64, error) {
 		k0++
 	}
 	if n := k1 - k0 + 1; n > MaxSteps {
-		return nil, fmt.Errorf("graph: recording every %v from %v to %v takes more than MaxSteps = 2^53 samples", h, t0, end)
+		return nil, gridTooLarge(t0, end, h)
 	}
-	samples := make([]float64, 0, max(int(k1-k0)+1, 0)+2)
+	samples := makeGrid(max(int(k1-k0)+1, 0) + 2)
+	if samples == nil {
+		return nil, gridTooLarge(t0, end, h)
+	}
 	samples = append(samples, t0)
 	for k := k0; k <= k1; k++ {
 		tk := min(k*h, end)
@@ -732,4 +735,24 @@ func (s *Sim) integrate(ctx context.Context, mode MonolithicAdaptive, set Settin
 		stopped = false
 	}
 	return res, ob.end(s, res, err)
+}
+
+// gridTooLarge is sampleGrid's refusal of a grid that no slice can hold:
+// more than MaxSteps samples, or more than the runtime's largest
+// allocation (2^45 samples on 64-bit platforms), which a
+// Settings.RecordLimit set that high (math.MaxInt64) lets through
+// checkGridBudget.
+func gridTooLarge(t0, end, h float64) error {
+	return fmt.Errorf("graph: recording every %v from %v to %v takes more samples than one slice can hold (at most MaxSteps = 2^53, fewer within the runtime's largest allocation): record less often (Settings.RecordEvery or a larger Settings.Dt) or a shorter run", h, t0, end)
+}
+
+// makeGrid returns an empty slice of capacity c, or nil when the runtime
+// cannot allocate one (make panics: "cap out of range").
+func makeGrid(c int) (s []float64) {
+	defer func() {
+		if recover() != nil {
+			s = nil
+		}
+	}()
+	return make([]float64, 0, c)
 }
