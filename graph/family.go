@@ -372,13 +372,28 @@ func (e *engine) compileNeeds() {
 	s := e.layout
 	read := make([]bool, len(e.buf.outputs))   // read by any edge: computed
 	unsafe := make([]bool, len(e.buf.outputs)) // read by a loose node: checked at the source
+	// The rows of a stateful family whose kernel has no Derivatives,
+	// when the nodes have them (a System can be made), gather their
+	// inputs node by node in a derivatives evaluation (System.looseDerivs,
+	// derivNodes): they read Sim.outputs as loose nodes do.
+	gathers := make([]bool, len(s.nodes))
+	for ni := range gathers {
+		gathers[ni] = !e.inFamily[ni]
+	}
+	for _, f := range e.families {
+		if _, ok := node.As[node.Deriver](s.nodes[f.rows[0]].n); ok && f.xn > 0 && f.der == nil {
+			for _, r := range f.rows {
+				gathers[r] = true
+			}
+		}
+	}
 	for ni := range s.nodes {
 		c := &s.nodes[ni]
 		for gi := c.g0; gi < c.g1; gi++ {
 			if g := &s.gathers[gi]; g.fromY {
 				for k := g.src(); k < g.src()+g.sn(); k++ {
 					read[k] = true
-					unsafe[k] = unsafe[k] || !e.inFamily[ni]
+					unsafe[k] = unsafe[k] || gathers[ni]
 				}
 			}
 		}
