@@ -30,6 +30,12 @@ func (e *engine) block(wk *worker, f *family, ph phase, j *job, lo, hi int) bool
 	if f.pairs {
 		a.In2 = wk.in2[:len(fins)]
 	}
+	// The outputs of a family at output level 0 read no output (a node
+	// whose outputs read another's is at a higher level), and the outputs
+	// its inputs read are being written by the other calls of this phase,
+	// on other workers: those inputs are left unread (unsummed and
+	// unchecked) here, and read where the family's update reads them.
+	skipY := ph == phaseOutputs && f.level == 0
 	for ii := range fins {
 		fi := &fins[ii]
 		if a.In2 != nil {
@@ -42,22 +48,24 @@ func (e *engine) block(wk *worker, f *family, ph phase, j *job, lo, hi int) bool
 			// non-finite term reach Dst, which Update and Derivatives
 			// check; outputs are checked only where read, so here the
 			// terms are checked.
-			if ph == phaseOutputs && fi.readsOutput && (!finiteRows(in[ii], fi.n, lo, hi) || !finiteRows(a.In2[ii], fi.n, lo, hi)) {
+			if ph == phaseOutputs && fi.readsOutput && !skipY && (!finiteRows(in[ii], fi.n, lo, hi) || !finiteRows(a.In2[ii], fi.n, lo, hi)) {
 				return false
 			}
 		case fi.sum >= 0:
 			buf := wk.sums[fi.sum : fi.sum+sumBlock*fi.n]
-			ts := wk.terms[:len(fi.terms)]
-			for ti := range fi.terms {
-				ts[ti] = e.termView(&fi.terms[ti])
-			}
-			if !sumInto(buf, ts, fi.n, lo, hi) && fi.readsOutput {
-				return false
+			if !fi.readsOutput || !skipY {
+				ts := wk.terms[:len(fi.terms)]
+				for ti := range fi.terms {
+					ts[ti] = e.termView(&fi.terms[ti])
+				}
+				if !sumInto(buf, ts, fi.n, lo, hi) && fi.readsOutput {
+					return false
+				}
 			}
 			in[ii] = node.Strided{Buf: buf, Off: -lo * fi.n, Stride: fi.n}
 		default:
 			in[ii] = e.termView(&fi.terms[0])
-			if fi.readsOutput && !finiteRows(in[ii], fi.n, lo, hi) {
+			if fi.readsOutput && !skipY && !finiteRows(in[ii], fi.n, lo, hi) {
 				return false
 			}
 		}
@@ -119,12 +127,11 @@ type callSum struct {
 }
 
 // callCheck is an input view checked for finiteness before the kernel
-// runs (an input that reads outputs; see block): entry in of args.In, or
-// of args.In2 when second, n components.
+// runs (an input that reads outputs; see block): entry in of args.In, n
+// components.
 type callCheck struct {
-	in     int32
-	second bool
-	n      int
+	in int32
+	n  int
 }
 
 // compileCall compiles fused call c (of a plan whose consumers compute
@@ -153,6 +160,11 @@ func (e *engine) compileCall(c *fuseCall, ph phase, wk *worker) *callArgs {
 		}
 		return node.Strided{Buf: e.buffer(t), Off: t.off, Stride: t.stride}, t.buf == bufState
 	}
+	// A fused plan's output calls are those of its producers, all at
+	// output level 0 (compileFused): as in block, the inputs they take
+	// from outputs are left unread (a pair, whose kernel checks it where
+	// it is read, by its contract, is never checked here).
+	skipY := ph == phaseOutputs
 	k := 0 // the flat index of fins[ii].terms[0]
 	for ii := range fins {
 		fi := &fins[ii]
@@ -167,9 +179,6 @@ func (e *engine) compileCall(c *fuseCall, ph phase, wk *worker) *callArgs {
 			if st2 {
 				ca.stIn2 = append(ca.stIn2, int32(ii))
 			}
-			if ph == phaseOutputs && fi.readsOutput {
-				ca.checks = append(ca.checks, callCheck{in: int32(ii), n: fi.n}, callCheck{in: int32(ii), second: true, n: fi.n})
-			}
 		case fi.sum >= 0:
 			cs := callSum{dst: wk.sums[fi.sum : fi.sum+sumBlock*fi.n], terms: make([]node.Strided, len(fi.terms)), n: fi.n, readsOutput: fi.readsOutput}
 			for ti := range fi.terms {
@@ -179,7 +188,9 @@ func (e *engine) compileCall(c *fuseCall, ph phase, wk *worker) *callArgs {
 					cs.st = append(cs.st, int32(ti))
 				}
 			}
-			ca.sums = append(ca.sums, cs)
+			if !fi.readsOutput || !skipY {
+				ca.sums = append(ca.sums, cs)
+			}
 			a.In[ii] = node.Strided{Buf: cs.dst, Off: -c.lo * fi.n, Stride: fi.n}
 		default:
 			v, st := view(&fi.terms[0], k)
@@ -187,7 +198,7 @@ func (e *engine) compileCall(c *fuseCall, ph phase, wk *worker) *callArgs {
 			if st {
 				ca.stIn = append(ca.stIn, int32(ii))
 			}
-			if fi.readsOutput {
+			if fi.readsOutput && !skipY {
 				ca.checks = append(ca.checks, callCheck{in: int32(ii), n: fi.n})
 			}
 		}
@@ -294,11 +305,7 @@ func (c *callArgs) exec(e *engine, st, dst []float64, t, dt float64) bool {
 		}
 	}
 	for _, ck := range c.checks {
-		v := a.In[ck.in]
-		if ck.second {
-			v = a.In2[ck.in]
-		}
-		if !finiteRows(v, ck.n, a.Lo, a.Hi) {
+		if !finiteRows(a.In[ck.in], ck.n, a.Lo, a.Hi) {
 			return false
 		}
 	}
