@@ -50,7 +50,7 @@ func (n *fnNode) SetParams(p map[string]any) error {
 }
 
 // fnSens runs Sensitivities of x with respect to fn.p to T.
-func fnSens(t *testing.T, n *fnNode, T float64) (float64, error) {
+func fnSens(t *testing.T, n node.Node, T float64) (float64, error) {
 	t.Helper()
 	g := graph.New()
 	g.Add("fn", n)

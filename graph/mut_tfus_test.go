@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -334,7 +333,7 @@ func TestMutTfusFusedLayouts(t *testing.T) {
 					if got.err != nil {
 						t.Fatalf("windows %v, %d workers: %v", windows, workers, got.err)
 					}
-					if i, same := tfusFirstDiff(ref.state, got.state); !same {
+					if i, same := kernelFirstDiff(ref.state, got.state); !same {
 						t.Errorf("windows %v, %d workers: state[%d] = %v, per-node path %v", windows, workers, i, got.state[i], ref.state[i])
 					}
 					for p, c := range got.counts {
@@ -370,16 +369,4 @@ func TestMutTfusUnreadRowFails(t *testing.T) {
 			}
 		}
 	}
-}
-
-func tfusFirstDiff(a, b []float64) (int, bool) {
-	if len(a) != len(b) {
-		return min(len(a), len(b)), false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return i, false
-		}
-	}
-	return -1, true
 }

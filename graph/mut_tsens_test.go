@@ -78,58 +78,23 @@ func TestMutTsensNaNStateNamedAtItsNode(t *testing.T) {
 
 // ---- sensitivity_inputs.go: the mode side of a switched row ----
 
-// mutTsensFn is x' = f(p), x(0) = 0, its parameter p accepted by
-// SetParams only within [lo, hi]; it declares ∂f/∂x = 0 and no ∂f/∂p,
-// so its row of ∂f/∂p is differenced and checked for a switch of mode.
+// mutTsensFn is fnNode (x' = f(p), ∂f/∂x = 0 declared, no ∂f/∂p) whose
+// parameter p SetParams accepts only within [lo, hi]: its row of ∂f/∂p
+// is differenced and checked for a switch of mode.
 type mutTsensFn struct {
-	spec   *node.Spec
-	p      float64
+	*fnNode
 	lo, hi float64
-	f      func(p float64) float64
 }
 
 func newMutTsensFn(p, lo, hi float64, f func(p float64) float64) *mutTsensFn {
-	return &mutTsensFn{p: p, lo: lo, hi: hi, f: f, spec: node.NewSpec(node.Spec{
-		Type:   "tstfn",
-		State:  []node.Field{mutTsensScalar("x")},
-		Params: []node.Param{{Name: "p", Kind: node.Real, Default: 1.0, Units: "1", Description: "parameter", Range: node.Finite()}},
-	})}
+	return &mutTsensFn{fnNode: newFnNode(p, func(_, p float64) float64 { return f(p) }), lo: lo, hi: hi}
 }
 
-func (n *mutTsensFn) Spec() *node.Spec           { return n.spec }
-func (n *mutTsensFn) InitialState(dst []float64) { dst[0] = 0 }
-func (n *mutTsensFn) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
-	return nil
-}
-func (n *mutTsensFn) Derivatives(t float64, x []float64, in node.Inputs, dst []float64) error {
-	dst[0] = n.f(n.p)
-	return nil
-}
-func (n *mutTsensFn) DerivativesJacobian(t float64, x []float64, in node.Inputs, dstX, dstU []float64) error {
-	clear(dstX)
-	return nil
-}
-func (n *mutTsensFn) Params() node.Values { return node.Values{"p": n.p} }
 func (n *mutTsensFn) SetParams(p map[string]any) error {
-	v := p["p"].(float64)
-	if v < n.lo || v > n.hi {
+	if v := p["p"].(float64); v < n.lo || v > n.hi {
 		return fmt.Errorf("p = %v outside [%v, %v]", v, n.lo, n.hi)
 	}
-	n.p = v
-	return nil
-}
-
-// mutTsensFnSens runs Sensitivities of fn.x with respect to fn.p to T.
-func mutTsensFnSens(t *testing.T, n *mutTsensFn, T float64) (float64, error) {
-	t.Helper()
-	g := graph.New()
-	g.Add("fn", n)
-	res, err := mustBuild(t, g).Sensitivities(context.Background(), []string{"fn.p"}, &graph.SensitivityOptions{End: T, Output: []float64{T}})
-	if err != nil {
-		return 0, err
-	}
-	d, _ := res.At(0, "fn.x", "fn.p")
-	return d, nil
+	return n.fnNode.SetParams(p)
 }
 
 // A mode switch of f exactly at p₀, 4·10⁻⁶ below the upper end of p's
@@ -147,7 +112,7 @@ func TestMutTsensModeSideNearRangeEnd(t *testing.T) {
 		}
 		return 1
 	})
-	d, err := mutTsensFnSens(t, n, T)
+	d, err := fnSens(t, n, T)
 	if err != nil || !numtest.Within(d, T, 1e-8*T) {
 		t.Errorf("∂x/∂p = %.12g, %v; want %v", d, err, T)
 	}
@@ -172,7 +137,7 @@ func TestMutTsensModeSideHalfChange(t *testing.T) {
 		}
 		return 1
 	})
-	d, err := mutTsensFnSens(t, n, T)
+	d, err := fnSens(t, n, T)
 	if err != nil || !numtest.Within(d, T, 1e-8*T) {
 		t.Errorf("∂x/∂p = %.12g, %v; want %v", d, err, T)
 	}
