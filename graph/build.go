@@ -117,13 +117,16 @@ func splitPath(p string) (nodeName, field string, ok bool) {
 // Build validates the graph and compiles it into a runnable Sim. Every
 // problem found is reported at once in a *BuildError; wiring problems are
 // *EdgeError (errors.Is with ErrUnknownNode, ErrShape, …) and algebraic
-// loops *LoopError.
+// loops *LoopError. A node whose InitialState gives a value that is not
+// finite is a problem too (errors.Is with node.ErrNonFinite), reported
+// once the wiring is sound.
 //
 // Build runs in phases, each a method of builder below: lay out the
 // nodes, resolve the edges, index them by input, check the inputs'
 // combine rules and required inputs, find algebraic loops; then, when
 // nothing is wrong, order the output nodes by level, allocate the buffers
-// and compile the gathers, and hand the Sim to the engine's compilers.
+// and compile the gathers (taking the initial states, which are checked
+// then), and hand the Sim to the engine's compilers.
 func (g *Graph) Build() (*Sim, error) {
 	if len(g.subs) > 0 {
 		// Flatten, then check the flat graph too, so that port problems
@@ -155,6 +158,9 @@ func (g *Graph) Build() (*Sim, error) {
 	}
 	b.levelOutputs(order, deps)
 	b.compileGathers()
+	if probs := b.checkInitialStates(); len(probs) > 0 {
+		return nil, &BuildError{Problems: probs}
+	}
 	b.compileLoops()
 	s := b.s
 	s.dt = 0
@@ -532,6 +538,24 @@ func (b *builder) compileGathers() {
 		}
 	}
 	s.transformScratch = make([]float64, scratch)
+}
+
+// checkInitialStates reports each node whose InitialState gave a value
+// that is not finite, naming its first such component: every step would
+// start from it, and SetState refuses the same values.
+func (b *builder) checkInitialStates() []error {
+	s := b.s
+	var probs []error
+	for ni := range s.nodes {
+		c := &s.nodes[ni]
+		for j := int(c.x0); j < int(c.x1); j++ {
+			if v := s.state[j]; math.IsNaN(v) || math.IsInf(v, 0) {
+				probs = append(probs, fmt.Errorf("node %q: initial state %s is %v: %w", c.name, s.componentName(j), v, node.ErrNonFinite))
+				break
+			}
+		}
+	}
+	return probs
 }
 
 // resolved is an edge that passed Build's checks, in the compact form the

@@ -189,17 +189,31 @@ func TestMutSensImplicitStiff(t *testing.T) {
 	}
 }
 
-// nanStart is a one-state node whose initial state is NaN.
-type nanStart struct{ *drainNode }
+// nanStart is a one-state node whose initial state turns NaN once *nan
+// is set: Build refuses a non-finite initial state, but Sensitivities
+// asks the nodes for their initial states again (they may depend on
+// parameters set since).
+type nanStart struct {
+	*drainNode
+	nan *bool
+}
 
-func (nanStart) InitialState(dst []float64) { dst[0] = math.NaN() }
+func (n nanStart) InitialState(dst []float64) {
+	n.drainNode.InitialState(dst)
+	if *n.nan {
+		dst[0] = math.NaN()
+	}
+}
 
 // A non-finite initial state is an error naming its component, also for
 // the graph's first component.
 func TestMutSensNaNInitial(t *testing.T) {
 	g := graph.New()
-	g.Add("bad", nanStart{newDrainNode(0.5)})
-	_, err := mustBuild(t, g).Sensitivities(context.Background(), []string{"bad.c"}, &graph.SensitivityOptions{End: 1})
+	nan := new(bool)
+	g.Add("bad", nanStart{newDrainNode(0.5), nan})
+	s := mustBuild(t, g)
+	*nan = true
+	_, err := s.Sensitivities(context.Background(), []string{"bad.c"}, &graph.SensitivityOptions{End: 1})
 	if err == nil || !strings.Contains(err.Error(), "initial state bad.a is not finite") {
 		t.Errorf("err = %v, want the non-finite initial state bad.a", err)
 	}

@@ -20,15 +20,27 @@ func mutTsensScalar(name string) node.Field {
 	return node.Field{Name: name, Shape: node.Scalar, Units: "1", Description: name}
 }
 
-// ---- build.go: which nodes check their gathered inputs ----
+// ---- build.go: initial states ----
 
-// mutTsensNaNStart is a one-state node whose initial state is NaN and
-// whose Update carries it on, x⁺ = x + dt.
+// mutTsensNaNStart is a two-state node whose initial state is [0, NaN],
+// carried on by its Update, x⁺ = x + dt.
 type mutTsensNaNStart struct{ spec *node.Spec }
 
-func (n *mutTsensNaNStart) Spec() *node.Spec           { return n.spec }
-func (n *mutTsensNaNStart) InitialState(dst []float64) { dst[0] = math.NaN() }
+func (n *mutTsensNaNStart) Spec() *node.Spec { return n.spec }
+func (n *mutTsensNaNStart) InitialState(dst []float64) {
+	dst[0], dst[1] = 0, math.NaN()
+}
 func (n *mutTsensNaNStart) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
+	dst[0], dst[1] = x[0]+dt, x[1]+dt
+	return nil
+}
+
+// mutTsensInfStart is mutTsensNaNStart with one state, +Inf.
+type mutTsensInfStart struct{ spec *node.Spec }
+
+func (n *mutTsensInfStart) Spec() *node.Spec           { return n.spec }
+func (n *mutTsensInfStart) InitialState(dst []float64) { dst[0] = math.Inf(1) }
+func (n *mutTsensInfStart) Update(t, dt float64, x []float64, in node.Inputs, dst []float64) error {
 	dst[0] = x[0] + dt
 	return nil
 }
@@ -47,31 +59,31 @@ func (n *mutTsensCounter) Update(t, dt float64, x []float64, in node.Inputs, dst
 	return nil
 }
 
-// A non-finite initial state is reported as that state component, the
-// first step's check of the node's new state (docs/errors.md "During a
-// run": the error names the node and field whose value stopped being
-// finite): node src.x at step 0, wrapping node.ErrNonFinite, on the
-// batched and the per-node path, and the state is left as it was. The
-// counter, before it in node order, reads src.x through a plain edge (no
-// sum, no transform), an input Build compiles without a finiteness check
-// of its own (cnode.checkIn: its source is checked where it is written):
-// the first error is src's new state, not the counter's input u.
-func TestMutTsensNaNStateNamedAtItsNode(t *testing.T) {
-	for _, batch := range []bool{true, false} {
-		g := graph.New()
-		g.Add("count", &mutTsensCounter{spec: node.NewSpec(node.Spec{Type: "tstcount", State: []node.Field{mutTsensScalar("n")},
-			Inputs: []node.Input{{Name: "u", Shape: node.Scalar, Units: "1", Description: "u"}}})})
-		g.Add("src", &mutTsensNaNStart{spec: node.NewSpec(node.Spec{Type: "tstnan", State: []node.Field{mutTsensScalar("x")}})})
-		g.Connect("src.x", "count.u")
-		s := mustBuild(t, g)
-		s.SetBatching(batch)
-		err := s.Step(0.1)
-		var se *node.StateError
-		if !errors.As(err, &se) || !errors.Is(err, node.ErrNonFinite) || !strings.HasPrefix(err.Error(), "node src.x: step 0 at t=0:") {
-			t.Errorf("batching %v: err = %v, want node src.x non-finite at step 0", batch, err)
-		}
-		if n, _ := s.Value("count.n"); len(n) != 1 || n[0] != 0 || s.StepCount() != 0 {
-			t.Errorf("batching %v: count.n = %v after %d steps, want the state left at 0", batch, n, s.StepCount())
+// A non-finite initial state is refused by Build, naming the node and
+// the component (as SetState refuses the same values; docs/errors.md
+// "Wiring"), wrapping node.ErrNonFinite: node "src",
+// component src.x, not the counter that reads it through a plain edge.
+// One problem per node, its first non-finite component: a second node
+// whose initial state is +Inf is listed too.
+func TestMutTsensNaNInitialStateRefusedAtBuild(t *testing.T) {
+	g := graph.New()
+	g.Add("count", &mutTsensCounter{spec: node.NewSpec(node.Spec{Type: "tstcount", State: []node.Field{mutTsensScalar("n")},
+		Inputs: []node.Input{{Name: "u", Shape: node.Scalar, Units: "1", Description: "u"}}})})
+	g.Add("src", &mutTsensNaNStart{spec: node.NewSpec(node.Spec{Type: "tstnan", State: []node.Field{mutTsensScalar("w"), mutTsensScalar("x")}})})
+	g.Add("hot", &mutTsensInfStart{spec: node.NewSpec(node.Spec{Type: "tstinf", State: []node.Field{mutTsensScalar("y")}})})
+	g.Connect("src.x", "count.u")
+	s, err := g.Build()
+	var be *graph.BuildError
+	if s != nil || !errors.As(err, &be) || !errors.Is(err, node.ErrNonFinite) {
+		t.Fatalf("Build = %v, %v; want a *BuildError wrapping node.ErrNonFinite", s, err)
+	}
+	want := []string{`node "src": initial state src.x is NaN: `, `node "hot": initial state hot.y is +Inf: `}
+	if len(be.Problems) != len(want) {
+		t.Fatalf("problems %v, want %d", be.Problems, len(want))
+	}
+	for i, p := range be.Problems {
+		if !strings.HasPrefix(p.Error(), want[i]) {
+			t.Errorf("problem %d: %q, want it to start %q", i, p, want[i])
 		}
 	}
 }
