@@ -19,6 +19,7 @@ type clockNode struct {
 	node.Stateless
 	spec *node.Spec
 	at   float64
+	lo   float64 // the lowest at SetParams accepts (0 unless set)
 }
 
 func newClockNode(at float64) *clockNode {
@@ -46,8 +47,8 @@ func (n *clockNode) TimeEvents(t float64) (k int, prev, next float64) {
 func (n *clockNode) Params() node.Values { return node.Values{"at": n.at} }
 func (n *clockNode) SetParams(p map[string]any) error {
 	v := p["at"].(float64)
-	if v < 0 || v > 1 {
-		return fmt.Errorf("at %v outside [0, 1]", v)
+	if v < n.lo || v > 1 {
+		return fmt.Errorf("at %v outside [%v, 1]", v, n.lo)
 	}
 	n.at = v
 	return nil

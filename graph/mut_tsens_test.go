@@ -157,45 +157,13 @@ func TestMutTsensModeSideHalfChange(t *testing.T) {
 
 // ---- sensitivity_params.go: the time events a parameter moves ----
 
-// mutTsensStep is a stateless step source with one time event at its
-// parameter "at", which SetParams accepts only within [lo, 1]; its
-// output is 0 before at and 1 from at on (right-continuous).
-type mutTsensStep struct {
-	node.Stateless
-	spec   *node.Spec
-	at, lo float64
-}
-
-func newMutTsensStep(at, lo float64) *mutTsensStep {
-	return &mutTsensStep{at: at, lo: lo, spec: node.NewSpec(node.Spec{
-		Type:    "tststep",
-		Params:  []node.Param{{Name: "at", Kind: node.Real, Default: 0.5, Units: "s", Description: "the step time", Range: node.Finite()}},
-		Outputs: []node.Field{mutTsensScalar("value")},
-	})}
-}
-
-func (n *mutTsensStep) Spec() *node.Spec { return n.spec }
-func (n *mutTsensStep) Outputs(t float64, x []float64, in node.Inputs, dst []float64) error {
-	dst[0] = 0
-	if t >= n.at {
-		dst[0] = 1
-	}
-	return nil
-}
-func (n *mutTsensStep) TimeEvents(t float64) (k int, prev, next float64) {
-	if t < n.at {
-		return 0, math.Inf(-1), n.at
-	}
-	return 1, n.at, math.Inf(1)
-}
-func (n *mutTsensStep) Params() node.Values { return node.Values{"at": n.at} }
-func (n *mutTsensStep) SetParams(p map[string]any) error {
-	v := p["at"].(float64)
-	if v < n.lo || v > 1 {
-		return fmt.Errorf("at %v outside [%v, 1]", v, n.lo)
-	}
-	n.at = v
-	return nil
+// mutTsensStep is clockNode (one time event at its parameter "at",
+// output 0 before it and 1 from it on) whose SetParams accepts at only
+// within [lo, 1].
+func newMutTsensStep(at, lo float64) *clockNode {
+	c := newClockNode(at)
+	c.lo = lo
+	return c
 }
 
 // A time event exactly at End belongs to the run ([t0, End], closed:
